@@ -1,0 +1,20 @@
+import Vapor
+
+/// Loads a catalog from `Resources/` into the database. Each seeder must be idempotent: running
+/// it on every start leaves one copy of each row and keeps admins' later edits.
+public protocol Seeder: Sendable {
+    var name: String { get }
+    func seed(_ app: Application) async throws
+}
+
+public enum Seeders {
+    /// Every service's catalogs, in dependency order. Services add theirs here.
+    static let all: [any Seeder] = []
+
+    public static func run(on app: Application) async throws {
+        for seeder in all {
+            try await seeder.seed(app)
+            app.logger.debug("seeded \(seeder.name)")
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import Logging
+
+/// Everything the server reads from its environment, validated once at start-up.
+///
+/// Every variable has a safe default for a local run; a bad value throws a `SettingsError`
+/// whose description is the one line the executable prints before exiting non-zero.
+public struct Settings: Sendable {
+    public enum AppEnvironment: String, Sendable, CaseIterable {
+        case development, production, testing
+    }
+
+    public enum Database: Sendable, Equatable {
+        /// A SQLite file (WAL mode) at this path.
+        case sqlite(path: String)
+        /// A PostgreSQL server reached by this URL.
+        case postgres(url: String)
+    }
+
+    public var host: String
+    public var port: Int
+    public var dataDirectory: String
+    public var database: Database
+    public var publicURL: String
+    public var logLevel: Logger.Level
+    public var jwtSecret: String
+    public var accessTokenTTL: TimeInterval
+    public var refreshTokenTTL: TimeInterval
+    public var bcryptCost: Int
+    public var appEnvironment: AppEnvironment
+    /// Failed logins allowed for one email inside `loginFailureWindow` before 429.
+    public var maxLoginFailures: Int = 10
+    public var loginFailureWindow: TimeInterval = 15 * 60
+
+    /// Whether cookies get the `Secure` flag: only when the public URL is https.
+    public var usesSecureCookies: Bool { publicURL.hasPrefix("https://") }
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String, database: Database,
+        publicURL: String? = nil, logLevel: Logger.Level = .info, jwtSecret: String,
+        accessTokenTTL: TimeInterval = 15 * 60, refreshTokenTTL: TimeInterval = 30 * 24 * 3600,
+        bcryptCost: Int = 12, appEnvironment: AppEnvironment = .development
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.database = database
+        self.publicURL = publicURL ?? "http://\(host):\(port)"
+        self.logLevel = logLevel
+        self.jwtSecret = jwtSecret
+        self.accessTokenTTL = accessTokenTTL
+        self.refreshTokenTTL = refreshTokenTTL
+        self.bcryptCost = bcryptCost
+        self.appEnvironment = appEnvironment
+    }
+
+    /// Reads and validates the environment. Creates the data directory and, when `JWT_SECRET`
+    /// is unset, the secret file inside it (mode 0600) so tokens survive restarts.
+    public static func load(from environment: [String: String]) throws -> Settings {
+        func value(_ name: String) -> String? {
+            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+            return raw
+        }
+        func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
+            guard let raw = value(name) else { return fallback }
+            guard let number = Int(raw), range.contains(number) else {
+                throw SettingsError(variable: name, value: raw, expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+
+        let host = value("HOST") ?? "127.0.0.1"
+        guard host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:_".contains($0) }) else {
+            throw SettingsError(variable: "HOST", value: host, expected: "a host name or IP address")
+        }
+        let port = try integer("PORT", default: 8080, in: 1...65535)
+
+        let dataDirectory = value("DATA_DIR") ?? "./data"
+        let database: Database
+        if let url = value("DATABASE_URL") {
+            guard let parsed = URL(string: url), ["postgres", "postgresql"].contains(parsed.scheme ?? ""),
+                  parsed.host?.isEmpty == false
+            else {
+                throw SettingsError(variable: "DATABASE_URL", value: redactPassword(url), expected: "a postgres://user:password@host:port/database URL")
+            }
+            database = .postgres(url: url)
+        } else {
+            database = .sqlite(path: (dataDirectory as NSString).appendingPathComponent("whatweeat.sqlite"))
+        }
+
+        var publicURL = "http://\(host):\(port)"
+        if let raw = value("PUBLIC_URL") {
+            guard let url = URL(string: raw), ["http", "https"].contains(url.scheme ?? ""), url.host?.isEmpty == false else {
+                throw SettingsError(variable: "PUBLIC_URL", value: raw, expected: "an http:// or https:// URL")
+            }
+            publicURL = raw.hasSuffix("/") ? String(raw.dropLast()) : raw
+        }
+
+        var logLevel = Logger.Level.info
+        if let raw = value("LOG_LEVEL") {
+            guard let level = Logger.Level(rawValue: raw.lowercased()) else {
+                throw SettingsError(variable: "LOG_LEVEL", value: raw, expected: Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            logLevel = level
+        }
+
+        var appEnvironment = AppEnvironment.development
+        if let raw = value("APP_ENV") {
+            guard let parsed = AppEnvironment(rawValue: raw.lowercased()) else {
+                throw SettingsError(variable: "APP_ENV", value: raw, expected: AppEnvironment.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            appEnvironment = parsed
+        }
+
+        let accessTTL = try integer("ACCESS_TOKEN_TTL", default: 15 * 60, in: 60...86_400)
+        let refreshTTL = try integer("REFRESH_TOKEN_TTL", default: 30 * 24 * 3600, in: 3600...(365 * 24 * 3600))
+        let bcryptCost = try integer("BCRYPT_COST", default: 12, in: 4...16)
+
+        try createDirectory(dataDirectory)
+        let secret: String
+        if let raw = value("JWT_SECRET") {
+            guard raw.utf8.count >= 32 else {
+                throw SettingsError(variable: "JWT_SECRET", value: "(\(raw.utf8.count) bytes)", expected: "at least 32 bytes")
+            }
+            secret = raw
+        } else {
+            secret = try loadOrCreateSecret(in: dataDirectory)
+        }
+
+        return Settings(
+            host: host, port: port, dataDirectory: dataDirectory, database: database, publicURL: publicURL,
+            logLevel: logLevel, jwtSecret: secret, accessTokenTTL: TimeInterval(accessTTL),
+            refreshTokenTTL: TimeInterval(refreshTTL), bcryptCost: bcryptCost, appEnvironment: appEnvironment
+        )
+    }
+
+    private static func createDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw SettingsError(variable: "DATA_DIR", value: path, expected: "a directory the server can create and write")
+        }
+        guard FileManager.default.isWritableFile(atPath: path) else {
+            throw SettingsError(variable: "DATA_DIR", value: path, expected: "a directory the server can write")
+        }
+    }
+
+    /// The generated secret lives in `DATA_DIR/jwt-secret`, readable by the owner only.
+    private static func loadOrCreateSecret(in directory: String) throws -> String {
+        let path = (directory as NSString).appendingPathComponent("jwt-secret")
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+           existing.utf8.count >= 32 {
+            return existing
+        }
+        let secret = SecureRandom.token(bytes: 48)
+        let created = FileManager.default.createFile(
+            atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600]
+        )
+        guard created else {
+            throw SettingsError(variable: "JWT_SECRET", value: "(unset)", expected: "a writable \(path) to keep a generated secret")
+        }
+        return secret
+    }
+
+    private static func redactPassword(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? "(unparseable)"
+    }
+}
+
+/// A configuration value the server cannot start with. Its description is one line.
+public struct SettingsError: Error, CustomStringConvertible {
+    public let variable: String
+    public let value: String
+    public let expected: String
+
+    public var description: String { "invalid \(variable)=\(value): expected \(expected)" }
+}
+
+import Vapor
+
+extension Application {
+    private struct SettingsKey: StorageKey { typealias Value = Settings }
+
+    /// The settings `configure` was called with.
+    public var settings: Settings {
+        get {
+            guard let settings = storage[SettingsKey.self] else { fatalError("configure() stores the settings") }
+            return settings
+        }
+        set { storage[SettingsKey.self] = newValue }
+    }
+}
+
+extension Settings.Database {
+    /// For logs: the SQLite path, or the PostgreSQL host and database without credentials.
+    public var summary: String {
+        switch self {
+        case .sqlite(let path): return "SQLite \(path)"
+        case .postgres(let url):
+            let parsed = URLComponents(string: url)
+            return "PostgreSQL \(parsed?.host ?? "?"):\(parsed?.port ?? 5432)\(parsed?.path ?? "")"
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Fluent
+import FluentPostgresDriver
+import FluentSQLiteDriver
+import SQLKit
+import Vapor
+
+/// Sets up the application: database, migrations, services, middleware and routes.
+/// Does not migrate: `prepareDatabase` does, on `serve` and in tests.
+public func configure(_ app: Application, settings: Settings) async throws {
+    app.settings = settings
+    app.logger.logLevel = settings.logLevel
+    app.http.server.configuration.hostname = settings.host
+    app.http.server.configuration.port = settings.port
+    app.routes.defaultMaxBodySize = "1mb"
+    app.routes.caseInsensitive = false
+
+    switch settings.database {
+    case .sqlite(let path):
+        app.databases.use(.sqlite(.file(path), sqlLogLevel: .debug), as: .sqlite)
+    case .postgres(let url):
+        var configuration = try SQLPostgresConfiguration(url: url)
+        configuration.searchPath = nil
+        app.databases.use(.postgres(configuration: configuration, maxConnectionsPerEventLoop: 8, sqlLogLevel: .debug), as: .psql)
+    }
+
+    app.migrations.add(CreateUsers(), CreateAuthSessions(), CreateRefreshTokens(), CreateLoginFailures())
+
+    app.translator = try Translator.load(from: app.directory.resourcesDirectory + "translations")
+    app.accessTokens = await AccessTokens.make(secret: settings.jwtSecret, lifetime: settings.accessTokenTTL)
+    app.passwordHasher = try PasswordHasher(cost: settings.bcryptCost, threadPool: app.threadPool)
+    app.files = try DiskFileStorage(directory: (settings.dataDirectory as NSString).appendingPathComponent("uploads"))
+
+    let openAPIPath = app.directory.workingDirectory + "openapi.yaml"
+    let openAPIDocument = (try? String(contentsOfFile: openAPIPath, encoding: .utf8)) ?? ""
+
+    // Outermost first: metrics see the final status, errors are rendered before headers are added.
+    app.middleware = Middlewares()
+    app.middleware.use(RequestMetricsMiddleware(metrics: app.requestMetrics))
+    app.middleware.use(SecurityHeadersMiddleware())
+    app.middleware.use(AppErrorMiddleware(renderPage: { request, status, message in
+        Layout.errorPage(request, status: status, message: message)
+    }))
+    app.middleware.use(FileMiddleware(publicDirectory: app.directory.publicDirectory))
+
+    try routes(app, openAPIDocument: openAPIDocument)
+}
+
+/// Creates or upgrades the schema and loads the catalogs; safe to run on every start.
+public func prepareDatabase(_ app: Application) async throws {
+    if case .sqlite = app.settings.database, let sql = app.db as? any SQLDatabase {
+        // WAL lets readers run beside the single writer; the mode is stored in the file.
+        try await sql.raw("PRAGMA journal_mode=WAL").run()
+    }
+    try await app.autoMigrate()
+    try await Seeders.run(on: app)
+}

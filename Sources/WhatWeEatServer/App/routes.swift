@@ -1,0 +1,14 @@
+import Vapor
+
+/// Every route of the server. API routes live under `/api/v1`; compatibility routes for the
+/// shipped iOS apps sit beside their feature; pages are the rest.
+func routes(_ app: Application, openAPIDocument: String) throws {
+    try app.register(collection: OperationsRoutes(openAPIDocument: openAPIDocument))
+
+    let api = app.grouped(BearerAuthenticator())
+    try api.register(collection: AccountsAPI())
+
+    let web = app.grouped(CSRFMiddleware(), WebSessionAuthenticator())
+    try web.register(collection: HomePage())
+    try web.register(collection: AccountPages())
+}

@@ -1,0 +1,146 @@
+import Fluent
+import Vapor
+
+/// What a client sees of an account.
+struct AccountResponse: Content {
+    let id: UUID
+    let email: String
+    let nickname: String
+    let role: Role
+    let language: Language?
+    let profileImageURL: String?
+    let createdAt: Date?
+
+    init(_ user: User, files: any FileStorage) {
+        self.id = user.id ?? UUID()
+        self.email = user.email
+        self.nickname = user.nickname
+        self.role = user.role
+        self.language = user.language
+        self.profileImageURL = user.profileImageKey.map(files.urlPath(for:))
+        self.createdAt = user.createdAt
+    }
+
+    enum CodingKeys: String, CodingKey { case id, email, nickname, role, language, profileImageURL, createdAt }
+
+    // Unset values are sent as explicit nulls, so clients see every field.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(email, forKey: .email)
+        try container.encode(nickname, forKey: .nickname)
+        try container.encode(role, forKey: .role)
+        try container.encode(language, forKey: .language)
+        try container.encode(profileImageURL, forKey: .profileImageURL)
+        try container.encode(createdAt, forKey: .createdAt)
+    }
+}
+
+/// `/api/v1/auth/*`, `/api/v1/me` and `/api/v1/admin/users`.
+struct AccountsAPI: RouteCollection {
+    struct SignUpBody: Content { let email: String; let password: String; let nickname: String }
+    struct SignUpResponse: Content {
+        let user: AccountResponse
+        let accessToken: String
+        let refreshToken: String
+        let expiresIn: Int
+        let tokenType: String
+    }
+    struct LoginBody: Content { let email: String; let password: String }
+    struct RefreshBody: Content { let refreshToken: String }
+    struct EmailQuery: Content { let email: String }
+    struct EmailAvailability: Content { let email: String; let available: Bool }
+    struct ProfilePatch: Content { let nickname: String?; let language: Language? }
+    struct WithdrawBody: Content { let password: String }
+
+    func boot(routes: any RoutesBuilder) throws {
+        let auth = routes.grouped("api", "v1", "auth")
+        auth.post("signup", use: signUp)
+        auth.get("email-available", use: emailAvailable)
+        auth.post("login", use: logIn)
+        auth.post("refresh", use: refresh)
+        auth.post("logout", use: logOut)
+
+        let me = routes.grouped("api", "v1", "me")
+        me.get(use: readMe)
+        me.patch(use: updateMe)
+        me.delete(use: withdraw)
+        me.on(.PUT, "profile-image", body: .collect(maxSize: "6mb"), use: uploadProfileImage)
+        me.delete("profile-image", use: deleteProfileImage)
+
+        routes.grouped("api", "v1", "admin").get("users", use: listUsers)
+    }
+
+    func signUp(req: Request) async throws -> Response {
+        let body = try req.content.decode(SignUpBody.self)
+        let user = try await req.accounts.signUp(email: body.email, password: body.password, nickname: body.nickname)
+        let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
+        let response = SignUpResponse(user: AccountResponse(user, files: req.application.files), accessToken: tokens.accessToken,
+                                      refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn, tokenType: tokens.tokenType)
+        return try await response.encodeResponse(status: .created, for: req)
+    }
+
+    func emailAvailable(req: Request) async throws -> EmailAvailability {
+        let query = try req.query.decode(EmailQuery.self)
+        let available = try await req.accounts.emailAvailable(query.email)
+        return EmailAvailability(email: AccountRules.normalizeEmail(query.email), available: available)
+    }
+
+    func logIn(req: Request) async throws -> TokenPair {
+        let body = try req.content.decode(LoginBody.self)
+        let user = try await req.accounts.authenticate(email: body.email, password: body.password)
+        return try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
+    }
+
+    func refresh(req: Request) async throws -> TokenPair {
+        let body = try req.content.decode(RefreshBody.self)
+        return try await req.accounts.refresh(body.refreshToken)
+    }
+
+    /// Ends the caller's session: its refresh tokens and access tokens stop working.
+    func logOut(req: Request) async throws -> HTTPStatus {
+        _ = try req.requireUser()
+        if let session = req.storage[CurrentSessionKey.self] {
+            try await req.accounts.revokeSession(session)
+        }
+        return .noContent
+    }
+
+    func readMe(req: Request) async throws -> AccountResponse {
+        AccountResponse(try req.requireUser(), files: req.application.files)
+    }
+
+    func updateMe(req: Request) async throws -> AccountResponse {
+        let user = try req.requireUser()
+        let patch = try req.content.decode(ProfilePatch.self)
+        let updated = try await req.accounts.updateProfile(user, nickname: patch.nickname, language: patch.language)
+        return AccountResponse(updated, files: req.application.files)
+    }
+
+    func withdraw(req: Request) async throws -> HTTPStatus {
+        let user = try req.requireUser()
+        let body = try req.content.decode(WithdrawBody.self)
+        try await req.accounts.withdraw(user, password: body.password)
+        return .noContent
+    }
+
+    /// The image is the raw request body; its type is read from its bytes.
+    func uploadProfileImage(req: Request) async throws -> AccountResponse {
+        let user = try req.requireUser()
+        let data = req.body.data.map { Data(buffer: $0) } ?? Data()
+        let updated = try await req.accounts.setProfileImage(user, data: data)
+        return AccountResponse(updated, files: req.application.files)
+    }
+
+    func deleteProfileImage(req: Request) async throws -> AccountResponse {
+        let updated = try await req.accounts.removeProfileImage(try req.requireUser())
+        return AccountResponse(updated, files: req.application.files)
+    }
+
+    func listUsers(req: Request) async throws -> Page<AccountResponse> {
+        _ = try req.requireAdmin()
+        let page = try PageRequest(from: req)
+        let (users, next) = try await User.query(on: req.db).paginate(newestFirst: \.$createdAt, page)
+        return Page(items: users.map { AccountResponse($0, files: req.application.files) }, nextCursor: next)
+    }
+}

@@ -1,0 +1,56 @@
+import Vapor
+
+extension User: Authenticatable {}
+
+/// The session (refresh-token family or browser session) the current request belongs to.
+struct CurrentSessionKey: StorageKey { typealias Value = UUID }
+
+/// Reads `Authorization: Bearer <access token>`. No header: the request stays anonymous.
+/// A header with a bad or expired token is a 401 at once, so clients know to refresh.
+struct BearerAuthenticator: AsyncMiddleware {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        if let bearer = request.headers.bearerAuthorization {
+            let claims: (userID: UUID, sessionID: UUID)
+            do {
+                claims = try await request.application.accessTokens.verify(bearer.token)
+            } catch .expired {
+                throw Self.rejection("token_expired")
+            } catch {
+                throw Self.rejection("invalid_token")
+            }
+            guard let (session, user) = try await request.accounts.liveSession(id: claims.sessionID, userID: claims.userID) else {
+                throw Self.rejection("invalid_token")
+            }
+            request.signIn(user, session: try session.requireID())
+        }
+        return try await next.respond(to: request)
+    }
+
+    static func rejection(_ code: String) -> AppError {
+        AppError(.unauthorized, code, headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\""])
+    }
+}
+
+extension Request {
+    /// Marks the request as made by `user` in `session`, for handlers and for the language choice.
+    func signIn(_ user: User, session: UUID) {
+        auth.login(user)
+        storage[CurrentSessionKey.self] = session
+        if let language = user.language { storage[AccountLanguageKey.self] = language }
+    }
+
+    /// The signed-in user, or 401.
+    func requireUser() throws -> User {
+        guard let user = auth.get(User.self) else {
+            throw AppError(.unauthorized, "unauthorized", headers: ["WWW-Authenticate": "Bearer"])
+        }
+        return user
+    }
+
+    /// The signed-in administrator: 401 when anonymous, 403 for other users.
+    func requireAdmin() throws -> User {
+        let user = try requireUser()
+        guard user.role == .admin else { throw AppError.forbidden }
+        return user
+    }
+}

@@ -1,0 +1,342 @@
+import Fluent
+import Plot
+import Vapor
+
+/// Signs browsers in from the `wwe_session` cookie. A cookie that names no live session is
+/// simply ignored (the browser is anonymous), and cleared on the way out.
+struct WebSessionAuthenticator: AsyncMiddleware {
+    static let cookieName = "wwe_session"
+
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        var staleCookie = false
+        if let token = request.cookies[Self.cookieName]?.string, !token.isEmpty {
+            if let (session, user) = try await request.accounts.webSession(cookieToken: token) {
+                request.signIn(user, session: try session.requireID())
+                request.storage[WebViewerKey.self] = WebViewer(nickname: user.nickname, isAdmin: user.role == .admin)
+            } else {
+                staleCookie = true
+            }
+        }
+        let response = try await next.respond(to: request)
+        if staleCookie, response.cookies[Self.cookieName] == nil {
+            response.cookies[Self.cookieName] = .expired
+        }
+        return response
+    }
+
+    static func cookie(_ token: String, expiresAt: Date, secure: Bool) -> HTTPCookies.Value {
+        HTTPCookies.Value(string: token, expires: expiresAt, path: "/", isSecure: secure, isHTTPOnly: true, sameSite: .lax)
+    }
+}
+
+/// `/signup`, `/login`, `/logout`, `/me` and the language switch.
+struct AccountPages: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get("signup", use: signUpForm)
+        routes.post("signup", use: signUp)
+        routes.get("login", use: logInForm)
+        routes.post("login", use: logIn)
+        routes.get("logout", use: logOutConfirm)
+        routes.post("logout", use: logOut)
+        routes.get("me", use: myPage)
+        routes.post("me", "profile", use: saveProfile)
+        routes.post("me", "photo", use: uploadPhoto)
+        routes.post("me", "photo", "delete", use: deletePhoto)
+        routes.post("me", "withdraw", use: withdraw)
+        routes.post("language", use: switchLanguage)
+    }
+
+    // MARK: Sign up
+
+    struct SignUpForm: Content { var email: String?; var nickname: String?; var password: String? }
+
+    func signUpForm(req: Request) async throws -> Response {
+        if req.auth.has(User.self) { return Layout.redirect(to: "/me") }
+        return signUpPage(req, values: SignUpForm(), error: nil)
+    }
+
+    func signUp(req: Request) async throws -> Response {
+        let form = try req.content.decode(SignUpForm.self)
+        do {
+            let user = try await req.accounts.signUp(email: form.email ?? "", password: form.password ?? "", nickname: form.nickname ?? "")
+            return try await startSession(req, user: user, next: "/me")
+        } catch let error as AppError where error.status.code < 500 {
+            return signUpPage(req, values: form, error: error)
+        }
+    }
+
+    private func signUpPage(_ req: Request, values: SignUpForm, error: AppError?) -> Response {
+        Layout.page(
+            req, title: req.t("signup.title"), status: error?.status ?? .ok,
+            main: .section(
+                .class("card narrow"),
+                .h1(.text(req.t("signup.title"))),
+                .p(.class("lead"), .text(req.t("signup.lead"))),
+                Layout.formError(error.map { req.t($0.messageKey, $0.arguments) }),
+                .form(
+                    .action("/signup"), .method(.post), .class("stack"),
+                    Layout.csrfField(req),
+                    field(id: "email", label: req.t("field.email"), type: .email, value: values.email, autocomplete: "email"),
+                    field(id: "nickname", label: req.t("field.nickname"), type: .text, value: values.nickname,
+                          autocomplete: "nickname", hint: req.t("signup.nickname_hint"), extra: [("minlength", "2"), ("maxlength", "20")]),
+                    field(id: "password", label: req.t("field.password"), type: .password, value: nil,
+                          autocomplete: "new-password", hint: req.t("signup.password_hint"), extra: [("minlength", "8")]),
+                    .button(.type(.submit), .class("button primary wide"), .text(req.t("signup.submit")))
+                ),
+                .p(.class("switch-link"), .text(req.t("signup.have_account") + " "), .a(.href("/login"), .text(req.t("nav.login"))))
+            )
+        )
+    }
+
+    // MARK: Log in and out
+
+    struct LogInForm: Content { var email: String?; var password: String?; var next: String? }
+
+    func logInForm(req: Request) async throws -> Response {
+        let next = Layout.safeNextPath(req.query[String.self, at: "next"])
+        if req.auth.has(User.self) { return Layout.redirect(to: next ?? "/me") }
+        return logInPage(req, values: LogInForm(next: next), error: nil)
+    }
+
+    func logIn(req: Request) async throws -> Response {
+        let form = try req.content.decode(LogInForm.self)
+        do {
+            let user = try await req.accounts.authenticate(email: form.email ?? "", password: form.password ?? "")
+            return try await startSession(req, user: user, next: Layout.safeNextPath(form.next) ?? "/me")
+        } catch let error as AppError where error.status.code < 500 {
+            let response = logInPage(req, values: form, error: error)
+            response.headers.add(contentsOf: error.headers)
+            return response
+        }
+    }
+
+    private func logInPage(_ req: Request, values: LogInForm, error: AppError?) -> Response {
+        Layout.page(
+            req, title: req.t("login.title"), status: error?.status ?? .ok,
+            main: .section(
+                .class("card narrow"),
+                .h1(.text(req.t("login.title"))),
+                Layout.formError(error.map { req.t($0.messageKey, $0.arguments) }),
+                .form(
+                    .action("/login"), .method(.post), .class("stack"),
+                    Layout.csrfField(req),
+                    .input(.type(.hidden), .name("next"), .value(Layout.safeNextPath(values.next) ?? "")),
+                    field(id: "email", label: req.t("field.email"), type: .email, value: values.email, autocomplete: "username"),
+                    field(id: "password", label: req.t("field.password"), type: .password, value: nil, autocomplete: "current-password"),
+                    .button(.type(.submit), .class("button primary wide"), .text(req.t("login.submit")))
+                ),
+                .p(.class("switch-link"), .text(req.t("login.no_account") + " "), .a(.href("/signup"), .text(req.t("nav.signup"))))
+            )
+        )
+    }
+
+    private func startSession(_ req: Request, user: User, next: String) async throws -> Response {
+        let (token, expiresAt) = try await req.accounts.startWebSession(for: user, userAgent: req.headers.first(name: .userAgent))
+        let response = Layout.redirect(to: next)
+        response.cookies[WebSessionAuthenticator.cookieName] = WebSessionAuthenticator.cookie(
+            token, expiresAt: expiresAt, secure: req.application.settings.usesSecureCookies)
+        return response
+    }
+
+    func logOutConfirm(req: Request) async throws -> Response {
+        guard req.auth.has(User.self) else { return Layout.redirect(to: "/") }
+        return Layout.page(
+            req, title: req.t("logout.title"),
+            main: .section(
+                .class("card narrow"),
+                .h1(.text(req.t("logout.title"))),
+                .p(.text(req.t("logout.question"))),
+                .form(
+                    .action("/logout"), .method(.post),
+                    Layout.csrfField(req),
+                    .button(.type(.submit), .class("button primary wide"), .text(req.t("nav.logout")))
+                )
+            )
+        )
+    }
+
+    func logOut(req: Request) async throws -> Response {
+        if let session = req.storage[CurrentSessionKey.self] {
+            try await req.accounts.revokeSession(session)
+        }
+        let response = Layout.redirect(to: "/")
+        response.cookies[WebSessionAuthenticator.cookieName] = .expired
+        return response
+    }
+
+    // MARK: My page
+
+    func myPage(req: Request) async throws -> Response {
+        guard let user = req.auth.get(User.self) else { return Layout.redirect(to: "/login?next=/me") }
+        let notice = req.query[String.self, at: "notice"].flatMap { ["profile_saved", "photo_saved", "photo_removed"].contains($0) ? $0 : nil }
+        return myPageView(req, user: user, notice: notice, error: nil)
+    }
+
+    private func myPageView(_ req: Request, user: User, notice: String?, error: AppError?) -> Response {
+        let imageURL = user.profileImageKey.map(req.application.files.urlPath(for:))
+        let avatar: Node<HTML.BodyContext> = imageURL.map {
+            .img(.class("avatar"), .src($0), .alt(req.t("me.photo_alt", ["nickname": user.nickname])))
+        } ?? .div(.class("avatar placeholder"), .attribute(named: "aria-hidden", value: "true"), .text(String(user.nickname.prefix(1))))
+        let current = user.language ?? req.language
+        return Layout.page(
+            req, title: req.t("me.title"), status: error?.status ?? .ok,
+            main: .group(
+                .section(
+                    .class("card profile"),
+                    avatar,
+                    .div(.h1(.text(user.nickname)), .p(.class("muted"), .text(user.email)),
+                         user.role == .admin ? .span(.class("badge"), .text(req.t("me.admin"))) : .empty)
+                ),
+                notice.map { .p(.class("notice"), .attribute(named: "role", value: "status"), .text(req.t("me.\($0)"))) } ?? .empty,
+                Layout.formError(error.map { req.t($0.messageKey, $0.arguments) }),
+                .section(
+                    .class("card"),
+                    .h2(.text(req.t("me.profile"))),
+                    .form(
+                        .action("/me/profile"), .method(.post), .class("stack"),
+                        Layout.csrfField(req),
+                        field(id: "nickname", label: req.t("field.nickname"), type: .text, value: user.nickname,
+                              autocomplete: "nickname", extra: [("minlength", "2"), ("maxlength", "20")]),
+                        .label(.for("language"), .text(req.t("field.language"))),
+                        .select(
+                            .id("language"), .attribute(named: "name", value: "language"),
+                            .forEach(Language.allCases) { language in
+                                .element(named: "option", nodes: [
+                                    .attribute(named: "value", value: language.rawValue),
+                                    language == current ? .attribute(named: "selected") : .empty,
+                                    .text(Layout.languageName(language)),
+                                ])
+                            }
+                        ),
+                        .button(.type(.submit), .class("button primary"), .text(req.t("me.save")))
+                    )
+                ),
+                .section(
+                    .class("card"),
+                    .h2(.text(req.t("me.photo"))),
+                    .form(
+                        .action("/me/photo"), .method(.post), .enctype(.multipartData), .class("stack"),
+                        Layout.csrfField(req),
+                        .label(.for("photo"), .text(req.t("me.photo_choose"))),
+                        .input(.id("photo"), .name("photo"), .type(.file), .required(true),
+                               .attribute(named: "accept", value: "image/jpeg,image/png,image/gif,image/webp")),
+                        .p(.class("hint"), .text(req.t("me.photo_hint"))),
+                        .button(.type(.submit), .class("button"), .text(req.t("me.photo_upload")))
+                    ),
+                    imageURL == nil ? .empty : .form(
+                        .action("/me/photo/delete"), .method(.post),
+                        Layout.csrfField(req),
+                        .button(.type(.submit), .class("link-button"), .text(req.t("me.photo_remove")))
+                    )
+                ),
+                .section(
+                    .class("card danger-zone"),
+                    .h2(.text(req.t("me.withdraw"))),
+                    .p(.class("muted"), .text(req.t("me.withdraw_explain"))),
+                    .form(
+                        .action("/me/withdraw"), .method(.post), .class("stack"),
+                        Layout.csrfField(req),
+                        field(id: "withdraw-password", label: req.t("field.password"), type: .password, value: nil,
+                              autocomplete: "current-password", name: "password"),
+                        .button(.type(.submit), .class("button danger"), .text(req.t("me.withdraw_submit")))
+                    )
+                )
+            )
+        )
+    }
+
+    struct ProfileForm: Content { var nickname: String?; var language: String? }
+
+    func saveProfile(req: Request) async throws -> Response {
+        guard let user = req.auth.get(User.self) else { return Layout.redirect(to: "/login?next=/me") }
+        let form = try req.content.decode(ProfileForm.self)
+        let language = form.language.flatMap(Language.init(rawValue:))
+        return try await respondOnMyPage(req, user: user, notice: "profile_saved") {
+            _ = try await req.accounts.updateProfile(user, nickname: form.nickname, language: language)
+        }
+    }
+
+    struct PhotoForm: Content { var photo: File? }
+
+    func uploadPhoto(req: Request) async throws -> Response {
+        guard let user = req.auth.get(User.self) else { return Layout.redirect(to: "/login?next=/me") }
+        let form = try req.content.decode(PhotoForm.self)
+        let data = form.photo.map { Data(buffer: $0.data) } ?? Data()
+        return try await respondOnMyPage(req, user: user, notice: "photo_saved") {
+            _ = try await req.accounts.setProfileImage(user, data: data)
+        }
+    }
+
+    func deletePhoto(req: Request) async throws -> Response {
+        guard let user = req.auth.get(User.self) else { return Layout.redirect(to: "/login?next=/me") }
+        return try await respondOnMyPage(req, user: user, notice: "photo_removed") {
+            _ = try await req.accounts.removeProfileImage(user)
+        }
+    }
+
+    struct WithdrawForm: Content { var password: String? }
+
+    func withdraw(req: Request) async throws -> Response {
+        guard let user = req.auth.get(User.self) else { return Layout.redirect(to: "/login?next=/me") }
+        let form = try req.content.decode(WithdrawForm.self)
+        do {
+            try await req.accounts.withdraw(user, password: form.password ?? "")
+        } catch let error as AppError where error.status.code < 500 {
+            return myPageView(req, user: user, notice: nil, error: error)
+        }
+        let response = Layout.redirect(to: "/?notice=withdrawn")
+        response.cookies[WebSessionAuthenticator.cookieName] = .expired
+        return response
+    }
+
+    /// Runs a profile change; success goes back to `/me` with a notice, a rule violation shows
+    /// the page again with the message (and the unchanged account, re-read from the database).
+    private func respondOnMyPage(_ req: Request, user: User, notice: String, _ change: () async throws -> Void) async throws -> Response {
+        do {
+            try await change()
+            return Layout.redirect(to: "/me?notice=\(notice)")
+        } catch let error as AppError where error.status.code < 500 {
+            let fresh = try await User.find(user.id, on: req.db) ?? user
+            return myPageView(req, user: fresh, notice: nil, error: error)
+        }
+    }
+
+    // MARK: Language switch
+
+    struct LanguageForm: Content { var language: String?; var next: String? }
+
+    /// Remembers the choice in a cookie, and on the account when signed in.
+    func switchLanguage(req: Request) async throws -> Response {
+        let form = try req.content.decode(LanguageForm.self)
+        guard let raw = form.language, let language = Language(rawValue: raw) else {
+            throw AppError.badRequest("invalid_value", ["field": "language"])
+        }
+        if let user = req.auth.get(User.self) {
+            user.language = language
+            try await user.save(on: req.db)
+        }
+        let response = Layout.redirect(to: Layout.safeNextPath(form.next) ?? "/")
+        response.cookies[Request.languageCookie] = HTTPCookies.Value(
+            string: language.rawValue, maxAge: 60 * 60 * 24 * 365, path: "/",
+            isSecure: req.application.settings.usesSecureCookies, isHTTPOnly: false, sameSite: .lax)
+        return response
+    }
+
+    // MARK: Form pieces
+
+    private func field(
+        id: String, label: String, type: HTMLInputType, value: String?, autocomplete: String,
+        hint: String? = nil, extra: [(String, String)] = [], name: String? = nil
+    ) -> Node<HTML.FormContext> {
+        .div(
+            .class("field"),
+            .label(.for(id), .text(label)),
+            .selfClosedElement(named: "input", attributes: [
+                .id(id), .name(name ?? id), .type(type), .required(true), .value(value ?? ""),
+                .attribute(named: "autocomplete", value: autocomplete),
+                hint == nil ? .empty : .attribute(named: "aria-describedby", value: "\(id)-hint"),
+            ] + extra.map { Attribute<HTML.InputContext>.attribute(named: $0.0, value: $0.1) }),
+            hint.map { .small(.id("\(id)-hint"), .class("hint"), .text($0)) } ?? .empty
+        )
+    }
+}

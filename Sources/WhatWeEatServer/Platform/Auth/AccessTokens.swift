@@ -1,0 +1,64 @@
+import JWTKit
+import Vapor
+
+/// Claims of a short-lived access token: who (`sub`), which session family (`sid`), until when.
+struct AccessClaims: JWTPayload {
+    var sub: SubjectClaim
+    var sid: String
+    var iat: IssuedAtClaim
+    var exp: ExpirationClaim
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+    }
+}
+
+/// Signs and verifies access tokens (HS256 with `JWT_SECRET`).
+public struct AccessTokens: Sendable {
+    let keys: JWTKeyCollection
+    public let lifetime: TimeInterval
+
+    public static func make(secret: String, lifetime: TimeInterval) async -> AccessTokens {
+        let keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        return AccessTokens(keys: keys, lifetime: lifetime)
+    }
+
+    func sign(userID: UUID, sessionID: UUID, now: Date = Date()) async throws -> String {
+        let claims = AccessClaims(
+            sub: .init(value: userID.uuidString), sid: sessionID.uuidString,
+            iat: .init(value: now), exp: .init(value: now.addingTimeInterval(lifetime))
+        )
+        return try await keys.sign(claims)
+    }
+
+    enum Failure: Error { case expired, invalid }
+
+    /// The (user, session) a token names, after checking signature and expiry.
+    func verify(_ token: String) async throws(Failure) -> (userID: UUID, sessionID: UUID) {
+        let claims: AccessClaims
+        do {
+            claims = try await keys.verify(token, as: AccessClaims.self)
+        } catch let error as JWTError where error.errorType == .claimVerificationFailure {
+            throw .expired
+        } catch {
+            throw .invalid
+        }
+        guard let userID = UUID(uuidString: claims.sub.value), let sessionID = UUID(uuidString: claims.sid) else {
+            throw .invalid
+        }
+        return (userID, sessionID)
+    }
+}
+
+extension Application {
+    private struct AccessTokensKey: StorageKey { typealias Value = AccessTokens }
+
+    public var accessTokens: AccessTokens {
+        get {
+            guard let tokens = storage[AccessTokensKey.self] else { fatalError("configure() sets the access token signer") }
+            return tokens
+        }
+        set { storage[AccessTokensKey.self] = newValue }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Looks up user-facing text by key in `Resources/translations/{ko,en,ja}.json`.
+///
+/// Loaded once at start-up. A key missing in English or Japanese falls back to Korean; a key
+/// missing everywhere returns the key itself (a test keeps the three catalogs complete).
+/// Placeholders are written `{name}` and filled from `arguments`.
+public struct Translator: Sendable {
+    public let catalogs: [Language: [String: String]]
+
+    public init(catalogs: [Language: [String: String]]) {
+        self.catalogs = catalogs
+    }
+
+    public static func load(from directory: String) throws -> Translator {
+        var catalogs: [Language: [String: String]] = [:]
+        for language in Language.allCases {
+            let path = (directory as NSString).appendingPathComponent("\(language.rawValue).json")
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw TranslatorError(message: "missing translation catalog \(path)")
+            }
+            catalogs[language] = try JSONDecoder().decode([String: String].self, from: data)
+        }
+        return Translator(catalogs: catalogs)
+    }
+
+    public func text(_ key: String, _ language: Language, _ arguments: [String: String] = [:]) -> String {
+        var text = catalogs[language]?[key] ?? catalogs[.default]?[key] ?? key
+        for (name, value) in arguments {
+            text = text.replacingOccurrences(of: "{\(name)}", with: value)
+        }
+        return text
+    }
+}
+
+struct TranslatorError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

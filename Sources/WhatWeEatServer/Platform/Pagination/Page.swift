@@ -1,0 +1,130 @@
+import Fluent
+import Vapor
+
+/// `?cursor=…&limit=…` as every list route reads it.
+public struct PageRequest: Sendable {
+    public static let defaultLimit = 20
+    public static let maxLimit = 100
+
+    public let cursor: PageCursor?
+    public let limit: Int
+
+    public init(cursor: PageCursor? = nil, limit: Int = PageRequest.defaultLimit) {
+        self.cursor = cursor
+        self.limit = limit
+    }
+
+    /// Reads and checks the query; a bad limit or a cursor we did not issue is a 400.
+    public init(from request: Request) throws {
+        struct Query: Decodable { var cursor: String?; var limit: String? }
+        let query = try request.query.decode(Query.self)
+        var limit = PageRequest.defaultLimit
+        if let raw = query.limit {
+            guard let parsed = Int(raw), (1...PageRequest.maxLimit).contains(parsed) else {
+                throw AppError.badRequest("invalid_limit", ["max": String(PageRequest.maxLimit)])
+            }
+            limit = parsed
+        }
+        var cursor: PageCursor?
+        if let raw = query.cursor, !raw.isEmpty {
+            guard let decoded = PageCursor(encoded: raw) else { throw AppError.badRequest("invalid_cursor") }
+            cursor = decoded
+        }
+        self.init(cursor: cursor, limit: limit)
+    }
+}
+
+/// An opaque position in a newest-first list: the last row's creation time and id.
+/// Rows that arrive later sort before it, so the next page never repeats or skips a row.
+public struct PageCursor: Sendable, Equatable {
+    public let createdAt: Date
+    public let id: UUID
+
+    public init(createdAt: Date, id: UUID) {
+        self.createdAt = createdAt
+        self.id = id
+    }
+
+    init?(encoded: String) {
+        guard let data = Data(base64URLEncoded: encoded), let text = String(data: data, encoding: .utf8) else { return nil }
+        let parts = text.split(separator: "|")
+        guard parts.count == 2, let seconds = Double(parts[0]), seconds.isFinite, let id = UUID(uuidString: String(parts[1])) else {
+            return nil
+        }
+        self.init(createdAt: Date(timeIntervalSince1970: seconds), id: id)
+    }
+
+    public var encoded: String {
+        Data("\(createdAt.timeIntervalSince1970)|\(id.uuidString)".utf8).base64URLEncodedString()
+    }
+}
+
+/// `{"items": […], "nextCursor": "…" | null}`.
+public struct Page<Item: Content>: Content {
+    public let items: [Item]
+    public let nextCursor: String?
+
+    public init(items: [Item], nextCursor: String?) {
+        self.items = items
+        self.nextCursor = nextCursor
+    }
+
+    // Encode `nextCursor` as an explicit null on the last page rather than leaving it out.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(items, forKey: .items)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
+
+    enum CodingKeys: String, CodingKey { case items, nextCursor }
+}
+
+extension QueryBuilder where Model.IDValue == UUID {
+    /// Newest first by `createdAt`, ties broken by id; one extra row tells whether a next page exists.
+    public func paginate(
+        newestFirst createdAt: KeyPath<Model, TimestampProperty<Model, MicrosecondTimestampFormat>>,
+        _ page: PageRequest
+    ) async throws -> (items: [Model], nextCursor: String?) {
+        if let cursor = page.cursor {
+            group(.or) { or in
+                or.filter(createdAt < cursor.createdAt)
+                or.group(.and) { and in
+                    and.filter(createdAt == cursor.createdAt)
+                    and.filter(\._$id < cursor.id)
+                }
+            }
+        }
+        let rows = try await sort(createdAt, .descending).sort(\._$id, .descending).limit(page.limit + 1).all()
+        let items = Array(rows.prefix(page.limit))
+        guard rows.count > page.limit, let last = items.last, let lastCreated = last[keyPath: createdAt].wrappedValue,
+              let lastID = last.id
+        else {
+            return (items, nil)
+        }
+        return (items, PageCursor(createdAt: lastCreated, id: lastID).encoded)
+    }
+}
+
+/// Stores timestamps rounded to whole microseconds, the precision both databases hand back.
+///
+/// SQLite keeps a full-precision double but sqlite-nio rounds to microseconds when reading,
+/// so without this a row's stored time never equals the time a cursor carries and keyset
+/// pages repeat or skip rows. The rounding matches the reader's (on the reference date), so
+/// a value read back and bound again is the stored value bit for bit.
+public struct MicrosecondTimestampFormat: TimestampFormat {
+    public typealias Value = Date
+
+    public func parse(_ value: Date) -> Date? { value }
+
+    public func serialize(_ date: Date) -> Date? {
+        Date(timeIntervalSinceReferenceDate: (date.timeIntervalSinceReferenceDate * 1e6).rounded() / 1e6)
+    }
+}
+
+extension TimestampFormatFactory {
+    /// `@Timestamp(key: "created_at", on: .create, format: .microseconds)` — required for any
+    /// list that pages with `paginate(newestFirst:)`.
+    public static var microseconds: TimestampFormatFactory<MicrosecondTimestampFormat> {
+        .init { MicrosecondTimestampFormat() }
+    }
+}

@@ -1,0 +1,52 @@
+import Plot
+import Vapor
+
+/// `/`: the four services. Each card links to its service once that service is served.
+struct HomePage: RouteCollection {
+    struct Service {
+        let emoji: String
+        let key: String
+        /// nil while the service is not yet served; the card then says it is coming.
+        let path: String?
+    }
+
+    static let services = [
+        Service(emoji: "🎴", key: "menu_game", path: nil),
+        Service(emoji: "🍔", key: "burger_map", path: nil),
+        Service(emoji: "🤝", key: "mates", path: nil),
+        Service(emoji: "🥢", key: "banchan", path: nil),
+    ]
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get(use: home)
+    }
+
+    func home(req: Request) async throws -> Response {
+        let notice = req.query[String.self, at: "notice"] == "withdrawn" ? req.t("home.withdrawn") : nil
+        return Layout.page(
+            req, title: req.t("home.title"),
+            main: .group(
+                .section(
+                    .class("hero"),
+                    .h1(.text(req.t("home.headline"))),
+                    .p(.class("lead"), .text(req.t("home.lead")))
+                ),
+                notice.map { .p(.class("notice"), .attribute(named: "role", value: "status"), .text($0)) } ?? .empty,
+                .ul(
+                    .class("service-grid"),
+                    .forEach(Self.services) { service in
+                        let name = req.t("service.\(service.key).name")
+                        // The heading's link covers the whole card (see .service-card a::after in app.css).
+                        return .li(
+                            .class(service.path == nil ? "service-card soon" : "service-card"),
+                            .span(.class("service-emoji"), .attribute(named: "aria-hidden", value: "true"), .text(service.emoji)),
+                            .h2(service.path.map { .a(.href($0), .text(name)) } ?? .text(name)),
+                            .p(.text(req.t("service.\(service.key).summary"))),
+                            service.path == nil ? .span(.class("badge muted"), .text(req.t("home.coming_soon"))) : .empty
+                        )
+                    }
+                )
+            )
+        )
+    }
+}

@@ -1,0 +1,140 @@
+import Plot
+import Vapor
+
+/// Who is looking at a page, as the layout needs to know it (set by the session authenticator).
+struct WebViewer: Sendable {
+    let nickname: String
+    let isAdmin: Bool
+}
+
+struct WebViewerKey: StorageKey { typealias Value = WebViewer }
+
+/// The shared page frame every service's pages use: header with the brand, the signed-in
+/// user's menu, the language switch, and a footer. Mobile-first; the stylesheet is `/css/app.css`.
+enum Layout {
+    static func page(
+        _ request: Request, title: String, status: HTTPResponseStatus = .ok,
+        headers: HTTPHeaders = [:], main: Node<HTML.BodyContext>...
+    ) -> Response {
+        let language = request.language
+        let html = HTML(
+            .attribute(named: "lang", value: language.rawValue),
+            .head(
+                .meta(.charset(.utf8)),
+                .meta(.name("viewport"), .content("width=device-width, initial-scale=1, viewport-fit=cover")),
+                .meta(.name("theme-color"), .content("#c2410c")),
+                .title("\(title) · \(request.t("app.name"))"),
+                .link(.rel(.stylesheet), .href("/css/app.css")),
+                .link(.rel(.icon), .href("/images/icon.svg"), .type("image/svg+xml"))
+            ),
+            .body(
+                .a(.class("skip-link"), .href("#main"), .text(request.t("layout.skip_to_content"))),
+                header(request),
+                .main(.id("main"), .class("page"), .group(main)),
+                footer(request)
+            )
+        )
+        var allHeaders = headers
+        allHeaders.replaceOrAdd(name: .contentType, value: "text/html; charset=utf-8")
+        allHeaders.replaceOrAdd(name: .cacheControl, value: "no-store")
+        return Response(status: status, headers: allHeaders, body: .init(string: html.render()))
+    }
+
+    /// A page for an error a browser navigated into.
+    static func errorPage(_ request: Request, status: HTTPResponseStatus, message: String) -> Response {
+        page(
+            request, title: request.t("error.page_title"), status: status,
+            main: .section(
+                .class("card narrow"),
+                .h1(.text(request.t("error.page_title"))),
+                .p(.class("error-message"), .attribute(named: "role", value: "alert"), .text(message)),
+                .p(.a(.class("button"), .href("/"), .text(request.t("error.back_home"))))
+            )
+        )
+    }
+
+    static func redirect(to path: String) -> Response {
+        let response = Response(status: .seeOther)
+        response.headers.replaceOrAdd(name: .location, value: path)
+        return response
+    }
+
+    /// A hidden `_csrf` input; every POST form includes it.
+    static func csrfField(_ request: Request) -> Node<HTML.FormContext> {
+        .input(.type(.hidden), .name(CSRFMiddleware.formField), .value(request.csrfToken))
+    }
+
+    /// An inline alert shown above a form after a failed submission.
+    static func formError(_ message: String?) -> Node<HTML.BodyContext> {
+        guard let message else { return .empty }
+        return .p(.class("form-error"), .attribute(named: "role", value: "alert"), .text(message))
+    }
+
+    /// Only same-site paths are followed after a login, never another host.
+    static func safeNextPath(_ raw: String?) -> String? {
+        guard let raw, raw.hasPrefix("/"), !raw.hasPrefix("//"), !raw.hasPrefix("/\\"),
+              !raw.contains("\r"), !raw.contains("\n")
+        else { return nil }
+        return raw
+    }
+
+    private static func header(_ request: Request) -> Node<HTML.BodyContext> {
+        let viewer = request.storage[WebViewerKey.self]
+        let account: Node<HTML.BodyContext>
+        if let viewer {
+            account = .div(
+                .class("account-menu"),
+                .a(.class("nickname"), .href("/me"), .text(viewer.nickname)),
+                .form(
+                    .action("/logout"), .method(.post), .class("inline-form"),
+                    csrfField(request),
+                    .button(.type(.submit), .class("link-button"), .text(request.t("nav.logout")))
+                )
+            )
+        } else {
+            account = .div(
+                .class("account-menu"),
+                .a(.href("/login"), .text(request.t("nav.login"))),
+                .a(.class("button small"), .href("/signup"), .text(request.t("nav.signup")))
+            )
+        }
+        return .header(
+            .class("site-header"),
+            .a(.class("brand"), .href("/"), .span(.class("brand-mark"), .attribute(named: "aria-hidden", value: "true"), .text("🍚")),
+               .text(request.t("app.name"))),
+            account
+        )
+    }
+
+    private static func footer(_ request: Request) -> Node<HTML.BodyContext> {
+        let current = request.language
+        let next = request.url.path
+        return .footer(
+            .class("site-footer"),
+            .form(
+                .action("/language"), .method(.post), .class("language-switch"),
+                .attribute(named: "aria-label", value: request.t("layout.language")),
+                csrfField(request),
+                .input(.type(.hidden), .name("next"), .value(next)),
+                .forEach(Language.allCases) { language in
+                    .button(
+                        .type(.submit), .name("language"), .value(language.rawValue),
+                        .class(language == current ? "language current" : "language"),
+                        .attribute(named: "aria-pressed", value: language == current ? "true" : "false"),
+                        .attribute(named: "lang", value: language.rawValue),
+                        .text(languageName(language))
+                    )
+                }
+            ),
+            .p(.class("fine-print"), .text(request.t("layout.footer")))
+        )
+    }
+
+    static func languageName(_ language: Language) -> String {
+        switch language {
+        case .ko: return "한국어"
+        case .en: return "English"
+        case .ja: return "日本語"
+        }
+    }
+}

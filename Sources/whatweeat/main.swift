@@ -1,0 +1,50 @@
+import Foundation
+import Vapor
+import WhatWeEatServer
+
+/// `whatweeat [serve | migrate | seed | user create --admin …]`; no argument means serve.
+/// Configuration comes from the environment only (see README.md).
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("whatweeat: \(message)\n".utf8))
+    exit(1)
+}
+
+let settings: Settings
+do {
+    settings = try Settings.load(from: ProcessInfo.processInfo.environment)
+} catch {
+    fail("\(error)")
+}
+
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardOutput(label: label)
+    handler.logLevel = settings.logLevel
+    return handler
+}
+
+let app: Application
+do {
+    app = try await Application.make(try Environment.detect())
+} catch {
+    fail("\(error)")
+}
+
+do {
+    try await configure(app, settings: settings)
+    registerCommands(app)
+    let command = CommandLine.arguments.dropFirst().first
+    if command == nil || command == "serve" || command?.hasPrefix("-") == true {
+        do {
+            try await prepareDatabase(app)
+        } catch {
+            try? await app.asyncShutdown()
+            fail("cannot prepare the database: \(String(describing: error).prefix(300))")
+        }
+        app.logger.info("WhatWeEat on \(settings.publicURL) (\(settings.database.summary))")
+    }
+    try await app.execute()
+    try await app.asyncShutdown()
+} catch {
+    try? await app.asyncShutdown()
+    fail("\(String(describing: error).prefix(300))")
+}

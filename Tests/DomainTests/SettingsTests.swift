@@ -1,0 +1,77 @@
+import XCTest
+@testable import WhatWeEatServer
+
+final class SettingsTests: XCTestCase {
+    private var directory: String!
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "whatweeat-settings-" + UUID().uuidString
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    func testDefaultsAreALocalSQLiteRun() throws {
+        let settings = try Settings.load(from: ["DATA_DIR": directory])
+        XCTAssertEqual(settings.host, "127.0.0.1")
+        XCTAssertEqual(settings.port, 8080)
+        XCTAssertEqual(settings.database, .sqlite(path: directory + "/whatweeat.sqlite"))
+        XCTAssertEqual(settings.publicURL, "http://127.0.0.1:8080")
+        XCTAssertEqual(settings.logLevel, .info)
+        XCTAssertEqual(settings.accessTokenTTL, 900)
+        XCTAssertEqual(settings.refreshTokenTTL, 30 * 24 * 3600)
+        XCTAssertFalse(settings.usesSecureCookies)
+    }
+
+    func testGeneratedSecretIsKeptPrivatelyAndReused() throws {
+        let first = try Settings.load(from: ["DATA_DIR": directory])
+        let path = directory + "/jwt-secret"
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        XCTAssertGreaterThanOrEqual(first.jwtSecret.utf8.count, 32)
+        let second = try Settings.load(from: ["DATA_DIR": directory])
+        XCTAssertEqual(first.jwtSecret, second.jwtSecret, "tokens survive a restart")
+        let explicit = try Settings.load(from: ["DATA_DIR": directory, "JWT_SECRET": String(repeating: "k", count: 32)])
+        XCTAssertEqual(explicit.jwtSecret, String(repeating: "k", count: 32))
+    }
+
+    func testPostgresAndPublicURL() throws {
+        let settings = try Settings.load(from: [
+            "DATA_DIR": directory, "DATABASE_URL": "postgres://app:pw@db.internal:5433/whatweeat",
+            "PUBLIC_URL": "https://eat.example.com/", "LOG_LEVEL": "DEBUG", "PORT": "9000", "HOST": "0.0.0.0",
+        ])
+        XCTAssertEqual(settings.database, .postgres(url: "postgres://app:pw@db.internal:5433/whatweeat"))
+        XCTAssertEqual(settings.database.summary, "PostgreSQL db.internal:5433/whatweeat", "no password in logs")
+        XCTAssertEqual(settings.publicURL, "https://eat.example.com")
+        XCTAssertTrue(settings.usesSecureCookies)
+        XCTAssertEqual(settings.logLevel, .debug)
+        XCTAssertEqual(settings.port, 9000)
+        XCTAssertEqual(settings.host, "0.0.0.0")
+    }
+
+    func testBadValuesAreOneClearLine() {
+        let bad: [(String, String)] = [
+            ("PORT", "99999"), ("PORT", "eighty"), ("HOST", "local host"), ("LOG_LEVEL", "loud"),
+            ("DATABASE_URL", "mysql://root@localhost/db"), ("DATABASE_URL", "postgres://"),
+            ("PUBLIC_URL", "ftp://example.com"), ("JWT_SECRET", "short"), ("ACCESS_TOKEN_TTL", "5"),
+            ("REFRESH_TOKEN_TTL", "-1"), ("BCRYPT_COST", "40"), ("APP_ENV", "staging"),
+        ]
+        for (name, value) in bad {
+            XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, name: value]), "\(name)=\(value)") { error in
+                let line = String(describing: error)
+                XCTAssertTrue(line.hasPrefix("invalid \(name)="), line)
+                XCTAssertFalse(line.contains("\n"), line)
+            }
+        }
+        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": "/proc/whatweeat"])) { error in
+            XCTAssertTrue(String(describing: error).hasPrefix("invalid DATA_DIR="))
+        }
+    }
+
+    func testDatabasePasswordIsNotEchoedInErrors() {
+        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "DATABASE_URL": "mysql://root:hunter2@x/db"])) { error in
+            XCTAssertFalse(String(describing: error).contains("hunter2"))
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Fluent
+import XCTVapor
+@testable import WhatWeEatServer
+
+/// Bad input always gets the one error shape with the right 4xx, in the caller's language,
+/// and changes nothing.
+final class ErrorContractTests: XCTestCase {
+    func testMalformedBodiesAreTheRight400() async throws {
+        try await withTestApp { app in
+            let cases: [(String, String, String?)] = [
+                ("{\"email\": ", "malformed_json", nil),
+                ("not json at all", "malformed_json", nil),
+                ("[1, 2, 3]", "malformed_json", nil),
+                ("{\"email\": 42, \"password\": \"password1\", \"nickname\": \"ok\"}", "invalid_type", "email"),
+                ("{\"email\": \"a@example.com\", \"password\": \"password1\"}", "missing_field", "nickname"),
+                ("{\"email\": null, \"password\": \"password1\", \"nickname\": \"ok\"}", "missing_field", "email"),
+                ("{}", "missing_field", nil),
+            ]
+            for (body, code, field) in cases {
+                let response = try await app.send(.POST, "/api/v1/auth/signup", raw: body)
+                XCTAssertEqual(response.status, .badRequest, body)
+                XCTAssertEqual(response.errorCode, code, body)
+                if let field { XCTAssertTrue(response.errorMessage?.contains(field) ?? false, "\(body): \(response.text)") }
+                XCTAssertFalse(response.text.contains("Swift"), "no type names leak: \(response.text)")
+            }
+            let count = try await User.query(on: app.db).count()
+            XCTAssertEqual(count, 0)
+        }
+    }
+
+    func testUnknownEnumValueIsNamed() async throws {
+        try await withTestApp { app in
+            let mina = try await app.signUp()
+            let response = try await app.send(.PATCH, "/api/v1/me", raw: "{\"language\": \"klingon\"}", token: mina.accessToken)
+            XCTAssertEqual(response.status, .badRequest)
+            XCTAssertEqual(response.errorCode, "invalid_value")
+            XCTAssertTrue(response.errorMessage?.contains("language") ?? false, response.text)
+        }
+    }
+
+    func testWrongContentTypeIs415() async throws {
+        try await withTestApp { app in
+            let response = try await app.send(.POST, "/api/v1/auth/login", raw: "email=a", headers: ["Content-Type": "text/csv"])
+            XCTAssertEqual(response.status, .unsupportedMediaType)
+            XCTAssertEqual(response.errorCode, "unsupported_media_type")
+        }
+    }
+
+    func testUnknownRoutesAre404InBothShapes() async throws {
+        try await withTestApp { app in
+            let api = try await app.send(.GET, "/api/v1/nothing-here")
+            XCTAssertEqual(api.status, .notFound)
+            XCTAssertEqual(api.errorCode, "not_found")
+            XCTAssertEqual(api.headers.contentType?.subType, "json")
+
+            let page = try await app.send(.GET, "/nothing-here", headers: ["Accept": "text/html,application/xhtml+xml"])
+            XCTAssertEqual(page.status, .notFound)
+            XCTAssertEqual(page.headers.contentType?.subType, "html")
+            XCTAssertTrue(page.text.contains("찾는 것이 없어요."))
+
+            let wrongMethod = try await app.send(.DELETE, "/api/v1/auth/login")
+            XCTAssertEqual(wrongMethod.status, .notFound)
+        }
+    }
+
+    func testMessagesFollowAcceptLanguage() async throws {
+        try await withTestApp { app in
+            let expectations: [(String?, String)] = [
+                (nil, "로그인이 필요해요."),
+                ("en-US,en;q=0.9", "You need to log in."),
+                ("ja", "ログインが必要です。"),
+                ("fr-FR, ja;q=0.5, en;q=0.3", "ログインが必要です。"),
+                ("de", "로그인이 필요해요."),
+            ]
+            for (header, message) in expectations {
+                var headers = HTTPHeaders()
+                if let header { headers.add(name: .acceptLanguage, value: header) }
+                let response = try await app.send(.GET, "/api/v1/me", headers: headers)
+                XCTAssertEqual(response.status, .unauthorized)
+                XCTAssertEqual(response.errorCode, "unauthorized", "the code does not change with the language")
+                XCTAssertEqual(response.errorMessage, message, header ?? "no header")
+            }
+        }
+    }
+
+    /// Over a real socket, since the size limit is enforced while the body streams in.
+    func testOversizeBodiesAre413() async throws {
+        try await withTestApp { app in
+            let live = try app.testable(method: .running(hostname: "127.0.0.1", port: try freePort()))
+            let padding = String(repeating: "a", count: 2 * 1024 * 1024)
+            let response = try await live.performTest(request: TestingHTTPRequest(
+                method: .POST, url: URI(path: "/api/v1/auth/signup"),
+                headers: ["Content-Type": "application/json", "Accept-Language": "en"],
+                body: ByteBuffer(string: "{\"email\": \"big@example.com\", \"password\": \"password1\", \"nickname\": \"\(padding)\"}")))
+            XCTAssertEqual(response.status, .payloadTooLarge)
+            XCTAssertEqual(response.errorCode, "payload_too_large")
+            XCTAssertEqual(response.errorMessage, "The request is too large.")
+            let count = try await User.query(on: app.db).count()
+            XCTAssertEqual(count, 0)
+        }
+    }
+}

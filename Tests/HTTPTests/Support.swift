@@ -1,0 +1,137 @@
+import Fluent
+import SQLKit
+import XCTVapor
+@testable import WhatWeEatServer
+
+/// Which database the suite runs on: SQLite files by default, PostgreSQL when
+/// `TEST_DATABASE_URL` is set (`.ci/run` runs the suite both ways).
+enum TestDatabase {
+    static var postgresURL: String? {
+        ProcessInfo.processInfo.environment["TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static func settings(dataDirectory: String) -> Settings {
+        let database: Settings.Database = postgresURL.map { .postgres(url: $0) }
+            ?? .sqlite(path: dataDirectory + "/whatweeat.sqlite")
+        return Settings(
+            dataDirectory: dataDirectory, database: database,
+            jwtSecret: "test-secret-that-is-long-enough-for-hs256-000", bcryptCost: 4, appEnvironment: .testing
+        )
+    }
+
+    static func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "whatweeat-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
+
+/// Runs `body` against a freshly configured and migrated app with an empty database.
+func withTestApp(
+    adjust: (inout Settings) -> Void = { _ in },
+    _ body: (Application) async throws -> Void
+) async throws {
+    let directory = try TestDatabase.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    var settings = TestDatabase.settings(dataDirectory: directory)
+    adjust(&settings)
+    let app = try await Application.make(.testing)
+    do {
+        try await configure(app, settings: settings)
+        if TestDatabase.postgresURL != nil, let sql = app.db as? any SQLDatabase {
+            // Each test starts from an empty schema; tests run one at a time.
+            try await sql.raw("DROP SCHEMA public CASCADE").run()
+            try await sql.raw("CREATE SCHEMA public").run()
+        }
+        try await prepareDatabase(app)
+        try await body(app)
+    } catch {
+        try? await app.asyncShutdown()
+        throw error
+    }
+    try await app.asyncShutdown()
+}
+
+/// The error body every 4xx carries.
+struct ErrorEnvelope: Decodable {
+    struct Detail: Decodable { let code: String; let message: String }
+    let error: Detail
+}
+
+extension TestingHTTPResponse {
+    var errorCode: String? { try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(buffer: body)).error.code }
+    var errorMessage: String? { try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(buffer: body)).error.message }
+    var text: String { String(buffer: body) }
+
+    func json<T: Decodable>(_ type: T.Type) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(T.self, from: Data(buffer: body))
+    }
+
+    /// A JSON object as a dictionary, to check exact field names and explicit nulls.
+    func object() throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any])
+    }
+}
+
+extension Application {
+    /// Sends one request through the app (in memory). `json` is encoded as the body;
+    /// `raw` is sent as given, for malformed input.
+    func send(
+        _ method: HTTPMethod, _ path: String, json: (any Encodable)? = nil, raw: String? = nil,
+        token: String? = nil, headers: HTTPHeaders = [:]
+    ) async throws -> TestingHTTPResponse {
+        var allHeaders = headers
+        var body = ByteBuffer()
+        if let json {
+            body = ByteBuffer(data: try JSONEncoder().encode(json))
+            allHeaders.replaceOrAdd(name: .contentType, value: "application/json")
+        } else if let raw {
+            body = ByteBuffer(string: raw)
+            if allHeaders.contentType == nil { allHeaders.replaceOrAdd(name: .contentType, value: "application/json") }
+        }
+        if let token { allHeaders.bearerAuthorization = .init(token: token) }
+        return try await testable().performTest(request: TestingHTTPRequest(
+            method: method, url: URI(path: path), headers: allHeaders, body: body))
+    }
+
+    struct Credentials: Decodable {
+        let accessToken: String
+        let refreshToken: String
+        let expiresIn: Int
+    }
+
+    /// Signs up through the API and returns the tokens.
+    @discardableResult
+    func signUp(_ email: String = "mina@example.com", nickname: String = "미나", password: String = "password1") async throws -> Credentials {
+        let response = try await send(.POST, "/api/v1/auth/signup", json: ["email": email, "password": password, "nickname": nickname])
+        XCTAssertEqual(response.status, .created, response.text)
+        return try response.json(Credentials.self)
+    }
+
+    func logIn(_ email: String = "mina@example.com", password: String = "password1") async throws -> Credentials {
+        let response = try await send(.POST, "/api/v1/auth/login", json: ["email": email, "password": password])
+        XCTAssertEqual(response.status, .ok, response.text)
+        return try response.json(Credentials.self)
+    }
+}
+
+/// A free TCP port on loopback, for tests that need a real socket.
+func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+            guard bind(fd, pointer, length) == 0 else { return -1 }
+            return getsockname(fd, pointer, &length)
+        }
+    }
+    guard bound == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+    return Int(UInt16(bigEndian: address.sin_port))
+}

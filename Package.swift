@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/JohnSundell/Plot.git", from: "0.14.0"),
+        // Already a dependency of Vapor; the process tests use its client directly.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -41,6 +43,7 @@ let package = Package(
             dependencies: [
                 "WhatWeEatServer",
                 .product(name: "XCTVapor", package: "vapor"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
     ]

@@ -1,0 +1,181 @@
+import AsyncHTTPClient
+import NIOConcurrencyHelpers
+import XCTVapor
+@testable import WhatWeEatServer
+
+/// Runs the real `whatweeat` executable that `swift build` produced, as an operator would.
+final class ProcessTests: XCTestCase {
+    func testBadConfigurationStopsWithOneClearLine() throws {
+        for (name, value) in [("PORT", "eighty"), ("LOG_LEVEL", "loud"), ("DATABASE_URL", "mysql://root@x/db"), ("JWT_SECRET", "short")] {
+            let directory = try TestDatabase.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let server = try ServerProcess(dataDirectory: directory, extraEnvironment: [name: value])
+            server.process.waitUntilExit()
+            XCTAssertEqual(server.process.terminationStatus, 1, "\(name)=\(value)")
+            let lines = server.standardError().split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, "\(name)=\(value): \(lines)")
+            XCTAssertTrue(lines.first?.hasPrefix("whatweeat: invalid \(name)=") ?? false, "\(lines)")
+        }
+    }
+
+    func testAccountsAndTokensSurviveARestart() async throws {
+        let directory = try TestDatabase.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let email = "restart-\(UUID().uuidString.prefix(8))@example.com"
+
+        let first = try ServerProcess(dataDirectory: directory)
+        try await first.waitUntilHealthy()
+        let signUp = try await first.post("/api/v1/auth/signup", json: ["email": email, "password": "password1", "nickname": "r\(UUID().uuidString.prefix(8))"])
+        XCTAssertEqual(signUp.status, .created)
+        let accessToken = try XCTUnwrap(signUp.json["accessToken"] as? String)
+        first.stop(signal: SIGINT)
+
+        let second = try ServerProcess(dataDirectory: directory)
+        defer { second.stop(signal: SIGINT) }
+        try await second.waitUntilHealthy()
+        let login = try await second.post("/api/v1/auth/login", json: ["email": email, "password": "password1"])
+        XCTAssertEqual(login.status, .ok, "the account is still there")
+        let me = try await second.get("/api/v1/me", token: accessToken)
+        XCTAssertEqual(me.status, .ok, "the generated secret was kept, so earlier tokens still verify")
+    }
+
+    /// Sign-ups run from eight clients while the server is killed with SIGKILL; after a restart
+    /// every sign-up that was answered 201 must be there.
+    func testKillDashNineLosesNoAcknowledgedWrite() async throws {
+        let directory = try TestDatabase.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ServerProcess(dataDirectory: directory)
+        try await server.waitUntilHealthy()
+
+        let acknowledged = NIOLockedValueBox<[String]>([])
+        let run = UUID().uuidString.prefix(8)
+        let writers = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for writer in 0..<8 {
+                    group.addTask {
+                        var index = 0
+                        while !Task.isCancelled {
+                            index += 1
+                            let email = "k\(run)-\(writer)-\(index)@example.com"
+                            guard let response = try? await server.post(
+                                "/api/v1/auth/signup", json: ["email": email, "password": "password1", "nickname": "k\(run)\(writer)x\(index)"])
+                            else { return }  // the server is gone
+                            if response.status == .created { acknowledged.withLockedValue { $0.append(email) } }
+                        }
+                    }
+                }
+            }
+        }
+        // Let writes flow, then kill without warning while they are in flight.
+        while acknowledged.withLockedValue({ $0.count }) < 40 { try await Task.sleep(for: .milliseconds(20)) }
+        server.stop(signal: SIGKILL)
+        await writers.value
+        writers.cancel()
+        let emails = acknowledged.withLockedValue { $0 }
+
+        let restarted = try ServerProcess(dataDirectory: directory)
+        defer { restarted.stop(signal: SIGINT) }
+        try await restarted.waitUntilHealthy()
+        var lost: [String] = []
+        for email in emails {
+            let response = try await restarted.get("/api/v1/auth/email-available?email=\(email)")
+            if response.json["available"] as? Bool != false { lost.append(email) }
+        }
+        XCTAssertGreaterThanOrEqual(emails.count, 40)
+        XCTAssertEqual(lost, [], "\(lost.count) of \(emails.count) acknowledged sign-ups were lost")
+    }
+}
+
+/// One `whatweeat` process on a free port with its own data directory (and the suite's database).
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    let logPath: String
+    let errorPath: String
+
+    init(dataDirectory: String, extraEnvironment: [String: String] = [:]) throws {
+        port = try freePort()
+        logPath = dataDirectory + "/server-\(port).log"
+        errorPath = dataDirectory + "/server-\(port).err"
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        process.executableURL = Self.executable
+        var environment = ProcessInfo.processInfo.environment
+        environment["DATA_DIR"] = dataDirectory
+        environment["PORT"] = String(port)
+        environment["BCRYPT_COST"] = "4"
+        environment["LOG_LEVEL"] = "warning"
+        environment["DATABASE_URL"] = TestDatabase.postgresURL
+        for (key, value) in extraEnvironment { environment[key] = value }
+        process.environment = environment
+        process.currentDirectoryURL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        process.standardOutput = FileHandle(forWritingAtPath: logPath)
+        process.standardError = FileHandle(forWritingAtPath: errorPath)
+        try process.run()
+    }
+
+    /// The executable beside the test bundle in `.build/<configuration>/`.
+    static var executable: URL {
+        #if os(Linux)
+        // The test runner is itself an executable in `.build/<configuration>/`.
+        return Bundle.main.bundleURL.appendingPathComponent("whatweeat")
+        #else
+        let testBundle = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") } ?? Bundle.main
+        return testBundle.bundleURL.deletingLastPathComponent().appendingPathComponent("whatweeat")
+        #endif
+    }
+
+    func standardError() -> String {
+        (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+    }
+
+    func waitUntilHealthy(timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else {
+                throw ServerFailure(message: "exited with \(process.terminationStatus): \(standardError())")
+            }
+            if let response = try? await get("/healthz"), response.status == .ok { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ServerFailure(message: "not healthy within \(timeout)")
+    }
+
+    func stop(signal: Int32) {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+    }
+
+    struct Reply {
+        let status: HTTPResponseStatus
+        let json: [String: Any]
+    }
+
+    func get(_ path: String, token: String? = nil) async throws -> Reply {
+        try await send(.GET, path, body: nil, token: token)
+    }
+
+    func post(_ path: String, json: [String: String]) async throws -> Reply {
+        try await send(.POST, path, body: try JSONEncoder().encode(json), token: nil)
+    }
+
+    private func send(_ method: HTTPMethod, _ path: String, body: Data?, token: String?) async throws -> Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = method
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: body))
+        }
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let data = Data(buffer: try await response.body.collect(upTo: 1 << 20))
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return Reply(status: response.status, json: object)
+    }
+}
+
+struct ServerFailure: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

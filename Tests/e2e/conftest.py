@@ -1,0 +1,108 @@
+"""Shared fixtures: a real whatweeat process and a headless Chromium at phone size."""
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+ARTIFACTS = pathlib.Path(__file__).parent / "artifacts"
+ROOT = pathlib.Path(os.environ.get("WHATWEEAT_ROOT", pathlib.Path(__file__).parents[2]))
+BINARY = os.environ.get("WHATWEEAT_BIN", str(ROOT / ".build" / "debug" / "whatweeat"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One whatweeat process; `restart()` stops it gracefully and starts it on the same data."""
+
+    def __init__(self):
+        self.data_dir = tempfile.mkdtemp(prefix="whatweeat-e2e-")
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = None
+        self.log = open(os.path.join(self.data_dir, "server.log"), "ab")
+
+    def start(self):
+        env = dict(os.environ, DATA_DIR=self.data_dir, PORT=str(self.port), BCRYPT_COST="4", LOG_LEVEL="warning")
+        env.pop("DATABASE_URL", None)
+        self.process = subprocess.Popen([BINARY], cwd=ROOT, env=env, stdout=self.log, stderr=self.log)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited with {self.process.returncode}")
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("server did not become healthy")
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def restart(self):
+        self.stop()
+        self.start()
+
+    def cleanup(self):
+        self.stop()
+        self.log.close()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def server():
+    instance = Server()
+    instance.start()
+    yield instance
+    instance.cleanup()
+
+
+def make_browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=390,844",
+                     "--hide-scrollbars", "--lang=ko-KR", "--force-device-scale-factor=1"):
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {"intl.accept_languages": "ko-KR,ko"})
+    service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    driver = webdriver.Chrome(options=options, service=service)
+    # The window size includes browser chrome; emulate the phone's viewport exactly.
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    driver.implicitly_wait(0)
+    return driver
+
+
+@pytest.fixture
+def browser(request):
+    driver = make_browser()
+    driver.test_name = request.node.name
+    yield driver
+    driver.quit()
+
+
+def shot(driver, step):
+    """Saves a 390x844 screenshot of the current page as artifacts/<test>/<step>.png."""
+    folder = ARTIFACTS / driver.test_name
+    folder.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(folder / f"{step}.png"))

@@ -1,0 +1,113 @@
+"""A new user signs up, sees their page, survives a server restart, logs out and in again."""
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import shot
+
+
+def wait_for(driver, condition, timeout=10):
+    return WebDriverWait(driver, timeout).until(condition)
+
+
+def fill(driver, field_id, text):
+    element = driver.find_element(By.ID, field_id)
+    element.clear()
+    element.send_keys(text)
+
+
+def no_horizontal_overflow(driver):
+    return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_sign_up_restart_and_log_in_again(server, browser):
+    browser.get(server.url + "/")
+    assert "오늘 뭐 먹지?" in browser.find_element(By.TAG_NAME, "h1").text
+    assert no_horizontal_overflow(browser)
+    shot(browser, "01-home")
+
+    browser.find_element(By.LINK_TEXT, "회원가입").click()
+    wait_for(browser, EC.url_contains("/signup"))
+    fill(browser, "email", "mina@example.com")
+    fill(browser, "nickname", "먹보미나🍔")
+    fill(browser, "password", "password1")
+    shot(browser, "02-signup-filled")
+    browser.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+
+    wait_for(browser, EC.url_contains("/me"))
+    assert browser.find_element(By.CSS_SELECTOR, ".profile h1").text == "먹보미나🍔"
+    assert "mina@example.com" in browser.page_source
+    assert no_horizontal_overflow(browser)
+    shot(browser, "03-my-page")
+
+    # The server restarts; the browser's session is stored in the database and still works.
+    server.restart()
+    browser.get(server.url + "/me")
+    assert browser.find_element(By.CSS_SELECTOR, ".profile h1").text == "먹보미나🍔"
+
+    browser.find_element(By.CSS_SELECTOR, ".account-menu button").click()  # log out
+    wait_for(browser, EC.presence_of_element_located((By.LINK_TEXT, "로그인")))
+    browser.get(server.url + "/me")
+    wait_for(browser, EC.url_contains("/login"))
+    shot(browser, "04-login-after-restart")
+
+    fill(browser, "email", "mina@example.com")
+    fill(browser, "password", "wrong-password")
+    browser.find_element(By.ID, "password").send_keys(Keys.ENTER)
+    alert = wait_for(browser, EC.presence_of_element_located((By.CSS_SELECTOR, ".form-error")))
+    assert "이메일 또는 비밀번호가 맞지 않아요." in alert.text
+    shot(browser, "05-wrong-password")
+
+    fill(browser, "password", "password1")
+    browser.find_element(By.ID, "password").send_keys(Keys.ENTER)
+    wait_for(browser, EC.url_contains("/me"))
+    assert browser.find_element(By.CSS_SELECTOR, ".profile h1").text == "먹보미나🍔"
+
+
+def test_sign_up_errors_stay_on_the_form(server, browser):
+    browser.get(server.url + "/signup")
+    fill(browser, "email", "mina@example.com")
+    fill(browser, "nickname", "미나")
+    # The browser's own check (minlength) would stop a short password; bypass it to see the server's answer.
+    browser.execute_script("document.getElementById('password').removeAttribute('minlength')")
+    fill(browser, "password", "short")
+    browser.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+    alert = wait_for(browser, EC.presence_of_element_located((By.CSS_SELECTOR, ".form-error")))
+    assert "8자 이상" in alert.text
+    assert browser.find_element(By.ID, "email").get_attribute("value") == "mina@example.com"
+    shot(browser, "01-signup-error")
+
+
+def test_language_switch_and_profile_edit(server, browser):
+    browser.get(server.url + "/signup")
+    fill(browser, "email", "joon@example.com")
+    fill(browser, "nickname", "준서")
+    fill(browser, "password", "password1")
+    browser.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+    wait_for(browser, EC.url_contains("/me"))
+
+    browser.find_element(By.CSS_SELECTOR, "button.language[value=en]").click()
+    wait_for(browser, EC.text_to_be_present_in_element((By.TAG_NAME, "h2"), "Profile"))
+    assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en"
+    shot(browser, "01-english")
+
+    browser.find_element(By.CSS_SELECTOR, "button.language[value=ja]").click()
+    wait_for(browser, EC.text_to_be_present_in_element((By.TAG_NAME, "h2"), "プロフィール"))
+    fill(browser, "nickname", "ジュンソ")
+    browser.find_element(By.CSS_SELECTOR, "form[action='/me/profile'] button[type=submit]").click()
+    notice = wait_for(browser, EC.presence_of_element_located((By.CSS_SELECTOR, ".notice")))
+    assert "プロフィールを保存しました" in notice.text
+    assert browser.find_element(By.CSS_SELECTOR, ".profile h1").text == "ジュンソ"
+    shot(browser, "02-japanese-saved")
+
+
+def test_keyboard_users_see_where_focus_is(server, browser):
+    browser.get(server.url + "/login")
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.TAB)
+    focused = browser.switch_to.active_element
+    assert focused.get_attribute("class") == "skip-link"
+    outline = browser.execute_script("return getComputedStyle(arguments[0]).outlineStyle", focused)
+    assert outline == "solid"
+    shot(browser, "01-skip-link-focused")

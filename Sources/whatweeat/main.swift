@@ -32,8 +32,10 @@ do {
 do {
     try await configure(app, settings: settings)
     registerCommands(app)
+    // `serve` is also what runs with no command or with only serve's flags (`--port …`).
     let command = CommandLine.arguments.dropFirst().first
-    if command == nil || command == "serve" || command?.hasPrefix("-") == true {
+    let isHelp = command == "--help" || command == "-h"
+    if command == nil || command == "serve" || (command?.hasPrefix("-") == true && !isHelp) {
         do {
             try await prepareDatabase(app)
         } catch {

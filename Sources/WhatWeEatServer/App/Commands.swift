@@ -34,10 +34,15 @@ struct CreateUserCommand: AsyncCommand {
                                                           role: signature.admin ? .admin : .user)
             context.console.info("Created \(user.role.rawValue) \(user.email) (\(user.nickname)).")
         } catch let error as AppError {
-            context.console.error(app.translator.text(error.messageKey, .en, error.arguments))
-            throw error
+            throw CommandFailure(message: app.translator.text(error.messageKey, .en, error.arguments))
         }
     }
+}
+
+/// A command that could not do its job, for a reason the operator can fix; printed as one line.
+struct CommandFailure: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }
 
 struct UserCommands: AsyncCommandGroup {

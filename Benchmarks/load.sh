@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# HTTP load figures for docs/PERFORMANCE.md. Release build, wrk on loopback, and the bare
+# baseline route (GET /healthz) measured in the same run as every route compared with it.
+#
+#   Benchmarks/load.sh [seconds-per-route] [connections]     (defaults: 10 s, 64 connections)
+#
+# Starts its own server on a free port with a temporary SQLite data directory (or
+# DATABASE_URL if set), prints a Markdown table, and stops the server. Not part of .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${1:-10}
+CONNECTIONS=${2:-64}
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+
+swift build -c release --scratch-path .build-release --product whatweeat >&2
+BIN=$(swift build -c release --scratch-path .build-release --show-bin-path)/whatweeat
+DATA=$(mktemp -d /tmp/whatweeat-load.XXXXXX)
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+URL="http://127.0.0.1:$PORT"
+DATA_DIR=$DATA PORT=$PORT LOG_LEVEL=error "$BIN" >"$DATA/server.log" 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
+for _ in $(seq 1 100); do curl -fs "$URL/healthz" >/dev/null && break; sleep 0.2; done
+
+# One account, so authenticated routes have a real token and session row to check.
+TOKEN=$(curl -fs -X POST "$URL/api/v1/auth/signup" -H 'Content-Type: application/json' \
+  -d '{"email": "load@example.com", "password": "password1", "nickname": "load"}' \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["accessToken"])')
+
+# wrk's --latency output → "requests/s p50 p99" (latencies in ms).
+measure() {
+  local path=$1; shift
+  wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@" "$URL$path" | python3 -c '
+import re, sys
+text = sys.stdin.read()
+def ms(value, unit):
+    return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+p50 = re.search(r"50%\s+([\d.]+)(us|ms|s)", text)
+p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", text)
+errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+print(f"{rps:.0f} {ms(*p50.groups()):.2f} {ms(*p99.groups()):.2f} {errors.group(1) if errors else 0}")'
+}
+
+wrk -t2 -c"$CONNECTIONS" -d2s "$URL/healthz" >/dev/null   # warm-up
+read -r BASE_RPS BASE_P50 BASE_P99 BASE_ERR <<<"$(measure /healthz)"
+echo "| route | requests/s | ratio to /healthz | p50 ms | p99 ms | non-2xx |"
+echo "|---|---:|---:|---:|---:|---:|"
+echo "| \`GET /healthz\` (baseline) | $BASE_RPS | 1.00 | $BASE_P50 | $BASE_P99 | $BASE_ERR |"
+row() {
+  local label=$1; shift
+  read -r RPS P50 P99 ERR <<<"$(measure "$@")"
+  RATIO=$(python3 -c "print(f'{$RPS / $BASE_RPS:.2f}')")
+  echo "| $label | $RPS | $RATIO | $P50 | $P99 | $ERR |"
+}
+row '`GET /readyz` (one database round trip)' /readyz
+row '`GET /api/v1/me` (JWT + session lookup)' /api/v1/me -H "Authorization: Bearer $TOKEN"
+row '`GET /api/v1/auth/email-available`' "/api/v1/auth/email-available?email=load@example.com"
+row '`GET /login` (HTML page, Plot)' /login -H 'Accept: text/html'
+echo
+echo "($DURATION s per route, $CONNECTIONS connections, wrk -t2, $(nproc) cores shared by wrk and the server, $(date -u +%Y-%m-%d))"

@@ -72,7 +72,7 @@ struct AccountsAPI: RouteCollection {
     }
 
     func signUp(req: Request) async throws -> Response {
-        let body = try req.content.decode(SignUpBody.self)
+        let body = try req.decodeJSON(SignUpBody.self)
         let user = try await req.accounts.signUp(email: body.email, password: body.password, nickname: body.nickname)
         let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
         let response = SignUpResponse(user: AccountResponse(user, files: req.application.files), accessToken: tokens.accessToken,
@@ -87,13 +87,13 @@ struct AccountsAPI: RouteCollection {
     }
 
     func logIn(req: Request) async throws -> TokenPair {
-        let body = try req.content.decode(LoginBody.self)
+        let body = try req.decodeJSON(LoginBody.self)
         let user = try await req.accounts.authenticate(email: body.email, password: body.password)
         return try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
     }
 
     func refresh(req: Request) async throws -> TokenPair {
-        let body = try req.content.decode(RefreshBody.self)
+        let body = try req.decodeJSON(RefreshBody.self)
         return try await req.accounts.refresh(body.refreshToken)
     }
 
@@ -112,14 +112,14 @@ struct AccountsAPI: RouteCollection {
 
     func updateMe(req: Request) async throws -> AccountResponse {
         let user = try req.requireUser()
-        let patch = try req.content.decode(ProfilePatch.self)
+        let patch = try req.decodeJSON(ProfilePatch.self)
         let updated = try await req.accounts.updateProfile(user, nickname: patch.nickname, language: patch.language)
         return AccountResponse(updated, files: req.application.files)
     }
 
     func withdraw(req: Request) async throws -> HTTPStatus {
         let user = try req.requireUser()
-        let body = try req.content.decode(WithdrawBody.self)
+        let body = try req.decodeJSON(WithdrawBody.self)
         try await req.accounts.withdraw(user, password: body.password)
         return .noContent
     }

@@ -97,8 +97,8 @@ final class ServerProcess: @unchecked Sendable {
         port = try freePort()
         logPath = dataDirectory + "/server-\(port).log"
         errorPath = dataDirectory + "/server-\(port).err"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
-        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         process.executableURL = Self.executable
         var environment = ProcessInfo.processInfo.environment
         environment["DATA_DIR"] = dataDirectory

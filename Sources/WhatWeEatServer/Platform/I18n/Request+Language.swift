@@ -15,6 +15,7 @@ extension Application {
 
 /// A signed-in user's saved language, set by the authenticators so this layer need not know accounts.
 struct AccountLanguageKey: StorageKey { typealias Value = Language }
+private struct NegotiatedLanguageKey: StorageKey { typealias Value = Language }
 
 extension Request {
     /// Name of the cookie the language switch sets.
@@ -25,7 +26,11 @@ extension Request {
     public var language: Language {
         if let raw = cookies[Request.languageCookie]?.string, let chosen = Language(rawValue: raw) { return chosen }
         if let saved = storage[AccountLanguageKey.self] { return saved }
-        return Language.negotiate(acceptLanguage: headers.first(name: .acceptLanguage)) ?? .default
+        // A page asks for many strings; parse the header once per request.
+        if let negotiated = storage[NegotiatedLanguageKey.self] { return negotiated }
+        let negotiated = Language.negotiate(acceptLanguage: headers.first(name: .acceptLanguage)) ?? .default
+        storage[NegotiatedLanguageKey.self] = negotiated
+        return negotiated
     }
 
     /// Translated text for this request's language.

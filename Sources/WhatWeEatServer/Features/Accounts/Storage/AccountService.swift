@@ -150,12 +150,14 @@ struct AccountService {
 
     /// The live session an access token names, with its user; nil once revoked, expired or withdrawn.
     func liveSession(id sessionID: UUID, userID: UUID, now: Date = Date()) async throws -> (AuthSession, User)? {
+        // One query: the session joined with its user (eager loading would take two).
         guard let session = try await AuthSession.query(on: database)
+            .join(User.self, on: \AuthSession.$user.$id == \User.$id)
             .filter(\.$id == sessionID).filter(\.$revokedAt == nil).filter(\.$expiresAt > now)
-            .with(\.$user).first(),
+            .first(),
             session.$user.id == userID
         else { return nil }
-        return (session, session.user)
+        return (session, try session.joined(User.self))
     }
 
     private func tokenPair(userID: UUID, sessionID: UUID, refreshToken: String, now: Date) async throws -> TokenPair {
@@ -178,11 +180,12 @@ struct AccountService {
 
     func webSession(cookieToken: String, now: Date = Date()) async throws -> (AuthSession, User)? {
         guard let session = try await AuthSession.query(on: database)
+            .join(User.self, on: \AuthSession.$user.$id == \User.$id)
             .filter(\.$webTokenHash == SecureRandom.sha256Hex(cookieToken))
             .filter(\.$revokedAt == nil).filter(\.$expiresAt > now)
-            .with(\.$user).first()
+            .first()
         else { return nil }
-        return (session, session.user)
+        return (session, try session.joined(User.self))
     }
 
     // MARK: Profile

@@ -24,10 +24,15 @@ public func configure(_ app: Application, settings: Settings) async throws {
     }
 
     app.migrations.add(CreateUsers(), CreateAuthSessions(), CreateRefreshTokens(), CreateLoginFailures())
+    app.migrations.add(CreateMenus(), CreateMenuGroups())
 
     app.translator = try Translator.load(from: app.directory.resourcesDirectory + "translations")
     app.accessTokens = await AccessTokens.make(secret: settings.jwtSecret, lifetime: settings.accessTokenTTL)
     app.passwordHasher = try PasswordHasher(cost: settings.bcryptCost, threadPool: app.threadPool)
+    app.events = InProcessEventBus()
+    app.requestMetrics = RequestMetrics()
+    app.menuCatalog = MenuCatalog()
+    app.pinMisses = RateLimiter(limit: 20, window: 60)
     app.files = try DiskFileStorage(directory: (settings.dataDirectory as NSString).appendingPathComponent("uploads"))
 
     let openAPIPath = app.directory.workingDirectory + "openapi.yaml"

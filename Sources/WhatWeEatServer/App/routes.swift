@@ -7,6 +7,9 @@ func routes(_ app: Application, openAPIDocument: String) throws {
 
     let api = app.grouped(BearerAuthenticator())
     try api.register(collection: AccountsAPI())
+    try api.register(collection: MenuGameAPI())
+    try app.register(collection: MenuGameCompatRoutes())
+    try app.register(collection: MenuImages())
 
     let web = app.grouped(CSRFMiddleware(), WebSessionAuthenticator())
     try web.register(collection: HomePage())

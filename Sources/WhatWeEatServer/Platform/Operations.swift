@@ -51,9 +51,10 @@ extension Application {
     private struct RequestMetricsKey: StorageKey { typealias Value = RequestMetrics }
 
     public var requestMetrics: RequestMetrics {
-        if let metrics = storage[RequestMetricsKey.self] { return metrics }
-        let metrics = RequestMetrics()
-        storage[RequestMetricsKey.self] = metrics
-        return metrics
+        get {
+            guard let metrics = storage[RequestMetricsKey.self] else { fatalError("configure() sets the metrics") }
+            return metrics
+        }
+        set { storage[RequestMetricsKey.self] = newValue }
     }
 }

@@ -60,6 +60,26 @@ public struct GameAnswer: Codable, Sendable, Equatable {
         self.nation = nation
     }
 
+    enum CodingKeys: String, CodingKey {
+        case hangover, greasy, health, alcohol, instant, spicy, rich, rice, noodle, soup, nation
+    }
+
+    /// Absent and null both mean "don't care", as the iOS app's encoder omits nil fields.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        hangover = try container.decodeIfPresent(Bool.self, forKey: .hangover)
+        greasy = try container.decodeIfPresent(Bool.self, forKey: .greasy)
+        health = try container.decodeIfPresent(Bool.self, forKey: .health)
+        alcohol = try container.decodeIfPresent(Bool.self, forKey: .alcohol)
+        instant = try container.decodeIfPresent(Bool.self, forKey: .instant)
+        spicy = try container.decodeIfPresent(Bool.self, forKey: .spicy)
+        rich = try container.decodeIfPresent(Bool.self, forKey: .rich)
+        rice = try container.decodeIfPresent(Bool.self, forKey: .rice)
+        noodle = try container.decodeIfPresent(Bool.self, forKey: .noodle)
+        soup = try container.decodeIfPresent(Bool.self, forKey: .soup)
+        nation = Set(try container.decodeIfPresent([Nation].self, forKey: .nation) ?? [])
+    }
+
     public func answer(to question: Question) -> Bool? {
         switch question {
         case .hangover: return hangover

@@ -1,0 +1,400 @@
+import Fluent
+import Vapor
+
+/// A menu as the native API shows it.
+struct MenuResponse: Content {
+    let id: String
+    let name: Menu.Names
+    /// The name in the request's language.
+    let displayName: String
+    let emoji: String
+    let imageURL: String
+    let nations: [Nation]
+    let flavors: [Flavor]
+    let rice: Bool
+    let noodle: Bool
+    let soup: Bool
+    let healthy: Bool
+    let instant: Bool
+    let alcohol: Bool
+    let expense: Expense?
+
+    init(_ menu: Menu, imageURL: String, language: Language) {
+        id = menu.id
+        name = menu.name
+        displayName = menu.name[language]
+        emoji = menu.emoji
+        self.imageURL = imageURL
+        nations = menu.nations.sorted { $0.rawValue < $1.rawValue }
+        flavors = menu.flavors.sorted { $0.rawValue < $1.rawValue }
+        rice = menu.rice
+        noodle = menu.noodle
+        soup = menu.soup
+        healthy = menu.healthy
+        instant = menu.instant
+        alcohol = menu.alcohol
+        expense = menu.expense
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, displayName, emoji, imageURL, nations, flavors, rice, noodle, soup, healthy, instant, alcohol, expense
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(emoji, forKey: .emoji)
+        try container.encode(imageURL, forKey: .imageURL)
+        try container.encode(nations, forKey: .nations)
+        try container.encode(flavors, forKey: .flavors)
+        try container.encode(rice, forKey: .rice)
+        try container.encode(noodle, forKey: .noodle)
+        try container.encode(soup, forKey: .soup)
+        try container.encode(healthy, forKey: .healthy)
+        try container.encode(instant, forKey: .instant)
+        try container.encode(alcohol, forKey: .alcohol)
+        try container.encode(expense, forKey: .expense)  // explicit null for ordinary prices
+    }
+}
+
+/// Results as the native API shows them.
+struct ResultResponse: Content {
+    struct Item: Content {
+        let rank: Int
+        let id: String
+        let name: Menu.Names
+        let displayName: String
+        let emoji: String
+        let imageURL: String
+        let keywords: [String]
+    }
+    let menus: [Item]
+    let playerCount: Int
+
+    init(_ result: GameResult, language: Language) {
+        menus = result.menus.enumerated().map { index, entry in
+            Item(rank: index + 1, id: entry.slug, name: entry.name, displayName: entry.name[language],
+                 emoji: entry.emoji, imageURL: entry.imageURL, keywords: entry.keywords)
+        }
+        playerCount = result.playerCount
+    }
+}
+
+struct GroupStatusResponse: Content {
+    let pin: String
+    let submissionCount: Int
+    let isHost: Bool
+    let isClosed: Bool
+    let expiresAt: Date
+
+    init(_ status: GroupStatus) {
+        pin = status.pin
+        submissionCount = status.submissionCount
+        isHost = status.isHost
+        isClosed = status.isClosed
+        expiresAt = status.expiresAt
+    }
+}
+
+/// A player's answers as the native API takes them.
+struct SubmissionBody: Content {
+    let gameAnswer: GameAnswer
+    let dislikedFoods: [Flavor]?
+
+    /// Only the five dislikeable foods may be named.
+    func choice() throws -> PlayerChoice {
+        let disliked = Set(dislikedFoods ?? [])
+        guard disliked.isSubset(of: Flavor.dislikeable) else {
+            throw AppError.invalid("invalid_disliked_food", ["allowed": Flavor.dislikeable.map(\.rawValue).sorted().joined(separator: ", ")])
+        }
+        return PlayerChoice(answer: gameAnswer, disliked: disliked)
+    }
+}
+
+/// `/api/v1/menu-game/*`: menus, solo games, groups and their live socket.
+struct MenuGameAPI: RouteCollection {
+    static let deviceHeader = "X-Device-Token"
+
+    func boot(routes: any RoutesBuilder) throws {
+        let game = routes.grouped("api", "v1", "menu-game")
+        game.get("menus", use: listMenus)
+        game.get("menus", "random", use: randomMenu)
+        game.get("menus", ":menu", use: readMenu)
+        game.post("menus", use: createMenu)
+        game.patch("menus", ":menu", use: updateMenu)
+        game.delete("menus", ":menu", use: retireMenu)
+        game.post("solo", use: solo)
+        game.post("groups", use: createGroup)
+        game.get("groups", ":pin", use: groupStatus)
+        game.put("groups", ":pin", "submission", use: submit)
+        game.delete("groups", ":pin", "submission", use: cancel)
+        game.post("groups", ":pin", "close", use: close)
+        game.get("groups", ":pin", "results", use: results)
+        game.get("groups", ":pin", "live", use: live)
+    }
+
+    // MARK: Menus
+
+    func listMenus(req: Request) async throws -> Page<MenuResponse> {
+        let page = try PageRequest(from: req)
+        let (records, next) = try await MenuRecord.query(on: req.db).filter(\.$retiredAt == nil)
+            .paginate(newestFirst: \.$createdAt, page)
+        let game = req.menuGame
+        return Page(items: records.map { MenuResponse($0.menu, imageURL: game.imageURL(for: $0.menu), language: req.language) }, nextCursor: next)
+    }
+
+    func randomMenu(req: Request) async throws -> MenuResponse {
+        let game = req.menuGame
+        let menu = try await game.randomMenu(device: try optionalDevice(req))
+        return MenuResponse(menu, imageURL: game.imageURL(for: menu), language: req.language)
+    }
+
+    func readMenu(req: Request) async throws -> MenuResponse {
+        let record = try await findMenu(req)
+        guard record.retiredAt == nil else { throw AppError.notFound("menu_not_found") }
+        return MenuResponse(record.menu, imageURL: req.menuGame.imageURL(for: record.menu), language: req.language)
+    }
+
+    /// What admins send to add or change a menu.
+    struct MenuInput: Content {
+        var id: String?
+        var name: Menu.Names?
+        var emoji: String?
+        var nations: [Nation]?
+        var flavors: [Flavor]?
+        var rice: Bool?
+        var noodle: Bool?
+        var soup: Bool?
+        var healthy: Bool?
+        var instant: Bool?
+        var alcohol: Bool?
+        var expense: Expense?
+        var imageURL: String?
+    }
+
+    func createMenu(req: Request) async throws -> Response {
+        _ = try req.requireAdmin()
+        let input = try req.decodeJSON(MenuInput.self)
+        func required<T>(_ value: T?, _ field: String) throws -> T {
+            guard let value else { throw AppError.badRequest("missing_field", ["field": field]) }
+            return value
+        }
+        let slug = try required(input.id, "id"), name = try required(input.name, "name")
+        let emoji = try required(input.emoji, "emoji"), nations = try required(input.nations, "nations")
+        let menu = Menu(id: slug, name: name, emoji: emoji, nations: Set(nations), flavors: Set(input.flavors ?? []),
+                        rice: input.rice ?? false, noodle: input.noodle ?? false, soup: input.soup ?? false,
+                        healthy: input.healthy ?? false, instant: input.instant ?? false, alcohol: input.alcohol ?? false,
+                        expense: input.expense)
+        try Self.validate(menu, imageURL: input.imageURL)
+        if try await MenuRecord.query(on: req.db).filter(\.$slug == slug).count() > 0 {
+            throw AppError.conflict("menu_exists")
+        }
+        let record = MenuRecord(menu, imageURL: input.imageURL)
+        record.editedByAdmin = true
+        do {
+            try await record.create(on: req.db)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("menu_exists")
+        }
+        try await req.application.menuCatalog.reload(from: req.db)
+        let response = MenuResponse(menu, imageURL: req.menuGame.imageURL(for: menu), language: req.language)
+        return try await response.encodeResponse(status: .created, for: req)
+    }
+
+    func updateMenu(req: Request) async throws -> MenuResponse {
+        _ = try req.requireAdmin()
+        let input = try req.decodeJSON(MenuInput.self)
+        let record = try await findMenu(req)
+        if let id = input.id, id != record.slug { throw AppError.invalid("menu_id_immutable") }
+        var menu = record.menu
+        if let name = input.name { menu.name = name }
+        if let emoji = input.emoji { menu.emoji = emoji }
+        if let nations = input.nations { menu.nations = Set(nations) }
+        if let flavors = input.flavors { menu.flavors = Set(flavors) }
+        if let rice = input.rice { menu.rice = rice }
+        if let noodle = input.noodle { menu.noodle = noodle }
+        if let soup = input.soup { menu.soup = soup }
+        if let healthy = input.healthy { menu.healthy = healthy }
+        if let instant = input.instant { menu.instant = instant }
+        if let alcohol = input.alcohol { menu.alcohol = alcohol }
+        if input.expense != nil { menu.expense = input.expense }
+        try Self.validate(menu, imageURL: input.imageURL)
+        record.apply(menu)
+        if let imageURL = input.imageURL { record.imageURL = imageURL.isEmpty ? nil : imageURL }
+        record.editedByAdmin = true
+        record.retiredAt = nil  // editing a retired menu brings it back
+        try await record.save(on: req.db)
+        try await req.application.menuCatalog.reload(from: req.db)
+        return MenuResponse(menu, imageURL: req.menuGame.imageURL(for: menu), language: req.language)
+    }
+
+    /// Retires a menu: it leaves games and lists, but past results that named it stay intact.
+    func retireMenu(req: Request) async throws -> HTTPStatus {
+        _ = try req.requireAdmin()
+        let record = try await findMenu(req)
+        if record.retiredAt == nil {
+            record.retiredAt = Date()
+            record.editedByAdmin = true
+            try await record.save(on: req.db)
+            try await req.application.menuCatalog.reload(from: req.db)
+        }
+        return .noContent
+    }
+
+    static func validate(_ menu: Menu, imageURL: String?) throws {
+        guard menu.id.count <= 60, !menu.id.isEmpty,
+              menu.id.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }),
+              !menu.id.hasPrefix("-")
+        else { throw AppError.invalid("invalid_menu_id") }
+        for name in [menu.name.ko, menu.name.en, menu.name.ja] {
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, trimmed.count <= 40, !trimmed.contains("<") else { throw AppError.invalid("invalid_menu_name") }
+        }
+        guard !menu.emoji.isEmpty, menu.emoji.count <= 2 else { throw AppError.invalid("invalid_emoji") }
+        guard !menu.nations.isEmpty else { throw AppError.invalid("missing_nation") }
+        if let imageURL, !imageURL.isEmpty {
+            guard imageURL.hasPrefix("https://") || imageURL.hasPrefix("http://") || imageURL.hasPrefix("/"), imageURL.count <= 500 else {
+                throw AppError.invalid("invalid_image_url")
+            }
+        }
+    }
+
+    private func findMenu(_ req: Request) async throws -> MenuRecord {
+        guard let slug = req.parameters.get("menu"),
+              let record = try await MenuRecord.query(on: req.db).filter(\.$slug == slug).first()
+        else { throw AppError.notFound("menu_not_found") }
+        return record
+    }
+
+    // MARK: Solo
+
+    struct SoloBody: Content {
+        let gameAnswer: GameAnswer
+        let dislikedFoods: [Flavor]?
+        let recommender: RecommenderVersion?
+    }
+
+    func solo(req: Request) async throws -> ResultResponse {
+        let body = try req.decodeJSON(SoloBody.self)
+        let choice = try SubmissionBody(gameAnswer: body.gameAnswer, dislikedFoods: body.dislikedFoods).choice()
+        let result = try await req.menuGame.solo(choice, device: try optionalDevice(req), version: body.recommender ?? .v1)
+        return ResultResponse(result, language: req.language)
+    }
+
+    // MARK: Groups
+
+    func createGroup(req: Request) async throws -> Response {
+        let device = try requireDevice(req)
+        let game = req.menuGame
+        let group = try await game.createGroup(hostToken: device, hostUserID: req.auth.get(User.self)?.id)
+        let status = try await game.status(of: group, device: device)
+        return try await GroupStatusResponse(status).encodeResponse(status: .created, for: req)
+    }
+
+    func groupStatus(req: Request) async throws -> GroupStatusResponse {
+        let group = try await lookUpGroup(req)
+        return GroupStatusResponse(try await req.menuGame.status(of: group, device: try optionalDevice(req)))
+    }
+
+    func submit(req: Request) async throws -> GroupStatusResponse {
+        let device = try requireDevice(req)
+        let choice = try req.decodeJSON(SubmissionBody.self).choice()
+        let group = try await lookUpGroup(req)
+        let game = req.menuGame
+        guard try await game.submit(choice, to: group, playerToken: device) == .recorded else {
+            throw AppError.conflict("game_closed")
+        }
+        return GroupStatusResponse(try await game.status(of: group, device: device))
+    }
+
+    func cancel(req: Request) async throws -> GroupStatusResponse {
+        let device = try requireDevice(req)
+        let group = try await lookUpGroup(req)
+        let game = req.menuGame
+        guard try await game.cancel(in: group, playerToken: device) == .recorded else {
+            throw AppError.conflict("game_closed")
+        }
+        return GroupStatusResponse(try await game.status(of: group, device: device))
+    }
+
+    /// Only the host closes the game.
+    func close(req: Request) async throws -> ResultResponse {
+        let device = try requireDevice(req)
+        let group = try await lookUpGroup(req)
+        let game = req.menuGame
+        guard game.isHost(device, of: group) else { throw AppError(.forbidden, "not_host") }
+        return ResultResponse(try await game.close(group), language: req.language)
+    }
+
+    func results(req: Request) async throws -> ResultResponse {
+        let group = try await lookUpGroup(req)
+        guard let result = try req.menuGame.results(of: group) else { throw AppError.conflict("game_not_closed") }
+        return ResultResponse(result, language: req.language)
+    }
+
+    // MARK: Live
+
+    /// Upgrades to a WebSocket that sends `{"type":"state",…}` at once, then `submissionCount`
+    /// on every submit or cancel and `closed` when the host closes. An unknown PIN is an
+    /// ordinary 404 before any upgrade. Clients that cannot keep a socket poll `GET groups/:pin`.
+    func live(req: Request) async throws -> Response {
+        let group = try await lookUpGroup(req)
+        let device = req.query[String.self, at: "token"]
+        let topic = MenuGameService.topic(group.pin)
+        return req.webSocket { req, socket in
+            // Subscribe first, then read the state: a change in between is buffered and sent
+            // after the state, never lost.
+            let stream = req.application.events.subscribe(to: topic)
+            if let status = try? await req.menuGame.status(of: group, device: device) {
+                try? await socket.send(#"{"type":"state","submissionCount":\#(status.submissionCount),"isHost":\#(status.isHost),"isClosed":\#(status.isClosed)}"#)
+            }
+            let forwarding = Task {
+                for await message in stream { try? await socket.send(message) }
+            }
+            socket.onClose.whenComplete { _ in forwarding.cancel() }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Finds the group in the URL; misses count against the caller's address.
+    func lookUpGroup(_ req: Request) async throws -> MenuGroup {
+        try Self.checkPINLookups(req)
+        guard let pin = req.parameters.get("pin"), let group = try await req.menuGame.group(pin: pin) else {
+            req.application.pinMisses.record(req.clientAddress)
+            throw AppError.notFound("group_not_found")
+        }
+        return group
+    }
+
+    static func checkPINLookups(_ req: Request) throws {
+        if let wait = req.application.pinMisses.retryAfter(req.clientAddress) {
+            throw AppError(.tooManyRequests, "too_many_pin_lookups", headers: ["Retry-After": String(wait)])
+        }
+    }
+
+    private func requireDevice(_ req: Request) throws -> String {
+        try MenuGameService.validDeviceToken(req.headers.first(name: Self.deviceHeader) ?? req.query[String.self, at: "token"])
+    }
+
+    private func optionalDevice(_ req: Request) throws -> String? {
+        guard let raw = req.headers.first(name: Self.deviceHeader) else { return nil }
+        return try MenuGameService.validDeviceToken(raw)
+    }
+}
+
+extension Application {
+    private struct PINMissesKey: StorageKey { typealias Value = RateLimiter }
+
+    /// Failed PIN look-ups per client address (20 a minute, then 429): guessing a PIN takes
+    /// hundreds of thousands of tries.
+    var pinMisses: RateLimiter {
+        get {
+            guard let limiter = storage[PINMissesKey.self] else { fatalError("configure() sets the PIN limiter") }
+            return limiter
+        }
+        set { storage[PINMissesKey.self] = newValue }
+    }
+}

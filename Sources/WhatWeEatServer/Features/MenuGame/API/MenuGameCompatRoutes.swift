@@ -1,0 +1,135 @@
+import Vapor
+
+/// The routes the shipped 우리뭐먹지 iOS app calls, with its exact contracts: paths, JSON
+/// literals as bodies, Korean names. Behaviour is the native API's (`MenuGameService`).
+///
+/// Differences the app relies on, kept on purpose: `GET /group/{pin}/gameresult` closes the game
+/// without a token (the app's host sends none), and a submission after closing answers 200
+/// without being counted (the app then shows the closed waiting room).
+struct MenuGameCompatRoutes: RouteCollection {
+    /// `ResultSubmission` of the app. `pinNumber` and `token` may be absent or null.
+    struct ResultSubmission: Content {
+        let gameAnswer: GameAnswer
+        let dislikedFoods: [Flavor]?
+        let pinNumber: String?
+        let token: String?
+
+        enum CodingKeys: String, CodingKey { case gameAnswer, dislikedFoods, pinNumber, token }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            gameAnswer = try container.decode(GameAnswer.self, forKey: .gameAnswer)
+            dislikedFoods = try container.decodeIfPresent([Flavor].self, forKey: .dislikedFoods)
+            // The app sends the PIN as a string; accept a number too.
+            if let text = try? container.decodeIfPresent(String.self, forKey: .pinNumber) {
+                pinNumber = text
+            } else {
+                pinNumber = try container.decodeIfPresent(Int.self, forKey: .pinNumber).map(String.init)
+            }
+            token = try container.decodeIfPresent(String.self, forKey: .token)
+        }
+
+        func choice() throws -> PlayerChoice {
+            try SubmissionBody(gameAnswer: gameAnswer, dislikedFoods: dislikedFoods).choice()
+        }
+    }
+
+    struct RandomMenu: Content {
+        let name: String
+        let imageURL: String
+    }
+
+    struct CompatResult: Content {
+        struct Item: Content {
+            let name: String
+            let imageURL: String
+            let keywords: [String]
+        }
+        let menus: [Item]
+        let playerCount: Int
+
+        /// The app shows three: the winner and two "next rank" taps.
+        init(_ result: GameResult) {
+            menus = result.menus.prefix(3).map { Item(name: $0.name.ko, imageURL: $0.imageURL, keywords: $0.keywords) }
+            playerCount = result.playerCount
+        }
+    }
+
+    struct WaitState: Content {
+        let submissionCount: Int
+        let isHost: Bool
+        let isGameClosed: Bool
+    }
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get("menu", "random", use: randomMenu)
+        routes.post("group", use: createGroup)
+        routes.post("group", "solo", use: solo)
+        routes.get("group", ":pin", use: pinExists)
+        routes.post("group", ":pin", use: submit)
+        routes.put("group", ":pin", use: cancel)
+        routes.get("group", ":pin", "gameresultwait", use: waitState)
+        routes.get("group", ":pin", "gameresult", use: gameResult)
+    }
+
+    func randomMenu(req: Request) async throws -> RandomMenu {
+        let game = req.menuGame
+        let menu = try await game.randomMenu(device: nil)
+        return RandomMenu(name: menu.name.ko, imageURL: game.imageURL(for: menu))
+    }
+
+    /// 201 with the PIN as a bare JSON number (the app reads the body text as the PIN).
+    func createGroup(req: Request) async throws -> Response {
+        let token = try MenuGameService.validDeviceToken(req.query[String.self, at: "token"])
+        let group = try await req.menuGame.createGroup(hostToken: token, hostUserID: nil)
+        return Self.jsonLiteral(group.pin, status: .created)
+    }
+
+    func solo(req: Request) async throws -> CompatResult {
+        let submission = try req.decodeJSON(ResultSubmission.self)
+        let token = try submission.token.map { try MenuGameService.validDeviceToken($0) }
+        return CompatResult(try await req.menuGame.solo(try submission.choice(), device: token))
+    }
+
+    /// `true` while a group with this PIN is open; `false` for anything else, never an error.
+    func pinExists(req: Request) async throws -> Response {
+        try MenuGameAPI.checkPINLookups(req)
+        let pin = req.parameters.get("pin") ?? ""
+        let group = try await req.menuGame.group(pin: pin)
+        if group == nil { req.application.pinMisses.record(req.clientAddress) }
+        return Self.jsonLiteral(group.map { !$0.isClosed } ?? false ? "true" : "false")
+    }
+
+    /// 200 with an empty body. After the game closed the answers are not counted, still 200.
+    func submit(req: Request) async throws -> Response {
+        let submission = try req.decodeJSON(ResultSubmission.self)
+        let token = try MenuGameService.validDeviceToken(submission.token)
+        let choice = try submission.choice()
+        let group = try await MenuGameAPI().lookUpGroup(req)
+        _ = try await req.menuGame.submit(choice, to: group, playerToken: token)
+        return Response(status: .ok)
+    }
+
+    func cancel(req: Request) async throws -> Response {
+        let token = try MenuGameService.validDeviceToken(req.query[String.self, at: "token"])
+        let group = try await MenuGameAPI().lookUpGroup(req)
+        _ = try await req.menuGame.cancel(in: group, playerToken: token)
+        return Response(status: .ok)
+    }
+
+    func waitState(req: Request) async throws -> WaitState {
+        let group = try await MenuGameAPI().lookUpGroup(req)
+        let status = try await req.menuGame.status(of: group, device: req.query[String.self, at: "token"])
+        return WaitState(submissionCount: status.submissionCount, isHost: status.isHost, isGameClosed: status.isClosed)
+    }
+
+    /// The app's host calls this to see the results; it closes the game (no token is sent).
+    func gameResult(req: Request) async throws -> CompatResult {
+        let group = try await MenuGameAPI().lookUpGroup(req)
+        return CompatResult(try await req.menuGame.close(group))
+    }
+
+    static func jsonLiteral(_ text: String, status: HTTPResponseStatus = .ok) -> Response {
+        Response(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: .init(string: text))
+    }
+}

@@ -1,0 +1,246 @@
+import Fluent
+import SQLKit
+import Vapor
+
+/// The results of a game as clients see them, frozen when a group closes.
+struct GameResult: Codable, Sendable, Equatable {
+    struct Entry: Codable, Sendable, Equatable {
+        let slug: String
+        let name: Menu.Names
+        let emoji: String
+        let imageURL: String
+        let keywords: [String]
+    }
+    let menus: [Entry]
+    let playerCount: Int
+}
+
+/// A group's waiting-room state for one device.
+struct GroupStatus: Sendable, Equatable {
+    let pin: String
+    let submissionCount: Int
+    let isHost: Bool
+    let isClosed: Bool
+    let expiresAt: Date
+}
+
+/// Every rule of solo games, random menus and group games, for the native API, the iOS app's
+/// routes and the web pages alike.
+struct MenuGameService {
+    static let groupLifetime: TimeInterval = 24 * 3600
+    static let resultSize = 5
+    static let minimumDeviceTokenLength = 16
+
+    let database: any Database
+    let catalog: MenuCatalog.Snapshot
+    let events: any EventBus
+    let publicURL: String
+
+    init(request: Request) {
+        self.database = request.db
+        self.catalog = request.application.menuCatalog.snapshot
+        self.events = request.application.events
+        self.publicURL = request.application.settings.publicURL
+    }
+
+    // MARK: Menus
+
+    func imageURL(for menu: Menu) -> String {
+        catalog.imageURLs[menu.id] ?? "\(publicURL)/images/menus/\(menu.id).svg"
+    }
+
+    func entry(_ ranked: RankedMenu) -> GameResult.Entry {
+        GameResult.Entry(slug: ranked.menu.id, name: ranked.menu.name, emoji: ranked.menu.emoji,
+                         imageURL: imageURL(for: ranked.menu), keywords: ranked.keywords)
+    }
+
+    /// A random menu; a device gets one it has not seen lately.
+    func randomMenu(device: String?, now: Date = Date()) async throws -> Menu {
+        let deviceHash = device.map(SecureRandom.sha256Hex)
+        let recent = try await history(of: deviceHash)
+        var random = SystemRandomNumberGenerator()
+        guard let menu = catalog.v1.randomMenu(recentlyShown: recent, using: &random) else {
+            throw AppError.notFound("no_menus")
+        }
+        if let deviceHash { try await remember(menu.id, for: deviceHash, now: now) }
+        return menu
+    }
+
+    // MARK: Solo
+
+    func solo(_ choice: PlayerChoice, device: String?, version: RecommenderVersion = .v1, now: Date = Date()) async throws -> GameResult {
+        let deviceHash = device.map(SecureRandom.sha256Hex)
+        let recent = try await history(of: deviceHash)
+        var random = SystemRandomNumberGenerator()
+        let ranked = catalog.recommender(version).rank([choice], limit: Self.resultSize, recentlyShown: recent, using: &random)
+        if let deviceHash, let winner = ranked.first { try await remember(winner.menu.id, for: deviceHash, now: now) }
+        return GameResult(menus: ranked.map(entry), playerCount: 1)
+    }
+
+    private func history(of deviceHash: String?) async throws -> [String] {
+        guard let deviceHash else { return [] }
+        return try await MenuDeviceHistory.query(on: database).filter(\.$deviceHash == deviceHash)
+            .sort(\.$shownAt, .descending).limit(FairShare.historyLength).all().map(\.menuSlug)
+    }
+
+    private func remember(_ slug: String, for deviceHash: String, now: Date) async throws {
+        try await MenuDeviceHistory(deviceHash: deviceHash, menuSlug: slug, shownAt: now).create(on: database)
+        // Keep only what the recommender looks at.
+        let keep = try await MenuDeviceHistory.query(on: database).filter(\.$deviceHash == deviceHash)
+            .sort(\.$shownAt, .descending).limit(FairShare.historyLength).all().compactMap(\.id)
+        try await MenuDeviceHistory.query(on: database).filter(\.$deviceHash == deviceHash).filter(\.$id !~ keep).delete()
+    }
+
+    // MARK: Groups
+
+    static func validDeviceToken(_ token: String?) throws -> String {
+        guard let token = token?.trimmingCharacters(in: .whitespaces), token.count >= minimumDeviceTokenLength, token.count <= 512 else {
+            throw AppError.invalid("invalid_device_token", ["min": String(minimumDeviceTokenLength)])
+        }
+        return token
+    }
+
+    /// A PIN of six digits that never starts with 0, from the system's cryptographic source.
+    static func newPIN() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(Int.random(in: 100_000...999_999, using: &generator))
+    }
+
+    /// Opens a group hosted by this device. Expired groups are cleared first so their PINs can
+    /// be drawn again; a collision with an open group draws another PIN.
+    func createGroup(hostToken: String, hostUserID: UUID?, now: Date = Date()) async throws -> MenuGroup {
+        try await MenuGroup.query(on: database).filter(\.$lastActivityAt < now.addingTimeInterval(-Self.groupLifetime)).delete()
+        for _ in 0..<20 {
+            let group = MenuGroup(pin: Self.newPIN(), hostTokenHash: SecureRandom.sha256Hex(hostToken),
+                                  hostUserID: hostUserID, recommender: .v1, now: now)
+            do {
+                try await group.create(on: database)
+                return group
+            } catch let error as any DatabaseError where error.isConstraintFailure {
+                continue
+            }
+        }
+        throw AppError(.serviceUnavailable, "no_free_pin")
+    }
+
+    /// The open-or-closed group with this PIN, unless it expired. Anything not a PIN is unknown.
+    func group(pin rawPIN: String, now: Date = Date()) async throws -> MenuGroup? {
+        guard let pin = Self.normalizedPIN(rawPIN) else { return nil }
+        guard let group = try await MenuGroup.query(on: database).filter(\.$pin == pin).first() else { return nil }
+        guard group.lastActivityAt > now.addingTimeInterval(-Self.groupLifetime) else { return nil }
+        return group
+    }
+
+    func requireGroup(pin: String, now: Date = Date()) async throws -> MenuGroup {
+        guard let group = try await group(pin: pin, now: now) else { throw AppError.notFound("group_not_found") }
+        return group
+    }
+
+    static func normalizedPIN(_ raw: String) -> String? {
+        let pin = raw.trimmingCharacters(in: .whitespaces)
+        guard pin.count == 6, pin.allSatisfy(\.isASCII), pin.allSatisfy(\.isNumber), pin.first != "0" else { return nil }
+        return pin
+    }
+
+    enum SubmitOutcome { case recorded, closed }
+
+    /// Records (or replaces) a player's answers. The transaction starts by touching the group row
+    /// only while it is open, so a submission and the host's close are strictly ordered.
+    func submit(_ choice: PlayerChoice, to group: MenuGroup, playerToken: String, now: Date = Date()) async throws -> SubmitOutcome {
+        let groupID = try group.requireID()
+        let playerHash = SecureRandom.sha256Hex(playerToken)
+        let stored = String(decoding: try JSONEncoder().encode(StoredChoice(gameAnswer: choice.answer, dislikedFoods: choice.disliked.sorted { $0.rawValue < $1.rawValue })), as: UTF8.self)
+        let outcome: SubmitOutcome = try await database.transaction { transaction in
+            guard try await touchOpenGroup(groupID, now: now, on: transaction) else { return .closed }
+            if let existing = try await MenuGroupSubmission.query(on: transaction)
+                .filter(\.$group.$id == groupID).filter(\.$playerTokenHash == playerHash).first() {
+                existing.answer = stored
+                existing.submittedAt = now
+                try await existing.save(on: transaction)
+            } else {
+                try await MenuGroupSubmission(groupID: groupID, playerTokenHash: playerHash, answer: stored, submittedAt: now).create(on: transaction)
+            }
+            return .recorded
+        }
+        if outcome == .recorded { try await announceCount(of: group) }
+        return outcome
+    }
+
+    /// Withdraws a player's answers (the "restart" button). Nothing to withdraw is fine.
+    func cancel(in group: MenuGroup, playerToken: String, now: Date = Date()) async throws -> SubmitOutcome {
+        let groupID = try group.requireID()
+        let playerHash = SecureRandom.sha256Hex(playerToken)
+        let outcome: SubmitOutcome = try await database.transaction { transaction in
+            guard try await touchOpenGroup(groupID, now: now, on: transaction) else { return .closed }
+            try await MenuGroupSubmission.query(on: transaction)
+                .filter(\.$group.$id == groupID).filter(\.$playerTokenHash == playerHash).delete()
+            return .recorded
+        }
+        if outcome == .recorded { try await announceCount(of: group) }
+        return outcome
+    }
+
+    func status(of group: MenuGroup, device: String?) async throws -> GroupStatus {
+        let count = try await MenuGroupSubmission.query(on: database).filter(\.$group.$id == group.requireID()).count()
+        let isHost = device.map { SecureRandom.constantTimeEquals(SecureRandom.sha256Hex($0), group.hostTokenHash) } ?? false
+        return GroupStatus(pin: group.pin, submissionCount: count, isHost: isHost, isClosed: group.isClosed,
+                           expiresAt: group.lastActivityAt.addingTimeInterval(Self.groupLifetime))
+    }
+
+    func isHost(_ device: String, of group: MenuGroup) -> Bool {
+        SecureRandom.constantTimeEquals(SecureRandom.sha256Hex(device), group.hostTokenHash)
+    }
+
+    /// Closes the game and freezes its results; closing again returns the same results.
+    func close(_ group: MenuGroup, now: Date = Date()) async throws -> GameResult {
+        let groupID = try group.requireID()
+        let result: GameResult = try await database.transaction { transaction in
+            let sql = transaction as! any SQLDatabase
+            let closedNow = try await sql.update(MenuGroup.schema)
+                .set("closed_at", to: now).set("last_activity_at", to: now)
+                .where("id", .equal, groupID).where("closed_at", .is, SQLLiteral.null)
+                .returning("id").all()
+            guard let fresh = try await MenuGroup.find(groupID, on: transaction) else { throw AppError.notFound("group_not_found") }
+            if closedNow.isEmpty, let frozen = fresh.result, let decoded = try? JSONDecoder().decode(GameResult.self, from: Data(frozen.utf8)) {
+                return decoded
+            }
+            let choices = try await MenuGroupSubmission.query(on: transaction).filter(\.$group.$id == groupID).all()
+                .compactMap { try? JSONDecoder().decode(StoredChoice.self, from: Data($0.answer.utf8)).choice }
+            var random = SystemRandomNumberGenerator()
+            let ranked = catalog.recommender(fresh.recommender).rank(choices, limit: Self.resultSize, using: &random)
+            let result = GameResult(menus: ranked.map(entry), playerCount: choices.count)
+            fresh.result = String(decoding: try JSONEncoder().encode(result), as: UTF8.self)
+            try await fresh.save(on: transaction)
+            return result
+        }
+        await events.publish(#"{"type":"closed"}"#, to: Self.topic(group.pin))
+        return result
+    }
+
+    /// The frozen results of a closed group; nil while it is still open.
+    func results(of group: MenuGroup) throws -> GameResult? {
+        guard group.isClosed, let frozen = group.result else { return nil }
+        return try JSONDecoder().decode(GameResult.self, from: Data(frozen.utf8))
+    }
+
+    static func topic(_ pin: String) -> String { "menu-group:\(pin)" }
+
+    private func announceCount(of group: MenuGroup) async throws {
+        let count = try await MenuGroupSubmission.query(on: database).filter(\.$group.$id == group.requireID()).count()
+        await events.publish(#"{"type":"submissionCount","submissionCount":\#(count)}"#, to: Self.topic(group.pin))
+    }
+
+    /// Marks activity on an open group; false when the group is closed (or gone).
+    private func touchOpenGroup(_ id: UUID, now: Date, on transaction: any Database) async throws -> Bool {
+        let sql = transaction as! any SQLDatabase
+        let rows = try await sql.update(MenuGroup.schema)
+            .set("last_activity_at", to: now)
+            .where("id", .equal, id).where("closed_at", .is, SQLLiteral.null)
+            .returning("id").all()
+        return !rows.isEmpty
+    }
+}
+
+extension Request {
+    var menuGame: MenuGameService { MenuGameService(request: self) }
+}

@@ -1,0 +1,38 @@
+import Vapor
+
+/// `/images/menus/{id}.svg`: a card with the menu's emoji on a colour picked from its id, the
+/// image of every menu that has no other. Cached by browsers for a day.
+struct MenuImages: RouteCollection {
+    /// Warm backgrounds; each keeps a large emoji readable.
+    static let palette = ["#FDE68A", "#FECACA", "#BBF7D0", "#BFDBFE", "#FBCFE8", "#DDD6FE", "#FED7AA", "#A7F3D0", "#FEF3C7", "#E9D5FF"]
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get("images", "menus", ":file", use: image)
+    }
+
+    func image(req: Request) async throws -> Response {
+        guard let file = req.parameters.get("file"), file.hasSuffix(".svg") else { throw AppError.notFound("menu_not_found") }
+        let slug = String(file.dropLast(4))
+        guard let menu = req.application.menuCatalog.snapshot.menus.first(where: { $0.id == slug }) else {
+            throw AppError.notFound("menu_not_found")
+        }
+        let response = Response(status: .ok, body: .init(string: Self.svg(for: menu)))
+        response.headers.contentType = HTTPMediaType(type: "image", subType: "svg+xml")
+        response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=86400")
+        return response
+    }
+
+    static func svg(for menu: Menu) -> String {
+        let hash = menu.id.unicodeScalars.reduce(UInt32(2166136261)) { ($0 ^ $1.value) &* 16777619 }
+        let background = palette[Int(hash % UInt32(palette.count))]
+        let label = menu.name.ko.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        let emoji = menu.emoji.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        return """
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 400 400" role="img" aria-label="\(label)">\
+        <rect width="400" height="400" rx="48" fill="\(background)"/>\
+        <circle cx="200" cy="200" r="130" fill="#ffffff" fill-opacity="0.45"/>\
+        <text x="200" y="200" font-size="150" text-anchor="middle" dominant-baseline="central" \
+        font-family="Noto Color Emoji, Apple Color Emoji, Segoe UI Emoji, sans-serif">\(emoji)</text></svg>
+        """
+    }
+}

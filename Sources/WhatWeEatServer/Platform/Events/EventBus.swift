@@ -1,0 +1,54 @@
+import NIOConcurrencyHelpers
+import Vapor
+
+/// Publishes small text messages (JSON) to everyone subscribed to a topic — the live parts of
+/// the app (game rooms, chat, notifications) are fed by this.
+///
+/// `InProcessEventBus` serves one process (SQLite). Several processes sharing PostgreSQL need
+/// a bus over `LISTEN/NOTIFY` behind this same protocol.
+public protocol EventBus: Sendable {
+    func publish(_ message: String, to topic: String) async
+    /// Messages published to `topic` from now on; ends when the caller stops iterating.
+    func subscribe(to topic: String) -> AsyncStream<String>
+}
+
+public final class InProcessEventBus: EventBus {
+    private let subscribers = NIOLockedValueBox<[String: [UUID: AsyncStream<String>.Continuation]]>([:])
+
+    public init() {}
+
+    public func publish(_ message: String, to topic: String) async {
+        let targets = subscribers.withLockedValue { Array(($0[topic] ?? [:]).values) }
+        for continuation in targets { continuation.yield(message) }
+    }
+
+    public func subscribe(to topic: String) -> AsyncStream<String> {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        continuation.onTermination = { [weak self] _ in
+            self?.subscribers.withLockedValue { all in
+                all[topic]?[id] = nil
+                if all[topic]?.isEmpty == true { all[topic] = nil }
+            }
+        }
+        subscribers.withLockedValue { $0[topic, default: [:]][id] = continuation }
+        return stream
+    }
+
+    /// How many listeners a topic has (for tests and metrics).
+    public func subscriberCount(of topic: String) -> Int {
+        subscribers.withLockedValue { $0[topic]?.count ?? 0 }
+    }
+}
+
+extension Application {
+    private struct EventBusKey: StorageKey { typealias Value = any EventBus }
+
+    public var events: any EventBus {
+        get {
+            guard let bus = storage[EventBusKey.self] else { fatalError("configure() sets the event bus") }
+            return bus
+        }
+        set { storage[EventBusKey.self] = newValue }
+    }
+}

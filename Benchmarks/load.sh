@@ -27,6 +27,12 @@ TOKEN=$(curl -fs -X POST "$URL/api/v1/auth/signup" -H 'Content-Type: application
   -d '{"email": "load@example.com", "password": "password1", "nickname": "load"}' \
   | python3 -c 'import json, sys; print(json.load(sys.stdin)["accessToken"])')
 
+# A group with one submission, for the waiting-room routes the app polls.
+DEVICE=load-device-token-000001
+PIN=$(curl -fs -X POST "$URL/group?token=$DEVICE")
+curl -fs -X POST "$URL/group/$PIN" -H 'Content-Type: application/json' \
+  -d "{\"gameAnswer\": {\"rice\": true}, \"dislikedFoods\": [], \"pinNumber\": \"$PIN\", \"token\": \"$DEVICE\"}" >/dev/null
+
 # wrk's --latency output → "requests/s p50 p99" (latencies in ms).
 measure() {
   local path=$1; shift
@@ -57,5 +63,13 @@ row '`GET /readyz` (one database round trip)' /readyz
 row '`GET /api/v1/me` (JWT + session lookup)' /api/v1/me -H "Authorization: Bearer $TOKEN"
 row '`GET /api/v1/auth/email-available`' "/api/v1/auth/email-available?email=load@example.com"
 row '`GET /login` (HTML page, Plot)' /login -H 'Accept: text/html'
+row '`GET /menu/random` (iOS app)' /menu/random
+row '`GET /group/{pin}/gameresultwait` (iOS app)' "/group/$PIN/gameresultwait?token=$DEVICE"
+row '`GET /api/v1/menu-game/groups/{pin}`' "/api/v1/menu-game/groups/$PIN" -H "X-Device-Token: $DEVICE"
 echo
 echo "($DURATION s per route, $CONNECTIONS connections, wrk -t2, $(nproc) cores shared by wrk and the server, $(date -u +%Y-%m-%d))"
+
+# Live rooms: 100 players on the WebSocket, host closes, time until each hears `closed`.
+python3 -c "import websockets" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check websockets >&2
+echo
+python3 "$(dirname "$0")/live_close.py" "$URL" 100 20

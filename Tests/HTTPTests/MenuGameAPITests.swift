@@ -161,6 +161,37 @@ final class MenuGameAPITests: XCTestCase {
         }
     }
 
+    func testBadInputOnTheNativeRoutes() async throws {
+        try await withTestApp { app in
+            let pin = try await createGroup(app)
+            let player = device("player-device-token-0001")
+            let cases: [(HTTPMethod, String, String?, HTTPHeaders, HTTPStatus, String)] = [
+                (.POST, "/api/v1/menu-game/groups", nil, [:], .unprocessableEntity, "invalid_device_token"),
+                (.POST, "/api/v1/menu-game/groups", nil, device("too-short"), .unprocessableEntity, "invalid_device_token"),
+                (.PUT, "/api/v1/menu-game/groups/\(pin)/submission", "{oops", player, .badRequest, "malformed_json"),
+                (.PUT, "/api/v1/menu-game/groups/\(pin)/submission", nil, player, .badRequest, "missing_field"),
+                (.PUT, "/api/v1/menu-game/groups/\(pin)/submission", #"{"gameAnswer": {"rich": 1}}"#, player, .badRequest, "invalid_type"),
+                (.PUT, "/api/v1/menu-game/groups/\(pin)/submission", #"{"gameAnswer": {}, "dislikedFoods": ["CHOCOLATE"]}"#, player, .badRequest, "invalid_value"),
+                (.PUT, "/api/v1/menu-game/groups/\(pin)/submission", #"{"gameAnswer": {}}"#, [:], .unprocessableEntity, "invalid_device_token"),
+                (.PUT, "/api/v1/menu-game/groups/123/submission", #"{"gameAnswer": {}}"#, player, .notFound, "group_not_found"),
+                (.GET, "/api/v1/menu-game/groups/abcdef", nil, [:], .notFound, "group_not_found"),
+                (.GET, "/api/v1/menu-game/groups/\(pin)/results", nil, [:], .conflict, "game_not_closed"),
+                (.POST, "/api/v1/menu-game/solo", #"{"gameAnswer": {}, "recommender": "v9"}"#, [:], .badRequest, "invalid_value"),
+                (.GET, "/api/v1/menu-game/menus?limit=1000", nil, [:], .badRequest, "invalid_limit"),
+                (.GET, "/api/v1/menu-game/menus/no-such-menu", nil, [:], .notFound, "menu_not_found"),
+                (.GET, "/api/v1/menu-game/menus/random", nil, device("x"), .unprocessableEntity, "invalid_device_token"),
+                (.POST, "/api/v1/menu-game/menus", #"{"id": "x"}"#, [:], .unauthorized, "unauthorized"),
+            ]
+            for (method, path, body, headers, status, code) in cases {
+                let response = try await app.send(method, path, raw: body, headers: headers)
+                XCTAssertEqual(response.status, status, "\(method) \(path) \(body ?? "")")
+                XCTAssertEqual(response.errorCode, code, "\(method) \(path) \(body ?? "")")
+            }
+            let submissions = try await MenuGroupSubmission.query(on: app.db).count()
+            XCTAssertEqual(submissions, 0, "nothing was recorded")
+        }
+    }
+
     func testMenusListDetailAndAdminEdits() async throws {
         try await withTestApp { app in
             let first = try await app.send(.GET, "/api/v1/menu-game/menus?limit=100").object()

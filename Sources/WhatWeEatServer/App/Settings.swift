@@ -185,10 +185,7 @@ extension Application {
 
     /// The settings `configure` was called with.
     public var settings: Settings {
-        get {
-            guard let settings = storage[SettingsKey.self] else { fatalError("configure() stores the settings") }
-            return settings
-        }
+        get { configured(SettingsKey.self) }
         set { storage[SettingsKey.self] = newValue }
     }
 }

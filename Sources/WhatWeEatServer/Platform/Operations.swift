@@ -51,10 +51,7 @@ extension Application {
     private struct RequestMetricsKey: StorageKey { typealias Value = RequestMetrics }
 
     public var requestMetrics: RequestMetrics {
-        get {
-            guard let metrics = storage[RequestMetricsKey.self] else { fatalError("configure() sets the metrics") }
-            return metrics
-        }
+        get { configured(RequestMetricsKey.self) }
         set { storage[RequestMetricsKey.self] = newValue }
     }
 }

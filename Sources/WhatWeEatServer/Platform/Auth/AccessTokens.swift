@@ -55,10 +55,7 @@ extension Application {
     private struct AccessTokensKey: StorageKey { typealias Value = AccessTokens }
 
     public var accessTokens: AccessTokens {
-        get {
-            guard let tokens = storage[AccessTokensKey.self] else { fatalError("configure() sets the access token signer") }
-            return tokens
-        }
+        get { configured(AccessTokensKey.self) }
         set { storage[AccessTokensKey.self] = newValue }
     }
 }

@@ -45,10 +45,7 @@ extension Application {
     private struct EventBusKey: StorageKey { typealias Value = any EventBus }
 
     public var events: any EventBus {
-        get {
-            guard let bus = storage[EventBusKey.self] else { fatalError("configure() sets the event bus") }
-            return bus
-        }
+        get { configured(EventBusKey.self) }
         set { storage[EventBusKey.self] = newValue }
     }
 }

@@ -5,10 +5,7 @@ extension Application {
 
     /// The translation catalogs, loaded once in `configure`.
     public var translator: Translator {
-        get {
-            guard let translator = storage[TranslatorKey.self] else { fatalError("configure() loads the translator") }
-            return translator
-        }
+        get { configured(TranslatorKey.self) }
         set { storage[TranslatorKey.self] = newValue }
     }
 }

@@ -89,10 +89,7 @@ extension Application {
     private struct FileStorageKey: StorageKey { typealias Value = any FileStorage }
 
     public var files: any FileStorage {
-        get {
-            guard let storage = storage[FileStorageKey.self] else { fatalError("configure() sets the file storage") }
-            return storage
-        }
+        get { configured(FileStorageKey.self) }
         set { storage[FileStorageKey.self] = newValue }
     }
 }

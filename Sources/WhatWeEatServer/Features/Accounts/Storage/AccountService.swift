@@ -306,10 +306,7 @@ extension Application {
     private struct PasswordHasherKey: StorageKey { typealias Value = PasswordHasher }
 
     public var passwordHasher: PasswordHasher {
-        get {
-            guard let hasher = storage[PasswordHasherKey.self] else { fatalError("configure() sets the password hasher") }
-            return hasher
-        }
+        get { configured(PasswordHasherKey.self) }
         set { storage[PasswordHasherKey.self] = newValue }
     }
 }

@@ -294,14 +294,14 @@ struct MenuGameAPI: RouteCollection {
     }
 
     func groupStatus(req: Request) async throws -> GroupStatusResponse {
-        let group = try await lookUpGroup(req)
+        let group = try await req.menuGroupFromPath()
         return GroupStatusResponse(try await req.menuGame.status(of: group, device: try optionalDevice(req)))
     }
 
     func submit(req: Request) async throws -> GroupStatusResponse {
         let device = try requireDevice(req)
         let choice = try req.decodeJSON(SubmissionBody.self).choice()
-        let group = try await lookUpGroup(req)
+        let group = try await req.menuGroupFromPath()
         let game = req.menuGame
         guard try await game.submit(choice, to: group, playerToken: device) == .recorded else {
             throw AppError.conflict("game_closed")
@@ -311,7 +311,7 @@ struct MenuGameAPI: RouteCollection {
 
     func cancel(req: Request) async throws -> GroupStatusResponse {
         let device = try requireDevice(req)
-        let group = try await lookUpGroup(req)
+        let group = try await req.menuGroupFromPath()
         let game = req.menuGame
         guard try await game.cancel(in: group, playerToken: device) == .recorded else {
             throw AppError.conflict("game_closed")
@@ -322,14 +322,14 @@ struct MenuGameAPI: RouteCollection {
     /// Only the host closes the game.
     func close(req: Request) async throws -> ResultResponse {
         let device = try requireDevice(req)
-        let group = try await lookUpGroup(req)
+        let group = try await req.menuGroupFromPath()
         let game = req.menuGame
         guard game.isHost(device, of: group) else { throw AppError(.forbidden, "not_host") }
         return ResultResponse(try await game.close(group), language: req.language)
     }
 
     func results(req: Request) async throws -> ResultResponse {
-        let group = try await lookUpGroup(req)
+        let group = try await req.menuGroupFromPath()
         guard let result = try req.menuGame.results(of: group) else { throw AppError.conflict("game_not_closed") }
         return ResultResponse(result, language: req.language)
     }
@@ -340,7 +340,7 @@ struct MenuGameAPI: RouteCollection {
     /// on every submit or cancel and `closed` when the host closes. An unknown PIN is an
     /// ordinary 404 before any upgrade. Clients that cannot keep a socket poll `GET groups/:pin`.
     func live(req: Request) async throws -> Response {
-        let group = try await lookUpGroup(req)
+        let group = try await req.menuGroupFromPath()
         let device = req.query[String.self, at: "token"]
         let topic = MenuGameService.topic(group.pin)
         return req.webSocket { req, socket in
@@ -359,22 +359,6 @@ struct MenuGameAPI: RouteCollection {
 
     // MARK: Helpers
 
-    /// Finds the group in the URL; misses count against the caller's address.
-    func lookUpGroup(_ req: Request) async throws -> MenuGroup {
-        try Self.checkPINLookups(req)
-        guard let pin = req.parameters.get("pin"), let group = try await req.menuGame.group(pin: pin) else {
-            req.application.pinMisses.record(req.clientAddress)
-            throw AppError.notFound("group_not_found")
-        }
-        return group
-    }
-
-    static func checkPINLookups(_ req: Request) throws {
-        if let wait = req.application.pinMisses.retryAfter(req.clientAddress) {
-            throw AppError(.tooManyRequests, "too_many_pin_lookups", headers: ["Retry-After": String(wait)])
-        }
-    }
-
     private func requireDevice(_ req: Request) throws -> String {
         try MenuGameService.validDeviceToken(req.headers.first(name: Self.deviceHeader) ?? req.query[String.self, at: "token"])
     }
@@ -391,10 +375,22 @@ extension Application {
     /// Failed PIN look-ups per client address (20 a minute, then 429): guessing a PIN takes
     /// hundreds of thousands of tries.
     var pinMisses: RateLimiter {
-        get {
-            guard let limiter = storage[PINMissesKey.self] else { fatalError("configure() sets the PIN limiter") }
-            return limiter
-        }
+        get { configured(PINMissesKey.self) }
         set { storage[PINMissesKey.self] = newValue }
+    }
+}
+
+extension Request {
+    /// The group named by the `:pin` in the URL. Misses count against the caller's address,
+    /// and a caller over the limit is refused before the look-up.
+    func menuGroupFromPath() async throws -> MenuGroup {
+        if let wait = application.pinMisses.retryAfter(clientAddress) {
+            throw AppError(.tooManyRequests, "too_many_pin_lookups", headers: ["Retry-After": String(wait)])
+        }
+        guard let pin = parameters.get("pin"), let group = try await menuGame.group(pin: pin) else {
+            application.pinMisses.record(clientAddress)
+            throw AppError.notFound("group_not_found")
+        }
+        return group
     }
 }

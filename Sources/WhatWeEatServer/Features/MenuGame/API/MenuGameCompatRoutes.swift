@@ -93,11 +93,12 @@ struct MenuGameCompatRoutes: RouteCollection {
 
     /// `true` while a group with this PIN is open; `false` for anything else, never an error.
     func pinExists(req: Request) async throws -> Response {
-        try MenuGameAPI.checkPINLookups(req)
-        let pin = req.parameters.get("pin") ?? ""
-        let group = try await req.menuGame.group(pin: pin)
-        if group == nil { req.application.pinMisses.record(req.clientAddress) }
-        return Self.jsonLiteral(group.map { !$0.isClosed } ?? false ? "true" : "false")
+        do {
+            let group = try await req.menuGroupFromPath()
+            return Self.jsonLiteral(group.isClosed ? "false" : "true")
+        } catch let error as AppError where error.code == "group_not_found" {
+            return Self.jsonLiteral("false")
+        }
     }
 
     /// 200 with an empty body. After the game closed the answers are not counted, still 200.
@@ -105,27 +106,27 @@ struct MenuGameCompatRoutes: RouteCollection {
         let submission = try req.decodeJSON(ResultSubmission.self)
         let token = try MenuGameService.validDeviceToken(submission.token)
         let choice = try submission.choice()
-        let group = try await MenuGameAPI().lookUpGroup(req)
+        let group = try await req.menuGroupFromPath()
         _ = try await req.menuGame.submit(choice, to: group, playerToken: token)
         return Response(status: .ok)
     }
 
     func cancel(req: Request) async throws -> Response {
         let token = try MenuGameService.validDeviceToken(req.query[String.self, at: "token"])
-        let group = try await MenuGameAPI().lookUpGroup(req)
+        let group = try await req.menuGroupFromPath()
         _ = try await req.menuGame.cancel(in: group, playerToken: token)
         return Response(status: .ok)
     }
 
     func waitState(req: Request) async throws -> WaitState {
-        let group = try await MenuGameAPI().lookUpGroup(req)
+        let group = try await req.menuGroupFromPath()
         let status = try await req.menuGame.status(of: group, device: req.query[String.self, at: "token"])
         return WaitState(submissionCount: status.submissionCount, isHost: status.isHost, isGameClosed: status.isClosed)
     }
 
     /// The app's host calls this to see the results; it closes the game (no token is sent).
     func gameResult(req: Request) async throws -> CompatResult {
-        let group = try await MenuGameAPI().lookUpGroup(req)
+        let group = try await req.menuGroupFromPath()
         return CompatResult(try await req.menuGame.close(group))
     }
 

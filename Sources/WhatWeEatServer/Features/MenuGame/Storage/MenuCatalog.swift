@@ -69,10 +69,7 @@ extension Application {
     private struct MenuCatalogKey: StorageKey { typealias Value = MenuCatalog }
 
     var menuCatalog: MenuCatalog {
-        get {
-            guard let catalog = storage[MenuCatalogKey.self] else { fatalError("configure() sets the menu catalog") }
-            return catalog
-        }
+        get { configured(MenuCatalogKey.self) }
         set { storage[MenuCatalogKey.self] = newValue }
     }
 }

@@ -12,6 +12,8 @@ import urllib.request
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 ARTIFACTS = pathlib.Path(__file__).parent / "artifacts"
 ROOT = pathlib.Path(os.environ.get("WHATWEEAT_ROOT", pathlib.Path(__file__).parents[2]))
@@ -106,3 +108,17 @@ def shot(driver, step):
     folder = ARTIFACTS / driver.test_name
     folder.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(folder / f"{step}.png"))
+
+
+def wait_for(driver, condition, timeout=10):
+    return WebDriverWait(driver, timeout).until(condition)
+
+
+def fill(driver, field_id, text):
+    element = driver.find_element(By.ID, field_id)
+    element.clear()
+    element.send_keys(text)
+
+
+def no_horizontal_overflow(driver):
+    return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")

@@ -2,23 +2,8 @@
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import shot
-
-
-def wait_for(driver, condition, timeout=10):
-    return WebDriverWait(driver, timeout).until(condition)
-
-
-def fill(driver, field_id, text):
-    element = driver.find_element(By.ID, field_id)
-    element.clear()
-    element.send_keys(text)
-
-
-def no_horizontal_overflow(driver):
-    return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+from conftest import fill, no_horizontal_overflow, shot, wait_for
 
 
 def test_sign_up_restart_and_log_in_again(server, browser):

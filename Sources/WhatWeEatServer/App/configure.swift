@@ -24,7 +24,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     }
 
     app.migrations.add(CreateUsers(), CreateAuthSessions(), CreateRefreshTokens(), CreateLoginFailures())
-    app.migrations.add(CreateMenus(), CreateMenuGroups())
+    app.migrations.add(CreateMenus(), CreateMenuGroups(), CreateMenuGamePreferencesAndFeedback())
 
     app.translator = try Translator.load(from: app.directory.resourcesDirectory + "translations")
     app.accessTokens = await AccessTokens.make(secret: settings.jwtSecret, lifetime: settings.accessTokenTTL)
@@ -33,6 +33,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.requestMetrics = RequestMetrics()
     app.menuCatalog = MenuCatalog()
     app.pinMisses = RateLimiter(limit: 20, window: 60)
+    app.feedbackLimiter = RateLimiter(limit: 5, window: 600)
     app.files = try DiskFileStorage(directory: (settings.dataDirectory as NSString).appendingPathComponent("uploads"))
 
     let openAPIPath = app.directory.workingDirectory + "openapi.yaml"

@@ -8,10 +8,14 @@ func routes(_ app: Application, openAPIDocument: String) throws {
     let api = app.grouped(BearerAuthenticator())
     try api.register(collection: AccountsAPI())
     try api.register(collection: MenuGameAPI())
+    try api.register(collection: MenuGamePreferencesAPI())
     try app.register(collection: MenuGameCompatRoutes())
     try app.register(collection: MenuImages())
 
     let web = app.grouped(CSRFMiddleware(), WebSessionAuthenticator())
     try web.register(collection: HomePage())
     try web.register(collection: AccountPages())
+    try web.register(collection: MenuGamePages())
+    try web.register(collection: BurgerMapPages())
+    try web.register(collection: LicensesPage())
 }

@@ -11,7 +11,7 @@ struct HomePage: RouteCollection {
     }
 
     static let services = [
-        Service(emoji: "🎴", key: "menu_game", path: nil),
+        Service(emoji: "🎴", key: "menu_game", path: "/play"),
         Service(emoji: "🍔", key: "burger_map", path: nil),
         Service(emoji: "🤝", key: "mates", path: nil),
         Service(emoji: "🥢", key: "banchan", path: nil),

@@ -9,12 +9,23 @@ struct WebViewer: Sendable {
 
 struct WebViewerKey: StorageKey { typealias Value = WebViewer }
 
+/// What a service adds to the shared frame: its own stylesheet and scripts (ES modules, served
+/// from `Public/`), a class on `<body>`, links beside the account menu, and a bar under the page
+/// (the menu game's tab bar).
+struct PageExtras {
+    var stylesheets: [String] = []
+    var scripts: [String] = []
+    var bodyClass: String? = nil
+    var headerLinks: Node<HTML.BodyContext> = .empty
+    var bottomBar: Node<HTML.BodyContext> = .empty
+}
+
 /// The shared page frame every service's pages use: header with the brand, the signed-in
 /// user's menu, the language switch, and a footer. Mobile-first; the stylesheet is `/css/app.css`.
 enum Layout {
     static func page(
         _ request: Request, title: String, status: HTTPResponseStatus = .ok,
-        headers: HTTPHeaders = [:], main: Node<HTML.BodyContext>...
+        headers: HTTPHeaders = [:], extras: PageExtras = PageExtras(), main: Node<HTML.BodyContext>...
     ) -> Response {
         let language = request.language
         let html = HTML(
@@ -25,13 +36,17 @@ enum Layout {
                 .meta(.name("theme-color"), .content("#c2410c")),
                 .title("\(title) · \(request.t("app.name"))"),
                 .link(.rel(.stylesheet), .href("/css/app.css")),
-                .link(.rel(.icon), .href("/images/icon.svg"), .type("image/svg+xml"))
+                .forEach(extras.stylesheets) { .link(.rel(.stylesheet), .href($0)) },
+                .link(.rel(.icon), .href("/images/icon.svg"), .type("image/svg+xml")),
+                .forEach(extras.scripts) { .script(.attribute(named: "type", value: "module"), .src($0)) }
             ),
             .body(
+                extras.bodyClass.map { .class($0) } ?? .empty,
                 .a(.class("skip-link"), .href("#main"), .text(request.t("layout.skip_to_content"))),
-                header(request),
+                header(request, links: extras.headerLinks),
                 .main(.id("main"), .class("page"), .group(main)),
-                footer(request)
+                footer(request),
+                extras.bottomBar
             )
         )
         var allHeaders = headers
@@ -78,7 +93,7 @@ enum Layout {
         return raw
     }
 
-    private static func header(_ request: Request) -> Node<HTML.BodyContext> {
+    private static func header(_ request: Request, links: Node<HTML.BodyContext>) -> Node<HTML.BodyContext> {
         let viewer = request.storage[WebViewerKey.self]
         let account: Node<HTML.BodyContext>
         if let viewer {
@@ -102,7 +117,7 @@ enum Layout {
             .class("site-header"),
             .a(.class("brand"), .href("/"), .span(.class("brand-mark"), .attribute(named: "aria-hidden", value: "true"), .text("🍚")),
                .text(request.t("app.name"))),
-            account
+            .div(.class("header-actions"), links, account)
         )
     }
 

@@ -384,10 +384,15 @@ extension Request {
     /// The group named by the `:pin` in the URL. Misses count against the caller's address,
     /// and a caller over the limit is refused before the look-up.
     func menuGroupFromPath() async throws -> MenuGroup {
+        try await menuGroup(pin: parameters.get("pin") ?? "")
+    }
+
+    /// The group with this PIN (typed into a form, or from a path), counted like any PIN look-up.
+    func menuGroup(pin: String) async throws -> MenuGroup {
         if let wait = application.pinMisses.retryAfter(clientAddress) {
             throw AppError(.tooManyRequests, "too_many_pin_lookups", headers: ["Retry-After": String(wait)])
         }
-        guard let pin = parameters.get("pin"), let group = try await menuGame.group(pin: pin) else {
+        guard let group = try await menuGame.group(pin: pin) else {
             application.pinMisses.record(clientAddress)
             throw AppError.notFound("group_not_found")
         }

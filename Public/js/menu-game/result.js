@@ -1,0 +1,67 @@
+// The result screen: the winning menu with its three keywords, "next rank" at most twice, the
+// player count for groups, restaurants nearby, and share. A group's results come inside the
+// page; a solo game's from the session storage the game page filled.
+import { config, flash, imagePath, nameSizeClass, share, t } from './common.js';
+
+const result = config.mode === 'group' ? config.result : JSON.parse(sessionStorage.getItem('wwe.soloResult') || 'null');
+const view = document.getElementById('result-view');
+const rankLabel = document.getElementById('result-rank');
+const image = document.getElementById('result-image');
+const name = document.getElementById('result-name');
+const keywords = document.getElementById('result-keywords');
+const players = document.getElementById('result-players');
+const nextRank = document.getElementById('next-rank');
+const nearby = document.getElementById('find-nearby');
+const shareButton = document.getElementById('share-result');
+const shareStatus = document.getElementById('share-status');
+const firstLabel = rankLabel.textContent;
+
+/** The app shows the winner and lets the person look at two more. */
+const SHOWN = 3;
+let rank = 0;
+
+function show() {
+  const menu = result.menus[rank];
+  const lastRank = Math.min(SHOWN, result.menus.length) - 1;
+  rankLabel.textContent = rank === 0 ? firstLabel : t('menu_game.result.rank', { n: rank + 1 });
+  image.src = imagePath(menu.imageURL);
+  image.alt = menu.displayName;
+  name.textContent = menu.displayName;
+  name.className = `result-name ${nameSizeClass(menu.displayName)}`;
+  keywords.replaceChildren(...menu.keywords.map((keyword) => {
+    const item = document.createElement('li');
+    item.textContent = `#${config.keywords?.[keyword] ?? keyword}`;
+    return item;
+  }));
+  nearby.href = `/map?q=${encodeURIComponent(menu.displayName)}`;
+  const left = lastRank - rank;
+  nextRank.hidden = left <= 0;
+  nextRank.textContent = t('menu_game.result.next_rank', { left });
+}
+
+if (!result?.menus?.length) {
+  document.getElementById('result-missing').hidden = false;
+  for (const element of [rankLabel, image.parentElement, nextRank, nearby, shareButton]) element.hidden = true;
+} else {
+  if (config.mode === 'group') {
+    players.textContent = t('menu_game.result.players', { count: result.playerCount });
+    players.hidden = false;
+  }
+  nextRank.addEventListener('click', () => {
+    rank += 1;
+    show();
+    name.focus({ preventScroll: true });
+  });
+  shareButton.addEventListener('click', async () => {
+    const menu = result.menus[rank];
+    const outcome = await share({
+      title: menu.displayName,
+      text: t('menu_game.result.share_text', { name: menu.displayName }),
+      url: `${location.origin}/play`,
+    });
+    if (outcome === 'copied') flash(shareStatus, t('menu_game.result.copied'));
+  });
+  name.tabIndex = -1;
+  show();
+  view.classList.add('ready');
+}

@@ -1,0 +1,107 @@
+import Fluent
+import Foundation
+
+/// A signed-in player's menu-game choices, so they follow the account to another device.
+/// Anonymous players keep the same choices in cookies (see `MenuGameDevice`).
+final class MenuGamePreference: Model, @unchecked Sendable {
+    static let schema = "menu_game_preferences"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "user_id") var user: User
+    /// Disliked foods as their raw names, sorted (`["MEAT", "SPICY"]`).
+    @Field(key: "disliked_foods") var dislikedFoods: [String]
+    @Timestamp(key: "updated_at", on: .update, format: .microseconds) var updatedAt: Date?
+
+    init() {}
+
+    init(userID: UUID, disliked: Set<Flavor>) {
+        self.$user.id = userID
+        self.dislikedFoods = Self.encode(disliked)
+    }
+
+    var disliked: Set<Flavor> { Set(dislikedFoods.compactMap(Flavor.init(rawValue:))).intersection(Flavor.dislikeable) }
+
+    static func encode(_ disliked: Set<Flavor>) -> [String] { disliked.map(\.rawValue).sorted() }
+}
+
+/// A note a player left from the settings screen; administrators read them.
+final class MenuGameFeedback: Model, @unchecked Sendable {
+    static let schema = "menu_game_feedback"
+    static let maxLength = 2000
+
+    @ID(key: .id) var id: UUID?
+    @Field(key: "message") var message: String
+    @OptionalParent(key: "user_id") var user: User?
+    /// The language the player used, so an administrator knows how to read and answer.
+    @Field(key: "language") var language: String
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
+
+    init() {}
+
+    init(message: String, userID: UUID?, language: Language) {
+        self.message = message
+        self.$user.id = userID
+        self.language = language.rawValue
+    }
+}
+
+struct CreateMenuGamePreferencesAndFeedback: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(MenuGamePreference.schema)
+            .id()
+            .field("user_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
+            .field("disliked_foods", .array(of: .string), .required)
+            .field("updated_at", .datetime)
+            .unique(on: "user_id")
+            .create()
+        try await database.schema(MenuGameFeedback.schema)
+            .id()
+            .field("message", .string, .required)
+            // Feedback outlives a withdrawn account, without the link to it.
+            .field("user_id", .uuid, .references(User.schema, "id", onDelete: .setNull))
+            .field("language", .string, .required)
+            .field("created_at", .datetime)
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(MenuGameFeedback.schema).delete()
+        try await database.schema(MenuGamePreference.schema).delete()
+    }
+}
+
+extension MenuGameService {
+    /// The account's saved disliked foods; nil when it never saved any.
+    func savedDislikes(of userID: UUID) async throws -> Set<Flavor>? {
+        try await MenuGamePreference.query(on: database).filter(\.$user.$id == userID).first()?.disliked
+    }
+
+    func saveDislikes(_ disliked: Set<Flavor>, for userID: UUID) async throws {
+        let clean = disliked.intersection(Flavor.dislikeable)
+        if let existing = try await MenuGamePreference.query(on: database).filter(\.$user.$id == userID).first() {
+            existing.dislikedFoods = MenuGamePreference.encode(clean)
+            try await existing.save(on: database)
+        } else {
+            do {
+                try await MenuGamePreference(userID: userID, disliked: clean).create(on: database)
+            } catch let error as any DatabaseError where error.isConstraintFailure {
+                // Another request of the same account saved first; last write wins.
+                try await MenuGamePreference.query(on: database).filter(\.$user.$id == userID)
+                    .set(\.$dislikedFoods, to: MenuGamePreference.encode(clean)).update()
+            }
+        }
+    }
+
+    /// Stores a note from the settings screen. Blank or overlong notes are refused (422).
+    @discardableResult
+    func leaveFeedback(_ raw: String, userID: UUID?, language: Language) async throws -> MenuGameFeedback {
+        let message = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !message.isEmpty else { throw AppError.invalid("feedback_empty") }
+        guard message.count <= MenuGameFeedback.maxLength else {
+            throw AppError.invalid("feedback_too_long", ["max": String(MenuGameFeedback.maxLength)])
+        }
+        let feedback = MenuGameFeedback(message: message, userID: userID, language: language)
+        try await feedback.create(on: database)
+        return feedback
+    }
+}

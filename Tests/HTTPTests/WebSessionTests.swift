@@ -15,9 +15,14 @@ struct CookieBrowser {
     }
 
     mutating func post(_ path: String, form: [String: String], includeCSRF: Bool = true) async throws -> TestingHTTPResponse {
+        try await post(path, fields: form.map { ($0.key, $0.value) }, includeCSRF: includeCSRF)
+    }
+
+    /// A form with repeated names (`disliked[]` twice), in order.
+    mutating func post(_ path: String, fields form: [(String, String)], includeCSRF: Bool = true) async throws -> TestingHTTPResponse {
         var fields = form
-        if includeCSRF, let token = lastCSRFToken { fields["_csrf"] = token }
-        let body = fields.map { "\(encode($0.key))=\(encode($0.value))" }.joined(separator: "&")
+        if includeCSRF, let token = lastCSRFToken { fields.append(("_csrf", token)) }
+        let body = fields.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
         var headers = requestHeaders()
         headers.contentType = .urlEncodedForm
         let response = try await app.send(.POST, path, raw: body, headers: headers)
@@ -39,7 +44,7 @@ struct CookieBrowser {
 
     private mutating func remember(_ response: TestingHTTPResponse) {
         for header in response.headers[.setCookie] {
-            let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1)
+            let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard pair.count == 2 else { continue }
             let expired = header.lowercased().contains("max-age=0") || header.contains("1970")
             if expired || pair[1].isEmpty { cookies[String(pair[0])] = nil } else { cookies[String(pair[0])] = String(pair[1]) }

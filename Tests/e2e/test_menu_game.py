@@ -24,8 +24,9 @@ def image_loaded(driver, selector):
 
 
 def top_card_step(driver):
-    """The "n / 9" label of the card on top of the stack."""
-    return driver.find_element(By.CSS_SELECTOR, ".game-card.pos-0 .card-step").text
+    """The "n / 9" label of the card on top of the stack (read as text content: a card coming
+    back is still fading in, and selenium's .text skips what is not yet visible)."""
+    return driver.find_element(By.CSS_SELECTOR, ".game-card.pos-0 .card-step").get_attribute("textContent")
 
 
 def onboard(driver, server, dislike=()):

@@ -4,11 +4,12 @@ const container = document.getElementById('onboarding');
 const pages = [...document.querySelectorAll('.onboarding-page')];
 const dots = [...document.querySelectorAll('.page-dots li')];
 
-function show(index) {
+/** Shows one page; after a tap, focus moves to its heading so screen readers follow. */
+function show(index, moveFocus = true) {
   pages.forEach((page, i) => { page.hidden = i !== index; });
   dots.forEach((dot, i) => dot.classList.toggle('current', i === index));
   const heading = pages[index]?.querySelector('h1');
-  if (heading) {
+  if (heading && moveFocus) {
     heading.tabIndex = -1;
     heading.focus({ preventScroll: true });
   }
@@ -26,5 +27,5 @@ if (container && pages.length) {
       show(pages.length - 1);
     });
   });
-  show(location.hash === '#dislikes' ? pages.length - 1 : 0);
+  show(location.hash === '#dislikes' ? pages.length - 1 : 0, false);
 }

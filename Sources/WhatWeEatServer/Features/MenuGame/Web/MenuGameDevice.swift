@@ -6,7 +6,8 @@ import Vapor
 /// - `wwe_device`: the anonymous device token the game API takes (like the app's push token);
 ///   made on the first visit, HttpOnly, and handed to the page's scripts inside the page.
 /// - `wwe_onboarded`: the first-visit onboarding is done.
-/// - `wwe_disliked`: the disliked foods, comma-separated (the account's copy wins when signed in).
+/// - `wwe_disliked`: the disliked foods joined by dots, `MEAT.SPICY` (a cookie value may not hold
+///   commas); the account's copy wins when signed in.
 /// - `wwe_waiting`: the PIN of the group this browser submitted to, so reopening the browser
 ///   returns to the waiting room.
 struct MenuGameDevice {
@@ -38,7 +39,11 @@ struct MenuGameDevice {
     /// Only the five dislikeable foods survive; anything else in the cookie is ignored.
     static func parseDisliked(_ raw: String?) -> Set<Flavor> {
         guard let raw else { return [] }
-        return Set(raw.split(separator: ",").compactMap { Flavor(rawValue: String($0)) }).intersection(Flavor.dislikeable)
+        return Set(raw.split(separator: ".").compactMap { Flavor(rawValue: String($0)) }).intersection(Flavor.dislikeable)
+    }
+
+    static func cookieValue(_ disliked: Set<Flavor>) -> String {
+        disliked.map(\.rawValue).sorted().joined(separator: ".")
     }
 
     /// Sets the device cookie on a response when this request made the token.

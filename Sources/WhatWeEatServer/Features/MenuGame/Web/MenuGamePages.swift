@@ -106,8 +106,7 @@ struct MenuGamePages: RouteCollection {
             try await req.menuGame.saveDislikes(disliked, for: user.requireID())
         }
         let response = Layout.redirect(to: Layout.safeNextPath(form.next) ?? "/play")
-        response.cookies[MenuGameDevice.dislikedCookie] = MenuGameDevice.cookie(
-            disliked.map(\.rawValue).sorted().joined(separator: ","), req)
+        response.cookies[MenuGameDevice.dislikedCookie] = MenuGameDevice.cookie(MenuGameDevice.cookieValue(disliked), req)
         response.cookies[MenuGameDevice.onboardedCookie] = MenuGameDevice.cookie("1", req)
         return response
     }
@@ -271,7 +270,7 @@ struct MenuGamePages: RouteCollection {
                     .class("card"), .attribute(named: "aria-labelledby", value: "join-title"),
                     .h2(.id("join-title"), .text(req.t("menu_game.together.join_title"))),
                     .form(
-                        .action("/play/together/join"), .method(.post), .class("stack join-form"), .id("join-form"),
+                        .action("/play/together/join"), .method(.post), .class("stack join-form"), .id("join-form"), .novalidate(),
                         Layout.csrfField(req),
                         .div(
                             .class("field"),

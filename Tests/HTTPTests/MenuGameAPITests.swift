@@ -249,48 +249,56 @@ final class MenuGameAPITests: XCTestCase {
         try await withTestApp { app in
             let port = try freePort()
             try await app.server.start(address: .hostname("127.0.0.1", port: port))
-            let pin = try await createGroup(app)
-
-            let received = NIOLockedValueBox<[Int: [String]]>([:])
-            var sockets: [WebSocket] = []
-            for index in 0..<3 {
-                let promise = app.eventLoopGroup.any().makePromise(of: WebSocket.self)
-                WebSocket.connect(to: "ws://127.0.0.1:\(port)/api/v1/menu-game/groups/\(pin)/live?token=\(Self.host)", on: app.eventLoopGroup) { socket in
-                    socket.onText { _, text in received.withLockedValue { $0[index, default: []].append(text) } }
-                    promise.succeed(socket)
-                }.cascadeFailure(to: promise)
-                sockets.append(try await promise.futureResult.get())
+            do {
+                try await liveSocketScenario(app, port: port)
+            } catch {
+                await app.server.shutdown()  // a failed step must not leave the server running
+                throw error
             }
-            try await waitUntil { received.withLockedValue { $0.values.filter { !$0.isEmpty }.count } == 3 }
-            XCTAssertTrue(app.events is InProcessEventBus)
-            try await waitUntil { (app.events as? InProcessEventBus)?.subscriberCount(of: MenuGameService.topic(pin)) == 3 }
-
-            _ = try await Self.submit(app, pin: pin, player: "player-device-token-0001")
-            _ = try await Self.submit(app, pin: pin, player: "player-device-token-0002")
-            _ = try await app.send(.DELETE, "/api/v1/menu-game/groups/\(pin)/submission", headers: device("player-device-token-0001"))
-            _ = try await app.send(.POST, "/api/v1/menu-game/groups/\(pin)/close", headers: device(Self.host))
-            try await waitUntil { received.withLockedValue { $0.values.allSatisfy { $0.last == #"{"type":"closed"}"# } } }
-
-            for (_, messages) in received.withLockedValue({ $0 }) {
-                XCTAssertEqual(messages.first, #"{"type":"state","submissionCount":0,"isHost":true,"isClosed":false}"#)
-                XCTAssertEqual(Array(messages.dropFirst()), [
-                    #"{"type":"submissionCount","submissionCount":1}"#,
-                    #"{"type":"submissionCount","submissionCount":2}"#,
-                    #"{"type":"submissionCount","submissionCount":1}"#,
-                    #"{"type":"closed"}"#,
-                ])
-            }
-            for socket in sockets { try await socket.close() }
-            try await waitUntil { (app.events as? InProcessEventBus)?.subscriberCount(of: MenuGameService.topic(pin)) == 0 }
-
-            // An unknown group is refused before the upgrade, with the usual JSON error.
-            let refused = try await app.send(.GET, "/api/v1/menu-game/groups/999999/live", headers: [
-                "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
-            ])
-            XCTAssertEqual(refused.status, .notFound)
-            XCTAssertEqual(refused.errorCode, "group_not_found")
             await app.server.shutdown()
         }
+    }
+
+    private func liveSocketScenario(_ app: Application, port: Int) async throws {
+        let pin = try await createGroup(app)
+
+        let received = NIOLockedValueBox<[Int: [String]]>([:])
+        var sockets: [WebSocket] = []
+        for index in 0..<3 {
+            let promise = app.eventLoopGroup.any().makePromise(of: WebSocket.self)
+            WebSocket.connect(to: "ws://127.0.0.1:\(port)/api/v1/menu-game/groups/\(pin)/live?token=\(Self.host)", on: app.eventLoopGroup) { socket in
+                socket.onText { _, text in received.withLockedValue { $0[index, default: []].append(text) } }
+                promise.succeed(socket)
+            }.cascadeFailure(to: promise)
+            sockets.append(try await promise.futureResult.get())
+        }
+        try await waitUntil { received.withLockedValue { $0.values.filter { !$0.isEmpty }.count } == 3 }
+        try await waitUntil { app.events.subscriberCount(of: MenuGameService.topic(pin)) == 3 }
+
+        _ = try await Self.submit(app, pin: pin, player: "player-device-token-0001")
+        _ = try await Self.submit(app, pin: pin, player: "player-device-token-0002")
+        _ = try await app.send(.DELETE, "/api/v1/menu-game/groups/\(pin)/submission", headers: device("player-device-token-0001"))
+        _ = try await app.send(.POST, "/api/v1/menu-game/groups/\(pin)/close", headers: device(Self.host))
+        try await waitUntil { received.withLockedValue { $0.values.allSatisfy { $0.last == #"{"type":"closed"}"# } } }
+
+        for (_, messages) in received.withLockedValue({ $0 }) {
+            XCTAssertEqual(messages.first, #"{"type":"state","submissionCount":0,"isHost":true,"isClosed":false}"#)
+            XCTAssertEqual(Array(messages.dropFirst()), [
+                #"{"type":"submissionCount","submissionCount":1}"#,
+                #"{"type":"submissionCount","submissionCount":2}"#,
+                #"{"type":"submissionCount","submissionCount":1}"#,
+                #"{"type":"closed"}"#,
+            ])
+        }
+        for socket in sockets { try await socket.close() }
+        try await waitUntil { app.events.subscriberCount(of: MenuGameService.topic(pin)) == 0 }
+
+        // An unknown group is refused before the upgrade, with the usual JSON error.
+        let refused = try await app.send(.GET, "/api/v1/menu-game/groups/999999/live", headers: [
+            "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        ])
+        XCTAssertEqual(refused.status, .notFound)
+        XCTAssertEqual(refused.errorCode, "group_not_found")
     }
 
     func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws {

@@ -29,7 +29,15 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.translator = try Translator.load(from: app.directory.resourcesDirectory + "translations")
     app.accessTokens = await AccessTokens.make(secret: settings.jwtSecret, lifetime: settings.accessTokenTTL)
     app.passwordHasher = try PasswordHasher(cost: settings.bcryptCost, threadPool: app.threadPool)
-    app.events = InProcessEventBus()
+    switch settings.database {
+    case .sqlite:
+        app.events = InProcessEventBus()
+    case .postgres(let url):
+        // Several processes may share this database: live events go through LISTEN/NOTIFY.
+        let bus = try await PostgresEventBus.start(url: url, logger: app.logger)
+        app.events = bus
+        app.lifecycle.use(PostgresEventBusLifecycle(bus: bus))
+    }
     app.requestMetrics = RequestMetrics()
     app.menuCatalog = MenuCatalog()
     app.pinMisses = RateLimiter(limit: 20, window: 60)

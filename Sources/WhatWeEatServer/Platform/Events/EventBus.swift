@@ -4,12 +4,14 @@ import Vapor
 /// Publishes small text messages (JSON) to everyone subscribed to a topic — the live parts of
 /// the app (game rooms, chat, notifications) are fed by this.
 ///
-/// `InProcessEventBus` serves one process (SQLite). Several processes sharing PostgreSQL need
-/// a bus over `LISTEN/NOTIFY` behind this same protocol.
+/// `InProcessEventBus` serves one process (SQLite); `PostgresEventBus` carries events between all
+/// the processes that share a PostgreSQL database (`LISTEN/NOTIFY`).
 public protocol EventBus: Sendable {
     func publish(_ message: String, to topic: String) async
     /// Messages published to `topic` from now on; ends when the caller stops iterating.
     func subscribe(to topic: String) -> AsyncStream<String>
+    /// How many listeners `topic` has in this process (tests, metrics).
+    func subscriberCount(of topic: String) -> Int
 }
 
 public final class InProcessEventBus: EventBus {
@@ -35,7 +37,6 @@ public final class InProcessEventBus: EventBus {
         return stream
     }
 
-    /// How many listeners a topic has (for tests and metrics).
     public func subscriberCount(of topic: String) -> Int {
         subscribers.withLockedValue { $0[topic]?.count ?? 0 }
     }

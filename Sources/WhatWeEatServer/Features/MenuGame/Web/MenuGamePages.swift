@@ -33,6 +33,7 @@ struct MenuGamePages: RouteCollection {
         play.get("groups", ":pin", "result", use: groupResult)
         play.get("settings", use: settings)
         play.post("feedback", use: sendFeedback)
+        play.get("feedback", use: feedbackInbox)
         routes.get("join", ":pin", use: joinLink)
     }
 
@@ -597,6 +598,36 @@ struct MenuGamePages: RouteCollection {
             return response
         }
         return Layout.redirect(to: "/play/settings?notice=feedback_sent#feedback")
+    }
+
+    /// Administrators read the notes here, newest first, a page at a time.
+    func feedbackInbox(req: Request) async throws -> Response {
+        guard let user = req.auth.get(User.self) else { return Layout.redirect(to: "/login?next=/play/feedback") }
+        guard user.role == .admin else { throw AppError.forbidden }
+        let page = try PageRequest(from: req)
+        let (notes, next) = try await MenuGameFeedback.query(on: req.db).paginate(newestFirst: \.$createdAt, page)
+        let formatter = ISO8601DateFormatter()
+        let list: Node<HTML.BodyContext> = notes.isEmpty
+            ? .p(.class("muted"), .text(req.t("menu_game.feedback.inbox_empty")))
+            : .ul(
+                .class("feedback-list"),
+                .forEach(notes) { note in
+                    .li(
+                        .p(.class("feedback-message"), .text(note.message)),
+                        .p(.class("muted"), .text("\(note.createdAt.map(formatter.string(from:)) ?? "") · \(note.language)"))
+                    )
+                }
+            )
+        return Layout.page(
+            req, title: req.t("menu_game.feedback.inbox"),
+            extras: MenuGameViews.extras(req, tab: nil),
+            main: .section(
+                .class("card"),
+                .h1(.text(req.t("menu_game.feedback.inbox"))),
+                list,
+                next.map { .a(.class("button"), .href("/play/feedback?cursor=\($0)"), .text(req.t("menu_game.feedback.older"))) } ?? .empty
+            )
+        )
     }
 
     // MARK: Helpers

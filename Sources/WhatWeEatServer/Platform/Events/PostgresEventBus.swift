@@ -1,0 +1,135 @@
+import FluentPostgresDriver
+import NIOConcurrencyHelpers
+import PostgresNIO
+import Vapor
+
+/// The event bus for several server processes that share one PostgreSQL database: events travel
+/// through `NOTIFY` on one channel, and every process `LISTEN`s on it.
+///
+/// Each process keeps one dedicated connection (outside the query pool) that listens and also
+/// sends the `NOTIFY`s. A process delivers an event to its own subscribers only when it hears it
+/// back from the database, so every process sees the events of a topic in the same order. If the
+/// connection drops, it reconnects with backoff; events published meanwhile reach this process's
+/// own subscribers directly (the other processes miss them, and their clients' polling catches up).
+public final class PostgresEventBus: EventBus {
+    /// One channel for every topic; the payload names the topic.
+    static let channel = "whatweeat_events"
+    /// PostgreSQL refuses NOTIFY payloads of 8000 bytes or more.
+    static let maxPayloadBytes = 7900
+
+    struct Envelope: Codable {
+        let topic: String
+        let message: String
+    }
+
+    private let local = InProcessEventBus()
+    private let configuration: PostgresConnection.Configuration
+    private let logger: Logger
+    private let connection = NIOLockedValueBox<PostgresConnection?>(nil)
+    private let listener = NIOLockedValueBox<Task<Void, Never>?>(nil)
+
+    private init(configuration: PostgresConnection.Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Connects and starts listening; returns once `LISTEN` is in place, so no event published
+    /// after start-up is missed. Throws when the database cannot be reached at all.
+    public static func start(url: String, logger: Logger) async throws -> PostgresEventBus {
+        let bus = PostgresEventBus(configuration: try SQLPostgresConfiguration(url: url).coreConfiguration, logger: logger)
+        try await withCheckedThrowingContinuation { (listening: CheckedContinuation<Void, any Error>) in
+            bus.listener.withLockedValue { $0 = Task { await bus.listen(reportingFirstAttemptTo: listening) } }
+        }
+        return bus
+    }
+
+    public func publish(_ message: String, to topic: String) async {
+        let payload = String(decoding: (try? JSONEncoder().encode(Envelope(topic: topic, message: message))) ?? Data(), as: UTF8.self)
+        guard payload.utf8.count <= Self.maxPayloadBytes, let connection = connection.withLockedValue({ $0 }) else {
+            if payload.utf8.count > Self.maxPayloadBytes {
+                logger.warning("event too large for NOTIFY; delivered to this process only", metadata: ["topic": "\(topic)"])
+            }
+            await local.publish(message, to: topic)
+            return
+        }
+        do {
+            try await connection.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
+        } catch {
+            logger.warning("NOTIFY failed; delivered to this process only", metadata: ["error": "\(String(reflecting: error))"])
+            await local.publish(message, to: topic)
+        }
+    }
+
+    public func subscribe(to topic: String) -> AsyncStream<String> {
+        local.subscribe(to: topic)
+    }
+
+    public func subscriberCount(of topic: String) -> Int {
+        local.subscriberCount(of: topic)
+    }
+
+    /// Stops listening and closes the connection (application shutdown).
+    public func shutdown() async {
+        let task = listener.withLockedValue { task -> Task<Void, Never>? in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
+    }
+
+    /// Listens until cancelled, reconnecting after failures. The first attempt's outcome is
+    /// reported to `start`: listening, or the error that kept it from listening.
+    private func listen(reportingFirstAttemptTo firstAttempt: CheckedContinuation<Void, any Error>) async {
+        let report = NIOLockedValueBox<CheckedContinuation<Void, any Error>?>(firstAttempt)
+        var delay: Duration = .milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                self.connection.withLockedValue { $0 = connection }
+                defer {
+                    self.connection.withLockedValue { $0 = nil }
+                    Task { try? await connection.close() }
+                }
+                try await connection.listen(on: Self.channel) { notifications in
+                    report.withLockedValue { $0?.resume(); $0 = nil }
+                    delay = .milliseconds(100)
+                    for try await notification in notifications {
+                        await deliver(notification.payload)
+                    }
+                }
+            } catch {
+                if let first = report.withLockedValue({ continuation -> CheckedContinuation<Void, any Error>? in
+                    defer { continuation = nil }
+                    return continuation
+                }) {
+                    first.resume(throwing: error)
+                    return
+                }
+                if !Task.isCancelled {
+                    logger.warning("event listener lost its connection; reconnecting", metadata: ["error": "\(String(reflecting: error))"])
+                }
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+        report.withLockedValue { $0?.resume(throwing: CancellationError()); $0 = nil }
+    }
+
+    private func deliver(_ payload: String) async {
+        guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(payload.utf8)) else {
+            logger.debug("ignoring a notification that is not ours")
+            return
+        }
+        await local.publish(envelope.message, to: envelope.topic)
+    }
+}
+
+/// Closes the bus's listening connection when the application shuts down.
+struct PostgresEventBusLifecycle: LifecycleHandler {
+    let bus: PostgresEventBus
+
+    func shutdownAsync(_ application: Application) async {
+        await bus.shutdown()
+    }
+}

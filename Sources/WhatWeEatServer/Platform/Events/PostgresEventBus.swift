@@ -33,12 +33,17 @@ public final class PostgresEventBus: EventBus {
         self.logger = logger
     }
 
-    /// Connects and starts listening; returns once `LISTEN` is in place, so no event published
-    /// after start-up is missed. Throws when the database cannot be reached at all.
+    /// Connects and starts listening, and returns once `LISTEN` is in place, so no event published
+    /// after start-up is missed. When the database cannot be reached yet, it returns at once and
+    /// keeps trying in the background (the server starts; `/readyz` reports the database).
     public static func start(url: String, logger: Logger) async throws -> PostgresEventBus {
         let bus = PostgresEventBus(configuration: try SQLPostgresConfiguration(url: url).coreConfiguration, logger: logger)
-        try await withCheckedThrowingContinuation { (listening: CheckedContinuation<Void, any Error>) in
-            bus.listener.withLockedValue { $0 = Task { await bus.listen(reportingFirstAttemptTo: listening) } }
+        let firstAttempt = await withCheckedContinuation { (outcome: CheckedContinuation<(any Error)?, Never>) in
+            bus.listener.withLockedValue { $0 = Task { await bus.listen(reportingFirstAttemptTo: outcome) } }
+        }
+        if let firstAttempt {
+            logger.warning("event listener cannot reach the database yet; retrying in the background",
+                           metadata: ["error": "\(String(reflecting: firstAttempt))"])
         }
         return bus
     }
@@ -79,9 +84,12 @@ public final class PostgresEventBus: EventBus {
     }
 
     /// Listens until cancelled, reconnecting after failures. The first attempt's outcome is
-    /// reported to `start`: listening, or the error that kept it from listening.
-    private func listen(reportingFirstAttemptTo firstAttempt: CheckedContinuation<Void, any Error>) async {
-        let report = NIOLockedValueBox<CheckedContinuation<Void, any Error>?>(firstAttempt)
+    /// reported to `start`: nil once listening, or the error that kept it from listening.
+    private func listen(reportingFirstAttemptTo firstAttempt: CheckedContinuation<(any Error)?, Never>) async {
+        let report = NIOLockedValueBox<CheckedContinuation<(any Error)?, Never>?>(firstAttempt)
+        func reportFirstAttempt(_ outcome: (any Error)?) {
+            report.withLockedValue { $0?.resume(returning: outcome); $0 = nil }
+        }
         var delay: Duration = .milliseconds(100)
         while !Task.isCancelled {
             do {
@@ -92,28 +100,23 @@ public final class PostgresEventBus: EventBus {
                     Task { try? await connection.close() }
                 }
                 try await connection.listen(on: Self.channel) { notifications in
-                    report.withLockedValue { $0?.resume(); $0 = nil }
+                    reportFirstAttempt(nil)
                     delay = .milliseconds(100)
                     for try await notification in notifications {
                         await deliver(notification.payload)
                     }
                 }
             } catch {
-                if let first = report.withLockedValue({ continuation -> CheckedContinuation<Void, any Error>? in
-                    defer { continuation = nil }
-                    return continuation
-                }) {
-                    first.resume(throwing: error)
-                    return
-                }
-                if !Task.isCancelled {
+                let startingUp = report.withLockedValue { $0 != nil }
+                if !startingUp && !Task.isCancelled {  // start() logs the first failure itself
                     logger.warning("event listener lost its connection; reconnecting", metadata: ["error": "\(String(reflecting: error))"])
                 }
+                reportFirstAttempt(error)
             }
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(5))
         }
-        report.withLockedValue { $0?.resume(throwing: CancellationError()); $0 = nil }
+        reportFirstAttempt(CancellationError())
     }
 
     private func deliver(_ payload: String) async {

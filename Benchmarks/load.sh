@@ -33,6 +33,11 @@ PIN=$(curl -fs -X POST "$URL/group?token=$DEVICE")
 curl -fs -X POST "$URL/group/$PIN" -H 'Content-Type: application/json' \
   -d "{\"gameAnswer\": {\"rice\": true}, \"dislikedFoods\": [], \"pinNumber\": \"$PIN\", \"token\": \"$DEVICE\"}" >/dev/null
 
+# Many groups with one submission each, for the row that polls them in turn.
+PINS_FILE="$DATA/pins.txt"
+for _ in $(seq 1 2000); do curl -fs -X POST "$URL/group?token=$DEVICE"; echo; done > "$PINS_FILE"
+export PINS_FILE
+
 # wrk's --latency output → "requests/s p50 p99" (latencies in ms).
 measure() {
   local path=$1; shift
@@ -66,6 +71,7 @@ row '`GET /login` (HTML page, Plot)' /login -H 'Accept: text/html'
 row '`GET /menu/random` (iOS app)' /menu/random
 row '`GET /group/{pin}/gameresultwait` (iOS app)' "/group/$PIN/gameresultwait?token=$DEVICE"
 row '`GET /api/v1/menu-game/groups/{pin}`' "/api/v1/menu-game/groups/$PIN" -H "X-Device-Token: $DEVICE"
+row '`GET /group/{pin}/gameresultwait`, 2,000 groups in turn' / -s "$(dirname "$0")/rotate_pins.lua"
 echo
 echo "($DURATION s per route, $CONNECTIONS connections, wrk -t2, $(nproc) cores shared by wrk and the server, $(date -u +%Y-%m-%d))"
 

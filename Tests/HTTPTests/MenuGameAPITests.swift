@@ -82,10 +82,13 @@ final class MenuGameAPITests: XCTestCase {
         try await withTestApp { app in
             let pin = try await createGroup(app)
             _ = try await Self.submit(app, pin: pin, player: "player-device-token-0001")
+            // Time passes by editing the rows; a day later no in-memory state is fresh any more.
             try await MenuGroup.query(on: app.db).set(\.$lastActivityAt, to: Date().addingTimeInterval(-23 * 3600)).update()
+            app.menuGroupStates.forget(pin: pin)
             let response1 = try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)")
             XCTAssertEqual(response1.status, .ok, "23 hours idle: still open")
             try await MenuGroup.query(on: app.db).set(\.$lastActivityAt, to: Date().addingTimeInterval(-24 * 3600 - 1)).update()
+            app.menuGroupStates.forget(pin: pin)
             let expired = try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)")
             XCTAssertEqual(expired.status, .notFound)
             let response2 = try await app.send(.GET, "/group/\(pin)")

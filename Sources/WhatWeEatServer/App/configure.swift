@@ -40,6 +40,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     }
     app.requestMetrics = RequestMetrics()
     app.menuCatalog = MenuCatalog()
+    app.menuGroupStates = MenuGroupStateCache()
     app.pinMisses = RateLimiter(limit: 20, window: 60)
     app.feedbackLimiter = RateLimiter(limit: 5, window: 600)
     app.files = try DiskFileStorage(directory: (settings.dataDirectory as NSString).appendingPathComponent("uploads"))

@@ -293,9 +293,9 @@ struct MenuGameAPI: RouteCollection {
         return try await GroupStatusResponse(status).encodeResponse(status: .created, for: req)
     }
 
+    /// The waiting room; polled by clients whose socket is down, so it is served from memory while fresh.
     func groupStatus(req: Request) async throws -> GroupStatusResponse {
-        let group = try await req.menuGroupFromPath()
-        return GroupStatusResponse(try await req.menuGame.status(of: group, device: try optionalDevice(req)))
+        GroupStatusResponse(try await req.menuGroupStatusFromPath(device: try optionalDevice(req)))
     }
 
     func submit(req: Request) async throws -> GroupStatusResponse {
@@ -389,13 +389,24 @@ extension Request {
 
     /// The group with this PIN (typed into a form, or from a path), counted like any PIN look-up.
     func menuGroup(pin: String) async throws -> MenuGroup {
+        try await lookUpPIN { try await menuGame.group(pin: pin) }
+    }
+
+    /// The waiting-room state of the group in the path, for polling clients (mostly from memory).
+    func menuGroupStatusFromPath(device: String?) async throws -> GroupStatus {
+        let pin = parameters.get("pin") ?? ""
+        return try await lookUpPIN { try await menuGame.pollStatus(pin: pin, device: device) }
+    }
+
+    /// Every PIN look-up: callers over the miss limit are refused before looking, and a miss counts.
+    private func lookUpPIN<Found>(_ lookUp: () async throws -> Found?) async throws -> Found {
         if let wait = application.pinMisses.retryAfter(clientAddress) {
             throw AppError(.tooManyRequests, "too_many_pin_lookups", headers: ["Retry-After": String(wait)])
         }
-        guard let group = try await menuGame.group(pin: pin) else {
+        guard let found = try await lookUp() else {
             application.pinMisses.record(clientAddress)
             throw AppError.notFound("group_not_found")
         }
-        return group
+        return found
     }
 }

@@ -119,8 +119,7 @@ struct MenuGameCompatRoutes: RouteCollection {
     }
 
     func waitState(req: Request) async throws -> WaitState {
-        let group = try await req.menuGroupFromPath()
-        let status = try await req.menuGame.status(of: group, device: req.query[String.self, at: "token"])
+        let status = try await req.menuGroupStatusFromPath(device: req.query[String.self, at: "token"])
         return WaitState(submissionCount: status.submissionCount, isHost: status.isHost, isGameClosed: status.isClosed)
     }
 

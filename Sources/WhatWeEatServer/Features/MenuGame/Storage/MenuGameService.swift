@@ -34,12 +34,14 @@ struct MenuGameService {
     let database: any Database
     let catalog: MenuCatalog.Snapshot
     let events: any EventBus
+    let groupStates: MenuGroupStateCache
     let publicURL: String
 
     init(request: Request) {
         self.database = request.db
         self.catalog = request.application.menuCatalog.snapshot
         self.events = request.application.events
+        self.groupStates = request.application.menuGroupStates
         self.publicURL = request.application.settings.publicURL
     }
 
@@ -115,6 +117,7 @@ struct MenuGameService {
                                   hostUserID: hostUserID, recommender: .v1, now: now)
             do {
                 try await group.create(on: database)
+                groupStates.store(try snapshot(of: group, submissionCount: 0), observedAt: now)
                 return group
             } catch let error as any DatabaseError where error.isConstraintFailure {
                 continue
@@ -162,7 +165,7 @@ struct MenuGameService {
             }
             return .recorded
         }
-        if outcome == .recorded { try await announceCount(of: group) }
+        if outcome == .recorded { try await announceCount(of: group, activityAt: now) }
         return outcome
     }
 
@@ -176,15 +179,36 @@ struct MenuGameService {
                 .filter(\.$group.$id == groupID).filter(\.$playerTokenHash == playerHash).delete()
             return .recorded
         }
-        if outcome == .recorded { try await announceCount(of: group) }
+        if outcome == .recorded { try await announceCount(of: group, activityAt: now) }
         return outcome
     }
 
     func status(of group: MenuGroup, device: String?) async throws -> GroupStatus {
-        let count = try await MenuGroupSubmission.query(on: database).filter(\.$group.$id == group.requireID()).count()
-        let isHost = device.map { SecureRandom.constantTimeEquals(SecureRandom.sha256Hex($0), group.hostTokenHash) } ?? false
-        return GroupStatus(pin: group.pin, submissionCount: count, isHost: isHost, isClosed: group.isClosed,
-                           expiresAt: group.lastActivityAt.addingTimeInterval(Self.groupLifetime))
+        try snapshot(of: group, submissionCount: try await submissionCount(of: group)).status(device: device)
+    }
+
+    /// The waiting-room state for clients that poll it: from memory while fresh (see
+    /// `MenuGroupStateCache`), else read and remembered. Nil for an unknown or expired PIN.
+    func pollStatus(pin rawPIN: String, device: String?, now: Date = Date()) async throws -> GroupStatus? {
+        guard let pin = Self.normalizedPIN(rawPIN) else { return nil }
+        if let cached = groupStates.fresh(pin: pin, now: now) {
+            guard cached.lastActivityAt > now.addingTimeInterval(-Self.groupLifetime) else { return nil }
+            return cached.status(device: device)
+        }
+        let observedAt = Date()
+        guard let group = try await group(pin: pin, now: now) else { return nil }
+        let state = try snapshot(of: group, submissionCount: try await submissionCount(of: group))
+        groupStates.store(state, observedAt: observedAt)
+        return state.status(device: device)
+    }
+
+    private func submissionCount(of group: MenuGroup) async throws -> Int {
+        try await MenuGroupSubmission.query(on: database).filter(\.$group.$id == group.requireID()).count()
+    }
+
+    private func snapshot(of group: MenuGroup, submissionCount: Int) throws -> MenuGroupStateCache.Snapshot {
+        MenuGroupStateCache.Snapshot(id: try group.requireID(), pin: group.pin, hostTokenHash: group.hostTokenHash,
+                                     isClosed: group.isClosed, lastActivityAt: group.lastActivityAt, submissionCount: submissionCount)
     }
 
     func isHost(_ device: String, of group: MenuGroup) -> Bool {
@@ -213,6 +237,10 @@ struct MenuGameService {
             try await fresh.save(on: transaction)
             return result
         }
+        var closedState = try snapshot(of: group, submissionCount: result.playerCount)
+        closedState.isClosed = true
+        closedState.lastActivityAt = now
+        groupStates.store(closedState, observedAt: now)
         await events.publish(#"{"type":"closed"}"#, to: Self.topic(group.pin))
         return result
     }
@@ -225,8 +253,14 @@ struct MenuGameService {
 
     static func topic(_ pin: String) -> String { "menu-group:\(pin)" }
 
-    private func announceCount(of group: MenuGroup) async throws {
-        let count = try await MenuGroupSubmission.query(on: database).filter(\.$group.$id == group.requireID()).count()
+    /// After a submit or cancel: remember the new count and tell the live room.
+    private func announceCount(of group: MenuGroup, activityAt: Date) async throws {
+        let observedAt = Date()
+        let count = try await submissionCount(of: group)
+        var state = try snapshot(of: group, submissionCount: count)
+        state.isClosed = false  // the write that just happened found it open
+        state.lastActivityAt = activityAt
+        groupStates.store(state, observedAt: observedAt)
         await events.publish(#"{"type":"submissionCount","submissionCount":\#(count)}"#, to: Self.topic(group.pin))
     }
 

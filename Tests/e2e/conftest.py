@@ -12,6 +12,7 @@ import urllib.request
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -111,7 +112,9 @@ def shot(driver, step):
 
 
 def wait_for(driver, condition, timeout=10):
-    return WebDriverWait(driver, timeout).until(condition)
+    """Waits until `condition(driver)` is truthy. A condition that reads an element while the page
+    is being replaced (a navigation, a redirect) meets a stale element; that counts as "not yet"."""
+    return WebDriverWait(driver, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(condition)
 
 
 def fill(driver, field_id, text):

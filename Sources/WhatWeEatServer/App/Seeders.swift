@@ -9,7 +9,7 @@ public protocol Seeder: Sendable {
 
 public enum Seeders {
     /// Every service's catalogs, in dependency order. Services add theirs here.
-    static let all: [any Seeder] = [MenuSeeder()]
+    static let all: [any Seeder] = [MenuSeeder(), BanchanSeeder()]
 
     public static func run(on app: Application) async throws {
         for seeder in all {

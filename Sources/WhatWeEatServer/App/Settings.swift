@@ -28,9 +28,31 @@ public struct Settings: Sendable {
     public var refreshTokenTTL: TimeInterval
     public var bcryptCost: Int
     public var appEnvironment: AppEnvironment
+    /// Which payment provider confirms shop payments, and the delivery fee rule.
+    public var shop = Shop()
     /// Failed logins allowed for one email inside `loginFailureWindow` before 429.
     public var maxLoginFailures: Int = 10
     public var loginFailureWindow: TimeInterval = 15 * 60
+
+    public struct Shop: Sendable, Equatable {
+        public enum Gateway: Sendable, Equatable {
+            /// Approves payments marked as test; refused in production.
+            case test
+            /// PortOne (iamport) v1 REST API.
+            case portOne(url: String, apiKey: String, apiSecret: String)
+            /// No provider configured: orders can be placed but not paid (production without keys).
+            case none
+        }
+        public var gateway: Gateway = .test
+        public var deliveryFee: Int = 2_500
+        public var freeDeliveryFrom: Int = 40_000
+
+        public init(gateway: Gateway = .test, deliveryFee: Int = 2_500, freeDeliveryFrom: Int = 40_000) {
+            self.gateway = gateway
+            self.deliveryFee = deliveryFee
+            self.freeDeliveryFrom = freeDeliveryFrom
+        }
+    }
 
     /// Whether cookies get the `Secure` flag: only when the public URL is https.
     public var usesSecureCookies: Bool { publicURL.hasPrefix("https://") }
@@ -116,6 +138,30 @@ public struct Settings: Sendable {
         let refreshTTL = try integer("REFRESH_TOKEN_TTL", default: 30 * 24 * 3600, in: 3600...(365 * 24 * 3600))
         let bcryptCost = try integer("BCRYPT_COST", default: 12, in: 4...16)
 
+        var shop = Shop()
+        shop.deliveryFee = try integer("DELIVERY_FEE", default: 2_500, in: 0...1_000_000)
+        shop.freeDeliveryFrom = try integer("FREE_DELIVERY_FROM", default: 40_000, in: 0...100_000_000)
+        switch value("PAYMENT_GATEWAY")?.lowercased() {
+        case nil:
+            shop.gateway = appEnvironment == .production ? .none : .test
+        case "test":
+            guard appEnvironment != .production else {
+                throw SettingsError(variable: "PAYMENT_GATEWAY", value: "test", expected: "portone when APP_ENV=production (the test gateway approves anything marked as test)")
+            }
+            shop.gateway = .test
+        case "portone":
+            guard let key = value("PORTONE_API_KEY"), let secret = value("PORTONE_API_SECRET") else {
+                throw SettingsError(variable: "PAYMENT_GATEWAY", value: "portone", expected: "PORTONE_API_KEY and PORTONE_API_SECRET to be set")
+            }
+            let url = value("PORTONE_API_URL") ?? "https://api.iamport.kr"
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host?.isEmpty == false else {
+                throw SettingsError(variable: "PORTONE_API_URL", value: url, expected: "an http:// or https:// URL")
+            }
+            shop.gateway = .portOne(url: url.hasSuffix("/") ? String(url.dropLast()) : url, apiKey: key, apiSecret: secret)
+        case let other?:
+            throw SettingsError(variable: "PAYMENT_GATEWAY", value: other, expected: "test or portone")
+        }
+
         try createDirectory(dataDirectory)
         let secret: String
         if let raw = value("JWT_SECRET") {
@@ -127,11 +173,13 @@ public struct Settings: Sendable {
             secret = try loadOrCreateSecret(in: dataDirectory)
         }
 
-        return Settings(
+        var settings = Settings(
             host: host, port: port, dataDirectory: dataDirectory, database: database, publicURL: publicURL,
             logLevel: logLevel, jwtSecret: secret, accessTokenTTL: TimeInterval(accessTTL),
             refreshTokenTTL: TimeInterval(refreshTTL), bcryptCost: bcryptCost, appEnvironment: appEnvironment
         )
+        settings.shop = shop
+        return settings
     }
 
     private static func createDirectory(_ path: String) throws {

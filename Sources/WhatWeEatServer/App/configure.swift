@@ -12,6 +12,9 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.http.server.configuration.hostname = settings.host
     app.http.server.configuration.port = settings.port
     app.routes.defaultMaxBodySize = "1mb"
+    // One JSON style for every response: keys sorted, so bodies are stable (the shipped apps'
+    // routes are compared byte for byte), and slashes unescaped, so URLs read as written.
+    ContentConfiguration.global.use(encoder: JSONEncoder.custom(dates: .iso8601, format: [.sortedKeys, .withoutEscapingSlashes]), for: .json)
     app.routes.caseInsensitive = false
 
     switch settings.database {
@@ -25,6 +28,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
 
     app.migrations.add(CreateUsers(), CreateAuthSessions(), CreateRefreshTokens(), CreateLoginFailures())
     app.migrations.add(CreateMenus(), CreateMenuGroups(), CreateMenuGamePreferencesAndFeedback())
+    app.migrations.add(CreateBanchan())
 
     app.translator = try Translator.load(from: app.directory.resourcesDirectory + "translations")
     app.accessTokens = await AccessTokens.make(secret: settings.jwtSecret, lifetime: settings.accessTokenTTL)
@@ -43,6 +47,12 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.menuGroupStates = MenuGroupStateCache()
     app.pinMisses = RateLimiter(limit: 20, window: 60)
     app.feedbackLimiter = RateLimiter(limit: 5, window: 600)
+    switch settings.shop.gateway {
+    case .test: app.paymentGateway = TestPaymentGateway()
+    case .portOne(let url, let key, let secret):
+        app.paymentGateway = PortOneGateway(baseURL: url, apiKey: key, apiSecret: secret, client: app.http.client.shared)
+    case .none: app.paymentGateway = nil
+    }
     app.files = try DiskFileStorage(directory: (settings.dataDirectory as NSString).appendingPathComponent("uploads"))
 
     let openAPIPath = app.directory.workingDirectory + "openapi.yaml"

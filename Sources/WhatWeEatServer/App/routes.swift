@@ -9,8 +9,11 @@ func routes(_ app: Application, openAPIDocument: String) throws {
     try api.register(collection: AccountsAPI())
     try api.register(collection: MenuGameAPI())
     try api.register(collection: MenuGamePreferencesAPI())
+    try api.register(collection: BanchanAPI())
     try app.register(collection: MenuGameCompatRoutes())
     try app.register(collection: MenuImages())
+    try app.register(collection: BanchanCompatRoutes())
+    try app.register(collection: BanchanImages())
 
     let web = app.grouped(CSRFMiddleware(), WebSessionAuthenticator())
     try web.register(collection: HomePage())

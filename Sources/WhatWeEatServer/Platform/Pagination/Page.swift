@@ -6,11 +6,15 @@ public struct PageRequest: Sendable {
     public static let defaultLimit = 20
     public static let maxLimit = 100
 
+    /// Where a newest-first list goes on (`paginate(newestFirst:)`).
     public let cursor: PageCursor?
+    /// Where a list in a fixed order goes on (`paginate(inOrder:)`, a catalog).
+    public let orderedCursor: OrderedPageCursor?
     public let limit: Int
 
-    public init(cursor: PageCursor? = nil, limit: Int = PageRequest.defaultLimit) {
+    public init(cursor: PageCursor? = nil, orderedCursor: OrderedPageCursor? = nil, limit: Int = PageRequest.defaultLimit) {
         self.cursor = cursor
+        self.orderedCursor = orderedCursor
         self.limit = limit
     }
 
@@ -26,11 +30,13 @@ public struct PageRequest: Sendable {
             limit = parsed
         }
         var cursor: PageCursor?
+        var orderedCursor: OrderedPageCursor?
         if let raw = query.cursor, !raw.isEmpty {
-            guard let decoded = PageCursor(encoded: raw) else { throw AppError.badRequest("invalid_cursor") }
-            cursor = decoded
+            cursor = PageCursor(encoded: raw)
+            orderedCursor = OrderedPageCursor(encoded: raw)
+            guard cursor != nil || orderedCursor != nil else { throw AppError.badRequest("invalid_cursor") }
         }
-        self.init(cursor: cursor, limit: limit)
+        self.init(cursor: cursor, orderedCursor: orderedCursor, limit: limit)
     }
 }
 
@@ -56,6 +62,28 @@ public struct PageCursor: Sendable, Equatable {
 
     public var encoded: String {
         Data("\(createdAt.timeIntervalSince1970)|\(id.uuidString)".utf8).base64URLEncodedString()
+    }
+}
+
+/// An opaque position in a list kept in a fixed order (a catalog): the last row's position and id.
+public struct OrderedPageCursor: Sendable, Equatable {
+    public let position: Int
+    public let id: UUID
+
+    public init(position: Int, id: UUID) {
+        self.position = position
+        self.id = id
+    }
+
+    init?(encoded: String) {
+        guard let data = Data(base64URLEncoded: encoded), let text = String(data: data, encoding: .utf8), text.hasPrefix("o:") else { return nil }
+        let parts = text.dropFirst(2).split(separator: "|")
+        guard parts.count == 2, let position = Int(parts[0]), let id = UUID(uuidString: String(parts[1])) else { return nil }
+        self.init(position: position, id: id)
+    }
+
+    public var encoded: String {
+        Data("o:\(position)|\(id.uuidString)".utf8).base64URLEncodedString()
     }
 }
 
@@ -85,6 +113,7 @@ extension QueryBuilder where Model.IDValue == UUID {
         newestFirst createdAt: KeyPath<Model, TimestampProperty<Model, MicrosecondTimestampFormat>>,
         _ page: PageRequest
     ) async throws -> (items: [Model], nextCursor: String?) {
+        if page.orderedCursor != nil && page.cursor == nil { throw AppError.badRequest("invalid_cursor") }
         if let cursor = page.cursor {
             group(.or) { or in
                 or.filter(createdAt < cursor.createdAt)
@@ -102,6 +131,27 @@ extension QueryBuilder where Model.IDValue == UUID {
             return (items, nil)
         }
         return (items, PageCursor(createdAt: lastCreated, id: lastID).encoded)
+    }
+}
+
+extension QueryBuilder where Model.IDValue == UUID {
+    /// In ascending `position`, ties broken by id; one extra row tells whether a next page exists.
+    /// A cursor from a newest-first list is refused (400), as is any cursor we did not issue.
+    public func paginate(inOrder position: KeyPath<Model, FieldProperty<Model, Int>>, _ page: PageRequest) async throws -> (items: [Model], nextCursor: String?) {
+        if page.cursor != nil && page.orderedCursor == nil { throw AppError.badRequest("invalid_cursor") }
+        if let cursor = page.orderedCursor {
+            group(.or) { or in
+                or.filter(position > cursor.position)
+                or.group(.and) { and in
+                    and.filter(position == cursor.position)
+                    and.filter(\._$id > cursor.id)
+                }
+            }
+        }
+        let rows = try await sort(position, .ascending).sort(\._$id, .ascending).limit(page.limit + 1).all()
+        let items = Array(rows.prefix(page.limit))
+        guard rows.count > page.limit, let last = items.last, let lastID = last.id else { return (items, nil) }
+        return (items, OrderedPageCursor(position: last[keyPath: position].wrappedValue, id: lastID).encoded)
     }
 }
 

@@ -1,0 +1,435 @@
+import Fluent
+import Vapor
+
+/// `/api/v1/banchan/*`: sections, dishes, the cart, orders and their payment.
+/// Carts and orders belong to the signed-in account, or to the device named by `X-Device-Token`.
+struct BanchanAPI: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let shop = routes.grouped("api", "v1", "banchan")
+        shop.get("sections", use: sections)
+        shop.get("sections", ":section", "dishes", use: sectionDishes)
+        shop.get("dishes", ":hash", use: dish)
+        shop.post("dishes", use: createDish)
+        shop.patch("dishes", ":hash", use: updateDish)
+        shop.delete("dishes", ":hash", use: retireDish)
+        shop.get("cart", use: cart)
+        shop.put("cart", "items", ":hash", use: setCartItem)
+        shop.delete("cart", "items", ":hash", use: removeCartItem)
+        shop.post("orders", use: placeOrder)
+        shop.get("orders", use: orders)
+        shop.get("orders", ":order", use: order)
+        shop.post("orders", ":order", "cancel", use: cancelOrder)
+        shop.post("orders", ":order", "payment", use: confirmPayment)
+        shop.post("orders", ":order", "status", use: advanceOrder)
+    }
+
+    // MARK: Catalog
+
+    struct SectionsResponse: Content {
+        struct Section: Content {
+            let id: DishSection
+            let name: String
+            let dishCount: Int
+        }
+        let sections: [Section]
+        let deliveryFee: DeliveryFeeResponse
+    }
+
+    struct DeliveryFeeResponse: Content {
+        let fee: Int
+        let freeFrom: Int
+        let label: String
+        init(_ rule: DeliveryFeeRule) {
+            fee = rule.fee
+            freeFrom = rule.freeFrom
+            label = rule.label
+        }
+    }
+
+    func sections(req: Request) async throws -> SectionsResponse {
+        let counts = try await req.banchan.dishCounts()
+        return SectionsResponse(
+            sections: DishSection.allCases.map { .init(id: $0, name: req.t("banchan.section.\($0.rawValue)"), dishCount: counts[$0] ?? 0) },
+            deliveryFee: DeliveryFeeResponse(req.application.deliveryFeeRule))
+    }
+
+    func sectionDishes(req: Request) async throws -> Page<DishSummary> {
+        guard let raw = req.parameters.get("section"), let section = DishSection(rawValue: raw) else {
+            throw AppError.notFound("section_not_found")
+        }
+        let (records, next) = try await req.banchan.dishes(in: section, page: try PageRequest(from: req))
+        let images = BanchanImages.URLs(publicURL: req.application.settings.publicURL)
+        return Page(items: records.map { DishSummary($0, images: images) }, nextCursor: next)
+    }
+
+    func dish(req: Request) async throws -> DishDetail {
+        let record = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
+        return DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
+    }
+
+    // MARK: Admin
+
+    struct DishInput: Content {
+        var hash: String?
+        var section: DishSection?
+        var title: String?
+        var description: String?
+        var salePrice: Int?
+        /// Send 0 to remove the discount.
+        var originalPrice: Int?
+        var badges: [DishBadge]?
+        var deliveryTypes: [DeliveryType]?
+        var pointRate: Int?
+        var deliveryInfo: String?
+        var minQuantity: Int?
+        var maxQuantity: Int?
+        var emoji: String?
+        var color: String?
+        var weight: String?
+        var ingredients: String?
+        var storage: String?
+        var detailSections: [String]?
+        var thumbCount: Int?
+        var stock: Int?
+    }
+
+    func createDish(req: Request) async throws -> Response {
+        _ = try req.requireAdmin()
+        let input = try req.decodeJSON(DishInput.self)
+        func required<T>(_ value: T?, _ field: String) throws -> T {
+            guard let value else { throw AppError.badRequest("missing_field", ["field": field]) }
+            return value
+        }
+        let dish = Dish(
+            hash: try required(input.hash, "hash"), section: try required(input.section, "section"),
+            title: try required(input.title, "title"), description: input.description ?? "",
+            salePrice: try required(input.salePrice, "salePrice"), originalPrice: input.originalPrice.flatMap { $0 == 0 ? nil : $0 },
+            badges: input.badges ?? [], deliveryTypes: input.deliveryTypes ?? [.dawn, .parcel], pointRate: input.pointRate ?? 1,
+            deliveryInfo: input.deliveryInfo ?? "", minQuantity: input.minQuantity ?? 1, maxQuantity: input.maxQuantity ?? 10,
+            emoji: input.emoji ?? "🍱", color: input.color ?? "#FDE68A", weight: input.weight ?? "", ingredients: input.ingredients ?? "",
+            storage: input.storage ?? "", detailSections: input.detailSections ?? [], thumbCount: input.thumbCount ?? 3)
+        let stock = input.stock ?? 0
+        try Self.validate(dish, stock: stock)
+        let last = try await DishRecord.query(on: req.db).filter(\.$section == dish.section.rawValue).sort(\.$position, .descending).first()
+        let record = DishRecord(dish, position: (last?.position ?? -1) + 1, stock: stock)
+        record.editedByAdmin = true
+        do {
+            try await record.create(on: req.db)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("dish_exists")
+        }
+        return try await DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
+            .encodeResponse(status: .created, for: req)
+    }
+
+    /// Changes a dish, its stock included; editing a retired dish brings it back.
+    func updateDish(req: Request) async throws -> DishDetail {
+        _ = try req.requireAdmin()
+        let input = try req.decodeJSON(DishInput.self)
+        guard let hash = req.parameters.get("hash"), let record = try await DishRecord.query(on: req.db).filter(\.$hash == hash).first() else {
+            throw AppError.notFound("dish_not_found")
+        }
+        if let newHash = input.hash, newHash != record.hash { throw AppError.invalid("dish_hash_immutable") }
+        var dish = record.dish
+        if let value = input.section { dish.section = value }
+        if let value = input.title { dish.title = value }
+        if let value = input.description { dish.description = value }
+        if let value = input.salePrice { dish.salePrice = value }
+        if let value = input.originalPrice { dish.originalPrice = value == 0 ? nil : value }
+        if let value = input.badges { dish.badges = value }
+        if let value = input.deliveryTypes { dish.deliveryTypes = value }
+        if let value = input.pointRate { dish.pointRate = value }
+        if let value = input.deliveryInfo { dish.deliveryInfo = value }
+        if let value = input.minQuantity { dish.minQuantity = value }
+        if let value = input.maxQuantity { dish.maxQuantity = value }
+        if let value = input.emoji { dish.emoji = value }
+        if let value = input.color { dish.color = value }
+        if let value = input.weight { dish.weight = value }
+        if let value = input.ingredients { dish.ingredients = value }
+        if let value = input.storage { dish.storage = value }
+        if let value = input.detailSections { dish.detailSections = value }
+        if let value = input.thumbCount { dish.thumbCount = value }
+        try Self.validate(dish, stock: input.stock ?? record.stock)
+        record.apply(dish)
+        if let stock = input.stock { record.stock = stock }
+        record.editedByAdmin = true
+        record.retiredAt = nil
+        try await record.save(on: req.db)
+        return DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
+    }
+
+    func retireDish(req: Request) async throws -> HTTPStatus {
+        _ = try req.requireAdmin()
+        guard let hash = req.parameters.get("hash"), let record = try await DishRecord.query(on: req.db).filter(\.$hash == hash).first() else {
+            throw AppError.notFound("dish_not_found")
+        }
+        if record.retiredAt == nil {
+            record.retiredAt = Date()
+            record.editedByAdmin = true
+            try await record.save(on: req.db)
+        }
+        return .noContent
+    }
+
+    static func validate(_ dish: Dish, stock: Int) throws {
+        if let field = dish.problems.first { throw AppError.invalid("invalid_dish_field", ["field": field]) }
+        guard (0...1_000_000).contains(stock) else { throw AppError.invalid("invalid_dish_field", ["field": "stock"]) }
+    }
+
+    // MARK: Cart
+
+    struct CartResponse: Content {
+        struct Item: Content {
+            let hash: String
+            let title: String
+            let image: String
+            let unitPrice: Int
+            let quantity: Int
+            let subtotal: Int
+            let minQuantity: Int
+            let maxQuantity: Int
+            let stock: Int
+        }
+        let items: [Item]
+        let itemsTotal: Int
+        let deliveryFee: Int
+        let total: Int
+        let points: Int
+    }
+
+    func cart(req: Request) async throws -> CartResponse {
+        try await cartResponse(req, owner: try req.shopOwner())
+    }
+
+    struct QuantityBody: Content { let quantity: Int }
+
+    func setCartItem(req: Request) async throws -> CartResponse {
+        let owner = try req.shopOwner()
+        let body = try req.decodeJSON(QuantityBody.self)
+        try await req.banchan.setCartQuantity(body.quantity, of: req.parameters.get("hash") ?? "", for: owner)
+        return try await cartResponse(req, owner: owner)
+    }
+
+    func removeCartItem(req: Request) async throws -> CartResponse {
+        let owner = try req.shopOwner()
+        try await req.banchan.removeFromCart(req.parameters.get("hash") ?? "", for: owner)
+        return try await cartResponse(req, owner: owner)
+    }
+
+    private func cartResponse(_ req: Request, owner: ShopOwner) async throws -> CartResponse {
+        let shop = req.banchan
+        let lines = try await shop.cart(of: owner)
+        let images = BanchanImages.URLs(publicURL: req.application.settings.publicURL)
+        let totals = shop.totals(of: lines)
+        return CartResponse(
+            items: lines.map { .init(hash: $0.dish.hash, title: $0.dish.title, image: images.main($0.dish.hash), unitPrice: $0.dish.salePrice,
+                                     quantity: $0.quantity, subtotal: $0.dish.salePrice * $0.quantity, minQuantity: $0.dish.minQuantity,
+                                     maxQuantity: $0.dish.maxQuantity, stock: $0.dish.stock) },
+            itemsTotal: totals.itemsTotal, deliveryFee: totals.deliveryFee, total: totals.total, points: totals.points)
+    }
+
+    // MARK: Orders
+
+    struct OrderBody: Content {
+        struct Item: Content { let hash: String; let quantity: Int }
+        /// The dishes to order; absent: the cart (which the order then empties).
+        let items: [Item]?
+    }
+
+    static let idempotencyHeader = "Idempotency-Key"
+
+    func placeOrder(req: Request) async throws -> Response {
+        let owner = try req.shopOwner()
+        let body = try req.decodeJSON(OrderBody.self)
+        let key = req.headers.first(name: Self.idempotencyHeader)?.trimmingCharacters(in: .whitespaces)
+        if let key, key.isEmpty || key.count > 255 { throw AppError.badRequest("invalid_idempotency_key") }
+        let placed = try await req.banchan.placeOrder(body.items?.map { .init(hash: $0.hash, quantity: $0.quantity) }, for: owner, idempotencyKey: key)
+        switch placed {
+        case .created(let order):
+            return try await OrderResponse(order, gateway: req.application.paymentGateway?.name).encodeResponse(status: .created, for: req)
+        case .replayed(let order):
+            let full = try await req.banchan.order(order.requireID(), of: owner)
+            let response = try await OrderResponse(full, gateway: req.application.paymentGateway?.name).encodeResponse(status: .created, for: req)
+            response.headers.replaceOrAdd(name: "Idempotent-Replayed", value: "true")
+            return response
+        }
+    }
+
+    func orders(req: Request) async throws -> Page<OrderResponse> {
+        let (orders, next) = try await req.banchan.orders(of: try req.shopOwner(), page: try PageRequest(from: req))
+        let gateway = req.application.paymentGateway?.name
+        return Page(items: try orders.map { try OrderResponse($0, gateway: gateway) }, nextCursor: next)
+    }
+
+    func order(req: Request) async throws -> OrderResponse {
+        try OrderResponse(try await req.banchan.order(try orderID(req), of: try req.shopOwner()), gateway: req.application.paymentGateway?.name)
+    }
+
+    struct CancelBody: Content { let reason: String? }
+
+    func cancelOrder(req: Request) async throws -> OrderResponse {
+        let owner = try req.shopOwner()
+        let reason = try req.decodeJSON(CancelBody.self).reason?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let order = try await req.banchan.cancel(try orderID(req), of: owner, reason: String((reason?.isEmpty == false ? reason! : "cancelled by customer").prefix(200)))
+        return try OrderResponse(order, gateway: req.application.paymentGateway?.name)
+    }
+
+    struct PaymentBody: Content {
+        /// The provider's id of the payment (PortOne's `imp_uid`).
+        let paymentID: String
+    }
+
+    func confirmPayment(req: Request) async throws -> OrderResponse {
+        let owner = try req.shopOwner()
+        let body = try req.decodeJSON(PaymentBody.self)
+        guard !body.paymentID.isEmpty, body.paymentID.count <= 200 else { throw AppError.invalid("payment_not_found") }
+        let order = try await req.banchan.confirmPayment(body.paymentID, for: try orderID(req), of: owner)
+        return try OrderResponse(order, gateway: req.application.paymentGateway?.name)
+    }
+
+    struct StatusBody: Content { let status: OrderStatus }
+
+    /// Administrators ship and deliver orders.
+    func advanceOrder(req: Request) async throws -> OrderResponse {
+        _ = try req.requireAdmin()
+        let next = try req.decodeJSON(StatusBody.self).status
+        return try OrderResponse(try await req.banchan.advance(try orderID(req), to: next), gateway: req.application.paymentGateway?.name)
+    }
+
+    private func orderID(_ req: Request) throws -> UUID {
+        guard let raw = req.parameters.get("order"), let id = UUID(uuidString: raw) else { throw AppError.notFound("order_not_found") }
+        return id
+    }
+}
+
+/// A dish in a list.
+struct DishSummary: Content {
+    let hash: String
+    let section: DishSection
+    let title: String
+    let description: String
+    let image: String
+    let salePrice: Int
+    let originalPrice: Int?
+    let badges: [String]
+    let deliveryTypes: [String]
+    let soldOut: Bool
+
+    init(_ record: DishRecord, images: BanchanImages.URLs) {
+        let dish = record.dish
+        hash = dish.hash
+        section = dish.section
+        title = dish.title
+        description = dish.description
+        image = images.main(dish.hash)
+        salePrice = dish.salePrice
+        originalPrice = dish.originalPrice
+        badges = dish.badges.map(\.code)
+        deliveryTypes = dish.deliveryTypes.map(\.code)
+        soldOut = record.stock < dish.minQuantity
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(hash, forKey: .hash)
+        try container.encode(section, forKey: .section)
+        try container.encode(title, forKey: .title)
+        try container.encode(description, forKey: .description)
+        try container.encode(image, forKey: .image)
+        try container.encode(salePrice, forKey: .salePrice)
+        try container.encode(originalPrice, forKey: .originalPrice)  // explicit null when not discounted
+        try container.encode(badges, forKey: .badges)
+        try container.encode(deliveryTypes, forKey: .deliveryTypes)
+        try container.encode(soldOut, forKey: .soldOut)
+    }
+}
+
+/// A dish's page.
+struct DishDetail: Content {
+    let dish: DishSummary
+    let pointRate: Int
+    let pointsPerUnit: Int
+    let deliveryInfo: String
+    let deliveryFee: BanchanAPI.DeliveryFeeResponse
+    let weight: String
+    let ingredients: String
+    let storage: String
+    let detailSections: [String]
+    let thumbImages: [String]
+    let detailImages: [String]
+    let minQuantity: Int
+    let maxQuantity: Int
+    let stock: Int
+
+    init(_ record: DishRecord, images: BanchanImages.URLs, delivery: DeliveryFeeRule) {
+        let value = record.dish
+        dish = DishSummary(record, images: images)
+        pointRate = value.pointRate
+        pointsPerUnit = value.pointsPerUnit
+        deliveryInfo = value.deliveryInfo
+        deliveryFee = .init(delivery)
+        weight = value.weight
+        ingredients = value.ingredients
+        storage = value.storage
+        detailSections = value.detailSections
+        thumbImages = images.thumbs(value)
+        detailImages = images.details(value)
+        minQuantity = value.minQuantity
+        maxQuantity = value.maxQuantity
+        stock = record.stock
+    }
+}
+
+/// An order as its owner sees it.
+struct OrderResponse: Content {
+    struct Item: Content {
+        let hash: String
+        let title: String
+        let unitPrice: Int
+        let quantity: Int
+        let subtotal: Int
+    }
+    let id: UUID
+    let merchantUID: String
+    let status: OrderStatus
+    let items: [Item]
+    let itemsTotal: Int
+    let deliveryFee: Int
+    let total: Int
+    let points: Int
+    /// The provider that confirms payments for this server (`portone`, `test`), when payments are on.
+    let paymentGateway: String?
+    let paymentID: String?
+    let paidAt: Date?
+    let cancelledAt: Date?
+    let cancelReason: String?
+    let createdAt: Date?
+
+    init(_ order: BanchanOrder, gateway: String?) throws {
+        id = try order.requireID()
+        merchantUID = order.merchantUID
+        status = order.status
+        items = order.$items.value?.map { Item(hash: $0.hash, title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity, subtotal: $0.unitPrice * $0.quantity) } ?? []
+        itemsTotal = order.itemsTotal
+        deliveryFee = order.deliveryFee
+        total = order.total
+        points = order.points
+        paymentGateway = gateway
+        paymentID = order.paymentID
+        paidAt = order.paidAt
+        cancelledAt = order.cancelledAt
+        cancelReason = order.cancelReason
+        createdAt = order.createdAt
+    }
+}
+
+extension Request {
+    /// Whose cart and orders: the signed-in account, else the device in `X-Device-Token`.
+    func shopOwner() throws -> ShopOwner {
+        if let user = auth.get(User.self) { return .user(try user.requireID()) }
+        guard let raw = headers.first(name: MenuGameAPI.deviceHeader) else {
+            throw AppError(.unauthorized, "shop_owner_required")
+        }
+        return .device(try MenuGameService.validDeviceToken(raw))
+    }
+}

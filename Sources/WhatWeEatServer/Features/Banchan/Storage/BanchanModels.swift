@@ -1,0 +1,244 @@
+import Fluent
+import SQLKit
+import Foundation
+
+/// A dish as stored: the catalog's description plus its stock, which orders change.
+final class DishRecord: Model, @unchecked Sendable {
+    static let schema = "banchan_dishes"
+
+    @ID(key: .id) var id: UUID?
+    @Field(key: "hash") var hash: String
+    @Field(key: "section") var section: String
+    /// Order within its section (catalog order); lists page by (position, id).
+    @Field(key: "position") var position: Int
+    @Field(key: "title") var title: String
+    @Field(key: "description") var summary: String
+    @Field(key: "sale_price") var salePrice: Int
+    @OptionalField(key: "original_price") var originalPrice: Int?
+    @Field(key: "badges") var badges: [String]
+    @Field(key: "delivery_types") var deliveryTypes: [String]
+    @Field(key: "point_rate") var pointRate: Int
+    @Field(key: "delivery_info") var deliveryInfo: String
+    @Field(key: "min_quantity") var minQuantity: Int
+    @Field(key: "max_quantity") var maxQuantity: Int
+    @Field(key: "emoji") var emoji: String
+    @Field(key: "color") var color: String
+    @Field(key: "weight") var weight: String
+    @Field(key: "ingredients") var ingredients: String
+    @Field(key: "storage") var storageInfo: String
+    @Field(key: "detail_sections") var detailSections: [String]
+    @Field(key: "thumb_count") var thumbCount: Int
+    /// Units left. Orders take units in the same transaction that records them.
+    @Field(key: "stock") var stock: Int
+    /// Set once an admin changes the dish; the seeder then leaves it alone.
+    @Field(key: "edited_by_admin") var editedByAdmin: Bool
+    @OptionalField(key: "retired_at") var retiredAt: Date?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update, format: .microseconds) var updatedAt: Date?
+
+    init() {}
+
+    init(_ dish: Dish, position: Int, stock: Int) {
+        apply(dish)
+        self.position = position
+        self.stock = stock
+        self.editedByAdmin = false
+    }
+
+    func apply(_ dish: Dish) {
+        hash = dish.hash
+        section = dish.section.rawValue
+        title = dish.title
+        summary = dish.description
+        salePrice = dish.salePrice
+        originalPrice = dish.originalPrice
+        badges = dish.badges.map(\.rawValue)
+        deliveryTypes = dish.deliveryTypes.map(\.rawValue)
+        pointRate = dish.pointRate
+        deliveryInfo = dish.deliveryInfo
+        minQuantity = dish.minQuantity
+        maxQuantity = dish.maxQuantity
+        emoji = dish.emoji
+        color = dish.color
+        weight = dish.weight
+        ingredients = dish.ingredients
+        storageInfo = dish.storage
+        detailSections = dish.detailSections
+        thumbCount = dish.thumbCount
+    }
+
+    /// The domain value; unknown stored enum strings (never written by us) are dropped.
+    var dish: Dish {
+        Dish(
+            hash: hash, section: DishSection(rawValue: section) ?? .side, title: title, description: summary,
+            salePrice: salePrice, originalPrice: originalPrice, badges: badges.compactMap(DishBadge.init(rawValue:)),
+            deliveryTypes: deliveryTypes.compactMap(DeliveryType.init(rawValue:)), pointRate: pointRate,
+            deliveryInfo: deliveryInfo, minQuantity: minQuantity, maxQuantity: maxQuantity, emoji: emoji, color: color,
+            weight: weight, ingredients: ingredients, storage: storageInfo, detailSections: detailSections, thumbCount: thumbCount
+        )
+    }
+}
+
+/// One dish in someone's cart: an account's (`user:…`) or an anonymous device's (`device:…`).
+final class CartItem: Model, @unchecked Sendable {
+    static let schema = "banchan_cart_items"
+
+    @ID(key: .id) var id: UUID?
+    @Field(key: "owner_key") var ownerKey: String
+    @Parent(key: "dish_id") var dish: DishRecord
+    @Field(key: "quantity") var quantity: Int
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
+
+    init() {}
+
+    init(ownerKey: String, dishID: UUID, quantity: Int) {
+        self.ownerKey = ownerKey
+        self.$dish.id = dishID
+        self.quantity = quantity
+    }
+}
+
+/// An order: what was bought at which prices, and where its payment stands.
+final class BanchanOrder: Model, @unchecked Sendable {
+    static let schema = "banchan_orders"
+
+    @ID(key: .id) var id: UUID?
+    @Field(key: "owner_key") var ownerKey: String
+    /// The account while it exists (withdrawal keeps the order for the books, without the link).
+    @OptionalParent(key: "user_id") var user: User?
+    @Enum(key: "status") var status: OrderStatus
+    @Field(key: "items_total") var itemsTotal: Int
+    @Field(key: "delivery_fee") var deliveryFee: Int
+    @Field(key: "total") var total: Int
+    @Field(key: "points") var points: Int
+    /// The id the payment provider knows the order by.
+    @Field(key: "merchant_uid") var merchantUID: String
+    @OptionalField(key: "payment_provider") var paymentProvider: String?
+    /// The provider's id of the payment (PortOne's `imp_uid`).
+    @OptionalField(key: "payment_id") var paymentID: String?
+    @OptionalField(key: "paid_at") var paidAt: Date?
+    @OptionalField(key: "cancelled_at") var cancelledAt: Date?
+    @OptionalField(key: "cancel_reason") var cancelReason: String?
+    /// `Idempotency-Key` of the request that created it, and a digest of that request's body.
+    @OptionalField(key: "idempotency_key") var idempotencyKey: String?
+    @OptionalField(key: "request_digest") var requestDigest: String?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update, format: .microseconds) var updatedAt: Date?
+    @Children(for: \.$order) var items: [BanchanOrderItem]
+
+    init() {}
+}
+
+/// A line of an order, with the title and price as they were when ordered.
+final class BanchanOrderItem: Model, @unchecked Sendable {
+    static let schema = "banchan_order_items"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "order_id") var order: BanchanOrder
+    @Field(key: "dish_id") var dishID: UUID
+    @Field(key: "hash") var hash: String
+    @Field(key: "title") var title: String
+    @Field(key: "unit_price") var unitPrice: Int
+    @Field(key: "quantity") var quantity: Int
+    @Field(key: "points_per_unit") var pointsPerUnit: Int
+
+    init() {}
+
+    init(orderID: UUID, dish: DishRecord, quantity: Int) throws {
+        self.$order.id = orderID
+        self.dishID = try dish.requireID()
+        self.hash = dish.hash
+        self.title = dish.title
+        self.unitPrice = dish.salePrice
+        self.quantity = quantity
+        self.pointsPerUnit = dish.dish.pointsPerUnit
+    }
+}
+
+struct CreateBanchan: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(DishRecord.schema)
+            .id()
+            .field("hash", .string, .required)
+            .field("section", .string, .required)
+            .field("position", .int, .required)
+            .field("title", .string, .required)
+            .field("description", .string, .required)
+            .field("sale_price", .int, .required)
+            .field("original_price", .int)
+            .field("badges", .array(of: .string), .required)
+            .field("delivery_types", .array(of: .string), .required)
+            .field("point_rate", .int, .required)
+            .field("delivery_info", .string, .required)
+            .field("min_quantity", .int, .required)
+            .field("max_quantity", .int, .required)
+            .field("emoji", .string, .required)
+            .field("color", .string, .required)
+            .field("weight", .string, .required)
+            .field("ingredients", .string, .required)
+            .field("storage", .string, .required)
+            .field("detail_sections", .array(of: .string), .required)
+            .field("thumb_count", .int, .required)
+            .field("stock", .int, .required)
+            .field("edited_by_admin", .bool, .required)
+            .field("retired_at", .datetime)
+            .field("created_at", .datetime)
+            .field("updated_at", .datetime)
+            .unique(on: "hash")
+            .create()
+        try await database.schema(CartItem.schema)
+            .id()
+            .field("owner_key", .string, .required)
+            .field("dish_id", .uuid, .required, .references(DishRecord.schema, "id", onDelete: .cascade))
+            .field("quantity", .int, .required)
+            .field("created_at", .datetime)
+            .unique(on: "owner_key", "dish_id")
+            .create()
+        try await database.schema(BanchanOrder.schema)
+            .id()
+            .field("owner_key", .string, .required)
+            .field("user_id", .uuid, .references(User.schema, "id", onDelete: .setNull))
+            .field("status", .string, .required)
+            .field("items_total", .int, .required)
+            .field("delivery_fee", .int, .required)
+            .field("total", .int, .required)
+            .field("points", .int, .required)
+            .field("merchant_uid", .string, .required)
+            .field("payment_provider", .string)
+            .field("payment_id", .string)
+            .field("paid_at", .datetime)
+            .field("cancelled_at", .datetime)
+            .field("cancel_reason", .string)
+            .field("idempotency_key", .string)
+            .field("request_digest", .string)
+            .field("created_at", .datetime)
+            .field("updated_at", .datetime)
+            .unique(on: "merchant_uid")
+            .unique(on: "owner_key", "idempotency_key")
+            .create()
+        try await database.schema(BanchanOrderItem.schema)
+            .id()
+            .field("order_id", .uuid, .required, .references(BanchanOrder.schema, "id", onDelete: .cascade))
+            .field("dish_id", .uuid, .required)
+            .field("hash", .string, .required)
+            .field("title", .string, .required)
+            .field("unit_price", .int, .required)
+            .field("quantity", .int, .required)
+            .field("points_per_unit", .int, .required)
+            .create()
+        if let sql = database as? any SQLDatabase {
+            try await sql.create(index: "banchan_dishes_section_position").on(DishRecord.schema)
+                .column("section").column("position").column("id").run()
+            try await sql.create(index: "banchan_orders_owner_created").on(BanchanOrder.schema)
+                .column("owner_key").column("created_at").column("id").run()
+            try await sql.create(index: "banchan_order_items_order").on(BanchanOrderItem.schema).column("order_id").run()
+        }
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(BanchanOrderItem.schema).delete()
+        try await database.schema(BanchanOrder.schema).delete()
+        try await database.schema(CartItem.schema).delete()
+        try await database.schema(DishRecord.schema).delete()
+    }
+}

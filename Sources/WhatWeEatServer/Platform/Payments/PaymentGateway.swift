@@ -1,0 +1,145 @@
+import AsyncHTTPClient
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+/// A payment provider the server asks whether a payment happened. The client pays with the
+/// provider directly; the server never trusts the client's word, only the provider's.
+public protocol PaymentGateway: Sendable {
+    /// Stored on the order (`portone`, `test`).
+    var name: String { get }
+    /// The payment with this provider id, as the provider reports it.
+    func payment(id: String) async throws -> ProviderPayment
+    /// Refunds a payment that did not pay for its order (wrong amount, cancelled order).
+    func cancel(paymentID: String, reason: String) async throws
+}
+
+public enum PaymentGatewayError: Error, Equatable {
+    /// The provider does not know this payment id.
+    case unknownPayment
+    /// The provider could not be reached or refused us (credentials, outage); nothing was decided.
+    case unavailable(String)
+}
+
+/// For development and tests: a payment id `test:{merchantUID}:{amount}` is a paid payment of
+/// that amount for that order; `test:{merchantUID}:{amount}:failed` a failed one. Settings refuse
+/// it when `APP_ENV=production`.
+public struct TestPaymentGateway: PaymentGateway {
+    public var name: String { "test" }
+
+    public init() {}
+
+    public static func paymentID(merchantUID: String, amount: Int, failed: Bool = false) -> String {
+        "test:\(merchantUID):\(amount)" + (failed ? ":failed" : "")
+    }
+
+    public func payment(id: String) async throws -> ProviderPayment {
+        let parts = id.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 || (parts.count == 4 && parts[3] == "failed"), parts[0] == "test", let amount = Int(parts[2]) else {
+            throw PaymentGatewayError.unknownPayment
+        }
+        return ProviderPayment(providerID: id, merchantUID: parts[1], amount: amount, status: parts.count == 4 ? .failed : .paid)
+    }
+
+    public func cancel(paymentID: String, reason: String) async throws {}
+}
+
+/// PortOne (iamport) REST API v1: `POST /users/getToken` for an access token (cached until it
+/// expires), `GET /payments/{imp_uid}` to look a payment up, `POST /payments/cancel` to refund.
+/// Every answer is `{"code": 0, "message": …, "response": …}`; a non-zero code is a refusal.
+public final class PortOneGateway: PaymentGateway {
+    public var name: String { "portone" }
+
+    private let baseURL: String
+    private let apiKey: String
+    private let apiSecret: String
+    private let client: HTTPClient
+    private let token = NIOLockedValueBox<(value: String, expiresAt: Date)?>(nil)
+    static let timeout: TimeAmount = .seconds(10)
+
+    public init(baseURL: String, apiKey: String, apiSecret: String, client: HTTPClient) {
+        self.baseURL = baseURL
+        self.apiKey = apiKey
+        self.apiSecret = apiSecret
+        self.client = client
+    }
+
+    struct Envelope<Payload: Decodable>: Decodable {
+        let code: Int
+        let message: String?
+        let response: Payload?
+    }
+
+    struct TokenPayload: Decodable {
+        let access_token: String
+        let expired_at: Double
+        let now: Double?
+    }
+
+    struct PaymentPayload: Decodable {
+        let imp_uid: String
+        let merchant_uid: String
+        let amount: Double
+        let status: String
+    }
+
+    public func payment(id: String) async throws -> ProviderPayment {
+        guard let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "_-"))), !id.isEmpty else {
+            throw PaymentGatewayError.unknownPayment
+        }
+        let (status, envelope): (HTTPResponseStatus, Envelope<PaymentPayload>) = try await send(.GET, "/payments/\(escaped)", authorized: true)
+        if status == .notFound || (envelope.code != 0 && envelope.response == nil && status.code < 500) {
+            throw PaymentGatewayError.unknownPayment
+        }
+        guard envelope.code == 0, let payment = envelope.response else {
+            throw PaymentGatewayError.unavailable(envelope.message ?? "code \(envelope.code)")
+        }
+        let state = ProviderPayment.Status(rawValue: payment.status) ?? .failed
+        return ProviderPayment(providerID: payment.imp_uid, merchantUID: payment.merchant_uid, amount: Int(payment.amount.rounded()), status: state)
+    }
+
+    public func cancel(paymentID: String, reason: String) async throws {
+        struct Body: Encodable { let imp_uid: String; let reason: String }
+        struct Cancelled: Decodable { let imp_uid: String }
+        let (_, envelope): (HTTPResponseStatus, Envelope<Cancelled>) = try await send(.POST, "/payments/cancel", body: Body(imp_uid: paymentID, reason: reason), authorized: true)
+        guard envelope.code == 0 else { throw PaymentGatewayError.unavailable(envelope.message ?? "code \(envelope.code)") }
+    }
+
+    private func accessToken() async throws -> String {
+        if let cached = token.withLockedValue({ $0 }), cached.expiresAt.timeIntervalSinceNow > 60 { return cached.value }
+        struct Body: Encodable { let imp_key: String; let imp_secret: String }
+        let (_, envelope): (HTTPResponseStatus, Envelope<TokenPayload>) = try await send(.POST, "/users/getToken", body: Body(imp_key: apiKey, imp_secret: apiSecret), authorized: false)
+        guard envelope.code == 0, let payload = envelope.response else {
+            throw PaymentGatewayError.unavailable("token refused: \(envelope.message ?? "code \(envelope.code)")")
+        }
+        // expired_at is the provider's clock; keep the lifetime it granted, measured on ours.
+        let lifetime = payload.expired_at - (payload.now ?? Date().timeIntervalSince1970)
+        token.withLockedValue { $0 = (payload.access_token, Date().addingTimeInterval(max(0, lifetime))) }
+        return payload.access_token
+    }
+
+    private func send<Payload: Decodable>(
+        _ method: HTTPMethod, _ path: String, body: (any Encodable)? = nil, authorized: Bool
+    ) async throws -> (HTTPResponseStatus, Envelope<Payload>) {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        request.headers.add(name: "Accept", value: "application/json")
+        if authorized { request.headers.add(name: "Authorization", value: try await accessToken()) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(body)))
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: Self.timeout)
+        } catch {
+            throw PaymentGatewayError.unavailable("PortOne unreachable: \(error)")
+        }
+        let data = try await response.body.collect(upTo: 1 << 20)
+        guard let envelope = try? JSONDecoder().decode(Envelope<Payload>.self, from: data) else {
+            throw PaymentGatewayError.unavailable("PortOne answered \(response.status.code) without its JSON envelope")
+        }
+        return (response.status, envelope)
+    }
+}

@@ -74,4 +74,27 @@ final class SettingsTests: XCTestCase {
             XCTAssertFalse(String(describing: error).contains("hunter2"))
         }
     }
+
+    func testShopPaymentsAndDeliveryFee() throws {
+        let development = try Settings.load(from: ["DATA_DIR": directory])
+        XCTAssertEqual(development.shop, Settings.Shop(gateway: .test, deliveryFee: 2_500, freeDeliveryFrom: 40_000))
+        // Production never approves test payments: no gateway unless PortOne is configured.
+        let production = try Settings.load(from: ["DATA_DIR": directory, "APP_ENV": "production"])
+        XCTAssertEqual(production.shop.gateway, .none)
+        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "APP_ENV": "production", "PAYMENT_GATEWAY": "test"])) {
+            XCTAssertTrue("\($0)".hasPrefix("invalid PAYMENT_GATEWAY=test"), "\($0)")
+        }
+        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "PAYMENT_GATEWAY": "portone"])) {
+            XCTAssertTrue("\($0)".contains("PORTONE_API_KEY"), "\($0)")
+        }
+        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "PAYMENT_GATEWAY": "cash"]))
+        let portOne = try Settings.load(from: [
+            "DATA_DIR": directory, "APP_ENV": "production", "PAYMENT_GATEWAY": "PortOne", "PORTONE_API_KEY": "k",
+            "PORTONE_API_SECRET": "s", "DELIVERY_FEE": "3000", "FREE_DELIVERY_FROM": "50000",
+        ])
+        XCTAssertEqual(portOne.shop, Settings.Shop(gateway: .portOne(url: "https://api.iamport.kr", apiKey: "k", apiSecret: "s"), deliveryFee: 3_000, freeDeliveryFrom: 50_000))
+        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "DELIVERY_FEE": "-1"]))
+        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "PAYMENT_GATEWAY": "portone", "PORTONE_API_KEY": "k",
+                                                       "PORTONE_API_SECRET": "s", "PORTONE_API_URL": "ftp://x"]))
+    }
 }

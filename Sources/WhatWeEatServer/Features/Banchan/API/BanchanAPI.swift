@@ -421,6 +421,29 @@ struct OrderResponse: Content {
         cancelReason = order.cancelReason
         createdAt = order.createdAt
     }
+
+    enum CodingKeys: String, CodingKey {
+        case id, merchantUID, status, items, itemsTotal, deliveryFee, total, points, paymentGateway, paymentID, paidAt, cancelledAt, cancelReason, createdAt
+    }
+
+    // Fields that do not apply yet are explicit nulls, not missing keys.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(merchantUID, forKey: .merchantUID)
+        try container.encode(status, forKey: .status)
+        try container.encode(items, forKey: .items)
+        try container.encode(itemsTotal, forKey: .itemsTotal)
+        try container.encode(deliveryFee, forKey: .deliveryFee)
+        try container.encode(total, forKey: .total)
+        try container.encode(points, forKey: .points)
+        try container.encode(paymentGateway, forKey: .paymentGateway)
+        try container.encode(paymentID, forKey: .paymentID)
+        try container.encode(paidAt, forKey: .paidAt)
+        try container.encode(cancelledAt, forKey: .cancelledAt)
+        try container.encode(cancelReason, forKey: .cancelReason)
+        try container.encode(createdAt, forKey: .createdAt)
+    }
 }
 
 extension Request {

@@ -243,6 +243,12 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(theirs.status, .notFound, "another owner's order does not exist for them")
             let list = try await app.send(.GET, "/api/v1/banchan/orders", headers: device(owner))
             XCTAssertEqual((try list.object()["items"] as? [[String: Any]])?.map { $0["id"] as? String }, [id])
+            let listed = try XCTUnwrap((try list.object()["items"] as? [[String: Any]])?.first)
+            XCTAssertEqual((listed["items"] as? [[String: Any]])?.first?["quantity"] as? Int, 2)
+
+            // Lines keep the order they were asked in (stock is taken in hash order underneath).
+            let two = try await Self.placeOrder(app, [(Self.bulgogi, 1), (Self.dakgalbi, 1)], owner: owner)
+            XCTAssertEqual((try two.object()["items"] as? [[String: Any]])?.map { $0["hash"] as? String }, [Self.bulgogi, Self.dakgalbi])
 
             let empty = try await app.send(.POST, "/api/v1/banchan/orders", headers: device(owner))
             XCTAssertEqual(empty.status, .unprocessableEntity)
@@ -256,7 +262,7 @@ final class BanchanAPITests: XCTestCase {
             let malformed = try await app.send(.POST, "/api/v1/banchan/orders", raw: #"{"items": [{"hash": 5}]}"#, headers: device(owner))
             XCTAssertEqual(malformed.status, .badRequest)
             let unchanged = try await stock(app, Self.dakgalbi)
-            XCTAssertEqual(unchanged, stockBefore - 2, "refused orders take nothing")
+            XCTAssertEqual(unchanged, stockBefore - 3, "refused orders take nothing")
             let badID = try await app.send(.GET, "/api/v1/banchan/orders/not-a-uuid", headers: device(owner))
             XCTAssertEqual(badID.status, .notFound)
         }

@@ -20,5 +20,6 @@ func routes(_ app: Application, openAPIDocument: String) throws {
     try web.register(collection: AccountPages())
     try web.register(collection: MenuGamePages())
     try web.register(collection: BurgerMapPages())
+    try web.register(collection: BanchanPages())
     try web.register(collection: LicensesPage())
 }

@@ -14,7 +14,7 @@ struct HomePage: RouteCollection {
         Service(emoji: "🎴", key: "menu_game", path: "/play"),
         Service(emoji: "🍔", key: "burger_map", path: nil),
         Service(emoji: "🤝", key: "mates", path: nil),
-        Service(emoji: "🥢", key: "banchan", path: nil),
+        Service(emoji: "🥢", key: "banchan", path: "/shop"),
     ]
 
     func boot(routes: any RoutesBuilder) throws {

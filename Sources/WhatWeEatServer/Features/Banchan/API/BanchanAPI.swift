@@ -409,7 +409,7 @@ struct OrderResponse: Content {
         id = try order.requireID()
         merchantUID = order.merchantUID
         status = order.status
-        items = order.$items.value?.map { Item(hash: $0.hash, title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity, subtotal: $0.unitPrice * $0.quantity) } ?? []
+        items = order.lines.map { Item(hash: $0.hash, title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity, subtotal: $0.unitPrice * $0.quantity) }
         itemsTotal = order.itemsTotal
         deliveryFee = order.deliveryFee
         total = order.total

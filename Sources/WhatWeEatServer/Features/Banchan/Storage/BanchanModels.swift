@@ -127,6 +127,9 @@ final class BanchanOrder: Model, @unchecked Sendable {
     @Children(for: \.$order) var items: [BanchanOrderItem]
 
     init() {}
+
+    /// The loaded lines in the order the customer added them.
+    var lines: [BanchanOrderItem] { ($items.value ?? []).sorted { $0.line < $1.line } }
 }
 
 /// A line of an order, with the title and price as they were when ordered.
@@ -135,6 +138,8 @@ final class BanchanOrderItem: Model, @unchecked Sendable {
 
     @ID(key: .id) var id: UUID?
     @Parent(key: "order_id") var order: BanchanOrder
+    /// Position in the order, as the customer added the dishes.
+    @Field(key: "line") var line: Int
     @Field(key: "dish_id") var dishID: UUID
     @Field(key: "hash") var hash: String
     @Field(key: "title") var title: String
@@ -144,8 +149,9 @@ final class BanchanOrderItem: Model, @unchecked Sendable {
 
     init() {}
 
-    init(orderID: UUID, dish: DishRecord, quantity: Int) throws {
+    init(orderID: UUID, line: Int, dish: DishRecord, quantity: Int) throws {
         self.$order.id = orderID
+        self.line = line
         self.dishID = try dish.requireID()
         self.hash = dish.hash
         self.title = dish.title
@@ -219,6 +225,7 @@ struct CreateBanchan: AsyncMigration {
         try await database.schema(BanchanOrderItem.schema)
             .id()
             .field("order_id", .uuid, .required, .references(BanchanOrder.schema, "id", onDelete: .cascade))
+            .field("line", .int, .required)
             .field("dish_id", .uuid, .required)
             .field("hash", .string, .required)
             .field("title", .string, .required)

@@ -217,8 +217,11 @@ struct BanchanService {
         order.idempotencyKey = key
         order.requestDigest = digest
         try await order.create(on: transaction)
+        // Stock was taken in hash order; the lines keep the order the customer asked in.
+        let requestedOrder = Dictionary(uniqueKeysWithValues: requested.enumerated().map { ($1.hash, $0) })
         for line in lines {
-            try await BanchanOrderItem(orderID: orderID, dish: line.dish, quantity: line.quantity).create(on: transaction)
+            try await BanchanOrderItem(orderID: orderID, line: requestedOrder[line.dish.hash] ?? 0, dish: line.dish, quantity: line.quantity)
+                .create(on: transaction)
         }
         if clearingCart {
             try await CartItem.query(on: transaction).filter(\.$ownerKey == owner.key).delete()

@@ -62,10 +62,10 @@ struct BanchanImages: RouteCollection {
 
     /// A detail paragraph set as a card, wrapped to the width, with the dish's emoji.
     static func detail(_ dish: Dish, paragraph: String, index: Int) -> String {
-        let lines = wrap(paragraph, width: 18)
+        let lines = wrap(paragraph, width: 21)
         let height = 260 + lines.count * 52
         let text = lines.enumerated().map { offset, line in
-            "<text x=\"60\" y=\"\(230 + offset * 52)\" font-size=\"34\" fill=\"#1f1d1a\">\(escape(line))</text>"
+            "<text x=\"60\" y=\"\(230 + offset * 52)\" font-size=\"30\" fill=\"#1f1d1a\">\(escape(line))</text>"
         }.joined()
         return """
         <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 \(height)" role="img" aria-label="\(escape(paragraph))" \

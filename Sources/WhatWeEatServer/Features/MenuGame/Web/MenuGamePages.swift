@@ -107,8 +107,8 @@ struct MenuGamePages: RouteCollection {
             try await req.menuGame.saveDislikes(disliked, for: user.requireID())
         }
         let response = Layout.redirect(to: Layout.safeNextPath(form.next) ?? "/play")
-        response.cookies[MenuGameDevice.dislikedCookie] = MenuGameDevice.cookie(MenuGameDevice.cookieValue(disliked), req)
-        response.cookies[MenuGameDevice.onboardedCookie] = MenuGameDevice.cookie("1", req)
+        response.cookies[MenuGameDevice.dislikedCookie] = BrowserDevice.cookie(MenuGameDevice.cookieValue(disliked), req)
+        response.cookies[MenuGameDevice.onboardedCookie] = BrowserDevice.cookie("1", req)
         return response
     }
 

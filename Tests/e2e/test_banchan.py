@@ -1,0 +1,159 @@
+"""The banchan shop (배민찬) as a shopper uses it: browse the sections, open a dish, pick a
+quantity, fill the cart, order, pay with the test gateway, read the order history; the stepper's
+limits; cancelling."""
+import json
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+
+from conftest import ROOT, no_horizontal_overflow, shot, wait_for
+
+CATALOG = json.loads((ROOT / "Resources" / "catalogs" / "banchan.json").read_text(encoding="utf-8"))
+
+
+def won(amount):
+    return f"{amount:,}원"
+
+
+def dish(predicate):
+    return next(d for d in CATALOG if predicate(d))
+
+
+def click(driver, selector):
+    wait_for(driver, EC.element_to_be_clickable((By.CSS_SELECTOR, selector))).click()
+
+
+def test_browse_detail_quantity_cart_order_and_history(server, browser):
+    browser.get(server.url + "/shop")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "반찬가게"
+    sections = [h.text for h in browser.find_elements(By.CSS_SELECTOR, ".section-header > span:first-child")]
+    assert sections == ["메인요리", "국·찌개", "밑반찬"]
+    main_dishes = [d for d in CATALOG if d["section"] == "main"]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#section-main .dish-card")) == len(main_dishes)
+
+    # Tapping a section header tells how many dishes it has.
+    header = browser.find_element(By.CSS_SELECTOR, "#section-main .section-header")
+    header.click()
+    assert header.get_attribute("aria-expanded") == "true"
+    assert browser.find_element(By.ID, "count-main").text == f"{len(main_dishes)}개"
+    wait_for(browser, lambda d: f"{len(main_dishes)}개의 상품" in d.find_element(By.ID, "section-toast").text)
+    assert no_horizontal_overflow(browser)
+    shot(browser, "01-sections")
+
+    first = main_dishes[0]
+    card = browser.find_element(By.CSS_SELECTOR, "#section-main .dish-card")
+    assert won(first["salePrice"]) in card.text
+    if first["originalPrice"]:
+        assert won(first["originalPrice"]) in card.find_element(By.CSS_SELECTOR, "del").text
+    card.find_element(By.CSS_SELECTOR, "a.dish-title").click()
+
+    wait_for(browser, EC.url_contains(f"/shop/dishes/{first['hash']}"))
+    assert browser.find_element(By.ID, "dish-title").text == first["title"]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#thumbs img")) == first["thumbCount"]
+    assert browser.find_element(By.ID, "delivery-fee").text == "2,500원 (40,000원 이상 구매 시 무료)"
+    shot(browser, "02-detail")
+
+    # The thumbnails page sideways and the dots follow.
+    browser.find_element(By.ID, "thumbs").send_keys(Keys.ARROW_RIGHT)
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".thumb-dots li")[1].get_attribute("class") == "current")
+
+    down, up = browser.find_element(By.ID, "quantity-down"), browser.find_element(By.ID, "quantity-up")
+    assert not down.is_enabled(), "− is off at the minimum"
+    up.click()
+    up.click()
+    assert browser.find_element(By.ID, "quantity").get_attribute("value") == "3"
+    assert browser.find_element(By.ID, "order-total").text == won(first["salePrice"] * 3)
+    assert down.is_enabled()
+    browser.execute_script("document.getElementById('add-to-cart').scrollIntoView({block: 'center'})")
+    shot(browser, "03-quantity")
+    click(browser, "#add-to-cart")
+
+    wait_for(browser, EC.url_contains("/shop/cart"))
+    assert first["title"] in browser.find_element(By.CSS_SELECTOR, "[role=status]").text
+    items_total = first["salePrice"] * 3
+    fee = 0 if items_total >= 40_000 else 2_500
+    assert browser.find_element(By.ID, "items-total").text == won(items_total)
+    assert browser.find_element(By.ID, "cart-delivery-fee").text == won(fee)
+    assert browser.find_element(By.ID, "cart-total").text == won(items_total + fee)
+    assert browser.find_element(By.CSS_SELECTOR, ".cart-count").text == "3"
+    shot(browser, "04-cart")
+
+    # A side dish too; the totals follow.
+    side = dish(lambda d: d["section"] == "side" and d["stock"] >= 10 and d["minQuantity"] == 1)
+    browser.get(server.url + f"/shop/dishes/{side['hash']}")
+    click(browser, "#add-to-cart")
+    wait_for(browser, EC.url_contains("/shop/cart"))
+    items_total += side["salePrice"]
+    fee = 0 if items_total >= 40_000 else 2_500
+    assert browser.find_element(By.ID, "cart-total").text == won(items_total + fee)
+
+    click(browser, "#place-order")
+    wait_for(browser, EC.url_matches(r"/shop/orders/[0-9A-F-]{36}$"))
+    assert browser.find_element(By.ID, "order-status").text == "결제 대기"
+    assert browser.find_element(By.ID, "order-grand-total").text == won(items_total + fee)
+    shot(browser, "05-order")
+    click(browser, "#pay-test")
+    wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "결제 완료")
+    shot(browser, "06-paid")
+
+    browser.get(server.url + "/shop/orders")
+    order = browser.find_element(By.CSS_SELECTOR, ".order-card")
+    assert "결제 완료" in order.text and f"{first['title']} 외 1건" in order.text and won(items_total + fee) in order.text
+    assert no_horizontal_overflow(browser)
+    shot(browser, "07-history")
+
+    # The cart was emptied by the order.
+    browser.get(server.url + "/shop/cart")
+    assert "장바구니가 비어 있어요." in browser.find_element(By.CSS_SELECTOR, ".empty-state").text
+
+
+def test_stepper_limits_and_sold_out(server, browser):
+    # A dish that must be ordered two at a time: − is off at 2.
+    pair = dish(lambda d: d["minQuantity"] == 2 and d["stock"] > 2)
+    browser.get(server.url + f"/shop/dishes/{pair['hash']}")
+    assert browser.find_element(By.ID, "quantity").get_attribute("value") == "2"
+    assert not browser.find_element(By.ID, "quantity-down").is_enabled()
+    assert browser.find_element(By.ID, "order-total").text == won(pair["salePrice"] * 2)
+
+    # A dish with less stock than its per-order maximum: + stops at the stock.
+    scarce = dish(lambda d: 0 < d["stock"] < d["maxQuantity"] and d["minQuantity"] == 1)
+    browser.get(server.url + f"/shop/dishes/{scarce['hash']}")
+    up = browser.find_element(By.ID, "quantity-up")
+    for _ in range(scarce["stock"] + 3):
+        if up.is_enabled():
+            up.click()
+    assert browser.find_element(By.ID, "quantity").get_attribute("value") == str(scarce["stock"])
+    assert not up.is_enabled(), "+ is off at the stock"
+    assert browser.find_element(By.ID, "order-total").text == won(scarce["salePrice"] * scarce["stock"])
+    # Typing past the limit is brought back to it.
+    field = browser.find_element(By.ID, "quantity")
+    field.clear()
+    field.send_keys("99", Keys.TAB)
+    assert field.get_attribute("value") == str(scarce["stock"])
+    browser.execute_script("document.getElementById('quantity-up').scrollIntoView({block: 'center'})")
+    shot(browser, "01-stepper-at-stock")
+
+    # A sold-out dish shows so, and offers no cart button.
+    sold_out = dish(lambda d: d["stock"] == 0)
+    browser.get(server.url + f"/shop/dishes/{sold_out['hash']}")
+    assert "품절" in browser.find_element(By.CSS_SELECTOR, ".sold-out-notice").text
+    assert not browser.find_elements(By.ID, "add-to-cart")
+    shot(browser, "02-sold-out")
+
+
+def test_cancel_an_order_before_it_ships(server, browser):
+    soup = dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1)
+    browser.get(server.url + f"/shop/dishes/{soup['hash']}")
+    click(browser, "#add-to-cart")
+    wait_for(browser, EC.url_contains("/shop/cart"))
+    click(browser, "#place-order")
+    wait_for(browser, EC.url_matches(r"/shop/orders/[0-9A-F-]{36}$"))
+    click(browser, "#cancel-order")
+    wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "주문 취소")
+    assert not browser.find_elements(By.ID, "cancel-order")
+    assert not browser.find_elements(By.ID, "pay-test")
+    shot(browser, "01-cancelled")
+    # The unit went back: the page shows the full stock again.
+    browser.get(server.url + f"/shop/dishes/{soup['hash']}")
+    assert f"남은 수량 {soup['stock']}개" in browser.find_element(By.ID, "quantity-limits").text

@@ -284,6 +284,16 @@ final class BanchanAPITests: XCTestCase {
             let changedBody = try await Self.placeOrder(app, [(Self.bulgogi, 2)], owner: owner, key: "checkout-42")
             XCTAssertEqual(changedBody.status, .unprocessableEntity)
             XCTAssertEqual(changedBody.errorCode, "idempotency_key_reused")
+            // A cart checkout cannot reuse the key of an order made from a list of dishes.
+            _ = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Self.dakgalbi)", json: ["quantity": 1], headers: device(owner))
+            let cartWithSameKey = try await app.send(.POST, "/api/v1/banchan/orders", headers: ["X-Device-Token": owner, "Idempotency-Key": "checkout-42"])
+            XCTAssertEqual(cartWithSameKey.errorCode, "idempotency_key_reused")
+            let cartOnce = try await app.send(.POST, "/api/v1/banchan/orders", headers: ["X-Device-Token": owner, "Idempotency-Key": "cart-1"])
+            XCTAssertEqual(cartOnce.status, .created)
+            let cartAgain = try await app.send(.POST, "/api/v1/banchan/orders", headers: ["X-Device-Token": owner, "Idempotency-Key": "cart-1"])
+            XCTAssertEqual(cartAgain.headers.first(name: "Idempotent-Replayed"), "true", "the emptied cart does not matter to a retry")
+            XCTAssertEqual(try cartAgain.object()["id"] as? String, try cartOnce.object()["id"] as? String)
+
             // Keys belong to their owner: another device may use the same text.
             let otherOwner = try await Self.placeOrder(app, [(Self.bulgogi, 1)], owner: "second-device-token-1", key: "checkout-42")
             XCTAssertEqual(otherOwner.status, .created)

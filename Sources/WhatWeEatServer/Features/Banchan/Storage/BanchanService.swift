@@ -132,6 +132,11 @@ struct BanchanService {
     /// the server's prices only.
     func placeOrder(_ items: [Requested]?, for owner: ShopOwner, idempotencyKey: String?) async throws -> Placed {
         let fromCart = items == nil
+        // A retried checkout of the cart finds the cart already emptied by its first attempt, so
+        // the key is looked up first; for a cart, the key alone names the checkout.
+        if fromCart, let idempotencyKey, let earlier = try await order(withKey: idempotencyKey, of: owner) {
+            return try replay(earlier, digest: Self.cartDigest)
+        }
         let requested: [Requested]
         if let items {
             requested = items
@@ -140,9 +145,9 @@ struct BanchanService {
         }
         guard !requested.isEmpty else { throw AppError.invalid("order_empty") }
         guard Set(requested.map(\.hash)).count == requested.count else { throw AppError.invalid("duplicate_dish") }
-        let digest = SecureRandom.sha256Hex(requested.map { "\($0.hash)*\($0.quantity)" }.sorted().joined(separator: ","))
+        let digest = fromCart ? Self.cartDigest : SecureRandom.sha256Hex(requested.map { "\($0.hash)*\($0.quantity)" }.sorted().joined(separator: ","))
 
-        if let idempotencyKey, let earlier = try await order(withKey: idempotencyKey, of: owner) {
+        if !fromCart, let idempotencyKey, let earlier = try await order(withKey: idempotencyKey, of: owner) {
             return try replay(earlier, digest: digest)
         }
         do {
@@ -156,6 +161,9 @@ struct BanchanService {
             return try replay(earlier, digest: digest)
         }
     }
+
+    /// What a checkout of the cart records instead of a digest of its body.
+    static let cartDigest = "cart"
 
     private func replay(_ earlier: BanchanOrder, digest: String) throws -> Placed {
         guard earlier.requestDigest == digest else { throw AppError.invalid("idempotency_key_reused") }

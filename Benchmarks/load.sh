@@ -41,16 +41,7 @@ export PINS_FILE
 # wrk's --latency output → "requests/s p50 p99" (latencies in ms).
 measure() {
   local path=$1; shift
-  wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@" "$URL$path" | python3 -c '
-import re, sys
-text = sys.stdin.read()
-def ms(value, unit):
-    return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-p50 = re.search(r"50%\s+([\d.]+)(us|ms|s)", text)
-p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", text)
-errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
-print(f"{rps:.0f} {ms(*p50.groups()):.2f} {ms(*p99.groups()):.2f} {errors.group(1) if errors else 0}")'
+  wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@" "$URL$path" | python3 "$(dirname "$0")/wrk_summary.py"
 }
 
 wrk -t2 -c"$CONNECTIONS" -d2s "$URL/healthz" >/dev/null   # warm-up

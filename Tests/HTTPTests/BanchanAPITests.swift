@@ -331,6 +331,9 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(left, 0)
             let lines = try await BanchanOrderItem.query(on: app.db).filter(\.$hash == Self.dakgalbi).all()
             XCTAssertEqual(lines.reduce(0) { $0 + $1.quantity }, 10)
+            // The section list (served from memory) shows it sold out at once.
+            let soldOut = try await Self.listed(app, Self.dakgalbi)
+            XCTAssertEqual(soldOut?["soldOut"] as? Bool, true)
         }
     }
 
@@ -346,6 +349,8 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(try cancelled.object()["status"] as? String, "cancelled")
             let restored = try await stock(app, Self.bulgogi)
             XCTAssertEqual(restored, before)
+            let relisted = try await Self.listed(app, Self.bulgogi)
+            XCTAssertEqual(relisted?["soldOut"] as? Bool, false)
             let twice = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/cancel", headers: device(owner))
             XCTAssertEqual(twice.status, .conflict)
             let stillRestored = try await stock(app, Self.bulgogi)
@@ -368,6 +373,37 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(backwards.status, .conflict)
         }
     }
+
+    /// A dish as the section list shows it.
+    static func listed(_ app: Application, _ hash: String) async throws -> [String: Any]? {
+        let page = try await app.send(.GET, "/api/v1/banchan/sections/main/dishes?limit=100")
+        return (try page.object()["items"] as? [[String: Any]])?.first { $0["hash"] as? String == hash }
+    }
+
+    /// Two server processes on one PostgreSQL database: an order through the first shows the dish
+    /// sold out in the second's lists, and an admin's change reaches them too.
+    func testAnotherProcessListsTheNewStock() async throws {
+        try XCTSkipUnless(TestDatabase.postgresURL != nil, "needs PostgreSQL; the CI's PostgreSQL pass runs it")
+        try await withTestApp { first in
+            let second = try await Application.make(.testing)
+            do {
+                try await configure(second, settings: first.settings)
+                try await second.banchanListings.reload(from: second.db)
+                func secondListing() -> BanchanListings.Listing? { second.banchanListings.all(in: .main).first { $0.dish.hash == Self.dakgalbi } }
+                let admin = try await adminToken(first)
+                try await setStock(first, Self.dakgalbi, 1, admin: admin)
+                try await waitUntil { secondListing()?.stock == 1 }
+                let placed = try await Self.placeOrder(first, [(Self.dakgalbi, 1)], owner: "first-process-token-01")
+                XCTAssertEqual(placed.status, .created)
+                try await waitUntil { secondListing()?.isSoldOut == true }
+            } catch {
+                try? await second.asyncShutdown()
+                throw error
+            }
+            try await second.asyncShutdown()
+        }
+    }
+
 
     // MARK: Payments
 

@@ -304,11 +304,4 @@ final class MenuGameAPITests: XCTestCase {
         XCTAssertEqual(refused.errorCode, "group_not_found")
     }
 
-    func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw ServerFailure(message: "condition not met within \(timeout)") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
 }

@@ -135,3 +135,12 @@ func freePort() throws -> Int {
     guard bound == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
     return Int(UInt16(bigEndian: address.sin_port))
 }
+
+/// Waits until `condition` holds (a socket delivered, another process caught up), or fails.
+func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw ServerFailure(message: "condition not met within \(timeout)") }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}

@@ -45,6 +45,8 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.requestMetrics = RequestMetrics()
     app.menuCatalog = MenuCatalog()
     app.menuGroupStates = MenuGroupStateCache()
+    app.banchanListings = BanchanListings()
+    BanchanListings.follow(app)
     app.pinMisses = RateLimiter(limit: 20, window: 60)
     app.feedbackLimiter = RateLimiter(limit: 5, window: 600)
     switch settings.shop.gateway {

@@ -47,7 +47,7 @@ struct BanchanAPI: RouteCollection {
     }
 
     func sections(req: Request) async throws -> SectionsResponse {
-        let counts = try await req.banchan.dishCounts()
+        let counts = req.banchan.dishCounts()
         return SectionsResponse(
             sections: DishSection.allCases.map { .init(id: $0, name: req.t("banchan.section.\($0.rawValue)"), dishCount: counts[$0] ?? 0) },
             deliveryFee: DeliveryFeeResponse(req.application.deliveryFeeRule))
@@ -57,9 +57,9 @@ struct BanchanAPI: RouteCollection {
         guard let raw = req.parameters.get("section"), let section = DishSection(rawValue: raw) else {
             throw AppError.notFound("section_not_found")
         }
-        let (records, next) = try await req.banchan.dishes(in: section, page: try PageRequest(from: req))
+        let (listings, next) = try req.banchan.dishes(in: section, page: try PageRequest(from: req))
         let images = BanchanImages.URLs(publicURL: req.application.settings.publicURL)
-        return Page(items: records.map { DishSummary($0, images: images) }, nextCursor: next)
+        return Page(items: listings.map { DishSummary($0.dish, stock: $0.stock, images: images) }, nextCursor: next)
     }
 
     func dish(req: Request) async throws -> DishDetail {
@@ -118,6 +118,7 @@ struct BanchanAPI: RouteCollection {
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict("dish_exists")
         }
+        try await BanchanListings.catalogChanged(req)
         return try await DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
             .encodeResponse(status: .created, for: req)
     }
@@ -155,6 +156,7 @@ struct BanchanAPI: RouteCollection {
         record.editedByAdmin = true
         record.retiredAt = nil
         try await record.save(on: req.db)
+        try await BanchanListings.catalogChanged(req)
         return DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
     }
 
@@ -167,6 +169,7 @@ struct BanchanAPI: RouteCollection {
             record.retiredAt = Date()
             record.editedByAdmin = true
             try await record.save(on: req.db)
+            try await BanchanListings.catalogChanged(req)
         }
         return .noContent
     }
@@ -316,7 +319,10 @@ struct DishSummary: Content {
     let soldOut: Bool
 
     init(_ record: DishRecord, images: BanchanImages.URLs) {
-        let dish = record.dish
+        self.init(record.dish, stock: record.stock, images: images)
+    }
+
+    init(_ dish: Dish, stock: Int, images: BanchanImages.URLs) {
         hash = dish.hash
         section = dish.section
         title = dish.title
@@ -326,7 +332,7 @@ struct DishSummary: Content {
         originalPrice = dish.originalPrice
         badges = dish.badges.map(\.code)
         deliveryTypes = dish.deliveryTypes.map(\.code)
-        soldOut = record.stock < dish.minQuantity
+        soldOut = stock < dish.minQuantity
     }
 
     func encode(to encoder: any Encoder) throws {

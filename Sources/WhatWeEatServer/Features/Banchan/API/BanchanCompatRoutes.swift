@@ -63,7 +63,7 @@ struct BanchanCompatRoutes: RouteCollection {
 
     func section(_ section: DishSection, _ req: Request) async throws -> SectionResponse {
         let images = BanchanImages.URLs(publicURL: req.application.settings.publicURL)
-        return SectionResponse(statusCode: 200, body: try await req.banchan.dishes(in: section).map { Item($0.dish, images: images) })
+        return SectionResponse(statusCode: 200, body: req.banchan.dishes(in: section).map { Item($0.dish, images: images) })
     }
 
     /// `{"hash": "HBDEF", "data": {...}}`.

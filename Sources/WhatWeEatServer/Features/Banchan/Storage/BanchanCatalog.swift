@@ -51,5 +51,6 @@ struct BanchanSeeder: Seeder {
                 }
             }
         }
+        try await app.banchanListings.reload(from: app.db)
     }
 }

@@ -23,12 +23,16 @@ struct BanchanService {
     let database: any Database
     let delivery: DeliveryFeeRule
     let gateway: (any PaymentGateway)?
+    let listings: BanchanListings
+    let events: any EventBus
     let logger: Logger
 
     init(request: Request) {
         database = request.db
         delivery = request.application.deliveryFeeRule
         gateway = request.application.paymentGateway
+        listings = request.application.banchanListings
+        events = request.application.events
         logger = request.logger
     }
 
@@ -41,23 +45,27 @@ struct BanchanService {
         return record
     }
 
-    /// Every dish of a section in catalog order (the shipped app's section lists are not paged).
-    func dishes(in section: DishSection) async throws -> [DishRecord] {
-        try await DishRecord.query(on: database).filter(\.$section == section.rawValue).filter(\.$retiredAt == nil)
-            .sort(\.$position).sort(\.$id).all()
+    /// Every dish of a section in catalog order (the shipped app's section lists are not paged),
+    /// from the in-memory listings.
+    func dishes(in section: DishSection) -> [BanchanListings.Listing] {
+        listings.all(in: section)
     }
 
-    func dishes(in section: DishSection, page: PageRequest) async throws -> (items: [DishRecord], nextCursor: String?) {
-        try await DishRecord.query(on: database).filter(\.$section == section.rawValue).filter(\.$retiredAt == nil)
-            .paginate(inOrder: \.$position, page)
+    func dishes(in section: DishSection, page: PageRequest) throws -> (items: [BanchanListings.Listing], nextCursor: String?) {
+        try listings.page(in: section, page)
     }
 
-    func dishCounts() async throws -> [DishSection: Int] {
-        var counts: [DishSection: Int] = [:]
-        for section in DishSection.allCases {
-            counts[section] = try await DishRecord.query(on: database).filter(\.$section == section.rawValue).filter(\.$retiredAt == nil).count()
+    func dishCounts() -> [DishSection: Int] {
+        Dictionary(uniqueKeysWithValues: DishSection.allCases.map { ($0, listings.count(in: $0)) })
+    }
+
+    /// Shows stock that changed (after the change committed) in this process's listings at once,
+    /// and tells the other processes'.
+    private func announce(_ stocks: [(hash: String, stock: Int)]) async {
+        for change in stocks {
+            listings.apply(stock: change.stock, of: change.hash)
+            await BanchanListings.announce(stock: change.stock, of: change.hash, on: events)
         }
-        return counts
     }
 
     // MARK: Cart
@@ -151,9 +159,10 @@ struct BanchanService {
             return try replay(earlier, digest: digest)
         }
         do {
-            let order = try await database.transaction { transaction in
+            let (order, stocks) = try await database.transaction { transaction in
                 try await self.createOrder(requested, for: owner, key: idempotencyKey, digest: digest, clearingCart: fromCart, on: transaction)
             }
+            await announce(stocks)
             return .created(order)
         } catch let error as any DatabaseError where error.isConstraintFailure && idempotencyKey != nil {
             // A concurrent request with the same key committed first; answer with its order.
@@ -176,10 +185,11 @@ struct BanchanService {
 
     private func createOrder(
         _ requested: [Requested], for owner: ShopOwner, key: String?, digest: String, clearingCart: Bool, on transaction: any Database
-    ) async throws -> BanchanOrder {
+    ) async throws -> (BanchanOrder, [(hash: String, stock: Int)]) {
         let sql = transaction as! any SQLDatabase
         let orderID = UUID()
         var lines: [(dish: DishRecord, quantity: Int)] = []
+        var stocks: [(hash: String, stock: Int)] = []
         // Sorted, so two orders for the same dishes take their rows in the same order (PostgreSQL
         // row locks). The transaction starts with this write, never with a read: on SQLite a
         // transaction that read first cannot write after another connection commits.
@@ -190,7 +200,7 @@ struct BanchanService {
                 .where("hash", .equal, item.hash)
                 .where("retired_at", .is, SQLLiteral.null)
                 .where("stock", .greaterThanOrEqual, item.quantity)
-                .returning("id").all()
+                .returning("id", "stock").all()
             guard let row = taken.first else {
                 // Unknown, or not enough left: say which (the transaction rolls back either way).
                 guard let record = try await DishRecord.query(on: transaction).filter(\.$hash == item.hash).filter(\.$retiredAt == nil).first() else {
@@ -208,6 +218,7 @@ struct BanchanService {
                 throw Self.appError(error, title: record.title)
             }
             lines.append((record, item.quantity))
+            stocks.append((item.hash, try row.decode(column: "stock", as: Int.self)))
         }
         let totals = OrderRules.totals(
             lines.map { OrderLine(hash: $0.dish.hash, unitPrice: $0.dish.salePrice, quantity: $0.quantity, pointsPerUnit: $0.dish.dish.pointsPerUnit) },
@@ -235,7 +246,7 @@ struct BanchanService {
             try await CartItem.query(on: transaction).filter(\.$ownerKey == owner.key).delete()
         }
         try await order.$items.load(on: transaction)
-        return order
+        return (order, stocks)
     }
 
     /// One of this owner's orders with its lines; someone else's is not found (404), not forbidden.
@@ -270,7 +281,7 @@ struct BanchanService {
     /// update) and returns its units to stock, in one transaction. False when it had already moved on.
     private func markCancelled(_ order: BanchanOrder, reason: String, now: Date = Date()) async throws -> Bool {
         let id = try order.requireID()
-        return try await database.transaction { transaction in
+        let stocks: [(hash: String, stock: Int)]? = try await database.transaction { transaction in
             let sql = transaction as! any SQLDatabase
             let moved = try await sql.update(BanchanOrder.schema)
                 .set("status", to: OrderStatus.cancelled.rawValue).set("cancelled_at", to: now).set("cancel_reason", to: reason)
@@ -278,14 +289,19 @@ struct BanchanService {
                 .where("id", .equal, id)
                 .where("status", .in, [OrderStatus.awaitingPayment.rawValue, OrderStatus.paid.rawValue])
                 .returning("id").all()
-            guard !moved.isEmpty else { return false }
+            guard !moved.isEmpty else { return nil }
+            var stocks: [(hash: String, stock: Int)] = []
             for item in try await BanchanOrderItem.query(on: transaction).filter(\.$order.$id == id).all() {
-                try await sql.update(DishRecord.schema)
+                let rows = try await sql.update(DishRecord.schema)
                     .set(SQLIdentifier("stock"), to: SQLBinaryExpression(SQLIdentifier("stock"), .add, SQLBind(item.quantity)))
-                    .where("id", .equal, item.dishID).run()
+                    .where("id", .equal, item.dishID).returning("stock").all()
+                if let row = rows.first { stocks.append((item.hash, try row.decode(column: "stock", as: Int.self))) }
             }
-            return true
+            return stocks
         }
+        guard let stocks else { return false }
+        await announce(stocks)
+        return true
     }
 
     // MARK: Payment

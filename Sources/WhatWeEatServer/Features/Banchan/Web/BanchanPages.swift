@@ -66,7 +66,7 @@ struct BanchanPages: RouteCollection {
         let shop = req.banchan
         var sections: [Node<HTML.BodyContext>] = []
         for section in DishSection.allCases {
-            let dishes = try await shop.dishes(in: section)
+            let dishes = shop.dishes(in: section)
             sections.append(sectionView(req, section, dishes))
         }
         return page(
@@ -83,7 +83,7 @@ struct BanchanPages: RouteCollection {
         )
     }
 
-    private func sectionView(_ req: Request, _ section: DishSection, _ dishes: [DishRecord]) -> Node<HTML.BodyContext> {
+    private func sectionView(_ req: Request, _ section: DishSection, _ dishes: [BanchanListings.Listing]) -> Node<HTML.BodyContext> {
         let name = req.t("banchan.section.\(section.rawValue)")
         return .section(
             .class("dish-section"), .id("section-\(section.rawValue)"), .attribute(named: "aria-labelledby", value: "heading-\(section.rawValue)"),
@@ -101,9 +101,9 @@ struct BanchanPages: RouteCollection {
         )
     }
 
-    private func dishCard(_ req: Request, _ record: DishRecord) -> Node<HTML.BodyContext> {
-        let dish = record.dish
-        let soldOut = record.stock < dish.minQuantity
+    private func dishCard(_ req: Request, _ listing: BanchanListings.Listing) -> Node<HTML.BodyContext> {
+        let dish = listing.dish
+        let soldOut = listing.isSoldOut
         // The title's link covers the whole card (see .dish-card a::after in banchan.css).
         return .div(
             .class(soldOut ? "dish-card sold-out" : "dish-card"),

@@ -161,6 +161,10 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(retired.status, .noContent)
             let gone = try await app.send(.GET, "/detail/HTEST1")
             XCTAssertEqual(gone.status, .notFound)
+            let sideAfter = try await app.send(.GET, "/side")
+            XCTAssertFalse(sideAfter.text.contains("HTEST1"), "a retired dish leaves the lists at once")
+            let sections = try await app.send(.GET, "/api/v1/banchan/sections")
+            XCTAssertEqual((try sections.object()["sections"] as? [[String: Any]])?.last?["dishCount"] as? Int, 15)
 
             // Seeding again keeps an admin's edits and never resets stock.
             try await setStock(app, Self.bulgogi, 3, admin: admin)

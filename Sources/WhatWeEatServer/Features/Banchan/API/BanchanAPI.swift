@@ -118,7 +118,7 @@ struct BanchanAPI: RouteCollection {
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict("dish_exists")
         }
-        try await BanchanListings.catalogChanged(req)
+        try await BanchanListings.dishChanged(record, req)
         return try await DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
             .encodeResponse(status: .created, for: req)
     }
@@ -156,7 +156,7 @@ struct BanchanAPI: RouteCollection {
         record.editedByAdmin = true
         record.retiredAt = nil
         try await record.save(on: req.db)
-        try await BanchanListings.catalogChanged(req)
+        try await BanchanListings.dishChanged(record, req)
         return DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
     }
 
@@ -169,7 +169,7 @@ struct BanchanAPI: RouteCollection {
             record.retiredAt = Date()
             record.editedByAdmin = true
             try await record.save(on: req.db)
-            try await BanchanListings.catalogChanged(req)
+            try await BanchanListings.dishChanged(record, req)
         }
         return .noContent
     }

@@ -18,13 +18,14 @@ final class BanchanListings: Sendable {
         var isSoldOut: Bool { stock < dish.minQuantity }
     }
 
-    /// Events on `topic`: `{"hash": "HU6Z5", "stock": 41}` or `{"reload": true}`.
+    /// Events on `topic`: `{"hash": "HU6Z5", "stock": 41}` (an order or cancellation moved the
+    /// stock) or `{"changed": "HU6Z5"}` (an admin added, edited or retired the dish).
     static let topic = "banchan:listings"
 
     struct Event: Codable {
         var hash: String?
         var stock: Int?
-        var reload: Bool?
+        var changed: String?
     }
 
     private struct State {
@@ -45,6 +46,32 @@ final class BanchanListings: Sendable {
             fresh.sections[dish.section, default: []].append(listing)
         }
         state.withLockedValue { $0 = fresh }
+    }
+
+    /// Puts a dish in its place (or moves it there), or takes it out when it left the shop.
+    func update(_ record: DishRecord?, hash: String) throws {
+        let listing = try record.flatMap { record -> Listing? in
+            guard record.retiredAt == nil else { return nil }
+            return Listing(id: try record.requireID(), position: record.position, dish: record.dish, stock: record.stock)
+        }
+        state.withLockedValue { state in
+            var touched = Set<DishSection>()
+            if let place = state.places[hash] {
+                state.sections[place.section]?.remove(at: place.offset)
+                touched.insert(place.section)
+            }
+            if let listing {
+                var list = state.sections[listing.dish.section] ?? []
+                let index = list.firstIndex { ($0.position, $0.id.uuidString) > (listing.position, listing.id.uuidString) } ?? list.count
+                list.insert(listing, at: index)
+                state.sections[listing.dish.section] = list
+                touched.insert(listing.dish.section)
+            }
+            state.places[hash] = nil
+            for section in touched {
+                for (offset, item) in (state.sections[section] ?? []).enumerated() { state.places[item.dish.hash] = (section, offset) }
+            }
+        }
     }
 
     func apply(stock: Int, of hash: String) {
@@ -91,8 +118,12 @@ final class BanchanListings: Sendable {
         let task = Task {
             for await message in stream {
                 guard let event = try? JSONDecoder().decode(Event.self, from: Data(message.utf8)) else { continue }
-                if event.reload == true {
-                    do { try await listings.reload(from: database) } catch { logger.warning("reloading the shop's listings failed: \(error)") }
+                if let hash = event.changed {
+                    do {
+                        try listings.update(try await DishRecord.query(on: database).filter(\.$hash == hash).first(), hash: hash)
+                    } catch {
+                        logger.warning("updating the shop's listing of \(hash) failed: \(error)")
+                    }
                 } else if let hash = event.hash, let stock = event.stock {
                     listings.apply(stock: stock, of: hash)
                 }
@@ -111,11 +142,12 @@ final class BanchanListings: Sendable {
         await events.publish(String(decoding: data, as: UTF8.self), to: topic)
     }
 
-    /// After an admin change: this process's listings are rebuilt before the answer goes out
-    /// (the admin sees the change at once); the other processes rebuild when they hear of it.
-    static func catalogChanged(_ req: Request) async throws {
-        try await req.application.banchanListings.reload(from: req.db)
-        await req.application.events.publish(#"{"reload":true}"#, to: topic)
+    /// After an admin change: this process's listing changes before the answer goes out (the
+    /// admin sees it at once); the other processes read the dish again when they hear of it.
+    static func dishChanged(_ record: DishRecord, _ req: Request) async throws {
+        try req.application.banchanListings.update(record, hash: record.hash)
+        guard let data = try? JSONEncoder().encode(Event(changed: record.hash)) else { return }
+        await req.application.events.publish(String(decoding: data, as: UTF8.self), to: topic)
     }
 }
 

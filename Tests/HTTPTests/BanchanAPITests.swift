@@ -109,6 +109,12 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(seen, expected)
 
             let first = try await app.send(.GET, "/api/v1/banchan/sections/main/dishes?limit=1")
+            // The page is assembled from pre-encoded listings: the same bytes the encoder writes.
+            let record = try await DishRecord.query(on: app.db).filter(\.$hash == Self.bulgogi).first()
+            let encoded = Page(items: [DishSummary(try XCTUnwrap(record), images: .init(publicURL: app.settings.publicURL))],
+                               nextCursor: try first.object()["nextCursor"] as? String)
+            XCTAssertEqual(first.text, String(decoding: try AppJSON.encoder().encode(encoded), as: UTF8.self))
+            XCTAssertEqual(first.headers.contentType, .json)
             let item = try XCTUnwrap((try first.object()["items"] as? [[String: Any]])?.first)
             XCTAssertEqual(item["salePrice"] as? Int, 23_900)
             XCTAssertEqual(item["originalPrice"] as? Int, 28_900)

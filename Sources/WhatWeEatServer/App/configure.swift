@@ -12,9 +12,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.http.server.configuration.hostname = settings.host
     app.http.server.configuration.port = settings.port
     app.routes.defaultMaxBodySize = "1mb"
-    // One JSON style for every response: keys sorted, so bodies are stable (the shipped apps'
-    // routes are compared byte for byte), and slashes unescaped, so URLs read as written.
-    ContentConfiguration.global.use(encoder: JSONEncoder.custom(dates: .iso8601, format: [.sortedKeys, .withoutEscapingSlashes]), for: .json)
+    ContentConfiguration.global.use(encoder: AppJSON.encoder(), for: .json)
     app.routes.caseInsensitive = false
 
     switch settings.database {
@@ -45,7 +43,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.requestMetrics = RequestMetrics()
     app.menuCatalog = MenuCatalog()
     app.menuGroupStates = MenuGroupStateCache()
-    app.banchanListings = BanchanListings()
+    app.banchanListings = BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL))
     BanchanListings.follow(app)
     app.pinMisses = RateLimiter(limit: 20, window: 60)
     app.feedbackLimiter = RateLimiter(limit: 5, window: 600)
@@ -80,4 +78,12 @@ public func prepareDatabase(_ app: Application) async throws {
     }
     try await app.autoMigrate()
     try await Seeders.run(on: app)
+}
+
+/// One JSON style for every response: keys sorted, so bodies are stable (the shipped apps' routes
+/// are compared byte for byte), and slashes unescaped, so URLs read as written.
+enum AppJSON {
+    static func encoder() -> JSONEncoder {
+        JSONEncoder.custom(dates: .iso8601, format: [.sortedKeys, .withoutEscapingSlashes])
+    }
 }

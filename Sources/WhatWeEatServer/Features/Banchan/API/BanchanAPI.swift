@@ -53,13 +53,16 @@ struct BanchanAPI: RouteCollection {
             deliveryFee: DeliveryFeeResponse(req.application.deliveryFeeRule))
     }
 
-    func sectionDishes(req: Request) async throws -> Page<DishSummary> {
+    /// A `Page<DishSummary>`, assembled from the listings' encoded JSON (the same bytes the
+    /// encoder would write: keys sorted, so `items` comes before `nextCursor`).
+    func sectionDishes(req: Request) async throws -> Response {
         guard let raw = req.parameters.get("section"), let section = DishSection(rawValue: raw) else {
             throw AppError.notFound("section_not_found")
         }
         let (listings, next) = try req.banchan.dishes(in: section, page: try PageRequest(from: req))
-        let images = BanchanImages.URLs(publicURL: req.application.settings.publicURL)
-        return Page(items: listings.map { DishSummary($0.dish, stock: $0.stock, images: images) }, nextCursor: next)
+        let cursor = next.map { "\"\($0)\"" } ?? "null"   // base64url: nothing to escape
+        let body = #"{"items":["# + listings.map(\.json).joined(separator: ",") + #"],"nextCursor":"# + cursor + "}"
+        return Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: .init(string: body))
     }
 
     func dish(req: Request) async throws -> DishDetail {

@@ -13,9 +13,33 @@ final class BanchanListings: Sendable {
         let id: UUID
         let position: Int
         let dish: Dish
-        var stock: Int
+        var stock: Int {
+            didSet { if (oldValue < dish.minQuantity) != isSoldOut { json = Self.render(dish, stock: stock, images: images) } }
+        }
+        let images: BanchanImages.URLs
+        /// The dish as the API lists it (`DishSummary`), encoded once: lists are the busiest
+        /// responses, and encoding was a third of their cost. Re-rendered when sold-out flips.
+        private(set) var json: String
+
+        init(id: UUID, position: Int, dish: Dish, stock: Int, images: BanchanImages.URLs) {
+            self.id = id
+            self.position = position
+            self.dish = dish
+            self.stock = stock
+            self.images = images
+            self.json = Self.render(dish, stock: stock, images: images)
+        }
 
         var isSoldOut: Bool { stock < dish.minQuantity }
+
+        static func render(_ dish: Dish, stock: Int, images: BanchanImages.URLs) -> String {
+            let data = (try? AppJSON.encoder().encode(DishSummary(dish, stock: stock, images: images))) ?? Data("{}".utf8)
+            return String(decoding: data, as: UTF8.self)
+        }
+
+        static func == (left: Listing, right: Listing) -> Bool {
+            left.id == right.id && left.position == right.position && left.dish == right.dish && left.stock == right.stock
+        }
     }
 
     /// Events on `topic`: `{"hash": "HU6Z5", "stock": 41}` (an order or cancellation moved the
@@ -35,13 +59,18 @@ final class BanchanListings: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    let images: BanchanImages.URLs
+
+    init(images: BanchanImages.URLs) {
+        self.images = images
+    }
 
     func reload(from database: any Database) async throws {
         let records = try await DishRecord.query(on: database).filter(\.$retiredAt == nil).sort(\.$position).sort(\.$id).all()
         var fresh = State()
         for record in records {
             let dish = record.dish
-            let listing = Listing(id: try record.requireID(), position: record.position, dish: dish, stock: record.stock)
+            let listing = Listing(id: try record.requireID(), position: record.position, dish: dish, stock: record.stock, images: images)
             fresh.places[dish.hash] = (dish.section, fresh.sections[dish.section, default: []].count)
             fresh.sections[dish.section, default: []].append(listing)
         }
@@ -52,7 +81,7 @@ final class BanchanListings: Sendable {
     func update(_ record: DishRecord?, hash: String) throws {
         let listing = try record.flatMap { record -> Listing? in
             guard record.retiredAt == nil else { return nil }
-            return Listing(id: try record.requireID(), position: record.position, dish: record.dish, stock: record.stock)
+            return Listing(id: try record.requireID(), position: record.position, dish: record.dish, stock: record.stock, images: images)
         }
         state.withLockedValue { state in
             var touched = Set<DishSection>()

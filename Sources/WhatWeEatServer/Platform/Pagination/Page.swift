@@ -20,8 +20,18 @@ public struct PageRequest: Sendable {
 
     /// Reads and checks the query; a bad limit or a cursor we did not issue is a 400.
     public init(from request: Request) throws {
-        struct Query: Decodable { var cursor: String?; var limit: String? }
-        let query = try request.query.decode(Query.self)
+        // Read straight from the query string: the general decoder costs more than a list page
+        // served from memory. Cursors are base64url and limits digits, so nothing is escaped.
+        var query: (cursor: String?, limit: String?) = (nil, nil)
+        for pair in (request.url.query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let value = parts.count == 2 ? String(parts[1]).removingPercentEncoding : nil
+            switch parts.first {
+            case "cursor": query.cursor = value ?? ""
+            case "limit": query.limit = value ?? ""
+            default: continue
+            }
+        }
         var limit = PageRequest.defaultLimit
         if let raw = query.limit {
             guard let parsed = Int(raw), (1...PageRequest.maxLimit).contains(parsed) else {

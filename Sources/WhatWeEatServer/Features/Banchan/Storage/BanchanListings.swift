@@ -91,7 +91,7 @@ final class BanchanListings: Sendable {
             }
             if let listing {
                 var list = state.sections[listing.dish.section] ?? []
-                let index = list.firstIndex { ($0.position, $0.id.uuidString) > (listing.position, listing.id.uuidString) } ?? list.count
+                let index = list.firstIndex { !Self.precedesOrEqual($0.position, $0.id, listing.position, listing.id) } ?? list.count
                 list.insert(listing, at: index)
                 state.sections[listing.dish.section] = list
                 touched.insert(listing.dish.section)
@@ -129,13 +129,21 @@ final class BanchanListings: Sendable {
             while low < high {
                 let middle = (low + high) / 2
                 let listing = listings[middle]
-                if (listing.position, listing.id.uuidString) <= (cursor.position, cursor.id.uuidString) { low = middle + 1 } else { high = middle }
+                if Self.precedesOrEqual(listing.position, listing.id, cursor.position, cursor.id) { low = middle + 1 } else { high = middle }
             }
             start = low
         }
         let items = Array(listings[start..<min(listings.count, start + page.limit)])
         guard start + page.limit < listings.count, let last = items.last else { return (items, nil) }
         return (items, OrderedPageCursor(position: last.position, id: last.id).encoded)
+    }
+
+    /// (position, id) order, ids compared byte by byte as the databases sort them, without
+    /// making strings (a page look-up does this a dozen times).
+    static func precedesOrEqual(_ position: Int, _ id: UUID, _ otherPosition: Int, _ otherID: UUID) -> Bool {
+        if position != otherPosition { return position < otherPosition }
+        let left = withUnsafeBytes(of: id.uuid) { Array($0) }, right = withUnsafeBytes(of: otherID.uuid) { Array($0) }
+        return !right.lexicographicallyPrecedes(left)
     }
 
     /// Keeps the listings current from the event bus until the application stops.

@@ -94,6 +94,9 @@ final class SettingsTests: XCTestCase {
         ])
         XCTAssertEqual(portOne.shop, Settings.Shop(gateway: .portOne(url: "https://api.iamport.kr", apiKey: "k", apiSecret: "s"), deliveryFee: 3_000, freeDeliveryFrom: 50_000))
         XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "DELIVERY_FEE": "-1"]))
+        XCTAssertEqual(development.shop.paymentWindow, 1800)
+        XCTAssertEqual(try Settings.load(from: ["DATA_DIR": directory, "PAYMENT_WINDOW": "600"]).shop.paymentWindow, 600)
+        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "PAYMENT_WINDOW": "5"]))
         XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "PAYMENT_GATEWAY": "portone", "PORTONE_API_KEY": "k",
                                                        "PORTONE_API_SECRET": "s", "PORTONE_API_URL": "ftp://x"]))
     }

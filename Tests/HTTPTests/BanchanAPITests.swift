@@ -415,6 +415,42 @@ final class BanchanAPITests: XCTestCase {
     }
 
 
+    func testOrdersLeftUnpaidPastThePaymentWindowGiveTheirStockBack() async throws {
+        try await withTestApp { app in
+            let owner = "window-device-token-01"
+            let before = try await stock(app, Self.dakgalbi)
+            let unpaid = try await Self.placeOrder(app, [(Self.dakgalbi, 2)], owner: owner).object()
+            let paid = try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: owner).object()
+            let paidID = try XCTUnwrap(paid["id"] as? String)
+            let payment = TestPaymentGateway.paymentID(merchantUID: try XCTUnwrap(paid["merchantUID"] as? String), amount: try XCTUnwrap(paid["total"] as? Int))
+            _ = try await app.send(.POST, "/api/v1/banchan/orders/\(paidID)/payment", json: ["paymentID": payment], headers: device(owner))
+
+            let sweeper = BanchanService(application: app)
+            let early = try await sweeper.expireUnpaidOrders(window: 1800, now: Date().addingTimeInterval(60))
+            XCTAssertEqual(early, 0, "still inside its window")
+            let expired = try await sweeper.expireUnpaidOrders(window: 1800, now: Date().addingTimeInterval(1801))
+            XCTAssertEqual(expired, 1)
+            let again = try await sweeper.expireUnpaidOrders(window: 1800, now: Date().addingTimeInterval(1801))
+            XCTAssertEqual(again, 0)
+
+            let unpaidNow = try await app.send(.GET, "/api/v1/banchan/orders/\(try XCTUnwrap(unpaid["id"] as? String))", headers: device(owner)).object()
+            XCTAssertEqual(unpaidNow["status"] as? String, "cancelled")
+            XCTAssertEqual(unpaidNow["cancelReason"] as? String, "payment window expired")
+            let paidNow = try await app.send(.GET, "/api/v1/banchan/orders/\(paidID)", headers: device(owner)).object()
+            XCTAssertEqual(paidNow["status"] as? String, "paid", "paid orders are never expired")
+            let after = try await stock(app, Self.dakgalbi)
+            XCTAssertEqual(after, before - 1, "the unpaid order's two units are back")
+            let listed = try await Self.listed(app, Self.dakgalbi)
+            XCTAssertEqual(listed?["soldOut"] as? Bool, false)
+
+            // Paying an expired order is refused (and the money returned).
+            let late = TestPaymentGateway.paymentID(merchantUID: try XCTUnwrap(unpaid["merchantUID"] as? String), amount: try XCTUnwrap(unpaid["total"] as? Int))
+            let refused = try await app.send(.POST, "/api/v1/banchan/orders/\(try XCTUnwrap(unpaid["id"] as? String))/payment", json: ["paymentID": late], headers: device(owner))
+            XCTAssertEqual(refused.status, .conflict)
+            XCTAssertEqual(refused.errorCode, "payment_after_cancellation")
+        }
+    }
+
     // MARK: Payments
 
     func testPaymentsAreAcceptedOnlyForTheExactTotal() async throws {
@@ -491,6 +527,15 @@ final class BanchanAPITests: XCTestCase {
                 let ready = try await app.send(.POST, "/api/v1/banchan/orders/\(id3)/payment", json: ["paymentID": "imp_333"], headers: device(owner))
                 XCTAssertEqual(ready.errorCode, "payment_not_paid")
                 XCTAssertEqual(portOne.cancelled, ["imp_222"], "an unpaid payment has nothing to refund")
+
+                // Paid after the order expired: refunded with PortOne.
+                let order4 = try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: owner).object()
+                let id4 = try XCTUnwrap(order4["id"] as? String)
+                try await BanchanService(application: app).expireUnpaidOrders(window: 60, now: Date().addingTimeInterval(3600))
+                portOne.record(impUID: "imp_444", merchantUID: try XCTUnwrap(order4["merchantUID"] as? String), amount: 17_400, status: "paid")
+                let late = try await app.send(.POST, "/api/v1/banchan/orders/\(id4)/payment", json: ["paymentID": "imp_444"], headers: device(owner))
+                XCTAssertEqual(late.errorCode, "payment_after_cancellation")
+                XCTAssertEqual(portOne.cancelled, ["imp_222", "imp_444"])
 
                 // The access token is fetched once and sent on every call.
                 XCTAssertEqual(portOne.tokenRequests, 1)

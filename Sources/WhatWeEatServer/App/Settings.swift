@@ -46,11 +46,14 @@ public struct Settings: Sendable {
         public var gateway: Gateway = .test
         public var deliveryFee: Int = 2_500
         public var freeDeliveryFrom: Int = 40_000
+        /// How long an order waits for its payment before it is cancelled and its stock returned.
+        public var paymentWindow: TimeInterval = 30 * 60
 
-        public init(gateway: Gateway = .test, deliveryFee: Int = 2_500, freeDeliveryFrom: Int = 40_000) {
+        public init(gateway: Gateway = .test, deliveryFee: Int = 2_500, freeDeliveryFrom: Int = 40_000, paymentWindow: TimeInterval = 30 * 60) {
             self.gateway = gateway
             self.deliveryFee = deliveryFee
             self.freeDeliveryFrom = freeDeliveryFrom
+            self.paymentWindow = paymentWindow
         }
     }
 
@@ -141,6 +144,7 @@ public struct Settings: Sendable {
         var shop = Shop()
         shop.deliveryFee = try integer("DELIVERY_FEE", default: 2_500, in: 0...1_000_000)
         shop.freeDeliveryFrom = try integer("FREE_DELIVERY_FROM", default: 40_000, in: 0...100_000_000)
+        shop.paymentWindow = TimeInterval(try integer("PAYMENT_WINDOW", default: 30 * 60, in: 60...(7 * 24 * 3600)))
         switch value("PAYMENT_GATEWAY")?.lowercased() {
         case nil:
             shop.gateway = appEnvironment == .production ? .none : .test

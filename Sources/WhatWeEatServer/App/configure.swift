@@ -45,6 +45,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.menuGroupStates = MenuGroupStateCache()
     app.banchanListings = BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL))
     BanchanListings.follow(app)
+    app.lifecycle.use(UnpaidOrderSweeper())
     app.pinMisses = RateLimiter(limit: 20, window: 60)
     app.feedbackLimiter = RateLimiter(limit: 5, window: 600)
     switch settings.shop.gateway {

@@ -1,4 +1,5 @@
 import Fluent
+import NIOConcurrencyHelpers
 import SQLKit
 import Vapor
 
@@ -28,12 +29,21 @@ struct BanchanService {
     let logger: Logger
 
     init(request: Request) {
-        database = request.db
-        delivery = request.application.deliveryFeeRule
-        gateway = request.application.paymentGateway
-        listings = request.application.banchanListings
-        events = request.application.events
-        logger = request.logger
+        self.init(database: request.db, application: request.application, logger: request.logger)
+    }
+
+    /// For work outside a request (the unpaid-order sweeper).
+    init(application: Application) {
+        self.init(database: application.db, application: application, logger: application.logger)
+    }
+
+    private init(database: any Database, application: Application, logger: Logger) {
+        self.database = database
+        delivery = application.deliveryFeeRule
+        gateway = application.paymentGateway
+        listings = application.banchanListings
+        events = application.events
+        self.logger = logger
     }
 
     // MARK: Catalog
@@ -313,6 +323,13 @@ struct BanchanService {
         guard let gateway else { throw AppError(.serviceUnavailable, "payments_unavailable") }
         let order = try await order(id, of: owner)
         if order.status == .paid, order.paymentID == paymentID { return order }  // a retried confirmation
+        if order.status == .cancelled {
+            // Paid after the order was cancelled (its payment window ran out): give the money back.
+            if let late = try? await gateway.payment(id: paymentID), late.status == .paid, late.merchantUID == order.merchantUID {
+                try? await gateway.cancel(paymentID: late.providerID, reason: "order already cancelled")
+                throw AppError.conflict("payment_after_cancellation")
+            }
+        }
         guard order.status == .awaitingPayment else { throw AppError.conflict("order_not_awaiting_payment", ["status": order.status.rawValue]) }
         let payment: ProviderPayment
         do {
@@ -356,6 +373,19 @@ struct BanchanService {
         return try await self.order(id, of: owner)
     }
 
+    /// Cancels orders still awaiting payment after the payment window, returning their stock.
+    /// Safe to run from several processes at once: each cancellation is one conditional update.
+    @discardableResult
+    func expireUnpaidOrders(window: TimeInterval, now: Date = Date()) async throws -> Int {
+        let stale = try await BanchanOrder.query(on: database).filter(\.$status == .awaitingPayment)
+            .filter(\.$createdAt < now.addingTimeInterval(-window)).limit(500).all()
+        var expired = 0
+        for order in stale where try await markCancelled(order, reason: "payment window expired", now: now) {
+            expired += 1
+        }
+        return expired
+    }
+
     /// Administrators move paid orders on (shipping ends the right to cancel).
     func advance(_ id: UUID, to next: OrderStatus) async throws -> BanchanOrder {
         guard let order = try await BanchanOrder.find(id, on: database) else { throw AppError.notFound("order_not_found") }
@@ -386,5 +416,38 @@ extension Application {
 
     var deliveryFeeRule: DeliveryFeeRule {
         DeliveryFeeRule(fee: settings.shop.deliveryFee, freeFrom: settings.shop.freeDeliveryFrom)
+    }
+}
+
+/// Once a minute, cancels orders whose payment window ran out, so abandoned checkouts give
+/// their stock back. Runs in every process; the conditional update lets only one win per order.
+struct UnpaidOrderSweeper: LifecycleHandler {
+    static let interval: Duration = .seconds(60)
+    private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+
+    func didBootAsync(_ application: Application) async throws {
+        let window = application.settings.shop.paymentWindow
+        let service = BanchanService(application: application)
+        task.withLockedValue {
+            $0 = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.interval)
+                    do {
+                        let expired = try await service.expireUnpaidOrders(window: window)
+                        if expired > 0 { application.logger.info("cancelled \(expired) unpaid orders past their payment window") }
+                    } catch {
+                        application.logger.warning("expiring unpaid orders failed: \(error)")
+                    }
+                }
+            }
+        }
+    }
+
+    func shutdownAsync(_ application: Application) async {
+        let running = task.withLockedValue { task -> Task<Void, Never>? in
+            defer { task = nil }
+            return task
+        }
+        running?.cancel()
     }
 }

@@ -95,6 +95,7 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(list.map { $0["id"] as? String }, ["main", "soup", "side"])
             XCTAssertEqual(list.map { $0["name"] as? String }, ["Main dishes", "Soups & stews", "Side dishes"])
             XCTAssertEqual(list.map { $0["dishCount"] as? Int }, [15, 15, 15])
+            XCTAssertEqual((try sections.object()["deliveryFee"] as? [String: Any])?["label"] as? String, "2,500원 (free from 40,000원)")
 
             var seen: [String] = []
             var cursor: String?

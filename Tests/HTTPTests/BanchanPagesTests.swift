@@ -15,6 +15,10 @@ final class BanchanPagesTests: XCTestCase {
             let detail = try await browser.get("/shop/dishes/\(BanchanAPITests.bulgogi)")
             XCTAssertTrue(detail.text.contains(#"data-price="23900""#))
             XCTAssertTrue(detail.text.contains(#"min="1" max="10""#))
+            // In English the page's own words follow the reader; the dish's text stays as written.
+            let english = try await app.send(.GET, "/shop/dishes/\(BanchanAPITests.bulgogi)", headers: ["Accept-Language": "en"])
+            XCTAssertTrue(english.text.contains("Event deal") && english.text.contains("Early-morning delivery · Nationwide parcel"))
+            XCTAssertTrue(english.text.contains("2,500원 (free from 40,000원)"))
             let unknown = try await browser.get("/shop/dishes/NOPE1")
             XCTAssertEqual(unknown.status, .notFound)
         }

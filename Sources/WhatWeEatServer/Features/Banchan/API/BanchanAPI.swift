@@ -38,11 +38,12 @@ struct BanchanAPI: RouteCollection {
     struct DeliveryFeeResponse: Content {
         let fee: Int
         let freeFrom: Int
+        /// In the request's language when given one, else the app's Korean wording.
         let label: String
-        init(_ rule: DeliveryFeeRule) {
+        init(_ rule: DeliveryFeeRule, label: String? = nil) {
             fee = rule.fee
             freeFrom = rule.freeFrom
-            label = rule.label
+            self.label = label ?? rule.label
         }
     }
 
@@ -50,7 +51,7 @@ struct BanchanAPI: RouteCollection {
         let counts = req.banchan.dishCounts()
         return SectionsResponse(
             sections: DishSection.allCases.map { .init(id: $0, name: req.t("banchan.section.\($0.rawValue)"), dishCount: counts[$0] ?? 0) },
-            deliveryFee: DeliveryFeeResponse(req.application.deliveryFeeRule))
+            deliveryFee: DeliveryFeeResponse(req.application.deliveryFeeRule, label: BanchanPages.feeRule(req)))
     }
 
     /// A `Page<DishSummary>`, assembled from the listings' encoded JSON (the same bytes the

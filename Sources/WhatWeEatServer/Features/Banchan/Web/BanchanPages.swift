@@ -26,6 +26,12 @@ struct BanchanPages: RouteCollection {
 
     // MARK: Frame
 
+    /// The delivery fee rule in the reader's language (the app's routes keep the Korean original).
+    static func feeRule(_ req: Request) -> String {
+        let rule = req.application.deliveryFeeRule
+        return req.t("banchan.fee_rule", ["fee": Won.format(rule.fee), "free": Won.format(rule.freeFrom)])
+    }
+
     private func extras(_ req: Request, scripts: [String] = [], cartCount: Int?) -> PageExtras {
         PageExtras(
             stylesheets: [Self.stylesheet], scripts: scripts, bodyClass: "shop",
@@ -75,7 +81,7 @@ struct BanchanPages: RouteCollection {
                 .section(
                     .class("shop-hero"),
                     .h1(.text(req.t("banchan.title"))),
-                    .p(.class("lead"), .text(req.t("banchan.lead", ["fee": req.application.deliveryFeeRule.label])))
+                    .p(.class("lead"), .text(req.t("banchan.lead", ["fee": Self.feeRule(req)])))
                 ),
                 .group(sections),
                 .p(.class("section-toast"), .id("section-toast"), .attribute(named: "role", value: "status"))
@@ -115,7 +121,7 @@ struct BanchanPages: RouteCollection {
                 priceView(req, dish),
                 .div(
                     .class("chips"),
-                    .forEach(dish.badges) { .span(.class("badge badge-\($0.code)"), .text($0.rawValue)) },
+                    .forEach(dish.badges) { .span(.class("badge badge-\($0.code)"), .text(req.t("banchan.badge.\($0.code)"))) },
                     soldOut ? .span(.class("badge badge-soldout"), .text(req.t("banchan.sold_out"))) : .empty
                 )
             )
@@ -164,16 +170,16 @@ struct BanchanPages: RouteCollection {
             ),
             .section(
                 .class("card dish-detail"), .attribute(named: "aria-labelledby", value: "dish-title"),
-                .div(.class("chips"), .forEach(dish.badges) { .span(.class("badge badge-\($0.code)"), .text($0.rawValue)) }),
+                .div(.class("chips"), .forEach(dish.badges) { .span(.class("badge badge-\($0.code)"), .text(req.t("banchan.badge.\($0.code)"))) }),
                 .h1(.id("dish-title"), .text(dish.title)),
                 .p(.class("lead"), .text(dish.description)),
                 priceView(req, dish),
                 .dl(
                     .class("dish-facts"),
                     .dt(.text(req.t("banchan.points"))), .dd(.text(req.t("banchan.points_value", ["points": Won.format(dish.pointsPerUnit), "rate": String(dish.pointRate)]))),
-                    .dt(.text(req.t("banchan.delivery"))), .dd(.text(dish.deliveryTypes.map(\.rawValue).joined(separator: " · "))),
+                    .dt(.text(req.t("banchan.delivery"))), .dd(.text(dish.deliveryTypes.map { req.t("banchan.delivery_type.\($0.code)") }.joined(separator: " · "))),
                     .dt(.text(req.t("banchan.delivery_info"))), .dd(.text(dish.deliveryInfo)),
-                    .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("delivery-fee"), .text(req.application.deliveryFeeRule.label)),
+                    .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("delivery-fee"), .text(Self.feeRule(req))),
                     .dt(.text(req.t("banchan.weight"))), .dd(.text(dish.weight)),
                     .dt(.text(req.t("banchan.ingredients"))), .dd(.text(dish.ingredients)),
                     .dt(.text(req.t("banchan.storage"))), .dd(.text(dish.storage))

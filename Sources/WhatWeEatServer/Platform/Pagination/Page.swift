@@ -8,7 +8,7 @@ public struct PageRequest: Sendable {
 
     /// Where a newest-first list goes on (`paginate(newestFirst:)`).
     public let cursor: PageCursor?
-    /// Where a list in a fixed order goes on (`paginate(inOrder:)`, a catalog).
+    /// Where a list kept in a fixed order goes on (the shop's in-memory section lists).
     public let orderedCursor: OrderedPageCursor?
     public let limit: Int
 
@@ -141,27 +141,6 @@ extension QueryBuilder where Model.IDValue == UUID {
             return (items, nil)
         }
         return (items, PageCursor(createdAt: lastCreated, id: lastID).encoded)
-    }
-}
-
-extension QueryBuilder where Model.IDValue == UUID {
-    /// In ascending `position`, ties broken by id; one extra row tells whether a next page exists.
-    /// A cursor from a newest-first list is refused (400), as is any cursor we did not issue.
-    public func paginate(inOrder position: KeyPath<Model, FieldProperty<Model, Int>>, _ page: PageRequest) async throws -> (items: [Model], nextCursor: String?) {
-        if page.cursor != nil && page.orderedCursor == nil { throw AppError.badRequest("invalid_cursor") }
-        if let cursor = page.orderedCursor {
-            group(.or) { or in
-                or.filter(position > cursor.position)
-                or.group(.and) { and in
-                    and.filter(position == cursor.position)
-                    and.filter(\._$id > cursor.id)
-                }
-            }
-        }
-        let rows = try await sort(position, .ascending).sort(\._$id, .ascending).limit(page.limit + 1).all()
-        let items = Array(rows.prefix(page.limit))
-        guard rows.count > page.limit, let last = items.last, let lastID = last.id else { return (items, nil) }
-        return (items, OrderedPageCursor(position: last[keyPath: position].wrappedValue, id: lastID).encoded)
     }
 }
 

@@ -118,7 +118,7 @@ final class BanchanListings: Sendable {
         state.withLockedValue { $0.sections[section]?.count ?? 0 }
     }
 
-    /// A page in catalog order, with the same cursors as `paginate(inOrder:)`.
+    /// A page in catalog order; a cursor from a newest-first list is refused (400).
     func page(in section: DishSection, _ page: PageRequest) throws -> (items: [Listing], nextCursor: String?) {
         if page.cursor != nil && page.orderedCursor == nil { throw AppError.badRequest("invalid_cursor") }
         let listings = all(in: section)

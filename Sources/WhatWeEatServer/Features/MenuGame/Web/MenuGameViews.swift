@@ -216,10 +216,9 @@ enum MenuGameViews {
 
     /// Text the scripts show, in the page's language.
     static let scriptStringKeys = [
-        "menu_game.network.title", "menu_game.result.next_rank", "menu_game.result.rank", "menu_game.result.players",
-        "menu_game.result.share_text", "menu_game.result.copied", "menu_game.together.copied", "menu_game.together.wrong_pin",
-        "menu_game.wait.count", "menu_game.wait.closed", "menu_game.home.question", "menu_game.game.submitting",
-        "menu_game.result.missing", "menu_game.wait.live", "menu_game.wait.polling",
+        "menu_game.result.next_rank", "menu_game.result.rank", "menu_game.result.players", "menu_game.result.share_text",
+        "menu_game.result.copied", "menu_game.together.copied", "menu_game.together.wrong_pin", "menu_game.home.question",
+        "menu_game.game.submitting", "menu_game.wait.live", "menu_game.wait.polling",
     ]
 
     static func scriptStrings(_ req: Request) -> [String: String] {

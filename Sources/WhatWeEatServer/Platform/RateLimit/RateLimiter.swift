@@ -35,6 +35,15 @@ public final class RateLimiter: Sendable {
     }
 }
 
+extension RateLimiter {
+    /// Throws 429 with `Retry-After` when `key` has used up its window.
+    func check(_ key: String, code: String = "too_many_requests") throws {
+        if let wait = retryAfter(key) {
+            throw AppError(.tooManyRequests, code, headers: ["Retry-After": String(wait)])
+        }
+    }
+}
+
 extension Request {
     /// The peer's address (the load balancer's when behind one).
     var clientAddress: String { remoteAddress?.ipAddress ?? "unknown" }

@@ -269,7 +269,7 @@ struct BanchanAPI: RouteCollection {
     }
 
     func order(req: Request) async throws -> OrderResponse {
-        try OrderResponse(try await req.banchan.order(try orderID(req), of: try req.shopOwner()), gateway: req.application.paymentGateway?.name)
+        try OrderResponse(try await req.banchan.order(try req.orderIDParameter(), of: try req.shopOwner()), gateway: req.application.paymentGateway?.name)
     }
 
     struct CancelBody: Content { let reason: String? }
@@ -277,7 +277,7 @@ struct BanchanAPI: RouteCollection {
     func cancelOrder(req: Request) async throws -> OrderResponse {
         let owner = try req.shopOwner()
         let reason = try req.decodeJSON(CancelBody.self).reason?.trimmingCharacters(in: .whitespacesAndNewlines)
-        let order = try await req.banchan.cancel(try orderID(req), of: owner, reason: String((reason?.isEmpty == false ? reason! : "cancelled by customer").prefix(200)))
+        let order = try await req.banchan.cancel(try req.orderIDParameter(), of: owner, reason: String((reason?.isEmpty == false ? reason! : "cancelled by customer").prefix(200)))
         return try OrderResponse(order, gateway: req.application.paymentGateway?.name)
     }
 
@@ -290,7 +290,7 @@ struct BanchanAPI: RouteCollection {
         let owner = try req.shopOwner()
         let body = try req.decodeJSON(PaymentBody.self)
         guard !body.paymentID.isEmpty, body.paymentID.count <= 200 else { throw AppError.invalid("payment_not_found") }
-        let order = try await req.banchan.confirmPayment(body.paymentID, for: try orderID(req), of: owner)
+        let order = try await req.banchan.confirmPayment(body.paymentID, for: try req.orderIDParameter(), of: owner)
         return try OrderResponse(order, gateway: req.application.paymentGateway?.name)
     }
 
@@ -300,12 +300,7 @@ struct BanchanAPI: RouteCollection {
     func advanceOrder(req: Request) async throws -> OrderResponse {
         _ = try req.requireAdmin()
         let next = try req.decodeJSON(StatusBody.self).status
-        return try OrderResponse(try await req.banchan.advance(try orderID(req), to: next), gateway: req.application.paymentGateway?.name)
-    }
-
-    private func orderID(_ req: Request) throws -> UUID {
-        guard let raw = req.parameters.get("order"), let id = UUID(uuidString: raw) else { throw AppError.notFound("order_not_found") }
-        return id
+        return try OrderResponse(try await req.banchan.advance(try req.orderIDParameter(), to: next), gateway: req.application.paymentGateway?.name)
     }
 }
 
@@ -457,6 +452,12 @@ struct OrderResponse: Content {
 }
 
 extension Request {
+    /// The order named by `:order` in the path; anything not a UUID is an unknown order (404).
+    func orderIDParameter() throws -> UUID {
+        guard let raw = parameters.get("order"), let id = UUID(uuidString: raw) else { throw AppError.notFound("order_not_found") }
+        return id
+    }
+
     /// Whose cart and orders: the signed-in account, else the device in `X-Device-Token`.
     func shopOwner() throws -> ShopOwner {
         if let user = auth.get(User.self) { return .user(try user.requireID()) }

@@ -395,7 +395,7 @@ struct BanchanPages: RouteCollection {
 
     func order(req: Request) async throws -> Response {
         let (owner, device) = try owner(req)
-        let order = try await req.banchan.order(try orderID(req), of: owner)
+        let order = try await req.banchan.order(try req.orderIDParameter(), of: owner)
         return try await orderPage(req, order, owner: owner, device: device, error: nil)
     }
 
@@ -455,7 +455,7 @@ struct BanchanPages: RouteCollection {
     /// exactly the order's total; the server then checks it as it would a real payment.
     func pay(req: Request) async throws -> Response {
         let (owner, device) = try owner(req)
-        let id = try orderID(req)
+        let id = try req.orderIDParameter()
         let order = try await req.banchan.order(id, of: owner)
         guard req.application.paymentGateway is TestPaymentGateway else { throw AppError(.serviceUnavailable, "payments_unavailable") }
         do {
@@ -468,17 +468,12 @@ struct BanchanPages: RouteCollection {
 
     func cancel(req: Request) async throws -> Response {
         let (owner, device) = try owner(req)
-        let id = try orderID(req)
+        let id = try req.orderIDParameter()
         do {
             _ = try await req.banchan.cancel(id, of: owner, reason: req.t("banchan.order.cancelled_by_customer"))
         } catch let error as AppError where error.status.code < 500 {
             return try await orderPage(req, try await req.banchan.order(id, of: owner), owner: owner, device: device, error: error)
         }
         return Layout.redirect(to: "/shop/orders/\(id)")
-    }
-
-    private func orderID(_ req: Request) throws -> UUID {
-        guard let raw = req.parameters.get("order"), let id = UUID(uuidString: raw) else { throw AppError.notFound("order_not_found") }
-        return id
     }
 }

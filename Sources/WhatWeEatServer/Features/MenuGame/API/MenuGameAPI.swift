@@ -400,9 +400,7 @@ extension Request {
 
     /// Every PIN look-up: callers over the miss limit are refused before looking, and a miss counts.
     private func lookUpPIN<Found>(_ lookUp: () async throws -> Found?) async throws -> Found {
-        if let wait = application.pinMisses.retryAfter(clientAddress) {
-            throw AppError(.tooManyRequests, "too_many_pin_lookups", headers: ["Retry-After": String(wait)])
-        }
+        try application.pinMisses.check(clientAddress, code: "too_many_pin_lookups")
         guard let found = try await lookUp() else {
             application.pinMisses.record(clientAddress)
             throw AppError.notFound("group_not_found")

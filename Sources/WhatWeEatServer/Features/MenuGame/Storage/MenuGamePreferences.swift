@@ -1,5 +1,5 @@
 import Fluent
-import Foundation
+import Vapor
 
 /// A signed-in player's menu-game choices, so they follow the account to another device.
 /// Anonymous players keep the same choices in cookies (see `MenuGameDevice`).
@@ -103,5 +103,15 @@ extension MenuGameService {
         let feedback = MenuGameFeedback(message: message, userID: userID, language: language)
         try await feedback.create(on: database)
         return feedback
+    }
+}
+
+extension Application {
+    private struct FeedbackLimiterKey: StorageKey { typealias Value = RateLimiter }
+
+    /// Feedback notes per client address: 5 in 10 minutes, then 429.
+    var feedbackLimiter: RateLimiter {
+        get { configured(FeedbackLimiterKey.self) }
+        set { storage[FeedbackLimiterKey.self] = newValue }
     }
 }

@@ -211,6 +211,11 @@ struct MenuGameService {
                                      isClosed: group.isClosed, lastActivityAt: group.lastActivityAt, submissionCount: submissionCount)
     }
 
+    func hasSubmitted(_ playerToken: String, to group: MenuGroup) async throws -> Bool {
+        try await MenuGroupSubmission.query(on: database).filter(\.$group.$id == group.requireID())
+            .filter(\.$playerTokenHash == SecureRandom.sha256Hex(playerToken)).count() > 0
+    }
+
     func isHost(_ device: String, of group: MenuGroup) -> Bool {
         SecureRandom.constantTimeEquals(SecureRandom.sha256Hex(device), group.hostTokenHash)
     }

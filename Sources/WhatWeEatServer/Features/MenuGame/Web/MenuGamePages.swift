@@ -642,29 +642,3 @@ struct MenuGamePages: RouteCollection {
         return imageURL.hasPrefix(base + "/") ? String(imageURL.dropFirst(base.count)) : imageURL
     }
 }
-
-extension MenuGameService {
-    func hasSubmitted(_ playerToken: String, to group: MenuGroup) async throws -> Bool {
-        try await MenuGroupSubmission.query(on: database).filter(\.$group.$id == group.requireID())
-            .filter(\.$playerTokenHash == SecureRandom.sha256Hex(playerToken)).count() > 0
-    }
-}
-
-extension Application {
-    private struct FeedbackLimiterKey: StorageKey { typealias Value = RateLimiter }
-
-    /// Feedback notes per client address: 5 in 10 minutes, then 429.
-    var feedbackLimiter: RateLimiter {
-        get { configured(FeedbackLimiterKey.self) }
-        set { storage[FeedbackLimiterKey.self] = newValue }
-    }
-}
-
-extension RateLimiter {
-    /// Throws 429 `too_many_requests` with `Retry-After` when `key` has used up its window.
-    func check(_ key: String) throws {
-        if let wait = retryAfter(key) {
-            throw AppError(.tooManyRequests, "too_many_requests", headers: ["Retry-After": String(wait)])
-        }
-    }
-}

@@ -126,6 +126,10 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(unknown.status, .notFound)
             let badCursor = try await app.send(.GET, "/api/v1/banchan/sections/main/dishes?cursor=xyz")
             XCTAssertEqual(badCursor.status, .badRequest)
+            let brokenEscape = try await app.send(.GET, "/api/v1/banchan/sections/main/dishes?cursor=%zz")
+            XCTAssertEqual(brokenEscape.errorCode, "invalid_cursor")
+            let badLimit = try await app.send(.GET, "/api/v1/banchan/sections/main/dishes?limit=%41")
+            XCTAssertEqual(badLimit.errorCode, "invalid_limit")
             let foreignCursor = PageCursor(createdAt: Date(), id: UUID()).encoded   // a newest-first list's cursor
             let refused = try await app.send(.GET, "/api/v1/banchan/sections/main/dishes?cursor=\(foreignCursor)")
             XCTAssertEqual(refused.errorCode, "invalid_cursor")

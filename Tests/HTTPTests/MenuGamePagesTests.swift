@@ -161,8 +161,23 @@ final class MenuGamePagesTests: XCTestCase {
             let memberLobby = try await friend.get("/play/groups/\(pin)")
             XCTAssertTrue(memberLobby.text.contains("모임에 참여해요"))
 
+            let injected = try await friend.get("/join/12%0D%0ASet-Cookie:%20evil")
+            XCTAssertEqual(injected.headers.first(name: .location), "/play/groups/12", "only digits reach the redirect")
+
             let unknownQR = try await host.get("/play/groups/100000/qr.svg")
             XCTAssertEqual(unknownQR.status, .notFound)
+        }
+    }
+
+    func testTheQRCodeFitsALongPublicURL() async throws {
+        let longURL = "https://" + String(repeating: "a", count: 190) + ".example.com"
+        try await withTestApp(adjust: { $0.publicURL = longURL }) { app in
+            let group = try await app.send(.POST, "/api/v1/menu-game/groups", headers: ["X-Device-Token": "host-device-token-0001"])
+            let pin = try XCTUnwrap(try group.object()["pin"] as? String)
+            XCTAssertThrowsError(try QRCode(encoding: "\(longURL)/join/\(pin)"), "too long for level M")
+            let qr = try await app.send(.GET, "/play/groups/\(pin)/qr.svg")
+            XCTAssertEqual(qr.status, .ok)
+            XCTAssertTrue(qr.text.hasPrefix("<svg"))
         }
     }
 

@@ -25,7 +25,8 @@ public struct PageRequest: Sendable {
         var query: (cursor: String?, limit: String?) = (nil, nil)
         for pair in (request.url.query ?? "").split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let value = parts.count == 2 ? String(parts[1]).removingPercentEncoding : nil
+            // A broken escape stays as written, so it fails below as the bad value it is.
+            let value = parts.count == 2 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : nil
             switch parts.first {
             case "cursor": query.cursor = value ?? ""
             case "limit": query.limit = value ?? ""

@@ -396,7 +396,10 @@ struct BanchanService {
         let moved = try await sql.update(BanchanOrder.schema).set("status", to: next.rawValue).set("updated_at", to: Date())
             .where("id", .equal, id).where("status", .equal, order.status.rawValue).returning("id").all()
         guard !moved.isEmpty else { throw AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue]) }
-        return try await BanchanOrder.query(on: database).filter(\.$id == id).with(\.$items).first()!
+        guard let moved = try await BanchanOrder.query(on: database).filter(\.$id == id).with(\.$items).first() else {
+            throw AppError.notFound("order_not_found")
+        }
+        return moved
     }
 }
 

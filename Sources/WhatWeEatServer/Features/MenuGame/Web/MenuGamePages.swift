@@ -320,9 +320,10 @@ struct MenuGamePages: RouteCollection {
         }
     }
 
-    /// `/join/{pin}`: the link the host shares (and the QR code holds).
+    /// `/join/{pin}`: the link the host shares (and the QR code holds). Only digits go into the
+    /// redirect, whatever the path held.
     func joinLink(req: Request) async throws -> Response {
-        Layout.redirect(to: "/play/groups/\(req.parameters.get("pin") ?? "")")
+        Layout.redirect(to: "/play/groups/\(String((req.parameters.get("pin") ?? "").filter(\.isNumber).prefix(6)))")
     }
 
     // MARK: A group
@@ -386,7 +387,11 @@ struct MenuGamePages: RouteCollection {
     func qrCode(req: Request) async throws -> Response {
         let group = try await req.menuGroupFromPath()
         let joinURL = Self.joinURL(group.pin, req)
-        let svg = try QRCode(encoding: joinURL).svg(moduleSize: 8, quietZone: 4, title: req.t("menu_game.lobby.qr_alt", ["url": joinURL]))
+        // Level M fits a PUBLIC_URL of about 200 bytes; a longer one falls back to level L.
+        guard let code = (try? QRCode(encoding: joinURL)) ?? (try? QRCode(encoding: joinURL, errorCorrection: .low)) else {
+            throw AppError.notFound()
+        }
+        let svg = code.svg(moduleSize: 8, quietZone: 4, title: req.t("menu_game.lobby.qr_alt", ["url": joinURL]))
         let response = Response(status: .ok, body: .init(string: svg))
         response.headers.contentType = HTTPMediaType(type: "image", subType: "svg+xml")
         response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=3600")

@@ -50,9 +50,8 @@ struct BanchanPages: RouteCollection {
         return (.device(device.token), device)
     }
 
-    private func images(_ req: Request) -> BanchanImages.URLs {
-        BanchanImages.URLs(publicURL: "")   // pages load artwork from whatever address the browser used
-    }
+    /// Artwork as paths, so pages load it from whatever address the browser used.
+    static let images = BanchanImages.URLs(publicURL: "")
 
     private func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, scripts: [String] = [],
                       device: BrowserDevice, cartCount: Int?, main: Node<HTML.BodyContext>) -> Response {
@@ -113,7 +112,7 @@ struct BanchanPages: RouteCollection {
         // The title's link covers the whole card (see .dish-card a::after in banchan.css).
         return .div(
             .class(soldOut ? "dish-card sold-out" : "dish-card"),
-            .img(.src(images(req).main(dish.hash)), .alt(""), .width(112), .height(112), .attribute(named: "loading", value: "lazy")),
+            .img(.src(Self.images.main(dish.hash)), .alt(""), .width(112), .height(112), .attribute(named: "loading", value: "lazy")),
             .div(
                 .class("dish-info"),
                 .a(.class("dish-title"), .href("/shop/dishes/\(dish.hash)"), .text(dish.title)),
@@ -151,8 +150,8 @@ struct BanchanPages: RouteCollection {
 
     private func dishView(_ req: Request, _ record: DishRecord, quantity: Int, error: AppError?) -> Node<HTML.BodyContext> {
         let dish = record.dish
-        let urls = images(req)
-        let thumbs = (1...max(1, dish.thumbCount)).map { index in urls.thumbs(dish)[index - 1] }
+        let urls = Self.images
+        let thumbs = urls.thumbs(dish)
         let limit = min(dish.maxQuantity, record.stock)
         let soldOut = record.stock < dish.minQuantity
         return .group(
@@ -316,7 +315,7 @@ struct BanchanPages: RouteCollection {
             remove
         )
         return .li(.class("cart-line"), .data(named: "hash", value: dish.hash),
-                   .img(.src(images(req).main(dish.hash)), .alt(""), .width(72), .height(72)), info)
+                   .img(.src(Self.images.main(dish.hash)), .alt(""), .width(72), .height(72)), info)
     }
 
     struct QuantityForm: Content { var quantity: Int? }

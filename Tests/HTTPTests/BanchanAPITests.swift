@@ -544,7 +544,17 @@ final class BanchanAPITests: XCTestCase {
 
                 // The access token is fetched once and sent on every call.
                 XCTAssertEqual(portOne.tokenRequests, 1)
-                XCTAssertTrue(portOne.unauthorizedCalls == 0)
+                XCTAssertEqual(portOne.unauthorizedCalls, 0)
+
+                // PortOne let the token lapse before we expected: one 401, a fresh token, paid.
+                portOne.rotateToken()
+                let order5 = try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: owner).object()
+                let id5 = try XCTUnwrap(order5["id"] as? String)
+                portOne.record(impUID: "imp_555", merchantUID: try XCTUnwrap(order5["merchantUID"] as? String), amount: 17_400, status: "paid")
+                let renewed = try await app.send(.POST, "/api/v1/banchan/orders/\(id5)/payment", json: ["paymentID": "imp_555"], headers: device(owner))
+                XCTAssertEqual(try renewed.object()["status"] as? String, "paid", renewed.text)
+                XCTAssertEqual(portOne.tokenRequests, 2)
+                XCTAssertEqual(portOne.unauthorizedCalls, 1)
             }
             // Wrong credentials: the provider refuses the token, nothing is decided (503).
             try await withTestApp(adjust: { $0.shop.gateway = .portOne(url: portOne.url, apiKey: "key-1", apiSecret: "wrong") }) { app in
@@ -590,7 +600,11 @@ final class FakePortOne: Sendable {
     let app: Application
     let url: String
     private let state = NIOLockedValueBox(State())
-    static let token = "portone-access-token-1"
+    /// The token the server currently honours; `rotateToken()` makes earlier ones stale.
+    private let currentToken = NIOLockedValueBox("portone-access-token-1")
+
+    func rotateToken() { currentToken.withLockedValue { $0 += "-renewed" } }
+    private var token: String { currentToken.withLockedValue { $0 } }
 
     private init(app: Application, url: String) {
         self.app = app
@@ -632,10 +646,10 @@ final class FakePortOne: Sendable {
                 return self.json(.unauthorized, #"{"code":-1,"message":"imp_key 또는 imp_secret이 올바르지 않습니다.","response":null}"#)
             }
             let now = Int(Date().timeIntervalSince1970)
-            return self.json(.ok, #"{"code":0,"message":null,"response":{"access_token":"\#(Self.token)","now":\#(now),"expired_at":\#(now + 1800)}}"#)
+            return self.json(.ok, #"{"code":0,"message":null,"response":{"access_token":"\#(self.token)","now":\#(now),"expired_at":\#(now + 1800)}}"#)
         }
         app.get("payments", ":imp_uid") { req -> Response in
-            guard req.headers.first(name: "Authorization") == Self.token else {
+            guard req.headers.first(name: "Authorization") == self.token else {
                 self.state.withLockedValue { $0.unauthorizedCalls += 1 }
                 return self.json(.unauthorized, #"{"code":-1,"message":"Unauthorized","response":null}"#)
             }
@@ -647,7 +661,7 @@ final class FakePortOne: Sendable {
         }
         app.post("payments", "cancel") { req -> Response in
             struct Cancel: Decodable { let imp_uid: String; let reason: String? }
-            guard req.headers.first(name: "Authorization") == Self.token else {
+            guard req.headers.first(name: "Authorization") == self.token else {
                 self.state.withLockedValue { $0.unauthorizedCalls += 1 }
                 return self.json(.unauthorized, #"{"code":-1,"message":"Unauthorized","response":null}"#)
             }

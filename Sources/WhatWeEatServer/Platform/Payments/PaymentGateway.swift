@@ -89,9 +89,7 @@ public final class PortOneGateway: PaymentGateway {
             throw PaymentGatewayError.unknownPayment
         }
         let (status, envelope): (HTTPResponseStatus, Envelope<PaymentPayload>) = try await send(.GET, "/payments/\(escaped)", authorized: true)
-        if status == .notFound || (envelope.code != 0 && envelope.response == nil && status.code < 500) {
-            throw PaymentGatewayError.unknownPayment
-        }
+        if status == .notFound { throw PaymentGatewayError.unknownPayment }
         guard envelope.code == 0, let payment = envelope.response else {
             throw PaymentGatewayError.unavailable(envelope.message ?? "code \(envelope.code)")
         }
@@ -119,8 +117,19 @@ public final class PortOneGateway: PaymentGateway {
         return payload.access_token
     }
 
+    /// Sends a request; an authorized one refused with 401 (the provider let our cached token
+    /// lapse first) is sent once more with a fresh token.
     private func send<Payload: Decodable>(
         _ method: HTTPMethod, _ path: String, body: (any Encodable)? = nil, authorized: Bool
+    ) async throws -> (HTTPResponseStatus, Envelope<Payload>) {
+        let first: (HTTPResponseStatus, Envelope<Payload>) = try await sendOnce(method, path, body: body, authorized: authorized)
+        guard authorized, first.0 == .unauthorized else { return first }
+        token.withLockedValue { $0 = nil }
+        return try await sendOnce(method, path, body: body, authorized: true)
+    }
+
+    private func sendOnce<Payload: Decodable>(
+        _ method: HTTPMethod, _ path: String, body: (any Encodable)?, authorized: Bool
     ) async throws -> (HTTPResponseStatus, Envelope<Payload>) {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method

@@ -98,5 +98,11 @@ restartButton?.addEventListener('click', async () => {
   }
 });
 
+// Leaving the page stops reconnecting; coming back to it from the back/forward cache resumes.
 window.addEventListener('pagehide', () => { leaving = true; });
+window.addEventListener('pageshow', (event) => {
+  if (!event.persisted) return;
+  leaving = false;
+  connect();
+});
 connect();

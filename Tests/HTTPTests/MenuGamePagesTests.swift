@@ -303,7 +303,9 @@ final class MenuGamePagesTests: XCTestCase {
 
             let cursor = try XCTUnwrap(page["nextCursor"] as? String)
             let second = try await app.send(.GET, "/api/v1/menu-game/feedback?limit=1&cursor=\(cursor)", token: admin.accessToken)
-            XCTAssertEqual((try second.object()["items"] as? [[String: Any]])?.first?["message"] as? String, "곱창전골도 넣어 주세요 🙏")
+            let anonymousNote = try XCTUnwrap((try second.object()["items"] as? [[String: Any]])?.first)
+            XCTAssertEqual(anonymousNote["message"] as? String, "곱창전골도 넣어 주세요 🙏")
+            XCTAssertTrue(anonymousNote["userID"] is NSNull, "an anonymous note's author is an explicit null")
         }
     }
 

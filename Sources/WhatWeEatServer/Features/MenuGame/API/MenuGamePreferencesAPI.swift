@@ -52,6 +52,18 @@ struct MenuGamePreferencesAPI: RouteCollection {
             userID = feedback.$user.id
             createdAt = feedback.createdAt
         }
+
+        enum CodingKeys: String, CodingKey { case id, message, language, userID, createdAt }
+
+        // An anonymous note has an explicit null author, as the API's other optional fields.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(message, forKey: .message)
+            try container.encode(language, forKey: .language)
+            try container.encode(userID, forKey: .userID)
+            try container.encode(createdAt, forKey: .createdAt)
+        }
     }
 
     /// Anyone may leave a note (5 per 10 minutes per address).

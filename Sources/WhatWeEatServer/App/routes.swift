@@ -15,7 +15,8 @@ func routes(_ app: Application, openAPIDocument: String) throws {
     try app.register(collection: BanchanCompatRoutes())
     try app.register(collection: BanchanImages())
 
-    let web = app.grouped(CSRFMiddleware(), WebSessionAuthenticator())
+    // The session first: CSRF tokens are bound to it.
+    let web = app.grouped(WebSessionAuthenticator(), CSRFMiddleware())
     try web.register(collection: HomePage())
     try web.register(collection: AccountPages())
     try web.register(collection: MenuGamePages())

@@ -13,14 +13,15 @@ struct AccessClaims: JWTPayload {
     }
 }
 
-/// Signs and verifies access tokens (HS256 with `JWT_SECRET`).
+/// Signs and verifies access tokens (HS256 with the access-token key derived from `JWT_SECRET`,
+/// see `ServerKeys`; never the secret itself).
 public struct AccessTokens: Sendable {
     let keys: JWTKeyCollection
     public let lifetime: TimeInterval
 
-    public static func make(secret: String, lifetime: TimeInterval) async -> AccessTokens {
+    public static func make(key: SymmetricKey, lifetime: TimeInterval) async -> AccessTokens {
         let keys = JWTKeyCollection()
-        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        await keys.add(hmac: HMACKey(key: key), digestAlgorithm: .sha256)
         return AccessTokens(keys: keys, lifetime: lifetime)
     }
 

@@ -1,49 +1,96 @@
 import Vapor
 
-/// CSRF protection for the browser pages: a random nonce in an HttpOnly cookie, and in every
-/// form the nonce's HMAC under the server secret. A cross-site page can neither read the cookie
-/// nor forge the HMAC, so a POST without the matching token is refused with 403.
+/// CSRF protection for the browser pages.
+///
+/// - The `wwe_csrf` cookie (HttpOnly; `__Host-wwe_csrf` over https, so a sibling subdomain cannot
+///   plant it) holds a random nonce and the server's MAC of it. A cookie the server did not make
+///   is never adopted: it is replaced by a fresh one.
+/// - Every form carries `_csrf` = MAC(nonce, session), under a key of its own (`ServerKeys`).
+///   The session part is the signed-in browser session's id, or `anonymous` before sign-in, so a
+///   nonce and token pair planted from elsewhere does not work for someone else's session; the
+///   nonce is replaced whenever a browser signs in or out.
+/// - An unsafe request without a valid cookie is refused before its body is read; with one, the
+///   body is read only up to what the forms need (8 MB only for a signed-in multipart upload).
+///
+/// Runs after `WebSessionAuthenticator`, which names the session.
 struct CSRFMiddleware: AsyncMiddleware {
-    static let cookieName = "wwe_csrf"
     static let formField = "_csrf"
     static let header = "X-CSRF-Token"
-    /// The largest body any web form sends (the profile photo form); checked before the handler runs.
-    static let maxFormBody = 8 * 1024 * 1024
+    /// The largest body a signed-in upload form sends (the profile photo form).
+    static let maxUploadBody = 8 * 1024 * 1024
+    /// The largest body of every other form; the longest text field (feedback) is far below it.
+    static let maxFormBody = 64 * 1024
 
     struct NonceKey: StorageKey { typealias Value = String }
+    /// Set when the nonce was (re)made during this request, so the response carries the cookie.
+    struct FreshNonceKey: StorageKey { typealias Value = Bool }
+
+    static func cookieName(_ request: Request) -> String {
+        request.application.settings.usesSecureCookies ? "__Host-wwe_csrf" : "wwe_csrf"
+    }
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        let cookie = request.cookies[Self.cookieName]?.string
-        let existing = (cookie?.count ?? 0) >= 16 ? cookie : nil
-        let nonce = existing ?? SecureRandom.token(bytes: 24)
-        request.storage[NonceKey.self] = nonce
+        let keys = request.application.keys
+        let existing = request.cookies[Self.cookieName(request)].flatMap { Self.verifiedNonce($0.string, keys: keys) }
+        if let existing {
+            request.storage[NonceKey.self] = existing
+        } else {
+            Self.renewNonce(request)
+        }
 
         if ![.GET, .HEAD, .OPTIONS].contains(request.method) {
-            if request.body.data == nil {
-                _ = try await request.body.collect(max: Self.maxFormBody).get()
+            // No cookie of ours, no token can match: refuse before reading a byte of the body.
+            guard let existing else { throw AppError(.forbidden, "csrf_failed") }
+            var presented = request.headers.first(name: Self.header)
+            if presented == nil {
+                if request.body.data == nil {
+                    let signedInUpload = request.auth.has(User.self) && request.headers.contentType?.type == "multipart"
+                    _ = try await request.body.collect(max: signedInUpload ? Self.maxUploadBody : Self.maxFormBody).get()
+                }
+                presented = try? request.content.get(String.self, at: Self.formField)
             }
-            let presented = request.headers.first(name: Self.header)
-                ?? (try? request.content.get(String.self, at: Self.formField))
-            guard let existing, let presented,
-                  SecureRandom.constantTimeEquals(presented, Self.token(for: existing, secret: request.application.settings.jwtSecret))
-            else {
-                throw AppError(.forbidden, "csrf_failed")
-            }
+            guard let presented,
+                  SecureRandom.constantTimeEquals(presented, Self.token(nonce: existing, session: Self.binding(request), keys: keys))
+            else { throw AppError(.forbidden, "csrf_failed") }
         }
 
         let response = try await next.respond(to: request)
-        if existing == nil {
-            response.cookies[Self.cookieName] = HTTPCookies.Value(
-                string: nonce, maxAge: 60 * 60 * 24 * 365, path: "/",
+        if request.storage[FreshNonceKey.self] == true, let nonce = request.storage[NonceKey.self] {
+            response.cookies[Self.cookieName(request)] = HTTPCookies.Value(
+                string: Self.cookieValue(nonce: nonce, keys: keys), maxAge: 60 * 60 * 24 * 365, path: "/",
                 isSecure: request.application.settings.usesSecureCookies, isHTTPOnly: true, sameSite: .lax
             )
         }
         return response
     }
 
-    static func token(for nonce: String, secret: String) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(nonce.utf8), using: SymmetricKey(data: Data(secret.utf8)))
-        return Data(mac).base64URLEncodedString()
+    /// Starts a new nonce for this browser; called on sign-in and sign-out, so tokens issued
+    /// before cannot be replayed into the new session.
+    static func renewNonce(_ request: Request) {
+        request.storage[NonceKey.self] = SecureRandom.token(bytes: 24)
+        request.storage[FreshNonceKey.self] = true
+    }
+
+    /// What a token is bound to: the browser session, or `anonymous` before sign-in.
+    static func binding(_ request: Request) -> String {
+        request.storage[CurrentSessionKey.self]?.uuidString ?? "anonymous"
+    }
+
+    static func cookieValue(nonce: String, keys: ServerKeys) -> String {
+        nonce + "." + ServerKeys.mac(keys.csrfNonce, "nonce", nonce)
+    }
+
+    /// The nonce of a cookie this server made, or nil.
+    static func verifiedNonce(_ cookie: String, keys: ServerKeys) -> String? {
+        let parts = cookie.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count >= 16, parts[0].count <= 64 else { return nil }
+        let nonce = String(parts[0])
+        guard SecureRandom.constantTimeEquals(String(parts[1]), ServerKeys.mac(keys.csrfNonce, "nonce", nonce)) else { return nil }
+        return nonce
+    }
+
+    static func token(nonce: String, session: String, keys: ServerKeys) -> String {
+        ServerKeys.mac(keys.csrfToken, "form", nonce, session)
     }
 }
 
@@ -51,23 +98,6 @@ extension Request {
     /// The token every form on this page must send back as `_csrf`.
     var csrfToken: String {
         let nonce = storage[CSRFMiddleware.NonceKey.self] ?? ""
-        return CSRFMiddleware.token(for: nonce, secret: application.settings.jwtSecret)
-    }
-}
-
-/// Headers that keep browsers from sniffing types, framing our pages, or loading foreign scripts.
-struct SecurityHeadersMiddleware: AsyncMiddleware {
-    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        let response = try await next.respond(to: request)
-        response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
-        response.headers.replaceOrAdd(name: "Referrer-Policy", value: "same-origin")
-        if response.headers.contentType?.subType == "html" {
-            response.headers.replaceOrAdd(name: "X-Frame-Options", value: "DENY")
-            response.headers.replaceOrAdd(
-                name: "Content-Security-Policy",
-                value: "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
-            )
-        }
-        return response
+        return CSRFMiddleware.token(nonce: nonce, session: CSRFMiddleware.binding(self), keys: application.keys)
     }
 }

@@ -135,6 +135,7 @@ struct AccountPages: RouteCollection {
         let response = Layout.redirect(to: next)
         response.cookies[WebSessionAuthenticator.cookieName] = WebSessionAuthenticator.cookie(
             token, expiresAt: expiresAt, secure: req.application.settings.usesSecureCookies)
+        CSRFMiddleware.renewNonce(req)
         return response
     }
 
@@ -161,6 +162,7 @@ struct AccountPages: RouteCollection {
         }
         let response = Layout.redirect(to: "/")
         response.cookies[WebSessionAuthenticator.cookieName] = .expired
+        CSRFMiddleware.renewNonce(req)
         return response
     }
 
@@ -286,6 +288,7 @@ struct AccountPages: RouteCollection {
         }
         let response = Layout.redirect(to: "/?notice=withdrawn")
         response.cookies[WebSessionAuthenticator.cookieName] = .expired
+        CSRFMiddleware.renewNonce(req)
         return response
     }
 

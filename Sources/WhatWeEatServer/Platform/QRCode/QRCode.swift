@@ -200,17 +200,10 @@ extension QRCode {
         }
         var svg = #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(pixels)" height="\#(pixels)" "#
             + #"viewBox="0 0 \#(side) \#(side)" role="img" shape-rendering="crispEdges">"#
-        if let title { svg += "<title>\(Self.xmlEscaped(title))</title>" }
+        if let title { svg += "<title>\(Markup.escape(title))</title>" }
         svg += #"<rect width="\#(side)" height="\#(side)" fill="white"/>"#
         svg += #"<path fill="black" d="\#(path)"/></svg>"#
         return svg
-    }
-
-    private static func xmlEscaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;")  // first, so the entities added next survive
-            .replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
-            .replacingOccurrences(of: "\"", with: "&quot;")
     }
 }
 

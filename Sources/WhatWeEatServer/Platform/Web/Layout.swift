@@ -34,7 +34,9 @@ enum Layout {
                 .meta(.charset(.utf8)),
                 .meta(.name("viewport"), .content("width=device-width, initial-scale=1, viewport-fit=cover")),
                 .meta(.name("theme-color"), .content("#c2410c")),
-                .title("\(title) · \(request.t("app.name"))"),
+                // Not Plot's `.title(…)`: it also writes the title into og/twitter `<meta content>`
+                // attributes from inside Plot, where our escaping does not reach.
+                .element(named: "title", text: "\(title) · \(request.t("app.name"))"),
                 .link(.rel(.stylesheet), .href("/css/app.css")),
                 .forEach(extras.stylesheets) { .link(.rel(.stylesheet), .href($0)) },
                 .link(.rel(.icon), .href("/images/icon.svg"), .type("image/svg+xml")),
@@ -68,9 +70,11 @@ enum Layout {
         )
     }
 
+    /// A 303 to a path of this site. Anything that is not a safe relative path goes home instead,
+    /// so no caller can send a browser to another host or put a control character in a header.
     static func redirect(to path: String) -> Response {
         let response = Response(status: .seeOther)
-        response.headers.replaceOrAdd(name: .location, value: path)
+        response.headers.replaceOrAdd(name: .location, value: safeNextPath(path) ?? "/")
         return response
     }
 
@@ -85,12 +89,23 @@ enum Layout {
         return .p(.class("form-error"), .attribute(named: "role", value: "alert"), .text(message))
     }
 
-    /// Only same-site paths are followed after a login, never another host.
+    /// Only same-site paths are followed after a login, never another host: the value must parse
+    /// as a path-absolute reference (`/` then anything but a second `/` or `\\`), with no
+    /// backslash, control, format or whitespace character anywhere (browsers drop tabs and
+    /// newlines before parsing, so `/\t/evil.example` would be `//evil.example`), and no quote
+    /// or angle bracket.
     static func safeNextPath(_ raw: String?) -> String? {
-        guard let raw, raw.hasPrefix("/"), !raw.hasPrefix("//"), !raw.hasPrefix("/\\"),
-              !raw.contains("\r"), !raw.contains("\n")
-        else { return nil }
-        return raw
+        guard let raw, raw.utf8.count <= 2048 else { return nil }
+        var scalars = raw.unicodeScalars.makeIterator()
+        guard scalars.next() == "/" else { return nil }
+        if let second = scalars.next(), second == "/" || second == "\\" { return nil }
+        let refused = raw.unicodeScalars.contains { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator: return true
+            default: return scalar == "\\" || scalar == "\"" || scalar == "<" || scalar == ">"
+            }
+        }
+        return refused ? nil : raw
     }
 
     private static func header(_ request: Request, links: Node<HTML.BodyContext>) -> Node<HTML.BodyContext> {

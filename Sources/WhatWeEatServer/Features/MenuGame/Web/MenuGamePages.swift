@@ -392,10 +392,7 @@ struct MenuGamePages: RouteCollection {
             throw AppError.notFound()
         }
         let svg = code.svg(moduleSize: 8, quietZone: 4, title: req.t("menu_game.lobby.qr_alt", ["url": joinURL]))
-        let response = Response(status: .ok, body: .init(string: svg))
-        response.headers.contentType = HTTPMediaType(type: "image", subType: "svg+xml")
-        response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=3600")
-        return response
+        return .svg(svg, cacheControl: "private, max-age=3600")
     }
 
     func groupGame(req: Request) async throws -> Response {
@@ -594,9 +591,9 @@ struct MenuGamePages: RouteCollection {
         let device = try await MenuGameDevice.resolve(req)
         let message = try req.content.decode(FeedbackForm.self).message ?? ""
         do {
-            try req.application.feedbackLimiter.check(req.clientAddress)
-            try await req.menuGame.leaveFeedback(message, userID: req.auth.get(User.self)?.id, language: req.language)
-            req.application.feedbackLimiter.record(req.clientAddress)
+            try await req.application.feedbackLimiter.withSlot(req.clientAddress) {
+                try await req.menuGame.leaveFeedback(message, userID: req.auth.get(User.self)?.id, language: req.language)
+            }
         } catch let error as AppError where error.status.code < 500 {
             let response = settingsPage(req, device: device, notice: nil, error: error, feedback: message)
             response.headers.add(contentsOf: error.headers)

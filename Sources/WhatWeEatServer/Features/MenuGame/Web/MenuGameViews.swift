@@ -209,9 +209,7 @@ enum MenuGameViews {
         ]
         for (key, value) in extra { object[key] = value }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        // "</" inside a script element would end it; JSON allows the escaped form.
-        let json = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "</", with: "<\\/")
-        return .script(.attribute(named: "type", value: "application/json"), .id("menu-game-config"), .raw(json))
+        return .script(.attribute(named: "type", value: "application/json"), .id("menu-game-config"), .raw(Markup.scriptJSON(data)))
     }
 
     /// Text the scripts show, in the page's language.

@@ -16,17 +16,13 @@ struct MenuImages: RouteCollection {
         guard let menu = req.application.menuCatalog.snapshot.menus.first(where: { $0.id == slug }) else {
             throw AppError.notFound("menu_not_found")
         }
-        let response = Response(status: .ok, body: .init(string: Self.svg(for: menu)))
-        response.headers.contentType = HTTPMediaType(type: "image", subType: "svg+xml")
-        response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=86400")
-        return response
+        return .svg(Self.svg(for: menu), cacheControl: "public, max-age=86400")
     }
 
     static func svg(for menu: Menu) -> String {
         let hash = menu.id.unicodeScalars.reduce(UInt32(2166136261)) { ($0 ^ $1.value) &* 16777619 }
         let background = palette[Int(hash % UInt32(palette.count))]
-        let label = menu.name.ko.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-        let emoji = menu.emoji.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        let label = Markup.escape(menu.name.ko), emoji = Markup.escape(menu.emoji)
         return """
         <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 400 400" role="img" aria-label="\(label)">\
         <rect width="400" height="400" rx="48" fill="\(background)"/>\

@@ -1,0 +1,43 @@
+import Foundation
+
+/// The escapers for what the server writes into markup, one per place a value can land.
+public enum Markup {
+    /// Text written into HTML or XML (SVG) markup: attribute values (quoted with `"` or `'`) and
+    /// element text alike.
+    public static func escape(_ text: String) -> String {
+        // Most values need nothing; skip the copy for them (attributes are on every page).
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'")
+            || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") })
+        else { return text }
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count + 16)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// JSON to place inside a `<script type="application/json">` element: `<`, `>` and `&` are
+    /// written as `\u003c`, `\u003e` and `\u0026`, which JSON reads as the same characters, so no
+    /// value can close the element (`</script>`) or open a comment (`<!--`) that swallows the page.
+    public static func scriptJSON(_ json: Data) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(json.count + 16)
+        for scalar in String(decoding: json, as: UTF8.self).unicodeScalars {
+            switch scalar {
+            case "<": escaped += "\\u003c"
+            case ">": escaped += "\\u003e"
+            case "&": escaped += "\\u0026"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+}

@@ -59,6 +59,11 @@ final class AccountRulesTests: XCTestCase {
         XCTAssertEqual(RefreshOutcome.evaluate(usedAt: now, expiresAt: later, familyRevokedAt: nil, now: now), .reuseDetected)
         XCTAssertEqual(RefreshOutcome.evaluate(usedAt: nil, expiresAt: now, familyRevokedAt: nil, now: now), .expired)
         XCTAssertEqual(RefreshOutcome.evaluate(usedAt: now, expiresAt: later, familyRevokedAt: now, now: now), .revoked)
+        // A second use within the retry window is a retry; after it, a reuse.
+        let window = RefreshOutcome.retryWindow
+        XCTAssertEqual(RefreshOutcome.evaluate(usedAt: now.addingTimeInterval(-2), expiresAt: later, familyRevokedAt: nil, now: now, retryWindow: window), .retryOfRotation)
+        XCTAssertEqual(RefreshOutcome.evaluate(usedAt: now.addingTimeInterval(-window), expiresAt: later, familyRevokedAt: nil, now: now, retryWindow: window), .reuseDetected)
+        XCTAssertEqual(RefreshOutcome.evaluate(usedAt: now.addingTimeInterval(-2), expiresAt: later, familyRevokedAt: now, now: now, retryWindow: window), .revoked)
     }
 }
 

@@ -65,7 +65,10 @@ public struct PageCursor: Sendable, Equatable {
     init?(encoded: String) {
         guard let data = Data(base64URLEncoded: encoded), let text = String(data: data, encoding: .utf8) else { return nil }
         let parts = text.split(separator: "|")
-        guard parts.count == 2, let seconds = Double(parts[0]), seconds.isFinite, let id = UUID(uuidString: String(parts[1])) else {
+        // Within ±3,000 years of 1970: PostgreSQL binds dates as Int64 microseconds since 2000,
+        // which a cursor of 1e300 seconds would overflow (and overflow stops the process).
+        guard parts.count == 2, let seconds = Double(parts[0]), seconds.isFinite, abs(seconds) < 1e11,
+              let id = UUID(uuidString: String(parts[1])) else {
             return nil
         }
         self.init(createdAt: Date(timeIntervalSince1970: seconds), id: id)

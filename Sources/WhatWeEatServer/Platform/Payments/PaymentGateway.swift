@@ -36,7 +36,8 @@ public struct TestPaymentGateway: PaymentGateway {
 
     public func payment(id: String) async throws -> ProviderPayment {
         let parts = id.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3 || (parts.count == 4 && parts[3] == "failed"), parts[0] == "test", let amount = Int(parts[2]) else {
+        guard parts.count == 3 || (parts.count == 4 && parts[3] == "failed"), parts[0] == "test", let amount = Int(parts[2]),
+              (0...1_000_000_000_000).contains(amount) else {
             throw PaymentGatewayError.unknownPayment
         }
         return ProviderPayment(providerID: id, merchantUID: parts[1], amount: amount, status: parts.count == 4 ? .failed : .paid)
@@ -94,7 +95,11 @@ public final class PortOneGateway: PaymentGateway {
             throw PaymentGatewayError.unavailable(envelope.message ?? "code \(envelope.code)")
         }
         let state = ProviderPayment.Status(rawValue: payment.status) ?? .failed
-        return ProviderPayment(providerID: payment.imp_uid, merchantUID: payment.merchant_uid, amount: Int(payment.amount.rounded()), status: state)
+        // An amount no order can have (or not a number) is reported as unavailable, never trapped on.
+        guard let amount = Int(exactly: payment.amount.rounded()), (0...1_000_000_000_000).contains(amount) else {
+            throw PaymentGatewayError.unavailable("amount \(payment.amount)")
+        }
+        return ProviderPayment(providerID: payment.imp_uid, merchantUID: payment.merchant_uid, amount: amount, status: state)
     }
 
     public func cancel(paymentID: String, reason: String) async throws {

@@ -249,7 +249,7 @@ struct BanchanAPI: RouteCollection {
         let owner = try req.shopOwner()
         let body = try req.decodeJSON(OrderBody.self)
         let key = req.headers.first(name: Self.idempotencyHeader)?.trimmingCharacters(in: .whitespaces)
-        if let key, key.isEmpty || key.count > 255 { throw AppError.badRequest("invalid_idempotency_key") }
+        if let key, key.isEmpty || key.utf8.count > 255 { throw AppError.badRequest("invalid_idempotency_key") }
         let placed = try await req.banchan.placeOrder(body.items?.map { .init(hash: $0.hash, quantity: $0.quantity) }, for: owner, idempotencyKey: key)
         switch placed {
         case .created(let order):
@@ -289,7 +289,7 @@ struct BanchanAPI: RouteCollection {
     func confirmPayment(req: Request) async throws -> OrderResponse {
         let owner = try req.shopOwner()
         let body = try req.decodeJSON(PaymentBody.self)
-        guard !body.paymentID.isEmpty, body.paymentID.count <= 200 else { throw AppError.invalid("payment_not_found") }
+        guard !body.paymentID.isEmpty, body.paymentID.utf8.count <= 200 else { throw AppError.invalid("payment_not_found") }
         let order = try await req.banchan.confirmPayment(body.paymentID, for: try req.orderIDParameter(), of: owner)
         return try OrderResponse(order, gateway: req.application.paymentGateway?.name)
     }

@@ -101,17 +101,17 @@ public struct Dish: Codable, Sendable, Equatable {
     public var problems: [String] {
         var found: [String] = []
         if hash.range(of: "^[A-Z0-9]{3,12}$", options: .regularExpression) == nil { found.append("hash") }
-        if title.trimmingCharacters(in: .whitespaces).isEmpty || title.count > 60 { found.append("title") }
-        if description.count > 200 { found.append("description") }
+        if title.trimmingCharacters(in: .whitespaces).isEmpty || !title.fits(characters: 60, bytes: 240) { found.append("title") }
+        if !description.fits(characters: 200, bytes: 800) { found.append("description") }
         if salePrice <= 0 || salePrice > 10_000_000 { found.append("salePrice") }
         if let originalPrice, originalPrice <= salePrice { found.append("originalPrice") }
         if deliveryTypes.isEmpty { found.append("deliveryTypes") }
         if !(0...100).contains(pointRate) { found.append("pointRate") }
         if minQuantity < 1 || maxQuantity < minQuantity || maxQuantity > 999 { found.append("quantity") }
-        if emoji.isEmpty || emoji.count > 2 { found.append("emoji") }
+        if emoji.isEmpty || !emoji.fits(characters: 2, bytes: 32) { found.append("emoji") }
         if color.range(of: "^#[0-9A-Fa-f]{6}$", options: .regularExpression) == nil { found.append("color") }
         if !(1...8).contains(thumbCount) { found.append("thumbCount") }
-        if detailSections.count > 8 { found.append("detailSections") }
+        if detailSections.count > 8 || !detailSections.allSatisfy({ $0.fits(characters: 300, bytes: 1_200) }) { found.append("detailSections") }
         return found
     }
 }
@@ -119,7 +119,7 @@ public struct Dish: Codable, Sendable, Equatable {
 /// Prices as the shop writes them: thousands separators and 원 (`15,800원`).
 public enum Won {
     public static func format(_ amount: Int) -> String {
-        let digits = String(abs(amount))
+        let digits = String(amount.magnitude)  // abs(Int.min) would overflow
         var grouped = ""
         for (index, character) in digits.enumerated() {
             if index > 0 && (digits.count - index) % 3 == 0 { grouped.append(",") }

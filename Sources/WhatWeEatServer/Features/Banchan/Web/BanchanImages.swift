@@ -26,22 +26,14 @@ struct BanchanImages: RouteCollection {
         let svg: String
         if name == "main" {
             svg = Self.picture(dish, variant: 0)
-        } else if name.hasPrefix("thumb-"), let index = Int(name.dropFirst(6)), (1...dish.thumbCount).contains(index) {
+        } else if name.hasPrefix("thumb-"), let index = Int(name.dropFirst(6)), (1...max(1, dish.thumbCount)).contains(index) {
             svg = Self.picture(dish, variant: index)
-        } else if name.hasPrefix("detail-"), let index = Int(name.dropFirst(7)), dish.detailSections.indices.contains(index - 1) {
+        } else if name.hasPrefix("detail-"), let index = Int(name.dropFirst(7)), (1...dish.detailSections.count).contains(index) {
             svg = Self.detail(dish, paragraph: dish.detailSections[index - 1], index: index)
         } else {
             throw AppError.notFound("dish_not_found")
         }
-        let response = Response(status: .ok, body: .init(string: svg))
-        response.headers.contentType = HTTPMediaType(type: "image", subType: "svg+xml")
-        response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=86400")
-        return response
-    }
-
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        return .svg(svg, cacheControl: "public, max-age=86400")
     }
 
     /// The dish's emoji on its colour; each thumbnail frames it differently (closer, turned).
@@ -51,12 +43,12 @@ struct BanchanImages: RouteCollection {
         let scale = scales[variant % scales.count], turn = turns[variant % turns.count]
         let fontSize = Int(190 * scale)
         return """
-        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 600 600" role="img" aria-label="\(escape(dish.title))">\
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 600 600" role="img" aria-label="\(Markup.escape(dish.title))">\
         <rect width="600" height="600" fill="\(dish.color)"/>\
         <circle cx="300" cy="318" r="\(Int(205 * min(scale, 1.2)))" fill="#ffffff" fill-opacity="0.55"/>\
         <circle cx="300" cy="318" r="\(Int(165 * min(scale, 1.2)))" fill="#ffffff" fill-opacity="0.5"/>\
         <text x="300" y="300" font-size="\(fontSize)" text-anchor="middle" dominant-baseline="central" \
-        transform="rotate(\(turn) 300 300)" font-family="Noto Color Emoji, Apple Color Emoji, Segoe UI Emoji, sans-serif">\(escape(dish.emoji))</text></svg>
+        transform="rotate(\(turn) 300 300)" font-family="Noto Color Emoji, Apple Color Emoji, Segoe UI Emoji, sans-serif">\(Markup.escape(dish.emoji))</text></svg>
         """
     }
 
@@ -65,14 +57,14 @@ struct BanchanImages: RouteCollection {
         let lines = wrap(paragraph, width: 21)
         let height = 260 + lines.count * 52
         let text = lines.enumerated().map { offset, line in
-            "<text x=\"60\" y=\"\(230 + offset * 52)\" font-size=\"30\" fill=\"#1f1d1a\">\(escape(line))</text>"
+            "<text x=\"60\" y=\"\(230 + offset * 52)\" font-size=\"30\" fill=\"#1f1d1a\">\(Markup.escape(line))</text>"
         }.joined()
         return """
-        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 \(height)" role="img" aria-label="\(escape(paragraph))" \
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 \(height)" role="img" aria-label="\(Markup.escape(paragraph))" \
         font-family="Noto Sans CJK KR, Noto Sans KR, Apple SD Gothic Neo, sans-serif">\
         <rect width="720" height="\(height)" fill="#fffaf5"/>\
         <rect x="24" y="24" width="672" height="\(height - 48)" rx="28" fill="\(dish.color)" fill-opacity="0.45"/>\
-        <text x="60" y="120" font-size="64" font-family="Noto Color Emoji, Apple Color Emoji, sans-serif">\(escape(dish.emoji))</text>\
+        <text x="60" y="120" font-size="64" font-family="Noto Color Emoji, Apple Color Emoji, sans-serif">\(Markup.escape(dish.emoji))</text>\
         <text x="150" y="112" font-size="30" font-weight="700" fill="#9a3412">POINT \(index)</text>\(text)</svg>
         """
     }

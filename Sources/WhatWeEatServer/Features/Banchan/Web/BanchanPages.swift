@@ -232,6 +232,11 @@ struct BanchanPages: RouteCollection {
         let quantity = form.quantity ?? record.minQuantity
         let already = try await shop.cart(of: owner).first { $0.dish.hash == record.hash }?.quantity ?? 0
         do {
+            // Range-check the number from the form before adding: `already + quantity` with an
+            // unchecked Int could overflow, and an overflow stops the process.
+            do { try OrderRules.check(quantity: quantity, of: record.dish, stock: .max) } catch {
+                throw BanchanService.appError(error, title: record.title)
+            }
             try await shop.setCartQuantity(already + quantity, of: record.hash, for: owner)
         } catch let error as AppError where error.status.code < 500 {
             return page(req, title: record.title, status: error.status, scripts: ["/js/banchan/detail.js"], device: device,

@@ -97,7 +97,7 @@ extension MenuGameService {
     func leaveFeedback(_ raw: String, userID: UUID?, language: Language) async throws -> MenuGameFeedback {
         let message = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !message.isEmpty else { throw AppError.invalid("feedback_empty") }
-        guard message.count <= MenuGameFeedback.maxLength else {
+        guard message.fits(characters: MenuGameFeedback.maxLength, bytes: MenuGameFeedback.maxLength * 4) else {
             throw AppError.invalid("feedback_too_long", ["max": String(MenuGameFeedback.maxLength)])
         }
         let feedback = MenuGameFeedback(message: message, userID: userID, language: language)

@@ -71,6 +71,18 @@ struct CreateRefreshTokens: AsyncMigration {
     }
 }
 
+/// The sealed successor of a rotated refresh token, so a retry of the same rotation within a few
+/// seconds gets the same answer instead of revoking the family (see `AccountService.refresh`).
+struct AddRefreshTokenSuccessor: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(RefreshToken.schema).field("sealed_successor", .string).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(RefreshToken.schema).deleteField("sealed_successor").update()
+    }
+}
+
 struct CreateLoginFailures: AsyncMigration {
     func prepare(on database: any Database) async throws {
         try await database.schema(LoginFailure.schema)

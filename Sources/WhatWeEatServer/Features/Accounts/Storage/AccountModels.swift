@@ -68,6 +68,8 @@ final class RefreshToken: Model, @unchecked Sendable {
     @Field(key: "token_hash") var tokenHash: String
     @Field(key: "expires_at") var expiresAt: Date
     @OptionalField(key: "used_at") var usedAt: Date?
+    /// The token that replaced this one, sealed with the refresh-successor key; set on rotation.
+    @OptionalField(key: "sealed_successor") var sealedSuccessor: String?
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
 
     init() {}

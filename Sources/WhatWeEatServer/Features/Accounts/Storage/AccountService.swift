@@ -1,4 +1,5 @@
 import Fluent
+import NIOConcurrencyHelpers
 import SQLKit
 import Vapor
 
@@ -19,6 +20,10 @@ struct AccountService {
     let accessTokens: AccessTokens
     let passwords: PasswordHasher
     let files: any FileStorage
+    let sealKey: SymmetricKey
+    /// Who is asking, and the per-address budgets that bound what one address can make us do.
+    let clientAddress: String
+    let limits: AccountLimits
 
     init(request: Request) {
         self.database = request.db
@@ -26,12 +31,17 @@ struct AccountService {
         self.accessTokens = request.application.accessTokens
         self.passwords = request.application.passwordHasher
         self.files = request.application.files
+        self.sealKey = request.application.keys.refreshSuccessor
+        self.clientAddress = request.clientAddress
+        self.limits = request.application.accountLimits
     }
 
     // MARK: Sign up and availability
 
+    /// Throttled per address: it answers whether an account exists.
     func emailAvailable(_ rawEmail: String) async throws -> Bool {
         let email = try Self.validEmail(rawEmail)
+        try limits.emailLookups.reserve(clientAddress)
         return try await User.query(on: database).filter(\.$email == email).count() == 0
     }
 
@@ -42,6 +52,8 @@ struct AccountService {
         }
         let nickname = try Self.validNickname(rawNickname)
         try await ensureAvailable(email: email, nickname: nickname, exceptUser: nil)
+        // A sign-up costs a bcrypt hash: one address gets a budget of them.
+        try limits.passwordChecks.reserve(clientAddress)
 
         let user = User(email: email, passwordHash: try await passwords.hash(password), nickname: nickname, role: role)
         do {
@@ -56,15 +68,26 @@ struct AccountService {
 
     // MARK: Log in
 
-    /// Checks the password, with the per-email failure throttle. Unknown emails cost the same
-    /// time as wrong passwords and count as failures, so neither reveals whether an account exists.
+    /// Checks the password, with the per-email failure throttle and the per-address budget.
+    /// Unknown emails cost the same time as wrong passwords and count as failures, so neither
+    /// reveals whether an account exists.
+    ///
+    /// The attempt is written down as a failure *before* bcrypt runs and the window is counted
+    /// after, so parallel guesses each see the ones before them: at most `maxLoginFailures`
+    /// reach bcrypt in a window, however many arrive at once. A refused attempt takes its row
+    /// back; a wrong password keeps it; the right one clears the email's failures.
     func authenticate(email rawEmail: String, password: String, now: Date = Date()) async throws -> User {
         let email = AccountRules.normalizeEmail(rawEmail)
-        let throttle = LoginThrottle(maxFailures: settings.maxLoginFailures, window: settings.loginFailureWindow)
+        try limits.passwordChecks.reserve(clientAddress)
         let windowStart = now.addingTimeInterval(-settings.loginFailureWindow)
-        let failures = try await LoginFailure.query(on: database)
-            .filter(\.$email == email).filter(\.$failedAt > windowStart).all().map(\.failedAt)
-        if let wait = throttle.retryAfter(failures: failures, now: now) {
+        let attempt = LoginFailure(email: email, failedAt: now)
+        try await attempt.create(on: database)
+        let recent = try await LoginFailure.query(on: database).filter(\.$email == email).filter(\.$failedAt > windowStart).all()
+        if recent.count > settings.maxLoginFailures {
+            try await attempt.delete(on: database)
+            let throttle = LoginThrottle(maxFailures: settings.maxLoginFailures, window: settings.loginFailureWindow)
+            let others = recent.filter { $0.id != attempt.id }.map(\.failedAt)
+            let wait = throttle.retryAfter(failures: others, now: now) ?? 1
             throw AppError(.tooManyRequests, "too_many_login_attempts", arguments: ["minutes": String((wait + 59) / 60)],
                            headers: ["Retry-After": String(wait)])
         }
@@ -72,7 +95,6 @@ struct AccountService {
         let user = try await User.query(on: database).filter(\.$email == email).first()
         let matches = try await passwords.verify(password, hash: user?.passwordHash)
         guard let user, matches else {
-            try await LoginFailure(email: email, failedAt: now).create(on: database)
             try await LoginFailure.query(on: database).filter(\.$email == email).filter(\.$failedAt <= windowStart).delete()
             throw AppError(.unauthorized, "invalid_credentials")
         }
@@ -84,7 +106,7 @@ struct AccountService {
 
     func startAPISession(for user: User, userAgent: String?, now: Date = Date()) async throws -> TokenPair {
         let userID = try user.requireID()
-        let session = AuthSession(userID: userID, kind: .api, userAgent: userAgent, expiresAt: now.addingTimeInterval(settings.refreshTokenTTL))
+        let session = AuthSession(userID: userID, kind: .api, userAgent: userAgent?.truncated(toBytes: 512), expiresAt: now.addingTimeInterval(settings.refreshTokenTTL))
         let refresh = SecureRandom.token()
         try await database.transaction { transaction in
             try await session.create(on: transaction)
@@ -95,18 +117,21 @@ struct AccountService {
     }
 
     /// Rotates a refresh token. A token can be used once; presenting it again revokes its whole
-    /// family, so a stolen copy and the real one cannot both live on.
+    /// family, so a stolen copy and the real one cannot both live on. The one exception is a retry
+    /// within `RefreshOutcome.retryWindow` seconds (two racing requests of one app, or a retry
+    /// after a lost answer): it gets a new access token and the *same* successor, sealed on the
+    /// used row, so the family stays one chain and the user stays signed in.
     func refresh(_ presented: String, now: Date = Date()) async throws -> TokenPair {
         let hash = SecureRandom.sha256Hex(presented)
+        let next = SecureRandom.token()
         struct Claimed: Decodable { let session_id: UUID; let expires_at: Date }
 
         enum Result { case rotated(TokenPair), failed(AppError) }
         let result: Result = try await database.transaction { transaction in
-            // Both drivers (SQLite, PostgreSQL) are SQL databases.
-            let sql = transaction as! any SQLDatabase
             // Claim the token with one conditional write; of two racing requests only one gets the row.
-            let claimed = try await sql.update(RefreshToken.schema)
+            let claimed = try await transaction.sql.update(RefreshToken.schema)
                 .set("used_at", to: now)
+                .set("sealed_successor", to: try Self.seal(next, key: sealKey))
                 .where("token_hash", .equal, hash)
                 .where("used_at", .is, SQLLiteral.null)
                 .returning("session_id", "expires_at")
@@ -115,6 +140,7 @@ struct AccountService {
                 guard let known = try await RefreshToken.query(on: transaction).filter(\.$tokenHash == hash).first() else {
                     return .failed(AppError(.unauthorized, "invalid_refresh_token"))
                 }
+                if let retried = try await answerRetry(of: known, on: transaction, now: now) { return .rotated(retried) }
                 try await AuthSession.query(on: transaction).filter(\.$id == known.$session.id)
                     .filter(\.$revokedAt == nil).set(\.$revokedAt, to: now).update()
                 return .failed(AppError(.unauthorized, "refresh_token_reused"))
@@ -123,12 +149,11 @@ struct AccountService {
                 return .failed(AppError(.unauthorized, "invalid_refresh_token"))
             }
             switch RefreshOutcome.evaluate(usedAt: nil, expiresAt: claimed.expires_at, familyRevokedAt: session.revokedAt, now: now) {
-            case .revoked, .reuseDetected:
+            case .revoked, .reuseDetected, .retryOfRotation:
                 return .failed(AppError(.unauthorized, "invalid_refresh_token"))
             case .expired:
                 return .failed(AppError(.unauthorized, "refresh_token_expired"))
             case .rotate:
-                let next = SecureRandom.token()
                 try await RefreshToken(sessionID: claimed.session_id, tokenHash: SecureRandom.sha256Hex(next),
                                        expiresAt: now.addingTimeInterval(settings.refreshTokenTTL)).create(on: transaction)
                 session.expiresAt = now.addingTimeInterval(settings.refreshTokenTTL)
@@ -141,6 +166,30 @@ struct AccountService {
         // Thrown after the transaction commits, so a detected reuse stays revoked.
         case .failed(let error): throw error
         }
+    }
+
+    /// The answer to a retried rotation: the successor already handed out (if it is still the
+    /// family's live token) with a fresh access token; nil when this is a reuse to punish.
+    private func answerRetry(of used: RefreshToken, on database: any Database, now: Date) async throws -> TokenPair? {
+        guard let session = try await AuthSession.find(used.$session.id, on: database),
+              RefreshOutcome.evaluate(usedAt: used.usedAt, expiresAt: used.expiresAt, familyRevokedAt: session.revokedAt,
+                                      now: now, retryWindow: RefreshOutcome.retryWindow) == .retryOfRotation,
+              let sealed = used.sealedSuccessor, let successor = Self.unseal(sealed, key: sealKey),
+              let live = try await RefreshToken.query(on: database).filter(\.$tokenHash == SecureRandom.sha256Hex(successor)).first(),
+              live.usedAt == nil, live.$session.id == used.$session.id, session.expiresAt > now
+        else { return nil }
+        return try await tokenPair(userID: session.$user.id, sessionID: try session.requireID(), refreshToken: successor, now: now)
+    }
+
+    static func seal(_ token: String, key: SymmetricKey) throws -> String {
+        guard let combined = try AES.GCM.seal(Data(token.utf8), using: key).combined else { throw AppError(.internalServerError, "internal_error") }
+        return combined.base64URLEncodedString()
+    }
+
+    static func unseal(_ sealed: String, key: SymmetricKey) -> String? {
+        guard let data = Data(base64URLEncoded: sealed), let box = try? AES.GCM.SealedBox(combined: data),
+              let plain = try? AES.GCM.open(box, using: key) else { return nil }
+        return String(data: plain, encoding: .utf8)
     }
 
     func revokeSession(_ sessionID: UUID, now: Date = Date()) async throws {
@@ -174,7 +223,7 @@ struct AccountService {
         let token = SecureRandom.token()
         let expiresAt = now.addingTimeInterval(settings.refreshTokenTTL)
         try await AuthSession(userID: try user.requireID(), kind: .web, webTokenHash: SecureRandom.sha256Hex(token),
-                              userAgent: userAgent, expiresAt: expiresAt).create(on: database)
+                              userAgent: userAgent?.truncated(toBytes: 512), expiresAt: expiresAt).create(on: database)
         return (token, expiresAt)
     }
 
@@ -277,28 +326,59 @@ struct AccountService {
     }
 }
 
-/// bcrypt on the thread pool, so hashing never blocks an event loop.
-public struct PasswordHasher: Sendable {
+/// bcrypt on a pool of its own, so hashing never blocks an event loop and a flood of logins
+/// cannot take every core: the pool has half the cores (at least one thread), and at most
+/// `maxWaiting` checks wait for it; past that the answer is 429 at once, before any work.
+public final class PasswordHasher: Sendable {
     let cost: Int
-    let threadPool: NIOThreadPool
+    let pool: NIOThreadPool
+    let maxWaiting: Int
+    private let waiting = NIOLockedValueBox(0)
     /// Compared against when the email is unknown, so that answer takes as long as a wrong password.
     let decoyHash: String
 
-    public init(cost: Int, threadPool: NIOThreadPool) throws {
+    public init(cost: Int, threads: Int = max(1, System.coreCount / 2), maxWaiting: Int = 32) throws {
         self.cost = cost
-        self.threadPool = threadPool
+        self.maxWaiting = maxWaiting
+        self.pool = NIOThreadPool(numberOfThreads: threads)
         self.decoyHash = try Bcrypt.hash(SecureRandom.token(), cost: cost)
+        pool.start()
+    }
+
+    func shutdown() async throws {
+        try await pool.shutdownGracefully()
     }
 
     func hash(_ password: String) async throws -> String {
-        try await threadPool.runIfActive { [cost] in try Bcrypt.hash(password, cost: cost) }
+        try await run { [cost] in try Bcrypt.hash(password, cost: cost) }
     }
 
-    /// False when `hash` is nil, after spending the same time as a real check.
+    /// False when `hash` is nil, after spending the same time as a real check. A password with a
+    /// NUL never matches: bcrypt would stop reading at it.
     func verify(_ password: String, hash: String?) async throws -> Bool {
         let target = hash ?? decoyHash
-        let matches = try await threadPool.runIfActive { try Bcrypt.verify(password, created: target) }
-        return matches && hash != nil
+        let matches = try await run { try Bcrypt.verify(password, created: target) }
+        return matches && hash != nil && !password.utf8.contains(0)
+    }
+
+    /// Takes a place in the queue before the work, so concurrency cannot slip past the bound.
+    private func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        let admitted = waiting.withLockedValue { count in
+            guard count < maxWaiting else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else { throw AppError(.tooManyRequests, "server_busy", headers: ["Retry-After": "1"]) }
+        defer { waiting.withLockedValue { $0 -= 1 } }
+        return try await pool.runIfActive(work)
+    }
+}
+
+/// Stops the password pool's threads with the application.
+struct PasswordHasherLifecycle: LifecycleHandler {
+    let hasher: PasswordHasher
+    func shutdownAsync(_ application: Application) async {
+        try? await hasher.shutdown()
     }
 }
 
@@ -308,6 +388,28 @@ extension Application {
     public var passwordHasher: PasswordHasher {
         get { configured(PasswordHasherKey.self) }
         set { storage[PasswordHasherKey.self] = newValue }
+    }
+}
+
+/// The per-address budgets of the account routes (one process's view; see `RateLimiter`).
+struct AccountLimits: Sendable {
+    /// Logins and sign-ups: each costs a bcrypt.
+    let passwordChecks: RateLimiter
+    /// `email-available` look-ups.
+    let emailLookups: RateLimiter
+
+    init(settings: Settings) {
+        passwordChecks = RateLimiter(limit: settings.limits.passwordChecksPerMinute, window: 60)
+        emailLookups = RateLimiter(limit: settings.limits.passwordChecksPerMinute, window: 60)
+    }
+}
+
+extension Application {
+    private struct AccountLimitsKey: StorageKey { typealias Value = AccountLimits }
+
+    var accountLimits: AccountLimits {
+        get { configured(AccountLimitsKey.self) }
+        set { storage[AccountLimitsKey.self] = newValue }
     }
 }
 

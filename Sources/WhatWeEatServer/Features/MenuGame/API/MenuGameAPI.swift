@@ -250,12 +250,14 @@ struct MenuGameAPI: RouteCollection {
         else { throw AppError.invalid("invalid_menu_id") }
         for name in [menu.name.ko, menu.name.en, menu.name.ja] {
             let trimmed = name.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty, trimmed.count <= 40, !trimmed.contains("<") else { throw AppError.invalid("invalid_menu_name") }
+            guard !trimmed.isEmpty, trimmed.fits(characters: 40, bytes: 160), !trimmed.contains("<") else { throw AppError.invalid("invalid_menu_name") }
         }
-        guard !menu.emoji.isEmpty, menu.emoji.count <= 2 else { throw AppError.invalid("invalid_emoji") }
+        guard !menu.emoji.isEmpty, menu.emoji.fits(characters: 2, bytes: 32) else { throw AppError.invalid("invalid_emoji") }
         guard !menu.nations.isEmpty else { throw AppError.invalid("missing_nation") }
         if let imageURL, !imageURL.isEmpty {
-            guard imageURL.hasPrefix("https://") || imageURL.hasPrefix("http://") || imageURL.hasPrefix("/"), imageURL.count <= 500 else {
+            guard imageURL.hasPrefix("https://") || imageURL.hasPrefix("http://") || imageURL.hasPrefix("/"), imageURL.utf8.count <= 500,
+                  !imageURL.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control || "\"'<>\\".unicodeScalars.contains($0) })
+            else {
                 throw AppError.invalid("invalid_image_url")
             }
         }
@@ -343,7 +345,7 @@ struct MenuGameAPI: RouteCollection {
         let group = try await req.menuGroupFromPath()
         let device = req.query[String.self, at: "token"]
         let topic = MenuGameService.topic(group.pin)
-        return req.webSocket { req, socket in
+        return try req.liveSocket { req, socket in
             // Subscribe first, then read the state: a change in between is buffered and sent
             // after the state, never lost.
             let stream = req.application.events.subscribe(to: topic)
@@ -370,11 +372,11 @@ struct MenuGameAPI: RouteCollection {
 }
 
 extension Application {
-    private struct PINMissesKey: StorageKey { typealias Value = RateLimiter }
+    private struct PINMissesKey: StorageKey { typealias Value = GuessLimiter }
 
     /// Failed PIN look-ups per client address (20 a minute, then 429): guessing a PIN takes
     /// hundreds of thousands of tries.
-    var pinMisses: RateLimiter {
+    var pinMisses: GuessLimiter {
         get { configured(PINMissesKey.self) }
         set { storage[PINMissesKey.self] = newValue }
     }
@@ -398,11 +400,10 @@ extension Request {
         return try await lookUpPIN { try await menuGame.pollStatus(pin: pin, device: device) }
     }
 
-    /// Every PIN look-up: callers over the miss limit are refused before looking, and a miss counts.
+    /// Every PIN look-up runs inside the address's budget of misses (`GuessLimiter`), so parallel
+    /// guesses cannot slip past it while found PINs are never limited.
     private func lookUpPIN<Found>(_ lookUp: () async throws -> Found?) async throws -> Found {
-        try application.pinMisses.check(clientAddress, code: "too_many_pin_lookups")
-        guard let found = try await lookUp() else {
-            application.pinMisses.record(clientAddress)
+        guard let found = try await application.pinMisses.guess(clientAddress, code: "too_many_pin_lookups", lookUp) else {
             throw AppError.notFound("group_not_found")
         }
         return found

@@ -69,9 +69,9 @@ struct MenuGamePreferencesAPI: RouteCollection {
     /// Anyone may leave a note (5 per 10 minutes per address).
     func leaveFeedback(req: Request) async throws -> Response {
         let body = try req.decodeJSON(FeedbackBody.self)
-        try req.application.feedbackLimiter.check(req.clientAddress)
-        let feedback = try await req.menuGame.leaveFeedback(body.message, userID: req.auth.get(User.self)?.id, language: req.language)
-        req.application.feedbackLimiter.record(req.clientAddress)
+        let feedback = try await req.application.feedbackLimiter.withSlot(req.clientAddress) {
+            try await req.menuGame.leaveFeedback(body.message, userID: req.auth.get(User.self)?.id, language: req.language)
+        }
         return try await FeedbackResponse(feedback).encodeResponse(status: .created, for: req)
     }
 

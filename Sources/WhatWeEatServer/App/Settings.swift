@@ -33,6 +33,24 @@ public struct Settings: Sendable {
     /// Failed logins allowed for one email inside `loginFailureWindow` before 429.
     public var maxLoginFailures: Int = 10
     public var loginFailureWindow: TimeInterval = 15 * 60
+    /// What one client address or connection may hold or try.
+    public var limits = Limits()
+
+    public struct Limits: Sendable, Equatable {
+        /// Logins and sign-ups one address may try in a minute (each costs a bcrypt), and
+        /// `email-available` look-ups likewise.
+        public var passwordChecksPerMinute = 30
+        /// Seconds a connection may send and receive nothing before it is closed.
+        public var idleTimeout = 30
+        /// WebSockets one address may hold open at once.
+        public var socketsPerClient = 64
+
+        public init(passwordChecksPerMinute: Int = 30, idleTimeout: Int = 30, socketsPerClient: Int = 64) {
+            self.passwordChecksPerMinute = passwordChecksPerMinute
+            self.idleTimeout = idleTimeout
+            self.socketsPerClient = socketsPerClient
+        }
+    }
 
     public struct Shop: Sendable, Equatable {
         public enum Gateway: Sendable, Equatable {
@@ -141,6 +159,12 @@ public struct Settings: Sendable {
         let refreshTTL = try integer("REFRESH_TOKEN_TTL", default: 30 * 24 * 3600, in: 3600...(365 * 24 * 3600))
         let bcryptCost = try integer("BCRYPT_COST", default: 12, in: 4...16)
 
+        let limits = Limits(
+            passwordChecksPerMinute: try integer("AUTH_ATTEMPTS_PER_MINUTE", default: 30, in: 1...1_000_000),
+            idleTimeout: try integer("IDLE_TIMEOUT", default: 30, in: 1...3_600),
+            socketsPerClient: try integer("MAX_SOCKETS_PER_CLIENT", default: 64, in: 1...1_000_000)
+        )
+
         var shop = Shop()
         shop.deliveryFee = try integer("DELIVERY_FEE", default: 2_500, in: 0...1_000_000)
         shop.freeDeliveryFrom = try integer("FREE_DELIVERY_FROM", default: 40_000, in: 0...100_000_000)
@@ -183,6 +207,7 @@ public struct Settings: Sendable {
             refreshTokenTTL: TimeInterval(refreshTTL), bcryptCost: bcryptCost, appEnvironment: appEnvironment
         )
         settings.shop = shop
+        settings.limits = limits
         return settings
     }
 

@@ -14,6 +14,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.routes.defaultMaxBodySize = "1mb"
     ContentConfiguration.global.use(encoder: AppJSON.encoder(), for: .json)
     app.routes.caseInsensitive = false
+    ConnectionLimits.apply(to: app, limits: settings.limits)
 
     switch settings.database {
     case .sqlite(let path):
@@ -24,13 +25,15 @@ public func configure(_ app: Application, settings: Settings) async throws {
         app.databases.use(.postgres(configuration: configuration, maxConnectionsPerEventLoop: 8, sqlLogLevel: .debug), as: .psql)
     }
 
-    app.migrations.add(CreateUsers(), CreateAuthSessions(), CreateRefreshTokens(), CreateLoginFailures())
+    app.migrations.add(CreateUsers(), CreateAuthSessions(), CreateRefreshTokens(), CreateLoginFailures(), AddRefreshTokenSuccessor())
     app.migrations.add(CreateMenus(), CreateMenuGroups(), CreateMenuGamePreferencesAndFeedback())
     app.migrations.add(CreateBanchan())
 
     app.translator = try Translator.load(from: app.directory.resourcesDirectory + "translations")
-    app.accessTokens = await AccessTokens.make(secret: settings.jwtSecret, lifetime: settings.accessTokenTTL)
-    app.passwordHasher = try PasswordHasher(cost: settings.bcryptCost, threadPool: app.threadPool)
+    app.keys = ServerKeys(secret: settings.jwtSecret)
+    app.accessTokens = await AccessTokens.make(key: app.keys.accessTokens, lifetime: settings.accessTokenTTL)
+    app.passwordHasher = try PasswordHasher(cost: settings.bcryptCost)
+    app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
     switch settings.database {
     case .sqlite:
         app.events = InProcessEventBus()
@@ -46,8 +49,9 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.banchanListings = BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL))
     BanchanListings.follow(app)
     app.lifecycle.use(UnpaidOrderSweeper())
-    app.pinMisses = RateLimiter(limit: 20, window: 60)
+    app.pinMisses = GuessLimiter(limit: 20, window: 60)
     app.feedbackLimiter = RateLimiter(limit: 5, window: 600)
+    app.accountLimits = AccountLimits(settings: settings)
     switch settings.shop.gateway {
     case .test: app.paymentGateway = TestPaymentGateway()
     case .portOne(let url, let key, let secret):
@@ -62,10 +66,11 @@ public func configure(_ app: Application, settings: Settings) async throws {
     // Outermost first: metrics see the final status, errors are rendered before headers are added.
     app.middleware = Middlewares()
     app.middleware.use(RequestMetricsMiddleware(metrics: app.requestMetrics))
-    app.middleware.use(SecurityHeadersMiddleware())
+    app.middleware.use(SecurityHeadersMiddleware(settings: settings))
     app.middleware.use(AppErrorMiddleware(renderPage: { request, status, message in
         Layout.errorPage(request, status: status, message: message)
     }))
+    app.middleware.use(RequestTargetGuard())
     app.middleware.use(FileMiddleware(publicDirectory: app.directory.publicDirectory))
 
     try routes(app, openAPIDocument: openAPIDocument)

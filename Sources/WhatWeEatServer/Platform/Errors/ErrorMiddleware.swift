@@ -43,9 +43,17 @@ struct AppErrorMiddleware: AsyncMiddleware {
             return decodingError(error)
         case let error as any AbortError:
             return abortError(error)
+        case let error where isBodyParserError(error):
+            return .badRequest("malformed_body")
         default:
             return AppError(.internalServerError, "internal_error")
         }
+    }
+
+    /// A body the multipart parser could not read (its error types are private to MultipartKit,
+    /// so they are known by their module): the client's malformed input, not our failure.
+    private static func isBodyParserError(_ error: any Error) -> Bool {
+        String(reflecting: type(of: error)).hasPrefix("MultipartKit.")
     }
 
     /// Names the offending field so a client can point at it; never echoes Swift type names.

@@ -1,0 +1,107 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import Vapor
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one connection and one client address may hold, so that idle or trickling clients cannot
+/// use up the process's file descriptors (a 1,024-descriptor process served nobody once 1,100
+/// silent connections were open):
+/// - every connection that sends and receives nothing for `IDLE_TIMEOUT` seconds is closed
+///   (Vapor's idle handler), which ends silent connections and slow, unfinished requests alike;
+///   live sockets are pinged well inside that time, so they stay open;
+/// - one address holds at most `MAX_SOCKETS_PER_CLIENT` WebSockets;
+/// - the process raises its soft descriptor limit to the hard one at start-up.
+/// Vapor 4 does not let an application add handlers to a connection's pipeline, so a per-address
+/// cap on plain connections and a deadline for the request head are the reverse proxy's job in a
+/// public deployment (docs/SECURITY.md).
+enum ConnectionLimits {
+    static func apply(to app: Application, limits: Settings.Limits) {
+        app.http.server.configuration.idleTimeout = .seconds(Int64(limits.idleTimeout))
+        app.openSockets = OpenSockets(limitPerClient: limits.socketsPerClient)
+        let (soft, hard) = raiseOpenFileLimit()
+        app.logger.debug("open file limit \(soft) (hard \(hard))")
+    }
+
+    /// Seconds between pings on a live socket: half the idle timeout, so a quiet room stays open.
+    static func pingInterval(_ app: Application) -> TimeAmount {
+        .seconds(Int64(max(1, app.settings.limits.idleTimeout / 2)))
+    }
+
+    /// Raises the soft limit on open files to the hard limit; returns both as they end up.
+    @discardableResult
+    static func raiseOpenFileLimit() -> (soft: UInt64, hard: UInt64) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (0, 0) }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return (UInt64(limit.rlim_cur), UInt64(limit.rlim_max))
+    }
+}
+
+/// Open WebSockets per client address on this process.
+final class OpenSockets: Sendable {
+    let limitPerClient: Int
+    private let counts = NIOLockedValueBox<[String: Int]>([:])
+
+    init(limitPerClient: Int) {
+        self.limitPerClient = limitPerClient
+    }
+
+    func count(of address: String) -> Int {
+        counts.withLockedValue { $0[address] ?? 0 }
+    }
+
+    /// Takes a place for a socket of `address`, or false when it already holds the most.
+    func take(_ address: String) -> Bool {
+        counts.withLockedValue { all in
+            let open = all[address] ?? 0
+            guard open < limitPerClient else { return false }
+            all[address] = open + 1
+            return true
+        }
+    }
+
+    func giveBack(_ address: String) {
+        counts.withLockedValue { all in
+            let open = (all[address] ?? 1) - 1
+            all[address] = open > 0 ? open : nil
+        }
+    }
+}
+
+extension Application {
+    private struct OpenSocketsKey: StorageKey { typealias Value = OpenSockets }
+
+    var openSockets: OpenSockets {
+        get { configured(OpenSocketsKey.self) }
+        set { storage[OpenSocketsKey.self] = newValue }
+    }
+}
+
+extension Request {
+    /// Upgrades to a live WebSocket, within the per-address cap (429 before the upgrade when the
+    /// address already holds the most; a socket that loses a race for the last place is closed at
+    /// once with 1008), pinged so the idle timeout leaves it open. Every live route uses this.
+    func liveSocket(_ onUpgrade: @escaping @Sendable (Request, WebSocket) async -> Void) throws -> Response {
+        let sockets = application.openSockets
+        let address = clientAddress
+        guard sockets.count(of: address) < sockets.limitPerClient else {
+            throw AppError(.tooManyRequests, "too_many_connections", headers: ["Retry-After": "5"])
+        }
+        let ping = ConnectionLimits.pingInterval(application)
+        return webSocket { req, socket in
+            guard sockets.take(address) else {
+                try? await socket.close(code: .policyViolation)
+                return
+            }
+            socket.onClose.whenComplete { _ in sockets.giveBack(address) }
+            socket.pingInterval = ping
+            await onUpgrade(req, socket)
+        }
+    }
+}

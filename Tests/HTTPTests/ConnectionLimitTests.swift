@@ -1,0 +1,179 @@
+import NIOConcurrencyHelpers
+import XCTVapor
+@testable import WhatWeEatServer
+
+/// Security probe items 1 and 7 against real servers: the request that stopped the process, and
+/// connections that hold descriptors without ever finishing a request.
+final class ConnectionLimitTests: XCTestCase {
+    /// The probe's crash, replayed against the real executable: the answer is 422 and the
+    /// server is still there afterwards.
+    func testTheCartOverflowNoLongerStopsTheServer() async throws {
+        let directory = try TestDatabase.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ServerProcess(dataDirectory: directory)
+        defer { server.stop(signal: SIGINT) }
+        try await server.waitUntilHealthy()
+
+        let page = try RawHTTP.exchange(port: server.port, "GET /shop/dishes/HU6Z5 HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nConnection: close\r\n\r\n")
+        let cookies = RawHTTP.cookies(page).map { "\($0.key)=\($0.value)" }.joined(separator: "; ")
+        let token = try XCTUnwrap(CSRFAndKeyTests.formToken(page))
+        let body = "hash=HU6Z5&quantity=9223372036854775807&_csrf=\(token)"
+        let reply = try RawHTTP.exchange(port: server.port, """
+            POST /shop/cart HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nCookie: \(cookies)\r\n\
+            Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)
+            """)
+        XCTAssertTrue(reply.hasPrefix("HTTP/1.1 422"), String(reply.prefix(200)))
+        XCTAssertTrue(server.process.isRunning)
+        let health = try await server.get("/healthz")
+        XCTAssertEqual(health.status, .ok)
+    }
+
+    /// A form POST without our CSRF cookie is refused before its body is read (the probe saw
+    /// 60 such 8 MB posts take 536 MB); with the cookie, a body past what forms need is 413.
+    func testFormsAreCheckedBeforeTheirBodyAndBoundedWhileRead() async throws {
+        let directory = try TestDatabase.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ServerProcess(dataDirectory: directory)
+        defer { server.stop(signal: SIGINT) }
+        try await server.waitUntilHealthy()
+
+        // 8 MB announced, a few bytes sent: the answer comes without waiting for the rest.
+        let started = ContinuousClock.now
+        let refused = try RawHTTP.exchange(port: server.port, """
+            POST /shop/cart HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\n\
+            Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 8000000\r\n\r\nhash=HU6Z5
+            """)
+        XCTAssertTrue(refused.hasPrefix("HTTP/1.1 403"), String(refused.prefix(120)))
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(4), "answered before the body")
+
+        let page = try RawHTTP.exchange(port: server.port, "GET /login HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nConnection: close\r\n\r\n")
+        let cookies = RawHTTP.cookies(page).map { "\($0.key)=\($0.value)" }.joined(separator: "; ")
+        let token = try XCTUnwrap(CSRFAndKeyTests.formToken(page))
+        let body = "_csrf=\(token)&email=a%40example.com&password=password1&pad=" + String(repeating: "a", count: 200 * 1024)
+        let tooBig = try RawHTTP.exchange(port: server.port, """
+            POST /login HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nCookie: \(cookies)\r\n\
+            Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)
+            """)
+        XCTAssertTrue(tooBig.hasPrefix("HTTP/1.1 413"), String(tooBig.prefix(120)))
+    }
+
+    /// More silent connections than the process's soft descriptor limit: the server raises the
+    /// limit and keeps answering, and closes the silent ones after `IDLE_TIMEOUT`.
+    func testSilentConnectionsNeitherStarveTheServerNorStayOpen() async throws {
+        let directory = try TestDatabase.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ServerProcess(dataDirectory: directory, extraEnvironment: ["IDLE_TIMEOUT": "2"], softFileLimit: 256)
+        defer { server.stop(signal: SIGINT) }
+        try await server.waitUntilHealthy()
+
+        var silent: [Int32] = []
+        defer { silent.forEach { close($0) } }
+        for _ in 0..<300 { silent.append(try RawHTTP.connect(port: server.port)) }
+        let started = ContinuousClock.now
+        let health = try RawHTTP.exchange(port: server.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        XCTAssertTrue(health.hasPrefix("HTTP/1.1 200"), String(health.prefix(100)))
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(2))
+
+        // A slow client that started a request and went quiet is closed too.
+        let trickle = try RawHTTP.connect(port: server.port)
+        defer { close(trickle) }
+        _ = "GET /healthz HTTP/1.1\r\nHost: x\r\n".withCString { send(trickle, $0, strlen($0), 0) }
+        try await Task.sleep(for: .seconds(4))
+        XCTAssertTrue(RawHTTP.isClosedByPeer(trickle), "an unfinished request past the idle timeout")
+        let closed = silent.prefix(50).filter(RawHTTP.isClosedByPeer).count
+        XCTAssertEqual(closed, 50, "silent connections are closed after IDLE_TIMEOUT")
+    }
+
+    /// One address holds at most MAX_SOCKETS_PER_CLIENT live sockets; the next is refused
+    /// before the upgrade, and a closed socket gives its place back.
+    func testLiveSocketsPerAddressAreCapped() async throws {
+        try await withTestApp(adjust: { $0.limits.socketsPerClient = 3 }) { app in
+            let port = try freePort()
+            try await app.server.start(address: .hostname("127.0.0.1", port: port))
+            do {
+                try await socketCapScenario(app, port: port)
+            } catch {
+                await app.server.shutdown()  // a failed step must not leave the server running
+                throw error
+            }
+            await app.server.shutdown()
+        }
+    }
+
+    private func socketCapScenario(_ app: Application, port: Int) async throws {
+        let host = "socket-cap-host-000001"
+        let created = try await app.send(.POST, "/api/v1/menu-game/groups", headers: ["X-Device-Token": host])
+        let pin = try XCTUnwrap(try created.object()["pin"] as? String, created.text)
+        let path = "/api/v1/menu-game/groups/\(pin)/live?token=\(host)"
+        func open() async throws -> WebSocket {
+            let promise = app.eventLoopGroup.any().makePromise(of: WebSocket.self)
+            WebSocket.connect(to: "ws://127.0.0.1:\(port)\(path)", on: app.eventLoopGroup) { promise.succeed($0) }.cascadeFailure(to: promise)
+            return try await promise.futureResult.get()
+        }
+        var sockets: [WebSocket] = []
+        for _ in 0..<3 { sockets.append(try await open()) }
+        try await waitUntil { app.openSockets.count(of: "127.0.0.1") == 3 }
+        let upgrade = "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+        let refused = try RawHTTP.exchange(port: port, upgrade)
+        XCTAssertTrue(refused.hasPrefix("HTTP/1.1 429"), String(refused.prefix(120)))
+        XCTAssertTrue(refused.contains("too_many_connections"), refused)
+
+        try await sockets[0].close()
+        try await waitUntil { app.openSockets.count(of: "127.0.0.1") == 2 }
+        sockets.append(try await open())
+        try await waitUntil { app.openSockets.count(of: "127.0.0.1") == 3 }
+        for socket in sockets.dropFirst() { try await socket.close() }
+        try await waitUntil { app.openSockets.count(of: "127.0.0.1") == 0 }
+    }
+}
+
+/// Plain TCP for the tests that need to send exactly what a misbehaving client sends.
+enum RawHTTP {
+    static func connect(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(fd); throw ServerFailure(message: "connect failed: errno \(errno)") }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    /// Sends `request` and reads until the server closes or stops sending for a moment.
+    static func exchange(port: Int, _ request: String) throws -> String {
+        let fd = try connect(port: port)
+        defer { close(fd) }
+        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+            if let text = String(bytes: received, encoding: .utf8), text.contains("\r\n\r\n"),
+               !text.contains("Connection: close") && !request.contains("Connection: close") { break }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Whether the server closed this connection (a read returns end of file at once).
+    static func isClosedByPeer(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+    }
+
+    static func cookies(_ response: String) -> [String: String] {
+        var cookies: [String: String] = [:]
+        for line in response.split(separator: "\r\n") where line.lowercased().hasPrefix("set-cookie:") {
+            let pair = line.dropFirst("set-cookie:".count).trimmingCharacters(in: .whitespaces).split(separator: ";")[0]
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { cookies[String(parts[0])] = String(parts[1]) }
+        }
+        return cookies
+    }
+}

@@ -5,6 +5,31 @@ import XCTVapor
 /// Bad input always gets the one error shape with the right 4xx, in the caller's language,
 /// and changes nothing.
 final class ErrorContractTests: XCTestCase {
+    /// A known path asked with a method it does not take is 405 with `Allow` (the methods of the
+    /// path as documented, the most specific pattern winning), JSON or a page like every error;
+    /// an unknown path stays 404.
+    func testAKnownPathWithAnUnknownMethodIs405WithAllow() async throws {
+        try await withTestApp { app in
+            let trace = try await app.send(.TRACE, "/api/v1/me")
+            XCTAssertEqual(trace.status, .methodNotAllowed)
+            XCTAssertEqual(trace.errorCode, "method_not_allowed")
+            XCTAssertEqual(trace.headers.first(name: "Allow"), "DELETE, GET, HEAD, PATCH")
+            let page = try await app.send(.DELETE, "/login", headers: ["Accept": "text/html"])
+            XCTAssertEqual(page.status, .methodNotAllowed)
+            XCTAssertEqual(page.headers.contentType?.subType, "html")
+            XCTAssertEqual(page.headers.first(name: "Allow"), "GET, HEAD, POST")
+            // `/menus/random` is its own path, though `/menus/{menu}` would also match it.
+            let random = try await app.send(.OPTIONS, "/api/v1/menu-game/menus/random")
+            XCTAssertEqual(random.headers.first(name: "Allow"), "GET, HEAD")
+            let menu = try await app.send(.PUT, "/api/v1/menu-game/menus/kimchi-jjigae")
+            XCTAssertEqual(menu.headers.first(name: "Allow"), "DELETE, GET, HEAD, PATCH")
+            let unknown = try await app.send(.TRACE, "/no/such/path")
+            XCTAssertEqual(unknown.status, .notFound)
+            let handlerMiss = try await app.send(.GET, "/api/v1/menu-game/menus/no-such-menu")
+            XCTAssertEqual(handlerMiss.status, .notFound, "a handler's own 404 is untouched")
+        }
+    }
+
     func testMalformedBodiesAreTheRight400() async throws {
         try await withTestApp { app in
             let cases: [(String, String, String?)] = [
@@ -58,8 +83,10 @@ final class ErrorContractTests: XCTestCase {
             XCTAssertEqual(page.headers.contentType?.subType, "html")
             XCTAssertTrue(page.text.contains("찾는 것이 없어요."))
 
+            // A known path with another method is 405 now (issue 10), with the methods it takes.
             let wrongMethod = try await app.send(.DELETE, "/api/v1/auth/login")
-            XCTAssertEqual(wrongMethod.status, .notFound)
+            XCTAssertEqual(wrongMethod.status, .methodNotAllowed)
+            XCTAssertEqual(wrongMethod.headers.first(name: "Allow"), "POST")
         }
     }
 

@@ -74,6 +74,8 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.middleware.use(FileMiddleware(publicDirectory: app.directory.publicDirectory))
 
     try routes(app, openAPIDocument: openAPIDocument)
+    // Innermost, around the router alone, once every route is known.
+    app.middleware.use(MethodNotAllowedMiddleware(routes: app.routes.all))
 }
 
 /// Creates or upgrades the schema and loads the catalogs; safe to run on every start.

@@ -174,6 +174,17 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(gone.status, .notFound)
             let sideAfter = try await app.send(.GET, "/side")
             XCTAssertFalse(sideAfter.text.contains("HTEST1"), "a retired dish leaves the lists at once")
+            // Retired is gone for every dish route, until the dish is added again.
+            for (method, path) in [(HTTPMethod.GET, "/api/v1/banchan/dishes/HTEST1"), (.PATCH, "/api/v1/banchan/dishes/HTEST1"), (.DELETE, "/api/v1/banchan/dishes/HTEST1")] {
+                let response = try await app.send(method, path, raw: method == .PATCH ? #"{"stock": 3}"# : nil, token: admin)
+                XCTAssertEqual(response.status, .notFound, "\(method) after retiring")
+            }
+            let back = try await app.send(.POST, "/api/v1/banchan/dishes", raw: #"{"hash": "HTEST1", "section": "side", "title": "다시 나온 반찬", "salePrice": 5000, "stock": 2}"#, token: admin)
+            XCTAssertEqual(back.status, .created, back.text)
+            let backDetail = try await app.send(.GET, "/api/v1/banchan/dishes/HTEST1")
+            XCTAssertTrue(backDetail.text.contains("다시 나온 반찬"))
+            let retiredAgain = try await app.send(.DELETE, "/api/v1/banchan/dishes/HTEST1", token: admin)
+            XCTAssertEqual(retiredAgain.status, .noContent)
             let sections = try await app.send(.GET, "/api/v1/banchan/sections")
             XCTAssertEqual((try sections.object()["sections"] as? [[String: Any]])?.last?["dishCount"] as? Int, 15)
 

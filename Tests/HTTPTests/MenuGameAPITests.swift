@@ -234,6 +234,14 @@ final class MenuGameAPITests: XCTestCase {
             XCTAssertFalse(app.menuCatalog.snapshot.menus.contains { $0.id == "test-bowl" })
             let response3 = try await app.send(.GET, "/api/v1/menu-game/menus/test-bowl")
             XCTAssertEqual(response3.status, .notFound)
+            // Retired is gone for every menu route, until the menu is added again.
+            let edit = try await app.send(.PATCH, "/api/v1/menu-game/menus/test-bowl", raw: #"{"rice": false}"#, token: admin.accessToken)
+            XCTAssertEqual(edit.status, .notFound)
+            let twice = try await app.send(.DELETE, "/api/v1/menu-game/menus/test-bowl", token: admin.accessToken)
+            XCTAssertEqual(twice.status, .notFound)
+            let back = try await app.send(.POST, "/api/v1/menu-game/menus", raw: newMenu, token: admin.accessToken)
+            XCTAssertEqual(back.status, .created, back.text)
+            XCTAssertTrue(app.menuCatalog.snapshot.menus.contains { $0.id == "test-bowl" }, "back in games at once")
         }
     }
 

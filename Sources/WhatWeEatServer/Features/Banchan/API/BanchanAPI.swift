@@ -115,10 +115,20 @@ struct BanchanAPI: RouteCollection {
         let stock = input.stock ?? 0
         try Self.validate(dish, stock: stock)
         let last = try await DishRecord.query(on: req.db).filter(\.$section == dish.section.rawValue).sort(\.$position, .descending).first()
-        let record = DishRecord(dish, position: (last?.position ?? -1) + 1, stock: stock)
+        let record: DishRecord
+        if let existing = try await DishRecord.query(on: req.db).filter(\.$hash == dish.hash).first() {
+            // A retired dish's hash stays with its past orders; adding it again brings it back.
+            guard existing.retiredAt != nil else { throw AppError.conflict("dish_exists") }
+            record = existing
+            record.apply(dish)
+            record.stock = stock
+            record.retiredAt = nil
+        } else {
+            record = DishRecord(dish, position: (last?.position ?? -1) + 1, stock: stock)
+        }
         record.editedByAdmin = true
         do {
-            try await record.create(on: req.db)
+            try await record.save(on: req.db)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict("dish_exists")
         }
@@ -127,13 +137,11 @@ struct BanchanAPI: RouteCollection {
             .encodeResponse(status: .created, for: req)
     }
 
-    /// Changes a dish, its stock included; editing a retired dish brings it back.
+    /// Changes a dish, its stock included. A retired dish is not found; adding it again brings it back.
     func updateDish(req: Request) async throws -> DishDetail {
         _ = try req.requireAdmin()
         let input = try req.decodeJSON(DishInput.self)
-        guard let hash = req.parameters.get("hash"), let record = try await DishRecord.query(on: req.db).filter(\.$hash == hash).first() else {
-            throw AppError.notFound("dish_not_found")
-        }
+        let record = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
         if let newHash = input.hash, newHash != record.hash { throw AppError.invalid("dish_hash_immutable") }
         var dish = record.dish
         if let value = input.section { dish.section = value }
@@ -158,7 +166,6 @@ struct BanchanAPI: RouteCollection {
         record.apply(dish)
         if let stock = input.stock { record.stock = stock }
         record.editedByAdmin = true
-        record.retiredAt = nil
         try await record.save(on: req.db)
         try await BanchanListings.dishChanged(record, req)
         return DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
@@ -166,15 +173,11 @@ struct BanchanAPI: RouteCollection {
 
     func retireDish(req: Request) async throws -> HTTPStatus {
         _ = try req.requireAdmin()
-        guard let hash = req.parameters.get("hash"), let record = try await DishRecord.query(on: req.db).filter(\.$hash == hash).first() else {
-            throw AppError.notFound("dish_not_found")
-        }
-        if record.retiredAt == nil {
-            record.retiredAt = Date()
-            record.editedByAdmin = true
-            try await record.save(on: req.db)
-            try await BanchanListings.dishChanged(record, req)
-        }
+        let record = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
+        record.retiredAt = Date()
+        record.editedByAdmin = true
+        try await record.save(on: req.db)
+        try await BanchanListings.dishChanged(record, req)
         return .noContent
     }
 

@@ -188,13 +188,20 @@ struct MenuGameAPI: RouteCollection {
                         healthy: input.healthy ?? false, instant: input.instant ?? false, alcohol: input.alcohol ?? false,
                         expense: input.expense)
         try Self.validate(menu, imageURL: input.imageURL)
-        if try await MenuRecord.query(on: req.db).filter(\.$slug == slug).count() > 0 {
-            throw AppError.conflict("menu_exists")
+        let record: MenuRecord
+        if let existing = try await MenuRecord.query(on: req.db).filter(\.$slug == slug).first() {
+            // A retired menu's id is taken by its past results; adding it again brings it back.
+            guard existing.retiredAt != nil else { throw AppError.conflict("menu_exists") }
+            record = existing
+            record.apply(menu)
+            record.imageURL = input.imageURL.flatMap { $0.isEmpty ? nil : $0 }
+            record.retiredAt = nil
+        } else {
+            record = MenuRecord(menu, imageURL: input.imageURL)
         }
-        let record = MenuRecord(menu, imageURL: input.imageURL)
         record.editedByAdmin = true
         do {
-            try await record.create(on: req.db)
+            try await record.save(on: req.db)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict("menu_exists")
         }
@@ -207,6 +214,7 @@ struct MenuGameAPI: RouteCollection {
         _ = try req.requireAdmin()
         let input = try req.decodeJSON(MenuInput.self)
         let record = try await findMenu(req)
+        guard record.retiredAt == nil else { throw AppError.notFound("menu_not_found") }
         if let id = input.id, id != record.slug { throw AppError.invalid("menu_id_immutable") }
         var menu = record.menu
         if let name = input.name { menu.name = name }
@@ -224,22 +232,21 @@ struct MenuGameAPI: RouteCollection {
         record.apply(menu)
         if let imageURL = input.imageURL { record.imageURL = imageURL.isEmpty ? nil : imageURL }
         record.editedByAdmin = true
-        record.retiredAt = nil  // editing a retired menu brings it back
         try await record.save(on: req.db)
         try await req.application.menuCatalog.reload(from: req.db)
         return MenuResponse(menu, imageURL: req.menuGame.imageURL(for: menu), language: req.language)
     }
 
     /// Retires a menu: it leaves games and lists, but past results that named it stay intact.
+    /// A retired menu is gone for every route (404) until it is added again.
     func retireMenu(req: Request) async throws -> HTTPStatus {
         _ = try req.requireAdmin()
         let record = try await findMenu(req)
-        if record.retiredAt == nil {
-            record.retiredAt = Date()
-            record.editedByAdmin = true
-            try await record.save(on: req.db)
-            try await req.application.menuCatalog.reload(from: req.db)
-        }
+        guard record.retiredAt == nil else { throw AppError.notFound("menu_not_found") }
+        record.retiredAt = Date()
+        record.editedByAdmin = true
+        try await record.save(on: req.db)
+        try await req.application.menuCatalog.reload(from: req.db)
         return .noContent
     }
 

@@ -97,7 +97,7 @@ struct MenuGameService {
 
     static func validDeviceToken(_ token: String?) throws -> String {
         // Visible ASCII only (UUIDs, push tokens): a device token is stored and written into pages.
-        guard let token = token?.trimmingCharacters(in: .whitespaces), token.utf8.count >= minimumDeviceTokenLength, token.utf8.count <= 512,
+        guard let token = token?.trimmingCharacters(in: .whitespacesAndNewlines), token.utf8.count >= minimumDeviceTokenLength, token.utf8.count <= 512,
               token.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
         else {
             throw AppError.invalid("invalid_device_token", ["min": String(minimumDeviceTokenLength)])

@@ -8,8 +8,8 @@ public protocol Seeder: Sendable {
 }
 
 public enum Seeders {
-    /// Every service's catalogs, in dependency order. Services add theirs here.
-    static let all: [any Seeder] = [MenuSeeder(), BanchanSeeder()]
+    /// Every feature's catalogs, in the order of `Features.all`.
+    static var all: [any Seeder] { Features.all.flatMap { $0.seeders } }
 
     public static func run(on app: Application) async throws {
         for seeder in all {

@@ -25,15 +25,9 @@ public func configure(_ app: Application, settings: Settings) async throws {
         app.databases.use(.postgres(configuration: configuration, maxConnectionsPerEventLoop: 8, sqlLogLevel: .debug), as: .psql)
     }
 
-    app.migrations.add(CreateUsers(), CreateAuthSessions(), CreateRefreshTokens(), CreateLoginFailures(), AddRefreshTokenSuccessor())
-    app.migrations.add(CreateMenus(), CreateMenuGroups(), CreateMenuGamePreferencesAndFeedback())
-    app.migrations.add(CreateBanchan())
-
     app.translator = try Translator.load(from: app.directory.resourcesDirectory + "translations")
     app.keys = ServerKeys(secret: settings.jwtSecret)
     app.accessTokens = await AccessTokens.make(key: app.keys.accessTokens, lifetime: settings.accessTokenTTL)
-    app.passwordHasher = try PasswordHasher(cost: settings.bcryptCost)
-    app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
     switch settings.database {
     case .sqlite:
         app.events = InProcessEventBus()
@@ -44,21 +38,13 @@ public func configure(_ app: Application, settings: Settings) async throws {
         app.lifecycle.use(PostgresEventBusLifecycle(bus: bus))
     }
     app.requestMetrics = RequestMetrics()
-    app.menuCatalog = MenuCatalog()
-    app.menuGroupStates = MenuGroupStateCache()
-    app.banchanListings = BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL))
-    BanchanListings.follow(app)
-    app.lifecycle.use(UnpaidOrderSweeper())
-    app.pinMisses = GuessLimiter(limit: 20, window: 60)
-    app.feedbackLimiter = RateLimiter(limit: 5, window: 600)
-    app.accountLimits = AccountLimits(settings: settings)
-    switch settings.shop.gateway {
-    case .test: app.paymentGateway = TestPaymentGateway()
-    case .portOne(let url, let key, let secret):
-        app.paymentGateway = PortOneGateway(baseURL: url, apiKey: key, apiSecret: secret, client: app.http.client.shared)
-    case .none: app.paymentGateway = nil
-    }
     app.files = try DiskFileStorage(directory: (settings.dataDirectory as NSString).appendingPathComponent("uploads"))
+
+    // Each feature's tables, services and background jobs, in the order of `Features.all`.
+    for feature in Features.all {
+        app.migrations.add(feature.migrations)
+        try await feature.configure(app, settings: settings)
+    }
 
     let openAPIPath = app.directory.workingDirectory + "openapi.yaml"
     let openAPIDocument = (try? String(contentsOfFile: openAPIPath, encoding: .utf8)) ?? ""

@@ -1,21 +1,14 @@
 import Plot
 import Vapor
 
-/// `/`: the four services. Each card links to its service once that service is served.
+/// `/`: a card for each feature that is a service (`Feature.homeCard`). A card links to its
+/// service once that service's pages are served.
 struct HomePage: RouteCollection {
-    struct Service {
-        let emoji: String
-        let key: String
-        /// nil while the service is not yet served; the card then says it is coming.
-        let path: String?
-    }
+    let cards: [HomeCard]
 
-    static let services = [
-        Service(emoji: "🎴", key: "menu_game", path: "/play"),
-        Service(emoji: "🍔", key: "burger_map", path: nil),
-        Service(emoji: "🤝", key: "mates", path: nil),
-        Service(emoji: "🥢", key: "banchan", path: "/shop"),
-    ]
+    init(cards: [HomeCard]) {
+        self.cards = cards.sorted { $0.position < $1.position }
+    }
 
     func boot(routes: any RoutesBuilder) throws {
         routes.get(use: home)
@@ -34,7 +27,7 @@ struct HomePage: RouteCollection {
                 notice.map { .p(.class("notice"), .attribute(named: "role", value: "status"), .text($0)) } ?? .empty,
                 .ul(
                     .class("service-grid"),
-                    .forEach(Self.services) { service in
+                    .forEach(cards) { service in
                         let name = req.t("service.\(service.key).name")
                         // The heading's link covers the whole card (see .service-card a::after in app.css).
                         return .li(

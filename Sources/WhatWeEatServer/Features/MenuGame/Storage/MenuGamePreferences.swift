@@ -105,13 +105,3 @@ extension MenuGameService {
         return feedback
     }
 }
-
-extension Application {
-    private struct FeedbackLimiterKey: StorageKey { typealias Value = RateLimiter }
-
-    /// Feedback notes per client address: 5 in 10 minutes, then 429.
-    var feedbackLimiter: RateLimiter {
-        get { configured(FeedbackLimiterKey.self) }
-        set { storage[FeedbackLimiterKey.self] = newValue }
-    }
-}

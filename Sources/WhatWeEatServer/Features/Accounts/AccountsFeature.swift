@@ -1,0 +1,21 @@
+import Fluent
+import Vapor
+
+/// Accounts: sign-up, login, API tokens and browser sessions, the profile. Every other feature
+/// signs people in through it.
+enum AccountsFeature: Feature {
+    static let migrations: [any Migration] = [
+        CreateUsers(), CreateAuthSessions(), CreateRefreshTokens(), CreateLoginFailures(), AddRefreshTokenSuccessor(),
+    ]
+
+    static func configure(_ app: Application, settings: Settings) async throws {
+        app.passwordHasher = try PasswordHasher(cost: settings.bcryptCost)
+        app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
+        app.accountLimits = AccountLimits(settings: settings)
+    }
+
+    static func routes(_ routes: FeatureRoutes) throws {
+        try routes.api.register(collection: AccountsAPI())
+        try routes.web.register(collection: AccountPages())
+    }
+}

@@ -1,0 +1,43 @@
+import Fluent
+import Vapor
+
+/// The side-dish shop (배민찬): catalog, cart, orders and payments, the shipped app's routes, its pages.
+enum BanchanFeature: Feature {
+    static let migrations: [any Migration] = [CreateBanchan()]
+    static let seeders: [any Seeder] = [BanchanSeeder()]
+    static let homeCard: HomeCard? = HomeCard(position: 4, emoji: "🥢", key: "banchan", path: "/shop")
+
+    static func configure(_ app: Application, settings: Settings) async throws {
+        switch settings.shop.gateway {
+        case .test: app.paymentGateway = TestPaymentGateway()
+        case .portOne(let url, let key, let secret):
+            app.paymentGateway = PortOneGateway(baseURL: url, apiKey: key, apiSecret: secret, client: app.http.client.shared)
+        case .none: app.paymentGateway = nil
+        }
+        app.banchanListings = BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL))
+        BanchanListings.follow(app)
+        app.lifecycle.use(UnpaidOrderSweeper())
+    }
+
+    static func routes(_ routes: FeatureRoutes) throws {
+        try routes.api.register(collection: BanchanAPI())
+        try routes.open.register(collection: BanchanCompatRoutes())
+        try routes.open.register(collection: BanchanImages())
+        try routes.web.register(collection: BanchanPages())
+    }
+}
+
+extension Application {
+    private struct PaymentGatewayKey: StorageKey { typealias Value = PaymentGatewayBox }
+    private struct PaymentGatewayBox: Sendable { let gateway: (any PaymentGateway)? }
+
+    /// The configured payment provider; nil when payments are off (production without keys).
+    var paymentGateway: (any PaymentGateway)? {
+        get { configured(PaymentGatewayKey.self).gateway }
+        set { storage[PaymentGatewayKey.self] = PaymentGatewayBox(gateway: newValue) }
+    }
+
+    var deliveryFeeRule: DeliveryFeeRule {
+        DeliveryFeeRule(fee: settings.shop.deliveryFee, freeFrom: settings.shop.freeDeliveryFrom)
+    }
+}

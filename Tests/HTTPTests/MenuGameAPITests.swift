@@ -8,7 +8,7 @@ import XCTVapor
 final class MenuGameAPITests: XCTestCase {
     static let host = "host-device-token-0001"
 
-    func device(_ token: String) -> HTTPHeaders { [MenuGameAPI.deviceHeader: token] }
+    func device(_ token: String) -> HTTPHeaders { [DeviceToken.header: token] }
 
     func createGroup(_ app: Application, host: String = MenuGameAPITests.host) async throws -> String {
         let response = try await app.send(.POST, "/api/v1/menu-game/groups", headers: device(host))
@@ -19,7 +19,7 @@ final class MenuGameAPITests: XCTestCase {
     static let answer = #"{"gameAnswer": {"hangover": true, "rice": true, "nation": ["KOREAN"]}, "dislikedFoods": ["SASHIMI"]}"#
 
     static func submit(_ app: Application, pin: String, player: String) async throws -> TestingHTTPResponse {
-        try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/submission", raw: answer, headers: [MenuGameAPI.deviceHeader: player])
+        try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/submission", raw: answer, headers: [DeviceToken.header: player])
     }
 
     func testFiftyConcurrentPlayersLoseNothing() async throws {

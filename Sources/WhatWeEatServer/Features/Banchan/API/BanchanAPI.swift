@@ -226,7 +226,7 @@ struct BanchanAPI: RouteCollection {
         return try await cartResponse(req, owner: owner)
     }
 
-    private func cartResponse(_ req: Request, owner: ShopOwner) async throws -> CartResponse {
+    private func cartResponse(_ req: Request, owner: Principal) async throws -> CartResponse {
         let shop = req.banchan
         let lines = try await shop.cart(of: owner)
         let images = BanchanImages.URLs(publicURL: req.application.settings.publicURL)
@@ -462,11 +462,7 @@ extension Request {
     }
 
     /// Whose cart and orders: the signed-in account, else the device in `X-Device-Token`.
-    func shopOwner() throws -> ShopOwner {
-        if let user = auth.get(User.self) { return .user(try user.requireID()) }
-        guard let raw = headers.first(name: MenuGameAPI.deviceHeader) else {
-            throw AppError(.unauthorized, "shop_owner_required")
-        }
-        return .device(try MenuGameService.validDeviceToken(raw))
+    func shopOwner() throws -> Principal {
+        try principal(orThrow: "shop_owner_required")
     }
 }

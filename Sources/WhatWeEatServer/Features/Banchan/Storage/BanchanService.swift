@@ -3,15 +3,6 @@ import NIOConcurrencyHelpers
 import SQLKit
 import Vapor
 
-/// Who a cart or an order belongs to: an account, or an anonymous device (its token hashed).
-struct ShopOwner: Sendable, Equatable {
-    let key: String
-    let userID: UUID?
-
-    static func user(_ id: UUID) -> ShopOwner { ShopOwner(key: "user:\(id.uuidString)", userID: id) }
-    static func device(_ token: String) -> ShopOwner { ShopOwner(key: "device:\(SecureRandom.sha256Hex(token))", userID: nil) }
-}
-
 /// A cart or an order line as clients see it.
 struct ShopLine: Sendable {
     let dish: DishRecord
@@ -80,7 +71,7 @@ struct BanchanService {
 
     // MARK: Cart
 
-    func cart(of owner: ShopOwner) async throws -> [ShopLine] {
+    func cart(of owner: Principal) async throws -> [ShopLine] {
         try await CartItem.query(on: database).filter(\.$ownerKey == owner.key).with(\.$dish).sort(\.$createdAt).all()
             .filter { $0.dish.retiredAt == nil }
             .map { ShopLine(dish: $0.dish, quantity: $0.quantity) }
@@ -88,7 +79,7 @@ struct BanchanService {
 
     /// Puts a dish in the cart at this quantity (replacing what was there), within its limits
     /// and what is in stock now.
-    func setCartQuantity(_ quantity: Int, of hash: String, for owner: ShopOwner) async throws {
+    func setCartQuantity(_ quantity: Int, of hash: String, for owner: Principal) async throws {
         let record = try await dish(hash: hash)
         try Self.checkQuantity(quantity, of: record)
         let dishID = try record.requireID()
@@ -105,7 +96,7 @@ struct BanchanService {
         }
     }
 
-    func removeFromCart(_ hash: String, for owner: ShopOwner) async throws {
+    func removeFromCart(_ hash: String, for owner: Principal) async throws {
         let record = try await dish(hash: hash)
         try await CartItem.query(on: database).filter(\.$ownerKey == owner.key).filter(\.$dish.$id == record.requireID()).delete()
     }
@@ -148,7 +139,7 @@ struct BanchanService {
     /// then emptied). Stock is taken in the same transaction, by conditional updates that never
     /// go below zero, so concurrent orders for the last units cannot oversell. Totals come from
     /// the server's prices only.
-    func placeOrder(_ items: [Requested]?, for owner: ShopOwner, idempotencyKey: String?) async throws -> Placed {
+    func placeOrder(_ items: [Requested]?, for owner: Principal, idempotencyKey: String?) async throws -> Placed {
         let fromCart = items == nil
         // A retried checkout of the cart finds the cart already emptied by its first attempt, so
         // the key is looked up first; for a cart, the key alone names the checkout.
@@ -189,12 +180,12 @@ struct BanchanService {
         return .replayed(earlier)
     }
 
-    private func order(withKey key: String, of owner: ShopOwner) async throws -> BanchanOrder? {
+    private func order(withKey key: String, of owner: Principal) async throws -> BanchanOrder? {
         try await BanchanOrder.query(on: database).filter(\.$ownerKey == owner.key).filter(\.$idempotencyKey == key).first()
     }
 
     private func createOrder(
-        _ requested: [Requested], for owner: ShopOwner, key: String?, digest: String, clearingCart: Bool, on transaction: any Database
+        _ requested: [Requested], for owner: Principal, key: String?, digest: String, clearingCart: Bool, on transaction: any Database
     ) async throws -> (BanchanOrder, [(hash: String, stock: Int)]) {
         let sql = transaction as! any SQLDatabase
         let orderID = UUID()
@@ -260,19 +251,19 @@ struct BanchanService {
     }
 
     /// One of this owner's orders with its lines; someone else's is not found (404), not forbidden.
-    func order(_ id: UUID, of owner: ShopOwner) async throws -> BanchanOrder {
+    func order(_ id: UUID, of owner: Principal) async throws -> BanchanOrder {
         guard let order = try await BanchanOrder.query(on: database).filter(\.$id == id).filter(\.$ownerKey == owner.key).with(\.$items).first() else {
             throw AppError.notFound("order_not_found")
         }
         return order
     }
 
-    func orders(of owner: ShopOwner, page: PageRequest) async throws -> (items: [BanchanOrder], nextCursor: String?) {
+    func orders(of owner: Principal, page: PageRequest) async throws -> (items: [BanchanOrder], nextCursor: String?) {
         try await BanchanOrder.query(on: database).filter(\.$ownerKey == owner.key).with(\.$items).paginate(newestFirst: \.$createdAt, page)
     }
 
     /// Cancels an order that has not shipped; its units go back to stock and a payment is refunded.
-    func cancel(_ id: UUID, of owner: ShopOwner, reason: String) async throws -> BanchanOrder {
+    func cancel(_ id: UUID, of owner: Principal, reason: String) async throws -> BanchanOrder {
         let order = try await order(id, of: owner)
         guard order.status.canCancel else { throw AppError.conflict("order_not_cancellable", ["status": order.status.rawValue]) }
         let paymentID = order.paymentID
@@ -319,7 +310,7 @@ struct BanchanService {
     /// Confirms a payment the client made with the provider: the order is paid only if the
     /// provider says this payment is paid, for this order, for exactly its total. Otherwise the
     /// order is cancelled (stock returned, payment refunded) and the reason is the error.
-    func confirmPayment(_ paymentID: String, for id: UUID, of owner: ShopOwner, now: Date = Date()) async throws -> BanchanOrder {
+    func confirmPayment(_ paymentID: String, for id: UUID, of owner: Principal, now: Date = Date()) async throws -> BanchanOrder {
         guard let gateway else { throw AppError(.serviceUnavailable, "payments_unavailable") }
         let order = try await order(id, of: owner)
         if order.status == .paid, order.paymentID == paymentID { return order }  // a retried confirmation
@@ -407,20 +398,6 @@ extension Request {
     var banchan: BanchanService { BanchanService(request: self) }
 }
 
-extension Application {
-    private struct PaymentGatewayKey: StorageKey { typealias Value = PaymentGatewayBox }
-    private struct PaymentGatewayBox: Sendable { let gateway: (any PaymentGateway)? }
-
-    /// The configured payment provider; nil when payments are off (production without keys).
-    var paymentGateway: (any PaymentGateway)? {
-        get { configured(PaymentGatewayKey.self).gateway }
-        set { storage[PaymentGatewayKey.self] = PaymentGatewayBox(gateway: newValue) }
-    }
-
-    var deliveryFeeRule: DeliveryFeeRule {
-        DeliveryFeeRule(fee: settings.shop.deliveryFee, freeFrom: settings.shop.freeDeliveryFrom)
-    }
-}
 
 /// Once a minute, cancels orders whose payment window ran out, so abandoned checkouts give
 /// their stock back. Runs in every process; the conditional update lets only one win per order.

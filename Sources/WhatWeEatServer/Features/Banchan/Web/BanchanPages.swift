@@ -43,31 +43,22 @@ struct BanchanPages: RouteCollection {
         )
     }
 
-    /// The signed-in account, else this browser's device; the device cookie is made if needed.
-    private func owner(_ req: Request) throws -> (ShopOwner, BrowserDevice) {
-        let device = BrowserDevice(req)
-        if let user = req.auth.get(User.self) { return (.user(try user.requireID()), device) }
-        return (.device(device.token), device)
-    }
-
     /// Artwork as paths, so pages load it from whatever address the browser used.
     static let images = BanchanImages.URLs(publicURL: "")
 
     private func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, scripts: [String] = [],
-                      device: BrowserDevice, cartCount: Int?, main: Node<HTML.BodyContext>) -> Response {
-        let response = Layout.page(req, title: title, status: status, extras: extras(req, scripts: scripts, cartCount: cartCount), main: main)
-        device.persist(on: response, req)
-        return response
+                      cartCount: Int?, main: Node<HTML.BodyContext>) -> Response {
+        Layout.page(req, title: title, status: status, extras: extras(req, scripts: scripts, cartCount: cartCount), main: main)
     }
 
-    private func cartCount(_ req: Request, _ owner: ShopOwner) async throws -> Int {
+    private func cartCount(_ req: Request, _ owner: Principal) async throws -> Int {
         try await req.banchan.cart(of: owner).reduce(0) { $0 + $1.quantity }
     }
 
     // MARK: Sections
 
     func home(req: Request) async throws -> Response {
-        let (owner, device) = try owner(req)
+        let owner = try req.browserPrincipal()
         let shop = req.banchan
         var sections: [Node<HTML.BodyContext>] = []
         for section in DishSection.allCases {
@@ -75,7 +66,7 @@ struct BanchanPages: RouteCollection {
             sections.append(sectionView(req, section, dishes))
         }
         return page(
-            req, title: req.t("banchan.title"), scripts: ["/js/banchan/sections.js"], device: device, cartCount: try await cartCount(req, owner),
+            req, title: req.t("banchan.title"), scripts: ["/js/banchan/sections.js"], cartCount: try await cartCount(req, owner),
             main: .group(
                 .section(
                     .class("shop-hero"),
@@ -142,9 +133,9 @@ struct BanchanPages: RouteCollection {
     // MARK: A dish
 
     func dish(req: Request) async throws -> Response {
-        let (owner, device) = try owner(req)
+        let owner = try req.browserPrincipal()
         let record = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
-        return page(req, title: record.title, scripts: ["/js/banchan/detail.js"], device: device, cartCount: try await cartCount(req, owner),
+        return page(req, title: record.title, scripts: ["/js/banchan/detail.js"], cartCount: try await cartCount(req, owner),
                     main: dishView(req, record, quantity: record.dish.minQuantity, error: nil))
     }
 
@@ -225,7 +216,7 @@ struct BanchanPages: RouteCollection {
 
     /// "담기" adds to what is already in the cart, within the dish's limits and its stock.
     func addToCart(req: Request) async throws -> Response {
-        let (owner, device) = try owner(req)
+        let owner = try req.browserPrincipal()
         let form = try req.content.decode(AddForm.self)
         let shop = req.banchan
         let record = try await shop.dish(hash: form.hash ?? "")
@@ -239,20 +230,19 @@ struct BanchanPages: RouteCollection {
             }
             try await shop.setCartQuantity(already + quantity, of: record.hash, for: owner)
         } catch let error as AppError where error.status.code < 500 {
-            return page(req, title: record.title, status: error.status, scripts: ["/js/banchan/detail.js"], device: device,
+            return page(req, title: record.title, status: error.status, scripts: ["/js/banchan/detail.js"],
                         cartCount: try await cartCount(req, owner), main: dishView(req, record, quantity: quantity, error: error))
         }
         let response = Layout.redirect(to: "/shop/cart?added=\(record.hash)")
-        device.persist(on: response, req)
         return response
     }
 
     func cart(req: Request) async throws -> Response {
-        let (owner, device) = try owner(req)
-        return try await cartPage(req, owner: owner, device: device, error: nil)
+        let owner = try req.browserPrincipal()
+        return try await cartPage(req, owner: owner, error: nil)
     }
 
-    private func cartPage(_ req: Request, owner: ShopOwner, device: BrowserDevice, error: AppError?) async throws -> Response {
+    private func cartPage(_ req: Request, owner: Principal, error: AppError?) async throws -> Response {
         let shop = req.banchan
         let lines = try await shop.cart(of: owner)
         let totals = shop.totals(of: lines)
@@ -287,7 +277,7 @@ struct BanchanPages: RouteCollection {
                     )
                 )
         )
-        return page(req, title: req.t("banchan.cart.title"), status: error?.status ?? .ok, device: device, cartCount: lines.reduce(0) { $0 + $1.quantity }, main: main)
+        return page(req, title: req.t("banchan.cart.title"), status: error?.status ?? .ok, cartCount: lines.reduce(0) { $0 + $1.quantity }, main: main)
     }
 
     private func cartLine(_ req: Request, _ line: ShopLine) -> Node<HTML.ListContext> {
@@ -326,18 +316,18 @@ struct BanchanPages: RouteCollection {
     struct QuantityForm: Content { var quantity: Int? }
 
     func changeCartItem(req: Request) async throws -> Response {
-        let (owner, device) = try owner(req)
+        let owner = try req.browserPrincipal()
         let quantity = try req.content.decode(QuantityForm.self).quantity ?? 0
         do {
             try await req.banchan.setCartQuantity(quantity, of: req.parameters.get("hash") ?? "", for: owner)
         } catch let error as AppError where error.status.code < 500 {
-            return try await cartPage(req, owner: owner, device: device, error: error)
+            return try await cartPage(req, owner: owner, error: error)
         }
         return Layout.redirect(to: "/shop/cart")
     }
 
     func removeCartItem(req: Request) async throws -> Response {
-        let (owner, _) = try owner(req)
+        let owner = try req.browserPrincipal()
         try await req.banchan.removeFromCart(req.parameters.get("hash") ?? "", for: owner)
         return Layout.redirect(to: "/shop/cart")
     }
@@ -347,7 +337,7 @@ struct BanchanPages: RouteCollection {
     struct PlaceForm: Content { var idempotencyKey: String? }
 
     func placeOrder(req: Request) async throws -> Response {
-        let (owner, device) = try owner(req)
+        let owner = try req.browserPrincipal()
         let key = try req.content.decode(PlaceForm.self).idempotencyKey.flatMap { $0.isEmpty || $0.count > 255 ? nil : $0 }
         do {
             switch try await req.banchan.placeOrder(nil, for: owner, idempotencyKey: key) {
@@ -355,15 +345,15 @@ struct BanchanPages: RouteCollection {
                 return Layout.redirect(to: "/shop/orders/\(try order.requireID())")
             }
         } catch let error as AppError where error.status.code < 500 {
-            return try await cartPage(req, owner: owner, device: device, error: error)
+            return try await cartPage(req, owner: owner, error: error)
         }
     }
 
     func orders(req: Request) async throws -> Response {
-        let (owner, device) = try owner(req)
+        let owner = try req.browserPrincipal()
         let (orders, next) = try await req.banchan.orders(of: owner, page: try PageRequest(from: req))
         return page(
-            req, title: req.t("banchan.orders.title"), device: device, cartCount: try await cartCount(req, owner),
+            req, title: req.t("banchan.orders.title"), cartCount: try await cartCount(req, owner),
             main: .group(
                 .h1(.text(req.t("banchan.orders.title"))),
                 orders.isEmpty
@@ -398,12 +388,12 @@ struct BanchanPages: RouteCollection {
     }
 
     func order(req: Request) async throws -> Response {
-        let (owner, device) = try owner(req)
+        let owner = try req.browserPrincipal()
         let order = try await req.banchan.order(try req.orderIDParameter(), of: owner)
-        return try await orderPage(req, order, owner: owner, device: device, error: nil)
+        return try await orderPage(req, order, owner: owner, error: nil)
     }
 
-    private func orderPage(_ req: Request, _ order: BanchanOrder, owner: ShopOwner, device: BrowserDevice, error: AppError?) async throws -> Response {
+    private func orderPage(_ req: Request, _ order: BanchanOrder, owner: Principal, error: AppError?) async throws -> Response {
         let id = try order.requireID()
         let gateway = req.application.paymentGateway
         let payment: Node<HTML.BodyContext>
@@ -451,32 +441,32 @@ struct BanchanPages: RouteCollection {
             ),
             .p(.a(.href("/shop/orders"), .text(req.t("banchan.orders.title"))))
         )
-        return page(req, title: req.t("banchan.order.title"), status: error?.status ?? .ok, device: device,
+        return page(req, title: req.t("banchan.order.title"), status: error?.status ?? .ok,
                     cartCount: try await cartCount(req, owner), main: main)
     }
 
     /// Pays with the test gateway: the page stands in for the provider's payment window, paying
     /// exactly the order's total; the server then checks it as it would a real payment.
     func pay(req: Request) async throws -> Response {
-        let (owner, device) = try owner(req)
+        let owner = try req.browserPrincipal()
         let id = try req.orderIDParameter()
         let order = try await req.banchan.order(id, of: owner)
         guard req.application.paymentGateway is TestPaymentGateway else { throw AppError(.serviceUnavailable, "payments_unavailable") }
         do {
             _ = try await req.banchan.confirmPayment(TestPaymentGateway.paymentID(merchantUID: order.merchantUID, amount: order.total), for: id, of: owner)
         } catch let error as AppError where error.status.code < 500 {
-            return try await orderPage(req, try await req.banchan.order(id, of: owner), owner: owner, device: device, error: error)
+            return try await orderPage(req, try await req.banchan.order(id, of: owner), owner: owner, error: error)
         }
         return Layout.redirect(to: "/shop/orders/\(id)")
     }
 
     func cancel(req: Request) async throws -> Response {
-        let (owner, device) = try owner(req)
+        let owner = try req.browserPrincipal()
         let id = try req.orderIDParameter()
         do {
             _ = try await req.banchan.cancel(id, of: owner, reason: req.t("banchan.order.cancelled_by_customer"))
         } catch let error as AppError where error.status.code < 500 {
-            return try await orderPage(req, try await req.banchan.order(id, of: owner), owner: owner, device: device, error: error)
+            return try await orderPage(req, try await req.banchan.order(id, of: owner), owner: owner, error: error)
         }
         return Layout.redirect(to: "/shop/orders/\(id)")
     }

@@ -115,7 +115,6 @@ struct SubmissionBody: Content {
 
 /// `/api/v1/menu-game/*`: menus, solo games, groups and their live socket.
 struct MenuGameAPI: RouteCollection {
-    static let deviceHeader = "X-Device-Token"
 
     func boot(routes: any RoutesBuilder) throws {
         let game = routes.grouped("api", "v1", "menu-game")
@@ -369,23 +368,12 @@ struct MenuGameAPI: RouteCollection {
     // MARK: Helpers
 
     private func requireDevice(_ req: Request) throws -> String {
-        try MenuGameService.validDeviceToken(req.headers.first(name: Self.deviceHeader) ?? req.query[String.self, at: "token"])
+        try DeviceToken.validate(req.headers.first(name: DeviceToken.header) ?? req.query[String.self, at: "token"])
     }
 
     private func optionalDevice(_ req: Request) throws -> String? {
-        guard let raw = req.headers.first(name: Self.deviceHeader) else { return nil }
-        return try MenuGameService.validDeviceToken(raw)
-    }
-}
-
-extension Application {
-    private struct PINMissesKey: StorageKey { typealias Value = GuessLimiter }
-
-    /// Failed PIN look-ups per client address (20 a minute, then 429): guessing a PIN takes
-    /// hundreds of thousands of tries.
-    var pinMisses: GuessLimiter {
-        get { configured(PINMissesKey.self) }
-        set { storage[PINMissesKey.self] = newValue }
+        guard let raw = req.headers.first(name: DeviceToken.header) else { return nil }
+        return try DeviceToken.validate(raw)
     }
 }
 

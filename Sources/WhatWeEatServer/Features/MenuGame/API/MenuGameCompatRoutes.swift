@@ -80,14 +80,14 @@ struct MenuGameCompatRoutes: RouteCollection {
 
     /// 201 with the PIN as a bare JSON number (the app reads the body text as the PIN).
     func createGroup(req: Request) async throws -> Response {
-        let token = try MenuGameService.validDeviceToken(req.query[String.self, at: "token"])
+        let token = try DeviceToken.validate(req.query[String.self, at: "token"])
         let group = try await req.menuGame.createGroup(hostToken: token, hostUserID: nil)
         return Self.jsonLiteral(group.pin, status: .created)
     }
 
     func solo(req: Request) async throws -> CompatResult {
         let submission = try req.decodeJSON(ResultSubmission.self)
-        let token = try submission.token.map { try MenuGameService.validDeviceToken($0) }
+        let token = try submission.token.map { try DeviceToken.validate($0) }
         return CompatResult(try await req.menuGame.solo(try submission.choice(), device: token))
     }
 
@@ -104,7 +104,7 @@ struct MenuGameCompatRoutes: RouteCollection {
     /// 200 with an empty body. After the game closed the answers are not counted, still 200.
     func submit(req: Request) async throws -> Response {
         let submission = try req.decodeJSON(ResultSubmission.self)
-        let token = try MenuGameService.validDeviceToken(submission.token)
+        let token = try DeviceToken.validate(submission.token)
         let choice = try submission.choice()
         let group = try await req.menuGroupFromPath()
         _ = try await req.menuGame.submit(choice, to: group, playerToken: token)
@@ -112,7 +112,7 @@ struct MenuGameCompatRoutes: RouteCollection {
     }
 
     func cancel(req: Request) async throws -> Response {
-        let token = try MenuGameService.validDeviceToken(req.query[String.self, at: "token"])
+        let token = try DeviceToken.validate(req.query[String.self, at: "token"])
         let group = try await req.menuGroupFromPath()
         _ = try await req.menuGame.cancel(in: group, playerToken: token)
         return Response(status: .ok)

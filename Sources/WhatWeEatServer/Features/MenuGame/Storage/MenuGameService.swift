@@ -29,7 +29,6 @@ struct GroupStatus: Sendable, Equatable {
 struct MenuGameService {
     static let groupLifetime: TimeInterval = 24 * 3600
     static let resultSize = 5
-    static let minimumDeviceTokenLength = 16
 
     let database: any Database
     let catalog: MenuCatalog.Snapshot
@@ -94,16 +93,6 @@ struct MenuGameService {
     }
 
     // MARK: Groups
-
-    static func validDeviceToken(_ token: String?) throws -> String {
-        // Visible ASCII only (UUIDs, push tokens): a device token is stored and written into pages.
-        guard let token = token?.trimmingCharacters(in: .whitespacesAndNewlines), token.utf8.count >= minimumDeviceTokenLength, token.utf8.count <= 512,
-              token.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
-        else {
-            throw AppError.invalid("invalid_device_token", ["min": String(minimumDeviceTokenLength)])
-        }
-        return token
-    }
 
     /// A PIN of six digits that never starts with 0, from the system's cryptographic source.
     static func newPIN() -> String {

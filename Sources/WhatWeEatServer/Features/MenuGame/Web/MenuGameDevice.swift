@@ -13,22 +13,21 @@ struct MenuGameDevice {
     static let onboardedCookie = "wwe_onboarded"
     static let dislikedCookie = "wwe_disliked"
     static let waitingCookie = "wwe_waiting"
-    /// The device token; `isNew` when this request made it and the response must set the cookie.
+    /// The browser's device token (`req.browserDevice`; its cookie is set by `BrowserDeviceMiddleware`).
     let token: String
-    let isNew: Bool
     let disliked: Set<Flavor>
     /// Onboarding is done on this browser, or the account has saved its choices.
     let isOnboarded: Bool
 
     static func resolve(_ req: Request) async throws -> MenuGameDevice {
-        let device = BrowserDevice(req)
+        let device = req.browserDevice
         var disliked = parseDisliked(req.cookies[dislikedCookie]?.string)
         var onboarded = req.cookies[onboardedCookie]?.string == "1"
         if let user = req.auth.get(User.self), let saved = try await req.menuGame.savedDislikes(of: user.requireID()) {
             disliked = saved
             onboarded = true
         }
-        return MenuGameDevice(token: device.token, isNew: device.isNew, disliked: disliked, isOnboarded: onboarded)
+        return MenuGameDevice(token: device.token, disliked: disliked, isOnboarded: onboarded)
     }
 
     /// Only the five dislikeable foods survive; anything else in the cookie is ignored.
@@ -39,12 +38,6 @@ struct MenuGameDevice {
 
     static func cookieValue(_ disliked: Set<Flavor>) -> String {
         disliked.map(\.rawValue).sorted().joined(separator: ".")
-    }
-
-    /// Sets the device cookie on a response when this request made the token.
-    func persist(on response: Response, _ req: Request) {
-        guard isNew else { return }
-        response.cookies[BrowserDevice.cookieName] = BrowserDevice.cookie(token, req, httpOnly: true)
     }
 
     /// The PIN in the waiting cookie, when it is a well-formed one.

@@ -68,7 +68,6 @@ struct MenuGamePages: RouteCollection {
             extras: MenuGameViews.extras(req, tab: nil, scripts: [Self.script.onboarding], showTabs: false),
             main: .div(.class("onboarding"), .id("onboarding"), .group(introPages), dislikes, dots)
         )
-        device.persist(on: response, req)
         return response
     }
 
@@ -118,7 +117,6 @@ struct MenuGamePages: RouteCollection {
         var path = req.url.path
         if let query = req.url.query, !query.isEmpty { path += "?" + query }
         let response = Layout.redirect(to: "/play/welcome?next=" + (path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/play"))
-        device.persist(on: response, req)
         return response
     }
 
@@ -162,7 +160,6 @@ struct MenuGamePages: RouteCollection {
                 MenuGameViews.networkErrorView(req)
             )
         )
-        device.persist(on: response, req)
         return response
     }
 
@@ -192,7 +189,6 @@ struct MenuGamePages: RouteCollection {
                 .a(.class("button primary wide"), .id("start-solo"), .href("/play/solo/game"), .text(req.t("menu_game.game.start")))
             )
         )
-        device.persist(on: response, req)
         return response
     }
 
@@ -229,7 +225,6 @@ struct MenuGamePages: RouteCollection {
                 MenuGameViews.networkErrorView(req)
             )
         )
-        device.persist(on: response, req)
         return response
     }
 
@@ -293,7 +288,6 @@ struct MenuGamePages: RouteCollection {
                 MenuGameViews.networkErrorView(req)
             )
         )
-        device.persist(on: response, req)
         return response
     }
 
@@ -301,7 +295,6 @@ struct MenuGamePages: RouteCollection {
         let device = try await MenuGameDevice.resolve(req)
         let group = try await req.menuGame.createGroup(hostToken: device.token, hostUserID: req.auth.get(User.self)?.id)
         let response = Layout.redirect(to: "/play/groups/\(group.pin)")
-        device.persist(on: response, req)
         return response
     }
 
@@ -380,7 +373,6 @@ struct MenuGamePages: RouteCollection {
                 MenuGameViews.networkErrorView(req)
             )
         )
-        device.persist(on: response, req)
         return response
     }
 
@@ -444,7 +436,6 @@ struct MenuGamePages: RouteCollection {
                 MenuGameViews.networkErrorView(req)
             )
         )
-        device.persist(on: response, req)
         return response
     }
 
@@ -502,7 +493,6 @@ struct MenuGamePages: RouteCollection {
                 MenuGameViews.networkErrorView(req)
             )
         )
-        device.persist(on: response, req)
         return response
     }
 
@@ -581,7 +571,6 @@ struct MenuGamePages: RouteCollection {
                 )
             )
         )
-        device.persist(on: response, req)
         return response
     }
 

@@ -2,7 +2,9 @@
 // flying right / left / down with a turn; "previous" brings the last card back from where it
 // flew. Swipes do the same on touch screens, and the arrow keys on a keyboard. The last answer
 // submits: a solo game goes to its result, a group game to the waiting room.
-import { api, ApiError, config, setCookie, t } from './common.js';
+import { api, ApiError } from '../shared/api.js';
+import { config, t } from '../shared/config.js';
+import { setCookie } from '../shared/dom.js';
 
 const game = document.getElementById('game');
 const stack = document.getElementById('card-stack');

@@ -1,5 +1,7 @@
 // Home tab: "○○ 어때요?" with a button for another random menu.
-import { api, imagePath, nameSizeClass, t } from './common.js';
+import { api } from '../shared/api.js';
+import { t } from '../shared/config.js';
+import { imagePath, nameSizeClass } from './common.js';
 
 const button = document.getElementById('another-menu');
 const image = document.getElementById('random-image');

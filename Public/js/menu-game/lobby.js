@@ -1,5 +1,6 @@
 // A group's lobby: copy the PIN, share the join link.
-import { config, copyText, flash, share, t } from './common.js';
+import { config, t } from '../shared/config.js';
+import { copyText, flash, share } from '../shared/dom.js';
 
 const status = document.getElementById('copy-status');
 

@@ -1,7 +1,9 @@
 // The result screen: the winning menu with its three keywords, "next rank" at most twice, the
 // player count for groups, restaurants nearby, and share. A group's results come inside the
 // page; a solo game's from the session storage the game page filled.
-import { config, flash, imagePath, nameSizeClass, share, t } from './common.js';
+import { config, t } from '../shared/config.js';
+import { flash, share } from '../shared/dom.js';
+import { imagePath, nameSizeClass } from './common.js';
 
 const result = config.mode === 'group' ? config.result : JSON.parse(sessionStorage.getItem('wwe.soloResult') || 'null');
 const view = document.getElementById('result-view');

@@ -1,6 +1,7 @@
 // Together tab: joining by PIN checks the PIN first and shows a wrong one beside the field,
 // without leaving the page. (Without this script the form posts and the server does the same.)
-import { api, ApiError, t } from './common.js';
+import { api, ApiError } from '../shared/api.js';
+import { t } from '../shared/config.js';
 
 const form = document.getElementById('join-form');
 const input = document.getElementById('pin');

@@ -1,21 +1,19 @@
 // The waiting room: the live submission count over the group's WebSocket, polling every few
 // seconds while the socket is down; members go to the results the moment the host closes.
-import { api, ApiError, config, setCookie, t } from './common.js';
+import { api, ApiError } from '../shared/api.js';
+import { config, t } from '../shared/config.js';
+import { setCookie } from '../shared/dom.js';
+import { follow } from '../shared/live.js';
 
 const pin = config.pin;
 const count = document.getElementById('submission-count');
 const liveStatus = document.getElementById('live-status');
 const closeButton = document.getElementById('close-game');
 const restartButton = document.getElementById('restart-game');
-const POLL_INTERVAL = 3000;
-const RECONNECT_DELAY = 5000;
-
-let leaving = false;
-let pollTimer = null;
 
 function goToResults() {
-  if (leaving) return;
-  leaving = true;
+  if (live.stopped) return;
+  live.stop();
   location.assign(`/play/groups/${pin}/result`);
 }
 
@@ -24,6 +22,7 @@ function apply(state) {
   if (state.isClosed || state.type === 'closed') goToResults();
 }
 
+/** The group's state by plain fetch: a failed poll stays quiet (no network-trouble view). */
 async function poll() {
   try {
     const response = await fetch(`/api/v1/menu-game/groups/${pin}`, { headers: { Accept: 'application/json', 'X-Device-Token': config.device } });
@@ -33,41 +32,14 @@ async function poll() {
   }
 }
 
-function startPolling() {
-  if (pollTimer || leaving) return;
-  liveStatus.textContent = t('menu_game.wait.polling');
-  poll();
-  pollTimer = setInterval(poll, POLL_INTERVAL);
-}
-
-function stopPolling() {
-  clearInterval(pollTimer);
-  pollTimer = null;
-}
-
-function connect() {
-  if (leaving) return;
-  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  let socket;
-  try {
-    socket = new WebSocket(`${scheme}://${location.host}/api/v1/menu-game/groups/${pin}/live?token=${encodeURIComponent(config.device)}`);
-  } catch {
-    startPolling();
-    return;
-  }
-  socket.addEventListener('open', () => {
-    stopPolling();
-    liveStatus.textContent = t('menu_game.wait.live');
-  });
-  socket.addEventListener('message', (event) => {
-    try { apply(JSON.parse(event.data)); } catch { /* not ours */ }
-  });
-  socket.addEventListener('close', () => {
-    if (leaving) return;
-    startPolling();
-    setTimeout(connect, RECONNECT_DELAY);
-  });
-}
+// Stops on leaving the page and resumes after a back/forward-cache restore (see live.js).
+const live = follow(`/api/v1/menu-game/groups/${pin}/live?token=${encodeURIComponent(config.device)}`, {
+  onMessage: apply,
+  poll,
+  onStatus: (status) => { liveStatus.textContent = t(status === 'live' ? 'menu_game.wait.live' : 'menu_game.wait.polling'); },
+  interval: 3000,
+  reconnectDelay: 5000,
+});
 
 closeButton?.addEventListener('click', async () => {
   closeButton.disabled = true;
@@ -86,7 +58,7 @@ restartButton?.addEventListener('click', async () => {
   try {
     await api('DELETE', `/api/v1/menu-game/groups/${pin}/submission`);
     setCookie('wwe_waiting', '', 0);
-    leaving = true;
+    live.stop();
     location.assign('/play/together');
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
@@ -97,12 +69,3 @@ restartButton?.addEventListener('click', async () => {
     }
   }
 });
-
-// Leaving the page stops reconnecting; coming back to it from the back/forward cache resumes.
-window.addEventListener('pagehide', () => { leaving = true; });
-window.addEventListener('pageshow', (event) => {
-  if (!event.persisted) return;
-  leaving = false;
-  connect();
-});
-connect();

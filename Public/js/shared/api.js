@@ -1,0 +1,74 @@
+// JSON requests to the app's API with this browser's device token, and the network-trouble view
+// (`#network-error` with its `#network-retry` button, rendered by the server) when they fail.
+//
+// Conventions for every script under Public/js/: `data-*` attributes carry values that belong to
+// one element; the single JSON config block (shared/config.js) carries values the whole page
+// needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
+import { config } from './config.js';
+
+/** The server refused the request (4xx): handled where it happened, never as network trouble. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || code || String(status));
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/**
+ * A JSON request to the API with this browser's device token. When the network or the server
+ * fails (no answer, or a 5xx), the network-trouble view appears and the promise waits: "retry"
+ * sends the same request again, and the promise resolves once it gets through. So a caller
+ * never loses its state (the answered cards stay answered) and nothing reloads. A 4xx rejects
+ * with an `ApiError` carrying the server's error code and message.
+ */
+export async function api(method, path, body) {
+  for (;;) {
+    let response;
+    try {
+      const headers = { Accept: 'application/json', 'X-Device-Token': config.device };
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      response = await fetch(path, {
+        method, headers, credentials: 'same-origin',
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      await networkTrouble();
+      continue;
+    }
+    if (response.status >= 500) {
+      await networkTrouble();
+      continue;
+    }
+    const text = await response.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+    if (!response.ok) throw new ApiError(response.status, data?.error?.code, data?.error?.message);
+    return data;
+  }
+}
+
+let pendingRetry = null;
+
+/**
+ * Shows the network-trouble view until the person taps "retry" (one view for every request
+ * that failed meanwhile). A page without the view waits three seconds before the retry.
+ */
+function networkTrouble() {
+  if (pendingRetry) return pendingRetry;
+  const view = document.getElementById('network-error');
+  const retry = document.getElementById('network-retry');
+  if (!view || !retry) return new Promise((resolve) => setTimeout(resolve, 3000));
+  const returnFocus = document.activeElement;
+  view.hidden = false;
+  retry.focus();
+  pendingRetry = new Promise((resolve) => {
+    retry.addEventListener('click', () => {
+      view.hidden = true;
+      pendingRetry = null;
+      if (returnFocus instanceof HTMLElement) returnFocus.focus();
+      resolve();
+    }, { once: true });
+  });
+  return pendingRetry;
+}

@@ -1,0 +1,85 @@
+// Live updates over a WebSocket, with polling while the socket is down: the socket reconnects
+// after a pause, polling stops once it is open again, and a page restored from the back/forward
+// cache picks up where it left off.
+//
+// Conventions for every script under Public/js/: `data-*` attributes carry values that belong to
+// one element; the single JSON config block (shared/config.js) carries values the whole page
+// needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
+
+/** A same-site path or http(s) address as the matching ws(s) address. */
+function socketURL(url) {
+  const address = new URL(url, location.href);
+  if (address.protocol === 'https:') address.protocol = 'wss:';
+  else if (address.protocol === 'http:') address.protocol = 'ws:';
+  return address.href;
+}
+
+/**
+ * Follows the WebSocket at `url` (a path is fine). Each JSON message goes to `onMessage(data)`
+ * (messages that are not JSON are ignored). While the socket is down, `poll()` runs at once and
+ * then every `interval` ms, and a new socket is tried after `reconnectDelay` ms. `onStatus` hears
+ * 'live' when a socket opens and 'polling' when polling starts.
+ *
+ * Leaving the page (pagehide) stops reconnecting and polling from starting; coming back to it
+ * from the back/forward cache (pageshow with `persisted`) resumes. Returns `{ stop(), stopped }`:
+ * `stop()` ends following (say, before navigating away) until such a resume.
+ */
+export function follow(url, { onMessage, poll = () => {}, onStatus = () => {}, interval = 3000, reconnectDelay = 5000 } = {}) {
+  const address = socketURL(url);
+  let stopped = false;
+  let pollTimer = null;
+  let socket = null;
+
+  function startPolling() {
+    if (pollTimer || stopped) return;
+    onStatus('polling');
+    poll();
+    pollTimer = setInterval(poll, interval);
+  }
+
+  function stopPolling() {
+    clearInterval(pollTimer);
+    pollTimer = null;
+  }
+
+  function connect() {
+    if (stopped) return;
+    try {
+      socket = new WebSocket(address);
+    } catch {
+      startPolling();
+      return;
+    }
+    socket.addEventListener('open', () => {
+      stopPolling();
+      onStatus('live');
+    });
+    socket.addEventListener('message', (event) => {
+      try { onMessage?.(JSON.parse(event.data)); } catch { /* not ours */ }
+    });
+    socket.addEventListener('close', () => {
+      if (stopped) return;
+      startPolling();
+      setTimeout(connect, reconnectDelay);
+    });
+  }
+
+  window.addEventListener('pagehide', () => { stopped = true; });
+  window.addEventListener('pageshow', (event) => {
+    if (!event.persisted) return;
+    stopped = false;
+    connect();
+  });
+  connect();
+
+  return {
+    /** Stops following: no more polls, no reconnecting, the socket closed. */
+    stop() {
+      stopped = true;
+      stopPolling();
+      socket?.close();
+    },
+    /** True after `stop()` or once the page is being left, until a back/forward-cache resume. */
+    get stopped() { return stopped; },
+  };
+}

@@ -104,21 +104,13 @@ public struct OrderedPageCursor: Sendable, Equatable {
 /// `{"items": […], "nextCursor": "…" | null}`.
 public struct Page<Item: Content>: Content {
     public let items: [Item]
-    public let nextCursor: String?
+    /// An explicit null on the last page.
+    @NullEncoded public var nextCursor: String?
 
     public init(items: [Item], nextCursor: String?) {
         self.items = items
         self.nextCursor = nextCursor
     }
-
-    // Encode `nextCursor` as an explicit null on the last page rather than leaving it out.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(items, forKey: .items)
-        try container.encode(nextCursor, forKey: .nextCursor)
-    }
-
-    enum CodingKeys: String, CodingKey { case items, nextCursor }
 }
 
 extension QueryBuilder where Model.IDValue == UUID {

@@ -7,9 +7,9 @@ struct AccountResponse: Content {
     let email: String
     let nickname: String
     let role: Role
-    let language: Language?
-    let profileImageURL: String?
-    let createdAt: Date?
+    @NullEncoded var language: Language?
+    @NullEncoded var profileImageURL: String?
+    @NullEncoded var createdAt: Date?
 
     init(_ user: User, files: any FileStorage) {
         self.id = user.id ?? UUID()
@@ -19,20 +19,6 @@ struct AccountResponse: Content {
         self.language = user.language
         self.profileImageURL = user.profileImageKey.map(files.urlPath(for:))
         self.createdAt = user.createdAt
-    }
-
-    enum CodingKeys: String, CodingKey { case id, email, nickname, role, language, profileImageURL, createdAt }
-
-    // Unset values are sent as explicit nulls, so clients see every field.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(email, forKey: .email)
-        try container.encode(nickname, forKey: .nickname)
-        try container.encode(role, forKey: .role)
-        try container.encode(language, forKey: .language)
-        try container.encode(profileImageURL, forKey: .profileImageURL)
-        try container.encode(createdAt, forKey: .createdAt)
     }
 }
 

@@ -315,7 +315,8 @@ struct DishSummary: Content {
     let description: String
     let image: String
     let salePrice: Int
-    let originalPrice: Int?
+    /// The struck-through price when discounted, else an explicit null.
+    @NullEncoded var originalPrice: Int?
     let badges: [String]
     let deliveryTypes: [String]
     let soldOut: Bool
@@ -335,20 +336,6 @@ struct DishSummary: Content {
         badges = dish.badges.map(\.code)
         deliveryTypes = dish.deliveryTypes.map(\.code)
         soldOut = stock < dish.minQuantity
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(hash, forKey: .hash)
-        try container.encode(section, forKey: .section)
-        try container.encode(title, forKey: .title)
-        try container.encode(description, forKey: .description)
-        try container.encode(image, forKey: .image)
-        try container.encode(salePrice, forKey: .salePrice)
-        try container.encode(originalPrice, forKey: .originalPrice)  // explicit null when not discounted
-        try container.encode(badges, forKey: .badges)
-        try container.encode(deliveryTypes, forKey: .deliveryTypes)
-        try container.encode(soldOut, forKey: .soldOut)
     }
 }
 
@@ -406,12 +393,12 @@ struct OrderResponse: Content {
     let total: Int
     let points: Int
     /// The provider that confirms payments for this server (`portone`, `test`), when payments are on.
-    let paymentGateway: String?
-    let paymentID: String?
-    let paidAt: Date?
-    let cancelledAt: Date?
-    let cancelReason: String?
-    let createdAt: Date?
+    @NullEncoded var paymentGateway: String?
+    @NullEncoded var paymentID: String?
+    @NullEncoded var paidAt: Date?
+    @NullEncoded var cancelledAt: Date?
+    @NullEncoded var cancelReason: String?
+    @NullEncoded var createdAt: Date?
 
     init(_ order: BanchanOrder, gateway: String?) throws {
         id = try order.requireID()
@@ -428,29 +415,6 @@ struct OrderResponse: Content {
         cancelledAt = order.cancelledAt
         cancelReason = order.cancelReason
         createdAt = order.createdAt
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, merchantUID, status, items, itemsTotal, deliveryFee, total, points, paymentGateway, paymentID, paidAt, cancelledAt, cancelReason, createdAt
-    }
-
-    // Fields that do not apply yet are explicit nulls, not missing keys.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(merchantUID, forKey: .merchantUID)
-        try container.encode(status, forKey: .status)
-        try container.encode(items, forKey: .items)
-        try container.encode(itemsTotal, forKey: .itemsTotal)
-        try container.encode(deliveryFee, forKey: .deliveryFee)
-        try container.encode(total, forKey: .total)
-        try container.encode(points, forKey: .points)
-        try container.encode(paymentGateway, forKey: .paymentGateway)
-        try container.encode(paymentID, forKey: .paymentID)
-        try container.encode(paidAt, forKey: .paidAt)
-        try container.encode(cancelledAt, forKey: .cancelledAt)
-        try container.encode(cancelReason, forKey: .cancelReason)
-        try container.encode(createdAt, forKey: .createdAt)
     }
 }
 

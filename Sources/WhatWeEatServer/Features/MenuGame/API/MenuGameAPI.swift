@@ -17,7 +17,7 @@ struct MenuResponse: Content {
     let healthy: Bool
     let instant: Bool
     let alcohol: Bool
-    let expense: Expense?
+    @NullEncoded var expense: Expense?
 
     init(_ menu: Menu, imageURL: String, language: Language) {
         id = menu.id
@@ -34,28 +34,6 @@ struct MenuResponse: Content {
         instant = menu.instant
         alcohol = menu.alcohol
         expense = menu.expense
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, displayName, emoji, imageURL, nations, flavors, rice, noodle, soup, healthy, instant, alcohol, expense
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
-        try container.encode(displayName, forKey: .displayName)
-        try container.encode(emoji, forKey: .emoji)
-        try container.encode(imageURL, forKey: .imageURL)
-        try container.encode(nations, forKey: .nations)
-        try container.encode(flavors, forKey: .flavors)
-        try container.encode(rice, forKey: .rice)
-        try container.encode(noodle, forKey: .noodle)
-        try container.encode(soup, forKey: .soup)
-        try container.encode(healthy, forKey: .healthy)
-        try container.encode(instant, forKey: .instant)
-        try container.encode(alcohol, forKey: .alcohol)
-        try container.encode(expense, forKey: .expense)  // explicit null for ordinary prices
     }
 }
 

@@ -42,8 +42,8 @@ struct MenuGamePreferencesAPI: RouteCollection {
         let message: String
         let language: String
         /// The author, while the account exists; anonymous notes have none.
-        let userID: UUID?
-        let createdAt: Date?
+        @NullEncoded var userID: UUID?
+        @NullEncoded var createdAt: Date?
 
         init(_ feedback: MenuGameFeedback) throws {
             id = try feedback.requireID()
@@ -51,18 +51,6 @@ struct MenuGamePreferencesAPI: RouteCollection {
             language = feedback.language
             userID = feedback.$user.id
             createdAt = feedback.createdAt
-        }
-
-        enum CodingKeys: String, CodingKey { case id, message, language, userID, createdAt }
-
-        // An anonymous note has an explicit null author, as the API's other optional fields.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(message, forKey: .message)
-            try container.encode(language, forKey: .language)
-            try container.encode(userID, forKey: .userID)
-            try container.encode(createdAt, forKey: .createdAt)
         }
     }
 

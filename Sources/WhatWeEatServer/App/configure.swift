@@ -66,9 +66,9 @@ public func configure(_ app: Application, settings: Settings) async throws {
 
 /// Creates or upgrades the schema and loads the catalogs; safe to run on every start.
 public func prepareDatabase(_ app: Application) async throws {
-    if case .sqlite = app.settings.database, let sql = app.db as? any SQLDatabase {
+    if case .sqlite = app.settings.database {
         // WAL lets readers run beside the single writer; the mode is stored in the file.
-        try await sql.raw("PRAGMA journal_mode=WAL").run()
+        try await app.db.sql.raw("PRAGMA journal_mode=WAL").run()
     }
     try await app.autoMigrate()
     try await Seeders.run(on: app)

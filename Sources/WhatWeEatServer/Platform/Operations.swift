@@ -22,8 +22,7 @@ struct OperationsRoutes: RouteCollection {
 
     func ready(req: Request) async throws -> Response {
         do {
-            guard let sql = req.db as? any SQLDatabase else { throw AppError(.serviceUnavailable, "not_ready") }
-            try await sql.raw("SELECT 1").run()
+            try await req.db.sql.raw("SELECT 1").run()
             return try await Status(status: "ready").encodeResponse(for: req)
         } catch {
             req.logger.warning("readiness check failed: \(String(reflecting: error))")

@@ -20,7 +20,7 @@ struct CreateUsers: AsyncMigration {
             .unique(on: "nickname_key")
             .create()
         // Newest-first listing (admin user list) pages on these.
-        try await (database as? any SQLDatabase)?.create(index: "users_created_at_id").on(User.schema)
+        try await database.sql.create(index: "users_created_at_id").on(User.schema)
             .column("created_at").column("id").run()
     }
 
@@ -42,7 +42,7 @@ struct CreateAuthSessions: AsyncMigration {
             .field("created_at", .datetime)
             .unique(on: "web_token_hash")
             .create()
-        try await (database as? any SQLDatabase)?.create(index: "auth_sessions_user_id").on(AuthSession.schema)
+        try await database.sql.create(index: "auth_sessions_user_id").on(AuthSession.schema)
             .column("user_id").run()
     }
 
@@ -62,7 +62,7 @@ struct CreateRefreshTokens: AsyncMigration {
             .field("created_at", .datetime)
             .unique(on: "token_hash")
             .create()
-        try await (database as? any SQLDatabase)?.create(index: "refresh_tokens_session_id").on(RefreshToken.schema)
+        try await database.sql.create(index: "refresh_tokens_session_id").on(RefreshToken.schema)
             .column("session_id").run()
     }
 
@@ -90,7 +90,7 @@ struct CreateLoginFailures: AsyncMigration {
             .field("email", .string, .required)
             .field("failed_at", .datetime, .required)
             .create()
-        try await (database as? any SQLDatabase)?.create(index: "login_failures_email_failed_at").on(LoginFailure.schema)
+        try await database.sql.create(index: "login_failures_email_failed_at").on(LoginFailure.schema)
             .column("email").column("failed_at").run()
     }
 

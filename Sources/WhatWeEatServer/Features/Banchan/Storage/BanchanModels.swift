@@ -233,13 +233,12 @@ struct CreateBanchan: AsyncMigration {
             .field("quantity", .int, .required)
             .field("points_per_unit", .int, .required)
             .create()
-        if let sql = database as? any SQLDatabase {
-            try await sql.create(index: "banchan_dishes_section_position").on(DishRecord.schema)
-                .column("section").column("position").column("id").run()
-            try await sql.create(index: "banchan_orders_owner_created").on(BanchanOrder.schema)
-                .column("owner_key").column("created_at").column("id").run()
-            try await sql.create(index: "banchan_order_items_order").on(BanchanOrderItem.schema).column("order_id").run()
-        }
+        let sql = database.sql
+        try await sql.create(index: "banchan_dishes_section_position").on(DishRecord.schema)
+            .column("section").column("position").column("id").run()
+        try await sql.create(index: "banchan_orders_owner_created").on(BanchanOrder.schema)
+            .column("owner_key").column("created_at").column("id").run()
+        try await sql.create(index: "banchan_order_items_order").on(BanchanOrderItem.schema).column("order_id").run()
     }
 
     func revert(on database: any Database) async throws {

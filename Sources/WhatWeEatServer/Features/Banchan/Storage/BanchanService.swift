@@ -187,7 +187,7 @@ struct BanchanService {
     private func createOrder(
         _ requested: [Requested], for owner: Principal, key: String?, digest: String, clearingCart: Bool, on transaction: any Database
     ) async throws -> (BanchanOrder, [(hash: String, stock: Int)]) {
-        let sql = transaction as! any SQLDatabase
+        let sql = transaction.sql
         let orderID = UUID()
         var lines: [(dish: DishRecord, quantity: Int)] = []
         var stocks: [(hash: String, stock: Int)] = []
@@ -283,7 +283,7 @@ struct BanchanService {
     private func markCancelled(_ order: BanchanOrder, reason: String, now: Date = Date()) async throws -> Bool {
         let id = try order.requireID()
         let stocks: [(hash: String, stock: Int)]? = try await database.transaction { transaction in
-            let sql = transaction as! any SQLDatabase
+            let sql = transaction.sql
             let moved = try await sql.update(BanchanOrder.schema)
                 .set("status", to: OrderStatus.cancelled.rawValue).set("cancelled_at", to: now).set("cancel_reason", to: reason)
                 .set("updated_at", to: now)
@@ -354,7 +354,7 @@ struct BanchanService {
             case .wrongOrder: throw AppError.invalid("payment_for_other_order")
             }
         }
-        let sql = database as! any SQLDatabase
+        let sql = database.sql
         let moved = try await sql.update(BanchanOrder.schema)
             .set("status", to: OrderStatus.paid.rawValue).set("payment_provider", to: gateway.name)
             .set("payment_id", to: payment.providerID).set("paid_at", to: now).set("updated_at", to: now)
@@ -383,7 +383,7 @@ struct BanchanService {
         guard order.status.canMove(to: next), next != .cancelled else {
             throw AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue])
         }
-        let sql = database as! any SQLDatabase
+        let sql = database.sql
         let moved = try await sql.update(BanchanOrder.schema).set("status", to: next.rawValue).set("updated_at", to: Date())
             .where("id", .equal, id).where("status", .equal, order.status.rawValue).returning("id").all()
         guard !moved.isEmpty else { throw AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue]) }

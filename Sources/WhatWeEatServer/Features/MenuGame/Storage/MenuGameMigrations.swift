@@ -26,7 +26,7 @@ struct CreateMenus: AsyncMigration {
             .field("updated_at", .datetime)
             .unique(on: "slug")
             .create()
-        try await (database as? any SQLDatabase)?.create(index: "menus_created_at_id").on(MenuRecord.schema)
+        try await database.sql.create(index: "menus_created_at_id").on(MenuRecord.schema)
             .column("created_at").column("id").run()
     }
 
@@ -63,7 +63,7 @@ struct CreateMenuGroups: AsyncMigration {
             .field("menu_slug", .string, .required)
             .field("shown_at", .datetime, .required)
             .create()
-        try await (database as? any SQLDatabase)?.create(index: "menu_device_history_device_shown").on(MenuDeviceHistory.schema)
+        try await database.sql.create(index: "menu_device_history_device_shown").on(MenuDeviceHistory.schema)
             .column("device_hash").column("shown_at").run()
     }
 

@@ -216,7 +216,7 @@ struct MenuGameService {
     func close(_ group: MenuGroup, now: Date = Date()) async throws -> GameResult {
         let groupID = try group.requireID()
         let result: GameResult = try await database.transaction { transaction in
-            let sql = transaction as! any SQLDatabase
+            let sql = transaction.sql
             let closedNow = try await sql.update(MenuGroup.schema)
                 .set("closed_at", to: now).set("last_activity_at", to: now)
                 .where("id", .equal, groupID).where("closed_at", .is, SQLLiteral.null)
@@ -263,7 +263,7 @@ struct MenuGameService {
 
     /// Marks activity on an open group; false when the group is closed (or gone).
     private func touchOpenGroup(_ id: UUID, now: Date, on transaction: any Database) async throws -> Bool {
-        let sql = transaction as! any SQLDatabase
+        let sql = transaction.sql
         let rows = try await sql.update(MenuGroup.schema)
             .set("last_activity_at", to: now)
             .where("id", .equal, id).where("closed_at", .is, SQLLiteral.null)

@@ -24,7 +24,7 @@ struct HomePage: RouteCollection {
                     .h1(.text(req.t("home.headline"))),
                     .p(.class("lead"), .text(req.t("home.lead")))
                 ),
-                notice.map { .p(.class("notice"), .attribute(named: "role", value: "status"), .text($0)) } ?? .empty,
+                notice.map { .p(.class("notice"), .role("status"), .text($0)) } ?? .empty,
                 .ul(
                     .class("service-grid"),
                     .forEach(cards) { service in

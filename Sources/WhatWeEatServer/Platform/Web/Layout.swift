@@ -64,7 +64,7 @@ enum Layout {
             main: .section(
                 .class("card narrow"),
                 .h1(.text(request.t("error.page_title"))),
-                .p(.class("error-message"), .attribute(named: "role", value: "alert"), .text(message)),
+                .p(.class("error-message"), .role("alert"), .text(message)),
                 .p(.a(.class("button"), .href("/"), .text(request.t("error.back_home"))))
             )
         )
@@ -86,7 +86,7 @@ enum Layout {
     /// An inline alert shown above a form after a failed submission.
     static func formError(_ message: String?) -> Node<HTML.BodyContext> {
         guard let message else { return .empty }
-        return .p(.class("form-error"), .attribute(named: "role", value: "alert"), .text(message))
+        return .p(.class("form-error"), .role("alert"), .text(message))
     }
 
     /// Only same-site paths are followed after a login, never another host: the value must parse

@@ -54,3 +54,30 @@ extension Request {
         return user
     }
 }
+
+/// Signs browsers in from the `wwe_session` cookie. A cookie that names no live session is
+/// simply ignored (the browser is anonymous), and cleared on the way out.
+struct WebSessionAuthenticator: AsyncMiddleware {
+    static let cookieName = "wwe_session"
+
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        var staleCookie = false
+        if let token = request.cookies[Self.cookieName]?.string, !token.isEmpty {
+            if let (session, user) = try await request.accounts.webSession(cookieToken: token) {
+                request.signIn(user, session: try session.requireID())
+                request.storage[WebViewerKey.self] = WebViewer(nickname: user.nickname, isAdmin: user.role == .admin)
+            } else {
+                staleCookie = true
+            }
+        }
+        let response = try await next.respond(to: request)
+        if staleCookie, response.cookies[Self.cookieName] == nil {
+            response.cookies[Self.cookieName] = .expired
+        }
+        return response
+    }
+
+    static func cookie(_ token: String, expiresAt: Date, secure: Bool) -> HTTPCookies.Value {
+        HTTPCookies.Value(string: token, expires: expiresAt, path: "/", isSecure: secure, isHTTPOnly: true, sameSite: .lax)
+    }
+}

@@ -2,33 +2,6 @@ import Fluent
 import Plot
 import Vapor
 
-/// Signs browsers in from the `wwe_session` cookie. A cookie that names no live session is
-/// simply ignored (the browser is anonymous), and cleared on the way out.
-struct WebSessionAuthenticator: AsyncMiddleware {
-    static let cookieName = "wwe_session"
-
-    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        var staleCookie = false
-        if let token = request.cookies[Self.cookieName]?.string, !token.isEmpty {
-            if let (session, user) = try await request.accounts.webSession(cookieToken: token) {
-                request.signIn(user, session: try session.requireID())
-                request.storage[WebViewerKey.self] = WebViewer(nickname: user.nickname, isAdmin: user.role == .admin)
-            } else {
-                staleCookie = true
-            }
-        }
-        let response = try await next.respond(to: request)
-        if staleCookie, response.cookies[Self.cookieName] == nil {
-            response.cookies[Self.cookieName] = .expired
-        }
-        return response
-    }
-
-    static func cookie(_ token: String, expiresAt: Date, secure: Bool) -> HTTPCookies.Value {
-        HTTPCookies.Value(string: token, expires: expiresAt, path: "/", isSecure: secure, isHTTPOnly: true, sameSite: .lax)
-    }
-}
-
 /// `/signup`, `/login`, `/logout`, `/me` and the language switch.
 struct AccountPages: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
@@ -38,11 +11,12 @@ struct AccountPages: RouteCollection {
         routes.post("login", use: logIn)
         routes.get("logout", use: logOutConfirm)
         routes.post("logout", use: logOut)
-        routes.get("me", use: myPage)
-        routes.post("me", "profile", use: saveProfile)
-        routes.post("me", "photo", use: uploadPhoto)
-        routes.post("me", "photo", "delete", use: deletePhoto)
-        routes.post("me", "withdraw", use: withdraw)
+        let me = routes.grouped("me").grouped(SignInRequired(returnTo: "/me"))
+        me.get(use: myPage)
+        me.post("profile", use: saveProfile)
+        me.post("photo", use: uploadPhoto)
+        me.post("photo", "delete", use: deletePhoto)
+        me.post("withdraw", use: withdraw)
         routes.post("language", use: switchLanguage)
     }
 
@@ -57,12 +31,10 @@ struct AccountPages: RouteCollection {
 
     func signUp(req: Request) async throws -> Response {
         let form = try req.content.decode(SignUpForm.self)
-        do {
+        return try await req.submitForm {
             let user = try await req.accounts.signUp(email: form.email ?? "", password: form.password ?? "", nickname: form.nickname ?? "")
             return try await startSession(req, user: user, next: "/me")
-        } catch let error as AppError where error.status.code < 500 {
-            return signUpPage(req, values: form, error: error)
-        }
+        } onRuleBroken: { signUpPage(req, values: form, error: $0) }
     }
 
     private func signUpPage(_ req: Request, values: SignUpForm, error: AppError?) -> Response {
@@ -72,7 +44,7 @@ struct AccountPages: RouteCollection {
                 .class("card narrow"),
                 .h1(.text(req.t("signup.title"))),
                 .p(.class("lead"), .text(req.t("signup.lead"))),
-                Layout.formError(error.map { req.t($0.messageKey, $0.arguments) }),
+                Layout.formError(req, error),
                 .form(
                     .action("/signup"), .method(.post), .class("stack"),
                     Layout.csrfField(req),
@@ -100,14 +72,10 @@ struct AccountPages: RouteCollection {
 
     func logIn(req: Request) async throws -> Response {
         let form = try req.content.decode(LogInForm.self)
-        do {
+        return try await req.submitForm {
             let user = try await req.accounts.authenticate(email: form.email ?? "", password: form.password ?? "")
             return try await startSession(req, user: user, next: Layout.safeNextPath(form.next) ?? "/me")
-        } catch let error as AppError where error.status.code < 500 {
-            let response = logInPage(req, values: form, error: error)
-            response.headers.add(contentsOf: error.headers)
-            return response
-        }
+        } onRuleBroken: { logInPage(req, values: form, error: $0) }
     }
 
     private func logInPage(_ req: Request, values: LogInForm, error: AppError?) -> Response {
@@ -116,7 +84,7 @@ struct AccountPages: RouteCollection {
             main: .section(
                 .class("card narrow"),
                 .h1(.text(req.t("login.title"))),
-                Layout.formError(error.map { req.t($0.messageKey, $0.arguments) }),
+                Layout.formError(req, error),
                 .form(
                     .action("/login"), .method(.post), .class("stack"),
                     Layout.csrfField(req),
@@ -169,7 +137,7 @@ struct AccountPages: RouteCollection {
     // MARK: My page
 
     func myPage(req: Request) async throws -> Response {
-        guard let user = req.auth.get(User.self) else { return Layout.redirect(to: "/login?next=/me") }
+        let user = try req.requireUser()
         let notice = req.query[String.self, at: "notice"].flatMap { ["profile_saved", "photo_saved", "photo_removed"].contains($0) ? $0 : nil }
         return myPageView(req, user: user, notice: notice, error: nil)
     }
@@ -189,8 +157,8 @@ struct AccountPages: RouteCollection {
                     .div(.h1(.text(user.nickname)), .p(.class("muted"), .text(user.email)),
                          user.role == .admin ? .span(.class("badge"), .text(req.t("me.admin"))) : .empty)
                 ),
-                notice.map { .p(.class("notice"), .attribute(named: "role", value: "status"), .text(req.t("me.\($0)"))) } ?? .empty,
-                Layout.formError(error.map { req.t($0.messageKey, $0.arguments) }),
+                notice.map { .p(.class("notice"), .role("status"), .text(req.t("me.\($0)"))) } ?? .empty,
+                Layout.formError(req, error),
                 .section(
                     .class("card"),
                     .h2(.text(req.t("me.profile"))),
@@ -250,7 +218,7 @@ struct AccountPages: RouteCollection {
     struct ProfileForm: Content { var nickname: String?; var language: String? }
 
     func saveProfile(req: Request) async throws -> Response {
-        guard let user = req.auth.get(User.self) else { return Layout.redirect(to: "/login?next=/me") }
+        let user = try req.requireUser()
         let form = try req.content.decode(ProfileForm.self)
         let language = form.language.flatMap(Language.init(rawValue:))
         return try await respondOnMyPage(req, user: user, notice: "profile_saved") {
@@ -261,7 +229,7 @@ struct AccountPages: RouteCollection {
     struct PhotoForm: Content { var photo: File? }
 
     func uploadPhoto(req: Request) async throws -> Response {
-        guard let user = req.auth.get(User.self) else { return Layout.redirect(to: "/login?next=/me") }
+        let user = try req.requireUser()
         let form = try req.content.decode(PhotoForm.self)
         let data = form.photo.map { Data(buffer: $0.data) } ?? Data()
         return try await respondOnMyPage(req, user: user, notice: "photo_saved") {
@@ -270,7 +238,7 @@ struct AccountPages: RouteCollection {
     }
 
     func deletePhoto(req: Request) async throws -> Response {
-        guard let user = req.auth.get(User.self) else { return Layout.redirect(to: "/login?next=/me") }
+        let user = try req.requireUser()
         return try await respondOnMyPage(req, user: user, notice: "photo_removed") {
             _ = try await req.accounts.removeProfileImage(user)
         }
@@ -279,26 +247,24 @@ struct AccountPages: RouteCollection {
     struct WithdrawForm: Content { var password: String? }
 
     func withdraw(req: Request) async throws -> Response {
-        guard let user = req.auth.get(User.self) else { return Layout.redirect(to: "/login?next=/me") }
+        let user = try req.requireUser()
         let form = try req.content.decode(WithdrawForm.self)
-        do {
+        return try await req.submitForm {
             try await req.accounts.withdraw(user, password: form.password ?? "")
-        } catch let error as AppError where error.status.code < 500 {
-            return myPageView(req, user: user, notice: nil, error: error)
-        }
-        let response = Layout.redirect(to: "/?notice=withdrawn")
-        response.cookies[WebSessionAuthenticator.cookieName] = .expired
-        CSRFMiddleware.renewNonce(req)
-        return response
+            let response = Layout.redirect(to: "/?notice=withdrawn")
+            response.cookies[WebSessionAuthenticator.cookieName] = .expired
+            CSRFMiddleware.renewNonce(req)
+            return response
+        } onRuleBroken: { myPageView(req, user: user, notice: nil, error: $0) }
     }
 
     /// Runs a profile change; success goes back to `/me` with a notice, a rule violation shows
     /// the page again with the message (and the unchanged account, re-read from the database).
     private func respondOnMyPage(_ req: Request, user: User, notice: String, _ change: () async throws -> Void) async throws -> Response {
-        do {
+        try await req.submitForm {
             try await change()
             return Layout.redirect(to: "/me?notice=\(notice)")
-        } catch let error as AppError where error.status.code < 500 {
+        } onRuleBroken: { error in
             let fresh = try await User.find(user.id, on: req.db) ?? user
             return myPageView(req, user: fresh, notice: nil, error: error)
         }
@@ -337,7 +303,7 @@ struct AccountPages: RouteCollection {
             .selfClosedElement(named: "input", attributes: [
                 .id(id), .name(name ?? id), .type(type), .required(true), .value(value ?? ""),
                 .attribute(named: "autocomplete", value: autocomplete),
-                hint == nil ? .empty : .attribute(named: "aria-describedby", value: "\(id)-hint"),
+                hint == nil ? .empty : .ariaDescribedBy("\(id)-hint"),
             ] + extra.map { Attribute<HTML.InputContext>.attribute(named: $0.0, value: $0.1) }),
             hint.map { .small(.id("\(id)-hint"), .class("hint"), .text($0)) } ?? .empty
         )

@@ -51,7 +51,7 @@ struct BanchanAPI: RouteCollection {
         let counts = req.banchan.dishCounts()
         return SectionsResponse(
             sections: DishSection.allCases.map { .init(id: $0, name: req.t("banchan.section.\($0.rawValue)"), dishCount: counts[$0] ?? 0) },
-            deliveryFee: DeliveryFeeResponse(req.application.deliveryFeeRule, label: BanchanPages.feeRule(req)))
+            deliveryFee: DeliveryFeeResponse(req.application.deliveryFeeRule, label: req.deliveryFeeLabel))
     }
 
     /// A `Page<DishSummary>`, assembled from the listings' encoded JSON (the same bytes the
@@ -304,129 +304,5 @@ struct BanchanAPI: RouteCollection {
         _ = try req.requireAdmin()
         let next = try req.decodeJSON(StatusBody.self).status
         return try OrderResponse(try await req.banchan.advance(try req.orderIDParameter(), to: next), gateway: req.application.paymentGateway?.name)
-    }
-}
-
-/// A dish in a list.
-struct DishSummary: Content {
-    let hash: String
-    let section: DishSection
-    let title: String
-    let description: String
-    let image: String
-    let salePrice: Int
-    /// The struck-through price when discounted, else an explicit null.
-    @NullEncoded var originalPrice: Int?
-    let badges: [String]
-    let deliveryTypes: [String]
-    let soldOut: Bool
-
-    init(_ record: DishRecord, images: BanchanImages.URLs) {
-        self.init(record.dish, stock: record.stock, images: images)
-    }
-
-    init(_ dish: Dish, stock: Int, images: BanchanImages.URLs) {
-        hash = dish.hash
-        section = dish.section
-        title = dish.title
-        description = dish.description
-        image = images.main(dish.hash)
-        salePrice = dish.salePrice
-        originalPrice = dish.originalPrice
-        badges = dish.badges.map(\.code)
-        deliveryTypes = dish.deliveryTypes.map(\.code)
-        soldOut = stock < dish.minQuantity
-    }
-}
-
-/// A dish's page.
-struct DishDetail: Content {
-    let dish: DishSummary
-    let pointRate: Int
-    let pointsPerUnit: Int
-    let deliveryInfo: String
-    let deliveryFee: BanchanAPI.DeliveryFeeResponse
-    let weight: String
-    let ingredients: String
-    let storage: String
-    let detailSections: [String]
-    let thumbImages: [String]
-    let detailImages: [String]
-    let minQuantity: Int
-    let maxQuantity: Int
-    let stock: Int
-
-    init(_ record: DishRecord, images: BanchanImages.URLs, delivery: DeliveryFeeRule) {
-        let value = record.dish
-        dish = DishSummary(record, images: images)
-        pointRate = value.pointRate
-        pointsPerUnit = value.pointsPerUnit
-        deliveryInfo = value.deliveryInfo
-        deliveryFee = .init(delivery)
-        weight = value.weight
-        ingredients = value.ingredients
-        storage = value.storage
-        detailSections = value.detailSections
-        thumbImages = images.thumbs(value)
-        detailImages = images.details(value)
-        minQuantity = value.minQuantity
-        maxQuantity = value.maxQuantity
-        stock = record.stock
-    }
-}
-
-/// An order as its owner sees it.
-struct OrderResponse: Content {
-    struct Item: Content {
-        let hash: String
-        let title: String
-        let unitPrice: Int
-        let quantity: Int
-        let subtotal: Int
-    }
-    let id: UUID
-    let merchantUID: String
-    let status: OrderStatus
-    let items: [Item]
-    let itemsTotal: Int
-    let deliveryFee: Int
-    let total: Int
-    let points: Int
-    /// The provider that confirms payments for this server (`portone`, `test`), when payments are on.
-    @NullEncoded var paymentGateway: String?
-    @NullEncoded var paymentID: String?
-    @NullEncoded var paidAt: Date?
-    @NullEncoded var cancelledAt: Date?
-    @NullEncoded var cancelReason: String?
-    @NullEncoded var createdAt: Date?
-
-    init(_ order: BanchanOrder, gateway: String?) throws {
-        id = try order.requireID()
-        merchantUID = order.merchantUID
-        status = order.status
-        items = order.lines.map { Item(hash: $0.hash, title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity, subtotal: $0.unitPrice * $0.quantity) }
-        itemsTotal = order.itemsTotal
-        deliveryFee = order.deliveryFee
-        total = order.total
-        points = order.points
-        paymentGateway = gateway
-        paymentID = order.paymentID
-        paidAt = order.paidAt
-        cancelledAt = order.cancelledAt
-        cancelReason = order.cancelReason
-        createdAt = order.createdAt
-    }
-}
-
-extension Request {
-    /// The order named by `:order` in the path; anything not a UUID is an unknown order (404).
-    func orderIDParameter() throws -> UUID {
-        guard let raw = parameters.get("order"), let id = UUID(uuidString: raw) else { throw AppError.notFound("order_not_found") }
-        return id
-    }
-
-    /// Whose cart and orders: the signed-in account, else the device in `X-Device-Token`.
-    func shopOwner() throws -> Principal {
-        try principal(orThrow: "shop_owner_required")
     }
 }

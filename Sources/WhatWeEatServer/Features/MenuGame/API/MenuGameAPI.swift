@@ -1,99 +1,8 @@
 import Fluent
 import Vapor
 
-/// A menu as the native API shows it.
-struct MenuResponse: Content {
-    let id: String
-    let name: Menu.Names
-    /// The name in the request's language.
-    let displayName: String
-    let emoji: String
-    let imageURL: String
-    let nations: [Nation]
-    let flavors: [Flavor]
-    let rice: Bool
-    let noodle: Bool
-    let soup: Bool
-    let healthy: Bool
-    let instant: Bool
-    let alcohol: Bool
-    @NullEncoded var expense: Expense?
-
-    init(_ menu: Menu, imageURL: String, language: Language) {
-        id = menu.id
-        name = menu.name
-        displayName = menu.name[language]
-        emoji = menu.emoji
-        self.imageURL = imageURL
-        nations = menu.nations.sorted { $0.rawValue < $1.rawValue }
-        flavors = menu.flavors.sorted { $0.rawValue < $1.rawValue }
-        rice = menu.rice
-        noodle = menu.noodle
-        soup = menu.soup
-        healthy = menu.healthy
-        instant = menu.instant
-        alcohol = menu.alcohol
-        expense = menu.expense
-    }
-}
-
-/// Results as the native API shows them.
-struct ResultResponse: Content {
-    struct Item: Content {
-        let rank: Int
-        let id: String
-        let name: Menu.Names
-        let displayName: String
-        let emoji: String
-        let imageURL: String
-        let keywords: [String]
-    }
-    let menus: [Item]
-    let playerCount: Int
-
-    init(_ result: GameResult, language: Language) {
-        menus = result.menus.enumerated().map { index, entry in
-            Item(rank: index + 1, id: entry.slug, name: entry.name, displayName: entry.name[language],
-                 emoji: entry.emoji, imageURL: entry.imageURL, keywords: entry.keywords)
-        }
-        playerCount = result.playerCount
-    }
-}
-
-struct GroupStatusResponse: Content {
-    let pin: String
-    let submissionCount: Int
-    let isHost: Bool
-    let isClosed: Bool
-    let expiresAt: Date
-
-    init(_ status: GroupStatus) {
-        pin = status.pin
-        submissionCount = status.submissionCount
-        isHost = status.isHost
-        isClosed = status.isClosed
-        expiresAt = status.expiresAt
-    }
-}
-
-/// A player's answers as the native API takes them.
-struct SubmissionBody: Content {
-    let gameAnswer: GameAnswer
-    let dislikedFoods: [Flavor]?
-
-    /// Only the five dislikeable foods may be named.
-    func choice() throws -> PlayerChoice {
-        let disliked = Set(dislikedFoods ?? [])
-        guard disliked.isSubset(of: Flavor.dislikeable) else {
-            throw AppError.invalid("invalid_disliked_food", ["allowed": Flavor.dislikeable.map(\.rawValue).sorted().joined(separator: ", ")])
-        }
-        return PlayerChoice(answer: gameAnswer, disliked: disliked)
-    }
-}
-
 /// `/api/v1/menu-game/*`: menus, solo games, groups and their live socket.
 struct MenuGameAPI: RouteCollection {
-
     func boot(routes: any RoutesBuilder) throws {
         let game = routes.grouped("api", "v1", "menu-game")
         game.get("menus", use: listMenus)
@@ -352,33 +261,5 @@ struct MenuGameAPI: RouteCollection {
     private func optionalDevice(_ req: Request) throws -> String? {
         guard let raw = req.headers.first(name: DeviceToken.header) else { return nil }
         return try DeviceToken.validate(raw)
-    }
-}
-
-extension Request {
-    /// The group named by the `:pin` in the URL. Misses count against the caller's address,
-    /// and a caller over the limit is refused before the look-up.
-    func menuGroupFromPath() async throws -> MenuGroup {
-        try await menuGroup(pin: parameters.get("pin") ?? "")
-    }
-
-    /// The group with this PIN (typed into a form, or from a path), counted like any PIN look-up.
-    func menuGroup(pin: String) async throws -> MenuGroup {
-        try await lookUpPIN { try await menuGame.group(pin: pin) }
-    }
-
-    /// The waiting-room state of the group in the path, for polling clients (mostly from memory).
-    func menuGroupStatusFromPath(device: String?) async throws -> GroupStatus {
-        let pin = parameters.get("pin") ?? ""
-        return try await lookUpPIN { try await menuGame.pollStatus(pin: pin, device: device) }
-    }
-
-    /// Every PIN look-up runs inside the address's budget of misses (`GuessLimiter`), so parallel
-    /// guesses cannot slip past it while found PINs are never limited.
-    private func lookUpPIN<Found>(_ lookUp: () async throws -> Found?) async throws -> Found {
-        guard let found = try await application.pinMisses.guess(clientAddress, code: "too_many_pin_lookups", lookUp) else {
-            throw AppError.notFound("group_not_found")
-        }
-        return found
     }
 }

@@ -73,3 +73,28 @@ struct CreateMenuGroups: AsyncMigration {
         try await database.schema(MenuGroup.schema).delete()
     }
 }
+
+struct CreateMenuGamePreferencesAndFeedback: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(MenuGamePreference.schema)
+            .id()
+            .field("user_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
+            .field("disliked_foods", .array(of: .string), .required)
+            .field("updated_at", .datetime)
+            .unique(on: "user_id")
+            .create()
+        try await database.schema(MenuGameFeedback.schema)
+            .id()
+            .field("message", .string, .required)
+            // Feedback outlives a withdrawn account, without the link to it.
+            .field("user_id", .uuid, .references(User.schema, "id", onDelete: .setNull))
+            .field("language", .string, .required)
+            .field("created_at", .datetime)
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(MenuGameFeedback.schema).delete()
+        try await database.schema(MenuGamePreference.schema).delete()
+    }
+}

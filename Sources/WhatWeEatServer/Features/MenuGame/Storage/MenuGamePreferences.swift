@@ -45,31 +45,6 @@ final class MenuGameFeedback: Model, @unchecked Sendable {
     }
 }
 
-struct CreateMenuGamePreferencesAndFeedback: AsyncMigration {
-    func prepare(on database: any Database) async throws {
-        try await database.schema(MenuGamePreference.schema)
-            .id()
-            .field("user_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
-            .field("disliked_foods", .array(of: .string), .required)
-            .field("updated_at", .datetime)
-            .unique(on: "user_id")
-            .create()
-        try await database.schema(MenuGameFeedback.schema)
-            .id()
-            .field("message", .string, .required)
-            // Feedback outlives a withdrawn account, without the link to it.
-            .field("user_id", .uuid, .references(User.schema, "id", onDelete: .setNull))
-            .field("language", .string, .required)
-            .field("created_at", .datetime)
-            .create()
-    }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(MenuGameFeedback.schema).delete()
-        try await database.schema(MenuGamePreference.schema).delete()
-    }
-}
-
 extension MenuGameService {
     /// The account's saved disliked foods; nil when it never saved any.
     func savedDislikes(of userID: UUID) async throws -> Set<Flavor>? {

@@ -37,7 +37,7 @@ enum MenuGameViews {
             .forEach(Tab.allCases) { tab in
                 .a(
                     .href(tabPath(tab)), .class(tab == current ? "tab current" : "tab"),
-                    tab == current ? .attribute(named: "aria-current", value: "page") : .empty,
+                    tab == current ? .ariaCurrent("page") : .empty,
                     .span(.class("tab-icon"), .ariaHidden(true), .text(icons[tab] ?? "")),
                     .span(.class("tab-label"), .text(req.t("menu_game.tabs.\(tab.rawValue)")))
                 )
@@ -102,11 +102,11 @@ enum MenuGameViews {
             return .p(.class("card-step"), .text(req.t("menu_game.game.step", ["n": String(index), "total": String(cardCount)])))
         }
         return .div(
-            .class("card-stack"), .id("card-stack"), .attribute(named: "aria-live", value: "polite"),
+            .class("card-stack"), .id("card-stack"), .ariaLive(.polite),
             .forEach(yesNoQuestions) { question in
                 .section(
                     .class("game-card"), .data(named: "question", value: question.rawValue), .data(named: "kind", value: "yesno"),
-                    .attribute(named: "aria-labelledby", value: "q-\(question.rawValue)"),
+                    .ariaLabelledBy("q-\(question.rawValue)"),
                     step(),
                     .span(.class("card-emoji"), .ariaHidden(true), .text(yesNoEmoji[question] ?? "")),
                     .h2(.id("q-\(question.rawValue)"), .text(req.t("menu_game.q.\(question.rawValue)"))),
@@ -121,12 +121,12 @@ enum MenuGameViews {
     private static func choiceCard(_ req: Request, question: String, choices: [Choice], step: Node<HTML.BodyContext>) -> Node<HTML.BodyContext> {
         .section(
             .class("game-card choice-card"), .data(named: "question", value: question), .data(named: "kind", value: "choice"),
-            .attribute(named: "aria-labelledby", value: "q-\(question)"),
+            .ariaLabelledBy("q-\(question)"),
             step,
             .h2(.id("q-\(question)"), .text(req.t("menu_game.q.\(question)"))),
             .p(.class("card-hint"), .text(req.t("menu_game.q.\(question).hint"))),
             .div(
-                .class("choice-grid"), .attribute(named: "role", value: "group"), .attribute(named: "aria-labelledby", value: "q-\(question)"),
+                .class("choice-grid"), .role("group"), .ariaLabelledBy("q-\(question)"),
                 .forEach(choices) { choice in
                     .button(
                         .type(.button), .class("choice-tile"), .attribute(named: "aria-pressed", value: "false"),
@@ -169,7 +169,7 @@ enum MenuGameViews {
 
     static func progressBar(_ req: Request) -> Node<HTML.BodyContext> {
         .div(
-            .class("progress"), .id("game-progress"), .attribute(named: "role", value: "progressbar"),
+            .class("progress"), .id("game-progress"), .role("progressbar"),
             .attribute(named: "aria-label", value: req.t("menu_game.game.progress")),
             .attribute(named: "aria-valuemin", value: "0"), .attribute(named: "aria-valuemax", value: String(cardCount)),
             .attribute(named: "aria-valuenow", value: "0"),
@@ -183,8 +183,8 @@ enum MenuGameViews {
     /// the request that failed, without reloading the page.
     static func networkErrorView(_ req: Request) -> Node<HTML.BodyContext> {
         .div(
-            .class("network-error"), .id("network-error"), .hidden(true), .attribute(named: "role", value: "alertdialog"),
-            .attribute(named: "aria-labelledby", value: "network-error-title"), .attribute(named: "aria-modal", value: "true"),
+            .class("network-error"), .id("network-error"), .hidden(true), .role("alertdialog"),
+            .ariaLabelledBy("network-error-title"), .attribute(named: "aria-modal", value: "true"),
             .div(
                 .class("network-error-card"),
                 .span(.class("network-error-emoji"), .ariaHidden(true), .text("📡")),

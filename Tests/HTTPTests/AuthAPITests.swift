@@ -365,8 +365,7 @@ final class AuthAPITests: XCTestCase {
             let anonymous = try await app.send(.GET, "/api/v1/admin/users")
             XCTAssertEqual(anonymous.status, .unauthorized)
 
-            let admin = try await app.signUp("boss@example.com", nickname: "boss")
-            try await User.query(on: app.db).filter(\.$email == "boss@example.com").set(\.$role, to: .admin).update()
+            let admin = try await app.signUpAdmin()
             for index in 0..<4 { try await app.signUp("u\(index)@example.com", nickname: "user\(index)") }
 
             var seen: [String] = []

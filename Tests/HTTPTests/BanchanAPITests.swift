@@ -6,15 +6,11 @@ import XCTVapor
 /// The shop over HTTP: the shipped app's routes byte for byte, the catalog, the cart, orders that
 /// never oversell, idempotency, cancellation and payments.
 final class BanchanAPITests: XCTestCase {
-    static let bulgogi = "HU6Z5"      // discounted, with a badge: 23,900원 (28,900원), 2% points
-    static let dakgalbi = "HA5O3"     // 14,900원, no discount, no badge
 
     func device(_ token: String) -> HTTPHeaders { ["X-Device-Token": token] }
 
     func adminToken(_ app: Application) async throws -> String {
-        let admin = try await app.signUp("boss@example.com", nickname: "boss")
-        try await User.query(on: app.db).filter(\.$email == "boss@example.com").set(\.$role, to: .admin).update()
-        return admin.accessToken
+        try await app.signUpAdmin().accessToken
     }
 
     func stock(_ app: Application, _ hash: String) async throws -> Int {
@@ -62,13 +58,13 @@ final class BanchanAPITests: XCTestCase {
 
     func testDetailIsTheAppsExactJSON() async throws {
         try await withTestApp { app in
-            let detail = try await app.send(.GET, "/detail/\(Self.bulgogi)")
+            let detail = try await app.send(.GET, "/detail/\(Fixtures.bulgogi)")
             XCTAssertEqual(detail.status, .ok)
             let base = "http://127.0.0.1:8080/images/banchan/HU6Z5"
             let expected = #"{"data":{"delivery_fee":"2,500원 (40,000원 이상 구매 시 무료)","delivery_info":"새벽배송: 오후 8시까지 주문 시 다음 날 아침 7시 전 도착 / 전국택배: 오후 3시까지 주문 시 당일 출고","detail_section":["\#(base)/detail-1.svg","\#(base)/detail-2.svg","\#(base)/detail-3.svg"],"point":"478원","prices":["28,900원","23,900원"],"product_description":"달콤 짭짤한 간장 양념에 하룻밤 재운 부드러운 한우","thumb_images":["\#(base)/thumb-1.svg","\#(base)/thumb-2.svg","\#(base)/thumb-3.svg","\#(base)/thumb-4.svg"],"top_image":"\#(base)/main.svg"},"hash":"HU6Z5"}"#
             XCTAssertEqual(detail.text, expected)
 
-            let plain = try await app.send(.GET, "/detail/\(Self.dakgalbi)")
+            let plain = try await app.send(.GET, "/detail/\(Fixtures.dakgalbi)")
             XCTAssertEqual((try plain.object()["data"] as? [String: Any])?["prices"] as? [String], ["14,900원"], "one price when not discounted")
 
             let unknown = try await app.send(.GET, "/detail/NOPE1")
@@ -111,7 +107,7 @@ final class BanchanAPITests: XCTestCase {
 
             let first = try await app.send(.GET, "/api/v1/banchan/sections/main/dishes?limit=1")
             // The page is assembled from pre-encoded listings: the same bytes the encoder writes.
-            let record = try await DishRecord.query(on: app.db).filter(\.$hash == Self.bulgogi).first()
+            let record = try await DishRecord.query(on: app.db).filter(\.$hash == Fixtures.bulgogi).first()
             let encoded = Page(items: [DishSummary(try XCTUnwrap(record), images: .init(publicURL: app.settings.publicURL))],
                                nextCursor: try first.object()["nextCursor"] as? String)
             XCTAssertEqual(first.text, String(decoding: try AppJSON.encoder().encode(encoded), as: UTF8.self))
@@ -134,7 +130,7 @@ final class BanchanAPITests: XCTestCase {
             let refused = try await app.send(.GET, "/api/v1/banchan/sections/main/dishes?cursor=\(foreignCursor)")
             XCTAssertEqual(refused.errorCode, "invalid_cursor")
 
-            let detail = try await app.send(.GET, "/api/v1/banchan/dishes/\(Self.bulgogi)")
+            let detail = try await app.send(.GET, "/api/v1/banchan/dishes/\(Fixtures.bulgogi)")
             let object = try detail.object()
             XCTAssertEqual(object["pointsPerUnit"] as? Int, 478)
             XCTAssertEqual((object["thumbImages"] as? [String])?.count, 4)
@@ -145,9 +141,9 @@ final class BanchanAPITests: XCTestCase {
     func testAdminsManageDishesAndStock() async throws {
         try await withTestApp { app in
             let user = try await app.signUp()
-            let refused = try await app.send(.PATCH, "/api/v1/banchan/dishes/\(Self.bulgogi)", json: ["stock": 1], token: user.accessToken)
+            let refused = try await app.send(.PATCH, "/api/v1/banchan/dishes/\(Fixtures.bulgogi)", json: ["stock": 1], token: user.accessToken)
             XCTAssertEqual(refused.status, .forbidden)
-            let anonymous = try await app.send(.PATCH, "/api/v1/banchan/dishes/\(Self.bulgogi)", json: ["stock": 1])
+            let anonymous = try await app.send(.PATCH, "/api/v1/banchan/dishes/\(Fixtures.bulgogi)", json: ["stock": 1])
             XCTAssertEqual(anonymous.status, .unauthorized)
             let admin = try await adminToken(app)
 
@@ -189,9 +185,9 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual((try sections.object()["sections"] as? [[String: Any]])?.last?["dishCount"] as? Int, 15)
 
             // Seeding again keeps an admin's edits and never resets stock.
-            try await setStock(app, Self.bulgogi, 3, admin: admin)
+            try await setStock(app, Fixtures.bulgogi, 3, admin: admin)
             try await Seeders.run(on: app)
-            let kept = try await stock(app, Self.bulgogi)
+            let kept = try await stock(app, Fixtures.bulgogi)
             XCTAssertEqual(kept, 3)
         }
     }
@@ -207,31 +203,31 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(shortToken.status, .unprocessableEntity)
 
             let owner = "cart-device-token-0001"
-            let zero = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Self.bulgogi)", json: ["quantity": 0], headers: device(owner))
+            let zero = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Fixtures.bulgogi)", json: ["quantity": 0], headers: device(owner))
             XCTAssertEqual(zero.status, .unprocessableEntity)
             XCTAssertEqual(zero.errorCode, "quantity_below_minimum")
-            let tooMany = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Self.bulgogi)", json: ["quantity": 11], headers: device(owner))
+            let tooMany = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Fixtures.bulgogi)", json: ["quantity": 11], headers: device(owner))
             XCTAssertEqual(tooMany.errorCode, "quantity_above_maximum")
             let admin = try await adminToken(app)
-            try await setStock(app, Self.bulgogi, 2, admin: admin)
-            let moreThanStock = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Self.bulgogi)", json: ["quantity": 3], headers: device(owner))
+            try await setStock(app, Fixtures.bulgogi, 2, admin: admin)
+            let moreThanStock = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Fixtures.bulgogi)", json: ["quantity": 3], headers: device(owner))
             XCTAssertEqual(moreThanStock.status, .conflict)
             XCTAssertEqual(moreThanStock.errorCode, "out_of_stock")
             let unknown = try await app.send(.PUT, "/api/v1/banchan/cart/items/NOPE1", json: ["quantity": 1], headers: device(owner))
             XCTAssertEqual(unknown.status, .notFound)
-            let malformed = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Self.bulgogi)", raw: #"{"quantity": "two"}"#, headers: device(owner))
+            let malformed = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Fixtures.bulgogi)", raw: #"{"quantity": "two"}"#, headers: device(owner))
             XCTAssertEqual(malformed.status, .badRequest)
 
-            let added = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Self.bulgogi)", json: ["quantity": 2], headers: device(owner))
+            let added = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Fixtures.bulgogi)", json: ["quantity": 2], headers: device(owner))
             XCTAssertEqual(added.status, .ok, added.text)
-            let changed = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Self.dakgalbi)", json: ["quantity": 1], headers: device(owner))
+            let changed = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Fixtures.dakgalbi)", json: ["quantity": 1], headers: device(owner))
             let cart = try changed.object()
             XCTAssertEqual((cart["items"] as? [[String: Any]])?.map { $0["quantity"] as? Int }, [2, 1])
             XCTAssertEqual(cart["itemsTotal"] as? Int, 2 * 23_900 + 14_900)
             XCTAssertEqual(cart["deliveryFee"] as? Int, 0, "62,700원 is past the free-delivery threshold")
             XCTAssertEqual(cart["total"] as? Int, 62_700)
 
-            let removed = try await app.send(.DELETE, "/api/v1/banchan/cart/items/\(Self.bulgogi)", headers: device(owner))
+            let removed = try await app.send(.DELETE, "/api/v1/banchan/cart/items/\(Fixtures.bulgogi)", headers: device(owner))
             let after = try removed.object()
             XCTAssertEqual(after["itemsTotal"] as? Int, 14_900)
             XCTAssertEqual(after["deliveryFee"] as? Int, 2_500)
@@ -246,8 +242,8 @@ final class BanchanAPITests: XCTestCase {
     func testOrderingTheCartTakesStockComputesTotalsAndEmptiesIt() async throws {
         try await withTestApp { app in
             let owner = "order-device-token-001"
-            _ = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Self.dakgalbi)", json: ["quantity": 2], headers: device(owner))
-            let stockBefore = try await stock(app, Self.dakgalbi)
+            _ = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Fixtures.dakgalbi)", json: ["quantity": 2], headers: device(owner))
+            let stockBefore = try await stock(app, Fixtures.dakgalbi)
             let placed = try await app.send(.POST, "/api/v1/banchan/orders", headers: device(owner))
             XCTAssertEqual(placed.status, .created, placed.text)
             let order = try placed.object()
@@ -257,7 +253,7 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(order["total"] as? Int, 32_300)
             XCTAssertEqual(order["points"] as? Int, 2 * (14_900 / 100))
             XCTAssertEqual(order["paymentGateway"] as? String, "test")
-            let stockAfter = try await stock(app, Self.dakgalbi)
+            let stockAfter = try await stock(app, Fixtures.dakgalbi)
             XCTAssertEqual(stockAfter, stockBefore - 2)
             let cart = try await app.send(.GET, "/api/v1/banchan/cart", headers: device(owner))
             XCTAssertEqual((try cart.object()["items"] as? [Any])?.count, 0)
@@ -273,21 +269,21 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual((listed["items"] as? [[String: Any]])?.first?["quantity"] as? Int, 2)
 
             // Lines keep the order they were asked in (stock is taken in hash order underneath).
-            let two = try await Self.placeOrder(app, [(Self.bulgogi, 1), (Self.dakgalbi, 1)], owner: owner)
-            XCTAssertEqual((try two.object()["items"] as? [[String: Any]])?.map { $0["hash"] as? String }, [Self.bulgogi, Self.dakgalbi])
+            let two = try await Self.placeOrder(app, [(Fixtures.bulgogi, 1), (Fixtures.dakgalbi, 1)], owner: owner)
+            XCTAssertEqual((try two.object()["items"] as? [[String: Any]])?.map { $0["hash"] as? String }, [Fixtures.bulgogi, Fixtures.dakgalbi])
 
             let empty = try await app.send(.POST, "/api/v1/banchan/orders", headers: device(owner))
             XCTAssertEqual(empty.status, .unprocessableEntity)
             XCTAssertEqual(empty.errorCode, "order_empty")
-            let duplicate = try await Self.placeOrder(app, [(Self.dakgalbi, 1), (Self.dakgalbi, 1)], owner: owner)
+            let duplicate = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1), (Fixtures.dakgalbi, 1)], owner: owner)
             XCTAssertEqual(duplicate.errorCode, "duplicate_dish")
             let unknown = try await Self.placeOrder(app, [("NOPE1", 1)], owner: owner)
             XCTAssertEqual(unknown.status, .notFound)
-            let negative = try await Self.placeOrder(app, [(Self.dakgalbi, -3)], owner: owner)
+            let negative = try await Self.placeOrder(app, [(Fixtures.dakgalbi, -3)], owner: owner)
             XCTAssertEqual(negative.status, .unprocessableEntity)
             let malformed = try await app.send(.POST, "/api/v1/banchan/orders", raw: #"{"items": [{"hash": 5}]}"#, headers: device(owner))
             XCTAssertEqual(malformed.status, .badRequest)
-            let unchanged = try await stock(app, Self.dakgalbi)
+            let unchanged = try await stock(app, Fixtures.dakgalbi)
             XCTAssertEqual(unchanged, stockBefore - 3, "refused orders take nothing")
             let badID = try await app.send(.GET, "/api/v1/banchan/orders/not-a-uuid", headers: device(owner))
             XCTAssertEqual(badID.status, .notFound)
@@ -297,21 +293,21 @@ final class BanchanAPITests: XCTestCase {
     func testARetriedOrderWithTheSameIdempotencyKeyCreatesOneOrder() async throws {
         try await withTestApp { app in
             let owner = "retry-device-token-01"
-            let stockBefore = try await stock(app, Self.bulgogi)
-            let first = try await Self.placeOrder(app, [(Self.bulgogi, 1)], owner: owner, key: "checkout-42")
+            let stockBefore = try await stock(app, Fixtures.bulgogi)
+            let first = try await Self.placeOrder(app, [(Fixtures.bulgogi, 1)], owner: owner, key: "checkout-42")
             XCTAssertEqual(first.status, .created)
-            let retried = try await Self.placeOrder(app, [(Self.bulgogi, 1)], owner: owner, key: "checkout-42")
+            let retried = try await Self.placeOrder(app, [(Fixtures.bulgogi, 1)], owner: owner, key: "checkout-42")
             XCTAssertEqual(retried.status, .created)
             XCTAssertEqual(retried.headers.first(name: "Idempotent-Replayed"), "true")
             XCTAssertEqual(try retried.object()["id"] as? String, try first.object()["id"] as? String)
-            let stockAfter = try await stock(app, Self.bulgogi)
+            let stockAfter = try await stock(app, Fixtures.bulgogi)
             XCTAssertEqual(stockAfter, stockBefore - 1)
 
-            let changedBody = try await Self.placeOrder(app, [(Self.bulgogi, 2)], owner: owner, key: "checkout-42")
+            let changedBody = try await Self.placeOrder(app, [(Fixtures.bulgogi, 2)], owner: owner, key: "checkout-42")
             XCTAssertEqual(changedBody.status, .unprocessableEntity)
             XCTAssertEqual(changedBody.errorCode, "idempotency_key_reused")
             // A cart checkout cannot reuse the key of an order made from a list of dishes.
-            _ = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Self.dakgalbi)", json: ["quantity": 1], headers: device(owner))
+            _ = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Fixtures.dakgalbi)", json: ["quantity": 1], headers: device(owner))
             let cartWithSameKey = try await app.send(.POST, "/api/v1/banchan/orders", headers: ["X-Device-Token": owner, "Idempotency-Key": "checkout-42"])
             XCTAssertEqual(cartWithSameKey.errorCode, "idempotency_key_reused")
             let cartOnce = try await app.send(.POST, "/api/v1/banchan/orders", headers: ["X-Device-Token": owner, "Idempotency-Key": "cart-1"])
@@ -321,14 +317,14 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(try cartAgain.object()["id"] as? String, try cartOnce.object()["id"] as? String)
 
             // Keys belong to their owner: another device may use the same text.
-            let otherOwner = try await Self.placeOrder(app, [(Self.bulgogi, 1)], owner: "second-device-token-1", key: "checkout-42")
+            let otherOwner = try await Self.placeOrder(app, [(Fixtures.bulgogi, 1)], owner: "second-device-token-1", key: "checkout-42")
             XCTAssertEqual(otherOwner.status, .created)
             XCTAssertNil(otherOwner.headers.first(name: "Idempotent-Replayed"))
 
             // Concurrent retries of one request still make one order.
             let results = try await withThrowingTaskGroup(of: String?.self) { group in
                 for _ in 0..<8 {
-                    group.addTask { try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: owner, key: "checkout-43").object()["id"] as? String }
+                    group.addTask { try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner, key: "checkout-43").object()["id"] as? String }
                 }
                 return try await group.reduce(into: [String?]()) { $0.append($1) }
             }
@@ -341,11 +337,11 @@ final class BanchanAPITests: XCTestCase {
     func testHundredConcurrentOrdersForTheLastTenUnitsNeverOversell() async throws {
         try await withTestApp { app in
             let admin = try await adminToken(app)
-            try await setStock(app, Self.dakgalbi, 10, admin: admin)
+            try await setStock(app, Fixtures.dakgalbi, 10, admin: admin)
             let statuses = try await withThrowingTaskGroup(of: (UInt, String?).self) { group in
                 for index in 0..<100 {
                     group.addTask {
-                        let response = try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: "buyer-device-token-\(1000 + index)")
+                        let response = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: "buyer-device-token-\(1000 + index)")
                         return (response.status.code, response.errorCode)
                     }
                 }
@@ -353,12 +349,12 @@ final class BanchanAPITests: XCTestCase {
             }
             XCTAssertEqual(statuses.filter { $0.0 == 201 }.count, 10)
             XCTAssertEqual(statuses.filter { $0.0 == 409 && $0.1 == "out_of_stock" }.count, 90, "\(statuses.filter { $0.0 != 201 && $0.0 != 409 })")
-            let left = try await stock(app, Self.dakgalbi)
+            let left = try await stock(app, Fixtures.dakgalbi)
             XCTAssertEqual(left, 0)
-            let lines = try await BanchanOrderItem.query(on: app.db).filter(\.$hash == Self.dakgalbi).all()
+            let lines = try await BanchanOrderItem.query(on: app.db).filter(\.$hash == Fixtures.dakgalbi).all()
             XCTAssertEqual(lines.reduce(0) { $0 + $1.quantity }, 10)
             // The section list (served from memory) shows it sold out at once.
-            let soldOut = try await Self.listed(app, Self.dakgalbi)
+            let soldOut = try await Self.listed(app, Fixtures.dakgalbi)
             XCTAssertEqual(soldOut?["soldOut"] as? Bool, true)
         }
     }
@@ -367,23 +363,23 @@ final class BanchanAPITests: XCTestCase {
         try await withTestApp { app in
             let owner = "cancel-device-token-1"
             let admin = try await adminToken(app)
-            let before = try await stock(app, Self.bulgogi)
-            let first = try await Self.placeOrder(app, [(Self.bulgogi, 3)], owner: owner).object()
+            let before = try await stock(app, Fixtures.bulgogi)
+            let first = try await Self.placeOrder(app, [(Fixtures.bulgogi, 3)], owner: owner).object()
             let id = try XCTUnwrap(first["id"] as? String)
             let cancelled = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/cancel", json: ["reason": "잘못 주문했어요"], headers: device(owner))
             XCTAssertEqual(cancelled.status, .ok, cancelled.text)
             XCTAssertEqual(try cancelled.object()["status"] as? String, "cancelled")
-            let restored = try await stock(app, Self.bulgogi)
+            let restored = try await stock(app, Fixtures.bulgogi)
             XCTAssertEqual(restored, before)
-            let relisted = try await Self.listed(app, Self.bulgogi)
+            let relisted = try await Self.listed(app, Fixtures.bulgogi)
             XCTAssertEqual(relisted?["soldOut"] as? Bool, false)
             let twice = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/cancel", headers: device(owner))
             XCTAssertEqual(twice.status, .conflict)
-            let stillRestored = try await stock(app, Self.bulgogi)
+            let stillRestored = try await stock(app, Fixtures.bulgogi)
             XCTAssertEqual(stillRestored, before, "a second cancel returns nothing twice")
 
             // Paid, then shipped: too late to cancel.
-            let second = try await Self.placeOrder(app, [(Self.bulgogi, 1)], owner: owner).object()
+            let second = try await Self.placeOrder(app, [(Fixtures.bulgogi, 1)], owner: owner).object()
             let secondID = try XCTUnwrap(second["id"] as? String)
             let payment = TestPaymentGateway.paymentID(merchantUID: try XCTUnwrap(second["merchantUID"] as? String), amount: try XCTUnwrap(second["total"] as? Int))
             let paid = try await app.send(.POST, "/api/v1/banchan/orders/\(secondID)/payment", json: ["paymentID": payment], headers: device(owner))
@@ -415,11 +411,11 @@ final class BanchanAPITests: XCTestCase {
             do {
                 try await configure(second, settings: first.settings)
                 try await second.banchanListings.reload(from: second.db)
-                func secondListing() -> BanchanListings.Listing? { second.banchanListings.all(in: .main).first { $0.dish.hash == Self.dakgalbi } }
+                func secondListing() -> BanchanListings.Listing? { second.banchanListings.all(in: .main).first { $0.dish.hash == Fixtures.dakgalbi } }
                 let admin = try await adminToken(first)
-                try await setStock(first, Self.dakgalbi, 1, admin: admin)
+                try await setStock(first, Fixtures.dakgalbi, 1, admin: admin)
                 try await waitUntil { secondListing()?.stock == 1 }
-                let placed = try await Self.placeOrder(first, [(Self.dakgalbi, 1)], owner: "first-process-token-01")
+                let placed = try await Self.placeOrder(first, [(Fixtures.dakgalbi, 1)], owner: "first-process-token-01")
                 XCTAssertEqual(placed.status, .created)
                 try await waitUntil { secondListing()?.isSoldOut == true }
             } catch {
@@ -434,9 +430,9 @@ final class BanchanAPITests: XCTestCase {
     func testOrdersLeftUnpaidPastThePaymentWindowGiveTheirStockBack() async throws {
         try await withTestApp { app in
             let owner = "window-device-token-01"
-            let before = try await stock(app, Self.dakgalbi)
-            let unpaid = try await Self.placeOrder(app, [(Self.dakgalbi, 2)], owner: owner).object()
-            let paid = try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: owner).object()
+            let before = try await stock(app, Fixtures.dakgalbi)
+            let unpaid = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 2)], owner: owner).object()
+            let paid = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner).object()
             let paidID = try XCTUnwrap(paid["id"] as? String)
             let payment = TestPaymentGateway.paymentID(merchantUID: try XCTUnwrap(paid["merchantUID"] as? String), amount: try XCTUnwrap(paid["total"] as? Int))
             _ = try await app.send(.POST, "/api/v1/banchan/orders/\(paidID)/payment", json: ["paymentID": payment], headers: device(owner))
@@ -454,9 +450,9 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(unpaidNow["cancelReason"] as? String, "payment window expired")
             let paidNow = try await app.send(.GET, "/api/v1/banchan/orders/\(paidID)", headers: device(owner)).object()
             XCTAssertEqual(paidNow["status"] as? String, "paid", "paid orders are never expired")
-            let after = try await stock(app, Self.dakgalbi)
+            let after = try await stock(app, Fixtures.dakgalbi)
             XCTAssertEqual(after, before - 1, "the unpaid order's two units are back")
-            let listed = try await Self.listed(app, Self.dakgalbi)
+            let listed = try await Self.listed(app, Fixtures.dakgalbi)
             XCTAssertEqual(listed?["soldOut"] as? Bool, false)
 
             // Paying an expired order is refused (and the money returned).
@@ -472,8 +468,8 @@ final class BanchanAPITests: XCTestCase {
     func testPaymentsAreAcceptedOnlyForTheExactTotal() async throws {
         try await withTestApp { app in
             let owner = "pay-device-token-0001"
-            let before = try await stock(app, Self.dakgalbi)
-            let order1 = try await Self.placeOrder(app, [(Self.dakgalbi, 2)], owner: owner).object()
+            let before = try await stock(app, Fixtures.dakgalbi)
+            let order1 = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 2)], owner: owner).object()
             let id1 = try XCTUnwrap(order1["id"] as? String), merchant1 = try XCTUnwrap(order1["merchantUID"] as? String)
 
             // A payment made for a smaller amount than the order: refused, the order cancelled, stock back.
@@ -484,10 +480,10 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertTrue(refused.errorMessage?.contains("100원") == true, refused.text)
             let afterRefusal = try await app.send(.GET, "/api/v1/banchan/orders/\(id1)", headers: device(owner))
             XCTAssertEqual(try afterRefusal.object()["status"] as? String, "cancelled")
-            let restored = try await stock(app, Self.dakgalbi)
+            let restored = try await stock(app, Fixtures.dakgalbi)
             XCTAssertEqual(restored, before)
 
-            let order2 = try await Self.placeOrder(app, [(Self.dakgalbi, 2)], owner: owner).object()
+            let order2 = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 2)], owner: owner).object()
             let id2 = try XCTUnwrap(order2["id"] as? String), merchant2 = try XCTUnwrap(order2["merchantUID"] as? String)
             let otherOrders = TestPaymentGateway.paymentID(merchantUID: merchant1, amount: 32_300)
             let misdirected = try await app.send(.POST, "/api/v1/banchan/orders/\(id2)/payment", json: ["paymentID": otherOrders], headers: device(owner))
@@ -505,7 +501,7 @@ final class BanchanAPITests: XCTestCase {
             let retried = try await app.send(.POST, "/api/v1/banchan/orders/\(id2)/payment", json: ["paymentID": good], headers: device(owner))
             XCTAssertEqual(retried.status, .ok, "confirming the same payment again is harmless")
 
-            let order3 = try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: owner).object()
+            let order3 = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner).object()
             let failed = TestPaymentGateway.paymentID(merchantUID: try XCTUnwrap(order3["merchantUID"] as? String), amount: 17_400, failed: true)
             let notPaid = try await app.send(.POST, "/api/v1/banchan/orders/\(try XCTUnwrap(order3["id"] as? String))/payment", json: ["paymentID": failed], headers: device(owner))
             XCTAssertEqual(notPaid.errorCode, "payment_not_paid")
@@ -517,7 +513,7 @@ final class BanchanAPITests: XCTestCase {
         do {
             try await withTestApp(adjust: { $0.shop.gateway = .portOne(url: portOne.url, apiKey: "key-1", apiSecret: "secret-1") }) { app in
                 let owner = "portone-device-token-1"
-                let order1 = try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: owner).object()
+                let order1 = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner).object()
                 XCTAssertEqual(order1["paymentGateway"] as? String, "portone")
                 let id1 = try XCTUnwrap(order1["id"] as? String)
                 portOne.record(impUID: "imp_111", merchantUID: try XCTUnwrap(order1["merchantUID"] as? String), amount: 17_400, status: "paid")
@@ -526,7 +522,7 @@ final class BanchanAPITests: XCTestCase {
                 XCTAssertEqual(try paid.object()["status"] as? String, "paid")
 
                 // A tampered amount: the order is cancelled and the payment refunded with PortOne.
-                let order2 = try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: owner).object()
+                let order2 = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner).object()
                 let id2 = try XCTUnwrap(order2["id"] as? String)
                 portOne.record(impUID: "imp_222", merchantUID: try XCTUnwrap(order2["merchantUID"] as? String), amount: 1_000, status: "paid")
                 let tampered = try await app.send(.POST, "/api/v1/banchan/orders/\(id2)/payment", json: ["paymentID": "imp_222"], headers: device(owner))
@@ -535,7 +531,7 @@ final class BanchanAPITests: XCTestCase {
                 let cancelled = try await app.send(.GET, "/api/v1/banchan/orders/\(id2)", headers: device(owner))
                 XCTAssertEqual(try cancelled.object()["status"] as? String, "cancelled")
 
-                let order3 = try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: owner).object()
+                let order3 = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner).object()
                 let id3 = try XCTUnwrap(order3["id"] as? String)
                 let unknown = try await app.send(.POST, "/api/v1/banchan/orders/\(id3)/payment", json: ["paymentID": "imp_404"], headers: device(owner))
                 XCTAssertEqual(unknown.errorCode, "payment_not_found")
@@ -545,7 +541,7 @@ final class BanchanAPITests: XCTestCase {
                 XCTAssertEqual(portOne.cancelled, ["imp_222"], "an unpaid payment has nothing to refund")
 
                 // Paid after the order expired: refunded with PortOne.
-                let order4 = try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: owner).object()
+                let order4 = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner).object()
                 let id4 = try XCTUnwrap(order4["id"] as? String)
                 try await BanchanService(application: app).expireUnpaidOrders(window: 60, now: Date().addingTimeInterval(3600))
                 portOne.record(impUID: "imp_444", merchantUID: try XCTUnwrap(order4["merchantUID"] as? String), amount: 17_400, status: "paid")
@@ -559,7 +555,7 @@ final class BanchanAPITests: XCTestCase {
 
                 // PortOne let the token lapse before we expected: one 401, a fresh token, paid.
                 portOne.rotateToken()
-                let order5 = try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: owner).object()
+                let order5 = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner).object()
                 let id5 = try XCTUnwrap(order5["id"] as? String)
                 portOne.record(impUID: "imp_555", merchantUID: try XCTUnwrap(order5["merchantUID"] as? String), amount: 17_400, status: "paid")
                 let renewed = try await app.send(.POST, "/api/v1/banchan/orders/\(id5)/payment", json: ["paymentID": "imp_555"], headers: device(owner))
@@ -570,7 +566,7 @@ final class BanchanAPITests: XCTestCase {
             // Wrong credentials: the provider refuses the token, nothing is decided (503).
             try await withTestApp(adjust: { $0.shop.gateway = .portOne(url: portOne.url, apiKey: "key-1", apiSecret: "wrong") }) { app in
                 let owner = "portone-device-token-2"
-                let placed = try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: owner).object()
+                let placed = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner).object()
                 let id = try XCTUnwrap(placed["id"] as? String)
                 let response = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "imp_111"], headers: device(owner))
                 XCTAssertEqual(response.status, .serviceUnavailable)
@@ -587,98 +583,12 @@ final class BanchanAPITests: XCTestCase {
 
     func testWithoutAPaymentProviderOrdersCannotBePaid() async throws {
         try await withTestApp(adjust: { $0.shop.gateway = .none }) { app in
-            let placed = try await Self.placeOrder(app, [(Self.dakgalbi, 1)], owner: "nopay-device-token-1").object()
+            let placed = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: "nopay-device-token-1").object()
             XCTAssertTrue(placed["paymentGateway"] is NSNull)
             let id = try XCTUnwrap(placed["id"] as? String)
             let response = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "test:x:1"], headers: device("nopay-device-token-1"))
             XCTAssertEqual(response.status, .serviceUnavailable)
             XCTAssertEqual(response.errorCode, "payments_unavailable")
-        }
-    }
-}
-
-/// A small HTTP server speaking PortOne's v1 REST API: `POST /users/getToken`,
-/// `GET /payments/{imp_uid}` (with the token in `Authorization`) and `POST /payments/cancel`.
-final class FakePortOne: Sendable {
-    struct Payment: Sendable { let merchantUID: String; let amount: Int; let status: String }
-    struct State: Sendable {
-        var payments: [String: Payment] = [:]
-        var cancelled: [String] = []
-        var tokenRequests = 0
-        var unauthorizedCalls = 0
-    }
-
-    let app: Application
-    let url: String
-    private let state = NIOLockedValueBox(State())
-    /// The token the server currently honours; `rotateToken()` makes earlier ones stale.
-    private let currentToken = NIOLockedValueBox("portone-access-token-1")
-
-    func rotateToken() { currentToken.withLockedValue { $0 += "-renewed" } }
-    private var token: String { currentToken.withLockedValue { $0 } }
-
-    private init(app: Application, url: String) {
-        self.app = app
-        self.url = url
-    }
-
-    static func start() async throws -> FakePortOne {
-        let app = try await Application.make(.testing)
-        let port = try freePort()
-        let fake = FakePortOne(app: app, url: "http://127.0.0.1:\(port)")
-        fake.routes(app)
-        try await app.server.start(address: .hostname("127.0.0.1", port: port))
-        return fake
-    }
-
-    func stop() async {
-        await app.server.shutdown()
-        try? await app.asyncShutdown()
-    }
-
-    func record(impUID: String, merchantUID: String, amount: Int, status: String) {
-        state.withLockedValue { $0.payments[impUID] = Payment(merchantUID: merchantUID, amount: amount, status: status) }
-    }
-
-    var cancelled: [String] { state.withLockedValue { $0.cancelled } }
-    var tokenRequests: Int { state.withLockedValue { $0.tokenRequests } }
-    var unauthorizedCalls: Int { state.withLockedValue { $0.unauthorizedCalls } }
-
-    private func json(_ status: HTTPResponseStatus, _ body: String) -> Response {
-        Response(status: status, headers: ["Content-Type": "application/json"], body: .init(string: body))
-    }
-
-    private func routes(_ app: Application) {
-        app.post("users", "getToken") { req -> Response in
-            struct Credentials: Decodable { let imp_key: String; let imp_secret: String }
-            let credentials = try req.content.decode(Credentials.self)
-            self.state.withLockedValue { $0.tokenRequests += 1 }
-            guard credentials.imp_key == "key-1", credentials.imp_secret == "secret-1" else {
-                return self.json(.unauthorized, #"{"code":-1,"message":"imp_key 또는 imp_secret이 올바르지 않습니다.","response":null}"#)
-            }
-            let now = Int(Date().timeIntervalSince1970)
-            return self.json(.ok, #"{"code":0,"message":null,"response":{"access_token":"\#(self.token)","now":\#(now),"expired_at":\#(now + 1800)}}"#)
-        }
-        app.get("payments", ":imp_uid") { req -> Response in
-            guard req.headers.first(name: "Authorization") == self.token else {
-                self.state.withLockedValue { $0.unauthorizedCalls += 1 }
-                return self.json(.unauthorized, #"{"code":-1,"message":"Unauthorized","response":null}"#)
-            }
-            let id = req.parameters.get("imp_uid") ?? ""
-            guard let payment = self.state.withLockedValue({ $0.payments[id] }) else {
-                return self.json(.notFound, #"{"code":1,"message":"존재하지 않는 결제정보입니다.","response":null}"#)
-            }
-            return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(id)","merchant_uid":"\#(payment.merchantUID)","amount":\#(payment.amount),"status":"\#(payment.status)","pay_method":"card","currency":"KRW"}}"#)
-        }
-        app.post("payments", "cancel") { req -> Response in
-            struct Cancel: Decodable { let imp_uid: String; let reason: String? }
-            guard req.headers.first(name: "Authorization") == self.token else {
-                self.state.withLockedValue { $0.unauthorizedCalls += 1 }
-                return self.json(.unauthorized, #"{"code":-1,"message":"Unauthorized","response":null}"#)
-            }
-            let cancel = try req.content.decode(Cancel.self)
-            self.state.withLockedValue { $0.cancelled.append(cancel.imp_uid) }
-            return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(cancel.imp_uid)","status":"cancelled"}}"#)
         }
     }
 }

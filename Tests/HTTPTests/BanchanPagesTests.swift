@@ -12,11 +12,11 @@ final class BanchanPagesTests: XCTestCase {
             XCTAssertEqual(home.text.components(separatedBy: "class=\"dish-card").count - 1, 45)
             XCTAssertTrue(home.text.contains("<del class=\"original-price\">"), "discounted prices are struck through")
             XCTAssertNotNil(browser.cookies["wwe_device"])
-            let detail = try await browser.get("/shop/dishes/\(BanchanAPITests.bulgogi)")
+            let detail = try await browser.get("/shop/dishes/\(Fixtures.bulgogi)")
             XCTAssertTrue(detail.text.contains(#"data-price="23900""#))
             XCTAssertTrue(detail.text.contains(#"min="1" max="10""#))
             // In English the page's own words follow the reader; the dish's text stays as written.
-            let english = try await app.send(.GET, "/shop/dishes/\(BanchanAPITests.bulgogi)", headers: ["Accept-Language": "en"])
+            let english = try await app.send(.GET, "/shop/dishes/\(Fixtures.bulgogi)", headers: ["Accept-Language": "en"])
             XCTAssertTrue(english.text.contains("Event deal") && english.text.contains("Early-morning delivery · Nationwide parcel"))
             XCTAssertTrue(english.text.contains("2,500원 (free from 40,000원)"))
             let unknown = try await browser.get("/shop/dishes/NOPE1")
@@ -27,13 +27,13 @@ final class BanchanPagesTests: XCTestCase {
     func testTheCartFormRefusesBadInputAndChangesNothing() async throws {
         try await withTestApp { app in
             var browser = CookieBrowser(app: app)
-            _ = try await browser.get("/shop/dishes/\(BanchanAPITests.bulgogi)")
-            let forged = try await browser.post("/shop/cart", form: ["hash": BanchanAPITests.bulgogi, "quantity": "1"], includeCSRF: false)
+            _ = try await browser.get("/shop/dishes/\(Fixtures.bulgogi)")
+            let forged = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "1"], includeCSRF: false)
             XCTAssertEqual(forged.status, .forbidden)
-            let tooMany = try await browser.post("/shop/cart", form: ["hash": BanchanAPITests.bulgogi, "quantity": "11"])
+            let tooMany = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "11"])
             XCTAssertEqual(tooMany.status, .unprocessableEntity)
             XCTAssertTrue(tooMany.text.contains("한 번에 10개까지"), "the dish page shows why")
-            let garbage = try await browser.post("/shop/cart", form: ["hash": BanchanAPITests.bulgogi, "quantity": "lots"])
+            let garbage = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "lots"])
             XCTAssertEqual(garbage.status, .badRequest)
             let unknown = try await browser.post("/shop/cart", form: ["hash": "NOPE1", "quantity": "1"])
             XCTAssertEqual(unknown.status, .notFound)
@@ -45,11 +45,11 @@ final class BanchanPagesTests: XCTestCase {
             XCTAssertEqual(orders, 0)
 
             // Adding twice adds up, within the limit.
-            _ = try await browser.post("/shop/cart", form: ["hash": BanchanAPITests.bulgogi, "quantity": "6"])
-            let over = try await browser.post("/shop/cart", form: ["hash": BanchanAPITests.bulgogi, "quantity": "5"])
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "6"])
+            let over = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "5"])
             XCTAssertEqual(over.status, .unprocessableEntity)
-            let added = try await browser.post("/shop/cart", form: ["hash": BanchanAPITests.bulgogi, "quantity": "4"])
-            XCTAssertEqual(added.headers.first(name: .location), "/shop/cart?added=\(BanchanAPITests.bulgogi)")
+            let added = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "4"])
+            XCTAssertEqual(added.headers.first(name: .location), "/shop/cart?added=\(Fixtures.bulgogi)")
             let full = try await browser.get("/shop/cart")
             XCTAssertTrue(full.text.contains(#"value="10""#))
         }
@@ -58,8 +58,8 @@ final class BanchanPagesTests: XCTestCase {
     func testADoubleSubmittedCheckoutOrdersOnceAndOrdersStayWithTheirBrowser() async throws {
         try await withTestApp { app in
             var browser = CookieBrowser(app: app)
-            _ = try await browser.get("/shop/dishes/\(BanchanAPITests.dakgalbi)")
-            _ = try await browser.post("/shop/cart", form: ["hash": BanchanAPITests.dakgalbi, "quantity": "1"])
+            _ = try await browser.get("/shop/dishes/\(Fixtures.dakgalbi)")
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.dakgalbi, "quantity": "1"])
             _ = try await browser.get("/shop/cart")
             let first = try await browser.post("/shop/orders", form: ["idempotencyKey": "page-key-1"])
             let second = try await browser.post("/shop/orders", form: ["idempotencyKey": "page-key-1"])
@@ -94,8 +94,8 @@ final class BanchanPagesTests: XCTestCase {
             var browser = CookieBrowser(app: app)
             _ = try await browser.get("/login")
             _ = try await browser.post("/login", form: ["email": "mina@example.com", "password": "password1"])
-            _ = try await browser.get("/shop/dishes/\(BanchanAPITests.dakgalbi)")
-            _ = try await browser.post("/shop/cart", form: ["hash": BanchanAPITests.dakgalbi, "quantity": "2"])
+            _ = try await browser.get("/shop/dishes/\(Fixtures.dakgalbi)")
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.dakgalbi, "quantity": "2"])
             let api = try await app.send(.GET, "/api/v1/banchan/cart", token: tokens.accessToken)
             XCTAssertEqual((try api.object()["items"] as? [[String: Any]])?.first?["quantity"] as? Int, 2)
         }

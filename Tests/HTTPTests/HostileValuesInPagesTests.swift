@@ -15,12 +15,6 @@ final class HostileValuesInPagesTests: XCTestCase {
         XCTAssertFalse(response.text.contains(#"zq">"#), "\(context): an attribute was closed early", file: file, line: line)
     }
 
-    func admin(_ app: Application) async throws -> String {
-        let admin = try await app.signUp("boss@example.com", nickname: "boss")
-        try await User.query(on: app.db).filter(\.$email == "boss@example.com").set(\.$role, to: .admin).update()
-        return admin.accessToken
-    }
-
     func testRedirectTargetsAndPathsInForms() async throws {
         try await withTestApp { app in
             let next = "/" + (Self.markup.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
@@ -64,8 +58,8 @@ final class HostileValuesInPagesTests: XCTestCase {
 
     func testDishFieldsOnTheShopPagesAndTheirArtwork() async throws {
         try await withTestApp { app in
-            let token = try await admin(app)
-            let hash = BanchanAPITests.bulgogi
+            let token = try await app.signUpAdmin().accessToken
+            let hash = Fixtures.bulgogi
             let edited = try await app.send(.PATCH, "/api/v1/banchan/dishes/\(hash)",
                                             json: DishEdit(title: Self.markup, detailSections: [Self.markup, "둘째 문단"]), token: token)
             XCTAssertEqual(edited.status, .ok, edited.text)
@@ -94,7 +88,7 @@ final class HostileValuesInPagesTests: XCTestCase {
     /// The probe's stored script: an admin-written menu name in the menu's generated SVG.
     func testMenuNamesInTheirImagesCannotRunScript() async throws {
         try await withTestApp { app in
-            let token = try await admin(app)
+            let token = try await app.signUpAdmin().accessToken
             let menu = #"{"id": "svgx", "name": {"ko": "x\" onload=\"document.title=origin", "en": "x", "ja": "x"}, "emoji": "🍚", "nations": ["KOREAN"]}"#
             let created = try await app.send(.POST, "/api/v1/menu-game/menus", raw: menu, token: token)
             XCTAssertEqual(created.status, .created, created.text)
@@ -137,7 +131,7 @@ final class HostileValuesInPagesTests: XCTestCase {
             let sent = try await visitor.post("/play/feedback", form: ["message": Self.markup])
             XCTAssertEqual(sent.status, .seeOther, sent.text)
 
-            _ = try await admin(app)
+            _ = try await app.signUpAdmin().accessToken
             var boss = CookieBrowser(app: app)
             _ = try await boss.get("/login")
             _ = try await boss.post("/login", form: ["email": "boss@example.com", "password": "password1"])

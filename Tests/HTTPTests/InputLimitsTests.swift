@@ -12,20 +12,20 @@ final class InputLimitsTests: XCTestCase {
     func testHugeCartQuantitiesAreRefusedNotAdded() async throws {
         try await withTestApp { app in
             var browser = CookieBrowser(app: app)
-            _ = try await browser.get("/shop/dishes/\(BanchanAPITests.bulgogi)")
-            let one = try await browser.post("/shop/cart", form: ["hash": BanchanAPITests.bulgogi, "quantity": "1"])
+            _ = try await browser.get("/shop/dishes/\(Fixtures.bulgogi)")
+            let one = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "1"])
             XCTAssertEqual(one.status, .seeOther)
             for quantity in [Int.max, Int.max - 1, Int.min, -1, 0] {
-                _ = try await browser.get("/shop/dishes/\(BanchanAPITests.bulgogi)")
-                let response = try await browser.post("/shop/cart", form: ["hash": BanchanAPITests.bulgogi, "quantity": String(quantity)])
+                _ = try await browser.get("/shop/dishes/\(Fixtures.bulgogi)")
+                let response = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": String(quantity)])
                 XCTAssertEqual(response.status, .unprocessableEntity, "quantity \(quantity)")
             }
-            let tooBig = try await browser.post("/shop/cart", form: ["hash": BanchanAPITests.bulgogi, "quantity": "99999999999999999999999"])
+            let tooBig = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "99999999999999999999999"])
             XCTAssertEqual(tooBig.status, .badRequest, "not a number we can hold")
             let items = try await CartItem.query(on: app.db).all()
             XCTAssertEqual(items.map(\.quantity), [1], "the cart is as it was")
 
-            let api = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(BanchanAPITests.bulgogi)", raw: #"{"quantity": 9223372036854775807}"#,
+            let api = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Fixtures.bulgogi)", raw: #"{"quantity": 9223372036854775807}"#,
                                          headers: ["X-Device-Token": "device-token-000000000001"])
             XCTAssertEqual(api.status, .unprocessableEntity)
         }
@@ -36,7 +36,7 @@ final class InputLimitsTests: XCTestCase {
     func testOtherNumbersThatCouldTrapAreRefused() async throws {
         try await withTestApp { app in
             for file in ["detail--9223372036854775808.svg", "detail-0.svg", "detail-9223372036854775807.svg", "thumb--9223372036854775808.svg"] {
-                let response = try await app.send(.GET, "/images/banchan/\(BanchanAPITests.bulgogi)/\(file)")
+                let response = try await app.send(.GET, "/images/banchan/\(Fixtures.bulgogi)/\(file)")
                 XCTAssertEqual(response.status, .notFound, file)
             }
             let farFuture = Data("1e300|00000000-0000-0000-0000-000000000000".utf8).base64URLEncodedString()

@@ -212,8 +212,7 @@ final class MenuGameAPITests: XCTestCase {
             let forbidden = try await app.send(.POST, "/api/v1/menu-game/menus", raw: newMenu, token: user.accessToken)
             XCTAssertEqual(forbidden.status, .forbidden)
 
-            let admin = try await app.signUp("boss@example.com", nickname: "boss")
-            try await User.query(on: app.db).filter(\.$email == "boss@example.com").set(\.$role, to: .admin).update()
+            let admin = try await app.signUpAdmin()
             let created = try await app.send(.POST, "/api/v1/menu-game/menus", raw: newMenu, token: admin.accessToken)
             XCTAssertEqual(created.status, .created, created.text)
             XCTAssertTrue(app.menuCatalog.snapshot.menus.contains { $0.id == "test-bowl" }, "games see it at once")

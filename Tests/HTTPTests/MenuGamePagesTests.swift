@@ -278,8 +278,7 @@ final class MenuGamePagesTests: XCTestCase {
             let badBody = try await app.send(.POST, "/api/v1/menu-game/feedback", raw: #"{"message": 5}"#)
             XCTAssertEqual(badBody.status, .badRequest)
 
-            let admin = try await app.signUp("boss@example.com", nickname: "boss")
-            try await User.query(on: app.db).filter(\.$email == "boss@example.com").set(\.$role, to: .admin).update()
+            let admin = try await app.signUpAdmin()
             let list = try await app.send(.GET, "/api/v1/menu-game/feedback?limit=1", token: admin.accessToken)
             XCTAssertEqual(list.status, .ok)
             let page = try list.object()

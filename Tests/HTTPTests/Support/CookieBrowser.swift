@@ -1,0 +1,60 @@
+import XCTVapor
+@testable import WhatWeEatServer
+
+/// A browser stand-in: keeps cookies, reads the CSRF token from forms, posts url-encoded forms.
+struct CookieBrowser {
+    let app: Application
+    var cookies: [String: String] = [:]
+    var lastCSRFToken: String?
+
+    mutating func get(_ path: String) async throws -> TestingHTTPResponse {
+        let response = try await app.send(.GET, path, headers: requestHeaders())
+        remember(response)
+        return response
+    }
+
+    mutating func post(_ path: String, form: [String: String], includeCSRF: Bool = true) async throws -> TestingHTTPResponse {
+        try await post(path, fields: form.map { ($0.key, $0.value) }, includeCSRF: includeCSRF)
+    }
+
+    /// A form with repeated names (`disliked[]` twice), in order.
+    mutating func post(_ path: String, fields form: [(String, String)], includeCSRF: Bool = true) async throws -> TestingHTTPResponse {
+        var fields = form
+        if includeCSRF, let token = lastCSRFToken { fields.append(("_csrf", token)) }
+        let body = fields.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
+        var headers = requestHeaders()
+        headers.contentType = .urlEncodedForm
+        let response = try await app.send(.POST, path, raw: body, headers: headers)
+        remember(response)
+        return response
+    }
+
+    func cookieAttributes(_ response: TestingHTTPResponse, _ name: String) -> String? {
+        response.headers[.setCookie].first { $0.hasPrefix("\(name)=") }
+    }
+
+    private func requestHeaders() -> HTTPHeaders {
+        var headers: HTTPHeaders = ["Accept": "text/html"]
+        if !cookies.isEmpty {
+            headers.add(name: .cookie, value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
+        }
+        return headers
+    }
+
+    private mutating func remember(_ response: TestingHTTPResponse) {
+        for header in response.headers[.setCookie] {
+            let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard pair.count == 2 else { continue }
+            let expired = header.lowercased().contains("max-age=0") || header.contains("1970")
+            if expired || pair[1].isEmpty { cookies[String(pair[0])] = nil } else { cookies[String(pair[0])] = String(pair[1]) }
+        }
+        if let range = response.text.range(of: "name=\"_csrf\" value=\"") {
+            let rest = response.text[range.upperBound...]
+            lastCSRFToken = String(rest.prefix { $0 != "\"" })
+        }
+    }
+
+    private func encode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+}

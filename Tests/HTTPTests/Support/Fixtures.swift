@@ -1,0 +1,26 @@
+import Fluent
+import XCTVapor
+@testable import WhatWeEatServer
+
+/// Named things the tests share: catalog entries they rely on, and accounts with a role.
+enum Fixtures {
+    /// 불고기: discounted, with a badge: 23,900원 (28,900원), 2% points, 1–10 per order.
+    static let bulgogi = "HU6Z5"
+    /// 닭갈비: 14,900원, no discount, no badge.
+    static let dakgalbi = "HA5O3"
+}
+
+extension Application {
+    /// Signs up an account and makes it an administrator (as `whatweeat user create --admin` does).
+    @discardableResult
+    func signUpAdmin(_ email: String = "boss@example.com", nickname: String = "boss") async throws -> Credentials {
+        let credentials = try await signUp(email, nickname: nickname)
+        try await User.query(on: db).filter(\.$email == email).set(\.$role, to: .admin).update()
+        return credentials
+    }
+}
+
+extension HTTPHeaders {
+    /// An anonymous device's `X-Device-Token`.
+    static func device(_ token: String) -> HTTPHeaders { [DeviceToken.header: token] }
+}

@@ -1,0 +1,103 @@
+import AsyncHTTPClient
+import XCTVapor
+@testable import WhatWeEatServer
+
+/// One `whatweeat` process on a free port with its own data directory (and the suite's database).
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    let logPath: String
+    let errorPath: String
+
+    /// `softFileLimit` starts the server with that soft limit on open files (as `ulimit -Sn`).
+    init(dataDirectory: String, extraEnvironment: [String: String] = [:], softFileLimit: Int? = nil) throws {
+        port = try freePort()
+        logPath = dataDirectory + "/server-\(port).log"
+        errorPath = dataDirectory + "/server-\(port).err"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        if let softFileLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -Sn \(softFileLimit) && exec \"$0\"", Self.executable.path]
+        } else {
+            process.executableURL = Self.executable
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["DATA_DIR"] = dataDirectory
+        environment["PORT"] = String(port)
+        environment["BCRYPT_COST"] = "4"
+        environment["LOG_LEVEL"] = "warning"
+        environment["DATABASE_URL"] = TestDatabase.postgresURL
+        for (key, value) in extraEnvironment { environment[key] = value }
+        process.environment = environment
+        process.currentDirectoryURL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        process.standardOutput = FileHandle(forWritingAtPath: logPath)
+        process.standardError = FileHandle(forWritingAtPath: errorPath)
+        try process.run()
+    }
+
+    /// The executable beside the test bundle in `.build/<configuration>/`.
+    static var executable: URL {
+        #if os(Linux)
+        // The test runner is itself an executable in `.build/<configuration>/`.
+        return Bundle.main.bundleURL.appendingPathComponent("whatweeat")
+        #else
+        let testBundle = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") } ?? Bundle.main
+        return testBundle.bundleURL.deletingLastPathComponent().appendingPathComponent("whatweeat")
+        #endif
+    }
+
+    func standardError() -> String {
+        (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+    }
+
+    func waitUntilHealthy(timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else {
+                throw ServerFailure(message: "exited with \(process.terminationStatus): \(standardError())")
+            }
+            if let response = try? await get("/healthz"), response.status == .ok { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ServerFailure(message: "not healthy within \(timeout)")
+    }
+
+    func stop(signal: Int32) {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+    }
+
+    struct Reply {
+        let status: HTTPResponseStatus
+        let json: [String: Any]
+    }
+
+    func get(_ path: String, token: String? = nil) async throws -> Reply {
+        try await send(.GET, path, body: nil, token: token)
+    }
+
+    func post(_ path: String, json: [String: String]) async throws -> Reply {
+        try await send(.POST, path, body: try JSONEncoder().encode(json), token: nil)
+    }
+
+    private func send(_ method: HTTPMethod, _ path: String, body: Data?, token: String?) async throws -> Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = method
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: body))
+        }
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let data = Data(buffer: try await response.body.collect(upTo: 1 << 20))
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return Reply(status: response.status, json: object)
+    }
+}
+
+struct ServerFailure: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

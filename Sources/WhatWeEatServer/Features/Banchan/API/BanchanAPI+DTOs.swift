@@ -111,3 +111,72 @@ struct OrderResponse: Content {
         createdAt = order.createdAt
     }
 }
+
+extension BanchanAPI {
+    /// What administrators send to add or change a dish (every field optional on PATCH).
+    struct DishInput: Content {
+        var hash: String?
+        var section: DishSection?
+        var title: String?
+        var description: String?
+        var salePrice: Int?
+        /// Send 0 to remove the discount.
+        var originalPrice: Int?
+        var badges: [DishBadge]?
+        var deliveryTypes: [DeliveryType]?
+        var pointRate: Int?
+        var deliveryInfo: String?
+        var minQuantity: Int?
+        var maxQuantity: Int?
+        var emoji: String?
+        var color: String?
+        var weight: String?
+        var ingredients: String?
+        var storage: String?
+        var detailSections: [String]?
+        var thumbCount: Int?
+        var stock: Int?
+    }
+
+}
+
+extension BanchanAPI.DishInput {
+    /// A new dish from the fields sent; hash, section, title and sale price are required.
+    func newDish() throws -> Dish {
+        func required<T>(_ value: T?, _ field: String) throws -> T {
+            guard let value else { throw AppError.badRequest("missing_field", ["field": field]) }
+            return value
+        }
+        return Dish(
+            hash: try required(hash, "hash"), section: try required(section, "section"),
+            title: try required(title, "title"), description: description ?? "",
+            salePrice: try required(salePrice, "salePrice"), originalPrice: originalPrice.flatMap { $0 == 0 ? nil : $0 },
+            badges: badges ?? [], deliveryTypes: deliveryTypes ?? [.dawn, .parcel], pointRate: pointRate ?? 1,
+            deliveryInfo: deliveryInfo ?? "", minQuantity: minQuantity ?? 1, maxQuantity: maxQuantity ?? 10,
+            emoji: emoji ?? "🍱", color: color ?? "#FDE68A", weight: weight ?? "", ingredients: ingredients ?? "",
+            storage: storage ?? "", detailSections: detailSections ?? [], thumbCount: thumbCount ?? 3)
+    }
+
+    /// The fields sent, written over a dish; a dish's hash never changes.
+    func apply(to dish: inout Dish) throws {
+        if let hash, hash != dish.hash { throw AppError.invalid("dish_hash_immutable") }
+        if let section { dish.section = section }
+        if let title { dish.title = title }
+        if let description { dish.description = description }
+        if let salePrice { dish.salePrice = salePrice }
+        if let originalPrice { dish.originalPrice = originalPrice == 0 ? nil : originalPrice }
+        if let badges { dish.badges = badges }
+        if let deliveryTypes { dish.deliveryTypes = deliveryTypes }
+        if let pointRate { dish.pointRate = pointRate }
+        if let deliveryInfo { dish.deliveryInfo = deliveryInfo }
+        if let minQuantity { dish.minQuantity = minQuantity }
+        if let maxQuantity { dish.maxQuantity = maxQuantity }
+        if let emoji { dish.emoji = emoji }
+        if let color { dish.color = color }
+        if let weight { dish.weight = weight }
+        if let ingredients { dish.ingredients = ingredients }
+        if let storage { dish.storage = storage }
+        if let detailSections { dish.detailSections = detailSections }
+        if let thumbCount { dish.thumbCount = thumbCount }
+    }
+}

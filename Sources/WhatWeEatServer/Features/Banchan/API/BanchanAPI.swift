@@ -73,66 +73,10 @@ struct BanchanAPI: RouteCollection {
 
     // MARK: Admin
 
-    struct DishInput: Content {
-        var hash: String?
-        var section: DishSection?
-        var title: String?
-        var description: String?
-        var salePrice: Int?
-        /// Send 0 to remove the discount.
-        var originalPrice: Int?
-        var badges: [DishBadge]?
-        var deliveryTypes: [DeliveryType]?
-        var pointRate: Int?
-        var deliveryInfo: String?
-        var minQuantity: Int?
-        var maxQuantity: Int?
-        var emoji: String?
-        var color: String?
-        var weight: String?
-        var ingredients: String?
-        var storage: String?
-        var detailSections: [String]?
-        var thumbCount: Int?
-        var stock: Int?
-    }
-
     func createDish(req: Request) async throws -> Response {
         _ = try req.requireAdmin()
         let input = try req.decodeJSON(DishInput.self)
-        func required<T>(_ value: T?, _ field: String) throws -> T {
-            guard let value else { throw AppError.badRequest("missing_field", ["field": field]) }
-            return value
-        }
-        let dish = Dish(
-            hash: try required(input.hash, "hash"), section: try required(input.section, "section"),
-            title: try required(input.title, "title"), description: input.description ?? "",
-            salePrice: try required(input.salePrice, "salePrice"), originalPrice: input.originalPrice.flatMap { $0 == 0 ? nil : $0 },
-            badges: input.badges ?? [], deliveryTypes: input.deliveryTypes ?? [.dawn, .parcel], pointRate: input.pointRate ?? 1,
-            deliveryInfo: input.deliveryInfo ?? "", minQuantity: input.minQuantity ?? 1, maxQuantity: input.maxQuantity ?? 10,
-            emoji: input.emoji ?? "🍱", color: input.color ?? "#FDE68A", weight: input.weight ?? "", ingredients: input.ingredients ?? "",
-            storage: input.storage ?? "", detailSections: input.detailSections ?? [], thumbCount: input.thumbCount ?? 3)
-        let stock = input.stock ?? 0
-        try Self.validate(dish, stock: stock)
-        let last = try await DishRecord.query(on: req.db).filter(\.$section == dish.section.rawValue).sort(\.$position, .descending).first()
-        let record: DishRecord
-        if let existing = try await DishRecord.query(on: req.db).filter(\.$hash == dish.hash).first() {
-            // A retired dish's hash stays with its past orders; adding it again brings it back.
-            guard existing.retiredAt != nil else { throw AppError.conflict("dish_exists") }
-            record = existing
-            record.apply(dish)
-            record.stock = stock
-            record.retiredAt = nil
-        } else {
-            record = DishRecord(dish, position: (last?.position ?? -1) + 1, stock: stock)
-        }
-        record.editedByAdmin = true
-        do {
-            try await record.save(on: req.db)
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            throw AppError.conflict("dish_exists")
-        }
-        try await BanchanListings.dishChanged(record, req)
+        let record = try await req.banchan.addDish(try input.newDish(), stock: input.stock ?? 0)
         return try await DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
             .encodeResponse(status: .created, for: req)
     }
@@ -141,49 +85,14 @@ struct BanchanAPI: RouteCollection {
     func updateDish(req: Request) async throws -> DishDetail {
         _ = try req.requireAdmin()
         let input = try req.decodeJSON(DishInput.self)
-        let record = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
-        if let newHash = input.hash, newHash != record.hash { throw AppError.invalid("dish_hash_immutable") }
-        var dish = record.dish
-        if let value = input.section { dish.section = value }
-        if let value = input.title { dish.title = value }
-        if let value = input.description { dish.description = value }
-        if let value = input.salePrice { dish.salePrice = value }
-        if let value = input.originalPrice { dish.originalPrice = value == 0 ? nil : value }
-        if let value = input.badges { dish.badges = value }
-        if let value = input.deliveryTypes { dish.deliveryTypes = value }
-        if let value = input.pointRate { dish.pointRate = value }
-        if let value = input.deliveryInfo { dish.deliveryInfo = value }
-        if let value = input.minQuantity { dish.minQuantity = value }
-        if let value = input.maxQuantity { dish.maxQuantity = value }
-        if let value = input.emoji { dish.emoji = value }
-        if let value = input.color { dish.color = value }
-        if let value = input.weight { dish.weight = value }
-        if let value = input.ingredients { dish.ingredients = value }
-        if let value = input.storage { dish.storage = value }
-        if let value = input.detailSections { dish.detailSections = value }
-        if let value = input.thumbCount { dish.thumbCount = value }
-        try Self.validate(dish, stock: input.stock ?? record.stock)
-        record.apply(dish)
-        if let stock = input.stock { record.stock = stock }
-        record.editedByAdmin = true
-        try await record.save(on: req.db)
-        try await BanchanListings.dishChanged(record, req)
+        let record = try await req.banchan.changeDish(hash: req.parameters.get("hash") ?? "", stock: input.stock) { try input.apply(to: &$0) }
         return DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
     }
 
     func retireDish(req: Request) async throws -> HTTPStatus {
         _ = try req.requireAdmin()
-        let record = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
-        record.retiredAt = Date()
-        record.editedByAdmin = true
-        try await record.save(on: req.db)
-        try await BanchanListings.dishChanged(record, req)
+        try await req.banchan.retireDish(hash: req.parameters.get("hash") ?? "")
         return .noContent
-    }
-
-    static func validate(_ dish: Dish, stock: Int) throws {
-        if let field = dish.problems.first { throw AppError.invalid("invalid_dish_field", ["field": field]) }
-        guard (0...1_000_000).contains(stock) else { throw AppError.invalid("invalid_dish_field", ["field": "stock"]) }
     }
 
     // MARK: Cart

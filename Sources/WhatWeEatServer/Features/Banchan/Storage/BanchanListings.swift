@@ -182,9 +182,14 @@ final class BanchanListings: Sendable {
     /// After an admin change: this process's listing changes before the answer goes out (the
     /// admin sees it at once); the other processes read the dish again when they hear of it.
     static func dishChanged(_ record: DishRecord, _ req: Request) async throws {
-        try req.application.banchanListings.update(record, hash: record.hash)
+        try await dishChanged(record, listings: req.application.banchanListings, events: req.application.events)
+    }
+
+    /// Updates this process's listing of the dish and tells the other processes.
+    static func dishChanged(_ record: DishRecord, listings: BanchanListings, events: any EventBus) async throws {
+        try listings.update(record, hash: record.hash)
         guard let data = try? JSONEncoder().encode(Event(changed: record.hash)) else { return }
-        await req.application.events.publish(String(decoding: data, as: UTF8.self), to: topic)
+        await events.publish(String(decoding: data, as: UTF8.self), to: topic)
     }
 }
 

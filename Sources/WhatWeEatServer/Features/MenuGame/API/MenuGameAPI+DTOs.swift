@@ -90,3 +90,52 @@ struct SubmissionBody: Content {
         return PlayerChoice(answer: gameAnswer, disliked: disliked)
     }
 }
+
+extension MenuGameAPI {
+    /// What admins send to add or change a menu.
+    struct MenuInput: Content {
+        var id: String?
+        var name: Menu.Names?
+        var emoji: String?
+        var nations: [Nation]?
+        var flavors: [Flavor]?
+        var rice: Bool?
+        var noodle: Bool?
+        var soup: Bool?
+        var healthy: Bool?
+        var instant: Bool?
+        var alcohol: Bool?
+        var expense: Expense?
+        var imageURL: String?
+    }
+}
+
+extension MenuGameAPI.MenuInput {
+    /// A new menu from the fields sent; id, name, emoji and nations are required.
+    func newMenu() throws -> Menu {
+        func required<T>(_ value: T?, _ field: String) throws -> T {
+            guard let value else { throw AppError.badRequest("missing_field", ["field": field]) }
+            return value
+        }
+        return Menu(id: try required(id, "id"), name: try required(name, "name"), emoji: try required(emoji, "emoji"),
+                    nations: Set(try required(nations, "nations")), flavors: Set(flavors ?? []),
+                    rice: rice ?? false, noodle: noodle ?? false, soup: soup ?? false,
+                    healthy: healthy ?? false, instant: instant ?? false, alcohol: alcohol ?? false, expense: expense)
+    }
+
+    /// The fields sent, written over a menu; a menu's id never changes.
+    func apply(to menu: inout Menu) throws {
+        if let id, id != menu.id { throw AppError.invalid("menu_id_immutable") }
+        if let name { menu.name = name }
+        if let emoji { menu.emoji = emoji }
+        if let nations { menu.nations = Set(nations) }
+        if let flavors { menu.flavors = Set(flavors) }
+        if let rice { menu.rice = rice }
+        if let noodle { menu.noodle = noodle }
+        if let soup { menu.soup = soup }
+        if let healthy { menu.healthy = healthy }
+        if let instant { menu.instant = instant }
+        if let alcohol { menu.alcohol = alcohol }
+        if expense != nil { menu.expense = expense }
+    }
+}

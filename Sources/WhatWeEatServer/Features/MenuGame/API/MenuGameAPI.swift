@@ -38,60 +38,14 @@ struct MenuGameAPI: RouteCollection {
     }
 
     func readMenu(req: Request) async throws -> MenuResponse {
-        let record = try await findMenu(req)
-        guard record.retiredAt == nil else { throw AppError.notFound("menu_not_found") }
+        let record = try await req.menuGame.menuRecord(slug: req.parameters.get("menu") ?? "")
         return MenuResponse(record.menu, imageURL: req.menuGame.imageURL(for: record.menu), language: req.language)
-    }
-
-    /// What admins send to add or change a menu.
-    struct MenuInput: Content {
-        var id: String?
-        var name: Menu.Names?
-        var emoji: String?
-        var nations: [Nation]?
-        var flavors: [Flavor]?
-        var rice: Bool?
-        var noodle: Bool?
-        var soup: Bool?
-        var healthy: Bool?
-        var instant: Bool?
-        var alcohol: Bool?
-        var expense: Expense?
-        var imageURL: String?
     }
 
     func createMenu(req: Request) async throws -> Response {
         _ = try req.requireAdmin()
         let input = try req.decodeJSON(MenuInput.self)
-        func required<T>(_ value: T?, _ field: String) throws -> T {
-            guard let value else { throw AppError.badRequest("missing_field", ["field": field]) }
-            return value
-        }
-        let slug = try required(input.id, "id"), name = try required(input.name, "name")
-        let emoji = try required(input.emoji, "emoji"), nations = try required(input.nations, "nations")
-        let menu = Menu(id: slug, name: name, emoji: emoji, nations: Set(nations), flavors: Set(input.flavors ?? []),
-                        rice: input.rice ?? false, noodle: input.noodle ?? false, soup: input.soup ?? false,
-                        healthy: input.healthy ?? false, instant: input.instant ?? false, alcohol: input.alcohol ?? false,
-                        expense: input.expense)
-        try Self.validate(menu, imageURL: input.imageURL)
-        let record: MenuRecord
-        if let existing = try await MenuRecord.query(on: req.db).filter(\.$slug == slug).first() {
-            // A retired menu's id is taken by its past results; adding it again brings it back.
-            guard existing.retiredAt != nil else { throw AppError.conflict("menu_exists") }
-            record = existing
-            record.apply(menu)
-            record.imageURL = input.imageURL.flatMap { $0.isEmpty ? nil : $0 }
-            record.retiredAt = nil
-        } else {
-            record = MenuRecord(menu, imageURL: input.imageURL)
-        }
-        record.editedByAdmin = true
-        do {
-            try await record.save(on: req.db)
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            throw AppError.conflict("menu_exists")
-        }
-        try await req.application.menuCatalog.reload(from: req.db)
+        let menu = try await req.menuGame.addMenu(try input.newMenu(), imageURL: input.imageURL)
         let response = MenuResponse(menu, imageURL: req.menuGame.imageURL(for: menu), language: req.language)
         return try await response.encodeResponse(status: .created, for: req)
     }
@@ -99,68 +53,15 @@ struct MenuGameAPI: RouteCollection {
     func updateMenu(req: Request) async throws -> MenuResponse {
         _ = try req.requireAdmin()
         let input = try req.decodeJSON(MenuInput.self)
-        let record = try await findMenu(req)
-        guard record.retiredAt == nil else { throw AppError.notFound("menu_not_found") }
-        if let id = input.id, id != record.slug { throw AppError.invalid("menu_id_immutable") }
-        var menu = record.menu
-        if let name = input.name { menu.name = name }
-        if let emoji = input.emoji { menu.emoji = emoji }
-        if let nations = input.nations { menu.nations = Set(nations) }
-        if let flavors = input.flavors { menu.flavors = Set(flavors) }
-        if let rice = input.rice { menu.rice = rice }
-        if let noodle = input.noodle { menu.noodle = noodle }
-        if let soup = input.soup { menu.soup = soup }
-        if let healthy = input.healthy { menu.healthy = healthy }
-        if let instant = input.instant { menu.instant = instant }
-        if let alcohol = input.alcohol { menu.alcohol = alcohol }
-        if input.expense != nil { menu.expense = input.expense }
-        try Self.validate(menu, imageURL: input.imageURL)
-        record.apply(menu)
-        if let imageURL = input.imageURL { record.imageURL = imageURL.isEmpty ? nil : imageURL }
-        record.editedByAdmin = true
-        try await record.save(on: req.db)
-        try await req.application.menuCatalog.reload(from: req.db)
+        let menu = try await req.menuGame.changeMenu(slug: req.parameters.get("menu") ?? "", imageURL: input.imageURL) { try input.apply(to: &$0) }
         return MenuResponse(menu, imageURL: req.menuGame.imageURL(for: menu), language: req.language)
     }
 
     /// Retires a menu: it leaves games and lists, but past results that named it stay intact.
-    /// A retired menu is gone for every route (404) until it is added again.
     func retireMenu(req: Request) async throws -> HTTPStatus {
         _ = try req.requireAdmin()
-        let record = try await findMenu(req)
-        guard record.retiredAt == nil else { throw AppError.notFound("menu_not_found") }
-        record.retiredAt = Date()
-        record.editedByAdmin = true
-        try await record.save(on: req.db)
-        try await req.application.menuCatalog.reload(from: req.db)
+        try await req.menuGame.retireMenu(slug: req.parameters.get("menu") ?? "")
         return .noContent
-    }
-
-    static func validate(_ menu: Menu, imageURL: String?) throws {
-        guard menu.id.count <= 60, !menu.id.isEmpty,
-              menu.id.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }),
-              !menu.id.hasPrefix("-")
-        else { throw AppError.invalid("invalid_menu_id") }
-        for name in [menu.name.ko, menu.name.en, menu.name.ja] {
-            let trimmed = name.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty, trimmed.fits(characters: 40, bytes: 160), !trimmed.contains("<") else { throw AppError.invalid("invalid_menu_name") }
-        }
-        guard !menu.emoji.isEmpty, menu.emoji.fits(characters: 2, bytes: 32) else { throw AppError.invalid("invalid_emoji") }
-        guard !menu.nations.isEmpty else { throw AppError.invalid("missing_nation") }
-        if let imageURL, !imageURL.isEmpty {
-            guard imageURL.hasPrefix("https://") || imageURL.hasPrefix("http://") || imageURL.hasPrefix("/"), imageURL.utf8.count <= 500,
-                  !imageURL.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control || "\"'<>\\".unicodeScalars.contains($0) })
-            else {
-                throw AppError.invalid("invalid_image_url")
-            }
-        }
-    }
-
-    private func findMenu(_ req: Request) async throws -> MenuRecord {
-        guard let slug = req.parameters.get("menu"),
-              let record = try await MenuRecord.query(on: req.db).filter(\.$slug == slug).first()
-        else { throw AppError.notFound("menu_not_found") }
-        return record
     }
 
     // MARK: Solo

@@ -35,9 +35,12 @@ struct MenuGameService {
     let events: any EventBus
     let groupStates: MenuGroupStateCache
     let publicURL: String
+    /// The catalog itself, reloaded after an administrator's change.
+    let menuCatalog: MenuCatalog
 
     init(request: Request) {
         self.database = request.db
+        self.menuCatalog = request.application.menuCatalog
         self.catalog = request.application.menuCatalog.snapshot
         self.events = request.application.events
         self.groupStates = request.application.menuGroupStates

@@ -12,3 +12,11 @@ extension Request {
         return try content.decode(T.self)
     }
 }
+
+extension Optional {
+    /// The value of a field a request must send, or 400 `missing_field` naming it.
+    func required(_ field: String) throws -> Wrapped {
+        guard let value = self else { throw AppError.badRequest("missing_field", ["field": field]) }
+        return value
+    }
+}

@@ -143,14 +143,10 @@ extension BanchanAPI {
 extension BanchanAPI.DishInput {
     /// A new dish from the fields sent; hash, section, title and sale price are required.
     func newDish() throws -> Dish {
-        func required<T>(_ value: T?, _ field: String) throws -> T {
-            guard let value else { throw AppError.badRequest("missing_field", ["field": field]) }
-            return value
-        }
-        return Dish(
-            hash: try required(hash, "hash"), section: try required(section, "section"),
-            title: try required(title, "title"), description: description ?? "",
-            salePrice: try required(salePrice, "salePrice"), originalPrice: originalPrice.flatMap { $0 == 0 ? nil : $0 },
+        Dish(
+            hash: try hash.required("hash"), section: try section.required("section"),
+            title: try title.required("title"), description: description ?? "",
+            salePrice: try salePrice.required("salePrice"), originalPrice: originalPrice.flatMap { $0 == 0 ? nil : $0 },
             badges: badges ?? [], deliveryTypes: deliveryTypes ?? [.dawn, .parcel], pointRate: pointRate ?? 1,
             deliveryInfo: deliveryInfo ?? "", minQuantity: minQuantity ?? 1, maxQuantity: maxQuantity ?? 10,
             emoji: emoji ?? "🍱", color: color ?? "#FDE68A", weight: weight ?? "", ingredients: ingredients ?? "",

@@ -113,14 +113,10 @@ extension MenuGameAPI {
 extension MenuGameAPI.MenuInput {
     /// A new menu from the fields sent; id, name, emoji and nations are required.
     func newMenu() throws -> Menu {
-        func required<T>(_ value: T?, _ field: String) throws -> T {
-            guard let value else { throw AppError.badRequest("missing_field", ["field": field]) }
-            return value
-        }
-        return Menu(id: try required(id, "id"), name: try required(name, "name"), emoji: try required(emoji, "emoji"),
-                    nations: Set(try required(nations, "nations")), flavors: Set(flavors ?? []),
-                    rice: rice ?? false, noodle: noodle ?? false, soup: soup ?? false,
-                    healthy: healthy ?? false, instant: instant ?? false, alcohol: alcohol ?? false, expense: expense)
+        Menu(id: try id.required("id"), name: try name.required("name"), emoji: try emoji.required("emoji"),
+             nations: Set(try nations.required("nations")), flavors: Set(flavors ?? []),
+             rice: rice ?? false, noodle: noodle ?? false, soup: soup ?? false,
+             healthy: healthy ?? false, instant: instant ?? false, alcohol: alcohol ?? false, expense: expense)
     }
 
     /// The fields sent, written over a menu; a menu's id never changes.

@@ -104,7 +104,7 @@ public struct Dish: Codable, Sendable, Equatable {
         if title.trimmingCharacters(in: .whitespaces).isEmpty || !title.fits(characters: 60, bytes: 240) { found.append("title") }
         if !description.fits(characters: 200, bytes: 800) { found.append("description") }
         if salePrice <= 0 || salePrice > 10_000_000 { found.append("salePrice") }
-        if let originalPrice, originalPrice <= salePrice { found.append("originalPrice") }
+        if let originalPrice, originalPrice <= salePrice || originalPrice > 100_000_000 { found.append("originalPrice") }
         if deliveryTypes.isEmpty { found.append("deliveryTypes") }
         if !(0...100).contains(pointRate) { found.append("pointRate") }
         if minQuantity < 1 || maxQuantity < minQuantity || maxQuantity > 999 { found.append("quantity") }

@@ -11,7 +11,7 @@ struct AccountPages: RouteCollection {
         routes.post("login", use: logIn)
         routes.get("logout", use: logOutConfirm)
         routes.post("logout", use: logOut)
-        let me = routes.grouped("me").grouped(SignInRequired(returnTo: "/me"))
+        let me = routes.grouped("me").grouped(SignInRequired(returnTo: AccountPath.me))
         me.get(use: myPage)
         me.post("profile", use: saveProfile)
         me.post("photo", use: uploadPhoto)
@@ -25,7 +25,7 @@ struct AccountPages: RouteCollection {
     struct SignUpForm: Content { var email: String?; var nickname: String?; var password: String? }
 
     func signUpForm(req: Request) async throws -> Response {
-        if req.auth.has(User.self) { return Layout.redirect(to: "/me") }
+        if req.auth.has(User.self) { return Layout.redirect(to: AccountPath.me) }
         return signUpPage(req, values: SignUpForm(), error: nil)
     }
 
@@ -33,7 +33,7 @@ struct AccountPages: RouteCollection {
         let form = try req.content.decode(SignUpForm.self)
         return try await req.submitForm {
             let user = try await req.accounts.signUp(email: form.email ?? "", password: form.password ?? "", nickname: form.nickname ?? "")
-            return try await startSession(req, user: user, next: "/me")
+            return try await startSession(req, user: user, next: AccountPath.me)
         } onRuleBroken: { signUpPage(req, values: form, error: $0) }
     }
 
@@ -46,7 +46,7 @@ struct AccountPages: RouteCollection {
                 .p(.class("lead"), .text(req.t("signup.lead"))),
                 Layout.formError(req, error),
                 .form(
-                    .action("/signup"), .method(.post), .class("stack"),
+                    .action(AccountPath.signUp), .method(.post), .class("stack"),
                     Layout.csrfField(req),
                     field(id: "email", label: req.t("field.email"), type: .email, value: values.email, autocomplete: "email"),
                     field(id: "nickname", label: req.t("field.nickname"), type: .text, value: values.nickname,
@@ -55,7 +55,7 @@ struct AccountPages: RouteCollection {
                           autocomplete: "new-password", hint: req.t("signup.password_hint"), extra: [("minlength", "8")]),
                     .button(.type(.submit), .class("button primary wide"), .text(req.t("signup.submit")))
                 ),
-                .p(.class("switch-link"), .text(req.t("signup.have_account") + " "), .a(.href("/login"), .text(req.t("nav.login"))))
+                .p(.class("switch-link"), .text(req.t("signup.have_account") + " "), .a(.href(AccountPath.logIn), .text(req.t("nav.login"))))
             )
         )
     }
@@ -66,7 +66,7 @@ struct AccountPages: RouteCollection {
 
     func logInForm(req: Request) async throws -> Response {
         let next = Layout.safeNextPath(req.query[String.self, at: "next"])
-        if req.auth.has(User.self) { return Layout.redirect(to: next ?? "/me") }
+        if req.auth.has(User.self) { return Layout.redirect(to: next ?? AccountPath.me) }
         return logInPage(req, values: LogInForm(next: next), error: nil)
     }
 
@@ -74,7 +74,7 @@ struct AccountPages: RouteCollection {
         let form = try req.content.decode(LogInForm.self)
         return try await req.submitForm {
             let user = try await req.accounts.authenticate(email: form.email ?? "", password: form.password ?? "")
-            return try await startSession(req, user: user, next: Layout.safeNextPath(form.next) ?? "/me")
+            return try await startSession(req, user: user, next: Layout.safeNextPath(form.next) ?? AccountPath.me)
         } onRuleBroken: { logInPage(req, values: form, error: $0) }
     }
 
@@ -86,14 +86,14 @@ struct AccountPages: RouteCollection {
                 .h1(.text(req.t("login.title"))),
                 Layout.formError(req, error),
                 .form(
-                    .action("/login"), .method(.post), .class("stack"),
+                    .action(AccountPath.logIn), .method(.post), .class("stack"),
                     Layout.csrfField(req),
                     .input(.type(.hidden), .name("next"), .value(Layout.safeNextPath(values.next) ?? "")),
                     field(id: "email", label: req.t("field.email"), type: .email, value: values.email, autocomplete: "username"),
                     field(id: "password", label: req.t("field.password"), type: .password, value: nil, autocomplete: "current-password"),
                     .button(.type(.submit), .class("button primary wide"), .text(req.t("login.submit")))
                 ),
-                .p(.class("switch-link"), .text(req.t("login.no_account") + " "), .a(.href("/signup"), .text(req.t("nav.signup"))))
+                .p(.class("switch-link"), .text(req.t("login.no_account") + " "), .a(.href(AccountPath.signUp), .text(req.t("nav.signup"))))
             )
         )
     }
@@ -116,7 +116,7 @@ struct AccountPages: RouteCollection {
                 .h1(.text(req.t("logout.title"))),
                 .p(.text(req.t("logout.question"))),
                 .form(
-                    .action("/logout"), .method(.post),
+                    .action(AccountPath.logOut), .method(.post),
                     Layout.csrfField(req),
                     .button(.type(.submit), .class("button primary wide"), .text(req.t("nav.logout")))
                 )
@@ -163,7 +163,7 @@ struct AccountPages: RouteCollection {
                     .class("card"),
                     .h2(.text(req.t("me.profile"))),
                     .form(
-                        .action("/me/profile"), .method(.post), .class("stack"),
+                        .action(AccountPath.profile), .method(.post), .class("stack"),
                         Layout.csrfField(req),
                         field(id: "nickname", label: req.t("field.nickname"), type: .text, value: user.nickname,
                               autocomplete: "nickname", extra: [("minlength", "2"), ("maxlength", "20")]),
@@ -185,7 +185,7 @@ struct AccountPages: RouteCollection {
                     .class("card"),
                     .h2(.text(req.t("me.photo"))),
                     .form(
-                        .action("/me/photo"), .method(.post), .enctype(.multipartData), .class("stack"),
+                        .action(AccountPath.photo), .method(.post), .enctype(.multipartData), .class("stack"),
                         Layout.csrfField(req),
                         .label(.for("photo"), .text(req.t("me.photo_choose"))),
                         .input(.id("photo"), .name("photo"), .type(.file), .required(true),
@@ -194,7 +194,7 @@ struct AccountPages: RouteCollection {
                         .button(.type(.submit), .class("button"), .text(req.t("me.photo_upload")))
                     ),
                     imageURL == nil ? .empty : .form(
-                        .action("/me/photo/delete"), .method(.post),
+                        .action(AccountPath.photoDelete), .method(.post),
                         Layout.csrfField(req),
                         .button(.type(.submit), .class("link-button"), .text(req.t("me.photo_remove")))
                     )
@@ -204,7 +204,7 @@ struct AccountPages: RouteCollection {
                     .h2(.text(req.t("me.withdraw"))),
                     .p(.class("muted"), .text(req.t("me.withdraw_explain"))),
                     .form(
-                        .action("/me/withdraw"), .method(.post), .class("stack"),
+                        .action(AccountPath.withdraw), .method(.post), .class("stack"),
                         Layout.csrfField(req),
                         field(id: "withdraw-password", label: req.t("field.password"), type: .password, value: nil,
                               autocomplete: "current-password", name: "password"),
@@ -263,7 +263,7 @@ struct AccountPages: RouteCollection {
     private func respondOnMyPage(_ req: Request, user: User, notice: String, _ change: () async throws -> Void) async throws -> Response {
         try await req.submitForm {
             try await change()
-            return Layout.redirect(to: "/me?notice=\(notice)")
+            return Layout.redirect(to: AccountPath.me + "?notice=\(notice)")
         } onRuleBroken: { error in
             let fresh = try await User.find(user.id, on: req.db) ?? user
             return myPageView(req, user: fresh, notice: nil, error: error)

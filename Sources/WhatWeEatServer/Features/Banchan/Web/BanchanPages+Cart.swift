@@ -23,7 +23,7 @@ extension BanchanPages {
                 throw BanchanService.appError(problem, title: record.title)
             }
             try await shop.setCartQuantity(already + quantity, of: record.hash, for: owner)
-            return Layout.redirect(to: "/shop/cart?added=\(record.hash)")
+            return Layout.redirect(to: ShopPath.cart + "?added=\(record.hash)")
         } onRuleBroken: { error in
             page(req, title: record.title, status: error.status, scripts: ["/js/banchan/detail.js"],
                  cartCount: try await cartCount(req, owner), main: dishView(req, record, quantity: quantity, error: error))
@@ -46,7 +46,7 @@ extension BanchanPages {
             added.map { .p(.class("notice"), .role("status"), .text(req.t("banchan.cart.added", ["title": $0]))) } ?? .empty,
             Layout.formError(req, error),
             lines.isEmpty
-                ? .section(.class("card empty-state"), .p(.text(req.t("banchan.cart.empty"))), .a(.class("button"), .href("/shop"), .text(req.t("banchan.browse"))))
+                ? .section(.class("card empty-state"), .p(.text(req.t("banchan.cart.empty"))), .a(.class("button"), .href(ShopPath.home), .text(req.t("banchan.browse"))))
                 : .group(
                     .ul(.class("cart-lines card"), .forEach(lines) { cartLine(req, $0) }),
                     .section(
@@ -60,7 +60,7 @@ extension BanchanPages {
                             ? .p(.class("hint"), .text(req.t("banchan.cart.free_delivery_gap", ["gap": Won.format(rule.freeFrom - totals.itemsTotal)])))
                             : .empty,
                         .form(
-                            .action("/shop/orders"), .method(.post),
+                            .action(ShopPath.orders), .method(.post),
                             Layout.csrfField(req),
                             // One key per cart page shown: a double tap or a retried submit orders once.
                             .input(.type(.hidden), .name("idempotencyKey"), .value(SecureRandom.token(bytes: 16))),
@@ -83,21 +83,21 @@ extension BanchanPages {
             .attribute(named: "min", value: String(dish.minQuantity)), .attribute(named: "max", value: String(max(limit, dish.minQuantity))),
         ])
         let change: Node<HTML.BodyContext> = .form(
-            .action("/shop/cart/\(dish.hash)"), .method(.post), .class("inline-quantity"),
+            .action(ShopPath.item(dish.hash)), .method(.post), .class("inline-quantity"),
             Layout.csrfField(req),
             .label(.for("qty-\(dish.hash)"), .class("visually-hidden"), .text(req.t("banchan.quantity_of", ["title": dish.title]))),
             quantityInput,
             .button(.type(.submit), .class("button small"), .text(req.t("banchan.cart.change")))
         )
         let remove: Node<HTML.BodyContext> = .form(
-            .action("/shop/cart/\(dish.hash)/remove"), .method(.post), .class("inline-form"),
+            .action(ShopPath.removeItem(dish.hash)), .method(.post), .class("inline-form"),
             Layout.csrfField(req),
             .button(.type(.submit), .class("link-button"), .ariaLabel(req.t("banchan.cart.remove_of", ["title": dish.title])),
                     .text(req.t("banchan.cart.remove")))
         )
         let info: Node<HTML.BodyContext> = .div(
             .class("cart-line-info"),
-            .a(.class("dish-title"), .href("/shop/dishes/\(dish.hash)"), .text(dish.title)),
+            .a(.class("dish-title"), .href(ShopPath.dish(dish.hash)), .text(dish.title)),
             .p(.class("muted"), .text(lineText)),
             change,
             remove
@@ -113,13 +113,13 @@ extension BanchanPages {
         let quantity = try req.content.decode(QuantityForm.self).quantity ?? 0
         return try await req.submitForm {
             try await req.banchan.setCartQuantity(quantity, of: req.parameters.get("hash") ?? "", for: owner)
-            return Layout.redirect(to: "/shop/cart")
+            return Layout.redirect(to: ShopPath.cart)
         } onRuleBroken: { try await cartPage(req, owner: owner, error: $0) }
     }
 
     func removeCartItem(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         try await req.banchan.removeFromCart(req.parameters.get("hash") ?? "", for: owner)
-        return Layout.redirect(to: "/shop/cart")
+        return Layout.redirect(to: ShopPath.cart)
     }
 }

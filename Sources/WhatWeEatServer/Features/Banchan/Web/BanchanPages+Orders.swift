@@ -14,7 +14,7 @@ extension BanchanPages {
         return try await req.submitForm {
             switch try await req.banchan.placeOrder(nil, for: owner, idempotencyKey: key) {
             case .created(let order), .replayed(let order):
-                return Layout.redirect(to: "/shop/orders/\(try order.requireID())")
+                return Layout.redirect(to: ShopPath.order(try order.requireID()))
             }
         } onRuleBroken: { try await cartPage(req, owner: owner, error: $0) }
     }
@@ -27,17 +27,17 @@ extension BanchanPages {
             main: .group(
                 .h1(.text(req.t("banchan.orders.title"))),
                 orders.isEmpty
-                    ? .section(.class("card empty-state"), .p(.text(req.t("banchan.orders.empty"))), .a(.class("button"), .href("/shop"), .text(req.t("banchan.browse"))))
+                    ? .section(.class("card empty-state"), .p(.text(req.t("banchan.orders.empty"))), .a(.class("button"), .href(ShopPath.home), .text(req.t("banchan.browse"))))
                     : .ul(.class("order-list"), .forEach(orders) { order in
                         .li(.a(
-                            .class("order-card card"), .href("/shop/orders/\(order.id?.uuidString ?? "")"),
+                            .class("order-card card"), .href(order.id.map(ShopPath.order) ?? ShopPath.orders),
                             .span(.class("order-status status-\(order.status.rawValue)"), .text(req.t("banchan.status.\(order.status.rawValue)"))),
                             .span(.class("order-summary"), .text(summary(req, order))),
                             .span(.class("order-total"), .text(Won.format(order.total))),
                             .span(.class("muted"), .text(dateText(order.createdAt)))
                         ))
                     }),
-                next.map { .a(.class("button"), .href("/shop/orders?cursor=\($0)"), .text(req.t("banchan.orders.older"))) } ?? .empty
+                next.map { .a(.class("button"), .href(ShopPath.orders + "?cursor=\($0)"), .text(req.t("banchan.orders.older"))) } ?? .empty
             )
         )
     }
@@ -70,7 +70,7 @@ extension BanchanPages {
         switch (order.status, gateway) {
         case (.awaitingPayment, let gateway?) where gateway is TestPaymentGateway:
             payment = .form(
-                .action("/shop/orders/\(id)/pay"), .method(.post), .class("stack"),
+                .action(ShopPath.pay(id)), .method(.post), .class("stack"),
                 Layout.csrfField(req),
                 .p(.class("hint"), .text(req.t("banchan.pay.test_hint"))),
                 .button(.type(.submit), .class("button primary wide"), .id("pay-test"), .text(req.t("banchan.pay.test", ["total": Won.format(order.total)])))
@@ -103,13 +103,13 @@ extension BanchanPages {
                 payment,
                 order.status.canCancel
                     ? .form(
-                        .action("/shop/orders/\(id)/cancel"), .method(.post),
+                        .action(ShopPath.cancel(id)), .method(.post),
                         Layout.csrfField(req),
                         .button(.type(.submit), .class("button danger wide"), .id("cancel-order"), .text(req.t("banchan.order.cancel")))
                     )
                     : .empty
             ),
-            .p(.a(.href("/shop/orders"), .text(req.t("banchan.orders.title"))))
+            .p(.a(.href(ShopPath.orders), .text(req.t("banchan.orders.title"))))
         )
         return page(req, title: req.t("banchan.order.title"), status: error?.status ?? .ok,
                     cartCount: try await cartCount(req, owner), main: main)
@@ -124,7 +124,7 @@ extension BanchanPages {
         guard req.application.paymentGateway is TestPaymentGateway else { throw AppError(.serviceUnavailable, "payments_unavailable") }
         return try await req.submitForm {
             _ = try await req.banchan.confirmPayment(TestPaymentGateway.paymentID(merchantUID: order.merchantUID, amount: order.total), for: id, of: owner)
-            return Layout.redirect(to: "/shop/orders/\(id)")
+            return Layout.redirect(to: ShopPath.order(id))
         } onRuleBroken: { try await orderPage(req, try await req.banchan.order(id, of: owner), owner: owner, error: $0) }
     }
 
@@ -133,7 +133,7 @@ extension BanchanPages {
         let id = try req.orderIDParameter()
         return try await req.submitForm {
             _ = try await req.banchan.cancel(id, of: owner, reason: req.t("banchan.order.cancelled_by_customer"))
-            return Layout.redirect(to: "/shop/orders/\(id)")
+            return Layout.redirect(to: ShopPath.order(id))
         } onRuleBroken: { try await orderPage(req, try await req.banchan.order(id, of: owner), owner: owner, error: $0) }
     }
 }

@@ -31,7 +31,7 @@ struct BanchanPages: RouteCollection {
         PageExtras(
             stylesheets: [Self.stylesheet], scripts: scripts, bodyClass: "shop",
             headerLinks: .a(
-                .class("cart-link"), .href("/shop/cart"), .ariaLabel(req.t("banchan.cart.title")),
+                .class("cart-link"), .href(ShopPath.cart), .ariaLabel(req.t("banchan.cart.title")),
                 .span(.ariaHidden(true), .text("🛒")),
                 cartCount.map { $0 > 0 ? .span(.class("cart-count"), .text(String($0))) : .empty } ?? .empty
             )
@@ -101,7 +101,7 @@ struct BanchanPages: RouteCollection {
             .img(.src(Self.images.main(dish.hash)), .alt(""), .width(112), .height(112), .attribute(named: "loading", value: "lazy")),
             .div(
                 .class("dish-info"),
-                .a(.class("dish-title"), .href("/shop/dishes/\(dish.hash)"), .text(dish.title)),
+                .a(.class("dish-title"), .href(ShopPath.dish(dish.hash)), .text(dish.title)),
                 .span(.class("dish-description"), .text(dish.description)),
                 priceView(req, dish),
                 .div(
@@ -173,7 +173,7 @@ struct BanchanPages: RouteCollection {
                 soldOut
                     ? .p(.class("notice sold-out-notice"), .text(req.t("banchan.sold_out_long")))
                     : .form(
-                        .action("/shop/cart"), .method(.post), .class("order-form"), .id("order-form"),
+                        .action(ShopPath.cart), .method(.post), .class("order-form"), .id("order-form"),
                         .data(named: "price", value: String(dish.salePrice)),
                         Layout.csrfField(req),
                         .input(.type(.hidden), .name("hash"), .value(dish.hash)),

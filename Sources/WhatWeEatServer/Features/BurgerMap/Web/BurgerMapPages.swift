@@ -18,7 +18,7 @@ struct BurgerMapPages: RouteCollection {
                 .h1(.text(req.t("burger_map.title"))),
                 query.isEmpty ? .empty : .p(.class("search-term"), .text(req.t("burger_map.searching", ["query": String(query)]))),
                 .p(.class("lead"), .text(req.t("burger_map.empty"))),
-                .a(.class("button"), .href("/play"), .text(req.t("burger_map.back")))
+                .a(.class("button"), .href(PlayPath.home), .text(req.t("burger_map.back")))
             )
         )
     }

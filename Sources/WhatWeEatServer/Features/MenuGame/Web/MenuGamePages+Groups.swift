@@ -28,7 +28,7 @@ extension MenuGamePages {
                     .p(.class("lead"), .text(req.t("menu_game.together.intro"))),
                     dislikedSummary(req, device),
                     .form(
-                        .action("/play/together/create"), .method(.post),
+                        .action(PlayPath.create), .method(.post),
                         Layout.csrfField(req),
                         .button(.type(.submit), .class("button primary wide"), .id("create-group"), .text(req.t("menu_game.together.create")))
                     )
@@ -37,7 +37,7 @@ extension MenuGamePages {
                     .class("card"), .ariaLabelledBy("join-title"),
                     .h2(.id("join-title"), .text(req.t("menu_game.together.join_title"))),
                     .form(
-                        .action("/play/together/join"), .method(.post), .class("stack join-form"), .id("join-form"), .novalidate(),
+                        .action(PlayPath.join), .method(.post), .class("stack join-form"), .id("join-form"), .novalidate(),
                         Layout.csrfField(req),
                         .div(
                             .class("field"),
@@ -65,7 +65,7 @@ extension MenuGamePages {
     func createGroup(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         let group = try await req.menuGame.createGroup(hostToken: device.token, hostUserID: req.auth.get(User.self)?.id)
-        let response = Layout.redirect(to: "/play/groups/\(group.pin)")
+        let response = Layout.redirect(to: PlayPath.group(group.pin))
         return response
     }
 
@@ -78,7 +78,7 @@ extension MenuGamePages {
         let pin = try req.content.decode(JoinForm.self).pin ?? ""
         do {
             let group = try await req.menuGroup(pin: pin)
-            return Layout.redirect(to: "/play/groups/\(group.pin)/game")
+            return Layout.redirect(to: PlayPath.groupGame(group.pin))
         } catch let error as AppError where error.status == .notFound {
             return togetherPage(req, device: device, pin: pin, error: error)
         }
@@ -87,7 +87,7 @@ extension MenuGamePages {
     /// `/join/{pin}`: the link the host shares (and the QR code holds). Only digits go into the
     /// redirect, whatever the path held.
     func joinLink(req: Request) async throws -> Response {
-        Layout.redirect(to: "/play/groups/\(String((req.parameters.get("pin") ?? "").filter(\.isNumber).prefix(6)))")
+        Layout.redirect(to: PlayPath.group(String((req.parameters.get("pin") ?? "").filter(\.isNumber).prefix(6))))
     }
 
     // MARK: A group
@@ -102,7 +102,7 @@ extension MenuGamePages {
             return .found(try await req.menuGroup(pin: pin))
         } catch let error as AppError where error.status == .notFound {
             let digits = String(pin.prefix(6).filter(\.isNumber))
-            return .redirect(Layout.redirect(to: "/play/together?error=group_not_found&pin=\(digits)"))
+            return .redirect(Layout.redirect(to: PlayPath.together + "?error=group_not_found&pin=\(digits)"))
         }
     }
 
@@ -114,7 +114,7 @@ extension MenuGamePages {
         case .found(let found): group = found
         case .redirect(let redirect): return redirect
         }
-        if group.isClosed { return Layout.redirect(to: "/play/groups/\(group.pin)/result") }
+        if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
         let status = try await req.menuGame.status(of: group, device: device.token)
         let joinURL = Self.joinURL(group.pin, req)
         let response = Layout.page(
@@ -134,11 +134,11 @@ extension MenuGamePages {
                                 .text("🔗 " + req.t("menu_game.lobby.share")))
                     ),
                     .p(.class("copy-status"), .id("copy-status"), .role("status")),
-                    .img(.class("qr-code"), .src("/play/groups/\(group.pin)/qr.svg"), .alt(req.t("menu_game.lobby.qr_alt", ["url": joinURL])),
+                    .img(.class("qr-code"), .src(PlayPath.groupQRCode(group.pin)), .alt(req.t("menu_game.lobby.qr_alt", ["url": joinURL])),
                          .width(232), .height(232)),
                     .p(.class("join-url"), .text(joinURL)),
                     .p(.class("muted"), .text(req.t(status.isHost ? "menu_game.lobby.host_hint" : "menu_game.lobby.member_hint"))),
-                    .a(.class("button primary wide"), .id("start-group-game"), .href("/play/groups/\(group.pin)/game"), .text(req.t("menu_game.game.start")))
+                    .a(.class("button primary wide"), .id("start-group-game"), .href(PlayPath.groupGame(group.pin)), .text(req.t("menu_game.game.start")))
                 ),
                 MenuGameViews.config(req, device: device, extra: ["pin": group.pin, "shareURL": joinURL]),
                 MenuGameViews.networkErrorView(req)
@@ -164,7 +164,7 @@ extension MenuGamePages {
         switch try await groupOrRedirect(req) {
         case .redirect(let redirect): return redirect
         case .found(let group):
-            if group.isClosed { return Layout.redirect(to: "/play/groups/\(group.pin)/result") }
+            if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
             return gamePage(req, device: device, mode: "group", pin: group.pin)
         }
     }
@@ -176,7 +176,7 @@ extension MenuGamePages {
         case .found(let found): group = found
         case .redirect(let redirect): return redirect
         }
-        if group.isClosed { return Layout.redirect(to: "/play/groups/\(group.pin)/result") }
+        if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
         let status = try await req.menuGame.status(of: group, device: device.token)
         let submitted = try await req.menuGame.hasSubmitted(device.token, to: group)
         let response = Layout.page(
@@ -218,7 +218,7 @@ extension MenuGamePages {
         case .redirect(let redirect): return redirect
         }
         guard let result = try req.menuGame.results(of: group) else {
-            return Layout.redirect(to: "/play/groups/\(group.pin)/wait")
+            return Layout.redirect(to: PlayPath.groupWait(group.pin))
         }
         let response = resultPage(req, device: device, mode: "group", pin: group.pin, result: ResultResponse(result, language: req.language))
         // The game is over for this browser: reopening it goes home, not back to the waiting room.
@@ -235,7 +235,7 @@ extension MenuGamePages {
         if let result, let data = try? JSONEncoder().encode(result), let object = try? JSONSerialization.jsonObject(with: data) {
             extra["result"] = object
         }
-        let again = pin == nil ? "/play/solo/game" : "/play/together"
+        let again = pin == nil ? PlayPath.soloGame : PlayPath.together
         let actions: Node<HTML.BodyContext> = .div(
             .class("result-actions"),
             .button(.type(.button), .class("button wide"), .id("next-rank"), .text(req.t("menu_game.result.next_rank", ["left": "2"]))),

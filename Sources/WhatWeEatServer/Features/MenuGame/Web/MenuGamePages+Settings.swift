@@ -25,9 +25,9 @@ extension MenuGamePages {
                     .h2(.id("dislikes-settings-title"), .text(req.t("menu_game.disliked.title"))),
                     .p(.class("muted"), .text(req.t("menu_game.disliked.lead"))),
                     .form(
-                        .action("/play/preferences"), .method(.post), .class("stack"),
+                        .action(PlayPath.preferences), .method(.post), .class("stack"),
                         Layout.csrfField(req),
-                        .input(.type(.hidden), .name("next"), .value("/play/settings?notice=saved")),
+                        .input(.type(.hidden), .name("next"), .value(PlayPath.settings + "?notice=saved")),
                         MenuGameViews.dislikedTiles(req, selected: device.disliked),
                         .button(.type(.submit), .class("button primary wide"), .id("save-dislikes"), .text(req.t("menu_game.settings.save")))
                     )
@@ -36,9 +36,9 @@ extension MenuGamePages {
                     .class("card"), .ariaLabelledBy("language-settings-title"),
                     .h2(.id("language-settings-title"), .text(req.t("field.language"))),
                     .form(
-                        .action("/language"), .method(.post), .class("stack"),
+                        .action(AccountPath.language), .method(.post), .class("stack"),
                         Layout.csrfField(req),
-                        .input(.type(.hidden), .name("next"), .value("/play/settings")),
+                        .input(.type(.hidden), .name("next"), .value(PlayPath.settings)),
                         .label(.for("settings-language"), .class("visually-hidden"), .text(req.t("field.language"))),
                         .select(
                             .id("settings-language"), .attribute(named: "name", value: "language"),
@@ -59,7 +59,7 @@ extension MenuGamePages {
                     .p(.class("muted"), .text(req.t("menu_game.feedback.lead"))),
                     Layout.formError(req, error),
                     .form(
-                        .action("/play/feedback"), .method(.post), .class("stack"),
+                        .action(PlayPath.feedback), .method(.post), .class("stack"),
                         Layout.csrfField(req),
                         .label(.for("feedback-message"), .text(req.t("menu_game.feedback.label"))),
                         .textarea(.id("feedback-message"), .name("message"), .rows(4), .required(true),
@@ -91,7 +91,7 @@ extension MenuGamePages {
             try await req.application.feedbackLimiter.withSlot(req.clientAddress) {
                 try await req.menuGame.leaveFeedback(message, userID: req.auth.get(User.self)?.id, language: req.language)
             }
-            return Layout.redirect(to: "/play/settings?notice=feedback_sent#feedback")
+            return Layout.redirect(to: PlayPath.settings + "?notice=feedback_sent#feedback")
         } onRuleBroken: { settingsPage(req, device: device, notice: nil, error: $0, feedback: message) }
     }
 
@@ -119,7 +119,7 @@ extension MenuGamePages {
                 .class("card"),
                 .h1(.text(req.t("menu_game.feedback.inbox"))),
                 list,
-                next.map { .a(.class("button"), .href("/play/feedback?cursor=\($0)"), .text(req.t("menu_game.feedback.older"))) } ?? .empty
+                next.map { .a(.class("button"), .href(PlayPath.feedback + "?cursor=\($0)"), .text(req.t("menu_game.feedback.older"))) } ?? .empty
             )
         )
     }

@@ -41,7 +41,7 @@ struct MenuGamePages: RouteCollection {
 
     func onboarding(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
-        let next = Layout.safeNextPath(req.query[String.self, at: "next"]) ?? "/play"
+        let next = Layout.safeNextPath(req.query[String.self, at: "next"]) ?? PlayPath.home
         let intros: [(emoji: String, key: String)] = [("🎴", "one"), ("👥", "two")]
         let introPages: [Node<HTML.BodyContext>] = intros.enumerated().map { index, intro in
             onboardingIntro(req, index: index, emoji: intro.emoji, key: intro.key)
@@ -52,7 +52,7 @@ struct MenuGamePages: RouteCollection {
             .h1(.id("dislikes-title"), .text(req.t("menu_game.disliked.title"))),
             .p(.class("lead"), .text(req.t("menu_game.disliked.lead"))),
             .form(
-                .action("/play/preferences"), .method(.post), .class("stack"),
+                .action(PlayPath.preferences), .method(.post), .class("stack"),
                 Layout.csrfField(req),
                 .input(.type(.hidden), .name("next"), .value(next)),
                 MenuGameViews.dislikedTiles(req, selected: device.disliked),
@@ -105,7 +105,7 @@ struct MenuGamePages: RouteCollection {
         if let user = req.auth.get(User.self) {
             try await req.menuGame.saveDislikes(disliked, for: user.requireID())
         }
-        let response = Layout.redirect(to: Layout.safeNextPath(form.next) ?? "/play")
+        let response = Layout.redirect(to: Layout.safeNextPath(form.next) ?? PlayPath.home)
         response.cookies[MenuGameDevice.dislikedCookie] = BrowserDevice.cookie(MenuGameDevice.cookieValue(disliked), req)
         response.cookies[MenuGameDevice.onboardedCookie] = BrowserDevice.cookie("1", req)
         return response
@@ -116,7 +116,7 @@ struct MenuGamePages: RouteCollection {
         guard !device.isOnboarded else { return nil }
         var path = req.url.path
         if let query = req.url.query, !query.isEmpty { path += "?" + query }
-        let response = Layout.redirect(to: "/play/welcome?next=" + (path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/play"))
+        let response = Layout.redirect(to: PlayPath.welcome + "?next=" + (path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? PlayPath.home))
         return response
     }
 
@@ -125,7 +125,7 @@ struct MenuGamePages: RouteCollection {
         guard let pin = MenuGameDevice.waitingPIN(req), let group = try await req.menuGame.group(pin: pin),
               try await req.menuGame.hasSubmitted(device.token, to: group)
         else { return nil }
-        return Layout.redirect(to: "/play/groups/\(pin)/wait")
+        return Layout.redirect(to: PlayPath.groupWait(pin))
     }
 
     // MARK: Home
@@ -186,7 +186,7 @@ struct MenuGamePages: RouteCollection {
                 .h1(.id("solo-title"), .text(req.t("menu_game.tabs.solo"))),
                 .p(.class("lead"), .text(req.t("menu_game.solo.intro"))),
                 dislikedSummary(req, device),
-                .a(.class("button primary wide"), .id("start-solo"), .href("/play/solo/game"), .text(req.t("menu_game.game.start")))
+                .a(.class("button primary wide"), .id("start-solo"), .href(PlayPath.soloGame), .text(req.t("menu_game.game.start")))
             )
         )
         return response
@@ -199,7 +199,7 @@ struct MenuGamePages: RouteCollection {
             .class("disliked-summary"),
             .text(names.isEmpty ? req.t("menu_game.disliked.none") : req.t("menu_game.disliked.summary", ["foods": names.joined(separator: ", ")])),
             .text(" "),
-            .a(.href("/play/settings#dislikes-settings"), .text(req.t("menu_game.disliked.change")))
+            .a(.href(PlayPath.settings + "#dislikes-settings"), .text(req.t("menu_game.disliked.change")))
         )
     }
 

@@ -11,9 +11,9 @@ enum MenuGameViews {
 
     static func tabPath(_ tab: Tab) -> String {
         switch tab {
-        case .home: return "/play"
-        case .solo: return "/play/solo"
-        case .together: return "/play/together"
+        case .home: return PlayPath.home
+        case .solo: return PlayPath.solo
+        case .together: return PlayPath.together
         }
     }
 
@@ -24,7 +24,7 @@ enum MenuGameViews {
             stylesheets: [stylesheet],
             scripts: scripts,
             bodyClass: showTabs ? "menu-game with-tabs" : "menu-game",
-            headerLinks: .a(.class("settings-link"), .href("/play/settings"), .ariaLabel(req.t("menu_game.settings.title")),
+            headerLinks: .a(.class("settings-link"), .href(PlayPath.settings), .ariaLabel(req.t("menu_game.settings.title")),
                             .span(.ariaHidden(true), .text("⚙️"))),
             bottomBar: showTabs ? tabBar(req, current: tab) : .empty
         )

@@ -1,0 +1,128 @@
+import Fluent
+import SQLKit
+import Vapor
+
+/// A place with where it is, how it is rated, and (for "near" lists) how far it is.
+struct PlaceSummary: Sendable {
+    let place: BurgerPlace
+    let distanceMeters: Double?
+}
+
+/// What a map box shows: the places themselves, or, past `maxPins`, clusters of them.
+enum PlacesInBox: Sendable {
+    case pins([PlaceSummary])
+    case clusters([MapCluster])
+}
+
+/// Every rule of the burger map that touches storage. Handlers stay thin over this.
+struct BurgerMapService {
+    /// A box with more places than this answers with clusters: a zoomed-out city map never
+    /// ships ten thousand pins.
+    static let maxPins = 200
+    static let defaultNearLimit = 20
+    static let maxNearLimit = 100
+
+    let database: any Database
+
+    init(request: Request) {
+        self.database = request.db
+    }
+
+    // MARK: Places
+
+    func place(_ id: UUID) async throws -> BurgerPlace {
+        guard let place = try await BurgerPlace.find(id, on: database) else { throw AppError.notFound("place_not_found") }
+        return place
+    }
+
+    /// Registers a place, or finds it: the same name within 50 m is the place already on the map.
+    func addPlace(name rawName: String, address rawAddress: String, at point: Coordinate, phone rawPhone: String?, by userID: UUID)
+        async throws -> (place: BurgerPlace, created: Bool)
+    {
+        let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
+        let address = rawAddress.trimmingCharacters(in: .whitespacesAndNewlines)
+        let phone = rawPhone?.trimmingCharacters(in: .whitespaces)
+        do { try BurgerMapRules.checkPlace(name: name, address: address, phone: phone) } catch { throw Self.appError(error) }
+        if let existing = try await samePlace(name: name, at: point) { return (existing, false) }
+        let place = BurgerPlace(name: name, address: address, at: point, phone: phone?.isEmpty == true ? nil : phone, createdBy: userID)
+        try await place.create(on: database)
+        return (place, true)
+    }
+
+    private func samePlace(name: String, at point: Coordinate) async throws -> BurgerPlace? {
+        let box = point.box(radiusMeters: BurgerMapRules.samePlaceMeters)
+        return try await within(box).filter(\.$nameKey == BurgerMapRules.nameKey(name)).all()
+            .first { BurgerMapRules.isSamePlace((name, point), ($0.name, $0.coordinate)) }
+    }
+
+    /// The places in a map box, best ranked first, or their clusters when there are too many.
+    func places(in box: BoundingBox, matching query: String?) async throws -> PlacesInBox {
+        let count = try await searched(within(box), query).count()
+        if count > Self.maxPins {
+            let points = try await searched(within(box), query).field(\.$lat).field(\.$lon).all()
+            return .clusters(ClusterGrid(box: box).clusters(of: points.map(\.coordinate)))
+        }
+        let places = try await searched(within(box), query).all()
+            .sorted { PlaceRanking.score(ratingSum: $0.ratingSum, reviewCount: $0.reviewCount) > PlaceRanking.score(ratingSum: $1.ratingSum, reviewCount: $1.reviewCount) }
+        return .pins(places.map { PlaceSummary(place: $0, distanceMeters: nil) })
+    }
+
+    /// The places nearest a point, nearest first: looked for in widening boxes until enough are found.
+    func places(near point: Coordinate, limit: Int, matching query: String?) async throws -> [PlaceSummary] {
+        var found: [BurgerPlace] = []
+        for radius in [2_000.0, 20_000, 200_000, 2_000_000] {
+            found = try await searched(within(point.box(radiusMeters: radius)), query).all()
+            if found.count >= limit { break }
+        }
+        return found.map { PlaceSummary(place: $0, distanceMeters: point.distanceMeters(to: $0.coordinate)) }
+            .sorted { ($0.distanceMeters ?? 0) < ($1.distanceMeters ?? 0) }
+            .prefix(limit).map { $0 }
+    }
+
+    private func within(_ box: BoundingBox) -> QueryBuilder<BurgerPlace> {
+        BurgerPlace.query(on: database)
+            .filter(\.$lat >= box.minLat).filter(\.$lat <= box.maxLat)
+            .filter(\.$lon >= box.minLon).filter(\.$lon <= box.maxLon)
+    }
+
+    /// Names or addresses holding the words (`치즈` finds `더블치즈버거`).
+    private func searched(_ query: QueryBuilder<BurgerPlace>, _ text: String?) -> QueryBuilder<BurgerPlace> {
+        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return query }
+        // LIKE on both databases, lower-cased on both sides (SQLite folds ASCII case, PostgreSQL does
+        // not), with the wildcards of the text escaped.
+        let pattern = "%" + text.lowercased().replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
+        return query.group(.or) { or in
+            or.filter(.sql(SQLQueryString("LOWER(name) LIKE \(bind: pattern) ESCAPE '\\'")))
+            or.filter(.sql(SQLQueryString("LOWER(address) LIKE \(bind: pattern) ESCAPE '\\'")))
+        }
+    }
+
+    static func appError(_ problem: BurgerMapProblem) -> AppError {
+        switch problem {
+        case .invalidPlaceName: return .invalid("invalid_place_name")
+        case .invalidAddress: return .invalid("invalid_place_address")
+        case .invalidPhone: return .invalid("invalid_place_phone")
+        case .invalidRating: return .invalid("invalid_rating")
+        case .invalidTitle: return .invalid("invalid_review_title")
+        case .invalidText: return .invalid("invalid_review_text", ["max": String(BurgerMapRules.maxTextCharacters)])
+        case .invalidPhotoCount: return .invalid("invalid_photo_count")
+        case .duplicatePhoto: return .invalid("duplicate_photo")
+        case .invalidComment: return .invalid("invalid_comment", ["max": String(BurgerMapRules.maxCommentCharacters)])
+        case .invalidReportReason: return .invalid("invalid_report_reason")
+        }
+    }
+
+    static func appError(_ problem: GeoProblem) -> AppError {
+        switch problem {
+        case .latitudeOutOfRange, .longitudeOutOfRange: return .invalid("invalid_coordinate")
+        case .malformedBox: return .badRequest("invalid_bbox")
+        case .emptyBox: return .invalid("empty_bbox")
+        case .boxTooLarge: return .invalid("bbox_too_large", ["max": String(Int(BoundingBox.maxSpanDegrees))])
+        }
+    }
+}
+
+extension Request {
+    var burgerMap: BurgerMapService { BurgerMapService(request: self) }
+}

@@ -22,6 +22,8 @@ struct CSRFMiddleware: AsyncMiddleware {
     static let maxFormBody = 64 * 1024
 
     struct NonceKey: StorageKey { typealias Value = String }
+    /// The form token, once made for this request (every form on a page carries the same one).
+    struct TokenKey: StorageKey { typealias Value = String }
     /// Set when the nonce was (re)made during this request, so the response carries the cookie.
     struct FreshNonceKey: StorageKey { typealias Value = Bool }
 
@@ -69,6 +71,7 @@ struct CSRFMiddleware: AsyncMiddleware {
     static func renewNonce(_ request: Request) {
         request.storage[NonceKey.self] = SecureRandom.token(bytes: 24)
         request.storage[FreshNonceKey.self] = true
+        request.storage[TokenKey.self] = nil
     }
 
     /// What a token is bound to: the browser session, or `anonymous` before sign-in.
@@ -97,7 +100,10 @@ struct CSRFMiddleware: AsyncMiddleware {
 extension Request {
     /// The token every form on this page must send back as `_csrf`.
     var csrfToken: String {
+        if let token = storage[CSRFMiddleware.TokenKey.self] { return token }
         let nonce = storage[CSRFMiddleware.NonceKey.self] ?? ""
-        return CSRFMiddleware.token(nonce: nonce, session: CSRFMiddleware.binding(self), keys: application.keys)
+        let token = CSRFMiddleware.token(nonce: nonce, session: CSRFMiddleware.binding(self), keys: application.keys)
+        storage[CSRFMiddleware.TokenKey.self] = token
+        return token
     }
 }

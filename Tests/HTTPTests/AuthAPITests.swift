@@ -291,16 +291,24 @@ final class AuthAPITests: XCTestCase {
     func testProfileImageUploadChecksBytesAndSize() async throws {
         try await withTestApp { app in
             let mina = try await app.signUp()
-            let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 7, count: 100)
+            func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+                [0, 0, 0, UInt8(data.count)] + Array(type.utf8) + data + [0, 0, 0, 0]
+            }
+            let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            let ihdr = chunk("IHDR", [0, 0, 0, 2, 0, 0, 0, 2, 8, 6, 0, 0, 0])
+            let idat = chunk("IDAT", [0x78, 0x9C, 7, 7, 7]), iend = chunk("IEND", [])
+            let png = Data(signature + ihdr + idat + iend)
+            // With the position a phone writes, which is stripped before the file is stored.
+            let withPosition = Data(signature + ihdr + chunk("tEXt", Array("GPS\u{0}37.5663N".utf8)) + idat + iend)
             let response = try await app.testable().performTest(request: TestingHTTPRequest(
                 method: .PUT, url: URI(path: "/api/v1/me/profile-image"),
-                headers: ["Authorization": "Bearer \(mina.accessToken)", "Content-Type": "image/png"], body: ByteBuffer(data: png)))
+                headers: ["Authorization": "Bearer \(mina.accessToken)", "Content-Type": "image/png"], body: ByteBuffer(data: withPosition)))
             XCTAssertEqual(response.status, .ok, response.text)
             let url = try XCTUnwrap(try response.object()["profileImageURL"] as? String)
             XCTAssertTrue(url.hasPrefix("/uploads/") && url.hasSuffix(".png"), url)
             let served = try await app.send(.GET, url)
             XCTAssertEqual(served.status, .ok)
-            XCTAssertEqual(Data(buffer: served.body), png)
+            XCTAssertEqual(Data(buffer: served.body), png, "served without the text chunk")
             XCTAssertEqual(served.headers.contentType, .png)
 
             // A text file named as an image is refused by its bytes.

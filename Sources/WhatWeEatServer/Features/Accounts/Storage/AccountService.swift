@@ -265,8 +265,13 @@ struct AccountService {
             throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"])
         }
         guard let type = ImageType.sniff(data) else { throw AppError(.unsupportedMediaType, "unsupported_image_type") }
+        // Photos lose their EXIF/XMP (a phone's GPS position) before they are stored; a GIF carries none.
+        var stored = data
+        if type != .gif {
+            do { stored = try ImageCleaner.clean(data).data } catch { throw AppError(.unsupportedMediaType, "unsupported_image_type") }
+        }
         let previous = user.profileImageKey
-        user.profileImageKey = try await files.save(data, as: type)
+        user.profileImageKey = try await files.save(stored, as: type)
         try await user.save(on: database)
         try await deleteFileIfUnused(previous)
         return user

@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -113,8 +113,17 @@ def shot(driver, step):
 
 def wait_for(driver, condition, timeout=10):
     """Waits until `condition(driver)` is truthy. A condition that reads an element while the page
-    is being replaced (a navigation, a redirect) meets a stale element; that counts as "not yet"."""
-    return WebDriverWait(driver, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(condition)
+    is being replaced (a navigation, a redirect) meets a stale element, or Chromium's "unhandled
+    inspector error" for a document that is going away; both count as "not yet". Any other driver
+    error still fails the test at once."""
+    def settled(driver):
+        try:
+            return condition(driver)
+        except WebDriverException as error:
+            if "unhandled inspector error" in (error.msg or ""):
+                return False
+            raise
+    return WebDriverWait(driver, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(settled)
 
 
 def fill(driver, field_id, text):

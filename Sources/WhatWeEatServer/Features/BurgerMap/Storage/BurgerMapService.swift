@@ -57,12 +57,13 @@ struct BurgerMapService {
 
     /// The places in a map box, best ranked first, or their clusters when there are too many.
     func places(in box: BoundingBox, matching query: String?) async throws -> PlacesInBox {
-        let count = try await searched(within(box), query).count()
-        if count > Self.maxPins {
+        // One query in the common case: up to one more than the pins a box may show.
+        let firstRows = try await searched(within(box), query).limit(Self.maxPins + 1).all()
+        if firstRows.count > Self.maxPins {
             let points = try await searched(within(box), query).field(\.$lat).field(\.$lon).all()
             return .clusters(ClusterGrid(box: box).clusters(of: points.map(\.coordinate)))
         }
-        let places = try await searched(within(box), query).all()
+        let places = firstRows
             .sorted { PlaceRanking.score(ratingSum: $0.ratingSum, reviewCount: $0.reviewCount) > PlaceRanking.score(ratingSum: $1.ratingSum, reviewCount: $1.reviewCount) }
         return .pins(places.map { PlaceSummary(place: $0, distanceMeters: nil) })
     }

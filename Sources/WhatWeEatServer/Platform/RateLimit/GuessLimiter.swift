@@ -14,7 +14,6 @@ public final class GuessLimiter: Sendable {
     private struct Entry {
         var misses: [Date] = []
         var inFlight = 0
-        var waiters: [CheckedContinuation<Void, Never>] = []
     }
     private let entries = NIOLockedValueBox<[String: Entry]>([:])
 
@@ -37,15 +36,10 @@ public final class GuessLimiter: Sendable {
             case .refused(let wait):
                 throw AppError(.tooManyRequests, code, headers: ["Retry-After": String(wait)])
             case .full:
-                await withCheckedContinuation { continuation in
-                    let queued = entries.withLockedValue { all -> Bool in
-                        // Re-check under the lock: a look-up may have finished since `admit`.
-                        guard let entry = all[key], entry.misses.count + entry.inFlight >= limit else { return false }
-                        all[key]?.waiters.append(continuation)
-                        return true
-                    }
-                    if !queued { continuation.resume() }
-                }
+                // Wait for a look-up in flight to finish: a found PIN frees its place at once.
+                // A short sleep and a fresh look, rather than parked continuations, so no wake-up
+                // can be lost between the check and the wait.
+                try await Task.sleep(for: .milliseconds(2))
             }
         }
     }
@@ -67,21 +61,16 @@ public final class GuessLimiter: Sendable {
     }
 
     private func finish(_ key: String, missed: Bool, now: Date = Date()) {
-        let waiters = entries.withLockedValue { all -> [CheckedContinuation<Void, Never>] in
-            guard var entry = all[key] else { return [] }
+        entries.withLockedValue { all in
+            guard var entry = all[key] else { return }
             entry.inFlight -= 1
             if missed { entry.misses.append(now) }
-            let waiters = entry.waiters
-            entry.waiters = []
             let idle = entry.inFlight == 0 && entry.misses.isEmpty
             all[key] = idle ? nil : entry
             // Forget idle keys now and then so the table cannot grow without bound.
             if all.count > 10_000 {
                 all = all.filter { $0.value.inFlight > 0 || $0.value.misses.contains { now.timeIntervalSince($0) < window } }
             }
-            return waiters
         }
-        // Everyone waiting tries again; those that still find it full wait again.
-        for waiter in waiters { waiter.resume() }
     }
 }

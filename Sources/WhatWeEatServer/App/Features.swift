@@ -3,6 +3,7 @@
 enum Features {
     static let all: [any Feature.Type] = [
         AccountsFeature.self,
+        NotificationsInboxFeature.self,
         MenuGameFeature.self,
         BanchanFeature.self,
         BurgerMapFeature.self,

@@ -12,6 +12,9 @@ enum AccountsFeature: Feature {
         app.passwordHasher = try PasswordHasher(cost: settings.bcryptCost)
         app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
         app.accountLimits = AccountLimits(settings: settings)
+        app.fileReferences.register { key, database in
+            try await User.query(on: database).filter(\.$profileImageKey == key).count() > 0
+        }
     }
 
     static func routes(_ routes: FeatureRoutes) throws {

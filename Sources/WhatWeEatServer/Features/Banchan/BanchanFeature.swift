@@ -16,7 +16,12 @@ enum BanchanFeature: Feature {
         }
         app.banchanListings = BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL))
         BanchanListings.follow(app)
-        app.lifecycle.use(UnpaidOrderSweeper())
+        // Orders whose payment window ran out give their stock back; the conditional update lets
+        // only one instance win per order.
+        let window = settings.shop.paymentWindow
+        app.lifecycle.use(PeriodicJob("cancelled unpaid orders past their payment window", every: .seconds(60)) { app in
+            try await BanchanService(application: app).expireUnpaidOrders(window: window)
+        })
     }
 
     static func routes(_ routes: FeatureRoutes) throws {

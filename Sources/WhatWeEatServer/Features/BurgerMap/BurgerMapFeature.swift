@@ -1,15 +1,29 @@
 import Fluent
 import Vapor
 
-/// The burger map (LookForRealBurger): places on a map, found by box, by distance or by name.
-/// Reviews, photos, follows and feeds come next (issue 12); until its pages are built, `/map` is
-/// an empty state that keeps the menu game's "find restaurants nearby" search.
+/// The burger map (LookForRealBurger): places on a map, found by box, by distance or by name;
+/// photo reviews with likes, bookmarks, comments and reports; marks, follows and feeds.
+/// docs/BURGER_MAP.md describes the model. Until its pages are built (issue 13), `/map` is an
+/// empty state that keeps the menu game's "find restaurants nearby" search.
 enum BurgerMapFeature: Feature {
-    static let migrations: [any Migration] = [CreateBurgerPlaces()]
+    static let migrations: [any Migration] = [CreateBurgerPlaces(), CreateBurgerReviews(), CreatePlaceSearch()]
     static let homeCard: HomeCard? = HomeCard(position: 2, emoji: "🍔", key: "burger_map", path: nil)
+
+    static let seeders: [any Seeder] = [BurgerPlacesSeeder()]
+
+    static func configure(_ app: Application, settings: Settings) async throws {
+        app.fileReferences.register { key, database in
+            try await BurgerPhoto.query(on: database).filter(\.$fileKey == key).count() > 0
+        }
+        // Photos uploaded for a review that was never posted go after a day.
+        app.lifecycle.use(PeriodicJob("deleted photos no review took", every: .seconds(600)) { app in
+            try await BurgerMapService(database: app.db, application: app).deleteAbandonedPhotos()
+        })
+    }
 
     static func routes(_ routes: FeatureRoutes) throws {
         try routes.api.register(collection: BurgerMapAPI())
+        try routes.open.register(collection: BurgerMapImages())
         try routes.web.register(collection: BurgerMapPages())
     }
 }

@@ -1,5 +1,6 @@
 import Fluent
 import Vapor
+import SQLKit
 
 /// `?cursor=…&limit=…` as every list route reads it.
 public struct PageRequest: Sendable {
@@ -161,5 +162,40 @@ extension TimestampFormatFactory {
     /// list that pages with `paginate(newestFirst:)`.
     public static var microseconds: TimestampFormatFactory<MicrosecondTimestampFormat> {
         .init { MicrosecondTimestampFormat() }
+    }
+}
+
+extension SQLSelectBuilder {
+    /// Newest first by `createdAt`, ties broken by `id`, after the page's cursor, one row more than
+    /// the page (so `PageRequest.page(of:)` can tell whether a next page exists). The SQLKit twin
+    /// of `QueryBuilder.paginate(newestFirst:)`, for lists read into plain structs.
+    public func newestFirst(createdAt: SQLColumn, id: SQLColumn, _ page: PageRequest) throws -> Self {
+        if page.orderedCursor != nil && page.cursor == nil { throw AppError.badRequest("invalid_cursor") }
+        if let cursor = page.cursor {
+            self.where(group: { group in
+                group.where(createdAt, .lessThan, SQLBind(cursor.createdAt))
+                    .orWhere(group: { tie in
+                        tie.where(createdAt, .equal, SQLBind(cursor.createdAt)).where(id, .lessThan, SQLBind(cursor.id))
+                    })
+            })
+        }
+        return orderBy(SQLOrderBy(expression: createdAt, direction: SQLDirection.descending))
+            .orderBy(SQLOrderBy(expression: id, direction: SQLDirection.descending)).limit(page.limit + 1)
+    }
+}
+
+/// A row of a newest-first list read with `newestFirst(createdAt:id:_:)`.
+public protocol NewestFirstRow {
+    var id: UUID { get }
+    var createdAt: Date { get }
+}
+
+extension PageRequest {
+    /// The page's rows and the cursor after the last one (nil on the last page), from rows read
+    /// with `newestFirst(createdAt:id:_:)`.
+    public func page<Row: NewestFirstRow>(of rows: [Row]) -> (items: [Row], nextCursor: String?) {
+        let items = Array(rows.prefix(limit))
+        guard rows.count > limit, let last = items.last else { return (items, nil) }
+        return (items, PageCursor(createdAt: last.createdAt, id: last.id).encoded)
     }
 }

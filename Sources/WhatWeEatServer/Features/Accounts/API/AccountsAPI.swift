@@ -2,6 +2,23 @@ import Fluent
 import Vapor
 
 /// What a client sees of an account.
+/// Another person as every service shows them: who wrote a review, who followed you.
+struct PersonSummary: Content, Equatable {
+    let id: UUID
+    let nickname: String
+    @NullEncoded var profileImageURL: String?
+
+    init(_ user: User, files: any FileStorage) {
+        self.init(id: user.id ?? UUID(), nickname: user.nickname, profileImageURL: user.profileImageKey.map(files.urlPath(for:)))
+    }
+
+    init(id: UUID, nickname: String, profileImageURL: String?) {
+        self.id = id
+        self.nickname = nickname
+        self.profileImageURL = profileImageURL
+    }
+}
+
 struct AccountResponse: Content {
     let id: UUID
     let email: String

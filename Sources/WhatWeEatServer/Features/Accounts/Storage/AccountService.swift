@@ -20,6 +20,7 @@ struct AccountService {
     let accessTokens: AccessTokens
     let passwords: PasswordHasher
     let files: any FileStorage
+    let fileReferences: FileReferences
     let sealKey: SymmetricKey
     /// Who is asking, and the per-address budgets that bound what one address can make us do.
     let clientAddress: String
@@ -31,6 +32,7 @@ struct AccountService {
         self.accessTokens = request.application.accessTokens
         self.passwords = request.application.passwordHasher
         self.files = request.application.files
+        self.fileReferences = request.application.fileReferences
         self.sealKey = request.application.keys.refreshSuccessor
         self.clientAddress = request.clientAddress
         self.limits = request.application.accountLimits
@@ -303,8 +305,7 @@ struct AccountService {
     // MARK: Helpers
 
     private func deleteFileIfUnused(_ key: String?) async throws {
-        guard let key, try await User.query(on: database).filter(\.$profileImageKey == key).count() == 0 else { return }
-        try await files.delete(key: key)
+        try await files.deleteIfUnused(key, on: database, references: fileReferences)
     }
 
     private func ensureAvailable(email: String?, nickname: String, exceptUser: UUID?) async throws {

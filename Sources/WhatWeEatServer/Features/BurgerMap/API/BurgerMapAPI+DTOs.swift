@@ -18,7 +18,7 @@ struct PlaceResponse: Content {
     /// Meters from the point of a `near` search; null otherwise.
     @NullEncoded var distanceMeters: Double?
 
-    init(_ summary: PlaceSummary) {
+    init(_ summary: PlaceSummary, photoURL: String? = nil) {
         let place = summary.place
         id = place.id ?? UUID()
         name = place.name
@@ -29,7 +29,7 @@ struct PlaceResponse: Content {
         reviewCount = place.reviewCount
         averageRating = place.reviewCount > 0 ? (Double(place.ratingSum) / Double(place.reviewCount) * 100).rounded() / 100 : nil
         score = (PlaceRanking.score(ratingSum: place.ratingSum, reviewCount: place.reviewCount) * 1000).rounded() / 1000
-        photoURL = nil
+        self.photoURL = photoURL
         distanceMeters = summary.distanceMeters.map { $0.rounded() }
     }
 }
@@ -82,4 +82,162 @@ struct PlacesQuery: Content {
         guard q.fits(characters: 40, bytes: 160) else { throw AppError.invalid("invalid_search", ["max": "40"]) }
         return q
     }
+}
+
+/// A place's detail page: the place, how many people ate there or want to, and the reader's marks.
+struct PlaceDetailResponse: Content {
+    let id: UUID
+    let name: String
+    let address: String
+    let lat: Double
+    let lon: Double
+    @NullEncoded var phone: String?
+    let reviewCount: Int
+    @NullEncoded var averageRating: Double?
+    let score: Double
+    @NullEncoded var photoURL: String?
+    let eatenCount: Int
+    let wantCount: Int
+    /// `eaten` and/or `want`; empty for anonymous readers.
+    let myMarks: [String]
+
+    init(_ detail: PlaceDetail, photoURL: String?) {
+        let place = PlaceResponse(detail.summary, photoURL: photoURL)
+        id = place.id
+        name = place.name
+        address = place.address
+        lat = place.lat
+        lon = place.lon
+        phone = place.phone
+        reviewCount = place.reviewCount
+        averageRating = place.averageRating
+        score = place.score
+        self.photoURL = photoURL
+        eatenCount = detail.eatenCount
+        wantCount = detail.wantCount
+        myMarks = detail.myMarks.map(\.rawValue)
+    }
+}
+
+struct PhotoResponse: Content {
+    let id: UUID
+    let url: String
+    let width: Int
+    let height: Int
+}
+
+struct PlaceReference: Content {
+    let id: UUID
+    let name: String
+}
+
+/// A review with its place, author and photos, and the reader's like and bookmark.
+struct ReviewResponse: Content {
+    let id: UUID
+    let place: PlaceReference
+    let author: PersonSummary
+    let title: String
+    let rating: Int
+    let text: String
+    let photos: [PhotoResponse]
+    let likeCount: Int
+    let bookmarkCount: Int
+    let commentCount: Int
+    let likedByMe: Bool
+    let bookmarkedByMe: Bool
+    /// True only when reports hid it (its author and admins still see it).
+    let hidden: Bool
+    let createdAt: Date
+    @NullEncoded var updatedAt: Date?
+
+    init(_ card: ReviewCard, files: any FileStorage) {
+        id = card.id
+        place = PlaceReference(id: card.placeID, name: card.placeName)
+        author = PersonSummary(id: card.authorID, nickname: card.authorNickname, profileImageURL: card.authorImageKey.map(files.urlPath(for:)))
+        title = card.title
+        rating = card.rating
+        text = card.text
+        photos = card.photos.map {
+            PhotoResponse(id: $0.id, url: BurgerMapService.photoURL(fileKey: $0.fileKey, id: $0.id, files: files), width: $0.width, height: $0.height)
+        }
+        likeCount = card.likeCount
+        bookmarkCount = card.bookmarkCount
+        commentCount = card.commentCount
+        likedByMe = card.likedByMe
+        bookmarkedByMe = card.bookmarkedByMe
+        hidden = card.hidden
+        createdAt = card.createdAt
+        updatedAt = card.updatedAt
+    }
+}
+
+struct CommentResponse: Content {
+    let id: UUID
+    let reviewId: UUID
+    let author: PersonSummary
+    let text: String
+    let createdAt: Date
+    @NullEncoded var updatedAt: Date?
+
+    init(_ comment: BurgerComment, files: any FileStorage) {
+        id = comment.id ?? UUID()
+        reviewId = comment.$review.id
+        author = PersonSummary(comment.author, files: files)
+        text = comment.text
+        createdAt = comment.createdAt ?? Date()
+        updatedAt = comment.updatedAt
+    }
+}
+
+/// A person on the map: who they are, their counts, and whether the reader follows them.
+struct MapProfileResponse: Content {
+    let id: UUID
+    let nickname: String
+    @NullEncoded var profileImageURL: String?
+    let reviewCount: Int
+    let followerCount: Int
+    let followingCount: Int
+    let eatenCount: Int
+    let followedByMe: Bool
+
+    init(_ profile: MapProfile, files: any FileStorage) {
+        let person = PersonSummary(profile.user, files: files)
+        id = person.id
+        nickname = person.nickname
+        profileImageURL = person.profileImageURL
+        reviewCount = profile.reviewCount
+        followerCount = profile.followerCount
+        followingCount = profile.followingCount
+        eatenCount = profile.eatenCount
+        followedByMe = profile.followedByMe
+    }
+}
+
+struct ReportResponse: Content {
+    let reported: Bool
+    /// Whether the review is now hidden (this report was the third).
+    let hidden: Bool
+}
+
+struct ReviewBody: Content {
+    let placeId: UUID
+    let title: String
+    let rating: Int
+    let text: String
+    let photoIds: [UUID]
+}
+
+struct ReviewPatch: Content {
+    let title: String?
+    let rating: Int?
+    let text: String?
+    let photoIds: [UUID]?
+}
+
+struct CommentBody: Content {
+    let text: String
+}
+
+struct ReportBody: Content {
+    let reason: String
 }

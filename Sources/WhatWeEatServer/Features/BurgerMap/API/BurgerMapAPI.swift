@@ -7,7 +7,40 @@ struct BurgerMapAPI: RouteCollection {
         let map = routes.grouped("api", "v1", "burger-map")
         map.get("places", use: places)
         map.post("places", use: addPlace)
+        map.get("places", "search", use: searchPlaces)
         map.get("places", ":place", use: place)
+        map.get("places", ":place", "reviews", use: placeReviews)
+        map.put("places", ":place", "marks", ":kind", use: setMark)
+        map.delete("places", ":place", "marks", ":kind", use: clearMark)
+
+        map.on(.POST, "photos", body: .collect(maxSize: "6mb"), use: addPhoto)
+
+        map.get("reviews", use: reviews)
+        map.post("reviews", use: addReview)
+        map.get("reviews", ":review", use: review)
+        map.patch("reviews", ":review", use: editReview)
+        map.delete("reviews", ":review", use: deleteReview)
+        for kind in BurgerReaction.Kind.allCases {
+            map.put("reviews", ":review", .constant(kind.rawValue)) { try await setReaction(kind, true, $0) }
+            map.delete("reviews", ":review", .constant(kind.rawValue)) { try await setReaction(kind, false, $0) }
+        }
+        map.get("reviews", ":review", "comments", use: comments)
+        map.post("reviews", ":review", "comments", use: addComment)
+        map.patch("comments", ":comment", use: editComment)
+        map.delete("comments", ":comment", use: deleteComment)
+        map.post("reviews", ":review", "report", use: report)
+        map.post("reviews", ":review", "restore", use: restore)
+
+        map.get("feed", use: feed)
+        map.get("users", ":user", use: user)
+        map.put("users", ":user", "follow", use: follow)
+        map.delete("users", ":user", "follow", use: unfollow)
+        map.get("users", ":user", "followers", use: followers)
+        map.get("users", ":user", "following", use: following)
+        map.get("users", ":user", "reviews", use: userReviews)
+        map.get("me", "likes") { try await myReactions(.like, $0) }
+        map.get("me", "bookmarks") { try await myReactions(.bookmark, $0) }
+        map.get("me", "marks", use: myMarks)
     }
 
     // MARK: Places
@@ -22,17 +55,25 @@ struct BurgerMapAPI: RouteCollection {
             let box: BoundingBox
             do { box = try BoundingBox(parsing: bbox) } catch { throw BurgerMapService.appError(error) }
             switch try await req.burgerMap.places(in: box, matching: text) {
-            case .pins(let places): return PlacesResponse(items: places.map(PlaceResponse.init), clusters: [])
+            case .pins(let places): return PlacesResponse(items: try await placeResponses(places, req), clusters: [])
             case .clusters(let clusters): return PlacesResponse(items: [], clusters: clusters)
             }
         case (nil, let near?):
             let point = try query.coordinate(near)
             let limit = try query.nearLimit()
             let places = try await req.burgerMap.places(near: point, limit: limit, matching: text)
-            return PlacesResponse(items: places.map(PlaceResponse.init), clusters: [])
+            return PlacesResponse(items: try await placeResponses(places, req), clusters: [])
         case (nil, nil): throw AppError.badRequest("missing_area")
         case (_?, _?): throw AppError.badRequest("ambiguous_area")
         }
+    }
+
+    /// `?q=` by name or address, best ranked first, paged.
+    func searchPlaces(req: Request) async throws -> Page<PlaceResponse> {
+        let query = try req.query.decode(PlacesQuery.self)
+        guard let text = try query.searchText() else { throw AppError.badRequest("missing_search") }
+        let page = try await req.burgerMap.search(text, try PageRequest(from: req))
+        return Page(items: try await placeResponses(page.items, req), nextCursor: page.nextCursor)
     }
 
     func addPlace(req: Request) async throws -> Response {
@@ -42,11 +83,184 @@ struct BurgerMapAPI: RouteCollection {
         do { point = try Coordinate(lat: body.lat, lon: body.lon) } catch { throw BurgerMapService.appError(error) }
         let (place, created) = try await req.burgerMap.addPlace(name: body.name, address: body.address, at: point,
                                                               phone: body.phone, by: try user.requireID())
-        return try await PlaceResponse(PlaceSummary(place: place, distanceMeters: nil)).encodeResponse(status: created ? .created : .ok, for: req)
+        let response = try await placeResponses([PlaceSummary(place: place, distanceMeters: nil)], req)[0]
+        return try await response.encodeResponse(status: created ? .created : .ok, for: req)
     }
 
-    func place(req: Request) async throws -> PlaceResponse {
-        guard let id = req.parameters.get("place").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("place_not_found") }
-        return PlaceResponse(PlaceSummary(place: try await req.burgerMap.place(id), distanceMeters: nil))
+    func place(req: Request) async throws -> PlaceDetailResponse {
+        try await placeDetail(try req.placeID(), req)
+    }
+
+    func placeReviews(req: Request) async throws -> Page<ReviewResponse> {
+        let page = try await req.burgerMap.reviews(ofPlace: try req.placeID(), try PageRequest(from: req), viewer: req.auth.get(User.self)?.id)
+        return reviewPage(page, req)
+    }
+
+    func setMark(req: Request) async throws -> PlaceDetailResponse { try await mark(req, on: true) }
+    func clearMark(req: Request) async throws -> PlaceDetailResponse { try await mark(req, on: false) }
+
+    private func mark(_ req: Request, on: Bool) async throws -> PlaceDetailResponse {
+        let user = try req.requireUser().requireID()
+        guard let kind = req.parameters.get("kind").flatMap(BurgerMark.Kind.init(rawValue:)) else { throw AppError.notFound("mark_not_found") }
+        let placeID = try req.placeID()
+        _ = try await req.burgerMap.setMark(kind, on: placeID, to: on, by: user)
+        return try await placeDetail(placeID, req)
+    }
+
+    private func placeDetail(_ id: UUID, _ req: Request) async throws -> PlaceDetailResponse {
+        let detail = try await req.burgerMap.placeDetail(id, viewer: req.auth.get(User.self)?.id)
+        let cover = try await req.burgerMap.coverURLs(of: [detail.summary.place])[id]
+        return PlaceDetailResponse(detail, photoURL: cover)
+    }
+
+    private func placeResponses(_ places: [PlaceSummary], _ req: Request) async throws -> [PlaceResponse] {
+        let covers = try await req.burgerMap.coverURLs(of: places.map(\.place))
+        return places.map { PlaceResponse($0, photoURL: $0.place.id.flatMap { covers[$0] }) }
+    }
+
+    // MARK: Photos
+
+    /// One image in a multipart body (any field name): JPEG, PNG or WebP up to 5 MB.
+    func addPhoto(req: Request) async throws -> Response {
+        let user = try req.requireUser().requireID()
+        let data = try req.singleUploadedFile()
+        let photo = try await req.burgerMap.addPhoto(data, by: user)
+        let id = try photo.requireID()
+        let response = PhotoResponse(id: id, url: BurgerMapService.photoURL(fileKey: photo.fileKey, id: id, files: req.application.files),
+                                     width: photo.width, height: photo.height)
+        return try await response.encodeResponse(status: .created, for: req)
+    }
+
+    // MARK: Reviews
+
+    func reviews(req: Request) async throws -> Page<ReviewResponse> {
+        let page = try PageRequest(from: req)
+        let viewer = req.auth.get(User.self)
+        if req.query[String.self, at: "hidden"] == "true" {
+            guard viewer?.role == .admin else { throw viewer == nil ? AppError.unauthorized : AppError.forbidden }
+            return reviewPage(try await req.burgerMap.hiddenReviews(page, viewer: viewer?.id), req)
+        }
+        return reviewPage(try await req.burgerMap.reviews(page, viewer: viewer?.id), req)
+    }
+
+    func addReview(req: Request) async throws -> Response {
+        let user = try req.requireUser().requireID()
+        let body = try req.decodeJSON(ReviewBody.self)
+        let card = try await req.burgerMap.addReview(
+            ReviewDraft(placeID: body.placeId, title: body.title, rating: body.rating, text: body.text, photoIDs: body.photoIds), by: user)
+        return try await ReviewResponse(card, files: req.application.files).encodeResponse(status: .created, for: req)
+    }
+
+    func review(req: Request) async throws -> ReviewResponse {
+        let card = try await req.burgerMap.review(try req.reviewID(), viewer: req.mapActor())
+        return ReviewResponse(card, files: req.application.files)
+    }
+
+    func editReview(req: Request) async throws -> ReviewResponse {
+        let actor = try req.requireMapActor()
+        let patch = try req.decodeJSON(ReviewPatch.self)
+        let card = try await req.burgerMap.editReview(try req.reviewID(), title: patch.title, rating: patch.rating, text: patch.text,
+                                                      photoIDs: patch.photoIds, by: actor)
+        return ReviewResponse(card, files: req.application.files)
+    }
+
+    func deleteReview(req: Request) async throws -> HTTPStatus {
+        try await req.burgerMap.deleteReview(try req.reviewID(), by: try req.requireMapActor())
+        return .noContent
+    }
+
+    func setReaction(_ kind: BurgerReaction.Kind, _ on: Bool, _ req: Request) async throws -> ReviewResponse {
+        let card = try await req.burgerMap.setReaction(kind, on: try req.reviewID(), to: on, by: try req.requireMapActor())
+        return ReviewResponse(card, files: req.application.files)
+    }
+
+    func report(req: Request) async throws -> ReportResponse {
+        let user = try req.requireUser().requireID()
+        let body = try req.decodeJSON(ReportBody.self)
+        let hidden = try await req.burgerMap.report(try req.reviewID(), reason: body.reason, by: user)
+        return ReportResponse(reported: true, hidden: hidden)
+    }
+
+    func restore(req: Request) async throws -> ReviewResponse {
+        let actor = try req.requireMapActor()
+        return ReviewResponse(try await req.burgerMap.restore(try req.reviewID(), by: actor), files: req.application.files)
+    }
+
+    // MARK: Comments
+
+    func comments(req: Request) async throws -> Page<CommentResponse> {
+        let page = try await req.burgerMap.comments(on: try req.reviewID(), viewer: req.mapActor(), try PageRequest(from: req))
+        return Page(items: page.items.map { CommentResponse($0, files: req.application.files) }, nextCursor: page.nextCursor)
+    }
+
+    func addComment(req: Request) async throws -> Response {
+        let actor = try req.requireMapActor()
+        let body = try req.decodeJSON(CommentBody.self)
+        let comment = try await req.burgerMap.addComment(body.text, on: try req.reviewID(), by: actor)
+        return try await CommentResponse(comment, files: req.application.files).encodeResponse(status: .created, for: req)
+    }
+
+    func editComment(req: Request) async throws -> CommentResponse {
+        let actor = try req.requireMapActor()
+        let body = try req.decodeJSON(CommentBody.self)
+        return CommentResponse(try await req.burgerMap.editComment(try req.commentID(), text: body.text, by: actor), files: req.application.files)
+    }
+
+    func deleteComment(req: Request) async throws -> HTTPStatus {
+        try await req.burgerMap.deleteComment(try req.commentID(), by: try req.requireMapActor())
+        return .noContent
+    }
+
+    // MARK: People and feeds
+
+    func feed(req: Request) async throws -> Page<ReviewResponse> {
+        let user = try req.requireUser().requireID()
+        return reviewPage(try await req.burgerMap.feed(of: user, try PageRequest(from: req)), req)
+    }
+
+    func user(req: Request) async throws -> MapProfileResponse {
+        MapProfileResponse(try await req.burgerMap.profile(of: try req.userIDParameter(), viewer: req.auth.get(User.self)?.id),
+                           files: req.application.files)
+    }
+
+    func follow(req: Request) async throws -> MapProfileResponse { try await setFollow(req, on: true) }
+    func unfollow(req: Request) async throws -> MapProfileResponse { try await setFollow(req, on: false) }
+
+    private func setFollow(_ req: Request, on: Bool) async throws -> MapProfileResponse {
+        let me = try req.requireUser().requireID()
+        return MapProfileResponse(try await req.burgerMap.setFollow(try req.userIDParameter(), to: on, by: me), files: req.application.files)
+    }
+
+    func followers(req: Request) async throws -> Page<PersonSummary> {
+        let page = try await req.burgerMap.followers(of: try req.userIDParameter(), try PageRequest(from: req))
+        return Page(items: page.items.map { PersonSummary($0, files: req.application.files) }, nextCursor: page.nextCursor)
+    }
+
+    func following(req: Request) async throws -> Page<PersonSummary> {
+        let page = try await req.burgerMap.following(of: try req.userIDParameter(), try PageRequest(from: req))
+        return Page(items: page.items.map { PersonSummary($0, files: req.application.files) }, nextCursor: page.nextCursor)
+    }
+
+    func userReviews(req: Request) async throws -> Page<ReviewResponse> {
+        let author = try req.userIDParameter()
+        _ = try await req.burgerMap.person(author)
+        return reviewPage(try await req.burgerMap.reviews(byAuthor: author, try PageRequest(from: req), viewer: req.auth.get(User.self)?.id), req)
+    }
+
+    func myReactions(_ kind: BurgerReaction.Kind, _ req: Request) async throws -> Page<ReviewResponse> {
+        let user = try req.requireUser().requireID()
+        return reviewPage(try await req.burgerMap.reactions(kind, of: user, try PageRequest(from: req)), req)
+    }
+
+    func myMarks(req: Request) async throws -> Page<PlaceResponse> {
+        let user = try req.requireUser().requireID()
+        guard let raw = req.query[String.self, at: "kind"] else { throw AppError.badRequest("missing_mark_kind") }
+        guard let kind = BurgerMark.Kind(rawValue: raw) else { throw AppError.badRequest("invalid_mark_kind") }
+        let page = try await req.burgerMap.marks(kind, of: user, try PageRequest(from: req))
+        return Page(items: try await placeResponses(page.items, req), nextCursor: page.nextCursor)
+    }
+
+    private func reviewPage(_ page: (items: [ReviewCard], nextCursor: String?), _ req: Request) -> Page<ReviewResponse> {
+        Page(items: page.items.map { ReviewResponse($0, files: req.application.files) }, nextCursor: page.nextCursor)
     }
 }

@@ -23,10 +23,23 @@ struct BurgerMapService {
     static let maxNearLimit = 100
 
     let database: any Database
+    let files: any FileStorage
+    let events: any EventBus
+    let fileReferences: FileReferences
+
+    init(database: any Database, application: Application) {
+        self.database = database
+        self.files = application.files
+        self.events = application.events
+        self.fileReferences = application.fileReferences
+    }
 
     init(request: Request) {
-        self.database = request.db
+        self.init(database: request.db, application: request.application)
     }
+
+    var cards: ReviewCards { ReviewCards(database: database) }
+    var inbox: NotificationInbox { NotificationInbox(database: database, events: events) }
 
     // MARK: Places
 
@@ -86,17 +99,33 @@ struct BurgerMapService {
             .filter(\.$lon >= box.minLon).filter(\.$lon <= box.maxLon)
     }
 
-    /// Names or addresses holding the words (`치즈` finds `더블치즈버거`).
+    /// Names or addresses holding the words (`치즈` finds `더블치즈버거`), by index (`PlaceSearch`).
     private func searched(_ query: QueryBuilder<BurgerPlace>, _ text: String?) -> QueryBuilder<BurgerPlace> {
         guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return query }
-        // LIKE on both databases, lower-cased on both sides (SQLite folds ASCII case, PostgreSQL does
-        // not), with the wildcards of the text escaped.
-        let pattern = "%" + text.lowercased().replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "%"
-        return query.group(.or) { or in
-            or.filter(.sql(SQLQueryString("LOWER(name) LIKE \(bind: pattern) ESCAPE '\\'")))
-            or.filter(.sql(SQLQueryString("LOWER(address) LIKE \(bind: pattern) ESCAPE '\\'")))
+        return query.filter(.sql(PlaceSearch.predicate(text, on: database.sql)))
+    }
+
+    /// Places whose name or address holds the text, best ranked first (`PlaceRanking`), paged
+    /// by (rank, id) so the pages stay in step while ratings change little.
+    func search(_ text: String, _ page: PageRequest) async throws -> (items: [PlaceSummary], nextCursor: String?) {
+        if page.cursor != nil && page.orderedCursor == nil { throw AppError.badRequest("invalid_cursor") }
+        let rank = SQLQueryString("CAST((\(literal: PlaceRanking.priorMean * PlaceRanking.priorWeight) + rating_sum) * 1000000.0 / (\(literal: PlaceRanking.priorWeight) + review_count) AS BIGINT)")
+        let query = database.sql.select().column("*").column(rank, as: "rank").from(BurgerPlace.schema)
+            .where(PlaceSearch.predicate(text, on: database.sql))
+        if let cursor = page.orderedCursor {
+            query.where(group: { group in
+                group.where(rank, .lessThan, SQLBind(cursor.position))
+                    .orWhere(group: { $0.where(rank, .equal, SQLBind(cursor.position)).where(SQLColumn("id"), .lessThan, SQLBind(cursor.id)) })
+            })
         }
+        let rows = try await query.orderBy(SQLOrderBy(expression: rank, direction: SQLDirection.descending))
+            .orderBy(SQLOrderBy(expression: SQLColumn("id"), direction: SQLDirection.descending)).limit(page.limit + 1).all()
+        let places = try rows.prefix(page.limit).map { (place: try $0.decode(model: BurgerPlace.self), rank: try $0.decode(column: "rank", as: Int.self)) }
+        var next: String?
+        if rows.count > page.limit, let last = places.last, let id = last.place.id {
+            next = OrderedPageCursor(position: last.rank, id: id).encoded
+        }
+        return (places.map { PlaceSummary(place: $0.place, distanceMeters: nil) }, next)
     }
 
     static func appError(_ problem: BurgerMapProblem) -> AppError {
@@ -110,7 +139,7 @@ struct BurgerMapService {
         case .invalidPhotoCount: return .invalid("invalid_photo_count")
         case .duplicatePhoto: return .invalid("duplicate_photo")
         case .invalidComment: return .invalid("invalid_comment", ["max": String(BurgerMapRules.maxCommentCharacters)])
-        case .invalidReportReason: return .invalid("invalid_report_reason")
+        case .invalidReportReason: return .invalid("invalid_report_reason", ["max": String(BurgerMapRules.maxReasonCharacters)])
         }
     }
 
@@ -122,8 +151,4 @@ struct BurgerMapService {
         case .boxTooLarge: return .invalid("bbox_too_large", ["max": String(Int(BoundingBox.maxSpanDegrees))])
         }
     }
-}
-
-extension Request {
-    var burgerMap: BurgerMapService { BurgerMapService(request: self) }
 }

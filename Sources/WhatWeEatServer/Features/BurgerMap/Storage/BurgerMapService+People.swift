@@ -1,0 +1,187 @@
+import Fluent
+import SQLKit
+import Vapor
+
+/// A person's page: who they are and how much they do on the map.
+struct MapProfile: Sendable {
+    let user: User
+    let reviewCount: Int
+    let followerCount: Int
+    let followingCount: Int
+    let eatenCount: Int
+    let followedByMe: Bool
+}
+
+/// A place's detail: its own fields, how many people marked it, and the reader's marks.
+struct PlaceDetail: Sendable {
+    let summary: PlaceSummary
+    let eatenCount: Int
+    let wantCount: Int
+    let myMarks: [BurgerMark.Kind]
+}
+
+extension BurgerMapService {
+    // MARK: Comments
+
+    func comments(on reviewID: UUID, viewer: MapActor?, _ page: PageRequest) async throws -> (items: [BurgerComment], nextCursor: String?) {
+        _ = try await review(reviewID, viewer: viewer)
+        return try await BurgerComment.query(on: database).filter(\.$review.$id == reviewID).with(\.$author)
+            .paginate(newestFirst: \.$createdAt, page)
+    }
+
+    /// Comments on a review; its author hears of it.
+    func addComment(_ rawText: String, on reviewID: UUID, by actor: MapActor) async throws -> BurgerComment {
+        let text = try checkedComment(rawText)
+        let card = try await review(reviewID, viewer: actor)
+        let comment = BurgerComment(reviewID: reviewID, authorID: actor.id, text: text)
+        try await database.transaction { transaction in
+            try await comment.create(on: transaction)
+            try await Self.increment("comment_count", of: reviewID, by: 1, on: transaction)
+        }
+        try await inbox.post(NotificationDraft(recipient: card.authorID, actor: actor.id, service: Self.service, kind: "review_commented",
+                                               subjectID: reviewID, link: BurgerMapLinks.review(reviewID), excerpt: text))
+        return try await self.comment(try comment.requireID())
+    }
+
+    /// Only a comment's author edits it.
+    func editComment(_ id: UUID, text rawText: String, by actor: MapActor) async throws -> BurgerComment {
+        let text = try checkedComment(rawText)
+        let comment = try await self.comment(id)
+        guard comment.$author.id == actor.id else { throw AppError(.forbidden, "not_comment_author") }
+        comment.text = text
+        try await comment.save(on: database)
+        return comment
+    }
+
+    /// A comment's author, the review's author or an admin deletes it.
+    func deleteComment(_ id: UUID, by actor: MapActor) async throws {
+        let comment = try await self.comment(id)
+        let review = try await BurgerReview.find(comment.$review.id, on: database)
+        guard comment.$author.id == actor.id || review?.$author.id == actor.id || actor.isAdmin else {
+            throw AppError(.forbidden, "not_comment_author")
+        }
+        try await database.transaction { transaction in
+            let removed = try await transaction.sql.delete(from: BurgerComment.schema).where("id", .equal, SQLBind(id)).returning("id").all()
+            if !removed.isEmpty { try await Self.increment("comment_count", of: comment.$review.id, by: -1, on: transaction) }
+        }
+    }
+
+    func comment(_ id: UUID) async throws -> BurgerComment {
+        guard let comment = try await BurgerComment.query(on: database).filter(\.$id == id).with(\.$author).first(),
+              let review = try await BurgerReview.find(comment.$review.id, on: database), review.hiddenAt == nil
+        else { throw AppError.notFound("comment_not_found") }
+        return comment
+    }
+
+    private func checkedComment(_ raw: String) throws -> String {
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        do { try BurgerMapRules.checkComment(text) } catch { throw Self.appError(error) }
+        return text
+    }
+
+    // MARK: Marks
+
+    func placeDetail(_ id: UUID, viewer: UUID?) async throws -> PlaceDetail {
+        let place = try await self.place(id)
+        let counts = try await database.sql.select().column("kind").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+            .from(BurgerMark.schema).where("place_id", .equal, SQLBind(id)).groupBy("kind").all()
+        var byKind: [String: Int] = [:]
+        for row in counts { byKind[try row.decode(column: "kind", as: String.self)] = try row.decode(column: "count", as: Int.self) }
+        var mine: [BurgerMark.Kind] = []
+        if let viewer {
+            mine = try await BurgerMark.query(on: database).filter(\.$place.$id == id).filter(\.$user.$id == viewer).all()
+                .compactMap { BurgerMark.Kind(rawValue: $0.kind) }.sorted { $0.rawValue < $1.rawValue }
+        }
+        return PlaceDetail(summary: PlaceSummary(place: place, distanceMeters: nil), eatenCount: byKind["eaten"] ?? 0,
+                           wantCount: byKind["want"] ?? 0, myMarks: mine)
+    }
+
+    /// Sets or clears "eaten" or "want to go"; twice is the same as once.
+    func setMark(_ kind: BurgerMark.Kind, on placeID: UUID, to on: Bool, by userID: UUID) async throws -> PlaceDetail {
+        _ = try await place(placeID)
+        let existing = BurgerMark.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$place.$id == placeID)
+            .filter(\.$user.$id == userID)
+        if on {
+            if try await existing.first() == nil {
+                let mark = BurgerMark()
+                mark.kind = kind.rawValue
+                mark.$place.id = placeID
+                mark.$user.id = userID
+                do { try await mark.create(on: database) } catch let error as any DatabaseError where error.isConstraintFailure {}
+            }
+        } else {
+            try await existing.delete()
+        }
+        return try await placeDetail(placeID, viewer: userID)
+    }
+
+    func marks(_ kind: BurgerMark.Kind, of userID: UUID, _ page: PageRequest) async throws -> (items: [PlaceSummary], nextCursor: String?) {
+        let marks = try await BurgerMark.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$user.$id == userID)
+            .with(\.$place).paginate(newestFirst: \.$createdAt, page)
+        return (marks.items.map { PlaceSummary(place: $0.place, distanceMeters: nil) }, marks.nextCursor)
+    }
+
+    /// Reviews I liked or bookmarked, the latest first (hidden ones left out).
+    func reactions(_ kind: BurgerReaction.Kind, of userID: UUID, _ page: PageRequest) async throws -> (items: [ReviewCard], nextCursor: String?) {
+        let rows = try await BurgerReaction.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$user.$id == userID)
+            .paginate(newestFirst: \.$createdAt, page)
+        return (try await cards.cards(rows.items.map { $0.$review.id }, viewer: userID), rows.nextCursor)
+    }
+
+    // MARK: People
+
+    func person(_ id: UUID) async throws -> User {
+        guard let user = try await User.find(id, on: database) else { throw AppError.notFound("user_not_found") }
+        return user
+    }
+
+    func profile(of id: UUID, viewer: UUID?) async throws -> MapProfile {
+        let user = try await person(id)
+        let reviews = try await BurgerReview.query(on: database).filter(\.$author.$id == id).filter(\.$hiddenAt == nil).count()
+        let followers = try await BurgerFollow.query(on: database).filter(\.$followee.$id == id).count()
+        let following = try await BurgerFollow.query(on: database).filter(\.$follower.$id == id).count()
+        let eaten = try await BurgerMark.query(on: database).filter(\.$user.$id == id).filter(\.$kind == BurgerMark.Kind.eaten.rawValue).count()
+        var followedByMe = false
+        if let viewer {
+            followedByMe = try await BurgerFollow.query(on: database).filter(\.$follower.$id == viewer).filter(\.$followee.$id == id).first() != nil
+        }
+        return MapProfile(user: user, reviewCount: reviews, followerCount: followers, followingCount: following, eatenCount: eaten,
+                          followedByMe: followedByMe)
+    }
+
+    /// Follows or unfollows; following oneself is refused, following twice is following once.
+    /// A new follow tells the person followed.
+    func setFollow(_ followeeID: UUID, to on: Bool, by followerID: UUID) async throws -> MapProfile {
+        _ = try await person(followeeID)
+        guard followeeID != followerID else { throw AppError.invalid("cannot_follow_self") }
+        let existing = BurgerFollow.query(on: database).filter(\.$follower.$id == followerID).filter(\.$followee.$id == followeeID)
+        if on {
+            if try await existing.first() == nil {
+                let follow = BurgerFollow()
+                follow.$follower.id = followerID
+                follow.$followee.id = followeeID
+                var added = true
+                do { try await follow.create(on: database) } catch let error as any DatabaseError where error.isConstraintFailure { added = false }
+                if added {
+                    try await inbox.post(NotificationDraft(recipient: followeeID, actor: followerID, service: Self.service, kind: "followed",
+                                                           subjectID: followerID, link: BurgerMapLinks.user(followerID)))
+                }
+            }
+        } else {
+            try await existing.delete()
+        }
+        return try await profile(of: followeeID, viewer: followerID)
+    }
+
+    func followers(of id: UUID, _ page: PageRequest) async throws -> (items: [User], nextCursor: String?) {
+        _ = try await person(id)
+        let rows = try await BurgerFollow.query(on: database).filter(\.$followee.$id == id).with(\.$follower).paginate(newestFirst: \.$createdAt, page)
+        return (rows.items.map(\.follower), rows.nextCursor)
+    }
+
+    func following(of id: UUID, _ page: PageRequest) async throws -> (items: [User], nextCursor: String?) {
+        _ = try await person(id)
+        let rows = try await BurgerFollow.query(on: database).filter(\.$follower.$id == id).with(\.$followee).paginate(newestFirst: \.$createdAt, page)
+        return (rows.items.map(\.followee), rows.nextCursor)
+    }
+}

@@ -1,0 +1,68 @@
+import Fluent
+import SQLKit
+import Vapor
+
+extension BurgerMapService {
+    static let maxPhotoBytes = 5 * 1024 * 1024
+    /// Photos one account may hold that no review has taken yet: enough for a review being
+    /// written on two devices, not a free image host.
+    static let maxPendingPhotos = 30
+    /// A photo no review took within this long is deleted.
+    static let pendingPhotoLifetime: TimeInterval = 24 * 60 * 60
+
+    /// Stores an uploaded photo without its metadata; it waits for a review to take it.
+    func addPhoto(_ data: Data, by userID: UUID) async throws -> BurgerPhoto {
+        guard !data.isEmpty else { throw AppError.badRequest("empty_upload") }
+        guard data.count <= Self.maxPhotoBytes else { throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"]) }
+        let image: CleanImage
+        do { image = try ImageCleaner.clean(data) } catch { throw AppError(.unsupportedMediaType, "unsupported_image_type") }
+        let pending = try await BurgerPhoto.query(on: database).filter(\.$owner.$id == userID).filter(\.$reviewID == nil).count()
+        guard pending < Self.maxPendingPhotos else {
+            throw AppError(.tooManyRequests, "too_many_pending_photos", arguments: ["max": String(Self.maxPendingPhotos)])
+        }
+        let key = try await files.save(image.data, as: image.type)
+        let photo = BurgerPhoto(ownerID: userID, fileKey: key, width: image.width, height: image.height)
+        try await photo.create(on: database)
+        return photo
+    }
+
+    /// Deletes photos no review took in time, and their files when nothing else shows them.
+    /// Returns how many went.
+    func deleteAbandonedPhotos(now: Date = Date()) async throws -> Int {
+        let abandoned = try await BurgerPhoto.query(on: database).filter(\.$reviewID == nil)
+            .filter(\.$createdAt < now.addingTimeInterval(-Self.pendingPhotoLifetime)).limit(500).all()
+        for photo in abandoned { try await deletePhoto(photo) }
+        return abandoned.count
+    }
+
+    func deletePhoto(_ photo: BurgerPhoto) async throws {
+        try await photo.delete(on: database)
+        try await deleteFileIfUnused(photo.fileKey)
+    }
+
+    func deleteFileIfUnused(_ key: String?) async throws {
+        try await files.deleteIfUnused(key, on: database, references: fileReferences)
+    }
+
+    /// Where a photo is seen: its file, or its generated artwork.
+    func photoURL(_ photo: PhotoRow) -> String {
+        Self.photoURL(fileKey: photo.fileKey, id: photo.id, files: files)
+    }
+
+    static func photoURL(fileKey: String?, id: UUID, files: any FileStorage) -> String {
+        if let fileKey { return files.urlPath(for: fileKey) }
+        return "/images/burger-map/photos/\(id.uuidString.lowercased()).svg"
+    }
+}
+
+extension BurgerMapService {
+    /// The cover photo URL of each place that has one, by place id (one query for a whole map).
+    func coverURLs(of places: [BurgerPlace]) async throws -> [UUID: String] {
+        let covers = places.compactMap { place in place.coverPhotoID.map { (place: place.id ?? UUID(), photo: $0) } }
+        guard !covers.isEmpty else { return [:] }
+        let photos = try await BurgerPhoto.query(on: database).filter(\.$id ~~ covers.map(\.photo)).all()
+        let urls = Dictionary(photos.compactMap { photo in photo.id.map { ($0, Self.photoURL(fileKey: photo.fileKey, id: $0, files: files)) } },
+                              uniquingKeysWith: { first, _ in first })
+        return Dictionary(covers.compactMap { cover in urls[cover.photo].map { (cover.place, $0) } }, uniquingKeysWith: { first, _ in first })
+    }
+}

@@ -1,0 +1,65 @@
+import Fluent
+import Vapor
+
+/// What a service tells the inbox: who should know, who did it, what happened.
+struct NotificationDraft: Sendable {
+    let recipient: UUID
+    let actor: UUID?
+    let service: String
+    let kind: String
+    var subjectID: UUID? = nil
+    var link: String? = nil
+    var excerpt: String? = nil
+}
+
+/// The one inbox every service posts to. Posting writes the row and tells the recipient's live
+/// sockets (on every instance, through the event bus) that something arrived.
+struct NotificationInbox {
+    static let maxExcerptCharacters = 80
+
+    let database: any Database
+    let events: any EventBus
+
+    static func topic(for user: UUID) -> String { "notifications.\(user.uuidString.lowercased())" }
+
+    /// Posts a notification; one's own actions notify nobody.
+    func post(_ draft: NotificationDraft) async throws {
+        guard draft.actor != draft.recipient else { return }
+        let row = InboxNotification()
+        row.$recipient.id = draft.recipient
+        row.$actor.id = draft.actor
+        row.service = draft.service
+        row.kind = draft.kind
+        row.subjectID = draft.subjectID
+        row.link = draft.link
+        row.excerpt = draft.excerpt.map { String($0.prefix(Self.maxExcerptCharacters)) }
+        try await row.create(on: database)
+        await events.publish(try row.requireID().uuidString, to: Self.topic(for: draft.recipient))
+    }
+
+    func page(for user: UUID, _ page: PageRequest) async throws -> (items: [InboxNotification], nextCursor: String?) {
+        try await InboxNotification.query(on: database).filter(\.$recipient.$id == user).with(\.$actor)
+            .paginate(newestFirst: \.$createdAt, page)
+    }
+
+    func notification(_ id: UUID, for user: UUID) async throws -> InboxNotification? {
+        try await InboxNotification.query(on: database).filter(\.$id == id).filter(\.$recipient.$id == user).with(\.$actor).first()
+    }
+
+    func unreadCount(for user: UUID) async throws -> Int {
+        try await InboxNotification.query(on: database).filter(\.$recipient.$id == user).filter(\.$readAt == nil).count()
+    }
+
+    /// Marks the given notifications read, or all of them when `ids` is nil. Ids of other
+    /// people's notifications change nothing.
+    func markRead(for user: UUID, ids: [UUID]?) async throws {
+        let query = InboxNotification.query(on: database).filter(\.$recipient.$id == user).filter(\.$readAt == nil)
+        if let ids { query.filter(\.$id ~~ ids) }
+        try await query.set(\.$readAt, to: Date()).update()
+        await events.publish("read", to: Self.topic(for: user))
+    }
+}
+
+extension Request {
+    var inbox: NotificationInbox { NotificationInbox(database: db, events: application.events) }
+}

@@ -1,0 +1,51 @@
+import Fluent
+import Foundation
+import SQLKit
+
+/// One line in a person's inbox: someone did something that concerns them ("liked your review").
+/// Any service posts here through `NotificationInbox`; the text is written when it is read, in the
+/// reader's language, from `kind` and the actor's current nickname.
+final class InboxNotification: Model, @unchecked Sendable {
+    static let schema = "notifications"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "recipient_id") var recipient: User
+    @OptionalParent(key: "actor_id") var actor: User?
+    /// The service that posted it (`burger-map`, `mates`).
+    @Field(key: "service") var service: String
+    /// What happened (`review_liked`); the message is `notification.<kind>`.
+    @Field(key: "kind") var kind: String
+    /// What it is about (a review), for clients that open it.
+    @OptionalField(key: "subject_id") var subjectID: UUID?
+    /// Where the web app shows it.
+    @OptionalField(key: "link") var link: String?
+    /// A short quote (a comment's first words), shown under the message.
+    @OptionalField(key: "excerpt") var excerpt: String?
+    @OptionalField(key: "read_at") var readAt: Date?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
+
+    init() {}
+}
+
+struct CreateNotifications: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(InboxNotification.schema)
+            .id()
+            .field("recipient_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
+            .field("actor_id", .uuid, .references(User.schema, "id", onDelete: .setNull))
+            .field("service", .string, .required)
+            .field("kind", .string, .required)
+            .field("subject_id", .uuid)
+            .field("link", .string)
+            .field("excerpt", .string)
+            .field("read_at", .datetime)
+            .field("created_at", .datetime)
+            .create()
+        try await database.sql.create(index: "notifications_recipient").on(InboxNotification.schema)
+            .column("recipient_id").column("created_at").run()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(InboxNotification.schema).delete()
+    }
+}

@@ -1,0 +1,113 @@
+import Fluent
+import Vapor
+
+/// A notification as clients see it, its message already in the reader's language.
+struct NotificationResponse: Content {
+    let id: UUID
+    let service: String
+    let kind: String
+    @NullEncoded var actor: PersonSummary?
+    @NullEncoded var subjectId: UUID?
+    @NullEncoded var link: String?
+    @NullEncoded var excerpt: String?
+    let message: String
+    let read: Bool
+    let createdAt: Date
+
+    init(_ row: InboxNotification, req: Request) {
+        let actor = row.$actor.value.flatMap { $0 }
+        id = row.id ?? UUID()
+        service = row.service
+        kind = row.kind
+        self.actor = actor.map { PersonSummary($0, files: req.application.files) }
+        subjectId = row.subjectID
+        link = row.link
+        excerpt = row.excerpt
+        message = req.t("notification.\(row.kind)", ["actor": actor?.nickname ?? req.t("notification.someone")])
+        read = row.readAt != nil
+        createdAt = row.createdAt ?? Date()
+    }
+}
+
+/// `{items, nextCursor}` with the unread count beside them (the badge).
+struct NotificationsPage: Content {
+    let items: [NotificationResponse]
+    @NullEncoded var nextCursor: String?
+    let unreadCount: Int
+}
+
+struct UnreadCount: Content {
+    let unreadCount: Int
+}
+
+/// `/api/v1/notifications`: the inbox of the signed-in account.
+struct NotificationsAPI: RouteCollection {
+    struct ReadBody: Content {
+        /// The notifications to mark read; absent or null marks every one.
+        let ids: [UUID]?
+    }
+
+    func boot(routes: any RoutesBuilder) throws {
+        let inbox = routes.grouped("api", "v1", "notifications")
+        inbox.get(use: list)
+        inbox.post("read", use: markRead)
+        inbox.get("live", use: live)
+    }
+
+    func list(req: Request) async throws -> NotificationsPage {
+        let user = try req.requireUser().requireID()
+        let page = try await req.inbox.page(for: user, PageRequest(from: req))
+        return NotificationsPage(items: page.items.map { NotificationResponse($0, req: req) }, nextCursor: page.nextCursor,
+                                 unreadCount: try await req.inbox.unreadCount(for: user))
+    }
+
+    func markRead(req: Request) async throws -> UnreadCount {
+        let user = try req.requireUser().requireID()
+        let body = req.body.data == nil ? ReadBody(ids: nil) : try req.decodeJSON(ReadBody.self)
+        if let ids = body.ids, ids.count > PageRequest.maxLimit {
+            throw AppError.badRequest("too_many_ids", ["max": String(PageRequest.maxLimit)])
+        }
+        try await req.inbox.markRead(for: user, ids: body.ids)
+        return UnreadCount(unreadCount: try await req.inbox.unreadCount(for: user))
+    }
+
+    /// A WebSocket that sends `{"unreadCount": n}` at once, then `{"unreadCount": n, "notification": {…}}`
+    /// when one arrives and `{"unreadCount": n}` when some are read (on any instance).
+    func live(req: Request) async throws -> Response {
+        let user = try req.requireUser().requireID()
+        return try req.liveSocket { req, socket in
+            // Subscribe before counting: an arrival in between is sent after the count, never lost.
+            let stream = req.application.events.subscribe(to: NotificationInbox.topic(for: user))
+            if let message = try? await Self.message(for: user, arrived: nil, req: req) { try? await socket.send(message) }
+            let forwarding = Task {
+                for await event in stream {
+                    guard let message = try? await Self.message(for: user, arrived: UUID(uuidString: event), req: req) else { continue }
+                    try? await socket.send(message)
+                }
+            }
+            socket.onClose.whenComplete { _ in forwarding.cancel() }
+        }
+    }
+
+    struct LiveMessage: Content {
+        let unreadCount: Int
+        let notification: NotificationResponse?
+    }
+
+    static func message(for user: UUID, arrived id: UUID?, req: Request) async throws -> String {
+        var notification: InboxNotification?
+        if let id { notification = try await req.inbox.notification(id, for: user) }
+        let message = LiveMessage(unreadCount: try await req.inbox.unreadCount(for: user),
+                                  notification: notification.map { NotificationResponse($0, req: req) })
+        return String(decoding: try AppJSON.encoder().encode(message), as: UTF8.self)
+    }
+}
+
+/// The shared inbox, plugged in like a feature: its table and its routes.
+enum NotificationsInboxFeature: Feature {
+    static let migrations: [any Migration] = [CreateNotifications()]
+
+    static func routes(_ routes: FeatureRoutes) throws {
+        try routes.api.register(collection: NotificationsAPI())
+    }
+}

@@ -148,6 +148,7 @@ struct ReviewResponse: Content {
     /// True only when reports hid it (its author and admins still see it).
     let hidden: Bool
     let createdAt: Date
+    /// When its author last edited it; null when never edited.
     @NullEncoded var updatedAt: Date?
 
     init(_ card: ReviewCard, files: any FileStorage) {
@@ -167,7 +168,8 @@ struct ReviewResponse: Content {
         bookmarkedByMe = card.bookmarkedByMe
         hidden = card.hidden
         createdAt = card.createdAt
-        updatedAt = card.updatedAt
+        // Writing sets both times; an edit moves only the second.
+        updatedAt = card.updatedAt.flatMap { $0.timeIntervalSince(card.createdAt) > 1 ? $0 : nil }
     }
 }
 
@@ -185,7 +187,7 @@ struct CommentResponse: Content {
         author = PersonSummary(comment.author, files: files)
         text = comment.text
         createdAt = comment.createdAt ?? Date()
-        updatedAt = comment.updatedAt
+        updatedAt = comment.updatedAt.flatMap { updated in comment.createdAt.flatMap { updated.timeIntervalSince($0) > 1 ? updated : nil } }
     }
 }
 

@@ -86,7 +86,7 @@ struct BurgerPlacesSeeder: Seeder {
                     // Dated as the file says, to the microsecond like every created_at.
                     let written = Date(timeIntervalSinceReferenceDate: (now.addingTimeInterval(-Double(review.daysAgo) * 86_400 - 3_600)
                         .timeIntervalSinceReferenceDate * 1e6).rounded() / 1e6)
-                    try await database.sql.update(BurgerReview.schema).set("created_at", to: SQLBind(written))
+                    try await database.sql.update(BurgerReview.schema).set("created_at", to: SQLBind(written)).set("updated_at", to: SQLBind(written))
                         .where("id", .equal, SQLBind(reviewID)).run()
                     var photoIDs: [UUID] = []
                     for index in 0..<max(1, min(review.photos, 5)) {

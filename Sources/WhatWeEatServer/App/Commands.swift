@@ -1,13 +1,41 @@
 import Vapor
 
 /// `whatweeat seed`: migrate, then load the catalogs (also done on every `serve`).
+/// `whatweeat seed --synthetic --places N --reviews M` adds generated burger places and reviews
+/// for scale benchmarks (docs/PERFORMANCE.md).
 struct SeedCommand: AsyncCommand {
-    struct Signature: CommandSignature {}
+    struct Signature: CommandSignature {
+        @Flag(name: "synthetic", help: "Also add generated burger places, reviewers and reviews (for benchmarks).") var synthetic: Bool
+        @Option(name: "places", help: "Generated places (default 1,000).") var places: Int?
+        @Option(name: "reviews", help: "Generated reviews (default 10,000).") var reviews: Int?
+        @Option(name: "users", help: "Generated reviewers (default reviews ÷ 50, at least 600).") var users: Int?
+        @Option(name: "seed", help: "Random seed, for repeatable data (default 1).") var seed: Int?
+    }
+
     var help: String { "Creates or upgrades the database and loads the catalogs." }
 
     func run(using context: CommandContext, signature: Signature) async throws {
-        try await prepareDatabase(context.application)
+        let app = context.application
+        try await prepareDatabase(app)
         context.console.info("Database ready and catalogs loaded.")
+        guard signature.synthetic else { return }
+        let places = signature.places ?? 1_000, reviews = signature.reviews ?? 10_000
+        let users = signature.users ?? max(600, reviews / 50)
+        guard (1...10_000_000).contains(places), (0...100_000_000).contains(reviews), (1...10_000_000).contains(users) else {
+            throw CommandFailure(message: "--places and --users take 1…10,000,000, --reviews 0…100,000,000")
+        }
+        let console = context.console
+        let onTerminal = isatty(STDOUT_FILENO) != 0
+        let started = Date()
+        let synthetic = BurgerMapSynthetic(places: places, reviews: reviews, users: users, seed: UInt64(max(0, signature.seed ?? 1))) { stage, done, total in
+            guard onTerminal else { return }
+            let width = 30, filled = total == 0 ? width : width * done / total
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            console.output("\r\(stage.padding(toLength: 8, withPad: " ", startingAt: 0)) \(bar) \(done)/\(total)".consoleText(), newLine: done == total)
+        }
+        try await synthetic.fill(app.db, passwordHash: try await app.passwordHasher.hash(SecureRandom.token()))
+        console.info("Added \(places) places, \(reviews) reviews and \(users) reviewers in \(Int(Date().timeIntervalSince(started))) s; "
+            + "\(BurgerMapSynthetic.readerEmail) follows \(min(users, BurgerMapSynthetic.readerFollows)) of them.")
     }
 }
 

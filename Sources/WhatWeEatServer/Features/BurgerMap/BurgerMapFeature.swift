@@ -15,6 +15,7 @@ enum BurgerMapFeature: Feature {
         app.fileReferences.register { key, database in
             try await BurgerPhoto.query(on: database).filter(\.$fileKey == key).count() > 0
         }
+        PlaceIndex.follow(app)
         // Photos uploaded for a review that was never posted go after a day.
         app.lifecycle.use(PeriodicJob("deleted photos no review took", every: .seconds(600)) { app in
             try await BurgerMapService(database: app.db, application: app).deleteAbandonedPhotos()

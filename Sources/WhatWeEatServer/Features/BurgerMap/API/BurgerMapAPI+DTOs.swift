@@ -18,9 +18,9 @@ struct PlaceResponse: Content {
     /// Meters from the point of a `near` search; null otherwise.
     @NullEncoded var distanceMeters: Double?
 
-    init(_ summary: PlaceSummary, photoURL: String? = nil) {
+    init(_ summary: PlaceSummary) {
         let place = summary.place
-        id = place.id ?? UUID()
+        id = place.id
         name = place.name
         address = place.address
         lat = place.lat
@@ -29,7 +29,7 @@ struct PlaceResponse: Content {
         reviewCount = place.reviewCount
         averageRating = place.reviewCount > 0 ? (Double(place.ratingSum) / Double(place.reviewCount) * 100).rounded() / 100 : nil
         score = (PlaceRanking.score(ratingSum: place.ratingSum, reviewCount: place.reviewCount) * 1000).rounded() / 1000
-        self.photoURL = photoURL
+        photoURL = place.coverURL
         distanceMeters = summary.distanceMeters.map { $0.rounded() }
     }
 }
@@ -101,8 +101,8 @@ struct PlaceDetailResponse: Content {
     /// `eaten` and/or `want`; empty for anonymous readers.
     let myMarks: [String]
 
-    init(_ detail: PlaceDetail, photoURL: String?) {
-        let place = PlaceResponse(detail.summary, photoURL: photoURL)
+    init(_ detail: PlaceDetail) {
+        let place = PlaceResponse(detail.summary)
         id = place.id
         name = place.name
         address = place.address
@@ -112,7 +112,7 @@ struct PlaceDetailResponse: Content {
         reviewCount = place.reviewCount
         averageRating = place.averageRating
         score = place.score
-        self.photoURL = photoURL
+        photoURL = place.photoURL
         eatenCount = detail.eatenCount
         wantCount = detail.wantCount
         myMarks = detail.myMarks.map(\.rawValue)

@@ -83,7 +83,7 @@ struct BurgerMapAPI: RouteCollection {
         do { point = try Coordinate(lat: body.lat, lon: body.lon) } catch { throw BurgerMapService.appError(error) }
         let (place, created) = try await req.burgerMap.addPlace(name: body.name, address: body.address, at: point,
                                                               phone: body.phone, by: try user.requireID())
-        let response = try await placeResponses([PlaceSummary(place: place, distanceMeters: nil)], req)[0]
+        let response = PlaceResponse(try await req.burgerMap.summaries([place])[0])
         return try await response.encodeResponse(status: created ? .created : .ok, for: req)
     }
 
@@ -108,14 +108,11 @@ struct BurgerMapAPI: RouteCollection {
     }
 
     private func placeDetail(_ id: UUID, _ req: Request) async throws -> PlaceDetailResponse {
-        let detail = try await req.burgerMap.placeDetail(id, viewer: req.auth.get(User.self)?.id)
-        let cover = try await req.burgerMap.coverURLs(of: [detail.summary.place])[id]
-        return PlaceDetailResponse(detail, photoURL: cover)
+        PlaceDetailResponse(try await req.burgerMap.placeDetail(id, viewer: req.auth.get(User.self)?.id))
     }
 
     private func placeResponses(_ places: [PlaceSummary], _ req: Request) async throws -> [PlaceResponse] {
-        let covers = try await req.burgerMap.coverURLs(of: places.map(\.place))
-        return places.map { PlaceResponse($0, photoURL: $0.place.id.flatMap { covers[$0] }) }
+        places.map(PlaceResponse.init)
     }
 
     // MARK: Photos

@@ -92,7 +92,7 @@ extension BurgerMapService {
             mine = try await BurgerMark.query(on: database).filter(\.$place.$id == id).filter(\.$user.$id == viewer).all()
                 .compactMap { BurgerMark.Kind(rawValue: $0.kind) }.sorted { $0.rawValue < $1.rawValue }
         }
-        return PlaceDetail(summary: PlaceSummary(place: place, distanceMeters: nil), eatenCount: byKind["eaten"] ?? 0,
+        return PlaceDetail(summary: try await summaries([place])[0], eatenCount: byKind["eaten"] ?? 0,
                            wantCount: byKind["want"] ?? 0, myMarks: mine)
     }
 
@@ -118,7 +118,7 @@ extension BurgerMapService {
     func marks(_ kind: BurgerMark.Kind, of userID: UUID, _ page: PageRequest) async throws -> (items: [PlaceSummary], nextCursor: String?) {
         let marks = try await BurgerMark.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$user.$id == userID)
             .with(\.$place).paginate(newestFirst: \.$createdAt, page)
-        return (marks.items.map { PlaceSummary(place: $0.place, distanceMeters: nil) }, marks.nextCursor)
+        return (try await summaries(marks.items.map(\.place)), marks.nextCursor)
     }
 
     /// Reviews I liked or bookmarked, the latest first (hidden ones left out).

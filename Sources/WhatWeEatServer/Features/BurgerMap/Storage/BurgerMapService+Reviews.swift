@@ -75,6 +75,7 @@ extension BurgerMapService {
             try await Self.attach(draft.photoIDs, to: reviewID, of: draft.placeID, owner: author, on: transaction)
             try await Self.adjustPlace(draft.placeID, reviews: 1, ratings: draft.rating, on: transaction)
         }
+        try await placeChanged(draft.placeID)
         return try await review(reviewID, viewer: MapActor(id: author, isAdmin: false))
     }
 
@@ -107,6 +108,8 @@ extension BurgerMapService {
         if photoIDs != nil {
             for photo in dropped { try await deletePhoto(photo) }
             try await refreshCover(of: review.$place.id)
+        } else if ratingChange != 0 {
+            try await placeChanged(review.$place.id)
         }
         return try await self.review(id, viewer: actor)
     }
@@ -278,7 +281,8 @@ extension BurgerMapService {
             .where("id", .equal, SQLBind(reviewID)).run()
     }
 
-    /// The place's cover is the first photo of its newest visible review.
+    /// The place's cover is the first photo of its newest visible review; the index learns of
+    /// the change (with the place's counts, which the caller has just moved).
     func refreshCover(of placeID: UUID) async throws {
         let newest = try await cards.query().where(ReviewCards.column("place_id"), .equal, SQLBind(placeID))
             .orderBy(SQLOrderBy(expression: ReviewCards.column("created_at"), direction: SQLDirection.descending)).limit(1).first()
@@ -289,6 +293,7 @@ extension BurgerMapService {
         }
         try await database.sql.update(BurgerPlace.schema).set("cover_photo_id", to: cover.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null)
             .where("id", .equal, SQLBind(placeID)).run()
+        try await placeChanged(placeID)
     }
 }
 

@@ -4,7 +4,7 @@ import Vapor
 
 /// A place with where it is, how it is rated, and (for "near" lists) how far it is.
 struct PlaceSummary: Sendable {
-    let place: BurgerPlace
+    let place: PlaceIndex.Entry
     let distanceMeters: Double?
 }
 
@@ -26,12 +26,14 @@ struct BurgerMapService {
     let files: any FileStorage
     let events: any EventBus
     let fileReferences: FileReferences
+    let placeIndex: PlaceIndex
 
     init(database: any Database, application: Application) {
         self.database = database
         self.files = application.files
         self.events = application.events
         self.fileReferences = application.fileReferences
+        self.placeIndex = application.placeIndex
     }
 
     init(request: Request) {
@@ -59,6 +61,7 @@ struct BurgerMapService {
         if let existing = try await samePlace(name: name, at: point) { return (existing, false) }
         let place = BurgerPlace(name: name, address: address, at: point, phone: phone?.isEmpty == true ? nil : phone, createdBy: userID)
         try await place.create(on: database)
+        try await placeChanged(try place.requireID())
         return (place, true)
     }
 
@@ -69,28 +72,58 @@ struct BurgerMapService {
     }
 
     /// The places in a map box, best ranked first, or their clusters when there are too many.
+    /// Without search words the answer comes from memory (`PlaceIndex`).
     func places(in box: BoundingBox, matching query: String?) async throws -> PlacesInBox {
+        guard let query else {
+            let index = try await loadedIndex()
+            if index.count(in: box, upTo: Self.maxPins) > Self.maxPins { return .clusters(index.clusters(in: box)) }
+            return .pins(index.entries(in: box).sorted { $0.score > $1.score }.map { PlaceSummary(place: $0, distanceMeters: nil) })
+        }
         // One query in the common case: up to one more than the pins a box may show.
         let firstRows = try await searched(within(box), query).limit(Self.maxPins + 1).all()
         if firstRows.count > Self.maxPins {
             let points = try await searched(within(box), query).field(\.$lat).field(\.$lon).all()
             return .clusters(ClusterGrid(box: box).clusters(of: points.map(\.coordinate)))
         }
-        let places = firstRows
-            .sorted { PlaceRanking.score(ratingSum: $0.ratingSum, reviewCount: $0.reviewCount) > PlaceRanking.score(ratingSum: $1.ratingSum, reviewCount: $1.reviewCount) }
-        return .pins(places.map { PlaceSummary(place: $0, distanceMeters: nil) })
+        return .pins(try await summaries(firstRows).sorted { $0.place.score > $1.place.score })
     }
 
     /// The places nearest a point, nearest first: looked for in widening boxes until enough are found.
     func places(near point: Coordinate, limit: Int, matching query: String?) async throws -> [PlaceSummary] {
-        var found: [BurgerPlace] = []
+        var found: [PlaceIndex.Entry] = []
         for radius in [2_000.0, 20_000, 200_000, 2_000_000] {
-            found = try await searched(within(point.box(radiusMeters: radius)), query).all()
+            let box = point.box(radiusMeters: radius)
+            if query == nil {
+                found = try await loadedIndex().entries(in: box)
+            } else {
+                found = try await summaries(try await searched(within(box), query).all()).map(\.place)
+            }
             if found.count >= limit { break }
         }
         return found.map { PlaceSummary(place: $0, distanceMeters: point.distanceMeters(to: $0.coordinate)) }
             .sorted { ($0.distanceMeters ?? 0) < ($1.distanceMeters ?? 0) }
             .prefix(limit).map { $0 }
+    }
+
+    /// Places read from the database as lists show them, with their cover photos.
+    func summaries(_ places: [BurgerPlace]) async throws -> [PlaceSummary] {
+        let covers = try await coverURLs(of: places)
+        return places.map { place in
+            PlaceSummary(place: PlaceIndex.Entry(place, coverURL: place.id.flatMap { covers[$0] }), distanceMeters: nil)
+        }
+    }
+
+    /// The index, read from the database on first use.
+    func loadedIndex() async throws -> PlaceIndex {
+        if !placeIndex.isLoaded { try await placeIndex.reload(from: database, files: files) }
+        return placeIndex
+    }
+
+    /// After a write changed a place (its count, rating, cover): this instance's index at once,
+    /// the other instances' through the event bus.
+    func placeChanged(_ id: UUID) async throws {
+        if placeIndex.isLoaded { try await placeIndex.refresh(id, from: database, files: files) }
+        await events.publish(id.uuidString, to: PlaceIndex.topic)
     }
 
     private func within(_ box: BoundingBox) -> QueryBuilder<BurgerPlace> {
@@ -125,7 +158,7 @@ struct BurgerMapService {
         if rows.count > page.limit, let last = places.last, let id = last.place.id {
             next = OrderedPageCursor(position: last.rank, id: id).encoded
         }
-        return (places.map { PlaceSummary(place: $0.place, distanceMeters: nil) }, next)
+        return (try await summaries(places.map(\.place)), next)
     }
 
     static func appError(_ problem: BurgerMapProblem) -> AppError {

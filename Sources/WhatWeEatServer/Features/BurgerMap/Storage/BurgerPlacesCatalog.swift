@@ -100,5 +100,6 @@ struct BurgerPlacesSeeder: Seeder {
                 }
             }
         }
+        if app.placeIndex.isLoaded { try await app.placeIndex.reload(from: app.db, files: app.files) }
     }
 }

@@ -10,6 +10,8 @@ struct SeedCommand: AsyncCommand {
         @Option(name: "reviews", help: "Generated reviews (default 10,000).") var reviews: Int?
         @Option(name: "users", help: "Generated reviewers (default reviews ÷ 50, at least 600).") var users: Int?
         @Option(name: "seed", help: "Random seed, for repeatable data (default 1).") var seed: Int?
+        @Option(name: "reader-password", help: "Lets the generated reader sign in with this password (benchmarks of the feed).")
+        var readerPassword: String?
     }
 
     var help: String { "Creates or upgrades the database and loads the catalogs." }
@@ -33,7 +35,9 @@ struct SeedCommand: AsyncCommand {
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
             console.output("\r\(stage.padding(toLength: 8, withPad: " ", startingAt: 0)) \(bar) \(done)/\(total)".consoleText(), newLine: done == total)
         }
-        try await synthetic.fill(app.db, passwordHash: try await app.passwordHasher.hash(SecureRandom.token()))
+        let locked = try await app.passwordHasher.hash(SecureRandom.token())
+        let reader = try await signature.readerPassword.map { try await app.passwordHasher.hash($0) } ?? locked
+        try await synthetic.fill(app.db, passwordHash: locked, readerPasswordHash: reader)
         console.info("Added \(places) places, \(reviews) reviews and \(users) reviewers in \(Int(Date().timeIntervalSince(started))) s; "
             + "\(BurgerMapSynthetic.readerEmail) follows \(min(users, BurgerMapSynthetic.readerFollows)) of them.")
     }

@@ -24,7 +24,8 @@ struct BurgerMapSynthetic {
         (37.5510, 126.9880, 0.07, 0.6, "서울"), (35.1600, 129.0600, 0.05, 0.25, "부산"), (33.4900, 126.5000, 0.04, 0.15, "제주"),
     ]
 
-    func fill(_ database: any Database, passwordHash: String) async throws {
+    /// Reviewers get `passwordHash` (made of a secret nobody keeps); the reader gets its own.
+    func fill(_ database: any Database, passwordHash: String, readerPasswordHash: String) async throws {
         var random = SplitMix(seed: seed)
         let now = Date()
 
@@ -37,7 +38,7 @@ struct BurgerMapSynthetic {
                 if !isReader { userIDs.append(id) }
                 let nickname = isReader ? "synthetic-reader" : "reviewer-\(seed)-\(index)"
                 rows.append([SQLBind(id), SQLBind(isReader ? Self.readerEmail : "reviewer-\(seed)-\(index)@synthetic.whatweeat.invalid"),
-                             SQLBind(passwordHash), SQLBind(nickname), SQLBind(AccountRules.nicknameKey(nickname)), SQLBind("user"),
+                             SQLBind(isReader ? readerPasswordHash : passwordHash), SQLBind(nickname), SQLBind(AccountRules.nicknameKey(nickname)), SQLBind("user"),
                              SQLBind(Self.microseconds(now))])
             }
         } insert: { sql, rows in

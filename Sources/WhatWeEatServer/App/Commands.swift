@@ -36,7 +36,8 @@ struct SeedCommand: AsyncCommand {
             console.output("\r\(stage.padding(toLength: 8, withPad: " ", startingAt: 0)) \(bar) \(done)/\(total)".consoleText(), newLine: done == total)
         }
         let locked = try await app.passwordHasher.hash(SecureRandom.token())
-        let reader = try await signature.readerPassword.map { try await app.passwordHasher.hash($0) } ?? locked
+        var reader = locked
+        if let password = signature.readerPassword { reader = try await app.passwordHasher.hash(password) }
         try await synthetic.fill(app.db, passwordHash: locked, readerPasswordHash: reader)
         console.info("Added \(places) places, \(reviews) reviews and \(users) reviewers in \(Int(Date().timeIntervalSince(started))) s; "
             + "\(BurgerMapSynthetic.readerEmail) follows \(min(users, BurgerMapSynthetic.readerFollows)) of them.")

@@ -4,6 +4,7 @@ import XCTVapor
 
 /// The burger map's places over HTTP: registering (one place per name within 50 m), map boxes
 /// with pins or clusters, nearest first, search by name or address, bad input and permissions.
+/// Tests that count what they add start from a map without the seeded catalog.
 final class BurgerMapPlacesTests: XCTestCase {
     struct Place: Decodable { let id: UUID; let name: String; let distanceMeters: Double?; let reviewCount: Int; let averageRating: Double? }
     struct Cluster: Decodable { let lat: Double; let lon: Double; let count: Int }
@@ -15,6 +16,7 @@ final class BurgerMapPlacesTests: XCTestCase {
 
     func testRegisteringFindsTheSamePlaceWithinFiftyMeters() async throws {
         try await withTestApp { app in
+            try await app.removeBurgerCatalog()
             let anonymous = try await app.send(.POST, "/api/v1/burger-map/places", raw: #"{"name": "버거랩", "address": "서울", "lat": 37.5, "lon": 127.0}"#)
             XCTAssertEqual(anonymous.status, .unauthorized)
             let token = try await app.signUp().accessToken
@@ -46,6 +48,7 @@ final class BurgerMapPlacesTests: XCTestCase {
 
     func testBadPlacesAreRefusedAndWriteNothing() async throws {
         try await withTestApp { app in
+            try await app.removeBurgerCatalog()
             let token = try await app.signUp().accessToken
             let cases: [(String, HTTPStatus, String)] = [
                 (#"{"name": "a", "address": "b", "lat": 91, "lon": 127}"#, .unprocessableEntity, "invalid_coordinate"),
@@ -68,6 +71,7 @@ final class BurgerMapPlacesTests: XCTestCase {
 
     func testABoxShowsItsPlacesAndSearchFindsKoreanSubstrings() async throws {
         try await withTestApp { app in
+            try await app.removeBurgerCatalog()
             let token = try await app.signUp().accessToken
             _ = try await add(app, token, "더블치즈버거", lat: 37.5663, lon: 126.9779, address: "서울 중구 세종대로")
             _ = try await add(app, token, "Burger Lab", lat: 37.5700, lon: 126.9830, address: "서울 종로구")
@@ -88,6 +92,7 @@ final class BurgerMapPlacesTests: XCTestCase {
 
     func testACrowdedBoxAnswersClusters() async throws {
         try await withTestApp { app in
+            try await app.removeBurgerCatalog()
             // 150 places around City Hall and 60 around Gangnam: 210 in the box, over the 200 pins.
             for index in 0..<210 {
                 let (lat, lon) = index < 150 ? (37.5663, 126.9779) : (37.4979, 127.0276)
@@ -105,6 +110,7 @@ final class BurgerMapPlacesTests: XCTestCase {
 
     func testNearestFirstWithDistances() async throws {
         try await withTestApp { app in
+            try await app.removeBurgerCatalog()
             let token = try await app.signUp().accessToken
             _ = try await add(app, token, "시청 버거", lat: 37.5663, lon: 126.9779)
             _ = try await add(app, token, "강남 버거", lat: 37.4979, lon: 127.0276)

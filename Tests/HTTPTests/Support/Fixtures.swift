@@ -18,6 +18,28 @@ extension Application {
         try await User.query(on: db).filter(\.$email == email).set(\.$role, to: .admin).update()
         return credentials
     }
+
+    /// Empties the burger map of the catalog every test app is seeded with (its places, reviews,
+    /// photos and reactions, and the seed reviewers' accounts), for tests that count what they add.
+    /// Children are deleted before parents, so it holds whether or not the database cascades.
+    func removeBurgerCatalog() async throws {
+        try await db.transaction { database in
+            try await BurgerReaction.query(on: database).delete()
+            try await BurgerComment.query(on: database).delete()
+            try await BurgerReport.query(on: database).delete()
+            try await BurgerPhoto.query(on: database).delete()
+            try await BurgerReview.query(on: database).delete()
+            try await BurgerMark.query(on: database).delete()
+            try await BurgerPlace.query(on: database).delete()
+            try await User.query(on: database).filter(\.$email, .custom("LIKE"), "burger-reviewer-%@seed.whatweeat.invalid").delete()
+        }
+        // The map's in-memory index, when a request has loaded it, learns of it as of any change
+        // made behind the service's back; otherwise it loads from the emptied tables on first use.
+        if placeIndex.isLoaded { try await placeIndex.reload(from: db, files: files) }
+        let places = try await BurgerPlace.query(on: db).count()
+        let reviews = try await BurgerReview.query(on: db).count()
+        XCTAssertEqual([places, reviews], [0, 0], "the burger catalog is gone")
+    }
 }
 
 extension HTTPHeaders {

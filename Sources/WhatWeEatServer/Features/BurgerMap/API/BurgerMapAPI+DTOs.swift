@@ -168,8 +168,10 @@ struct ReviewResponse: Content {
         bookmarkedByMe = card.bookmarkedByMe
         hidden = card.hidden
         createdAt = card.createdAt
-        // Writing sets both times; an edit moves only the second.
-        updatedAt = card.updatedAt.flatMap { $0.timeIntervalSince(card.createdAt) > 1 ? $0 : nil }
+        // Writing sets both times from one clock reading (they differ only by how each column
+        // rounds it, under a microsecond); an edit moves only the second, by at least a request's
+        // time: a millisecond tells them apart, where a second hid an edit made right after posting.
+        updatedAt = card.updatedAt.flatMap { $0.timeIntervalSince(card.createdAt) > 0.001 ? $0 : nil }
     }
 }
 
@@ -187,7 +189,7 @@ struct CommentResponse: Content {
         author = PersonSummary(comment.author, files: files)
         text = comment.text
         createdAt = comment.createdAt ?? Date()
-        updatedAt = comment.updatedAt.flatMap { updated in comment.createdAt.flatMap { updated.timeIntervalSince($0) > 1 ? updated : nil } }
+        updatedAt = comment.updatedAt.flatMap { updated in comment.createdAt.flatMap { updated.timeIntervalSince($0) > 0.001 ? updated : nil } }
     }
 }
 

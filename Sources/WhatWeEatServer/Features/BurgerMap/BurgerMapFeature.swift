@@ -6,7 +6,7 @@ import Vapor
 /// docs/BURGER_MAP.md describes the model. Until its pages are built (issue 13), `/map` is an
 /// empty state that keeps the menu game's "find restaurants nearby" search.
 enum BurgerMapFeature: Feature {
-    static let migrations: [any Migration] = [CreateBurgerPlaces(), CreateBurgerReviews(), CreatePlaceSearch()]
+    static let migrations: [any Migration] = [CreateBurgerPlaces(), CreateBurgerReviews(), CreatePlaceSearch(), AddReviewTimelineIndex()]
     static let homeCard: HomeCard? = HomeCard(position: 2, emoji: "🍔", key: "burger_map", path: nil)
 
     static let seeders: [any Seeder] = [BurgerPlacesSeeder()]

@@ -47,9 +47,17 @@ struct BurgerMapAPI: RouteCollection {
 
     /// `?bbox=minLon,minLat,maxLon,maxLat` (pins, or clusters past 200) or `?near=lat,lon`
     /// (nearest first, with distances); `q` narrows either to names and addresses holding it.
-    func places(req: Request) async throws -> PlacesResponse {
+    func places(req: Request) async throws -> Response {
         let query = try req.query.decode(PlacesQuery.self)
         let text = try query.searchText()
+        // A box without search words is the same for everyone: answered from the cache.
+        if let bbox = query.bbox, query.near == nil, text == nil {
+            return try await req.application.burgerMapCache.json("box:\(bbox)") { try await places(query, text: nil, req) }
+        }
+        return try await places(query, text: text, req).encodeResponse(for: req)
+    }
+
+    private func places(_ query: PlacesQuery, text: String?, _ req: Request) async throws -> PlacesResponse {
         switch (query.bbox, query.near) {
         case (let bbox?, nil):
             let box: BoundingBox
@@ -91,9 +99,12 @@ struct BurgerMapAPI: RouteCollection {
         try await placeDetail(try req.placeID(), req)
     }
 
-    func placeReviews(req: Request) async throws -> Page<ReviewResponse> {
-        let page = try await req.burgerMap.reviews(ofPlace: try req.placeID(), try PageRequest(from: req), viewer: req.auth.get(User.self)?.id)
-        return reviewPage(page, req)
+    func placeReviews(req: Request) async throws -> Response {
+        let placeID = try req.placeID()
+        let page = try PageRequest(from: req)
+        return try await cachedForAnonymous(req, key: "place-reviews:\(placeID):\(req.url.query ?? "")") { viewer in
+            reviewPage(try await req.burgerMap.reviews(ofPlace: placeID, page, viewer: viewer), req)
+        }
     }
 
     func setMark(req: Request) async throws -> PlaceDetailResponse { try await mark(req, on: true) }
@@ -130,14 +141,23 @@ struct BurgerMapAPI: RouteCollection {
 
     // MARK: Reviews
 
-    func reviews(req: Request) async throws -> Page<ReviewResponse> {
+    func reviews(req: Request) async throws -> Response {
         let page = try PageRequest(from: req)
         let viewer = req.auth.get(User.self)
         if req.query[String.self, at: "hidden"] == "true" {
             guard viewer?.role == .admin else { throw viewer == nil ? AppError.unauthorized : AppError.forbidden }
-            return reviewPage(try await req.burgerMap.hiddenReviews(page, viewer: viewer?.id), req)
+            return try await reviewPage(try await req.burgerMap.hiddenReviews(page, viewer: viewer?.id), req).encodeResponse(for: req)
         }
-        return reviewPage(try await req.burgerMap.reviews(page, viewer: viewer?.id), req)
+        return try await cachedForAnonymous(req, key: "reviews:\(req.url.query ?? "")") { viewer in
+            reviewPage(try await req.burgerMap.reviews(page, viewer: viewer), req)
+        }
+    }
+
+    /// Lists without the reader's own state (likes, bookmarks) are the same for every anonymous
+    /// reader, so those come from the cache; a signed-in reader's are made for them.
+    private func cachedForAnonymous(_ req: Request, key: String, _ make: (UUID?) async throws -> Page<ReviewResponse>) async throws -> Response {
+        if let viewer = req.auth.get(User.self)?.id { return try await make(viewer).encodeResponse(for: req) }
+        return try await req.application.burgerMapCache.json(key) { try await make(nil) }
     }
 
     func addReview(req: Request) async throws -> Response {
@@ -210,9 +230,13 @@ struct BurgerMapAPI: RouteCollection {
 
     // MARK: People and feeds
 
-    func feed(req: Request) async throws -> Page<ReviewResponse> {
+    /// A reader's feed is theirs alone, but they reload it often: cached per reader until a write.
+    func feed(req: Request) async throws -> Response {
         let user = try req.requireUser().requireID()
-        return reviewPage(try await req.burgerMap.feed(of: user, try PageRequest(from: req)), req)
+        let page = try PageRequest(from: req)
+        return try await req.application.burgerMapCache.json("feed:\(user):\(req.url.query ?? "")") {
+            reviewPage(try await req.burgerMap.feed(of: user, page), req)
+        }
     }
 
     func user(req: Request) async throws -> MapProfileResponse {

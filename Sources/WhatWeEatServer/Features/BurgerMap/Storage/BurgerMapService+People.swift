@@ -38,6 +38,7 @@ extension BurgerMapService {
             try await comment.create(on: transaction)
             try await Self.increment("comment_count", of: reviewID, by: 1, on: transaction)
         }
+        await contentChanged()
         try await inbox.post(NotificationDraft(recipient: card.authorID, actor: actor.id, service: Self.service, kind: "review_commented",
                                                subjectID: reviewID, link: BurgerMapLinks.review(reviewID), excerpt: text))
         return try await self.comment(try comment.requireID())
@@ -64,6 +65,7 @@ extension BurgerMapService {
             let removed = try await transaction.sql.delete(from: BurgerComment.schema).where("id", .equal, SQLBind(id)).returning("id").all()
             if !removed.isEmpty { try await Self.increment("comment_count", of: comment.$review.id, by: -1, on: transaction) }
         }
+        await contentChanged()
     }
 
     func comment(_ id: UUID) async throws -> BurgerComment {
@@ -170,6 +172,7 @@ extension BurgerMapService {
         } else {
             try await existing.delete()
         }
+        await contentChanged()  // the follower's feed
         return try await profile(of: followeeID, viewer: followerID)
     }
 

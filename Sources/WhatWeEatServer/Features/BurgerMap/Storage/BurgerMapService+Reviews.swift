@@ -43,9 +43,16 @@ extension BurgerMapService {
         return try await cards.page(page, viewer: viewer) { $0.where(ReviewCards.column("author_id"), .equal, SQLBind(authorID)) }
     }
 
+    /// Following this many people or more, the feed walks all reviews newest first and keeps
+    /// the followed ones' (`ReviewCards.query(timeline:)`); below it, it reads each followed
+    /// person's reviews by index and sorts them.
+    static let timelineFeedFollows = 50
+
     /// Reviews by the people `userID` follows, newest first.
     func feed(of userID: UUID, _ page: PageRequest) async throws -> (items: [ReviewCard], nextCursor: String?) {
-        try await cards.page(page, viewer: userID) { query in
+        let follows = try await BurgerFollow.query(on: database).filter(\.$follower.$id == userID).count()
+        guard follows > 0 else { return ([], nil) }
+        return try await cards.page(page, viewer: userID, timeline: follows >= Self.timelineFeedFollows) { query in
             query.where(ReviewCards.column("author_id"), .in, SQLSubquery.select {
                 $0.column("followee_id").from(BurgerFollow.schema).where("follower_id", .equal, SQLBind(userID))
             })
@@ -111,6 +118,7 @@ extension BurgerMapService {
         } else if ratingChange != 0 {
             try await placeChanged(review.$place.id)
         }
+        await contentChanged()
         return try await self.review(id, viewer: actor)
     }
 
@@ -232,6 +240,7 @@ extension BurgerMapService {
                 if !removed.isEmpty { try await Self.increment(counter, of: id, by: -removed.count, on: transaction) }
             }
         }
+        await contentChanged()
         if added && kind == .like {
             try await inbox.post(NotificationDraft(recipient: card.authorID, actor: actor.id, service: Self.service, kind: "review_liked",
                                                    subjectID: id, link: BurgerMapLinks.review(id), excerpt: card.title))

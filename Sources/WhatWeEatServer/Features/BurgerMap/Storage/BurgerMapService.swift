@@ -27,6 +27,7 @@ struct BurgerMapService {
     let events: any EventBus
     let fileReferences: FileReferences
     let placeIndex: PlaceIndex
+    let cache: ResponseCache
 
     init(database: any Database, application: Application) {
         self.database = database
@@ -34,6 +35,7 @@ struct BurgerMapService {
         self.events = application.events
         self.fileReferences = application.fileReferences
         self.placeIndex = application.placeIndex
+        self.cache = application.burgerMapCache
     }
 
     init(request: Request) {
@@ -123,7 +125,14 @@ struct BurgerMapService {
     /// the other instances' through the event bus.
     func placeChanged(_ id: UUID) async throws {
         if placeIndex.isLoaded { try await placeIndex.refresh(id, from: database, files: files) }
+        cache.invalidate()
         await events.publish(id.uuidString, to: PlaceIndex.topic)
+    }
+
+    /// After a write that changes what review lists show (counts, text, visibility, follows).
+    func contentChanged() async {
+        cache.invalidate()
+        await events.publish("changed", to: PlaceIndex.contentTopic)
     }
 
     private func within(_ box: BoundingBox) -> QueryBuilder<BurgerPlace> {

@@ -49,7 +49,11 @@ struct ReviewCards {
 
     /// The base query: reviews joined with their place and author. `visibleOnly` leaves out
     /// hidden reviews (lists); details pass false and decide themselves.
-    func query(visibleOnly: Bool = true) -> SQLSelectBuilder {
+    /// `timeline` (SQLite) walks the reviews newest first through `burger_reviews_timeline`, which
+    /// holds each review's author: for a feed of many people, a few hundred index entries find a
+    /// page, where the planner's own choice (every followed author's reviews, then a sort) reads
+    /// tens of thousands of rows.
+    func query(visibleOnly: Bool = true, timeline: Bool = false) -> SQLSelectBuilder {
         let r = Self.review
         let builder = sql.select()
             .column(SQLColumn("id", table: r)).column(SQLColumn("place_id", table: r)).column(SQLColumn("author_id", table: r))
@@ -60,7 +64,7 @@ struct ReviewCards {
             .column(SQLColumn("name", table: BurgerPlace.schema), as: "place_name")
             .column(SQLColumn("nickname", table: User.schema), as: "author_nickname")
             .column(SQLColumn("profile_image_key", table: User.schema), as: "author_image_key")
-            .from(r)
+            .from(timeline && sql.dialect.name == "sqlite" ? SQLQueryString("\(ident: r) INDEXED BY burger_reviews_timeline") : SQLIdentifier(r))
             .join(BurgerPlace.schema, on: SQLColumn("id", table: BurgerPlace.schema), .equal, SQLColumn("place_id", table: r))
             .join(User.schema, on: SQLColumn("id", table: User.schema), .equal, SQLColumn("author_id", table: r))
         if visibleOnly { builder.where(SQLColumn("hidden_at", table: r), .is, SQLLiteral.null) }
@@ -68,10 +72,10 @@ struct ReviewCards {
     }
 
     /// One newest-first page of the reviews `narrow` selects.
-    func page(_ page: PageRequest, viewer: UUID?, visibleOnly: Bool = true, _ narrow: (SQLSelectBuilder) -> SQLSelectBuilder = { $0 })
-        async throws -> (items: [ReviewCard], nextCursor: String?)
+    func page(_ page: PageRequest, viewer: UUID?, visibleOnly: Bool = true, timeline: Bool = false,
+              _ narrow: (SQLSelectBuilder) -> SQLSelectBuilder = { $0 }) async throws -> (items: [ReviewCard], nextCursor: String?)
     {
-        let builder = try narrow(query(visibleOnly: visibleOnly)).newestFirst(createdAt: Self.column("created_at"), id: Self.column("id"), page)
+        let builder = try narrow(query(visibleOnly: visibleOnly, timeline: timeline)).newestFirst(createdAt: Self.column("created_at"), id: Self.column("id"), page)
         let rows = try await builder.all().map(Self.card(from:))
         let result = page.page(of: rows)
         return (try await decorate(result.items, viewer: viewer), result.nextCursor)

@@ -50,7 +50,10 @@ final class PlaceIndex: Sendable {
         var lats: [Double] = []
     }
 
+    /// A place changed (its id): refresh it, and drop cached answers.
     static let topic = "burger-map.places"
+    /// Reviews changed (counts, visibility, text): drop cached answers.
+    static let contentTopic = "burger-map.changed"
     static let reloadInterval: Duration = .seconds(300)
 
     private let snapshot = NIOLockedValueBox(Snapshot())
@@ -176,25 +179,45 @@ final class PlaceIndex: Sendable {
 private struct PlaceIndexFollower: LifecycleHandler {
     let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
+    let contentTask = NIOLockedValueBox<Task<Void, Never>?>(nil)
+
     func didBootAsync(_ app: Application) async throws {
-        let stream = app.events.subscribe(to: PlaceIndex.topic)
+        let places = app.events.subscribe(to: PlaceIndex.topic)
+        let content = app.events.subscribe(to: PlaceIndex.contentTopic)
         task.withLockedValue {
             $0 = Task {
-                for await message in stream {
+                for await message in places {
                     guard let id = UUID(uuidString: message) else { continue }
-                    try? await app.placeIndex.refresh(id, from: app.db, files: app.files)
+                    if app.placeIndex.isLoaded { try? await app.placeIndex.refresh(id, from: app.db, files: app.files) }
+                    app.burgerMapCache.invalidate()
                 }
+            }
+        }
+        contentTask.withLockedValue {
+            $0 = Task {
+                for await _ in content { app.burgerMapCache.invalidate() }
             }
         }
     }
 
     func shutdownAsync(_ app: Application) async {
         task.withLockedValue { $0 }?.cancel()
+        contentTask.withLockedValue { $0 }?.cancel()
     }
 }
 
 extension Application {
     private struct PlaceIndexKey: StorageKey { typealias Value = PlaceIndex }
+    private struct CacheKey: StorageKey { typealias Value = ResponseCache }
+
+    /// Encoded public answers of the burger map (boxes, the newest reviews, feeds), dropped on
+    /// every write that could change them, here or on another instance.
+    var burgerMapCache: ResponseCache {
+        if let existing = storage[CacheKey.self] { return existing }
+        let cache = ResponseCache()
+        storage[CacheKey.self] = cache
+        return cache
+    }
 
     var placeIndex: PlaceIndex {
         if let existing = storage[PlaceIndexKey.self] { return existing }

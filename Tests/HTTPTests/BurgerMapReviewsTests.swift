@@ -132,6 +132,10 @@ final class BurgerMapReviewsTests: XCTestCase {
             }
             let detail = try await app.placeDetail(place)
             XCTAssertEqual(detail.reviewCount, 1, "the place's count did not move")
+            let english = try await app.send(.POST, "/api/v1/burger-map/reviews", raw: body(rating: "0", photos: [mine[0]]), token: mina.token,
+                                             headers: ["Accept-Language": "en"])
+            XCTAssertEqual(english.errorMessage, app.translator.text("error.invalid_rating", .en))
+            XCTAssertNotEqual(english.errorMessage, app.translator.text("error.invalid_rating", .ko))
 
             // Every photo is still free for the reviews that follow.
             let good = try await app.postReview(mina.token, place: place, title: String(repeating: "b", count: 60), rating: 5,
@@ -158,6 +162,15 @@ final class BurgerMapReviewsTests: XCTestCase {
             XCTAssertEqual(bad.errorCode, "invalid_rating")
             let badPhotos = try await app.send(.PATCH, "/api/v1/burger-map/reviews/\(created.id)", raw: #"{"photoIds": []}"#, token: mina.token)
             XCTAssertEqual(badPhotos.errorCode, "invalid_photo_count")
+            // A photo that is not hers fails the edit after her own were detached: all of it rolls back.
+            let joon = try await app.member("준호")
+            let joons = try await app.photo(joon.token, seed: 9)
+            let notMine = try await app.send(.PATCH, "/api/v1/burger-map/reviews/\(created.id)",
+                                             raw: #"{"rating": 3, "photoIds": ["\#(kept)", "\#(joons)"]}"#, token: mina.token)
+            XCTAssertEqual(notMine.status, .unprocessableEntity)
+            XCTAssertEqual(notMine.errorCode, "invalid_photo")
+            let joonsRow = try await BurgerPhoto.find(joons, on: app.db)
+            XCTAssertNil(joonsRow?.reviewID, "joon's photo stays free")
             let unchanged = try await app.send(.GET, "/api/v1/burger-map/reviews/\(created.id)").json(Review.self)
             XCTAssertEqual(unchanged.rating, 2)
             XCTAssertEqual(unchanged.photos.map(\.id), [kept, dropped])
@@ -517,6 +530,37 @@ final class BurgerMapReviewsTests: XCTestCase {
             XCTAssertNil(detail.photoURL)
             let lastFile = try await app.status(sharedURL)
             XCTAssertEqual(lastFile, .notFound, "the last photo showing the file is gone")
+        }
+    }
+
+    // MARK: Photos no review took
+
+    func testPhotosNoReviewTookGoAfterADayAndAreCapped() async throws {
+        try await withTestApp { app in
+            let mina = try await app.member("미나")
+            let place = try await app.place(mina.token)
+            let used = try await app.photo(mina.token, seed: 1)
+            _ = try await app.review(mina.token, place: place, photos: [used])
+            var pending: [UUID] = []
+            for seed in 2..<(2 + BurgerMapService.maxPendingPhotos) { pending.append(try await app.photo(mina.token, seed: seed)) }
+            let overCap = try await app.uploadPhoto([UploadPart(data: TestImages.png(seed: 999))], token: mina.token)
+            XCTAssertEqual(overCap.status, .tooManyRequests, "a pending photo past the cap is refused")
+            XCTAssertEqual(overCap.errorCode, "too_many_pending_photos")
+            let joon = try await app.member("준호")
+            _ = try await app.photo(joon.token, seed: 999)   // another account has its own cap
+
+            let service = BurgerMapService(database: app.db, application: app)
+            let early = try await service.deleteAbandonedPhotos(now: Date().addingTimeInterval(23 * 3_600))
+            XCTAssertEqual(early, 0, "within a day they wait")
+            let pendingURL = BurgerMapService.photoURL(fileKey: try await BurgerPhoto.find(pending[0], on: app.db)?.fileKey, id: pending[0], files: app.files)
+            let swept = try await service.deleteAbandonedPhotos(now: Date().addingTimeInterval(25 * 3_600))
+            XCTAssertEqual(swept, BurgerMapService.maxPendingPhotos + 1, "mina's and joon's pending photos")
+            let left = try await BurgerPhoto.query(on: app.db).filter(\.$owner.$id == mina.id).all().compactMap(\.id)
+            XCTAssertEqual(left, [used], "a photo on a review stays")
+            let file = try await app.status(pendingURL)
+            XCTAssertEqual(file, .notFound, "and the files go with them")
+            let again = try await app.uploadPhoto([UploadPart(data: TestImages.png(seed: 999))], token: mina.token)
+            XCTAssertEqual(again.status, .created, "the cap counts only photos still waiting")
         }
     }
 

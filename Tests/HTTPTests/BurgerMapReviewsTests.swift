@@ -533,6 +533,76 @@ final class BurgerMapReviewsTests: XCTestCase {
         }
     }
 
+    // MARK: Lists stay current
+
+    /// Public lists may be served from a cache; every write shows in them at once.
+    func testEveryWriteShowsAtOnceInPublicListsAndFeeds() async throws {
+        try await withTestApp { app in
+            let mina = try await app.member("미나")
+            let joon = try await app.member("준호")
+            let reporters = [try await app.member("서연"), try await app.member("도윤"), try await app.member("하준")]
+            let place = try await app.place(mina.token, "캐시 버거", lat: 36.1, lon: 128.1)
+            let box = "/api/v1/burger-map/places?bbox=128.0,36.0,128.2,36.2"
+            func newest() async throws -> Review {
+                let page = try await app.send(.GET, "/api/v1/burger-map/reviews?limit=1").json(Page<Review>.self)
+                return try XCTUnwrap(page.items.first)
+            }
+            func pinCount() async throws -> Int? {
+                let places = try await app.send(.GET, box).object()["items"] as? [[String: Any]]
+                return places?.first?["reviewCount"] as? Int
+            }
+            func ofPlace() async throws -> [UUID] { try await app.send(.GET, "/api/v1/burger-map/places/\(place)/reviews").json(Page<Review>.self).items.map(\.id) }
+            func feed() async throws -> [UUID] { try await app.send(.GET, "/api/v1/burger-map/feed", token: joon.token).json(Page<Review>.self).items.map(\.id) }
+            _ = try await app.send(.PUT, "/api/v1/burger-map/users/\(mina.id)/follow", token: joon.token)
+
+            let first = try await app.review(mina.token, place: place, title: "처음")
+            var (top, pins, listed, followed) = (try await newest(), try await pinCount(), try await ofPlace(), try await feed())
+            XCTAssertEqual([top.id], [first])
+            XCTAssertEqual(pins, 1)
+            XCTAssertEqual(listed, [first])
+            XCTAssertEqual(followed, [first])
+
+            _ = try await app.send(.PUT, "/api/v1/burger-map/reviews/\(first)/like", token: joon.token)
+            top = try await newest()
+            XCTAssertEqual(top.likeCount, 1, "a like")
+            _ = try await app.send(.POST, "/api/v1/burger-map/reviews/\(first)/comments", json: ["text": "좋아요"], token: joon.token)
+            top = try await newest()
+            XCTAssertEqual(top.commentCount, 1, "a comment")
+            _ = try await app.send(.PATCH, "/api/v1/burger-map/reviews/\(first)", json: ["title": "고친 제목"], token: mina.token)
+            top = try await newest()
+            XCTAssertEqual(top.title, "고친 제목", "an edit")
+            let feedTitle = try await app.send(.GET, "/api/v1/burger-map/feed", token: joon.token).json(Page<Review>.self).items.first?.title
+            XCTAssertEqual(feedTitle, "고친 제목")
+
+            let second = try await app.review(mina.token, place: place, title: "두 번째")
+            (top, pins, listed, followed) = (try await newest(), try await pinCount(), try await ofPlace(), try await feed())
+            XCTAssertEqual(top.id, second)
+            XCTAssertEqual(pins, 2)
+            XCTAssertEqual(listed, [second, first])
+            XCTAssertEqual(followed, [second, first])
+
+            for reporter in reporters {
+                _ = try await app.send(.POST, "/api/v1/burger-map/reviews/\(second)/report", json: ["reason": "x"], token: reporter.token)
+            }
+            (top, pins, listed, followed) = (try await newest(), try await pinCount(), try await ofPlace(), try await feed())
+            XCTAssertEqual(top.id, first, "hidden")
+            XCTAssertEqual(pins, 1)
+            XCTAssertEqual(listed, [first])
+            XCTAssertEqual(followed, [first])
+
+            _ = try await app.send(.PUT, "/api/v1/burger-map/users/\(mina.id)/follow", token: reporters[0].token)
+            _ = try await app.send(.DELETE, "/api/v1/burger-map/users/\(mina.id)/follow", token: joon.token)
+            followed = try await feed()
+            XCTAssertEqual(followed, [], "an unfollow")
+            _ = try await app.send(.DELETE, "/api/v1/burger-map/reviews/\(first)", token: mina.token)
+            (pins, listed) = (try await pinCount(), try await ofPlace())
+            XCTAssertEqual(pins, 0)
+            XCTAssertEqual(listed, [])
+            top = try await newest()
+            XCTAssertNotEqual(top.id, first, "a delete")
+        }
+    }
+
     // MARK: Photos no review took
 
     func testPhotosNoReviewTookGoAfterADayAndAreCapped() async throws {

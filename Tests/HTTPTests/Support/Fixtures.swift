@@ -34,8 +34,10 @@ extension Application {
             try await User.query(on: database).filter(\.$email, .custom("LIKE"), "burger-reviewer-%@seed.whatweeat.invalid").delete()
         }
         // The map's in-memory index, when a request has loaded it, learns of it as of any change
-        // made behind the service's back; otherwise it loads from the emptied tables on first use.
+        // made behind the service's back (otherwise it loads from the emptied tables on first
+        // use), and cached lists are dropped.
         if placeIndex.isLoaded { try await placeIndex.reload(from: db, files: files) }
+        burgerMapCache.invalidate()
         let places = try await BurgerPlace.query(on: db).count()
         let reviews = try await BurgerReview.query(on: db).count()
         XCTAssertEqual([places, reviews], [0, 0], "the burger catalog is gone")

@@ -55,8 +55,13 @@ print(cursor)
 PY
 )
   local city_clusters street_pins
-  city_clusters=$(curl -fs "$URL/api/v1/burger-map/places?bbox=$CITY" | python3 -c 'import json, sys; d=json.load(sys.stdin); print(f"{len(d[\"clusters\"])} clusters of {sum(c[\"count\"] for c in d[\"clusters\"])} places" if d["clusters"] else f"{len(d[\"items\"])} pins")')
-  street_pins=$(curl -fs "$URL/api/v1/burger-map/places?bbox=$STREET" | python3 -c 'import json, sys; d=json.load(sys.stdin); print(f"{len(d[\"items\"])} pins" if not d["clusters"] else "clusters")')
+  local describe='import json, sys
+d = json.load(sys.stdin)
+clusters, pins = d["clusters"], d["items"]
+total = sum(c["count"] for c in clusters)
+print(f"{len(clusters)} clusters of {total} places" if clusters else f"{len(pins)} pins")'
+  city_clusters=$(curl -fs "$URL/api/v1/burger-map/places?bbox=$CITY" | python3 -c "$describe")
+  street_pins=$(curl -fs "$URL/api/v1/burger-map/places?bbox=$STREET" | python3 -c "$describe")
   echo "# $label: city box → $city_clusters; street box → $street_pins" >&2
   wrk -t2 -c64 -d2s "$URL/healthz" >/dev/null   # warm-up
   read -r BASE _ _ _ <<<"$(measure /healthz)"

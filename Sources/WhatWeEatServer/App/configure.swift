@@ -13,6 +13,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.http.server.configuration.port = settings.port
     app.routes.defaultMaxBodySize = "1mb"
     ContentConfiguration.global.use(encoder: AppJSON.encoder(), for: .json)
+    ContentConfiguration.global.use(decoder: GuardedFormDataDecoder(), for: .formData)
     app.routes.caseInsensitive = false
     ConnectionLimits.apply(to: app, limits: settings.limits)
 

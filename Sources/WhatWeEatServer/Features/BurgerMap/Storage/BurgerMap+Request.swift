@@ -39,6 +39,7 @@ extension Request {
         var files: [Data] = []
         var isFile = false
         var current = Data()
+        try MultipartGuard.check(buffer, boundary: boundary)
         let parser = MultipartParser(boundary: boundary)
         parser.onHeader = { name, value in
             if name.lowercased() == "content-disposition", value.contains("filename") { isFile = true }

@@ -41,6 +41,7 @@ final class CSRFAndKeyTests: XCTestCase {
     /// A nonce cookie the server did not make is replaced, and a form posted with it fails.
     func testOnlyServerMadeNoncesAreAccepted() async throws {
         try await withTestApp { app in
+            try await app.removeBurgerCatalog()  // its seed reviewers would count as accounts
             let chosen = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
             let page = try await app.send(.GET, "/signup", headers: ["Accept": "text/html", "Cookie": "wwe_csrf=\(chosen)"])
             let issued = try XCTUnwrap(page.headers[.setCookie].first { $0.hasPrefix("wwe_csrf=") })

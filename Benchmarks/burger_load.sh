@@ -68,12 +68,13 @@ print(f"{len(clusters)} clusters of {total} places" if clusters else f"{len(pins
   echo "healthz $BASE 1.00"
   for row in "reviews-first /api/v1/burger-map/reviews" \
              "reviews-500 /api/v1/burger-map/reviews?cursor=$CURSOR" \
+             "me /api/v1/me" \
              "feed /api/v1/burger-map/feed" \
              "city-box /api/v1/burger-map/places?bbox=$CITY" \
              "street-box /api/v1/burger-map/places?bbox=$STREET"; do
     set -- $row
     local extra=()
-    [ "$1" = feed ] && extra=(-H "Authorization: Bearer $TOKEN")
+    [ "$1" = feed ] || [ "$1" = me ] && extra=(-H "Authorization: Bearer $TOKEN")
     # Uncached: the median time of 7 single requests that miss the cache (a zero appended to the
     # box's last number, or an ignored parameter, makes a new cache key for the same answer).
     COLD=$(python3 - "$URL$2" "$TOKEN" "$1" <<'PY'
@@ -82,7 +83,7 @@ url, token, name = sys.argv[1], sys.argv[2], sys.argv[3]
 times = []
 for i in range(7):
     variant = url + "0" * (i + 1) if "bbox=" in url else url + ("&" if "?" in url else "?") + f"cold={time.time_ns()}"
-    request = urllib.request.Request(variant, headers={"Authorization": f"Bearer {token}"} if name == "feed" else {})
+    request = urllib.request.Request(variant, headers={"Authorization": f"Bearer {token}"} if name in ("feed", "me") else {})
     started = time.perf_counter()
     urllib.request.urlopen(request).read()
     times.append((time.perf_counter() - started) * 1000)
@@ -107,6 +108,7 @@ places, reviews, duration = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 names = {
     "reviews-first": "`GET /reviews` (first page)",
     "reviews-500": "`GET /reviews` (500th page)",
+    "me": "`GET /api/v1/me` (what signing in costs: JWT + session row; issue 16)",
     "feed": "`GET /feed` (follows 500 people)",
     "city-box": "`GET /places?bbox=` Seoul (clusters)",
     "street-box": "`GET /places?bbox=` a street (pins)",

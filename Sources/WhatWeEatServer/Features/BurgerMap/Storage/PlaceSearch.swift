@@ -11,6 +11,10 @@ enum PlaceSearch {
 
     /// A condition on `burger_places.id` that holds for places whose name or address contains `text`.
     static func predicate(_ text: String, on database: any SQLDatabase) -> any SQLExpression {
+        // No name or address holds a NUL (they refuse control characters), and a bound NUL ends
+        // the text for the database (FTS5 answered "unterminated string", a 500; a LIKE pattern cut
+        // short there matched every place; PostgreSQL refuses it): such a search finds nothing.
+        if text.unicodeScalars.contains("\0") { return SQLLiteral.boolean(false) }
         let lowered = text.lowercased()
         let like = "%" + lowered.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_") + "%"

@@ -681,4 +681,46 @@ final class BurgerMapReviewsTests: XCTestCase {
             XCTAssertEqual(largest.items.count, 100)
         }
     }
+
+    // MARK: Withdrawal
+
+    /// A withdrawn account's reviews leave the place's numbers, and its likes, bookmarks and
+    /// comments leave the counts of the reviews it reacted to, in the same transaction.
+    func testWithdrawingSettlesTheCountsOthersKeep() async throws {
+        try await withTestApp { app in
+            try await app.removeBurgerCatalog()
+            let mina = try await app.member("미나")
+            let leaver = try await app.member("떠나는사람")
+            let place = try await app.place(mina.token, "남는 버거")
+            let kept = try await app.review(mina.token, place: place, rating: 4)
+            _ = try await app.review(leaver.token, place: place, rating: 1)
+            for reaction in ["like", "bookmark"] {
+                let response = try await app.send(.PUT, "/api/v1/burger-map/reviews/\(kept)/\(reaction)", token: leaver.token)
+                XCTAssertEqual(response.status, .ok, response.text)
+            }
+            let comment = try await app.send(.POST, "/api/v1/burger-map/reviews/\(kept)/comments", json: ["text": "잘 봤어요"], token: leaver.token)
+            XCTAssertEqual(comment.status, .created, comment.text)
+            let before = try await app.placeDetail(place)
+            XCTAssertEqual(before.reviewCount, 2)
+            // The box (from the place index) shows the same numbers.
+            let box = try await app.send(.GET, "/api/v1/burger-map/places?bbox=126.9,37.5,127.1,37.6").object()
+            XCTAssertEqual(((box["items"] as? [[String: Any]])?.first { $0["name"] as? String == "남는 버거" })?["reviewCount"] as? Int, 2)
+
+            let withdrawal = try await app.send(.DELETE, "/api/v1/me", json: ["password": "password1"], token: leaver.token)
+            XCTAssertEqual(withdrawal.status, .noContent, withdrawal.text)
+
+            let after = try await app.placeDetail(place)
+            XCTAssertEqual(after.reviewCount, 1)
+            XCTAssertEqual(after.averageRating, 4)
+            let review = try await app.send(.GET, "/api/v1/burger-map/reviews/\(kept)").object()
+            XCTAssertEqual(review["likeCount"] as? Int, 0)
+            XCTAssertEqual(review["bookmarkCount"] as? Int, 0)
+            XCTAssertEqual(review["commentCount"] as? Int, 0)
+            let stored = try await BurgerReview.find(kept, on: app.db)
+            XCTAssertEqual(stored?.commentCount, 0)
+            let boxAfter = try await app.send(.GET, "/api/v1/burger-map/places?bbox=126.9,37.5,127.1,37.6").object()
+            XCTAssertEqual(((boxAfter["items"] as? [[String: Any]])?.first { $0["name"] as? String == "남는 버거" })?["reviewCount"] as? Int, 1,
+                           "the place index and the cache follow")
+        }
+    }
 }

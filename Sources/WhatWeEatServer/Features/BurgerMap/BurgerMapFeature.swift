@@ -16,6 +16,7 @@ enum BurgerMapFeature: Feature {
             try await BurgerPhoto.query(on: database).filter(\.$fileKey == key).count() > 0
         }
         PlaceIndex.follow(app)
+        BurgerMapAccountRemoval.register(app)
         // Photos uploaded for a review that was never posted go after a day.
         app.lifecycle.use(PeriodicJob("deleted photos no review took", every: .seconds(600)) { app in
             try await BurgerMapService(database: app.db, application: app).deleteAbandonedPhotos()

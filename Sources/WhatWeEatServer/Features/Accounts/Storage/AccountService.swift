@@ -21,6 +21,7 @@ struct AccountService {
     let passwords: PasswordHasher
     let files: any FileStorage
     let fileReferences: FileReferences
+    let removals: AccountRemovals
     let sealKey: SymmetricKey
     /// Who is asking, and the per-address budgets that bound what one address can make us do.
     let clientAddress: String
@@ -33,6 +34,7 @@ struct AccountService {
         self.passwords = request.application.passwordHasher
         self.files = request.application.files
         self.fileReferences = request.application.fileReferences
+        self.removals = request.application.accountRemovals
         self.sealKey = request.application.keys.refreshSuccessor
         self.clientAddress = request.clientAddress
         self.limits = request.application.accountLimits
@@ -288,17 +290,22 @@ struct AccountService {
     }
 
     /// Withdraws the account: the user row goes, and with it (by cascade) every session and
-    /// refresh token, so all of its tokens stop working at once.
+    /// refresh token, so all of its tokens stop working at once. Other features settle what they
+    /// keep about the account in the same transaction (`AccountRemovals`).
     func withdraw(_ user: User, password: String) async throws {
         guard try await passwords.verify(password, hash: user.passwordHash) else {
             throw AppError(.forbidden, "wrong_password")
         }
         let imageKey = user.profileImageKey
         let email = user.email
+        let userID = try user.requireID()
+        let handlers = removals.all
         try await database.transaction { transaction in
+            for handler in handlers { try await handler.beforeDelete(userID, transaction) }
             try await LoginFailure.query(on: transaction).filter(\.$email == email).delete()
             try await user.delete(on: transaction)
         }
+        for handler in handlers { try await handler.afterDelete(userID, database) }
         try await deleteFileIfUnused(imageKey)
     }
 

@@ -90,7 +90,7 @@ final class BurgerMapPhotosTests: XCTestCase {
             let member = try await app.member("포토")
             let gif = [UploadPart(filename: "photo.jpg", contentType: "image/jpeg", data: TestImages.gif)]
             let korean = try await app.uploadPhoto(gif, token: member.token)
-            XCTAssertEqual(korean.errorMessage, app.translator.text("error.unsupported_image_type", .ko, [:]))
+            XCTAssertEqual(korean.errorMessage, app.translator.text("error.unsupported_photo_type", .ko, [:]))
             let boundary = "b0undary"
             let body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"p\"; filename=\"p.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
                 + TestImages.gif + Data("\r\n--\(boundary)--\r\n".utf8)
@@ -100,8 +100,9 @@ final class BurgerMapPhotosTests: XCTestCase {
                           "Authorization": "Bearer \(member.token)"],
                 body: ByteBuffer(data: body)))
             XCTAssertEqual(english.status, .unsupportedMediaType)
-            XCTAssertEqual(english.errorMessage, app.translator.text("error.unsupported_image_type", .en, [:]))
+            XCTAssertEqual(english.errorMessage, app.translator.text("error.unsupported_photo_type", .en, [:]))
             XCTAssertNotEqual(english.errorMessage, korean.errorMessage)
+            XCTAssertFalse(english.errorMessage?.contains("GIF") ?? true, "the message names only what photos accept")
         }
     }
 }

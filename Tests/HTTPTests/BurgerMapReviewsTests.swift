@@ -274,6 +274,9 @@ final class BurgerMapReviewsTests: XCTestCase {
             let review = try await app.review(mina.token, place: place, title: "치즈 듬뿍")
             _ = try await app.send(.PUT, "/api/v1/burger-map/reviews/\(review)/like", token: joon.token)
             _ = try await app.send(.PUT, "/api/v1/burger-map/reviews/\(review)/like", token: joon.token)
+            // Taken back and given again: still one piece of news.
+            _ = try await app.send(.DELETE, "/api/v1/burger-map/reviews/\(review)/like", token: joon.token)
+            _ = try await app.send(.PUT, "/api/v1/burger-map/reviews/\(review)/like", token: joon.token)
             _ = try await app.send(.PUT, "/api/v1/burger-map/reviews/\(review)/like", token: mina.token)  // one's own: nobody to tell
             _ = try await app.send(.PUT, "/api/v1/burger-map/reviews/\(review)/bookmark", token: joon.token)  // bookmarks are private
 
@@ -299,6 +302,13 @@ final class BurgerMapReviewsTests: XCTestCase {
 
             let joonsInbox = try await app.send(.GET, "/api/v1/notifications", token: joon.token).object()
             XCTAssertEqual((joonsInbox["items"] as? [Any])?.count, 0, "liking tells nobody but the author")
+
+            // Deleting the review takes back what was said about it.
+            let deleted = try await app.send(.DELETE, "/api/v1/burger-map/reviews/\(review)", token: mina.token)
+            XCTAssertEqual(deleted.status, .noContent)
+            let emptied = try await app.send(.GET, "/api/v1/notifications", token: mina.token).object()
+            XCTAssertEqual((emptied["items"] as? [[String: Any]])?.count, 0)
+            XCTAssertEqual(emptied["unreadCount"] as? Int, 0)
         }
     }
 

@@ -10,6 +10,9 @@ struct NotificationDraft: Sendable {
     var subjectID: UUID? = nil
     var link: String? = nil
     var excerpt: String? = nil
+    /// Tell the recipient only the first time this actor does this to this subject (a like
+    /// taken back and given again is not news twice).
+    var once = false
 }
 
 /// The one inbox every service posts to. Posting writes the row and tells the recipient's live
@@ -25,6 +28,11 @@ struct NotificationInbox {
     /// Posts a notification; one's own actions notify nobody.
     func post(_ draft: NotificationDraft) async throws {
         guard draft.actor != draft.recipient else { return }
+        if draft.once {
+            let earlier = InboxNotification.query(on: database).filter(\.$recipient.$id == draft.recipient)
+                .filter(\.$actor.$id == draft.actor).filter(\.$kind == draft.kind).filter(\.$subjectID == draft.subjectID)
+            if try await earlier.first() != nil { return }
+        }
         let row = InboxNotification()
         row.$recipient.id = draft.recipient
         row.$actor.id = draft.actor
@@ -35,6 +43,11 @@ struct NotificationInbox {
         row.excerpt = draft.excerpt.map { String($0.prefix(Self.maxExcerptCharacters)) }
         try await row.create(on: database)
         await events.publish(try row.requireID().uuidString, to: Self.topic(for: draft.recipient))
+    }
+
+    /// Takes back what was said about a subject that is gone (a deleted review).
+    func withdraw(subject: UUID) async throws {
+        try await InboxNotification.query(on: database).filter(\.$subjectID == subject).delete()
     }
 
     func page(for user: UUID, _ page: PageRequest) async throws -> (items: [InboxNotification], nextCursor: String?) {

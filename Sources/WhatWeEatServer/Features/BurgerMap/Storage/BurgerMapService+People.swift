@@ -166,7 +166,7 @@ extension BurgerMapService {
                 do { try await follow.create(on: database) } catch let error as any DatabaseError where error.isConstraintFailure { added = false }
                 if added {
                     try await inbox.post(NotificationDraft(recipient: followeeID, actor: followerID, service: Self.service, kind: "followed",
-                                                           subjectID: followerID, link: BurgerMapLinks.user(followerID)))
+                                                           subjectID: followerID, link: BurgerMapLinks.user(followerID), once: true))
                 }
             }
         } else {

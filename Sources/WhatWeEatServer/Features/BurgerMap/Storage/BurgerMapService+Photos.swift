@@ -15,7 +15,10 @@ extension BurgerMapService {
         guard !data.isEmpty else { throw AppError.badRequest("empty_upload") }
         guard data.count <= Self.maxPhotoBytes else { throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"]) }
         let image: CleanImage
-        do { image = try ImageCleaner.clean(data) } catch { throw AppError(.unsupportedMediaType, "unsupported_image_type") }
+        do { image = try ImageCleaner.clean(data) } catch {
+            // The code profile pictures use; the message leaves out GIF, which photos refuse.
+            throw AppError(.unsupportedMediaType, "unsupported_image_type", messageKey: "error.unsupported_photo_type")
+        }
         let pending = try await BurgerPhoto.query(on: database).filter(\.$owner.$id == userID).filter(\.$reviewID == nil).count()
         guard pending < Self.maxPendingPhotos else {
             throw AppError(.tooManyRequests, "too_many_pending_photos", arguments: ["max": String(Self.maxPendingPhotos)])

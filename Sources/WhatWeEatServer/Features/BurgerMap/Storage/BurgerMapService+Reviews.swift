@@ -140,6 +140,7 @@ extension BurgerMapService {
             }
         }
         for photo in photos { try await deleteFileIfUnused(photo.fileKey) }
+        try await inbox.withdraw(subject: id)
         try await refreshCover(of: review.$place.id)
     }
 
@@ -243,7 +244,7 @@ extension BurgerMapService {
         await contentChanged()
         if added && kind == .like {
             try await inbox.post(NotificationDraft(recipient: card.authorID, actor: actor.id, service: Self.service, kind: "review_liked",
-                                                   subjectID: id, link: BurgerMapLinks.review(id), excerpt: card.title))
+                                                   subjectID: id, link: BurgerMapLinks.review(id), excerpt: card.title, once: true))
         }
         return try await review(id, viewer: actor)
     }

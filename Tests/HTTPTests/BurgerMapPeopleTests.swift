@@ -221,4 +221,21 @@ final class BurgerMapPeopleTests: XCTestCase {
             }
         }
     }
+
+    /// A search holding a NUL (the fuzzer's `%00`) finds nothing: FTS5 read the NUL as the end
+    /// of its query (a 500) and a LIKE pattern cut short there matched every place.
+    func testASearchHoldingANulFindsNothing() async throws {
+        try await withTestApp { app in
+            for path in ["/api/v1/burger-map/places/search?q=%EC%B9%98%EC%A6%88%00", "/api/v1/burger-map/places/search?q=%00",
+                         "/api/v1/burger-map/places?bbox=126.7,37.4,127.3,37.7&q=%00a"] {
+                let response = try await app.send(.GET, path)
+                XCTAssertEqual(response.status, .ok, "\(path) \(response.text)")
+                let object = try response.object()
+                XCTAssertEqual((object["items"] as? [Any])?.count, 0, path)
+                XCTAssertEqual((object["clusters"] as? [Any])?.count ?? 0, 0, path)
+            }
+            let plain = try await app.send(.GET, "/api/v1/burger-map/places/search?q=%EC%B9%98%EC%A6%88").object()
+            XCTAssertGreaterThan((plain["items"] as? [Any])?.count ?? 0, 0, "the same words without the NUL find the catalog's places")
+        }
+    }
 }

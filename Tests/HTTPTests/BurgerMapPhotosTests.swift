@@ -105,4 +105,34 @@ final class BurgerMapPhotosTests: XCTestCase {
             XCTAssertFalse(english.errorMessage?.contains("GIF") ?? true, "the message names only what photos accept")
         }
     }
+
+    /// Replays what the API fuzzer found: a part header name with a byte of 0x80 or more (or an
+    /// empty boundary) made MultipartKit index past its table and stop the process. Now 400, and
+    /// the server (this test process) lives on; a Korean filename in a header value still works.
+    func testMultipartThatCrashedTheParserIsRefused() async throws {
+        try await withTestApp { app in
+            let member = try await app.member("포토")
+            let png = TestImages.png(seed: 7)
+            let boundary = "b0undary"
+            func body(headerName: String, filename: String = "p.png") -> Data {
+                Data("--\(boundary)\r\n\(headerName): form-data; name=\"p\"; filename=\"\(filename)\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+                    + png + Data("\r\n--\(boundary)--\r\n".utf8)
+            }
+            let hostile = try await app.send(.POST, "/api/v1/burger-map/photos", body: body(headerName: "Content-Dispositioné"),
+                                              contentType: "multipart/form-data; boundary=\(boundary)", token: member.token)
+            XCTAssertEqual(hostile.status, .badRequest, hostile.text)
+            XCTAssertEqual(hostile.errorCode, "malformed_body")
+            let emptyBoundary = try await app.send(.POST, "/api/v1/burger-map/photos", body: body(headerName: "Content-Disposition"),
+                                                   contentType: "multipart/form-data; boundary=", token: member.token)
+            XCTAssertEqual(emptyBoundary.status, .badRequest, emptyBoundary.text)
+            let korean = try await app.send(.POST, "/api/v1/burger-map/photos", body: body(headerName: "Content-Disposition", filename: "버거.png"),
+                                            contentType: "multipart/form-data; boundary=\(boundary)", token: member.token)
+            XCTAssertEqual(korean.status, .created, korean.text)
+            // A page form through the CSRF check (which decodes the form) is refused the same way.
+            let login = try await app.send(.POST, "/login", body: body(headerName: "Nameé"), contentType: "multipart/form-data; boundary=\(boundary)", token: nil)
+            XCTAssertTrue([.badRequest, .forbidden, .unauthorized].contains(login.status), "\(login.status)")
+            let alive = try await app.send(.GET, "/healthz")
+            XCTAssertEqual(alive.status, .ok)
+        }
+    }
 }

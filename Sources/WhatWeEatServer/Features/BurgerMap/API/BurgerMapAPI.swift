@@ -63,14 +63,14 @@ struct BurgerMapAPI: RouteCollection {
             let box: BoundingBox
             do { box = try BoundingBox(parsing: bbox) } catch { throw BurgerMapService.appError(error) }
             switch try await req.burgerMap.places(in: box, matching: text) {
-            case .pins(let places): return PlacesResponse(items: try await placeResponses(places, req), clusters: [])
+            case .pins(let places): return PlacesResponse(items: places.map(PlaceResponse.init), clusters: [])
             case .clusters(let clusters): return PlacesResponse(items: [], clusters: clusters)
             }
         case (nil, let near?):
             let point = try query.coordinate(near)
             let limit = try query.nearLimit()
             let places = try await req.burgerMap.places(near: point, limit: limit, matching: text)
-            return PlacesResponse(items: try await placeResponses(places, req), clusters: [])
+            return PlacesResponse(items: places.map(PlaceResponse.init), clusters: [])
         case (nil, nil): throw AppError.badRequest("missing_area")
         case (_?, _?): throw AppError.badRequest("ambiguous_area")
         }
@@ -81,7 +81,7 @@ struct BurgerMapAPI: RouteCollection {
         let query = try req.query.decode(PlacesQuery.self)
         guard let text = try query.searchText() else { throw AppError.badRequest("missing_search") }
         let page = try await req.burgerMap.search(text, try PageRequest(from: req))
-        return Page(items: try await placeResponses(page.items, req), nextCursor: page.nextCursor)
+        return Page(items: page.items.map(PlaceResponse.init), nextCursor: page.nextCursor)
     }
 
     func addPlace(req: Request) async throws -> Response {
@@ -122,9 +122,6 @@ struct BurgerMapAPI: RouteCollection {
         PlaceDetailResponse(try await req.burgerMap.placeDetail(id, viewer: req.auth.get(User.self)?.id))
     }
 
-    private func placeResponses(_ places: [PlaceSummary], _ req: Request) async throws -> [PlaceResponse] {
-        places.map(PlaceResponse.init)
-    }
 
     // MARK: Photos
 
@@ -278,7 +275,7 @@ struct BurgerMapAPI: RouteCollection {
         guard let raw = req.query[String.self, at: "kind"] else { throw AppError.badRequest("missing_mark_kind") }
         guard let kind = BurgerMark.Kind(rawValue: raw) else { throw AppError.badRequest("invalid_mark_kind") }
         let page = try await req.burgerMap.marks(kind, of: user, try PageRequest(from: req))
-        return Page(items: try await placeResponses(page.items, req), nextCursor: page.nextCursor)
+        return Page(items: page.items.map(PlaceResponse.init), nextCursor: page.nextCursor)
     }
 
     private func reviewPage(_ page: (items: [ReviewCard], nextCursor: String?), _ req: Request) -> Page<ReviewResponse> {

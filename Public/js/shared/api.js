@@ -16,25 +16,59 @@ export class ApiError extends Error {
 }
 
 /**
- * A JSON request to the API with this browser's device token. When the network or the server
+ * A signed-in page carries a short-lived API access token for its browser session in its config
+ * (`accessToken`); when it expires the page asks `POST /session/token` (same-site, with the
+ * page's CSRF token) for a fresh one, once for all requests waiting on it.
+ */
+let tokenRefresh = null;
+async function refreshAccessToken() {
+  tokenRefresh ??= (async () => {
+    try {
+      const response = await fetch('/session/token', {
+        method: 'POST', credentials: 'same-origin',
+        headers: { Accept: 'application/json', 'X-CSRF-Token': config.csrf || '' },
+      });
+      if (!response.ok) return false;
+      config.accessToken = (await response.json()).accessToken;
+      return true;
+    } catch {
+      return false;
+    } finally {
+      setTimeout(() => { tokenRefresh = null; }, 0);
+    }
+  })();
+  return tokenRefresh;
+}
+
+/**
+ * A JSON request to the API with this browser's device token (and its session's access token
+ * on signed-in pages). `body` may be a `FormData` (a file upload), sent as multipart. When the network or the server
  * fails (no answer, or a 5xx), the network-trouble view appears and the promise waits: "retry"
  * sends the same request again, and the promise resolves once it gets through. So a caller
  * never loses its state (the answered cards stay answered) and nothing reloads. A 4xx rejects
  * with an `ApiError` carrying the server's error code and message.
  */
 export async function api(method, path, body) {
+  let refreshed = false;
   for (;;) {
     let response;
     try {
-      const headers = { Accept: 'application/json', 'X-Device-Token': config.device };
-      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      const headers = { Accept: 'application/json' };
+      if (config.device) headers['X-Device-Token'] = config.device;
+      if (config.accessToken) headers.Authorization = `Bearer ${config.accessToken}`;
+      const multipart = body instanceof FormData;
+      if (body !== undefined && !multipart) headers['Content-Type'] = 'application/json';
       response = await fetch(path, {
         method, headers, credentials: 'same-origin',
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : (multipart ? body : JSON.stringify(body)),
       });
     } catch {
       await networkTrouble();
       continue;
+    }
+    if (response.status === 401 && config.accessToken && !refreshed) {
+      refreshed = true;
+      if (await refreshAccessToken()) continue;
     }
     if (response.status >= 500) {
       await networkTrouble();

@@ -176,13 +176,13 @@ def test_solo_game_with_previous_and_next_rank(server, browser):
     assert len(set(names)) == 3
     shot(browser, "08-third-rank")
 
-    # "Find restaurants nearby" carries the menu to the map (an empty state for now).
+    # "Find restaurants nearby" carries the menu to the map, which opens searched for it.
     nearby = browser.find_element(By.ID, "find-nearby")
     assert "q=" in nearby.get_attribute("href")
     nearby.click()
     wait_for(browser, EC.url_contains("/map"))
     assert names[2] in browser.find_element(By.CSS_SELECTOR, ".search-term").text
-    shot(browser, "09-map-empty-state")
+    shot(browser, "09-map-searched")
 
 
 def test_group_game_with_three_browsers(server, browser):

@@ -75,6 +75,42 @@ public struct Settings: Sendable {
         }
     }
 
+    /// Where the map pages get their library and tiles.
+    public var map = MapSettings()
+
+    public struct MapSettings: Sendable, Equatable {
+        /// Leaflet from a CDN when Debian's copy is not installed: pinned with its published
+        /// Subresource Integrity hashes, so a changed file is refused by the browser.
+        public struct CDN: Sendable, Equatable {
+            public var script = "https://unpkg.com/leaflet@1.9.4/dist/leaflet.js"
+            public var scriptIntegrity = "sha256-20nQCchB9co0qIjJZRGuk2/Z9VM+kNiyxNV1lvTlZBo="
+            public var stylesheet = "https://unpkg.com/leaflet@1.9.4/dist/leaflet.css"
+            public var stylesheetIntegrity = "sha256-p4NxAoJBhIIN+hmNHrzRCf9tD/miZyoHS5obTRR9BMY="
+            public var origin = "https://unpkg.com"
+            public init() {}
+        }
+
+        /// An `{z}/{x}/{y}` tile address template (`{s}` for a subdomain), absolute or a path of this site.
+        public var tileURL = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+        /// Shown in the map's corner; tile providers require it. HTML (links), set by the operator.
+        public var tileAttribution = "&copy; <a href=\"https://www.openstreetmap.org/copyright\">OpenStreetMap</a> contributors"
+        /// Debian's `libjs-leaflet` files, served under `/vendor/leaflet` when they are there.
+        public var leafletDirectory = "/usr/share/javascript/leaflet"
+        /// Used when the directory holds no Leaflet; nil (`LEAFLET_CDN=off`) means list mode only.
+        public var leafletCDN: CDN? = CDN()
+
+        public init() {}
+
+        /// The origin the tiles come from as the Content-Security-Policy writes it (`{s}`
+        /// subdomains become `*`); nil for tiles served by this site.
+        public var tileOrigin: String? {
+            guard let schemeEnd = tileURL.range(of: "://") else { return nil }
+            let afterScheme = tileURL[schemeEnd.upperBound...]
+            let host = afterScheme.prefix { $0 != "/" }
+            return tileURL[..<schemeEnd.upperBound] + host.replacingOccurrences(of: "{s}", with: "*")
+        }
+    }
+
     /// Whether cookies get the `Secure` flag: only when the public URL is https.
     public var usesSecureCookies: Bool { publicURL.hasPrefix("https://") }
 
@@ -190,6 +226,24 @@ public struct Settings: Sendable {
             throw SettingsError(variable: "PAYMENT_GATEWAY", value: other, expected: "test or portone")
         }
 
+        var map = MapSettings()
+        if let tiles = value("MAP_TILE_URL") {
+            let absolute = tiles.hasPrefix("https://") || tiles.hasPrefix("http://")
+            let placeholders = ["{z}", "{x}", "{y}"].allSatisfy(tiles.contains)
+            let unsafe = tiles.contains { $0 == "\"" || $0 == "'" || $0 == "<" || $0 == ">" || $0 == ";" || $0 == " " || $0 == "\\" }
+            guard placeholders, !unsafe, absolute || (tiles.hasPrefix("/") && !tiles.hasPrefix("//")) else {
+                throw SettingsError(variable: "MAP_TILE_URL", value: tiles, expected: "an http(s):// URL or a /path holding {z}, {x} and {y}")
+            }
+            map.tileURL = tiles
+        }
+        if let attribution = value("MAP_TILE_ATTRIBUTION") { map.tileAttribution = attribution }
+        if let directory = value("LEAFLET_DIR") { map.leafletDirectory = directory }
+        switch value("LEAFLET_CDN")?.lowercased() {
+        case nil, "on": break
+        case "off": map.leafletCDN = nil
+        case let other?: throw SettingsError(variable: "LEAFLET_CDN", value: other, expected: "on or off")
+        }
+
         try createDirectory(dataDirectory)
         let secret: String
         if let raw = value("JWT_SECRET") {
@@ -208,6 +262,7 @@ public struct Settings: Sendable {
         )
         settings.shop = shop
         settings.limits = limits
+        settings.map = map
         return settings
     }
 

@@ -39,6 +39,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
         app.lifecycle.use(PostgresEventBusLifecycle(bus: bus))
     }
     app.requestMetrics = RequestMetrics()
+    app.mapLibrary = MapLibrary(settings: settings.map)
     app.files = try DiskFileStorage(directory: (settings.dataDirectory as NSString).appendingPathComponent("uploads"))
 
     // Each feature's tables, services and background jobs, in the order of `Features.all`.
@@ -53,7 +54,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     // Outermost first: metrics see the final status, errors are rendered before headers are added.
     app.middleware = Middlewares()
     app.middleware.use(RequestMetricsMiddleware(metrics: app.requestMetrics))
-    app.middleware.use(SecurityHeadersMiddleware(settings: settings))
+    app.middleware.use(SecurityHeadersMiddleware(settings: settings, map: app.mapLibrary))
     app.middleware.use(AppErrorMiddleware(renderPage: { request, status, message in
         Layout.errorPage(request, status: status, message: message)
     }))

@@ -5,9 +5,10 @@ import Vapor
 /// routes for the shipped iOS apps sit beside their feature; pages are the rest.
 func routes(_ app: Application, openAPIDocument: String) throws {
     try app.register(collection: OperationsRoutes(openAPIDocument: openAPIDocument))
+    try app.register(collection: VendorFiles())
 
     // The session first: CSRF tokens are bound to it.
-    let web = app.grouped(WebSessionAuthenticator(), CSRFMiddleware(), BrowserDeviceMiddleware())
+    let web = app.grouped(WebSessionAuthenticator(), CSRFMiddleware(), BrowserDeviceMiddleware(), InboxBadgeMiddleware())
     try web.register(collection: HomePage(cards: Features.all.compactMap { $0.homeCard }))
     try web.register(collection: LicensesPage())
 

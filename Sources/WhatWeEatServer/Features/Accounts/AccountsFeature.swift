@@ -20,5 +20,6 @@ enum AccountsFeature: Feature {
     static func routes(_ routes: FeatureRoutes) throws {
         try routes.api.register(collection: AccountsAPI())
         try routes.web.register(collection: AccountPages())
+        try routes.web.register(collection: BrowserAPIToken())
     }
 }

@@ -7,7 +7,7 @@ import Vapor
 /// empty state that keeps the menu game's "find restaurants nearby" search.
 enum BurgerMapFeature: Feature {
     static let migrations: [any Migration] = [CreateBurgerPlaces(), CreateBurgerReviews(), CreatePlaceSearch(), AddReviewTimelineIndex()]
-    static let homeCard: HomeCard? = HomeCard(position: 2, emoji: "🍔", key: "burger_map", path: nil)
+    static let homeCard: HomeCard? = HomeCard(position: 2, emoji: "🍔", key: "burger_map", path: "/map")
 
     static let seeders: [any Seeder] = [BurgerPlacesSeeder()]
 

@@ -24,6 +24,16 @@ public struct Translator: Sendable {
         return Translator(catalogs: catalogs)
     }
 
+    /// Every text whose key starts with `prefix`, in `language` (Korean where it has none): what
+    /// a page hands its scripts.
+    public func texts(withPrefix prefix: String, _ language: Language) -> [String: String] {
+        var texts: [String: String] = [:]
+        for (key, value) in catalogs[.default] ?? [:] where key.hasPrefix(prefix) {
+            texts[key] = catalogs[language]?[key] ?? value
+        }
+        return texts
+    }
+
     public func text(_ key: String, _ language: Language, _ arguments: [String: String] = [:]) -> String {
         var text = catalogs[language]?[key] ?? catalogs[.default]?[key] ?? key
         for (name, value) in arguments {

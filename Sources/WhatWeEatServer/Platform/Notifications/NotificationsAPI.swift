@@ -74,8 +74,12 @@ struct NotificationsAPI: RouteCollection {
     /// A WebSocket that sends `{"unreadCount": n}` at once, then `{"unreadCount": n, "notification": {…}}`
     /// when one arrives and `{"unreadCount": n}` when some are read (on any instance).
     func live(req: Request) async throws -> Response {
-        let user = try req.requireUser().requireID()
-        return try req.liveSocket { req, socket in
+        try Self.liveSocket(for: try req.requireUser().requireID(), req)
+    }
+
+    /// The live socket of `user`'s inbox; the API route and the pages' (`/notifications/live`) share it.
+    static func liveSocket(for user: UUID, _ req: Request) throws -> Response {
+        try req.liveSocket { req, socket in
             // Subscribe before counting: an arrival in between is sent after the count, never lost.
             let stream = req.application.events.subscribe(to: NotificationInbox.topic(for: user))
             if let message = try? await Self.message(for: user, arrived: nil, req: req) { try? await socket.send(message) }
@@ -109,5 +113,6 @@ enum NotificationsInboxFeature: Feature {
 
     static func routes(_ routes: FeatureRoutes) throws {
         try routes.api.register(collection: NotificationsAPI())
+        try routes.web.register(collection: NotificationsPages())
     }
 }

@@ -35,11 +35,13 @@ extension Layout {
 /// back to `returnTo` (or, for a GET, to the page they asked for) once signed in.
 struct SignInRequired: AsyncMiddleware {
     var returnTo: String?
+    private static let nextValueAllowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/-._~")
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         guard request.auth.has(User.self) else {
-            let back = returnTo ?? (request.method == .GET ? request.url.path : "/")
-            return Layout.redirect(to: "/login?next=" + (back.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? "/"))
+            // A page's query comes along (`/map/write?place=…`); the whole value is one encoded parameter.
+            let back = returnTo ?? (request.method == .GET ? request.url.path + (request.url.query.map { "?" + $0 } ?? "") : "/")
+            return Layout.redirect(to: "/login?next=" + (back.addingPercentEncoding(withAllowedCharacters: Self.nextValueAllowed) ?? "/"))
         }
         return try await next.respond(to: request)
     }

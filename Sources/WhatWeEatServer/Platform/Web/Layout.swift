@@ -15,6 +15,10 @@ struct WebViewerKey: StorageKey { typealias Value = WebViewer }
 struct PageExtras {
     var stylesheets: [String] = []
     var scripts: [String] = []
+    /// A library's stylesheets and classic scripts from outside `Public/` (Leaflet), loaded
+    /// before the page's own so its modules find them.
+    var vendorStylesheets: [VendorResource] = []
+    var vendorScripts: [VendorResource] = []
     var bodyClass: String? = nil
     var headerLinks: Node<HTML.BodyContext> = .empty
     var bottomBar: Node<HTML.BodyContext> = .empty
@@ -37,10 +41,22 @@ enum Layout {
                 // Not Plot's `.title(…)`: it also writes the title into og/twitter `<meta content>`
                 // attributes from inside Plot, where our escaping does not reach.
                 .element(named: "title", text: "\(title) · \(request.t("app.name"))"),
+                .forEach(extras.vendorStylesheets) { vendor in
+                    .link(.rel(.stylesheet), .href(vendor.url),
+                          vendor.integrity.map { .attribute(named: "integrity", value: $0) } ?? .empty,
+                          vendor.integrity == nil ? .empty : .attribute(named: "crossorigin", value: "anonymous"))
+                },
                 .link(.rel(.stylesheet), .href("/css/app.css")),
                 .forEach(extras.stylesheets) { .link(.rel(.stylesheet), .href($0)) },
                 .link(.rel(.icon), .href("/images/icon.svg"), .type("image/svg+xml")),
-                .forEach(extras.scripts) { .script(.attribute(named: "type", value: "module"), .src($0)) }
+                .forEach(extras.vendorScripts) { vendor in
+                    .script(.src(vendor.url),
+                            vendor.integrity.map { .attribute(named: "integrity", value: $0) } ?? .empty,
+                            vendor.integrity == nil ? .empty : .attribute(named: "crossorigin", value: "anonymous"))
+                },
+                .forEach(extras.scripts) { .script(.attribute(named: "type", value: "module"), .src($0)) },
+                // The inbox bell follows new notifications on every page of a signed-in browser.
+                request.storage[WebViewerKey.self] == nil ? .empty : .script(.attribute(named: "type", value: "module"), .src("/js/shared/bell.js"))
             ),
             .body(
                 extras.bodyClass.map { .class($0) } ?? .empty,
@@ -112,8 +128,17 @@ enum Layout {
         let viewer = request.storage[WebViewerKey.self]
         let account: Node<HTML.BodyContext>
         if let viewer {
+            let unread = request.storage[InboxBadgeKey.self] ?? 0
             account = .div(
                 .class("account-menu"),
+                .a(
+                    .class("inbox-bell"), .id("inbox-bell"), .href("/notifications"),
+                    .ariaLabel(request.t("inbox.bell", ["count": String(unread)])),
+                    .attribute(named: "data-label", value: request.t("inbox.bell", ["count": "{count}"])),
+                    .span(.ariaHidden(true), .text("🔔")),
+                    .span(.class("inbox-count"), .id("inbox-count"), .ariaHidden(true),
+                          unread == 0 ? .attribute(named: "hidden", value: "hidden") : .empty, .text(unread > 99 ? "99+" : String(unread)))
+                ),
                 .a(.class("nickname"), .href("/me"), .text(viewer.nickname)),
                 .form(
                     .action("/logout"), .method(.post), .class("inline-form"),

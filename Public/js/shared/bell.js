@@ -1,0 +1,80 @@
+// The inbox bell in the header of every page a signed-in browser sees: the unread count follows
+// the inbox live (over `/notifications/live`, the inbox's socket behind the session cookie), and
+// on the inbox page itself new notifications appear at the top as they arrive and are marked read,
+// since the person is looking at them.
+//
+// Conventions for every script under Public/js/: `data-*` attributes carry values that belong to
+// one element; the single JSON config block (shared/config.js) carries values the whole page
+// needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
+import { follow } from './live.js';
+
+const bell = document.getElementById('inbox-bell');
+const badge = document.getElementById('inbox-count');
+const list = document.getElementById('notification-list');
+const onInboxPage = Boolean(list);
+
+/** Shows `count` on the bell (hidden at zero) and says it to screen readers. */
+function showCount(count) {
+  if (!bell || !badge) return;
+  badge.textContent = count > 99 ? '99+' : String(count);
+  badge.hidden = count === 0;
+  const label = bell.dataset.label;
+  if (label) bell.setAttribute('aria-label', label.replace('{count}', String(count)));
+}
+
+/** The same markup the server renders for one notification (NotificationsPages.row). */
+function notificationRow(item) {
+  const row = document.createElement('li');
+  row.className = 'notification unread arrived';
+  row.dataset.id = item.id;
+  const link = document.createElement('a');
+  // Only same-site paths, as the server's rows.
+  link.href = typeof item.link === 'string' && item.link.startsWith('/') && !item.link.startsWith('//') ? item.link : '/notifications';
+  const message = document.createElement('span');
+  message.className = 'notification-message';
+  message.textContent = item.message;
+  link.append(message);
+  if (item.excerpt) {
+    const excerpt = document.createElement('span');
+    excerpt.className = 'notification-excerpt';
+    excerpt.textContent = item.excerpt;
+    link.append(excerpt);
+  }
+  const time = document.createElement('time');
+  time.dateTime = item.createdAt;
+  time.textContent = new Date(item.createdAt).toLocaleString(document.documentElement.lang || undefined,
+    { dateStyle: 'medium', timeStyle: 'short' });
+  link.append(time);
+  row.append(link);
+  return row;
+}
+
+/** Marks everything read from the inbox page (the page's own form route, with its CSRF token). */
+async function markAllRead() {
+  const csrf = JSON.parse(document.getElementById('page-config')?.textContent || '{}').csrf
+    || document.querySelector('input[name="_csrf"]')?.value;
+  try {
+    await fetch('/notifications/read', {
+      method: 'POST', credentials: 'same-origin', redirect: 'manual',
+      headers: { 'X-CSRF-Token': csrf || '' },
+    });
+  } catch { /* the count stays until the next visit */ }
+}
+
+if (bell) {
+  follow('/notifications/live', {
+    onMessage(message) {
+      const arrived = message.notification;
+      if (arrived && onInboxPage && !list.querySelector(`[data-id="${CSS.escape(arrived.id)}"]`)) {
+        list.prepend(notificationRow(arrived));
+        const empty = document.getElementById('inbox-empty');
+        if (empty) empty.hidden = true;
+        markAllRead();
+        return;
+      }
+      if (typeof message.unreadCount === 'number') showCount(message.unreadCount);
+    },
+    // The badge is already right from the page; without a socket it simply waits for the next page.
+    poll() {},
+  });
+}

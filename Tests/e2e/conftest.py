@@ -30,7 +30,8 @@ def free_port():
 class Server:
     """One whatweeat process; `restart()` stops it gracefully and starts it on the same data."""
 
-    def __init__(self):
+    def __init__(self, **environment):
+        self.environment = environment
         self.data_dir = tempfile.mkdtemp(prefix="whatweeat-e2e-")
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -38,7 +39,7 @@ class Server:
         self.log = open(os.path.join(self.data_dir, "server.log"), "ab")
 
     def start(self):
-        env = dict(os.environ, DATA_DIR=self.data_dir, PORT=str(self.port), BCRYPT_COST="4", LOG_LEVEL="warning")
+        env = dict(os.environ, DATA_DIR=self.data_dir, PORT=str(self.port), BCRYPT_COST="4", LOG_LEVEL="warning", **self.environment)
         env.pop("DATABASE_URL", None)
         self.process = subprocess.Popen([BINARY], cwd=ROOT, env=env, stdout=self.log, stderr=self.log)
         deadline = time.time() + 60
@@ -75,6 +76,15 @@ class Server:
 @pytest.fixture
 def server():
     instance = Server()
+    instance.start()
+    yield instance
+    instance.cleanup()
+
+
+@pytest.fixture
+def server_without_leaflet():
+    """A server that finds no map library: no Debian copy, no CDN (pages fall back to lists)."""
+    instance = Server(LEAFLET_DIR="/nonexistent-leaflet", LEAFLET_CDN="off")
     instance.start()
     yield instance
     instance.cleanup()

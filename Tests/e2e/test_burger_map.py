@@ -1,0 +1,246 @@
+"""The burger map (LookForRealBurger) as two people use it: one registers a place and writes a
+review with two photos, it shows on the map and in the feed; the other likes, comments and
+follows, and the first sees it all arrive in the inbox without reloading. Also: a zoomed-out map
+shows clusters, bad input shows inline errors, and without Leaflet the map page is a list."""
+import json
+import math
+import pathlib
+import struct
+import tempfile
+import urllib.request
+import zlib
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+
+from conftest import fill, make_browser, no_horizontal_overflow, shot, wait_for
+
+# Near Seoul City Hall, where the map opens, but away from the seeded places' exact spots.
+PLACE = {"name": "을지로 수제버거 연구소", "address": "서울 중구 을지로 12", "lat": 37.5668, "lon": 126.9829}
+
+
+def png_file(width, height, colour):
+    """A real PNG of one colour (large, so the page has to shrink it before upload)."""
+    raw = b"".join(b"\x00" + bytes(colour) * width for _ in range(height))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+    path = pathlib.Path(tempfile.mkdtemp(prefix="burger-photo-")) / f"photo-{width}x{height}.png"
+    path.write_bytes(data)
+    return str(path)
+
+
+def api(server, method, path, body=None, token=None):
+    request = urllib.request.Request(server.url + path, method=method,
+                                     data=None if body is None else json.dumps(body).encode())
+    request.add_header("Content-Type", "application/json")
+    request.add_header("Accept", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read() or b"null")
+
+
+def sign_up(browser, server, nickname):
+    browser.get(server.url + "/signup")
+    fill(browser, "email", f"{abs(hash(nickname)) % 10**8}@example.com")
+    fill(browser, "nickname", nickname)
+    fill(browser, "password", "password1")
+    browser.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+    wait_for(browser, EC.url_contains("/me"))
+
+
+def click(driver, selector):
+    element = wait_for(driver, EC.element_to_be_clickable((By.CSS_SELECTOR, selector)))
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+    return element
+
+
+def text_of(driver, selector):
+    return driver.find_element(By.CSS_SELECTOR, selector).text.strip()
+
+
+def allow_location(driver, server, lat, lon):
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
+    driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {"latitude": lat, "longitude": lon, "accuracy": 10})
+
+
+def test_two_people_review_like_comment_follow_and_the_inbox_updates_live(server, browser):
+    writer = browser
+    reader = make_browser()
+    reader.test_name = f"{writer.test_name}-reader"
+    try:
+        sign_up(writer, server, "버거탐험가")
+        sign_up(reader, server, "치즈러버")
+
+        # The writer registers a new place and reviews it with two photos.
+        writer.get(server.url + "/map/write")
+        fill(writer, "place-search", "을지로 수제")
+        wait_for(writer, lambda d: "없" in d.find_element(By.ID, "place-results").text
+                 or not d.find_elements(By.CSS_SELECTOR, "#place-results .place-option"))
+        click(writer, "#new-place-toggle")
+        fill(writer, "new-place-name", PLACE["name"])
+        fill(writer, "new-place-address", PLACE["address"])
+        allow_location(writer, server, PLACE["lat"], PLACE["lon"])
+        click(writer, "#use-location")
+        wait_for(writer, lambda d: d.find_element(By.ID, "new-place-lat").get_attribute("value") != "")
+        click(writer, "label[for=rating-5]")
+        fill(writer, "review-title", "육즙 폭발 더블패티")
+        fill(writer, "review-text", "번이 부드럽고 패티가 두툼해요. 감자튀김도 바삭!")
+        assert "/ 2000" in text_of(writer, "#text-counter")
+        photos = [png_file(2400, 1800, (200, 120, 40)), png_file(1200, 2600, (60, 140, 60))]
+        writer.find_element(By.ID, "photo-input").send_keys("\n".join(photos))
+        wait_for(writer, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#photo-previews .photo-preview img")) == 2, timeout=20)
+        assert no_horizontal_overflow(writer)
+        shot(writer, "01-write-filled")
+        # A double tap on "post" posts once.
+        post = writer.find_element(By.ID, "post-review")
+        writer.execute_script("arguments[0].click(); arguments[0].click();", post)
+        wait_for(writer, EC.url_contains("/map/reviews/"), timeout=30)
+        review_url = writer.current_url
+        review_id = review_url.rsplit("/", 1)[1]
+        assert text_of(writer, "#review-title") == "육즙 폭발 더블패티"
+        assert len(writer.find_elements(By.CSS_SELECTOR, "#review-photos img")) == 2
+        widths = writer.execute_script(
+            "return [...document.querySelectorAll('#review-photos img')].map(i => i.naturalWidth || Number(i.getAttribute('width')))")
+        assert all(0 < w <= 1600 for w in widths), widths
+        shot(writer, "02-review-posted")
+        mine = api(server, "GET", "/api/v1/burger-map/reviews?limit=100")
+        assert sum(1 for r in mine["items"] if r["title"] == "육즙 폭발 더블패티") == 1, "one review for a double tap"
+
+        # It is a pin on the map (the map opens around City Hall) and first in everyone's feed.
+        writer.get(server.url + "/map")
+        wait_for(writer, lambda d: d.find_elements(By.CSS_SELECTOR, f".burger-pin[aria-label='{PLACE['name']}']"), timeout=15)
+        pin = writer.find_element(By.CSS_SELECTOR, f".burger-pin[aria-label='{PLACE['name']}']")
+        writer.execute_script("arguments[0].click()", pin)
+        sheet = wait_for(writer, EC.visibility_of_element_located((By.ID, "place-sheet")))
+        assert PLACE["name"] in sheet.text
+        shot(writer, "03-map-pin-sheet")
+        writer.get(server.url + "/map/feed")
+        wait_for(writer, lambda d: d.find_elements(By.CSS_SELECTOR, "#feed-list .review-card"))
+        assert "육즙 폭발 더블패티" in writer.find_elements(By.CSS_SELECTOR, "#feed-list .review-card")[0].text
+        shot(writer, "04-feed-everyone")
+
+        # The writer watches the inbox while the reader likes, comments and follows.
+        writer.get(server.url + "/notifications")
+        assert writer.find_elements(By.CSS_SELECTOR, "#notification-list .notification") == []
+
+        reader.get(review_url)
+        like = click(reader, "#like-button")
+        wait_for(reader, lambda d: d.find_element(By.ID, "like-button").get_attribute("aria-pressed") == "true")
+        wait_for(reader, lambda d: d.find_element(By.CSS_SELECTOR, "#like-button .count").text == "1")
+        fill(reader, "comment-text", "저도 가 볼게요! 🍔")
+        assert "/ 500" in text_of(reader, "#comment-counter")
+        reader.find_element(By.CSS_SELECTOR, "#comment-form button[type=submit]").click()
+        wait_for(reader, lambda d: "저도 가 볼게요!" in d.find_element(By.ID, "comments").text)
+        shot(reader, "05-liked-and-commented")
+        click(reader, "#review-author")
+        wait_for(reader, EC.url_contains("/map/users/"))
+        click(reader, "#follow-button")
+        wait_for(reader, lambda d: d.find_element(By.ID, "follow-button").get_attribute("aria-pressed") == "true")
+        wait_for(reader, lambda d: d.find_element(By.ID, "follower-count").text == "1")
+        shot(reader, "06-followed")
+        reader.get(server.url + "/map/feed?tab=following")
+        wait_for(reader, lambda d: d.find_elements(By.CSS_SELECTOR, "#feed-list .review-card"))
+        assert "육즙 폭발 더블패티" in text_of(reader, "#feed-list .review-card")
+        shot(reader, "07-feed-following")
+
+        # Without reloading, the writer's inbox shows the like, the comment and the follow.
+        wait_for(writer, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#notification-list .notification")) == 3, timeout=15)
+        inbox = writer.find_element(By.ID, "notification-list").text
+        assert "치즈러버" in inbox
+        assert "저도 가 볼게요!" in inbox
+        assert no_horizontal_overflow(writer)
+        shot(writer, "08-inbox-live")
+
+        # Elsewhere, the bell counts what arrives while the page is open.
+        writer.get(server.url + "/map/feed")
+        assert not writer.find_element(By.ID, "inbox-count").is_displayed()
+        reader.get(review_url)
+        fill(reader, "comment-text", "두 번째 댓글")
+        reader.find_element(By.CSS_SELECTOR, "#comment-form button[type=submit]").click()
+        wait_for(writer, lambda d: d.find_element(By.ID, "inbox-count").text == "1", timeout=15)
+        shot(writer, "09-bell")
+    finally:
+        reader.quit()
+
+
+def test_zoomed_out_map_shows_clusters_and_a_pin_opens_its_sheet(server, browser):
+    # 240 more places around Seoul, so a city-wide box holds more than a map shows as pins.
+    token = api(server, "POST", "/api/v1/auth/signup",
+                {"email": "bulk@example.com", "password": "password1", "nickname": "대량등록"})["accessToken"]
+    for index in range(240):
+        angle = index * 2.399963
+        radius = 0.01 + 0.12 * math.sqrt(index / 240)
+        api(server, "POST", "/api/v1/burger-map/places", {
+            "name": f"동네버거 {index + 1}호점", "address": f"서울 어딘가 {index + 1}",
+            "lat": 37.55 + radius * math.sin(angle), "lon": 126.99 + radius * math.cos(angle) * 1.26,
+        }, token)
+    browser.get(server.url + "/map")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".burger-pin, .cluster-bubble"), timeout=15)
+    for _ in range(3):
+        browser.find_element(By.CSS_SELECTOR, ".leaflet-control-zoom-out").click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".cluster-bubble"), timeout=15)
+    counts = [int("".join(ch for ch in b.text if ch.isdigit()) or 0) for b in browser.find_elements(By.CSS_SELECTOR, ".cluster-bubble")]
+    assert sum(counts) > 200, counts
+    assert no_horizontal_overflow(browser)
+    shot(browser, "01-clusters")
+
+    # Tapping a bubble zooms in.
+    bubble = browser.find_elements(By.CSS_SELECTOR, ".cluster-bubble")[0]
+    browser.execute_script("arguments[0].click()", bubble)
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".burger-pin") or len(d.find_elements(By.CSS_SELECTOR, ".cluster-bubble")) != len(counts), timeout=15)
+    shot(browser, "02-zoomed-in")
+
+
+def test_bad_review_input_shows_inline_errors_and_posts_nothing(server, browser):
+    sign_up(browser, server, "꼼꼼이")
+    browser.get(server.url + "/map/write")
+    click(browser, "#post-review")
+    for field in ("place", "rating", "title", "photos"):
+        wait_for(browser, lambda d, f=field: d.find_element(By.ID, f"error-{f}").text.strip() != "")
+    assert browser.switch_to.active_element.get_attribute("id") in ("place-search", "new-place-name")
+    shot(browser, "01-empty-form")
+
+    # A new place without a position, and a title that is only spaces.
+    click(browser, "#new-place-toggle")
+    fill(browser, "new-place-name", "이름만 있는 가게")
+    fill(browser, "new-place-address", "주소")
+    fill(browser, "review-title", "   ")
+    click(browser, "#post-review")
+    wait_for(browser, lambda d: d.find_element(By.ID, "error-place").text.strip() != "")
+    assert browser.find_element(By.ID, "error-title").text.strip() != ""
+    assert browser.find_element(By.ID, "review-title").get_attribute("aria-invalid") == "true"
+    assert no_horizontal_overflow(browser)
+    shot(browser, "02-still-wrong")
+    assert api(server, "GET", "/api/v1/burger-map/places/search?q=" + urllib.request.quote("이름만 있는"))["items"] == []
+    assert EC.url_contains("/map/write")(browser)
+
+
+def test_without_leaflet_the_map_is_a_list_by_distance(server_without_leaflet, browser):
+    server = server_without_leaflet
+    browser.get(server.url + "/map")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#place-list .place-row")) > 5, timeout=15)
+    assert browser.find_element(By.ID, "place-list").is_displayed()
+    labels = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#place-list .place-row .place-distance")]
+    assert len(labels) == len(browser.find_elements(By.CSS_SELECTOR, "#place-list .place-row")), "every row says how far"
+
+    def meters(label):
+        number = float("".join(ch for ch in label if ch.isdigit() or ch == ".").strip("."))
+        return number * 1000 if "km" in label else number
+
+    distances = [meters(label) for label in labels]
+    assert distances == sorted(distances), labels
+    assert no_horizontal_overflow(browser)
+    shot(browser, "01-list-mode")
+
+    # The menu game's "find restaurants nearby" lands here searched.
+    browser.get(server.url + "/map?q=" + urllib.request.quote("치즈"))
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#place-list .place-row")
+             or "없" in d.find_element(By.ID, "map-status").text, timeout=15)
+    assert browser.find_element(By.ID, "map-q").get_attribute("value") == "치즈"
+    shot(browser, "02-list-searched")

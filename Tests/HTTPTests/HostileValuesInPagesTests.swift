@@ -112,7 +112,7 @@ final class HostileValuesInPagesTests: XCTestCase {
             _ = try await browser.post("/play/preferences", fields: [("next", "/play")])
             let page = try await browser.get("/play")
             XCTAssertEqual(page.status, .ok, page.text)
-            let config = try XCTUnwrap(page.text.range(of: #"id="menu-game-config">"#))
+            let config = try XCTUnwrap(page.text.range(of: #"id="page-config">"#))
             let json = page.text[config.upperBound...].prefix { $0 != "<" }
             XCTAssertFalse(json.isEmpty)
             XCTAssertFalse(page.text.contains("</script><!--"), "the value stays inside the JSON")

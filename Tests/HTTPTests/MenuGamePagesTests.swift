@@ -8,7 +8,7 @@ final class MenuGamePagesTests: XCTestCase {
     /// The JSON the page hands its scripts.
     private func pageConfig(_ response: TestingHTTPResponse) throws -> [String: Any] {
         let text = response.text
-        let start = try XCTUnwrap(text.range(of: #"<script type="application/json" id="menu-game-config">"#))
+        let start = try XCTUnwrap(text.range(of: #"<script type="application/json" id="page-config">"#))
         let end = try XCTUnwrap(text.range(of: "</script>", range: start.upperBound..<text.endIndex))
         let json = String(text[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "<\\/", with: "</")
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])

@@ -5,9 +5,9 @@
 // one element; the single JSON config block carries values the whole page needs; no inline
 // scripts or handlers (the Content-Security-Policy forbids them). Plain ES modules, no build step.
 
-/** The JSON block: `#page-config`, or `#menu-game-config` where the server still renders that id. */
+/** The JSON block `#page-config` (`PageConfig.block` on the server). */
 function readConfig() {
-  const block = document.getElementById('page-config') || document.getElementById('menu-game-config');
+  const block = document.getElementById('page-config');
   return JSON.parse(block?.textContent || '{}');
 }
 

@@ -203,13 +203,11 @@ enum MenuGameViews {
             "device": device.token,
             "disliked": device.disliked.map(\.rawValue).sorted(),
             "publicURL": req.application.settings.publicURL,
-            "language": req.language.rawValue,
             "strings": scriptStrings(req),
             "keywords": keywordLabels(req),
         ]
         for (key, value) in extra { object[key] = value }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return .script(.attribute(named: "type", value: "application/json"), .id("menu-game-config"), .raw(Markup.scriptJSON(data)))
+        return PageConfig.block(req, values: object)
     }
 
     /// Text the scripts show, in the page's language.

@@ -288,7 +288,7 @@ struct BurgerMapPages: RouteCollection {
     func reviewBody(_ req: Request, _ review: ReviewResponse, actor: MapActor?) -> Node<HTML.BodyContext> {
         let mine = actor?.id == review.author.id
         let avatar: Node<HTML.AnchorContext> = review.author.profileImageURL.map { .img(.class("avatar small"), .src($0), .alt("")) }
-            ?? .span(.class("avatar small placeholder"), .ariaHidden(true))
+            ?? .span(.class("avatar small placeholder"), .ariaHidden(true), .text(String(review.author.nickname.prefix(1))))
         let author: Node<HTML.BodyContext> = .a(
             .id("review-author"), .class("review-author"), .href(BurgerMapLinks.user(review.author.id)), avatar, .text(review.author.nickname)
         )
@@ -504,7 +504,7 @@ struct BurgerMapPages: RouteCollection {
             .id("new-place"), .class("new-place stack"), hidden,
             legend(req.t("burger_map.write.new_place")),
             textField(req, id: "new-place-name", label: "burger_map.write.place_name", max: 60, error: "error-place"),
-            textField(req, id: "new-place-address", label: "burger_map.write.place_address", max: 200, error: "error-place"),
+            textField(req, id: "new-place-address", label: "burger_map.write.place_address", max: 120, error: "error-place"),
             .p(.class("hint"), .text(req.t("burger_map.write.position_hint"))),
             .div(.id("new-place-map"), .class("new-place-map"), .ariaLabel(req.t("burger_map.write.position_map"))),
             .button(.type(.button), .id("use-location"), .class("button"), .text(req.t("burger_map.write.use_location"))),
@@ -547,7 +547,7 @@ struct BurgerMapPages: RouteCollection {
             .label(.for("review-text"), .text(req.t("burger_map.write.text"))),
             .textarea(.id("review-text"), .name("text"), .attribute(named: "maxlength", value: "2000"), .attribute(named: "rows", value: "6"),
                       .attribute(named: "aria-describedby", value: "text-counter error-text")),
-            .span(.id("text-counter"), .class("counter hint"), .text("0 / 2000"))
+            .span(.id("text-counter"), .class("counter hint"), .text("0 / 2,000"))
         )
         return .group(
             textField(req, id: "review-title", label: "burger_map.write.review_title", max: 60, error: "error-title"),

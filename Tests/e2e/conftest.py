@@ -102,6 +102,8 @@ def make_browser():
     # The window size includes browser chrome; emulate the phone's viewport exactly.
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    # Times on pages are Korean time, written by the server and by scripts alike.
+    driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Seoul"})
     driver.implicitly_wait(0)
     return driver
 

@@ -27,6 +27,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     }
 
     app.translator = try Translator.load(from: app.directory.resourcesDirectory + "translations")
+    app.scriptTexts = ScriptTexts()
     app.keys = ServerKeys(secret: settings.jwtSecret)
     app.accessTokens = await AccessTokens.make(key: app.keys.accessTokens, lifetime: settings.accessTokenTTL)
     switch settings.database {

@@ -28,16 +28,18 @@ public enum Markup {
     /// written as `\u003c`, `\u003e` and `\u0026`, which JSON reads as the same characters, so no
     /// value can close the element (`</script>`) or open a comment (`<!--`) that swallows the page.
     public static func scriptJSON(_ json: Data) -> String {
-        var escaped = ""
+        // Bytes, not Unicode scalars: the three are ASCII, which UTF-8 never uses inside a longer
+        // character, and a page's texts make this run on every page (per scalar it cost 17% of `/map`).
+        var escaped: [UInt8] = []
         escaped.reserveCapacity(json.count + 16)
-        for scalar in String(decoding: json, as: UTF8.self).unicodeScalars {
-            switch scalar {
-            case "<": escaped += "\\u003c"
-            case ">": escaped += "\\u003e"
-            case "&": escaped += "\\u0026"
-            default: escaped.unicodeScalars.append(scalar)
+        for byte in json {
+            switch byte {
+            case UInt8(ascii: "<"): escaped.append(contentsOf: #"\u003c"#.utf8)
+            case UInt8(ascii: ">"): escaped.append(contentsOf: #"\u003e"#.utf8)
+            case UInt8(ascii: "&"): escaped.append(contentsOf: #"\u0026"#.utf8)
+            default: escaped.append(byte)
             }
         }
-        return escaped
+        return String(decoding: escaped, as: UTF8.self)
     }
 }

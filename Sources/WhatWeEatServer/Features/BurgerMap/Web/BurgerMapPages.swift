@@ -86,8 +86,8 @@ struct BurgerMapPages: RouteCollection {
     }
 
     /// Encodes an API answer for the config block, so scripts start from what the page shows.
-    func json(_ value: some Encodable) throws -> Any {
-        try JSONSerialization.jsonObject(with: try AppJSON.encoder().encode(value))
+    func json(_ value: some Encodable) throws -> PageConfig.Encoded {
+        try PageConfig.Encoded(value)
     }
 
     /// A link to log in that comes back here: what a signed-out visitor gets instead of a button.
@@ -472,7 +472,7 @@ struct BurgerMapPages: RouteCollection {
             req, title: req.t("burger_map.write.title"), tab: .write, script: "write", stylesheets: ["/css/burger-map-write.css"],
             withMap: true,
             config: ["map": library.configValue(center: center, zoom: chosen == nil ? Self.defaultZoom : 16),
-                     "place": try chosen.map { try json($0) } ?? NSNull()],
+                     "place": try chosen.map { try json($0) as Any } ?? NSNull()],
             main: .group(.h1(.text(req.t("burger_map.write.title"))), form)
         )
     }

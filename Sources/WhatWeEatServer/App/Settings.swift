@@ -78,6 +78,28 @@ public struct Settings: Sendable {
     /// Where the map pages get their library and tiles.
     public var map = MapSettings()
 
+    /// How far mates look, how codes are delivered, who verifies App Store purchases.
+    public var mates = MatesSettings()
+
+    public struct MatesSettings: Sendable, Equatable {
+        public enum AppStore: Sendable, Equatable {
+            /// No purchases (production without Apple's root certificate configured).
+            case none
+            /// `TestAppStoreVerifier`: a token `test:{productID}:{transactionID}`; refused in production.
+            case test
+            /// StoreKit 2 signed transactions checked against Apple's root certificate.
+            case apple(rootCertificatePath: String, bundleID: String)
+        }
+
+        /// People searching within this distance are "nearby".
+        public var radiusMeters: Double = 1_500
+        /// `smtp://` or `smtps://` URL for emailing codes; nil logs them.
+        public var smtpURL: String?
+        public var appStore: AppStore = .test
+
+        public init() {}
+    }
+
     public struct MapSettings: Sendable, Equatable {
         /// Leaflet from a CDN when Debian's copy is not installed: pinned with its published
         /// Subresource Integrity hashes, so a changed file is refused by the browser.
@@ -244,6 +266,36 @@ public struct Settings: Sendable {
         case let other?: throw SettingsError(variable: "LEAFLET_CDN", value: other, expected: "on or off")
         }
 
+        var mates = MatesSettings()
+        mates.radiusMeters = Double(try integer("MATES_RADIUS_METERS", default: 1_500, in: 100...50_000))
+        if let smtp = value("SMTP_URL") {
+            guard smtp.hasPrefix("smtp://") || smtp.hasPrefix("smtps://"), URL(string: smtp)?.host?.isEmpty == false else {
+                throw SettingsError(variable: "SMTP_URL", value: redactPassword(smtp), expected: "smtp://[user:password@]host[:port] or smtps://…")
+            }
+            mates.smtpURL = smtp
+        }
+        switch (value("APPSTORE_ROOT_CERT"), value("APPSTORE_VERIFIER")?.lowercased()) {
+        case (let root?, nil), (let root?, "appstore"?):
+            guard FileManager.default.isReadableFile(atPath: root) else {
+                throw SettingsError(variable: "APPSTORE_ROOT_CERT", value: root, expected: "a readable PEM or DER file (Apple Root CA - G3)")
+            }
+            guard let bundle = value("APPSTORE_BUNDLE_ID") else {
+                throw SettingsError(variable: "APPSTORE_BUNDLE_ID", value: "(unset)", expected: "the app's bundle id, with APPSTORE_ROOT_CERT")
+            }
+            mates.appStore = .apple(rootCertificatePath: root, bundleID: bundle)
+        case (nil, nil):
+            mates.appStore = appEnvironment == .production ? .none : .test
+        case (_, "test"?):
+            guard appEnvironment != .production else {
+                throw SettingsError(variable: "APPSTORE_VERIFIER", value: "test", expected: "appstore when APP_ENV=production (the test verifier grants anything marked as test)")
+            }
+            mates.appStore = .test
+        case (nil, "appstore"?):
+            throw SettingsError(variable: "APPSTORE_VERIFIER", value: "appstore", expected: "APPSTORE_ROOT_CERT and APPSTORE_BUNDLE_ID to be set")
+        case (_, let other?):
+            throw SettingsError(variable: "APPSTORE_VERIFIER", value: other, expected: "test or appstore")
+        }
+
         try createDirectory(dataDirectory)
         let secret: String
         if let raw = value("JWT_SECRET") {
@@ -263,6 +315,7 @@ public struct Settings: Sendable {
         settings.shop = shop
         settings.limits = limits
         settings.map = map
+        settings.mates = mates
         return settings
     }
 

@@ -1,8 +1,48 @@
+import Fluent
 import Vapor
 
-/// Mates (새싹 스터디): people nearby for a study or a meal. Not built yet: only its home card.
+/// Mates (새싹 스터디): people nearby who want the same study or meal find each other, ask, match,
+/// chat live, then review each other; faces and backgrounds come from the App Store.
+/// docs/MATES.md describes the states and the rules.
 enum MatesFeature: Feature {
+    static let migrations: [any Migration] = [CreateMates()]
     static let homeCard: HomeCard? = HomeCard(position: 3, emoji: "🤝", key: "mates", path: nil)
 
-    static func routes(_ routes: FeatureRoutes) throws {}
+    static func configure(_ app: Application, settings: Settings) async throws {
+        app.codeSender = try makeCodeSender(app, settings: settings.mates)
+        app.appStoreVerifier = try makeAppStoreVerifier(settings.mates.appStore)
+        SearchingIndex.follow(app)
+        MatesAccountRemoval.register(app)
+        app.lifecycle.use(PeriodicJob("stopped searches nobody renewed", every: .seconds(300)) { app in
+            try await MatesService(database: app.db, application: app).expireSearches()
+        })
+    }
+
+    static func routes(_ routes: FeatureRoutes) throws {
+        try routes.api.register(collection: MatesAPI())
+    }
+
+    static func makeCodeSender(_ app: Application, settings: Settings.MatesSettings) throws -> any CodeSender {
+        LogCodeSender(logger: app.logger)
+    }
+
+    static func makeAppStoreVerifier(_ setting: Settings.MatesSettings.AppStore) throws -> (any AppStoreTransactionVerifier)? {
+        switch setting {
+        case .none: return nil
+        case .test: return TestAppStoreVerifier()
+        case .apple(let rootCertificatePath, let bundleID):
+            _ = (rootCertificatePath, bundleID)
+            return nil
+        }
+    }
+}
+
+extension Application {
+    private struct AppStoreVerifierKey: StorageKey { typealias Value = any AppStoreTransactionVerifier }
+
+    /// Nil when purchases are off (production without `APPSTORE_ROOT_CERT`).
+    var appStoreVerifier: (any AppStoreTransactionVerifier)? {
+        get { storage[AppStoreVerifierKey.self] }
+        set { storage[AppStoreVerifierKey.self] = newValue }
+    }
 }

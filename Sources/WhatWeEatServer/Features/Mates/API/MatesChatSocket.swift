@@ -1,0 +1,115 @@
+import Vapor
+
+/// The live chat of a match, one WebSocket per open screen.
+///
+/// Server → client: `{"type":"hello","unreadCount":n,"partnerReadAt":…,"open":true}` at once; then
+/// every event of the match as it happens, on any instance: `{"type":"message","message":{…},
+/// "clientId":…}` (the sender's sockets too; `clientId` lets them drop their own echo),
+/// `{"type":"read","userId":…,"readAt":…}`, `{"type":"ended","reason":…,"by":…}`.
+///
+/// Client → server: `{"type":"send","text":"…","clientId":"…"}` is answered with
+/// `{"type":"ack","clientId":…,"message":{…}}` once the line is stored (never before), or
+/// `{"type":"error","clientId":…,"error":{"code":…,"message":…}}`; `{"type":"read","messageId":…}`
+/// moves the read marker (to the newest line without an id). Anything else gets an `error`.
+enum MatesChatSocket {
+    struct Incoming: Decodable {
+        let type: String
+        let text: String?
+        let clientId: String?
+        let messageId: UUID?
+    }
+
+    struct Hello: Encodable {
+        let type = "hello"
+        let unreadCount: Int
+        let partnerReadAt: Date?
+        let open: Bool
+    }
+
+    struct Ack: Encodable {
+        let type = "ack"
+        let clientId: String?
+        let message: ChatMessage
+    }
+
+    struct Failure: Encodable {
+        struct Detail: Encodable {
+            let code: String
+            let message: String
+        }
+        let type = "error"
+        let clientId: String?
+        let error: Detail
+    }
+
+    /// Incoming lines are longer than a message's 1,000 characters only by their JSON frame.
+    static let maxIncomingBytes = 16 * 1024
+
+    static func open(match: MatesMatch, me: UUID, _ req: Request) throws -> Response {
+        let matchID = try match.requireID()
+        return try req.liveSocket { req, socket in
+            // Subscribe before the hello: a line sent in between is forwarded after it, never lost.
+            let events = req.application.events.subscribe(to: MatesService.chatTopic(matchID))
+            let service = req.mates
+            let partner = match.partner(of: me)
+            if let current = try? await service.match(matchID, for: me) {
+                let hello = Hello(unreadCount: (try? await service.unreadCount(in: current, for: me)) ?? 0,
+                                  partnerReadAt: current.readAt(of: partner), open: current.endedAt == nil)
+                try? await socket.send(ChatEvent.encode(hello))
+            }
+            let forwarding = Task {
+                for await event in events { try? await socket.send(event) }
+            }
+            // One line at a time, in the order they came: a reply never overtakes an earlier one.
+            let (incoming, feed) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
+            let handling = Task {
+                for await text in incoming {
+                    let reply = await handle(text, matchID: matchID, me: me, req: req)
+                    if let reply { try? await socket.send(reply) }
+                }
+            }
+            socket.onText { socket, text in
+                guard text.utf8.count <= maxIncomingBytes else {
+                    try? await socket.close(code: .messageTooLarge)
+                    return
+                }
+                feed.yield(text)
+            }
+            socket.onClose.whenComplete { _ in
+                forwarding.cancel()
+                feed.finish()
+                handling.cancel()
+            }
+        }
+    }
+
+    /// What to answer one client line with.
+    static func handle(_ text: String, matchID: UUID, me: UUID, req: Request) async -> String? {
+        guard let incoming = try? JSONDecoder().decode(Incoming.self, from: Data(text.utf8)) else {
+            return failure(AppError.badRequest("malformed_body"), clientId: nil, req)
+        }
+        let clientId = incoming.clientId.map { String($0.prefix(64)) }
+        do {
+            // Read again each time: the match may have ended since the socket opened.
+            let match = try await req.mates.match(matchID, for: me)
+            switch incoming.type {
+            case "send":
+                let message = try await req.mates.send(incoming.text ?? "", in: match, by: me, clientId: clientId)
+                return ChatEvent.encode(Ack(clientId: clientId, message: message))
+            case "read":
+                _ = try await req.mates.markRead(match, upTo: incoming.messageId, by: me)
+                return nil
+            default:
+                throw AppError.badRequest("unknown_socket_message")
+            }
+        } catch {
+            return failure(error, clientId: clientId, req)
+        }
+    }
+
+    static func failure(_ error: any Error, clientId: String?, _ req: Request) -> String {
+        let appError = error as? AppError ?? AppError(.internalServerError, "internal_error")
+        if !(error is AppError) { req.logger.error("chat socket: \(error)") }
+        return ChatEvent.encode(Failure(clientId: clientId, error: .init(code: appError.code, message: req.t(appError.messageKey, appError.arguments))))
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+// Placeholder until the StoreKit 2 verifier lands (same names); replaced by the full file.
+public struct AppStoreTransaction: Sendable, Equatable {
+    public let transactionID: String
+    public let originalTransactionID: String
+    public let productID: String
+    public let bundleID: String
+    public let purchaseDate: Date
+    public let environment: String
+    public let quantity: Int
+}
+
+public enum AppStoreVerificationError: Error, Equatable { case malformed, unsupportedAlgorithm, untrustedChain, badSignature, wrongBundle, revoked }
+
+public protocol AppStoreTransactionVerifier: Sendable {
+    var name: String { get }
+    func verify(signedTransaction: String) async throws -> AppStoreTransaction
+}
+
+public struct TestAppStoreVerifier: AppStoreTransactionVerifier {
+    public var name: String { "test" }
+    public init() {}
+    public static func token(productID: String, transactionID: String) -> String { "test:\(productID):\(transactionID)" }
+    public func verify(signedTransaction: String) async throws -> AppStoreTransaction {
+        let parts = signedTransaction.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, parts[0] == "test", !parts[1].isEmpty, !parts[2].isEmpty else { throw AppStoreVerificationError.malformed }
+        return AppStoreTransaction(transactionID: parts[2], originalTransactionID: parts[2], productID: parts[1], bundleID: "test",
+                                   purchaseDate: Date(), environment: "test", quantity: 1)
+    }
+}

@@ -36,6 +36,8 @@ extension MatesService {
         try checkNotBlocked(profile)
         guard profile.birthYear != nil else { throw AppError.invalid("profile_incomplete") }
         let user = try profile.requireID()
+        // A new search starts with no requests: those from before a match or a stop are stale.
+        if profile.matesState == .idle { try await dropRequests(of: [user], on: database) }
         let moved = try await database.sql.update(MatesProfile.schema)
             .set("state", to: SQLBind(MatesState.searching.rawValue)).set("lat", to: SQLBind(point.lat)).set("lon", to: SQLBind(point.lon))
             .set("queue_topics", to: SQLBind(MatesProfile.encodeList(topics))).set("queued_at", to: SQLBind(now))
@@ -182,7 +184,9 @@ extension MatesService {
                 if moved.isEmpty { throw AcceptFailed(user: user) }
             }
             try await match.create(on: transaction)
-            try await MatesRequest.query(on: transaction).group(.or) { $0.filter(\.$fromID ~~ [asker, me]).filter(\.$toID ~~ [asker, me]) }.delete()
+            // Only the pair's own requests go: others asked of either stay, so a second accept
+            // racing this one finds its request and learns (409) that the person is taken.
+            try await MatesRequest.query(on: transaction).filter(\.$fromID ~~ [asker, me]).filter(\.$toID ~~ [asker, me]).delete()
         }
         if let failed {
             let state = try await MatesProfile.find(failed, on: database)?.matesState

@@ -1,0 +1,80 @@
+import XCTest
+@testable import WhatWeEatServer
+
+final class MatesRulesTests: XCTestCase {
+    func testDestinationsAreNormalizedOrRefused() throws {
+        XCTAssertEqual(try MatesRules.normalizedDestination("010-1234-5678", channel: .phone), "+821012345678")
+        XCTAssertEqual(try MatesRules.normalizedDestination("+82 10 1234 5678", channel: .phone), "+821012345678")
+        XCTAssertEqual(try MatesRules.normalizedDestination("+1 (415) 555-0100", channel: .phone), "+14155550100")
+        for bad in ["", "12345", "010-1234-567a", "+0123456789", "+1234567890123456", "１２３４５６７８９"] {
+            XCTAssertThrowsError(try MatesRules.normalizedDestination(bad, channel: .phone), bad)
+        }
+        XCTAssertEqual(try MatesRules.normalizedDestination("  Mina@Example.COM ", channel: .email), "mina@example.com")
+        for bad in ["mina", "mina@", "@example.com", "mina@example", "mi na@example.com", "a@b@c.com", "mina@.com", "<mina@example.com>"] {
+            XCTAssertThrowsError(try MatesRules.normalizedDestination(bad, channel: .email), bad)
+        }
+        XCTAssertEqual(MatesRules.masked("+821012345678", channel: .phone), "+82******5678")
+        XCTAssertEqual(MatesRules.masked("mina@example.com", channel: .email), "m***@example.com")
+    }
+
+    func testCodesAreSixDigits() throws {
+        XCTAssertEqual(try MatesRules.normalizedCode(" 012345 "), "012345")
+        for bad in ["12345", "1234567", "12345a", "１２３４５６", ""] {
+            XCTAssertThrowsError(try MatesRules.normalizedCode(bad), bad)
+        }
+    }
+
+    func testAgesMustSuitBothSides() {
+        XCTAssertTrue(MatesRules.agesMatch((30, 25...35), (28, 20...40)))
+        XCTAssertFalse(MatesRules.agesMatch((30, 25...35), (40, 20...40)), "they are too old for me")
+        XCTAssertFalse(MatesRules.agesMatch((30, 18...65), (28, 18...29)), "I am too old for them")
+        let now = ISO8601DateFormatter().date(from: "2026-11-24T00:00:00Z")!
+        XCTAssertEqual(MatesRules.age(birthYear: 1996, now: now), 30)
+        XCTAssertNoThrow(try MatesRules.checkBirthYear(2012, now: now))
+        XCTAssertThrowsError(try MatesRules.checkBirthYear(2013, now: now), "under 14")
+        XCTAssertThrowsError(try MatesRules.checkAgeRange(min: 30, max: 29))
+    }
+
+    func testTopicsAreTidiedAndLimited() throws {
+        XCTAssertEqual(try MatesRules.normalizedTopics(["  iOS  면접 ", "ios 면접", "점심"]), ["iOS 면접", "점심"])
+        XCTAssertThrowsError(try MatesRules.normalizedTopics((0..<9).map(String.init)))
+        XCTAssertThrowsError(try MatesRules.normalizedTopics(["a\u{0007}b"]))
+        XCTAssertThrowsError(try MatesRules.normalizedTopics([String(repeating: "z", count: 21)]))
+    }
+
+    func testMostWantedTopicsCountPeopleNotMentions() {
+        let lists = [["알고리즘", "Swift"], ["알고리즘"], ["swift", "SWIFT", "점심"], ["점심"], ["점심"]]
+        XCTAssertEqual(TopicRanking.mostWanted(lists, limit: 2), ["점심", "Swift"], "점심 three people; Swift and 알고리즘 two each, ties by name")
+    }
+
+    func testDodgePenaltyGrowsWithinADay() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        XCTAssertNil(DodgePenalty.blockedUntil(dodgesInWindow: 2, lastBlockAt: nil, now: now))
+        XCTAssertEqual(DodgePenalty.blockedUntil(dodgesInWindow: 3, lastBlockAt: nil, now: now), now.addingTimeInterval(3600))
+        XCTAssertEqual(DodgePenalty.blockedUntil(dodgesInWindow: 4, lastBlockAt: now.addingTimeInterval(-7200), now: now), now.addingTimeInterval(86_400))
+        XCTAssertEqual(DodgePenalty.blockedUntil(dodgesInWindow: 3, lastBlockAt: now.addingTimeInterval(-90_000), now: now), now.addingTimeInterval(3600),
+                       "a block more than a day ago starts over")
+    }
+
+    func testReviewsReportsAndMessagesAreChecked() throws {
+        XCTAssertEqual(try MatesRules.checkReputation([1, 0, 0, 1, 0, 1]), [true, false, false, true, false, true])
+        for bad in [[1, 0], [1, 0, 0, 1, 0, 1, 0], [2, 0, 0, 0, 0, 0], [-1, 0, 0, 0, 0, 0]] {
+            XCTAssertThrowsError(try MatesRules.checkReputation(bad), "\(bad)")
+        }
+        XCTAssertEqual(try MatesRules.checkReport(categories: ["rude", "rude", "spam"], comment: " 늦었어요 ").categories, [.rude, .spam])
+        XCTAssertThrowsError(try MatesRules.checkReport(categories: [], comment: ""))
+        XCTAssertThrowsError(try MatesRules.checkReport(categories: ["mean"], comment: ""))
+        XCTAssertEqual(try MatesRules.checkMessage("안녕\n하세요"), "안녕\n하세요")
+        XCTAssertThrowsError(try MatesRules.checkMessage(" \n "))
+        XCTAssertThrowsError(try MatesRules.checkMessage(String(repeating: "가", count: 1_001)))
+        XCTAssertThrowsError(try MatesRules.checkMessage("a\u{0000}b"))
+    }
+
+    func testTheShopCatalogHasFreeFirstItemsAndUniqueProducts() {
+        XCTAssertEqual(MatesShopCatalog.items.filter { $0.price == 0 }.map(\.id), ["avatar-0", "background-0"])
+        let products = MatesShopCatalog.items.compactMap(\.productID)
+        XCTAssertEqual(Set(products).count, products.count)
+        XCTAssertEqual(MatesShopCatalog.item(productID: "com.whatweeat.mates.background7")?.index, 7)
+        XCTAssertNil(MatesShopCatalog.item(productID: "com.whatweeat.mates.avatar0"), "free items are not sold")
+    }
+}

@@ -82,6 +82,15 @@ final class ServerProcess: @unchecked Sendable {
         try await send(.POST, path, body: try JSONEncoder().encode(json), token: nil)
     }
 
+    func send(_ method: HTTPMethod, _ path: String, json: some Encodable, token: String?) async throws -> Reply {
+        try await send(method, path, body: try JSONEncoder().encode(json), token: token)
+    }
+
+    /// What the process wrote to its standard output and error so far (its log).
+    func output() -> String {
+        ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "") + standardError()
+    }
+
     private func send(_ method: HTTPMethod, _ path: String, body: Data?, token: String?) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method

@@ -2,7 +2,8 @@ import Vapor
 
 /// `whatweeat seed`: migrate, then load the catalogs (also done on every `serve`).
 /// `whatweeat seed --synthetic --places N --reviews M` adds generated burger places and reviews
-/// for scale benchmarks (docs/PERFORMANCE.md).
+/// for scale benchmarks (docs/PERFORMANCE.md); `--mates N --mate-pairs P` people searching
+/// around Seoul and pairs already matched (alone, without burger options, only those).
 struct SeedCommand: AsyncCommand {
     struct Signature: CommandSignature {
         @Flag(name: "synthetic", help: "Also add generated burger places, reviewers and reviews (for benchmarks).") var synthetic: Bool
@@ -12,6 +13,9 @@ struct SeedCommand: AsyncCommand {
         @Option(name: "seed", help: "Random seed, for repeatable data (default 1).") var seed: Int?
         @Option(name: "reader-password", help: "Lets the generated reader sign in with this password (benchmarks of the feed).")
         var readerPassword: String?
+        @Option(name: "mates", help: "Generated mates searching around Seoul City Hall.") var mates: Int?
+        @Option(name: "mate-pairs", help: "Generated pairs of mates already matched.") var matePairs: Int?
+        @Option(name: "mates-password", help: "Lets the generated mates sign in with this password.") var matesPassword: String?
     }
 
     var help: String { "Creates or upgrades the database and loads the catalogs." }
@@ -21,6 +25,19 @@ struct SeedCommand: AsyncCommand {
         try await prepareDatabase(app)
         context.console.info("Database ready and catalogs loaded.")
         guard signature.synthetic else { return }
+        if signature.mates != nil || signature.matePairs != nil {
+            let searching = signature.mates ?? 0, pairs = signature.matePairs ?? 0
+            guard (0...1_000_000).contains(searching), (0...100_000).contains(pairs) else {
+                throw CommandFailure(message: "--mates takes 0…1,000,000, --mate-pairs 0…100,000")
+            }
+            let started = Date()
+            let hash = try await app.passwordHasher.hash(signature.matesPassword ?? SecureRandom.token())
+            let seed = UInt64(max(0, signature.seed ?? 1))
+            try await MatesSynthetic(searching: searching, pairs: pairs, seed: seed).fill(app.db, passwordHash: hash)
+            context.console.info("Added \(searching) mates searching and \(pairs) matched pairs in \(Int(Date().timeIntervalSince(started))) s: "
+                + "\(MatesSynthetic.email(searching: 0, seed: seed)), \(MatesSynthetic.email(paired: 0, seed: seed)) …")
+            guard signature.places != nil || signature.reviews != nil else { return }
+        }
         let places = signature.places ?? 1_000, reviews = signature.reviews ?? 10_000
         let users = signature.users ?? max(600, reviews / 50)
         guard (1...10_000_000).contains(places), (0...100_000_000).contains(reviews), (1...10_000_000).contains(users) else {

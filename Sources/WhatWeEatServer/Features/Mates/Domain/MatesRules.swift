@@ -77,7 +77,7 @@ public enum MatesRules {
     /// Age as the difference of calendar years (what a birth year alone can tell).
     public static func age(birthYear: Int, now: Date) -> Int { calendarYear(of: now) - birthYear }
 
-    static func calendarYear(of date: Date) -> Int {
+    public static func calendarYear(of date: Date) -> Int {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
         return calendar.component(.year, from: date)
@@ -214,17 +214,27 @@ public enum DodgePenalty {
     }
 }
 
-/// "Most wanted nearby": the topics of people searching around, by how many want each.
+/// "Most wanted nearby": the topics of people searching around, by how many want each (a person
+/// counts once per topic, case folded); ties by name. The first spelling seen is shown.
 public enum TopicRanking {
     public static func mostWanted(_ topicLists: [[String]], limit: Int = 8) -> [String] {
+        mostWanted(people: topicLists.map { topics in
+            var seen = Set<String>()
+            return topics.compactMap { topic in seen.insert(topic.lowercased()).inserted ? (topic.lowercased(), topic) : nil }
+        }, limit: limit)
+    }
+
+    /// The same from topics already folded and unique per person (`key` lower-cased).
+    public static func mostWanted(people: some Sequence<[(key: String, spelling: String)]>, limit: Int = 8) -> [String] {
         var counts: [String: (count: Int, spelling: String)] = [:]
-        for topics in topicLists {
-            for topic in Set(topics.map { $0.lowercased() }) {
-                let spelling = topics.first { $0.lowercased() == topic } ?? topic
-                counts[topic, default: (0, spelling)].count += 1
-            }
+        for topics in people {
+            for (key, spelling) in topics { counts[key, default: (0, spelling)].count += 1 }
         }
-        return counts.sorted { $0.value.count != $1.value.count ? $0.value.count > $1.value.count : $0.key < $1.key }
-            .prefix(limit).map(\.value.spelling)
+        return top(counts.map { (key: $0.key, spelling: $0.value.spelling, count: $0.value.count) }, limit: limit)
+    }
+
+    /// The order of the ranking: more people first, then by name.
+    public static func top(_ counted: [(key: String, spelling: String, count: Int)], limit: Int) -> [String] {
+        counted.sorted { $0.count != $1.count ? $0.count > $1.count : $0.key < $1.key }.prefix(limit).map(\.spelling)
     }
 }

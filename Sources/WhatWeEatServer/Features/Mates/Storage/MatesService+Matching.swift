@@ -94,25 +94,21 @@ extension MatesService {
         -> (people: [MatePerson], recommendedTopics: [String], requestedMe: [MatePerson])
     {
         guard let birthYear = profile.birthYear else { throw AppError.invalid("profile_incomplete") }
-        let me = try profile.requireID()
-        let myAge = MatesRules.age(birthYear: birthYear, now: now), myRange = profile.ageRange
-        let now = self.now
+        let year = MatesRules.calendarYear(of: now)
+        let viewer = SearchingIndex.Viewer(id: try profile.requireID(), age: year - birthYear, range: profile.ageRange, year: year)
         let index = try await loadedIndex()
-        let found = index.around(point, radiusMeters: radiusMeters) { entry in
-            entry.id != me && Self.canSee(entry, age: myAge, range: myRange, now: now)
+        let found = index.nearby(point, radiusMeters: radiusMeters, viewer: viewer, limit: limit, topics: 8)
+        let askers = try await database.sql.select().column("from_id").from(MatesRequest.schema)
+            .where("to_id", .equal, SQLBind(viewer.id)).orderBy("created_at", .descending).all()
+        let requestedMe = try askers.compactMap { row in
+            index.entry(try row.decode(column: "from_id", as: UUID.self)).map { Self.person($0, meters: point.distanceMeters(to: $0.coordinate)) }
         }
-        let people = found.prefix(limit).map { Self.person($0.entry, meters: $0.meters) }
-        let topics = TopicRanking.mostWanted(found.map(\.entry.topics))
-        let askers = try await MatesRequest.query(on: database).filter(\.$toID == me).sort(\.$createdAt, .descending).all()
-        let requestedMe = askers.compactMap { request in
-            index.entry(request.fromID).map { Self.person($0, meters: point.distanceMeters(to: $0.coordinate)) }
-        }
-        return (Array(people), topics, requestedMe)
+        return (found.people.map { Self.person($0.entry, meters: $0.meters) }, found.mostWanted, requestedMe)
     }
 
     static func canSee(_ entry: SearchingIndex.Entry, age: Int, range: ClosedRange<Int>, now: Date) -> Bool {
-        entry.searchable
-            && MatesRules.agesMatch((age, range), (MatesRules.age(birthYear: entry.birthYear, now: now), entry.ageRange))
+        let year = MatesRules.calendarYear(of: now)
+        return SearchingIndex.Viewer(id: UUID(), age: age, range: range, year: year).sees(SearchingIndex.Filter(entry))
     }
 
     static func person(_ entry: SearchingIndex.Entry, meters: Double?) -> MatePerson {

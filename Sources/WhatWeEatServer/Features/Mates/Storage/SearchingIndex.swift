@@ -8,7 +8,7 @@ import Vapor
 ///
 /// The database stays the truth. The service refreshes a person here after each change of their
 /// queue state or profile and tells the other instances over the event bus; a full reload every
-/// minute catches anything else (an expired search, an operator's SQL).
+/// ten minutes catches anything else (an operator's SQL).
 final class SearchingIndex: Sendable {
     struct Entry: Sendable {
         let id: UUID
@@ -19,6 +19,10 @@ final class SearchingIndex: Sendable {
         let ageMax: Int
         let searchable: Bool
         let topics: [String]
+        /// `topics` lower-cased (unique per person: the profile rules fold case), for counting.
+        let topicKeys: [String]
+        /// The same as numbers of the index's topic table (`Snapshot.topicIDs`), set on insert.
+        var topicIDs: [Int32] = []
         let reputation: [Int]
         let avatar: Int
         let background: Int
@@ -26,18 +30,115 @@ final class SearchingIndex: Sendable {
         let lon: Double
         let queuedAt: Date
 
+        init(id: UUID, nickname: String, gender: String, birthYear: Int, ageMin: Int, ageMax: Int, searchable: Bool, topics: [String],
+             reputation: [Int], avatar: Int, background: Int, lat: Double, lon: Double, queuedAt: Date) {
+            (self.id, self.nickname, self.gender, self.birthYear, self.ageMin, self.ageMax) = (id, nickname, gender, birthYear, ageMin, ageMax)
+            (self.searchable, self.topics, self.reputation, self.avatar, self.background) = (searchable, topics, reputation, avatar, background)
+            (self.lat, self.lon, self.queuedAt) = (lat, lon, queuedAt)
+            topicKeys = topics.map { $0.lowercased() }
+        }
+
         var coordinate: Coordinate { Coordinate(unchecked: lat, lon) }
         var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
     }
 
+    /// What the age filter reads of a person, packed.
+    struct Filter: Sendable {
+        let birthYear: Int32
+        let ageMin: Int16
+        let ageMax: Int16
+        let searchable: Bool
+
+        init(_ entry: Entry) {
+            birthYear = Int32(clamping: entry.birthYear)
+            ageMin = Int16(clamping: entry.ageMin)
+            ageMax = Int16(clamping: max(entry.ageMin, entry.ageMax))
+            searchable = entry.searchable
+        }
+    }
+
+    /// Who looks: they see people who are searchable, whose age is in their range and whose
+    /// range holds their age.
+    struct Viewer: Sendable {
+        let id: UUID
+        let age: Int
+        let range: ClosedRange<Int>
+        /// The calendar year now, so ages are subtractions.
+        let year: Int
+
+        func sees(_ filter: Filter) -> Bool {
+            guard filter.searchable else { return false }
+            return range.contains(year - Int(filter.birthYear)) && Int(filter.ageMin) <= age && age <= Int(filter.ageMax)
+        }
+    }
+
+    /// Entries sorted by latitude, with the columns the nearby scan reads in plain arrays beside
+    /// them (reading a whole `Entry` per candidate retains its strings and arrays).
     private struct Snapshot: Sendable {
         var entries: [Entry] = []
         var lats: [Double] = []
+        var lons: [Double] = []
+        var filters: [Filter] = []
         var positions: [UUID: Double] = [:]
+        /// Every topic key seen, numbered, with the first spelling: counting numbers is cheaper
+        /// than hashing strings on every nearby request. Grows until the next full reload.
+        var topicIDs: [String: Int32] = [:]
+        var topicNames: [(key: String, spelling: String)] = []
+
+        init(_ loaded: [Entry] = []) {
+            var entries = loaded
+            for index in entries.indices { entries[index].topicIDs = Self.number(entries[index], in: &topicIDs, &topicNames) }
+            self.entries = entries
+            lats = entries.map(\.lat)
+            lons = entries.map(\.lon)
+            filters = entries.map(Filter.init)
+            positions = Dictionary(entries.map { ($0.id, $0.lat) }) { first, _ in first }
+        }
+
+        func position(of id: UUID) -> Int? {
+            guard let lat = positions[id] else { return nil }
+            var index = SearchingIndex.firstIndex(in: lats, notBelow: lat)
+            while index < entries.count, lats[index] == lat {
+                if entries[index].id == id { return index }
+                index += 1
+            }
+            return nil
+        }
+
+        static func number(_ entry: Entry, in ids: inout [String: Int32], _ names: inout [(key: String, spelling: String)]) -> [Int32] {
+            zip(entry.topicKeys, entry.topics).map { key, spelling in
+                if let id = ids[key] { return id }
+                let id = Int32(names.count)
+                ids[key] = id
+                names.append((key, spelling))
+                return id
+            }
+        }
+
+        mutating func insert(_ added: Entry) {
+            var entry = added
+            entry.topicIDs = Self.number(entry, in: &topicIDs, &topicNames)
+            let position = SearchingIndex.firstIndex(in: lats, notBelow: entry.lat)
+            entries.insert(entry, at: position)
+            lats.insert(entry.lat, at: position)
+            lons.insert(entry.lon, at: position)
+            filters.insert(Filter(entry), at: position)
+            positions[entry.id] = entry.lat
+        }
+
+        mutating func remove(at position: Int) {
+            positions[entries[position].id] = nil
+            entries.remove(at: position)
+            lats.remove(at: position)
+            lons.remove(at: position)
+            filters.remove(at: position)
+        }
     }
 
     static let topic = "mates.searching"
-    static let reloadInterval: Duration = .seconds(60)
+    /// A full reload is a safety net (changes are announced one by one); at 100,000 people it costs
+    /// about a second of CPU, so it runs rarely.
+    static let reloadInterval: Duration = .seconds(600)
 
     private let snapshot = NIOLockedValueBox(Snapshot())
     private let loaded = NIOLockedValueBox(false)
@@ -46,35 +147,44 @@ final class SearchingIndex: Sendable {
     var count: Int { snapshot.withLockedValue { $0.entries.count } }
 
     func entry(_ id: UUID) -> Entry? {
-        snapshot.withLockedValue { current in
-            guard let lat = current.positions[id] else { return nil }
-            var index = Self.firstIndex(in: current.lats, notBelow: lat)
-            while index < current.entries.count, current.lats[index] == lat {
-                if current.entries[index].id == id { return current.entries[index] }
-                index += 1
-            }
-            return nil
-        }
+        snapshot.withLockedValue { current in current.position(of: id).map { current.entries[$0] } }
     }
 
-    /// The people within `radius` meters of `point`, nearest first, with their distances.
-    func around(_ point: Coordinate, radiusMeters radius: Double, where include: (Entry) -> Bool) -> [(entry: Entry, meters: Double)] {
+    /// The `limit` nearest people within `radius` meters of `point` that the viewer sees, with
+    /// their distances, and the topics most of all those in range want (each person counted once).
+    func nearby(_ point: Coordinate, radiusMeters radius: Double, viewer: Viewer, limit: Int, topics topicLimit: Int)
+        -> (people: [(entry: Entry, meters: Double)], mostWanted: [String])
+    {
         let box = point.box(radiusMeters: radius)
         let current = snapshot.withLockedValue { $0 }
-        var found: [(entry: Entry, meters: Double)] = []
-        var index = Self.firstIndex(in: current.lats, notBelow: box.minLat)
-        while index < current.entries.count, current.lats[index] <= box.maxLat {
-            let entry = current.entries[index]
-            index += 1
-            guard entry.lon >= box.minLon, entry.lon <= box.maxLon else { continue }
-            let meters = point.distanceMeters(to: entry.coordinate)
-            guard meters <= radius, include(entry) else { continue }
-            found.append((entry, meters))
+        var found: [(position: Int, meters: Double)] = []
+        current.lats.withUnsafeBufferPointer { lats in
+            current.lons.withUnsafeBufferPointer { lons in
+                current.filters.withUnsafeBufferPointer { filters in
+                    var index = Self.firstIndex(in: current.lats, notBelow: box.minLat)
+                    while index < lats.count, lats[index] <= box.maxLat {
+                        defer { index += 1 }
+                        let lon = lons[index]
+                        guard lon >= box.minLon, lon <= box.maxLon, viewer.sees(filters[index]) else { continue }
+                        let meters = point.distanceMeters(to: Coordinate(unchecked: lats[index], lon))
+                        if meters <= radius { found.append((index, meters)) }
+                    }
+                }
+            }
         }
-        return found.sorted { $0.meters < $1.meters }
+        found.removeAll { current.entries[$0.position].id == viewer.id }
+        var counts = [Int](repeating: 0, count: current.topicNames.count)
+        for (position, _) in found {
+            for id in current.entries[position].topicIDs { counts[Int(id)] += 1 }
+        }
+        let counted = counts.indices.lazy.filter { counts[$0] > 0 }
+            .map { (key: current.topicNames[$0].key, spelling: current.topicNames[$0].spelling, count: counts[$0]) }
+        let mostWanted = TopicRanking.top(Array(counted), limit: topicLimit)
+        found.sort { $0.meters < $1.meters }
+        return (found.prefix(limit).map { (current.entries[$0.position], $0.meters) }, mostWanted)
     }
 
-    private static func firstIndex(in lats: [Double], notBelow value: Double) -> Int {
+    static func firstIndex(in lats: [Double], notBelow value: Double) -> Int {
         var low = 0, high = lats.count
         while low < high {
             let middle = (low + high) / 2
@@ -86,10 +196,8 @@ final class SearchingIndex: Sendable {
     // MARK: Keeping it current
 
     func reload(from database: any Database) async throws {
-        let entries = try await Self.read(from: database, only: nil).sorted { $0.lat < $1.lat }
-        snapshot.withLockedValue {
-            $0 = Snapshot(entries: entries, lats: entries.map(\.lat), positions: Dictionary(entries.map { ($0.id, $0.lat) }) { first, _ in first })
-        }
+        let fresh = Snapshot(try await Self.read(from: database, only: nil).sorted { $0.lat < $1.lat })
+        snapshot.withLockedValue { $0 = fresh }
         loaded.withLockedValue { $0 = true }
     }
 
@@ -97,23 +205,8 @@ final class SearchingIndex: Sendable {
     func refresh(_ id: UUID, from database: any Database) async throws {
         let fresh = try await Self.read(from: database, only: id).first
         snapshot.withLockedValue { current in
-            if let lat = current.positions[id] {
-                var index = Self.firstIndex(in: current.lats, notBelow: lat)
-                while index < current.entries.count, current.lats[index] == lat {
-                    if current.entries[index].id == id {
-                        current.entries.remove(at: index)
-                        current.lats.remove(at: index)
-                        break
-                    }
-                    index += 1
-                }
-                current.positions[id] = nil
-            }
-            guard let fresh else { return }
-            let position = Self.firstIndex(in: current.lats, notBelow: fresh.lat)
-            current.entries.insert(fresh, at: position)
-            current.lats.insert(fresh.lat, at: position)
-            current.positions[id] = fresh.lat
+            if let position = current.position(of: id) { current.remove(at: position) }
+            if let fresh { current.insert(fresh) }
         }
     }
 
@@ -144,7 +237,7 @@ final class SearchingIndex: Sendable {
         }
     }
 
-    /// Loads the index once the database is ready, reloads it every minute, and applies other
+    /// Loads the index once the database is ready, reloads it every ten minutes, and applies other
     /// instances' changes as they announce them.
     static func follow(_ app: Application) {
         app.lifecycle.use(PeriodicJob("reloaded the searching index", every: reloadInterval) { app in

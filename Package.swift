@@ -17,6 +17,13 @@ let package = Package(
         .package(url: "https://github.com/JohnSundell/Plot.git", from: "0.14.0"),
         // Already a dependency of Vapor; the payment client and the process tests use it directly.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // Already in the graph through Vapor and jwt-kit: the SMTP client (NIO, TLS), the App Store
+        // verifier (certificate chains, ES256), and the tests' own certificates.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"6.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         .target(
@@ -30,6 +37,14 @@ let package = Package(
                 .product(name: "Plot", package: "Plot"),
                 // The PortOne payment client.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The SMTP client.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // The App Store purchase verifier.
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         .executableTarget(
@@ -46,6 +61,13 @@ let package = Package(
                 "WhatWeEatServer",
                 .product(name: "XCTVapor", package: "vapor"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
     ]

@@ -269,8 +269,8 @@ public struct Settings: Sendable {
         var mates = MatesSettings()
         mates.radiusMeters = Double(try integer("MATES_RADIUS_METERS", default: 1_500, in: 100...50_000))
         if let smtp = value("SMTP_URL") {
-            guard smtp.hasPrefix("smtp://") || smtp.hasPrefix("smtps://"), URL(string: smtp)?.host?.isEmpty == false else {
-                throw SettingsError(variable: "SMTP_URL", value: redactPassword(smtp), expected: "smtp://[user:password@]host[:port] or smtps://…")
+            do { _ = try SMTPConfiguration(url: smtp) } catch {
+                throw SettingsError(variable: "SMTP_URL", value: redactPassword(smtp), expected: "smtp://[user:password@]host[:port][?from=address] or smtps://… (\(error))")
             }
             mates.smtpURL = smtp
         }

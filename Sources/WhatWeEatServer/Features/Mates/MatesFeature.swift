@@ -23,7 +23,9 @@ enum MatesFeature: Feature {
     }
 
     static func makeCodeSender(_ app: Application, settings: Settings.MatesSettings) throws -> any CodeSender {
-        LogCodeSender(logger: app.logger)
+        let log = LogCodeSender(logger: app.logger)
+        guard let url = settings.smtpURL else { return log }
+        return SMTPCodeSender(mailer: SMTPMailer(configuration: try SMTPConfiguration(url: url), eventLoopGroup: app.eventLoopGroup), phones: log)
     }
 
     static func makeAppStoreVerifier(_ setting: Settings.MatesSettings.AppStore) throws -> (any AppStoreTransactionVerifier)? {

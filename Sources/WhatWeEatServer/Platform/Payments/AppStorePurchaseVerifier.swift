@@ -1,6 +1,10 @@
 import Foundation
 
-// Placeholder until the StoreKit 2 verifier lands (same names); replaced by the full file.
+/// An App Store transaction as the server honours it.
+///
+/// This file holds the verifier protocol and the test verifier. The StoreKit 2 verifier (the JWS's
+/// ES256 signature, its `x5c` chain up to `APPSTORE_ROOT_CERT`, the bundle id) is still to be
+/// built (issue 14, docs/MATES.md); until then `APPSTORE_ROOT_CERT` turns purchases off (503).
 public struct AppStoreTransaction: Sendable, Equatable {
     public let transactionID: String
     public let originalTransactionID: String
@@ -18,6 +22,8 @@ public protocol AppStoreTransactionVerifier: Sendable {
     func verify(signedTransaction: String) async throws -> AppStoreTransaction
 }
 
+/// For development and tests: `test:{productID}:{transactionID}` is a verified purchase of that
+/// product. Settings refuse it when `APP_ENV=production`.
 public struct TestAppStoreVerifier: AppStoreTransactionVerifier {
     public var name: String { "test" }
     public init() {}

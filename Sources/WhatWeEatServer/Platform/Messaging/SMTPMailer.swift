@@ -388,8 +388,14 @@ public final class SMTPMailer: Sendable {
                 let hostname = SMTPConnection.isIPAddress(configuration.host) ? nil : configuration.host
                 try expect(await connection.command("STARTTLS", upgradeTo: SMTPTLSUpgrade(context: context, serverHostname: hostname)), 220)
                 encrypted = true
-                // RFC 3207: forget what was learned before TLS and ask again.
-                capabilities = try await hello(connection, clientName: clientName, heloAllowed: false)
+                // RFC 3207: forget what was learned before TLS and ask again. The first command
+                // after STARTTLS is where a failed handshake shows; the closed channel can be
+                // reported before the handshake's own error, so it is named for what it is.
+                do {
+                    capabilities = try await hello(connection, clientName: clientName, heloAllowed: false)
+                } catch SMTPError.connectionFailed(let why) where !why.hasPrefix("TLS") {
+                    throw SMTPError.connectionFailed("TLS failed: the handshake did not complete (\(why))")
+                }
             } else if configuration.security == .startTLSRequired {
                 throw SMTPError.tlsUnavailable
             }

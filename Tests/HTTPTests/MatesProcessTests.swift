@@ -8,8 +8,10 @@ final class MatesProcessTests: XCTestCase {
     struct Account { let id: String; let token: String }
 
     func signUpVerified(_ server: ServerProcess, _ name: String) async throws -> Account {
-        let email = "\(name)-\(UUID().uuidString.prefix(6))@example.com"
-        let signedUp = try await server.post("/api/v1/auth/signup", json: ["email": email, "password": "password1", "nickname": name])
+        // On PostgreSQL the suite's database outlives this process: names must be new each run.
+        let run = UUID().uuidString.prefix(6).lowercased()
+        let email = "mates-\(run)@example.com"
+        let signedUp = try await server.post("/api/v1/auth/signup", json: ["email": email, "password": "password1", "nickname": "\(name)\(run)"])
         XCTAssertEqual(signedUp.status, .created)
         let token = try XCTUnwrap(signedUp.json["accessToken"] as? String)
         let me = try await server.get("/api/v1/me", token: token)

@@ -565,46 +565,18 @@ private struct SMTPTestPKI {
     let serverContext: NIOSSLContext
 
     init(names: [GeneralName]) throws {
-        let now = Date()
-        let caKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
-        let caName = try DistinguishedName { CommonName("WhatWeEat SMTP Test CA") }
-        let ca = try Certificate(
-            version: .v3,
-            serialNumber: .init(),
-            publicKey: caKey.publicKey,
-            notValidBefore: now - 3600,
-            notValidAfter: now + 3600,
-            issuer: caName,
-            subject: caName,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                Critical(KeyUsage(keyCertSign: true))
-            },
-            issuerPrivateKey: caKey
-        )
-        let serverKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
-        let leaf = try Certificate(
-            version: .v3,
-            serialNumber: .init(),
-            publicKey: serverKey.publicKey,
-            notValidBefore: now - 3600,
-            notValidAfter: now + 3600,
-            issuer: caName,
-            subject: try DistinguishedName { CommonName("test smtp server") },
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                Critical(KeyUsage(digitalSignature: true))
-                try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames(names)
-            },
-            issuerPrivateKey: caKey
-        )
-        rootPEM = try ca.serializeAsPEM().pemString
+        let ca = try TestCertificateAuthority(commonName: "WhatWeEat SMTP Test CA")
+        let serverKey = P256.Signing.PrivateKey()
+        let leaf = try ca.issue(commonName: "test smtp server", key: serverKey, extensions: try Certificate.Extensions {
+            Critical(BasicConstraints.notCertificateAuthority)
+            Critical(KeyUsage(digitalSignature: true))
+            try ExtendedKeyUsage([.serverAuth])
+            SubjectAlternativeNames(names)
+        })
+        rootPEM = try ca.certificate.serializeAsPEM().pemString
         let configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(try leaf.serializeAsPEM().pemString.utf8), format: .pem))],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(try serverKey.serializeAsPEM().pemString.utf8), format: .pem))
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(serverKey.pemRepresentation.utf8), format: .pem))
         )
         serverContext = try NIOSSLContext(configuration: configuration)
     }

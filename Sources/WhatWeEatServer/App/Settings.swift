@@ -87,8 +87,9 @@ public struct Settings: Sendable {
             case none
             /// `TestAppStoreVerifier`: a token `test:{productID}:{transactionID}`; refused in production.
             case test
-            /// StoreKit 2 signed transactions checked against Apple's root certificate.
-            case apple(rootCertificatePath: String, bundleID: String)
+            /// StoreKit 2 signed transactions checked against Apple's root certificate, for one
+            /// bundle id, from the App Store environments named (`Production`, `Sandbox`, `Xcode`).
+            case apple(rootCertificatePath: String, bundleID: String, environments: Set<String>)
         }
 
         /// People searching within this distance are "nearby".
@@ -279,10 +280,21 @@ public struct Settings: Sendable {
             guard FileManager.default.isReadableFile(atPath: root) else {
                 throw SettingsError(variable: "APPSTORE_ROOT_CERT", value: root, expected: "a readable PEM or DER file (Apple Root CA - G3)")
             }
+            guard (try? StoreKitTransactionVerifier.loadRoot(path: root)) != nil else {
+                throw SettingsError(variable: "APPSTORE_ROOT_CERT", value: root, expected: "an X.509 certificate in PEM or DER (Apple Root CA - G3)")
+            }
             guard let bundle = value("APPSTORE_BUNDLE_ID") else {
                 throw SettingsError(variable: "APPSTORE_BUNDLE_ID", value: "(unset)", expected: "the app's bundle id, with APPSTORE_ROOT_CERT")
             }
-            mates.appStore = .apple(rootCertificatePath: root, bundleID: bundle)
+            let known: Set<String> = ["Production", "Sandbox", "Xcode"]
+            let environments = Set((value("APPSTORE_ENVIRONMENTS") ?? "Production").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            })
+            guard !environments.isEmpty, environments.isSubset(of: known) else {
+                throw SettingsError(variable: "APPSTORE_ENVIRONMENTS", value: value("APPSTORE_ENVIRONMENTS") ?? "",
+                                    expected: "a comma-separated list of Production, Sandbox, Xcode")
+            }
+            mates.appStore = .apple(rootCertificatePath: root, bundleID: bundle, environments: environments)
         case (nil, nil):
             mates.appStore = appEnvironment == .production ? .none : .test
         case (_, "test"?):

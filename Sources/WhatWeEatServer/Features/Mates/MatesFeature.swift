@@ -32,10 +32,9 @@ enum MatesFeature: Feature {
         switch setting {
         case .none: return nil
         case .test: return TestAppStoreVerifier()
-        case .apple:
-            // The StoreKit 2 verifier is not built yet (docs/MATES.md): purchases answer 503
-            // rather than being granted unchecked.
-            return nil
+        case let .apple(rootCertificatePath, bundleID, environments):
+            return StoreKitTransactionVerifier(root: try StoreKitTransactionVerifier.loadRoot(path: rootCertificatePath),
+                                               bundleID: bundleID, environments: environments)
         }
     }
 }

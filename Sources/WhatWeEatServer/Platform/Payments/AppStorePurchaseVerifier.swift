@@ -2,9 +2,8 @@ import Foundation
 
 /// An App Store transaction as the server honours it.
 ///
-/// This file holds the verifier protocol and the test verifier. The StoreKit 2 verifier (the JWS's
-/// ES256 signature, its `x5c` chain up to `APPSTORE_ROOT_CERT`, the bundle id) is still to be
-/// built (issue 14, docs/MATES.md); until then `APPSTORE_ROOT_CERT` turns purchases off (503).
+/// This file holds the verifier protocol and the test verifier; `StoreKitTransactionVerifier`
+/// checks Apple's signed transactions (`APPSTORE_ROOT_CERT`).
 public struct AppStoreTransaction: Sendable, Equatable {
     public let transactionID: String
     public let originalTransactionID: String
@@ -15,7 +14,7 @@ public struct AppStoreTransaction: Sendable, Equatable {
     public let quantity: Int
 }
 
-public enum AppStoreVerificationError: Error, Equatable { case malformed, unsupportedAlgorithm, untrustedChain, badSignature, wrongBundle, revoked }
+public enum AppStoreVerificationError: Error, Equatable { case malformed, unsupportedAlgorithm, untrustedChain, badSignature, wrongBundle, wrongEnvironment, revoked }
 
 public protocol AppStoreTransactionVerifier: Sendable {
     var name: String { get }

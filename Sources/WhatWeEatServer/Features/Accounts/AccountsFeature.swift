@@ -12,6 +12,8 @@ enum AccountsFeature: Feature {
         app.passwordHasher = try PasswordHasher(cost: settings.bcryptCost)
         app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
         app.accountLimits = AccountLimits(settings: settings)
+        app.sessionCache = SessionCache()
+        app.lifecycle.use(SessionCacheFollower())
         app.fileReferences.register { key, database in
             try await User.query(on: database).filter(\.$profileImageKey == key).count() > 0
         }

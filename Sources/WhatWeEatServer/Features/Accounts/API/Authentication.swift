@@ -18,10 +18,10 @@ struct BearerAuthenticator: AsyncMiddleware {
             } catch {
                 throw Self.rejection("invalid_token")
             }
-            guard let (session, user) = try await request.accounts.liveSession(id: claims.sessionID, userID: claims.userID) else {
+            guard let user = try await request.accounts.signedInUser(session: claims.sessionID, userID: claims.userID) else {
                 throw Self.rejection("invalid_token")
             }
-            request.signIn(user, session: try session.requireID())
+            request.signIn(user, session: claims.sessionID)
         }
         return try await next.respond(to: request)
     }

@@ -26,6 +26,9 @@ struct AccountService {
     /// Who is asking, and the per-address budgets that bound what one address can make us do.
     let clientAddress: String
     let limits: AccountLimits
+    /// Remembered sessions; every change that ends a session or alters an account forgets it.
+    let sessions: SessionCache
+    let events: any EventBus
 
     init(request: Request) {
         self.database = request.db
@@ -38,6 +41,8 @@ struct AccountService {
         self.sealKey = request.application.keys.refreshSuccessor
         self.clientAddress = request.clientAddress
         self.limits = request.application.accountLimits
+        self.sessions = request.application.sessionCache
+        self.events = request.application.events
     }
 
     // MARK: Sign up and availability
@@ -130,7 +135,7 @@ struct AccountService {
         let next = SecureRandom.token()
         struct Claimed: Decodable { let session_id: UUID; let expires_at: Date }
 
-        enum Result { case rotated(TokenPair), failed(AppError) }
+        enum Result { case rotated(TokenPair), failed(AppError), reused(session: UUID) }
         let result: Result = try await database.transaction { transaction in
             // Claim the token with one conditional write; of two racing requests only one gets the row.
             let claimed = try await transaction.sql.update(RefreshToken.schema)
@@ -147,7 +152,7 @@ struct AccountService {
                 if let retried = try await answerRetry(of: known, on: transaction, now: now) { return .rotated(retried) }
                 try await AuthSession.query(on: transaction).filter(\.$id == known.$session.id)
                     .filter(\.$revokedAt == nil).set(\.$revokedAt, to: now).update()
-                return .failed(AppError(.unauthorized, "refresh_token_reused"))
+                return .reused(session: known.$session.id)
             }
             guard let session = try await AuthSession.find(claimed.session_id, on: transaction) else {
                 return .failed(AppError(.unauthorized, "invalid_refresh_token"))
@@ -169,6 +174,9 @@ struct AccountService {
         case .rotated(let pair): return pair
         // Thrown after the transaction commits, so a detected reuse stays revoked.
         case .failed(let error): throw error
+        case .reused(let session):
+            await sessions.forget(.session(session), announcingOn: events)
+            throw AppError(.unauthorized, "refresh_token_reused")
         }
     }
 
@@ -199,6 +207,22 @@ struct AccountService {
     func revokeSession(_ sessionID: UUID, now: Date = Date()) async throws {
         try await AuthSession.query(on: database).filter(\.$id == sessionID)
             .filter(\.$revokedAt == nil).set(\.$revokedAt, to: now).update()
+        await sessions.forget(.session(sessionID), announcingOn: events)
+    }
+
+    /// An account changed: requests signed in as it read it afresh, on every instance.
+    func accountChanged(_ userID: UUID) async {
+        await sessions.forget(.user(userID), announcingOn: events)
+    }
+
+    /// The user an access token's session names: from memory when remembered (`SessionCache`),
+    /// else read (and remembered); nil once revoked, expired or withdrawn.
+    func signedInUser(session sessionID: UUID, userID: UUID, now: Date = Date()) async throws -> User? {
+        if let user = sessions.user(session: sessionID, userID: userID, now: now) { return user }
+        let generation = sessions.generation
+        guard let (session, user) = try await liveSession(id: sessionID, userID: userID, now: now) else { return nil }
+        sessions.remember(session: sessionID, expiresAt: session.expiresAt, user: user, readAt: generation, now: now)
+        return user
     }
 
     /// The live session an access token names, with its user; nil once revoked, expired or withdrawn.
@@ -258,6 +282,7 @@ struct AccountService {
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict("nickname_taken")
         }
+        await accountChanged(try user.requireID())
         return user
     }
 
@@ -277,6 +302,7 @@ struct AccountService {
         let previous = user.profileImageKey
         user.profileImageKey = try await files.save(stored, as: type)
         try await user.save(on: database)
+        await accountChanged(try user.requireID())
         try await deleteFileIfUnused(previous)
         return user
     }
@@ -285,6 +311,7 @@ struct AccountService {
         let previous = user.profileImageKey
         user.profileImageKey = nil
         try await user.save(on: database)
+        await accountChanged(try user.requireID())
         try await deleteFileIfUnused(previous)
         return user
     }
@@ -305,6 +332,7 @@ struct AccountService {
             try await LoginFailure.query(on: transaction).filter(\.$email == email).delete()
             try await user.delete(on: transaction)
         }
+        await accountChanged(userID)
         for handler in handlers { try await handler.afterDelete(userID, database) }
         try await deleteFileIfUnused(imageKey)
     }

@@ -283,6 +283,7 @@ struct AccountPages: RouteCollection {
         if let user = req.auth.get(User.self) {
             user.language = language
             try await user.save(on: req.db)
+            await req.accounts.accountChanged(try user.requireID())
         }
         let response = Layout.redirect(to: Layout.safeNextPath(form.next) ?? "/")
         response.cookies[Request.languageCookie] = HTTPCookies.Value(

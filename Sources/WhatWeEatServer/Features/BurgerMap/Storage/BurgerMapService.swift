@@ -117,7 +117,7 @@ struct BurgerMapService {
 
     /// The index, read from the database on first use.
     func loadedIndex() async throws -> PlaceIndex {
-        if !placeIndex.isLoaded { try await placeIndex.reload(from: database, files: files) }
+        try await placeIndex.ensureLoaded(from: database, files: files)
         return placeIndex
     }
 

@@ -61,7 +61,15 @@ final class PlaceIndex: Sendable {
 
     init() {}
 
+    private let loading = SingleFlight()
+
     var isLoaded: Bool { loaded.withLockedValue { $0 } }
+
+    /// Loads the index unless it is loaded; concurrent callers share one load.
+    func ensureLoaded(from database: any Database, files: any FileStorage) async throws {
+        guard !isLoaded else { return }
+        try await loading.run { try await self.reload(from: database, files: files) }
+    }
     var count: Int { snapshot.withLockedValue { $0.entries.count } }
 
     // MARK: Reading

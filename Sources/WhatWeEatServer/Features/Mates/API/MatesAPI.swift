@@ -89,7 +89,7 @@ struct MatesAPI: RouteCollection {
         try await stateResponse(try await req.mates.stopSearching(try req.matesProfile()), req)
     }
 
-    func nearby(req: Request) async throws -> NearbyResponse {
+    func nearby(req: Request) async throws -> Response {
         func number(_ name: String) throws -> Double {
             guard let raw = req.query[String.self, at: name] else { throw AppError.badRequest("missing_field", ["field": name]) }
             guard let value = Double(raw) else { throw AppError.badRequest("invalid_number", ["field": name]) }
@@ -104,9 +104,8 @@ struct MatesAPI: RouteCollection {
             limit = parsed
         }
         let found = try await req.mates.nearby(try req.matesProfile(), at: point, limit: limit)
-        return NearbyResponse(people: found.people.map(MatePersonResponse.init), recommendedTopics: found.recommendedTopics,
-                              requestedMe: found.requestedMe.map(MatePersonResponse.init),
-                              radiusMeters: Int(req.application.settings.mates.radiusMeters))
+        return NearbyJSON.write(people: found.people, recommendedTopics: found.recommendedTopics, requestedMe: found.requestedMe,
+                                radiusMeters: Int(req.application.settings.mates.radiusMeters)).response()
     }
 
     private func coordinate(_ lat: Double, _ lon: Double) throws -> Coordinate {

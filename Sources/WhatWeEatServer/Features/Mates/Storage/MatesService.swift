@@ -194,7 +194,7 @@ struct MatesService {
     }
 
     func loadedIndex() async throws -> SearchingIndex {
-        if !index.isLoaded { try await index.reload(from: database) }
+        try await index.ensureLoaded(from: database)
         return index
     }
 

@@ -143,7 +143,15 @@ final class SearchingIndex: Sendable {
     private let snapshot = NIOLockedValueBox(Snapshot())
     private let loaded = NIOLockedValueBox(false)
 
+    private let loading = SingleFlight()
+
     var isLoaded: Bool { loaded.withLockedValue { $0 } }
+
+    /// Loads the index unless it is loaded; concurrent callers share one load.
+    func ensureLoaded(from database: any Database) async throws {
+        guard !isLoaded else { return }
+        try await loading.run { try await self.reload(from: database) }
+    }
     var count: Int { snapshot.withLockedValue { $0.entries.count } }
 
     func entry(_ id: UUID) -> Entry? {

@@ -61,14 +61,14 @@ struct MatesAPI: RouteCollection {
     // MARK: Profile
 
     func profile(req: Request) async throws -> MatesProfileResponse {
-        try await profileResponse(try req.matesProfile(), req)
+        try await profileResponse(try await req.matesProfile(), req)
     }
 
     func updateProfile(req: Request) async throws -> MatesProfileResponse {
         let body = try req.decodeJSON(ProfileBody.self)
         let change = MatesService.ProfileChange(gender: body.gender, birthYear: body.birthYear, topics: body.topics, searchable: body.searchable,
                                                 ageMin: body.ageMin, ageMax: body.ageMax)
-        return try await profileResponse(try await req.mates.updateProfile(try req.matesProfile(), change), req)
+        return try await profileResponse(try await req.mates.updateProfile(try await req.matesProfile(), change), req)
     }
 
     private func profileResponse(_ profile: MatesProfile, _ req: Request) async throws -> MatesProfileResponse {
@@ -81,12 +81,12 @@ struct MatesAPI: RouteCollection {
     func startSearching(req: Request) async throws -> MatesStateResponse {
         let body = try req.decodeJSON(QueueBody.self)
         let point = try coordinate(try body.lat.required("lat"), try body.lon.required("lon"))
-        let profile = try await req.mates.startSearching(try req.matesProfile(), at: point, topics: body.topics ?? [])
+        let profile = try await req.mates.startSearching(try await req.matesProfile(), at: point, topics: body.topics ?? [])
         return try await stateResponse(profile, req)
     }
 
     func stopSearching(req: Request) async throws -> MatesStateResponse {
-        try await stateResponse(try await req.mates.stopSearching(try req.matesProfile()), req)
+        try await stateResponse(try await req.mates.stopSearching(try await req.matesProfile()), req)
     }
 
     func nearby(req: Request) async throws -> Response {
@@ -103,7 +103,7 @@ struct MatesAPI: RouteCollection {
             }
             limit = parsed
         }
-        let found = try await req.mates.nearby(try req.matesProfile(), at: point, limit: limit)
+        let found = try await req.mates.nearby(try req.matesStanding(), at: point, limit: limit)
         return NearbyJSON.write(people: found.people, recommendedTopics: found.recommendedTopics, requestedMe: found.requestedMe,
                                 radiusMeters: Int(req.application.settings.mates.radiusMeters)).response()
     }
@@ -116,7 +116,7 @@ struct MatesAPI: RouteCollection {
 
     func request(req: Request) async throws -> Response {
         let target = try req.decodeJSON(RequestBody.self).to.required("to")
-        let outcome = try await req.mates.request(from: try req.matesProfile(), to: target)
+        let outcome = try await req.mates.request(from: try await req.matesProfile(), to: target)
         let response = MatesRequestResponse(id: outcome.request?.id, to: target, matched: outcome.match != nil,
                                             state: try await stateResponse(try await reloadedProfile(req), req))
         return try await response.encodeResponse(status: outcome.match != nil ? .ok : .created, for: req)
@@ -124,24 +124,24 @@ struct MatesAPI: RouteCollection {
 
     func accept(req: Request) async throws -> MatesStateResponse {
         guard let id = req.parameters.get("request").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("request_not_found") }
-        let profile = try req.matesProfile()
+        let profile = try await req.matesProfile()
         _ = try await req.mates.acceptRequest(id, by: try profile.requireID())
         return try await stateResponse(try await reloadedProfile(req), req)
     }
 
     func state(req: Request) async throws -> MatesStateResponse {
-        try await stateResponse(try req.matesProfile(), req)
+        try await stateResponse(try await req.matesProfile(), req)
     }
 
     func endMatch(_ req: Request, dodged: Bool) async throws -> MatesStateResponse {
-        _ = try await req.mates.endMatch(try req.matesProfile(), dodged: dodged)
+        _ = try await req.mates.endMatch(try await req.matesProfile(), dodged: dodged)
         return try await stateResponse(try await reloadedProfile(req), req)
     }
 
     func startMenuGame(req: Request) async throws -> Response {
         let sentToken = try req.headers.first(name: DeviceToken.header).map(DeviceToken.validate)
         let hostToken = sentToken ?? SecureRandom.token()
-        let profile = try req.matesProfile()
+        let profile = try await req.matesProfile()
         let started = try await req.mates.startMenuGame(profile) {
             try await req.menuGame.createGroup(hostToken: hostToken, hostUserID: try profile.requireID()).pin
         }
@@ -150,7 +150,7 @@ struct MatesAPI: RouteCollection {
     }
 
     private func reloadedProfile(_ req: Request) async throws -> MatesProfile {
-        try await req.mates.verifiedProfile(try req.matesProfile().requireID())
+        try await req.mates.verifiedProfile(try req.matesStanding().id)
     }
 
     private func stateResponse(_ profile: MatesProfile, _ req: Request) async throws -> MatesStateResponse {
@@ -161,7 +161,7 @@ struct MatesAPI: RouteCollection {
 
     func review(req: Request) async throws -> Response {
         let body = try req.decodeJSON(MatesReviewBody.self)
-        let me = try req.matesProfile().requireID()
+        let me = try req.matesStanding().id
         let review = try await req.mates.review(matchID: try body.matchId.required("matchId"), picks: try body.reputation.required("reputation"),
                                                 comment: body.comment ?? "", by: me)
         return try await MatesReviewResponse(id: try review.requireID(), matchId: review.matchID, userId: review.revieweeID,
@@ -172,7 +172,7 @@ struct MatesAPI: RouteCollection {
     func report(req: Request) async throws -> Response {
         let body = try req.decodeJSON(MatesReportBody.self)
         let report = try await req.mates.report(try body.userId.required("userId"), categories: try body.categories.required("categories"),
-                                                comment: body.comment ?? "", by: try req.matesProfile().requireID())
+                                                comment: body.comment ?? "", by: try req.matesStanding().id)
         return try await MatesReportResponse(id: try report.requireID(), userId: report.reportedID,
                                              categories: report.categories.split(separator: ",").map(String.init),
                                              createdAt: report.createdAt ?? Date()).encodeResponse(status: .created, for: req)
@@ -189,7 +189,7 @@ struct MatesAPI: RouteCollection {
     // MARK: Chat
 
     private func chatMatch(_ req: Request) async throws -> (match: MatesMatch, me: UUID) {
-        let me = try req.matesProfile().requireID()
+        let me = try req.matesStanding().id
         guard let id = req.parameters.get("match").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("match_not_found") }
         return (try await req.mates.match(id, for: me), me)
     }
@@ -230,7 +230,7 @@ struct MatesAPI: RouteCollection {
     // MARK: Shop
 
     func shopItems(req: Request) async throws -> ShopItemsResponse {
-        let owned = try await req.mates.collection(of: try req.matesProfile())
+        let owned = try await req.mates.collection(of: try await req.matesProfile())
         return ShopItemsResponse(items: MatesShopCatalog.items.map { itemResponse($0, owned: owned, req) })
     }
 
@@ -241,43 +241,53 @@ struct MatesAPI: RouteCollection {
     }
 
     func collection(req: Request) async throws -> CollectionResponse {
-        CollectionResponse(try await req.mates.collection(of: try req.matesProfile()))
+        CollectionResponse(try await req.mates.collection(of: try await req.matesProfile()))
     }
 
     func purchase(req: Request) async throws -> Response {
         let body = try req.decodeJSON(PurchaseBody.self)
         let bought = try await req.mates.purchase(signedTransaction: try body.signedTransaction.required("signedTransaction"),
-                                                  for: try req.matesProfile(), verifier: req.application.appStoreVerifier)
+                                                  for: try await req.matesProfile(), verifier: req.application.appStoreVerifier)
         return try await PurchaseResponse(item: itemResponse(bought.item, owned: bought.collection, req), collection: CollectionResponse(bought.collection))
             .encodeResponse(status: .created, for: req)
     }
 
     func equip(req: Request) async throws -> CollectionResponse {
         let body = try req.decodeJSON(AppearanceBody.self)
-        return CollectionResponse(try await req.mates.equip(avatar: body.avatar, background: body.background, for: try req.matesProfile()))
+        return CollectionResponse(try await req.mates.equip(avatar: body.avatar, background: body.background, for: try await req.matesProfile()))
     }
 }
 
-/// Signed in, verified, not suspended: what every mates route but verification needs. Loads the
-/// profile once for the handler (`req.matesProfile()`).
+/// Signed in, verified, not suspended: what every mates route but verification needs. Reads only
+/// the caller's standing (`MatesStanding`, one small query); handlers that change the profile load
+/// it with `req.matesProfile()`.
 struct MatesGate: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let user = try request.requireUser().requireID()
-        let profile = try await request.mates.verifiedProfile(user)
+        let standing = try await request.mates.standing(user)
         // A suspended account still reads its own profile and state, to see why.
         let readsOwnStanding = request.method == .GET && ["profile", "state"].contains(request.url.path.split(separator: "/").last.map(String.init) ?? "")
-        if profile.suspendedAt != nil && !readsOwnStanding { throw AppError(.forbidden, "suspended") }
-        request.storage[MatesProfileKey.self] = profile
+        if standing.suspended && !readsOwnStanding { throw AppError(.forbidden, "suspended") }
+        request.storage[MatesStandingKey.self] = standing
         return try await next.respond(to: request)
     }
 }
 
+private struct MatesStandingKey: StorageKey { typealias Value = MatesStanding }
 private struct MatesProfileKey: StorageKey { typealias Value = MatesProfile }
 
 extension Request {
-    /// The caller's profile, loaded by `MatesGate`.
-    func matesProfile() throws -> MatesProfile {
-        guard let profile = storage[MatesProfileKey.self] else { throw AppError(.forbidden, "verification_required") }
+    /// The caller's standing, read by `MatesGate`.
+    func matesStanding() throws -> MatesStanding {
+        guard let standing = storage[MatesStandingKey.self] else { throw AppError(.forbidden, "verification_required") }
+        return standing
+    }
+
+    /// The caller's whole profile, read once per request on first use.
+    func matesProfile() async throws -> MatesProfile {
+        if let profile = storage[MatesProfileKey.self] { return profile }
+        let profile = try await mates.verifiedProfile(try matesStanding().id)
+        storage[MatesProfileKey.self] = profile
         return profile
     }
 }

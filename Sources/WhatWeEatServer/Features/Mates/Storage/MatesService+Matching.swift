@@ -14,6 +14,18 @@ struct MatePerson: Sendable {
     var distanceMeters: Double?
 }
 
+/// What every mates request needs to know of its caller (read by the gate), and what `/nearby`
+/// needs besides.
+struct MatesStanding: Sendable {
+    let id: UUID
+    let birthYear: Int?
+    let ageMin: Int
+    let ageMax: Int
+    let suspended: Bool
+
+    var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
+}
+
 /// Where someone is, with the match and the person when matched, and the match that ended last
 /// (whose review may still be due).
 struct MatesStateInfo: Sendable {
@@ -90,16 +102,18 @@ extension MatesService {
 
     /// Who searches around a point that this person may see and be seen by: searchable, each
     /// one's age within the other's range. Nearest first.
-    func nearby(_ profile: MatesProfile, at point: Coordinate, limit: Int) async throws
+    func nearby(_ profile: MatesStanding, at point: Coordinate, limit: Int) async throws
         -> (people: [MatePerson], recommendedTopics: [String], requestedMe: [MatePerson])
     {
         guard let birthYear = profile.birthYear else { throw AppError.invalid("profile_incomplete") }
         let year = MatesRules.calendarYear(of: now)
-        let viewer = SearchingIndex.Viewer(id: try profile.requireID(), age: year - birthYear, range: profile.ageRange, year: year)
+        let viewer = SearchingIndex.Viewer(id: profile.id, age: year - birthYear, range: profile.ageRange, year: year)
         let index = try await loadedIndex()
         let found = index.nearby(point, radiusMeters: radiusMeters, viewer: viewer, limit: limit, topics: 8)
-        let askers = try await database.sql.select().column("from_id").from(MatesRequest.schema)
-            .where("to_id", .equal, SQLBind(viewer.id)).orderBy("created_at", .descending).all()
+        // Written out rather than built: this runs on every `/nearby`, and SQLKit's builder
+        // serialized its identifiers slower than the scan of the index.
+        let askers = try await database.sql.raw(
+            "SELECT from_id FROM \(ident: MatesRequest.schema) WHERE to_id = \(bind: viewer.id) ORDER BY created_at DESC").all()
         let requestedMe = try askers.compactMap { row in
             index.entry(try row.decode(column: "from_id", as: UUID.self)).map { Self.person($0, meters: point.distanceMeters(to: $0.coordinate)) }
         }

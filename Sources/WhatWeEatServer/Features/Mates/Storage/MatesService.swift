@@ -147,6 +147,17 @@ struct MatesService {
     // MARK: Profile
 
     /// The profile of a verified account, or 403 `verification_required`.
+    /// What the gate of every mates route reads: that the caller verified, is not suspended, and
+    /// the few fields `/nearby` needs. One statement written out (building a Fluent model of the
+    /// whole profile cost a fifth of a `/nearby`).
+    func standing(_ user: UUID) async throws -> MatesStanding {
+        let query: SQLQueryString = "SELECT birth_year, age_min, age_max, suspended_at FROM \(ident: MatesProfile.schema) WHERE id = \(bind: user)"
+        guard let row = try await database.sql.raw(query).first() else { throw AppError(.forbidden, "verification_required") }
+        return MatesStanding(id: user, birthYear: try row.decode(column: "birth_year", as: Int?.self),
+                             ageMin: try row.decode(column: "age_min", as: Int.self), ageMax: try row.decode(column: "age_max", as: Int.self),
+                             suspended: try row.decode(column: "suspended_at", as: Date?.self) != nil)
+    }
+
     func verifiedProfile(_ user: UUID) async throws -> MatesProfile {
         guard let profile = try await MatesProfile.find(user, on: database) else { throw AppError(.forbidden, "verification_required") }
         return profile

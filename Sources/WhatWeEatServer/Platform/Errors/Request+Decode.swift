@@ -20,3 +20,19 @@ extension Optional {
         return value
     }
 }
+
+extension Request {
+    /// One query parameter's value, percent-decoded (`+` is a space), the first when repeated; nil
+    /// when absent or not decodable. Parses the query string by hand: Vapor's
+    /// `req.query[String.self, at:]` runs its form decoder over the whole query for every
+    /// parameter, a measurable part of hot routes (`/nearby`).
+    func queryValue(_ name: String) -> String? {
+        guard let query = url.query else { return nil }
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts[0].replacingOccurrences(of: "+", with: " ").removingPercentEncoding == name else { continue }
+            return parts.count == 2 ? parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding : ""
+        }
+        return nil
+    }
+}

@@ -91,13 +91,13 @@ struct MatesAPI: RouteCollection {
 
     func nearby(req: Request) async throws -> Response {
         func number(_ name: String) throws -> Double {
-            guard let raw = req.query[String.self, at: name] else { throw AppError.badRequest("missing_field", ["field": name]) }
+            guard let raw = req.queryValue(name) else { throw AppError.badRequest("missing_field", ["field": name]) }
             guard let value = Double(raw) else { throw AppError.badRequest("invalid_number", ["field": name]) }
             return value
         }
         let point = try coordinate(try number("lat"), try number("lon"))
         var limit = 50
-        if let raw = req.query[String.self, at: "limit"] {
+        if let raw = req.queryValue("limit") {
             guard let parsed = Int(raw), (1...PageRequest.maxLimit).contains(parsed) else {
                 throw AppError.badRequest("invalid_limit", ["max": String(PageRequest.maxLimit)])
             }

@@ -188,8 +188,37 @@ final class SearchingIndex: Sendable {
         let counted = counts.indices.lazy.filter { counts[$0] > 0 }
             .map { (key: current.topicNames[$0].key, spelling: current.topicNames[$0].spelling, count: counts[$0]) }
         let mostWanted = TopicRanking.top(Array(counted), limit: topicLimit)
-        found.sort { $0.meters < $1.meters }
-        return (found.prefix(limit).map { (current.entries[$0.position], $0.meters) }, mostWanted)
+        return (Self.nearest(found, limit: limit).map { (current.entries[$0.position], $0.meters) }, mostWanted)
+    }
+
+    /// The `limit` nearest of `found`, nearest first (ties by position): a bounded max-heap, since
+    /// sorting the ~1,500 people in range to keep 50 was a tenth of a `/nearby`.
+    static func nearest(_ found: [(position: Int, meters: Double)], limit: Int) -> [(position: Int, meters: Double)] {
+        func before(_ a: (position: Int, meters: Double), _ b: (position: Int, meters: Double)) -> Bool {
+            a.meters < b.meters || (a.meters == b.meters && a.position < b.position)
+        }
+        guard found.count > limit else { return found.sorted(by: before) }
+        guard limit > 0 else { return [] }
+        // heap[0] is the farthest of the nearest `limit` seen so far.
+        var heap = Array(found.prefix(limit))
+        func siftDown(_ start: Int) {
+            var parent = start
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var largest = parent
+                if left < heap.count, before(heap[largest], heap[left]) { largest = left }
+                if right < heap.count, before(heap[largest], heap[right]) { largest = right }
+                if largest == parent { return }
+                heap.swapAt(parent, largest)
+                parent = largest
+            }
+        }
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+        for candidate in found.dropFirst(limit) where before(candidate, heap[0]) {
+            heap[0] = candidate
+            siftDown(0)
+        }
+        return heap.sorted(by: before)
     }
 
     static func firstIndex(in lats: [Double], notBelow value: Double) -> Int {

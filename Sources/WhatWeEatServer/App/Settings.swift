@@ -20,6 +20,9 @@ public struct Settings: Sendable {
     public var host: String
     public var port: Int
     public var dataDirectory: String
+    /// `RESOURCES_DIR`: the folder holding `Resources/`, `Public/` and `openapi.yaml`; nil looks
+    /// beside the executable, then in the working directory (`ResourceRoot`).
+    public var resourcesDirectory: String?
     public var database: Database
     public var publicURL: String
     public var logLevel: Logger.Level
@@ -328,6 +331,7 @@ public struct Settings: Sendable {
         settings.limits = limits
         settings.map = map
         settings.mates = mates
+        settings.resourcesDirectory = value("RESOURCES_DIR")
         return settings
     }
 

@@ -26,6 +26,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
         app.databases.use(.postgres(configuration: configuration, maxConnectionsPerEventLoop: 8, sqlLogLevel: .debug), as: .psql)
     }
 
+    app.directory = DirectoryConfiguration(workingDirectory: try ResourceRoot.locate(explicit: settings.resourcesDirectory))
     app.translator = try Translator.load(from: app.directory.resourcesDirectory + "translations")
     app.scriptTexts = ScriptTexts()
     app.keys = ServerKeys(secret: settings.jwtSecret)
@@ -49,7 +50,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
         try await feature.configure(app, settings: settings)
     }
 
-    let openAPIPath = app.directory.workingDirectory + "openapi.yaml"
+    let openAPIPath = app.directory.workingDirectory + "openapi.yaml"  // the resource root
     let openAPIDocument = (try? String(contentsOfFile: openAPIPath, encoding: .utf8)) ?? ""
 
     // Outermost first: metrics see the final status, errors are rendered before headers are added.

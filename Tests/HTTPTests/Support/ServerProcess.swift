@@ -10,7 +10,9 @@ final class ServerProcess: @unchecked Sendable {
     let errorPath: String
 
     /// `softFileLimit` starts the server with that soft limit on open files (as `ulimit -Sn`).
-    init(dataDirectory: String, extraEnvironment: [String: String] = [:], softFileLimit: Int? = nil) throws {
+    /// `workingDirectory` and `executable` default to the checkout and the built binary.
+    init(dataDirectory: String, extraEnvironment: [String: String] = [:], softFileLimit: Int? = nil,
+         workingDirectory: String? = nil, executable: URL? = nil) throws {
         port = try freePort()
         logPath = dataDirectory + "/server-\(port).log"
         errorPath = dataDirectory + "/server-\(port).err"
@@ -18,9 +20,9 @@ final class ServerProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         if let softFileLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -Sn \(softFileLimit) && exec \"$0\"", Self.executable.path]
+            process.arguments = ["-c", "ulimit -Sn \(softFileLimit) && exec \"$0\"", (executable ?? Self.executable).path]
         } else {
-            process.executableURL = Self.executable
+            process.executableURL = executable ?? Self.executable
         }
         var environment = ProcessInfo.processInfo.environment
         environment["DATA_DIR"] = dataDirectory
@@ -30,7 +32,7 @@ final class ServerProcess: @unchecked Sendable {
         environment["DATABASE_URL"] = TestDatabase.postgresURL
         for (key, value) in extraEnvironment { environment[key] = value }
         process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory ?? FileManager.default.currentDirectoryPath)
         process.standardOutput = FileHandle(forWritingAtPath: logPath)
         process.standardError = FileHandle(forWritingAtPath: errorPath)
         try process.run()

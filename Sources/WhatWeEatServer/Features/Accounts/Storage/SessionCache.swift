@@ -7,9 +7,10 @@ import Vapor
 /// every signed-in route at about a fifth of `/healthz`).
 ///
 /// Sessions stay rows: this only remembers what a read returned. Whatever ends a session or
-/// changes an account — logout, a refresh token's reuse, withdrawal, a profile, language or role
-/// change — calls `forget`, which drops the entry here at once and announces it on the event bus,
-/// so every other instance drops it too. `lifetime` bounds how long an entry lives without being
+/// changes an account — logout, a refresh token's reuse, withdrawal, a nickname, language or photo
+/// change; any new way to change `users` or `auth_sessions` (a role or password change) must do
+/// the same through `AccountService` — calls `forget`, which drops the entry here at once and
+/// announces it on the event bus, so every other instance drops it too. `lifetime` bounds how long an entry lives without being
 /// read again from the database, should an announcement ever be lost.
 ///
 /// A read that started before a `forget` never stores what it read (the generation check), so a

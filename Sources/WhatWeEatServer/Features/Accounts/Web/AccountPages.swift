@@ -281,9 +281,7 @@ struct AccountPages: RouteCollection {
             throw AppError.badRequest("invalid_value", ["field": "language"])
         }
         if let user = req.auth.get(User.self) {
-            user.language = language
-            try await user.save(on: req.db)
-            await req.accounts.accountChanged(try user.requireID())
+            _ = try await req.accounts.updateProfile(user, nickname: nil, language: language)
         }
         let response = Layout.redirect(to: Layout.safeNextPath(form.next) ?? "/")
         response.cookies[Request.languageCookie] = HTTPCookies.Value(

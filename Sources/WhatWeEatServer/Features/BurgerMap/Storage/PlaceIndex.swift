@@ -58,10 +58,9 @@ final class PlaceIndex: Sendable {
 
     private let snapshot = NIOLockedValueBox(Snapshot())
     private let loaded = NIOLockedValueBox(false)
+    private let loading = SingleFlight()
 
     init() {}
-
-    private let loading = SingleFlight()
 
     var isLoaded: Bool { loaded.withLockedValue { $0 } }
 
@@ -70,6 +69,7 @@ final class PlaceIndex: Sendable {
         guard !isLoaded else { return }
         try await loading.run { try await self.reload(from: database, files: files) }
     }
+
     var count: Int { snapshot.withLockedValue { $0.entries.count } }
 
     // MARK: Reading

@@ -146,7 +146,6 @@ struct MatesService {
 
     // MARK: Profile
 
-    /// The profile of a verified account, or 403 `verification_required`.
     /// What the gate of every mates route reads: that the caller verified, is not suspended, and
     /// the few fields `/nearby` needs. One statement written out (building a Fluent model of the
     /// whole profile cost a fifth of a `/nearby`).
@@ -158,6 +157,7 @@ struct MatesService {
                              suspended: try row.decode(column: "suspended_at", as: Date?.self) != nil)
     }
 
+    /// The profile of a verified account, or 403 `verification_required`.
     func verifiedProfile(_ user: UUID) async throws -> MatesProfile {
         guard let profile = try await MatesProfile.find(user, on: database) else { throw AppError(.forbidden, "verification_required") }
         return profile

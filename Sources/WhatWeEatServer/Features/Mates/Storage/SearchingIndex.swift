@@ -142,7 +142,6 @@ final class SearchingIndex: Sendable {
 
     private let snapshot = NIOLockedValueBox(Snapshot())
     private let loaded = NIOLockedValueBox(false)
-
     private let loading = SingleFlight()
 
     var isLoaded: Bool { loaded.withLockedValue { $0 } }
@@ -152,6 +151,7 @@ final class SearchingIndex: Sendable {
         guard !isLoaded else { return }
         try await loading.run { try await self.reload(from: database) }
     }
+
     var count: Int { snapshot.withLockedValue { $0.entries.count } }
 
     func entry(_ id: UUID) -> Entry? {

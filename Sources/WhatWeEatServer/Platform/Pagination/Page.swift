@@ -78,6 +78,20 @@ public struct PageCursor: Sendable, Equatable {
     public var encoded: String {
         Data("\(createdAt.timeIntervalSince1970)|\(id.uuidString)".utf8).base64URLEncodedString()
     }
+
+    /// The time to compare `created_at` with on `database`. PostgresNIO binds a date as whole
+    /// microseconds since 2000 by truncation, and a time that went through the cursor's text (and
+    /// the 1970 and 2000 epochs) can land a fraction of a microsecond below the stored one: it then
+    /// binds one microsecond early and the rows at that microsecond are skipped. Half a
+    /// microsecond later truncates to the stored microsecond. SQLite compares the stored double,
+    /// which the cursor carries exactly (`MicrosecondTimestampFormat`).
+    public func createdAtBound(on database: any SQLDatabase) -> Date {
+        Self.createdAtBound(createdAt, dialect: database.dialect.name)
+    }
+
+    static func createdAtBound(_ createdAt: Date, dialect: String) -> Date {
+        dialect == "postgresql" ? createdAt.addingTimeInterval(0.000_000_5) : createdAt
+    }
 }
 
 /// An opaque position in a list kept in a fixed order (a catalog): the last row's position and id.
@@ -122,10 +136,11 @@ extension QueryBuilder where Model.IDValue == UUID {
     ) async throws -> (items: [Model], nextCursor: String?) {
         if page.orderedCursor != nil && page.cursor == nil { throw AppError.badRequest("invalid_cursor") }
         if let cursor = page.cursor {
+            let bound = (database as? any SQLDatabase).map(cursor.createdAtBound(on:)) ?? cursor.createdAt
             group(.or) { or in
-                or.filter(createdAt < cursor.createdAt)
+                or.filter(createdAt < bound)
                 or.group(.and) { and in
-                    and.filter(createdAt == cursor.createdAt)
+                    and.filter(createdAt == bound)
                     and.filter(\._$id < cursor.id)
                 }
             }
@@ -172,10 +187,11 @@ extension SQLSelectBuilder {
     public func newestFirst(createdAt: SQLColumn, id: SQLColumn, _ page: PageRequest) throws -> Self {
         if page.orderedCursor != nil && page.cursor == nil { throw AppError.badRequest("invalid_cursor") }
         if let cursor = page.cursor {
+            let bound = cursor.createdAtBound(on: database)
             self.where(group: { group in
-                group.where(createdAt, .lessThan, SQLBind(cursor.createdAt))
+                group.where(createdAt, .lessThan, SQLBind(bound))
                     .orWhere(group: { tie in
-                        tie.where(createdAt, .equal, SQLBind(cursor.createdAt)).where(id, .lessThan, SQLBind(cursor.id))
+                        tie.where(createdAt, .equal, SQLBind(bound)).where(id, .lessThan, SQLBind(cursor.id))
                     })
             })
         }

@@ -101,9 +101,10 @@ extension MatesService {
             .from(MatesMessage.schema).where("match_id", .equal, SQLBind(try match.requireID()))
         let created = SQLColumn("created_at"), id = SQLColumn("id")
         if let after {
+            let bound = after.createdAtBound(on: database.sql)
             query.where(group: { group in
-                group.where(created, .greaterThan, SQLBind(after.createdAt))
-                    .orWhere(group: { $0.where(created, .equal, SQLBind(after.createdAt)).where(id, .greaterThan, SQLBind(after.id)) })
+                group.where(created, .greaterThan, SQLBind(bound))
+                    .orWhere(group: { $0.where(created, .equal, SQLBind(bound)).where(id, .greaterThan, SQLBind(after.id)) })
             })
             query.orderBy(SQLOrderBy(expression: created, direction: SQLDirection.ascending))
                 .orderBy(SQLOrderBy(expression: id, direction: SQLDirection.ascending)).limit(limit + 1)

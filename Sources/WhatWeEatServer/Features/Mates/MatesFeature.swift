@@ -6,7 +6,7 @@ import Vapor
 /// docs/MATES.md describes the states and the rules.
 enum MatesFeature: Feature {
     static let migrations: [any Migration] = [CreateMates()]
-    static let homeCard: HomeCard? = HomeCard(position: 3, emoji: "🤝", key: "mates", path: nil)
+    static let homeCard: HomeCard? = HomeCard(position: 3, emoji: "🤝", key: "mates", path: MatesPages.Tab.home.path)
 
     static func configure(_ app: Application, settings: Settings) async throws {
         app.codeSender = try makeCodeSender(app, settings: settings.mates)
@@ -20,6 +20,7 @@ enum MatesFeature: Feature {
 
     static func routes(_ routes: FeatureRoutes) throws {
         try routes.api.register(collection: MatesAPI())
+        try routes.web.register(collection: MatesPages())
     }
 
     static func makeCodeSender(_ app: Application, settings: Settings.MatesSettings) throws -> any CodeSender {

@@ -14,16 +14,15 @@ extension BurgerMapPages {
         }
         let library = req.application.mapLibrary
         let center = chosen.map { (lat: $0.lat, lon: $0.lon) } ?? Self.defaultCenter
-        // Built as plain elements: Plot's form context has no fieldsets.
-        let form: Node<HTML.BodyContext> = .element(named: "form", nodes: [
+        let form: Node<HTML.BodyContext> = .plainForm(
             .id("review-form"), .class("review-form stack"), .attribute(named: "novalidate", value: "novalidate"),
             placeFields(req, chosen: chosen),
             ratingField(req),
             reviewFields(req),
             photoField(req),
             .p(.id("form-error"), .class("form-error"), .role("alert")),
-            .button(.type(.submit), .id("post-review"), .class("button primary wide"), .text(req.t("burger_map.write.post"))),
-        ])
+            .button(.type(.submit), .id("post-review"), .class("button primary wide"), .text(req.t("burger_map.write.post")))
+        )
         return try await page(
             req, title: req.t("burger_map.write.title"), tab: .write, script: "write", stylesheets: ["/css/burger-map-write.css"],
             withMap: true,
@@ -35,8 +34,6 @@ extension BurgerMapPages {
 
     func fieldError(_ id: String) -> Node<HTML.BodyContext> { .p(.id("error-\(id)"), .class("field-error"), .role("alert")) }
 
-    func fieldset(_ nodes: Node<HTML.BodyContext>...) -> Node<HTML.BodyContext> { .element(named: "fieldset", nodes: nodes) }
-    func legend(_ text: String) -> Node<HTML.BodyContext> { .element(named: "legend", text: text) }
 
     func placeFields(_ req: Request, chosen: PlaceDetailResponse?) -> Node<HTML.BodyContext> {
         let hidden: Node<HTML.BodyContext> = .attribute(named: "hidden", value: "hidden")
@@ -56,9 +53,9 @@ extension BurgerMapPages {
             .button(.type(.button), .id("new-place-toggle"), .class("link-button"), .ariaControls("new-place"),
                     .attribute(named: "aria-expanded", value: "false"), .text(req.t("burger_map.write.new_place")))
         )
-        let newPlace = fieldset(
+        let newPlace: Node<HTML.BodyContext> = .fieldset(
             .id("new-place"), .class("new-place stack"), hidden,
-            legend(req.t("burger_map.write.new_place")),
+            .legend(req.t("burger_map.write.new_place")),
             textField(req, id: "new-place-name", label: "burger_map.write.place_name", max: 60, error: "error-place"),
             textField(req, id: "new-place-address", label: "burger_map.write.place_address", max: 120, error: "error-place"),
             .p(.class("hint"), .text(req.t("burger_map.write.position_hint"))),
@@ -71,9 +68,9 @@ extension BurgerMapPages {
             )
         )
         let hiddenID: Node<HTML.BodyContext> = .input(.type(.hidden), .id("place-id"), .name("placeId"), .value(chosen?.id.uuidString ?? ""))
-        return fieldset(
+        return .fieldset(
             .class("field place-field"),
-            legend(req.t("burger_map.write.place")),
+            .legend(req.t("burger_map.write.place")),
             hiddenID, current, picker, newPlace,
             fieldError("place")
         )
@@ -89,9 +86,9 @@ extension BurgerMapPages {
                 )
             }
         )
-        return fieldset(
+        return .fieldset(
             .id("rating"), .class("field rating-field"), .attribute(named: "aria-describedby", value: "error-rating"),
-            legend(req.t("burger_map.write.rating")),
+            .legend(req.t("burger_map.write.rating")),
             stars,
             fieldError("rating")
         )

@@ -262,13 +262,21 @@ struct MatesAPI: RouteCollection {
 /// the caller's standing (`MatesStanding`, one small query); handlers that change the profile load
 /// it with `req.matesProfile()`.
 struct MatesGate: AsyncMiddleware {
+    /// Pages send an account that has not verified to the start page instead of answering 403.
+    var sendsPagesToVerification = false
+
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let user = try request.requireUser().requireID()
-        let standing = try await request.mates.standing(user)
+        let standing: MatesStanding
+        do {
+            standing = try await request.mates.standing(user)
+        } catch let error as AppError where sendsPagesToVerification && error.code == "verification_required" {
+            return Layout.redirect(to: MatesPages.start)
+        }
         // A suspended account still reads its own profile and state, to see why.
         let readsOwnStanding = request.method == .GET && ["profile", "state"].contains(request.url.path.split(separator: "/").last.map(String.init) ?? "")
         if standing.suspended && !readsOwnStanding { throw AppError(.forbidden, "suspended") }
-        request.storage[MatesStandingKey.self] = standing
+        request.rememberMatesStanding(standing)
         return try await next.respond(to: request)
     }
 }
@@ -277,6 +285,11 @@ private struct MatesStandingKey: StorageKey { typealias Value = MatesStanding }
 private struct MatesProfileKey: StorageKey { typealias Value = MatesProfile }
 
 extension Request {
+    /// Keeps the standing a gate read, for `matesStanding()` and `matesProfile()`.
+    func rememberMatesStanding(_ standing: MatesStanding) {
+        storage[MatesStandingKey.self] = standing
+    }
+
     /// The caller's standing, read by `MatesGate`.
     func matesStanding() throws -> MatesStanding {
         guard let standing = storage[MatesStandingKey.self] else { throw AppError(.forbidden, "verification_required") }

@@ -7,6 +7,7 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
+import { createMap, distanceText as distanceIn, findMe, fitStage as fitMapStage, hasLeaflet as leafletLoaded } from '../shared/map.js';
 
 const settings = config.map || {};
 const search = (settings.q || '').trim();
@@ -25,7 +26,7 @@ const sheetClose = document.getElementById('sheet-close');
 const statusLine = document.getElementById('map-status');
 
 const numbers = new Intl.NumberFormat(config.language || 'ko');
-const hasLeaflet = typeof window.L !== 'undefined' && Boolean(mapBox);
+const hasLeaflet = leafletLoaded() && Boolean(mapBox);
 
 let map = null;
 let mode = 'map';
@@ -68,12 +69,7 @@ function ratingLine(place) {
 
 /** 350 m, 1.2 km, 35 km in the page's language. */
 function distanceText(meters) {
-  const language = config.language || 'ko';
-  if (meters < 1000) {
-    return new Intl.NumberFormat(language, { style: 'unit', unit: 'meter', maximumFractionDigits: 0 }).format(meters);
-  }
-  const digits = meters < 10000 ? 1 : 0;
-  return new Intl.NumberFormat(language, { style: 'unit', unit: 'kilometer', maximumFractionDigits: digits }).format(meters / 1000);
+  return distanceIn(meters, config.language || 'ko');
 }
 
 function searchParam() {
@@ -290,24 +286,9 @@ async function showSearchElsewhere(request) {
   map.fitBounds(window.L.latLngBounds(found.map((place) => [place.lat, place.lon])), { padding: [48, 48], maxZoom: 15 });
 }
 
-/**
- * The stage fills the screen from its top down to the tab bar (when that is fixed at the bottom),
- * leaving room for the status line when it comes right after the stage.
- */
+/** The stage fills the screen down to the tab bar while the map shows. */
 function fitStage() {
-  if (!stage) return;
-  if (mode !== 'map') {
-    stage.style.height = '';
-    return;
-  }
-  const box = stage.getBoundingClientRect();
-  const bar = document.querySelector('nav.tab-bar');
-  const barHeight = bar && getComputedStyle(bar).position === 'fixed' ? bar.getBoundingClientRect().height : 0;
-  const below = statusLine && (stage.compareDocumentPosition(statusLine) & Node.DOCUMENT_POSITION_FOLLOWING)
-    ? Math.max(0, statusLine.getBoundingClientRect().bottom - box.bottom) : 0;
-  const height = window.innerHeight - (box.top + window.scrollY) - barHeight - below - 8;
-  stage.style.height = `${Math.max(280, Math.round(height))}px`;
-  map?.invalidateSize();
+  fitMapStage(stage, { map, statusLine, active: mode === 'map' });
 }
 
 let reloadTimer = null;
@@ -315,23 +296,9 @@ let reloadTimer = null;
 function startMap() {
   const L = window.L;
   fitStage(); // before the map exists: sizing it afterwards would move it and load twice
-  map = L.map(mapBox, {
-    center: settings.center || [37.5665, 126.978],
-    zoom: settings.zoom ?? 13,
-    minZoom: 3,
-    // One world, no copies: the API's boxes are plain longitudes.
-    maxBounds: [[-85, -180], [85, 180]],
-    maxBoundsViscosity: 1,
-    zoomControl: false,
-    attributionControl: false,
+  map = createMap(mapBox, settings, {
+    zoomIn: t('burger_map.js.map.zoom_in'), zoomOut: t('burger_map.js.map.zoom_out'), map: t('burger_map.js.map.map_label'),
   });
-  L.control.zoom({ zoomInTitle: t('burger_map.js.map.zoom_in'), zoomOutTitle: t('burger_map.js.map.zoom_out') }).addTo(map);
-  // Bottom left: the write button floats over the bottom right corner.
-  L.control.attribution({ position: 'bottomleft' }).addTo(map);
-  if (settings.tileURL) {
-    L.tileLayer(settings.tileURL, { attribution: settings.attribution || '', maxZoom: 19, noWrap: true }).addTo(map);
-  }
-  if (!mapBox.hasAttribute('aria-label')) mapBox.setAttribute('aria-label', t('burger_map.js.map.map_label'));
   pinLayer = L.layerGroup().addTo(map);
   clusterLayer = L.layerGroup().addTo(map);
 
@@ -426,28 +393,16 @@ function showHere(lat, lon) {
   map.setView([lat, lon], Math.max(map.getZoom(), 15));
 }
 
-locateButton?.addEventListener('click', () => {
-  if (!('geolocation' in navigator)) {
-    say(t('burger_map.js.map.locate_unsupported'));
-    return;
-  }
-  locateButton.disabled = true;
-  locateButton.setAttribute('aria-busy', 'true');
-  say(t('burger_map.js.map.locating'));
-  const done = () => {
-    locateButton.disabled = false;
-    locateButton.removeAttribute('aria-busy');
-  };
-  navigator.geolocation.getCurrentPosition((position) => {
-    done();
-    myPosition = [position.coords.latitude, position.coords.longitude];
-    // On the map the move itself reloads the box; the list is measured from the new spot.
-    showHere(...myPosition);
-    if (mode === 'list') loadList();
-  }, (error) => {
-    done();
-    say(error.code === error.PERMISSION_DENIED ? t('burger_map.js.map.locate_denied') : t('burger_map.js.map.locate_failed'));
-  }, { enableHighAccuracy: true, timeout: 10000, maximumAge: 60000 });
+locateButton?.addEventListener('click', async () => {
+  const found = await findMe(locateButton, say, {
+    unsupported: t('burger_map.js.map.locate_unsupported'), locating: t('burger_map.js.map.locating'),
+    denied: t('burger_map.js.map.locate_denied'), failed: t('burger_map.js.map.locate_failed'),
+  });
+  if (!found) return;
+  myPosition = found;
+  // On the map the move itself reloads the box; the list is measured from the new spot.
+  showHere(...myPosition);
+  if (mode === 'list') loadList();
 });
 
 // ---- Start --------------------------------------------------------------------------------

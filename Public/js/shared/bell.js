@@ -1,7 +1,9 @@
 // The inbox bell in the header of every page a signed-in browser sees: the unread count follows
 // the inbox live (over `/notifications/live`, the inbox's socket behind the session cookie), and
 // on the inbox page itself new notifications appear at the top as they arrive and are marked read,
-// since the person is looking at them.
+// since the person is looking at them. Every arrival is also told to the page as a DOM event,
+// `inbox:notification` with the notification as `detail`, for pages that follow something the
+// inbox hears of first (the mates pages: a request, a match).
 //
 // Conventions for every script under Public/js/: `data-*` attributes carry values that belong to
 // one element; the single JSON config block (shared/config.js) carries values the whole page
@@ -65,6 +67,7 @@ if (bell) {
   follow('/notifications/live', {
     onMessage(message) {
       const arrived = message.notification;
+      if (arrived) document.dispatchEvent(new CustomEvent('inbox:notification', { detail: arrived }));
       if (arrived && onInboxPage && !list.querySelector(`[data-id="${CSS.escape(arrived.id)}"]`)) {
         list.prepend(notificationRow(arrived));
         const empty = document.getElementById('inbox-empty');

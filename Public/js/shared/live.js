@@ -21,7 +21,7 @@ function socketURL(url) {
  * 'live' when a socket opens and 'polling' when polling starts.
  *
  * Leaving the page (pagehide) stops reconnecting and polling from starting; coming back to it
- * from the back/forward cache (pageshow with `persisted`) resumes. Returns `{ stop(), stopped }`:
+ * from the back/forward cache (pageshow with `persisted`) resumes. Returns `{ stop(), stopped, send(data) }`:
  * `stop()` ends following (say, before navigating away) until such a resume.
  */
 export function follow(url, { onMessage, poll = () => {}, onStatus = () => {}, interval = 3000, reconnectDelay = 5000 } = {}) {
@@ -81,5 +81,11 @@ export function follow(url, { onMessage, poll = () => {}, onStatus = () => {}, i
     },
     /** True after `stop()` or once the page is being left, until a back/forward-cache resume. */
     get stopped() { return stopped; },
+    /** Sends `data` as JSON when the socket is open; false (nothing sent) when it is not. */
+    send(data) {
+      if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+      socket.send(JSON.stringify(data));
+      return true;
+    },
   };
 }

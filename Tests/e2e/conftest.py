@@ -39,7 +39,8 @@ class Server:
         self.log = open(os.path.join(self.data_dir, "server.log"), "ab")
 
     def start(self):
-        env = dict(os.environ, DATA_DIR=self.data_dir, PORT=str(self.port), BCRYPT_COST="4", LOG_LEVEL="warning", **self.environment)
+        env = dict(os.environ, DATA_DIR=self.data_dir, PORT=str(self.port), BCRYPT_COST="4", LOG_LEVEL="warning")
+        env.update(self.environment)
         env.pop("DATABASE_URL", None)
         self.process = subprocess.Popen([BINARY], cwd=ROOT, env=env, stdout=self.log, stderr=self.log)
         deadline = time.time() + 60
@@ -66,6 +67,12 @@ class Server:
     def restart(self):
         self.stop()
         self.start()
+
+    def log_text(self):
+        """What the server has written to its log so far."""
+        self.log.flush()
+        with open(os.path.join(self.data_dir, "server.log"), "rb") as log:
+            return log.read().decode("utf-8", "replace")
 
     def cleanup(self):
         self.stop()

@@ -54,7 +54,8 @@ struct MatesPages: RouteCollection {
 
     // MARK: Frame
 
-    /// A mates page: the shared layout with the mates tab bar, `mates.css` (plus `stylesheets`),
+    /// A mates page: the shared layout with the mates tab bar, `mates.css` over the burger map's
+    /// common look (plus `stylesheets`),
     /// the page's script, Leaflet when it has a map, and the config block the scripts read (the
     /// API token, the browser's device token for the menu game, the `mates.js.` texts).
     func page(
@@ -68,7 +69,9 @@ struct MatesPages: RouteCollection {
         return Layout.page(
             req, title: title,
             extras: PageExtras(
-                stylesheets: ["/css/mates.css"] + stylesheets, scripts: script.map { ["/js/mates/\($0).js"] } ?? [],
+                // The bottom tab bar, the status line and the map stage are the burger map's.
+                stylesheets: ["/css/burger-map.css"] + (withMap ? ["/css/burger-map-map.css"] : []) + ["/css/mates.css"] + stylesheets,
+                scripts: script.map { ["/js/mates/\($0).js"] } ?? [],
                 vendorStylesheets: withMap ? library.stylesheets : [], vendorScripts: withMap ? library.scripts : [],
                 bodyClass: withTabs ? "mates with-tabs" : "mates", bottomBar: withTabs ? tabBar(req, current: tab) : .empty
             ),
@@ -82,7 +85,7 @@ struct MatesPages: RouteCollection {
 
     func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
         .nav(
-            .class("tab-bar mates-tabs"), .ariaLabel(req.t("mates.tabs")),
+            .class("tab-bar map-tabs mates-tabs"), .ariaLabel(req.t("mates.tabs")),
             .forEach(Tab.allCases) { tab in
                 .a(
                     .href(tab.path), tab == current ? .ariaCurrent() : .empty,

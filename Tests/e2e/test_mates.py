@@ -58,7 +58,17 @@ def code_for(server, phone):
     return found[-1] if found else None
 
 
+def wait_for_code_slot(server):
+    """Codes may be asked for once a minute from one address (the issue's rule), and every browser
+    here is 127.0.0.1: wait out the minute since this server's last send."""
+    last = getattr(server, "last_code_sent", None)
+    if last is not None:
+        time.sleep(max(0.0, last + 61 - time.monotonic()))
+
+
 def send_code(driver, server, phone):
+    wait_for_code_slot(server)
+    server.last_code_sent = time.monotonic()
     fill(driver, "destination", phone)
     click(driver, "#send-code")
     wait_for(driver, lambda d: d.find_element(By.ID, "confirm-form").is_displayed())
@@ -110,6 +120,13 @@ def send_message(driver, text):
     wait_for(driver, lambda d: any(
         line.find_element(By.CSS_SELECTOR, ".bubble").text == text
         for line in d.find_elements(By.CSS_SELECTOR, "#chat-log .chat-line.mine.sent")))
+
+
+def pass_menu_game_onboarding(driver):
+    """A first visit to the menu game asks about disliked foods once, then goes where it was going."""
+    if "/play/welcome" in driver.current_url:
+        click(driver, ".onboarding-page:not([hidden]) .skip-onboarding")
+        click(driver, "#save-dislikes")
 
 
 def test_two_people_verify_match_chat_play_and_review(mates_server, browser):
@@ -200,8 +217,7 @@ def test_two_people_verify_match_chat_play_and_review(mates_server, browser):
         shot(mina, "09-chat-menu")
         click(mina, "#menu-game")
         wait_for(mina, EC.url_contains("/play/"))
-        if "/play/welcome" in mina.current_url:
-            click(mina, ".onboarding-page:not([hidden]) .skip-onboarding")
+        pass_menu_game_onboarding(mina)
         wait_for(mina, EC.url_matches(r"/play/groups/\d{6}$"))
         pin = mina.find_element(By.ID, "pin-value").text
         join = wait_for(junho, lambda d: d.find_element(By.CSS_SELECTOR, ".menu-game-line a"))
@@ -209,8 +225,7 @@ def test_two_people_verify_match_chat_play_and_review(mates_server, browser):
         shot(junho, "10-chat-menu-game-line")
         join.click()
         wait_for(junho, EC.url_contains("/play/"))
-        if "/play/welcome" in junho.current_url:
-            click(junho, ".onboarding-page:not([hidden]) .skip-onboarding")
+        pass_menu_game_onboarding(junho)
         wait_for(junho, EC.url_contains(f"/play/groups/{pin}"))
         assert junho.find_element(By.ID, "pin-value").text == pin
 

@@ -102,18 +102,35 @@ function setState(item, state) {
   if (state === 'sent') showRead();
 }
 
-/** Puts `item` in time order, with a day line before it when it starts a day. */
-function place(item) {
+/**
+ * Puts `item` in time order. Times carry whole seconds, so lines of one second keep the order
+ * they came in: a line from a newest-first page (`older`) goes before its equals, any other
+ * after them.
+ */
+function place(item, { older = false } = {}) {
   const created = Number(item.dataset.created);
-  let after = null;
-  for (const line of [...log.querySelectorAll('.chat-line')].reverse()) {
-    if (Number(line.dataset.created) <= created) { after = line; break; }
+  const lines = [...log.querySelectorAll('.chat-line')];
+  if (older) {
+    const next = lines.find((line) => Number(line.dataset.created) >= created);
+    if (next) next.before(item);
+    else log.append(item);
+  } else {
+    const previous = lines.reverse().find((line) => Number(line.dataset.created) <= created);
+    if (previous) previous.after(item);
+    else log.prepend(item);
   }
-  const day = dayKey(new Date(created));
-  const dayAbove = after ? dayKey(new Date(Number(after.dataset.created))) : null;
-  if (after) after.after(item);
-  else log.prepend(item);
-  if (dayAbove !== day && !log.querySelector(`.chat-day[data-day="${day}"]`)) item.before(dayLine(new Date(created)));
+  drawDays();
+}
+
+/** A line with the date above the first line of each day. */
+function drawDays() {
+  for (const day of log.querySelectorAll('.chat-day')) day.remove();
+  let last = null;
+  for (const line of log.querySelectorAll('.chat-line')) {
+    const date = new Date(Number(line.dataset.created));
+    if (dayKey(date) !== last) line.before(dayLine(date));
+    last = dayKey(date);
+  }
 }
 
 function nearBottom() {
@@ -124,14 +141,19 @@ function scrollToEnd() {
   window.scrollTo(0, document.documentElement.scrollHeight);
 }
 
-/** Shows a stored line once, wherever it came from (a page, the socket, an HTTP answer). */
-function add(message, { follow: keepAtEnd = true } = {}) {
+/**
+ * Shows a stored line once, wherever it came from (a page, the socket, an HTTP answer);
+ * `older`: it comes from a newest-first page.
+ */
+function add(message, { older = false } = {}) {
   if (!message?.id || shown.has(message.id)) return;
-  const stick = keepAtEnd && nearBottom();
+  const stick = !older && nearBottom();
   const item = bubble(message);
   shown.set(message.id, item);
-  place(item);
-  if (!newestCursor || new Date(message.createdAt) >= new Date(shown.newest || 0)) {
+  place(item, { older });
+  const time = new Date(message.createdAt).getTime();
+  const newest = shown.newest ? new Date(shown.newest).getTime() : -Infinity;
+  if (older ? time > newest : time >= newest) {
     newestCursor = message.cursor;
     shown.newest = message.createdAt;
   }
@@ -153,7 +175,7 @@ function showRead() {
 
 async function loadNewest() {
   const page = await api('GET', `${CHAT}/messages?limit=30`);
-  for (const message of page.items || []) add(message, { follow: false });
+  for (const message of page.items || []) add(message, { older: true });
   olderCursor = page.nextCursor;
   partnerReadAt = page.partnerReadAt;
   showRead();
@@ -171,7 +193,7 @@ async function loadOlder() {
   const before = document.documentElement.scrollHeight;
   try {
     const page = await api('GET', `${CHAT}/messages?limit=30&before=${encodeURIComponent(olderCursor)}`);
-    for (const message of page.items || []) add(message, { follow: false });
+    for (const message of page.items || []) add(message, { older: true });
     olderCursor = page.nextCursor;
     window.scrollBy(0, document.documentElement.scrollHeight - before);
   } catch (error) {

@@ -42,7 +42,7 @@ export function backgroundURL(index) { return `/images/mates/background-${Number
 
 /** Where a page goes for a state: the search, the nearby list, or the chat of the match. */
 export function pathForState(state) {
-  if (state?.state === 'matched' && state.matchId) return `/mates/chat/${state.matchId}`;
+  if (state?.state === 'matched' && state.matchId) return `/mates/chat/${String(state.matchId).toLowerCase()}`;
   if (state?.state === 'searching') return '/mates/nearby';
   return '/mates/search';
 }

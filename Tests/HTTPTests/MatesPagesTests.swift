@@ -276,9 +276,16 @@ final class MatesPagesTests: XCTestCase {
                 XCTAssertEqual(report.status, .ok)
             }
 
+            // The socket opens only from a page of this site (it rides on the cookie, no CSRF token).
+            let sameSite: HTTPHeaders = ["Origin": "http://localhost:8080", "Host": "localhost:8080"]
+            for headers: HTTPHeaders in [[:], ["Origin": "https://evil.example", "Host": "localhost:8080"]] {
+                var browser = mina
+                let socket = try await browser.get("\(chatPath)/live", extraHeaders: headers)
+                XCTAssertEqual(socket.status, .forbidden, "\(headers)")
+            }
             for path in [chatPath, "\(chatPath)/live", "/mates/review/\(id)", "/mates/report/\(id)",
                          "/mates/chat/\(UUID().uuidString.lowercased())", "/mates/chat/not-a-match", "/mates/review/1"] {
-                let page = try await stranger.get(path)
+                let page = try await stranger.get(path, extraHeaders: sameSite)
                 XCTAssertEqual(page.status, .notFound, path)
                 XCTAssertFalse(page.text.contains(#"id="chat-log""#), path)
             }

@@ -7,8 +7,11 @@ struct CookieBrowser {
     var cookies: [String: String] = [:]
     var lastCSRFToken: String?
 
-    mutating func get(_ path: String) async throws -> TestingHTTPResponse {
-        let response = try await app.send(.GET, path, headers: requestHeaders())
+    /// `extraHeaders` go with the browser's own (an `Origin` for a socket handshake).
+    mutating func get(_ path: String, extraHeaders: HTTPHeaders = [:]) async throws -> TestingHTTPResponse {
+        var headers = requestHeaders()
+        for (name, value) in extraHeaders { headers.replaceOrAdd(name: name, value: value) }
+        let response = try await app.send(.GET, path, headers: headers)
         remember(response)
         return response
     }

@@ -85,13 +85,9 @@ struct NotificationsPages: RouteCollection {
         return Layout.redirect(to: "/notifications")
     }
 
-    /// The inbox socket for pages. A WebSocket handshake carries cookies but no CSRF token, so
-    /// another site could open one in a visitor's name: only a page of this origin may.
+    /// The inbox socket for pages, opened only by a page of this origin.
     func live(req: Request) async throws -> Response {
-        guard let origin = req.headers.first(name: .origin), let host = req.headers.first(name: .host),
-              let parsed = URL(string: origin), let originHost = parsed.host,
-              originHost + (parsed.port.map { ":\($0)" } ?? "") == host
-        else { throw AppError(.forbidden, "cross_origin_socket") }
+        try req.requireSameOriginSocket()
         return try NotificationsAPI.liveSocket(for: try req.requireUser().requireID(), req)
     }
 }

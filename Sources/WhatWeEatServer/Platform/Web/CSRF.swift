@@ -107,3 +107,15 @@ extension Request {
         return token
     }
 }
+
+extension Request {
+    /// For a page's WebSocket behind the session cookie: the handshake carries the cookie but no
+    /// CSRF token, so another site could open one in a visitor's name. Only a page of this origin
+    /// may (the `Origin` header names this host), else 403 `cross_origin_socket`.
+    func requireSameOriginSocket() throws {
+        guard let origin = headers.first(name: .origin), let host = headers.first(name: .host),
+              let parsed = URL(string: origin), let originHost = parsed.host,
+              originHost + (parsed.port.map { ":\($0)" } ?? "") == host
+        else { throw AppError(.forbidden, "cross_origin_socket") }
+    }
+}

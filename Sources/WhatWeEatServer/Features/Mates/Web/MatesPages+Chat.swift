@@ -94,8 +94,9 @@ extension MatesPages {
     }
 
     /// The chat's live socket for the pages (the API's, behind the session cookie: a browser
-    /// cannot put a bearer token on a WebSocket).
+    /// cannot put a bearer token on a WebSocket), opened only by a page of this origin.
     func live(req: Request) async throws -> Response {
+        try req.requireSameOriginSocket()
         let (match, me, _) = try await pathMatch(req)
         return try MatesChatSocket.open(match: match, me: me, req)
     }

@@ -152,12 +152,22 @@ def test_two_people_verify_match_chat_play_and_review(mates_server, browser):
         verify(junho, server, "010-3333-4444")
         set_profile(junho, "male", 1994, ["코딩"])
 
-        # The home map: the floating button offers to search.
+        start_searching(junho, server)
+
+        # Mina's home map: Junho's face near her, the filter, the list; the button offers to search.
+        mina.get(server.url + "/mates")
         fab = wait_for(mina, lambda d: d.find_element(By.ID, "state-fab"))
         assert fab.get_attribute("data-state") == "idle"
-        shot(mina, "03-home-idle")
-
-        start_searching(junho, server)
+        wait_for(mina, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".leaflet-marker-icon.mate-pin")) == 1)
+        click(mina, '.gender-filter [data-gender="female"]')
+        wait_for(mina, lambda d: not d.find_elements(By.CSS_SELECTOR, ".leaflet-marker-icon.mate-pin"))
+        click(mina, '.gender-filter [data-gender="male"]')
+        wait_for(mina, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".leaflet-marker-icon.mate-pin")) == 1)
+        shot(mina, "03-home-map")
+        click(mina, "#view-toggle")
+        row = wait_for(mina, lambda d: d.find_element(By.CSS_SELECTOR, "#people-list .mate-row"))
+        assert "새싹준호" in row.text and "코딩" in row.text
+        shot(mina, "03-home-list")
         # Mina's search page suggests what Junho wants, nearby.
         mina.get(server.url + "/mates/search")
         wait_for(mina, lambda d: "코딩" in [b.text for b in d.find_elements(By.CSS_SELECTOR, "#others-topics button")])
@@ -308,3 +318,26 @@ def test_shop_previews_buys_and_wears(mates_server, browser):
     browser.refresh()
     assert "owned" in browser.find_element(By.ID, "item-avatar-2").get_attribute("class")
     assert browser.find_element(By.ID, "mate-card").get_attribute("data-avatar") == "2"
+
+
+def test_without_leaflet_the_home_is_a_list(browser):
+    server = Server(LOG_LEVEL="notice", LEAFLET_DIR="/nonexistent-leaflet", LEAFLET_CDN="off")
+    server.start()
+    try:
+        sign_up(browser, server, "목록새싹")
+        verify(browser, server, "010-4444-1111")
+        # Without a birth year the home says what is missing, with the way to it.
+        browser.get(server.url + "/mates")
+        assert browser.find_element(By.CSS_SELECTOR, "#needs-birth-year a").get_attribute("href").endswith("/mates/profile")
+        browser.get(server.url + "/mates/profile?welcome=1")
+        set_profile(browser, "unspecified", 2000, [])
+        wait_for(browser, lambda d: "map-no-leaflet" in d.find_element(By.TAG_NAME, "body").get_attribute("class"))
+        assert browser.find_element(By.ID, "people-list").get_attribute("hidden") is None
+        assert not browser.find_element(By.ID, "view-toggle").is_displayed()
+        assert not browser.find_element(By.ID, "map").is_displayed()
+        wait_for(browser, lambda d: d.find_element(By.ID, "map-status").text == "지금 주변에서 찾는 사람이 없어요.")
+        assert browser.find_element(By.ID, "state-fab").is_displayed()
+        assert no_horizontal_overflow(browser)
+        shot(browser, "01-home-list")
+    finally:
+        server.cleanup()

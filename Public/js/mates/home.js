@@ -95,6 +95,12 @@ function render() {
   const visible = shown();
   if (pins) {
     pins.clearLayers();
+    // The area searched: the server's radius around the map's centre.
+    if (config.radiusMeters) {
+      pins.addLayer(window.L.circle(origin(), {
+        radius: config.radiusMeters, color: '#15803d', weight: 1.5, fillOpacity: 0.06, interactive: false,
+      }));
+    }
     // Nearby answers carry distances, not positions: pins stand around the centre at their
     // distance, spread by a stable angle from their id, never at anyone's real spot.
     const [lat, lon] = origin();
@@ -112,6 +118,11 @@ function render() {
 }
 
 async function load() {
+  // Without a birth year nobody can be shown (ages are how people filter): the page says so.
+  if (config.profile && config.profile.birthYear == null) {
+    status('');
+    return;
+  }
   const request = ++latestRequest;
   const [lat, lon] = origin();
   status(t('mates.js.home.loading'));

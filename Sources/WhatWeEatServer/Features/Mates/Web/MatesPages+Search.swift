@@ -15,10 +15,7 @@ extension MatesPages {
                      "maxTopics": MatesRules.maxTopics, "maxTopicCharacters": MatesRules.maxTopicCharacters],
             main: .group(
                 .h1(.text(req.t("mates.search.title"))),
-                profile.birthYear == nil
-                    ? .p(.id("needs-birth-year"), .class("notice"), .text(req.t("mates.search.needs_birth_year") + " "),
-                         .a(.href(Tab.profile.path), .text(req.t("mates.search.open_profile"))))
-                    : .empty,
+                profile.birthYear == nil ? needsBirthYear(req) : .empty,
                 .section(
                     .class("topic-section"), .ariaLabelledBy("recommended-title"),
                     .h2(.id("recommended-title"), .text(req.t("mates.search.recommended"))),

@@ -148,6 +148,7 @@ struct MatesPages: RouteCollection {
                      "radiusMeters": Int(req.application.settings.mates.radiusMeters)],
             main: .group(
                 .h1(.class("visually-hidden"), .text(req.t("mates.home.title"))),
+                profile.birthYear == nil ? needsBirthYear(req) : .empty,
                 .div(
                     .class("gender-filter"), .role("radiogroup"), .ariaLabel(req.t("mates.home.filter")),
                     .forEach(["all", "male", "female"]) { gender in
@@ -170,6 +171,13 @@ struct MatesPages: RouteCollection {
                 .ol(.id("people-list"), .class("people-list"), .attribute(named: "aria-label", value: req.t("mates.home.list_label")), .attribute(named: "hidden", value: "hidden"))
             )
         )
+    }
+
+    /// People find each other by age: without a birth year there is nobody to show, and this says
+    /// where to set it.
+    func needsBirthYear(_ req: Request) -> Node<HTML.BodyContext> {
+        .p(.id("needs-birth-year"), .class("notice"), .text(req.t("mates.search.needs_birth_year") + " "),
+           .a(.href(Tab.profile.path), .text(req.t("mates.search.open_profile"))))
     }
 
     /// The one floating button whose icon follows my state: search, searching, or the chat.

@@ -17,15 +17,6 @@ final class BurgerMapPagesTests: XCTestCase {
         return browser
     }
 
-    /// The page's `#page-config` JSON.
-    func pageConfig(_ page: TestingHTTPResponse, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
-        let text = page.text
-        let start = try XCTUnwrap(text.range(of: #"<script type="application/json" id="page-config">"#), file: file, line: line)
-        let end = try XCTUnwrap(text.range(of: "</script>", range: start.upperBound..<text.endIndex), file: file, line: line)
-        let object = try JSONSerialization.jsonObject(with: Data(text[start.upperBound..<end.lowerBound].utf8))
-        return try XCTUnwrap(object as? [String: Any], file: file, line: line)
-    }
-
     func seededPlace(_ app: Application) async throws -> BurgerPlace {
         let place = try await BurgerPlace.query(on: app.db).filter(\.$reviewCount > 0).sort(\.$name).first()
         return try XCTUnwrap(place)

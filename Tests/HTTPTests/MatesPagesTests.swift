@@ -49,15 +49,6 @@ final class MatesPagesTests: XCTestCase {
         return (browser, member)
     }
 
-    /// The page's `#page-config` JSON.
-    func pageConfig(_ page: TestingHTTPResponse, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
-        let text = page.text
-        let start = try XCTUnwrap(text.range(of: #"<script type="application/json" id="page-config">"#), file: file, line: line)
-        let end = try XCTUnwrap(text.range(of: "</script>", range: start.upperBound..<text.endIndex), file: file, line: line)
-        let object = try JSONSerialization.jsonObject(with: Data(text[start.upperBound..<end.lowerBound].utf8))
-        return try XCTUnwrap(object as? [String: Any], file: file, line: line)
-    }
-
     /// The opening tag of the element with this id (`<a id="state-fab" class="…" href="…">`).
     func tag(_ page: TestingHTTPResponse, _ id: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
         let text = page.text

@@ -5,15 +5,6 @@ import XCTVapor
 /// The menu game's web pages as a browser meets them (cookies, CSRF, redirects), plus the
 /// preferences and feedback API they share with native clients.
 final class MenuGamePagesTests: XCTestCase {
-    /// The JSON the page hands its scripts.
-    private func pageConfig(_ response: TestingHTTPResponse) throws -> [String: Any] {
-        let text = response.text
-        let start = try XCTUnwrap(text.range(of: #"<script type="application/json" id="page-config">"#))
-        let end = try XCTUnwrap(text.range(of: "</script>", range: start.upperBound..<text.endIndex))
-        let json = String(text[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "<\\/", with: "</")
-        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-    }
-
     /// Finishes onboarding in this browser with these disliked foods.
     private func onboard(_ browser: inout CookieBrowser, disliked: [String] = []) async throws {
         _ = try await browser.get("/play/welcome")

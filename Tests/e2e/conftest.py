@@ -14,6 +14,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 ARTIFACTS = pathlib.Path(__file__).parent / "artifacts"
@@ -153,3 +154,27 @@ def fill(driver, field_id, text):
 
 def no_horizontal_overflow(driver):
     return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def click(driver, selector):
+    """Waits until the element is clickable, scrolls it to the middle (clear of sticky bars) and clicks."""
+    element = wait_for(driver, EC.element_to_be_clickable((By.CSS_SELECTOR, selector)))
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+    return element
+
+
+def sign_up(driver, server, nickname):
+    """A new account through the sign-up page; lands on /me, signed in."""
+    driver.get(server.url + "/signup")
+    fill(driver, "email", f"{abs(hash(nickname)) % 10**8}@example.com")
+    fill(driver, "nickname", nickname)
+    fill(driver, "password", "password1")
+    driver.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+    wait_for(driver, EC.url_contains("/me"))
+
+
+def allow_location(driver, server, lat, lon):
+    """The page may ask where the browser is, and it is at (lat, lon)."""
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
+    driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {"latitude": lat, "longitude": lon, "accuracy": 10})

@@ -14,7 +14,7 @@ from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import fill, make_browser, no_horizontal_overflow, shot, wait_for
+from conftest import allow_location, click, sign_up, fill, make_browser, no_horizontal_overflow, shot, wait_for
 
 # Near Seoul City Hall, where the map opens, but away from the seeded places' exact spots.
 PLACE = {"name": "을지로 수제버거 연구소", "address": "서울 중구 을지로 12", "lat": 37.5668, "lon": 126.9829}
@@ -45,29 +45,14 @@ def api(server, method, path, body=None, token=None):
         return json.loads(response.read() or b"null")
 
 
-def sign_up(browser, server, nickname):
-    browser.get(server.url + "/signup")
-    fill(browser, "email", f"{abs(hash(nickname)) % 10**8}@example.com")
-    fill(browser, "nickname", nickname)
-    fill(browser, "password", "password1")
-    browser.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
-    wait_for(browser, EC.url_contains("/me"))
 
 
-def click(driver, selector):
-    element = wait_for(driver, EC.element_to_be_clickable((By.CSS_SELECTOR, selector)))
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-    element.click()
-    return element
 
 
 def text_of(driver, selector):
     return driver.find_element(By.CSS_SELECTOR, selector).text.strip()
 
 
-def allow_location(driver, server, lat, lon):
-    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
-    driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {"latitude": lat, "longitude": lon, "accuracy": 10})
 
 
 def test_two_people_review_like_comment_follow_and_the_inbox_updates_live(server, browser):

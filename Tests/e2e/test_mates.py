@@ -13,7 +13,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from conftest import Server, fill, make_browser, no_horizontal_overflow, shot, wait_for
+from conftest import allow_location, click, sign_up, Server, fill, make_browser, no_horizontal_overflow, shot, wait_for
 
 # Near Seoul City Hall, about 300 m apart: well inside the 1,500 m the server searches.
 HERE = (37.5665, 126.9780)
@@ -29,25 +29,10 @@ def mates_server():
     instance.cleanup()
 
 
-def click(driver, selector):
-    element = wait_for(driver, EC.element_to_be_clickable((By.CSS_SELECTOR, selector)))
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-    element.click()
-    return element
 
 
-def sign_up(driver, server, nickname):
-    driver.get(server.url + "/signup")
-    fill(driver, "email", f"{abs(hash(nickname)) % 10**8}@example.com")
-    fill(driver, "nickname", nickname)
-    fill(driver, "password", "password1")
-    driver.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
-    wait_for(driver, EC.url_contains("/me"))
 
 
-def allow_location(driver, server, lat, lon):
-    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
-    driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {"latitude": lat, "longitude": lon, "accuracy": 10})
 
 
 def code_for(server, phone):

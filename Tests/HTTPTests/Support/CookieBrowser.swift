@@ -61,3 +61,13 @@ struct CookieBrowser {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
     }
 }
+
+/// The JSON a page hands its scripts (its `#page-config` block, `PageConfig.block`).
+func pageConfig(_ page: TestingHTTPResponse, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+    let text = page.text
+    let start = try XCTUnwrap(text.range(of: #"<script type="application/json" id="page-config">"#), file: file, line: line)
+    let end = try XCTUnwrap(text.range(of: "</script>", range: start.upperBound..<text.endIndex), file: file, line: line)
+    // `Markup.scriptJSON` writes `</` as `<\/` inside the block; JSON reads it back as `</`.
+    let json = String(text[start.upperBound..<end.lowerBound])
+    return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], file: file, line: line)
+}

@@ -73,16 +73,9 @@ struct BurgerMapPages: RouteCollection {
     }
 
     func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
-        .nav(
-            .class("tab-bar map-tabs"), .ariaLabel(req.t("burger_map.tabs")),
-            .forEach(Tab.allCases) { tab in
-                .a(
-                    .href(tab.path), tab == current ? .ariaCurrent() : .empty,
-                    .span(.class("tab-icon"), .ariaHidden(true), .text(tab.emoji)),
-                    .span(.class("tab-label"), .text(req.t("burger_map.tab.\(tab.rawValue)")))
-                )
-            }
-        )
+        TabBar.render(label: req.t("burger_map.tabs"), classes: "", items: Tab.allCases.map { tab in
+            TabBar.Item(path: tab.path, emoji: tab.emoji, label: req.t("burger_map.tab.\(tab.rawValue)"), isCurrent: tab == current)
+        })
     }
 
     /// Encodes an API answer for the config block, so scripts start from what the page shows.

@@ -84,16 +84,9 @@ struct MatesPages: RouteCollection {
     }
 
     func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
-        .nav(
-            .class("tab-bar map-tabs mates-tabs"), .ariaLabel(req.t("mates.tabs")),
-            .forEach(Tab.allCases) { tab in
-                .a(
-                    .href(tab.path), tab == current ? .ariaCurrent() : .empty,
-                    .span(.class("tab-icon"), .ariaHidden(true), .text(tab.emoji)),
-                    .span(.class("tab-label"), .text(req.t("mates.tab.\(tab.rawValue)")))
-                )
-            }
-        )
+        TabBar.render(label: req.t("mates.tabs"), classes: "mates-tabs", items: Tab.allCases.map { tab in
+            TabBar.Item(path: tab.path, emoji: tab.emoji, label: req.t("mates.tab.\(tab.rawValue)"), isCurrent: tab == current)
+        })
     }
 
     /// Encodes an API answer for the config block, so scripts start from what the page shows.

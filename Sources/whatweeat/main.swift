@@ -2,7 +2,8 @@ import Foundation
 import Vapor
 import WhatWeEatServer
 
-/// `whatweeat [serve | migrate | seed | user create --admin …]`; no argument means serve.
+/// `whatweeat [serve | migrate | seed | user create --admin … | backup FILE | restore FILE]`; no
+/// argument means serve.
 /// Configuration comes from the environment only (see README.md).
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("whatweeat: \(message)\n".utf8))
@@ -16,12 +17,20 @@ do {
     fail("\(error)")
 }
 
+// `backup FILE` and `restore FILE` work on the database file alone, before any pool opens it.
+do {
+    if try await DatabaseFileCommands.runIfAsked(Array(CommandLine.arguments.dropFirst()), settings: settings) { exit(0) }
+} catch {
+    fail("\(error)")
+}
+
 LoggingSystem.bootstrap { label in
     var handler = StreamLogHandler.standardOutput(label: label)
     handler.logLevel = settings.logLevel
     return handler
 }
 
+var databaseLock: DatabaseLock?
 let app: Application
 do {
     app = try await Application.make(try Environment.detect())
@@ -36,6 +45,8 @@ do {
     let command = CommandLine.arguments.dropFirst().first
     let isHelp = command == "--help" || command == "-h"
     if command == nil || command == "serve" || (command?.hasPrefix("-") == true && !isHelp) {
+        // Held while serving, so `whatweeat restore` refuses to replace the database under us.
+        if case .sqlite(let path) = settings.database { databaseLock = DatabaseLock(database: path, mode: .shared) }
         do {
             try await prepareDatabase(app)
         } catch {
@@ -46,6 +57,7 @@ do {
     }
     try await app.execute()
     try await app.asyncShutdown()
+    databaseLock?.release()
 } catch {
     try? await app.asyncShutdown()
     fail("\(String(describing: error).prefix(300))")

@@ -34,24 +34,77 @@ final class OperationsTests: XCTestCase {
         try await app.asyncShutdown()
     }
 
+    static let metricsToken = "metrics-token-for-the-tests-0001"
+
+    /// The value of one series in `/metrics` (0 when it is not there yet). The registry is the
+    /// process's (one per process, as swift-metrics wants), so tests compare before and after.
+    func value(_ text: String, _ series: String) -> Double {
+        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Double(line.dropFirst(series.count + 1)) ?? 0
+        }
+        return 0
+    }
+
+    func readMetrics(_ app: Application) async throws -> String {
+        let metrics = try await app.send(.GET, "/metrics", headers: ["Authorization": "Bearer \(Self.metricsToken)"])
+        XCTAssertEqual(metrics.status, .ok)
+        XCTAssertEqual(metrics.headers.contentType?.subType, "plain")
+        return metrics.text
+    }
+
     func testMetricsCountRequestsByRoutePatternAndStatus() async throws {
-        try await withTestApp { app in
+        try await withTestApp(adjust: { $0.metricsToken = Self.metricsToken }) { app in
+            let healthz = #"http_requests_total{method="GET",route="/healthz",status="200"}"#
+            let me = #"http_requests_total{method="GET",route="/api/v1/me",status="401"}"#
+            let unmatched = #"http_requests_total{method="GET",route="unmatched",status="404"}"#
+            let upload = #"http_requests_total{method="GET",route="/uploads/:key",status="404"}"#
+            let histogram = #"http_request_duration_seconds_count{method="GET",route="/healthz",status="200"}"#
+            let orders = "whatweeat_banchan_orders_placed_total"
+            let before = try await readMetrics(app)
+
             for _ in 0..<3 { _ = try await app.send(.GET, "/healthz") }
             _ = try await app.send(.GET, "/api/v1/me")
             _ = try await app.send(.GET, "/no/such/route")
             _ = try await app.send(.GET, "/uploads/abc.png")
-            let metrics = try await app.send(.GET, "/metrics")
-            XCTAssertEqual(metrics.status, .ok)
-            XCTAssertEqual(metrics.headers.contentType?.subType, "plain")
-            let text = metrics.text
-            XCTAssertTrue(text.contains("# TYPE http_requests_total counter"))
-            XCTAssertTrue(text.contains("http_requests_total{method=\"GET\",route=\"/healthz\",status=\"200\"} 3"), text)
-            XCTAssertTrue(text.contains("http_requests_total{method=\"GET\",route=\"/api/v1/me\",status=\"401\"} 1"), text)
-            XCTAssertTrue(text.contains("http_requests_total{method=\"GET\",route=\"unmatched\",status=\"404\"} 1"), text)
-            XCTAssertTrue(text.contains("route=\"/uploads/:key\",status=\"404\""), "patterns, not raw paths: \(text)")
-            XCTAssertTrue(text.contains("http_request_duration_seconds_bucket{method=\"GET\",route=\"/healthz\",status=\"200\",le=\"+Inf\"} 3"))
-            XCTAssertTrue(text.contains("http_request_duration_seconds_count{method=\"GET\",route=\"/healthz\",status=\"200\"} 3"))
+            let placed = try await app.send(.POST, "/api/v1/banchan/orders", raw: #"{"items": [{"hash": "HU6Z5", "quantity": 1}]}"#,
+                                            headers: ["X-Device-Token": "metrics-test-device-0001"])
+            XCTAssertEqual(placed.status, .created, placed.text)
+
+            let after = try await readMetrics(app)
+            XCTAssertTrue(after.contains("# TYPE http_requests_total counter"), after)
+            XCTAssertTrue(after.contains("# TYPE http_request_duration_seconds histogram"), after)
+            XCTAssertEqual(value(after, healthz) - value(before, healthz), 3, after)
+            XCTAssertEqual(value(after, me) - value(before, me), 1)
+            XCTAssertEqual(value(after, unmatched) - value(before, unmatched), 1)
+            XCTAssertEqual(value(after, upload) - value(before, upload), 1, "patterns, not raw paths")
+            XCTAssertFalse(after.contains("abc.png"), "never the raw path")
+            XCTAssertEqual(value(after, histogram) - value(before, histogram), 3)
+            XCTAssertTrue(after.contains(#"http_request_duration_seconds_bucket{method="GET",route="/healthz",status="200",le="+Inf"}"#))
+            XCTAssertEqual(value(after, orders) - value(before, orders), 1, "the shop counts the orders it places")
         }
+    }
+
+    func testMetricsAreForLoopbackOrTheTokenOnly() async throws {
+        try await withTestApp(adjust: { $0.metricsToken = Self.metricsToken }) { app in
+            // An in-memory request has no address: not loopback.
+            let anonymous = try await app.send(.GET, "/metrics")
+            XCTAssertEqual(anonymous.status, .notFound)
+            let wrong = try await app.send(.GET, "/metrics", headers: ["Authorization": "Bearer metrics-token-for-the-tests-0002"])
+            XCTAssertEqual(wrong.status, .notFound)
+        }
+        // A real process: loopback may read it, unless a proxy forwarded the request.
+        let directory = try TestDatabase.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ServerProcess(dataDirectory: directory, extraEnvironment: ["METRICS_TOKEN": Self.metricsToken])
+        defer { server.stop(signal: SIGINT) }
+        try await server.waitUntilHealthy()
+        let local = try await server.send(.GET, "/metrics", json: String?.none, headers: [:])
+        XCTAssertEqual(local.status, .ok)
+        let forwarded = try await server.send(.GET, "/metrics", json: String?.none, headers: ["X-Forwarded-For": "203.0.113.9"])
+        XCTAssertEqual(forwarded.status, .notFound, "through a proxy on this machine is not local")
+        let withToken = try await server.send(.GET, "/metrics", json: String?.none,
+                                              headers: ["X-Forwarded-For": "203.0.113.9", "Authorization": "Bearer \(Self.metricsToken)"])
+        XCTAssertEqual(withToken.status, .ok)
     }
 
     func testSecurityHeadersOnPages() async throws {

@@ -6,6 +6,9 @@
 // one element; the single JSON config block (shared/config.js) carries values the whole page
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 
+/** The close code of a server that is restarting (`GracefulShutdown`). */
+const RESTART = 1012;
+
 /** A same-site path or http(s) address as the matching ws(s) address. */
 function socketURL(url) {
   const address = new URL(url, location.href);
@@ -17,7 +20,8 @@ function socketURL(url) {
 /**
  * Follows the WebSocket at `url` (a path is fine). Each JSON message goes to `onMessage(data)`
  * (messages that are not JSON are ignored). While the socket is down, `poll()` runs at once and
- * then every `interval` ms, and a new socket is tried after `reconnectDelay` ms. `onStatus` hears
+ * then every `interval` ms, and a new socket is tried after `reconnectDelay` ms (a second or so
+ * when the server closed it for a restart, code 1012). `onStatus` hears
  * 'live' when a socket opens and 'polling' when polling starts.
  *
  * Leaving the page (pagehide) stops reconnecting and polling from starting; coming back to it
@@ -57,10 +61,13 @@ export function follow(url, { onMessage, poll = () => {}, onStatus = () => {}, i
     socket.addEventListener('message', (event) => {
       try { onMessage?.(JSON.parse(event.data)); } catch { /* not ours */ }
     });
-    socket.addEventListener('close', () => {
+    socket.addEventListener('close', (event) => {
       if (stopped) return;
       startPolling();
-      setTimeout(connect, reconnectDelay);
+      // 1012: the server is restarting on purpose (another instance is there behind a proxy);
+      // come back soon, spread over a second so every page does not arrive at once.
+      const delay = event.code === RESTART ? 500 + Math.random() * 1000 : reconnectDelay;
+      setTimeout(connect, delay);
     });
   }
 

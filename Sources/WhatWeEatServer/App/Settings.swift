@@ -38,6 +38,8 @@ public struct Settings: Sendable {
     public var loginFailureWindow: TimeInterval = 15 * 60
     /// What one client address or connection may hold or try.
     public var limits = Limits()
+    /// `METRICS_TOKEN`: a bearer token that may read `/metrics` from anywhere (loopback may without).
+    public var metricsToken: String?
 
     public struct Limits: Sendable, Equatable {
         /// Logins and sign-ups one address may try in a minute (each costs a bcrypt), and
@@ -311,6 +313,11 @@ public struct Settings: Sendable {
             throw SettingsError(variable: "APPSTORE_VERIFIER", value: other, expected: "test or appstore")
         }
 
+        let metricsToken = value("METRICS_TOKEN")
+        if let metricsToken, metricsToken.utf8.count < 16 || !metricsToken.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
+            throw SettingsError(variable: "METRICS_TOKEN", value: "(\(metricsToken.utf8.count) bytes)", expected: "at least 16 printable characters, no spaces")
+        }
+
         try createDirectory(dataDirectory)
         let secret: String
         if let raw = value("JWT_SECRET") {
@@ -328,6 +335,7 @@ public struct Settings: Sendable {
             refreshTokenTTL: TimeInterval(refreshTTL), bcryptCost: bcryptCost, appEnvironment: appEnvironment
         )
         settings.shop = shop
+        settings.metricsToken = metricsToken
         settings.limits = limits
         settings.map = map
         settings.mates = mates

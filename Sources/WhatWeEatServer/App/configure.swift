@@ -40,7 +40,10 @@ public func configure(_ app: Application, settings: Settings) async throws {
         app.events = bus
         app.lifecycle.use(PostgresEventBusLifecycle(bus: bus))
     }
-    app.requestMetrics = RequestMetrics()
+    AppMetrics.start()
+    // Requests are counted by `RequestMetricsMiddleware`, with the route pattern as `route`; Vapor's
+    // own request metrics would count them twice under other label names.
+    app.http.server.configuration.reportMetrics = false
     app.mapLibrary = MapLibrary(settings: settings.map)
     app.files = try DiskFileStorage(directory: (settings.dataDirectory as NSString).appendingPathComponent("uploads"))
 
@@ -55,7 +58,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
 
     // Outermost first: metrics see the final status, errors are rendered before headers are added.
     app.middleware = Middlewares()
-    app.middleware.use(RequestMetricsMiddleware(metrics: app.requestMetrics))
+    app.middleware.use(RequestMetricsMiddleware())
     app.middleware.use(SecurityHeadersMiddleware(settings: settings, map: app.mapLibrary))
     app.middleware.use(AppErrorMiddleware(renderPage: { request, status, message in
         Layout.errorPage(request, status: status, message: message)
@@ -66,6 +69,9 @@ public func configure(_ app: Application, settings: Settings) async throws {
     try routes(app, openAPIDocument: openAPIDocument)
     // Innermost, around the router alone, once every route is known.
     app.middleware.use(MethodNotAllowedMiddleware(routes: app.routes.all))
+    app.lifecycle.use(AppMetrics.databaseProbe())
+    // Last registered, first to run at shutdown: sockets and requests in flight end before the rest.
+    app.lifecycle.use(GracefulShutdown())
 }
 
 /// Creates or upgrades the schema and loads the catalogs; safe to run on every start.

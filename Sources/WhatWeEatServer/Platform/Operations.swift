@@ -30,9 +30,12 @@ struct OperationsRoutes: RouteCollection {
         }
     }
 
+    /// For the machine's own collector (a request from loopback that no proxy forwarded) or
+    /// whoever shows `METRICS_TOKEN` as a bearer token; 404 for everyone else, as if not there.
     func metrics(req: Request) async throws -> Response {
-        Response(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
-                 body: .init(string: req.application.requestMetrics.prometheusText()))
+        guard MetricsAccess.allows(req, token: req.application.settings.metricsToken) else { throw AppError.notFound() }
+        return Response(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
+                        body: .init(string: AppMetrics.prometheusText()))
     }
 
     /// Uploaded files, by content-hash key; immutable, so browsers may cache them for good.
@@ -46,11 +49,16 @@ struct OperationsRoutes: RouteCollection {
     }
 }
 
-extension Application {
-    private struct RequestMetricsKey: StorageKey { typealias Value = RequestMetrics }
-
-    public var requestMetrics: RequestMetrics {
-        get { configured(RequestMetricsKey.self) }
-        set { storage[RequestMetricsKey.self] = newValue }
+/// Who may read `/metrics`.
+enum MetricsAccess {
+    static func allows(_ req: Request, token: String?) -> Bool {
+        if let token, let bearer = req.headers.bearerAuthorization?.token {
+            // Compared in constant time: the token guards what the server knows of its traffic.
+            return bearer.utf8.count == token.utf8.count && zip(bearer.utf8, token.utf8).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+        }
+        // A proxy on this machine connects from loopback too: a forwarded request is not local.
+        let forwarded = req.headers.first(name: "X-Forwarded-For") != nil || req.headers.first(name: "Forwarded") != nil
+        guard !forwarded, let address = req.remoteAddress?.ipAddress else { return false }
+        return address == "127.0.0.1" || address == "::1" || address.hasPrefix("127.") || address == "::ffff:127.0.0.1"
     }
 }

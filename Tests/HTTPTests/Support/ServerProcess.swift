@@ -38,6 +38,26 @@ final class ServerProcess: @unchecked Sendable {
         try process.run()
     }
 
+    /// Runs `whatweeat <arguments>` to its end with the same environment a server here gets
+    /// (this data directory, the suite's database); returns its exit status and what it printed.
+    static func run(_ arguments: [String], dataDirectory: String) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DATA_DIR"] = dataDirectory
+        environment["LOG_LEVEL"] = "warning"
+        environment["DATABASE_URL"] = TestDatabase.postgresURL
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
     /// The executable beside the test bundle in `.build/<configuration>/`.
     static var executable: URL {
         #if os(Linux)
@@ -74,6 +94,7 @@ final class ServerProcess: @unchecked Sendable {
     struct Reply {
         let status: HTTPResponseStatus
         let json: [String: Any]
+        let text: String
     }
 
     func get(_ path: String, token: String? = nil) async throws -> Reply {
@@ -88,14 +109,27 @@ final class ServerProcess: @unchecked Sendable {
         try await send(method, path, body: try JSONEncoder().encode(json), token: token)
     }
 
+    /// With headers of the caller's (a device token, an idempotency key); `json` may be nil.
+    func send(_ method: HTTPMethod, _ path: String, json: (some Encodable)?, headers: HTTPHeaders) async throws -> Reply {
+        try await send(method, path, body: try json.map { try JSONEncoder().encode($0) }, token: nil, headers: headers)
+    }
+
+    /// Waits for the process to end by itself (after a signal it handles); false if it is still running after `timeout`.
+    func waitForExit(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        return !process.isRunning
+    }
+
     /// What the process wrote to its standard output and error so far (its log).
     func output() -> String {
         ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "") + standardError()
     }
 
-    private func send(_ method: HTTPMethod, _ path: String, body: Data?, token: String?) async throws -> Reply {
+    private func send(_ method: HTTPMethod, _ path: String, body: Data?, token: String?, headers: HTTPHeaders = [:]) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method
+        request.headers.add(contentsOf: headers)
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: body))
@@ -104,7 +138,7 @@ final class ServerProcess: @unchecked Sendable {
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         let data = Data(buffer: try await response.body.collect(upTo: 1 << 20))
         let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-        return Reply(status: response.status, json: object)
+        return Reply(status: response.status, json: object, text: String(decoding: data, as: UTF8.self))
     }
 }
 

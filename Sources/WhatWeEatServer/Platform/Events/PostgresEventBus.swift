@@ -1,3 +1,4 @@
+import Metrics
 import FluentPostgresDriver
 import NIOConcurrencyHelpers
 import PostgresNIO
@@ -20,6 +21,9 @@ public final class PostgresEventBus: EventBus {
     struct Envelope: Codable {
         let topic: String
         let message: String
+        /// When it was published (seconds since 1970), for the delivery-lag histogram; absent in
+        /// the envelopes of an older version.
+        var sentAt: Double?
     }
 
     private let local = InProcessEventBus()
@@ -49,7 +53,7 @@ public final class PostgresEventBus: EventBus {
     }
 
     public func publish(_ message: String, to topic: String) async {
-        let payload = String(decoding: (try? JSONEncoder().encode(Envelope(topic: topic, message: message))) ?? Data(), as: UTF8.self)
+        let payload = String(decoding: (try? JSONEncoder().encode(Envelope(topic: topic, message: message, sentAt: Date().timeIntervalSince1970))) ?? Data(), as: UTF8.self)
         guard payload.utf8.count <= Self.maxPayloadBytes, let connection = connection.withLockedValue({ $0 }) else {
             if payload.utf8.count > Self.maxPayloadBytes {
                 logger.warning("event too large for NOTIFY; delivered to this process only", metadata: ["topic": "\(topic)"])
@@ -123,6 +127,10 @@ public final class PostgresEventBus: EventBus {
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: Data(payload.utf8)) else {
             logger.debug("ignoring a notification that is not ours")
             return
+        }
+        if let sentAt = envelope.sentAt {
+            // Clocks of two machines may disagree a little: a negative lag counts as none.
+            Timer(label: "whatweeat_event_bus_delivery_seconds").recordSeconds(max(0, Date().timeIntervalSince1970 - sentAt))
         }
         await local.publish(envelope.message, to: envelope.topic)
     }

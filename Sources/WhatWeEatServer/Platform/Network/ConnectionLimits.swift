@@ -1,5 +1,7 @@
+import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOWebSocket
 import Vapor
 #if canImport(Glibc)
 import Glibc
@@ -19,6 +21,8 @@ import Glibc
 enum ConnectionLimits {
     static func apply(to app: Application, limits: Settings.Limits) {
         app.http.server.configuration.idleTimeout = .seconds(Int64(limits.idleTimeout))
+        // How long a shutdown waits for requests in flight (`GracefulShutdown`).
+        app.http.server.configuration.shutdownTimeout = .seconds(10)
         app.openSockets = OpenSockets(limitPerClient: limits.socketsPerClient)
         let (soft, hard) = raiseOpenFileLimit()
         app.logger.debug("open file limit \(soft) (hard \(hard))")
@@ -43,10 +47,15 @@ enum ConnectionLimits {
     }
 }
 
-/// Open WebSockets per client address on this process.
+/// Open WebSockets on this process: how many per client address, and the sockets themselves, so
+/// a shutdown can close them all with a code that tells clients to reconnect (`GracefulShutdown`).
 final class OpenSockets: Sendable {
     let limitPerClient: Int
     private let counts = NIOLockedValueBox<[String: Int]>([:])
+    private let live = NIOLockedValueBox<(sockets: [ObjectIdentifier: WebSocket], closing: Bool)>(([:], false))
+
+    /// 1012 "service restart": the server is going away on purpose; come back (to another instance).
+    static let restartCode = WebSocketErrorCode.unknown(1012)
 
     init(limitPerClient: Int) {
         self.limitPerClient = limitPerClient
@@ -63,6 +72,34 @@ final class OpenSockets: Sendable {
             guard open < limitPerClient else { return false }
             all[address] = open + 1
             return true
+        }
+    }
+
+    /// Keeps `socket` until `forget`; false once the process is shutting down (close it then).
+    func keep(_ socket: WebSocket) -> Bool {
+        live.withLockedValue { state in
+            guard !state.closing else { return false }
+            state.sockets[ObjectIdentifier(socket)] = socket
+            return true
+        }
+    }
+
+    func forget(_ socket: WebSocket) {
+        _ = live.withLockedValue { $0.sockets.removeValue(forKey: ObjectIdentifier(socket)) }
+    }
+
+    var openCount: Int { live.withLockedValue { $0.sockets.count } }
+
+    /// Closes every socket open now with `restartCode`, and every one opened from now on.
+    func closeAll() async {
+        let sockets = live.withLockedValue { state in
+            state.closing = true
+            return Array(state.sockets.values)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for socket in sockets {
+                group.addTask { try? await socket.close(code: Self.restartCode) }
+            }
         }
     }
 
@@ -87,7 +124,8 @@ extension Request {
     /// Upgrades to a live WebSocket, within the per-address cap (429 before the upgrade when the
     /// address already holds the most; a socket that loses a race for the last place is closed at
     /// once with 1008), pinged so the idle timeout leaves it open. Every live route uses this.
-    func liveSocket(_ onUpgrade: @escaping @Sendable (Request, WebSocket) async -> Void) throws -> Response {
+    /// `feature` labels the `whatweeat_websockets_open` gauge.
+    func liveSocket(feature: String, _ onUpgrade: @escaping @Sendable (Request, WebSocket) async -> Void) throws -> Response {
         let sockets = application.openSockets
         let address = clientAddress
         guard sockets.count(of: address) < sockets.limitPerClient else {
@@ -99,7 +137,18 @@ extension Request {
                 try? await socket.close(code: .policyViolation)
                 return
             }
-            socket.onClose.whenComplete { _ in sockets.giveBack(address) }
+            guard sockets.keep(socket) else {
+                sockets.giveBack(address)
+                try? await socket.close(code: OpenSockets.restartCode)
+                return
+            }
+            let open = Meter(label: "whatweeat_websockets_open", dimensions: [("feature", feature)])
+            open.increment()
+            socket.onClose.whenComplete { _ in
+                sockets.giveBack(address)
+                sockets.forget(socket)
+                open.decrement()
+            }
             socket.pingInterval = ping
             await onUpgrade(req, socket)
         }

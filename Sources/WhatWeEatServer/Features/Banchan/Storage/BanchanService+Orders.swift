@@ -1,3 +1,4 @@
+import Metrics
 import Fluent
 import NIOConcurrencyHelpers
 import SQLKit
@@ -47,6 +48,7 @@ extension BanchanService {
                 try await self.createOrder(requested, for: owner, key: idempotencyKey, digest: digest, clearingCart: fromCart, on: transaction)
             }
             await announce(stocks)
+            Counter(label: "whatweeat_banchan_orders_placed_total").increment()
             return .created(order)
         } catch let error as any DatabaseError where error.isConstraintFailure && idempotencyKey != nil {
             // A concurrent request with the same key committed first; answer with its order.

@@ -1,3 +1,4 @@
+import Metrics
 import Fluent
 import NIOConcurrencyHelpers
 import SQLKit
@@ -61,6 +62,7 @@ extension BanchanService {
             .where("id", .equal, try order.requireID()).where("status", .equal, OrderStatus.awaitingPayment.rawValue)
             .returning("id").all()
         guard !moved.isEmpty else { throw AppError.conflict("order_not_awaiting_payment", ["status": "changed"]) }
+        Counter(label: "whatweeat_banchan_payments_confirmed_total").increment()
         return try await self.order(id, of: owner)
     }
 

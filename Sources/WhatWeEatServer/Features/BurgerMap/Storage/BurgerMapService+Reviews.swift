@@ -1,3 +1,4 @@
+import Metrics
 import Fluent
 import SQLKit
 import Vapor
@@ -83,6 +84,7 @@ extension BurgerMapService {
             try await Self.adjustPlace(draft.placeID, reviews: 1, ratings: draft.rating, on: transaction)
         }
         try await placeChanged(draft.placeID)
+        Counter(label: "whatweeat_burger_reviews_written_total").increment()
         return try await review(reviewID, viewer: MapActor(id: author, isAdmin: false))
     }
 

@@ -47,7 +47,7 @@ enum MatesChatSocket {
 
     static func open(match: MatesMatch, me: UUID, _ req: Request) throws -> Response {
         let matchID = try match.requireID()
-        return try req.liveSocket { req, socket in
+        return try req.liveSocket(feature: "mates") { req, socket in
             // Subscribe before the hello: a line sent in between is forwarded after it, never lost.
             let events = req.application.events.subscribe(to: MatesService.chatTopic(matchID))
             let service = req.mates

@@ -1,3 +1,4 @@
+import Metrics
 import Fluent
 import SQLKit
 import Vapor
@@ -208,6 +209,7 @@ extension MatesService {
             }
         }
         try await searchingChanged(asker, me)
+        Counter(label: "whatweeat_mates_matches_total").increment()
         try await inbox.post(NotificationDraft(recipient: asker, actor: me, service: "mates", kind: "mates_matched",
                                                subjectID: matchID, link: "/mates/chat/\(matchID.uuidString.lowercased())"))
         return match

@@ -1,3 +1,4 @@
+import Metrics
 import Fluent
 import SQLKit
 import Vapor
@@ -218,7 +219,7 @@ struct MenuGameService {
     /// Closes the game and freezes its results; closing again returns the same results.
     func close(_ group: MenuGroup, now: Date = Date()) async throws -> GameResult {
         let groupID = try group.requireID()
-        let result: GameResult = try await database.transaction { transaction in
+        let (result, closedHere): (GameResult, Bool) = try await database.transaction { transaction in
             let sql = transaction.sql
             let closedNow = try await sql.update(MenuGroup.schema)
                 .set("closed_at", to: now).set("last_activity_at", to: now)
@@ -226,7 +227,7 @@ struct MenuGameService {
                 .returning("id").all()
             guard let fresh = try await MenuGroup.find(groupID, on: transaction) else { throw AppError.notFound("group_not_found") }
             if closedNow.isEmpty, let frozen = fresh.result, let decoded = try? JSONDecoder().decode(GameResult.self, from: Data(frozen.utf8)) {
-                return decoded
+                return (decoded, false)
             }
             let choices = try await MenuGroupSubmission.query(on: transaction).filter(\.$group.$id == groupID).all()
                 .compactMap { try? JSONDecoder().decode(StoredChoice.self, from: Data($0.answer.utf8)).choice }
@@ -235,8 +236,9 @@ struct MenuGameService {
             let result = GameResult(menus: ranked.map(entry), playerCount: choices.count)
             fresh.result = String(decoding: try JSONEncoder().encode(result), as: UTF8.self)
             try await fresh.save(on: transaction)
-            return result
+            return (result, true)
         }
+        if closedHere { Counter(label: "whatweeat_menu_groups_closed_total").increment() }
         var closedState = try snapshot(of: group, submissionCount: result.playerCount)
         closedState.isClosed = true
         closedState.lastActivityAt = now

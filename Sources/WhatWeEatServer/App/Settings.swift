@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Logging
 
 /// Everything the server reads from its environment, validated once at start-up.
@@ -40,6 +41,11 @@ public struct Settings: Sendable {
     public var limits = Limits()
     /// `METRICS_TOKEN`: a bearer token that may read `/metrics` from anywhere (loopback may without).
     public var metricsToken: String?
+    /// `TRUSTED_PROXIES`: addresses of the reverse proxies in front; a request from one of them is
+    /// from the client its `X-Forwarded-For` names (per-address limits count clients, not the proxy).
+    public var trustedProxies: Set<String> = []
+    /// `INSTANCE_NAME`: sent back as `X-Served-By` on every answer, to tell instances apart behind a proxy.
+    public var instanceName: String?
 
     public struct Limits: Sendable, Equatable {
         /// Logins and sign-ups one address may try in a minute (each costs a bcrypt), and
@@ -318,6 +324,19 @@ public struct Settings: Sendable {
             throw SettingsError(variable: "METRICS_TOKEN", value: "(\(metricsToken.utf8.count) bytes)", expected: "at least 16 printable characters, no spaces")
         }
 
+        var trustedProxies: Set<String> = []
+        for raw in (value("TRUSTED_PROXIES") ?? "").split(separator: ",") {
+            let address = raw.trimmingCharacters(in: .whitespaces)
+            guard (try? SocketAddress(ipAddress: address, port: 0)) != nil else {
+                throw SettingsError(variable: "TRUSTED_PROXIES", value: address, expected: "IP addresses separated by commas")
+            }
+            trustedProxies.insert(address)
+        }
+        let instanceName = value("INSTANCE_NAME")
+        if let instanceName, instanceName.isEmpty || instanceName.count > 64 || !instanceName.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) {
+            throw SettingsError(variable: "INSTANCE_NAME", value: instanceName, expected: "1-64 letters, digits, '-', '_' or '.'")
+        }
+
         try createDirectory(dataDirectory)
         let secret: String
         if let raw = value("JWT_SECRET") {
@@ -336,6 +355,8 @@ public struct Settings: Sendable {
         )
         settings.shop = shop
         settings.metricsToken = metricsToken
+        settings.trustedProxies = trustedProxies
+        settings.instanceName = instanceName
         settings.limits = limits
         settings.map = map
         settings.mates = mates

@@ -80,6 +80,14 @@ extension RateLimiter {
 }
 
 extension Request {
-    /// The peer's address (the load balancer's when behind one).
-    var clientAddress: String { remoteAddress?.ipAddress ?? "unknown" }
+    /// The client's address: the peer's, or, when the peer is one of `TRUSTED_PROXIES`, the
+    /// rightmost address in `X-Forwarded-For` that is not one of them (anything left of it the
+    /// client could have written itself).
+    var clientAddress: String {
+        let peer = remoteAddress?.ipAddress ?? "unknown"
+        let trusted = application.settings.trustedProxies
+        guard trusted.contains(peer) else { return peer }
+        let hops = headers[canonicalForm: "X-Forwarded-For"].map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return hops.last { !trusted.contains($0) } ?? peer
+    }
 }

@@ -1,0 +1,177 @@
+"""Checks a whatweeat cluster through its proxy (Tests/cluster/run starts one): a group game whose
+host and member sockets land on different instances hears every change live; 100 concurrent
+orders for the last 10 units give exactly 10; kill -9 of one instance mid-game leaves the room
+working through the other (the socket reconnects) and loses no acknowledged submission.
+
+Usage: INSTANCE_PIDS="web-1=123,web-2=456" python3 check.py http://127.0.0.1:PORT"""
+import json
+import os
+import signal
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import websocket
+
+BASE = sys.argv[1].rstrip("/")
+SOCKETS = BASE.replace("http://", "ws://", 1)
+PIDS = dict(item.split("=") for item in os.environ["INSTANCE_PIDS"].split(","))
+ANSWER = {"gameAnswer": {"hangover": True, "rice": True, "nation": ["KOREAN"]}, "dislikedFoods": ["SASHIMI"]}
+
+
+def call(method, path, body=None, headers=None):
+    request = urllib.request.Request(BASE + path, method=method, data=None if body is None else json.dumps(body).encode())
+    request.add_header("Content-Type", "application/json")
+    request.add_header("Accept", "application/json")
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            return response.status, json.loads(response.read() or b"null"), response.headers
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null"), error.headers
+
+
+def device(name):
+    return {"X-Device-Token": f"cluster-{name}-{uuid.uuid4().hex[:16]}"}
+
+
+def wait_until(condition, what, timeout=15):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Listener:
+    """A live socket through the proxy, read on a thread; `served_by` is the instance that took it."""
+
+    def __init__(self, path):
+        self.socket = websocket.create_connection(SOCKETS + path, timeout=20)
+        self.served_by = self.socket.getheaders().get("x-served-by")
+        self.messages = []
+        self.closed = False
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        try:
+            while True:
+                text = self.socket.recv()
+                if not text:
+                    break
+                self.messages.append(json.loads(text))
+        except Exception:  # closed, reset, or the instance died
+            pass
+        self.closed = True
+
+    def saw(self, message):
+        return message in self.messages
+
+    def close(self):
+        try:
+            self.socket.close()
+        except Exception:
+            pass
+
+
+def listener_not_on(path, instance, tries=12):
+    """A socket that lands on another instance than `instance` (round robin alternates)."""
+    for _ in range(tries):
+        candidate = Listener(path)
+        if candidate.served_by != instance:
+            return candidate
+        candidate.close()
+    raise AssertionError(f"every socket landed on {instance}")
+
+
+def submit(pin, player):
+    status, _, _ = call("PUT", f"/api/v1/menu-game/groups/{pin}/submission", ANSWER, player)
+    return status
+
+
+def check_group_across_instances():
+    host = device("host")
+    status, group, _ = call("POST", "/api/v1/menu-game/groups", headers=host)
+    assert status == 201, (status, group)
+    pin = group["pin"]
+    live = f"/api/v1/menu-game/groups/{pin}/live?token={host['X-Device-Token']}"
+    host_socket = Listener(live)
+    member_socket = listener_not_on(f"/api/v1/menu-game/groups/{pin}/live?token={device('member')['X-Device-Token']}", host_socket.served_by)
+    assert {host_socket.served_by, member_socket.served_by} == {"web-1", "web-2"}, (host_socket.served_by, member_socket.served_by)
+    for index in range(3):
+        assert submit(pin, device(f"player{index}")) in (200, 201)
+    for count in (1, 2, 3):
+        expected = {"type": "submissionCount", "submissionCount": count}
+        wait_until(lambda: host_socket.saw(expected) and member_socket.saw(expected), f"both instances' sockets to hear {count}")
+    status, _, _ = call("POST", f"/api/v1/menu-game/groups/{pin}/close", headers=host)
+    assert status == 200, status
+    wait_until(lambda: host_socket.saw({"type": "closed"}) and member_socket.saw({"type": "closed"}), "both to hear the close")
+    host_socket.close()
+    member_socket.close()
+    print(f"ok   group game live across instances (host on {host_socket.served_by}, member on {member_socket.served_by})")
+
+
+def check_last_units():
+    status, login, _ = call("POST", "/api/v1/auth/login", {"email": "cluster-admin@example.com", "password": "password1"})
+    assert status == 200, (status, login)
+    admin = {"Authorization": f"Bearer {login['accessToken']}"}
+    dish = "HCLST" + uuid.uuid4().hex[:5].upper()
+    status, created, _ = call("POST", "/api/v1/banchan/dishes", {"hash": dish, "section": "side", "title": "[클러스터] 마지막 10개",
+                                                                  "salePrice": 4900, "stock": 10}, admin)
+    assert status == 201, (status, created)
+    with ThreadPoolExecutor(max_workers=50) as pool:
+        statuses = list(pool.map(lambda index: call("POST", "/api/v1/banchan/orders", {"items": [{"hash": dish, "quantity": 1}]},
+                                                   device(f"shopper{index}"))[0], range(100)))
+    placed = statuses.count(201)
+    assert placed == 10, f"{placed} orders for 10 units: {sorted(set(statuses))}"
+    assert all(status < 500 for status in statuses), sorted(set(statuses))
+    print(f"ok   100 concurrent orders for the last 10 units across both instances: {placed} placed, the rest refused")
+
+
+def check_instance_killed_mid_game():
+    host = device("host")
+    status, group, _ = call("POST", "/api/v1/menu-game/groups", headers=host)
+    assert status == 201, (status, group)
+    pin = group["pin"]
+    live = f"/api/v1/menu-game/groups/{pin}/live?token={host['X-Device-Token']}"
+    host_socket = Listener(live)
+    doomed = host_socket.served_by
+    member_socket = listener_not_on(f"/api/v1/menu-game/groups/{pin}/live?token={device('member')['X-Device-Token']}", doomed)
+    survivor = member_socket.served_by
+    acknowledged = sum(1 for index in range(5) if submit(pin, device(f"early{index}")) in (200, 201))
+    assert acknowledged == 5
+    wait_until(lambda: host_socket.saw({"type": "submissionCount", "submissionCount": 5}), "the host to hear 5")
+
+    os.kill(int(PIDS[doomed]), signal.SIGKILL)
+    wait_until(lambda: host_socket.closed, f"the host's socket on {doomed} to drop")
+    # The host's page reconnects: the proxy sends it to the instance still running.
+    host_socket = Listener(live)
+    assert host_socket.served_by == survivor, (host_socket.served_by, survivor)
+    wait_until(lambda: any(m.get("type") == "state" for m in host_socket.messages), "the state on reconnect")
+    state = next(m for m in host_socket.messages if m.get("type") == "state")
+    assert state["submissionCount"] == acknowledged, ("acknowledged submissions lost", state, acknowledged)
+
+    for index in range(5):
+        assert submit(pin, device(f"late{index}")) in (200, 201), "the proxy moves on to the instance still running"
+        acknowledged += 1
+    expected = {"type": "submissionCount", "submissionCount": acknowledged}
+    wait_until(lambda: host_socket.saw(expected) and member_socket.saw(expected), "both to hear every submission")
+    status, final, _ = call("GET", f"/api/v1/menu-game/groups/{pin}", headers=host)
+    assert status == 200 and final["submissionCount"] == acknowledged, (status, final)
+    host_socket.close()
+    member_socket.close()
+    print(f"ok   kill -9 of {doomed} mid-game: the room goes on through {survivor}, {acknowledged} of {acknowledged} submissions kept")
+
+
+if __name__ == "__main__":
+    wait_until(lambda: call("GET", "/readyz")[0] == 200, "the proxy and an instance to answer", timeout=60)
+    check_group_across_instances()
+    check_last_units()
+    check_instance_killed_mid_game()
+    print("cluster: all checks passed")

@@ -132,7 +132,9 @@ extension Request {
             throw AppError(.tooManyRequests, "too_many_connections", headers: ["Retry-After": "5"])
         }
         let ping = ConnectionLimits.pingInterval(application)
-        return webSocket { req, socket in
+        // The handshake's answer skips the middleware: the instance's name goes on it here.
+        let handshakeHeaders: HTTPHeaders = application.settings.instanceName.map { ["X-Served-By": $0] } ?? [:]
+        return webSocket(shouldUpgrade: { _ in handshakeHeaders }) { req, socket in
             guard sockets.take(address) else {
                 try? await socket.close(code: .policyViolation)
                 return

@@ -95,7 +95,9 @@ def submit(pin, player):
     return status
 
 
-def check_group_across_instances():
+def group_with_sockets_on_both_instances():
+    """A new group game (PIN), its host's device, the live path of the host, and two sockets
+    through the proxy: the host's, and a member's on the other instance."""
     host = device("host")
     status, group, _ = call("POST", "/api/v1/menu-game/groups", headers=host)
     assert status == 201, (status, group)
@@ -103,6 +105,11 @@ def check_group_across_instances():
     live = f"/api/v1/menu-game/groups/{pin}/live?token={host['X-Device-Token']}"
     host_socket = Listener(live)
     member_socket = listener_not_on(f"/api/v1/menu-game/groups/{pin}/live?token={device('member')['X-Device-Token']}", host_socket.served_by)
+    return pin, host, live, host_socket, member_socket
+
+
+def check_group_across_instances():
+    pin, host, _, host_socket, member_socket = group_with_sockets_on_both_instances()
     assert {host_socket.served_by, member_socket.served_by} == {"web-1", "web-2"}, (host_socket.served_by, member_socket.served_by)
     for index in range(3):
         assert submit(pin, device(f"player{index}")) in (200, 201)
@@ -135,15 +142,8 @@ def check_last_units():
 
 
 def check_instance_killed_mid_game():
-    host = device("host")
-    status, group, _ = call("POST", "/api/v1/menu-game/groups", headers=host)
-    assert status == 201, (status, group)
-    pin = group["pin"]
-    live = f"/api/v1/menu-game/groups/{pin}/live?token={host['X-Device-Token']}"
-    host_socket = Listener(live)
-    doomed = host_socket.served_by
-    member_socket = listener_not_on(f"/api/v1/menu-game/groups/{pin}/live?token={device('member')['X-Device-Token']}", doomed)
-    survivor = member_socket.served_by
+    pin, host, live, host_socket, member_socket = group_with_sockets_on_both_instances()
+    doomed, survivor = host_socket.served_by, member_socket.served_by
     acknowledged = sum(1 for index in range(5) if submit(pin, device(f"early{index}")) in (200, 201))
     assert acknowledged == 5
     wait_until(lambda: host_socket.saw({"type": "submissionCount", "submissionCount": 5}), "the host to hear 5")

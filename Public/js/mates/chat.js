@@ -12,6 +12,7 @@
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
 import { follow } from '../shared/live.js';
+import { setUpChatMenu } from './chat-menu.js';
 import { API, element, say } from './common.js';
 
 const match = config.match || {};
@@ -23,8 +24,6 @@ const input = document.getElementById('chat-input');
 const sendButton = document.getElementById('chat-send');
 const liveState = document.getElementById('live-state');
 const endedNotice = document.getElementById('chat-ended');
-const menuButton = document.getElementById('chat-menu-button');
-const menu = document.getElementById('chat-menu');
 const language = config.language || 'ko';
 const ACK_TIMEOUT = 8000;
 
@@ -382,84 +381,6 @@ function setOpen(isOpen, reason = null) {
   }
 }
 
-// ---- The menu -----------------------------------------------------------------------------
-
-function closeMenu({ focus = false } = {}) {
-  menu.hidden = true;
-  menuButton.setAttribute('aria-expanded', 'false');
-  if (focus) menuButton.focus();
-}
-
-menuButton.addEventListener('click', () => {
-  const opening = menu.hidden;
-  menu.hidden = !opening;
-  menuButton.setAttribute('aria-expanded', String(opening));
-  if (opening) menu.querySelector('button:not([disabled])')?.focus();
-});
-
-document.addEventListener('keydown', (event) => {
-  if (event.key === 'Escape' && !menu.hidden) closeMenu({ focus: true });
-});
-document.addEventListener('click', (event) => {
-  if (!menu.hidden && !menu.contains(event.target) && event.target !== menuButton) closeMenu();
-});
-
-/** Opens a confirmation dialog; resolves to whether "yes" was pressed. */
-function confirm(name) {
-  const dialog = document.getElementById(`${name}-dialog`);
-  return new Promise((resolve) => {
-    const finish = (answer) => {
-      dialog.close();
-      resolve(answer);
-    };
-    document.getElementById(`${name}-yes`).onclick = () => finish(true);
-    document.getElementById(`${name}-no`).onclick = () => finish(false);
-    dialog.oncancel = () => resolve(false);
-    dialog.showModal();
-  });
-}
-
-document.getElementById('menu-game').addEventListener('click', async (event) => {
-  closeMenu();
-  event.currentTarget.disabled = true;
-  try {
-    const started = await api('POST', `${API}/match/menu-game`);
-    location.assign(started.link);
-  } catch (error) {
-    say(error.message);
-    event.currentTarget.disabled = !open;
-  }
-});
-
-document.getElementById('menu-review').addEventListener('click', async () => {
-  closeMenu();
-  if (open) {
-    // A review comes after the meet-up: reviewing ends the match for both.
-    if (!(await confirm('finish'))) return;
-    try {
-      await api('POST', `${API}/match/finish`);
-    } catch (error) {
-      say(error.message);
-      return;
-    }
-  }
-  location.assign(`/mates/review/${match.id}`);
-});
-
-document.getElementById('menu-report').addEventListener('click', () => {
-  closeMenu();
-  location.assign(`/mates/report/${match.id}`);
-});
-
-document.getElementById('menu-cancel').addEventListener('click', async () => {
-  closeMenu();
-  if (!(await confirm('cancel'))) return;
-  try {
-    await api('POST', `${API}/match/dodge`);
-    location.assign('/mates');
-  } catch (error) {
-    say(error.message);
-  }
-});
+setUpChatMenu(match.id, () => open);
 
 loadNewest().catch((error) => say(error.message));

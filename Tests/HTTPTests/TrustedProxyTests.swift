@@ -3,8 +3,8 @@ import XCTVapor
 
 /// Behind a reverse proxy every request comes from the proxy's address. With `TRUSTED_PROXIES`
 /// naming it, per-address budgets count the client `X-Forwarded-For` names; from anyone else the
-/// header is ignored, so a client cannot buy itself new budgets by writing it. `INSTANCE_NAME`
-/// comes back as `X-Served-By`.
+/// header is ignored, so a client cannot buy itself new budgets by writing it. Instances on one
+/// PostgreSQL database share the budgets. `INSTANCE_NAME` comes back as `X-Served-By`.
 final class TrustedProxyTests: XCTestCase {
     func lookUp(_ server: ServerProcess, forwardedFor: String?) async throws -> HTTPResponseStatus {
         let headers: HTTPHeaders = forwardedFor.map { ["X-Forwarded-For": $0] } ?? [:]
@@ -46,6 +46,26 @@ final class TrustedProxyTests: XCTestCase {
             let status = try await lookUp(direct, forwardedFor: client)
             XCTAssertEqual(status, index < 2 ? .ok : .tooManyRequests, "a written X-Forwarded-For is not trusted")
         }
+    }
+
+    /// Instances on one PostgreSQL database count one budget: three look-ups a minute in all,
+    /// whichever instance answers.
+    func testInstancesOnPostgreSQLShareOneBudget() async throws {
+        try XCTSkipIf(TestDatabase.postgresURL == nil, "needs PostgreSQL; the CI's PostgreSQL pass runs it")
+        let directories = try (0..<2).map { _ in try TestDatabase.temporaryDirectory() }
+        defer { for directory in directories { try? FileManager.default.removeItem(atPath: directory) } }
+        let first = try ServerProcess(dataDirectory: directories[0], extraEnvironment: ["AUTH_ATTEMPTS_PER_MINUTE": "3"])
+        defer { first.stop(signal: SIGINT) }
+        try await first.waitUntilHealthy()
+        let second = try ServerProcess(dataDirectory: directories[1], extraEnvironment: ["AUTH_ATTEMPTS_PER_MINUTE": "3"])
+        defer { second.stop(signal: SIGINT) }
+        try await second.waitUntilHealthy()
+
+        var statuses: [HTTPResponseStatus] = []
+        for index in 0..<6 {
+            statuses.append(try await lookUp(index.isMultiple(of: 2) ? first : second, forwardedFor: nil))
+        }
+        XCTAssertEqual(statuses, [.ok, .ok, .ok, .tooManyRequests, .tooManyRequests, .tooManyRequests])
     }
 
     func testInstanceNameComesBackAsXServedBy() async throws {

@@ -1,7 +1,8 @@
 """Checks a whatweeat cluster through its proxy (Tests/cluster/run starts one): a group game whose
 host and member sockets land on different instances hears every change live; 100 concurrent
-orders for the last 10 units give exactly 10; kill -9 of one instance mid-game leaves the room
-working through the other (the socket reconnects) and loses no acknowledged submission.
+orders for the last 10 units give exactly 10; a client's per-address budget is one for the whole
+cluster; kill -9 of one instance mid-game leaves the room working through the other (the socket
+reconnects) and loses no acknowledged submission.
 
 Usage: INSTANCE_PIDS="web-1=123,web-2=456" python3 check.py http://127.0.0.1:PORT"""
 import json
@@ -141,6 +142,16 @@ def check_last_units():
     print(f"ok   100 concurrent orders for the last 10 units across both instances: {placed} placed, the rest refused")
 
 
+def check_budget_across_instances():
+    """AUTH_ATTEMPTS_PER_MINUTE (30) email look-ups a minute for one client, however the proxy spreads them."""
+    answers = [call("GET", f"/api/v1/auth/email-available?email=nobody{index}%40example.com") for index in range(40)]
+    statuses = [status for status, _, _ in answers]
+    served = {headers.get("X-Served-By") for _, _, headers in answers}
+    assert served == {"web-1", "web-2"}, served
+    assert statuses.count(200) == 30 and statuses.count(429) == 10, statuses
+    print("ok   one per-address budget across both instances: 30 look-ups answered, 10 refused")
+
+
 def check_instance_killed_mid_game():
     pin, host, live, host_socket, member_socket = group_with_sockets_on_both_instances()
     doomed, survivor = host_socket.served_by, member_socket.served_by
@@ -173,5 +184,6 @@ if __name__ == "__main__":
     wait_until(lambda: call("GET", "/readyz")[0] == 200, "the proxy and an instance to answer", timeout=60)
     check_group_across_instances()
     check_last_units()
+    check_budget_across_instances()
     check_instance_killed_mid_game()
     print("cluster: all checks passed")

@@ -39,6 +39,9 @@ public func configure(_ app: Application, settings: Settings) async throws {
         let bus = try await PostgresEventBus.start(url: url, logger: app.logger)
         app.events = bus
         app.lifecycle.use(PostgresEventBusLifecycle(bus: bus))
+        // ...and per-address budgets are counted in the database, once for all instances.
+        app.sharedBudgets = SharedBudgets(application: app)
+        app.lifecycle.use(SharedBudgets.pruneJob())
     }
     AppMetrics.start()
     // Requests are counted by `RequestMetricsMiddleware`, with the route pattern as `route`; Vapor's

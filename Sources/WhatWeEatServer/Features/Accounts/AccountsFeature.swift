@@ -6,12 +6,14 @@ import Vapor
 enum AccountsFeature: Feature {
     static let migrations: [any Migration] = [
         CreateUsers(), CreateAuthSessions(), CreateRefreshTokens(), CreateLoginFailures(), AddRefreshTokenSuccessor(),
+        // The platform's table of per-address budgets shared by instances (the accounts' are its first users).
+        CreateRateLimitSlots(),
     ]
 
     static func configure(_ app: Application, settings: Settings) async throws {
         app.passwordHasher = try PasswordHasher(cost: settings.bcryptCost)
         app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
-        app.accountLimits = AccountLimits(settings: settings)
+        app.accountLimits = AccountLimits(settings: settings, shared: app.sharedBudgets)
         app.sessionCache = SessionCache()
         app.lifecycle.use(SessionCacheFollower())
         app.fileReferences.register { key, database in

@@ -11,7 +11,7 @@ enum MenuGameFeature: Feature {
         app.menuCatalog = MenuCatalog()
         app.menuGroupStates = MenuGroupStateCache()
         app.pinMisses = GuessLimiter(limit: 20, window: 60)
-        app.feedbackLimiter = RateLimiter(limit: 5, window: 600)
+        app.feedbackLimiter = RateLimiter(name: "menu_game_feedback", limit: 5, window: 600, shared: app.sharedBudgets)
     }
 
     static func routes(_ routes: FeatureRoutes) throws {

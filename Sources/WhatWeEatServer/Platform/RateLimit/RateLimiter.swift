@@ -1,31 +1,49 @@
 import NIOConcurrencyHelpers
 import Vapor
 
-/// Counts events per key (a client address, say) in a sliding window, in memory.
-/// Each server process keeps its own counts; that bounds abuse per process, which is the point
-/// for guessing-type attacks (PINs) and for budgets of expensive work (bcrypt).
+/// Counts events per key (a client address, say) in a sliding window.
 ///
-/// A caller reserves its slot before the work it guards, in one step under the lock, and gives
-/// it back when that work turns out not to count. Checking first and recording after the work
-/// would let every parallel request pass the check before any of them recorded.
+/// On SQLite (one process) the counts live in this process's memory. With several instances on
+/// one PostgreSQL database they live there (`SharedBudgets`, when `shared` is given), so a client
+/// has one budget however many instances answer it.
+///
+/// A caller reserves its slot before the work it guards, in one step (under a lock, or a
+/// database lock per key), and gives it back when that work turns out not to count. Checking
+/// first and recording after the work would let every parallel request pass the check before
+/// any of them recorded.
 public final class RateLimiter: Sendable {
+    /// Names the budget in the shared table (`passwordChecks`, `feedback`…).
+    public let name: String
     public let limit: Int
     public let window: TimeInterval
     private let events = NIOLockedValueBox<[String: [Date]]>([:])
+    private let shared: SharedBudgets?
 
-    public init(limit: Int, window: TimeInterval) {
+    public init(name: String, limit: Int, window: TimeInterval, shared: SharedBudgets? = nil) {
+        self.name = name
         self.limit = limit
         self.window = window
+        self.shared = shared
     }
 
     /// A slot taken by `reserve`, to hand back to `release`.
     public struct Slot: Sendable {
         let key: String
         let takenAt: Date
+        /// The slot's row when the budget is shared.
+        let sharedID: UUID?
     }
 
     /// Takes a slot for `key`, or answers the seconds to wait when the window is full.
-    public func tryReserve(_ key: String, now: Date = Date()) -> Result<Slot, Wait> {
+    public func tryReserve(_ key: String, now: Date = Date()) async throws -> Result<Slot, Wait> {
+        guard let shared else { return reserveInMemory(key, now: now) }
+        switch try await shared.take(budget: name, key: key, limit: limit, window: window, now: now) {
+        case .success(let id): return .success(Slot(key: key, takenAt: now, sharedID: id))
+        case .failure(let wait): return .failure(wait)
+        }
+    }
+
+    private func reserveInMemory(_ key: String, now: Date) -> Result<Slot, Wait> {
         events.withLockedValue { all in
             var recent = (all[key] ?? []).filter { now.timeIntervalSince($0) < window }
             if recent.count >= limit, let oldest = recent.first {
@@ -36,7 +54,7 @@ public final class RateLimiter: Sendable {
             all[key] = recent
             // Forget idle keys now and then so the table cannot grow without bound.
             if all.count > 10_000 { all = all.filter { !$0.value.allSatisfy { now.timeIntervalSince($0) >= window } } }
-            return .success(Slot(key: key, takenAt: now))
+            return .success(Slot(key: key, takenAt: now, sharedID: nil))
         }
     }
 
@@ -46,7 +64,11 @@ public final class RateLimiter: Sendable {
 
     /// Gives a slot back: what it guarded did not happen, or does not count (a PIN that was found,
     /// feedback refused by a rule).
-    public func release(_ slot: Slot) {
+    public func release(_ slot: Slot) async {
+        if let id = slot.sharedID, let shared {
+            await shared.giveBack(id)
+            return
+        }
         events.withLockedValue { all in
             guard var recent = all[slot.key], let index = recent.lastIndex(of: slot.takenAt) else { return }
             recent.remove(at: index)
@@ -58,8 +80,8 @@ public final class RateLimiter: Sendable {
 extension RateLimiter {
     /// Takes a slot for `key`, or throws 429 with `Retry-After` when the window is full.
     @discardableResult
-    func reserve(_ key: String, code: String = "too_many_requests") throws -> Slot {
-        switch tryReserve(key) {
+    func reserve(_ key: String, code: String = "too_many_requests") async throws -> Slot {
+        switch try await tryReserve(key) {
         case .success(let slot): return slot
         case .failure(let wait): throw AppError(.tooManyRequests, code, headers: ["Retry-After": String(wait.seconds)])
         }
@@ -69,11 +91,11 @@ extension RateLimiter {
     /// (a refused request does not use up the budget), and kept otherwise.
     @discardableResult
     func withSlot<T>(_ key: String, code: String = "too_many_requests", _ work: () async throws -> T) async throws -> T {
-        let slot = try reserve(key, code: code)
+        let slot = try await reserve(key, code: code)
         do {
             return try await work()
         } catch let error as AppError where error.status.code < 500 {
-            release(slot)
+            await release(slot)
             throw error
         }
     }

@@ -50,7 +50,7 @@ struct AccountService {
     /// Throttled per address: it answers whether an account exists.
     func emailAvailable(_ rawEmail: String) async throws -> Bool {
         let email = try Self.validEmail(rawEmail)
-        try limits.emailLookups.reserve(clientAddress)
+        try await limits.emailLookups.reserve(clientAddress)
         return try await User.query(on: database).filter(\.$email == email).count() == 0
     }
 
@@ -62,7 +62,7 @@ struct AccountService {
         let nickname = try Self.validNickname(rawNickname)
         try await ensureAvailable(email: email, nickname: nickname, exceptUser: nil)
         // A sign-up costs a bcrypt hash: one address gets a budget of them.
-        try limits.passwordChecks.reserve(clientAddress)
+        try await limits.passwordChecks.reserve(clientAddress)
 
         let user = User(email: email, passwordHash: try await passwords.hash(password), nickname: nickname, role: role)
         do {
@@ -87,7 +87,7 @@ struct AccountService {
     /// back; a wrong password keeps it; the right one clears the email's failures.
     func authenticate(email rawEmail: String, password: String, now: Date = Date()) async throws -> User {
         let email = AccountRules.normalizeEmail(rawEmail)
-        try limits.passwordChecks.reserve(clientAddress)
+        try await limits.passwordChecks.reserve(clientAddress)
         let windowStart = now.addingTimeInterval(-settings.loginFailureWindow)
         let attempt = LoginFailure(email: email, failedAt: now)
         try await attempt.create(on: database)
@@ -367,16 +367,16 @@ struct AccountService {
     }
 }
 
-/// The per-address budgets of the account routes (one process's view; see `RateLimiter`).
+/// The per-address budgets of the account routes (shared by the instances on PostgreSQL; see `RateLimiter`).
 struct AccountLimits: Sendable {
     /// Logins and sign-ups: each costs a bcrypt.
     let passwordChecks: RateLimiter
     /// `email-available` look-ups.
     let emailLookups: RateLimiter
 
-    init(settings: Settings) {
-        passwordChecks = RateLimiter(limit: settings.limits.passwordChecksPerMinute, window: 60)
-        emailLookups = RateLimiter(limit: settings.limits.passwordChecksPerMinute, window: 60)
+    init(settings: Settings, shared: SharedBudgets?) {
+        passwordChecks = RateLimiter(name: "password_checks", limit: settings.limits.passwordChecksPerMinute, window: 60, shared: shared)
+        emailLookups = RateLimiter(name: "email_lookups", limit: settings.limits.passwordChecksPerMinute, window: 60, shared: shared)
     }
 }
 

@@ -265,7 +265,17 @@ struct MatesGate: AsyncMiddleware {
     /// Pages send an account that has not verified to the start page instead of answering 403.
     var sendsPagesToVerification = false
 
+    /// Where a suspended account may still go: its own profile and state, to see why.
+    static let readableWhileSuspended: Set<String> = ["/api/v1/mates/profile", "/api/v1/mates/state", MatesPages.Tab.profile.path]
+
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        if let redirect = try await admit(request) { return redirect }
+        return try await next.respond(to: request)
+    }
+
+    /// Reads the caller's standing and keeps it for the handler; answers the redirect to the start
+    /// page (pages, not verified), throws 403 (API not verified, or suspended), or nil: go on.
+    func admit(_ request: Request) async throws -> Response? {
         let user = try request.requireUser().requireID()
         let standing: MatesStanding
         do {
@@ -273,11 +283,10 @@ struct MatesGate: AsyncMiddleware {
         } catch let error as AppError where sendsPagesToVerification && error.code == "verification_required" {
             return Layout.redirect(to: MatesPages.start)
         }
-        // A suspended account still reads its own profile and state, to see why.
-        let readsOwnStanding = request.method == .GET && ["profile", "state"].contains(request.url.path.split(separator: "/").last.map(String.init) ?? "")
+        let readsOwnStanding = request.method == .GET && Self.readableWhileSuspended.contains(request.url.path)
         if standing.suspended && !readsOwnStanding { throw AppError(.forbidden, "suspended") }
-        request.rememberMatesStanding(standing)
-        return try await next.respond(to: request)
+        request.storage[MatesStandingKey.self] = standing
+        return nil
     }
 }
 
@@ -285,11 +294,6 @@ private struct MatesStandingKey: StorageKey { typealias Value = MatesStanding }
 private struct MatesProfileKey: StorageKey { typealias Value = MatesProfile }
 
 extension Request {
-    /// Keeps the standing a gate read, for `matesStanding()` and `matesProfile()`.
-    func rememberMatesStanding(_ standing: MatesStanding) {
-        storage[MatesStandingKey.self] = standing
-    }
-
     /// The caller's standing, read by `MatesGate`.
     func matesStanding() throws -> MatesStanding {
         guard let standing = storage[MatesStandingKey.self] else { throw AppError(.forbidden, "verification_required") }

@@ -66,7 +66,7 @@ struct MatesPages: RouteCollection {
         var values = try await req.browserAPIValues()
         values["device"] = req.browserDevice.token
         for (key, value) in config { values[key] = value }
-        return Layout.page(
+        return Layout.scriptedPage(
             req, title: title,
             extras: PageExtras(
                 // The bottom tab bar, the status line and the map stage are the burger map's.
@@ -75,11 +75,7 @@ struct MatesPages: RouteCollection {
                 vendorStylesheets: withMap ? library.stylesheets : [], vendorScripts: withMap ? library.scripts : [],
                 bodyClass: withTabs ? "mates with-tabs" : "mates", bottomBar: withTabs ? tabBar(req, current: tab) : .empty
             ),
-            main: .group(
-                main,
-                .p(.class("page-status"), .id("page-status"), .role("status")),
-                PageConfig.block(req, stringPrefixes: ["mates.js."], values: values)
-            )
+            stringPrefix: "mates.js.", values: values, main: main
         )
     }
 
@@ -123,15 +119,8 @@ struct MatesPages: RouteCollection {
     /// `/mates`: a visitor sees what it is and how to begin; a signed-in account that has not
     /// verified goes to the start; the rest get the map of people searching nearby.
     func home(req: Request) async throws -> Response {
-        guard let user = req.auth.get(User.self) else { return try await intro(req) }
-        let standing: MatesStanding
-        do {
-            standing = try await req.mates.standing(try user.requireID())
-        } catch let error as AppError where error.code == "verification_required" {
-            return Layout.redirect(to: Self.start)
-        }
-        if standing.suspended { throw AppError(.forbidden, "suspended") }
-        req.rememberMatesStanding(standing)
+        guard req.auth.has(User.self) else { return try await intro(req) }
+        if let redirect = try await MatesGate(sendsPagesToVerification: true).admit(req) { return redirect }
         let (profile, state) = try await mine(req)
         let library = req.application.mapLibrary
         let mapConfig = library.configValue(center: BurgerMapPages.defaultCenter, zoom: 15)

@@ -74,6 +74,22 @@ enum Layout {
     }
 
     /// A page for an error a browser navigated into.
+    /// A page whose scripts call the API (the burger map's, the mates'): `main`, then the status
+    /// line the scripts write short messages to (`#page-status`), then the config block with the
+    /// texts under `stringPrefix` and `values` (`PageConfig`).
+    static func scriptedPage(
+        _ request: Request, title: String, extras: PageExtras, stringPrefix: String, values: [String: Any], main: Node<HTML.BodyContext>
+    ) -> Response {
+        page(
+            request, title: title, extras: extras,
+            main: .group(
+                main,
+                .p(.class("page-status"), .id("page-status"), .role("status")),
+                PageConfig.block(request, stringPrefixes: [stringPrefix], values: values)
+            )
+        )
+    }
+
     static func errorPage(_ request: Request, status: HTTPResponseStatus, message: String) -> Response {
         page(
             request, title: request.t("error.page_title"), status: status,

@@ -57,18 +57,14 @@ struct BurgerMapPages: RouteCollection {
         let library = req.application.mapLibrary
         var values = try await req.browserAPIValues()
         for (key, value) in config { values[key] = value }
-        return Layout.page(
+        return Layout.scriptedPage(
             req, title: title,
             extras: PageExtras(
                 stylesheets: ["/css/burger-map.css"] + stylesheets, scripts: ["/js/burger-map/\(script).js"],
                 vendorStylesheets: withMap ? library.stylesheets : [], vendorScripts: withMap ? library.scripts : [],
                 bodyClass: "burger-map with-tabs", bottomBar: tabBar(req, current: tab)
             ),
-            main: .group(
-                main,
-                .p(.class("page-status"), .id("page-status"), .role("status")),
-                PageConfig.block(req, stringPrefixes: ["burger_map.js."], values: values)
-            )
+            stringPrefix: "burger_map.js.", values: values, main: main
         )
     }
 

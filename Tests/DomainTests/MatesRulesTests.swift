@@ -49,7 +49,10 @@ final class MatesRulesTests: XCTestCase {
 
     func testDodgePenaltyGrowsWithinADay() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        XCTAssertNil(DodgePenalty.blockedUntil(dodgesInWindow: 2, lastBlockAt: nil, now: now))
+        XCTAssertNil(DodgePenalty.blockedUntil(dodgesInWindow: 0, lastBlockAt: nil, now: now))
+        XCTAssertEqual(DodgePenalty.blockedUntil(dodgesInWindow: 1, lastBlockAt: nil, now: now), now.addingTimeInterval(60))
+        XCTAssertEqual(DodgePenalty.blockedUntil(dodgesInWindow: 2, lastBlockAt: now.addingTimeInterval(-60), now: now), now.addingTimeInterval(120),
+                       "a cool-down is not made longer by an earlier block")
         XCTAssertEqual(DodgePenalty.blockedUntil(dodgesInWindow: 3, lastBlockAt: nil, now: now), now.addingTimeInterval(3600))
         XCTAssertEqual(DodgePenalty.blockedUntil(dodgesInWindow: 4, lastBlockAt: now.addingTimeInterval(-7200), now: now), now.addingTimeInterval(86_400))
         XCTAssertEqual(DodgePenalty.blockedUntil(dodgesInWindow: 3, lastBlockAt: now.addingTimeInterval(-90_000), now: now), now.addingTimeInterval(3600),

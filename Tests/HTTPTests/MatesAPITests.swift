@@ -408,7 +408,7 @@ final class MatesAPITests: XCTestCase {
 
     // MARK: Dodges, reports, suspension
 
-    func testThreeDodgesInADayBlockSearchingForAnHour() async throws {
+    func testDodgesPauseSearchingThenBlockItForAnHour() async throws {
         try await withTestApp { app in
             let mina = try await app.mate("미나")
             let partners = [try await app.mate("하나야"), try await app.mate("두리야"), try await app.mate("세찌야")]
@@ -422,8 +422,12 @@ final class MatesAPITests: XCTestCase {
                 XCTAssertEqual(partnersView.lastMatch?.reason, "dodged")
                 XCTAssertEqual(partnersView.lastMatch?.endedByMe, false)
                 if number < 2 {
-                    let awaited15 = try await app.mateState(mina).searchBlockedUntil
-                    XCTAssertNil(awaited15, "dodge \(number + 1) is not yet blocked")
+                    // The first and second dodge of a day pause searching for one and two minutes.
+                    let paused = try await app.send(.POST, "\(mates)/queue", json: Application.QueueBody(lat: 37.5, lon: 127, topics: []), token: mina.token)
+                    XCTAssertEqual(paused.errorCode, "search_blocked", "dodge \(number + 1)")
+                    let wait = try XCTUnwrap(Int(paused.headers.first(name: "Retry-After") ?? ""))
+                    XCTAssertTrue((number + 1) * 60 - 5...(number + 1) * 60 ~= wait, "dodge \(number + 1): \(wait) s")
+                    try await MatesProfile.query(on: app.db).filter(\.$id == mina.id).set(\.$searchBlockedUntil, to: nil).update()
                 }
             }
             let blocked = try await app.send(.POST, "\(mates)/queue", json: Application.QueueBody(lat: 37.5, lon: 127, topics: []), token: mina.token)

@@ -5,12 +5,15 @@ import Vapor
 /// chat live, then review each other; faces and backgrounds come from the App Store.
 /// docs/MATES.md describes the states and the rules.
 enum MatesFeature: Feature {
-    static let migrations: [any Migration] = [CreateMates()]
+    static let migrations: [any Migration] = [CreateMates(), CreateMatesAppUsers()]
     static let homeCard: HomeCard? = HomeCard(position: 3, emoji: "🤝", key: "mates", path: MatesPages.Tab.home.path)
 
     static func configure(_ app: Application, settings: Settings) async throws {
         app.codeSender = try makeCodeSender(app, settings: settings.mates)
         app.appStoreVerifier = try makeAppStoreVerifier(settings.mates.appStore)
+        // The 새싹 스터디 apps' sign-in; nil (every `/v1` call 401) without FIREBASE_PROJECT_IDS.
+        app.firebaseTokens = FirebaseIDTokenVerifier.make(app, settings: settings.firebase)
+        app.appSightings = AppSightings()
         SearchingIndex.follow(app)
         MatesAccountRemoval.register(app)
         app.lifecycle.use(PeriodicJob("stopped searches nobody renewed", every: .seconds(300)) { app in
@@ -21,6 +24,7 @@ enum MatesFeature: Feature {
     static func routes(_ routes: FeatureRoutes) throws {
         try routes.api.register(collection: MatesAPI())
         try routes.web.register(collection: MatesPages())
+        try routes.open.register(collection: MatesCompatRoutes())
     }
 
     static func makeCodeSender(_ app: Application, settings: Settings.MatesSettings) throws -> any CodeSender {

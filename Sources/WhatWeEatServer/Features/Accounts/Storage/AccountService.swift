@@ -75,6 +75,18 @@ struct AccountService {
         return user
     }
 
+    /// An account for someone who signs in elsewhere (a 새싹 스터디 app's Firebase sign-in): the
+    /// nickname checked as for any sign-up, an address under `.invalid` that no mail reaches, and
+    /// the hash of a password nobody knows, so the account cannot log in by password. Not saved:
+    /// the caller saves it with what links it, in one transaction.
+    func accountWithoutPassword(nickname rawNickname: String, emailKey: String) async throws -> User {
+        let nickname = try Self.validNickname(rawNickname)
+        try await ensureAvailable(email: nil, nickname: nickname, exceptUser: nil)
+        try await limits.passwordChecks.reserve(clientAddress)
+        let email = "app-" + String(SecureRandom.sha256Hex(emailKey).prefix(32)) + "@linked-sign-in.invalid"
+        return User(email: email, passwordHash: try await passwords.hash(SecureRandom.token()), nickname: nickname)
+    }
+
     // MARK: Log in
 
     /// Checks the password, with the per-email failure throttle and the per-address budget.
@@ -323,6 +335,12 @@ struct AccountService {
         guard try await passwords.verify(password, hash: user.passwordHash) else {
             throw AppError(.forbidden, "wrong_password")
         }
+        try await remove(user)
+    }
+
+    /// Deletes an account and everything of it, each feature's part first (`AccountRemovals`).
+    /// The caller has made sure the owner asked for it.
+    func remove(_ user: User) async throws {
         let imageKey = user.profileImageKey
         let email = user.email
         let userID = try user.requireID()

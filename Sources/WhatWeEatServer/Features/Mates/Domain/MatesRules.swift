@@ -195,22 +195,31 @@ public enum MatesRules {
     }
 }
 
-/// Leaving a match early ("dodging") costs: three dodges within a day block searching for an
-/// hour; another block within a day of the last one lasts a day.
+/// Leaving a match early ("dodging") costs, more with each dodge of a day: the first pauses
+/// searching for a minute, the second for two (the seed app's cool-downs), the third blocks it for
+/// an hour; another long block within a day of the last one lasts a day.
 public enum DodgePenalty {
     public static let window: TimeInterval = 24 * 3600
+    /// The pauses after the first and second dodge of a day.
+    public static let coolDowns: [TimeInterval] = [60, 120]
     public static let dodgesToBlock = 3
     public static let firstBlock: TimeInterval = 3600
     public static let repeatedBlock: TimeInterval = 24 * 3600
 
     /// Until when searching is blocked after a dodge at `now`, given the dodges of the last day
-    /// (this one included) and when the last block was imposed; nil for no block.
+    /// (this one included) and when the last long block was imposed; nil for no block.
     public static func blockedUntil(dodgesInWindow: Int, lastBlockAt: Date?, now: Date) -> Date? {
-        guard dodgesInWindow >= dodgesToBlock else { return nil }
+        guard dodgesInWindow >= 1 else { return nil }
+        guard isLongBlock(dodgesInWindow: dodgesInWindow) else { return now.addingTimeInterval(coolDowns[dodgesInWindow - 1]) }
         if let lastBlockAt, now.timeIntervalSince(lastBlockAt) < window {
             return now.addingTimeInterval(repeatedBlock)
         }
         return now.addingTimeInterval(firstBlock)
+    }
+
+    /// Whether this many dodges in a day block for an hour or more (and count as the last block).
+    public static func isLongBlock(dodgesInWindow: Int) -> Bool {
+        dodgesInWindow >= dodgesToBlock
     }
 }
 

@@ -63,8 +63,23 @@ enum ChatEvent {
     }
 }
 
+/// A line as the person it was written to hears of it, on their own topic wherever they are
+/// connected (the 새싹 스터디 apps' socket, which knows people, not matches).
+struct PersonChatEvent: Codable, Sendable {
+    let id: UUID
+    let match: UUID
+    let from: UUID
+    let to: UUID
+    let kind: String
+    let text: String
+    let pin: String?
+    /// Seconds since 1970, to the microsecond as stored.
+    let createdAt: Double
+}
+
 extension MatesService {
     static func chatTopic(_ match: UUID) -> String { "mates.chat.\(match.uuidString.lowercased())" }
+    static func personChatTopic(_ user: UUID) -> String { "mates.person.\(user.uuidString.lowercased())" }
 
     func publishChat(_ event: String, match: UUID) async {
         await events.publish(event, to: Self.chatTopic(match))
@@ -90,7 +105,25 @@ extension MatesService {
         try await row.create(on: database)
         let message = ChatMessage(row)
         await publishChat(ChatEvent.message(message, clientId: clientId), match: row.matchID)
+        if let sender {
+            let recipient = match.partner(of: sender)
+            let event = PersonChatEvent(id: message.id, match: row.matchID, from: sender, to: recipient, kind: kind, text: text, pin: pin,
+                                        createdAt: row.createdAt.timeIntervalSince1970)
+            await events.publish(ChatEvent.encode(event), to: Self.personChatTopic(recipient))
+        }
         return message
+    }
+
+    /// Every line between two people, over all their matches, written after `after`, oldest first
+    /// (the 새싹 스터디 apps' history). Lines of the same microsecond keep their order by id.
+    func messagesBetween(_ me: UUID, _ other: UUID, after: Date, limit: Int) async throws -> [MatesMessage] {
+        let matches = try await MatesMatch.query(on: database).group(.or) { either in
+            either.group(.and) { $0.filter(\.$userA == me).filter(\.$userB == other) }
+            either.group(.and) { $0.filter(\.$userA == other).filter(\.$userB == me) }
+        }.all().compactMap(\.id)
+        guard !matches.isEmpty else { return [] }
+        return try await MatesMessage.query(on: database).filter(\.$matchID ~~ matches).filter(\.$createdAt >= after)
+            .sort(\.$createdAt, .ascending).sort(\.$id, .ascending).limit(limit).all()
     }
 
     /// Newest first, older on each page (`before`), or oldest first from a position (`after`):

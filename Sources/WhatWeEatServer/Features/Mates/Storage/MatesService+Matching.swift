@@ -13,6 +13,8 @@ struct MatePerson: Sendable {
     let avatar: Int
     let background: Int
     var distanceMeters: Double?
+    /// Where they search (people from the searching index).
+    var coordinate: Coordinate?
 }
 
 /// What every mates request needs to know of its caller (read by the gate), and what `/nearby`
@@ -128,7 +130,7 @@ extension MatesService {
 
     static func person(_ entry: SearchingIndex.Entry, meters: Double?) -> MatePerson {
         MatePerson(id: entry.id, nickname: entry.nickname, gender: entry.gender, topics: entry.topics, reputation: entry.reputation,
-                   avatar: entry.avatar, background: entry.background, distanceMeters: meters)
+                   avatar: entry.avatar, background: entry.background, distanceMeters: meters, coordinate: entry.coordinate)
     }
 
     func person(_ user: UUID) async throws -> MatePerson? {
@@ -142,8 +144,9 @@ extension MatesService {
     // MARK: Requests and matches
 
     /// Asks someone searching to meet. Both must be searching and see each other. When they had
-    /// already asked back, this is their acceptance: the two are matched at once.
-    func request(from profile: MatesProfile, to target: UUID) async throws -> (request: MatesRequest?, match: MatesMatch?) {
+    /// already asked back, this is their acceptance: the two are matched at once — or, for clients
+    /// that accept in a second call (`matchIfAskedBack` false, the 새싹 스터디 apps), 409 `mate_asked_first`.
+    func request(from profile: MatesProfile, to target: UUID, matchIfAskedBack: Bool = true) async throws -> (request: MatesRequest?, match: MatesMatch?) {
         let me = try profile.requireID()
         guard target != me else { throw AppError.invalid("cannot_request_self") }
         guard profile.matesState != .matched else { throw AppError.conflict("already_matched") }
@@ -154,6 +157,7 @@ extension MatesService {
             throw AppError.notFound("user_not_found")
         }
         if let theirs = try await MatesRequest.query(on: database).filter(\.$fromID == target).filter(\.$toID == me).first() {
+            guard matchIfAskedBack else { throw AppError.conflict("mate_asked_first") }
             return (nil, try await accept(theirs, by: me))
         }
         if let existing = try await MatesRequest.query(on: database).filter(\.$fromID == me).filter(\.$toID == target).first() {
@@ -174,6 +178,22 @@ extension MatesService {
     func acceptRequest(_ id: UUID, by me: UUID) async throws -> MatesMatch {
         guard let request = try await MatesRequest.find(id, on: database), request.toID == me else { throw AppError.notFound("request_not_found") }
         return try await accept(request, by: me)
+    }
+
+    /// Accepts what `asker` asked of me, named by person (the 새싹 스터디 apps' way). Without such a
+    /// request, says why: I am matched, they are matched, they stopped searching, or 404.
+    func acceptRequest(from asker: UUID, by me: UUID) async throws -> MatesMatch {
+        if let request = try await MatesRequest.query(on: database).filter(\.$fromID == asker).filter(\.$toID == me).first() {
+            return try await accept(request, by: me)
+        }
+        let states = try await MatesProfile.query(on: database).filter(\.$id ~~ [asker, me]).all()
+        func state(_ user: UUID) -> MatesState? { states.first { $0.id == user }?.matesState }
+        if state(me) == .matched { throw AppError.conflict("already_matched") }
+        switch state(asker) {
+        case .matched: throw AppError.conflict("mate_already_matched")
+        case .searching: throw AppError.notFound("request_not_found")
+        default: throw AppError.conflict("mate_not_searching")
+        }
     }
 
     /// Matches the asker with the one who accepts, or nobody: both profiles move from searching
@@ -256,7 +276,7 @@ extension MatesService {
         guard let profile = try await MatesProfile.find(user, on: database),
               let until = DodgePenalty.blockedUntil(dodgesInWindow: recent, lastBlockAt: profile.lastBlockAt, now: now) else { return }
         profile.searchBlockedUntil = until
-        profile.lastBlockAt = now
+        if DodgePenalty.isLongBlock(dodgesInWindow: recent) { profile.lastBlockAt = now }
         try await profile.save(on: database)
     }
 

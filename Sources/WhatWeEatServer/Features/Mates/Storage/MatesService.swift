@@ -194,6 +194,16 @@ struct MatesService {
             .sort(\.$createdAt, .descending).limit(limit).all().map(\.comment)
     }
 
+    /// The same for several people at once, at most `limit` each.
+    func receivedComments(of users: [UUID], limit: Int = 20) async throws -> [UUID: [String]] {
+        guard !users.isEmpty else { return [:] }
+        var comments: [UUID: [String]] = [:]
+        let rows = try await MatesReview.query(on: database).filter(\.$revieweeID ~~ Array(Set(users))).filter(\.$comment != "")
+            .sort(\.$createdAt, .descending).limit(users.count * limit).all()
+        for row in rows where comments[row.revieweeID, default: []].count < limit { comments[row.revieweeID, default: []].append(row.comment) }
+        return comments
+    }
+
     // MARK: Keeping the index current
 
     /// A person's queue state or profile changed: refresh them here and on the other instances.

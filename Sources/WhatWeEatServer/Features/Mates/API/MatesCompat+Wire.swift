@@ -1,0 +1,129 @@
+import Vapor
+
+// The 새싹 스터디 apps' JSON, field for field (`../shared/contracts/sesac-study-api.md` §2). Every key
+// is always present: the apps decode with non-optional fields. Arrays are never null; dates are
+// `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` strings (`SesacWire.format`).
+
+/// The user object of `GET /v1/user` and `GET /v1/user/shop/myinfo`.
+struct SesacUser: Content {
+    let _id: String
+    let __v: Int
+    let uid: String
+    let phoneNumber: String
+    let email: String
+    let FCMtoken: String
+    let nick: String
+    let birth: String
+    let gender: Int
+    let study: String
+    let comment: [String]
+    let reputation: [Int]
+    let sesac: Int
+    let sesacCollection: [Int]
+    let background: Int
+    let backgroundCollection: [Int]
+    let purchaseToken: [String]
+    let transactionId: [String]
+    let reviewedBefore: [String]
+    let reportedNum: Int
+    let reportedUser: [String]
+    let dodgepenalty: Int
+    let dodgeNum: Int
+    let ageMin: Int
+    let ageMax: Int
+    let searchable: Int
+    let createdAt: String
+
+    init(_ record: AppUserRecord) {
+        let profile = record.profile
+        _id = SesacWire.objectID(record.appUser.userID)
+        __v = 0
+        uid = record.appUser.id ?? ""
+        phoneNumber = record.appUser.phoneNumber
+        email = record.appUser.email
+        FCMtoken = record.appUser.fcmToken
+        nick = record.account.nickname
+        birth = SesacWire.format(record.appUser.birth)
+        gender = SesacWire.genderNumber(MatesGender(rawValue: profile.gender) ?? .unspecified)
+        study = record.appUser.study
+        comment = record.comments
+        reputation = SesacWire.reputation(profile.reputation)
+        sesac = profile.avatar
+        sesacCollection = record.collection.avatars
+        background = profile.background
+        backgroundCollection = record.collection.backgrounds
+        purchaseToken = []
+        transactionId = record.transactionIDs
+        reviewedBefore = record.reviewedUIDs
+        reportedNum = record.reportedCount
+        reportedUser = record.reportedUIDs
+        dodgepenalty = record.dodgesToday
+        dodgeNum = record.dodges
+        ageMin = profile.ageMin
+        ageMax = profile.ageMax
+        searchable = profile.searchable ? 1 : 0
+        createdAt = SesacWire.format(record.appUser.createdAt ?? Date())
+    }
+}
+
+/// `POST /v1/queue/search`.
+struct SesacSearch: Content {
+    struct Person: Content {
+        let uid: String
+        let nick: String
+        let lat: Double
+        let long: Double
+        let reputation: [Int]
+        let studylist: [String]
+        let reviews: [String]
+        let gender: Int
+        /// Read by no app; 0 as the contract suggests.
+        let type: Int
+        let sesac: Int
+        let background: Int
+    }
+
+    let fromQueueDB: [Person]
+    let fromQueueDBRequested: [Person]
+    let fromRecommend: [String]
+}
+
+/// `GET /v1/queue/myQueueState` (200). The partner's nick and uid only when matched.
+struct SesacQueueState: Content {
+    let dodged: Int
+    let matched: Int
+    let reviewed: Int
+    let matchedNick: String?
+    let matchedUid: String?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(dodged, forKey: .dodged)
+        try container.encode(matched, forKey: .matched)
+        try container.encode(reviewed, forKey: .reviewed)
+        try container.encodeIfPresent(matchedNick, forKey: .matchedNick)
+        try container.encodeIfPresent(matchedUid, forKey: .matchedUid)
+    }
+}
+
+/// A chat line: `POST /v1/chat/{uid}`'s answer, `GET`'s `payload` items, the socket's `chat` event.
+struct SesacChat: Content, Equatable {
+    let _id: String
+    let to: String
+    let from: String
+    let chat: String
+    let createdAt: String
+
+    /// A line of ours as the apps show it: text as written; the menu game line as its PIN.
+    init(id: UUID, kind: String, text: String, pin: String?, createdAt: Date, from: String, to: String) {
+        _id = SesacWire.objectID(id)
+        self.to = to
+        self.from = from
+        chat = kind == "menu_game" ? "🍽 우리뭐먹지 PIN \(pin ?? text)" : text
+        self.createdAt = SesacWire.format(createdAt)
+    }
+}
+
+struct SesacChatList: Content {
+    let payload: [SesacChat]
+}

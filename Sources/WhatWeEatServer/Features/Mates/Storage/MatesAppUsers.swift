@@ -1,0 +1,60 @@
+import Fluent
+import SQLKit
+import Vapor
+
+/// A user of a 새싹 스터디 app: their Firebase uid linked to an account of ours. Holds only what
+/// the apps send that our own profile has no place for (the phone number as typed, the FCM token,
+/// the whole birth date, the free-text study); everything else is the account's mates profile.
+final class MatesAppUser: Model, @unchecked Sendable {
+    static let schema = "mates_app_users"
+
+    /// The Firebase uid (the ID token's `sub`).
+    @ID(custom: "uid", generatedBy: .user) var id: String?
+    @Field(key: "user_id") var userID: UUID
+    /// The Firebase project the uid belongs to (each student app has its own).
+    @Field(key: "project_id") var projectID: String
+    @Field(key: "phone_number") var phoneNumber: String
+    @Field(key: "email") var email: String
+    @Field(key: "fcm_token") var fcmToken: String
+    /// As sent at sign-up (the apps send local time labelled as UTC; it is kept, not corrected).
+    @Field(key: "birth") var birth: Date
+    @Field(key: "study") var study: String
+    /// True when the sign-up made the account; false when it joined one that had verified this
+    /// phone number on the web. Withdrawing deletes only an account the app made.
+    @Field(key: "created_account") var createdAccount: Bool
+    /// The last ended match this user has moved past (dodged after, reviewed, or searched again):
+    /// until then the apps show the partner's dodge or review in `myQueueState`.
+    @OptionalField(key: "settled_match_id") var settledMatchID: UUID?
+    /// Where the uid last called the API from, and when: a socket may bind the uid from there.
+    @OptionalField(key: "last_address") var lastAddress: String?
+    @OptionalField(key: "last_seen_at") var lastSeenAt: Date?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
+
+    init() {}
+}
+
+struct CreateMatesAppUsers: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(MatesAppUser.schema)
+            .field("uid", .string, .identifier(auto: false))
+            .field("user_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
+            .field("project_id", .string, .required)
+            .field("phone_number", .string, .required)
+            .field("email", .string, .required)
+            .field("fcm_token", .string, .required)
+            .field("birth", .datetime, .required)
+            .field("study", .string, .required)
+            .field("created_account", .bool, .required)
+            .field("settled_match_id", .uuid)
+            .field("last_address", .string)
+            .field("last_seen_at", .datetime)
+            .field("created_at", .datetime)
+            .create()
+        // One account may have several uids: the same phone number in two students' apps.
+        try await database.sql.create(index: "mates_app_users_user").on(MatesAppUser.schema).column("user_id").run()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(MatesAppUser.schema).delete()
+    }
+}

@@ -100,4 +100,31 @@ final class SettingsTests: XCTestCase {
         XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "PAYMENT_GATEWAY": "portone", "PORTONE_API_KEY": "k",
                                                        "PORTONE_API_SECRET": "s", "PORTONE_API_URL": "ftp://x"]))
     }
+
+    func testFirebaseProjectsAndCertificatesURL() throws {
+        let off = try Settings.load(from: ["DATA_DIR": directory, "FIREBASE_PROJECT_IDS": " "])
+        XCTAssertEqual(off.firebase, Settings.FirebaseSettings(), "unset or empty: no projects, the feature off")
+        XCTAssertEqual(off.firebase.certificatesURL, "https://www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com")
+        let two = try Settings.load(from: [
+            "DATA_DIR": directory, "FIREBASE_PROJECT_IDS": "sesac-study-1, sesac-study-2,,sesac-study-1,",
+            "FIREBASE_CERTS_URL": "http://127.0.0.1:9099/certs",
+        ])
+        XCTAssertEqual(two.firebase.projectIDs, ["sesac-study-1", "sesac-study-2"])
+        XCTAssertEqual(two.firebase.certificatesURL, "http://127.0.0.1:9099/certs")
+        let bad = [
+            ("FIREBASE_PROJECT_IDS", "Sesac-Study"), ("FIREBASE_PROJECT_IDS", "ok-app,has space"), ("FIREBASE_PROJECT_IDS", "1app"),
+            ("FIREBASE_PROJECT_IDS", "app/../x"), ("FIREBASE_CERTS_URL", "ftp://example.com/certs"), ("FIREBASE_CERTS_URL", "certs.json"),
+        ]
+        for (name, value) in bad {
+            XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, name: value]), "\(name)=\(value)") { error in
+                let line = String(describing: error)
+                XCTAssertTrue(line.hasPrefix("invalid \(name)="), line)
+                XCTAssertFalse(line.contains("\n"), line)
+            }
+        }
+        // Whoever serves the certificates decides which tokens are good: no plain http to another host in production.
+        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "APP_ENV": "production", "FIREBASE_CERTS_URL": "http://certs.example.com/x"]))
+        let local = try Settings.load(from: ["DATA_DIR": directory, "APP_ENV": "production", "FIREBASE_CERTS_URL": "http://localhost:9099/certs"])
+        XCTAssertEqual(local.firebase.certificatesURL, "http://localhost:9099/certs")
+    }
 }

@@ -112,6 +112,21 @@ public struct Settings: Sendable {
         public init() {}
     }
 
+    /// Which Firebase projects' ID tokens are accepted (the 새싹 스터디 apps' `idtoken` header).
+    public var firebase = FirebaseSettings()
+
+    public struct FirebaseSettings: Sendable, Equatable {
+        /// `FIREBASE_PROJECT_IDS`: tokens for these projects are accepted; empty turns the feature off.
+        public var projectIDs: [String] = []
+        /// `FIREBASE_CERTS_URL`: where Google publishes the certificates that sign the tokens.
+        public var certificatesURL = FirebaseIDTokenVerifier.googleCertificatesURL
+
+        public init(projectIDs: [String] = [], certificatesURL: String = FirebaseIDTokenVerifier.googleCertificatesURL) {
+            self.projectIDs = projectIDs
+            self.certificatesURL = certificatesURL
+        }
+    }
+
     public struct MapSettings: Sendable, Equatable {
         /// Leaflet from a CDN when Debian's copy is not installed: pinned with its published
         /// Subresource Integrity hashes, so a changed file is refused by the browser.
@@ -319,6 +334,28 @@ public struct Settings: Sendable {
             throw SettingsError(variable: "APPSTORE_VERIFIER", value: other, expected: "test or appstore")
         }
 
+        var firebase = FirebaseSettings()
+        for raw in (value("FIREBASE_PROJECT_IDS") ?? "").split(separator: ",") {
+            let id = raw.trimmingCharacters(in: .whitespaces)
+            guard !id.isEmpty else { continue }
+            let allowed = id.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || "-.:".utf8.contains($0) }
+            guard allowed, id.utf8.count <= 100, let first = id.utf8.first, (0x61...0x7A).contains(first) else {
+                throw SettingsError(variable: "FIREBASE_PROJECT_IDS", value: id,
+                                    expected: "Firebase project ids separated by commas (lowercase letters, digits, '-', '.', ':'; starting with a letter)")
+            }
+            if !firebase.projectIDs.contains(id) { firebase.projectIDs.append(id) }
+        }
+        if let url = value("FIREBASE_CERTS_URL") {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), let host = parsed.host, !host.isEmpty else {
+                throw SettingsError(variable: "FIREBASE_CERTS_URL", value: url, expected: "an http:// or https:// URL")
+            }
+            // Whoever serves the certificates decides which tokens are good: plain http only to this machine.
+            guard parsed.scheme == "https" || appEnvironment != .production || ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) else {
+                throw SettingsError(variable: "FIREBASE_CERTS_URL", value: url, expected: "an https:// URL when APP_ENV=production (http only to this machine)")
+            }
+            firebase.certificatesURL = url
+        }
+
         let metricsToken = value("METRICS_TOKEN")
         if let metricsToken, metricsToken.utf8.count < 16 || !metricsToken.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
             throw SettingsError(variable: "METRICS_TOKEN", value: "(\(metricsToken.utf8.count) bytes)", expected: "at least 16 printable characters, no spaces")
@@ -360,6 +397,7 @@ public struct Settings: Sendable {
         settings.limits = limits
         settings.map = map
         settings.mates = mates
+        settings.firebase = firebase
         settings.resourcesDirectory = value("RESOURCES_DIR")
         return settings
     }

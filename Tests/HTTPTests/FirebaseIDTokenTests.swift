@@ -291,47 +291,6 @@ final class FirebaseIDTokenTests: XCTestCase {
         }
     }
 
-    /// `Tests/support/firebase_tokens.py` (the browser and cluster stages' fake) mints tokens this
-    /// verifier accepts: its certificate document, PEM and claims are the ones Google's look like.
-    func testATokenMintedByThePythonHelperIsAccepted() async throws {
-        func python(_ arguments: [String]) -> Process {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3"] + arguments
-            process.standardError = FileHandle.nullDevice
-            return process
-        }
-        let probe = python(["-c", "import jwt, cryptography"])
-        try probe.run()
-        probe.waitUntilExit()
-        guard probe.terminationStatus == 0 else {
-            throw XCTSkip("python3 with Tests/support/requirements-firebase.txt installed is needed")
-        }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let helper = python([root.appendingPathComponent("Tests/support/firebase_tokens.py").path, "once", "--uid", "python-uid"])
-        let output = Pipe(), input = Pipe()
-        helper.standardOutput = output
-        helper.standardInput = input
-        try helper.run()
-        defer {
-            try? input.fileHandleForWriting.close()  // the helper serves until its input closes
-            helper.waitUntilExit()
-        }
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            line += chunk
-        }
-        struct Minted: Decodable { let certs_url: String; let project_id: String; let token: String }
-        let minted = try JSONDecoder().decode(Minted.self, from: line)
-        let verifier = FirebaseIDTokenVerifier(projectIDs: [minted.project_id], certificatesURL: minted.certs_url,
-                                               client: HTTPClient.shared, logger: Logger(label: "firebase-test"))
-        let identity = try await verifier.verify(minted.token)
-        XCTAssertEqual(identity, FirebaseIdentity(uid: "python-uid", projectID: "sesac-test-project", phoneNumber: "+821012345678",
-                                                  email: nil, signInProvider: "phone"))
-    }
-
     func testTheFeatureIsOffWithoutProjectIDs() async throws {
         let app = try await Application.make(.testing)
         do {

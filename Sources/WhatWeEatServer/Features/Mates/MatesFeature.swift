@@ -25,6 +25,7 @@ enum MatesFeature: Feature {
         try routes.api.register(collection: MatesAPI())
         try routes.web.register(collection: MatesPages())
         try routes.open.register(collection: MatesCompatRoutes())
+        SocketIOServer(handler: MatesCompatSocket(), feature: "mates").register(on: routes.open)
     }
 
     static func makeCodeSender(_ app: Application, settings: Settings.MatesSettings) throws -> any CodeSender {

@@ -1,0 +1,78 @@
+"""The 새싹 스터디 apps through the cluster's proxy (Tests/cluster/run starts it, with a fake Firebase
+project): two app users sign up, match and chat with a real Socket.IO client — one over WebSocket
+only, the other over polling upgraded to WebSocket (nginx keeps a polling session on its
+instance). Their HTTP calls go round robin to both instances, and every line reaches the other
+socket live, whichever instance took it: the lines travel on the event bus (PostgreSQL NOTIFY).
+
+Usage: python3 check_sesac.py http://127.0.0.1:PORT /path/to/firebase.json"""
+import pathlib
+import queue
+import sys
+import uuid
+
+import requests
+import socketio
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
+from firebase_tokens import FakeFirebase  # noqa: E402
+
+BASE = sys.argv[1].rstrip("/")
+FIREBASE = FakeFirebase.load(sys.argv[2])
+HERE, NEARBY = (37.5665, 126.9780), (37.5680, 126.9805)
+
+
+class AppUser:
+    def __init__(self, nick, phone, gender):
+        self.uid = uuid.uuid4().hex[:28]
+        self.token = FIREBASE.token(self.uid, phone=phone)
+        self.served_by = set()
+        reply = self.call("POST", "/v1/user", [("phoneNumber", phone), ("FCMtoken", "fcm"), ("nick", nick),
+                                               ("birth", "1994-03-02T09:00:00.000Z"), ("email", ""), ("gender", str(gender))])
+        assert reply.status_code == 200, reply.text
+
+    def call(self, method, path, form=None):
+        reply = requests.request(method, BASE + path, data=form, headers={"idtoken": self.token}, timeout=20)
+        self.served_by.add(reply.headers.get("X-Served-By"))
+        return reply
+
+    def socket(self, transports):
+        client = socketio.Client(reconnection=False)
+        heard = queue.Queue()
+        client.on("chat", lambda data: heard.put(data))
+        client.connect(BASE, transports=list(transports), socketio_path="socket.io", wait_timeout=20)
+        client.call("changesocketid", self.uid, timeout=20)
+        return client, heard
+
+
+def main():
+    a = AppUser("클러스터앱에이", "+821055550001", 1)
+    b = AppUser("클러스터앱비이", "+821055550002", 0)
+    for user, point in ((a, HERE), (b, NEARBY)):
+        assert user.call("POST", "/v1/queue", [("studylist", "swift"), ("lat", str(point[0])), ("long", str(point[1]))]).status_code == 200
+    assert a.call("POST", "/v1/queue/studyrequest", [("otheruid", b.uid)]).status_code == 200
+    assert b.call("POST", "/v1/queue/studyaccept", [("otheruid", a.uid)]).status_code == 200
+    state = a.call("GET", "/v1/queue/myQueueState").json()
+    assert state["matched"] == 1 and state["matchedUid"] == b.uid, state
+
+    a_socket, a_heard = a.socket(("websocket",))
+    b_socket, b_heard = b.socket(("polling", "websocket"))
+    try:
+        for number in range(6):
+            for sender, receiver, heard in ((b, a, a_heard), (a, b, b_heard)):
+                text = f"{number}: 안녕 from {sender.uid[:6]}"
+                sent = sender.call("POST", f"/v1/chat/{receiver.uid}", [("chat", text)])
+                assert sent.status_code == 200, sent.text
+                line = heard.get(timeout=15)
+                assert line == sent.json(), (line, sent.json())
+        assert a_heard.empty() and b_heard.empty(), "nobody hears their own lines"
+        assert b_socket.transport() == "websocket", "the polling client upgraded"
+        served = a.served_by | b.served_by
+        assert {"web-1", "web-2"} <= served, f"the calls reached both instances: {served}"
+        print(f"ok 새싹 스터디 apps: 12 lines live across instances {sorted(served)} (WebSocket and polling→WebSocket)")
+    finally:
+        a_socket.disconnect()
+        b_socket.disconnect()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import Vapor
+
+/// Serves Engine.IO 4 / Socket.IO 5 at `/<path>/` (default `socket.io`): what socket.io-client-swift
+/// 16 and python-socketio 5 speak, over a WebSocket, over long-polling, or polling upgraded to a
+/// WebSocket. One handler serves the default namespace `/`. docs/SOCKETIO.md has the details.
+///
+/// Every WebSocket goes through `req.liveSocket(feature:)` (per-address cap, the open-sockets
+/// gauge, 1012 at shutdown); a polling session holds one of its address's places too.
+/// Engine.IO's own errors are answered as the reference server words them
+/// (`400 {"code":1,"message":"Session ID unknown"}`), not as the app's error envelope.
+struct SocketIOServer: Sendable {
+    let handler: any SocketIOHandler
+    let feature: String
+    let path: String
+    let pingInterval: TimeAmount
+    let pingTimeout: TimeAmount
+    let maxPayload: Int
+
+    init(
+        handler: any SocketIOHandler, feature: String, path: String = "socket.io",
+        pingInterval: TimeAmount = .seconds(25), pingTimeout: TimeAmount = .seconds(20), maxPayload: Int = 1_000_000
+    ) {
+        self.handler = handler
+        self.feature = feature
+        self.path = path.split(separator: "/").joined(separator: "/")
+        self.pingInterval = pingInterval
+        self.pingTimeout = pingTimeout
+        self.maxPayload = maxPayload
+    }
+
+    var settings: EngineSettings {
+        EngineSettings(handler: handler, feature: feature, path: path, pingInterval: pingInterval,
+                       pingTimeout: pingTimeout, maxPayload: maxPayload)
+    }
+
+    /// GET and POST `/<path>`; Vapor's router drops empty segments, so `/<path>/` (what the
+    /// clients request) reaches the same routes.
+    func register(on routes: any RoutesBuilder) {
+        let components = path.split(separator: "/").map { PathComponent.constant(String($0)) }
+        routes.on(.GET, components) { req in try await self.get(req) }
+        routes.on(.POST, components, body: .stream) { req in try await self.post(req) }
+    }
+
+    // MARK: Requests
+
+    func get(_ req: Request) async throws -> Response {
+        // Vapor answers HEAD with the GET route; a HEAD must not open a session.
+        guard req.method == .GET else { return EngineError.badRequest.response }
+        guard req.query[String.self, at: "EIO"] == "4" else { return EngineError.unsupportedProtocolVersion.response }
+        let sid = req.query[String.self, at: "sid"]
+        switch req.query[String.self, at: "transport"] {
+        case "polling":
+            guard let sid else { return try await openPolling(req) }
+            guard let session = session(sid, req) else { return EngineError.unknownSession.response }
+            switch await session.takePackets(wait: pollWait(req.application)) {
+            case .packets(let packets):
+                return .engineText(packets.joined(separator: String(EnginePacket.separator)))
+            case .unknownSession:
+                return EngineError.unknownSession.response
+            case .overlap, .wrongTransport:
+                return EngineError.badRequest.response
+            }
+        case "websocket":
+            guard Self.isWebSocketUpgrade(req) else { return EngineError.badRequest.response }
+            guard let sid else { return try openWebSocket(req) }
+            guard let session = session(sid, req) else { return EngineError.unknownSession.response }
+            guard await session.canUpgrade else { return EngineError.badRequest.response }
+            return try upgrade(session, req)
+        default:
+            return EngineError.unknownTransport.response
+        }
+    }
+
+    func post(_ req: Request) async throws -> Response {
+        guard req.query[String.self, at: "EIO"] == "4" else { return EngineError.unsupportedProtocolVersion.response }
+        switch req.query[String.self, at: "transport"] {
+        case "polling": break
+        case "websocket": return EngineError.badRequest.response
+        default: return EngineError.unknownTransport.response
+        }
+        guard let sid = req.query[String.self, at: "sid"] else { return EngineError.badHandshakeMethod.response }
+        guard let session = session(sid, req) else { return EngineError.unknownSession.response }
+        let declared = req.headers.first(name: .contentLength).flatMap(Int.init) ?? 0
+        let body: ByteBuffer?
+        do {
+            guard declared <= maxPayload else { throw Abort(.payloadTooLarge) }
+            body = try await req.body.collect(max: maxPayload).get()
+            // A body that came whole is not measured by `collect`.
+            guard (body?.readableBytes ?? 0) <= maxPayload else { throw Abort(.payloadTooLarge) }
+        } catch let error as Abort where error.status == .payloadTooLarge {
+            await session.close(.tooLarge)
+            return Response(status: .payloadTooLarge)
+        }
+        switch await session.receivedPayload(body.map { String(buffer: $0) } ?? "") {
+        case .packets: return .engineText("ok")
+        case .unknownSession: return EngineError.unknownSession.response
+        case .overlap, .wrongTransport: return EngineError.badRequest.response
+        }
+    }
+
+    private func session(_ sid: String, _ req: Request) -> EngineSession? {
+        req.application.socketIOSessions.session(sid, path: path)
+    }
+
+    private func origin(_ req: Request) -> EngineOrigin {
+        EngineOrigin(address: req.clientAddress, headers: req.headers, application: req.application)
+    }
+
+    /// A long poll waits for packets up to the ping interval, and never so long that the
+    /// connection's idle timeout ends it first (half of it, as for live sockets).
+    func pollWait(_ app: Application) -> TimeAmount {
+        min(pingInterval, ConnectionLimits.pingInterval(app))
+    }
+
+    private func openPolling(_ req: Request) async throws -> Response {
+        let app = req.application
+        let origin = origin(req)
+        guard app.openSockets.take(origin.address) else {
+            throw AppError(.tooManyRequests, "too_many_connections", headers: ["Retry-After": "5"])
+        }
+        let session = EngineSession(settings: settings, origin: origin, transport: .polling,
+                                    registry: app.socketIOSessions, holdsAddressPlace: true)
+        guard app.socketIOSessions.add(session) else {
+            app.openSockets.giveBack(origin.address)
+            return Response(status: .serviceUnavailable, headers: ["Retry-After": "5"])
+        }
+        await session.start()
+        return .engineText(EnginePacket.open(session.handshake(upgrades: ["websocket"])).encoded)
+    }
+
+    private func openWebSocket(_ req: Request) throws -> Response {
+        let settings = settings
+        let origin = origin(req)
+        let sessions = req.application.socketIOSessions
+        return try req.liveSocket(feature: feature) { _, socket in
+            let inputs = await socket.engineInputs(maxPayload: settings.maxPayload, backlog: settings.backlog)
+            let session = EngineSession(settings: settings, origin: origin, transport: .websocket(socket),
+                                        registry: sessions, holdsAddressPlace: false)
+            guard sessions.add(session) else {
+                try? await socket.close(code: OpenSockets.restartCode)
+                return
+            }
+            socket.send(EnginePacket.open(session.handshake(upgrades: [])).encoded, promise: nil)
+            await session.start()
+            session.consume(inputs, from: socket)
+        }
+    }
+
+    private func upgrade(_ session: EngineSession, _ req: Request) throws -> Response {
+        let settings = settings
+        return try req.liveSocket(feature: feature) { _, socket in
+            // Listen first: the client sends `2probe` as soon as it has the 101.
+            let inputs = await socket.engineInputs(maxPayload: settings.maxPayload, backlog: settings.backlog)
+            guard await session.beginProbe(socket) else {
+                try? await socket.close(code: .policyViolation)
+                return
+            }
+            session.consume(inputs, from: socket)
+        }
+    }
+
+    static func isWebSocketUpgrade(_ req: Request) -> Bool {
+        req.headers[.upgrade].contains { $0.lowercased() == "websocket" }
+    }
+}
+
+/// The Engine.IO sessions of this process, for every `SocketIOServer` of the application.
+final class SocketIOSessions: Sendable {
+    private let state = NIOLockedValueBox<(sessions: [String: EngineSession], closing: Bool)>(([:], false))
+
+    /// Keeps `session`; false once the application is shutting down.
+    func add(_ session: EngineSession) -> Bool {
+        state.withLockedValue { state in
+            guard !state.closing else { return false }
+            state.sessions[session.id] = session
+            return true
+        }
+    }
+
+    func remove(_ session: EngineSession) {
+        _ = state.withLockedValue { $0.sessions.removeValue(forKey: session.id) }
+    }
+
+    /// The session `id` of the server at `path`.
+    func session(_ id: String, path: String) -> EngineSession? {
+        state.withLockedValue { $0.sessions[id] }.flatMap { $0.settings.path == path ? $0 : nil }
+    }
+
+    var count: Int { state.withLockedValue { $0.sessions.count } }
+
+    /// Ends every session (WebSockets with 1012, polling clients with `1`), so clients reconnect
+    /// to another instance, and waits (5 s at most) for the handlers to hear of it.
+    func closeAll() async {
+        let all = state.withLockedValue { state in
+            state.closing = true
+            return Array(state.sessions.values)
+        }
+        guard !all.isEmpty else { return }
+        for session in all { await session.close(.shutdown) }
+        // A handler that hangs must not hold the shutdown: wait for them all, or 5 s.
+        let done = NIOLockedValueBox(false)
+        let waiting = Task {
+            for session in all { await session.finished() }
+            done.withLockedValue { $0 = true }
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !done.withLockedValue({ $0 }), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if !done.withLockedValue({ $0 }) { waiting.cancel() }
+    }
+}
+
+extension Application {
+    private struct SocketIOSessionsKey: StorageKey, LockKey { typealias Value = SocketIOSessions }
+
+    /// Made with the first session; it also arranges for the sessions to end before the rest of
+    /// the application does at shutdown (handlers run in reverse order, so this one runs first).
+    var socketIOSessions: SocketIOSessions {
+        locks.lock(for: SocketIOSessionsKey.self).withLock {
+            if let existing = storage[SocketIOSessionsKey.self] { return existing }
+            let sessions = SocketIOSessions()
+            storage[SocketIOSessionsKey.self] = sessions
+            lifecycle.use(SocketIOShutdown())
+            return sessions
+        }
+    }
+}
+
+private struct SocketIOShutdown: LifecycleHandler {
+    func shutdownAsync(_ application: Application) async {
+        await application.socketIOSessions.closeAll()
+    }
+}

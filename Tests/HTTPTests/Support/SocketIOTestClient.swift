@@ -50,9 +50,9 @@ final class EngineTestSocket: Sendable {
 
     /// Connects; `first` is sent from the upgrade callback itself, before anything else can run,
     /// the way clients send `2probe` the moment they have the 101.
-    static func connect(_ url: String, on app: Application, first: String? = nil) async throws -> EngineTestSocket {
+    static func connect(_ url: String, on app: Application, first: String? = nil, headers: HTTPHeaders = [:]) async throws -> EngineTestSocket {
         let promise = app.eventLoopGroup.any().makePromise(of: EngineTestSocket.self)
-        WebSocket.connect(to: url, on: app.eventLoopGroup) { socket in
+        WebSocket.connect(to: url, headers: headers, on: app.eventLoopGroup) { socket in
             let client = EngineTestSocket(socket: socket)
             socket.onText { _, text in client.inbox.withLockedValue { $0.messages.append(text) } }
             if let first { socket.send(first) }

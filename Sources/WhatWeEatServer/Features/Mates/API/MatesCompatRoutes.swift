@@ -239,8 +239,8 @@ struct MatesCompatRoutes: RouteCollection {
         let form = LenientForm(request: req)
         let uid = req.parameters.get("uid") ?? ""
         return try await Sesac.outcome(req, ["match_ended": 201, "not_matched": 201]) {
-            let other = try await Sesac.other(uid, req, unknown: "not_matched")
             guard let text = form.value("chat") else { throw Sesac.missing("chat") }
+            let other = try await Sesac.other(uid, req, unknown: "not_matched")
             let profile = try await req.mates.verifiedProfile(appUser.userID)
             guard profile.suspendedAt == nil else { throw AppError(.forbidden, "suspended") }
             guard let matchID = profile.matchID, let match = try? await req.mates.match(matchID, for: appUser.userID),

@@ -1,0 +1,158 @@
+import AsyncHTTPClient
+import NIOCore
+import XCTVapor
+@testable import WhatWeEatServer
+
+/// The 새싹 스터디 apps' Socket.IO chat on a real port, written frame by frame as the apps'
+/// client sends it (`40`, `42["changesocketid",uid]`): a line reaches the recipient's socket as
+/// `42["chat",{…}]` and never the sender's; a uid binds only from the address it called `/v1`
+/// from, or with its ID token in the CONNECT payload. (Tests/e2e/test_sesac_app.py and the
+/// cluster stage drive the same with python-socketio.)
+final class MatesCompatSocketTests: XCTestCase {
+    /// A 새싹 스터디 app user calling over the real port, from `address` (the proxy at 127.0.0.1 says so).
+    struct Caller {
+        let port: Int
+        let uid: String
+        let token: String
+        var address = "203.0.113.7"
+
+        func call(_ method: HTTPMethod, _ path: String, form: String? = nil) async throws -> (status: Int, text: String) {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+            request.method = method
+            request.headers.add(name: "idtoken", value: token)
+            request.headers.add(name: "X-Forwarded-For", value: address)
+            if let form {
+                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+                request.body = .bytes(ByteBuffer(string: form))
+            }
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
+        }
+    }
+
+    private func withServer(_ body: (Application, Int, FakeFirebase) async throws -> Void) async throws {
+        let firebase = try await FakeFirebase.start()
+        do {
+            try await withTestApp(adjust: { settings in
+                settings.firebase = Settings.FirebaseSettings(projectIDs: [firebase.projectID], certificatesURL: firebase.certificatesURL)
+                settings.trustedProxies = ["127.0.0.1"]
+            }) { app in
+                let port = try freePort()
+                try await app.server.start(address: .hostname("127.0.0.1", port: port))
+                do { try await body(app, port, firebase) } catch {
+                    await app.server.shutdown()
+                    throw error
+                }
+                await app.server.shutdown()
+            }
+        } catch {
+            await firebase.stop()
+            throw error
+        }
+        await firebase.stop()
+    }
+
+    /// Two app users, signed up, searching and matched.
+    private func matchedPair(_ port: Int, _ firebase: FakeFirebase) async throws -> (Caller, Caller) {
+        var callers: [Caller] = []
+        for (index, nick) in ["소켓에이", "소켓비이"].enumerated() {
+            let uid = SesacAppClient.newUID()
+            let caller = Caller(port: port, uid: uid, token: try firebase.token(uid: uid, phone: SesacAppClient.newPhone()))
+            let signedUp = try await caller.call(.POST, "/v1/user", form: "nick=\(nick.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&birth=1995-06-15T09:00:00.000Z&gender=\(index)")
+            XCTAssertEqual(signedUp.status, 200, signedUp.text)
+            let searching = try await caller.call(.POST, "/v1/queue", form: "lat=37.5665&long=126.978\(index)&studylist=swift")
+            XCTAssertEqual(searching.status, 200, searching.text)
+            callers.append(caller)
+        }
+        let asked = try await callers[0].call(.POST, "/v1/queue/studyrequest", form: "otheruid=\(callers[1].uid)")
+        XCTAssertEqual(asked.status, 200, asked.text)
+        let accepted = try await callers[1].call(.POST, "/v1/queue/studyaccept", form: "otheruid=\(callers[0].uid)")
+        XCTAssertEqual(accepted.status, 200, accepted.text)
+        return (callers[0], callers[1])
+    }
+
+    /// Connects from `address` (as the proxy reports it), joins `/` with `connectPayload`, and
+    /// binds `uid` with an acknowledgement.
+    private func socket(_ app: Application, _ port: Int, from address: String, binding uid: String, connectPayload: String = "") async throws
+        -> EngineTestSocket
+    {
+        let socket = try await EngineTestSocket.connect("ws://127.0.0.1:\(port)/socket.io/?EIO=4&transport=websocket", on: app,
+                                                        headers: ["X-Forwarded-For": address])
+        let open = try await socket.next()
+        XCTAssertTrue(open.hasPrefix("0{"), open)
+        try await socket.send("40" + connectPayload)
+        let connected = try await socket.next()
+        XCTAssertTrue(connected.hasPrefix("40{\"sid\""), connected)
+        try await socket.send("421[\"changesocketid\",\"\(uid)\"]")
+        let acknowledged = try await socket.next()
+        XCTAssertEqual(acknowledged, "431[]")
+        return socket
+    }
+
+    private func chatEvents(_ socket: EngineTestSocket) async throws -> [[String: Any]] {
+        try await socket.unread(after: .milliseconds(700)).compactMap { frame -> [String: Any]? in
+            guard frame.hasPrefix("42"), let array = try JSONSerialization.jsonObject(with: Data(frame.dropFirst(2).utf8)) as? [Any],
+                  array.first as? String == "chat" else { return nil }
+            return array.last as? [String: Any]
+        }
+    }
+
+    func testALineReachesTheRecipientsSocketAndNotTheSenders() async throws {
+        try await withServer { app, port, firebase in
+            let (a, b) = try await matchedPair(port, firebase)
+            let aSocket = try await socket(app, port, from: a.address, binding: a.uid)
+            let bSocket = try await socket(app, port, from: b.address, binding: b.uid)
+            let sent = try await b.call(.POST, "/v1/chat/\(a.uid)", form: "chat=%EC%95%88%EB%85%95")
+            XCTAssertEqual(sent.status, 200, sent.text)
+            let heard = try await chatEvents(aSocket)
+            XCTAssertEqual(heard.count, 1)
+            let sentObject = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(sent.text.utf8)) as? [String: Any])
+            XCTAssertEqual(heard.first?["_id"] as? String, sentObject["_id"] as? String)
+            XCTAssertEqual(heard.first?["chat"] as? String, "안녕")
+            XCTAssertEqual(heard.first?["from"] as? String, b.uid)
+            XCTAssertEqual(heard.first?["to"] as? String, a.uid)
+            XCTAssertEqual(heard.first?["createdAt"] as? String, sentObject["createdAt"] as? String)
+            let echoed = try await chatEvents(bSocket)
+            XCTAssertTrue(echoed.isEmpty, "the sender's socket hears nothing of its own line")
+            await aSocket.close()
+            await bSocket.close()
+        }
+    }
+
+    func testAUidBindsOnlyWhereItCalledFromOrWithItsToken() async throws {
+        try await withServer { app, port, firebase in
+            let (a, b) = try await matchedPair(port, firebase)
+            func send(_ text: String) async throws {
+                let sent = try await b.call(.POST, "/v1/chat/\(a.uid)", form: "chat=\(text)")
+                XCTAssertEqual(sent.status, 200, sent.text)
+            }
+            // Someone elsewhere who read A's uid in a search result binds nothing.
+            let eavesdropper = try await socket(app, port, from: "198.51.100.9", binding: a.uid)
+            try await send("first")
+            let eavesdropped = try await chatEvents(eavesdropper)
+            XCTAssertTrue(eavesdropped.isEmpty, "a uid alone binds nothing")
+            // A's own phone, from where it called the API.
+            let phone = try await socket(app, port, from: a.address, binding: a.uid)
+            try await send("second")
+            let phoneHeard = try await chatEvents(phone)
+            XCTAssertEqual(phoneHeard.map { $0["chat"] as? String }, ["second"])
+            // A's tablet on another network, with its ID token in the CONNECT payload; the latest socket wins.
+            let tablet = try await socket(app, port, from: "192.0.2.44", binding: a.uid, connectPayload: "{\"idtoken\":\"\(a.token)\"}")
+            try await send("third")
+            let tabletHeard = try await chatEvents(tablet)
+            XCTAssertEqual(tabletHeard.map { $0["chat"] as? String }, ["third"])
+            let phoneLater = try await chatEvents(phone)
+            XCTAssertTrue(phoneLater.isEmpty, "the phone's socket was bound earlier")
+            // B's token does not bind A; the tablet keeps hearing.
+            let wrongToken = try await socket(app, port, from: "192.0.2.45", binding: a.uid, connectPayload: "{\"idtoken\":\"\(b.token)\"}")
+            try await send("fourth")
+            let wrongHeard = try await chatEvents(wrongToken)
+            XCTAssertTrue(wrongHeard.isEmpty)
+            let tabletStill = try await chatEvents(tablet)
+            XCTAssertEqual(tabletStill.map { $0["chat"] as? String }, ["fourth"])
+            let eavesdroppedLater = try await chatEvents(eavesdropper)
+            XCTAssertTrue(eavesdroppedLater.isEmpty)
+            for socket in [eavesdropper, phone, tablet, wrongToken] { await socket.close() }
+        }
+    }
+}

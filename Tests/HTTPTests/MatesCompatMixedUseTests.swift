@@ -367,27 +367,6 @@ final class MatesCompatMixedUseTests: XCTestCase {
 
 // MARK: - Helpers
 
-private func userObject(_ client: SesacAppClient, file: StaticString = #filePath, line: UInt = #line) async throws -> [String: Any] {
-    let response = try await client.call(.GET, "/v1/user")
-    XCTAssertEqual(response.status, .ok, response.text, file: file, line: line)
-    return try response.object()
-}
-
-private func accountID(_ client: SesacAppClient) async throws -> UUID {
-    let link = try await MatesAppUser.find(client.uid, on: client.app.db)
-    return try XCTUnwrap(link).userID
-}
-
-/// `asker` asks `accepter` over `/v1`, who accepts.
-private func matchApps(_ asker: SesacAppClient, _ accepter: SesacAppClient, file: StaticString = #filePath, line: UInt = #line) async throws {
-    try await asker.search(file: file, line: line)
-    try await accepter.search(at: MatesPlaces.east(300), file: file, line: line)
-    let asked = try await asker.call(.POST, "/v1/queue/studyrequest", form: "otheruid=\(accepter.uid)")
-    XCTAssertEqual(asked.status, .ok, asked.text, file: file, line: line)
-    let accepted = try await accepter.call(.POST, "/v1/queue/studyaccept", form: "otheruid=\(asker.uid)")
-    XCTAssertEqual(accepted.status, .ok, accepted.text, file: file, line: line)
-}
-
 /// Three lines, alternating between the app (`POST /v1/chat/{id}`) and the web
 /// (`POST /api/v1/mates/chat/{match}/messages`), then each side's history holds all three in order.
 private func converse(_ app: Application, phone: SesacAppClient, web: Member, match: UUID, phoneFirst: Bool,

@@ -231,7 +231,7 @@ final class MatesCompatVariantsTests: XCTestCase {
     // MARK: Tokens
 
     func testTokensOfTheAllowedProjectsOnly() async throws {
-        try await withSesacVariantApp(extraProjects: ["sesac-second-project"]) { app, firebase in
+        try await withSesacApp(extraProjects: ["sesac-second-project"]) { app, firebase in
             let first = try SesacAppClient(app: app, firebase: firebase)
             try await first.signUp(nick: "첫프로젝트")
 
@@ -330,7 +330,7 @@ final class MatesCompatVariantsTests: XCTestCase {
     }
 
     func testReceiptsAreRefusedWithoutTheTestVerifier() async throws {
-        try await withSesacVariantApp(adjust: { $0.mates.appStore = .none }) { app, firebase in
+        try await withSesacApp(adjust: { $0.mates.appStore = .none }) { app, firebase in
             let client = try SesacAppClient(app: app, firebase: firebase)
             try await client.signUp(nick: "못사는이")
             let refused = try await client.call(.POST, "/v1/user/shop/ios",
@@ -347,6 +347,22 @@ final class MatesCompatVariantsTests: XCTestCase {
     }
 
     // MARK: My page, FCM token
+
+    /// The apps' `searchable` is "let people find me by my number", not our visibility: turning it
+    /// off keeps the user on everyone's map.
+    func testTheAppsSearchableToggleDoesNotHideAnyone() async throws {
+        try await withSesacApp { app, firebase in
+            let hidden = try SesacAppClient(app: app, firebase: firebase), viewer = try SesacAppClient(app: app, firebase: firebase)
+            try await hidden.signUp(nick: "번호비공개")
+            try await viewer.signUp(nick: "둘러보기")
+            let saved = try await hidden.call(.PUT, "/v1/user/mypage", form: "searchable=0&ageMin=18&ageMax=65&gender=1")
+            XCTAssertEqual(saved.status, .ok, saved.text)
+            try await hidden.search()
+            let found = try await viewer.call(.POST, "/v1/queue/search", form: "lat=\(MatesPlaces.cityHall.lat)&long=\(MatesPlaces.cityHall.lon)")
+            let people = try XCTUnwrap(try found.object()["fromQueueDB"] as? [[String: Any]])
+            XCTAssertEqual(people.compactMap { $0["uid"] as? String }, [hidden.uid])
+        }
+    }
 
     func testMyPageAndTheFCMToken() async throws {
         try await withSesacApp { app, firebase in
@@ -413,47 +429,8 @@ private let allRoutes: [(HTTPMethod, String)] = [
     (.POST, "/v1/queue/dodge"), (.POST, "/v1/queue/rate/x"), (.POST, "/v1/chat/x"), (.GET, "/v1/chat/x?lastchatDate=2000-01-01T00:00:00.000Z"),
 ]
 
-/// `withSesacApp` with more allowed projects, or other settings.
-private func withSesacVariantApp(extraProjects: [String] = [], adjust: (inout Settings) -> Void = { _ in },
-                                 _ body: (Application, FakeFirebase) async throws -> Void) async throws {
-    let firebase = try await FakeFirebase.start()
-    do {
-        try await withTestApp(adjust: { settings in
-            settings.firebase = Settings.FirebaseSettings(projectIDs: [firebase.projectID] + extraProjects, certificatesURL: firebase.certificatesURL)
-            adjust(&settings)
-        }) { app in
-            try await body(app, firebase)
-        }
-    } catch {
-        await firebase.stop()
-        throw error
-    }
-    await firebase.stop()
-}
-
 /// The sign-up form as `SesacAppClient.signUp` sends it.
 private func signUpForm(_ client: SesacAppClient, nick: String) -> String {
     SesacAppClient.encode([("phoneNumber", client.phone), ("FCMtoken", "fcm-\(client.uid)"), ("nick", nick), ("birth", "1995-06-15T09:00:00.000Z"),
                            ("email", "\(client.uid.prefix(6))@example.com"), ("gender", "1")])
-}
-
-private func userObject(_ client: SesacAppClient, file: StaticString = #filePath, line: UInt = #line) async throws -> [String: Any] {
-    let response = try await client.call(.GET, "/v1/user")
-    XCTAssertEqual(response.status, .ok, response.text, file: file, line: line)
-    return try response.object()
-}
-
-private func accountID(_ client: SesacAppClient) async throws -> UUID {
-    let link = try await MatesAppUser.find(client.uid, on: client.app.db)
-    return try XCTUnwrap(link).userID
-}
-
-/// `asker` asks `accepter` over `/v1`, who accepts.
-private func matchApps(_ asker: SesacAppClient, _ accepter: SesacAppClient, file: StaticString = #filePath, line: UInt = #line) async throws {
-    try await asker.search(file: file, line: line)
-    try await accepter.search(at: MatesPlaces.east(300), file: file, line: line)
-    let asked = try await asker.call(.POST, "/v1/queue/studyrequest", form: "otheruid=\(accepter.uid)")
-    XCTAssertEqual(asked.status, .ok, asked.text, file: file, line: line)
-    let accepted = try await accepter.call(.POST, "/v1/queue/studyaccept", form: "otheruid=\(asker.uid)")
-    XCTAssertEqual(accepted.status, .ok, accepted.text, file: file, line: line)
 }

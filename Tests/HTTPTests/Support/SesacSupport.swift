@@ -68,12 +68,14 @@ struct SesacAppClient {
     }
 }
 
-/// A test app that accepts the fake Firebase project's tokens.
-func withSesacApp(_ body: (Application, FakeFirebase) async throws -> Void) async throws {
+/// A test app that accepts the fake Firebase project's tokens (and `extraProjects`').
+func withSesacApp(extraProjects: [String] = [], adjust: (inout Settings) -> Void = { _ in },
+                  _ body: (Application, FakeFirebase) async throws -> Void) async throws {
     let firebase = try await FakeFirebase.start()
     do {
         try await withTestApp(adjust: { settings in
-            settings.firebase = Settings.FirebaseSettings(projectIDs: [firebase.projectID], certificatesURL: firebase.certificatesURL)
+            settings.firebase = Settings.FirebaseSettings(projectIDs: [firebase.projectID] + extraProjects, certificatesURL: firebase.certificatesURL)
+            adjust(&settings)
         }) { app in
             try await body(app, firebase)
         }
@@ -82,4 +84,27 @@ func withSesacApp(_ body: (Application, FakeFirebase) async throws -> Void) asyn
         throw error
     }
     await firebase.stop()
+}
+
+/// `GET /v1/user`'s object.
+func userObject(_ client: SesacAppClient, file: StaticString = #filePath, line: UInt = #line) async throws -> [String: Any] {
+    let response = try await client.call(.GET, "/v1/user")
+    XCTAssertEqual(response.status, .ok, response.text, file: file, line: line)
+    return try response.object()
+}
+
+/// The account an app user is linked to.
+func accountID(_ client: SesacAppClient) async throws -> UUID {
+    let link = try await MatesAppUser.find(client.uid, on: client.app.db)
+    return try XCTUnwrap(link).userID
+}
+
+/// `asker` asks `accepter` over `/v1`, who accepts.
+func matchApps(_ asker: SesacAppClient, _ accepter: SesacAppClient, file: StaticString = #filePath, line: UInt = #line) async throws {
+    try await asker.search(file: file, line: line)
+    try await accepter.search(at: MatesPlaces.east(300), file: file, line: line)
+    let asked = try await asker.call(.POST, "/v1/queue/studyrequest", form: "otheruid=\(accepter.uid)")
+    XCTAssertEqual(asked.status, .ok, asked.text, file: file, line: line)
+    let accepted = try await accepter.call(.POST, "/v1/queue/studyaccept", form: "otheruid=\(asker.uid)")
+    XCTAssertEqual(accepted.status, .ok, accepted.text, file: file, line: line)
 }

@@ -82,6 +82,16 @@ enum Sesac {
         do { return try Coordinate(lat: lat, lon: lon) } catch { throw MatesService.appError(error) }
     }
 
+    /// `gender`: 0 (female) or 1 (male); nil when absent and not required.
+    static func gender(_ form: LenientForm, required: Bool) throws -> MatesGender? {
+        guard form.value("gender") != nil else {
+            if required { throw missing("gender") }
+            return nil
+        }
+        guard let gender = SesacWire.gender(form.integer("gender")) else { throw AppError.invalid("invalid_app_gender") }
+        return gender
+    }
+
     /// The free-text "study I want" of My Info: one line, at most 50 characters.
     static func study(_ raw: String) throws -> String {
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -61,7 +61,7 @@ struct SesacUser: Content {
         dodgeNum = record.dodges
         ageMin = profile.ageMin
         ageMax = profile.ageMax
-        searchable = profile.searchable ? 1 : 0
+        searchable = record.appUser.searchable ? 1 : 0
         createdAt = SesacWire.format(record.appUser.createdAt ?? Date())
     }
 }

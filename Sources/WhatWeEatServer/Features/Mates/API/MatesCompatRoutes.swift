@@ -46,7 +46,7 @@ struct MatesCompatRoutes: RouteCollection {
             guard let nickname = form.value("nick") else { throw Sesac.missing("nick") }
             guard let birthText = form.value("birth") else { throw Sesac.missing("birth") }
             guard let birth = SesacWire.parseDate(birthText) else { throw AppError.invalid("invalid_birth_year") }
-            guard let gender = SesacWire.gender(form.integer("gender")) else { throw AppError.invalid("invalid_gender") }
+            let gender = try Sesac.gender(form, required: true) ?? .unspecified
             let signUp = AppSignUp(phoneNumber: form.value("phoneNumber") ?? identity.phoneNumber ?? "", fcmToken: form.value("FCMtoken") ?? "",
                                    nickname: nickname, birth: birth, email: form.value("email") ?? identity.email ?? "", gender: gender)
             let appUser = try await req.mates.signUpApp(uid: identity.uid, projectID: identity.projectID, verifiedPhone: identity.phoneNumber,
@@ -66,13 +66,11 @@ struct MatesCompatRoutes: RouteCollection {
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, [:]) {
             var change = MatesService.ProfileChange()
-            if form.value("gender") != nil {
-                guard let gender = SesacWire.gender(form.integer("gender")) else { throw AppError.invalid("invalid_gender") }
-                change.gender = gender
-            }
+            change.gender = try Sesac.gender(form, required: false)
+            var searchable: Bool?
             if form.value("searchable") != nil {
-                guard let searchable = form.integer("searchable"), searchable == 0 || searchable == 1 else { throw Sesac.invalid("searchable") }
-                change.searchable = searchable == 1
+                guard let value = form.integer("searchable"), value == 0 || value == 1 else { throw Sesac.invalid("searchable") }
+                searchable = value == 1
             }
             for (key, path) in [("ageMin", \MatesService.ProfileChange.ageMin), ("ageMax", \MatesService.ProfileChange.ageMax)] where form.value(key) != nil {
                 guard let age = form.integer(key) else { throw Sesac.invalid(key) }
@@ -80,10 +78,9 @@ struct MatesCompatRoutes: RouteCollection {
             }
             let study = try form.value("study").map { try Sesac.study($0) }
             _ = try await req.mates.updateProfile(try await req.mates.verifiedProfile(appUser.userID), change)
-            if let study {
-                appUser.study = study
-                try await appUser.save(on: req.db)
-            }
+            if let study { appUser.study = study }
+            if let searchable { appUser.searchable = searchable }
+            if study != nil || searchable != nil { try await appUser.save(on: req.db) }
             return Sesac.ok()
         }
     }

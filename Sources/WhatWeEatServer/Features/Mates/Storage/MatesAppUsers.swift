@@ -19,6 +19,9 @@ final class MatesAppUser: Model, @unchecked Sendable {
     /// As sent at sign-up (the apps send local time labelled as UTC; it is kept, not corrected).
     @Field(key: "birth") var birth: Date
     @Field(key: "study") var study: String
+    /// The apps' "내 번호 검색 허용" (let people find me by my number). We have no search by phone
+    /// number, so it is kept and shown back, and does not hide anyone from the map.
+    @Field(key: "searchable") var searchable: Bool
     /// True when the sign-up made the account; false when it joined one that had verified this
     /// phone number on the web. Withdrawing deletes only an account the app made.
     @Field(key: "created_account") var createdAccount: Bool
@@ -44,6 +47,7 @@ struct CreateMatesAppUsers: AsyncMigration {
             .field("fcm_token", .string, .required)
             .field("birth", .datetime, .required)
             .field("study", .string, .required)
+            .field("searchable", .bool, .required)
             .field("created_account", .bool, .required)
             .field("settled_match_id", .uuid)
             .field("last_address", .string)

@@ -71,6 +71,7 @@ extension MatesService {
         row.fcmToken = String(form.fcmToken.prefix(4096))
         row.birth = form.birth
         row.study = ""
+        row.searchable = false
         if let existing = try await MatesProfile.query(on: database).filter(\.$verifiedDestinationHash == destinationHash).first() {
             // The web verified this number first: the app joins that account, which keeps its nickname.
             row.userID = try existing.requireID()

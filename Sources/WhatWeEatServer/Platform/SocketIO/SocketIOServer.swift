@@ -11,29 +11,22 @@ import Vapor
 /// Engine.IO's own errors are answered as the reference server words them
 /// (`400 {"code":1,"message":"Session ID unknown"}`), not as the app's error envelope.
 struct SocketIOServer: Sendable {
-    let handler: any SocketIOHandler
-    let feature: String
-    let path: String
-    let pingInterval: TimeAmount
-    let pingTimeout: TimeAmount
-    let maxPayload: Int
+    /// What every session of this server is given (handler, path, heartbeat, limits).
+    let settings: EngineSettings
 
     init(
         handler: any SocketIOHandler, feature: String, path: String = "socket.io",
         pingInterval: TimeAmount = .seconds(25), pingTimeout: TimeAmount = .seconds(20), maxPayload: Int = 1_000_000
     ) {
-        self.handler = handler
-        self.feature = feature
-        self.path = path.split(separator: "/").joined(separator: "/")
-        self.pingInterval = pingInterval
-        self.pingTimeout = pingTimeout
-        self.maxPayload = maxPayload
+        settings = EngineSettings(handler: handler, feature: feature, path: path.split(separator: "/").joined(separator: "/"),
+                                  pingInterval: pingInterval, pingTimeout: pingTimeout, maxPayload: maxPayload)
     }
 
-    var settings: EngineSettings {
-        EngineSettings(handler: handler, feature: feature, path: path, pingInterval: pingInterval,
-                       pingTimeout: pingTimeout, maxPayload: maxPayload)
-    }
+    var handler: any SocketIOHandler { settings.handler }
+    var feature: String { settings.feature }
+    var path: String { settings.path }
+    var pingInterval: TimeAmount { settings.pingInterval }
+    var maxPayload: Int { settings.maxPayload }
 
     /// GET and POST `/<path>`; Vapor's router drops empty segments, so `/<path>/` (what the
     /// clients request) reaches the same routes.

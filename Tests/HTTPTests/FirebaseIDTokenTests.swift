@@ -84,6 +84,22 @@ final class FirebaseIDTokenTests: XCTestCase {
         }
     }
 
+    /// A token verified once is answered from memory, but only until it expires.
+    func testAVerifiedTokenIsRememberedUntilItExpires() async throws {
+        try await withFirebase { firebase, verifier, clock in
+            let token = try firebase.token(uid: "remembered", issuedAt: clock.now, expiresIn: 600)
+            let first = try await verifier.verify(token)
+            // The certificates go away: a remembered token needs no key.
+            firebase.rotateKeys(keepingPrevious: false)
+            clock.advance(500)
+            let again = try await verifier.verify(token)
+            XCTAssertEqual(again, first)
+            // Past its expiry (and the skew) it is refused, remembered or not.
+            clock.advance(600)
+            await assertRefused(verifier, token, .expired, "a remembered token expires too")
+        }
+    }
+
     func testTokensFromTheFutureAreRefused() async throws {
         try await withFirebase { firebase, verifier, clock in
             await assertRefused(verifier, try firebase.token(uid: "u", issuedAt: clock.now + 600), .notYetValid, "issued in 10 minutes")
@@ -277,11 +293,12 @@ final class FirebaseIDTokenTests: XCTestCase {
             clock.advance(11)
             let uid = try await verifier.verify(token).uid
             XCTAssertEqual(uid, "u")
+            let signedByTheOldKey = try firebase.token(uid: "u3", issuedAt: clock.now)
             firebase.rotateKeys(keepingPrevious: false)
             let rotated = try await verifier.verify(try firebase.token(uid: "u2", issuedAt: clock.now)).uid
             XCTAssertEqual(rotated, "u2")
             XCTAssertEqual(firebase.fetchCount, 3, "the new kid fetched again, early")
-            await assertRefused(verifier, token, .unknownKey, "signed by a key no longer served")
+            await assertRefused(verifier, signedByTheOldKey, .unknownKey, "signed by a key no longer served (and never verified before)")
 
             let logged = lines.lines.withLockedValue { $0 }
             XCTAssertTrue(logged.contains { $0.contains("could not be fetched") }, "the failed fetch was logged: \(logged)")

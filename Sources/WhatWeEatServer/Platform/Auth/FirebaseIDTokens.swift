@@ -96,6 +96,10 @@ public final class FirebaseIDTokenVerifier: FirebaseTokenVerifying {
     private let now: @Sendable () -> Date
     private let state = NIOLockedValueBox(State())
     private let flight = SingleFlight()
+    /// Tokens verified already, by their SHA-256, until they expire: an app sends the same token
+    /// for up to an hour, and an RSA verification per call cost most of a polled route.
+    private let verified = NIOLockedValueBox<[SHA256Digest: (identity: FirebaseIdentity, expires: TimeInterval)]>([:])
+    static let verifiedLimit = 20_000
 
     public init(projectIDs: Set<String>, certificatesURL: String = googleCertificatesURL, client: HTTPClient,
                 logger: Logger, now: @escaping @Sendable () -> Date = Date.init) {
@@ -116,6 +120,20 @@ public final class FirebaseIDTokenVerifier: FirebaseTokenVerifying {
     public func verify(_ token: String) async throws(FirebaseTokenError) -> FirebaseIdentity {
         guard token.utf8.count <= Self.maximumTokenBytes else { throw .malformed }
         let bytes = Array(token.utf8)
+        let digest = SHA256.hash(data: bytes)
+        if let known = verified.withLockedValue({ $0[digest] }), now().timeIntervalSince1970 < known.expires + Self.clockSkew {
+            return known.identity
+        }
+        let identity = try await verifyAfresh(bytes)
+        verified.withLockedValue { table in
+            if table.count >= Self.verifiedLimit { table.removeAll(keepingCapacity: true) }
+            table[digest] = identity
+        }
+        return identity.identity
+    }
+
+    /// The whole check of a token not seen before; the identity with the token's `exp`.
+    private func verifyAfresh(_ bytes: [UInt8]) async throws(FirebaseTokenError) -> (identity: FirebaseIdentity, expires: TimeInterval) {
         let parts = bytes.split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = Self.base64URLDecoded(parts[0]),
               let header = try? JSONDecoder().decode(Header.self, from: headerBytes)
@@ -142,8 +160,8 @@ public final class FirebaseIDTokenVerifier: FirebaseTokenVerifying {
         guard let audience = claims.aud, projectIDs.contains(audience) else { throw .wrongAudience }
         guard claims.iss == "https://securetoken.google.com/\(audience)" else { throw .wrongIssuer }
         guard let uid = claims.sub, !uid.isEmpty, uid.count <= 128 else { throw .missingSubject }
-        return FirebaseIdentity(uid: uid, projectID: audience, phoneNumber: claims.phone_number, email: claims.email,
-                                signInProvider: claims.firebase?.sign_in_provider)
+        return (FirebaseIdentity(uid: uid, projectID: audience, phoneNumber: claims.phone_number, email: claims.email,
+                                 signInProvider: claims.firebase?.sign_in_provider), exp)
     }
 
     // MARK: - Tokens

@@ -20,6 +20,14 @@ struct JSONBytes {
         bytes.append(contentsOf: String(value).utf8)
     }
 
+    /// A finite number as Foundation's encoder writes it: whole numbers without a fraction (`127`),
+    /// others as Swift prints them (`37.5665`), which JSON reads back exactly.
+    mutating func double(_ value: Double) {
+        guard value.isFinite else { return bytes.append(UInt8(ascii: "0")) }
+        if value == value.rounded(), abs(value) < 1e15 { return int(Int(value)) }
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
     /// A quoted string: `"` and `\` escaped, control characters as escapes, the rest as UTF-8
     /// (slashes unescaped, as `AppJSON` writes them).
     mutating func string(_ value: String) {
@@ -31,6 +39,8 @@ struct JSONBytes {
             case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
             case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
             case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
             case 0..<0x20:
                 let hex: [UInt8] = Array("0123456789abcdef".utf8)
                 bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])

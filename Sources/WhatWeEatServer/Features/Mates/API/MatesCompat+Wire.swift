@@ -88,6 +88,48 @@ struct SesacSearch: Content {
     let fromRecommend: [String]
 }
 
+/// `SesacSearch` written by hand (`JSONBytes`): the home map of every app calls it, and Foundation's
+/// encoder was most of its cost. Keys in `AppJSON`'s sorted order; `JSONBytesTests` compares the two.
+enum SesacSearchJSON {
+    static func write(_ search: SesacSearch) -> JSONBytes {
+        var json = JSONBytes(capacity: 320 * (search.fromQueueDB.count + search.fromQueueDBRequested.count) + 256)
+        json.raw(#"{"fromQueueDB":"#)
+        json.list(search.fromQueueDB, person)
+        json.raw(#","fromQueueDBRequested":"#)
+        json.list(search.fromQueueDBRequested, person)
+        json.raw(#","fromRecommend":"#)
+        json.strings(search.fromRecommend)
+        json.raw("}")
+        return json
+    }
+
+    static func person(_ json: inout JSONBytes, _ person: SesacSearch.Person) {
+        json.raw(#"{"background":"#)
+        json.int(person.background)
+        json.raw(#","gender":"#)
+        json.int(person.gender)
+        json.raw(#","lat":"#)
+        json.double(person.lat)
+        json.raw(#","long":"#)
+        json.double(person.long)
+        json.raw(#","nick":"#)
+        json.string(person.nick)
+        json.raw(#","reputation":"#)
+        json.ints(person.reputation)
+        json.raw(#","reviews":"#)
+        json.strings(person.reviews)
+        json.raw(#","sesac":"#)
+        json.int(person.sesac)
+        json.raw(#","studylist":"#)
+        json.strings(person.studylist)
+        json.raw(#","type":"#)
+        json.int(person.type)
+        json.raw(#","uid":"#)
+        json.string(person.uid)
+        json.raw("}")
+    }
+}
+
 /// `GET /v1/queue/myQueueState` (200). The partner's nick and uid only when matched.
 struct SesacQueueState: Content {
     let dodged: Int

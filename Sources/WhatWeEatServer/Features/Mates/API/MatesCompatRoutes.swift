@@ -153,6 +153,13 @@ struct MatesCompatRoutes: RouteCollection {
     }
 
     func myQueueState(req: Request) async throws -> Response {
+        // Polled every few seconds by every app that searches: that common case is one statement.
+        let identity = try req.sesacIdentity()
+        switch try await req.mates.appSearchingFastPath(uid: identity.uid, address: req.clientAddress) {
+        case .unknown: throw AppError(.notAcceptable, "app_user_unknown")
+        case .searching: return Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: Self.searchingState)
+        case .other: break
+        }
         let appUser = try await req.sesacAppUser()
         let profile = try await req.mates.verifiedProfile(appUser.userID)
         guard let state = try await req.mates.appQueueState(profile, appUser) else { return Sesac.status(201, "normal_state", req) }
@@ -162,6 +169,12 @@ struct MatesCompatRoutes: RouteCollection {
                                          matchedNick: state.matched ? state.partnerNickname ?? "" : nil,
                                          matchedUid: state.matched ? partnerUID : nil).encodeResponse(for: req)
     }
+
+    /// `{"dodged":0,"matched":0,"reviewed":0}`, encoded once.
+    static let searchingState: Response.Body = {
+        let state = SesacQueueState(dodged: 0, matched: 0, reviewed: 0, matchedNick: nil, matchedUid: nil)
+        return Response.Body(data: (try? AppJSON.encoder().encode(state)) ?? Data())
+    }()
 
     func search(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
@@ -181,8 +194,8 @@ struct MatesCompatRoutes: RouteCollection {
                                    reviews: comments[person.id] ?? [], gender: SesacWire.genderNumber(MatesGender(rawValue: person.gender) ?? .unspecified),
                                    type: 0, sesac: person.avatar, background: person.background)
             }
-            return try await SesacSearch(fromQueueDB: found.people.map(wire), fromQueueDBRequested: found.requestedMe.map(wire),
-                                         fromRecommend: found.recommendedTopics).encodeResponse(for: req)
+            return SesacSearchJSON.write(SesacSearch(fromQueueDB: found.people.map(wire), fromQueueDBRequested: found.requestedMe.map(wire),
+                                                     fromRecommend: found.recommendedTopics)).response()
         }
     }
 
@@ -261,7 +274,7 @@ struct MatesCompatRoutes: RouteCollection {
             }
             guard let other = try await req.mates.account(forAppUID: uid) else { return try await SesacChatList(payload: []).encodeResponse(for: req) }
             // Strictly after the millisecond the app saw (the stored time has microseconds).
-            let bound = ((after.timeIntervalSince1970 * 1000).rounded(.down) + 1) / 1000 - 0.000_000_5
+            let bound = Double(SesacWire.millisecond(of: after) + 1) / 1000 - 0.000_000_5
             let rows = try await req.mates.messagesBetween(appUser.userID, other, after: Date(timeIntervalSince1970: bound), limit: 2_000)
             let me = appUser.id ?? ""
             let payload = rows.compactMap { row -> SesacChat? in

@@ -147,10 +147,30 @@ extension MatesService {
 
     /// Remembers where a uid calls from (at most one write a minute per uid and instance).
     func noteAppSighting(_ appUser: MatesAppUser, address: String) async throws {
-        guard let uid = appUser.id, application.appSightings.shouldWrite(uid: uid, address: address, now: now) else { return }
+        guard let uid = appUser.id else { return }
+        try await noteAppSighting(uid: uid, address: address)
         appUser.lastAddress = address
         appUser.lastSeenAt = now
-        try await appUser.save(on: database)
+    }
+
+    private func noteAppSighting(uid: String, address: String) async throws {
+        let now = self.now
+        guard application.appSightings.shouldWrite(uid: uid, address: address, now: now) else { return }
+        try await database.sql.update(MatesAppUser.schema).set("last_address", to: SQLBind(address)).set("last_seen_at", to: SQLBind(now))
+            .where("uid", .equal, SQLBind(uid)).run()
+    }
+
+    enum AppFastState { case unknown, searching, other }
+
+    /// `myQueueState`'s common case in one statement: whether the uid signed up and searches now
+    /// (the sighting noted as every call notes it). `other` sends the caller down the full path.
+    func appSearchingFastPath(uid: String, address: String) async throws -> AppFastState {
+        let query: SQLQueryString = """
+            SELECT p.state FROM \(ident: MatesAppUser.schema) a JOIN \(ident: MatesProfile.schema) p ON p.id = a.user_id WHERE a.uid = \(bind: uid)
+            """
+        guard let row = try await database.sql.raw(query).first() else { return .unknown }
+        try await noteAppSighting(uid: uid, address: address)
+        return try row.decode(column: "state", as: String.self) == MatesState.searching.rawValue ? .searching : .other
     }
 
     /// Whether a socket from `address` may receive the chats of `uid`: the uid called the API from

@@ -32,7 +32,12 @@ final class ShutdownTests: XCTestCase {
         WebSocket.connect(to: "ws://127.0.0.1:\(server.port)/api/v1/notifications/live", headers: ["Authorization": "Bearer \(token)"],
                           on: group) { opened.succeed($0) }.cascadeFailure(to: opened)
         let socket = try await opened.futureResult.get()
-        let metrics = try await server.send(.GET, "/metrics", json: String?.none, headers: [:])
+        // The server counts the socket once its upgrade handler runs, a moment after the client has the 101.
+        var metrics = try await server.send(.GET, "/metrics", json: String?.none, headers: [:])
+        for _ in 0..<50 where !metrics.text.contains(#"whatweeat_websockets_open{feature="notifications"} 1"#) {
+            try await Task.sleep(for: .milliseconds(100))
+            metrics = try await server.send(.GET, "/metrics", json: String?.none, headers: [:])
+        }
         XCTAssertTrue(metrics.text.contains(#"whatweeat_websockets_open{feature="notifications"} 1"#), metrics.text)
 
         // Eight shoppers order as fast as they can; SIGTERM arrives in the middle.

@@ -73,12 +73,12 @@ enum Sesac {
     }
 
     static func missing(_ field: String) -> AppError { .badRequest("missing_field", ["field": field]) }
-    static func invalid(_ field: String) -> AppError { .badRequest("invalid_field", ["field": field]) }
+    static func badField(_ field: String) -> AppError { .badRequest("invalid_field", ["field": field]) }
 
     static func coordinate(_ form: LenientForm) throws -> Coordinate {
         guard form.value("lat") != nil else { throw missing("lat") }
         guard form.value("long") != nil else { throw missing("long") }
-        guard let lat = form.number("lat"), let lon = form.number("long") else { throw invalid(form.number("lat") == nil ? "lat" : "long") }
+        guard let lat = form.number("lat"), let lon = form.number("long") else { throw badField(form.number("lat") == nil ? "lat" : "long") }
         do { return try Coordinate(lat: lat, lon: lon) } catch { throw MatesService.appError(error) }
     }
 
@@ -95,7 +95,7 @@ enum Sesac {
     /// The free-text "study I want" of My Info: one line, at most 50 characters.
     static func study(_ raw: String) throws -> String {
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.count <= 50, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { throw invalid("study") }
+        guard text.count <= 50, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { throw badField("study") }
         return text
     }
 

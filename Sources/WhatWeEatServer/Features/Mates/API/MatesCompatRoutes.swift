@@ -69,11 +69,11 @@ struct MatesCompatRoutes: RouteCollection {
             change.gender = try Sesac.gender(form, required: false)
             var searchable: Bool?
             if form.value("searchable") != nil {
-                guard let value = form.integer("searchable"), value == 0 || value == 1 else { throw Sesac.invalid("searchable") }
+                guard let value = form.integer("searchable"), value == 0 || value == 1 else { throw Sesac.badField("searchable") }
                 searchable = value == 1
             }
             for (key, path) in [("ageMin", \MatesService.ProfileChange.ageMin), ("ageMax", \MatesService.ProfileChange.ageMax)] where form.value(key) != nil {
-                guard let age = form.integer(key) else { throw Sesac.invalid(key) }
+                guard let age = form.integer(key) else { throw Sesac.badField(key) }
                 change[keyPath: path] = age
             }
             let study = try form.value("study").map { try Sesac.study($0) }
@@ -90,7 +90,7 @@ struct MatesCompatRoutes: RouteCollection {
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, [:]) {
             guard let token = form.value("FCMtoken") else { throw Sesac.missing("FCMtoken") }
-            guard token.utf8.count <= 4096 else { throw Sesac.invalid("FCMtoken") }
+            guard token.utf8.count <= 4096 else { throw Sesac.badField("FCMtoken") }
             appUser.fcmToken = token
             try await appUser.save(on: req.db)
             return Sesac.ok()
@@ -235,7 +235,7 @@ struct MatesCompatRoutes: RouteCollection {
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, ["wrong_partner": 201, "already_reviewed": 201, "match_not_ended": 201, "not_matched": 201]) {
             let other = try await Sesac.other(req.parameters.get("uid") ?? form.value("otheruid"), req, unknown: "wrong_partner")
-            guard let picks = SesacWire.reputationPicks(form.values("reputation")) else { throw Sesac.invalid("reputation") }
+            guard let picks = SesacWire.reputationPicks(form.values("reputation")) else { throw Sesac.badField("reputation") }
             try await req.mates.appReview(try await req.mates.verifiedProfile(appUser.userID), appUser, other: other, picks: picks,
                                           comment: form.value("comment") ?? "")
             return Sesac.ok()
@@ -269,7 +269,7 @@ struct MatesCompatRoutes: RouteCollection {
         return try await Sesac.outcome(req, [:]) {
             var after = Date(timeIntervalSince1970: 946_684_800)
             if let text = req.queryValue("lastchatDate"), !text.isEmpty {
-                guard let date = SesacWire.parseDate(text) else { throw Sesac.invalid("lastchatDate") }
+                guard let date = SesacWire.parseDate(text) else { throw Sesac.badField("lastchatDate") }
                 after = date
             }
             guard let other = try await req.mates.account(forAppUID: uid) else { return try await SesacChatList(payload: []).encodeResponse(for: req) }

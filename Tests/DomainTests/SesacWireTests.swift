@@ -47,6 +47,5 @@ final class SesacWireTests: XCTestCase {
             XCTAssertNil(SesacWire.shopItem(productID: bad), bad)
         }
         XCTAssertEqual((0...5).map { SesacWire.penaltyStatus(dodgesToday: $0) }, [203, 203, 204, 205, 205, 205])
-        XCTAssertEqual(SesacWire.objectID(UUID(uuidString: "638C2B1F-8E0C-2F00-12AB-34CD56789ABC")!), "638c2b1f8e0c2f0012ab34cd")
     }
 }

@@ -36,7 +36,7 @@ struct SesacUser: Content {
 
     init(_ record: AppUserRecord) {
         let profile = record.profile
-        _id = SesacWire.objectID(record.appUser.userID)
+        _id = ObjectID.of(record.appUser.userID)
         __v = 0
         uid = record.appUser.id ?? ""
         phoneNumber = record.appUser.phoneNumber
@@ -158,7 +158,7 @@ struct SesacChat: Content, Equatable {
 
     /// A line of ours as the apps show it: text as written; the menu game line as its PIN.
     init(id: UUID, kind: String, text: String, pin: String?, createdAt: Date, from: String, to: String) {
-        _id = SesacWire.objectID(id)
+        _id = ObjectID.of(id)
         self.to = to
         self.from = from
         chat = kind == "menu_game" ? "🍽 우리뭐먹지 PIN \(pin ?? text)" : text

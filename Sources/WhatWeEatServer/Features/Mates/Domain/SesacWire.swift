@@ -136,13 +136,7 @@ public enum SesacWire {
         Array((counters + Array(repeating: 0, count: reputationLength)).prefix(max(reputationLength, counters.count)))
     }
 
-    // MARK: Ids and codes
-
-    /// A 24-hex-digit id in the shape of the Mongo ObjectIds the apps were written against, taken
-    /// from one of our UUIDs (stable, and as unique as 96 bits of it).
-    public static func objectID(_ uuid: UUID) -> String {
-        String(uuid.uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24))
-    }
+    // MARK: Codes
 
     /// The status `POST /v1/queue` answers while a dodge penalty runs: 203, 204 or 205 for the
     /// first, second, third (and later) dodge of the day.

@@ -147,6 +147,9 @@ public struct Settings: Sendable {
         public var leafletDirectory = "/usr/share/javascript/leaflet"
         /// Used when the directory holds no Leaflet; nil (`LEAFLET_CDN=off`) means list mode only.
         public var leafletCDN: CDN? = CDN()
+        /// `LSLP_API_KEYS`: the `SesacKey` values the LookForRealBurger app may send; empty turns
+        /// its routes off (420).
+        public var lslpAPIKeys: [String] = []
 
         public init() {}
 
@@ -287,6 +290,14 @@ public struct Settings: Sendable {
         }
         if let attribution = value("MAP_TILE_ATTRIBUTION") { map.tileAttribution = attribution }
         if let directory = value("LEAFLET_DIR") { map.leafletDirectory = directory }
+        for raw in (value("LSLP_API_KEYS") ?? "").split(separator: ",") {
+            let key = raw.trimmingCharacters(in: .whitespaces)
+            guard !key.isEmpty else { continue }
+            guard key.utf8.count <= 200, key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw SettingsError(variable: "LSLP_API_KEYS", value: "(\(key.utf8.count) bytes)", expected: "keys of printable characters without spaces, separated by commas")
+            }
+            if !map.lslpAPIKeys.contains(key) { map.lslpAPIKeys.append(key) }
+        }
         switch value("LEAFLET_CDN")?.lowercased() {
         case nil, "on": break
         case "off": map.leafletCDN = nil

@@ -3,8 +3,8 @@ import Vapor
 
 /// The burger map (LookForRealBurger): places on a map, found by box, by distance or by name;
 /// photo reviews with likes, bookmarks, comments and reports; marks, follows and feeds.
-/// docs/BURGER_MAP.md describes the model. Until its pages are built (issue 13), `/map` is an
-/// empty state that keeps the menu game's "find restaurants nearby" search.
+/// docs/BURGER_MAP.md describes the model; the LookForRealBurger app's own LSLP routes are
+/// `BurgerMapCompatRoutes`.
 enum BurgerMapFeature: Feature {
     static let migrations: [any Migration] = [CreateBurgerPlaces(), CreateBurgerReviews(), CreatePlaceSearch(), AddReviewTimelineIndex()]
     static let homeCard: HomeCard? = HomeCard(position: 2, emoji: "🍔", key: "burger_map", path: "/map")
@@ -26,6 +26,7 @@ enum BurgerMapFeature: Feature {
     static func routes(_ routes: FeatureRoutes) throws {
         try routes.api.register(collection: BurgerMapAPI())
         try routes.open.register(collection: BurgerMapImages())
+        try routes.open.register(collection: BurgerMapCompatRoutes())
         try routes.web.register(collection: BurgerMapPages())
     }
 }

@@ -13,6 +13,16 @@ struct AccessClaims: JWTPayload {
     }
 }
 
+/// The same claims read without checking `exp`: for a refresh that presents the expired token.
+struct AccessClaimsAnyTime: JWTPayload {
+    var sub: SubjectClaim
+    var sid: String
+    var iat: IssuedAtClaim
+    var exp: ExpirationClaim
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
 /// Signs and verifies access tokens (HS256 with the access-token key derived from `JWT_SECRET`,
 /// see `ServerKeys`; never the secret itself).
 public struct AccessTokens: Sendable {
@@ -48,6 +58,14 @@ public struct AccessTokens: Sendable {
         guard let userID = UUID(uuidString: claims.sub.value), let sessionID = UUID(uuidString: claims.sid) else {
             throw .invalid
         }
+        return (userID, sessionID)
+    }
+
+    /// The (user, session) of a token we signed, expired or not. Only for a refresh that also
+    /// presents the session's refresh token (the LookForRealBurger app sends its stale access token).
+    func verifyIgnoringExpiry(_ token: String) async throws(Failure) -> (userID: UUID, sessionID: UUID) {
+        guard let claims = try? await keys.verify(token, as: AccessClaimsAnyTime.self),
+              let userID = UUID(uuidString: claims.sub.value), let sessionID = UUID(uuidString: claims.sid) else { throw .invalid }
         return (userID, sessionID)
     }
 }

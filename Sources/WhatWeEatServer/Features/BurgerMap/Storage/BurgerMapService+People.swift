@@ -176,6 +176,25 @@ extension BurgerMapService {
         return try await profile(of: followeeID, viewer: followerID)
     }
 
+    /// Everyone following `id` (`following` false) or followed by `id` (true), newest first, at most
+    /// `limit`: the LookForRealBurger app shows a profile's lists whole.
+    func follows(of id: UUID, following: Bool, limit: Int = 5_000) async throws -> [User] {
+        let query = BurgerFollow.query(on: database)
+        if following {
+            return try await query.filter(\.$follower.$id == id).with(\.$followee).sort(\.$createdAt, .descending).limit(limit).all().map(\.followee)
+        }
+        return try await query.filter(\.$followee.$id == id).with(\.$follower).sort(\.$createdAt, .descending).limit(limit).all().map(\.follower)
+    }
+
+    /// The ids of the places `id` added and of their visible reviews, newest first.
+    func contributions(of id: UUID) async throws -> [UUID] {
+        let reviews = try await BurgerReview.query(on: database).filter(\.$author.$id == id).filter(\.$hiddenAt == nil)
+            .sort(\.$createdAt, .descending).all()
+        let places = try await BurgerPlace.query(on: database).filter(\.$createdBy.$id == id).sort(\.$createdAt, .descending).all()
+        return (reviews.map { ($0.createdAt, $0.id) } + places.map { ($0.createdAt, $0.id) })
+            .sorted { ($0.0 ?? .distantPast) > ($1.0 ?? .distantPast) }.compactMap(\.1)
+    }
+
     func followers(of id: UUID, _ page: PageRequest) async throws -> (items: [User], nextCursor: String?) {
         _ = try await person(id)
         let rows = try await BurgerFollow.query(on: database).filter(\.$followee.$id == id).with(\.$follower).paginate(newestFirst: \.$createdAt, page)

@@ -1,0 +1,116 @@
+import Vapor
+
+/// `SesacKey` on every call of the LookForRealBurger app (images included): one of
+/// `LSLP_API_KEYS`, else 420. Without that setting every call is 420: the routes are off.
+struct LSLPKeyCheck: AsyncMiddleware {
+    static let header = "SesacKey"
+
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        let presented = request.headers.first(name: Self.header) ?? ""
+        let keys = request.application.settings.map.lslpAPIKeys
+        guard !presented.isEmpty, keys.contains(where: { SecureRandom.constantTimeEquals($0, presented) }) else {
+            throw LSLPFailure(420, AppError(.unauthorized, "lslp_key_invalid"))
+        }
+        return try await next.respond(to: request)
+    }
+}
+
+/// A contract status (420, 419, 418, 402, 410…) with our error's message.
+struct LSLPFailure: Error {
+    let status: Int
+    let error: AppError
+
+    init(_ status: Int, _ error: AppError) {
+        self.status = status
+        self.error = error
+    }
+}
+
+/// The LSLP apps' error body, `{"message": "…"}` in the reader's language, on every error of these
+/// routes; the status is the contract's (`LSLPFailure`) or our own.
+struct LSLPErrors: AsyncMiddleware {
+    struct Body: Content { let message: String }
+
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        do {
+            return try await next.respond(to: request)
+        } catch let failure as LSLPFailure {
+            return try Self.response(failure.status, failure.error, request)
+        } catch {
+            // Bodies that do not parse and our own rules, in the app's shape; a server error goes on
+            // to the error middleware, which logs it.
+            let appError = AppErrorMiddleware.appError(for: error)
+            guard appError.status.code < 500 else { throw error }
+            return try Self.response(Int(appError.status.code), appError, request)
+        }
+    }
+
+    static func response(_ status: Int, _ error: AppError, _ request: Request) throws -> Response {
+        let response = Response(status: HTTPResponseStatus(statusCode: status))
+        try response.content.encode(Body(message: request.t(error.messageKey, error.arguments)))
+        response.headers.add(contentsOf: error.headers)
+        return response
+    }
+}
+
+/// The raw access token in `Authorization` (no `Bearer`): 419 when it expired (the app then
+/// refreshes and replays), 401 when it is not ours or its session ended.
+struct LSLPAuthentication: AsyncMiddleware {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        let raw = request.headers.first(name: .authorization) ?? ""
+        let token = raw.hasPrefix("Bearer ") ? String(raw.dropFirst(7)) : raw
+        guard !token.isEmpty else { throw LSLPFailure(401, AppError(.unauthorized, "unauthorized")) }
+        let claims: (userID: UUID, sessionID: UUID)
+        do {
+            claims = try await request.application.accessTokens.verify(token)
+        } catch .expired {
+            throw LSLPFailure(419, AppError(.unauthorized, "token_expired"))
+        } catch {
+            throw LSLPFailure(401, AppError(.unauthorized, "invalid_token"))
+        }
+        guard let user = try await AccountService(request: request).signedInUser(session: claims.sessionID, userID: claims.userID) else {
+            throw LSLPFailure(401, AppError(.unauthorized, "invalid_token"))
+        }
+        request.auth.login(user)
+        return try await next.respond(to: request)
+    }
+}
+
+// The app's JSON (contract §2.5, §2.4); keys as it decodes them.
+
+struct LSLPJoined: Content {
+    let user_id: String
+    let email: String
+    let nick: String
+}
+
+struct LSLPLoggedIn: Content {
+    let user_id: String
+    let email: String
+    let nick: String
+    let accessToken: String
+    let refreshToken: String
+}
+
+struct LSLPPerson: Content {
+    let user_id: String
+    let nick: String
+    let profileImage: String?
+
+    init(_ user: User) {
+        user_id = ObjectID.of(user.id ?? UUID())
+        nick = user.nickname
+        profileImage = nil
+    }
+}
+
+/// A profile: `email` only on my own; `posts` are the ids of every place and review the person
+/// added, the apps' "posts" of both kinds.
+struct LSLPProfile: Content {
+    let user_id: String
+    let email: String?
+    let nick: String
+    let followers: [LSLPPerson]
+    let following: [LSLPPerson]
+    let posts: [String]
+}

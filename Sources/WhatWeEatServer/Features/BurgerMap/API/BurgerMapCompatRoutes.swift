@@ -1,0 +1,99 @@
+import Vapor
+
+/// The LSLP `/v1` routes the LookForRealBurger app calls (`../shared/contracts/lslp-burger-api.md`),
+/// over our accounts and the burger map. The app's conventions, kept: `SesacKey` on every call
+/// (`LSLP_API_KEYS`, else 420), the raw access token in `Authorization` (419 when it expired, and
+/// then `GET /v1/auth/refresh` with the stale token and the refresh token, which stays valid: the
+/// app never stores a new one), 200 for every success, creates included, `{"message"}` bodies for
+/// errors, ids as 24 hex digits (`ObjectID`). docs/BURGER_MAP.md, "Pointing the LookForRealBurger
+/// app at this server".
+///
+/// Built so far (issue 18, first part): the key, joining, the email check, logging in, the
+/// refresh, and profiles. Posts (places and reviews), files, likes, comments, follows and the
+/// donation come next.
+struct BurgerMapCompatRoutes: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let v1 = routes.grouped("v1").grouped(LSLPErrors(), LSLPKeyCheck())
+        v1.post("validation", "email", use: checkEmail)
+        v1.post("users", "join", use: join)
+        v1.post("users", "login", use: logIn)
+        v1.get("auth", "refresh", use: refresh)
+
+        let signedIn = v1.grouped(LSLPAuthentication())
+        signedIn.get("users", "me", "profile", use: myProfile)
+        signedIn.get("users", ":user", "profile", use: profile)
+    }
+
+    struct EmailBody: Content { let email: String? }
+    struct JoinBody: Content { let email: String?; let password: String?; let nick: String? }
+    struct LogInBody: Content { let email: String?; let password: String? }
+    struct Refreshed: Content { let accessToken: String }
+
+    func checkEmail(req: Request) async throws -> LSLPErrors.Body {
+        let email = try req.decodeJSON(EmailBody.self).email.required("email")
+        guard try await AccountService(request: req).emailAvailable(email) else { throw AppError.conflict("email_taken") }
+        return LSLPErrors.Body(message: req.t("lslp.email_available"))
+    }
+
+    /// 402 for a nickname with a space in it (the app strips them, the contract says so) and for
+    /// any other nickname our rules refuse; 409 for an email or nickname taken.
+    func join(req: Request) async throws -> LSLPJoined {
+        let body = try req.decodeJSON(JoinBody.self)
+        let email = try body.email.required("email"), password = try body.password.required("password"), nick = try body.nick.required("nick")
+        guard !nick.contains(where: \.isWhitespace) else { throw LSLPFailure(402, AppError.invalid("nickname_has_space")) }
+        let user: User
+        do {
+            user = try await AccountService(request: req).signUp(email: email, password: password, nickname: nick)
+        } catch let error as AppError where error.code.hasPrefix("invalid_nickname") {
+            throw LSLPFailure(402, error)
+        } catch let error as AppError where error.status == .unprocessableEntity {
+            throw LSLPFailure(400, error)
+        }
+        return LSLPJoined(user_id: ObjectID.of(try user.requireID()), email: user.email, nick: user.nickname)
+    }
+
+    func logIn(req: Request) async throws -> LSLPLoggedIn {
+        let body = try req.decodeJSON(LogInBody.self)
+        let accounts = AccountService(request: req)
+        let user = try await accounts.authenticate(email: try body.email.required("email"), password: try body.password.required("password"))
+        let tokens = try await accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
+        return LSLPLoggedIn(user_id: ObjectID.of(try user.requireID()), email: user.email, nick: user.nickname,
+                            accessToken: tokens.accessToken, refreshToken: tokens.refreshToken)
+    }
+
+    /// The stale access token in `Authorization` (its signature still ours) and the refresh token
+    /// in `Refresh`: a new access token; 418 once the refresh token expired (the app logs in again).
+    func refresh(req: Request) async throws -> Refreshed {
+        let raw = req.headers.first(name: .authorization) ?? ""
+        let access = raw.hasPrefix("Bearer ") ? String(raw.dropFirst(7)) : raw
+        guard let presented = req.headers.first(name: "Refresh"), !presented.isEmpty, !access.isEmpty,
+              let claims = try? await req.application.accessTokens.verifyIgnoringExpiry(access)
+        else { throw LSLPFailure(401, AppError(.unauthorized, "invalid_token")) }
+        do {
+            return Refreshed(accessToken: try await AccountService(request: req).accessTokenWithoutRotation(presented, session: claims.sessionID))
+        } catch let error as AppError where error.code == "refresh_token_expired" {
+            throw LSLPFailure(418, error)
+        }
+    }
+
+    func myProfile(req: Request) async throws -> LSLPProfile {
+        let user = try req.requireUser()
+        return try await profile(of: user, email: user.email, req)
+    }
+
+    func profile(req: Request) async throws -> LSLPProfile {
+        guard let id = req.parameters.get("user"), let user = try await ObjectID.find(User.self, id, on: req.db) else {
+            throw LSLPFailure(410, AppError.notFound("user_not_found"))
+        }
+        return try await profile(of: user, email: nil, req)
+    }
+
+    private func profile(of user: User, email: String?, _ req: Request) async throws -> LSLPProfile {
+        let id = try user.requireID()
+        let map = req.burgerMap
+        return LSLPProfile(user_id: ObjectID.of(id), email: email, nick: user.nickname,
+                           followers: try await map.follows(of: id, following: false).map(LSLPPerson.init),
+                           following: try await map.follows(of: id, following: true).map(LSLPPerson.init),
+                           posts: try await map.contributions(of: id).map(ObjectID.of))
+    }
+}

@@ -57,8 +57,7 @@ struct LSLPErrors: AsyncMiddleware {
 /// refreshes and replays), 401 when it is not ours or its session ended.
 struct LSLPAuthentication: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        let raw = request.headers.first(name: .authorization) ?? ""
-        let token = raw.hasPrefix("Bearer ") ? String(raw.dropFirst(7)) : raw
+        let token = request.lslpAccessToken
         guard !token.isEmpty else { throw LSLPFailure(401, AppError(.unauthorized, "unauthorized")) }
         let claims: (userID: UUID, sessionID: UUID)
         do {
@@ -73,6 +72,14 @@ struct LSLPAuthentication: AsyncMiddleware {
         }
         request.auth.login(user)
         return try await next.respond(to: request)
+    }
+}
+
+extension Request {
+    /// The app's `Authorization`: the raw access token (a `Bearer ` prefix, if some client adds one, is dropped).
+    var lslpAccessToken: String {
+        let raw = headers.first(name: .authorization) ?? ""
+        return raw.hasPrefix("Bearer ") ? String(raw.dropFirst(7)) : raw
     }
 }
 

@@ -64,8 +64,7 @@ struct BurgerMapCompatRoutes: RouteCollection {
     /// The stale access token in `Authorization` (its signature still ours) and the refresh token
     /// in `Refresh`: a new access token; 418 once the refresh token expired (the app logs in again).
     func refresh(req: Request) async throws -> Refreshed {
-        let raw = req.headers.first(name: .authorization) ?? ""
-        let access = raw.hasPrefix("Bearer ") ? String(raw.dropFirst(7)) : raw
+        let access = req.lslpAccessToken
         guard let presented = req.headers.first(name: "Refresh"), !presented.isEmpty, !access.isEmpty,
               let claims = try? await req.application.accessTokens.verifyIgnoringExpiry(access)
         else { throw LSLPFailure(401, AppError(.unauthorized, "invalid_token")) }

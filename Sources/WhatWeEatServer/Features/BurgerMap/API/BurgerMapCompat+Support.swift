@@ -41,7 +41,9 @@ struct LSLPErrors: AsyncMiddleware {
             // to the error middleware, which logs it.
             let appError = AppErrorMiddleware.appError(for: error)
             guard appError.status.code < 500 else { throw error }
-            return try Self.response(Int(appError.status.code), appError, request)
+            // The app knows 400 for any value refused (our 422).
+            let status = appError.status == .unprocessableEntity ? 400 : Int(appError.status.code)
+            return try Self.response(status, appError, request)
         }
     }
 

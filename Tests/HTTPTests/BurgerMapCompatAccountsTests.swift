@@ -135,4 +135,38 @@ final class BurgerMapCompatAccountsTests: XCTestCase {
             }
         }
     }
+
+    func testFollowAndUnfollowByTheAppsIDs() async throws {
+        try await withLSLPApp { app in
+            let mina = try await LSLPClient.member(app, nick: "팔로워미나")
+            let junho = try await LSLPClient.member(app, nick: "팔로이준호")
+            let junhoID = try XCTUnwrap(junho.userID)
+            let followed = try await mina.call(.POST, "/v1/follow/\(junhoID)")
+            XCTAssertEqual(followed.status, .ok, followed.text)
+            let object = try followed.object()
+            XCTAssertEqual(object["nick"] as? String, "팔로워미나")
+            XCTAssertEqual(object["opponent_nick"] as? String, "팔로이준호")
+            XCTAssertEqual(object["following_status"] as? Bool, true)
+            let again = try await mina.call(.POST, "/v1/follow/\(junhoID)")
+            XCTAssertEqual(again.status, .conflict, "already following")
+            let profile = try await mina.call(.GET, "/v1/users/\(junhoID)/profile").object()
+            XCTAssertEqual((profile["followers"] as? [[String: Any]])?.compactMap { $0["user_id"] as? String }, [mina.userID].compactMap { $0 })
+            let myself = try await mina.call(.POST, "/v1/follow/\(try XCTUnwrap(mina.userID))")
+            XCTAssertEqual(myself.status, .badRequest)
+            let nobody = try await mina.call(.POST, "/v1/follow/\(String(repeating: "0", count: 24))")
+            XCTAssertEqual(nobody.status.code, 410)
+
+            for _ in 1...2 {
+                let unfollowed = try await mina.call(.DELETE, "/v1/follow/\(junhoID)")
+                XCTAssertEqual(unfollowed.status, .ok, unfollowed.text)
+                XCTAssertEqual(try unfollowed.object()["following_status"] as? Bool, false)
+            }
+            let after = try await mina.call(.GET, "/v1/users/\(junhoID)/profile").object()
+            XCTAssertEqual((after["followers"] as? [Any])?.count, 0)
+            var anonymous = mina
+            anonymous.accessToken = nil
+            let refused = try await anonymous.call(.POST, "/v1/follow/\(junhoID)")
+            XCTAssertEqual(refused.status, .unauthorized)
+        }
+    }
 }

@@ -113,6 +113,12 @@ struct LSLPPerson: Content {
     }
 }
 
+struct LSLPFollow: Content {
+    let nick: String
+    let opponent_nick: String
+    let following_status: Bool
+}
+
 /// A profile: `email` only on my own; `posts` are the ids of every place and review the person
 /// added, the apps' "posts" of both kinds.
 struct LSLPProfile: Content {

@@ -9,7 +9,7 @@ import Vapor
 /// app at this server".
 ///
 /// Built so far (issue 18, first part): the key, joining, the email check, logging in, the
-/// refresh, and profiles. Posts (places and reviews), files, likes, comments, follows and the
+/// refresh, profiles and follows. Posts (places and reviews), files, likes, comments and the
 /// donation come next.
 struct BurgerMapCompatRoutes: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
@@ -22,6 +22,8 @@ struct BurgerMapCompatRoutes: RouteCollection {
         let signedIn = v1.grouped(LSLPAuthentication())
         signedIn.get("users", "me", "profile", use: myProfile)
         signedIn.get("users", ":user", "profile", use: profile)
+        signedIn.post("follow", ":user") { try await follow($0, on: true) }
+        signedIn.delete("follow", ":user") { try await follow($0, on: false) }
     }
 
     struct EmailBody: Content { let email: String? }
@@ -81,10 +83,28 @@ struct BurgerMapCompatRoutes: RouteCollection {
     }
 
     func profile(req: Request) async throws -> LSLPProfile {
+        try await profile(of: try await person(req), email: nil, req)
+    }
+
+    /// Follows (409 when already following) or unfollows (twice is once) someone by their 24-hex id.
+    func follow(_ req: Request, on: Bool) async throws -> LSLPFollow {
+        let me = try req.requireUser()
+        let target = try await person(req)
+        let map = req.burgerMap
+        let targetID = try target.requireID()
+        if on, try await map.profile(of: targetID, viewer: try me.requireID()).followedByMe {
+            throw AppError.conflict("already_following")
+        }
+        _ = try await map.setFollow(targetID, to: on, by: try me.requireID())
+        return LSLPFollow(nick: me.nickname, opponent_nick: target.nickname, following_status: on)
+    }
+
+    /// The person a path's `:user` names; 410 when there is none (the app's "존재하지 않는 유저입니다").
+    private func person(_ req: Request) async throws -> User {
         guard let id = req.parameters.get("user"), let user = try await ObjectID.find(User.self, id, on: req.db) else {
             throw LSLPFailure(410, AppError.notFound("user_not_found"))
         }
-        return try await profile(of: user, email: nil, req)
+        return user
     }
 
     private func profile(of user: User, email: String?, _ req: Request) async throws -> LSLPProfile {

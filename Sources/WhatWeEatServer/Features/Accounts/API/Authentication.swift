@@ -10,18 +10,7 @@ struct CurrentSessionKey: StorageKey { typealias Value = UUID }
 struct BearerAuthenticator: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         if let bearer = request.headers.bearerAuthorization {
-            let claims: (userID: UUID, sessionID: UUID)
-            do {
-                claims = try await request.application.accessTokens.verify(bearer.token)
-            } catch .expired {
-                throw Self.rejection("token_expired")
-            } catch {
-                throw Self.rejection("invalid_token")
-            }
-            guard let user = try await request.accounts.signedInUser(session: claims.sessionID, userID: claims.userID) else {
-                throw Self.rejection("invalid_token")
-            }
-            request.signIn(user, session: claims.sessionID)
+            try await request.signIn(accessToken: bearer.token)
         }
         return try await next.respond(to: request)
     }
@@ -32,6 +21,23 @@ struct BearerAuthenticator: AsyncMiddleware {
 }
 
 extension Request {
+    /// Signs in the user of an access token (from any header a client uses for it), or throws 401
+    /// `token_expired` (refresh and retry) or `invalid_token`.
+    func signIn(accessToken: String) async throws {
+        let claims: (userID: UUID, sessionID: UUID)
+        do {
+            claims = try await application.accessTokens.verify(accessToken)
+        } catch .expired {
+            throw BearerAuthenticator.rejection("token_expired")
+        } catch {
+            throw BearerAuthenticator.rejection("invalid_token")
+        }
+        guard let user = try await accounts.signedInUser(session: claims.sessionID, userID: claims.userID) else {
+            throw BearerAuthenticator.rejection("invalid_token")
+        }
+        signIn(user, session: claims.sessionID)
+    }
+
     /// Marks the request as made by `user` in `session`, for handlers and for the language choice.
     func signIn(_ user: User, session: UUID) {
         auth.login(user)

@@ -61,18 +61,13 @@ struct LSLPAuthentication: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let token = request.lslpAccessToken
         guard !token.isEmpty else { throw LSLPFailure(401, AppError(.unauthorized, "unauthorized")) }
-        let claims: (userID: UUID, sessionID: UUID)
         do {
-            claims = try await request.application.accessTokens.verify(token)
-        } catch .expired {
-            throw LSLPFailure(419, AppError(.unauthorized, "token_expired"))
-        } catch {
-            throw LSLPFailure(401, AppError(.unauthorized, "invalid_token"))
+            try await request.signIn(accessToken: token)
+        } catch let error as AppError where error.code == "token_expired" {
+            throw LSLPFailure(419, error)
+        } catch let error as AppError {
+            throw LSLPFailure(401, error)
         }
-        guard let user = try await AccountService(request: request).signedInUser(session: claims.sessionID, userID: claims.userID) else {
-            throw LSLPFailure(401, AppError(.unauthorized, "invalid_token"))
-        }
-        request.auth.login(user)
         return try await next.respond(to: request)
     }
 }

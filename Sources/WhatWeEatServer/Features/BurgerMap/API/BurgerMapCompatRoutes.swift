@@ -33,7 +33,7 @@ struct BurgerMapCompatRoutes: RouteCollection {
 
     func checkEmail(req: Request) async throws -> LSLPErrors.Body {
         let email = try req.decodeJSON(EmailBody.self).email.required("email")
-        guard try await AccountService(request: req).emailAvailable(email) else { throw AppError.conflict("email_taken") }
+        guard try await req.accounts.emailAvailable(email) else { throw AppError.conflict("email_taken") }
         return LSLPErrors.Body(message: req.t("lslp.email_available"))
     }
 
@@ -45,7 +45,7 @@ struct BurgerMapCompatRoutes: RouteCollection {
         guard !nick.contains(where: \.isWhitespace) else { throw LSLPFailure(402, AppError.invalid("nickname_has_space")) }
         let user: User
         do {
-            user = try await AccountService(request: req).signUp(email: email, password: password, nickname: nick)
+            user = try await req.accounts.signUp(email: email, password: password, nickname: nick)
         } catch let error as AppError where error.code.hasPrefix("invalid_nickname") {
             throw LSLPFailure(402, error)
         } catch let error as AppError where error.status == .unprocessableEntity {
@@ -56,7 +56,7 @@ struct BurgerMapCompatRoutes: RouteCollection {
 
     func logIn(req: Request) async throws -> LSLPLoggedIn {
         let body = try req.decodeJSON(LogInBody.self)
-        let accounts = AccountService(request: req)
+        let accounts = req.accounts
         let user = try await accounts.authenticate(email: try body.email.required("email"), password: try body.password.required("password"))
         let tokens = try await accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
         return LSLPLoggedIn(user_id: ObjectID.of(try user.requireID()), email: user.email, nick: user.nickname,
@@ -71,7 +71,7 @@ struct BurgerMapCompatRoutes: RouteCollection {
               let claims = try? await req.application.accessTokens.verifyIgnoringExpiry(access)
         else { throw LSLPFailure(401, AppError(.unauthorized, "invalid_token")) }
         do {
-            return Refreshed(accessToken: try await AccountService(request: req).accessTokenWithoutRotation(presented, session: claims.sessionID))
+            return Refreshed(accessToken: try await req.accounts.accessTokenWithoutRotation(presented, session: claims.sessionID))
         } catch let error as AppError where error.code == "refresh_token_expired" {
             throw LSLPFailure(418, error)
         }

@@ -50,14 +50,14 @@ struct MatesCompatRoutes: RouteCollection {
             let signUp = AppSignUp(phoneNumber: form.value("phoneNumber") ?? identity.phoneNumber ?? "", fcmToken: form.value("FCMtoken") ?? "",
                                    nickname: nickname, birth: birth, email: form.value("email") ?? identity.email ?? "", gender: gender)
             let appUser = try await req.mates.signUpApp(uid: identity.uid, projectID: identity.projectID, verifiedPhone: identity.phoneNumber,
-                                                        signUp, accounts: AccountService(request: req))
+                                                        signUp, accounts: req.accounts)
             return try await SesacUser(try await req.mates.appUserRecord(appUser)).encodeResponse(for: req)
         }
     }
 
     func withdraw(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
-        try await req.mates.withdrawApp(appUser, accounts: AccountService(request: req))
+        try await req.mates.withdrawApp(appUser, accounts: req.accounts)
         return Sesac.ok()
     }
 

@@ -4,13 +4,13 @@ import XCTest
 /// How the 새싹 스터디 apps write and read values (`SesacWire`).
 final class SesacWireTests: XCTestCase {
     func testDatesAreWrittenToTheMillisecondAsJavaScriptDoes() throws {
-        XCTAssertEqual(SesacWire.format(Date(timeIntervalSince1970: 1_669_881_330.123_456)), "2022-12-01T07:55:30.123Z")
-        XCTAssertEqual(SesacWire.format(Date(timeIntervalSince1970: 0)), "1970-01-01T00:00:00.000Z")
+        XCTAssertEqual(JavaScriptDate.string(Date(timeIntervalSince1970: 1_669_881_330.123_456)), "2022-12-01T07:55:30.123Z")
+        XCTAssertEqual(JavaScriptDate.string(Date(timeIntervalSince1970: 0)), "1970-01-01T00:00:00.000Z")
         // A time stored exactly at a millisecond is that millisecond, whatever the binary fraction.
         for milliseconds in stride(from: Int64(1_764_070_000_000), to: 1_764_070_000_050, by: 1) {
             let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-            XCTAssertEqual(SesacWire.millisecond(of: date), milliseconds)
-            XCTAssertEqual(SesacWire.parseDate(SesacWire.format(date)).map(SesacWire.millisecond(of:)), milliseconds)
+            XCTAssertEqual(JavaScriptDate.millisecond(of: date), milliseconds)
+            XCTAssertEqual(SesacWire.parseDate(JavaScriptDate.string(date)).map(JavaScriptDate.millisecond(of:)), milliseconds)
         }
     }
 

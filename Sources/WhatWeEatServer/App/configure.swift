@@ -49,6 +49,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.http.server.configuration.reportMetrics = false
     app.mapLibrary = MapLibrary(settings: settings.map)
     app.files = try DiskFileStorage(directory: (settings.dataDirectory as NSString).appendingPathComponent("uploads"))
+    app.usePaymentGateway(settings.shop.gateway)
 
     // Each feature's tables, services and background jobs, in the order of `Features.all`.
     for feature in Features.all {

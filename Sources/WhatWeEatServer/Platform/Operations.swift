@@ -38,13 +38,9 @@ struct OperationsRoutes: RouteCollection {
                         body: .init(string: AppMetrics.prometheusText()))
     }
 
-    /// Uploaded files, by content-hash key; immutable, so browsers may cache them for good.
+    /// Uploaded files, by content-hash key.
     func upload(req: Request) async throws -> Response {
-        guard let key = req.parameters.get("key"), let path = req.application.files.path(for: key),
-              let type = key.split(separator: ".").last.flatMap({ ImageType(rawValue: String($0)) })
-        else { throw AppError.notFound() }
-        let response = try await req.fileio.asyncStreamFile(at: path, mediaType: type.mediaType)
-        response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=31536000, immutable")
+        guard let key = req.parameters.get("key"), let response = try await req.storedFile(key) else { throw AppError.notFound() }
         return response
     }
 }

@@ -8,12 +8,6 @@ enum BanchanFeature: Feature {
     static let homeCard: HomeCard? = HomeCard(position: 4, emoji: "🥢", key: "banchan", path: "/shop")
 
     static func configure(_ app: Application, settings: Settings) async throws {
-        switch settings.shop.gateway {
-        case .test: app.paymentGateway = TestPaymentGateway()
-        case .portOne(let url, let key, let secret):
-            app.paymentGateway = PortOneGateway(baseURL: url, apiKey: key, apiSecret: secret, client: app.http.client.shared)
-        case .none: app.paymentGateway = nil
-        }
         app.banchanListings = BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL))
         BanchanListings.follow(app)
         // Orders whose payment window ran out give their stock back; the conditional update lets
@@ -33,15 +27,6 @@ enum BanchanFeature: Feature {
 }
 
 extension Application {
-    private struct PaymentGatewayKey: StorageKey { typealias Value = PaymentGatewayBox }
-    private struct PaymentGatewayBox: Sendable { let gateway: (any PaymentGateway)? }
-
-    /// The configured payment provider; nil when payments are off (production without keys).
-    var paymentGateway: (any PaymentGateway)? {
-        get { configured(PaymentGatewayKey.self).gateway }
-        set { storage[PaymentGatewayKey.self] = PaymentGatewayBox(gateway: newValue) }
-    }
-
     var deliveryFeeRule: DeliveryFeeRule {
         DeliveryFeeRule(fee: settings.shop.deliveryFee, freeFrom: settings.shop.freeDeliveryFrom)
     }

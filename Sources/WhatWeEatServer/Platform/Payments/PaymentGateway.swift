@@ -15,6 +15,22 @@ public protocol PaymentGateway: Sendable {
     func cancel(paymentID: String, reason: String) async throws
 }
 
+/// A payment as the provider reports it.
+public struct ProviderPayment: Sendable, Equatable {
+    public enum Status: String, Sendable { case ready, paid, failed, cancelled }
+    public let providerID: String
+    public let merchantUID: String
+    public let amount: Int
+    public let status: Status
+
+    public init(providerID: String, merchantUID: String, amount: Int, status: Status) {
+        self.providerID = providerID
+        self.merchantUID = merchantUID
+        self.amount = amount
+        self.status = status
+    }
+}
+
 public enum PaymentGatewayError: Error, Equatable {
     /// The provider does not know this payment id.
     case unknownPayment

@@ -85,6 +85,18 @@ public struct DiskFileStorage: FileStorage {
     }
 }
 
+extension Request {
+    /// A stored file by key, streamed with its type; files never change under a key, so browsers
+    /// may cache them for good. Nil when the key names no stored file.
+    func storedFile(_ key: String) async throws -> Response? {
+        guard let path = application.files.path(for: key),
+              let type = key.split(separator: ".").last.flatMap({ ImageType(rawValue: String($0)) }) else { return nil }
+        let response = try await fileio.asyncStreamFile(at: path, mediaType: type.mediaType)
+        response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=31536000, immutable")
+        return response
+    }
+}
+
 extension Application {
     private struct FileStorageKey: StorageKey { typealias Value = any FileStorage }
 

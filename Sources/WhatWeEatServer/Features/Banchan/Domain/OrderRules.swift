@@ -89,22 +89,6 @@ public enum OrderStatus: String, Codable, Sendable, CaseIterable {
     }
 }
 
-/// A payment as the provider reports it.
-public struct ProviderPayment: Sendable, Equatable {
-    public enum Status: String, Sendable { case ready, paid, failed, cancelled }
-    public let providerID: String
-    public let merchantUID: String
-    public let amount: Int
-    public let status: Status
-
-    public init(providerID: String, merchantUID: String, amount: Int, status: Status) {
-        self.providerID = providerID
-        self.merchantUID = merchantUID
-        self.amount = amount
-        self.status = status
-    }
-}
-
 /// Why a reported payment does not pay for an order.
 public enum PaymentMismatch: Error, Equatable {
     case notPaid(ProviderPayment.Status)

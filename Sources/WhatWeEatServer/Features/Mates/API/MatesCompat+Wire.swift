@@ -2,7 +2,7 @@ import Vapor
 
 // The 새싹 스터디 apps' JSON, field for field (`../shared/contracts/sesac-study-api.md` §2). Every key
 // is always present: the apps decode with non-optional fields. Arrays are never null; dates are
-// `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` strings (`SesacWire.format`).
+// `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` strings (`JavaScriptDate`).
 
 /// The user object of `GET /v1/user` and `GET /v1/user/shop/myinfo`.
 struct SesacUser: Content {
@@ -43,7 +43,7 @@ struct SesacUser: Content {
         email = record.appUser.email
         FCMtoken = record.appUser.fcmToken
         nick = record.account.nickname
-        birth = SesacWire.format(record.appUser.birth)
+        birth = JavaScriptDate.string(record.appUser.birth)
         gender = SesacWire.genderNumber(MatesGender(rawValue: profile.gender) ?? .unspecified)
         study = record.appUser.study
         comment = record.comments
@@ -62,7 +62,7 @@ struct SesacUser: Content {
         ageMin = profile.ageMin
         ageMax = profile.ageMax
         searchable = record.appUser.searchable ? 1 : 0
-        createdAt = SesacWire.format(record.appUser.createdAt ?? Date())
+        createdAt = JavaScriptDate.string(record.appUser.createdAt ?? Date())
     }
 }
 
@@ -162,7 +162,7 @@ struct SesacChat: Content, Equatable {
         self.to = to
         self.from = from
         chat = kind == "menu_game" ? "🍽 우리뭐먹지 PIN \(pin ?? text)" : text
-        self.createdAt = SesacWire.format(createdAt)
+        self.createdAt = JavaScriptDate.string(createdAt)
     }
 }
 

@@ -274,7 +274,7 @@ struct MatesCompatRoutes: RouteCollection {
             }
             guard let other = try await req.mates.account(forAppUID: uid) else { return try await SesacChatList(payload: []).encodeResponse(for: req) }
             // Strictly after the millisecond the app saw (the stored time has microseconds).
-            let bound = Double(SesacWire.millisecond(of: after) + 1) / 1000 - 0.000_000_5
+            let bound = Double(JavaScriptDate.millisecond(of: after) + 1) / 1000 - 0.000_000_5
             let rows = try await req.mates.messagesBetween(appUser.userID, other, after: Date(timeIntervalSince1970: bound), limit: 2_000)
             let me = appUser.id ?? ""
             let payload = rows.compactMap { row -> SesacChat? in

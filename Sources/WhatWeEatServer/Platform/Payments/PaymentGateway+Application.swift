@@ -1,0 +1,23 @@
+import Vapor
+
+extension Application {
+    private struct PaymentGatewayKey: StorageKey { typealias Value = PaymentGatewayBox }
+    private struct PaymentGatewayBox: Sendable { let gateway: (any PaymentGateway)? }
+
+    /// The configured payment provider; nil when payments are off (production without keys).
+    /// One for the whole app: the shop's orders and the burger map app's donation ask the same one.
+    var paymentGateway: (any PaymentGateway)? {
+        get { configured(PaymentGatewayKey.self).gateway }
+        set { storage[PaymentGatewayKey.self] = PaymentGatewayBox(gateway: newValue) }
+    }
+
+    /// Sets `paymentGateway` from the settings (`PAYMENT_GATEWAY` and PortOne's keys).
+    func usePaymentGateway(_ setting: Settings.Shop.Gateway) {
+        switch setting {
+        case .test: paymentGateway = TestPaymentGateway()
+        case .portOne(let url, let key, let secret):
+            paymentGateway = PortOneGateway(baseURL: url, apiKey: key, apiSecret: secret, client: http.client.shared)
+        case .none: paymentGateway = nil
+        }
+    }
+}

@@ -6,7 +6,8 @@ import Vapor
 /// docs/BURGER_MAP.md describes the model; the LookForRealBurger app's own LSLP routes are
 /// `BurgerMapCompatRoutes`.
 enum BurgerMapFeature: Feature {
-    static let migrations: [any Migration] = [CreateBurgerPlaces(), CreateBurgerReviews(), CreatePlaceSearch(), AddReviewTimelineIndex()]
+    static let migrations: [any Migration] = [CreateBurgerPlaces(), CreateBurgerReviews(), CreatePlaceSearch(), AddReviewTimelineIndex(),
+                                                    AddAppPlaceKeysAndDonations()]
     static let homeCard: HomeCard? = HomeCard(position: 2, emoji: "🍔", key: "burger_map", path: "/map")
 
     static let seeders: [any Seeder] = [BurgerPlacesSeeder()]

@@ -40,10 +40,20 @@ struct LSLPErrors: AsyncMiddleware {
             // Bodies that do not parse and our own rules, in the app's shape; a server error goes on
             // to the error middleware, which logs it.
             let appError = AppErrorMiddleware.appError(for: error)
-            guard appError.status.code < 500 else { throw error }
-            // The app knows 400 for any value refused (our 422).
-            let status = appError.status == .unprocessableEntity ? 400 : Int(appError.status.code)
-            return try Self.response(status, appError, request)
+            // A deliberate refusal of ours (503 payments unavailable) is answered here too.
+            guard appError.status.code < 500 || (error is AppError && appError.status != .internalServerError) else { throw error }
+            return try Self.response(Self.status(of: appError), appError, request)
+        }
+    }
+
+    /// The app's code for one of our errors: 400 for any value refused (our 422), 410 for a post,
+    /// comment or person that is not there (our 404 with its `…_not_found` code; an unknown path
+    /// stays 404).
+    static func status(of error: AppError) -> Int {
+        switch error.status {
+        case .unprocessableEntity: return 400
+        case .notFound where error.code.hasSuffix("_not_found"): return 410
+        default: return Int(error.status.code)
         }
     }
 
@@ -78,49 +88,4 @@ extension Request {
         let raw = headers.first(name: .authorization) ?? ""
         return raw.hasPrefix("Bearer ") ? String(raw.dropFirst(7)) : raw
     }
-}
-
-// The app's JSON (contract §2.5, §2.4); keys as it decodes them.
-
-struct LSLPJoined: Content {
-    let user_id: String
-    let email: String
-    let nick: String
-}
-
-struct LSLPLoggedIn: Content {
-    let user_id: String
-    let email: String
-    let nick: String
-    let accessToken: String
-    let refreshToken: String
-}
-
-struct LSLPPerson: Content {
-    let user_id: String
-    let nick: String
-    let profileImage: String?
-
-    init(_ user: User) {
-        user_id = ObjectID.of(user.id ?? UUID())
-        nick = user.nickname
-        profileImage = nil
-    }
-}
-
-struct LSLPFollow: Content {
-    let nick: String
-    let opponent_nick: String
-    let following_status: Bool
-}
-
-/// A profile: `email` only on my own; `posts` are the ids of every place and review the person
-/// added, the apps' "posts" of both kinds.
-struct LSLPProfile: Content {
-    let user_id: String
-    let email: String?
-    let nick: String
-    let followers: [LSLPPerson]
-    let following: [LSLPPerson]
-    let posts: [String]
 }

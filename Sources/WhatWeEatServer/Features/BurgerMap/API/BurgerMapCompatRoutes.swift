@@ -8,9 +8,8 @@ import Vapor
 /// errors, ids as 24 hex digits (`ObjectID`). docs/BURGER_MAP.md, "Pointing the LookForRealBurger
 /// app at this server".
 ///
-/// Built so far (issue 18, first part): the key, joining, the email check, logging in, the
-/// refresh, profiles and follows. Posts (places and reviews), files, likes, comments and the
-/// donation come next.
+/// Shops and reviews are the app's "posts" (`BurgerMapCompatPosts`); likes, comments, photos and
+/// the donation are in `BurgerMapCompatActions`; the handlers here are accounts, profiles, follows.
 struct BurgerMapCompatRoutes: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         let v1 = routes.grouped("v1").grouped(LSLPErrors(), LSLPKeyCheck())
@@ -18,12 +17,32 @@ struct BurgerMapCompatRoutes: RouteCollection {
         v1.post("users", "join", use: join)
         v1.post("users", "login", use: logIn)
         v1.get("auth", "refresh", use: refresh)
+        // Images: the app's image loader sends the token but never refreshes it (checked inside).
+        v1.get("uploads", "posts", ":file", use: postImage)
+        v1.get("uploads", "profiles", ":key", use: profileImage)
 
         let signedIn = v1.grouped(LSLPAuthentication())
         signedIn.get("users", "me", "profile", use: myProfile)
         signedIn.get("users", ":user", "profile", use: profile)
         signedIn.post("follow", ":user") { try await follow($0, on: true) }
         signedIn.delete("follow", ":user") { try await follow($0, on: false) }
+
+        signedIn.get("posts", use: posts)
+        signedIn.post("posts", use: addPost)
+        signedIn.get("posts", ":post", use: post)
+        signedIn.put("posts", ":post", use: editPost)
+        signedIn.delete("posts", ":post", use: deletePost)
+        signedIn.get("posts", "users", ":user", use: userPosts)
+        // The app's upload: at most 5 JPEGs, under 5 MB in all (deploy/'s nginx takes 6 MB bodies).
+        signedIn.on(.POST, "posts", "files", body: .collect(maxSize: "6mb"), use: uploadFiles)
+        signedIn.post("posts", ":post", "like") { try await setLike($0, second: false) }
+        signedIn.post("posts", ":post", "like-2") { try await setLike($0, second: true) }
+        signedIn.get("posts", "likes", "me") { try await myLikes($0, second: false) }
+        signedIn.get("posts", "likes-2", "me") { try await myLikes($0, second: true) }
+        signedIn.post("posts", ":post", "comments", use: addComment)
+        signedIn.put("posts", ":post", "comments", ":comment", use: editComment)
+        signedIn.delete("posts", ":post", "comments", ":comment", use: deleteComment)
+        signedIn.post("payments", "validation", use: validatePayment)
     }
 
     struct EmailBody: Content { let email: String? }
@@ -100,7 +119,7 @@ struct BurgerMapCompatRoutes: RouteCollection {
     }
 
     /// The person a path's `:user` names; 410 when there is none (the app's "존재하지 않는 유저입니다").
-    private func person(_ req: Request) async throws -> User {
+    func person(_ req: Request) async throws -> User {
         guard let id = req.parameters.get("user"), let user = try await ObjectID.find(User.self, id, on: req.db) else {
             throw LSLPFailure(410, AppError.notFound("user_not_found"))
         }

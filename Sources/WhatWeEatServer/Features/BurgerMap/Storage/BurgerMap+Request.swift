@@ -29,13 +29,20 @@ extension Request {
 
     /// The bytes of the one file in a multipart body, whatever its field is called.
     func singleUploadedFile() throws -> Data {
+        let files = try uploadedFiles()
+        guard files.count == 1, let file = files.first else { throw AppError.badRequest("one_file_required") }
+        return file
+    }
+
+    /// The bytes of every file in a multipart body (parts with a filename), whatever their field
+    /// is called; other fields are ignored.
+    func uploadedFiles() throws -> [Data] {
         guard headers.contentType?.type == "multipart", headers.contentType?.subType == "form-data" else {
             throw AppError(.unsupportedMediaType, "multipart_required")
         }
         guard let buffer = body.data, let boundary = headers.contentType?.parameters["boundary"] else {
             throw AppError.badRequest("empty_upload")
         }
-        // Parts with a filename are files; other fields are ignored.
         var files: [Data] = []
         var isFile = false
         var current = Data()
@@ -51,7 +58,6 @@ extension Request {
             current = Data()
         }
         do { try parser.execute(buffer) } catch { throw AppError.badRequest("malformed_body") }
-        guard files.count == 1, let file = files.first else { throw AppError.badRequest("one_file_required") }
-        return file
+        return files
     }
 }

@@ -137,3 +137,29 @@ struct AddReviewTimelineIndex: AsyncMigration {
         try await database.sql.drop(index: "burger_reviews_timeline").run()
     }
 }
+
+/// What the LookForRealBurger app needs beside the map: the Kakao place id it deduplicates shops
+/// by (one place per id), and the donations of its "후원하기" button.
+struct AddAppPlaceKeysAndDonations: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(BurgerPlace.schema).field("kakao_id", .string).update()
+        try await database.sql.create(index: "burger_places_kakao_id").unique().on(BurgerPlace.schema).column("kakao_id").run()
+
+        try await database.schema(BurgerDonation.schema)
+            .id()
+            .field("user_id", .uuid, .references(User.schema, "id", onDelete: .setNull))
+            .field("payment_id", .string, .required)
+            .field("merchant_uid", .string, .required)
+            .field("amount", .int, .required)
+            .field("gateway", .string, .required)
+            .field("created_at", .datetime)
+            .unique(on: "payment_id")
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(BurgerDonation.schema).delete()
+        try await database.sql.drop(index: "burger_places_kakao_id").run()
+        try await database.schema(BurgerPlace.schema).deleteField("kakao_id").update()
+    }
+}

@@ -19,6 +19,9 @@ final class BurgerPlace: Model, @unchecked Sendable {
     @Field(key: "rating_sum") var ratingSum: Int
     /// The newest photo of its visible reviews: the picture lists and pins show.
     @OptionalField(key: "cover_photo_id") var coverPhotoID: UUID?
+    /// The Kakao place id the LookForRealBurger app registered it under (its dedupe key); nil for
+    /// places added on the web until the app meets them.
+    @OptionalField(key: "kakao_id") var kakaoID: String?
     @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
@@ -176,4 +179,29 @@ final class BurgerFollow: Model, @unchecked Sendable {
     @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
+}
+
+/// A donation made from the LookForRealBurger app's "후원하기", once the payment provider confirmed
+/// it; the provider's payment id is unique, so one payment counts once.
+final class BurgerDonation: Model, @unchecked Sendable {
+    static let schema = "burger_donations"
+
+    @ID(key: .id) var id: UUID?
+    @OptionalParent(key: "user_id") var user: User?
+    @Field(key: "payment_id") var paymentID: String
+    @Field(key: "merchant_uid") var merchantUID: String
+    @Field(key: "amount") var amount: Int
+    /// `portone` or `test`.
+    @Field(key: "gateway") var gateway: String
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
+
+    init() {}
+
+    init(userID: UUID, paymentID: String, merchantUID: String, amount: Int, gateway: String) {
+        self.$user.id = userID
+        self.paymentID = paymentID
+        self.merchantUID = merchantUID
+        self.amount = amount
+        self.gateway = gateway
+    }
 }

@@ -51,6 +51,7 @@ extension BurgerMapService {
         guard comment.$author.id == actor.id else { throw AppError(.forbidden, "not_comment_author") }
         comment.text = text
         try await comment.save(on: database)
+        await contentChanged()
         return comment
     }
 
@@ -114,6 +115,7 @@ extension BurgerMapService {
         } else {
             try await existing.delete()
         }
+        await contentChanged()  // the LookForRealBurger app's shop posts list who marked them
         return try await placeDetail(placeID, viewer: userID)
     }
 

@@ -12,21 +12,34 @@ extension BurgerMapService {
 
     /// Stores an uploaded photo without its metadata; it waits for a review to take it.
     func addPhoto(_ data: Data, by userID: UUID) async throws -> BurgerPhoto {
-        guard !data.isEmpty else { throw AppError.badRequest("empty_upload") }
-        guard data.count <= Self.maxPhotoBytes else { throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"]) }
-        let image: CleanImage
-        do { image = try ImageCleaner.clean(data) } catch {
-            // The code profile pictures use; the message leaves out GIF, which photos refuse.
-            throw AppError(.unsupportedMediaType, "unsupported_image_type", messageKey: "error.unsupported_photo_type")
+        try await addPhotos([data], by: userID)[0]
+    }
+
+    /// Stores uploaded photos (1–5, as many as a review holds) without their metadata. Every one is
+    /// checked before any is stored, so a bad third file leaves nothing behind.
+    func addPhotos(_ uploads: [Data], by userID: UUID) async throws -> [BurgerPhoto] {
+        guard !uploads.isEmpty else { throw AppError.badRequest("empty_upload") }
+        guard BurgerMapRules.photosPerReview.contains(uploads.count) else { throw AppError.invalid("invalid_photo_count") }
+        let images = try uploads.map { data in
+            guard !data.isEmpty else { throw AppError.badRequest("empty_upload") }
+            guard data.count <= Self.maxPhotoBytes else { throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"]) }
+            do { return try ImageCleaner.clean(data) } catch {
+                // The code profile pictures use; the message leaves out GIF, which photos refuse.
+                throw AppError(.unsupportedMediaType, "unsupported_image_type", messageKey: "error.unsupported_photo_type")
+            }
         }
         let pending = try await BurgerPhoto.query(on: database).filter(\.$owner.$id == userID).filter(\.$reviewID == nil).count()
-        guard pending < Self.maxPendingPhotos else {
+        guard pending + images.count <= Self.maxPendingPhotos else {
             throw AppError(.tooManyRequests, "too_many_pending_photos", arguments: ["max": String(Self.maxPendingPhotos)])
         }
-        let key = try await files.save(image.data, as: image.type)
-        let photo = BurgerPhoto(ownerID: userID, fileKey: key, width: image.width, height: image.height)
-        try await photo.create(on: database)
-        return photo
+        var photos: [BurgerPhoto] = []
+        for image in images {
+            let key = try await files.save(image.data, as: image.type)
+            let photo = BurgerPhoto(ownerID: userID, fileKey: key, width: image.width, height: image.height)
+            try await photo.create(on: database)
+            photos.append(photo)
+        }
+        return photos
     }
 
     /// Deletes photos no review took in time, and their files when nothing else shows them.

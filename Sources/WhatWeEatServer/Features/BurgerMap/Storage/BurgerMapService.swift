@@ -53,18 +53,44 @@ struct BurgerMapService {
     }
 
     /// Registers a place, or finds it: the same name within 50 m is the place already on the map.
-    func addPlace(name rawName: String, address rawAddress: String, at point: Coordinate, phone rawPhone: String?, by userID: UUID)
-        async throws -> (place: BurgerPlace, created: Bool)
+    /// A place the LookForRealBurger app registers carries its Kakao place id (`kakaoID`): the place
+    /// with that id is the one, and a place found by name takes the id if it had none.
+    func addPlace(name rawName: String, address rawAddress: String, at point: Coordinate, phone rawPhone: String?,
+                  kakaoID: String? = nil, by userID: UUID) async throws -> (place: BurgerPlace, created: Bool)
     {
+        if let kakaoID, let existing = try await place(kakaoID: kakaoID) { return (existing, false) }
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
         let address = rawAddress.trimmingCharacters(in: .whitespacesAndNewlines)
         let phone = rawPhone?.trimmingCharacters(in: .whitespaces)
         do { try BurgerMapRules.checkPlace(name: name, address: address, phone: phone) } catch { throw Self.appError(error) }
-        if let existing = try await samePlace(name: name, at: point) { return (existing, false) }
+        if let existing = try await samePlace(name: name, at: point) {
+            if let kakaoID, existing.kakaoID == nil {
+                // Conditional, so a place keeps the first id it was given; a second place can't take
+                // an id another holds (unique index), and then it stays without one.
+                do {
+                    try await database.sql.update(BurgerPlace.schema).set("kakao_id", to: SQLBind(kakaoID))
+                        .where("id", .equal, SQLBind(try existing.requireID())).where("kakao_id", .is, SQLLiteral.null).run()
+                } catch let error as any DatabaseError where error.isConstraintFailure {}
+                await contentChanged()
+            }
+            return (existing, false)
+        }
         let place = BurgerPlace(name: name, address: address, at: point, phone: phone?.isEmpty == true ? nil : phone, createdBy: userID)
-        try await place.create(on: database)
+        place.kakaoID = kakaoID
+        do {
+            try await place.create(on: database)
+        } catch {
+            // The app registered the same Kakao place twice at once: the first is the place.
+            guard (error as? any DatabaseError)?.isConstraintFailure == true, let kakaoID,
+                  let existing = try await self.place(kakaoID: kakaoID) else { throw error }
+            return (existing, false)
+        }
         try await placeChanged(try place.requireID())
         return (place, true)
+    }
+
+    func place(kakaoID: String) async throws -> BurgerPlace? {
+        try await BurgerPlace.query(on: database).filter(\.$kakaoID == kakaoID).first()
     }
 
     private func samePlace(name: String, at point: Coordinate) async throws -> BurgerPlace? {

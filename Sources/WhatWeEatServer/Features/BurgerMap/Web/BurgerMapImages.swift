@@ -11,9 +11,14 @@ struct BurgerMapImages: RouteCollection {
 
     func photo(req: Request) async throws -> Response {
         guard let file = req.parameters.get("file"), file.hasSuffix(".svg"), let id = UUID(uuidString: String(file.dropLast(4))),
-              let photo = try await BurgerPhoto.find(id, on: req.db), let artwork = photo.artwork
+              let photo = try await BurgerPhoto.find(id, on: req.db), photo.artwork != nil
         else { throw AppError.notFound("photo_not_found") }
-        let parts = artwork.split(separator: "|", maxSplits: 1).map(String.init)
+        return picture(of: photo)
+    }
+
+    /// A seeded photo's drawing (its `artwork`).
+    func picture(of photo: BurgerPhoto) -> Response {
+        let parts = (photo.artwork ?? "").split(separator: "|", maxSplits: 1).map(String.init)
         let emoji = parts.first ?? "🍔"
         let color = parts.count > 1 && Self.isColor(parts[1]) ? parts[1] : "#FDE68A"
         return .svg(Self.picture(emoji: emoji, color: color, variant: photo.position, width: photo.width, height: photo.height),

@@ -1,0 +1,186 @@
+import Vapor
+
+// The LookForRealBurger app's JSON (`../shared/contracts/lslp-burger-api.md` §2), keys as it
+// decodes them. Optional fields the post never had are left out (`price` of a shop, `content2…5`
+// of a review), never sent empty; arrays are always there; times are `JavaScriptDate` strings.
+
+struct LSLPJoined: Content {
+    let user_id: String
+    let email: String
+    let nick: String
+}
+
+struct LSLPLoggedIn: Content {
+    let user_id: String
+    let email: String
+    let nick: String
+    let accessToken: String
+    let refreshToken: String
+}
+
+/// A person as posts, comments and profiles name them; `profileImage` a path the app loads with
+/// `v1/` before it, as it loads photos.
+struct LSLPPerson: Content {
+    let user_id: String
+    let nick: String
+    let profileImage: String?
+
+    init(id: UUID, nick: String, imageKey: String?) {
+        user_id = ObjectID.of(id)
+        self.nick = nick
+        profileImage = imageKey.map { "uploads/profiles/\($0)" }
+    }
+
+    init(_ user: User) {
+        self.init(id: user.id ?? UUID(), nick: user.nickname, imageKey: user.profileImageKey)
+    }
+
+    init(_ person: PersonRow) {
+        self.init(id: person.id, nick: person.nickname, imageKey: person.imageKey)
+    }
+
+    /// The creator of a place nobody added (the catalog a new install starts with): the app needs one.
+    static let catalog = LSLPPerson(id: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), nick: "WhatWeEat", imageKey: nil)
+}
+
+struct LSLPFollow: Content {
+    let nick: String
+    let opponent_nick: String
+    let following_status: Bool
+}
+
+/// A profile: `email` only on my own; `posts` are the ids of every place and review the person
+/// added, the apps' "posts" of both kinds.
+struct LSLPProfile: Content {
+    let user_id: String
+    let email: String?
+    let nick: String
+    let followers: [LSLPPerson]
+    let following: [LSLPPerson]
+    let posts: [String]
+}
+
+struct LSLPComment: Content {
+    let comment_id: String
+    let content: String
+    let createdAt: String
+    let creator: LSLPPerson
+
+    init(_ row: CommentRow) {
+        comment_id = ObjectID.of(row.id)
+        content = row.text
+        createdAt = JavaScriptDate.string(row.createdAt)
+        creator = LSLPPerson(row.author)
+    }
+}
+
+/// A post (§2.1): a shop, a review, or the donation.
+struct LSLPPost: Content {
+    let post_id: String
+    let product_id: String
+    let title: String
+    let price: Int?
+    let content: String
+    let content1: String
+    let content2: String?
+    let content3: String?
+    let content4: String?
+    let content5: String?
+    let createdAt: String
+    let creator: LSLPPerson
+    let files: [String]
+    let likes: [String]
+    let likes2: [String]
+    let buyers: [String]
+    let hashTags: [String]
+    let comments: [LSLPComment]
+}
+
+/// A page of posts: `next_cursor` is `"0"` on the last page, our opaque cursor otherwise.
+struct LSLPPostPage: Content {
+    let data: [LSLPPost]
+    let next_cursor: String
+
+    init(data: [LSLPPost], nextCursor: String?) {
+        self.data = data
+        next_cursor = nextCursor ?? LSLPPostRules.lastPage
+    }
+}
+
+struct LSLPLikeStatus: Content {
+    let like_status: Bool
+}
+
+struct LSLPFiles: Content {
+    let files: [String]
+}
+
+/// The answer to a payment check (`PaymentResponseDTO`).
+struct LSLPPayment: Content {
+    let buyer_id: String
+    let post_id: String
+    let merchant_uid: String
+    let productName: String
+    let price: Int
+    let paidAt: String
+}
+
+/// Our places and reviews as the app's posts. Everything a page of posts shows beside our own rows
+/// (who liked, who marked, the comments, a place's reviews) is read in one go per kind.
+struct LSLPPostWriter {
+    let map: BurgerMapService
+    let files: any FileStorage
+
+    func posts(of cards: [ReviewCard]) async throws -> [LSLPPost] {
+        let ids = cards.map(\.id)
+        let reactors = try await map.reactors(ofReviews: ids)
+        let comments = try await map.comments(ofReviews: ids)
+        return cards.map { card in
+            LSLPPost(post_id: ObjectID.of(card.id), product_id: LSLPPostRules.Product.review.rawValue, title: card.title,
+                     price: card.rating, content: card.text, content1: ObjectID.of(card.placeID),
+                     content2: nil, content3: nil, content4: nil, content5: nil,
+                     createdAt: JavaScriptDate.string(card.createdAt),
+                     creator: LSLPPerson(id: card.authorID, nick: card.authorNickname, imageKey: card.authorImageKey),
+                     files: card.photos.map(Self.path(of:)),
+                     likes: (reactors[card.id]?[.like] ?? []).map(ObjectID.of),
+                     likes2: (reactors[card.id]?[.bookmark] ?? []).map(ObjectID.of),
+                     buyers: [], hashTags: LSLPPostRules.hashTags(in: card.text),
+                     comments: (comments[card.id] ?? []).map(LSLPComment.init))
+        }
+    }
+
+    /// A shop: `content1` longitude, `content2` latitude, `content3` the address, `content4` the
+    /// phone (`""` without one: the app drops a shop without it), `content5` the Kakao place id, or
+    /// for a place the app never registered its own 24-hex id (no Kakao id looks like it). `likes`
+    /// are the people who ate there, `likes2` those who want to go; `comments` its reviews.
+    func posts(of places: [PlaceRow]) async throws -> [LSLPPost] {
+        let ids = places.map(\.id)
+        let markers = try await map.markers(ofPlaces: ids)
+        let reviews = try await map.reviewsAsComments(ofPlaces: ids)
+        return places.map { place in
+            LSLPPost(post_id: ObjectID.of(place.id), product_id: LSLPPostRules.Product.place.rawValue, title: place.name, price: nil,
+                     content: LSLPPostRules.shopContent(name: place.name), content1: LSLPPostRules.coordinateText(place.lon),
+                     content2: LSLPPostRules.coordinateText(place.lat), content3: place.address, content4: place.phone ?? "",
+                     content5: place.kakaoID ?? ObjectID.of(place.id), createdAt: JavaScriptDate.string(place.createdAt),
+                     creator: place.creator.map(LSLPPerson.init) ?? .catalog, files: [],
+                     likes: (markers[place.id]?[.eaten] ?? []).map(ObjectID.of),
+                     likes2: (markers[place.id]?[.want] ?? []).map(ObjectID.of),
+                     buyers: [], hashTags: LSLPPostRules.hashTags(in: LSLPPostRules.shopContent(name: place.name)),
+                     comments: (reviews[place.id] ?? []).map(LSLPComment.init))
+        }
+    }
+
+    /// The post the app's "후원하기" pays for; its buyers are everyone who donated.
+    func donationPost(title: String, content: String) async throws -> LSLPPost {
+        LSLPPost(post_id: ObjectID.of(BurgerDonations.postID), product_id: LSLPPostRules.donationProduct, title: title,
+                 price: BurgerDonations.amount, content: content, content1: "", content2: nil, content3: nil, content4: nil, content5: nil,
+                 createdAt: JavaScriptDate.string(BurgerDonations.postedAt), creator: .catalog, files: [], likes: [], likes2: [],
+                 buyers: try await map.donors().map(ObjectID.of), hashTags: [], comments: [])
+    }
+
+    /// `uploads/posts/<photo id>.<jpg|png|webp>`; the catalog's drawn photos are `.svg`.
+    static func path(of photo: PhotoRow) -> String {
+        let fileExtension = photo.fileKey.flatMap { $0.split(separator: ".").last.map(String.init) } ?? "svg"
+        return LSLPPostRules.filePath(photoID: photo.id, fileExtension: fileExtension)
+    }
+}

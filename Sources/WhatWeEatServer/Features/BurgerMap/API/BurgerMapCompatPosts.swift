@@ -1,0 +1,196 @@
+import Fluent
+import Vapor
+
+/// The app's posts are our places (`LFRB_BURGER_HOUSE_TEST`) and reviews
+/// (`LFRB_BURGER_HOUSE_REVIEW_TEST`), and one more: the donation its "후원하기" pays for. Nothing is
+/// stored twice: a post is read from the map and written through its service.
+extension BurgerMapCompatRoutes {
+    /// What a post id names.
+    enum PostTarget {
+        case place(UUID)
+        case review(UUID)
+        case donation
+    }
+
+    /// The post a path's `:post` names; 410 when there is none (the app's "게시글이 존재하지 않습니다").
+    func target(_ req: Request) async throws -> PostTarget {
+        try await target(id: req.parameters.get("post") ?? "", req)
+    }
+
+    func target(id raw: String, _ req: Request) async throws -> PostTarget {
+        if raw == ObjectID.of(BurgerDonations.postID) { return .donation }
+        if let place = try await ObjectID.find(BurgerPlace.self, raw, on: req.db) { return .place(try place.requireID()) }
+        if let review = try await ObjectID.find(BurgerReview.self, raw, on: req.db) { return .review(try review.requireID()) }
+        throw LSLPFailure(410, AppError.notFound("post_not_found"))
+    }
+
+    /// `product_id`, `limit` and `next` of a list (all strings): 400 for a product id that is not one
+    /// of the app's two, or a limit outside 1…300000.
+    struct ListQuery {
+        let product: LSLPPostRules.Product
+        let page: PageRequest
+        /// `next=0`: the app's own end-of-list mark sent back.
+        let finished: Bool
+
+        init(_ req: Request, defaultProduct: LSLPPostRules.Product? = nil) throws {
+            guard let raw = req.queryValue("product_id") ?? defaultProduct?.rawValue else {
+                throw AppError.badRequest("missing_field", ["field": "product_id"])
+            }
+            guard let product = LSLPPostRules.Product(rawValue: raw) else { throw AppError.badRequest("unknown_product_id") }
+            guard let limit = LSLPPostRules.limit(req.queryValue("limit")) else {
+                throw AppError.badRequest("invalid_limit", ["max": String(LSLPPostRules.maxLimit)])
+            }
+            let next = req.queryValue("next") ?? ""
+            var cursor: PageCursor?
+            if !next.isEmpty, next != LSLPPostRules.lastPage {
+                guard let parsed = PageCursor(encoded: next) else { throw AppError.badRequest("invalid_cursor") }
+                cursor = parsed
+            }
+            self.product = product
+            self.page = PageRequest(cursor: cursor, limit: limit)
+            self.finished = next == LSLPPostRules.lastPage
+        }
+
+        /// The cache key of a list every reader sees alike.
+        var key: String { "lslp:\(product.rawValue):\(page.limit):\(page.cursor?.encoded ?? "")" }
+    }
+
+    // MARK: Reading
+
+    /// `GET /v1/posts`: everyone's shops or reviews, newest first. The same for every reader (the
+    /// arrays name people, not "mine"), so kept encoded until a write; the map reads every shop at once.
+    func posts(req: Request) async throws -> Response {
+        let query = try ListQuery(req)
+        if query.finished { return try await LSLPPostPage(data: [], nextCursor: nil).encodeResponse(for: req) }
+        let map = req.burgerMap, writer = postWriter(req)
+        return try await req.application.burgerMapCache.json(query.key) {
+            switch query.product {
+            case .place:
+                let page = try await map.placeRows(query.page)
+                return LSLPPostPage(data: try await writer.posts(of: page.items), nextCursor: page.nextCursor)
+            case .review:
+                let page = try await map.reviews(query.page, viewer: nil)
+                return LSLPPostPage(data: try await writer.posts(of: page.items), nextCursor: page.nextCursor)
+            }
+        }
+    }
+
+    /// `GET /v1/posts/users/{user_id}`: the shops or reviews one person added.
+    func userPosts(req: Request) async throws -> LSLPPostPage {
+        let author = try await person(req).requireID()
+        let query = try ListQuery(req)
+        if query.finished { return LSLPPostPage(data: [], nextCursor: nil) }
+        let map = req.burgerMap, writer = postWriter(req)
+        switch query.product {
+        case .place:
+            let page = try await map.placeRows(query.page, addedBy: author)
+            return LSLPPostPage(data: try await writer.posts(of: page.items), nextCursor: page.nextCursor)
+        case .review:
+            let page = try await map.reviews(byAuthor: author, query.page, viewer: nil)
+            return LSLPPostPage(data: try await writer.posts(of: page.items), nextCursor: page.nextCursor)
+        }
+    }
+
+    func post(req: Request) async throws -> LSLPPost {
+        try await post(try await target(req), req)
+    }
+
+    func post(_ target: PostTarget, _ req: Request) async throws -> LSLPPost {
+        let map = req.burgerMap, writer = postWriter(req)
+        switch target {
+        case .place(let id):
+            guard let row = try await map.placeRow(id), let post = try await writer.posts(of: [row]).first else {
+                throw LSLPFailure(410, AppError.notFound("post_not_found"))
+            }
+            return post
+        case .review(let id):
+            guard let post = try await writer.posts(of: [try await map.review(id, viewer: req.mapActor())]).first else {
+                throw LSLPFailure(410, AppError.notFound("post_not_found"))
+            }
+            return post
+        case .donation:
+            return try await writer.donationPost(title: req.t("lslp.donation_title"), content: req.t("lslp.donation_content"))
+        }
+    }
+
+    func postWriter(_ req: Request) -> LSLPPostWriter {
+        LSLPPostWriter(map: req.burgerMap, files: req.application.files)
+    }
+
+    // MARK: Writing
+
+    /// `POST /v1/posts` and `PUT /v1/posts/{id}`, as the app sends them (§4): a shop's position and
+    /// details in `content1…5`, a review's rating in `price` and its shop in `content1`.
+    struct PostBody: Content {
+        let product_id: String?
+        let title: String?
+        let price: Int?
+        let content: String?
+        let content1: String?
+        let content2: String?
+        let content3: String?
+        let content4: String?
+        let content5: String?
+        let files: [String]?
+    }
+
+    /// A shop is found before it is made: by its Kakao place id (`content5`), then by name within
+    /// 50 m (a place the web added), so the app never makes a second of one place. 200 either way.
+    func addPost(req: Request) async throws -> LSLPPost {
+        let actor = try req.requireMapActor()
+        let body = try req.decodeJSON(PostBody.self)
+        guard let product = LSLPPostRules.Product(rawValue: try body.product_id.required("product_id")) else {
+            throw AppError.badRequest("unknown_product_id")
+        }
+        let map = req.burgerMap
+        switch product {
+        case .place:
+            guard let position = LSLPPostRules.position(longitude: try body.content1.required("content1"), latitude: try body.content2.required("content2"))
+            else { throw AppError.invalid("invalid_coordinate") }
+            let point: Coordinate
+            do { point = try Coordinate(lat: position.lat, lon: position.lon) } catch { throw BurgerMapService.appError(error) }
+            let kakaoID = body.content5?.trimmingCharacters(in: .whitespaces)
+            if let kakaoID, !LSLPPostRules.isPlaceKey(kakaoID) { throw AppError.invalid("invalid_place_key") }
+            let (place, _) = try await map.addPlace(name: try body.title.required("title"), address: try body.content3.required("content3"),
+                                                    at: point, phone: body.content4, kakaoID: kakaoID, by: actor.id)
+            return try await post(.place(try place.requireID()), req)
+        case .review:
+            guard let place = try await ObjectID.find(BurgerPlace.self, try body.content1.required("content1"), on: req.db) else {
+                throw AppError.invalid("unknown_place")
+            }
+            let card = try await map.addReview(ReviewDraft(placeID: try place.requireID(), title: try body.title.required("title"),
+                                                           rating: try body.price.required("price"), text: body.content ?? "",
+                                                           photoIDs: try photoIDs(body.files ?? [])), by: actor.id)
+            return try await post(.review(card.id), req)
+        }
+    }
+
+    /// The author edits a review: any of `title`, `price` (the rating), `content`, `files`. A review
+    /// stays on its shop; shops and the donation are not edited through the app.
+    func editPost(req: Request) async throws -> LSLPPost {
+        let actor = try req.requireMapActor()
+        let body = try req.decodeJSON(PostBody.self)
+        guard case .review(let id) = try await target(req) else { throw LSLPFailure(403, AppError(.forbidden, "post_not_editable")) }
+        let card = try await req.burgerMap.review(id, viewer: actor)
+        if let shop = body.content1, shop != ObjectID.of(card.placeID) { throw AppError.invalid("review_place_fixed") }
+        _ = try await req.burgerMap.editReview(id, title: body.title, rating: body.price, text: body.content,
+                                               photoIDs: try body.files.map(photoIDs), by: actor)
+        return try await post(.review(id), req)
+    }
+
+    /// The author (or an admin) deletes a review, with its photos, likes and comments.
+    func deletePost(req: Request) async throws -> HTTPStatus {
+        let actor = try req.requireMapActor()
+        guard case .review(let id) = try await target(req) else { throw LSLPFailure(403, AppError(.forbidden, "post_not_deletable")) }
+        try await req.burgerMap.deleteReview(id, by: actor)
+        return .ok
+    }
+
+    /// The photos `POST /v1/posts/files` answered, by their paths.
+    private func photoIDs(_ paths: [String]) throws -> [UUID] {
+        try paths.map { path in
+            guard let id = LSLPPostRules.photoID(fromPath: path) else { throw AppError.invalid("invalid_photo", ["id": String(path.prefix(80))]) }
+            return id
+        }
+    }
+}

@@ -82,6 +82,23 @@ struct UploadPart {
     var data: Data
 }
 
+extension UploadPart {
+    /// The parts as a multipart/form-data body, and its Content-Type with the boundary.
+    static func multipart(_ parts: [UploadPart]) -> (body: Data, contentType: String) {
+        let boundary = "----whatweeat-test-\(UUID().uuidString)"
+        var body = Data()
+        for part in parts {
+            var disposition = "form-data; name=\"\(part.name)\""
+            if let filename = part.filename { disposition += "; filename=\"\(filename)\"" }
+            body += Data("--\(boundary)\r\nContent-Disposition: \(disposition)\r\nContent-Type: \(part.contentType)\r\n\r\n".utf8)
+            body += part.data
+            body += Data("\r\n".utf8)
+        }
+        body += Data("--\(boundary)--\r\n".utf8)
+        return (body, "multipart/form-data; boundary=\(boundary)")
+    }
+}
+
 /// An account the tests act as.
 struct Member {
     let id: UUID
@@ -109,17 +126,8 @@ extension Application {
 
     /// `POST /api/v1/burger-map/photos` with these parts as multipart/form-data.
     func uploadPhoto(_ parts: [UploadPart], token: String?) async throws -> TestingHTTPResponse {
-        let boundary = "----whatweeat-test-\(UUID().uuidString)"
-        var body = Data()
-        for part in parts {
-            var disposition = "form-data; name=\"\(part.name)\""
-            if let filename = part.filename { disposition += "; filename=\"\(filename)\"" }
-            body += Data("--\(boundary)\r\nContent-Disposition: \(disposition)\r\nContent-Type: \(part.contentType)\r\n\r\n".utf8)
-            body += part.data
-            body += Data("\r\n".utf8)
-        }
-        body += Data("--\(boundary)--\r\n".utf8)
-        return try await send(.POST, "/api/v1/burger-map/photos", body: body, contentType: "multipart/form-data; boundary=\(boundary)", token: token)
+        let (body, contentType) = UploadPart.multipart(parts)
+        return try await send(.POST, "/api/v1/burger-map/photos", body: body, contentType: contentType, token: token)
     }
 
     /// Uploads a PNG (different bytes for each seed) and returns the photo's id.

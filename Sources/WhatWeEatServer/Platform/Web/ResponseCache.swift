@@ -16,15 +16,20 @@ final class ResponseCache: Sendable {
 
     private struct State: Sendable {
         var entries: [String: Entry] = [:]
+        var bytes = 0
         var generation = 0
     }
 
     let capacity: Int
+    /// What all entries may hold together: keys a client chooses (a list's `limit`) must not let
+    /// it fill memory with large answers. An answer larger than this is served, never kept.
+    let maxBytes: Int
     let lifetime: TimeAmount
     private let state = NIOLockedValueBox(State())
 
-    init(capacity: Int = 1_024, lifetime: TimeAmount = .seconds(10)) {
+    init(capacity: Int = 1_024, maxBytes: Int = 64 << 20, lifetime: TimeAmount = .seconds(10)) {
         self.capacity = capacity
+        self.maxBytes = maxBytes
         self.lifetime = lifetime
     }
 
@@ -48,10 +53,16 @@ final class ResponseCache: Sendable {
         } else {
             body = ByteBuffer(data: try AppJSON.encoder().encode(try await make()))
             let entry = Entry(body: body, generation: generation, expires: now + lifetime)
-            state.withLockedValue { state in
-                // A full cache starts over: simpler than LRU, and the entries live seconds anyway.
-                if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
-                state.entries[key] = entry
+            if body.readableBytes <= maxBytes {
+                state.withLockedValue { state in
+                    // A full cache starts over: simpler than LRU, and the entries live seconds anyway.
+                    if state.entries.count >= capacity || state.bytes + body.readableBytes > maxBytes {
+                        state.entries.removeAll(keepingCapacity: true)
+                        state.bytes = 0
+                    }
+                    state.bytes += body.readableBytes - (state.entries[key]?.body.readableBytes ?? 0)
+                    state.entries[key] = entry
+                }
             }
         }
         let response = Response(status: .ok, body: .init(buffer: body))

@@ -55,9 +55,15 @@ extension BurgerMapCompatRoutes {
             return LSLPComment(try Self.row(try await map.addComment(text, on: id, by: actor)))
         case .place(let placeID):
             let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let review = try await ObjectID.find(BurgerReview.self, key, on: req.db), review.$place.id == placeID,
-                  let card = try? await map.review(try review.requireID(), viewer: actor)
-            else { throw AppError.invalid("review_link_expected") }
+            guard let review = try await ObjectID.find(BurgerReview.self, key, on: req.db), review.$place.id == placeID else {
+                throw AppError.invalid("review_link_expected")
+            }
+            let card: ReviewCard
+            do {
+                card = try await map.review(try review.requireID(), viewer: actor)
+            } catch let error as AppError where error.status == .notFound {
+                throw AppError.invalid("review_link_expected")  // hidden by reports: not the reader's to link
+            }
             return LSLPComment(CommentRow(id: card.id, author: PersonRow(id: card.authorID, nickname: card.authorNickname, imageKey: card.authorImageKey),
                                           text: ObjectID.of(card.id), createdAt: card.createdAt))
         case .donation:

@@ -3,8 +3,11 @@ access token, JSON bodies, `files` parts labelled image/jpg), beside a person in
 the /map pages: a shop and a photo review written in the app show on the map and its review page;
 the person's like and comment there show in the app's post; a review the person writes on the web
 is in the app's feed and in the shop's review list."""
+import io
+
 import pytest
 import requests
+from PIL import Image, ImageDraw
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
@@ -18,13 +21,19 @@ SHOP = {"name": "광화문 앱버거", "lon": 126.9769, "lat": 37.5759, "kakao":
 
 
 def phone_jpeg(seed):
-    """A small JPEG as a phone writes it: JFIF, an EXIF segment with a GPS position, tables, a frame, a scan."""
-    def segment(marker, payload):
-        return bytes([0xFF, marker]) + (len(payload) + 2).to_bytes(2, "big") + payload
-    frame = bytes([8]) + (480).to_bytes(2, "big") + (640).to_bytes(2, "big") + bytes([3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1])
-    return (bytes([0xFF, 0xD8]) + segment(0xE0, b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00")
-            + segment(0xE1, b"Exif\x00\x00GPS 37.5759N 126.9769E") + segment(0xDB, bytes([0]) + bytes([1]) * 64)
-            + segment(0xC0, frame) + segment(0xDA, bytes([1, 1, 0, 0, 0x3F, 0])) + bytes([0x12, seed, 0xFF, 0x00, 0x56, 0x78, 0xFF, 0xD9]))
+    """A burger photographed by a phone: a real JPEG at the app's quality (0.4) with an EXIF segment
+    holding a GPS position, which the server must strip."""
+    image = Image.new("RGB", (640, 480), (250, 236, 210))
+    draw = ImageDraw.Draw(image)
+    draw.ellipse((120, 100, 520, 260), fill=(214, 150, 60))            # the top bun
+    draw.rectangle((110, 250, 530, 290), fill=(90 + seed * 40, 160, 60))  # lettuce
+    draw.rectangle((120, 285, 520, 340), fill=(110, 60, 30))            # the patty
+    draw.rounded_rectangle((120, 335, 520, 400), radius=30, fill=(214, 150, 60))
+    output = io.BytesIO()
+    image.save(output, "JPEG", quality=40)
+    jpeg = output.getvalue()
+    exif = b"Exif\x00\x00GPS 37.5759N 126.9769E"
+    return jpeg[:2] + bytes([0xFF, 0xE1]) + (len(exif) + 2).to_bytes(2, "big") + exif + jpeg[2:]
 
 
 class App:

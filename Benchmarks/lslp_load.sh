@@ -61,7 +61,7 @@ print(f"{statistics.median(times):.1f}")
 PY
 }
 
-measure() { wrk -t2 -c64 -d"${DURATION}s" --latency "$@" | python3 "$ROOT/Benchmarks/wrk_summary.py"; }
+measure() { wrk -t2 -c64 -d"${DURATION}s" --timeout 10s --latency "$@" | python3 "$ROOT/Benchmarks/wrk_summary.py"; }
 wrk -t2 -c64 -d2s "$URL/healthz" >/dev/null   # warm-up
 read -r BASE P50 P99 ERR <<<"$(measure "$URL/healthz")"
 echo "| route | req/s | ratio to /healthz | p50 / p99 ms | uncached ms | non-2xx |"

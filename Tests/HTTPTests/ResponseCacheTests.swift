@@ -45,4 +45,33 @@ final class ResponseCacheTests: XCTestCase {
         _ = try await cache.json("a") { maker.text(50) }
         XCTAssertEqual(maker.count, 5, "the first went to make room")
     }
+
+    func testReadersWhoMissTogetherWaitForOneAnswer() async throws {
+        let cache = ResponseCache()
+        let maker = Maker()
+        let bodies = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    let response = try await cache.json("slow") {
+                        try await Task.sleep(for: .milliseconds(200))
+                        return maker.text(20)
+                    }
+                    return response.body.count
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        XCTAssertEqual(bodies.count, 10)
+        XCTAssertEqual(Set(bodies).count, 1, "every reader got the same answer")
+        XCTAssertEqual(maker.count, 1, "made once for ten readers")
+
+        // A failed answer is nobody's: the next reader makes its own.
+        struct Failure: Error {}
+        do {
+            _ = try await cache.json("failing") { () async throws -> [String: String] in throw Failure() }
+            XCTFail("the error reaches the reader")
+        } catch is Failure {}
+        _ = try await cache.json("failing") { maker.text(5) }
+        XCTAssertEqual(maker.count, 2)
+    }
 }

@@ -139,11 +139,15 @@ struct AddReviewTimelineIndex: AsyncMigration {
 }
 
 /// What the LookForRealBurger app needs beside the map: the Kakao place id it deduplicates shops
-/// by (one place per id), and the donations of its "후원하기" button.
+/// by (one place per id), who liked a review or marked a place found by the review or place, and
+/// the donations of its "후원하기" button.
 struct AddAppPlaceKeysAndDonations: AsyncMigration {
     func prepare(on database: any Database) async throws {
         try await database.schema(BurgerPlace.schema).field("kakao_id", .string).update()
         try await database.sql.create(index: "burger_places_kakao_id").unique().on(BurgerPlace.schema).column("kakao_id").run()
+        // The app's posts list everyone who liked a review or marked a place (its likes arrays).
+        try await database.sql.create(index: "burger_reactions_review").on(BurgerReaction.schema).column("review_id").column("created_at").run()
+        try await database.sql.create(index: "burger_marks_place").on(BurgerMark.schema).column("place_id").column("created_at").run()
 
         try await database.schema(BurgerDonation.schema)
             .id()
@@ -159,7 +163,9 @@ struct AddAppPlaceKeysAndDonations: AsyncMigration {
 
     func revert(on database: any Database) async throws {
         try await database.schema(BurgerDonation.schema).delete()
-        try await database.sql.drop(index: "burger_places_kakao_id").run()
+        for index in ["burger_marks_place", "burger_reactions_review", "burger_places_kakao_id"] {
+            try await database.sql.drop(index: index).run()
+        }
         try await database.schema(BurgerPlace.schema).deleteField("kakao_id").update()
     }
 }

@@ -52,7 +52,7 @@ import statistics, sys, time, urllib.request
 url, path, key, token = sys.argv[1:]
 times = []
 for i in range(7):
-    request = urllib.request.Request(url + path.replace("LIMIT", str(299_990 - i if "HOUSE" in path else 21 + i)),
+    request = urllib.request.Request(url + path.replace("LIMIT", str(21 + i if "REVIEW" in path else 299_990 - i)),
                                       headers={"SesacKey": key, "Authorization": token})
     started = time.perf_counter()
     urllib.request.urlopen(request).read()

@@ -52,6 +52,11 @@ final class ResponseCache: Sendable {
 
     /// The cached answer for `key`, or `make()`'s, encoded once and kept.
     func json<Value: Encodable>(_ key: String, _ make: () async throws -> Value) async throws -> Response {
+        try await encoded(key) { ByteBuffer(data: try AppJSON.encoder().encode(try await make())) }
+    }
+
+    /// The cached answer for `key`, or the JSON `make()` wrote (by hand: `JSONBytes`), kept.
+    func encoded(_ key: String, _ make: () async throws -> ByteBuffer) async throws -> Response {
         var body: ByteBuffer?
         while body == nil {
             let now = NIODeadline.now()
@@ -76,7 +81,7 @@ final class ResponseCache: Sendable {
                 }
             case .make(let flight, let generation):
                 do {
-                    let made = ByteBuffer(data: try AppJSON.encoder().encode(try await make()))
+                    let made = try await make()
                     finish(flight, with: made, key: key, generation: generation, now: now)
                     body = made
                 } catch {

@@ -63,15 +63,17 @@ extension BurgerMapCompatRoutes {
         let query = try ListQuery(req)
         if query.finished { return try await LSLPPostPage(data: [], nextCursor: nil).encodeResponse(for: req) }
         let map = req.burgerMap, writer = postWriter(req)
-        return try await req.application.burgerMapCache.json(query.key) {
+        return try await req.application.burgerMapCache.encoded(query.key) {
+            let page: LSLPPostPage
             switch query.product {
             case .place:
-                let page = try await map.placeRows(query.page)
-                return LSLPPostPage(data: try await writer.posts(of: page.items), nextCursor: page.nextCursor)
+                let places = try await map.placeRows(query.page)
+                page = LSLPPostPage(data: try await writer.posts(of: places.items), nextCursor: places.nextCursor)
             case .review:
-                let page = try await map.reviews(query.page, viewer: nil)
-                return LSLPPostPage(data: try await writer.posts(of: page.items), nextCursor: page.nextCursor)
+                let reviews = try await map.reviews(query.page, viewer: nil)
+                page = LSLPPostPage(data: try await writer.posts(of: reviews.items), nextCursor: reviews.nextCursor)
             }
+            return ByteBuffer(bytes: page.json().bytes)
         }
     }
 

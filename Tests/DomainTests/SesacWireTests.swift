@@ -14,6 +14,24 @@ final class SesacWireTests: XCTestCase {
         }
     }
 
+    /// The integer arithmetic says what a Gregorian calendar says, across centuries and leap days.
+    func testDatesAreTheCalendarsDates() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try XCTUnwrap(TimeZone(identifier: "UTC"))
+        var generator = SystemRandomNumberGenerator()
+        let leapDays = [951_782_400.0, 1_709_164_800, -2_203_891_200, 4_107_456_000].map { $0 + 86_399.999 }  // 2000-02-29, 2024-02-29, 1900-03-01, 2100-03-01
+        let samples = leapDays + (0..<2_000).map { _ in Double(Int64.random(in: -2_208_988_800_000...4_102_444_800_000, using: &generator)) / 1000 }
+        for seconds in samples {
+            let date = Date(timeIntervalSince1970: seconds)
+            let milliseconds = JavaScriptDate.millisecond(of: date)
+            let whole = Date(timeIntervalSince1970: TimeInterval(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000))
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: whole)
+            let expected = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
+                                  parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, Int(((milliseconds % 1000) + 1000) % 1000))
+            XCTAssertEqual(JavaScriptDate.string(date), expected, "\(seconds)")
+        }
+    }
+
     func testEveryDateFormatTheAppsSend() throws {
         let expected = Date(timeIntervalSince1970: 803_206_800)  // 1995-06-15T09:00:00Z
         for text in ["1995-06-15T09:00:00.000Z", "1995-06-15T09:00:00Z", "1995-06-15 09:00:00 +0000", "1995-06-15T18:00:00+09:00",

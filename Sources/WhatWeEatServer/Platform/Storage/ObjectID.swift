@@ -6,8 +6,18 @@ import Foundation
 /// that begin with those 96 bits are a range of the primary key (the other 32 bits make a
 /// collision as unlikely as a UUID's).
 enum ObjectID {
+    /// Lists of posts carry thousands of these: written from the bytes, not through `uuidString`.
     static func of(_ uuid: UUID) -> String {
-        String(uuid.uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24))
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: uuid.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 24) { text in
+                for index in 0..<12 {
+                    text[2 * index] = digits[Int(bytes[index] >> 4)]
+                    text[2 * index + 1] = digits[Int(bytes[index] & 0x0F)]
+                }
+                return 24
+            }
+        }
     }
 
     /// The lowest and highest UUID that begin with `objectID`; nil for anything but 24 hex digits.

@@ -21,3 +21,18 @@ extension Application {
         }
     }
 }
+
+extension PaymentGateway {
+    /// The payment as the provider reports it, or the error a client is told: 422
+    /// `payment_not_found` when the provider does not know it, 503 when it cannot be asked (logged).
+    func lookUp(_ paymentID: String, logger: Logger) async throws -> ProviderPayment {
+        do {
+            return try await payment(id: paymentID)
+        } catch PaymentGatewayError.unknownPayment {
+            throw AppError.invalid("payment_not_found")
+        } catch {
+            logger.warning("payment provider unavailable", metadata: ["error": "\(error)"])
+            throw AppError(.serviceUnavailable, "payment_provider_unavailable")
+        }
+    }
+}

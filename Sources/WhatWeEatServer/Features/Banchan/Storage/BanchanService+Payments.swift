@@ -23,15 +23,7 @@ extension BanchanService {
             }
         }
         guard order.status == .awaitingPayment else { throw AppError.conflict("order_not_awaiting_payment", ["status": order.status.rawValue]) }
-        let payment: ProviderPayment
-        do {
-            payment = try await gateway.payment(id: paymentID)
-        } catch PaymentGatewayError.unknownPayment {
-            throw AppError.invalid("payment_not_found")
-        } catch {
-            logger.warning("payment provider unavailable", metadata: ["error": "\(error)"])
-            throw AppError(.serviceUnavailable, "payment_provider_unavailable")
-        }
+        let payment = try await gateway.lookUp(paymentID, logger: logger)
         do {
             try PaymentCheck.verify(payment, merchantUID: order.merchantUID, total: order.total)
         } catch .wrongOrder {

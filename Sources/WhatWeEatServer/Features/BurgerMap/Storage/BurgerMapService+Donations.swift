@@ -26,15 +26,7 @@ extension BurgerMapService {
         else { throw AppError.invalid("payment_not_found") }
         guard let gateway else { throw AppError(.serviceUnavailable, "payments_unavailable") }
         if let recorded = try await donation(paymentID: paymentID, by: userID) { return recorded }
-        let payment: ProviderPayment
-        do {
-            payment = try await gateway.payment(id: paymentID)
-        } catch PaymentGatewayError.unknownPayment {
-            throw AppError.invalid("payment_not_found")
-        } catch {
-            logger.warning("payment provider unavailable", metadata: ["error": "\(error)"])
-            throw AppError(.serviceUnavailable, "payment_provider_unavailable")
-        }
+        let payment = try await gateway.lookUp(paymentID, logger: logger)
         guard payment.status == .paid else { throw AppError.invalid("donation_not_paid") }
         guard payment.amount == BurgerDonations.amount else {
             try? await gateway.cancel(paymentID: payment.providerID, reason: "a donation is \(BurgerDonations.amount) won, paid \(payment.amount)")

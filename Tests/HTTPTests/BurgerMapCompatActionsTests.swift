@@ -114,6 +114,12 @@ final class BurgerMapCompatActionsTests: XCTestCase {
             let shopID = try await author.addShop("숨김 버거", kakaoID: "8101").postID()
             let reviewID = try await author.addReview(shop: shopID).postID()
             let review = try await app.uuid(of: BurgerReview.self, reviewID)
+            let shown = try await reader.call(.GET, "/v1/posts/\(reviewID)")
+            XCTAssertEqual(shown.status, .ok, "read (and kept encoded) before the reports")
+            let liked = try await reader.call(.POST, "/v1/posts/\(reviewID)/like", json: ["like_status": true])
+            XCTAssertEqual(liked.status, .ok)
+            let again = try await author.call(.GET, "/v1/posts/\(reviewID)").object()
+            XCTAssertEqual(again["likes"] as? [String], [reader.userID].compactMap { $0 }, "a like is seen at once")
             for index in 0..<3 {
                 let reporter = try await app.member("신고\(index)")
                 _ = try await app.send(.POST, "/api/v1/burger-map/reviews/\(review)/report", json: ["reason": "광고"], token: reporter.token)

@@ -93,11 +93,30 @@ extension BurgerMapCompatRoutes {
         }
     }
 
-    func post(req: Request) async throws -> LSLPPost {
-        try await post(try await target(req), req)
+    /// `GET /v1/posts/{id}`. A shop's post, or a review's while it is visible, is the same for every
+    /// reader (the app's shop sheet reads each of its reviews this way), so it is kept encoded until
+    /// a write; a review hidden by reports is made for its author alone, and the donation post (in
+    /// the reader's language, with its buyers) for each reader.
+    func post(req: Request) async throws -> Response {
+        let raw = req.parameters.get("post") ?? ""
+        guard raw != ObjectID.of(BurgerDonations.postID) else { return try await post(.donation, req).encodeResponse(for: req) }
+        do {
+            return try await req.application.burgerMapCache.encoded("lslp-post:\(raw)") {
+                var json = JSONBytes(capacity: 4_096)
+                LSLPPostPage.write(post: try await post(try await target(id: raw, req), req, viewer: nil), into: &json)
+                return ByteBuffer(bytes: json.bytes)
+            }
+        } catch let error as AppError where error.code == "review_not_found" {
+            return try await post(try await target(id: raw, req), req).encodeResponse(for: req)
+        }
     }
 
+    /// The post as `viewer` sees it (a hidden review only for its author or an admin).
     func post(_ target: PostTarget, _ req: Request) async throws -> LSLPPost {
+        try await post(target, req, viewer: req.mapActor())
+    }
+
+    func post(_ target: PostTarget, _ req: Request, viewer: MapActor?) async throws -> LSLPPost {
         let map = req.burgerMap, writer = postWriter(req)
         switch target {
         case .place(let id):
@@ -106,7 +125,7 @@ extension BurgerMapCompatRoutes {
             }
             return post
         case .review(let id):
-            guard let post = try await writer.posts(of: [try await map.review(id, viewer: req.mapActor())]).first else {
+            guard let post = try await writer.posts(of: [try await map.review(id, viewer: viewer)]).first else {
                 throw LSLPFailure(410, AppError.notFound("post_not_found"))
             }
             return post

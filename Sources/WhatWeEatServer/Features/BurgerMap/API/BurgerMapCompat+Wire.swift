@@ -198,7 +198,6 @@ struct LSLPPayment: Content {
 /// (who liked, who marked, the comments, a place's reviews) is read in one go per kind.
 struct LSLPPostWriter {
     let map: BurgerMapService
-    let files: any FileStorage
 
     func posts(of cards: [ReviewCard]) async throws -> [LSLPPost] {
         let ids = cards.map(\.id)
@@ -210,7 +209,7 @@ struct LSLPPostWriter {
                      content2: nil, content3: nil, content4: nil, content5: nil,
                      createdAt: JavaScriptDate.string(card.createdAt),
                      creator: LSLPPerson(id: card.authorID, nick: card.authorNickname, imageKey: card.authorImageKey),
-                     files: card.photos.map(Self.path(of:)),
+                     files: card.photos.map { Self.path(photoID: $0.id, fileKey: $0.fileKey) },
                      likes: (reactors[card.id]?[.like] ?? []).map(ObjectID.of),
                      likes2: (reactors[card.id]?[.bookmark] ?? []).map(ObjectID.of),
                      buyers: [], hashTags: LSLPPostRules.hashTags(in: card.text),
@@ -247,9 +246,9 @@ struct LSLPPostWriter {
                  buyers: try await map.donors().map(ObjectID.of), hashTags: [], comments: [])
     }
 
-    /// `uploads/posts/<photo id>.<jpg|png|webp>`; the catalog's drawn photos are `.svg`.
-    static func path(of photo: PhotoRow) -> String {
-        let fileExtension = photo.fileKey.flatMap { $0.split(separator: ".").last.map(String.init) } ?? "svg"
-        return LSLPPostRules.filePath(photoID: photo.id, fileExtension: fileExtension)
+    /// `uploads/posts/<photo id>.<jpg|png|webp>`, the extension its stored file's; the catalog's
+    /// drawn photos (no file) are `.svg`.
+    static func path(photoID: UUID, fileKey: String?) -> String {
+        LSLPPostRules.filePath(photoID: photoID, fileExtension: fileKey.flatMap { $0.split(separator: ".").last.map(String.init) } ?? "svg")
     }
 }

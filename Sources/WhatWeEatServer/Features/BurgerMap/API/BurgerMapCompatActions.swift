@@ -112,9 +112,7 @@ extension BurgerMapCompatRoutes {
         } catch let error as AppError where error.status == .unsupportedMediaType {
             throw LSLPFailure(400, error)  // the app's "이미지 파일에 대한 형식이 맞지 않습니다"
         }
-        return LSLPFiles(files: try photos.map { photo in
-            LSLPPostRules.filePath(photoID: try photo.requireID(), fileExtension: photo.fileKey?.split(separator: ".").last.map(String.init) ?? "jpg")
-        })
+        return LSLPFiles(files: try photos.map { LSLPPostWriter.path(photoID: try $0.requireID(), fileKey: $0.fileKey) })
     }
 
     /// `GET /v1/uploads/posts/{file}`: a review photo (the catalog's drawn ones as SVG).

@@ -135,7 +135,7 @@ extension BurgerMapCompatRoutes {
     }
 
     func postWriter(_ req: Request) -> LSLPPostWriter {
-        LSLPPostWriter(map: req.burgerMap, files: req.application.files)
+        LSLPPostWriter(map: req.burgerMap)
     }
 
     // MARK: Writing

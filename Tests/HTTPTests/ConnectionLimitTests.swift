@@ -125,4 +125,56 @@ final class ConnectionLimitTests: XCTestCase {
         for socket in sockets.dropFirst() { try await socket.close() }
         try await waitUntil { app.openSockets.count(of: "127.0.0.1") == 0 }
     }
+
+    /// The 2026-11-26 probe, item 4: one socket that keeps a message open with continuation frames
+    /// grew the server by a gigabyte (Vapor's upgrade reassembles without a limit). Every live
+    /// route now upgrades through `LiveSocketUpgrader`: a message past its limit closes the socket,
+    /// and the server keeps no more than that limit of it, measured.
+    func testFragmentedMessagesAreBoundedOnEveryLiveRoute() async throws {
+        try await withTestApp { app in
+            SocketIOServer(handler: EchoSocketIOHandler(), feature: "test", path: "fragments-socket.io").register(on: app)
+            let port = try freePort()
+            try await app.server.start(address: .hostname("127.0.0.1", port: port))
+            do {
+                let host = "fragment-host-0000001"
+                let created = try await app.send(.POST, "/api/v1/menu-game/groups", headers: ["X-Device-Token": host])
+                let pin = try XCTUnwrap(try created.object()["pin"] as? String, created.text)
+                let routes = [
+                    ("a group room", "/api/v1/menu-game/groups/\(pin)/live?token=\(host)", LiveSocketLimits.listening.maxMessageBytes),
+                    ("Socket.IO", "/fragments-socket.io/?EIO=4&transport=websocket", 1_000_000),
+                ]
+                for (name, path, limit) in routes {
+                    let client = try RawWebSocket(port: port, path: path)
+                    XCTAssertTrue(client.upgraded, "\(name): \(client.handshake)")
+                    let before = residentMemory()
+                    // 32 MB in 16 KB fragments of one text message that never ends.
+                    let fragment = [UInt8](repeating: 0x61, count: 16 * 1024)
+                    try client.sendText("", fin: false)
+                    var refusedAfter: Int?
+                    for index in 0..<2_048 {
+                        do { try client.sendContinuation(fragment) } catch { refusedAfter = index; break }
+                    }
+                    let grown = residentMemory() - before
+                    // The server said so: a close frame before anything else it had to say.
+                    var closed = false
+                    while let frame = client.readFrame() {
+                        if frame.opcode == 0x8 { closed = true; break }
+                    }
+                    XCTAssertTrue(closed, "\(name): the socket was closed (sent until fragment \(refusedAfter ?? 2_048))")
+                    XCTAssertLessThan(grown, limit + 12 * 1024 * 1024, "\(name): the server kept at most its message limit of the 32 MB")
+                }
+                // The route still serves a socket that behaves.
+                let fine = try RawWebSocket(port: port, path: "/fragments-socket.io/?EIO=4&transport=websocket")
+                XCTAssertTrue(fine.upgraded, fine.handshake)
+                var first = fine.readFrame()
+                while first?.opcode == 0x9 { first = fine.readFrame() }   // the server pings as soon as a socket opens
+                XCTAssertEqual(first?.opcode, 0x1)
+                XCTAssertEqual(first.map { String(decoding: $0.payload, as: UTF8.self).prefix(7) }, "0{\"sid\"", "\(first.map { String(decoding: $0.payload, as: UTF8.self) } ?? "nothing")")
+            } catch {
+                await app.server.shutdown()
+                throw error
+            }
+            await app.server.shutdown()
+        }
+    }
 }

@@ -21,6 +21,52 @@ final class MatesChatLiveTests: XCTestCase {
         }
     }
 
+    /// The 2026-11-26 probe, item 9: the socket said hello before it listened, so 17 of 20 lines
+    /// a client wrote at once were lost without a word. Lines written from the upgrade callback
+    /// itself, before the hello and right after it, are each acknowledged now.
+    func testLinesSentTheMomentTheSocketOpensAreNotLost() async throws {
+        try await withTestApp { app in
+            let port = try freePort()
+            try await app.server.start(address: .hostname("127.0.0.1", port: port))
+            do {
+                let mina = try await app.mate("미나")
+                let joon = try await app.mate("준호")
+                let match = try await app.matchPair(mina, joon)
+                let acks = NIOLockedValueBox<Set<String>>([])
+                for round in 0..<5 {
+                    let promise = app.eventLoopGroup.any().makePromise(of: WebSocket.self)
+                    WebSocket.connect(to: "ws://127.0.0.1:\(port)\(Application.mates)/chat/\(match)/live",
+                                      headers: ["Authorization": "Bearer \(mina.token)"], on: app.eventLoopGroup) { socket in
+                        socket.onText { socket, text in
+                            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return }
+                            if object["type"] as? String == "ack", let id = object["clientId"] as? String {
+                                acks.withLockedValue { _ = $0.insert(id) }
+                            }
+                            if object["type"] as? String == "hello" {
+                                // At once after the hello, as chat.js does.
+                                socket.send(#"{"type":"send","text":"인사 뒤 바로 \#(round)","clientId":"after-\#(round)"}"#)
+                            }
+                        }
+                        // Before anything came back: the first frame after the 101.
+                        for line in 0..<3 {
+                            socket.send(#"{"type":"send","text":"열자마자 \#(round)-\#(line)","clientId":"first-\#(round)-\#(line)"}"#)
+                        }
+                        promise.succeed(socket)
+                    }.cascadeFailure(to: promise)
+                    let socket = try await promise.futureResult.get()
+                    try await waitUntil { acks.withLockedValue { $0.count } == (round + 1) * 4 }
+                    try await socket.close()
+                }
+                let stored = try await MatesMessage.query(on: app.db).count()
+                XCTAssertEqual(stored, 20, "every line stored once")
+            } catch {
+                await app.server.shutdown()
+                throw error
+            }
+            await app.server.shutdown()
+        }
+    }
+
     private func scenario(_ app: Application, port: Int) async throws {
         let mina = try await app.mate("미나")
         let joon = try await app.mate("준호")

@@ -79,7 +79,7 @@ struct NotificationsAPI: RouteCollection {
 
     /// The live socket of `user`'s inbox; the API route and the pages' (`/notifications/live`) share it.
     static func liveSocket(for user: UUID, _ req: Request) throws -> Response {
-        try req.liveSocket(feature: "notifications") { req, socket in
+        try req.liveSocket(feature: "notifications") { req, socket, _ in
             // Subscribe before counting: an arrival in between is sent after the count, never lost.
             let stream = req.application.events.subscribe(to: NotificationInbox.topic(for: user))
             if let message = try? await Self.message(for: user, arrived: nil, req: req) { try? await socket.send(message) }

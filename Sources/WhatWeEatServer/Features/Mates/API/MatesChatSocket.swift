@@ -47,8 +47,11 @@ enum MatesChatSocket {
 
     static func open(match: MatesMatch, me: UUID, _ req: Request) throws -> Response {
         let matchID = try match.requireID()
-        return try req.liveSocket(feature: "mates") { req, socket in
-            // Subscribe before the hello: a line sent in between is forwarded after it, never lost.
+        let limits = LiveSocketLimits(maxMessageBytes: maxIncomingBytes)
+        return try req.liveSocket(feature: "mates", limits: limits) { req, socket, incoming in
+            // `incoming` has listened since the 101: a line the client sends at once waits there
+            // for the hello to go out. Subscribe before the hello: a line sent in between is
+            // forwarded after it, never lost.
             let events = req.application.events.subscribe(to: MatesService.chatTopic(matchID))
             let service = req.mates
             let partner = match.partner(of: me)
@@ -60,25 +63,12 @@ enum MatesChatSocket {
             let forwarding = Task {
                 for await event in events { try? await socket.send(event) }
             }
+            socket.onClose.whenComplete { _ in forwarding.cancel() }
             // One line at a time, in the order they came: a reply never overtakes an earlier one.
-            let (incoming, feed) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
-            let handling = Task {
-                for await text in incoming {
-                    let reply = await handle(text, matchID: matchID, me: me, req: req)
-                    if let reply { try? await socket.send(reply) }
-                }
-            }
-            socket.onText { socket, text in
-                guard text.utf8.count <= maxIncomingBytes else {
-                    try? await socket.close(code: .messageTooLarge)
-                    return
-                }
-                feed.yield(text)
-            }
-            socket.onClose.whenComplete { _ in
-                forwarding.cancel()
-                feed.finish()
-                handling.cancel()
+            for await input in incoming {
+                guard case .text(let text) = input else { continue }
+                let reply = await handle(text, matchID: matchID, me: me, req: req)
+                if let reply { try? await socket.send(reply) }
             }
         }
     }

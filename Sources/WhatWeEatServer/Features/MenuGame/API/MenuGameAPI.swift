@@ -139,7 +139,7 @@ struct MenuGameAPI: RouteCollection {
         let group = try await req.menuGroupFromPath()
         let device = req.query[String.self, at: "token"]
         let topic = MenuGameService.topic(group.pin)
-        return try req.liveSocket(feature: "menu_game") { req, socket in
+        return try req.liveSocket(feature: "menu_game") { req, socket, _ in
             // Subscribe first, then read the state: a change in between is buffered and sent
             // after the state, never lost.
             let stream = req.application.events.subscribe(to: topic)

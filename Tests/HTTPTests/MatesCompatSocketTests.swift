@@ -73,11 +73,13 @@ final class MatesCompatSocketTests: XCTestCase {
 
     /// Connects from `address` (as the proxy reports it), joins `/` with `connectPayload`, and
     /// binds `uid` with an acknowledgement.
-    private func socket(_ app: Application, _ port: Int, from address: String, binding uid: String, connectPayload: String = "") async throws
-        -> EngineTestSocket
+    private func socket(_ app: Application, _ port: Int, from address: String, binding uid: String, connectPayload: String = "",
+                        headers extra: HTTPHeaders = [:]) async throws -> EngineTestSocket
     {
+        var headers: HTTPHeaders = ["X-Forwarded-For": address]
+        headers.add(contentsOf: extra)
         let socket = try await EngineTestSocket.connect("ws://127.0.0.1:\(port)/socket.io/?EIO=4&transport=websocket", on: app,
-                                                        headers: ["X-Forwarded-For": address])
+                                                        headers: headers)
         let open = try await socket.next()
         XCTAssertTrue(open.hasPrefix("0{"), open)
         try await socket.send("40" + connectPayload)
@@ -154,5 +156,42 @@ final class MatesCompatSocketTests: XCTestCase {
             XCTAssertTrue(eavesdroppedLater.isEmpty)
             for socket in [eavesdropper, phone, tablet, wrongToken] { await socket.close() }
         }
+    }
+
+    /// The 2026-11-26 probe, item 1: a page on any site, opened on A's phone (A's address), opened
+    /// a socket here, bound A's uid and read A's chat. Another site's page is refused before any
+    /// session; a browser, even on our own origin, never binds by address; the app still does.
+    func testAPageOfAnotherSiteOnTheVictimsPhoneReadsNothing() async throws {
+        try await withServer { app, port, firebase in
+            let (a, b) = try await matchedPair(port, firebase)
+            // Chromium's handshake from a page elsewhere, from A's own address.
+            let evil = try RawWebSocket(port: port, path: "/socket.io/?EIO=4&transport=websocket",
+                                        headers: ["Origin": "https://evil.example", "Sec-Fetch-Mode": "websocket", "Sec-Fetch-Site": "cross-site",
+                                                  "X-Forwarded-For": a.address])
+            XCTAssertTrue(evil.handshake.hasPrefix("HTTP/1.1 403"), evil.handshake)
+            var polling = EnginePolling(base: "http://127.0.0.1:\(port)/socket.io/?EIO=4&transport=polling")
+            polling.headers = ["Origin": "https://evil.example", "X-Forwarded-For": a.address]
+            let pollingRefused = try await polling.get("").status
+            XCTAssertEqual(pollingRefused, .forbidden)
+            // A browser on our own origin (no page of ours does this, but a browser never binds by address).
+            let browser = try await socket(app, port, from: a.address, binding: a.uid,
+                                           headers: ["Origin": "http://127.0.0.1:\(port)", "Host": "127.0.0.1:\(port)", "Sec-Fetch-Mode": "websocket",
+                                                     "Sec-Fetch-Site": "same-origin"])
+            try await b.call(.POST, "/v1/chat/\(a.uid)", form: "chat=secret").status.assertOK()
+            let browserHeard = try await chatEvents(browser)
+            XCTAssertTrue(browserHeard.isEmpty, "a browser socket does not bind by address")
+            // The app (Starscream sends our origin, no Sec-Fetch) from A's address still does.
+            let phone = try await socket(app, port, from: a.address, binding: a.uid, headers: ["Origin": "http://127.0.0.1:\(port)", "Host": "127.0.0.1:\(port)"])
+            try await b.call(.POST, "/v1/chat/\(a.uid)", form: "chat=hello").status.assertOK()
+            let phoneHeard = try await chatEvents(phone)
+            XCTAssertEqual(phoneHeard.map { $0["chat"] as? String }, ["hello"])
+            for socket in [browser, phone] { await socket.close() }
+        }
+    }
+}
+
+private extension Int {
+    func assertOK(file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(self, 200, file: file, line: line)
     }
 }

@@ -15,12 +15,13 @@ final class SocketIOServerTests: XCTestCase {
     private func withSocketIO(
         adjust: (inout Settings) -> Void = { _ in },
         pingInterval: TimeAmount = .seconds(25), pingTimeout: TimeAmount = .seconds(20), maxPayload: Int = 1_000_000,
+        maxBufferedBytes: Int = 1_000_000,
         _ body: (Application, Int, EchoSocketIOHandler) async throws -> Void
     ) async throws {
         try await withTestApp(adjust: adjust) { app in
             let handler = EchoSocketIOHandler()
             SocketIOServer(handler: handler, feature: "test", path: Self.path, pingInterval: pingInterval,
-                           pingTimeout: pingTimeout, maxPayload: maxPayload).register(on: app)
+                           pingTimeout: pingTimeout, maxPayload: maxPayload, maxBufferedBytes: maxBufferedBytes).register(on: app)
             let port = try freePort()
             try await app.server.start(address: .hostname("127.0.0.1", port: port))
             do {
@@ -407,6 +408,97 @@ final class SocketIOServerTests: XCTestCase {
             _ = try await polling.post("&sid=\(first)", "1")
             try await waitUntil { app.openSockets.count(of: "127.0.0.1") == 1 }
             _ = try await openSession(polling)
+        }
+    }
+
+    // MARK: The 2026-11-26 probe
+
+    /// Item 1: a page of another site, opened on a person's phone, opened a socket to us from their
+    /// address and bound their uid. Browsers always send `Origin`; another site's is refused, on
+    /// polling and on the WebSocket, before any session exists. Native clients send none, or ours.
+    func testAnotherSitesPagesCannotOpenASession() async throws {
+        try await withSocketIO { app, port, handler in
+            for origin in ["https://evil.example", "null", "http://127.0.0.1:\(port + 1)", "http://127.0.0.1.evil.example:\(port)"] {
+                var foreign = polling(port)
+                foreign.headers = ["Origin": origin]
+                let refused = try await foreign.get("")
+                XCTAssertEqual(refused.status, .forbidden, origin)
+                XCTAssertEqual(refused.text, #"{"code":4,"message":"Forbidden"}"#, origin)
+                let posted = try await foreign.post("&sid=whatever", "40")
+                XCTAssertEqual(posted.status, .forbidden, origin)
+                let socket = try RawWebSocket(port: port, path: "/\(Self.path)/?EIO=4&transport=websocket", headers: ["Origin": origin])
+                XCTAssertFalse(socket.upgraded, "\(origin): \(socket.handshake)")
+                XCTAssertTrue(socket.handshake.hasPrefix("HTTP/1.1 403"), socket.handshake)
+            }
+            XCTAssertEqual(app.socketIOSessions.count, 0, "no session was made for another site")
+            // Our own pages' origin, and clients without one, are served.
+            var ours = polling(port)
+            ours.headers = ["Origin": "http://127.0.0.1:\(port)"]
+            let sid = try await openSession(ours)
+            let joined = try await ours.post("&sid=\(sid)", "40").status
+            XCTAssertEqual(joined, .ok)
+            let native = try await EngineTestSocket.connect(webSocketURL(port), on: app)
+            let nativeOpen = try await native.next()
+            XCTAssertTrue(nativeOpen.hasPrefix("0{"))
+            // Starscream sends our origin, and a Host with the port (the test client leaves the port out unless told).
+            let starscream = try await EngineTestSocket.connect(webSocketURL(port), on: app,
+                                                                headers: ["Origin": "http://127.0.0.1:\(port)", "Host": "127.0.0.1:\(port)"])
+            let starscreamOpen = try await starscream.next()
+            XCTAssertTrue(starscreamOpen.hasPrefix("0{"))
+        }
+    }
+
+    /// Item 3, polling: a client that posts and never polls made its session keep 113 MB. What a
+    /// session holds for its client is capped; past it the session ends and lets go of it all. A
+    /// made-up namespace is answered only when short: a long one is never echoed.
+    func testAClientThatPostsAndNeverPollsIsCutOff() async throws {
+        try await withSocketIO(maxBufferedBytes: 50_000) { app, port, handler in
+            let polling = polling(port)
+            let sid = try await openSession(polling)
+            let session = "&sid=\(sid)"
+            _ = try await polling.post(session, "40")
+            _ = try await polling.post(session, "40/" + String(repeating: "n", count: 5_000) + ",")
+            _ = try await polling.post(session, "40/short,")
+            try await packetsWaiting(app, sid, 2)
+            let answers = try await polling.get(session)
+            XCTAssertEqual(answers.packets.count, 2, answers.text)
+            XCTAssertTrue(answers.packets[0].hasPrefix(#"40{"sid":"#), answers.text)
+            XCTAssertEqual(answers.packets[1], #"44/short,{"message":"Invalid namespace"}"#)
+
+            // 1 KB acknowledgements, never collected: the session ends before it holds 50 KB.
+            let payload = String(repeating: "x", count: 1_000)
+            var refused = false
+            for id in 0..<200 where !refused {
+                let posted = try await polling.post(session, "42\(id)[\"echo\",\"\(payload)\"]")
+                refused = posted.status != .ok
+            }
+            try await waitUntil { handler.count("disconnected") == 1 }
+            XCTAssertLessThan(handler.count("event"), 60, "no more was taken than the cap holds")
+            let last = try await polling.get(session)
+            XCTAssertEqual(last.packets, ["1"], "what waited is dropped; the client is told the session ended")
+            XCTAssertEqual(app.openSockets.count(of: "127.0.0.1"), 0)
+        }
+    }
+
+    /// Item 3, WebSocket: a client that never reads its socket grew the server by 62 MB in 15 s.
+    /// Writes the client has not taken are counted; past the cap the session ends, and the
+    /// server's memory stays flat however much the client asks for (measured).
+    func testAClientThatNeverReadsIsCutOffAndCostsLittleMemory() async throws {
+        try await withSocketIO { app, port, handler in
+            let client = try RawWebSocket(port: port, path: "/\(Self.path)/?EIO=4&transport=websocket", receiveBuffer: 4_096)
+            XCTAssertTrue(client.upgraded, client.handshake)
+            try client.sendText("40")
+            try await waitUntil { handler.count("connected") == 1 }
+            let before = residentMemory()
+            // 48 MB of 8 KB acknowledgements asked for, none read.
+            let payload = String(repeating: "x", count: 8_000)
+            for id in 0..<6_000 {
+                do { try client.sendText("42\(id)[\"echo\",\"\(payload)\"]") } catch { break }
+            }
+            try await waitUntil(timeout: .seconds(20)) { handler.count("disconnected") == 1 }
+            let grown = residentMemory() - before
+            XCTAssertLessThan(grown, 16 << 20, "the server kept \(grown >> 20) MB for a client that reads nothing")
+            XCTAssertEqual(app.socketIOSessions.count, 0)
         }
     }
 

@@ -112,6 +112,8 @@ struct EnginePolling {
     }
 
     let base: String
+    /// Sent with every request (an `Origin`, say).
+    var headers: HTTPHeaders = [:]
 
     func get(_ query: String) async throws -> Answer {
         try await exchange(HTTPClientRequest(url: base + query))
@@ -126,6 +128,8 @@ struct EnginePolling {
     }
 
     private func exchange(_ request: HTTPClientRequest) async throws -> Answer {
+        var request = request
+        request.headers.add(contentsOf: headers)
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 4 << 20)
         return Answer(status: response.status, headers: response.headers, text: String(buffer: body))

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
 import Vapor
@@ -19,6 +20,11 @@ struct EngineSettings: Sendable {
     var connectTimeout: TimeAmount = .seconds(45)
     /// Packets of one client waiting for the handler; a client that sends more is cut off.
     var backlog = 256
+    /// Bytes one session may hold for its client (packets waiting for a poll, or written to a
+    /// WebSocket the client has not read yet) and bytes of its client's packets waiting for the
+    /// handler. Past either the session is closed: a client that posts and never polls, or never
+    /// reads its socket, cannot make the server keep more for it.
+    var maxBufferedBytes = 1_000_000
 }
 
 /// The request that opened a session.
@@ -37,13 +43,14 @@ enum EngineCloseReason: String, Sendable {
     case pollOverlap = "overlapping polls"
     case tooLarge = "payload too large"
     case backlog = "too many packets waiting"
+    case slowReader = "client not reading"
     case serverDisconnect = "server disconnect"
     case shutdown = "server shutting down"
 
     var webSocketCode: WebSocketErrorCode {
         switch self {
         case .tooLarge: .messageTooLarge
-        case .backlog: .policyViolation
+        case .backlog, .slowReader: .policyViolation
         case .shutdown: OpenSockets.restartCode
         default: .normalClosure
         }
@@ -78,6 +85,11 @@ actor EngineSession {
     private var transport: Transport
     private var phase = Phase.open
     private var outbox: [String] = []
+    private var outboxBytes = 0
+    /// What this session's WebSockets were sent that their client has not read.
+    nonisolated let writes: UnflushedWrites
+    /// Bytes of the client's packets in `messages`, not yet taken by the namespace.
+    private nonisolated let inboundBytes = NIOLockedValueBox(0)
     private var poll: CheckedContinuation<[String], Never>?
     private var pollTimer: Task<Void, Never>?
     private var pollGeneration = 0
@@ -101,6 +113,7 @@ actor EngineSession {
         self.transport = transport
         self.registry = registry
         self.holdsAddressPlace = holdsAddressPlace
+        self.writes = UnflushedWrites(limit: settings.maxBufferedBytes)
         var logger = origin.application.logger
         logger[metadataKey: "engine_sid"] = "\(id)"
         self.logger = logger
@@ -148,11 +161,24 @@ actor EngineSession {
         let text = packet.encoded
         switch transport {
         case .websocket(let socket):
-            socket.send(text, promise: nil)
+            if !writes.send(text, on: socket) { close(.slowReader) }
         case .polling:
+            guard outbox.count < settings.backlog, outboxBytes + text.utf8.count <= settings.maxBufferedBytes else {
+                // Nobody polls for these: drop them and end the session rather than keep more.
+                outbox = []
+                outboxBytes = 0
+                close(.slowReader)
+                return
+            }
             outbox.append(text)
+            outboxBytes += text.utf8.count
             if poll != nil { answerPoll(with: takeOutbox()) }
         }
+    }
+
+    /// The namespace took `packet` out of `messages`.
+    nonisolated func taken(_ packet: String) {
+        inboundBytes.withLockedValue { $0 -= packet.utf8.count }
     }
 
     /// Packets waiting for a poll (tests).
@@ -162,7 +188,10 @@ actor EngineSession {
     var hasPendingPoll: Bool { poll != nil }
 
     private func takeOutbox() -> [String] {
-        defer { outbox = [] }
+        defer {
+            outbox = []
+            outboxBytes = 0
+        }
         return outbox
     }
 
@@ -232,11 +261,10 @@ actor EngineSession {
         return probe == nil
     }
 
-    /// Takes `socket` as the probe. Its `2probe` can be lost: `liveSocket` hands a socket over on
-    /// a task, and a client sends `2probe` the moment it has the 101, sometimes before this
-    /// socket's callbacks exist. So a probe still silent after `probeFallback` is answered
-    /// anyway: every client takes a `3probe` as the answer to its probe whenever it comes, and a
-    /// late `2probe` is not answered twice.
+    /// Takes `socket` as the probe. Its `2probe` is kept for it (`liveSocket` listens from the
+    /// first frame); a probe still silent after `probeFallback` (a client that waits for the
+    /// server) is answered anyway: every client takes a `3probe` as the answer to its probe
+    /// whenever it comes, and a late `2probe` is not answered twice.
     func beginProbe(_ socket: WebSocket) -> Bool {
         guard canUpgrade else { return false }
         probe = socket
@@ -283,7 +311,7 @@ actor EngineSession {
             dropProbe()
             transport = .websocket(socket)
             answerPoll(with: [EnginePacket.noop.encoded])
-            for packet in takeOutbox() { socket.send(packet, promise: nil) }
+            for packet in takeOutbox() { writes.send(packet, on: socket) }
             giveBackAddressPlace()
             logger.debug("socket.io: upgraded to websocket")
         } else {
@@ -343,6 +371,12 @@ actor EngineSession {
             awaitingPong = false
             schedulePing()
         case .message(let data):
+            let admitted = inboundBytes.withLockedValue { waiting in
+                guard waiting + data.utf8.count <= settings.maxBufferedBytes else { return false }
+                waiting += data.utf8.count
+                return true
+            }
+            guard admitted else { return close(.backlog) }
             if case .dropped = feed.yield(data) { close(.backlog) }
         case .ping, .open, .upgrade, .noop:
             // In Engine.IO 4 only the server pings (a client's `2probe` goes to a probe).
@@ -400,6 +434,7 @@ actor EngineSession {
             if !socket.isClosed { socket.close(code: reason.webSocketCode, promise: nil) }
         case .polling:
             if reason != .clientClose { outbox.append(EnginePacket.close.encoded) }
+            outboxBytes = 0
             if poll != nil || outbox.isEmpty {
                 answerPoll(with: takeOutbox())
                 phase = .closed

@@ -80,6 +80,8 @@ final class SocketIOClient: Sendable {
 enum SocketIONamespace {
     static let invalidNamespace: SocketIOValue = ["message": "Invalid namespace"]
     static let binaryUnsupported: SocketIOValue = ["message": "Binary packets are not supported"]
+    /// The longest namespace a CONNECT_ERROR repeats; longer ones are ignored.
+    static let maxEchoedNamespaceBytes = 64
 
     /// Handles the session's Socket.IO packets one at a time until it ends, then tells the handler.
     static func serve(_ session: EngineSession) async {
@@ -95,12 +97,15 @@ enum SocketIONamespace {
         }
 
         for await text in session.messages {
+            session.taken(text)
             guard let packet = SocketIOPacket(decoding: text) else {
                 session.logger.debug("socket.io: malformed packet ignored")
                 continue
             }
             guard packet.namespace == "/" else {
-                if packet.kind == .connect {
+                // Answered as the reference server does, but never with a long name echoed back:
+                // a client could make every answer as large as its packets.
+                if packet.kind == .connect, packet.namespace.utf8.count <= maxEchoedNamespaceBytes {
                     await send(SocketIOPacket(.connectError, namespace: packet.namespace, data: invalidNamespace))
                 }
                 continue

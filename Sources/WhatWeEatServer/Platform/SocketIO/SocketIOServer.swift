@@ -10,16 +10,24 @@ import Vapor
 /// gauge, 1012 at shutdown); a polling session holds one of its address's places too.
 /// Engine.IO's own errors are answered as the reference server words them
 /// (`400 {"code":1,"message":"Session ID unknown"}`), not as the app's error envelope.
+///
+/// A request (polling or WebSocket) whose `Origin` is another site's is refused with
+/// `403 {"code":4,"message":"Forbidden"}`: browsers let any page open a socket to any host, and
+/// a page elsewhere must not speak for a person whose browser (or network address) it runs on.
+/// Native clients send no `Origin`, or this server's.
 struct SocketIOServer: Sendable {
     /// What every session of this server is given (handler, path, heartbeat, limits).
     let settings: EngineSettings
 
     init(
         handler: any SocketIOHandler, feature: String, path: String = "socket.io",
-        pingInterval: TimeAmount = .seconds(25), pingTimeout: TimeAmount = .seconds(20), maxPayload: Int = 1_000_000
+        pingInterval: TimeAmount = .seconds(25), pingTimeout: TimeAmount = .seconds(20), maxPayload: Int = 1_000_000,
+        maxBufferedBytes: Int = 1_000_000
     ) {
-        settings = EngineSettings(handler: handler, feature: feature, path: path.split(separator: "/").joined(separator: "/"),
-                                  pingInterval: pingInterval, pingTimeout: pingTimeout, maxPayload: maxPayload)
+        var settings = EngineSettings(handler: handler, feature: feature, path: path.split(separator: "/").joined(separator: "/"),
+                                      pingInterval: pingInterval, pingTimeout: pingTimeout, maxPayload: maxPayload)
+        settings.maxBufferedBytes = maxBufferedBytes
+        self.settings = settings
     }
 
     var handler: any SocketIOHandler { settings.handler }
@@ -41,6 +49,7 @@ struct SocketIOServer: Sendable {
     func get(_ req: Request) async throws -> Response {
         // Vapor answers HEAD with the GET route; a HEAD must not open a session.
         guard req.method == .GET else { return EngineError.badRequest.response }
+        guard !req.hasForeignOrigin else { return EngineError.forbidden.response }
         guard req.query[String.self, at: "EIO"] == "4" else { return EngineError.unsupportedProtocolVersion.response }
         let sid = req.query[String.self, at: "sid"]
         switch req.query[String.self, at: "transport"] {
@@ -67,6 +76,7 @@ struct SocketIOServer: Sendable {
     }
 
     func post(_ req: Request) async throws -> Response {
+        guard !req.hasForeignOrigin else { return EngineError.forbidden.response }
         guard req.query[String.self, at: "EIO"] == "4" else { return EngineError.unsupportedProtocolVersion.response }
         switch req.query[String.self, at: "transport"] {
         case "polling": break
@@ -127,15 +137,14 @@ struct SocketIOServer: Sendable {
         let settings = settings
         let origin = origin(req)
         let sessions = req.application.socketIOSessions
-        return try req.liveSocket(feature: feature) { _, socket in
-            let inputs = await socket.engineInputs(maxPayload: settings.maxPayload, backlog: settings.backlog)
+        return try req.liveSocket(feature: feature, limits: settings.socketLimits) { _, socket, inputs in
             let session = EngineSession(settings: settings, origin: origin, transport: .websocket(socket),
                                         registry: sessions, holdsAddressPlace: false)
             guard sessions.add(session) else {
                 try? await socket.close(code: OpenSockets.restartCode)
                 return
             }
-            socket.send(EnginePacket.open(session.handshake(upgrades: [])).encoded, promise: nil)
+            session.writes.send(EnginePacket.open(session.handshake(upgrades: [])).encoded, on: socket)
             await session.start()
             session.consume(inputs, from: socket)
         }
@@ -143,9 +152,8 @@ struct SocketIOServer: Sendable {
 
     private func upgrade(_ session: EngineSession, _ req: Request) throws -> Response {
         let settings = settings
-        return try req.liveSocket(feature: feature) { _, socket in
-            // Listen first: the client sends `2probe` as soon as it has the 101.
-            let inputs = await socket.engineInputs(maxPayload: settings.maxPayload, backlog: settings.backlog)
+        return try req.liveSocket(feature: feature, limits: settings.socketLimits) { _, socket, inputs in
+            // `inputs` has listened since the 101: the client's `2probe` is in it.
             guard await session.beginProbe(socket) else {
                 try? await socket.close(code: .policyViolation)
                 return

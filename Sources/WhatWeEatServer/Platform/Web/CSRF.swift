@@ -113,9 +113,28 @@ extension Request {
     /// CSRF token, so another site could open one in a visitor's name. Only a page of this origin
     /// may (the `Origin` header names this host), else 403 `cross_origin_socket`.
     func requireSameOriginSocket() throws {
-        guard let origin = headers.first(name: .origin), let host = headers.first(name: .host),
-              let parsed = URL(string: origin), let originHost = parsed.host,
-              originHost + (parsed.port.map { ":\($0)" } ?? "") == host
-        else { throw AppError(.forbidden, "cross_origin_socket") }
+        guard headers.first(name: .origin) != nil, !hasForeignOrigin else { throw AppError(.forbidden, "cross_origin_socket") }
+    }
+
+    /// Whether the request carries an `Origin` that is not this site's: neither the host (and
+    /// port) it was sent to nor `PUBLIC_URL`'s origin. Browsers send `Origin` on every WebSocket
+    /// handshake and cross-site request, and a page cannot forge it; `null` (a sandboxed or
+    /// file page) is foreign. No `Origin` at all is not foreign: native clients send none.
+    var hasForeignOrigin: Bool {
+        guard let origin = headers.first(name: .origin) else { return false }
+        guard let parsed = URL(string: origin), let scheme = parsed.scheme, let originHost = parsed.host else { return true }
+        let hostAndPort = originHost + (parsed.port.map { ":\($0)" } ?? "")
+        if let host = headers.first(name: .host), hostAndPort.lowercased() == host.lowercased() { return false }
+        let publicURL = application.settings.publicURL.lowercased()
+        return !(publicURL == "\(scheme)://\(hostAndPort)".lowercased())
+    }
+}
+
+extension HTTPHeaders {
+    /// Whether a browser sent these: every current browser marks its fetches and socket
+    /// handshakes with `Sec-Fetch-*` headers (which pages can neither set nor remove); native
+    /// clients send none.
+    var sentByABrowser: Bool {
+        contains(name: "Sec-Fetch-Mode") || contains(name: "Sec-Fetch-Site")
     }
 }

@@ -11,9 +11,11 @@ import Vapor
 /// uid's earlier sockets, wherever they are, stop forwarding.
 ///
 /// The apps send no credentials on the socket. So that knowing a uid (which search results show)
-/// is not enough to read someone's chat, a uid binds only from the address it called the API
-/// from in the last 30 minutes (every app opens the chat over HTTP first), or with its ID token
-/// as an `idtoken` header or in the CONNECT payload (`{"idtoken": "…"}`) for clients that can.
+/// is not enough to read someone's chat, a uid binds with its ID token as an `idtoken` header or
+/// in the CONNECT payload (`{"idtoken": "…"}`) for clients that can, or else only from the address
+/// it called the API from in the last 30 minutes (every app opens the chat over HTTP first) — and
+/// never by address from a browser: a page on the person's phone or network has their address
+/// (pages of other sites are refused before this, by `Origin`; `Sec-Fetch-*` marks any browser).
 struct MatesCompatSocket: SocketIOHandler {
     static let bindEvent = "changesocketid"
     static let chatEvent = "chat"
@@ -44,6 +46,7 @@ struct MatesCompatSocket: SocketIOHandler {
         if let token, let verifier = client.application.firebaseTokens, let identity = try? await verifier.verify(token), identity.uid == uid {
             return try? await service.appUser(uid)?.userID
         }
+        guard !client.headers.sentByABrowser else { return nil }
         return try? await service.appSocketMayBind(uid: uid, address: client.address)?.userID
     }
 

@@ -80,4 +80,42 @@ final class MatesRulesTests: XCTestCase {
         XCTAssertEqual(MatesShopCatalog.item(productID: "com.whatweeat.mates.background7")?.index, 7)
         XCTAssertNil(MatesShopCatalog.item(productID: "com.whatweeat.mates.avatar0"), "free items are not sold")
     }
+
+    // MARK: Public positions (the 2026-11-26 probe, item 2)
+
+    func testAPublicPositionSaysWhichSquareAndNothingFiner() {
+        let person = UUID(), since = Date(timeIntervalSince1970: 1_790_000_000.123456)
+        let anchor = Coordinate(unchecked: 37.5665, 126.9780)
+        let square = SearchPositionBlur.cell(of: anchor)
+        let shown = SearchPositionBlur.publicPosition(of: anchor, person: person, since: since)
+        // Anywhere in the same square gives the very same answer: the point inside is not in it.
+        var generator = SystemRandomNumberGenerator()
+        var sameSquare = 0
+        for _ in 0..<500 {
+            let point = Coordinate(unchecked: anchor.lat + Double.random(in: -0.002...0.002, using: &generator),
+                                   anchor.lon + Double.random(in: -0.002...0.002, using: &generator))
+            let other = SearchPositionBlur.cell(of: point)
+            guard other.row == square.row, other.column == square.column else { continue }
+            sameSquare += 1
+            XCTAssertEqual(SearchPositionBlur.publicPosition(of: point, person: person, since: since), shown)
+        }
+        XCTAssertGreaterThan(sameSquare, 50)
+        // Squares are about 200 m on each side, and the pin stays within its offset of the centre.
+        let east = SearchPositionBlur.cell(of: Coordinate(unchecked: square.center.lat, square.center.lon + 0.003))
+        XCTAssertEqual(square.center.distanceMeters(to: Coordinate(unchecked: square.center.lat, east.center.lon)) / Double(east.column - square.column), 200, accuracy: 2)
+        XCTAssertLessThanOrEqual(square.center.distanceMeters(to: shown), SearchPositionBlur.maxOffsetMeters * 2.squareRoot() + 0.5)
+        // Another search (or another person) moves the pin around the same centre; the same search does not.
+        XCTAssertEqual(SearchPositionBlur.publicPosition(of: anchor, person: person, since: since), shown)
+        XCTAssertNotEqual(SearchPositionBlur.publicPosition(of: anchor, person: person, since: since.addingTimeInterval(1)), shown)
+        XCTAssertNotEqual(SearchPositionBlur.publicPosition(of: anchor, person: UUID(), since: since), shown)
+        // Near the poles and the date line the grid still holds.
+        for edge in [Coordinate(unchecked: 89.9999, 179.9999), Coordinate(unchecked: -89.9999, -180), Coordinate(unchecked: 0, 180)] {
+            let pin = SearchPositionBlur.publicPosition(of: edge, person: person, since: since)
+            XCTAssertTrue((-90...90).contains(pin.lat) && (-180...180).contains(pin.lon), "\(edge) → \(pin)")
+        }
+    }
+
+    func testDistancesAreToldInSteps() {
+        XCTAssertEqual([0, 49, 51, 149, 151, 1_234, 1_250].map { SearchPositionBlur.shownDistance(Double($0)) }, [100, 100, 100, 100, 200, 1_200, 1_300])
+    }
 }

@@ -83,7 +83,10 @@ final class MatesCompatTests: XCTestCase {
             let person = try XCTUnwrap(near.first { $0["uid"] as? String == a.uid })
             XCTAssertEqual(Set(person.keys), ["uid", "nick", "lat", "long", "reputation", "studylist", "reviews", "gender", "type", "sesac", "background"])
             XCTAssertEqual(person["studylist"] as? [String], ["a", "b"])
-            XCTAssertEqual(person["lat"] as? Double, MatesPlaces.cityHall.lat)
+            // The public position (the 200 m square, moved within it), never the point itself.
+            let shown = Coordinate(unchecked: try XCTUnwrap(person["lat"] as? Double), try XCTUnwrap(person["long"] as? Double))
+            XCTAssertLessThan(shown.distanceMeters(to: Coordinate(unchecked: MatesPlaces.cityHall.lat, MatesPlaces.cityHall.lon)), 260)
+            XCTAssertNotEqual(person["lat"] as? Double, MatesPlaces.cityHall.lat)
             XCTAssertNotNil(search["fromRecommend"] as? [String])
 
             let askedBack = try await b.call(.POST, "/v1/queue/studyrequest", form: "otheruid=\(a.uid)")

@@ -98,7 +98,7 @@ struct MatePersonResponse: Content {
         gender = person.gender
         topics = person.topics
         reputation = person.reputation
-        distanceMeters = person.distanceMeters.map { Int($0.rounded()) }
+        distanceMeters = person.distanceMeters.map { SearchPositionBlur.shownDistance($0) }
         avatar = person.avatar
         background = person.background
     }
@@ -129,7 +129,7 @@ enum NearbyJSON {
         json.raw(#","background":"#)
         json.int(person.background)
         json.raw(#","distanceMeters":"#)
-        if let meters = person.distanceMeters { json.int(Int(meters.rounded())) } else { json.raw("null") }
+        if let meters = person.distanceMeters { json.int(SearchPositionBlur.shownDistance(meters)) } else { json.raw("null") }
         json.raw(#","gender":"#)
         json.string(person.gender)
         json.raw(#","id":"#)

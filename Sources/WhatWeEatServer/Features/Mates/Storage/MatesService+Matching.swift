@@ -25,6 +25,8 @@ struct MatesStanding: Sendable {
     let ageMin: Int
     let ageMax: Int
     let suspended: Bool
+    /// Where they search, while they do: what they are shown is measured from there.
+    var searchPosition: Coordinate? = nil
 
     var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
 }
@@ -105,9 +107,13 @@ extension MatesService {
 
     /// Who searches around a point that this person may see and be seen by: searchable, each
     /// one's age within the other's range. Nearest first.
-    func nearby(_ profile: MatesStanding, at point: Coordinate, limit: Int) async throws
+    /// The people searching near the caller: around where the caller searches, while they do
+    /// (`point` is then ignored: asking from elsewhere must not help locate anyone), else around
+    /// `point`. Positions and distances are public ones (`SearchPositionBlur`).
+    func nearby(_ profile: MatesStanding, at requested: Coordinate, limit: Int) async throws
         -> (people: [MatePerson], recommendedTopics: [String], requestedMe: [MatePerson])
     {
+        let point = profile.searchPosition ?? requested
         guard let birthYear = profile.birthYear else { throw AppError.invalid("profile_incomplete") }
         let year = MatesRules.calendarYear(of: now)
         let viewer = SearchingIndex.Viewer(id: profile.id, age: year - birthYear, range: profile.ageRange, year: year)

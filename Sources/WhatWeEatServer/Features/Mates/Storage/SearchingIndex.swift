@@ -6,6 +6,9 @@ import Vapor
 /// Everyone searching for a mate, in memory, sorted by latitude: `/nearby` is a binary search and
 /// a scan of a band, not a query, so 100,000 people searching in a city cost an array walk.
 ///
+/// Positions here are public ones (`SearchPositionBlur`): a searcher's square on the map, never
+/// their point, so nothing answered from the index can be more precise than that.
+///
 /// The database stays the truth. The service refreshes a person here after each change of their
 /// queue state or profile and tells the other instances over the event bus; a full reload every
 /// ten minutes catches anything else (an operator's SQL).
@@ -262,15 +265,18 @@ final class SearchingIndex: Sendable {
             guard let birthYear = try row.decode(column: "birth_year", as: Int?.self),
                   let lat = try row.decode(column: "lat", as: Double?.self), let lon = try row.decode(column: "lon", as: Double?.self)
             else { return nil }
+            let id = try row.decode(column: "id", as: UUID.self)
+            let queuedAt = try row.decode(column: "queued_at", as: Date?.self) ?? Date(timeIntervalSince1970: 0)
+            let shown = SearchPositionBlur.publicPosition(of: Coordinate(unchecked: lat, lon), person: id, since: queuedAt)
             return Entry(
-                id: try row.decode(column: "id", as: UUID.self), nickname: try row.decode(column: "nickname", as: String.self),
+                id: id, nickname: try row.decode(column: "nickname", as: String.self),
                 gender: try row.decode(column: "gender", as: String.self), birthYear: birthYear,
                 ageMin: try row.decode(column: "age_min", as: Int.self), ageMax: try row.decode(column: "age_max", as: Int.self),
                 searchable: try row.decode(column: "searchable", as: Bool.self),
                 topics: MatesProfile.decodeList(try row.decode(column: "queue_topics", as: String?.self) ?? "[]"),
                 reputation: try (0..<6).map { try row.decode(column: "rep_\($0)", as: Int.self) },
                 avatar: try row.decode(column: "avatar", as: Int.self), background: try row.decode(column: "background", as: Int.self),
-                lat: lat, lon: lon, queuedAt: try row.decode(column: "queued_at", as: Date?.self) ?? Date())
+                lat: shown.lat, lon: shown.lon, queuedAt: queuedAt)
         }
     }
 

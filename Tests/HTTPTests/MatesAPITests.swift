@@ -119,6 +119,37 @@ final class MatesAPITests: XCTestCase {
         }
     }
 
+    /// The 2026-11-26 probe, item 11: the limits were counted, then the code written, so
+    /// parallel sends all passed the count (2–4 codes where one was allowed). The statement that
+    /// writes the code checks the limits now: of 50 sends at once, exactly one goes out.
+    func testFiftyConcurrentSendsToOneNumberSendExactlyOneCode() async throws {
+        try await withTestApp { app in
+            let inbox = app.codeInbox
+            var members: [Member] = []
+            for index in 0..<5 { members.append(try await app.member("동시\(index)")) }
+            try await MatesVerificationCode.query(on: app.db).delete()
+            let phone = "+821055554444"
+            let statuses = try await withThrowingTaskGroup(of: (HTTPStatus, String?).self) { group in
+                for index in 0..<50 {
+                    let token = members[index % members.count].token
+                    group.addTask {
+                        let response = try await app.send(.POST, "\(Application.mates)/verification", json: ["channel": "phone", "destination": phone], token: token)
+                        return (response.status, response.headers.first(name: "Retry-After"))
+                    }
+                }
+                var all: [(HTTPStatus, String?)] = []
+                for try await status in group { all.append(status) }
+                return all
+            }
+            XCTAssertEqual(statuses.filter { $0.0 == .accepted }.count, 1, "\(statuses.map(\.0.code))")
+            XCTAssertEqual(statuses.filter { $0.0 == .tooManyRequests }.count, 49)
+            XCTAssertTrue(statuses.filter { $0.0 == .tooManyRequests }.allSatisfy { $0.1 != nil }, "each refusal says when")
+            let rows = try await MatesVerificationCode.query(on: app.db).count()
+            XCTAssertEqual(rows, 1)
+            XCTAssertEqual(inbox.count, 1, "one message went out")
+        }
+    }
+
     // MARK: Profile
 
     func testProfileRulesAndBadInputChangeNothing() async throws {
@@ -190,7 +221,10 @@ final class MatesAPITests: XCTestCase {
             XCTAssertEqual(nearby.status, .ok, nearby.text)
             let found = try nearby.json(MatesJSON.Nearby.self)
             XCTAssertEqual(found.people.map(\.nickname), ["준호"], "not too far, not outside either age range, not hidden, not me")
-            XCTAssertEqual(Double(try XCTUnwrap(found.people.first?.distanceMeters)), 500, accuracy: 5)
+            // In 100 m steps, from 준호's public position (within 260 m of the point 500 m away).
+            let distance = try XCTUnwrap(found.people.first?.distanceMeters)
+            XCTAssertEqual(distance % 100, 0)
+            XCTAssertEqual(Double(distance), 500, accuracy: 310)
             XCTAssertEqual(found.people.first?.topics, ["알고리즘", "Swift"])
             XCTAssertEqual(Set(found.recommendedTopics), ["알고리즘", "Swift"], "what the people around want")
             XCTAssertEqual(found.radiusMeters, 1_500)

@@ -33,35 +33,24 @@ struct MatesService {
     // MARK: Verification
 
     /// Sends a new code, within the limits: one a minute and five a day, both per destination
-    /// and per client address. Returns where it went, masked.
+    /// and per client address. The limits are checked by the statement that writes the code, so
+    /// parallel sends cannot all pass a count made before any of them was written (on PostgreSQL
+    /// under advisory locks of the destination and the address as well, since each statement
+    /// there sees only what was committed before it began). Returns where it went, masked.
     func sendCode(channel: VerificationChannel, to rawDestination: String, user: UUID, clientAddress: String, language: Language,
                   translate: (String, [String: String]) -> String) async throws -> (masked: String, expiresAt: Date) {
         let destination: String
         do { destination = try MatesRules.normalizedDestination(rawDestination, channel: channel) } catch { throw Self.appError(error) }
         let destinationHash = SecureRandom.sha256Hex(channel.rawValue + ":" + destination)
         let now = self.now
-        for (column, value) in [("destination_hash", destinationHash), ("client_address", clientAddress)] {
-            let recent = try await database.sql.select().column(SQLFunction("MAX", args: SQLColumn("created_at")), as: "last")
-                .column(SQLFunction("COUNT", args: SQLLiteral.all), as: "sends")
-                .from(MatesVerificationCode.schema)
-                .where(SQLColumn(column), .equal, SQLBind(value))
-                .where(SQLColumn("created_at"), .greaterThan, SQLBind(now.addingTimeInterval(-24 * 3600)))
-                .first()
-            let sends = try recent?.decode(column: "sends", as: Int.self) ?? 0
-            if sends >= Self.sendsPerDay {
-                throw AppError(.tooManyRequests, "code_daily_limit", headers: ["Retry-After": "3600"])
-            }
-            if let last = try recent?.decode(column: "last", as: Date?.self), now.timeIntervalSince(last) < Self.resendInterval {
-                let wait = Int((Self.resendInterval - now.timeIntervalSince(last)).rounded(.up))
-                throw AppError(.tooManyRequests, "code_resend_too_soon", arguments: ["seconds": String(wait)], headers: ["Retry-After": String(wait)])
-            }
-        }
         if let holder = try await MatesProfile.query(on: database).filter(\.$verifiedDestinationHash == destinationHash).first(), holder.id != user {
             throw AppError.conflict("destination_in_use")
         }
         var generator = SystemRandomNumberGenerator()
         let code = String(format: "%06d", Int.random(in: 0...999_999, using: &generator))
+        let rowID = UUID()
         let row = MatesVerificationCode()
+        row.id = rowID
         row.userID = user
         row.channel = channel.rawValue
         row.destinationHash = destinationHash
@@ -71,7 +60,10 @@ struct MatesService {
         row.attempts = 0
         row.expiresAt = now.addingTimeInterval(Self.codeLifetime)
         row.createdAt = now
-        try await row.create(on: database)
+        let limited = [("destination_hash", destinationHash), ("client_address", clientAddress)]
+        guard try await insertWithinSendLimits(row, limitedBy: limited, now: now) else {
+            throw try await sendLimitError(limitedBy: limited, now: now)
+        }
         let message = OneTimeCode(
             channel: channel == .phone ? .phone : .email, destination: destination, code: code,
             text: translate("mates.code.text", ["code": code, "minutes": String(Int(Self.codeLifetime / 60))]),
@@ -80,11 +72,65 @@ struct MatesService {
             try await application.codeSender.send(message)
         } catch {
             // Not delivered: the code must not count against the limits or be confirmable.
-            try await row.delete(on: database)
+            try await MatesVerificationCode.query(on: database).filter(\.$id == rowID).delete()
             application.logger.warning("a one-time code was not delivered: \(error)")
             throw AppError(.serviceUnavailable, "code_not_sent")
         }
         return (row.masked, row.expiresAt)
+    }
+
+    /// Writes `row` if no code went to any of `limitedBy` (column, value) in the last minute and
+    /// fewer than `sendsPerDay` in the last day, in one statement; false when a limit stopped it.
+    private func insertWithinSendLimits(_ row: MatesVerificationCode, limitedBy limited: [(String, String)], now: Date) async throws -> Bool {
+        let table = MatesVerificationCode.schema
+        let dayAgo = now.addingTimeInterval(-24 * 3600), minuteAgo = now.addingTimeInterval(-Self.resendInterval)
+        return try await database.transaction { transaction in
+            let sql = transaction.sql
+            if sql.dialect.name == "postgresql" {
+                // Always in the same order, so two sends cannot wait for each other's lock.
+                for (column, value) in limited.sorted(by: { $0.0 < $1.0 }) {
+                    try await sql.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: "mates_code|\(column)|\(value)")))").run()
+                }
+            }
+            var conditions: [SQLQueryString] = []
+            for (column, value) in limited {
+                conditions.append("""
+                    (SELECT COUNT(*) FROM \(ident: table) WHERE \(ident: column) = \(bind: value) AND created_at > \(bind: dayAgo)) < \(literal: Self.sendsPerDay)
+                    AND NOT EXISTS (SELECT 1 FROM \(ident: table) WHERE \(ident: column) = \(bind: value) AND created_at > \(bind: minuteAgo))
+                    """)
+            }
+            let inserted = try await sql.raw("""
+                INSERT INTO \(ident: table) (id, user_id, channel, destination_hash, masked, client_address, code_hash, attempts, expires_at, created_at)
+                SELECT \(bind: row.id ?? UUID()), \(bind: row.userID), \(bind: row.channel), \(bind: row.destinationHash), \(bind: row.masked),
+                    \(bind: row.clientAddress), \(bind: row.codeHash), \(literal: 0), \(bind: row.expiresAt), \(bind: row.createdAt)
+                WHERE \(conditions.joined(separator: " AND "))
+                RETURNING id
+                """).all()
+            return !inserted.isEmpty
+        }
+    }
+
+    /// Which send limit stopped a code, with when to try again (429 and `Retry-After`).
+    private func sendLimitError(limitedBy limited: [(String, String)], now: Date) async throws -> AppError {
+        var wait = 1
+        for (column, value) in limited {
+            let recent = try await database.sql.select().column(SQLFunction("MAX", args: SQLColumn("created_at")), as: "last")
+                .column(SQLFunction("MIN", args: SQLColumn("created_at")), as: "first")
+                .column(SQLFunction("COUNT", args: SQLLiteral.all), as: "sends")
+                .from(MatesVerificationCode.schema)
+                .where(SQLColumn(column), .equal, SQLBind(value))
+                .where(SQLColumn("created_at"), .greaterThan, SQLBind(now.addingTimeInterval(-24 * 3600)))
+                .first()
+            if try (recent?.decode(column: "sends", as: Int.self) ?? 0) >= Self.sendsPerDay {
+                let first = try recent?.decode(column: "first", as: Date?.self) ?? now
+                let seconds = max(1, Int(first.addingTimeInterval(24 * 3600).timeIntervalSince(now).rounded(.up)))
+                return AppError(.tooManyRequests, "code_daily_limit", headers: ["Retry-After": String(seconds)])
+            }
+            if let last = try recent?.decode(column: "last", as: Date?.self), now.timeIntervalSince(last) < Self.resendInterval {
+                wait = max(wait, Int((Self.resendInterval - now.timeIntervalSince(last)).rounded(.up)))
+            }
+        }
+        return AppError(.tooManyRequests, "code_resend_too_soon", arguments: ["seconds": String(wait)], headers: ["Retry-After": String(wait)])
     }
 
     /// Checks a code against the newest one sent to this destination for this account. Five
@@ -150,11 +196,18 @@ struct MatesService {
     /// the few fields `/nearby` needs. One statement written out (building a Fluent model of the
     /// whole profile cost a fifth of a `/nearby`).
     func standing(_ user: UUID) async throws -> MatesStanding {
-        let query: SQLQueryString = "SELECT birth_year, age_min, age_max, suspended_at FROM \(ident: MatesProfile.schema) WHERE id = \(bind: user)"
+        let query: SQLQueryString = "SELECT birth_year, age_min, age_max, suspended_at, state, lat, lon FROM \(ident: MatesProfile.schema) WHERE id = \(bind: user)"
         guard let row = try await database.sql.raw(query).first() else { throw AppError(.forbidden, "verification_required") }
         return MatesStanding(id: user, birthYear: try row.decode(column: "birth_year", as: Int?.self),
                              ageMin: try row.decode(column: "age_min", as: Int.self), ageMax: try row.decode(column: "age_max", as: Int.self),
-                             suspended: try row.decode(column: "suspended_at", as: Date?.self) != nil)
+                             suspended: try row.decode(column: "suspended_at", as: Date?.self) != nil,
+                             searchPosition: try Self.searchPosition(state: row.decode(column: "state", as: String.self),
+                                                                     lat: row.decode(column: "lat", as: Double?.self), lon: row.decode(column: "lon", as: Double?.self)))
+    }
+
+    static func searchPosition(state: String, lat: Double?, lon: Double?) -> Coordinate? {
+        guard state == MatesState.searching.rawValue, let lat, let lon else { return nil }
+        return Coordinate(unchecked: lat, lon)
     }
 
     /// The profile of a verified account, or 403 `verification_required`.

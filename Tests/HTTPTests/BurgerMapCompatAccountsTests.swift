@@ -102,6 +102,32 @@ final class BurgerMapCompatAccountsTests: XCTestCase {
         }
     }
 
+    /// The 2026-11-26 probe, item 10: the app's non-rotating refresh took any session's refresh
+    /// token, so a stolen web or API token could mint access tokens without ever tripping reuse
+    /// detection. Only sessions the app's own login made refresh without rotation.
+    func testOnlyTheAppsOwnSessionsRefreshWithoutRotation() async throws {
+        try await withLSLPApp { app in
+            let credentials = try await app.signUp("web-refresh@example.com", nickname: "웹세션", password: "burger-password-1")
+            var web = LSLPClient(app: app)
+            web.accessToken = credentials.accessToken
+            for _ in 0..<3 {
+                let refused = try await web.call(.GET, "/v1/auth/refresh", headers: ["Refresh": credentials.refreshToken])
+                XCTAssertEqual(refused.status, .forbidden, refused.text)
+            }
+            // Its token was not used up by those attempts: it rotates, as ours do.
+            let rotated = try await app.send(.POST, "/api/v1/auth/refresh", json: ["refreshToken": credentials.refreshToken])
+            XCTAssertEqual(rotated.status, .ok, rotated.text)
+            // The app's login: its refresh token refreshes, again and again.
+            let client = try await LSLPClient.member(app, nick: "앱세션")
+            for _ in 0..<2 {
+                let refreshed = try await client.call(.GET, "/v1/auth/refresh", headers: ["Refresh": try XCTUnwrap(client.refreshToken)])
+                XCTAssertEqual(refreshed.status, .ok, refreshed.text)
+            }
+            let kinds = try await AuthSession.query(on: app.db).all().map(\.kind)
+            XCTAssertTrue(kinds.contains(.appWithFixedRefresh) && kinds.contains(.api))
+        }
+    }
+
     func testProfilesShowFollowsAndEveryPlaceAndReview() async throws {
         try await withLSLPApp { app in
             let mina = try await LSLPClient.member(app, nick: "미나버거")

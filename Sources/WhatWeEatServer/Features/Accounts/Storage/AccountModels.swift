@@ -36,7 +36,10 @@ public final class User: Model, @unchecked Sendable {
 final class AuthSession: Model, @unchecked Sendable {
     static let schema = "auth_sessions"
 
-    enum Kind: String, Codable { case api, web }
+    /// `api`: our API's refresh-token family (rotated on every use); `web`: a browser's cookie;
+    /// `appWithFixedRefresh`: a LookForRealBurger app login, whose refresh token the app keeps for
+    /// good, so only these sessions may refresh without rotation.
+    enum Kind: String, Codable { case api, web, appWithFixedRefresh = "app_fixed_refresh" }
 
     @ID(key: .id) var id: UUID?
     @Parent(key: "user_id") var user: User

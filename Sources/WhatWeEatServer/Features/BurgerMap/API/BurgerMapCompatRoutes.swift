@@ -77,7 +77,7 @@ struct BurgerMapCompatRoutes: RouteCollection {
         let body = try req.decodeJSON(LogInBody.self)
         let accounts = req.accounts
         let user = try await accounts.authenticate(email: try body.email.required("email"), password: try body.password.required("password"))
-        let tokens = try await accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
+        let tokens = try await accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent), kind: .appWithFixedRefresh)
         return LSLPLoggedIn(user_id: ObjectID.of(try user.requireID()), email: user.email, nick: user.nickname,
                             accessToken: tokens.accessToken, refreshToken: tokens.refreshToken)
     }

@@ -262,12 +262,23 @@ final class BurgerMapPagesTests: XCTestCase {
                 XCTAssertTrue([.notFound, .forbidden].contains(answer5.status), "\(path): \(answer5.status)")
             }
         }
-        // No Debian copy: the pinned CDN file with its integrity hash, and the policy allows that origin alone.
+        // No Debian copy: the pinned CDN file with its integrity hash. The policy allows exactly
+        // that file (the CDN's origin serves every npm package: a policy naming it would let an
+        // injected script load anything from there), and only on pages with a map.
         try await withTestApp(adjust: { $0.map.leafletDirectory = folder + "/nowhere" }) { app in
             var visitor = CookieBrowser(app: app)
             let map = try await visitor.get("/map")
             XCTAssertTrue(map.text.contains(#"src="https://unpkg.com/leaflet@1.9.4/dist/leaflet.js" integrity="sha256-"#))
-            XCTAssertTrue(try XCTUnwrap(map.headers.first(name: "Content-Security-Policy")).contains("script-src 'self' https://unpkg.com;"))
+            let policy = try XCTUnwrap(map.headers.first(name: "Content-Security-Policy"))
+            XCTAssertTrue(policy.contains("script-src 'self' https://unpkg.com/leaflet@1.9.4/dist/leaflet.js;"), policy)
+            XCTAssertTrue(policy.contains("style-src 'self' https://unpkg.com/leaflet@1.9.4/dist/leaflet.css;"), policy)
+            XCTAssertFalse(policy.contains("https://unpkg.com;"), policy)
+            for page in ["/", "/login", "/shop"] {
+                let other = try await visitor.get(page)
+                let otherPolicy = try XCTUnwrap(other.headers.first(name: "Content-Security-Policy"), page)
+                XCTAssertFalse(otherPolicy.contains("unpkg"), "\(page): \(otherPolicy)")
+                XCTAssertTrue(otherPolicy.contains("script-src 'self';"), "\(page): \(otherPolicy)")
+            }
             let answer6 = try await app.send(.GET, "/vendor/leaflet/leaflet.js")
             XCTAssertEqual(answer6.status, .notFound)
         }

@@ -32,6 +32,9 @@ enum Layout {
         headers: HTTPHeaders = [:], extras: PageExtras = PageExtras(), main: Node<HTML.BodyContext>...
     ) -> Response {
         let language = request.language
+        if !extras.vendorScripts.isEmpty || !extras.vendorStylesheets.isEmpty {
+            request.storage[SecurityHeadersMiddleware.MapPageKey.self] = true
+        }
         let html = HTML(
             .attribute(named: "lang", value: language.rawValue),
             .head(

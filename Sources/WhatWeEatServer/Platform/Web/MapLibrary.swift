@@ -58,11 +58,9 @@ struct MapLibrary: Sendable {
         }
     }
 
-    /// The origin the page policy must allow scripts and styles from (the CDN's), if any.
-    var scriptOrigin: String? {
-        if case .cdn(let cdn) = source { return cdn.origin }
-        return nil
-    }
+    /// The addresses outside this site a map page's policy must allow scripts and stylesheets from.
+    var externalScripts: [String] { scripts.map(\.url).filter { $0.hasPrefix("https://") } }
+    var externalStylesheets: [String] { stylesheets.map(\.url).filter { $0.hasPrefix("https://") } }
 
     /// `config.map` for the page's scripts.
     func configValue(center: (lat: Double, lon: Double), zoom: Int, extra: [String: Any] = [:]) -> [String: Any] {

@@ -1,6 +1,13 @@
 import Foundation
 import Vapor
 import WhatWeEatServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Everything this process creates — the data folder, the database and its journal, uploads,
+// backups — is its user's alone: the database holds password hashes, chats and phone numbers.
+umask(0o077)
 
 /// `whatweeat [serve | migrate | seed | user create --admin … | backup FILE | restore FILE]`; no
 /// argument means serve.

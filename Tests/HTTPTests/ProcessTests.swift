@@ -18,6 +18,33 @@ final class ProcessTests: XCTestCase {
         }
     }
 
+    /// The 2026-11-26 probe, item 14: the data folder, the database (password hashes, chats,
+    /// phone numbers) and backups were readable by every local user. The process sets its umask
+    /// first: what it creates is its owner's alone, whoever started it with whatever umask.
+    func testTheDataFolderAndEverythingInItAreTheOwnersAlone() async throws {
+        let parent = try TestDatabase.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let directory = parent + "/data"
+        func mode(_ path: String) -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber)?.intValue ?? -1
+        }
+        let server = try ServerProcess(dataDirectory: directory)
+        try await server.waitUntilHealthy()
+        let signUp = try await server.post("/api/v1/auth/signup", json: ["email": "modes@example.com", "password": "password1", "nickname": "권한"])
+        XCTAssertEqual(signUp.status, .created)
+        XCTAssertEqual(mode(directory), 0o700, "the data folder")
+        for name in ["whatweeat.sqlite", "whatweeat.sqlite-wal", "whatweeat.sqlite-shm", "jwt-secret", "uploads"] {
+            let path = directory + "/" + name
+            XCTAssertTrue(FileManager.default.fileExists(atPath: path), name)
+            XCTAssertEqual(mode(path) & 0o077, 0, "\(name) is \(String(mode(path), radix: 8))")
+        }
+        server.stop(signal: SIGINT)
+        let backup = parent + "/backup.sqlite"
+        let made = try ServerProcess.run(["backup", backup], dataDirectory: directory)
+        XCTAssertEqual(made.status, 0, made.output)
+        XCTAssertEqual(mode(backup) & 0o077, 0, "the backup is \(String(mode(backup), radix: 8))")
+    }
+
     func testAccountsAndTokensSurviveARestart() async throws {
         let directory = try TestDatabase.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

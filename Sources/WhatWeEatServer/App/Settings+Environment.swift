@@ -235,7 +235,8 @@ extension Settings {
 
     private static func createDirectory(_ path: String) throws {
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            // The owner's alone (0700), whatever the umask of whoever runs it.
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw SettingsError(variable: "DATA_DIR", value: path, expected: "a directory the server can create and write")
         }

@@ -121,7 +121,7 @@ final class BurgerMapCompatActionsTests: XCTestCase {
             let again = try await author.call(.GET, "/v1/posts/\(reviewID)").object()
             XCTAssertEqual(again["likes"] as? [String], [reader.userID].compactMap { $0 }, "a like is seen at once")
             for index in 0..<3 {
-                let reporter = try await app.member("신고\(index)")
+                let reporter = try await app.seasonedMember("신고\(index)")
                 _ = try await app.send(.POST, "/api/v1/burger-map/reviews/\(review)/report", json: ["reason": "광고"], token: reporter.token)
             }
             let hidden = try await reader.call(.GET, "/v1/posts/\(reviewID)")

@@ -344,24 +344,37 @@ final class BurgerMapReviewsTests: XCTestCase {
             var count = try await app.send(.GET, "/api/v1/burger-map/reviews/\(review)").json(Review.self).commentCount
             XCTAssertEqual(count, 2, "only the accepted comments count")
 
-            // The author hears of each comment by someone else, not of their own.
+            // The author hears of comments by someone else, not of their own: one unread entry per
+            // person and review, with the newest text (two comments in a row are one notice).
             _ = try await app.send(.POST, path, json: ["text": "고마워요"], token: mina.token)
             let inbox = try await app.send(.GET, "/api/v1/notifications", token: mina.token).object()
             let kinds = (inbox["items"] as? [[String: Any]])?.compactMap { $0["kind"] as? String }
-            XCTAssertEqual(kinds, ["review_commented", "review_commented"])
+            XCTAssertEqual(kinds, ["review_commented"])
+            XCTAssertEqual(inbox["unreadCount"] as? Int, 1)
             let newest = try XCTUnwrap((inbox["items"] as? [[String: Any]])?.first)
             XCTAssertEqual(newest["message"] as? String, "준호님이 내 리뷰에 댓글을 남겼어요.")
-            XCTAssertEqual((newest["excerpt"] as? String)?.count, NotificationInbox.maxExcerptCharacters)
+            XCTAssertEqual((newest["excerpt"] as? String)?.count, NotificationInbox.maxExcerptCharacters, "the newest comment's text")
 
-            for index in 0..<9 { _ = try await app.send(.POST, path, json: ["text": "댓글 \(index)"], token: joon.token) }
+            // Ten comments a minute per account; the eleventh is refused with when to try again.
+            for index in 0..<8 {
+                let posted = try await app.send(.POST, path, json: ["text": "댓글 \(index)"], token: joon.token)
+                XCTAssertEqual(posted.status, .created, posted.text)
+            }
+            let eleventh = try await app.send(.POST, path, json: ["text": "하나 더"], token: joon.token)
+            XCTAssertEqual(eleventh.status, .tooManyRequests)
+            XCTAssertEqual(eleventh.errorCode, "too_many_comments")
+            XCTAssertNotNil(eleventh.headers.first(name: "Retry-After"))
             count = try await app.send(.GET, "/api/v1/burger-map/reviews/\(review)").json(Review.self).commentCount
-            XCTAssertEqual(count, 12)
+            XCTAssertEqual(count, 11)
             let all = try await app.allPages(path, BurgerMapJSON.Comment.self, limit: 5, id: \.id)
-            XCTAssertEqual(all.count, 12)
-            XCTAssertEqual(all.first?.text, "댓글 8", "newest first")
+            XCTAssertEqual(all.count, 11)
+            XCTAssertEqual(all.first?.text, "댓글 7", "newest first")
             XCTAssertEqual(all.last?.id, comment.id, "oldest last")
             let stored = try await BurgerComment.query(on: app.db).filter(\.$review.$id == review).count()
-            XCTAssertEqual(stored, 12)
+            XCTAssertEqual(stored, 11)
+            let unread = try await app.send(.GET, "/api/v1/notifications", token: mina.token).object()
+            XCTAssertEqual(unread["unreadCount"] as? Int, 1, "ten comments from one person: one unread entry")
+            XCTAssertEqual(((unread["items"] as? [[String: Any]])?.first)?["excerpt"] as? String, "댓글 7")
 
             let edited = try await app.send(.PATCH, "/api/v1/burger-map/comments/\(comment.id)", json: ["text": "다녀왔어요"], token: joon.token)
             XCTAssertEqual(edited.status, .ok, edited.text)
@@ -387,7 +400,7 @@ final class BurgerMapReviewsTests: XCTestCase {
     func testThreeAccountsReportingHideAReviewUntilAnAdminRestoresIt() async throws {
         try await withTestApp { app in
             let mina = try await app.member("미나")
-            let reporters = [try await app.member("준호"), try await app.member("서연"), try await app.member("도윤")]
+            let reporters = [try await app.seasonedMember("준호"), try await app.seasonedMember("서연"), try await app.seasonedMember("도윤")]
             let admin = try await app.member("관리자", admin: true)
             let place = try await app.place(mina.token)
             let review = try await app.review(mina.token, place: place, rating: 5)
@@ -463,8 +476,15 @@ final class BurgerMapReviewsTests: XCTestCase {
             XCTAssertNotNil(detail.photoURL)
             let none = try await app.send(.GET, "/api/v1/burger-map/reviews?hidden=true", token: admin.token).json(Page<Review>.self)
             XCTAssertEqual(none.items.count, 0)
-            stored = try await BurgerReport.query(on: app.db).filter(\.$review.$id == review).count()
-            XCTAssertEqual(stored, 0, "restoring clears the reports")
+            stored = try await BurgerReport.query(on: app.db).filter(\.$review.$id == review).filter(\.$dismissedAt != nil).count()
+            XCTAssertEqual(stored, 3, "restoring keeps the reports, dismissed")
+            // The same accounts cannot hide it again: their reports were judged.
+            for reporter in reporters {
+                let again = try await app.send(.POST, "\(path)/report", json: ["reason": "또 신고"], token: reporter.token)
+                XCTAssertEqual(again.status, .ok, again.text)
+                XCTAssertEqual(try again.object()["hidden"] as? Bool, false)
+            }
+            try await assertListed(app, review, true, reader: reporters[0], place: place)
             let again = try await app.send(.POST, "\(path)/restore", token: admin.token)
             XCTAssertEqual(again.status, .ok, "restoring a visible review changes nothing")
             detail = try await app.placeDetail(place)
@@ -550,7 +570,7 @@ final class BurgerMapReviewsTests: XCTestCase {
         try await withTestApp { app in
             let mina = try await app.member("미나")
             let joon = try await app.member("준호")
-            let reporters = [try await app.member("서연"), try await app.member("도윤"), try await app.member("하준")]
+            let reporters = [try await app.seasonedMember("서연"), try await app.seasonedMember("도윤"), try await app.seasonedMember("하준")]
             let place = try await app.place(mina.token, "캐시 버거", lat: 36.1, lon: 128.1)
             let box = "/api/v1/burger-map/places?bbox=128.0,36.0,128.2,36.2"
             func newest() async throws -> Review {
@@ -652,6 +672,8 @@ final class BurgerMapReviewsTests: XCTestCase {
             let place = try await app.place(mina.token)
             let existing = Set(try await BurgerReview.query(on: app.db).filter(\.$hiddenAt == nil).all().map { try $0.requireID() })
             XCTAssertGreaterThan(existing.count, 200, "the seeded catalog")
+            // Several writers: one account has 20 reviews an hour.
+            let writers = [mina, try await app.member("서연"), try await app.member("도윤")]
             var seen: [UUID] = []
             var cursor: String?
             var pages = 0
@@ -666,7 +688,7 @@ final class BurgerMapReviewsTests: XCTestCase {
                 cursor = page.nextCursor
                 pages += 1
                 // A new review arrives between every two pages.
-                _ = try await app.review(mina.token, place: place, title: "새 리뷰 \(pages)")
+                _ = try await app.review(writers[pages % writers.count].token, place: place, title: "새 리뷰 \(pages)")
             } while cursor != nil && pages < 100
             XCTAssertEqual(seen.count, Set(seen).count, "no review is shown twice")
             XCTAssertEqual(Set(seen), existing, "every review there was at the start, and only those")

@@ -70,7 +70,9 @@ extension Settings {
         let limits = Limits(
             passwordChecksPerMinute: try integer("AUTH_ATTEMPTS_PER_MINUTE", default: 30, in: 1...1_000_000),
             idleTimeout: try integer("IDLE_TIMEOUT", default: 30, in: 1...3_600),
-            socketsPerClient: try integer("MAX_SOCKETS_PER_CLIENT", default: 64, in: 1...1_000_000)
+            socketsPerClient: try integer("MAX_SOCKETS_PER_CLIENT", default: 64, in: 1...1_000_000),
+            uploadQuotaMB: try integer("UPLOAD_QUOTA_MB", default: 200, in: 1...1_000_000),
+            minimumFreeDiskMB: try integer("MIN_FREE_DISK_MB", default: 512, in: 0...100_000_000)
         )
 
         var shop = Shop()

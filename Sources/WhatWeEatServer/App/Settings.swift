@@ -55,11 +55,18 @@ public struct Settings: Sendable {
         public var idleTimeout = 30
         /// WebSockets one address may hold open at once.
         public var socketsPerClient = 64
+        /// Megabytes of uploaded files (photos, a profile picture) one account may store.
+        public var uploadQuotaMB = 200
+        /// Uploads are refused (503) while the uploads folder's disk has less free than this.
+        public var minimumFreeDiskMB = 512
 
-        public init(passwordChecksPerMinute: Int = 30, idleTimeout: Int = 30, socketsPerClient: Int = 64) {
+        public init(passwordChecksPerMinute: Int = 30, idleTimeout: Int = 30, socketsPerClient: Int = 64,
+                    uploadQuotaMB: Int = 200, minimumFreeDiskMB: Int = 512) {
             self.passwordChecksPerMinute = passwordChecksPerMinute
             self.idleTimeout = idleTimeout
             self.socketsPerClient = socketsPerClient
+            self.uploadQuotaMB = uploadQuotaMB
+            self.minimumFreeDiskMB = minimumFreeDiskMB
         }
     }
 
@@ -135,7 +142,6 @@ public struct Settings: Sendable {
             public var scriptIntegrity = "sha256-20nQCchB9co0qIjJZRGuk2/Z9VM+kNiyxNV1lvTlZBo="
             public var stylesheet = "https://unpkg.com/leaflet@1.9.4/dist/leaflet.css"
             public var stylesheetIntegrity = "sha256-p4NxAoJBhIIN+hmNHrzRCf9tD/miZyoHS5obTRR9BMY="
-            public var origin = "https://unpkg.com"
             public init() {}
         }
 

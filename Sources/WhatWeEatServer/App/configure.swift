@@ -48,7 +48,9 @@ public func configure(_ app: Application, settings: Settings) async throws {
     // own request metrics would count them twice under other label names.
     app.http.server.configuration.reportMetrics = false
     app.mapLibrary = MapLibrary(settings: settings.map)
-    app.files = try DiskFileStorage(directory: (settings.dataDirectory as NSString).appendingPathComponent("uploads"))
+    let uploads = (settings.dataDirectory as NSString).appendingPathComponent("uploads")
+    app.files = try DiskFileStorage(directory: uploads)
+    app.storageQuota = StorageQuota(settings: settings, directory: uploads)
     app.usePaymentGateway(settings.shop.gateway)
 
     // Each feature's tables, services and background jobs, in the order of `Features.all`.

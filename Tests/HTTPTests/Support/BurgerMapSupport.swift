@@ -67,7 +67,8 @@ enum TestImages {
             + jpegSegment(0xDB, [0] + [UInt8](repeating: 1, count: 64))
             + jpegSegment(0xC0, frame)
             + jpegSegment(0xDA, [1, 1, 0, 0, 0x3F, 0])
-            + [0x12, seed, 0xFF, 0x00, 0x56, 0x78, 0xFF, 0xD9])
+            // Entropy-coded bytes (0xFF stuffed), as many as a plain picture of that size needs at least.
+            + [0x12, seed, 0xFF, 0x00] + [UInt8](repeating: 0x55, count: width * height / 1_000 + 1) + [0x56, 0x78, 0xFF, 0xD9])
     }
 
     /// A 1×1 GIF: a format photos are not accepted in.
@@ -114,6 +115,19 @@ extension Application {
         let me = try await send(.GET, "/api/v1/me", token: credentials.accessToken)
         let id = try XCTUnwrap(UUID(uuidString: try XCTUnwrap(try me.object()["id"] as? String)))
         return Member(id: id, token: credentials.accessToken, nickname: nickname)
+    }
+
+    /// A member whose account is old enough for its reports to count towards hiding a review
+    /// (`BurgerMapService.reporterStandingAge`).
+    func seasonedMember(_ nickname: String) async throws -> Member {
+        let member = try await self.member(nickname)
+        try await age(member, by: BurgerMapService.reporterStandingAge + 60)
+        return member
+    }
+
+    /// Moves an account's sign-up into the past.
+    func age(_ member: Member, by seconds: TimeInterval) async throws {
+        try await db.sql.raw("UPDATE \(ident: User.schema) SET created_at = \(bind: Date().addingTimeInterval(-seconds)) WHERE id = \(bind: member.id)").run()
     }
 
     /// Sends raw bytes (a multipart body, a binary file) through the app.

@@ -8,6 +8,8 @@ enum AccountsFeature: Feature {
         CreateUsers(), CreateAuthSessions(), CreateRefreshTokens(), CreateLoginFailures(), AddRefreshTokenSuccessor(),
         // The platform's table of per-address budgets shared by instances (the accounts' are its first users).
         CreateRateLimitSlots(),
+        // The platform's count of each account's stored bytes (uploads of every feature).
+        CreateStorageUsage(),
     ]
 
     static func configure(_ app: Application, settings: Settings) async throws {

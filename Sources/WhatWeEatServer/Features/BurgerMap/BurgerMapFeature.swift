@@ -7,12 +7,13 @@ import Vapor
 /// `BurgerMapCompatRoutes`.
 enum BurgerMapFeature: Feature {
     static let migrations: [any Migration] = [CreateBurgerPlaces(), CreateBurgerReviews(), CreatePlaceSearch(), AddReviewTimelineIndex(),
-                                                    AddAppPlaceKeysAndDonations()]
+                                                    AddAppPlaceKeysAndDonations(), AddReportDismissals()]
     static let homeCard: HomeCard? = HomeCard(position: 2, emoji: "🍔", key: "burger_map", path: "/map")
 
     static let seeders: [any Seeder] = [BurgerPlacesSeeder()]
 
     static func configure(_ app: Application, settings: Settings) async throws {
+        app.burgerMapLimits = BurgerMapLimits(shared: app.sharedBudgets)
         app.fileReferences.register { key, database in
             try await BurgerPhoto.query(on: database).filter(\.$fileKey == key).count() > 0
         }

@@ -13,6 +13,10 @@ struct NotificationDraft: Sendable {
     /// Tell the recipient only the first time this actor does this to this subject (a like
     /// taken back and given again is not news twice).
     var once = false
+    /// While the recipient has not read this actor's last notice of this kind about this
+    /// subject, a new one replaces it (newest text, moved to the top) instead of adding another:
+    /// ten comments in a row are one unread entry, not ten.
+    var collapsesUnread = false
 }
 
 /// The one inbox every service posts to. Posting writes the row and tells the recipient's live
@@ -32,6 +36,16 @@ struct NotificationInbox {
             let earlier = InboxNotification.query(on: database).filter(\.$recipient.$id == draft.recipient)
                 .filter(\.$actor.$id == draft.actor).filter(\.$kind == draft.kind).filter(\.$subjectID == draft.subjectID)
             if try await earlier.first() != nil { return }
+        }
+        if draft.collapsesUnread, let unread = try await InboxNotification.query(on: database).filter(\.$recipient.$id == draft.recipient)
+            .filter(\.$actor.$id == draft.actor).filter(\.$kind == draft.kind).filter(\.$subjectID == draft.subjectID)
+            .filter(\.$readAt == nil).first() {
+            unread.excerpt = draft.excerpt.map { String($0.prefix(Self.maxExcerptCharacters)) }
+            unread.link = draft.link
+            unread.createdAt = Date()
+            try await unread.update(on: database)
+            await events.publish(try unread.requireID().uuidString, to: Self.topic(for: draft.recipient))
+            return
         }
         let row = InboxNotification()
         row.$recipient.id = draft.recipient

@@ -83,7 +83,10 @@ extension RateLimiter {
     func reserve(_ key: String, code: String = "too_many_requests") async throws -> Slot {
         switch try await tryReserve(key) {
         case .success(let slot): return slot
-        case .failure(let wait): throw AppError(.tooManyRequests, code, headers: ["Retry-After": String(wait.seconds)])
+        case .failure(let wait):
+            // The message may say when, in seconds or minutes; `Retry-After` always does.
+            throw AppError(.tooManyRequests, code, arguments: ["seconds": String(wait.seconds), "minutes": String((wait.seconds + 59) / 60)],
+                           headers: ["Retry-After": String(wait.seconds)])
         }
     }
 

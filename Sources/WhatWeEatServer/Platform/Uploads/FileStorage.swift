@@ -35,6 +35,15 @@ public protocol FileStorage: Sendable {
 }
 
 extension FileStorage {
+    /// The size of a stored file (what it counted against its owner's quota), 0 when gone.
+    func byteCount(of key: String?) -> Int {
+        guard let key, let path = path(for: key),
+              let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber else { return 0 }
+        return size.intValue
+    }
+}
+
+extension FileStorage {
     /// Public URL path of a stored file.
     public func urlPath(for key: String) -> String { "/uploads/\(key)" }
 
@@ -103,5 +112,19 @@ extension Application {
     public var files: any FileStorage {
         get { configured(FileStorageKey.self) }
         set { storage[FileStorageKey.self] = newValue }
+    }
+}
+
+extension ImageProblem {
+    /// The answer to an upload refused for this reason; `unsupported` names the types the
+    /// route takes (profile pictures take GIF too, review photos do not).
+    func appError(unsupportedMessageKey: String? = nil) -> AppError {
+        switch self {
+        case .tooManyPixels:
+            return AppError(.unprocessableEntity, "image_too_many_pixels",
+                            arguments: ["side": String(ImageCleaner.maxSide), "megapixels": String(ImageCleaner.maxPixels / 1_000_000)])
+        case .unsupportedType, .malformed:
+            return AppError(.unsupportedMediaType, "unsupported_image_type", messageKey: unsupportedMessageKey)
+        }
     }
 }

@@ -20,6 +20,7 @@ struct AccountService {
     let accessTokens: AccessTokens
     let passwords: PasswordHasher
     let files: any FileStorage
+    let quota: StorageQuota
     let fileReferences: FileReferences
     let removals: AccountRemovals
     let sealKey: SymmetricKey
@@ -36,6 +37,7 @@ struct AccountService {
         self.accessTokens = request.application.accessTokens
         self.passwords = request.application.passwordHasher
         self.files = request.application.files
+        self.quota = request.application.storageQuota
         self.fileReferences = request.application.fileReferences
         self.removals = request.application.accountRemovals
         self.sealKey = request.application.keys.refreshSuccessor
@@ -321,16 +323,23 @@ struct AccountService {
         guard data.count <= Self.maxProfileImageBytes else {
             throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"])
         }
-        guard let type = ImageType.sniff(data) else { throw AppError(.unsupportedMediaType, "unsupported_image_type") }
-        // Photos lose their EXIF/XMP (a phone's GPS position) before they are stored; a GIF carries none.
-        var stored = data
-        if type != .gif {
-            do { stored = try ImageCleaner.clean(data).data } catch { throw AppError(.unsupportedMediaType, "unsupported_image_type") }
-        }
+        // Pictures lose their EXIF/XMP (a phone's GPS position) and comments before they are stored.
+        let image: CleanImage
+        do { image = try ImageCleaner.clean(data, allowing: Set(ImageType.allCases)) } catch { throw error.appError() }
+        let stored = image.data, type = image.type
+        let userID = try user.requireID()
+        // The new picture counts against the account's storage from now; the old one stops counting.
+        try await quota.reserve(stored.count, for: userID, on: database)
         let previous = user.profileImageKey
-        user.profileImageKey = try await files.save(stored, as: type)
-        try await user.save(on: database)
-        await accountChanged(try user.requireID())
+        do {
+            user.profileImageKey = try await files.save(stored, as: type)
+            try await user.save(on: database)
+        } catch {
+            await quota.release(stored.count, for: userID, on: database)
+            throw error
+        }
+        await quota.release(files.byteCount(of: previous), for: userID, on: database)
+        await accountChanged(userID)
         try await deleteFileIfUnused(previous)
         return user
     }
@@ -339,6 +348,7 @@ struct AccountService {
         let previous = user.profileImageKey
         user.profileImageKey = nil
         try await user.save(on: database)
+        await quota.release(files.byteCount(of: previous), for: try user.requireID(), on: database)
         await accountChanged(try user.requireID())
         try await deleteFileIfUnused(previous)
         return user
@@ -368,6 +378,7 @@ struct AccountService {
         }
         await accountChanged(userID)
         for handler in handlers { try await handler.afterDelete(userID, database) }
+        try await quota.forget(userID, on: database)
         try await deleteFileIfUnused(imageKey)
     }
 

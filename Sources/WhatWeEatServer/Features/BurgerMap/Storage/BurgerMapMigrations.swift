@@ -169,3 +169,15 @@ struct AddAppPlaceKeysAndDonations: AsyncMigration {
         try await database.schema(BurgerPlace.schema).deleteField("kakao_id").update()
     }
 }
+
+/// A report an admin dismissed by restoring its review stays, marked: it no longer counts, and its
+/// reporter cannot report that review again (the unique pair still holds).
+struct AddReportDismissals: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(BurgerReport.schema).field("dismissed_at", .datetime).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(BurgerReport.schema).deleteField("dismissed_at").update()
+    }
+}

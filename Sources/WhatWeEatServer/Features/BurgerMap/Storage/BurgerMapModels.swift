@@ -150,6 +150,8 @@ final class BurgerReport: Model, @unchecked Sendable {
     @Parent(key: "review_id") var review: BurgerReview
     @Parent(key: "reporter_id") var reporter: User
     @Field(key: "reason") var reason: String
+    /// Set when an admin restored the review: the report no longer counts.
+    @OptionalField(key: "dismissed_at") var dismissedAt: Date?
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
 
     init() {}

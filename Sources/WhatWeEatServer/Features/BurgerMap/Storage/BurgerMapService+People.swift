@@ -29,10 +29,12 @@ extension BurgerMapService {
             .paginate(newestFirst: \.$createdAt, page)
     }
 
-    /// Comments on a review; its author hears of it.
+    /// Comments on a review (10 a minute per account); its author hears of it, once while unread
+    /// however many comments the same person adds.
     func addComment(_ rawText: String, on reviewID: UUID, by actor: MapActor) async throws -> BurgerComment {
         let text = try checkedComment(rawText)
         let card = try await review(reviewID, viewer: actor)
+        try await limits.comments.reserve(actor.id.uuidString, code: "too_many_comments")
         let comment = BurgerComment(reviewID: reviewID, authorID: actor.id, text: text)
         try await database.transaction { transaction in
             try await comment.create(on: transaction)
@@ -40,7 +42,8 @@ extension BurgerMapService {
         }
         await contentChanged()
         try await inbox.post(NotificationDraft(recipient: card.authorID, actor: actor.id, service: Self.service, kind: "review_commented",
-                                               subjectID: reviewID, link: BurgerMapLinks.review(reviewID), excerpt: text))
+                                               subjectID: reviewID, link: BurgerMapLinks.review(reviewID), excerpt: text,
+                                               collapsesUnread: true))
         return try await self.comment(try comment.requireID())
     }
 

@@ -16,28 +16,45 @@ extension BurgerMapService {
     }
 
     /// Stores uploaded photos (1–5, as many as a review holds) without their metadata. Every one is
-    /// checked before any is stored, so a bad third file leaves nothing behind.
+    /// checked before any is stored, so a bad third file leaves nothing behind. Each file counts
+    /// against the uploader's hourly rate and their storage quota, both taken before any is written.
     func addPhotos(_ uploads: [Data], by userID: UUID) async throws -> [BurgerPhoto] {
         guard !uploads.isEmpty else { throw AppError.badRequest("empty_upload") }
         guard BurgerMapRules.photosPerReview.contains(uploads.count) else { throw AppError.invalid("invalid_photo_count") }
         let images = try uploads.map { data in
             guard !data.isEmpty else { throw AppError.badRequest("empty_upload") }
             guard data.count <= Self.maxPhotoBytes else { throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"]) }
-            do { return try ImageCleaner.clean(data) } catch {
+            do throws(ImageProblem) { return try ImageCleaner.clean(data) } catch {
                 // The code profile pictures use; the message leaves out GIF, which photos refuse.
-                throw AppError(.unsupportedMediaType, "unsupported_image_type", messageKey: "error.unsupported_photo_type")
+                throw error.appError(unsupportedMessageKey: "error.unsupported_photo_type")
             }
         }
         let pending = try await BurgerPhoto.query(on: database).filter(\.$owner.$id == userID).filter(\.$reviewID == nil).count()
         guard pending + images.count <= Self.maxPendingPhotos else {
             throw AppError(.tooManyRequests, "too_many_pending_photos", arguments: ["max": String(Self.maxPendingPhotos)])
         }
+        var slots: [RateLimiter.Slot] = []
+        do {
+            for _ in images { slots.append(try await limits.photos.reserve(userID.uuidString, code: "too_many_uploads")) }
+        } catch {
+            for slot in slots { await limits.photos.release(slot) }
+            throw error
+        }
+        let bytes = images.reduce(0) { $0 + $1.data.count }
+        try await quota.reserve(bytes, for: userID, on: database)
         var photos: [BurgerPhoto] = []
-        for image in images {
-            let key = try await files.save(image.data, as: image.type)
-            let photo = BurgerPhoto(ownerID: userID, fileKey: key, width: image.width, height: image.height)
-            try await photo.create(on: database)
-            photos.append(photo)
+        do {
+            for image in images {
+                let key = try await files.save(image.data, as: image.type)
+                let photo = BurgerPhoto(ownerID: userID, fileKey: key, width: image.width, height: image.height)
+                try await photo.create(on: database)
+                photos.append(photo)
+            }
+        } catch {
+            // What was not kept does not count.
+            let kept = photos.reduce(0) { $0 + files.byteCount(of: $1.fileKey) }
+            await quota.release(bytes - kept, for: userID, on: database)
+            throw error
         }
         return photos
     }
@@ -52,7 +69,9 @@ extension BurgerMapService {
     }
 
     func deletePhoto(_ photo: BurgerPhoto) async throws {
+        let bytes = files.byteCount(of: photo.fileKey)
         try await photo.delete(on: database)
+        await quota.release(bytes, for: photo.$owner.id, on: database)
         try await deleteFileIfUnused(photo.fileKey)
     }
 

@@ -20,6 +20,11 @@ struct MapActor: Sendable {
 
 extension BurgerMapService {
     static let reportsToHide = 3
+    /// A report counts towards hiding when its reporter has some standing: an account this old,
+    /// or one with this many visible reviews of its own this old (or an admin). Fresh accounts
+    /// cost one sign-up each; without this, three of them hid any review in a fraction of a second.
+    static let reporterStandingAge: TimeInterval = 3 * 24 * 3600
+    static let reporterStandingReviews = 3
     static let service = "burger-map"
 
     // MARK: Reading
@@ -75,13 +80,19 @@ extension BurgerMapService {
     func addReview(_ draft: ReviewDraft, by author: UUID) async throws -> ReviewCard {
         let draft = try checked(draft)
         guard try await BurgerPlace.find(draft.placeID, on: database) != nil else { throw AppError.invalid("unknown_place") }
+        let slot = try await limits.reviews.reserve(author.uuidString, code: "too_many_reviews")
         let reviewID = UUID()
-        try await database.transaction { transaction in
-            let review = BurgerReview(id: reviewID, placeID: draft.placeID, authorID: author, title: draft.title,
-                                      rating: draft.rating, text: draft.text)
-            try await review.create(on: transaction)
-            try await Self.attach(draft.photoIDs, to: reviewID, of: draft.placeID, owner: author, on: transaction)
-            try await Self.adjustPlace(draft.placeID, reviews: 1, ratings: draft.rating, on: transaction)
+        do {
+            try await database.transaction { transaction in
+                let review = BurgerReview(id: reviewID, placeID: draft.placeID, authorID: author, title: draft.title,
+                                          rating: draft.rating, text: draft.text)
+                try await review.create(on: transaction)
+                try await Self.attach(draft.photoIDs, to: reviewID, of: draft.placeID, owner: author, on: transaction)
+                try await Self.adjustPlace(draft.placeID, reviews: 1, ratings: draft.rating, on: transaction)
+            }
+        } catch let error as AppError where error.status.code < 500 {
+            await limits.reviews.release(slot)   // a refused review does not count
+            throw error
         }
         try await placeChanged(draft.placeID)
         Counter(label: "whatweeat_burger_reviews_written_total").increment()
@@ -141,15 +152,21 @@ extension BurgerMapService {
                 try await Self.adjustPlace(review.$place.id, reviews: -1, ratings: -review.rating, on: transaction)
             }
         }
-        for photo in photos { try await deleteFileIfUnused(photo.fileKey) }
+        for photo in photos {
+            await quota.release(files.byteCount(of: photo.fileKey), for: photo.$owner.id, on: database)
+            try await deleteFileIfUnused(photo.fileKey)
+        }
         try await inbox.withdraw(subject: id)
         try await refreshCover(of: review.$place.id)
     }
 
     // MARK: Reports
 
-    /// Reports a review once per account; the third account's report hides it (and takes it out
-    /// of its place's count and rating) until an admin restores it. Returns whether it is hidden.
+    /// Reports a review once per account (10 reports an hour per account); the third report that
+    /// counts — from an account with standing, not dismissed by an admin's restore — hides it (and
+    /// takes it out of its place's count and rating) until an admin restores it. Reports without
+    /// standing are kept for the admins and count once their reporters have it. Returns whether
+    /// it is hidden.
     func report(_ id: UUID, reason rawReason: String, by reporter: UUID) async throws -> Bool {
         let reason = rawReason.trimmingCharacters(in: .whitespacesAndNewlines)
         do { try BurgerMapRules.checkReportReason(reason) } catch { throw Self.appError(error) }
@@ -160,6 +177,7 @@ extension BurgerMapService {
         if try await BurgerReport.query(on: database).filter(\.$review.$id == id).filter(\.$reporter.$id == reporter).first() != nil {
             return false
         }
+        try await limits.reports.reserve(reporter.uuidString, code: "too_many_reports")
         let hidden: Bool
         do {
             hidden = try await database.transaction { transaction -> Bool in
@@ -168,7 +186,7 @@ extension BurgerMapService {
                 report.$reporter.id = reporter
                 report.reason = reason
                 try await report.create(on: transaction)
-                let count = try await BurgerReport.query(on: transaction).filter(\.$review.$id == id).count()
+                let count = try await Self.countedReports(of: id, on: transaction)
                 guard count >= Self.reportsToHide else {
                     try await transaction.sql.update(BurgerReview.schema).set("report_count", to: SQLBind(count))
                         .where("id", .equal, SQLBind(id)).run()
@@ -190,7 +208,21 @@ extension BurgerMapService {
         return hidden
     }
 
-    /// An admin shows a hidden review again; its reports are cleared, so it can be reported anew.
+    /// The reports of a review that count: not dismissed, by reporters with standing.
+    static func countedReports(of review: UUID, on database: any Database, now: Date = Date()) async throws -> Int {
+        let standingSince = now.addingTimeInterval(-reporterStandingAge)
+        let row = try await database.sql.raw("""
+            SELECT COUNT(*) AS counted FROM \(ident: BurgerReport.schema) r JOIN \(ident: User.schema) u ON u.id = r.reporter_id
+            WHERE r.review_id = \(bind: review) AND r.dismissed_at IS NULL
+            AND (u.created_at <= \(bind: standingSince) OR u.role = \(bind: Role.admin.rawValue)
+                 OR (SELECT COUNT(*) FROM \(ident: BurgerReview.schema) v
+                     WHERE v.author_id = u.id AND v.hidden_at IS NULL AND v.created_at <= \(bind: standingSince)) >= \(literal: reporterStandingReviews))
+            """).first()
+        return try row?.decode(column: "counted", as: Int.self) ?? 0
+    }
+
+    /// An admin shows a hidden review again. Its reports stay, dismissed: they no longer count,
+    /// and their reporters cannot report it again (new reporters can).
     func restore(_ id: UUID, by actor: MapActor) async throws -> ReviewCard {
         guard actor.isAdmin else { throw AppError.forbidden }
         guard let review = try await BurgerReview.find(id, on: database) else { throw AppError.notFound("review_not_found") }
@@ -201,7 +233,8 @@ extension BurgerMapService {
                     .where("id", .equal, SQLBind(id)).where("hidden_at", .isNot, SQLLiteral.null)
                     .returning("id").all()
                 guard !shown.isEmpty else { return }
-                try await BurgerReport.query(on: transaction).filter(\.$review.$id == id).delete()
+                try await BurgerReport.query(on: transaction).filter(\.$review.$id == id).filter(\.$dismissedAt == nil)
+                    .set(\.$dismissedAt, to: Date()).update()
                 try await Self.adjustPlace(review.$place.id, reviews: 1, ratings: review.rating, on: transaction)
             }
             try await refreshCover(of: review.$place.id)

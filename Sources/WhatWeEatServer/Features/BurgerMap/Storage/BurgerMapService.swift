@@ -28,6 +28,8 @@ struct BurgerMapService {
     let fileReferences: FileReferences
     let placeIndex: PlaceIndex
     let cache: ResponseCache
+    let limits: BurgerMapLimits
+    let quota: StorageQuota
 
     init(database: any Database, application: Application) {
         self.database = database
@@ -36,6 +38,8 @@ struct BurgerMapService {
         self.fileReferences = application.fileReferences
         self.placeIndex = application.placeIndex
         self.cache = application.burgerMapCache
+        self.limits = application.burgerMapLimits
+        self.quota = application.storageQuota
     }
 
     init(request: Request) {
@@ -218,5 +222,34 @@ struct BurgerMapService {
         case .emptyBox: return .invalid("empty_bbox")
         case .boxTooLarge: return .invalid("bbox_too_large", ["max": String(Int(BoundingBox.maxSpanDegrees))])
         }
+    }
+}
+
+/// What one account may write on the map in a while: every write a person can repeat has a rate
+/// (on PostgreSQL counted in the shared table, so instances share them).
+struct BurgerMapLimits: Sendable {
+    /// Reviews: more than a busy food critic, fewer than a script.
+    let reviews: RateLimiter
+    /// Photo files uploaded (each file of an upload counts).
+    let photos: RateLimiter
+    /// Comments: a lively conversation, not a flood of notifications.
+    let comments: RateLimiter
+    /// Reports of reviews.
+    let reports: RateLimiter
+
+    init(shared: SharedBudgets?) {
+        reviews = RateLimiter(name: "burger_reviews", limit: 20, window: 3600, shared: shared)
+        photos = RateLimiter(name: "burger_photos", limit: 100, window: 3600, shared: shared)
+        comments = RateLimiter(name: "burger_comments", limit: 10, window: 60, shared: shared)
+        reports = RateLimiter(name: "burger_reports", limit: 10, window: 3600, shared: shared)
+    }
+}
+
+extension Application {
+    private struct BurgerMapLimitsKey: StorageKey { typealias Value = BurgerMapLimits }
+
+    var burgerMapLimits: BurgerMapLimits {
+        get { configured(BurgerMapLimitsKey.self) }
+        set { storage[BurgerMapLimitsKey.self] = newValue }
     }
 }

@@ -389,7 +389,7 @@ final class BurgerMapReviewsTests: XCTestCase {
             XCTAssertEqual(again.status, .notFound)
             XCTAssertEqual(again.errorCode, "comment_not_found")
             count = try await app.send(.GET, "/api/v1/burger-map/reviews/\(review)").json(Review.self).commentCount
-            XCTAssertEqual(count, 11)
+            XCTAssertEqual(count, 10)
             let onNothing = try await app.send(.POST, "/api/v1/burger-map/reviews/\(UUID())/comments", json: ["text": "hi"], token: joon.token)
             XCTAssertEqual(onNothing.status, .notFound)
         }

@@ -64,12 +64,14 @@ final class MatesCompatMixedUseTests: XCTestCase {
 
     // MARK: Dodges, reports
 
+    /// 203, 204 and 205 for 1, 2 and 3 minutes, as every app tells its user, with `Retry-After`;
+    /// a fourth dodge in a day is 205 and three minutes again, never an hour.
     func testThePenaltyLadderOfThreeDodges() async throws {
         try await withSesacApp { app, firebase in
             let dodger = try SesacAppClient(app: app, firebase: firebase)
             try await dodger.signUp(nick: "도망자")
             let account = try await accountID(dodger)
-            for (number, status) in [203, 204, 205].enumerated() {
+            for (number, status) in [203, 204, 205, 205].enumerated() {
                 let partner = try SesacAppClient(app: app, firebase: firebase)
                 try await partner.signUp(nick: "상대\(number)")
                 try await matchApps(dodger, partner)
@@ -80,10 +82,14 @@ final class MatesCompatMixedUseTests: XCTestCase {
                 let blocked = try await dodger.call(.POST, "/v1/queue", form: "lat=37.5&long=127")
                 XCTAssertEqual(Int(blocked.status.code), status, "dodge \(number + 1): \(blocked.text)")
                 XCTAssertFalse(blocked.text.isEmpty, "the reason as text")
+                let minutes = min(number + 1, 3)
+                let wait = try XCTUnwrap(Int(blocked.headers.first(name: "Retry-After") ?? ""), "dodge \(number + 1)")
+                XCTAssertTrue(minutes * 60 - 5...minutes * 60 ~= wait, "dodge \(number + 1): \(wait) s")
+                XCTAssertTrue(blocked.text.contains("\(minutes)"), blocked.text)
                 let normal = try await dodger.queueState()
                 XCTAssertEqual(normal.status.code, 201, "the one who dodged is in the normal state")
                 let user = try await userObject(dodger)
-                XCTAssertEqual(user["dodgepenalty"] as? Int, number + 1)
+                XCTAssertEqual(user["dodgepenalty"] as? Int, min(number + 1, 3))
                 XCTAssertEqual(user["dodgeNum"] as? Int, number + 1)
                 // The partner left behind is not punished.
                 try await partner.search(at: MatesPlaces.east(900))

@@ -89,12 +89,23 @@ final class MatesCompatTests: XCTestCase {
             XCTAssertNotEqual(person["lat"] as? Double, MatesPlaces.cityHall.lat)
             XCTAssertNotNil(search["fromRecommend"] as? [String])
 
+            // Requests that meet halfway meet: B asking A, who asked B, matches them at once (201,
+            // "상대방도 스터디를 요청하여 매칭되었습니다"); an app that then accepts gets a harmless 200, one
+            // that asks again gets 201 again.
             let askedBack = try await b.call(.POST, "/v1/queue/studyrequest", form: "otheruid=\(a.uid)")
-            XCTAssertEqual(askedBack.status.code, 201, "A asked first: the app accepts next")
-            let stillWaiting = try await b.queueState()
-            XCTAssertEqual(stillWaiting.object["matched"] as? Int, 0, "a 201 request does not match by itself")
+            XCTAssertEqual(askedBack.status.code, 201, "A asked first: \(askedBack.text)")
+            XCTAssertTrue(askedBack.text.contains("매칭"), askedBack.text)
+            let matchedAtOnce = try await b.queueState()
+            XCTAssertEqual(matchedAtOnce.object["matched"] as? Int, 1, "matched by the request itself")
             let accepted = try await b.call(.POST, "/v1/queue/studyaccept", form: "otheruid=\(a.uid)")
-            XCTAssertEqual(accepted.status, .ok, accepted.text)
+            XCTAssertEqual(accepted.status, .ok, "accepting our own match: \(accepted.text)")
+            for asker in [a, b] {
+                let other = asker.uid == a.uid ? b : a
+                let askedAgain = try await asker.call(.POST, "/v1/queue/studyrequest", form: "otheruid=\(other.uid)")
+                XCTAssertEqual(askedAgain.status.code, 201, askedAgain.text)
+            }
+            let oneMatch = try await MatesMatch.query(on: app.db).count()
+            XCTAssertEqual(oneMatch, 1, "one match, however the apps went about it")
             for (me, partner, nick) in [(a, b, "비이"), (b, a, "에이")] {
                 let state = try await me.queueState()
                 XCTAssertEqual(state.object["matched"] as? Int, 1)

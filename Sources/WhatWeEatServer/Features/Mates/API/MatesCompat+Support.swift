@@ -49,9 +49,11 @@ enum Sesac {
     }
 
     /// A business outcome: the status, with the outcome's message as text in the reader's language.
+    /// A business status with the reason as text, and the error's headers (`Retry-After` of a penalty).
     static func status(_ code: Int, _ error: AppError, _ req: Request) -> Response {
-        Response(status: HTTPResponseStatus(statusCode: code), headers: ["Content-Type": "text/plain; charset=utf-8"],
-                 body: .init(string: req.t(error.messageKey, error.arguments)))
+        var headers: HTTPHeaders = ["Content-Type": "text/plain; charset=utf-8"]
+        headers.add(contentsOf: error.headers)
+        return Response(status: HTTPResponseStatus(statusCode: code), headers: headers, body: .init(string: req.t(error.messageKey, error.arguments)))
     }
 
     static func status(_ code: Int, _ key: String, _ req: Request) -> Response {

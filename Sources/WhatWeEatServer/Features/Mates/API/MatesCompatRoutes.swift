@@ -199,13 +199,18 @@ struct MatesCompatRoutes: RouteCollection {
         }
     }
 
+    /// A request to someone who already asked me matches us at once and answers 201 (the apps'
+    /// "상대방도 스터디를 요청하여 매칭되었습니다"): some apps then call `studyaccept`, which is a harmless
+    /// 200, and some send `studyrequest` again, which is 201 again — either way the two meet.
     func studyRequest(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         let form = LenientForm(request: req)
-        return try await Sesac.outcome(req, ["mate_asked_first": 201, "mate_not_searching": 202, "user_not_found": 202, "mate_already_matched": 202]) {
+        return try await Sesac.outcome(req, ["mate_not_searching": 202, "user_not_found": 202, "mate_already_matched": 202]) {
             let other = try await Sesac.other(form.value("otheruid"), req, unknown: "mate_not_searching")
-            _ = try await req.mates.request(from: try await req.mates.verifiedProfile(appUser.userID), to: other, matchIfAskedBack: false)
-            return Sesac.ok()
+            let profile = try await req.mates.verifiedProfile(appUser.userID)
+            let matched = Sesac.status(201, AppError(.ok, "matched_by_request", messageKey: "mates.app.matched_by_request"), req)
+            if try await req.mates.isMatched(profile, with: other) { return matched }
+            return try await req.mates.request(from: profile, to: other).match == nil ? Sesac.ok() : matched
         }
     }
 

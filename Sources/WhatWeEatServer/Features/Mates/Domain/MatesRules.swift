@@ -195,31 +195,23 @@ public enum MatesRules {
     }
 }
 
-/// Leaving a match early ("dodging") costs, more with each dodge of a day: the first pauses
-/// searching for a minute, the second for two (the seed app's cool-downs), the third blocks it for
-/// an hour; another long block within a day of the last one lasts a day.
+/// Leaving a match early ("dodging") pauses searching, longer with each dodge of a day: one
+/// minute, two, then three for the third and every later one — what every 새싹 스터디 app tells its
+/// user ("1분/2분/3분동안 이용하실 수 없습니다", its 203/204/205), and the same on the web, so no
+/// one is told three minutes and kept out for a day. Dodging is also counted in the person's
+/// `dodgeNum`, and reports (three suspend) deal with people who abuse it.
 public enum DodgePenalty {
     public static let window: TimeInterval = 24 * 3600
-    /// The pauses after the first and second dodge of a day.
-    public static let coolDowns: [TimeInterval] = [60, 120]
-    public static let dodgesToBlock = 3
-    public static let firstBlock: TimeInterval = 3600
-    public static let repeatedBlock: TimeInterval = 24 * 3600
+    /// The pauses after the first, second and third (and every later) dodge of a day.
+    public static let coolDowns: [TimeInterval] = [60, 120, 180]
+    /// How many levels the apps show (`dodgepenalty` 0–3).
+    public static var levels: Int { coolDowns.count }
 
-    /// Until when searching is blocked after a dodge at `now`, given the dodges of the last day
-    /// (this one included) and when the last long block was imposed; nil for no block.
-    public static func blockedUntil(dodgesInWindow: Int, lastBlockAt: Date?, now: Date) -> Date? {
+    /// Until when searching is paused after a dodge at `now`, given the dodges of the last day
+    /// (this one included); nil for none.
+    public static func blockedUntil(dodgesInWindow: Int, now: Date) -> Date? {
         guard dodgesInWindow >= 1 else { return nil }
-        guard isLongBlock(dodgesInWindow: dodgesInWindow) else { return now.addingTimeInterval(coolDowns[dodgesInWindow - 1]) }
-        if let lastBlockAt, now.timeIntervalSince(lastBlockAt) < window {
-            return now.addingTimeInterval(repeatedBlock)
-        }
-        return now.addingTimeInterval(firstBlock)
-    }
-
-    /// Whether this many dodges in a day block for an hour or more (and count as the last block).
-    public static func isLongBlock(dodgesInWindow: Int) -> Bool {
-        dodgesInWindow >= dodgesToBlock
+        return now.addingTimeInterval(coolDowns[min(dodgesInWindow, levels) - 1])
     }
 }
 

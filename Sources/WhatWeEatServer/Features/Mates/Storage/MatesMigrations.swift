@@ -28,7 +28,7 @@ struct CreateMates: AsyncMigration {
             .field("suspended_at", .datetime)
             .field("reports_cleared_at", .datetime)
             .field("search_blocked_until", .datetime)
-            .field("last_block_at", .datetime)
+            .field("last_block_at", .datetime)  // no longer read: dodge pauses are 1–3 minutes (DodgePenalty)
             .field("created_at", .datetime)
             .field("updated_at", .datetime)
             .unique(on: "verified_destination_hash")

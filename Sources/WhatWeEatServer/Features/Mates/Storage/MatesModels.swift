@@ -41,7 +41,6 @@ final class MatesProfile: Model, @unchecked Sendable {
     /// Reports made before this no longer count toward a suspension (an admin lifted one).
     @OptionalField(key: "reports_cleared_at") var reportsClearedAt: Date?
     @OptionalField(key: "search_blocked_until") var searchBlockedUntil: Date?
-    @OptionalField(key: "last_block_at") var lastBlockAt: Date?
     @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update, format: .microseconds) var updatedAt: Date?
 

@@ -294,7 +294,7 @@ extension MatesService {
             appUser: appUser, account: account, profile: profile, collection: try await collection(of: profile),
             comments: try await receivedComments(user), reportedCount: try await reported.count(),
             reportedUIDs: myReports.compactMap { uids[$0] }, reviewedUIDs: myReviews.compactMap { uids[$0] },
-            dodgesToday: min(dodges.today, DodgePenalty.dodgesToBlock), dodges: dodges.total,
+            dodgesToday: min(dodges.today, DodgePenalty.levels), dodges: dodges.total,
             transactionIDs: try await MatesPurchase.query(on: database).filter(\.$userID == user).all().map(\.transactionID))
     }
 }

@@ -150,9 +150,9 @@ extension MatesService {
     // MARK: Requests and matches
 
     /// Asks someone searching to meet. Both must be searching and see each other. When they had
-    /// already asked back, this is their acceptance: the two are matched at once — or, for clients
-    /// that accept in a second call (`matchIfAskedBack` false, the 새싹 스터디 apps), 409 `mate_asked_first`.
-    func request(from profile: MatesProfile, to target: UUID, matchIfAskedBack: Bool = true) async throws -> (request: MatesRequest?, match: MatesMatch?) {
+    /// already asked back, this is their acceptance: the two are matched at once (requests that
+    /// meet halfway meet, on the web and in the apps alike).
+    func request(from profile: MatesProfile, to target: UUID) async throws -> (request: MatesRequest?, match: MatesMatch?) {
         let me = try profile.requireID()
         guard target != me else { throw AppError.invalid("cannot_request_self") }
         guard profile.matesState != .matched else { throw AppError.conflict("already_matched") }
@@ -163,7 +163,6 @@ extension MatesService {
             throw AppError.notFound("user_not_found")
         }
         if let theirs = try await MatesRequest.query(on: database).filter(\.$fromID == target).filter(\.$toID == me).first() {
-            guard matchIfAskedBack else { throw AppError.conflict("mate_asked_first") }
             return (nil, try await accept(theirs, by: me))
         }
         if let existing = try await MatesRequest.query(on: database).filter(\.$fromID == me).filter(\.$toID == target).first() {
@@ -181,16 +180,32 @@ extension MatesService {
         return (request, nil)
     }
 
+    /// Whether `profile` is matched with `other` now.
+    func isMatched(_ profile: MatesProfile, with other: UUID) async throws -> Bool {
+        try await currentMatch(of: profile)?.partner(of: try profile.requireID()) == other
+    }
+
+    /// The match `profile` is in, if any.
+    func currentMatch(of profile: MatesProfile) async throws -> MatesMatch? {
+        guard profile.matesState == .matched, let matchID = profile.matchID else { return nil }
+        return try await MatesMatch.query(on: database).filter(\.$id == matchID).filter(\.$endedAt == nil).first()
+    }
+
     func acceptRequest(_ id: UUID, by me: UUID) async throws -> MatesMatch {
         guard let request = try await MatesRequest.find(id, on: database), request.toID == me else { throw AppError.notFound("request_not_found") }
         return try await accept(request, by: me)
     }
 
-    /// Accepts what `asker` asked of me, named by person (the 새싹 스터디 apps' way). Without such a
+    /// Accepts what `asker` asked of me, named by person (the 새싹 스터디 apps' way). Already
+    /// matched with them (we asked each other, which matched us), it is that match. Without such a
     /// request, says why: I am matched, they are matched, they stopped searching, or 404.
     func acceptRequest(from asker: UUID, by me: UUID) async throws -> MatesMatch {
         if let request = try await MatesRequest.query(on: database).filter(\.$fromID == asker).filter(\.$toID == me).first() {
             return try await accept(request, by: me)
+        }
+        if let profile = try await MatesProfile.find(me, on: database), let current = try await currentMatch(of: profile),
+           current.partner(of: me) == asker {
+            return current
         }
         let states = try await MatesProfile.query(on: database).filter(\.$id ~~ [asker, me]).all()
         func state(_ user: UUID) -> MatesState? { states.first { $0.id == user }?.matesState }
@@ -280,9 +295,8 @@ extension MatesService {
         let recent = try await MatesDodge.query(on: database).filter(\.$userID == user)
             .filter(\.$createdAt > now.addingTimeInterval(-DodgePenalty.window)).count()
         guard let profile = try await MatesProfile.find(user, on: database),
-              let until = DodgePenalty.blockedUntil(dodgesInWindow: recent, lastBlockAt: profile.lastBlockAt, now: now) else { return }
+              let until = DodgePenalty.blockedUntil(dodgesInWindow: recent, now: now) else { return }
         profile.searchBlockedUntil = until
-        if DodgePenalty.isLongBlock(dodgesInWindow: recent) { profile.lastBlockAt = now }
         try await profile.save(on: database)
     }
 

@@ -105,17 +105,44 @@ final class MatesAPITests: XCTestCase {
             XCTAssertEqual(sixth.status, .tooManyRequests)
             XCTAssertEqual(sixth.errorCode, "code_daily_limit")
             XCTAssertEqual(inbox.count, 5)
-            // The address is counted too: another account, another address, the same client.
+            XCTAssertTrue(sixth.errorMessage?.contains("시간") == true, "the message says when: \(sixth.text)")
+            // The account is counted too: another address gets no more for it.
             let joon = try await app.member("준호")
-            let elsewhere = try await app.send(.POST, "\(mates)/verification", json: ["channel": "email", "destination": "joon@example.com"], token: joon.token)
-            XCTAssertEqual(elsewhere.status, .tooManyRequests)
-            XCTAssertEqual(elsewhere.errorCode, "code_daily_limit")
-            try await MatesVerificationCode.query(on: app.db).filter(\.$channel == "email").set(\.$clientAddress, to: "192.0.2.1").update()
-            try await MatesVerificationCode.query(on: app.db).set(\.$createdAt, to: Date().addingTimeInterval(-30)).update()
+            let other = try await app.send(.POST, "\(mates)/verification", json: ["channel": "email", "destination": "joon@example.com"], token: mina.token)
+            XCTAssertEqual(other.errorCode, "code_daily_limit", "five a day per account, whatever the destination")
+            // Another person on the same network is not stopped by mina's five (a class shares an address).
             let soon = try await app.send(.POST, "\(mates)/verification", json: ["channel": "email", "destination": "joon@example.com"], token: joon.token)
-            XCTAssertEqual(soon.status, .accepted, "another address's sends do not count: \(soon.text)")
+            XCTAssertEqual(soon.status, .accepted, "the address's budget is a classroom's: \(soon.text)")
             let minute = try await app.send(.POST, "\(mates)/verification", json: ["channel": "email", "destination": "sora@example.com"], token: joon.token)
-            XCTAssertEqual(minute.errorCode, "code_resend_too_soon", "one a minute per address")
+            XCTAssertEqual(minute.errorCode, "code_resend_too_soon", "one a minute per account")
+            XCTAssertNotNil(minute.headers.first(name: "Retry-After"))
+        }
+    }
+
+    /// A class of students signs up together on one Wi-Fi: the address's budget (30 an hour by
+    /// default) lets all of them verify, and stops the next with when to try again.
+    func testAClassOnOneNetworkGetsItsCodesAndTheBudgetStillStops() async throws {
+        try await withTestApp(adjust: { $0.limits.passwordChecksPerMinute = 1_000 }) { app in
+            let inbox = app.codeInbox
+            try await MatesVerificationCode.query(on: app.db).delete()
+            let budget = app.settings.mates.codesPerAddressPerHour
+            XCTAssertEqual(budget, 30)
+            var students: [Member] = []
+            for index in 0...budget { students.append(try await app.member("학생\(index)")) }
+            for (index, student) in students.prefix(budget).enumerated() {
+                let sent = try await app.send(.POST, "\(mates)/verification", json: ["channel": "phone", "destination": "+82105555" + String(format: "%04d", index)],
+                                              token: student.token)
+                XCTAssertEqual(sent.status, .accepted, "student \(index): \(sent.text)")
+            }
+            XCTAssertEqual(inbox.count, budget)
+            let next = try await app.send(.POST, "\(mates)/verification", json: ["channel": "phone", "destination": "+821055559999"],
+                                          token: try XCTUnwrap(students.last).token)
+            XCTAssertEqual(next.status, .tooManyRequests)
+            XCTAssertEqual(next.errorCode, "code_address_limit")
+            let wait = try XCTUnwrap(Int(next.headers.first(name: "Retry-After") ?? ""))
+            XCTAssertTrue((3_500...3_600).contains(wait), "an hour after the first: \(wait)")
+            XCTAssertTrue(next.errorMessage?.contains("60분") == true, next.text)
+            XCTAssertEqual(inbox.count, budget, "nothing more was sent")
         }
     }
 

@@ -128,6 +128,8 @@ extension Settings {
 
         var mates = MatesSettings()
         mates.radiusMeters = Double(try integer("MATES_RADIUS_METERS", default: 1_500, in: 100...50_000))
+        mates.codesPerAddressPerHour = try integer("MATES_CODES_PER_ADDRESS_HOUR", default: 30, in: 1...1_000_000)
+        mates.codesPerAddressPerDay = try integer("MATES_CODES_PER_ADDRESS_DAY", default: 200, in: 1...1_000_000)
         if let smtp = value("SMTP_URL") {
             do { _ = try SMTPConfiguration(url: smtp) } catch {
                 throw SettingsError(variable: "SMTP_URL", value: redactPassword(smtp), expected: "smtp://[user:password@]host[:port][?from=address] or smtps://… (\(error))")

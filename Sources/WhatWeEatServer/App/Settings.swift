@@ -112,6 +112,10 @@ public struct Settings: Sendable {
 
         /// People searching within this distance are "nearby".
         public var radiusMeters: Double = 1_500
+        /// Verification codes one client address may ask for in an hour and in a day: a class of
+        /// students signing up together on one network fits; one address cannot spend an SMS budget.
+        public var codesPerAddressPerHour = 30
+        public var codesPerAddressPerDay = 200
         /// `smtp://` or `smtps://` URL for emailing codes; nil logs them.
         public var smtpURL: String?
         public var appStore: AppStore = .test

@@ -32,11 +32,38 @@ struct MatesService {
 
     // MARK: Verification
 
-    /// Sends a new code, within the limits: one a minute and five a day, both per destination
-    /// and per client address. The limits are checked by the statement that writes the code, so
-    /// parallel sends cannot all pass a count made before any of them was written (on PostgreSQL
-    /// under advisory locks of the destination and the address as well, since each statement
-    /// there sees only what was committed before it began). Returns where it went, masked.
+    /// One limit on sending codes: at most `limit` codes to `value` of `column` within `window`.
+    struct SendLimit {
+        let column: String
+        let value: String
+        let window: TimeInterval
+        let limit: Int
+        /// The error when it is reached (with the seconds, minutes and hours to wait).
+        let code: String
+    }
+
+    /// The limits a code to `destinationHash` for `user` from `clientAddress` must keep: one a
+    /// minute and five a day per destination and per account; per address, a budget a class on
+    /// one network fits (`MATES_CODES_PER_ADDRESS_HOUR`, `…_DAY`: 30 and 200), which still stops
+    /// one address from spending an SMS budget.
+    func sendLimits(destinationHash: String, user: UUID, clientAddress: String) -> [SendLimit] {
+        let settings = application.settings.mates
+        var limits: [SendLimit] = []
+        for (column, value) in [("destination_hash", destinationHash), ("user_id", user.uuidString)] {
+            limits.append(SendLimit(column: column, value: value, window: Self.resendInterval, limit: 1, code: "code_resend_too_soon"))
+            limits.append(SendLimit(column: column, value: value, window: 24 * 3600, limit: Self.sendsPerDay, code: "code_daily_limit"))
+        }
+        limits.append(SendLimit(column: "client_address", value: clientAddress, window: 3600, limit: settings.codesPerAddressPerHour, code: "code_address_limit"))
+        limits.append(SendLimit(column: "client_address", value: clientAddress, window: 24 * 3600, limit: settings.codesPerAddressPerDay,
+                                code: "code_address_limit"))
+        return limits
+    }
+
+    /// Sends a new code within `sendLimits`. The limits are checked by the statement that writes
+    /// the code, so parallel sends cannot all pass a count made before any of them was written
+    /// (on PostgreSQL under advisory locks of the destination, the account and the address as
+    /// well, since each statement there sees only what was committed before it began). Every
+    /// refusal says when to try again. Returns where it went, masked.
     func sendCode(channel: VerificationChannel, to rawDestination: String, user: UUID, clientAddress: String, language: Language,
                   translate: (String, [String: String]) -> String) async throws -> (masked: String, expiresAt: Date) {
         let destination: String
@@ -60,9 +87,9 @@ struct MatesService {
         row.attempts = 0
         row.expiresAt = now.addingTimeInterval(Self.codeLifetime)
         row.createdAt = now
-        let limited = [("destination_hash", destinationHash), ("client_address", clientAddress)]
-        guard try await insertWithinSendLimits(row, limitedBy: limited, now: now) else {
-            throw try await sendLimitError(limitedBy: limited, now: now)
+        let limits = sendLimits(destinationHash: destinationHash, user: user, clientAddress: clientAddress)
+        guard try await insertWithinSendLimits(row, limits: limits, now: now) else {
+            throw try await sendLimitError(limits, now: now)
         }
         let message = OneTimeCode(
             channel: channel == .phone ? .phone : .email, destination: destination, code: code,
@@ -79,25 +106,24 @@ struct MatesService {
         return (row.masked, row.expiresAt)
     }
 
-    /// Writes `row` if no code went to any of `limitedBy` (column, value) in the last minute and
-    /// fewer than `sendsPerDay` in the last day, in one statement; false when a limit stopped it.
-    private func insertWithinSendLimits(_ row: MatesVerificationCode, limitedBy limited: [(String, String)], now: Date) async throws -> Bool {
+    /// Writes `row` if it keeps every limit, in one statement; false when a limit stopped it.
+    private func insertWithinSendLimits(_ row: MatesVerificationCode, limits: [SendLimit], now: Date) async throws -> Bool {
         let table = MatesVerificationCode.schema
-        let dayAgo = now.addingTimeInterval(-24 * 3600), minuteAgo = now.addingTimeInterval(-Self.resendInterval)
         return try await database.transaction { transaction in
             let sql = transaction.sql
             if sql.dialect.name == "postgresql" {
                 // Always in the same order, so two sends cannot wait for each other's lock.
-                for (column, value) in limited.sorted(by: { $0.0 < $1.0 }) {
-                    try await sql.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: "mates_code|\(column)|\(value)")))").run()
+                for key in Set(limits.map { "mates_code|\($0.column)|\($0.value)" }).sorted() {
+                    try await sql.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: key)))").run()
                 }
             }
-            var conditions: [SQLQueryString] = []
-            for (column, value) in limited {
-                conditions.append("""
-                    (SELECT COUNT(*) FROM \(ident: table) WHERE \(ident: column) = \(bind: value) AND created_at > \(bind: dayAgo)) < \(literal: Self.sendsPerDay)
-                    AND NOT EXISTS (SELECT 1 FROM \(ident: table) WHERE \(ident: column) = \(bind: value) AND created_at > \(bind: minuteAgo))
-                    """)
+            let conditions: [SQLQueryString] = limits.map { limit in
+                // `user_id` is a UUID column: compared as one, not as its text.
+                let value: SQLQueryString = limit.column == "user_id" ? "\(bind: UUID(uuidString: limit.value) ?? UUID())" : "\(bind: limit.value)"
+                return """
+                    (SELECT COUNT(*) FROM \(ident: table) WHERE \(ident: limit.column) = \(value)
+                     AND created_at > \(bind: now.addingTimeInterval(-limit.window))) < \(literal: limit.limit)
+                    """
             }
             let inserted = try await sql.raw("""
                 INSERT INTO \(ident: table) (id, user_id, channel, destination_hash, masked, client_address, code_hash, attempts, expires_at, created_at)
@@ -110,27 +136,26 @@ struct MatesService {
         }
     }
 
-    /// Which send limit stopped a code, with when to try again (429 and `Retry-After`).
-    private func sendLimitError(limitedBy limited: [(String, String)], now: Date) async throws -> AppError {
-        var wait = 1
-        for (column, value) in limited {
-            let recent = try await database.sql.select().column(SQLFunction("MAX", args: SQLColumn("created_at")), as: "last")
-                .column(SQLFunction("MIN", args: SQLColumn("created_at")), as: "first")
-                .column(SQLFunction("COUNT", args: SQLLiteral.all), as: "sends")
+    /// The limit that stopped a code, with when to try again (429, `Retry-After` and the wait in
+    /// the message): the longest wait of the limits reached.
+    private func sendLimitError(_ limits: [SendLimit], now: Date) async throws -> AppError {
+        var reached: (limit: SendLimit, wait: Int)?
+        for limit in limits {
+            let column: any SQLExpression = SQLColumn(limit.column)
+            let value: any Encodable & Sendable = limit.column == "user_id" ? (UUID(uuidString: limit.value) ?? UUID()) as any Encodable & Sendable : limit.value
+            let rows = try await database.sql.select().column("created_at")
                 .from(MatesVerificationCode.schema)
-                .where(SQLColumn(column), .equal, SQLBind(value))
-                .where(SQLColumn("created_at"), .greaterThan, SQLBind(now.addingTimeInterval(-24 * 3600)))
-                .first()
-            if try (recent?.decode(column: "sends", as: Int.self) ?? 0) >= Self.sendsPerDay {
-                let first = try recent?.decode(column: "first", as: Date?.self) ?? now
-                let seconds = max(1, Int(first.addingTimeInterval(24 * 3600).timeIntervalSince(now).rounded(.up)))
-                return AppError(.tooManyRequests, "code_daily_limit", headers: ["Retry-After": String(seconds)])
-            }
-            if let last = try recent?.decode(column: "last", as: Date?.self), now.timeIntervalSince(last) < Self.resendInterval {
-                wait = max(wait, Int((Self.resendInterval - now.timeIntervalSince(last)).rounded(.up)))
-            }
+                .where(column, .equal, SQLBind(value))
+                .where(SQLColumn("created_at"), .greaterThan, SQLBind(now.addingTimeInterval(-limit.window)))
+                .orderBy("created_at", .descending).limit(limit.limit).all()
+            guard rows.count >= limit.limit, let oldest = try rows.last?.decode(column: "created_at", as: Date.self) else { continue }
+            let wait = max(1, Int(oldest.addingTimeInterval(limit.window).timeIntervalSince(now).rounded(.up)))
+            if wait > reached?.wait ?? 0 { reached = (limit, wait) }
         }
-        return AppError(.tooManyRequests, "code_resend_too_soon", arguments: ["seconds": String(wait)], headers: ["Retry-After": String(wait)])
+        let (code, wait) = reached.map { ($0.limit.code, $0.wait) } ?? ("code_resend_too_soon", Int(Self.resendInterval))
+        return AppError(.tooManyRequests, code,
+                        arguments: ["seconds": String(wait), "minutes": String((wait + 59) / 60), "hours": String((wait + 3599) / 3600)],
+                        headers: ["Retry-After": String(wait)])
     }
 
     /// Checks a code against the newest one sent to this destination for this account. Five

@@ -24,7 +24,13 @@ final class AccountRulesTests: XCTestCase {
     }
 
     func testNicknamesCountWhatPeopleSee() {
-        XCTAssertEqual(AccountRules.nicknameViolation("김"), "invalid_nickname_length")
+        // One character is a name (별, 곰): the apps allow it. Nothing, or only blanks, is not.
+        XCTAssertNil(AccountRules.nicknameViolation("김"))
+        XCTAssertNil(AccountRules.nicknameViolation("🍔"))
+        XCTAssertEqual(AccountRules.nicknameViolation(""), "invalid_nickname_length")
+        XCTAssertEqual(AccountRules.nicknameViolation(AccountRules.normalizeNickname("   ")), "invalid_nickname_length")
+        XCTAssertEqual(AccountRules.nicknameViolation("\u{3164}"), "invalid_nickname_characters", "a Hangul filler is a blank")
+        XCTAssertEqual(AccountRules.nicknameViolation("\u{200B}"), "invalid_nickname_characters")
         XCTAssertNil(AccountRules.nicknameViolation("김밥"))
         XCTAssertNil(AccountRules.nicknameViolation("👨‍👩‍👧🍔"), "a family emoji is one character")
         XCTAssertNil(AccountRules.nicknameViolation(String(repeating: "가", count: 20)))

@@ -33,7 +33,7 @@ final class AuthAPITests: XCTestCase {
                 (["email": "a@b", "password": "password1", "nickname": "ok"], .unprocessableEntity, "invalid_email"),
                 (["email": "a@example.com", "password": "short7!", "nickname": "ok"], .unprocessableEntity, "password_too_short"),
                 (["email": "a@example.com", "password": String(repeating: "가", count: 25), "nickname": "ok"], .unprocessableEntity, "password_too_long"),
-                (["email": "a@example.com", "password": "password1", "nickname": "김"], .unprocessableEntity, "invalid_nickname_length"),
+                (["email": "a@example.com", "password": "password1", "nickname": "   "], .unprocessableEntity, "invalid_nickname_length"),
                 (["email": "a@example.com", "password": "password1", "nickname": String(repeating: "a", count: 21)], .unprocessableEntity, "invalid_nickname_length"),
                 (["email": "a@example.com", "password": "password1", "nickname": "<b>hi"], .unprocessableEntity, "invalid_nickname_characters"),
                 (["email": "TAKEN@example.com", "password": "password1", "nickname": "other"], .conflict, "email_taken"),
@@ -49,6 +49,27 @@ final class AuthAPITests: XCTestCase {
             // Twenty characters exactly, counted as people read them (Hangul syllables, emoji).
             let longest = String(repeating: "맛", count: 19) + "🍔"
             try await app.signUp("longest@example.com", nickname: longest)
+        }
+    }
+
+    /// One-syllable names (별, 곰) are common, and the apps allow them: one character is a name on
+    /// the web, in the 새싹 스터디 apps and in the LookForRealBurger app alike — still unique across
+    /// all three, and blanks are still refused.
+    func testOneCharacterNamesWorkEverywhereAndStayUnique() async throws {
+        try await withSesacApp(adjust: { $0.map.lslpAPIKeys = [LSLPClient.key] }) { app, firebase in
+            try await app.signUp("star@example.com", nickname: "별")
+            let again = try await app.send(.POST, "/api/v1/auth/signup", json: ["email": "star2@example.com", "password": "password1", "nickname": "별"])
+            XCTAssertEqual(again.errorCode, "nickname_taken")
+            let bear = try SesacAppClient(app: app, firebase: firebase)
+            try await bear.signUp(nick: "곰")
+            var lslp = LSLPClient(app: app)
+            lslp.accessToken = nil
+            let taken = try await lslp.call(.POST, "/v1/users/join", json: ["email": "bear@example.com", "password": "burger-password-1", "nick": "곰"])
+            XCTAssertEqual(taken.status, .conflict, "the app's 곰 holds the name: \(taken.text)")
+            let fox = try await lslp.call(.POST, "/v1/users/join", json: ["email": "fox@example.com", "password": "burger-password-1", "nick": "🦊"])
+            XCTAssertEqual(fox.status, .ok, fox.text)
+            let blank = try await app.send(.POST, "/api/v1/auth/signup", json: ["email": "blank@example.com", "password": "password1", "nickname": "\u{3164}"])
+            XCTAssertEqual(blank.errorCode, "invalid_nickname_characters")
         }
     }
 

@@ -65,7 +65,7 @@ struct SeedCommand: AsyncCommand {
 struct CreateUserCommand: AsyncCommand {
     struct Signature: CommandSignature {
         @Option(name: "email", help: "Email address to log in with.") var email: String?
-        @Option(name: "nickname", help: "Nickname shown to others (2–20 characters).") var nickname: String?
+        @Option(name: "nickname", help: "Nickname shown to others (1–20 characters).") var nickname: String?
         @Option(name: "password", help: "Password (8+ characters); asked for when left out.") var password: String?
         @Flag(name: "admin", help: "Give the account the admin role.") var admin: Bool
     }

@@ -11,7 +11,7 @@ public enum AccountRules {
     public static let passwordMinLength = 8
     /// bcrypt ignores bytes past 72; refusing longer passwords avoids a silent truncation.
     public static let passwordMaxBytes = 72
-    public static let nicknameLength = 2...20
+    public static let nicknameLength = 1...20
     /// A nickname's bytes: 20 Hangul syllables take 60, ten emoji with skin tones 80.
     public static let nicknameMaxBytes = 80
     public static let emailMaxLength = 254
@@ -54,7 +54,7 @@ public enum AccountRules {
         nickname.precomposedStringWithCompatibilityMapping.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// 2–20 visible characters (a Hangul syllable or an emoji counts as one) within 80 bytes;
+    /// 1–20 visible characters (one-syllable names like 별 or 곰 are common, and the apps allow them) (a Hangul syllable or an emoji counts as one) within 80 bytes;
     /// no control, invisible or direction-changing characters, no angle brackets, and no pile of
     /// combining marks on one character. The zero-width joiner is allowed only inside an emoji
     /// sequence (👩‍🍳), where it is part of one picture.

@@ -50,7 +50,7 @@ struct AccountPages: RouteCollection {
                     Layout.csrfField(req),
                     field(id: "email", label: req.t("field.email"), type: .email, value: values.email, autocomplete: "email"),
                     field(id: "nickname", label: req.t("field.nickname"), type: .text, value: values.nickname,
-                          autocomplete: "nickname", hint: req.t("signup.nickname_hint"), extra: [("minlength", "2"), ("maxlength", "20")]),
+                          autocomplete: "nickname", hint: req.t("signup.nickname_hint"), extra: [("minlength", "1"), ("maxlength", "20")]),
                     field(id: "password", label: req.t("field.password"), type: .password, value: nil,
                           autocomplete: "new-password", hint: req.t("signup.password_hint"), extra: [("minlength", "8")]),
                     .button(.type(.submit), .class("button primary wide"), .text(req.t("signup.submit")))
@@ -166,7 +166,7 @@ struct AccountPages: RouteCollection {
                         .action(AccountPath.profile), .method(.post), .class("stack"),
                         Layout.csrfField(req),
                         field(id: "nickname", label: req.t("field.nickname"), type: .text, value: user.nickname,
-                              autocomplete: "nickname", extra: [("minlength", "2"), ("maxlength", "20")]),
+                              autocomplete: "nickname", extra: [("minlength", "1"), ("maxlength", "20")]),
                         .label(.for("language"), .text(req.t("field.language"))),
                         .select(
                             .id("language"), .attribute(named: "name", value: "language"),

@@ -113,4 +113,19 @@ final class BurgerMapRulesTests: XCTestCase {
         XCTAssertLessThan(PlaceRanking.score(ratingSum: 40, reviewCount: 40), PlaceRanking.score(ratingSum: 3, reviewCount: 1),
                           "forty 1★ reviews sink below one 3★")
     }
+
+    func testNamesOfOneShopInTwoDirectoriesMatch() {
+        for (a, b) in [("버거킹 서울역", "버거킹 서울역점"), ("버거킹 서울역", "버거킹(서울역 지점)"), ("Shake Shack 강남", "shake shack 강남점"),
+                       ("맘스터치 본점", "맘스터치"), ("ＡＢＣ버거", "abc 버거")] {
+            XCTAssertEqual(BurgerMapRules.matchKey(a), BurgerMapRules.matchKey(b), "\(a) / \(b)")
+        }
+        for (a, b) in [("버거킹 서울역", "버거킹 용산역"), ("점", ""), ("롯데리아", "맥도날드")] {
+            XCTAssertNotEqual(BurgerMapRules.matchKey(a), BurgerMapRules.matchKey(b), "\(a) / \(b)")
+        }
+        XCTAssertEqual(BurgerMapRules.matchKey("점"), "점", "a name that is only a suffix stays")
+        // An unknown address: allowed only when the caller says so (a Kakao place without one).
+        XCTAssertThrowsError(try BurgerMapRules.checkPlace(name: "버거", address: "", phone: nil))
+        XCTAssertNoThrow(try BurgerMapRules.checkPlace(name: "버거", address: "", phone: nil, addressKnown: false))
+        XCTAssertThrowsError(try BurgerMapRules.checkPlace(name: "버거", address: String(repeating: "주", count: 121), phone: nil, addressKnown: false))
+    }
 }

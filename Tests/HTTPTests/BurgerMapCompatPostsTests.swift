@@ -188,7 +188,7 @@ final class BurgerMapCompatPostsTests: XCTestCase {
             let base: [String: Any] = ["title": "나쁜 버거", "content1": "127.0", "content2": "37.5", "content3": "서울", "content4": "",
                                        "content5": "3333", "product_id": Self.shops]
             for (field, value) in [("content1", "동쪽" as Any), ("content2", "91"), ("content5", "id with spaces"), ("title", ""),
-                                   ("content3", " "), ("content4", "전화번호"), ("product_id", "SOME_OTHER_APP")] {
+                                   ("content3", String(repeating: "주", count: 121)), ("content4", "전화번호"), ("product_id", "SOME_OTHER_APP")] {
                 var body = base
                 body[field] = value
                 let refused = try await client.call(.POST, "/v1/posts", json: body)
@@ -203,6 +203,44 @@ final class BurgerMapCompatPostsTests: XCTestCase {
             }
             let after = try await BurgerPlace.query(on: app.db).count()
             XCTAssertEqual(after, before, "nothing refused was stored")
+        }
+    }
+
+    /// Issue "real people", item 5: a Kakao place without a road address (`content3: ""`) was
+    /// refused, so it could never be reviewed; a catalog place whose name differs from Kakao's by a
+    /// branch suffix, spacing or punctuation became a second place beside it.
+    func testShopsWithoutAnAddressOrWithAnotherSpellingOfTheirName() async throws {
+        try await withLSLPApp { app in
+            let client = try await LSLPClient.member(app, nick: "주소없음")
+            let response = try await client.call(.POST, "/v1/posts", json: [
+                "title": "골목 수제버거", "content": "#골목 수제버거", "content1": "127.0301", "content2": "37.4988", "content3": "",
+                "content4": "", "content5": "4444", "product_id": Self.shops])
+            XCTAssertEqual(response.status, .ok, response.text)
+            XCTAssertEqual(try response.object()["content3"] as? String, "", "the app gets back what it sent")
+            let registered = try await BurgerPlace.query(on: app.db).filter(\.$kakaoID == "4444").first()
+            let place = try XCTUnwrap(registered)
+            var visitor = CookieBrowser(app: app)
+            let page = try await visitor.get("/map/places/\(try place.requireID())")
+            XCTAssertTrue(page.text.contains("주소 정보 없음"), "the page says the address is unknown")
+            let review = try await client.addReview(shop: try response.object().postID(), title: "주소 없어도 맛집")
+            XCTAssertNotNil(review["post_id"], "and it can be reviewed")
+
+            // Our catalog's spelling, then Kakao's: one place, which takes the Kakao id.
+            let web = try await app.member("카탈로그")
+            let catalog = try await app.place(web.token, "버거킹 서울역", lat: 37.5547, lon: 126.9707)
+            for (name, kakaoID) in [("버거킹 서울역점", "5555"), ("버거킹(서울역 지점)", "5556"), ("BURGER KING 서울역", "5557")] {
+                let shop = try await client.addShop(name, kakaoID: kakaoID, lon: 126.97073, lat: 37.55472)
+                if name == "BURGER KING 서울역" {
+                    XCTAssertNotEqual(shop["post_id"] as? String, ObjectID.of(catalog), "another name is another place")
+                } else {
+                    XCTAssertEqual(shop["post_id"] as? String, ObjectID.of(catalog), "\(name) is the catalog's place")
+                }
+            }
+            let kept = try await BurgerPlace.find(catalog, on: app.db)
+            XCTAssertEqual(kept?.kakaoID, "5555", "the first Kakao id the place met")
+            // Far apart, the same spelling is two places.
+            let elsewhere = try await client.addShop("버거킹 서울역점", kakaoID: "5558", lon: 126.99, lat: 37.57)
+            XCTAssertNotEqual(elsewhere["post_id"] as? String, ObjectID.of(catalog))
         }
     }
 

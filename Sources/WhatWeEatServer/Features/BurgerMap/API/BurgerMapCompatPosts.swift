@@ -172,8 +172,9 @@ extension BurgerMapCompatRoutes {
             do { point = try Coordinate(lat: position.lat, lon: position.lon) } catch { throw BurgerMapService.appError(error) }
             let kakaoID = body.content5?.trimmingCharacters(in: .whitespaces)
             if let kakaoID, !LSLPPostRules.isPlaceKey(kakaoID) { throw AppError.invalid("invalid_place_key") }
+            // A Kakao place without a road address sends `content3: ""`: its coordinates are the place.
             let (place, _) = try await map.addPlace(name: try body.title.required("title"), address: try body.content3.required("content3"),
-                                                    at: point, phone: body.content4, kakaoID: kakaoID, by: actor.id)
+                                                    at: point, phone: body.content4, kakaoID: kakaoID, addressKnown: false, by: actor.id)
             return try await post(.place(try place.requireID()), req)
         case .review:
             guard let place = try await ObjectID.find(BurgerPlace.self, try body.content1.required("content1"), on: req.db) else {

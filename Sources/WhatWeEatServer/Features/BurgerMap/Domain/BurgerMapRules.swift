@@ -18,9 +18,11 @@ public enum BurgerMapRules {
     /// Two places with the same name this close are one place (a second registration finds the first).
     public static let samePlaceMeters = 50.0
 
-    public static func checkPlace(name: String, address: String, phone: String?) throws(BurgerMapProblem) {
+    /// A place's fields. `addressKnown` false: an empty address is allowed (a Kakao place without
+    /// a road address, from the LookForRealBurger app: its coordinates are the place).
+    public static func checkPlace(name: String, address: String, phone: String?, addressKnown: Bool = true) throws(BurgerMapProblem) {
         guard isText(name, characters: 1...60) else { throw .invalidPlaceName }
-        guard isText(address, characters: 1...120) else { throw .invalidAddress }
+        guard (!addressKnown && address.isEmpty) || isText(address, characters: 1...120) else { throw .invalidAddress }
         if let phone, !phone.isEmpty {
             guard phone.count <= 20, phone.allSatisfy({ $0.isASCII && ($0.isNumber || "+-() ".contains($0)) }),
                   phone.contains(where: \.isNumber)
@@ -51,7 +53,19 @@ public enum BurgerMapRules {
     }
 
     public static func isSamePlace(_ a: (name: String, at: Coordinate), _ b: (name: String, at: Coordinate)) -> Bool {
-        nameKey(a.name) == nameKey(b.name) && a.at.distanceMeters(to: b.at) <= samePlaceMeters
+        matchKey(a.name) == matchKey(b.name) && a.at.distanceMeters(to: b.at) <= samePlaceMeters
+    }
+
+    /// Branch suffixes a shop's name may carry in one directory and not in another
+    /// ("버거킹 서울역점" on Kakao, "버거킹 서울역" in our catalog), longest first.
+    static let branchSuffixes = ["지점", "본점", "점"]
+
+    /// A name as two directories of one shop would agree on it: `nameKey` (compatibility forms,
+    /// case, spaces), without punctuation, and without a branch suffix.
+    public static func matchKey(_ name: String) -> String {
+        var key = nameKey(name).filter { !$0.isPunctuation && !$0.isSymbol }
+        if let suffix = branchSuffixes.first(where: { key.hasSuffix($0) && key.count > $0.count }) { key.removeLast(suffix.count) }
+        return key
     }
 
     /// Trimmed text within a length counted in characters and (×4) in bytes, without control

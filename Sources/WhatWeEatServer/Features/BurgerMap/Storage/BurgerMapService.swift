@@ -59,14 +59,16 @@ struct BurgerMapService {
     /// Registers a place, or finds it: the same name within 50 m is the place already on the map.
     /// A place the LookForRealBurger app registers carries its Kakao place id (`kakaoID`): the place
     /// with that id is the one, and a place found by name takes the id if it had none.
+    /// Registers a place, or finds the one it is: by Kakao id, then by a name that matches
+    /// (`BurgerMapRules.matchKey`) within 50 m. `addressKnown` false lets the address be empty.
     func addPlace(name rawName: String, address rawAddress: String, at point: Coordinate, phone rawPhone: String?,
-                  kakaoID: String? = nil, by userID: UUID) async throws -> (place: BurgerPlace, created: Bool)
+                  kakaoID: String? = nil, addressKnown: Bool = true, by userID: UUID) async throws -> (place: BurgerPlace, created: Bool)
     {
         if let kakaoID, let existing = try await place(kakaoID: kakaoID) { return (existing, false) }
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
         let address = rawAddress.trimmingCharacters(in: .whitespacesAndNewlines)
         let phone = rawPhone?.trimmingCharacters(in: .whitespaces)
-        do { try BurgerMapRules.checkPlace(name: name, address: address, phone: phone) } catch { throw Self.appError(error) }
+        do { try BurgerMapRules.checkPlace(name: name, address: address, phone: phone, addressKnown: addressKnown) } catch { throw Self.appError(error) }
         if let existing = try await samePlace(name: name, at: point) {
             if let kakaoID, existing.kakaoID == nil {
                 // Conditional, so a place keeps the first id it was given; a second place can't take
@@ -98,9 +100,11 @@ struct BurgerMapService {
     }
 
     private func samePlace(name: String, at point: Coordinate) async throws -> BurgerPlace? {
+        // Every place of the box: a handful within 50 m, compared by the looser match key.
         let box = point.box(radiusMeters: BurgerMapRules.samePlaceMeters)
-        return try await within(box).filter(\.$nameKey == BurgerMapRules.nameKey(name)).all()
-            .first { BurgerMapRules.isSamePlace((name, point), ($0.name, $0.coordinate)) }
+        return try await within(box).all()
+            .filter { BurgerMapRules.isSamePlace((name, point), ($0.name, $0.coordinate)) }
+            .min { $0.coordinate.distanceMeters(to: point) < $1.coordinate.distanceMeters(to: point) }
     }
 
     /// The places in a map box, best ranked first, or their clusters when there are too many.

@@ -193,7 +193,7 @@ struct BurgerMapPages: RouteCollection {
                     .class("place-summary card"),
                     detail.photoURL.map { .img(.class("place-cover"), .src($0), .alt("")) } ?? .empty,
                     .h1(.id("place-name"), .text(detail.name)),
-                    .p(.id("place-address"), .class("muted"), .text(detail.address)),
+                    .p(.id("place-address"), .class("muted"), .text(detail.address.isEmpty ? req.t("burger_map.place.address_unknown") : detail.address)),
                     detail.phone.map { .p(.class("place-phone"), .a(.href("tel:\($0)"), .text($0))) } ?? .empty,
                     .p(.class("place-rating"), ratingLine(req, average: detail.averageRating, count: detail.reviewCount)),
                     .div(.class("mark-toggles"), markToggle("eaten", count: detail.eatenCount), markToggle("want", count: detail.wantCount)),

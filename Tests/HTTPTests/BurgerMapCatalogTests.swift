@@ -102,4 +102,25 @@ final class BurgerMapCatalogTests: XCTestCase {
             XCTAssertEqual(search.items.count, 0, "the search index follows")
         }
     }
+
+    /// The LookForRealBurger app cannot draw SVG: every seeded photo has its JPEG drawn ahead
+    /// (`Resources/catalogs/draw_burger_photos.py`), and the app's posts name it, never an SVG.
+    func testEverySeededPhotoHasAJPEGForTheApp() async throws {
+        try await withLSLPApp { app in
+            let drawn = try await BurgerPhoto.query(on: app.db).filter(\.$artwork != nil).all()
+            XCTAssertGreaterThan(drawn.count, 100)
+            for photo in drawn {
+                let path = try XCTUnwrap(BurgerMapImages.jpeg(of: photo, resources: app.directory.resourcesDirectory), "\(photo.artwork ?? "") #\(photo.position)")
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+                XCTAssertEqual(try ImageCleaner.clean(bytes).type, .jpeg)
+            }
+            let client = try await LSLPClient.member(app, nick: "사진보기")
+            let posts = try await client.call(.GET, "/v1/posts?product_id=LFRB_BURGER_HOUSE_REVIEW_TEST&limit=50").object()
+            let files = try XCTUnwrap(posts["data"] as? [[String: Any]]).flatMap { $0["files"] as? [String] ?? [] }
+            XCTAssertFalse(files.isEmpty)
+            XCTAssertTrue(files.allSatisfy { $0.hasSuffix(".jpg") }, "\(files.filter { !$0.hasSuffix(".jpg") })")
+            let first = try await client.call(.GET, "/v1/\(try XCTUnwrap(files.first))")
+            XCTAssertEqual(first.headers.contentType, .jpeg)
+        }
+    }
 }

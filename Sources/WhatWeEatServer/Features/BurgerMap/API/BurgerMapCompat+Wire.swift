@@ -248,7 +248,9 @@ struct LSLPPostWriter {
 
     /// `uploads/posts/<photo id>.<jpg|png|webp>`, the extension its stored file's; the catalog's
     /// drawn photos (no file) are `.svg`.
+    /// The path the app reads a photo at: an upload by its own type, a drawn one as `.jpg` (what
+    /// the app is served for it, `postImage`).
     static func path(photoID: UUID, fileKey: String?) -> String {
-        LSLPPostRules.filePath(photoID: photoID, fileExtension: fileKey.flatMap { $0.split(separator: ".").last.map(String.init) } ?? "svg")
+        LSLPPostRules.filePath(photoID: photoID, fileExtension: fileKey.flatMap { $0.split(separator: ".").last.map(String.init) } ?? "jpg")
     }
 }

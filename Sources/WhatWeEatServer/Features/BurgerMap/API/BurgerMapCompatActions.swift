@@ -115,13 +115,21 @@ extension BurgerMapCompatRoutes {
         return LSLPFiles(files: try photos.map { LSLPPostWriter.path(photoID: try $0.requireID(), fileKey: $0.fileKey) })
     }
 
-    /// `GET /v1/uploads/posts/{file}`: a review photo (the catalog's drawn ones as SVG).
+    /// `GET /v1/uploads/posts/{file}`: a review photo; the catalog's drawn ones as JPEG (the app's
+    /// image loader cannot draw SVG), or SVG where none was drawn.
     func postImage(req: Request) async throws -> Response {
         try await requireImageReader(req)
         guard let id = req.parameters.get("file").flatMap(LSLPPostRules.photoID(fromFileName:)),
               let photo = try await BurgerPhoto.find(id, on: req.db) else { throw AppError.notFound("photo_not_found") }
         if let key = photo.fileKey, let response = try await req.storedFile(key) { return response }
-        if photo.artwork != nil { return BurgerMapImages().picture(of: photo) }
+        if photo.artwork != nil {
+            guard let jpeg = BurgerMapImages.jpeg(of: photo, resources: req.application.directory.resourcesDirectory) else {
+                return BurgerMapImages().picture(of: photo)
+            }
+            let response = try await req.fileio.asyncStreamFile(at: jpeg, mediaType: .jpeg)
+            response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=86400")
+            return response
+        }
         throw AppError.notFound("photo_not_found")
     }
 

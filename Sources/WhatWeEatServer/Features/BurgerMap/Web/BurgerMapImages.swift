@@ -16,6 +16,18 @@ struct BurgerMapImages: RouteCollection {
         return picture(of: photo)
     }
 
+    /// A seeded photo's drawing as a JPEG, for the LookForRealBurger app, whose image loader cannot
+    /// draw SVG: drawn ahead from the catalog (`Resources/catalogs/draw_burger_photos.py`, the same
+    /// picture as the SVG); nil when none was drawn for this artwork.
+    static func jpeg(of photo: BurgerPhoto, resources: String) -> String? {
+        let parts = (photo.artwork ?? "").split(separator: "|", maxSplits: 1).map(String.init)
+        guard parts.count == 2, isColor(parts[1]) else { return nil }
+        let emoji = parts[0].unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: "-")
+        let name = "\(emoji)_\(parts[1].dropFirst().uppercased())_\(photo.position % 4).jpg"
+        let path = resources + "catalogs/burger-photos/" + name
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
     /// A seeded photo's drawing (its `artwork`).
     func picture(of photo: BurgerPhoto) -> Response {
         let parts = (photo.artwork ?? "").split(separator: "|", maxSplits: 1).map(String.init)

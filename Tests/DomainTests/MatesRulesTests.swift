@@ -117,4 +117,17 @@ final class MatesRulesTests: XCTestCase {
     func testDistancesAreToldInSteps() {
         XCTAssertEqual([0, 49, 51, 149, 151, 1_234, 1_250].map { SearchPositionBlur.shownDistance(Double($0)) }, [100, 100, 100, 100, 200, 1_200, 1_300])
     }
+
+    /// The chat socket binds by network: an IPv4 address is its own (a carrier's NAT puts
+    /// strangers in one /24), an IPv6 address its /64 (devices rotate the rest).
+    func testNetworksOfAddresses() {
+        XCTAssertEqual(AppNetwork.of("203.0.113.7"), "203.0.113.7")
+        XCTAssertNotEqual(AppNetwork.of("203.0.113.7"), AppNetwork.of("203.0.113.8"))
+        XCTAssertEqual(AppNetwork.of("2001:db8:1:2::10"), "2001:db8:1:2::/64")
+        XCTAssertEqual(AppNetwork.of("2001:0DB8:0001:0002:a1b2:c3d4:e5f6:7788"), "2001:db8:1:2::/64")
+        XCTAssertEqual(AppNetwork.of("fe80::1%en0"), "fe80:0:0:0::/64")
+        XCTAssertEqual(AppNetwork.of("::ffff:192.0.2.1"), "0:0:0:0::/64")
+        XCTAssertNotEqual(AppNetwork.of("2001:db8:1:2::10"), AppNetwork.of("2001:db8:1:3::10"))
+        XCTAssertEqual(AppNetwork.of("not:an:address::zz"), "not:an:address::zz", "kept as it is, compared exactly")
+    }
 }

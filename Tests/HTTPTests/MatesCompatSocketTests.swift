@@ -86,7 +86,9 @@ final class MatesCompatSocketTests: XCTestCase {
         let connected = try await socket.next()
         XCTAssertTrue(connected.hasPrefix("40{\"sid\""), connected)
         try await socket.send("421[\"changesocketid\",\"\(uid)\"]")
-        let acknowledged = try await socket.next()
+        // A socket that must wait is told so before the acknowledgement.
+        var acknowledged = try await socket.next()
+        if acknowledged.hasPrefix("42[\"bind_pending\"") { acknowledged = try await socket.next() }
         XCTAssertEqual(acknowledged, "431[]")
         return socket
     }
@@ -186,6 +188,79 @@ final class MatesCompatSocketTests: XCTestCase {
             let phoneHeard = try await chatEvents(phone)
             XCTAssertEqual(phoneHeard.map { $0["chat"] as? String }, ["hello"])
             for socket in [browser, phone] { await socket.close() }
+        }
+    }
+
+    /// Issue "real people, real networks", item 3: a bind was refused in silence whenever the
+    /// phone's socket and its HTTP calls came from different addresses, or 30 minutes after the
+    /// last call. Now: a network the uid called from in the last day binds (IPv6 by its /64);
+    /// another network waits, is told so, and binds at the uid's next call from it, with the lines
+    /// it missed; a stranger who only knows the uid still hears nothing.
+    func testTheChatDoesNotGoSilentForTheOwnerAndStaysShutForAStranger() async throws {
+        try await withServer { app, port, firebase in
+            var (a, b) = try await matchedPair(port, firebase)
+            func send(_ text: String) async throws {
+                let sent = try await b.call(.POST, "/v1/chat/\(a.uid)", form: "chat=\(text)")
+                XCTAssertEqual(sent.status, 200, sent.text)
+            }
+            // The chat screen left open for 31 minutes: the socket reconnects with no HTTP call between.
+            try await app.db.sql.raw("UPDATE mates_app_networks SET seen_at = \(bind: Date().addingTimeInterval(-31 * 60))").run()
+            let reconnected = try await socket(app, port, from: a.address, binding: a.uid)
+            try await send("after31")
+            let afterLongQuiet = try await chatEvents(reconnected)
+            XCTAssertEqual(afterLongQuiet.map { $0["chat"] as? String }, ["after31"])
+            await reconnected.close()
+
+            // IPv6: the phone's HTTP calls and its socket leave from different addresses of one /64.
+            a.address = "2001:db8:1:2::10"
+            let polled = try await a.call(.GET, "/v1/queue/myQueueState")
+            XCTAssertEqual(polled.status, 200, polled.text)
+            let rotated = try await socket(app, port, from: "2001:db8:1:2:a1b2:c3d4:e5f6:7788", binding: a.uid)
+            try await send("v6")
+            let onV6 = try await chatEvents(rotated)
+            XCTAssertEqual(onV6.map { $0["chat"] as? String }, ["v6"])
+
+            // From Wi-Fi to LTE mid-chat: the new socket waits, is told, and keeps what comes.
+            let lte = "198.51.100.77"
+            let moved = try await EngineTestSocket.connect("ws://127.0.0.1:\(port)/socket.io/?EIO=4&transport=websocket", on: app,
+                                                         headers: ["X-Forwarded-For": lte])
+            _ = try await moved.next()
+            try await moved.send("40")
+            _ = try await moved.next()
+            try await moved.send("42[\"changesocketid\",\"\(a.uid)\"]")
+            let told = try await moved.next()
+            XCTAssertTrue(told.hasPrefix("42[\"bind_pending\""), told)
+            try await send("while-moving")
+            let beforeConfirming = try await chatEvents(moved)
+            XCTAssertTrue(beforeConfirming.isEmpty, "nothing before the uid shows up on this network")
+            let stillOnV6 = try await chatEvents(rotated)
+            XCTAssertEqual(stillOnV6.map { $0["chat"] as? String }, ["while-moving"], "the bound socket keeps hearing meanwhile")
+            // The phone's next request from LTE binds the waiting socket, with what it missed.
+            a.address = lte
+            let fromLTE = try await a.call(.GET, "/v1/queue/myQueueState")
+            XCTAssertEqual(fromLTE.status, 200)
+            try await waitUntil { moved.received.contains { $0.contains("while-moving") } }
+            try await send("on-lte")
+            let afterConfirming = try await chatEvents(moved)
+            XCTAssertEqual(afterConfirming.map { $0["chat"] as? String }, ["while-moving", "on-lte"])
+            let oldSocket = try await chatEvents(rotated)
+            XCTAssertTrue(oldSocket.isEmpty, "the latest socket wins once bound")
+
+            // A stranger who read the uid in a search result: waits forever, and their own calls
+            // (their own token, from their own network) bind nothing.
+            let strangerUID = SesacAppClient.newUID()
+            var stranger = Caller(port: port, uid: strangerUID, token: try firebase.token(uid: strangerUID, phone: SesacAppClient.newPhone()))
+            stranger.address = "192.0.2.200"
+            let joined = try await stranger.call(.POST, "/v1/user", form: "nick=stranger&birth=1995-06-15T09:00:00.000Z&gender=1")
+            XCTAssertEqual(joined.status, 200, joined.text)
+            let eavesdropper = try await socket(app, port, from: stranger.address, binding: a.uid)
+            _ = try await stranger.call(.GET, "/v1/queue/myQueueState")
+            try await send("secret")
+            let eavesdropped = try await chatEvents(eavesdropper)
+            XCTAssertTrue(eavesdropped.isEmpty, "\(eavesdropped)")
+            let owner = try await chatEvents(moved)
+            XCTAssertEqual(owner.map { $0["chat"] as? String }, ["secret"])
+            for socket in [rotated, moved, eavesdropper] { await socket.close() }
         }
     }
 }

@@ -48,9 +48,9 @@ class AppUser:
         self.token = firebase.token(self.uid, phone=phone)
         self.sockets = []
 
-    def call(self, method, path, form=None):
+    def call(self, method, path, form=None, headers=None):
         # requests encodes a list of pairs as the apps do: repeated keys, spaces as '+'.
-        return requests.request(method, self.server.url + path, data=form, headers={"idtoken": self.token}, timeout=10)
+        return requests.request(method, self.server.url + path, data=form, headers={"idtoken": self.token, **(headers or {})}, timeout=10)
 
     def sign_up(self, nick, gender=1):
         reply = self.call("POST", "/v1/user", [("phoneNumber", "+821000000000"), ("FCMtoken", "fcm"), ("nick", nick),
@@ -186,3 +186,51 @@ def test_an_app_user_and_a_browser_user_match_and_chat(sesac_server, firebase, b
         shot(browser, "02-chat-with-app-user")
     finally:
         app.close()
+
+
+@pytest.fixture
+def sesac_proxied_server(firebase):
+    """As behind the proxy: X-Forwarded-For says which network each request comes from."""
+    instance = Server(LOG_LEVEL="notice", FIREBASE_PROJECT_IDS=firebase.project_id, FIREBASE_CERTS_URL=firebase.certs_url,
+                      TRUSTED_PROXIES="127.0.0.1")
+    instance.start()
+    yield instance
+    instance.cleanup()
+
+
+def test_a_phone_that_changes_network_mid_chat_is_not_silenced(sesac_proxied_server, firebase):
+    """A phone moving from Wi-Fi to LTE reconnects its socket from an address it never called the
+    API from: the socket is told it waits, keeps what comes, and is bound by the phone's next
+    request from LTE; a stranger who knows the uid hears nothing."""
+    a, b = matched_pair(sesac_proxied_server, firebase)
+    lte = {"X-Forwarded-For": "198.51.100.77"}
+    try:
+        moved = socketio.Client(reconnection=False)
+        heard, told = queue.Queue(), queue.Queue()
+        moved.on("chat", lambda data: heard.put(data))
+        moved.on("bind_pending", lambda data: told.put(data))
+        moved.connect(sesac_proxied_server.url, transports=["websocket"], socketio_path="socket.io", headers=lte, wait_timeout=10)
+        moved.emit("changesocketid", a.uid)
+        assert told.get(timeout=10)["uid"] == a.uid, "the socket is told it waits"
+        assert b.call("POST", f"/v1/chat/{a.uid}", [("chat", "어디쯤이에요?")]).status_code == 200
+        assert heard_nothing(heard), "nothing before the phone shows up on LTE"
+        assert a.call("GET", "/v1/queue/myQueueState", headers=lte).status_code == 200
+        assert heard.get(timeout=10)["chat"] == "어디쯤이에요?", "what came meanwhile is handed over"
+        assert b.call("POST", f"/v1/chat/{a.uid}", [("chat", "도착했어요")]).status_code == 200
+        assert heard.get(timeout=10)["chat"] == "도착했어요"
+
+        stranger = socketio.Client(reconnection=False)
+        eavesdropped = queue.Queue()
+        stranger.on("chat", lambda data: eavesdropped.put(data))
+        stranger.connect(sesac_proxied_server.url, transports=["websocket"], socketio_path="socket.io",
+                         headers={"X-Forwarded-For": "192.0.2.9"}, wait_timeout=10)
+        stranger.emit("changesocketid", a.uid)
+        time.sleep(0.5)
+        assert b.call("POST", f"/v1/chat/{a.uid}", [("chat", "비밀")]).status_code == 200
+        assert heard.get(timeout=10)["chat"] == "비밀"
+        assert heard_nothing(eavesdropped), "a uid alone reads nothing"
+        stranger.disconnect()
+        moved.disconnect()
+    finally:
+        a.close()
+        b.close()

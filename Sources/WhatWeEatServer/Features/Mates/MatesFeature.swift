@@ -5,7 +5,7 @@ import Vapor
 /// chat live, then review each other; faces and backgrounds come from the App Store.
 /// docs/MATES.md describes the states and the rules.
 enum MatesFeature: Feature {
-    static let migrations: [any Migration] = [CreateMates(), CreateMatesAppUsers()]
+    static let migrations: [any Migration] = [CreateMates(), CreateMatesAppUsers(), CreateMatesAppNetworks()]
     static let homeCard: HomeCard? = HomeCard(position: 3, emoji: "🤝", key: "mates", path: MatesPages.Tab.home.path)
 
     static func configure(_ app: Application, settings: Settings) async throws {

@@ -62,3 +62,22 @@ struct CreateMatesAppUsers: AsyncMigration {
         try await database.schema(MatesAppUser.schema).delete()
     }
 }
+
+/// The networks (`AppNetwork`) each app uid called `/v1` from, with when it last did: a chat
+/// socket from one of them binds that uid (`MatesService.appSocketMayBind`).
+struct CreateMatesAppNetworks: AsyncMigration {
+    static let schema = "mates_app_networks"
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.schema)
+            .field("uid", .string, .required)
+            .field("network", .string, .required)
+            .field("seen_at", .datetime, .required)
+            .unique(on: "uid", "network")
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(Self.schema).delete()
+    }
+}

@@ -44,8 +44,14 @@ struct AppUserRecord: Sendable {
 extension MatesService {
     /// A match ended by the partner stays visible to an app user this long (then it is the normal state).
     static let appSettleWindow: TimeInterval = 7 * 24 * 3600
-    /// A socket may bind a uid from the address that uid last called the API from, this recently.
-    static let appSightingLifetime: TimeInterval = 30 * 60
+    /// A chat socket may bind a uid from a network (`AppNetwork`) that uid called the API from
+    /// this recently: long enough for a chat screen left open overnight, or a phone that went from
+    /// Wi-Fi to LTE and back.
+    static let appSightingLifetime: TimeInterval = 24 * 3600
+
+    /// Where a uid's sightings are announced (the network), so a socket waiting on that network
+    /// binds at the uid's next call from it.
+    static func appSightingTopic(_ uid: String) -> String { "mates.sesac.sighting.\(uid)" }
 
     func appUser(_ uid: String) async throws -> MatesAppUser? {
         try await MatesAppUser.find(uid, on: database)
@@ -155,9 +161,15 @@ extension MatesService {
 
     private func noteAppSighting(uid: String, address: String) async throws {
         let now = self.now
-        guard application.appSightings.shouldWrite(uid: uid, address: address, now: now) else { return }
+        let network = AppNetwork.of(address)
+        guard application.appSightings.shouldWrite(uid: uid, address: network, now: now) else { return }
         try await database.sql.update(MatesAppUser.schema).set("last_address", to: SQLBind(address)).set("last_seen_at", to: SQLBind(now))
             .where("uid", .equal, SQLBind(uid)).run()
+        try await database.sql.raw("""
+            INSERT INTO \(ident: CreateMatesAppNetworks.schema) (uid, network, seen_at) VALUES (\(bind: uid), \(bind: network), \(bind: now))
+            ON CONFLICT (uid, network) DO UPDATE SET seen_at = excluded.seen_at
+            """).run()
+        await events.publish(network, to: Self.appSightingTopic(uid))
     }
 
     enum AppFastState { case unknown, searching, other }
@@ -174,11 +186,14 @@ extension MatesService {
     }
 
     /// Whether a socket from `address` may receive the chats of `uid`: the uid called the API from
-    /// there within `appSightingLifetime`.
+    /// its network (`AppNetwork`) within `appSightingLifetime`.
     func appSocketMayBind(uid: String, address: String) async throws -> MatesAppUser? {
-        guard let row = try await appUser(uid), row.lastAddress == address, let seen = row.lastSeenAt,
-              now.timeIntervalSince(seen) < Self.appSightingLifetime else { return nil }
-        return row
+        let seen = try await database.sql.raw("""
+            SELECT seen_at FROM \(ident: CreateMatesAppNetworks.schema)
+            WHERE uid = \(bind: uid) AND network = \(bind: AppNetwork.of(address)) AND seen_at > \(bind: now.addingTimeInterval(-Self.appSightingLifetime))
+            """).first()
+        guard seen != nil else { return nil }
+        return try await appUser(uid)
     }
 
     // MARK: The apps' view of the queue

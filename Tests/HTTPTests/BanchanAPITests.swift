@@ -194,6 +194,49 @@ final class BanchanAPITests: XCTestCase {
 
     // MARK: Cart and orders
 
+    /// Issue "real people", item 7: a visitor's cart vanished at sign-in. It joins the account's
+    /// cart at every sign-in that names the device (the API's login and sign-up with
+    /// `X-Device-Token`; the pages with the device cookie): quantities added, held within each
+    /// dish's limits and stock, and the device's cart emptied.
+    func testAVisitorsCartJoinsTheAccountsAtSignIn() async throws {
+        try await withTestApp { app in
+            let admin = try await adminToken(app)
+            try await setStock(app, Fixtures.dakgalbi, 4, admin: admin)
+            let credentials = try await app.signUp("shopper@example.com", nickname: "장보기")
+            _ = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Fixtures.bulgogi)", json: ["quantity": 1], token: credentials.accessToken)
+            _ = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Fixtures.dakgalbi)", json: ["quantity": 3], token: credentials.accessToken)
+            let visitor = "merge-device-token-0001"
+            for (hash, quantity) in [(Fixtures.bulgogi, 2), (Fixtures.dakgalbi, 3)] {
+                let added = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(hash)", json: ["quantity": quantity], headers: device(visitor))
+                XCTAssertEqual(added.status, .ok, added.text)
+            }
+            var headers = device(visitor)
+            headers.contentType = .json
+            let login = try await app.send(.POST, "/api/v1/auth/login", json: ["email": "shopper@example.com", "password": "password1"], headers: headers)
+            XCTAssertEqual(login.status, .ok, login.text)
+            let merged = try await app.send(.GET, "/api/v1/banchan/cart", token: credentials.accessToken).object()
+            let quantities = Dictionary(uniqueKeysWithValues: (merged["items"] as? [[String: Any]] ?? []).compactMap { item -> (String, Int)? in
+                guard let hash = (item["dish"] as? [String: Any])?["hash"] as? String ?? item["hash"] as? String, let quantity = item["quantity"] as? Int else { return nil }
+                return (hash, quantity)
+            })
+            XCTAssertEqual(quantities[Fixtures.bulgogi], 3, "1 + 2")
+            XCTAssertEqual(quantities[Fixtures.dakgalbi], 4, "3 + 3, held to the 4 in stock")
+            let emptied = try await app.send(.GET, "/api/v1/banchan/cart", headers: device(visitor)).object()
+            XCTAssertEqual((emptied["items"] as? [Any])?.count, 0, "the device's cart was handed over")
+            // Signing up on a device brings its cart along too.
+            let newcomer = "merge-device-token-0002"
+            _ = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Fixtures.bulgogi)", json: ["quantity": 2], headers: device(newcomer))
+            var signUpHeaders = device(newcomer)
+            signUpHeaders.contentType = .json
+            let signedUp = try await app.send(.POST, "/api/v1/auth/signup", json: ["email": "new-shopper@example.com", "password": "password1", "nickname": "새손님"],
+                                              headers: signUpHeaders)
+            XCTAssertEqual(signedUp.status, .created, signedUp.text)
+            let token = try XCTUnwrap(try signedUp.object()["accessToken"] as? String)
+            let carried = try await app.send(.GET, "/api/v1/banchan/cart", token: token).object()
+            XCTAssertEqual((carried["items"] as? [[String: Any]])?.first?["quantity"] as? Int, 2)
+        }
+    }
+
     func testTheCartKeepsQuantitiesWithinLimitsAndStock() async throws {
         try await withTestApp { app in
             let nobody = try await app.send(.GET, "/api/v1/banchan/cart")

@@ -157,3 +157,35 @@ def test_cancel_an_order_before_it_ships(server, browser):
     # The unit went back: the page shows the full stock again.
     browser.get(server.url + f"/shop/dishes/{soup['hash']}")
     assert f"남은 수량 {soup['stock']}개" in browser.find_element(By.ID, "quantity-limits").text
+
+
+def test_a_visitors_cart_joins_the_account_at_sign_up_and_sign_in(server, browser):
+    """A shopper fills the cart before signing in: the dishes are still there after signing up,
+    and again after signing out, filling a visitor's cart and signing back in (quantities added)."""
+    from conftest import sign_up, fill
+    first = dish(lambda d: d["section"] == "main" and d["minQuantity"] == 1 and d["maxQuantity"] >= 4 and d["stock"] >= 4)
+    browser.get(server.url + f"/shop/dishes/{first['hash']}")
+    click(browser, "#add-to-cart")
+    wait_for(browser, EC.url_contains("/shop/cart"))
+    assert first["title"] in browser.find_element(By.CSS_SELECTOR, ".cart-lines, main").text
+    sign_up(browser, server, "장바구니손님")
+    browser.get(server.url + "/shop/cart")
+    assert first["title"] in browser.find_element(By.TAG_NAME, "main").text, "the visitor's cart came along"
+    assert browser.find_element(By.CSS_SELECTOR, ".cart-count").text == "1"
+    shot(browser, "09-cart-after-sign-up")
+
+    # Signed out, the browser is a visitor again: two more of the dish, then sign in.
+    browser.get(server.url + "/logout")
+    click(browser, "main button[type=submit]")
+    wait_for(browser, lambda d: "/logout" not in d.current_url)
+    browser.get(server.url + f"/shop/dishes/{first['hash']}")
+    click(browser, "#quantity-up")
+    click(browser, "#add-to-cart")
+    wait_for(browser, EC.url_contains("/shop/cart"))
+    browser.get(server.url + "/login")
+    fill(browser, "email", f"{abs(hash('장바구니손님')) % 10**8}@example.com")
+    fill(browser, "password", "password1")
+    browser.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+    wait_for(browser, lambda d: "/login" not in d.current_url)
+    browser.get(server.url + "/shop/cart")
+    assert browser.find_element(By.CSS_SELECTOR, ".cart-count").text == "3", "1 + 2 of the same dish"

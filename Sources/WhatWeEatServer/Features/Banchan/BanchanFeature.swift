@@ -10,6 +10,10 @@ enum BanchanFeature: Feature {
     static func configure(_ app: Application, settings: Settings) async throws {
         app.banchanListings = BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL))
         BanchanListings.follow(app)
+        // A visitor's cart joins the account's when they sign in on that device.
+        app.deviceHandOvers.register { device, account, req in
+            try await BanchanService(request: req).mergeCart(of: device, into: account)
+        }
         // Orders whose payment window ran out give their stock back; the conditional update lets
         // only one instance win per order.
         let window = settings.shop.paymentWindow

@@ -78,6 +78,7 @@ struct AccountsAPI: RouteCollection {
         let body = try req.decodeJSON(SignUpBody.self)
         let user = try await req.accounts.signUp(email: body.email, password: body.password, nickname: body.nickname)
         let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
+        await req.handDeviceOver(to: user)
         let response = SignUpResponse(user: AccountResponse(user, files: req.application.files), accessToken: tokens.accessToken,
                                       refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn, tokenType: tokens.tokenType)
         return try await response.encodeResponse(status: .created, for: req)
@@ -92,7 +93,9 @@ struct AccountsAPI: RouteCollection {
     func logIn(req: Request) async throws -> TokenPair {
         let body = try req.decodeJSON(LoginBody.self)
         let user = try await req.accounts.authenticate(email: body.email, password: body.password)
-        return try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
+        let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
+        await req.handDeviceOver(to: user)
+        return tokens
     }
 
     func refresh(req: Request) async throws -> TokenPair {

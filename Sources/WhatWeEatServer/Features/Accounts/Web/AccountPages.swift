@@ -100,6 +100,7 @@ struct AccountPages: RouteCollection {
 
     private func startSession(_ req: Request, user: User, next: String) async throws -> Response {
         let (token, expiresAt) = try await req.accounts.startWebSession(for: user, userAgent: req.headers.first(name: .userAgent))
+        await req.handDeviceOver(to: user)
         let response = Layout.redirect(to: next)
         response.cookies[WebSessionAuthenticator.cookieName] = WebSessionAuthenticator.cookie(
             token, expiresAt: expiresAt, secure: req.application.settings.usesSecureCookies)

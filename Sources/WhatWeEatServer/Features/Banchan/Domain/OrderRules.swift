@@ -55,6 +55,13 @@ public struct OrderTotals: Sendable, Equatable, Codable {
 
 public enum OrderRules {
     /// A quantity must lie in [minimum, min(maximum, stock)].
+    /// `wanted` held within the dish's limits and the stock: the most of it that can be bought,
+    /// or nil when not even the minimum can.
+    public static func fitted(_ wanted: Int, to dish: Dish, stock: Int) -> Int? {
+        let quantity = min(wanted, dish.maxQuantity, stock)
+        return quantity >= dish.minQuantity ? quantity : nil
+    }
+
     public static func check(quantity: Int, of dish: Dish, stock: Int) throws(QuantityProblem) {
         if quantity < dish.minQuantity { throw .belowMinimum(dish.minQuantity) }
         if quantity > dish.maxQuantity { throw .aboveMaximum(dish.maxQuantity) }

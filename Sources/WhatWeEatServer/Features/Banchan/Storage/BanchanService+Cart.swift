@@ -37,6 +37,31 @@ extension BanchanService {
         try await CartItem.query(on: database).filter(\.$ownerKey == owner.key).filter(\.$dish.$id == record.requireID()).delete()
     }
 
+    /// A visitor's cart joins the account's when they sign in on that device: each dish's
+    /// quantities are added, then held within the dish's limits and what is in stock (a dish that
+    /// is gone or sold out stays in neither); the device's cart is emptied. One transaction.
+    func mergeCart(of device: Principal, into account: Principal) async throws {
+        guard device.key != account.key else { return }
+        let visitorLines = try await CartItem.query(on: database).filter(\.$ownerKey == device.key).with(\.$dish).all()
+        guard !visitorLines.isEmpty else { return }
+        try await database.transaction { transaction in
+            for line in visitorLines {
+                let dishID = line.$dish.id
+                let record = line.dish
+                let existing = try await CartItem.query(on: transaction).filter(\.$ownerKey == account.key).filter(\.$dish.$id == dishID).first()
+                let wanted = (existing?.quantity ?? 0) + line.quantity
+                guard line.dish.retiredAt == nil, let quantity = OrderRules.fitted(wanted, to: record.dish, stock: record.stock) else { continue }
+                if let existing {
+                    existing.quantity = quantity
+                    try await existing.save(on: transaction)
+                } else {
+                    try await CartItem(ownerKey: account.key, dishID: dishID, quantity: quantity).create(on: transaction)
+                }
+            }
+            try await CartItem.query(on: transaction).filter(\.$ownerKey == device.key).delete()
+        }
+    }
+
     static func checkQuantity(_ quantity: Int, of record: DishRecord) throws {
         do {
             try OrderRules.check(quantity: quantity, of: record.dish, stock: record.stock)

@@ -115,7 +115,8 @@ extension Attribute where Context == HTML.MetaContext {
 }
 
 extension Attribute where Context == HTML.ImageContext {
-    static func alt(_ text: String) -> Attribute { escaped("alt", text) }
+    /// Kept when empty: `alt=""` is how a decorative picture says so (screen readers skip it).
+    static func alt(_ text: String) -> Attribute { escaped("alt", text, ignoreIfValueIsEmpty: false) }
 }
 
 extension Node where Context: HTML.BodyContext {

@@ -1,0 +1,68 @@
+"""axe-core's WCAG 2.1 A and AA rules over the pages of every feature, as a visitor and signed in,
+at the 390x844 the other browser tests use, after the pages' scripts have drawn them. Any
+violation fails, with the rule, its impact and where. axe-core comes from the axe-playwright-python
+wheel (installed without Playwright: only its axe.min.js is used), a current axe-core 4.x; the
+selenium wrapper on PyPI bundles a 2018 copy without the WCAG 2.1 rules."""
+import json
+import pathlib
+import time
+
+import axe_playwright_python
+import requests
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+
+from conftest import sign_up, wait_for
+from test_mates import mates_server, set_profile, start_searching, verify  # noqa: F401 (a fixture)
+
+AXE = (pathlib.Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
+RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+def violations(driver, path, server):
+    """The page's violations, after its scripts have run."""
+    driver.get(server.url + path)
+    wait_for(driver, lambda d: d.execute_script("return document.readyState") == "complete")
+    time.sleep(0.8)  # scripts that fetch and draw after load (maps, lists)
+    driver.set_script_timeout(60)
+    driver.execute_script(AXE)
+    result = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}})"
+        ".then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,"
+        " targets: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))))"
+        ".catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), targets: []}]));", RULES)
+    return [dict(found, page=path) for found in result]
+
+
+def check_all(driver, server, paths):
+    found = []
+    for path in paths:
+        found += violations(driver, path, server)
+    assert not found, "accessibility violations:\n" + "\n".join(json.dumps(v, ensure_ascii=False) for v in found)
+
+
+def test_every_page_passes_axe_as_a_visitor_and_signed_in(mates_server, browser):
+    server = mates_server
+    api = server.url + "/api/v1"
+    place = requests.get(api + "/burger-map/places?near=37.5,127.0&limit=1", timeout=10).json()["items"][0]["id"]
+    review = requests.get(api + "/burger-map/reviews?limit=1", timeout=10).json()["items"][0]
+    dish = "HU6Z5"
+    group = requests.post(api + "/menu-game/groups", headers={"X-Device-Token": "axe-host-device-000001"}, timeout=10).json()["pin"]
+    visitor = ["/", "/login", "/signup", "/licenses",
+               "/play", "/play/welcome", "/play/solo", "/play/together", "/play/settings", f"/join/{group}", f"/play/groups/{group}",
+               "/map", "/map/feed", f"/map/places/{place}", f"/map/reviews/{review['id']}", f"/map/users/{review['author']['id']}",
+               "/shop", f"/shop/dishes/{dish}", "/shop/cart"]
+    check_all(browser, server, visitor)
+
+    sign_up(browser, server, "접근성")
+    signed_in = ["/", "/me", "/notifications", "/play", "/play/solo", "/play/feedback",
+                 "/map", "/map/me", "/map/write", "/map/feed", f"/map/places/{place}", f"/map/reviews/{review['id']}",
+                 "/shop", "/shop/cart", "/shop/orders", f"/shop/dishes/{dish}", "/mates", "/mates/start"]
+    check_all(browser, server, signed_in)
+
+    # Mates: verified, with a profile, searching.
+    verify(browser, server, "010-2468-1357")
+    set_profile(browser, "female", 1996, ["알고리즘"])
+    start_searching(browser, server)
+    check_all(browser, server, ["/mates", "/mates/profile", "/mates/shop", "/mates/search", "/mates/nearby", "/mates/nearby?tab=requested"])

@@ -93,6 +93,12 @@ final class MatesCompatSocketTests: XCTestCase {
         return socket
     }
 
+    /// `sender` writes `text` to `recipient` over the apps' HTTP chat route.
+    private func send(_ text: String, from sender: Caller, to recipient: Caller, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let sent = try await sender.call(.POST, "/v1/chat/\(recipient.uid)", form: "chat=\(text)")
+        XCTAssertEqual(sent.status, 200, sent.text, file: file, line: line)
+    }
+
     private func chatEvents(_ socket: EngineTestSocket) async throws -> [[String: Any]] {
         try await socket.unread(after: .milliseconds(700)).compactMap { frame -> [String: Any]? in
             guard frame.hasPrefix("42"), let array = try JSONSerialization.jsonObject(with: Data(frame.dropFirst(2).utf8)) as? [Any],
@@ -126,10 +132,7 @@ final class MatesCompatSocketTests: XCTestCase {
     func testAUidBindsOnlyWhereItCalledFromOrWithItsToken() async throws {
         try await withServer { app, port, firebase in
             let (a, b) = try await matchedPair(port, firebase)
-            func send(_ text: String) async throws {
-                let sent = try await b.call(.POST, "/v1/chat/\(a.uid)", form: "chat=\(text)")
-                XCTAssertEqual(sent.status, 200, sent.text)
-            }
+            func send(_ text: String) async throws { try await self.send(text, from: b, to: a) }
             // Someone elsewhere who read A's uid in a search result binds nothing.
             let eavesdropper = try await socket(app, port, from: "198.51.100.9", binding: a.uid)
             try await send("first")
@@ -199,10 +202,7 @@ final class MatesCompatSocketTests: XCTestCase {
     func testTheChatDoesNotGoSilentForTheOwnerAndStaysShutForAStranger() async throws {
         try await withServer { app, port, firebase in
             var (a, b) = try await matchedPair(port, firebase)
-            func send(_ text: String) async throws {
-                let sent = try await b.call(.POST, "/v1/chat/\(a.uid)", form: "chat=\(text)")
-                XCTAssertEqual(sent.status, 200, sent.text)
-            }
+            func send(_ text: String) async throws { try await self.send(text, from: b, to: a) }
             // The chat screen left open for 31 minutes: the socket reconnects with no HTTP call between.
             try await app.db.sql.raw("UPDATE mates_app_networks SET seen_at = \(bind: Date().addingTimeInterval(-31 * 60))").run()
             let reconnected = try await socket(app, port, from: a.address, binding: a.uid)

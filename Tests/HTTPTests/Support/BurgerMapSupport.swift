@@ -68,7 +68,9 @@ enum TestImages {
             + jpegSegment(0xC0, frame)
             + jpegSegment(0xDA, [1, 1, 0, 0, 0x3F, 0])
             // Entropy-coded bytes (0xFF stuffed), as many as a plain picture of that size needs at least.
-            + [0x12, seed, 0xFF, 0x00] + [UInt8](repeating: 0x55, count: width * height / 1_000 + 1) + [0x56, 0x78, 0xFF, 0xD9])
+            // (a seed of 0xFF is stuffed too: in scan data 0xFF is always followed by 0x00)
+            + [0x12, seed] + (seed == 0xFF ? [0x00] : []) + [0xFF, 0x00] + [UInt8](repeating: 0x55, count: width * height / 1_000 + 1)
+            + [0x56, 0x78, 0xFF, 0xD9])
     }
 
     /// A 1×1 GIF: a format photos are not accepted in.

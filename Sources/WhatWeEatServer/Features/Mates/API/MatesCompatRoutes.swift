@@ -208,7 +208,7 @@ struct MatesCompatRoutes: RouteCollection {
         return try await Sesac.outcome(req, ["mate_not_searching": 202, "user_not_found": 202, "mate_already_matched": 202]) {
             let other = try await Sesac.other(form.value("otheruid"), req, unknown: "mate_not_searching")
             let profile = try await req.mates.verifiedProfile(appUser.userID)
-            let matched = Sesac.status(201, AppError(.ok, "matched_by_request", messageKey: "mates.app.matched_by_request"), req)
+            let matched = Sesac.status(201, "matched_by_request", req)
             if try await req.mates.isMatched(profile, with: other) { return matched }
             return try await req.mates.request(from: profile, to: other).match == nil ? Sesac.ok() : matched
         }

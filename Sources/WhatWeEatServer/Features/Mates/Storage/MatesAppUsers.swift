@@ -28,9 +28,6 @@ final class MatesAppUser: Model, @unchecked Sendable {
     /// The last ended match this user has moved past (dodged after, reviewed, or searched again):
     /// until then the apps show the partner's dodge or review in `myQueueState`.
     @OptionalField(key: "settled_match_id") var settledMatchID: UUID?
-    /// Where the uid last called the API from, and when: a socket may bind the uid from there.
-    @OptionalField(key: "last_address") var lastAddress: String?
-    @OptionalField(key: "last_seen_at") var lastSeenAt: Date?
     @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
@@ -50,6 +47,7 @@ struct CreateMatesAppUsers: AsyncMigration {
             .field("searchable", .bool, .required)
             .field("created_account", .bool, .required)
             .field("settled_match_id", .uuid)
+            // No longer read or written: the networks a uid called from are `mates_app_networks`.
             .field("last_address", .string)
             .field("last_seen_at", .datetime)
             .field("created_at", .datetime)

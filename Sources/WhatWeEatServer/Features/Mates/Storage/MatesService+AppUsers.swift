@@ -151,20 +151,17 @@ extension MatesService {
         return id
     }
 
-    /// Remembers where a uid calls from (at most one write a minute per uid and instance).
+    /// Remembers which network a uid calls from (at most one write a minute per uid, network
+    /// and instance: the apps poll).
     func noteAppSighting(_ appUser: MatesAppUser, address: String) async throws {
         guard let uid = appUser.id else { return }
         try await noteAppSighting(uid: uid, address: address)
-        appUser.lastAddress = address
-        appUser.lastSeenAt = now
     }
 
     private func noteAppSighting(uid: String, address: String) async throws {
         let now = self.now
         let network = AppNetwork.of(address)
-        guard application.appSightings.shouldWrite(uid: uid, address: network, now: now) else { return }
-        try await database.sql.update(MatesAppUser.schema).set("last_address", to: SQLBind(address)).set("last_seen_at", to: SQLBind(now))
-            .where("uid", .equal, SQLBind(uid)).run()
+        guard application.appSightings.shouldWrite(uid: uid, network: network, now: now) else { return }
         try await database.sql.raw("""
             INSERT INTO \(ident: CreateMatesAppNetworks.schema) (uid, network, seen_at) VALUES (\(bind: uid), \(bind: network), \(bind: now))
             ON CONFLICT (uid, network) DO UPDATE SET seen_at = excluded.seen_at
@@ -314,16 +311,18 @@ extension MatesService {
     }
 }
 
-/// Where each app uid last called from, per instance: the database is written at most once a
-/// minute per uid (the socket binding reads it).
+/// When each app uid was last noted on each network, per instance: the database is written at most once a
+/// minute per uid and network (the socket binding reads it), however a dual-stack phone
+/// alternates between its networks.
 final class AppSightings: Sendable {
-    private let written = NIOLockedValueBox<[String: (address: String, at: Date)]>([:])
+    private let written = NIOLockedValueBox<[String: Date]>([:])
 
-    func shouldWrite(uid: String, address: String, now: Date) -> Bool {
+    func shouldWrite(uid: String, network: String, now: Date) -> Bool {
         written.withLockedValue { table in
-            if let last = table[uid], last.address == address, now.timeIntervalSince(last.at) < 60 { return false }
+            let key = uid + "|" + network
+            if let last = table[key], now.timeIntervalSince(last) < 60 { return false }
             if table.count > 100_000 { table.removeAll() }
-            table[uid] = (address, now)
+            table[key] = now
             return true
         }
     }

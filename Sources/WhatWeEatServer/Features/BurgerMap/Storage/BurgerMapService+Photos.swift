@@ -33,15 +33,17 @@ extension BurgerMapService {
         guard pending + images.count <= Self.maxPendingPhotos else {
             throw AppError(.tooManyRequests, "too_many_pending_photos", arguments: ["max": String(Self.maxPendingPhotos)])
         }
+        // One slot of the hourly rate per file, then the bytes of the quota; a refusal of either
+        // gives back what was taken (nothing was stored).
         var slots: [RateLimiter.Slot] = []
+        let bytes = images.reduce(0) { $0 + $1.data.count }
         do {
             for _ in images { slots.append(try await limits.photos.reserve(userID.uuidString, code: "too_many_uploads")) }
+            try await quota.reserve(bytes, for: userID, on: database)
         } catch {
             for slot in slots { await limits.photos.release(slot) }
             throw error
         }
-        let bytes = images.reduce(0) { $0 + $1.data.count }
-        try await quota.reserve(bytes, for: userID, on: database)
         var photos: [BurgerPhoto] = []
         do {
             for image in images {

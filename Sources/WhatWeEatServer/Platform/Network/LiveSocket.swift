@@ -45,7 +45,8 @@ struct LiveSocketUpgrader: Upgrader {
     func applyUpgrade(req: Request, res: Response) -> any HTTPServerProtocolUpgrader {
         let headers = headers, limits = limits, onUpgrade = onUpgrade
         return NIOWebSocketServerUpgrader(
-            maxFrameSize: limits.maxFrameBytes, automaticErrorHandling: false,
+            // A frame is never larger than a message may be (unfragmented frames skip the aggregator).
+            maxFrameSize: min(limits.maxFrameBytes, limits.maxMessageBytes), automaticErrorHandling: false,
             shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(headers) },
             upgradePipelineHandler: { channel, _ in
                 WebSocket.server(on: channel, config: limits.configuration, onUpgrade: onUpgrade).flatMap {

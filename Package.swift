@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "whatweeat", targets: ["whatweeat"]),
         .library(name: "WhatWeEatServer", targets: ["WhatWeEatServer"]),
+        // The Engine.IO 4 / Socket.IO server, free of anything WhatWeEat-specific.
+        .library(name: "SocketIO", targets: ["SocketIO"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
@@ -29,46 +31,47 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
-        .target(
-            name: "WhatWeEatServer",
-            dependencies: [
-                .product(name: "Vapor", package: "vapor"),
-                .product(name: "Fluent", package: "fluent"),
-                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
-                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Plot", package: "Plot"),
-                // The PortOne payment client.
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                // The SMTP client; closing live sockets at shutdown.
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                // The App Store purchase verifier.
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                // RS256 for Firebase ID tokens.
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                // `/metrics`.
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
-        ),
+        // The architecture, one module per unit; arrows point one way (docs/DECISIONS.md, "Modules"):
+        //   Platform  <-  Accounts  <-  Notifications  <-  MenuGame, Banchan, BurgerMap, Mates
+        //   each feature  <-  the layer for its shipped app (MenuGameApp, BanchanApp,
+        //                     LookForRealBurgerApp, SesacStudyApp, which also uses SocketIO)
+        //   all of them  <-  WhatWeEatServer (settings, configure, commands)  <-  whatweeat
+        .target(name: "Platform", dependencies: platformDependencies),
+        .target(name: "SocketIO", dependencies: vapor),
+        feature("Accounts", ["Platform"]),
+        feature("Notifications", ["Platform", "Accounts"]),
+        feature("MenuGame", ["Platform", "Accounts"]),
+        feature("Banchan", ["Platform", "Accounts"]),
+        feature("BurgerMap", ["Platform", "Accounts", "Notifications"]),
+        feature("Mates", ["Platform", "Accounts", "Notifications"]),
+        // The shipped apps' own routes, each on its feature.
+        feature("MenuGameApp", ["Platform", "Accounts", "MenuGame"]),
+        feature("BanchanApp", ["Platform", "Accounts", "Banchan"]),
+        feature("LookForRealBurgerApp", ["Platform", "Accounts", "Notifications", "BurgerMap"]),
+        feature("SesacStudyApp", ["Platform", "Accounts", "Notifications", "Mates", "SocketIO"], extra: [
+            // RS256 for Firebase ID tokens.
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+            .product(name: "X509", package: "swift-certificates"),
+        ]),
+        feature("WhatWeEatServer", units + ["SocketIO"], extra: [
+            .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+            .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+        ]),
         .executableTarget(
             name: "whatweeat",
-            dependencies: ["WhatWeEatServer"]
+            dependencies: ["WhatWeEatServer", "Platform"]
+        ),
+        .testTarget(
+            name: "SocketIOTests",
+            dependencies: ["SocketIO", .product(name: "XCTVapor", package: "vapor")]
         ),
         .testTarget(
             name: "DomainTests",
-            dependencies: ["WhatWeEatServer"]
+            dependencies: ["WhatWeEatServer"] + units.map { .target(name: $0) }
         ),
         .testTarget(
             name: "HTTPTests",
-            dependencies: [
-                "WhatWeEatServer",
+            dependencies: ["WhatWeEatServer", "SocketIO"] + units.map { .target(name: $0) } + [
                 .product(name: "XCTVapor", package: "vapor"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -83,3 +86,50 @@ let package = Package(
         ),
     ]
 )
+
+/// Vapor, Fluent and Plot: what every unit builds on.
+var vapor: [Target.Dependency] {
+    [
+        .product(name: "Vapor", package: "vapor"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+    ]
+}
+
+var platformDependencies: [Target.Dependency] {
+    vapor + [
+        .product(name: "Fluent", package: "fluent"),
+        .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+        .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+        .product(name: "JWTKit", package: "jwt-kit"),
+        .product(name: "Plot", package: "Plot"),
+        // The PortOne payment client.
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        // The SMTP client.
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        // The App Store purchase verifier.
+        .product(name: "X509", package: "swift-certificates"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "SwiftASN1", package: "swift-asn1"),
+        // `/metrics`.
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+    ]
+}
+
+/// The features and app layers, in the order of `Features.all`.
+var units: [String] {
+    ["Platform", "Accounts", "Notifications", "MenuGame", "MenuGameApp", "Banchan", "BanchanApp",
+     "BurgerMap", "LookForRealBurgerApp", "Mates", "SesacStudyApp"]
+}
+
+/// A feature or app layer: its own folder under Sources/, the units it builds on, Vapor, Fluent and Plot.
+@MainActor func feature(_ name: String, _ units: [String], extra: [Target.Dependency] = []) -> Target {
+    .target(name: name, dependencies: units.map { .target(name: $0) } + vapor + [
+        .product(name: "Fluent", package: "fluent"),
+        .product(name: "Plot", package: "Plot"),
+    ] + extra)
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 import Vapor
 import WhatWeEatServer
 #if canImport(Glibc)

@@ -1,6 +1,18 @@
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
 import Fluent
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
+import WhatWeEatServer
 import XCTVapor
-@testable import WhatWeEatServer
 
 /// Small but real image files for upload tests, built byte by byte.
 enum TestImages {

@@ -1,5 +1,17 @@
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
+import WhatWeEatServer
 import XCTVapor
-@testable import WhatWeEatServer
 
 /// A browser stand-in: keeps cookies, reads the CSRF token from forms, posts url-encoded forms.
 struct CookieBrowser {

@@ -1,10 +1,22 @@
-import Crypto
 import _CryptoExtras
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
+import Crypto
 import Foundation
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
 import NIOConcurrencyHelpers
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
+import WhatWeEatServer
 import X509
 import XCTVapor
-@testable import WhatWeEatServer
 
 /// Google's certificate endpoint for Firebase ID tokens, on a free local port, and a Firebase Auth
 /// that mints RS256 ID tokens with the key behind the certificate it serves.

@@ -1,7 +1,19 @@
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
 import Foundation
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
 import NIOConcurrencyHelpers
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
+import WhatWeEatServer
 import XCTVapor
-@testable import WhatWeEatServer
 
 /// A small HTTP server speaking PortOne's v1 REST API: `POST /users/getToken`,
 /// `GET /payments/{imp_uid}` (with the token in `Authorization`) and `POST /payments/cancel`.

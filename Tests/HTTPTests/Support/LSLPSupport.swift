@@ -1,6 +1,18 @@
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
 import Fluent
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
+import WhatWeEatServer
 import XCTVapor
-@testable import WhatWeEatServer
 
 /// The LookForRealBurger app as it calls us: `SesacKey` on everything, the raw access token in
 /// `Authorization`, JSON bodies.
@@ -93,7 +105,7 @@ struct LSLPClient {
 /// A test app that accepts `LSLPClient.key`.
 func withLSLPApp(adjust: (inout Settings) -> Void = { _ in }, _ body: (Application) async throws -> Void) async throws {
     try await withTestApp(adjust: { settings in
-        settings.map.lslpAPIKeys = [LSLPClient.key]
+        settings.lookForRealBurgerApp.apiKeys = [LSLPClient.key]
         adjust(&settings)
     }, body)
 }

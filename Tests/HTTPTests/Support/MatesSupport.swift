@@ -1,7 +1,19 @@
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
 import Fluent
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
 import NIOConcurrencyHelpers
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
+import WhatWeEatServer
 import XCTVapor
-@testable import WhatWeEatServer
 
 /// Keeps the codes the server sends, as a phone or a mailbox would (the SMTP client has its own
 /// tests against a real SMTP server).

@@ -1,6 +1,18 @@
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
 import Fluent
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
+import WhatWeEatServer
 import XCTVapor
-@testable import WhatWeEatServer
 
 /// A 새싹 스터디 app's user as the apps call us: the Firebase uid, an ID token for it, form bodies.
 struct SesacAppClient {
@@ -74,7 +86,7 @@ func withSesacApp(extraProjects: [String] = [], adjust: (inout Settings) -> Void
     let firebase = try await FakeFirebase.start()
     do {
         try await withTestApp(adjust: { settings in
-            settings.firebase = Settings.FirebaseSettings(projectIDs: [firebase.projectID] + extraProjects, certificatesURL: firebase.certificatesURL)
+            settings.firebase = FirebaseSettings(projectIDs: [firebase.projectID] + extraProjects, certificatesURL: firebase.certificatesURL)
             adjust(&settings)
         }) { app in
             try await body(app, firebase)

@@ -1,7 +1,19 @@
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
 import Fluent
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
 import SQLKit
+import WhatWeEatServer
 import XCTVapor
-@testable import WhatWeEatServer
 
 /// Which database the suite runs on: SQLite files by default, PostgreSQL when
 /// `TEST_DATABASE_URL` is set (`.ci/run` runs the suite both ways).

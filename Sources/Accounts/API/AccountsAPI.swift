@@ -1,0 +1,153 @@
+import Fluent
+import Platform
+import Vapor
+
+/// What a client sees of an account.
+/// Another person as every service shows them: who wrote a review, who followed you.
+package struct PersonSummary: Content, Equatable {
+    package let id: UUID
+    package let nickname: String
+    @NullEncoded package var profileImageURL: String?
+
+    package init(_ user: User, files: any FileStorage) {
+        self.init(id: user.id ?? UUID(), nickname: user.nickname, profileImageURL: user.profileImageKey.map(files.urlPath(for:)))
+    }
+
+    package init(id: UUID, nickname: String, profileImageURL: String?) {
+        self.id = id
+        self.nickname = nickname
+        self.profileImageURL = profileImageURL
+    }
+}
+
+package struct AccountResponse: Content {
+    package let id: UUID
+    package let email: String
+    package let nickname: String
+    package let role: Role
+    @NullEncoded package var language: Language?
+    @NullEncoded package var profileImageURL: String?
+    @NullEncoded package var createdAt: Date?
+
+    package init(_ user: User, files: any FileStorage) {
+        self.id = user.id ?? UUID()
+        self.email = user.email
+        self.nickname = user.nickname
+        self.role = user.role
+        self.language = user.language
+        self.profileImageURL = user.profileImageKey.map(files.urlPath(for:))
+        self.createdAt = user.createdAt
+    }
+}
+
+/// `/api/v1/auth/*`, `/api/v1/me` and `/api/v1/admin/users`.
+package struct AccountsAPI: RouteCollection {
+    package struct SignUpBody: Content { package let email: String; package let password: String; package let nickname: String }
+    package struct SignUpResponse: Content {
+        package let user: AccountResponse
+        package let accessToken: String
+        package let refreshToken: String
+        package let expiresIn: Int
+        package let tokenType: String
+    }
+    package struct LoginBody: Content { package let email: String; package let password: String }
+    package struct RefreshBody: Content { package let refreshToken: String }
+    package struct EmailQuery: Content { package let email: String }
+    package struct EmailAvailability: Content { package let email: String; package let available: Bool }
+    package struct ProfilePatch: Content { package let nickname: String?; package let language: Language? }
+    package struct WithdrawBody: Content { package let password: String }
+
+    package func boot(routes: any RoutesBuilder) throws {
+        let auth = routes.grouped("api", "v1", "auth")
+        auth.post("signup", use: signUp)
+        auth.get("email-available", use: emailAvailable)
+        auth.post("login", use: logIn)
+        auth.post("refresh", use: refresh)
+        auth.post("logout", use: logOut)
+
+        let me = routes.grouped("api", "v1", "me")
+        me.get(use: readMe)
+        me.patch(use: updateMe)
+        me.delete(use: withdraw)
+        me.on(.PUT, "profile-image", body: .collect(maxSize: "6mb"), use: uploadProfileImage)
+        me.delete("profile-image", use: deleteProfileImage)
+
+        routes.grouped("api", "v1", "admin").get("users", use: listUsers)
+    }
+
+    package func signUp(req: Request) async throws -> Response {
+        let body = try req.decodeJSON(SignUpBody.self)
+        let user = try await req.accounts.signUp(email: body.email, password: body.password, nickname: body.nickname)
+        let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
+        await req.handDeviceOver(to: user.id)
+        let response = SignUpResponse(user: AccountResponse(user, files: req.application.files), accessToken: tokens.accessToken,
+                                      refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn, tokenType: tokens.tokenType)
+        return try await response.encodeResponse(status: .created, for: req)
+    }
+
+    package func emailAvailable(req: Request) async throws -> EmailAvailability {
+        let query = try req.query.decode(EmailQuery.self)
+        let available = try await req.accounts.emailAvailable(query.email)
+        return EmailAvailability(email: AccountRules.normalizeEmail(query.email), available: available)
+    }
+
+    package func logIn(req: Request) async throws -> TokenPair {
+        let body = try req.decodeJSON(LoginBody.self)
+        let user = try await req.accounts.authenticate(email: body.email, password: body.password)
+        let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
+        await req.handDeviceOver(to: user.id)
+        return tokens
+    }
+
+    package func refresh(req: Request) async throws -> TokenPair {
+        let body = try req.decodeJSON(RefreshBody.self)
+        return try await req.accounts.refresh(body.refreshToken)
+    }
+
+    /// Ends the caller's session: its refresh tokens and access tokens stop working.
+    package func logOut(req: Request) async throws -> HTTPStatus {
+        _ = try req.requireUser()
+        if let session = req.signedInAccount?.session {
+            try await req.accounts.revokeSession(session)
+        }
+        return .noContent
+    }
+
+    package func readMe(req: Request) async throws -> AccountResponse {
+        AccountResponse(try req.requireUser(), files: req.application.files)
+    }
+
+    package func updateMe(req: Request) async throws -> AccountResponse {
+        let user = try req.requireUser()
+        let patch = try req.decodeJSON(ProfilePatch.self)
+        let updated = try await req.accounts.updateProfile(user, nickname: patch.nickname, language: patch.language)
+        return AccountResponse(updated, files: req.application.files)
+    }
+
+    package func withdraw(req: Request) async throws -> HTTPStatus {
+        let user = try req.requireUser()
+        let body = try req.decodeJSON(WithdrawBody.self)
+        try await req.accounts.withdraw(user, password: body.password)
+        return .noContent
+    }
+
+    /// The image is the raw request body; its type is read from its bytes.
+    package func uploadProfileImage(req: Request) async throws -> AccountResponse {
+        let user = try req.requireUser()
+        let data = req.body.data.map { Data(buffer: $0) } ?? Data()
+        let updated = try await req.accounts.setProfileImage(user, data: data)
+        return AccountResponse(updated, files: req.application.files)
+    }
+
+    package func deleteProfileImage(req: Request) async throws -> AccountResponse {
+        let updated = try await req.accounts.removeProfileImage(try req.requireUser())
+        return AccountResponse(updated, files: req.application.files)
+    }
+
+    package func listUsers(req: Request) async throws -> CursorPage<AccountResponse> {
+        _ = try req.requireAdmin()
+        let page = try CursorPageRequest(from: req)
+        let (users, next) = try await User.query(on: req.db).paginate(newestFirst: \.$createdAt, page)
+        return CursorPage(items: users.map { AccountResponse($0, files: req.application.files) }, nextCursor: next)
+    }
+}

@@ -1,0 +1,91 @@
+import Platform
+import Vapor
+
+extension User: Authenticatable {}
+
+/// Reads `Authorization: Bearer <access token>`. No header: the request stays anonymous.
+/// A header with a bad or expired token is a 401 at once, so clients know to refresh.
+package struct BearerAuthenticator: AsyncMiddleware {
+    package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        if let bearer = request.headers.bearerAuthorization {
+            try await request.signIn(accessToken: bearer.token)
+        }
+        return try await next.respond(to: request)
+    }
+
+    package static func rejection(_ code: String) -> AppError {
+        AppError(.unauthorized, code, headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\""])
+    }
+
+    package init() {}
+}
+
+extension Request {
+    /// Signs in the user of an access token (from any header a client uses for it), or throws 401
+    /// `token_expired` (refresh and retry) or `invalid_token`.
+    package func signIn(accessToken: String) async throws {
+        let claims: (userID: UUID, sessionID: UUID)
+        do {
+            claims = try await application.accessTokens.verify(accessToken)
+        } catch .expired {
+            throw BearerAuthenticator.rejection("token_expired")
+        } catch {
+            throw BearerAuthenticator.rejection("invalid_token")
+        }
+        guard let user = try await accounts.signedInUser(session: claims.sessionID, userID: claims.userID) else {
+            throw BearerAuthenticator.rejection("invalid_token")
+        }
+        signIn(user, session: claims.sessionID)
+    }
+
+    /// Marks the request as made by `user` in `session`, for handlers and for the language choice.
+    package func signIn(_ user: User, session: UUID) {
+        auth.login(user)
+        if let id = user.id { signedInAccount = SignedInAccount(id: id, session: session) }
+        if let language = user.language { storage[AccountLanguageKey.self] = language }
+    }
+
+    /// The signed-in user, or 401.
+    package func requireUser() throws -> User {
+        guard let user = auth.get(User.self) else {
+            throw AppError(.unauthorized, "unauthorized", headers: ["WWW-Authenticate": "Bearer"])
+        }
+        return user
+    }
+
+    /// The signed-in administrator: 401 when anonymous, 403 for other users.
+    package func requireAdmin() throws -> User {
+        let user = try requireUser()
+        guard user.role == .admin else { throw AppError.forbidden }
+        return user
+    }
+}
+
+/// Signs browsers in from the `wwe_session` cookie. A cookie that names no live session is
+/// simply ignored (the browser is anonymous), and cleared on the way out.
+package struct WebSessionAuthenticator: AsyncMiddleware {
+    package static let cookieName = "wwe_session"
+
+    package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        var staleCookie = false
+        if let token = request.cookies[Self.cookieName]?.string, !token.isEmpty {
+            if let (session, user) = try await request.accounts.webSession(cookieToken: token) {
+                request.signIn(user, session: try session.requireID())
+                request.storage[WebViewerKey.self] = WebViewer(nickname: user.nickname, isAdmin: user.role == .admin)
+            } else {
+                staleCookie = true
+            }
+        }
+        let response = try await next.respond(to: request)
+        if staleCookie, response.cookies[Self.cookieName] == nil {
+            response.cookies[Self.cookieName] = .expired
+        }
+        return response
+    }
+
+    package static func cookie(_ token: String, expiresAt: Date, secure: Bool) -> HTTPCookies.Value {
+        HTTPCookies.Value(string: token, expires: expiresAt, path: "/", isSecure: secure, isHTTPOnly: true, sameSite: .lax)
+    }
+
+    package init() {}
+}

@@ -1,0 +1,35 @@
+import Fluent
+import Platform
+import Vapor
+
+/// Accounts: sign-up, login, API tokens and browser sessions, the profile. Every other feature
+/// signs people in through it.
+package enum AccountsFeature: Feature {
+    package static let migrations: [any Migration] = [
+        CreateUsers(), CreateAuthSessions(), CreateRefreshTokens(), CreateLoginFailures(), AddRefreshTokenSuccessor(),
+        // The platform's table of per-address budgets shared by instances (the accounts' are its first users).
+        CreateRateLimitSlots(),
+        // The platform's count of each account's stored bytes (uploads of every feature).
+        CreateStorageUsage(),
+    ]
+
+    package static func configure(_ app: Application, settings: Settings) async throws {
+        app.passwordHasher = try BcryptHasher(cost: settings.bcryptCost)
+        app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
+        app.accountLimits = AccountLimits(settings: settings, shared: app.sharedBudgets)
+        app.sessionCache = SessionCache()
+        // Accounts changed and sessions ended on any instance are forgotten here too.
+        app.follow(SessionCache.topic) { app, message in
+            if let change = SessionCache.Change(message: message) { app.sessionCache.apply(change) }
+        }
+        app.fileReferences.register { key, database in
+            try await User.query(on: database).filter(\.$profileImageKey == key).count() > 0
+        }
+    }
+
+    package static func routes(_ routes: FeatureRoutes) throws {
+        try routes.api.register(collection: AccountsAPI())
+        try routes.web.register(collection: AccountPages())
+        try routes.web.register(collection: BrowserAPIToken())
+    }
+}

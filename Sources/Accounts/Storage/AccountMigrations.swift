@@ -1,0 +1,101 @@
+import Fluent
+import Platform
+import SQLKit
+
+/// Enums are stored as plain strings so SQLite and PostgreSQL share the same schema and
+/// adding a case later needs no type migration.
+package struct CreateUsers: NamedMigration {
+    package func prepare(on database: any Database) async throws {
+        try await database.schema(User.schema)
+            .id()
+            .field("email", .string, .required)
+            .field("password_hash", .string, .required)
+            .field("nickname", .string, .required)
+            .field("nickname_key", .string, .required)
+            .field("role", .string, .required)
+            .field("language", .string)
+            .field("profile_image_key", .string)
+            .field("created_at", .datetime)
+            .field("updated_at", .datetime)
+            .unique(on: "email")
+            .unique(on: "nickname_key")
+            .create()
+        // Newest-first listing (admin user list) pages on these.
+        try await database.sql.create(index: "users_created_at_id").on(User.schema)
+            .column("created_at").column("id").run()
+    }
+
+    package func revert(on database: any Database) async throws {
+        try await database.schema(User.schema).delete()
+    }
+}
+
+package struct CreateAuthSessions: NamedMigration {
+    package func prepare(on database: any Database) async throws {
+        try await database.schema(AuthSession.schema)
+            .id()
+            .field("user_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
+            .field("kind", .string, .required)
+            .field("web_token_hash", .string)
+            .field("user_agent", .string)
+            .field("expires_at", .datetime, .required)
+            .field("revoked_at", .datetime)
+            .field("created_at", .datetime)
+            .unique(on: "web_token_hash")
+            .create()
+        try await database.sql.create(index: "auth_sessions_user_id").on(AuthSession.schema)
+            .column("user_id").run()
+    }
+
+    package func revert(on database: any Database) async throws {
+        try await database.schema(AuthSession.schema).delete()
+    }
+}
+
+package struct CreateRefreshTokens: NamedMigration {
+    package func prepare(on database: any Database) async throws {
+        try await database.schema(RefreshToken.schema)
+            .id()
+            .field("session_id", .uuid, .required, .references(AuthSession.schema, "id", onDelete: .cascade))
+            .field("token_hash", .string, .required)
+            .field("expires_at", .datetime, .required)
+            .field("used_at", .datetime)
+            .field("created_at", .datetime)
+            .unique(on: "token_hash")
+            .create()
+        try await database.sql.create(index: "refresh_tokens_session_id").on(RefreshToken.schema)
+            .column("session_id").run()
+    }
+
+    package func revert(on database: any Database) async throws {
+        try await database.schema(RefreshToken.schema).delete()
+    }
+}
+
+/// The sealed successor of a rotated refresh token, so a retry of the same rotation within a few
+/// seconds gets the same answer instead of revoking the family (see `AccountService.refresh`).
+package struct AddRefreshTokenSuccessor: NamedMigration {
+    package func prepare(on database: any Database) async throws {
+        try await database.schema(RefreshToken.schema).field("sealed_successor", .string).update()
+    }
+
+    package func revert(on database: any Database) async throws {
+        try await database.schema(RefreshToken.schema).deleteField("sealed_successor").update()
+    }
+}
+
+package struct CreateLoginFailures: NamedMigration {
+    package func prepare(on database: any Database) async throws {
+        try await database.schema(LoginFailure.schema)
+            .id()
+            .field("email", .string, .required)
+            .field("failed_at", .datetime, .required)
+            .create()
+        try await database.sql.create(index: "login_failures_email_failed_at").on(LoginFailure.schema)
+            .column("email").column("failed_at").run()
+    }
+
+    package func revert(on database: any Database) async throws {
+        try await database.schema(LoginFailure.schema).delete()
+    }
+}

@@ -1,0 +1,102 @@
+import Fluent
+import Foundation
+import Platform
+
+/// An account. Personal data lives here and in its sessions; deleting the row removes both.
+public final class User: Model, @unchecked Sendable {
+    public static let schema = "users"
+
+    @ID(key: .id) public var id: UUID?
+    @Field(key: "email") public var email: String
+    @Field(key: "password_hash") public var passwordHash: String
+    @Field(key: "nickname") public var nickname: String
+    /// Lower-cased nickname; its unique index makes "Kim" and "kim" the same nickname.
+    @Field(key: "nickname_key") public var nicknameKey: String
+    @Enum(key: "role") public var role: Role
+    @OptionalEnum(key: "language") public var language: Language?
+    /// Key of the profile picture in the file storage.
+    @OptionalField(key: "profile_image_key") public var profileImageKey: String?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) public var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update) public var updatedAt: Date?
+
+    public init() {}
+
+    public init(id: UUID? = nil, email: String, passwordHash: String, nickname: String, role: Role = .user) {
+        self.id = id
+        self.email = email
+        self.passwordHash = passwordHash
+        self.nickname = nickname
+        self.nicknameKey = AccountRules.nicknameKey(nickname)
+        self.role = role
+    }
+}
+
+/// One signed-in device or browser: a refresh-token family for API clients, or a cookie
+/// session for browsers. Logging out, withdrawing or replaying a used refresh token revokes it,
+/// and access tokens naming a revoked session stop working at once.
+package final class AuthSession: Model, @unchecked Sendable {
+    package static let schema = "auth_sessions"
+
+    /// `api`: our API's refresh-token family (rotated on every use); `web`: a browser's cookie;
+    /// `appWithFixedRefresh`: a LookForRealBurger app login, whose refresh token the app keeps for
+    /// good, so only these sessions may refresh without rotation.
+    package enum Kind: String, Codable { case api, web, appWithFixedRefresh = "app_fixed_refresh" }
+
+    @ID(key: .id) package var id: UUID?
+    @Parent(key: "user_id") package var user: User
+    @Enum(key: "kind") package var kind: Kind
+    /// SHA-256 of the browser's session cookie (web sessions only).
+    @OptionalField(key: "web_token_hash") package var webTokenHash: String?
+    @OptionalField(key: "user_agent") package var userAgent: String?
+    @Field(key: "expires_at") package var expiresAt: Date
+    @OptionalField(key: "revoked_at") package var revokedAt: Date?
+    @Timestamp(key: "created_at", on: .create) package var createdAt: Date?
+
+    package init() {}
+
+    package init(userID: UUID, kind: Kind, webTokenHash: String? = nil, userAgent: String?, expiresAt: Date) {
+        self.$user.id = userID
+        self.kind = kind
+        self.webTokenHash = webTokenHash
+        self.userAgent = userAgent.map { String($0.prefix(200)) }
+        self.expiresAt = expiresAt
+    }
+}
+
+/// An opaque refresh token, kept only as its SHA-256. Each can be used once.
+package final class RefreshToken: Model, @unchecked Sendable {
+    package static let schema = "refresh_tokens"
+
+    @ID(key: .id) package var id: UUID?
+    @Parent(key: "session_id") package var session: AuthSession
+    @Field(key: "token_hash") package var tokenHash: String
+    @Field(key: "expires_at") package var expiresAt: Date
+    @OptionalField(key: "used_at") package var usedAt: Date?
+    /// The token that replaced this one, sealed with the refresh-successor key; set on rotation.
+    @OptionalField(key: "sealed_successor") package var sealedSuccessor: String?
+    @Timestamp(key: "created_at", on: .create) package var createdAt: Date?
+
+    package init() {}
+
+    package init(sessionID: UUID, tokenHash: String, expiresAt: Date) {
+        self.$session.id = sessionID
+        self.tokenHash = tokenHash
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A failed login for an email, kept for the throttle window. Shared by every server instance.
+package final class LoginFailure: Model, @unchecked Sendable {
+    package static let schema = "login_failures"
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "email") package var email: String
+    @Field(key: "failed_at") package var failedAt: Date
+
+    package init() {}
+
+    package init(email: String, failedAt: Date) {
+        self.email = email
+        self.failedAt = failedAt
+    }
+}

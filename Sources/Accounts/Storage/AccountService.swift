@@ -1,0 +1,440 @@
+import Fluent
+import NIOConcurrencyHelpers
+import Platform
+import SQLKit
+import Vapor
+
+/// A fresh access token and the refresh token that replaces it.
+public struct TokenPair: Content, Equatable {
+    public let accessToken: String
+    public let refreshToken: String
+    /// Seconds until the access token expires.
+    public let expiresIn: Int
+    public let tokenType: String
+}
+
+/// Everything the API and the web pages do with accounts, in one place, so both follow the same
+/// rules. Handlers validate the shape of a request; this checks the rules and writes.
+package struct AccountService {
+    package let database: any Database
+    package let settings: Settings
+    package let accessTokens: AccessTokens
+    package let passwords: BcryptHasher
+    package let files: any FileStorage
+    package let quota: StorageQuota
+    package let fileReferences: FileReferences
+    package let removals: AccountRemovals
+    package let sealKey: SymmetricKey
+    /// Who is asking, and the per-address budgets that bound what one address can make us do.
+    package let clientAddress: String
+    package let limits: AccountLimits
+    /// Remembered sessions; every change that ends a session or alters an account forgets it.
+    package let sessions: SessionCache
+    package let events: any EventBus
+
+    package init(request: Request) {
+        self.database = request.db
+        self.settings = request.application.settings
+        self.accessTokens = request.application.accessTokens
+        self.passwords = request.application.passwordHasher
+        self.files = request.application.files
+        self.quota = request.application.storageQuota
+        self.fileReferences = request.application.fileReferences
+        self.removals = request.application.accountRemovals
+        self.sealKey = request.application.keys.refreshSuccessor
+        self.clientAddress = request.clientAddress
+        self.limits = request.application.accountLimits
+        self.sessions = request.application.sessionCache
+        self.events = request.application.events
+    }
+
+    // MARK: Sign up and availability
+
+    /// Throttled per address: it answers whether an account exists.
+    package func emailAvailable(_ rawEmail: String) async throws -> Bool {
+        let email = try Self.validEmail(rawEmail)
+        try await limits.emailLookups.reserve(clientAddress)
+        return try await User.query(on: database).filter(\.$email == email).count() == 0
+    }
+
+    package func signUp(email rawEmail: String, password: String, nickname rawNickname: String, role: Role = .user) async throws -> User {
+        let email = try Self.validEmail(rawEmail)
+        if let violation = AccountRules.passwordViolation(password) {
+            throw AppError.invalid(violation, ["min": String(AccountRules.passwordMinLength)])
+        }
+        let nickname = try Self.validNickname(rawNickname)
+        try await ensureAvailable(email: email, nickname: nickname, exceptUser: nil)
+        // A sign-up costs a bcrypt hash: one address gets a budget of them.
+        try await limits.passwordChecks.reserve(clientAddress)
+
+        let user = User(email: email, passwordHash: try await passwords.hash(password), nickname: nickname, role: role)
+        do {
+            try await user.create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            // Someone took the email or nickname between our check and the insert.
+            try await ensureAvailable(email: email, nickname: nickname, exceptUser: nil)
+            throw AppError.conflict("email_taken")
+        }
+        return user
+    }
+
+    /// An account for someone who signs in elsewhere (a 새싹 스터디 app's Firebase sign-in): the
+    /// nickname checked as for any sign-up, an address under `.invalid` that no mail reaches, and
+    /// the hash of a password nobody knows, so the account cannot log in by password. Not saved:
+    /// the caller saves it with what links it, in one transaction.
+    package func accountWithoutPassword(nickname rawNickname: String, emailKey: String) async throws -> User {
+        let nickname = try Self.validNickname(rawNickname)
+        try await ensureAvailable(email: nil, nickname: nickname, exceptUser: nil)
+        try await limits.passwordChecks.reserve(clientAddress)
+        let email = "app-" + String(SecureRandom.sha256Hex(emailKey).prefix(32)) + "@linked-sign-in.invalid"
+        return User(email: email, passwordHash: try await passwords.hash(SecureRandom.token()), nickname: nickname)
+    }
+
+    // MARK: Log in
+
+    /// Checks the password, with the per-email failure throttle and the per-address budget.
+    /// Unknown emails cost the same time as wrong passwords and count as failures, so neither
+    /// reveals whether an account exists.
+    ///
+    /// The attempt is written down as a failure *before* bcrypt runs and the window is counted
+    /// after, so parallel guesses each see the ones before them: at most `maxLoginFailures`
+    /// reach bcrypt in a window, however many arrive at once. A refused attempt takes its row
+    /// back; a wrong password keeps it; the right one clears the email's failures.
+    package func authenticate(email rawEmail: String, password: String, now: Date = Date()) async throws -> User {
+        let email = AccountRules.normalizeEmail(rawEmail)
+        try await limits.passwordChecks.reserve(clientAddress)
+        let windowStart = now.addingTimeInterval(-settings.loginFailureWindow)
+        let attempt = LoginFailure(email: email, failedAt: now)
+        try await attempt.create(on: database)
+        let recent = try await LoginFailure.query(on: database).filter(\.$email == email).filter(\.$failedAt > windowStart).all()
+        if recent.count > settings.maxLoginFailures {
+            try await attempt.delete(on: database)
+            let throttle = LoginThrottle(maxFailures: settings.maxLoginFailures, window: settings.loginFailureWindow)
+            let others = recent.filter { $0.id != attempt.id }.map(\.failedAt)
+            let wait = throttle.retryAfter(failures: others, now: now) ?? 1
+            throw AppError(.tooManyRequests, "too_many_login_attempts", arguments: ["minutes": String((wait + 59) / 60)],
+                           headers: ["Retry-After": String(wait)])
+        }
+
+        let user = try await User.query(on: database).filter(\.$email == email).first()
+        let matches = try await passwords.verify(password, hash: user?.passwordHash)
+        guard let user, matches else {
+            try await LoginFailure.query(on: database).filter(\.$email == email).filter(\.$failedAt <= windowStart).delete()
+            throw AppError(.unauthorized, "invalid_credentials")
+        }
+        try await LoginFailure.query(on: database).filter(\.$email == email).delete()
+        return user
+    }
+
+    // MARK: API sessions (refresh-token families)
+
+    package func startAPISession(for user: User, userAgent: String?, kind: AuthSession.Kind = .api, now: Date = Date()) async throws -> TokenPair {
+        let userID = try user.requireID()
+        let session = AuthSession(userID: userID, kind: kind, userAgent: userAgent?.truncated(toBytes: 512), expiresAt: now.addingTimeInterval(settings.refreshTokenTTL))
+        let refresh = SecureRandom.token()
+        try await database.transaction { transaction in
+            try await session.create(on: transaction)
+            try await RefreshToken(sessionID: try session.requireID(), tokenHash: SecureRandom.sha256Hex(refresh),
+                                   expiresAt: now.addingTimeInterval(settings.refreshTokenTTL)).create(on: transaction)
+        }
+        return try await tokenPair(userID: userID, sessionID: try session.requireID(), refreshToken: refresh, now: now)
+    }
+
+    /// Rotates a refresh token. A token can be used once; presenting it again revokes its whole
+    /// family, so a stolen copy and the real one cannot both live on. The one exception is a retry
+    /// within `RefreshOutcome.retryWindow` seconds (two racing requests of one app, or a retry
+    /// after a lost answer): it gets a new access token and the *same* successor, sealed on the
+    /// used row, so the family stays one chain and the user stays signed in.
+    package func refresh(_ presented: String, now: Date = Date()) async throws -> TokenPair {
+        let hash = SecureRandom.sha256Hex(presented)
+        let next = SecureRandom.token()
+        struct Claimed: Decodable { let session_id: UUID; let expires_at: Date }
+
+        enum Result { case rotated(TokenPair), failed(AppError), reused(session: UUID) }
+        let result: Result = try await database.transaction { transaction in
+            // Claim the token with one conditional write; of two racing requests only one gets the row.
+            let claimed = try await transaction.sql.update(RefreshToken.schema)
+                .set("used_at", to: now)
+                .set("sealed_successor", to: try Self.seal(next, key: sealKey))
+                .where("token_hash", .equal, hash)
+                .where("used_at", .is, SQLLiteral.null)
+                .returning("session_id", "expires_at")
+                .first(decoding: Claimed.self)
+            guard let claimed else {
+                guard let known = try await RefreshToken.query(on: transaction).filter(\.$tokenHash == hash).first() else {
+                    return .failed(AppError(.unauthorized, "invalid_refresh_token"))
+                }
+                if let retried = try await answerRetry(of: known, on: transaction, now: now) { return .rotated(retried) }
+                try await AuthSession.query(on: transaction).filter(\.$id == known.$session.id)
+                    .filter(\.$revokedAt == nil).set(\.$revokedAt, to: now).update()
+                return .reused(session: known.$session.id)
+            }
+            guard let session = try await AuthSession.find(claimed.session_id, on: transaction) else {
+                return .failed(AppError(.unauthorized, "invalid_refresh_token"))
+            }
+            switch RefreshOutcome.evaluate(usedAt: nil, expiresAt: claimed.expires_at, familyRevokedAt: session.revokedAt, now: now) {
+            case .revoked, .reuseDetected, .retryOfRotation:
+                return .failed(AppError(.unauthorized, "invalid_refresh_token"))
+            case .expired:
+                return .failed(AppError(.unauthorized, "refresh_token_expired"))
+            case .rotate:
+                try await RefreshToken(sessionID: claimed.session_id, tokenHash: SecureRandom.sha256Hex(next),
+                                       expiresAt: now.addingTimeInterval(settings.refreshTokenTTL)).create(on: transaction)
+                session.expiresAt = now.addingTimeInterval(settings.refreshTokenTTL)
+                try await session.save(on: transaction)
+                return .rotated(try await tokenPair(userID: session.$user.id, sessionID: claimed.session_id, refreshToken: next, now: now))
+            }
+        }
+        switch result {
+        case .rotated(let pair): return pair
+        // Thrown after the transaction commits, so a detected reuse stays revoked.
+        case .failed(let error): throw error
+        case .reused(let session):
+            await sessions.forget(.session(session), announcingOn: events)
+            throw AppError(.unauthorized, "refresh_token_reused")
+        }
+    }
+
+    /// A new access token for the session a refresh token belongs to, the refresh token left as it
+    /// is: the LookForRealBurger app keeps its login's refresh token for good (it never stores the
+    /// one a refresh returns), so on its routes a refresh token lives until it expires. Our own
+    /// API rotates (docs/DECISIONS.md). `session` is the session of the access token presented
+    /// with it: another session's refresh token is 403 `refresh_token_mismatch`. Only sessions the
+    /// app's own login made (`appWithFixedRefresh`) refresh so: any other session's token would
+    /// escape the reuse detection of rotation (403 `refresh_token_mismatch` too).
+    package func accessTokenWithoutRotation(_ presented: String, session sessionID: UUID, now: Date = Date()) async throws -> String {
+        guard let token = try await RefreshToken.query(on: database).filter(\.$tokenHash == SecureRandom.sha256Hex(presented)).first(),
+              token.usedAt == nil, let session = try await AuthSession.find(token.$session.id, on: database), session.revokedAt == nil
+        else { throw AppError(.unauthorized, "invalid_refresh_token") }
+        guard token.$session.id == sessionID, session.kind == .appWithFixedRefresh else { throw AppError(.forbidden, "refresh_token_mismatch") }
+        guard token.expiresAt > now else { throw AppError(.unauthorized, "refresh_token_expired") }
+        return try await accessTokens.sign(userID: session.$user.id, sessionID: sessionID, now: now)
+    }
+
+    /// The answer to a retried rotation: the successor already handed out (if it is still the
+    /// family's live token) with a fresh access token; nil when this is a reuse to punish.
+    private func answerRetry(of used: RefreshToken, on database: any Database, now: Date) async throws -> TokenPair? {
+        guard let session = try await AuthSession.find(used.$session.id, on: database),
+              RefreshOutcome.evaluate(usedAt: used.usedAt, expiresAt: used.expiresAt, familyRevokedAt: session.revokedAt,
+                                      now: now, retryWindow: RefreshOutcome.retryWindow) == .retryOfRotation,
+              let sealed = used.sealedSuccessor, let successor = Self.unseal(sealed, key: sealKey),
+              let live = try await RefreshToken.query(on: database).filter(\.$tokenHash == SecureRandom.sha256Hex(successor)).first(),
+              live.usedAt == nil, live.$session.id == used.$session.id, session.expiresAt > now
+        else { return nil }
+        return try await tokenPair(userID: session.$user.id, sessionID: try session.requireID(), refreshToken: successor, now: now)
+    }
+
+    package static func seal(_ token: String, key: SymmetricKey) throws -> String {
+        guard let combined = try AES.GCM.seal(Data(token.utf8), using: key).combined else { throw AppError(.internalServerError, "internal_error") }
+        return combined.base64URLEncodedString()
+    }
+
+    package static func unseal(_ sealed: String, key: SymmetricKey) -> String? {
+        guard let data = Data(base64URLEncoded: sealed), let box = try? AES.GCM.SealedBox(combined: data),
+              let plain = try? AES.GCM.open(box, using: key) else { return nil }
+        return String(data: plain, encoding: .utf8)
+    }
+
+    package func revokeSession(_ sessionID: UUID, now: Date = Date()) async throws {
+        try await AuthSession.query(on: database).filter(\.$id == sessionID)
+            .filter(\.$revokedAt == nil).set(\.$revokedAt, to: now).update()
+        await sessions.forget(.session(sessionID), announcingOn: events)
+    }
+
+    /// An account changed: requests signed in as it read it afresh, on every instance.
+    package func accountChanged(_ userID: UUID) async {
+        await sessions.forget(.user(userID), announcingOn: events)
+    }
+
+    /// The user an access token's session names: from memory when remembered (`SessionCache`),
+    /// else read (and remembered); nil once revoked, expired or withdrawn.
+    package func signedInUser(session sessionID: UUID, userID: UUID, now: Date = Date()) async throws -> User? {
+        if let user = sessions.user(session: sessionID, userID: userID, now: now) { return user }
+        let generation = sessions.generation
+        guard let (session, user) = try await liveSession(id: sessionID, userID: userID, now: now) else { return nil }
+        sessions.remember(session: sessionID, expiresAt: session.expiresAt, user: user, readAt: generation, now: now)
+        return user
+    }
+
+    /// The live session an access token names, with its user; nil once revoked, expired or withdrawn.
+    package func liveSession(id sessionID: UUID, userID: UUID, now: Date = Date()) async throws -> (AuthSession, User)? {
+        // One query: the session joined with its user (eager loading would take two).
+        guard let session = try await AuthSession.query(on: database)
+            .join(User.self, on: \AuthSession.$user.$id == \User.$id)
+            .filter(\.$id == sessionID).filter(\.$revokedAt == nil).filter(\.$expiresAt > now)
+            .first(),
+            session.$user.id == userID
+        else { return nil }
+        return (session, try session.joined(User.self))
+    }
+
+    private func tokenPair(userID: UUID, sessionID: UUID, refreshToken: String, now: Date) async throws -> TokenPair {
+        TokenPair(
+            accessToken: try await accessTokens.sign(userID: userID, sessionID: sessionID, now: now),
+            refreshToken: refreshToken, expiresIn: Int(accessTokens.lifetime), tokenType: "Bearer"
+        )
+    }
+
+    // MARK: Browser sessions
+
+    /// Starts a cookie session; returns the cookie value (only its hash is stored).
+    package func startWebSession(for user: User, userAgent: String?, now: Date = Date()) async throws -> (token: String, expiresAt: Date) {
+        let token = SecureRandom.token()
+        let expiresAt = now.addingTimeInterval(settings.refreshTokenTTL)
+        try await AuthSession(userID: try user.requireID(), kind: .web, webTokenHash: SecureRandom.sha256Hex(token),
+                              userAgent: userAgent?.truncated(toBytes: 512), expiresAt: expiresAt).create(on: database)
+        return (token, expiresAt)
+    }
+
+    package func webSession(cookieToken: String, now: Date = Date()) async throws -> (AuthSession, User)? {
+        guard let session = try await AuthSession.query(on: database)
+            .join(User.self, on: \AuthSession.$user.$id == \User.$id)
+            .filter(\.$webTokenHash == SecureRandom.sha256Hex(cookieToken))
+            .filter(\.$revokedAt == nil).filter(\.$expiresAt > now)
+            .first()
+        else { return nil }
+        return (session, try session.joined(User.self))
+    }
+
+    // MARK: Profile
+
+    package func updateProfile(_ user: User, nickname rawNickname: String?, language: Language?) async throws -> User {
+        if let rawNickname {
+            let nickname = try Self.validNickname(rawNickname)
+            if nickname != user.nickname {
+                try await ensureAvailable(email: nil, nickname: nickname, exceptUser: user.id)
+                user.nickname = nickname
+                user.nicknameKey = AccountRules.nicknameKey(nickname)
+            }
+        }
+        if let language { user.language = language }
+        do {
+            try await user.save(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("nickname_taken")
+        }
+        await accountChanged(try user.requireID())
+        return user
+    }
+
+    package static let maxProfileImageBytes = 5 * 1024 * 1024
+
+    package func setProfileImage(_ user: User, data: Data) async throws -> User {
+        guard !data.isEmpty else { throw AppError.badRequest("empty_upload") }
+        guard data.count <= Self.maxProfileImageBytes else {
+            throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"])
+        }
+        // Pictures lose their EXIF/XMP (a phone's GPS position) and comments before they are stored.
+        let image: CleanImage
+        do { image = try ImageCleaner.clean(data, allowing: Set(ImageType.allCases)) } catch { throw error.appError() }
+        let stored = image.data, type = image.type
+        let userID = try user.requireID()
+        // The new picture counts against the account's storage from now; the old one stops counting.
+        try await quota.reserve(stored.count, for: userID, on: database)
+        let previous = user.profileImageKey
+        do {
+            user.profileImageKey = try await files.save(stored, as: type)
+            try await user.save(on: database)
+        } catch {
+            await quota.release(stored.count, for: userID, on: database)
+            throw error
+        }
+        await quota.release(files.byteCount(of: previous), for: userID, on: database)
+        await accountChanged(userID)
+        try await deleteFileIfUnused(previous)
+        return user
+    }
+
+    package func removeProfileImage(_ user: User) async throws -> User {
+        let previous = user.profileImageKey
+        user.profileImageKey = nil
+        try await user.save(on: database)
+        await quota.release(files.byteCount(of: previous), for: try user.requireID(), on: database)
+        await accountChanged(try user.requireID())
+        try await deleteFileIfUnused(previous)
+        return user
+    }
+
+    /// Withdraws the account: the user row goes, and with it (by cascade) every session and
+    /// refresh token, so all of its tokens stop working at once. Other features settle what they
+    /// keep about the account in the same transaction (`AccountRemovals`).
+    package func withdraw(_ user: User, password: String) async throws {
+        guard try await passwords.verify(password, hash: user.passwordHash) else {
+            throw AppError(.forbidden, "wrong_password")
+        }
+        try await remove(user)
+    }
+
+    /// Deletes an account and everything of it, each feature's part first (`AccountRemovals`).
+    /// The caller has made sure the owner asked for it.
+    package func remove(_ user: User) async throws {
+        let imageKey = user.profileImageKey
+        let email = user.email
+        let userID = try user.requireID()
+        let handlers = removals.all
+        try await database.transaction { transaction in
+            for handler in handlers { try await handler.beforeDelete(userID, transaction) }
+            try await LoginFailure.query(on: transaction).filter(\.$email == email).delete()
+            try await user.delete(on: transaction)
+        }
+        await accountChanged(userID)
+        for handler in handlers { try await handler.afterDelete(userID, database) }
+        try await quota.forget(userID, on: database)
+        try await deleteFileIfUnused(imageKey)
+    }
+
+    // MARK: Helpers
+
+    private func deleteFileIfUnused(_ key: String?) async throws {
+        try await files.deleteIfUnused(key, on: database, references: fileReferences)
+    }
+
+    private func ensureAvailable(email: String?, nickname: String, exceptUser: UUID?) async throws {
+        if let email, try await User.query(on: database).filter(\.$email == email).count() > 0 {
+            throw AppError.conflict("email_taken")
+        }
+        var query = User.query(on: database).filter(\.$nicknameKey == AccountRules.nicknameKey(nickname))
+        if let exceptUser { query = query.filter(\.$id != exceptUser) }
+        if try await query.count() > 0 { throw AppError.conflict("nickname_taken") }
+    }
+
+    package static func validEmail(_ raw: String) throws -> String {
+        let email = AccountRules.normalizeEmail(raw)
+        if let violation = AccountRules.emailViolation(email) { throw AppError.invalid(violation) }
+        return email
+    }
+
+    package static func validNickname(_ raw: String) throws -> String {
+        let nickname = AccountRules.normalizeNickname(raw)
+        if let violation = AccountRules.nicknameViolation(nickname) {
+            throw AppError.invalid(violation, ["min": "\(AccountRules.nicknameLength.lowerBound)", "max": "\(AccountRules.nicknameLength.upperBound)"])
+        }
+        return nickname
+    }
+}
+
+/// The per-address budgets of the account routes (shared by the instances on PostgreSQL; see `RateLimiter`).
+package struct AccountLimits: Sendable {
+    /// Logins and sign-ups: each costs a bcrypt.
+    package let passwordChecks: RateLimiter
+    /// `email-available` look-ups.
+    package let emailLookups: RateLimiter
+
+    package init(settings: Settings, shared: SharedBudgets?) {
+        passwordChecks = RateLimiter(name: "password_checks", limit: settings.limits.passwordChecksPerMinute, window: 60, shared: shared)
+        emailLookups = RateLimiter(name: "email_lookups", limit: settings.limits.passwordChecksPerMinute, window: 60, shared: shared)
+    }
+}
+
+extension Application {
+    private struct AccountLimitsKey: StorageKey { typealias Value = AccountLimits }
+
+    package var accountLimits: AccountLimits {
+        get { configured(AccountLimitsKey.self) }
+        set { storage[AccountLimitsKey.self] = newValue }
+    }
+}
+
+extension Request {
+    package var accounts: AccountService { AccountService(request: self) }
+}

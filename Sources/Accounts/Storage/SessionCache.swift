@@ -1,0 +1,157 @@
+import Foundation
+import NIOConcurrencyHelpers
+import Platform
+import Vapor
+
+/// Live API sessions with their users, kept in memory for a short time so that a signed-in
+/// request does not read the database just to learn who is asking (it did, and that read bounded
+/// every signed-in route at about a fifth of `/healthz`).
+///
+/// Sessions stay rows: this only remembers what a read returned. Whatever ends a session or
+/// changes an account — logout, a refresh token's reuse, withdrawal, a nickname, language or photo
+/// change; any new way to change `users` or `auth_sessions` (a role or password change) must do
+/// the same through `AccountService` — calls `forget`, which drops the entry here at once and
+/// announces it on the event bus, so every other instance drops it too. `lifetime` bounds how long an entry lives without being
+/// read again from the database, should an announcement ever be lost.
+///
+/// A read that started before a `forget` never stores what it read (the generation check), so a
+/// logout racing a request cannot leave the old session remembered.
+package final class SessionCache: Sendable {
+    package static let topic = "accounts.sessions"
+
+    package enum Change: Equatable, Sendable {
+        case session(UUID)
+        case user(UUID)
+
+        package var message: String {
+            switch self {
+            case .session(let id): return "session:" + id.uuidString
+            case .user(let id): return "user:" + id.uuidString
+            }
+        }
+
+        package init?(message: String) {
+            let parts = message.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let id = UUID(uuidString: parts[1]) else { return nil }
+            switch parts[0] {
+            case "session": self = .session(id)
+            case "user": self = .user(id)
+            default: return nil
+            }
+        }
+    }
+
+    /// What a read of the session and its user returned, as plain values: each request gets a
+    /// `User` of its own to read and change.
+    package struct Entry: Sendable {
+        package let userID: UUID
+        package let sessionExpiresAt: Date
+        package let storedAt: Date
+        package let user: UserValues
+    }
+
+    package struct UserValues: Sendable {
+        package let id: UUID
+        package let email: String
+        package let passwordHash: String
+        package let nickname: String
+        package let nicknameKey: String
+        package let role: Role
+        package let language: Language?
+        package let profileImageKey: String?
+        package let createdAt: Date?
+        package let updatedAt: Date?
+
+        package init(_ user: User) throws {
+            id = try user.requireID()
+            email = user.email
+            passwordHash = user.passwordHash
+            nickname = user.nickname
+            nicknameKey = user.nicknameKey
+            role = user.role
+            language = user.language
+            profileImageKey = user.profileImageKey
+            createdAt = user.createdAt
+            updatedAt = user.updatedAt
+        }
+
+        /// A `User` as if just read from its row (saving it updates that row).
+        package func makeUser() -> User {
+            let user = User(id: id, email: email, passwordHash: passwordHash, nickname: nickname, role: role)
+            user.nicknameKey = nicknameKey
+            user.language = language
+            user.profileImageKey = profileImageKey
+            user.createdAt = createdAt
+            user.updatedAt = updatedAt
+            user.$id.exists = true
+            return user
+        }
+    }
+
+    private struct State {
+        var entries: [UUID: Entry] = [:]
+        /// Moves on every `forget`; a read stores its result only if it has not moved meanwhile.
+        var generation: UInt64 = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+    package let lifetime: TimeInterval
+    package let capacity: Int
+
+    package init(lifetime: TimeInterval = 30, capacity: Int = 100_000) {
+        self.lifetime = lifetime
+        self.capacity = capacity
+    }
+
+    /// The session's user when remembered, still live and naming `userID`; nil means "read the
+    /// database".
+    package func user(session: UUID, userID: UUID, now: Date = Date()) -> User? {
+        let entry = state.withLockedValue { $0.entries[session] }
+        guard let entry, entry.userID == userID, entry.sessionExpiresAt > now, now.timeIntervalSince(entry.storedAt) < lifetime else { return nil }
+        return entry.user.makeUser()
+    }
+
+    /// Taken before reading the database; hand it back to `remember`.
+    package var generation: UInt64 { state.withLockedValue { $0.generation } }
+
+    package func remember(session: UUID, expiresAt: Date, user: User, readAt generation: UInt64, now: Date = Date()) {
+        guard let values = try? UserValues(user) else { return }
+        state.withLockedValue { state in
+            guard state.generation == generation else { return }
+            if state.entries.count >= capacity {
+                state.entries = state.entries.filter { now.timeIntervalSince($0.value.storedAt) < lifetime }
+                if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
+            }
+            state.entries[session] = Entry(userID: values.id, sessionExpiresAt: expiresAt, storedAt: now, user: values)
+        }
+    }
+
+    /// Drops what `change` makes stale here, now, and tells the other instances.
+    package func forget(_ change: Change, announcingOn events: any EventBus) async {
+        apply(change)
+        await events.publish(change.message, to: Self.topic)
+    }
+
+    /// Drops what `change` makes stale in this process only.
+    package func apply(_ change: Change) {
+        state.withLockedValue { state in
+            state.generation &+= 1
+            switch change {
+            case .session(let id): state.entries[id] = nil
+            case .user(let id): state.entries = state.entries.filter { $0.value.userID != id }
+            }
+        }
+    }
+
+    package var count: Int { state.withLockedValue { $0.entries.count } }
+}
+
+
+extension Application {
+    private struct SessionCacheKey: StorageKey { typealias Value = SessionCache }
+
+    package var sessionCache: SessionCache {
+        get { configured(SessionCacheKey.self) }
+        set { storage[SessionCacheKey.self] = newValue }
+    }
+}

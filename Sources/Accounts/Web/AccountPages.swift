@@ -1,0 +1,312 @@
+import Fluent
+import Platform
+import Plot
+import Vapor
+
+/// `/signup`, `/login`, `/logout`, `/me` and the language switch.
+package struct AccountPages: RouteCollection {
+    package func boot(routes: any RoutesBuilder) throws {
+        routes.get("signup", use: signUpForm)
+        routes.post("signup", use: signUp)
+        routes.get("login", use: logInForm)
+        routes.post("login", use: logIn)
+        routes.get("logout", use: logOutConfirm)
+        routes.post("logout", use: logOut)
+        let me = routes.grouped("me").grouped(SignInRequired(returnTo: AccountPath.me))
+        me.get(use: myPage)
+        me.post("profile", use: saveProfile)
+        me.post("photo", use: uploadPhoto)
+        me.post("photo", "delete", use: deletePhoto)
+        me.post("withdraw", use: withdraw)
+        routes.post("language", use: switchLanguage)
+    }
+
+    // MARK: Sign up
+
+    package struct SignUpForm: Content { package var email: String?; package var nickname: String?; package var password: String? }
+
+    package func signUpForm(req: Request) async throws -> Response {
+        if req.auth.has(User.self) { return Layout.redirect(to: AccountPath.me) }
+        return signUpPage(req, values: SignUpForm(), error: nil)
+    }
+
+    package func signUp(req: Request) async throws -> Response {
+        let form = try req.content.decode(SignUpForm.self)
+        return try await req.submitForm {
+            let user = try await req.accounts.signUp(email: form.email ?? "", password: form.password ?? "", nickname: form.nickname ?? "")
+            return try await startSession(req, user: user, next: AccountPath.me)
+        } onRuleBroken: { signUpPage(req, values: form, error: $0) }
+    }
+
+    private func signUpPage(_ req: Request, values: SignUpForm, error: AppError?) -> Response {
+        Layout.page(
+            req, title: req.t("signup.title"), status: error?.status ?? .ok,
+            main: .section(
+                .class("card narrow"),
+                .h1(.text(req.t("signup.title"))),
+                .p(.class("lead"), .text(req.t("signup.lead"))),
+                Layout.formError(req, error),
+                .form(
+                    .action(AccountPath.signUp), .method(.post), .class("stack"),
+                    Layout.csrfField(req),
+                    field(id: "email", label: req.t("field.email"), type: .email, value: values.email, autocomplete: "email"),
+                    field(id: "nickname", label: req.t("field.nickname"), type: .text, value: values.nickname,
+                          autocomplete: "nickname", hint: req.t("signup.nickname_hint"), extra: [("minlength", "1"), ("maxlength", "20")]),
+                    field(id: "password", label: req.t("field.password"), type: .password, value: nil,
+                          autocomplete: "new-password", hint: req.t("signup.password_hint"), extra: [("minlength", "8")]),
+                    .button(.type(.submit), .class("button primary wide"), .text(req.t("signup.submit")))
+                ),
+                .p(.class("switch-link"), .text(req.t("signup.have_account") + " "), .a(.href(AccountPath.logIn), .text(req.t("nav.login"))))
+            )
+        )
+    }
+
+    // MARK: Log in and out
+
+    package struct LogInForm: Content { package var email: String?; package var password: String?; package var next: String? }
+
+    package func logInForm(req: Request) async throws -> Response {
+        let next = Layout.safeNextPath(req.query[String.self, at: "next"])
+        if req.auth.has(User.self) { return Layout.redirect(to: next ?? AccountPath.me) }
+        return logInPage(req, values: LogInForm(next: next), error: nil)
+    }
+
+    package func logIn(req: Request) async throws -> Response {
+        let form = try req.content.decode(LogInForm.self)
+        return try await req.submitForm {
+            let user = try await req.accounts.authenticate(email: form.email ?? "", password: form.password ?? "")
+            return try await startSession(req, user: user, next: Layout.safeNextPath(form.next) ?? AccountPath.me)
+        } onRuleBroken: { logInPage(req, values: form, error: $0) }
+    }
+
+    private func logInPage(_ req: Request, values: LogInForm, error: AppError?) -> Response {
+        Layout.page(
+            req, title: req.t("login.title"), status: error?.status ?? .ok,
+            main: .section(
+                .class("card narrow"),
+                .h1(.text(req.t("login.title"))),
+                Layout.formError(req, error),
+                .form(
+                    .action(AccountPath.logIn), .method(.post), .class("stack"),
+                    Layout.csrfField(req),
+                    .input(.type(.hidden), .name("next"), .value(Layout.safeNextPath(values.next) ?? "")),
+                    field(id: "email", label: req.t("field.email"), type: .email, value: values.email, autocomplete: "username"),
+                    field(id: "password", label: req.t("field.password"), type: .password, value: nil, autocomplete: "current-password"),
+                    .button(.type(.submit), .class("button primary wide"), .text(req.t("login.submit")))
+                ),
+                .p(.class("switch-link"), .text(req.t("login.no_account") + " "), .a(.href(AccountPath.signUp), .text(req.t("nav.signup"))))
+            )
+        )
+    }
+
+    private func startSession(_ req: Request, user: User, next: String) async throws -> Response {
+        let (token, expiresAt) = try await req.accounts.startWebSession(for: user, userAgent: req.headers.first(name: .userAgent))
+        await req.handDeviceOver(to: user.id)
+        let response = Layout.redirect(to: next)
+        response.cookies[WebSessionAuthenticator.cookieName] = WebSessionAuthenticator.cookie(
+            token, expiresAt: expiresAt, secure: req.application.settings.usesSecureCookies)
+        CSRFMiddleware.renewNonce(req)
+        return response
+    }
+
+    package func logOutConfirm(req: Request) async throws -> Response {
+        guard req.auth.has(User.self) else { return Layout.redirect(to: "/") }
+        return Layout.page(
+            req, title: req.t("logout.title"),
+            main: .section(
+                .class("card narrow"),
+                .h1(.text(req.t("logout.title"))),
+                .p(.text(req.t("logout.question"))),
+                .form(
+                    .action(AccountPath.logOut), .method(.post),
+                    Layout.csrfField(req),
+                    .button(.type(.submit), .class("button primary wide"), .text(req.t("nav.logout")))
+                )
+            )
+        )
+    }
+
+    package func logOut(req: Request) async throws -> Response {
+        if let session = req.signedInAccount?.session {
+            try await req.accounts.revokeSession(session)
+        }
+        let response = Layout.redirect(to: "/")
+        response.cookies[WebSessionAuthenticator.cookieName] = .expired
+        CSRFMiddleware.renewNonce(req)
+        return response
+    }
+
+    // MARK: My page
+
+    package func myPage(req: Request) async throws -> Response {
+        let user = try req.requireUser()
+        let notice = req.query[String.self, at: "notice"].flatMap { ["profile_saved", "photo_saved", "photo_removed"].contains($0) ? $0 : nil }
+        return myPageView(req, user: user, notice: notice, error: nil)
+    }
+
+    private func myPageView(_ req: Request, user: User, notice: String?, error: AppError?) -> Response {
+        let imageURL = user.profileImageKey.map(req.application.files.urlPath(for:))
+        let avatar: Node<HTML.BodyContext> = imageURL.map {
+            .img(.class("avatar"), .src($0), .alt(req.t("me.photo_alt", ["nickname": user.nickname])))
+        } ?? .div(.class("avatar placeholder"), .attribute(named: "aria-hidden", value: "true"), .text(String(user.nickname.prefix(1))))
+        let current = user.language ?? req.language
+        return Layout.page(
+            req, title: req.t("me.title"), status: error?.status ?? .ok,
+            main: .group(
+                .section(
+                    .class("card profile"),
+                    avatar,
+                    .div(.h1(.text(user.nickname)), .p(.class("muted"), .text(user.email)),
+                         user.role == .admin ? .span(.class("badge"), .text(req.t("me.admin"))) : .empty)
+                ),
+                notice.map { .p(.class("notice"), .role("status"), .text(req.t("me.\($0)"))) } ?? .empty,
+                Layout.formError(req, error),
+                .section(
+                    .class("card"),
+                    .h2(.text(req.t("me.profile"))),
+                    .form(
+                        .action(AccountPath.profile), .method(.post), .class("stack"),
+                        Layout.csrfField(req),
+                        field(id: "nickname", label: req.t("field.nickname"), type: .text, value: user.nickname,
+                              autocomplete: "nickname", extra: [("minlength", "1"), ("maxlength", "20")]),
+                        .label(.for("language"), .text(req.t("field.language"))),
+                        .select(
+                            .id("language"), .attribute(named: "name", value: "language"),
+                            .forEach(Platform.Language.allCases) { language in
+                                .element(named: "option", nodes: [
+                                    .attribute(named: "value", value: language.rawValue),
+                                    language == current ? .attribute(named: "selected") : .empty,
+                                    .text(Layout.languageName(language)),
+                                ])
+                            }
+                        ),
+                        .button(.type(.submit), .class("button primary"), .text(req.t("me.save")))
+                    )
+                ),
+                .section(
+                    .class("card"),
+                    .h2(.text(req.t("me.photo"))),
+                    .form(
+                        .action(AccountPath.photo), .method(.post), .enctype(.multipartData), .class("stack"),
+                        Layout.csrfField(req),
+                        .label(.for("photo"), .text(req.t("me.photo_choose"))),
+                        .input(.id("photo"), .name("photo"), .type(.file), .required(true),
+                               .attribute(named: "accept", value: "image/jpeg,image/png,image/gif,image/webp")),
+                        .p(.class("hint"), .text(req.t("me.photo_hint"))),
+                        .button(.type(.submit), .class("button"), .text(req.t("me.photo_upload")))
+                    ),
+                    imageURL == nil ? .empty : .form(
+                        .action(AccountPath.photoDelete), .method(.post),
+                        Layout.csrfField(req),
+                        .button(.type(.submit), .class("link-button"), .text(req.t("me.photo_remove")))
+                    )
+                ),
+                .section(
+                    .class("card danger-zone"),
+                    .h2(.text(req.t("me.withdraw"))),
+                    .p(.class("muted"), .text(req.t("me.withdraw_explain"))),
+                    .form(
+                        .action(AccountPath.withdraw), .method(.post), .class("stack"),
+                        Layout.csrfField(req),
+                        field(id: "withdraw-password", label: req.t("field.password"), type: .password, value: nil,
+                              autocomplete: "current-password", name: "password"),
+                        .button(.type(.submit), .class("button danger"), .text(req.t("me.withdraw_submit")))
+                    )
+                )
+            )
+        )
+    }
+
+    package struct ProfileForm: Content { package var nickname: String?; package var language: String? }
+
+    package func saveProfile(req: Request) async throws -> Response {
+        let user = try req.requireUser()
+        let form = try req.content.decode(ProfileForm.self)
+        let language = form.language.flatMap(Platform.Language.init(rawValue:))
+        return try await respondOnMyPage(req, user: user, notice: "profile_saved") {
+            _ = try await req.accounts.updateProfile(user, nickname: form.nickname, language: language)
+        }
+    }
+
+    package struct PhotoForm: Content { package var photo: File? }
+
+    package func uploadPhoto(req: Request) async throws -> Response {
+        let user = try req.requireUser()
+        let form = try req.content.decode(PhotoForm.self)
+        let data = form.photo.map { Data(buffer: $0.data) } ?? Data()
+        return try await respondOnMyPage(req, user: user, notice: "photo_saved") {
+            _ = try await req.accounts.setProfileImage(user, data: data)
+        }
+    }
+
+    package func deletePhoto(req: Request) async throws -> Response {
+        let user = try req.requireUser()
+        return try await respondOnMyPage(req, user: user, notice: "photo_removed") {
+            _ = try await req.accounts.removeProfileImage(user)
+        }
+    }
+
+    package struct WithdrawForm: Content { package var password: String? }
+
+    package func withdraw(req: Request) async throws -> Response {
+        let user = try req.requireUser()
+        let form = try req.content.decode(WithdrawForm.self)
+        return try await req.submitForm {
+            try await req.accounts.withdraw(user, password: form.password ?? "")
+            let response = Layout.redirect(to: "/?notice=withdrawn")
+            response.cookies[WebSessionAuthenticator.cookieName] = .expired
+            CSRFMiddleware.renewNonce(req)
+            return response
+        } onRuleBroken: { myPageView(req, user: user, notice: nil, error: $0) }
+    }
+
+    /// Runs a profile change; success goes back to `/me` with a notice, a rule violation shows
+    /// the page again with the message (and the unchanged account, re-read from the database).
+    private func respondOnMyPage(_ req: Request, user: User, notice: String, _ change: () async throws -> Void) async throws -> Response {
+        try await req.submitForm {
+            try await change()
+            return Layout.redirect(to: AccountPath.me + "?notice=\(notice)")
+        } onRuleBroken: { error in
+            let fresh = try await User.find(user.id, on: req.db) ?? user
+            return myPageView(req, user: fresh, notice: nil, error: error)
+        }
+    }
+
+    // MARK: Language switch
+
+    package struct LanguageForm: Content { package var language: String?; package var next: String? }
+
+    /// Remembers the choice in a cookie, and on the account when signed in.
+    package func switchLanguage(req: Request) async throws -> Response {
+        let form = try req.content.decode(LanguageForm.self)
+        guard let raw = form.language, let language = Platform.Language(rawValue: raw) else {
+            throw AppError.badRequest("invalid_value", ["field": "language"])
+        }
+        if let user = req.auth.get(User.self) {
+            _ = try await req.accounts.updateProfile(user, nickname: nil, language: language)
+        }
+        let response = Layout.redirect(to: Layout.safeNextPath(form.next) ?? "/")
+        response.cookies[Request.languageCookie] = HTTPCookies.Value(
+            string: language.rawValue, maxAge: 60 * 60 * 24 * 365, path: "/",
+            isSecure: req.application.settings.usesSecureCookies, isHTTPOnly: false, sameSite: .lax)
+        return response
+    }
+
+    // MARK: Form pieces
+
+    private func field(
+        id: String, label: String, type: HTMLInputType, value: String?, autocomplete: String,
+        hint: String? = nil, extra: [(String, String)] = [], name: String? = nil
+    ) -> Node<HTML.FormContext> {
+        .div(
+            .class("field"),
+            .label(.for(id), .text(label)),
+            .selfClosedElement(named: "input", attributes: [
+                .id(id), .name(name ?? id), .type(type), .required(true), .value(value ?? ""),
+                .attribute(named: "autocomplete", value: autocomplete),
+                hint == nil ? .empty : .ariaDescribedBy("\(id)-hint"),
+            ] + extra.map { Attribute<HTML.InputContext>.attribute(named: $0.0, value: $0.1) }),
+            hint.map { .small(.id("\(id)-hint"), .class("hint"), .text($0)) } ?? .empty
+        )
+    }
+}

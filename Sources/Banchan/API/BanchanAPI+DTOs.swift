@@ -1,0 +1,180 @@
+import Accounts
+import Fluent
+import Platform
+import Vapor
+
+/// A dish in a list.
+package struct DishSummary: Content {
+    package let hash: String
+    package let section: DishSection
+    package let title: String
+    package let description: String
+    package let image: String
+    package let salePrice: Int
+    /// The struck-through price when discounted, else an explicit null.
+    @NullEncoded package var originalPrice: Int?
+    package let badges: [String]
+    package let deliveryTypes: [String]
+    package let soldOut: Bool
+
+    package init(_ record: DishRecord, images: BanchanImages.URLs) {
+        self.init(record.dish, stock: record.stock, images: images)
+    }
+
+    package init(_ dish: Dish, stock: Int, images: BanchanImages.URLs) {
+        hash = dish.hash
+        section = dish.section
+        title = dish.title
+        description = dish.description
+        image = images.main(dish.hash)
+        salePrice = dish.salePrice
+        originalPrice = dish.originalPrice
+        badges = dish.badges.map(\.code)
+        deliveryTypes = dish.deliveryTypes.map(\.code)
+        soldOut = stock < dish.minQuantity
+    }
+}
+
+/// A dish's page.
+package struct DishDetail: Content {
+    package let dish: DishSummary
+    package let pointRate: Int
+    package let pointsPerUnit: Int
+    package let deliveryInfo: String
+    package let deliveryFee: BanchanAPI.DeliveryFeeResponse
+    package let weight: String
+    package let ingredients: String
+    package let storage: String
+    package let detailSections: [String]
+    package let thumbImages: [String]
+    package let detailImages: [String]
+    package let minQuantity: Int
+    package let maxQuantity: Int
+    package let stock: Int
+
+    package init(_ record: DishRecord, images: BanchanImages.URLs, delivery: DeliveryFeeRule) {
+        let value = record.dish
+        dish = DishSummary(record, images: images)
+        pointRate = value.pointRate
+        pointsPerUnit = value.pointsPerUnit
+        deliveryInfo = value.deliveryInfo
+        deliveryFee = .init(delivery)
+        weight = value.weight
+        ingredients = value.ingredients
+        storage = value.storage
+        detailSections = value.detailSections
+        thumbImages = images.thumbs(value)
+        detailImages = images.details(value)
+        minQuantity = value.minQuantity
+        maxQuantity = value.maxQuantity
+        stock = record.stock
+    }
+}
+
+/// An order as its owner sees it.
+package struct OrderResponse: Content {
+    package struct Item: Content {
+        package let hash: String
+        package let title: String
+        package let unitPrice: Int
+        package let quantity: Int
+        package let subtotal: Int
+    }
+    package let id: UUID
+    package let merchantUID: String
+    package let status: OrderStatus
+    package let items: [Item]
+    package let itemsTotal: Int
+    package let deliveryFee: Int
+    package let total: Int
+    package let points: Int
+    /// The provider that confirms payments for this server (`portone`, `test`), when payments are on.
+    @NullEncoded package var paymentGateway: String?
+    @NullEncoded package var paymentID: String?
+    @NullEncoded package var paidAt: Date?
+    @NullEncoded package var cancelledAt: Date?
+    @NullEncoded package var cancelReason: String?
+    @NullEncoded package var createdAt: Date?
+
+    package init(_ order: BanchanOrder, gateway: String?) throws {
+        id = try order.requireID()
+        merchantUID = order.merchantUID
+        status = order.status
+        items = order.lines.map { Item(hash: $0.hash, title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity, subtotal: $0.unitPrice * $0.quantity) }
+        itemsTotal = order.itemsTotal
+        deliveryFee = order.deliveryFee
+        total = order.total
+        points = order.points
+        paymentGateway = gateway
+        paymentID = order.paymentID
+        paidAt = order.paidAt
+        cancelledAt = order.cancelledAt
+        cancelReason = order.cancelReason
+        createdAt = order.createdAt
+    }
+}
+
+extension BanchanAPI {
+    /// What administrators send to add or change a dish (every field optional on PATCH).
+    package struct DishInput: Content {
+        package var hash: String?
+        package var section: DishSection?
+        package var title: String?
+        package var description: String?
+        package var salePrice: Int?
+        /// Send 0 to remove the discount.
+        package var originalPrice: Int?
+        package var badges: [DishBadge]?
+        package var deliveryTypes: [DeliveryType]?
+        package var pointRate: Int?
+        package var deliveryInfo: String?
+        package var minQuantity: Int?
+        package var maxQuantity: Int?
+        package var emoji: String?
+        package var color: String?
+        package var weight: String?
+        package var ingredients: String?
+        package var storage: String?
+        package var detailSections: [String]?
+        package var thumbCount: Int?
+        package var stock: Int?
+    }
+
+}
+
+extension BanchanAPI.DishInput {
+    /// A new dish from the fields sent; hash, section, title and sale price are required.
+    package func newDish() throws -> Dish {
+        Dish(
+            hash: try hash.required("hash"), section: try section.required("section"),
+            title: try title.required("title"), description: description ?? "",
+            salePrice: try salePrice.required("salePrice"), originalPrice: originalPrice.flatMap { $0 == 0 ? nil : $0 },
+            badges: badges ?? [], deliveryTypes: deliveryTypes ?? [.dawn, .parcel], pointRate: pointRate ?? 1,
+            deliveryInfo: deliveryInfo ?? "", minQuantity: minQuantity ?? 1, maxQuantity: maxQuantity ?? 10,
+            emoji: emoji ?? "🍱", color: color ?? "#FDE68A", weight: weight ?? "", ingredients: ingredients ?? "",
+            storage: storage ?? "", detailSections: detailSections ?? [], thumbCount: thumbCount ?? 3)
+    }
+
+    /// The fields sent, written over a dish; a dish's hash never changes.
+    package func apply(to dish: inout Dish) throws {
+        if let hash, hash != dish.hash { throw AppError.invalid("dish_hash_immutable") }
+        if let section { dish.section = section }
+        if let title { dish.title = title }
+        if let description { dish.description = description }
+        if let salePrice { dish.salePrice = salePrice }
+        if let originalPrice { dish.originalPrice = originalPrice == 0 ? nil : originalPrice }
+        if let badges { dish.badges = badges }
+        if let deliveryTypes { dish.deliveryTypes = deliveryTypes }
+        if let pointRate { dish.pointRate = pointRate }
+        if let deliveryInfo { dish.deliveryInfo = deliveryInfo }
+        if let minQuantity { dish.minQuantity = minQuantity }
+        if let maxQuantity { dish.maxQuantity = maxQuantity }
+        if let emoji { dish.emoji = emoji }
+        if let color { dish.color = color }
+        if let weight { dish.weight = weight }
+        if let ingredients { dish.ingredients = ingredients }
+        if let storage { dish.storage = storage }
+        if let detailSections { dish.detailSections = detailSections }
+        if let thumbCount { dish.thumbCount = thumbCount }
+    }
+}

@@ -1,0 +1,219 @@
+import Accounts
+import Fluent
+import Platform
+import Vapor
+
+/// `/api/v1/banchan/*`: sections, dishes, the cart, orders and their payment.
+/// Carts and orders belong to the signed-in account, or to the device named by `X-Device-Token`.
+package struct BanchanAPI: RouteCollection {
+    package func boot(routes: any RoutesBuilder) throws {
+        let shop = routes.grouped("api", "v1", "banchan")
+        shop.get("sections", use: sections)
+        shop.get("sections", ":section", "dishes", use: sectionDishes)
+        shop.get("dishes", ":hash", use: dish)
+        shop.post("dishes", use: createDish)
+        shop.patch("dishes", ":hash", use: updateDish)
+        shop.delete("dishes", ":hash", use: retireDish)
+        shop.get("cart", use: cart)
+        shop.put("cart", "items", ":hash", use: setCartItem)
+        shop.delete("cart", "items", ":hash", use: removeCartItem)
+        shop.post("orders", use: placeOrder)
+        shop.get("orders", use: orders)
+        shop.get("orders", ":order", use: order)
+        shop.post("orders", ":order", "cancel", use: cancelOrder)
+        shop.post("orders", ":order", "payment", use: confirmPayment)
+        shop.post("orders", ":order", "status", use: advanceOrder)
+    }
+
+    // MARK: Catalog
+
+    package struct SectionsResponse: Content {
+        package struct Section: Content {
+            package let id: DishSection
+            package let name: String
+            package let dishCount: Int
+        }
+        package let sections: [Section]
+        package let deliveryFee: DeliveryFeeResponse
+    }
+
+    package struct DeliveryFeeResponse: Content {
+        package let fee: Int
+        package let freeFrom: Int
+        /// In the request's language when given one, else the app's Korean wording.
+        package let label: String
+        package init(_ rule: DeliveryFeeRule, label: String? = nil) {
+            fee = rule.fee
+            freeFrom = rule.freeFrom
+            self.label = label ?? rule.label
+        }
+    }
+
+    package func sections(req: Request) async throws -> SectionsResponse {
+        let counts = req.banchan.dishCounts()
+        return SectionsResponse(
+            sections: DishSection.allCases.map { .init(id: $0, name: req.t("banchan.section.\($0.rawValue)"), dishCount: counts[$0] ?? 0) },
+            deliveryFee: DeliveryFeeResponse(req.application.deliveryFeeRule, label: req.deliveryFeeLabel))
+    }
+
+    /// A `Page<DishSummary>`, assembled from the listings' encoded JSON (the same bytes the
+    /// encoder would write: keys sorted, so `items` comes before `nextCursor`).
+    package func sectionDishes(req: Request) async throws -> Response {
+        guard let raw = req.parameters.get("section"), let section = DishSection(rawValue: raw) else {
+            throw AppError.notFound("section_not_found")
+        }
+        let (listings, next) = try req.banchan.dishes(in: section, page: try CursorPageRequest(from: req))
+        let cursor = next.map { "\"\($0)\"" } ?? "null"   // base64url: nothing to escape
+        let body = #"{"items":["# + listings.map(\.json).joined(separator: ",") + #"],"nextCursor":"# + cursor + "}"
+        return Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: .init(string: body))
+    }
+
+    package func dish(req: Request) async throws -> DishDetail {
+        let record = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
+        return DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
+    }
+
+    // MARK: Admin
+
+    package func createDish(req: Request) async throws -> Response {
+        _ = try req.requireAdmin()
+        let input = try req.decodeJSON(DishInput.self)
+        let record = try await req.banchan.addDish(try input.newDish(), stock: input.stock ?? 0)
+        return try await DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
+            .encodeResponse(status: .created, for: req)
+    }
+
+    /// Changes a dish, its stock included. A retired dish is not found; adding it again brings it back.
+    package func updateDish(req: Request) async throws -> DishDetail {
+        _ = try req.requireAdmin()
+        let input = try req.decodeJSON(DishInput.self)
+        let record = try await req.banchan.changeDish(hash: req.parameters.get("hash") ?? "", stock: input.stock) { try input.apply(to: &$0) }
+        return DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
+    }
+
+    package func retireDish(req: Request) async throws -> HTTPStatus {
+        _ = try req.requireAdmin()
+        try await req.banchan.retireDish(hash: req.parameters.get("hash") ?? "")
+        return .noContent
+    }
+
+    // MARK: Cart
+
+    package struct CartResponse: Content {
+        package struct Item: Content {
+            package let hash: String
+            package let title: String
+            package let image: String
+            package let unitPrice: Int
+            package let quantity: Int
+            package let subtotal: Int
+            package let minQuantity: Int
+            package let maxQuantity: Int
+            package let stock: Int
+        }
+        package let items: [Item]
+        package let itemsTotal: Int
+        package let deliveryFee: Int
+        package let total: Int
+        package let points: Int
+    }
+
+    package func cart(req: Request) async throws -> CartResponse {
+        try await cartResponse(req, owner: try req.shopOwner())
+    }
+
+    package struct QuantityBody: Content { package let quantity: Int }
+
+    package func setCartItem(req: Request) async throws -> CartResponse {
+        let owner = try req.shopOwner()
+        let body = try req.decodeJSON(QuantityBody.self)
+        try await req.banchan.setCartQuantity(body.quantity, of: req.parameters.get("hash") ?? "", for: owner)
+        return try await cartResponse(req, owner: owner)
+    }
+
+    package func removeCartItem(req: Request) async throws -> CartResponse {
+        let owner = try req.shopOwner()
+        try await req.banchan.removeFromCart(req.parameters.get("hash") ?? "", for: owner)
+        return try await cartResponse(req, owner: owner)
+    }
+
+    private func cartResponse(_ req: Request, owner: Principal) async throws -> CartResponse {
+        let shop = req.banchan
+        let lines = try await shop.cart(of: owner)
+        let images = BanchanImages.URLs(publicURL: req.application.settings.publicURL)
+        let totals = shop.totals(of: lines)
+        return CartResponse(
+            items: lines.map { .init(hash: $0.dish.hash, title: $0.dish.title, image: images.main($0.dish.hash), unitPrice: $0.dish.salePrice,
+                                     quantity: $0.quantity, subtotal: $0.dish.salePrice * $0.quantity, minQuantity: $0.dish.minQuantity,
+                                     maxQuantity: $0.dish.maxQuantity, stock: $0.dish.stock) },
+            itemsTotal: totals.itemsTotal, deliveryFee: totals.deliveryFee, total: totals.total, points: totals.points)
+    }
+
+    // MARK: Orders
+
+    package struct OrderBody: Content {
+        package struct Item: Content { package let hash: String; package let quantity: Int }
+        /// The dishes to order; absent: the cart (which the order then empties).
+        package let items: [Item]?
+    }
+
+    package static let idempotencyHeader = "Idempotency-Key"
+
+    package func placeOrder(req: Request) async throws -> Response {
+        let owner = try req.shopOwner()
+        let body = try req.decodeJSON(OrderBody.self)
+        let key = req.headers.first(name: Self.idempotencyHeader)?.trimmingCharacters(in: .whitespaces)
+        if let key, key.isEmpty || key.utf8.count > 255 { throw AppError.badRequest("invalid_idempotency_key") }
+        let placed = try await req.banchan.placeOrder(body.items?.map { .init(hash: $0.hash, quantity: $0.quantity) }, for: owner, idempotencyKey: key)
+        switch placed {
+        case .created(let order):
+            return try await OrderResponse(order, gateway: req.application.paymentGateway?.name).encodeResponse(status: .created, for: req)
+        case .replayed(let order):
+            let full = try await req.banchan.order(order.requireID(), of: owner)
+            let response = try await OrderResponse(full, gateway: req.application.paymentGateway?.name).encodeResponse(status: .created, for: req)
+            response.headers.replaceOrAdd(name: "Idempotent-Replayed", value: "true")
+            return response
+        }
+    }
+
+    package func orders(req: Request) async throws -> CursorPage<OrderResponse> {
+        let (orders, next) = try await req.banchan.orders(of: try req.shopOwner(), page: try CursorPageRequest(from: req))
+        let gateway = req.application.paymentGateway?.name
+        return CursorPage(items: try orders.map { try OrderResponse($0, gateway: gateway) }, nextCursor: next)
+    }
+
+    package func order(req: Request) async throws -> OrderResponse {
+        try OrderResponse(try await req.banchan.order(try req.orderIDParameter(), of: try req.shopOwner()), gateway: req.application.paymentGateway?.name)
+    }
+
+    package struct CancelBody: Content { package let reason: String? }
+
+    package func cancelOrder(req: Request) async throws -> OrderResponse {
+        let owner = try req.shopOwner()
+        let reason = try req.decodeJSON(CancelBody.self).reason?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let order = try await req.banchan.cancel(try req.orderIDParameter(), of: owner, reason: String((reason?.isEmpty == false ? reason! : "cancelled by customer").prefix(200)))
+        return try OrderResponse(order, gateway: req.application.paymentGateway?.name)
+    }
+
+    package struct PaymentBody: Content {
+        /// The provider's id of the payment (PortOne's `imp_uid`).
+        package let paymentID: String
+    }
+
+    package func confirmPayment(req: Request) async throws -> OrderResponse {
+        let owner = try req.shopOwner()
+        let body = try req.decodeJSON(PaymentBody.self)
+        guard !body.paymentID.isEmpty, body.paymentID.utf8.count <= 200 else { throw AppError.invalid("payment_not_found") }
+        let order = try await req.banchan.confirmPayment(body.paymentID, for: try req.orderIDParameter(), of: owner)
+        return try OrderResponse(order, gateway: req.application.paymentGateway?.name)
+    }
+
+    package struct StatusBody: Content { package let status: OrderStatus }
+
+    /// Administrators ship and deliver orders.
+    package func advanceOrder(req: Request) async throws -> OrderResponse {
+        _ = try req.requireAdmin()
+        let next = try req.decodeJSON(StatusBody.self).status
+        return try OrderResponse(try await req.banchan.advance(try req.orderIDParameter(), to: next), gateway: req.application.paymentGateway?.name)
+    }
+}

@@ -1,0 +1,40 @@
+import Accounts
+import Fluent
+import Platform
+import Vapor
+
+/// The side-dish shop (배민찬): catalog, cart, orders and payments, the shipped app's routes, its pages.
+package enum BanchanFeature: Feature {
+    package static let settingsSections: [any SettingsSection.Type] = [ShopSettings.self]
+    package static let migrations: [any Migration] = [CreateBanchan()]
+    package static let seeders: [any Seeder] = [BanchanSeeder()]
+    package static let homeCard: HomeCard? = HomeCard(position: 4, emoji: "🥢", key: "banchan", path: "/shop")
+
+    package static func configure(_ app: Application, settings: Settings) async throws {
+        app.usePaymentGateway(settings.shop.gateway)
+        app.banchanListings = BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL))
+        BanchanListings.follow(app)
+        // A visitor's cart joins the account's when they sign in on that device.
+        app.deviceHandOvers.register { device, account, req in
+            try await BanchanService(request: req).mergeCart(of: device, into: account)
+        }
+        // Orders whose payment window ran out give their stock back; the conditional update lets
+        // only one instance win per order.
+        let window = settings.shop.paymentWindow
+        app.lifecycle.use(PeriodicJob("cancelled unpaid orders past their payment window", every: .seconds(60)) { app in
+            try await BanchanService(application: app).expireUnpaidOrders(window: window)
+        })
+    }
+
+    package static func routes(_ routes: FeatureRoutes) throws {
+        try routes.api.register(collection: BanchanAPI())
+        try routes.open.register(collection: BanchanImages())
+        try routes.web.register(collection: BanchanPages())
+    }
+}
+
+extension Application {
+    package var deliveryFeeRule: DeliveryFeeRule {
+        DeliveryFeeRule(fee: settings.shop.deliveryFee, freeFrom: settings.shop.freeDeliveryFrom)
+    }
+}

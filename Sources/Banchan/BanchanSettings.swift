@@ -1,0 +1,66 @@
+import Accounts
+import Foundation
+import Platform
+
+/// The shop's settings: which payment provider confirms payments, the delivery fee rule, and how
+/// long an order waits for its payment. `settings.shop`.
+package struct ShopSettings: SettingsSection, Equatable {
+    package typealias Gateway = PaymentGatewaySetting
+
+    package var gateway: Gateway = .test
+    package var deliveryFee: Int = 2_500
+    package var freeDeliveryFrom: Int = 40_000
+    /// How long an order waits for its payment before it is cancelled and its stock returned.
+    package var paymentWindow: TimeInterval = 30 * 60
+
+    package init() {}
+
+    package init(gateway: Gateway = .test, deliveryFee: Int = 2_500, freeDeliveryFrom: Int = 40_000, paymentWindow: TimeInterval = 30 * 60) {
+        self.gateway = gateway
+        self.deliveryFee = deliveryFee
+        self.freeDeliveryFrom = freeDeliveryFrom
+        self.paymentWindow = paymentWindow
+    }
+
+    /// `DELIVERY_FEE`, `FREE_DELIVERY_FROM`, `PAYMENT_WINDOW`, `PAYMENT_GATEWAY` and PortOne's keys.
+    package static func load(from environment: EnvironmentVariables) throws -> ShopSettings {
+        func value(_ name: String) -> String? { environment.value(name) }
+        func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
+            try environment.integer(name, default: fallback, in: range)
+        }
+        let appEnvironment = environment.appEnvironment
+        var shop = ShopSettings()
+        shop.deliveryFee = try integer("DELIVERY_FEE", default: 2_500, in: 0...1_000_000)
+        shop.freeDeliveryFrom = try integer("FREE_DELIVERY_FROM", default: 40_000, in: 0...100_000_000)
+        shop.paymentWindow = TimeInterval(try integer("PAYMENT_WINDOW", default: 30 * 60, in: 60...(7 * 24 * 3600)))
+        switch value("PAYMENT_GATEWAY")?.lowercased() {
+        case nil:
+            shop.gateway = appEnvironment == .production ? .none : .test
+        case "test":
+            guard appEnvironment != .production else {
+                throw SettingsError(variable: "PAYMENT_GATEWAY", value: "test", expected: "portone when APP_ENV=production (the test gateway approves anything marked as test)")
+            }
+            shop.gateway = .test
+        case "portone":
+            guard let key = value("PORTONE_API_KEY"), let secret = value("PORTONE_API_SECRET") else {
+                throw SettingsError(variable: "PAYMENT_GATEWAY", value: "portone", expected: "PORTONE_API_KEY and PORTONE_API_SECRET to be set")
+            }
+            let url = value("PORTONE_API_URL") ?? "https://api.iamport.kr"
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host?.isEmpty == false else {
+                throw SettingsError(variable: "PORTONE_API_URL", value: url, expected: "an http:// or https:// URL")
+            }
+            shop.gateway = .portOne(url: url.hasSuffix("/") ? String(url.dropLast()) : url, apiKey: key, apiSecret: secret)
+        case let other?:
+            throw SettingsError(variable: "PAYMENT_GATEWAY", value: other, expected: "test or portone")
+        }
+
+        return shop
+    }
+}
+
+extension Settings {
+    package var shop: ShopSettings {
+        get { self[section: ShopSettings.self] }
+        set { self[section: ShopSettings.self] = newValue }
+    }
+}

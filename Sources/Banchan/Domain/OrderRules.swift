@@ -1,0 +1,121 @@
+import Foundation
+import struct Platform.ProviderPayment
+
+/// The delivery fee: a flat fee, free from a threshold of the items' total (2,500원, free from
+/// 40,000원 unless configured otherwise).
+public struct DeliveryFeeRule: Sendable, Equatable {
+    public let fee: Int
+    public let freeFrom: Int
+
+    public init(fee: Int = 2_500, freeFrom: Int = 40_000) {
+        self.fee = fee
+        self.freeFrom = freeFrom
+    }
+
+    public func fee(forItemsTotal itemsTotal: Int) -> Int {
+        itemsTotal >= freeFrom ? 0 : fee
+    }
+
+    /// `2,500원 (40,000원 이상 구매 시 무료)`, as the shipped app shows it.
+    public var label: String {
+        "\(Won.format(fee)) (\(Won.format(freeFrom)) 이상 구매 시 무료)"
+    }
+}
+
+/// Why a quantity cannot be ordered.
+public enum QuantityProblem: Error, Equatable {
+    case belowMinimum(Int)
+    case aboveMaximum(Int)
+    /// Fewer units left than asked for (the number left).
+    case outOfStock(available: Int)
+}
+
+/// One line of a cart or an order: a dish at its price, times a quantity.
+public struct OrderLine: Sendable, Equatable {
+    public let hash: String
+    public let unitPrice: Int
+    public let quantity: Int
+    public let pointsPerUnit: Int
+
+    public init(hash: String, unitPrice: Int, quantity: Int, pointsPerUnit: Int) {
+        self.hash = hash
+        self.unitPrice = unitPrice
+        self.quantity = quantity
+        self.pointsPerUnit = pointsPerUnit
+    }
+
+    public var subtotal: Int { unitPrice * quantity }
+}
+
+public struct OrderTotals: Sendable, Equatable, Codable {
+    public let itemsTotal: Int
+    public let deliveryFee: Int
+    public let total: Int
+    public let points: Int
+
+    package init(itemsTotal: Int, deliveryFee: Int, total: Int, points: Int) {
+        self.itemsTotal = itemsTotal
+        self.deliveryFee = deliveryFee
+        self.total = total
+        self.points = points
+    }
+}
+
+public enum OrderRules {
+    /// A quantity must lie in [minimum, min(maximum, stock)].
+    /// `wanted` held within the dish's limits and the stock: the most of it that can be bought,
+    /// or nil when not even the minimum can.
+    public static func fitted(_ wanted: Int, to dish: Dish, stock: Int) -> Int? {
+        let quantity = min(wanted, dish.maxQuantity, stock)
+        return quantity >= dish.minQuantity ? quantity : nil
+    }
+
+    public static func check(quantity: Int, of dish: Dish, stock: Int) throws(QuantityProblem) {
+        if quantity < dish.minQuantity { throw .belowMinimum(dish.minQuantity) }
+        if quantity > dish.maxQuantity { throw .aboveMaximum(dish.maxQuantity) }
+        if quantity > stock { throw .outOfStock(available: max(0, stock)) }
+    }
+
+    /// Totals are computed here only, from the server's prices: Σ price × quantity plus the fee.
+    public static func totals(_ lines: [OrderLine], delivery: DeliveryFeeRule) -> OrderTotals {
+        let itemsTotal = lines.reduce(0) { $0 + $1.subtotal }
+        let fee = lines.isEmpty ? 0 : delivery.fee(forItemsTotal: itemsTotal)
+        let points = lines.reduce(0) { $0 + $1.pointsPerUnit * $1.quantity }
+        return OrderTotals(itemsTotal: itemsTotal, deliveryFee: fee, total: itemsTotal + fee, points: points)
+    }
+}
+
+/// An order's life: it waits for payment, is paid, ships, arrives; it can be cancelled until it ships.
+public enum OrderStatus: String, Codable, Sendable, CaseIterable {
+    case awaitingPayment = "awaiting_payment"
+    case paid
+    case shipped
+    case delivered
+    case cancelled
+
+    public var canCancel: Bool { self == .awaitingPayment || self == .paid }
+
+    public func canMove(to next: OrderStatus) -> Bool {
+        switch (self, next) {
+        case (.awaitingPayment, .paid), (.paid, .shipped), (.shipped, .delivered): return true
+        case (_, .cancelled): return canCancel
+        default: return false
+        }
+    }
+}
+
+/// Why a reported payment does not pay for an order.
+public enum PaymentMismatch: Error, Equatable {
+    case notPaid(ProviderPayment.Status)
+    case wrongAmount(expected: Int, paid: Int)
+    case wrongOrder
+}
+
+public enum PaymentCheck {
+    /// A payment pays for an order only if it is paid, for this order, and for exactly its total.
+    public static func verify(_ payment: ProviderPayment, merchantUID: String, total: Int) throws(PaymentMismatch) {
+        guard payment.merchantUID == merchantUID else { throw .wrongOrder }
+        guard payment.status == .paid else { throw .notPaid(payment.status) }
+        guard payment.amount == total else { throw .wrongAmount(expected: total, paid: payment.amount) }
+    }
+}

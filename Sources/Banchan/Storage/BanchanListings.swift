@@ -1,0 +1,193 @@
+import Accounts
+import Fluent
+import Foundation
+import NIOConcurrencyHelpers
+import Platform
+import Vapor
+
+/// The dishes on sale, in memory, for the section lists — the shop's busiest pages, which would
+/// otherwise turn a page of 25-column rows into models on every request. Rebuilt from the database
+/// after seeding and after every admin change; each order and cancellation announces the new stock
+/// of its dishes on the event bus, so every process's lists show what is sold out.
+/// A dish's page, the cart and orders always read the database.
+package final class BanchanListings: Sendable {
+    package struct Listing: Sendable, Equatable {
+        package let id: UUID
+        package let position: Int
+        package let dish: Dish
+        package var stock: Int {
+            didSet { if (oldValue < dish.minQuantity) != isSoldOut { json = Self.render(dish, stock: stock, images: images) } }
+        }
+        package let images: BanchanImages.URLs
+        /// The dish as the API lists it (`DishSummary`), encoded once: lists are the busiest
+        /// responses, and encoding was a third of their cost. Re-rendered when sold-out flips.
+        package private(set) var json: String
+
+        package init(id: UUID, position: Int, dish: Dish, stock: Int, images: BanchanImages.URLs) {
+            self.id = id
+            self.position = position
+            self.dish = dish
+            self.stock = stock
+            self.images = images
+            self.json = Self.render(dish, stock: stock, images: images)
+        }
+
+        package var isSoldOut: Bool { stock < dish.minQuantity }
+
+        package static func render(_ dish: Dish, stock: Int, images: BanchanImages.URLs) -> String {
+            let data = (try? AppJSON.encoder().encode(DishSummary(dish, stock: stock, images: images))) ?? Data("{}".utf8)
+            return String(decoding: data, as: UTF8.self)
+        }
+
+        package static func == (left: Listing, right: Listing) -> Bool {
+            left.id == right.id && left.position == right.position && left.dish == right.dish && left.stock == right.stock
+        }
+    }
+
+    /// Events on `topic`: `{"hash": "HU6Z5", "stock": 41}` (an order or cancellation moved the
+    /// stock) or `{"changed": "HU6Z5"}` (an admin added, edited or retired the dish).
+    package static let topic = "banchan:listings"
+
+    package struct Event: Codable {
+        package var hash: String?
+        package var stock: Int?
+        package var changed: String?
+    }
+
+    private struct State {
+        var sections: [DishSection: [Listing]] = [:]
+        /// hash → where the listing sits, to apply a stock change.
+        var places: [String: (section: DishSection, offset: Int)] = [:]
+    }
+
+    private let state = NIOLockedValueBox(State())
+    package let images: BanchanImages.URLs
+
+    package init(images: BanchanImages.URLs) {
+        self.images = images
+    }
+
+    package func reload(from database: any Database) async throws {
+        let records = try await DishRecord.query(on: database).filter(\.$retiredAt == nil).sort(\.$position).sort(\.$id).all()
+        var fresh = State()
+        for record in records {
+            let dish = record.dish
+            let listing = Listing(id: try record.requireID(), position: record.position, dish: dish, stock: record.stock, images: images)
+            fresh.places[dish.hash] = (dish.section, fresh.sections[dish.section, default: []].count)
+            fresh.sections[dish.section, default: []].append(listing)
+        }
+        state.withLockedValue { $0 = fresh }
+    }
+
+    /// Puts a dish in its place (or moves it there), or takes it out when it left the shop.
+    package func update(_ record: DishRecord?, hash: String) throws {
+        let listing = try record.flatMap { record -> Listing? in
+            guard record.retiredAt == nil else { return nil }
+            return Listing(id: try record.requireID(), position: record.position, dish: record.dish, stock: record.stock, images: images)
+        }
+        state.withLockedValue { state in
+            var touched = Set<DishSection>()
+            if let place = state.places[hash] {
+                state.sections[place.section]?.remove(at: place.offset)
+                touched.insert(place.section)
+            }
+            if let listing {
+                var list = state.sections[listing.dish.section] ?? []
+                let index = list.firstIndex { !Self.precedesOrEqual($0.position, $0.id, listing.position, listing.id) } ?? list.count
+                list.insert(listing, at: index)
+                state.sections[listing.dish.section] = list
+                touched.insert(listing.dish.section)
+            }
+            state.places[hash] = nil
+            for section in touched {
+                for (offset, item) in (state.sections[section] ?? []).enumerated() { state.places[item.dish.hash] = (section, offset) }
+            }
+        }
+    }
+
+    package func apply(stock: Int, of hash: String) {
+        state.withLockedValue { state in
+            guard let place = state.places[hash] else { return }
+            state.sections[place.section]?[place.offset].stock = stock
+        }
+    }
+
+    package func all(in section: DishSection) -> [Listing] {
+        state.withLockedValue { $0.sections[section] ?? [] }
+    }
+
+    package func count(in section: DishSection) -> Int {
+        state.withLockedValue { $0.sections[section]?.count ?? 0 }
+    }
+
+    /// A page in catalog order; a cursor from a newest-first list is refused (400).
+    package func page(in section: DishSection, _ page: CursorPageRequest) throws -> (items: [Listing], nextCursor: String?) {
+        if page.cursor != nil && page.orderedCursor == nil { throw AppError.badRequest("invalid_cursor") }
+        let listings = all(in: section)
+        var start = 0
+        if let cursor = page.orderedCursor {
+            // Listings are sorted by (position, id): the first one after the cursor.
+            var low = 0, high = listings.count
+            while low < high {
+                let middle = (low + high) / 2
+                let listing = listings[middle]
+                if Self.precedesOrEqual(listing.position, listing.id, cursor.position, cursor.id) { low = middle + 1 } else { high = middle }
+            }
+            start = low
+        }
+        let items = Array(listings[start..<min(listings.count, start + page.limit)])
+        guard start + page.limit < listings.count, let last = items.last else { return (items, nil) }
+        return (items, OrderedPageCursor(position: last.position, id: last.id).encoded)
+    }
+
+    /// (position, id) order, ids compared byte by byte as the databases sort them, without
+    /// making strings (a page look-up does this a dozen times).
+    package static func precedesOrEqual(_ position: Int, _ id: UUID, _ otherPosition: Int, _ otherID: UUID) -> Bool {
+        if position != otherPosition { return position < otherPosition }
+        let left = withUnsafeBytes(of: id.uuid) { Array($0) }, right = withUnsafeBytes(of: otherID.uuid) { Array($0) }
+        return !right.lexicographicallyPrecedes(left)
+    }
+
+    /// Keeps the listings current from the event bus until the application stops.
+    package static func follow(_ app: Application) {
+        app.follow(topic) { app, message in
+            guard let event = try? JSONDecoder().decode(Event.self, from: Data(message.utf8)) else { return }
+            if let hash = event.changed {
+                do {
+                    try app.banchanListings.update(try await DishRecord.query(on: app.db).filter(\.$hash == hash).first(), hash: hash)
+                } catch {
+                    app.logger.warning("updating the shop's listing of \(hash) failed: \(error)")
+                }
+            } else if let hash = event.hash, let stock = event.stock {
+                app.banchanListings.apply(stock: stock, of: hash)
+            }
+        }
+    }
+
+    package static func announce(stock: Int, of hash: String, on events: any EventBus) async {
+        guard let data = try? JSONEncoder().encode(Event(hash: hash, stock: stock)) else { return }
+        await events.publish(String(decoding: data, as: UTF8.self), to: topic)
+    }
+
+    /// After an admin change: this process's listing changes before the answer goes out (the
+    /// admin sees it at once); the other processes read the dish again when they hear of it.
+    package static func dishChanged(_ record: DishRecord, _ req: Request) async throws {
+        try await dishChanged(record, listings: req.application.banchanListings, events: req.application.events)
+    }
+
+    /// Updates this process's listing of the dish and tells the other processes.
+    package static func dishChanged(_ record: DishRecord, listings: BanchanListings, events: any EventBus) async throws {
+        try listings.update(record, hash: record.hash)
+        guard let data = try? JSONEncoder().encode(Event(changed: record.hash)) else { return }
+        await events.publish(String(decoding: data, as: UTF8.self), to: topic)
+    }
+}
+
+extension Application {
+    private struct BanchanListingsKey: StorageKey { typealias Value = BanchanListings }
+
+    package var banchanListings: BanchanListings {
+        get { configured(BanchanListingsKey.self) }
+        set { storage[BanchanListingsKey.self] = newValue }
+    }
+}

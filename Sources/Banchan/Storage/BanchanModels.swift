@@ -1,0 +1,164 @@
+import Accounts
+import Fluent
+import Foundation
+import Platform
+import SQLKit
+
+/// A dish as stored: the catalog's description plus its stock, which orders change.
+package final class DishRecord: Model, @unchecked Sendable {
+    package static let schema = "banchan_dishes"
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "hash") package var hash: String
+    @Field(key: "section") package var section: String
+    /// Order within its section (catalog order); lists page by (position, id).
+    @Field(key: "position") package var position: Int
+    @Field(key: "title") package var title: String
+    @Field(key: "description") package var summary: String
+    @Field(key: "sale_price") package var salePrice: Int
+    @OptionalField(key: "original_price") package var originalPrice: Int?
+    @Field(key: "badges") package var badges: [String]
+    @Field(key: "delivery_types") package var deliveryTypes: [String]
+    @Field(key: "point_rate") package var pointRate: Int
+    @Field(key: "delivery_info") package var deliveryInfo: String
+    @Field(key: "min_quantity") package var minQuantity: Int
+    @Field(key: "max_quantity") package var maxQuantity: Int
+    @Field(key: "emoji") package var emoji: String
+    @Field(key: "color") package var color: String
+    @Field(key: "weight") package var weight: String
+    @Field(key: "ingredients") package var ingredients: String
+    @Field(key: "storage") package var storageInfo: String
+    @Field(key: "detail_sections") package var detailSections: [String]
+    @Field(key: "thumb_count") package var thumbCount: Int
+    /// Units left. Orders take units in the same transaction that records them.
+    @Field(key: "stock") package var stock: Int
+    /// Set once an admin changes the dish; the seeder then leaves it alone.
+    @Field(key: "edited_by_admin") package var editedByAdmin: Bool
+    @OptionalField(key: "retired_at") package var retiredAt: Date?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update, format: .microseconds) package var updatedAt: Date?
+
+    package init() {}
+
+    package init(_ dish: Dish, position: Int, stock: Int) {
+        apply(dish)
+        self.position = position
+        self.stock = stock
+        self.editedByAdmin = false
+    }
+
+    package func apply(_ dish: Dish) {
+        hash = dish.hash
+        section = dish.section.rawValue
+        title = dish.title
+        summary = dish.description
+        salePrice = dish.salePrice
+        originalPrice = dish.originalPrice
+        badges = dish.badges.map(\.rawValue)
+        deliveryTypes = dish.deliveryTypes.map(\.rawValue)
+        pointRate = dish.pointRate
+        deliveryInfo = dish.deliveryInfo
+        minQuantity = dish.minQuantity
+        maxQuantity = dish.maxQuantity
+        emoji = dish.emoji
+        color = dish.color
+        weight = dish.weight
+        ingredients = dish.ingredients
+        storageInfo = dish.storage
+        detailSections = dish.detailSections
+        thumbCount = dish.thumbCount
+    }
+
+    /// The domain value; unknown stored enum strings (never written by us) are dropped.
+    package var dish: Dish {
+        Dish(
+            hash: hash, section: DishSection(rawValue: section) ?? .side, title: title, description: summary,
+            salePrice: salePrice, originalPrice: originalPrice, badges: badges.compactMap(DishBadge.init(rawValue:)),
+            deliveryTypes: deliveryTypes.compactMap(DeliveryType.init(rawValue:)), pointRate: pointRate,
+            deliveryInfo: deliveryInfo, minQuantity: minQuantity, maxQuantity: maxQuantity, emoji: emoji, color: color,
+            weight: weight, ingredients: ingredients, storage: storageInfo, detailSections: detailSections, thumbCount: thumbCount
+        )
+    }
+}
+
+/// One dish in someone's cart: an account's (`user:…`) or an anonymous device's (`device:…`).
+package final class CartItem: Model, @unchecked Sendable {
+    package static let schema = "banchan_cart_items"
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "owner_key") package var ownerKey: String
+    @Parent(key: "dish_id") package var dish: DishRecord
+    @Field(key: "quantity") package var quantity: Int
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+
+    package init(ownerKey: String, dishID: UUID, quantity: Int) {
+        self.ownerKey = ownerKey
+        self.$dish.id = dishID
+        self.quantity = quantity
+    }
+}
+
+/// An order: what was bought at which prices, and where its payment stands.
+package final class BanchanOrder: Model, @unchecked Sendable {
+    package static let schema = "banchan_orders"
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "owner_key") package var ownerKey: String
+    /// The account while it exists (withdrawal keeps the order for the books, without the link).
+    @OptionalParent(key: "user_id") package var user: User?
+    @Enum(key: "status") package var status: OrderStatus
+    @Field(key: "items_total") package var itemsTotal: Int
+    @Field(key: "delivery_fee") package var deliveryFee: Int
+    @Field(key: "total") package var total: Int
+    @Field(key: "points") package var points: Int
+    /// The id the payment provider knows the order by.
+    @Field(key: "merchant_uid") package var merchantUID: String
+    @OptionalField(key: "payment_provider") package var paymentProvider: String?
+    /// The provider's id of the payment (PortOne's `imp_uid`).
+    @OptionalField(key: "payment_id") package var paymentID: String?
+    @OptionalField(key: "paid_at") package var paidAt: Date?
+    @OptionalField(key: "cancelled_at") package var cancelledAt: Date?
+    @OptionalField(key: "cancel_reason") package var cancelReason: String?
+    /// `Idempotency-Key` of the request that created it, and a digest of that request's body.
+    @OptionalField(key: "idempotency_key") package var idempotencyKey: String?
+    @OptionalField(key: "request_digest") package var requestDigest: String?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update, format: .microseconds) package var updatedAt: Date?
+    @Children(for: \.$order) package var items: [BanchanOrderItem]
+
+    package init() {}
+
+    /// The loaded lines in the order the customer added them.
+    package var lines: [BanchanOrderItem] { ($items.value ?? []).sorted { $0.line < $1.line } }
+}
+
+/// A line of an order, with the title and price as they were when ordered.
+package final class BanchanOrderItem: Model, @unchecked Sendable {
+    package static let schema = "banchan_order_items"
+
+    @ID(key: .id) package var id: UUID?
+    @Parent(key: "order_id") package var order: BanchanOrder
+    /// Position in the order, as the customer added the dishes.
+    @Field(key: "line") package var line: Int
+    @Field(key: "dish_id") package var dishID: UUID
+    @Field(key: "hash") package var hash: String
+    @Field(key: "title") package var title: String
+    @Field(key: "unit_price") package var unitPrice: Int
+    @Field(key: "quantity") package var quantity: Int
+    @Field(key: "points_per_unit") package var pointsPerUnit: Int
+
+    package init() {}
+
+    package init(orderID: UUID, line: Int, dish: DishRecord, quantity: Int) throws {
+        self.$order.id = orderID
+        self.line = line
+        self.dishID = try dish.requireID()
+        self.hash = dish.hash
+        self.title = dish.title
+        self.unitPrice = dish.salePrice
+        self.quantity = quantity
+        self.pointsPerUnit = dish.dish.pointsPerUnit
+    }
+}

@@ -1,0 +1,78 @@
+import Accounts
+import Fluent
+import NIOConcurrencyHelpers
+import Platform
+import SQLKit
+import Vapor
+
+/// A cart or an order line as clients see it.
+package struct ShopLine: Sendable {
+    package let dish: DishRecord
+    package let quantity: Int
+}
+
+/// Every rule of the shop: catalog reads, the cart, orders that never oversell, payments checked
+/// with the provider. Handlers (API, compatibility routes, pages) stay thin over this.
+package struct BanchanService {
+    package let database: any Database
+    package let delivery: DeliveryFeeRule
+    package let gateway: (any PaymentGateway)?
+    package let listings: BanchanListings
+    package let events: any EventBus
+    package let logger: Logger
+
+    package init(request: Request) {
+        self.init(database: request.db, application: request.application, logger: request.logger)
+    }
+
+    /// For work outside a request (the unpaid-order sweeper).
+    package init(application: Application) {
+        self.init(database: application.db, application: application, logger: application.logger)
+    }
+
+    private init(database: any Database, application: Application, logger: Logger) {
+        self.database = database
+        delivery = application.deliveryFeeRule
+        gateway = application.paymentGateway
+        listings = application.banchanListings
+        events = application.events
+        self.logger = logger
+    }
+
+    // MARK: Catalog
+
+    package func dish(hash: String) async throws -> DishRecord {
+        guard let record = try await DishRecord.query(on: database).filter(\.$hash == hash).filter(\.$retiredAt == nil).first() else {
+            throw AppError.notFound("dish_not_found")
+        }
+        return record
+    }
+
+    /// Every dish of a section in catalog order (the shipped app's section lists are not paged),
+    /// from the in-memory listings.
+    package func dishes(in section: DishSection) -> [BanchanListings.Listing] {
+        listings.all(in: section)
+    }
+
+    package func dishes(in section: DishSection, page: CursorPageRequest) throws -> (items: [BanchanListings.Listing], nextCursor: String?) {
+        try listings.page(in: section, page)
+    }
+
+    package func dishCounts() -> [DishSection: Int] {
+        Dictionary(uniqueKeysWithValues: DishSection.allCases.map { ($0, listings.count(in: $0)) })
+    }
+
+    /// Shows stock that changed (after the change committed) in this process's listings at once,
+    /// and tells the other processes'.
+    package func announce(_ stocks: [(hash: String, stock: Int)]) async {
+        for change in stocks {
+            listings.apply(stock: change.stock, of: change.hash)
+            await BanchanListings.announce(stock: change.stock, of: change.hash, on: events)
+        }
+    }
+
+}
+
+extension Request {
+    package var banchan: BanchanService { BanchanService(request: self) }
+}

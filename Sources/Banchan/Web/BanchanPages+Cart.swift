@@ -1,0 +1,127 @@
+import Accounts
+import Fluent
+import Platform
+import Plot
+import Vapor
+
+/// The cart page: add from a dish page, change quantities, remove, totals with the delivery fee.
+extension BanchanPages {
+    // MARK: Cart
+
+    package struct AddForm: Content { package var hash: String?; package var quantity: Int? }
+
+    /// "담기" adds to what is already in the cart, within the dish's limits and its stock.
+    package func addToCart(req: Request) async throws -> Response {
+        let owner = try req.browserPrincipal()
+        let form = try req.content.decode(AddForm.self)
+        let shop = req.banchan
+        let record = try await shop.dish(hash: form.hash ?? "")
+        let quantity = form.quantity ?? record.minQuantity
+        let already = try await shop.cart(of: owner).first { $0.dish.hash == record.hash }?.quantity ?? 0
+        return try await req.submitForm {
+            // Range-check the number from the form before adding: `already + quantity` with an
+            // unchecked Int could overflow, and an overflow stops the process.
+            do { try OrderRules.check(quantity: quantity, of: record.dish, stock: .max) } catch let problem as QuantityProblem {
+                throw BanchanService.appError(problem, title: record.title)
+            }
+            try await shop.setCartQuantity(already + quantity, of: record.hash, for: owner)
+            return Layout.redirect(to: ShopPath.cart + "?added=\(record.hash)")
+        } onRuleBroken: { error in
+            page(req, title: record.title, status: error.status, scripts: ["/js/banchan/detail.js"],
+                 cartCount: try await cartCount(req, owner), main: dishView(req, record, quantity: quantity, error: error))
+        }
+    }
+
+    package func cart(req: Request) async throws -> Response {
+        let owner = try req.browserPrincipal()
+        return try await cartPage(req, owner: owner, error: nil)
+    }
+
+    package func cartPage(_ req: Request, owner: Principal, error: AppError?) async throws -> Response {
+        let shop = req.banchan
+        let lines = try await shop.cart(of: owner)
+        let totals = shop.totals(of: lines)
+        let added = (req.query[String.self, at: "added"]).flatMap { hash in lines.first { $0.dish.hash == hash }?.dish.title }
+        let rule = req.application.deliveryFeeRule
+        let main: Node<HTML.BodyContext> = .group(
+            .h1(.text(req.t("banchan.cart.title"))),
+            added.map { .p(.class("notice"), .role("status"), .text(req.t("banchan.cart.added", ["title": $0]))) } ?? .empty,
+            Layout.formError(req, error),
+            lines.isEmpty
+                ? .section(.class("card empty-state"), .p(.text(req.t("banchan.cart.empty"))), .a(.class("button"), .href(ShopPath.home), .text(req.t("banchan.browse"))))
+                : .group(
+                    .ul(.class("cart-lines card"), .forEach(lines) { cartLine(req, $0) }),
+                    .section(
+                        .class("card totals"), .attribute(named: "aria-label", value: req.t("banchan.cart.totals")),
+                        .dl(
+                            .dt(.text(req.t("banchan.items_total"))), .dd(.id("items-total"), .text(Won.format(totals.itemsTotal))),
+                            .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("cart-delivery-fee"), .text(Won.format(totals.deliveryFee))),
+                            .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("cart-total"), .text(Won.format(totals.total)))
+                        ),
+                        totals.deliveryFee > 0
+                            ? .p(.class("hint"), .text(req.t("banchan.cart.free_delivery_gap", ["gap": Won.format(rule.freeFrom - totals.itemsTotal)])))
+                            : .empty,
+                        .form(
+                            .action(ShopPath.orders), .method(.post),
+                            Layout.csrfField(req),
+                            // One key per cart page shown: a double tap or a retried submit orders once.
+                            .input(.type(.hidden), .name("idempotencyKey"), .value(SecureRandom.token(bytes: 16))),
+                            .button(.type(.submit), .class("button primary wide"), .id("place-order"),
+                                    .text(req.t("banchan.cart.order", ["total": Won.format(totals.total)])))
+                        )
+                    )
+                )
+        )
+        return page(req, title: req.t("banchan.cart.title"), status: error?.status ?? .ok, cartCount: lines.reduce(0) { $0 + $1.quantity }, main: main)
+    }
+
+    package func cartLine(_ req: Request, _ line: ShopLine) -> Node<HTML.ListContext> {
+        let dish = line.dish.dish
+        let limit = min(dish.maxQuantity, line.dish.stock)
+        let lineText = req.t("banchan.cart.line", ["price": Won.format(dish.salePrice), "quantity": String(line.quantity),
+                                                   "subtotal": Won.format(dish.salePrice * line.quantity)])
+        let quantityInput: Node<HTML.FormContext> = .selfClosedElement(named: "input", attributes: [
+            .id("qty-\(dish.hash)"), .name("quantity"), .type(.number), .value(String(line.quantity)),
+            .attribute(named: "min", value: String(dish.minQuantity)), .attribute(named: "max", value: String(max(limit, dish.minQuantity))),
+        ])
+        let change: Node<HTML.BodyContext> = .form(
+            .action(ShopPath.item(dish.hash)), .method(.post), .class("inline-quantity"),
+            Layout.csrfField(req),
+            .label(.for("qty-\(dish.hash)"), .class("visually-hidden"), .text(req.t("banchan.quantity_of", ["title": dish.title]))),
+            quantityInput,
+            .button(.type(.submit), .class("button small"), .text(req.t("banchan.cart.change")))
+        )
+        let remove: Node<HTML.BodyContext> = .form(
+            .action(ShopPath.removeItem(dish.hash)), .method(.post), .class("inline-form"),
+            Layout.csrfField(req),
+            .button(.type(.submit), .class("link-button"), .ariaLabel(req.t("banchan.cart.remove_of", ["title": dish.title])),
+                    .text(req.t("banchan.cart.remove")))
+        )
+        let info: Node<HTML.BodyContext> = .div(
+            .class("cart-line-info"),
+            .a(.class("dish-title"), .href(ShopPath.dish(dish.hash)), .text(dish.title)),
+            .p(.class("muted"), .text(lineText)),
+            change,
+            remove
+        )
+        return .li(.class("cart-line"), .data(named: "hash", value: dish.hash),
+                   .img(.src(Self.images.main(dish.hash)), .alt(""), .width(72), .height(72)), info)
+    }
+
+    package struct QuantityForm: Content { package var quantity: Int? }
+
+    package func changeCartItem(req: Request) async throws -> Response {
+        let owner = try req.browserPrincipal()
+        let quantity = try req.content.decode(QuantityForm.self).quantity ?? 0
+        return try await req.submitForm {
+            try await req.banchan.setCartQuantity(quantity, of: req.parameters.get("hash") ?? "", for: owner)
+            return Layout.redirect(to: ShopPath.cart)
+        } onRuleBroken: { try await cartPage(req, owner: owner, error: $0) }
+    }
+
+    package func removeCartItem(req: Request) async throws -> Response {
+        let owner = try req.browserPrincipal()
+        try await req.banchan.removeFromCart(req.parameters.get("hash") ?? "", for: owner)
+        return Layout.redirect(to: ShopPath.cart)
+    }
+}

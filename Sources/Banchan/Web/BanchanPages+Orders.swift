@@ -1,0 +1,141 @@
+import Accounts
+import Fluent
+import Platform
+import Plot
+import Vapor
+
+/// Placing an order from the cart, the order history, an order's page, paying (test gateway) and cancelling.
+extension BanchanPages {
+    // MARK: Orders
+
+    package struct PlaceForm: Content { package var idempotencyKey: String? }
+
+    package func placeOrder(req: Request) async throws -> Response {
+        let owner = try req.browserPrincipal()
+        let key = try req.content.decode(PlaceForm.self).idempotencyKey.flatMap { $0.isEmpty || $0.count > 255 ? nil : $0 }
+        return try await req.submitForm {
+            switch try await req.banchan.placeOrder(nil, for: owner, idempotencyKey: key) {
+            case .created(let order), .replayed(let order):
+                return Layout.redirect(to: ShopPath.order(try order.requireID()))
+            }
+        } onRuleBroken: { try await cartPage(req, owner: owner, error: $0) }
+    }
+
+    package func orders(req: Request) async throws -> Response {
+        let owner = try req.browserPrincipal()
+        let (orders, next) = try await req.banchan.orders(of: owner, page: try CursorPageRequest(from: req))
+        return page(
+            req, title: req.t("banchan.orders.title"), cartCount: try await cartCount(req, owner),
+            main: .group(
+                .h1(.text(req.t("banchan.orders.title"))),
+                orders.isEmpty
+                    ? .section(.class("card empty-state"), .p(.text(req.t("banchan.orders.empty"))), .a(.class("button"), .href(ShopPath.home), .text(req.t("banchan.browse"))))
+                    : .ul(.class("order-list"), .forEach(orders) { order in
+                        .li(.a(
+                            .class("order-card card"), .href(order.id.map(ShopPath.order) ?? ShopPath.orders),
+                            .span(.class("order-status status-\(order.status.rawValue)"), .text(req.t("banchan.status.\(order.status.rawValue)"))),
+                            .span(.class("order-summary"), .text(summary(req, order))),
+                            .span(.class("order-total"), .text(Won.format(order.total))),
+                            .span(.class("muted"), .text(dateText(order.createdAt)))
+                        ))
+                    }),
+                next.map { .a(.class("button"), .href(ShopPath.orders + "?cursor=\($0)"), .text(req.t("banchan.orders.older"))) } ?? .empty
+            )
+        )
+    }
+
+    package func summary(_ req: Request, _ order: BanchanOrder) -> String {
+        let items = order.lines
+        guard let first = items.first else { return "" }
+        return items.count == 1 ? first.title : req.t("banchan.orders.summary", ["title": first.title, "more": String(items.count - 1)])
+    }
+
+    package func dateText(_ date: Date?) -> String {
+        guard let date else { return "" }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "ko_KR")
+        formatter.timeZone = TimeZone(identifier: "Asia/Seoul")
+        formatter.dateFormat = "yyyy.MM.dd HH:mm"
+        return formatter.string(from: date)
+    }
+
+    package func order(req: Request) async throws -> Response {
+        let owner = try req.browserPrincipal()
+        let order = try await req.banchan.order(try req.orderIDParameter(), of: owner)
+        return try await orderPage(req, order, owner: owner, error: nil)
+    }
+
+    package func orderPage(_ req: Request, _ order: BanchanOrder, owner: Principal, error: AppError?) async throws -> Response {
+        let id = try order.requireID()
+        let gateway = req.application.paymentGateway
+        let payment: Node<HTML.BodyContext>
+        switch (order.status, gateway) {
+        case (.awaitingPayment, let gateway?) where gateway is TestPaymentGateway:
+            payment = .form(
+                .action(ShopPath.pay(id)), .method(.post), .class("stack"),
+                Layout.csrfField(req),
+                .p(.class("hint"), .text(req.t("banchan.pay.test_hint"))),
+                .button(.type(.submit), .class("button primary wide"), .id("pay-test"), .text(req.t("banchan.pay.test", ["total": Won.format(order.total)])))
+            )
+        case (.awaitingPayment, .some):
+            payment = .p(.class("notice"), .text(req.t("banchan.pay.in_app", ["merchant": order.merchantUID, "total": Won.format(order.total)])))
+        case (.awaitingPayment, nil):
+            payment = .p(.class("form-error"), .text(req.t("error.payments_unavailable")))
+        default:
+            payment = .empty
+        }
+        let main: Node<HTML.BodyContext> = .group(
+            .h1(.text(req.t("banchan.order.title"))),
+            Layout.formError(req, error),
+            .section(
+                .class("card order-detail"),
+                .p(.span(.class("order-status status-\(order.status.rawValue)"), .id("order-status"), .text(req.t("banchan.status.\(order.status.rawValue)")))),
+                .ul(.class("order-lines"), .forEach(order.lines) { item in
+                    .li(.span(.text(item.title)), .span(.class("muted"), .text("\(Won.format(item.unitPrice)) × \(item.quantity)")),
+                        .strong(.text(Won.format(item.unitPrice * item.quantity))))
+                }),
+                .dl(
+                    .class("totals"),
+                    .dt(.text(req.t("banchan.items_total"))), .dd(.text(Won.format(order.itemsTotal))),
+                    .dt(.text(req.t("banchan.delivery_fee"))), .dd(.text(Won.format(order.deliveryFee))),
+                    .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("order-grand-total"), .text(Won.format(order.total))),
+                    .dt(.text(req.t("banchan.points"))), .dd(.text(Won.format(order.points)))
+                ),
+                order.cancelReason.map { .p(.class("muted"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
+                payment,
+                order.status.canCancel
+                    ? .form(
+                        .action(ShopPath.cancel(id)), .method(.post),
+                        Layout.csrfField(req),
+                        .button(.type(.submit), .class("button danger wide"), .id("cancel-order"), .text(req.t("banchan.order.cancel")))
+                    )
+                    : .empty
+            ),
+            .p(.a(.href(ShopPath.orders), .text(req.t("banchan.orders.title"))))
+        )
+        return page(req, title: req.t("banchan.order.title"), status: error?.status ?? .ok,
+                    cartCount: try await cartCount(req, owner), main: main)
+    }
+
+    /// Pays with the test gateway: the page stands in for the provider's payment window, paying
+    /// exactly the order's total; the server then checks it as it would a real payment.
+    package func pay(req: Request) async throws -> Response {
+        let owner = try req.browserPrincipal()
+        let id = try req.orderIDParameter()
+        let order = try await req.banchan.order(id, of: owner)
+        guard req.application.paymentGateway is TestPaymentGateway else { throw AppError(.serviceUnavailable, "payments_unavailable") }
+        return try await req.submitForm {
+            _ = try await req.banchan.confirmPayment(TestPaymentGateway.paymentID(merchantUID: order.merchantUID, amount: order.total), for: id, of: owner)
+            return Layout.redirect(to: ShopPath.order(id))
+        } onRuleBroken: { try await orderPage(req, try await req.banchan.order(id, of: owner), owner: owner, error: $0) }
+    }
+
+    package func cancel(req: Request) async throws -> Response {
+        let owner = try req.browserPrincipal()
+        let id = try req.orderIDParameter()
+        return try await req.submitForm {
+            _ = try await req.banchan.cancel(id, of: owner, reason: req.t("banchan.order.cancelled_by_customer"))
+            return Layout.redirect(to: ShopPath.order(id))
+        } onRuleBroken: { try await orderPage(req, try await req.banchan.order(id, of: owner), owner: owner, error: $0) }
+    }
+}

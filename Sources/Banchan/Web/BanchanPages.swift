@@ -1,0 +1,210 @@
+import Accounts
+import Fluent
+import Platform
+import Plot
+import Vapor
+
+/// The shop in the browser (the 배민찬 app's screens): the three sections, a dish's page with
+/// paging thumbnails and a quantity stepper, the cart, checkout and order history.
+/// Forms work without scripts; `Public/js/banchan/` adds the stepper's live total, thumbnail
+/// dots and the section counts.
+package struct BanchanPages: RouteCollection {
+    package static let stylesheet = "/css/banchan.css"
+
+    package func boot(routes: any RoutesBuilder) throws {
+        let shop = routes.grouped("shop")
+        shop.get(use: home)
+        shop.get("dishes", ":hash", use: dish)
+        shop.get("cart", use: cart)
+        shop.post("cart", use: addToCart)
+        shop.post("cart", ":hash", use: changeCartItem)
+        shop.post("cart", ":hash", "remove", use: removeCartItem)
+        shop.post("orders", use: placeOrder)
+        shop.get("orders", use: orders)
+        shop.get("orders", ":order", use: order)
+        shop.post("orders", ":order", "pay", use: pay)
+        shop.post("orders", ":order", "cancel", use: cancel)
+    }
+
+    // MARK: Frame
+
+    /// The delivery fee rule in the reader's language (the app's routes keep the Korean original).
+    package func extras(_ req: Request, scripts: [String] = [], cartCount: Int?) -> PageExtras {
+        PageExtras(
+            stylesheets: [Self.stylesheet], scripts: scripts, bodyClass: "shop",
+            headerLinks: .a(
+                .class("cart-link"), .href(ShopPath.cart), .ariaLabel(req.t("banchan.cart.title")),
+                .span(.ariaHidden(true), .text("🛒")),
+                cartCount.map { $0 > 0 ? .span(.class("cart-count"), .text(String($0))) : .empty } ?? .empty
+            )
+        )
+    }
+
+    /// Artwork as paths, so pages load it from whatever address the browser used.
+    package static let images = BanchanImages.URLs(publicURL: "")
+
+    package func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, scripts: [String] = [],
+                      cartCount: Int?, main: Node<HTML.BodyContext>) -> Response {
+        Layout.page(req, title: title, status: status, extras: extras(req, scripts: scripts, cartCount: cartCount), main: main)
+    }
+
+    package func cartCount(_ req: Request, _ owner: Principal) async throws -> Int {
+        try await req.banchan.cart(of: owner).reduce(0) { $0 + $1.quantity }
+    }
+
+    // MARK: Sections
+
+    package func home(req: Request) async throws -> Response {
+        let owner = try req.browserPrincipal()
+        let shop = req.banchan
+        var sections: [Node<HTML.BodyContext>] = []
+        for section in DishSection.allCases {
+            let dishes = shop.dishes(in: section)
+            sections.append(sectionView(req, section, dishes))
+        }
+        return page(
+            req, title: req.t("banchan.title"), scripts: ["/js/banchan/sections.js"], cartCount: try await cartCount(req, owner),
+            main: .group(
+                .section(
+                    .class("shop-hero"),
+                    .h1(.text(req.t("banchan.title"))),
+                    .p(.class("lead"), .text(req.t("banchan.lead", ["fee": req.deliveryFeeLabel])))
+                ),
+                .group(sections),
+                .p(.class("section-toast"), .id("section-toast"), .role("status"))
+            )
+        )
+    }
+
+    package func sectionView(_ req: Request, _ section: DishSection, _ dishes: [BanchanListings.Listing]) -> Node<HTML.BodyContext> {
+        let name = req.t("banchan.section.\(section.rawValue)")
+        return .section(
+            .class("dish-section"), .id("section-\(section.rawValue)"), .ariaLabelledBy("heading-\(section.rawValue)"),
+            .h2(
+                .id("heading-\(section.rawValue)"),
+                .button(
+                    .type(.button), .class("section-header"), .attribute(named: "aria-expanded", value: "false"),
+                    .attribute(named: "aria-controls", value: "count-\(section.rawValue)"),
+                    .data(named: "count-text", value: req.t("banchan.section.count", ["section": name, "count": String(dishes.count)])),
+                    .span(.text(name)),
+                    .span(.class("section-count"), .id("count-\(section.rawValue)"), .hidden(true), .text(req.t("banchan.section.badge", ["count": String(dishes.count)])))
+                )
+            ),
+            .ul(.class("dish-list"), .forEach(dishes) { .li(dishCard(req, $0)) })
+        )
+    }
+
+    package func dishCard(_ req: Request, _ listing: BanchanListings.Listing) -> Node<HTML.BodyContext> {
+        let dish = listing.dish
+        let soldOut = listing.isSoldOut
+        // The title's link covers the whole card (see .dish-card a::after in banchan.css).
+        return .div(
+            .class(soldOut ? "dish-card sold-out" : "dish-card"),
+            .img(.src(Self.images.main(dish.hash)), .alt(""), .width(112), .height(112), .attribute(named: "loading", value: "lazy")),
+            .div(
+                .class("dish-info"),
+                .a(.class("dish-title"), .href(ShopPath.dish(dish.hash)), .text(dish.title)),
+                .span(.class("dish-description"), .text(dish.description)),
+                priceView(req, dish),
+                .div(
+                    .class("chips"),
+                    .forEach(dish.badges) { .span(.class("badge badge-\($0.code)"), .text(req.t("banchan.badge.\($0.code)"))) },
+                    soldOut ? .span(.class("badge badge-soldout"), .text(req.t("banchan.sold_out"))) : .empty
+                )
+            )
+        )
+    }
+
+    package func priceView(_ req: Request, _ dish: Dish) -> Node<HTML.BodyContext> {
+        .p(
+            .class("prices"),
+            .strong(.class("sale-price"), .text(Won.format(dish.salePrice))),
+            dish.isDiscounted
+                ? .element(named: "del", nodes: [.class("original-price"),
+                                                  .span(.class("visually-hidden"), .text(req.t("banchan.original_price") + " ")),
+                                                  .text(Won.format(dish.originalPrice!))])
+                : .empty
+        )
+    }
+
+    // MARK: A dish
+
+    package func dish(req: Request) async throws -> Response {
+        let owner = try req.browserPrincipal()
+        let record = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
+        return page(req, title: record.title, scripts: ["/js/banchan/detail.js"], cartCount: try await cartCount(req, owner),
+                    main: dishView(req, record, quantity: record.dish.minQuantity, error: nil))
+    }
+
+    package func dishView(_ req: Request, _ record: DishRecord, quantity: Int, error: AppError?) -> Node<HTML.BodyContext> {
+        let dish = record.dish
+        let urls = Self.images
+        let thumbs = urls.thumbs(dish)
+        let limit = min(dish.maxQuantity, record.stock)
+        let soldOut = record.stock < dish.minQuantity
+        return .group(
+            .section(
+                .class("gallery"), .attribute(named: "aria-label", value: req.t("banchan.gallery")),
+                .div(
+                    .class("thumbs"), .id("thumbs"), .attribute(named: "tabindex", value: "0"),
+                    .forEach(Array(thumbs.enumerated())) { index, url in
+                        .img(.src(url), .alt(req.t("banchan.thumb_alt", ["title": dish.title, "n": String(index + 1), "total": String(thumbs.count)])),
+                             .width(600), .height(600))
+                    }
+                ),
+                .ol(.class("thumb-dots"), .attribute(named: "aria-hidden", value: "true"),
+                    .forEach(thumbs.indices) { index in .li(.class(index == 0 ? "current" : "")) })
+            ),
+            .section(
+                .class("card dish-detail"), .ariaLabelledBy("dish-title"),
+                .div(.class("chips"), .forEach(dish.badges) { .span(.class("badge badge-\($0.code)"), .text(req.t("banchan.badge.\($0.code)"))) }),
+                .h1(.id("dish-title"), .text(dish.title)),
+                .p(.class("lead"), .text(dish.description)),
+                priceView(req, dish),
+                .dl(
+                    .class("dish-facts"),
+                    .dt(.text(req.t("banchan.points"))), .dd(.text(req.t("banchan.points_value", ["points": Won.format(dish.pointsPerUnit), "rate": String(dish.pointRate)]))),
+                    .dt(.text(req.t("banchan.delivery"))), .dd(.text(dish.deliveryTypes.map { req.t("banchan.delivery_type.\($0.code)") }.joined(separator: " · "))),
+                    .dt(.text(req.t("banchan.delivery_info"))), .dd(.text(dish.deliveryInfo)),
+                    .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("delivery-fee"), .text(req.deliveryFeeLabel)),
+                    .dt(.text(req.t("banchan.weight"))), .dd(.text(dish.weight)),
+                    .dt(.text(req.t("banchan.ingredients"))), .dd(.text(dish.ingredients)),
+                    .dt(.text(req.t("banchan.storage"))), .dd(.text(dish.storage))
+                ),
+                Layout.formError(req, error),
+                soldOut
+                    ? .p(.class("notice sold-out-notice"), .text(req.t("banchan.sold_out_long")))
+                    : .form(
+                        .action(ShopPath.cart), .method(.post), .class("order-form"), .id("order-form"),
+                        .data(named: "price", value: String(dish.salePrice)),
+                        Layout.csrfField(req),
+                        .input(.type(.hidden), .name("hash"), .value(dish.hash)),
+                        .div(
+                            .class("stepper"), .role("group"), .ariaLabelledBy("quantity-label"),
+                            .label(.id("quantity-label"), .for("quantity"), .text(req.t("banchan.quantity"))),
+                            .button(.type(.button), .class("step step-down"), .id("quantity-down"), .ariaLabel(req.t("banchan.decrease")), .text("−")),
+                            .selfClosedElement(named: "input", attributes: [
+                                .id("quantity"), .name("quantity"), .type(.number), .value(String(min(max(quantity, dish.minQuantity), limit))),
+                                .attribute(named: "min", value: String(dish.minQuantity)), .attribute(named: "max", value: String(limit)),
+                                .attribute(named: "inputmode", value: "numeric"), .ariaDescribedBy("quantity-limits"),
+                            ]),
+                            .button(.type(.button), .class("step step-up"), .id("quantity-up"), .ariaLabel(req.t("banchan.increase")), .text("+"))
+                        ),
+                        .p(.class("hint"), .id("quantity-limits"),
+                           .text(req.t("banchan.quantity_limits", ["min": String(dish.minQuantity), "max": String(limit), "stock": String(record.stock)]))),
+                        .p(.class("order-total"), .span(.text(req.t("banchan.total") + " ")),
+                           .strong(.id("order-total"), .ariaLive(.polite),
+                                   .text(Won.format(dish.salePrice * min(max(quantity, dish.minQuantity), limit))))),
+                        .button(.type(.submit), .class("button primary wide"), .id("add-to-cart"), .text(req.t("banchan.add_to_cart")))
+                    )
+            ),
+            .section(
+                .class("detail-images"), .attribute(named: "aria-label", value: req.t("banchan.details")),
+                .forEach(Array(zip(urls.details(dish), dish.detailSections))) { url, text in
+                    .img(.src(url), .alt(text), .width(720), .attribute(named: "loading", value: "lazy"))
+                }
+            )
+        )
+    }
+
+}

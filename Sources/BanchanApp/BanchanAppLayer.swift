@@ -1,0 +1,10 @@
+import Accounts
+import Banchan
+import Platform
+
+/// The 배민찬 app's own routes (`BanchanCompatRoutes`), on the shop.
+package enum BanchanAppLayer: Feature {
+    package static func routes(_ routes: FeatureRoutes) throws {
+        try routes.open.register(collection: BanchanCompatRoutes())
+    }
+}

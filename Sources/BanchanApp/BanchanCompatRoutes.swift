@@ -1,0 +1,104 @@
+import Accounts
+import Banchan
+import Fluent
+import Platform
+import Vapor
+
+/// The routes the shipped 배민찬 iOS app calls, with their exact JSON: `GET /main`, `/soup`,
+/// `/side` (a section's dishes) and `GET /detail/{hash}`. Prices are strings like `12,640원`.
+package struct BanchanCompatRoutes: RouteCollection {
+    package func boot(routes: any RoutesBuilder) throws {
+        routes.get("main") { try await self.section(.main, $0) }
+        routes.get("soup") { try await self.section(.soup, $0) }
+        routes.get("side") { try await self.section(.side, $0) }
+        routes.get("detail", ":hash", use: detail)
+    }
+
+    /// `{"statusCode": 200, "body": [...]}`.
+    package struct SectionResponse: Content {
+        package let statusCode: Int
+        package let body: [Item]
+    }
+
+    /// One card; `n_price` only when discounted and `badge` only when there is one, as the app expects.
+    package struct Item: Content {
+        package let detailHash: String
+        package let image: String
+        package let alt: String
+        package let deliveryType: [String]
+        package let title: String
+        package let description: String
+        package let nPrice: String?
+        package let sPrice: String
+        package let badge: [String]?
+
+        package enum CodingKeys: String, CodingKey {
+            case detailHash = "detail_hash", image, alt, deliveryType = "delivery_type", title, description
+            case nPrice = "n_price", sPrice = "s_price", badge
+        }
+
+        package init(_ dish: Dish, images: BanchanImages.URLs) {
+            detailHash = dish.hash
+            image = images.main(dish.hash)
+            alt = dish.title
+            deliveryType = dish.deliveryTypes.map(\.rawValue)
+            title = dish.title
+            description = dish.description
+            nPrice = dish.isDiscounted ? dish.originalPrice.map(Won.format) : nil
+            sPrice = Won.format(dish.salePrice)
+            badge = dish.badges.isEmpty ? nil : dish.badges.map(\.rawValue)
+        }
+
+        // The app's field order; absent fields are left out, never null.
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(detailHash, forKey: .detailHash)
+            try container.encode(image, forKey: .image)
+            try container.encode(alt, forKey: .alt)
+            try container.encode(deliveryType, forKey: .deliveryType)
+            try container.encode(title, forKey: .title)
+            try container.encode(description, forKey: .description)
+            try container.encodeIfPresent(nPrice, forKey: .nPrice)
+            try container.encode(sPrice, forKey: .sPrice)
+            try container.encodeIfPresent(badge, forKey: .badge)
+        }
+    }
+
+    package func section(_ section: DishSection, _ req: Request) async throws -> SectionResponse {
+        let images = BanchanImages.URLs(publicURL: req.application.settings.publicURL)
+        return SectionResponse(statusCode: 200, body: req.banchan.dishes(in: section).map { Item($0.dish, images: images) })
+    }
+
+    /// `{"hash": "HBDEF", "data": {...}}`.
+    package struct DetailResponse: Content {
+        package struct Data: Content {
+            package let topImage: String
+            package let thumbImages: [String]
+            package let productDescription: String
+            package let point: String
+            package let deliveryInfo: String
+            package let deliveryFee: String
+            package let prices: [String]
+            package let detailSection: [String]
+
+            package enum CodingKeys: String, CodingKey {
+                case topImage = "top_image", thumbImages = "thumb_images", productDescription = "product_description", point
+                case deliveryInfo = "delivery_info", deliveryFee = "delivery_fee", prices, detailSection = "detail_section"
+            }
+        }
+        package let hash: String
+        package let data: Data
+    }
+
+    package func detail(req: Request) async throws -> DetailResponse {
+        let record = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
+        let dish = record.dish
+        let images = BanchanImages.URLs(publicURL: req.application.settings.publicURL)
+        // The original price first, then the sale price; just the sale price when not discounted.
+        let prices = (dish.isDiscounted ? [dish.originalPrice!] : []) + [dish.salePrice]
+        return DetailResponse(hash: dish.hash, data: .init(
+            topImage: images.main(dish.hash), thumbImages: images.thumbs(dish), productDescription: dish.description,
+            point: Won.format(dish.pointsPerUnit), deliveryInfo: dish.deliveryInfo, deliveryFee: req.application.deliveryFeeRule.label,
+            prices: prices.map(Won.format), detailSection: images.details(dish)))
+    }
+}

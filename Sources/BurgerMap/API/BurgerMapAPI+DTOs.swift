@@ -1,0 +1,250 @@
+import Accounts
+import Notifications
+import Platform
+import Vapor
+
+/// A place as clients see it.
+package struct PlaceResponse: Content {
+    package let id: UUID
+    package let name: String
+    package let address: String
+    package let lat: Double
+    package let lon: Double
+    @NullEncoded package var phone: String?
+    package let reviewCount: Int
+    /// The plain mean of its ratings; null before the first review.
+    @NullEncoded package var averageRating: Double?
+    /// The Bayesian average lists are ranked by (`PlaceRanking`).
+    package let score: Double
+    /// One photo of the place, from its reviews; null before the first.
+    @NullEncoded package var photoURL: String?
+    /// Meters from the point of a `near` search; null otherwise.
+    @NullEncoded package var distanceMeters: Double?
+
+    package init(_ summary: PlaceSummary) {
+        let place = summary.place
+        id = place.id
+        name = place.name
+        address = place.address
+        lat = place.lat
+        lon = place.lon
+        phone = place.phone
+        reviewCount = place.reviewCount
+        averageRating = place.reviewCount > 0 ? (Double(place.ratingSum) / Double(place.reviewCount) * 100).rounded() / 100 : nil
+        score = (PlaceRanking.score(ratingSum: place.ratingSum, reviewCount: place.reviewCount) * 1000).rounded() / 1000
+        photoURL = place.coverURL
+        distanceMeters = summary.distanceMeters.map { $0.rounded() }
+    }
+}
+
+/// A map's places (`items`) or, for a crowded box, its clusters; never paged (`nextCursor` null),
+/// as a box holds at most 200 pins.
+package struct PlacesResponse: Content {
+    package let items: [PlaceResponse]
+    package let clusters: [MapCluster]
+    @NullEncoded package var nextCursor: String?
+
+    package init(items: [PlaceResponse], clusters: [MapCluster]) {
+        self.items = items
+        self.clusters = clusters
+        self.nextCursor = nil
+    }
+}
+
+package struct PlaceBody: Content {
+    package let name: String
+    package let address: String
+    package let lat: Double
+    package let lon: Double
+    package let phone: String?
+}
+
+package struct PlacesQuery: Content {
+    package var bbox: String?
+    package var near: String?
+    package var limit: Int?
+    package var q: String?
+
+    package func coordinate(_ text: String) throws -> Coordinate {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, let lat = parts[0], let lon = parts[1] else { throw AppError.badRequest("invalid_near") }
+        do { return try Coordinate(lat: lat, lon: lon) } catch { throw BurgerMapService.appError(error) }
+    }
+
+    package func nearLimit() throws -> Int {
+        guard let limit else { return BurgerMapService.defaultNearLimit }
+        guard (1...BurgerMapService.maxNearLimit).contains(limit) else {
+            throw AppError.badRequest("invalid_limit", ["max": String(BurgerMapService.maxNearLimit)])
+        }
+        return limit
+    }
+
+    /// The search words, at most 40 characters; nil when none.
+    package func searchText() throws -> String? {
+        guard let q = q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty else { return nil }
+        guard q.fits(characters: 40, bytes: 160) else { throw AppError.invalid("invalid_search", ["max": "40"]) }
+        return q
+    }
+}
+
+/// A place's detail page: the place, how many people ate there or want to, and the reader's marks.
+package struct PlaceDetailResponse: Content {
+    package let id: UUID
+    package let name: String
+    package let address: String
+    package let lat: Double
+    package let lon: Double
+    @NullEncoded package var phone: String?
+    package let reviewCount: Int
+    @NullEncoded package var averageRating: Double?
+    package let score: Double
+    @NullEncoded package var photoURL: String?
+    package let eatenCount: Int
+    package let wantCount: Int
+    /// `eaten` and/or `want`; empty for anonymous readers.
+    package let myMarks: [String]
+
+    package init(_ detail: PlaceDetail) {
+        let place = PlaceResponse(detail.summary)
+        id = place.id
+        name = place.name
+        address = place.address
+        lat = place.lat
+        lon = place.lon
+        phone = place.phone
+        reviewCount = place.reviewCount
+        averageRating = place.averageRating
+        score = place.score
+        photoURL = place.photoURL
+        eatenCount = detail.eatenCount
+        wantCount = detail.wantCount
+        myMarks = detail.myMarks.map(\.rawValue)
+    }
+}
+
+package struct PhotoResponse: Content {
+    package let id: UUID
+    package let url: String
+    package let width: Int
+    package let height: Int
+}
+
+package struct PlaceReference: Content {
+    package let id: UUID
+    package let name: String
+}
+
+/// A review with its place, author and photos, and the reader's like and bookmark.
+package struct ReviewResponse: Content {
+    package let id: UUID
+    package let place: PlaceReference
+    package let author: PersonSummary
+    package let title: String
+    package let rating: Int
+    package let text: String
+    package let photos: [PhotoResponse]
+    package let likeCount: Int
+    package let bookmarkCount: Int
+    package let commentCount: Int
+    package let likedByMe: Bool
+    package let bookmarkedByMe: Bool
+    /// True only when reports hid it (its author and admins still see it).
+    package let hidden: Bool
+    package let createdAt: Date
+    /// When its author last edited it; null when never edited.
+    @NullEncoded package var updatedAt: Date?
+
+    package init(_ card: ReviewCard, files: any FileStorage) {
+        id = card.id
+        place = PlaceReference(id: card.placeID, name: card.placeName)
+        author = PersonSummary(id: card.authorID, nickname: card.authorNickname, profileImageURL: card.authorImageKey.map(files.urlPath(for:)))
+        title = card.title
+        rating = card.rating
+        text = card.text
+        photos = card.photos.map {
+            PhotoResponse(id: $0.id, url: BurgerMapService.photoURL(fileKey: $0.fileKey, id: $0.id, files: files), width: $0.width, height: $0.height)
+        }
+        likeCount = card.likeCount
+        bookmarkCount = card.bookmarkCount
+        commentCount = card.commentCount
+        likedByMe = card.likedByMe
+        bookmarkedByMe = card.bookmarkedByMe
+        hidden = card.hidden
+        createdAt = card.createdAt
+        // Writing sets both times from one clock reading (they differ only by how each column
+        // rounds it, under a microsecond); an edit moves only the second, by at least a request's
+        // time: a millisecond tells them apart, where a second hid an edit made right after posting.
+        updatedAt = card.updatedAt.flatMap { $0.timeIntervalSince(card.createdAt) > 0.001 ? $0 : nil }
+    }
+}
+
+package struct CommentResponse: Content {
+    package let id: UUID
+    package let reviewId: UUID
+    package let author: PersonSummary
+    package let text: String
+    package let createdAt: Date
+    @NullEncoded package var updatedAt: Date?
+
+    package init(_ comment: BurgerComment, files: any FileStorage) {
+        id = comment.id ?? UUID()
+        reviewId = comment.$review.id
+        author = PersonSummary(comment.author, files: files)
+        text = comment.text
+        createdAt = comment.createdAt ?? Date()
+        updatedAt = comment.updatedAt.flatMap { updated in comment.createdAt.flatMap { updated.timeIntervalSince($0) > 0.001 ? updated : nil } }
+    }
+}
+
+/// A person on the map: who they are, their counts, and whether the reader follows them.
+package struct MapProfileResponse: Content {
+    package let id: UUID
+    package let nickname: String
+    @NullEncoded package var profileImageURL: String?
+    package let reviewCount: Int
+    package let followerCount: Int
+    package let followingCount: Int
+    package let eatenCount: Int
+    package let followedByMe: Bool
+
+    package init(_ profile: MapProfile, files: any FileStorage) {
+        let person = PersonSummary(profile.user, files: files)
+        id = person.id
+        nickname = person.nickname
+        profileImageURL = person.profileImageURL
+        reviewCount = profile.reviewCount
+        followerCount = profile.followerCount
+        followingCount = profile.followingCount
+        eatenCount = profile.eatenCount
+        followedByMe = profile.followedByMe
+    }
+}
+
+package struct ReportResponse: Content {
+    package let reported: Bool
+    /// Whether the review is now hidden (this report was the third).
+    package let hidden: Bool
+}
+
+package struct ReviewBody: Content {
+    package let placeId: UUID
+    package let title: String
+    package let rating: Int
+    package let text: String
+    package let photoIds: [UUID]
+}
+
+package struct ReviewPatch: Content {
+    package let title: String?
+    package let rating: Int?
+    package let text: String?
+    package let photoIds: [UUID]?
+}
+
+package struct CommentBody: Content {
+    package let text: String
+}
+
+package struct ReportBody: Content {
+    package let reason: String
+}

@@ -1,0 +1,36 @@
+import Accounts
+import Fluent
+import Notifications
+import Platform
+import Vapor
+
+/// The burger map (LookForRealBurger): places on a map, found by box, by distance or by name;
+/// photo reviews with likes, bookmarks, comments and reports; marks, follows and feeds.
+/// docs/BURGER_MAP.md describes the model; the LookForRealBurger app's own LSLP routes are
+/// `BurgerMapCompatRoutes`.
+package enum BurgerMapFeature: Feature {
+    package static let migrations: [any Migration] = [CreateBurgerPlaces(), CreateBurgerReviews(), CreatePlaceSearch(), AddReviewTimelineIndex(),
+                                                    AddAppPlaceKeysAndDonations(), AddReportDismissals()]
+    package static let homeCard: HomeCard? = HomeCard(position: 2, emoji: "🍔", key: "burger_map", path: "/map")
+
+    package static let seeders: [any Seeder] = [BurgerPlacesSeeder()]
+
+    package static func configure(_ app: Application, settings: Settings) async throws {
+        app.burgerMapLimits = BurgerMapLimits(shared: app.sharedBudgets)
+        app.fileReferences.register { key, database in
+            try await BurgerPhoto.query(on: database).filter(\.$fileKey == key).count() > 0
+        }
+        PlaceIndex.follow(app)
+        BurgerMapAccountRemoval.register(app)
+        // Photos uploaded for a review that was never posted go after a day.
+        app.lifecycle.use(PeriodicJob("deleted photos no review took", every: .seconds(600)) { app in
+            try await BurgerMapService(database: app.db, application: app).deleteAbandonedPhotos()
+        })
+    }
+
+    package static func routes(_ routes: FeatureRoutes) throws {
+        try routes.api.register(collection: BurgerMapAPI())
+        try routes.open.register(collection: BurgerMapImages())
+        try routes.web.register(collection: BurgerMapPages())
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import struct Platform.Coordinate
+
+/// A rule a place, a review or a comment broke; each maps to one error code.
+public enum BurgerMapProblem: Error, Equatable, Sendable {
+    case invalidPlaceName, invalidAddress, invalidPhone
+    case invalidRating, invalidTitle, invalidText, invalidPhotoCount, duplicatePhoto
+    case invalidComment, invalidReportReason
+}
+
+/// The rules of places, reviews and comments, as plain functions.
+public enum BurgerMapRules {
+    public static let ratings = 1...5
+    public static let photosPerReview = 1...5
+    public static let maxTitleCharacters = 60
+    public static let maxTextCharacters = 2_000
+    public static let maxCommentCharacters = 500
+    public static let maxReasonCharacters = 500
+    /// Two places with the same name this close are one place (a second registration finds the first).
+    public static let samePlaceMeters = 50.0
+
+    /// A place's fields. `addressKnown` false: an empty address is allowed (a Kakao place without
+    /// a road address, from the LookForRealBurger app: its coordinates are the place).
+    public static func checkPlace(name: String, address: String, phone: String?, addressKnown: Bool = true) throws(BurgerMapProblem) {
+        guard isText(name, characters: 1...60) else { throw .invalidPlaceName }
+        guard (!addressKnown && address.isEmpty) || isText(address, characters: 1...120) else { throw .invalidAddress }
+        if let phone, !phone.isEmpty {
+            guard phone.count <= 20, phone.allSatisfy({ $0.isASCII && ($0.isNumber || "+-() ".contains($0)) }),
+                  phone.contains(where: \.isNumber)
+            else { throw .invalidPhone }
+        }
+    }
+
+    public static func checkReview(rating: Int, title: String, text: String, photoIDs: [UUID]) throws(BurgerMapProblem) {
+        guard ratings.contains(rating) else { throw .invalidRating }
+        guard isText(title, characters: 1...maxTitleCharacters) else { throw .invalidTitle }
+        guard isText(text, characters: 0...maxTextCharacters, allowNewlines: true) else { throw .invalidText }
+        guard photosPerReview.contains(photoIDs.count) else { throw .invalidPhotoCount }
+        guard Set(photoIDs).count == photoIDs.count else { throw .duplicatePhoto }
+    }
+
+    public static func checkComment(_ text: String) throws(BurgerMapProblem) {
+        guard isText(text, characters: 1...maxCommentCharacters, allowNewlines: true) else { throw .invalidComment }
+    }
+
+    public static func checkReportReason(_ text: String) throws(BurgerMapProblem) {
+        guard isText(text, characters: 1...maxReasonCharacters, allowNewlines: true) else { throw .invalidReportReason }
+    }
+
+    /// The name as places are compared: compatibility-normalized, case-folded, without spaces
+    /// (`더블 치즈버거` and `더블치즈버거` are one name).
+    public static func nameKey(_ name: String) -> String {
+        name.precomposedStringWithCompatibilityMapping.lowercased().filter { !$0.isWhitespace }
+    }
+
+    public static func isSamePlace(_ a: (name: String, at: Coordinate), _ b: (name: String, at: Coordinate)) -> Bool {
+        matchKey(a.name) == matchKey(b.name) && a.at.distanceMeters(to: b.at) <= samePlaceMeters
+    }
+
+    /// Branch suffixes a shop's name may carry in one directory and not in another
+    /// ("버거킹 서울역점" on Kakao, "버거킹 서울역" in our catalog), longest first.
+    package static let branchSuffixes = ["지점", "본점", "점"]
+
+    /// A name as two directories of one shop would agree on it: `nameKey` (compatibility forms,
+    /// case, spaces), without punctuation, and without a branch suffix.
+    public static func matchKey(_ name: String) -> String {
+        var key = nameKey(name).filter { !$0.isPunctuation && !$0.isSymbol }
+        if let suffix = branchSuffixes.first(where: { key.hasSuffix($0) && key.count > $0.count }) { key.removeLast(suffix.count) }
+        return key
+    }
+
+    /// Trimmed text within a length counted in characters and (×4) in bytes, without control
+    /// characters (newlines and tabs only where allowed).
+    package static func isText(_ text: String, characters: ClosedRange<Int>, allowNewlines: Bool = false) -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard characters.contains(trimmed.count), trimmed.utf8.count <= characters.upperBound * 4 else { return false }
+        return !trimmed.unicodeScalars.contains { scalar in
+            scalar.properties.generalCategory == .control && !(allowNewlines && (scalar == "\n" || scalar == "\t" || scalar == "\r"))
+        }
+    }
+}
+
+/// Ranking places where the list is not by distance: a Bayesian average, the place's mean pulled
+/// toward a prior as if it had `priorWeight` extra reviews of `priorMean` stars. One 5★ review
+/// scores (5·3.5 + 5) / 6 ≈ 3.75, forty reviews averaging 4.6★ score (5·3.5 + 184) / 45 ≈ 4.48:
+/// many good reviews beat one perfect one, and a new place is neither buried nor on top.
+public enum PlaceRanking {
+    /// The prior: a middling-good burger, weighted like five reviews (docs/BURGER_MAP.md).
+    public static let priorMean = 3.5
+    public static let priorWeight = 5.0
+
+    public static func score(ratingSum: Int, reviewCount: Int) -> Double {
+        (priorMean * priorWeight + Double(ratingSum)) / (priorWeight + Double(reviewCount))
+    }
+}

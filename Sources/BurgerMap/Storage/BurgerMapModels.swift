@@ -1,0 +1,212 @@
+import Accounts
+import Fluent
+import Foundation
+import Notifications
+import Platform
+
+/// A burger place on the map. Reviews keep `reviewCount` and `ratingSum` current, so lists and
+/// rankings read them without counting rows.
+package final class BurgerPlace: Model, @unchecked Sendable {
+    package static let schema = "burger_places"
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "name") package var name: String
+    /// `BurgerMapRules.nameKey(name)`: how two registrations of one place are recognized.
+    @Field(key: "name_key") package var nameKey: String
+    @Field(key: "address") package var address: String
+    @Field(key: "lat") package var lat: Double
+    @Field(key: "lon") package var lon: Double
+    @OptionalField(key: "phone") package var phone: String?
+    @OptionalParent(key: "created_by") package var createdBy: User?
+    @Field(key: "review_count") package var reviewCount: Int
+    @Field(key: "rating_sum") package var ratingSum: Int
+    /// The newest photo of its visible reviews: the picture lists and pins show.
+    @OptionalField(key: "cover_photo_id") package var coverPhotoID: UUID?
+    /// The Kakao place id the LookForRealBurger app registered it under (its dedupe key); nil for
+    /// places added on the web until the app meets them.
+    @OptionalField(key: "kakao_id") package var kakaoID: String?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+
+    package init(name: String, address: String, at point: Coordinate, phone: String?, createdBy: UUID?) {
+        self.name = name
+        self.nameKey = BurgerMapRules.nameKey(name)
+        self.address = address
+        self.lat = point.lat
+        self.lon = point.lon
+        self.phone = phone
+        self.$createdBy.id = createdBy
+        self.reviewCount = 0
+        self.ratingSum = 0
+    }
+
+    package var coordinate: Coordinate { Coordinate(unchecked: lat, lon) }
+}
+
+/// A photo uploaded for a review. It belongs to its uploader until a review attaches it; a photo
+/// no review took within a day is deleted (`BurgerPhotoSweeper`). Seeded photos have no file:
+/// their `artwork` is drawn on request.
+package final class BurgerPhoto: Model, @unchecked Sendable {
+    package static let schema = "burger_photos"
+
+    @ID(key: .id) package var id: UUID?
+    @Parent(key: "owner_id") package var owner: User
+    @OptionalField(key: "review_id") package var reviewID: UUID?
+    /// Order within its review (0 first).
+    @Field(key: "position") package var position: Int
+    /// The file in `app.files`; nil for seeded artwork.
+    @OptionalField(key: "file_key") package var fileKey: String?
+    /// `emoji|#colour` of a generated picture (the seeded catalog).
+    @OptionalField(key: "artwork") package var artwork: String?
+    @Field(key: "width") package var width: Int
+    @Field(key: "height") package var height: Int
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+
+    package init(id: UUID? = nil, ownerID: UUID, fileKey: String?, artwork: String? = nil, width: Int, height: Int) {
+        self.id = id
+        self.$owner.id = ownerID
+        self.fileKey = fileKey
+        self.artwork = artwork
+        self.width = width
+        self.height = height
+        self.position = 0
+    }
+}
+
+/// A review of a place: a title, 1–5 stars, text and 1–5 photos. The counters are kept by the
+/// writes that change them, so lists never count rows. Three reports hide it (`hiddenAt`) until
+/// an admin restores it.
+package final class BurgerReview: Model, @unchecked Sendable {
+    package static let schema = "burger_reviews"
+
+    @ID(key: .id) package var id: UUID?
+    @Parent(key: "place_id") package var place: BurgerPlace
+    @Parent(key: "author_id") package var author: User
+    @Field(key: "title") package var title: String
+    @Field(key: "rating") package var rating: Int
+    @Field(key: "text") package var text: String
+    @Field(key: "like_count") package var likeCount: Int
+    @Field(key: "bookmark_count") package var bookmarkCount: Int
+    @Field(key: "comment_count") package var commentCount: Int
+    @Field(key: "report_count") package var reportCount: Int
+    @OptionalField(key: "hidden_at") package var hiddenAt: Date?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update) package var updatedAt: Date?
+
+    package init() {}
+
+    package init(id: UUID? = nil, placeID: UUID, authorID: UUID, title: String, rating: Int, text: String) {
+        self.id = id
+        self.$place.id = placeID
+        self.$author.id = authorID
+        self.title = title
+        self.rating = rating
+        self.text = text
+        self.likeCount = 0
+        self.bookmarkCount = 0
+        self.commentCount = 0
+        self.reportCount = 0
+    }
+}
+
+/// A like or a bookmark: one row per (kind, review, person).
+package final class BurgerReaction: Model, @unchecked Sendable {
+    package static let schema = "burger_reactions"
+    package enum Kind: String, Codable, Sendable, CaseIterable { case like, bookmark }
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "kind") package var kind: String
+    @Parent(key: "review_id") package var review: BurgerReview
+    @Parent(key: "user_id") package var user: User
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+}
+
+package final class BurgerComment: Model, @unchecked Sendable {
+    package static let schema = "burger_comments"
+
+    @ID(key: .id) package var id: UUID?
+    @Parent(key: "review_id") package var review: BurgerReview
+    @Parent(key: "author_id") package var author: User
+    @Field(key: "text") package var text: String
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update) package var updatedAt: Date?
+
+    package init() {}
+
+    package init(reviewID: UUID, authorID: UUID, text: String) {
+        self.$review.id = reviewID
+        self.$author.id = authorID
+        self.text = text
+    }
+}
+
+/// One account's report of one review (a second report by the same account changes nothing).
+package final class BurgerReport: Model, @unchecked Sendable {
+    package static let schema = "burger_reports"
+
+    @ID(key: .id) package var id: UUID?
+    @Parent(key: "review_id") package var review: BurgerReview
+    @Parent(key: "reporter_id") package var reporter: User
+    @Field(key: "reason") package var reason: String
+    /// Set when an admin restored the review: the report no longer counts.
+    @OptionalField(key: "dismissed_at") package var dismissedAt: Date?
+    @Timestamp(key: "created_at", on: .create) package var createdAt: Date?
+
+    package init() {}
+}
+
+/// "Eaten here" and "want to go": one row per (kind, place, person).
+package final class BurgerMark: Model, @unchecked Sendable {
+    package static let schema = "burger_marks"
+    package enum Kind: String, Codable, Sendable, CaseIterable { case eaten, want }
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "kind") package var kind: String
+    @Parent(key: "place_id") package var place: BurgerPlace
+    @Parent(key: "user_id") package var user: User
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+}
+
+/// `follower` reads `followee`'s reviews in their feed.
+package final class BurgerFollow: Model, @unchecked Sendable {
+    package static let schema = "burger_follows"
+
+    @ID(key: .id) package var id: UUID?
+    @Parent(key: "follower_id") package var follower: User
+    @Parent(key: "followee_id") package var followee: User
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+}
+
+/// A donation made from the LookForRealBurger app's "후원하기", once the payment provider confirmed
+/// it; the provider's payment id is unique, so one payment counts once.
+package final class BurgerDonation: Model, @unchecked Sendable {
+    package static let schema = "burger_donations"
+
+    @ID(key: .id) package var id: UUID?
+    @OptionalParent(key: "user_id") package var user: User?
+    @Field(key: "payment_id") package var paymentID: String
+    @Field(key: "merchant_uid") package var merchantUID: String
+    @Field(key: "amount") package var amount: Int
+    /// `portone` or `test`.
+    @Field(key: "gateway") package var gateway: String
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+
+    package init(userID: UUID, paymentID: String, merchantUID: String, amount: Int, gateway: String) {
+        self.$user.id = userID
+        self.paymentID = paymentID
+        self.merchantUID = merchantUID
+        self.amount = amount
+        self.gateway = gateway
+    }
+}

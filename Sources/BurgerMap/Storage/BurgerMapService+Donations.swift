@@ -1,0 +1,63 @@
+import Accounts
+import Fluent
+import Notifications
+import Platform
+import Vapor
+
+/// The LookForRealBurger app's "후원하기": its users pay 100 won with PortOne in the app, then ask
+/// us to check the payment. Counted only once the payment provider says it is paid, for exactly
+/// that amount; one payment counts once.
+package enum BurgerDonations {
+    /// What a donation costs: the app sends `amount "100"` to PortOne.
+    package static let amount = 100
+    /// The post the app names in its check (`post_id`, hard-coded as `66d6c7cedfc6560142283221`):
+    /// the 24-hex id of this UUID (`ObjectID`), so it exists on every install.
+    package static let postID = UUID(uuidString: "66D6C7CE-DFC6-5601-4228-322100000000")!
+    /// The post's date, fixed with its id.
+    package static let postedAt = Date(timeIntervalSince1970: 1_725_343_694)
+    package static let maxPaymentIDLength = 100
+}
+
+extension BurgerMapService {
+    /// Records a donation paid with the configured payment provider (PortOne in production). A
+    /// payment checked again by the same person is the donation already recorded; someone else's
+    /// is refused. A payment of another amount is refunded.
+    package func donate(paymentID rawPaymentID: String, by userID: UUID, gateway: (any PaymentGateway)?, logger: Logger) async throws -> BurgerDonation {
+        let paymentID = rawPaymentID.trimmingCharacters(in: .whitespaces)
+        guard (1...BurgerDonations.maxPaymentIDLength).contains(paymentID.utf8.count),
+              !paymentID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw AppError.invalid("payment_not_found") }
+        guard let gateway else { throw AppError(.serviceUnavailable, "payments_unavailable") }
+        if let recorded = try await donation(paymentID: paymentID, by: userID) { return recorded }
+        let payment = try await gateway.lookUp(paymentID, logger: logger)
+        guard payment.status == .paid else { throw AppError.invalid("donation_not_paid") }
+        guard payment.amount == BurgerDonations.amount else {
+            try? await gateway.cancel(paymentID: payment.providerID, reason: "a donation is \(BurgerDonations.amount) won, paid \(payment.amount)")
+            throw AppError.invalid("donation_amount_mismatch", ["expected": String(BurgerDonations.amount), "paid": String(payment.amount)])
+        }
+        let donation = BurgerDonation(userID: userID, paymentID: paymentID, merchantUID: payment.merchantUID, amount: payment.amount,
+                                      gateway: gateway.name)
+        do {
+            try await donation.create(on: database)
+        } catch {
+            // The same payment checked twice at once: the first recorded it.
+            guard (error as? any DatabaseError)?.isConstraintFailure == true,
+                  let recorded = try await self.donation(paymentID: paymentID, by: userID) else { throw error }
+            return recorded
+        }
+        return donation
+    }
+
+    /// The donation already recorded for this payment, if it is this person's; 409 if another's.
+    private func donation(paymentID: String, by userID: UUID) async throws -> BurgerDonation? {
+        guard let recorded = try await BurgerDonation.query(on: database).filter(\.$paymentID == paymentID).first() else { return nil }
+        guard recorded.$user.id == userID else { throw AppError.conflict("payment_already_used") }
+        return recorded
+    }
+
+    /// The people who donated, first donation first, each once.
+    package func donors() async throws -> [UUID] {
+        var seen: Set<UUID> = []
+        return try await BurgerDonation.query(on: database).sort(\.$createdAt).all().compactMap { $0.$user.id }.filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,217 @@
+import Accounts
+import Fluent
+import Notifications
+import Platform
+import SQLKit
+import Vapor
+
+/// A person's page: who they are and how much they do on the map.
+package struct MapProfile: Sendable {
+    package let user: User
+    package let reviewCount: Int
+    package let followerCount: Int
+    package let followingCount: Int
+    package let eatenCount: Int
+    package let followedByMe: Bool
+}
+
+/// A place's detail: its own fields, how many people marked it, and the reader's marks.
+package struct PlaceDetail: Sendable {
+    package let summary: PlaceSummary
+    package let eatenCount: Int
+    package let wantCount: Int
+    package let myMarks: [BurgerMark.Kind]
+}
+
+extension BurgerMapService {
+    // MARK: Comments
+
+    package func comments(on reviewID: UUID, viewer: MapActor?, _ page: CursorPageRequest) async throws -> (items: [BurgerComment], nextCursor: String?) {
+        _ = try await review(reviewID, viewer: viewer)
+        return try await BurgerComment.query(on: database).filter(\.$review.$id == reviewID).with(\.$author)
+            .paginate(newestFirst: \.$createdAt, page)
+    }
+
+    /// Comments on a review (10 a minute per account); its author hears of it, once while unread
+    /// however many comments the same person adds.
+    package func addComment(_ rawText: String, on reviewID: UUID, by actor: MapActor) async throws -> BurgerComment {
+        let text = try checkedComment(rawText)
+        let card = try await review(reviewID, viewer: actor)
+        try await limits.comments.reserve(actor.id.uuidString, code: "too_many_comments")
+        let comment = BurgerComment(reviewID: reviewID, authorID: actor.id, text: text)
+        try await database.transaction { transaction in
+            try await comment.create(on: transaction)
+            try await Self.increment("comment_count", of: reviewID, by: 1, on: transaction)
+        }
+        await contentChanged()
+        try await inbox.post(NotificationDraft(recipient: card.authorID, actor: actor.id, service: Self.service, kind: "review_commented",
+                                               subjectID: reviewID, link: BurgerMapLinks.review(reviewID), excerpt: text,
+                                               collapsesUnread: true))
+        return try await self.comment(try comment.requireID())
+    }
+
+    /// Only a comment's author edits it.
+    package func editComment(_ id: UUID, text rawText: String, by actor: MapActor) async throws -> BurgerComment {
+        let text = try checkedComment(rawText)
+        let comment = try await self.comment(id)
+        guard comment.$author.id == actor.id else { throw AppError(.forbidden, "not_comment_author") }
+        comment.text = text
+        try await comment.save(on: database)
+        await contentChanged()
+        return comment
+    }
+
+    /// A comment's author, the review's author or an admin deletes it.
+    package func deleteComment(_ id: UUID, by actor: MapActor) async throws {
+        let comment = try await self.comment(id)
+        let review = try await BurgerReview.find(comment.$review.id, on: database)
+        guard comment.$author.id == actor.id || review?.$author.id == actor.id || actor.isAdmin else {
+            throw AppError(.forbidden, "not_comment_author")
+        }
+        try await database.transaction { transaction in
+            let removed = try await transaction.sql.delete(from: BurgerComment.schema).where("id", .equal, SQLBind(id)).returning("id").all()
+            if !removed.isEmpty { try await Self.increment("comment_count", of: comment.$review.id, by: -1, on: transaction) }
+        }
+        await contentChanged()
+    }
+
+    package func comment(_ id: UUID) async throws -> BurgerComment {
+        guard let comment = try await BurgerComment.query(on: database).filter(\.$id == id).with(\.$author).first(),
+              let review = try await BurgerReview.find(comment.$review.id, on: database), review.hiddenAt == nil
+        else { throw AppError.notFound("comment_not_found") }
+        return comment
+    }
+
+    private func checkedComment(_ raw: String) throws -> String {
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        do { try BurgerMapRules.checkComment(text) } catch { throw Self.appError(error) }
+        return text
+    }
+
+    // MARK: Marks
+
+    package func placeDetail(_ id: UUID, viewer: UUID?) async throws -> PlaceDetail {
+        let place = try await self.place(id)
+        let counts = try await database.sql.select().column("kind").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+            .from(BurgerMark.schema).where("place_id", .equal, SQLBind(id)).groupBy("kind").all()
+        var byKind: [String: Int] = [:]
+        for row in counts { byKind[try row.decode(column: "kind", as: String.self)] = try row.decode(column: "count", as: Int.self) }
+        var mine: [BurgerMark.Kind] = []
+        if let viewer {
+            mine = try await BurgerMark.query(on: database).filter(\.$place.$id == id).filter(\.$user.$id == viewer).all()
+                .compactMap { BurgerMark.Kind(rawValue: $0.kind) }.sorted { $0.rawValue < $1.rawValue }
+        }
+        return PlaceDetail(summary: try await summaries([place])[0], eatenCount: byKind["eaten"] ?? 0,
+                           wantCount: byKind["want"] ?? 0, myMarks: mine)
+    }
+
+    /// Sets or clears "eaten" or "want to go"; twice is the same as once.
+    package func setMark(_ kind: BurgerMark.Kind, on placeID: UUID, to on: Bool, by userID: UUID) async throws -> PlaceDetail {
+        _ = try await place(placeID)
+        let existing = BurgerMark.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$place.$id == placeID)
+            .filter(\.$user.$id == userID)
+        if on {
+            if try await existing.first() == nil {
+                let mark = BurgerMark()
+                mark.kind = kind.rawValue
+                mark.$place.id = placeID
+                mark.$user.id = userID
+                do { try await mark.create(on: database) } catch let error as any DatabaseError where error.isConstraintFailure {}
+            }
+        } else {
+            try await existing.delete()
+        }
+        await contentChanged()  // the LookForRealBurger app's shop posts list who marked them
+        return try await placeDetail(placeID, viewer: userID)
+    }
+
+    package func marks(_ kind: BurgerMark.Kind, of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [PlaceSummary], nextCursor: String?) {
+        let marks = try await BurgerMark.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$user.$id == userID)
+            .with(\.$place).paginate(newestFirst: \.$createdAt, page)
+        return (try await summaries(marks.items.map(\.place)), marks.nextCursor)
+    }
+
+    /// Reviews I liked or bookmarked, the latest first (hidden ones left out).
+    package func reactions(_ kind: BurgerReaction.Kind, of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [ReviewCard], nextCursor: String?) {
+        let rows = try await BurgerReaction.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$user.$id == userID)
+            .paginate(newestFirst: \.$createdAt, page)
+        return (try await cards.cards(rows.items.map { $0.$review.id }, viewer: userID), rows.nextCursor)
+    }
+
+    // MARK: People
+
+    package func person(_ id: UUID) async throws -> User {
+        guard let user = try await User.find(id, on: database) else { throw AppError.notFound("user_not_found") }
+        return user
+    }
+
+    package func profile(of id: UUID, viewer: UUID?) async throws -> MapProfile {
+        let user = try await person(id)
+        let reviews = try await BurgerReview.query(on: database).filter(\.$author.$id == id).filter(\.$hiddenAt == nil).count()
+        let followers = try await BurgerFollow.query(on: database).filter(\.$followee.$id == id).count()
+        let following = try await BurgerFollow.query(on: database).filter(\.$follower.$id == id).count()
+        let eaten = try await BurgerMark.query(on: database).filter(\.$user.$id == id).filter(\.$kind == BurgerMark.Kind.eaten.rawValue).count()
+        var followedByMe = false
+        if let viewer {
+            followedByMe = try await BurgerFollow.query(on: database).filter(\.$follower.$id == viewer).filter(\.$followee.$id == id).first() != nil
+        }
+        return MapProfile(user: user, reviewCount: reviews, followerCount: followers, followingCount: following, eatenCount: eaten,
+                          followedByMe: followedByMe)
+    }
+
+    /// Follows or unfollows; following oneself is refused, following twice is following once.
+    /// A new follow tells the person followed.
+    package func setFollow(_ followeeID: UUID, to on: Bool, by followerID: UUID) async throws -> MapProfile {
+        _ = try await person(followeeID)
+        guard followeeID != followerID else { throw AppError.invalid("cannot_follow_self") }
+        let existing = BurgerFollow.query(on: database).filter(\.$follower.$id == followerID).filter(\.$followee.$id == followeeID)
+        if on {
+            if try await existing.first() == nil {
+                let follow = BurgerFollow()
+                follow.$follower.id = followerID
+                follow.$followee.id = followeeID
+                var added = true
+                do { try await follow.create(on: database) } catch let error as any DatabaseError where error.isConstraintFailure { added = false }
+                if added {
+                    try await inbox.post(NotificationDraft(recipient: followeeID, actor: followerID, service: Self.service, kind: "followed",
+                                                           subjectID: followerID, link: BurgerMapLinks.user(followerID), once: true))
+                }
+            }
+        } else {
+            try await existing.delete()
+        }
+        await contentChanged()  // the follower's feed
+        return try await profile(of: followeeID, viewer: followerID)
+    }
+
+    /// Everyone following `id` (`following` false) or followed by `id` (true), newest first, at most
+    /// `limit`: the LookForRealBurger app shows a profile's lists whole.
+    package func follows(of id: UUID, following: Bool, limit: Int = 5_000) async throws -> [User] {
+        let query = BurgerFollow.query(on: database)
+        if following {
+            return try await query.filter(\.$follower.$id == id).with(\.$followee).sort(\.$createdAt, .descending).limit(limit).all().map(\.followee)
+        }
+        return try await query.filter(\.$followee.$id == id).with(\.$follower).sort(\.$createdAt, .descending).limit(limit).all().map(\.follower)
+    }
+
+    /// The ids of the places `id` added and of their visible reviews, newest first.
+    package func contributions(of id: UUID) async throws -> [UUID] {
+        let reviews = try await BurgerReview.query(on: database).filter(\.$author.$id == id).filter(\.$hiddenAt == nil)
+            .sort(\.$createdAt, .descending).all()
+        let places = try await BurgerPlace.query(on: database).filter(\.$createdBy.$id == id).sort(\.$createdAt, .descending).all()
+        return (reviews.map { ($0.createdAt, $0.id) } + places.map { ($0.createdAt, $0.id) })
+            .sorted { ($0.0 ?? .distantPast) > ($1.0 ?? .distantPast) }.compactMap(\.1)
+    }
+
+    package func followers(of id: UUID, _ page: CursorPageRequest) async throws -> (items: [User], nextCursor: String?) {
+        _ = try await person(id)
+        let rows = try await BurgerFollow.query(on: database).filter(\.$followee.$id == id).with(\.$follower).paginate(newestFirst: \.$createdAt, page)
+        return (rows.items.map(\.follower), rows.nextCursor)
+    }
+
+    package func following(of id: UUID, _ page: CursorPageRequest) async throws -> (items: [User], nextCursor: String?) {
+        _ = try await person(id)
+        let rows = try await BurgerFollow.query(on: database).filter(\.$follower.$id == id).with(\.$followee).paginate(newestFirst: \.$createdAt, page)
+        return (rows.items.map(\.followee), rows.nextCursor)
+    }
+}

@@ -1,0 +1,108 @@
+import Accounts
+import Fluent
+import Notifications
+import Platform
+import SQLKit
+import Vapor
+
+extension BurgerMapService {
+    package static let maxPhotoBytes = 5 * 1024 * 1024
+    /// Photos one account may hold that no review has taken yet: enough for a review being
+    /// written on two devices, not a free image host.
+    package static let maxPendingPhotos = 30
+    /// A photo no review took within this long is deleted.
+    package static let pendingPhotoLifetime: TimeInterval = 24 * 60 * 60
+
+    /// Stores an uploaded photo without its metadata; it waits for a review to take it.
+    package func addPhoto(_ data: Data, by userID: UUID) async throws -> BurgerPhoto {
+        try await addPhotos([data], by: userID)[0]
+    }
+
+    /// Stores uploaded photos (1–5, as many as a review holds) without their metadata. Every one is
+    /// checked before any is stored, so a bad third file leaves nothing behind. Each file counts
+    /// against the uploader's hourly rate and their storage quota, both taken before any is written.
+    package func addPhotos(_ uploads: [Data], by userID: UUID) async throws -> [BurgerPhoto] {
+        guard !uploads.isEmpty else { throw AppError.badRequest("empty_upload") }
+        guard BurgerMapRules.photosPerReview.contains(uploads.count) else { throw AppError.invalid("invalid_photo_count") }
+        let images = try uploads.map { data in
+            guard !data.isEmpty else { throw AppError.badRequest("empty_upload") }
+            guard data.count <= Self.maxPhotoBytes else { throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"]) }
+            do throws(ImageProblem) { return try ImageCleaner.clean(data) } catch {
+                // The code profile pictures use; the message leaves out GIF, which photos refuse.
+                throw error.appError(unsupportedMessageKey: "error.unsupported_photo_type")
+            }
+        }
+        let pending = try await BurgerPhoto.query(on: database).filter(\.$owner.$id == userID).filter(\.$reviewID == nil).count()
+        guard pending + images.count <= Self.maxPendingPhotos else {
+            throw AppError(.tooManyRequests, "too_many_pending_photos", arguments: ["max": String(Self.maxPendingPhotos)])
+        }
+        // One slot of the hourly rate per file, then the bytes of the quota; a refusal of either
+        // gives back what was taken (nothing was stored).
+        var slots: [RateLimiter.Slot] = []
+        let bytes = images.reduce(0) { $0 + $1.data.count }
+        do {
+            for _ in images { slots.append(try await limits.photos.reserve(userID.uuidString, code: "too_many_uploads")) }
+            try await quota.reserve(bytes, for: userID, on: database)
+        } catch {
+            for slot in slots { await limits.photos.release(slot) }
+            throw error
+        }
+        var photos: [BurgerPhoto] = []
+        do {
+            for image in images {
+                let key = try await files.save(image.data, as: image.type)
+                let photo = BurgerPhoto(ownerID: userID, fileKey: key, width: image.width, height: image.height)
+                try await photo.create(on: database)
+                photos.append(photo)
+            }
+        } catch {
+            // What was not kept does not count.
+            let kept = photos.reduce(0) { $0 + files.byteCount(of: $1.fileKey) }
+            await quota.release(bytes - kept, for: userID, on: database)
+            throw error
+        }
+        return photos
+    }
+
+    /// Deletes photos no review took in time, and their files when nothing else shows them.
+    /// Returns how many went.
+    package func deleteAbandonedPhotos(now: Date = Date()) async throws -> Int {
+        let abandoned = try await BurgerPhoto.query(on: database).filter(\.$reviewID == nil)
+            .filter(\.$createdAt < now.addingTimeInterval(-Self.pendingPhotoLifetime)).limit(500).all()
+        for photo in abandoned { try await deletePhoto(photo) }
+        return abandoned.count
+    }
+
+    package func deletePhoto(_ photo: BurgerPhoto) async throws {
+        let bytes = files.byteCount(of: photo.fileKey)
+        try await photo.delete(on: database)
+        await quota.release(bytes, for: photo.$owner.id, on: database)
+        try await deleteFileIfUnused(photo.fileKey)
+    }
+
+    package func deleteFileIfUnused(_ key: String?) async throws {
+        try await files.deleteIfUnused(key, on: database, references: fileReferences)
+    }
+
+    /// Where a photo is seen: its file, or its generated artwork.
+    package func photoURL(_ photo: PhotoRow) -> String {
+        Self.photoURL(fileKey: photo.fileKey, id: photo.id, files: files)
+    }
+
+    package static func photoURL(fileKey: String?, id: UUID, files: any FileStorage) -> String {
+        if let fileKey { return files.urlPath(for: fileKey) }
+        return "/images/burger-map/photos/\(id.uuidString.lowercased()).svg"
+    }
+}
+
+extension BurgerMapService {
+    /// The cover photo URL of each place that has one, by place id (one query for a whole map).
+    package func coverURLs(of places: [BurgerPlace]) async throws -> [UUID: String] {
+        let covers = places.compactMap { place in place.coverPhotoID.map { (place: place.id ?? UUID(), photo: $0) } }
+        guard !covers.isEmpty else { return [:] }
+        let photos = try await BurgerPhoto.query(on: database).filter(\.$id ~~ covers.map(\.photo)).all()
+        let urls = Dictionary(photos.compactMap { photo in photo.id.map { ($0, Self.photoURL(fileKey: photo.fileKey, id: $0, files: files)) } },
+                              uniquingKeysWith: { first, _ in first })
+        return Dictionary(covers.compactMap { cover in urls[cover.photo].map { (cover.place, $0) } }, uniquingKeysWith: { first, _ in first })
+    }
+}

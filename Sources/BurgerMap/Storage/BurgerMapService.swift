@@ -1,0 +1,262 @@
+import Accounts
+import Fluent
+import Notifications
+import Platform
+import SQLKit
+import Vapor
+
+/// A place with where it is, how it is rated, and (for "near" lists) how far it is.
+package struct PlaceSummary: Sendable {
+    package let place: PlaceIndex.Entry
+    package let distanceMeters: Double?
+}
+
+/// What a map box shows: the places themselves, or, past `maxPins`, clusters of them.
+package enum PlacesInBox: Sendable {
+    case pins([PlaceSummary])
+    case clusters([MapCluster])
+}
+
+/// Every rule of the burger map that touches storage. Handlers stay thin over this.
+package struct BurgerMapService {
+    /// A box with more places than this answers with clusters: a zoomed-out city map never
+    /// ships ten thousand pins.
+    package static let maxPins = 200
+    package static let defaultNearLimit = 20
+    package static let maxNearLimit = 100
+
+    package let database: any Database
+    package let files: any FileStorage
+    package let events: any EventBus
+    package let fileReferences: FileReferences
+    package let placeIndex: PlaceIndex
+    package let cache: ResponseCache
+    package let limits: BurgerMapLimits
+    package let quota: StorageQuota
+
+    package init(database: any Database, application: Application) {
+        self.database = database
+        self.files = application.files
+        self.events = application.events
+        self.fileReferences = application.fileReferences
+        self.placeIndex = application.placeIndex
+        self.cache = application.burgerMapCache
+        self.limits = application.burgerMapLimits
+        self.quota = application.storageQuota
+    }
+
+    package init(request: Request) {
+        self.init(database: request.db, application: request.application)
+    }
+
+    package var cards: ReviewCards { ReviewCards(database: database) }
+    package var inbox: NotificationInbox { NotificationInbox(database: database, events: events) }
+
+    // MARK: Places
+
+    package func place(_ id: UUID) async throws -> BurgerPlace {
+        guard let place = try await BurgerPlace.find(id, on: database) else { throw AppError.notFound("place_not_found") }
+        return place
+    }
+
+    /// Registers a place, or finds it: the same name within 50 m is the place already on the map.
+    /// A place the LookForRealBurger app registers carries its Kakao place id (`kakaoID`): the place
+    /// with that id is the one, and a place found by name takes the id if it had none.
+    /// Registers a place, or finds the one it is: by Kakao id, then by a name that matches
+    /// (`BurgerMapRules.matchKey`) within 50 m. `addressKnown` false lets the address be empty.
+    package func addPlace(name rawName: String, address rawAddress: String, at point: Coordinate, phone rawPhone: String?,
+                  kakaoID: String? = nil, addressKnown: Bool = true, by userID: UUID) async throws -> (place: BurgerPlace, created: Bool)
+    {
+        if let kakaoID, let existing = try await place(kakaoID: kakaoID) { return (existing, false) }
+        let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
+        let address = rawAddress.trimmingCharacters(in: .whitespacesAndNewlines)
+        let phone = rawPhone?.trimmingCharacters(in: .whitespaces)
+        do { try BurgerMapRules.checkPlace(name: name, address: address, phone: phone, addressKnown: addressKnown) } catch { throw Self.appError(error) }
+        if let existing = try await samePlace(name: name, at: point) {
+            if let kakaoID, existing.kakaoID == nil {
+                // Conditional, so a place keeps the first id it was given; a second place can't take
+                // an id another holds (unique index), and then it stays without one.
+                do {
+                    try await database.sql.update(BurgerPlace.schema).set("kakao_id", to: SQLBind(kakaoID))
+                        .where("id", .equal, SQLBind(try existing.requireID())).where("kakao_id", .is, SQLLiteral.null).run()
+                } catch let error as any DatabaseError where error.isConstraintFailure {}
+                await contentChanged()
+            }
+            return (existing, false)
+        }
+        let place = BurgerPlace(name: name, address: address, at: point, phone: phone?.isEmpty == true ? nil : phone, createdBy: userID)
+        place.kakaoID = kakaoID
+        do {
+            try await place.create(on: database)
+        } catch {
+            // The app registered the same Kakao place twice at once: the first is the place.
+            guard (error as? any DatabaseError)?.isConstraintFailure == true, let kakaoID,
+                  let existing = try await self.place(kakaoID: kakaoID) else { throw error }
+            return (existing, false)
+        }
+        try await placeChanged(try place.requireID())
+        return (place, true)
+    }
+
+    package func place(kakaoID: String) async throws -> BurgerPlace? {
+        try await BurgerPlace.query(on: database).filter(\.$kakaoID == kakaoID).first()
+    }
+
+    private func samePlace(name: String, at point: Coordinate) async throws -> BurgerPlace? {
+        // Every place of the box: a handful within 50 m, compared by the looser match key.
+        let box = point.box(radiusMeters: BurgerMapRules.samePlaceMeters)
+        return try await within(box).all()
+            .filter { BurgerMapRules.isSamePlace((name, point), ($0.name, $0.coordinate)) }
+            .min { $0.coordinate.distanceMeters(to: point) < $1.coordinate.distanceMeters(to: point) }
+    }
+
+    /// The places in a map box, best ranked first, or their clusters when there are too many.
+    /// Without search words the answer comes from memory (`PlaceIndex`).
+    package func places(in box: BoundingBox, matching query: String?) async throws -> PlacesInBox {
+        guard let query else {
+            let index = try await loadedIndex()
+            if index.count(in: box, upTo: Self.maxPins) > Self.maxPins { return .clusters(index.clusters(in: box)) }
+            return .pins(index.entries(in: box).sorted { $0.score > $1.score }.map { PlaceSummary(place: $0, distanceMeters: nil) })
+        }
+        // One query in the common case: up to one more than the pins a box may show.
+        let firstRows = try await searched(within(box), query).limit(Self.maxPins + 1).all()
+        if firstRows.count > Self.maxPins {
+            let points = try await searched(within(box), query).field(\.$lat).field(\.$lon).all()
+            return .clusters(ClusterGrid(box: box).clusters(of: points.map(\.coordinate)))
+        }
+        return .pins(try await summaries(firstRows).sorted { $0.place.score > $1.place.score })
+    }
+
+    /// The places nearest a point, nearest first: looked for in widening boxes until enough are found.
+    package func places(near point: Coordinate, limit: Int, matching query: String?) async throws -> [PlaceSummary] {
+        var found: [PlaceIndex.Entry] = []
+        for radius in [2_000.0, 20_000, 200_000, 2_000_000] {
+            let box = point.box(radiusMeters: radius)
+            if query == nil {
+                found = try await loadedIndex().entries(in: box)
+            } else {
+                found = try await summaries(try await searched(within(box), query).all()).map(\.place)
+            }
+            if found.count >= limit { break }
+        }
+        return found.map { PlaceSummary(place: $0, distanceMeters: point.distanceMeters(to: $0.coordinate)) }
+            .sorted { ($0.distanceMeters ?? 0) < ($1.distanceMeters ?? 0) }
+            .prefix(limit).map { $0 }
+    }
+
+    /// Places read from the database as lists show them, with their cover photos.
+    package func summaries(_ places: [BurgerPlace]) async throws -> [PlaceSummary] {
+        let covers = try await coverURLs(of: places)
+        return places.map { place in
+            PlaceSummary(place: PlaceIndex.Entry(place, coverURL: place.id.flatMap { covers[$0] }), distanceMeters: nil)
+        }
+    }
+
+    /// The index, read from the database on first use.
+    package func loadedIndex() async throws -> PlaceIndex {
+        try await placeIndex.ensureLoaded(from: database, files: files)
+        return placeIndex
+    }
+
+    /// After a write changed a place (its count, rating, cover): this instance's index at once,
+    /// the other instances' through the event bus.
+    package func placeChanged(_ id: UUID) async throws {
+        if placeIndex.isLoaded { try await placeIndex.refresh(id, from: database, files: files) }
+        cache.invalidate()
+        await events.publish(id.uuidString, to: PlaceIndex.topic)
+    }
+
+    /// After a write that changes what review lists show (counts, text, visibility, follows).
+    package func contentChanged() async {
+        cache.invalidate()
+        await events.publish("changed", to: PlaceIndex.contentTopic)
+    }
+
+    private func within(_ box: BoundingBox) -> QueryBuilder<BurgerPlace> {
+        BurgerPlace.query(on: database)
+            .filter(\.$lat >= box.minLat).filter(\.$lat <= box.maxLat)
+            .filter(\.$lon >= box.minLon).filter(\.$lon <= box.maxLon)
+    }
+
+    /// Names or addresses holding the words (`치즈` finds `더블치즈버거`), by index (`PlaceSearch`).
+    private func searched(_ query: QueryBuilder<BurgerPlace>, _ text: String?) -> QueryBuilder<BurgerPlace> {
+        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return query }
+        return query.filter(.sql(PlaceSearch.predicate(text, on: database.sql)))
+    }
+
+    /// Places whose name or address holds the text, best ranked first (`PlaceRanking`), paged
+    /// by (rank, id) so the pages stay in step while ratings change little.
+    package func search(_ text: String, _ page: CursorPageRequest) async throws -> (items: [PlaceSummary], nextCursor: String?) {
+        if page.cursor != nil && page.orderedCursor == nil { throw AppError.badRequest("invalid_cursor") }
+        let rank = SQLQueryString("CAST((\(literal: PlaceRanking.priorMean * PlaceRanking.priorWeight) + rating_sum) * 1000000.0 / (\(literal: PlaceRanking.priorWeight) + review_count) AS BIGINT)")
+        let query = database.sql.select().column("*").column(rank, as: "rank").from(BurgerPlace.schema)
+            .where(PlaceSearch.predicate(text, on: database.sql))
+        if let cursor = page.orderedCursor {
+            query.where(group: { group in
+                group.where(rank, .lessThan, SQLBind(cursor.position))
+                    .orWhere(group: { $0.where(rank, .equal, SQLBind(cursor.position)).where(SQLColumn("id"), .lessThan, SQLBind(cursor.id)) })
+            })
+        }
+        let rows = try await query.orderBy(SQLOrderBy(expression: rank, direction: SQLDirection.descending))
+            .orderBy(SQLOrderBy(expression: SQLColumn("id"), direction: SQLDirection.descending)).limit(page.limit + 1).all()
+        let places = try rows.prefix(page.limit).map { (place: try $0.decode(model: BurgerPlace.self), rank: try $0.decode(column: "rank", as: Int.self)) }
+        var next: String?
+        if rows.count > page.limit, let last = places.last, let id = last.place.id {
+            next = OrderedPageCursor(position: last.rank, id: id).encoded
+        }
+        return (try await summaries(places.map(\.place)), next)
+    }
+
+    package static func appError(_ problem: BurgerMapProblem) -> AppError {
+        switch problem {
+        case .invalidPlaceName: return .invalid("invalid_place_name")
+        case .invalidAddress: return .invalid("invalid_place_address")
+        case .invalidPhone: return .invalid("invalid_place_phone")
+        case .invalidRating: return .invalid("invalid_rating")
+        case .invalidTitle: return .invalid("invalid_review_title")
+        case .invalidText: return .invalid("invalid_review_text", ["max": String(BurgerMapRules.maxTextCharacters)])
+        case .invalidPhotoCount: return .invalid("invalid_photo_count")
+        case .duplicatePhoto: return .invalid("duplicate_photo")
+        case .invalidComment: return .invalid("invalid_comment", ["max": String(BurgerMapRules.maxCommentCharacters)])
+        case .invalidReportReason: return .invalid("invalid_report_reason", ["max": String(BurgerMapRules.maxReasonCharacters)])
+        }
+    }
+
+    package static func appError(_ problem: GeoProblem) -> AppError {
+        switch problem {
+        case .latitudeOutOfRange, .longitudeOutOfRange: return .invalid("invalid_coordinate")
+        case .malformedBox: return .badRequest("invalid_bbox")
+        case .emptyBox: return .invalid("empty_bbox")
+        case .boxTooLarge: return .invalid("bbox_too_large", ["max": String(Int(BoundingBox.maxSpanDegrees))])
+        }
+    }
+}
+
+/// What one account may write on the map in a while: every write a person can repeat has a rate
+/// (on PostgreSQL counted in the shared table, so instances share them).
+package struct BurgerMapLimits: Sendable {
+    /// Reviews: more than a busy food critic, fewer than a script.
+    package let reviews: RateLimiter
+    /// Photo files uploaded (each file of an upload counts).
+    package let photos: RateLimiter
+    /// Comments: a lively conversation, not a flood of notifications.
+    package let comments: RateLimiter
+    /// Reports of reviews.
+    package let reports: RateLimiter
+
+    package init(shared: SharedBudgets?) {
+        reviews = RateLimiter(name: "burger_reviews", limit: 20, window: 3600, shared: shared)
+        photos = RateLimiter(name: "burger_photos", limit: 100, window: 3600, shared: shared)
+        comments = RateLimiter(name: "burger_comments", limit: 10, window: 60, shared: shared)
+        reports = RateLimiter(name: "burger_reports", limit: 10, window: 3600, shared: shared)
+    }
+}
+
+extension Application {
+    private struct BurgerMapLimitsKey: StorageKey { typealias Value = BurgerMapLimits }
+
+    package var burgerMapLimits: BurgerMapLimits {
+        get { configured(BurgerMapLimitsKey.self) }
+        set { storage[BurgerMapLimitsKey.self] = newValue }
+    }
+}

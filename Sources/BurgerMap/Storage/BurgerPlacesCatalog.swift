@@ -1,0 +1,108 @@
+import Accounts
+import Crypto
+import Fluent
+import Notifications
+import Platform
+import SQLKit
+import Vapor
+
+/// `Resources/catalogs/burger_places.json`: the places a new install's map starts with, across
+/// Seoul, Busan and Jeju, each with reviews by a dozen seed reviewers and generated photos.
+package enum BurgerPlacesCatalog {
+    package struct Place: Decodable {
+        package let key: String
+        package let name: String
+        package let address: String
+        package let lat: Double
+        package let lon: Double
+        package let phone: String?
+        package let emoji: String
+        package let color: String
+        package let reviews: [Review]
+    }
+
+    package struct Review: Decodable {
+        package let author: String
+        package let title: String
+        package let rating: Int
+        package let text: String
+        package let daysAgo: Int
+        package let photos: Int
+    }
+
+    package static func load(from directory: String) throws -> [Place] {
+        let path = directory + "catalogs/burger_places.json"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure(message: "missing burger place catalog \(path)")
+        }
+        return try JSONDecoder().decode([Place].self, from: data)
+    }
+
+    /// A stable id for a catalog entry, so seeding twice finds what the first run made.
+    package static func id(_ name: String) -> UUID {
+        var bytes = Array(SHA256.hash(data: Data("whatweeat.burger-map.\(name)".utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5 style (name-based)
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    package static func reviewerEmail(_ index: Int) -> String { "burger-reviewer-\(index + 1)@seed.whatweeat.invalid" }
+}
+
+/// Seeds the catalog once, in one transaction: the reviewers (accounts nobody can sign in to),
+/// the places, their reviews dated as the file says, and their pictures. It never runs again
+/// after that, so places an admin deletes stay deleted.
+package struct BurgerPlacesSeeder: Seeder {
+    package var name: String { "burger places" }
+
+    package func seed(_ app: Application) async throws {
+        guard try await User.query(on: app.db).filter(\.$email == BurgerPlacesCatalog.reviewerEmail(0)).first() == nil else { return }
+        let places = try BurgerPlacesCatalog.load(from: app.directory.resourcesDirectory)
+        let authors = Array(Set(places.flatMap { $0.reviews.map(\.author) })).sorted()
+        // One unknowable password for every reviewer account: a sign-in can never match it.
+        let lockedPassword = try await app.passwordHasher.hash(SecureRandom.token())
+        let now = Date()
+        try await app.db.transaction { database in
+            var authorIDs: [String: UUID] = [:]
+            for (index, nickname) in authors.enumerated() {
+                var chosen = nickname
+                if try await User.query(on: database).filter(\.$nicknameKey == AccountRules.nicknameKey(nickname)).first() != nil {
+                    chosen = "\(nickname)\(index + 1)"  // someone took the name before the catalog came
+                }
+                let user = User(email: BurgerPlacesCatalog.reviewerEmail(index), passwordHash: lockedPassword, nickname: chosen)
+                try await user.create(on: database)
+                authorIDs[nickname] = try user.requireID()
+            }
+            for entry in places {
+                let placeID = BurgerPlacesCatalog.id("place.\(entry.key)")
+                guard try await BurgerPlace.find(placeID, on: database) == nil else { continue }
+                let place = BurgerPlace(name: entry.name, address: entry.address, at: Coordinate(unchecked: entry.lat, entry.lon),
+                                        phone: entry.phone, createdBy: nil)
+                place.id = placeID
+                try await place.create(on: database)
+                for review in entry.reviews.sorted(by: { $0.daysAgo > $1.daysAgo }) {
+                    guard let authorID = authorIDs[review.author] else { continue }
+                    let reviewID = BurgerPlacesCatalog.id("review.\(entry.key).\(review.author)")
+                    try await BurgerReview(id: reviewID, placeID: placeID, authorID: authorID, title: review.title, rating: review.rating,
+                                           text: review.text).create(on: database)
+                    // Dated as the file says, to the microsecond like every created_at.
+                    let written = Date(timeIntervalSinceReferenceDate: (now.addingTimeInterval(-Double(review.daysAgo) * 86_400 - 3_600)
+                        .timeIntervalSinceReferenceDate * 1e6).rounded() / 1e6)
+                    try await database.sql.update(BurgerReview.schema).set("created_at", to: SQLBind(written)).set("updated_at", to: SQLBind(written))
+                        .where("id", .equal, SQLBind(reviewID)).run()
+                    var photoIDs: [UUID] = []
+                    for index in 0..<max(1, min(review.photos, 5)) {
+                        let photo = BurgerPhoto(id: BurgerPlacesCatalog.id("photo.\(entry.key).\(review.author).\(index)"), ownerID: authorID,
+                                                fileKey: nil, artwork: "\(entry.emoji)|\(entry.color)", width: 800, height: 600)
+                        try await photo.create(on: database)
+                        photoIDs.append(try photo.requireID())
+                    }
+                    try await BurgerMapService.attach(photoIDs, to: reviewID, of: placeID, owner: authorID, on: database)
+                    try await BurgerMapService.adjustPlace(placeID, reviews: 1, ratings: review.rating, on: database)
+                }
+            }
+        }
+        if app.placeIndex.isLoaded { try await app.placeIndex.reload(from: app.db, files: app.files) }
+    }
+}

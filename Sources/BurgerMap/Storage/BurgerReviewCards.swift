@@ -1,0 +1,154 @@
+import Accounts
+import Fluent
+import Notifications
+import Platform
+import SQLKit
+import Vapor
+
+/// A photo as reviews carry it.
+package struct PhotoRow: Sendable {
+    package let id: UUID
+    package let reviewID: UUID?
+    package let fileKey: String?
+    package let artwork: String?
+    package let width: Int
+    package let height: Int
+    package let position: Int
+}
+
+/// A review as lists and detail pages show it, with its place's name, its author and its photos.
+/// Read with SQLKit into plain values: review lists are the burger map's hottest reads.
+package struct ReviewCard: Sendable, NewestFirstRow {
+    package let id: UUID
+    package let placeID: UUID
+    package let placeName: String
+    package let authorID: UUID
+    package let authorNickname: String
+    package let authorImageKey: String?
+    package let title: String
+    package let rating: Int
+    package let text: String
+    package let likeCount: Int
+    package let bookmarkCount: Int
+    package let commentCount: Int
+    package let hidden: Bool
+    package let createdAt: Date
+    package let updatedAt: Date?
+    package var photos: [PhotoRow] = []
+    /// The reader's own state; false for anonymous readers.
+    package var likedByMe = false
+    package var bookmarkedByMe = false
+}
+
+/// Reads review cards: one query for the reviews with their place and author, one for their
+/// photos, one for the reader's likes and bookmarks.
+package struct ReviewCards {
+    package let database: any Database
+
+    private var sql: any SQLDatabase { database.sql }
+    package static let review = "burger_reviews"
+
+    package static func column(_ name: String) -> SQLColumn { SQLColumn(name, table: review) }
+
+    /// The base query: reviews joined with their place and author. `visibleOnly` leaves out
+    /// hidden reviews (lists); details pass false and decide themselves.
+    /// `timeline` (SQLite) walks the reviews newest first through `burger_reviews_timeline`, which
+    /// holds each review's author: for a feed of many people, a few hundred index entries find a
+    /// page, where the planner's own choice (every followed author's reviews, then a sort) reads
+    /// tens of thousands of rows.
+    package func query(visibleOnly: Bool = true, timeline: Bool = false) -> SQLSelectBuilder {
+        let r = Self.review
+        let builder = sql.select()
+            .column(SQLColumn("id", table: r)).column(SQLColumn("place_id", table: r)).column(SQLColumn("author_id", table: r))
+            .column(SQLColumn("title", table: r)).column(SQLColumn("rating", table: r)).column(SQLColumn("text", table: r))
+            .column(SQLColumn("like_count", table: r)).column(SQLColumn("bookmark_count", table: r))
+            .column(SQLColumn("comment_count", table: r)).column(SQLColumn("hidden_at", table: r))
+            .column(SQLColumn("created_at", table: r)).column(SQLColumn("updated_at", table: r))
+            .column(SQLColumn("name", table: BurgerPlace.schema), as: "place_name")
+            .column(SQLColumn("nickname", table: User.schema), as: "author_nickname")
+            .column(SQLColumn("profile_image_key", table: User.schema), as: "author_image_key")
+            .from(timeline && sql.dialect.name == "sqlite" ? SQLQueryString("\(ident: r) INDEXED BY burger_reviews_timeline") : SQLIdentifier(r))
+            .join(BurgerPlace.schema, on: SQLColumn("id", table: BurgerPlace.schema), .equal, SQLColumn("place_id", table: r))
+            .join(User.schema, on: SQLColumn("id", table: User.schema), .equal, SQLColumn("author_id", table: r))
+        if visibleOnly { builder.where(SQLColumn("hidden_at", table: r), .is, SQLLiteral.null) }
+        return builder
+    }
+
+    /// One newest-first page of the reviews `narrow` selects.
+    package func page(_ page: CursorPageRequest, viewer: UUID?, visibleOnly: Bool = true, timeline: Bool = false,
+              _ narrow: (SQLSelectBuilder) -> SQLSelectBuilder = { $0 }) async throws -> (items: [ReviewCard], nextCursor: String?)
+    {
+        let builder = try narrow(query(visibleOnly: visibleOnly, timeline: timeline)).newestFirst(createdAt: Self.column("created_at"), id: Self.column("id"), page)
+        let rows = try await builder.all().map(Self.card(from:))
+        let result = page.page(of: rows)
+        return (try await decorate(result.items, viewer: viewer), result.nextCursor)
+    }
+
+    package func card(_ id: UUID, viewer: UUID?) async throws -> ReviewCard? {
+        guard let row = try await query(visibleOnly: false).where(Self.column("id"), .equal, SQLBind(id)).first() else { return nil }
+        return try await decorate([Self.card(from: row)], viewer: viewer).first
+    }
+
+    /// Cards for these ids, in the order given (lists ordered by something else: likes, bookmarks).
+    package func cards(_ ids: [UUID], viewer: UUID?) async throws -> [ReviewCard] {
+        guard !ids.isEmpty else { return [] }
+        let rows = try await query().where(Self.column("id"), .in, SQLBind.group(ids)).all().map(Self.card(from:))
+        let byID = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return try await decorate(ids.compactMap { byID[$0] }, viewer: viewer)
+    }
+
+    /// Adds photos and the reader's likes and bookmarks.
+    package func decorate(_ cards: [ReviewCard], viewer: UUID?) async throws -> [ReviewCard] {
+        guard !cards.isEmpty else { return cards }
+        let ids = cards.map(\.id)
+        let photos = try await self.photos(ofReviews: ids)
+        var reactions: Set<String> = []
+        if let viewer {
+            let rows = try await sql.select().column("review_id").column("kind").from(BurgerReaction.schema)
+                .where("user_id", .equal, SQLBind(viewer)).where("review_id", .in, SQLBind.group(ids)).all()
+            for row in rows {
+                reactions.insert("\(try row.decode(column: "kind", as: String.self))|\(try row.decode(column: "review_id", as: UUID.self))")
+            }
+        }
+        return cards.map { card in
+            var card = card
+            card.photos = photos[card.id] ?? []
+            card.likedByMe = reactions.contains("like|\(card.id)")
+            card.bookmarkedByMe = reactions.contains("bookmark|\(card.id)")
+            return card
+        }
+    }
+
+    package func photos(ofReviews ids: [UUID]) async throws -> [UUID: [PhotoRow]] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await sql.select().column("*").from(BurgerPhoto.schema).where("review_id", .in, SQLBind.group(ids))
+            .orderBy("position").all().map(Self.photo(from:))
+        return Dictionary(grouping: rows, by: { $0.reviewID ?? UUID() })
+    }
+
+    package static func photo(from row: any SQLRow) throws -> PhotoRow {
+        PhotoRow(id: try row.decode(column: "id", as: UUID.self), reviewID: try row.decode(column: "review_id", as: UUID?.self),
+                 fileKey: try row.decode(column: "file_key", as: String?.self), artwork: try row.decode(column: "artwork", as: String?.self),
+                 width: try row.decode(column: "width", as: Int.self), height: try row.decode(column: "height", as: Int.self),
+                 position: try row.decode(column: "position", as: Int.self))
+    }
+
+    package static func card(from row: any SQLRow) throws -> ReviewCard {
+        ReviewCard(
+            id: try row.decode(column: "id", as: UUID.self),
+            placeID: try row.decode(column: "place_id", as: UUID.self),
+            placeName: try row.decode(column: "place_name", as: String.self),
+            authorID: try row.decode(column: "author_id", as: UUID.self),
+            authorNickname: try row.decode(column: "author_nickname", as: String.self),
+            authorImageKey: try row.decode(column: "author_image_key", as: String?.self),
+            title: try row.decode(column: "title", as: String.self),
+            rating: try row.decode(column: "rating", as: Int.self),
+            text: try row.decode(column: "text", as: String.self),
+            likeCount: try row.decode(column: "like_count", as: Int.self),
+            bookmarkCount: try row.decode(column: "bookmark_count", as: Int.self),
+            commentCount: try row.decode(column: "comment_count", as: Int.self),
+            hidden: try row.decode(column: "hidden_at", as: Date?.self) != nil,
+            createdAt: try row.decode(column: "created_at", as: Date.self),
+            updatedAt: try row.decode(column: "updated_at", as: Date?.self))
+    }
+}

@@ -1,0 +1,214 @@
+import Accounts
+import Fluent
+import NIOConcurrencyHelpers
+import Notifications
+import Platform
+import SQLKit
+import Vapor
+
+/// Every place's position, rating and cover, in memory, sorted by latitude: map boxes and
+/// "nearest" lists are answered from here without touching the database, so a city-wide box over
+/// 100,000 places costs a scan of an array, not of a table.
+///
+/// The database stays the truth. The service refreshes a place here after each write that
+/// changes it and tells the other instances over the event bus; a full reload every few minutes
+/// catches anything written behind the service's back (an operator's SQL).
+package final class PlaceIndex: Sendable {
+    package struct Entry: Sendable {
+        package let id: UUID
+        package let name: String
+        package let address: String
+        package let lat: Double
+        package let lon: Double
+        package let phone: String?
+        package let reviewCount: Int
+        package let ratingSum: Int
+        package let coverURL: String?
+
+        package var score: Double { PlaceRanking.score(ratingSum: ratingSum, reviewCount: reviewCount) }
+
+        package init(id: UUID, name: String, address: String, lat: Double, lon: Double, phone: String?, reviewCount: Int, ratingSum: Int,
+             coverURL: String?) {
+            self.id = id
+            self.name = name
+            self.address = address
+            self.lat = lat
+            self.lon = lon
+            self.phone = phone
+            self.reviewCount = reviewCount
+            self.ratingSum = ratingSum
+            self.coverURL = coverURL
+        }
+
+        package init(_ place: BurgerPlace, coverURL: String?) {
+            self.init(id: place.id ?? UUID(), name: place.name, address: place.address, lat: place.lat, lon: place.lon, phone: place.phone,
+                      reviewCount: place.reviewCount, ratingSum: place.ratingSum, coverURL: coverURL)
+        }
+        package var coordinate: Coordinate { Coordinate(unchecked: lat, lon) }
+    }
+
+    /// Sorted by latitude; `lats` mirrors it for a cache-friendly binary search.
+    private struct Snapshot: Sendable {
+        var entries: [Entry] = []
+        var lats: [Double] = []
+    }
+
+    /// A place changed (its id): refresh it, and drop cached answers.
+    package static let topic = "burger-map.places"
+    /// Reviews changed (counts, visibility, text): drop cached answers.
+    package static let contentTopic = "burger-map.changed"
+    package static let reloadInterval: Duration = .seconds(300)
+
+    private let snapshot = NIOLockedValueBox(Snapshot())
+    private let loaded = NIOLockedValueBox(false)
+    private let loading = SingleFlight()
+
+    package init() {}
+
+    package var isLoaded: Bool { loaded.withLockedValue { $0 } }
+
+    /// Loads the index unless it is loaded; concurrent callers share one load.
+    package func ensureLoaded(from database: any Database, files: any FileStorage) async throws {
+        guard !isLoaded else { return }
+        try await loading.run { try await self.reload(from: database, files: files) }
+    }
+
+    package var count: Int { snapshot.withLockedValue { $0.entries.count } }
+
+    // MARK: Reading
+
+    /// The places inside the box.
+    package func entries(in box: BoundingBox) -> [Entry] {
+        let current = snapshot.withLockedValue { $0 }
+        var found: [Entry] = []
+        var index = Self.firstIndex(in: current.lats, notBelow: box.minLat)
+        while index < current.entries.count, current.lats[index] <= box.maxLat {
+            let entry = current.entries[index]
+            if entry.lon >= box.minLon && entry.lon <= box.maxLon { found.append(entry) }
+            index += 1
+        }
+        return found
+    }
+
+    /// How many places the box holds, stopping once past `limit`.
+    package func count(in box: BoundingBox, upTo limit: Int) -> Int {
+        let current = snapshot.withLockedValue { $0 }
+        var count = 0
+        var index = Self.firstIndex(in: current.lats, notBelow: box.minLat)
+        while index < current.entries.count, current.lats[index] <= box.maxLat, count <= limit {
+            let lon = current.entries[index].lon
+            if lon >= box.minLon && lon <= box.maxLon { count += 1 }
+            index += 1
+        }
+        return count
+    }
+
+    /// The clusters of the box's places on its grid, without building the list of them.
+    package func clusters(in box: BoundingBox) -> [MapCluster] {
+        let current = snapshot.withLockedValue { $0 }
+        let grid = ClusterGrid(box: box)
+        var sums = [(lat: Double, lon: Double, count: Int)](repeating: (0, 0, 0), count: grid.divisions * grid.divisions)
+        var index = Self.firstIndex(in: current.lats, notBelow: box.minLat)
+        while index < current.entries.count, current.lats[index] <= box.maxLat {
+            let entry = current.entries[index]
+            index += 1
+            guard entry.lon >= box.minLon && entry.lon <= box.maxLon else { continue }
+            let (column, row) = grid.cell(of: entry.coordinate)
+            let key = row * grid.divisions + column
+            sums[key] = (sums[key].lat + entry.lat, sums[key].lon + entry.lon, sums[key].count + 1)
+        }
+        return sums.filter { $0.count > 0 }.map { MapCluster(lat: $0.lat / Double($0.count), lon: $0.lon / Double($0.count), count: $0.count) }
+    }
+
+    private static func firstIndex(in lats: [Double], notBelow value: Double) -> Int {
+        var low = 0, high = lats.count
+        while low < high {
+            let middle = (low + high) / 2
+            if lats[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    // MARK: Keeping it current
+
+    /// Reads every place (at start and every few minutes).
+    package func reload(from database: any Database, files: any FileStorage) async throws {
+        let entries = try await Self.read(from: database, files: files, only: nil).sorted { $0.lat < $1.lat }
+        snapshot.withLockedValue { $0 = Snapshot(entries: entries, lats: entries.map(\.lat)) }
+        loaded.withLockedValue { $0 = true }
+    }
+
+    /// Re-reads one place after a write changed it (or removes it when it is gone).
+    package func refresh(_ id: UUID, from database: any Database, files: any FileStorage) async throws {
+        let fresh = try await Self.read(from: database, files: files, only: id).first
+        snapshot.withLockedValue { current in
+            if let position = current.entries.firstIndex(where: { $0.id == id }) {
+                current.entries.remove(at: position)
+                current.lats.remove(at: position)
+            }
+            guard let fresh else { return }
+            let position = Self.firstIndex(in: current.lats, notBelow: fresh.lat)
+            current.entries.insert(fresh, at: position)
+            current.lats.insert(fresh.lat, at: position)
+        }
+    }
+
+    private static func read(from database: any Database, files: any FileStorage, only id: UUID?) async throws -> [Entry] {
+        let places = BurgerPlace.schema, photos = BurgerPhoto.schema
+        let query = database.sql.select()
+            .column(SQLColumn("id", table: places)).column(SQLColumn("name", table: places)).column(SQLColumn("address", table: places))
+            .column(SQLColumn("lat", table: places)).column(SQLColumn("lon", table: places)).column(SQLColumn("phone", table: places))
+            .column(SQLColumn("review_count", table: places)).column(SQLColumn("rating_sum", table: places))
+            .column(SQLColumn("cover_photo_id", table: places))
+            .column(SQLColumn("file_key", table: photos), as: "cover_file_key")
+            .from(places)
+            .join(photos, method: SQLJoinMethod.left, on: SQLColumn("id", table: photos), .equal, SQLColumn("cover_photo_id", table: places))
+        if let id { query.where(SQLColumn("id", table: places), .equal, SQLBind(id)) }
+        return try await query.all().map { row in
+            let cover = try row.decode(column: "cover_photo_id", as: UUID?.self)
+            return Entry(
+                id: try row.decode(column: "id", as: UUID.self), name: try row.decode(column: "name", as: String.self),
+                address: try row.decode(column: "address", as: String.self), lat: try row.decode(column: "lat", as: Double.self),
+                lon: try row.decode(column: "lon", as: Double.self), phone: try row.decode(column: "phone", as: String?.self),
+                reviewCount: try row.decode(column: "review_count", as: Int.self), ratingSum: try row.decode(column: "rating_sum", as: Int.self),
+                coverURL: try cover.map { BurgerMapService.photoURL(fileKey: try row.decode(column: "cover_file_key", as: String?.self), id: $0, files: files) })
+        }
+    }
+
+    /// Loads the index at start, reloads it every few minutes, and applies other instances'
+    /// changes as they announce them.
+    package static func follow(_ app: Application) {
+        app.lifecycle.use(PeriodicJob("reloaded the place index", every: reloadInterval) { app in
+            try await app.placeIndex.reload(from: app.db, files: app.files)
+            return 0
+        })
+        // Places changed on any instance: their entry, and the answers that showed them.
+        app.follow(PlaceIndex.topic) { app, message in
+            guard let id = UUID(uuidString: message) else { return }
+            if app.placeIndex.isLoaded { try? await app.placeIndex.refresh(id, from: app.db, files: app.files) }
+            app.burgerMapCache.invalidate()
+        }
+        app.follow(PlaceIndex.contentTopic) { app, _ in app.burgerMapCache.invalidate() }
+    }
+}
+
+extension Application {
+    private struct PlaceIndexKey: StorageKey { typealias Value = PlaceIndex }
+    private struct CacheKey: StorageKey { typealias Value = ResponseCache }
+
+    /// Encoded public answers of the burger map (boxes, the newest reviews, feeds), dropped on
+    /// every write that could change them, here or on another instance.
+    package var burgerMapCache: ResponseCache {
+        if let existing = storage[CacheKey.self] { return existing }
+        let cache = ResponseCache()
+        storage[CacheKey.self] = cache
+        return cache
+    }
+
+    package var placeIndex: PlaceIndex {
+        if let existing = storage[PlaceIndexKey.self] { return existing }
+        let index = PlaceIndex()
+        storage[PlaceIndexKey.self] = index
+        return index
+    }
+}

@@ -1,0 +1,156 @@
+import Accounts
+import Foundation
+import Notifications
+import Platform
+import Plot
+import Vapor
+
+/// A review's page: photo pager, reactions, comments and the report dialog.
+extension BurgerMapPages {
+    // MARK: A review
+
+    package func review(req: Request) async throws -> Response {
+        let actor = req.mapActor()
+        let review = ReviewResponse(try await req.burgerMap.review(try req.reviewID(), viewer: actor), files: req.application.files)
+        return try await page(
+            req, title: review.title, tab: nil, script: "review", stylesheets: ["/css/burger-map-review.css"],
+            config: ["review": try json(review)],
+            main: .article(
+                .id("review"), .class("review-page"), .data(named: "id", value: review.id.uuidString.lowercased()),
+                review.hidden ? .p(.class("notice"), .role("status"), .text(req.t("burger_map.review.hidden_notice"))) : .empty,
+                photoPager(req, review),
+                reviewBody(req, review, actor: actor),
+                reportDialog(req),
+                comments(req, review, signedIn: actor != nil)
+            )
+        )
+    }
+
+    package func photoPager(_ req: Request, _ review: ReviewResponse) -> Node<HTML.BodyContext> {
+        let photos: Node<HTML.BodyContext> = .ul(
+            .id("review-photos"), .class("photo-pager"), .attribute(named: "tabindex", value: "0"),
+            .attribute(named: "aria-label", value: req.t("burger_map.review.photos", ["count": String(review.photos.count)])),
+            .forEach(review.photos.enumerated()) { index, photo in
+                .li(.img(.src(photo.url), .alt(req.t("burger_map.review.photo_alt", ["number": String(index + 1), "title": review.title])),
+                         .attribute(named: "width", value: String(photo.width)), .attribute(named: "height", value: String(photo.height))))
+            }
+        )
+        guard review.photos.count > 1 else { return photos }
+        let dots: Node<HTML.BodyContext> = .ol(
+            .class("photo-dots"), .attribute(named: "aria-hidden", value: "true"),
+            .forEach(review.photos.indices) { index in .li(index == 0 ? .class("current") : .empty) }
+        )
+        return .group(photos, dots)
+    }
+
+    /// Like or bookmark: a toggle with its count, or a login link for a visitor.
+    package func reaction(_ req: Request, _ review: ReviewResponse, _ kind: String, pressed: Bool, count: Int, emoji: String, signedIn: Bool) -> Node<HTML.BodyContext> {
+        let label = req.t("burger_map.review.\(kind)")
+        guard signedIn else {
+            return .a(.id("\(kind)-button"), .class("reaction"), .href("/login?next=\(BurgerMapLinks.review(review.id))"),
+                      .span(.ariaHidden(true), .text(emoji)), .span(.class("reaction-label"), .text(label)), .span(.class("count"), .text(String(count))))
+        }
+        return .button(.type(.button), .id("\(kind)-button"), .class("reaction"), .ariaPressed(pressed),
+                       .span(.ariaHidden(true), .text(emoji)), .span(.class("reaction-label"), .text(label)), .span(.class("count"), .text(String(count))))
+    }
+
+    package func reviewBody(_ req: Request, _ review: ReviewResponse, actor: MapActor?) -> Node<HTML.BodyContext> {
+        let mine = actor?.id == review.author.id
+        let avatar: Node<HTML.AnchorContext> = review.author.profileImageURL.map { .img(.class("avatar small"), .src($0), .alt("")) }
+            ?? .span(.class("avatar small placeholder"), .ariaHidden(true), .text(String(review.author.nickname.prefix(1))))
+        let author: Node<HTML.BodyContext> = .a(
+            .id("review-author"), .class("review-author"), .href(BurgerMapLinks.user(review.author.id)), avatar, .text(review.author.nickname)
+        )
+        let time: Node<HTML.BodyContext> = .element(named: "time", nodes: [
+            .datetime(ISO8601DateFormatter().string(from: review.createdAt)),
+            .text(NotificationsPages.dateFormatter(req).string(from: review.createdAt)),
+        ])
+        let report: Node<HTML.BodyContext> = actor != nil && !mine
+            ? .button(.type(.button), .id("report-button"), .class("link-button"), .text(req.t("burger_map.review.report"))) : .empty
+        let delete: Node<HTML.BodyContext> = mine || actor?.isAdmin == true
+            ? .button(.type(.button), .id("delete-review"), .class("link-button danger"), .text(req.t("burger_map.review.delete"))) : .empty
+        return .div(
+            .class("review-body"),
+            .a(.id("review-place"), .class("review-place"), .href(BurgerMapLinks.place(review.place.id)), .text("📍 " + review.place.name)),
+            .h1(.id("review-title"), .text(review.title)),
+            .p(.class("review-stars"), stars(req, review.rating)),
+            .p(.id("review-text"), .class("review-text"), .text(review.text)),
+            .p(.class("review-meta"), author, time),
+            .div(
+                .class("reactions"),
+                reaction(req, review, "like", pressed: review.likedByMe, count: review.likeCount, emoji: "❤️", signedIn: actor != nil),
+                reaction(req, review, "bookmark", pressed: review.bookmarkedByMe, count: review.bookmarkCount, emoji: "🔖", signedIn: actor != nil),
+                report, delete
+            )
+        )
+    }
+
+    package func comments(_ req: Request, _ review: ReviewResponse, signedIn: Bool) -> Node<HTML.BodyContext> {
+        let id = review.id.uuidString.lowercased()
+        let form: Node<HTML.BodyContext> = signedIn
+            ? .form(
+                .id("comment-form"), .class("comment-form"), .attribute(named: "novalidate", value: "novalidate"),
+                .label(.for("comment-text"), .class("visually-hidden"), .text(req.t("burger_map.review.comment_label"))),
+                .textarea(.id("comment-text"), .name("text"), .attribute(named: "maxlength", value: "500"), .attribute(named: "rows", value: "2"),
+                          .placeholder(req.t("burger_map.review.comment_placeholder")), .attribute(named: "aria-describedby", value: "comment-error")),
+                .div(
+                    .class("comment-actions"),
+                    .span(.id("comment-counter"), .class("counter muted"), .text("0 / 500")),
+                    .button(.type(.submit), .class("button small"), .text(req.t("burger_map.review.comment_submit")))
+                ),
+                .p(.id("comment-error"), .class("field-error"), .role("alert"))
+            )
+            : .p(loginLink(req, id: "comment-login", classes: "button wide", label: req.t("burger_map.review.login_to_comment")))
+        return .section(
+            .class("comments"), .ariaLabelledBy("comments-heading"),
+            .h2(.id("comments-heading"), .text(req.t("burger_map.review.comments", ["count": String(review.commentCount)]))),
+            form,
+            .ol(.id("comments"), .class("comment-list"), .data(named: "source", value: "\(Self.api)/reviews/\(id)/comments")),
+            .div(.id("comments-more"), .class("scroll-sentinel"))
+        )
+    }
+
+    package func reportDialog(_ req: Request) -> Node<HTML.BodyContext> {
+        .element(named: "dialog", nodes: [
+            .id("report-dialog"), .class("report-dialog"), .ariaLabelledBy("report-heading"),
+            .form(
+                .id("report-form"), .attribute(named: "method", value: "dialog"), .class("stack"),
+                .h2(.id("report-heading"), .text(req.t("burger_map.review.report_title"))),
+                .label(.for("report-reason"), .text(req.t("burger_map.review.report_reason"))),
+                .textarea(.id("report-reason"), .name("reason"), .attribute(named: "maxlength", value: "500"), .attribute(named: "rows", value: "3")),
+                .p(.id("report-error"), .class("field-error"), .role("alert")),
+                .div(
+                    .class("dialog-actions"),
+                    .button(.type(.button), .id("report-cancel"), .class("button"), .text(req.t("burger_map.review.cancel"))),
+                    .button(.type(.submit), .id("report-submit"), .class("button primary"), .text(req.t("burger_map.review.report_submit")))
+                )
+            ),
+        ])
+    }
+
+    // MARK: People
+
+    package enum ProfileTab: String, CaseIterable {
+        case reviews, followers, following, likes, bookmarks, eaten, want
+
+        /// The lists only the person themselves sees.
+        package var isPrivate: Bool { ![.reviews, .followers, .following].contains(self) }
+
+        package var kind: String {
+            switch self {
+            case .reviews, .likes, .bookmarks: return "reviews"
+            case .followers, .following: return "people"
+            case .eaten, .want: return "places"
+            }
+        }
+
+        package func source(user id: String) -> String {
+            let api = BurgerMapPages.api
+            switch self {
+            case .reviews, .followers, .following: return "\(api)/users/\(id)/\(rawValue)"
+            case .likes, .bookmarks: return "\(api)/me/\(rawValue)"
+            case .eaten, .want: return "\(api)/me/marks?kind=\(rawValue)"
+            }
+        }
+    }
+}

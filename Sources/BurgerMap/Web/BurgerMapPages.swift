@@ -1,0 +1,232 @@
+import Accounts
+import Foundation
+import Notifications
+import Platform
+import Plot
+import Vapor
+
+/// The burger map in the browser (the LookForRealBurger app's screens): the map, feeds, a
+/// place's page, a review's page, people's pages and writing a review. The server renders each
+/// page's frame and what it is about (the place, the review, the person) from the service; the
+/// scripts in `Public/js/burger-map/` load lists from `/api/v1/burger-map` and make the buttons
+/// work, as the signed-in browser session (`browserAPIValues`). docs/BURGER_MAP.md describes them.
+package struct BurgerMapPages: RouteCollection {
+    package enum Tab: String, CaseIterable {
+        case map, feed, write, me
+
+        package var path: String {
+            switch self {
+            case .map: return "/map"
+            case .feed: return "/map/feed"
+            case .write: return "/map/write"
+            case .me: return "/map/me"
+            }
+        }
+
+        package var emoji: String {
+            switch self {
+            case .map: return "🗺️"
+            case .feed: return "📰"
+            case .write: return "✍️"
+            case .me: return "🙂"
+            }
+        }
+    }
+
+    /// Where the map opens without a search or a position.
+    package static let defaultCenter = MapLibrary.defaultCenter
+    package static let defaultZoom = 13
+    package static let api = "/api/v1/burger-map"
+
+    package func boot(routes: any RoutesBuilder) throws {
+        let map = routes.grouped("map")
+        map.get(use: mapPage)
+        map.get("feed", use: feed)
+        map.get("places", ":place", use: place)
+        map.get("reviews", ":review", use: review)
+        map.get("users", ":user", use: person)
+        map.grouped(SignInRequired()).get("me", use: me)
+        map.grouped(SignInRequired()).get("write", use: write)
+    }
+
+    // MARK: Frame
+
+    /// A burger map page: the shared layout with the map's tab bar, its stylesheets and scripts,
+    /// Leaflet when the page has a map, and the config block the scripts read.
+    package func page(
+        _ req: Request, title: String, tab: Tab?, script: String, stylesheets: [String] = [], withMap: Bool = false,
+        config: [String: Any] = [:], main: Node<HTML.BodyContext>
+    ) async throws -> Response {
+        let library = req.application.mapLibrary
+        var values = try await req.browserAPIValues()
+        for (key, value) in config { values[key] = value }
+        return Layout.scriptedPage(
+            req, title: title,
+            extras: PageExtras(
+                stylesheets: ["/css/burger-map.css"] + stylesheets, scripts: ["/js/burger-map/\(script).js"],
+                vendorStylesheets: withMap ? library.stylesheets : [], vendorScripts: withMap ? library.scripts : [],
+                bodyClass: "burger-map with-tabs", bottomBar: tabBar(req, current: tab)
+            ),
+            stringPrefix: "burger_map.js.", values: values, main: main
+        )
+    }
+
+    package func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
+        TabBar.render(label: req.t("burger_map.tabs"), classes: "", items: Tab.allCases.map { tab in
+            TabBar.Item(path: tab.path, emoji: tab.emoji, label: req.t("burger_map.tab.\(tab.rawValue)"), isCurrent: tab == current)
+        })
+    }
+
+    /// Encodes an API answer for the config block, so scripts start from what the page shows.
+    package func json(_ value: some Encodable) throws -> PageConfig.Encoded {
+        try PageConfig.Encoded(value)
+    }
+
+    /// A link to log in that comes back here: what a signed-out visitor gets instead of a button.
+    package func loginLink(_ req: Request, id: String, classes: String, label: String) -> Node<HTML.BodyContext> {
+        let back = req.url.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/-"))) ?? "/map"
+        return .a(.id(id), .class(classes), .href("/login?next=\(back)"), .text(label))
+    }
+
+    // MARK: The map
+
+    package func mapPage(req: Request) async throws -> Response {
+        let query = String((req.query[String.self, at: "q"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(40))
+        let library = req.application.mapLibrary
+        let mapConfig = library.configValue(center: Self.defaultCenter, zoom: Self.defaultZoom, extra: ["q": query])
+        return try await page(
+            req, title: req.t("burger_map.title"), tab: .map, script: "map", stylesheets: ["/css/burger-map-map.css"],
+            withMap: true, config: ["map": mapConfig],
+            main: .group(
+                .h1(.class("visually-hidden"), .text(req.t("burger_map.title"))),
+                .form(
+                    .id("map-search"), .class("map-search"), .action("/map"), .method(.get), .attribute(named: "role", value: "search"),
+                    .label(.for("map-q"), .class("visually-hidden"), .text(req.t("burger_map.search.label"))),
+                    .input(.type(.search), .id("map-q"), .name("q"), .value(query),
+                           .placeholder(req.t("burger_map.search.placeholder")), .attribute(named: "maxlength", value: "40"),
+                           .attribute(named: "enterkeyhint", value: "search")),
+                    .button(.type(.submit), .class("button small"), .text(req.t("burger_map.search.submit")))
+                ),
+                query.isEmpty ? .empty : .p(.class("search-term"), .text(req.t("burger_map.searching", ["query": query]))),
+                .div(
+                    .class("map-stage"),
+                    .div(.id("map"), .class("map-canvas"), .ariaLabel(req.t("burger_map.map.label"))),
+                    .div(
+                        .class("map-controls"),
+                        .button(.type(.button), .id("locate"), .class("map-control"), .text(req.t("burger_map.map.locate"))),
+                        .button(.type(.button), .id("view-toggle"), .class("map-control"), .text(req.t("burger_map.map.show_list")))
+                    )
+                ),
+                .p(.id("map-status"), .class("map-status"), .role("status")),
+                .ol(.id("place-list"), .class("place-list"), .attribute(named: "aria-label", value: req.t("burger_map.map.list_label"))),
+                .section(
+                    .id("place-sheet"), .class("bottom-sheet"), .attribute(named: "hidden", value: "hidden"),
+                    .ariaLabel(req.t("burger_map.map.sheet_label")),
+                    .button(.type(.button), .id("sheet-close"), .class("sheet-close"), .ariaLabel(req.t("burger_map.map.close")), .text("×")),
+                    .div(.id("sheet-body"))
+                ),
+                .a(.id("write-fab"), .class("fab"), .href(Tab.write.path), .ariaLabel(req.t("burger_map.tab.write")),
+                   .span(.ariaHidden(true), .text("✍️")))
+            )
+        )
+    }
+
+    // MARK: Feeds
+
+    package func feed(req: Request) async throws -> Response {
+        let following = req.query[String.self, at: "tab"] == "following"
+        let signedIn = req.auth.has(User.self)
+        let list: Node<HTML.BodyContext>
+        if following && !signedIn {
+            list = .div(
+                .class("card empty-state"),
+                .p(.text(req.t("burger_map.feed.login_to_follow"))),
+                loginLink(req, id: "feed-login", classes: "button primary", label: req.t("nav.login"))
+            )
+        } else {
+            list = .group(
+                .ol(.id("feed-list"), .class("review-list"), .data(named: "source", value: following ? "\(Self.api)/feed" : "\(Self.api)/reviews")),
+                .div(.id("feed-more"), .class("scroll-sentinel")),
+                .p(.id("feed-empty"), .class("empty-note muted"), .attribute(named: "hidden", value: "hidden"),
+                   .text(req.t(following ? "burger_map.feed.empty_following" : "burger_map.feed.empty")))
+            )
+        }
+        return try await page(
+            req, title: req.t("burger_map.feed.title"), tab: .feed, script: "feed", stylesheets: ["/css/burger-map-review.css"],
+            main: .group(
+                .div(
+                    .class("feed-heading"),
+                    .h1(.text(req.t("burger_map.feed.title"))),
+                    .button(.type(.button), .id("feed-refresh"), .class("button small"), .text(req.t("burger_map.feed.refresh")))
+                ),
+                .nav(
+                    .class("feed-tabs"), .ariaLabel(req.t("burger_map.feed.tabs")),
+                    .a(.id("tab-everyone"), .href("/map/feed"), following ? .empty : .ariaCurrent(), .text(req.t("burger_map.feed.everyone"))),
+                    .a(.id("tab-following"), .href("/map/feed?tab=following"), following ? .ariaCurrent() : .empty,
+                       .text(req.t("burger_map.feed.following")))
+                ),
+                list
+            )
+        )
+    }
+
+    // MARK: A place
+
+    package func place(req: Request) async throws -> Response {
+        let detail = PlaceDetailResponse(try await req.burgerMap.placeDetail(try req.placeID(), viewer: req.auth.get(User.self)?.id))
+        let id = detail.id.uuidString.lowercased()
+        let signedIn = req.auth.has(User.self)
+        func markToggle(_ kind: String, count: Int) -> Node<HTML.BodyContext> {
+            let label = req.t("burger_map.place.mark_\(kind)")
+            guard signedIn else {
+                return .a(.id("mark-\(kind)"), .class("mark-toggle"), .href("/login?next=\(BurgerMapLinks.place(detail.id))"),
+                          .span(.class("mark-label"), .text(label)), .span(.class("count"), .text(String(count))))
+            }
+            return .button(.type(.button), .id("mark-\(kind)"), .class("mark-toggle"), .data(named: "kind", value: kind),
+                           .ariaPressed(detail.myMarks.contains(kind)),
+                           .span(.class("mark-label"), .text(label)), .span(.class("count"), .text(String(count))))
+        }
+        let library = req.application.mapLibrary
+        return try await page(
+            req, title: detail.name, tab: nil, script: "place", stylesheets: ["/css/burger-map-review.css"], withMap: true,
+            config: ["place": try json(detail),
+                     "map": library.configValue(center: (detail.lat, detail.lon), zoom: 16)],
+            main: .group(
+                .section(
+                    .class("place-summary card"),
+                    detail.photoURL.map { .img(.class("place-cover"), .src($0), .alt("")) } ?? .empty,
+                    .h1(.id("place-name"), .text(detail.name)),
+                    .p(.id("place-address"), .class("muted"), .text(detail.address.isEmpty ? req.t("burger_map.place.address_unknown") : detail.address)),
+                    detail.phone.map { .p(.class("place-phone"), .a(.href("tel:\($0)"), .text($0))) } ?? .empty,
+                    .p(.class("place-rating"), ratingLine(req, average: detail.averageRating, count: detail.reviewCount)),
+                    .div(.class("mark-toggles"), markToggle("eaten", count: detail.eatenCount), markToggle("want", count: detail.wantCount)),
+                    .a(.id("write-here"), .class("button primary wide"), .href("/map/write?place=\(id)"), .text(req.t("burger_map.place.write_here")))
+                ),
+                .div(.id("place-map"), .class("place-map"), .data(named: "lat", value: String(detail.lat)), .data(named: "lon", value: String(detail.lon)),
+                     .ariaLabel(req.t("burger_map.map.label"))),
+                .h2(.text(req.t("burger_map.place.reviews"))),
+                .ol(.id("place-reviews"), .class("review-list"), .data(named: "source", value: "\(Self.api)/places/\(id)/reviews")),
+                .div(.id("place-reviews-more"), .class("scroll-sentinel")),
+                .p(.id("place-reviews-empty"), .class("empty-note muted"), .attribute(named: "hidden", value: "hidden"),
+                   .text(req.t("burger_map.place.no_reviews")))
+            )
+        )
+    }
+
+    /// "★★★★☆ 4.3 · 리뷰 12개", or "no reviews yet".
+    package func ratingLine(_ req: Request, average: Double?, count: Int) -> Node<HTML.BodyContext> {
+        guard let average else { return .span(.class("muted"), .text(req.t("burger_map.place.no_rating"))) }
+        let formatted = String(format: "%.1f", average)
+        return .group(
+            stars(req, Int(average.rounded())),
+            .span(.class("rating-value"), .text(formatted)),
+            .span(.class("muted"), .text(" · " + req.t("burger_map.place.review_count", ["count": String(count)])))
+        )
+    }
+
+    package func stars(_ req: Request, _ rating: Int) -> Node<HTML.BodyContext> {
+        let filled = max(0, min(5, rating))
+        return .span(.class("stars"), .role("img"), .ariaLabel(req.t("burger_map.stars", ["rating": String(filled)])),
+                     .text(String(repeating: "★", count: filled) + String(repeating: "☆", count: 5 - filled)))
+    }
+}

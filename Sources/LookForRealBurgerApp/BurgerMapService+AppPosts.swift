@@ -1,0 +1,197 @@
+import Accounts
+import BurgerMap
+import Fluent
+import Notifications
+import Platform
+import SQLKit
+import Vapor
+
+/// A place as the LookForRealBurger app's shop posts carry it, read with SQLKit (the app's map asks
+/// for every place at once).
+package struct PlaceRow: Sendable, NewestFirstRow {
+    package let id: UUID
+    package let name: String
+    package let address: String
+    package let lat: Double
+    package let lon: Double
+    package let phone: String?
+    package let kakaoID: String?
+    package let creator: PersonRow?
+    package let createdAt: Date
+}
+
+/// Who wrote or did something, as posts name them.
+package struct PersonRow: Sendable {
+    package let id: UUID
+    package let nickname: String
+    package let imageKey: String?
+
+    package init(id: UUID, nickname: String, imageKey: String?) {
+        self.id = id
+        self.nickname = nickname
+        self.imageKey = imageKey
+    }
+}
+
+/// A comment with its author; also a place's review as the app's shop posts list it (the review's
+/// id is the "comment's" text there).
+package struct CommentRow: Sendable {
+    package let id: UUID
+    package let author: PersonRow
+    package let text: String
+    package let createdAt: Date
+
+    package init(id: UUID, author: PersonRow, text: String, createdAt: Date) {
+        self.id = id
+        self.author = author
+        self.text = text
+        self.createdAt = createdAt
+    }
+}
+
+/// What the app's posts show beside our review cards and places: everyone who liked, bookmarked or
+/// marked them (the app's `likes`/`likes2` arrays hold people, not counts), each place's reviews
+/// (its "comments") and each review's comments, whole. Each is one query per 500 posts.
+extension BurgerMapService {
+    package static let idsPerQuery = 500
+
+    /// Places newest first; those `addedBy` one person when given.
+    package func placeRows(_ page: CursorPageRequest, addedBy: UUID? = nil) async throws -> (items: [PlaceRow], nextCursor: String?) {
+        let p = BurgerPlace.schema
+        let query = placeRowQuery()
+        if let addedBy { query.where(SQLColumn("created_by", table: p), .equal, SQLBind(addedBy)) }
+        let rows = try await query.newestFirst(createdAt: SQLColumn("created_at", table: p), id: SQLColumn("id", table: p), page)
+            .all().map(Self.placeRow(from:))
+        return page.page(of: rows)
+    }
+
+    package func placeRow(_ id: UUID) async throws -> PlaceRow? {
+        try await placeRowQuery().where(SQLColumn("id", table: BurgerPlace.schema), .equal, SQLBind(id)).first().map(Self.placeRow(from:))
+    }
+
+    /// Places in the order of `ids` (lists ordered by something else: marks).
+    package func placeRows(_ ids: [UUID]) async throws -> [PlaceRow] {
+        var byID: [UUID: PlaceRow] = [:]
+        for chunk in ids.chunked(Self.idsPerQuery) {
+            for row in try await placeRowQuery().where(SQLColumn("id", table: BurgerPlace.schema), .in, SQLBind.group(Array(chunk))).all() {
+                let place = try Self.placeRow(from: row)
+                byID[place.id] = place
+            }
+        }
+        return ids.compactMap { byID[$0] }
+    }
+
+    private func placeRowQuery() -> SQLSelectBuilder {
+        let p = BurgerPlace.schema, u = User.schema
+        return database.sql.select()
+            .column(SQLColumn("id", table: p)).column(SQLColumn("name", table: p)).column(SQLColumn("address", table: p))
+            .column(SQLColumn("lat", table: p)).column(SQLColumn("lon", table: p)).column(SQLColumn("phone", table: p))
+            .column(SQLColumn("kakao_id", table: p)).column(SQLColumn("created_at", table: p))
+            .column(SQLColumn("created_by", table: p))
+            .column(SQLColumn("nickname", table: u), as: "creator_nickname").column(SQLColumn("profile_image_key", table: u), as: "creator_image_key")
+            .from(p)
+            .join(u, method: SQLJoinMethod.left, on: SQLColumn("id", table: u), .equal, SQLColumn("created_by", table: p))
+    }
+
+    private static func placeRow(from row: any SQLRow) throws -> PlaceRow {
+        var creator: PersonRow?
+        if let id = try row.decode(column: "created_by", as: UUID?.self), let nickname = try row.decode(column: "creator_nickname", as: String?.self) {
+            creator = PersonRow(id: id, nickname: nickname, imageKey: try row.decode(column: "creator_image_key", as: String?.self))
+        }
+        return PlaceRow(id: try row.decode(column: "id", as: UUID.self), name: try row.decode(column: "name", as: String.self),
+                        address: try row.decode(column: "address", as: String.self), lat: try row.decode(column: "lat", as: Double.self),
+                        lon: try row.decode(column: "lon", as: Double.self), phone: try row.decode(column: "phone", as: String?.self),
+                        kakaoID: try row.decode(column: "kakao_id", as: String?.self), creator: creator,
+                        createdAt: try row.decode(column: "created_at", as: Date?.self) ?? Date(timeIntervalSince1970: 0))
+    }
+
+    /// Who liked (`like`) or bookmarked (`bookmark`) each review, in the order they did.
+    package func reactors(ofReviews ids: [UUID]) async throws -> [UUID: [BurgerReaction.Kind: [UUID]]] {
+        try await people(in: BurgerReaction.schema, subject: "review_id", of: ids).mapValues { byKind in
+            Dictionary(uniqueKeysWithValues: byKind.compactMap { kind, people in BurgerReaction.Kind(rawValue: kind).map { ($0, people) } })
+        }
+    }
+
+    /// Who marked each place "eaten" or "want", in the order they did.
+    package func markers(ofPlaces ids: [UUID]) async throws -> [UUID: [BurgerMark.Kind: [UUID]]] {
+        try await people(in: BurgerMark.schema, subject: "place_id", of: ids).mapValues { byKind in
+            Dictionary(uniqueKeysWithValues: byKind.compactMap { kind, people in BurgerMark.Kind(rawValue: kind).map { ($0, people) } })
+        }
+    }
+
+    private func people(in table: String, subject: String, of ids: [UUID]) async throws -> [UUID: [String: [UUID]]] {
+        var result: [UUID: [String: [UUID]]] = [:]
+        for chunk in ids.chunked(Self.idsPerQuery) {
+            let rows = try await database.sql.select().column(subject).column("kind").column("user_id").from(table)
+                .where(SQLColumn(subject), .in, SQLBind.group(Array(chunk)))
+                .orderBy("created_at").orderBy("id").all()
+            for row in rows {
+                let id = try row.decode(column: subject, as: UUID.self)
+                result[id, default: [:]][try row.decode(column: "kind", as: String.self), default: []].append(try row.decode(column: "user_id", as: UUID.self))
+            }
+        }
+        return result
+    }
+
+    /// Each place's visible reviews, newest first, as the app's shop posts list them.
+    package func reviewsAsComments(ofPlaces ids: [UUID]) async throws -> [UUID: [CommentRow]] {
+        let r = BurgerReview.schema, u = User.schema
+        var result: [UUID: [CommentRow]] = [:]
+        for chunk in ids.chunked(Self.idsPerQuery) {
+            let rows = try await database.sql.select()
+                .column(SQLColumn("id", table: r)).column(SQLColumn("place_id", table: r)).column(SQLColumn("created_at", table: r))
+                .column(SQLColumn("author_id", table: r))
+                .column(SQLColumn("nickname", table: u), as: "author_nickname").column(SQLColumn("profile_image_key", table: u), as: "author_image_key")
+                .from(r).join(u, on: SQLColumn("id", table: u), .equal, SQLColumn("author_id", table: r))
+                .where(SQLColumn("place_id", table: r), .in, SQLBind.group(Array(chunk))).where(SQLColumn("hidden_at", table: r), .is, SQLLiteral.null)
+                .orderBy(SQLColumn("created_at", table: r), SQLDirection.descending).orderBy(SQLColumn("id", table: r), SQLDirection.descending).all()
+            for row in rows {
+                let id = try row.decode(column: "id", as: UUID.self)
+                result[try row.decode(column: "place_id", as: UUID.self), default: []].append(
+                    CommentRow(id: id, author: try Self.author(from: row), text: ObjectID.of(id),
+                               createdAt: try row.decode(column: "created_at", as: Date.self)))
+            }
+        }
+        return result
+    }
+
+    /// Every comment of each review, newest first.
+    package func comments(ofReviews ids: [UUID]) async throws -> [UUID: [CommentRow]] {
+        let c = BurgerComment.schema, u = User.schema
+        var result: [UUID: [CommentRow]] = [:]
+        for chunk in ids.chunked(Self.idsPerQuery) {
+            let rows = try await database.sql.select()
+                .column(SQLColumn("id", table: c)).column(SQLColumn("review_id", table: c)).column(SQLColumn("text", table: c))
+                .column(SQLColumn("created_at", table: c)).column(SQLColumn("author_id", table: c))
+                .column(SQLColumn("nickname", table: u), as: "author_nickname").column(SQLColumn("profile_image_key", table: u), as: "author_image_key")
+                .from(c).join(u, on: SQLColumn("id", table: u), .equal, SQLColumn("author_id", table: c))
+                .where(SQLColumn("review_id", table: c), .in, SQLBind.group(Array(chunk)))
+                .orderBy(SQLColumn("created_at", table: c), SQLDirection.descending).orderBy(SQLColumn("id", table: c), SQLDirection.descending).all()
+            for row in rows {
+                result[try row.decode(column: "review_id", as: UUID.self), default: []].append(
+                    CommentRow(id: try row.decode(column: "id", as: UUID.self), author: try Self.author(from: row),
+                               text: try row.decode(column: "text", as: String.self), createdAt: try row.decode(column: "created_at", as: Date.self)))
+            }
+        }
+        return result
+    }
+
+    private static func author(from row: any SQLRow) throws -> PersonRow {
+        PersonRow(id: try row.decode(column: "author_id", as: UUID.self), nickname: try row.decode(column: "author_nickname", as: String.self),
+                  imageKey: try row.decode(column: "author_image_key", as: String?.self))
+    }
+
+    /// Places someone marked (`eaten` is the app's `likes`, `want` its `likes2`), the latest first.
+    package func markedPlaces(_ kind: BurgerMark.Kind, of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [PlaceRow], nextCursor: String?) {
+        let marks = try await BurgerMark.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$user.$id == userID)
+            .paginate(newestFirst: \.$createdAt, page)
+        return (try await placeRows(marks.items.map { $0.$place.id }), marks.nextCursor)
+    }
+}
+
+extension Array {
+    /// The elements in runs of at most `size` (bind lists within every database's limit).
+    package func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}

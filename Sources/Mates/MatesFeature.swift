@@ -1,0 +1,55 @@
+import Accounts
+import Fluent
+import Notifications
+import Platform
+import Vapor
+
+/// Mates (새싹 스터디): people nearby who want the same study or meal find each other, ask, match,
+/// chat live, then review each other; faces and backgrounds come from the App Store.
+/// docs/MATES.md describes the states and the rules.
+package enum MatesFeature: Feature {
+    package static let settingsSections: [any SettingsSection.Type] = [MatesSettings.self]
+    package static let migrations: [any Migration] = [CreateMates()]
+    package static let homeCard: HomeCard? = HomeCard(position: 3, emoji: "🤝", key: "mates", path: MatesPages.Tab.home.path)
+
+    package static func configure(_ app: Application, settings: Settings) async throws {
+        app.codeSender = try makeCodeSender(app, settings: settings.mates)
+        app.appStoreVerifier = try makeAppStoreVerifier(settings.mates.appStore)
+        SearchingIndex.follow(app)
+        MatesAccountRemoval.register(app)
+        app.lifecycle.use(PeriodicJob("stopped searches nobody renewed", every: .seconds(300)) { app in
+            try await MatesService(database: app.db, application: app).expireSearches()
+        })
+    }
+
+    package static func routes(_ routes: FeatureRoutes) throws {
+        try routes.api.register(collection: MatesAPI())
+        try routes.web.register(collection: MatesPages())
+    }
+
+    package static func makeCodeSender(_ app: Application, settings: MatesSettings) throws -> any CodeSender {
+        let log = LogCodeSender(logger: app.logger)
+        guard let url = settings.smtpURL else { return log }
+        return SMTPCodeSender(mailer: SMTPMailer(configuration: try SMTPConfiguration(url: url), eventLoopGroup: app.eventLoopGroup), phones: log)
+    }
+
+    package static func makeAppStoreVerifier(_ setting: MatesSettings.AppStore) throws -> (any AppStoreTransactionVerifier)? {
+        switch setting {
+        case .none: return nil
+        case .test: return TestAppStoreVerifier()
+        case let .apple(rootCertificatePath, bundleID, environments):
+            return StoreKitTransactionVerifier(root: try StoreKitTransactionVerifier.loadRoot(path: rootCertificatePath),
+                                               bundleID: bundleID, environments: environments)
+        }
+    }
+}
+
+extension Application {
+    private struct AppStoreVerifierKey: StorageKey { typealias Value = any AppStoreTransactionVerifier }
+
+    /// Nil when purchases are off (production without `APPSTORE_ROOT_CERT`).
+    package var appStoreVerifier: (any AppStoreTransactionVerifier)? {
+        get { storage[AppStoreVerifierKey.self] }
+        set { storage[AppStoreVerifierKey.self] = newValue }
+    }
+}

@@ -1,0 +1,89 @@
+import Accounts
+import Foundation
+import Notifications
+import Platform
+
+/// How far mates look, how codes are delivered, who verifies App Store purchases. `settings.mates`.
+package struct MatesSettings: SettingsSection, Equatable {
+    package enum AppStore: Sendable, Equatable {
+        /// No purchases (production without Apple's root certificate configured).
+        case none
+        /// `TestAppStoreVerifier`: a token `test:{productID}:{transactionID}`; refused in production.
+        case test
+        /// StoreKit 2 signed transactions checked against Apple's root certificate, for one
+        /// bundle id, from the App Store environments named (`Production`, `Sandbox`, `Xcode`).
+        case apple(rootCertificatePath: String, bundleID: String, environments: Set<String>)
+    }
+
+    /// People searching within this distance are "nearby".
+    package var radiusMeters: Double = 1_500
+    /// Verification codes one client address may ask for in an hour and in a day: a class of
+    /// students signing up together on one network fits; one address cannot spend an SMS budget.
+    package var codesPerAddressPerHour = 30
+    package var codesPerAddressPerDay = 200
+    /// `smtp://` or `smtps://` URL for emailing codes; nil logs them.
+    package var smtpURL: String?
+    package var appStore: AppStore = .test
+
+    package init() {}
+
+    /// `MATES_RADIUS_METERS`, `MATES_CODES_PER_ADDRESS_*`, `SMTP_URL` and the `APPSTORE_*` variables.
+    package static func load(from environment: EnvironmentVariables) throws -> MatesSettings {
+        func value(_ name: String) -> String? { environment.value(name) }
+        func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
+            try environment.integer(name, default: fallback, in: range)
+        }
+        let appEnvironment = environment.appEnvironment
+        var mates = MatesSettings()
+        mates.radiusMeters = Double(try integer("MATES_RADIUS_METERS", default: 1_500, in: 100...50_000))
+        mates.codesPerAddressPerHour = try integer("MATES_CODES_PER_ADDRESS_HOUR", default: 30, in: 1...1_000_000)
+        mates.codesPerAddressPerDay = try integer("MATES_CODES_PER_ADDRESS_DAY", default: 200, in: 1...1_000_000)
+        if let smtp = value("SMTP_URL") {
+            do { _ = try SMTPConfiguration(url: smtp) } catch {
+                throw SettingsError(variable: "SMTP_URL", value: EnvironmentVariables.redactPassword(smtp), expected: "smtp://[user:password@]host[:port][?from=address] or smtps://… (\(error))")
+            }
+            mates.smtpURL = smtp
+        }
+        switch (value("APPSTORE_ROOT_CERT"), value("APPSTORE_VERIFIER")?.lowercased()) {
+        case (let root?, nil), (let root?, "appstore"?):
+            guard FileManager.default.isReadableFile(atPath: root) else {
+                throw SettingsError(variable: "APPSTORE_ROOT_CERT", value: root, expected: "a readable PEM or DER file (Apple Root CA - G3)")
+            }
+            guard (try? StoreKitTransactionVerifier.loadRoot(path: root)) != nil else {
+                throw SettingsError(variable: "APPSTORE_ROOT_CERT", value: root, expected: "an X.509 certificate in PEM or DER (Apple Root CA - G3)")
+            }
+            guard let bundle = value("APPSTORE_BUNDLE_ID") else {
+                throw SettingsError(variable: "APPSTORE_BUNDLE_ID", value: "(unset)", expected: "the app's bundle id, with APPSTORE_ROOT_CERT")
+            }
+            let known: Set<String> = ["Production", "Sandbox", "Xcode"]
+            let environments = Set((value("APPSTORE_ENVIRONMENTS") ?? "Production").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            })
+            guard !environments.isEmpty, environments.isSubset(of: known) else {
+                throw SettingsError(variable: "APPSTORE_ENVIRONMENTS", value: value("APPSTORE_ENVIRONMENTS") ?? "",
+                                    expected: "a comma-separated list of Production, Sandbox, Xcode")
+            }
+            mates.appStore = .apple(rootCertificatePath: root, bundleID: bundle, environments: environments)
+        case (nil, nil):
+            mates.appStore = appEnvironment == .production ? .none : .test
+        case (_, "test"?):
+            guard appEnvironment != .production else {
+                throw SettingsError(variable: "APPSTORE_VERIFIER", value: "test", expected: "appstore when APP_ENV=production (the test verifier grants anything marked as test)")
+            }
+            mates.appStore = .test
+        case (nil, "appstore"?):
+            throw SettingsError(variable: "APPSTORE_VERIFIER", value: "appstore", expected: "APPSTORE_ROOT_CERT and APPSTORE_BUNDLE_ID to be set")
+        case (_, let other?):
+            throw SettingsError(variable: "APPSTORE_VERIFIER", value: other, expected: "test or appstore")
+        }
+
+        return mates
+    }
+}
+
+extension Settings {
+    package var mates: MatesSettings {
+        get { self[section: MatesSettings.self] }
+        set { self[section: MatesSettings.self] = newValue }
+    }
+}

@@ -1,0 +1,208 @@
+import Accounts
+import Fluent
+import Foundation
+import Notifications
+import Platform
+
+/// A person's mates profile, keyed by their account id. Created when they confirm a code;
+/// holds what others see (gender, age, topics, look, reputation) and where they are in finding
+/// a mate (`state`, the queue position, the current match).
+package final class MatesProfile: Model, @unchecked Sendable {
+    package static let schema = "mates_profiles"
+
+    @ID(custom: "id", generatedBy: .user) package var id: UUID?
+    @Field(key: "gender") package var gender: String
+    @OptionalField(key: "birth_year") package var birthYear: Int?
+    /// JSON array of strings.
+    @Field(key: "topics") package var topicsJSON: String
+    @Field(key: "searchable") package var searchable: Bool
+    @Field(key: "age_min") package var ageMin: Int
+    @Field(key: "age_max") package var ageMax: Int
+    @Field(key: "avatar") package var avatar: Int
+    @Field(key: "background") package var background: Int
+    /// The six reputation counters, `ReputationCategory` order.
+    @Field(key: "rep_0") package var rep0: Int
+    @Field(key: "rep_1") package var rep1: Int
+    @Field(key: "rep_2") package var rep2: Int
+    @Field(key: "rep_3") package var rep3: Int
+    @Field(key: "rep_4") package var rep4: Int
+    @Field(key: "rep_5") package var rep5: Int
+
+    @Field(key: "state") package var state: String
+    @OptionalField(key: "lat") package var lat: Double?
+    @OptionalField(key: "lon") package var lon: Double?
+    /// JSON array: what they are searching for now.
+    @OptionalField(key: "queue_topics") package var queueTopicsJSON: String?
+    @OptionalField(key: "queued_at") package var queuedAt: Date?
+    @OptionalField(key: "match_id") package var matchID: UUID?
+
+    @Field(key: "verified_channel") package var verifiedChannel: String
+    /// SHA-256 of the normalized destination: one phone number or address verifies one account.
+    @Field(key: "verified_destination_hash") package var verifiedDestinationHash: String
+    @Field(key: "verified_masked") package var verifiedMasked: String
+    @OptionalField(key: "suspended_at") package var suspendedAt: Date?
+    /// Reports made before this no longer count toward a suspension (an admin lifted one).
+    @OptionalField(key: "reports_cleared_at") package var reportsClearedAt: Date?
+    @OptionalField(key: "search_blocked_until") package var searchBlockedUntil: Date?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update, format: .microseconds) package var updatedAt: Date?
+
+    package init() {}
+
+    package var topics: [String] { Self.decodeList(topicsJSON) }
+    package var queueTopics: [String] { Self.decodeList(queueTopicsJSON ?? "[]") }
+    package var reputation: [Int] { [rep0, rep1, rep2, rep3, rep4, rep5] }
+    package var matesState: MatesState { MatesState(rawValue: state) ?? .idle }
+    package var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
+
+    package static func decodeList(_ json: String) -> [String] {
+        (try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? []
+    }
+
+    package static func encodeList(_ list: [String]) -> String {
+        (try? String(decoding: JSONEncoder().encode(list), as: UTF8.self)) ?? "[]"
+    }
+}
+
+/// Two people matched: from the accept until one of them finishes or dodges. The chat belongs to it.
+package final class MatesMatch: Model, @unchecked Sendable {
+    package static let schema = "mates_matches"
+
+    @ID(key: .id) package var id: UUID?
+    /// The one who asked.
+    @Field(key: "user_a") package var userA: UUID
+    /// The one who accepted.
+    @Field(key: "user_b") package var userB: UUID
+    @OptionalField(key: "ended_at") package var endedAt: Date?
+    @OptionalField(key: "ended_by") package var endedBy: UUID?
+    /// `finished`, `dodged` or `suspended`.
+    @OptionalField(key: "end_reason") package var endReason: String?
+    /// Read markers: the time of the newest message each side has read.
+    @OptionalField(key: "a_read_at") package var aReadAt: Date?
+    @OptionalField(key: "b_read_at") package var bReadAt: Date?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+
+    package init(id: UUID = UUID(), asker: UUID, accepter: UUID) {
+        self.id = id
+        self.userA = asker
+        self.userB = accepter
+    }
+
+    package func includes(_ user: UUID) -> Bool { userA == user || userB == user }
+    package func partner(of user: UUID) -> UUID { userA == user ? userB : userA }
+    package func readAt(of user: UUID) -> Date? { userA == user ? aReadAt : bReadAt }
+}
+
+/// "Let's meet": from one person searching to another. Gone when either stops searching or is matched.
+package final class MatesRequest: Model, @unchecked Sendable {
+    package static let schema = "mates_requests"
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "from_id") package var fromID: UUID
+    @Field(key: "to_id") package var toID: UUID
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+
+    package init(from: UUID, to: UUID) {
+        self.fromID = from
+        self.toID = to
+    }
+}
+
+/// A chat line of a match. `kind` is `text`, or `menu_game` for the line the server writes when
+/// the pair starts a menu game (its `pin` beside the text).
+package final class MatesMessage: Model, @unchecked Sendable {
+    package static let schema = "mates_messages"
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "match_id") package var matchID: UUID
+    @OptionalField(key: "sender_id") package var senderID: UUID?
+    @Field(key: "kind") package var kind: String
+    @Field(key: "text") package var text: String
+    @OptionalField(key: "pin") package var pin: String?
+    @Field(key: "created_at") package var createdAt: Date
+
+    package init() {}
+}
+
+/// One side's review of the other after a match ended; once per side.
+package final class MatesReview: Model, @unchecked Sendable {
+    package static let schema = "mates_reviews"
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "match_id") package var matchID: UUID
+    @Field(key: "reviewer_id") package var reviewerID: UUID
+    @Field(key: "reviewee_id") package var revieweeID: UUID
+    /// "1,0,1,0,0,0": the picks, `ReputationCategory` order.
+    @Field(key: "picks") package var picks: String
+    @Field(key: "comment") package var comment: String
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+}
+
+package final class MatesReport: Model, @unchecked Sendable {
+    package static let schema = "mates_reports"
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "reporter_id") package var reporterID: UUID
+    @Field(key: "reported_id") package var reportedID: UUID
+    /// Comma-separated `ReportCategory` values.
+    @Field(key: "categories") package var categories: String
+    @Field(key: "comment") package var comment: String
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+}
+
+/// A match left early; counted for `DodgePenalty`.
+package final class MatesDodge: Model, @unchecked Sendable {
+    package static let schema = "mates_dodges"
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "user_id") package var userID: UUID
+    @Field(key: "match_id") package var matchID: UUID
+    @Field(key: "created_at") package var createdAt: Date
+
+    package init() {}
+}
+
+/// A code sent to a phone number or email address; only its hash is kept.
+package final class MatesVerificationCode: Model, @unchecked Sendable {
+    package static let schema = "mates_verification_codes"
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "user_id") package var userID: UUID
+    @Field(key: "channel") package var channel: String
+    /// SHA-256 of the normalized destination: what sends are counted by.
+    @Field(key: "destination_hash") package var destinationHash: String
+    @Field(key: "masked") package var masked: String
+    @Field(key: "client_address") package var clientAddress: String
+    @Field(key: "code_hash") package var codeHash: String
+    @Field(key: "attempts") package var attempts: Int
+    @Field(key: "expires_at") package var expiresAt: Date
+    @OptionalField(key: "used_at") package var usedAt: Date?
+    @Field(key: "created_at") package var createdAt: Date
+
+    package init() {}
+}
+
+/// An App Store transaction honoured: the item it bought. The transaction id is unique, so a
+/// replayed transaction grants nothing twice.
+package final class MatesPurchase: Model, @unchecked Sendable {
+    package static let schema = "mates_purchases"
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "user_id") package var userID: UUID
+    @Field(key: "transaction_id") package var transactionID: String
+    @Field(key: "product_id") package var productID: String
+    @Field(key: "item_kind") package var itemKind: String
+    @Field(key: "item_index") package var itemIndex: Int
+    @Field(key: "environment") package var environment: String
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+}

@@ -1,0 +1,458 @@
+import Accounts
+import Fluent
+import Metrics
+import Notifications
+import Platform
+import SQLKit
+import Vapor
+
+/// A person as others see them in mates: in nearby lists, requests and the match.
+package struct MatePerson: Sendable {
+    package let id: UUID
+    package let nickname: String
+    package let gender: String
+    package let topics: [String]
+    package let reputation: [Int]
+    package let avatar: Int
+    package let background: Int
+    package var distanceMeters: Double?
+    /// Where they search (people from the searching index).
+    package var coordinate: Coordinate?
+
+    package init(id: UUID, nickname: String, gender: String, topics: [String], reputation: [Int], avatar: Int, background: Int, distanceMeters: Double? = nil, coordinate: Coordinate? = nil) {
+        self.id = id
+        self.nickname = nickname
+        self.gender = gender
+        self.topics = topics
+        self.reputation = reputation
+        self.avatar = avatar
+        self.background = background
+        self.distanceMeters = distanceMeters
+        self.coordinate = coordinate
+    }
+}
+
+/// What every mates request needs to know of its caller (read by the gate), and what `/nearby`
+/// needs besides.
+package struct MatesStanding: Sendable {
+    package let id: UUID
+    package let birthYear: Int?
+    package let ageMin: Int
+    package let ageMax: Int
+    package let suspended: Bool
+    /// Where they search, while they do: what they are shown is measured from there.
+    package var searchPosition: Coordinate? = nil
+
+    package var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
+}
+
+/// Where someone is, with the match and the person when matched, and the match that ended last
+/// (whose review may still be due).
+package struct MatesStateInfo: Sendable {
+    package let state: MatesState
+    package let match: MatesMatch?
+    package let partner: MatePerson?
+    package let reviewed: Bool
+    package let lastMatch: (match: MatesMatch, partner: MatePerson?, reviewed: Bool)?
+    package let searchBlockedUntil: Date?
+}
+
+extension MatesService {
+    // MARK: The queue
+
+    /// Starts (or moves) a search at a position with topics. Refused while matched, while a
+    /// dodge penalty lasts, and until the profile has a birth year (ages are how people filter).
+    package func startSearching(_ profile: MatesProfile, at point: Coordinate, topics rawTopics: [String]) async throws -> MatesProfile {
+        let topics: [String]
+        do { topics = try MatesRules.normalizedTopics(rawTopics) } catch { throw Self.appError(error) }
+        try checkNotBlocked(profile)
+        guard profile.birthYear != nil else { throw AppError.invalid("profile_incomplete") }
+        let user = try profile.requireID()
+        // A new search starts with no requests: those from before a match or a stop are stale.
+        if profile.matesState == .idle { try await dropRequests(of: [user], on: database) }
+        let moved = try await database.sql.update(MatesProfile.schema)
+            .set("state", to: SQLBind(MatesState.searching.rawValue)).set("lat", to: SQLBind(point.lat)).set("lon", to: SQLBind(point.lon))
+            .set("queue_topics", to: SQLBind(MatesProfile.encodeList(topics))).set("queued_at", to: SQLBind(now))
+            .where("id", .equal, SQLBind(user)).where("state", .notEqual, SQLBind(MatesState.matched.rawValue))
+            .returning("id").all()
+        guard !moved.isEmpty else { throw AppError.conflict("already_matched") }
+        try await searchingChanged(user)
+        return try await verifiedProfile(user)
+    }
+
+    package func checkNotBlocked(_ profile: MatesProfile) throws {
+        if let until = profile.searchBlockedUntil, until > now {
+            let seconds = Int(until.timeIntervalSince(now).rounded(.up))
+            throw AppError(.forbidden, "search_blocked", arguments: ["minutes": String((seconds + 59) / 60)],
+                           headers: ["Retry-After": String(seconds)])
+        }
+    }
+
+    /// Stops searching; what was asked of or by this person goes with it. Refused while matched.
+    package func stopSearching(_ profile: MatesProfile) async throws -> MatesProfile {
+        let user = try profile.requireID()
+        let stopped = try await database.sql.update(MatesProfile.schema)
+            .set("state", to: SQLBind(MatesState.idle.rawValue)).set("queued_at", to: SQLLiteral.null)
+            .where("id", .equal, SQLBind(user)).where("state", .notEqual, SQLBind(MatesState.matched.rawValue))
+            .returning("id").all()
+        guard !stopped.isEmpty else { throw AppError.conflict("already_matched") }
+        try await dropRequests(of: [user], on: database)
+        try await searchingChanged(user)
+        return try await verifiedProfile(user)
+    }
+
+    private func dropRequests(of users: [UUID], on database: any Database) async throws {
+        try await MatesRequest.query(on: database).group(.or) { $0.filter(\.$fromID ~~ users).filter(\.$toID ~~ users) }.delete()
+    }
+
+    /// Stops searches nobody renewed within `searchLifetime`.
+    package func expireSearches() async throws -> Int {
+        let expired = try await database.sql.update(MatesProfile.schema)
+            .set("state", to: SQLBind(MatesState.idle.rawValue)).set("queued_at", to: SQLLiteral.null)
+            .where("state", .equal, SQLBind(MatesState.searching.rawValue))
+            .where("queued_at", .lessThan, SQLBind(now.addingTimeInterval(-Self.searchLifetime)))
+            .returning("id").all()
+        let users = try expired.map { try $0.decode(column: "id", as: UUID.self) }
+        if !users.isEmpty { try await dropRequests(of: users, on: database) }
+        for user in users { try await searchingChanged(user) }
+        return users.count
+    }
+
+    // MARK: Nearby
+
+    /// Who searches around a point that this person may see and be seen by: searchable, each
+    /// one's age within the other's range. Nearest first.
+    /// The people searching near the caller: around where the caller searches, while they do
+    /// (`point` is then ignored: asking from elsewhere must not help locate anyone), else around
+    /// `point`. Positions and distances are public ones (`SearchPositionBlur`).
+    package func nearby(_ profile: MatesStanding, at requested: Coordinate, limit: Int) async throws
+        -> (people: [MatePerson], recommendedTopics: [String], requestedMe: [MatePerson])
+    {
+        let point = profile.searchPosition ?? requested
+        guard let birthYear = profile.birthYear else { throw AppError.invalid("profile_incomplete") }
+        let year = MatesRules.calendarYear(of: now)
+        let viewer = SearchingIndex.Viewer(id: profile.id, age: year - birthYear, range: profile.ageRange, year: year)
+        let index = try await loadedIndex()
+        let found = index.nearby(point, radiusMeters: radiusMeters, viewer: viewer, limit: limit, topics: 8)
+        // Written out rather than built: this runs on every `/nearby`, and SQLKit's builder
+        // serialized its identifiers slower than the scan of the index.
+        let askers = try await database.sql.raw(
+            "SELECT from_id FROM \(ident: MatesRequest.schema) WHERE to_id = \(bind: viewer.id) ORDER BY created_at DESC").all()
+        let requestedMe = try askers.compactMap { row in
+            index.entry(try row.decode(column: "from_id", as: UUID.self)).map { Self.person($0, meters: point.distanceMeters(to: $0.coordinate)) }
+        }
+        return (found.people.map { Self.person($0.entry, meters: $0.meters) }, found.mostWanted, requestedMe)
+    }
+
+    package static func canSee(_ entry: SearchingIndex.Entry, age: Int, range: ClosedRange<Int>, now: Date) -> Bool {
+        let year = MatesRules.calendarYear(of: now)
+        return SearchingIndex.Viewer(id: UUID(), age: age, range: range, year: year).sees(SearchingIndex.Filter(entry))
+    }
+
+    package static func person(_ entry: SearchingIndex.Entry, meters: Double?) -> MatePerson {
+        MatePerson(id: entry.id, nickname: entry.nickname, gender: entry.gender, topics: entry.topics, reputation: entry.reputation,
+                   avatar: entry.avatar, background: entry.background, distanceMeters: meters, coordinate: entry.coordinate)
+    }
+
+    package func person(_ user: UUID) async throws -> MatePerson? {
+        guard let profile = try await MatesProfile.find(user, on: database), let account = try await User.find(user, on: database) else {
+            return nil
+        }
+        return MatePerson(id: user, nickname: account.nickname, gender: profile.gender, topics: profile.topics, reputation: profile.reputation,
+                          avatar: profile.avatar, background: profile.background, distanceMeters: nil)
+    }
+
+    // MARK: Requests and matches
+
+    /// Asks someone searching to meet. Both must be searching and see each other. When they had
+    /// already asked back, this is their acceptance: the two are matched at once (requests that
+    /// meet halfway meet, on the web and in the apps alike).
+    package func request(from profile: MatesProfile, to target: UUID) async throws -> (request: MatesRequest?, match: MatesMatch?) {
+        let me = try profile.requireID()
+        guard target != me else { throw AppError.invalid("cannot_request_self") }
+        guard profile.matesState != .matched else { throw AppError.conflict("already_matched") }
+        guard profile.matesState == .searching, let birthYear = profile.birthYear else { throw AppError.conflict("not_searching") }
+        guard try await MatesProfile.find(target, on: database) != nil else { throw AppError.notFound("user_not_found") }
+        guard let entry = try await loadedIndex().entry(target) else { throw AppError.conflict("mate_not_searching") }
+        guard Self.canSee(entry, age: MatesRules.age(birthYear: birthYear, now: now), range: profile.ageRange, now: now) else {
+            throw AppError.notFound("user_not_found")
+        }
+        if let theirs = try await MatesRequest.query(on: database).filter(\.$fromID == target).filter(\.$toID == me).first() {
+            return (nil, try await accept(theirs, by: me))
+        }
+        if let existing = try await MatesRequest.query(on: database).filter(\.$fromID == me).filter(\.$toID == target).first() {
+            return (existing, nil)
+        }
+        let request = MatesRequest(from: me, to: target)
+        do {
+            try await request.create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            // The same request sent twice at once: the first one stands.
+            return (try await MatesRequest.query(on: database).filter(\.$fromID == me).filter(\.$toID == target).first(), nil)
+        }
+        try await inbox.post(NotificationDraft(recipient: target, actor: me, service: "mates", kind: "mates_request",
+                                               subjectID: try request.requireID(), link: "/mates", once: true))
+        return (request, nil)
+    }
+
+    /// Whether `profile` is matched with `other` now.
+    package func isMatched(_ profile: MatesProfile, with other: UUID) async throws -> Bool {
+        try await currentMatch(of: profile)?.partner(of: try profile.requireID()) == other
+    }
+
+    /// The match `profile` is in, if any.
+    package func currentMatch(of profile: MatesProfile) async throws -> MatesMatch? {
+        guard profile.matesState == .matched, let matchID = profile.matchID else { return nil }
+        return try await MatesMatch.query(on: database).filter(\.$id == matchID).filter(\.$endedAt == nil).first()
+    }
+
+    package func acceptRequest(_ id: UUID, by me: UUID) async throws -> MatesMatch {
+        guard let request = try await MatesRequest.find(id, on: database), request.toID == me else { throw AppError.notFound("request_not_found") }
+        return try await accept(request, by: me)
+    }
+
+    /// Accepts what `asker` asked of me, named by person (the 새싹 스터디 apps' way). Already
+    /// matched with them (we asked each other, which matched us), it is that match. Without such a
+    /// request, says why: I am matched, they are matched, they stopped searching, or 404.
+    package func acceptRequest(from asker: UUID, by me: UUID) async throws -> MatesMatch {
+        if let request = try await MatesRequest.query(on: database).filter(\.$fromID == asker).filter(\.$toID == me).first() {
+            return try await accept(request, by: me)
+        }
+        if let profile = try await MatesProfile.find(me, on: database), let current = try await currentMatch(of: profile),
+           current.partner(of: me) == asker {
+            return current
+        }
+        let states = try await MatesProfile.query(on: database).filter(\.$id ~~ [asker, me]).all()
+        func state(_ user: UUID) -> MatesState? { states.first { $0.id == user }?.matesState }
+        if state(me) == .matched { throw AppError.conflict("already_matched") }
+        switch state(asker) {
+        case .matched: throw AppError.conflict("mate_already_matched")
+        case .searching: throw AppError.notFound("request_not_found")
+        default: throw AppError.conflict("mate_not_searching")
+        }
+    }
+
+    /// Matches the asker with the one who accepts, or nobody: both profiles move from searching
+    /// to matched in one transaction, each only if it is still searching. Rows are taken in id
+    /// order, so two accepts crossing wait for each other instead of deadlocking; the second
+    /// finds someone already matched and gets 409.
+    private func accept(_ request: MatesRequest, by me: UUID) async throws -> MatesMatch {
+        let asker = request.fromID
+        let match = MatesMatch(asker: asker, accepter: me)
+        let matchID = try match.requireID()
+        let failed = try await acceptTransaction { transaction in
+            for user in [asker, me].sorted(by: { $0.uuidString < $1.uuidString }) {
+                let moved = try await transaction.sql.update(MatesProfile.schema)
+                    .set("state", to: SQLBind(MatesState.matched.rawValue)).set("match_id", to: SQLBind(matchID))
+                    .set("queued_at", to: SQLLiteral.null)
+                    .where("id", .equal, SQLBind(user)).where("state", .equal, SQLBind(MatesState.searching.rawValue))
+                    .where("suspended_at", .is, SQLLiteral.null)
+                    .returning("id").all()
+                if moved.isEmpty { throw AcceptFailed(user: user) }
+            }
+            try await match.create(on: transaction)
+            // Only the pair's own requests go: others asked of either stay, so a second accept
+            // racing this one finds its request and learns (409) that the person is taken.
+            try await MatesRequest.query(on: transaction).filter(\.$fromID ~~ [asker, me]).filter(\.$toID ~~ [asker, me]).delete()
+        }
+        if let failed {
+            let state = try await MatesProfile.find(failed, on: database)?.matesState
+            switch (failed == me, state) {
+            case (true, .matched): throw AppError.conflict("already_matched")
+            case (true, _): throw AppError.conflict("not_searching")
+            case (false, .matched): throw AppError.conflict("mate_already_matched")
+            case (false, _): throw AppError.conflict("mate_not_searching")
+            }
+        }
+        try await searchingChanged(asker, me)
+        Counter(label: "whatweeat_mates_matches_total").increment()
+        try await inbox.post(NotificationDraft(recipient: asker, actor: me, service: "mates", kind: "mates_matched",
+                                               subjectID: matchID, link: "/mates/chat/\(matchID.uuidString.lowercased())"))
+        return match
+    }
+
+    package struct AcceptFailed: Error { package let user: UUID }
+
+    /// Ends the current match: `finished` normally, `dodged` early (the dodger's penalty counts
+    /// it). Both go back to idle; the partner hears of it in the chat and the inbox.
+    package func endMatch(_ profile: MatesProfile, dodged: Bool) async throws -> MatesMatch {
+        let me = try profile.requireID()
+        guard profile.matesState == .matched, let matchID = profile.matchID,
+              let match = try await MatesMatch.find(matchID, on: database) else { throw AppError.conflict("not_matched") }
+        let now = self.now
+        let reason = dodged ? "dodged" : "finished"
+        try await database.transaction { transaction in
+            let ended = try await transaction.sql.update(MatesMatch.schema)
+                .set("ended_at", to: SQLBind(now)).set("ended_by", to: SQLBind(me)).set("end_reason", to: SQLBind(reason))
+                .where("id", .equal, SQLBind(matchID)).where("ended_at", .is, SQLLiteral.null).returning("id").all()
+            guard !ended.isEmpty else { throw AppError.conflict("not_matched") }
+            try await transaction.sql.update(MatesProfile.schema)
+                .set("state", to: SQLBind(MatesState.idle.rawValue)).set("match_id", to: SQLLiteral.null)
+                .where("match_id", .equal, SQLBind(matchID)).run()
+            if dodged { try await recordDodge(me, match: matchID, now: now, on: transaction) }
+        }
+        match.endedAt = now
+        match.endedBy = me
+        match.endReason = reason
+        let partner = match.partner(of: me)
+        await publishChat(ChatEvent.ended(reason: reason, by: me), match: matchID)
+        try await inbox.post(NotificationDraft(recipient: partner, actor: me, service: "mates", kind: dodged ? "mates_dodged" : "mates_finished",
+                                               subjectID: matchID, link: "/mates/chat/\(matchID.uuidString.lowercased())"))
+        return match
+    }
+
+    private func recordDodge(_ user: UUID, match: UUID, now: Date, on database: any Database) async throws {
+        let dodge = MatesDodge()
+        dodge.userID = user
+        dodge.matchID = match
+        dodge.createdAt = now
+        try await dodge.create(on: database)
+        let recent = try await MatesDodge.query(on: database).filter(\.$userID == user)
+            .filter(\.$createdAt > now.addingTimeInterval(-DodgePenalty.window)).count()
+        guard let profile = try await MatesProfile.find(user, on: database),
+              let until = DodgePenalty.blockedUntil(dodgesInWindow: recent, now: now) else { return }
+        profile.searchBlockedUntil = until
+        try await profile.save(on: database)
+    }
+
+    // MARK: State
+
+    package func state(of profile: MatesProfile) async throws -> MatesStateInfo {
+        let me = try profile.requireID()
+        var match: MatesMatch?, partner: MatePerson?
+        if profile.matesState == .matched, let id = profile.matchID, let found = try await MatesMatch.find(id, on: database) {
+            match = found
+            partner = try await person(found.partner(of: me))
+        }
+        var last: (MatesMatch, MatePerson?, Bool)?
+        if match == nil, let ended = try await MatesMatch.query(on: database).group(.or, { $0.filter(\.$userA == me).filter(\.$userB == me) })
+            .filter(\.$endedAt != nil).sort(\.$createdAt, .descending).first(),
+            let endedAt = ended.endedAt, now.timeIntervalSince(endedAt) < 7 * 24 * 3600 {
+            last = (ended, try await person(ended.partner(of: me)), try await hasReviewed(ended, by: me))
+        }
+        let blocked = profile.searchBlockedUntil.flatMap { $0 > now ? $0 : nil }
+        return MatesStateInfo(state: profile.matesState, match: match, partner: partner, reviewed: false, lastMatch: last, searchBlockedUntil: blocked)
+    }
+
+    package func hasReviewed(_ match: MatesMatch, by user: UUID) async throws -> Bool {
+        try await MatesReview.query(on: database).filter(\.$matchID == match.requireID()).filter(\.$reviewerID == user).first() != nil
+    }
+
+    /// The match with this id if this person was one of its two; 404 for everyone else, admins too
+    /// (a chat is the pair's).
+    package func match(_ id: UUID, for user: UUID) async throws -> MatesMatch {
+        guard let match = try await MatesMatch.find(id, on: database), match.includes(user) else { throw AppError.notFound("match_not_found") }
+        return match
+    }
+
+    // MARK: Reviews and reports
+
+    /// One review per side of an ended match: the picks add to the other's reputation, the comment
+    /// joins the comments on their profile.
+    package func review(matchID: UUID, picks rawPicks: [Int], comment rawComment: String, by me: UUID) async throws -> MatesReview {
+        let picks: [Bool], comment: String
+        do {
+            picks = try MatesRules.checkReputation(rawPicks)
+            comment = try MatesRules.checkReviewComment(rawComment)
+        } catch { throw Self.appError(error) }
+        let match = try await match(matchID, for: me)
+        guard match.endedAt != nil else { throw AppError.conflict("match_not_ended") }
+        let reviewee = match.partner(of: me)
+        let review = MatesReview()
+        review.matchID = matchID
+        review.reviewerID = me
+        review.revieweeID = reviewee
+        review.picks = picks.map { $0 ? "1" : "0" }.joined(separator: ",")
+        review.comment = comment
+        do {
+            try await database.transaction { transaction in
+                try await review.create(on: transaction)
+                let chosen = picks.enumerated().filter(\.element).map(\.offset)
+                guard !chosen.isEmpty else { return }
+                let update = transaction.sql.update(MatesProfile.schema).where("id", .equal, SQLBind(reviewee))
+                for index in chosen { update.set(SQLIdentifier("rep_\(index)"), to: SQLRaw("rep_\(index) + 1")) }
+                try await update.run()
+            }
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("already_reviewed")
+        }
+        try await searchingChanged(reviewee)
+        return review
+    }
+
+    /// Reports someone this person was matched with. Three different reporters (since an admin
+    /// last lifted a suspension) suspend the account from mates.
+    package func report(_ target: UUID, categories rawCategories: [String], comment rawComment: String, by me: UUID) async throws -> MatesReport {
+        let checked: (categories: [ReportCategory], comment: String)
+        do { checked = try MatesRules.checkReport(categories: rawCategories, comment: rawComment) } catch { throw Self.appError(error) }
+        guard target != me else { throw AppError.invalid("cannot_report_self") }
+        guard let reported = try await MatesProfile.find(target, on: database) else { throw AppError.notFound("user_not_found") }
+        let shared = try await MatesMatch.query(on: database).group(.or) { either in
+            either.group(.and) { $0.filter(\.$userA == me).filter(\.$userB == target) }
+            either.group(.and) { $0.filter(\.$userA == target).filter(\.$userB == me) }
+        }.first()
+        guard shared != nil else { throw AppError(.forbidden, "report_needs_match") }
+        let report = MatesReport()
+        report.reporterID = me
+        report.reportedID = target
+        report.categories = checked.categories.map(\.rawValue).joined(separator: ",")
+        report.comment = checked.comment
+        do {
+            try await report.create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("already_reported")
+        }
+        let counted = MatesReport.query(on: database).filter(\.$reportedID == target)
+        if let cleared = reported.reportsClearedAt { counted.filter(\.$createdAt > cleared) }
+        if reported.suspendedAt == nil, try await counted.count() >= MatesRules.reportsToSuspend {
+            try await suspend(reported)
+        }
+        return report
+    }
+
+    /// Takes an account out of mates: its search stops, its requests go, its match ends.
+    private func suspend(_ profile: MatesProfile) async throws {
+        let user = try profile.requireID()
+        let now = self.now
+        let matchID = profile.matchID
+        try await database.transaction { transaction in
+            let suspended = try await transaction.sql.update(MatesProfile.schema).set("suspended_at", to: SQLBind(now))
+                .where("id", .equal, SQLBind(user)).where("suspended_at", .is, SQLLiteral.null).returning("id").all()
+            guard !suspended.isEmpty else { return }
+            if let matchID {
+                try await transaction.sql.update(MatesMatch.schema)
+                    .set("ended_at", to: SQLBind(now)).set("ended_by", to: SQLBind(user)).set("end_reason", to: SQLBind("suspended"))
+                    .where("id", .equal, SQLBind(matchID)).where("ended_at", .is, SQLLiteral.null).run()
+                try await transaction.sql.update(MatesProfile.schema)
+                    .set("state", to: SQLBind(MatesState.idle.rawValue)).set("match_id", to: SQLLiteral.null)
+                    .where("match_id", .equal, SQLBind(matchID)).run()
+            }
+            try await transaction.sql.update(MatesProfile.schema).set("state", to: SQLBind(MatesState.idle.rawValue))
+                .set("queued_at", to: SQLLiteral.null).where("id", .equal, SQLBind(user)).run()
+            try await dropRequests(of: [user], on: transaction)
+        }
+        try await searchingChanged(user)
+        if let matchID { await publishChat(ChatEvent.ended(reason: "suspended", by: user), match: matchID) }
+    }
+
+    /// An admin lifts a suspension; reports before now stop counting.
+    package func liftSuspension(of user: UUID) async throws -> MatesProfile {
+        guard let profile = try await MatesProfile.find(user, on: database) else { throw AppError.notFound("user_not_found") }
+        profile.suspendedAt = nil
+        profile.reportsClearedAt = now
+        try await profile.save(on: database)
+        return profile
+    }
+}
+
+extension MatesService {
+    /// Runs the transaction; an `AcceptFailed` inside it rolls back and comes out as the user it named.
+    fileprivate func acceptTransaction(_ work: @escaping @Sendable (any Database) async throws -> Void) async throws -> UUID? {
+        do {
+            try await database.transaction { try await work($0) }
+            return nil
+        } catch let failed as AcceptFailed {
+            return failed.user
+        }
+    }
+}

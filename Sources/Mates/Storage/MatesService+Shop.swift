@@ -1,0 +1,71 @@
+import Accounts
+import Fluent
+import Notifications
+import Platform
+import Vapor
+
+/// What a person owns and wears.
+package struct MatesCollection: Sendable {
+    package let avatars: [Int]
+    package let backgrounds: [Int]
+    package let avatar: Int
+    package let background: Int
+}
+
+extension MatesService {
+    package func collection(of profile: MatesProfile) async throws -> MatesCollection {
+        let bought = try await MatesPurchase.query(on: database).filter(\.$userID == profile.requireID()).all()
+        func owned(_ kind: MatesItemKind) -> [Int] {
+            Array(Set([0] + bought.filter { $0.itemKind == kind.rawValue }.map(\.itemIndex))).sorted()
+        }
+        return MatesCollection(avatars: owned(.avatar), backgrounds: owned(.background), avatar: profile.avatar, background: profile.background)
+    }
+
+    /// Honours an App Store signed transaction once: verified by `verifier`, for a product of the
+    /// catalog; the same transaction id a second time (by anyone) is refused.
+    package func purchase(signedTransaction: String, for profile: MatesProfile, verifier: (any AppStoreTransactionVerifier)?) async throws
+        -> (item: MatesShopItem, collection: MatesCollection)
+    {
+        guard let verifier else { throw AppError(.serviceUnavailable, "purchases_unavailable") }
+        guard !signedTransaction.isEmpty, signedTransaction.utf8.count <= 64 * 1024 else { throw AppError.invalid("purchase_invalid") }
+        let transaction: AppStoreTransaction
+        do {
+            transaction = try await verifier.verify(signedTransaction: signedTransaction)
+        } catch {
+            application.logger.notice("an App Store transaction was refused: \(error)")
+            throw AppError.invalid("purchase_invalid")
+        }
+        guard let item = MatesShopCatalog.item(productID: transaction.productID) else { throw AppError.invalid("unknown_product") }
+        let purchase = MatesPurchase()
+        purchase.userID = try profile.requireID()
+        purchase.transactionID = transaction.transactionID
+        purchase.productID = transaction.productID
+        purchase.itemKind = item.kind.rawValue
+        purchase.itemIndex = item.index
+        purchase.environment = transaction.environment
+        do {
+            try await purchase.create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("transaction_used")
+        }
+        return (item, try await collection(of: profile))
+    }
+
+    /// Wears an avatar and a background; only what one owns.
+    package func equip(avatar: Int?, background: Int?, for profile: MatesProfile) async throws -> MatesCollection {
+        let owned = try await collection(of: profile)
+        if let avatar {
+            guard MatesShopCatalog.exists(.avatar, avatar) else { throw AppError.invalid("unknown_item") }
+            guard owned.avatars.contains(avatar) else { throw AppError(.forbidden, "item_not_owned") }
+            profile.avatar = avatar
+        }
+        if let background {
+            guard MatesShopCatalog.exists(.background, background) else { throw AppError.invalid("unknown_item") }
+            guard owned.backgrounds.contains(background) else { throw AppError(.forbidden, "item_not_owned") }
+            profile.background = background
+        }
+        try await profile.save(on: database)
+        try await searchingChanged(try profile.requireID())
+        return try await collection(of: profile)
+    }
+}

@@ -1,0 +1,336 @@
+import Accounts
+import Fluent
+import Notifications
+import Platform
+import SQLKit
+import Vapor
+
+/// Every rule of mates that touches storage: verification, profiles, the queue and matches,
+/// reviews and reports, chat, the cosmetic shop. Handlers stay thin over this.
+package struct MatesService {
+    package static let codeLifetime: TimeInterval = 5 * 60
+    package static let codeAttempts = 5
+    package static let resendInterval: TimeInterval = 60
+    package static let sendsPerDay = 5
+    /// A search nobody renewed for this long is stopped (people forget to stop).
+    package static let searchLifetime: TimeInterval = 6 * 3600
+
+    package let database: any Database
+    package let application: Application
+    package var now: Date { Date() }
+
+    package init(database: any Database, application: Application) {
+        self.database = database
+        self.application = application
+    }
+
+    package init(request: Request) {
+        self.init(database: request.db, application: request.application)
+    }
+
+    package var events: any EventBus { application.events }
+    package var index: SearchingIndex { application.searchingIndex }
+    package var radiusMeters: Double { application.settings.mates.radiusMeters }
+    package var inbox: NotificationInbox { NotificationInbox(database: database, events: events) }
+
+    // MARK: Verification
+
+    /// One limit on sending codes: at most `limit` codes to `value` of `column` within `window`.
+    package struct SendLimit {
+        package let column: String
+        package let value: String
+        package let window: TimeInterval
+        package let limit: Int
+        /// The error when it is reached (with the seconds, minutes and hours to wait).
+        package let code: String
+    }
+
+    /// The limits a code to `destinationHash` for `user` from `clientAddress` must keep: one a
+    /// minute and five a day per destination and per account; per address, a budget a class on
+    /// one network fits (`MATES_CODES_PER_ADDRESS_HOUR`, `…_DAY`: 30 and 200), which still stops
+    /// one address from spending an SMS budget.
+    package func sendLimits(destinationHash: String, user: UUID, clientAddress: String) -> [SendLimit] {
+        let settings = application.settings.mates
+        var limits: [SendLimit] = []
+        for (column, value) in [("destination_hash", destinationHash), ("user_id", user.uuidString)] {
+            limits.append(SendLimit(column: column, value: value, window: Self.resendInterval, limit: 1, code: "code_resend_too_soon"))
+            limits.append(SendLimit(column: column, value: value, window: 24 * 3600, limit: Self.sendsPerDay, code: "code_daily_limit"))
+        }
+        limits.append(SendLimit(column: "client_address", value: clientAddress, window: 3600, limit: settings.codesPerAddressPerHour, code: "code_address_limit"))
+        limits.append(SendLimit(column: "client_address", value: clientAddress, window: 24 * 3600, limit: settings.codesPerAddressPerDay,
+                                code: "code_address_limit"))
+        return limits
+    }
+
+    /// Sends a new code within `sendLimits`. The limits are checked by the statement that writes
+    /// the code, so parallel sends cannot all pass a count made before any of them was written
+    /// (on PostgreSQL under advisory locks of the destination, the account and the address as
+    /// well, since each statement there sees only what was committed before it began). Every
+    /// refusal says when to try again. Returns where it went, masked.
+    package func sendCode(channel: VerificationChannel, to rawDestination: String, user: UUID, clientAddress: String, language: Language,
+                  translate: (String, [String: String]) -> String) async throws -> (masked: String, expiresAt: Date) {
+        let destination: String
+        do { destination = try MatesRules.normalizedDestination(rawDestination, channel: channel) } catch { throw Self.appError(error) }
+        let destinationHash = SecureRandom.sha256Hex(channel.rawValue + ":" + destination)
+        let now = self.now
+        if let holder = try await MatesProfile.query(on: database).filter(\.$verifiedDestinationHash == destinationHash).first(), holder.id != user {
+            throw AppError.conflict("destination_in_use")
+        }
+        var generator = SystemRandomNumberGenerator()
+        let code = String(format: "%06d", Int.random(in: 0...999_999, using: &generator))
+        let rowID = UUID()
+        let row = MatesVerificationCode()
+        row.id = rowID
+        row.userID = user
+        row.channel = channel.rawValue
+        row.destinationHash = destinationHash
+        row.masked = MatesRules.masked(destination, channel: channel)
+        row.clientAddress = clientAddress
+        row.codeHash = SecureRandom.sha256Hex(destinationHash + ":" + code)
+        row.attempts = 0
+        row.expiresAt = now.addingTimeInterval(Self.codeLifetime)
+        row.createdAt = now
+        let limits = sendLimits(destinationHash: destinationHash, user: user, clientAddress: clientAddress)
+        guard try await insertWithinSendLimits(row, limits: limits, now: now) else {
+            throw try await sendLimitError(limits, now: now)
+        }
+        let message = OneTimeCode(
+            channel: channel == .phone ? .phone : .email, destination: destination, code: code,
+            text: translate("mates.code.text", ["code": code, "minutes": String(Int(Self.codeLifetime / 60))]),
+            subject: translate("mates.code.subject", [:]))
+        do {
+            try await application.codeSender.send(message)
+        } catch {
+            // Not delivered: the code must not count against the limits or be confirmable.
+            try await MatesVerificationCode.query(on: database).filter(\.$id == rowID).delete()
+            application.logger.warning("a one-time code was not delivered: \(error)")
+            throw AppError(.serviceUnavailable, "code_not_sent")
+        }
+        return (row.masked, row.expiresAt)
+    }
+
+    /// Writes `row` if it keeps every limit, in one statement; false when a limit stopped it.
+    private func insertWithinSendLimits(_ row: MatesVerificationCode, limits: [SendLimit], now: Date) async throws -> Bool {
+        let table = MatesVerificationCode.schema
+        return try await database.transaction { transaction in
+            let sql = transaction.sql
+            if sql.dialect.name == "postgresql" {
+                // Always in the same order, so two sends cannot wait for each other's lock.
+                for key in Set(limits.map { "mates_code|\($0.column)|\($0.value)" }).sorted() {
+                    try await sql.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: key)))").run()
+                }
+            }
+            let conditions: [SQLQueryString] = limits.map { limit in
+                // `user_id` is a UUID column: compared as one, not as its text.
+                let value: SQLQueryString = limit.column == "user_id" ? "\(bind: UUID(uuidString: limit.value) ?? UUID())" : "\(bind: limit.value)"
+                return """
+                    (SELECT COUNT(*) FROM \(ident: table) WHERE \(ident: limit.column) = \(value)
+                     AND created_at > \(bind: now.addingTimeInterval(-limit.window))) < \(literal: limit.limit)
+                    """
+            }
+            let inserted = try await sql.raw("""
+                INSERT INTO \(ident: table) (id, user_id, channel, destination_hash, masked, client_address, code_hash, attempts, expires_at, created_at)
+                SELECT \(bind: row.id ?? UUID()), \(bind: row.userID), \(bind: row.channel), \(bind: row.destinationHash), \(bind: row.masked),
+                    \(bind: row.clientAddress), \(bind: row.codeHash), \(literal: 0), \(bind: row.expiresAt), \(bind: row.createdAt)
+                WHERE \(conditions.joined(separator: " AND "))
+                RETURNING id
+                """).all()
+            return !inserted.isEmpty
+        }
+    }
+
+    /// The limit that stopped a code, with when to try again (429, `Retry-After` and the wait in
+    /// the message): the longest wait of the limits reached.
+    private func sendLimitError(_ limits: [SendLimit], now: Date) async throws -> AppError {
+        var reached: (limit: SendLimit, wait: Int)?
+        for limit in limits {
+            let column: any SQLExpression = SQLColumn(limit.column)
+            let value: any Encodable & Sendable = limit.column == "user_id" ? (UUID(uuidString: limit.value) ?? UUID()) as any Encodable & Sendable : limit.value
+            let rows = try await database.sql.select().column("created_at")
+                .from(MatesVerificationCode.schema)
+                .where(column, .equal, SQLBind(value))
+                .where(SQLColumn("created_at"), .greaterThan, SQLBind(now.addingTimeInterval(-limit.window)))
+                .orderBy("created_at", .descending).limit(limit.limit).all()
+            guard rows.count >= limit.limit, let oldest = try rows.last?.decode(column: "created_at", as: Date.self) else { continue }
+            let wait = max(1, Int(oldest.addingTimeInterval(limit.window).timeIntervalSince(now).rounded(.up)))
+            if wait > reached?.wait ?? 0 { reached = (limit, wait) }
+        }
+        let (code, wait) = reached.map { ($0.limit.code, $0.wait) } ?? ("code_resend_too_soon", Int(Self.resendInterval))
+        return AppError(.tooManyRequests, code,
+                        arguments: ["seconds": String(wait), "minutes": String((wait + 59) / 60), "hours": String((wait + 3599) / 3600)],
+                        headers: ["Retry-After": String(wait)])
+    }
+
+    /// Checks a code against the newest one sent to this destination for this account. Five
+    /// wrong tries end it. A right one verifies the account for mates (its profile is made then).
+    package func confirmCode(channel: VerificationChannel, destination rawDestination: String, code rawCode: String, user: UUID) async throws -> MatesProfile {
+        let destination: String, code: String
+        do {
+            destination = try MatesRules.normalizedDestination(rawDestination, channel: channel)
+            code = try MatesRules.normalizedCode(rawCode)
+        } catch { throw Self.appError(error) }
+        let destinationHash = SecureRandom.sha256Hex(channel.rawValue + ":" + destination)
+        guard let row = try await MatesVerificationCode.query(on: database).filter(\.$userID == user)
+            .filter(\.$destinationHash == destinationHash).sort(\.$createdAt, .descending).first(),
+            row.usedAt == nil, row.expiresAt > now
+        else { throw AppError.invalid("code_expired") }
+        guard row.attempts < Self.codeAttempts else { throw AppError.invalid("code_expired") }
+        guard SecureRandom.constantTimeEquals(SecureRandom.sha256Hex(destinationHash + ":" + code), row.codeHash) else {
+            // Counted with a conditional update, so parallel guesses cannot share one try.
+            let counted = try await database.sql.update(MatesVerificationCode.schema).set("attempts", to: SQLRaw("attempts + 1"))
+                .where("id", .equal, SQLBind(try row.requireID())).where("attempts", .lessThan, SQLBind(Self.codeAttempts))
+                .returning("attempts").all()
+            let used = try counted.first?.decode(column: "attempts", as: Int.self) ?? Self.codeAttempts
+            guard used < Self.codeAttempts else { throw AppError.invalid("code_expired") }
+            throw AppError.invalid("code_wrong", ["remaining": String(Self.codeAttempts - used)])
+        }
+        let taken = try await database.sql.update(MatesVerificationCode.schema).set("used_at", to: SQLBind(now))
+            .where("id", .equal, SQLBind(try row.requireID())).where("used_at", .is, SQLLiteral.null).returning("id").all()
+        guard !taken.isEmpty else { throw AppError.invalid("code_expired") }
+        return try await markVerified(user: user, channel: channel, destinationHash: destinationHash, masked: row.masked)
+    }
+
+    private func markVerified(user: UUID, channel: VerificationChannel, destinationHash: String, masked: String) async throws -> MatesProfile {
+        let profile = try await MatesProfile.find(user, on: database) ?? Self.newProfile(user)
+        profile.verifiedChannel = channel.rawValue
+        profile.verifiedDestinationHash = destinationHash
+        profile.verifiedMasked = masked
+        do {
+            try await profile.save(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("destination_in_use")
+        }
+        return profile
+    }
+
+    package static func newProfile(_ user: UUID) -> MatesProfile {
+        let profile = MatesProfile()
+        profile.id = user
+        profile.gender = MatesGender.unspecified.rawValue
+        profile.topicsJSON = "[]"
+        profile.searchable = true
+        profile.ageMin = MatesRules.defaultAgeRange.lowerBound
+        profile.ageMax = MatesRules.defaultAgeRange.upperBound
+        profile.avatar = 0
+        profile.background = 0
+        (profile.rep0, profile.rep1, profile.rep2, profile.rep3, profile.rep4, profile.rep5) = (0, 0, 0, 0, 0, 0)
+        profile.state = MatesState.idle.rawValue
+        return profile
+    }
+
+    // MARK: Profile
+
+    /// What the gate of every mates route reads: that the caller verified, is not suspended, and
+    /// the few fields `/nearby` needs. One statement written out (building a Fluent model of the
+    /// whole profile cost a fifth of a `/nearby`).
+    package func standing(_ user: UUID) async throws -> MatesStanding {
+        let query: SQLQueryString = "SELECT birth_year, age_min, age_max, suspended_at, state, lat, lon FROM \(ident: MatesProfile.schema) WHERE id = \(bind: user)"
+        guard let row = try await database.sql.raw(query).first() else { throw AppError(.forbidden, "verification_required") }
+        return MatesStanding(id: user, birthYear: try row.decode(column: "birth_year", as: Int?.self),
+                             ageMin: try row.decode(column: "age_min", as: Int.self), ageMax: try row.decode(column: "age_max", as: Int.self),
+                             suspended: try row.decode(column: "suspended_at", as: Date?.self) != nil,
+                             searchPosition: try Self.searchPosition(state: row.decode(column: "state", as: String.self),
+                                                                     lat: row.decode(column: "lat", as: Double?.self), lon: row.decode(column: "lon", as: Double?.self)))
+    }
+
+    package static func searchPosition(state: String, lat: Double?, lon: Double?) -> Coordinate? {
+        guard state == MatesState.searching.rawValue, let lat, let lon else { return nil }
+        return Coordinate(unchecked: lat, lon)
+    }
+
+    /// The profile of a verified account, or 403 `verification_required`.
+    package func verifiedProfile(_ user: UUID) async throws -> MatesProfile {
+        guard let profile = try await MatesProfile.find(user, on: database) else { throw AppError(.forbidden, "verification_required") }
+        return profile
+    }
+
+    package struct ProfileChange {
+        package var gender: MatesGender?
+        package var birthYear: Int?
+        package var topics: [String]?
+        package var searchable: Bool?
+        package var ageMin: Int?
+        package var ageMax: Int?
+
+        package init(gender: MatesGender? = nil, birthYear: Int? = nil, topics: [String]? = nil, searchable: Bool? = nil, ageMin: Int? = nil, ageMax: Int? = nil) {
+            self.gender = gender
+            self.birthYear = birthYear
+            self.topics = topics
+            self.searchable = searchable
+            self.ageMin = ageMin
+            self.ageMax = ageMax
+        }
+    }
+
+    package func updateProfile(_ profile: MatesProfile, _ change: ProfileChange) async throws -> MatesProfile {
+        do {
+            if let year = change.birthYear { try MatesRules.checkBirthYear(year, now: now) }
+            try MatesRules.checkAgeRange(min: change.ageMin ?? profile.ageMin, max: change.ageMax ?? profile.ageMax)
+            if let topics = change.topics { profile.topicsJSON = MatesProfile.encodeList(try MatesRules.normalizedTopics(topics)) }
+        } catch { throw Self.appError(error) }
+        if let gender = change.gender { profile.gender = gender.rawValue }
+        if let year = change.birthYear { profile.birthYear = year }
+        if let searchable = change.searchable { profile.searchable = searchable }
+        if let ageMin = change.ageMin { profile.ageMin = ageMin }
+        if let ageMax = change.ageMax { profile.ageMax = ageMax }
+        try await profile.save(on: database)
+        try await searchingChanged(try profile.requireID())
+        return profile
+    }
+
+    /// The comments people left in reviews of this person, newest first.
+    package func receivedComments(_ user: UUID, limit: Int = 20) async throws -> [String] {
+        try await MatesReview.query(on: database).filter(\.$revieweeID == user).filter(\.$comment != "")
+            .sort(\.$createdAt, .descending).limit(limit).all().map(\.comment)
+    }
+
+    /// The same for several people at once, at most `limit` each.
+    package func receivedComments(of users: [UUID], limit: Int = 20) async throws -> [UUID: [String]] {
+        guard !users.isEmpty else { return [:] }
+        var comments: [UUID: [String]] = [:]
+        let rows = try await MatesReview.query(on: database).filter(\.$revieweeID ~~ Array(Set(users))).filter(\.$comment != "")
+            .sort(\.$createdAt, .descending).limit(users.count * limit).all()
+        for row in rows where comments[row.revieweeID, default: []].count < limit { comments[row.revieweeID, default: []].append(row.comment) }
+        return comments
+    }
+
+    // MARK: Keeping the index current
+
+    /// A person's queue state or profile changed: refresh them here and on the other instances.
+    package func searchingChanged(_ users: UUID...) async throws {
+        for user in users {
+            if index.isLoaded { try await index.refresh(user, from: database) }
+            await events.publish(user.uuidString, to: SearchingIndex.topic)
+        }
+    }
+
+    package func loadedIndex() async throws -> SearchingIndex {
+        try await index.ensureLoaded(from: database)
+        return index
+    }
+
+    // MARK: Errors
+
+    package static func appError(_ problem: any Error) -> AppError {
+        if let appError = problem as? AppError { return appError }
+        if problem is GeoProblem { return .invalid("invalid_coordinate") }
+        guard let problem = problem as? MatesProblem else { return AppError.badRequest("malformed_body") }
+        switch problem {
+        case .invalidGender: return .invalid("invalid_gender")
+        case .invalidBirthYear: return .invalid("invalid_birth_year")
+        case .invalidAgeRange: return .invalid("invalid_age_range", ["min": String(MatesRules.ages.lowerBound), "max": String(MatesRules.ages.upperBound)])
+        case .tooManyTopics: return .invalid("too_many_topics", ["max": String(MatesRules.maxTopics)])
+        case .invalidTopic: return .invalid("invalid_topic", ["max": String(MatesRules.maxTopicCharacters)])
+        case .invalidDestination: return .invalid("invalid_destination")
+        case .invalidCode: return .invalid("invalid_code")
+        case .invalidReputation: return .invalid("invalid_reputation", ["count": String(ReputationCategory.allCases.count)])
+        case .invalidComment: return .invalid("invalid_mates_comment", ["max": String(MatesRules.maxReviewComment)])
+        case .invalidReportCategories: return .invalid("invalid_report_categories")
+        case .invalidMessage: return .invalid("invalid_message", ["max": String(MatesRules.maxMessageCharacters)])
+        }
+    }
+}
+
+extension Request {
+    package var mates: MatesService { MatesService(request: self) }
+}

@@ -1,0 +1,103 @@
+import Accounts
+import Fluent
+import Foundation
+import Notifications
+import Platform
+import SQLKit
+
+/// `whatweeat seed --synthetic --mates N --mate-pairs P`: verified people searching around Seoul
+/// (a city's worth of them, for the `/nearby` benchmark) and pairs already matched (for the chat
+/// socket benchmark). Accounts are `mate-{seed}-{i}@synthetic.whatweeat.invalid`, matched ones
+/// `pair-{seed}-{i}@…` (pair k is `2k` and `2k+1`). Random but repeatable.
+package struct MatesSynthetic {
+    package let searching: Int
+    package let pairs: Int
+    package let seed: UInt64
+    /// Spread of positions around City Hall, in degrees (≈ 0.1° is 11 km: the city).
+    package static let spread = 0.1
+    package static let topics = ["알고리즘", "Swift", "iOS 면접", "점심", "저녁", "카공", "영어 회화", "토익", "코딩 테스트", "독서", "러닝", "떡볶이"]
+
+    package static func email(searching index: Int, seed: UInt64) -> String { "mate-\(seed)-\(index)@synthetic.whatweeat.invalid" }
+    package static func email(paired index: Int, seed: UInt64) -> String { "pair-\(seed)-\(index)@synthetic.whatweeat.invalid" }
+
+    package func fill(_ database: any Database, passwordHash: String) async throws {
+        var random = SplitMix(seed: seed &+ 7)
+        let now = Date()
+        let stamp = MicrosecondTimestampFormat().serialize(now) ?? now
+        let sql = database.sql
+        func uniform(_ random: inout SplitMix) -> Double { Double(random.next() >> 11) / Double(1 << 53) }
+
+        // Accounts: the searching people, then the pairs.
+        let total = searching + pairs * 2
+        var ids: [UUID] = []
+        ids.reserveCapacity(total)
+        // Multi-row inserts within SQLite's 32,766 bound values per statement.
+        for start in stride(from: 0, to: total, by: 4_000) {
+            let end = min(total, start + 4_000)
+            var rows: [[any SQLExpression]] = []
+            for index in start..<end {
+                let id = UUID()
+                ids.append(id)
+                let paired = index >= searching
+                let email = paired ? Self.email(paired: index - searching, seed: seed) : Self.email(searching: index, seed: seed)
+                let nickname = paired ? "짝꿍\(seed)-\(index - searching)" : "새싹\(seed)-\(index)"
+                rows.append([SQLBind(id), SQLBind(email), SQLBind(passwordHash), SQLBind(nickname), SQLBind(AccountRules.nicknameKey(nickname)),
+                             SQLBind("user"), SQLBind(stamp)])
+            }
+            try await SyntheticRows.insert(into: User.schema, ["id", "email", "password_hash", "nickname", "nickname_key", "role", "created_at"],
+                                                rows, on: sql)
+        }
+
+        // Profiles: verified, with a birth year and topics; searching ones at a position.
+        let columns = ["id", "gender", "birth_year", "topics", "searchable", "age_min", "age_max", "avatar", "background",
+                       "rep_0", "rep_1", "rep_2", "rep_3", "rep_4", "rep_5", "state", "lat", "lon", "queue_topics", "queued_at", "match_id",
+                       "verified_channel", "verified_destination_hash", "verified_masked", "created_at", "updated_at"]
+        var matchIDs: [UUID] = []
+        for _ in 0..<pairs { matchIDs.append(UUID()) }
+        for start in stride(from: 0, to: total, by: 1_000) {
+            let end = min(total, start + 1_000)
+            var rows: [[any SQLExpression]] = []
+            for index in start..<end {
+                let paired = index >= searching
+                let topics = (0..<(1 + Int(random.next() % 3))).map { _ in Self.topics[Int(random.next() % UInt64(Self.topics.count))] }
+                let topicsJSON = MatesProfile.encodeList(Array(Set(topics)).sorted())
+                let lat = MatesPlacesCentre.lat + (uniform(&random) * 2 - 1) * Self.spread
+                let lon = MatesPlacesCentre.lon + (uniform(&random) * 2 - 1) * Self.spread * 1.2
+                let birthYear = 1970 + Int(random.next() % 36)
+                rows.append([
+                    SQLBind(ids[index]), SQLBind(["male", "female"][Int(random.next() % 2)]), SQLBind(birthYear), SQLBind(topicsJSON), SQLBind(true),
+                    SQLBind(18), SQLBind(65), SQLBind(Int(random.next() % 5)), SQLBind(Int(random.next() % 8)),
+                    SQLBind(Int(random.next() % 9)), SQLBind(Int(random.next() % 9)), SQLBind(Int(random.next() % 9)),
+                    SQLBind(Int(random.next() % 9)), SQLBind(Int(random.next() % 9)), SQLBind(Int(random.next() % 9)),
+                    SQLBind(paired ? MatesState.matched.rawValue : MatesState.searching.rawValue),
+                    paired ? SQLLiteral.null : SQLBind(lat), paired ? SQLLiteral.null : SQLBind(lon),
+                    paired ? SQLLiteral.null : SQLBind(topicsJSON), paired ? SQLLiteral.null : SQLBind(stamp),
+                    paired ? SQLBind(matchIDs[(index - searching) / 2]) : SQLLiteral.null,
+                    SQLBind("phone"), SQLBind(SecureRandom.sha256Hex("synthetic:\(seed):\(index)")), SQLBind("+82******0000"),
+                    SQLBind(stamp), SQLBind(stamp),
+                ])
+            }
+            try await SyntheticRows.insert(into: MatesProfile.schema, columns, rows, on: sql)
+        }
+        var matchRows: [[any SQLExpression]] = []
+        for pair in 0..<pairs {
+            matchRows.append([SQLBind(matchIDs[pair]), SQLBind(ids[searching + pair * 2]), SQLBind(ids[searching + pair * 2 + 1]), SQLBind(stamp)])
+        }
+        for start in stride(from: 0, to: matchRows.count, by: 5_000) {
+            try await SyntheticRows.insert(into: MatesMatch.schema, ["id", "user_a", "user_b", "created_at"],
+                                                Array(matchRows[start..<min(matchRows.count, start + 5_000)]), on: sql)
+        }
+    }
+
+    package init(searching: Int, pairs: Int, seed: UInt64) {
+        self.searching = searching
+        self.pairs = pairs
+        self.seed = seed
+    }
+}
+
+/// Where synthetic mates gather: Seoul City Hall.
+package enum MatesPlacesCentre {
+    package static let lat = 37.5665
+    package static let lon = 126.9780
+}

@@ -1,0 +1,83 @@
+import Accounts
+import Foundation
+import Notifications
+import Platform
+import Plot
+import Vapor
+
+/// `/mates/start`: the onboarding, then verifying a phone number or an email address with a
+/// 6-digit code (the script `verify.js` sends it, counts down and confirms through the API).
+extension MatesPages {
+    package func startPage(req: Request) async throws -> Response {
+        let user = try req.requireUser().requireID()
+        // Someone already verified has nothing to do here.
+        if (try? await req.mates.standing(user)) != nil { return Layout.redirect(to: Tab.home.path) }
+        let sendForm: Node<HTML.BodyContext> = .plainForm(
+            .id("send-form"), .class("stack"), .attribute(named: "novalidate", value: "novalidate"),
+            .fieldset(
+                .class("channel-choice"),
+                .legend(req.t("mates.verify.channel"), visuallyHidden: true),
+                channelOption(req, "phone", checked: true),
+                channelOption(req, "email", checked: false)
+            ),
+            .div(
+                .class("field"),
+                .label(.for("destination"), .id("destination-label"), .text(req.t("mates.verify.phone_label"))),
+                .input(.id("destination"), .name("destination"), .type(.tel), .required(true),
+                       .attribute(named: "autocomplete", value: "tel"), .attribute(named: "inputmode", value: "tel"),
+                       .attribute(named: "maxlength", value: "254"), .placeholder("010-1234-5678"),
+                       .attribute(named: "aria-describedby", value: "send-error")),
+                .p(.class("field-error"), .id("send-error"), .role("alert"), .attribute(named: "hidden", value: "hidden"))
+            ),
+            .button(.type(.submit), .id("send-code"), .class("button primary wide"), .text(req.t("mates.verify.send")))
+        )
+        let codeField: Node<HTML.BodyContext> = .div(
+            .class("field"),
+            .label(.for("code"), .text(req.t("mates.verify.code_label"))),
+            .div(
+                .class("code-row"),
+                .input(.id("code"), .name("code"), .type(.text), .required(true),
+                       .attribute(named: "inputmode", value: "numeric"), .attribute(named: "autocomplete", value: "one-time-code"),
+                       .attribute(named: "pattern", value: "[0-9]{6}"), .attribute(named: "maxlength", value: "6"),
+                       .attribute(named: "aria-describedby", value: "countdown code-error")),
+                .span(.id("countdown"), .class("countdown"), .attribute(named: "aria-live", value: "off"))
+            ),
+            .p(.class("field-error"), .id("code-error"), .role("alert"), .attribute(named: "hidden", value: "hidden"))
+        )
+        let confirmForm: Node<HTML.BodyContext> = .plainForm(
+            .id("confirm-form"), .class("stack"), .attribute(named: "novalidate", value: "novalidate"), .attribute(named: "hidden", value: "hidden"),
+            .p(.id("sent-to"), .class("notice"), .role("status")),
+            codeField,
+            .button(.type(.submit), .id("confirm-code"), .class("button primary wide"), .text(req.t("mates.verify.confirm"))),
+            .button(.type(.button), .id("resend-code"), .class("button wide"), .text(req.t("mates.verify.resend"))),
+            .button(.type(.button), .id("change-destination"), .class("link-button"), .text(req.t("mates.verify.change")))
+        )
+        let onboarding: Node<HTML.BodyContext> = .section(
+            .class("card mates-intro"), .id("onboarding"),
+            .span(.class("intro-emoji"), .ariaHidden(true), .text("🌱")),
+            .h1(.text(req.t("mates.start.title"))),
+            onboardingSteps(req)
+        )
+        let verify: Node<HTML.BodyContext> = .section(
+            .class("card verify-card"), .ariaLabelledBy("verify-title"),
+            .h2(.id("verify-title"), .text(req.t("mates.verify.title"))),
+            .p(.class("muted"), .text(req.t("mates.verify.lead"))),
+            sendForm,
+            confirmForm
+        )
+        return try await page(
+            req, title: req.t("mates.start.title"), tab: nil, script: "verify", withTabs: false,
+            config: ["codeSeconds": Int(MatesService.codeLifetime), "resendSeconds": Int(MatesService.resendInterval)],
+            main: .group(onboarding, verify)
+        )
+    }
+
+    private func channelOption(_ req: Request, _ channel: String, checked: Bool) -> Node<HTML.BodyContext> {
+        .label(
+            .class("channel-option"),
+            .input(.type(.radio), .name("channel"), .value(channel), .id("channel-\(channel)"),
+                   .attribute(named: "checked", value: checked ? "checked" : nil)),
+            .span(.text(req.t("mates.verify.channel.\(channel)")))
+        )
+    }
+}

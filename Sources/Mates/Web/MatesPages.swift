@@ -1,0 +1,206 @@
+import Accounts
+import Foundation
+import Notifications
+import Platform
+import Plot
+import Vapor
+
+/// Mates in the browser (the 새싹 스터디 app's screens): start and verify, the home map of people
+/// searching nearby, start searching, nearby / requested-me cards, the live chat and its menu,
+/// review and report forms, my profile and the shop. The server renders each page's frame and
+/// what it starts from (my profile, my state, the match); the scripts in `Public/js/mates/` call
+/// `/api/v1/mates` as the signed-in browser session (`browserAPIValues`). docs/MATES.md describes
+/// the pages beside the rules.
+package struct MatesPages: RouteCollection {
+    package enum Tab: String, CaseIterable {
+        case home, shop, profile
+
+        package var path: String {
+            switch self {
+            case .home: return "/mates"
+            case .shop: return "/mates/shop"
+            case .profile: return "/mates/profile"
+            }
+        }
+
+        package var emoji: String {
+            switch self {
+            case .home: return "🗺️"
+            case .shop: return "🛍️"
+            case .profile: return "🌱"
+            }
+        }
+    }
+
+    package static let api = "/api/v1/mates"
+    package static let start = "/mates/start"
+
+    package static func chat(_ match: UUID) -> String { "/mates/chat/\(match.uuidString.lowercased())" }
+    package static func review(_ match: UUID) -> String { "/mates/review/\(match.uuidString.lowercased())" }
+    package static func report(_ match: UUID) -> String { "/mates/report/\(match.uuidString.lowercased())" }
+
+    package func boot(routes: any RoutesBuilder) throws {
+        let mates = routes.grouped("mates")
+        mates.get(use: home)
+        let signedIn = mates.grouped(SignInRequired())
+        signedIn.get("start", use: startPage)
+        let verified = signedIn.grouped(MatesGate(sendsPagesToVerification: true))
+        verified.get("profile", use: profile)
+        verified.get("shop", use: shop)
+        verified.get("search", use: search)
+        verified.get("nearby", use: nearby)
+        verified.get("chat", ":match", use: chat)
+        verified.get("chat", ":match", "live", use: live)
+        verified.get("review", ":match", use: review)
+        verified.get("report", ":match", use: report)
+    }
+
+    // MARK: Frame
+
+    /// A mates page: the shared layout with the mates tab bar, `mates.css` over the burger map's
+    /// common look (plus `stylesheets`),
+    /// the page's script, Leaflet when it has a map, and the config block the scripts read (the
+    /// API token, the browser's device token for the menu game, the `mates.js.` texts).
+    package func page(
+        _ req: Request, title: String, tab: Tab?, script: String?, stylesheets: [String] = [], withMap: Bool = false,
+        withTabs: Bool = true, config: [String: Any] = [:], main: Node<HTML.BodyContext>
+    ) async throws -> Response {
+        let library = req.application.mapLibrary
+        var values = try await req.browserAPIValues()
+        values["device"] = req.browserDevice.token
+        for (key, value) in config { values[key] = value }
+        return Layout.scriptedPage(
+            req, title: title,
+            extras: PageExtras(
+                // The bottom tab bar, the status line and the map stage are the burger map's.
+                stylesheets: ["/css/burger-map.css"] + (withMap ? ["/css/burger-map-map.css"] : []) + ["/css/mates.css"] + stylesheets,
+                scripts: script.map { ["/js/mates/\($0).js"] } ?? [],
+                vendorStylesheets: withMap ? library.stylesheets : [], vendorScripts: withMap ? library.scripts : [],
+                bodyClass: withTabs ? "mates with-tabs" : "mates", bottomBar: withTabs ? tabBar(req, current: tab) : .empty
+            ),
+            stringPrefix: "mates.js.", values: values, main: main
+        )
+    }
+
+    package func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
+        TabBar.render(label: req.t("mates.tabs"), classes: "mates-tabs", items: Tab.allCases.map { tab in
+            TabBar.Item(path: tab.path, emoji: tab.emoji, label: req.t("mates.tab.\(tab.rawValue)"), isCurrent: tab == current)
+        })
+    }
+
+    /// Encodes an API answer for the config block, so scripts start from what the page shows.
+    package func json(_ value: some Encodable) throws -> PageConfig.Encoded {
+        try PageConfig.Encoded(value)
+    }
+
+    /// My profile as the API answers it, and my state: what most pages start from.
+    package func mine(_ req: Request) async throws -> (profile: MatesProfileResponse, state: MatesStateResponse) {
+        let profile = try await req.matesProfile()
+        let user = try req.requireUser()
+        let response = MatesProfileResponse(profile, nickname: user.nickname, comments: try await req.mates.receivedComments(try profile.requireID()))
+        let state = MatesStateResponse(try await req.mates.state(of: profile), profile: profile, me: try profile.requireID())
+        return (response, state)
+    }
+
+    // MARK: Faces and backgrounds
+
+    package static func avatarURL(_ index: Int) -> String { "/images/mates/avatar-\(index).svg" }
+    package static func backgroundURL(_ index: Int) -> String { "/images/mates/background-\(index).svg" }
+
+    /// The card the app shows on top of a profile: the background with the face standing on it.
+    package static func card(_ req: Request, avatar: Int, background: Int, nickname: String, id: String = "mate-card") -> Node<HTML.BodyContext> {
+        .div(
+            .id(id), .class("mate-card"), .data(named: "avatar", value: String(avatar)), .data(named: "background", value: String(background)),
+            .img(.class("mate-card-background"), .src(backgroundURL(background)), .alt(req.t("mates.item.background.\(background)"))),
+            .img(.class("mate-card-avatar"), .src(avatarURL(avatar)), .alt(req.t("mates.item.avatar.\(avatar)"))),
+            .span(.class("mate-card-name"), .text(nickname))
+        )
+    }
+
+    // MARK: Home
+
+    /// `/mates`: a visitor sees what it is and how to begin; a signed-in account that has not
+    /// verified goes to the start; the rest get the map of people searching nearby.
+    package func home(req: Request) async throws -> Response {
+        guard req.auth.has(User.self) else { return try await intro(req) }
+        if let redirect = try await MatesGate(sendsPagesToVerification: true).admit(req) { return redirect }
+        let (profile, state) = try await mine(req)
+        let library = req.application.mapLibrary
+        let mapConfig = library.configValue(center: MapLibrary.defaultCenter, zoom: 15)
+        return try await page(
+            req, title: req.t("mates.home.title"), tab: .home, script: "home", withMap: true,
+            config: ["map": mapConfig, "profile": try json(profile), "state": try json(state),
+                     "radiusMeters": Int(req.application.settings.mates.radiusMeters)],
+            main: .group(
+                .h1(.class("visually-hidden"), .text(req.t("mates.home.title"))),
+                profile.birthYear == nil ? needsBirthYear(req) : .empty,
+                .div(
+                    .class("gender-filter"), .role("radiogroup"), .ariaLabel(req.t("mates.home.filter")),
+                    .forEach(["all", "male", "female"]) { gender in
+                        .button(.type(.button), .class("filter-chip"), .data(named: "gender", value: gender), .role("radio"),
+                                .attribute(named: "aria-checked", value: gender == "all" ? "true" : "false"),
+                                .text(req.t("mates.home.filter.\(gender)")))
+                    }
+                ),
+                .div(
+                    .class("map-stage"),
+                    .div(.id("map"), .class("map-canvas"), .ariaLabel(req.t("mates.home.map_label"))),
+                    .div(
+                        .class("map-controls"),
+                        .button(.type(.button), .id("locate"), .class("map-control"), .text(req.t("mates.home.locate"))),
+                        .button(.type(.button), .id("view-toggle"), .class("map-control"), .text(req.t("mates.home.show_list")))
+                    ),
+                    stateButton(req, state)
+                ),
+                .p(.id("map-status"), .class("map-status"), .role("status")),
+                .ol(.id("people-list"), .class("people-list"), .attribute(named: "aria-label", value: req.t("mates.home.list_label")), .attribute(named: "hidden", value: "hidden"))
+            )
+        )
+    }
+
+    /// People find each other by age: without a birth year there is nobody to show, and this says
+    /// where to set it.
+    package func needsBirthYear(_ req: Request) -> Node<HTML.BodyContext> {
+        .p(.id("needs-birth-year"), .class("notice"), .text(req.t("mates.search.needs_birth_year") + " "),
+           .a(.href(Tab.profile.path), .text(req.t("mates.search.open_profile"))))
+    }
+
+    /// The one floating button whose icon follows my state: search, searching, or the chat.
+    package func stateButton(_ req: Request, _ state: MatesStateResponse) -> Node<HTML.BodyContext> {
+        let (emoji, path): (String, String)
+        switch state.state {
+        case .idle: (emoji, path) = ("🔍", "/mates/search")
+        case .searching: (emoji, path) = ("📡", "/mates/nearby")
+        case .matched: (emoji, path) = ("💬", state.matchId.map(Self.chat) ?? "/mates")
+        }
+        return .a(.id("state-fab"), .class("fab state-\(state.state.rawValue)"), .href(path), .data(named: "state", value: state.state.rawValue),
+                  .ariaLabel(req.t("mates.state.\(state.state.rawValue)")),
+                  .span(.class("fab-icon"), .ariaHidden(true), .text(emoji)))
+    }
+
+    /// What a visitor who is not signed in sees at `/mates`: the onboarding and the way in.
+    package func intro(_ req: Request) async throws -> Response {
+        try await page(
+            req, title: req.t("service.mates.name"), tab: nil, script: nil, withTabs: false,
+            main: .section(
+                .class("card mates-intro"),
+                .span(.class("intro-emoji"), .ariaHidden(true), .text("🌱")),
+                .h1(.text(req.t("service.mates.name"))),
+                onboardingSteps(req),
+                .a(.id("intro-login"), .class("button primary wide"), .href("/login?next=/mates/start"), .text(req.t("mates.intro.login"))),
+                .a(.id("intro-signup"), .class("button wide"), .href("/signup"), .text(req.t("mates.intro.signup")))
+            )
+        )
+    }
+
+    /// The three steps of the onboarding, as the app's first screens put them.
+    package func onboardingSteps(_ req: Request) -> Node<HTML.BodyContext> {
+        .ol(
+            .class("onboarding-steps"),
+            .forEach([("📍", "find"), ("🤝", "match"), ("💬", "chat")]) { emoji, key in
+                .li(.span(.class("step-emoji"), .ariaHidden(true), .text(emoji)),
+                    .div(.strong(.text(req.t("mates.onboarding.\(key).title"))), .p(.text(req.t("mates.onboarding.\(key).text")))))
+            }
+        )
+    }
+}

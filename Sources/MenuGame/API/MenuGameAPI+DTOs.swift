@@ -1,0 +1,144 @@
+import Accounts
+import Fluent
+import Platform
+import Vapor
+
+/// A menu as the native API shows it.
+package struct MenuResponse: Content {
+    package let id: String
+    package let name: Menu.Names
+    /// The name in the request's language.
+    package let displayName: String
+    package let emoji: String
+    package let imageURL: String
+    package let nations: [Nation]
+    package let flavors: [Flavor]
+    package let rice: Bool
+    package let noodle: Bool
+    package let soup: Bool
+    package let healthy: Bool
+    package let instant: Bool
+    package let alcohol: Bool
+    @NullEncoded package var expense: Expense?
+
+    package init(_ menu: Menu, imageURL: String, language: Language) {
+        id = menu.id
+        name = menu.name
+        displayName = menu.name[language]
+        emoji = menu.emoji
+        self.imageURL = imageURL
+        nations = menu.nations.sorted { $0.rawValue < $1.rawValue }
+        flavors = menu.flavors.sorted { $0.rawValue < $1.rawValue }
+        rice = menu.rice
+        noodle = menu.noodle
+        soup = menu.soup
+        healthy = menu.healthy
+        instant = menu.instant
+        alcohol = menu.alcohol
+        expense = menu.expense
+    }
+}
+
+/// Results as the native API shows them.
+package struct ResultResponse: Content {
+    package struct Item: Content {
+        package let rank: Int
+        package let id: String
+        package let name: Menu.Names
+        package let displayName: String
+        package let emoji: String
+        package let imageURL: String
+        package let keywords: [String]
+    }
+    package let menus: [Item]
+    package let playerCount: Int
+
+    package init(_ result: GameResult, language: Language) {
+        menus = result.menus.enumerated().map { index, entry in
+            Item(rank: index + 1, id: entry.slug, name: entry.name, displayName: entry.name[language],
+                 emoji: entry.emoji, imageURL: entry.imageURL, keywords: entry.keywords)
+        }
+        playerCount = result.playerCount
+    }
+}
+
+package struct GroupStatusResponse: Content {
+    package let pin: String
+    package let submissionCount: Int
+    package let isHost: Bool
+    package let isClosed: Bool
+    package let expiresAt: Date
+
+    package init(_ status: GroupStatus) {
+        pin = status.pin
+        submissionCount = status.submissionCount
+        isHost = status.isHost
+        isClosed = status.isClosed
+        expiresAt = status.expiresAt
+    }
+}
+
+/// A player's answers as the native API takes them.
+package struct SubmissionBody: Content {
+    package let gameAnswer: GameAnswer
+    package let dislikedFoods: [Flavor]?
+
+    /// Only the five dislikeable foods may be named.
+    package func choice() throws -> PlayerChoice {
+        let disliked = Set(dislikedFoods ?? [])
+        guard disliked.isSubset(of: Flavor.dislikeable) else {
+            throw AppError.invalid("invalid_disliked_food", ["allowed": Flavor.dislikeable.map(\.rawValue).sorted().joined(separator: ", ")])
+        }
+        return PlayerChoice(answer: gameAnswer, disliked: disliked)
+    }
+
+    package init(gameAnswer: GameAnswer, dislikedFoods: [Flavor]?) {
+        self.gameAnswer = gameAnswer
+        self.dislikedFoods = dislikedFoods
+    }
+}
+
+extension MenuGameAPI {
+    /// What admins send to add or change a menu.
+    package struct MenuInput: Content {
+        package var id: String?
+        package var name: Menu.Names?
+        package var emoji: String?
+        package var nations: [Nation]?
+        package var flavors: [Flavor]?
+        package var rice: Bool?
+        package var noodle: Bool?
+        package var soup: Bool?
+        package var healthy: Bool?
+        package var instant: Bool?
+        package var alcohol: Bool?
+        package var expense: Expense?
+        package var imageURL: String?
+    }
+}
+
+extension MenuGameAPI.MenuInput {
+    /// A new menu from the fields sent; id, name, emoji and nations are required.
+    package func newMenu() throws -> Menu {
+        Menu(id: try id.required("id"), name: try name.required("name"), emoji: try emoji.required("emoji"),
+             nations: Set(try nations.required("nations")), flavors: Set(flavors ?? []),
+             rice: rice ?? false, noodle: noodle ?? false, soup: soup ?? false,
+             healthy: healthy ?? false, instant: instant ?? false, alcohol: alcohol ?? false, expense: expense)
+    }
+
+    /// The fields sent, written over a menu; a menu's id never changes.
+    package func apply(to menu: inout Menu) throws {
+        if let id, id != menu.id { throw AppError.invalid("menu_id_immutable") }
+        if let name { menu.name = name }
+        if let emoji { menu.emoji = emoji }
+        if let nations { menu.nations = Set(nations) }
+        if let flavors { menu.flavors = Set(flavors) }
+        if let rice { menu.rice = rice }
+        if let noodle { menu.noodle = noodle }
+        if let soup { menu.soup = soup }
+        if let healthy { menu.healthy = healthy }
+        if let instant { menu.instant = instant }
+        if let alcohol { menu.alcohol = alcohol }
+        if expense != nil { menu.expense = expense }
+    }
+}

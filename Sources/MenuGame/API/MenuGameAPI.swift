@@ -1,0 +1,168 @@
+import Accounts
+import Fluent
+import Platform
+import Vapor
+
+/// `/api/v1/menu-game/*`: menus, solo games, groups and their live socket.
+package struct MenuGameAPI: RouteCollection {
+    package func boot(routes: any RoutesBuilder) throws {
+        let game = routes.grouped("api", "v1", "menu-game")
+        game.get("menus", use: listMenus)
+        game.get("menus", "random", use: randomMenu)
+        game.get("menus", ":menu", use: readMenu)
+        game.post("menus", use: createMenu)
+        game.patch("menus", ":menu", use: updateMenu)
+        game.delete("menus", ":menu", use: retireMenu)
+        game.post("solo", use: solo)
+        game.post("groups", use: createGroup)
+        game.get("groups", ":pin", use: groupStatus)
+        game.put("groups", ":pin", "submission", use: submit)
+        game.delete("groups", ":pin", "submission", use: cancel)
+        game.post("groups", ":pin", "close", use: close)
+        game.get("groups", ":pin", "results", use: results)
+        game.get("groups", ":pin", "live", use: live)
+    }
+
+    // MARK: Menus
+
+    package func listMenus(req: Request) async throws -> CursorPage<MenuResponse> {
+        let page = try CursorPageRequest(from: req)
+        let (records, next) = try await MenuRecord.query(on: req.db).filter(\.$retiredAt == nil)
+            .paginate(newestFirst: \.$createdAt, page)
+        let game = req.menuGame
+        return CursorPage(items: records.map { MenuResponse($0.menu, imageURL: game.imageURL(for: $0.menu), language: req.language) }, nextCursor: next)
+    }
+
+    package func randomMenu(req: Request) async throws -> MenuResponse {
+        let game = req.menuGame
+        let menu = try await game.randomMenu(device: try optionalDevice(req))
+        return MenuResponse(menu, imageURL: game.imageURL(for: menu), language: req.language)
+    }
+
+    package func readMenu(req: Request) async throws -> MenuResponse {
+        let record = try await req.menuGame.menuRecord(slug: req.parameters.get("menu") ?? "")
+        return MenuResponse(record.menu, imageURL: req.menuGame.imageURL(for: record.menu), language: req.language)
+    }
+
+    package func createMenu(req: Request) async throws -> Response {
+        _ = try req.requireAdmin()
+        let input = try req.decodeJSON(MenuInput.self)
+        let menu = try await req.menuGame.addMenu(try input.newMenu(), imageURL: input.imageURL)
+        let response = MenuResponse(menu, imageURL: req.menuGame.imageURL(for: menu), language: req.language)
+        return try await response.encodeResponse(status: .created, for: req)
+    }
+
+    package func updateMenu(req: Request) async throws -> MenuResponse {
+        _ = try req.requireAdmin()
+        let input = try req.decodeJSON(MenuInput.self)
+        let menu = try await req.menuGame.changeMenu(slug: req.parameters.get("menu") ?? "", imageURL: input.imageURL) { try input.apply(to: &$0) }
+        return MenuResponse(menu, imageURL: req.menuGame.imageURL(for: menu), language: req.language)
+    }
+
+    /// Retires a menu: it leaves games and lists, but past results that named it stay intact.
+    package func retireMenu(req: Request) async throws -> HTTPStatus {
+        _ = try req.requireAdmin()
+        try await req.menuGame.retireMenu(slug: req.parameters.get("menu") ?? "")
+        return .noContent
+    }
+
+    // MARK: Solo
+
+    package struct SoloBody: Content {
+        package let gameAnswer: GameAnswer
+        package let dislikedFoods: [Flavor]?
+        package let recommender: RecommenderVersion?
+    }
+
+    package func solo(req: Request) async throws -> ResultResponse {
+        let body = try req.decodeJSON(SoloBody.self)
+        let choice = try SubmissionBody(gameAnswer: body.gameAnswer, dislikedFoods: body.dislikedFoods).choice()
+        let result = try await req.menuGame.solo(choice, device: try optionalDevice(req), version: body.recommender ?? .v1)
+        return ResultResponse(result, language: req.language)
+    }
+
+    // MARK: Groups
+
+    package func createGroup(req: Request) async throws -> Response {
+        let device = try requireDevice(req)
+        let game = req.menuGame
+        let group = try await game.createGroup(hostToken: device, hostUserID: req.auth.get(User.self)?.id)
+        let status = try await game.status(of: group, device: device)
+        return try await GroupStatusResponse(status).encodeResponse(status: .created, for: req)
+    }
+
+    /// The waiting room; polled by clients whose socket is down, so it is served from memory while fresh.
+    package func groupStatus(req: Request) async throws -> GroupStatusResponse {
+        GroupStatusResponse(try await req.menuGroupStatusFromPath(device: try optionalDevice(req)))
+    }
+
+    package func submit(req: Request) async throws -> GroupStatusResponse {
+        let device = try requireDevice(req)
+        let choice = try req.decodeJSON(SubmissionBody.self).choice()
+        let group = try await req.menuGroupFromPath()
+        let game = req.menuGame
+        guard try await game.submit(choice, to: group, playerToken: device) == .recorded else {
+            throw AppError.conflict("game_closed")
+        }
+        return GroupStatusResponse(try await game.status(of: group, device: device))
+    }
+
+    package func cancel(req: Request) async throws -> GroupStatusResponse {
+        let device = try requireDevice(req)
+        let group = try await req.menuGroupFromPath()
+        let game = req.menuGame
+        guard try await game.cancel(in: group, playerToken: device) == .recorded else {
+            throw AppError.conflict("game_closed")
+        }
+        return GroupStatusResponse(try await game.status(of: group, device: device))
+    }
+
+    /// Only the host closes the game.
+    package func close(req: Request) async throws -> ResultResponse {
+        let device = try requireDevice(req)
+        let group = try await req.menuGroupFromPath()
+        let game = req.menuGame
+        guard game.isHost(device, of: group) else { throw AppError(.forbidden, "not_host") }
+        return ResultResponse(try await game.close(group), language: req.language)
+    }
+
+    package func results(req: Request) async throws -> ResultResponse {
+        let group = try await req.menuGroupFromPath()
+        guard let result = try req.menuGame.results(of: group) else { throw AppError.conflict("game_not_closed") }
+        return ResultResponse(result, language: req.language)
+    }
+
+    // MARK: Live
+
+    /// Upgrades to a WebSocket that sends `{"type":"state",…}` at once, then `submissionCount`
+    /// on every submit or cancel and `closed` when the host closes. An unknown PIN is an
+    /// ordinary 404 before any upgrade. Clients that cannot keep a socket poll `GET groups/:pin`.
+    package func live(req: Request) async throws -> Response {
+        let group = try await req.menuGroupFromPath()
+        let device = req.query[String.self, at: "token"]
+        let topic = MenuGameService.topic(group.pin)
+        return try req.liveSocket(feature: "menu_game") { req, socket, _ in
+            // Subscribe first, then read the state: a change in between is buffered and sent
+            // after the state, never lost.
+            let stream = req.application.events.subscribe(to: topic)
+            if let status = try? await req.menuGame.status(of: group, device: device) {
+                try? await socket.send(#"{"type":"state","submissionCount":\#(status.submissionCount),"isHost":\#(status.isHost),"isClosed":\#(status.isClosed)}"#)
+            }
+            let forwarding = Task {
+                for await message in stream { try? await socket.send(message) }
+            }
+            socket.onClose.whenComplete { _ in forwarding.cancel() }
+        }
+    }
+
+    // MARK: Helpers
+
+    private func requireDevice(_ req: Request) throws -> String {
+        try DeviceToken.validate(req.headers.first(name: DeviceToken.header) ?? req.query[String.self, at: "token"])
+    }
+
+    private func optionalDevice(_ req: Request) throws -> String? {
+        guard let raw = req.headers.first(name: DeviceToken.header) else { return nil }
+        return try DeviceToken.validate(raw)
+    }
+}

@@ -1,0 +1,43 @@
+import Accounts
+import Fluent
+import Platform
+import Vapor
+
+/// The menu game (우리뭐먹지): solo and group games, the shipped iOS app's routes, its pages.
+package enum MenuGameFeature: Feature {
+    package static let migrations: [any Migration] = [CreateMenus(), CreateMenuGroups(), CreateMenuGamePreferencesAndFeedback()]
+    package static let seeders: [any Seeder] = [MenuSeeder()]
+    package static let homeCard: HomeCard? = HomeCard(position: 1, emoji: "🎴", key: "menu_game", path: "/play")
+
+    package static func configure(_ app: Application, settings: Settings) async throws {
+        app.menuCatalog = MenuCatalog()
+        app.menuGroupStates = MenuGroupStateCache()
+        app.pinMisses = GuessLimiter(limit: 20, window: 60)
+        app.feedbackLimiter = RateLimiter(name: "menu_game_feedback", limit: 5, window: 600, shared: app.sharedBudgets)
+    }
+
+    package static func routes(_ routes: FeatureRoutes) throws {
+        try routes.api.register(collection: MenuGameAPI())
+        try routes.api.register(collection: MenuGamePreferencesAPI())
+        try routes.open.register(collection: MenuImages())
+        try routes.web.register(collection: MenuGamePages())
+    }
+}
+
+extension Application {
+    private struct PINMissesKey: StorageKey { typealias Value = GuessLimiter }
+    private struct FeedbackLimiterKey: StorageKey { typealias Value = RateLimiter }
+
+    /// Failed PIN look-ups per client address (20 a minute, then 429): guessing a PIN takes
+    /// hundreds of thousands of tries.
+    package var pinMisses: GuessLimiter {
+        get { configured(PINMissesKey.self) }
+        set { storage[PINMissesKey.self] = newValue }
+    }
+
+    /// Feedback notes per client address: 5 in 10 minutes, then 429.
+    package var feedbackLimiter: RateLimiter {
+        get { configured(FeedbackLimiterKey.self) }
+        set { storage[FeedbackLimiterKey.self] = newValue }
+    }
+}

@@ -1,0 +1,77 @@
+import Accounts
+import Fluent
+import NIOConcurrencyHelpers
+import Platform
+import Vapor
+
+/// `Resources/catalogs/menus.json`: the menus WhatWeEat ships with.
+package enum MenuCatalogFile {
+    package static func load(from directory: String) throws -> [Menu] {
+        let path = directory + "catalogs/menus.json"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure(message: "missing menu catalog \(path)")
+        }
+        let decoder = JSONDecoder()
+        return try decoder.decode([Menu].self, from: data)
+    }
+}
+
+/// Seeds the menus table from the catalog file. New menus are added; menus an admin never
+/// touched follow the file; an admin's edits and retirements are kept.
+package struct MenuSeeder: Seeder {
+    package var name: String { "menus" }
+
+    package func seed(_ app: Application) async throws {
+        let menus = try MenuCatalogFile.load(from: app.directory.resourcesDirectory)
+        let existing = try await MenuRecord.query(on: app.db).all()
+        let bySlug = Dictionary(existing.map { ($0.slug, $0) }, uniquingKeysWith: { first, _ in first })
+        try await app.db.transaction { transaction in
+            for menu in menus {
+                if let record = bySlug[menu.id] {
+                    guard !record.editedByAdmin, record.menu != menu else { continue }
+                    record.apply(menu)
+                    try await record.save(on: transaction)
+                } else {
+                    try await MenuRecord(menu).create(on: transaction)
+                }
+            }
+        }
+        try await app.menuCatalog.reload(from: app.db)
+    }
+}
+
+/// The active menus in memory, with both recommenders built over them. Rebuilt after seeding
+/// and after every admin change; readers never wait for the database.
+package final class MenuCatalog: Sendable {
+    package struct Snapshot: Sendable {
+        package let menus: [Menu]
+        package let imageURLs: [String: String]
+        package let v0: Recommender
+        package let v1: Recommender
+
+        package func recommender(_ version: RecommenderVersion) -> Recommender { version == .v0 ? v0 : v1 }
+    }
+
+    private let state = NIOLockedValueBox(Snapshot(menus: [], imageURLs: [:], v0: .init(version: .v0, menus: []), v1: .init(version: .v1, menus: [])))
+
+    package var snapshot: Snapshot { state.withLockedValue { $0 } }
+
+    package func reload(from database: any Database) async throws {
+        // Catalog order (the order the file seeded them in) is v0's tie-break.
+        let records = try await MenuRecord.query(on: database).filter(\.$retiredAt == nil).sort(\.$createdAt).sort(\.$slug).all()
+        let menus = records.map(\.menu)
+        var images: [String: String] = [:]
+        for record in records { if let url = record.imageURL { images[record.slug] = url } }
+        let snapshot = Snapshot(menus: menus, imageURLs: images, v0: Recommender(version: .v0, menus: menus), v1: Recommender(version: .v1, menus: menus))
+        state.withLockedValue { $0 = snapshot }
+    }
+}
+
+extension Application {
+    private struct MenuCatalogKey: StorageKey { typealias Value = MenuCatalog }
+
+    package var menuCatalog: MenuCatalog {
+        get { configured(MenuCatalogKey.self) }
+        set { storage[MenuCatalogKey.self] = newValue }
+    }
+}

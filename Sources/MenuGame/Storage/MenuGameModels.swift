@@ -1,0 +1,145 @@
+import Accounts
+import Fluent
+import Foundation
+import Platform
+
+/// A catalog menu as stored. The catalog file seeds it; admins may edit or retire it.
+package final class MenuRecord: Model, @unchecked Sendable {
+    package static let schema = "menus"
+
+    @ID(key: .id) package var id: UUID?
+    /// Stable readable id from the catalog (`kimchi-jjigae`); used in URLs and image names.
+    @Field(key: "slug") package var slug: String
+    @Field(key: "name_ko") package var nameKo: String
+    @Field(key: "name_en") package var nameEn: String
+    @Field(key: "name_ja") package var nameJa: String
+    @Field(key: "emoji") package var emoji: String
+    @Field(key: "nations") package var nations: [String]
+    @Field(key: "flavors") package var flavors: [String]
+    @Field(key: "rice") package var rice: Bool
+    @Field(key: "noodle") package var noodle: Bool
+    @Field(key: "soup") package var soup: Bool
+    @Field(key: "healthy") package var healthy: Bool
+    @Field(key: "instant") package var instant: Bool
+    @Field(key: "alcohol") package var alcohol: Bool
+    @OptionalField(key: "expense") package var expense: String?
+    /// Another image than the generated card, when the catalog or an admin names one.
+    @OptionalField(key: "image_url") package var imageURL: String?
+    /// Set once an admin changes the menu; the seeder then leaves it alone.
+    @Field(key: "edited_by_admin") package var editedByAdmin: Bool
+    @OptionalField(key: "retired_at") package var retiredAt: Date?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update, format: .microseconds) package var updatedAt: Date?
+
+    package init() {}
+
+    package init(_ menu: Menu, imageURL: String? = nil) {
+        apply(menu)
+        self.imageURL = imageURL
+        self.editedByAdmin = false
+    }
+
+    package func apply(_ menu: Menu) {
+        slug = menu.id
+        nameKo = menu.name.ko
+        nameEn = menu.name.en
+        nameJa = menu.name.ja
+        emoji = menu.emoji
+        nations = menu.nations.map(\.rawValue).sorted()
+        flavors = menu.flavors.map(\.rawValue).sorted()
+        rice = menu.rice
+        noodle = menu.noodle
+        soup = menu.soup
+        healthy = menu.healthy
+        instant = menu.instant
+        alcohol = menu.alcohol
+        expense = menu.expense?.rawValue
+    }
+
+    /// The domain value; unknown stored enum strings (never written by us) are dropped.
+    package var menu: Menu {
+        Menu(
+            id: slug, name: .init(ko: nameKo, en: nameEn, ja: nameJa), emoji: emoji,
+            nations: Set(nations.compactMap(Nation.init(rawValue:))), flavors: Set(flavors.compactMap(Flavor.init(rawValue:))),
+            rice: rice, noodle: noodle, soup: soup, healthy: healthy, instant: instant, alcohol: alcohol,
+            expense: expense.flatMap(Expense.init(rawValue:))
+        )
+    }
+}
+
+/// A group game, found by its PIN while open.
+package final class MenuGroup: Model, @unchecked Sendable {
+    package static let schema = "menu_groups"
+
+    @ID(key: .id) package var id: UUID?
+    /// Six digits, never starting with 0; unique among stored groups.
+    @Field(key: "pin") package var pin: String
+    /// SHA-256 of the host's device token.
+    @Field(key: "host_token_hash") package var hostTokenHash: String
+    @OptionalParent(key: "host_user_id") package var hostUser: User?
+    @Enum(key: "recommender") package var recommender: RecommenderVersion
+    @Field(key: "last_activity_at") package var lastActivityAt: Date
+    @OptionalField(key: "closed_at") package var closedAt: Date?
+    /// The results, frozen when the game closes, so every later call sees the same menus.
+    @OptionalField(key: "result") package var result: String?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+
+    package init(pin: String, hostTokenHash: String, hostUserID: UUID?, recommender: RecommenderVersion, now: Date) {
+        self.pin = pin
+        self.hostTokenHash = hostTokenHash
+        self.$hostUser.id = hostUserID
+        self.recommender = recommender
+        self.lastActivityAt = now
+    }
+
+    package var isClosed: Bool { closedAt != nil }
+}
+
+/// One player's answers in a group. A resubmission replaces the row; cancelling deletes it.
+package final class MenuGroupSubmission: Model, @unchecked Sendable {
+    package static let schema = "menu_group_submissions"
+
+    @ID(key: .id) package var id: UUID?
+    @Parent(key: "group_id") package var group: MenuGroup
+    @Field(key: "player_token_hash") package var playerTokenHash: String
+    /// `GameAnswer` and disliked foods as JSON.
+    @Field(key: "answer") package var answer: String
+    @Field(key: "submitted_at") package var submittedAt: Date
+
+    package init() {}
+
+    package init(groupID: UUID, playerTokenHash: String, answer: String, submittedAt: Date) {
+        self.$group.id = groupID
+        self.playerTokenHash = playerTokenHash
+        self.answer = answer
+        self.submittedAt = submittedAt
+    }
+}
+
+/// Menus a device was recently shown as a solo winner or a random menu, for variety.
+package final class MenuDeviceHistory: Model, @unchecked Sendable {
+    package static let schema = "menu_device_history"
+
+    @ID(key: .id) package var id: UUID?
+    @Field(key: "device_hash") package var deviceHash: String
+    @Field(key: "menu_slug") package var menuSlug: String
+    @Field(key: "shown_at") package var shownAt: Date
+
+    package init() {}
+
+    package init(deviceHash: String, menuSlug: String, shownAt: Date) {
+        self.deviceHash = deviceHash
+        self.menuSlug = menuSlug
+        self.shownAt = shownAt
+    }
+}
+
+/// What a stored submission holds.
+package struct StoredChoice: Codable {
+    package var gameAnswer: GameAnswer
+    package var dislikedFoods: [Flavor]
+
+    package var choice: PlayerChoice { PlayerChoice(answer: gameAnswer, disliked: Set(dislikedFoods)) }
+}

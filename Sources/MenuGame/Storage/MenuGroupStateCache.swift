@@ -1,0 +1,90 @@
+import Accounts
+import Foundation
+import NIOConcurrencyHelpers
+import Platform
+import Vapor
+
+/// What a waiting room shows, kept in memory per group for the clients that poll it.
+///
+/// Every member of a group polls the same state (the original app every 10 seconds, our pages
+/// every 3 while the socket is down), so answering from memory spares the database most of that
+/// traffic. Writes in this process (create, submit, cancel, close) update the entry at once, so a
+/// single process is always exact. An entry older than `maxAge` is read again from the database:
+/// that bounds how stale another process's view can be when several share PostgreSQL.
+package final class MenuGroupStateCache: Sendable {
+    package struct Snapshot: Sendable, Equatable {
+        package let id: UUID
+        package let pin: String
+        package let hostTokenHash: String
+        package var isClosed: Bool
+        package var lastActivityAt: Date
+        package var submissionCount: Int
+
+        package func status(device: String?) -> GroupStatus {
+            let isHost = device.map { SecureRandom.constantTimeEquals(SecureRandom.sha256Hex($0), hostTokenHash) } ?? false
+            return GroupStatus(pin: pin, submissionCount: submissionCount, isHost: isHost, isClosed: isClosed,
+                               expiresAt: lastActivityAt.addingTimeInterval(MenuGameService.groupLifetime))
+        }
+
+        package init(id: UUID, pin: String, hostTokenHash: String, isClosed: Bool, lastActivityAt: Date, submissionCount: Int) {
+            self.id = id
+            self.pin = pin
+            self.hostTokenHash = hostTokenHash
+            self.isClosed = isClosed
+            self.lastActivityAt = lastActivityAt
+            self.submissionCount = submissionCount
+        }
+    }
+
+    private struct Entry {
+        var snapshot: Snapshot
+        /// When the database was read for this state (a count started, a row was loaded).
+        var observedAt: Date
+    }
+
+    package let maxAge: TimeInterval
+    package let capacity: Int
+    private let entries = NIOLockedValueBox<[String: Entry]>([:])
+
+    package init(maxAge: TimeInterval = 1, capacity: Int = 10_000) {
+        self.maxAge = maxAge
+        self.capacity = capacity
+    }
+
+    /// The state of this group if it was read or written less than `maxAge` ago.
+    package func fresh(pin: String, now: Date = Date()) -> Snapshot? {
+        entries.withLockedValue { all in
+            guard let entry = all[pin], now.timeIntervalSince(entry.observedAt) < maxAge else { return nil }
+            return entry.snapshot
+        }
+    }
+
+    /// Records a state read from the database at `observedAt`. An older observation never
+    /// replaces a newer one (two submissions counting at once may finish in either order).
+    package func store(_ snapshot: Snapshot, observedAt: Date) {
+        entries.withLockedValue { all in
+            if let existing = all[snapshot.pin], existing.snapshot.id == snapshot.id, existing.observedAt > observedAt { return }
+            if all.count >= capacity {
+                // Stale entries would be read again anyway; dropping them bounds memory.
+                all = all.filter { observedAt.timeIntervalSince($0.value.observedAt) < maxAge }
+                if all.count >= capacity { all.removeAll(keepingCapacity: true) }
+            }
+            all[snapshot.pin] = Entry(snapshot: snapshot, observedAt: observedAt)
+        }
+    }
+
+    package func forget(pin: String) {
+        entries.withLockedValue { _ = $0.removeValue(forKey: pin) }
+    }
+
+    package var count: Int { entries.withLockedValue { $0.count } }
+}
+
+extension Application {
+    private struct MenuGroupStateCacheKey: StorageKey { typealias Value = MenuGroupStateCache }
+
+    package var menuGroupStates: MenuGroupStateCache {
+        get { configured(MenuGroupStateCacheKey.self) }
+        set { storage[MenuGroupStateCacheKey.self] = newValue }
+    }
+}

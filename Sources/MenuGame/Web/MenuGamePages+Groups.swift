@@ -1,0 +1,271 @@
+import Accounts
+import Fluent
+import Platform
+import Plot
+import Vapor
+
+/// The together tab, a group's lobby (PIN, link, QR code), its game, live waiting room and result.
+extension MenuGamePages {
+    // MARK: Together
+
+    package func togetherTab(req: Request) async throws -> Response {
+        let device = try await MenuGameDevice.resolve(req)
+        if let redirect = onboardingRedirect(req, device) { return redirect }
+        if let redirect = try await waitingRedirect(req, device) { return redirect }
+        let error = req.query[String.self, at: "error"] == "group_not_found" ? AppError.notFound("group_not_found") : nil
+        return togetherPage(req, device: device, pin: req.query[String.self, at: "pin"], error: error)
+    }
+
+    package func togetherPage(_ req: Request, device: MenuGameDevice, pin: String?, error: AppError?) -> Response {
+        let message = error.map { req.t($0.messageKey, $0.arguments) }
+        let typed = String((pin ?? "").prefix(6).filter(\.isNumber))
+        let response = Layout.page(
+            req, title: req.t("menu_game.tabs.together"), status: error?.status ?? .ok,
+            extras: MenuGameViews.extras(req, tab: .together, scripts: [Self.script.together]),
+            main: .group(
+                .section(
+                    .class("card tab-intro"), .ariaLabelledBy("together-title"),
+                    .span(.class("intro-emoji"), .ariaHidden(true), .text("👥")),
+                    .h1(.id("together-title"), .text(req.t("menu_game.tabs.together"))),
+                    .p(.class("lead"), .text(req.t("menu_game.together.intro"))),
+                    dislikedSummary(req, device),
+                    .form(
+                        .action(PlayPath.create), .method(.post),
+                        Layout.csrfField(req),
+                        .button(.type(.submit), .class("button primary wide"), .id("create-group"), .text(req.t("menu_game.together.create")))
+                    )
+                ),
+                .section(
+                    .class("card"), .ariaLabelledBy("join-title"),
+                    .h2(.id("join-title"), .text(req.t("menu_game.together.join_title"))),
+                    .form(
+                        .action(PlayPath.join), .method(.post), .class("stack join-form"), .id("join-form"), .novalidate(),
+                        Layout.csrfField(req),
+                        .div(
+                            .class("field"),
+                            .label(.for("pin"), .text(req.t("menu_game.together.pin_label"))),
+                            .selfClosedElement(named: "input", attributes: [
+                                .id("pin"), .name("pin"), .type(.text), .value(typed), .required(true),
+                                .attribute(named: "inputmode", value: "numeric"), .attribute(named: "pattern", value: "[1-9][0-9]{5}"),
+                                .attribute(named: "maxlength", value: "6"), .attribute(named: "autocomplete", value: "off"),
+                                .ariaDescribedBy("pin-error"),
+                                message == nil ? .empty : .attribute(named: "aria-invalid", value: "true"),
+                            ]),
+                            .p(.class("field-error"), .id("pin-error"), .role("alert"),
+                               message == nil ? .hidden(true) : .empty, .text(message ?? ""))
+                        ),
+                        .button(.type(.submit), .class("button wide"), .id("join-group"), .text(req.t("menu_game.together.join")))
+                    )
+                ),
+                MenuGameViews.config(req, device: device),
+                MenuGameViews.networkErrorView(req)
+            )
+        )
+        return response
+    }
+
+    package func createGroup(req: Request) async throws -> Response {
+        let device = try await MenuGameDevice.resolve(req)
+        let group = try await req.menuGame.createGroup(hostToken: device.token, hostUserID: req.auth.get(User.self)?.id)
+        let response = Layout.redirect(to: PlayPath.group(group.pin))
+        return response
+    }
+
+    package struct JoinForm: Content { package var pin: String? }
+
+    /// A known PIN goes to the game; a wrong one shows the together tab again with the error
+    /// beside the field and the typed PIN kept.
+    package func joinGroup(req: Request) async throws -> Response {
+        let device = try await MenuGameDevice.resolve(req)
+        let pin = try req.content.decode(JoinForm.self).pin ?? ""
+        do {
+            let group = try await req.menuGroup(pin: pin)
+            return Layout.redirect(to: PlayPath.groupGame(group.pin))
+        } catch let error as AppError where error.status == .notFound {
+            return togetherPage(req, device: device, pin: pin, error: error)
+        }
+    }
+
+    /// `/join/{pin}`: the link the host shares (and the QR code holds). Only digits go into the
+    /// redirect, whatever the path held.
+    package func joinLink(req: Request) async throws -> Response {
+        Layout.redirect(to: PlayPath.group(String((req.parameters.get("pin") ?? "").filter(\.isNumber).prefix(6))))
+    }
+
+    // MARK: A group
+
+    /// The group named in the path; an unknown PIN sends the browser to the together tab with
+    /// the error shown there.
+    package enum GroupLookup { case found(MenuGroup), redirect(Response) }
+
+    package func groupOrRedirect(_ req: Request) async throws -> GroupLookup {
+        let pin = req.parameters.get("pin") ?? ""
+        do {
+            return .found(try await req.menuGroup(pin: pin))
+        } catch let error as AppError where error.status == .notFound {
+            let digits = String(pin.prefix(6).filter(\.isNumber))
+            return .redirect(Layout.redirect(to: PlayPath.together + "?error=group_not_found&pin=\(digits)"))
+        }
+    }
+
+    package func lobby(req: Request) async throws -> Response {
+        let device = try await MenuGameDevice.resolve(req)
+        if let redirect = onboardingRedirect(req, device) { return redirect }
+        let group: MenuGroup
+        switch try await groupOrRedirect(req) {
+        case .found(let found): group = found
+        case .redirect(let redirect): return redirect
+        }
+        if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
+        let status = try await req.menuGame.status(of: group, device: device.token)
+        let joinURL = Self.joinURL(group.pin, req)
+        let response = Layout.page(
+            req, title: req.t("menu_game.lobby.title"),
+            extras: MenuGameViews.extras(req, tab: .together, scripts: [Self.script.lobby]),
+            main: .group(
+                .section(
+                    .class("card lobby"), .ariaLabelledBy("lobby-title"),
+                    .h1(.id("lobby-title"), .text(req.t(status.isHost ? "menu_game.lobby.host_title" : "menu_game.lobby.title"))),
+                    .p(.class("pin-label"), .text(req.t("menu_game.lobby.pin"))),
+                    .p(.class("pin-display"), .id("pin-value"), .attribute(named: "aria-label", value: group.pin.map(String.init).joined(separator: " ")),
+                       .text(group.pin)),
+                    .div(
+                        .class("lobby-actions"),
+                        .button(.type(.button), .class("button"), .id("copy-pin"), .data(named: "pin", value: group.pin), .text("📋 " + req.t("menu_game.lobby.copy"))),
+                        .button(.type(.button), .class("button"), .id("share-link"), .data(named: "url", value: joinURL),
+                                .text("🔗 " + req.t("menu_game.lobby.share")))
+                    ),
+                    .p(.class("copy-status"), .id("copy-status"), .role("status")),
+                    .img(.class("qr-code"), .src(PlayPath.groupQRCode(group.pin)), .alt(req.t("menu_game.lobby.qr_alt", ["url": joinURL])),
+                         .width(232), .height(232)),
+                    .p(.class("join-url"), .text(joinURL)),
+                    .p(.class("muted"), .text(req.t(status.isHost ? "menu_game.lobby.host_hint" : "menu_game.lobby.member_hint"))),
+                    .a(.class("button primary wide"), .id("start-group-game"), .href(PlayPath.groupGame(group.pin)), .text(req.t("menu_game.game.start")))
+                ),
+                MenuGameViews.config(req, device: device, extra: ["pin": group.pin, "shareURL": joinURL]),
+                MenuGameViews.networkErrorView(req)
+            )
+        )
+        return response
+    }
+
+    package func qrCode(req: Request) async throws -> Response {
+        let group = try await req.menuGroupFromPath()
+        let joinURL = Self.joinURL(group.pin, req)
+        // Level M fits a PUBLIC_URL of about 200 bytes; a longer one falls back to level L.
+        guard let code = (try? QRCode(encoding: joinURL)) ?? (try? QRCode(encoding: joinURL, errorCorrection: .low)) else {
+            throw AppError.notFound()
+        }
+        let svg = code.svg(moduleSize: 8, quietZone: 4, title: req.t("menu_game.lobby.qr_alt", ["url": joinURL]))
+        return .svg(svg, cacheControl: "private, max-age=3600")
+    }
+
+    package func groupGame(req: Request) async throws -> Response {
+        let device = try await MenuGameDevice.resolve(req)
+        if let redirect = onboardingRedirect(req, device) { return redirect }
+        switch try await groupOrRedirect(req) {
+        case .redirect(let redirect): return redirect
+        case .found(let group):
+            if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
+            return gamePage(req, device: device, mode: "group", pin: group.pin)
+        }
+    }
+
+    package func waitingRoom(req: Request) async throws -> Response {
+        let device = try await MenuGameDevice.resolve(req)
+        let group: MenuGroup
+        switch try await groupOrRedirect(req) {
+        case .found(let found): group = found
+        case .redirect(let redirect): return redirect
+        }
+        if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
+        let status = try await req.menuGame.status(of: group, device: device.token)
+        let submitted = try await req.menuGame.hasSubmitted(device.token, to: group)
+        let response = Layout.page(
+            req, title: req.t("menu_game.wait.title"),
+            extras: MenuGameViews.extras(req, tab: .together, scripts: [Self.script.wait]),
+            main: .group(
+                .section(
+                    .class("card waiting-room"), .ariaLabelledBy("wait-title"),
+                    .data(named: "pin", value: group.pin),
+                    .p(.class("game-pin"), .text(req.t("menu_game.game.group_pin", ["pin": group.pin]))),
+                    .h1(.id("wait-title"), .text(req.t("menu_game.wait.title"))),
+                    .div(
+                        .class("submission-count"), .ariaLive(.polite),
+                        .span(.class("count-number"), .id("submission-count"), .text(String(status.submissionCount))),
+                        .span(.class("count-label"), .text(req.t("menu_game.wait.count_label")))
+                    ),
+                    .p(.class("live-status muted"), .id("live-status"), .text(req.t("menu_game.wait.connecting"))),
+                    submitted ? .empty : .p(.class("notice"), .text(req.t("menu_game.wait.not_submitted"))),
+                    status.isHost
+                        ? .group(
+                            .p(.class("muted"), .text(req.t("menu_game.wait.host_hint"))),
+                            .button(.type(.button), .class("button primary wide"), .id("close-game"), .text(req.t("menu_game.wait.see_results")))
+                        )
+                        : .p(.class("muted"), .id("member-hint"), .text(req.t("menu_game.wait.member_hint"))),
+                    .button(.type(.button), .class("button wide"), .id("restart-game"), .text("↺ " + req.t("menu_game.wait.restart")))
+                ),
+                MenuGameViews.config(req, device: device, extra: ["pin": group.pin, "isHost": status.isHost]),
+                MenuGameViews.networkErrorView(req)
+            )
+        )
+        return response
+    }
+
+    package func groupResult(req: Request) async throws -> Response {
+        let device = try await MenuGameDevice.resolve(req)
+        let group: MenuGroup
+        switch try await groupOrRedirect(req) {
+        case .found(let found): group = found
+        case .redirect(let redirect): return redirect
+        }
+        guard let result = try req.menuGame.results(of: group) else {
+            return Layout.redirect(to: PlayPath.groupWait(group.pin))
+        }
+        let response = resultPage(req, device: device, mode: "group", pin: group.pin, result: ResultResponse(result, language: req.language))
+        // The game is over for this browser: reopening it goes home, not back to the waiting room.
+        if MenuGameDevice.waitingPIN(req) == group.pin {
+            response.cookies[MenuGameDevice.waitingCookie] = .expired
+        }
+        return response
+    }
+
+    /// The result screen: the script fills it from the group's frozen results (in the page) or
+    /// from the solo game the browser just played (kept in its session storage).
+    package func resultPage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?, result: ResultResponse?) -> Response {
+        var extra: [String: Any] = ["mode": mode, "pin": pin ?? ""]
+        if let result, let data = try? JSONEncoder().encode(result), let object = try? JSONSerialization.jsonObject(with: data) {
+            extra["result"] = object
+        }
+        let again = pin == nil ? PlayPath.soloGame : PlayPath.together
+        let actions: Node<HTML.BodyContext> = .div(
+            .class("result-actions"),
+            .button(.type(.button), .class("button wide"), .id("next-rank"), .text(req.t("menu_game.result.next_rank", ["left": "2"]))),
+            .a(.class("button primary wide"), .id("find-nearby"), .href("/map"), .text("📍 " + req.t("menu_game.result.find_nearby"))),
+            .button(.type(.button), .class("button wide"), .id("share-result"), .text("🔗 " + req.t("menu_game.result.share"))),
+            .p(.class("copy-status"), .id("share-status"), .role("status")),
+            .a(.class("link-button"), .id("play-again"), .href(again), .text("↺ " + req.t("menu_game.result.again")))
+        )
+        let view: Node<HTML.BodyContext> = .section(
+            .class("card result-view"), .id("result-view"), .data(named: "mode", value: mode),
+            .ariaLabelledBy("result-name"),
+            .p(.class("eyebrow"), .id("result-rank"), .text(req.t("menu_game.result.eyebrow"))),
+            .div(.class("menu-image-frame"), .img(.id("result-image"), .alt(""), .width(320), .height(320), .src("/images/icon.svg"))),
+            .h1(.class("result-name"), .id("result-name"), .ariaLive(.polite)),
+            .ul(.class("keywords"), .id("result-keywords"), .attribute(named: "aria-label", value: req.t("menu_game.result.keywords"))),
+            .p(.class("player-count muted"), .id("result-players"), .hidden(true)),
+            .p(.class("result-missing notice"), .id("result-missing"), .hidden(true), .text(req.t("menu_game.result.missing"))),
+            actions
+        )
+        let response = Layout.page(
+            req, title: req.t("menu_game.result.title"),
+            extras: MenuGameViews.extras(req, tab: pin == nil ? .solo : .together, scripts: [Self.script.result]),
+            main: .group(
+                view,
+                MenuGameViews.config(req, device: device, extra: extra),
+                MenuGameViews.networkErrorView(req)
+            )
+        )
+        return response
+    }
+}

@@ -1,0 +1,249 @@
+import Accounts
+import Fluent
+import Platform
+import Plot
+import Vapor
+
+/// The menu game in the browser (the 우리뭐먹지 app's screens): onboarding, the three tabs
+/// (home, solo, together), the game, the waiting room, results and settings.
+///
+/// Pages are rendered here; the browser's scripts (`Public/js/menu-game/`) animate the cards,
+/// talk to the JSON API with the device token the page hands them, and keep the waiting room
+/// live over the group's WebSocket.
+package struct MenuGamePages: RouteCollection {
+    package static let script = (
+        game: "/js/menu-game/game.js", home: "/js/menu-game/home.js", together: "/js/menu-game/together.js",
+        lobby: "/js/menu-game/lobby.js", wait: "/js/menu-game/wait.js", result: "/js/menu-game/result.js",
+        onboarding: "/js/menu-game/onboarding.js"
+    )
+
+    package func boot(routes: any RoutesBuilder) throws {
+        let play = routes.grouped("play")
+        play.get(use: home)
+        play.get("welcome", use: onboarding)
+        play.post("preferences", use: savePreferences)
+        play.get("solo", use: soloTab)
+        play.get("solo", "game", use: soloGame)
+        play.get("result", use: soloResult)
+        play.get("together", use: togetherTab)
+        play.post("together", "create", use: createGroup)
+        play.post("together", "join", use: joinGroup)
+        play.get("groups", ":pin", use: lobby)
+        play.get("groups", ":pin", "qr.svg", use: qrCode)
+        play.get("groups", ":pin", "game", use: groupGame)
+        play.get("groups", ":pin", "wait", use: waitingRoom)
+        play.get("groups", ":pin", "result", use: groupResult)
+        play.get("settings", use: settings)
+        play.post("feedback", use: sendFeedback)
+        play.grouped(SignInRequired()).get("feedback", use: feedbackInbox)
+        routes.get("join", ":pin", use: joinLink)
+    }
+
+    // MARK: Onboarding
+
+    package func onboarding(req: Request) async throws -> Response {
+        let device = try await MenuGameDevice.resolve(req)
+        let next = Layout.safeNextPath(req.query[String.self, at: "next"]) ?? PlayPath.home
+        let intros: [(emoji: String, key: String)] = [("🎴", "one"), ("👥", "two")]
+        let introPages: [Node<HTML.BodyContext>] = intros.enumerated().map { index, intro in
+            onboardingIntro(req, index: index, emoji: intro.emoji, key: intro.key)
+        }
+        let dislikes: Node<HTML.BodyContext> = .section(
+            .class("card onboarding-page"), .id("dislikes"), .data(named: "page", value: String(intros.count)),
+            .ariaLabelledBy("dislikes-title"),
+            .h1(.id("dislikes-title"), .text(req.t("menu_game.disliked.title"))),
+            .p(.class("lead"), .text(req.t("menu_game.disliked.lead"))),
+            .form(
+                .action(PlayPath.preferences), .method(.post), .class("stack"),
+                Layout.csrfField(req),
+                .input(.type(.hidden), .name("next"), .value(next)),
+                MenuGameViews.dislikedTiles(req, selected: device.disliked),
+                .button(.type(.submit), .class("button primary wide"), .id("save-dislikes"), .text(req.t("menu_game.disliked.confirm")))
+            )
+        )
+        let dots: Node<HTML.BodyContext> = .ol(
+            .class("page-dots"), .attribute(named: "aria-hidden", value: "true"),
+            .forEach(0...intros.count) { index in .li(.data(named: "dot", value: String(index))) }
+        )
+        let response = Layout.page(
+            req, title: req.t("menu_game.onboarding.title"),
+            extras: MenuGameViews.extras(req, tab: nil, scripts: [Self.script.onboarding], showTabs: false),
+            main: .div(.class("onboarding"), .id("onboarding"), .group(introPages), dislikes, dots)
+        )
+        return response
+    }
+
+    package func onboardingIntro(_ req: Request, index: Int, emoji: String, key: String) -> Node<HTML.BodyContext> {
+        .section(
+            .class("card onboarding-page"), .id("onboarding-page-\(index + 1)"), .data(named: "page", value: String(index)),
+            .ariaLabelledBy("onboarding-\(key)"),
+            .span(.class("onboarding-emoji"), .ariaHidden(true), .text(emoji)),
+            .h1(.id("onboarding-\(key)"), .text(req.t("menu_game.onboarding.\(key).title"))),
+            .p(.class("lead"), .text(req.t("menu_game.onboarding.\(key).body"))),
+            .div(
+                .class("onboarding-nav"),
+                .a(.class("link-button skip-onboarding"), .href("#dislikes"), .text(req.t("menu_game.onboarding.skip"))),
+                .a(.class("button primary next-page"), .href(index == 0 ? "#onboarding-page-2" : "#dislikes"),
+                   .text(req.t("menu_game.onboarding.next")))
+            )
+        )
+    }
+
+    package struct PreferencesForm: Content {
+        package var disliked: [String]?
+        package var next: String?
+    }
+
+    /// Saves the disliked foods on this browser (cookies) and, when signed in, on the account.
+    package func savePreferences(req: Request) async throws -> Response {
+        let form = try req.content.decode(PreferencesForm.self)
+        var disliked = Set<Flavor>()
+        for raw in form.disliked ?? [] {
+            guard let flavor = Flavor(rawValue: raw), Flavor.dislikeable.contains(flavor) else {
+                throw AppError.invalid("invalid_disliked_food", ["allowed": Flavor.dislikeable.map(\.rawValue).sorted().joined(separator: ", ")])
+            }
+            disliked.insert(flavor)
+        }
+        if let user = req.auth.get(User.self) {
+            try await req.menuGame.saveDislikes(disliked, for: user.requireID())
+        }
+        let response = Layout.redirect(to: Layout.safeNextPath(form.next) ?? PlayPath.home)
+        response.cookies[MenuGameDevice.dislikedCookie] = BrowserDevice.cookie(MenuGameDevice.cookieValue(disliked), req)
+        response.cookies[MenuGameDevice.onboardedCookie] = BrowserDevice.cookie("1", req)
+        return response
+    }
+
+    /// First visit: onboarding before anything else, then back to where the visitor was going.
+    package func onboardingRedirect(_ req: Request, _ device: MenuGameDevice) -> Response? {
+        guard !device.isOnboarded else { return nil }
+        var path = req.url.path
+        if let query = req.url.query, !query.isEmpty { path += "?" + query }
+        let response = Layout.redirect(to: PlayPath.welcome + "?next=" + (path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? PlayPath.home))
+        return response
+    }
+
+    /// Reopening the browser while waiting for a group returns to the waiting room.
+    package func waitingRedirect(_ req: Request, _ device: MenuGameDevice) async throws -> Response? {
+        guard let pin = MenuGameDevice.waitingPIN(req), let group = try await req.menuGame.group(pin: pin),
+              try await req.menuGame.hasSubmitted(device.token, to: group)
+        else { return nil }
+        return Layout.redirect(to: PlayPath.groupWait(pin))
+    }
+
+    // MARK: Home
+
+    package func home(req: Request) async throws -> Response {
+        let device = try await MenuGameDevice.resolve(req)
+        if let redirect = onboardingRedirect(req, device) { return redirect }
+        if let redirect = try await waitingRedirect(req, device) { return redirect }
+        let game = req.menuGame
+        let menu = try await game.randomMenu(device: device.token)
+        let name = menu.name[req.language]
+        let response = Layout.page(
+            req, title: req.t("menu_game.tabs.home"),
+            extras: MenuGameViews.extras(req, tab: .home, scripts: [Self.script.home]),
+            main: .group(
+                .section(
+                    .class("card random-menu"), .ariaLabelledBy("random-question"),
+                    .p(.class("eyebrow"), .text(req.t("menu_game.home.eyebrow"))),
+                    .div(.class("menu-image-frame"),
+                         .img(.id("random-image"), .src(Self.pagePath(game.imageURL(for: menu), req)), .alt(""), .width(320), .height(320))),
+                    .h1(.id("random-question"), .class("random-question \(MenuGameViews.nameSizeClass(name))"),
+                        .ariaLive(.polite),
+                        .text(req.t("menu_game.home.question", ["name": name]))),
+                    .button(.type(.button), .class("button wide"), .id("another-menu"), .text("🎲 " + req.t("menu_game.home.another")))
+                ),
+                .div(
+                    .class("quick-start"),
+                    quickStart(req, tab: .solo, emoji: "🍱"),
+                    quickStart(req, tab: .together, emoji: "👥")
+                ),
+                MenuGameViews.config(req, device: device),
+                MenuGameViews.networkErrorView(req)
+            )
+        )
+        return response
+    }
+
+    package func quickStart(_ req: Request, tab: MenuGameViews.Tab, emoji: String) -> Node<HTML.BodyContext> {
+        .a(
+            .class("quick-card"), .href(MenuGameViews.tabPath(tab)),
+            .span(.class("quick-emoji"), .ariaHidden(true), .text(emoji)),
+            .span(.class("quick-title"), .text(req.t("menu_game.tabs.\(tab.rawValue)"))),
+            .span(.class("quick-body"), .text(req.t("menu_game.\(tab.rawValue).lead")))
+        )
+    }
+
+    // MARK: Solo
+
+    package func soloTab(req: Request) async throws -> Response {
+        let device = try await MenuGameDevice.resolve(req)
+        if let redirect = onboardingRedirect(req, device) { return redirect }
+        let response = Layout.page(
+            req, title: req.t("menu_game.tabs.solo"),
+            extras: MenuGameViews.extras(req, tab: .solo),
+            main: .section(
+                .class("card tab-intro"), .ariaLabelledBy("solo-title"),
+                .span(.class("intro-emoji"), .ariaHidden(true), .text("🍱")),
+                .h1(.id("solo-title"), .text(req.t("menu_game.tabs.solo"))),
+                .p(.class("lead"), .text(req.t("menu_game.solo.intro"))),
+                dislikedSummary(req, device),
+                .a(.class("button primary wide"), .id("start-solo"), .href(PlayPath.soloGame), .text(req.t("menu_game.game.start")))
+            )
+        )
+        return response
+    }
+
+    package func dislikedSummary(_ req: Request, _ device: MenuGameDevice) -> Node<HTML.BodyContext> {
+        let names = MenuGameViews.dislikedOrder.filter(device.disliked.contains)
+            .map { req.t("menu_game.disliked.\($0.rawValue.lowercased())") }
+        return .p(
+            .class("disliked-summary"),
+            .text(names.isEmpty ? req.t("menu_game.disliked.none") : req.t("menu_game.disliked.summary", ["foods": names.joined(separator: ", ")])),
+            .text(" "),
+            .a(.href(PlayPath.settings + "#dislikes-settings"), .text(req.t("menu_game.disliked.change")))
+        )
+    }
+
+    package func soloGame(req: Request) async throws -> Response {
+        let device = try await MenuGameDevice.resolve(req)
+        if let redirect = onboardingRedirect(req, device) { return redirect }
+        return gamePage(req, device: device, mode: "solo", pin: nil)
+    }
+
+    package func gamePage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?) -> Response {
+        let response = Layout.page(
+            req, title: req.t("menu_game.game.title"),
+            extras: MenuGameViews.extras(req, tab: nil, scripts: [Self.script.game], showTabs: false),
+            main: .section(
+                .class("game"), .id("game"), .data(named: "mode", value: mode), .data(named: "pin", value: pin ?? ""),
+                .attribute(named: "aria-label", value: req.t("menu_game.game.title")),
+                pin.map { .p(.class("game-pin"), .text(req.t("menu_game.game.group_pin", ["pin": $0]))) } ?? .empty,
+                MenuGameViews.progressBar(req),
+                MenuGameViews.cardStack(req),
+                MenuGameViews.answerBar(req),
+                .p(.class("game-status"), .id("game-status"), .role("status")),
+                MenuGameViews.config(req, device: device, extra: ["mode": mode, "pin": pin ?? ""]),
+                MenuGameViews.networkErrorView(req)
+            )
+        )
+        return response
+    }
+
+    package func soloResult(req: Request) async throws -> Response {
+        let device = try await MenuGameDevice.resolve(req)
+        return resultPage(req, device: device, mode: "solo", pin: nil, result: nil)
+    }
+
+    // MARK: Helpers
+
+    package static func joinURL(_ pin: String, _ req: Request) -> String {
+        "\(req.application.settings.publicURL)/join/\(pin)"
+    }
+
+    /// Our own images as a path, so the page loads them from whatever address the browser used.
+    package static func pagePath(_ imageURL: String, _ req: Request) -> String {
+        let base = req.application.settings.publicURL
+        return imageURL.hasPrefix(base + "/") ? String(imageURL.dropFirst(base.count)) : imageURL
+    }
+}

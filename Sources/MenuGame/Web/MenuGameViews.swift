@@ -1,0 +1,246 @@
+import Accounts
+import Foundation
+import Platform
+import Plot
+import Vapor
+
+/// Building blocks of the menu-game pages: the tab bar, the nine cards, food tiles, and the
+/// JSON the page's scripts read. The pages themselves are in `MenuGamePages`.
+package enum MenuGameViews {
+    package enum Tab: String, CaseIterable { case home, solo, together }
+
+    package static let stylesheet = "/css/menu-game.css"
+
+    package static func tabPath(_ tab: Tab) -> String {
+        switch tab {
+        case .home: return PlayPath.home
+        case .solo: return PlayPath.solo
+        case .together: return PlayPath.together
+        }
+    }
+
+    /// The frame of every menu-game page: its stylesheet and scripts, the settings link in the
+    /// header, and the tab bar (hidden during a game so the player can concentrate).
+    package static func extras(_ req: Request, tab: Tab?, scripts: [String] = [], showTabs: Bool = true) -> PageExtras {
+        PageExtras(
+            stylesheets: [stylesheet],
+            scripts: scripts,
+            bodyClass: showTabs ? "menu-game with-tabs" : "menu-game",
+            headerLinks: .a(.class("settings-link"), .href(PlayPath.settings), .ariaLabel(req.t("menu_game.settings.title")),
+                            .span(.ariaHidden(true), .text("⚙️"))),
+            bottomBar: showTabs ? tabBar(req, current: tab) : .empty
+        )
+    }
+
+    package static func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
+        let icons: [Tab: String] = [.home: "🏠", .solo: "🍱", .together: "👥"]
+        return .nav(
+            .class("tab-bar"), .ariaLabel(req.t("menu_game.tabs.label")),
+            .forEach(Tab.allCases) { tab in
+                .a(
+                    .href(tabPath(tab)), .class(tab == current ? "tab current" : "tab"),
+                    tab == current ? .ariaCurrent("page") : .empty,
+                    .span(.class("tab-icon"), .ariaHidden(true), .text(icons[tab] ?? "")),
+                    .span(.class("tab-label"), .text(req.t("menu_game.tabs.\(tab.rawValue)")))
+                )
+            }
+        )
+    }
+
+    // MARK: Disliked foods
+
+    package static let dislikedEmoji: [Flavor: String] = [.spicy: "🌶️", .intestine: "🫕", .sashimi: "🍣", .seafood: "🦐", .meat: "🥩"]
+    /// The order of the tiles, as in the app.
+    package static let dislikedOrder: [Flavor] = [.spicy, .intestine, .sashimi, .seafood, .meat]
+
+    /// Checkbox tiles: a tap toggles, and they work with a keyboard and without scripts.
+    package static func dislikedTiles(_ req: Request, selected: Set<Flavor>) -> Node<HTML.FormContext> {
+        .fieldset(
+            .class("food-tiles"),
+            .element(named: "legend", nodes: [.class("visually-hidden"), .text(req.t("menu_game.disliked.title"))]),
+            .forEach(dislikedOrder) { flavor in
+                let id = "disliked-\(flavor.rawValue.lowercased())"
+                return .div(
+                    .class("food-tile"),
+                    .selfClosedElement(named: "input", attributes: [
+                        .type(.checkbox), .id(id), .name("disliked[]"), .value(flavor.rawValue),
+                        selected.contains(flavor) ? .attribute(named: "checked", value: "checked") : .empty,
+                    ]),
+                    .label(
+                        .for(id),
+                        .span(.class("food-emoji"), .ariaHidden(true), .text(dislikedEmoji[flavor] ?? "")),
+                        .span(.class("food-name"), .text(req.t("menu_game.disliked.\(flavor.rawValue.lowercased())")))
+                    )
+                )
+            }
+        )
+    }
+
+    // MARK: The nine cards
+
+    package struct Choice { package let value: String; package let emoji: String; package let key: String }
+
+    package static let yesNoEmoji: [Question: String] = [
+        .hangover: "🍲", .greasy: "🍗", .health: "🥗", .alcohol: "🍻", .instant: "⏱️", .spicy: "🌶️", .rich: "💸",
+    ]
+    package static let yesNoQuestions: [Question] = [.hangover, .greasy, .health, .alcohol, .instant, .spicy, .rich]
+    package static let mainChoices = [
+        Choice(value: "rice", emoji: "🍚", key: "menu_game.main.rice"),
+        Choice(value: "noodle", emoji: "🍜", key: "menu_game.main.noodle"),
+        Choice(value: "soup", emoji: "🥣", key: "menu_game.main.soup"),
+        Choice(value: "none", emoji: "🙅", key: "menu_game.main.none"),
+    ]
+    package static let nationChoices: [Choice] = [
+        (Nation.korean, "🥘"), (.western, "🍝"), (.japanese, "🍣"), (.chinese, "🥟"), (.convenient, "🍢"), (.exotic, "🌮"), (.etc, "🍽️"),
+    ].map { Choice(value: $0.0.rawValue, emoji: $0.1, key: "menu_game.nation.\($0.0.rawValue.lowercased())") }
+
+    package static var cardCount: Int { yesNoQuestions.count + 2 }
+
+    /// The stack of cards; the script shows three at a time and animates them.
+    package static func cardStack(_ req: Request) -> Node<HTML.BodyContext> {
+        var index = 0
+        func step() -> Node<HTML.BodyContext> {
+            index += 1
+            return .p(.class("card-step"), .text(req.t("menu_game.game.step", ["n": String(index), "total": String(cardCount)])))
+        }
+        return .div(
+            .class("card-stack"), .id("card-stack"), .ariaLive(.polite),
+            .forEach(yesNoQuestions) { question in
+                .section(
+                    .class("game-card"), .data(named: "question", value: question.rawValue), .data(named: "kind", value: "yesno"),
+                    .ariaLabelledBy("q-\(question.rawValue)"),
+                    step(),
+                    .span(.class("card-emoji"), .ariaHidden(true), .text(yesNoEmoji[question] ?? "")),
+                    .h2(.id("q-\(question.rawValue)"), .text(req.t("menu_game.q.\(question.rawValue)"))),
+                    .p(.class("card-hint"), .text(req.t("menu_game.q.\(question.rawValue).hint")))
+                )
+            },
+            choiceCard(req, question: "main", choices: mainChoices, step: step()),
+            choiceCard(req, question: "nation", choices: nationChoices, step: step())
+        )
+    }
+
+    private static func choiceCard(_ req: Request, question: String, choices: [Choice], step: Node<HTML.BodyContext>) -> Node<HTML.BodyContext> {
+        .section(
+            .class("game-card choice-card"), .data(named: "question", value: question), .data(named: "kind", value: "choice"),
+            .ariaLabelledBy("q-\(question)"),
+            step,
+            .h2(.id("q-\(question)"), .text(req.t("menu_game.q.\(question)"))),
+            .p(.class("card-hint"), .text(req.t("menu_game.q.\(question).hint"))),
+            .div(
+                .class("choice-grid"), .role("group"), .ariaLabelledBy("q-\(question)"),
+                .forEach(choices) { choice in
+                    .button(
+                        .type(.button), .class("choice-tile"), .attribute(named: "aria-pressed", value: "false"),
+                        .attribute(named: "data-choice", value: choice.value),
+                        .span(.class("choice-emoji"), .ariaHidden(true), .text(choice.emoji)),
+                        .span(.text(req.t(choice.key)))
+                    )
+                }
+            )
+        )
+    }
+
+    /// Like / don't care / hate for the yes-no cards; "don't care" / "next" for the others.
+    package static func answerBar(_ req: Request) -> Node<HTML.BodyContext> {
+        .div(
+            .class("answer-bar"),
+            .div(
+                .class("answer-buttons yesno-buttons"),
+                answerButton(req, "no", "✕", "menu_game.game.hate"),
+                answerButton(req, "skip", "〰", "menu_game.game.dont_care"),
+                answerButton(req, "yes", "♥", "menu_game.game.like")
+            ),
+            .div(
+                .class("answer-buttons choice-buttons"), .hidden(true),
+                answerButton(req, "skip", "〰", "menu_game.game.dont_care"),
+                answerButton(req, "next", "→", "menu_game.game.next")
+            ),
+            .button(.type(.button), .class("link-button previous-button"), .id("previous-card"), .attribute(named: "disabled"),
+                    .text("↶ " + req.t("menu_game.game.previous")))
+        )
+    }
+
+    private static func answerButton(_ req: Request, _ answer: String, _ symbol: String, _ key: String) -> Node<HTML.BodyContext> {
+        .button(
+            .type(.button), .class("answer-button answer-\(answer)"), .attribute(named: "data-answer", value: answer),
+            .span(.class("answer-symbol"), .ariaHidden(true), .text(symbol)),
+            .span(.class("answer-label"), .text(req.t(key)))
+        )
+    }
+
+    package static func progressBar(_ req: Request) -> Node<HTML.BodyContext> {
+        .div(
+            .class("progress"), .id("game-progress"), .role("progressbar"),
+            .attribute(named: "aria-label", value: req.t("menu_game.game.progress")),
+            .attribute(named: "aria-valuemin", value: "0"), .attribute(named: "aria-valuemax", value: String(cardCount)),
+            .attribute(named: "aria-valuenow", value: "0"),
+            .div(.class("progress-fill"))
+        )
+    }
+
+    // MARK: Network trouble
+
+    /// The view shown when a request fails for want of a network or server; "retry" repeats
+    /// the request that failed, without reloading the page.
+    package static func networkErrorView(_ req: Request) -> Node<HTML.BodyContext> {
+        .div(
+            .class("network-error"), .id("network-error"), .hidden(true), .role("alertdialog"),
+            .ariaLabelledBy("network-error-title"), .attribute(named: "aria-modal", value: "true"),
+            .div(
+                .class("network-error-card"),
+                .span(.class("network-error-emoji"), .ariaHidden(true), .text("📡")),
+                .h2(.id("network-error-title"), .text(req.t("menu_game.network.title"))),
+                .p(.text(req.t("menu_game.network.body"))),
+                .button(.type(.button), .class("button primary wide"), .id("network-retry"), .text(req.t("menu_game.network.retry")))
+            )
+        )
+    }
+
+    // MARK: Script configuration
+
+    /// Data for the page's scripts, as a JSON block (not executed, so the CSP allows it).
+    package static func config(_ req: Request, device: MenuGameDevice, extra: [String: Any] = [:]) -> Node<HTML.BodyContext> {
+        var object: [String: Any] = [
+            "device": device.token,
+            "disliked": device.disliked.map(\.rawValue).sorted(),
+            "publicURL": req.application.settings.publicURL,
+            "strings": scriptStrings(req),
+            "keywords": keywordLabels(req),
+        ]
+        for (key, value) in extra { object[key] = value }
+        return PageConfig.block(req, values: object)
+    }
+
+    /// Text the scripts show, in the page's language.
+    package static let scriptStringKeys = [
+        "menu_game.result.next_rank", "menu_game.result.rank", "menu_game.result.players", "menu_game.result.share_text",
+        "menu_game.result.copied", "menu_game.together.copied", "menu_game.together.wrong_pin", "menu_game.home.question",
+        "menu_game.game.submitting", "menu_game.wait.live", "menu_game.wait.polling",
+    ]
+
+    package static func scriptStrings(_ req: Request) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: scriptStringKeys.map { ($0, req.t($0)) })
+    }
+
+    /// The results carry the original app's Korean keywords; pages show them in the reader's language.
+    package static func keywordLabels(_ req: Request) -> [String: String] {
+        var labels: [String: String] = [:]
+        for question in Question.yesNo {
+            for side in [true, false] {
+                guard let keyword = question.keyword(yes: side) else { continue }
+                labels[keyword] = req.t("menu_game.keyword.\(question.rawValue).\(side ? "yes" : "no")")
+            }
+        }
+        return labels
+    }
+
+    /// Long names get a smaller type size so they wrap instead of being cut (the app's 육회/육회비빔밥 bug).
+    package static func nameSizeClass(_ name: String) -> String {
+        switch name.count {
+        case ..<8: return "name-short"
+        case ..<14: return "name-medium"
+        default: return "name-long"
+        }
+    }
+}

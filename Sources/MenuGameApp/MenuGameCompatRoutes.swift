@@ -1,0 +1,138 @@
+import Accounts
+import MenuGame
+import Platform
+import Vapor
+
+/// The routes the shipped 우리뭐먹지 iOS app calls, with its exact contracts: paths, JSON
+/// literals as bodies, Korean names. Behaviour is the native API's (`MenuGameService`).
+///
+/// Differences the app relies on, kept on purpose: `GET /group/{pin}/gameresult` closes the game
+/// without a token (the app's host sends none), and a submission after closing answers 200
+/// without being counted (the app then shows the closed waiting room).
+package struct MenuGameCompatRoutes: RouteCollection {
+    /// `ResultSubmission` of the app. `pinNumber` and `token` may be absent or null.
+    package struct ResultSubmission: Content {
+        package let gameAnswer: GameAnswer
+        package let dislikedFoods: [Flavor]?
+        package let pinNumber: String?
+        package let token: String?
+
+        package enum CodingKeys: String, CodingKey { case gameAnswer, dislikedFoods, pinNumber, token }
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            gameAnswer = try container.decode(GameAnswer.self, forKey: .gameAnswer)
+            dislikedFoods = try container.decodeIfPresent([Flavor].self, forKey: .dislikedFoods)
+            // The app sends the PIN as a string; accept a number too.
+            if let text = try? container.decodeIfPresent(String.self, forKey: .pinNumber) {
+                pinNumber = text
+            } else {
+                pinNumber = try container.decodeIfPresent(Int.self, forKey: .pinNumber).map(String.init)
+            }
+            token = try container.decodeIfPresent(String.self, forKey: .token)
+        }
+
+        package func choice() throws -> PlayerChoice {
+            try SubmissionBody(gameAnswer: gameAnswer, dislikedFoods: dislikedFoods).choice()
+        }
+    }
+
+    package struct RandomMenu: Content {
+        package let name: String
+        package let imageURL: String
+    }
+
+    package struct CompatResult: Content {
+        package struct Item: Content {
+            package let name: String
+            package let imageURL: String
+            package let keywords: [String]
+        }
+        package let menus: [Item]
+        package let playerCount: Int
+
+        /// The app shows three: the winner and two "next rank" taps.
+        package init(_ result: GameResult) {
+            menus = result.menus.prefix(3).map { Item(name: $0.name.ko, imageURL: $0.imageURL, keywords: $0.keywords) }
+            playerCount = result.playerCount
+        }
+    }
+
+    package struct WaitState: Content {
+        package let submissionCount: Int
+        package let isHost: Bool
+        package let isGameClosed: Bool
+    }
+
+    package func boot(routes: any RoutesBuilder) throws {
+        routes.get("menu", "random", use: randomMenu)
+        routes.post("group", use: createGroup)
+        routes.post("group", "solo", use: solo)
+        routes.get("group", ":pin", use: pinExists)
+        routes.post("group", ":pin", use: submit)
+        routes.put("group", ":pin", use: cancel)
+        routes.get("group", ":pin", "gameresultwait", use: waitState)
+        routes.get("group", ":pin", "gameresult", use: gameResult)
+    }
+
+    package func randomMenu(req: Request) async throws -> RandomMenu {
+        let game = req.menuGame
+        let menu = try await game.randomMenu(device: nil)
+        return RandomMenu(name: menu.name.ko, imageURL: game.imageURL(for: menu))
+    }
+
+    /// 201 with the PIN as a bare JSON number (the app reads the body text as the PIN).
+    package func createGroup(req: Request) async throws -> Response {
+        let token = try DeviceToken.validate(req.query[String.self, at: "token"])
+        let group = try await req.menuGame.createGroup(hostToken: token, hostUserID: nil)
+        return Self.jsonLiteral(group.pin, status: .created)
+    }
+
+    package func solo(req: Request) async throws -> CompatResult {
+        let submission = try req.decodeJSON(ResultSubmission.self)
+        let token = try submission.token.map { try DeviceToken.validate($0) }
+        return CompatResult(try await req.menuGame.solo(try submission.choice(), device: token))
+    }
+
+    /// `true` while a group with this PIN is open; `false` for anything else, never an error.
+    package func pinExists(req: Request) async throws -> Response {
+        do {
+            let group = try await req.menuGroupFromPath()
+            return Self.jsonLiteral(group.isClosed ? "false" : "true")
+        } catch let error as AppError where error.code == "group_not_found" {
+            return Self.jsonLiteral("false")
+        }
+    }
+
+    /// 200 with an empty body. After the game closed the answers are not counted, still 200.
+    package func submit(req: Request) async throws -> Response {
+        let submission = try req.decodeJSON(ResultSubmission.self)
+        let token = try DeviceToken.validate(submission.token)
+        let choice = try submission.choice()
+        let group = try await req.menuGroupFromPath()
+        _ = try await req.menuGame.submit(choice, to: group, playerToken: token)
+        return Response(status: .ok)
+    }
+
+    package func cancel(req: Request) async throws -> Response {
+        let token = try DeviceToken.validate(req.query[String.self, at: "token"])
+        let group = try await req.menuGroupFromPath()
+        _ = try await req.menuGame.cancel(in: group, playerToken: token)
+        return Response(status: .ok)
+    }
+
+    package func waitState(req: Request) async throws -> WaitState {
+        let status = try await req.menuGroupStatusFromPath(device: req.query[String.self, at: "token"])
+        return WaitState(submissionCount: status.submissionCount, isHost: status.isHost, isGameClosed: status.isClosed)
+    }
+
+    /// The app's host calls this to see the results; it closes the game (no token is sent).
+    package func gameResult(req: Request) async throws -> CompatResult {
+        let group = try await req.menuGroupFromPath()
+        return CompatResult(try await req.menuGame.close(group))
+    }
+
+    package static func jsonLiteral(_ text: String, status: HTTPResponseStatus = .ok) -> Response {
+        Response(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: .init(string: text))
+    }
+}

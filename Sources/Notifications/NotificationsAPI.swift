@@ -1,0 +1,120 @@
+import Accounts
+import Fluent
+import Platform
+import Vapor
+
+/// A notification as clients see it, its message already in the reader's language.
+package struct NotificationResponse: Content {
+    package let id: UUID
+    package let service: String
+    package let kind: String
+    @NullEncoded package var actor: PersonSummary?
+    @NullEncoded package var subjectId: UUID?
+    @NullEncoded package var link: String?
+    @NullEncoded package var excerpt: String?
+    package let message: String
+    package let read: Bool
+    package let createdAt: Date
+
+    package init(_ row: InboxNotification, req: Request) {
+        let actor = row.$actor.value.flatMap { $0 }
+        id = row.id ?? UUID()
+        service = row.service
+        kind = row.kind
+        self.actor = actor.map { PersonSummary($0, files: req.application.files) }
+        subjectId = row.subjectID
+        link = row.link
+        excerpt = row.excerpt
+        message = req.t("notification.\(row.kind)", ["actor": actor?.nickname ?? req.t("notification.someone")])
+        read = row.readAt != nil
+        createdAt = row.createdAt ?? Date()
+    }
+}
+
+/// `{items, nextCursor}` with the unread count beside them (the badge).
+package struct NotificationsPage: Content {
+    package let items: [NotificationResponse]
+    @NullEncoded package var nextCursor: String?
+    package let unreadCount: Int
+}
+
+package struct UnreadCount: Content {
+    package let unreadCount: Int
+}
+
+/// `/api/v1/notifications`: the inbox of the signed-in account.
+package struct NotificationsAPI: RouteCollection {
+    package struct ReadBody: Content {
+        /// The notifications to mark read; absent or null marks every one.
+        package let ids: [UUID]?
+    }
+
+    package func boot(routes: any RoutesBuilder) throws {
+        let inbox = routes.grouped("api", "v1", "notifications")
+        inbox.get(use: list)
+        inbox.post("read", use: markRead)
+        inbox.get("live", use: live)
+    }
+
+    package func list(req: Request) async throws -> NotificationsPage {
+        let user = try req.requireUser().requireID()
+        let page = try await req.inbox.page(for: user, CursorPageRequest(from: req))
+        return NotificationsPage(items: page.items.map { NotificationResponse($0, req: req) }, nextCursor: page.nextCursor,
+                                 unreadCount: try await req.inbox.unreadCount(for: user))
+    }
+
+    package func markRead(req: Request) async throws -> UnreadCount {
+        let user = try req.requireUser().requireID()
+        let body = req.body.data == nil ? ReadBody(ids: nil) : try req.decodeJSON(ReadBody.self)
+        if let ids = body.ids, ids.count > CursorPageRequest.maxLimit {
+            throw AppError.badRequest("too_many_ids", ["max": String(CursorPageRequest.maxLimit)])
+        }
+        try await req.inbox.markRead(for: user, ids: body.ids)
+        return UnreadCount(unreadCount: try await req.inbox.unreadCount(for: user))
+    }
+
+    /// A WebSocket that sends `{"unreadCount": n}` at once, then `{"unreadCount": n, "notification": {…}}`
+    /// when one arrives and `{"unreadCount": n}` when some are read (on any instance).
+    package func live(req: Request) async throws -> Response {
+        try Self.liveSocket(for: try req.requireUser().requireID(), req)
+    }
+
+    /// The live socket of `user`'s inbox; the API route and the pages' (`/notifications/live`) share it.
+    package static func liveSocket(for user: UUID, _ req: Request) throws -> Response {
+        try req.liveSocket(feature: "notifications") { req, socket, _ in
+            // Subscribe before counting: an arrival in between is sent after the count, never lost.
+            let stream = req.application.events.subscribe(to: NotificationInbox.topic(for: user))
+            if let message = try? await Self.message(for: user, arrived: nil, req: req) { try? await socket.send(message) }
+            let forwarding = Task {
+                for await event in stream {
+                    guard let message = try? await Self.message(for: user, arrived: UUID(uuidString: event), req: req) else { continue }
+                    try? await socket.send(message)
+                }
+            }
+            socket.onClose.whenComplete { _ in forwarding.cancel() }
+        }
+    }
+
+    package struct LiveMessage: Content {
+        package let unreadCount: Int
+        package let notification: NotificationResponse?
+    }
+
+    package static func message(for user: UUID, arrived id: UUID?, req: Request) async throws -> String {
+        var notification: InboxNotification?
+        if let id { notification = try await req.inbox.notification(id, for: user) }
+        let message = LiveMessage(unreadCount: try await req.inbox.unreadCount(for: user),
+                                  notification: notification.map { NotificationResponse($0, req: req) })
+        return String(decoding: try AppJSON.encoder().encode(message), as: UTF8.self)
+    }
+}
+
+/// The shared inbox, plugged in like a feature: its table and its routes.
+package enum NotificationsFeature: Feature {
+    package static let migrations: [any Migration] = [CreateNotifications()]
+
+    package static func routes(_ routes: FeatureRoutes) throws {
+        try routes.api.register(collection: NotificationsAPI())
+        try routes.web.register(collection: NotificationsPages())
+    }
+}

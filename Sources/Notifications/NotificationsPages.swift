@@ -1,0 +1,94 @@
+import Accounts
+import Platform
+import Plot
+import Vapor
+
+/// Counts the viewer's unread notifications for pages (GET requests of a signed-in browser):
+/// one indexed count, so the bell is right on first paint; `bell.js` keeps it live after that.
+package struct InboxBadgeMiddleware: AsyncMiddleware {
+    package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        if request.method == .GET, request.storage[WebViewerKey.self] != nil, let user = request.auth.get(User.self)?.id {
+            request.storage[InboxBadgeKey.self] = try await request.inbox.unreadCount(for: user)
+        }
+        return try await next.respond(to: request)
+    }
+
+    package init() {}
+}
+
+/// `/notifications`: the inbox of a signed-in browser, for every service. Opening it marks what
+/// it shows as read (those stay marked "new" on this visit); `bell.js` adds arrivals live over
+/// `/notifications/live`, the API's socket behind the session cookie.
+package struct NotificationsPages: RouteCollection {
+    package func boot(routes: any RoutesBuilder) throws {
+        let inbox = routes.grouped("notifications").grouped(SignInRequired())
+        inbox.get(use: list)
+        inbox.post("read", use: markAllRead)
+        inbox.get("live", use: live)
+    }
+
+    package func list(req: Request) async throws -> Response {
+        let user = try req.requireUser().requireID()
+        let page = try await req.inbox.page(for: user, CursorPageRequest(from: req))
+        let unreadShown = page.items.filter { $0.readAt == nil }.compactMap(\.id)
+        if !unreadShown.isEmpty { try await req.inbox.markRead(for: user, ids: unreadShown) }
+        let remaining = try await req.inbox.unreadCount(for: user)
+        req.storage[InboxBadgeKey.self] = remaining
+        let items = page.items.map { NotificationResponse($0, req: req) }
+        return Layout.page(
+            req, title: req.t("inbox.title"), extras: PageExtras(scripts: []),
+            main: .section(
+                .class("inbox"),
+                .div(
+                    .class("inbox-heading"),
+                    .h1(.text(req.t("inbox.title"))),
+                    remaining == 0 ? .empty : .form(
+                        .action("/notifications/read"), .method(.post), .class("inline-form"),
+                        Layout.csrfField(req),
+                        .button(.type(.submit), .class("link-button"), .text(req.t("inbox.mark_all_read")))
+                    )
+                ),
+                .p(.class("inbox-empty muted"), .id("inbox-empty"), items.isEmpty ? .empty : .attribute(named: "hidden", value: "hidden"),
+                   .text(req.t("inbox.empty"))),
+                .ol(.class("notification-list"), .id("notification-list"), .forEach(items) { row(req, $0) }),
+                page.nextCursor.map { cursor in
+                    .a(.class("button wide"), .id("inbox-more"), .href("/notifications?cursor=\(cursor)"), .text(req.t("inbox.more")))
+                } ?? .empty
+            )
+        )
+    }
+
+    /// One notification; `bell.js` builds the same markup for arrivals.
+    package func row(_ req: Request, _ item: NotificationResponse) -> Node<HTML.ListContext> {
+        .li(
+            .class(item.read ? "notification" : "notification unread"), .data(named: "id", value: item.id.uuidString.lowercased()),
+            .a(
+                .href(Layout.safeNextPath(item.link) ?? "/notifications"),
+                .span(.class("notification-message"), .text(item.message)),
+                item.excerpt.map { .span(.class("notification-excerpt"), .text($0)) } ?? .empty,
+                .element(named: "time", nodes: [.datetime(ISO8601DateFormatter().string(from: item.createdAt)),
+                                                 .text(Self.dateFormatter(req).string(from: item.createdAt))])
+            )
+        )
+    }
+
+    package static func dateFormatter(_ req: Request) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: req.language.rawValue)
+        formatter.timeZone = TimeZone(identifier: "Asia/Seoul")
+        formatter.dateStyle = .medium
+        formatter.timeStyle = .short
+        return formatter
+    }
+
+    package func markAllRead(req: Request) async throws -> Response {
+        try await req.inbox.markRead(for: try req.requireUser().requireID(), ids: nil)
+        return Layout.redirect(to: "/notifications")
+    }
+
+    /// The inbox socket for pages, opened only by a page of this origin.
+    package func live(req: Request) async throws -> Response {
+        try req.requireSameOriginSocket()
+        return try NotificationsAPI.liveSocket(for: try req.requireUser().requireID(), req)
+    }
+}

@@ -1,0 +1,56 @@
+import NIOConcurrencyHelpers
+import Vapor
+
+/// What features hand from a device to an account when someone signs in on it: a visitor's cart
+/// joins the account's cart (the shop). Accounts calls every handler at each sign-in (web login
+/// and sign-up pages with the browser's device, the API's login and sign-up with
+/// `X-Device-Token`); features register theirs at configure, so Accounts names none of them.
+/// A handler's failure is logged and never stops the sign-in.
+package final class DeviceHandOvers: Sendable {
+    package typealias Handler = @Sendable (_ device: Principal, _ account: Principal, _ request: Request) async throws -> Void
+
+    private let handlers = NIOLockedValueBox<[Handler]>([])
+
+    package func register(_ handler: @escaping Handler) {
+        handlers.withLockedValue { $0.append(handler) }
+    }
+
+    /// Hands what `device` holds to `account`.
+    package func handOver(from device: Principal, to account: Principal, _ request: Request) async {
+        for handler in handlers.withLockedValue({ $0 }) {
+            do { try await handler(device, account, request) } catch {
+                request.logger.warning("a device's things were not handed to the account at sign-in: \(error)")
+            }
+        }
+    }
+}
+
+extension Application {
+    private struct DeviceHandOversKey: StorageKey, LockKey { typealias Value = DeviceHandOvers }
+
+    package var deviceHandOvers: DeviceHandOvers {
+        locks.lock(for: DeviceHandOversKey.self).withLock {
+            if let existing = storage[DeviceHandOversKey.self] { return existing }
+            let handOvers = DeviceHandOvers()
+            storage[DeviceHandOversKey.self] = handOvers
+            return handOvers
+        }
+    }
+}
+
+extension Request {
+    /// After a sign-in to the account `accountID`: what this request's device held becomes the account's (the
+    /// device named by `X-Device-Token`, else the browser's device cookie when there is one).
+    package func handDeviceOver(to accountID: UUID?) async {
+        let device: Principal?
+        if let token = try? deviceTokenHeader() {
+            device = .device(token)
+        } else if let token = (cookies[BrowserDevice.cookieName]?.string).flatMap({ try? DeviceToken.validate($0) }) {
+            device = .device(token)
+        } else {
+            device = nil
+        }
+        guard let device, let id = accountID else { return }
+        await application.deviceHandOvers.handOver(from: device, to: .user(id), self)
+    }
+}

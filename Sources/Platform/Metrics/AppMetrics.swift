@@ -1,0 +1,77 @@
+import Fluent
+import Metrics
+import Prometheus
+import Vapor
+
+/// The process's metrics. Code everywhere records with swift-metrics' API (`Counter`, `Timer`,
+/// `Meter`); one Prometheus registry (swift-prometheus) keeps them and `/metrics` writes it out
+/// in the Prometheus text format.
+///
+/// - `http_requests_total` and `http_request_duration_seconds` (a histogram), by `method`,
+///   `route` (the route pattern, `/api/v1/groups/:pin`, never the raw path, so series stay
+///   bounded; `unmatched` for requests no route takes) and `status`;
+/// - `whatweeat_websockets_open` by `feature`, `whatweeat_event_bus_delivery_seconds`, the
+///   database pool's wait as a request meets it (`whatweeat_db_connection_wait_seconds`), and
+///   the features' own counters (`whatweeat_*_total`); README.md's "Using the API" lists them.
+public enum AppMetrics {
+    /// `MetricsSystem` takes one factory per process, so one registry serves every application
+    /// the process makes (a test run makes many; their counts add up, so tests compare before
+    /// and after).
+    package static let registry: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .microseconds(2_500), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2_500), .seconds(5), .seconds(10),
+        ]
+        MetricsSystem.bootstrap(factory)
+        return registry
+    }()
+
+    /// Installs the registry as the process's metrics backend (once; later calls do nothing).
+    public static func start() {
+        _ = registry
+    }
+
+    /// The exposition text served at `/metrics`.
+    public static func prometheusText() -> String {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(16 * 1024)
+        registry.emit(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    /// Every few seconds, how long taking a database connection takes right now: the pool's queue
+    /// as a request meets it (`whatweeat_db_connection_wait_seconds`, a gauge; near zero while the
+    /// pool has room). AsyncKit's pool keeps its own counts private, so this is measured from outside.
+    package static func databaseProbe() -> PeriodicJob {
+        PeriodicJob("database pool probe", every: .seconds(5)) { app in
+            let start = ContinuousClock.now
+            try await app.db.withConnection { _ in }
+            Gauge(label: "whatweeat_db_connection_wait_seconds").record(seconds(ContinuousClock.now - start))
+            return 0
+        }
+    }
+
+    /// Seconds of a `Duration`, for `Timer.recordSeconds`.
+    package static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// Measures every request, including those that end in an error response.
+/// Installed outermost so it sees the status the error middleware chose.
+package struct RequestMetricsMiddleware: AsyncMiddleware {
+    package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        let start = ContinuousClock.now
+        let response = try await next.respond(to: request)
+        let elapsed = ContinuousClock.now - start
+        let route = request.route.map { "/" + $0.path.map(\.description).joined(separator: "/") } ?? "unmatched"
+        let dimensions = [("method", request.method.rawValue), ("route", route), ("status", String(response.status.code))]
+        Counter(label: "http_requests_total", dimensions: dimensions).increment()
+        Timer(label: "http_request_duration_seconds", dimensions: dimensions).recordSeconds(AppMetrics.seconds(elapsed))
+        return response
+    }
+
+    package init() {}
+}

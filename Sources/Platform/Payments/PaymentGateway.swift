@@ -1,0 +1,175 @@
+import AsyncHTTPClient
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+/// A payment provider the server asks whether a payment happened. The client pays with the
+/// provider directly; the server never trusts the client's word, only the provider's.
+public protocol PaymentGateway: Sendable {
+    /// Stored on the order (`portone`, `test`).
+    var name: String { get }
+    /// The payment with this provider id, as the provider reports it.
+    func payment(id: String) async throws -> ProviderPayment
+    /// Refunds a payment that did not pay for its order (wrong amount, cancelled order).
+    func cancel(paymentID: String, reason: String) async throws
+}
+
+/// A payment as the provider reports it.
+public struct ProviderPayment: Sendable, Equatable {
+    public enum Status: String, Sendable { case ready, paid, failed, cancelled }
+    public let providerID: String
+    public let merchantUID: String
+    public let amount: Int
+    public let status: Status
+
+    public init(providerID: String, merchantUID: String, amount: Int, status: Status) {
+        self.providerID = providerID
+        self.merchantUID = merchantUID
+        self.amount = amount
+        self.status = status
+    }
+}
+
+public enum PaymentGatewayError: Error, Equatable {
+    /// The provider does not know this payment id.
+    case unknownPayment
+    /// The provider could not be reached or refused us (credentials, outage); nothing was decided.
+    case unavailable(String)
+}
+
+/// For development and tests: a payment id `test:{merchantUID}:{amount}` is a paid payment of
+/// that amount for that order; `test:{merchantUID}:{amount}:failed` a failed one. Settings refuse
+/// it when `APP_ENV=production`.
+public struct TestPaymentGateway: PaymentGateway {
+    public var name: String { "test" }
+
+    public init() {}
+
+    public static func paymentID(merchantUID: String, amount: Int, failed: Bool = false) -> String {
+        "test:\(merchantUID):\(amount)" + (failed ? ":failed" : "")
+    }
+
+    public func payment(id: String) async throws -> ProviderPayment {
+        let parts = id.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 || (parts.count == 4 && parts[3] == "failed"), parts[0] == "test", let amount = Int(parts[2]),
+              (0...1_000_000_000_000).contains(amount) else {
+            throw PaymentGatewayError.unknownPayment
+        }
+        return ProviderPayment(providerID: id, merchantUID: parts[1], amount: amount, status: parts.count == 4 ? .failed : .paid)
+    }
+
+    public func cancel(paymentID: String, reason: String) async throws {}
+}
+
+/// PortOne (iamport) REST API v1: `POST /users/getToken` for an access token (cached until it
+/// expires), `GET /payments/{imp_uid}` to look a payment up, `POST /payments/cancel` to refund.
+/// Every answer is `{"code": 0, "message": …, "response": …}`; a non-zero code is a refusal.
+public final class PortOneGateway: PaymentGateway {
+    public var name: String { "portone" }
+
+    private let baseURL: String
+    private let apiKey: String
+    private let apiSecret: String
+    private let client: HTTPClient
+    private let token = NIOLockedValueBox<(value: String, expiresAt: Date)?>(nil)
+    package static let timeout: TimeAmount = .seconds(10)
+
+    public init(baseURL: String, apiKey: String, apiSecret: String, client: HTTPClient) {
+        self.baseURL = baseURL
+        self.apiKey = apiKey
+        self.apiSecret = apiSecret
+        self.client = client
+    }
+
+    package struct Envelope<Payload: Decodable>: Decodable {
+        package let code: Int
+        package let message: String?
+        package let response: Payload?
+    }
+
+    package struct TokenPayload: Decodable {
+        package let access_token: String
+        package let expired_at: Double
+        package let now: Double?
+    }
+
+    package struct PaymentPayload: Decodable {
+        package let imp_uid: String
+        package let merchant_uid: String
+        package let amount: Double
+        package let status: String
+    }
+
+    public func payment(id: String) async throws -> ProviderPayment {
+        guard let escaped = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "_-"))), !id.isEmpty else {
+            throw PaymentGatewayError.unknownPayment
+        }
+        let (status, envelope): (HTTPResponseStatus, Envelope<PaymentPayload>) = try await send(.GET, "/payments/\(escaped)", authorized: true)
+        if status == .notFound { throw PaymentGatewayError.unknownPayment }
+        guard envelope.code == 0, let payment = envelope.response else {
+            throw PaymentGatewayError.unavailable(envelope.message ?? "code \(envelope.code)")
+        }
+        let state = ProviderPayment.Status(rawValue: payment.status) ?? .failed
+        // An amount no order can have (or not a number) is reported as unavailable, never trapped on.
+        guard let amount = Int(exactly: payment.amount.rounded()), (0...1_000_000_000_000).contains(amount) else {
+            throw PaymentGatewayError.unavailable("amount \(payment.amount)")
+        }
+        return ProviderPayment(providerID: payment.imp_uid, merchantUID: payment.merchant_uid, amount: amount, status: state)
+    }
+
+    public func cancel(paymentID: String, reason: String) async throws {
+        struct Body: Encodable { let imp_uid: String; let reason: String }
+        struct Cancelled: Decodable { let imp_uid: String }
+        let (_, envelope): (HTTPResponseStatus, Envelope<Cancelled>) = try await send(.POST, "/payments/cancel", body: Body(imp_uid: paymentID, reason: reason), authorized: true)
+        guard envelope.code == 0 else { throw PaymentGatewayError.unavailable(envelope.message ?? "code \(envelope.code)") }
+    }
+
+    private func accessToken() async throws -> String {
+        if let cached = token.withLockedValue({ $0 }), cached.expiresAt.timeIntervalSinceNow > 60 { return cached.value }
+        struct Body: Encodable { let imp_key: String; let imp_secret: String }
+        let (_, envelope): (HTTPResponseStatus, Envelope<TokenPayload>) = try await send(.POST, "/users/getToken", body: Body(imp_key: apiKey, imp_secret: apiSecret), authorized: false)
+        guard envelope.code == 0, let payload = envelope.response else {
+            throw PaymentGatewayError.unavailable("token refused: \(envelope.message ?? "code \(envelope.code)")")
+        }
+        // expired_at is the provider's clock; keep the lifetime it granted, measured on ours.
+        let lifetime = payload.expired_at - (payload.now ?? Date().timeIntervalSince1970)
+        token.withLockedValue { $0 = (payload.access_token, Date().addingTimeInterval(max(0, lifetime))) }
+        return payload.access_token
+    }
+
+    /// Sends a request; an authorized one refused with 401 (the provider let our cached token
+    /// lapse first) is sent once more with a fresh token.
+    private func send<Payload: Decodable>(
+        _ method: HTTPMethod, _ path: String, body: (any Encodable)? = nil, authorized: Bool
+    ) async throws -> (HTTPResponseStatus, Envelope<Payload>) {
+        let first: (HTTPResponseStatus, Envelope<Payload>) = try await sendOnce(method, path, body: body, authorized: authorized)
+        guard authorized, first.0 == .unauthorized else { return first }
+        token.withLockedValue { $0 = nil }
+        return try await sendOnce(method, path, body: body, authorized: true)
+    }
+
+    private func sendOnce<Payload: Decodable>(
+        _ method: HTTPMethod, _ path: String, body: (any Encodable)?, authorized: Bool
+    ) async throws -> (HTTPResponseStatus, Envelope<Payload>) {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        request.headers.add(name: "Accept", value: "application/json")
+        if authorized { request.headers.add(name: "Authorization", value: try await accessToken()) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(body)))
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: Self.timeout)
+        } catch {
+            throw PaymentGatewayError.unavailable("PortOne unreachable: \(error)")
+        }
+        let data = try await response.body.collect(upTo: 1 << 20)
+        guard let envelope = try? JSONDecoder().decode(Envelope<Payload>.self, from: data) else {
+            throw PaymentGatewayError.unavailable("PortOne answered \(response.status.code) without its JSON envelope")
+        }
+        return (response.status, envelope)
+    }
+}

@@ -1,0 +1,76 @@
+import NIOConcurrencyHelpers
+import Vapor
+
+/// Bounds failed guesses (a PIN look-up that finds nothing) per key, exactly, without limiting
+/// the look-ups that succeed. A look-up in flight might still be a miss, so it holds one of the
+/// budget's places while it runs: with `misses + inFlight` at the limit, further look-ups wait
+/// for one to finish (a hit gives its place back at once, so many players behind one address
+/// only wait a moment), and once the recorded misses alone fill the window they are refused.
+/// 300 parallel guesses from one address therefore get exactly `limit` answers of "not found".
+public final class GuessLimiter: Sendable {
+    public let limit: Int
+    public let window: TimeInterval
+
+    private struct Entry {
+        var misses: [Date] = []
+        var inFlight = 0
+    }
+    private let entries = NIOLockedValueBox<[String: Entry]>([:])
+
+    public init(limit: Int, window: TimeInterval) {
+        self.limit = limit
+        self.window = window
+    }
+
+    /// Runs `lookUp` within the budget of `key`; a nil result is a miss and is recorded.
+    /// Throws 429 (with `Retry-After`) when the misses of the window are used up.
+    package func guess<Found>(_ key: String, code: String, _ lookUp: () async throws -> Found?) async throws -> Found? {
+        while true {
+            switch admit(key) {
+            case .admitted:
+                var missed = true
+                defer { finish(key, missed: missed) }
+                let found = try await lookUp()
+                missed = found == nil
+                return found
+            case .refused(let wait):
+                throw AppError(.tooManyRequests, code, headers: ["Retry-After": String(wait)])
+            case .full:
+                // Wait for a look-up in flight to finish: a found PIN frees its place at once.
+                // A short sleep and a fresh look, rather than parked continuations, so no wake-up
+                // can be lost between the check and the wait.
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
+    }
+
+    private enum Admission { case admitted, full, refused(Int) }
+
+    private func admit(_ key: String, now: Date = Date()) -> Admission {
+        entries.withLockedValue { all in
+            var entry = all[key] ?? Entry()
+            entry.misses.removeAll { now.timeIntervalSince($0) >= window }
+            defer { all[key] = entry }
+            if entry.misses.count >= limit, let oldest = entry.misses.first {
+                return .refused(max(1, Int(oldest.addingTimeInterval(window).timeIntervalSince(now).rounded(.up))))
+            }
+            guard entry.misses.count + entry.inFlight < limit else { return .full }
+            entry.inFlight += 1
+            return .admitted
+        }
+    }
+
+    private func finish(_ key: String, missed: Bool, now: Date = Date()) {
+        entries.withLockedValue { all in
+            guard var entry = all[key] else { return }
+            entry.inFlight -= 1
+            if missed { entry.misses.append(now) }
+            let idle = entry.inFlight == 0 && entry.misses.isEmpty
+            all[key] = idle ? nil : entry
+            // Forget idle keys now and then so the table cannot grow without bound.
+            if all.count > 10_000 {
+                all = all.filter { $0.value.inFlight > 0 || $0.value.misses.contains { now.timeIntervalSince($0) < window } }
+            }
+        }
+    }
+}

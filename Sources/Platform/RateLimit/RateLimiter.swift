@@ -1,0 +1,118 @@
+import NIOConcurrencyHelpers
+import Vapor
+
+/// Counts events per key (a client address, say) in a sliding window.
+///
+/// On SQLite (one process) the counts live in this process's memory. With several instances on
+/// one PostgreSQL database they live there (`SharedBudgets`, when `shared` is given), so a client
+/// has one budget however many instances answer it.
+///
+/// A caller reserves its slot before the work it guards, in one step (under a lock, or a
+/// database lock per key), and gives it back when that work turns out not to count. Checking
+/// first and recording after the work would let every parallel request pass the check before
+/// any of them recorded.
+public final class RateLimiter: Sendable {
+    /// Names the budget in the shared table (`passwordChecks`, `feedback`…).
+    public let name: String
+    public let limit: Int
+    public let window: TimeInterval
+    private let events = NIOLockedValueBox<[String: [Date]]>([:])
+    private let shared: SharedBudgets?
+
+    public init(name: String, limit: Int, window: TimeInterval, shared: SharedBudgets? = nil) {
+        self.name = name
+        self.limit = limit
+        self.window = window
+        self.shared = shared
+    }
+
+    /// A slot taken by `reserve`, to hand back to `release`.
+    public struct Slot: Sendable {
+        package let key: String
+        package let takenAt: Date
+        /// The slot's row when the budget is shared.
+        package let sharedID: UUID?
+    }
+
+    /// Takes a slot for `key`, or answers the seconds to wait when the window is full.
+    public func tryReserve(_ key: String, now: Date = Date()) async throws -> Result<Slot, Wait> {
+        guard let shared else { return reserveInMemory(key, now: now) }
+        switch try await shared.take(budget: name, key: key, limit: limit, window: window, now: now) {
+        case .success(let id): return .success(Slot(key: key, takenAt: now, sharedID: id))
+        case .failure(let wait): return .failure(wait)
+        }
+    }
+
+    private func reserveInMemory(_ key: String, now: Date) -> Result<Slot, Wait> {
+        events.withLockedValue { all in
+            var recent = (all[key] ?? []).filter { now.timeIntervalSince($0) < window }
+            if recent.count >= limit, let oldest = recent.first {
+                all[key] = recent
+                return .failure(Wait(seconds: max(1, Int((oldest.addingTimeInterval(window).timeIntervalSince(now)).rounded(.up)))))
+            }
+            recent.append(now)
+            all[key] = recent
+            // Forget idle keys now and then so the table cannot grow without bound.
+            if all.count > 10_000 { all = all.filter { !$0.value.allSatisfy { now.timeIntervalSince($0) >= window } } }
+            return .success(Slot(key: key, takenAt: now, sharedID: nil))
+        }
+    }
+
+    public struct Wait: Error, Equatable {
+        public let seconds: Int
+    }
+
+    /// Gives a slot back: what it guarded did not happen, or does not count (a PIN that was found,
+    /// feedback refused by a rule).
+    public func release(_ slot: Slot) async {
+        if let id = slot.sharedID, let shared {
+            await shared.giveBack(id)
+            return
+        }
+        events.withLockedValue { all in
+            guard var recent = all[slot.key], let index = recent.lastIndex(of: slot.takenAt) else { return }
+            recent.remove(at: index)
+            all[slot.key] = recent.isEmpty ? nil : recent
+        }
+    }
+}
+
+extension RateLimiter {
+    /// Takes a slot for `key`, or throws 429 with `Retry-After` when the window is full.
+    @discardableResult
+    package func reserve(_ key: String, code: String = "too_many_requests") async throws -> Slot {
+        switch try await tryReserve(key) {
+        case .success(let slot): return slot
+        case .failure(let wait):
+            // The message may say when, in seconds or minutes; `Retry-After` always does.
+            throw AppError(.tooManyRequests, code, arguments: ["seconds": String(wait.seconds), "minutes": String((wait.seconds + 59) / 60)],
+                           headers: ["Retry-After": String(wait.seconds)])
+        }
+    }
+
+    /// Runs `work` in a reserved slot; the slot is given back when `work` throws a client error
+    /// (a refused request does not use up the budget), and kept otherwise.
+    @discardableResult
+    package func withSlot<T>(_ key: String, code: String = "too_many_requests", _ work: () async throws -> T) async throws -> T {
+        let slot = try await reserve(key, code: code)
+        do {
+            return try await work()
+        } catch let error as AppError where error.status.code < 500 {
+            await release(slot)
+            throw error
+        }
+    }
+}
+
+extension Request {
+    /// The client's address: the peer's, or, when the peer is one of `TRUSTED_PROXIES`, the
+    /// rightmost address in `X-Forwarded-For` that is not one of them (anything left of it the
+    /// client could have written itself).
+    package var clientAddress: String {
+        let peer = remoteAddress?.ipAddress ?? "unknown"
+        let trusted = application.settings.trustedProxies
+        guard trusted.contains(peer) else { return peer }
+        let hops = headers[canonicalForm: "X-Forwarded-For"].map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return hops.last { !trusted.contains($0) } ?? peer
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+
+/// Why an upload is not an image we keep.
+public enum ImageProblem: Error, Equatable, Sendable {
+    /// Not JPEG, PNG or WebP by its bytes.
+    case unsupportedType
+    /// Starts like one of them but does not parse as one.
+    case malformed
+    /// Declares more pixels than a photo has (`ImageCleaner.maxSide`, `maxPixels`), or far more
+    /// than its compressed data could hold: a decompression bomb for whoever draws it.
+    case tooManyPixels
+}
+
+/// An image as we store it: its bytes without metadata, its type and its size in pixels.
+public struct CleanImage: Sendable, Equatable {
+    public let data: Data
+    public let type: ImageType
+    public let width: Int
+    public let height: Int
+}
+
+/// Removes what a photo says about the person who took it before it is stored: a phone's JPEG
+/// carries the GPS position of the shop (and of the home next door) in EXIF, and cameras write
+/// more EXIF into the extra frames of a multi-picture file. Kept: the pixels and what draws them
+/// (JPEG tables, colour profiles). Everything else goes — what is kept is listed, not what is
+/// dropped, so an unknown place for metadata is dropped too:
+/// - JPEG: up to the first end-of-image marker, nothing after it (MPO frames, "motion photo"
+///   videos, appended files); of the APPn segments only JFIF (APP0), ICC profiles (APP2) and
+///   Adobe's colour transform (APP14), and none between scans; no comments;
+/// - PNG: the critical chunks and the ancillary ones that only say how to draw (transparency,
+///   gamma, colour space, ICC profile, pixel size, background, animation); nothing after IEND;
+/// - WebP: the picture, alpha, animation and ICC chunks (and VP8X's EXIF/XMP flags cleared);
+/// - GIF: no comments, no application blocks but the looping one.
+/// Sizes are checked: at most `maxSide` pixels a side and `maxPixels` in all, and never far more
+/// pixels than the compressed data could describe. The parsers read lengths from the file and
+/// check each against what is left, so a truncated or lying file is refused, never a crash.
+/// (Stripping EXIF drops its orientation tag too; the web pages resize photos in the browser,
+/// which applies the orientation first.)
+public enum ImageCleaner {
+    public static let maxSide = 12_000
+    public static let maxPixels = 50_000_000
+
+    public static func clean(_ data: Data, allowing types: Set<ImageType> = [.jpeg, .png, .webp]) throws(ImageProblem) -> CleanImage {
+        guard let type = ImageType.sniff(data), types.contains(type) else { throw .unsupportedType }
+        let bytes = [UInt8](data)
+        let image: CleanImage
+        switch type {
+        case .jpeg: image = try jpeg(bytes)
+        case .png: image = try png(bytes)
+        case .webp: image = try webp(bytes)
+        case .gif: image = try gif(bytes)
+        }
+        return image
+    }
+
+    /// Refuses sizes no photo has.
+    package static func checkSize(width: Int, height: Int) throws(ImageProblem) {
+        guard width > 0, height > 0 else { throw .malformed }
+        guard width <= maxSide, height <= maxSide, width * height <= maxPixels else { throw .tooManyPixels }
+    }
+
+    // MARK: JPEG
+
+    /// APPn segments that only say how to draw the picture: JFIF, an ICC profile, Adobe's
+    /// colour transform. (APP2 is also where multi-picture files index their other frames.)
+    package static func keepsJPEGSegment(_ marker: UInt8, _ segment: ArraySlice<UInt8>) -> Bool {
+        switch marker {
+        case 0xE0: return segment.dropFirst(2).starts(with: Array("JFIF\u{0}".utf8)) || segment.dropFirst(2).starts(with: Array("JFXX\u{0}".utf8))
+        case 0xE2: return segment.dropFirst(2).starts(with: Array("ICC_PROFILE\u{0}".utf8))
+        case 0xEE: return segment.dropFirst(2).starts(with: Array("Adobe".utf8))
+        case 0xE1, 0xE3...0xED, 0xEF, 0xFE: return false   // EXIF, XMP, IPTC, MPF, comments and the rest
+        default: return true                                 // tables, frames, scans, restart intervals
+        }
+    }
+
+    package static func jpeg(_ bytes: [UInt8]) throws(ImageProblem) -> CleanImage {
+        var output: [UInt8] = [0xFF, 0xD8]
+        var index = 2
+        var size: (width: Int, height: Int)?
+        var scanBytes = 0
+        while true {
+            // Markers may be padded with extra 0xFF bytes.
+            guard index < bytes.count, bytes[index] == 0xFF else { throw .malformed }
+            while index < bytes.count, bytes[index] == 0xFF { index += 1 }
+            guard index < bytes.count else { throw .malformed }
+            let marker = bytes[index]
+            index += 1
+            if marker == 0xD9 { output += [0xFF, 0xD9]; break }                     // end of image: nothing after it is kept
+            if (0xD0...0xD7).contains(marker) || marker == 0x01 { output += [0xFF, marker]; continue }
+            guard index + 1 < bytes.count else { throw .malformed }
+            let length = Int(bytes[index]) << 8 | Int(bytes[index + 1])
+            guard length >= 2, index + length <= bytes.count else { throw .malformed }
+            let segment = bytes[index..<(index + length)]
+            let isStartOfFrame = (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker)
+            if isStartOfFrame {
+                guard length >= 7, size == nil else { throw .malformed }
+                let base = segment.startIndex
+                size = (Int(segment[base + 5]) << 8 | Int(segment[base + 6]), Int(segment[base + 3]) << 8 | Int(segment[base + 4]))
+            }
+            if keepsJPEGSegment(marker, segment) { output += [0xFF, marker] + segment }
+            index += length
+            if marker == 0xDA {
+                // Entropy-coded data follows, up to the next marker that is not a stuffed 0xFF00
+                // or a restart marker; it is copied as it is.
+                guard size != nil else { throw .malformed }
+                let start = index
+                while index + 1 < bytes.count {
+                    if bytes[index] == 0xFF, bytes[index + 1] != 0x00, !(0xD0...0xD7).contains(bytes[index + 1]) { break }
+                    index += 1
+                }
+                guard index + 1 < bytes.count else { throw .malformed }   // no end of image
+                output += bytes[start..<index]
+                scanBytes += index - start
+            }
+        }
+        guard let size else { throw .malformed }
+        try checkSize(width: size.width, height: size.height)
+        // A uniform picture compresses to a few bits per 8×8 block; a file with a byte of scan for
+        // every thousand pixels or less says it is larger than it is.
+        guard scanBytes * 1_000 >= size.width * size.height else { throw .tooManyPixels }
+        return CleanImage(data: Data(output), type: .jpeg, width: size.width, height: size.height)
+    }
+
+    // MARK: PNG
+
+    /// Chunks that say what the pixels are and how to draw them; every other chunk is dropped.
+    package static let pngKeptChunks: Set<String> = [
+        "IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB", "iCCP", "sBIT", "pHYs", "bKGD", "hIST",
+        "cICP", "mDCv", "cLLi", "acTL", "fcTL", "fdAT",
+    ]
+
+    package static func png(_ bytes: [UInt8]) throws(ImageProblem) -> CleanImage {
+        var output = Array(bytes[0..<8])
+        var index = 8
+        var header: (width: Int, height: Int, bitsPerPixel: Int)?
+        var compressedBytes = 0
+        var ended = false
+        while index < bytes.count {
+            guard index + 12 <= bytes.count else { throw .malformed }
+            let length = bigEndian(bytes, index, 4)
+            let type = String(decoding: bytes[(index + 4)..<(index + 8)], as: UTF8.self)
+            let total = 12 + length
+            guard length >= 0, index + total <= bytes.count else { throw .malformed }
+            if type == "IHDR" {
+                guard length >= 13, header == nil else { throw .malformed }
+                let depth = Int(bytes[index + 16]), colour = Int(bytes[index + 17])
+                let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colour] ?? 4
+                header = (bigEndian(bytes, index + 8, 4), bigEndian(bytes, index + 12, 4), channels * max(1, depth))
+            }
+            if type == "IDAT" || type == "fdAT" { compressedBytes += length }
+            if pngKeptChunks.contains(type) { output += bytes[index..<(index + total)] }
+            index += total
+            if type == "IEND" { ended = true; break }
+        }
+        guard ended, let header else { throw .malformed }
+        try checkSize(width: header.width, height: header.height)
+        // Deflate shrinks data at most about 1,032 times; the rows' bytes cannot come from less.
+        let rowBytes = (header.width * header.bitsPerPixel + 7) / 8 + 1
+        guard compressedBytes * 1_100 >= rowBytes * header.height else { throw .tooManyPixels }
+        return CleanImage(data: Data(output), type: .png, width: header.width, height: header.height)
+    }
+
+    // MARK: WebP
+
+    package static let webpKeptChunks: Set<String> = ["VP8X", "VP8 ", "VP8L", "ALPH", "ANIM", "ANMF", "ICCP"]
+
+    package static func webp(_ bytes: [UInt8]) throws(ImageProblem) -> CleanImage {
+        guard bytes.count >= 12, littleEndian(bytes, 4, 4) + 8 <= bytes.count else { throw .malformed }
+        var chunks: [[UInt8]] = []
+        var index = 12
+        var size: (width: Int, height: Int)?
+        var hasPicture = false
+        while index + 8 <= bytes.count {
+            let fourCC = String(decoding: bytes[index..<(index + 4)], as: UTF8.self)
+            let length = littleEndian(bytes, index + 4, 4)
+            let padded = length + (length & 1)
+            guard index + 8 + length <= bytes.count else { throw .malformed }
+            var chunk = Array(bytes[index..<min(bytes.count, index + 8 + padded)])
+            let body = Array(bytes[(index + 8)..<(index + 8 + length)])
+            switch fourCC {
+            case "VP8X":
+                guard body.count >= 10 else { throw .malformed }
+                chunk[8] &= ~(0x08 | 0x04)   // no EXIF, no XMP any more
+                size = (littleEndian(body, 4, 3) + 1, littleEndian(body, 7, 3) + 1)
+            case "VP8 " where size == nil:
+                guard body.count >= 10 else { throw .malformed }
+                size = (littleEndian(body, 6, 2) & 0x3FFF, littleEndian(body, 8, 2) & 0x3FFF)
+            case "VP8L" where size == nil:
+                guard body.count >= 5, body[0] == 0x2F else { throw .malformed }
+                let bits = littleEndian(body, 1, 4)
+                size = ((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1)
+            default: break
+            }
+            if ["VP8 ", "VP8L", "ANMF"].contains(fourCC) { hasPicture = true }
+            if webpKeptChunks.contains(fourCC) { chunks.append(chunk) }
+            index += 8 + padded
+        }
+        guard hasPicture, let size else { throw .malformed }
+        try checkSize(width: size.width, height: size.height)
+        let payload = Array("WEBP".utf8) + chunks.flatMap { $0 }
+        let riffSize = UInt32(payload.count)
+        let header = Array("RIFF".utf8) + [UInt8(riffSize & 0xFF), UInt8(riffSize >> 8 & 0xFF), UInt8(riffSize >> 16 & 0xFF), UInt8(riffSize >> 24 & 0xFF)]
+        return CleanImage(data: Data(header + payload), type: .webp, width: size.width, height: size.height)
+    }
+
+    // MARK: GIF
+
+    package static func gif(_ bytes: [UInt8]) throws(ImageProblem) -> CleanImage {
+        guard bytes.count >= 13 else { throw .malformed }
+        let width = littleEndian(bytes, 6, 2), height = littleEndian(bytes, 8, 2)
+        var index = 13
+        if bytes[10] & 0x80 != 0 { index += 3 << (Int(bytes[10] & 0x07) + 1) }   // global colour table
+        var output = Array(bytes[0..<min(index, bytes.count)])
+        guard index <= bytes.count else { throw .malformed }
+        var frames = 0
+        /// The end of the data sub-blocks starting at `start` (after the terminating zero).
+        func subBlocksEnd(_ start: Int) throws(ImageProblem) -> Int {
+            var at = start
+            while true {
+                guard at < bytes.count else { throw .malformed }
+                let count = Int(bytes[at])
+                at += 1 + count
+                if count == 0 { return at }
+            }
+        }
+        loop: while true {
+            guard index < bytes.count else { throw .malformed }
+            switch bytes[index] {
+            case 0x3B:
+                output.append(0x3B)
+                break loop
+            case 0x21:
+                guard index + 2 < bytes.count else { throw .malformed }
+                let label = bytes[index + 1]
+                let end = try subBlocksEnd(index + 2)
+                let isLooping = label == 0xFF && bytes.count > index + 13 && Array(bytes[(index + 3)..<(index + 14)]) == Array("NETSCAPE2.0".utf8)
+                // Graphic control, plain text and looping blocks stay; comments and other applications' data go.
+                if label == 0xF9 || label == 0x01 || isLooping { output += bytes[index..<end] }
+                index = end
+            case 0x2C:
+                guard index + 10 <= bytes.count else { throw .malformed }
+                var end = index + 10
+                if bytes[index + 9] & 0x80 != 0 { end += 3 << (Int(bytes[index + 9] & 0x07) + 1) }   // local colour table
+                end = try subBlocksEnd(end + 1)                                                    // LZW code size, then data
+                output += bytes[index..<end]
+                index = end
+                frames += 1
+            default:
+                throw .malformed
+            }
+        }
+        guard frames > 0 else { throw .malformed }
+        try checkSize(width: width, height: height)
+        return CleanImage(data: Data(output), type: .gif, width: width, height: height)
+    }
+
+    // MARK: Bytes
+
+    private static func bigEndian(_ bytes: [UInt8], _ at: Int, _ count: Int) -> Int {
+        (0..<count).reduce(0) { $0 << 8 | Int(bytes[at + $1]) }
+    }
+
+    private static func littleEndian(_ bytes: [UInt8], _ at: Int, _ count: Int) -> Int {
+        (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) }
+    }
+}

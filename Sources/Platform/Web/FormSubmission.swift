@@ -1,0 +1,52 @@
+import Plot
+import Vapor
+
+extension Request {
+    /// Runs a form's action. A rule the input broke (an `AppError` below 500) shows the page again
+    /// through `onRuleBroken` — which renders the form with the error and what was typed — with the
+    /// error's headers (`Retry-After`); anything else propagates to the error page.
+    package func submitForm(
+        _ action: () async throws -> Response,
+        onRuleBroken page: (AppError) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await action()
+        } catch let error as AppError where error.status.code < 500 {
+            let response = try await page(error)
+            response.headers.add(contentsOf: error.headers)
+            return response
+        }
+    }
+
+    /// An error's message in the reader's language.
+    package func message(for error: AppError) -> String {
+        t(error.messageKey, error.arguments)
+    }
+}
+
+extension Layout {
+    /// An inline alert above a form after a failed submission; nothing when there is no error.
+    package static func formError(_ request: Request, _ error: AppError?) -> Node<HTML.BodyContext> {
+        formError(error.map(request.message(for:)))
+    }
+}
+
+/// Pages that need an account. An anonymous visitor is sent to the login page, which brings them
+/// back to `returnTo` (or, for a GET, to the page they asked for) once signed in.
+package struct SignInRequired: AsyncMiddleware {
+    package var returnTo: String?
+    private static let nextValueAllowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/-._~")
+
+    package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        guard request.signedInAccount != nil else {
+            // A page's query comes along (`/map/write?place=…`); the whole value is one encoded parameter.
+            let back = returnTo ?? (request.method == .GET ? request.url.path + (request.url.query.map { "?" + $0 } ?? "") : "/")
+            return Layout.redirect(to: "/login?next=" + (back.addingPercentEncoding(withAllowedCharacters: Self.nextValueAllowed) ?? "/"))
+        }
+        return try await next.respond(to: request)
+    }
+
+    package init(returnTo: String? = nil) {
+        self.returnTo = returnTo
+    }
+}

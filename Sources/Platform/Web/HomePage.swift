@@ -1,0 +1,45 @@
+import Plot
+import Vapor
+
+/// `/`: a card for each feature that is a service (`Feature.homeCard`). A card links to its
+/// service once that service's pages are served.
+package struct HomePage: RouteCollection {
+    package let cards: [HomeCard]
+
+    package init(cards: [HomeCard]) {
+        self.cards = cards.sorted { $0.position < $1.position }
+    }
+
+    package func boot(routes: any RoutesBuilder) throws {
+        routes.get(use: home)
+    }
+
+    package func home(req: Request) async throws -> Response {
+        let notice = req.query[String.self, at: "notice"] == "withdrawn" ? req.t("home.withdrawn") : nil
+        return Layout.page(
+            req, title: req.t("home.title"),
+            main: .group(
+                .section(
+                    .class("hero"),
+                    .h1(.text(req.t("home.headline"))),
+                    .p(.class("lead"), .text(req.t("home.lead")))
+                ),
+                notice.map { .p(.class("notice"), .role("status"), .text($0)) } ?? .empty,
+                .ul(
+                    .class("service-grid"),
+                    .forEach(cards) { service in
+                        let name = req.t("service.\(service.key).name")
+                        // The heading's link covers the whole card (see .service-card a::after in app.css).
+                        return .li(
+                            .class(service.path == nil ? "service-card soon" : "service-card"),
+                            .span(.class("service-emoji"), .attribute(named: "aria-hidden", value: "true"), .text(service.emoji)),
+                            .h2(service.path.map { .a(.href($0), .text(name)) } ?? .text(name)),
+                            .p(.text(req.t("service.\(service.key).summary"))),
+                            service.path == nil ? .span(.class("badge muted"), .text(req.t("home.coming_soon"))) : .empty
+                        )
+                    }
+                )
+            )
+        )
+    }
+}

@@ -1,0 +1,232 @@
+import Plot
+import Vapor
+
+/// Who is looking at a page, as the layout needs to know it (set by the session authenticator).
+package struct WebViewer: Sendable {
+    package let nickname: String
+    package let isAdmin: Bool
+
+    package init(nickname: String, isAdmin: Bool) {
+        self.nickname = nickname
+        self.isAdmin = isAdmin
+    }
+}
+
+package struct WebViewerKey: StorageKey { package typealias Value = WebViewer }
+/// How many unread notifications the signed-in viewer has, for the bell in every page's header
+/// (the notifications inbox sets it).
+package struct InboxBadgeKey: StorageKey { package typealias Value = Int }
+
+/// What a service adds to the shared frame: its own stylesheet and scripts (ES modules, served
+/// from `Public/`), a class on `<body>`, links beside the account menu, and a bar under the page
+/// (the menu game's tab bar).
+package struct PageExtras {
+    package var stylesheets: [String] = []
+    package var scripts: [String] = []
+    /// A library's stylesheets and classic scripts from outside `Public/` (Leaflet), loaded
+    /// before the page's own so its modules find them.
+    package var vendorStylesheets: [VendorResource] = []
+    package var vendorScripts: [VendorResource] = []
+    package var bodyClass: String? = nil
+    package var headerLinks: Node<HTML.BodyContext> = .empty
+    package var bottomBar: Node<HTML.BodyContext> = .empty
+
+    package init(stylesheets: [String] = [], scripts: [String] = [], vendorStylesheets: [VendorResource] = [], vendorScripts: [VendorResource] = [], bodyClass: String? = nil, headerLinks: Node<HTML.BodyContext> = .empty, bottomBar: Node<HTML.BodyContext> = .empty) {
+        self.stylesheets = stylesheets
+        self.scripts = scripts
+        self.vendorStylesheets = vendorStylesheets
+        self.vendorScripts = vendorScripts
+        self.bodyClass = bodyClass
+        self.headerLinks = headerLinks
+        self.bottomBar = bottomBar
+    }
+}
+
+/// The shared page frame every service's pages use: header with the brand, the signed-in
+/// user's menu, the language switch, and a footer. Mobile-first; the stylesheet is `/css/app.css`.
+package enum Layout {
+    package static func page(
+        _ request: Request, title: String, status: HTTPResponseStatus = .ok,
+        headers: HTTPHeaders = [:], extras: PageExtras = PageExtras(), main: Node<HTML.BodyContext>...
+    ) -> Response {
+        let language = request.language
+        if !extras.vendorScripts.isEmpty || !extras.vendorStylesheets.isEmpty {
+            request.storage[SecurityHeadersMiddleware.MapPageKey.self] = true
+        }
+        let html = HTML(
+            .attribute(named: "lang", value: language.rawValue),
+            .head(
+                .meta(.charset(.utf8)),
+                .meta(.name("viewport"), .content("width=device-width, initial-scale=1, viewport-fit=cover")),
+                .meta(.name("theme-color"), .content("#c2410c")),
+                // Not Plot's `.title(…)`: it also writes the title into og/twitter `<meta content>`
+                // attributes from inside Plot, where our escaping does not reach.
+                .element(named: "title", text: "\(title) · \(request.t("app.name"))"),
+                .forEach(extras.vendorStylesheets) { vendor in
+                    .link(.rel(.stylesheet), .href(vendor.url),
+                          vendor.integrity.map { .attribute(named: "integrity", value: $0) } ?? .empty,
+                          vendor.integrity == nil ? .empty : .attribute(named: "crossorigin", value: "anonymous"))
+                },
+                .link(.rel(.stylesheet), .href("/css/app.css")),
+                .forEach(extras.stylesheets) { .link(.rel(.stylesheet), .href($0)) },
+                .link(.rel(.icon), .href("/images/icon.svg"), .type("image/svg+xml")),
+                .forEach(extras.vendorScripts) { vendor in
+                    .script(.src(vendor.url),
+                            vendor.integrity.map { .attribute(named: "integrity", value: $0) } ?? .empty,
+                            vendor.integrity == nil ? .empty : .attribute(named: "crossorigin", value: "anonymous"))
+                },
+                .forEach(extras.scripts) { .script(.attribute(named: "type", value: "module"), .src($0)) },
+                // The inbox bell follows new notifications on every page of a signed-in browser.
+                request.storage[WebViewerKey.self] == nil ? .empty : .script(.attribute(named: "type", value: "module"), .src("/js/shared/bell.js"))
+            ),
+            .body(
+                extras.bodyClass.map { .class($0) } ?? .empty,
+                .a(.class("skip-link"), .href("#main"), .text(request.t("layout.skip_to_content"))),
+                header(request, links: extras.headerLinks),
+                .main(.id("main"), .class("page"), .group(main)),
+                footer(request),
+                extras.bottomBar
+            )
+        )
+        var allHeaders = headers
+        allHeaders.replaceOrAdd(name: .contentType, value: "text/html; charset=utf-8")
+        allHeaders.replaceOrAdd(name: .cacheControl, value: "no-store")
+        return Response(status: status, headers: allHeaders, body: .init(string: html.render()))
+    }
+
+    /// A page for an error a browser navigated into.
+    /// A page whose scripts call the API (the burger map's, the mates'): `main`, then the status
+    /// line the scripts write short messages to (`#page-status`), then the config block with the
+    /// texts under `stringPrefix` and `values` (`PageConfig`).
+    package static func scriptedPage(
+        _ request: Request, title: String, extras: PageExtras, stringPrefix: String, values: [String: Any], main: Node<HTML.BodyContext>
+    ) -> Response {
+        page(
+            request, title: title, extras: extras,
+            main: .group(
+                main,
+                .p(.class("page-status"), .id("page-status"), .role("status")),
+                PageConfig.block(request, stringPrefixes: [stringPrefix], values: values)
+            )
+        )
+    }
+
+    package static func errorPage(_ request: Request, status: HTTPResponseStatus, message: String) -> Response {
+        page(
+            request, title: request.t("error.page_title"), status: status,
+            main: .section(
+                .class("card narrow"),
+                .h1(.text(request.t("error.page_title"))),
+                .p(.class("error-message"), .role("alert"), .text(message)),
+                .p(.a(.class("button"), .href("/"), .text(request.t("error.back_home"))))
+            )
+        )
+    }
+
+    /// A 303 to a path of this site. Anything that is not a safe relative path goes home instead,
+    /// so no caller can send a browser to another host or put a control character in a header.
+    package static func redirect(to path: String) -> Response {
+        let response = Response(status: .seeOther)
+        response.headers.replaceOrAdd(name: .location, value: safeNextPath(path) ?? "/")
+        return response
+    }
+
+    /// A hidden `_csrf` input; every POST form includes it.
+    package static func csrfField(_ request: Request) -> Node<HTML.FormContext> {
+        .input(.type(.hidden), .name(CSRFMiddleware.formField), .value(request.csrfToken))
+    }
+
+    /// An inline alert shown above a form after a failed submission.
+    package static func formError(_ message: String?) -> Node<HTML.BodyContext> {
+        guard let message else { return .empty }
+        return .p(.class("form-error"), .role("alert"), .text(message))
+    }
+
+    /// Only same-site paths are followed after a login, never another host: the value must parse
+    /// as a path-absolute reference (`/` then anything but a second `/` or `\\`), with no
+    /// backslash, control, format or whitespace character anywhere (browsers drop tabs and
+    /// newlines before parsing, so `/\t/evil.example` would be `//evil.example`), and no quote
+    /// or angle bracket.
+    package static func safeNextPath(_ raw: String?) -> String? {
+        guard let raw, raw.utf8.count <= 2048 else { return nil }
+        var scalars = raw.unicodeScalars.makeIterator()
+        guard scalars.next() == "/" else { return nil }
+        if let second = scalars.next(), second == "/" || second == "\\" { return nil }
+        let refused = raw.unicodeScalars.contains { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator: return true
+            default: return scalar == "\\" || scalar == "\"" || scalar == "<" || scalar == ">"
+            }
+        }
+        return refused ? nil : raw
+    }
+
+    private static func header(_ request: Request, links: Node<HTML.BodyContext>) -> Node<HTML.BodyContext> {
+        let viewer = request.storage[WebViewerKey.self]
+        let account: Node<HTML.BodyContext>
+        if let viewer {
+            let unread = request.storage[InboxBadgeKey.self] ?? 0
+            account = .div(
+                .class("account-menu"),
+                .a(
+                    .class("inbox-bell"), .id("inbox-bell"), .href("/notifications"),
+                    .ariaLabel(request.t("inbox.bell", ["count": String(unread)])),
+                    .attribute(named: "data-label", value: request.t("inbox.bell", ["count": "{count}"])),
+                    .span(.ariaHidden(true), .text("🔔")),
+                    .span(.class("inbox-count"), .id("inbox-count"), .ariaHidden(true),
+                          unread == 0 ? .attribute(named: "hidden", value: "hidden") : .empty, .text(unread > 99 ? "99+" : String(unread)))
+                ),
+                .a(.class("nickname"), .href("/me"), .text(viewer.nickname)),
+                .form(
+                    .action("/logout"), .method(.post), .class("inline-form"),
+                    csrfField(request),
+                    .button(.type(.submit), .class("link-button"), .text(request.t("nav.logout")))
+                )
+            )
+        } else {
+            account = .div(
+                .class("account-menu"),
+                .a(.href("/login"), .text(request.t("nav.login"))),
+                .a(.class("button small"), .href("/signup"), .text(request.t("nav.signup")))
+            )
+        }
+        return .header(
+            .class("site-header"),
+            .a(.class("brand"), .href("/"), .span(.class("brand-mark"), .attribute(named: "aria-hidden", value: "true"), .text("🍚")),
+               .text(request.t("app.name"))),
+            .div(.class("header-actions"), links, account)
+        )
+    }
+
+    private static func footer(_ request: Request) -> Node<HTML.BodyContext> {
+        let current = request.language
+        let next = request.url.path
+        return .footer(
+            .class("site-footer"),
+            .form(
+                .action("/language"), .method(.post), .class("language-switch"),
+                .attribute(named: "aria-label", value: request.t("layout.language")),
+                csrfField(request),
+                .input(.type(.hidden), .name("next"), .value(next)),
+                .forEach(Language.allCases) { language in
+                    .button(
+                        .type(.submit), .name("language"), .value(language.rawValue),
+                        .class(language == current ? "language current" : "language"),
+                        .attribute(named: "aria-pressed", value: language == current ? "true" : "false"),
+                        .attribute(named: "lang", value: language.rawValue),
+                        .text(languageName(language))
+                    )
+                }
+            ),
+            .p(.class("fine-print"), .text(request.t("layout.footer")))
+        )
+    }
+
+    package static func languageName(_ language: Language) -> String {
+        switch language {
+        case .ko: return "한국어"
+        case .en: return "English"
+        case .ja: return "日本語"
+        }
+    }
+}

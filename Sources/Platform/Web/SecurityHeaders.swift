@@ -1,0 +1,54 @@
+import Vapor
+
+/// Headers that keep browsers from sniffing types, framing our pages, loading foreign scripts,
+/// or running anything inside an image opened on its own.
+package struct SecurityHeadersMiddleware: AsyncMiddleware {
+    /// Pages: scripts, styles and images from this origin only. A page with a map (`Layout.page`
+    /// with the map library's files, which marks the request) also allows its tiles' host for
+    /// images and, when Leaflet comes from the pinned CDN, exactly that script's and stylesheet's
+    /// addresses (each also checked against its integrity hash) — never the CDN's whole origin,
+    /// which serves every package anyone published.
+    package static func pagePolicy(map: MapLibrary?) -> String {
+        let images = (["'self'", "data:", "blob:"] + [map?.tileOrigin].compactMap { $0 }).joined(separator: " ")
+        let styles = (["'self'"] + (map?.externalStylesheets ?? [])).joined(separator: " ")
+        let scripts = (["'self'"] + (map?.externalScripts ?? [])).joined(separator: " ")
+        return "default-src 'self'; img-src \(images); style-src \(styles); script-src \(scripts); connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+    }
+
+    /// Marks a request whose page loads the map library.
+    package struct MapPageKey: StorageKey { package typealias Value = Bool }
+    /// Everything else (images, SVG above all, JSON, files): nothing runs, nothing loads.
+    package static let documentPolicy = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox"
+
+    /// Sent when `PUBLIC_URL` is https: browsers then refuse plain http for a year.
+    package let strictTransportSecurity: String?
+
+    package let pagePolicy: String
+    package let mapPagePolicy: String
+
+    package init(settings: Settings, map: MapLibrary) {
+        strictTransportSecurity = settings.usesSecureCookies ? "max-age=31536000" : nil
+        pagePolicy = Self.pagePolicy(map: nil)
+        mapPagePolicy = Self.pagePolicy(map: map)
+    }
+
+    package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        let response = try await next.respond(to: request)
+        response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
+        response.headers.replaceOrAdd(name: "Referrer-Policy", value: "same-origin")
+        if let strictTransportSecurity {
+            response.headers.replaceOrAdd(name: "Strict-Transport-Security", value: strictTransportSecurity)
+        }
+        let type = response.headers.contentType
+        if type?.subType == "html" {
+            response.headers.replaceOrAdd(name: "X-Frame-Options", value: "DENY")
+            let isMapPage = request.storage[MapPageKey.self] == true
+            response.headers.replaceOrAdd(name: "Content-Security-Policy", value: isMapPage ? mapPagePolicy : pagePolicy)
+        } else if type?.subType != "css", type?.subType != "javascript" {
+            // Stylesheets and scripts run under the policy of the page that loads them; everything
+            // else gets the strict one.
+            response.headers.replaceOrAdd(name: "Content-Security-Policy", value: Self.documentPolicy)
+        }
+        return response
+    }
+}

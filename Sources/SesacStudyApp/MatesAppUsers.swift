@@ -1,0 +1,86 @@
+import Accounts
+import Fluent
+import Mates
+import Notifications
+import Platform
+import SocketIO
+import SQLKit
+import Vapor
+
+/// A user of a 새싹 스터디 app: their Firebase uid linked to an account of ours. Holds only what
+/// the apps send that our own profile has no place for (the phone number as typed, the FCM token,
+/// the whole birth date, the free-text study); everything else is the account's mates profile.
+package final class MatesAppUser: Model, @unchecked Sendable {
+    package static let schema = "mates_app_users"
+
+    /// The Firebase uid (the ID token's `sub`).
+    @ID(custom: "uid", generatedBy: .user) package var id: String?
+    @Field(key: "user_id") package var userID: UUID
+    /// The Firebase project the uid belongs to (each student app has its own).
+    @Field(key: "project_id") package var projectID: String
+    @Field(key: "phone_number") package var phoneNumber: String
+    @Field(key: "email") package var email: String
+    @Field(key: "fcm_token") package var fcmToken: String
+    /// As sent at sign-up (the apps send local time labelled as UTC; it is kept, not corrected).
+    @Field(key: "birth") package var birth: Date
+    @Field(key: "study") package var study: String
+    /// The apps' "내 번호 검색 허용" (let people find me by my number). We have no search by phone
+    /// number, so it is kept and shown back, and does not hide anyone from the map.
+    @Field(key: "searchable") package var searchable: Bool
+    /// True when the sign-up made the account; false when it joined one that had verified this
+    /// phone number on the web. Withdrawing deletes only an account the app made.
+    @Field(key: "created_account") package var createdAccount: Bool
+    /// The last ended match this user has moved past (dodged after, reviewed, or searched again):
+    /// until then the apps show the partner's dodge or review in `myQueueState`.
+    @OptionalField(key: "settled_match_id") package var settledMatchID: UUID?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+
+    package init() {}
+}
+
+package struct CreateMatesAppUsers: NamedMigration {
+    package func prepare(on database: any Database) async throws {
+        try await database.schema(MatesAppUser.schema)
+            .field("uid", .string, .identifier(auto: false))
+            .field("user_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
+            .field("project_id", .string, .required)
+            .field("phone_number", .string, .required)
+            .field("email", .string, .required)
+            .field("fcm_token", .string, .required)
+            .field("birth", .datetime, .required)
+            .field("study", .string, .required)
+            .field("searchable", .bool, .required)
+            .field("created_account", .bool, .required)
+            .field("settled_match_id", .uuid)
+            // No longer read or written: the networks a uid called from are `mates_app_networks`.
+            .field("last_address", .string)
+            .field("last_seen_at", .datetime)
+            .field("created_at", .datetime)
+            .create()
+        // One account may have several uids: the same phone number in two students' apps.
+        try await database.sql.create(index: "mates_app_users_user").on(MatesAppUser.schema).column("user_id").run()
+    }
+
+    package func revert(on database: any Database) async throws {
+        try await database.schema(MatesAppUser.schema).delete()
+    }
+}
+
+/// The networks (`AppNetwork`) each app uid called `/v1` from, with when it last did: a chat
+/// socket from one of them binds that uid (`MatesService.appSocketMayBind`).
+package struct CreateMatesAppNetworks: NamedMigration {
+    package static let schema = "mates_app_networks"
+
+    package func prepare(on database: any Database) async throws {
+        try await database.schema(Self.schema)
+            .field("uid", .string, .required)
+            .field("network", .string, .required)
+            .field("seen_at", .datetime, .required)
+            .unique(on: "uid", "network")
+            .create()
+    }
+
+    package func revert(on database: any Database) async throws {
+        try await database.schema(Self.schema).delete()
+    }
+}

@@ -1,0 +1,344 @@
+import Accounts
+import Fluent
+import Mates
+import NIOConcurrencyHelpers
+import Notifications
+import Platform
+import SocketIO
+import SQLKit
+import Vapor
+
+/// What a 새싹 스터디 app sends at sign-up (`POST /v1/user`).
+package struct AppSignUp: Sendable {
+    package let phoneNumber: String
+    package let fcmToken: String
+    package let nickname: String
+    package let birth: Date
+    package let email: String
+    package let gender: MatesGender
+}
+
+/// Where an app user stands as `GET /v1/queue/myQueueState` tells it: searching (`matched` false),
+/// matched, or a match the partner ended (dodged or reviewed) that this user has not moved past.
+/// Nil is the normal state (201).
+package struct AppQueueState: Sendable {
+    package let matched: Bool
+    package let dodged: Bool
+    package let reviewed: Bool
+    package let partner: UUID?
+    package let partnerNickname: String?
+    /// The match the state is about (open, or ended by the partner).
+    package let matchID: UUID?
+}
+
+/// Everything the apps' user object shows beyond the profile and the account.
+package struct AppUserRecord: Sendable {
+    package let appUser: MatesAppUser
+    package let account: User
+    package let profile: MatesProfile
+    package let collection: MatesCollection
+    package let comments: [String]
+    package let reportedCount: Int
+    package let reportedUIDs: [String]
+    package let reviewedUIDs: [String]
+    package let dodgesToday: Int
+    package let dodges: Int
+    package let transactionIDs: [String]
+}
+
+extension MatesService {
+    /// A match ended by the partner stays visible to an app user this long (then it is the normal state).
+    package static let appSettleWindow: TimeInterval = 7 * 24 * 3600
+    /// A chat socket may bind a uid from a network (`AppNetwork`) that uid called the API from
+    /// this recently: long enough for a chat screen left open overnight, or a phone that went from
+    /// Wi-Fi to LTE and back.
+    package static let appSightingLifetime: TimeInterval = 24 * 3600
+
+    /// Where a uid's sightings are announced (the network), so a socket waiting on that network
+    /// binds at the uid's next call from it.
+    package static func appSightingTopic(_ uid: String) -> String { "mates.sesac.sighting.\(uid)" }
+
+    package func appUser(_ uid: String) async throws -> MatesAppUser? {
+        try await MatesAppUser.find(uid, on: database)
+    }
+
+    // MARK: Sign-up, withdrawal
+
+    /// Links a Firebase uid to an account: the one that verified this phone number on the web, or a
+    /// new one with the app's nickname. The token's phone number is the mates verification.
+    package func signUpApp(uid: String, projectID: String, verifiedPhone: String?, _ form: AppSignUp, accounts: AccountService) async throws -> MatesAppUser {
+        guard try await appUser(uid) == nil else { throw AppError.conflict("app_user_exists") }
+        guard let verifiedPhone, let phone = try? MatesRules.normalizedDestination(verifiedPhone, channel: .phone) else {
+            throw AppError.invalid("phone_sign_in_required")
+        }
+        let year = MatesRules.calendarYear(of: form.birth)
+        do { try MatesRules.checkBirthYear(year, now: now) } catch { throw Self.appError(error) }
+        let destinationHash = SecureRandom.sha256Hex(VerificationChannel.phone.rawValue + ":" + phone)
+        let row = MatesAppUser()
+        row.id = uid
+        row.projectID = projectID
+        row.phoneNumber = String(form.phoneNumber.prefix(32))
+        row.email = String(form.email.prefix(254))
+        row.fcmToken = String(form.fcmToken.prefix(4096))
+        row.birth = form.birth
+        row.study = ""
+        row.searchable = false
+        if let existing = try await MatesProfile.query(on: database).filter(\.$verifiedDestinationHash == destinationHash).first() {
+            // The web verified this number first: the app joins that account, which keeps its nickname.
+            row.userID = try existing.requireID()
+            row.createdAccount = false
+            if existing.birthYear == nil { existing.birthYear = year }
+            if MatesGender(rawValue: existing.gender) == .unspecified { existing.gender = form.gender.rawValue }
+            try await database.transaction { transaction in
+                try await existing.save(on: transaction)
+                try await row.create(on: transaction)
+            }
+            try await searchingChanged(row.userID)
+            return row
+        }
+        let account: User
+        do {
+            account = try await accounts.accountWithoutPassword(nickname: form.nickname, emailKey: projectID + ":" + uid)
+        } catch let error as AppError where error.code.hasPrefix("invalid_nickname") || error.code == "nickname_taken" {
+            throw AppError.invalid("nickname_not_allowed")
+        }
+        let userID = UUID()
+        account.id = userID
+        row.userID = userID
+        row.createdAccount = true
+        let profile = Self.newProfile(userID)
+        profile.verifiedChannel = VerificationChannel.phone.rawValue
+        profile.verifiedDestinationHash = destinationHash
+        profile.verifiedMasked = MatesRules.masked(phone, channel: .phone)
+        profile.gender = form.gender.rawValue
+        profile.birthYear = year
+        do {
+            try await database.transaction { transaction in
+                try await account.create(on: transaction)
+                try await profile.create(on: transaction)
+                try await row.create(on: transaction)
+            }
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            // The same uid signing up twice at once, or the nickname taken in between.
+            if try await appUser(uid) != nil { throw AppError.conflict("app_user_exists") }
+            throw AppError.invalid("nickname_not_allowed")
+        }
+        return row
+    }
+
+    /// `POST /v1/user/withdraw`: an account the app made goes entirely; an account that was there
+    /// before (the web's) only forgets the app.
+    package func withdrawApp(_ appUser: MatesAppUser, accounts: AccountService) async throws {
+        guard appUser.createdAccount, let account = try await User.find(appUser.userID, on: database) else {
+            try await appUser.delete(on: database)
+            return
+        }
+        try await accounts.remove(account)
+    }
+
+    // MARK: Who is who
+
+    /// The uid the apps know each account by: its first app uid, or the account id for people
+    /// who use the web pages only.
+    package func appUIDs(of users: [UUID]) async throws -> [UUID: String] {
+        var uids = Dictionary(uniqueKeysWithValues: Set(users).map { ($0, $0.uuidString.lowercased()) })
+        guard !users.isEmpty else { return uids }
+        let rows = try await MatesAppUser.query(on: database).filter(\.$userID ~~ Array(Set(users))).sort(\.$createdAt, .descending).all()
+        for row in rows { uids[row.userID] = row.id }
+        return uids
+    }
+
+    /// The account behind a uid the apps send (an app uid or an account id); nil when none.
+    package func account(forAppUID uid: String) async throws -> UUID? {
+        guard !uid.isEmpty, uid.utf8.count <= 128 else { return nil }
+        if let row = try await appUser(uid) { return row.userID }
+        guard let id = UUID(uuidString: uid), try await MatesProfile.find(id, on: database) != nil else { return nil }
+        return id
+    }
+
+    /// Remembers which network a uid calls from (at most one write a minute per uid, network
+    /// and instance: the apps poll).
+    package func noteAppSighting(_ appUser: MatesAppUser, address: String) async throws {
+        guard let uid = appUser.id else { return }
+        try await noteAppSighting(uid: uid, address: address)
+    }
+
+    private func noteAppSighting(uid: String, address: String) async throws {
+        let now = self.now
+        let network = AppNetwork.of(address)
+        guard application.appSightings.shouldWrite(uid: uid, network: network, now: now) else { return }
+        try await database.sql.raw("""
+            INSERT INTO \(ident: CreateMatesAppNetworks.schema) (uid, network, seen_at) VALUES (\(bind: uid), \(bind: network), \(bind: now))
+            ON CONFLICT (uid, network) DO UPDATE SET seen_at = excluded.seen_at
+            """).run()
+        await events.publish(network, to: Self.appSightingTopic(uid))
+    }
+
+    package enum AppFastState { case unknown, searching, other }
+
+    /// `myQueueState`'s common case in one statement: whether the uid signed up and searches now
+    /// (the sighting noted as every call notes it). `other` sends the caller down the full path.
+    package func appSearchingFastPath(uid: String, address: String) async throws -> AppFastState {
+        let query: SQLQueryString = """
+            SELECT p.state FROM \(ident: MatesAppUser.schema) a JOIN \(ident: MatesProfile.schema) p ON p.id = a.user_id WHERE a.uid = \(bind: uid)
+            """
+        guard let row = try await database.sql.raw(query).first() else { return .unknown }
+        try await noteAppSighting(uid: uid, address: address)
+        return try row.decode(column: "state", as: String.self) == MatesState.searching.rawValue ? .searching : .other
+    }
+
+    /// Whether a socket from `address` may receive the chats of `uid`: the uid called the API from
+    /// its network (`AppNetwork`) within `appSightingLifetime`.
+    package func appSocketMayBind(uid: String, address: String) async throws -> MatesAppUser? {
+        let seen = try await database.sql.raw("""
+            SELECT seen_at FROM \(ident: CreateMatesAppNetworks.schema)
+            WHERE uid = \(bind: uid) AND network = \(bind: AppNetwork.of(address)) AND seen_at > \(bind: now.addingTimeInterval(-Self.appSightingLifetime))
+            """).first()
+        guard seen != nil else { return nil }
+        return try await appUser(uid)
+    }
+
+    // MARK: The apps' view of the queue
+
+    package func appQueueState(_ profile: MatesProfile, _ appUser: MatesAppUser) async throws -> AppQueueState? {
+        let me = try profile.requireID()
+        switch profile.matesState {
+        case .searching:
+            return AppQueueState(matched: false, dodged: false, reviewed: false, partner: nil, partnerNickname: nil, matchID: nil)
+        case .matched:
+            guard let matchID = profile.matchID, let match = try await MatesMatch.find(matchID, on: database) else { return nil }
+            let partner = match.partner(of: me)
+            return AppQueueState(matched: true, dodged: false, reviewed: false, partner: partner,
+                                 partnerNickname: try await User.find(partner, on: database)?.nickname, matchID: matchID)
+        case .idle:
+            guard let match = try await unsettledMatch(of: me, appUser) else { return nil }
+            let partner = match.partner(of: me)
+            return AppQueueState(matched: true, dodged: match.endReason != "finished", reviewed: match.endReason == "finished", partner: partner,
+                                 partnerNickname: try await User.find(partner, on: database)?.nickname, matchID: match.id)
+        }
+    }
+
+    /// My newest match, when my partner ended it (recently) and I have neither reviewed it nor moved on.
+    private func unsettledMatch(of me: UUID, _ appUser: MatesAppUser) async throws -> MatesMatch? {
+        guard let match = try await newestMatch(of: me), let endedAt = match.endedAt, match.endedBy != me,
+              match.id != appUser.settledMatchID, now.timeIntervalSince(endedAt) < Self.appSettleWindow,
+              try await !hasReviewed(match, by: me) else { return nil }
+        return match
+    }
+
+    private func newestMatch(of me: UUID, with other: UUID? = nil) async throws -> MatesMatch? {
+        let query = MatesMatch.query(on: database)
+        if let other {
+            query.group(.or) { either in
+                either.group(.and) { $0.filter(\.$userA == me).filter(\.$userB == other) }
+                either.group(.and) { $0.filter(\.$userA == other).filter(\.$userB == me) }
+            }
+        } else {
+            query.group(.or) { $0.filter(\.$userA == me).filter(\.$userB == me) }
+        }
+        return try await query.sort(\.$createdAt, .descending).first()
+    }
+
+    private func settle(_ appUser: MatesAppUser, match: UUID?) async throws {
+        guard let match, appUser.settledMatchID != match else { return }
+        appUser.settledMatchID = match
+        try await appUser.save(on: database)
+    }
+
+    /// `POST /v1/queue`: a new search also moves past the last match.
+    package func appStartSearching(_ profile: MatesProfile, _ appUser: MatesAppUser, at point: Coordinate, topics: [String]) async throws {
+        let last = try await newestMatch(of: try profile.requireID())
+        _ = try await startSearching(profile, at: point, topics: topics)
+        if last?.endedAt != nil { try await settle(appUser, match: last?.id) }
+    }
+
+    /// `POST /v1/queue/dodge`: leaves the match with `other` early (the dodge penalty applies), or,
+    /// when `other` already ended it, just moves past it. 409 `wrong_partner` otherwise.
+    package func appDodge(_ profile: MatesProfile, _ appUser: MatesAppUser, other: UUID) async throws {
+        let me = try profile.requireID()
+        if profile.matesState == .matched, let matchID = profile.matchID, let match = try await MatesMatch.find(matchID, on: database),
+           match.partner(of: me) == other {
+            _ = try await endMatch(profile, dodged: true)
+            try await settle(appUser, match: matchID)
+            return
+        }
+        guard profile.matesState == .idle, let match = try await unsettledMatch(of: me, appUser), match.partner(of: me) == other else {
+            throw AppError.conflict("wrong_partner")
+        }
+        try await settle(appUser, match: match.id)
+    }
+
+    /// `POST /v1/queue/rate/{other}`: the review that ends the study. A running match with `other`
+    /// is finished first; an ended one (within `appSettleWindow`) is reviewed as it is.
+    package func appReview(_ profile: MatesProfile, _ appUser: MatesAppUser, other: UUID, picks: [Int], comment: String) async throws {
+        let me = try profile.requireID()
+        do {
+            _ = try MatesRules.checkReputation(picks)
+            _ = try MatesRules.checkReviewComment(comment)
+        } catch { throw Self.appError(error) }
+        var target = try await newestMatch(of: me, with: other)
+        if let match = target, match.endedAt == nil, profile.matesState == .matched, profile.matchID == match.id {
+            target = try await endMatch(profile, dodged: false)
+        }
+        guard let match = target, let endedAt = match.endedAt, now.timeIntervalSince(endedAt) < Self.appSettleWindow else {
+            throw AppError.conflict("wrong_partner")
+        }
+        _ = try await review(matchID: try match.requireID(), picks: picks, comment: comment, by: me)
+        try await settle(appUser, match: match.id)
+    }
+
+    /// How many times this person dodged in the last day (the apps' penalty level) and in all.
+    package func dodgeCounts(_ user: UUID) async throws -> (today: Int, total: Int) {
+        let total = try await MatesDodge.query(on: database).filter(\.$userID == user).count()
+        let today = try await MatesDodge.query(on: database).filter(\.$userID == user)
+            .filter(\.$createdAt > now.addingTimeInterval(-DodgePenalty.window)).count()
+        return (today, total)
+    }
+
+    // MARK: The user object
+
+    package func appUserRecord(_ appUser: MatesAppUser) async throws -> AppUserRecord {
+        let user = appUser.userID
+        guard let account = try await User.find(user, on: database) else { throw AppError(.notAcceptable, "app_user_unknown") }
+        let profile = try await verifiedProfile(user)
+        let reported = MatesReport.query(on: database).filter(\.$reportedID == user)
+        if let cleared = profile.reportsClearedAt { reported.filter(\.$createdAt > cleared) }
+        let myReports = try await MatesReport.query(on: database).filter(\.$reporterID == user).all().map(\.reportedID)
+        let myReviews = try await MatesReview.query(on: database).filter(\.$reviewerID == user).all().map(\.revieweeID)
+        let uids = try await appUIDs(of: myReports + myReviews)
+        let dodges = try await dodgeCounts(user)
+        return AppUserRecord(
+            appUser: appUser, account: account, profile: profile, collection: try await collection(of: profile),
+            comments: try await receivedComments(user), reportedCount: try await reported.count(),
+            reportedUIDs: myReports.compactMap { uids[$0] }, reviewedUIDs: myReviews.compactMap { uids[$0] },
+            dodgesToday: min(dodges.today, DodgePenalty.levels), dodges: dodges.total,
+            transactionIDs: try await MatesPurchase.query(on: database).filter(\.$userID == user).all().map(\.transactionID))
+    }
+}
+
+/// When each app uid was last noted on each network, per instance: the database is written at most once a
+/// minute per uid and network (the socket binding reads it), however a dual-stack phone
+/// alternates between its networks.
+package final class AppSightings: Sendable {
+    private let written = NIOLockedValueBox<[String: Date]>([:])
+
+    package func shouldWrite(uid: String, network: String, now: Date) -> Bool {
+        written.withLockedValue { table in
+            let key = uid + "|" + network
+            if let last = table[key], now.timeIntervalSince(last) < 60 { return false }
+            if table.count > 100_000 { table.removeAll() }
+            table[key] = now
+            return true
+        }
+    }
+}
+
+extension Application {
+    private struct AppSightingsKey: StorageKey { typealias Value = AppSightings }
+
+    /// Set by `MatesFeature.configure`.
+    package var appSightings: AppSightings {
+        get { storage[AppSightingsKey.self] ?? AppSightings() }
+        set { storage[AppSightingsKey.self] = newValue }
+    }
+}

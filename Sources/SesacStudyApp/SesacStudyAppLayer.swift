@@ -1,0 +1,25 @@
+import Accounts
+import Fluent
+import Mates
+import Notifications
+import Platform
+import SocketIO
+import Vapor
+
+/// The 새싹 스터디 apps' `/v1` routes and their Socket.IO chat (`MatesCompatRoutes`,
+/// `MatesCompatSocket`), on mates: Firebase ID tokens sign them in (`FIREBASE_PROJECT_IDS`).
+package enum SesacStudyAppLayer: Feature {
+    package static let settingsSections: [any SettingsSection.Type] = [FirebaseSettings.self]
+    package static let migrations: [any Migration] = [CreateMatesAppUsers(), CreateMatesAppNetworks()]
+
+    package static func configure(_ app: Application, settings: Settings) async throws {
+        // The apps' sign-in; nil (every `/v1` call 401) without FIREBASE_PROJECT_IDS.
+        app.firebaseTokens = FirebaseIDTokenVerifier.make(app, settings: settings.firebase)
+        app.appSightings = AppSightings()
+    }
+
+    package static func routes(_ routes: FeatureRoutes) throws {
+        try routes.open.register(collection: MatesCompatRoutes())
+        SocketIOServer(handler: MatesCompatSocket(), feature: "mates", host: LiveSocketHost()).register(on: routes.open)
+    }
+}

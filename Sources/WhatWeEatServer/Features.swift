@@ -1,0 +1,38 @@
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
+
+/// Every feature of the app and every shipped app's layer, one line each (and one target in
+/// Package.swift). The order is the order of settings, migrations and seeders (a feature's tables
+/// may refer to those of the features above it); a layer follows its feature. Removing a layer is
+/// deleting its line and its target.
+package enum Features {
+    package static let all: [any Feature.Type] = [
+        AccountsFeature.self,
+        NotificationsFeature.self,
+        MenuGameFeature.self,
+        MenuGameAppLayer.self,
+        BanchanFeature.self,
+        BanchanAppLayer.self,
+        BurgerMapFeature.self,
+        LookForRealBurgerAppLayer.self,
+        MatesFeature.self,
+        SesacStudyAppLayer.self,
+    ]
+}
+
+extension Settings {
+    /// Reads and validates the environment: the platform's values, then each feature's section.
+    public static func load(from environment: [String: String]) throws -> Settings {
+        try load(from: environment, sections: Features.all.flatMap { $0.settingsSections })
+    }
+}

@@ -1,0 +1,104 @@
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
+import Fluent
+import FluentPostgresDriver
+import FluentSQLiteDriver
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
+import SQLKit
+import Vapor
+
+/// Sets up the application: database, migrations, services, middleware and routes.
+/// Does not migrate: `prepareDatabase` does, on `serve` and in tests.
+public func configure(_ app: Application, settings: Settings) async throws {
+    app.settings = settings
+    app.logger.logLevel = settings.logLevel
+    app.http.server.configuration.hostname = settings.host
+    app.http.server.configuration.port = settings.port
+    app.routes.defaultMaxBodySize = "1mb"
+    ContentConfiguration.global.use(encoder: AppJSON.encoder(), for: .json)
+    ContentConfiguration.global.use(decoder: GuardedFormDataDecoder(), for: .formData)
+    app.routes.caseInsensitive = false
+    ConnectionLimits.apply(to: app, limits: settings.limits)
+
+    switch settings.database {
+    case .sqlite(let path):
+        app.databases.use(.sqlite(.file(path), sqlLogLevel: .debug), as: .sqlite)
+    case .postgres(let url):
+        var configuration = try SQLPostgresConfiguration(url: url)
+        configuration.searchPath = nil
+        app.databases.use(.postgres(configuration: configuration, maxConnectionsPerEventLoop: 8, sqlLogLevel: .debug), as: .psql)
+    }
+
+    app.directory = DirectoryConfiguration(workingDirectory: try ResourceRoot.locate(explicit: settings.resourcesDirectory))
+    app.translator = try Translator.load(from: app.directory.resourcesDirectory + "translations")
+    app.scriptTexts = ScriptTexts()
+    app.keys = ServerKeys(secret: settings.jwtSecret)
+    app.accessTokens = await AccessTokens.make(key: app.keys.accessTokens, lifetime: settings.accessTokenTTL)
+    switch settings.database {
+    case .sqlite:
+        app.events = InProcessEventBus()
+    case .postgres(let url):
+        // Several processes may share this database: live events go through LISTEN/NOTIFY.
+        let bus = try await PostgresEventBus.start(url: url, logger: app.logger)
+        app.events = bus
+        app.lifecycle.use(PostgresEventBusLifecycle(bus: bus))
+        // ...and per-address budgets are counted in the database, once for all instances.
+        app.sharedBudgets = SharedBudgets(application: app)
+        app.lifecycle.use(SharedBudgets.pruneJob())
+    }
+    AppMetrics.start()
+    // Requests are counted by `RequestMetricsMiddleware`, with the route pattern as `route`; Vapor's
+    // own request metrics would count them twice under other label names.
+    app.http.server.configuration.reportMetrics = false
+    app.mapLibrary = MapLibrary(settings: settings.map)
+    let uploads = (settings.dataDirectory as NSString).appendingPathComponent("uploads")
+    app.files = try DiskFileStorage(directory: uploads)
+    app.storageQuota = StorageQuota(settings: settings, directory: uploads)
+
+    // Each feature's tables, services and background jobs, in the order of `Features.all`.
+    for feature in Features.all {
+        app.migrations.add(feature.migrations)
+        try await feature.configure(app, settings: settings)
+    }
+    Seams.connect(app)
+
+    let openAPIPath = app.directory.workingDirectory + "openapi.yaml"  // the resource root
+    let openAPIDocument = (try? String(contentsOfFile: openAPIPath, encoding: .utf8)) ?? ""
+
+    // Outermost first: metrics see the final status, errors are rendered before headers are added.
+    app.middleware = Middlewares()
+    app.middleware.use(RequestMetricsMiddleware())
+    if let name = settings.instanceName { app.middleware.use(InstanceHeaderMiddleware(name: name)) }
+    app.middleware.use(SecurityHeadersMiddleware(settings: settings, map: app.mapLibrary))
+    app.middleware.use(AppErrorMiddleware(renderPage: { request, status, message in
+        Layout.errorPage(request, status: status, message: message)
+    }))
+    app.middleware.use(RequestTargetGuard())
+    app.middleware.use(FileMiddleware(publicDirectory: app.directory.publicDirectory))
+
+    try routes(app, openAPIDocument: openAPIDocument)
+    // Innermost, around the router alone, once every route is known.
+    app.middleware.use(MethodNotAllowedMiddleware(routes: app.routes.all))
+    app.lifecycle.use(AppMetrics.databaseProbe())
+    // Last registered, first to run at shutdown: sockets and requests in flight end before the rest.
+    app.lifecycle.use(GracefulShutdown())
+}
+
+/// Creates or upgrades the schema and loads the catalogs; safe to run on every start.
+public func prepareDatabase(_ app: Application) async throws {
+    if case .sqlite = app.settings.database {
+        // WAL lets readers run beside the single writer; the mode is stored in the file.
+        try await app.db.sql.raw("PRAGMA journal_mode=WAL").run()
+    }
+    try await app.autoMigrate()
+    try await Seeders.run(on: app)
+}

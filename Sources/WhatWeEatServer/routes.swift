@@ -1,0 +1,31 @@
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
+import Vapor
+
+/// Every route of the server: the platform's own (operations, the home page, licenses), then each
+/// feature's on the three groups it may use. API routes live under `/api/v1`; compatibility
+/// routes for the shipped iOS apps sit beside their feature; pages are the rest.
+package func routes(_ app: Application, openAPIDocument: String) throws {
+    try app.register(collection: OperationsRoutes(openAPIDocument: openAPIDocument))
+    try app.register(collection: VendorFiles())
+
+    // The session first: CSRF tokens are bound to it.
+    let web = app.grouped(WebSessionAuthenticator(), CSRFMiddleware(), BrowserDeviceMiddleware(), InboxBadgeMiddleware())
+    try web.register(collection: HomePage(cards: Features.all.compactMap { $0.homeCard }))
+    try web.register(collection: LicensesPage())
+
+    let groups = FeatureRoutes(api: app.grouped(BearerAuthenticator()), open: app, web: web)
+    for feature in Features.all {
+        try feature.routes(groups)
+    }
+}

@@ -1,0 +1,68 @@
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
+import WhatWeEatServer
+import XCTest
+
+final class PlatformRulesTests: XCTestCase {
+    func testAcceptLanguageNegotiation() {
+        XCTAssertNil(Language.negotiate(acceptLanguage: nil))
+        XCTAssertNil(Language.negotiate(acceptLanguage: "fr, de"))
+        XCTAssertEqual(Language.negotiate(acceptLanguage: "en-US,en;q=0.9"), .en)
+        XCTAssertEqual(Language.negotiate(acceptLanguage: "fr;q=1, ja;q=0.4, en;q=0.3"), .ja)
+        XCTAssertEqual(Language.negotiate(acceptLanguage: "en;q=0.5, ko"), .ko)
+        XCTAssertEqual(Language.negotiate(acceptLanguage: "ja-JP, en"), .ja, "equal quality keeps the header's order")
+        XCTAssertNil(Language.negotiate(acceptLanguage: "en;q=0"), "q=0 means not acceptable")
+    }
+
+    func testPageCursorRoundTripsAndRejectsForgeries() throws {
+        let cursor = PageCursor(createdAt: Date(timeIntervalSince1970: 1_795_316_964.684991), id: UUID())
+        XCTAssertEqual(PageCursor(encoded: cursor.encoded), cursor)
+        XCTAssertNil(PageCursor(encoded: "%%%"))
+        XCTAssertNil(PageCursor(encoded: Data("nan|\(UUID())".utf8).base64URLEncodedString()))
+        XCTAssertNil(PageCursor(encoded: Data("12|not-a-uuid".utf8).base64URLEncodedString()))
+    }
+
+    func testImageSniffingReadsBytesNotNames() {
+        XCTAssertEqual(ImageType.sniff(Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0])), .jpeg)
+        XCTAssertEqual(ImageType.sniff(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0])), .png)
+        XCTAssertEqual(ImageType.sniff(Data("GIF89a....".utf8)), .gif)
+        XCTAssertEqual(ImageType.sniff(Data("RIFF\0\0\0\0WEBPVP8 ".utf8)), .webp)
+        XCTAssertNil(ImageType.sniff(Data("RIFF\0\0\0\0WAVEfmt ".utf8)))
+        XCTAssertNil(ImageType.sniff(Data("<svg xmlns=...>".utf8)), "SVG can carry script; not accepted as a photo")
+        XCTAssertNil(ImageType.sniff(Data()))
+    }
+
+    func testUploadKeysCannotEscapeTheFolder() {
+        let hash = String(repeating: "a", count: 64)
+        XCTAssertTrue(DiskFileStorage.isValidKey("\(hash).png"))
+        XCTAssertFalse(DiskFileStorage.isValidKey("../\(hash).png"))
+        XCTAssertFalse(DiskFileStorage.isValidKey("\(hash).svg"))
+        XCTAssertFalse(DiskFileStorage.isValidKey("jwt-secret"))
+        XCTAssertFalse(DiskFileStorage.isValidKey(String(repeating: "g", count: 64) + ".png"))
+    }
+
+    func testTranslationCatalogsAreComplete() throws {
+        let translator = try Translator.load(from: FileManager.default.currentDirectoryPath + "/Resources/translations")
+        let korean = try XCTUnwrap(translator.catalogs[.ko])
+        for language in [Language.en, .ja] {
+            let catalog = try XCTUnwrap(translator.catalogs[language])
+            XCTAssertEqual(Set(catalog.keys), Set(korean.keys), "\(language) has the same keys as Korean")
+            for (key, text) in korean {
+                let placeholders = { (s: String) in Set(s.matches(of: /\{[a-z]+\}/).map { String($0.output) }) }
+                XCTAssertEqual(placeholders(catalog[key] ?? ""), placeholders(text), "\(language) \(key) keeps its placeholders")
+            }
+        }
+        XCTAssertEqual(translator.text("error.password_too_short", .en, ["min": "8"]), "The password must be at least 8 characters.")
+        XCTAssertEqual(translator.text("no.such.key", .ja), "no.such.key")
+    }
+}

@@ -1,0 +1,115 @@
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
+import Fluent
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
+import WhatWeEatServer
+import XCTVapor
+
+/// The shop's pages as a browser meets them: cookies, CSRF, bad input, another browser's orders.
+final class BanchanPagesTests: XCTestCase {
+    func testBrowsingNeedsNoAccountAndGivesTheBrowserADevice() async throws {
+        try await withTestApp { app in
+            var browser = CookieBrowser(app: app)
+            let home = try await browser.get("/shop")
+            XCTAssertEqual(home.status, .ok)
+            XCTAssertEqual(home.text.components(separatedBy: "class=\"dish-card").count - 1, 45)
+            XCTAssertTrue(home.text.contains("<del class=\"original-price\">"), "discounted prices are struck through")
+            XCTAssertNotNil(browser.cookies["wwe_device"])
+            let detail = try await browser.get("/shop/dishes/\(Fixtures.bulgogi)")
+            XCTAssertTrue(detail.text.contains(#"data-price="23900""#))
+            XCTAssertTrue(detail.text.contains(#"min="1" max="10""#))
+            // In English the page's own words follow the reader; the dish's text stays as written.
+            let english = try await app.send(.GET, "/shop/dishes/\(Fixtures.bulgogi)", headers: ["Accept-Language": "en"])
+            XCTAssertTrue(english.text.contains("Event deal") && english.text.contains("Early-morning delivery · Nationwide parcel"))
+            XCTAssertTrue(english.text.contains("2,500원 (free from 40,000원)"))
+            let unknown = try await browser.get("/shop/dishes/NOPE1")
+            XCTAssertEqual(unknown.status, .notFound)
+        }
+    }
+
+    func testTheCartFormRefusesBadInputAndChangesNothing() async throws {
+        try await withTestApp { app in
+            var browser = CookieBrowser(app: app)
+            _ = try await browser.get("/shop/dishes/\(Fixtures.bulgogi)")
+            let forged = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "1"], includeCSRF: false)
+            XCTAssertEqual(forged.status, .forbidden)
+            let tooMany = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "11"])
+            XCTAssertEqual(tooMany.status, .unprocessableEntity)
+            XCTAssertTrue(tooMany.text.contains("한 번에 10개까지"), "the dish page shows why")
+            let garbage = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "lots"])
+            XCTAssertEqual(garbage.status, .badRequest)
+            let unknown = try await browser.post("/shop/cart", form: ["hash": "NOPE1", "quantity": "1"])
+            XCTAssertEqual(unknown.status, .notFound)
+            let cart = try await browser.get("/shop/cart")
+            XCTAssertTrue(cart.text.contains("장바구니가 비어 있어요."))
+            let empty = try await browser.post("/shop/orders", form: ["idempotencyKey": "k1"])
+            XCTAssertEqual(empty.status, .unprocessableEntity)
+            let orders = try await BanchanOrder.query(on: app.db).count()
+            XCTAssertEqual(orders, 0)
+
+            // Adding twice adds up, within the limit.
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "6"])
+            let over = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "5"])
+            XCTAssertEqual(over.status, .unprocessableEntity)
+            let added = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "4"])
+            XCTAssertEqual(added.headers.first(name: .location), "/shop/cart?added=\(Fixtures.bulgogi)")
+            let full = try await browser.get("/shop/cart")
+            XCTAssertTrue(full.text.contains(#"value="10""#))
+        }
+    }
+
+    func testADoubleSubmittedCheckoutOrdersOnceAndOrdersStayWithTheirBrowser() async throws {
+        try await withTestApp { app in
+            var browser = CookieBrowser(app: app)
+            _ = try await browser.get("/shop/dishes/\(Fixtures.dakgalbi)")
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.dakgalbi, "quantity": "1"])
+            _ = try await browser.get("/shop/cart")
+            let first = try await browser.post("/shop/orders", form: ["idempotencyKey": "page-key-1"])
+            let second = try await browser.post("/shop/orders", form: ["idempotencyKey": "page-key-1"])
+            XCTAssertEqual(first.status, .seeOther)
+            XCTAssertEqual(first.headers.first(name: .location), second.headers.first(name: .location))
+            let count = try await BanchanOrder.query(on: app.db).count()
+            XCTAssertEqual(count, 1)
+            let location = try XCTUnwrap(first.headers.first(name: .location))
+
+            let mine = try await browser.get(location)
+            XCTAssertEqual(mine.status, .ok)
+            XCTAssertTrue(mine.text.contains("결제 대기"))
+            var stranger = CookieBrowser(app: app)
+            let theirs = try await stranger.get(location)
+            XCTAssertEqual(theirs.status, .notFound)
+            _ = try await stranger.get("/shop")
+            let strangerPays = try await stranger.post(location + "/pay", form: [:])
+            XCTAssertEqual(strangerPays.status, .notFound)
+
+            let paid = try await browser.post(location + "/pay", form: [:])
+            XCTAssertEqual(paid.headers.first(name: .location), location)
+            let after = try await browser.get(location)
+            XCTAssertTrue(after.text.contains("결제 완료"))
+            let history = try await browser.get("/shop/orders")
+            XCTAssertTrue(history.text.contains("결제 완료"))
+        }
+    }
+
+    func testASignedInShoppersCartIsTheirAccounts() async throws {
+        try await withTestApp { app in
+            let tokens = try await app.signUp()
+            var browser = CookieBrowser(app: app)
+            _ = try await browser.get("/login")
+            _ = try await browser.post("/login", form: ["email": "mina@example.com", "password": "password1"])
+            _ = try await browser.get("/shop/dishes/\(Fixtures.dakgalbi)")
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.dakgalbi, "quantity": "2"])
+            let api = try await app.send(.GET, "/api/v1/banchan/cart", token: tokens.accessToken)
+            XCTAssertEqual((try api.object()["items"] as? [[String: Any]])?.first?["quantity"] as? Int, 2)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SocketIO
+import XCTVapor
+
+/// The Socket.IO module on its own: a bare Vapor application with `PlainSocketIOHost`, nothing of
+/// WhatWeEat. (The server's own rules around it, the live socket host, are tested in HTTPTests.)
+final class StandaloneSocketIOTests: XCTestCase {
+    final class Echo: SocketIOHandler {
+        let events = NIOLockedValueBox<[String]>([])
+        func connected(_ client: SocketIOClient) async {}
+        func received(event: String, arguments: [SocketIOValue], from client: SocketIOClient) async -> [SocketIOValue]? {
+            events.withLockedValue { $0.append(event) }
+            return event == "echo" ? arguments : nil
+        }
+        func disconnected(_ client: SocketIOClient) async {}
+    }
+
+    func testAPollingClientOpensConnectsAndIsAnswered() async throws {
+        let app = try await Application.make(.testing)
+        do {
+            let echo = Echo()
+            SocketIOServer(handler: echo, feature: "test").register(on: app)
+
+            let open = try await app.sendRequest(.GET, "/socket.io/?EIO=4&transport=polling")
+            XCTAssertEqual(open.status, .ok)
+            XCTAssertTrue(open.body.string.hasPrefix("0{"), open.body.string)
+            let handshake = try JSONSerialization.jsonObject(with: Data(open.body.string.dropFirst().utf8)) as? [String: Any]
+            let sid = try XCTUnwrap(handshake?["sid"] as? String)
+            XCTAssertEqual(sid.count, 20, "15 random bytes, URL-safe")
+            let session = "/socket.io/?EIO=4&transport=polling&sid=\(sid)"
+
+            let connect = try await app.sendRequest(.POST, session, body: ByteBuffer(string: "40"))
+            XCTAssertEqual(connect.body.string, "ok")
+            let connected = try await app.sendRequest(.GET, session)
+            XCTAssertTrue(connected.body.string.hasPrefix("40{\"sid\":"), connected.body.string)
+
+            let asked = try await app.sendRequest(.POST, session, body: ByteBuffer(string: #"421["echo","안녕"]"#))
+            XCTAssertEqual(asked.body.string, "ok")
+            let answer = try await app.sendRequest(.GET, session)
+            XCTAssertEqual(answer.body.string, #"431["안녕"]"#)
+            XCTAssertEqual(echo.events.withLockedValue { $0 }, ["echo"])
+
+            // Engine.IO's own errors, as the reference server words them.
+            let unknown = try await app.sendRequest(.GET, "/socket.io/?EIO=4&transport=polling&sid=nope")
+            XCTAssertEqual(unknown.status, .badRequest)
+            XCTAssertEqual(unknown.body.string, #"{"code":1,"message":"Session ID unknown"}"#)
+            let oldProtocol = try await app.sendRequest(.GET, "/socket.io/?EIO=3&transport=polling")
+            XCTAssertEqual(oldProtocol.status, .badRequest)
+        } catch {
+            try await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+    }
+}

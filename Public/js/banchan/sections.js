@@ -1,4 +1,6 @@
 // The shop's main page: tapping a section header shows how many dishes it has (as the app does).
+import { say } from '../shared/dom.js';
+
 const toast = document.getElementById('section-toast');
 
 document.querySelectorAll('.section-header').forEach((header) => {
@@ -7,11 +9,7 @@ document.querySelectorAll('.section-header').forEach((header) => {
     const showing = header.getAttribute('aria-expanded') === 'true';
     header.setAttribute('aria-expanded', String(!showing));
     count.hidden = showing;
-    if (!showing && toast) {
-      toast.textContent = header.dataset.countText;
-      toast.classList.add('visible');
-      clearTimeout(toast.hideTimer);
-      toast.hideTimer = setTimeout(() => toast.classList.remove('visible'), 2500);
-    }
+    // The toast fades out (its text stays until the next one), so the class goes, not the text.
+    if (!showing) say(header.dataset.countText, { line: toast, clearAfter: 2500, shownClass: 'visible' });
   });
 });

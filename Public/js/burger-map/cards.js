@@ -7,17 +7,10 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
+import { element, say } from '../shared/dom.js';
+import { distanceText, timeAgo } from '../shared/format.js';
 
-const language = config.language || 'ko';
-const numbers = new Intl.NumberFormat(language);
-
-/** An element with an optional class and text. */
-export function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
+const numbers = new Intl.NumberFormat(config.language || 'ko');
 
 /** The page's path for a review, a place or a person (ids are UUIDs; the pages take any case). */
 export const links = {
@@ -41,35 +34,6 @@ export function stars(rating) {
   const node = element('span', 'stars', '★'.repeat(full) + '☆'.repeat(5 - full));
   node.setAttribute('role', 'img');
   node.setAttribute('aria-label', t('burger_map.js.cards.stars', { rating: full }));
-  return node;
-}
-
-const relative = typeof Intl.RelativeTimeFormat === 'function'
-  ? new Intl.RelativeTimeFormat(language, { numeric: 'auto', style: 'short' })
-  : null;
-const fullDate = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' });
-const STEPS = [['second', 60], ['minute', 60], ['hour', 24], ['day', 7], ['week', 4.35], ['month', 12], ['year', Infinity]];
-
-/** "3시간 전" / "3 hr. ago" in the page's language, with the exact time on hover. */
-export function timeAgo(iso) {
-  const date = new Date(iso);
-  const node = element('time');
-  if (Number.isNaN(date.getTime())) return node;
-  node.dateTime = date.toISOString();
-  node.title = fullDate.format(date);
-  if (!relative) {
-    node.textContent = fullDate.format(date);
-    return node;
-  }
-  // Walk up the units until the amount fits the next one ("90 minutes" becomes "2 hours").
-  let amount = (date.getTime() - Date.now()) / 1000;
-  for (const [unit, size] of STEPS) {
-    if (Math.abs(amount) < size) {
-      node.textContent = relative.format(Math.round(amount), unit);
-      return node;
-    }
-    amount /= size;
-  }
   return node;
 }
 
@@ -178,12 +142,11 @@ export function personRow(person) {
   return item;
 }
 
-/** "320 m" / "1.4 km". */
-export function distanceText(meters) {
-  if (meters < 1000) return t('burger_map.js.cards.meters', { distance: formatNumber(Math.round(meters)) });
-  const km = new Intl.NumberFormat(language, { maximumFractionDigits: meters < 10000 ? 1 : 0 }).format(meters / 1000);
-  return t('burger_map.js.cards.kilometers', { distance: km });
-}
+/** "320 m" / "1.4 km" in the burger map's own words for the units. */
+const DISTANCE_UNITS = {
+  meters: (distance) => t('burger_map.js.cards.meters', { distance }),
+  kilometers: (distance) => t('burger_map.js.cards.kilometers', { distance }),
+};
 
 /** A place in a list: photo, name, stars with the average and review count, address, distance. */
 export function placeRow(place) {
@@ -217,18 +180,9 @@ export function placeRow(place) {
   if (place.address) main.append(element('span', 'place-address', place.address));
   link.append(main);
 
-  if (place.distanceMeters != null) link.append(element('span', 'place-distance', distanceText(place.distanceMeters)));
+  if (place.distanceMeters != null) link.append(element('span', 'place-distance', distanceText(place.distanceMeters, { units: DISTANCE_UNITS })));
   item.append(link);
   return item;
-}
-
-/** Shows a short message in the page's `#page-status` line, cleared after a while. */
-export function announce(message) {
-  const line = document.getElementById('page-status');
-  if (!line) return;
-  line.textContent = message;
-  clearTimeout(line.clearTimer);
-  line.clearTimer = setTimeout(() => { line.textContent = ''; }, 5000);
 }
 
 /** The server's message for a refused request (already in the reader's language), or `fallback`. */
@@ -290,7 +244,7 @@ export function pager(list, sentinel, { source = list?.dataset.source, render, e
     } catch (error) {
       if (mine !== generation) return;
       // A refused list (a private tab, a removed person) will not come round by scrolling again.
-      announce(errorMessage(error));
+      say(errorMessage(error));
       finish();
     } finally {
       if (mine === generation) setBusy(false);

@@ -6,7 +6,8 @@
 // one element; the single JSON config block (shared/config.js) carries values the whole page
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { t } from '../shared/config.js';
-import { announce, element, pager, reviewCard } from './cards.js';
+import { element, say } from '../shared/dom.js';
+import { pager, reviewCard } from './cards.js';
 
 const list = document.getElementById('feed-list');
 const refreshButton = document.getElementById('feed-refresh');
@@ -23,10 +24,10 @@ if (list) {
     if (refreshing) return;
     refreshing = true;
     refreshButton?.setAttribute('aria-busy', 'true');
-    announce(t('burger_map.js.feed.refreshing'));
+    say(t('burger_map.js.feed.refreshing'));
     try {
       await feed.reload();
-      announce(t('burger_map.js.feed.refreshed'));
+      say(t('burger_map.js.feed.refreshed'));
     } finally {
       refreshing = false;
       refreshButton?.removeAttribute('aria-busy');

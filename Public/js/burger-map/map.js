@@ -7,7 +7,9 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
-import { createMap, distanceText as distanceIn, findMe, fitStage as fitMapStage, hasLeaflet as leafletLoaded } from '../shared/map.js';
+import { element, say as sayIn } from '../shared/dom.js';
+import { distanceText } from '../shared/format.js';
+import { createMap, findMe, fitStage as fitMapStage, hasLeaflet as leafletLoaded } from '../shared/map.js';
 
 const settings = config.map || {};
 const search = (settings.q || '').trim();
@@ -35,15 +37,9 @@ let myPosition = null;
 /** Each request takes the next number; an answer whose number is not the latest is stale. */
 let latestRequest = 0;
 
+/** The map's own status line (`#map-status`): the last message stays. */
 function say(text) {
-  if (statusLine) statusLine.textContent = text;
-}
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
+  sayIn(text, { line: statusLine, clearAfter: 0 });
 }
 
 function placeURL(place) {
@@ -65,11 +61,6 @@ function ratingLine(place) {
   line.append(stars, ' ', element('span', 'average', average), ' · ',
     element('span', 'review-count', t('burger_map.js.map.reviews', { count: numbers.format(place.reviewCount) })));
   return line;
-}
-
-/** 350 m, 1.2 km, 35 km in the page's language. */
-function distanceText(meters) {
-  return distanceIn(meters, config.language || 'ko');
 }
 
 function searchParam() {

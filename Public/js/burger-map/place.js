@@ -7,7 +7,8 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
-import { announce, errorMessage, formatNumber, pager, reviewCard } from './cards.js';
+import { say } from '../shared/dom.js';
+import { errorMessage, formatNumber, pager, reviewCard } from './cards.js';
 
 const place = config.place || {};
 /** The place's id from the config block, else from the address (/map/places/{id}). */
@@ -56,7 +57,7 @@ for (const button of toggles) {
       if (detail) showDetail(detail);
     } catch (error) {
       showMark(button, wasPressed, wasCount);
-      announce(errorMessage(error, t('burger_map.js.place.mark_failed')));
+      say(errorMessage(error, t('burger_map.js.place.mark_failed')));
     } finally {
       button.removeAttribute('aria-busy');
     }

@@ -7,7 +7,8 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
-import { announce, errorMessage, formatNumber, pager, personRow, placeRow, reviewCard } from './cards.js';
+import { say } from '../shared/dom.js';
+import { errorMessage, formatNumber, pager, personRow, placeRow, reviewCard } from './cards.js';
 
 const profile = config.profile || {};
 const profileId = String(profile.id || location.pathname.split('/').filter(Boolean).pop() || '').toLowerCase();
@@ -46,10 +47,10 @@ if (followButton) {
       const answer = await api(wasFollowing ? 'DELETE' : 'PUT', `/api/v1/burger-map/users/${encodeURIComponent(profileId)}/follow`);
       if (answer) showFollow(Boolean(answer.followedByMe), answer.followerCount);
       const name = answer?.nickname || profile.nickname || '';
-      announce(t(answer?.followedByMe ? 'burger_map.js.profile.followed' : 'burger_map.js.profile.unfollowed', { name }));
+      say(t(answer?.followedByMe ? 'burger_map.js.profile.followed' : 'burger_map.js.profile.unfollowed', { name }));
     } catch (error) {
       showFollow(wasFollowing, wasFollowers);
-      announce(errorMessage(error, t('burger_map.js.profile.follow_failed')));
+      say(errorMessage(error, t('burger_map.js.profile.follow_failed')));
     } finally {
       followButton.removeAttribute('aria-busy');
     }

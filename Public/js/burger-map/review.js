@@ -7,7 +7,9 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
-import { announce, avatar, element, errorMessage, formatNumber, isMe, links, pager, timeAgo } from './cards.js';
+import { element, say } from '../shared/dom.js';
+import { timeAgo } from '../shared/format.js';
+import { avatar, errorMessage, formatNumber, isMe, links, pager } from './cards.js';
 
 const article = document.getElementById('review');
 const review = config.review || {};
@@ -66,7 +68,7 @@ function reactionToggle(id, kind, read) {
       if (answer) showReaction(button, read(answer).pressed, read(answer).count);
     } catch (error) {
       showReaction(button, wasPressed, wasCount);
-      announce(errorMessage(error, t('burger_map.js.review.reaction_failed')));
+      say(errorMessage(error, t('burger_map.js.review.reaction_failed')));
     } finally {
       button.removeAttribute('aria-busy');
     }
@@ -188,7 +190,7 @@ function startEditing(item, text, edited, actions, editButton) {
       text.textContent = updated?.text ?? box.value.trim();
       edited.hidden = false;
       close();
-      announce(t('burger_map.js.review.comment_saved'));
+      say(t('burger_map.js.review.comment_saved'));
     } catch (caught) {
       error.textContent = errorMessage(caught);
       box.setAttribute('aria-invalid', 'true');
@@ -207,10 +209,10 @@ async function deleteComment(item, button) {
     item.remove();
     setCommentCount(commentCount - 1);
     comments?.refreshEmpty();
-    announce(t('burger_map.js.review.comment_deleted'));
+    say(t('burger_map.js.review.comment_deleted'));
   } catch (error) {
     button.disabled = false;
-    announce(errorMessage(error));
+    say(errorMessage(error));
   }
 }
 
@@ -260,7 +262,7 @@ if (commentForm && commentText) {
       setCommentCount(commentCount + 1);
       commentText.value = '';
       if (commentCounter) updateCounter();
-      announce(t('burger_map.js.review.comment_posted'));
+      say(t('burger_map.js.review.comment_posted'));
     } catch (error) {
       if (commentError) commentError.textContent = errorMessage(error);
       commentText.setAttribute('aria-invalid', 'true');
@@ -318,7 +320,7 @@ if (reportButton && dialog && reportForm && reportReason) {
       // Reported once is enough: the button stays as a record of it.
       reportButton.disabled = true;
       reportButton.textContent = t('burger_map.js.review.reported_button');
-      announce(t(answer?.hidden ? 'burger_map.js.review.reported_hidden' : 'burger_map.js.review.reported'));
+      say(t(answer?.hidden ? 'burger_map.js.review.reported_hidden' : 'burger_map.js.review.reported'));
     } catch (error) {
       if (reportError) reportError.textContent = errorMessage(error);
       reportReason.setAttribute('aria-invalid', 'true');
@@ -342,7 +344,7 @@ if (deleteButton) {
       location.assign(placeId ? links.place(placeId) : (placeLink?.getAttribute('href') || '/map'));
     } catch (error) {
       deleteButton.disabled = false;
-      announce(errorMessage(error));
+      say(errorMessage(error));
     }
   });
 }

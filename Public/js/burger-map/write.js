@@ -12,7 +12,7 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api, ApiError } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
-import { flash } from '../shared/dom.js';
+import { element, flash } from '../shared/dom.js';
 
 const API = '/api/v1/burger-map';
 /** The server's rules (BurgerMapRules.swift): characters after trimming. */
@@ -54,13 +54,6 @@ const hasLeaflet = typeof window.L !== 'undefined' && Boolean(mapBox);
 
 function say(message) {
   flash(pageStatus, message);
-}
-
-function element(tag, className, content) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (content !== undefined) node.textContent = content;
-  return node;
 }
 
 /**

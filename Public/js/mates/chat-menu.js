@@ -5,7 +5,8 @@
 // one element; the single JSON config block (shared/config.js) carries values the whole page
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
-import { API, say } from './common.js';
+import { say } from '../shared/dom.js';
+import { API } from './common.js';
 
 /** Makes the menu of match `matchId` work; `isOpen()` says whether the match still runs. */
 export function setUpChatMenu(matchId, isOpen) {

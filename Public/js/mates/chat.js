@@ -11,9 +11,10 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
+import { element, say } from '../shared/dom.js';
 import { follow } from '../shared/live.js';
 import { setUpChatMenu } from './chat-menu.js';
-import { API, element, say } from './common.js';
+import { API } from './common.js';
 
 const match = config.match || {};
 const CHAT = `${API}/chat/${match.id}`;

@@ -1,30 +1,16 @@
-// What the mates pages share: small DOM helpers, the status line, faces and backgrounds, a
-// person's card (nearby, requested me), the topic chips, and following my state (searching,
-// matched…) as it changes elsewhere.
+// What the mates pages share: field errors, faces and backgrounds, a person's card (nearby,
+// requested me), the topic chips, and following my state (searching, matched…) as it changes
+// elsewhere. `element()`, the status line (`say()`) and distances are in ../shared/.
 //
 // Conventions for every script under Public/js/: `data-*` attributes carry values that belong to
 // one element; the single JSON config block (shared/config.js) carries values the whole page
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
-import { config, t } from '../shared/config.js';
+import { t } from '../shared/config.js';
+import { element, say } from '../shared/dom.js';
+import { distanceText } from '../shared/format.js';
 
 export const API = '/api/v1/mates';
-
-export function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
-
-/** Shows a short message in the floating status line (`#page-status`), cleared after a while. */
-export function say(text) {
-  const line = document.getElementById('page-status');
-  if (!line) return;
-  line.textContent = text || '';
-  clearTimeout(line.clearTimer);
-  if (text) line.clearTimer = setTimeout(() => { line.textContent = ''; }, 5000);
-}
 
 /** Shows `message` in a field's error line (`hidden` when empty) and marks `field` invalid. */
 export function fieldError(errorLine, message, field) {
@@ -46,6 +32,9 @@ export function pathForState(state) {
   if (state?.state === 'searching') return '/mates/nearby';
   return '/mates/search';
 }
+
+/** A mate's distance: "350 m", "1.2 km", and one decimal past 10 km too ("12.5 km"). */
+export const MATE_DISTANCE = { kilometerDigits: 1 };
 
 /** The six reputation counters with their names, those above zero highlighted. */
 function reputationList(counts) {
@@ -79,7 +68,7 @@ export function personCard(person, action) {
 
   const heading = element('div', 'mate-heading');
   heading.append(element('strong', 'mate-name', person.nickname));
-  if (person.distanceMeters != null) heading.append(element('span', 'mate-distance', distance(person.distanceMeters)));
+  if (person.distanceMeters != null) heading.append(element('span', 'mate-distance', distanceText(person.distanceMeters, MATE_DISTANCE)));
 
   const topics = element('ul', 'chip-list');
   for (const topic of person.topics || []) topics.append(element('li', 'chip', topic));
@@ -90,12 +79,6 @@ export function personCard(person, action) {
   item.append(card, heading, topics, details);
   if (action) item.append(action);
   return item;
-}
-
-export function distance(meters) {
-  const language = config.language || 'ko';
-  if (meters < 1000) return new Intl.NumberFormat(language, { style: 'unit', unit: 'meter', maximumFractionDigits: 0 }).format(meters);
-  return new Intl.NumberFormat(language, { style: 'unit', unit: 'kilometer', maximumFractionDigits: 1 }).format(meters / 1000);
 }
 
 /**

@@ -8,8 +8,10 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
+import { element, say } from '../shared/dom.js';
+import { distanceText } from '../shared/format.js';
 import { createMap, findMe, fitStage, hasLeaflet } from '../shared/map.js';
-import { API, avatarURL, distance, element, pathForState, personCard, rememberPosition, watchState } from './common.js';
+import { API, avatarURL, MATE_DISTANCE, pathForState, personCard, rememberPosition, watchState } from './common.js';
 
 const settings = config.map || {};
 const stage = document.querySelector('.map-stage');
@@ -31,8 +33,9 @@ let myPosition = null;
 let latestRequest = 0;
 let state = config.state;
 
+/** The map's own status line (`#map-status`): the last message stays. */
 function status(text) {
-  if (statusLine) statusLine.textContent = text;
+  say(text, { line: statusLine, clearAfter: 0 });
 }
 
 function origin() {
@@ -84,7 +87,7 @@ function pinFor(person) {
   const marker = L.marker([0, 0], { icon, title: person.nickname, keyboard: true });
   const popup = element('div', 'mate-popup');
   popup.append(element('strong', null, person.nickname));
-  if (person.distanceMeters != null) popup.append(element('span', 'muted', ` · ${distance(person.distanceMeters)}`));
+  if (person.distanceMeters != null) popup.append(element('span', 'muted', ` · ${distanceText(person.distanceMeters, MATE_DISTANCE)}`));
   const topics = element('p', 'mate-popup-topics', (person.topics || []).join(' · ') || t('mates.js.card.any_topic'));
   popup.append(topics);
   marker.bindPopup(popup);

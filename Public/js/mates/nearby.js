@@ -8,7 +8,8 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
-import { API, currentPosition, element, pathForState, personCard, say, watchState } from './common.js';
+import { element, say } from '../shared/dom.js';
+import { API, currentPosition, pathForState, personCard, watchState } from './common.js';
 
 const tabs = [...document.querySelectorAll('.nearby-tabs [role=tab]')];
 const refreshButton = document.getElementById('refresh');

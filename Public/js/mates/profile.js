@@ -7,7 +7,8 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
-import { API, fieldError, say, topicChips } from './common.js';
+import { say } from '../shared/dom.js';
+import { API, fieldError, topicChips } from './common.js';
 
 const form = document.getElementById('profile-form');
 const errorLine = document.getElementById('profile-error');

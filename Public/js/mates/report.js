@@ -6,7 +6,8 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
-import { API, fieldError, say } from './common.js';
+import { say } from '../shared/dom.js';
+import { API, fieldError } from './common.js';
 
 const form = document.getElementById('report-form');
 const errorLine = document.getElementById('report-error');

@@ -7,7 +7,8 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
-import { API, currentPosition, element, fieldError, pathForState, rememberPosition, topicChips } from './common.js';
+import { element } from '../shared/dom.js';
+import { API, currentPosition, fieldError, pathForState, rememberPosition, topicChips } from './common.js';
 
 const errorLine = document.getElementById('search-error');
 const startButton = document.getElementById('start-search');

@@ -8,7 +8,8 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
-import { API, avatarURL, backgroundURL, element, say } from './common.js';
+import { element, say } from '../shared/dom.js';
+import { API, avatarURL, backgroundURL } from './common.js';
 
 const card = document.getElementById('mate-card');
 const wearButton = document.getElementById('wear');

@@ -7,7 +7,8 @@
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
 import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
-import { API, fieldError, say } from './common.js';
+import { say } from '../shared/dom.js';
+import { API, fieldError } from './common.js';
 
 const sendForm = document.getElementById('send-form');
 const confirmForm = document.getElementById('confirm-form');

@@ -1,7 +1,7 @@
 // The map pages' common parts (the burger map, the mates' home): a Leaflet map set up the same
 // way everywhere, the stage that fills the screen down to the tab bar, "my location", and
-// distances in the page's language. Pages without Leaflet (none installed, or it failed to
-// load) show their list instead: `hasLeaflet()` says which.
+// distances (from format.js). Pages without Leaflet (none installed, or it failed to load) show
+// their list instead: `hasLeaflet()` says which.
 //
 // Conventions for every script under Public/js/: `data-*` attributes carry values that belong to
 // one element; the single JSON config block (shared/config.js) carries values the whole page
@@ -61,14 +61,8 @@ export function fitStage(stage, { map = null, statusLine = null, active = true }
   map?.invalidateSize();
 }
 
-/** 350 m, 1.2 km, 35 km in `language`. */
-export function distanceText(meters, language = 'ko') {
-  if (meters < 1000) {
-    return new Intl.NumberFormat(language, { style: 'unit', unit: 'meter', maximumFractionDigits: 0 }).format(meters);
-  }
-  const digits = meters < 10000 ? 1 : 0;
-  return new Intl.NumberFormat(language, { style: 'unit', unit: 'kilometer', maximumFractionDigits: digits }).format(meters / 1000);
-}
+/** 350 m, 1.2 km, 35 km: kept here for the map pages, written in format.js. */
+export { distanceText } from './format.js';
 
 /**
  * Asks the browser where it is, with `button` busy meanwhile. Resolves to `[lat, lon]`, or to

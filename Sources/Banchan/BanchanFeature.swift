@@ -8,7 +8,7 @@ package enum BanchanFeature: Feature {
     package static let settingsSections: [any SettingsSection.Type] = [ShopSettings.self]
     package static let migrations: [any Migration] = [CreateBanchan()]
     package static let seeders: [any Seeder] = [BanchanSeeder()]
-    package static let homeCard: HomeCard? = HomeCard(position: 4, emoji: "🥢", key: "banchan", path: "/shop")
+    package static let homeCard: HomeCard? = HomeCard(position: 4, emoji: "🥢", key: "banchan", path: ShopPath.home())
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.usePaymentGateway(settings.shop.gateway)

@@ -11,9 +11,10 @@ import Vapor
 package enum BurgerMapFeature: Feature {
     package static let migrations: [any Migration] = [CreateBurgerPlaces(), CreateBurgerReviews(), CreatePlaceSearch(), AddReviewTimelineIndex(),
                                                     AddAppPlaceKeysAndDonations(), AddReportDismissals()]
-    package static let homeCard: HomeCard? = HomeCard(position: 2, emoji: "🍔", key: "burger_map", path: "/map")
+    package static let homeCard: HomeCard? = HomeCard(position: 2, emoji: "🍔", key: "burger_map", path: MapPath.map())
 
     package static let seeders: [any Seeder] = [BurgerPlacesSeeder()]
+    package static let syntheticData: (any SyntheticDataGenerator)? = BurgerMapSyntheticGenerator()
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.burgerMapLimits = BurgerMapLimits(shared: app.sharedBudgets)

@@ -10,7 +10,8 @@ import Vapor
 package enum MatesFeature: Feature {
     package static let settingsSections: [any SettingsSection.Type] = [MatesSettings.self]
     package static let migrations: [any Migration] = [CreateMates()]
-    package static let homeCard: HomeCard? = HomeCard(position: 3, emoji: "🤝", key: "mates", path: MatesPages.Tab.home.path)
+    package static let syntheticData: (any SyntheticDataGenerator)? = MatesSyntheticGenerator()
+    package static let homeCard: HomeCard? = HomeCard(position: 3, emoji: "🤝", key: "mates", path: MatesPath.home())
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.codeSender = try makeCodeSender(app, settings: settings.mates)

@@ -7,7 +7,7 @@ import Vapor
 package enum MenuGameFeature: Feature {
     package static let migrations: [any Migration] = [CreateMenus(), CreateMenuGroups(), CreateMenuGamePreferencesAndFeedback()]
     package static let seeders: [any Seeder] = [MenuSeeder()]
-    package static let homeCard: HomeCard? = HomeCard(position: 1, emoji: "🎴", key: "menu_game", path: "/play")
+    package static let homeCard: HomeCard? = HomeCard(position: 1, emoji: "🎴", key: "menu_game", path: PlayPath.home())
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.menuCatalog = MenuCatalog()

@@ -21,10 +21,10 @@ package struct InboxBadgeMiddleware: AsyncMiddleware {
 /// `/notifications/live`, the API's socket behind the session cookie.
 package struct NotificationsPages: RouteCollection {
     package func boot(routes: any RoutesBuilder) throws {
-        let inbox = routes.grouped("notifications").grouped(SignInRequired())
-        inbox.get(use: list)
-        inbox.post("read", use: markAllRead)
-        inbox.get("live", use: live)
+        let inbox = routes.grouped(SignInRequired())
+        inbox.get(InboxPath.inbox, use: list)
+        inbox.post(InboxPath.markAllRead, use: markAllRead)
+        inbox.get(InboxPath.live, use: live)
     }
 
     package func list(req: Request) async throws -> Response {
@@ -43,7 +43,7 @@ package struct NotificationsPages: RouteCollection {
                     .class("inbox-heading"),
                     .h1(.text(req.t("inbox.title"))),
                     remaining == 0 ? .empty : .form(
-                        .action("/notifications/read"), .method(.post), .class("inline-form"),
+                        .action(InboxPath.markAllRead()), .method(.post), .class("inline-form"),
                         Layout.csrfField(req),
                         .button(.type(.submit), .class("link-button"), .text(req.t("inbox.mark_all_read")))
                     )
@@ -52,7 +52,7 @@ package struct NotificationsPages: RouteCollection {
                    .text(req.t("inbox.empty"))),
                 .ol(.class("notification-list"), .id("notification-list"), .forEach(items) { row(req, $0) }),
                 page.nextCursor.map { cursor in
-                    .a(.class("button wide"), .id("inbox-more"), .href("/notifications?cursor=\(cursor)"), .text(req.t("inbox.more")))
+                    .a(.class("button wide"), .id("inbox-more"), .href(InboxPath.inbox() + "?cursor=\(cursor)"), .text(req.t("inbox.more")))
                 } ?? .empty
             )
         )
@@ -63,7 +63,7 @@ package struct NotificationsPages: RouteCollection {
         .li(
             .class(item.read ? "notification" : "notification unread"), .data(named: "id", value: item.id.uuidString.lowercased()),
             .a(
-                .href(Layout.safeNextPath(item.link) ?? "/notifications"),
+                .href(Layout.safeNextPath(item.link) ?? InboxPath.inbox()),
                 .span(.class("notification-message"), .text(item.message)),
                 item.excerpt.map { .span(.class("notification-excerpt"), .text($0)) } ?? .empty,
                 .element(named: "time", nodes: [.datetime(ISO8601DateFormatter().string(from: item.createdAt)),
@@ -83,7 +83,7 @@ package struct NotificationsPages: RouteCollection {
 
     package func markAllRead(req: Request) async throws -> Response {
         try await req.inbox.markRead(for: try req.requireUser().requireID(), ids: nil)
-        return Layout.redirect(to: "/notifications")
+        return Layout.redirect(to: InboxPath.inbox())
     }
 
     /// The inbox socket for pages, opened only by a page of this origin.

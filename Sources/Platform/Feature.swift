@@ -14,6 +14,8 @@ package protocol Feature {
     static var seeders: [any Seeder] { get }
     /// The feature's card on the home page; nil for a feature that is not a service.
     static var homeCard: HomeCard? { get }
+    /// What `whatweeat seed --synthetic` generates for this feature's benchmarks, if anything.
+    static var syntheticData: (any SyntheticDataGenerator)? { get }
     /// Services in application storage, lifecycle handlers, event-bus followers.
     static func configure(_ app: Application, settings: Settings) async throws
     /// Registers the feature's routes on the three groups the app offers.
@@ -25,6 +27,7 @@ extension Feature {
     package static var migrations: [any Migration] { [] }
     package static var seeders: [any Seeder] { [] }
     package static var homeCard: HomeCard? { nil }
+    package static var syntheticData: (any SyntheticDataGenerator)? { nil }
     package static func configure(_ app: Application, settings: Settings) async throws {}
 }
 

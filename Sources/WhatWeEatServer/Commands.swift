@@ -13,65 +13,53 @@ import SocketIO
 import Vapor
 
 /// `whatweeat seed`: migrate, then load the catalogs (also done on every `serve`).
-/// `whatweeat seed --synthetic --places N --reviews M` adds generated burger places and reviews
-/// for scale benchmarks (docs/PERFORMANCE.md); `--mates N --mate-pairs P` people searching
-/// around Seoul and pairs already matched (alone, without burger options, only those).
-package struct SeedCommand: AsyncCommand {
-    package struct Signature: CommandSignature {
-        package init() {}
+/// `whatweeat seed --synthetic [options]` also adds generated data for benchmarks: the command
+/// walks the feature list and runs each feature's `SyntheticDataGenerator` whose options were
+/// given (`--places`, `--reviews` … for the burger map, `--mates`, `--mate-pairs` … for mates), or
+/// those that run by default when none were; `--seed N` makes the same data again.
+package struct SeedCommand: AnyAsyncCommand {
+    package var help: String { "Creates or upgrades the database and loads the catalogs; --synthetic adds benchmark data." }
 
-        @Flag(name: "synthetic", help: "Also add generated burger places, reviewers and reviews (for benchmarks).") package var synthetic: Bool
-        @Option(name: "places", help: "Generated places (default 1,000).") package var places: Int?
-        @Option(name: "reviews", help: "Generated reviews (default 10,000).") package var reviews: Int?
-        @Option(name: "users", help: "Generated reviewers (default reviews ÷ 50, at least 600).") package var users: Int?
-        @Option(name: "seed", help: "Random seed, for repeatable data (default 1).") package var seed: Int?
-        @Option(name: "reader-password", help: "Lets the generated reader sign in with this password (benchmarks of the feed).")
-        package var readerPassword: String?
-        @Option(name: "mates", help: "Generated mates searching around Seoul City Hall.") package var mates: Int?
-        @Option(name: "mate-pairs", help: "Generated pairs of mates already matched.") package var matePairs: Int?
-        @Option(name: "mates-password", help: "Lets the generated mates sign in with this password.") package var matesPassword: String?
-    }
+    package init() {}
 
-    package var help: String { "Creates or upgrades the database and loads the catalogs." }
+    package var generators: [any SyntheticDataGenerator] { Features.all.compactMap { $0.syntheticData } }
 
-    package func run(using context: CommandContext, signature: Signature) async throws {
+    package func run(using context: inout CommandContext) async throws {
+        var arguments = context.input.arguments
+        var synthetic = false
+        var values: [String: String] = [:]
+        let known = Set(generators.flatMap { $0.options.map(\.name) } + ["seed"])
+        while !arguments.isEmpty {
+            let argument = arguments.removeFirst()
+            guard argument.hasPrefix("--") else { throw CommandFailure(message: "unexpected \(argument); see whatweeat seed --help") }
+            let name = String(argument.dropFirst(2))
+            if name == "synthetic" { synthetic = true; continue }
+            guard known.contains(name) else {
+                throw CommandFailure(message: "unknown option --\(name); options: --synthetic, " + known.sorted().map { "--\($0)" }.joined(separator: ", "))
+            }
+            guard !arguments.isEmpty, !arguments[0].hasPrefix("--") else { throw CommandFailure(message: "--\(name) needs a value") }
+            values[name] = arguments.removeFirst()
+        }
+        guard synthetic || values.isEmpty else { throw CommandFailure(message: "generated data needs --synthetic") }
         let app = context.application
         try await prepareDatabase(app)
         context.console.info("Database ready and catalogs loaded.")
-        guard signature.synthetic else { return }
-        if signature.mates != nil || signature.matePairs != nil {
-            let searching = signature.mates ?? 0, pairs = signature.matePairs ?? 0
-            guard (0...1_000_000).contains(searching), (0...100_000).contains(pairs) else {
-                throw CommandFailure(message: "--mates takes 0…1,000,000, --mate-pairs 0…100,000")
-            }
-            let started = Date()
-            let hash = try await app.passwordHasher.hash(signature.matesPassword ?? SecureRandom.token())
-            let seed = UInt64(max(0, signature.seed ?? 1))
-            try await MatesSynthetic(searching: searching, pairs: pairs, seed: seed).fill(app.db, passwordHash: hash)
-            context.console.info("Added \(searching) mates searching and \(pairs) matched pairs in \(Int(Date().timeIntervalSince(started))) s: "
-                + "\(MatesSynthetic.email(searching: 0, seed: seed)), \(MatesSynthetic.email(paired: 0, seed: seed)) …")
-            guard signature.places != nil || signature.reviews != nil else { return }
+        guard synthetic else { return }
+        let options = SyntheticOptions(values: values)
+        let named = generators.filter { generator in generator.options.contains { options.has($0.name) } }
+        for generator in named.isEmpty ? generators.filter(\.runsByDefault) : named {
+            context.console.info(try await generator.generate(app, options, console: context.console))
         }
-        let places = signature.places ?? 1_000, reviews = signature.reviews ?? 10_000
-        let users = signature.users ?? max(600, reviews / 50)
-        guard (1...10_000_000).contains(places), (0...100_000_000).contains(reviews), (1...10_000_000).contains(users) else {
-            throw CommandFailure(message: "--places and --users take 1…10,000,000, --reviews 0…100,000,000")
+    }
+
+    package func outputHelp(using context: inout CommandContext) {
+        context.console.output("Usage: whatweeat seed [--synthetic [options]]".consoleText())
+        context.console.output(help.consoleText())
+        context.console.output("  --synthetic  add generated data for benchmarks".consoleText())
+        context.console.output("  --seed       random seed, for repeatable data (default 1)".consoleText())
+        for generator in generators {
+            for option in generator.options { context.console.output("  --\(option.name)  \(option.help)".consoleText()) }
         }
-        let console = context.console
-        let onTerminal = isatty(STDOUT_FILENO) != 0
-        let started = Date()
-        let synthetic = BurgerMapSynthetic(places: places, reviews: reviews, users: users, seed: UInt64(max(0, signature.seed ?? 1))) { stage, done, total in
-            guard onTerminal else { return }
-            let width = 30, filled = total == 0 ? width : width * done / total
-            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            console.output("\r\(stage.padding(toLength: 8, withPad: " ", startingAt: 0)) \(bar) \(done)/\(total)".consoleText(), newLine: done == total)
-        }
-        let locked = try await app.passwordHasher.hash(SecureRandom.token())
-        var reader = locked
-        if let password = signature.readerPassword { reader = try await app.passwordHasher.hash(password) }
-        try await synthetic.fill(app.db, passwordHash: locked, readerPasswordHash: reader)
-        console.info("Added \(places) places, \(reviews) reviews and \(users) reviewers in \(Int(Date().timeIntervalSince(started))) s; "
-            + "\(BurgerMapSynthetic.readerEmail) follows \(min(users, BurgerMapSynthetic.readerFollows)) of them.")
     }
 }
 

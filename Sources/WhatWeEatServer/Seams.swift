@@ -12,7 +12,7 @@ enum Seams {
             open: { req, hostToken, hostUserID in
                 try await req.menuGame.createGroup(hostToken: hostToken, hostUserID: hostUserID).pin
             },
-            link: PlayPath.group
+            link: { PlayPath.group($0) }
         )
     }
 }

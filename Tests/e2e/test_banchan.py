@@ -89,7 +89,7 @@ def test_browse_detail_quantity_cart_order_and_history(server, browser):
     assert browser.find_element(By.ID, "cart-total").text == won(items_total + fee)
 
     click(browser, "#place-order")
-    wait_for(browser, EC.url_matches(r"/shop/orders/[0-9A-F-]{36}$"))
+    wait_for(browser, EC.url_matches(r"/shop/orders/[0-9a-f-]{36}$"))
     assert browser.find_element(By.ID, "order-status").text == "결제 대기"
     assert browser.find_element(By.ID, "order-grand-total").text == won(items_total + fee)
     shot(browser, "05-order")
@@ -148,7 +148,7 @@ def test_cancel_an_order_before_it_ships(server, browser):
     click(browser, "#add-to-cart")
     wait_for(browser, EC.url_contains("/shop/cart"))
     click(browser, "#place-order")
-    wait_for(browser, EC.url_matches(r"/shop/orders/[0-9A-F-]{36}$"))
+    wait_for(browser, EC.url_matches(r"/shop/orders/[0-9a-f-]{36}$"))
     click(browser, "#cancel-order")
     wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "주문 취소")
     assert not browser.find_elements(By.ID, "cancel-order")

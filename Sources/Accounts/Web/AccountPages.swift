@@ -6,19 +6,19 @@ import Vapor
 /// `/signup`, `/login`, `/logout`, `/me` and the language switch.
 package struct AccountPages: RouteCollection {
     package func boot(routes: any RoutesBuilder) throws {
-        routes.get("signup", use: signUpForm)
-        routes.post("signup", use: signUp)
-        routes.get("login", use: logInForm)
-        routes.post("login", use: logIn)
-        routes.get("logout", use: logOutConfirm)
-        routes.post("logout", use: logOut)
-        let me = routes.grouped("me").grouped(SignInRequired(returnTo: AccountPath.me))
-        me.get(use: myPage)
-        me.post("profile", use: saveProfile)
-        me.post("photo", use: uploadPhoto)
-        me.post("photo", "delete", use: deletePhoto)
-        me.post("withdraw", use: withdraw)
-        routes.post("language", use: switchLanguage)
+        routes.get(AccountPath.signUp, use: signUpForm)
+        routes.post(AccountPath.signUp, use: signUp)
+        routes.get(AccountPath.logIn, use: logInForm)
+        routes.post(AccountPath.logIn, use: logIn)
+        routes.get(AccountPath.logOut, use: logOutConfirm)
+        routes.post(AccountPath.logOut, use: logOut)
+        let me = routes.grouped(SignInRequired(returnTo: AccountPath.me()))
+        me.get(AccountPath.me, use: myPage)
+        me.post(AccountPath.profile, use: saveProfile)
+        me.post(AccountPath.photo, use: uploadPhoto)
+        me.post(AccountPath.photoDelete, use: deletePhoto)
+        me.post(AccountPath.withdraw, use: withdraw)
+        routes.post(AccountPath.language, use: switchLanguage)
     }
 
     // MARK: Sign up
@@ -26,7 +26,7 @@ package struct AccountPages: RouteCollection {
     package struct SignUpForm: Content { package var email: String?; package var nickname: String?; package var password: String? }
 
     package func signUpForm(req: Request) async throws -> Response {
-        if req.auth.has(User.self) { return Layout.redirect(to: AccountPath.me) }
+        if req.auth.has(User.self) { return Layout.redirect(to: AccountPath.me()) }
         return signUpPage(req, values: SignUpForm(), error: nil)
     }
 
@@ -34,7 +34,7 @@ package struct AccountPages: RouteCollection {
         let form = try req.content.decode(SignUpForm.self)
         return try await req.submitForm {
             let user = try await req.accounts.signUp(email: form.email ?? "", password: form.password ?? "", nickname: form.nickname ?? "")
-            return try await startSession(req, user: user, next: AccountPath.me)
+            return try await startSession(req, user: user, next: AccountPath.me())
         } onRuleBroken: { signUpPage(req, values: form, error: $0) }
     }
 
@@ -47,7 +47,7 @@ package struct AccountPages: RouteCollection {
                 .p(.class("lead"), .text(req.t("signup.lead"))),
                 Layout.formError(req, error),
                 .form(
-                    .action(AccountPath.signUp), .method(.post), .class("stack"),
+                    .action(AccountPath.signUp()), .method(.post), .class("stack"),
                     Layout.csrfField(req),
                     field(id: "email", label: req.t("field.email"), type: .email, value: values.email, autocomplete: "email"),
                     field(id: "nickname", label: req.t("field.nickname"), type: .text, value: values.nickname,
@@ -56,7 +56,7 @@ package struct AccountPages: RouteCollection {
                           autocomplete: "new-password", hint: req.t("signup.password_hint"), extra: [("minlength", "8")]),
                     .button(.type(.submit), .class("button primary wide"), .text(req.t("signup.submit")))
                 ),
-                .p(.class("switch-link"), .text(req.t("signup.have_account") + " "), .a(.href(AccountPath.logIn), .text(req.t("nav.login"))))
+                .p(.class("switch-link"), .text(req.t("signup.have_account") + " "), .a(.href(AccountPath.logIn()), .text(req.t("nav.login"))))
             )
         )
     }
@@ -67,7 +67,7 @@ package struct AccountPages: RouteCollection {
 
     package func logInForm(req: Request) async throws -> Response {
         let next = Layout.safeNextPath(req.query[String.self, at: "next"])
-        if req.auth.has(User.self) { return Layout.redirect(to: next ?? AccountPath.me) }
+        if req.auth.has(User.self) { return Layout.redirect(to: next ?? AccountPath.me()) }
         return logInPage(req, values: LogInForm(next: next), error: nil)
     }
 
@@ -75,7 +75,7 @@ package struct AccountPages: RouteCollection {
         let form = try req.content.decode(LogInForm.self)
         return try await req.submitForm {
             let user = try await req.accounts.authenticate(email: form.email ?? "", password: form.password ?? "")
-            return try await startSession(req, user: user, next: Layout.safeNextPath(form.next) ?? AccountPath.me)
+            return try await startSession(req, user: user, next: Layout.safeNextPath(form.next) ?? AccountPath.me())
         } onRuleBroken: { logInPage(req, values: form, error: $0) }
     }
 
@@ -87,14 +87,14 @@ package struct AccountPages: RouteCollection {
                 .h1(.text(req.t("login.title"))),
                 Layout.formError(req, error),
                 .form(
-                    .action(AccountPath.logIn), .method(.post), .class("stack"),
+                    .action(AccountPath.logIn()), .method(.post), .class("stack"),
                     Layout.csrfField(req),
                     .input(.type(.hidden), .name("next"), .value(Layout.safeNextPath(values.next) ?? "")),
                     field(id: "email", label: req.t("field.email"), type: .email, value: values.email, autocomplete: "username"),
                     field(id: "password", label: req.t("field.password"), type: .password, value: nil, autocomplete: "current-password"),
                     .button(.type(.submit), .class("button primary wide"), .text(req.t("login.submit")))
                 ),
-                .p(.class("switch-link"), .text(req.t("login.no_account") + " "), .a(.href(AccountPath.signUp), .text(req.t("nav.signup"))))
+                .p(.class("switch-link"), .text(req.t("login.no_account") + " "), .a(.href(AccountPath.signUp()), .text(req.t("nav.signup"))))
             )
         )
     }
@@ -118,7 +118,7 @@ package struct AccountPages: RouteCollection {
                 .h1(.text(req.t("logout.title"))),
                 .p(.text(req.t("logout.question"))),
                 .form(
-                    .action(AccountPath.logOut), .method(.post),
+                    .action(AccountPath.logOut()), .method(.post),
                     Layout.csrfField(req),
                     .button(.type(.submit), .class("button primary wide"), .text(req.t("nav.logout")))
                 )
@@ -165,7 +165,7 @@ package struct AccountPages: RouteCollection {
                     .class("card"),
                     .h2(.text(req.t("me.profile"))),
                     .form(
-                        .action(AccountPath.profile), .method(.post), .class("stack"),
+                        .action(AccountPath.profile()), .method(.post), .class("stack"),
                         Layout.csrfField(req),
                         field(id: "nickname", label: req.t("field.nickname"), type: .text, value: user.nickname,
                               autocomplete: "nickname", extra: [("minlength", "1"), ("maxlength", "20")]),
@@ -187,7 +187,7 @@ package struct AccountPages: RouteCollection {
                     .class("card"),
                     .h2(.text(req.t("me.photo"))),
                     .form(
-                        .action(AccountPath.photo), .method(.post), .enctype(.multipartData), .class("stack"),
+                        .action(AccountPath.photo()), .method(.post), .enctype(.multipartData), .class("stack"),
                         Layout.csrfField(req),
                         .label(.for("photo"), .text(req.t("me.photo_choose"))),
                         .input(.id("photo"), .name("photo"), .type(.file), .required(true),
@@ -196,7 +196,7 @@ package struct AccountPages: RouteCollection {
                         .button(.type(.submit), .class("button"), .text(req.t("me.photo_upload")))
                     ),
                     imageURL == nil ? .empty : .form(
-                        .action(AccountPath.photoDelete), .method(.post),
+                        .action(AccountPath.photoDelete()), .method(.post),
                         Layout.csrfField(req),
                         .button(.type(.submit), .class("link-button"), .text(req.t("me.photo_remove")))
                     )
@@ -206,7 +206,7 @@ package struct AccountPages: RouteCollection {
                     .h2(.text(req.t("me.withdraw"))),
                     .p(.class("muted"), .text(req.t("me.withdraw_explain"))),
                     .form(
-                        .action(AccountPath.withdraw), .method(.post), .class("stack"),
+                        .action(AccountPath.withdraw()), .method(.post), .class("stack"),
                         Layout.csrfField(req),
                         field(id: "withdraw-password", label: req.t("field.password"), type: .password, value: nil,
                               autocomplete: "current-password", name: "password"),
@@ -265,7 +265,7 @@ package struct AccountPages: RouteCollection {
     private func respondOnMyPage(_ req: Request, user: User, notice: String, _ change: () async throws -> Void) async throws -> Response {
         try await req.submitForm {
             try await change()
-            return Layout.redirect(to: AccountPath.me + "?notice=\(notice)")
+            return Layout.redirect(to: AccountPath.me() + "?notice=\(notice)")
         } onRuleBroken: { error in
             let fresh = try await User.find(user.id, on: req.db) ?? user
             return myPageView(req, user: fresh, notice: nil, error: error)

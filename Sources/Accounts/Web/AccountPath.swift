@@ -1,15 +1,15 @@
 import Platform
 
-/// The account pages' paths, in one place: the shared header, other features' sign-in links and the
-/// account forms use these. (The route table in `AccountPages.boot` names the same paths.)
+/// The account pages' paths, in one place: the route table (`AccountPages.boot`) registers them;
+/// the shared header, other features' sign-in links and the account forms fill them in.
 package enum AccountPath {
-    package static let signUp = "/signup"
-    package static let logIn = "/login"
-    package static let logOut = "/logout"
-    package static let me = "/me"
-    package static let profile = "/me/profile"
-    package static let photo = "/me/photo"
-    package static let photoDelete = "/me/photo/delete"
-    package static let withdraw = "/me/withdraw"
-    package static let language = "/language"
+    package static let signUp = SitePath.signUp
+    package static let logIn = SitePath.logIn
+    package static let logOut: PagePath = "/logout"
+    package static let me = SitePath.me
+    package static let profile: PagePath = "/me/profile"
+    package static let photo: PagePath = "/me/photo"
+    package static let photoDelete: PagePath = "/me/photo/delete"
+    package static let withdraw: PagePath = "/me/withdraw"
+    package static let language: PagePath = "/language"
 }

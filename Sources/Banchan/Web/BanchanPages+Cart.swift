@@ -25,7 +25,7 @@ extension BanchanPages {
                 throw BanchanService.appError(problem, title: record.title)
             }
             try await shop.setCartQuantity(already + quantity, of: record.hash, for: owner)
-            return Layout.redirect(to: ShopPath.cart + "?added=\(record.hash)")
+            return Layout.redirect(to: ShopPath.cart() + "?added=\(record.hash)")
         } onRuleBroken: { error in
             page(req, title: record.title, status: error.status, scripts: ["/js/banchan/detail.js"],
                  cartCount: try await cartCount(req, owner), main: dishView(req, record, quantity: quantity, error: error))
@@ -48,7 +48,7 @@ extension BanchanPages {
             added.map { .p(.class("notice"), .role("status"), .text(req.t("banchan.cart.added", ["title": $0]))) } ?? .empty,
             Layout.formError(req, error),
             lines.isEmpty
-                ? .section(.class("card empty-state"), .p(.text(req.t("banchan.cart.empty"))), .a(.class("button"), .href(ShopPath.home), .text(req.t("banchan.browse"))))
+                ? .section(.class("card empty-state"), .p(.text(req.t("banchan.cart.empty"))), .a(.class("button"), .href(ShopPath.home()), .text(req.t("banchan.browse"))))
                 : .group(
                     .ul(.class("cart-lines card"), .forEach(lines) { cartLine(req, $0) }),
                     .section(
@@ -62,7 +62,7 @@ extension BanchanPages {
                             ? .p(.class("hint"), .text(req.t("banchan.cart.free_delivery_gap", ["gap": Won.format(rule.freeFrom - totals.itemsTotal)])))
                             : .empty,
                         .form(
-                            .action(ShopPath.orders), .method(.post),
+                            .action(ShopPath.orders()), .method(.post),
                             Layout.csrfField(req),
                             // One key per cart page shown: a double tap or a retried submit orders once.
                             .input(.type(.hidden), .name("idempotencyKey"), .value(SecureRandom.token(bytes: 16))),
@@ -115,13 +115,13 @@ extension BanchanPages {
         let quantity = try req.content.decode(QuantityForm.self).quantity ?? 0
         return try await req.submitForm {
             try await req.banchan.setCartQuantity(quantity, of: req.parameters.get("hash") ?? "", for: owner)
-            return Layout.redirect(to: ShopPath.cart)
+            return Layout.redirect(to: ShopPath.cart())
         } onRuleBroken: { try await cartPage(req, owner: owner, error: $0) }
     }
 
     package func removeCartItem(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         try await req.banchan.removeFromCart(req.parameters.get("hash") ?? "", for: owner)
-        return Layout.redirect(to: ShopPath.cart)
+        return Layout.redirect(to: ShopPath.cart())
     }
 }

@@ -29,17 +29,17 @@ extension BanchanPages {
             main: .group(
                 .h1(.text(req.t("banchan.orders.title"))),
                 orders.isEmpty
-                    ? .section(.class("card empty-state"), .p(.text(req.t("banchan.orders.empty"))), .a(.class("button"), .href(ShopPath.home), .text(req.t("banchan.browse"))))
+                    ? .section(.class("card empty-state"), .p(.text(req.t("banchan.orders.empty"))), .a(.class("button"), .href(ShopPath.home()), .text(req.t("banchan.browse"))))
                     : .ul(.class("order-list"), .forEach(orders) { order in
                         .li(.a(
-                            .class("order-card card"), .href(order.id.map(ShopPath.order) ?? ShopPath.orders),
+                            .class("order-card card"), .href(order.id.map { ShopPath.order($0) } ?? ShopPath.orders()),
                             .span(.class("order-status status-\(order.status.rawValue)"), .text(req.t("banchan.status.\(order.status.rawValue)"))),
                             .span(.class("order-summary"), .text(summary(req, order))),
                             .span(.class("order-total"), .text(Won.format(order.total))),
                             .span(.class("muted"), .text(dateText(order.createdAt)))
                         ))
                     }),
-                next.map { .a(.class("button"), .href(ShopPath.orders + "?cursor=\($0)"), .text(req.t("banchan.orders.older"))) } ?? .empty
+                next.map { .a(.class("button"), .href(ShopPath.orders() + "?cursor=\($0)"), .text(req.t("banchan.orders.older"))) } ?? .empty
             )
         )
     }
@@ -111,7 +111,7 @@ extension BanchanPages {
                     )
                     : .empty
             ),
-            .p(.a(.href(ShopPath.orders), .text(req.t("banchan.orders.title"))))
+            .p(.a(.href(ShopPath.orders()), .text(req.t("banchan.orders.title"))))
         )
         return page(req, title: req.t("banchan.order.title"), status: error?.status ?? .ok,
                     cartCount: try await cartCount(req, owner), main: main)

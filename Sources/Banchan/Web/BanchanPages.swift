@@ -12,18 +12,17 @@ package struct BanchanPages: RouteCollection {
     package static let stylesheet = "/css/banchan.css"
 
     package func boot(routes: any RoutesBuilder) throws {
-        let shop = routes.grouped("shop")
-        shop.get(use: home)
-        shop.get("dishes", ":hash", use: dish)
-        shop.get("cart", use: cart)
-        shop.post("cart", use: addToCart)
-        shop.post("cart", ":hash", use: changeCartItem)
-        shop.post("cart", ":hash", "remove", use: removeCartItem)
-        shop.post("orders", use: placeOrder)
-        shop.get("orders", use: orders)
-        shop.get("orders", ":order", use: order)
-        shop.post("orders", ":order", "pay", use: pay)
-        shop.post("orders", ":order", "cancel", use: cancel)
+        routes.get(ShopPath.home, use: home)
+        routes.get(ShopPath.dish, use: dish)
+        routes.get(ShopPath.cart, use: cart)
+        routes.post(ShopPath.cart, use: addToCart)
+        routes.post(ShopPath.item, use: changeCartItem)
+        routes.post(ShopPath.removeItem, use: removeCartItem)
+        routes.post(ShopPath.orders, use: placeOrder)
+        routes.get(ShopPath.orders, use: orders)
+        routes.get(ShopPath.order, use: order)
+        routes.post(ShopPath.pay, use: pay)
+        routes.post(ShopPath.cancel, use: cancel)
     }
 
     // MARK: Frame
@@ -33,7 +32,7 @@ package struct BanchanPages: RouteCollection {
         PageExtras(
             stylesheets: [Self.stylesheet], scripts: scripts, bodyClass: "shop",
             headerLinks: .a(
-                .class("cart-link"), .href(ShopPath.cart), .ariaLabel(req.t("banchan.cart.title")),
+                .class("cart-link"), .href(ShopPath.cart()), .ariaLabel(req.t("banchan.cart.title")),
                 .span(.ariaHidden(true), .text("🛒")),
                 cartCount.map { $0 > 0 ? .span(.class("cart-count"), .text(String($0))) : .empty } ?? .empty
             )
@@ -175,7 +174,7 @@ package struct BanchanPages: RouteCollection {
                 soldOut
                     ? .p(.class("notice sold-out-notice"), .text(req.t("banchan.sold_out_long")))
                     : .form(
-                        .action(ShopPath.cart), .method(.post), .class("order-form"), .id("order-form"),
+                        .action(ShopPath.cart()), .method(.post), .class("order-form"), .id("order-form"),
                         .data(named: "price", value: String(dish.salePrice)),
                         Layout.csrfField(req),
                         .input(.type(.hidden), .name("hash"), .value(dish.hash)),

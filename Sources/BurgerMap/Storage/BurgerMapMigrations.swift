@@ -143,7 +143,9 @@ package struct AddReviewTimelineIndex: NamedMigration {
 
 /// What the LookForRealBurger app needs beside the map: the Kakao place id it deduplicates shops
 /// by (one place per id), who liked a review or marked a place found by the review or place, and
-/// the donations of its "후원하기" button.
+/// the donations of its "후원하기" button. Written before the app's layer was a module of its own
+/// and kept here, recorded under its name, so existing databases do not run it again; the
+/// `burger_donations` table is the layer's (`BurgerDonation` in LookForRealBurgerApp).
 package struct AddAppPlaceKeysAndDonations: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(BurgerPlace.schema).field("kakao_id", .string).update()
@@ -152,7 +154,7 @@ package struct AddAppPlaceKeysAndDonations: NamedMigration {
         try await database.sql.create(index: "burger_reactions_review").on(BurgerReaction.schema).column("review_id").column("created_at").run()
         try await database.sql.create(index: "burger_marks_place").on(BurgerMark.schema).column("place_id").column("created_at").run()
 
-        try await database.schema(BurgerDonation.schema)
+        try await database.schema("burger_donations")
             .id()
             .field("user_id", .uuid, .references(User.schema, "id", onDelete: .setNull))
             .field("payment_id", .string, .required)
@@ -165,7 +167,7 @@ package struct AddAppPlaceKeysAndDonations: NamedMigration {
     }
 
     package func revert(on database: any Database) async throws {
-        try await database.schema(BurgerDonation.schema).delete()
+        try await database.schema("burger_donations").delete()
         for index in ["burger_marks_place", "burger_reactions_review", "burger_places_kakao_id"] {
             try await database.sql.drop(index: index).run()
         }

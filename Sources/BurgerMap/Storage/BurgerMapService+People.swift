@@ -45,7 +45,7 @@ extension BurgerMapService {
         }
         await contentChanged()
         try await inbox.post(NotificationDraft(recipient: card.authorID, actor: actor.id, service: Self.service, kind: "review_commented",
-                                               subjectID: reviewID, link: BurgerMapLinks.review(reviewID), excerpt: text,
+                                               subjectID: reviewID, link: MapPath.review(reviewID), excerpt: text,
                                                collapsesUnread: true))
         return try await self.comment(try comment.requireID())
     }
@@ -174,7 +174,7 @@ extension BurgerMapService {
                 do { try await follow.create(on: database) } catch let error as any DatabaseError where error.isConstraintFailure { added = false }
                 if added {
                     try await inbox.post(NotificationDraft(recipient: followeeID, actor: followerID, service: Self.service, kind: "followed",
-                                                           subjectID: followerID, link: BurgerMapLinks.user(followerID), once: true))
+                                                           subjectID: followerID, link: MapPath.user(followerID), once: true))
                 }
             }
         } else {

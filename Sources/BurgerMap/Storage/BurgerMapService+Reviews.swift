@@ -290,7 +290,7 @@ extension BurgerMapService {
         await contentChanged()
         if added && kind == .like {
             try await inbox.post(NotificationDraft(recipient: card.authorID, actor: actor.id, service: Self.service, kind: "review_liked",
-                                                   subjectID: id, link: BurgerMapLinks.review(id), excerpt: card.title, once: true))
+                                                   subjectID: id, link: MapPath.review(id), excerpt: card.title, once: true))
         }
         return try await review(id, viewer: actor)
     }
@@ -351,11 +351,4 @@ extension BurgerMapService {
             .where("id", .equal, SQLBind(placeID)).run()
         try await placeChanged(placeID)
     }
-}
-
-/// Web paths notifications link to (the pages come with the map's web app).
-package enum BurgerMapLinks {
-    package static func review(_ id: UUID) -> String { "/map/reviews/\(id.uuidString.lowercased())" }
-    package static func place(_ id: UUID) -> String { "/map/places/\(id.uuidString.lowercased())" }
-    package static func user(_ id: UUID) -> String { "/map/users/\(id.uuidString.lowercased())" }
 }

@@ -8,7 +8,7 @@ import Vapor
 /// People's pages: mine and others', with follows and their lists.
 extension BurgerMapPages {
     package func me(req: Request) async throws -> Response {
-        Layout.redirect(to: BurgerMapLinks.user(try req.requireUser().requireID()))
+        Layout.redirect(to: MapPath.user(try req.requireUser().requireID()))
     }
 
     package func person(req: Request) async throws -> Response {
@@ -22,12 +22,12 @@ extension BurgerMapPages {
         func count(_ id: String, _ key: String, _ value: Int, tab: ProfileTab?) -> Node<HTML.BodyContext> {
             let label = req.t("burger_map.profile.\(key)")
             guard let tab else { return .div(.class("profile-count"), .strong(.id(id), .text(String(value))), .span(.text(label))) }
-            return .a(.class("profile-count"), .href("\(BurgerMapLinks.user(profile.id))?tab=\(tab.rawValue)"),
+            return .a(.class("profile-count"), .href("\(MapPath.user(profile.id))?tab=\(tab.rawValue)"),
                       .strong(.id(id), .text(String(value))), .span(.text(label)))
         }
         let followButton: Node<HTML.BodyContext>
         if isMe {
-            followButton = .a(.id("edit-profile"), .class("button"), .href("/me"), .text(req.t("burger_map.profile.edit")))
+            followButton = .a(.id("edit-profile"), .class("button"), .href(AccountPath.me()), .text(req.t("burger_map.profile.edit")))
         } else if viewer == nil {
             followButton = loginLink(req, id: "follow-button", classes: "button primary", label: req.t("burger_map.profile.follow"))
         } else {
@@ -57,7 +57,7 @@ extension BurgerMapPages {
                 .nav(
                     .class("profile-tabs"), .ariaLabel(req.t("burger_map.profile.tabs")),
                     .forEach(tabs) { item in
-                        .a(.href("\(BurgerMapLinks.user(profile.id))?tab=\(item.rawValue)"), .data(named: "tab", value: item.rawValue),
+                        .a(.href("\(MapPath.user(profile.id))?tab=\(item.rawValue)"), .data(named: "tab", value: item.rawValue),
                            item == tab ? .ariaCurrent() : .empty, .text(req.t("burger_map.profile.tab.\(item.rawValue)")))
                     }
                 ),

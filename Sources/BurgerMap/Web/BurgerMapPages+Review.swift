@@ -47,7 +47,7 @@ extension BurgerMapPages {
     package func reaction(_ req: Request, _ review: ReviewResponse, _ kind: String, pressed: Bool, count: Int, emoji: String, signedIn: Bool) -> Node<HTML.BodyContext> {
         let label = req.t("burger_map.review.\(kind)")
         guard signedIn else {
-            return .a(.id("\(kind)-button"), .class("reaction"), .href("/login?next=\(BurgerMapLinks.review(review.id))"),
+            return .a(.id("\(kind)-button"), .class("reaction"), .href(AccountPath.logIn() + "?next=" + MapPath.review(review.id)),
                       .span(.ariaHidden(true), .text(emoji)), .span(.class("reaction-label"), .text(label)), .span(.class("count"), .text(String(count))))
         }
         return .button(.type(.button), .id("\(kind)-button"), .class("reaction"), .ariaPressed(pressed),
@@ -59,7 +59,7 @@ extension BurgerMapPages {
         let avatar: Node<HTML.AnchorContext> = review.author.profileImageURL.map { .img(.class("avatar small"), .src($0), .alt("")) }
             ?? .span(.class("avatar small placeholder"), .ariaHidden(true), .text(String(review.author.nickname.prefix(1))))
         let author: Node<HTML.BodyContext> = .a(
-            .id("review-author"), .class("review-author"), .href(BurgerMapLinks.user(review.author.id)), avatar, .text(review.author.nickname)
+            .id("review-author"), .class("review-author"), .href(MapPath.user(review.author.id)), avatar, .text(review.author.nickname)
         )
         let time: Node<HTML.BodyContext> = .element(named: "time", nodes: [
             .datetime(ISO8601DateFormatter().string(from: review.createdAt)),
@@ -71,7 +71,7 @@ extension BurgerMapPages {
             ? .button(.type(.button), .id("delete-review"), .class("link-button danger"), .text(req.t("burger_map.review.delete"))) : .empty
         return .div(
             .class("review-body"),
-            .a(.id("review-place"), .class("review-place"), .href(BurgerMapLinks.place(review.place.id)), .text("📍 " + review.place.name)),
+            .a(.id("review-place"), .class("review-place"), .href(MapPath.place(review.place.id)), .text("📍 " + review.place.name)),
             .h1(.id("review-title"), .text(review.title)),
             .p(.class("review-stars"), stars(req, review.rating)),
             .p(.id("review-text"), .class("review-text"), .text(review.text)),

@@ -16,10 +16,10 @@ package struct BurgerMapPages: RouteCollection {
 
         package var path: String {
             switch self {
-            case .map: return "/map"
-            case .feed: return "/map/feed"
-            case .write: return "/map/write"
-            case .me: return "/map/me"
+            case .map: return MapPath.map()
+            case .feed: return MapPath.feed()
+            case .write: return MapPath.write()
+            case .me: return MapPath.me()
             }
         }
 
@@ -39,14 +39,13 @@ package struct BurgerMapPages: RouteCollection {
     package static let api = "/api/v1/burger-map"
 
     package func boot(routes: any RoutesBuilder) throws {
-        let map = routes.grouped("map")
-        map.get(use: mapPage)
-        map.get("feed", use: feed)
-        map.get("places", ":place", use: place)
-        map.get("reviews", ":review", use: review)
-        map.get("users", ":user", use: person)
-        map.grouped(SignInRequired()).get("me", use: me)
-        map.grouped(SignInRequired()).get("write", use: write)
+        routes.get(MapPath.map, use: mapPage)
+        routes.get(MapPath.feed, use: feed)
+        routes.get(MapPath.place, use: place)
+        routes.get(MapPath.review, use: review)
+        routes.get(MapPath.user, use: person)
+        routes.grouped(SignInRequired()).get(MapPath.me, use: me)
+        routes.grouped(SignInRequired()).get(MapPath.write, use: write)
     }
 
     // MARK: Frame
@@ -63,7 +62,7 @@ package struct BurgerMapPages: RouteCollection {
         return Layout.scriptedPage(
             req, title: title,
             extras: PageExtras(
-                stylesheets: ["/css/burger-map.css"] + stylesheets, scripts: ["/js/burger-map/\(script).js"],
+                stylesheets: ["/css/shared/services.css", "/css/burger-map.css"] + stylesheets, scripts: ["/js/burger-map/\(script).js"],
                 vendorStylesheets: withMap ? library.stylesheets : [], vendorScripts: withMap ? library.scripts : [],
                 bodyClass: "burger-map with-tabs", bottomBar: tabBar(req, current: tab)
             ),
@@ -72,7 +71,7 @@ package struct BurgerMapPages: RouteCollection {
     }
 
     package func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
-        TabBar.render(label: req.t("burger_map.tabs"), classes: "", items: Tab.allCases.map { tab in
+        TabBar.render(label: req.t("burger_map.tabs"), classes: "map-tabs", items: Tab.allCases.map { tab in
             TabBar.Item(path: tab.path, emoji: tab.emoji, label: req.t("burger_map.tab.\(tab.rawValue)"), isCurrent: tab == current)
         })
     }
@@ -84,8 +83,8 @@ package struct BurgerMapPages: RouteCollection {
 
     /// A link to log in that comes back here: what a signed-out visitor gets instead of a button.
     package func loginLink(_ req: Request, id: String, classes: String, label: String) -> Node<HTML.BodyContext> {
-        let back = req.url.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/-"))) ?? "/map"
-        return .a(.id(id), .class(classes), .href("/login?next=\(back)"), .text(label))
+        let back = req.url.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/-"))) ?? MapPath.map()
+        return .a(.id(id), .class(classes), .href(AccountPath.logIn() + "?next=\(back)"), .text(label))
     }
 
     // MARK: The map
@@ -95,12 +94,12 @@ package struct BurgerMapPages: RouteCollection {
         let library = req.application.mapLibrary
         let mapConfig = library.configValue(center: Self.defaultCenter, zoom: Self.defaultZoom, extra: ["q": query])
         return try await page(
-            req, title: req.t("burger_map.title"), tab: .map, script: "map", stylesheets: ["/css/burger-map-map.css"],
+            req, title: req.t("burger_map.title"), tab: .map, script: "map", stylesheets: ["/css/shared/map-stage.css", "/css/burger-map-map.css"],
             withMap: true, config: ["map": mapConfig],
             main: .group(
                 .h1(.class("visually-hidden"), .text(req.t("burger_map.title"))),
                 .form(
-                    .id("map-search"), .class("map-search"), .action("/map"), .method(.get), .attribute(named: "role", value: "search"),
+                    .id("map-search"), .class("map-search"), .action(MapPath.map()), .method(.get), .attribute(named: "role", value: "search"),
                     .label(.for("map-q"), .class("visually-hidden"), .text(req.t("burger_map.search.label"))),
                     .input(.type(.search), .id("map-q"), .name("q"), .value(query),
                            .placeholder(req.t("burger_map.search.placeholder")), .attribute(named: "maxlength", value: "40"),
@@ -161,8 +160,8 @@ package struct BurgerMapPages: RouteCollection {
                 ),
                 .nav(
                     .class("feed-tabs"), .ariaLabel(req.t("burger_map.feed.tabs")),
-                    .a(.id("tab-everyone"), .href("/map/feed"), following ? .empty : .ariaCurrent(), .text(req.t("burger_map.feed.everyone"))),
-                    .a(.id("tab-following"), .href("/map/feed?tab=following"), following ? .ariaCurrent() : .empty,
+                    .a(.id("tab-everyone"), .href(MapPath.feed()), following ? .empty : .ariaCurrent(), .text(req.t("burger_map.feed.everyone"))),
+                    .a(.id("tab-following"), .href(MapPath.feed() + "?tab=following"), following ? .ariaCurrent() : .empty,
                        .text(req.t("burger_map.feed.following")))
                 ),
                 list
@@ -179,7 +178,7 @@ package struct BurgerMapPages: RouteCollection {
         func markToggle(_ kind: String, count: Int) -> Node<HTML.BodyContext> {
             let label = req.t("burger_map.place.mark_\(kind)")
             guard signedIn else {
-                return .a(.id("mark-\(kind)"), .class("mark-toggle"), .href("/login?next=\(BurgerMapLinks.place(detail.id))"),
+                return .a(.id("mark-\(kind)"), .class("mark-toggle"), .href(AccountPath.logIn() + "?next=" + MapPath.place(detail.id)),
                           .span(.class("mark-label"), .text(label)), .span(.class("count"), .text(String(count))))
             }
             return .button(.type(.button), .id("mark-\(kind)"), .class("mark-toggle"), .data(named: "kind", value: kind),
@@ -200,7 +199,7 @@ package struct BurgerMapPages: RouteCollection {
                     detail.phone.map { .p(.class("place-phone"), .a(.href("tel:\($0)"), .text($0))) } ?? .empty,
                     .p(.class("place-rating"), ratingLine(req, average: detail.averageRating, count: detail.reviewCount)),
                     .div(.class("mark-toggles"), markToggle("eaten", count: detail.eatenCount), markToggle("want", count: detail.wantCount)),
-                    .a(.id("write-here"), .class("button primary wide"), .href("/map/write?place=\(id)"), .text(req.t("burger_map.place.write_here")))
+                    .a(.id("write-here"), .class("button primary wide"), .href(MapPath.write() + "?place=\(id)"), .text(req.t("burger_map.place.write_here")))
                 ),
                 .div(.id("place-map"), .class("place-map"), .data(named: "lat", value: String(detail.lat)), .data(named: "lon", value: String(detail.lon)),
                      .ariaLabel(req.t("burger_map.map.label"))),

@@ -285,7 +285,7 @@ package struct MatesGate: AsyncMiddleware {
         do {
             standing = try await request.mates.standing(user)
         } catch let error as AppError where sendsPagesToVerification && error.code == "verification_required" {
-            return Layout.redirect(to: MatesPages.start)
+            return Layout.redirect(to: MatesPath.start())
         }
         let readsOwnStanding = request.method == .GET && Self.readableWhileSuspended.contains(request.url.path)
         if standing.suspended && !readsOwnStanding { throw AppError(.forbidden, "suspended") }

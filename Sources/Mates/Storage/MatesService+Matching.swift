@@ -191,7 +191,7 @@ extension MatesService {
             return (try await MatesRequest.query(on: database).filter(\.$fromID == me).filter(\.$toID == target).first(), nil)
         }
         try await inbox.post(NotificationDraft(recipient: target, actor: me, service: "mates", kind: "mates_request",
-                                               subjectID: try request.requireID(), link: "/mates", once: true))
+                                               subjectID: try request.requireID(), link: MatesPath.home(), once: true))
         return (request, nil)
     }
 
@@ -267,7 +267,7 @@ extension MatesService {
         try await searchingChanged(asker, me)
         Counter(label: "whatweeat_mates_matches_total").increment()
         try await inbox.post(NotificationDraft(recipient: asker, actor: me, service: "mates", kind: "mates_matched",
-                                               subjectID: matchID, link: "/mates/chat/\(matchID.uuidString.lowercased())"))
+                                               subjectID: matchID, link: MatesPath.chat(matchID)))
         return match
     }
 
@@ -297,7 +297,7 @@ extension MatesService {
         let partner = match.partner(of: me)
         await publishChat(ChatEvent.ended(reason: reason, by: me), match: matchID)
         try await inbox.post(NotificationDraft(recipient: partner, actor: me, service: "mates", kind: dodged ? "mates_dodged" : "mates_finished",
-                                               subjectID: matchID, link: "/mates/chat/\(matchID.uuidString.lowercased())"))
+                                               subjectID: matchID, link: MatesPath.chat(matchID)))
         return match
     }
 

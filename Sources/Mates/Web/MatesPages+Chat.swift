@@ -25,7 +25,7 @@ extension MatesPages {
         let open = match.endedAt == nil
         let matchConfig: [String: Any] = [
             "id": matchID.uuidString.lowercased(), "open": open, "partner": partner.map { $0.id.uuidString.lowercased() } ?? NSNull(),
-            "live": "\(Self.chat(matchID))/live", "reviewed": try await req.mates.hasReviewed(match, by: me),
+            "live": MatesPath.chatLive(matchID), "reviewed": try await req.mates.hasReviewed(match, by: me),
         ]
         let header: Node<HTML.BodyContext> = .header(
             .class("chat-header"),
@@ -47,7 +47,7 @@ extension MatesPages {
         let ended: Node<HTML.BodyContext> = .p(
             .id("chat-ended"), .class("notice chat-ended"), .role("status"), open ? .attribute(named: "hidden", value: "hidden") : .empty,
             .span(.id("chat-ended-text"), .text(req.t("mates.chat.ended"))), .text(" "),
-            .a(.id("chat-ended-review"), .href(Self.review(matchID)), .text(req.t("mates.chat.leave_review")))
+            .a(.id("chat-ended-review"), .href(MatesPath.review(matchID)), .text(req.t("mates.chat.leave_review")))
         )
         let closed: Node<HTML.BodyContext> = open ? .empty : .attribute(named: "disabled", value: "disabled")
         let form: Node<HTML.BodyContext> = .plainForm(
@@ -128,7 +128,7 @@ extension MatesPages {
             .p(.class("form-error"), .id("review-error"), .role("alert"), .attribute(named: "hidden", value: "hidden")),
             .button(.type(.submit), .id("send-review"), .class("button primary wide"),
                     reviewed ? .attribute(named: "disabled", value: "disabled") : .empty, .text(req.t("mates.review.send"))),
-            .a(.class("button wide"), .href(Self.chat(matchID)), .text(req.t("mates.review.back")))
+            .a(.class("button wide"), .href(MatesPath.chat(matchID)), .text(req.t("mates.review.back")))
         )
         return try await page(
             req, title: req.t("mates.review.title", ["name": name]), tab: nil, script: "review", withTabs: false,
@@ -156,7 +156,7 @@ extension MatesPages {
             commentField(id: "report-comment", label: req.t("mates.report.comment"), placeholder: "", maxLength: MatesRules.maxReportComment),
             .p(.class("form-error"), .id("report-error"), .role("alert"), .attribute(named: "hidden", value: "hidden")),
             .button(.type(.submit), .id("send-report"), .class("button danger wide"), .text(req.t("mates.report.send"))),
-            .a(.class("button wide"), .href(Self.chat(matchID)), .text(req.t("mates.review.back")))
+            .a(.class("button wide"), .href(MatesPath.chat(matchID)), .text(req.t("mates.review.back")))
         )
         return try await page(
             req, title: req.t("mates.report.title", ["name": partner.nickname]), tab: nil, script: "report", withTabs: false,

@@ -11,7 +11,7 @@ import Vapor
 extension MatesPages {
     package func search(req: Request) async throws -> Response {
         let (profile, state) = try await mine(req)
-        if state.state == .matched, let match = state.matchId { return Layout.redirect(to: Self.chat(match)) }
+        if state.state == .matched, let match = state.matchId { return Layout.redirect(to: MatesPath.chat(match)) }
         return try await page(
             req, title: req.t("mates.search.title"), tab: .home, script: "search",
             config: ["profile": try json(profile), "state": try json(state), "start": startPoint(req),
@@ -49,8 +49,8 @@ extension MatesPages {
     package func nearby(req: Request) async throws -> Response {
         let (profile, state) = try await mine(req)
         switch (state.state, state.matchId) {
-        case (.matched, let match?): return Layout.redirect(to: Self.chat(match))
-        case (.idle, _): return Layout.redirect(to: "/mates/search")
+        case (.matched, let match?): return Layout.redirect(to: MatesPath.chat(match))
+        case (.idle, _): return Layout.redirect(to: MatesPath.search())
         default: break
         }
         let requested = req.query[String.self, at: "tab"] == "requested"
@@ -67,7 +67,7 @@ extension MatesPages {
                 .div(
                     .id("\(id)-empty"), .class("card empty-state"), .attribute(named: "hidden", value: "hidden"),
                     .p(.text(req.t(emptyKey))),
-                    .a(.class("button"), .href("/mates/search"), .text(req.t("mates.nearby.change_topics")))
+                    .a(.class("button"), .href(MatesPath.search()), .text(req.t("mates.nearby.change_topics")))
                 )
             )
         }
@@ -86,7 +86,7 @@ extension MatesPages {
                 panel("requested", selected: requested, emptyKey: "mates.nearby.empty_requested"),
                 .div(
                     .class("nearby-actions"),
-                    .a(.id("change-topics"), .class("button"), .href("/mates/search"), .text(req.t("mates.nearby.change_topics"))),
+                    .a(.id("change-topics"), .class("button"), .href(MatesPath.search()), .text(req.t("mates.nearby.change_topics"))),
                     .button(.type(.button), .id("stop-search"), .class("button danger-outline"), .text(req.t("mates.nearby.stop")))
                 )
             )

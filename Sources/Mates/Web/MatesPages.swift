@@ -17,9 +17,9 @@ package struct MatesPages: RouteCollection {
 
         package var path: String {
             switch self {
-            case .home: return "/mates"
-            case .shop: return "/mates/shop"
-            case .profile: return "/mates/profile"
+            case .home: return MatesPath.home()
+            case .shop: return MatesPath.shop()
+            case .profile: return MatesPath.profile()
             }
         }
 
@@ -33,32 +33,26 @@ package struct MatesPages: RouteCollection {
     }
 
     package static let api = "/api/v1/mates"
-    package static let start = "/mates/start"
-
-    package static func chat(_ match: UUID) -> String { "/mates/chat/\(match.uuidString.lowercased())" }
-    package static func review(_ match: UUID) -> String { "/mates/review/\(match.uuidString.lowercased())" }
-    package static func report(_ match: UUID) -> String { "/mates/report/\(match.uuidString.lowercased())" }
 
     package func boot(routes: any RoutesBuilder) throws {
-        let mates = routes.grouped("mates")
-        mates.get(use: home)
-        let signedIn = mates.grouped(SignInRequired())
-        signedIn.get("start", use: startPage)
+        routes.get(MatesPath.home, use: home)
+        let signedIn = routes.grouped(SignInRequired())
+        signedIn.get(MatesPath.start, use: startPage)
         let verified = signedIn.grouped(MatesGate(sendsPagesToVerification: true))
-        verified.get("profile", use: profile)
-        verified.get("shop", use: shop)
-        verified.get("search", use: search)
-        verified.get("nearby", use: nearby)
-        verified.get("chat", ":match", use: chat)
-        verified.get("chat", ":match", "live", use: live)
-        verified.get("review", ":match", use: review)
-        verified.get("report", ":match", use: report)
+        verified.get(MatesPath.profile, use: profile)
+        verified.get(MatesPath.shop, use: shop)
+        verified.get(MatesPath.search, use: search)
+        verified.get(MatesPath.nearby, use: nearby)
+        verified.get(MatesPath.chat, use: chat)
+        verified.get(MatesPath.chatLive, use: live)
+        verified.get(MatesPath.review, use: review)
+        verified.get(MatesPath.report, use: report)
     }
 
     // MARK: Frame
 
-    /// A mates page: the shared layout with the mates tab bar, `mates.css` over the burger map's
-    /// common look (plus `stylesheets`),
+    /// A mates page: the shared layout with the mates tab bar, `mates.css` over the services'
+    /// common look (`css/shared/`; plus `stylesheets`),
     /// the page's script, Leaflet when it has a map, and the config block the scripts read (the
     /// API token, the browser's device token for the menu game, the `mates.js.` texts).
     package func page(
@@ -72,8 +66,8 @@ package struct MatesPages: RouteCollection {
         return Layout.scriptedPage(
             req, title: title,
             extras: PageExtras(
-                // The bottom tab bar, the status line and the map stage are the burger map's.
-                stylesheets: ["/css/burger-map.css"] + (withMap ? ["/css/burger-map-map.css"] : []) + ["/css/mates.css"] + stylesheets,
+                // The bottom tab bar, the status line and the map stage are shared with the burger map.
+                stylesheets: ["/css/shared/services.css"] + (withMap ? ["/css/shared/map-stage.css"] : []) + ["/css/mates.css"] + stylesheets,
                 scripts: script.map { ["/js/mates/\($0).js"] } ?? [],
                 vendorStylesheets: withMap ? library.stylesheets : [], vendorScripts: withMap ? library.scripts : [],
                 bodyClass: withTabs ? "mates with-tabs" : "mates", bottomBar: withTabs ? tabBar(req, current: tab) : .empty
@@ -83,7 +77,7 @@ package struct MatesPages: RouteCollection {
     }
 
     package func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
-        TabBar.render(label: req.t("mates.tabs"), classes: "mates-tabs", items: Tab.allCases.map { tab in
+        TabBar.render(label: req.t("mates.tabs"), classes: "map-tabs mates-tabs", items: Tab.allCases.map { tab in
             TabBar.Item(path: tab.path, emoji: tab.emoji, label: req.t("mates.tab.\(tab.rawValue)"), isCurrent: tab == current)
         })
     }
@@ -169,9 +163,9 @@ package struct MatesPages: RouteCollection {
     package func stateButton(_ req: Request, _ state: MatesStateResponse) -> Node<HTML.BodyContext> {
         let (emoji, path): (String, String)
         switch state.state {
-        case .idle: (emoji, path) = ("🔍", "/mates/search")
-        case .searching: (emoji, path) = ("📡", "/mates/nearby")
-        case .matched: (emoji, path) = ("💬", state.matchId.map(Self.chat) ?? "/mates")
+        case .idle: (emoji, path) = ("🔍", MatesPath.search())
+        case .searching: (emoji, path) = ("📡", MatesPath.nearby())
+        case .matched: (emoji, path) = ("💬", state.matchId.map { MatesPath.chat($0) } ?? MatesPath.home())
         }
         return .a(.id("state-fab"), .class("fab state-\(state.state.rawValue)"), .href(path), .data(named: "state", value: state.state.rawValue),
                   .ariaLabel(req.t("mates.state.\(state.state.rawValue)")),
@@ -187,8 +181,8 @@ package struct MatesPages: RouteCollection {
                 .span(.class("intro-emoji"), .ariaHidden(true), .text("🌱")),
                 .h1(.text(req.t("service.mates.name"))),
                 onboardingSteps(req),
-                .a(.id("intro-login"), .class("button primary wide"), .href("/login?next=/mates/start"), .text(req.t("mates.intro.login"))),
-                .a(.id("intro-signup"), .class("button wide"), .href("/signup"), .text(req.t("mates.intro.signup")))
+                .a(.id("intro-login"), .class("button primary wide"), .href(AccountPath.logIn() + "?next=" + MatesPath.start()), .text(req.t("mates.intro.login"))),
+                .a(.id("intro-signup"), .class("button wide"), .href(AccountPath.signUp()), .text(req.t("mates.intro.signup")))
             )
         )
     }

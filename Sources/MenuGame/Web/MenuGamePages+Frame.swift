@@ -4,18 +4,18 @@ import Platform
 import Plot
 import Vapor
 
-/// Building blocks of the menu-game pages: the tab bar, the nine cards, food tiles, and the
-/// JSON the page's scripts read. The pages themselves are in `MenuGamePages`.
-package enum MenuGameViews {
+/// The frame and building blocks of the menu-game pages: the tab bar, the nine cards, food tiles,
+/// and the JSON the page's scripts read. The pages themselves are in the other `MenuGamePages` files.
+extension MenuGamePages {
     package enum Tab: String, CaseIterable { case home, solo, together }
 
     package static let stylesheet = "/css/menu-game.css"
 
     package static func tabPath(_ tab: Tab) -> String {
         switch tab {
-        case .home: return PlayPath.home
-        case .solo: return PlayPath.solo
-        case .together: return PlayPath.together
+        case .home: return PlayPath.home()
+        case .solo: return PlayPath.solo()
+        case .together: return PlayPath.together()
         }
     }
 
@@ -26,7 +26,7 @@ package enum MenuGameViews {
             stylesheets: [stylesheet],
             scripts: scripts,
             bodyClass: showTabs ? "menu-game with-tabs" : "menu-game",
-            headerLinks: .a(.class("settings-link"), .href(PlayPath.settings), .ariaLabel(req.t("menu_game.settings.title")),
+            headerLinks: .a(.class("settings-link"), .href(PlayPath.settings()), .ariaLabel(req.t("menu_game.settings.title")),
                             .span(.ariaHidden(true), .text("⚙️"))),
             bottomBar: showTabs ? tabBar(req, current: tab) : .empty
         )
@@ -34,17 +34,9 @@ package enum MenuGameViews {
 
     package static func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
         let icons: [Tab: String] = [.home: "🏠", .solo: "🍱", .together: "👥"]
-        return .nav(
-            .class("tab-bar"), .ariaLabel(req.t("menu_game.tabs.label")),
-            .forEach(Tab.allCases) { tab in
-                .a(
-                    .href(tabPath(tab)), .class(tab == current ? "tab current" : "tab"),
-                    tab == current ? .ariaCurrent("page") : .empty,
-                    .span(.class("tab-icon"), .ariaHidden(true), .text(icons[tab] ?? "")),
-                    .span(.class("tab-label"), .text(req.t("menu_game.tabs.\(tab.rawValue)")))
-                )
-            }
-        )
+        return TabBar.render(label: req.t("menu_game.tabs.label"), classes: "menu-game-tabs", items: Tab.allCases.map { tab in
+            TabBar.Item(path: tabPath(tab), emoji: icons[tab] ?? "", label: req.t("menu_game.tabs.\(tab.rawValue)"), isCurrent: tab == current)
+        })
     }
 
     // MARK: Disliked foods

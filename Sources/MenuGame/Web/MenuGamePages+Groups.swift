@@ -21,7 +21,7 @@ extension MenuGamePages {
         let typed = String((pin ?? "").prefix(6).filter(\.isNumber))
         let response = Layout.page(
             req, title: req.t("menu_game.tabs.together"), status: error?.status ?? .ok,
-            extras: MenuGameViews.extras(req, tab: .together, scripts: [Self.script.together]),
+            extras: MenuGamePages.extras(req, tab: .together, scripts: [Self.script.together]),
             main: .group(
                 .section(
                     .class("card tab-intro"), .ariaLabelledBy("together-title"),
@@ -30,7 +30,7 @@ extension MenuGamePages {
                     .p(.class("lead"), .text(req.t("menu_game.together.intro"))),
                     dislikedSummary(req, device),
                     .form(
-                        .action(PlayPath.create), .method(.post),
+                        .action(PlayPath.create()), .method(.post),
                         Layout.csrfField(req),
                         .button(.type(.submit), .class("button primary wide"), .id("create-group"), .text(req.t("menu_game.together.create")))
                     )
@@ -39,7 +39,7 @@ extension MenuGamePages {
                     .class("card"), .ariaLabelledBy("join-title"),
                     .h2(.id("join-title"), .text(req.t("menu_game.together.join_title"))),
                     .form(
-                        .action(PlayPath.join), .method(.post), .class("stack join-form"), .id("join-form"), .novalidate(),
+                        .action(PlayPath.join()), .method(.post), .class("stack join-form"), .id("join-form"), .novalidate(),
                         Layout.csrfField(req),
                         .div(
                             .class("field"),
@@ -57,8 +57,8 @@ extension MenuGamePages {
                         .button(.type(.submit), .class("button wide"), .id("join-group"), .text(req.t("menu_game.together.join")))
                     )
                 ),
-                MenuGameViews.config(req, device: device),
-                MenuGameViews.networkErrorView(req)
+                MenuGamePages.config(req, device: device),
+                MenuGamePages.networkErrorView(req)
             )
         )
         return response
@@ -104,7 +104,7 @@ extension MenuGamePages {
             return .found(try await req.menuGroup(pin: pin))
         } catch let error as AppError where error.status == .notFound {
             let digits = String(pin.prefix(6).filter(\.isNumber))
-            return .redirect(Layout.redirect(to: PlayPath.together + "?error=group_not_found&pin=\(digits)"))
+            return .redirect(Layout.redirect(to: PlayPath.together() + "?error=group_not_found&pin=\(digits)"))
         }
     }
 
@@ -121,7 +121,7 @@ extension MenuGamePages {
         let joinURL = Self.joinURL(group.pin, req)
         let response = Layout.page(
             req, title: req.t("menu_game.lobby.title"),
-            extras: MenuGameViews.extras(req, tab: .together, scripts: [Self.script.lobby]),
+            extras: MenuGamePages.extras(req, tab: .together, scripts: [Self.script.lobby]),
             main: .group(
                 .section(
                     .class("card lobby"), .ariaLabelledBy("lobby-title"),
@@ -142,8 +142,8 @@ extension MenuGamePages {
                     .p(.class("muted"), .text(req.t(status.isHost ? "menu_game.lobby.host_hint" : "menu_game.lobby.member_hint"))),
                     .a(.class("button primary wide"), .id("start-group-game"), .href(PlayPath.groupGame(group.pin)), .text(req.t("menu_game.game.start")))
                 ),
-                MenuGameViews.config(req, device: device, extra: ["pin": group.pin, "shareURL": joinURL]),
-                MenuGameViews.networkErrorView(req)
+                MenuGamePages.config(req, device: device, extra: ["pin": group.pin, "shareURL": joinURL]),
+                MenuGamePages.networkErrorView(req)
             )
         )
         return response
@@ -183,7 +183,7 @@ extension MenuGamePages {
         let submitted = try await req.menuGame.hasSubmitted(device.token, to: group)
         let response = Layout.page(
             req, title: req.t("menu_game.wait.title"),
-            extras: MenuGameViews.extras(req, tab: .together, scripts: [Self.script.wait]),
+            extras: MenuGamePages.extras(req, tab: .together, scripts: [Self.script.wait]),
             main: .group(
                 .section(
                     .class("card waiting-room"), .ariaLabelledBy("wait-title"),
@@ -205,8 +205,8 @@ extension MenuGamePages {
                         : .p(.class("muted"), .id("member-hint"), .text(req.t("menu_game.wait.member_hint"))),
                     .button(.type(.button), .class("button wide"), .id("restart-game"), .text("↺ " + req.t("menu_game.wait.restart")))
                 ),
-                MenuGameViews.config(req, device: device, extra: ["pin": group.pin, "isHost": status.isHost]),
-                MenuGameViews.networkErrorView(req)
+                MenuGamePages.config(req, device: device, extra: ["pin": group.pin, "isHost": status.isHost]),
+                MenuGamePages.networkErrorView(req)
             )
         )
         return response
@@ -237,7 +237,7 @@ extension MenuGamePages {
         if let result, let data = try? JSONEncoder().encode(result), let object = try? JSONSerialization.jsonObject(with: data) {
             extra["result"] = object
         }
-        let again = pin == nil ? PlayPath.soloGame : PlayPath.together
+        let again = pin == nil ? PlayPath.soloGame() : PlayPath.together()
         let actions: Node<HTML.BodyContext> = .div(
             .class("result-actions"),
             .button(.type(.button), .class("button wide"), .id("next-rank"), .text(req.t("menu_game.result.next_rank", ["left": "2"]))),
@@ -259,11 +259,11 @@ extension MenuGamePages {
         )
         let response = Layout.page(
             req, title: req.t("menu_game.result.title"),
-            extras: MenuGameViews.extras(req, tab: pin == nil ? .solo : .together, scripts: [Self.script.result]),
+            extras: MenuGamePages.extras(req, tab: pin == nil ? .solo : .together, scripts: [Self.script.result]),
             main: .group(
                 view,
-                MenuGameViews.config(req, device: device, extra: extra),
-                MenuGameViews.networkErrorView(req)
+                MenuGamePages.config(req, device: device, extra: extra),
+                MenuGamePages.networkErrorView(req)
             )
         )
         return response

@@ -18,7 +18,7 @@ extension MenuGamePages {
         let current = req.language
         let response = Layout.page(
             req, title: req.t("menu_game.settings.title"), status: error?.status ?? .ok,
-            extras: MenuGameViews.extras(req, tab: nil),
+            extras: MenuGamePages.extras(req, tab: nil),
             main: .group(
                 .h1(.text(req.t("menu_game.settings.title"))),
                 notice.map { .p(.class("notice"), .role("status"), .text(req.t("menu_game.settings.\($0)"))) } ?? .empty,
@@ -27,10 +27,10 @@ extension MenuGamePages {
                     .h2(.id("dislikes-settings-title"), .text(req.t("menu_game.disliked.title"))),
                     .p(.class("muted"), .text(req.t("menu_game.disliked.lead"))),
                     .form(
-                        .action(PlayPath.preferences), .method(.post), .class("stack"),
+                        .action(PlayPath.preferences()), .method(.post), .class("stack"),
                         Layout.csrfField(req),
-                        .input(.type(.hidden), .name("next"), .value(PlayPath.settings + "?notice=saved")),
-                        MenuGameViews.dislikedTiles(req, selected: device.disliked),
+                        .input(.type(.hidden), .name("next"), .value(PlayPath.settings() + "?notice=saved")),
+                        MenuGamePages.dislikedTiles(req, selected: device.disliked),
                         .button(.type(.submit), .class("button primary wide"), .id("save-dislikes"), .text(req.t("menu_game.settings.save")))
                     )
                 ),
@@ -38,9 +38,9 @@ extension MenuGamePages {
                     .class("card"), .ariaLabelledBy("language-settings-title"),
                     .h2(.id("language-settings-title"), .text(req.t("field.language"))),
                     .form(
-                        .action(AccountPath.language), .method(.post), .class("stack"),
+                        .action(AccountPath.language()), .method(.post), .class("stack"),
                         Layout.csrfField(req),
-                        .input(.type(.hidden), .name("next"), .value(PlayPath.settings)),
+                        .input(.type(.hidden), .name("next"), .value(PlayPath.settings())),
                         .label(.for("settings-language"), .class("visually-hidden"), .text(req.t("field.language"))),
                         .select(
                             .id("settings-language"), .attribute(named: "name", value: "language"),
@@ -61,7 +61,7 @@ extension MenuGamePages {
                     .p(.class("muted"), .text(req.t("menu_game.feedback.lead"))),
                     Layout.formError(req, error),
                     .form(
-                        .action(PlayPath.feedback), .method(.post), .class("stack"),
+                        .action(PlayPath.feedback()), .method(.post), .class("stack"),
                         Layout.csrfField(req),
                         .label(.for("feedback-message"), .text(req.t("menu_game.feedback.label"))),
                         .textarea(.id("feedback-message"), .name("message"), .rows(4), .required(true),
@@ -93,7 +93,7 @@ extension MenuGamePages {
             try await req.application.feedbackLimiter.withSlot(req.clientAddress) {
                 try await req.menuGame.leaveFeedback(message, userID: req.auth.get(User.self)?.id, language: req.language)
             }
-            return Layout.redirect(to: PlayPath.settings + "?notice=feedback_sent#feedback")
+            return Layout.redirect(to: PlayPath.settings() + "?notice=feedback_sent#feedback")
         } onRuleBroken: { settingsPage(req, device: device, notice: nil, error: $0, feedback: message) }
     }
 
@@ -116,12 +116,12 @@ extension MenuGamePages {
             )
         return Layout.page(
             req, title: req.t("menu_game.feedback.inbox"),
-            extras: MenuGameViews.extras(req, tab: nil),
+            extras: MenuGamePages.extras(req, tab: nil),
             main: .section(
                 .class("card"),
                 .h1(.text(req.t("menu_game.feedback.inbox"))),
                 list,
-                next.map { .a(.class("button"), .href(PlayPath.feedback + "?cursor=\($0)"), .text(req.t("menu_game.feedback.older"))) } ?? .empty
+                next.map { .a(.class("button"), .href(PlayPath.feedback() + "?cursor=\($0)"), .text(req.t("menu_game.feedback.older"))) } ?? .empty
             )
         )
     }

@@ -18,32 +18,31 @@ package struct MenuGamePages: RouteCollection {
     )
 
     package func boot(routes: any RoutesBuilder) throws {
-        let play = routes.grouped("play")
-        play.get(use: home)
-        play.get("welcome", use: onboarding)
-        play.post("preferences", use: savePreferences)
-        play.get("solo", use: soloTab)
-        play.get("solo", "game", use: soloGame)
-        play.get("result", use: soloResult)
-        play.get("together", use: togetherTab)
-        play.post("together", "create", use: createGroup)
-        play.post("together", "join", use: joinGroup)
-        play.get("groups", ":pin", use: lobby)
-        play.get("groups", ":pin", "qr.svg", use: qrCode)
-        play.get("groups", ":pin", "game", use: groupGame)
-        play.get("groups", ":pin", "wait", use: waitingRoom)
-        play.get("groups", ":pin", "result", use: groupResult)
-        play.get("settings", use: settings)
-        play.post("feedback", use: sendFeedback)
-        play.grouped(SignInRequired()).get("feedback", use: feedbackInbox)
-        routes.get("join", ":pin", use: joinLink)
+        routes.get(PlayPath.home, use: home)
+        routes.get(PlayPath.welcome, use: onboarding)
+        routes.post(PlayPath.preferences, use: savePreferences)
+        routes.get(PlayPath.solo, use: soloTab)
+        routes.get(PlayPath.soloGame, use: soloGame)
+        routes.get(PlayPath.result, use: soloResult)
+        routes.get(PlayPath.together, use: togetherTab)
+        routes.post(PlayPath.create, use: createGroup)
+        routes.post(PlayPath.join, use: joinGroup)
+        routes.get(PlayPath.group, use: lobby)
+        routes.get(PlayPath.groupQRCode, use: qrCode)
+        routes.get(PlayPath.groupGame, use: groupGame)
+        routes.get(PlayPath.groupWait, use: waitingRoom)
+        routes.get(PlayPath.groupResult, use: groupResult)
+        routes.get(PlayPath.settings, use: settings)
+        routes.post(PlayPath.feedback, use: sendFeedback)
+        routes.grouped(SignInRequired()).get(PlayPath.feedback, use: feedbackInbox)
+        routes.get(PlayPath.joinLink, use: joinLink)
     }
 
     // MARK: Onboarding
 
     package func onboarding(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
-        let next = Layout.safeNextPath(req.query[String.self, at: "next"]) ?? PlayPath.home
+        let next = Layout.safeNextPath(req.query[String.self, at: "next"]) ?? PlayPath.home()
         let intros: [(emoji: String, key: String)] = [("🎴", "one"), ("👥", "two")]
         let introPages: [Node<HTML.BodyContext>] = intros.enumerated().map { index, intro in
             onboardingIntro(req, index: index, emoji: intro.emoji, key: intro.key)
@@ -54,10 +53,10 @@ package struct MenuGamePages: RouteCollection {
             .h1(.id("dislikes-title"), .text(req.t("menu_game.disliked.title"))),
             .p(.class("lead"), .text(req.t("menu_game.disliked.lead"))),
             .form(
-                .action(PlayPath.preferences), .method(.post), .class("stack"),
+                .action(PlayPath.preferences()), .method(.post), .class("stack"),
                 Layout.csrfField(req),
                 .input(.type(.hidden), .name("next"), .value(next)),
-                MenuGameViews.dislikedTiles(req, selected: device.disliked),
+                MenuGamePages.dislikedTiles(req, selected: device.disliked),
                 .button(.type(.submit), .class("button primary wide"), .id("save-dislikes"), .text(req.t("menu_game.disliked.confirm")))
             )
         )
@@ -67,7 +66,7 @@ package struct MenuGamePages: RouteCollection {
         )
         let response = Layout.page(
             req, title: req.t("menu_game.onboarding.title"),
-            extras: MenuGameViews.extras(req, tab: nil, scripts: [Self.script.onboarding], showTabs: false),
+            extras: MenuGamePages.extras(req, tab: nil, scripts: [Self.script.onboarding], showTabs: false),
             main: .div(.class("onboarding"), .id("onboarding"), .group(introPages), dislikes, dots)
         )
         return response
@@ -107,7 +106,7 @@ package struct MenuGamePages: RouteCollection {
         if let user = req.auth.get(User.self) {
             try await req.menuGame.saveDislikes(disliked, for: user.requireID())
         }
-        let response = Layout.redirect(to: Layout.safeNextPath(form.next) ?? PlayPath.home)
+        let response = Layout.redirect(to: Layout.safeNextPath(form.next) ?? PlayPath.home())
         response.cookies[MenuGameDevice.dislikedCookie] = BrowserDevice.cookie(MenuGameDevice.cookieValue(disliked), req)
         response.cookies[MenuGameDevice.onboardedCookie] = BrowserDevice.cookie("1", req)
         return response
@@ -118,7 +117,7 @@ package struct MenuGamePages: RouteCollection {
         guard !device.isOnboarded else { return nil }
         var path = req.url.path
         if let query = req.url.query, !query.isEmpty { path += "?" + query }
-        let response = Layout.redirect(to: PlayPath.welcome + "?next=" + (path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? PlayPath.home))
+        let response = Layout.redirect(to: PlayPath.welcome() + "?next=" + (path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? PlayPath.home()))
         return response
     }
 
@@ -141,14 +140,14 @@ package struct MenuGamePages: RouteCollection {
         let name = menu.name[req.language]
         let response = Layout.page(
             req, title: req.t("menu_game.tabs.home"),
-            extras: MenuGameViews.extras(req, tab: .home, scripts: [Self.script.home]),
+            extras: MenuGamePages.extras(req, tab: .home, scripts: [Self.script.home]),
             main: .group(
                 .section(
                     .class("card random-menu"), .ariaLabelledBy("random-question"),
                     .p(.class("eyebrow"), .text(req.t("menu_game.home.eyebrow"))),
                     .div(.class("menu-image-frame"),
                          .img(.id("random-image"), .src(Self.pagePath(game.imageURL(for: menu), req)), .alt(""), .width(320), .height(320))),
-                    .h1(.id("random-question"), .class("random-question \(MenuGameViews.nameSizeClass(name))"),
+                    .h1(.id("random-question"), .class("random-question \(MenuGamePages.nameSizeClass(name))"),
                         .ariaLive(.polite),
                         .text(req.t("menu_game.home.question", ["name": name]))),
                     .button(.type(.button), .class("button wide"), .id("another-menu"), .text("🎲 " + req.t("menu_game.home.another")))
@@ -158,16 +157,16 @@ package struct MenuGamePages: RouteCollection {
                     quickStart(req, tab: .solo, emoji: "🍱"),
                     quickStart(req, tab: .together, emoji: "👥")
                 ),
-                MenuGameViews.config(req, device: device),
-                MenuGameViews.networkErrorView(req)
+                MenuGamePages.config(req, device: device),
+                MenuGamePages.networkErrorView(req)
             )
         )
         return response
     }
 
-    package func quickStart(_ req: Request, tab: MenuGameViews.Tab, emoji: String) -> Node<HTML.BodyContext> {
+    package func quickStart(_ req: Request, tab: MenuGamePages.Tab, emoji: String) -> Node<HTML.BodyContext> {
         .a(
-            .class("quick-card"), .href(MenuGameViews.tabPath(tab)),
+            .class("quick-card"), .href(MenuGamePages.tabPath(tab)),
             .span(.class("quick-emoji"), .ariaHidden(true), .text(emoji)),
             .span(.class("quick-title"), .text(req.t("menu_game.tabs.\(tab.rawValue)"))),
             .span(.class("quick-body"), .text(req.t("menu_game.\(tab.rawValue).lead")))
@@ -181,27 +180,27 @@ package struct MenuGamePages: RouteCollection {
         if let redirect = onboardingRedirect(req, device) { return redirect }
         let response = Layout.page(
             req, title: req.t("menu_game.tabs.solo"),
-            extras: MenuGameViews.extras(req, tab: .solo),
+            extras: MenuGamePages.extras(req, tab: .solo),
             main: .section(
                 .class("card tab-intro"), .ariaLabelledBy("solo-title"),
                 .span(.class("intro-emoji"), .ariaHidden(true), .text("🍱")),
                 .h1(.id("solo-title"), .text(req.t("menu_game.tabs.solo"))),
                 .p(.class("lead"), .text(req.t("menu_game.solo.intro"))),
                 dislikedSummary(req, device),
-                .a(.class("button primary wide"), .id("start-solo"), .href(PlayPath.soloGame), .text(req.t("menu_game.game.start")))
+                .a(.class("button primary wide"), .id("start-solo"), .href(PlayPath.soloGame()), .text(req.t("menu_game.game.start")))
             )
         )
         return response
     }
 
     package func dislikedSummary(_ req: Request, _ device: MenuGameDevice) -> Node<HTML.BodyContext> {
-        let names = MenuGameViews.dislikedOrder.filter(device.disliked.contains)
+        let names = MenuGamePages.dislikedOrder.filter(device.disliked.contains)
             .map { req.t("menu_game.disliked.\($0.rawValue.lowercased())") }
         return .p(
             .class("disliked-summary"),
             .text(names.isEmpty ? req.t("menu_game.disliked.none") : req.t("menu_game.disliked.summary", ["foods": names.joined(separator: ", ")])),
             .text(" "),
-            .a(.href(PlayPath.settings + "#dislikes-settings"), .text(req.t("menu_game.disliked.change")))
+            .a(.href(PlayPath.settings() + "#dislikes-settings"), .text(req.t("menu_game.disliked.change")))
         )
     }
 
@@ -214,17 +213,17 @@ package struct MenuGamePages: RouteCollection {
     package func gamePage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?) -> Response {
         let response = Layout.page(
             req, title: req.t("menu_game.game.title"),
-            extras: MenuGameViews.extras(req, tab: nil, scripts: [Self.script.game], showTabs: false),
+            extras: MenuGamePages.extras(req, tab: nil, scripts: [Self.script.game], showTabs: false),
             main: .section(
                 .class("game"), .id("game"), .data(named: "mode", value: mode), .data(named: "pin", value: pin ?? ""),
                 .attribute(named: "aria-label", value: req.t("menu_game.game.title")),
                 pin.map { .p(.class("game-pin"), .text(req.t("menu_game.game.group_pin", ["pin": $0]))) } ?? .empty,
-                MenuGameViews.progressBar(req),
-                MenuGameViews.cardStack(req),
-                MenuGameViews.answerBar(req),
+                MenuGamePages.progressBar(req),
+                MenuGamePages.cardStack(req),
+                MenuGamePages.answerBar(req),
                 .p(.class("game-status"), .id("game-status"), .role("status")),
-                MenuGameViews.config(req, device: device, extra: ["mode": mode, "pin": pin ?? ""]),
-                MenuGameViews.networkErrorView(req)
+                MenuGamePages.config(req, device: device, extra: ["mode": mode, "pin": pin ?? ""]),
+                MenuGamePages.networkErrorView(req)
             )
         )
         return response

@@ -1,23 +1,24 @@
-import Accounts
 import Platform
 
-/// The menu game's page paths, in one place: links, form actions and redirects use these, so a
-/// renamed page cannot leave a stale link behind. (The route table in `MenuGamePages.boot` names the same paths.)
+/// The menu game's page paths, in one place: the route table (`MenuGamePages.boot`) registers them
+/// and links, form actions and redirects fill them in, so a renamed page cannot leave a stale link.
 package enum PlayPath {
-    package static let home = "/play"
-    package static let welcome = "/play/welcome"
-    package static let preferences = "/play/preferences"
-    package static let solo = "/play/solo"
-    package static let soloGame = "/play/solo/game"
-    package static let result = "/play/result"
-    package static let together = "/play/together"
-    package static let create = "/play/together/create"
-    package static let join = "/play/together/join"
-    package static let settings = "/play/settings"
-    package static let feedback = "/play/feedback"
-    package static func group(_ pin: String) -> String { "/play/groups/\(pin)" }
-    package static func groupGame(_ pin: String) -> String { "/play/groups/\(pin)/game" }
-    package static func groupWait(_ pin: String) -> String { "/play/groups/\(pin)/wait" }
-    package static func groupResult(_ pin: String) -> String { "/play/groups/\(pin)/result" }
-    package static func groupQRCode(_ pin: String) -> String { "/play/groups/\(pin)/qr.svg" }
+    package static let home: PagePath = "/play"
+    package static let welcome: PagePath = "/play/welcome"
+    package static let preferences: PagePath = "/play/preferences"
+    package static let solo: PagePath = "/play/solo"
+    package static let soloGame: PagePath = "/play/solo/game"
+    package static let result: PagePath = "/play/result"
+    package static let together: PagePath = "/play/together"
+    package static let create: PagePath = "/play/together/create"
+    package static let join: PagePath = "/play/together/join"
+    package static let settings: PagePath = "/play/settings"
+    package static let feedback: PagePath = "/play/feedback"
+    package static let group: PagePath = "/play/groups/:pin"
+    package static let groupGame: PagePath = "/play/groups/:pin/game"
+    package static let groupWait: PagePath = "/play/groups/:pin/wait"
+    package static let groupResult: PagePath = "/play/groups/:pin/result"
+    package static let groupQRCode: PagePath = "/play/groups/:pin/qr.svg"
+    /// The link a QR code or a shared message carries: opens the group's lobby.
+    package static let joinLink: PagePath = "/join/:pin"
 }

@@ -41,7 +41,7 @@ package struct SignInRequired: AsyncMiddleware {
         guard request.signedInAccount != nil else {
             // A page's query comes along (`/map/write?place=…`); the whole value is one encoded parameter.
             let back = returnTo ?? (request.method == .GET ? request.url.path + (request.url.query.map { "?" + $0 } ?? "") : "/")
-            return Layout.redirect(to: "/login?next=" + (back.addingPercentEncoding(withAllowedCharacters: Self.nextValueAllowed) ?? "/"))
+            return Layout.redirect(to: SitePath.logIn() + "?next=" + (back.addingPercentEncoding(withAllowedCharacters: Self.nextValueAllowed) ?? "/"))
         }
         return try await next.respond(to: request)
     }

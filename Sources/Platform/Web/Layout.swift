@@ -169,14 +169,14 @@ package enum Layout {
             account = .div(
                 .class("account-menu"),
                 .a(
-                    .class("inbox-bell"), .id("inbox-bell"), .href("/notifications"),
+                    .class("inbox-bell"), .id("inbox-bell"), .href(SitePath.inbox()),
                     .ariaLabel(request.t("inbox.bell", ["count": String(unread)])),
                     .attribute(named: "data-label", value: request.t("inbox.bell", ["count": "{count}"])),
                     .span(.ariaHidden(true), .text("🔔")),
                     .span(.class("inbox-count"), .id("inbox-count"), .ariaHidden(true),
                           unread == 0 ? .attribute(named: "hidden", value: "hidden") : .empty, .text(unread > 99 ? "99+" : String(unread)))
                 ),
-                .a(.class("nickname"), .href("/me"), .text(viewer.nickname)),
+                .a(.class("nickname"), .href(SitePath.me()), .text(viewer.nickname)),
                 .form(
                     .action("/logout"), .method(.post), .class("inline-form"),
                     csrfField(request),
@@ -186,8 +186,8 @@ package enum Layout {
         } else {
             account = .div(
                 .class("account-menu"),
-                .a(.href("/login"), .text(request.t("nav.login"))),
-                .a(.class("button small"), .href("/signup"), .text(request.t("nav.signup")))
+                .a(.href(SitePath.logIn()), .text(request.t("nav.login"))),
+                .a(.class("button small"), .href(SitePath.signUp()), .text(request.t("nav.signup")))
             )
         }
         return .header(

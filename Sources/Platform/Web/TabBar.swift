@@ -1,7 +1,8 @@
 import Plot
 
-/// A service's bottom tab bar (the burger map's, the mates'): an icon and a label per tab, the
-/// current one marked for screen readers and by a bar (burger-map.css styles `.map-tabs`).
+/// A service's bottom tab bar (the menu game's, the burger map's, the mates'): an icon and a label
+/// per tab, the current one marked for screen readers (`aria-current`) and by its class
+/// (`tab current`); each service's stylesheet gives it its look.
 package enum TabBar {
     package struct Item {
         package let path: String
@@ -19,10 +20,10 @@ package enum TabBar {
 
     package static func render(label: String, classes: String, items: [Item]) -> Node<HTML.BodyContext> {
         .nav(
-            .class("tab-bar map-tabs \(classes)"), .ariaLabel(label),
+            .class("tab-bar \(classes)"), .ariaLabel(label),
             .forEach(items) { item in
                 .a(
-                    .href(item.path), item.isCurrent ? .ariaCurrent() : .empty,
+                    .href(item.path), .class(item.isCurrent ? "tab current" : "tab"), item.isCurrent ? .ariaCurrent() : .empty,
                     .span(.class("tab-icon"), .ariaHidden(true), .text(item.emoji)),
                     .span(.class("tab-label"), .text(item.label))
                 )

@@ -1,0 +1,9 @@
+import Platform
+
+/// The inbox pages' paths: the route table (`NotificationsPages.boot`) registers them and the pages
+/// link to them; the frame's bell links to `SitePath.inbox`, the same page.
+package enum InboxPath {
+    package static let inbox = SitePath.inbox
+    package static let markAllRead: PagePath = "/notifications/read"
+    package static let live: PagePath = "/notifications/live"
+}

@@ -1,4 +1,3 @@
-import Accounts
 import Foundation
 import Platform
 

@@ -1,5 +1,3 @@
-import Accounts
-import Banchan
 import Platform
 
 /// The 배민찬 app's own routes (`BanchanCompatRoutes`), on the shop.

@@ -1,4 +1,3 @@
-import Accounts
 import Banchan
 import Fluent
 import Platform

@@ -1,4 +1,3 @@
-import Accounts
 import BurgerMap
 import Fluent
 import Notifications

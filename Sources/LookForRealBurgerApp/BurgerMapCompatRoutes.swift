@@ -1,6 +1,5 @@
 import Accounts
 import BurgerMap
-import Notifications
 import Platform
 import Vapor
 

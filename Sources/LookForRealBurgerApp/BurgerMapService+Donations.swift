@@ -1,7 +1,5 @@
-import Accounts
 import BurgerMap
 import Fluent
-import Notifications
 import Platform
 import Vapor
 

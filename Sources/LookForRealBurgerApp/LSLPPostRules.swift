@@ -1,7 +1,4 @@
-import Accounts
-import BurgerMap
 import Foundation
-import Notifications
 import Platform
 
 /// How the LookForRealBurger app keeps the burger map in the LSLP server's generic posts

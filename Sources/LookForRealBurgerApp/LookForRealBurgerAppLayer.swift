@@ -1,6 +1,3 @@
-import Accounts
-import BurgerMap
-import Notifications
 import Platform
 
 /// The LookForRealBurger app's LSLP `/v1` routes (`BurgerMapCompatRoutes`), on the burger map and

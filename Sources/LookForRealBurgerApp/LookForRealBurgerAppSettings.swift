@@ -1,7 +1,4 @@
-import Accounts
-import BurgerMap
 import Foundation
-import Notifications
 import Platform
 
 /// The LookForRealBurger app's settings: the `SesacKey` values it may send (`LSLP_API_KEYS`);

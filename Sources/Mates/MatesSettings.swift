@@ -1,6 +1,4 @@
-import Accounts
 import Foundation
-import Notifications
 import Platform
 
 /// How far mates look, how codes are delivered, who verifies App Store purchases. `settings.mates`.

@@ -1,4 +1,3 @@
-import Accounts
 import Fluent
 import Platform
 import Vapor

@@ -1,5 +1,3 @@
-import Accounts
-import MenuGame
 import Platform
 
 /// The 우리뭐먹지 app's own routes (`MenuGameCompatRoutes`), on the menu game. Removing this line

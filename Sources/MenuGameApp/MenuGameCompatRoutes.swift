@@ -1,4 +1,3 @@
-import Accounts
 import MenuGame
 import Platform
 import Vapor

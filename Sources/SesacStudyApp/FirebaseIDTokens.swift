@@ -8,7 +8,6 @@ import Mates
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import Notifications
 import Platform
 import SocketIO
 import Vapor

@@ -1,6 +1,3 @@
-import Accounts
-import Mates
-import Notifications
 import Platform
 import SocketIO
 import Vapor

@@ -1,7 +1,6 @@
 import Accounts
 import Fluent
 import Mates
-import Notifications
 import Platform
 import SocketIO
 import SQLKit

@@ -2,7 +2,6 @@ import Accounts
 import Fluent
 import Mates
 import NIOConcurrencyHelpers
-import Notifications
 import Platform
 import SocketIO
 import SQLKit

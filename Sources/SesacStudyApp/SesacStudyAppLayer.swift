@@ -1,7 +1,5 @@
-import Accounts
 import Fluent
 import Mates
-import Notifications
 import Platform
 import SocketIO
 import Vapor

@@ -1,7 +1,5 @@
-import Accounts
 import Foundation
 import Mates
-import Notifications
 import Platform
 import SocketIO
 

@@ -1,15 +1,11 @@
 import Accounts
 import Banchan
-import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
 import Mates
 import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
 import Vapor
 
 /// `whatweeat seed`: migrate, then load the catalogs (also done on every `serve`).

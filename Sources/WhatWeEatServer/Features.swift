@@ -9,7 +9,6 @@ import MenuGameApp
 import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
 
 /// Every feature of the app and every shipped app's layer, one line each (and one target in
 /// Package.swift). The order is the order of settings, migrations and seeders (a feature's tables

@@ -1,6 +1,5 @@
 import Accounts
 import Banchan
-import BanchanApp
 import BurgerMap
 import Fluent
 import FluentPostgresDriver
@@ -8,7 +7,6 @@ import FluentSQLiteDriver
 import LookForRealBurgerApp
 import Mates
 import MenuGame
-import MenuGameApp
 import Notifications
 import Platform
 import SesacStudyApp

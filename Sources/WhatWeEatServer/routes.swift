@@ -1,15 +1,10 @@
 import Accounts
 import Banchan
-import BanchanApp
 import BurgerMap
-import LookForRealBurgerApp
 import Mates
 import MenuGame
-import MenuGameApp
 import Notifications
 import Platform
-import SesacStudyApp
-import SocketIO
 import Vapor
 
 /// Every route of the server: the platform's own (operations, the home page, licenses), then each

@@ -1,6 +1,5 @@
 import Accounts
 import MultipartKit
-import Notifications
 import Platform
 import Vapor
 

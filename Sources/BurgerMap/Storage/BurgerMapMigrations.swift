@@ -1,6 +1,5 @@
 import Accounts
 import Fluent
-import Notifications
 import Platform
 import SQLKit
 

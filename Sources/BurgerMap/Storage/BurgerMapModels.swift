@@ -1,7 +1,6 @@
 import Accounts
 import Fluent
 import Foundation
-import Notifications
 import Platform
 
 /// A burger place on the map. Reviews keep `reviewCount` and `ratingSum` current, so lists and

@@ -1,7 +1,6 @@
 import Accounts
 import Fluent
 import Foundation
-import Notifications
 import Platform
 import SQLKit
 import Vapor

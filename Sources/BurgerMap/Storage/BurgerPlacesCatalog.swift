@@ -1,7 +1,6 @@
 import Accounts
 import Crypto
 import Fluent
-import Notifications
 import Platform
 import SQLKit
 import Vapor

@@ -1,6 +1,4 @@
-import Accounts
 import Fluent
-import Notifications
 import Platform
 import SQLKit
 

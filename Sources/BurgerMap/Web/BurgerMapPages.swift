@@ -1,6 +1,5 @@
 import Accounts
 import Foundation
-import Notifications
 import Platform
 import Plot
 import Vapor

@@ -1,4 +1,3 @@
-import Accounts
 import Notifications
 import Platform
 import Vapor

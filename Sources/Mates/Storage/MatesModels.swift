@@ -1,7 +1,6 @@
 import Accounts
 import Fluent
 import Foundation
-import Notifications
 import Platform
 
 /// A person's mates profile, keyed by their account id. Created when they confirm a code;

@@ -1,4 +1,3 @@
-import Accounts
 import Fluent
 import NIOConcurrencyHelpers
 import Platform

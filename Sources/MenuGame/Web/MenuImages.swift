@@ -1,4 +1,3 @@
-import Accounts
 import Platform
 import Vapor
 

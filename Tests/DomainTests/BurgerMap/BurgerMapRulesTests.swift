@@ -1,16 +1,10 @@
-import Accounts
-import Banchan
-import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
 import Mates
 import MenuGame
-import MenuGameApp
 import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
-import WhatWeEatServer
 import XCTest
 
 /// The burger map's plain rules: positions and map boxes, clusters that follow the zoom, what

@@ -1,16 +1,8 @@
-import Accounts
-import Banchan
-import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
 import Mates
 import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
-import SesacStudyApp
-import SocketIO
-import WhatWeEatServer
 import XCTest
 
 final class NearestFirstTests: XCTestCase {

@@ -1,16 +1,7 @@
-import Accounts
-import Banchan
-import BanchanApp
 import BurgerMap
-import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
-import Notifications
-import Platform
-import SesacStudyApp
-import SocketIO
-import WhatWeEatServer
 import XCTest
 
 /// The original scoring rules (`v0`), one by one, and cases computed by hand.

@@ -1,16 +1,6 @@
-import Accounts
-import Banchan
-import BanchanApp
-import BurgerMap
-import LookForRealBurgerApp
 import Mates
-import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
-import WhatWeEatServer
 import XCTest
 
 /// 24-hex ids of our UUIDs (`ObjectID`), as both seed apps' servers gave them out.

@@ -1,17 +1,14 @@
 import Accounts
 import Banchan
-import BanchanApp
 import BurgerMap
 import Foundation
 import LookForRealBurgerApp
 import Mates
 import MenuGame
-import MenuGameApp
 import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTest
 
 /// A cursor made from a row PostgreSQL handed back binds to that row's own microsecond.

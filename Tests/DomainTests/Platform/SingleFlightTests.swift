@@ -1,17 +1,6 @@
-import Accounts
-import Banchan
-import BanchanApp
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
 import NIOConcurrencyHelpers
-import Notifications
 import Platform
-import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTest
 
 final class SingleFlightTests: XCTestCase {

@@ -1,16 +1,9 @@
-import Accounts
-import Banchan
-import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
 import Mates
-import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTest
 
 /// How the 새싹 스터디 apps write and read values (`SesacWire`).

@@ -1,14 +1,11 @@
 import Accounts
 import Banchan
-import BanchanApp
 import BurgerMap
 import Fluent
 import Foundation
 import LookForRealBurgerApp
 import Mates
 import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO

@@ -1,14 +1,11 @@
 import Accounts
 import Banchan
-import BanchanApp
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp
 import Mates
 import MenuGame
-import MenuGameApp
 import NIOConcurrencyHelpers
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO

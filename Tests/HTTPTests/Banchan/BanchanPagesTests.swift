@@ -1,17 +1,10 @@
 import Accounts
 import Banchan
-import BanchanApp
-import BurgerMap
 import Fluent
 import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// The shop's pages as a browser meets them: cookies, CSRF, bad input, another browser's orders.

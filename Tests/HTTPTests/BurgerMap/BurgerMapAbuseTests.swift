@@ -1,5 +1,4 @@
 import Accounts
-import Banchan
 import BanchanApp
 import BurgerMap
 import Fluent
@@ -7,12 +6,10 @@ import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
 import SQLKit
-import WhatWeEatServer
 import XCTVapor
 
 /// What the 2026-11-26 probe did with the burger map and its uploads, each tried again: GPS in a

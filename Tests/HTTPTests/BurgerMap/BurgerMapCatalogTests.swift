@@ -6,8 +6,6 @@ import Fluent
 import LookForRealBurgerApp
 import Mates
 import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO

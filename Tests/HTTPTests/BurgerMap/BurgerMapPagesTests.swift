@@ -7,11 +7,9 @@ import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// The burger map's pages as a browser fetches them: who may open what, what the server renders

@@ -1,17 +1,13 @@
 import Accounts
-import Banchan
 import BanchanApp
 import BurgerMap
 import Fluent
-import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// `POST /api/v1/burger-map/photos`: one JPEG, PNG or WebP up to 5 MB in a multipart body,

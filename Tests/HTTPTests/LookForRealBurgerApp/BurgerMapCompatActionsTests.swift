@@ -1,17 +1,14 @@
 import Accounts
 import Banchan
-import BanchanApp
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// What the LookForRealBurger app does to posts, with its permissions and bad input: editing and

@@ -1,5 +1,4 @@
 import Accounts
-import Banchan
 import BanchanApp
 import BurgerMap
 import Fluent
@@ -7,7 +6,6 @@ import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO

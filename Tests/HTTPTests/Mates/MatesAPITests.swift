@@ -1,6 +1,5 @@
 import Accounts
 import Banchan
-import BanchanApp
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp

@@ -1,18 +1,11 @@
-import Accounts
-import Banchan
 import BanchanApp
-import BurgerMap
 import Fluent
-import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
 import NIOConcurrencyHelpers
-import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// The live chat over real WebSockets: a line sent on one socket is acknowledged once stored and

@@ -1,5 +1,4 @@
 import Accounts
-import Banchan
 import BanchanApp
 import BurgerMap
 import Fluent
@@ -7,11 +6,9 @@ import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// The 2026-11-26 probe, item 2: anyone verified located a searching person to half a metre, by

@@ -1,17 +1,12 @@
-import Accounts
 import Banchan
-import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
-import Mates
 import MenuGame
 import MenuGameApp
 import NIOConcurrencyHelpers
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// Chat lines are stored before they are acknowledged: a server killed with SIGKILL while two

@@ -1,17 +1,11 @@
-import Accounts
-import Banchan
-import BanchanApp
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// With `SMTP_URL` set, email codes go through the real SMTP client to a real (local) SMTP server;

@@ -1,17 +1,13 @@
-import Accounts
 import Banchan
 import BanchanApp
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp
-import Mates
 import MenuGame
 import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// The routes the shipped iOS app calls, checked byte for byte: status, body shape, field

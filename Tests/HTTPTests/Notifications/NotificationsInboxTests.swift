@@ -1,4 +1,3 @@
-import Accounts
 import Banchan
 import BanchanApp
 import BurgerMap
@@ -12,7 +11,6 @@ import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// `/api/v1/notifications`: one inbox for every service, its unread count, marking read, and the

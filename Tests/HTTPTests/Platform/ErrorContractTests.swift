@@ -1,17 +1,9 @@
 import Accounts
-import Banchan
-import BanchanApp
-import BurgerMap
 import Fluent
 import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// Bad input always gets the one error shape with the right 4xx, in the caller's language,

@@ -1,17 +1,11 @@
-import Accounts
-import Banchan
 import BanchanApp
 import BurgerMap
 import Foundation
 import LookForRealBurgerApp
 import Mates
-import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// Hand-written JSON says what Foundation's encoder says.

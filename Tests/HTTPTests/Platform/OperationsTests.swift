@@ -1,12 +1,7 @@
-import Accounts
 import Banchan
-import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
-import Mates
 import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO

@@ -1,18 +1,8 @@
-import Accounts
 import AsyncHTTPClient
 import Banchan
-import BanchanApp
-import BurgerMap
 import Foundation
-import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// The server finds `Resources/`, `Public/` and `openapi.yaml` through `RESOURCES_DIR`, beside its

@@ -6,13 +6,10 @@ import Crypto
 import Foundation
 import LookForRealBurgerApp
 import Mates
-import MenuGame
-import MenuGameApp
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO

@@ -1,18 +1,10 @@
-import Accounts
 import AsyncHTTPClient
 import Banchan
 import BanchanApp
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
 import NIOConcurrencyHelpers
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// SIGTERM, as systemd or a deploy sends it: live sockets are closed with 1012 so pages come

@@ -1,18 +1,10 @@
 import Accounts
-import Banchan
-import BanchanApp
 import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import Mates
 import MenuGame
-import MenuGameApp
 import NIOConcurrencyHelpers
-import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// Security probe items 8, 9 and 15: throttles that checked, then did the slow work, then

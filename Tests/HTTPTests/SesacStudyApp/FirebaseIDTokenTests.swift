@@ -10,7 +10,6 @@ import Mates
 import MenuGame
 import MenuGameApp
 import NIOConcurrencyHelpers
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO

@@ -1,14 +1,11 @@
 import Accounts
 import AsyncHTTPClient
-import Banchan
 import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
-import Mates
 import MenuGame
 import MenuGameApp
 import NIOCore
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO

@@ -1,17 +1,13 @@
 import Accounts
-import Banchan
-import BanchanApp
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// The contract's replay checklist (`../shared/contracts/sesac-study-api.md` §8), step by step, with

@@ -1,19 +1,15 @@
 import Accounts
-import Banchan
 import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
 import Mates
 import MenuGame
-import MenuGameApp
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// The Socket.IO layer on a real port, with a raw client that writes the wire format by hand:

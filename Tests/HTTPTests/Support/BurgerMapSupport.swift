@@ -11,7 +11,6 @@ import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// Small but real image files for upload tests, built byte by byte.

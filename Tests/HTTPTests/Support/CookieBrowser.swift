@@ -1,16 +1,10 @@
 import Accounts
-import Banchan
 import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
 import Mates
-import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
-import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// A browser stand-in: keeps cookies, reads the CSRF token from forms, posts url-encoded forms.

@@ -1,19 +1,12 @@
-import Accounts
-import Banchan
 import BanchanApp
 import BurgerMap
 import Crypto
 import Foundation
 import LookForRealBurgerApp
 import Mates
-import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
 import SwiftASN1
-import WhatWeEatServer
 import X509
 
 /// Signs StoreKit 2 transactions as the App Store does: a root, a WWDR-like intermediate and a

@@ -1,20 +1,14 @@
 import _CryptoExtras
-import Accounts
-import Banchan
 import BanchanApp
 import BurgerMap
 import Crypto
 import Foundation
 import LookForRealBurgerApp
-import Mates
 import MenuGame
 import MenuGameApp
 import NIOConcurrencyHelpers
-import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
-import WhatWeEatServer
 import X509
 import XCTVapor
 

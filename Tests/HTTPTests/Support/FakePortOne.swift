@@ -1,17 +1,11 @@
-import Accounts
 import Banchan
-import BanchanApp
-import BurgerMap
 import Foundation
 import LookForRealBurgerApp
-import Mates
 import MenuGame
 import MenuGameApp
 import NIOConcurrencyHelpers
-import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
 import WhatWeEatServer
 import XCTVapor
 

@@ -1,6 +1,3 @@
-import Accounts
-import Banchan
-import BanchanApp
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp
@@ -8,11 +5,8 @@ import Mates
 import MenuGame
 import MenuGameApp
 import NIOConcurrencyHelpers
-import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// Keeps the codes the server sends, as a phone or a mailbox would (the SMTP client has its own

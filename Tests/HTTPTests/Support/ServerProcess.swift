@@ -1,17 +1,12 @@
-import Accounts
 import AsyncHTTPClient
 import Banchan
 import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
 import Mates
-import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// One `whatweeat` process on a free port with its own data directory (and the suite's database).

@@ -1,17 +1,13 @@
 import Accounts
-import Banchan
-import BanchanApp
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// A 새싹 스터디 app's user as the apps call us: the Firebase uid, an ID token for it, form bodies.

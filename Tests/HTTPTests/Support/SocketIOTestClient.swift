@@ -1,20 +1,14 @@
-import Accounts
 import AsyncHTTPClient
-import Banchan
-import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
 import Mates
 import MenuGame
-import MenuGameApp
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
 import Notifications
 import Platform
-import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// A Socket.IO handler for the tests: `echo` acknowledges with its arguments, `shout` is emitted

@@ -1,4 +1,3 @@
-import Accounts
 import AsyncHTTPClient
 import Banchan
 import BanchanApp
@@ -8,11 +7,8 @@ import Mates
 import MenuGame
 import MenuGameApp
 import NIOConcurrencyHelpers
-import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// `whatweeat backup FILE` while the server takes writes, `restore` refused while it runs, and a

@@ -1,17 +1,10 @@
 import Accounts
-import Banchan
-import BanchanApp
-import BurgerMap
 import Fluent
 import LookForRealBurgerApp
 import Mates
 import MenuGame
-import MenuGameApp
-import Notifications
 import Platform
 import SesacStudyApp
-import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// Security probe items 3 and 5: Plot writes attribute values as given, so a `"` in a nickname,

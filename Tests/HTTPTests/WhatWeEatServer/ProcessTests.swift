@@ -1,18 +1,11 @@
-import Accounts
 import AsyncHTTPClient
 import Banchan
-import BanchanApp
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
 import MenuGame
 import MenuGameApp
 import NIOConcurrencyHelpers
-import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatServer
 import XCTVapor
 
 /// Runs the real `whatweeat` executable that `swift build` produced, as an operator would.

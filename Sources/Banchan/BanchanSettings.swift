@@ -14,7 +14,8 @@ package struct ShopSettings: SettingsSection, Equatable {
 
     package init() {}
 
-    package init(gateway: Gateway = .test, deliveryFee: Int = 2_500, freeDeliveryFrom: Int = 40_000, paymentWindow: TimeInterval = 30 * 60) {
+    package init(gateway: Gateway = .test, deliveryFee: Int = 2_500, freeDeliveryFrom: Int = 40_000,
+                 paymentWindow: TimeInterval = 30 * 60) {
         self.gateway = gateway
         self.deliveryFee = deliveryFee
         self.freeDeliveryFrom = freeDeliveryFrom

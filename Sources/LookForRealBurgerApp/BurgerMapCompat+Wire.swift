@@ -99,7 +99,10 @@ package struct LSLPPost: Content {
     package let hashTags: [String]
     package let comments: [LSLPComment]
 
-    package init(post_id: String, product_id: String, title: String, price: Int?, content: String, content1: String, content2: String?, content3: String?, content4: String?, content5: String?, createdAt: String, creator: LSLPPerson, files: [String], likes: [String], likes2: [String], buyers: [String], hashTags: [String], comments: [LSLPComment]) {
+    package init(post_id: String, product_id: String, title: String, price: Int?, content: String, content1: String,
+                 content2: String?, content3: String?, content4: String?, content5: String?, createdAt: String,
+                 creator: LSLPPerson, files: [String], likes: [String], likes2: [String], buyers: [String],
+                 hashTags: [String], comments: [LSLPComment]) {
         self.post_id = post_id
         self.product_id = product_id
         self.title = title

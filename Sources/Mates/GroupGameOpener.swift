@@ -11,7 +11,8 @@ package struct GroupGameOpener: Sendable {
     /// The page of the group with this PIN.
     package let link: @Sendable (_ pin: String) -> String
 
-    package init(open: @escaping @Sendable (Request, String, UUID) async throws -> String, link: @escaping @Sendable (String) -> String) {
+    package init(open: @escaping @Sendable (Request, String, UUID) async throws -> String,
+                 link: @escaping @Sendable (String) -> String) {
         self.open = open
         self.link = link
     }

@@ -87,7 +87,8 @@ package struct SesacSearch: Content {
         package let sesac: Int
         package let background: Int
 
-        package init(uid: String, nick: String, lat: Double, long: Double, reputation: [Int], studylist: [String], reviews: [String], gender: Int, type: Int, sesac: Int, background: Int) {
+        package init(uid: String, nick: String, lat: Double, long: Double, reputation: [Int], studylist: [String],
+                     reviews: [String], gender: Int, type: Int, sesac: Int, background: Int) {
             self.uid = uid
             self.nick = nick
             self.lat = lat

@@ -52,7 +52,8 @@ package actor EngineSession {
     /// or becomes a WebSocket, which holds its own.
     private var holdsAddressPlace: Bool
 
-    package init(settings: EngineSettings, origin: EngineOrigin, transport: Transport, registry: SocketIOSessions, holdsAddressPlace: Bool) {
+    package init(settings: EngineSettings, origin: EngineOrigin, transport: Transport, registry: SocketIOSessions,
+                 holdsAddressPlace: Bool) {
         self.id = EngineID.make()
         self.settings = settings
         self.origin = origin

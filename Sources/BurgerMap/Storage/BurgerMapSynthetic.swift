@@ -153,7 +153,8 @@ package struct BurgerMapSynthetic {
         Date(timeIntervalSinceReferenceDate: (date.timeIntervalSinceReferenceDate * 1e6).rounded() / 1e6)
     }
 
-    package init(places: Int, reviews: Int, users: Int, seed: UInt64, progress: @escaping (_ stage: String, _ done: Int, _ total: Int) -> Void) {
+    package init(places: Int, reviews: Int, users: Int, seed: UInt64,
+                 progress: @escaping (_ stage: String, _ done: Int, _ total: Int) -> Void) {
         self.places = places
         self.reviews = reviews
         self.users = users

@@ -19,7 +19,8 @@ package struct MatePerson: Sendable {
     /// Where they search (people from the searching index).
     package var coordinate: Coordinate?
 
-    package init(id: UUID, nickname: String, gender: String, topics: [String], reputation: [Int], avatar: Int, background: Int, distanceMeters: Double? = nil, coordinate: Coordinate? = nil) {
+    package init(id: UUID, nickname: String, gender: String, topics: [String], reputation: [Int], avatar: Int,
+                 background: Int, distanceMeters: Double? = nil, coordinate: Coordinate? = nil) {
         self.id = id
         self.nickname = nickname
         self.gender = gender

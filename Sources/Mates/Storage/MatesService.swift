@@ -252,7 +252,8 @@ package struct MatesService {
         package var ageMin: Int?
         package var ageMax: Int?
 
-        package init(gender: MatesGender? = nil, birthYear: Int? = nil, topics: [String]? = nil, searchable: Bool? = nil, ageMin: Int? = nil, ageMax: Int? = nil) {
+        package init(gender: MatesGender? = nil, birthYear: Int? = nil, topics: [String]? = nil,
+                     searchable: Bool? = nil, ageMin: Int? = nil, ageMax: Int? = nil) {
             self.gender = gender
             self.birthYear = birthYear
             self.topics = topics

@@ -26,7 +26,8 @@ package final class MenuGroupStateCache: Sendable {
                                expiresAt: lastActivityAt.addingTimeInterval(MenuGameService.groupLifetime))
         }
 
-        package init(id: UUID, pin: String, hostTokenHash: String, isClosed: Bool, lastActivityAt: Date, submissionCount: Int) {
+        package init(id: UUID, pin: String, hostTokenHash: String, isClosed: Bool, lastActivityAt: Date,
+                     submissionCount: Int) {
             self.id = id
             self.pin = pin
             self.hostTokenHash = hostTokenHash

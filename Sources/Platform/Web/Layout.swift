@@ -31,7 +31,9 @@ package struct PageExtras {
     package var headerLinks: Node<HTML.BodyContext> = .empty
     package var bottomBar: Node<HTML.BodyContext> = .empty
 
-    package init(stylesheets: [String] = [], scripts: [String] = [], vendorStylesheets: [VendorResource] = [], vendorScripts: [VendorResource] = [], bodyClass: String? = nil, headerLinks: Node<HTML.BodyContext> = .empty, bottomBar: Node<HTML.BodyContext> = .empty) {
+    package init(stylesheets: [String] = [], scripts: [String] = [], vendorStylesheets: [VendorResource] = [],
+                 vendorScripts: [VendorResource] = [], bodyClass: String? = nil,
+                 headerLinks: Node<HTML.BodyContext> = .empty, bottomBar: Node<HTML.BodyContext> = .empty) {
         self.stylesheets = stylesheets
         self.scripts = scripts
         self.vendorStylesheets = vendorStylesheets

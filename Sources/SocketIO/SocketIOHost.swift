@@ -32,11 +32,18 @@ package enum SocketFrame: Sendable {
     case binary(ByteBuffer)
 }
 
-/// Vapor alone: every origin is welcome, the peer's address as Vapor sees it, no per-address cap.
+/// Vapor alone: pages of other sites refused (an `Origin` whose host is not the request's `Host`),
+/// the peer's address as Vapor sees it, no per-address cap.
 package struct PlainSocketIOHost: SocketIOHost {
     package init() {}
 
-    package func isForeignOrigin(_ req: Request) -> Bool { false }
+    /// Native clients send no `Origin`; a browser sends its page's, which must be this host.
+    package func isForeignOrigin(_ req: Request) -> Bool {
+        guard let origin = req.headers.first(name: .origin) else { return false }
+        guard let host = req.headers.first(name: .host), let originHost = URLComponents(string: origin)?.host else { return true }
+        let port = URLComponents(string: origin)?.port.map { ":\($0)" } ?? ""
+        return (originHost + port).lowercased() != host.lowercased()
+    }
     package func clientAddress(_ req: Request) -> String { req.remoteAddress?.ipAddress ?? "unknown" }
     package func takePlace(_ address: String, _ app: Application) throws {}
     package func givePlaceBack(_ address: String, _ app: Application) {}

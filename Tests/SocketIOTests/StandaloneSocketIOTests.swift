@@ -47,6 +47,15 @@ final class StandaloneSocketIOTests: XCTestCase {
             XCTAssertEqual(unknown.body.string, #"{"code":1,"message":"Session ID unknown"}"#)
             let oldProtocol = try await app.sendRequest(.GET, "/socket.io/?EIO=3&transport=polling")
             XCTAssertEqual(oldProtocol.status, .badRequest)
+
+            // A page of another site cannot open a session; a page of this one can.
+            let foreign = try await app.sendRequest(.GET, "/socket.io/?EIO=4&transport=polling",
+                                                    headers: ["Origin": "https://evil.example", "Host": "chat.example"])
+            XCTAssertEqual(foreign.status, .forbidden)
+            XCTAssertEqual(foreign.body.string, #"{"code":4,"message":"Forbidden"}"#)
+            let sameSite = try await app.sendRequest(.GET, "/socket.io/?EIO=4&transport=polling",
+                                                     headers: ["Origin": "https://chat.example", "Host": "chat.example"])
+            XCTAssertEqual(sameSite.status, .ok)
         } catch {
             try await app.asyncShutdown()
             throw error

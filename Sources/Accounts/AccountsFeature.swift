@@ -18,6 +18,7 @@ package enum AccountsFeature: Feature {
         app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
         app.accountLimits = AccountLimits(settings: settings, shared: app.sharedBudgets)
         app.sessionCache = SessionCache()
+        app.browserTokenMemo = BrowserTokenMemo()
         // Accounts changed and sessions ended on any instance are forgotten here too.
         app.follow(SessionCache.topic) { app, message in
             if let change = SessionCache.Change(message: message) { app.sessionCache.apply(change) }

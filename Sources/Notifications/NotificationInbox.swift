@@ -41,6 +41,7 @@ package struct NotificationInbox {
 
     package let database: any Database
     package let events: any EventBus
+    package let unreadCounts: UnreadCounts
 
     package static func topic(for user: UUID) -> String { "notifications.\(user.uuidString.lowercased())" }
 
@@ -59,6 +60,7 @@ package struct NotificationInbox {
             unread.link = draft.link
             unread.createdAt = Date()
             try await unread.update(on: database)
+            await unreadCounts.forget(draft.recipient, announcingOn: events)
             await events.publish(try unread.requireID().uuidString, to: Self.topic(for: draft.recipient))
             return
         }
@@ -71,12 +73,16 @@ package struct NotificationInbox {
         row.link = draft.link
         row.excerpt = draft.excerpt.map { String($0.prefix(Self.maxExcerptCharacters)) }
         try await row.create(on: database)
+        await unreadCounts.forget(draft.recipient, announcingOn: events)
         await events.publish(try row.requireID().uuidString, to: Self.topic(for: draft.recipient))
     }
 
     /// Takes back what was said about a subject that is gone (a deleted review).
     package func withdraw(subject: UUID) async throws {
+        let withdrawn = InboxNotification.query(on: database).filter(\.$subjectID == subject)
+        let recipients = Set(try await withdrawn.all().map { $0.$recipient.id })
         try await InboxNotification.query(on: database).filter(\.$subjectID == subject).delete()
+        for recipient in recipients { await unreadCounts.forget(recipient, announcingOn: events) }
     }
 
     package func page(for user: UUID, _ page: CursorPageRequest) async throws -> (items: [InboxNotification], nextCursor: String?) {
@@ -88,8 +94,13 @@ package struct NotificationInbox {
         try await InboxNotification.query(on: database).filter(\.$id == id).filter(\.$recipient.$id == user).with(\.$actor).first()
     }
 
+    /// From memory when counted recently (`UnreadCounts`); every change above forgets it.
     package func unreadCount(for user: UUID) async throws -> Int {
-        try await InboxNotification.query(on: database).filter(\.$recipient.$id == user).filter(\.$readAt == nil).count()
+        if let remembered = unreadCounts.count(for: user) { return remembered }
+        let generation = unreadCounts.generation
+        let counted = try await InboxNotification.query(on: database).filter(\.$recipient.$id == user).filter(\.$readAt == nil).count()
+        unreadCounts.remember(counted, for: user, countedAt: generation)
+        return counted
     }
 
     /// Marks the given notifications read, or all of them when `ids` is nil. Ids of other
@@ -98,15 +109,21 @@ package struct NotificationInbox {
         let query = InboxNotification.query(on: database).filter(\.$recipient.$id == user).filter(\.$readAt == nil)
         if let ids { query.filter(\.$id ~~ ids) }
         try await query.set(\.$readAt, to: Date()).update()
+        await unreadCounts.forget(user, announcingOn: events)
         await events.publish("read", to: Self.topic(for: user))
     }
 
-    package init(database: any Database, events: any EventBus) {
+    package init(database: any Database, events: any EventBus, unreadCounts: UnreadCounts) {
         self.database = database
         self.events = events
+        self.unreadCounts = unreadCounts
+    }
+
+    package init(database: any Database, application: Application) {
+        self.init(database: database, events: application.events, unreadCounts: application.unreadCounts)
     }
 }
 
 extension Request {
-    package var inbox: NotificationInbox { NotificationInbox(database: db, events: application.events) }
+    package var inbox: NotificationInbox { NotificationInbox(database: db, application: application) }
 }

@@ -113,6 +113,14 @@ package struct NotificationsAPI: RouteCollection {
 package enum NotificationsFeature: Feature {
     package static let migrations: [any Migration] = [CreateNotifications()]
 
+    package static func configure(_ app: Application, settings: Settings) async throws {
+        app.unreadCounts = UnreadCounts()
+        // Inboxes changed on any instance are counted afresh here too.
+        app.follow(UnreadCounts.topic) { app, message in
+            if let user = UUID(uuidString: message) { app.unreadCounts.apply(forgetting: user) }
+        }
+    }
+
     package static func routes(_ routes: FeatureRoutes) throws {
         try routes.api.register(collection: NotificationsAPI())
         try routes.web.register(collection: NotificationsPages())

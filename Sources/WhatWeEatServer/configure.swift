@@ -39,6 +39,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.directory = DirectoryConfiguration(workingDirectory: try ResourceRoot.locate(explicit: settings.resourcesDirectory))
     app.translator = try Translator.load(from: app.directory.resourcesDirectory + "translations")
     app.scriptTexts = ScriptTexts()
+    app.pageFragments = PageFragments()
     app.keys = ServerKeys(secret: settings.jwtSecret)
     app.accessTokens = await AccessTokens.make(key: app.keys.accessTokens, lifetime: settings.accessTokenTTL)
     switch settings.database {

@@ -70,7 +70,7 @@ package struct WebSessionAuthenticator: AsyncMiddleware {
         var staleCookie = false
         if let token = request.cookies[Self.cookieName]?.string, !token.isEmpty {
             if let (session, user) = try await request.accounts.webSession(cookieToken: token) {
-                request.signIn(user, session: try session.requireID())
+                request.signIn(user, session: session)
                 request.storage[WebViewerKey.self] = WebViewer(nickname: user.nickname, isAdmin: user.role == .admin)
             } else {
                 staleCookie = true

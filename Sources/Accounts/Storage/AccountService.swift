@@ -270,14 +270,23 @@ package struct AccountService {
         return (token, expiresAt)
     }
 
-    package func webSession(cookieToken: String, now: Date = Date()) async throws -> (AuthSession, User)? {
+    /// The live browser session a cookie names, with its user: from memory when a recent page
+    /// read it (`SessionCache`, forgotten on logout and withdrawal on every instance), else one
+    /// query.
+    package func webSession(cookieToken: String, now: Date = Date()) async throws -> (session: UUID, user: User)? {
+        let cookieHash = SecureRandom.sha256Hex(cookieToken)
+        if let remembered = sessions.webSession(cookieHash: cookieHash, now: now) { return remembered }
+        let generation = sessions.generation
         guard let session = try await AuthSession.query(on: database)
             .join(User.self, on: \AuthSession.$user.$id == \User.$id)
-            .filter(\.$webTokenHash == SecureRandom.sha256Hex(cookieToken))
+            .filter(\.$webTokenHash == cookieHash)
             .filter(\.$revokedAt == nil).filter(\.$expiresAt > now)
             .first()
         else { return nil }
-        return (session, try session.joined(User.self))
+        let user = try session.joined(User.self)
+        let id = try session.requireID()
+        sessions.remember(session: id, expiresAt: session.expiresAt, user: user, cookieHash: cookieHash, readAt: generation, now: now)
+        return (id, user)
     }
 
     // MARK: Profile

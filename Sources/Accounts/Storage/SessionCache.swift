@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import Platform
 import Vapor
 
-/// Live API sessions with their users, kept in memory for a short time so that a signed-in
+/// Live sessions (API and browser) with their users, kept in memory for a short time so that a signed-in
 /// request does not read the database just to learn who is asking (it did, and that read bounded
 /// every signed-in route at about a fifth of `/healthz`).
 ///
@@ -90,6 +90,9 @@ package final class SessionCache: Sendable {
 
     private struct State {
         var entries: [UUID: Entry] = [:]
+        /// Browser sessions by the SHA-256 of their cookie (as stored in `auth_sessions`), so a
+        /// page request finds its session without reading the row; the entry itself is `entries`'.
+        var webSessions: [String: UUID] = [:]
         /// Moves on every `forget`; a read stores its result only if it has not moved meanwhile.
         var generation: UInt64 = 0
     }
@@ -111,18 +114,33 @@ package final class SessionCache: Sendable {
         return entry.user.makeUser()
     }
 
+    /// The browser session whose cookie hashes to `cookieHash`, with its user, when remembered
+    /// and still live; nil means "read the database".
+    package func webSession(cookieHash: String, now: Date = Date()) -> (session: UUID, user: User)? {
+        let found = state.withLockedValue { state -> (UUID, Entry)? in
+            guard let session = state.webSessions[cookieHash], let entry = state.entries[session] else { return nil }
+            return (session, entry)
+        }
+        guard let (session, entry) = found, entry.sessionExpiresAt > now, now.timeIntervalSince(entry.storedAt) < lifetime else { return nil }
+        return (session, entry.user.makeUser())
+    }
+
     /// Taken before reading the database; hand it back to `remember`.
     package var generation: UInt64 { state.withLockedValue { $0.generation } }
 
-    package func remember(session: UUID, expiresAt: Date, user: User, readAt generation: UInt64, now: Date = Date()) {
+    /// Keeps what a read of a session returned; `cookieHash` when it is a browser session found
+    /// by its cookie.
+    package func remember(session: UUID, expiresAt: Date, user: User, cookieHash: String? = nil, readAt generation: UInt64, now: Date = Date()) {
         guard let values = try? UserValues(user) else { return }
         state.withLockedValue { state in
             guard state.generation == generation else { return }
             if state.entries.count >= capacity {
                 state.entries = state.entries.filter { now.timeIntervalSince($0.value.storedAt) < lifetime }
                 if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
+                state.webSessions = state.webSessions.filter { state.entries[$0.value] != nil }
             }
             state.entries[session] = Entry(userID: values.id, sessionExpiresAt: expiresAt, storedAt: now, user: values)
+            if let cookieHash { state.webSessions[cookieHash] = session }
         }
     }
 
@@ -140,6 +158,8 @@ package final class SessionCache: Sendable {
             case .session(let id): state.entries[id] = nil
             case .user(let id): state.entries = state.entries.filter { $0.value.userID != id }
             }
+            // A cookie whose session is gone would only lead to a miss; dropped so they cannot pile up.
+            state.webSessions = state.webSessions.filter { state.entries[$0.value] != nil }
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+import NIOConcurrencyHelpers
 import Platform
 import Vapor
 
@@ -16,16 +18,23 @@ package struct BrowserAPIToken: RouteCollection {
     }
 
     package func renew(req: Request) async throws -> TokenResponse {
-        guard let token = try await req.browserAccessToken() else { throw AppError(.unauthorized, "unauthorized") }
+        guard let token = try await req.browserAccessToken(fresh: true) else { throw AppError(.unauthorized, "unauthorized") }
         return TokenResponse(accessToken: token, expiresIn: Int(req.application.accessTokens.lifetime))
     }
 }
 
 extension Request {
-    /// An access token for this browser's session; nil for an anonymous visitor.
-    package func browserAccessToken() async throws -> String? {
-        guard let user = signedInAccount?.id, let session = signedInAccount?.session else { return nil }
-        return try await application.accessTokens.sign(userID: user, sessionID: session)
+    /// An access token for this browser's session; nil for an anonymous visitor. Pages reuse one
+    /// signed within the last half of its lifetime (`BrowserTokenMemo`); the renewal route
+    /// (`fresh`) always signs a new one.
+    package func browserAccessToken(fresh: Bool = false) async throws -> String? {
+        guard let account = signedInAccount else { return nil }
+        let tokens = application.accessTokens
+        if !fresh, let kept = application.browserTokenMemo.token(for: account, lifetime: tokens.lifetime) { return kept }
+        let now = Date()
+        let token = try await tokens.sign(userID: account.id, sessionID: account.session, now: now)
+        application.browserTokenMemo.keep(token, for: account, signedAt: now)
+        return token
     }
 
     /// What a page's scripts need to call the API as the viewer: `me` (the account id) and
@@ -35,5 +44,46 @@ extension Request {
             return ["me": NSNull(), "accessToken": NSNull()]
         }
         return ["me": user.uuidString, "accessToken": token]
+    }
+}
+
+/// The access token last signed for each browser session, so a signed-in page does not sign one
+/// per request. A token is handed out again only while at least half its lifetime is left (the
+/// scripts renew on `token_expired` anyway), and only for the session and account it names: a
+/// token says nothing the API does not check again (the session is live, on every request).
+package final class BrowserTokenMemo: Sendable {
+    private struct Kept {
+        let token: String
+        let user: UUID
+        let signedAt: Date
+    }
+
+    private let kept = NIOLockedValueBox<[UUID: Kept]>([:])
+    package let capacity: Int
+
+    package init(capacity: Int = 100_000) {
+        self.capacity = capacity
+    }
+
+    package func token(for account: SignedInAccount, lifetime: TimeInterval, now: Date = Date()) -> String? {
+        guard let entry = kept.withLockedValue({ $0[account.session] }), entry.user == account.id else { return nil }
+        let age = now.timeIntervalSince(entry.signedAt)
+        return age >= 0 && age < lifetime / 2 ? entry.token : nil
+    }
+
+    package func keep(_ token: String, for account: SignedInAccount, signedAt: Date) {
+        kept.withLockedValue { kept in
+            if kept.count >= capacity, kept[account.session] == nil { kept.removeAll(keepingCapacity: true) }
+            kept[account.session] = Kept(token: token, user: account.id, signedAt: signedAt)
+        }
+    }
+}
+
+extension Application {
+    private struct BrowserTokenMemoKey: StorageKey { typealias Value = BrowserTokenMemo }
+
+    package var browserTokenMemo: BrowserTokenMemo {
+        get { configured(BrowserTokenMemoKey.self) }
+        set { storage[BrowserTokenMemoKey.self] = newValue }
     }
 }

@@ -58,6 +58,8 @@ package final class BanchanListings: Sendable {
         var sections: [DishSection: [Listing]] = [:]
         /// hash → where the listing sits, to apply a stock change.
         var places: [String: (section: DishSection, offset: Int)] = [:]
+        /// Moves on every change, so pages made from the listings know to make them again.
+        var version = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -76,7 +78,10 @@ package final class BanchanListings: Sendable {
             fresh.places[dish.hash] = (dish.section, fresh.sections[dish.section, default: []].count)
             fresh.sections[dish.section, default: []].append(listing)
         }
-        state.withLockedValue { $0 = fresh }
+        state.withLockedValue { state in
+            fresh.version = state.version + 1
+            state = fresh
+        }
     }
 
     /// Puts a dish in its place (or moves it there), or takes it out when it left the shop.
@@ -99,6 +104,7 @@ package final class BanchanListings: Sendable {
                 touched.insert(listing.dish.section)
             }
             state.places[hash] = nil
+            state.version += 1
             for section in touched {
                 for (offset, item) in (state.sections[section] ?? []).enumerated() { state.places[item.dish.hash] = (section, offset) }
             }
@@ -109,7 +115,15 @@ package final class BanchanListings: Sendable {
         state.withLockedValue { state in
             guard let place = state.places[hash] else { return }
             state.sections[place.section]?[place.offset].stock = stock
+            state.version += 1
         }
+    }
+
+    package var version: Int { state.withLockedValue { $0.version } }
+
+    /// Every section's listings and the version they are at, read together.
+    package func snapshot() -> (version: Int, sections: [DishSection: [Listing]]) {
+        state.withLockedValue { ($0.version, $0.sections) }
     }
 
     package func all(in section: DishSection) -> [Listing] {

@@ -14,6 +14,16 @@ extension BanchanService {
             .map { ShopLine(dish: $0.dish, quantity: $0.quantity) }
     }
 
+    /// How many items the cart holds (what `cart(of:)` would sum), in one statement.
+    package func cartQuantity(of owner: Principal) async throws -> Int {
+        let row = try await database.sql.raw("""
+            SELECT COALESCE(SUM(c.quantity), 0) AS total FROM \(ident: CartItem.schema) c
+            JOIN \(ident: DishRecord.schema) d ON d.id = c.dish_id
+            WHERE c.owner_key = \(bind: owner.key) AND d.retired_at IS NULL
+            """).first()
+        return try row?.decode(column: "total", as: Int.self) ?? 0
+    }
+
     /// Puts a dish in the cart at this quantity (replacing what was there), within its limits
     /// and what is in stock now.
     package func setCartQuantity(_ quantity: Int, of hash: String, for owner: Principal) async throws {

@@ -47,19 +47,21 @@ package struct BanchanPages: RouteCollection {
         Layout.page(req, title: title, status: status, extras: extras(req, scripts: scripts, cartCount: cartCount), main: main)
     }
 
+    /// The number in the header's cart: one summing statement, none for a browser seen for the
+    /// first time (its device was made by this request, so it has no cart).
     package func cartCount(_ req: Request, _ owner: Principal) async throws -> Int {
-        try await req.banchan.cart(of: owner).reduce(0) { $0 + $1.quantity }
+        if owner.userID == nil, req.browserDevice.isNew { return 0 }
+        return try await req.banchan.cartQuantity(of: owner)
     }
 
     // MARK: Sections
 
     package func home(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
-        let shop = req.banchan
-        var sections: [Node<HTML.BodyContext>] = []
-        for section in DishSection.allCases {
-            let dishes = shop.dishes(in: section)
-            sections.append(sectionView(req, section, dishes))
+        // The sections are the same for every reader of a language until the listings change.
+        let listings = req.application.banchanListings.snapshot()
+        let sections: Node<HTML.BodyContext> = req.application.pageFragments.node("shop.sections", language: req.language, version: listings.version) {
+            .group(DishSection.allCases.map { sectionView(req, $0, listings.sections[$0] ?? []) })
         }
         return page(
             req, title: req.t("banchan.title"), scripts: ["/js/banchan/sections.js"], cartCount: try await cartCount(req, owner),
@@ -69,7 +71,7 @@ package struct BanchanPages: RouteCollection {
                     .h1(.text(req.t("banchan.title"))),
                     .p(.class("lead"), .text(req.t("banchan.lead", ["fee": req.deliveryFeeLabel])))
                 ),
-                .group(sections),
+                sections,
                 .p(.class("section-toast"), .id("section-toast"), .role("status"))
             )
         )

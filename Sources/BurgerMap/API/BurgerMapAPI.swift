@@ -98,8 +98,15 @@ package struct BurgerMapAPI: RouteCollection {
         return try await response.encodeResponse(status: created ? .created : .ok, for: req)
     }
 
-    package func place(req: Request) async throws -> PlaceDetailResponse {
-        try await placeDetail(try req.placeID(), req)
+    /// A place with its counts: the same for every anonymous reader until a write (a mark, a
+    /// review) changes the map's content, so theirs comes from the cache; a signed-in reader's
+    /// carries their own marks and is made for them.
+    package func place(req: Request) async throws -> Response {
+        let id = try req.placeID()
+        if req.auth.get(User.self) == nil {
+            return try await req.application.burgerMapCache.json("place:\(id)") { try await placeDetail(id, req) }
+        }
+        return try await placeDetail(id, req).encodeResponse(for: req)
     }
 
     package func placeReviews(req: Request) async throws -> Response {

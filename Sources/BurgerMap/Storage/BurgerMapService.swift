@@ -33,6 +33,7 @@ package struct BurgerMapService {
     package let cache: ResponseCache
     package let limits: BurgerMapLimits
     package let quota: StorageQuota
+    package let inbox: NotificationInbox
 
     package init(database: any Database, application: Application) {
         self.database = database
@@ -43,6 +44,7 @@ package struct BurgerMapService {
         self.cache = application.burgerMapCache
         self.limits = application.burgerMapLimits
         self.quota = application.storageQuota
+        self.inbox = NotificationInbox(database: database, application: application)
     }
 
     package init(request: Request) {
@@ -50,7 +52,6 @@ package struct BurgerMapService {
     }
 
     package var cards: ReviewCards { ReviewCards(database: database) }
-    package var inbox: NotificationInbox { NotificationInbox(database: database, events: events) }
 
     // MARK: Places
 

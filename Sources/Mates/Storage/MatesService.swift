@@ -31,7 +31,7 @@ package struct MatesService {
     package var events: any EventBus { application.events }
     package var index: SearchingIndex { application.searchingIndex }
     package var radiusMeters: Double { application.settings.mates.radiusMeters }
-    package var inbox: NotificationInbox { NotificationInbox(database: database, events: events) }
+    package var inbox: NotificationInbox { NotificationInbox(database: database, application: application) }
 
     // MARK: Verification
 

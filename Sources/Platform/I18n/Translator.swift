@@ -35,11 +35,33 @@ public struct Translator: Sendable {
     }
 
     public func text(_ key: String, _ language: Language, _ arguments: [String: String] = [:]) -> String {
-        var text = catalogs[language]?[key] ?? catalogs[.default]?[key] ?? key
-        for (name, value) in arguments {
-            text = text.replacingOccurrences(of: "{\(name)}", with: value)
+        let text = catalogs[language]?[key] ?? catalogs[.default]?[key] ?? key
+        guard !arguments.isEmpty else { return text }
+        return Self.fill(text, arguments)
+    }
+
+    /// Replaces each `{name}` whose name is in `arguments`; other braces stay as written. One pass
+    /// over the text (pages fill dozens of texts; `replacingOccurrences` per argument was a
+    /// visible part of their time). A value is never searched again for placeholders.
+    package static func fill(_ text: String, _ arguments: [String: String]) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count + 16)
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{") {
+            guard let close = rest[open...].firstIndex(of: "}") else { break }
+            let name = rest[rest.index(after: open)..<close]
+            if let value = arguments[String(name)] {
+                result += rest[..<open]
+                result += value
+                rest = rest[rest.index(after: close)...]
+            } else {
+                // Not a placeholder we fill: keep the brace and look again just after it.
+                result += rest[...open]
+                rest = rest[rest.index(after: open)...]
+            }
         }
-        return text
+        result += rest
+        return result
     }
 }
 

@@ -55,15 +55,41 @@ package enum Layout {
         if !extras.vendorScripts.isEmpty || !extras.vendorStylesheets.isEmpty {
             request.storage[SecurityHeadersMiddleware.MapPageKey.self] = true
         }
-        let html = HTML(
-            .attribute(named: "lang", value: language.rawValue),
+        // The frame is the same for every page of this shape and language: made once with
+        // markers, then each request fills in only its own parts (`LayoutFrame`).
+        let signedIn = request.storage[WebViewerKey.self] != nil
+        let frame = LayoutFrame.template(for: LayoutFrame.Key(language: language, signedIn: signedIn, extras: extras)) {
+            html(request, extras: extras, signedIn: signedIn)
+        }
+        let body = frame.fill { slot in
+            switch slot {
+            case .title: return Markup.escape("\(title) · \(request.t("app.name"))")
+            case .headerLinks: return extras.headerLinks.render()
+            case .account: return accountMenu(request).render()
+            case .main: return Node<HTML.BodyContext>.group(main).render()
+            case .next: return Markup.escape(request.url.path)
+            case .csrf: return Markup.escape(request.csrfToken)
+            case .bottomBar: return extras.bottomBar.render()
+            }
+        }
+        var allHeaders = headers
+        allHeaders.replaceOrAdd(name: .contentType, value: "text/html; charset=utf-8")
+        allHeaders.replaceOrAdd(name: .cacheControl, value: "no-store")
+        return Response(status: status, headers: allHeaders, body: .init(string: body))
+    }
+
+    /// The whole page with `LayoutFrame`'s markers where each request's own parts go. Nothing
+    /// here may depend on the request beyond the frame's key (language, signed in or not, extras).
+    private static func html(_ request: Request, extras: PageExtras, signedIn: Bool) -> HTML {
+        HTML(
+            .attribute(named: "lang", value: request.language.rawValue),
             .head(
                 .meta(.charset(.utf8)),
                 .meta(.name("viewport"), .content("width=device-width, initial-scale=1, viewport-fit=cover")),
                 .meta(.name("theme-color"), .content("#c2410c")),
                 // Not Plot's `.title(…)`: it also writes the title into og/twitter `<meta content>`
                 // attributes from inside Plot, where our escaping does not reach.
-                .element(named: "title", text: "\(title) · \(request.t("app.name"))"),
+                .element(named: "title", nodes: [.raw(LayoutFrame.marker(.title))]),
                 .forEach(extras.vendorStylesheets) { vendor in
                     .link(.rel(.stylesheet), .href(vendor.url),
                           vendor.integrity.map { .attribute(named: "integrity", value: $0) } ?? .empty,
@@ -79,21 +105,17 @@ package enum Layout {
                 },
                 .forEach(extras.scripts) { .script(.attribute(named: "type", value: "module"), .src($0)) },
                 // The inbox bell follows new notifications on every page of a signed-in browser.
-                request.storage[WebViewerKey.self] == nil ? .empty : .script(.attribute(named: "type", value: "module"), .src("/js/shared/bell.js"))
+                signedIn ? .script(.attribute(named: "type", value: "module"), .src("/js/shared/bell.js")) : .empty
             ),
             .body(
                 extras.bodyClass.map { .class($0) } ?? .empty,
                 .a(.class("skip-link"), .href("#main"), .text(request.t("layout.skip_to_content"))),
-                header(request, links: extras.headerLinks),
-                .main(.id("main"), .class("page"), .group(main)),
+                header(request),
+                .main(.id("main"), .class("page"), .raw(LayoutFrame.marker(.main))),
                 footer(request),
-                extras.bottomBar
+                .raw(LayoutFrame.marker(.bottomBar))
             )
         )
-        var allHeaders = headers
-        allHeaders.replaceOrAdd(name: .contentType, value: "text/html; charset=utf-8")
-        allHeaders.replaceOrAdd(name: .cacheControl, value: "no-store")
-        return Response(status: status, headers: allHeaders, body: .init(string: html.render()))
     }
 
     /// A page for an error a browser navigated into.
@@ -163,53 +185,55 @@ package enum Layout {
         return refused ? nil : raw
     }
 
-    private static func header(_ request: Request, links: Node<HTML.BodyContext>) -> Node<HTML.BodyContext> {
-        let viewer = request.storage[WebViewerKey.self]
-        let account: Node<HTML.BodyContext>
-        if let viewer {
-            let unread = request.storage[InboxBadgeKey.self] ?? 0
-            account = .div(
-                .class("account-menu"),
-                .a(
-                    .class("inbox-bell"), .id("inbox-bell"), .href(SitePath.inbox()),
-                    .ariaLabel(request.t("inbox.bell", ["count": String(unread)])),
-                    .attribute(named: "data-label", value: request.t("inbox.bell", ["count": "{count}"])),
-                    .span(.ariaHidden(true), .text("🔔")),
-                    .span(.class("inbox-count"), .id("inbox-count"), .ariaHidden(true),
-                          unread == 0 ? .attribute(named: "hidden", value: "hidden") : .empty, .text(unread > 99 ? "99+" : String(unread)))
-                ),
-                .a(.class("nickname"), .href(SitePath.me()), .text(viewer.nickname)),
-                .form(
-                    .action("/logout"), .method(.post), .class("inline-form"),
-                    csrfField(request),
-                    .button(.type(.submit), .class("link-button"), .text(request.t("nav.logout")))
-                )
-            )
-        } else {
-            account = .div(
+    /// The signed-in viewer's bell, nickname and logout, or the visitor's login and sign-up links:
+    /// made per request (the count, the nickname and the CSRF token are the viewer's own).
+    private static func accountMenu(_ request: Request) -> Node<HTML.BodyContext> {
+        guard let viewer = request.storage[WebViewerKey.self] else {
+            return .div(
                 .class("account-menu"),
                 .a(.href(SitePath.logIn()), .text(request.t("nav.login"))),
                 .a(.class("button small"), .href(SitePath.signUp()), .text(request.t("nav.signup")))
             )
         }
-        return .header(
-            .class("site-header"),
-            .a(.class("brand"), .href("/"), .span(.class("brand-mark"), .attribute(named: "aria-hidden", value: "true"), .text("🍚")),
-               .text(request.t("app.name"))),
-            .div(.class("header-actions"), links, account)
+        let unread = request.storage[InboxBadgeKey.self] ?? 0
+        return .div(
+            .class("account-menu"),
+            .a(
+                .class("inbox-bell"), .id("inbox-bell"), .href(SitePath.inbox()),
+                .ariaLabel(request.t("inbox.bell", ["count": String(unread)])),
+                .attribute(named: "data-label", value: request.t("inbox.bell", ["count": "{count}"])),
+                .span(.ariaHidden(true), .text("🔔")),
+                .span(.class("inbox-count"), .id("inbox-count"), .ariaHidden(true),
+                      unread == 0 ? .attribute(named: "hidden", value: "hidden") : .empty, .text(unread > 99 ? "99+" : String(unread)))
+            ),
+            .a(.class("nickname"), .href(SitePath.me()), .text(viewer.nickname)),
+            .form(
+                .action("/logout"), .method(.post), .class("inline-form"),
+                csrfField(request),
+                .button(.type(.submit), .class("link-button"), .text(request.t("nav.logout")))
+            )
         )
     }
 
+    private static func header(_ request: Request) -> Node<HTML.BodyContext> {
+        .header(
+            .class("site-header"),
+            .a(.class("brand"), .href("/"), .span(.class("brand-mark"), .attribute(named: "aria-hidden", value: "true"), .text("🍚")),
+               .text(request.t("app.name"))),
+            .div(.class("header-actions"), .raw(LayoutFrame.marker(.headerLinks)), .raw(LayoutFrame.marker(.account)))
+        )
+    }
+
+    /// In the frame: the page's path (`next`) and the CSRF token are markers.
     private static func footer(_ request: Request) -> Node<HTML.BodyContext> {
         let current = request.language
-        let next = request.url.path
         return .footer(
             .class("site-footer"),
             .form(
                 .action("/language"), .method(.post), .class("language-switch"),
                 .attribute(named: "aria-label", value: request.t("layout.language")),
-                csrfField(request),
-                .input(.type(.hidden), .name("next"), .value(next)),
+                .input(.type(.hidden), .name(CSRFMiddleware.formField), .value(LayoutFrame.marker(.csrf))),
+                .input(.type(.hidden), .name("next"), .value(LayoutFrame.marker(.next))),
                 .forEach(Language.allCases) { language in
                     .button(
                         .type(.submit), .name("language"), .value(language.rawValue),

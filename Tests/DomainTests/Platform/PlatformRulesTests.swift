@@ -44,6 +44,16 @@ final class PlatformRulesTests: XCTestCase {
         XCTAssertFalse(DiskFileStorage.isValidKey(String(repeating: "g", count: 64) + ".png"))
     }
 
+    func testPlaceholdersAreFilledInOnePass() {
+        XCTAssertEqual(Translator.fill("{count}개 중 {shown}개", ["count": "10", "shown": "3"]), "10개 중 3개")
+        XCTAssertEqual(Translator.fill("{a}{a}", ["a": "x"]), "xx", "every occurrence")
+        XCTAssertEqual(Translator.fill("{unknown} and {a}", ["a": "x"]), "{unknown} and x", "other braces stay")
+        XCTAssertEqual(Translator.fill("{a{a}}", ["a": "x"]), "{ax}")
+        XCTAssertEqual(Translator.fill("{a}", ["a": "{b}", "b": "no"]), "{b}", "a value is not filled again")
+        XCTAssertEqual(Translator.fill("no end {a", ["a": "x"]), "no end {a")
+        XCTAssertEqual(Translator.fill("", ["a": "x"]), "")
+    }
+
     func testTranslationCatalogsAreComplete() throws {
         let translator = try Translator.load(from: FileManager.default.currentDirectoryPath + "/Resources/translations")
         let korean = try XCTUnwrap(translator.catalogs[.ko])

@@ -18,4 +18,25 @@ final class SecureRandomTests: XCTestCase {
         XCTAssertEqual(Set(tokens).count, 100)
         XCTAssertTrue(tokens.allSatisfy { $0.count == 32 && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } })
     }
+
+    /// The hand-written base64url reads and writes what Foundation's base64 does with RFC 4648's
+    /// URL alphabet and no padding, for every length's remainder; and refuses what is not base64url.
+    func testBase64URLMatchesFoundationAndRefusesOtherText() throws {
+        XCTAssertEqual(Data("Many hands make light work.".utf8).base64URLEncodedString(), "TWFueSBoYW5kcyBtYWtlIGxpZ2h0IHdvcmsu")
+        XCTAssertEqual(Data([0xfb, 0xff, 0xfe]).base64URLEncodedString(), "-__-")
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<70 {
+            let bytes = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let expected = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let encoded = bytes.base64URLEncodedString()
+            XCTAssertEqual(encoded, expected, "length \(length)")
+            XCTAssertEqual(Data(base64URLEncoded: encoded), bytes, "length \(length)")
+            let padded = encoded + String(repeating: "=", count: (4 - encoded.count % 4) % 4)
+            XCTAssertEqual(Data(base64URLEncoded: padded), bytes, "padded, length \(length)")
+        }
+        for bad in ["a", "abcde", "ab+c", "ab/c", "ab c", "ab=c", "abc==="] {
+            XCTAssertNil(Data(base64URLEncoded: bad), bad)
+        }
+    }
 }

@@ -74,6 +74,44 @@ final class SessionCacheTests: XCTestCase {
         }
     }
 
+    /// Browser pages are signed in from memory too (a page read the session row on every request),
+    /// and a logout — in this browser, or of the account from anywhere — is seen at once.
+    func testBrowserSessionsAreServedFromMemoryUntilTheyEnd() async throws {
+        try await withTestApp { app in
+            var browser = CookieBrowser(app: app)
+            _ = try await browser.get("/signup")
+            _ = try await browser.post("/signup", form: ["email": "mina@example.com", "nickname": "미나", "password": "password1"])
+            let first = try await browser.get("/me")
+            XCTAssertEqual(first.status, .ok)
+            XCTAssertEqual(app.sessionCache.count, 1, "the page remembered its session")
+
+            try await User.query(on: app.db).filter(\.$email == "mina@example.com").set(\.$nickname, to: "몰래").update()
+            let remembered = try await browser.get("/me")
+            XCTAssertTrue(remembered.text.contains("미나"), "served from memory: the row changed behind the service is not read")
+            XCTAssertFalse(remembered.text.contains("몰래"))
+
+            // The same person's API session withdraws the account: the browser is signed out at once.
+            let login = try await app.send(.POST, "/api/v1/auth/login", json: ["email": "mina@example.com", "password": "password1"])
+            let token = try login.json(Application.Credentials.self).accessToken
+            let withdrawn = try await app.send(.DELETE, "/api/v1/me", json: ["password": "password1"], token: token)
+            XCTAssertEqual(withdrawn.status, .noContent, withdrawn.text)
+            let after = try await browser.get("/me")
+            XCTAssertEqual(after.status, .seeOther, "a withdrawn account's cookie signs nobody in")
+
+            // A logout in the browser.
+            var joon = CookieBrowser(app: app)
+            _ = try await joon.get("/signup")
+            _ = try await joon.post("/signup", form: ["email": "joon@example.com", "nickname": "준호", "password": "password1"])
+            let joonsPage = try await joon.get("/me")
+            XCTAssertEqual(joonsPage.status, .ok)
+            let stolenCookie = joon.cookies
+            _ = try await joon.post("/logout", form: [:])
+            var replay = CookieBrowser(app: app, cookies: stolenCookie)
+            let replayed = try await replay.get("/me")
+            XCTAssertEqual(replayed.status, .seeOther, "the old cookie no longer signs in, though it was remembered")
+        }
+    }
+
     func testARequestThatReadBeforeAForgetDoesNotRememberWhatItRead() throws {
         let cache = SessionCache()
         let user = User(id: UUID(), email: "a@example.com", passwordHash: "x", nickname: "a")

@@ -29,6 +29,34 @@ final class BanchanPagesTests: XCTestCase {
         }
     }
 
+    /// The sections are rendered once per language and kept (`PageFragments`) until the listings
+    /// change; the cart count in the header is each browser's own.
+    func testTheKeptSectionsFollowStockAndLanguageAndTheCartCountIsPerBrowser() async throws {
+        try await withTestApp { app in
+            func soldOutBadges(_ page: TestingHTTPResponse) -> Int { page.text.components(separatedBy: "badge badge-soldout").count - 1 }
+            var browser = CookieBrowser(app: app)
+            let before = try await browser.get("/shop")
+            let english = try await app.send(.GET, "/shop", headers: ["Accept-Language": "en"])
+            XCTAssertTrue(before.text.contains("메인요리"))
+            XCTAssertTrue(english.text.contains("Main dishes"), "the English page is its own")
+            XCTAssertFalse(english.text.contains("메인요리"), "no Korean fragment served to an English reader")
+
+            let admin = try await app.signUpAdmin().accessToken
+            let emptied = try await app.send(.PATCH, "/api/v1/banchan/dishes/\(Fixtures.dakgalbi)", json: ["stock": 0], token: admin)
+            XCTAssertEqual(emptied.status, .ok, emptied.text)
+            let after = try await browser.get("/shop")
+            XCTAssertEqual(soldOutBadges(after), soldOutBadges(before) + 1, "the kept sections were made again after the change")
+
+            _ = try await browser.get("/shop/dishes/\(Fixtures.bulgogi)")
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "3"])
+            let mine = try await browser.get("/shop")
+            XCTAssertTrue(mine.text.contains(#"<span class="cart-count">3</span>"#))
+            var other = CookieBrowser(app: app)
+            let theirs = try await other.get("/shop")
+            XCTAssertFalse(theirs.text.contains("cart-count"), "another browser's cart is empty")
+        }
+    }
+
     func testTheCartFormRefusesBadInputAndChangesNothing() async throws {
         try await withTestApp { app in
             var browser = CookieBrowser(app: app)

@@ -64,6 +64,9 @@ final class BurgerMapPeopleTests: XCTestCase {
                 XCTAssertEqual(detail.eatenCount, 1, "joon's mark stays")
                 XCTAssertEqual(detail.myMarks, ["want"])
             }
+            // Anonymous readers get the place from the cache, which the marks above replaced.
+            let anonymousAfterClear = try await app.placeDetail(first)
+            XCTAssertEqual([anonymousAfterClear.eatenCount, anonymousAfterClear.wantCount], [1, 1], "the kept answer follows the marks")
             let afterClear = try await app.send(.GET, "\(map)/me/marks?kind=eaten", token: mina.token).json(Page<BurgerMapJSON.Place>.self)
             XCTAssertEqual(afterClear.items.map(\.id), [second])
 

@@ -1,0 +1,55 @@
+import NIOConcurrencyHelpers
+import Plot
+import Vapor
+
+/// Parts of pages that are the same for every reader of a language — a shop section's dish cards,
+/// a place's header — rendered once and kept while the data they show is unchanged. The owner
+/// passes a `version` that moves whenever that data changes (a listing's stock, the map's content
+/// generation): a fragment made for another version is made again, so no write has to reach in
+/// here. What is the reader's own (the cart count, their marks, the CSRF token) stays outside.
+///
+/// Rendering with Plot builds a node tree of closures per element; for a list of sixty cards that
+/// tree was most of a page's time, and it is the same tree for everyone.
+package final class PageFragments: Sendable {
+    private struct Entry: Sendable {
+        let version: Int
+        let html: String
+    }
+
+    private let entries = NIOLockedValueBox<[String: Entry]>([:])
+    package let capacity: Int
+
+    package init(capacity: Int = 4_096) {
+        self.capacity = capacity
+    }
+
+    /// The fragment for `key` in `language` at `version`, made by `make` when not kept.
+    package func html(_ key: String, language: Language, version: Int, _ make: () -> String) -> String {
+        let fullKey = language.rawValue + "|" + key
+        if let entry = entries.withLockedValue({ $0[fullKey] }), entry.version == version { return entry.html }
+        let html = make()
+        entries.withLockedValue { entries in
+            // A full store starts over: fragments are cheap to make again once, and keys are few.
+            if entries.count >= capacity, entries[fullKey] == nil { entries.removeAll(keepingCapacity: true) }
+            entries[fullKey] = Entry(version: version, html: html)
+        }
+        return html
+    }
+
+    /// The same, as a node to put in a page.
+    package func node<Context>(_ key: String, language: Language, version: Int, _ make: () -> Node<Context>) -> Node<Context> {
+        .raw(html(key, language: language, version: version) { make().render() })
+    }
+
+    package var count: Int { entries.withLockedValue { $0.count } }
+}
+
+extension Application {
+    private struct PageFragmentsKey: StorageKey { typealias Value = PageFragments }
+
+    /// Set in `configure`; features key their fragments by their own names (`shop.sections`).
+    package var pageFragments: PageFragments {
+        get { configured(PageFragmentsKey.self) }
+        set { storage[PageFragmentsKey.self] = newValue }
+    }
+}

@@ -16,6 +16,11 @@ package struct JSONBytes {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// JSON made elsewhere, as it is.
+    package mutating func raw(bytesOf data: Data) {
+        bytes.append(contentsOf: data)
+    }
+
     package mutating func int(_ value: Int) {
         bytes.append(contentsOf: String(value).utf8)
     }

@@ -28,10 +28,16 @@ public enum Markup {
     /// written as `\u003c`, `\u003e` and `\u0026`, which JSON reads as the same characters, so no
     /// value can close the element (`</script>`) or open a comment (`<!--`) that swallows the page.
     public static func scriptJSON(_ json: Data) -> String {
-        // Bytes, not Unicode scalars: the three are ASCII, which UTF-8 never uses inside a longer
-        // character, and a page's texts make this run on every page (per scalar it cost 17% of `/map`).
         var escaped: [UInt8] = []
         escaped.reserveCapacity(json.count + 16)
+        json.withUnsafeBytes { appendScriptSafe($0.bindMemory(to: UInt8.self)[...], to: &escaped) }
+        return String(decoding: escaped, as: UTF8.self)
+    }
+
+    /// Appends `json` with `<`, `>` and `&` written as `\u003c`, `\u003e` and `\u0026` (see
+    /// `scriptJSON`). Bytes, not Unicode scalars: the three are ASCII, which UTF-8 never uses inside
+    /// a longer character, and a page's config runs through this on every page.
+    package static func appendScriptSafe<Bytes: Collection>(_ json: Bytes, to escaped: inout [UInt8]) where Bytes.Element == UInt8 {
         for byte in json {
             switch byte {
             case UInt8(ascii: "<"): escaped.append(contentsOf: #"\u003c"#.utf8)
@@ -40,6 +46,5 @@ public enum Markup {
             default: escaped.append(byte)
             }
         }
-        return String(decoding: escaped, as: UTF8.self)
     }
 }

@@ -15,41 +15,83 @@ package enum PageConfig {
     }
 
     package static func block(_ req: Request, stringPrefixes: [String] = [], values: [String: Any] = [:]) -> Node<HTML.BodyContext> {
-        var object: [String: Any] = ["language": req.language.rawValue, "csrf": req.csrfToken]
-        var spliced: [(key: String, json: Data)] = []
-        for (key, value) in values {
-            if let encoded = value as? Encoded { spliced.append((key, encoded.data)) } else { object[key] = value }
+        var object = values
+        object["language"] = req.language.rawValue
+        object["csrf"] = req.csrfToken
+        // Written by hand (`JSONBytes`), not with JSONSerialization: bridging `[String: Any]` to
+        // NSDictionary and back was an eighth of a scripted page.
+        var json = JSONBytes(capacity: 2_048)
+        json.any(object)
+        var escaped: [UInt8] = []
+        escaped.reserveCapacity(json.bytes.count + 8_192)
+        escaped.append(UInt8(ascii: "{"))
+        // The texts are the same for every page of a language: encoded and escaped once, spliced.
+        if values["strings"] == nil {
+            escaped.append(contentsOf: #""strings":"#.utf8)
+            escaped.append(contentsOf: req.application.scriptTexts.escapedJSON(prefixes: stringPrefixes, language: req.language,
+                                                                               translator: req.application.translator))
+            escaped.append(UInt8(ascii: ","))
         }
-        // The texts are the same for every page of a language: encoded once, spliced like the rest.
-        if object["strings"] == nil {
-            spliced.append(("strings", req.application.scriptTexts.json(prefixes: stringPrefixes, language: req.language, translator: req.application.translator)))
+        Markup.appendScriptSafe(json.bytes.dropFirst(), to: &escaped)
+        return .script(.attribute(named: "type", value: "application/json"), .id("page-config"), .raw(String(decoding: escaped, as: UTF8.self)))
+    }
+}
+
+extension JSONBytes {
+    /// A value of a page's config: strings, numbers, booleans, null (`NSNull`, or a nil optional),
+    /// arrays, string-keyed dictionaries (keys sorted, so a page reads the same every time) and
+    /// `PageConfig.Encoded` (already JSON). Anything else is written as null.
+    package mutating func any(_ value: Any) {
+        switch value {
+        case let encoded as PageConfig.Encoded: raw(bytesOf: encoded.data)
+        case let text as String: string(text)
+        case is NSNull: raw("null")
+        // Exact types first: on Linux an `NSNumber` in `Any` also casts to `Bool` and to `Int`.
+        case let flag as Bool where type(of: value) == Bool.self: raw(flag ? "true" : "false")
+        case let number as any BinaryInteger: int(Int(clamping: number))
+        case let number as Double where type(of: value) == Double.self: double(number)
+        case let number as Float: double(Double(number))
+        case let list as [Any]: self.list(list) { $0.any($1) }
+        case let object as [String: Any]:
+            raw("{")
+            for (index, key) in object.keys.sorted().enumerated() {
+                if index > 0 { raw(",") }
+                string(key)
+                raw(":")
+                any(object[key]!)
+            }
+            raw("}")
+        default:
+            // Every value casts to `Optional<Any>`, so an optional is found by reflection instead.
+            let mirror = Mirror(reflecting: value)
+            if mirror.displayStyle == .optional {
+                if let wrapped = mirror.children.first?.value { any(wrapped) } else { raw("null") }
+            } else {
+                assertionFailure("a page config value of type \(type(of: value)) is written as null")
+                raw("null")
+            }
         }
-        // Not `.sortedKeys`: on Linux it sorts with ICU collation, which cost more than the rest of a page.
-        var json = (try? JSONSerialization.data(withJSONObject: object)) ?? Data("{}".utf8)
-        for (key, value) in spliced {
-            // `object` always has members, so each spliced pair goes after its `{` with a comma.
-            var pair = (try? JSONSerialization.data(withJSONObject: [key], options: [])) ?? Data()
-            pair = pair.dropFirst().dropLast() + Data(":".utf8) + value + Data(",".utf8)
-            json.insert(contentsOf: pair, at: json.startIndex + 1)
-        }
-        return .script(.attribute(named: "type", value: "application/json"), .id("page-config"), .raw(Markup.scriptJSON(json)))
     }
 }
 
 /// The encoded texts a page's scripts get, per language and key prefixes, made on first use.
 package final class ScriptTexts: Sendable {
-    private let cache = NIOLockedValueBox<[String: Data]>([:])
+    private let cache = NIOLockedValueBox<[String: [UInt8]]>([:])
 
-    package func json(prefixes: [String], language: Language, translator: Translator) -> Data {
+    /// The texts as JSON, already escaped for a `<script type="application/json">` element.
+    package func escapedJSON(prefixes: [String], language: Language, translator: Translator) -> [UInt8] {
         let key = language.rawValue + "|" + prefixes.joined(separator: "|")
         if let cached = cache.withLockedValue({ $0[key] }) { return cached }
         var texts: [String: String] = [:]
         for prefix in prefixes {
             texts.merge(translator.texts(withPrefix: prefix, language)) { first, _ in first }
         }
-        let data = (try? JSONSerialization.data(withJSONObject: texts)) ?? Data("{}".utf8)
-        cache.withLockedValue { $0[key] = data }
-        return data
+        var json = JSONBytes(capacity: 8_192)
+        json.any(texts)
+        var escaped: [UInt8] = []
+        Markup.appendScriptSafe(json.bytes[...], to: &escaped)
+        cache.withLockedValue { $0[key] = escaped }
+        return escaped
     }
 
     package init() {}

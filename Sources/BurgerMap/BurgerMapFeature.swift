@@ -17,6 +17,8 @@ package enum BurgerMapFeature: Feature {
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.burgerMapLimits = BurgerMapLimits(shared: app.sharedBudgets)
+        app.keptPlaceDetails = KeptValues(following: app.burgerMapCache)
+        app.keptReviewCards = KeptValues(following: app.burgerMapCache)
         app.fileReferences.register { key, database in
             try await BurgerPhoto.query(on: database).filter(\.$fileKey == key).count() > 0
         }

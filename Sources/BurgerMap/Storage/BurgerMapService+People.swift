@@ -90,19 +90,24 @@ extension BurgerMapService {
 
     // MARK: Marks
 
+    /// A place with its mark counts, and the viewer's own marks. The shared part is kept until the
+    /// next write (`keptPlaceDetails`); a signed-in viewer costs one query for their marks.
     package func placeDetail(_ id: UUID, viewer: UUID?) async throws -> PlaceDetail {
+        let shared = try await keptPlaceDetails.value("place:\(id)") { try await sharedPlaceDetail(id) }
+        guard let viewer else { return shared }
+        let mine = try await BurgerMark.query(on: database).filter(\.$place.$id == id).filter(\.$user.$id == viewer).all()
+            .compactMap { BurgerMark.Kind(rawValue: $0.kind) }.sorted { $0.rawValue < $1.rawValue }
+        return PlaceDetail(summary: shared.summary, eatenCount: shared.eatenCount, wantCount: shared.wantCount, myMarks: mine)
+    }
+
+    private func sharedPlaceDetail(_ id: UUID) async throws -> PlaceDetail {
         let place = try await self.place(id)
         let counts = try await database.sql.select().column("kind").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
             .from(BurgerMark.schema).where("place_id", .equal, SQLBind(id)).groupBy("kind").all()
         var byKind: [String: Int] = [:]
         for row in counts { byKind[try row.decode(column: "kind", as: String.self)] = try row.decode(column: "count", as: Int.self) }
-        var mine: [BurgerMark.Kind] = []
-        if let viewer {
-            mine = try await BurgerMark.query(on: database).filter(\.$place.$id == id).filter(\.$user.$id == viewer).all()
-                .compactMap { BurgerMark.Kind(rawValue: $0.kind) }.sorted { $0.rawValue < $1.rawValue }
-        }
         return PlaceDetail(summary: try await summaries([place])[0], eatenCount: byKind["eaten"] ?? 0,
-                           wantCount: byKind["want"] ?? 0, myMarks: mine)
+                           wantCount: byKind["want"] ?? 0, myMarks: [])
     }
 
     /// Sets or clears "eaten" or "want to go"; twice is the same as once.

@@ -77,10 +77,15 @@ extension BurgerMapService {
     }
 
     /// A review; a hidden one only for its author and admins.
+    /// A review's card as the viewer sees it. The card without anyone's likes is kept until the
+    /// next write (`keptReviewCards`); a signed-in viewer's likes and bookmarks are one query.
     package func review(_ id: UUID, viewer: MapActor?) async throws -> ReviewCard {
-        guard let card = try await cards.card(id, viewer: viewer?.id),
-              !card.hidden || viewer?.isAdmin == true || viewer?.id == card.authorID
-        else { throw AppError.notFound("review_not_found") }
+        var card = try await keptReviewCards.value("review:\(id)") {
+            guard let card = try await cards.card(id, viewer: nil) else { throw AppError.notFound("review_not_found") }
+            return card
+        }
+        guard !card.hidden || viewer?.isAdmin == true || viewer?.id == card.authorID else { throw AppError.notFound("review_not_found") }
+        if let viewer { card = try await cards.addReactions(of: viewer.id, to: [card])[0] }
         return card
     }
 

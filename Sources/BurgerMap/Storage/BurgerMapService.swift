@@ -34,6 +34,8 @@ package struct BurgerMapService {
     package let limits: BurgerMapLimits
     package let quota: StorageQuota
     package let inbox: NotificationInbox
+    package let keptPlaceDetails: KeptValues<PlaceDetail>
+    package let keptReviewCards: KeptValues<ReviewCard>
 
     package init(database: any Database, application: Application) {
         self.database = database
@@ -45,6 +47,8 @@ package struct BurgerMapService {
         self.limits = application.burgerMapLimits
         self.quota = application.storageQuota
         self.inbox = NotificationInbox(database: database, application: application)
+        self.keptPlaceDetails = application.keptPlaceDetails
+        self.keptReviewCards = application.keptReviewCards
     }
 
     package init(request: Request) {

@@ -100,19 +100,27 @@ package struct ReviewCards {
     /// Adds photos and the reader's likes and bookmarks.
     package func decorate(_ cards: [ReviewCard], viewer: UUID?) async throws -> [ReviewCard] {
         guard !cards.isEmpty else { return cards }
-        let ids = cards.map(\.id)
-        let photos = try await self.photos(ofReviews: ids)
+        let photos = try await self.photos(ofReviews: cards.map(\.id))
+        let withPhotos = cards.map { card in
+            var card = card
+            card.photos = photos[card.id] ?? []
+            return card
+        }
+        guard let viewer else { return withPhotos }
+        return try await addReactions(of: viewer, to: withPhotos)
+    }
+
+    /// The reader's likes and bookmarks on these cards.
+    package func addReactions(of viewer: UUID, to cards: [ReviewCard]) async throws -> [ReviewCard] {
+        guard !cards.isEmpty else { return cards }
         var reactions: Set<String> = []
-        if let viewer {
-            let rows = try await sql.select().column("review_id").column("kind").from(BurgerReaction.schema)
-                .where("user_id", .equal, SQLBind(viewer)).where("review_id", .in, SQLBind.group(ids)).all()
-            for row in rows {
-                reactions.insert("\(try row.decode(column: "kind", as: String.self))|\(try row.decode(column: "review_id", as: UUID.self))")
-            }
+        let rows = try await sql.select().column("review_id").column("kind").from(BurgerReaction.schema)
+            .where("user_id", .equal, SQLBind(viewer)).where("review_id", .in, SQLBind.group(cards.map(\.id))).all()
+        for row in rows {
+            reactions.insert("\(try row.decode(column: "kind", as: String.self))|\(try row.decode(column: "review_id", as: UUID.self))")
         }
         return cards.map { card in
             var card = card
-            card.photos = photos[card.id] ?? []
             card.likedByMe = reactions.contains("like|\(card.id)")
             card.bookmarkedByMe = reactions.contains("bookmark|\(card.id)")
             return card

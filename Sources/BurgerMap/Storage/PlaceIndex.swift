@@ -205,6 +205,22 @@ extension Application {
         return cache
     }
 
+    private struct KeptPlacesKey: StorageKey { typealias Value = KeptValues<PlaceDetail> }
+    private struct KeptReviewsKey: StorageKey { typealias Value = KeptValues<ReviewCard> }
+
+    /// Places' details and reviews' cards as every anonymous reader sees them, kept like the
+    /// cache's answers (until the next write): the pages and the API add only the reader's own
+    /// marks, likes and bookmarks. Made in `configure`.
+    package var keptPlaceDetails: KeptValues<PlaceDetail> {
+        get { configured(KeptPlacesKey.self) }
+        set { storage[KeptPlacesKey.self] = newValue }
+    }
+
+    package var keptReviewCards: KeptValues<ReviewCard> {
+        get { configured(KeptReviewsKey.self) }
+        set { storage[KeptReviewsKey.self] = newValue }
+    }
+
     package var placeIndex: PlaceIndex {
         if let existing = storage[PlaceIndexKey.self] { return existing }
         let index = PlaceIndex()

@@ -89,7 +89,12 @@ extension MenuGamePages {
     package static var cardCount: Int { yesNoQuestions.count + 2 }
 
     /// The stack of cards; the script shows three at a time and animates them.
+    /// The same for every reader of a language: rendered once (`PageFragments`).
     package static func cardStack(_ req: Request) -> Node<HTML.BodyContext> {
+        req.application.pageFragments.node("menu_game.cardStack", language: req.language, version: 0) { cardStackMarkup(req) }
+    }
+
+    private static func cardStackMarkup(_ req: Request) -> Node<HTML.BodyContext> {
         var index = 0
         func step() -> Node<HTML.BodyContext> {
             index += 1
@@ -134,7 +139,12 @@ extension MenuGamePages {
     }
 
     /// Like / don't care / hate for the yes-no cards; "don't care" / "next" for the others.
+    /// The same for every reader of a language: rendered once (`PageFragments`).
     package static func answerBar(_ req: Request) -> Node<HTML.BodyContext> {
+        req.application.pageFragments.node("menu_game.answerBar", language: req.language, version: 0) { answerBarMarkup(req) }
+    }
+
+    private static func answerBarMarkup(_ req: Request) -> Node<HTML.BodyContext> {
         .div(
             .class("answer-bar"),
             .div(
@@ -161,7 +171,12 @@ extension MenuGamePages {
         )
     }
 
+    /// The same for every reader of a language: rendered once (`PageFragments`).
     package static func progressBar(_ req: Request) -> Node<HTML.BodyContext> {
+        req.application.pageFragments.node("menu_game.progressBar", language: req.language, version: 0) { progressBarMarkup(req) }
+    }
+
+    private static func progressBarMarkup(_ req: Request) -> Node<HTML.BodyContext> {
         .div(
             .class("progress"), .id("game-progress"), .role("progressbar"),
             .attribute(named: "aria-label", value: req.t("menu_game.game.progress")),
@@ -175,7 +190,12 @@ extension MenuGamePages {
 
     /// The view shown when a request fails for want of a network or server; "retry" repeats
     /// the request that failed, without reloading the page.
+    /// The same for every reader of a language: rendered once (`PageFragments`).
     package static func networkErrorView(_ req: Request) -> Node<HTML.BodyContext> {
+        req.application.pageFragments.node("menu_game.networkErrorView", language: req.language, version: 0) { networkErrorViewMarkup(req) }
+    }
+
+    private static func networkErrorViewMarkup(_ req: Request) -> Node<HTML.BodyContext> {
         .div(
             .class("network-error"), .id("network-error"), .hidden(true), .role("alertdialog"),
             .ariaLabelledBy("network-error-title"), .attribute(named: "aria-modal", value: "true"),
@@ -197,8 +217,9 @@ extension MenuGamePages {
             "device": device.token,
             "disliked": device.disliked.map(\.rawValue).sorted(),
             "publicURL": req.application.settings.publicURL,
-            "strings": scriptStrings(req),
-            "keywords": keywordLabels(req),
+            // The same for every reader of a language: encoded once.
+            "strings": req.application.pageFragments.json("menu_game.strings", language: req.language) { scriptStrings(req) },
+            "keywords": req.application.pageFragments.json("menu_game.keywords", language: req.language) { keywordLabels(req) },
         ]
         for (key, value) in extra { object[key] = value }
         return PageConfig.block(req, values: object)

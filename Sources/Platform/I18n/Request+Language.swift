@@ -13,6 +13,8 @@ extension Application {
 /// A signed-in user's saved language, set by the authenticators so this layer need not know accounts.
 package struct AccountLanguageKey: StorageKey { package typealias Value = Language }
 private struct NegotiatedLanguageKey: StorageKey { typealias Value = Language }
+/// The language switch's cookie as this request sent it (nil inside: no such cookie, or not a language).
+private struct CookieLanguageKey: StorageKey { typealias Value = Language? }
 
 extension Request {
     /// Name of the cookie the language switch sets.
@@ -21,7 +23,16 @@ extension Request {
     /// The language to answer in: the language switch's cookie, then the signed-in user's
     /// setting, then `Accept-Language`, then Korean.
     public var language: Language {
-        if let raw = cookies[Request.languageCookie]?.string, let chosen = Language(rawValue: raw) { return chosen }
+        // `cookies` parses the whole Cookie header on each read, and a page asks for dozens of
+        // texts: the switch's cookie is read once per request.
+        let chosen: Language?
+        if let read = storage[CookieLanguageKey.self] {
+            chosen = read
+        } else {
+            chosen = (cookies[Request.languageCookie]?.string).flatMap { Language(rawValue: $0) }
+            storage[CookieLanguageKey.self] = .some(chosen)
+        }
+        if let chosen { return chosen }
         if let saved = storage[AccountLanguageKey.self] { return saved }
         // A page asks for many strings; parse the header once per request.
         if let negotiated = storage[NegotiatedLanguageKey.self] { return negotiated }

@@ -12,6 +12,8 @@ package enum PageConfig {
     package struct Encoded {
         package let data: Data
         package init(_ value: some Encodable) throws { data = try AppJSON.encoder().encode(value) }
+        /// JSON encoded before (kept by `PageFragments.json`).
+        package init(json: Data) { data = json }
     }
 
     package static func block(_ req: Request, stringPrefixes: [String] = [], values: [String: Any] = [:]) -> Node<HTML.BodyContext> {

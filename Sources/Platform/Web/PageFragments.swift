@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import Plot
 import Vapor
@@ -39,6 +40,14 @@ package final class PageFragments: Sendable {
     /// The same, as a node to put in a page.
     package func node<Context>(_ key: String, language: Language, version: Int, _ make: () -> Node<Context>) -> Node<Context> {
         .raw(html(key, language: language, version: version) { make().render() })
+    }
+
+    /// JSON the same for every reader of a language (a page's texts for its scripts), encoded once.
+    package func json(_ key: String, language: Language, version: Int = 0, _ make: () -> some Encodable) -> PageConfig.Encoded {
+        let text = html("json|" + key, language: language, version: version) {
+            String(decoding: (try? AppJSON.encoder().encode(make())) ?? Data("null".utf8), as: UTF8.self)
+        }
+        return PageConfig.Encoded(json: Data(text.utf8))
     }
 
     package var count: Int { entries.withLockedValue { $0.count } }

@@ -39,6 +39,9 @@ package final class ResponseCache: Sendable {
         self.lifetime = lifetime
     }
 
+    /// Moves on every `invalidate()`; what was made at another generation is out of date.
+    package var generation: Int { state.withLockedValue { $0.generation } }
+
     /// Everything cached so far is out of date.
     package func invalidate() {
         state.withLockedValue { $0.generation += 1 }

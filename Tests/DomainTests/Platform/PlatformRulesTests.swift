@@ -54,6 +54,23 @@ final class PlatformRulesTests: XCTestCase {
         XCTAssertEqual(Translator.fill("", ["a": "x"]), "")
     }
 
+    /// The guard in front of MultipartKit finds a non-ASCII header name after any delimiter, wherever
+    /// it falls, and leaves header values (a Korean filename) and bodies alone.
+    func testTheMultipartGuardFindsNonASCIIHeaderNamesAnywhere() {
+        func body(_ parts: [String]) -> [UInt8] { Array(parts.joined().utf8) }
+        let clean = body(["--b\r\n", "Content-Disposition: form-data; name=\"file\"; filename=\"버거.jpg\"\r\n\r\n",
+                          "----b--b\r-", String(repeating: "-", count: 300), "\r\n--b--\r\n"])
+        XCTAssertFalse(MultipartGuard.hasNonASCIIHeaderName(clean, boundary: "b"))
+        let hostileFirst = body(["--b\r\n", "Cönt: x\r\n\r\nbody\r\n--b--"])
+        XCTAssertTrue(MultipartGuard.hasNonASCIIHeaderName(hostileFirst, boundary: "b"))
+        let hostileLater = body(["--b\r\n", "A: 1\r\n\r\n", String(repeating: "x-", count: 5_000), "\r\n--b\r\n", "A: 1\r\nñ: 2\r\n\r\n"])
+        XCTAssertTrue(MultipartGuard.hasNonASCIIHeaderName(hostileLater, boundary: "b"))
+        let hostileAtTheEnd = body(["preamble --b\r\n", "é"])
+        XCTAssertTrue(MultipartGuard.hasNonASCIIHeaderName(hostileAtTheEnd, boundary: "b"))
+        XCTAssertFalse(MultipartGuard.hasNonASCIIHeaderName(Array("--b".utf8), boundary: "b"), "shorter than a delimiter")
+        XCTAssertFalse(MultipartGuard.hasNonASCIIHeaderName([], boundary: "b"))
+    }
+
     func testTranslationCatalogsAreComplete() throws {
         let translator = try Translator.load(from: FileManager.default.currentDirectoryPath + "/Resources/translations")
         let korean = try XCTUnwrap(translator.catalogs[.ko])

@@ -118,7 +118,6 @@ package enum Layout {
         )
     }
 
-    /// A page for an error a browser navigated into.
     /// A page whose scripts call the API (the burger map's, the mates'): `main`, then the status
     /// line the scripts write short messages to (`#page-status`), then the config block with the
     /// texts under `stringPrefix` and `values` (`PageConfig`).
@@ -135,6 +134,7 @@ package enum Layout {
         )
     }
 
+    /// A page for an error a browser navigated into.
     package static func errorPage(_ request: Request, status: HTTPResponseStatus, message: String) -> Response {
         page(
             request, title: request.t("error.page_title"), status: status,

@@ -19,6 +19,7 @@ package enum BurgerMapFeature: Feature {
         app.burgerMapLimits = BurgerMapLimits(shared: app.sharedBudgets)
         app.keptPlaceDetails = KeptValues(following: app.burgerMapCache)
         app.keptReviewCards = KeptValues(following: app.burgerMapCache)
+        app.keptProfileCounts = KeptValues(following: app.burgerMapCache)
         app.fileReferences.register { key, database in
             try await BurgerPhoto.query(on: database).filter(\.$fileKey == key).count() > 0
         }

@@ -15,6 +15,14 @@ package struct MapProfile: Sendable {
     package let followedByMe: Bool
 }
 
+/// What a person's page counts, the same for every reader.
+package struct MapProfileCounts: Sendable {
+    package let reviews: Int
+    package let followers: Int
+    package let following: Int
+    package let eaten: Int
+}
+
 /// A place's detail: its own fields, how many people marked it, and the reader's marks.
 package struct PlaceDetail: Sendable {
     package let summary: PlaceSummary
@@ -150,18 +158,25 @@ extension BurgerMapService {
         return user
     }
 
+    /// A person's page: their account, their counts (kept until the map's next write,
+    /// `keptProfileCounts`) and whether the viewer follows them.
     package func profile(of id: UUID, viewer: UUID?) async throws -> MapProfile {
         let user = try await person(id)
-        let reviews = try await BurgerReview.query(on: database).filter(\.$author.$id == id).filter(\.$hiddenAt == nil).count()
-        let followers = try await BurgerFollow.query(on: database).filter(\.$followee.$id == id).count()
-        let following = try await BurgerFollow.query(on: database).filter(\.$follower.$id == id).count()
-        let eaten = try await BurgerMark.query(on: database).filter(\.$user.$id == id).filter(\.$kind == BurgerMark.Kind.eaten.rawValue).count()
+        let counts = try await keptProfileCounts.value("profile:\(id)") { try await profileCounts(of: id) }
         var followedByMe = false
         if let viewer {
             followedByMe = try await BurgerFollow.query(on: database).filter(\.$follower.$id == viewer).filter(\.$followee.$id == id).first() != nil
         }
-        return MapProfile(user: user, reviewCount: reviews, followerCount: followers, followingCount: following, eatenCount: eaten,
-                          followedByMe: followedByMe)
+        return MapProfile(user: user, reviewCount: counts.reviews, followerCount: counts.followers, followingCount: counts.following,
+                          eatenCount: counts.eaten, followedByMe: followedByMe)
+    }
+
+    private func profileCounts(of id: UUID) async throws -> MapProfileCounts {
+        MapProfileCounts(
+            reviews: try await BurgerReview.query(on: database).filter(\.$author.$id == id).filter(\.$hiddenAt == nil).count(),
+            followers: try await BurgerFollow.query(on: database).filter(\.$followee.$id == id).count(),
+            following: try await BurgerFollow.query(on: database).filter(\.$follower.$id == id).count(),
+            eaten: try await BurgerMark.query(on: database).filter(\.$user.$id == id).filter(\.$kind == BurgerMark.Kind.eaten.rawValue).count())
     }
 
     /// Follows or unfollows; following oneself is refused, following twice is following once.

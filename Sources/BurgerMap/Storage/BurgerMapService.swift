@@ -36,6 +36,7 @@ package struct BurgerMapService {
     package let inbox: NotificationInbox
     package let keptPlaceDetails: KeptValues<PlaceDetail>
     package let keptReviewCards: KeptValues<ReviewCard>
+    package let keptProfileCounts: KeptValues<MapProfileCounts>
 
     package init(database: any Database, application: Application) {
         self.database = database
@@ -49,6 +50,7 @@ package struct BurgerMapService {
         self.inbox = NotificationInbox(database: database, application: application)
         self.keptPlaceDetails = application.keptPlaceDetails
         self.keptReviewCards = application.keptReviewCards
+        self.keptProfileCounts = application.keptProfileCounts
     }
 
     package init(request: Request) {

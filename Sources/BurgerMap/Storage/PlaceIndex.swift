@@ -207,8 +207,9 @@ extension Application {
 
     private struct KeptPlacesKey: StorageKey { typealias Value = KeptValues<PlaceDetail> }
     private struct KeptReviewsKey: StorageKey { typealias Value = KeptValues<ReviewCard> }
+    private struct KeptProfileCountsKey: StorageKey { typealias Value = KeptValues<MapProfileCounts> }
 
-    /// Places' details and reviews' cards as every anonymous reader sees them, kept like the
+    /// Places' details, reviews' cards and people's counts as every anonymous reader sees them, kept like the
     /// cache's answers (until the next write): the pages and the API add only the reader's own
     /// marks, likes and bookmarks. Made in `configure`.
     package var keptPlaceDetails: KeptValues<PlaceDetail> {
@@ -219,6 +220,11 @@ extension Application {
     package var keptReviewCards: KeptValues<ReviewCard> {
         get { configured(KeptReviewsKey.self) }
         set { storage[KeptReviewsKey.self] = newValue }
+    }
+
+    package var keptProfileCounts: KeptValues<MapProfileCounts> {
+        get { configured(KeptProfileCountsKey.self) }
+        set { storage[KeptProfileCountsKey.self] = newValue }
     }
 
     package var placeIndex: PlaceIndex {

@@ -64,12 +64,12 @@ package struct MenuGameService {
     /// A random menu; a device gets one it has not seen lately.
     package func randomMenu(device: String?, now: Date = Date()) async throws -> Menu {
         let deviceHash = device.map(SecureRandom.sha256Hex)
-        let recent = try await history(of: deviceHash)
+        let stored = try await history(of: deviceHash)
         var random = SystemRandomNumberGenerator()
-        guard let menu = catalog.v1.randomMenu(recentlyShown: recent, using: &random) else {
+        guard let menu = catalog.v1.randomMenu(recentlyShown: Array(stored.prefix(FairShare.historyLength)), using: &random) else {
             throw AppError.notFound("no_menus")
         }
-        if let deviceHash { try await remember(menu.id, for: deviceHash, now: now) }
+        if let deviceHash { try await remember(menu.id, for: deviceHash, alreadyStored: stored.count, now: now) }
         return menu
     }
 
@@ -77,22 +77,28 @@ package struct MenuGameService {
 
     package func solo(_ choice: PlayerChoice, device: String?, version: RecommenderVersion = .v1, now: Date = Date()) async throws -> GameResult {
         let deviceHash = device.map(SecureRandom.sha256Hex)
-        let recent = try await history(of: deviceHash)
+        let stored = try await history(of: deviceHash)
         var random = SystemRandomNumberGenerator()
-        let ranked = catalog.recommender(version).rank([choice], limit: Self.resultSize, recentlyShown: recent, using: &random)
-        if let deviceHash, let winner = ranked.first { try await remember(winner.menu.id, for: deviceHash, now: now) }
+        let ranked = catalog.recommender(version).rank([choice], limit: Self.resultSize, recentlyShown: Array(stored.prefix(FairShare.historyLength)),
+                                                       using: &random)
+        if let deviceHash, let winner = ranked.first { try await remember(winner.menu.id, for: deviceHash, alreadyStored: stored.count, now: now) }
         return GameResult(menus: ranked.map(entry), playerCount: 1)
     }
 
+    /// The device's shown menus, newest first: what the recommender looks at (the first
+    /// `FairShare.historyLength`) and up to as many again, which `remember` prunes in one go.
     private func history(of deviceHash: String?) async throws -> [String] {
         guard let deviceHash else { return [] }
         return try await MenuDeviceHistory.query(on: database).filter(\.$deviceHash == deviceHash)
-            .sort(\.$shownAt, .descending).limit(FairShare.historyLength).all().map(\.menuSlug)
+            .sort(\.$shownAt, .descending).limit(2 * FairShare.historyLength).all().map(\.menuSlug)
     }
 
-    private func remember(_ slug: String, for deviceHash: String, now: Date) async throws {
+    /// Records a shown menu. Rows past what the recommender looks at are deleted once they reach
+    /// twice that many, not after every insert: the home page shows a random menu on every view,
+    /// and a select and a delete per view were half of its cost.
+    private func remember(_ slug: String, for deviceHash: String, alreadyStored: Int, now: Date) async throws {
         try await MenuDeviceHistory(deviceHash: deviceHash, menuSlug: slug, shownAt: now).create(on: database)
-        // Keep only what the recommender looks at.
+        guard alreadyStored + 1 >= 2 * FairShare.historyLength else { return }
         let keep = try await MenuDeviceHistory.query(on: database).filter(\.$deviceHash == deviceHash)
             .sort(\.$shownAt, .descending).limit(FairShare.historyLength).all().compactMap(\.id)
         try await MenuDeviceHistory.query(on: database).filter(\.$deviceHash == deviceHash).filter(\.$id !~ keep).delete()
@@ -207,6 +213,15 @@ package struct MenuGameService {
     private func snapshot(of group: MenuGroup, submissionCount: Int) throws -> MenuGroupStateCache.Snapshot {
         MenuGroupStateCache.Snapshot(id: try group.requireID(), pin: group.pin, hostTokenHash: group.hostTokenHash,
                                      isClosed: group.isClosed, lastActivityAt: group.lastActivityAt, submissionCount: submissionCount)
+    }
+
+    /// Whether this player's answers are in, for a group known by its PIN (one joined count).
+    package func hasSubmitted(_ playerToken: String, toGroupWithPIN pin: String) async throws -> Bool {
+        let row = try await database.sql.raw("""
+            SELECT COUNT(*) AS found FROM \(ident: MenuGroupSubmission.schema) s JOIN \(ident: MenuGroup.schema) g ON g.id = s.group_id
+            WHERE g.pin = \(bind: pin) AND s.player_token_hash = \(bind: SecureRandom.sha256Hex(playerToken))
+            """).first()
+        return try (row?.decode(column: "found", as: Int.self) ?? 0) > 0
     }
 
     package func hasSubmitted(_ playerToken: String, to group: MenuGroup) async throws -> Bool {

@@ -108,16 +108,30 @@ extension MenuGamePages {
         }
     }
 
+    /// The waiting-room state of the group in the path, as its polls read it (from memory while
+    /// fresh, `MenuGroupStateCache`): what the lobby, game and waiting pages show needs no row.
+    /// An unknown PIN redirects as `groupOrRedirect` does.
+    package enum StatusLookup { case found(GroupStatus), redirect(Response) }
+
+    package func statusOrRedirect(_ req: Request, device: MenuGameDevice) async throws -> StatusLookup {
+        do {
+            return .found(try await req.menuGroupStatusFromPath(device: device.token))
+        } catch let error as AppError where error.status == .notFound {
+            let digits = String((req.parameters.get("pin") ?? "").prefix(6).filter(\.isNumber))
+            return .redirect(Layout.redirect(to: PlayPath.together() + "?error=group_not_found&pin=\(digits)"))
+        }
+    }
+
     package func lobby(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         if let redirect = onboardingRedirect(req, device) { return redirect }
-        let group: MenuGroup
-        switch try await groupOrRedirect(req) {
+        let group: GroupStatus
+        switch try await statusOrRedirect(req, device: device) {
         case .found(let found): group = found
         case .redirect(let redirect): return redirect
         }
         if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
-        let status = try await req.menuGame.status(of: group, device: device.token)
+        let status = group
         let joinURL = Self.joinURL(group.pin, req)
         let response = Layout.page(
             req, title: req.t("menu_game.lobby.title"),
@@ -163,7 +177,7 @@ extension MenuGamePages {
     package func groupGame(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         if let redirect = onboardingRedirect(req, device) { return redirect }
-        switch try await groupOrRedirect(req) {
+        switch try await statusOrRedirect(req, device: device) {
         case .redirect(let redirect): return redirect
         case .found(let group):
             if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
@@ -173,14 +187,14 @@ extension MenuGamePages {
 
     package func waitingRoom(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
-        let group: MenuGroup
-        switch try await groupOrRedirect(req) {
-        case .found(let found): group = found
+        let status: GroupStatus
+        switch try await statusOrRedirect(req, device: device) {
+        case .found(let found): status = found
         case .redirect(let redirect): return redirect
         }
+        let group = status
         if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
-        let status = try await req.menuGame.status(of: group, device: device.token)
-        let submitted = try await req.menuGame.hasSubmitted(device.token, to: group)
+        let submitted = try await req.menuGame.hasSubmitted(device.token, toGroupWithPIN: group.pin)
         let response = Layout.page(
             req, title: req.t("menu_game.wait.title"),
             extras: MenuGamePages.extras(req, tab: .together, scripts: [Self.script.wait]),

@@ -173,6 +173,26 @@ final class MenuGameAPITests: XCTestCase {
         }
     }
 
+    /// A device is not shown a menu again within its last ten, however often it asks; the history
+    /// behind that rule keeps at most twice that many rows (pruned in one go, not per view).
+    func testRandomMenusAvoidTheDevicesLastTenAndTheHistoryStaysSmall() async throws {
+        try await withTestApp { app in
+            let device = "history-device-token-0001"
+            var shown: [String] = []
+            for _ in 0..<35 {
+                let response = try await app.send(.GET, "/api/v1/menu-game/menus/random", headers: [DeviceToken.header: device])
+                XCTAssertEqual(response.status, .ok, response.text)
+                shown.append(try XCTUnwrap(try response.object()["id"] as? String))
+                let rows = try await MenuDeviceHistory.query(on: app.db).filter(\.$deviceHash == SecureRandom.sha256Hex(device)).count()
+                XCTAssertLessThanOrEqual(rows, 2 * FairShare.historyLength)
+            }
+            for index in shown.indices.dropFirst() {
+                let recent = shown[max(0, index - FairShare.historyLength)..<index]
+                XCTAssertFalse(recent.contains(shown[index]), "menu \(index) repeats one of the last ten")
+            }
+        }
+    }
+
     func testBadInputOnTheNativeRoutes() async throws {
         try await withTestApp { app in
             let pin = try await createGroup(app)

@@ -14,10 +14,11 @@ extension BanchanService {
             .map { ShopLine(dish: $0.dish, quantity: $0.quantity) }
     }
 
-    /// How many items the cart holds (what `cart(of:)` would sum), in one statement.
+    /// How many items the cart holds (what `cart(of:)` would sum), in one statement. (PostgreSQL's
+    /// SUM of a bigint is NUMERIC, hence the cast.)
     package func cartQuantity(of owner: Principal) async throws -> Int {
         let row = try await database.sql.raw("""
-            SELECT COALESCE(SUM(c.quantity), 0) AS total FROM \(ident: CartItem.schema) c
+            SELECT CAST(COALESCE(SUM(c.quantity), 0) AS BIGINT) AS total FROM \(ident: CartItem.schema) c
             JOIN \(ident: DishRecord.schema) d ON d.id = c.dish_id
             WHERE c.owner_key = \(bind: owner.key) AND d.retired_at IS NULL
             """).first()

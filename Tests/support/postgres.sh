@@ -20,8 +20,8 @@ start_postgres() {
   fi
   as_pg_user "$PG_BIN/initdb" -D "$PG_DIR/data" -U whatweeat --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
   # A throwaway cluster: nothing in it must survive a power cut, so it does not wait for the disk
-  # (fsync, synchronous commits, full-page writes off). The suite recreates its schema per test,
-  # dozens of DDL commits each, and waiting for this VM's disk made the pass three times the SQLite one.
+  # (fsync, synchronous commits, full-page writes off). (The pass's length is the schema migrated
+  # again per test, which is CPU, not disk: docs/DECISIONS.md, issue 30.)
   as_pg_user "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w \
     -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" start >/dev/null
   as_pg_user "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U whatweeat "$database"

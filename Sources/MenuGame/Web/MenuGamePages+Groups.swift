@@ -94,32 +94,28 @@ extension MenuGamePages {
 
     // MARK: A group
 
-    /// The group named in the path; an unknown PIN sends the browser to the together tab with
-    /// the error shown there.
-    package enum GroupLookup { case found(MenuGroup), redirect(Response) }
+    /// What a page found for the PIN in the path, or where an unknown PIN sends the browser: the
+    /// together tab, with the error shown there.
+    package enum GroupLookup<Found> { case found(Found), redirect(Response) }
 
-    package func groupOrRedirect(_ req: Request) async throws -> GroupLookup {
-        let pin = req.parameters.get("pin") ?? ""
+    package func lookUpOrRedirect<Found>(_ req: Request, _ find: () async throws -> Found) async throws -> GroupLookup<Found> {
         do {
-            return .found(try await req.menuGroup(pin: pin))
-        } catch let error as AppError where error.status == .notFound {
-            let digits = String(pin.prefix(6).filter(\.isNumber))
-            return .redirect(Layout.redirect(to: PlayPath.together() + "?error=group_not_found&pin=\(digits)"))
-        }
-    }
-
-    /// The waiting-room state of the group in the path, as its polls read it (from memory while
-    /// fresh, `MenuGroupStateCache`): what the lobby, game and waiting pages show needs no row.
-    /// An unknown PIN redirects as `groupOrRedirect` does.
-    package enum StatusLookup { case found(GroupStatus), redirect(Response) }
-
-    package func statusOrRedirect(_ req: Request, device: MenuGameDevice) async throws -> StatusLookup {
-        do {
-            return .found(try await req.menuGroupStatusFromPath(device: device.token))
+            return .found(try await find())
         } catch let error as AppError where error.status == .notFound {
             let digits = String((req.parameters.get("pin") ?? "").prefix(6).filter(\.isNumber))
             return .redirect(Layout.redirect(to: PlayPath.together() + "?error=group_not_found&pin=\(digits)"))
         }
+    }
+
+    /// The group named in the path (its row: for the result page).
+    package func groupOrRedirect(_ req: Request) async throws -> GroupLookup<MenuGroup> {
+        try await lookUpOrRedirect(req) { try await req.menuGroup(pin: req.parameters.get("pin") ?? "") }
+    }
+
+    /// The waiting-room state of the group in the path, as its polls read it (from memory while
+    /// fresh, `MenuGroupStateCache`): what the lobby, game and waiting pages show needs no row.
+    package func statusOrRedirect(_ req: Request, device: MenuGameDevice) async throws -> GroupLookup<GroupStatus> {
+        try await lookUpOrRedirect(req) { try await req.menuGroupStatusFromPath(device: device.token) }
     }
 
     package func lobby(req: Request) async throws -> Response {

@@ -73,6 +73,8 @@ let package = Package(
             name: "HTTPTests",
             dependencies: ["WhatWeEatServer", "SocketIO"] + units.map { .target(name: $0) } + [
                 .product(name: "XCTVapor", package: "vapor"),
+                // The test databases' template is copied on the cluster's maintenance database.
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -34,7 +34,7 @@ enum TestDatabase {
     }
 }
 
-/// Runs `body` against a freshly configured and migrated app with an empty database.
+/// Runs `body` against a freshly configured app on a fresh database (migrated and seeded, nothing else).
 func withTestApp(
     adjust: (inout Settings) -> Void = { _ in },
     _ body: (Application) async throws -> Void
@@ -43,14 +43,11 @@ func withTestApp(
     defer { try? FileManager.default.removeItem(atPath: directory) }
     var settings = TestDatabase.settings(dataDirectory: directory)
     adjust(&settings)
+    // Tests run one at a time, each on a fresh copy of a migrated and seeded database.
+    try await DatabaseTemplate.shared.provision(settings)
     let app = try await Application.make(.testing)
     do {
         try await configure(app, settings: settings)
-        if TestDatabase.postgresURL != nil, let sql = app.db as? any SQLDatabase {
-            // Each test starts from an empty schema; tests run one at a time.
-            try await sql.raw("DROP SCHEMA public CASCADE").run()
-            try await sql.raw("CREATE SCHEMA public").run()
-        }
         try await prepareDatabase(app)
         try await body(app)
     } catch {

@@ -9,7 +9,8 @@
 # post. A database is filled with `seed --synthetic`; wrk at 64 connections measures each beside
 # `/healthz` and `/api/v1/me` in the same run. "uncached ms" is the median of seven single requests
 # that each miss the response cache (another `limit`: for the map the same answer, for the feed
-# pages of 21 to 27 reviews): what the first reader after a write waits.
+# pages of 21 to 27 reviews). Then the map's first reader after start, and after a write (a mark set
+# or cleared on one shop: what the app's map waits after someone else's review or mark).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -37,7 +38,8 @@ TOKEN=$(curl -fs -X POST "$URL/v1/users/login" -H "SesacKey: $KEY" -H 'Content-T
 SHOPS="/v1/posts?limit=300000&product_id=LFRB_BURGER_HOUSE_TEST"
 FEED="/v1/posts?limit=21&product_id=LFRB_BURGER_HOUSE_REVIEW_TEST"
 REVIEW=$(curl -fs "$URL$FEED" -H "SesacKey: $KEY" -H "Authorization: $TOKEN" | python3 -c 'import json, sys; print(json.load(sys.stdin)["data"][0]["post_id"])')
-curl -fs -o "$DATA/shops.json" "$URL$SHOPS" -H "SesacKey: $KEY" -H "Authorization: $TOKEN"
+FIRST_MS=$(curl -fs -o "$DATA/shops.json" -w '%{time_total}' "$URL$SHOPS" -H "SesacKey: $KEY" -H "Authorization: $TOKEN" \
+  | python3 -c 'import sys; print(f"{float(sys.stdin.read()) * 1000:.1f}")')
 python3 - "$DATA/shops.json" >&2 <<'PY'
 import json, os, sys
 shops = json.load(open(sys.argv[1]))["data"]
@@ -61,6 +63,26 @@ print(f"{statistics.median(times):.1f}")
 PY
 }
 
+# Median of seven map reads, each the first after a write (a mark set or cleared on one shop
+# through the app's own route), in ms: what the app's map waits after someone's review or mark.
+after_write() {
+  python3 - "$URL" "$SHOPS" "$KEY" "$TOKEN" "$DATA/shops.json" <<'PY'
+import json, statistics, sys, time, urllib.request
+url, shops, key, token, listed = sys.argv[1:]
+shop = json.load(open(listed))["data"][0]["post_id"]
+headers = {"SesacKey": key, "Authorization": token}
+times = []
+for i in range(7):
+    mark = urllib.request.Request(f"{url}/v1/posts/{shop}/like", method="POST", headers={**headers, "Content-Type": "application/json"},
+                                  data=json.dumps({"like_status": i % 2 == 0}).encode())
+    urllib.request.urlopen(mark).read()
+    started = time.perf_counter()
+    urllib.request.urlopen(urllib.request.Request(url + shops, headers=headers)).read()
+    times.append((time.perf_counter() - started) * 1000)
+print(f"{statistics.median(times):.1f}")
+PY
+}
+
 measure() { wrk -t2 -c64 -d"${DURATION}s" --timeout 10s --latency "$@" | python3 "$ROOT/Benchmarks/wrk_summary.py"; }
 wrk -t2 -c64 -d2s "$URL/healthz" >/dev/null   # warm-up
 read -r BASE P50 P99 ERR <<<"$(measure "$URL/healthz")"
@@ -79,4 +101,5 @@ row "\`GET /v1/posts\` the map: every shop ($PLACES)" "/v1/posts?limit=LIMIT&pro
 row "\`GET /v1/posts\` the feed (21 reviews)" "/v1/posts?limit=LIMIT&product_id=LFRB_BURGER_HOUSE_REVIEW_TEST" "${APP[@]}" "$URL$FEED"
 row "\`GET /v1/posts/{id}\` one review" "" "${APP[@]}" "$URL/v1/posts/$REVIEW"
 echo
+echo "The map's first reader after start: $FIRST_MS ms; the first reader after a write (median of 7): $(after_write) ms."
 echo "($PLACES places, $REVIEWS reviews; $DURATION s per wrk row, 64 connections, wrk -t2; $(nproc) cores shared by the clients and the server, $(date +%F))"

@@ -66,17 +66,23 @@ extension BurgerMapCompatRoutes {
         let query = try ListQuery(req)
         if query.finished { return try await LSLPPostPage(data: [], nextCursor: nil).encodeResponse(for: req) }
         let map = req.burgerMap, writer = postWriter(req)
+        let shops = req.application.shopPostFragments
         return try await req.application.burgerMapCache.encoded(query.key) {
-            let page: LSLPPostPage
             switch query.product {
             case .place:
+                // Each shop kept encoded on its own: a write re-makes the shops it touched, not the map.
                 let places = try await map.placeRows(query.page)
-                page = LSLPPostPage(data: try await writer.posts(of: places.items), nextCursor: places.nextCursor)
+                var json = JSONBytes(capacity: 2_048 * places.items.count + 64)
+                json.raw("{\"data\":")
+                try await shops.writeList(of: places.items, into: &json) { rows in try await writer.posts(of: rows) }
+                json.raw(",\"next_cursor\":")
+                json.string(places.nextCursor ?? LSLPPostRules.lastPage)
+                json.raw("}")
+                return ByteBuffer(bytes: json.bytes)
             case .review:
                 let reviews = try await map.reviews(query.page, viewer: nil)
-                page = LSLPPostPage(data: try await writer.posts(of: reviews.items), nextCursor: reviews.nextCursor)
+                return ByteBuffer(bytes: LSLPPostPage(data: try await writer.posts(of: reviews.items), nextCursor: reviews.nextCursor).json().bytes)
             }
-            return ByteBuffer(bytes: page.json().bytes)
         }
     }
 

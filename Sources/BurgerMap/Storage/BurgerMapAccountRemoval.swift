@@ -14,8 +14,9 @@ package enum BurgerMapAccountRemoval {
         }, afterDelete: { [weak app] _, _ in
             guard let app else { return }
             if app.placeIndex.isLoaded { try await app.placeIndex.reload(from: app.db, files: app.files) }
+            app.placeVersions.changedEverything()
             app.burgerMapCache.invalidate()
-            await app.events.publish("changed", to: PlaceIndex.contentTopic)
+            await app.events.publish(PlaceVersions.message(places: nil), to: PlaceIndex.contentTopic)
         })
     }
 

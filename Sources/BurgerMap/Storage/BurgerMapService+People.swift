@@ -51,7 +51,7 @@ extension BurgerMapService {
             try await comment.create(on: transaction)
             try await Self.increment("comment_count", of: reviewID, by: 1, on: transaction)
         }
-        await contentChanged()
+        await contentChanged(places: [])  // a review's comments: no place shows them
         try await inbox.post(NotificationDraft(recipient: card.authorID, actor: actor.id, service: Self.service, kind: "review_commented",
                                                subjectID: reviewID, link: MapPath.review(reviewID), excerpt: text,
                                                collapsesUnread: true))
@@ -65,7 +65,7 @@ extension BurgerMapService {
         guard comment.$author.id == actor.id else { throw AppError(.forbidden, "not_comment_author") }
         comment.text = text
         try await comment.save(on: database)
-        await contentChanged()
+        await contentChanged(places: [])  // a review's comments: no place shows them
         return comment
     }
 
@@ -80,7 +80,7 @@ extension BurgerMapService {
             let removed = try await transaction.sql.delete(from: BurgerComment.schema).where("id", .equal, SQLBind(id)).returning("id").all()
             if !removed.isEmpty { try await Self.increment("comment_count", of: comment.$review.id, by: -1, on: transaction) }
         }
-        await contentChanged()
+        await contentChanged(places: [])  // a review's comments: no place shows them
     }
 
     package func comment(_ id: UUID) async throws -> BurgerComment {
@@ -134,7 +134,7 @@ extension BurgerMapService {
         } else {
             try await existing.delete()
         }
-        await contentChanged()  // the LookForRealBurger app's shop posts list who marked them
+        await contentChanged(places: [placeID])  // the LookForRealBurger app's shop posts list who marked them
         return try await placeDetail(placeID, viewer: userID)
     }
 
@@ -200,7 +200,7 @@ extension BurgerMapService {
         } else {
             try await existing.delete()
         }
-        await contentChanged()  // the follower's feed
+        await contentChanged(places: [])  // the follower's feed
         return try await profile(of: followeeID, viewer: followerID)
     }
 

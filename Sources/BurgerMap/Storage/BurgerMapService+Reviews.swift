@@ -147,7 +147,7 @@ extension BurgerMapService {
         } else if ratingChange != 0 {
             try await placeChanged(review.$place.id)
         }
-        await contentChanged()
+        await contentChanged(places: [review.$place.id])
         return try await self.review(id, viewer: actor)
     }
 
@@ -292,7 +292,7 @@ extension BurgerMapService {
                 if !removed.isEmpty { try await Self.increment(counter, of: id, by: -removed.count, on: transaction) }
             }
         }
-        await contentChanged()
+        await contentChanged(places: [])  // likes and bookmarks show on reviews, not places
         if added && kind == .like {
             try await inbox.post(NotificationDraft(recipient: card.authorID, actor: actor.id, service: Self.service, kind: "review_liked",
                                                    subjectID: id, link: MapPath.review(id), excerpt: card.title, once: true))

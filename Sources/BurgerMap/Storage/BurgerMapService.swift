@@ -37,6 +37,7 @@ package struct BurgerMapService {
     package let keptPlaceDetails: KeptValues<PlaceDetail>
     package let keptReviewCards: KeptValues<ReviewCard>
     package let keptProfileCounts: KeptValues<MapProfileCounts>
+    package let placeVersions: PlaceVersions
 
     package init(database: any Database, application: Application) {
         self.database = database
@@ -51,6 +52,7 @@ package struct BurgerMapService {
         self.keptPlaceDetails = application.keptPlaceDetails
         self.keptReviewCards = application.keptReviewCards
         self.keptProfileCounts = application.keptProfileCounts
+        self.placeVersions = application.placeVersions
     }
 
     package init(request: Request) {
@@ -87,7 +89,7 @@ package struct BurgerMapService {
                     try await database.sql.update(BurgerPlace.schema).set("kakao_id", to: SQLBind(kakaoID))
                         .where("id", .equal, SQLBind(try existing.requireID())).where("kakao_id", .is, SQLLiteral.null).run()
                 } catch let error as any DatabaseError where error.isConstraintFailure {}
-                await contentChanged()
+                await contentChanged(places: [try existing.requireID()])
             }
             return (existing, false)
         }
@@ -168,15 +170,19 @@ package struct BurgerMapService {
     /// After a write changed a place (its count, rating, cover): this instance's index at once,
     /// the other instances' through the event bus.
     package func placeChanged(_ id: UUID) async throws {
+        placeVersions.changed([id])
         if placeIndex.isLoaded { try await placeIndex.refresh(id, from: database, files: files) }
         cache.invalidate()
         await events.publish(id.uuidString, to: PlaceIndex.topic)
     }
 
-    /// After a write that changes what review lists show (counts, text, visibility, follows).
-    package func contentChanged() async {
+    /// After a write that changes what review lists show (counts, text, visibility, follows):
+    /// `places` are those whose own content changed with it (their marks, their reviews), none for
+    /// a write that touches no place (a like, a comment), nil when it cannot say (`PlaceVersions`).
+    package func contentChanged(places: [UUID]?) async {
+        if let places { placeVersions.changed(places) } else { placeVersions.changedEverything() }
         cache.invalidate()
-        await events.publish("changed", to: PlaceIndex.contentTopic)
+        await events.publish(PlaceVersions.message(places: places), to: PlaceIndex.contentTopic)
     }
 
     private func within(_ box: BoundingBox) -> QueryBuilder<BurgerPlace> {

@@ -185,10 +185,14 @@ package final class PlaceIndex: Sendable {
         // Places changed on any instance: their entry, and the answers that showed them.
         app.follow(PlaceIndex.topic) { app, message in
             guard let id = UUID(uuidString: message) else { return }
+            app.placeVersions.changed([id])
             if app.placeIndex.isLoaded { try? await app.placeIndex.refresh(id, from: app.db, files: app.files) }
             app.burgerMapCache.invalidate()
         }
-        app.follow(PlaceIndex.contentTopic) { app, _ in app.burgerMapCache.invalidate() }
+        app.follow(PlaceIndex.contentTopic) { app, message in
+            app.placeVersions.apply(message: message)
+            app.burgerMapCache.invalidate()
+        }
     }
 }
 

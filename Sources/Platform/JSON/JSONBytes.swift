@@ -21,6 +21,10 @@ package struct JSONBytes {
         bytes.append(contentsOf: data)
     }
 
+    package mutating func raw(bytes made: [UInt8]) {
+        bytes.append(contentsOf: made)
+    }
+
     package mutating func int(_ value: Int) {
         bytes.append(contentsOf: String(value).utf8)
     }

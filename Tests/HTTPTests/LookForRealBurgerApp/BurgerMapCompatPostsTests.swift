@@ -19,6 +19,76 @@ final class BurgerMapCompatPostsTests: XCTestCase {
     static let shops = "LFRB_BURGER_HOUSE_TEST"
     static let reviews = "LFRB_BURGER_HOUSE_REVIEW_TEST"
 
+    /// The app's map (every shop at once) keeps each shop encoded: a review or a mark makes its shop
+    /// again and no other, a like or a comment none, a rename the shops that name the person; and
+    /// what the app reads is always what a map made from nothing would be.
+    func testTheWholeMapMakesAgainOnlyTheShopsAWriteTouched() async throws {
+        try await withLSLPApp { app in
+            let mina = try await LSLPClient.member(app, nick: "미나")
+            let shopID = try await mina.addShop("정직버거", kakaoID: "20001").postID()
+            let otherID = try await mina.addShop("솔직버거", kakaoID: "20002", lon: 127.03).postID()
+            let map = "/v1/posts?limit=300000&product_id=\(Self.shops)"
+            func shops() async throws -> [String: [String: Any]] {
+                let answer = try await mina.call(.GET, map)
+                let listed = try XCTUnwrap(try answer.object()["data"] as? [[String: Any]])
+                return Dictionary(uniqueKeysWithValues: listed.map { ($0["post_id"] as? String ?? "", $0) })
+            }
+            func madeFromNothing() async throws -> String {
+                let kept = app.shopPostFragments
+                app.shopPostFragments = ShopPostFragments(versions: app.placeVersions)
+                defer { app.shopPostFragments = kept }
+                app.burgerMapCache.invalidate()
+                return try await mina.call(.GET, map).text
+            }
+            let first = try await shops()
+            XCTAssertEqual(app.shopPostFragments.made, first.count, "the first reader makes every shop")
+            XCTAssertGreaterThan(first.count, 60, "the catalog's places and the two new shops")
+
+            // A review: its shop lists it; the other shops come from memory.
+            let review = try await mina.addReview(shop: shopID)
+            var made = app.shopPostFragments.made
+            let reviewed = try await shops()
+            XCTAssertEqual(app.shopPostFragments.made, made + 1)
+            let links = (reviewed[shopID]?["comments"] as? [[String: Any]])?.compactMap { $0["content"] as? String }
+            XCTAssertEqual(links, [try review.postID()])
+
+            // A like and a comment on the review show on the review, not on a shop: nothing is made.
+            made = app.shopPostFragments.made
+            let liked = try await mina.call(.POST, "/v1/posts/\(try review.postID())/like", json: ["like_status": true])
+            XCTAssertEqual(liked.status, .ok, liked.text)
+            _ = try await shops()
+            XCTAssertEqual(app.shopPostFragments.made, made)
+
+            // A mark ("eaten here") on the other shop: that shop alone, with the person in `likes`.
+            let marked = try await mina.call(.POST, "/v1/posts/\(otherID)/like", json: ["like_status": true])
+            XCTAssertEqual(marked.status, .ok, marked.text)
+            let afterMark = try await shops()
+            XCTAssertEqual(app.shopPostFragments.made, made + 1)
+            XCTAssertEqual(afterMark[otherID]?["likes"] as? [String], [try XCTUnwrap(mina.userID)])
+
+            // A rename: the two shops naming her (creator, reviewer) are made again with the new name.
+            made = app.shopPostFragments.made
+            let renamed = try await app.send(.PATCH, "/api/v1/me", json: ["nickname": "미나짱"], token: mina.accessToken)
+            XCTAssertEqual(renamed.status, .ok, renamed.text)
+            try await waitUntil { app.shopPostFragments.count == afterMark.count - 2 }
+            let afterRename = try await shops()
+            XCTAssertEqual(app.shopPostFragments.made, made + 2)
+            XCTAssertEqual((afterRename[shopID]?["creator"] as? [String: Any])?["nick"] as? String, "미나짱")
+            XCTAssertEqual(((afterRename[shopID]?["comments"] as? [[String: Any]])?.first?["creator"] as? [String: Any])?["nick"] as? String, "미나짱")
+
+            // Another instance's announcement moves the versions as a local write does.
+            made = app.shopPostFragments.made
+            app.placeVersions.apply(message: PlaceVersions.message(places: [try await app.uuid(of: BurgerPlace.self, shopID)]))
+            app.burgerMapCache.invalidate()
+            _ = try await shops()
+            XCTAssertEqual(app.shopPostFragments.made, made + 1)
+
+            let kept = try await mina.call(.GET, map).text
+            let fresh = try await madeFromNothing()
+            XCTAssertEqual(kept, fresh, "shops kept one by one read as the map made whole")
+        }
+    }
+
     /// The contract's replay sketch, line by line, after the accounts part (BurgerMapCompatAccountsTests).
     func testTheReplaySketch() async throws {
         try await withLSLPApp { app in

@@ -6,8 +6,9 @@ import Platform
 import SQLKit
 import Vapor
 
-/// Everyone searching for a mate, in memory, sorted by latitude: `/nearby` is a binary search and
-/// a scan of a band, not a query, so 100,000 people searching in a city cost an array walk.
+/// Everyone searching for a mate, in memory, on a grid (strips of latitude, by longitude within
+/// each): `/nearby` is a few binary searches and walks across its box, not a query, so 100,000
+/// people searching in a city cost a few thousand array reads.
 ///
 /// Positions here are public ones (`SearchPositionBlur`): a searcher's square on the map, never
 /// their point, so nothing answered from the index can be more precise than that.
@@ -72,19 +73,56 @@ package final class SearchingIndex: Sendable {
         /// The calendar year now, so ages are subtractions.
         package let year: Int
 
+        package init(id: UUID, age: Int, range: ClosedRange<Int>, year: Int) {
+            (self.id, self.age, self.range, self.year) = (id, age, range, year)
+        }
+
         package func sees(_ filter: Filter) -> Bool {
             guard filter.searchable else { return false }
             return range.contains(year - Int(filter.birthYear)) && Int(filter.ageMin) <= age && age <= Int(filter.ageMax)
         }
     }
 
-    /// Entries sorted by latitude, with the columns the nearby scan reads in plain arrays beside
-    /// them (reading a whole `Entry` per candidate retains its strings and arrays).
+    /// What the nearby scan reads of a person, without a reference in it: reading a whole `Entry`
+    /// per candidate retained and released its strings and arrays, 1,500 times a request.
+    struct ScanRow: Sendable {
+        let lat: Double
+        let lon: Double
+        /// The point on the unit sphere: a dot product tells a distance without trigonometry.
+        let x: Double, y: Double, z: Double
+        let filter: Filter
+        let id: UUID
+        let topicCount: Int8
+        /// `Entry.topicIDs`, at most `MatesRules.maxTopics` (8) of them.
+        let topics: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32)
+
+        init(_ entry: Entry) {
+            lat = entry.lat
+            lon = entry.lon
+            (x, y, z) = SearchingIndex.unitVector(lat: entry.lat, lon: entry.lon)
+            filter = Filter(entry)
+            id = entry.id
+            let ids = Array(entry.topicIDs.prefix(8)) + Array(repeating: Int32(0), count: max(0, 8 - entry.topicIDs.count))
+            topicCount = Int8(min(8, entry.topicIDs.count))
+            topics = (ids[0], ids[1], ids[2], ids[3], ids[4], ids[5], ids[6], ids[7])
+        }
+
+        func forEachTopic(_ body: (Int32) -> Void) {
+            withUnsafeBytes(of: topics) { raw in
+                let ids = raw.bindMemory(to: Int32.self)
+                for index in 0..<Int(topicCount) { body(ids[index]) }
+            }
+        }
+    }
+
+    /// Entries in strips of latitude, by longitude within a strip (`gridKey`), with what the nearby
+    /// scan reads in plain arrays beside them. A radius is a few strips, each a binary search and a
+    /// walk across the box: the people in the box and few more, where a band of latitude held
+    /// everyone from one side of the city to the other.
     private struct Snapshot: Sendable {
         var entries: [Entry] = []
-        var lats: [Double] = []
-        var lons: [Double] = []
-        var filters: [Filter] = []
+        var keys: [Double] = []
+        var rows: [ScanRow] = []
         var positions: [UUID: Double] = [:]
         /// Every topic key seen, numbered, with the first spelling: counting numbers is cheaper
         /// than hashing strings on every nearby request. Grows until the next full reload.
@@ -95,16 +133,15 @@ package final class SearchingIndex: Sendable {
             var entries = loaded
             for index in entries.indices { entries[index].topicIDs = Self.number(entries[index], in: &topicIDs, &topicNames) }
             self.entries = entries
-            lats = entries.map(\.lat)
-            lons = entries.map(\.lon)
-            filters = entries.map(Filter.init)
-            positions = Dictionary(entries.map { ($0.id, $0.lat) }) { first, _ in first }
+            keys = entries.map { SearchingIndex.gridKey(lat: $0.lat, lon: $0.lon) }
+            rows = entries.map(ScanRow.init)
+            positions = Dictionary(zip(entries.map(\.id), keys)) { first, _ in first }
         }
 
         func position(of id: UUID) -> Int? {
-            guard let lat = positions[id] else { return nil }
-            var index = SearchingIndex.firstIndex(in: lats, notBelow: lat)
-            while index < entries.count, lats[index] == lat {
+            guard let key = positions[id] else { return nil }
+            var index = SearchingIndex.firstIndex(in: keys, notBelow: key)
+            while index < entries.count, keys[index] == key {
                 if entries[index].id == id { return index }
                 index += 1
             }
@@ -124,20 +161,19 @@ package final class SearchingIndex: Sendable {
         mutating func insert(_ added: Entry) {
             var entry = added
             entry.topicIDs = Self.number(entry, in: &topicIDs, &topicNames)
-            let position = SearchingIndex.firstIndex(in: lats, notBelow: entry.lat)
+            let key = SearchingIndex.gridKey(lat: entry.lat, lon: entry.lon)
+            let position = SearchingIndex.firstIndex(in: keys, notBelow: key)
             entries.insert(entry, at: position)
-            lats.insert(entry.lat, at: position)
-            lons.insert(entry.lon, at: position)
-            filters.insert(Filter(entry), at: position)
-            positions[entry.id] = entry.lat
+            keys.insert(key, at: position)
+            rows.insert(ScanRow(entry), at: position)
+            positions[entry.id] = key
         }
 
         mutating func remove(at position: Int) {
             positions[entries[position].id] = nil
             entries.remove(at: position)
-            lats.remove(at: position)
-            lons.remove(at: position)
-            filters.remove(at: position)
+            keys.remove(at: position)
+            rows.remove(at: position)
         }
     }
 
@@ -145,6 +181,8 @@ package final class SearchingIndex: Sendable {
     /// A full reload is a safety net (changes are announced one by one); at 100,000 people it costs
     /// about a second of CPU, so it runs rarely.
     package static let reloadInterval: Duration = .seconds(600)
+
+    package init() {}
 
     private let snapshot = NIOLockedValueBox(Snapshot())
     private let loaded = NIOLockedValueBox(false)
@@ -171,30 +209,48 @@ package final class SearchingIndex: Sendable {
     {
         let box = point.box(radiusMeters: radius)
         let current = snapshot.withLockedValue { $0 }
-        var found: [(position: Int, meters: Double)] = []
-        current.lats.withUnsafeBufferPointer { lats in
-            current.lons.withUnsafeBufferPointer { lons in
-                current.filters.withUnsafeBufferPointer { filters in
-                    var index = Self.firstIndex(in: current.lats, notBelow: box.minLat)
-                    while index < lats.count, lats[index] <= box.maxLat {
+        // Within the radius when the chord to the point is within the radius' chord: the squared
+        // chord orders people as their distance does, so haversine runs only for those shown.
+        let (px, py, pz) = Self.unitVector(lat: point.lat, lon: point.lon)
+        let reach = 2 * sin(min(.pi, radius / Self.earthRadiusMeters) / 2)
+        let reachSquared = reach * reach
+        var found: [(position: Int, meters: Double)] = []  // `meters`: the squared chord, until the nearest are chosen
+        current.keys.withUnsafeBufferPointer { keys in
+            current.rows.withUnsafeBufferPointer { rows in
+                for strip in Self.strip(box.minLat)...Self.strip(box.maxLat) {
+                    let last = Self.gridKey(strip: strip, lon: box.maxLon)
+                    var index = Self.firstIndex(in: keys, notBelow: Self.gridKey(strip: strip, lon: box.minLon))
+                    while index < keys.count, keys[index] <= last {
                         defer { index += 1 }
-                        let lon = lons[index]
-                        guard lon >= box.minLon, lon <= box.maxLon, viewer.sees(filters[index]) else { continue }
-                        let meters = point.distanceMeters(to: Coordinate(unchecked: lats[index], lon))
-                        if meters <= radius { found.append((index, meters)) }
+                        let row = rows[index]
+                        guard row.lat >= box.minLat, row.lat <= box.maxLat, viewer.sees(row.filter), row.id != viewer.id else { continue }
+                        let (dx, dy, dz) = (row.x - px, row.y - py, row.z - pz)
+                        let chordSquared = dx * dx + dy * dy + dz * dz
+                        if chordSquared <= reachSquared { found.append((index, chordSquared)) }
                     }
                 }
             }
         }
-        found.removeAll { current.entries[$0.position].id == viewer.id }
         var counts = [Int](repeating: 0, count: current.topicNames.count)
-        for (position, _) in found {
-            for id in current.entries[position].topicIDs { counts[Int(id)] += 1 }
+        current.rows.withUnsafeBufferPointer { rows in
+            for (position, _) in found { rows[position].forEachTopic { counts[Int($0)] += 1 } }
         }
         let counted = counts.indices.lazy.filter { counts[$0] > 0 }
             .map { (key: current.topicNames[$0].key, spelling: current.topicNames[$0].spelling, count: counts[$0]) }
         let mostWanted = TopicRanking.top(Array(counted), limit: topicLimit)
-        return (Self.nearest(found, limit: limit).map { (current.entries[$0.position], $0.meters) }, mostWanted)
+        let people = Self.nearest(found, limit: limit).map { chosen in
+            let entry = current.entries[chosen.position]
+            return (entry, point.distanceMeters(to: entry.coordinate))
+        }
+        return (people, mostWanted)
+    }
+
+    /// `Coordinate.distanceMeters`' earth.
+    static let earthRadiusMeters = 6_371_008.8
+
+    static func unitVector(lat: Double, lon: Double) -> (Double, Double, Double) {
+        let (phi, lambda) = (lat * .pi / 180, lon * .pi / 180)
+        return (cos(phi) * cos(lambda), cos(phi) * sin(lambda), sin(phi))
     }
 
     /// The `limit` nearest of `found`, nearest first (ties by position): a bounded max-heap, since
@@ -227,19 +283,38 @@ package final class SearchingIndex: Sendable {
         return heap.sorted(by: before)
     }
 
-    package static func firstIndex(in lats: [Double], notBelow value: Double) -> Int {
-        var low = 0, high = lats.count
+    package static func firstIndex(in keys: UnsafeBufferPointer<Double>, notBelow value: Double) -> Int {
+        var low = 0, high = keys.count
         while low < high {
             let middle = (low + high) / 2
-            if lats[middle] < value { low = middle + 1 } else { high = middle }
+            if keys[middle] < value { low = middle + 1 } else { high = middle }
         }
         return low
     }
 
+    package static func firstIndex(in keys: [Double], notBelow value: Double) -> Int {
+        keys.withUnsafeBufferPointer { firstIndex(in: $0, notBelow: value) }
+    }
+
+    /// Strips of 0.005° of latitude (about 560 m): a radius of 1.5 km spans six or seven.
+    static let stripDegrees = 0.005
+
+    static func strip(_ lat: Double) -> Int { Int((lat / stripDegrees).rounded(.down)) }
+
+    /// The order of the index: by strip, then by longitude within it (longitude + 180 is below 512).
+    static func gridKey(strip: Int, lon: Double) -> Double { Double(strip) * 512 + (lon + 180) }
+
+    static func gridKey(lat: Double, lon: Double) -> Double { gridKey(strip: strip(lat), lon: lon) }
+
     // MARK: Keeping it current
 
     package func reload(from database: any Database) async throws {
-        let fresh = Snapshot(try await Self.read(from: database, only: nil).sorted { $0.lat < $1.lat })
+        replace(with: try await Self.read(from: database, only: nil))
+    }
+
+    /// Everyone searching, as read from the database (or made by a test).
+    package func replace(with entries: [Entry]) {
+        let fresh = Snapshot(entries.sorted { Self.gridKey(lat: $0.lat, lon: $0.lon) < Self.gridKey(lat: $1.lat, lon: $1.lon) })
         snapshot.withLockedValue { $0 = fresh }
         loaded.withLockedValue { $0 = true }
     }

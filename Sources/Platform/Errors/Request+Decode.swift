@@ -30,9 +30,17 @@ extension Request {
         guard let query = url.query else { return nil }
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts[0].replacingOccurrences(of: "+", with: " ").removingPercentEncoding == name else { continue }
-            return parts.count == 2 ? parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding : ""
+            guard Self.formDecoded(parts[0]) == name else { continue }
+            return parts.count == 2 ? Self.formDecoded(parts[1]) : ""
         }
         return nil
+    }
+
+    /// A query component with `+` as a space and `%XX` escapes decoded; nil for a broken escape.
+    /// Most components have neither and are taken as they are (Foundation's decoding was a tenth
+    /// of `/nearby`, which reads three numbers).
+    private static func formDecoded(_ component: Substring) -> String? {
+        guard component.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(component) }
+        return component.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }

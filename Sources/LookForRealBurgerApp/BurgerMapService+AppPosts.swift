@@ -189,9 +189,3 @@ extension BurgerMapService {
     }
 }
 
-extension Array {
-    /// The elements in runs of at most `size` (bind lists within every database's limit).
-    package func chunked(_ size: Int) -> [ArraySlice<Element>] {
-        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
-    }
-}

@@ -1,0 +1,26 @@
+import Foundation
+import WhatWeEatKit
+import WhatWeEatKitAsyncHTTPClient
+import XCTest
+
+/// The server these tests talk to: a real `whatweeat serve` that `Clients/swift/test` starts (a
+/// fresh data folder, its URL in `WHATWEEAT_URL`). Without one the tests fail and say so.
+enum ServerUnderTest {
+    /// A client of the server, over AsyncHTTPClient or URLSession.
+    static func client(language: String = "ko", transport: Transport = .asyncHTTPClient,
+                       onTokensChange: @escaping @Sendable (Tokens?) -> Void = { _ in }) throws -> WhatWeEat {
+        guard let raw = ProcessInfo.processInfo.environment["WHATWEEAT_URL"], let url = URL(string: raw) else {
+            XCTFail("WHATWEEAT_URL is not set: run these tests with Clients/swift/test, which starts a server")
+            throw CancellationError()
+        }
+        switch transport {
+        case .asyncHTTPClient: return WhatWeEat(serverURL: url, language: language, asyncHTTPClient: .init(), onTokensChange: onTokensChange)
+        case .urlSession: return WhatWeEat(serverURL: url, language: language, onTokensChange: onTokensChange)
+        }
+    }
+
+    enum Transport { case asyncHTTPClient, urlSession }
+
+    /// A new account's address.
+    static func email() -> String { "kit-\(UUID().uuidString.prefix(12).lowercased())@example.com" }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import WhatWeEatKit
+import XCTest
+
+/// Each service's main reads through the generated client and the layer: the menu game alone,
+/// the burger map near a point with a place's reviews paged as one sequence, and the shop's cart
+/// for a device that has not signed in.
+final class ServicesTests: XCTestCase {
+    func testASoloGameRanksFiveMenusWithKeywords() async throws {
+        let app = try ServerUnderTest.client(language: "en")
+        let game = try await app.api.soloGame(body: .json(.init(value1: .init(gameAnswer: .init(greasy: false, soup: true)), value2: .init())))
+            .ok.body.json
+        XCTAssertEqual(game.menus.map(\.rank), [1, 2, 3, 4, 5])
+        XCTAssertTrue(game.menus.allSatisfy { !$0.keywords.isEmpty && !$0.displayName.isEmpty })
+    }
+
+    func testNearestPlacesAndEveryReviewOfOneAsASequence() async throws {
+        let app = try ServerUnderTest.client()
+        let near = try await app.api.burgerPlaces(query: .init(near: "37.5665,126.9780", limit: 5)).ok.body.json
+        XCTAssertEqual(near.items.count, 5)
+        let distances = near.items.compactMap(\.distanceMeters)
+        XCTAssertEqual(distances, distances.sorted(), "nearest first")
+
+        let place = try XCTUnwrap(near.items.max { $0.reviewCount < $1.reviewCount })
+        var pagesRead = 0
+        var seen: [String] = []
+        for try await review in app.pages({ cursor in
+            let page = try await app.api.burgerPlaceReviews(path: .init(place: place.id), query: .init(cursor: cursor, limit: 1)).ok.body.json
+            return (page.value2.items ?? [], page.value1.nextCursor)
+        }) {
+            seen.append(review.id)
+        }
+        pagesRead = seen.count
+        XCTAssertEqual(seen.count, place.reviewCount, "one review a page, every page read")
+        XCTAssertEqual(Set(seen).count, seen.count, "no review twice")
+        XCTAssertGreaterThan(pagesRead, 0)
+    }
+
+    func testAVisitorsCartByDevice() async throws {
+        let app = try ServerUnderTest.client()
+        let dishes = try await app.api.banchanSectionDishes(path: .init(section: .main), query: .init(limit: 10)).ok.body.json
+        let dish = try XCTUnwrap(dishes.items.first { !$0.soldOut })
+        let cart = try await app.api.setCartItem(path: .init(hash: dish.hash), body: .json(.init(quantity: 2))).ok.body.json
+        XCTAssertEqual(cart.items.map(\.hash), [dish.hash])
+        XCTAssertEqual(cart.items.first?.quantity, 2)
+
+        let again = try await app.api.cart().ok.body.json
+        XCTAssertEqual(again.items.map(\.hash), [dish.hash], "the device token names the same cart")
+        let someoneElse = try ServerUnderTest.client()
+        let theirs = try await someoneElse.api.cart().ok.body.json
+        XCTAssertTrue(theirs.items.isEmpty, "another installation has its own cart")
+
+        do {
+            _ = try await app.api.setCartItem(path: .init(hash: dish.hash), body: .json(.init(quantity: 100_000)))
+            XCTFail("beyond the dish's limits")
+        } catch {
+            XCTAssertEqual(WhatWeEatError.from(error)?.status, 422, "\(error)")
+        }
+    }
+}

@@ -8,6 +8,7 @@
 #
 #   Benchmarks/pages_load.sh [seconds-per-row]   (default 10)
 #   WHATWEEAT_BIN=/path/to/whatweeat Benchmarks/pages_load.sh 1   (that binary; no swift build)
+#   ROWS='^/mates' Benchmarks/pages_load.sh 4   (only the rows whose page matches the pattern)
 #
 # Who asks:
 # - visitor: a returning browser that is not signed in; it has done the menu game's onboarding,
@@ -34,6 +35,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${1:-10}
+ROWS=${ROWS:-.}
 HERE=Benchmarks
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 if [ -n "${WHATWEEAT_BIN:-}" ]; then
@@ -211,6 +213,7 @@ echo "| baseline | \`GET /healthz\` | no credentials | $BASE | 1.00 | $P50 / $P9
 # default) or "3xx PATH" for a redirect that must lead exactly there.
 row() {
   local feature=$1 label=$2 who=$3 path=$4 expected=${5:-2xx} args=() got note="" when out rps p50 p99 err
+  [[ "$label" =~ $ROWS ]] || return 0
   case $who in
     anonymous) ;;
     bearer) args=(-H "Authorization: Bearer $TOKEN") ;;

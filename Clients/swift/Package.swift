@@ -18,6 +18,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
+        // Live rooms on Linux (FoundationNetworking's WebSockets need a libcurl built with them).
+        .package(url: "https://github.com/vapor/websocket-kit", from: "2.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // The generated code alone, in a module of its own: editing the layer never compiles it again.
@@ -32,6 +35,10 @@ let package = Package(
         .target(name: "WhatWeEatKitAsyncHTTPClient", dependencies: [
             "WhatWeEatKit",
             .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+            .product(name: "WebSocketKit", package: "websocket-kit"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .executableTarget(name: "WhatWeEatExample", dependencies: ["WhatWeEatKit", "WhatWeEatKitAsyncHTTPClient"]),
         .testTarget(name: "WhatWeEatKitTests", dependencies: ["WhatWeEatKit", "WhatWeEatKitAsyncHTTPClient"]),

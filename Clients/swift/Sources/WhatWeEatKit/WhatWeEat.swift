@@ -18,6 +18,8 @@ public final class WhatWeEat: Sendable {
     public let tokens: TokenStore
     public let language: String
     public let deviceToken: String
+    /// How the live rooms (`groupRoom`, `inbox`, `chat`) connect.
+    public let liveSockets: any LiveSocketConnector
 
     /// - Parameters:
     ///   - language: what `Accept-Language` asks for (ko, en or ja; q-values allowed); by default
@@ -27,10 +29,13 @@ public final class WhatWeEat: Sendable {
     ///   - tokens: a pair kept from an earlier launch.
     ///   - transport: `URLSessionTransport()` (apps), or `AsyncHTTPClientTransport` from
     ///     `WhatWeEatKitAsyncHTTPClient` (Linux servers).
+    ///   - liveSockets: how live rooms connect: `URLSessionLiveSockets()` (Apple platforms), or
+    ///     `WebSocketKitLiveSockets` from `WhatWeEatKitAsyncHTTPClient` (Linux).
     ///   - onTokensChange: called with every new pair (sign-in, refresh) and nil on sign-out: keep
     ///     it in the Keychain.
     public init(serverURL: URL, language: String? = nil, deviceToken: String? = nil, tokens: Tokens? = nil,
-                transport: any ClientTransport = URLSessionTransport(), onTokensChange: @escaping @Sendable (Tokens?) -> Void = { _ in }) {
+                transport: any ClientTransport = URLSessionTransport(), liveSockets: any LiveSocketConnector = URLSessionLiveSockets(),
+                onTokensChange: @escaping @Sendable (Tokens?) -> Void = { _ in }) {
         let language = language ?? Self.preferredLanguages()
         let deviceToken = deviceToken ?? Self.newDeviceToken()
         let shared: [any ClientMiddleware] = [LanguageMiddleware(language: language), DeviceMiddleware(deviceToken: deviceToken)]
@@ -42,6 +47,7 @@ public final class WhatWeEat: Sendable {
         self.serverURL = serverURL
         self.language = language
         self.deviceToken = deviceToken
+        self.liveSockets = liveSockets
         self.tokens = store
         self.api = Client(serverURL: serverURL, transport: transport, middlewares: shared + [AuthMiddleware(store: store), ErrorMiddleware()])
     }

@@ -21,6 +21,10 @@ enum ServerUnderTest {
 
     enum Transport { case asyncHTTPClient, urlSession }
 
+    /// The checkout this package sits in (Clients/swift/../..): the server's own fixtures.
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
     /// A new account's address.
     static func email() -> String { "kit-\(UUID().uuidString.prefix(12).lowercased())@example.com" }
 }

@@ -1,0 +1,145 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import WhatWeEatAPI
+
+/// One open WebSocket: the text frames the server sends, and sending text back.
+public protocol LiveSocket: Sendable {
+    /// Every text frame, until the socket closes (the stream then ends, or throws what broke it).
+    var texts: AsyncThrowingStream<String, any Error> { get }
+    func send(_ text: String) async throws
+    func close() async
+}
+
+/// Opens live sockets. `URLSessionLiveSockets` on Apple platforms; on Linux, where
+/// FoundationNetworking's WebSockets need a libcurl built with them (Debian's is not),
+/// `WebSocketKitLiveSockets` from `WhatWeEatKitAsyncHTTPClient`.
+public protocol LiveSocketConnector: Sendable {
+    func connect(to url: URL, headers: [String: String]) async throws -> any LiveSocket
+}
+
+/// Live sockets over `URLSessionWebSocketTask`.
+public struct URLSessionLiveSockets: LiveSocketConnector {
+    public let session: URLSession
+
+    public init(session: URLSession = .shared) { self.session = session }
+
+    public func connect(to url: URL, headers: [String: String]) async throws -> any LiveSocket {
+        var request = URLRequest(url: url)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let task = session.webSocketTask(with: request)
+        task.resume()
+        return URLSessionLiveSocket(task: task)
+    }
+}
+
+final class URLSessionLiveSocket: LiveSocket, @unchecked Sendable {
+    let task: URLSessionWebSocketTask
+    let texts: AsyncThrowingStream<String, any Error>
+
+    init(task: URLSessionWebSocketTask) {
+        self.task = task
+        texts = AsyncThrowingStream { continuation in
+            let reader = Task {
+                do {
+                    while !Task.isCancelled {
+                        switch try await task.receive() {
+                        case .string(let text): continuation.yield(text)
+                        case .data(let data): continuation.yield(String(decoding: data, as: UTF8.self))
+                        @unknown default: break
+                        }
+                    }
+                    continuation.finish()
+                } catch {
+                    // A close from either side ends the stream; anything else is the failure.
+                    if task.closeCode != .invalid { continuation.finish() } else { continuation.finish(throwing: error) }
+                }
+            }
+            continuation.onTermination = { _ in reader.cancel() }
+        }
+    }
+
+    func send(_ text: String) async throws { try await task.send(.string(text)) }
+
+    func close() async { task.cancel(with: .normalClosure, reason: nil) }
+}
+
+// MARK: Typed events
+
+/// What a menu-game group's room says (`GET /api/v1/menu-game/groups/{pin}/live`).
+public enum GroupRoomEvent: Sendable, Equatable {
+    /// At once on connecting.
+    case state(submissionCount: Int, isHost: Bool, isClosed: Bool)
+    /// Someone submitted or took back their answers.
+    case submissionCount(Int)
+    /// The host closed the group: its results are final.
+    case closed
+}
+
+/// The inbox's live count and what arrives (`GET /api/v1/notifications/live`).
+public struct InboxEvent: Sendable {
+    public let unreadCount: Int
+    /// The notification that just arrived; nil when the count changed because some were read.
+    public let notification: Components.Schemas.Notification?
+}
+
+/// What a match's chat socket says (`GET /api/v1/mates/chat/{match}/live`).
+public enum ChatEvent: Sendable {
+    case hello(unreadCount: Int, open: Bool)
+    /// A line from either of the two (`clientId` is the sender's own id for it).
+    case message(Components.Schemas.MatesChatMessage, clientId: String?)
+    /// My line `clientId` was stored.
+    case ack(clientId: String, message: Components.Schemas.MatesChatMessage)
+    /// My line `clientId` was refused.
+    case refused(clientId: String?, WhatWeEatError)
+    case read(userId: String, readAt: Date?)
+    case ended(reason: String, by: String?)
+    /// An event this version of the client does not know, as sent.
+    case other(String)
+}
+
+/// A match's chat, open: its events, and sending lines.
+public struct MatesChat: Sendable {
+    public let events: AsyncThrowingStream<ChatEvent, any Error>
+    let socket: any LiveSocket
+
+    /// Sends a line; the `ack` (or `refused`) with the same `clientId` follows on `events`.
+    @discardableResult
+    public func send(_ text: String, clientId: String = UUID().uuidString) async throws -> String {
+        try await socket.send(LiveJSON.encode(["type": "send", "text": text, "clientId": clientId]))
+        return clientId
+    }
+
+    /// Moves my read marker (to the newest line without `messageId`).
+    public func markRead(_ messageId: String? = nil) async throws {
+        var read = ["type": "read"]
+        read["messageId"] = messageId
+        try await socket.send(LiveJSON.encode(read))
+    }
+
+    public func close() async { await socket.close() }
+}
+
+enum LiveJSON {
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+
+    static func encode(_ object: [String: String]) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+    }
+
+    static func object(_ text: String) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+    }
+
+    /// A member of a JSON object, decoded as `T` (the generated schemas are `Decodable`).
+    static func member<T: Decodable>(_ name: String, of text: String, as type: T.Type) -> T? {
+        guard let object = object(text), let member = object[name],
+              let data = try? JSONSerialization.data(withJSONObject: member, options: [.fragmentsAllowed]) else { return nil }
+        return try? decoder.decode(T.self, from: data)
+    }
+}

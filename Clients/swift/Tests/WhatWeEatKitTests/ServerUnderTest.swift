@@ -25,6 +25,24 @@ enum ServerUnderTest {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The code the server wrote to its log for `destination` (it has no mail server here).
+    static func oneTimeCode(sentTo destination: String) async throws -> String {
+        guard let log = ProcessInfo.processInfo.environment["WHATWEEAT_LOG"] else {
+            XCTFail("WHATWEEAT_LOG is not set: run these tests with Clients/swift/test")
+            throw CancellationError()
+        }
+        for _ in 0..<50 {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").last(where: { $0.contains("one-time code") && $0.contains(destination + ":") }),
+               let code = line.split(separator: " ").last {
+                return String(code)
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        XCTFail("no code for \(destination) in \(log)")
+        throw CancellationError()
+    }
+
     /// A new account's address.
     static func email() -> String { "kit-\(UUID().uuidString.prefix(12).lowercased())@example.com" }
 }

@@ -54,7 +54,51 @@ final class ServicesTests: XCTestCase {
             _ = try await app.api.setCartItem(path: .init(hash: dish.hash), body: .json(.init(quantity: 100_000)))
             XCTFail("beyond the dish's limits")
         } catch {
-            XCTAssertEqual(WhatWeEatError.from(error)?.status, 422, "\(error)")
+            let refused = WhatWeEatError.from(error)
+            XCTAssertEqual(refused?.status, 409)
+            XCTAssertEqual(refused?.code, "payment_amount_mismatch")
         }
+    }
+}
+
+/// The shop from the cart to a paid order, signed in, with the server's test payment gateway
+/// (`PAYMENT_GATEWAY=test`, a development server's default: `test:{merchantUID}:{amount}`).
+final class ShopOrderTests: XCTestCase {
+    func testFromTheCartToAPaidOrder() async throws {
+        let app = try ServerUnderTest.client(language: "en")
+        let email = ServerUnderTest.email()
+        try await app.signUp(email: email, password: "kit-password-1", nickname: "손님\(email.prefix(8).suffix(4))")
+        let dishes = try await app.api.banchanSectionDishes(path: .init(section: .soup), query: .init(limit: 10)).ok.body.json
+        let dish = try XCTUnwrap(dishes.items.first { !$0.soldOut })
+        _ = try await app.api.setCartItem(path: .init(hash: dish.hash), body: .json(.init(quantity: 1))).ok
+
+        let key = UUID().uuidString
+        let placed = try await app.api.placeOrder(headers: .init(idempotencyKey: key)).created.body.json
+        XCTAssertEqual(placed.status, .awaitingPayment)
+        XCTAssertEqual(placed.items.map(\.hash), [dish.hash])
+        XCTAssertEqual(placed.total, placed.itemsTotal + placed.deliveryFee)
+        let emptied = try await app.api.cart().ok.body.json
+        XCTAssertTrue(emptied.items.isEmpty, "ordering the cart empties it")
+        let retried = try await app.api.placeOrder(headers: .init(idempotencyKey: key)).created.body.json
+        XCTAssertEqual(retried.id, placed.id, "a retry with the same key is the same order")
+
+        // Paying less than the total is refused and cancels the order; a new one is paid in full.
+        do {
+            _ = try await app.api.confirmPayment(path: .init(order: placed.id),
+                                                 body: .json(.init(paymentID: "test:\(placed.merchantUID):\(placed.total - 1)")))
+            XCTFail("an amount that is not the total")
+        } catch {
+            let refused = WhatWeEatError.from(error)
+            XCTAssertEqual(refused?.status, 409)
+            XCTAssertEqual(refused?.code, "payment_amount_mismatch")
+        }
+        _ = try await app.api.setCartItem(path: .init(hash: dish.hash), body: .json(.init(quantity: 1))).ok
+        let order = try await app.api.placeOrder().created.body.json
+        let paid = try await app.api.confirmPayment(path: .init(order: order.id),
+                                                    body: .json(.init(paymentID: "test:\(order.merchantUID):\(order.total)"))).ok.body.json
+        XCTAssertEqual(paid.status, .paid)
+        XCTAssertNotNil(paid.paidAt)
+        let mine = try await app.api.myOrders().ok.body.json
+        XCTAssertEqual(mine.items.first?.id, order.id, "newest first")
     }
 }

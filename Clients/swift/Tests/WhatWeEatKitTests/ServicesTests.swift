@@ -55,8 +55,8 @@ final class ServicesTests: XCTestCase {
             XCTFail("beyond the dish's limits")
         } catch {
             let refused = WhatWeEatError.from(error)
-            XCTAssertEqual(refused?.status, 409)
-            XCTAssertEqual(refused?.code, "payment_amount_mismatch")
+            XCTAssertEqual(refused?.status, 422)
+            XCTAssertEqual(refused?.code, "quantity_above_maximum")
         }
     }
 }

@@ -41,6 +41,9 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .executableTarget(name: "WhatWeEatExample", dependencies: ["WhatWeEatKit", "WhatWeEatKitAsyncHTTPClient"]),
-        .testTarget(name: "WhatWeEatKitTests", dependencies: ["WhatWeEatKit", "WhatWeEatKitAsyncHTTPClient"]),
+        .testTarget(name: "WhatWeEatKitTests", dependencies: [
+            "WhatWeEatKit", "WhatWeEatKitAsyncHTTPClient",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
     ]
 )

@@ -107,8 +107,10 @@ struct AuthMiddleware: ClientMiddleware {
         signed.headerFields[.authorization] = "Bearer \(token)"
         do {
             return try await next(signed, body, baseURL)
-        } catch let error as WhatWeEatError where error.status == 401 && error.code == "token_expired" {
-            guard body == nil || body?.iterationBehavior == .multiple else { throw error }
+        } catch {
+            // The runtime hands a later middleware's error back wrapped in a `ClientError`.
+            guard let refused = WhatWeEatError.from(error), refused.status == 401, refused.code == "token_expired",
+                  body == nil || body?.iterationBehavior == .multiple else { throw error }
             let fresh = try await store.refresh(replacing: token)
             signed.headerFields[.authorization] = "Bearer \(fresh.accessToken)"
             return try await next(signed, body, baseURL)

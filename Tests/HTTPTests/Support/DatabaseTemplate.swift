@@ -39,7 +39,10 @@ actor DatabaseTemplate {
 
     private func sqliteTemplatePath() async throws -> String {
         if let sqliteTemplate { return sqliteTemplate }
-        let directory = try TestDatabase.temporaryDirectory()
+        Self.removeTemplatesOfEndedProcesses()
+        let directory = NSTemporaryDirectory() + Self.templatePrefix + String(getpid())
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let settings = TestDatabase.settings(dataDirectory: directory)
         try await Self.migrateAndSeed(settings) { sql in
             // Everything in the main file, so copying that one file is the whole database.
@@ -48,6 +51,18 @@ actor DatabaseTemplate {
         guard case .sqlite(let path) = settings.database else { preconditionFailure("SQLite settings expected") }
         sqliteTemplate = path
         return path
+    }
+
+    /// The SQLite template's folder is named after its process: a later run removes those of
+    /// processes that have ended (a test process cannot clean up after itself at exit).
+    private static let templatePrefix = "whatweeat-test-template-"
+
+    private static func removeTemplatesOfEndedProcesses() {
+        let temporary = NSTemporaryDirectory()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix(templatePrefix) {
+            guard let pid = pid_t(name.dropFirst(templatePrefix.count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: temporary + name)
+        }
     }
 
     private func postgresTemplateName(suiteURL: String) async throws -> String {

@@ -11,6 +11,9 @@ package enum MenuGameFeature: Feature {
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.menuCatalog = MenuCatalog()
         app.menuGroupStates = MenuGroupStateCache()
+        app.shownMenus = ShownMenus()
+        app.lifecycle.use(PeriodicJob("wrote shown menus", every: .seconds(1)) { app in try await app.shownMenus.flush(on: app.db) })
+        app.lifecycle.use(ShownMenusFlush())
         app.pinMisses = GuessLimiter(limit: 20, window: 60)
         app.feedbackLimiter = RateLimiter(name: "menu_game_feedback", limit: 5, window: 600, shared: app.sharedBudgets)
     }

@@ -40,6 +40,7 @@ package struct MenuGameService {
     package let publicURL: String
     /// The catalog itself, reloaded after an administrator's change.
     package let menuCatalog: MenuCatalog
+    package let shownMenus: ShownMenus
 
     package init(request: Request) {
         self.database = request.db
@@ -48,6 +49,7 @@ package struct MenuGameService {
         self.events = request.application.events
         self.groupStates = request.application.menuGroupStates
         self.publicURL = request.application.settings.publicURL
+        self.shownMenus = request.application.shownMenus
     }
 
     // MARK: Menus
@@ -64,12 +66,12 @@ package struct MenuGameService {
     /// A random menu; a device gets one it has not seen lately.
     package func randomMenu(device: String?, now: Date = Date()) async throws -> Menu {
         let deviceHash = device.map(SecureRandom.sha256Hex)
-        let stored = try await history(of: deviceHash)
+        let recent = try await history(of: deviceHash, now: now)
         var random = SystemRandomNumberGenerator()
-        guard let menu = catalog.v1.randomMenu(recentlyShown: Array(stored.prefix(FairShare.historyLength)), using: &random) else {
+        guard let menu = catalog.v1.randomMenu(recentlyShown: recent, using: &random) else {
             throw AppError.notFound("no_menus")
         }
-        if let deviceHash { try await remember(menu.id, for: deviceHash, alreadyStored: stored.count, now: now) }
+        if let deviceHash { shownMenus.remember(menu.id, for: deviceHash, at: now) }
         return menu
     }
 
@@ -77,31 +79,17 @@ package struct MenuGameService {
 
     package func solo(_ choice: PlayerChoice, device: String?, version: RecommenderVersion = .v1, now: Date = Date()) async throws -> GameResult {
         let deviceHash = device.map(SecureRandom.sha256Hex)
-        let stored = try await history(of: deviceHash)
+        let recent = try await history(of: deviceHash, now: now)
         var random = SystemRandomNumberGenerator()
-        let ranked = catalog.recommender(version).rank([choice], limit: Self.resultSize, recentlyShown: Array(stored.prefix(FairShare.historyLength)),
-                                                       using: &random)
-        if let deviceHash, let winner = ranked.first { try await remember(winner.menu.id, for: deviceHash, alreadyStored: stored.count, now: now) }
+        let ranked = catalog.recommender(version).rank([choice], limit: Self.resultSize, recentlyShown: recent, using: &random)
+        if let deviceHash, let winner = ranked.first { shownMenus.remember(winner.menu.id, for: deviceHash, at: now) }
         return GameResult(menus: ranked.map(entry), playerCount: 1)
     }
 
-    /// The device's shown menus, newest first: what the recommender looks at (the first
-    /// `FairShare.historyLength`) and up to as many again, which `remember` prunes in one go.
-    private func history(of deviceHash: String?) async throws -> [String] {
+    /// The device's shown menus, newest first: what the recommender keeps away from (`ShownMenus`).
+    private func history(of deviceHash: String?, now: Date) async throws -> [String] {
         guard let deviceHash else { return [] }
-        return try await MenuDeviceHistory.query(on: database).filter(\.$deviceHash == deviceHash)
-            .sort(\.$shownAt, .descending).limit(2 * FairShare.historyLength).all().map(\.menuSlug)
-    }
-
-    /// Records a shown menu. Rows past what the recommender looks at are deleted once they reach
-    /// twice that many, not after every insert: the home page shows a random menu on every view,
-    /// and a select and a delete per view were half of its cost.
-    private func remember(_ slug: String, for deviceHash: String, alreadyStored: Int, now: Date) async throws {
-        try await MenuDeviceHistory(deviceHash: deviceHash, menuSlug: slug, shownAt: now).create(on: database)
-        guard alreadyStored + 1 >= 2 * FairShare.historyLength else { return }
-        let keep = try await MenuDeviceHistory.query(on: database).filter(\.$deviceHash == deviceHash)
-            .sort(\.$shownAt, .descending).limit(FairShare.historyLength).all().compactMap(\.id)
-        try await MenuDeviceHistory.query(on: database).filter(\.$deviceHash == deviceHash).filter(\.$id !~ keep).delete()
+        return try await shownMenus.recent(deviceHash, on: database, now: now)
     }
 
     // MARK: Groups

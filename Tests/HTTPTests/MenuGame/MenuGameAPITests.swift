@@ -183,9 +183,19 @@ final class MenuGameAPITests: XCTestCase {
                 let response = try await app.send(.GET, "/api/v1/menu-game/menus/random", headers: [DeviceToken.header: device])
                 XCTAssertEqual(response.status, .ok, response.text)
                 shown.append(try XCTUnwrap(try response.object()["id"] as? String))
-                let rows = try await MenuDeviceHistory.query(on: app.db).filter(\.$deviceHash == SecureRandom.sha256Hex(device)).count()
-                XCTAssertLessThanOrEqual(rows, 2 * FairShare.historyLength)
+                if shown.count.isMultiple(of: 7) {
+                    // What the server does each second: the shows written in one go, the table
+                    // kept to the newest ten per device.
+                    try await app.shownMenus.flush(on: app.db)
+                    let rows = try await MenuDeviceHistory.query(on: app.db).filter(\.$deviceHash == SecureRandom.sha256Hex(device))
+                        .sort(\.$shownAt, .descending).all().map(\.menuSlug)
+                    XCTAssertEqual(rows, Array(shown.reversed().prefix(FairShare.historyLength)))
+                }
             }
+            // Another instance (a fresh memory) reads the table and keeps away from the same ten.
+            let otherInstance = ShownMenus()
+            let recent = try await otherInstance.recent(SecureRandom.sha256Hex(device), on: app.db)
+            XCTAssertEqual(recent, Array(shown.reversed().prefix(FairShare.historyLength)))
             for index in shown.indices.dropFirst() {
                 let recent = shown[max(0, index - FairShare.historyLength)..<index]
                 XCTAssertFalse(recent.contains(shown[index]), "menu \(index) repeats one of the last ten")

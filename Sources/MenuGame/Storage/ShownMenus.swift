@@ -1,0 +1,135 @@
+import Fluent
+import NIOConcurrencyHelpers
+import Platform
+import SQLKit
+import Vapor
+
+/// Each device's recently shown menus (random menus and solo winners), in memory in front of
+/// `menu_device_history`, which is written a second later in one statement for everyone shown
+/// meanwhile. The home page shows a random menu on every view; an insert per view, through
+/// SQLite's one writer, held `/play` at 0.07× of `/healthz` (issue 30).
+///
+/// What a device saw is read from the table on its first view here and again after a minute, so
+/// views served by other instances count too; this instance's shows not yet written are kept on
+/// top. The history is for variety only: a show lost to a crash within its second, or one another
+/// instance made in the last minute, makes a repeat possible, nothing worse.
+package final class ShownMenus: Sendable {
+    private struct Entry: Sendable {
+        /// Newest first, at most `FairShare.historyLength`.
+        var slugs: [String]
+        var readAt: Date
+    }
+
+    private struct Shown: Sendable {
+        let deviceHash: String
+        let slug: String
+        let at: Date
+    }
+
+    private struct State: Sendable {
+        var entries: [String: Entry] = [:]
+        var pending: [Shown] = []
+    }
+
+    private let state = NIOLockedValueBox(State())
+    /// How long a device's history is trusted before it is read again.
+    package let rereadAfter: TimeInterval
+    /// Devices remembered at once; past it, the memory starts again (reads refill it).
+    package let capacity: Int
+
+    package init(rereadAfter: TimeInterval = 60, capacity: Int = 100_000) {
+        self.rereadAfter = rereadAfter
+        self.capacity = capacity
+    }
+
+    /// The device's shown menus, newest first (at most `FairShare.historyLength`).
+    package func recent(_ deviceHash: String, on database: any Database, now: Date = Date()) async throws -> [String] {
+        if let entry = state.withLockedValue({ $0.entries[deviceHash] }), now.timeIntervalSince(entry.readAt) < rereadAfter {
+            return entry.slugs
+        }
+        let stored = try await MenuDeviceHistory.readRecent(deviceHash, on: database)
+        return state.withLockedValue { state in
+            // Shows of this instance not written yet come first.
+            let unwritten = state.pending.filter { $0.deviceHash == deviceHash }.reversed().map(\.slug)
+            let slugs = Array((unwritten + stored).prefix(FairShare.historyLength))
+            if state.entries.count >= capacity, state.entries[deviceHash] == nil { state.entries.removeAll(keepingCapacity: true) }
+            state.entries[deviceHash] = Entry(slugs: slugs, readAt: now)
+            return slugs
+        }
+    }
+
+    /// Records a show: at once here, in the table at the next `flush`.
+    package func remember(_ slug: String, for deviceHash: String, at now: Date = Date()) {
+        state.withLockedValue { state in
+            if var entry = state.entries[deviceHash] {
+                entry.slugs = Array(([slug] + entry.slugs).prefix(FairShare.historyLength))
+                state.entries[deviceHash] = entry
+            }
+            state.pending.append(Shown(deviceHash: deviceHash, slug: slug, at: now))
+        }
+    }
+
+    /// Writes every show recorded since the last flush in one statement, then deletes each of
+    /// those devices' rows past the newest `FairShare.historyLength`. Returns how many it wrote.
+    @discardableResult
+    package func flush(on database: any Database) async throws -> Int {
+        let batch = state.withLockedValue { state -> [Shown] in
+            defer { state.pending.removeAll(keepingCapacity: true) }
+            return state.pending
+        }
+        guard !batch.isEmpty else { return 0 }
+        do {
+            for chunk in batch.chunked(300) {
+                let insert = database.sql.insert(into: MenuDeviceHistory.schema).columns("id", "device_hash", "menu_slug", "shown_at")
+                for shown in chunk {
+                    insert.values(SQLBind(UUID()), SQLBind(shown.deviceHash), SQLBind(shown.slug), SQLBind(shown.at))
+                }
+                try await insert.run()
+            }
+            for devices in Array(Set(batch.map(\.deviceHash))).chunked(300) {
+                try await database.sql.raw("""
+                    DELETE FROM \(ident: MenuDeviceHistory.schema) WHERE device_hash IN (\(binds: Array(devices)))
+                    AND id NOT IN (SELECT newest.id FROM \(ident: MenuDeviceHistory.schema) newest
+                                   WHERE newest.device_hash = \(ident: MenuDeviceHistory.schema).device_hash
+                                   ORDER BY newest.shown_at DESC LIMIT \(literal: FairShare.historyLength))
+                    """).run()
+            }
+        } catch {
+            // Kept for the next flush rather than lost.
+            state.withLockedValue { $0.pending.insert(contentsOf: batch, at: 0) }
+            throw error
+        }
+        return batch.count
+    }
+}
+
+extension MenuDeviceHistory {
+    /// A device's newest shown menus, written out (the home page reads this for a device's first view).
+    static func readRecent(_ deviceHash: String, on database: any Database) async throws -> [String] {
+        try await database.sql.raw("""
+            SELECT menu_slug FROM \(ident: schema) WHERE device_hash = \(bind: deviceHash)
+            ORDER BY shown_at DESC LIMIT \(literal: FairShare.historyLength)
+            """).all().map { try $0.decode(column: "menu_slug", as: String.self) }
+    }
+}
+
+/// Writes the shows each second, and what is left when the server stops.
+struct ShownMenusFlush: LifecycleHandler {
+    func shutdownAsync(_ application: Application) async {
+        do {
+            try await application.shownMenus.flush(on: application.db)
+        } catch {
+            application.logger.warning("shown menus not written at shutdown: \(error)")
+        }
+    }
+}
+
+extension Application {
+    private struct ShownMenusKey: StorageKey { typealias Value = ShownMenus }
+
+    /// Made in `MenuGameFeature.configure`.
+    package var shownMenus: ShownMenus {
+        get { configured(ShownMenusKey.self) }
+        set { storage[ShownMenusKey.self] = newValue }
+    }
+}

@@ -175,9 +175,16 @@ package struct BurgerMapAPI: RouteCollection {
         return try await ReviewResponse(card, files: req.application.files).encodeResponse(status: .created, for: req)
     }
 
-    package func review(req: Request) async throws -> ReviewResponse {
-        let card = try await req.burgerMap.review(try req.reviewID(), viewer: req.mapActor())
-        return ReviewResponse(card, files: req.application.files)
+    /// A review: anonymous readers get the cache's bytes until the next write (as for a place); a
+    /// signed-in reader's carries their own like and bookmark.
+    package func review(req: Request) async throws -> Response {
+        let id = try req.reviewID()
+        guard let actor = req.mapActor() else {
+            return try await req.application.burgerMapCache.json("review-answer:\(id)") {
+                ReviewResponse(try await req.burgerMap.review(id, viewer: nil), files: req.application.files)
+            }
+        }
+        return try await ReviewResponse(try await req.burgerMap.review(id, viewer: actor), files: req.application.files).encodeResponse(for: req)
     }
 
     package func editReview(req: Request) async throws -> ReviewResponse {

@@ -240,6 +240,7 @@ final class BurgerMapReviewsTests: XCTestCase {
                 XCTAssertTrue(asJoon[keyPath: mine])
                 let anonymous = try await app.send(.GET, path).json(Review.self)
                 XCTAssertFalse(anonymous[keyPath: mine])
+                XCTAssertEqual(anonymous[keyPath: counter], 2, "an anonymous reader's kept answer")
                 for _ in 0..<2 {
                     let cleared = try await app.send(.DELETE, "\(path)/\(kind)", token: seo.token)
                     XCTAssertEqual(cleared.status, .ok)

@@ -34,7 +34,8 @@ package final class ShownMenus: Sendable {
     private let state = NIOLockedValueBox(State())
     /// How long a device's history is trusted before it is read again.
     package let rereadAfter: TimeInterval
-    /// Devices remembered at once; past it, the memory starts again (reads refill it).
+    /// Devices remembered at once (past it, the memory starts again; reads refill it), and shows
+    /// kept unwritten while the database is away.
     package let capacity: Int
 
     package init(rereadAfter: TimeInterval = 60, capacity: Int = 100_000) {
@@ -95,8 +96,12 @@ package final class ShownMenus: Sendable {
                     """).run()
             }
         } catch {
-            // Kept for the next flush rather than lost.
-            state.withLockedValue { $0.pending.insert(contentsOf: batch, at: 0) }
+            // Kept for the next flush rather than lost, up to `capacity` shows while the database
+            // is away (the oldest go first: they matter least to variety).
+            state.withLockedValue { state in
+                state.pending.insert(contentsOf: batch, at: 0)
+                if state.pending.count > capacity { state.pending.removeFirst(state.pending.count - capacity) }
+            }
             throw error
         }
         return batch.count

@@ -5,6 +5,10 @@ import FoundationNetworking
 import WhatWeEatAPI
 
 /// One open WebSocket: the text frames the server sends, and sending text back.
+///
+/// Frames wait for the reader in a buffer of at most `liveBufferLimit`; an app that stops reading
+/// keeps the newest (a chat's older lines are in its history; a count's newest is the one that
+/// matters), so a socket left open in the background cannot fill memory.
 public protocol LiveSocket: Sendable {
     /// Every text frame, until the socket closes (the stream then ends, or throws what broke it).
     var texts: AsyncThrowingStream<String, any Error> { get }
@@ -18,6 +22,9 @@ public protocol LiveSocket: Sendable {
 public protocol LiveSocketConnector: Sendable {
     func connect(to url: URL, headers: [String: String]) async throws -> any LiveSocket
 }
+
+/// Frames (and events) a live room keeps for a reader that has not read them yet.
+public let liveBufferLimit = 4_096
 
 /// Live sockets over `URLSessionWebSocketTask`.
 public struct URLSessionLiveSockets: LiveSocketConnector {
@@ -40,7 +47,7 @@ final class URLSessionLiveSocket: LiveSocket, @unchecked Sendable {
 
     init(task: URLSessionWebSocketTask) {
         self.task = task
-        texts = AsyncThrowingStream { continuation in
+        texts = AsyncThrowingStream(bufferingPolicy: .bufferingNewest(liveBufferLimit)) { continuation in
             let reader = Task {
                 do {
                     while !Task.isCancelled {

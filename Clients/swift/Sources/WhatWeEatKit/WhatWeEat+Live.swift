@@ -90,7 +90,7 @@ extension WhatWeEat {
     static func events<Event: Sendable>(of socket: any LiveSocket, _ parse: @escaping @Sendable (String) -> Event?)
         -> AsyncThrowingStream<Event, any Error>
     {
-        AsyncThrowingStream { continuation in
+        AsyncThrowingStream(bufferingPolicy: .bufferingNewest(liveBufferLimit)) { continuation in
             let reader = Task {
                 do {
                     for try await text in socket.texts {

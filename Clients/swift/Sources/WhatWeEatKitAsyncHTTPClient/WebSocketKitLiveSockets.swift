@@ -18,7 +18,7 @@ public struct WebSocketKitLiveSockets: LiveSocketConnector {
     }
 
     public func connect(to url: URL, headers: [String: String]) async throws -> any LiveSocket {
-        let (texts, continuation) = AsyncThrowingStream<String, any Error>.makeStream()
+        let (texts, continuation) = AsyncThrowingStream<String, any Error>.makeStream(bufferingPolicy: .bufferingNewest(liveBufferLimit))
         var httpHeaders = HTTPHeaders()
         for (name, value) in headers { httpHeaders.add(name: name, value: value) }
         // The socket as the upgrade hands it over: the connection's own future may complete

@@ -1,0 +1,45 @@
+import Foundation
+import NIOConcurrencyHelpers
+import WhatWeEatKit
+import XCTest
+
+/// A live room an app stops reading keeps the newest `liveBufferLimit` events, not every frame the
+/// server sends while the app is away.
+final class LiveBufferTests: XCTestCase {
+    struct FloodedSocket: LiveSocket {
+        let texts: AsyncThrowingStream<String, any Error>
+        func send(_ text: String) async throws {}
+        func close() async {}
+    }
+
+    struct Flood: LiveSocketConnector {
+        let frames: Int
+        let drained: NIOLockedValueBox<Bool>
+
+        func connect(to url: URL, headers: [String: String]) async throws -> any LiveSocket {
+            let (texts, continuation) = AsyncThrowingStream<String, any Error>.makeStream()
+            continuation.onTermination = { [drained] _ in drained.withLockedValue { $0 = true } }
+            continuation.yield(#"{"type":"state","submissionCount":0,"isHost":true,"isClosed":false}"#)
+            for count in 1...frames { continuation.yield(#"{"type":"submissionCount","submissionCount":\#(count)}"#) }
+            continuation.finish()
+            return FloodedSocket(texts: texts)
+        }
+    }
+
+    func testAnUnreadRoomKeepsTheNewestEvents() async throws {
+        let drained = NIOLockedValueBox(false)
+        let frames = liveBufferLimit + 1_000
+        let app = WhatWeEat(serverURL: URL(string: "http://server.invalid")!, language: "ko", transport: TokenRefreshTests.ExpiringServer(),
+                            liveSockets: Flood(frames: frames, drained: drained))
+        let room = try await app.groupRoom(pin: "123456")
+        // Nobody reads until the socket has delivered everything.
+        let deadline = Date().addingTimeInterval(10)
+        while !drained.withLockedValue({ $0 }), Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(50))
+        var events: [GroupRoomEvent] = []
+        for try await event in room { events.append(event) }
+        XCTAssertEqual(events.count, liveBufferLimit)
+        XCTAssertEqual(events.first, .submissionCount(frames - liveBufferLimit + 1))
+        XCTAssertEqual(events.last, .submissionCount(frames))
+    }
+}

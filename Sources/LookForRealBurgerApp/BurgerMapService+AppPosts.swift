@@ -53,7 +53,7 @@ package struct CommentRow: Sendable {
 /// marked them (the app's `likes`/`likes2` arrays hold people, not counts), each place's reviews
 /// (its "comments") and each review's comments, whole. Each is one query per 500 posts.
 extension BurgerMapService {
-    package static let idsPerQuery = 500
+    package static let idsPerQuery = StatementLimits.bindsPerStatement
 
     /// Places newest first; those `addedBy` one person when given.
     package func placeRows(_ page: CursorPageRequest, addedBy: UUID? = nil) async throws -> (items: [PlaceRow], nextCursor: String?) {

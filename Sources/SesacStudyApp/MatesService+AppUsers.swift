@@ -144,7 +144,7 @@ extension MatesService {
         guard !users.isEmpty else { return uids }
         // Written out: the apps' search names 100 people each call, and building the Fluent models
         // (by reflection) was a fifth of it. Newest last, so the newest uid of an account wins.
-        for chunk in Array(Set(users)).chunked(500) {
+        for chunk in Array(Set(users)).chunked(StatementLimits.bindsPerStatement) {
             let rows = try await database.sql.raw("""
                 SELECT uid, user_id FROM \(ident: MatesAppUser.schema) WHERE user_id IN (\(binds: Array(chunk))) ORDER BY created_at
                 """).all()

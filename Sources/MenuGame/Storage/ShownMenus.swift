@@ -80,14 +80,14 @@ package final class ShownMenus: Sendable {
         }
         guard !batch.isEmpty else { return 0 }
         do {
-            for chunk in batch.chunked(300) {
+            for chunk in batch.chunked(StatementLimits.bindsPerStatement / 4) {  // four binds a row
                 let insert = database.sql.insert(into: MenuDeviceHistory.schema).columns("id", "device_hash", "menu_slug", "shown_at")
                 for shown in chunk {
                     insert.values(SQLBind(UUID()), SQLBind(shown.deviceHash), SQLBind(shown.slug), SQLBind(shown.at))
                 }
                 try await insert.run()
             }
-            for devices in Array(Set(batch.map(\.deviceHash))).chunked(300) {
+            for devices in Array(Set(batch.map(\.deviceHash))).chunked(StatementLimits.bindsPerStatement) {
                 try await database.sql.raw("""
                     DELETE FROM \(ident: MenuDeviceHistory.schema) WHERE device_hash IN (\(binds: Array(devices)))
                     AND id NOT IN (SELECT newest.id FROM \(ident: MenuDeviceHistory.schema) newest

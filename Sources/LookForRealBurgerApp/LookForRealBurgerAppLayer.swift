@@ -11,11 +11,9 @@ package enum LookForRealBurgerAppLayer: Feature {
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.shopPostFragments = ShopPostFragments(versions: app.placeVersions)
         // A shop names its creator and reviewers: a changed account (a nickname, a picture) makes them again.
-        app.follow(SessionCache.topic) { app, message in
+        app.followAccountChanges { app, person in
             // The whole map's answer is kept too: it goes with them, so the new name shows at once.
-            if case .user(let id) = SessionCache.Change(message: message), app.shopPostFragments.forget(person: id) {
-                app.burgerMapCache.invalidate()
-            }
+            if app.shopPostFragments.forget(person: person) { app.burgerMapCache.invalidate() }
         }
     }
 

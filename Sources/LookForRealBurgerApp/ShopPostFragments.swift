@@ -13,7 +13,7 @@ import Vapor
 ///
 /// A shop is made again when its place's version moves (a review, a mark, a new cover; on any
 /// instance), when someone it names changes their account (a creator's or reviewer's nickname,
-/// announced by `SessionCache`), and after a lifetime of 5 to 10 minutes, spread so shops made
+/// `followAccountChanges`), and after a lifetime of 5 to 10 minutes, spread so shops made
 /// together are not all made again together (what changed behind the service's back: an
 /// operator's SQL).
 package final class ShopPostFragments: Sendable {

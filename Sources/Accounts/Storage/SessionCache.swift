@@ -175,3 +175,14 @@ extension Application {
         set { storage[SessionCacheKey.self] = newValue }
     }
 }
+
+extension Application {
+    /// Calls `handle` with every account that changed (nickname, picture, role, language, password)
+    /// or went, on any instance: for features that keep what shows a person (a name in a kept
+    /// answer). The one place that reads `SessionCache`'s announcements for them.
+    package func followAccountChanges(_ handle: @escaping @Sendable (Application, UUID) async -> Void) {
+        follow(SessionCache.topic) { app, message in
+            if case .user(let id) = SessionCache.Change(message: message) { await handle(app, id) }
+        }
+    }
+}

@@ -9,6 +9,7 @@
 #   Benchmarks/pages_load.sh [seconds-per-row]   (default 10)
 #   WHATWEEAT_BIN=/path/to/whatweeat Benchmarks/pages_load.sh 1   (that binary; no swift build)
 #   ROWS='^/mates' Benchmarks/pages_load.sh 4   (only the rows whose page matches the pattern)
+#   HOLD=1 Benchmarks/pages_load.sh   (set everything up, print the cookies and paths, keep serving)
 #
 # Who asks:
 # - visitor: a returning browser that is not signed in; it has done the menu game's onboarding,
@@ -197,6 +198,18 @@ declare -A AS=(
   [visitor]="visitor" [member]="signed in" [mate]="signed in, verified mate" [pair]="signed in, matched mate"
   [admin]="signed in, admin" [anonymous]="no credentials" [bearer]="bearer token"
 )
+
+# HOLD=1: stop here with the server up, for profiling one page by hand (perf record -p <pid> under
+# wrk with one of these Cookie headers); Ctrl-C ends the server and removes its data.
+if [ -n "${HOLD:-}" ]; then
+  {
+    echo "server $URL, pid $SERVER; data $DATA"
+    for who in "${!COOKIE[@]}"; do echo "cookie $who: ${COOKIE[$who]}"; done
+    echo "paths: place $PLACE, review $REVIEW, member $MEMBER_ID, match $MATCH, orders $VISITOR_ORDER / $MEMBER_ORDER"
+  } | tee "$DATA/hold.txt" >&2
+  wait "$SERVER"
+  exit 0
+fi
 
 # --- Measuring --------------------------------------------------------------------------------
 

@@ -68,7 +68,7 @@ package struct WebSessionAuthenticator: AsyncMiddleware {
 
     package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         var staleCookie = false
-        if let token = request.cookies[Self.cookieName]?.string, !token.isEmpty {
+        if let token = request.cookie(Self.cookieName), !token.isEmpty {
             if let (session, user) = try await request.accounts.webSession(cookieToken: token) {
                 request.signIn(user, session: session)
                 request.storage[WebViewerKey.self] = WebViewer(nickname: user.nickname, isAdmin: user.role == .admin)

@@ -23,8 +23,8 @@ package struct MenuGameDevice {
 
     package static func resolve(_ req: Request) async throws -> MenuGameDevice {
         let device = req.browserDevice
-        var disliked = parseDisliked(req.cookies[dislikedCookie]?.string)
-        var onboarded = req.cookies[onboardedCookie]?.string == "1"
+        var disliked = parseDisliked(req.cookie(dislikedCookie))
+        var onboarded = req.cookie(onboardedCookie) == "1"
         if let user = req.auth.get(User.self), let saved = try await req.menuGame.savedDislikes(of: user.requireID()) {
             disliked = saved
             onboarded = true
@@ -44,6 +44,6 @@ package struct MenuGameDevice {
 
     /// The PIN in the waiting cookie, when it is a well-formed one.
     package static func waitingPIN(_ req: Request) -> String? {
-        (req.cookies[waitingCookie]?.string).flatMap(MenuGameService.normalizedPIN)
+        req.cookie(waitingCookie).flatMap(MenuGameService.normalizedPIN)
     }
 }

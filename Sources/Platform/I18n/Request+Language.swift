@@ -23,13 +23,12 @@ extension Request {
     /// The language to answer in: the language switch's cookie, then the signed-in user's
     /// setting, then `Accept-Language`, then Korean.
     public var language: Language {
-        // `cookies` parses the whole Cookie header on each read, and a page asks for dozens of
-        // texts: the switch's cookie is read once per request.
+        // A page asks for dozens of texts: the switch's cookie is looked up once per request.
         let chosen: Language?
         if let read = storage[CookieLanguageKey.self] {
             chosen = read
         } else {
-            chosen = (cookies[Request.languageCookie]?.string).flatMap { Language(rawValue: $0) }
+            chosen = cookie(Request.languageCookie).flatMap { Language(rawValue: $0) }
             storage[CookieLanguageKey.self] = .some(chosen)
         }
         if let chosen { return chosen }

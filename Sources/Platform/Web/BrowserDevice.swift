@@ -13,7 +13,7 @@ package struct BrowserDevice: Sendable {
     package let isNew: Bool
 
     fileprivate init(_ req: Request) {
-        let existing = (req.cookies[Self.cookieName]?.string).flatMap { try? DeviceToken.validate($0) }
+        let existing = req.cookie(Self.cookieName).flatMap { try? DeviceToken.validate($0) }
         token = existing ?? "web-" + SecureRandom.token(bytes: 24)
         isNew = existing == nil
     }

@@ -33,7 +33,7 @@ package struct CSRFMiddleware: AsyncMiddleware {
 
     package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let keys = request.application.keys
-        let existing = request.cookies[Self.cookieName(request)].flatMap { Self.verifiedNonce($0.string, keys: keys) }
+        let existing = request.cookie(Self.cookieName(request)).flatMap { Self.verifiedNonce($0, keys: keys) }
         if let existing {
             request.storage[NonceKey.self] = existing
         } else {

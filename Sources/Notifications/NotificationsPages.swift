@@ -66,19 +66,10 @@ package struct NotificationsPages: RouteCollection {
                 .href(Layout.safeNextPath(item.link) ?? InboxPath.inbox()),
                 .span(.class("notification-message"), .text(item.message)),
                 item.excerpt.map { .span(.class("notification-excerpt"), .text($0)) } ?? .empty,
-                .element(named: "time", nodes: [.datetime(ISO8601DateFormatter().string(from: item.createdAt)),
-                                                 .text(Self.dateFormatter(req).string(from: item.createdAt))])
+                .element(named: "time", nodes: [.datetime(PageDates.machine(item.createdAt)),
+                                                 .text(PageDates.medium(item.createdAt, req.language))])
             )
         )
-    }
-
-    package static func dateFormatter(_ req: Request) -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: req.language.rawValue)
-        formatter.timeZone = TimeZone(identifier: "Asia/Seoul")
-        formatter.dateStyle = .medium
-        formatter.timeStyle = .short
-        return formatter
     }
 
     package func markAllRead(req: Request) async throws -> Response {

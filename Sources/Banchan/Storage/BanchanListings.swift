@@ -9,7 +9,9 @@ import Vapor
 /// otherwise turn a page of 25-column rows into models on every request. Rebuilt from the database
 /// after seeding and after every admin change; each order and cancellation announces the new stock
 /// of its dishes on the event bus, so every process's lists show what is sold out.
-/// A dish's page, the cart and orders always read the database.
+/// A dish's page reads its dish here too (falling back to the database for a dish not listed
+/// yet); the cart and orders always read the database, and an order checks stock in its own
+/// transaction whatever a page showed.
 package final class BanchanListings: Sendable {
     package struct Listing: Sendable, Equatable {
         package let id: UUID
@@ -124,6 +126,11 @@ package final class BanchanListings: Sendable {
     /// Every section's listings and the version they are at, read together.
     package func snapshot() -> (version: Int, sections: [DishSection: [Listing]]) {
         state.withLockedValue { ($0.version, $0.sections) }
+    }
+
+    /// The dish with this hash as the lists show it; nil when it is not on sale (or not loaded yet).
+    package func listing(hash: String) -> Listing? {
+        state.withLockedValue { state in state.places[hash].flatMap { state.sections[$0.section]?[$0.offset] } }
     }
 
     package func all(in section: DishSection) -> [Listing] {

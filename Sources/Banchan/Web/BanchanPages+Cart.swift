@@ -28,7 +28,7 @@ extension BanchanPages {
             return Layout.redirect(to: ShopPath.cart() + "?added=\(record.hash)")
         } onRuleBroken: { error in
             page(req, title: record.title, status: error.status, scripts: ["/js/banchan/detail.js"],
-                 cartCount: try await cartCount(req, owner), main: dishView(req, record, quantity: quantity, error: error))
+                 cartCount: try await cartCount(req, owner), main: dishView(req, record.dish, stock: record.stock, quantity: quantity, error: error))
         }
     }
 

@@ -52,11 +52,7 @@ extension BanchanPages {
 
     package func dateText(_ date: Date?) -> String {
         guard let date else { return "" }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "ko_KR")
-        formatter.timeZone = TimeZone(identifier: "Asia/Seoul")
-        formatter.dateFormat = "yyyy.MM.dd HH:mm"
-        return formatter.string(from: date)
+        return PageDates.dotted(date)
     }
 
     package func order(req: Request) async throws -> Response {

@@ -132,17 +132,25 @@ package struct BanchanPages: RouteCollection {
 
     package func dish(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
-        let record = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
-        return page(req, title: record.title, scripts: ["/js/banchan/detail.js"], cartCount: try await cartCount(req, owner),
-                    main: dishView(req, record, quantity: record.dish.minQuantity, error: nil))
+        let hash = req.parameters.get("hash") ?? ""
+        // The in-memory listings hold every dish on sale with its stock, kept current by each
+        // order on every instance: no model to build per view.
+        let (dish, stock): (Dish, Int)
+        if let listing = req.application.banchanListings.listing(hash: hash) {
+            (dish, stock) = (listing.dish, listing.stock)
+        } else {
+            let record = try await req.banchan.dish(hash: hash)
+            (dish, stock) = (record.dish, record.stock)
+        }
+        return page(req, title: dish.title, scripts: ["/js/banchan/detail.js"], cartCount: try await cartCount(req, owner),
+                    main: dishView(req, dish, stock: stock, quantity: dish.minQuantity, error: nil))
     }
 
-    package func dishView(_ req: Request, _ record: DishRecord, quantity: Int, error: AppError?) -> Node<HTML.BodyContext> {
-        let dish = record.dish
+    package func dishView(_ req: Request, _ dish: Dish, stock: Int, quantity: Int, error: AppError?) -> Node<HTML.BodyContext> {
         let urls = Self.images
         let thumbs = urls.thumbs(dish)
-        let limit = min(dish.maxQuantity, record.stock)
-        let soldOut = record.stock < dish.minQuantity
+        let limit = min(dish.maxQuantity, stock)
+        let soldOut = stock < dish.minQuantity
         return .group(
             .section(
                 .class("gallery"), .attribute(named: "aria-label", value: req.t("banchan.gallery")),
@@ -192,7 +200,7 @@ package struct BanchanPages: RouteCollection {
                             .button(.type(.button), .class("step step-up"), .id("quantity-up"), .ariaLabel(req.t("banchan.increase")), .text("+"))
                         ),
                         .p(.class("hint"), .id("quantity-limits"),
-                           .text(req.t("banchan.quantity_limits", ["min": String(dish.minQuantity), "max": String(limit), "stock": String(record.stock)]))),
+                           .text(req.t("banchan.quantity_limits", ["min": String(dish.minQuantity), "max": String(limit), "stock": String(stock)]))),
                         .p(.class("order-total"), .span(.text(req.t("banchan.total") + " ")),
                            .strong(.id("order-total"), .ariaLive(.polite),
                                    .text(Won.format(dish.salePrice * min(max(quantity, dish.minQuantity), limit))))),

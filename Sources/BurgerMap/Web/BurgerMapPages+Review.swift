@@ -62,8 +62,8 @@ extension BurgerMapPages {
             .id("review-author"), .class("review-author"), .href(MapPath.user(review.author.id)), avatar, .text(review.author.nickname)
         )
         let time: Node<HTML.BodyContext> = .element(named: "time", nodes: [
-            .datetime(ISO8601DateFormatter().string(from: review.createdAt)),
-            .text(NotificationsPages.dateFormatter(req).string(from: review.createdAt)),
+            .datetime(PageDates.machine(review.createdAt)),
+            .text(PageDates.medium(review.createdAt, req.language)),
         ])
         let report: Node<HTML.BodyContext> = actor != nil && !mine
             ? .button(.type(.button), .id("report-button"), .class("link-button"), .text(req.t("burger_map.review.report"))) : .empty

@@ -104,11 +104,16 @@ extension MatesService {
     }
 
     package func person(_ user: UUID) async throws -> MatePerson? {
-        guard let profile = try await MatesProfile.find(user, on: database), let account = try await User.find(user, on: database) else {
-            return nil
-        }
-        return MatePerson(id: user, nickname: account.nickname, gender: profile.gender, topics: profile.topics, reputation: profile.reputation,
-                          avatar: profile.avatar, background: profile.background, distanceMeters: nil)
+        // The chat, review and report pages show the partner on every view: one joined row.
+        guard let row = try await database.sql.raw("""
+            SELECT u.nickname, p.gender, p.topics, p.avatar, p.background, p.rep_0, p.rep_1, p.rep_2, p.rep_3, p.rep_4, p.rep_5
+            FROM \(ident: MatesProfile.schema) p JOIN \(ident: User.schema) u ON u.id = p.id WHERE p.id = \(bind: user)
+            """).first() else { return nil }
+        return MatePerson(id: user, nickname: try row.decode(column: "nickname", as: String.self), gender: try row.decode(column: "gender", as: String.self),
+                          topics: MatesProfile.decodeList(try row.decode(column: "topics", as: String.self)),
+                          reputation: try (0..<6).map { try row.decode(column: "rep_\($0)", as: Int.self) },
+                          avatar: try row.decode(column: "avatar", as: Int.self), background: try row.decode(column: "background", as: Int.self),
+                          distanceMeters: nil)
     }
 
     // MARK: Requests and matches
@@ -274,9 +279,14 @@ extension MatesService {
             partner = try await person(found.partner(of: me))
         }
         var last: (MatesMatch, MatePerson?, Bool)?
-        if match == nil, let ended = try await MatesMatch.query(on: database).group(.or, { $0.filter(\.$userA == me).filter(\.$userB == me) })
-            .filter(\.$endedAt != nil).sort(\.$createdAt, .descending).first(),
-            let endedAt = ended.endedAt, now.timeIntervalSince(endedAt) < 7 * 24 * 3600 {
+        // Every mates page asks; most people have no match that ended this week, so the newest
+        // ended one is looked at as a row first and built as a model only when it is shown.
+        if match == nil, let row = try await database.sql.raw("""
+            SELECT id, ended_at FROM \(ident: MatesMatch.schema) WHERE (user_a = \(bind: me) OR user_b = \(bind: me))
+            AND ended_at IS NOT NULL ORDER BY created_at DESC LIMIT 1
+            """).first(),
+            let endedAt = try row.decode(column: "ended_at", as: Date?.self), now.timeIntervalSince(endedAt) < 7 * 24 * 3600,
+            let ended = try await MatesMatch.find(row.decode(column: "id", as: UUID.self), on: database) {
             last = (ended, try await person(ended.partner(of: me)), try await hasReviewed(ended, by: me))
         }
         let blocked = profile.searchBlockedUntil.flatMap { $0 > now ? $0 : nil }
@@ -284,7 +294,9 @@ extension MatesService {
     }
 
     package func hasReviewed(_ match: MatesMatch, by user: UUID) async throws -> Bool {
-        try await MatesReview.query(on: database).filter(\.$matchID == match.requireID()).filter(\.$reviewerID == user).first() != nil
+        try await database.sql.raw("""
+            SELECT 1 AS found FROM \(ident: MatesReview.schema) WHERE match_id = \(bind: match.requireID()) AND reviewer_id = \(bind: user) LIMIT 1
+            """).first() != nil
     }
 
     /// The match with this id if this person was one of its two; 404 for everyone else, admins too

@@ -281,8 +281,8 @@ package struct MatesService {
 
     /// The comments people left in reviews of this person, newest first.
     package func receivedComments(_ user: UUID, limit: Int = 20) async throws -> [String] {
-        try await MatesReview.query(on: database).filter(\.$revieweeID == user).filter(\.$comment != "")
-            .sort(\.$createdAt, .descending).limit(limit).all().map(\.comment)
+        // Every mates page shows one's own comments: one written-out statement, as for many people.
+        try await receivedComments(of: [user], limit: limit)[user] ?? []
     }
 
     /// The same for several people at once, at most `limit` each.

@@ -1,0 +1,50 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// Dates as pages show them. Making a `DateFormatter` (or an `ISO8601DateFormatter`) loads ICU
+/// data, and pages made one per row: the inbox, the shop's orders and a review paid that on every
+/// view. The machine form and the shop's dotted form are written directly; the reader's medium
+/// form comes from one formatter per language, kept.
+package enum PageDates {
+    /// `2026-11-26T21:27:54Z` (UTC), for `<time datetime>`: what `ISO8601DateFormatter` writes.
+    package static func machine(_ date: Date) -> String {
+        let fields = utcFields(date)
+        return "\(pad(fields.tm_year + 1900, 4))-\(pad(fields.tm_mon + 1))-\(pad(fields.tm_mday))T"
+            + "\(pad(fields.tm_hour)):\(pad(fields.tm_min)):\(pad(fields.tm_sec))Z"
+    }
+
+    /// `2026.11.27 06:27` in Seoul's time (UTC+9; Korea has kept no summer time since 1988), as
+    /// the shipped shop app writes order dates.
+    package static func dotted(_ date: Date) -> String {
+        let fields = utcFields(date.addingTimeInterval(9 * 3600))
+        return "\(pad(fields.tm_year + 1900, 4)).\(pad(fields.tm_mon + 1)).\(pad(fields.tm_mday)) \(pad(fields.tm_hour)):\(pad(fields.tm_min))"
+    }
+
+    /// The medium date and short time in the reader's language, in Seoul's time.
+    package static func medium(_ date: Date, _ language: Language) -> String {
+        // DateFormatter is safe to share for formatting, but not documented as such on every
+        // platform: each language's formatter is used under its lock.
+        formatters[language]!.withLockedValue { $0.string(from: date) }
+    }
+
+    private static let formatters: [Language: NIOLockedValueBox<DateFormatter>] = Dictionary(uniqueKeysWithValues: Language.allCases.map { language in
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: language.rawValue)
+        formatter.timeZone = TimeZone(identifier: "Asia/Seoul")
+        formatter.dateStyle = .medium
+        formatter.timeStyle = .short
+        return (language, NIOLockedValueBox(formatter))
+    })
+
+    private static func utcFields(_ date: Date) -> tm {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var fields = tm()
+        gmtime_r(&seconds, &fields)
+        return fields
+    }
+
+    private static func pad(_ value: Int32, _ width: Int = 2) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}

@@ -145,7 +145,7 @@ package struct BanchanAPI: RouteCollection {
         return CartResponse(
             items: lines.map { .init(hash: $0.dish.hash, title: $0.dish.title, image: images.main($0.dish.hash), unitPrice: $0.dish.salePrice,
                                      quantity: $0.quantity, subtotal: $0.dish.salePrice * $0.quantity, minQuantity: $0.dish.minQuantity,
-                                     maxQuantity: $0.dish.maxQuantity, stock: $0.dish.stock) },
+                                     maxQuantity: $0.dish.maxQuantity, stock: $0.stock) },
             itemsTotal: totals.itemsTotal, deliveryFee: totals.deliveryFee, total: totals.total, points: totals.points)
     }
 

@@ -8,10 +8,30 @@ import Vapor
 extension BanchanService {
     // MARK: Cart
 
+    /// The lines in the order they were added, dishes no longer on sale left out. The cart page
+    /// and header read this on every view: the lines and stock are one joined statement, and each
+    /// dish comes from the in-memory listings (a dish not listed there yet is read as a model).
     package func cart(of owner: Principal) async throws -> [ShopLine] {
-        try await CartItem.query(on: database).filter(\.$ownerKey == owner.key).with(\.$dish).sort(\.$createdAt).all()
-            .filter { $0.dish.retiredAt == nil }
-            .map { ShopLine(dish: $0.dish, quantity: $0.quantity) }
+        let rows = try await database.sql.raw("""
+            SELECT c.dish_id, c.quantity, d.hash, d.stock FROM \(ident: CartItem.schema) c
+            JOIN \(ident: DishRecord.schema) d ON d.id = c.dish_id
+            WHERE c.owner_key = \(bind: owner.key) AND d.retired_at IS NULL ORDER BY c.created_at, c.id
+            """).all()
+        var lines: [ShopLine] = []
+        for row in rows {
+            let dishID = try row.decode(column: "dish_id", as: UUID.self)
+            let dish: Dish
+            if let listing = listings.listing(hash: try row.decode(column: "hash", as: String.self)), listing.id == dishID {
+                dish = listing.dish
+            } else if let record = try await DishRecord.find(dishID, on: database) {
+                dish = record.dish
+            } else {
+                continue
+            }
+            lines.append(ShopLine(dishID: dishID, dish: dish, stock: try row.decode(column: "stock", as: Int.self),
+                                  quantity: try row.decode(column: "quantity", as: Int.self)))
+        }
+        return lines
     }
 
     /// How many items the cart holds (what `cart(of:)` would sum), in one statement. (PostgreSQL's
@@ -92,6 +112,6 @@ extension BanchanService {
 
     package func totals(of lines: [ShopLine]) -> OrderTotals {
         OrderRules.totals(lines.map { OrderLine(hash: $0.dish.hash, unitPrice: $0.dish.salePrice, quantity: $0.quantity,
-                                                pointsPerUnit: $0.dish.dish.pointsPerUnit) }, delivery: delivery)
+                                                pointsPerUnit: $0.dish.pointsPerUnit) }, delivery: delivery)
     }
 }

@@ -4,9 +4,11 @@ import Platform
 import SQLKit
 import Vapor
 
-/// A cart or an order line as clients see it.
+/// A cart line as clients see it: the dish, its stock when the cart was read, and how many.
 package struct ShopLine: Sendable {
-    package let dish: DishRecord
+    package let dishID: UUID
+    package let dish: Dish
+    package let stock: Int
     package let quantity: Int
 }
 

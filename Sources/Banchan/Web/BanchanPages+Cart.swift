@@ -76,8 +76,8 @@ extension BanchanPages {
     }
 
     package func cartLine(_ req: Request, _ line: ShopLine) -> Node<HTML.ListContext> {
-        let dish = line.dish.dish
-        let limit = min(dish.maxQuantity, line.dish.stock)
+        let dish = line.dish
+        let limit = min(dish.maxQuantity, line.stock)
         let lineText = req.t("banchan.cart.line", ["price": Won.format(dish.salePrice), "quantity": String(line.quantity),
                                                    "subtotal": Won.format(dish.salePrice * line.quantity)])
         let quantityInput: Node<HTML.FormContext> = .selfClosedElement(named: "input", attributes: [

@@ -148,71 +148,91 @@ package struct BanchanPages: RouteCollection {
 
     package func dishView(_ req: Request, _ dish: Dish, stock: Int, quantity: Int, error: AppError?) -> Node<HTML.BodyContext> {
         let urls = Self.images
-        let thumbs = urls.thumbs(dish)
         let limit = min(dish.maxQuantity, stock)
         let soldOut = stock < dish.minQuantity
+        // The gallery, the facts and the detail images are the same for every reader of a
+        // language: rendered once per listings version (which moves with any dish's change or
+        // stock). The form is the reader's own (its CSRF token, quantity and error).
+        let fragments = req.application.pageFragments, language = req.language, version = req.application.banchanListings.version
         return .group(
-            .section(
-                .class("gallery"), .attribute(named: "aria-label", value: req.t("banchan.gallery")),
-                .div(
-                    .class("thumbs"), .id("thumbs"), .attribute(named: "tabindex", value: "0"),
-                    .forEach(Array(thumbs.enumerated())) { index, url in
-                        .img(.src(url), .alt(req.t("banchan.thumb_alt", ["title": dish.title, "n": String(index + 1), "total": String(thumbs.count)])),
-                             .width(600), .height(600))
-                    }
-                ),
-                .ol(.class("thumb-dots"), .attribute(named: "aria-hidden", value: "true"),
-                    .forEach(thumbs.indices) { index in .li(.class(index == 0 ? "current" : "")) })
-            ),
+            fragments.node("shop.dish.gallery." + dish.hash, language: language, version: version) { gallery(req, dish) },
             .section(
                 .class("card dish-detail"), .ariaLabelledBy("dish-title"),
-                .div(.class("chips"), .forEach(dish.badges) { .span(.class("badge badge-\($0.code)"), .text(req.t("banchan.badge.\($0.code)"))) }),
-                .h1(.id("dish-title"), .text(dish.title)),
-                .p(.class("lead"), .text(dish.description)),
-                priceView(req, dish),
-                .dl(
-                    .class("dish-facts"),
-                    .dt(.text(req.t("banchan.points"))), .dd(.text(req.t("banchan.points_value", ["points": Won.format(dish.pointsPerUnit), "rate": String(dish.pointRate)]))),
-                    .dt(.text(req.t("banchan.delivery"))), .dd(.text(dish.deliveryTypes.map { req.t("banchan.delivery_type.\($0.code)") }.joined(separator: " · "))),
-                    .dt(.text(req.t("banchan.delivery_info"))), .dd(.text(dish.deliveryInfo)),
-                    .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("delivery-fee"), .text(req.deliveryFeeLabel)),
-                    .dt(.text(req.t("banchan.weight"))), .dd(.text(dish.weight)),
-                    .dt(.text(req.t("banchan.ingredients"))), .dd(.text(dish.ingredients)),
-                    .dt(.text(req.t("banchan.storage"))), .dd(.text(dish.storage))
-                ),
+                fragments.node("shop.dish.facts." + dish.hash, language: language, version: version) { facts(req, dish) },
                 Layout.formError(req, error),
                 soldOut
                     ? .p(.class("notice sold-out-notice"), .text(req.t("banchan.sold_out_long")))
-                    : .form(
-                        .action(ShopPath.cart()), .method(.post), .class("order-form"), .id("order-form"),
-                        .data(named: "price", value: String(dish.salePrice)),
-                        Layout.csrfField(req),
-                        .input(.type(.hidden), .name("hash"), .value(dish.hash)),
-                        .div(
-                            .class("stepper"), .role("group"), .ariaLabelledBy("quantity-label"),
-                            .label(.id("quantity-label"), .for("quantity"), .text(req.t("banchan.quantity"))),
-                            .button(.type(.button), .class("step step-down"), .id("quantity-down"), .ariaLabel(req.t("banchan.decrease")), .text("−")),
-                            .selfClosedElement(named: "input", attributes: [
-                                .id("quantity"), .name("quantity"), .type(.number), .value(String(min(max(quantity, dish.minQuantity), limit))),
-                                .attribute(named: "min", value: String(dish.minQuantity)), .attribute(named: "max", value: String(limit)),
-                                .attribute(named: "inputmode", value: "numeric"), .ariaDescribedBy("quantity-limits"),
-                            ]),
-                            .button(.type(.button), .class("step step-up"), .id("quantity-up"), .ariaLabel(req.t("banchan.increase")), .text("+"))
-                        ),
-                        .p(.class("hint"), .id("quantity-limits"),
-                           .text(req.t("banchan.quantity_limits", ["min": String(dish.minQuantity), "max": String(limit), "stock": String(stock)]))),
-                        .p(.class("order-total"), .span(.text(req.t("banchan.total") + " ")),
-                           .strong(.id("order-total"), .ariaLive(.polite),
-                                   .text(Won.format(dish.salePrice * min(max(quantity, dish.minQuantity), limit))))),
-                        .button(.type(.submit), .class("button primary wide"), .id("add-to-cart"), .text(req.t("banchan.add_to_cart")))
-                    )
+                    : orderForm(req, dish, stock: stock, limit: limit, quantity: quantity)
             ),
-            .section(
-                .class("detail-images"), .attribute(named: "aria-label", value: req.t("banchan.details")),
-                .forEach(Array(zip(urls.details(dish), dish.detailSections))) { url, text in
-                    .img(.src(url), .alt(text), .width(720), .attribute(named: "loading", value: "lazy"))
+            fragments.node("shop.dish.details." + dish.hash, language: language, version: version) {
+                .section(
+                    .class("detail-images"), .attribute(named: "aria-label", value: req.t("banchan.details")),
+                    .forEach(Array(zip(urls.details(dish), dish.detailSections))) { url, text in
+                        .img(.src(url), .alt(text), .width(720), .attribute(named: "loading", value: "lazy"))
+                    }
+                )
+            }
+        )
+    }
+
+    private func gallery(_ req: Request, _ dish: Dish) -> Node<HTML.BodyContext> {
+        let thumbs = Self.images.thumbs(dish)
+        return .section(
+            .class("gallery"), .attribute(named: "aria-label", value: req.t("banchan.gallery")),
+            .div(
+                .class("thumbs"), .id("thumbs"), .attribute(named: "tabindex", value: "0"),
+                .forEach(Array(thumbs.enumerated())) { index, url in
+                    .img(.src(url), .alt(req.t("banchan.thumb_alt", ["title": dish.title, "n": String(index + 1), "total": String(thumbs.count)])),
+                         .width(600), .height(600))
                 }
+            ),
+            .ol(.class("thumb-dots"), .attribute(named: "aria-hidden", value: "true"),
+                .forEach(thumbs.indices) { index in .li(.class(index == 0 ? "current" : "")) })
+        )
+    }
+
+    private func facts(_ req: Request, _ dish: Dish) -> Node<HTML.BodyContext> {
+        .group(
+            .div(.class("chips"), .forEach(dish.badges) { .span(.class("badge badge-\($0.code)"), .text(req.t("banchan.badge.\($0.code)"))) }),
+            .h1(.id("dish-title"), .text(dish.title)),
+            .p(.class("lead"), .text(dish.description)),
+            priceView(req, dish),
+            .dl(
+                .class("dish-facts"),
+                .dt(.text(req.t("banchan.points"))), .dd(.text(req.t("banchan.points_value", ["points": Won.format(dish.pointsPerUnit), "rate": String(dish.pointRate)]))),
+                .dt(.text(req.t("banchan.delivery"))), .dd(.text(dish.deliveryTypes.map { req.t("banchan.delivery_type.\($0.code)") }.joined(separator: " · "))),
+                .dt(.text(req.t("banchan.delivery_info"))), .dd(.text(dish.deliveryInfo)),
+                .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("delivery-fee"), .text(req.deliveryFeeLabel)),
+                .dt(.text(req.t("banchan.weight"))), .dd(.text(dish.weight)),
+                .dt(.text(req.t("banchan.ingredients"))), .dd(.text(dish.ingredients)),
+                .dt(.text(req.t("banchan.storage"))), .dd(.text(dish.storage))
             )
+        )
+    }
+
+    private func orderForm(_ req: Request, _ dish: Dish, stock: Int, limit: Int, quantity: Int) -> Node<HTML.BodyContext> {
+        .form(
+            .action(ShopPath.cart()), .method(.post), .class("order-form"), .id("order-form"),
+            .data(named: "price", value: String(dish.salePrice)),
+            Layout.csrfField(req),
+            .input(.type(.hidden), .name("hash"), .value(dish.hash)),
+            .div(
+                .class("stepper"), .role("group"), .ariaLabelledBy("quantity-label"),
+                .label(.id("quantity-label"), .for("quantity"), .text(req.t("banchan.quantity"))),
+                .button(.type(.button), .class("step step-down"), .id("quantity-down"), .ariaLabel(req.t("banchan.decrease")), .text("−")),
+                .selfClosedElement(named: "input", attributes: [
+                    .id("quantity"), .name("quantity"), .type(.number), .value(String(min(max(quantity, dish.minQuantity), limit))),
+                    .attribute(named: "min", value: String(dish.minQuantity)), .attribute(named: "max", value: String(limit)),
+                    .attribute(named: "inputmode", value: "numeric"), .ariaDescribedBy("quantity-limits"),
+                ]),
+                .button(.type(.button), .class("step step-up"), .id("quantity-up"), .ariaLabel(req.t("banchan.increase")), .text("+"))
+            ),
+            .p(.class("hint"), .id("quantity-limits"),
+               .text(req.t("banchan.quantity_limits", ["min": String(dish.minQuantity), "max": String(limit), "stock": String(stock)]))),
+            .p(.class("order-total"), .span(.text(req.t("banchan.total") + " ")),
+               .strong(.id("order-total"), .ariaLive(.polite),
+                       .text(Won.format(dish.salePrice * min(max(quantity, dish.minQuantity), limit))))),
+            .button(.type(.submit), .class("button primary wide"), .id("add-to-cart"), .text(req.t("banchan.add_to_cart")))
         )
     }
 

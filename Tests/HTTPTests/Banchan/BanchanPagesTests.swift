@@ -57,6 +57,44 @@ final class BanchanPagesTests: XCTestCase {
         }
     }
 
+    /// A dish's page keeps its gallery, facts and detail images per language until a dish or its
+    /// stock changes; the order form is made per reader.
+    func testTheDishPageFollowsEditsStockAndLanguage() async throws {
+        try await withTestApp { app in
+            var browser = CookieBrowser(app: app)
+            let path = "/shop/dishes/\(Fixtures.bulgogi)"
+            let first = try await browser.get(path)
+            XCTAssertEqual(first.status, .ok)
+            let english = try await app.send(.GET, path, headers: ["Accept-Language": "en"])
+            XCTAssertTrue(english.text.contains("Delivery fee"), "the English page has its own facts")
+            XCTAssertFalse(first.text.contains("Delivery fee"))
+
+            let admin = try await app.signUpAdmin().accessToken
+            let renamed = try await app.send(.PATCH, "/api/v1/banchan/dishes/\(Fixtures.bulgogi)", json: ["title": "새 이름 불고기"], token: admin)
+            XCTAssertEqual(renamed.status, .ok, renamed.text)
+            let restocked = try await app.send(.PATCH, "/api/v1/banchan/dishes/\(Fixtures.bulgogi)", json: ["stock": 7], token: admin)
+            XCTAssertEqual(restocked.status, .ok, restocked.text)
+            let after = try await browser.get(path)
+            XCTAssertTrue(after.text.contains(#"<h1 id="dish-title">새 이름 불고기</h1>"#), "the kept facts were made again")
+            XCTAssertTrue(after.text.contains("새 이름 불고기 사진 1/"), "and the gallery")
+            XCTAssertTrue(after.text.contains(#"max="7""#), "the form follows the stock")
+
+            // Two browsers get the same kept parts but their own form token.
+            var other = CookieBrowser(app: app)
+            let theirs = try await other.get(path)
+            func token(_ page: TestingHTTPResponse) -> String? {
+                page.text.components(separatedBy: #"name="_csrf" value=""#).dropFirst().first?.components(separatedBy: "\"").first
+            }
+            XCTAssertNotNil(token(after))
+            XCTAssertNotEqual(token(after), token(theirs))
+
+            let retired = try await app.send(.DELETE, "/api/v1/banchan/dishes/\(Fixtures.bulgogi)", token: admin)
+            XCTAssertTrue(retired.status == .ok || retired.status == .noContent, retired.text)
+            let gone = try await browser.get(path)
+            XCTAssertEqual(gone.status, .notFound, "a retired dish has no page")
+        }
+    }
+
     func testTheCartFormRefusesBadInputAndChangesNothing() async throws {
         try await withTestApp { app in
             var browser = CookieBrowser(app: app)

@@ -42,7 +42,7 @@ extension Request {
     package func signIn(_ user: User, session: UUID) {
         auth.login(user)
         if let id = user.id { signedInAccount = SignedInAccount(id: id, session: session) }
-        if let language = user.language { storage[AccountLanguageKey.self] = language }
+        if let language = user.language { setAccountLanguage(language) }
     }
 
     /// The signed-in user, or 401.

@@ -10,11 +10,11 @@ extension Application {
     }
 }
 
-/// A signed-in user's saved language, set by the authenticators so this layer need not know accounts.
-package struct AccountLanguageKey: StorageKey { package typealias Value = Language }
-private struct NegotiatedLanguageKey: StorageKey { typealias Value = Language }
-/// The language switch's cookie as this request sent it (nil inside: no such cookie, or not a language).
-private struct CookieLanguageKey: StorageKey { typealias Value = Language? }
+/// A signed-in user's saved language, set by the authenticators (`setAccountLanguage`) so this
+/// layer need not know accounts.
+private struct AccountLanguageKey: StorageKey { typealias Value = Language }
+/// The language this request answers in, once worked out.
+private struct ResolvedLanguageKey: StorageKey { typealias Value = Language }
 
 extension Request {
     /// Name of the cookie the language switch sets.
@@ -23,21 +23,20 @@ extension Request {
     /// The language to answer in: the language switch's cookie, then the signed-in user's
     /// setting, then `Accept-Language`, then Korean.
     public var language: Language {
-        // A page asks for dozens of texts: the switch's cookie is looked up once per request.
-        let chosen: Language?
-        if let read = storage[CookieLanguageKey.self] {
-            chosen = read
-        } else {
-            chosen = cookie(Request.languageCookie).flatMap { Language(rawValue: $0) }
-            storage[CookieLanguageKey.self] = .some(chosen)
-        }
-        if let chosen { return chosen }
-        if let saved = storage[AccountLanguageKey.self] { return saved }
-        // A page asks for many strings; parse the header once per request.
-        if let negotiated = storage[NegotiatedLanguageKey.self] { return negotiated }
-        let negotiated = Language.negotiate(acceptLanguage: headers.first(name: .acceptLanguage)) ?? .default
-        storage[NegotiatedLanguageKey.self] = negotiated
-        return negotiated
+        // A page asks for dozens of texts: worked out once per request (until a sign-in).
+        if let resolved = storage[ResolvedLanguageKey.self] { return resolved }
+        let resolved = cookie(Request.languageCookie).flatMap { Language(rawValue: $0) }
+            ?? storage[AccountLanguageKey.self]
+            ?? Language.negotiate(acceptLanguage: headers.first(name: .acceptLanguage))
+            ?? .default
+        storage[ResolvedLanguageKey.self] = resolved
+        return resolved
+    }
+
+    /// The signed-in account's saved language; texts asked for before the sign-in are not affected.
+    package func setAccountLanguage(_ language: Language) {
+        storage[AccountLanguageKey.self] = language
+        storage[ResolvedLanguageKey.self] = nil
     }
 
     /// Translated text for this request's language.

@@ -60,7 +60,11 @@ package struct MatesProfileResponse: Content {
     package let suspended: Bool
 
     package init(_ profile: MatesProfile, nickname: String, comments: [String]) {
-        id = profile.id ?? UUID()
+        self.init(profile.snapshot, nickname: nickname, comments: comments)
+    }
+
+    package init(_ profile: MatesProfileSnapshot, nickname: String, comments: [String]) {
+        id = profile.id
         self.nickname = nickname
         gender = profile.gender
         birthYear = profile.birthYear
@@ -73,9 +77,9 @@ package struct MatesProfileResponse: Content {
         reputation = profile.reputation
         reputationCategories = ReputationCategory.allCases.map(\.rawValue)
         self.comments = comments
-        state = profile.matesState
+        state = profile.state
         verified = VerifiedResponse(channel: profile.verifiedChannel, destination: profile.verifiedMasked)
-        suspended = profile.suspendedAt != nil
+        suspended = profile.suspended
     }
 }
 
@@ -170,6 +174,10 @@ package struct MatesStateResponse: Content {
     @NullEncoded package var searchBlockedUntil: Date?
 
     package init(_ info: MatesStateInfo, profile: MatesProfile, me: UUID) {
+        self.init(info, profile: profile.snapshot, me: me)
+    }
+
+    package init(_ info: MatesStateInfo, profile: MatesProfileSnapshot, me: UUID) {
         state = info.state
         matchId = info.match?.id
         with = info.partner.map(MatePersonResponse.init)

@@ -64,7 +64,8 @@ package struct MatesAPI: RouteCollection {
     // MARK: Profile
 
     package func profile(req: Request) async throws -> MatesProfileResponse {
-        try await profileResponse(try await req.matesProfile(), req)
+        let profile = try await req.mates.profileSnapshot(try req.matesStanding().id)
+        return MatesProfileResponse(profile, nickname: try req.requireUser().nickname, comments: try await req.mates.receivedComments(profile.id))
     }
 
     package func updateProfile(req: Request) async throws -> MatesProfileResponse {
@@ -133,7 +134,8 @@ package struct MatesAPI: RouteCollection {
     }
 
     package func state(req: Request) async throws -> MatesStateResponse {
-        try await stateResponse(try await req.matesProfile(), req)
+        let profile = try await req.mates.profileSnapshot(try req.matesStanding().id)
+        return MatesStateResponse(try await req.mates.state(of: profile), profile: profile, me: profile.id)
     }
 
     package func endMatch(_ req: Request, dodged: Bool) async throws -> MatesStateResponse {

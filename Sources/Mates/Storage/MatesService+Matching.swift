@@ -272,9 +272,13 @@ extension MatesService {
     // MARK: State
 
     package func state(of profile: MatesProfile) async throws -> MatesStateInfo {
-        let me = try profile.requireID()
+        try await state(of: profile.snapshot)
+    }
+
+    package func state(of profile: MatesProfileSnapshot) async throws -> MatesStateInfo {
+        let me = profile.id
         var match: MatesMatch?, partner: MatePerson?
-        if profile.matesState == .matched, let id = profile.matchID, let found = try await MatesMatch.find(id, on: database) {
+        if profile.state == .matched, let id = profile.matchID, let found = try await MatesMatch.find(id, on: database) {
             match = found
             partner = try await person(found.partner(of: me))
         }
@@ -290,7 +294,7 @@ extension MatesService {
             last = (ended, try await person(ended.partner(of: me)), try await hasReviewed(ended, by: me))
         }
         let blocked = profile.searchBlockedUntil.flatMap { $0 > now ? $0 : nil }
-        return MatesStateInfo(state: profile.matesState, match: match, partner: partner, reviewed: false, lastMatch: last, searchBlockedUntil: blocked)
+        return MatesStateInfo(state: profile.state, match: match, partner: partner, reviewed: false, lastMatch: last, searchBlockedUntil: blocked)
     }
 
     package func hasReviewed(_ match: MatesMatch, by user: UUID) async throws -> Bool {

@@ -238,6 +238,29 @@ package struct MatesService {
         return Coordinate(unchecked: lat, lon)
     }
 
+    /// What the person's own pages show of their profile, as one row (no model); 403
+    /// `verification_required` for an account that has not verified.
+    package func profileSnapshot(_ user: UUID) async throws -> MatesProfileSnapshot {
+        guard let row = try await database.sql.raw("""
+            SELECT gender, birth_year, topics, searchable, age_min, age_max, avatar, background, rep_0, rep_1, rep_2, rep_3, rep_4, rep_5,
+            state, queued_at, match_id, verified_channel, verified_masked, suspended_at, search_blocked_until
+            FROM \(ident: MatesProfile.schema) WHERE id = \(bind: user)
+            """).first() else { throw AppError(.forbidden, "verification_required") }
+        return MatesProfileSnapshot(
+            id: user, gender: try row.decode(column: "gender", as: String.self), birthYear: try row.decode(column: "birth_year", as: Int?.self),
+            topics: MatesProfile.decodeList(try row.decode(column: "topics", as: String.self)),
+            searchable: try row.decode(column: "searchable", as: Bool.self),
+            ageMin: try row.decode(column: "age_min", as: Int.self), ageMax: try row.decode(column: "age_max", as: Int.self),
+            avatar: try row.decode(column: "avatar", as: Int.self), background: try row.decode(column: "background", as: Int.self),
+            reputation: try (0..<6).map { try row.decode(column: "rep_\($0)", as: Int.self) },
+            state: MatesState(rawValue: try row.decode(column: "state", as: String.self)) ?? .idle,
+            queuedAt: try row.decode(column: "queued_at", as: Date?.self), matchID: try row.decode(column: "match_id", as: UUID?.self),
+            verifiedChannel: try row.decode(column: "verified_channel", as: String.self),
+            verifiedMasked: try row.decode(column: "verified_masked", as: String.self),
+            suspended: try row.decode(column: "suspended_at", as: Date?.self) != nil,
+            searchBlockedUntil: try row.decode(column: "search_blocked_until", as: Date?.self))
+    }
+
     /// The profile of a verified account, or 403 `verification_required`.
     package func verifiedProfile(_ user: UUID) async throws -> MatesProfile {
         guard let profile = try await MatesProfile.find(user, on: database) else { throw AppError(.forbidden, "verification_required") }

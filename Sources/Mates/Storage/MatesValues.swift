@@ -42,6 +42,39 @@ package struct MatesStanding: Sendable {
     package var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
 }
 
+/// What a person's own pages and answers show of their profile, as plain values. The pages read
+/// it as one row on every view (`MatesService.profileSnapshot`): building the model, 27 fields by
+/// reflection, was a fifth of a mates page. Writes still go through `MatesProfile`.
+package struct MatesProfileSnapshot: Sendable, Equatable {
+    package let id: UUID
+    package let gender: String
+    package let birthYear: Int?
+    package let topics: [String]
+    package let searchable: Bool
+    package let ageMin: Int
+    package let ageMax: Int
+    package let avatar: Int
+    package let background: Int
+    /// The six reputation counters, `ReputationCategory` order.
+    package let reputation: [Int]
+    package let state: MatesState
+    package let queuedAt: Date?
+    package let matchID: UUID?
+    package let verifiedChannel: String
+    package let verifiedMasked: String
+    package let suspended: Bool
+    package let searchBlockedUntil: Date?
+}
+
+extension MatesProfile {
+    package var snapshot: MatesProfileSnapshot {
+        MatesProfileSnapshot(id: id ?? UUID(), gender: gender, birthYear: birthYear, topics: topics, searchable: searchable, ageMin: ageMin,
+                             ageMax: ageMax, avatar: avatar, background: background, reputation: reputation, state: matesState,
+                             queuedAt: queuedAt, matchID: matchID, verifiedChannel: verifiedChannel, verifiedMasked: verifiedMasked,
+                             suspended: suspendedAt != nil, searchBlockedUntil: searchBlockedUntil)
+    }
+}
+
 /// Where someone is, with the match and the person when matched, and the match that ended last
 /// (whose review may still be due).
 package struct MatesStateInfo: Sendable {

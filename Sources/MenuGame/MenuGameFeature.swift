@@ -12,6 +12,8 @@ package enum MenuGameFeature: Feature {
         app.menuCatalog = MenuCatalog()
         app.menuGroupStates = MenuGroupStateCache()
         app.shownMenus = ShownMenus()
+        app.savedDislikesMemory = PersonMemory(topic: "menu_game.saved-dislikes", lifetime: 300)
+        app.savedDislikesMemory.follow(app)
         app.lifecycle.use(PeriodicJob("wrote shown menus", every: .seconds(1)) { app in try await app.shownMenus.flush(on: app.db) })
         app.lifecycle.use(ShownMenusFlush())
         app.pinMisses = GuessLimiter(limit: 20, window: 60)
@@ -28,6 +30,13 @@ package enum MenuGameFeature: Feature {
 
 extension Application {
     private struct PINMissesKey: StorageKey { typealias Value = GuessLimiter }
+    private struct SavedDislikesMemoryKey: StorageKey { typealias Value = PersonMemory<Set<Flavor>?> }
+
+    /// Signed-in players' saved dislikes, which every menu-game page reads (`savedDislikes`).
+    package var savedDislikesMemory: PersonMemory<Set<Flavor>?> {
+        get { configured(SavedDislikesMemoryKey.self) }
+        set { storage[SavedDislikesMemoryKey.self] = newValue }
+    }
     private struct FeedbackLimiterKey: StorageKey { typealias Value = RateLimiter }
 
     /// Failed PIN look-ups per client address (20 a minute, then 429): guessing a PIN takes

@@ -116,9 +116,7 @@ package enum NotificationsFeature: Feature {
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.unreadCounts = UnreadCounts()
         // Inboxes changed on any instance are counted afresh here too.
-        app.follow(UnreadCounts.topic) { app, message in
-            if let user = UUID(uuidString: message) { app.unreadCounts.apply(forgetting: user) }
-        }
+        app.unreadCounts.follow(app)
     }
 
     package static func routes(_ routes: FeatureRoutes) throws {

@@ -7,64 +7,39 @@ import Vapor
 /// header does not count rows on every request (it did: one query per signed-in page).
 ///
 /// Every change to someone's inbox — a notification posted or collapsed, some read, some withdrawn
-/// — calls `forget` for that person through `NotificationInbox`, which drops the number here at
-/// once and announces it on the event bus (`topic`), so every other instance drops it too.
-/// `lifetime` bounds how long a number lives without being counted again, should an announcement
-/// be lost. A count that started before a `forget` is never kept (the generation check).
+/// — calls `forget` for that person through `NotificationInbox`; the rules (announced to every
+/// instance, a lifetime, the generation check) are `PersonMemory`'s.
 package final class UnreadCounts: Sendable {
     package static let topic = "notifications.unread-counts"
 
-    private struct Entry {
-        let count: Int
-        let storedAt: Date
-    }
-
-    private struct State {
-        var entries: [UUID: Entry] = [:]
-        var generation: UInt64 = 0
-    }
-
-    private let state = NIOLockedValueBox(State())
-    package let lifetime: TimeInterval
-    package let capacity: Int
+    private let memory: PersonMemory<Int>
 
     package init(lifetime: TimeInterval = 30, capacity: Int = 100_000) {
-        self.lifetime = lifetime
-        self.capacity = capacity
+        memory = PersonMemory(topic: Self.topic, lifetime: lifetime, capacity: capacity)
     }
+
+    package var lifetime: TimeInterval { memory.lifetime }
+    package var capacity: Int { memory.capacity }
 
     /// The remembered count, or nil: count the rows.
-    package func count(for user: UUID, now: Date = Date()) -> Int? {
-        guard let entry = state.withLockedValue({ $0.entries[user] }), now.timeIntervalSince(entry.storedAt) < lifetime else { return nil }
-        return entry.count
-    }
+    package func count(for user: UUID, now: Date = Date()) -> Int? { memory.value(for: user, now: now) }
 
     /// Taken before counting; hand it back to `remember`.
-    package var generation: UInt64 { state.withLockedValue { $0.generation } }
+    package var generation: UInt64 { memory.generation }
 
     package func remember(_ count: Int, for user: UUID, countedAt generation: UInt64, now: Date = Date()) {
-        state.withLockedValue { state in
-            guard state.generation == generation else { return }
-            if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
-            state.entries[user] = Entry(count: count, storedAt: now)
-        }
+        memory.remember(count, for: user, readAt: generation, now: now)
     }
 
     /// Drops the person's count here and tells the other instances.
-    package func forget(_ user: UUID, announcingOn events: any EventBus) async {
-        apply(forgetting: user)
-        await events.publish(user.uuidString, to: Self.topic)
-    }
+    package func forget(_ user: UUID, announcingOn events: any EventBus) async { await memory.forget(user, announcingOn: events) }
 
     /// Drops the person's count in this process only (what the event follower calls).
-    package func apply(forgetting user: UUID) {
-        state.withLockedValue { state in
-            state.generation &+= 1
-            state.entries[user] = nil
-        }
-    }
+    package func apply(forgetting user: UUID) { memory.apply(forgetting: user) }
 
-    package var count: Int { state.withLockedValue { $0.entries.count } }
+    package func follow(_ app: Application) { memory.follow(app) }
+
+    package var count: Int { memory.count }
 }
 
 extension Application {

@@ -272,7 +272,8 @@ extension MatesService {
     // MARK: State
 
     package func state(of profile: MatesProfile) async throws -> MatesStateInfo {
-        try await state(of: profile.snapshot)
+        _ = try profile.requireID()  // a profile never saved has no state
+        return try await state(of: profile.snapshot)
     }
 
     package func state(of profile: MatesProfileSnapshot) async throws -> MatesStateInfo {

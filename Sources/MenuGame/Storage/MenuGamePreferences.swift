@@ -48,12 +48,30 @@ package final class MenuGameFeedback: Model, @unchecked Sendable {
 }
 
 extension MenuGameService {
-    /// The account's saved disliked foods; nil when it never saved any.
+    /// The account's saved disliked foods; nil when it never saved any. Every menu-game page a
+    /// signed-in player opens asks, so the answer is remembered (`savedDislikesMemory`) until
+    /// `saveDislikes` changes it on any instance.
     package func savedDislikes(of userID: UUID) async throws -> Set<Flavor>? {
-        try await MenuGamePreference.query(on: database).filter(\.$user.$id == userID).first()?.disliked
+        try await savedDislikesMemory.value(for: userID) {
+            let row = try await database.sql.raw("""
+                SELECT disliked_foods FROM \(ident: MenuGamePreference.schema) WHERE user_id = \(bind: userID)
+                """).first()
+            return try row.map { Set(try $0.decode(column: "disliked_foods", as: [String].self).compactMap(Flavor.init(rawValue:))).intersection(Flavor.dislikeable) }
+        }
     }
 
     package func saveDislikes(_ disliked: Set<Flavor>, for userID: UUID) async throws {
+        // Forgotten here and on every instance once written (or once the write failed halfway).
+        do {
+            try await writeDislikes(disliked, for: userID)
+        } catch {
+            await savedDislikesMemory.forget(userID, announcingOn: events)
+            throw error
+        }
+        await savedDislikesMemory.forget(userID, announcingOn: events)
+    }
+
+    private func writeDislikes(_ disliked: Set<Flavor>, for userID: UUID) async throws {
         let clean = disliked.intersection(Flavor.dislikeable)
         if let existing = try await MenuGamePreference.query(on: database).filter(\.$user.$id == userID).first() {
             existing.dislikedFoods = MenuGamePreference.encode(clean)

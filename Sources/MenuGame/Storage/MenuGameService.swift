@@ -41,6 +41,7 @@ package struct MenuGameService {
     /// The catalog itself, reloaded after an administrator's change.
     package let menuCatalog: MenuCatalog
     package let shownMenus: ShownMenus
+    package let savedDislikesMemory: PersonMemory<Set<Flavor>?>
 
     package init(request: Request) {
         self.database = request.db
@@ -50,6 +51,7 @@ package struct MenuGameService {
         self.groupStates = request.application.menuGroupStates
         self.publicURL = request.application.settings.publicURL
         self.shownMenus = request.application.shownMenus
+        self.savedDislikesMemory = request.application.savedDislikesMemory
     }
 
     // MARK: Menus

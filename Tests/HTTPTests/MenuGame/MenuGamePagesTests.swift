@@ -105,6 +105,22 @@ final class MenuGamePagesTests: XCTestCase {
             XCTAssertEqual(put.status, .ok)
             let again = try await phone.get("/play")
             XCTAssertEqual(try pageConfig(again)["disliked"] as? [String], ["MEAT"])
+
+            // The pages remember the saved choice; another instance's save is written and then
+            // announced, and the announcement makes this instance read it again.
+            let account = try await User.query(on: app.db).filter(\.$email == "mina@example.com").first()
+            let mina = try XCTUnwrap(account?.id)
+            try await MenuGamePreference.query(on: app.db).filter(\.$user.$id == mina)
+                .set(\.$dislikedFoods, to: ["SPICY"]).update()
+            let remembered = try await phone.get("/play")
+            XCTAssertEqual(try pageConfig(remembered)["disliked"] as? [String], ["MEAT"], "remembered until announced")
+            await app.events.publish(mina.uuidString, to: app.savedDislikesMemory.topic)
+            var seen: [String]? = nil
+            for _ in 0..<100 where seen != ["SPICY"] {
+                seen = try pageConfig(try await phone.get("/play"))["disliked"] as? [String]
+                if seen != ["SPICY"] { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            XCTAssertEqual(seen, ["SPICY"])
         }
     }
 

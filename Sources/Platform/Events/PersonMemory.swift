@@ -1,0 +1,85 @@
+import Foundation
+import NIOConcurrencyHelpers
+import Vapor
+
+/// Something of each person's that pages read on every request and that changes rarely (the
+/// inbox's unread count, the menu game's saved dislikes), kept in memory so a page does not read
+/// it from the database each time.
+///
+/// The owner of the value calls `forget` on every change: it drops the value here at once and
+/// announces it on the event bus (`topic`), so every other instance drops it too (each follows
+/// the topic with `apply(forgetting:)`). `lifetime` bounds how long a value lives without being
+/// read again, should an announcement be lost. A read that started before a `forget` is never
+/// kept (take `generation` before reading, hand it to `remember`).
+package final class PersonMemory<Value: Sendable>: Sendable {
+    private struct Entry {
+        let value: Value
+        let storedAt: Date
+    }
+
+    private struct State {
+        var entries: [UUID: Entry] = [:]
+        var generation: UInt64 = 0
+    }
+
+    package let topic: String
+    package let lifetime: TimeInterval
+    package let capacity: Int
+    private let state = NIOLockedValueBox(State())
+
+    package init(topic: String, lifetime: TimeInterval, capacity: Int = 100_000) {
+        self.topic = topic
+        self.lifetime = lifetime
+        self.capacity = capacity
+    }
+
+    /// The remembered value, or nil: read it.
+    package func value(for person: UUID, now: Date = Date()) -> Value? {
+        guard let entry = state.withLockedValue({ $0.entries[person] }), now.timeIntervalSince(entry.storedAt) < lifetime else { return nil }
+        return entry.value
+    }
+
+    /// Taken before reading; hand it back to `remember`.
+    package var generation: UInt64 { state.withLockedValue { $0.generation } }
+
+    package func remember(_ value: Value, for person: UUID, readAt generation: UInt64, now: Date = Date()) {
+        state.withLockedValue { state in
+            guard state.generation == generation else { return }
+            // A full memory starts over: every value can be read again once.
+            if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
+            state.entries[person] = Entry(value: value, storedAt: now)
+        }
+    }
+
+    /// The remembered value, or the one `read` gives (remembered unless a change came meanwhile).
+    package func value(for person: UUID, read: () async throws -> Value) async rethrows -> Value {
+        if let remembered = value(for: person) { return remembered }
+        let generation = generation
+        let value = try await read()
+        remember(value, for: person, readAt: generation)
+        return value
+    }
+
+    /// Drops the person's value here and tells the other instances.
+    package func forget(_ person: UUID, announcingOn events: any EventBus) async {
+        apply(forgetting: person)
+        await events.publish(person.uuidString, to: topic)
+    }
+
+    /// Drops the person's value in this process only (what the event follower calls).
+    package func apply(forgetting person: UUID) {
+        state.withLockedValue { state in
+            state.generation &+= 1
+            state.entries[person] = nil
+        }
+    }
+
+    /// Follows the other instances' announcements.
+    package func follow(_ app: Application) {
+        app.follow(topic) { [self] _, message in
+            if let person = UUID(uuidString: message) { apply(forgetting: person) }
+        }
+    }
+
+    package var count: Int { state.withLockedValue { $0.entries.count } }
+}

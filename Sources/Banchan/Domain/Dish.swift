@@ -1,4 +1,5 @@
 import Foundation
+import enum Platform.GroupedDigits
 
 /// The shop's three sections, in the order the app shows them.
 public enum DishSection: String, Codable, Sendable, CaseIterable {
@@ -119,12 +120,6 @@ public struct Dish: Codable, Sendable, Equatable {
 /// Prices as the shop writes them: thousands separators and 원 (`15,800원`).
 public enum Won {
     public static func format(_ amount: Int) -> String {
-        let digits = String(amount.magnitude)  // abs(Int.min) would overflow
-        var grouped = ""
-        for (index, character) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { grouped.append(",") }
-            grouped.append(character)
-        }
-        return (amount < 0 ? "-" : "") + grouped + "원"
+        GroupedDigits.format(amount) + "원"
     }
 }

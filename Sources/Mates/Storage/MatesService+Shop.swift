@@ -13,11 +13,18 @@ package struct MatesCollection: Sendable {
 
 extension MatesService {
     package func collection(of profile: MatesProfile) async throws -> MatesCollection {
-        let bought = try await MatesPurchase.query(on: database).filter(\.$userID == profile.requireID()).all()
+        try await collection(of: profile.requireID(), avatar: profile.avatar, background: profile.background)
+    }
+
+    /// What the person owns (the free first of each kind included) and wears.
+    package func collection(of user: UUID, avatar: Int, background: Int) async throws -> MatesCollection {
+        let bought = try await database.sql.raw("""
+            SELECT item_kind, item_index FROM \(ident: MatesPurchase.schema) WHERE user_id = \(bind: user)
+            """).all().map { (kind: try $0.decode(column: "item_kind", as: String.self), index: try $0.decode(column: "item_index", as: Int.self)) }
         func owned(_ kind: MatesItemKind) -> [Int] {
-            Array(Set([0] + bought.filter { $0.itemKind == kind.rawValue }.map(\.itemIndex))).sorted()
+            Array(Set([0] + bought.filter { $0.kind == kind.rawValue }.map(\.index))).sorted()
         }
-        return MatesCollection(avatars: owned(.avatar), backgrounds: owned(.background), avatar: profile.avatar, background: profile.background)
+        return MatesCollection(avatars: owned(.avatar), backgrounds: owned(.background), avatar: avatar, background: background)
     }
 
     /// Honours an App Store signed transaction once: verified by `verifier`, for a product of the

@@ -140,7 +140,7 @@ extension MatesPages {
 
     package func shop(req: Request) async throws -> Response {
         let (profile, _) = try await mine(req)
-        let owned = try await req.mates.collection(of: try await req.matesProfile())
+        let owned = try await req.mates.collection(of: profile.id, avatar: profile.avatar, background: profile.background)
         let testPurchases = req.application.appStoreVerifier is TestAppStoreVerifier
         let kind = req.query[String.self, at: "tab"] == "background" ? MatesItemKind.background : .avatar
         let preview: Node<HTML.BodyContext> = .section(
@@ -156,12 +156,16 @@ extension MatesPages {
                    item == kind ? .ariaCurrent() : .empty, .text(req.t("mates.shop.tab.\(item.rawValue)")))
             }
         )
-        let items: Node<HTML.BodyContext> = .ul(
-            .id("shop-items"), .class("shop-grid"),
-            .forEach(MatesShopCatalog.items.filter { $0.kind == kind }) { item in
-                shopItem(req, item, owned: (item.kind == .avatar ? owned.avatars : owned.backgrounds).contains(item.index))
-            }
-        )
+        // The same for everyone of a language who owns the same items of this kind: kept.
+        let ownedOfKind = kind == .avatar ? owned.avatars : owned.backgrounds
+        let items: Node<HTML.BodyContext> = req.application.pageFragments.node(
+            "mates.shop.items.\(kind.rawValue).\(ownedOfKind.map(String.init).joined(separator: ","))", language: req.language, version: 0
+        ) {
+            .ul(
+                .id("shop-items"), .class("shop-grid"),
+                .forEach(MatesShopCatalog.items.filter { $0.kind == kind }) { item in shopItem(req, item, owned: ownedOfKind.contains(item.index)) }
+            )
+        }
         let note: Node<HTML.BodyContext> = .p(.class("hint"), .id("shop-note"),
                                               .text(req.t(testPurchases ? "mates.shop.test_purchases" : "mates.shop.in_app")))
         return try await page(
@@ -190,9 +194,6 @@ extension MatesPages {
 
     /// 1,200원 / ₩1,200 in the page's language.
     package func wonText(_ price: Int, _ req: Request) -> String {
-        let formatter = NumberFormatter()
-        formatter.numberStyle = .decimal
-        let number = formatter.string(from: NSNumber(value: price)) ?? String(price)
-        return req.t("mates.shop.price", ["price": number])
+        req.t("mates.shop.price", ["price": GroupedDigits.format(price)])
     }
 }

@@ -198,6 +198,20 @@ final class MatesPagesTests: XCTestCase {
             XCTAssertTrue(try tag(backgrounds, "item-background-0").contains(#"class="shop-item owned""#))
             XCTAssertTrue(try tag(backgrounds, "shop-tab-background").contains("aria-current"))
 
+            // The item list is kept per language and owned set: a purchase shows at once, and
+            // only to the buyer.
+            let token = TestAppStoreVerifier.token(productID: "com.whatweeat.mates.avatar1", transactionID: "2000000987654321")
+            let bought = try await app.send(.POST, "/api/v1/mates/shop/purchases", json: ["signedTransaction": token], token: member.token)
+            XCTAssertEqual(bought.status, .created, bought.text)
+            let afterPurchase = try await browser.get("/mates/shop")
+            XCTAssertTrue(try tag(afterPurchase, "item-avatar-1").contains(#"class="shop-item owned""#), "bought")
+            XCTAssertTrue(try tag(afterPurchase, "item-avatar-2").contains(#"class="shop-item""#))
+            XCTAssertFalse(try tag(afterPurchase, "item-avatar-2").contains("owned"))
+            XCTAssertTrue(afterPurchase.text.contains(">2,500원</button>"), "prices of what is not owned, grouped")
+            var (otherBrowser, _) = try await verifiedBrowser(app, nickname: "다른구경꾼")
+            let theirs = try await otherBrowser.get("/mates/shop")
+            XCTAssertFalse(try tag(theirs, "item-avatar-1").contains("owned"), "another mate has not bought it")
+
             let search = try await browser.get("/mates/search")
             XCTAssertEqual(search.status, .ok)
             XCTAssertFalse(search.text.contains(#"id="needs-birth-year""#), "the birth year is saved")

@@ -229,10 +229,14 @@ extension MenuGamePages {
         case .found(let found): group = found
         case .redirect(let redirect): return redirect
         }
-        guard let result = try req.menuGame.results(of: group) else {
-            return Layout.redirect(to: PlayPath.groupWait(group.pin))
+        guard group.isClosed, group.result != nil else { return Layout.redirect(to: PlayPath.groupWait(group.pin)) }
+        // A closed group's result never changes: encoded once per language, by the group's id
+        // (a PIN is used again by a later group).
+        let service = req.menuGame, language = req.language
+        let result = req.application.pageFragments.json("menu_game.result.\(try group.requireID())", language: language) {
+            (try? service.results(of: group)).flatMap { $0 }.map { ResultResponse($0, language: language) }
         }
-        let response = resultPage(req, device: device, mode: "group", pin: group.pin, result: ResultResponse(result, language: req.language))
+        let response = resultPage(req, device: device, mode: "group", pin: group.pin, result: result)
         // The game is over for this browser: reopening it goes home, not back to the waiting room.
         if MenuGameDevice.waitingPIN(req) == group.pin {
             response.cookies[MenuGameDevice.waitingCookie] = .expired
@@ -242,11 +246,9 @@ extension MenuGamePages {
 
     /// The result screen: the script fills it from the group's frozen results (in the page) or
     /// from the solo game the browser just played (kept in its session storage).
-    package func resultPage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?, result: ResultResponse?) -> Response {
+    package func resultPage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?, result: PageConfig.Encoded?) -> Response {
         var extra: [String: Any] = ["mode": mode, "pin": pin ?? ""]
-        if let result, let data = try? JSONEncoder().encode(result), let object = try? JSONSerialization.jsonObject(with: data) {
-            extra["result"] = object
-        }
+        if let result { extra["result"] = result }
         let again = pin == nil ? PlayPath.soloGame() : PlayPath.together()
         let actions: Node<HTML.BodyContext> = .div(
             .class("result-actions"),

@@ -259,6 +259,13 @@ final class MenuGamePagesTests: XCTestCase {
             XCTAssertEqual((frozen["menus"] as? [[String: Any]])?.first?["id"] as? String, winner)
             XCTAssertEqual(frozen["playerCount"] as? Int, 1)
             XCTAssertNil(player.cookies["wwe_waiting"])   // the game is over for this browser
+            // The encoded result is kept per language: an English reader gets English names.
+            let english = try await app.send(.GET, "/play/groups/\(pin)/result", headers: ["Accept-Language": "en"])
+            let englishResult = try XCTUnwrap(try pageConfig(english)["result"] as? [String: Any])
+            let koreanName = (frozen["menus"] as? [[String: Any]])?.first?["displayName"] as? String
+            let englishName = (englishResult["menus"] as? [[String: Any]])?.first?["displayName"] as? String
+            XCTAssertEqual(englishName, ((frozen["menus"] as? [[String: Any]])?.first?["name"] as? [String: Any])?["en"] as? String)
+            XCTAssertNotEqual(englishName, koreanName)
 
             let home = try await player.get("/play")
             XCTAssertEqual(home.status, .ok)

@@ -145,6 +145,39 @@ extension BanchanService {
         return order
     }
 
+    /// An order as the orders page lists it.
+    package struct Listed: NewestFirstRow, Sendable {
+        package let id: UUID
+        package let status: OrderStatus
+        package let total: Int
+        package let createdAt: Date
+        /// The first line's title, and how many lines there are.
+        package let firstTitle: String?
+        package let lineCount: Int
+    }
+
+    /// One newest-first page of the orders page: rows, not models with their items (the page is
+    /// read on every visit and showed 0.1× of `/healthz` building them).
+    package func listedOrders(of owner: Principal, page: CursorPageRequest) async throws -> (items: [Listed], nextCursor: String?) {
+        let orders = BanchanOrder.schema, items = BanchanOrderItem.schema
+        let rows = try await database.sql.select()
+            .column(SQLColumn("id", table: orders)).column(SQLColumn("status", table: orders))
+            .column(SQLColumn("total", table: orders)).column(SQLColumn("created_at", table: orders))
+            .column(SQLRaw("(SELECT COUNT(*) FROM \(items) i WHERE i.order_id = \(orders).id)"), as: "line_count")
+            .column(SQLRaw("(SELECT i.title FROM \(items) i WHERE i.order_id = \(orders).id ORDER BY i.line LIMIT 1)"), as: "first_title")
+            .from(orders)
+            .where(SQLColumn("owner_key", table: orders), .equal, SQLBind(owner.key))
+            .newestFirst(createdAt: SQLColumn("created_at", table: orders), id: SQLColumn("id", table: orders), page)
+            .all()
+        let listed = try rows.map { row in
+            Listed(id: try row.decode(column: "id", as: UUID.self),
+                   status: try row.decode(column: "status", as: OrderStatus.self),
+                   total: try row.decode(column: "total", as: Int.self), createdAt: try row.decode(column: "created_at", as: Date.self),
+                   firstTitle: try row.decode(column: "first_title", as: String?.self), lineCount: try row.decode(column: "line_count", as: Int.self))
+        }
+        return page.page(of: listed)
+    }
+
     package func orders(of owner: Principal, page: CursorPageRequest) async throws -> (items: [BanchanOrder], nextCursor: String?) {
         try await BanchanOrder.query(on: database).filter(\.$ownerKey == owner.key).with(\.$items).paginate(newestFirst: \.$createdAt, page)
     }

@@ -23,7 +23,7 @@ extension BanchanPages {
 
     package func orders(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
-        let (orders, next) = try await req.banchan.orders(of: owner, page: try CursorPageRequest(from: req))
+        let (orders, next) = try await req.banchan.listedOrders(of: owner, page: try CursorPageRequest(from: req))
         return page(
             req, title: req.t("banchan.orders.title"), cartCount: try await cartCount(req, owner),
             main: .group(
@@ -32,7 +32,7 @@ extension BanchanPages {
                     ? .section(.class("card empty-state"), .p(.text(req.t("banchan.orders.empty"))), .a(.class("button"), .href(ShopPath.home()), .text(req.t("banchan.browse"))))
                     : .ul(.class("order-list"), .forEach(orders) { order in
                         .li(.a(
-                            .class("order-card card"), .href(order.id.map { ShopPath.order($0) } ?? ShopPath.orders()),
+                            .class("order-card card"), .href(ShopPath.order(order.id)),
                             .span(.class("order-status status-\(order.status.rawValue)"), .text(req.t("banchan.status.\(order.status.rawValue)"))),
                             .span(.class("order-summary"), .text(summary(req, order))),
                             .span(.class("order-total"), .text(Won.format(order.total))),
@@ -44,10 +44,9 @@ extension BanchanPages {
         )
     }
 
-    package func summary(_ req: Request, _ order: BanchanOrder) -> String {
-        let items = order.lines
-        guard let first = items.first else { return "" }
-        return items.count == 1 ? first.title : req.t("banchan.orders.summary", ["title": first.title, "more": String(items.count - 1)])
+    package func summary(_ req: Request, _ order: BanchanService.Listed) -> String {
+        guard let first = order.firstTitle else { return "" }
+        return order.lineCount == 1 ? first : req.t("banchan.orders.summary", ["title": first, "more": String(order.lineCount - 1)])
     }
 
     package func dateText(_ date: Date?) -> String {

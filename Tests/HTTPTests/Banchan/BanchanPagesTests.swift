@@ -126,6 +126,45 @@ final class BanchanPagesTests: XCTestCase {
         }
     }
 
+    /// The orders page lists newest first with each order's first dish and how many more, pages
+    /// with the shared cursor, and refuses a cursor it did not make.
+    func testTheOrdersPageSummarizesAndPages() async throws {
+        try await withTestApp { app in
+            var browser = CookieBrowser(app: app)
+            _ = try await browser.get("/shop/dishes/\(Fixtures.dakgalbi)")
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.dakgalbi, "quantity": "1"])
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "1"])
+            let twoLines = try await browser.post("/shop/orders", form: ["idempotencyKey": "list-key-1"])
+            XCTAssertEqual(twoLines.status, .seeOther, twoLines.text)
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "1"])
+            let oneLine = try await browser.post("/shop/orders", form: ["idempotencyKey": "list-key-2"])
+            XCTAssertEqual(oneLine.status, .seeOther, oneLine.text)
+            let newest = try XCTUnwrap(oneLine.headers.first(name: .location)), older = try XCTUnwrap(twoLines.headers.first(name: .location))
+
+            let page = try await browser.get("/shop/orders")
+            XCTAssertEqual(page.status, .ok)
+            let newestAt = try XCTUnwrap(page.text.range(of: #"href="\#(newest)""#)), olderAt = try XCTUnwrap(page.text.range(of: #"href="\#(older)""#))
+            XCTAssertLessThan(newestAt.lowerBound, olderAt.lowerBound, "newest first")
+            XCTAssertTrue(page.text.contains(" 외 1건</span>"), "a two-dish order names its first dish and one more")
+            XCTAssertEqual(page.text.components(separatedBy: #"class="order-card card""#).count - 1, 2)
+
+            let first = try await browser.get("/shop/orders?limit=1")
+            XCTAssertTrue(first.text.contains(#"href="\#(newest)""#))
+            XCTAssertFalse(first.text.contains(#"href="\#(older)""#))
+            let more = try XCTUnwrap(first.text.range(of: #"href="/shop/orders\?cursor=[^"]+""#, options: .regularExpression))
+            let next = String(first.text[more].dropFirst(6).dropLast())
+            let second = try await browser.get(next + "&limit=1")
+            XCTAssertTrue(second.text.contains(#"href="\#(older)""#), second.text)
+            XCTAssertFalse(second.text.contains(#"href="\#(newest)""#))
+
+            let forged = try await browser.get("/shop/orders?cursor=not-a-cursor")
+            XCTAssertEqual(forged.status, .badRequest)
+            var stranger = CookieBrowser(app: app)
+            let theirs = try await stranger.get("/shop/orders")
+            XCTAssertFalse(theirs.text.contains("order-card"), "another browser has no orders")
+        }
+    }
+
     func testADoubleSubmittedCheckoutOrdersOnceAndOrdersStayWithTheirBrowser() async throws {
         try await withTestApp { app in
             var browser = CookieBrowser(app: app)

@@ -36,8 +36,13 @@ package enum PageDates {
         return (language, NIOLockedValueBox(formatter))
     })
 
+    /// The calendar fields of `date` in UTC, to the second. Foundation's formatters hand ICU the
+    /// moment in whole milliseconds, rounded to the nearest (…59.9996 is written as the next
+    /// second), so the same arithmetic is done here, or a page would show a second or a minute
+    /// earlier than the formatters did.
     private static func utcFields(_ date: Date) -> tm {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        let milliseconds = ((date.timeIntervalSinceReferenceDate + Date.timeIntervalBetween1970AndReferenceDate) * 1000).rounded()
+        var seconds = time_t((milliseconds / 1000).rounded(.down))
         var fields = tm()
         gmtime_r(&seconds, &fields)
         return fields

@@ -28,9 +28,9 @@ final class MatesProcessTests: XCTestCase {
         XCTAssertEqual(sent.status, .accepted)
         // The default code sender writes the code to the server's log.
         var code: String?
-        for _ in 0..<50 where code == nil {
+        try? await waitUntil {
             code = server.output().split(separator: "\n").last { $0.contains(phone) }?.split(separator: " ").last.map(String.init)
-            if code == nil { try await Task.sleep(for: .milliseconds(100)) }
+            return code != nil
         }
         let confirmed = try await server.send(.POST, "/api/v1/mates/verification/confirm", json: ["destination": phone, "code": try XCTUnwrap(code)],
                                               token: token)

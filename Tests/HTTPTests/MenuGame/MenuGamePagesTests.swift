@@ -115,12 +115,7 @@ final class MenuGamePagesTests: XCTestCase {
             let remembered = try await phone.get("/play")
             XCTAssertEqual(try pageConfig(remembered)["disliked"] as? [String], ["MEAT"], "remembered until announced")
             await app.events.publish(mina.uuidString, to: app.savedDislikesMemory.topic)
-            var seen: [String]? = nil
-            for _ in 0..<100 where seen != ["SPICY"] {
-                seen = try pageConfig(try await phone.get("/play"))["disliked"] as? [String]
-                if seen != ["SPICY"] { try await Task.sleep(for: .milliseconds(10)) }
-            }
-            XCTAssertEqual(seen, ["SPICY"])
+            try await waitUntil { try pageConfig(try await phone.get("/play"))["disliked"] as? [String] == ["SPICY"] }
         }
     }
 

@@ -77,11 +77,8 @@ final class UnreadCountsTests: XCTestCase {
             XCTAssertEqual(remembered, 0)
             // What another instance's inbox publishes after a change to mina's inbox.
             await app.events.publish(mina.id.uuidString, to: UnreadCounts.topic)
-            var seen = 0
-            for _ in 0..<100 where seen == 0 {
-                seen = try await unread(app, mina)
-                if seen == 0 { try await Task.sleep(for: .milliseconds(10)) }
-            }
+            try await waitUntil { try await unread(app, mina) != 0 }
+            let seen = try await unread(app, mina)
             XCTAssertEqual(seen, 1)
         }
     }

@@ -676,9 +676,9 @@ final class TestSMTPServer: Sendable {
         try? channel.close().wait()
     }
 
-    /// Waits (up to 3 s) until every connection made so far has closed, then returns the record.
+    /// Waits (up to 20 s) until every connection made so far has closed, then returns the record.
     func waitUntilAllClosed() async -> Record {
-        for _ in 0..<300 {
+        for _ in 0..<2_000 {
             let now = record
             if now.connections > 0 && now.closed == now.connections { return now }
             try? await Task.sleep(for: .milliseconds(10))

@@ -38,9 +38,9 @@ final class ShutdownTests: XCTestCase {
         let socket = try await opened.futureResult.get()
         // The server counts the socket once its upgrade handler runs, a moment after the client has the 101.
         var metrics = try await server.send(.GET, "/metrics", json: String?.none, headers: [:])
-        for _ in 0..<50 where !metrics.text.contains(#"whatweeat_websockets_open{feature="notifications"} 1"#) {
-            try await Task.sleep(for: .milliseconds(100))
+        try? await waitUntil {
             metrics = try await server.send(.GET, "/metrics", json: String?.none, headers: [:])
+            return metrics.text.contains(#"whatweeat_websockets_open{feature="notifications"} 1"#)
         }
         XCTAssertTrue(metrics.text.contains(#"whatweeat_websockets_open{feature="notifications"} 1"#), metrics.text)
 

@@ -141,10 +141,12 @@ func freePort() throws -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
-/// Waits until `condition` holds (a socket delivered, another process caught up), or fails.
-func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws {
+/// Waits until `condition` holds (a socket delivered, another process caught up), or fails. The one
+/// way tests wait for something that happens a moment later: a generous deadline (CI machines are
+/// busy), checked every 10 ms, so a quiet machine does not wait longer than it must.
+func waitUntil(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
-    while !condition() {
+    while try await !condition() {
         guard ContinuousClock.now < deadline else { throw ServerFailure(message: "condition not met within \(timeout)") }
         try await Task.sleep(for: .milliseconds(10))
     }

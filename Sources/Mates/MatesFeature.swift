@@ -15,6 +15,8 @@ package enum MatesFeature: Feature {
         app.codeSender = try makeCodeSender(app, settings: settings.mates)
         app.appStoreVerifier = try makeAppStoreVerifier(settings.mates.appStore)
         SearchingIndex.follow(app)
+        app.receivedCommentsMemory = PersonMemory(topic: "mates.received-comments", lifetime: 300)
+        app.receivedCommentsMemory.follow(app)
         MatesAccountRemoval.register(app)
         app.lifecycle.use(PeriodicJob("stopped searches nobody renewed", every: .seconds(300)) { app in
             try await MatesService(database: app.db, application: app).expireSearches()
@@ -44,6 +46,15 @@ package enum MatesFeature: Feature {
 }
 
 extension Application {
+    private struct ReceivedCommentsMemoryKey: StorageKey { typealias Value = PersonMemory<[String]> }
+
+    /// The review comments each person received, which their own mates pages show on every view
+    /// (`MatesService.receivedComments`).
+    package var receivedCommentsMemory: PersonMemory<[String]> {
+        get { configured(ReceivedCommentsMemoryKey.self) }
+        set { storage[ReceivedCommentsMemoryKey.self] = newValue }
+    }
+
     private struct AppStoreVerifierKey: StorageKey { typealias Value = any AppStoreTransactionVerifier }
 
     /// Nil when purchases are off (production without `APPSTORE_ROOT_CERT`).

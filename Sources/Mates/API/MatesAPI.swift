@@ -64,7 +64,7 @@ package struct MatesAPI: RouteCollection {
     // MARK: Profile
 
     package func profile(req: Request) async throws -> MatesProfileResponse {
-        let profile = try await req.mates.profileSnapshot(try req.matesStanding().id)
+        let profile = try req.matesSnapshot()
         return MatesProfileResponse(profile, nickname: try req.requireUser().nickname, comments: try await req.mates.receivedComments(profile.id))
     }
 
@@ -134,7 +134,7 @@ package struct MatesAPI: RouteCollection {
     }
 
     package func state(req: Request) async throws -> MatesStateResponse {
-        let profile = try await req.mates.profileSnapshot(try req.matesStanding().id)
+        let profile = try req.matesSnapshot()
         return MatesStateResponse(try await req.mates.state(of: profile), profile: profile, me: profile.id)
     }
 
@@ -279,31 +279,38 @@ package struct MatesGate: AsyncMiddleware {
         return try await next.respond(to: request)
     }
 
-    /// Reads the caller's standing and keeps it for the handler; answers the redirect to the start
-    /// page (pages, not verified), throws 403 (API not verified, or suspended), or nil: go on.
+    /// Reads the caller's profile row and keeps it for the handler; answers the redirect to the
+    /// start page (pages, not verified), throws 403 (API not verified, or suspended), or nil: go on.
     package func admit(_ request: Request) async throws -> Response? {
         let user = try request.requireUser().requireID()
-        let standing: MatesStanding
+        let snapshot: MatesProfileSnapshot
         do {
-            standing = try await request.mates.standing(user)
+            snapshot = try await request.mates.profileSnapshot(user)
         } catch let error as AppError where sendsPagesToVerification && error.code == "verification_required" {
             return Layout.redirect(to: MatesPath.start())
         }
         let readsOwnStanding = request.method == .GET && Self.readableWhileSuspended.contains(request.url.path)
-        if standing.suspended && !readsOwnStanding { throw AppError(.forbidden, "suspended") }
-        request.storage[MatesStandingKey.self] = standing
+        if snapshot.suspended && !readsOwnStanding { throw AppError(.forbidden, "suspended") }
+        request.storage[MatesSnapshotKey.self] = snapshot
         return nil
     }
 }
 
-private struct MatesStandingKey: StorageKey { typealias Value = MatesStanding }
+/// The caller's profile as the gate read it, before the handler changed anything.
+private struct MatesSnapshotKey: StorageKey { typealias Value = MatesProfileSnapshot }
 private struct MatesProfileKey: StorageKey { typealias Value = MatesProfile }
 
 extension Request {
     /// The caller's standing, read by `MatesGate`.
     package func matesStanding() throws -> MatesStanding {
-        guard let standing = storage[MatesStandingKey.self] else { throw AppError(.forbidden, "verification_required") }
-        return standing
+        try matesSnapshot().standing
+    }
+
+    /// The caller's own profile as the gate read it at the start of the request. A handler that
+    /// changes the profile reads it again (`reloadedProfile`) instead.
+    package func matesSnapshot() throws -> MatesProfileSnapshot {
+        guard let snapshot = storage[MatesSnapshotKey.self] else { throw AppError(.forbidden, "verification_required") }
+        return snapshot
     }
 
     /// The caller's whole profile, read once per request on first use.

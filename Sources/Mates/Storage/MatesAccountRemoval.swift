@@ -3,8 +3,9 @@ import Platform
 import SQLKit
 import Vapor
 
-/// When an account is deleted its profile, requests, matches and their chats go by cascade;
-/// first its partner in a running match is set free (back to idle), and the searching index forgets it.
+/// When an account is deleted its profile, requests, matches, chats and the reviews it wrote go by
+/// cascade; first its partner in a running match is set free (back to idle); then the searching
+/// index forgets it, and the remembered comments are dropped (some were its).
 package enum MatesAccountRemoval {
     package static func register(_ app: Application) {
         app.accountRemovals.register(beforeDelete: { user, database in
@@ -15,6 +16,7 @@ package enum MatesAccountRemoval {
         }, afterDelete: { [weak app] user, _ in
             guard let app else { return }
             try await MatesService(database: app.db, application: app).searchingChanged(user)
+            await app.receivedCommentsMemory.forgetEveryone(announcingOn: app.events)
         })
     }
 }

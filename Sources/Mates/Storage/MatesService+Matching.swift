@@ -343,6 +343,7 @@ extension MatesService {
             throw AppError.conflict("already_reviewed")
         }
         try await searchingChanged(reviewee)
+        if !comment.isEmpty { await application.receivedCommentsMemory.forget(reviewee, announcingOn: events) }
         return review
     }
 

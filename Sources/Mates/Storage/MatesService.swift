@@ -220,9 +220,10 @@ package struct MatesService {
 
     // MARK: Profile
 
-    /// What the gate of every mates route reads: that the caller verified, is not suspended, and
-    /// the few fields `/nearby` needs. One statement written out (building a Fluent model of the
-    /// whole profile cost a fifth of a `/nearby`).
+    /// That the caller verified, is not suspended, and the few fields `/nearby` needs, for the
+    /// apps' search and the start page. One statement written out (building a Fluent model of the
+    /// whole profile cost a fifth of a `/nearby`). The gate of our own routes reads the wider
+    /// `profileSnapshot`, which carries these too.
     package func standing(_ user: UUID) async throws -> MatesStanding {
         let query: SQLQueryString = "SELECT birth_year, age_min, age_max, suspended_at, state, lat, lon FROM \(ident: MatesProfile.schema) WHERE id = \(bind: user)"
         guard let row = try await database.sql.raw(query).first() else { throw AppError(.forbidden, "verification_required") }
@@ -239,13 +240,16 @@ package struct MatesService {
     }
 
     /// What the person's own pages show of their profile, as one row (no model); 403
-    /// `verification_required` for an account that has not verified.
+    /// `verification_required` for an account that has not verified. The gate of every mates
+    /// route reads it (its `standing` is what the gate checks), and the handler takes it from the
+    /// request (`req.matesSnapshot()`).
     package func profileSnapshot(_ user: UUID) async throws -> MatesProfileSnapshot {
         guard let row = try await database.sql.raw("""
             SELECT gender, birth_year, topics, searchable, age_min, age_max, avatar, background, rep_0, rep_1, rep_2, rep_3, rep_4, rep_5,
-            state, queued_at, match_id, verified_channel, verified_masked, suspended_at, search_blocked_until
+            state, queued_at, match_id, verified_channel, verified_masked, suspended_at, search_blocked_until, lat, lon
             FROM \(ident: MatesProfile.schema) WHERE id = \(bind: user)
             """).first() else { throw AppError(.forbidden, "verification_required") }
+        let state = try row.decode(column: "state", as: String.self)
         return MatesProfileSnapshot(
             id: user, gender: try row.decode(column: "gender", as: String.self), birthYear: try row.decode(column: "birth_year", as: Int?.self),
             topics: MatesProfile.decodeList(try row.decode(column: "topics", as: String.self)),
@@ -253,12 +257,14 @@ package struct MatesService {
             ageMin: try row.decode(column: "age_min", as: Int.self), ageMax: try row.decode(column: "age_max", as: Int.self),
             avatar: try row.decode(column: "avatar", as: Int.self), background: try row.decode(column: "background", as: Int.self),
             reputation: try (0..<6).map { try row.decode(column: "rep_\($0)", as: Int.self) },
-            state: MatesState(rawValue: try row.decode(column: "state", as: String.self)) ?? .idle,
+            state: MatesState(rawValue: state) ?? .idle,
             queuedAt: try row.decode(column: "queued_at", as: Date?.self), matchID: try row.decode(column: "match_id", as: UUID?.self),
             verifiedChannel: try row.decode(column: "verified_channel", as: String.self),
             verifiedMasked: try row.decode(column: "verified_masked", as: String.self),
             suspended: try row.decode(column: "suspended_at", as: Date?.self) != nil,
-            searchBlockedUntil: try row.decode(column: "search_blocked_until", as: Date?.self))
+            searchBlockedUntil: try row.decode(column: "search_blocked_until", as: Date?.self),
+            searchPosition: Self.searchPosition(state: state, lat: try row.decode(column: "lat", as: Double?.self),
+                                                lon: try row.decode(column: "lon", as: Double?.self)))
     }
 
     /// The profile of a verified account, or 403 `verification_required`.
@@ -302,10 +308,13 @@ package struct MatesService {
         return profile
     }
 
-    /// The comments people left in reviews of this person, newest first.
-    package func receivedComments(_ user: UUID, limit: Int = 20) async throws -> [String] {
-        // Every mates page shows one's own comments: one written-out statement, as for many people.
-        try await receivedComments(of: [user], limit: limit)[user] ?? []
+    /// The comments people left in reviews of this person, newest first, at most 20. Every mates
+    /// page and profile answer shows one's own, and they change only when someone reviews this
+    /// person (or an account is deleted): remembered (`receivedCommentsMemory`) until then.
+    package func receivedComments(_ user: UUID) async throws -> [String] {
+        try await application.receivedCommentsMemory.value(for: user) {
+            try await receivedComments(of: [user])[user] ?? []
+        }
     }
 
     /// The same for several people at once, at most `limit` each.

@@ -64,6 +64,14 @@ package struct MatesProfileSnapshot: Sendable, Equatable {
     package let verifiedMasked: String
     package let suspended: Bool
     package let searchBlockedUntil: Date?
+    /// Where they search, while they do.
+    package let searchPosition: Coordinate?
+
+    /// What the gate checks and `/nearby` measures from: the same row, so a mates request that
+    /// shows one's own profile reads it once.
+    package var standing: MatesStanding {
+        MatesStanding(id: id, birthYear: birthYear, ageMin: ageMin, ageMax: ageMax, suspended: suspended, searchPosition: searchPosition)
+    }
 }
 
 extension MatesProfile {
@@ -71,7 +79,8 @@ extension MatesProfile {
         MatesProfileSnapshot(id: id ?? UUID(), gender: gender, birthYear: birthYear, topics: topics, searchable: searchable, ageMin: ageMin,
                              ageMax: ageMax, avatar: avatar, background: background, reputation: reputation, state: matesState,
                              queuedAt: queuedAt, matchID: matchID, verifiedChannel: verifiedChannel, verifiedMasked: verifiedMasked,
-                             suspended: suspendedAt != nil, searchBlockedUntil: searchBlockedUntil)
+                             suspended: suspendedAt != nil, searchBlockedUntil: searchBlockedUntil,
+                             searchPosition: MatesService.searchPosition(state: state, lat: lat, lon: lon))
     }
 }
 

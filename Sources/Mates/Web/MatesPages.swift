@@ -88,7 +88,7 @@ package struct MatesPages: RouteCollection {
 
     /// My profile as the API answers it, and my state: what most pages start from.
     package func mine(_ req: Request) async throws -> (profile: MatesProfileResponse, state: MatesStateResponse) {
-        let profile = try await req.mates.profileSnapshot(try req.matesStanding().id)
+        let profile = try req.matesSnapshot()
         let user = try req.requireUser()
         let response = MatesProfileResponse(profile, nickname: user.nickname, comments: try await req.mates.receivedComments(profile.id))
         let state = MatesStateResponse(try await req.mates.state(of: profile), profile: profile, me: profile.id)

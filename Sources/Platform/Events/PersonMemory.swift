@@ -74,10 +74,28 @@ package final class PersonMemory<Value: Sendable>: Sendable {
         }
     }
 
+    /// Drops every value here and on the other instances: for a rare change that touches people
+    /// one cannot list afterwards (an account's deletion, whose rows went by cascade).
+    package func forgetEveryone(announcingOn events: any EventBus) async {
+        applyForgettingEveryone()
+        await events.publish(Self.everyone, to: topic)
+    }
+
+    package func applyForgettingEveryone() {
+        state.withLockedValue { state in
+            state.generation &+= 1
+            state.entries.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// The announcement that means everyone (not a person's id).
+    private static var everyone: String { "*" }
+
     /// Follows the other instances' announcements.
     package func follow(_ app: Application) {
         app.follow(topic) { [self] _, message in
-            if let person = UUID(uuidString: message) { apply(forgetting: person) }
+            if message == Self.everyone { applyForgettingEveryone() }
+            else if let person = UUID(uuidString: message) { apply(forgetting: person) }
         }
     }
 

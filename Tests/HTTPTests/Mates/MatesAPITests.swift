@@ -392,6 +392,8 @@ final class MatesAPITests: XCTestCase {
             }
             let strangers = try await app.send(.POST, "\(mates)/reviews", json: ReviewBody(matchId: match, reputation: [1, 0, 0, 0, 0, 0], comment: ""), token: far.token)
             XCTAssertEqual(strangers.errorCode, "match_not_found")
+            let unreviewed = try await app.send(.GET, "\(mates)/profile", token: joon.token).json(MatesJSON.Profile.self)
+            XCTAssertEqual(unreviewed.comments, [], "read (and remembered) before the review")
             let review = try await app.send(.POST, "\(mates)/reviews", json: ReviewBody(matchId: match, reputation: [1, 1, 0, 0, 0, 1], comment: "시간 약속을 잘 지켜요"),
                                             token: mina.token)
             XCTAssertEqual(review.status, .created, review.text)

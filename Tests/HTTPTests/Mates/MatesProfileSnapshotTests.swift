@@ -19,8 +19,12 @@ final class MatesProfileSnapshotTests: XCTestCase {
             try await check(asker, "verified, idle")
             try await app.search(asker, topics: ["스위프트", "카공"])
             try await check(asker, "searching, with topics and a queue time")
+            let searching = try await service.profileSnapshot(asker.id).standing
+            XCTAssertEqual(searching.searchPosition?.lat ?? 0, MatesPlaces.cityHall.lat, accuracy: 1e-9, "the gate's standing measures from where one searches")
             let match = try await app.matchPair(asker, accepter)
             try await check(asker, "matched")
+            let matched = try await service.profileSnapshot(asker.id).standing
+            XCTAssertNil(matched.searchPosition, "no longer searching")
             let model = try await service.verifiedProfile(asker.id)
             XCTAssertEqual(model.matchID, match)
             model.suspendedAt = Date()

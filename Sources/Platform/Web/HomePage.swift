@@ -14,17 +14,28 @@ package struct HomePage: RouteCollection {
         routes.get(use: home)
     }
 
+    /// The hero and the cards are the same for everyone in a language (the cards are fixed at
+    /// start): rendered once per language and kept.
     package func home(req: Request) async throws -> Response {
         let notice = req.query[String.self, at: "notice"] == "withdrawn" ? req.t("home.withdrawn") : nil
+        let fragments = req.application.pageFragments
         return Layout.page(
             req, title: req.t("home.title"),
             main: .group(
-                .section(
-                    .class("hero"),
-                    .h1(.text(req.t("home.headline"))),
-                    .p(.class("lead"), .text(req.t("home.lead")))
-                ),
+                fragments.node("home.hero", language: req.language, version: 0) {
+                    Node<HTML.BodyContext>.section(
+                        .class("hero"),
+                        .h1(.text(req.t("home.headline"))),
+                        .p(.class("lead"), .text(req.t("home.lead")))
+                    )
+                },
                 notice.map { .p(.class("notice"), .role("status"), .text($0)) } ?? .empty,
+                fragments.node("home.cards", language: req.language, version: 0) { cardList(req) }
+            )
+        )
+    }
+
+    private func cardList(_ req: Request) -> Node<HTML.BodyContext> {
                 .ul(
                     .class("service-grid"),
                     .forEach(cards) { service in
@@ -39,7 +50,5 @@ package struct HomePage: RouteCollection {
                         )
                     }
                 )
-            )
-        )
     }
 }

@@ -57,15 +57,18 @@ package enum Layout {
         }
         // The frame is the same for every page of this shape and language: made once with
         // markers, then each request fills in only its own parts (`LayoutFrame`).
-        let signedIn = request.storage[WebViewerKey.self] != nil
-        let frame = LayoutFrame.template(for: LayoutFrame.Key(language: language, signedIn: signedIn, extras: extras)) {
-            html(request, extras: extras, signedIn: signedIn)
+        let viewer = request.storage[WebViewerKey.self]
+        let unread = request.storage[InboxBadgeKey.self] ?? 0
+        let frame = LayoutFrame.template(for: LayoutFrame.Key(language: language, signedIn: viewer != nil, unreadShown: unread > 0, extras: extras)) {
+            html(request, extras: extras, signedIn: viewer != nil, unreadShown: unread > 0)
         }
         let body = frame.fill { slot in
             switch slot {
             case .title: return Markup.escape("\(title) · \(request.t("app.name"))")
             case .headerLinks: return extras.headerLinks.render()
-            case .account: return accountMenu(request).render()
+            case .bellLabel: return Markup.escape(request.t("inbox.bell", ["count": String(unread)]))
+            case .unreadCount: return unread > 99 ? "99+" : String(unread)
+            case .nickname: return Markup.escape(viewer?.nickname ?? "")
             case .main: return Node<HTML.BodyContext>.group(main).render()
             case .next: return Markup.escape(request.url.path)
             case .csrf: return Markup.escape(request.csrfToken)
@@ -79,8 +82,9 @@ package enum Layout {
     }
 
     /// The whole page with `LayoutFrame`'s markers where each request's own parts go. Nothing
-    /// here may depend on the request beyond the frame's key (language, signed in or not, extras).
-    private static func html(_ request: Request, extras: PageExtras, signedIn: Bool) -> HTML {
+    /// here may depend on the request beyond the frame's key (language, signed in or not, whether
+    /// the unread count shows, extras).
+    private static func html(_ request: Request, extras: PageExtras, signedIn: Bool, unreadShown: Bool) -> HTML {
         HTML(
             .attribute(named: "lang", value: request.language.rawValue),
             .head(
@@ -110,7 +114,7 @@ package enum Layout {
             .body(
                 extras.bodyClass.map { .class($0) } ?? .empty,
                 .a(.class("skip-link"), .href("#main"), .text(request.t("layout.skip_to_content"))),
-                header(request),
+                header(request, signedIn: signedIn, unreadShown: unreadShown),
                 .main(.id("main"), .class("page"), .raw(LayoutFrame.marker(.main))),
                 footer(request),
                 .raw(LayoutFrame.marker(.bottomBar))
@@ -187,40 +191,41 @@ package enum Layout {
 
     /// The signed-in viewer's bell, nickname and logout, or the visitor's login and sign-up links:
     /// made per request (the count, the nickname and the CSRF token are the viewer's own).
-    private static func accountMenu(_ request: Request) -> Node<HTML.BodyContext> {
-        guard let viewer = request.storage[WebViewerKey.self] else {
+    /// Part of the frame: the viewer's unread count, its label, their nickname and the CSRF token
+    /// are markers.
+    private static func accountMenu(_ request: Request, signedIn: Bool, unreadShown: Bool) -> Node<HTML.BodyContext> {
+        guard signedIn else {
             return .div(
                 .class("account-menu"),
                 .a(.href(SitePath.logIn()), .text(request.t("nav.login"))),
                 .a(.class("button small"), .href(SitePath.signUp()), .text(request.t("nav.signup")))
             )
         }
-        let unread = request.storage[InboxBadgeKey.self] ?? 0
         return .div(
             .class("account-menu"),
             .a(
                 .class("inbox-bell"), .id("inbox-bell"), .href(SitePath.inbox()),
-                .ariaLabel(request.t("inbox.bell", ["count": String(unread)])),
+                .ariaLabel(LayoutFrame.marker(.bellLabel)),
                 .attribute(named: "data-label", value: request.t("inbox.bell", ["count": "{count}"])),
                 .span(.ariaHidden(true), .text("🔔")),
                 .span(.class("inbox-count"), .id("inbox-count"), .ariaHidden(true),
-                      unread == 0 ? .attribute(named: "hidden", value: "hidden") : .empty, .text(unread > 99 ? "99+" : String(unread)))
+                      unreadShown ? .empty : .attribute(named: "hidden", value: "hidden"), .raw(LayoutFrame.marker(.unreadCount)))
             ),
-            .a(.class("nickname"), .href(SitePath.me()), .text(viewer.nickname)),
+            .a(.class("nickname"), .href(SitePath.me()), .raw(LayoutFrame.marker(.nickname))),
             .form(
                 .action("/logout"), .method(.post), .class("inline-form"),
-                csrfField(request),
+                .input(.type(.hidden), .name(CSRFMiddleware.formField), .value(LayoutFrame.marker(.csrf))),
                 .button(.type(.submit), .class("link-button"), .text(request.t("nav.logout")))
             )
         )
     }
 
-    private static func header(_ request: Request) -> Node<HTML.BodyContext> {
+    private static func header(_ request: Request, signedIn: Bool, unreadShown: Bool) -> Node<HTML.BodyContext> {
         .header(
             .class("site-header"),
             .a(.class("brand"), .href("/"), .span(.class("brand-mark"), .attribute(named: "aria-hidden", value: "true"), .text("🍚")),
                .text(request.t("app.name"))),
-            .div(.class("header-actions"), .raw(LayoutFrame.marker(.headerLinks)), .raw(LayoutFrame.marker(.account)))
+            .div(.class("header-actions"), .raw(LayoutFrame.marker(.headerLinks)), accountMenu(request, signedIn: signedIn, unreadShown: unreadShown))
         )
     }
 

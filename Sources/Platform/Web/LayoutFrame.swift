@@ -2,28 +2,31 @@ import NIOConcurrencyHelpers
 import Plot
 
 /// The shared page frame (head, header, footer) rendered once per shape and language, with markers
-/// where each request's own parts go: its title, the header's links and account menu, the page
-/// itself, the footer's path and CSRF token, the bar under the page. A request renders only those
-/// and joins them with the kept pieces.
+/// where each request's own parts go: its title, the header's links, the signed-in viewer's
+/// nickname and unread count, the page itself, the footer's path and CSRF token, the bar under the
+/// page. A request renders only those and joins them with the kept pieces.
 ///
 /// Plot builds a tree of closures per element and writes each element's content through a buffer
 /// per level; the frame is a few dozen elements and a dozen catalog look-ups that came out the same
 /// on every page, and made up a fifth of a light page's time.
 package enum LayoutFrame {
     package enum Slot: Int, CaseIterable, Sendable {
-        case title, headerLinks, account, main, next, csrf, bottomBar
+        case title, headerLinks, bellLabel, unreadCount, nickname, main, next, csrf, bottomBar
     }
 
     /// What makes two frames differ: the language, whether the header is a signed-in viewer's
-    /// (the bell's script), and the page's stylesheets, scripts and body class.
+    /// (the account menu, the bell's script) and whether its unread count shows, and the page's
+    /// stylesheets, scripts and body class.
     package struct Key: Hashable, Sendable {
         let language: Language
         let signedIn: Bool
+        let unreadShown: Bool
         let shape: String
 
-        package init(language: Language, signedIn: Bool, extras: PageExtras) {
+        package init(language: Language, signedIn: Bool, unreadShown: Bool = false, extras: PageExtras) {
             self.language = language
             self.signedIn = signedIn
+            self.unreadShown = signedIn && unreadShown
             let vendors = (extras.vendorStylesheets + extras.vendorScripts).map { $0.url + "#" + ($0.integrity ?? "") }
             shape = ([extras.bodyClass ?? ""] + extras.stylesheets + ["|"] + extras.scripts + ["|"] + vendors).joined(separator: "\n")
         }
@@ -35,13 +38,16 @@ package enum LayoutFrame {
         package let slots: [Slot]
 
         /// The page: every slot's value (already escaped for where it lands) between the pieces.
+        /// A slot that appears twice (the CSRF token) is asked for once.
         package func fill(_ value: (Slot) -> String) -> String {
             var values: [String] = []
             values.reserveCapacity(slots.count)
+            var asked = [String?](repeating: nil, count: Slot.allCases.count)
             var length = 0
             for segment in segments { length += segment.utf8.count }
             for slot in slots {
-                let text = value(slot)
+                let text = asked[slot.rawValue] ?? value(slot)
+                asked[slot.rawValue] = text
                 length += text.utf8.count
                 values.append(text)
             }

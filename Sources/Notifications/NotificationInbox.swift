@@ -1,6 +1,7 @@
 import Accounts
 import Fluent
 import Platform
+import SQLKit
 import Vapor
 
 /// What a service tells the inbox: who should know, who did it, what happened.
@@ -85,9 +86,44 @@ package struct NotificationInbox {
         for recipient in recipients { await unreadCounts.forget(recipient, announcingOn: events) }
     }
 
-    package func page(for user: UUID, _ page: CursorPageRequest) async throws -> (items: [InboxNotification], nextCursor: String?) {
-        try await InboxNotification.query(on: database).filter(\.$recipient.$id == user).with(\.$actor)
-            .paginate(newestFirst: \.$createdAt, page)
+    /// A notification as the inbox lists it, with its actor's current name and picture.
+    package struct Listed: NewestFirstRow, Sendable {
+        package let id: UUID
+        package let service: String
+        package let kind: String
+        package let actor: (id: UUID, nickname: String, profileImageKey: String?)?
+        package let subjectID: UUID?
+        package let link: String?
+        package let excerpt: String?
+        package let readAt: Date?
+        package let createdAt: Date
+    }
+
+    /// One newest-first page of a person's inbox, as rows joined with their actors: one statement
+    /// (the inbox page and its API built the models and their actors as two, 0.13× of `/healthz`).
+    package func page(for user: UUID, _ page: CursorPageRequest) async throws -> (items: [Listed], nextCursor: String?) {
+        let notifications = InboxNotification.schema, users = User.schema
+        let rows = try await database.sql.select()
+            .column(SQLColumn(SQLLiteral.all, table: SQLIdentifier(notifications)))
+            .column(SQLColumn("nickname", table: users), as: "actor_nickname")
+            .column(SQLColumn("profile_image_key", table: users), as: "actor_image")
+            .from(notifications)
+            .join(users, method: SQLJoinMethod.left, on: SQLColumn("actor_id", table: notifications), .equal, SQLColumn("id", table: users))
+            .where(SQLColumn("recipient_id", table: notifications), .equal, SQLBind(user))
+            .newestFirst(createdAt: SQLColumn("created_at", table: notifications), id: SQLColumn("id", table: notifications), page)
+            .all()
+        let listed = try rows.map { row in
+            let actorID = try row.decode(column: "actor_id", as: UUID?.self)
+            let nickname = try row.decode(column: "actor_nickname", as: String?.self)
+            return Listed(
+                id: try row.decode(column: "id", as: UUID.self), service: try row.decode(column: "service", as: String.self),
+                kind: try row.decode(column: "kind", as: String.self),
+                actor: actorID.flatMap { id in nickname.map { (id, $0, try? row.decode(column: "actor_image", as: String?.self)) } },
+                subjectID: try row.decode(column: "subject_id", as: UUID?.self), link: try row.decode(column: "link", as: String?.self),
+                excerpt: try row.decode(column: "excerpt", as: String?.self), readAt: try row.decode(column: "read_at", as: Date?.self),
+                createdAt: try row.decode(column: "created_at", as: Date.self))
+        }
+        return page.page(of: listed)
     }
 
     package func notification(_ id: UUID, for user: UUID) async throws -> InboxNotification? {

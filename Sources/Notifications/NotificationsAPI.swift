@@ -16,6 +16,20 @@ package struct NotificationResponse: Content {
     package let read: Bool
     package let createdAt: Date
 
+    /// A listed row (the inbox page and its API).
+    package init(_ row: NotificationInbox.Listed, req: Request) {
+        id = row.id
+        service = row.service
+        kind = row.kind
+        actor = row.actor.map { PersonSummary(id: $0.id, nickname: $0.nickname, profileImageURL: $0.profileImageKey.map(req.application.files.urlPath(for:))) }
+        subjectId = row.subjectID
+        link = row.link
+        excerpt = row.excerpt
+        message = req.t("notification.\(row.kind)", ["actor": row.actor?.nickname ?? req.t("notification.someone")])
+        read = row.readAt != nil
+        createdAt = row.createdAt
+    }
+
     package init(_ row: InboxNotification, req: Request) {
         let actor = row.$actor.value.flatMap { $0 }
         id = row.id ?? UUID()

@@ -30,7 +30,7 @@ package struct NotificationsPages: RouteCollection {
     package func list(req: Request) async throws -> Response {
         let user = try req.requireUser().requireID()
         let page = try await req.inbox.page(for: user, CursorPageRequest(from: req))
-        let unreadShown = page.items.filter { $0.readAt == nil }.compactMap(\.id)
+        let unreadShown = page.items.filter { $0.readAt == nil }.map(\.id)
         if !unreadShown.isEmpty { try await req.inbox.markRead(for: user, ids: unreadShown) }
         let remaining = try await req.inbox.unreadCount(for: user)
         req.storage[InboxBadgeKey.self] = remaining

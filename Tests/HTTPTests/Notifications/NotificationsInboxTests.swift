@@ -43,6 +43,12 @@ final class NotificationsInboxTests: XCTestCase {
             XCTAssertTrue(try raw.object()["nextCursor"] is NSNull)
             let items = try XCTUnwrap(try raw.object()["items"] as? [[String: Any]])
             XCTAssertEqual(Set(items[0].keys), ["id", "service", "kind", "actor", "subjectId", "link", "excerpt", "message", "read", "createdAt"])
+            let newestActor = try XCTUnwrap(items[0]["actor"] as? [String: Any], "the actor joined to the row")
+            XCTAssertEqual((newestActor["id"] as? String).flatMap(UUID.init(uuidString:)), seo.id)
+            XCTAssertEqual(newestActor["nickname"] as? String, "서연")
+            XCTAssertTrue(newestActor["profileImageURL"] is NSNull)
+            XCTAssertTrue((items[0]["message"] as? String)?.contains("서연") == true)
+            XCTAssertEqual(items[2]["excerpt"] as? String, "맛있어 보여요")
             let all = try await inbox(app, mina)
             XCTAssertEqual(all.items.map(\.kind), ["followed", "followed", "review_commented", "review_liked"], "newest first")
             XCTAssertEqual(all.unreadCount, 4)
@@ -100,6 +106,16 @@ final class NotificationsInboxTests: XCTestCase {
             XCTAssertEqual(anonymous.status, .unauthorized)
             let stored = try await InboxNotification.query(on: app.db).filter(\.$recipient.$id == mina.id).count()
             XCTAssertEqual(stored, 4, "reading deletes nothing")
+
+            // An actor who deleted their account is no one in particular; the line stays.
+            let withdrawal = try await app.send(.DELETE, "/api/v1/me", json: ["password": "password1"], token: seo.token)
+            XCTAssertEqual(withdrawal.status, .noContent, withdrawal.text)
+            let afterWithdrawal = try await app.send(.GET, "/api/v1/notifications", token: mina.token)
+            let lines = try XCTUnwrap(try afterWithdrawal.object()["items"] as? [[String: Any]])
+            XCTAssertEqual(lines.count, 4)
+            XCTAssertTrue(lines[0]["actor"] is NSNull)
+            XCTAssertFalse((lines[0]["message"] as? String ?? "서연").contains("서연"))
+            XCTAssertEqual((lines[1]["actor"] as? [String: Any])?["nickname"] as? String, "준호")
         }
     }
 

@@ -56,12 +56,12 @@ extension BanchanPages {
 
     package func order(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
-        let order = try await req.banchan.order(try req.orderIDParameter(), of: owner)
+        let order = try await req.banchan.orderView(try req.orderIDParameter(), of: owner)
         return try await orderPage(req, order, owner: owner, error: nil)
     }
 
-    package func orderPage(_ req: Request, _ order: BanchanOrder, owner: Principal, error: AppError?) async throws -> Response {
-        let id = try order.requireID()
+    package func orderPage(_ req: Request, _ order: BanchanService.OrderView, owner: Principal, error: AppError?) async throws -> Response {
+        let id = order.id
         let gateway = req.application.paymentGateway
         let payment: Node<HTML.BodyContext>
         switch (order.status, gateway) {
@@ -122,7 +122,7 @@ extension BanchanPages {
         return try await req.submitForm {
             _ = try await req.banchan.confirmPayment(TestPaymentGateway.paymentID(merchantUID: order.merchantUID, amount: order.total), for: id, of: owner)
             return Layout.redirect(to: ShopPath.order(id))
-        } onRuleBroken: { try await orderPage(req, try await req.banchan.order(id, of: owner), owner: owner, error: $0) }
+        } onRuleBroken: { try await orderPage(req, try await req.banchan.orderView(id, of: owner), owner: owner, error: $0) }
     }
 
     package func cancel(req: Request) async throws -> Response {
@@ -131,6 +131,6 @@ extension BanchanPages {
         return try await req.submitForm {
             _ = try await req.banchan.cancel(id, of: owner, reason: req.t("banchan.order.cancelled_by_customer"))
             return Layout.redirect(to: ShopPath.order(id))
-        } onRuleBroken: { try await orderPage(req, try await req.banchan.order(id, of: owner), owner: owner, error: $0) }
+        } onRuleBroken: { try await orderPage(req, try await req.banchan.orderView(id, of: owner), owner: owner, error: $0) }
     }
 }

@@ -165,6 +165,44 @@ final class BanchanPagesTests: XCTestCase {
         }
     }
 
+    /// An order's page is one statement of rows (`orderView`): its lines in the order they were
+    /// added, its totals, and what a cancellation leaves.
+    func testTheOrderPageShowsItsLinesTotalsAndCancellation() async throws {
+        try await withTestApp { app in
+            var browser = CookieBrowser(app: app)
+            _ = try await browser.get("/shop/dishes/\(Fixtures.bulgogi)")
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "2"])
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.dakgalbi, "quantity": "1"])
+            let placed = try await browser.post("/shop/orders", form: ["idempotencyKey": "detail-key-1"])
+            XCTAssertEqual(placed.status, .seeOther, placed.text)
+            let location = try XCTUnwrap(placed.headers.first(name: .location))
+            let order = try await BanchanOrder.query(on: app.db).with(\.$items).first()
+            let stored = try XCTUnwrap(order)
+
+            let page = try await browser.get(location)
+            XCTAssertEqual(page.status, .ok)
+            let lines = stored.lines
+            XCTAssertEqual(lines.map(\.quantity), [2, 1])
+            let firstAt = try XCTUnwrap(page.text.range(of: "<span>\(lines[0].title)</span>"))
+            let secondAt = try XCTUnwrap(page.text.range(of: "<span>\(lines[1].title)</span>"))
+            XCTAssertLessThan(firstAt.lowerBound, secondAt.lowerBound, "in the order they were added")
+            XCTAssertTrue(page.text.contains("\(Won.format(lines[0].unitPrice)) × 2"))
+            XCTAssertTrue(page.text.contains(#"id="order-grand-total">\#(Won.format(stored.total))<"#))
+            XCTAssertTrue(page.text.contains(#"id="cancel-order""#))
+            XCTAssertFalse(page.text.contains("취소 사유"))
+
+            let cancelled = try await browser.post(location + "/cancel", form: [:])
+            XCTAssertEqual(cancelled.headers.first(name: .location), location)
+            let after = try await browser.get(location)
+            XCTAssertTrue(after.text.contains(#"id="order-status">주문 취소<"#), after.text)
+            XCTAssertTrue(after.text.contains("취소 사유: 고객 요청으로 취소"))
+            XCTAssertFalse(after.text.contains(#"id="cancel-order""#), "a cancelled order cannot be cancelled again")
+
+            let unknown = try await browser.get("/shop/orders/\(UUID())")
+            XCTAssertEqual(unknown.status, .notFound)
+        }
+    }
+
     func testADoubleSubmittedCheckoutOrdersOnceAndOrdersStayWithTheirBrowser() async throws {
         try await withTestApp { app in
             var browser = CookieBrowser(app: app)

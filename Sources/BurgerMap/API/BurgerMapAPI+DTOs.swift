@@ -208,10 +208,9 @@ package struct MapProfileResponse: Content {
     package let followedByMe: Bool
 
     package init(_ profile: MapProfile, files: any FileStorage) {
-        let person = PersonSummary(profile.user, files: files)
-        id = person.id
-        nickname = person.nickname
-        profileImageURL = person.profileImageURL
+        id = profile.id
+        nickname = profile.nickname
+        profileImageURL = profile.profileImageKey.map(files.urlPath(for:))
         reviewCount = profile.reviewCount
         followerCount = profile.followerCount
         followingCount = profile.followingCount

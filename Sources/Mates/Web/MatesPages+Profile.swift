@@ -67,12 +67,17 @@ extension MatesPages {
     private func birthYearField(_ req: Request, _ current: Int?) -> Node<HTML.BodyContext> {
         let thisYear = Calendar(identifier: .gregorian).component(.year, from: Date())
         let years = Array(((thisYear - MatesRules.ages.upperBound)...(thisYear - MatesRules.ages.lowerBound)).reversed())
-        let none: Node<HTML.BodyContext> = .choice(value: "", selected: current == nil, req.t("mates.profile.birth_year_none"))
-        let options: Node<HTML.BodyContext> = .forEach(years) { year in .choice(value: String(year), selected: current == year, String(year)) }
+        // Eighty options were most of the page's rendering; they are the same for everyone who
+        // chose the same year, so kept per year chosen (and per calendar year, language).
+        let choices = req.application.pageFragments.node("mates.birth-years.\(thisYear).\(current.map(String.init) ?? "none")",
+                                                         language: req.language, version: 0) { () -> Node<HTML.BodyContext> in
+            .group(.choice(value: "", selected: current == nil, req.t("mates.profile.birth_year_none")),
+                   .forEach(years) { year in .choice(value: String(year), selected: current == year, String(year)) })
+        }
         return .div(
             .class("field"),
             .label(.for("birth-year"), .text(req.t("mates.profile.birth_year"))),
-            .selectBox(.id("birth-year"), .attribute(named: "name", value: "birthYear"), none, options),
+            .selectBox(.id("birth-year"), .attribute(named: "name", value: "birthYear"), choices),
             .p(.class("hint"), .text(req.t("mates.profile.birth_year_hint")))
         )
     }

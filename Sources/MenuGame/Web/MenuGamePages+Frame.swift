@@ -46,7 +46,15 @@ extension MenuGamePages {
     package static let dislikedOrder: [Flavor] = [.spicy, .intestine, .sashimi, .seafood, .meat]
 
     /// Checkbox tiles: a tap toggles, and they work with a keyboard and without scripts.
+    /// Kept per language and choice (five flavors: 32 choices), as `PageFragments`.
     package static func dislikedTiles(_ req: Request, selected: Set<Flavor>) -> Node<HTML.FormContext> {
+        let choice = dislikedOrder.filter(selected.contains).map(\.rawValue).joined(separator: ",")
+        return req.application.pageFragments.node("menu_game.disliked-tiles.\(choice)", language: req.language, version: 0) {
+            renderedDislikedTiles(req, selected: selected)
+        }
+    }
+
+    private static func renderedDislikedTiles(_ req: Request, selected: Set<Flavor>) -> Node<HTML.FormContext> {
         .fieldset(
             .class("food-tiles"),
             .element(named: "legend", nodes: [.class("visually-hidden"), .text(req.t("menu_game.disliked.title"))]),

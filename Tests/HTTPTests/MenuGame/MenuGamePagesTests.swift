@@ -54,6 +54,16 @@ final class MenuGamePagesTests: XCTestCase {
             XCTAssertTrue(settings.text.contains(#"value="SPICY" checked="checked""#))
             XCTAssertFalse(settings.text.contains(#"value="SEAFOOD" checked="checked""#))
             XCTAssertTrue(settings.text.contains(AppVersion.current))
+
+            // The tiles are kept per choice: another browser's choice is its own.
+            var other = CookieBrowser(app: app)
+            try await onboard(&other, disliked: ["SEAFOOD"])
+            let theirs = try await other.get("/play/settings")
+            XCTAssertTrue(theirs.text.contains(#"value="SEAFOOD" checked="checked""#))
+            XCTAssertFalse(theirs.text.contains(#"value="SPICY" checked="checked""#))
+            XCTAssertEqual(theirs.text.components(separatedBy: #"checked="checked""#).count - 1, 1)
+            let mineAgain = try await browser.get("/play/settings")
+            XCTAssertEqual(mineAgain.text.components(separatedBy: #"checked="checked""#).count - 1, 2)
         }
     }
 

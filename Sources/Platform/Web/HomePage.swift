@@ -36,19 +36,19 @@ package struct HomePage: RouteCollection {
     }
 
     private func cardList(_ req: Request) -> Node<HTML.BodyContext> {
-                .ul(
-                    .class("service-grid"),
-                    .forEach(cards) { service in
-                        let name = req.t("service.\(service.key).name")
-                        // The heading's link covers the whole card (see .service-card a::after in app.css).
-                        return .li(
-                            .class(service.path == nil ? "service-card soon" : "service-card"),
-                            .span(.class("service-emoji"), .attribute(named: "aria-hidden", value: "true"), .text(service.emoji)),
-                            .h2(service.path.map { .a(.href($0), .text(name)) } ?? .text(name)),
-                            .p(.text(req.t("service.\(service.key).summary"))),
-                            service.path == nil ? .span(.class("badge muted"), .text(req.t("home.coming_soon"))) : .empty
-                        )
-                    }
+        .ul(
+            .class("service-grid"),
+            .forEach(cards) { service in
+                let name = req.t("service.\(service.key).name")
+                // The heading's link covers the whole card (see .service-card a::after in app.css).
+                return .li(
+                    .class(service.path == nil ? "service-card soon" : "service-card"),
+                    .span(.class("service-emoji"), .attribute(named: "aria-hidden", value: "true"), .text(service.emoji)),
+                    .h2(service.path.map { .a(.href($0), .text(name)) } ?? .text(name)),
+                    .p(.text(req.t("service.\(service.key).summary"))),
+                    service.path == nil ? .span(.class("badge muted"), .text(req.t("home.coming_soon"))) : .empty
                 )
+            }
+        )
     }
 }

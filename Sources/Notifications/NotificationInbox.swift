@@ -113,12 +113,15 @@ package struct NotificationInbox {
             .newestFirst(createdAt: SQLColumn("created_at", table: notifications), id: SQLColumn("id", table: notifications), page)
             .all()
         let listed = try rows.map { row in
-            let actorID = try row.decode(column: "actor_id", as: UUID?.self)
-            let nickname = try row.decode(column: "actor_nickname", as: String?.self)
+            // No actor, or an actor whose account was deleted (the join found no row).
+            var actor: (id: UUID, nickname: String, profileImageKey: String?)?
+            if let actorID = try row.decode(column: "actor_id", as: UUID?.self),
+               let nickname = try row.decode(column: "actor_nickname", as: String?.self) {
+                actor = (actorID, nickname, try row.decode(column: "actor_image", as: String?.self))
+            }
             return Listed(
                 id: try row.decode(column: "id", as: UUID.self), service: try row.decode(column: "service", as: String.self),
-                kind: try row.decode(column: "kind", as: String.self),
-                actor: actorID.flatMap { id in nickname.map { (id, $0, try? row.decode(column: "actor_image", as: String?.self)) } },
+                kind: try row.decode(column: "kind", as: String.self), actor: actor,
                 subjectID: try row.decode(column: "subject_id", as: UUID?.self), link: try row.decode(column: "link", as: String?.self),
                 excerpt: try row.decode(column: "excerpt", as: String?.self), readAt: try row.decode(column: "read_at", as: Date?.self),
                 createdAt: try row.decode(column: "created_at", as: Date.self))

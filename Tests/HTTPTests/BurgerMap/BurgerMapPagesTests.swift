@@ -18,13 +18,7 @@ import XCTVapor
 final class BurgerMapPagesTests: XCTestCase {
     /// A signed-up browser (session cookie and CSRF token kept).
     func signedInBrowser(_ app: Application, nickname: String) async throws -> CookieBrowser {
-        var browser = CookieBrowser(app: app)
-        _ = try await browser.get("/signup")
-        let created = try await browser.post("/signup", form: [
-            "email": "\(UUID().uuidString.prefix(8).lowercased())@example.com", "nickname": nickname, "password": "password1",
-        ])
-        XCTAssertEqual(created.status, .seeOther)
-        return browser
+        try await CookieBrowser.signedUp(app, nickname: nickname)
     }
 
     func seededPlace(_ app: Application) async throws -> BurgerPlace {

@@ -19,12 +19,7 @@ final class MatesPagesTests: XCTestCase {
     /// A browser signed up through `/signup`, and the same account as an API `Member` (the id and
     /// the bearer token from a signed-in page's config block).
     func signedInBrowser(_ app: Application, nickname: String) async throws -> (CookieBrowser, Member) {
-        var browser = CookieBrowser(app: app)
-        _ = try await browser.get("/signup")
-        let created = try await browser.post("/signup", form: [
-            "email": "\(UUID().uuidString.prefix(8).lowercased())@example.com", "nickname": nickname, "password": "password1",
-        ])
-        XCTAssertEqual(created.status, .seeOther, created.text)
+        var browser = try await CookieBrowser.signedUp(app, nickname: nickname)
         let start = try await browser.get("/mates/start")
         XCTAssertEqual(start.status, .ok)
         let config = try pageConfig(start)

@@ -5,16 +5,6 @@ import XCTVapor
 /// account menu included; each reader's own nickname, unread count and CSRF token are filled in
 /// per request and must never be another reader's.
 final class LayoutFrameTests: XCTestCase {
-    private func signedIn(_ app: Application, nickname: String) async throws -> CookieBrowser {
-        var browser = CookieBrowser(app: app)
-        _ = try await browser.get("/signup")
-        let created = try await browser.post("/signup", form: [
-            "email": "\(UUID().uuidString.prefix(8).lowercased())@example.com", "nickname": nickname, "password": "password1",
-        ])
-        XCTAssertEqual(created.status, .seeOther, created.text)
-        return browser
-    }
-
     private func csrfValues(_ page: TestingHTTPResponse) -> [String] {
         let pattern = try! NSRegularExpression(pattern: #"name="_csrf" value="([^"]+)""#)
         let text = page.text
@@ -25,8 +15,8 @@ final class LayoutFrameTests: XCTestCase {
 
     func testEachReaderSeesTheirOwnHeaderInTheKeptFrame() async throws {
         try await withTestApp { app in
-            var tom = try await signedIn(app, nickname: #"톰&"제리'"#)
-            var mina = try await signedIn(app, nickname: "미나")
+            var tom = try await CookieBrowser.signedUp(app, nickname: #"톰&"제리'"#)
+            var mina = try await CookieBrowser.signedUp(app, nickname: "미나")
             var visitor = CookieBrowser(app: app)
             var tokens: [String] = []
             for round in 0..<2 {  // the first reading makes the frame, the second uses the kept one

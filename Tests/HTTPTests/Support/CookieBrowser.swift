@@ -13,6 +13,18 @@ struct CookieBrowser {
     var cookies: [String: String] = [:]
     var lastCSRFToken: String?
 
+    /// A browser that signed up through the `/signup` form (a fresh address, password
+    /// `password1`): its session cookie and CSRF token kept.
+    static func signedUp(_ app: Application, nickname: String, file: StaticString = #filePath, line: UInt = #line) async throws -> CookieBrowser {
+        var browser = CookieBrowser(app: app)
+        _ = try await browser.get("/signup")
+        let created = try await browser.post("/signup", form: [
+            "email": "\(UUID().uuidString.prefix(8).lowercased())@example.com", "nickname": nickname, "password": "password1",
+        ])
+        XCTAssertEqual(created.status, .seeOther, created.text, file: file, line: line)
+        return browser
+    }
+
     /// `extraHeaders` go with the browser's own (an `Origin` for a socket handshake).
     mutating func get(_ path: String, extraHeaders: HTTPHeaders = [:]) async throws -> TestingHTTPResponse {
         var headers = requestHeaders()

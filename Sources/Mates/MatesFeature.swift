@@ -13,6 +13,7 @@ package enum MatesFeature: Feature {
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.codeSender = try makeCodeSender(app, settings: settings.mates)
+        app.codeBudgets = CodeBudgets(settings: settings.mates, shared: app.sharedBudgets)
         app.appStoreVerifier = try makeAppStoreVerifier(settings.mates.appStore)
         SearchingIndex.follow(app)
         app.receivedCommentsMemory = PersonMemory(topic: "mates.received-comments", lifetime: 300)

@@ -15,17 +15,27 @@ package struct MatesSettings: SettingsSection, Equatable {
 
     /// People searching within this distance are "nearby".
     package var radiusMeters: Double = 1_500
-    /// Verification codes one client address may ask for in an hour and in a day: a class of
-    /// students signing up together on one network fits; one address cannot spend an SMS budget.
-    package var codesPerAddressPerHour = 30
-    package var codesPerAddressPerDay = 200
+    /// Verification codes one network (`ClientNetwork`: an IPv4 address, an IPv6 /64; its /48
+    /// ten times as many) may ask for in an hour and in a day: a class of 40 verifying together
+    /// behind one school NAT fits, with room for retries; one /64 cannot spend an SMS budget.
+    package var codesPerAddressPerHour = 60
+    package var codesPerAddressPerDay = 300
+    /// Codes the whole service sends in an hour by text message and by email: what an operator
+    /// is willing to pay for (SMS pumping is a real fraud). Reaching one is logged as an error and
+    /// counted (`whatweeat_code_budget_exhausted_total{channel}`); codes wait until the hour moves.
+    package var smsPerHour = 1_000
+    package var emailsPerHour = 2_000
+    /// Country calling codes phone codes go to (`MATES_PHONE_COUNTRIES`, default `82`); a number
+    /// elsewhere is 422 `phone_country_unsupported`.
+    package var phoneCountries: [String] = ["82"]
     /// `smtp://` or `smtps://` URL for emailing codes; nil logs them.
     package var smtpURL: String?
     package var appStore: AppStore = .test
 
     package init() {}
 
-    /// `MATES_RADIUS_METERS`, `MATES_CODES_PER_ADDRESS_*`, `SMTP_URL` and the `APPSTORE_*` variables.
+    /// `MATES_RADIUS_METERS`, `MATES_CODES_PER_ADDRESS_*`, `MATES_SMS_PER_HOUR`, `MATES_EMAILS_PER_HOUR`,
+    /// `MATES_PHONE_COUNTRIES`, `SMTP_URL` and the `APPSTORE_*` variables.
     package static func load(from environment: EnvironmentVariables) throws -> MatesSettings {
         func value(_ name: String) -> String? { environment.value(name) }
         func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
@@ -34,8 +44,17 @@ package struct MatesSettings: SettingsSection, Equatable {
         let appEnvironment = environment.appEnvironment
         var mates = MatesSettings()
         mates.radiusMeters = Double(try integer("MATES_RADIUS_METERS", default: 1_500, in: 100...50_000))
-        mates.codesPerAddressPerHour = try integer("MATES_CODES_PER_ADDRESS_HOUR", default: 30, in: 1...1_000_000)
-        mates.codesPerAddressPerDay = try integer("MATES_CODES_PER_ADDRESS_DAY", default: 200, in: 1...1_000_000)
+        mates.codesPerAddressPerHour = try integer("MATES_CODES_PER_ADDRESS_HOUR", default: 60, in: 1...1_000_000)
+        mates.codesPerAddressPerDay = try integer("MATES_CODES_PER_ADDRESS_DAY", default: 300, in: 1...1_000_000)
+        mates.smsPerHour = try integer("MATES_SMS_PER_HOUR", default: 1_000, in: 1...100_000_000)
+        mates.emailsPerHour = try integer("MATES_EMAILS_PER_HOUR", default: 2_000, in: 1...100_000_000)
+        if let raw = value("MATES_PHONE_COUNTRIES") {
+            let codes = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "+")) }
+            guard !codes.isEmpty, codes.allSatisfy({ (1...3).contains($0.count) && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) && !$0.hasPrefix("0") }) else {
+                throw SettingsError(variable: "MATES_PHONE_COUNTRIES", value: raw, expected: "country calling codes separated by commas, such as +82,+1")
+            }
+            mates.phoneCountries = codes
+        }
         if let smtp = value("SMTP_URL") {
             do { _ = try SMTPConfiguration(url: smtp) } catch {
                 throw SettingsError(variable: "SMTP_URL", value: EnvironmentVariables.redactPassword(smtp), expected: "smtp://[user:password@]host[:port][?from=address] or smtps://… (\(error))")

@@ -17,7 +17,7 @@ package enum MenuGameFeature: Feature {
         app.lifecycle.use(PeriodicJob("wrote shown menus", every: .seconds(1)) { app in try await app.shownMenus.flush(on: app.db) })
         app.lifecycle.use(ShownMenusFlush())
         app.pinMisses = GuessLimiter(limit: 20, window: 60)
-        app.feedbackLimiter = RateLimiter(name: "menu_game_feedback", limit: 5, window: 600, shared: app.sharedBudgets)
+        app.feedbackLimiter = NetworkBudget(name: "menu_game_feedback", limit: 5, window: 600, shared: app.sharedBudgets)
     }
 
     package static func routes(_ routes: FeatureRoutes) throws {
@@ -37,7 +37,7 @@ extension Application {
         get { configured(SavedDislikesMemoryKey.self) }
         set { storage[SavedDislikesMemoryKey.self] = newValue }
     }
-    private struct FeedbackLimiterKey: StorageKey { typealias Value = RateLimiter }
+    private struct FeedbackLimiterKey: StorageKey { typealias Value = NetworkBudget }
 
     /// Failed PIN look-ups per client address (20 a minute, then 429): guessing a PIN takes
     /// hundreds of thousands of tries.
@@ -46,8 +46,8 @@ extension Application {
         set { storage[PINMissesKey.self] = newValue }
     }
 
-    /// Feedback notes per client address: 5 in 10 minutes, then 429.
-    package var feedbackLimiter: RateLimiter {
+    /// Feedback notes per client network: 5 in 10 minutes, then 429.
+    package var feedbackLimiter: NetworkBudget {
         get { configured(FeedbackLimiterKey.self) }
         set { storage[FeedbackLimiterKey.self] = newValue }
     }

@@ -101,6 +101,11 @@ package struct NotificationsAPI: RouteCollection {
             if let message = try? await Self.message(for: user, arrived: nil, req: req) { try? await socket.send(message) }
             let forwarding = Task {
                 for await event in stream {
+                    // Nothing more for a session that ended (its close may have been missed).
+                    guard await req.signedInSessionIsLive() else {
+                        try? await socket.close(code: OpenSockets.sessionEndedCode)
+                        return
+                    }
                     guard let message = try? await Self.message(for: user, arrived: UUID(uuidString: event), req: req) else { continue }
                     try? await socket.send(message)
                 }

@@ -4,7 +4,8 @@ import SocketIO
 import Vapor
 
 /// The server's rules around its Socket.IO endpoint: another site's pages are refused, a client is
-/// its address behind the trusted proxies, every session holds one of its address's socket places,
+/// its address behind the trusted proxies, every session holds one of its network's socket places
+/// (`ClientNetwork`: an IPv4 address, an IPv6 /64),
 /// and WebSockets open through `req.liveSocket` (fragment limits, the open-sockets gauge, 1012 at
 /// shutdown), as every live route of the server does.
 package struct LiveSocketHost: SocketIOHost {
@@ -15,13 +16,13 @@ package struct LiveSocketHost: SocketIOHost {
     package func clientAddress(_ req: Request) -> String { req.clientAddress }
 
     package func takePlace(_ address: String, _ app: Application) throws {
-        guard app.openSockets.take(address) else {
+        guard app.openSockets.take(ClientNetwork(address: address)) else {
             throw AppError(.tooManyRequests, "too_many_connections", headers: ["Retry-After": "5"])
         }
     }
 
     package func givePlaceBack(_ address: String, _ app: Application) {
-        app.openSockets.giveBack(address)
+        app.openSockets.giveBack(ClientNetwork(address: address))
     }
 
     /// Half the connection's idle timeout, as for live sockets' pings.

@@ -65,8 +65,9 @@ package struct CreateMatesAppUsers: NamedMigration {
     }
 }
 
-/// The networks (`AppNetwork`) each app uid called `/v1` from, with when it last did: a chat
-/// socket from one of them binds that uid (`MatesService.appSocketMayBind`).
+/// The networks (`ClientNetwork`) each app uid called `/v1` from, with when it last did: a chat
+/// socket without the binding cookie binds that uid from the latest of them
+/// (`MatesService.appLatestNetwork`). Pruned after a day and at withdrawal.
 package struct CreateMatesAppNetworks: NamedMigration {
     package static let schema = "mates_app_networks"
 

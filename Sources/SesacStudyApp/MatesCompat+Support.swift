@@ -23,7 +23,12 @@ package struct SesacAppAuthentication: AsyncMiddleware {
             request.logger.debug("an ID token was refused: \(error)")
             throw AppError(.unauthorized, "id_token_invalid")
         }
-        return try await next.respond(to: request)
+        let response = try await next.respond(to: request)
+        // The answer to a signed-up app user's call carries the chat socket's binding cookie.
+        if let uid = request.socketBindingUID {
+            response.cookies[SesacSocketBinding.cookieName] = SesacSocketBinding.cookie(uid: uid, request)
+        }
+        return response
     }
 }
 
@@ -37,11 +42,13 @@ extension Request {
     }
 
     /// The app user the token names, or 406 (signed in with Firebase, not signed up here). Notes
-    /// the address it calls from, which the chat socket checks.
+    /// the network it calls from, and has the answer carry the binding cookie (both of which the
+    /// chat socket checks).
     package func sesacAppUser() async throws -> MatesAppUser {
         let identity = try sesacIdentity()
         guard let appUser = try await mates.appUser(identity.uid) else { throw AppError(.notAcceptable, "app_user_unknown") }
         try await mates.noteAppSighting(appUser, address: clientAddress)
+        socketBindingUID = identity.uid
         return appUser
     }
 }

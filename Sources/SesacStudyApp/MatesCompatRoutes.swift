@@ -162,7 +162,9 @@ package struct MatesCompatRoutes: RouteCollection {
         let identity = try req.sesacIdentity()
         switch try await req.mates.appSearchingFastPath(uid: identity.uid, address: req.clientAddress) {
         case .unknown: throw AppError(.notAcceptable, "app_user_unknown")
-        case .searching: return Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: Self.searchingState)
+        case .searching:
+            req.socketBindingUID = identity.uid
+            return Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: Self.searchingState)
         case .other: break
         }
         let appUser = try await req.sesacAppUser()

@@ -2,6 +2,7 @@ import Accounts
 import Mates
 import Metrics
 import NIOConcurrencyHelpers
+import NIOCore
 import Notifications
 import Platform
 import SocketIO
@@ -10,34 +11,49 @@ import Vapor
 /// The 새싹 스터디 apps' Socket.IO chat at `/socket.io/` (default namespace): the app emits
 /// `changesocketid` with its uid once connected, and from then on this socket gets a `chat` event
 /// (the `SesacChat` object) for every line written to that person — by an app or on the web pages,
-/// on any instance (the lines come through the `EventBus`). Never the sender's own lines: the
-/// apps add those from the HTTP answer.
+/// on any instance (the lines come through the `EventBus`), from the moment it is bound. Never the
+/// sender's own lines (the apps add those from the HTTP answer), and never a line written before
+/// the socket was bound: history is what the app fetches when the chat opens (`GET /v1/chat/…`).
 ///
 /// The latest socket of a uid wins: binding publishes the socket's id on the uid's topic and the
 /// uid's earlier sockets, wherever they are, stop forwarding.
 ///
-/// The apps send no credentials on the socket, and search results show everyone's uid, so knowing
-/// a uid must not be enough to read that person's chat. A uid binds:
-/// - with its ID token, as an `idtoken` header or in the CONNECT payload (`{"idtoken": "…"}`);
-/// - from a network (`AppNetwork`: the IPv4 address, or the IPv6 /64) the uid called `/v1` from
-///   in the last 24 hours — the chat screen left open past 30 minutes, a phone back on its home
-///   Wi-Fi, an IPv6 address the phone rotated for privacy;
+/// The apps send no credentials of their own on the socket, and search results show everyone's
+/// uid, so knowing a uid must not be enough to read that person's chat. A uid binds by what the
+/// phone holds:
+/// - the binding cookie (`SesacSocketBinding`) that every `/v1` answer sets and the apps' socket
+///   library sends back on the handshake: from any network, for as long as it is valid;
+/// - its ID token, as an `idtoken` header or in the CONNECT payload (`{"idtoken": "…"}`);
+/// - without either, from the network (`ClientNetwork`: the IPv4 address, or the IPv6 /64) of the
+///   uid's *latest* `/v1` call of the last day — never from a network it merely used earlier (a
+///   café it has left), never from a browser (`Sec-Fetch-*`), and never when the server sits behind
+///   a proxy it does not trust (`UntrustedForwarding`: every phone would be the proxy's address);
 /// - otherwise the socket **waits**: it is told so (`bind_pending`, an event the apps ignore), the
-///   refusal is logged and counted (`whatweeat_sesac_socket_binds_total{outcome}`), lines for the
-///   uid are kept for it (64 at most), and the first `/v1` call the uid makes from the socket's
-///   network binds it and hands them over — a phone that moved from Wi-Fi to LTE mid-chat is
-///   bound by its next request (sending a line, or the queue poll) from LTE;
-/// - never by network from a browser (`Sec-Fetch-*`): a page on the person's phone or network is
-///   what borrows their address (pages of other sites are refused before this, by `Origin`).
+///   refusal is logged and counted (`whatweeat_sesac_socket_binds_total{outcome}`), and the uid's
+///   next `/v1` call from the socket's network binds it. A waiting socket keeps nothing (a line
+///   kept for it would be one written before its owner was seen there), at most
+///   `waitingPerUID` wait for one uid on an instance (the oldest is let go), and none waits longer
+///   than `longestWait`.
+/// A bound socket is let go when its account withdraws or is suspended from mates (`SessionEnd`).
 package struct MatesCompatSocket: SocketIOHandler {
     package static let bindEvent = "changesocketid"
     package static let chatEvent = "chat"
     /// Told to a socket that waits to be bound (the apps ignore events they do not know).
     package static let pendingEvent = "bind_pending"
-    /// Lines kept for a socket that waits.
-    package static let pendingLines = 64
+    /// Sockets that may wait for one uid on one instance; a newer one lets the oldest go.
+    package static let waitingPerUID = 2
+    /// How long a socket may wait to be bound before it is let go.
+    package static let longestWait: TimeAmount = .minutes(10)
+    /// Published on a uid's binding topic when the uid withdrew: its sockets stop.
+    package static let withdrawnMessage = "withdrawn"
 
     private let forwarding = NIOLockedValueBox<[String: Task<Void, Never>]>([:])
+    private let waiting = WaitingSockets()
+    private let longestWait: TimeAmount
+
+    package init(longestWait: TimeAmount = Self.longestWait) {
+        self.longestWait = longestWait
+    }
 
     package func connected(_ client: SocketIOClient) async {}
 
@@ -48,11 +64,14 @@ package struct MatesCompatSocket: SocketIOHandler {
         switch await authorization(uid: uid, client: client, service: service) {
         case .bound(let account, let outcome):
             Self.count(outcome)
+            waiting.remove(client.id)
             bind(client, uid: uid, account: account, service: service, waitingFor: nil)
         case .waits(let account, let network):
             Self.count("pending")
-            application.logger.notice("a chat socket waits to be bound: its network is not one the uid called from (\(client.engineID))")
+            application.logger.notice("a chat socket waits to be bound: its network is not the uid's latest (\(client.engineID))")
             await client.emit(Self.pendingEvent, [["uid": .string(uid), "message": "Waiting for this device's next request to the API."]])
+            // At most `waitingPerUID` wait for one uid: a newer one lets the oldest go.
+            for released in waiting.add(client, uid: uid, limit: Self.waitingPerUID) { await released.disconnect() }
             bind(client, uid: uid, account: account, service: service, waitingFor: network)
         case .refused(let outcome):
             Self.count(outcome)
@@ -63,6 +82,7 @@ package struct MatesCompatSocket: SocketIOHandler {
     }
 
     package func disconnected(_ client: SocketIOClient) async {
+        waiting.remove(client.id)
         forwarding.withLockedValue { $0.removeValue(forKey: client.id) }?.cancel()
     }
 
@@ -75,62 +95,103 @@ package struct MatesCompatSocket: SocketIOHandler {
     /// Whether this client may read the chats of `uid` now, later, or never.
     private func authorization(uid: String, client: SocketIOClient, service: MatesService) async -> Authorization {
         guard let appUser = try? await service.appUser(uid) else { return .refused(outcome: "unknown_uid") }
+        if SesacSocketBinding.uid(in: client.headers, key: client.application.keys.socketBinding) == uid {
+            return .bound(account: appUser.userID, outcome: "cookie")
+        }
         let token = client.headers.first(name: SesacAppAuthentication.header) ?? client.auth?.object?["idtoken"]?.string
         if let token, let verifier = client.application.firebaseTokens, let identity = try? await verifier.verify(token), identity.uid == uid {
             return .bound(account: appUser.userID, outcome: "token")
         }
         guard !client.headers.sentByABrowser else { return .refused(outcome: "browser") }
-        if (try? await service.appSocketMayBind(uid: uid, address: client.address)) != nil {
-            return .bound(account: appUser.userID, outcome: "known_network")
+        // Behind a proxy we were not told of, every phone is the proxy's address: no network binds.
+        guard !UntrustedForwarding.suspected(headers: client.headers, clientAddress: client.address) else {
+            return .refused(outcome: "untrusted_proxy")
         }
-        return .waits(account: appUser.userID, network: AppNetwork.of(client.address))
+        let network = ClientNetwork(address: client.address).key
+        if let latest = try? await service.appLatestNetwork(uid: uid), latest == network {
+            return .bound(account: appUser.userID, outcome: "latest_network")
+        }
+        return .waits(account: appUser.userID, network: network)
     }
 
-    /// Forwards the lines written to `account` to the client. `waitingFor` a network: the lines
-    /// are kept, not sent, until the uid calls the API from it; then the binding is announced (the
-    /// uid's earlier sockets stop) and what was kept goes first.
+    /// Forwards the lines written to `account` to the client, from the moment it is bound.
+    /// `waitingFor` a network: nothing is forwarded (or kept) until the uid calls the API from it;
+    /// then the binding is announced (the uid's earlier sockets stop) and lines flow from then on.
     private func bind(_ client: SocketIOClient, uid: String, account: UUID, service: MatesService, waitingFor network: String?) {
         let events = client.application.events
         let sightings = network.map { _ in events.subscribe(to: MatesService.appSightingTopic(uid)) }
         let bindings = events.subscribe(to: Self.bindingTopic(uid))
         let lines = events.subscribe(to: MatesService.personChatTopic(account))
+        let ends = events.subscribe(to: SessionEnd.topic)
         let socketID = client.id
+        let longestWait = longestWait
         let task = Task {
             let state = BindingState(bound: network == nil)
             if network == nil { await events.publish(socketID, to: Self.bindingTopic(uid)) }
-            await withTaskGroup(of: Void.self) { group in
+            let letGo: Bool = await withTaskGroup(of: Bool.self) { group in
                 group.addTask {
-                    // Another socket bound this uid later: this one stops.
-                    for await other in bindings where other != socketID && state.isBound { return }
+                    // Another socket bound this uid later (this one stops), or the uid withdrew (let go).
+                    for await other in bindings {
+                        if other == Self.withdrawnMessage { return true }
+                        if other != socketID && state.isBound { return false }
+                    }
+                    return false
+                }
+                group.addTask {
+                    // The account withdrew, or was suspended from mates: the socket is let go.
+                    for await message in ends {
+                        guard let end = SessionEnd(message: message) else { continue }
+                        switch end {
+                        case .account(let id) where id == account: return true
+                        case .feature(MatesService.socketFeature, let id) where id == account: return true
+                        default: continue
+                        }
+                    }
+                    return false
                 }
                 if let sightings, let network {
                     group.addTask {
                         for await seen in sightings where seen == network {
                             Self.count("confirmed")
+                            state.confirm()
                             await events.publish(socketID, to: Self.bindingTopic(uid))
-                            for chat in state.confirm() { await client.emit(Self.chatEvent, [chat]) }
                             // Keep listening (`for await`) so the group waits for the other tasks.
                             for await _ in sightings {}
-                            return
+                            return false
                         }
+                        return false
+                    }
+                    group.addTask {
+                        // Waiting has an end: a socket nobody confirmed is let go. A confirmed one
+                        // stays until the group ends (the first task to return ends it).
+                        try? await Task.sleep(nanoseconds: UInt64(longestWait.nanoseconds))
+                        if !Task.isCancelled && !state.isBound { return true }
+                        while !Task.isCancelled { try? await Task.sleep(nanoseconds: 3_600_000_000_000) }
+                        return false
                     }
                 }
                 group.addTask {
                     var uids: [UUID: String] = [:]
                     for await text in lines {
+                        // Nothing is kept for a socket that waits: those lines were written before
+                        // its owner was seen on its network (the app fetches history on opening).
+                        guard state.isBound else { continue }
                         guard let line = try? JSONDecoder().decode(PersonChatEvent.self, from: Data(text.utf8)), line.to == account else { continue }
                         if uids[line.from] == nil { uids[line.from] = (try? await service.appUIDs(of: [line.from]))?[line.from] }
                         let chat = SesacChat(id: line.id, kind: line.kind, text: line.text, pin: line.pin,
                                              createdAt: Date(timeIntervalSince1970: line.createdAt),
                                              from: uids[line.from] ?? line.from.uuidString.lowercased(), to: uid)
                         guard let value = try? SocketIOValue(encoding: chat) else { continue }
-                        if state.keepIfWaiting(value) { continue }
                         await client.emit(Self.chatEvent, [value])
                     }
+                    return false
                 }
-                await group.next()
+                let first = await group.next() ?? false
                 group.cancelAll()
+                return first
             }
+            waiting.remove(socketID)
+            if letGo { await client.disconnect() }
         }
         forwarding.withLockedValue { $0.updateValue(task, forKey: client.id) }?.cancel()
     }
@@ -142,32 +203,42 @@ package struct MatesCompatSocket: SocketIOHandler {
     }
 }
 
-/// Whether a socket is bound yet, and the lines kept for it while it waits.
+/// Whether a socket is bound yet.
 private final class BindingState: Sendable {
-    private let state: NIOLockedValueBox<(bound: Bool, kept: [SocketIOValue])>
+    private let bound: NIOLockedValueBox<Bool>
 
     init(bound: Bool) {
-        state = NIOLockedValueBox((bound, []))
+        self.bound = NIOLockedValueBox(bound)
     }
 
-    var isBound: Bool { state.withLockedValue { $0.bound } }
+    var isBound: Bool { bound.withLockedValue { $0 } }
 
-    /// Keeps `chat` while waiting (the oldest go past `pendingLines`); false once bound.
-    func keepIfWaiting(_ chat: SocketIOValue) -> Bool {
-        state.withLockedValue { state in
-            guard !state.bound else { return false }
-            state.kept.append(chat)
-            if state.kept.count > MatesCompatSocket.pendingLines { state.kept.removeFirst() }
-            return true
+    func confirm() { bound.withLockedValue { $0 = true } }
+}
+
+/// The sockets of this instance that wait to be bound, per uid, oldest first.
+private final class WaitingSockets: Sendable {
+    private let byUID = NIOLockedValueBox<[String: [SocketIOClient]]>([:])
+
+    /// Adds `client` for `uid`; returns the oldest ones past `limit`, to let go.
+    func add(_ client: SocketIOClient, uid: String, limit: Int) -> [SocketIOClient] {
+        byUID.withLockedValue { all in
+            var clients = (all[uid] ?? []).filter { $0.id != client.id }
+            clients.append(client)
+            let released = Array(clients.dropLast(limit))
+            all[uid] = Array(clients.suffix(limit))
+            return released
         }
     }
 
-    /// Binds; what was kept, to send first.
-    func confirm() -> [SocketIOValue] {
-        state.withLockedValue { state in
-            state.bound = true
-            defer { state.kept = [] }
-            return state.kept
+    func remove(_ id: String) {
+        byUID.withLockedValue { all in
+            for (uid, clients) in all where clients.contains(where: { $0.id == id }) {
+                let rest = clients.filter { $0.id != id }
+                all[uid] = rest.isEmpty ? nil : rest
+            }
         }
     }
+
+    var count: Int { byUID.withLockedValue { $0.values.reduce(0) { $0 + $1.count } } }
 }

@@ -48,9 +48,8 @@ package struct AppUserRecord: Sendable {
 extension MatesService {
     /// A match ended by the partner stays visible to an app user this long (then it is the normal state).
     package static let appSettleWindow: TimeInterval = 7 * 24 * 3600
-    /// A chat socket may bind a uid from a network (`AppNetwork`) that uid called the API from
-    /// this recently: long enough for a chat screen left open overnight, or a phone that went from
-    /// Wi-Fi to LTE and back.
+    /// The networks a uid called `/v1` from are kept this long (then pruned): the chat socket binds
+    /// by network only on the latest of them, and only while it is this recent.
     package static let appSightingLifetime: TimeInterval = 24 * 3600
 
     /// Where a uid's sightings are announced (the network), so a socket waiting on that network
@@ -72,7 +71,7 @@ extension MatesService {
         }
         let year = MatesRules.calendarYear(of: form.birth)
         do { try MatesRules.checkBirthYear(year, now: now) } catch { throw Self.appError(error) }
-        let destinationHash = SecureRandom.sha256Hex(VerificationChannel.phone.rawValue + ":" + phone)
+        let destinationHash = Self.destinationHash(phone, channel: .phone)
         let row = MatesAppUser()
         row.id = uid
         row.projectID = projectID
@@ -128,8 +127,11 @@ extension MatesService {
     /// `POST /v1/user/withdraw`: an account the app made goes entirely; an account that was there
     /// before (the web's) only forgets the app.
     package func withdrawApp(_ appUser: MatesAppUser, accounts: AccountService) async throws {
+        if let uid = appUser.id { try await forgetAppSightings(uid: uid) }
         guard appUser.createdAccount, let account = try await User.find(appUser.userID, on: database) else {
             try await appUser.delete(on: database)
+            // The account stays (the web's): only this uid's sockets end.
+            if let uid = appUser.id { await events.publish(MatesCompatSocket.withdrawnMessage, to: MatesCompatSocket.bindingTopic(uid)) }
             return
         }
         try await accounts.remove(account)
@@ -170,7 +172,7 @@ extension MatesService {
 
     private func noteAppSighting(uid: String, address: String) async throws {
         let now = self.now
-        let network = AppNetwork.of(address)
+        let network = ClientNetwork(address: address).key
         guard application.appSightings.shouldWrite(uid: uid, network: network, now: now) else { return }
         try await database.sql.raw("""
             INSERT INTO \(ident: CreateMatesAppNetworks.schema) (uid, network, seen_at) VALUES (\(bind: uid), \(bind: network), \(bind: now))
@@ -192,15 +194,29 @@ extension MatesService {
         return try row.decode(column: "state", as: String.self) == MatesState.searching.rawValue ? .searching : .other
     }
 
-    /// Whether a socket from `address` may receive the chats of `uid`: the uid called the API from
-    /// its network (`AppNetwork`) within `appSightingLifetime`.
-    package func appSocketMayBind(uid: String, address: String) async throws -> MatesAppUser? {
-        let seen = try await database.sql.raw("""
-            SELECT seen_at FROM \(ident: CreateMatesAppNetworks.schema)
-            WHERE uid = \(bind: uid) AND network = \(bind: AppNetwork.of(address)) AND seen_at > \(bind: now.addingTimeInterval(-Self.appSightingLifetime))
+    /// The network (`ClientNetwork`) `uid` called `/v1` from most recently, within
+    /// `appSightingLifetime`; nil when none. A chat socket without the binding cookie binds by
+    /// network only on this one: a network the uid merely used earlier in the day (a café, a
+    /// classroom) binds nobody.
+    package func appLatestNetwork(uid: String) async throws -> String? {
+        let row = try await database.sql.raw("""
+            SELECT network FROM \(ident: CreateMatesAppNetworks.schema)
+            WHERE uid = \(bind: uid) AND seen_at > \(bind: now.addingTimeInterval(-Self.appSightingLifetime))
+            ORDER BY seen_at DESC LIMIT 1
             """).first()
-        guard seen != nil else { return nil }
-        return try await appUser(uid)
+        return try row?.decode(column: "network", as: String.self)
+    }
+
+    /// Forgets the networks of sightings older than `appSightingLifetime` (nothing reads them).
+    package func pruneAppSightings() async throws -> Int {
+        try await database.sql.raw("""
+            DELETE FROM \(ident: CreateMatesAppNetworks.schema) WHERE seen_at <= \(bind: now.addingTimeInterval(-Self.appSightingLifetime)) RETURNING uid
+            """).all().count
+    }
+
+    /// Forgets every network of `uid` (its withdrawal).
+    package func forgetAppSightings(uid: String) async throws {
+        try await database.sql.raw("DELETE FROM \(ident: CreateMatesAppNetworks.schema) WHERE uid = \(bind: uid)").run()
     }
 
     // MARK: The apps' view of the queue

@@ -2,6 +2,7 @@ import Fluent
 import Mates
 import Platform
 import SocketIO
+import SQLKit
 import Vapor
 
 /// The 새싹 스터디 apps' `/v1` routes and their Socket.IO chat (`MatesCompatRoutes`,
@@ -14,6 +15,17 @@ package enum SesacStudyAppLayer: Feature {
         // The apps' sign-in; nil (every `/v1` call 401) without FIREBASE_PROJECT_IDS.
         app.firebaseTokens = FirebaseIDTokenVerifier.make(app, settings: settings.firebase)
         app.appSightings = AppSightings()
+        // The networks a uid called from are read for a day, then forgotten.
+        app.lifecycle.use(PeriodicJob("forgot the apps' networks older than a day", every: .seconds(600)) { app in
+            try await MatesService(database: app.db, application: app).pruneAppSightings()
+        })
+        // An account that goes takes its app uids' networks with it.
+        app.accountRemovals.register(beforeDelete: { user, database in
+            try await database.sql.raw("""
+                DELETE FROM \(ident: CreateMatesAppNetworks.schema)
+                WHERE uid IN (SELECT uid FROM \(ident: MatesAppUser.schema) WHERE user_id = \(bind: user))
+                """).run()
+        }, afterDelete: { _, _ in })
     }
 
     package static func routes(_ routes: FeatureRoutes) throws {

@@ -37,12 +37,28 @@ package enum SocketFrame: Sendable {
 package struct PlainSocketIOHost: SocketIOHost {
     package init() {}
 
-    /// Native clients send no `Origin`; a browser sends its page's, which must be this host.
+    /// Native clients send no `Origin`; a browser sends its page's, which must be this host and
+    /// port, the scheme's default port filled in on both sides (Starscream sends `Host: host:80`
+    /// beside `Origin: ws://host`).
     package func isForeignOrigin(_ req: Request) -> Bool {
         guard let origin = req.headers.first(name: .origin) else { return false }
-        guard let host = req.headers.first(name: .host), let originHost = URLComponents(string: origin)?.host else { return true }
-        let port = URLComponents(string: origin)?.port.map { ":\($0)" } ?? ""
-        return (originHost + port).lowercased() != host.lowercased()
+        guard let host = req.headers.first(name: .host), let components = URLComponents(string: origin),
+              let originHost = components.host, let scheme = components.scheme?.lowercased() else { return true }
+        let secure = scheme == "https" || scheme == "wss"
+        let originPort = components.port ?? (secure ? 443 : 80)
+        let (hostName, hostPort) = Self.split(host)
+        // A Host without a port was sent to the default port of the scheme the page uses.
+        let hostPortFilledIn = hostPort ?? (secure ? 443 : 80)
+        return originHost.lowercased() != hostName || originPort != hostPortFilledIn
+    }
+
+    /// `host[:port]` of a `Host` header, the host lower-cased.
+    private static func split(_ host: String) -> (String, Int?) {
+        let lowered = host.lowercased()
+        guard !lowered.hasSuffix("]"), let colon = lowered.lastIndex(of: ":"), let port = Int(lowered[lowered.index(after: colon)...]) else {
+            return (lowered.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), nil)
+        }
+        return (String(lowered[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
     }
     package func clientAddress(_ req: Request) -> String { req.remoteAddress?.ipAddress ?? "unknown" }
     package func takePlace(_ address: String, _ app: Application) throws {}

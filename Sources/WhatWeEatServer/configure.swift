@@ -55,6 +55,8 @@ public func configure(_ app: Application, settings: Settings) async throws {
         app.lifecycle.use(SharedBudgets.pruneJob())
     }
     AppMetrics.start()
+    // Sign-out, a refresh token's reuse, withdrawal…: the live sockets of that session close, on every instance.
+    app.closeSocketsWhenSessionsEnd()
     // Requests are counted by `RequestMetricsMiddleware`, with the route pattern as `route`; Vapor's
     // own request metrics would count them twice under other label names.
     app.http.server.configuration.reportMetrics = false
@@ -81,6 +83,8 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.middleware.use(AppErrorMiddleware(renderPage: { request, status, message in
         Layout.errorPage(request, status: status, message: message)
     }))
+    // DNS rebinding: in production, a Host we do not serve is refused before anything reads the request.
+    if let served = settings.servedHosts { app.middleware.use(ServedHostsMiddleware(served: served)) }
     app.middleware.use(RequestTargetGuard())
     app.middleware.use(FileMiddleware(publicDirectory: app.directory.publicDirectory))
 

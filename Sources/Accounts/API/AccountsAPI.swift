@@ -79,7 +79,7 @@ package struct AccountsAPI: RouteCollection {
         let body = try req.decodeJSON(SignUpBody.self)
         let user = try await req.accounts.signUp(email: body.email, password: body.password, nickname: body.nickname)
         let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
-        await req.handDeviceOver(to: user.id)
+        await req.handDeviceOver(to: user.id, from: .header)
         let response = SignUpResponse(user: AccountResponse(user, files: req.application.files), accessToken: tokens.accessToken,
                                       refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn, tokenType: tokens.tokenType)
         return try await response.encodeResponse(status: .created, for: req)
@@ -95,7 +95,7 @@ package struct AccountsAPI: RouteCollection {
         let body = try req.decodeJSON(LoginBody.self)
         let user = try await req.accounts.authenticate(email: body.email, password: body.password)
         let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
-        await req.handDeviceOver(to: user.id)
+        await req.handDeviceOver(to: user.id, from: .header)
         return tokens
     }
 

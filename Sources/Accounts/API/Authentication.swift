@@ -45,6 +45,14 @@ extension Request {
         if let language = user.language { setAccountLanguage(language) }
     }
 
+    /// Whether the session this request signed in with is still live: a live socket asks before
+    /// each line it sends or forwards, so a socket whose session ended (and whose close was
+    /// somehow missed) stops at once (`SessionEnd`). True for an anonymous request.
+    package func signedInSessionIsLive() async -> Bool {
+        guard let account = signedInAccount else { return true }
+        return ((try? await accounts.signedInUser(session: account.session, userID: account.id)) ?? nil) != nil
+    }
+
     /// The signed-in user, or 401.
     package func requireUser() throws -> User {
         guard let user = auth.get(User.self) else {

@@ -25,8 +25,9 @@ package struct AccountService {
     package let fileReferences: FileReferences
     package let removals: AccountRemovals
     package let sealKey: SymmetricKey
-    /// Who is asking, and the per-address budgets that bound what one address can make us do.
-    package let clientAddress: String
+    /// Who is asking (its network, as budgets count it), and the budgets that bound what one
+    /// network can make us do.
+    package let client: ClientNetwork
     package let limits: AccountLimits
     /// Remembered sessions; every change that ends a session or alters an account forgets it.
     package let sessions: SessionCache
@@ -42,7 +43,7 @@ package struct AccountService {
         self.fileReferences = request.application.fileReferences
         self.removals = request.application.accountRemovals
         self.sealKey = request.application.keys.refreshSuccessor
-        self.clientAddress = request.clientAddress
+        self.client = request.clientNetwork
         self.limits = request.application.accountLimits
         self.sessions = request.application.sessionCache
         self.events = request.application.events
@@ -50,10 +51,10 @@ package struct AccountService {
 
     // MARK: Sign up and availability
 
-    /// Throttled per address: it answers whether an account exists.
+    /// Throttled per network: it answers whether an account exists.
     package func emailAvailable(_ rawEmail: String) async throws -> Bool {
         let email = try Self.validEmail(rawEmail)
-        try await limits.emailLookups.reserve(clientAddress)
+        try await limits.emailLookups.reserve(client)
         return try await User.query(on: database).filter(\.$email == email).count() == 0
     }
 
@@ -64,8 +65,8 @@ package struct AccountService {
         }
         let nickname = try Self.validNickname(rawNickname)
         try await ensureAvailable(email: email, nickname: nickname, exceptUser: nil)
-        // A sign-up costs a bcrypt hash: one address gets a budget of them.
-        try await limits.passwordChecks.reserve(clientAddress)
+        // A sign-up costs a bcrypt hash: one network gets a budget of them (logins have their own).
+        try await limits.signUps.reserve(client)
 
         let user = User(email: email, passwordHash: try await passwords.hash(password), nickname: nickname, role: role)
         do {
@@ -85,14 +86,14 @@ package struct AccountService {
     package func accountWithoutPassword(nickname rawNickname: String, emailKey: String) async throws -> User {
         let nickname = try Self.validNickname(rawNickname)
         try await ensureAvailable(email: nil, nickname: nickname, exceptUser: nil)
-        try await limits.passwordChecks.reserve(clientAddress)
+        try await limits.signUps.reserve(client)
         let email = "app-" + String(SecureRandom.sha256Hex(emailKey).prefix(32)) + "@linked-sign-in.invalid"
         return User(email: email, passwordHash: try await passwords.hash(SecureRandom.token()), nickname: nickname)
     }
 
     // MARK: Log in
 
-    /// Checks the password, with the per-email failure throttle and the per-address budget.
+    /// Checks the password, with the per-email failure throttle and the per-network login budget.
     /// Unknown emails cost the same time as wrong passwords and count as failures, so neither
     /// reveals whether an account exists.
     ///
@@ -102,7 +103,7 @@ package struct AccountService {
     /// back; a wrong password keeps it; the right one clears the email's failures.
     package func authenticate(email rawEmail: String, password: String, now: Date = Date()) async throws -> User {
         let email = AccountRules.normalizeEmail(rawEmail)
-        try await limits.passwordChecks.reserve(clientAddress)
+        try await limits.logins.reserve(client)
         let windowStart = now.addingTimeInterval(-settings.loginFailureWindow)
         let attempt = LoginFailure(email: email, failedAt: now)
         try await attempt.create(on: database)
@@ -191,6 +192,7 @@ package struct AccountService {
         case .failed(let error): throw error
         case .reused(let session):
             await sessions.forget(.session(session), announcingOn: events)
+            await events.announceSessionEnd(.session(session))
             throw AppError(.unauthorized, "refresh_token_reused")
         }
     }
@@ -223,6 +225,7 @@ package struct AccountService {
         try await AuthSession.query(on: database).filter(\.$id == sessionID)
             .filter(\.$revokedAt == nil).set(\.$revokedAt, to: now).update()
         await sessions.forget(.session(sessionID), announcingOn: events)
+        await events.announceSessionEnd(.session(sessionID))
     }
 
     /// An account changed: requests signed in as it read it afresh, on every instance.
@@ -371,6 +374,7 @@ package struct AccountService {
             try await user.delete(on: transaction)
         }
         await accountChanged(userID)
+        await events.announceSessionEnd(.account(userID))
         for handler in handlers { try await handler.afterDelete(userID, database) }
         try await quota.forget(userID, on: database)
         try await deleteFileIfUnused(imageKey)
@@ -406,16 +410,21 @@ package struct AccountService {
     }
 }
 
-/// The per-address budgets of the account routes (shared by the instances on PostgreSQL; see `RateLimiter`).
+/// The per-network budgets of the account routes (`NetworkBudget`: an IPv4 address or an IPv6
+/// /64, with a /48 budget ten times larger; shared by the instances on PostgreSQL). Sign-ups and
+/// logins each cost a bcrypt and have a budget each, `AUTH_ATTEMPTS_PER_MINUTE` (60): a class of
+/// 40 behind one school NAT signs up in the same minute, and then logs in, without a refusal.
 package struct AccountLimits: Sendable {
-    /// Logins and sign-ups: each costs a bcrypt.
-    package let passwordChecks: RateLimiter
-    /// `email-available` look-ups.
-    package let emailLookups: RateLimiter
+    package let signUps: NetworkBudget
+    package let logins: NetworkBudget
+    /// `email-available` look-ups (the LookForRealBurger app asks once before each join).
+    package let emailLookups: NetworkBudget
 
     package init(settings: Settings, shared: SharedBudgets?) {
-        passwordChecks = RateLimiter(name: "password_checks", limit: settings.limits.passwordChecksPerMinute, window: 60, shared: shared)
-        emailLookups = RateLimiter(name: "email_lookups", limit: settings.limits.passwordChecksPerMinute, window: 60, shared: shared)
+        let perMinute = settings.limits.passwordChecksPerMinute
+        signUps = NetworkBudget(name: "sign_ups", limit: perMinute, window: 60, shared: shared)
+        logins = NetworkBudget(name: "logins", limit: perMinute, window: 60, shared: shared)
+        emailLookups = NetworkBudget(name: "email_lookups", limit: perMinute, window: 60, shared: shared)
     }
 }
 

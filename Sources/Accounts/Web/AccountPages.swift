@@ -101,7 +101,7 @@ package struct AccountPages: RouteCollection {
 
     private func startSession(_ req: Request, user: User, next: String) async throws -> Response {
         let (token, expiresAt) = try await req.accounts.startWebSession(for: user, userAgent: req.headers.first(name: .userAgent))
-        await req.handDeviceOver(to: user.id)
+        await req.handDeviceOver(to: user.id, from: .browserCookie)
         let response = Layout.redirect(to: next)
         response.cookies[WebSessionAuthenticator.cookieName] = WebSessionAuthenticator.cookie(
             token, expiresAt: expiresAt, secure: req.application.settings.usesSecureCookies)

@@ -44,7 +44,7 @@ package struct MatesAPI: RouteCollection {
         let body = try req.decodeJSON(VerificationBody.self)
         let channel = try body.channel.required("channel")
         let sent = try await req.mates.sendCode(channel: channel, to: try body.destination.required("destination"), user: user,
-                                                clientAddress: req.clientAddress, language: req.language) { key, arguments in
+                                                client: req.clientNetwork, language: req.language) { key, arguments in
             req.t(key, arguments)
         }
         return try await VerificationSent(channel: channel, destination: sent.masked, expiresAt: sent.expiresAt,

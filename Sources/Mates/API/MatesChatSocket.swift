@@ -50,7 +50,7 @@ package enum MatesChatSocket {
     package static func open(match: MatesMatch, me: UUID, _ req: Request) throws -> Response {
         let matchID = try match.requireID()
         let limits = LiveSocketLimits(maxMessageBytes: maxIncomingBytes)
-        return try req.liveSocket(feature: "mates", limits: limits) { req, socket, incoming in
+        return try req.liveSocket(feature: MatesService.socketFeature, limits: limits) { req, socket, incoming in
             // `incoming` has listened since the 101: a line the client sends at once waits there
             // for the hello to go out. Subscribe before the hello: a line sent in between is
             // forwarded after it, never lost.
@@ -63,16 +63,28 @@ package enum MatesChatSocket {
                 try? await socket.send(ChatEvent.encode(hello))
             }
             let forwarding = Task {
-                for await event in events { try? await socket.send(event) }
+                for await event in events {
+                    guard await req.signedInSessionIsLive() else { return await endSession(socket, req) }
+                    try? await socket.send(event)
+                }
             }
             socket.onClose.whenComplete { _ in forwarding.cancel() }
             // One line at a time, in the order they came: a reply never overtakes an earlier one.
             for await input in incoming {
                 guard case .text(let text) = input else { continue }
+                // The session may have ended since the socket opened (sign-out, a reused refresh
+                // token): nothing more is sent or stored in its name.
+                guard await req.signedInSessionIsLive() else { return await endSession(socket, req) }
                 let reply = await handle(text, matchID: matchID, me: me, req: req)
                 if let reply { try? await socket.send(reply) }
             }
         }
+    }
+
+    /// Tells the client its session ended and closes with 4401 (`OpenSockets.sessionEndedCode`).
+    package static func endSession(_ socket: WebSocket, _ req: Request) async {
+        try? await socket.send(failure(AppError(.unauthorized, "session_ended"), clientId: nil, req))
+        try? await socket.close(code: OpenSockets.sessionEndedCode)
     }
 
     /// What to answer one client line with.

@@ -106,8 +106,9 @@ public enum MatesRules {
 
     // MARK: Verification
 
-    /// A destination as codes are counted and sent: a phone number in international form (`+82…`;
-    /// a Korean `010-…` number gets `+82`), or a lower-cased email address.
+    /// A destination as codes are sent: a phone number in international form (`+82…`; a Korean
+    /// `010-…` number gets `+82`, and a `+82 010-…` loses the trunk `0` it should not have), or a
+    /// lower-cased email address. Codes are counted by `inboxKey`.
     public static func normalizedDestination(_ raw: String, channel: VerificationChannel) throws(MatesProblem) -> String {
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         switch channel {
@@ -115,7 +116,10 @@ public enum MatesRules {
             guard text.count <= 24, text.allSatisfy({ $0.isASCII && ($0.isNumber || "+-() ".contains($0)) }) else { throw .invalidDestination }
             var digits = text.filter(\.isNumber)
             if text.hasPrefix("+") {
-                // already international
+                // International already; Korea's trunk 0 does not belong after +82 (`+82 010-…`).
+                if digits.hasPrefix("82") {
+                    digits = "82" + digits.dropFirst(2).drop { $0 == "0" }
+                }
             } else if digits.hasPrefix("0") {
                 digits = "82" + digits.dropFirst()
             } else {
@@ -132,6 +136,24 @@ public enum MatesRules {
             else { throw .invalidDestination }
             return email
         }
+    }
+
+    /// The inbox a normalized destination reaches, as codes are counted and a verified destination
+    /// is held: `+tag` dropped on every domain (`a+1@x.com` is `a@x.com`'s inbox), and for Gmail the
+    /// dots of the name and `googlemail.com` too. A phone number is its normalized form.
+    public static func inboxKey(_ destination: String, channel: VerificationChannel) -> String {
+        guard channel == .email, let at = destination.lastIndex(of: "@") else { return destination }
+        var name = destination[..<at]
+        var domain = destination[destination.index(after: at)...]
+        if let plus = name.firstIndex(of: "+"), plus != name.startIndex { name = name[..<plus] }
+        if domain == "googlemail.com" { domain = "gmail.com" }
+        if domain == "gmail.com" { name = Substring(name.filter { $0 != "." }) }
+        return name + "@" + domain
+    }
+
+    /// Whether a normalized phone number (`+…`) has one of `countries`' calling codes.
+    public static func phoneIsIn(_ countries: [String], _ destination: String) -> Bool {
+        countries.contains { destination.hasPrefix("+" + $0) }
     }
 
     /// Six digits, as typed (spaces around allowed).

@@ -400,6 +400,8 @@ extension MatesService {
         }
         try await searchingChanged(user)
         if let matchID { await publishChat(ChatEvent.ended(reason: "suspended", by: user), match: matchID) }
+        // Its chat sockets close on every instance, the apps' Socket.IO bindings too.
+        await events.announceSessionEnd(.feature(MatesService.socketFeature, account: user))
     }
 
     /// An admin lifts a suspension; reports before now stop counting.

@@ -14,6 +14,9 @@ package struct MatesService {
     package static let sendsPerDay = 5
     /// A search nobody renewed for this long is stopped (people forget to stop).
     package static let searchLifetime: TimeInterval = 6 * 3600
+    /// The `feature` label of mates' live sockets (the chat, the apps' Socket.IO): a suspension
+    /// closes the account's sockets of it (`SessionEnd.feature`).
+    package static let socketFeature = "mates"
 
     package let database: any Database
     package let application: Application
@@ -45,37 +48,43 @@ package struct MatesService {
         package let code: String
     }
 
-    /// The limits a code to `destinationHash` for `user` from `clientAddress` must keep: one a
-    /// minute and five a day per destination and per account; per address, a budget a class on
-    /// one network fits (`MATES_CODES_PER_ADDRESS_HOUR`, `…_DAY`: 30 and 200), which still stops
-    /// one address from spending an SMS budget.
-    package func sendLimits(destinationHash: String, user: UUID, clientAddress: String) -> [SendLimit] {
-        let settings = application.settings.mates
+    /// The limits a code to `destinationHash` for `user` must keep in the codes table: one a minute
+    /// and five a day per inbox (`MatesRules.inboxKey`) and per account. The client's network and
+    /// the whole service have budgets of their own (`CodeBudgets`).
+    package func sendLimits(destinationHash: String, user: UUID) -> [SendLimit] {
         var limits: [SendLimit] = []
         for (column, value) in [("destination_hash", destinationHash), ("user_id", user.uuidString)] {
             limits.append(SendLimit(column: column, value: value, window: Self.resendInterval, limit: 1, code: "code_resend_too_soon"))
             limits.append(SendLimit(column: column, value: value, window: 24 * 3600, limit: Self.sendsPerDay, code: "code_daily_limit"))
         }
-        limits.append(SendLimit(column: "client_address", value: clientAddress, window: 3600, limit: settings.codesPerAddressPerHour, code: "code_address_limit"))
-        limits.append(SendLimit(column: "client_address", value: clientAddress, window: 24 * 3600, limit: settings.codesPerAddressPerDay,
-                                code: "code_address_limit"))
         return limits
     }
 
-    /// Sends a new code within `sendLimits`. The limits are checked by the statement that writes
-    /// the code, so parallel sends cannot all pass a count made before any of them was written
-    /// (on PostgreSQL under advisory locks of the destination, the account and the address as
-    /// well, since each statement there sees only what was committed before it began). Every
-    /// refusal says when to try again. Returns where it went, masked.
-    package func sendCode(channel: VerificationChannel, to rawDestination: String, user: UUID, clientAddress: String, language: Language,
+    /// What a destination is held and counted by: the hash of its channel and its inbox.
+    package static func destinationHash(_ destination: String, channel: VerificationChannel) -> String {
+        SecureRandom.sha256Hex(channel.rawValue + ":" + MatesRules.inboxKey(destination, channel: channel))
+    }
+
+    /// Sends a new code within `sendLimits`, the client network's budgets and the channel's hourly
+    /// budget. The network and channel slots are taken first (and given back when the code is not
+    /// sent); the table's limits are checked by the statement that writes the code, so parallel
+    /// sends cannot all pass a count made before any of them was written (on PostgreSQL under
+    /// advisory locks of the destination and the account as well, since each statement there sees
+    /// only what was committed before it began). Every refusal says when to try again. Returns
+    /// where it went, masked.
+    package func sendCode(channel: VerificationChannel, to rawDestination: String, user: UUID, client: ClientNetwork, language: Language,
                   translate: (String, [String: String]) -> String) async throws -> (masked: String, expiresAt: Date) {
         let destination: String
         do { destination = try MatesRules.normalizedDestination(rawDestination, channel: channel) } catch { throw Self.appError(error) }
-        let destinationHash = SecureRandom.sha256Hex(channel.rawValue + ":" + destination)
+        if channel == .phone, !MatesRules.phoneIsIn(application.settings.mates.phoneCountries, destination) {
+            throw AppError.invalid("phone_country_unsupported")
+        }
+        let destinationHash = Self.destinationHash(destination, channel: channel)
         let now = self.now
         if let holder = try await MatesProfile.query(on: database).filter(\.$verifiedDestinationHash == destinationHash).first(), holder.id != user {
             throw AppError.conflict("destination_in_use")
         }
+        let slots = try await application.codeBudgets.reserve(channel: channel, client: client, logger: application.logger)
         var generator = SystemRandomNumberGenerator()
         let code = String(format: "%06d", Int.random(in: 0...999_999, using: &generator))
         let rowID = UUID()
@@ -85,13 +94,14 @@ package struct MatesService {
         row.channel = channel.rawValue
         row.destinationHash = destinationHash
         row.masked = MatesRules.masked(destination, channel: channel)
-        row.clientAddress = clientAddress
+        row.clientAddress = client.key
         row.codeHash = SecureRandom.sha256Hex(destinationHash + ":" + code)
         row.attempts = 0
         row.expiresAt = now.addingTimeInterval(Self.codeLifetime)
         row.createdAt = now
-        let limits = sendLimits(destinationHash: destinationHash, user: user, clientAddress: clientAddress)
+        let limits = sendLimits(destinationHash: destinationHash, user: user)
         guard try await insertWithinSendLimits(row, limits: limits, now: now) else {
+            await slots.release()
             throw try await sendLimitError(limits, now: now)
         }
         let message = OneTimeCode(
@@ -103,6 +113,7 @@ package struct MatesService {
         } catch {
             // Not delivered: the code must not count against the limits or be confirmable.
             try await MatesVerificationCode.query(on: database).filter(\.$id == rowID).delete()
+            await slots.release()
             application.logger.warning("a one-time code was not delivered: \(error)")
             throw AppError(.serviceUnavailable, "code_not_sent")
         }
@@ -169,7 +180,7 @@ package struct MatesService {
             destination = try MatesRules.normalizedDestination(rawDestination, channel: channel)
             code = try MatesRules.normalizedCode(rawCode)
         } catch { throw Self.appError(error) }
-        let destinationHash = SecureRandom.sha256Hex(channel.rawValue + ":" + destination)
+        let destinationHash = Self.destinationHash(destination, channel: channel)
         guard let row = try await MatesVerificationCode.query(on: database).filter(\.$userID == user)
             .filter(\.$destinationHash == destinationHash).sort(\.$createdAt, .descending).first(),
             row.usedAt == nil, row.expiresAt > now

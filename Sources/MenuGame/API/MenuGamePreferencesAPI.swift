@@ -59,7 +59,7 @@ package struct MenuGamePreferencesAPI: RouteCollection {
     /// Anyone may leave a note (5 per 10 minutes per address).
     package func leaveFeedback(req: Request) async throws -> Response {
         let body = try req.decodeJSON(FeedbackBody.self)
-        let feedback = try await req.application.feedbackLimiter.withSlot(req.clientAddress) {
+        let feedback = try await req.application.feedbackLimiter.withSlot(req.clientNetwork) {
             try await req.menuGame.leaveFeedback(body.message, userID: req.auth.get(User.self)?.id, language: req.language)
         }
         return try await FeedbackResponse(feedback).encodeResponse(status: .created, for: req)

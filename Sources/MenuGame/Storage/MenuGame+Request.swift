@@ -23,7 +23,7 @@ extension Request {
     /// Every PIN look-up runs inside the address's budget of misses (`GuessLimiter`), so parallel
     /// guesses cannot slip past it while found PINs are never limited.
     private func lookUpPIN<Found>(_ lookUp: () async throws -> Found?) async throws -> Found {
-        guard let found = try await application.pinMisses.guess(clientAddress, code: "too_many_pin_lookups", lookUp) else {
+        guard let found = try await application.pinMisses.guess(clientNetwork.key, code: "too_many_pin_lookups", lookUp) else {
             throw AppError.notFound("group_not_found")
         }
         return found

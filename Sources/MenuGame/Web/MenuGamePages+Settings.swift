@@ -90,7 +90,7 @@ extension MenuGamePages {
         let device = try await MenuGameDevice.resolve(req)
         let message = try req.content.decode(FeedbackForm.self).message ?? ""
         return try await req.submitForm {
-            try await req.application.feedbackLimiter.withSlot(req.clientAddress) {
+            try await req.application.feedbackLimiter.withSlot(req.clientNetwork) {
                 try await req.menuGame.leaveFeedback(message, userID: req.auth.get(User.self)?.id, language: req.language)
             }
             return Layout.redirect(to: PlayPath.settings() + "?notice=feedback_sent#feedback")

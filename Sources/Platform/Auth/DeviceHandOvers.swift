@@ -39,16 +39,23 @@ extension Application {
 }
 
 extension Request {
-    /// After a sign-in to the account `accountID`: what this request's device held becomes the account's (the
-    /// device named by `X-Device-Token`, else the browser's device cookie when there is one).
-    package func handDeviceOver(to accountID: UUID?) async {
+    /// Which device a sign-in hands over: the JSON API's only by an explicit `X-Device-Token`
+    /// (a page of another port or subdomain could otherwise log the browser into someone else's
+    /// account and hand them the visitor's cart); the pages' by the browser's device cookie.
+    package enum DeviceHandOverSource: Sendable {
+        case header
+        case browserCookie
+    }
+
+    /// After a sign-in to the account `accountID`: what this request's device held becomes the
+    /// account's (the device `source` names, when there is one).
+    package func handDeviceOver(to accountID: UUID?, from source: DeviceHandOverSource) async {
         let device: Principal?
-        if let token = try? deviceTokenHeader() {
-            device = .device(token)
-        } else if let token = (cookies[BrowserDevice.cookieName]?.string).flatMap({ try? DeviceToken.validate($0) }) {
-            device = .device(token)
-        } else {
-            device = nil
+        switch source {
+        case .header:
+            device = (try? deviceTokenHeader()).flatMap { $0 }.map { .device($0) }
+        case .browserCookie:
+            device = (cookies[BrowserDevice.cookieName]?.string).flatMap({ try? DeviceToken.validate($0) }).map { .device($0) }
         }
         guard let device, let id = accountID else { return }
         await application.deviceHandOvers.handOver(from: device, to: .user(id), self)

@@ -13,6 +13,9 @@ public struct ServerKeys: Sendable {
     public let csrfToken: SymmetricKey
     /// Seals the successor of a rotated refresh token, so a racing retry can be answered with it.
     public let refreshSuccessor: SymmetricKey
+    /// Signs the cookie that lets a shipped app's socket show which app user it belongs to
+    /// (the 새싹 apps' chat binding).
+    public let socketBinding: SymmetricKey
 
     public init(secret: String) {
         let material = SymmetricKey(data: Data(secret.utf8))
@@ -26,6 +29,7 @@ public struct ServerKeys: Sendable {
         csrfNonce = derive("csrf-nonce")
         csrfToken = derive("csrf-token")
         refreshSuccessor = derive("refresh-successor")
+        socketBinding = derive("socket-binding")
     }
 
     /// Unpadded base64url HMAC-SHA256 of `parts` joined by a separator no part may contain.

@@ -3,12 +3,17 @@ import Vapor
 extension Request {
     /// Decodes the JSON body of an API request. A request with no body at all is read as `{}`,
     /// so a forgotten body is reported as the missing fields it lacks (400 `missing_field`)
-    /// rather than as an unsupported media type.
+    /// rather than as an unsupported media type. Any other body must say it is JSON: a form, a
+    /// multipart or a text body (what another page can send without asking first) is 415
+    /// `unsupported_media_type`, and nothing is read from it.
     public func decodeJSON<T: Decodable>(_ type: T.Type) throws -> T {
         let isEmpty = (body.data?.readableBytes ?? 0) == 0
         if isEmpty && headers.contentType == nil {
             return try JSONDecoder().decode(T.self, from: Data("{}".utf8))
         }
+        guard let contentType = headers.contentType, contentType.type == "application",
+              contentType.subType == "json" || contentType.subType.hasSuffix("+json")
+        else { throw AppError(.unsupportedMediaType, "unsupported_media_type") }
         return try content.decode(T.self)
     }
 }

@@ -13,7 +13,7 @@ import Glibc
 /// - every connection that sends and receives nothing for `IDLE_TIMEOUT` seconds is closed
 ///   (Vapor's idle handler), which ends silent connections and slow, unfinished requests alike;
 ///   live sockets are pinged well inside that time, so they stay open;
-/// - one address holds at most `MAX_SOCKETS_PER_CLIENT` WebSockets;
+/// - one network (`ClientNetwork`) holds at most `MAX_SOCKETS_PER_CLIENT` WebSockets;
 /// - the process raises its soft descriptor limit to the hard one at start-up.
 /// Vapor 4 does not let an application add handlers to a connection's pipeline, so a per-address
 /// cap on plain connections and a deadline for the request head are the reverse proxy's job in a
@@ -47,39 +47,79 @@ package enum ConnectionLimits {
     }
 }
 
-/// Open WebSockets on this process: how many per client address, and the sockets themselves, so
-/// a shutdown can close them all with a code that tells clients to reconnect (`GracefulShutdown`).
+/// Open WebSockets on this process: how many per client network (`ClientNetwork`: an IPv4
+/// address or an IPv6 /64, and ten times as many per /48), whose session and account each one
+/// serves, and the sockets themselves, so a shutdown can close them all with a code that tells
+/// clients to reconnect (`GracefulShutdown`) and the end of a session closes its own (`SessionEnds`).
 package final class OpenSockets: Sendable {
     package let limitPerClient: Int
     private let counts = NIOLockedValueBox<[String: Int]>([:])
-    private let live = NIOLockedValueBox<(sockets: [ObjectIdentifier: WebSocket], closing: Bool)>(([:], false))
+    private let live = NIOLockedValueBox<(sockets: [ObjectIdentifier: Entry], closing: Bool)>(([:], false))
+
+    private struct Entry {
+        let socket: WebSocket
+        let owner: SignedInAccount?
+        let feature: String
+    }
 
     /// 1012 "service restart": the server is going away on purpose; come back (to another instance).
     package static let restartCode = WebSocketErrorCode.unknown(1012)
+    /// 4401: the session (or account) this socket was opened under has ended; sign in again.
+    package static let sessionEndedCode = WebSocketErrorCode.unknown(4401)
 
     package init(limitPerClient: Int) {
         self.limitPerClient = limitPerClient
     }
 
-    package func count(of address: String) -> Int {
-        counts.withLockedValue { $0[address] ?? 0 }
+    private var wideLimit: Int {
+        let (wide, overflow) = limitPerClient.multipliedReportingOverflow(by: ClientNetwork.wideFactor)
+        return overflow ? Int.max : wide
     }
 
-    /// Takes a place for a socket of `address`, or false when it already holds the most.
-    package func take(_ address: String) -> Bool {
+    package func count(of network: ClientNetwork) -> Int {
+        counts.withLockedValue { $0[network.key] ?? 0 }
+    }
+
+    /// The sockets open now of the network `address` belongs to.
+    package func count(of address: String) -> Int { count(of: ClientNetwork(address: address)) }
+
+    /// Whether `network` (and its /48) could take another place now.
+    package func hasRoom(for network: ClientNetwork) -> Bool {
         counts.withLockedValue { all in
-            let open = all[address] ?? 0
+            (all[network.key] ?? 0) < limitPerClient && network.wideKey.map { (all[$0] ?? 0) < wideLimit } ?? true
+        }
+    }
+
+    /// Takes a place for a socket of `network`, or false when it (or its /48) already holds the most.
+    package func take(_ network: ClientNetwork) -> Bool {
+        counts.withLockedValue { all in
+            let open = all[network.key] ?? 0
             guard open < limitPerClient else { return false }
-            all[address] = open + 1
+            if let wideKey = network.wideKey {
+                let wideOpen = all[wideKey] ?? 0
+                guard wideOpen < wideLimit else { return false }
+                all[wideKey] = wideOpen + 1
+            }
+            all[network.key] = open + 1
             return true
         }
     }
 
-    /// Keeps `socket` until `forget`; false once the process is shutting down (close it then).
-    package func keep(_ socket: WebSocket) -> Bool {
+    package func giveBack(_ network: ClientNetwork) {
+        counts.withLockedValue { all in
+            for key in [network.key] + (network.wideKey.map { [$0] } ?? []) {
+                let open = (all[key] ?? 1) - 1
+                all[key] = open > 0 ? open : nil
+            }
+        }
+    }
+
+    /// Keeps `socket` of `feature` (opened under `owner`'s session, if signed in) until `forget`;
+    /// false once the process is shutting down (close it then).
+    package func keep(_ socket: WebSocket, owner: SignedInAccount? = nil, feature: String = "") -> Bool {
         live.withLockedValue { state in
             guard !state.closing else { return false }
-            state.sockets[ObjectIdentifier(socket)] = socket
+            state.sockets[ObjectIdentifier(socket)] = Entry(socket: socket, owner: owner, feature: feature)
             return true
         }
     }
@@ -94,19 +134,29 @@ package final class OpenSockets: Sendable {
     package func closeAll() async {
         let sockets = live.withLockedValue { state in
             state.closing = true
-            return Array(state.sockets.values)
+            return state.sockets.values.map(\.socket)
         }
-        await withTaskGroup(of: Void.self) { group in
-            for socket in sockets {
-                group.addTask { try? await socket.close(code: Self.restartCode) }
-            }
-        }
+        await close(sockets, code: Self.restartCode)
     }
 
-    package func giveBack(_ address: String) {
-        counts.withLockedValue { all in
-            let open = (all[address] ?? 1) - 1
-            all[address] = open > 0 ? open : nil
+    /// Closes, with `sessionEndedCode`, the sockets of this process opened under the session or
+    /// account that `end` names. Returns how many.
+    @discardableResult
+    package func close(_ end: SessionEnd) async -> Int {
+        let sockets = live.withLockedValue { state in
+            state.sockets.values.filter { entry in
+                entry.owner.map { end.ends(owner: $0, feature: entry.feature) } ?? false
+            }.map(\.socket)
+        }
+        await close(sockets, code: Self.sessionEndedCode)
+        return sockets.count
+    }
+
+    private func close(_ sockets: [WebSocket], code: WebSocketErrorCode) async {
+        await withTaskGroup(of: Void.self) { group in
+            for socket in sockets {
+                group.addTask { try? await socket.close(code: code) }
+            }
         }
     }
 }

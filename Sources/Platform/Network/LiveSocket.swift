@@ -79,19 +79,22 @@ package final class EndAfterFrameError: ChannelInboundHandler, RemovableChannelH
 }
 
 extension Request {
-    /// Upgrades to a live WebSocket, within the per-address cap (429 before the upgrade when the
-    /// address already holds the most; a socket that loses a race for the last place is closed at
-    /// once with 1008), pinged so the idle timeout leaves it open, with `limits` on what a client
-    /// may send. Every live route uses this. `handler` gets what the client sends, collected from
-    /// the first frame on (listen before speaking: nothing sent right after the 101 is lost).
-    /// `feature` labels the `whatweeat_websockets_open` gauge.
+    /// Upgrades to a live WebSocket, within the per-network cap (429 before the upgrade when the
+    /// client's network already holds the most; a socket that loses a race for the last place is
+    /// closed at once with 1008), pinged so the idle timeout leaves it open, with `limits` on what
+    /// a client may send. Every live route uses this. `handler` gets what the client sends,
+    /// collected from the first frame on (listen before speaking: nothing sent right after the 101
+    /// is lost). A socket opened by a signed-in request belongs to its session: it is closed (4401)
+    /// when that session or its account ends (`SessionEnd`). `feature` labels the
+    /// `whatweeat_websockets_open` gauge.
     package func liveSocket(
         feature: String, limits: LiveSocketLimits = .listening,
         _ handler: @escaping @Sendable (Request, WebSocket, AsyncStream<LiveSocketInput>) async -> Void
     ) throws -> Response {
         let sockets = application.openSockets
-        let address = clientAddress
-        guard sockets.count(of: address) < sockets.limitPerClient else {
+        let network = clientNetwork
+        let owner = signedInAccount
+        guard sockets.hasRoom(for: network) else {
             throw AppError(.tooManyRequests, "too_many_connections", headers: ["Retry-After": "5"])
         }
         let ping = ConnectionLimits.pingInterval(application)
@@ -110,19 +113,19 @@ extension Request {
             socket.onClose.whenComplete { _ in feed.finish() }
             socket.pingInterval = ping
             Task {
-                guard sockets.take(address) else {
+                guard sockets.take(network) else {
                     try? await socket.close(code: .policyViolation)
                     return
                 }
-                guard sockets.keep(socket) else {
-                    sockets.giveBack(address)
+                guard sockets.keep(socket, owner: owner, feature: feature) else {
+                    sockets.giveBack(network)
                     try? await socket.close(code: OpenSockets.restartCode)
                     return
                 }
                 let open = Meter(label: "whatweeat_websockets_open", dimensions: [("feature", feature)])
                 open.increment()
                 socket.onClose.whenComplete { _ in
-                    sockets.giveBack(address)
+                    sockets.giveBack(network)
                     sockets.forget(socket)
                     open.decrement()
                 }

@@ -111,7 +111,10 @@ extension Request {
     package var clientAddress: String {
         let peer = remoteAddress?.ipAddress ?? "unknown"
         let trusted = application.settings.trustedProxies
-        guard trusted.contains(peer) else { return peer }
+        guard trusted.contains(peer) else {
+            if headers.contains(name: "X-Forwarded-For") { UntrustedForwarding.warnOnce(logger, peer: peer) }
+            return peer
+        }
         let hops = headers[canonicalForm: "X-Forwarded-For"].map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return hops.last { !trusted.contains($0) } ?? peer
     }

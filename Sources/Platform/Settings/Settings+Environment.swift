@@ -41,6 +41,18 @@ extension Settings {
             }
             publicURL = raw.hasSuffix("/") ? String(raw.dropLast()) : raw
         }
+        // In production (PUBLIC_URL set) only the hosts we serve are answered (`ServedHosts`).
+        var servedHosts: ServedHosts?
+        let servedEntries = (value("SERVED_HOSTS") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if value("PUBLIC_URL") != nil {
+            guard let served = ServedHosts(publicURL: publicURL, entries: servedEntries) else {
+                throw SettingsError(variable: "SERVED_HOSTS", value: servedEntries.joined(separator: ","),
+                                    expected: "host names, host:port or http(s)://host[:port], separated by commas")
+            }
+            servedHosts = served
+        } else if !servedEntries.isEmpty {
+            throw SettingsError(variable: "SERVED_HOSTS", value: servedEntries.joined(separator: ","), expected: "to be set together with PUBLIC_URL")
+        }
 
         var logLevel = Logger.Level.info
         if let raw = value("LOG_LEVEL") {
@@ -64,9 +76,9 @@ extension Settings {
         let bcryptCost = try integer("BCRYPT_COST", default: 12, in: 4...16)
 
         let limits = Limits(
-            passwordChecksPerMinute: try integer("AUTH_ATTEMPTS_PER_MINUTE", default: 30, in: 1...1_000_000),
+            passwordChecksPerMinute: try integer("AUTH_ATTEMPTS_PER_MINUTE", default: 60, in: 1...1_000_000),
             idleTimeout: try integer("IDLE_TIMEOUT", default: 30, in: 1...3_600),
-            socketsPerClient: try integer("MAX_SOCKETS_PER_CLIENT", default: 64, in: 1...1_000_000),
+            socketsPerClient: try integer("MAX_SOCKETS_PER_CLIENT", default: 256, in: 1...1_000_000),
             uploadQuotaMB: try integer("UPLOAD_QUOTA_MB", default: 200, in: 1...1_000_000),
             minimumFreeDiskMB: try integer("MIN_FREE_DISK_MB", default: 512, in: 0...100_000_000)
         )
@@ -125,6 +137,7 @@ extension Settings {
         )
         settings.metricsToken = metricsToken
         settings.trustedProxies = trustedProxies
+        settings.servedHosts = servedHosts
         settings.instanceName = instanceName
         settings.limits = limits
         settings.map = map

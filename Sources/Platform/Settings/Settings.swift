@@ -42,23 +42,27 @@ public struct Settings: Sendable {
     /// `TRUSTED_PROXIES`: addresses of the reverse proxies in front; a request from one of them is
     /// from the client its `X-Forwarded-For` names (per-address limits count clients, not the proxy).
     public var trustedProxies: Set<String> = []
+    /// The hosts answered in production (`PUBLIC_URL`'s and `SERVED_HOSTS`); nil for a local run,
+    /// where every host is. Others get 421 (`ServedHostsMiddleware`), which defeats DNS rebinding.
+    package var servedHosts: ServedHosts?
     /// `INSTANCE_NAME`: sent back as `X-Served-By` on every answer, to tell instances apart behind a proxy.
     public var instanceName: String?
 
     public struct Limits: Sendable, Equatable {
-        /// Logins and sign-ups one address may try in a minute (each costs a bcrypt), and
-        /// `email-available` look-ups likewise.
-        public var passwordChecksPerMinute = 30
+        /// `AUTH_ATTEMPTS_PER_MINUTE`: sign-ups one network (an IPv4 address, an IPv6 /64) may try
+        /// in a minute, and logins likewise (each costs a bcrypt; `AccountLimits`).
+        public var passwordChecksPerMinute = 60
         /// Seconds a connection may send and receive nothing before it is closed.
         public var idleTimeout = 30
-        /// WebSockets one address may hold open at once.
-        public var socketsPerClient = 64
+        /// `MAX_SOCKETS_PER_CLIENT`: live sockets one network (an IPv4 address, an IPv6 /64) may
+        /// hold open at once; its IPv6 /48 ten times as many. A class behind one NAT holds a few each.
+        public var socketsPerClient = 256
         /// Megabytes of uploaded files (photos, a profile picture) one account may store.
         public var uploadQuotaMB = 200
         /// Uploads are refused (503) while the uploads folder's disk has less free than this.
         public var minimumFreeDiskMB = 512
 
-        public init(passwordChecksPerMinute: Int = 30, idleTimeout: Int = 30, socketsPerClient: Int = 64,
+        public init(passwordChecksPerMinute: Int = 60, idleTimeout: Int = 30, socketsPerClient: Int = 256,
                     uploadQuotaMB: Int = 200, minimumFreeDiskMB: Int = 512) {
             self.passwordChecksPerMinute = passwordChecksPerMinute
             self.idleTimeout = idleTimeout

@@ -118,17 +118,17 @@ extension Request {
         guard headers.first(name: .origin) != nil, !hasForeignOrigin else { throw AppError(.forbidden, "cross_origin_socket") }
     }
 
-    /// Whether the request carries an `Origin` that is not this site's: neither the host (and
-    /// port) it was sent to nor `PUBLIC_URL`'s origin. Browsers send `Origin` on every WebSocket
-    /// handshake and cross-site request, and a page cannot forge it; `null` (a sandboxed or
-    /// file page) is foreign. No `Origin` at all is not foreign: native clients send none.
+    /// Whether the request carries an `Origin` that is not this site's (`isOwnOrigin`: the origin
+    /// it was sent to, `PUBLIC_URL`'s or a `SERVED_HOSTS` one, compared as origins with default
+    /// ports filled in). Browsers send `Origin` on every WebSocket handshake and cross-site
+    /// request, and a page cannot forge it; `null` (a sandboxed or file page) is foreign. No
+    /// `Origin` at all is not foreign: native clients send none. A DNS-rebinding page sends its own
+    /// name as both `Origin` and `Host`; in production `ServedHostsMiddleware` has refused that
+    /// `Host` (421) before this is asked.
     package var hasForeignOrigin: Bool {
         guard let origin = headers.first(name: .origin) else { return false }
-        guard let parsed = URL(string: origin), let scheme = parsed.scheme, let originHost = parsed.host else { return true }
-        let hostAndPort = originHost + (parsed.port.map { ":\($0)" } ?? "")
-        if let host = headers.first(name: .host), hostAndPort.lowercased() == host.lowercased() { return false }
-        let publicURL = application.settings.publicURL.lowercased()
-        return !(publicURL == "\(scheme)://\(hostAndPort)".lowercased())
+        guard let parsed = WebOrigin(origin) else { return true }
+        return !isOwnOrigin(parsed)
     }
 }
 

@@ -126,16 +126,50 @@ final class MatesRulesTests: XCTestCase {
         XCTAssertEqual([0, 49, 51, 149, 151, 1_234, 1_250].map { SearchPositionBlur.shownDistance(Double($0)) }, [100, 100, 100, 100, 200, 1_200, 1_300])
     }
 
-    /// The chat socket binds by network: an IPv4 address is its own (a carrier's NAT puts
-    /// strangers in one /24), an IPv6 address its /64 (devices rotate the rest).
+    /// Budgets and the chat socket count networks: an IPv4 address is its own (a carrier's NAT
+    /// puts strangers in one /24), an IPv6 address its /64 (devices rotate the rest), with the /48
+    /// above it; an IPv4-mapped address is the IPv4 address.
     func testNetworksOfAddresses() {
-        XCTAssertEqual(AppNetwork.of("203.0.113.7"), "203.0.113.7")
-        XCTAssertNotEqual(AppNetwork.of("203.0.113.7"), AppNetwork.of("203.0.113.8"))
-        XCTAssertEqual(AppNetwork.of("2001:db8:1:2::10"), "2001:db8:1:2::/64")
-        XCTAssertEqual(AppNetwork.of("2001:0DB8:0001:0002:a1b2:c3d4:e5f6:7788"), "2001:db8:1:2::/64")
-        XCTAssertEqual(AppNetwork.of("fe80::1%en0"), "fe80:0:0:0::/64")
-        XCTAssertEqual(AppNetwork.of("::ffff:192.0.2.1"), "0:0:0:0::/64")
-        XCTAssertNotEqual(AppNetwork.of("2001:db8:1:2::10"), AppNetwork.of("2001:db8:1:3::10"))
-        XCTAssertEqual(AppNetwork.of("not:an:address::zz"), "not:an:address::zz", "kept as it is, compared exactly")
+        XCTAssertEqual(ClientNetwork(address: "203.0.113.7").key, "203.0.113.7")
+        XCTAssertNil(ClientNetwork(address: "203.0.113.7").wideKey)
+        XCTAssertNotEqual(ClientNetwork(address: "203.0.113.7"), ClientNetwork(address: "203.0.113.8"))
+        XCTAssertEqual(ClientNetwork(address: "2001:db8:1:2::10").key, "2001:db8:1:2::/64")
+        XCTAssertEqual(ClientNetwork(address: "2001:db8:1:2::10").wideKey, "2001:db8:1::/48")
+        XCTAssertEqual(ClientNetwork(address: "2001:0DB8:0001:0002:a1b2:c3d4:e5f6:7788").key, "2001:db8:1:2::/64")
+        XCTAssertEqual(ClientNetwork(address: "fe80::1%en0").key, "fe80:0:0:0::/64")
+        XCTAssertEqual(ClientNetwork(address: "::ffff:192.0.2.1").key, "192.0.2.1")
+        XCTAssertNil(ClientNetwork(address: "::ffff:192.0.2.1").wideKey)
+        XCTAssertNotEqual(ClientNetwork(address: "2001:db8:1:2::10"), ClientNetwork(address: "2001:db8:1:3::10"))
+        XCTAssertEqual(ClientNetwork(address: "2001:db8:1:2::10").wideKey, ClientNetwork(address: "2001:db8:1:3::10").wideKey,
+                       "two /64s of one site share its /48")
+        XCTAssertNotEqual(ClientNetwork(address: "2001:db8:1:2::10").wideKey, ClientNetwork(address: "2001:db8:2:2::10").wideKey)
+        XCTAssertEqual(ClientNetwork(address: "not:an:address::zz").key, "not:an:address::zz", "kept as it is, compared exactly")
+        // Every address a phone may pick inside its /64 is one client.
+        let rotated = (0..<100).map { ClientNetwork(address: "2001:db8:7:9:\(String($0, radix: 16)):1:2:3") }
+        XCTAssertEqual(Set(rotated.map(\.key)), ["2001:db8:7:9::/64"])
+    }
+
+    /// Codes are counted by the inbox they reach, not by how the address is spelled (the
+    /// 2026-11-27 probe, finding 9: six codes reached one Gmail inbox within a minute).
+    func testDestinationsAreCountedByInbox() throws {
+        func inbox(_ raw: String, _ channel: VerificationChannel = .email) throws -> String {
+            MatesRules.inboxKey(try MatesRules.normalizedDestination(raw, channel: channel), channel: channel)
+        }
+        let gmail = try inbox("victim@gmail.com")
+        for spelling in ["Victim@Gmail.com", "victim+1@gmail.com", "vic.tim@gmail.com", "v.i.c.t.i.m+x@googlemail.com", "victim@googlemail.com"] {
+            XCTAssertEqual(try inbox(spelling), gmail, spelling)
+        }
+        XCTAssertEqual(try inbox("mina+shop@example.com"), "mina@example.com", "a +tag reaches the same inbox on every domain")
+        XCTAssertNotEqual(try inbox("mi.na@example.com"), try inbox("mina@example.com"), "dots matter outside Gmail")
+        XCTAssertEqual(try inbox("+tag@example.com"), "+tag@example.com", "a name that is all tag is kept")
+        // A Korean number with or without its trunk 0, written any way, is one phone.
+        let phone = try inbox("010-1234-5678", .phone)
+        for spelling in ["+82 010-1234-5678", "+82 10 1234 5678", "+820010-1234-5678", "01012345678"] {
+            XCTAssertEqual(try inbox(spelling, .phone), phone, spelling)
+        }
+        XCTAssertEqual(phone, "+821012345678")
+        XCTAssertTrue(MatesRules.phoneIsIn(["82"], phone))
+        XCTAssertFalse(MatesRules.phoneIsIn(["82"], try inbox("+1 (415) 555-0100", .phone)))
+        XCTAssertTrue(MatesRules.phoneIsIn(["82", "1"], try inbox("+1 (415) 555-0100", .phone)))
     }
 }

@@ -32,21 +32,27 @@ final class ThrottleTests: XCTestCase {
         }
     }
 
-    /// One address gets a budget of password checks (logins and sign-ups), then 429.
-    func testOneAddressHasABudgetOfPasswordChecks() async throws {
+    /// One network gets a budget of logins and one of sign-ups (each costs a bcrypt), then 429. A
+    /// login does not spend the sign-up budget: a class that signs up and then logs in fits both.
+    func testOneAddressHasABudgetOfLoginsAndOneOfSignUps() async throws {
         try await withTestApp(adjust: { $0.limits.passwordChecksPerMinute = 5 }) { app in
             try await app.removeBurgerCatalog()  // its seed reviewers would count as accounts
-            _ = try await app.signUp()  // the first of five
+            _ = try await app.signUp()  // the first of five sign-ups
             var statuses: [HTTPStatus] = []
             for attempt in 0..<6 {
                 statuses.append(try await app.send(.POST, "/api/v1/auth/login", json: ["email": "other\(attempt)@example.com", "password": "password1"]).status)
             }
-            XCTAssertEqual(statuses, [.unauthorized, .unauthorized, .unauthorized, .unauthorized, .tooManyRequests, .tooManyRequests])
-            let signUp = try await app.send(.POST, "/api/v1/auth/signup", json: ["email": "new@example.com", "password": "password1", "nickname": "new1"])
-            XCTAssertEqual(signUp.status, .tooManyRequests)
-            XCTAssertNotNil(signUp.headers.first(name: "Retry-After"))
+            XCTAssertEqual(statuses, [.unauthorized, .unauthorized, .unauthorized, .unauthorized, .unauthorized, .tooManyRequests])
+            var signUps: [HTTPStatus] = []
+            for index in 0..<5 {
+                signUps.append(try await app.send(.POST, "/api/v1/auth/signup", json: ["email": "new\(index)@example.com", "password": "password1", "nickname": "new\(index)"]).status)
+            }
+            XCTAssertEqual(signUps, [.created, .created, .created, .created, .tooManyRequests], "the logins spent none of the sign-ups")
+            let refused = try await app.send(.POST, "/api/v1/auth/signup", json: ["email": "late@example.com", "password": "password1", "nickname": "late"])
+            XCTAssertEqual(refused.status, .tooManyRequests)
+            XCTAssertNotNil(refused.headers.first(name: "Retry-After"))
             let users = try await User.query(on: app.db).count()
-            XCTAssertEqual(users, 1, "the refused sign-up wrote nothing")
+            XCTAssertEqual(users, 5, "the refused sign-ups wrote nothing")
         }
     }
 

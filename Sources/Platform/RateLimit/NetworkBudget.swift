@@ -1,0 +1,81 @@
+import Vapor
+
+/// A budget per client network (`ClientNetwork`): `limit` events per `window` for one IPv4
+/// address or IPv6 /64, and `limit × ClientNetwork.wideFactor` for the IPv6 /48 around it. Both
+/// are taken before the work they guard and given back together (`RateLimiter`'s rules), shared
+/// by the instances on PostgreSQL.
+public final class NetworkBudget: Sendable {
+    public let name: String
+    private let network: RateLimiter
+    private let wide: RateLimiter
+
+    public var limit: Int { network.limit }
+    public var window: TimeInterval { network.window }
+
+    public init(name: String, limit: Int, window: TimeInterval, shared: SharedBudgets? = nil) {
+        self.name = name
+        network = RateLimiter(name: name, limit: limit, window: window, shared: shared)
+        let (wideLimit, overflow) = limit.multipliedReportingOverflow(by: ClientNetwork.wideFactor)
+        wide = RateLimiter(name: name + "_48", limit: overflow ? Int.max : wideLimit, window: window, shared: shared)
+    }
+
+    /// The slots `reserve` took: the network's, and the /48's for IPv6.
+    public struct Slot: Sendable {
+        fileprivate let network: RateLimiter.Slot
+        fileprivate let wide: RateLimiter.Slot?
+    }
+
+    /// Takes a slot for `client`, or answers the seconds to wait when its network's or its /48's
+    /// window is full.
+    public func tryReserve(_ client: ClientNetwork, now: Date = Date()) async throws -> Result<Slot, RateLimiter.Wait> {
+        let taken: RateLimiter.Slot
+        switch try await network.tryReserve(client.key, now: now) {
+        case .success(let slot): taken = slot
+        case .failure(let wait): return .failure(wait)
+        }
+        guard let wideKey = client.wideKey else { return .success(Slot(network: taken, wide: nil)) }
+        do {
+            switch try await wide.tryReserve(wideKey, now: now) {
+            case .success(let slot): return .success(Slot(network: taken, wide: slot))
+            case .failure(let wait):
+                await network.release(taken)
+                return .failure(wait)
+            }
+        } catch {
+            await network.release(taken)
+            throw error
+        }
+    }
+
+    /// Gives both slots back (what they guarded did not happen, or does not count).
+    public func release(_ slot: Slot) async {
+        await network.release(slot.network)
+        if let wideSlot = slot.wide { await wide.release(wideSlot) }
+    }
+
+    /// Takes a slot for `client`, or throws 429 with `Retry-After` (and the wait in seconds,
+    /// minutes and hours for the message) when the window is full.
+    @discardableResult
+    package func reserve(_ client: ClientNetwork, code: String = "too_many_requests") async throws -> Slot {
+        switch try await tryReserve(client) {
+        case .success(let slot): return slot
+        case .failure(let wait):
+            throw AppError(.tooManyRequests, code,
+                           arguments: ["seconds": String(wait.seconds), "minutes": String((wait.seconds + 59) / 60),
+                                       "hours": String((wait.seconds + 3599) / 3600)],
+                           headers: ["Retry-After": String(wait.seconds)])
+        }
+    }
+
+    /// Runs `work` in a reserved slot, given back when `work` throws a client error.
+    @discardableResult
+    package func withSlot<T>(_ client: ClientNetwork, code: String = "too_many_requests", _ work: () async throws -> T) async throws -> T {
+        let slot = try await reserve(client, code: code)
+        do {
+            return try await work()
+        } catch let error as AppError where error.status.code < 500 {
+            await release(slot)
+            throw error
+        }
+    }
+}

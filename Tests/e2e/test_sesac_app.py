@@ -47,10 +47,13 @@ class AppUser:
         self.uid = uuid.uuid4().hex[:28]
         self.token = firebase.token(self.uid, phone=phone)
         self.sockets = []
+        # The app's HTTP client with its cookie store (Alamofire's session keeps Set-Cookie in the
+        # shared HTTPCookieStorage, whose cookies socket.io-client-swift puts on the handshake).
+        self.http = requests.Session()
 
     def call(self, method, path, form=None, headers=None):
         # requests encodes a list of pairs as the apps do: repeated keys, spaces as '+'.
-        return requests.request(method, self.server.url + path, data=form, headers={"idtoken": self.token, **(headers or {})}, timeout=10)
+        return self.http.request(method, self.server.url + path, data=form, headers={"idtoken": self.token, **(headers or {})}, timeout=10)
 
     def sign_up(self, nick, gender=1):
         reply = self.call("POST", "/v1/user", [("phoneNumber", "+821000000000"), ("FCMtoken", "fcm"), ("nick", nick),
@@ -198,26 +201,55 @@ def sesac_proxied_server(firebase):
     instance.cleanup()
 
 
-def test_a_phone_that_changes_network_mid_chat_is_not_silenced(sesac_proxied_server, firebase):
+def test_a_phone_that_changes_network_mid_chat_keeps_hearing_with_its_cookie(sesac_proxied_server, firebase):
     """A phone moving from Wi-Fi to LTE reconnects its socket from an address it never called the
-    API from: the socket is told it waits, keeps what comes, and is bound by the phone's next
-    request from LTE; a stranger who knows the uid hears nothing."""
+    API from. Its socket library sends the binding cookie of the app's cookie store (python-socketio
+    with the requests session's jar, as socket.io-client-swift with HTTPCookieStorage): bound at
+    once, it hears every line with no call from LTE. A socket without the cookie waits, is bound by
+    the phone's next request from its network, and is never handed a line written before; a stranger
+    who knows the uid hears nothing."""
     a, b = matched_pair(sesac_proxied_server, firebase)
     lte = {"X-Forwarded-For": "198.51.100.77"}
     try:
-        moved = socketio.Client(reconnection=False)
+        assert "wwe_sesac_socket" in a.http.cookies, "the app's answers set the binding cookie"
+        moved = socketio.Client(reconnection=False, http_session=a.http)
         heard, told = queue.Queue(), queue.Queue()
         moved.on("chat", lambda data: heard.put(data))
         moved.on("bind_pending", lambda data: told.put(data))
         moved.connect(sesac_proxied_server.url, transports=["websocket"], socketio_path="socket.io", headers=lte, wait_timeout=10)
-        moved.emit("changesocketid", a.uid)
-        assert told.get(timeout=10)["uid"] == a.uid, "the socket is told it waits"
+        moved.call("changesocketid", a.uid, timeout=10)
+        assert heard_nothing(told, 0.5), "bound by its cookie: nothing to wait for"
         assert b.call("POST", f"/v1/chat/{a.uid}", [("chat", "어디쯤이에요?")]).status_code == 200
-        assert heard_nothing(heard), "nothing before the phone shows up on LTE"
-        assert a.call("GET", "/v1/queue/myQueueState", headers=lte).status_code == 200
-        assert heard.get(timeout=10)["chat"] == "어디쯤이에요?", "what came meanwhile is handed over"
+        assert heard.get(timeout=10)["chat"] == "어디쯤이에요?", "heard on LTE with no call from there"
+
+        # An app whose store lost the cookie, on another network: it waits, hears nothing meanwhile.
+        bare_network = {"X-Forwarded-For": "198.51.100.78"}
+        bare = socketio.Client(reconnection=False)
+        bare_heard, bare_told = queue.Queue(), queue.Queue()
+        bare.on("chat", lambda data: bare_heard.put(data))
+        bare.on("bind_pending", lambda data: bare_told.put(data))
+        bare.connect(sesac_proxied_server.url, transports=["websocket"], socketio_path="socket.io", headers=bare_network, wait_timeout=10)
+        bare.emit("changesocketid", a.uid)
+        assert bare_told.get(timeout=10)["uid"] == a.uid, "the socket is told it waits"
         assert b.call("POST", f"/v1/chat/{a.uid}", [("chat", "도착했어요")]).status_code == 200
-        assert heard.get(timeout=10)["chat"] == "도착했어요"
+        assert heard.get(timeout=10)["chat"] == "도착했어요", "the cookie's socket keeps hearing"
+        assert heard_nothing(bare_heard), "nothing before the phone shows up on its network"
+        # The phone's next request from that network binds it: lines from then on, never the earlier one.
+        assert a.call("GET", "/v1/queue/myQueueState", headers=bare_network).status_code == 200
+        got = []
+
+        def a_line_reaches_the_bound_socket():
+            assert b.call("POST", f"/v1/chat/{a.uid}", [("chat", "이제 들려요")]).status_code == 200
+            try:
+                got.append(bare_heard.get(timeout=1.0)["chat"])
+                return True
+            except queue.Empty:
+                return False
+
+        assert eventually(a_line_reaches_the_bound_socket, timeout=20), "bound by the phone's call"
+        while not bare_heard.empty():
+            got.append(bare_heard.get()["chat"])
+        assert set(got) == {"이제 들려요"}, f"a line written while it waited is never handed over: {got}"
 
         stranger = socketio.Client(reconnection=False)
         eavesdropped = queue.Queue()
@@ -227,9 +259,10 @@ def test_a_phone_that_changes_network_mid_chat_is_not_silenced(sesac_proxied_ser
         stranger.emit("changesocketid", a.uid)
         time.sleep(0.5)
         assert b.call("POST", f"/v1/chat/{a.uid}", [("chat", "비밀")]).status_code == 200
-        assert heard.get(timeout=10)["chat"] == "비밀"
+        assert bare_heard.get(timeout=10)["chat"] == "비밀"
         assert heard_nothing(eavesdropped), "a uid alone reads nothing"
         stranger.disconnect()
+        bare.disconnect()
         moved.disconnect()
     finally:
         a.close()

@@ -69,6 +69,7 @@ package struct AccountsAPI: RouteCollection {
         me.get(use: readMe)
         me.patch(use: updateMe)
         me.delete(use: withdraw)
+        me.put("password", use: changePassword)
         me.on(.PUT, "profile-image", body: .collect(maxSize: "6mb"), use: uploadProfileImage)
         me.delete("profile-image", use: deleteProfileImage)
 
@@ -110,6 +111,21 @@ package struct AccountsAPI: RouteCollection {
         if let session = req.signedInAccount?.session {
             try await req.accounts.revokeSession(session)
         }
+        return .noContent
+    }
+
+    package struct PasswordChangeBody: Content {
+        package var currentPassword: String?
+        package var newPassword: String?
+    }
+
+    /// `PUT /api/v1/me/password`: the new password after the current one; every other session of
+    /// the account ends (tokens and live sockets), this one stays. 204.
+    package func changePassword(req: Request) async throws -> HTTPStatus {
+        let user = try req.requireUser()
+        let body = try req.decodeJSON(PasswordChangeBody.self)
+        try await req.accounts.changePassword(user, current: try body.currentPassword.required("currentPassword"),
+                                              new: try body.newPassword.required("newPassword"), keeping: req.signedInAccount?.session)
         return .noContent
     }
 

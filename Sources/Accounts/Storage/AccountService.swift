@@ -351,6 +351,31 @@ package struct AccountService {
         return user
     }
 
+    /// Changes the password after checking the current one (403 `wrong_password`; each check is a
+    /// bcrypt, so it spends the network's login budget). Every other session of the account ends —
+    /// its refresh tokens, its access tokens and its live sockets, on every instance — and
+    /// `keeping` (the session asking) stays signed in.
+    package func changePassword(_ user: User, current: String, new: String, keeping session: UUID?, now: Date = Date()) async throws {
+        if let violation = AccountRules.passwordViolation(new) {
+            throw AppError.invalid(violation, ["min": String(AccountRules.passwordMinLength)])
+        }
+        try await limits.logins.reserve(client)
+        guard try await passwords.verify(current, hash: user.passwordHash) else { throw AppError(.forbidden, "wrong_password") }
+        let userID = try user.requireID()
+        user.passwordHash = try await passwords.hash(new)
+        let ended: [UUID] = try await database.transaction { transaction in
+            try await user.save(on: transaction)
+            let others = try await AuthSession.query(on: transaction).filter(\.$user.$id == userID).filter(\.$revokedAt == nil).all()
+                .compactMap(\.id).filter { $0 != session }
+            if !others.isEmpty {
+                try await AuthSession.query(on: transaction).filter(\.$id ~~ others).set(\.$revokedAt, to: now).update()
+            }
+            return others
+        }
+        await accountChanged(userID)
+        for other in ended { await events.announceSessionEnd(.session(other)) }
+    }
+
     /// Withdraws the account: the user row goes, and with it (by cascade) every session and
     /// refresh token, so all of its tokens stop working at once. Other features settle what they
     /// keep about the account in the same transaction (`AccountRemovals`).

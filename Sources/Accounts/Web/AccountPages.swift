@@ -17,6 +17,7 @@ package struct AccountPages: RouteCollection {
         me.post(AccountPath.profile, use: saveProfile)
         me.post(AccountPath.photo, use: uploadPhoto)
         me.post(AccountPath.photoDelete, use: deletePhoto)
+        me.post(AccountPath.password, use: changePassword)
         me.post(AccountPath.withdraw, use: withdraw)
         routes.post(AccountPath.language, use: switchLanguage)
     }
@@ -140,7 +141,7 @@ package struct AccountPages: RouteCollection {
 
     package func myPage(req: Request) async throws -> Response {
         let user = try req.requireUser()
-        let notice = req.query[String.self, at: "notice"].flatMap { ["profile_saved", "photo_saved", "photo_removed"].contains($0) ? $0 : nil }
+        let notice = req.query[String.self, at: "notice"].flatMap { ["profile_saved", "photo_saved", "photo_removed", "password_changed"].contains($0) ? $0 : nil }
         return myPageView(req, user: user, notice: notice, error: nil)
     }
 
@@ -202,6 +203,21 @@ package struct AccountPages: RouteCollection {
                     )
                 ),
                 .section(
+                    .class("card"),
+                    .h2(.text(req.t("me.password"))),
+                    .p(.class("muted"), .text(req.t("me.password_explain"))),
+                    .form(
+                        .action(AccountPath.password()), .method(.post), .class("stack"),
+                        Layout.csrfField(req),
+                        field(id: "current-password", label: req.t("me.password_current"), type: .password, value: nil,
+                              autocomplete: "current-password", name: "currentPassword"),
+                        field(id: "new-password", label: req.t("me.password_new"), type: .password, value: nil,
+                              autocomplete: "new-password", hint: req.t("signup.password_hint"),
+                              extra: [("minlength", String(AccountRules.passwordMinLength))], name: "newPassword"),
+                        .button(.type(.submit), .class("button"), .text(req.t("me.password_submit")))
+                    )
+                ),
+                .section(
                     .class("card danger-zone"),
                     .h2(.text(req.t("me.withdraw"))),
                     .p(.class("muted"), .text(req.t("me.withdraw_explain"))),
@@ -243,6 +259,19 @@ package struct AccountPages: RouteCollection {
         let user = try req.requireUser()
         return try await respondOnMyPage(req, user: user, notice: "photo_removed") {
             _ = try await req.accounts.removeProfileImage(user)
+        }
+    }
+
+    package struct PasswordForm: Content { package var currentPassword: String?; package var newPassword: String? }
+
+    /// The password changed; every other browser and app signed in as this account is signed out
+    /// (and its live sockets closed), this browser stays.
+    package func changePassword(req: Request) async throws -> Response {
+        let user = try req.requireUser()
+        let form = try req.content.decode(PasswordForm.self)
+        return try await respondOnMyPage(req, user: user, notice: "password_changed") {
+            try await req.accounts.changePassword(user, current: form.currentPassword ?? "", new: form.newPassword ?? "",
+                                                  keeping: req.signedInAccount?.session)
         }
     }
 

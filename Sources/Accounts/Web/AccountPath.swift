@@ -10,6 +10,7 @@ package enum AccountPath {
     package static let profile: PagePath = "/me/profile"
     package static let photo: PagePath = "/me/photo"
     package static let photoDelete: PagePath = "/me/photo/delete"
+    package static let password: PagePath = "/me/password"
     package static let withdraw: PagePath = "/me/withdraw"
     package static let language: PagePath = "/language"
 }

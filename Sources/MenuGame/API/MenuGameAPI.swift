@@ -149,7 +149,14 @@ package struct MenuGameAPI: RouteCollection {
                 try? await socket.send(#"{"type":"state","submissionCount":\#(status.submissionCount),"isHost":\#(status.isHost),"isClosed":\#(status.isClosed)}"#)
             }
             let forwarding = Task {
-                for await message in stream { try? await socket.send(message) }
+                for await message in stream {
+                    // A signed-in player's socket ends with the session (its close may have been missed).
+                    guard await req.signedInSessionIsLive() else {
+                        try? await socket.close(code: OpenSockets.sessionEndedCode)
+                        return
+                    }
+                    try? await socket.send(message)
+                }
             }
             socket.onClose.whenComplete { _ in forwarding.cancel() }
         }

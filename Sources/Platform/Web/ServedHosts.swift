@@ -147,15 +147,15 @@ extension Request {
         return headers.first(name: "X-Forwarded-Proto")?.lowercased() == "https"
     }
 
-    /// The origin this request was sent to (its scheme and `Host`), when it names one.
-    package var ownOrigin: WebOrigin? {
-        headers.first(name: .host).flatMap { WebOrigin(scheme: cameOverHTTPS ? "https" : "http", hostHeader: $0) }
-    }
-
-    /// Whether `origin` is one of this site's: the origin the request was sent to (a `Host` the
-    /// served-hosts check let in), `PUBLIC_URL`'s, or one of `SERVED_HOSTS`.
+    /// Whether `origin` is one of this site's: the host and port the request was sent to (its
+    /// `Host`, whose missing port is the default of the origin's scheme: one port speaks one
+    /// scheme, and this server cannot see the TLS a proxy ended), `PUBLIC_URL`'s origin, or one of
+    /// `SERVED_HOSTS`. In production a `Host` we do not serve never gets this far (421).
     package func isOwnOrigin(_ origin: WebOrigin) -> Bool {
-        if origin == ownOrigin { return true }
+        if let host = headers.first(name: .host), let (name, port) = WebOrigin.hostAndPort(host),
+           name == origin.host, (port ?? WebOrigin.defaultPort(origin.scheme)) == origin.port {
+            return true
+        }
         if let publicOrigin = WebOrigin(application.settings.publicURL), origin == publicOrigin { return true }
         return application.settings.servedHosts?.origins.contains(origin) ?? false
     }

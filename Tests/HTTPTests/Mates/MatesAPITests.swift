@@ -130,14 +130,14 @@ final class MatesAPITests: XCTestCase {
         }
     }
 
-    /// A class of students signs up together on one Wi-Fi: the address's budget (30 an hour by
+    /// A class of students signs up together on one Wi-Fi: the network's budget (60 an hour by
     /// default) lets all of them verify, and stops the next with when to try again.
     func testAClassOnOneNetworkGetsItsCodesAndTheBudgetStillStops() async throws {
         try await withTestApp(adjust: { $0.limits.passwordChecksPerMinute = 1_000 }) { app in
             let inbox = app.codeInbox
             try await MatesVerificationCode.query(on: app.db).delete()
             let budget = app.settings.mates.codesPerAddressPerHour
-            XCTAssertEqual(budget, 30)
+            XCTAssertEqual(budget, 60)
             var students: [Member] = []
             for index in 0...budget { students.append(try await app.member("학생\(index)")) }
             for (index, student) in students.prefix(budget).enumerated() {

@@ -1,3 +1,4 @@
+import Mates
 import Accounts
 import AsyncHTTPClient
 import BanchanApp
@@ -25,7 +26,7 @@ final class MatesCompatSocketTests: XCTestCase {
         let token: String
         var address = "203.0.113.7"
 
-        func call(_ method: HTTPMethod, _ path: String, form: String? = nil) async throws -> (status: Int, text: String) {
+        func call(_ method: HTTPMethod, _ path: String, form: String? = nil) async throws -> (status: Int, text: String, headers: HTTPHeaders) {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
             request.method = method
             request.headers.add(name: "idtoken", value: token)
@@ -35,16 +36,16 @@ final class MatesCompatSocketTests: XCTestCase {
                 request.body = .bytes(ByteBuffer(string: form))
             }
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
-            return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
+            return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)), response.headers)
         }
     }
 
-    private func withServer(_ body: (Application, Int, FakeFirebase) async throws -> Void) async throws {
+    private func withServer(trustingTheProxy: Bool = true, _ body: (Application, Int, FakeFirebase) async throws -> Void) async throws {
         let firebase = try await FakeFirebase.start()
         do {
             try await withTestApp(adjust: { settings in
                 settings.firebase = FirebaseSettings(projectIDs: [firebase.projectID], certificatesURL: firebase.certificatesURL)
-                settings.trustedProxies = ["127.0.0.1"]
+                if trustingTheProxy { settings.trustedProxies = ["127.0.0.1"] }
             }) { app in
                 let port = try freePort()
                 try await app.server.start(address: .hostname("127.0.0.1", port: port))
@@ -205,9 +206,11 @@ final class MatesCompatSocketTests: XCTestCase {
 
     /// Issue "real people, real networks", item 3: a bind was refused in silence whenever the
     /// phone's socket and its HTTP calls came from different addresses, or 30 minutes after the
-    /// last call. Now: a network the uid called from in the last day binds (IPv6 by its /64);
-    /// another network waits, is told so, and binds at the uid's next call from it, with the lines
-    /// it missed; a stranger who only knows the uid still hears nothing.
+    /// last call. Now (without the binding cookie, which the next tests cover): the network of the
+    /// uid's latest call of the last day binds (IPv6 by its /64); another network waits, is told
+    /// so, and binds at the uid's next call from it, with the lines from then on (never those
+    /// written while it waited: the 2026-11-27 probe, finding 2); a stranger who only knows the
+    /// uid still hears nothing.
     func testTheChatDoesNotGoSilentForTheOwnerAndStaysShutForAStranger() async throws {
         try await withServer { app, port, firebase in
             var (a, b) = try await matchedPair(port, firebase)
@@ -244,14 +247,23 @@ final class MatesCompatSocketTests: XCTestCase {
             XCTAssertTrue(beforeConfirming.isEmpty, "nothing before the uid shows up on this network")
             let stillOnV6 = try await chatEvents(rotated)
             XCTAssertEqual(stillOnV6.map { $0["chat"] as? String }, ["while-moving"], "the bound socket keeps hearing meanwhile")
-            // The phone's next request from LTE binds the waiting socket, with what it missed.
+            // The phone's next request from LTE binds the waiting socket: lines from then on.
             a.address = lte
             let fromLTE = try await a.call(.GET, "/v1/queue/myQueueState")
             XCTAssertEqual(fromLTE.status, 200)
-            try await waitUntil { moved.received.contains { $0.contains("while-moving") } }
-            try await send("on-lte")
-            let afterConfirming = try await chatEvents(moved)
-            XCTAssertEqual(afterConfirming.map { $0["chat"] as? String }, ["while-moving", "on-lte"])
+            // (The binding follows the call a moment later: lines are sent until the socket hears one.)
+            var afterConfirming: [String?] = []
+            try await waitUntil {
+                try await send("on-lte")
+                afterConfirming += try await self.chatEvents(moved).map { $0["chat"] as? String }
+                return !afterConfirming.isEmpty
+            }
+            XCTAssertFalse(afterConfirming.contains("while-moving"), "a line written while it waited is never handed over: \(afterConfirming)")
+            XCTAssertTrue(afterConfirming.allSatisfy { $0 == "on-lte" }, "\(afterConfirming)")
+            _ = try await chatEvents(rotated)  // what it heard before the new socket was bound
+            try await send("after-bind")
+            let newSocket = try await chatEvents(moved)
+            XCTAssertEqual(newSocket.map { $0["chat"] as? String }, ["after-bind"])
             let oldSocket = try await chatEvents(rotated)
             XCTAssertTrue(oldSocket.isEmpty, "the latest socket wins once bound")
 
@@ -270,6 +282,144 @@ final class MatesCompatSocketTests: XCTestCase {
             let owner = try await chatEvents(moved)
             XCTAssertEqual(owner.map { $0["chat"] as? String }, ["secret"])
             for socket in [rotated, moved, eavesdropper] { await socket.close() }
+        }
+    }
+}
+
+extension MatesCompatSocketTests {
+    /// The binding cookie of an answer: `Set-Cookie: wwe_sesac_socket=…; HttpOnly; Path=/`.
+    private func bindingCookie(_ headers: HTTPHeaders, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let header = try XCTUnwrap(headers[canonicalForm: "Set-Cookie"].map(String.init).first { $0.hasPrefix(SesacSocketBinding.cookieName + "=") },
+                                   "every /v1 answer to a signed-up app sets the binding cookie", file: file, line: line)
+        XCTAssertTrue(header.contains("HttpOnly"), header, file: file, line: line)
+        XCTAssertTrue(header.contains("Path=/"), header, file: file, line: line)
+        return String(header.split(separator: ";")[0])
+    }
+
+    /// Issue 37, item 2: the phone holds a cookie from its `/v1` answers, and socket.io-client-swift
+    /// sends it on the handshake: its socket binds at once from any network (a phone that moved to
+    /// LTE keeps hearing without a call), while a stranger who only knows the uid, or holds
+    /// someone else's cookie, hears nothing.
+    func testThePhonesCookieBindsItsSocketFromAnyNetwork() async throws {
+        try await withServer { app, port, firebase in
+            let (a, b) = try await matchedPair(port, firebase)
+            let answer = try await a.call(.GET, "/v1/queue/myQueueState")
+            let cookie = try bindingCookie(answer.headers)
+            let bCookie = try bindingCookie(try await b.call(.GET, "/v1/queue/myQueueState").headers)
+            // From a network A never called from, with A's cookie: bound at once, not told to wait.
+            let lte = try await socket(app, port, from: "198.51.100.201", binding: a.uid, headers: ["Cookie": cookie])
+            XCTAssertFalse(lte.received.contains { $0.contains("bind_pending") }, "\(lte.received)")
+            try await send("heard-on-lte", from: b, to: a)
+            let heard = try await chatEvents(lte)
+            XCTAssertEqual(heard.map { $0["chat"] as? String }, ["heard-on-lte"])
+            // A stranger elsewhere, with no cookie or with B's: waits, hears nothing; A's socket keeps hearing.
+            let bare = try await socket(app, port, from: "192.0.2.77", binding: a.uid)
+            let borrowed = try await socket(app, port, from: "192.0.2.78", binding: a.uid, headers: ["Cookie": bCookie])
+            XCTAssertTrue(bare.received.contains { $0.contains("bind_pending") })
+            XCTAssertTrue(borrowed.received.contains { $0.contains("bind_pending") })
+            try await send("private", from: b, to: a)
+            let bareHeard = try await chatEvents(bare)
+            let borrowedHeard = try await chatEvents(borrowed)
+            XCTAssertTrue(bareHeard.isEmpty && borrowedHeard.isEmpty, "\(bareHeard) \(borrowedHeard)")
+            let stillHeard = try await chatEvents(lte)
+            XCTAssertEqual(stillHeard.map { $0["chat"] as? String }, ["private"], "a waiting stranger does not silence the owner")
+            // A forged cookie (A's uid, another MAC) binds nothing either.
+            let forged = cookie.split(separator: ".").dropLast().joined(separator: ".") + ".AAAA"
+            let forger = try await socket(app, port, from: "192.0.2.79", binding: a.uid, headers: ["Cookie": forged])
+            XCTAssertTrue(forger.received.contains { $0.contains("bind_pending") })
+            for socket in [lte, bare, borrowed, forger] { await socket.close() }
+        }
+    }
+
+    /// The 2026-11-27 probe, finding 2: A's app called from a café, then from home; a stranger who
+    /// stayed at the café bound A's uid by that network and heard the next line, and A's own socket
+    /// went silent. Now only the uid's latest network binds without a cookie.
+    func testACafeTheOwnerLeftBindsNobody() async throws {
+        try await withServer { app, port, firebase in
+            var (a, b) = try await matchedPair(port, firebase)
+            a.address = "203.0.113.50"  // the café
+            let atTheCafe = try await a.call(.GET, "/v1/queue/myQueueState")
+            XCTAssertEqual(atTheCafe.status, 200)
+            try await Task.sleep(for: .milliseconds(20))
+            a.address = "198.51.100.60"  // home
+            let atHome = try await a.call(.GET, "/v1/queue/myQueueState")
+            XCTAssertEqual(atHome.status, 200)
+            let home = try await socket(app, port, from: a.address, binding: a.uid)
+            let stranger = try await socket(app, port, from: "203.0.113.50", binding: a.uid)
+            XCTAssertTrue(stranger.received.contains { $0.contains("bind_pending") }, "the café is not A's latest network: \(stranger.received)")
+            try await send("my number is 010-1234-5678", from: b, to: a)
+            let strangerHeard = try await chatEvents(stranger)
+            XCTAssertTrue(strangerHeard.isEmpty, "\(strangerHeard)")
+            let homeHeard = try await chatEvents(home)
+            XCTAssertEqual(homeHeard.map { $0["chat"] as? String }, ["my number is 010-1234-5678"], "A's own socket keeps hearing")
+            for socket in [home, stranger] { await socket.close() }
+        }
+    }
+
+    /// The 2026-11-27 probe, finding 3: every waiting socket kept 64 lines, with no bound per uid.
+    /// Now at most two wait for one uid (a third lets the oldest go), and they keep nothing.
+    func testAtMostTwoSocketsWaitForOneUID() async throws {
+        try await withServer { app, port, firebase in
+            let (a, _) = try await matchedPair(port, firebase)
+            var waiting: [EngineTestSocket] = []
+            for index in 0..<3 {
+                waiting.append(try await socket(app, port, from: "192.0.2.\(100 + index)", binding: a.uid))
+            }
+            try await waiting[0].waitClosed(timeout: .seconds(10))
+            XCTAssertTrue(waiting[0].received.contains("41"), "the oldest is told it is let go: \(waiting[0].received)")
+            XCTAssertFalse(waiting[1].socket.isClosed)
+            XCTAssertFalse(waiting[2].socket.isClosed)
+            for socket in waiting { await socket.close() }
+        }
+    }
+
+    /// Issue 37, items 2 and 3: withdrawal forgets the uid's networks and lets its socket go; rows
+    /// older than a day are pruned.
+    func testWithdrawalForgetsTheNetworksAndEndsTheSocket() async throws {
+        try await withServer { app, port, firebase in
+            let (a, b) = try await matchedPair(port, firebase)
+            let phone = try await socket(app, port, from: a.address, binding: a.uid)
+            func networks(_ uid: String) async throws -> Int {
+                try await app.db.sql.raw("SELECT COUNT(*) AS n FROM mates_app_networks WHERE uid = \(bind: uid)").first()?.decode(column: "n", as: Int.self) ?? -1
+            }
+            let before = try await networks(a.uid)
+            XCTAssertGreaterThan(before, 0)
+            let withdrawn = try await a.call(.POST, "/v1/user/withdraw")
+            XCTAssertEqual(withdrawn.status, 200, withdrawn.text)
+            try await phone.waitClosed(timeout: .seconds(5))
+            let after = try await networks(a.uid)
+            XCTAssertEqual(after, 0, "the withdrawn uid's networks are gone")
+
+            // A day-old sighting of B is pruned; a fresh one stays.
+            try await app.db.sql.raw("""
+                INSERT INTO mates_app_networks (uid, network, seen_at) VALUES (\(bind: b.uid), '192.0.2.9', \(bind: Date().addingTimeInterval(-25 * 3600)))
+                """).run()
+            let pruned = try await MatesService(database: app.db, application: app).pruneAppSightings()
+            XCTAssertEqual(pruned, 1)
+            let kept = try await networks(b.uid)
+            XCTAssertEqual(kept, 1, "B's own recent network stays")
+            await phone.close()
+        }
+    }
+
+    /// Issue 37, item 5: behind a proxy the server was not told of (`TRUSTED_PROXIES` unset),
+    /// every phone is the proxy's address. No socket binds by network then; the cookie still works.
+    func testBehindAnUntrustedProxyNoSocketBindsByNetwork() async throws {
+        try await withServer(trustingTheProxy: false) { app, port, firebase in
+            let (a, b) = try await matchedPair(port, firebase)
+            // A stranger's socket through the same proxy naming A's uid: refused, hears nothing.
+            let stranger = try await socket(app, port, from: "192.0.2.66", binding: a.uid)
+            XCTAssertTrue(stranger.received.contains { $0.contains("bind_pending") }, "\(stranger.received)")
+            try await send("through the proxy", from: b, to: a)
+            let strangerHeard = try await chatEvents(stranger)
+            XCTAssertTrue(strangerHeard.isEmpty, "\(strangerHeard)")
+            // A's phone with its cookie binds.
+            let cookie = try bindingCookie(try await a.call(.GET, "/v1/queue/myQueueState").headers)
+            let phone = try await socket(app, port, from: a.address, binding: a.uid, headers: ["Cookie": cookie])
+            try await send("to the phone", from: b, to: a)
+            let phoneHeard = try await chatEvents(phone)
+            XCTAssertEqual(phoneHeard.map { $0["chat"] as? String }, ["to the phone"])
+            for socket in [stranger, phone] { await socket.close() }
         }
     }
 }

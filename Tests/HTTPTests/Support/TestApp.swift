@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Banchan
 import BanchanApp
 import BurgerMap
@@ -119,6 +120,49 @@ extension Application {
         let response = try await send(.POST, "/api/v1/auth/login", json: ["email": email, "password": password])
         XCTAssertEqual(response.status, .ok, response.text)
         return try response.json(Credentials.self)
+    }
+}
+
+/// Runs `body` against a fresh app listening on a free loopback port (real sockets, real addresses).
+func withListeningApp(adjust: (inout Settings) -> Void = { _ in }, _ body: (Application, Int) async throws -> Void) async throws {
+    try await withTestApp(adjust: adjust) { app in
+        let port = try freePort()
+        try await app.server.start(address: .hostname("127.0.0.1", port: port))
+        do { try await body(app, port) } catch {
+            await app.server.shutdown()
+            throw error
+        }
+        await app.server.shutdown()
+    }
+}
+
+/// Requests over a real connection to a listening app, each as if from `address` (the test
+/// trusts 127.0.0.1 as its proxy, which names the client in `X-Forwarded-For`).
+struct PortClient {
+    struct Reply {
+        let status: HTTPResponseStatus
+        let headers: HTTPHeaders
+        let text: String
+
+        var errorCode: String? { try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(text.utf8)).error.code }
+        func object() throws -> [String: Any] { try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) }
+    }
+
+    let port: Int
+
+    func send(_ method: HTTPMethod, _ path: String, json: (any Encodable)? = nil, token: String? = nil, from address: String? = nil,
+              headers extra: HTTPHeaders = [:]) async throws -> Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = method
+        if let address { request.headers.add(name: "X-Forwarded-For", value: address) }
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(json)))
+        }
+        request.headers.add(contentsOf: extra)
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        return Reply(status: response.status, headers: response.headers, text: String(buffer: try await response.body.collect(upTo: 1 << 20)))
     }
 }
 

@@ -151,7 +151,7 @@ struct PortClient {
     let port: Int
 
     func send(_ method: HTTPMethod, _ path: String, json: (any Encodable)? = nil, token: String? = nil, from address: String? = nil,
-              headers extra: HTTPHeaders = [:]) async throws -> Reply {
+              headers extra: HTTPHeaders = [:], upTo maxBytes: Int = 1 << 20) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method
         if let address { request.headers.add(name: "X-Forwarded-For", value: address) }
@@ -162,7 +162,7 @@ struct PortClient {
         }
         request.headers.add(contentsOf: extra)
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        return Reply(status: response.status, headers: response.headers, text: String(buffer: try await response.body.collect(upTo: 1 << 20)))
+        return Reply(status: response.status, headers: response.headers, text: String(buffer: try await response.body.collect(upTo: maxBytes)))
     }
 }
 

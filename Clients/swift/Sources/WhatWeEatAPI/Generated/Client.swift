@@ -265,8 +265,8 @@ public struct Client: APIProtocol {
     }
     /// Whether an email can still be used to sign up.
     ///
-    /// Throttled per client address (`AUTH_ATTEMPTS_PER_MINUTE`, 429 with `Retry-After` past it),
-    /// since it tells whether an account exists.
+    /// Throttled per client network (an IPv4 address or an IPv6 /64; `AUTH_ATTEMPTS_PER_MINUTE`,
+    /// 429 with `Retry-After` past it), since it tells whether an account exists.
     ///
     ///
     /// - Remark: HTTP `GET /api/v1/auth/email-available`.
@@ -417,8 +417,10 @@ public struct Client: APIProtocol {
     ///
     /// Ten failed attempts for one email within 15 minutes lock that email (429 with
     /// `Retry-After`), even for the right password, until the oldest failure leaves the window.
-    /// One client address may also try `AUTH_ATTEMPTS_PER_MINUTE` logins and sign-ups a minute,
-    /// and when the password checker is saturated the answer is 429 `server_busy`.
+    /// One client network (an IPv4 address or an IPv6 /64, ten times as much per /48) may also
+    /// try `AUTH_ATTEMPTS_PER_MINUTE` logins a minute (sign-ups have a budget of their own), and
+    /// when the password checker is saturated the answer is 429 `server_busy`. The body must be
+    /// JSON (415 otherwise); only `X-Device-Token` names a device whose cart is handed over.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
@@ -1139,6 +1141,195 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unsupportedMediaType(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Change the password after the current one. Every other session of the account ends at once (its refresh and access tokens, and its live sockets, closed with 4401); this one stays. Each check costs a bcrypt and spends the network's login budget (429 past it).
+    ///
+    /// - Remark: HTTP `PUT /api/v1/me/password`.
+    /// - Remark: Generated from `#/paths//api/v1/me/password/put(changePassword)`.
+    public func changePassword(_ input: Operations.ChangePassword.Input) async throws -> Operations.ChangePassword.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.ChangePassword.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/api/v1/me/password",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .put
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case let .json(value):
+                    body = try converter.setRequiredRequestBodyAsJSON(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/json; charset=utf-8"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    return .noContent(.init())
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 403:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Forbidden.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(body: body))
+                case 415:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UnsupportedMediaType.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unsupportedMediaType(.init(body: body))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unprocessable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
+                case 429:
+                    let headers: Components.Responses.TooManyRequests.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.TooManyRequests.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -3770,7 +3961,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Leave a note for the team (anyone; 5 per 10 minutes per address).
+    /// Leave a note for the team (anyone; 5 per 10 minutes per client network).
     ///
     /// - Remark: HTTP `POST /api/v1/menu-game/feedback`.
     /// - Remark: Generated from `#/paths//api/v1/menu-game/feedback/post(leaveFeedback)`.
@@ -11568,7 +11759,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Send a 6-digit code to a phone number (kept as `+82…`; a Korean `010-…` number gets `+82`) or an email address. A code is valid 5 minutes, for 5 tries, once. At most one send a minute and five a day per destination and per account (429 `code_resend_too_soon`, 429 `code_daily_limit`), and 30 an hour and 200 a day per client address (429 `code_address_limit`), each with `Retry-After`. A destination verifies one account (409 `destination_in_use`). Delivered through the server log, or by SMTP for email when `SMTP_URL` is set; 503 `code_not_sent` when the mail server refuses (nothing is counted).
+    /// Send a 6-digit code to a phone number (kept as `+82…`; a Korean `010-…` number gets `+82`) or an email address. A code is valid 5 minutes, for 5 tries, once. At most one send a minute and five a day per destination and per account (429 `code_resend_too_soon`, 429 `code_daily_limit`), and 60 an hour and 300 a day per client network (an IPv4 address or an IPv6 /64; 429 `code_address_limit`), each with `Retry-After`; destinations are counted by the inbox they reach (`+tag`, Gmail dots and `googlemail.com`, the trunk `0` after `+82`). The whole service sends at most `MATES_SMS_PER_HOUR` texts and `MATES_EMAILS_PER_HOUR` emails of codes an hour (429 `code_channel_busy`). Phone codes go only to the countries of `MATES_PHONE_COUNTRIES` (`+82`; 422 `phone_country_unsupported`). An inbox verifies one account (409 `destination_in_use`). Delivered through the server log, or by SMTP for email when `SMTP_URL` is set; 503 `code_not_sent` when the mail server refuses (nothing is counted).
     ///
     /// - Remark: HTTP `POST /api/v1/mates/verification`.
     /// - Remark: Generated from `#/paths//api/v1/mates/verification/post(sendMatesCode)`.

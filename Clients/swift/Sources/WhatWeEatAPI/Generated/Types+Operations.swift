@@ -291,8 +291,8 @@ public enum Operations {
     }
     /// Whether an email can still be used to sign up.
     ///
-    /// Throttled per client address (`AUTH_ATTEMPTS_PER_MINUTE`, 429 with `Retry-After` past it),
-    /// since it tells whether an account exists.
+    /// Throttled per client network (an IPv4 address or an IPv6 /64; `AUTH_ATTEMPTS_PER_MINUTE`,
+    /// 429 with `Retry-After` past it), since it tells whether an account exists.
     ///
     ///
     /// - Remark: HTTP `GET /api/v1/auth/email-available`.
@@ -530,8 +530,10 @@ public enum Operations {
     ///
     /// Ten failed attempts for one email within 15 minutes lock that email (429 with
     /// `Retry-After`), even for the right password, until the oldest failure leaves the window.
-    /// One client address may also try `AUTH_ATTEMPTS_PER_MINUTE` logins and sign-ups a minute,
-    /// and when the password checker is saturated the answer is 429 `server_busy`.
+    /// One client network (an IPv4 address or an IPv6 /64, ten times as much per /48) may also
+    /// try `AUTH_ATTEMPTS_PER_MINUTE` logins a minute (sign-ups have a budget of their own), and
+    /// when the password checker is saturated the answer is 429 `server_busy`. The body must be
+    /// JSON (415 otherwise); only `X-Device-Token` names a device whose cart is handed over.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
@@ -1650,6 +1652,278 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Change the password after the current one. Every other session of the account ends at once (its refresh and access tokens, and its live sockets, closed with 4401); this one stays. Each check costs a bcrypt and spends the network's login budget (429 past it).
+    ///
+    /// - Remark: HTTP `PUT /api/v1/me/password`.
+    /// - Remark: Generated from `#/paths//api/v1/me/password/put(changePassword)`.
+    public enum ChangePassword {
+        public static let id: Swift.String = "changePassword"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/me/password/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ChangePassword.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ChangePassword.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ChangePassword.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/me/password/PUT/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/password/PUT/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/me/password/PUT/requestBody/json/currentPassword`.
+                    public var currentPassword: Swift.String
+                    /// - Remark: Generated from `#/paths/api/v1/me/password/PUT/requestBody/json/newPassword`.
+                    public var newPassword: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - currentPassword:
+                    ///   - newPassword:
+                    public init(
+                        currentPassword: Swift.String,
+                        newPassword: Swift.String
+                    ) {
+                        self.currentPassword = currentPassword
+                        self.newPassword = newPassword
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case currentPassword
+                        case newPassword
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/me/password/PUT/requestBody/content/application\/json`.
+                case json(Operations.ChangePassword.Input.Body.JsonPayload)
+            }
+            public var body: Operations.ChangePassword.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.ChangePassword.Input.Headers = .init(),
+                body: Operations.ChangePassword.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Changed; other sessions ended.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/password/put(changePassword)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.ChangePassword.Output.NoContent)
+            /// Changed; other sessions ended.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/password/put(changePassword)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.ChangePassword.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/password/put(changePassword)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/password/put(changePassword)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `forbidden` (wrong role), `wrong_password`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/password/put(changePassword)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`, `unsupported_image_type`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/password/put(changePassword)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Parsed but breaks a rule: `invalid_email`, `password_too_short`, `password_too_long`,
+            /// `invalid_nickname_length`, `invalid_nickname_characters`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/password/put(changePassword)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/password/put(changePassword)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }
@@ -5771,7 +6045,7 @@ public enum Operations {
             }
         }
     }
-    /// Leave a note for the team (anyone; 5 per 10 minutes per address).
+    /// Leave a note for the team (anyone; 5 per 10 minutes per client network).
     ///
     /// - Remark: HTTP `POST /api/v1/menu-game/feedback`.
     /// - Remark: Generated from `#/paths//api/v1/menu-game/feedback/post(leaveFeedback)`.
@@ -17719,7 +17993,7 @@ public enum Operations {
             }
         }
     }
-    /// Send a 6-digit code to a phone number (kept as `+82…`; a Korean `010-…` number gets `+82`) or an email address. A code is valid 5 minutes, for 5 tries, once. At most one send a minute and five a day per destination and per account (429 `code_resend_too_soon`, 429 `code_daily_limit`), and 30 an hour and 200 a day per client address (429 `code_address_limit`), each with `Retry-After`. A destination verifies one account (409 `destination_in_use`). Delivered through the server log, or by SMTP for email when `SMTP_URL` is set; 503 `code_not_sent` when the mail server refuses (nothing is counted).
+    /// Send a 6-digit code to a phone number (kept as `+82…`; a Korean `010-…` number gets `+82`) or an email address. A code is valid 5 minutes, for 5 tries, once. At most one send a minute and five a day per destination and per account (429 `code_resend_too_soon`, 429 `code_daily_limit`), and 60 an hour and 300 a day per client network (an IPv4 address or an IPv6 /64; 429 `code_address_limit`), each with `Retry-After`; destinations are counted by the inbox they reach (`+tag`, Gmail dots and `googlemail.com`, the trunk `0` after `+82`). The whole service sends at most `MATES_SMS_PER_HOUR` texts and `MATES_EMAILS_PER_HOUR` emails of codes an hour (429 `code_channel_busy`). Phone codes go only to the countries of `MATES_PHONE_COUNTRIES` (`+82`; 422 `phone_country_unsupported`). An inbox verifies one account (409 `destination_in_use`). Delivered through the server log, or by SMTP for email when `SMTP_URL` is set; 503 `code_not_sent` when the mail server refuses (nothing is counted).
     ///
     /// - Remark: HTTP `POST /api/v1/mates/verification`.
     /// - Remark: Generated from `#/paths//api/v1/mates/verification/post(sendMatesCode)`.

@@ -24,8 +24,8 @@ public protocol APIProtocol: Sendable {
     func signUp(_ input: Operations.SignUp.Input) async throws -> Operations.SignUp.Output
     /// Whether an email can still be used to sign up.
     ///
-    /// Throttled per client address (`AUTH_ATTEMPTS_PER_MINUTE`, 429 with `Retry-After` past it),
-    /// since it tells whether an account exists.
+    /// Throttled per client network (an IPv4 address or an IPv6 /64; `AUTH_ATTEMPTS_PER_MINUTE`,
+    /// 429 with `Retry-After` past it), since it tells whether an account exists.
     ///
     ///
     /// - Remark: HTTP `GET /api/v1/auth/email-available`.
@@ -35,8 +35,10 @@ public protocol APIProtocol: Sendable {
     ///
     /// Ten failed attempts for one email within 15 minutes lock that email (429 with
     /// `Retry-After`), even for the right password, until the oldest failure leaves the window.
-    /// One client address may also try `AUTH_ATTEMPTS_PER_MINUTE` logins and sign-ups a minute,
-    /// and when the password checker is saturated the answer is 429 `server_busy`.
+    /// One client network (an IPv4 address or an IPv6 /64, ten times as much per /48) may also
+    /// try `AUTH_ATTEMPTS_PER_MINUTE` logins a minute (sign-ups have a budget of their own), and
+    /// when the password checker is saturated the answer is 429 `server_busy`. The body must be
+    /// JSON (415 otherwise); only `X-Device-Token` names a device whose cart is handed over.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
@@ -71,6 +73,11 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /api/v1/me`.
     /// - Remark: Generated from `#/paths//api/v1/me/delete(withdraw)`.
     func withdraw(_ input: Operations.Withdraw.Input) async throws -> Operations.Withdraw.Output
+    /// Change the password after the current one. Every other session of the account ends at once (its refresh and access tokens, and its live sockets, closed with 4401); this one stays. Each check costs a bcrypt and spends the network's login budget (429 past it).
+    ///
+    /// - Remark: HTTP `PUT /api/v1/me/password`.
+    /// - Remark: Generated from `#/paths//api/v1/me/password/put(changePassword)`.
+    func changePassword(_ input: Operations.ChangePassword.Input) async throws -> Operations.ChangePassword.Output
     /// Set the profile picture; the body is the image itself (JPEG, PNG, GIF or WebP, at most 5 MB).
     ///
     /// The type is read from the file's first bytes, not from its name or `Content-Type`.
@@ -167,7 +174,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/menu-game/feedback`.
     /// - Remark: Generated from `#/paths//api/v1/menu-game/feedback/get(listFeedback)`.
     func listFeedback(_ input: Operations.ListFeedback.Input) async throws -> Operations.ListFeedback.Output
-    /// Leave a note for the team (anyone; 5 per 10 minutes per address).
+    /// Leave a note for the team (anyone; 5 per 10 minutes per client network).
     ///
     /// - Remark: HTTP `POST /api/v1/menu-game/feedback`.
     /// - Remark: Generated from `#/paths//api/v1/menu-game/feedback/post(leaveFeedback)`.
@@ -489,7 +496,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/notifications/live`.
     /// - Remark: Generated from `#/paths//api/v1/notifications/live/get(notificationsLive)`.
     func notificationsLive(_ input: Operations.NotificationsLive.Input) async throws -> Operations.NotificationsLive.Output
-    /// Send a 6-digit code to a phone number (kept as `+82…`; a Korean `010-…` number gets `+82`) or an email address. A code is valid 5 minutes, for 5 tries, once. At most one send a minute and five a day per destination and per account (429 `code_resend_too_soon`, 429 `code_daily_limit`), and 30 an hour and 200 a day per client address (429 `code_address_limit`), each with `Retry-After`. A destination verifies one account (409 `destination_in_use`). Delivered through the server log, or by SMTP for email when `SMTP_URL` is set; 503 `code_not_sent` when the mail server refuses (nothing is counted).
+    /// Send a 6-digit code to a phone number (kept as `+82…`; a Korean `010-…` number gets `+82`) or an email address. A code is valid 5 minutes, for 5 tries, once. At most one send a minute and five a day per destination and per account (429 `code_resend_too_soon`, 429 `code_daily_limit`), and 60 an hour and 300 a day per client network (an IPv4 address or an IPv6 /64; 429 `code_address_limit`), each with `Retry-After`; destinations are counted by the inbox they reach (`+tag`, Gmail dots and `googlemail.com`, the trunk `0` after `+82`). The whole service sends at most `MATES_SMS_PER_HOUR` texts and `MATES_EMAILS_PER_HOUR` emails of codes an hour (429 `code_channel_busy`). Phone codes go only to the countries of `MATES_PHONE_COUNTRIES` (`+82`; 422 `phone_country_unsupported`). An inbox verifies one account (409 `destination_in_use`). Delivered through the server log, or by SMTP for email when `SMTP_URL` is set; 503 `code_not_sent` when the mail server refuses (nothing is counted).
     ///
     /// - Remark: HTTP `POST /api/v1/mates/verification`.
     /// - Remark: Generated from `#/paths//api/v1/mates/verification/post(sendMatesCode)`.
@@ -634,8 +641,8 @@ extension APIProtocol {
     }
     /// Whether an email can still be used to sign up.
     ///
-    /// Throttled per client address (`AUTH_ATTEMPTS_PER_MINUTE`, 429 with `Retry-After` past it),
-    /// since it tells whether an account exists.
+    /// Throttled per client network (an IPv4 address or an IPv6 /64; `AUTH_ATTEMPTS_PER_MINUTE`,
+    /// 429 with `Retry-After` past it), since it tells whether an account exists.
     ///
     ///
     /// - Remark: HTTP `GET /api/v1/auth/email-available`.
@@ -653,8 +660,10 @@ extension APIProtocol {
     ///
     /// Ten failed attempts for one email within 15 minutes lock that email (429 with
     /// `Retry-After`), even for the right password, until the oldest failure leaves the window.
-    /// One client address may also try `AUTH_ATTEMPTS_PER_MINUTE` logins and sign-ups a minute,
-    /// and when the password checker is saturated the answer is 429 `server_busy`.
+    /// One client network (an IPv4 address or an IPv6 /64, ten times as much per /48) may also
+    /// try `AUTH_ATTEMPTS_PER_MINUTE` logins a minute (sign-ups have a budget of their own), and
+    /// when the password checker is saturated the answer is 429 `server_busy`. The body must be
+    /// JSON (415 otherwise); only `X-Device-Token` names a device whose cart is handed over.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
@@ -721,6 +730,19 @@ extension APIProtocol {
         body: Operations.Withdraw.Input.Body
     ) async throws -> Operations.Withdraw.Output {
         try await withdraw(Operations.Withdraw.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Change the password after the current one. Every other session of the account ends at once (its refresh and access tokens, and its live sockets, closed with 4401); this one stays. Each check costs a bcrypt and spends the network's login budget (429 past it).
+    ///
+    /// - Remark: HTTP `PUT /api/v1/me/password`.
+    /// - Remark: Generated from `#/paths//api/v1/me/password/put(changePassword)`.
+    public func changePassword(
+        headers: Operations.ChangePassword.Input.Headers = .init(),
+        body: Operations.ChangePassword.Input.Body
+    ) async throws -> Operations.ChangePassword.Output {
+        try await changePassword(Operations.ChangePassword.Input(
             headers: headers,
             body: body
         ))
@@ -963,7 +985,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// Leave a note for the team (anyone; 5 per 10 minutes per address).
+    /// Leave a note for the team (anyone; 5 per 10 minutes per client network).
     ///
     /// - Remark: HTTP `POST /api/v1/menu-game/feedback`.
     /// - Remark: Generated from `#/paths//api/v1/menu-game/feedback/post(leaveFeedback)`.
@@ -1737,7 +1759,7 @@ extension APIProtocol {
     public func notificationsLive(headers: Operations.NotificationsLive.Input.Headers = .init()) async throws -> Operations.NotificationsLive.Output {
         try await notificationsLive(Operations.NotificationsLive.Input(headers: headers))
     }
-    /// Send a 6-digit code to a phone number (kept as `+82…`; a Korean `010-…` number gets `+82`) or an email address. A code is valid 5 minutes, for 5 tries, once. At most one send a minute and five a day per destination and per account (429 `code_resend_too_soon`, 429 `code_daily_limit`), and 30 an hour and 200 a day per client address (429 `code_address_limit`), each with `Retry-After`. A destination verifies one account (409 `destination_in_use`). Delivered through the server log, or by SMTP for email when `SMTP_URL` is set; 503 `code_not_sent` when the mail server refuses (nothing is counted).
+    /// Send a 6-digit code to a phone number (kept as `+82…`; a Korean `010-…` number gets `+82`) or an email address. A code is valid 5 minutes, for 5 tries, once. At most one send a minute and five a day per destination and per account (429 `code_resend_too_soon`, 429 `code_daily_limit`), and 60 an hour and 300 a day per client network (an IPv4 address or an IPv6 /64; 429 `code_address_limit`), each with `Retry-After`; destinations are counted by the inbox they reach (`+tag`, Gmail dots and `googlemail.com`, the trunk `0` after `+82`). The whole service sends at most `MATES_SMS_PER_HOUR` texts and `MATES_EMAILS_PER_HOUR` emails of codes an hour (429 `code_channel_busy`). Phone codes go only to the countries of `MATES_PHONE_COUNTRIES` (`+82`; 422 `phone_country_unsupported`). An inbox verifies one account (409 `destination_in_use`). Delivered through the server log, or by SMTP for email when `SMTP_URL` is set; 503 `code_not_sent` when the mail server refuses (nothing is counted).
     ///
     /// - Remark: HTTP `POST /api/v1/mates/verification`.
     /// - Remark: Generated from `#/paths//api/v1/mates/verification/post(sendMatesCode)`.

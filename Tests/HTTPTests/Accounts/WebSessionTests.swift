@@ -121,6 +121,39 @@ final class WebSessionTests: XCTestCase {
         }
     }
 
+    /// The password form on `/me`: the current password first, a new one that keeps the rules;
+    /// a change signs out every other browser and app of the account, and this browser stays.
+    func testChangingThePasswordInTheBrowserSignsOutEveryOtherSession() async throws {
+        try await withTestApp { app in
+            var browser = CookieBrowser(app: app)
+            _ = try await browser.get("/signup")
+            _ = try await browser.post("/signup", form: ["email": "pw@example.com", "nickname": "비번", "password": "password1"])
+            let page = try await browser.get("/me")
+            XCTAssertTrue(page.text.contains(#"action="/me/password""#))
+            XCTAssertTrue(page.text.contains(#"autocomplete="current-password""#) && page.text.contains(#"autocomplete="new-password""#))
+            let phone = try await app.logIn("pw@example.com")
+
+            let forged = try await browser.post("/me/password", form: ["currentPassword": "password1", "newPassword": "password2"], includeCSRF: false)
+            XCTAssertEqual(forged.status, .forbidden, "no token, no change")
+            let wrong = try await browser.post("/me/password", form: ["currentPassword": "nope-nope", "newPassword": "password2"])
+            XCTAssertEqual(wrong.status, .forbidden)
+            XCTAssertTrue(wrong.text.contains("비밀번호가 맞지 않아요."), "the page says why")
+            let short = try await browser.post("/me/password", form: ["currentPassword": "password1", "newPassword": "short"])
+            XCTAssertEqual(short.status, .unprocessableEntity)
+            let stillIn = try await app.send(.GET, "/api/v1/me", token: phone.accessToken)
+            XCTAssertEqual(stillIn.status, .ok, "a refused change ends nothing")
+
+            let changed = try await browser.post("/me/password", form: ["currentPassword": "password1", "newPassword": "password2"])
+            XCTAssertEqual(changed.headers.first(name: .location), "/me?notice=password_changed")
+            let notice = try await browser.get("/me?notice=password_changed")
+            XCTAssertEqual(notice.status, .ok, "this browser stays signed in")
+            XCTAssertTrue(notice.text.contains("비밀번호를 바꿨어요."))
+            let signedOut = try await app.send(.GET, "/api/v1/me", token: phone.accessToken)
+            XCTAssertEqual(signedOut.status, .unauthorized, "the app's session ended")
+            _ = try await app.logIn("pw@example.com", password: "password2")
+        }
+    }
+
     func testLanguageSwitchChangesThePages() async throws {
         try await withTestApp { app in
             var browser = CookieBrowser(app: app)

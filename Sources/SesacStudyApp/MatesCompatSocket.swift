@@ -125,6 +125,7 @@ package struct MatesCompatSocket: SocketIOHandler {
         let ends = events.subscribe(to: SessionEnd.topic)
         let socketID = client.id
         let longestWait = longestWait
+        let waiting = waiting
         let task = Task {
             let state = BindingState(bound: network == nil)
             if network == nil { await events.publish(socketID, to: Self.bindingTopic(uid)) }
@@ -154,6 +155,7 @@ package struct MatesCompatSocket: SocketIOHandler {
                         for await seen in sightings where seen == network {
                             Self.count("confirmed")
                             state.confirm()
+                            waiting.remove(socketID)
                             await events.publish(socketID, to: Self.bindingTopic(uid))
                             // Keep listening (`for await`) so the group waits for the other tasks.
                             for await _ in sightings {}

@@ -2,7 +2,8 @@
 host and member sockets land on different instances hears every change live; 100 concurrent
 orders for the last 10 units give exactly 10; a client's per-network budget is one for the whole
 cluster; kill -9 of one instance mid-game leaves the room working through the other (the socket
-reconnects) and loses no acknowledged submission.
+reconnects) and loses no acknowledged submission; a sign-out closes the session's sockets on both
+instances.
 
 Usage: INSTANCE_PIDS="web-1=123,web-2=456" python3 check.py http://127.0.0.1:PORT"""
 import json
@@ -53,8 +54,8 @@ def wait_until(condition, what, timeout=15):
 class Listener:
     """A live socket through the proxy, read on a thread; `served_by` is the instance that took it."""
 
-    def __init__(self, path):
-        self.socket = websocket.create_connection(SOCKETS + path, timeout=20)
+    def __init__(self, path, headers=None):
+        self.socket = websocket.create_connection(SOCKETS + path, timeout=20, header=[f"{k}: {v}" for k, v in (headers or {}).items()])
         self.served_by = self.socket.getheaders().get("x-served-by")
         self.messages = []
         self.closed = False
@@ -81,10 +82,10 @@ class Listener:
             pass
 
 
-def listener_not_on(path, instance, tries=12):
+def listener_not_on(path, instance, tries=12, headers=None):
     """A socket that lands on another instance than `instance` (round robin alternates)."""
     for _ in range(tries):
-        candidate = Listener(path)
+        candidate = Listener(path, headers)
         if candidate.served_by != instance:
             return candidate
         candidate.close()
@@ -152,6 +153,23 @@ def check_budget_across_instances():
     print("ok   one per-network budget across both instances: 60 look-ups answered, 10 refused")
 
 
+def check_sign_out_closes_sockets_on_every_instance():
+    """Sign-out ends the session's live sockets on both instances within a second or two (the end
+    travels on the event bus, PostgreSQL NOTIFY), whichever instance took the sign-out."""
+    status, tokens, _ = call("POST", "/api/v1/auth/signup", {"email": f"leaver-{uuid.uuid4().hex[:8]}@example.com", "password": "password1",
+                                                          "nickname": f"나감{uuid.uuid4().hex[:4]}"})
+    assert status == 201, (status, tokens)
+    bearer = {"Authorization": f"Bearer {tokens['accessToken']}"}
+    first = Listener("/api/v1/notifications/live", bearer)
+    second = listener_not_on("/api/v1/notifications/live", first.served_by, headers=bearer)
+    wait_until(lambda: first.messages and second.messages, "both inbox sockets to say hello")
+    status, _, _ = call("POST", "/api/v1/auth/logout", headers=bearer)
+    assert status == 204, status
+    started = time.time()
+    wait_until(lambda: first.closed and second.closed, "the signed-out session's sockets to close", timeout=5)
+    print(f"ok   sign-out closed the session's sockets on {first.served_by} and {second.served_by} in {time.time() - started:.2f} s")
+
+
 def check_instance_killed_mid_game():
     pin, host, live, host_socket, member_socket = group_with_sockets_on_both_instances()
     doomed, survivor = host_socket.served_by, member_socket.served_by
@@ -185,5 +203,6 @@ if __name__ == "__main__":
     check_group_across_instances()
     check_last_units()
     check_budget_across_instances()
+    check_sign_out_closes_sockets_on_every_instance()
     check_instance_killed_mid_game()
     print("cluster: all checks passed")

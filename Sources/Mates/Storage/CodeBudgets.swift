@@ -62,8 +62,7 @@ package final class CodeBudgets: Sendable {
             await networkDaily.release(daily)
             Self.exhausted(channel).increment()
             logger.error("the hourly budget of \(channel.rawValue) codes (\(limiter.limit)) is spent: codes by \(channel.rawValue) wait \(wait.seconds) s")
-            throw AppError(.tooManyRequests, "code_channel_busy", arguments: ["minutes": String((wait.seconds + 59) / 60)],
-                           headers: ["Retry-After": String(wait.seconds)])
+            throw wait.refusal("code_channel_busy")
         }
     }
 

@@ -59,11 +59,7 @@ public final class NetworkBudget: Sendable {
     package func reserve(_ client: ClientNetwork, code: String = "too_many_requests") async throws -> Slot {
         switch try await tryReserve(client) {
         case .success(let slot): return slot
-        case .failure(let wait):
-            throw AppError(.tooManyRequests, code,
-                           arguments: ["seconds": String(wait.seconds), "minutes": String((wait.seconds + 59) / 60),
-                                       "hours": String((wait.seconds + 3599) / 3600)],
-                           headers: ["Retry-After": String(wait.seconds)])
+        case .failure(let wait): throw wait.refusal(code)
         }
     }
 

@@ -60,6 +60,14 @@ public final class RateLimiter: Sendable {
 
     public struct Wait: Error, Equatable {
         public let seconds: Int
+
+        /// The 429 that says when to come back: `Retry-After`, and the wait in seconds, minutes
+        /// and hours for the message of `code`.
+        package func refusal(_ code: String) -> AppError {
+            AppError(.tooManyRequests, code,
+                     arguments: ["seconds": String(seconds), "minutes": String((seconds + 59) / 60), "hours": String((seconds + 3599) / 3600)],
+                     headers: ["Retry-After": String(seconds)])
+        }
     }
 
     /// Gives a slot back: what it guarded did not happen, or does not count (a PIN that was found,
@@ -83,10 +91,7 @@ extension RateLimiter {
     package func reserve(_ key: String, code: String = "too_many_requests") async throws -> Slot {
         switch try await tryReserve(key) {
         case .success(let slot): return slot
-        case .failure(let wait):
-            // The message may say when, in seconds or minutes; `Retry-After` always does.
-            throw AppError(.tooManyRequests, code, arguments: ["seconds": String(wait.seconds), "minutes": String((wait.seconds + 59) / 60)],
-                           headers: ["Retry-After": String(wait.seconds)])
+        case .failure(let wait): throw wait.refusal(code)
         }
     }
 

@@ -360,7 +360,7 @@ extension MatesCompatSocketTests {
     /// Now at most two wait for one uid (a third lets the oldest go), and they keep nothing.
     func testAtMostTwoSocketsWaitForOneUID() async throws {
         try await withServer { app, port, firebase in
-            let (a, _) = try await matchedPair(port, firebase)
+            var (a, b) = try await matchedPair(port, firebase)
             var waiting: [EngineTestSocket] = []
             for index in 0..<3 {
                 waiting.append(try await socket(app, port, from: "192.0.2.\(100 + index)", binding: a.uid))
@@ -369,6 +369,25 @@ extension MatesCompatSocketTests {
             XCTAssertTrue(waiting[0].received.contains("41"), "the oldest is told it is let go: \(waiting[0].received)")
             XCTAssertFalse(waiting[1].socket.isClosed)
             XCTAssertFalse(waiting[2].socket.isClosed)
+            // The phone shows up on the third socket's network: that one is bound, and no longer waits.
+            a.address = "192.0.2.102"
+            let call = try await a.call(.GET, "/v1/queue/myQueueState")
+            XCTAssertEqual(call.status, 200)
+            var heard: [String?] = []
+            try await waitUntil {
+                try await self.send("bound", from: b, to: a)
+                heard += try await self.chatEvents(waiting[2]).map { $0["chat"] as? String }
+                return !heard.isEmpty
+            }
+            // Two more wait: the older waiting one is let go, the bound one stays.
+            for index in 3..<5 {
+                waiting.append(try await socket(app, port, from: "192.0.2.\(100 + index)", binding: a.uid))
+            }
+            try await waiting[1].waitClosed(timeout: .seconds(10))
+            try await Task.sleep(for: .milliseconds(300))
+            XCTAssertFalse(waiting[2].socket.isClosed, "a bound socket is not counted among the waiting")
+            XCTAssertFalse(waiting[3].socket.isClosed)
+            XCTAssertFalse(waiting[4].socket.isClosed)
             for socket in waiting { await socket.close() }
         }
     }

@@ -9,6 +9,9 @@ package struct FirebaseSettings: SettingsSection, Equatable {
     package var projectIDs: [String] = []
     /// `FIREBASE_CERTS_URL`: where Google publishes the certificates that sign the tokens.
     package var certificatesURL = FirebaseIDTokenVerifier.googleCertificatesURL
+    /// `SESAC_SOCKET_WAIT_SECONDS`: how long a chat socket may wait to be bound (`bind_pending`)
+    /// before it is let go (600).
+    package var socketWaitSeconds = 600
 
     package init(projectIDs: [String] = [], certificatesURL: String = FirebaseIDTokenVerifier.googleCertificatesURL) {
         self.projectIDs = projectIDs
@@ -17,7 +20,7 @@ package struct FirebaseSettings: SettingsSection, Equatable {
 
     package init() {}
 
-    /// `FIREBASE_PROJECT_IDS` and `FIREBASE_CERTS_URL`.
+    /// `FIREBASE_PROJECT_IDS`, `FIREBASE_CERTS_URL` and `SESAC_SOCKET_WAIT_SECONDS`.
     package static func load(from environment: EnvironmentVariables) throws -> FirebaseSettings {
         func value(_ name: String) -> String? { environment.value(name) }
         let appEnvironment = environment.appEnvironment
@@ -42,6 +45,7 @@ package struct FirebaseSettings: SettingsSection, Equatable {
             }
             firebase.certificatesURL = url
         }
+        firebase.socketWaitSeconds = try environment.integer("SESAC_SOCKET_WAIT_SECONDS", default: 600, in: 1...86_400)
 
         return firebase
     }

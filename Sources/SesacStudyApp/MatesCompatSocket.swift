@@ -33,7 +33,7 @@ import Vapor
 ///   next `/v1` call from the socket's network binds it. A waiting socket keeps nothing (a line
 ///   kept for it would be one written before its owner was seen there), at most
 ///   `waitingPerUID` wait for one uid on an instance (the oldest is let go), and none waits longer
-///   than `longestWait`.
+///   than `SESAC_SOCKET_WAIT_SECONDS` (ten minutes).
 /// A bound socket is let go when its account withdraws or is suspended from mates (`SessionEnd`).
 package struct MatesCompatSocket: SocketIOHandler {
     package static let bindEvent = "changesocketid"
@@ -42,18 +42,13 @@ package struct MatesCompatSocket: SocketIOHandler {
     package static let pendingEvent = "bind_pending"
     /// Sockets that may wait for one uid on one instance; a newer one lets the oldest go.
     package static let waitingPerUID = 2
-    /// How long a socket may wait to be bound before it is let go.
-    package static let longestWait: TimeAmount = .minutes(10)
     /// Published on a uid's binding topic when the uid withdrew: its sockets stop.
     package static let withdrawnMessage = "withdrawn"
 
     private let forwarding = NIOLockedValueBox<[String: Task<Void, Never>]>([:])
     private let waiting = WaitingSockets()
-    private let longestWait: TimeAmount
 
-    package init(longestWait: TimeAmount = Self.longestWait) {
-        self.longestWait = longestWait
-    }
+    package init() {}
 
     package func connected(_ client: SocketIOClient) async {}
 
@@ -124,7 +119,8 @@ package struct MatesCompatSocket: SocketIOHandler {
         let lines = events.subscribe(to: MatesService.personChatTopic(account))
         let ends = events.subscribe(to: SessionEnd.topic)
         let socketID = client.id
-        let longestWait = longestWait
+        // How long it may wait to be bound (`SESAC_SOCKET_WAIT_SECONDS`).
+        let longestWait = UInt64(client.application.settings.firebase.socketWaitSeconds) * 1_000_000_000
         let waiting = waiting
         let task = Task {
             let state = BindingState(bound: network == nil)
@@ -166,7 +162,7 @@ package struct MatesCompatSocket: SocketIOHandler {
                     group.addTask {
                         // Waiting has an end: a socket nobody confirmed is let go. A confirmed one
                         // stays until the group ends (the first task to return ends it).
-                        try? await Task.sleep(nanoseconds: UInt64(longestWait.nanoseconds))
+                        try? await Task.sleep(nanoseconds: longestWait)
                         if !Task.isCancelled && !state.isBound { return true }
                         while !Task.isCancelled { try? await Task.sleep(nanoseconds: 3_600_000_000_000) }
                         return false

@@ -50,6 +50,10 @@ final class TrustedProxyTests: XCTestCase {
             let status = try await lookUp(direct, forwardedFor: client)
             XCTAssertEqual(status, index < 2 ? .ok : .tooManyRequests, "a written X-Forwarded-For is not trusted")
         }
+        // A proxy the server was not told of is named in the log, once (issue 37, item 5).
+        try await waitUntil { direct.output().contains("TRUSTED_PROXIES does not name it") }
+        XCTAssertEqual(direct.output().components(separatedBy: "TRUSTED_PROXIES does not name it").count - 1, 1, "warned once")
+        XCTAssertFalse(behindProxy.output().contains("TRUSTED_PROXIES does not name it"), "a trusted proxy is no reason to warn")
     }
 
     /// Instances on one PostgreSQL database count one budget: three look-ups a minute in all,

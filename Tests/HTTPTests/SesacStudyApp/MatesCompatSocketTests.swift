@@ -40,11 +40,13 @@ final class MatesCompatSocketTests: XCTestCase {
         }
     }
 
-    private func withServer(trustingTheProxy: Bool = true, _ body: (Application, Int, FakeFirebase) async throws -> Void) async throws {
+    private func withServer(trustingTheProxy: Bool = true, socketWaitSeconds: Int = 600,
+                            _ body: (Application, Int, FakeFirebase) async throws -> Void) async throws {
         let firebase = try await FakeFirebase.start()
         do {
             try await withTestApp(adjust: { settings in
                 settings.firebase = FirebaseSettings(projectIDs: [firebase.projectID], certificatesURL: firebase.certificatesURL)
+                settings.firebase.socketWaitSeconds = socketWaitSeconds
                 if trustingTheProxy { settings.trustedProxies = ["127.0.0.1"] }
             }) { app in
                 let port = try freePort()
@@ -389,6 +391,21 @@ extension MatesCompatSocketTests {
             XCTAssertFalse(waiting[3].socket.isClosed)
             XCTAssertFalse(waiting[4].socket.isClosed)
             for socket in waiting { await socket.close() }
+        }
+    }
+
+    /// A socket nobody confirms is let go after `SESAC_SOCKET_WAIT_SECONDS`; a bound one stays.
+    func testAWaitingSocketIsLetGoWhenItsWaitEnds() async throws {
+        try await withServer(socketWaitSeconds: 2) { app, port, firebase in
+            let (a, _) = try await matchedPair(port, firebase)
+            let bound = try await socket(app, port, from: a.address, binding: a.uid)
+            let waiting = try await socket(app, port, from: "192.0.2.150", binding: a.uid)
+            XCTAssertTrue(waiting.received.contains { $0.contains("bind_pending") })
+            try await waiting.waitClosed(timeout: .seconds(10))
+            XCTAssertTrue(waiting.received.contains("41"), "told it is let go: \(waiting.received)")
+            try await Task.sleep(for: .seconds(1))
+            XCTAssertFalse(bound.socket.isClosed, "a bound socket has no such end")
+            await bound.close()
         }
     }
 

@@ -1713,13 +1713,15 @@ public enum Operations {
                 public struct JsonPayload: Codable, Hashable, Sendable {
                     /// - Remark: Generated from `#/paths/api/v1/me/password/PUT/requestBody/json/currentPassword`.
                     public var currentPassword: Swift.String
+                    /// At most 72 bytes in UTF-8, no control characters (422 otherwise).
+                    ///
                     /// - Remark: Generated from `#/paths/api/v1/me/password/PUT/requestBody/json/newPassword`.
                     public var newPassword: Swift.String
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
                     ///   - currentPassword:
-                    ///   - newPassword:
+                    ///   - newPassword: At most 72 bytes in UTF-8, no control characters (422 otherwise).
                     public init(
                         currentPassword: Swift.String,
                         newPassword: Swift.String

@@ -47,7 +47,9 @@ extension Request {
 
     /// Whether the session this request signed in with is still live: a live socket asks before
     /// each line it sends or forwards, so a socket whose session ended (and whose close was
-    /// somehow missed) stops at once (`SessionEnd`). True for an anonymous request.
+    /// somehow missed) stops at once (`SessionEnd`). True for an anonymous request. A read that
+    /// fails counts as ended: the socket closes and the client reconnects, rather than a line going
+    /// out in the name of a session nobody could check.
     package func signedInSessionIsLive() async -> Bool {
         guard let account = signedInAccount else { return true }
         return ((try? await accounts.signedInUser(session: account.session, userID: account.id)) ?? nil) != nil

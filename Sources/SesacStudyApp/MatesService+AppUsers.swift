@@ -214,6 +214,15 @@ extension MatesService {
             """).all().count
     }
 
+    /// Forgets the networks of every app uid of `account` (the account's deletion), in `database`
+    /// (the deleting transaction).
+    package static func forgetAppSightings(ofAccount account: UUID, on database: any Database) async throws {
+        try await database.sql.raw("""
+            DELETE FROM \(ident: CreateMatesAppNetworks.schema)
+            WHERE uid IN (SELECT uid FROM \(ident: MatesAppUser.schema) WHERE user_id = \(bind: account))
+            """).run()
+    }
+
     /// Forgets every network of `uid` (its withdrawal).
     package func forgetAppSightings(uid: String) async throws {
         try await database.sql.raw("DELETE FROM \(ident: CreateMatesAppNetworks.schema) WHERE uid = \(bind: uid)").run()

@@ -2,7 +2,6 @@ import Fluent
 import Mates
 import Platform
 import SocketIO
-import SQLKit
 import Vapor
 
 /// The 새싹 스터디 apps' `/v1` routes and their Socket.IO chat (`MatesCompatRoutes`,
@@ -21,10 +20,7 @@ package enum SesacStudyAppLayer: Feature {
         })
         // An account that goes takes its app uids' networks with it.
         app.accountRemovals.register(beforeDelete: { user, database in
-            try await database.sql.raw("""
-                DELETE FROM \(ident: CreateMatesAppNetworks.schema)
-                WHERE uid IN (SELECT uid FROM \(ident: MatesAppUser.schema) WHERE user_id = \(bind: user))
-                """).run()
+            try await MatesService.forgetAppSightings(ofAccount: user, on: database)
         }, afterDelete: { _, _ in })
     }
 

@@ -11,6 +11,8 @@ package enum AccountsFeature: Feature {
         CreateRateLimitSlots(),
         // The platform's count of each account's stored bytes (uploads of every feature).
         CreateStorageUsage(),
+        // The platform's refunds owed at the payment provider (the shop's orders, the burger app's donations).
+        CreatePaymentRefunds(),
     ]
 
     package static func configure(_ app: Application, settings: Settings) async throws {

@@ -31,7 +31,9 @@ extension BurgerMapService {
         let payment = try await gateway.lookUp(paymentID, logger: logger)
         guard payment.status == .paid else { throw AppError.invalid("donation_not_paid") }
         guard payment.amount == BurgerDonations.amount else {
-            try? await gateway.cancel(paymentID: payment.providerID, reason: "a donation is \(BurgerDonations.amount) won, paid \(payment.amount)")
+            let refund = Refunds.Request(gateway: gateway.name, paymentID: payment.providerID, merchantUID: payment.merchantUID,
+                                         subject: "burger_donation:\(userID)", reason: "a donation is \(BurgerDonations.amount) won, paid \(payment.amount)")
+            await Refunds.attempt(try await Refunds.request(refund, on: database), on: database, gateway: gateway, logger: logger)
             throw AppError.invalid("donation_amount_mismatch", ["expected": String(BurgerDonations.amount), "paid": String(payment.amount)])
         }
         let donation = BurgerDonation(userID: userID, paymentID: paymentID, merchantUID: payment.merchantUID, amount: payment.amount,

@@ -95,8 +95,11 @@ package struct OrderResponse: Content {
     @NullEncoded package var cancelledAt: Date?
     @NullEncoded package var cancelReason: String?
     @NullEncoded package var createdAt: Date?
+    /// `pending` while a refund this order owes is not confirmed by the provider, then `done`;
+    /// null when it owes none or in lists (read an order alone to see it).
+    @NullEncoded package var refundStatus: Refunds.State?
 
-    package init(_ order: BanchanOrder, gateway: String?) throws {
+    package init(_ order: BanchanOrder, gateway: String?, refund: Refunds.State? = nil) throws {
         id = try order.requireID()
         merchantUID = order.merchantUID
         status = order.status
@@ -111,6 +114,7 @@ package struct OrderResponse: Content {
         cancelledAt = order.cancelledAt
         cancelReason = order.cancelReason
         createdAt = order.createdAt
+        refundStatus = refund
     }
 }
 

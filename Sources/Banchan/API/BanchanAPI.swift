@@ -183,7 +183,8 @@ package struct BanchanAPI: RouteCollection {
     }
 
     package func order(req: Request) async throws -> OrderResponse {
-        try OrderResponse(try await req.banchan.order(try req.orderIDParameter(), of: try req.shopOwner()), gateway: req.application.paymentGateway?.name)
+        let order = try await req.banchan.order(try req.orderIDParameter(), of: try req.shopOwner())
+        return try OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await req.banchan.refundState(ofOrder: order.id))
     }
 
     package struct CancelBody: Content { package let reason: String? }
@@ -192,7 +193,7 @@ package struct BanchanAPI: RouteCollection {
         let owner = try req.shopOwner()
         let reason = try req.decodeJSON(CancelBody.self).reason?.trimmingCharacters(in: .whitespacesAndNewlines)
         let order = try await req.banchan.cancel(try req.orderIDParameter(), of: owner, reason: String((reason?.isEmpty == false ? reason! : "cancelled by customer").prefix(200)))
-        return try OrderResponse(order, gateway: req.application.paymentGateway?.name)
+        return try OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await req.banchan.refundState(ofOrder: order.id))
     }
 
     package struct PaymentBody: Content {

@@ -132,6 +132,9 @@ package final class BanchanOrder: Model, @unchecked Sendable {
 
     /// The loaded lines in the order the customer added them.
     package var lines: [BanchanOrderItem] { ($items.value ?? []).sorted { $0.line < $1.line } }
+
+    /// What the order's refunds are recorded under (`Refunds`).
+    package static func refundSubject(_ id: UUID?) -> String { "banchan_order:\(id?.uuidString ?? "")" }
 }
 
 /// A line of an order, with the title and price as they were when ordered.

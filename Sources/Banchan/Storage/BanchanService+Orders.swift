@@ -163,6 +163,8 @@ extension BanchanService {
         package let cancelReason: String?
         /// In the order the customer added them.
         package let lines: [Line]
+        /// Whether the refund a cancelled order owes is still under way.
+        package let refund: Refunds.State?
     }
 
     /// The order with this id if it is this owner's (404 otherwise), for its page: one written-out
@@ -181,12 +183,14 @@ extension BanchanService {
             return OrderView.Line(title: title, unitPrice: try row.decode(column: "unit_price", as: Int.self),
                                   quantity: try row.decode(column: "quantity", as: Int.self))
         }
-        return OrderView(id: id, status: try first.decode(column: "status", as: OrderStatus.self),
+        let status = try first.decode(column: "status", as: OrderStatus.self)
+        return OrderView(id: id, status: status,
                          itemsTotal: try first.decode(column: "items_total", as: Int.self),
                          deliveryFee: try first.decode(column: "delivery_fee", as: Int.self),
                          total: try first.decode(column: "total", as: Int.self), points: try first.decode(column: "points", as: Int.self),
                          merchantUID: try first.decode(column: "merchant_uid", as: String.self),
-                         cancelReason: try first.decode(column: "cancel_reason", as: String?.self), lines: lines)
+                         cancelReason: try first.decode(column: "cancel_reason", as: String?.self), lines: lines,
+                         refund: status == .cancelled ? try await refundState(ofOrder: id) : nil)
     }
 
     /// An order as the orders page lists it.
@@ -230,23 +234,18 @@ extension BanchanService {
     package func cancel(_ id: UUID, of owner: Principal, reason: String) async throws -> BanchanOrder {
         let order = try await order(id, of: owner)
         guard order.status.canCancel else { throw AppError.conflict("order_not_cancellable", ["status": order.status.rawValue]) }
-        let paymentID = order.paymentID
-        guard try await markCancelled(order, reason: reason) else { return try await self.order(id, of: owner) }
-        if let paymentID, let gateway {
-            do {
-                try await gateway.cancel(paymentID: paymentID, reason: reason)
-            } catch {
-                logger.error("refund failed; settle by hand", metadata: ["order": "\(id)", "payment": "\(paymentID)", "error": "\(error)"])
-            }
-        }
+        let refund = order.paymentID.map { refundRequest(for: order, paymentID: $0, gateway: gateway?.name, reason: reason) }
+        try await markCancelled(order, reason: reason, refunding: refund)
         return try await self.order(id, of: owner)
     }
 
     /// Moves an order to cancelled (only from a cancellable state, decided by one conditional
-    /// update) and returns its units to stock, in one transaction. False when it had already moved on.
-    package func markCancelled(_ order: BanchanOrder, reason: String, now: Date = Date()) async throws -> Bool {
+    /// update) and returns its units to stock, in one transaction with the refund it owes (if
+    /// any), which is then tried. False when it had already moved on (nothing recorded).
+    @discardableResult
+    package func markCancelled(_ order: BanchanOrder, reason: String, refunding refund: Refunds.Request? = nil, now: Date = Date()) async throws -> Bool {
         let id = try order.requireID()
-        let stocks: [(hash: String, stock: Int)]? = try await database.transaction { transaction in
+        let cancelled: (stocks: [(hash: String, stock: Int)], refund: UUID?)? = try await database.transaction { transaction in
             let sql = transaction.sql
             let moved = try await sql.update(BanchanOrder.schema)
                 .set("status", to: OrderStatus.cancelled.rawValue).set("cancelled_at", to: now).set("cancel_reason", to: reason)
@@ -255,6 +254,7 @@ extension BanchanService {
                 .where("status", .in, [OrderStatus.awaitingPayment.rawValue, OrderStatus.paid.rawValue])
                 .returning("id").all()
             guard !moved.isEmpty else { return nil }
+            let refundID = if let refund { try await Refunds.request(refund, on: transaction, now: now) } else { UUID?.none }
             var stocks: [(hash: String, stock: Int)] = []
             for item in try await BanchanOrderItem.query(on: transaction).filter(\.$order.$id == id).all() {
                 let rows = try await sql.update(DishRecord.schema)
@@ -262,10 +262,11 @@ extension BanchanService {
                     .where("id", .equal, item.dishID).returning("stock").all()
                 if let row = rows.first { stocks.append((item.hash, try row.decode(column: "stock", as: Int.self))) }
             }
-            return stocks
+            return (stocks, refundID)
         }
-        guard let stocks else { return false }
-        await announce(stocks)
+        guard let cancelled else { return false }
+        await announce(cancelled.stocks)
+        await Refunds.attempt(cancelled.refund, on: database, gateway: gateway, logger: logger)
         return true
     }
 }

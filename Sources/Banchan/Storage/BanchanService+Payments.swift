@@ -17,11 +17,7 @@ extension BanchanService {
         let order = try await order(id, of: owner)
         if order.status == .paid, order.paymentID == paymentID { return order }  // a retried confirmation
         if order.status == .cancelled {
-            // Paid after the order was cancelled (its payment window ran out): give the money back.
-            if let late = try? await gateway.payment(id: paymentID), late.status == .paid, late.merchantUID == order.merchantUID {
-                try? await gateway.cancel(paymentID: late.providerID, reason: "order already cancelled")
-                throw AppError.conflict("payment_after_cancellation")
-            }
+            try await refundLatePayment(paymentID, for: order, with: gateway)
         }
         guard order.status == .awaitingPayment else { throw AppError.conflict("order_not_awaiting_payment", ["status": order.status.rawValue]) }
         let payment = try await gateway.lookUp(paymentID, logger: logger)
@@ -37,9 +33,10 @@ extension BanchanService {
             case .wrongAmount(let expected, let paid): reason = "paid \(paid) for a total of \(expected)"
             case .wrongOrder: reason = "another order's payment"
             }
-            _ = try await markCancelled(order, reason: reason)
-            if payment.status == .paid {
-                try? await gateway.cancel(paymentID: payment.providerID, reason: reason)
+            // A payment that took money for nothing goes back, whether or not this call cancelled the order.
+            let refund = payment.status == .paid ? refundRequest(for: order, paymentID: payment.providerID, gateway: gateway.name, reason: reason) : nil
+            if try await !markCancelled(order, reason: reason, refunding: refund), let refund {
+                await Refunds.attempt(try await Refunds.request(refund, on: database), on: database, gateway: gateway, logger: logger)
             }
             switch error {
             case .notPaid: throw AppError.conflict("payment_not_paid")
@@ -54,9 +51,57 @@ extension BanchanService {
             .set("payment_id", to: payment.providerID).set("paid_at", to: now).set("updated_at", to: now)
             .where("id", .equal, try order.requireID()).where("status", .equal, OrderStatus.awaitingPayment.rawValue)
             .returning("id").all()
-        guard !moved.isEmpty else { throw AppError.conflict("order_not_awaiting_payment", ["status": "changed"]) }
+        guard !moved.isEmpty else {
+            // The order moved on while we asked the provider. If it was cancelled (its window ran
+            // out), this paid payment is a late one and goes back; a concurrent confirmation of
+            // the same payment is the retried-confirmation case.
+            let current = try await self.order(id, of: owner)
+            if current.status == .paid, current.paymentID == payment.providerID { return current }
+            if current.status == .cancelled { try await refundLatePayment(paymentID, for: current, with: gateway) }
+            throw AppError.conflict("order_not_awaiting_payment", ["status": current.status.rawValue])
+        }
         Counter(label: "whatweeat_banchan_payments_confirmed_total").increment()
         return try await self.order(id, of: owner)
+    }
+
+    /// A payment made after its order was cancelled (the payment window ran out): if the provider
+    /// says it paid for this order, the refund is recorded and tried, and the client is told 409
+    /// `payment_after_cancellation`. If the provider cannot be asked, the refund is recorded all
+    /// the same (each attempt checks the payment first) and the client is told 503 to ask again.
+    /// Returns when the payment is not this order's, for the caller's 409.
+    private func refundLatePayment(_ paymentID: String, for order: BanchanOrder, with gateway: any PaymentGateway) async throws {
+        let refund = refundRequest(for: order, paymentID: paymentID, gateway: gateway.name, reason: "paid after the order was cancelled")
+        let late: ProviderPayment
+        do {
+            late = try await gateway.payment(id: paymentID)
+        } catch PaymentGatewayError.unknownPayment {
+            return
+        } catch {
+            logger.warning("late payment not checked; refund recorded for the retry job", metadata: [
+                "order": "\(order.id.map(\.uuidString) ?? "")", "payment": "\(paymentID)", "error": "\(error)",
+            ])
+            await Refunds.attempt(try await Refunds.request(refund, on: database, unverified: true), on: database, gateway: gateway, logger: logger)
+            throw AppError(.serviceUnavailable, "payment_provider_unavailable")
+        }
+        guard late.merchantUID == order.merchantUID else { return }
+        // Asked again after the refund: the provider shows it cancelled.
+        if late.status == .cancelled { throw AppError.conflict("payment_after_cancellation") }
+        guard late.status == .paid else { return }
+        logger.notice("payment after cancellation refunded", metadata: ["order": "\(order.id.map(\.uuidString) ?? "")", "payment": "\(paymentID)"])
+        await Refunds.attempt(try await Refunds.request(refund, on: database), on: database, gateway: gateway, logger: logger)
+        throw AppError.conflict("payment_after_cancellation")
+    }
+
+    /// The refund of a payment for this order, recorded under the order (its page shows it until done).
+    package func refundRequest(for order: BanchanOrder, paymentID: String, gateway: String?, reason: String) -> Refunds.Request {
+        // A paid order is refunded by the provider that took the payment (even if another is configured now).
+        Refunds.Request(gateway: order.paymentProvider ?? gateway ?? "none", paymentID: paymentID, merchantUID: order.merchantUID,
+                        subject: BanchanOrder.refundSubject(order.id), reason: reason)
+    }
+
+    /// Whether this order's refund is still under way (nil: it owes none).
+    package func refundState(ofOrder id: UUID?) async throws -> Refunds.State? {
+        try await Refunds.state(of: BanchanOrder.refundSubject(id), on: database)
     }
 
     /// Cancels orders still awaiting payment after the payment window, returning their stock.

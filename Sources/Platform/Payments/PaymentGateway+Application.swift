@@ -11,8 +11,10 @@ extension Application {
         set { storage[PaymentGatewayKey.self] = PaymentGatewayBox(gateway: newValue) }
     }
 
-    /// Sets `paymentGateway` from the settings (`PAYMENT_GATEWAY` and PortOne's keys).
+    /// Sets `paymentGateway` from the settings (`PAYMENT_GATEWAY` and PortOne's keys), and runs
+    /// the job that settles the refunds owed with it (`Refunds`).
     package func usePaymentGateway(_ setting: PaymentGatewaySetting) {
+        lifecycle.use(Refunds.retryJob())
         switch setting {
         case .test: paymentGateway = TestPaymentGateway()
         case .portOne(let url, let key, let secret):

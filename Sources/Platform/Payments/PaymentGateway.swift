@@ -73,13 +73,16 @@ public final class PortOneGateway: PaymentGateway {
     private let apiSecret: String
     private let client: HTTPClient
     private let token = NIOLockedValueBox<(value: String, expiresAt: Date)?>(nil)
-    package static let timeout: TimeAmount = .seconds(10)
+    /// How long one call may take; a refund answered later is recognised on the next attempt.
+    private let timeout: TimeAmount
+    public static let defaultTimeout: TimeAmount = .seconds(10)
 
-    public init(baseURL: String, apiKey: String, apiSecret: String, client: HTTPClient) {
+    public init(baseURL: String, apiKey: String, apiSecret: String, client: HTTPClient, timeout: TimeAmount = PortOneGateway.defaultTimeout) {
         self.baseURL = baseURL
         self.apiKey = apiKey
         self.apiSecret = apiSecret
         self.client = client
+        self.timeout = timeout
     }
 
     package struct Envelope<Payload: Decodable>: Decodable {
@@ -162,7 +165,7 @@ public final class PortOneGateway: PaymentGateway {
         }
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, timeout: Self.timeout)
+            response = try await client.execute(request, timeout: timeout)
         } catch {
             throw PaymentGatewayError.unavailable("PortOne unreachable: \(error)")
         }

@@ -27,25 +27,6 @@ final class FirebaseIDTokenTests: XCTestCase {
         func advance(_ seconds: TimeInterval) { current.withLockedValue { $0 += seconds } }
     }
 
-    /// Every line a logger was asked to write, with its metadata.
-    final class RecordedLines: Sendable {
-        let lines = NIOLockedValueBox<[String]>([])
-        func handler(label: String) -> some LogHandler { Handler(lines: self, logLevel: .trace) }
-
-        struct Handler: LogHandler {
-            let lines: RecordedLines
-            var logLevel: Logger.Level
-            var metadata: Logger.Metadata = [:]
-            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-                get { metadata[key] }
-                set { metadata[key] = newValue }
-            }
-            func log(event: LogEvent) {
-                lines.lines.withLockedValue { $0.append("\(event.message) \(metadata.merging(event.metadata ?? [:]) { $1 })") }
-            }
-        }
-    }
-
     func withFirebase(maxAge: Int = 3600, projects: Set<String>? = nil, lines: RecordedLines = RecordedLines(),
                       _ body: (FakeFirebase, FirebaseIDTokenVerifier, Clock) async throws -> Void) async throws {
         let firebase = try await FakeFirebase.start(maxAge: maxAge)

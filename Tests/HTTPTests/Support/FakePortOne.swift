@@ -4,6 +4,7 @@ import LookForRealBurgerApp
 import MenuGame
 import MenuGameApp
 import NIOConcurrencyHelpers
+import NIOCore
 import Platform
 import SesacStudyApp
 import WhatWeEatServer
@@ -18,6 +19,14 @@ final class FakePortOne: Sendable {
         var cancelled: [String] = []
         var tokenRequests = 0
         var unauthorizedCalls = 0
+        /// Cancel calls received, refused or not.
+        var cancelCalls = 0
+        /// The next this many cancels are refused with a non-zero code.
+        var refuseCancels = 0
+        /// The next this many calls of any kind answer 502 without PortOne's envelope (an outage).
+        var outageCalls = 0
+        /// Cancels take effect at once but are answered this much later (a slow provider).
+        var cancelAnswerDelay: TimeAmount = .zero
     }
 
     let app: Application
@@ -53,6 +62,21 @@ final class FakePortOne: Sendable {
     }
 
     var cancelled: [String] { state.withLockedValue { $0.cancelled } }
+    var cancelCalls: Int { state.withLockedValue { $0.cancelCalls } }
+    func refuseCancels(_ count: Int) { state.withLockedValue { $0.refuseCancels = count } }
+    func outage(calls: Int) { state.withLockedValue { $0.outageCalls = calls } }
+    func answerCancels(after delay: TimeAmount) { state.withLockedValue { $0.cancelAnswerDelay = delay } }
+
+    /// Whether this call falls in an outage (and counts it).
+    private func inOutage() -> Bool {
+        state.withLockedValue { state in
+            guard state.outageCalls > 0 else { return false }
+            state.outageCalls -= 1
+            return true
+        }
+    }
+
+    private var outageResponse: Response { Response(status: .badGateway, body: .init(string: "<html>502 Bad Gateway</html>")) }
     var tokenRequests: Int { state.withLockedValue { $0.tokenRequests } }
     var unauthorizedCalls: Int { state.withLockedValue { $0.unauthorizedCalls } }
 
@@ -72,6 +96,7 @@ final class FakePortOne: Sendable {
             return self.json(.ok, #"{"code":0,"message":null,"response":{"access_token":"\#(self.token)","now":\#(now),"expired_at":\#(now + 1800)}}"#)
         }
         app.get("payments", ":imp_uid") { req -> Response in
+            if self.inOutage() { return self.outageResponse }
             guard req.headers.first(name: "Authorization") == self.token else {
                 self.state.withLockedValue { $0.unauthorizedCalls += 1 }
                 return self.json(.unauthorized, #"{"code":-1,"message":"Unauthorized","response":null}"#)
@@ -88,9 +113,30 @@ final class FakePortOne: Sendable {
                 self.state.withLockedValue { $0.unauthorizedCalls += 1 }
                 return self.json(.unauthorized, #"{"code":-1,"message":"Unauthorized","response":null}"#)
             }
+            if self.inOutage() { return self.outageResponse }
             let cancel = try req.content.decode(Cancel.self)
-            self.state.withLockedValue { $0.cancelled.append(cancel.imp_uid) }
-            return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(cancel.imp_uid)","status":"cancelled"}}"#)
+            enum Answer { case refused, alreadyCancelled, cancelled(after: TimeAmount) }
+            let answer = self.state.withLockedValue { state -> Answer in
+                state.cancelCalls += 1
+                if state.refuseCancels > 0 {
+                    state.refuseCancels -= 1
+                    return .refused
+                }
+                guard let payment = state.payments[cancel.imp_uid], payment.status != "cancelled" else { return .alreadyCancelled }
+                // As PortOne does: the payment now reads as cancelled.
+                state.payments[cancel.imp_uid] = Payment(merchantUID: payment.merchantUID, amount: payment.amount, status: "cancelled")
+                state.cancelled.append(cancel.imp_uid)
+                return .cancelled(after: state.cancelAnswerDelay)
+            }
+            switch answer {
+            case .refused:
+                return self.json(.ok, #"{"code":-1,"message":"PG사 취소 요청 실패","response":null}"#)
+            case .alreadyCancelled:
+                return self.json(.ok, #"{"code":-1,"message":"이미 전액취소된 주문입니다.","response":null}"#)
+            case .cancelled(let delay):
+                if delay > .zero { try await Task.sleep(nanoseconds: UInt64(delay.nanoseconds)) }
+                return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(cancel.imp_uid)","status":"cancelled"}}"#)
+            }
         }
     }
 }

@@ -1,0 +1,269 @@
+import Fluent
+import Metrics
+import SQLKit
+import Vapor
+
+/// Every refund the server owes at a payment provider, kept until the provider confirms it. A
+/// refund is requested in the same transaction as the change that owes it (an order cancelled, a
+/// payment that paid for nothing), tried at once, and retried with backoff by `retryJob` until it
+/// is done: a provider that is down, refuses, or answers too late loses no one their money, and a
+/// restart in the middle loses nothing (a claim lapses after `claimLease`).
+///
+/// Each attempt asks the provider first, so a refund that went through while our call timed out
+/// is recognised (`already_cancelled`) rather than repeated, and a payment that turns out not to
+/// be this order's, or not paid, is never refunded (`not_this_order`, `nothing_paid`).
+/// This store owns `payment_refunds`; nothing else reads or writes it.
+package enum Refunds {
+    package static let schema = "payment_refunds"
+    /// How long a claimed refund belongs to the instance that claimed it (one provider call is
+    /// at most `PortOneGateway.defaultTimeout` three times: a token, a look-up, the refund).
+    package static let claimLease: TimeInterval = 60
+    /// At most this many unverified refund records per subject: a client naming payment after
+    /// payment for a cancelled order while the provider is down cannot grow the table.
+    package static let maxPerSubject = 5
+
+    /// What the provider said, once a refund is settled.
+    package enum Outcome: String, Sendable {
+        case refunded
+        /// The provider already shows the payment cancelled (a late answer to an earlier attempt).
+        case alreadyCancelled = "already_cancelled"
+        /// The payment never took money (failed, unknown to the provider).
+        case nothingPaid = "nothing_paid"
+        /// Paid, but for another order: not ours to refund.
+        case notThisOrder = "not_this_order"
+    }
+
+    /// A refund to make: the payment, the order it must have paid for (nil: whichever), and
+    /// what the refund is for (`banchan_order:{id}`, shown on that order's page while pending).
+    package struct Request: Sendable {
+        package let gateway: String
+        package let paymentID: String
+        package let merchantUID: String?
+        package let subject: String
+        package let reason: String
+
+        package init(gateway: String, paymentID: String, merchantUID: String?, subject: String, reason: String) {
+            self.gateway = gateway
+            self.paymentID = paymentID
+            self.merchantUID = merchantUID
+            self.subject = subject
+            self.reason = reason
+        }
+    }
+
+    /// A subject's refund as its owner sees it.
+    package enum State: String, Sendable, Codable {
+        case pending, done
+    }
+
+    /// Records a refund on `database` (pass the transaction that makes the change owing it).
+    /// A payment already recorded is not recorded twice. Returns the record's id when it is new.
+    /// `unverified`: the provider has not said the payment exists (it could not be asked), so a
+    /// subject may hold at most `maxPerSubject` of those.
+    @discardableResult
+    package static func request(_ refund: Request, on database: any Database, unverified: Bool = false, now: Date = Date()) async throws -> UUID? {
+        let sql = database.sql
+        if unverified {
+            let recorded = try await sql.raw("""
+                SELECT COUNT(*) AS n FROM \(ident: schema) WHERE subject = \(bind: refund.subject)
+                """).first()?.decode(column: "n", as: Int.self) ?? 0
+            guard recorded < maxPerSubject else { return nil }
+        }
+        let id = UUID()
+        let inserted = try await sql.raw("""
+            INSERT INTO \(ident: schema) (id, gateway, payment_id, merchant_uid, subject, reason, requested_at, attempts, next_attempt_at)
+            VALUES (\(bind: id), \(bind: refund.gateway), \(bind: refund.paymentID), \(bind: refund.merchantUID), \(bind: refund.subject),
+                    \(bind: String(refund.reason.prefix(200))), \(bind: now), 0, \(bind: now))
+            ON CONFLICT (gateway, payment_id) DO NOTHING RETURNING id
+            """).all()
+        return inserted.isEmpty ? nil : id
+    }
+
+    /// Tries one recorded refund now (right after its transaction committed), unless another
+    /// attempt holds it. Failures are recorded and logged, never thrown: the job tries again.
+    package static func attempt(_ id: UUID?, on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date = Date()) async {
+        guard let id else { return }
+        let thisOne: SQLQueryString = "id = \(bind: id)"
+        do {
+            for claimed in try await claim(thisOne, limit: 1, on: database, now: now) {
+                await settle(claimed, on: database, gateway: gateway, logger: logger, now: now)
+            }
+        } catch {
+            logger.error("refund not attempted; the retry job will", metadata: ["refund": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    /// Tries every refund that is due, a batch at a time. On PostgreSQL each batch is claimed with
+    /// `FOR UPDATE SKIP LOCKED`, so instances never try the same refund at once. Returns how many
+    /// were settled.
+    @discardableResult
+    package static func attemptDue(on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date = Date()) async throws -> Int {
+        var settled = 0
+        for claimed in try await claim(SQLRaw("1 = 1"), limit: 20, on: database, now: now) {
+            if await settle(claimed, on: database, gateway: gateway, logger: logger, now: now) { settled += 1 }
+        }
+        return settled
+    }
+
+    /// Pending and failing counts, for `/metrics` (`whatweeat_refunds_pending`, `whatweeat_refunds_failed`:
+    /// pending refunds whose last attempt failed).
+    package static func counts(on database: any Database) async throws -> (pending: Int, failed: Int) {
+        let row = try await database.sql.raw("""
+            SELECT COUNT(*) AS pending, COALESCE(SUM(CASE WHEN last_error IS NULL THEN 0 ELSE 1 END), 0) AS failed
+            FROM \(ident: schema) WHERE done_at IS NULL
+            """).first()
+        return (try row?.decode(column: "pending", as: Int.self) ?? 0, try row?.decode(column: "failed", as: Int.self) ?? 0)
+    }
+
+    /// The state of a subject's refunds: pending while any is, done when all are, nil when it has none.
+    package static func state(of subject: String, on database: any Database) async throws -> State? {
+        let row = try await database.sql.raw("""
+            SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN done_at IS NULL THEN 1 ELSE 0 END), 0) AS open
+            FROM \(ident: schema) WHERE subject = \(bind: subject)
+            """).first()
+        let total = try row?.decode(column: "total", as: Int.self) ?? 0
+        guard total > 0 else { return nil }
+        return try (row?.decode(column: "open", as: Int.self) ?? 0) > 0 ? .pending : .done
+    }
+
+    /// The job every instance runs: due refunds tried every `interval`, the gauges refreshed.
+    package static func retryJob(every interval: Duration = .seconds(30)) -> PeriodicJob {
+        PeriodicJob("settled refunds", every: interval) { app in
+            let settled = try await attemptDue(on: app.db, gateway: app.paymentGateway, logger: app.logger)
+            try await publishCounts(on: app.db)
+            return settled
+        }
+    }
+
+    /// Sets the `/metrics` gauges from the table (every instance reports the same shared counts).
+    package static func publishCounts(on database: any Database) async throws {
+        let counts = try await self.counts(on: database)
+        Gauge(label: "whatweeat_refunds_pending").record(counts.pending)
+        Gauge(label: "whatweeat_refunds_failed").record(counts.failed)
+    }
+
+    /// Seconds before the next attempt after `attempts` failed ones: 30 s, doubling, at most an hour.
+    package static func backoff(afterAttempts attempts: Int) -> TimeInterval {
+        min(3600, 30 * pow(2, Double(max(0, min(attempts, 12) - 1))))
+    }
+
+    // MARK: Attempts
+
+    private struct Claimed: Decodable {
+        let id: UUID
+        let gateway: String
+        let payment_id: String
+        let merchant_uid: String?
+        let subject: String
+        let reason: String
+        let attempts: Int
+    }
+
+    /// Takes the due refunds matching `condition` for `claimLease` (one statement: the rows move
+    /// their next attempt past the lease, so no other claim sees them until it lapses).
+    private static func claim(_ condition: any SQLExpression, limit: Int, on database: any Database, now: Date) async throws -> [Claimed] {
+        let sql = database.sql
+        let skipLocked = sql.dialect.name == "postgresql" ? " FOR UPDATE SKIP LOCKED" : ""
+        return try await sql.raw("""
+            UPDATE \(ident: schema) SET next_attempt_at = \(bind: now.addingTimeInterval(claimLease))
+            WHERE id IN (SELECT id FROM \(ident: schema)
+                         WHERE done_at IS NULL AND next_attempt_at <= \(bind: now) AND \(condition)
+                         ORDER BY next_attempt_at LIMIT \(unsafeRaw: String(limit))\(unsafeRaw: skipLocked))
+            RETURNING id, gateway, payment_id, merchant_uid, subject, reason, attempts
+            """).all(decoding: Claimed.self)
+    }
+
+    /// One attempt: asks the provider about the payment, refunds it if it is paid (and this
+    /// order's), and records the outcome or the failure. True when the refund is settled.
+    @discardableResult
+    private static func settle(_ refund: Claimed, on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date) async -> Bool {
+        let outcome: Result<Outcome, any Error>
+        if let gateway, gateway.name == refund.gateway {
+            outcome = await Result(catching: { try await refundIfPaid(refund, with: gateway) })
+        } else {
+            outcome = .failure(PaymentGatewayError.unavailable("payment provider \(refund.gateway) is not configured"))
+        }
+        let sql = database.sql
+        do {
+            switch outcome {
+            case .success(let outcome):
+                try await sql.raw("""
+                    UPDATE \(ident: schema) SET done_at = \(bind: now), outcome = \(bind: outcome.rawValue), attempts = attempts + 1
+                    WHERE id = \(bind: refund.id) AND done_at IS NULL
+                    """).run()
+                if outcome != .refunded {
+                    logger.notice("refund settled without a refund", metadata: ["subject": "\(refund.subject)", "payment": "\(refund.payment_id)", "outcome": "\(outcome.rawValue)"])
+                }
+                return true
+            case .failure(let error):
+                let attempts = refund.attempts + 1
+                Counter(label: "whatweeat_refund_failures_total").increment()
+                logger.error("refund failed; retrying", metadata: [
+                    "subject": "\(refund.subject)", "payment": "\(refund.payment_id)", "attempts": "\(attempts)", "error": "\(error)",
+                ])
+                try await sql.raw("""
+                    UPDATE \(ident: schema) SET attempts = \(bind: attempts), last_error = \(bind: String(String(describing: error).prefix(500))),
+                        next_attempt_at = \(bind: now.addingTimeInterval(backoff(afterAttempts: attempts)))
+                    WHERE id = \(bind: refund.id) AND done_at IS NULL
+                    """).run()
+                return false
+            }
+        } catch {
+            // The claim lapses and the refund is tried again; the provider will say if it went through.
+            logger.error("refund outcome not recorded", metadata: ["subject": "\(refund.subject)", "error": "\(error)"])
+            return false
+        }
+    }
+
+    private static func refundIfPaid(_ refund: Claimed, with gateway: any PaymentGateway) async throws -> Outcome {
+        let payment: ProviderPayment
+        do {
+            payment = try await gateway.payment(id: refund.payment_id)
+        } catch PaymentGatewayError.unknownPayment {
+            return .nothingPaid
+        }
+        switch payment.status {
+        case .cancelled: return .alreadyCancelled
+        case .failed: return .nothingPaid
+        case .ready: throw PaymentGatewayError.unavailable("payment not settled at the provider yet")
+        case .paid:
+            if let expected = refund.merchant_uid, payment.merchantUID != expected { return .notThisOrder }
+            try await gateway.cancel(paymentID: payment.providerID, reason: refund.reason)
+            return .refunded
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    fileprivate init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
+
+package struct CreatePaymentRefunds: NamedMigration {
+    package func prepare(on database: any Database) async throws {
+        try await database.schema(Refunds.schema)
+            .id()
+            .field("gateway", .string, .required)
+            .field("payment_id", .string, .required)
+            .field("merchant_uid", .string)
+            .field("subject", .string, .required)
+            .field("reason", .string, .required)
+            .field("requested_at", .datetime, .required)
+            .field("attempts", .int, .required)
+            .field("next_attempt_at", .datetime, .required)
+            .field("last_error", .string)
+            .field("done_at", .datetime)
+            .field("outcome", .string)
+            .unique(on: "gateway", "payment_id")
+            .create()
+        try await database.sql.create(index: "payment_refunds_subject").on(Refunds.schema).column("subject").run()
+        try await database.sql.create(index: "payment_refunds_due").on(Refunds.schema).column("done_at").column("next_attempt_at").run()
+    }
+
+    package func revert(on database: any Database) async throws {
+        try await database.schema(Refunds.schema).delete()
+    }
+
+    package init() {}
+}

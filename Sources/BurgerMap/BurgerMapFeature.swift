@@ -9,7 +9,7 @@ import Vapor
 /// `BurgerMapCompatRoutes`.
 package enum BurgerMapFeature: Feature {
     package static let migrations: [any Migration] = [CreateBurgerPlaces(), CreateBurgerReviews(), CreatePlaceSearch(), AddReviewTimelineIndex(),
-                                                    AddAppPlaceKeysAndDonations(), AddReportDismissals()]
+                                                    AddAppPlaceKeysAndDonations(), AddReportDismissals(), AddPlaceVerification()]
     package static let homeCard: HomeCard? = HomeCard(position: 2, emoji: "🍔", key: "burger_map", path: MapPath.map())
 
     package static let seeders: [any Seeder] = [BurgerPlacesSeeder()]

@@ -20,6 +20,9 @@ package struct PlaceResponse: Content {
     @NullEncoded package var photoURL: String?
     /// Meters from the point of a `near` search; null otherwise.
     @NullEncoded package var distanceMeters: Double?
+    /// False while the place is one newcomer's word: made by an account younger than three days
+    /// and not yet reviewed by another account.
+    package let verified: Bool
 
     package init(_ summary: PlaceSummary) {
         let place = summary.place
@@ -34,6 +37,7 @@ package struct PlaceResponse: Content {
         score = (PlaceRanking.score(ratingSum: place.ratingSum, reviewCount: place.reviewCount) * 1000).rounded() / 1000
         photoURL = place.coverURL
         distanceMeters = summary.distanceMeters.map { $0.rounded() }
+        verified = !place.unverified
     }
 }
 
@@ -103,6 +107,8 @@ package struct PlaceDetailResponse: Content {
     package let wantCount: Int
     /// `eaten` and/or `want`; empty for anonymous readers.
     package let myMarks: [String]
+    /// As in `PlaceResponse`.
+    package let verified: Bool
 
     package init(_ detail: PlaceDetail) {
         let place = PlaceResponse(detail.summary)
@@ -119,6 +125,47 @@ package struct PlaceDetailResponse: Content {
         eatenCount = detail.eatenCount
         wantCount = detail.wantCount
         myMarks = detail.myMarks.map(\.rawValue)
+        verified = place.verified
+    }
+}
+
+/// A registration that disagreed with a stored place: what the place says, what was registered,
+/// and how they differ (`position`, `phone`, `address`, `kakao_id_far`).
+package struct PlaceSuggestionResponse: Content {
+    package struct Stored: Content {
+        package let id: UUID
+        package let name: String
+        package let address: String
+        @NullEncoded package var phone: String?
+        package let lat: Double
+        package let lon: Double
+    }
+
+    package let id: UUID
+    package let place: Stored
+    @NullEncoded package var suggestedBy: UUID?
+    package let name: String
+    package let address: String
+    @NullEncoded package var phone: String?
+    package let lat: Double
+    package let lon: Double
+    @NullEncoded package var kakaoId: String?
+    package let reasons: [String]
+    @NullEncoded package var createdAt: Date?
+
+    package init(_ suggestion: BurgerPlaceSuggestion) throws {
+        id = try suggestion.requireID()
+        let stored = suggestion.place
+        place = Stored(id: try stored.requireID(), name: stored.name, address: stored.address, phone: stored.phone, lat: stored.lat, lon: stored.lon)
+        suggestedBy = suggestion.suggestedBy
+        name = suggestion.name
+        address = suggestion.address
+        phone = suggestion.phone
+        lat = suggestion.lat
+        lon = suggestion.lon
+        kakaoId = suggestion.kakaoID
+        reasons = suggestion.reasons.split(separator: ",").map(String.init)
+        createdAt = suggestion.createdAt
     }
 }
 

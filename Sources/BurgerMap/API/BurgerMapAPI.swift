@@ -12,6 +12,7 @@ package struct BurgerMapAPI: RouteCollection {
         map.post("places", use: addPlace)
         map.get("places", "search", use: searchPlaces)
         map.get("places", ":place", use: place)
+        map.get("place-suggestions", use: placeSuggestions)
         map.get("places", ":place", "reviews", use: placeReviews)
         map.put("places", ":place", "marks", ":kind", use: setMark)
         map.delete("places", ":place", "marks", ":kind", use: clearMark)
@@ -107,6 +108,12 @@ package struct BurgerMapAPI: RouteCollection {
             return try await req.application.burgerMapCache.json("place:\(id)") { try await placeDetail(id, req) }
         }
         return try await placeDetail(id, req).encodeResponse(for: req)
+    }
+
+    /// Registrations that disagreed with the place they named (administrators only), newest first.
+    package func placeSuggestions(req: Request) async throws -> CursorPage<PlaceSuggestionResponse> {
+        let (items, next) = try await req.burgerMap.placeSuggestions(by: try req.requireMapActor(), try CursorPageRequest(from: req))
+        return CursorPage(items: try items.map(PlaceSuggestionResponse.init), nextCursor: next)
     }
 
     package func placeReviews(req: Request) async throws -> Response {

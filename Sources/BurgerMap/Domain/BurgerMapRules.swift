@@ -18,6 +18,29 @@ public enum BurgerMapRules {
     public static let maxReasonCharacters = 500
     /// Two places with the same name this close are one place (a second registration finds the first).
     public static let samePlaceMeters = 50.0
+    /// A Kakao place id names a stored place only this close to it: an id registered far from
+    /// here first (squatted, or a wrong pin) never gives this registration that place.
+    public static let kakaoMatchMeters = 200.0
+    /// A place found by its name takes a Kakao id only this close (Kakao's pin is the shop's door).
+    public static let kakaoAttachMeters = 20.0
+    /// A registration of a stored place further than this, or with another phone or address,
+    /// disagrees with it: kept for operators as a suggestion, never applied.
+    public static let disagreementMeters = 50.0
+    /// Places made by accounts younger than this are shown as unverified until another account
+    /// reviews there.
+    public static let unverifiedCreatorAge: TimeInterval = 3 * 24 * 3600
+
+    /// How a registration disagrees with the place it names (empty: it agrees). An empty phone or
+    /// address says nothing; phones compare by digits, addresses by `nameKey`.
+    public static func disagreements(stored: (address: String, phone: String?, at: Coordinate),
+                                     registered: (address: String, phone: String?, at: Coordinate)) -> [String] {
+        var reasons: [String] = []
+        if stored.at.distanceMeters(to: registered.at) > disagreementMeters { reasons.append("position") }
+        let digits = { (phone: String?) in (phone ?? "").filter(\.isNumber) }
+        if !digits(registered.phone).isEmpty, digits(registered.phone) != digits(stored.phone) { reasons.append("phone") }
+        if !registered.address.isEmpty, nameKey(registered.address) != nameKey(stored.address) { reasons.append("address") }
+        return reasons
+    }
 
     /// A place's fields. `addressKnown` false: an empty address is allowed (a Kakao place without
     /// a road address, from the LookForRealBurger app: its coordinates are the place).

@@ -24,6 +24,9 @@ package final class BurgerPlace: Model, @unchecked Sendable {
     /// The Kakao place id the LookForRealBurger app registered it under (its dedupe key); nil for
     /// places added on the web until the app meets them.
     @OptionalField(key: "kakao_id") package var kakaoID: String?
+    /// Made by an account younger than three days, and nobody else has reviewed there yet:
+    /// shown as unverified (its name, phone and address are one newcomer's word).
+    @Field(key: "unverified") package var unverified: Bool
     @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
@@ -38,6 +41,7 @@ package final class BurgerPlace: Model, @unchecked Sendable {
         self.$createdBy.id = createdBy
         self.reviewCount = 0
         self.ratingSum = 0
+        self.unverified = false
     }
 
     package var coordinate: Coordinate { Coordinate(unchecked: lat, lon) }

@@ -105,6 +105,7 @@ extension BurgerMapService {
                 try await review.create(on: transaction)
                 try await Self.attach(draft.photoIDs, to: reviewID, of: draft.placeID, owner: author, on: transaction)
                 try await Self.adjustPlace(draft.placeID, reviews: 1, ratings: draft.rating, on: transaction)
+                try await Self.verifyPlace(draft.placeID, reviewedBy: author, on: transaction)
             }
         } catch let error as AppError where error.status.code < 500 {
             await limits.reviews.release(slot)   // a refused review does not count

@@ -68,21 +68,33 @@ package struct BurgerMapService {
         return place
     }
 
-    /// Registers a place, or finds it: the same name within 50 m is the place already on the map.
-    /// A place the LookForRealBurger app registers carries its Kakao place id (`kakaoID`): the place
-    /// with that id is the one, and a place found by name takes the id if it had none.
-    /// Registers a place, or finds the one it is: by Kakao id, then by a name that matches
-    /// (`BurgerMapRules.matchKey`) within 50 m. `addressKnown` false lets the address be empty.
+    /// Registers a place, or finds the one it is: by Kakao id (the LookForRealBurger app's key)
+    /// within 200 m of that place, then by a name that matches (`BurgerMapRules.matchKey`) within
+    /// 50 m; a place found by name takes the Kakao id only within 20 m and if it had none. A
+    /// registration never changes a stored place: one that disagrees with it (position, phone,
+    /// address), or names a Kakao id held far away, is kept as a suggestion for operators
+    /// (`placeSuggestions`). A place made by an account younger than three days is unverified
+    /// until another account reviews there. `addressKnown` false lets the address be empty.
     package func addPlace(name rawName: String, address rawAddress: String, at point: Coordinate, phone rawPhone: String?,
-                  kakaoID: String? = nil, addressKnown: Bool = true, by userID: UUID) async throws -> (place: BurgerPlace, created: Bool)
+                  kakaoID rawKakaoID: String? = nil, addressKnown: Bool = true, by userID: UUID) async throws -> (place: BurgerPlace, created: Bool)
     {
-        if let kakaoID, let existing = try await place(kakaoID: kakaoID) { return (existing, false) }
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
         let address = rawAddress.trimmingCharacters(in: .whitespacesAndNewlines)
         let phone = rawPhone?.trimmingCharacters(in: .whitespaces)
+        let registration = PlaceRegistration(name: name, address: address, phone: phone, at: point, kakaoID: rawKakaoID, by: userID)
+        var kakaoID = rawKakaoID
+        if let rawKakaoID, let holder = try await place(kakaoID: rawKakaoID) {
+            if holder.coordinate.distanceMeters(to: point) <= BurgerMapRules.kakaoMatchMeters {
+                try await suggestIfDisagreeing(registration, with: holder)
+                return (holder, false)
+            }
+            // Registered far from here first: this registration is a place of its own, without the id.
+            try await suggest(registration, for: holder, reasons: ["kakao_id_far"])
+            kakaoID = nil
+        }
         do { try BurgerMapRules.checkPlace(name: name, address: address, phone: phone, addressKnown: addressKnown) } catch { throw Self.appError(error) }
         if let existing = try await samePlace(name: name, at: point) {
-            if let kakaoID, existing.kakaoID == nil {
+            if let kakaoID, existing.kakaoID == nil, existing.coordinate.distanceMeters(to: point) <= BurgerMapRules.kakaoAttachMeters {
                 // Conditional, so a place keeps the first id it was given; a second place can't take
                 // an id another holds (unique index), and then it stays without one.
                 do {
@@ -91,10 +103,12 @@ package struct BurgerMapService {
                 } catch let error as any DatabaseError where error.isConstraintFailure {}
                 await contentChanged(places: [try existing.requireID()])
             }
+            try await suggestIfDisagreeing(registration, with: existing)
             return (existing, false)
         }
         let place = BurgerPlace(name: name, address: address, at: point, phone: phone?.isEmpty == true ? nil : phone, createdBy: userID)
         place.kakaoID = kakaoID
+        place.unverified = try await isYoungAccount(userID)
         do {
             try await place.create(on: database)
         } catch {

@@ -24,11 +24,13 @@ package final class PlaceIndex: Sendable {
         package let reviewCount: Int
         package let ratingSum: Int
         package let coverURL: String?
+        /// Made by a young account and not yet reviewed by another (`BurgerPlace.unverified`).
+        package let unverified: Bool
 
         package var score: Double { PlaceRanking.score(ratingSum: ratingSum, reviewCount: reviewCount) }
 
         package init(id: UUID, name: String, address: String, lat: Double, lon: Double, phone: String?, reviewCount: Int, ratingSum: Int,
-             coverURL: String?) {
+             coverURL: String?, unverified: Bool = false) {
             self.id = id
             self.name = name
             self.address = address
@@ -38,11 +40,12 @@ package final class PlaceIndex: Sendable {
             self.reviewCount = reviewCount
             self.ratingSum = ratingSum
             self.coverURL = coverURL
+            self.unverified = unverified
         }
 
         package init(_ place: BurgerPlace, coverURL: String?) {
             self.init(id: place.id ?? UUID(), name: place.name, address: place.address, lat: place.lat, lon: place.lon, phone: place.phone,
-                      reviewCount: place.reviewCount, ratingSum: place.ratingSum, coverURL: coverURL)
+                      reviewCount: place.reviewCount, ratingSum: place.ratingSum, coverURL: coverURL, unverified: place.unverified)
         }
         package var coordinate: Coordinate { Coordinate(unchecked: lat, lon) }
     }
@@ -159,7 +162,7 @@ package final class PlaceIndex: Sendable {
             .column(SQLColumn("id", table: places)).column(SQLColumn("name", table: places)).column(SQLColumn("address", table: places))
             .column(SQLColumn("lat", table: places)).column(SQLColumn("lon", table: places)).column(SQLColumn("phone", table: places))
             .column(SQLColumn("review_count", table: places)).column(SQLColumn("rating_sum", table: places))
-            .column(SQLColumn("cover_photo_id", table: places))
+            .column(SQLColumn("cover_photo_id", table: places)).column(SQLColumn("unverified", table: places))
             .column(SQLColumn("file_key", table: photos), as: "cover_file_key")
             .from(places)
             .join(photos, method: SQLJoinMethod.left, on: SQLColumn("id", table: photos), .equal, SQLColumn("cover_photo_id", table: places))
@@ -171,7 +174,8 @@ package final class PlaceIndex: Sendable {
                 address: try row.decode(column: "address", as: String.self), lat: try row.decode(column: "lat", as: Double.self),
                 lon: try row.decode(column: "lon", as: Double.self), phone: try row.decode(column: "phone", as: String?.self),
                 reviewCount: try row.decode(column: "review_count", as: Int.self), ratingSum: try row.decode(column: "rating_sum", as: Int.self),
-                coverURL: try cover.map { BurgerMapService.photoURL(fileKey: try row.decode(column: "cover_file_key", as: String?.self), id: $0, files: files) })
+                coverURL: try cover.map { BurgerMapService.photoURL(fileKey: try row.decode(column: "cover_file_key", as: String?.self), id: $0, files: files) },
+                unverified: try row.decode(column: "unverified", as: Bool.self))
         }
     }
 

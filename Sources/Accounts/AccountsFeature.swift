@@ -11,6 +11,8 @@ package enum AccountsFeature: Feature {
         CreateRateLimitSlots(),
         // The platform's count of each account's stored bytes (uploads of every feature).
         CreateStorageUsage(),
+        // ...and the bytes young accounts uploaded per network and day.
+        CreateStorageNetworkDays(),
         // The platform's refunds owed at the payment provider (the shop's orders, the burger app's donations).
         CreatePaymentRefunds(),
     ]
@@ -19,6 +21,7 @@ package enum AccountsFeature: Feature {
         app.passwordHasher = try BcryptHasher(cost: settings.bcryptCost)
         app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
         app.accountLimits = AccountLimits(settings: settings, shared: app.sharedBudgets)
+        app.lifecycle.use(StorageQuota.pruneJob())
         app.sessionCache = SessionCache()
         app.browserTokenMemo = BrowserTokenMemo()
         // Accounts changed and sessions ended on any instance are forgotten here too.

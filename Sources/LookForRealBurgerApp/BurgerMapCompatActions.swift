@@ -112,7 +112,7 @@ extension BurgerMapCompatRoutes {
         let me = try req.requireMapActor().id
         let photos: [BurgerPhoto]
         do {
-            photos = try await req.burgerMap.addPhotos(try req.uploadedFiles(), by: me)
+            photos = try await req.burgerMap.addPhotos(try req.uploadedFiles(), by: me, from: req.clientNetwork.key)
         } catch let error as AppError where error.status == .unsupportedMediaType {
             throw LSLPFailure(400, error)  // the app's "이미지 파일에 대한 형식이 맞지 않습니다"
         }

@@ -151,7 +151,7 @@ package struct AccountsAPI: RouteCollection {
     package func uploadProfileImage(req: Request) async throws -> AccountResponse {
         let user = try req.requireUser()
         let data = req.body.data.map { Data(buffer: $0) } ?? Data()
-        let updated = try await req.accounts.setProfileImage(user, data: data)
+        let updated = try await req.accounts.setProfileImage(user, data: data, from: req.clientNetwork.key)
         return AccountResponse(updated, files: req.application.files)
     }
 

@@ -150,7 +150,7 @@ package struct AccountService {
 
     package static let maxProfileImageBytes = 5 * 1024 * 1024
 
-    package func setProfileImage(_ user: User, data: Data) async throws -> User {
+    package func setProfileImage(_ user: User, data: Data, from network: String) async throws -> User {
         guard !data.isEmpty else { throw AppError.badRequest("empty_upload") }
         guard data.count <= Self.maxProfileImageBytes else {
             throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"])
@@ -161,13 +161,14 @@ package struct AccountService {
         let stored = image.data, type = image.type
         let userID = try user.requireID()
         // The new picture counts against the account's storage from now; the old one stops counting.
-        try await quota.reserve(stored.count, for: userID, on: database)
+        let uploader = StorageQuota.Uploader(account: userID, accountCreatedAt: user.createdAt, network: network)
+        try await quota.reserve(stored.count, by: uploader, on: database)
         let previous = user.profileImageKey
         do {
             user.profileImageKey = try await files.save(stored, as: type)
             try await user.save(on: database)
         } catch {
-            await quota.release(stored.count, for: userID, on: database)
+            await quota.giveBack(stored.count, by: uploader, on: database)
             throw error
         }
         await quota.release(files.byteCount(of: previous), for: userID, on: database)

@@ -251,7 +251,7 @@ package struct AccountPages: RouteCollection {
         let form = try req.content.decode(PhotoForm.self)
         let data = form.photo.map { Data(buffer: $0.data) } ?? Data()
         return try await respondOnMyPage(req, user: user, notice: "photo_saved") {
-            _ = try await req.accounts.setProfileImage(user, data: data)
+            _ = try await req.accounts.setProfileImage(user, data: data, from: req.clientNetwork.key)
         }
     }
 

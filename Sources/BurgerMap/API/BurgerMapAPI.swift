@@ -146,7 +146,7 @@ package struct BurgerMapAPI: RouteCollection {
     package func addPhoto(req: Request) async throws -> Response {
         let user = try req.requireUser().requireID()
         let data = try req.singleUploadedFile()
-        let photo = try await req.burgerMap.addPhoto(data, by: user)
+        let photo = try await req.burgerMap.addPhoto(data, by: user, from: req.clientNetwork.key)
         let id = try photo.requireID()
         let response = PhotoResponse(id: id, url: BurgerMapService.photoURL(fileKey: photo.fileKey, id: id, files: req.application.files),
                                      width: photo.width, height: photo.height)

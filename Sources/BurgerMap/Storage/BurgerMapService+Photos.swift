@@ -13,14 +13,15 @@ extension BurgerMapService {
     package static let pendingPhotoLifetime: TimeInterval = 24 * 60 * 60
 
     /// Stores an uploaded photo without its metadata; it waits for a review to take it.
-    package func addPhoto(_ data: Data, by userID: UUID) async throws -> BurgerPhoto {
-        try await addPhotos([data], by: userID)[0]
+    package func addPhoto(_ data: Data, by userID: UUID, from network: String) async throws -> BurgerPhoto {
+        try await addPhotos([data], by: userID, from: network)[0]
     }
 
     /// Stores uploaded photos (1–5, as many as a review holds) without their metadata. Every one is
     /// checked before any is stored, so a bad third file leaves nothing behind. Each file counts
-    /// against the uploader's hourly rate and their storage quota, both taken before any is written.
-    package func addPhotos(_ uploads: [Data], by userID: UUID) async throws -> [BurgerPhoto] {
+    /// against the uploader's hourly rate and their storage quota (and, for a young account, its
+    /// network's day), all taken before any is written.
+    package func addPhotos(_ uploads: [Data], by userID: UUID, from network: String) async throws -> [BurgerPhoto] {
         guard !uploads.isEmpty else { throw AppError.badRequest("empty_upload") }
         guard BurgerMapRules.photosPerReview.contains(uploads.count) else { throw AppError.invalid("invalid_photo_count") }
         let images = try uploads.map { data in
@@ -39,9 +40,10 @@ extension BurgerMapService {
         // gives back what was taken (nothing was stored).
         var slots: [RateLimiter.Slot] = []
         let bytes = images.reduce(0) { $0 + $1.data.count }
+        let uploader = StorageQuota.Uploader(account: userID, accountCreatedAt: try await User.find(userID, on: database)?.createdAt, network: network)
         do {
             for _ in images { slots.append(try await limits.photos.reserve(userID.uuidString, code: "too_many_uploads")) }
-            try await quota.reserve(bytes, for: userID, on: database)
+            try await quota.reserve(bytes, by: uploader, on: database)
         } catch {
             for slot in slots { await limits.photos.release(slot) }
             throw error
@@ -57,7 +59,7 @@ extension BurgerMapService {
         } catch {
             // What was not kept does not count.
             let kept = photos.reduce(0) { $0 + files.byteCount(of: $1.fileKey) }
-            await quota.release(bytes - kept, for: userID, on: database)
+            await quota.giveBack(bytes - kept, by: uploader, on: database)
             throw error
         }
         return photos

@@ -59,16 +59,24 @@ public struct Settings: Sendable {
         public var socketsPerClient = 256
         /// Megabytes of uploaded files (photos, a profile picture) one account may store.
         public var uploadQuotaMB = 200
+        /// `UPLOAD_QUOTA_NEW_ACCOUNT_MB`: the same for an account younger than three days (accounts
+        /// cost one sign-up; a full quota each would let one address claim gigabytes a minute).
+        public var newAccountUploadQuotaMB = 20
+        /// `UPLOAD_MB_PER_NETWORK_DAY`: megabytes the accounts younger than three days may upload
+        /// in one day from one network (an IPv4 address, an IPv6 /64), together.
+        public var networkDailyUploadMB = 100
         /// Uploads are refused (503) while the uploads folder's disk has less free than this.
         public var minimumFreeDiskMB = 512
 
         public init(passwordChecksPerMinute: Int = 60, idleTimeout: Int = 30, socketsPerClient: Int = 256,
-                    uploadQuotaMB: Int = 200, minimumFreeDiskMB: Int = 512) {
+                    uploadQuotaMB: Int = 200, minimumFreeDiskMB: Int = 512, newAccountUploadQuotaMB: Int = 20, networkDailyUploadMB: Int = 100) {
             self.passwordChecksPerMinute = passwordChecksPerMinute
             self.idleTimeout = idleTimeout
             self.socketsPerClient = socketsPerClient
             self.uploadQuotaMB = uploadQuotaMB
             self.minimumFreeDiskMB = minimumFreeDiskMB
+            self.newAccountUploadQuotaMB = newAccountUploadQuotaMB
+            self.networkDailyUploadMB = networkDailyUploadMB
         }
     }
 

@@ -150,8 +150,9 @@ struct PortClient {
 
     let port: Int
 
-    func send(_ method: HTTPMethod, _ path: String, json: (any Encodable)? = nil, token: String? = nil, from address: String? = nil,
-              headers extra: HTTPHeaders = [:], upTo maxBytes: Int = 1 << 20) async throws -> Reply {
+    /// `json` is encoded as the body; `body` is sent as given, with its content type (an upload).
+    func send(_ method: HTTPMethod, _ path: String, json: (any Encodable)? = nil, body: (data: Data, contentType: String)? = nil,
+              token: String? = nil, from address: String? = nil, headers extra: HTTPHeaders = [:], upTo maxBytes: Int = 1 << 20) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method
         if let address { request.headers.add(name: "X-Forwarded-For", value: address) }
@@ -159,6 +160,10 @@ struct PortClient {
         if let json {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(json)))
+        }
+        if let body {
+            request.headers.add(name: "Content-Type", value: body.contentType)
+            request.body = .bytes(ByteBuffer(data: body.data))
         }
         request.headers.add(contentsOf: extra)
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))

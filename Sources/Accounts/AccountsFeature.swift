@@ -7,6 +7,7 @@ import Vapor
 package enum AccountsFeature: Feature {
     package static let migrations: [any Migration] = [
         CreateUsers(), CreateAuthSessions(), CreateRefreshTokens(), CreateLoginFailures(), AddRefreshTokenSuccessor(),
+        RecomputeNicknameKeys(),
         // The platform's table of per-address budgets shared by instances (the accounts' are its first users).
         CreateRateLimitSlots(),
         // The platform's count of each account's stored bytes (uploads of every feature).
@@ -18,6 +19,8 @@ package enum AccountsFeature: Feature {
     ]
 
     package static func configure(_ app: Application, settings: Settings) async throws {
+        // Nickname keys are Unicode's confusables skeleton: its data is read once, before any name.
+        Confusables.use(try Confusables.load(root: app.directory.workingDirectory))
         app.passwordHasher = try BcryptHasher(cost: settings.bcryptCost)
         app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
         app.accountLimits = AccountLimits(settings: settings, shared: app.sharedBudgets)

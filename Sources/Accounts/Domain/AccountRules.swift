@@ -48,10 +48,30 @@ public enum AccountRules {
         return nil
     }
 
-    /// Nicknames are trimmed and NFKC-normalized, so full-width `ａｄｍｉｎ` is `admin`, and
-    /// precomposed, so a Hangul syllable typed as jamo is the syllable.
+    /// Nicknames are NFKC-normalized, so full-width `ａｄｍｉｎ` is `admin`, and precomposed, so a
+    /// Hangul syllable typed as jamo is the syllable; variation selectors go, except an emoji's
+    /// own (text or emoji style, `❤️`), and runs of spaces are one space (a page shows them as one).
     public static func normalizeNickname(_ nickname: String) -> String {
-        nickname.precomposedStringWithCompatibilityMapping.trimmingCharacters(in: .whitespacesAndNewlines)
+        var scalars = String.UnicodeScalarView()
+        var previous: Unicode.Scalar?
+        for scalar in nickname.precomposedStringWithCompatibilityMapping.unicodeScalars {
+            defer { previous = scalar }
+            if isVariationSelector(scalar) {
+                let emojiStyle = scalar.value == 0xFE0E || scalar.value == 0xFE0F
+                guard emojiStyle, let base = previous, base.properties.isEmoji, !isVariationSelector(base) else { continue }
+            }
+            scalars.append(scalar)
+        }
+        return String(scalars).trimmingCharacters(in: .whitespacesAndNewlines).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// Variation selectors (`U+FE00`–`FE0F`, `U+E0100`–`E01EF`, Mongolian's): they choose a glyph
+    /// and draw nothing themselves.
+    package static func isVariationSelector(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0xFE00...0xFE0F, 0xE0100...0xE01EF, 0x180B...0x180D, 0x180F: return true
+        default: return false
+        }
     }
 
     /// 1–20 visible characters (one-syllable names like 별 or 곰 are common, and the apps allow them) (a Hangul syllable or an emoji counts as one) within 80 bytes;
@@ -92,18 +112,14 @@ public enum AccountRules {
         return blanks.contains(scalar.value)
     }
 
-    /// Uniqueness key: two nicknames that differ only in letter case, or in letters that look the
-    /// same in another script (`admın`, Cyrillic `аdmin`), are the same nickname.
+    /// Uniqueness key: two nicknames that look alike are one nickname. The key is Unicode's
+    /// confusables skeleton (UTS #39, `Confusables`) of the name without variation selectors,
+    /// lower-cased and skeletonized again: letter case, letters of other scripts drawn alike
+    /// (Cyrillic `һ`, Armenian `օ`, dotless `ı`), `I`/`l`/`1` and `0`/`O` make no new name.
     public static func nicknameKey(_ nickname: String) -> String {
-        String(nickname.lowercased().map { lookAlikes[$0] ?? $0 })
+        let drawn = String(String.UnicodeScalarView(nickname.unicodeScalars.filter { !isVariationSelector($0) }))
+        return Confusables.skeleton(Confusables.skeleton(drawn).lowercased())
     }
-
-    /// Letters of other scripts drawn like a Latin letter in common fonts, and the letter.
-    package static let lookAlikes: [Character: Character] = [
-        "ı": "i", "і": "i", "ї": "i", "ɩ": "i", "ӏ": "l", "а": "a", "ɑ": "a", "е": "e", "ё": "e", "о": "o", "ο": "o",
-        "р": "p", "ρ": "p", "с": "c", "ϲ": "c", "у": "y", "х": "x", "χ": "x", "ѕ": "s", "ј": "j", "ԁ": "d",
-        "ɡ": "g", "ν": "v", "κ": "k", "к": "k", "м": "m", "т": "t", "н": "h", "в": "b", "ԛ": "q", "ԝ": "w",
-    ]
 }
 
 /// Ten failed logins for one email inside fifteen minutes lock that email until the oldest

@@ -99,3 +99,30 @@ package struct CreateLoginFailures: NamedMigration {
         try await database.schema(LoginFailure.schema).delete()
     }
 }
+
+/// Nickname keys became Unicode's confusables skeleton (`AccountRules.nicknameKey`, 2026-11-27):
+/// every stored key is computed again. Accounts whose names now look alike keep their names; the
+/// older keeps the key and each later one's key is made unique with its id (so a new account still
+/// cannot take that look). Two passes, so no row meets another's old key on the way.
+package struct RecomputeNicknameKeys: NamedMigration {
+    package func prepare(on database: any Database) async throws {
+        try await database.transaction { transaction in
+            let sql = transaction.sql
+            let users = try await sql.raw("SELECT id, nickname FROM \(ident: User.schema) ORDER BY created_at, id").all()
+            let rows = try users.map { (id: try $0.decode(column: "id", as: UUID.self), nickname: try $0.decode(column: "nickname", as: String.self)) }
+            for row in rows {
+                try await sql.raw("UPDATE \(ident: User.schema) SET nickname_key = \(bind: "~" + row.id.uuidString) WHERE id = \(bind: row.id)").run()
+            }
+            var taken: Set<String> = []
+            for row in rows {
+                var key = AccountRules.nicknameKey(row.nickname)
+                if !taken.insert(key).inserted { key += "~" + row.id.uuidString }
+                try await sql.raw("UPDATE \(ident: User.schema) SET nickname_key = \(bind: key) WHERE id = \(bind: row.id)").run()
+            }
+        }
+    }
+
+    package func revert(on database: any Database) async throws {}
+
+    package init() {}
+}

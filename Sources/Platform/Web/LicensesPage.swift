@@ -27,6 +27,7 @@ package struct LicensesPage: RouteCollection {
         Component(name: "Swift Log, Swift Metrics, Swift Atomics, Swift Collections, Swift Algorithms, Swift Numerics, Swift System", url: "https://github.com/apple", license: "Apache-2.0", holder: "Apple Inc. and the project authors"),
         Component(name: "AsyncHTTPClient", url: "https://github.com/swift-server/async-http-client", license: "Apache-2.0", holder: "Apple Inc. and the AsyncHTTPClient project authors"),
         Component(name: "Swift Service Lifecycle", url: "https://github.com/swift-server/swift-service-lifecycle", license: "Apache-2.0", holder: "Apple Inc. and the project authors"),
+        Component(name: "Unicode confusables.txt 13.0.0 (UTS #39 data: which nicknames look alike)", url: "https://www.unicode.org/Public/security/", license: "Unicode License", holder: "Unicode, Inc."),
         Component(name: "Noto Sans CJK, Noto Color Emoji (fonts the pages prefer when installed)", url: "https://github.com/notofonts", license: "SIL Open Font License 1.1", holder: "Google LLC"),
     ]
 

@@ -41,7 +41,40 @@ final class AccountRulesTests: XCTestCase {
         XCTAssertEqual(AccountRules.nicknameViolation("a\u{0007}b"), "invalid_nickname_characters")
         XCTAssertEqual(AccountRules.nicknameViolation("<script>"), "invalid_nickname_characters")
         XCTAssertEqual(AccountRules.normalizeNickname("  미나 "), "미나")
-        XCTAssertEqual(AccountRules.nicknameKey("Kim"), AccountRules.nicknameKey("kIM"))
+        XCTAssertEqual(AccountRules.nicknameKey("Kim"), AccountRules.nicknameKey("kiM"))
+    }
+
+    /// Probe 2026-11-27, finding 8: the nine pairs that became two accounts are one name now, and
+    /// names people can tell apart stay apart.
+    func testNicknamesThatDrawAlikeAreOneName() throws {
+        func same(_ a: String, _ b: String, file: StaticString = #filePath, line: UInt = #line) {
+            let (x, y) = (AccountRules.normalizeNickname(a), AccountRules.normalizeNickname(b))
+            XCTAssertEqual(AccountRules.nicknameKey(x), AccountRules.nicknameKey(y), "\(a.debugDescription) / \(b.debugDescription)", file: file, line: line)
+        }
+        same("별", "별\u{FE00}")
+        same("곰", "곰\u{E0100}")
+        same("admin", "admin\u{FE0F}")
+        same("kim 1", "kim  1")
+        same("bob", "b\u{0585}b")          // Armenian oh
+        same("hana", "\u{04BB}ana")        // Cyrillic shha
+        same("nana", "\u{0578}ana")        // Armenian vo
+        same("Ian", "lan")
+        same("\u{2764}", "\u{2764}\u{FE0F}")  // ❤ and ❤️
+        same("admin", "аdmin")             // Cyrillic a
+        same("kim0", "kimO")
+
+        XCTAssertEqual(AccountRules.normalizeNickname("별\u{FE00}"), "별", "a selector after a letter draws nothing and goes")
+        XCTAssertEqual(AccountRules.normalizeNickname("\u{2764}\u{FE0F}"), "\u{2764}\u{FE0F}", "an emoji keeps its style")
+        XCTAssertEqual(AccountRules.normalizeNickname(" kim \u{3000}  1 "), "kim 1")
+        XCTAssertNil(AccountRules.nicknameViolation(AccountRules.normalizeNickname("곰\u{E0100}")))
+
+        for (a, b) in [("미나", "미니"), ("kim", "kin"), ("bob", "bab"), ("김밥", "김방"), ("🍔", "🍟")] {
+            XCTAssertNotEqual(AccountRules.nicknameKey(a), AccountRules.nicknameKey(b), "\(a) / \(b)")
+        }
+        XCTAssertEqual(Confusables.table.version, "13.0.0", "the data shipped, with its version")
+        XCTAssertGreaterThan(Confusables.table.count, 6000)
+        XCTAssertThrowsError(try Confusables.Table(text: "# nothing here\n"))
+        XCTAssertThrowsError(try Confusables.Table(text: "00ZZ ; 0041 ; MA\n0041 ; 0042 ; MA\n"))
     }
 
     func testLoginThrottle() {

@@ -20,7 +20,9 @@ package enum BurgerMapFeature: Feature {
         app.keptPlaceDetails = KeptValues(following: app.burgerMapCache)
         app.keptReviewCards = KeptValues(following: app.burgerMapCache)
         app.keptProfileCounts = KeptValues(following: app.burgerMapCache)
-        _ = app.placeVersions  // made here, before any request could race to make it
+        // Made here, before a request and a follower could each race to make one.
+        _ = app.placeVersions
+        _ = app.placeIndex
         app.fileReferences.register { key, database in
             try await BurgerPhoto.query(on: database).filter(\.$fileKey == key).count() > 0
         }

@@ -86,6 +86,26 @@ package struct NotificationInbox {
         for recipient in recipients { await unreadCounts.forget(recipient, announcingOn: events) }
     }
 
+    /// Takes back the words of a deleted comment: the notices its author's comments of `kind` on
+    /// `subject` raised lose their quote (a notice collapses a person's comments into one, so it
+    /// may quote this comment or a later one; a missing quote says less than a deleted one).
+    package func forgetWords(of actor: UUID, kind: String, subject: UUID) async throws {
+        let blanked = try await database.sql.update(InboxNotification.schema).set("excerpt", to: SQLLiteral.null)
+            .where("actor_id", .equal, SQLBind(actor)).where("kind", .equal, SQLBind(kind)).where("subject_id", .equal, SQLBind(subject))
+            .where("excerpt", .isNot, SQLLiteral.null).returning("recipient_id").all()
+        let recipients = Set(try blanked.map { try $0.decode(column: "recipient_id", as: UUID.self) })
+        for recipient in recipients { await events.publish("changed", to: Self.topic(for: recipient)) }
+    }
+
+    /// Takes back every quote of an account's words, inside the transaction that deletes it: the
+    /// lines stay ("someone liked your review", its name gone with the account), its words do not.
+    /// Returns the inboxes that changed.
+    package static func forgetWords(ofDeleted actor: UUID, on database: any Database) async throws -> Set<UUID> {
+        let blanked = try await database.sql.update(InboxNotification.schema).set("excerpt", to: SQLLiteral.null)
+            .where("actor_id", .equal, SQLBind(actor)).where("excerpt", .isNot, SQLLiteral.null).returning("recipient_id").all()
+        return Set(try blanked.map { try $0.decode(column: "recipient_id", as: UUID.self) })
+    }
+
     /// A notification as the inbox lists it, with its actor's current name and picture.
     package struct Listed: NewestFirstRow, Sendable {
         package let id: UUID

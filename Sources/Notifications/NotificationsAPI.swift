@@ -136,6 +136,12 @@ package enum NotificationsFeature: Feature {
         app.unreadCounts = UnreadCounts()
         // Inboxes changed on any instance are counted afresh here too.
         app.unreadCounts.follow(app)
+        // A deleted account's words leave every inbox with it (its name goes with the account's row).
+        app.accountRemovals.register(beforeDelete: { [weak app] user, transaction in
+            let recipients = try await NotificationInbox.forgetWords(ofDeleted: user, on: transaction)
+            guard let app else { return }
+            for recipient in recipients { await app.events.publish("changed", to: NotificationInbox.topic(for: recipient)) }
+        })
     }
 
     package static func routes(_ routes: FeatureRoutes) throws {

@@ -82,10 +82,7 @@ package struct MatesCompatRoutes: RouteCollection {
                 change[keyPath: path] = age
             }
             let study = try form.value("study").map { try Sesac.study($0) }
-            _ = try await req.mates.updateProfile(try await req.mates.verifiedProfile(appUser.userID), change)
-            if let study { appUser.study = study }
-            if let searchable { appUser.searchable = searchable }
-            if study != nil || searchable != nil { try await appUser.save(on: req.db) }
+            try await req.mates.updateMyPage(appUser, change, study: study, searchable: searchable)
             return Sesac.ok()
         }
     }
@@ -96,8 +93,7 @@ package struct MatesCompatRoutes: RouteCollection {
         return try await Sesac.outcome(req, [:]) {
             guard let token = form.value("FCMtoken") else { throw Sesac.missing("FCMtoken") }
             guard token.utf8.count <= 4096 else { throw Sesac.badField("FCMtoken") }
-            appUser.fcmToken = token
-            try await appUser.save(on: req.db)
+            try await req.mates.setPushToken(token, of: appUser)
             return Sesac.ok()
         }
     }

@@ -269,6 +269,25 @@ extension MatesService {
         return try await query.sort(\.$createdAt, .descending).first()
     }
 
+    /// `PUT /v1/user/mypage`: the profile's fields and the app's study and searchable flag, in one
+    /// transaction (a half-applied save would show one and not the other).
+    package func updateMyPage(_ appUser: MatesAppUser, _ change: ProfileChange, study: String?, searchable: Bool?) async throws {
+        let profile = try await verifiedProfile(appUser.userID)
+        try await database.transaction { transaction in
+            try await MatesService(database: transaction, application: application).saveProfileChange(profile, change)
+            if let study { appUser.study = study }
+            if let searchable { appUser.searchable = searchable }
+            if study != nil || searchable != nil { try await appUser.save(on: transaction) }
+        }
+        try await searchingChanged(try profile.requireID())
+    }
+
+    /// `PUT /v1/user/update_fcm_token`: where the app's pushes go.
+    package func setPushToken(_ token: String, of appUser: MatesAppUser) async throws {
+        appUser.fcmToken = token
+        try await appUser.save(on: database)
+    }
+
     private func settle(_ appUser: MatesAppUser, match: UUID?) async throws {
         guard let match, appUser.settledMatchID != match else { return }
         appUser.settledMatchID = match

@@ -1,5 +1,4 @@
 import Foundation
-import Platform
 
 /// Unicode's confusable characters (UTS #39, `Resources/unicode/confusables.txt`, shipped as
 /// Unicode publishes it; its version is the file's `# Version:` line): for each character drawn
@@ -50,9 +49,10 @@ public enum Confusables {
         public var description: String { "\(Confusables.resourcePath) has a line it cannot be read from: \(line)" }
     }
 
-    /// Reads the table from the resource folder (`ResourceRoot`).
+    /// Reads the table from the resource folder (the server's `ResourceRoot`).
     public static func load(root: String) throws -> Table {
-        try Table(text: String(contentsOfFile: root + resourcePath, encoding: .utf8))
+        let folder = root.hasSuffix("/") ? root : root + "/"
+        return try Table(text: String(contentsOfFile: folder + resourcePath, encoding: .utf8))
     }
 
     private static let lock = NSLock()
@@ -63,13 +63,15 @@ public enum Confusables {
         lock.withLock { installed = table }
     }
 
-    /// The table in use: the one installed at start, or (a test calling the rules directly) the
-    /// one beside the working directory. Its absence is a broken install, like missing translations.
+    /// The table in use: the one the server installed at start, or (a test calling the rules
+    /// directly) the one in `RESOURCES_DIR` or the working directory. Its absence is a broken
+    /// install, like missing translations.
     public static var table: Table {
         lock.withLock {
             if let installed { return installed }
             do {
-                let table = try load(root: try ResourceRoot.locate(explicit: ProcessInfo.processInfo.environment["RESOURCES_DIR"]))
+                let root = ProcessInfo.processInfo.environment["RESOURCES_DIR"] ?? FileManager.default.currentDirectoryPath
+                let table = try load(root: root)
                 installed = table
                 return table
             } catch {

@@ -68,6 +68,8 @@ extension BurgerMapService {
         comment.text = text
         try await comment.save(on: database)
         await contentChanged(places: [])  // a review's comments: no place shows them
+        // Words taken out by the edit leave the inbox's quote too.
+        try await inbox.forgetWords(of: actor.id, kind: "review_commented", subject: comment.$review.id)
         return comment
     }
 
@@ -83,6 +85,8 @@ extension BurgerMapService {
             if !removed.isEmpty { try await Self.increment("comment_count", of: comment.$review.id, by: -1, on: transaction) }
         }
         await contentChanged(places: [])  // a review's comments: no place shows them
+        // Its words leave the review author's inbox too.
+        try await inbox.forgetWords(of: comment.$author.id, kind: "review_commented", subject: comment.$review.id)
     }
 
     package func comment(_ id: UUID) async throws -> BurgerComment {

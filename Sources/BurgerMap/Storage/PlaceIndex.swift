@@ -190,7 +190,9 @@ package final class PlaceIndex: Sendable {
         app.follow(PlaceIndex.topic) { app, message in
             guard let id = UUID(uuidString: message) else { return }
             app.placeVersions.changed([id])
-            if app.placeIndex.isLoaded { try? await app.placeIndex.refresh(id, from: app.db, files: app.files) }
+            if app.placeIndex.isLoaded {
+                await IndexRefresh.run("place index", logger: app.logger) { try await app.placeIndex.refresh(id, from: app.db, files: app.files) }
+            }
             app.burgerMapCache.invalidate()
         }
         app.follow(PlaceIndex.contentTopic) { app, message in

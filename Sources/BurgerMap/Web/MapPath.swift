@@ -7,7 +7,7 @@ package enum MapPath {
     package static let feed: PagePath = "/map/feed"
     package static let write: PagePath = "/map/write"
     package static let me: PagePath = "/map/me"
-    package static let place: PagePath = "/map/places/:place"
-    package static let review: PagePath = "/map/reviews/:review"
-    package static let user: PagePath = "/map/users/:user"
+    package static let place: PagePath1 = "/map/places/:place"
+    package static let review: PagePath1 = "/map/reviews/:review"
+    package static let user: PagePath1 = "/map/users/:user"
 }

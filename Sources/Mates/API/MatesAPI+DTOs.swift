@@ -59,8 +59,8 @@ package struct MatesProfileResponse: Content {
     package let verified: VerifiedResponse
     package let suspended: Bool
 
-    package init(_ profile: MatesProfile, nickname: String, comments: [String]) {
-        self.init(profile.snapshot, nickname: nickname, comments: comments)
+    package init(_ profile: MatesProfile, nickname: String, comments: [String]) throws {
+        self.init(try profile.snapshot, nickname: nickname, comments: comments)
     }
 
     package init(_ profile: MatesProfileSnapshot, nickname: String, comments: [String]) {
@@ -173,8 +173,8 @@ package struct MatesStateResponse: Content {
     @NullEncoded package var lastMatch: LastMatchResponse?
     @NullEncoded package var searchBlockedUntil: Date?
 
-    package init(_ info: MatesStateInfo, profile: MatesProfile, me: UUID) {
-        self.init(info, profile: profile.snapshot, me: me)
+    package init(_ info: MatesStateInfo, profile: MatesProfile, me: UUID) throws {
+        self.init(info, profile: try profile.snapshot, me: me)
     }
 
     package init(_ info: MatesStateInfo, profile: MatesProfileSnapshot, me: UUID) {

@@ -77,7 +77,7 @@ package struct MatesAPI: RouteCollection {
 
     private func profileResponse(_ profile: MatesProfile, _ req: Request) async throws -> MatesProfileResponse {
         let user = try req.requireUser()
-        return MatesProfileResponse(profile, nickname: user.nickname, comments: try await req.mates.receivedComments(try profile.requireID()))
+        return try MatesProfileResponse(profile, nickname: user.nickname, comments: try await req.mates.receivedComments(try profile.requireID()))
     }
 
     // MARK: The queue
@@ -160,7 +160,7 @@ package struct MatesAPI: RouteCollection {
     }
 
     private func stateResponse(_ profile: MatesProfile, _ req: Request) async throws -> MatesStateResponse {
-        MatesStateResponse(try await req.mates.state(of: profile), profile: profile, me: try profile.requireID())
+        try MatesStateResponse(try await req.mates.state(of: profile), profile: profile, me: try profile.requireID())
     }
 
     // MARK: Reviews and reports
@@ -189,7 +189,7 @@ package struct MatesAPI: RouteCollection {
         guard let id = req.parameters.get("user").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("user_not_found") }
         let profile = try await req.mates.liftSuspension(of: id)
         let nickname = try await User.find(id, on: req.db)?.nickname ?? ""
-        return MatesProfileResponse(profile, nickname: nickname, comments: try await req.mates.receivedComments(id))
+        return try MatesProfileResponse(profile, nickname: nickname, comments: try await req.mates.receivedComments(id))
     }
 
     // MARK: Chat

@@ -304,6 +304,14 @@ package struct MatesService {
     }
 
     package func updateProfile(_ profile: MatesProfile, _ change: ProfileChange) async throws -> MatesProfile {
+        try await saveProfileChange(profile, change)
+        try await searchingChanged(try profile.requireID())
+        return profile
+    }
+
+    /// Checks and saves a change on this service's database (a caller's transaction may hold
+    /// more); the caller tells the searching index after it committed (`searchingChanged`).
+    package func saveProfileChange(_ profile: MatesProfile, _ change: ProfileChange) async throws {
         do {
             if let year = change.birthYear { try MatesRules.checkBirthYear(year, now: now) }
             try MatesRules.checkAgeRange(min: change.ageMin ?? profile.ageMin, max: change.ageMax ?? profile.ageMax)
@@ -315,8 +323,6 @@ package struct MatesService {
         if let ageMin = change.ageMin { profile.ageMin = ageMin }
         if let ageMax = change.ageMax { profile.ageMax = ageMax }
         try await profile.save(on: database)
-        try await searchingChanged(try profile.requireID())
-        return profile
     }
 
     /// The comments people left in reviews of this person, newest first, at most 20. Every mates

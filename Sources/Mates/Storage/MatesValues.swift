@@ -75,12 +75,15 @@ package struct MatesProfileSnapshot: Sendable, Equatable {
 }
 
 extension MatesProfile {
+    /// A profile read from the database (an unsaved one has no id to show: an error, not a random one).
     package var snapshot: MatesProfileSnapshot {
-        MatesProfileSnapshot(id: id ?? UUID(), gender: gender, birthYear: birthYear, topics: topics, searchable: searchable, ageMin: ageMin,
-                             ageMax: ageMax, avatar: avatar, background: background, reputation: reputation, state: matesState,
-                             queuedAt: queuedAt, matchID: matchID, verifiedChannel: verifiedChannel, verifiedMasked: verifiedMasked,
-                             suspended: suspendedAt != nil, searchBlockedUntil: searchBlockedUntil,
-                             searchPosition: MatesService.searchPosition(state: state, lat: lat, lon: lon))
+        get throws {
+            MatesProfileSnapshot(id: try requireID(), gender: gender, birthYear: birthYear, topics: topics, searchable: searchable,
+                                 ageMin: ageMin, ageMax: ageMax, avatar: avatar, background: background, reputation: reputation,
+                                 state: matesState, queuedAt: queuedAt, matchID: matchID, verifiedChannel: verifiedChannel,
+                                 verifiedMasked: verifiedMasked, suspended: suspendedAt != nil, searchBlockedUntil: searchBlockedUntil,
+                                 searchPosition: MatesService.searchPosition(state: state, lat: lat, lon: lon))
+        }
     }
 }
 

@@ -367,7 +367,7 @@ package final class SearchingIndex: Sendable {
         })
         app.follow(SearchingIndex.topic) { app, message in
             guard let id = UUID(uuidString: message), app.searchingIndex.isLoaded else { return }
-            try? await app.searchingIndex.refresh(id, from: app.db)
+            await IndexRefresh.run("searching index", logger: app.logger) { try await app.searchingIndex.refresh(id, from: app.db) }
         }
     }
 }

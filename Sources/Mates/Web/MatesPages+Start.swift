@@ -9,8 +9,12 @@ import Vapor
 extension MatesPages {
     package func startPage(req: Request) async throws -> Response {
         let user = try req.requireUser().requireID()
-        // Someone already verified has nothing to do here.
-        if (try? await req.mates.standing(user)) != nil { return Layout.redirect(to: Tab.home.path) }
+        // Someone already verified has nothing to do here. (Only "not verified" shows the page:
+        // a database that cannot answer is an error, not a new person.)
+        do {
+            _ = try await req.mates.standing(user)
+            return Layout.redirect(to: Tab.home.path)
+        } catch let error as AppError where error.code == "verification_required" {}
         let sendForm: Node<HTML.BodyContext> = .plainForm(
             .id("send-form"), .class("stack"), .attribute(named: "novalidate", value: "novalidate"),
             .fieldset(

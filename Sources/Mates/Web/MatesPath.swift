@@ -9,8 +9,8 @@ package enum MatesPath {
     package static let shop: PagePath = "/mates/shop"
     package static let search: PagePath = "/mates/search"
     package static let nearby: PagePath = "/mates/nearby"
-    package static let chat: PagePath = "/mates/chat/:match"
-    package static let chatLive: PagePath = "/mates/chat/:match/live"
-    package static let review: PagePath = "/mates/review/:match"
-    package static let report: PagePath = "/mates/report/:match"
+    package static let chat: PagePath1 = "/mates/chat/:match"
+    package static let chatLive: PagePath1 = "/mates/chat/:match/live"
+    package static let review: PagePath1 = "/mates/review/:match"
+    package static let report: PagePath1 = "/mates/report/:match"
 }

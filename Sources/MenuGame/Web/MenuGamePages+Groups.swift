@@ -231,10 +231,11 @@ extension MenuGamePages {
         }
         guard group.isClosed, group.result != nil else { return Layout.redirect(to: PlayPath.groupWait(group.pin)) }
         // A closed group's result never changes: encoded once per language, by the group's id
-        // (a PIN is used again by a later group).
+        // (a PIN is used again by a later group). A stored result that does not read is an error,
+        // never kept as an empty result.
         let service = req.menuGame, language = req.language
-        let result = req.application.pageFragments.json("menu_game.result.\(try group.requireID())", language: language) {
-            (try? service.results(of: group)).flatMap { $0 }.map { ResultResponse($0, language: language) }
+        let result = try req.application.pageFragments.json("menu_game.result.\(try group.requireID())", language: language) {
+            try service.results(of: group).map { ResultResponse($0, language: language) }
         }
         let response = resultPage(req, device: device, mode: "group", pin: group.pin, result: result)
         // The game is over for this browser: reopening it goes home, not back to the waiting room.

@@ -14,11 +14,11 @@ package enum PlayPath {
     package static let join: PagePath = "/play/together/join"
     package static let settings: PagePath = "/play/settings"
     package static let feedback: PagePath = "/play/feedback"
-    package static let group: PagePath = "/play/groups/:pin"
-    package static let groupGame: PagePath = "/play/groups/:pin/game"
-    package static let groupWait: PagePath = "/play/groups/:pin/wait"
-    package static let groupResult: PagePath = "/play/groups/:pin/result"
-    package static let groupQRCode: PagePath = "/play/groups/:pin/qr.svg"
+    package static let group: PagePath1 = "/play/groups/:pin"
+    package static let groupGame: PagePath1 = "/play/groups/:pin/game"
+    package static let groupWait: PagePath1 = "/play/groups/:pin/wait"
+    package static let groupResult: PagePath1 = "/play/groups/:pin/result"
+    package static let groupQRCode: PagePath1 = "/play/groups/:pin/qr.svg"
     /// The link a QR code or a shared message carries: opens the group's lobby.
-    package static let joinLink: PagePath = "/join/:pin"
+    package static let joinLink: PagePath1 = "/join/:pin"
 }

@@ -23,13 +23,18 @@ public struct CleanImage: Sendable, Equatable {
 /// carries the GPS position of the shop (and of the home next door) in EXIF, and cameras write
 /// more EXIF into the extra frames of a multi-picture file. Kept: the pixels and what draws them
 /// (JPEG tables, colour profiles). Everything else goes — what is kept is listed, not what is
-/// dropped, so an unknown place for metadata is dropped too:
+/// dropped, so an unknown place for metadata is dropped too, and a kept segment keeps only what
+/// drawing reads of it:
 /// - JPEG: up to the first end-of-image marker, nothing after it (MPO frames, "motion photo"
-///   videos, appended files); of the APPn segments only JFIF (APP0), ICC profiles (APP2) and
-///   Adobe's colour transform (APP14), and none between scans; no comments;
-/// - PNG: the critical chunks and the ancillary ones that only say how to draw (transparency,
-///   gamma, colour space, ICC profile, pixel size, background, animation); nothing after IEND;
-/// - WebP: the picture, alpha, animation and ICC chunks (and VP8X's EXIF/XMP flags cleared);
+///   videos, appended files); of the APPn segments only JFIF's header rewritten without its
+///   thumbnail (JFXX thumbnails dropped), an ICC profile only when its chunks are one plain
+///   profile (`isPlainICCProfile`), Adobe's 12 bytes, and none between scans; no comments;
+/// - PNG: the critical chunks and the ancillary ones drawing needs (transparency, gamma,
+///   chromaticities, colour space, HDR metadata, animation); an ICC profile is compressed
+///   there and cannot be checked without inflating it, so it goes (`sRGB`, `gAMA`, `cHRM` stay);
+///   nothing after IEND;
+/// - WebP: the picture, alpha and animation chunks, and the ICC chunk when it is a plain
+///   profile (VP8X's EXIF/XMP flags cleared, and its ICC flag when the profile went);
 /// - GIF: no comments, no application blocks but the looping one.
 /// Sizes are checked: at most `maxSide` pixels a side and `maxPixels` in all, and never far more
 /// pixels than the compressed data could describe. The parsers read lengths from the file and
@@ -61,15 +66,71 @@ public enum ImageCleaner {
 
     // MARK: JPEG
 
-    /// APPn segments that only say how to draw the picture: JFIF, an ICC profile, Adobe's
-    /// colour transform. (APP2 is also where multi-picture files index their other frames.)
-    package static func keepsJPEGSegment(_ marker: UInt8, _ segment: ArraySlice<UInt8>) -> Bool {
+    /// What of a segment is written out: `nil` drops it. Of the APPn segments only what says how
+    /// to draw is kept, and only as much of it as drawing reads: JFIF's header without its
+    /// thumbnail (written once), Adobe's 12 bytes (its colour transform). JFXX (thumbnails), EXIF,
+    /// XMP, IPTC, MPF, comments and every unknown APPn go. ICC chunks are checked apart (`iccProfile`).
+    package static func keptJPEGSegment(_ marker: UInt8, _ segment: ArraySlice<UInt8>) -> [UInt8]? {
+        let payload = segment.dropFirst(2)
         switch marker {
-        case 0xE0: return segment.dropFirst(2).starts(with: Array("JFIF\u{0}".utf8)) || segment.dropFirst(2).starts(with: Array("JFXX\u{0}".utf8))
-        case 0xE2: return segment.dropFirst(2).starts(with: Array("ICC_PROFILE\u{0}".utf8))
-        case 0xEE: return segment.dropFirst(2).starts(with: Array("Adobe".utf8))
-        case 0xE1, 0xE3...0xED, 0xEF, 0xFE: return false   // EXIF, XMP, IPTC, MPF, comments and the rest
-        default: return true                                 // tables, frames, scans, restart intervals
+        case 0xE0:
+            // "JFIF\0", version (2), units (1), densities (2 + 2); the thumbnail's size is written as 0×0.
+            guard payload.starts(with: Array("JFIF\u{0}".utf8)), payload.count >= 12 else { return nil }
+            return [0xFF, 0xE0, 0x00, 0x10] + payload.prefix(12) + [0x00, 0x00]
+        case 0xEE:
+            guard payload.starts(with: Array("Adobe".utf8)), payload.count >= 12 else { return nil }
+            return [0xFF, 0xEE, 0x00, 0x0E] + payload.prefix(12)
+        case 0xE1...0xEF, 0xFE: return nil                     // EXIF, ICC (apart), XMP, IPTC, MPF, comments and the rest
+        default: return [0xFF, marker] + segment               // tables, frames, scans, restart intervals
+        }
+    }
+
+    /// An ICC chunk's profile bytes and its place in the sequence (`ICC_PROFILE\0`, sequence
+    /// number, count), or nil when the APP2 segment is not one.
+    private static func iccChunk(_ segment: ArraySlice<UInt8>) -> (number: Int, count: Int, data: ArraySlice<UInt8>)? {
+        let payload = segment.dropFirst(2)
+        let signature = Array("ICC_PROFILE\u{0}".utf8)
+        guard payload.starts(with: signature), payload.count > signature.count + 2 else { return nil }
+        let at = payload.startIndex + signature.count
+        return (Int(payload[at]), Int(payload[at + 1]), payload[(at + 2)...])
+    }
+
+    /// A profile as colour management reads it, and nothing more: the 128-byte header (its size
+    /// field is the profile's size, `acsp` at 36), the tag table, every tag's data inside the
+    /// profile, and between and after them only zeros to the next 4-byte boundary. Anything else
+    /// (bytes after the last tag, a gap between tags) could carry a file of its own.
+    package static func isPlainICCProfile(_ profile: [UInt8]) -> Bool {
+        guard profile.count >= 132, profile.count <= 4 << 20, bigEndian(profile, 0, 4) == profile.count,
+              Array(profile[36..<40]) == Array("acsp".utf8) else { return false }
+        let tagCount = bigEndian(profile, 128, 4)
+        let tableEnd = 132 + tagCount * 12
+        guard (1...256).contains(tagCount), tableEnd <= profile.count else { return false }
+        var spans = [(start: 0, end: tableEnd)]
+        for tag in 0..<tagCount {
+            let entry = 132 + tag * 12
+            let offset = bigEndian(profile, entry + 4, 4), size = bigEndian(profile, entry + 8, 4)
+            guard size >= 8, offset >= tableEnd, offset + size <= profile.count else { return false }
+            spans.append((offset, offset + size))
+        }
+        var covered = 0
+        for span in spans.sorted(by: { $0.start < $1.start }) {
+            let aligned = (covered + 3) & ~3
+            guard span.start <= aligned, profile[min(covered, span.start)..<span.start].allSatisfy({ $0 == 0 }) else { return false }
+            covered = max(covered, span.end)
+        }
+        return (covered + 3) & ~3 >= profile.count && profile[covered...].allSatisfy { $0 == 0 }
+    }
+
+    /// The ICC chunks of a JPEG, in order, when together they are one plain profile (`isPlainICCProfile`):
+    /// written as they came; otherwise none.
+    private static func checkedICCSegments(_ chunks: [(number: Int, count: Int, data: ArraySlice<UInt8>)]) -> [UInt8] {
+        guard let count = chunks.first?.count, count == chunks.count,
+              chunks.map(\.number) == Array(1...count), chunks.allSatisfy({ $0.count == count }) else { return [] }
+        guard isPlainICCProfile(chunks.flatMap(\.data)) else { return [] }
+        return chunks.flatMap { chunk -> [UInt8] in
+            let length = 2 + 12 + 2 + chunk.data.count
+            return [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + Array("ICC_PROFILE\u{0}".utf8)
+                + [UInt8(chunk.number), UInt8(chunk.count)] + chunk.data
         }
     }
 
@@ -78,6 +139,9 @@ public enum ImageCleaner {
         var index = 2
         var size: (width: Int, height: Int)?
         var scanBytes = 0
+        var sawScan = false, wroteJFIF = false
+        var iccChunks: [(number: Int, count: Int, data: ArraySlice<UInt8>)] = []
+        var iccAt: Int?
         while true {
             // Markers may be padded with extra 0xFF bytes.
             guard index < bytes.count, bytes[index] == 0xFF else { throw .malformed }
@@ -97,7 +161,15 @@ public enum ImageCleaner {
                 let base = segment.startIndex
                 size = (Int(segment[base + 5]) << 8 | Int(segment[base + 6]), Int(segment[base + 3]) << 8 | Int(segment[base + 4]))
             }
-            if keepsJPEGSegment(marker, segment) { output += [0xFF, marker] + segment }
+            if marker == 0xE2, let chunk = iccChunk(segment) {
+                guard !sawScan else { index += length; continue }   // nothing between scans but tables
+                iccAt = iccAt ?? output.count
+                iccChunks.append(chunk)
+            } else if marker == 0xE0 {
+                if !wroteJFIF, !sawScan, let header = keptJPEGSegment(marker, segment) { output += header; wroteJFIF = true }
+            } else if let kept = keptJPEGSegment(marker, segment), !(sawScan && (0xE0...0xEF).contains(marker)) {
+                output += kept
+            }
             index += length
             if marker == 0xDA {
                 // Entropy-coded data follows, up to the next marker that is not a stuffed 0xFF00
@@ -111,9 +183,11 @@ public enum ImageCleaner {
                 guard index + 1 < bytes.count else { throw .malformed }   // no end of image
                 output += bytes[start..<index]
                 scanBytes += index - start
+                sawScan = true
             }
         }
         guard let size else { throw .malformed }
+        if let iccAt { output.insert(contentsOf: checkedICCSegments(iccChunks), at: iccAt) }
         try checkSize(width: size.width, height: size.height)
         // A uniform picture compresses to a few bits per 8×8 block; a file with a byte of scan for
         // every thousand pixels or less says it is larger than it is.
@@ -125,8 +199,7 @@ public enum ImageCleaner {
 
     /// Chunks that say what the pixels are and how to draw them; every other chunk is dropped.
     package static let pngKeptChunks: Set<String> = [
-        "IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB", "iCCP", "sBIT", "pHYs", "bKGD", "hIST",
-        "cICP", "mDCv", "cLLi", "acTL", "fcTL", "fdAT",
+        "IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB", "cICP", "mDCv", "cLLi", "acTL", "fcTL", "fdAT",
     ]
 
     package static func png(_ bytes: [UInt8]) throws(ImageProblem) -> CleanImage {
@@ -169,7 +242,7 @@ public enum ImageCleaner {
         var chunks: [[UInt8]] = []
         var index = 12
         var size: (width: Int, height: Int)?
-        var hasPicture = false
+        var hasPicture = false, droppedProfile = false
         while index + 8 <= bytes.count {
             let fourCC = String(decoding: bytes[index..<(index + 4)], as: UTF8.self)
             let length = littleEndian(bytes, index + 4, 4)
@@ -192,11 +265,18 @@ public enum ImageCleaner {
             default: break
             }
             if ["VP8 ", "VP8L", "ANMF"].contains(fourCC) { hasPicture = true }
-            if webpKeptChunks.contains(fourCC) { chunks.append(chunk) }
+            if fourCC == "ICCP", !isPlainICCProfile(body) {
+                droppedProfile = true
+            } else if webpKeptChunks.contains(fourCC) {
+                chunks.append(chunk)
+            }
             index += 8 + padded
         }
         guard hasPicture, let size else { throw .malformed }
         try checkSize(width: size.width, height: size.height)
+        if droppedProfile, let extended = chunks.firstIndex(where: { $0.starts(with: Array("VP8X".utf8)) }) {
+            chunks[extended][8] &= ~0x20   // no ICC profile any more
+        }
         let payload = Array("WEBP".utf8) + chunks.flatMap { $0 }
         let riffSize = UInt32(payload.count)
         let header = Array("RIFF".utf8) + [UInt8(riffSize & 0xFF), UInt8(riffSize >> 8 & 0xFF), UInt8(riffSize >> 16 & 0xFF), UInt8(riffSize >> 24 & 0xFF)]

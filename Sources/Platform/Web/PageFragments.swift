@@ -24,11 +24,12 @@ package final class PageFragments: Sendable {
         self.capacity = capacity
     }
 
-    /// The fragment for `key` in `language` at `version`, made by `make` when not kept.
-    package func html(_ key: String, language: Language, version: Int, _ make: () -> String) -> String {
+    /// The fragment for `key` in `language` at `version`, made by `make` when not kept. A `make`
+    /// that throws keeps nothing (the next reader makes it again).
+    package func html(_ key: String, language: Language, version: Int, _ make: () throws -> String) rethrows -> String {
         let fullKey = language.rawValue + "|" + key
         if let entry = entries.withLockedValue({ $0[fullKey] }), entry.version == version { return entry.html }
-        let html = make()
+        let html = try make()
         entries.withLockedValue { entries in
             // A full store starts over: fragments are cheap to make again once, and keys are few.
             if entries.count >= capacity, entries[fullKey] == nil { entries.removeAll(keepingCapacity: true) }
@@ -43,9 +44,10 @@ package final class PageFragments: Sendable {
     }
 
     /// JSON the same for every reader of a language (a page's texts for its scripts), encoded once.
-    package func json(_ key: String, language: Language, version: Int = 0, _ make: () -> some Encodable) -> PageConfig.Encoded {
-        let text = html("json|" + key, language: language, version: version) {
-            String(decoding: (try? AppJSON.encoder().encode(make())) ?? Data("null".utf8), as: UTF8.self)
+    package func json(_ key: String, language: Language, version: Int = 0, _ make: () throws -> some Encodable) rethrows -> PageConfig.Encoded {
+        let text = try html("json|" + key, language: language, version: version) {
+            let value = try make()
+            return String(decoding: (try? AppJSON.encoder().encode(value)) ?? Data("null".utf8), as: UTF8.self)
         }
         return PageConfig.Encoded(json: Data(text.utf8))
     }

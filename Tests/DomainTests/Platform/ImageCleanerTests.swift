@@ -64,6 +64,16 @@ final class ImageCleanerTests: XCTestCase {
         return Data(Array("RIFF".utf8) + le32(body.count) + body)
     }
 
+    /// A small ICC profile as colour management reads it: a header, one tag (the white point).
+    func plainProfile(trailing: [UInt8] = []) -> [UInt8] {
+        let size = 164 + trailing.count
+        var header = be32(size) + [UInt8](repeating: 0, count: 124)
+        header.replaceSubrange(36..<40, with: Array("acsp".utf8))
+        let table = be32(1) + Array("wtpt".utf8) + be32(144) + be32(20)
+        let whitePoint = Array("XYZ ".utf8) + [0, 0, 0, 0] + be32(0xF6D6) + be32(0x10000) + be32(0xD32D)
+        return header + table + whitePoint + trailing
+    }
+
     func assertNoSecret(_ data: Data, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertNil(data.range(of: Data(Self.secret)), "the position is gone", file: file, line: line)
     }
@@ -163,9 +173,10 @@ final class ImageCleanerTests: XCTestCase {
         XCTAssertEqual(Array(out.suffix(4)), [0x21, 0x43, 0xFF, 0xD9], "the second scan stays")
         // An ICC profile stays; other APPn segments (here APP11, where JUMBF goes) do not.
         var withProfile = [UInt8](phoneJPEG())
-        withProfile.insert(contentsOf: jpegSegment(0xE2, Array("ICC_PROFILE".utf8) + [0, 1, 1, 9, 9]) + jpegSegment(0xEB, Array("JP".utf8) + Self.secret), at: 2)
+        withProfile.insert(contentsOf: jpegSegment(0xE2, Array("ICC_PROFILE".utf8) + [0, 1, 1] + plainProfile())
+                           + jpegSegment(0xEB, Array("JP".utf8) + Self.secret), at: 2)
         let profiled = try ImageCleaner.clean(Data(withProfile))
-        XCTAssertNotNil(profiled.data.range(of: Data("ICC_PROFILE".utf8)))
+        XCTAssertNotNil(profiled.data.range(of: Data(plainProfile())), "the profile, whole")
         assertNoSecret(profiled.data)
         // A scan that never ends is a broken file.
         XCTAssertThrowsError(try ImageCleaner.clean(phoneJPEG().dropLast(2))) { XCTAssertEqual($0 as? ImageProblem, .malformed) }
@@ -174,11 +185,15 @@ final class ImageCleanerTests: XCTestCase {
     func testPNGKeepsOnlyChunksThatDrawAndNothingAfterIEND() throws {
         var bytes = [UInt8](phonePNG())
         let iend = bytes.count - 12
-        bytes.insert(contentsOf: pngChunk("gEOm", Self.secret) + pngChunk("iCCP", Array("icc".utf8) + [0, 0, 1, 2]), at: iend)
+        bytes.insert(contentsOf: pngChunk("gEOm", Self.secret) + pngChunk("iCCP", Array("icc".utf8) + [0, 0, 1, 2])
+                     + pngChunk("sRGB", [0]) + pngChunk("pHYs", Array(Self.secret.prefix(9))) + pngChunk("bKGD", [0, 1]), at: iend)
         bytes += pngChunk("eXIf", Self.secret)
         let clean = try ImageCleaner.clean(Data(bytes))
         assertNoSecret(clean.data)
-        XCTAssertNotNil(clean.data.range(of: Data("iCCP".utf8)), "a colour profile stays")
+        XCTAssertNotNil(clean.data.range(of: Data("sRGB".utf8)), "the colour space stays")
+        for dropped in ["iCCP", "pHYs", "bKGD"] {
+            XCTAssertNil(clean.data.range(of: Data(dropped.utf8)), "\(dropped): a compressed profile cannot be checked; the others do not draw")
+        }
         XCTAssertEqual(Array(clean.data.suffix(8)), Array("IEND".utf8) + [0, 0, 0, 0])
     }
 
@@ -217,5 +232,70 @@ final class ImageCleanerTests: XCTestCase {
         // The largest sizes still pass.
         XCTAssertNoThrow(try ImageCleaner.clean(phoneJPEG(width: 12_000, height: 4_000)))
         XCTAssertNoThrow(try ImageCleaner.clean(phoneJPEG(width: 4_000, height: 3_000)))
+    }
+
+    // MARK: Probe 2026-11-27, finding 10: a carrier each
+
+    /// The probe's base picture with one segment inserted after SOI (its own JFIF dropped first).
+    func jpegWith(_ segment: [UInt8]) -> Data {
+        var bytes = [UInt8](phoneJPEG())
+        let jfifLength = Int(bytes[4]) << 8 | Int(bytes[5])
+        bytes.removeSubrange(2..<(4 + jfifLength))
+        bytes.insert(contentsOf: segment, at: 2)
+        return Data(bytes)
+    }
+
+    func testAJFIFHeaderIsRewrittenWithoutItsThumbnail() throws {
+        let thumbnail = [UInt8](repeating: 0xDC, count: 40 * 40 * 3)   // another picture, 40×40 RGB
+        let clean = try ImageCleaner.clean(jpegWith(jpegSegment(0xE0, Array("JFIF".utf8) + [0, 1, 2, 1, 0, 72, 0, 72, 40, 40] + thumbnail)))
+        XCTAssertEqual(Array(clean.data.prefix(20)), [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 2, 1, 0, 72, 0, 72, 0, 0],
+                       "version, units and density kept; no thumbnail")
+        XCTAssertNil(clean.data.range(of: Data(thumbnail.prefix(300))))
+    }
+
+    func testAJFXXThumbnailIsDropped() throws {
+        let thumbnailJPEG = [UInt8](phoneJPEG(width: 16, height: 16))
+        let clean = try ImageCleaner.clean(jpegWith(jpegSegment(0xE0, Array("JFXX".utf8) + [0, 0x10] + thumbnailJPEG)))
+        assertNoSecret(clean.data)
+        XCTAssertNil(clean.data.range(of: Data("JFXX".utf8)))
+        XCTAssertEqual(clean.data.ranges(of: Data([0xFF, 0xD8])).count, 1, "one picture in the file")
+    }
+
+    func testAnAdobeSegmentKeepsItsTwelveBytes() throws {
+        let adobe = Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, 1]
+        let clean = try ImageCleaner.clean(jpegWith(jpegSegment(0xEE, adobe + Array("Exif".utf8) + [0, 0] + Self.secret)))
+        assertNoSecret(clean.data)
+        XCTAssertNotNil(clean.data.range(of: Data([0xFF, 0xEE, 0x00, 0x0E] + adobe)), "the colour transform stays")
+    }
+
+    func testAnICCChunkStaysOnlyWhenItIsAPlainProfile() throws {
+        let hidden = Array("Exif".utf8) + [0, 0] + Self.secret
+        for (name, profile) in [("trailing data", plainProfile(trailing: hidden)), ("not a profile", hidden),
+                                ("a gap between tags", plainProfile().prefix(144) + hidden + plainProfile().suffix(20))] {
+            let clean = try ImageCleaner.clean(jpegWith(jpegSegment(0xE2, Array("ICC_PROFILE".utf8) + [0, 1, 1] + profile)))
+            assertNoSecret(clean.data)
+            XCTAssertNil(clean.data.range(of: Data("ICC_PROFILE".utf8)), name)
+        }
+        // A profile in two chunks is one profile; a missing chunk drops both.
+        let whole = plainProfile()
+        let two = jpegSegment(0xE2, Array("ICC_PROFILE".utf8) + [0, 1, 2] + whole.prefix(100)) + jpegSegment(0xE2, Array("ICC_PROFILE".utf8) + [0, 2, 2] + whole.dropFirst(100))
+        let kept = try ImageCleaner.clean(jpegWith(two))
+        XCTAssertEqual(kept.data.ranges(of: Data("ICC_PROFILE".utf8)).count, 2)
+        let half = try ImageCleaner.clean(jpegWith(jpegSegment(0xE2, Array("ICC_PROFILE".utf8) + [0, 1, 2] + whole.prefix(100))))
+        XCTAssertNil(half.data.range(of: Data("ICC_PROFILE".utf8)))
+        XCTAssertTrue(ImageCleaner.isPlainICCProfile(whole))
+    }
+
+    func testAWebPProfileWithSomethingAfterItGoesAndItsFlagWithIt() throws {
+        var bytes = [UInt8](phoneWebP())
+        let profileChunk = webpChunk("ICCP", plainProfile(trailing: Self.secret))
+        bytes.insert(contentsOf: profileChunk, at: 12 + 8 + 10)   // after VP8X
+        bytes[20] |= 0x20
+        let total = bytes.count - 8
+        bytes.replaceSubrange(4..<8, with: le32(total))
+        let clean = try ImageCleaner.clean(Data(bytes))
+        assertNoSecret(clean.data)
+        XCTAssertNil(clean.data.range(of: Data("ICCP".utf8)))
+        XCTAssertEqual([UInt8](clean.data)[20] & 0x20, 0, "VP8X no longer says there is a profile")
     }
 }

@@ -12,8 +12,10 @@ final class MatesProfileSnapshotTests: XCTestCase {
             func check(_ member: Member, _ note: String) async throws {
                 let model = try await service.verifiedProfile(member.id)
                 let row = try await service.profileSnapshot(member.id)
-                XCTAssertEqual(row, model.snapshot, note)
+                let snapshot = try model.snapshot
+                XCTAssertEqual(row, snapshot, note)
             }
+            XCTAssertThrowsError(try MatesProfile().snapshot, "an unsaved profile has no id to show, and gets no random one")
             let asker = try await app.mate("스냅샷하나", birthYear: 1990, gender: "male", ageMin: 20, ageMax: 40)
             let accepter = try await app.mate("스냅샷둘")
             try await check(asker, "verified, idle")

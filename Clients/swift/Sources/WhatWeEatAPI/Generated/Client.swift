@@ -1511,6 +1511,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unprocessableContent(.init(body: body))
+                case 429:
+                    let headers: Components.Responses.TooManyRequests.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.TooManyRequests.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 503:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ServiceUnavailable.Body
@@ -5671,6 +5701,11 @@ public struct Client: APIProtocol {
     }
     /// Cancel an order that has not shipped; its units go back to stock and a payment is refunded.
     ///
+    /// The refund is recorded with the cancellation and tried at once; when the provider refuses,
+    /// is down or answers too late, it is retried with backoff until the provider confirms it, and
+    /// `refundStatus` says `pending` until then (then `done`).
+    ///
+    ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/cancel`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/cancel/post(cancelOrder)`.
     public func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
@@ -5836,6 +5871,12 @@ public struct Client: APIProtocol {
         )
     }
     /// After paying with the provider, send its payment id (PortOne imp_uid). The server looks the payment up with the provider and accepts it only if it is paid, for this order, for exactly its total; otherwise the order is cancelled (stock returned, payment refunded) and the error says why.
+    ///
+    /// A payment made after the order was cancelled (its payment window ran out) is refunded: 409
+    /// `payment_after_cancellation`. When the provider cannot be asked about such a payment, a
+    /// refund is recorded all the same (each attempt asks the provider first and refunds only a
+    /// paid payment of this order) and the answer is 503 `payment_provider_unavailable`: ask again.
+    ///
     ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/payment`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/payment/post(confirmPayment)`.
@@ -6996,6 +7037,153 @@ public struct Client: APIProtocol {
             }
         )
     }
+    /// Administrators: registrations that disagreed with the place they named (position, phone, address, a Kakao id held far away), newest first.
+    ///
+    /// A registration never changes a stored place. One that names a Kakao id held by a place more
+    /// than 200 m away becomes a place of its own; one that finds a place (by Kakao id within 200 m,
+    /// or by name within 50 m) with another position (over 50 m), phone or address leaves it as it
+    /// is. Both are kept here for an operator to decide on; one person's same disagreement about one
+    /// place is kept once a day.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/burger-map/place-suggestions`.
+    /// - Remark: Generated from `#/paths//api/v1/burger-map/place-suggestions/get(burgerPlaceSuggestions)`.
+    public func burgerPlaceSuggestions(_ input: Operations.BurgerPlaceSuggestions.Input) async throws -> Operations.BurgerPlaceSuggestions.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.BurgerPlaceSuggestions.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/api/v1/burger-map/place-suggestions",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "limit",
+                    value: input.query.limit
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "cursor",
+                    value: input.query.cursor
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.BurgerPlaceSuggestions.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.PlaceSuggestionList.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 403:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Forbidden.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
     /// A place's reviews, newest first.
     ///
     /// - Remark: HTTP `GET /api/v1/burger-map/places/{place}/reviews`.
@@ -7377,8 +7565,11 @@ public struct Client: APIProtocol {
     /// or far more pixels than its data could hold is 422 `image_too_many_pixels`. A photo no review
     /// takes within 24 hours is deleted; an account holds at most 30 such photos (429
     /// `too_many_pending_photos`) and uploads 100 files an hour (429 `too_many_uploads`). Every
-    /// stored file counts against the account's `UPLOAD_QUOTA_MB` (413 `storage_quota_exceeded`);
-    /// below `MIN_FREE_DISK_MB` free on the server's disk uploads are 503 `storage_full`.
+    /// stored file counts against the account's `UPLOAD_QUOTA_MB` (413 `storage_quota_exceeded`;
+    /// `UPLOAD_QUOTA_NEW_ACCOUNT_MB`, 20, while the account is younger than three days, whose
+    /// uploads also share `UPLOAD_MB_PER_NETWORK_DAY`, 100, per network and UTC day: 429
+    /// `network_upload_budget_exhausted` with `Retry-After`); below `MIN_FREE_DISK_MB` free on the
+    /// server's disk uploads are 503 `storage_full`.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/burger-map/photos`.

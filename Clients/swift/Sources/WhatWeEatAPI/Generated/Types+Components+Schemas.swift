@@ -48,6 +48,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Place/distanceMeters`.
             public var distanceMeters: Swift.Double?
+            /// False while the place is one newcomer's word: made by an account younger than three days and not yet reviewed by another account (show it as unverified).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Place/verified`.
+            public var verified: Swift.Bool
             /// Creates a new `Place`.
             ///
             /// - Parameters:
@@ -62,6 +66,7 @@ extension Components {
             ///   - score: Bayesian average: (3.5 × 5 + sum of ratings) / (5 + reviews).
             ///   - photoURL:
             ///   - distanceMeters: Only for `near` searches.
+            ///   - verified: False while the place is one newcomer's word: made by an account younger than three days and not yet reviewed by another account (show it as unverified).
             public init(
                 id: Swift.String,
                 name: Swift.String,
@@ -73,7 +78,8 @@ extension Components {
                 averageRating: Swift.Double? = nil,
                 score: Swift.Double,
                 photoURL: Swift.String? = nil,
-                distanceMeters: Swift.Double? = nil
+                distanceMeters: Swift.Double? = nil,
+                verified: Swift.Bool
             ) {
                 self.id = id
                 self.name = name
@@ -86,6 +92,7 @@ extension Components {
                 self.score = score
                 self.photoURL = photoURL
                 self.distanceMeters = distanceMeters
+                self.verified = verified
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -99,6 +106,7 @@ extension Components {
                 case score
                 case photoURL
                 case distanceMeters
+                case verified
             }
         }
         /// - Remark: Generated from `#/components/schemas/MapCluster`.
@@ -225,6 +233,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/PlaceDetail/myMarks`.
             public var myMarks: Components.Schemas.PlaceDetail.MyMarksPayload
+            /// As in `Place`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PlaceDetail/verified`.
+            public var verified: Swift.Bool
             /// Creates a new `PlaceDetail`.
             ///
             /// - Parameters:
@@ -241,6 +253,7 @@ extension Components {
             ///   - eatenCount: How many people marked it "eaten".
             ///   - wantCount: How many people marked it "want to go".
             ///   - myMarks: The reader's marks; empty for anonymous readers.
+            ///   - verified: As in `Place`.
             public init(
                 id: Swift.String,
                 name: Swift.String,
@@ -254,7 +267,8 @@ extension Components {
                 photoURL: Swift.String? = nil,
                 eatenCount: Swift.Int,
                 wantCount: Swift.Int,
-                myMarks: Components.Schemas.PlaceDetail.MyMarksPayload
+                myMarks: Components.Schemas.PlaceDetail.MyMarksPayload,
+                verified: Swift.Bool
             ) {
                 self.id = id
                 self.name = name
@@ -269,6 +283,7 @@ extension Components {
                 self.eatenCount = eatenCount
                 self.wantCount = wantCount
                 self.myMarks = myMarks
+                self.verified = verified
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -284,6 +299,194 @@ extension Components {
                 case eatenCount
                 case wantCount
                 case myMarks
+                case verified
+            }
+        }
+        /// A registration that disagreed with the stored place it named; kept for operators, never applied.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PlaceSuggestion`.
+        public struct PlaceSuggestion: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/id`.
+            public var id: Swift.String
+            /// The place as stored (what everyone sees).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/place`.
+            public struct PlacePayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/place/id`.
+                public var id: Swift.String
+                /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/place/name`.
+                public var name: Swift.String
+                /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/place/address`.
+                public var address: Swift.String
+                /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/place/phone`.
+                public var phone: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/place/lat`.
+                public var lat: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/place/lon`.
+                public var lon: Swift.Double
+                /// Creates a new `PlacePayload`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - name:
+                ///   - address:
+                ///   - phone:
+                ///   - lat:
+                ///   - lon:
+                public init(
+                    id: Swift.String,
+                    name: Swift.String,
+                    address: Swift.String,
+                    phone: Swift.String? = nil,
+                    lat: Swift.Double,
+                    lon: Swift.Double
+                ) {
+                    self.id = id
+                    self.name = name
+                    self.address = address
+                    self.phone = phone
+                    self.lat = lat
+                    self.lon = lon
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case id
+                    case name
+                    case address
+                    case phone
+                    case lat
+                    case lon
+                }
+            }
+            /// The place as stored (what everyone sees).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/place`.
+            public var place: Components.Schemas.PlaceSuggestion.PlacePayload
+            /// Null once that account is deleted.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/suggestedBy`.
+            public var suggestedBy: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/address`.
+            public var address: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/phone`.
+            public var phone: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/lat`.
+            public var lat: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/lon`.
+            public var lon: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/kakaoId`.
+            public var kakaoId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/ReasonsPayload`.
+            @frozen public enum ReasonsPayloadPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case position = "position"
+                case phone = "phone"
+                case address = "address"
+                case kakaoIdFar = "kakao_id_far"
+            }
+            /// `position`: more than 50 m away; `phone`, `address`: another one; `kakao_id_far`: the Kakao id is held by this place more than 200 m away (the registration became a place of its own).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/reasons`.
+            public typealias ReasonsPayload = [Components.Schemas.PlaceSuggestion.ReasonsPayloadPayload]
+            /// `position`: more than 50 m away; `phone`, `address`: another one; `kakao_id_far`: the Kakao id is held by this place more than 200 m away (the registration became a place of its own).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/reasons`.
+            public var reasons: Components.Schemas.PlaceSuggestion.ReasonsPayload
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/createdAt`.
+            public var createdAt: Foundation.Date?
+            /// Creates a new `PlaceSuggestion`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - place: The place as stored (what everyone sees).
+            ///   - suggestedBy: Null once that account is deleted.
+            ///   - name:
+            ///   - address:
+            ///   - phone:
+            ///   - lat:
+            ///   - lon:
+            ///   - kakaoId:
+            ///   - reasons: `position`: more than 50 m away; `phone`, `address`: another one; `kakao_id_far`: the Kakao id is held by this place more than 200 m away (the registration became a place of its own).
+            ///   - createdAt:
+            public init(
+                id: Swift.String,
+                place: Components.Schemas.PlaceSuggestion.PlacePayload,
+                suggestedBy: Swift.String? = nil,
+                name: Swift.String,
+                address: Swift.String,
+                phone: Swift.String? = nil,
+                lat: Swift.Double,
+                lon: Swift.Double,
+                kakaoId: Swift.String? = nil,
+                reasons: Components.Schemas.PlaceSuggestion.ReasonsPayload,
+                createdAt: Foundation.Date? = nil
+            ) {
+                self.id = id
+                self.place = place
+                self.suggestedBy = suggestedBy
+                self.name = name
+                self.address = address
+                self.phone = phone
+                self.lat = lat
+                self.lon = lon
+                self.kakaoId = kakaoId
+                self.reasons = reasons
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case place
+                case suggestedBy
+                case name
+                case address
+                case phone
+                case lat
+                case lon
+                case kakaoId
+                case reasons
+                case createdAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PlaceSuggestionList`.
+        public struct PlaceSuggestionList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestionList/value1`.
+            public var value1: Components.Schemas.CursorPage
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestionList/value2`.
+            public struct Value2Payload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/PlaceSuggestionList/value2/items`.
+                public var items: [Components.Schemas.PlaceSuggestion]?
+                /// Creates a new `Value2Payload`.
+                ///
+                /// - Parameters:
+                ///   - items:
+                public init(items: [Components.Schemas.PlaceSuggestion]? = nil) {
+                    self.items = items
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case items
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/PlaceSuggestionList/value2`.
+            public var value2: Components.Schemas.PlaceSuggestionList.Value2Payload
+            /// Creates a new `PlaceSuggestionList`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.CursorPage,
+                value2: Components.Schemas.PlaceSuggestionList.Value2Payload
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                self.value1 = try .init(from: decoder)
+                self.value2 = try .init(from: decoder)
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try self.value1.encode(to: encoder)
+                try self.value2.encode(to: encoder)
             }
         }
         /// - Remark: Generated from `#/components/schemas/PlaceList`.
@@ -1732,6 +1935,18 @@ extension Components {
             public var cancelReason: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Order/createdAt`.
             public var createdAt: Foundation.Date
+            /// `pending` while a refund this order owes is not yet confirmed by the payment provider (it is retried until it is), then `done`; null when it owes none, and in lists (read an order alone to see it).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/refundStatus`.
+            @frozen public enum RefundStatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case pending = "pending"
+                case done = "done"
+                case _empty_ = ""
+            }
+            /// `pending` while a refund this order owes is not yet confirmed by the payment provider (it is retried until it is), then `done`; null when it owes none, and in lists (read an order alone to see it).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/refundStatus`.
+            public var refundStatus: Components.Schemas.Order.RefundStatusPayload?
             /// Creates a new `Order`.
             ///
             /// - Parameters:
@@ -1749,6 +1964,7 @@ extension Components {
             ///   - cancelledAt:
             ///   - cancelReason:
             ///   - createdAt:
+            ///   - refundStatus: `pending` while a refund this order owes is not yet confirmed by the payment provider (it is retried until it is), then `done`; null when it owes none, and in lists (read an order alone to see it).
             public init(
                 id: Swift.String,
                 merchantUID: Swift.String,
@@ -1763,7 +1979,8 @@ extension Components {
                 paidAt: Foundation.Date? = nil,
                 cancelledAt: Foundation.Date? = nil,
                 cancelReason: Swift.String? = nil,
-                createdAt: Foundation.Date
+                createdAt: Foundation.Date,
+                refundStatus: Components.Schemas.Order.RefundStatusPayload? = nil
             ) {
                 self.id = id
                 self.merchantUID = merchantUID
@@ -1779,6 +1996,7 @@ extension Components {
                 self.cancelledAt = cancelledAt
                 self.cancelReason = cancelReason
                 self.createdAt = createdAt
+                self.refundStatus = refundStatus
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -1795,6 +2013,7 @@ extension Components {
                 case cancelledAt
                 case cancelReason
                 case createdAt
+                case refundStatus
             }
         }
         /// - Remark: Generated from `#/components/schemas/MenuGamePreferences`.

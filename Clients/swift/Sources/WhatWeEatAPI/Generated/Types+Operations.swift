@@ -2175,6 +2175,29 @@ public enum Operations {
                     }
                 }
             }
+            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/profile-image/put(uploadProfileImage)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// A service this needs is not there (`code_not_sent`, `purchases_unavailable`); nothing was done.
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/profile-image/put(uploadProfileImage)/responses/503`.
@@ -8774,6 +8797,11 @@ public enum Operations {
     }
     /// Cancel an order that has not shipped; its units go back to stock and a payment is refunded.
     ///
+    /// The refund is recorded with the cancellation and tried at once; when the provider refuses,
+    /// is down or answers too late, it is retried with backoff until the provider confirms it, and
+    /// `refundStatus` says `pending` until then (then `done`).
+    ///
+    ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/cancel`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/cancel/post(cancelOrder)`.
     public enum CancelOrder {
@@ -9030,6 +9058,12 @@ public enum Operations {
         }
     }
     /// After paying with the provider, send its payment id (PortOne imp_uid). The server looks the payment up with the provider and accepts it only if it is paid, for this order, for exactly its total; otherwise the order is cancelled (stock returned, payment refunded) and the error says why.
+    ///
+    /// A payment made after the order was cancelled (its payment window ran out) is refunded: 409
+    /// `payment_after_cancellation`. When the provider cannot be asked about such a payment, a
+    /// refund is recorded all the same (each attempt asks the provider first and refunds only a
+    /// paid payment of this order) and the answer is 503 `payment_provider_unavailable`: ask again.
+    ///
     ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/payment`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/payment/post(confirmPayment)`.
@@ -10914,6 +10948,223 @@ public enum Operations {
             }
         }
     }
+    /// Administrators: registrations that disagreed with the place they named (position, phone, address, a Kakao id held far away), newest first.
+    ///
+    /// A registration never changes a stored place. One that names a Kakao id held by a place more
+    /// than 200 m away becomes a place of its own; one that finds a place (by Kakao id within 200 m,
+    /// or by name within 50 m) with another position (over 50 m), phone or address leaves it as it
+    /// is. Both are kept here for an operator to decide on; one person's same disagreement about one
+    /// place is kept once a day.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/burger-map/place-suggestions`.
+    /// - Remark: Generated from `#/paths//api/v1/burger-map/place-suggestions/get(burgerPlaceSuggestions)`.
+    public enum BurgerPlaceSuggestions {
+        public static let id: Swift.String = "burgerPlaceSuggestions"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/burger-map/place-suggestions/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/burger-map/place-suggestions/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// Opaque; from the previous page's `nextCursor`.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/burger-map/place-suggestions/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - limit:
+                ///   - cursor: Opaque; from the previous page's `nextCursor`.
+                public init(
+                    limit: Components.Parameters.Limit? = nil,
+                    cursor: Components.Parameters.Cursor? = nil
+                ) {
+                    self.limit = limit
+                    self.cursor = cursor
+                }
+            }
+            public var query: Operations.BurgerPlaceSuggestions.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/burger-map/place-suggestions/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BurgerPlaceSuggestions.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BurgerPlaceSuggestions.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.BurgerPlaceSuggestions.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.BurgerPlaceSuggestions.Input.Query = .init(),
+                headers: Operations.BurgerPlaceSuggestions.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/burger-map/place-suggestions/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/burger-map/place-suggestions/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.PlaceSuggestionList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.PlaceSuggestionList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.BurgerPlaceSuggestions.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.BurgerPlaceSuggestions.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// One page of suggestions.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/burger-map/place-suggestions/get(burgerPlaceSuggestions)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.BurgerPlaceSuggestions.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.BurgerPlaceSuggestions.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/burger-map/place-suggestions/get(burgerPlaceSuggestions)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/burger-map/place-suggestions/get(burgerPlaceSuggestions)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `forbidden` (wrong role), `wrong_password`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/burger-map/place-suggestions/get(burgerPlaceSuggestions)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// A place's reviews, newest first.
     ///
     /// - Remark: HTTP `GET /api/v1/burger-map/places/{place}/reviews`.
@@ -11563,8 +11814,11 @@ public enum Operations {
     /// or far more pixels than its data could hold is 422 `image_too_many_pixels`. A photo no review
     /// takes within 24 hours is deleted; an account holds at most 30 such photos (429
     /// `too_many_pending_photos`) and uploads 100 files an hour (429 `too_many_uploads`). Every
-    /// stored file counts against the account's `UPLOAD_QUOTA_MB` (413 `storage_quota_exceeded`);
-    /// below `MIN_FREE_DISK_MB` free on the server's disk uploads are 503 `storage_full`.
+    /// stored file counts against the account's `UPLOAD_QUOTA_MB` (413 `storage_quota_exceeded`;
+    /// `UPLOAD_QUOTA_NEW_ACCOUNT_MB`, 20, while the account is younger than three days, whose
+    /// uploads also share `UPLOAD_MB_PER_NETWORK_DAY`, 100, per network and UTC day: 429
+    /// `network_upload_budget_exhausted` with `Retry-After`); below `MIN_FREE_DISK_MB` free on the
+    /// server's disk uploads are 503 `storage_full`.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/burger-map/photos`.

@@ -241,10 +241,21 @@ public protocol APIProtocol: Sendable {
     func myOrder(_ input: Operations.MyOrder.Input) async throws -> Operations.MyOrder.Output
     /// Cancel an order that has not shipped; its units go back to stock and a payment is refunded.
     ///
+    /// The refund is recorded with the cancellation and tried at once; when the provider refuses,
+    /// is down or answers too late, it is retried with backoff until the provider confirms it, and
+    /// `refundStatus` says `pending` until then (then `done`).
+    ///
+    ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/cancel`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/cancel/post(cancelOrder)`.
     func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output
     /// After paying with the provider, send its payment id (PortOne imp_uid). The server looks the payment up with the provider and accepts it only if it is paid, for this order, for exactly its total; otherwise the order is cancelled (stock returned, payment refunded) and the error says why.
+    ///
+    /// A payment made after the order was cancelled (its payment window ran out) is refunded: 409
+    /// `payment_after_cancellation`. When the provider cannot be asked about such a payment, a
+    /// refund is recorded all the same (each attempt asks the provider first and refunds only a
+    /// paid payment of this order) and the answer is 503 `payment_provider_unavailable`: ask again.
+    ///
     ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/payment`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/payment/post(confirmPayment)`.
@@ -303,6 +314,18 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/burger-map/places/{place}`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/places/{place}/get(burgerPlace)`.
     func burgerPlace(_ input: Operations.BurgerPlace.Input) async throws -> Operations.BurgerPlace.Output
+    /// Administrators: registrations that disagreed with the place they named (position, phone, address, a Kakao id held far away), newest first.
+    ///
+    /// A registration never changes a stored place. One that names a Kakao id held by a place more
+    /// than 200 m away becomes a place of its own; one that finds a place (by Kakao id within 200 m,
+    /// or by name within 50 m) with another position (over 50 m), phone or address leaves it as it
+    /// is. Both are kept here for an operator to decide on; one person's same disagreement about one
+    /// place is kept once a day.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/burger-map/place-suggestions`.
+    /// - Remark: Generated from `#/paths//api/v1/burger-map/place-suggestions/get(burgerPlaceSuggestions)`.
+    func burgerPlaceSuggestions(_ input: Operations.BurgerPlaceSuggestions.Input) async throws -> Operations.BurgerPlaceSuggestions.Output
     /// A place's reviews, newest first.
     ///
     /// - Remark: HTTP `GET /api/v1/burger-map/places/{place}/reviews`.
@@ -328,8 +351,11 @@ public protocol APIProtocol: Sendable {
     /// or far more pixels than its data could hold is 422 `image_too_many_pixels`. A photo no review
     /// takes within 24 hours is deleted; an account holds at most 30 such photos (429
     /// `too_many_pending_photos`) and uploads 100 files an hour (429 `too_many_uploads`). Every
-    /// stored file counts against the account's `UPLOAD_QUOTA_MB` (413 `storage_quota_exceeded`);
-    /// below `MIN_FREE_DISK_MB` free on the server's disk uploads are 503 `storage_full`.
+    /// stored file counts against the account's `UPLOAD_QUOTA_MB` (413 `storage_quota_exceeded`;
+    /// `UPLOAD_QUOTA_NEW_ACCOUNT_MB`, 20, while the account is younger than three days, whose
+    /// uploads also share `UPLOAD_MB_PER_NETWORK_DAY`, 100, per network and UTC day: 429
+    /// `network_upload_budget_exhausted` with `Retry-After`); below `MIN_FREE_DISK_MB` free on the
+    /// server's disk uploads are 503 `storage_full`.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/burger-map/photos`.
@@ -1150,6 +1176,11 @@ extension APIProtocol {
     }
     /// Cancel an order that has not shipped; its units go back to stock and a payment is refunded.
     ///
+    /// The refund is recorded with the cancellation and tried at once; when the provider refuses,
+    /// is down or answers too late, it is retried with backoff until the provider confirms it, and
+    /// `refundStatus` says `pending` until then (then `done`).
+    ///
+    ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/cancel`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/cancel/post(cancelOrder)`.
     public func cancelOrder(
@@ -1164,6 +1195,12 @@ extension APIProtocol {
         ))
     }
     /// After paying with the provider, send its payment id (PortOne imp_uid). The server looks the payment up with the provider and accepts it only if it is paid, for this order, for exactly its total; otherwise the order is cancelled (stock returned, payment refunded) and the error says why.
+    ///
+    /// A payment made after the order was cancelled (its payment window ran out) is refunded: 409
+    /// `payment_after_cancellation`. When the provider cannot be asked about such a payment, a
+    /// refund is recorded all the same (each attempt asks the provider first and refunds only a
+    /// paid payment of this order) and the answer is 503 `payment_provider_unavailable`: ask again.
+    ///
     ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/payment`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/payment/post(confirmPayment)`.
@@ -1290,6 +1327,26 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// Administrators: registrations that disagreed with the place they named (position, phone, address, a Kakao id held far away), newest first.
+    ///
+    /// A registration never changes a stored place. One that names a Kakao id held by a place more
+    /// than 200 m away becomes a place of its own; one that finds a place (by Kakao id within 200 m,
+    /// or by name within 50 m) with another position (over 50 m), phone or address leaves it as it
+    /// is. Both are kept here for an operator to decide on; one person's same disagreement about one
+    /// place is kept once a day.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/burger-map/place-suggestions`.
+    /// - Remark: Generated from `#/paths//api/v1/burger-map/place-suggestions/get(burgerPlaceSuggestions)`.
+    public func burgerPlaceSuggestions(
+        query: Operations.BurgerPlaceSuggestions.Input.Query = .init(),
+        headers: Operations.BurgerPlaceSuggestions.Input.Headers = .init()
+    ) async throws -> Operations.BurgerPlaceSuggestions.Output {
+        try await burgerPlaceSuggestions(Operations.BurgerPlaceSuggestions.Input(
+            query: query,
+            headers: headers
+        ))
+    }
     /// A place's reviews, newest first.
     ///
     /// - Remark: HTTP `GET /api/v1/burger-map/places/{place}/reviews`.
@@ -1341,8 +1398,11 @@ extension APIProtocol {
     /// or far more pixels than its data could hold is 422 `image_too_many_pixels`. A photo no review
     /// takes within 24 hours is deleted; an account holds at most 30 such photos (429
     /// `too_many_pending_photos`) and uploads 100 files an hour (429 `too_many_uploads`). Every
-    /// stored file counts against the account's `UPLOAD_QUOTA_MB` (413 `storage_quota_exceeded`);
-    /// below `MIN_FREE_DISK_MB` free on the server's disk uploads are 503 `storage_full`.
+    /// stored file counts against the account's `UPLOAD_QUOTA_MB` (413 `storage_quota_exceeded`;
+    /// `UPLOAD_QUOTA_NEW_ACCOUNT_MB`, 20, while the account is younger than three days, whose
+    /// uploads also share `UPLOAD_MB_PER_NETWORK_DAY`, 100, per network and UTC day: 429
+    /// `network_upload_budget_exhausted` with `Retry-After`); below `MIN_FREE_DISK_MB` free on the
+    /// server's disk uploads are 503 `storage_full`.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/burger-map/photos`.

@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "WhatWeEatServer", targets: ["WhatWeEatServer"]),
         // The Engine.IO 4 / Socket.IO server, free of anything WhatWeEat-specific.
         .library(name: "SocketIO", targets: ["SocketIO"]),
+        // The menu game's rules (catalog, scoring, recommender), for the Benchmarks package.
+        .library(name: "MenuGame", targets: ["MenuGame"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),

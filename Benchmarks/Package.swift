@@ -14,22 +14,23 @@ let package = Package(
     targets: [
         .target(
             name: "BenchmarkSupport",
-            dependencies: [.product(name: "WhatWeEatServer", package: "whatweeat")],
+            dependencies: [.product(name: "MenuGame", package: "whatweeat")],
             path: "Sources/BenchmarkSupport"
         ),
         .executableTarget(
-            name: "MenuGame",
+            // Not "MenuGame": the main package's module of that name is what it measures.
+            name: "MenuGameBenchmarks",
             dependencies: [
                 "BenchmarkSupport",
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "WhatWeEatServer", package: "whatweeat"),
+                .product(name: "MenuGame", package: "whatweeat"),
             ],
             path: "Benchmarks/MenuGame",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
             name: "recommender-quality",
-            dependencies: ["BenchmarkSupport", .product(name: "WhatWeEatServer", package: "whatweeat")],
+            dependencies: ["BenchmarkSupport", .product(name: "MenuGame", package: "whatweeat")],
             path: "Sources/RecommenderQuality"
         ),
     ]

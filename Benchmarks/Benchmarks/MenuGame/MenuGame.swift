@@ -1,7 +1,7 @@
 import Benchmark
 import BenchmarkSupport
 import Foundation
-import WhatWeEatServer
+import MenuGame
 
 /// Group results for 100 players × 500 menus (target: median ≤ 2 ms), with the original
 /// recommender beside the default one and a solo game as the small case.

@@ -1,5 +1,5 @@
 import Foundation
-import WhatWeEatServer
+import MenuGame
 
 /// Repeatable random data for the benchmarks (seeded, so every run sees the same groups).
 public struct SeededGenerator: RandomNumberGenerator {

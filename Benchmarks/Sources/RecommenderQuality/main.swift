@@ -1,6 +1,6 @@
 import BenchmarkSupport
 import Foundation
-import WhatWeEatServer
+import MenuGame
 
 // Where the original recommender (v0, a plain sum) is weak, and what v1 does there.
 // Synthetic groups on the shipped catalog; every figure comes from this run.

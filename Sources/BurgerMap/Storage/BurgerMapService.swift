@@ -81,18 +81,21 @@ package struct BurgerMapService {
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
         let address = rawAddress.trimmingCharacters(in: .whitespacesAndNewlines)
         let phone = rawPhone?.trimmingCharacters(in: .whitespaces)
-        let registration = PlaceRegistration(name: name, address: address, phone: phone, at: point, kakaoID: rawKakaoID, by: userID)
+        let problem: BurgerMapProblem?
+        do { try BurgerMapRules.checkPlace(name: name, address: address, phone: phone, addressKnown: addressKnown); problem = nil } catch { problem = error }
+        // Only a registration that passes the place's rules is kept as a suggestion.
+        let registration = problem == nil ? PlaceRegistration(name: name, address: address, phone: phone, at: point, kakaoID: rawKakaoID, by: userID) : nil
         var kakaoID = rawKakaoID
         if let rawKakaoID, let holder = try await place(kakaoID: rawKakaoID) {
             if holder.coordinate.distanceMeters(to: point) <= BurgerMapRules.kakaoMatchMeters {
-                try await suggestIfDisagreeing(registration, with: holder)
+                if let registration { try await suggestIfDisagreeing(registration, with: holder) }
                 return (holder, false)
             }
             // Registered far from here first: this registration is a place of its own, without the id.
-            try await suggest(registration, for: holder, reasons: ["kakao_id_far"])
+            if let registration { try await suggest(registration, for: holder, reasons: ["kakao_id_far"]) }
             kakaoID = nil
         }
-        do { try BurgerMapRules.checkPlace(name: name, address: address, phone: phone, addressKnown: addressKnown) } catch { throw Self.appError(error) }
+        guard let registration else { throw Self.appError(problem ?? .invalidPlaceName) }
         if let existing = try await samePlace(name: name, at: point) {
             if let kakaoID, existing.kakaoID == nil, existing.coordinate.distanceMeters(to: point) <= BurgerMapRules.kakaoAttachMeters {
                 // Conditional, so a place keeps the first id it was given; a second place can't take

@@ -38,6 +38,12 @@ final class PlaceSquattingTests: XCTestCase {
             XCTAssertEqual(try near.postID(), try squatted.postID())
             XCTAssertEqual(near["content4"] as? String, "010-6666-0000")
 
+            // A registration the place's rules refuse is refused and kept nowhere.
+            let refused = try await owner.call(.POST, "/v1/posts", json: [
+                "title": "골목 수제버거", "content": "#", "content1": "127.0276", "content2": "37.4979", "content3": "서울",
+                "content4": "전화번호", "content5": "770077", "product_id": "LFRB_BURGER_HOUSE_TEST"])
+            XCTAssertEqual(refused.status, .badRequest, refused.text)
+
             let admin = try await app.signUpAdmin().accessToken
             let listed = try await suggestions(app, token: admin)
             XCTAssertEqual(listed.count, 2, "\(listed)")

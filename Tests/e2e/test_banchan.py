@@ -149,10 +149,14 @@ def test_cancel_an_order_before_it_ships(server, browser):
     wait_for(browser, EC.url_contains("/shop/cart"))
     click(browser, "#place-order")
     wait_for(browser, EC.url_matches(r"/shop/orders/[0-9a-f-]{36}$"))
+    # Paid first, so the cancellation owes a refund: the page says when the provider confirmed it.
+    click(browser, "#pay-test")
+    wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "결제 완료")
     click(browser, "#cancel-order")
     wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "주문 취소")
     assert not browser.find_elements(By.ID, "cancel-order")
     assert not browser.find_elements(By.ID, "pay-test")
+    assert "환불이 완료됐어요" in browser.find_element(By.ID, "order-refund").text
     shot(browser, "01-cancelled")
     # The unit went back: the page shows the full stock again.
     browser.get(server.url + f"/shop/dishes/{soup['hash']}")

@@ -97,7 +97,7 @@ extension BanchanPages {
                     .dt(.text(req.t("banchan.points"))), .dd(.text(Won.format(order.points)))
                 ),
                 order.cancelReason.map { .p(.class("muted"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
-                order.refund.map { .p(.class($0 == .pending ? "notice" : "muted"), .id("order-refund"), .text(req.t("banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
+                order.refund.map { .p(.class($0 == .pending ? "caution" : "muted"), .id("order-refund"), .text(req.t("banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
                 payment,
                 order.status.canCancel
                     ? .form(

@@ -196,7 +196,7 @@ package struct BurgerMapPages: RouteCollection {
                     .h1(.id("place-name"), .text(detail.name)),
                     .p(.id("place-address"), .class("muted"), .text(detail.address.isEmpty ? req.t("burger_map.place.address_unknown") : detail.address)),
                     detail.phone.map { .p(.class("place-phone"), .a(.href("tel:\($0)"), .text($0))) } ?? .empty,
-                    detail.verified ? .empty : .p(.id("place-unverified"), .class("notice"), .text(req.t("burger_map.place.unverified"))),
+                    detail.verified ? .empty : .p(.id("place-unverified"), .class("caution"), .text(req.t("burger_map.place.unverified"))),
                     .p(.class("place-rating"), ratingLine(req, average: detail.averageRating, count: detail.reviewCount)),
                     .div(.class("mark-toggles"), markToggle("eaten", count: detail.eatenCount), markToggle("want", count: detail.wantCount)),
                     .a(.id("write-here"), .class("button primary wide"), .href(MapPath.write() + "?place=\(id)"), .text(req.t("burger_map.place.write_here")))

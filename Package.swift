@@ -38,7 +38,9 @@ let package = Package(
         //   each feature  <-  the layer for its shipped app (MenuGameApp, BanchanApp,
         //                     LookForRealBurgerApp, SesacStudyApp, which also uses SocketIO)
         //   all of them  <-  WhatWeEatServer (settings, configure, commands)  <-  whatweeat
-        .target(name: "Platform", dependencies: platformDependencies),
+        .target(name: "Platform", dependencies: platformDependencies + ["CZlib"]),
+        // The system's zlib, for the image cleaner's check of PNG colour profiles.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "SocketIO", dependencies: vapor),
         feature("Accounts", ["Platform"]),
         feature("Notifications", ["Platform", "Accounts"]),

@@ -30,9 +30,8 @@ public struct CleanImage: Sendable, Equatable {
 ///   thumbnail (JFXX thumbnails dropped), an ICC profile only when its chunks are one plain
 ///   profile (`isPlainICCProfile`), Adobe's 12 bytes, and none between scans; no comments;
 /// - PNG: the critical chunks and the ancillary ones drawing needs (transparency, gamma,
-///   chromaticities, colour space, HDR metadata, animation); an ICC profile is compressed
-///   there and cannot be checked without inflating it, so it goes (`sRGB`, `gAMA`, `cHRM` stay);
-///   nothing after IEND;
+///   chromaticities, colour space, HDR metadata, animation), and an ICC profile only when it
+///   inflates (system zlib) to exactly one plain profile; nothing after IEND;
 /// - WebP: the picture, alpha and animation chunks, and the ICC chunk when it is a plain
 ///   profile (VP8X's EXIF/XMP flags cleared, and its ICC flag when the profile went);
 /// - GIF: no comments, no application blocks but the looping one.
@@ -202,6 +201,16 @@ public enum ImageCleaner {
         "IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB", "cICP", "mDCv", "cLLi", "acTL", "fcTL", "fdAT",
     ]
 
+    /// A PNG `iCCP` chunk's data: a name (1–79 Latin-1 characters), a zero, compression method 0,
+    /// then one zlib stream that inflates to a plain ICC profile and ends with the chunk.
+    package static func isPlainPNGProfile(_ data: ArraySlice<UInt8>) -> Bool {
+        guard let zero = data.firstIndex(of: 0), (1...79).contains(zero - data.startIndex),
+              data[data.startIndex..<zero].allSatisfy({ (32...126).contains($0) || $0 >= 161 }),
+              zero + 1 < data.endIndex, data[zero + 1] == 0,
+              let profile = ZlibStream.inflateWhole(Array(data[(zero + 2)...]), limit: 4 << 20) else { return false }
+        return isPlainICCProfile(profile)
+    }
+
     package static func png(_ bytes: [UInt8]) throws(ImageProblem) -> CleanImage {
         var output = Array(bytes[0..<8])
         var index = 8
@@ -221,7 +230,9 @@ public enum ImageCleaner {
                 header = (bigEndian(bytes, index + 8, 4), bigEndian(bytes, index + 12, 4), channels * max(1, depth))
             }
             if type == "IDAT" || type == "fdAT" { compressedBytes += length }
-            if pngKeptChunks.contains(type) { output += bytes[index..<(index + total)] }
+            if pngKeptChunks.contains(type) || (type == "iCCP" && isPlainPNGProfile(bytes[(index + 8)..<(index + 8 + length)])) {
+                output += bytes[index..<(index + total)]
+            }
             index += total
             if type == "IEND" { ended = true; break }
         }

@@ -192,7 +192,7 @@ final class ImageCleanerTests: XCTestCase {
         assertNoSecret(clean.data)
         XCTAssertNotNil(clean.data.range(of: Data("sRGB".utf8)), "the colour space stays")
         for dropped in ["iCCP", "pHYs", "bKGD"] {
-            XCTAssertNil(clean.data.range(of: Data(dropped.utf8)), "\(dropped): a compressed profile cannot be checked; the others do not draw")
+            XCTAssertNil(clean.data.range(of: Data(dropped.utf8)), "\(dropped): not a profile; the others do not draw")
         }
         XCTAssertEqual(Array(clean.data.suffix(8)), Array("IEND".utf8) + [0, 0, 0, 0])
     }
@@ -297,5 +297,37 @@ final class ImageCleanerTests: XCTestCase {
         assertNoSecret(clean.data)
         XCTAssertNil(clean.data.range(of: Data("ICCP".utf8)))
         XCTAssertEqual([UInt8](clean.data)[20] & 0x20, 0, "VP8X no longer says there is a profile")
+    }
+
+    /// A zlib stream (RFC 1950) holding `data` in one stored block, with its Adler-32.
+    func zlibStored(_ data: [UInt8]) -> [UInt8] {
+        var a = 1, b = 0
+        for byte in data { a = (a + Int(byte)) % 65_521; b = (b + a) % 65_521 }
+        let length = data.count
+        return [0x78, 0x01, 0x01, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)]
+            + data + be32(b << 16 | a)
+    }
+
+    func pngWithProfile(_ chunkData: [UInt8]) throws -> CleanImage {
+        var bytes = [UInt8](phonePNG())
+        bytes.insert(contentsOf: pngChunk("iCCP", chunkData), at: 8 + 25)   // after IHDR
+        return try ImageCleaner.clean(Data(bytes))
+    }
+
+    func testAPNGProfileStaysOnlyWhenItInflatesToAPlainProfile() throws {
+        let name = Array("Display P3".utf8) + [0, 0]
+        let kept = try pngWithProfile(name + zlibStored(plainProfile()))
+        XCTAssertNotNil(kept.data.range(of: Data("iCCP".utf8)), "a real profile draws the colours right")
+        XCTAssertNotNil(kept.data.range(of: Data(plainProfile())), "as it was")
+        for (why, data) in [("bytes after the stream", name + zlibStored(plainProfile()) + Self.secret),
+                            ("a profile with bytes after its tags", name + zlibStored(plainProfile(trailing: Self.secret))),
+                            ("not a profile", name + zlibStored(Self.secret)),
+                            ("a cut stream", name + Array(zlibStored(plainProfile()).dropLast(6))),
+                            ("no name", [0, 0] + zlibStored(plainProfile()))] {
+            let clean = try pngWithProfile(data)
+            XCTAssertNil(clean.data.range(of: Data("iCCP".utf8)), why)
+            assertNoSecret(clean.data)
+        }
+        XCTAssertNil(ZlibStream.inflateWhole(zlibStored([UInt8](repeating: 7, count: 2_000)), limit: 1_000), "inflating stops at the limit")
     }
 }

@@ -34,24 +34,32 @@ let package = Package(
     ],
     targets: [
         // The architecture, one module per unit; arrows point one way (docs/DECISIONS.md, "Modules"):
-        //   Platform  <-  Accounts  <-  Notifications  <-  MenuGame, Banchan, BurgerMap, Mates
+        //   Platform  <-  Media  <-  Accounts  <-  Notifications  <-  MenuGame, Banchan, BurgerMap, Mates
         //   each feature  <-  the layer for its shipped app (MenuGameApp, BanchanApp,
         //                     LookForRealBurgerApp, SesacStudyApp, which also uses SocketIO)
         //   all of them  <-  WhatWeEatServer (settings, configure, commands)  <-  whatweeat
-        .target(name: "Platform", dependencies: platformDependencies + ["CZlib"]),
+        .target(name: "Platform", dependencies: platformDependencies),
+        // Uploaded files (where they are kept: a disk, the database, an S3 bucket), the image
+        // cleaner, the upload quotas and the QR encoder.
+        .target(name: "Media", dependencies: ["Platform", "CZlib"] + vapor + [
+            .product(name: "Fluent", package: "fluent"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
         // The system's zlib, for the image cleaner's check of PNG colour profiles.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "SocketIO", dependencies: vapor),
-        feature("Accounts", ["Platform"]),
-        feature("Notifications", ["Platform", "Accounts"]),
-        feature("MenuGame", ["Platform", "Accounts"]),
+        feature("Accounts", ["Platform", "Media"]),
+        feature("Notifications", ["Platform", "Media", "Accounts"]),
+        feature("MenuGame", ["Platform", "Media", "Accounts"]),
         feature("Banchan", ["Platform", "Accounts"]),
-        feature("BurgerMap", ["Platform", "Accounts", "Notifications"]),
+        feature("BurgerMap", ["Platform", "Media", "Accounts", "Notifications"]),
         feature("Mates", ["Platform", "Accounts", "Notifications"]),
         // The shipped apps' own routes, each on its feature.
         feature("MenuGameApp", ["Platform", "Accounts", "MenuGame"]),
         feature("BanchanApp", ["Platform", "Accounts", "Banchan"]),
-        feature("LookForRealBurgerApp", ["Platform", "Accounts", "Notifications", "BurgerMap"]),
+        feature("LookForRealBurgerApp", ["Platform", "Media", "Accounts", "Notifications", "BurgerMap"]),
         feature("SesacStudyApp", ["Platform", "Accounts", "Notifications", "Mates", "SocketIO"], extra: [
             // RS256 for Firebase ID tokens.
             .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -128,7 +136,7 @@ var platformDependencies: [Target.Dependency] {
 
 /// The features and app layers, in the order of `Features.all`.
 var units: [String] {
-    ["Platform", "Accounts", "Notifications", "MenuGame", "MenuGameApp", "Banchan", "BanchanApp",
+    ["Platform", "Media", "Accounts", "Notifications", "MenuGame", "MenuGameApp", "Banchan", "BanchanApp",
      "BurgerMap", "LookForRealBurgerApp", "Mates", "SesacStudyApp"]
 }
 

@@ -1,4 +1,5 @@
 import Fluent
+import Media
 import Platform
 import Vapor
 
@@ -16,6 +17,8 @@ package enum AccountsFeature: Feature {
         CreateStorageNetworkDays(),
         // The platform's refunds owed at the payment provider (the shop's orders, the burger app's donations).
         CreatePaymentRefunds(),
+        // The uploaded files, when they are kept in the database (`UPLOAD_STORAGE`).
+        DatabaseFileStorage.Create(),
     ]
 
     package static func configure(_ app: Application, settings: Settings) async throws {

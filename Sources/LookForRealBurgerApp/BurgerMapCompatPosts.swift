@@ -1,5 +1,6 @@
 import BurgerMap
 import Fluent
+import Media
 import Notifications
 import Platform
 import Vapor

@@ -1,5 +1,6 @@
 import Accounts
 import Fluent
+import Media
 import Platform
 import Vapor
 

@@ -17,7 +17,6 @@ package struct OperationsRoutes: RouteCollection {
         routes.get("openapi.yaml") { _ in
             Response(status: .ok, headers: ["Content-Type": "application/yaml; charset=utf-8"], body: .init(string: openAPIDocument))
         }
-        routes.get("uploads", ":key", use: upload)
     }
 
     package func ready(req: Request) async throws -> Response {
@@ -36,12 +35,6 @@ package struct OperationsRoutes: RouteCollection {
         guard MetricsAccess.allows(req, token: req.application.settings.metricsToken) else { throw AppError.notFound() }
         return Response(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                         body: .init(string: AppMetrics.prometheusText()))
-    }
-
-    /// Uploaded files, by content-hash key.
-    package func upload(req: Request) async throws -> Response {
-        guard let key = req.parameters.get("key"), let response = try await req.storedFile(key) else { throw AppError.notFound() }
-        return response
     }
 
     package init(openAPIDocument: String) {

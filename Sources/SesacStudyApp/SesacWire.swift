@@ -66,17 +66,11 @@ public enum SesacWire {
             guard position == scalars.count else { return nil }
         }
         guard (1...12).contains(month), (1...31).contains(day), (components.hour ?? 0) < 24, (components.minute ?? 0) < 60,
-              (components.second ?? 0) < 61, let date = utc.date(from: components),
-              utc.component(.day, from: date) == day
+              (components.second ?? 0) < 61, let date = Calendar.utc.date(from: components),
+              Calendar.utc.component(.day, from: date) == day
         else { return nil }
         return date.addingTimeInterval(fraction - Double(offsetSeconds))
     }
-
-    private static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        return calendar
-    }()
 
     // MARK: Lists
 

@@ -1,5 +1,6 @@
 import FluentSQLiteDriver
 import Foundation
+import Media
 import Platform
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,10 @@ import Glibc
 ///   `<database>.lock` for its lifetime; restore needs it exclusively, without waiting), checks the
 ///   file is a whatweeat database, keeps the current one beside it as
 ///   `<database>.before-restore-<time>`, and moves the copy in with one rename.
-/// PostgreSQL has its own tools (`pg_dump`, `pg_restore`; README.md).
+/// Uploaded files travel with the database: kept on disk (SQLite's default), backup copies them
+/// into the copy's `stored_files` table and restore writes them back to `DATA_DIR/uploads`; kept
+/// in the database, they are in the copy already; kept in a bucket, the bucket keeps them.
+/// PostgreSQL has its own tools (`pg_dump`, `pg_restore`; README.md): its files are in the database.
 public enum DatabaseFileCommands {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -31,17 +35,29 @@ public enum DatabaseFileCommands {
             throw Failure(description: "\(command) is for the SQLite database; for PostgreSQL use pg_dump and pg_restore (README.md, \"Backups\")")
         }
         let file = absolute(arguments[1])
+        let uploads = uploadsOnDisk(settings)
         if command == "backup" {
-            let size = try await backup(database: database, to: file)
-            print("Backed up \(database) to \(file) (\(size) bytes).")
+            let (size, files) = try await backup(database: database, to: file, uploads: uploads)
+            print("Backed up \(database) to \(file) (\(size) bytes\(uploads == nil ? "" : ", \(files) uploaded files")).")
         } else {
-            let kept = try await restore(database: database, from: file)
-            print("Restored \(file) into \(database)." + (kept.map { " The database it replaced is kept as \($0)." } ?? ""))
+            let (kept, files) = try await restore(database: database, from: file, uploads: uploads)
+            print("Restored \(file) into \(database)\(uploads == nil ? "" : " and \(files) uploaded files into \(uploads ?? "")")."
+                  + (kept.map { " The database it replaced is kept as \($0)." } ?? ""))
         }
         return true
     }
 
-    package static func backup(database: String, to file: String) async throws -> Int {
+    /// `DATA_DIR/uploads` when uploads are kept on disk; nil when the database or a bucket keeps them.
+    package static func uploadsOnDisk(_ settings: Settings) -> String? {
+        switch settings[section: MediaSettings.self].storage {
+        case .automatic, .disk: return uploadsDirectory(settings)
+        case .database, .s3: return nil
+        }
+    }
+
+    /// Writes the copy; with `uploads`, the files there go into the copy's `stored_files`.
+    /// Returns the copy's size and how many files it carries.
+    package static func backup(database: String, to file: String, uploads: String? = nil) async throws -> (bytes: Int, files: Int) {
         guard FileManager.default.fileExists(atPath: database) else { throw Failure(description: "no database at \(database)") }
         guard !FileManager.default.fileExists(atPath: file) else { throw Failure(description: "\(file) exists; a backup never overwrites a file") }
         try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -49,12 +65,39 @@ public enum DatabaseFileCommands {
             _ = try await connection.query("PRAGMA busy_timeout = 10000", [])
             _ = try await connection.query("VACUUM INTO ?", [.text(file)])
         }
+        var carried = 0
+        if let uploads, let disk = try? DiskFileStorage(directory: uploads) {
+            do {
+                carried = try await carry(disk, into: file)
+            } catch {
+                try? FileManager.default.removeItem(atPath: file)  // no backup that lacks its files
+                throw error
+            }
+        }
         try await check(file)
-        return (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+        return ((try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0, carried)
     }
 
-    /// Returns where the replaced database was kept (nil when there was none).
-    package static func restore(database: String, from file: String) async throws -> String? {
+    /// Copies every file of `disk` into the `stored_files` of the database copy at `file`.
+    private static func carry(_ disk: DiskFileStorage, into file: String) async throws -> Int {
+        try await withConnection(file) { connection in
+            let copy = DatabaseFileStorage(database: { connection.sql() })
+            guard await copy.tableExists() else {
+                throw Failure(description: "the database predates uploaded files in backups: start the server once (it upgrades the database), then back up")
+            }
+            var carried = 0
+            for key in try disk.keys() {
+                guard let path = disk.path(for: key), let type = ImageType(rawValue: String(key.split(separator: ".")[1])) else { continue }
+                _ = try await copy.save(try Data(contentsOf: URL(fileURLWithPath: path)), as: type)
+                carried += 1
+            }
+            return carried
+        }
+    }
+
+    /// Returns where the replaced database was kept (nil when there was none) and, with `uploads`,
+    /// how many files the copy carried back to that folder (they leave its `stored_files`).
+    package static func restore(database: String, from file: String, uploads: String? = nil) async throws -> (kept: String?, files: Int) {
         guard FileManager.default.fileExists(atPath: file) else { throw Failure(description: "no file at \(file)") }
         try await check(file)
         try FileManager.default.createDirectory(atPath: (database as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -78,7 +121,24 @@ public enum DatabaseFileCommands {
         try? FileManager.default.removeItem(atPath: incoming)
         try FileManager.default.copyItem(atPath: file, toPath: incoming)
         guard rename(incoming, database) == 0 else { throw Failure(description: "could not move the copy into place: \(String(cString: strerror(errno)))") }
-        return kept
+        var carried = 0
+        if let uploads {
+            let disk = try DiskFileStorage(directory: uploads)
+            carried = try await withConnection(database) { connection in
+                let restored = DatabaseFileStorage(database: { connection.sql() })
+                guard await restored.tableExists() else { return 0 }
+                var carried = 0
+                for key in try await restored.keys() {
+                    guard case .bytes(let data)? = try await restored.content(of: key),
+                          let type = ImageType(rawValue: String(key.split(separator: ".")[1])) else { continue }
+                    _ = try await disk.save(data, as: type)
+                    try await restored.delete(key: key)
+                    carried += 1
+                }
+                return carried
+            }
+        }
+        return (kept, carried)
     }
 
     /// The file is a whole SQLite database that this server wrote.

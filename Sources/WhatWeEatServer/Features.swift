@@ -4,6 +4,7 @@ import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
 import Mates
+import Media
 import MenuGame
 import MenuGameApp
 import Notifications
@@ -32,6 +33,6 @@ package enum Features {
 extension Settings {
     /// Reads and validates the environment: the platform's values, then each feature's section.
     public static func load(from environment: [String: String]) throws -> Settings {
-        try load(from: environment, sections: Features.all.flatMap { $0.settingsSections })
+        try load(from: environment, sections: [MediaSettings.self] + Features.all.flatMap { $0.settingsSections })
     }
 }

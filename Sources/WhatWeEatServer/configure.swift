@@ -6,6 +6,7 @@ import FluentPostgresDriver
 import FluentSQLiteDriver
 import LookForRealBurgerApp
 import Mates
+import Media
 import MenuGame
 import Notifications
 import Platform
@@ -61,9 +62,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     // own request metrics would count them twice under other label names.
     app.http.server.configuration.reportMetrics = false
     app.mapLibrary = MapLibrary(settings: settings.map)
-    let uploads = (settings.dataDirectory as NSString).appendingPathComponent("uploads")
-    app.files = try DiskFileStorage(directory: uploads)
-    app.storageQuota = StorageQuota(settings: settings, directory: uploads)
+    try app.useFileStorage(settings, directory: uploadsDirectory(settings))
 
     // Each feature's tables, services and background jobs, in the order of `Features.all`.
     for feature in Features.all {
@@ -103,5 +102,11 @@ public func prepareDatabase(_ app: Application) async throws {
         try await app.db.sql.raw("PRAGMA journal_mode=WAL").run()
     }
     try await app.autoMigrate()
+    try await app.carryOverDiskUploads(from: uploadsDirectory(app.settings))
     try await Seeders.run(on: app)
+}
+
+/// `DATA_DIR/uploads`: the files when they are kept on disk, and what an earlier version left there.
+func uploadsDirectory(_ settings: Settings) -> String {
+    (settings.dataDirectory as NSString).appendingPathComponent("uploads")
 }

@@ -2,6 +2,7 @@ import Accounts
 import Banchan
 import BurgerMap
 import Mates
+import Media
 import MenuGame
 import Notifications
 import Platform
@@ -12,6 +13,7 @@ import Vapor
 /// routes for the shipped iOS apps sit beside their feature; pages are the rest.
 package func routes(_ app: Application, openAPIDocument: String) throws {
     try app.register(collection: OperationsRoutes(openAPIDocument: openAPIDocument))
+    try app.register(collection: UploadRoutes())
     try app.register(collection: VendorFiles())
 
     // The session first: CSRF tokens are bound to it.

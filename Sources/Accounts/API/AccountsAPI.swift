@@ -1,4 +1,5 @@
 import Fluent
+import Media
 import Platform
 import Vapor
 

@@ -1,4 +1,5 @@
 import Fluent
+import Media
 import NIOConcurrencyHelpers
 import Platform
 import SQLKit
@@ -171,7 +172,7 @@ package struct AccountService {
             await quota.giveBack(stored.count, by: uploader, on: database)
             throw error
         }
-        await quota.release(files.byteCount(of: previous), for: userID, on: database)
+        await quota.release(await files.byteCount(of: previous), for: userID, on: database)
         await accountChanged(userID)
         try await deleteFileIfUnused(previous)
         return user
@@ -181,7 +182,7 @@ package struct AccountService {
         let previous = user.profileImageKey
         user.profileImageKey = nil
         try await user.save(on: database)
-        await quota.release(files.byteCount(of: previous), for: try user.requireID(), on: database)
+        await quota.release(await files.byteCount(of: previous), for: try user.requireID(), on: database)
         await accountChanged(try user.requireID())
         try await deleteFileIfUnused(previous)
         return user

@@ -1,4 +1,5 @@
 import Accounts
+import Media
 import Notifications
 import Platform
 import Vapor

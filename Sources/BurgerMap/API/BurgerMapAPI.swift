@@ -1,5 +1,6 @@
 import Accounts
 import Fluent
+import Media
 import Notifications
 import Platform
 import Vapor

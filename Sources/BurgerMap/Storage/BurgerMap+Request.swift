@@ -1,4 +1,5 @@
 import Accounts
+import Media
 import MultipartKit
 import Platform
 import Vapor

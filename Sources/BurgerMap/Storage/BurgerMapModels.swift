@@ -1,6 +1,7 @@
 import Accounts
 import Fluent
 import Foundation
+import Media
 import Platform
 
 /// A burger place on the map. Reviews keep `reviewCount` and `ratingSum` current, so lists and

@@ -1,5 +1,6 @@
 import Accounts
 import Fluent
+import Media
 import Platform
 import SQLKit
 import Vapor
@@ -58,7 +59,8 @@ extension BurgerMapService {
             }
         } catch {
             // What was not kept does not count.
-            let kept = photos.reduce(0) { $0 + files.byteCount(of: $1.fileKey) }
+            var kept = 0
+            for photo in photos { kept += await files.byteCount(of: photo.fileKey) }
             await quota.giveBack(bytes - kept, by: uploader, on: database)
             throw error
         }
@@ -75,7 +77,7 @@ extension BurgerMapService {
     }
 
     package func deletePhoto(_ photo: BurgerPhoto) async throws {
-        let bytes = files.byteCount(of: photo.fileKey)
+        let bytes = await files.byteCount(of: photo.fileKey)
         try await photo.delete(on: database)
         await quota.release(bytes, for: photo.$owner.id, on: database)
         try await deleteFileIfUnused(photo.fileKey)

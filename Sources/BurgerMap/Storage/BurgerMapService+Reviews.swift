@@ -1,5 +1,6 @@
 import Accounts
 import Fluent
+import Media
 import Metrics
 import Notifications
 import Platform
@@ -170,7 +171,7 @@ extension BurgerMapService {
             }
         }
         for photo in photos {
-            await quota.release(files.byteCount(of: photo.fileKey), for: photo.$owner.id, on: database)
+            await quota.release(await files.byteCount(of: photo.fileKey), for: photo.$owner.id, on: database)
             try await deleteFileIfUnused(photo.fileKey)
         }
         try await inbox.withdraw(subject: id)

@@ -1,6 +1,7 @@
 import Accounts
 import Crypto
 import Fluent
+import Media
 import Platform
 import SQLKit
 import Vapor

@@ -1,5 +1,6 @@
 import Accounts
 import Fluent
+import Media
 import NIOConcurrencyHelpers
 import Notifications
 import Platform

@@ -1,5 +1,6 @@
 import Accounts
 import Foundation
+import Media
 import Notifications
 import Platform
 import Plot

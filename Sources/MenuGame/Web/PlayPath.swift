@@ -1,3 +1,4 @@
+import Media
 import Platform
 
 /// The menu game's page paths, in one place: the route table (`MenuGamePages.boot`) registers them

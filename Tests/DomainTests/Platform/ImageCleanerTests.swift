@@ -2,6 +2,7 @@ import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
 import Mates
+import Media
 import Platform
 import SesacStudyApp
 import XCTest

@@ -1,6 +1,7 @@
 import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
+import Media
 import MenuGame
 import Platform
 import SocketIO

@@ -1,5 +1,6 @@
 import BurgerMap
 import LookForRealBurgerApp
+import Media
 import MenuGame
 import Platform
 import SocketIO

@@ -4,6 +4,7 @@ import BurgerMap
 import Fluent
 import LookForRealBurgerApp
 import Mates
+import Media
 import MenuGame
 import MenuGameApp
 import Platform
@@ -58,11 +59,11 @@ final class BurgerMapAbuseTests: XCTestCase {
             XCTAssertEqual(profile.status, .ok, profile.text)
             let picture = try XCTUnwrap(try profile.object()["profileImageURL"] as? String)
             Self.assertNoPosition(Data(buffer: try await app.send(.GET, picture).body), "/api/v1/me/profile-image")
-            // And on disk: no stored file holds the position.
-            let uploads = (app.settings.dataDirectory as NSString).appendingPathComponent("uploads")
-            for name in try FileManager.default.contentsOfDirectory(atPath: uploads) where !name.hasPrefix(".") {
-                let bytes = try Data(contentsOf: URL(fileURLWithPath: (uploads as NSString).appendingPathComponent(name)))
-                XCTAssertNil(bytes.range(of: Data(TestImages.gpsText.utf8)), name)
+            // And where files are kept: no stored file holds the position.
+            let stored = try await app.storedUploads()
+            XCTAssertGreaterThan(stored.count, 0)
+            for (key, bytes) in stored {
+                XCTAssertNil(bytes.range(of: Data(TestImages.gpsText.utf8)), key)
             }
         }
     }

@@ -3,6 +3,7 @@ import BanchanApp
 import BurgerMap
 import Fluent
 import Mates
+import Media
 import MenuGame
 import MenuGameApp
 import Platform
@@ -88,8 +89,8 @@ final class BurgerMapPhotosTests: XCTestCase {
 
             let photos = try await BurgerPhoto.query(on: app.db).filter(\.$owner.$id == member.id).count()
             XCTAssertEqual(photos, 0, "nothing was stored")
-            let uploads = (try? FileManager.default.contentsOfDirectory(atPath: app.settings.dataDirectory + "/uploads")) ?? []
-            XCTAssertEqual(uploads.filter { !$0.hasPrefix(".") }, [], "no file was written")
+            let stored = try await app.storedUploads()
+            XCTAssertEqual(stored.count, 0, "no file was written")
         }
     }
 

@@ -1,6 +1,7 @@
 import Accounts
 import BurgerMap
 import Fluent
+import Media
 import Platform
 import SQLKit
 import XCTVapor

@@ -4,6 +4,7 @@ import BanchanApp
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp
+import Media
 import MenuGame
 import Platform
 import SesacStudyApp

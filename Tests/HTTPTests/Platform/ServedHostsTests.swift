@@ -1,6 +1,7 @@
 import Fluent
 import Accounts
 import Banchan
+import Media
 import Platform
 import SesacStudyApp
 import XCTVapor

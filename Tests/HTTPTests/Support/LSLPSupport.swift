@@ -4,6 +4,7 @@ import BurgerMap
 import Fluent
 import LookForRealBurgerApp
 import Mates
+import Media
 import MenuGame
 import Platform
 import SesacStudyApp

@@ -36,9 +36,9 @@ final class ProcessTests: XCTestCase {
         let server = try ServerProcess(dataDirectory: directory)
         try await server.waitUntilHealthy()
         XCTAssertEqual(mode(directory), 0o700, "the data folder")
-        // On PostgreSQL the data folder holds no database (the test suite's second pass).
-        let database = TestDatabase.postgresURL == nil ? ["whatweeat.sqlite", "whatweeat.sqlite-wal", "whatweeat.sqlite-shm"] : []
-        for name in database + ["jwt-secret", "uploads"] {
+        // On PostgreSQL the data folder holds no database and no uploads (the test suite's second pass).
+        let database = TestDatabase.postgresURL == nil ? ["whatweeat.sqlite", "whatweeat.sqlite-wal", "whatweeat.sqlite-shm", "uploads"] : []
+        for name in database + ["jwt-secret"] {
             let path = directory + "/" + name
             XCTAssertTrue(FileManager.default.fileExists(atPath: path), name)
             XCTAssertEqual(mode(path) & 0o077, 0, "\(name) is \(String(mode(path), radix: 8))")

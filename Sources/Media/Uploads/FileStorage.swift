@@ -1,3 +1,4 @@
+import Platform
 import Vapor
 
 /// Image formats we accept, recognised by their first bytes, never by name or declared type.
@@ -24,22 +25,38 @@ public enum ImageType: String, Sendable, CaseIterable {
     }
 }
 
-/// Where uploaded files live. Files are named by the SHA-256 of their content, so the same
-/// picture uploaded twice is stored once and a name can never point at other bytes.
+/// A stored file as read back: a file on this machine's disk (streamed from there) or its bytes.
+public enum StoredFileContent: Sendable {
+    case file(path: String)
+    case bytes(Data)
+}
+
+/// Where uploaded files live: this instance's disk (`DiskFileStorage`, the default with SQLite),
+/// the database (`DatabaseFileStorage`, the default with PostgreSQL, so every instance serves every
+/// photo) or an S3-compatible bucket (`S3FileStorage`). Files are named by the SHA-256 of their
+/// content, so the same picture uploaded twice is stored once and a name can never point at other bytes.
 public protocol FileStorage: Sendable {
+    /// Where the files are, for the start-up log (`disk ./data/uploads`, `database`, `s3 bucket`).
+    var place: String { get }
     /// Stores the bytes and returns their key (`<sha256>.<ext>`).
     func save(_ data: Data, as type: ImageType) async throws -> String
     func delete(key: String) async throws
-    /// The on-disk path for serving, or nil when the key is malformed or the file is gone.
-    func path(for key: String) -> String?
+    /// The file, or nil when the key is malformed or names no stored file.
+    func content(of key: String) async throws -> StoredFileContent?
+    /// The file's size in bytes, or nil when it is not stored.
+    func size(of key: String) async throws -> Int?
 }
 
 extension FileStorage {
-    /// The size of a stored file (what it counted against its owner's quota), 0 when gone.
-    package func byteCount(of key: String?) -> Int {
-        guard let key, let path = path(for: key),
-              let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber else { return 0 }
-        return size.intValue
+    /// The size of a stored file (what it counted against its owner's quota), 0 when gone or unreadable.
+    package func byteCount(of key: String?) async -> Int {
+        guard let key, Self.isValidKey(key) else { return 0 }
+        return ((try? await size(of: key)) ?? nil) ?? 0
+    }
+
+    /// The key a file with these bytes has.
+    package static func key(for data: Data, as type: ImageType) -> String {
+        "\(SecureRandom.sha256Hex(data)).\(type.rawValue)"
     }
 }
 
@@ -57,50 +74,30 @@ extension FileStorage {
     }
 }
 
-/// Files under `DATA_DIR/uploads`, written to a temporary name then renamed so a reader never
-/// sees half a file.
-public struct DiskFileStorage: FileStorage {
-    public let directory: String
-
-    public init(directory: String) throws {
-        self.directory = directory
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
-
-    public func save(_ data: Data, as type: ImageType) async throws -> String {
-        let key = "\(SecureRandom.sha256Hex(data)).\(type.rawValue)"
-        let destination = URL(fileURLWithPath: directory).appendingPathComponent(key)
-        if FileManager.default.fileExists(atPath: destination.path) { return key }
-        let temporary = URL(fileURLWithPath: directory).appendingPathComponent(".\(UUID().uuidString).tmp")
-        try data.write(to: temporary, options: .atomic)
-        do {
-            try FileManager.default.moveItem(at: temporary, to: destination)
-        } catch where FileManager.default.fileExists(atPath: destination.path) {
-            // Another request stored the same bytes first; theirs is identical.
-            try? FileManager.default.removeItem(at: temporary)
-        }
-        return key
-    }
-
-    public func delete(key: String) async throws {
-        guard let path = path(for: key) else { return }
-        try FileManager.default.removeItem(atPath: path)
-    }
-
-    public func path(for key: String) -> String? {
-        guard Self.isValidKey(key) else { return nil }
-        let path = (directory as NSString).appendingPathComponent(key)
-        return FileManager.default.fileExists(atPath: path) ? path : nil
-    }
-}
-
 extension Request {
-    /// A stored file by key, streamed with its type; files never change under a key, so browsers
-    /// may cache them for good. Nil when the key names no stored file.
+    /// A stored file by key, with its type; files never change under a key, so browsers may cache
+    /// them for good (and a browser that has it gets 304). Nil when the key names no stored file;
+    /// 503 `file_storage_unavailable` when the storage cannot be read.
     package func storedFile(_ key: String) async throws -> Response? {
-        guard let path = application.files.path(for: key),
+        let files = application.files
+        guard type(of: files).isValidKey(key),
               let type = key.split(separator: ".").last.flatMap({ ImageType(rawValue: String($0)) }) else { return nil }
-        let response = try await fileio.asyncStreamFile(at: path, mediaType: type.mediaType)
+        let etag = "\"\(key.prefix(64))\""
+        let response: Response
+        if headers.first(name: .ifNoneMatch) == etag, try await files.size(of: key) != nil {
+            response = Response(status: .notModified)
+        } else {
+            switch try await files.content(of: key) {
+            case nil:
+                return nil
+            case .file(let path)?:
+                response = try await fileio.asyncStreamFile(at: path, mediaType: type.mediaType)
+            case .bytes(let data)?:
+                response = Response(status: .ok, body: .init(data: data))
+                response.headers.contentType = type.mediaType
+            }
+        }
+        response.headers.replaceOrAdd(name: .eTag, value: etag)
         response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=31536000, immutable")
         return response
     }

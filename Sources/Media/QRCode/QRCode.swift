@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 
 /// A QR Code (Model 2, ISO/IEC 18004) holding a short byte-mode payload, e.g. a game's join link.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import MultipartKit
 import NIOCore
+import Platform
 import Vapor
 
 /// MultipartKit (4.7.1) looks each byte of a part's header name up in a table of 128 entries

@@ -1,5 +1,6 @@
 import Fluent
 import Metrics
+import Platform
 import SQLKit
 import Vapor
 
@@ -78,7 +79,7 @@ package struct StorageQuota: Sendable {
                 """).all()
             guard !taken.isEmpty else {
                 Counter(label: "whatweeat_uploads_refused_network_day_total").increment()
-                let tomorrow = Self.utc.startOfDay(for: now).addingTimeInterval(24 * 3600)
+                let tomorrow = Calendar.utc.startOfDay(for: now).addingTimeInterval(24 * 3600)
                 throw AppError(.tooManyRequests, "network_upload_budget_exhausted", arguments: ["max": "\(bytesPerNetworkDay / 1_048_576) MB"],
                                headers: ["Retry-After": String(max(1, Int(tomorrow.timeIntervalSince(now).rounded(.up))))])
             }
@@ -116,15 +117,9 @@ package struct StorageQuota: Sendable {
         }
     }
 
-    private static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? .current
-        return calendar
-    }()
-
     /// The UTC day a network's budget counts in (`2026-11-27`).
     package static func day(_ date: Date) -> String {
-        let parts = utc.dateComponents([.year, .month, .day], from: date)
+        let parts = Calendar.utc.dateComponents([.year, .month, .day], from: date)
         return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
     }
 

@@ -1,5 +1,6 @@
 import Fluent
 import NIOConcurrencyHelpers
+import Platform
 import Vapor
 
 /// Files are stored by content, so one file may back a profile picture and a review photo at

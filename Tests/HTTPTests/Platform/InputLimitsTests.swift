@@ -4,7 +4,6 @@ import BanchanApp
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp
-import Media
 import MenuGame
 import Platform
 import SesacStudyApp

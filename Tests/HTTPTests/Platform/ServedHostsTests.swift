@@ -1,7 +1,6 @@
 import Fluent
 import Accounts
 import Banchan
-import Media
 import Platform
 import SesacStudyApp
 import XCTVapor

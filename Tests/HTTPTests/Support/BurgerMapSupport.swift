@@ -5,7 +5,6 @@ import BurgerMap
 import Fluent
 import LookForRealBurgerApp
 import Mates
-import Media
 import MenuGame
 import MenuGameApp
 import Notifications

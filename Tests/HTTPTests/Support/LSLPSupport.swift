@@ -4,7 +4,6 @@ import BurgerMap
 import Fluent
 import LookForRealBurgerApp
 import Mates
-import Media
 import MenuGame
 import Platform
 import SesacStudyApp

@@ -2,6 +2,7 @@ import Banchan
 import BurgerMap
 import LookForRealBurgerApp
 import Mates
+import Media
 import MenuGame
 import Platform
 import SesacStudyApp
@@ -73,6 +74,36 @@ final class SettingsTests: XCTestCase {
         }
         XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": "/proc/whatweeat"])) { error in
             XCTAssertTrue(String(describing: error).hasPrefix("invalid DATA_DIR="))
+        }
+    }
+
+    func testWhereUploadsAreKept() throws {
+        XCTAssertEqual(try Settings.load(from: ["DATA_DIR": directory])[section: MediaSettings.self].storage, .automatic,
+                       "the disk with SQLite, the database with PostgreSQL")
+        XCTAssertEqual(try Settings.load(from: ["DATA_DIR": directory, "UPLOAD_STORAGE": "database"])[section: MediaSettings.self].storage, .database)
+        XCTAssertEqual(try Settings.load(from: ["DATA_DIR": directory, "UPLOAD_STORAGE": "Disk"])[section: MediaSettings.self].storage, .disk)
+        let bucket = try Settings.load(from: ["DATA_DIR": directory, "S3_BUCKET": "photos", "S3_REGION": "ap-northeast-2",
+                                              "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"])
+        XCTAssertEqual(bucket[section: MediaSettings.self].storage, .s3(S3Client.Configuration(
+            endpoint: "https://s3.ap-northeast-2.amazonaws.com", bucket: "photos", region: "ap-northeast-2",
+            accessKeyID: "AKID", secretAccessKey: "secret")), "a bucket named is where files go")
+        let minio = try Settings.load(from: ["DATA_DIR": directory, "UPLOAD_STORAGE": "s3", "S3_BUCKET": "photos",
+                                             "S3_ENDPOINT": "http://127.0.0.1:9000", "S3_ACCESS_KEY_ID": "minio", "S3_SECRET_ACCESS_KEY": "minio123"])
+        guard case .s3(let configuration) = minio[section: MediaSettings.self].storage else { return XCTFail("not s3") }
+        XCTAssertEqual(configuration.endpoint, "http://127.0.0.1:9000")
+        XCTAssertEqual(configuration.region, "us-east-1")
+
+        let bad: [([String: String], String)] = [
+            (["UPLOAD_STORAGE": "ftp"], "UPLOAD_STORAGE"),
+            (["UPLOAD_STORAGE": "s3"], "S3_BUCKET"),
+            (["S3_BUCKET": "photos"], "S3_ACCESS_KEY_ID"),
+            (["S3_BUCKET": "photos", "S3_ENDPOINT": "minio:9000", "S3_ACCESS_KEY_ID": "a", "S3_SECRET_ACCESS_KEY": "b"], "S3_ENDPOINT"),
+        ]
+        for (environment, variable) in bad {
+            XCTAssertThrowsError(try Settings.load(from: environment.merging(["DATA_DIR": directory]) { $1 }), "\(environment)") { error in
+                XCTAssertTrue(String(describing: error).hasPrefix("invalid \(variable)="), String(describing: error))
+                XCTAssertFalse(String(describing: error).contains("\n"))
+            }
         }
     }
 

@@ -121,6 +121,11 @@ final class ServerProcess: @unchecked Sendable {
         try await send(method, path, body: try json.map { try JSONEncoder().encode($0) }, token: nil, headers: headers)
     }
 
+    /// Sends `body` as it is, with its own type (an image).
+    func send(_ method: HTTPMethod, _ path: String, body: Data, contentType: String, token: String?) async throws -> Reply {
+        try await send(method, path, body: body, token: token, headers: ["Content-Type": contentType])
+    }
+
     /// Waits for the process to end by itself (after a signal it handles); false if it is still running after `timeout`.
     func waitForExit(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
@@ -138,7 +143,7 @@ final class ServerProcess: @unchecked Sendable {
         request.method = method
         request.headers.add(contentsOf: headers)
         if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
+            if !request.headers.contains(name: "Content-Type") { request.headers.add(name: "Content-Type", value: "application/json") }
             request.body = .bytes(ByteBuffer(data: body))
         }
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }

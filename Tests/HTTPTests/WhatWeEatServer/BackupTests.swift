@@ -53,6 +53,15 @@ final class BackupTests: XCTestCase {
             ordersBefore.append(try XCTUnwrap(order.json["id"] as? String))
         }
 
+        // A profile picture: its file travels with the backup.
+        let pictured = try await server.post("/api/v1/auth/signup", json: ["email": "p\(run)@example.com", "password": "password1", "nickname": "p\(run)"])
+        let token = try XCTUnwrap(pictured.json["accessToken"] as? String)
+        let picture = try await server.send(.PUT, "/api/v1/me/profile-image", body: TestImages.png(seed: 5), contentType: "image/png", token: token)
+        XCTAssertEqual(picture.status, .ok, picture.text)
+        let pictureURL = try XCTUnwrap(picture.json["profileImageURL"] as? String)
+        let pictureBytes = try await server.get(pictureURL)
+        XCTAssertEqual(pictureBytes.status, .ok)
+
         // Writers keep going while the backup runs.
         let writing = Task {
             var index = 100
@@ -66,6 +75,7 @@ final class BackupTests: XCTestCase {
         writing.cancel()
         _ = await writing.value
         XCTAssertEqual(backup.status, 0, backup.output)
+        XCTAssertTrue(backup.output.contains("1 uploaded files"), backup.output)
         XCTAssertTrue(FileManager.default.fileExists(atPath: backupFile))
 
         // A second backup to the same file is refused; it never overwrites.
@@ -97,6 +107,10 @@ final class BackupTests: XCTestCase {
             let login = try await restored.post("/api/v1/auth/login", json: ["email": email, "password": "password1"])
             XCTAssertEqual(login.status, .ok, "\(email) signs in on the restored database")
         }
+        let restoredPicture = try await restored.get(pictureURL)
+        XCTAssertEqual(restoredPicture.status, .ok, "the profile picture came back with the database")
+        XCTAssertEqual(restoredPicture.text, pictureBytes.text)
+        XCTAssertTrue(restore.output.contains("1 uploaded files"), restore.output)
         for order in ordersBefore {
             let found = try await restored.send(.GET, "/api/v1/banchan/orders/\(order)", json: String?.none, headers: ["X-Device-Token": device])
             XCTAssertEqual(found.status, .ok, "order \(order) is in the restored database")

@@ -216,7 +216,8 @@ final class BurgerMapAbuseTests: XCTestCase {
 
     func testUploadsStopBeforeTheDiskFills() async throws {
         // A floor no test machine has free: every upload is refused, and nothing is written.
-        try await withTestApp(adjust: { $0.limits.minimumFreeDiskMB = 100_000_000 }) { app in
+        // The floor guards the disk files are kept on (this machine's, with UPLOAD_STORAGE=disk).
+        try await withTestApp(adjust: { $0.limits.minimumFreeDiskMB = 100_000_000; $0[section: MediaSettings.self].storage = .disk }) { app in
             let member = try await app.member("디스크")
             let refused = try await app.uploadPhoto([UploadPart(data: TestImages.png(seed: 1))], token: member.token)
             XCTAssertEqual(refused.status, .serviceUnavailable)

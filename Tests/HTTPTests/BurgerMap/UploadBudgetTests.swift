@@ -88,7 +88,8 @@ final class UploadBudgetTests: XCTestCase {
     }
 
     func testTheDiskFloorsRefusalIsCounted() async throws {
-        try await withTestApp(adjust: { $0.limits.minimumFreeDiskMB = 100_000_000 }) { app in
+        // The floor guards the disk files are kept on (this machine's, with UPLOAD_STORAGE=disk).
+        try await withTestApp(adjust: { $0.limits.minimumFreeDiskMB = 100_000_000; $0[section: MediaSettings.self].storage = .disk }) { app in
             func refusals() -> Int {
                 let line = AppMetrics.prometheusText().split(separator: "\n").first { $0.hasPrefix("whatweeat_uploads_refused_disk_full_total ") }
                 return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0

@@ -3,7 +3,7 @@ host and member sockets land on different instances hears every change live; 100
 orders for the last 10 units give exactly 10; a client's per-network budget is one for the whole
 cluster; kill -9 of one instance mid-game leaves the room working through the other (the socket
 reconnects) and loses no acknowledged submission; a sign-out closes the session's sockets on both
-instances.
+instances; a photo uploaded through one instance is served by the other.
 
 Usage: INSTANCE_PIDS="web-1=123,web-2=456" python3 check.py http://127.0.0.1:PORT"""
 import json
@@ -15,6 +15,8 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+import struct
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 import websocket
@@ -170,6 +172,41 @@ def check_sign_out_closes_sockets_on_every_instance():
     print(f"ok   sign-out closed the session's sockets on {first.served_by} and {second.served_by} in {time.time() - started:.2f} s")
 
 
+def tiny_png(seed):
+    """A real 2×2 RGB PNG whose pixels depend on `seed` (so each run uploads new bytes)."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    # Each row: filter byte 0, then two pixels of red, green, blue.
+    rows = b"".join(b"\x00" + bytes([(seed + y) % 256, seed % 256, 200, 10, (seed + y) % 256, 90]) for y in range(2))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def check_photos_across_instances():
+    """Files are kept in PostgreSQL (the default there): a profile picture uploaded through one
+    instance is served, byte for byte and cacheable for good, by the other."""
+    status, tokens, _ = call("POST", "/api/v1/auth/signup", {"email": f"photo-{uuid.uuid4().hex[:8]}@example.com", "password": "password1",
+                                                          "nickname": f"사진{uuid.uuid4().hex[:4]}"})
+    assert status == 201, (status, tokens)
+    request = urllib.request.Request(BASE + "/api/v1/me/profile-image", method="PUT", data=tiny_png(int(time.time()) % 250))
+    request.add_header("Content-Type", "image/png")
+    request.add_header("Authorization", f"Bearer {tokens['accessToken']}")
+    with urllib.request.urlopen(request, timeout=20) as response:
+        taken_by = response.headers.get("X-Served-By")
+        url = json.loads(response.read())["profileImageURL"]
+    served = {}
+    for _ in range(12):
+        with urllib.request.urlopen(BASE + url, timeout=20) as response:
+            assert response.status == 200, response.status
+            assert response.headers.get("Cache-Control") == "public, max-age=31536000, immutable", response.headers
+            served[response.headers.get("X-Served-By")] = response.read()
+        if len(served) == 2:
+            break
+    assert set(served) == {"web-1", "web-2"}, f"only {set(served)} served {url}"
+    assert served["web-1"] == served["web-2"], "the same bytes from both"
+    print(f"ok   a photo uploaded through {taken_by} is served by web-1 and web-2 ({len(served['web-1'])} bytes)")
+
+
 def check_instance_killed_mid_game():
     pin, host, live, host_socket, member_socket = group_with_sockets_on_both_instances()
     doomed, survivor = host_socket.served_by, member_socket.served_by
@@ -204,5 +241,6 @@ if __name__ == "__main__":
     check_last_units()
     check_budget_across_instances()
     check_sign_out_closes_sockets_on_every_instance()
+    check_photos_across_instances()
     check_instance_killed_mid_game()
     print("cluster: all checks passed")

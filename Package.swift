@@ -35,6 +35,7 @@ let package = Package(
     targets: [
         // The architecture, one module per unit; arrows point one way (docs/DECISIONS.md, "Modules"):
         //   Platform  <-  Media  <-  Accounts  <-  Notifications  <-  MenuGame, Banchan, BurgerMap, Mates
+        //   Platform  <-  Payments (Banchan, Mates and their apps' layers), Messaging (Mates)
         //   each feature  <-  the layer for its shipped app (MenuGameApp, BanchanApp,
         //                     LookForRealBurgerApp, SesacStudyApp, which also uses SocketIO)
         //   all of them  <-  WhatWeEatServer (settings, configure, commands)  <-  whatweeat
@@ -47,20 +48,34 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // The payment providers (PortOne, the App Store) and the refunds owed at them.
+        .target(name: "Payments", dependencies: ["Platform"] + vapor + [
+            .product(name: "Fluent", package: "fluent"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
+        // Messages to people outside the app: email over SMTP (the SMS and push senders to come).
+        .target(name: "Messaging", dependencies: ["Platform"] + vapor + [
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
         // The system's zlib, for the image cleaner's check of PNG colour profiles.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "SocketIO", dependencies: vapor),
         feature("Accounts", ["Platform", "Media"]),
         feature("Notifications", ["Platform", "Media", "Accounts"]),
         feature("MenuGame", ["Platform", "Media", "Accounts"]),
-        feature("Banchan", ["Platform", "Accounts"]),
+        feature("Banchan", ["Platform", "Payments", "Accounts"]),
         feature("BurgerMap", ["Platform", "Media", "Accounts", "Notifications"]),
-        feature("Mates", ["Platform", "Accounts", "Notifications"]),
+        feature("Mates", ["Platform", "Payments", "Messaging", "Accounts", "Notifications"]),
         // The shipped apps' own routes, each on its feature.
         feature("MenuGameApp", ["Platform", "Accounts", "MenuGame"]),
-        feature("BanchanApp", ["Platform", "Accounts", "Banchan"]),
-        feature("LookForRealBurgerApp", ["Platform", "Media", "Accounts", "Notifications", "BurgerMap"]),
-        feature("SesacStudyApp", ["Platform", "Accounts", "Notifications", "Mates", "SocketIO"], extra: [
+        feature("BanchanApp", ["Platform", "Payments", "Accounts", "Banchan"]),
+        feature("LookForRealBurgerApp", ["Platform", "Media", "Payments", "Accounts", "Notifications", "BurgerMap"]),
+        feature("SesacStudyApp", ["Platform", "Payments", "Accounts", "Notifications", "Mates", "SocketIO"], extra: [
             // RS256 for Firebase ID tokens.
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "X509", package: "swift-certificates"),
@@ -119,15 +134,6 @@ var platformDependencies: [Target.Dependency] {
         .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
         .product(name: "JWTKit", package: "jwt-kit"),
         .product(name: "Plot", package: "Plot"),
-        // The PortOne payment client.
-        .product(name: "AsyncHTTPClient", package: "async-http-client"),
-        // The SMTP client.
-        .product(name: "NIOPosix", package: "swift-nio"),
-        .product(name: "NIOSSL", package: "swift-nio-ssl"),
-        // The App Store purchase verifier.
-        .product(name: "X509", package: "swift-certificates"),
-        .product(name: "Crypto", package: "swift-crypto"),
-        .product(name: "SwiftASN1", package: "swift-asn1"),
         // `/metrics`.
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
@@ -136,7 +142,7 @@ var platformDependencies: [Target.Dependency] {
 
 /// The features and app layers, in the order of `Features.all`.
 var units: [String] {
-    ["Platform", "Media", "Accounts", "Notifications", "MenuGame", "MenuGameApp", "Banchan", "BanchanApp",
+    ["Platform", "Media", "Payments", "Messaging", "Accounts", "Notifications", "MenuGame", "MenuGameApp", "Banchan", "BanchanApp",
      "BurgerMap", "LookForRealBurgerApp", "Mates", "SesacStudyApp"]
 }
 

@@ -15,8 +15,6 @@ package enum AccountsFeature: Feature {
         CreateStorageUsage(),
         // ...and the bytes young accounts uploaded per network and day.
         CreateStorageNetworkDays(),
-        // The platform's refunds owed at the payment provider (the shop's orders, the burger app's donations).
-        CreatePaymentRefunds(),
         // The uploaded files, when they are kept in the database (`UPLOAD_STORAGE`).
         DatabaseFileStorage.Create(),
     ]

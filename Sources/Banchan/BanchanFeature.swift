@@ -1,4 +1,5 @@
 import Fluent
+import Payments
 import Platform
 import Vapor
 

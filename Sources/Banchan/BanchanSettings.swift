@@ -1,4 +1,5 @@
 import Foundation
+import Payments
 import Platform
 
 /// The shop's settings: which payment provider confirms payments, the delivery fee rule, and how

@@ -3,6 +3,7 @@ import BurgerMap
 import Fluent
 import Media
 import Notifications
+import Payments
 import Platform
 import Vapor
 

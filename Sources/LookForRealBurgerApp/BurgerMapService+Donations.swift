@@ -1,5 +1,6 @@
 import BurgerMap
 import Fluent
+import Payments
 import Platform
 import Vapor
 

@@ -1,4 +1,6 @@
 import Fluent
+import Messaging
+import Payments
 import Platform
 import Vapor
 

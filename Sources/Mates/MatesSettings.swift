@@ -1,4 +1,6 @@
 import Foundation
+import Messaging
+import Payments
 import Platform
 
 /// How far mates look, how codes are delivered, who verifies App Store purchases. `settings.mates`.

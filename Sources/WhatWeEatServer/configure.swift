@@ -9,6 +9,7 @@ import Mates
 import Media
 import MenuGame
 import Notifications
+import Payments
 import Platform
 import SesacStudyApp
 import SocketIO
@@ -64,6 +65,9 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.mapLibrary = MapLibrary(settings: settings.map)
     try app.useFileStorage(settings, directory: uploadsDirectory(settings))
 
+    // The refunds owed at the payment provider (the shop's orders, the burger app's donations):
+    // a table of the Payments module, which no feature owns alone.
+    app.migrations.add(CreatePaymentRefunds())
     // Each feature's tables, services and background jobs, in the order of `Features.all`.
     for feature in Features.all {
         app.migrations.add(feature.migrations)

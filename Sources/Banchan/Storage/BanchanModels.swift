@@ -1,6 +1,7 @@
 import Accounts
 import Fluent
 import Foundation
+import Payments
 import Platform
 import SQLKit
 

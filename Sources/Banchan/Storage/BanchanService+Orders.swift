@@ -2,6 +2,7 @@ import Accounts
 import Fluent
 import Metrics
 import NIOConcurrencyHelpers
+import Payments
 import Platform
 import SQLKit
 import Vapor

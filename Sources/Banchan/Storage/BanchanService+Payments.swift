@@ -1,6 +1,7 @@
 import Fluent
 import Metrics
 import NIOConcurrencyHelpers
+import Payments
 import Platform
 import SQLKit
 import Vapor

@@ -1,5 +1,6 @@
 import Fluent
 import NIOConcurrencyHelpers
+import Payments
 import Platform
 import SQLKit
 import Vapor

@@ -1,5 +1,6 @@
 import Accounts
 import Notifications
+import Payments
 import Platform
 import Vapor
 

@@ -1,5 +1,6 @@
 import Accounts
 import Fluent
+import Messaging
 import Notifications
 import Platform
 import SQLKit

@@ -2,6 +2,7 @@ import Banchan
 import BanchanApp
 import BurgerMap
 import LookForRealBurgerApp
+import Payments
 import Platform
 import WhatWeEatServer
 import XCTest

@@ -22,8 +22,8 @@ final class LayeringTests: XCTestCase {
             .filter { $0.hasPrefix("import ") || $0.hasPrefix("@testable import ") || $0.hasPrefix("@_exported import ") }
     }
 
-    /// Domain code is plain Swift: Foundation, and at most a plain value type of the platform by a
-    /// scoped import (`import struct Platform.Coordinate`), never Vapor, Fluent or a whole module.
+    /// Domain code is plain Swift: Foundation, and at most a plain value type of the platform (or of
+    /// Payments) by a scoped import (`import struct Platform.Coordinate`), never Vapor, Fluent or a whole module.
     func testDomainFilesImportOnlyFoundation() throws {
         var checked = 0
         for module in try modules() {
@@ -31,7 +31,9 @@ final class LayeringTests: XCTestCase {
             guard FileManager.default.fileExists(atPath: domain.path) else { continue }
             for file in try swiftFiles(under: "\(module)/Domain") {
                 let allowed = try imports(of: file).filter { line in
-                    line != "import Foundation" && !["struct", "enum"].contains { line.hasPrefix("import \($0) Platform.") }
+                    line != "import Foundation" && !["struct", "enum"].contains { kind in
+                        ["Platform", "Payments"].contains { line.hasPrefix("import \(kind) \($0).") }
+                    }
                 }
                 XCTAssertEqual(allowed, [], "\(module)/Domain/\(file.lastPathComponent)")
                 checked += 1

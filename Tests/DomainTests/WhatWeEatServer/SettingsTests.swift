@@ -4,6 +4,7 @@ import LookForRealBurgerApp
 import Mates
 import Media
 import MenuGame
+import Payments
 import Platform
 import SesacStudyApp
 import SocketIO

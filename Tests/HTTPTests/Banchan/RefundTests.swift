@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Banchan
 import Fluent
 import NIOCore
+import Payments
 import Platform
 import SQLKit
 import WhatWeEatServer

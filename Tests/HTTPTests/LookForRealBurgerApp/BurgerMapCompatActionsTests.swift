@@ -6,6 +6,7 @@ import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
+import Payments
 import Platform
 import SesacStudyApp
 import SocketIO

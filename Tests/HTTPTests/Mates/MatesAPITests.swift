@@ -7,6 +7,7 @@ import Mates
 import MenuGame
 import MenuGameApp
 import Notifications
+import Payments
 import Platform
 import SesacStudyApp
 import SocketIO

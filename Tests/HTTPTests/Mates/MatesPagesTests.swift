@@ -5,6 +5,7 @@ import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
+import Payments
 import Platform
 import SesacStudyApp
 import WhatWeEatServer

@@ -5,6 +5,7 @@ import BurgerMap
 import Fluent
 import LookForRealBurgerApp
 import MenuGame
+import Payments
 import Platform
 import SesacStudyApp
 import WhatWeEatServer

@@ -6,6 +6,7 @@ import Crypto
 import Foundation
 import LookForRealBurgerApp
 import Mates
+import Messaging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix

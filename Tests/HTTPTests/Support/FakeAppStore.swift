@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import LookForRealBurgerApp
 import Mates
+import Payments
 import Platform
 import SesacStudyApp
 import SwiftASN1

@@ -5,6 +5,7 @@ import MenuGame
 import MenuGameApp
 import NIOConcurrencyHelpers
 import NIOCore
+import Payments
 import Platform
 import SesacStudyApp
 import WhatWeEatServer

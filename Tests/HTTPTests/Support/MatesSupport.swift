@@ -4,6 +4,7 @@ import LookForRealBurgerApp
 import Mates
 import MenuGame
 import MenuGameApp
+import Messaging
 import NIOConcurrencyHelpers
 import Platform
 import SesacStudyApp

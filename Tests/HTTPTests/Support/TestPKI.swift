@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Messaging
 import SwiftASN1
 import X509
 

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import Platform
 
 // What travels over an SMTP connection: addresses, the envelope, the DATA section, replies.
 

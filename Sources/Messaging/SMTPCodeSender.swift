@@ -1,3 +1,4 @@
+import Platform
 import Vapor
 
 /// Email codes go by SMTP (`SMTP_URL`); phone codes still go to the log, since no SMS provider is

@@ -1,5 +1,6 @@
 import Logging
 import NIOConcurrencyHelpers
+import Platform
 import Vapor
 
 /// A one-time code on its way to a person: where it goes, the code, and the words around it in

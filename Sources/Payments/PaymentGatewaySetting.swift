@@ -1,3 +1,4 @@
+import Platform
 /// Which payment provider confirms payments (`PAYMENT_GATEWAY`); the shop's settings hold it.
 package enum PaymentGatewaySetting: Sendable, Equatable {
     /// Approves payments marked as test; refused in production.

@@ -3,6 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import Platform
 
 /// A payment provider the server asks whether a payment happened. The client pays with the
 /// provider directly; the server never trusts the client's word, only the provider's.

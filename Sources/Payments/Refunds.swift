@@ -1,5 +1,6 @@
 import Fluent
 import Metrics
+import Platform
 import SQLKit
 import Vapor
 

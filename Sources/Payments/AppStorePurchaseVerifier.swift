@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 
 /// An App Store transaction as the server honours it.
 ///

@@ -5,7 +5,7 @@ import Vapor
 
 /// The routes the shipped 배민찬 iOS app calls, with their exact JSON: `GET /main`, `/soup`,
 /// `/side` (a section's dishes) and `GET /detail/{hash}`. Prices are strings like `12,640원`.
-package struct BanchanCompatRoutes: RouteCollection {
+struct BanchanCompatRoutes: RouteCollection {
     package func boot(routes: any RoutesBuilder) throws {
         routes.get("main") { try await self.section(.main, $0) }
         routes.get("soup") { try await self.section(.soup, $0) }
@@ -14,21 +14,21 @@ package struct BanchanCompatRoutes: RouteCollection {
     }
 
     /// `{"statusCode": 200, "body": [...]}`.
-    package struct SectionResponse: Content {
+    struct SectionResponse: Content {
         package let statusCode: Int
         package let body: [Item]
     }
 
     /// One card; `n_price` only when discounted and `badge` only when there is one, as the app expects.
     package struct Item: Content {
-        package let detailHash: String
+        let detailHash: String
         package let image: String
         package let alt: String
-        package let deliveryType: [String]
+        let deliveryType: [String]
         package let title: String
         package let description: String
-        package let nPrice: String?
-        package let sPrice: String
+        let nPrice: String?
+        let sPrice: String
         package let badge: [String]?
 
         package enum CodingKeys: String, CodingKey {
@@ -69,16 +69,16 @@ package struct BanchanCompatRoutes: RouteCollection {
     }
 
     /// `{"hash": "HBDEF", "data": {...}}`.
-    package struct DetailResponse: Content {
+    struct DetailResponse: Content {
         package struct Data: Content {
-            package let topImage: String
+            let topImage: String
             package let thumbImages: [String]
-            package let productDescription: String
+            let productDescription: String
             package let point: String
             package let deliveryInfo: String
             package let deliveryFee: String
             package let prices: [String]
-            package let detailSection: [String]
+            let detailSection: [String]
 
             package enum CodingKeys: String, CodingKey {
                 case topImage = "top_image", thumbImages = "thumb_images", productDescription = "product_description", point

@@ -11,7 +11,7 @@ extension AccountService {
     /// with it: another session's refresh token is 403 `refresh_token_mismatch`. Only sessions the
     /// app's own login made (`appWithFixedRefresh`) refresh so: any other session's token would
     /// escape the reuse detection of rotation (403 `refresh_token_mismatch` too).
-    package func accessTokenWithoutRotation(_ presented: String, session sessionID: UUID, now: Date = Date()) async throws -> String {
+    func accessTokenWithoutRotation(_ presented: String, session sessionID: UUID, now: Date = Date()) async throws -> String {
         guard let token = try await RefreshToken.query(on: database).filter(\.$tokenHash == SecureRandom.sha256Hex(presented)).first(),
               token.usedAt == nil, let session = try await AuthSession.find(token.$session.id, on: database), session.revokedAt == nil
         else { throw AppError(.unauthorized, "invalid_refresh_token") }

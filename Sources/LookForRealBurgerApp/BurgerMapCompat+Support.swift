@@ -6,7 +6,7 @@ import Vapor
 
 /// `SesacKey` on every call of the LookForRealBurger app (images included): one of
 /// `LSLP_API_KEYS`, else 420. Without that setting every call is 420: the routes are off.
-package struct LSLPKeyCheck: AsyncMiddleware {
+struct LSLPKeyCheck: AsyncMiddleware {
     package static let header = "SesacKey"
 
     package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
@@ -32,7 +32,7 @@ package struct LSLPFailure: Error {
 
 /// The LSLP apps' error body, `{"message": "…"}` in the reader's language, on every error of these
 /// routes; the status is the contract's (`LSLPFailure`) or our own.
-package struct LSLPErrors: AsyncMiddleware {
+struct LSLPErrors: AsyncMiddleware {
     package struct Body: Content { package let message: String }
 
     package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
@@ -71,7 +71,7 @@ package struct LSLPErrors: AsyncMiddleware {
 
 /// The raw access token in `Authorization` (no `Bearer`): 419 when it expired (the app then
 /// refreshes and replays), 401 when it is not ours or its session ended.
-package struct LSLPAuthentication: AsyncMiddleware {
+struct LSLPAuthentication: AsyncMiddleware {
     package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let token = request.lslpAccessToken
         guard !token.isEmpty else { throw LSLPFailure(401, AppError(.unauthorized, "unauthorized")) }
@@ -88,7 +88,7 @@ package struct LSLPAuthentication: AsyncMiddleware {
 
 extension Request {
     /// The app's `Authorization`: the raw access token (a `Bearer ` prefix, if some client adds one, is dropped).
-    package var lslpAccessToken: String {
+    var lslpAccessToken: String {
         let raw = headers.first(name: .authorization) ?? ""
         return raw.hasPrefix("Bearer ") ? String(raw.dropFirst(7)) : raw
     }

@@ -28,7 +28,7 @@ package struct LSLPLoggedIn: Content {
 package struct LSLPPerson: Content {
     package let user_id: String
     package let nick: String
-    package let profileImage: String?
+    let profileImage: String?
 
     package init(id: UUID, nick: String, imageKey: String?) {
         user_id = ObjectID.of(id)
@@ -205,7 +205,7 @@ extension LSLPPostPage {
     }
 }
 
-package struct LSLPLikeStatus: Content {
+struct LSLPLikeStatus: Content {
     package let like_status: Bool
 }
 
@@ -214,7 +214,7 @@ package struct LSLPFiles: Content {
 }
 
 /// The answer to a payment check (`PaymentResponseDTO`).
-package struct LSLPPayment: Content {
+struct LSLPPayment: Content {
     package let buyer_id: String
     package let post_id: String
     package let merchant_uid: String
@@ -225,7 +225,7 @@ package struct LSLPPayment: Content {
 
 /// Our places and reviews as the app's posts. Everything a page of posts shows beside our own rows
 /// (who liked, who marked, the comments, a place's reviews) is read in one go per kind.
-package struct LSLPPostWriter {
+struct LSLPPostWriter {
     package let map: BurgerMapService
 
     package func posts(of cards: [ReviewCard]) async throws -> [LSLPPost] {

@@ -12,11 +12,11 @@ import Vapor
 extension BurgerMapCompatRoutes {
     // MARK: Likes
 
-    package struct LikeBody: Content { package let like_status: Bool? }
+    struct LikeBody: Content { package let like_status: Bool? }
 
     /// `POST /v1/posts/{id}/like` (`like-2` when `second`): sets the state the app asks for, not a
     /// toggle. On a review a like or a bookmark; on a shop "eaten here" or "want to go".
-    package func setLike(_ req: Request, second: Bool) async throws -> LSLPLikeStatus {
+    func setLike(_ req: Request, second: Bool) async throws -> LSLPLikeStatus {
         let actor = try req.requireMapActor()
         let on = try req.decodeJSON(LikeBody.self).like_status.required("like_status")
         switch try await target(req) {
@@ -30,7 +30,7 @@ extension BurgerMapCompatRoutes {
     /// `GET /v1/posts/likes/me` (`likes-2/me` when `second`): reviews I liked or bookmarked, the
     /// latest first; with `product_id` of shops, the places I ate at or want to go to. The app sends
     /// no `product_id` here, and means reviews.
-    package func myLikes(_ req: Request, second: Bool) async throws -> LSLPPostPage {
+    func myLikes(_ req: Request, second: Bool) async throws -> LSLPPostPage {
         let me = try req.requireMapActor().id
         let query = try ListQuery(req, defaultProduct: .review)
         if query.finished { return LSLPPostPage(data: [], nextCursor: nil) }
@@ -123,7 +123,7 @@ extension BurgerMapCompatRoutes {
 
     /// `GET /v1/uploads/posts/{file}`: a review photo; the catalog's drawn ones as JPEG (the app's
     /// image loader cannot draw SVG), or SVG where none was drawn.
-    package func postImage(req: Request) async throws -> Response {
+    func postImage(req: Request) async throws -> Response {
         try await requireImageReader(req)
         guard let id = req.parameters.get("file").flatMap(LSLPPostRules.photoID(fromFileName:)),
               let photo = try await BurgerPhoto.find(id, on: req.db) else { throw AppError.notFound("photo_not_found") }
@@ -140,7 +140,7 @@ extension BurgerMapCompatRoutes {
     }
 
     /// `GET /v1/uploads/profiles/{key}`: a profile picture, as posts name it.
-    package func profileImage(req: Request) async throws -> Response {
+    func profileImage(req: Request) async throws -> Response {
         try await requireImageReader(req)
         guard let key = req.parameters.get("key"), let response = try await req.storedFile(key) else { throw AppError.notFound("photo_not_found") }
         return response
@@ -160,7 +160,7 @@ extension BurgerMapCompatRoutes {
 
     /// `POST /v1/payments/validation {imp_uid, post_id}`: the app paid 100 won with PortOne for the
     /// donation post; the payment provider confirms it (`PAYMENT_GATEWAY`) before it counts.
-    package func validatePayment(req: Request) async throws -> LSLPPayment {
+    func validatePayment(req: Request) async throws -> LSLPPayment {
         let me = try req.requireMapActor().id
         let body = try req.decodeJSON(PaymentBody.self)
         let paymentID = try body.imp_uid.required("imp_uid")

@@ -30,7 +30,7 @@ extension BurgerMapCompatRoutes {
 
     /// `product_id`, `limit` and `next` of a list (all strings): 400 for a product id that is not one
     /// of the app's two, or a limit outside 1…300000.
-    package struct ListQuery {
+    struct ListQuery {
         package let product: LSLPPostRules.Product
         package let page: CursorPageRequest
         /// `next=0`: the app's own end-of-list mark sent back.
@@ -88,7 +88,7 @@ extension BurgerMapCompatRoutes {
     }
 
     /// `GET /v1/posts/users/{user_id}`: the shops or reviews one person added.
-    package func userPosts(req: Request) async throws -> LSLPPostPage {
+    func userPosts(req: Request) async throws -> LSLPPostPage {
         let author = try await person(req).requireID()
         let query = try ListQuery(req)
         if query.finished { return LSLPPostPage(data: [], nextCursor: nil) }
@@ -144,7 +144,7 @@ extension BurgerMapCompatRoutes {
         }
     }
 
-    package func postWriter(_ req: Request) -> LSLPPostWriter {
+    func postWriter(_ req: Request) -> LSLPPostWriter {
         LSLPPostWriter(map: req.burgerMap)
     }
 
@@ -152,7 +152,7 @@ extension BurgerMapCompatRoutes {
 
     /// `POST /v1/posts` and `PUT /v1/posts/{id}`, as the app sends them (§4): a shop's position and
     /// details in `content1…5`, a review's rating in `price` and its shop in `content1`.
-    package struct PostBody: Content {
+    struct PostBody: Content {
         package let product_id: String?
         package let title: String?
         package let price: Int?
@@ -167,7 +167,7 @@ extension BurgerMapCompatRoutes {
 
     /// A shop is found before it is made: by its Kakao place id (`content5`), then by name within
     /// 50 m (a place the web added), so the app never makes a second of one place. 200 either way.
-    package func addPost(req: Request) async throws -> LSLPPost {
+    func addPost(req: Request) async throws -> LSLPPost {
         let actor = try req.requireMapActor()
         let body = try req.decodeJSON(PostBody.self)
         guard let product = LSLPPostRules.Product(rawValue: try body.product_id.required("product_id")) else {
@@ -199,7 +199,7 @@ extension BurgerMapCompatRoutes {
 
     /// The author edits a review: any of `title`, `price` (the rating), `content`, `files`. A review
     /// stays on its shop; shops and the donation are not edited through the app.
-    package func editPost(req: Request) async throws -> LSLPPost {
+    func editPost(req: Request) async throws -> LSLPPost {
         let actor = try req.requireMapActor()
         let body = try req.decodeJSON(PostBody.self)
         guard case .review(let id) = try await target(req) else { throw LSLPFailure(403, AppError(.forbidden, "post_not_editable")) }
@@ -211,7 +211,7 @@ extension BurgerMapCompatRoutes {
     }
 
     /// The author (or an admin) deletes a review, with its photos, likes and comments.
-    package func deletePost(req: Request) async throws -> HTTPStatus {
+    func deletePost(req: Request) async throws -> HTTPStatus {
         let actor = try req.requireMapActor()
         guard case .review(let id) = try await target(req) else { throw LSLPFailure(403, AppError(.forbidden, "post_not_deletable")) }
         try await req.burgerMap.deleteReview(id, by: actor)

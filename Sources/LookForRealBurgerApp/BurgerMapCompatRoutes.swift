@@ -48,12 +48,12 @@ package struct BurgerMapCompatRoutes: RouteCollection {
         signedIn.post("payments", "validation", use: validatePayment)
     }
 
-    package struct EmailBody: Content { package let email: String? }
-    package struct JoinBody: Content { package let email: String?; package let password: String?; package let nick: String? }
-    package struct LogInBody: Content { package let email: String?; package let password: String? }
+    struct EmailBody: Content { package let email: String? }
+    struct JoinBody: Content { package let email: String?; package let password: String?; package let nick: String? }
+    struct LogInBody: Content { package let email: String?; package let password: String? }
     package struct Refreshed: Content { package let accessToken: String }
 
-    package func checkEmail(req: Request) async throws -> LSLPErrors.Body {
+    func checkEmail(req: Request) async throws -> LSLPErrors.Body {
         let email = try req.decodeJSON(EmailBody.self).email.required("email")
         guard try await req.accounts.emailAvailable(email) else { throw AppError.conflict("email_taken") }
         return LSLPErrors.Body(message: req.t("lslp.email_available"))
@@ -99,7 +99,7 @@ package struct BurgerMapCompatRoutes: RouteCollection {
         }
     }
 
-    package func myProfile(req: Request) async throws -> LSLPProfile {
+    func myProfile(req: Request) async throws -> LSLPProfile {
         let user = try req.requireUser()
         return try await profile(of: user, email: user.email, req)
     }

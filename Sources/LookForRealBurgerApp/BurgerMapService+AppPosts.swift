@@ -8,7 +8,7 @@ import Vapor
 
 /// A place as the LookForRealBurger app's shop posts carry it, read with SQLKit (the app's map asks
 /// for every place at once).
-package struct PlaceRow: Sendable, NewestFirstRow {
+struct PlaceRow: Sendable, NewestFirstRow {
     package let id: UUID
     package let name: String
     package let address: String
@@ -53,10 +53,10 @@ package struct CommentRow: Sendable {
 /// marked them (the app's `likes`/`likes2` arrays hold people, not counts), each place's reviews
 /// (its "comments") and each review's comments, whole. Each is one query per 500 posts.
 extension BurgerMapService {
-    package static let idsPerQuery = StatementLimits.bindsPerStatement
+    static let idsPerQuery = StatementLimits.bindsPerStatement
 
     /// Places newest first; those `addedBy` one person when given.
-    package func placeRows(_ page: CursorPageRequest, addedBy: UUID? = nil) async throws -> (items: [PlaceRow], nextCursor: String?) {
+    func placeRows(_ page: CursorPageRequest, addedBy: UUID? = nil) async throws -> (items: [PlaceRow], nextCursor: String?) {
         let p = BurgerPlace.schema
         let query = placeRowQuery()
         if let addedBy { query.where(SQLColumn("created_by", table: p), .equal, SQLBind(addedBy)) }
@@ -65,12 +65,12 @@ extension BurgerMapService {
         return page.page(of: rows)
     }
 
-    package func placeRow(_ id: UUID) async throws -> PlaceRow? {
+    func placeRow(_ id: UUID) async throws -> PlaceRow? {
         try await placeRowQuery().where(SQLColumn("id", table: BurgerPlace.schema), .equal, SQLBind(id)).first().map(Self.placeRow(from:))
     }
 
     /// Places in the order of `ids` (lists ordered by something else: marks).
-    package func placeRows(_ ids: [UUID]) async throws -> [PlaceRow] {
+    func placeRows(_ ids: [UUID]) async throws -> [PlaceRow] {
         var byID: [UUID: PlaceRow] = [:]
         for chunk in ids.chunked(Self.idsPerQuery) {
             for row in try await placeRowQuery().where(SQLColumn("id", table: BurgerPlace.schema), .in, SQLBind.group(Array(chunk))).all() {
@@ -106,7 +106,7 @@ extension BurgerMapService {
     }
 
     /// Who liked (`like`) or bookmarked (`bookmark`) each review, in the order they did.
-    package func reactors(ofReviews ids: [UUID]) async throws -> [UUID: [BurgerReaction.Kind: [UUID]]] {
+    func reactors(ofReviews ids: [UUID]) async throws -> [UUID: [BurgerReaction.Kind: [UUID]]] {
         try await people(in: BurgerReaction.schema, subject: "review_id", of: ids).mapValues { byKind in
             Dictionary(uniqueKeysWithValues: byKind.compactMap { kind, people in BurgerReaction.Kind(rawValue: kind).map { ($0, people) } })
         }
@@ -134,7 +134,7 @@ extension BurgerMapService {
     }
 
     /// Each place's visible reviews, newest first, as the app's shop posts list them.
-    package func reviewsAsComments(ofPlaces ids: [UUID]) async throws -> [UUID: [CommentRow]] {
+    func reviewsAsComments(ofPlaces ids: [UUID]) async throws -> [UUID: [CommentRow]] {
         let r = BurgerReview.schema, u = User.schema
         var result: [UUID: [CommentRow]] = [:]
         for chunk in ids.chunked(Self.idsPerQuery) {
@@ -182,7 +182,7 @@ extension BurgerMapService {
     }
 
     /// Places someone marked (`eaten` is the app's `likes`, `want` its `likes2`), the latest first.
-    package func markedPlaces(_ kind: BurgerMark.Kind, of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [PlaceRow], nextCursor: String?) {
+    func markedPlaces(_ kind: BurgerMark.Kind, of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [PlaceRow], nextCursor: String?) {
         let marks = try await BurgerMark.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$user.$id == userID)
             .paginate(newestFirst: \.$createdAt, page)
         return (try await placeRows(marks.items.map { $0.$place.id }), marks.nextCursor)

@@ -14,15 +14,15 @@ package enum BurgerDonations {
     /// the 24-hex id of this UUID (`ObjectID`), so it exists on every install.
     package static let postID = UUID(uuidString: "66D6C7CE-DFC6-5601-4228-322100000000")!
     /// The post's date, fixed with its id.
-    package static let postedAt = Date(timeIntervalSince1970: 1_725_343_694)
-    package static let maxPaymentIDLength = 100
+    static let postedAt = Date(timeIntervalSince1970: 1_725_343_694)
+    static let maxPaymentIDLength = 100
 }
 
 extension BurgerMapService {
     /// Records a donation paid with the configured payment provider (PortOne in production). A
     /// payment checked again by the same person is the donation already recorded; someone else's
     /// is refused. A payment of another amount is refunded.
-    package func donate(paymentID rawPaymentID: String, by userID: UUID, gateway: (any PaymentGateway)?, logger: Logger) async throws -> BurgerDonation {
+    func donate(paymentID rawPaymentID: String, by userID: UUID, gateway: (any PaymentGateway)?, logger: Logger) async throws -> BurgerDonation {
         let paymentID = rawPaymentID.trimmingCharacters(in: .whitespaces)
         guard (1...BurgerDonations.maxPaymentIDLength).contains(paymentID.utf8.count),
               !paymentID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
@@ -58,7 +58,7 @@ extension BurgerMapService {
     }
 
     /// The people who donated, first donation first, each once.
-    package func donors() async throws -> [UUID] {
+    func donors() async throws -> [UUID] {
         var seen: Set<UUID> = []
         return try await BurgerDonation.query(on: database).sort(\.$createdAt).all().compactMap { $0.$user.id }.filter { seen.insert($0).inserted }
     }

@@ -56,7 +56,7 @@ public enum LSLPPostRules {
 
     // MARK: Files
 
-    package static let filePrefix = "uploads/posts/"
+    static let filePrefix = "uploads/posts/"
 
     /// Where the app finds a review photo: relative, no leading `/` (it prefixes `v1/`).
     public static func filePath(photoID: UUID, fileExtension: String) -> String {

@@ -46,7 +46,7 @@ package final class ShopPostFragments: Sendable {
     /// Writes `rows`' posts in order as the elements of a JSON list (`[...]`): kept ones as they
     /// are, the others made by `make` in one call and kept at the version read before it ran (a
     /// write meanwhile leaves them out of date, never hides itself).
-    package func writeList(of rows: [PlaceRow], into json: inout JSONBytes,
+    func writeList(of rows: [PlaceRow], into json: inout JSONBytes,
                            make: ([PlaceRow]) async throws -> [LSLPPost]) async throws {
         let now = NIODeadline.now()
         let current = versions.versions(of: rows.map(\.id))

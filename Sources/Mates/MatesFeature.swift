@@ -32,13 +32,13 @@ package enum MatesFeature: Feature {
         try routes.web.register(collection: MatesPages())
     }
 
-    package static func makeCodeSender(_ app: Application, settings: MatesSettings) throws -> any CodeSender {
+    static func makeCodeSender(_ app: Application, settings: MatesSettings) throws -> any CodeSender {
         let log = LogCodeSender(logger: app.logger)
         guard let url = settings.smtpURL else { return log }
         return SMTPCodeSender(mailer: SMTPMailer(configuration: try SMTPConfiguration(url: url), eventLoopGroup: app.eventLoopGroup), phones: log)
     }
 
-    package static func makeAppStoreVerifier(_ setting: MatesSettings.AppStore) throws -> (any AppStoreTransactionVerifier)? {
+    static func makeAppStoreVerifier(_ setting: MatesSettings.AppStore) throws -> (any AppStoreTransactionVerifier)? {
         switch setting {
         case .none: return nil
         case .test: return TestAppStoreVerifier()

@@ -41,13 +41,13 @@ extension Application {
 
     /// Failed PIN look-ups per client address (20 a minute, then 429): guessing a PIN takes
     /// hundreds of thousands of tries.
-    package var pinMisses: GuessLimiter {
+    var pinMisses: GuessLimiter {
         get { configured(PINMissesKey.self) }
         set { storage[PINMissesKey.self] = newValue }
     }
 
     /// Feedback notes per client network: 5 in 10 minutes, then 429.
-    package var feedbackLimiter: NetworkBudget {
+    var feedbackLimiter: NetworkBudget {
         get { configured(FeedbackLimiterKey.self) }
         set { storage[FeedbackLimiterKey.self] = newValue }
     }

@@ -8,9 +8,9 @@ import Vapor
 /// Differences the app relies on, kept on purpose: `GET /group/{pin}/gameresult` closes the game
 /// without a token (the app's host sends none), and a submission after closing answers 200
 /// without being counted (the app then shows the closed waiting room).
-package struct MenuGameCompatRoutes: RouteCollection {
+struct MenuGameCompatRoutes: RouteCollection {
     /// `ResultSubmission` of the app. `pinNumber` and `token` may be absent or null.
-    package struct ResultSubmission: Content {
+    struct ResultSubmission: Content {
         package let gameAnswer: GameAnswer
         package let dislikedFoods: [Flavor]?
         package let pinNumber: String?
@@ -36,12 +36,12 @@ package struct MenuGameCompatRoutes: RouteCollection {
         }
     }
 
-    package struct RandomMenu: Content {
+    struct RandomMenu: Content {
         package let name: String
         package let imageURL: String
     }
 
-    package struct CompatResult: Content {
+    struct CompatResult: Content {
         package struct Item: Content {
             package let name: String
             package let imageURL: String
@@ -57,7 +57,7 @@ package struct MenuGameCompatRoutes: RouteCollection {
         }
     }
 
-    package struct WaitState: Content {
+    struct WaitState: Content {
         package let submissionCount: Int
         package let isHost: Bool
         package let isGameClosed: Bool
@@ -94,7 +94,7 @@ package struct MenuGameCompatRoutes: RouteCollection {
     }
 
     /// `true` while a group with this PIN is open; `false` for anything else, never an error.
-    package func pinExists(req: Request) async throws -> Response {
+    func pinExists(req: Request) async throws -> Response {
         do {
             let group = try await req.menuGroupFromPath()
             return Self.jsonLiteral(group.isClosed ? "false" : "true")
@@ -120,18 +120,18 @@ package struct MenuGameCompatRoutes: RouteCollection {
         return Response(status: .ok)
     }
 
-    package func waitState(req: Request) async throws -> WaitState {
+    func waitState(req: Request) async throws -> WaitState {
         let status = try await req.menuGroupStatusFromPath(device: req.query[String.self, at: "token"])
         return WaitState(submissionCount: status.submissionCount, isHost: status.isHost, isGameClosed: status.isClosed)
     }
 
     /// The app's host calls this to see the results; it closes the game (no token is sent).
-    package func gameResult(req: Request) async throws -> CompatResult {
+    func gameResult(req: Request) async throws -> CompatResult {
         let group = try await req.menuGroupFromPath()
         return CompatResult(try await req.menuGame.close(group))
     }
 
-    package static func jsonLiteral(_ text: String, status: HTTPResponseStatus = .ok) -> Response {
+    static func jsonLiteral(_ text: String, status: HTTPResponseStatus = .ok) -> Response {
         Response(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: .init(string: text))
     }
 }

@@ -45,7 +45,7 @@ package struct LogCodeSender: CodeSender {
     }
 }
 
-package enum CodeSenderError: Error {
+enum CodeSenderError: Error {
     /// The delivery service refused or could not be reached; nothing was sent.
     case unavailable(String)
 }

@@ -229,11 +229,11 @@ public struct SMTPConfiguration: Sendable, Equatable, CustomStringConvertible {
         return "\(security == .implicitTLS ? "smtps" : "smtp")://\(user)\(hostPart):\(port) (from \(from), \(security.rawValue))"
     }
 
-    package static func defaultFrom(host: String) -> String {
+    static func defaultFrom(host: String) -> String {
         host.contains(":") ? "no-reply@[IPv6:\(host)]" : "no-reply@\(host)"
     }
 
-    package static func percentDecoded(_ text: Substring) -> String? {
+    static func percentDecoded(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()
@@ -259,7 +259,7 @@ public struct SMTPConfiguration: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    package static func isValidDomain(_ host: String) -> Bool {
+    static func isValidDomain(_ host: String) -> Bool {
         guard host.utf8.count <= 253, !host.hasPrefix("."), !host.hasPrefix("-"), !host.contains("..") else { return false }
         return host.utf8.allSatisfy { byte in
             switch byte {

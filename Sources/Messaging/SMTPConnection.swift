@@ -6,13 +6,13 @@ import Platform
 
 // MARK: - Connection
 
-package struct SMTPTLSUpgrade: Sendable {
+struct SMTPTLSUpgrade: Sendable {
     package var context: NIOSSLContext
-    package var serverHostname: String?
+    var serverHostname: String?
 }
 
 /// A command (or the DATA payload) on its way out, and the promise of its reply.
-package struct SMTPRequest: Sendable {
+struct SMTPRequest: Sendable {
     package var bytes: ByteBuffer
     /// For STARTTLS: put TLS in front of everything once the 220 arrives.
     package var upgrade: SMTPTLSUpgrade?
@@ -22,7 +22,7 @@ package struct SMTPRequest: Sendable {
 }
 
 /// One connection: every call hops through the channel, so it is Sendable.
-package struct SMTPConnection: Sendable {
+struct SMTPConnection: Sendable {
     package let channel: any Channel
     private let greetingFuture: EventLoopFuture<SMTPReply>
 
@@ -80,7 +80,7 @@ package struct SMTPConnection: Sendable {
 
     /// QUIT, waiting for the 221 at most 2 seconds (less when the step timeout is shorter): the
     /// outcome is settled by then, and a server that dawdles over goodbye keeps nobody waiting.
-    package func quit(within timeout: TimeAmount) async {
+    func quit(within timeout: TimeAmount) async {
         _ = try? await command("QUIT", timeout: min(timeout, .seconds(2)))
     }
 
@@ -98,13 +98,13 @@ package struct SMTPConnection: Sendable {
         try? await channel.close().get()
     }
 
-    package var isLoopback: Bool {
+    var isLoopback: Bool {
         guard let ip = channel.remoteAddress?.ipAddress else { return false }
         return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
     }
 
     /// `[192.0.2.1]` or `[IPv6:2001:db8::1]`: what RFC 5321 asks a client without a name to say.
-    package var localAddressLiteral: String {
+    var localAddressLiteral: String {
         switch channel.localAddress {
         case .v4?: return "[\(channel.localAddress?.ipAddress ?? "127.0.0.1")]"
         case .v6?: return "[IPv6:\(channel.localAddress?.ipAddress ?? "::1")]"
@@ -112,7 +112,7 @@ package struct SMTPConnection: Sendable {
         }
     }
 
-    package static func isIPAddress(_ host: String) -> Bool {
+    static func isIPAddress(_ host: String) -> Bool {
         (try? SocketAddress(ipAddress: host, port: 0)) != nil
     }
 }
@@ -120,9 +120,9 @@ package struct SMTPConnection: Sendable {
 /// Turns bytes into replies and matches each to the request that is waiting for it; runs each
 /// request's timer; puts NIOSSL in front when STARTTLS is answered with 220; fails everything
 /// that waits when the connection breaks, times out or the server talks nonsense.
-package final class SMTPClientHandler: ChannelDuplexHandler {
+final class SMTPClientHandler: ChannelDuplexHandler {
     package typealias InboundIn = ByteBuffer
-    package typealias OutboundIn = SMTPRequest
+    typealias OutboundIn = SMTPRequest
     package typealias OutboundOut = ByteBuffer
 
     private struct Waiter {
@@ -147,12 +147,12 @@ package final class SMTPClientHandler: ChannelDuplexHandler {
         self.waiters = [Waiter(promise: greeting, upgrade: nil, timer: nil)]
     }
 
-    package func handlerAdded(context: ChannelHandlerContext) {
+    func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         if context.channel.isActive { startGreetingTimer(context: context) }
     }
 
-    package func handlerRemoved(context: ChannelHandlerContext) {
+    func handlerRemoved(context: ChannelHandlerContext) {
         fail(.connectionFailed("the connection is closed"), close: false)
         self.context = nil
     }

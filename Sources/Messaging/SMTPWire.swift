@@ -8,10 +8,10 @@ import Platform
 
 // MARK: - Addresses, headers, body
 
-package enum SMTPAddress {
+enum SMTPAddress {
     /// Minimal validation: ASCII `local@domain`, no spaces, controls, quotes, brackets or other
     /// characters that could end the address in a header or an SMTP command.
-    package static func isValid(_ address: String) -> Bool {
+    static func isValid(_ address: String) -> Bool {
         guard address.utf8.count <= 254, let at = address.lastIndex(of: "@") else { return false }
         let local = address[..<at]
         let domain = address[address.index(after: at)...]
@@ -40,7 +40,7 @@ package enum SMTPAddress {
     }
 
     /// A configured EHLO name if it is a domain or an address literal, nil otherwise.
-    package static func validHeloName(_ name: String) -> String? {
+    static func validHeloName(_ name: String) -> String? {
         isValid("x@\(name)") ? name : nil
     }
 
@@ -50,7 +50,7 @@ package enum SMTPAddress {
 }
 
 /// A checked message, ready to be rendered once the server's extensions are known.
-package struct SMTPEnvelope: Sendable {
+struct SMTPEnvelope: Sendable {
     package let from: String
     package let to: String
     package let subject: String
@@ -117,7 +117,7 @@ package struct SMTPEnvelope: Sendable {
 
 package struct SMTPData: Sendable {
     package var bytes: [UInt8]
-    package var needs8BitMIME: Bool
+    var needs8BitMIME: Bool
 
     /// The text split at CRLF, CR or LF.
     package static func lines(of text: String) -> [String] {
@@ -173,7 +173,7 @@ package struct SMTPData: Sendable {
         return words.joined(separator: "\r\n ")
     }
 
-    package static func rfc5322Date(_ date: Date) -> String {
+    static func rfc5322Date(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
@@ -184,13 +184,13 @@ package struct SMTPData: Sendable {
 
 // MARK: - Replies and capabilities
 
-package struct SMTPReply: Sendable, Equatable {
+struct SMTPReply: Sendable, Equatable {
     package var code: Int
     package var lines: [String]
     package var message: String { lines.joined(separator: " ").trimmingCharacters(in: .whitespaces) }
 }
 
-package struct SMTPCapabilities: Sendable {
+struct SMTPCapabilities: Sendable {
     private var keywords: [String: [String]] = [:]
 
     package init(ehlo reply: SMTPReply) {
@@ -202,5 +202,5 @@ package struct SMTPCapabilities: Sendable {
     }
 
     package func has(_ keyword: String) -> Bool { keywords[keyword] != nil }
-    package var authMechanisms: Set<String> { Set(keywords["AUTH"] ?? []) }
+    var authMechanisms: Set<String> { Set(keywords["AUTH"] ?? []) }
 }

@@ -4,6 +4,6 @@ import Platform
 /// link to them; the frame's bell links to `SitePath.inbox`, the same page.
 package enum InboxPath {
     package static let inbox = SitePath.inbox
-    package static let markAllRead: PagePath = "/notifications/read"
+    static let markAllRead: PagePath = "/notifications/read"
     package static let live: PagePath = "/notifications/live"
 }

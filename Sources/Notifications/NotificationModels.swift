@@ -29,7 +29,7 @@ package final class InboxNotification: Model, @unchecked Sendable {
     package init() {}
 }
 
-package struct CreateNotifications: NamedMigration {
+struct CreateNotifications: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(InboxNotification.schema)
             .id()

@@ -5,7 +5,7 @@ import Platform
 import Vapor
 
 /// A notification as clients see it, its message already in the reader's language.
-package struct NotificationResponse: Content {
+struct NotificationResponse: Content {
     package let id: UUID
     package let service: String
     package let kind: String
@@ -47,19 +47,19 @@ package struct NotificationResponse: Content {
 }
 
 /// `{items, nextCursor}` with the unread count beside them (the badge).
-package struct NotificationsPage: Content {
+struct NotificationsPage: Content {
     package let items: [NotificationResponse]
     @NullEncoded package var nextCursor: String?
     package let unreadCount: Int
 }
 
-package struct UnreadCount: Content {
+struct UnreadCount: Content {
     package let unreadCount: Int
 }
 
 /// `/api/v1/notifications`: the inbox of the signed-in account.
-package struct NotificationsAPI: RouteCollection {
-    package struct ReadBody: Content {
+struct NotificationsAPI: RouteCollection {
+    struct ReadBody: Content {
         /// The notifications to mark read; absent or null marks every one.
         package let ids: [UUID]?
     }
@@ -115,7 +115,7 @@ package struct NotificationsAPI: RouteCollection {
         }
     }
 
-    package struct LiveMessage: Content {
+    struct LiveMessage: Content {
         package let unreadCount: Int
         package let notification: NotificationResponse?
     }

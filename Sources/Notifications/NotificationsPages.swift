@@ -19,7 +19,7 @@ package struct InboxBadgeMiddleware: AsyncMiddleware {
 /// `/notifications`: the inbox of a signed-in browser, for every service. Opening it marks what
 /// it shows as read (those stay marked "new" on this visit); `bell.js` adds arrivals live over
 /// `/notifications/live`, the API's socket behind the session cookie.
-package struct NotificationsPages: RouteCollection {
+struct NotificationsPages: RouteCollection {
     package func boot(routes: any RoutesBuilder) throws {
         let inbox = routes.grouped(SignInRequired())
         inbox.get(InboxPath.inbox, use: list)
@@ -72,7 +72,7 @@ package struct NotificationsPages: RouteCollection {
         )
     }
 
-    package func markAllRead(req: Request) async throws -> Response {
+    func markAllRead(req: Request) async throws -> Response {
         try await req.inbox.markRead(for: try req.requireUser().requireID(), ids: nil)
         return Layout.redirect(to: InboxPath.inbox())
     }

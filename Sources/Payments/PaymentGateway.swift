@@ -92,13 +92,13 @@ public final class PortOneGateway: PaymentGateway {
         package let response: Payload?
     }
 
-    package struct TokenPayload: Decodable {
+    struct TokenPayload: Decodable {
         package let access_token: String
         package let expired_at: Double
         package let now: Double?
     }
 
-    package struct PaymentPayload: Decodable {
+    struct PaymentPayload: Decodable {
         package let imp_uid: String
         package let merchant_uid: String
         package let amount: Double

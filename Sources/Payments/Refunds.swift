@@ -128,7 +128,7 @@ package enum Refunds {
     }
 
     /// The job every instance runs: due refunds tried every `interval`, the gauges refreshed.
-    package static func retryJob(every interval: Duration = .seconds(30)) -> PeriodicJob {
+    static func retryJob(every interval: Duration = .seconds(30)) -> PeriodicJob {
         PeriodicJob("settled refunds", every: interval) { app in
             let settled = try await attemptDue(on: app.db, gateway: app.paymentGateway, logger: app.logger)
             try await publishCounts(on: app.db)

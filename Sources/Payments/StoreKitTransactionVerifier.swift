@@ -91,7 +91,7 @@ public struct StoreKitTransactionVerifier: AppStoreTransactionVerifier {
     }
 
     /// The fields of `JWSTransactionDecodedPayload` the server reads; dates are milliseconds since 1970.
-    package struct Payload: Decodable {
+    struct Payload: Decodable {
         package let transactionId: String
         package let originalTransactionId: String?
         package let bundleId: String
@@ -104,10 +104,10 @@ public struct StoreKitTransactionVerifier: AppStoreTransactionVerifier {
 }
 
 /// Apple's StoreKit chains are exactly leaf → WWDR intermediate → root, each marked by an extension.
-package struct AppleStoreKitChainPolicy: VerifierPolicy {
-    package let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+struct AppleStoreKitChainPolicy: VerifierPolicy {
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
 
-    package func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         guard chain.count == 3 else { return .failsToMeetPolicy(reason: "a StoreKit chain has three certificates, this one \(chain.count)") }
         guard chain[0].extensions[oid: StoreKitTransactionVerifier.leafMarker] != nil else {
             return .failsToMeetPolicy(reason: "the leaf lacks Apple's receipt-signing marker")

@@ -6,7 +6,7 @@ import Foundation
 /// checkout, `swift run`). Chosen once at start-up; a start finding none of them stops with the
 /// places it looked.
 package enum ResourceRoot {
-    package struct NotFound: Error, CustomStringConvertible {
+    struct NotFound: Error, CustomStringConvertible {
         package let looked: [String]
         package var description: String {
             "missing translation catalog: no Resources/translations in " + looked.joined(separator: ", ")
@@ -28,13 +28,13 @@ package enum ResourceRoot {
         return found
     }
 
-    package static func holdsResources(_ root: String) -> Bool {
+    static func holdsResources(_ root: String) -> Bool {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: root + "Resources/translations", isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     /// This process's executable, as it was started (a hard link's own path, not its target's).
-    package static func executablePath() -> String? {
+    static func executablePath() -> String? {
         #if os(Linux)
         if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
         #endif

@@ -82,16 +82,16 @@ public protocol FirebaseTokenVerifying: Sendable {
 /// Tokens are never logged.
 public final class FirebaseIDTokenVerifier: FirebaseTokenVerifying {
     public static let googleCertificatesURL = "https://www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com"
-    package static let maximumTokenBytes = 16 * 1024
-    package static let clockSkew: TimeInterval = 5 * 60
-    package static let defaultCacheLifetime: TimeInterval = 3600
-    package static let cacheLifetimeRange: ClosedRange<TimeInterval> = 60...(24 * 3600)
+    static let maximumTokenBytes = 16 * 1024
+    static let clockSkew: TimeInterval = 5 * 60
+    static let defaultCacheLifetime: TimeInterval = 3600
+    static let cacheLifetimeRange: ClosedRange<TimeInterval> = 60...(24 * 3600)
     /// How long expired certificates keep serving while fetches fail.
-    package static let staleLimit: TimeInterval = 24 * 3600
+    static let staleLimit: TimeInterval = 24 * 3600
     /// An unknown `kid` fetches early at most this often.
-    package static let earlyRefetchInterval: TimeInterval = 60
-    package static let retryAfterFailure: TimeInterval = 10
-    package static let fetchTimeout: TimeAmount = .seconds(5)
+    static let earlyRefetchInterval: TimeInterval = 60
+    static let retryAfterFailure: TimeInterval = 10
+    static let fetchTimeout: TimeAmount = .seconds(5)
 
     public let projectIDs: Set<String>
     public let certificatesURL: String
@@ -103,7 +103,7 @@ public final class FirebaseIDTokenVerifier: FirebaseTokenVerifying {
     /// Tokens verified already, by their SHA-256, until they expire: an app sends the same token
     /// for up to an hour, and an RSA verification per call cost most of a polled route.
     private let verified = NIOLockedValueBox<[SHA256Digest: (identity: FirebaseIdentity, expires: TimeInterval)]>([:])
-    package static let verifiedLimit = 20_000
+    static let verifiedLimit = 20_000
 
     public init(projectIDs: Set<String>, certificatesURL: String = googleCertificatesURL, client: HTTPClient,
                 logger: Logger, now: @escaping @Sendable () -> Date = Date.init) {
@@ -181,7 +181,7 @@ public final class FirebaseIDTokenVerifier: FirebaseTokenVerifying {
         package let exp: Double?
         package let iat: Double?
         package let auth_time: Double?
-        package let nbf: Double?
+        let nbf: Double?
         package let aud: String?
         package let iss: String?
         package let sub: String?
@@ -191,7 +191,7 @@ public final class FirebaseIDTokenVerifier: FirebaseTokenVerifying {
     }
 
     /// Strict base64url without padding: any other character makes the token malformed.
-    package static func base64URLDecoded(_ part: ArraySlice<UInt8>) -> Data? {
+    static func base64URLDecoded(_ part: ArraySlice<UInt8>) -> Data? {
         guard part.allSatisfy({ byte in
             (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")

@@ -31,13 +31,13 @@ package final class MatesAppUser: Model, @unchecked Sendable {
     @Field(key: "created_account") package var createdAccount: Bool
     /// The last ended match this user has moved past (dodged after, reviewed, or searched again):
     /// until then the apps show the partner's dodge or review in `myQueueState`.
-    @OptionalField(key: "settled_match_id") package var settledMatchID: UUID?
+    @OptionalField(key: "settled_match_id") var settledMatchID: UUID?
     @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
 }
 
-package struct CreateMatesAppUsers: NamedMigration {
+struct CreateMatesAppUsers: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(MatesAppUser.schema)
             .field("uid", .string, .identifier(auto: false))
@@ -68,7 +68,7 @@ package struct CreateMatesAppUsers: NamedMigration {
 /// The networks (`ClientNetwork`) each app uid called `/v1` from, with when it last did: a chat
 /// socket without the binding cookie binds that uid from the latest of them
 /// (`MatesService.appLatestNetwork`). Pruned after a day and at withdrawal.
-package struct CreateMatesAppNetworks: NamedMigration {
+struct CreateMatesAppNetworks: NamedMigration {
     package static let schema = "mates_app_networks"
 
     package func prepare(on database: any Database) async throws {

@@ -8,7 +8,7 @@ import Vapor
 /// The `idtoken` header of every `/v1` call: a Firebase ID token, verified (`FirebaseIDTokenVerifier`)
 /// against the projects of `FIREBASE_PROJECT_IDS`. Without that setting every call answers 401:
 /// an unverified token is never trusted.
-package struct SesacAppAuthentication: AsyncMiddleware {
+struct SesacAppAuthentication: AsyncMiddleware {
     package static let header = "idtoken"
 
     package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
@@ -36,7 +36,7 @@ private struct SesacIdentityKey: StorageKey { typealias Value = FirebaseIdentity
 
 extension Request {
     /// The verified token of a `/v1` call.
-    package func sesacIdentity() throws -> FirebaseIdentity {
+    func sesacIdentity() throws -> FirebaseIdentity {
         guard let identity = storage[SesacIdentityKey.self] else { throw AppError(.unauthorized, "id_token_invalid") }
         return identity
     }
@@ -44,7 +44,7 @@ extension Request {
     /// The app user the token names, or 406 (signed in with Firebase, not signed up here). Notes
     /// the network it calls from, and has the answer carry the binding cookie (both of which the
     /// chat socket checks).
-    package func sesacAppUser() async throws -> MatesAppUser {
+    func sesacAppUser() async throws -> MatesAppUser {
         let identity = try sesacIdentity()
         guard let appUser = try await mates.appUser(identity.uid) else { throw AppError(.notAcceptable, "app_user_unknown") }
         try await mates.noteAppSighting(appUser, address: clientAddress)
@@ -87,7 +87,7 @@ package enum Sesac {
     }
 
     package static func missing(_ field: String) -> AppError { .badRequest("missing_field", ["field": field]) }
-    package static func badField(_ field: String) -> AppError { .badRequest("invalid_field", ["field": field]) }
+    static func badField(_ field: String) -> AppError { .badRequest("invalid_field", ["field": field]) }
 
     package static func coordinate(_ form: LenientForm) throws -> Coordinate {
         guard form.value("lat") != nil else { throw missing("lat") }

@@ -10,7 +10,7 @@ import Vapor
 // `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` strings (`JavaScriptDate`).
 
 /// The user object of `GET /v1/user` and `GET /v1/user/shop/myinfo`.
-package struct SesacUser: Content {
+struct SesacUser: Content {
     package let _id: String
     package let __v: Int
     package let uid: String
@@ -157,7 +157,7 @@ package enum SesacSearchJSON {
 }
 
 /// `GET /v1/queue/myQueueState` (200). The partner's nick and uid only when matched.
-package struct SesacQueueState: Content {
+struct SesacQueueState: Content {
     package let dodged: Int
     package let matched: Int
     package let reviewed: Int
@@ -175,7 +175,7 @@ package struct SesacQueueState: Content {
 }
 
 /// A chat line: `POST /v1/chat/{uid}`'s answer, `GET`'s `payload` items, the socket's `chat` event.
-package struct SesacChat: Content, Equatable {
+struct SesacChat: Content, Equatable {
     package let _id: String
     package let to: String
     package let from: String
@@ -192,6 +192,6 @@ package struct SesacChat: Content, Equatable {
     }
 }
 
-package struct SesacChatList: Content {
+struct SesacChatList: Content {
     package let payload: [SesacChat]
 }

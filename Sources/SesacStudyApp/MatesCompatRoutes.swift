@@ -14,7 +14,7 @@ import Vapor
 /// (`LenientForm`), and 2xx codes other than 200 as business outcomes. Bad or missing parameters
 /// answer 501, the apps' "client error" (with the usual JSON error body), not 400/422.
 /// docs/MATES.md "Pointing a 새싹 스터디 app at this server" lists every route and code.
-package struct MatesCompatRoutes: RouteCollection {
+struct MatesCompatRoutes: RouteCollection {
     package func boot(routes: any RoutesBuilder) throws {
         let v1 = routes.grouped("v1").grouped(SesacAppAuthentication())
         v1.get("user", use: user)
@@ -66,7 +66,7 @@ package struct MatesCompatRoutes: RouteCollection {
         return Sesac.ok()
     }
 
-    package func updateMyPage(req: Request) async throws -> Response {
+    func updateMyPage(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, [:]) {
@@ -87,7 +87,7 @@ package struct MatesCompatRoutes: RouteCollection {
         }
     }
 
-    package func updateFCMToken(req: Request) async throws -> Response {
+    func updateFCMToken(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, [:]) {
@@ -174,7 +174,7 @@ package struct MatesCompatRoutes: RouteCollection {
     }
 
     /// `{"dodged":0,"matched":0,"reviewed":0}`, encoded once.
-    package static let searchingState: Response.Body = {
+    static let searchingState: Response.Body = {
         let state = SesacQueueState(dodged: 0, matched: 0, reviewed: 0, matchedNick: nil, matchedUid: nil)
         return Response.Body(data: (try? AppJSON.encoder().encode(state)) ?? Data())
     }()
@@ -205,7 +205,7 @@ package struct MatesCompatRoutes: RouteCollection {
     /// A request to someone who already asked me matches us at once and answers 201 (the apps'
     /// "상대방도 스터디를 요청하여 매칭되었습니다"): some apps then call `studyaccept`, which is a harmless
     /// 200, and some send `studyrequest` again, which is 201 again — either way the two meet.
-    package func studyRequest(req: Request) async throws -> Response {
+    func studyRequest(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, ["mate_not_searching": 202, "user_not_found": 202, "mate_already_matched": 202]) {
@@ -217,7 +217,7 @@ package struct MatesCompatRoutes: RouteCollection {
         }
     }
 
-    package func studyAccept(req: Request) async throws -> Response {
+    func studyAccept(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         let form = LenientForm(request: req)
         let codes = ["mate_already_matched": 201, "mate_not_searching": 202, "request_not_found": 202, "already_matched": 203]
@@ -252,7 +252,7 @@ package struct MatesCompatRoutes: RouteCollection {
 
     // MARK: Chat
 
-    package func sendChat(req: Request) async throws -> Response {
+    func sendChat(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         let form = LenientForm(request: req)
         let uid = req.parameters.get("uid") ?? ""
@@ -271,7 +271,7 @@ package struct MatesCompatRoutes: RouteCollection {
 
     /// Every line with that person after `lastchatDate` (as the apps show times: to the
     /// millisecond), oldest first. The apps build this URL by hand: a raw `:` is fine.
-    package func chatHistory(req: Request) async throws -> Response {
+    func chatHistory(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         let uid = req.parameters.get("uid") ?? ""
         return try await Sesac.outcome(req, [:]) {

@@ -35,15 +35,15 @@ import Vapor
 ///   `waitingPerUID` wait for one uid on an instance (the oldest is let go), and none waits longer
 ///   than `SESAC_SOCKET_WAIT_SECONDS` (ten minutes).
 /// A bound socket is let go when its account withdraws or is suspended from mates (`SessionEnd`).
-package struct MatesCompatSocket: SocketIOHandler {
-    package static let bindEvent = "changesocketid"
-    package static let chatEvent = "chat"
+struct MatesCompatSocket: SocketIOHandler {
+    static let bindEvent = "changesocketid"
+    static let chatEvent = "chat"
     /// Told to a socket that waits to be bound (the apps ignore events they do not know).
-    package static let pendingEvent = "bind_pending"
+    static let pendingEvent = "bind_pending"
     /// Sockets that may wait for one uid on one instance; a newer one lets the oldest go.
-    package static let waitingPerUID = 2
+    static let waitingPerUID = 2
     /// Published on a uid's binding topic when the uid withdrew: its sockets stop.
-    package static let withdrawnMessage = "withdrawn"
+    static let withdrawnMessage = "withdrawn"
 
     private let forwarding = NIOLockedValueBox<[String: Task<Void, Never>]>([:])
     private let waiting = WaitingSockets()
@@ -194,7 +194,7 @@ package struct MatesCompatSocket: SocketIOHandler {
         forwarding.withLockedValue { $0.updateValue(task, forKey: client.id) }?.cancel()
     }
 
-    package static func bindingTopic(_ uid: String) -> String { "mates.sesac.socket.\(uid)" }
+    static func bindingTopic(_ uid: String) -> String { "mates.sesac.socket.\(uid)" }
 
     package static func count(_ outcome: String) {
         Counter(label: "whatweeat_sesac_socket_binds_total", dimensions: [("outcome", outcome)]).increment()

@@ -7,7 +7,7 @@ import Vapor
 extension MatesService {
     /// A 새싹 스터디 app's purchase, taken on trust: only for servers whose purchases are test
     /// purchases (the caller checks). A receipt grants its product once.
-    package func grantUnverifiedReceipt(_ receipt: String, product: String, for profile: MatesProfile) async throws -> MatesCollection {
+    func grantUnverifiedReceipt(_ receipt: String, product: String, for profile: MatesProfile) async throws -> MatesCollection {
         guard let item = SesacWire.shopItem(productID: product) else { throw AppError.invalid("unknown_product") }
         guard receipt.utf8.count <= 256 * 1024 else { throw AppError.invalid("purchase_invalid") }
         let purchase = MatesPurchase()

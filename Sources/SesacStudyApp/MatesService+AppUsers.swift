@@ -8,7 +8,7 @@ import SQLKit
 import Vapor
 
 /// What a 새싹 스터디 app sends at sign-up (`POST /v1/user`).
-package struct AppSignUp: Sendable {
+struct AppSignUp: Sendable {
     package let phoneNumber: String
     package let fcmToken: String
     package let nickname: String
@@ -20,41 +20,41 @@ package struct AppSignUp: Sendable {
 /// Where an app user stands as `GET /v1/queue/myQueueState` tells it: searching (`matched` false),
 /// matched, or a match the partner ended (dodged or reviewed) that this user has not moved past.
 /// Nil is the normal state (201).
-package struct AppQueueState: Sendable {
+struct AppQueueState: Sendable {
     package let matched: Bool
     package let dodged: Bool
     package let reviewed: Bool
     package let partner: UUID?
-    package let partnerNickname: String?
+    let partnerNickname: String?
     /// The match the state is about (open, or ended by the partner).
     package let matchID: UUID?
 }
 
 /// Everything the apps' user object shows beyond the profile and the account.
-package struct AppUserRecord: Sendable {
+struct AppUserRecord: Sendable {
     package let appUser: MatesAppUser
     package let account: User
     package let profile: MatesProfile
     package let collection: MatesCollection
     package let comments: [String]
-    package let reportedCount: Int
-    package let reportedUIDs: [String]
-    package let reviewedUIDs: [String]
+    let reportedCount: Int
+    let reportedUIDs: [String]
+    let reviewedUIDs: [String]
     package let dodgesToday: Int
     package let dodges: Int
-    package let transactionIDs: [String]
+    let transactionIDs: [String]
 }
 
 extension MatesService {
     /// A match ended by the partner stays visible to an app user this long (then it is the normal state).
-    package static let appSettleWindow: TimeInterval = 7 * 24 * 3600
+    static let appSettleWindow: TimeInterval = 7 * 24 * 3600
     /// The networks a uid called `/v1` from are kept this long (then pruned): the chat socket binds
     /// by network only on the latest of them, and only while it is this recent.
-    package static let appSightingLifetime: TimeInterval = 24 * 3600
+    static let appSightingLifetime: TimeInterval = 24 * 3600
 
     /// Where a uid's sightings are announced (the network), so a socket waiting on that network
     /// binds at the uid's next call from it.
-    package static func appSightingTopic(_ uid: String) -> String { "mates.sesac.sighting.\(uid)" }
+    static func appSightingTopic(_ uid: String) -> String { "mates.sesac.sighting.\(uid)" }
 
     package func appUser(_ uid: String) async throws -> MatesAppUser? {
         try await MatesAppUser.find(uid, on: database)
@@ -64,7 +64,7 @@ extension MatesService {
 
     /// Links a Firebase uid to an account: the one that verified this phone number on the web, or a
     /// new one with the app's nickname. The token's phone number is the mates verification.
-    package func signUpApp(uid: String, projectID: String, verifiedPhone: String?, _ form: AppSignUp, accounts: AccountService) async throws -> MatesAppUser {
+    func signUpApp(uid: String, projectID: String, verifiedPhone: String?, _ form: AppSignUp, accounts: AccountService) async throws -> MatesAppUser {
         guard try await appUser(uid) == nil else { throw AppError.conflict("app_user_exists") }
         guard let verifiedPhone, let phone = try? MatesRules.normalizedDestination(verifiedPhone, channel: .phone) else {
             throw AppError.invalid("phone_sign_in_required")
@@ -126,7 +126,7 @@ extension MatesService {
 
     /// `POST /v1/user/withdraw`: an account the app made goes entirely; an account that was there
     /// before (the web's) only forgets the app.
-    package func withdrawApp(_ appUser: MatesAppUser, accounts: AccountService) async throws {
+    func withdrawApp(_ appUser: MatesAppUser, accounts: AccountService) async throws {
         if let uid = appUser.id { try await forgetAppSightings(uid: uid) }
         guard appUser.createdAccount, let account = try await User.find(appUser.userID, on: database) else {
             try await appUser.delete(on: database)
@@ -141,7 +141,7 @@ extension MatesService {
 
     /// The uid the apps know each account by: its first app uid, or the account id for people
     /// who use the web pages only.
-    package func appUIDs(of users: [UUID]) async throws -> [UUID: String] {
+    func appUIDs(of users: [UUID]) async throws -> [UUID: String] {
         var uids = Dictionary(uniqueKeysWithValues: Set(users).map { ($0, $0.uuidString.lowercased()) })
         guard !users.isEmpty else { return uids }
         // Written out: the apps' search names 100 people each call, and building the Fluent models
@@ -165,7 +165,7 @@ extension MatesService {
 
     /// Remembers which network a uid calls from (at most one write a minute per uid, network
     /// and instance: the apps poll).
-    package func noteAppSighting(_ appUser: MatesAppUser, address: String) async throws {
+    func noteAppSighting(_ appUser: MatesAppUser, address: String) async throws {
         guard let uid = appUser.id else { return }
         try await noteAppSighting(uid: uid, address: address)
     }
@@ -181,11 +181,11 @@ extension MatesService {
         await events.publish(network, to: Self.appSightingTopic(uid))
     }
 
-    package enum AppFastState { case unknown, searching, other }
+    enum AppFastState { case unknown, searching, other }
 
     /// `myQueueState`'s common case in one statement: whether the uid signed up and searches now
     /// (the sighting noted as every call notes it). `other` sends the caller down the full path.
-    package func appSearchingFastPath(uid: String, address: String) async throws -> AppFastState {
+    func appSearchingFastPath(uid: String, address: String) async throws -> AppFastState {
         let query: SQLQueryString = """
             SELECT p.state FROM \(ident: MatesAppUser.schema) a JOIN \(ident: MatesProfile.schema) p ON p.id = a.user_id WHERE a.uid = \(bind: uid)
             """
@@ -198,7 +198,7 @@ extension MatesService {
     /// `appSightingLifetime`; nil when none. A chat socket without the binding cookie binds by
     /// network only on this one: a network the uid merely used earlier in the day (a café, a
     /// classroom) binds nobody.
-    package func appLatestNetwork(uid: String) async throws -> String? {
+    func appLatestNetwork(uid: String) async throws -> String? {
         let row = try await database.sql.raw("""
             SELECT network FROM \(ident: CreateMatesAppNetworks.schema)
             WHERE uid = \(bind: uid) AND seen_at > \(bind: now.addingTimeInterval(-Self.appSightingLifetime))
@@ -216,7 +216,7 @@ extension MatesService {
 
     /// Forgets the networks of every app uid of `account` (the account's deletion), in `database`
     /// (the deleting transaction).
-    package static func forgetAppSightings(ofAccount account: UUID, on database: any Database) async throws {
+    static func forgetAppSightings(ofAccount account: UUID, on database: any Database) async throws {
         try await database.sql.raw("""
             DELETE FROM \(ident: CreateMatesAppNetworks.schema)
             WHERE uid IN (SELECT uid FROM \(ident: MatesAppUser.schema) WHERE user_id = \(bind: account))
@@ -224,13 +224,13 @@ extension MatesService {
     }
 
     /// Forgets every network of `uid` (its withdrawal).
-    package func forgetAppSightings(uid: String) async throws {
+    func forgetAppSightings(uid: String) async throws {
         try await database.sql.raw("DELETE FROM \(ident: CreateMatesAppNetworks.schema) WHERE uid = \(bind: uid)").run()
     }
 
     // MARK: The apps' view of the queue
 
-    package func appQueueState(_ profile: MatesProfile, _ appUser: MatesAppUser) async throws -> AppQueueState? {
+    func appQueueState(_ profile: MatesProfile, _ appUser: MatesAppUser) async throws -> AppQueueState? {
         let me = try profile.requireID()
         switch profile.matesState {
         case .searching:
@@ -271,7 +271,7 @@ extension MatesService {
 
     /// `PUT /v1/user/mypage`: the profile's fields and the app's study and searchable flag, in one
     /// transaction (a half-applied save would show one and not the other).
-    package func updateMyPage(_ appUser: MatesAppUser, _ change: ProfileChange, study: String?, searchable: Bool?) async throws {
+    func updateMyPage(_ appUser: MatesAppUser, _ change: ProfileChange, study: String?, searchable: Bool?) async throws {
         let profile = try await verifiedProfile(appUser.userID)
         try await database.transaction { transaction in
             try await MatesService(database: transaction, application: application).saveProfileChange(profile, change)
@@ -283,7 +283,7 @@ extension MatesService {
     }
 
     /// `PUT /v1/user/update_fcm_token`: where the app's pushes go.
-    package func setPushToken(_ token: String, of appUser: MatesAppUser) async throws {
+    func setPushToken(_ token: String, of appUser: MatesAppUser) async throws {
         appUser.fcmToken = token
         try await appUser.save(on: database)
     }
@@ -295,7 +295,7 @@ extension MatesService {
     }
 
     /// `POST /v1/queue`: a new search also moves past the last match.
-    package func appStartSearching(_ profile: MatesProfile, _ appUser: MatesAppUser, at point: Coordinate, topics: [String]) async throws {
+    func appStartSearching(_ profile: MatesProfile, _ appUser: MatesAppUser, at point: Coordinate, topics: [String]) async throws {
         let last = try await newestMatch(of: try profile.requireID())
         _ = try await startSearching(profile, at: point, topics: topics)
         if last?.endedAt != nil { try await settle(appUser, match: last?.id) }
@@ -303,7 +303,7 @@ extension MatesService {
 
     /// `POST /v1/queue/dodge`: leaves the match with `other` early (the dodge penalty applies), or,
     /// when `other` already ended it, just moves past it. 409 `wrong_partner` otherwise.
-    package func appDodge(_ profile: MatesProfile, _ appUser: MatesAppUser, other: UUID) async throws {
+    func appDodge(_ profile: MatesProfile, _ appUser: MatesAppUser, other: UUID) async throws {
         let me = try profile.requireID()
         if profile.matesState == .matched, let matchID = profile.matchID, let match = try await MatesMatch.find(matchID, on: database),
            match.partner(of: me) == other {
@@ -337,7 +337,7 @@ extension MatesService {
     }
 
     /// How many times this person dodged in the last day (the apps' penalty level) and in all.
-    package func dodgeCounts(_ user: UUID) async throws -> (today: Int, total: Int) {
+    func dodgeCounts(_ user: UUID) async throws -> (today: Int, total: Int) {
         let total = try await MatesDodge.query(on: database).filter(\.$userID == user).count()
         let today = try await MatesDodge.query(on: database).filter(\.$userID == user)
             .filter(\.$createdAt > now.addingTimeInterval(-DodgePenalty.window)).count()
@@ -346,7 +346,7 @@ extension MatesService {
 
     // MARK: The user object
 
-    package func appUserRecord(_ appUser: MatesAppUser) async throws -> AppUserRecord {
+    func appUserRecord(_ appUser: MatesAppUser) async throws -> AppUserRecord {
         let user = appUser.userID
         guard let account = try await User.find(user, on: database) else { throw AppError(.notAcceptable, "app_user_unknown") }
         let profile = try await verifiedProfile(user)
@@ -368,10 +368,10 @@ extension MatesService {
 /// When each app uid was last noted on each network, per instance: the database is written at most once a
 /// minute per uid and network (the socket binding reads it), however a dual-stack phone
 /// alternates between its networks.
-package final class AppSightings: Sendable {
+final class AppSightings: Sendable {
     private let written = NIOLockedValueBox<[String: Date]>([:])
 
-    package func shouldWrite(uid: String, network: String, now: Date) -> Bool {
+    func shouldWrite(uid: String, network: String, now: Date) -> Bool {
         written.withLockedValue { table in
             let key = uid + "|" + network
             if let last = table[key], now.timeIntervalSince(last) < 60 { return false }
@@ -386,7 +386,7 @@ extension Application {
     private struct AppSightingsKey: StorageKey { typealias Value = AppSightings }
 
     /// Set by `MatesFeature.configure`.
-    package var appSightings: AppSightings {
+    var appSightings: AppSightings {
         get { storage[AppSightingsKey.self] ?? AppSightings() }
         set { storage[AppSightingsKey.self] = newValue }
     }

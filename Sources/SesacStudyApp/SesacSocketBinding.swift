@@ -52,7 +52,7 @@ private struct SocketBindingUIDKey: StorageKey { typealias Value = String }
 
 extension Request {
     /// The app user this call was made as: its answer carries the binding cookie.
-    package var socketBindingUID: String? {
+    var socketBindingUID: String? {
         get { storage[SocketBindingUIDKey.self] }
         set { storage[SocketBindingUIDKey.self] = newValue }
     }

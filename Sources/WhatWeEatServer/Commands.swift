@@ -18,7 +18,7 @@ package struct SeedCommand: AnyAsyncCommand {
 
     package init() {}
 
-    package var generators: [any SyntheticDataGenerator] { Features.all.compactMap { $0.syntheticData } }
+    var generators: [any SyntheticDataGenerator] { Features.all.compactMap { $0.syntheticData } }
 
     package func run(using context: inout CommandContext) async throws {
         var arguments = context.input.arguments
@@ -60,7 +60,7 @@ package struct SeedCommand: AnyAsyncCommand {
 }
 
 /// `whatweeat user create --admin --email … --nickname … [--password …]`.
-package struct CreateUserCommand: AsyncCommand {
+struct CreateUserCommand: AsyncCommand {
     package struct Signature: CommandSignature {
         package init() {}
 
@@ -90,7 +90,7 @@ package struct CreateUserCommand: AsyncCommand {
 }
 
 /// A command that could not do its job, for a reason the operator can fix; printed as one line.
-package struct UserCommands: AsyncCommandGroup {
+struct UserCommands: AsyncCommandGroup {
     package var commands: [String: any AnyAsyncCommand] { ["create": CreateUserCommand()] }
     package var help: String { "Manages accounts." }
 }

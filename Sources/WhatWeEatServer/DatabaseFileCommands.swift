@@ -48,7 +48,7 @@ public enum DatabaseFileCommands {
     }
 
     /// `DATA_DIR/uploads` when uploads are kept on disk; nil when the database or a bucket keeps them.
-    package static func uploadsOnDisk(_ settings: Settings) -> String? {
+    static func uploadsOnDisk(_ settings: Settings) -> String? {
         switch settings[section: MediaSettings.self].storage {
         case .automatic, .disk: return uploadsDirectory(settings)
         case .database, .s3: return nil

@@ -21,7 +21,7 @@ package struct PersonSummary: Content, Equatable {
     }
 }
 
-package struct AccountResponse: Content {
+struct AccountResponse: Content {
     package let id: UUID
     package let email: String
     package let nickname: String
@@ -42,21 +42,21 @@ package struct AccountResponse: Content {
 }
 
 /// `/api/v1/auth/*`, `/api/v1/me` and `/api/v1/admin/users`.
-package struct AccountsAPI: RouteCollection {
-    package struct SignUpBody: Content { package let email: String; package let password: String; package let nickname: String }
-    package struct SignUpResponse: Content {
+struct AccountsAPI: RouteCollection {
+    struct SignUpBody: Content { package let email: String; package let password: String; package let nickname: String }
+    struct SignUpResponse: Content {
         package let user: AccountResponse
         package let accessToken: String
         package let refreshToken: String
         package let expiresIn: Int
         package let tokenType: String
     }
-    package struct LoginBody: Content { package let email: String; package let password: String }
-    package struct RefreshBody: Content { package let refreshToken: String }
-    package struct EmailQuery: Content { package let email: String }
-    package struct EmailAvailability: Content { package let email: String; package let available: Bool }
-    package struct ProfilePatch: Content { package let nickname: String?; package let language: Language? }
-    package struct WithdrawBody: Content { package let password: String }
+    struct LoginBody: Content { package let email: String; package let password: String }
+    struct RefreshBody: Content { package let refreshToken: String }
+    struct EmailQuery: Content { package let email: String }
+    struct EmailAvailability: Content { package let email: String; package let available: Bool }
+    struct ProfilePatch: Content { package let nickname: String?; package let language: Language? }
+    struct WithdrawBody: Content { package let password: String }
 
     package func boot(routes: any RoutesBuilder) throws {
         let auth = routes.grouped("api", "v1", "auth")
@@ -107,7 +107,7 @@ package struct AccountsAPI: RouteCollection {
     }
 
     /// Ends the caller's session: its refresh tokens and access tokens stop working.
-    package func logOut(req: Request) async throws -> HTTPStatus {
+    func logOut(req: Request) async throws -> HTTPStatus {
         _ = try req.requireUser()
         if let session = req.signedInAccount?.session {
             try await req.accounts.revokeSession(session)
@@ -115,14 +115,14 @@ package struct AccountsAPI: RouteCollection {
         return .noContent
     }
 
-    package struct PasswordChangeBody: Content {
+    struct PasswordChangeBody: Content {
         package var currentPassword: String?
         package var newPassword: String?
     }
 
     /// `PUT /api/v1/me/password`: the new password after the current one; every other session of
     /// the account ends (tokens and live sockets), this one stays. 204.
-    package func changePassword(req: Request) async throws -> HTTPStatus {
+    func changePassword(req: Request) async throws -> HTTPStatus {
         let user = try req.requireUser()
         let body = try req.decodeJSON(PasswordChangeBody.self)
         try await req.accounts.changePassword(user, current: try body.currentPassword.required("currentPassword"),
@@ -130,11 +130,11 @@ package struct AccountsAPI: RouteCollection {
         return .noContent
     }
 
-    package func readMe(req: Request) async throws -> AccountResponse {
+    func readMe(req: Request) async throws -> AccountResponse {
         AccountResponse(try req.requireUser(), files: req.application.files)
     }
 
-    package func updateMe(req: Request) async throws -> AccountResponse {
+    func updateMe(req: Request) async throws -> AccountResponse {
         let user = try req.requireUser()
         let patch = try req.decodeJSON(ProfilePatch.self)
         let updated = try await req.accounts.updateProfile(user, nickname: patch.nickname, language: patch.language)
@@ -149,19 +149,19 @@ package struct AccountsAPI: RouteCollection {
     }
 
     /// The image is the raw request body; its type is read from its bytes.
-    package func uploadProfileImage(req: Request) async throws -> AccountResponse {
+    func uploadProfileImage(req: Request) async throws -> AccountResponse {
         let user = try req.requireUser()
         let data = req.body.data.map { Data(buffer: $0) } ?? Data()
         let updated = try await req.accounts.setProfileImage(user, data: data, from: req.clientNetwork.key)
         return AccountResponse(updated, files: req.application.files)
     }
 
-    package func deleteProfileImage(req: Request) async throws -> AccountResponse {
+    func deleteProfileImage(req: Request) async throws -> AccountResponse {
         let updated = try await req.accounts.removeProfileImage(try req.requireUser())
         return AccountResponse(updated, files: req.application.files)
     }
 
-    package func listUsers(req: Request) async throws -> CursorPage<AccountResponse> {
+    func listUsers(req: Request) async throws -> CursorPage<AccountResponse> {
         _ = try req.requireAdmin()
         let page = try CursorPageRequest(from: req)
         let (users, next) = try await User.query(on: req.db).paginate(newestFirst: \.$createdAt, page)

@@ -67,7 +67,7 @@ public enum AccountRules {
 
     /// Variation selectors (`U+FE00`–`FE0F`, `U+E0100`–`E01EF`, Mongolian's): they choose a glyph
     /// and draw nothing themselves.
-    package static func isVariationSelector(_ scalar: Unicode.Scalar) -> Bool {
+    static func isVariationSelector(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0xFE00...0xFE0F, 0xE0100...0xE01EF, 0x180B...0x180D, 0x180F: return true
         default: return false
@@ -103,7 +103,7 @@ public enum AccountRules {
     /// Characters that draw nothing or change how their neighbours draw: controls, format
     /// characters (zero-width spaces, direction marks and overrides, the BOM, soft hyphen), the
     /// Hangul fillers people use for "blank" nicknames, and other blank-looking code points.
-    package static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .control, .format, .lineSeparator, .paragraphSeparator, .unassigned, .privateUse, .surrogate: return true
         default: break

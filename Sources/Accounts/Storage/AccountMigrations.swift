@@ -4,7 +4,7 @@ import SQLKit
 
 /// Enums are stored as plain strings so SQLite and PostgreSQL share the same schema and
 /// adding a case later needs no type migration.
-package struct CreateUsers: NamedMigration {
+struct CreateUsers: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(User.schema)
             .id()
@@ -30,7 +30,7 @@ package struct CreateUsers: NamedMigration {
     }
 }
 
-package struct CreateAuthSessions: NamedMigration {
+struct CreateAuthSessions: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(AuthSession.schema)
             .id()
@@ -52,7 +52,7 @@ package struct CreateAuthSessions: NamedMigration {
     }
 }
 
-package struct CreateRefreshTokens: NamedMigration {
+struct CreateRefreshTokens: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(RefreshToken.schema)
             .id()
@@ -74,7 +74,7 @@ package struct CreateRefreshTokens: NamedMigration {
 
 /// The sealed successor of a rotated refresh token, so a retry of the same rotation within a few
 /// seconds gets the same answer instead of revoking the family (see `AccountService.refresh`).
-package struct AddRefreshTokenSuccessor: NamedMigration {
+struct AddRefreshTokenSuccessor: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(RefreshToken.schema).field("sealed_successor", .string).update()
     }
@@ -84,7 +84,7 @@ package struct AddRefreshTokenSuccessor: NamedMigration {
     }
 }
 
-package struct CreateLoginFailures: NamedMigration {
+struct CreateLoginFailures: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(LoginFailure.schema)
             .id()

@@ -46,7 +46,7 @@ package final class AuthSession: Model, @unchecked Sendable {
     @Parent(key: "user_id") package var user: User
     @Enum(key: "kind") package var kind: Kind
     /// SHA-256 of the browser's session cookie (web sessions only).
-    @OptionalField(key: "web_token_hash") package var webTokenHash: String?
+    @OptionalField(key: "web_token_hash") var webTokenHash: String?
     @OptionalField(key: "user_agent") package var userAgent: String?
     @Field(key: "expires_at") package var expiresAt: Date
     @OptionalField(key: "revoked_at") package var revokedAt: Date?
@@ -73,7 +73,7 @@ package final class RefreshToken: Model, @unchecked Sendable {
     @Field(key: "expires_at") package var expiresAt: Date
     @OptionalField(key: "used_at") package var usedAt: Date?
     /// The token that replaced this one, sealed with the refresh-successor key; set on rotation.
-    @OptionalField(key: "sealed_successor") package var sealedSuccessor: String?
+    @OptionalField(key: "sealed_successor") var sealedSuccessor: String?
     @Timestamp(key: "created_at", on: .create) package var createdAt: Date?
 
     package init() {}

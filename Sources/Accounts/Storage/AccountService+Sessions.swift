@@ -89,18 +89,18 @@ extension AccountService {
         return try await tokenPair(userID: session.$user.id, sessionID: try session.requireID(), refreshToken: successor, now: now)
     }
 
-    package static func seal(_ token: String, key: SymmetricKey) throws -> String {
+    static func seal(_ token: String, key: SymmetricKey) throws -> String {
         guard let combined = try AES.GCM.seal(Data(token.utf8), using: key).combined else { throw AppError(.internalServerError, "internal_error") }
         return combined.base64URLEncodedString()
     }
 
-    package static func unseal(_ sealed: String, key: SymmetricKey) -> String? {
+    static func unseal(_ sealed: String, key: SymmetricKey) -> String? {
         guard let data = Data(base64URLEncoded: sealed), let box = try? AES.GCM.SealedBox(combined: data),
               let plain = try? AES.GCM.open(box, using: key) else { return nil }
         return String(data: plain, encoding: .utf8)
     }
 
-    package func revokeSession(_ sessionID: UUID, now: Date = Date()) async throws {
+    func revokeSession(_ sessionID: UUID, now: Date = Date()) async throws {
         try await AuthSession.query(on: database).filter(\.$id == sessionID)
             .filter(\.$revokedAt == nil).set(\.$revokedAt, to: now).update()
         await sessions.forget(.session(sessionID), announcingOn: events)
@@ -108,13 +108,13 @@ extension AccountService {
     }
 
     /// An account changed: requests signed in as it read it afresh, on every instance.
-    package func accountChanged(_ userID: UUID) async {
+    func accountChanged(_ userID: UUID) async {
         await sessions.forget(.user(userID), announcingOn: events)
     }
 
     /// The user an access token's session names: from memory when remembered (`SessionCache`),
     /// else read (and remembered); nil once revoked, expired or withdrawn.
-    package func signedInUser(session sessionID: UUID, userID: UUID, now: Date = Date()) async throws -> User? {
+    func signedInUser(session sessionID: UUID, userID: UUID, now: Date = Date()) async throws -> User? {
         if let user = sessions.user(session: sessionID, userID: userID, now: now) { return user }
         let generation = sessions.generation
         guard let (session, user) = try await liveSession(id: sessionID, userID: userID, now: now) else { return nil }
@@ -123,7 +123,7 @@ extension AccountService {
     }
 
     /// The live session an access token names, with its user; nil once revoked, expired or withdrawn.
-    package func liveSession(id sessionID: UUID, userID: UUID, now: Date = Date()) async throws -> (AuthSession, User)? {
+    func liveSession(id sessionID: UUID, userID: UUID, now: Date = Date()) async throws -> (AuthSession, User)? {
         // One query: the session joined with its user (eager loading would take two).
         guard let session = try await AuthSession.query(on: database)
             .join(User.self, on: \AuthSession.$user.$id == \User.$id)
@@ -144,7 +144,7 @@ extension AccountService {
     // MARK: Browser sessions
 
     /// Starts a cookie session; returns the cookie value (only its hash is stored).
-    package func startWebSession(for user: User, userAgent: String?, now: Date = Date()) async throws -> (token: String, expiresAt: Date) {
+    func startWebSession(for user: User, userAgent: String?, now: Date = Date()) async throws -> (token: String, expiresAt: Date) {
         let token = SecureRandom.token()
         let expiresAt = now.addingTimeInterval(settings.refreshTokenTTL)
         try await AuthSession(userID: try user.requireID(), kind: .web, webTokenHash: SecureRandom.sha256Hex(token),
@@ -155,7 +155,7 @@ extension AccountService {
     /// The live browser session a cookie names, with its user: from memory when a recent page
     /// read it (`SessionCache`, forgotten on logout and withdrawal on every instance), else one
     /// query.
-    package func webSession(cookieToken: String, now: Date = Date()) async throws -> (session: UUID, user: User)? {
+    func webSession(cookieToken: String, now: Date = Date()) async throws -> (session: UUID, user: User)? {
         let cookieHash = SecureRandom.sha256Hex(cookieToken)
         if let remembered = sessions.webSession(cookieHash: cookieHash, now: now) { return remembered }
         let generation = sessions.generation

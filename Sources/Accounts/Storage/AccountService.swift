@@ -25,7 +25,7 @@ package struct AccountService {
     package let quota: StorageQuota
     package let fileReferences: FileReferences
     package let removals: AccountRemovals
-    package let sealKey: SymmetricKey
+    let sealKey: SymmetricKey
     /// Who is asking (its network, as budgets count it), and the budgets that bound what one
     /// network can make us do.
     package let client: ClientNetwork
@@ -149,9 +149,9 @@ package struct AccountService {
         return user
     }
 
-    package static let maxProfileImageBytes = 5 * 1024 * 1024
+    static let maxProfileImageBytes = 5 * 1024 * 1024
 
-    package func setProfileImage(_ user: User, data: Data, from network: String) async throws -> User {
+    func setProfileImage(_ user: User, data: Data, from network: String) async throws -> User {
         guard !data.isEmpty else { throw AppError.badRequest("empty_upload") }
         guard data.count <= Self.maxProfileImageBytes else {
             throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"])
@@ -178,7 +178,7 @@ package struct AccountService {
         return user
     }
 
-    package func removeProfileImage(_ user: User) async throws -> User {
+    func removeProfileImage(_ user: User) async throws -> User {
         let previous = user.profileImageKey
         user.profileImageKey = nil
         try await user.save(on: database)
@@ -192,7 +192,7 @@ package struct AccountService {
     /// bcrypt, so it spends the network's login budget). Every other session of the account ends —
     /// its refresh tokens, its access tokens and its live sockets, on every instance — and
     /// `keeping` (the session asking) stays signed in.
-    package func changePassword(_ user: User, current: String, new: String, keeping session: UUID?, now: Date = Date()) async throws {
+    func changePassword(_ user: User, current: String, new: String, keeping session: UUID?, now: Date = Date()) async throws {
         if let violation = AccountRules.passwordViolation(new) {
             throw AppError.invalid(violation, ["min": String(AccountRules.passwordMinLength)])
         }
@@ -257,13 +257,13 @@ package struct AccountService {
         if try await query.count() > 0 { throw AppError.conflict("nickname_taken") }
     }
 
-    package static func validEmail(_ raw: String) throws -> String {
+    static func validEmail(_ raw: String) throws -> String {
         let email = AccountRules.normalizeEmail(raw)
         if let violation = AccountRules.emailViolation(email) { throw AppError.invalid(violation) }
         return email
     }
 
-    package static func validNickname(_ raw: String) throws -> String {
+    static func validNickname(_ raw: String) throws -> String {
         let nickname = AccountRules.normalizeNickname(raw)
         if let violation = AccountRules.nicknameViolation(nickname) {
             throw AppError.invalid(violation, ["min": "\(AccountRules.nicknameLength.lowerBound)", "max": "\(AccountRules.nicknameLength.upperBound)"])
@@ -280,7 +280,7 @@ package struct AccountLimits: Sendable {
     package let signUps: NetworkBudget
     package let logins: NetworkBudget
     /// `email-available` look-ups (the LookForRealBurger app asks once before each join).
-    package let emailLookups: NetworkBudget
+    let emailLookups: NetworkBudget
 
     package init(settings: Settings, shared: SharedBudgets?) {
         let perMinute = settings.limits.passwordChecksPerMinute
@@ -293,7 +293,7 @@ package struct AccountLimits: Sendable {
 extension Application {
     private struct AccountLimitsKey: StorageKey { typealias Value = AccountLimits }
 
-    package var accountLimits: AccountLimits {
+    var accountLimits: AccountLimits {
         get { configured(AccountLimitsKey.self) }
         set { storage[AccountLimitsKey.self] = newValue }
     }

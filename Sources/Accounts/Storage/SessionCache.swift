@@ -45,7 +45,7 @@ package final class SessionCache: Sendable {
     /// `User` of its own to read and change.
     package struct Entry: Sendable {
         package let userID: UUID
-        package let sessionExpiresAt: Date
+        let sessionExpiresAt: Date
         package let storedAt: Date
         package let user: UserValues
     }
@@ -76,7 +76,7 @@ package final class SessionCache: Sendable {
         }
 
         /// A `User` as if just read from its row (saving it updates that row).
-        package func makeUser() -> User {
+        func makeUser() -> User {
             let user = User(id: id, email: email, passwordHash: passwordHash, nickname: nickname, role: role)
             user.nicknameKey = nicknameKey
             user.language = language
@@ -116,7 +116,7 @@ package final class SessionCache: Sendable {
 
     /// The browser session whose cookie hashes to `cookieHash`, with its user, when remembered
     /// and still live; nil means "read the database".
-    package func webSession(cookieHash: String, now: Date = Date()) -> (session: UUID, user: User)? {
+    func webSession(cookieHash: String, now: Date = Date()) -> (session: UUID, user: User)? {
         let found = state.withLockedValue { state -> (UUID, Entry)? in
             guard let session = state.webSessions[cookieHash], let entry = state.entries[session] else { return nil }
             return (session, entry)

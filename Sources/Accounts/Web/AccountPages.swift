@@ -5,7 +5,7 @@ import Plot
 import Vapor
 
 /// `/signup`, `/login`, `/logout`, `/me` and the language switch.
-package struct AccountPages: RouteCollection {
+struct AccountPages: RouteCollection {
     package func boot(routes: any RoutesBuilder) throws {
         routes.get(AccountPath.signUp, use: signUpForm)
         routes.post(AccountPath.signUp, use: signUp)
@@ -25,7 +25,7 @@ package struct AccountPages: RouteCollection {
 
     // MARK: Sign up
 
-    package struct SignUpForm: Content { package var email: String?; package var nickname: String?; package var password: String? }
+    struct SignUpForm: Content { package var email: String?; package var nickname: String?; package var password: String? }
 
     package func signUpForm(req: Request) async throws -> Response {
         if req.auth.has(User.self) { return Layout.redirect(to: AccountPath.me()) }
@@ -65,9 +65,9 @@ package struct AccountPages: RouteCollection {
 
     // MARK: Log in and out
 
-    package struct LogInForm: Content { package var email: String?; package var password: String?; package var next: String? }
+    struct LogInForm: Content { package var email: String?; package var password: String?; package var next: String? }
 
-    package func logInForm(req: Request) async throws -> Response {
+    func logInForm(req: Request) async throws -> Response {
         let next = Layout.safeNextPath(req.query[String.self, at: "next"])
         if req.auth.has(User.self) { return Layout.redirect(to: next ?? AccountPath.me()) }
         return logInPage(req, values: LogInForm(next: next), error: nil)
@@ -111,7 +111,7 @@ package struct AccountPages: RouteCollection {
         return response
     }
 
-    package func logOutConfirm(req: Request) async throws -> Response {
+    func logOutConfirm(req: Request) async throws -> Response {
         guard req.auth.has(User.self) else { return Layout.redirect(to: "/") }
         return Layout.page(
             req, title: req.t("logout.title"),
@@ -128,7 +128,7 @@ package struct AccountPages: RouteCollection {
         )
     }
 
-    package func logOut(req: Request) async throws -> Response {
+    func logOut(req: Request) async throws -> Response {
         if let session = req.signedInAccount?.session {
             try await req.accounts.revokeSession(session)
         }
@@ -234,9 +234,9 @@ package struct AccountPages: RouteCollection {
         )
     }
 
-    package struct ProfileForm: Content { package var nickname: String?; package var language: String? }
+    struct ProfileForm: Content { package var nickname: String?; package var language: String? }
 
-    package func saveProfile(req: Request) async throws -> Response {
+    func saveProfile(req: Request) async throws -> Response {
         let user = try req.requireUser()
         let form = try req.content.decode(ProfileForm.self)
         let language = form.language.flatMap(Platform.Language.init(rawValue:))
@@ -245,7 +245,7 @@ package struct AccountPages: RouteCollection {
         }
     }
 
-    package struct PhotoForm: Content { package var photo: File? }
+    struct PhotoForm: Content { package var photo: File? }
 
     package func uploadPhoto(req: Request) async throws -> Response {
         let user = try req.requireUser()
@@ -263,11 +263,11 @@ package struct AccountPages: RouteCollection {
         }
     }
 
-    package struct PasswordForm: Content { package var currentPassword: String?; package var newPassword: String? }
+    struct PasswordForm: Content { package var currentPassword: String?; package var newPassword: String? }
 
     /// The password changed; every other browser and app signed in as this account is signed out
     /// (and its live sockets closed), this browser stays.
-    package func changePassword(req: Request) async throws -> Response {
+    func changePassword(req: Request) async throws -> Response {
         let user = try req.requireUser()
         let form = try req.content.decode(PasswordForm.self)
         return try await respondOnMyPage(req, user: user, notice: "password_changed") {
@@ -276,7 +276,7 @@ package struct AccountPages: RouteCollection {
         }
     }
 
-    package struct WithdrawForm: Content { package var password: String? }
+    struct WithdrawForm: Content { package var password: String? }
 
     package func withdraw(req: Request) async throws -> Response {
         let user = try req.requireUser()
@@ -304,10 +304,10 @@ package struct AccountPages: RouteCollection {
 
     // MARK: Language switch
 
-    package struct LanguageForm: Content { package var language: String?; package var next: String? }
+    struct LanguageForm: Content { package var language: String?; package var next: String? }
 
     /// Remembers the choice in a cookie, and on the account when signed in.
-    package func switchLanguage(req: Request) async throws -> Response {
+    func switchLanguage(req: Request) async throws -> Response {
         let form = try req.content.decode(LanguageForm.self)
         guard let raw = form.language, let language = Platform.Language(rawValue: raw) else {
             throw AppError.badRequest("invalid_value", ["field": "language"])

@@ -5,11 +5,11 @@ import Platform
 package enum AccountPath {
     package static let signUp = SitePath.signUp
     package static let logIn = SitePath.logIn
-    package static let logOut: PagePath = "/logout"
+    static let logOut: PagePath = "/logout"
     package static let me = SitePath.me
     package static let profile: PagePath = "/me/profile"
     package static let photo: PagePath = "/me/photo"
-    package static let photoDelete: PagePath = "/me/photo/delete"
+    static let photoDelete: PagePath = "/me/photo/delete"
     package static let password: PagePath = "/me/password"
     package static let withdraw: PagePath = "/me/withdraw"
     package static let language: PagePath = "/language"

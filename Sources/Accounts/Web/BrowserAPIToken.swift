@@ -7,8 +7,8 @@ import Vapor
 /// token for the browser's own session: the API stays bearer-only (no cookie, so no CSRF
 /// there), and signing out revokes the session the token names, which every API request checks.
 /// `POST /session/token` (with the page's CSRF token in `X-CSRF-Token`) renews it.
-package struct BrowserAPIToken: RouteCollection {
-    package struct TokenResponse: Content {
+struct BrowserAPIToken: RouteCollection {
+    struct TokenResponse: Content {
         package let accessToken: String
         package let expiresIn: Int
     }
@@ -17,7 +17,7 @@ package struct BrowserAPIToken: RouteCollection {
         routes.post("session", "token", use: renew)
     }
 
-    package func renew(req: Request) async throws -> TokenResponse {
+    func renew(req: Request) async throws -> TokenResponse {
         guard let token = try await req.browserAccessToken(fresh: true) else { throw AppError(.unauthorized, "unauthorized") }
         return TokenResponse(accessToken: token, expiresIn: Int(req.application.accessTokens.lifetime))
     }
@@ -27,7 +27,7 @@ extension Request {
     /// An access token for this browser's session; nil for an anonymous visitor. Pages reuse one
     /// signed within the last half of its lifetime (`BrowserTokenMemo`); the renewal route
     /// (`fresh`) always signs a new one.
-    package func browserAccessToken(fresh: Bool = false) async throws -> String? {
+    func browserAccessToken(fresh: Bool = false) async throws -> String? {
         guard let account = signedInAccount else { return nil }
         let tokens = application.accessTokens
         if !fresh, let kept = application.browserTokenMemo.token(for: account, lifetime: tokens.lifetime) { return kept }
@@ -51,7 +51,7 @@ extension Request {
 /// per request. A token is handed out again only while at least half its lifetime is left (the
 /// scripts renew on `token_expired` anyway), and only for the session and account it names: a
 /// token says nothing the API does not check again (the session is live, on every request).
-package final class BrowserTokenMemo: Sendable {
+final class BrowserTokenMemo: Sendable {
     private struct Kept {
         let token: String
         let user: UUID
@@ -82,7 +82,7 @@ package final class BrowserTokenMemo: Sendable {
 extension Application {
     private struct BrowserTokenMemoKey: StorageKey { typealias Value = BrowserTokenMemo }
 
-    package var browserTokenMemo: BrowserTokenMemo {
+    var browserTokenMemo: BrowserTokenMemo {
         get { configured(BrowserTokenMemoKey.self) }
         set { storage[BrowserTokenMemoKey.self] = newValue }
     }

@@ -37,7 +37,7 @@ package struct DishSummary: Content {
 }
 
 /// A dish's page.
-package struct DishDetail: Content {
+struct DishDetail: Content {
     package let dish: DishSummary
     package let pointRate: Int
     package let pointsPerUnit: Int
@@ -48,7 +48,7 @@ package struct DishDetail: Content {
     package let storage: String
     package let detailSections: [String]
     package let thumbImages: [String]
-    package let detailImages: [String]
+    let detailImages: [String]
     package let minQuantity: Int
     package let maxQuantity: Int
     package let stock: Int
@@ -73,13 +73,13 @@ package struct DishDetail: Content {
 }
 
 /// An order as its owner sees it.
-package struct OrderResponse: Content {
+struct OrderResponse: Content {
     package struct Item: Content {
         package let hash: String
         package let title: String
         package let unitPrice: Int
         package let quantity: Int
-        package let subtotal: Int
+        let subtotal: Int
     }
     package let id: UUID
     package let merchantUID: String
@@ -93,7 +93,7 @@ package struct OrderResponse: Content {
     @NullEncoded package var paymentGateway: String?
     @NullEncoded package var paymentID: String?
     @NullEncoded package var paidAt: Date?
-    @NullEncoded package var cancelledAt: Date?
+    @NullEncoded var cancelledAt: Date?
     @NullEncoded package var cancelReason: String?
     @NullEncoded package var createdAt: Date?
     /// `pending` while a refund this order owes is not confirmed by the provider, then `done`;
@@ -121,7 +121,7 @@ package struct OrderResponse: Content {
 
 extension BanchanAPI {
     /// What administrators send to add or change a dish (every field optional on PATCH).
-    package struct DishInput: Content {
+    struct DishInput: Content {
         package var hash: String?
         package var section: DishSection?
         package var title: String?
@@ -149,7 +149,7 @@ extension BanchanAPI {
 
 extension BanchanAPI.DishInput {
     /// A new dish from the fields sent; hash, section, title and sale price are required.
-    package func newDish() throws -> Dish {
+    func newDish() throws -> Dish {
         Dish(
             hash: try hash.required("hash"), section: try section.required("section"),
             title: try title.required("title"), description: description ?? "",

@@ -6,7 +6,7 @@ import Vapor
 
 /// `/api/v1/banchan/*`: sections, dishes, the cart, orders and their payment.
 /// Carts and orders belong to the signed-in account, or to the device named by `X-Device-Token`.
-package struct BanchanAPI: RouteCollection {
+struct BanchanAPI: RouteCollection {
     package func boot(routes: any RoutesBuilder) throws {
         let shop = routes.grouped("api", "v1", "banchan")
         shop.get("sections", use: sections)
@@ -28,7 +28,7 @@ package struct BanchanAPI: RouteCollection {
 
     // MARK: Catalog
 
-    package struct SectionsResponse: Content {
+    struct SectionsResponse: Content {
         package struct Section: Content {
             package let id: DishSection
             package let name: String
@@ -38,7 +38,7 @@ package struct BanchanAPI: RouteCollection {
         package let deliveryFee: DeliveryFeeResponse
     }
 
-    package struct DeliveryFeeResponse: Content {
+    struct DeliveryFeeResponse: Content {
         package let fee: Int
         package let freeFrom: Int
         /// In the request's language when given one, else the app's Korean wording.
@@ -59,7 +59,7 @@ package struct BanchanAPI: RouteCollection {
 
     /// A `Page<DishSummary>`, assembled from the listings' encoded JSON (the same bytes the
     /// encoder would write: keys sorted, so `items` comes before `nextCursor`).
-    package func sectionDishes(req: Request) async throws -> Response {
+    func sectionDishes(req: Request) async throws -> Response {
         guard let raw = req.parameters.get("section"), let section = DishSection(rawValue: raw) else {
             throw AppError.notFound("section_not_found")
         }
@@ -76,7 +76,7 @@ package struct BanchanAPI: RouteCollection {
 
     // MARK: Admin
 
-    package func createDish(req: Request) async throws -> Response {
+    func createDish(req: Request) async throws -> Response {
         _ = try req.requireAdmin()
         let input = try req.decodeJSON(DishInput.self)
         let record = try await req.banchan.addDish(try input.newDish(), stock: input.stock ?? 0)
@@ -85,14 +85,14 @@ package struct BanchanAPI: RouteCollection {
     }
 
     /// Changes a dish, its stock included. A retired dish is not found; adding it again brings it back.
-    package func updateDish(req: Request) async throws -> DishDetail {
+    func updateDish(req: Request) async throws -> DishDetail {
         _ = try req.requireAdmin()
         let input = try req.decodeJSON(DishInput.self)
         let record = try await req.banchan.changeDish(hash: req.parameters.get("hash") ?? "", stock: input.stock) { try input.apply(to: &$0) }
         return DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
     }
 
-    package func retireDish(req: Request) async throws -> HTTPStatus {
+    func retireDish(req: Request) async throws -> HTTPStatus {
         _ = try req.requireAdmin()
         try await req.banchan.retireDish(hash: req.parameters.get("hash") ?? "")
         return .noContent
@@ -100,14 +100,14 @@ package struct BanchanAPI: RouteCollection {
 
     // MARK: Cart
 
-    package struct CartResponse: Content {
+    struct CartResponse: Content {
         package struct Item: Content {
             package let hash: String
             package let title: String
             package let image: String
             package let unitPrice: Int
             package let quantity: Int
-            package let subtotal: Int
+            let subtotal: Int
             package let minQuantity: Int
             package let maxQuantity: Int
             package let stock: Int
@@ -123,16 +123,16 @@ package struct BanchanAPI: RouteCollection {
         try await cartResponse(req, owner: try req.shopOwner())
     }
 
-    package struct QuantityBody: Content { package let quantity: Int }
+    struct QuantityBody: Content { package let quantity: Int }
 
-    package func setCartItem(req: Request) async throws -> CartResponse {
+    func setCartItem(req: Request) async throws -> CartResponse {
         let owner = try req.shopOwner()
         let body = try req.decodeJSON(QuantityBody.self)
         try await req.banchan.setCartQuantity(body.quantity, of: req.parameters.get("hash") ?? "", for: owner)
         return try await cartResponse(req, owner: owner)
     }
 
-    package func removeCartItem(req: Request) async throws -> CartResponse {
+    func removeCartItem(req: Request) async throws -> CartResponse {
         let owner = try req.shopOwner()
         try await req.banchan.removeFromCart(req.parameters.get("hash") ?? "", for: owner)
         return try await cartResponse(req, owner: owner)
@@ -158,7 +158,7 @@ package struct BanchanAPI: RouteCollection {
         package let items: [Item]?
     }
 
-    package static let idempotencyHeader = "Idempotency-Key"
+    static let idempotencyHeader = "Idempotency-Key"
 
     package func placeOrder(req: Request) async throws -> Response {
         let owner = try req.shopOwner()
@@ -188,9 +188,9 @@ package struct BanchanAPI: RouteCollection {
         return try OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await req.banchan.refundState(ofOrder: order.id))
     }
 
-    package struct CancelBody: Content { package let reason: String? }
+    struct CancelBody: Content { package let reason: String? }
 
-    package func cancelOrder(req: Request) async throws -> OrderResponse {
+    func cancelOrder(req: Request) async throws -> OrderResponse {
         let owner = try req.shopOwner()
         let reason = try req.decodeJSON(CancelBody.self).reason?.trimmingCharacters(in: .whitespacesAndNewlines)
         let order = try await req.banchan.cancel(try req.orderIDParameter(), of: owner, reason: String((reason?.isEmpty == false ? reason! : "cancelled by customer").prefix(200)))
@@ -202,7 +202,7 @@ package struct BanchanAPI: RouteCollection {
         package let paymentID: String
     }
 
-    package func confirmPayment(req: Request) async throws -> OrderResponse {
+    func confirmPayment(req: Request) async throws -> OrderResponse {
         let owner = try req.shopOwner()
         let body = try req.decodeJSON(PaymentBody.self)
         guard !body.paymentID.isEmpty, body.paymentID.utf8.count <= 200 else { throw AppError.invalid("payment_not_found") }
@@ -210,10 +210,10 @@ package struct BanchanAPI: RouteCollection {
         return try OrderResponse(order, gateway: req.application.paymentGateway?.name)
     }
 
-    package struct StatusBody: Content { package let status: OrderStatus }
+    struct StatusBody: Content { package let status: OrderStatus }
 
     /// Administrators ship and deliver orders.
-    package func advanceOrder(req: Request) async throws -> OrderResponse {
+    func advanceOrder(req: Request) async throws -> OrderResponse {
         _ = try req.requireAdmin()
         let next = try req.decodeJSON(StatusBody.self).status
         return try OrderResponse(try await req.banchan.advance(try req.orderIDParameter(), to: next), gateway: req.application.paymentGateway?.name)

@@ -4,19 +4,19 @@ import Vapor
 
 extension Request {
     /// The order named by `:order` in the path; anything not a UUID is an unknown order (404).
-    package func orderIDParameter() throws -> UUID {
+    func orderIDParameter() throws -> UUID {
         guard let raw = parameters.get("order"), let id = UUID(uuidString: raw) else { throw AppError.notFound("order_not_found") }
         return id
     }
 
     /// Whose cart and orders: the signed-in account, else the device in `X-Device-Token`.
-    package func shopOwner() throws -> Principal {
+    func shopOwner() throws -> Principal {
         try principal(orThrow: "shop_owner_required")
     }
 
     /// The delivery fee rule in the reader's language (`2,500원 (40,000원 이상 구매 시 무료)`),
     /// for the API's answers and the pages alike.
-    package var deliveryFeeLabel: String {
+    var deliveryFeeLabel: String {
         let rule = application.deliveryFeeRule
         return t("banchan.fee_rule", ["fee": Won.format(rule.fee), "free": Won.format(rule.freeFrom)])
     }

@@ -27,7 +27,7 @@ package enum BanchanCatalogFile {
 
 /// Seeds the dishes. New dishes come with the file's stock; dishes no admin touched follow the
 /// file's description but keep their stock (orders have moved it); admins' edits are kept.
-package struct BanchanSeeder: Seeder {
+struct BanchanSeeder: Seeder {
     package var name: String { "banchan" }
 
     package func seed(_ app: Application) async throws {

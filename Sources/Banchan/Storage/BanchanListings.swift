@@ -163,7 +163,7 @@ package final class BanchanListings: Sendable {
 
     /// (position, id) order, ids compared byte by byte as the databases sort them, without
     /// making strings (a page look-up does this a dozen times).
-    package static func precedesOrEqual(_ position: Int, _ id: UUID, _ otherPosition: Int, _ otherID: UUID) -> Bool {
+    static func precedesOrEqual(_ position: Int, _ id: UUID, _ otherPosition: Int, _ otherID: UUID) -> Bool {
         if position != otherPosition { return position < otherPosition }
         let left = withUnsafeBytes(of: id.uuid) { Array($0) }, right = withUnsafeBytes(of: otherID.uuid) { Array($0) }
         return !right.lexicographicallyPrecedes(left)
@@ -192,12 +192,12 @@ package final class BanchanListings: Sendable {
 
     /// After an admin change: this process's listing changes before the answer goes out (the
     /// admin sees it at once); the other processes read the dish again when they hear of it.
-    package static func dishChanged(_ record: DishRecord, _ req: Request) async throws {
+    static func dishChanged(_ record: DishRecord, _ req: Request) async throws {
         try await dishChanged(record, listings: req.application.banchanListings, events: req.application.events)
     }
 
     /// Updates this process's listing of the dish and tells the other processes.
-    package static func dishChanged(_ record: DishRecord, listings: BanchanListings, events: any EventBus) async throws {
+    static func dishChanged(_ record: DishRecord, listings: BanchanListings, events: any EventBus) async throws {
         try listings.update(record, hash: record.hash)
         guard let data = try? JSONEncoder().encode(Event(changed: record.hash)) else { return }
         await events.publish(String(decoding: data, as: UTF8.self), to: topic)

@@ -4,7 +4,7 @@ import Platform
 import SQLKit
 import Vapor
 
-package struct CreateBanchan: NamedMigration {
+struct CreateBanchan: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(DishRecord.schema)
             .id()

@@ -28,7 +28,7 @@ package final class DishRecord: Model, @unchecked Sendable {
     @Field(key: "color") package var color: String
     @Field(key: "weight") package var weight: String
     @Field(key: "ingredients") package var ingredients: String
-    @Field(key: "storage") package var storageInfo: String
+    @Field(key: "storage") var storageInfo: String
     @Field(key: "detail_sections") package var detailSections: [String]
     @Field(key: "thumb_count") package var thumbCount: Int
     /// Units left. Orders take units in the same transaction that records them.
@@ -87,7 +87,7 @@ package final class CartItem: Model, @unchecked Sendable {
     package static let schema = "banchan_cart_items"
 
     @ID(key: .id) package var id: UUID?
-    @Field(key: "owner_key") package var ownerKey: String
+    @Field(key: "owner_key") var ownerKey: String
     @Parent(key: "dish_id") package var dish: DishRecord
     @Field(key: "quantity") package var quantity: Int
     @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
@@ -106,7 +106,7 @@ package final class BanchanOrder: Model, @unchecked Sendable {
     package static let schema = "banchan_orders"
 
     @ID(key: .id) package var id: UUID?
-    @Field(key: "owner_key") package var ownerKey: String
+    @Field(key: "owner_key") var ownerKey: String
     /// The account while it exists (withdrawal keeps the order for the books, without the link).
     @OptionalParent(key: "user_id") package var user: User?
     @Enum(key: "status") package var status: OrderStatus
@@ -116,15 +116,15 @@ package final class BanchanOrder: Model, @unchecked Sendable {
     @Field(key: "points") package var points: Int
     /// The id the payment provider knows the order by.
     @Field(key: "merchant_uid") package var merchantUID: String
-    @OptionalField(key: "payment_provider") package var paymentProvider: String?
+    @OptionalField(key: "payment_provider") var paymentProvider: String?
     /// The provider's id of the payment (PortOne's `imp_uid`).
     @OptionalField(key: "payment_id") package var paymentID: String?
     @OptionalField(key: "paid_at") package var paidAt: Date?
-    @OptionalField(key: "cancelled_at") package var cancelledAt: Date?
+    @OptionalField(key: "cancelled_at") var cancelledAt: Date?
     @OptionalField(key: "cancel_reason") package var cancelReason: String?
     /// `Idempotency-Key` of the request that created it, and a digest of that request's body.
     @OptionalField(key: "idempotency_key") package var idempotencyKey: String?
-    @OptionalField(key: "request_digest") package var requestDigest: String?
+    @OptionalField(key: "request_digest") var requestDigest: String?
     @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update, format: .microseconds) package var updatedAt: Date?
     @Children(for: \.$order) package var items: [BanchanOrderItem]
@@ -146,7 +146,7 @@ package final class BanchanOrderItem: Model, @unchecked Sendable {
     @Parent(key: "order_id") package var order: BanchanOrder
     /// Position in the order, as the customer added the dishes.
     @Field(key: "line") package var line: Int
-    @Field(key: "dish_id") package var dishID: UUID
+    @Field(key: "dish_id") var dishID: UUID
     @Field(key: "hash") package var hash: String
     @Field(key: "title") package var title: String
     @Field(key: "unit_price") package var unitPrice: Int

@@ -6,7 +6,7 @@ import Vapor
 /// in-memory listings of every process kept current.
 extension BanchanService {
     /// Adds a dish, or brings a retired one back with these fields (its hash stays with its orders).
-    package func addDish(_ dish: Dish, stock: Int) async throws -> DishRecord {
+    func addDish(_ dish: Dish, stock: Int) async throws -> DishRecord {
         try Self.validate(dish, stock: stock)
         let record: DishRecord
         if let existing = try await DishRecord.query(on: database).filter(\.$hash == dish.hash).first() {
@@ -30,7 +30,7 @@ extension BanchanService {
     }
 
     /// Changes a dish on sale (404 for a retired one), its stock when given.
-    package func changeDish(hash: String, stock: Int?, _ change: (inout Dish) throws -> Void) async throws -> DishRecord {
+    func changeDish(hash: String, stock: Int?, _ change: (inout Dish) throws -> Void) async throws -> DishRecord {
         let record = try await dish(hash: hash)
         var dish = record.dish
         try change(&dish)
@@ -44,7 +44,7 @@ extension BanchanService {
     }
 
     /// Takes a dish off sale; it is not found (404) until it is added again.
-    package func retireDish(hash: String) async throws {
+    func retireDish(hash: String) async throws {
         let record = try await dish(hash: hash)
         record.retiredAt = Date()
         record.editedByAdmin = true

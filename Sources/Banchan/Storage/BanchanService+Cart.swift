@@ -36,7 +36,7 @@ extension BanchanService {
 
     /// How many items the cart holds (what `cart(of:)` would sum), in one statement. (PostgreSQL's
     /// SUM of a bigint is NUMERIC, hence the cast.)
-    package func cartQuantity(of owner: Principal) async throws -> Int {
+    func cartQuantity(of owner: Principal) async throws -> Int {
         let row = try await database.sql.raw("""
             SELECT CAST(COALESCE(SUM(c.quantity), 0) AS BIGINT) AS total FROM \(ident: CartItem.schema) c
             JOIN \(ident: DishRecord.schema) d ON d.id = c.dish_id
@@ -47,7 +47,7 @@ extension BanchanService {
 
     /// Puts a dish in the cart at this quantity (replacing what was there), within its limits
     /// and what is in stock now.
-    package func setCartQuantity(_ quantity: Int, of hash: String, for owner: Principal) async throws {
+    func setCartQuantity(_ quantity: Int, of hash: String, for owner: Principal) async throws {
         let record = try await dish(hash: hash)
         try Self.checkQuantity(quantity, of: record)
         let dishID = try record.requireID()
@@ -64,7 +64,7 @@ extension BanchanService {
         }
     }
 
-    package func removeFromCart(_ hash: String, for owner: Principal) async throws {
+    func removeFromCart(_ hash: String, for owner: Principal) async throws {
         let record = try await dish(hash: hash)
         try await CartItem.query(on: database).filter(\.$ownerKey == owner.key).filter(\.$dish.$id == record.requireID()).delete()
     }
@@ -72,7 +72,7 @@ extension BanchanService {
     /// A visitor's cart joins the account's when they sign in on that device: each dish's
     /// quantities are added, then held within the dish's limits and what is in stock (a dish that
     /// is gone or sold out stays in neither); the device's cart is emptied. One transaction.
-    package func mergeCart(of device: Principal, into account: Principal) async throws {
+    func mergeCart(of device: Principal, into account: Principal) async throws {
         guard device.key != account.key else { return }
         let visitorLines = try await CartItem.query(on: database).filter(\.$ownerKey == device.key).with(\.$dish).all()
         guard !visitorLines.isEmpty else { return }
@@ -94,7 +94,7 @@ extension BanchanService {
         }
     }
 
-    package static func checkQuantity(_ quantity: Int, of record: DishRecord) throws {
+    static func checkQuantity(_ quantity: Int, of record: DishRecord) throws {
         do {
             try OrderRules.check(quantity: quantity, of: record.dish, stock: record.stock)
         } catch {

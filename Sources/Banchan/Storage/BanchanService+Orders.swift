@@ -61,7 +61,7 @@ extension BanchanService {
     }
 
     /// What a checkout of the cart records instead of a digest of its body.
-    package static let cartDigest = "cart"
+    static let cartDigest = "cart"
 
     package func replay(_ earlier: BanchanOrder, digest: String) throws -> Placed {
         guard earlier.requestDigest == digest else { throw AppError.invalid("idempotency_key_reused") }
@@ -72,7 +72,7 @@ extension BanchanService {
         try await BanchanOrder.query(on: database).filter(\.$ownerKey == owner.key).filter(\.$idempotencyKey == key).first()
     }
 
-    package func createOrder(
+    func createOrder(
         _ requested: [Requested], for owner: Principal, key: String?, digest: String, clearingCart: Bool, on transaction: any Database
     ) async throws -> (BanchanOrder, [(hash: String, stock: Int)]) {
         let sql = transaction.sql
@@ -201,13 +201,13 @@ extension BanchanService {
         package let total: Int
         package let createdAt: Date
         /// The first line's title, and how many lines there are.
-        package let firstTitle: String?
-        package let lineCount: Int
+        let firstTitle: String?
+        let lineCount: Int
     }
 
     /// One newest-first page of the orders page: rows, not models with their items (the page is
     /// read on every visit and showed 0.1× of `/healthz` building them).
-    package func listedOrders(of owner: Principal, page: CursorPageRequest) async throws -> (items: [Listed], nextCursor: String?) {
+    func listedOrders(of owner: Principal, page: CursorPageRequest) async throws -> (items: [Listed], nextCursor: String?) {
         let orders = BanchanOrder.schema, items = BanchanOrderItem.schema
         let rows = try await database.sql.select()
             .column(SQLColumn("id", table: orders)).column(SQLColumn("status", table: orders))
@@ -244,7 +244,7 @@ extension BanchanService {
     /// update) and returns its units to stock, in one transaction with the refund it owes (if
     /// any), which is then tried. False when it had already moved on (nothing recorded).
     @discardableResult
-    package func markCancelled(_ order: BanchanOrder, reason: String, refunding refund: Refunds.Request? = nil, now: Date = Date()) async throws -> Bool {
+    func markCancelled(_ order: BanchanOrder, reason: String, refunding refund: Refunds.Request? = nil, now: Date = Date()) async throws -> Bool {
         let id = try order.requireID()
         let cancelled: (stocks: [(hash: String, stock: Int)], refund: UUID?)? = try await database.transaction { transaction in
             let sql = transaction.sql

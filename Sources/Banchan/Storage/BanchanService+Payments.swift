@@ -13,7 +13,7 @@ extension BanchanService {
     /// Confirms a payment the client made with the provider: the order is paid only if the
     /// provider says this payment is paid, for this order, for exactly its total. Otherwise the
     /// order is cancelled (stock returned, payment refunded) and the reason is the error.
-    package func confirmPayment(_ paymentID: String, for id: UUID, of owner: Principal, now: Date = Date()) async throws -> BanchanOrder {
+    func confirmPayment(_ paymentID: String, for id: UUID, of owner: Principal, now: Date = Date()) async throws -> BanchanOrder {
         guard let gateway else { throw AppError(.serviceUnavailable, "payments_unavailable") }
         let order = try await order(id, of: owner)
         if order.status == .paid, order.paymentID == paymentID { return order }  // a retried confirmation
@@ -94,14 +94,14 @@ extension BanchanService {
     }
 
     /// The refund of a payment for this order, recorded under the order (its page shows it until done).
-    package func refundRequest(for order: BanchanOrder, paymentID: String, gateway: String?, reason: String) -> Refunds.Request {
+    func refundRequest(for order: BanchanOrder, paymentID: String, gateway: String?, reason: String) -> Refunds.Request {
         // A paid order is refunded by the provider that took the payment (even if another is configured now).
         Refunds.Request(gateway: order.paymentProvider ?? gateway ?? "none", paymentID: paymentID, merchantUID: order.merchantUID,
                         subject: BanchanOrder.refundSubject(order.id), reason: reason)
     }
 
     /// Whether this order's refund is still under way (nil: it owes none).
-    package func refundState(ofOrder id: UUID?) async throws -> Refunds.State? {
+    func refundState(ofOrder id: UUID?) async throws -> Refunds.State? {
         try await Refunds.state(of: BanchanOrder.refundSubject(id), on: database)
     }
 

@@ -7,7 +7,7 @@ import Vapor
 
 /// A cart line as clients see it: the dish, its stock when the cart was read, and how many.
 package struct ShopLine: Sendable {
-    package let dishID: UUID
+    let dishID: UUID
     package let dish: Dish
     package let stock: Int
     package let quantity: Int
@@ -60,7 +60,7 @@ package struct BanchanService {
         try listings.page(in: section, page)
     }
 
-    package func dishCounts() -> [DishSection: Int] {
+    func dishCounts() -> [DishSection: Int] {
         Dictionary(uniqueKeysWithValues: DishSection.allCases.map { ($0, listings.count(in: $0)) })
     }
 

@@ -8,10 +8,10 @@ import Vapor
 extension BanchanPages {
     // MARK: Cart
 
-    package struct AddForm: Content { package var hash: String?; package var quantity: Int? }
+    struct AddForm: Content { package var hash: String?; package var quantity: Int? }
 
     /// "담기" adds to what is already in the cart, within the dish's limits and its stock.
-    package func addToCart(req: Request) async throws -> Response {
+    func addToCart(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         let form = try req.content.decode(AddForm.self)
         let shop = req.banchan
@@ -37,7 +37,7 @@ extension BanchanPages {
         return try await cartPage(req, owner: owner, error: nil)
     }
 
-    package func cartPage(_ req: Request, owner: Principal, error: AppError?) async throws -> Response {
+    func cartPage(_ req: Request, owner: Principal, error: AppError?) async throws -> Response {
         let shop = req.banchan
         let lines = try await shop.cart(of: owner)
         let totals = shop.totals(of: lines)
@@ -75,7 +75,7 @@ extension BanchanPages {
         return page(req, title: req.t("banchan.cart.title"), status: error?.status ?? .ok, cartCount: lines.reduce(0) { $0 + $1.quantity }, main: main)
     }
 
-    package func cartLine(_ req: Request, _ line: ShopLine) -> Node<HTML.ListContext> {
+    func cartLine(_ req: Request, _ line: ShopLine) -> Node<HTML.ListContext> {
         let dish = line.dish
         let limit = min(dish.maxQuantity, line.stock)
         let lineText = req.t("banchan.cart.line", ["price": Won.format(dish.salePrice), "quantity": String(line.quantity),
@@ -108,9 +108,9 @@ extension BanchanPages {
                    .img(.src(Self.images.main(dish.hash)), .alt(""), .width(72), .height(72)), info)
     }
 
-    package struct QuantityForm: Content { package var quantity: Int? }
+    struct QuantityForm: Content { package var quantity: Int? }
 
-    package func changeCartItem(req: Request) async throws -> Response {
+    func changeCartItem(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         let quantity = try req.content.decode(QuantityForm.self).quantity ?? 0
         return try await req.submitForm {
@@ -119,7 +119,7 @@ extension BanchanPages {
         } onRuleBroken: { try await cartPage(req, owner: owner, error: $0) }
     }
 
-    package func removeCartItem(req: Request) async throws -> Response {
+    func removeCartItem(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         try await req.banchan.removeFromCart(req.parameters.get("hash") ?? "", for: owner)
         return Layout.redirect(to: ShopPath.cart())

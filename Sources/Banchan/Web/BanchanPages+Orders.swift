@@ -9,7 +9,7 @@ import Vapor
 extension BanchanPages {
     // MARK: Orders
 
-    package struct PlaceForm: Content { package var idempotencyKey: String? }
+    struct PlaceForm: Content { package var idempotencyKey: String? }
 
     package func placeOrder(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
@@ -50,7 +50,7 @@ extension BanchanPages {
         return order.lineCount == 1 ? first : req.t("banchan.orders.summary", ["title": first, "more": String(order.lineCount - 1)])
     }
 
-    package func dateText(_ date: Date?) -> String {
+    func dateText(_ date: Date?) -> String {
         guard let date else { return "" }
         return PageDates.dotted(date)
     }
@@ -61,7 +61,7 @@ extension BanchanPages {
         return try await orderPage(req, order, owner: owner, error: nil)
     }
 
-    package func orderPage(_ req: Request, _ order: BanchanService.OrderView, owner: Principal, error: AppError?) async throws -> Response {
+    func orderPage(_ req: Request, _ order: BanchanService.OrderView, owner: Principal, error: AppError?) async throws -> Response {
         let id = order.id
         let gateway = req.application.paymentGateway
         let payment: Node<HTML.BodyContext>

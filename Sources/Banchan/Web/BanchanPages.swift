@@ -8,7 +8,7 @@ import Vapor
 /// paging thumbnails and a quantity stepper, the cart, checkout and order history.
 /// Forms work without scripts; `Public/js/banchan/` adds the stepper's live total, thumbnail
 /// dots and the section counts.
-package struct BanchanPages: RouteCollection {
+struct BanchanPages: RouteCollection {
     package static let stylesheet = "/css/banchan.css"
 
     package func boot(routes: any RoutesBuilder) throws {
@@ -49,7 +49,7 @@ package struct BanchanPages: RouteCollection {
 
     /// The number in the header's cart: one summing statement, none for a browser seen for the
     /// first time (its device was made by this request, so it has no cart).
-    package func cartCount(_ req: Request, _ owner: Principal) async throws -> Int {
+    func cartCount(_ req: Request, _ owner: Principal) async throws -> Int {
         if owner.userID == nil, req.browserDevice.isNew { return 0 }
         return try await req.banchan.cartQuantity(of: owner)
     }
@@ -77,7 +77,7 @@ package struct BanchanPages: RouteCollection {
         )
     }
 
-    package func sectionView(_ req: Request, _ section: DishSection, _ dishes: [BanchanListings.Listing]) -> Node<HTML.BodyContext> {
+    func sectionView(_ req: Request, _ section: DishSection, _ dishes: [BanchanListings.Listing]) -> Node<HTML.BodyContext> {
         let name = req.t("banchan.section.\(section.rawValue)")
         return .section(
             .class("dish-section"), .id("section-\(section.rawValue)"), .ariaLabelledBy("heading-\(section.rawValue)"),
@@ -95,7 +95,7 @@ package struct BanchanPages: RouteCollection {
         )
     }
 
-    package func dishCard(_ req: Request, _ listing: BanchanListings.Listing) -> Node<HTML.BodyContext> {
+    func dishCard(_ req: Request, _ listing: BanchanListings.Listing) -> Node<HTML.BodyContext> {
         let dish = listing.dish
         let soldOut = listing.isSoldOut
         // The title's link covers the whole card (see .dish-card a::after in banchan.css).
@@ -116,7 +116,7 @@ package struct BanchanPages: RouteCollection {
         )
     }
 
-    package func priceView(_ req: Request, _ dish: Dish) -> Node<HTML.BodyContext> {
+    func priceView(_ req: Request, _ dish: Dish) -> Node<HTML.BodyContext> {
         .p(
             .class("prices"),
             .strong(.class("sale-price"), .text(Won.format(dish.salePrice))),
@@ -146,7 +146,7 @@ package struct BanchanPages: RouteCollection {
                     main: dishView(req, dish, stock: stock, quantity: dish.minQuantity, error: nil))
     }
 
-    package func dishView(_ req: Request, _ dish: Dish, stock: Int, quantity: Int, error: AppError?) -> Node<HTML.BodyContext> {
+    func dishView(_ req: Request, _ dish: Dish, stock: Int, quantity: Int, error: AppError?) -> Node<HTML.BodyContext> {
         let urls = Self.images
         let limit = min(dish.maxQuantity, stock)
         let soldOut = stock < dish.minQuantity

@@ -5,7 +5,7 @@ import Platform
 import Vapor
 
 /// A place as clients see it.
-package struct PlaceResponse: Content {
+struct PlaceResponse: Content {
     package let id: UUID
     package let name: String
     package let address: String
@@ -44,7 +44,7 @@ package struct PlaceResponse: Content {
 
 /// A map's places (`items`) or, for a crowded box, its clusters; never paged (`nextCursor` null),
 /// as a box holds at most 200 pins.
-package struct PlacesResponse: Content {
+struct PlacesResponse: Content {
     package let items: [PlaceResponse]
     package let clusters: [MapCluster]
     @NullEncoded package var nextCursor: String?
@@ -56,7 +56,7 @@ package struct PlacesResponse: Content {
     }
 }
 
-package struct PlaceBody: Content {
+struct PlaceBody: Content {
     package let name: String
     package let address: String
     package let lat: Double
@@ -64,7 +64,7 @@ package struct PlaceBody: Content {
     package let phone: String?
 }
 
-package struct PlacesQuery: Content {
+struct PlacesQuery: Content {
     package var bbox: String?
     package var near: String?
     package var limit: Int?
@@ -76,7 +76,7 @@ package struct PlacesQuery: Content {
         do { return try Coordinate(lat: lat, lon: lon) } catch { throw BurgerMapService.appError(error) }
     }
 
-    package func nearLimit() throws -> Int {
+    func nearLimit() throws -> Int {
         guard let limit else { return BurgerMapService.defaultNearLimit }
         guard (1...BurgerMapService.maxNearLimit).contains(limit) else {
             throw AppError.badRequest("invalid_limit", ["max": String(BurgerMapService.maxNearLimit)])
@@ -85,7 +85,7 @@ package struct PlacesQuery: Content {
     }
 
     /// The search words, at most 40 characters; nil when none.
-    package func searchText() throws -> String? {
+    func searchText() throws -> String? {
         guard let q = q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty else { return nil }
         guard q.fits(characters: 40, bytes: 160) else { throw AppError.invalid("invalid_search", ["max": "40"]) }
         return q
@@ -93,7 +93,7 @@ package struct PlacesQuery: Content {
 }
 
 /// A place's detail page: the place, how many people ate there or want to, and the reader's marks.
-package struct PlaceDetailResponse: Content {
+struct PlaceDetailResponse: Content {
     package let id: UUID
     package let name: String
     package let address: String
@@ -132,7 +132,7 @@ package struct PlaceDetailResponse: Content {
 
 /// A registration that disagreed with a stored place: what the place says, what was registered,
 /// and how they differ (`position`, `phone`, `address`, `kakao_id_far`).
-package struct PlaceSuggestionResponse: Content {
+struct PlaceSuggestionResponse: Content {
     package struct Stored: Content {
         package let id: UUID
         package let name: String
@@ -144,7 +144,7 @@ package struct PlaceSuggestionResponse: Content {
 
     package let id: UUID
     package let place: Stored
-    @NullEncoded package var suggestedBy: UUID?
+    @NullEncoded var suggestedBy: UUID?
     package let name: String
     package let address: String
     @NullEncoded package var phone: String?
@@ -170,20 +170,20 @@ package struct PlaceSuggestionResponse: Content {
     }
 }
 
-package struct PhotoResponse: Content {
+struct PhotoResponse: Content {
     package let id: UUID
     package let url: String
     package let width: Int
     package let height: Int
 }
 
-package struct PlaceReference: Content {
+struct PlaceReference: Content {
     package let id: UUID
     package let name: String
 }
 
 /// A review with its place, author and photos, and the reader's like and bookmark.
-package struct ReviewResponse: Content {
+struct ReviewResponse: Content {
     package let id: UUID
     package let place: PlaceReference
     package let author: PersonSummary
@@ -226,7 +226,7 @@ package struct ReviewResponse: Content {
     }
 }
 
-package struct CommentResponse: Content {
+struct CommentResponse: Content {
     package let id: UUID
     package let reviewId: UUID
     package let author: PersonSummary
@@ -245,7 +245,7 @@ package struct CommentResponse: Content {
 }
 
 /// A person on the map: who they are, their counts, and whether the reader follows them.
-package struct MapProfileResponse: Content {
+struct MapProfileResponse: Content {
     package let id: UUID
     package let nickname: String
     @NullEncoded package var profileImageURL: String?
@@ -267,7 +267,7 @@ package struct MapProfileResponse: Content {
     }
 }
 
-package struct ReportResponse: Content {
+struct ReportResponse: Content {
     package let reported: Bool
     /// Whether the review is now hidden (this report was the third).
     package let hidden: Bool
@@ -281,7 +281,7 @@ package struct ReviewBody: Content {
     package let photoIds: [UUID]
 }
 
-package struct ReviewPatch: Content {
+struct ReviewPatch: Content {
     package let title: String?
     package let rating: Int?
     package let text: String?

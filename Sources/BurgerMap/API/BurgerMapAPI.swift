@@ -6,7 +6,7 @@ import Platform
 import Vapor
 
 /// `/api/v1/burger-map/*`. Reads are public; every write needs a signed-in account.
-package struct BurgerMapAPI: RouteCollection {
+struct BurgerMapAPI: RouteCollection {
     package func boot(routes: any RoutesBuilder) throws {
         let map = routes.grouped("api", "v1", "burger-map")
         map.get("places", use: places)
@@ -82,7 +82,7 @@ package struct BurgerMapAPI: RouteCollection {
     }
 
     /// `?q=` by name or address, best ranked first, paged.
-    package func searchPlaces(req: Request) async throws -> CursorPage<PlaceResponse> {
+    func searchPlaces(req: Request) async throws -> CursorPage<PlaceResponse> {
         let query = try req.query.decode(PlacesQuery.self)
         guard let text = try query.searchText() else { throw AppError.badRequest("missing_search") }
         let page = try await req.burgerMap.search(text, try CursorPageRequest(from: req))
@@ -112,12 +112,12 @@ package struct BurgerMapAPI: RouteCollection {
     }
 
     /// Registrations that disagreed with the place they named (administrators only), newest first.
-    package func placeSuggestions(req: Request) async throws -> CursorPage<PlaceSuggestionResponse> {
+    func placeSuggestions(req: Request) async throws -> CursorPage<PlaceSuggestionResponse> {
         let (items, next) = try await req.burgerMap.placeSuggestions(by: try req.requireMapActor(), try CursorPageRequest(from: req))
         return CursorPage(items: try items.map(PlaceSuggestionResponse.init), nextCursor: next)
     }
 
-    package func placeReviews(req: Request) async throws -> Response {
+    func placeReviews(req: Request) async throws -> Response {
         let placeID = try req.placeID()
         let page = try CursorPageRequest(from: req)
         return try await cachedForAnonymous(req, key: "place-reviews:\(placeID):\(req.url.query ?? "")") { viewer in
@@ -126,7 +126,7 @@ package struct BurgerMapAPI: RouteCollection {
     }
 
     package func setMark(req: Request) async throws -> PlaceDetailResponse { try await mark(req, on: true) }
-    package func clearMark(req: Request) async throws -> PlaceDetailResponse { try await mark(req, on: false) }
+    func clearMark(req: Request) async throws -> PlaceDetailResponse { try await mark(req, on: false) }
 
     private func mark(_ req: Request, on: Bool) async throws -> PlaceDetailResponse {
         let user = try req.requireUser().requireID()
@@ -144,7 +144,7 @@ package struct BurgerMapAPI: RouteCollection {
     // MARK: Photos
 
     /// One image in a multipart body (any field name): JPEG, PNG or WebP up to 5 MB.
-    package func addPhoto(req: Request) async throws -> Response {
+    func addPhoto(req: Request) async throws -> Response {
         let user = try req.requireUser().requireID()
         let data = try req.singleUploadedFile()
         let photo = try await req.burgerMap.addPhoto(data, by: user, from: req.clientNetwork.key)
@@ -284,13 +284,13 @@ package struct BurgerMapAPI: RouteCollection {
         return CursorPage(items: page.items.map { PersonSummary($0, files: req.application.files) }, nextCursor: page.nextCursor)
     }
 
-    package func userReviews(req: Request) async throws -> CursorPage<ReviewResponse> {
+    func userReviews(req: Request) async throws -> CursorPage<ReviewResponse> {
         let author = try req.userIDParameter()
         _ = try await req.burgerMap.person(author)
         return reviewPage(try await req.burgerMap.reviews(byAuthor: author, try CursorPageRequest(from: req), viewer: req.auth.get(User.self)?.id), req)
     }
 
-    package func myReactions(_ kind: BurgerReaction.Kind, _ req: Request) async throws -> CursorPage<ReviewResponse> {
+    func myReactions(_ kind: BurgerReaction.Kind, _ req: Request) async throws -> CursorPage<ReviewResponse> {
         let user = try req.requireUser().requireID()
         return reviewPage(try await req.burgerMap.reactions(kind, of: user, try CursorPageRequest(from: req)), req)
     }

@@ -82,7 +82,7 @@ public enum BurgerMapRules {
 
     /// Branch suffixes a shop's name may carry in one directory and not in another
     /// ("버거킹 서울역점" on Kakao, "버거킹 서울역" in our catalog), longest first.
-    package static let branchSuffixes = ["지점", "본점", "점"]
+    static let branchSuffixes = ["지점", "본점", "점"]
 
     /// A name as two directories of one shop would agree on it: `nameKey` (compatibility forms,
     /// case, spaces), without punctuation, and without a branch suffix.

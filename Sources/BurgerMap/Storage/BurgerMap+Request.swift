@@ -22,7 +22,7 @@ extension Request {
     package func placeID() throws -> UUID { try uuidParameter("place", notFound: "place_not_found") }
     package func reviewID() throws -> UUID { try uuidParameter("review", notFound: "review_not_found") }
     package func commentID() throws -> UUID { try uuidParameter("comment", notFound: "comment_not_found") }
-    package func userIDParameter() throws -> UUID { try uuidParameter("user", notFound: "user_not_found") }
+    func userIDParameter() throws -> UUID { try uuidParameter("user", notFound: "user_not_found") }
 
     /// A path parameter that must be a UUID: anything else names nothing (404).
     private func uuidParameter(_ name: String, notFound code: String) throws -> UUID {
@@ -31,7 +31,7 @@ extension Request {
     }
 
     /// The bytes of the one file in a multipart body, whatever its field is called.
-    package func singleUploadedFile() throws -> Data {
+    func singleUploadedFile() throws -> Data {
         let files = try uploadedFiles()
         guard files.count == 1, let file = files.first else { throw AppError.badRequest("one_file_required") }
         return file

@@ -8,7 +8,7 @@ import Vapor
 /// cascade; this moves the numbers other rows keep about them in the same transaction: the places
 /// its visible reviews counted in, and the like, bookmark, comment and report counts of the
 /// reviews it reacted to.
-package enum BurgerMapAccountRemoval {
+enum BurgerMapAccountRemoval {
     package static func register(_ app: Application) {
         app.accountRemovals.register(beforeDelete: { user, database in
             try await settle(user, on: database.sql)

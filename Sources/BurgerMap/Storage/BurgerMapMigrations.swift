@@ -3,7 +3,7 @@ import Fluent
 import Platform
 import SQLKit
 
-package struct CreateBurgerPlaces: NamedMigration {
+struct CreateBurgerPlaces: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(BurgerPlace.schema)
             .id()
@@ -30,7 +30,7 @@ package struct CreateBurgerPlaces: NamedMigration {
 
 /// Reviews and everything people do with them: photos, likes and bookmarks, comments, reports,
 /// marks on places and follows.
-package struct CreateBurgerReviews: NamedMigration {
+struct CreateBurgerReviews: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(BurgerPlace.schema).field("cover_photo_id", .uuid).update()
 
@@ -129,7 +129,7 @@ package struct CreateBurgerReviews: NamedMigration {
 
 /// The feed of someone who follows many people walks reviews newest first and keeps those of the
 /// people followed; this index holds the author beside the time, so the walk never reads a row.
-package struct AddReviewTimelineIndex: NamedMigration {
+struct AddReviewTimelineIndex: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.sql.create(index: "burger_reviews_timeline").on(BurgerReview.schema)
             .column("created_at").column("id").column("author_id").column("hidden_at").run()
@@ -145,7 +145,7 @@ package struct AddReviewTimelineIndex: NamedMigration {
 /// the donations of its "후원하기" button. Written before the app's layer was a module of its own
 /// and kept here, recorded under its name, so existing databases do not run it again; the
 /// `burger_donations` table is the layer's (`BurgerDonation` in LookForRealBurgerApp).
-package struct AddAppPlaceKeysAndDonations: NamedMigration {
+struct AddAppPlaceKeysAndDonations: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(BurgerPlace.schema).field("kakao_id", .string).update()
         try await database.sql.create(index: "burger_places_kakao_id").unique().on(BurgerPlace.schema).column("kakao_id").run()
@@ -176,7 +176,7 @@ package struct AddAppPlaceKeysAndDonations: NamedMigration {
 
 /// A report an admin dismissed by restoring its review stays, marked: it no longer counts, and its
 /// reporter cannot report that review again (the unique pair still holds).
-package struct AddReportDismissals: NamedMigration {
+struct AddReportDismissals: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(BurgerReport.schema).field("dismissed_at", .datetime).update()
     }

@@ -12,7 +12,7 @@ package final class BurgerPlace: Model, @unchecked Sendable {
     @ID(key: .id) package var id: UUID?
     @Field(key: "name") package var name: String
     /// `BurgerMapRules.nameKey(name)`: how two registrations of one place are recognized.
-    @Field(key: "name_key") package var nameKey: String
+    @Field(key: "name_key") var nameKey: String
     @Field(key: "address") package var address: String
     @Field(key: "lat") package var lat: Double
     @Field(key: "lon") package var lon: Double
@@ -21,7 +21,7 @@ package final class BurgerPlace: Model, @unchecked Sendable {
     @Field(key: "review_count") package var reviewCount: Int
     @Field(key: "rating_sum") package var ratingSum: Int
     /// The newest photo of its visible reviews: the picture lists and pins show.
-    @OptionalField(key: "cover_photo_id") package var coverPhotoID: UUID?
+    @OptionalField(key: "cover_photo_id") var coverPhotoID: UUID?
     /// The Kakao place id the LookForRealBurger app registered it under (its dedupe key); nil for
     /// places added on the web until the app meets them.
     @OptionalField(key: "kakao_id") package var kakaoID: String?
@@ -95,7 +95,7 @@ package final class BurgerReview: Model, @unchecked Sendable {
     @Field(key: "like_count") package var likeCount: Int
     @Field(key: "bookmark_count") package var bookmarkCount: Int
     @Field(key: "comment_count") package var commentCount: Int
-    @Field(key: "report_count") package var reportCount: Int
+    @Field(key: "report_count") var reportCount: Int
     @OptionalField(key: "hidden_at") package var hiddenAt: Date?
     @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update) package var updatedAt: Date?
@@ -184,7 +184,7 @@ package final class BurgerFollow: Model, @unchecked Sendable {
 
     @ID(key: .id) package var id: UUID?
     @Parent(key: "follower_id") package var follower: User
-    @Parent(key: "followee_id") package var followee: User
+    @Parent(key: "followee_id") var followee: User
     @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}

@@ -18,7 +18,7 @@ package struct MapProfile: Sendable {
 }
 
 /// What a person's page counts, the same for every reader.
-package struct MapProfileCounts: Sendable {
+struct MapProfileCounts: Sendable {
     package let reviews: Int
     package let followers: Int
     package let following: Int

@@ -6,15 +6,15 @@ import SQLKit
 import Vapor
 
 extension BurgerMapService {
-    package static let maxPhotoBytes = 5 * 1024 * 1024
+    static let maxPhotoBytes = 5 * 1024 * 1024
     /// Photos one account may hold that no review has taken yet: enough for a review being
     /// written on two devices, not a free image host.
     package static let maxPendingPhotos = 30
     /// A photo no review took within this long is deleted.
-    package static let pendingPhotoLifetime: TimeInterval = 24 * 60 * 60
+    static let pendingPhotoLifetime: TimeInterval = 24 * 60 * 60
 
     /// Stores an uploaded photo without its metadata; it waits for a review to take it.
-    package func addPhoto(_ data: Data, by userID: UUID, from network: String) async throws -> BurgerPhoto {
+    func addPhoto(_ data: Data, by userID: UUID, from network: String) async throws -> BurgerPhoto {
         try await addPhotos([data], by: userID, from: network)[0]
     }
 
@@ -100,7 +100,7 @@ extension BurgerMapService {
 
 extension BurgerMapService {
     /// The cover photo URL of each place that has one, by place id (one query for a whole map).
-    package func coverURLs(of places: [BurgerPlace]) async throws -> [UUID: String] {
+    func coverURLs(of places: [BurgerPlace]) async throws -> [UUID: String] {
         let covers = places.compactMap { place in place.coverPhotoID.map { (place: place.id ?? UUID(), photo: $0) } }
         guard !covers.isEmpty else { return [:] }
         let photos = try await BurgerPhoto.query(on: database).filter(\.$id ~~ covers.map(\.photo)).all()

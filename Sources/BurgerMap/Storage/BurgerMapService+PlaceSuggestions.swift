@@ -5,7 +5,7 @@ import SQLKit
 import Vapor
 
 /// What someone registered for a place, as they registered it.
-package struct PlaceRegistration: Sendable {
+struct PlaceRegistration: Sendable {
     package let name: String
     package let address: String
     package let phone: String?
@@ -16,12 +16,12 @@ package struct PlaceRegistration: Sendable {
 
 /// A registration that disagreed with the place it named: the position, phone or address it gave,
 /// or a Kakao id some place far away holds. Kept for operators to decide on; never applied.
-package final class BurgerPlaceSuggestion: Model, @unchecked Sendable {
+final class BurgerPlaceSuggestion: Model, @unchecked Sendable {
     package static let schema = "burger_place_suggestions"
 
     @ID(key: .id) package var id: UUID?
     @Parent(key: "place_id") package var place: BurgerPlace
-    @OptionalField(key: "suggested_by") package var suggestedBy: UUID?
+    @OptionalField(key: "suggested_by") var suggestedBy: UUID?
     @Field(key: "name") package var name: String
     @Field(key: "address") package var address: String
     @OptionalField(key: "phone") package var phone: String?
@@ -71,7 +71,7 @@ extension BurgerMapService {
     }
 
     /// Operators read the suggestions, newest first.
-    package func placeSuggestions(by actor: MapActor, _ page: CursorPageRequest) async throws -> (items: [BurgerPlaceSuggestion], nextCursor: String?) {
+    func placeSuggestions(by actor: MapActor, _ page: CursorPageRequest) async throws -> (items: [BurgerPlaceSuggestion], nextCursor: String?) {
         guard actor.isAdmin else { throw AppError.forbidden }
         return try await BurgerPlaceSuggestion.query(on: database).with(\.$place).paginate(newestFirst: \.$createdAt, page)
     }
@@ -93,7 +93,7 @@ extension BurgerMapService {
 
 /// Places made by young accounts are marked (`unverified`), and registrations that disagree with
 /// a place are kept (`burger_place_suggestions`).
-package struct AddPlaceVerification: NamedMigration {
+struct AddPlaceVerification: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(BurgerPlace.schema).field("unverified", .bool, .required, .sql(.default(false))).update()
         try await database.schema(BurgerPlaceSuggestion.schema)

@@ -31,7 +31,7 @@ package struct MapActor: Sendable {
 }
 
 extension BurgerMapService {
-    package static let reportsToHide = 3
+    static let reportsToHide = 3
     /// A report counts towards hiding when its reporter has some standing: an account this old,
     /// or one with this many visible reviews of its own this old (or an admin). Fresh accounts
     /// cost one sign-up each; without this, three of them hid any review in a fraction of a second.
@@ -46,7 +46,7 @@ extension BurgerMapService {
     }
 
     /// Reviews hidden by reports, for the admins who decide on them.
-    package func hiddenReviews(_ page: CursorPageRequest, viewer: UUID?) async throws -> (items: [ReviewCard], nextCursor: String?) {
+    func hiddenReviews(_ page: CursorPageRequest, viewer: UUID?) async throws -> (items: [ReviewCard], nextCursor: String?) {
         try await cards.page(page, viewer: viewer, visibleOnly: false) {
             $0.where(ReviewCards.column("hidden_at"), .isNot, SQLLiteral.null)
         }
@@ -64,7 +64,7 @@ extension BurgerMapService {
     /// Following this many people or more, the feed walks all reviews newest first and keeps
     /// the followed ones' (`ReviewCards.query(timeline:)`); below it, it reads each followed
     /// person's reviews by index and sorts them.
-    package static let timelineFeedFollows = 50
+    static let timelineFeedFollows = 50
 
     /// Reviews by the people `userID` follows, newest first.
     package func feed(of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [ReviewCard], nextCursor: String?) {
@@ -227,7 +227,7 @@ extension BurgerMapService {
     }
 
     /// The reports of a review that count: not dismissed, by reporters with standing.
-    package static func countedReports(of review: UUID, on database: any Database, now: Date = Date()) async throws -> Int {
+    static func countedReports(of review: UUID, on database: any Database, now: Date = Date()) async throws -> Int {
         let standingSince = now.addingTimeInterval(-reporterStandingAge)
         let row = try await database.sql.raw("""
             SELECT COUNT(*) AS counted FROM \(ident: BurgerReport.schema) r JOIN \(ident: User.schema) u ON u.id = r.reporter_id
@@ -316,7 +316,7 @@ extension BurgerMapService {
 
     /// Gives the photos to the review in the order given. Each must be the owner's and on no
     /// review: the update names both, so a photo taken by a parallel review fails this one.
-    package static func attach(_ photoIDs: [UUID], to reviewID: UUID, of placeID: UUID, owner: UUID, on database: any Database) async throws {
+    static func attach(_ photoIDs: [UUID], to reviewID: UUID, of placeID: UUID, owner: UUID, on database: any Database) async throws {
         for (position, photoID) in photoIDs.enumerated() {
             let taken = try await database.sql.update(BurgerPhoto.schema)
                 .set("review_id", to: SQLBind(reviewID)).set("position", to: SQLBind(position))
@@ -331,7 +331,7 @@ extension BurgerMapService {
         }
     }
 
-    package static func adjustPlace(_ placeID: UUID, reviews: Int, ratings: Int, on database: any Database) async throws {
+    static func adjustPlace(_ placeID: UUID, reviews: Int, ratings: Int, on database: any Database) async throws {
         try await database.sql.update(BurgerPlace.schema)
             .set("review_count", to: SQLBinaryExpression(SQLColumn("review_count"), .add, SQLBind(reviews)))
             .set("rating_sum", to: SQLBinaryExpression(SQLColumn("rating_sum"), .add, SQLBind(ratings)))
@@ -346,7 +346,7 @@ extension BurgerMapService {
 
     /// The place's cover is the first photo of its newest visible review; the index learns of
     /// the change (with the place's counts, which the caller has just moved).
-    package func refreshCover(of placeID: UUID) async throws {
+    func refreshCover(of placeID: UUID) async throws {
         let newest = try await cards.query().where(ReviewCards.column("place_id"), .equal, SQLBind(placeID))
             .orderBy(SQLOrderBy(expression: ReviewCards.column("created_at"), direction: SQLDirection.descending)).limit(1).first()
         var cover: UUID?

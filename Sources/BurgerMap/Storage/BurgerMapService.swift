@@ -22,9 +22,9 @@ package enum PlacesInBox: Sendable {
 package struct BurgerMapService {
     /// A box with more places than this answers with clusters: a zoomed-out city map never
     /// ships ten thousand pins.
-    package static let maxPins = 200
-    package static let defaultNearLimit = 20
-    package static let maxNearLimit = 100
+    static let maxPins = 200
+    static let defaultNearLimit = 20
+    static let maxNearLimit = 100
 
     package let database: any Database
     package let files: any FileStorage
@@ -35,9 +35,9 @@ package struct BurgerMapService {
     package let limits: BurgerMapLimits
     package let quota: StorageQuota
     package let inbox: NotificationInbox
-    package let keptPlaceDetails: KeptValues<PlaceDetail>
-    package let keptReviewCards: KeptValues<ReviewCard>
-    package let keptProfileCounts: KeptValues<MapProfileCounts>
+    let keptPlaceDetails: KeptValues<PlaceDetail>
+    let keptReviewCards: KeptValues<ReviewCard>
+    let keptProfileCounts: KeptValues<MapProfileCounts>
     package let placeVersions: PlaceVersions
 
     package init(database: any Database, application: Application) {
@@ -172,7 +172,7 @@ package struct BurgerMapService {
     }
 
     /// Places read from the database as lists show them, with their cover photos.
-    package func summaries(_ places: [BurgerPlace]) async throws -> [PlaceSummary] {
+    func summaries(_ places: [BurgerPlace]) async throws -> [PlaceSummary] {
         let covers = try await coverURLs(of: places)
         return places.map { place in
             PlaceSummary(place: PlaceIndex.Entry(place, coverURL: place.id.flatMap { covers[$0] }), distanceMeters: nil)
@@ -187,7 +187,7 @@ package struct BurgerMapService {
 
     /// After a write changed a place (its count, rating, cover): this instance's index at once,
     /// the other instances' through the event bus.
-    package func placeChanged(_ id: UUID) async throws {
+    func placeChanged(_ id: UUID) async throws {
         placeVersions.changed([id])
         if placeIndex.isLoaded { try await placeIndex.refresh(id, from: database, files: files) }
         cache.invalidate()
@@ -197,7 +197,7 @@ package struct BurgerMapService {
     /// After a write that changes what review lists show (counts, text, visibility, follows):
     /// `places` are those whose own content changed with it (their marks, their reviews), none for
     /// a write that touches no place (a like, a comment), nil when it cannot say (`PlaceVersions`).
-    package func contentChanged(places: [UUID]?) async {
+    func contentChanged(places: [UUID]?) async {
         if let places { placeVersions.changed(places) } else { placeVersions.changedEverything() }
         cache.invalidate()
         await events.publish(PlaceVersions.message(places: places), to: PlaceIndex.contentTopic)
@@ -286,7 +286,7 @@ package struct BurgerMapLimits: Sendable {
 extension Application {
     private struct BurgerMapLimitsKey: StorageKey { typealias Value = BurgerMapLimits }
 
-    package var burgerMapLimits: BurgerMapLimits {
+    var burgerMapLimits: BurgerMapLimits {
         get { configured(BurgerMapLimitsKey.self) }
         set { storage[BurgerMapLimitsKey.self] = newValue }
     }

@@ -10,10 +10,10 @@ import Vapor
 /// reviewers, for scale benchmarks (docs/PERFORMANCE.md). Rows go in by multi-row inserts in
 /// large transactions; the places' counters and covers are computed before they are written.
 /// The data is random but repeatable (`seed` fixes the generator).
-package struct BurgerMapSynthetic {
-    package static let readerEmail = "synthetic-reader@seed.whatweeat.invalid"
+struct BurgerMapSynthetic {
+    static let readerEmail = "synthetic-reader@seed.whatweeat.invalid"
     /// How many reviewers the reader follows (the feed benchmark's "someone following 500 people").
-    package static let readerFollows = 500
+    static let readerFollows = 500
 
     package let places: Int
     package let reviews: Int
@@ -140,7 +140,7 @@ package struct BurgerMapSynthetic {
     }
 
     /// One multi-row INSERT.
-    package static func pickCity(_ random: inout SplitMix) -> (lat: Double, lon: Double, spread: Double, share: Double, name: String) {
+    static func pickCity(_ random: inout SplitMix) -> (lat: Double, lon: Double, spread: Double, share: Double, name: String) {
         var roll = random.unit()
         for city in cities {
             if roll < city.share { return city }

@@ -26,7 +26,7 @@ package enum BurgerPlacesCatalog {
         package let title: String
         package let rating: Int
         package let text: String
-        package let daysAgo: Int
+        let daysAgo: Int
         package let photos: Int
     }
 
@@ -53,7 +53,7 @@ package enum BurgerPlacesCatalog {
 /// Seeds the catalog once, in one transaction: the reviewers (accounts nobody can sign in to),
 /// the places, their reviews dated as the file says, and their pictures. It never runs again
 /// after that, so places an admin deletes stay deleted.
-package struct BurgerPlacesSeeder: Seeder {
+struct BurgerPlacesSeeder: Seeder {
     package var name: String { "burger places" }
 
     package func seed(_ app: Application) async throws {

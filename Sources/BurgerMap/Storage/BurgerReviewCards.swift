@@ -21,7 +21,7 @@ package struct PhotoRow: Sendable {
 package struct ReviewCard: Sendable, NewestFirstRow {
     package let id: UUID
     package let placeID: UUID
-    package let placeName: String
+    let placeName: String
     package let authorID: UUID
     package let authorNickname: String
     package let authorImageKey: String?
@@ -98,7 +98,7 @@ package struct ReviewCards {
     }
 
     /// Adds photos and the reader's likes and bookmarks.
-    package func decorate(_ cards: [ReviewCard], viewer: UUID?) async throws -> [ReviewCard] {
+    func decorate(_ cards: [ReviewCard], viewer: UUID?) async throws -> [ReviewCard] {
         guard !cards.isEmpty else { return cards }
         let photos = try await self.photos(ofReviews: cards.map(\.id))
         let withPhotos = cards.map { card in
@@ -111,7 +111,7 @@ package struct ReviewCards {
     }
 
     /// The reader's likes and bookmarks on these cards.
-    package func addReactions(of viewer: UUID, to cards: [ReviewCard]) async throws -> [ReviewCard] {
+    func addReactions(of viewer: UUID, to cards: [ReviewCard]) async throws -> [ReviewCard] {
         guard !cards.isEmpty else { return cards }
         var reactions: Set<String> = []
         let rows = try await sql.select().column("review_id").column("kind").from(BurgerReaction.schema)

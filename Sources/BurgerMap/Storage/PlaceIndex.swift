@@ -24,7 +24,7 @@ package final class PlaceIndex: Sendable {
         package let phone: String?
         package let reviewCount: Int
         package let ratingSum: Int
-        package let coverURL: String?
+        let coverURL: String?
         /// Made by a young account and not yet reviewed by another (`BurgerPlace.unverified`).
         package let unverified: Bool
 
@@ -60,7 +60,7 @@ package final class PlaceIndex: Sendable {
     /// A place changed (its id): refresh it, and drop cached answers.
     package static let topic = "burger-map.places"
     /// Reviews changed (counts, visibility, text): drop cached answers.
-    package static let contentTopic = "burger-map.changed"
+    static let contentTopic = "burger-map.changed"
     package static let reloadInterval: Duration = .seconds(300)
 
     private let snapshot = NIOLockedValueBox(Snapshot())
@@ -223,17 +223,17 @@ extension Application {
     /// Places' details, reviews' cards and people's counts as every anonymous reader sees them, kept like the
     /// cache's answers (until the next write): the pages and the API add only the reader's own
     /// marks, likes and bookmarks. Made in `configure`.
-    package var keptPlaceDetails: KeptValues<PlaceDetail> {
+    var keptPlaceDetails: KeptValues<PlaceDetail> {
         get { configured(KeptPlacesKey.self) }
         set { storage[KeptPlacesKey.self] = newValue }
     }
 
-    package var keptReviewCards: KeptValues<ReviewCard> {
+    var keptReviewCards: KeptValues<ReviewCard> {
         get { configured(KeptReviewsKey.self) }
         set { storage[KeptReviewsKey.self] = newValue }
     }
 
-    package var keptProfileCounts: KeptValues<MapProfileCounts> {
+    var keptProfileCounts: KeptValues<MapProfileCounts> {
         get { configured(KeptProfileCountsKey.self) }
         set { storage[KeptProfileCountsKey.self] = newValue }
     }

@@ -7,11 +7,11 @@ import SQLKit
 /// (filled by triggers), PostgreSQL a `pg_trgm` GIN index on the lower-cased columns. Words of
 /// three characters or more use the index; shorter ones fall back to a scan, which is still
 /// correct.
-package enum PlaceSearch {
+enum PlaceSearch {
     package static let table = "burger_places_search"
 
     /// A condition on `burger_places.id` that holds for places whose name or address contains `text`.
-    package static func predicate(_ text: String, on database: any SQLDatabase) -> any SQLExpression {
+    static func predicate(_ text: String, on database: any SQLDatabase) -> any SQLExpression {
         // No name or address holds a NUL (they refuse control characters), and a bound NUL ends
         // the text for the database (FTS5 answered "unterminated string", a 500; a LIKE pattern cut
         // short there matched every place; PostgreSQL refuses it): such a search finds nothing.
@@ -32,7 +32,7 @@ package enum PlaceSearch {
 }
 
 /// The search index for places (see `PlaceSearch`).
-package struct CreatePlaceSearch: NamedMigration {
+struct CreatePlaceSearch: NamedMigration {
     package func prepare(on database: any Database) async throws {
         let sql = database.sql
         let table = PlaceSearch.table

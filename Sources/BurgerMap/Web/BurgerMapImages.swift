@@ -38,7 +38,7 @@ package struct BurgerMapImages: RouteCollection {
                     cacheControl: "public, max-age=86400")
     }
 
-    package static func isColor(_ text: String) -> Bool {
+    static func isColor(_ text: String) -> Bool {
         text.count == 7 && text.first == "#" && text.dropFirst().allSatisfy(\.isHexDigit)
     }
 

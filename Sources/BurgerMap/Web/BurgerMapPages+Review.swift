@@ -27,7 +27,7 @@ extension BurgerMapPages {
         )
     }
 
-    package func photoPager(_ req: Request, _ review: ReviewResponse) -> Node<HTML.BodyContext> {
+    func photoPager(_ req: Request, _ review: ReviewResponse) -> Node<HTML.BodyContext> {
         let photos: Node<HTML.BodyContext> = .ul(
             .id("review-photos"), .class("photo-pager"), .attribute(named: "tabindex", value: "0"),
             .attribute(named: "aria-label", value: req.t("burger_map.review.photos", ["count": String(review.photos.count)])),
@@ -55,7 +55,7 @@ extension BurgerMapPages {
                        .span(.ariaHidden(true), .text(emoji)), .span(.class("reaction-label"), .text(label)), .span(.class("count"), .text(String(count))))
     }
 
-    package func reviewBody(_ req: Request, _ review: ReviewResponse, actor: MapActor?) -> Node<HTML.BodyContext> {
+    func reviewBody(_ req: Request, _ review: ReviewResponse, actor: MapActor?) -> Node<HTML.BodyContext> {
         let mine = actor?.id == review.author.id
         let avatar: Node<HTML.AnchorContext> = review.author.profileImageURL.map { .img(.class("avatar small"), .src($0), .alt("")) }
             ?? .span(.class("avatar small placeholder"), .ariaHidden(true), .text(String(review.author.nickname.prefix(1))))
@@ -111,7 +111,7 @@ extension BurgerMapPages {
         )
     }
 
-    package func reportDialog(_ req: Request) -> Node<HTML.BodyContext> {
+    func reportDialog(_ req: Request) -> Node<HTML.BodyContext> {
         .element(named: "dialog", nodes: [
             .id("report-dialog"), .class("report-dialog"), .ariaLabelledBy("report-heading"),
             .form(
@@ -131,11 +131,11 @@ extension BurgerMapPages {
 
     // MARK: People
 
-    package enum ProfileTab: String, CaseIterable {
+    enum ProfileTab: String, CaseIterable {
         case reviews, followers, following, likes, bookmarks, eaten, want
 
         /// The lists only the person themselves sees.
-        package var isPrivate: Bool { ![.reviews, .followers, .following].contains(self) }
+        var isPrivate: Bool { ![.reviews, .followers, .following].contains(self) }
 
         package var kind: String {
             switch self {

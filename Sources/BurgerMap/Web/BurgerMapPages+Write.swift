@@ -34,10 +34,10 @@ extension BurgerMapPages {
         )
     }
 
-    package func fieldError(_ id: String) -> Node<HTML.BodyContext> { .p(.id("error-\(id)"), .class("field-error"), .role("alert")) }
+    func fieldError(_ id: String) -> Node<HTML.BodyContext> { .p(.id("error-\(id)"), .class("field-error"), .role("alert")) }
 
 
-    package func placeFields(_ req: Request, chosen: PlaceDetailResponse?) -> Node<HTML.BodyContext> {
+    func placeFields(_ req: Request, chosen: PlaceDetailResponse?) -> Node<HTML.BodyContext> {
         let hidden: Node<HTML.BodyContext> = .attribute(named: "hidden", value: "hidden")
         let current: Node<HTML.BodyContext> = .div(
             .id("chosen-place"), .class("chosen-place"), chosen == nil ? hidden : .empty,
@@ -78,7 +78,7 @@ extension BurgerMapPages {
         )
     }
 
-    package func ratingField(_ req: Request) -> Node<HTML.BodyContext> {
+    func ratingField(_ req: Request) -> Node<HTML.BodyContext> {
         let stars: Node<HTML.BodyContext> = .div(
             .class("star-picker"),
             .forEach((1...5).reversed()) { value in
@@ -96,7 +96,7 @@ extension BurgerMapPages {
         )
     }
 
-    package func reviewFields(_ req: Request) -> Node<HTML.BodyContext> {
+    func reviewFields(_ req: Request) -> Node<HTML.BodyContext> {
         let text: Node<HTML.BodyContext> = .div(
             .class("field"),
             .label(.for("review-text"), .text(req.t("burger_map.write.text"))),
@@ -112,7 +112,7 @@ extension BurgerMapPages {
         )
     }
 
-    package func photoField(_ req: Request) -> Node<HTML.BodyContext> {
+    func photoField(_ req: Request) -> Node<HTML.BodyContext> {
         let field: Node<HTML.BodyContext> = .div(
             .class("field photo-field"),
             .label(.for("photo-input"), .text(req.t("burger_map.write.photos"))),
@@ -124,7 +124,7 @@ extension BurgerMapPages {
         return .group(field, fieldError("photos"))
     }
 
-    package func textField(_ req: Request, id: String, label: String, max: Int, error: String) -> Node<HTML.BodyContext> {
+    func textField(_ req: Request, id: String, label: String, max: Int, error: String) -> Node<HTML.BodyContext> {
         .div(
             .class("field"),
             .label(.for(id), .text(req.t(label))),
@@ -132,7 +132,7 @@ extension BurgerMapPages {
         )
     }
 
-    package func numberField(_ req: Request, id: String, label: String) -> Node<HTML.BodyContext> {
+    func numberField(_ req: Request, id: String, label: String) -> Node<HTML.BodyContext> {
         .div(
             .class("field"),
             .label(.for(id), .text(req.t(label))),

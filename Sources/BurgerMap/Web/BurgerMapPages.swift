@@ -9,7 +9,7 @@ import Vapor
 /// page's frame and what it is about (the place, the review, the person) from the service; the
 /// scripts in `Public/js/burger-map/` load lists from `/api/v1/burger-map` and make the buttons
 /// work, as the signed-in browser session (`browserAPIValues`). docs/BURGER_MAP.md describes them.
-package struct BurgerMapPages: RouteCollection {
+struct BurgerMapPages: RouteCollection {
     package enum Tab: String, CaseIterable {
         case map, feed, write, me
 
@@ -34,7 +34,7 @@ package struct BurgerMapPages: RouteCollection {
 
     /// Where the map opens without a search or a position.
     package static let defaultCenter = MapLibrary.defaultCenter
-    package static let defaultZoom = 13
+    static let defaultZoom = 13
     package static let api = "/api/v1/burger-map"
 
     package func boot(routes: any RoutesBuilder) throws {
@@ -81,14 +81,14 @@ package struct BurgerMapPages: RouteCollection {
     }
 
     /// A link to log in that comes back here: what a signed-out visitor gets instead of a button.
-    package func loginLink(_ req: Request, id: String, classes: String, label: String) -> Node<HTML.BodyContext> {
+    func loginLink(_ req: Request, id: String, classes: String, label: String) -> Node<HTML.BodyContext> {
         let back = req.url.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/-"))) ?? MapPath.map()
         return .a(.id(id), .class(classes), .href(AccountPath.logIn() + "?next=\(back)"), .text(label))
     }
 
     // MARK: The map
 
-    package func mapPage(req: Request) async throws -> Response {
+    func mapPage(req: Request) async throws -> Response {
         let query = String((req.query[String.self, at: "q"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(40))
         let library = req.application.mapLibrary
         let mapConfig = library.configValue(center: Self.defaultCenter, zoom: Self.defaultZoom, extra: ["q": query])
@@ -213,7 +213,7 @@ package struct BurgerMapPages: RouteCollection {
     }
 
     /// "★★★★☆ 4.3 · 리뷰 12개", or "no reviews yet".
-    package func ratingLine(_ req: Request, average: Double?, count: Int) -> Node<HTML.BodyContext> {
+    func ratingLine(_ req: Request, average: Double?, count: Int) -> Node<HTML.BodyContext> {
         guard let average else { return .span(.class("muted"), .text(req.t("burger_map.place.no_rating"))) }
         let formatted = String(format: "%.1f", average)
         return .group(
@@ -223,7 +223,7 @@ package struct BurgerMapPages: RouteCollection {
         )
     }
 
-    package func stars(_ req: Request, _ rating: Int) -> Node<HTML.BodyContext> {
+    func stars(_ req: Request, _ rating: Int) -> Node<HTML.BodyContext> {
         let filled = max(0, min(5, rating))
         return .span(.class("stars"), .role("img"), .ariaLabel(req.t("burger_map.stars", ["rating": String(filled)])),
                      .text(String(repeating: "★", count: filled) + String(repeating: "☆", count: 5 - filled)))

@@ -2,7 +2,7 @@ import Platform
 
 /// The burger map's page paths, in one place: the route table (`BurgerMapPages.boot`) registers
 /// them; links, redirects and the notifications the map posts fill them in.
-package enum MapPath {
+enum MapPath {
     package static let map: PagePath = "/map"
     package static let feed: PagePath = "/map/feed"
     package static let write: PagePath = "/map/write"

@@ -6,27 +6,27 @@ import Vapor
 
 // Bodies and answers of `/api/v1/mates`. Field names are the contract (docs/MATES.md).
 
-package struct VerificationBody: Content {
+struct VerificationBody: Content {
     package let channel: VerificationChannel?
     package let destination: String?
 }
 
-package struct VerificationSent: Content {
+struct VerificationSent: Content {
     package let channel: VerificationChannel
     /// Masked: `+82******5678`.
     package let destination: String
     package let expiresAt: Date
-    package let resendAfterSeconds: Int
+    let resendAfterSeconds: Int
 }
 
-package struct ConfirmBody: Content {
+struct ConfirmBody: Content {
     /// Optional: an address with `@` is an email, anything else a phone number.
     package let channel: VerificationChannel?
     package let destination: String?
     package let code: String?
 }
 
-package struct ProfileBody: Content {
+struct ProfileBody: Content {
     package let gender: MatesGender?
     package let birthYear: Int?
     package let topics: [String]?
@@ -35,12 +35,12 @@ package struct ProfileBody: Content {
     package let ageMax: Int?
 }
 
-package struct VerifiedResponse: Content {
+struct VerifiedResponse: Content {
     package let channel: String
     package let destination: String
 }
 
-package struct MatesProfileResponse: Content {
+struct MatesProfileResponse: Content {
     package let id: UUID
     package let nickname: String
     package let gender: String
@@ -53,7 +53,7 @@ package struct MatesProfileResponse: Content {
     package let background: Int
     /// Six counters, in the order of `reputationCategories`.
     package let reputation: [Int]
-    package let reputationCategories: [String]
+    let reputationCategories: [String]
     /// Review comments received, newest first.
     package let comments: [String]
     package let state: MatesState
@@ -152,7 +152,7 @@ package enum NearbyJSON {
     }
 }
 
-package struct LastMatchResponse: Content {
+struct LastMatchResponse: Content {
     package let matchId: UUID
     @NullEncoded package var with: MatePersonResponse?
     package let endedAt: Date
@@ -162,7 +162,7 @@ package struct LastMatchResponse: Content {
     package let reviewed: Bool
 }
 
-package struct MatesStateResponse: Content {
+struct MatesStateResponse: Content {
     package let state: MatesState
     @NullEncoded package var matchId: UUID?
     @NullEncoded package var with: MatePersonResponse?
@@ -193,11 +193,11 @@ package struct MatesStateResponse: Content {
     }
 }
 
-package struct RequestBody: Content {
+struct RequestBody: Content {
     package let to: UUID?
 }
 
-package struct MatesRequestResponse: Content {
+struct MatesRequestResponse: Content {
     /// Null when the other had asked first: then this request was the acceptance.
     @NullEncoded package var id: UUID?
     package let to: UUID
@@ -205,13 +205,13 @@ package struct MatesRequestResponse: Content {
     package let state: MatesStateResponse
 }
 
-package struct MatesReviewBody: Content {
+struct MatesReviewBody: Content {
     package let matchId: UUID?
     package let reputation: [Int]?
     package let comment: String?
 }
 
-package struct MatesReviewResponse: Content {
+struct MatesReviewResponse: Content {
     package let id: UUID
     package let matchId: UUID
     package let userId: UUID
@@ -220,26 +220,26 @@ package struct MatesReviewResponse: Content {
     package let createdAt: Date
 }
 
-package struct MatesReportBody: Content {
+struct MatesReportBody: Content {
     package let userId: UUID?
     package let categories: [String]?
     package let comment: String?
 }
 
-package struct MatesReportResponse: Content {
+struct MatesReportResponse: Content {
     package let id: UUID
     package let userId: UUID
     package let categories: [String]
     package let createdAt: Date
 }
 
-package struct MessageBody: Content {
+struct MessageBody: Content {
     package let text: String?
     /// The client's own id for the line, echoed on the live socket.
     package let clientId: String?
 }
 
-package struct ChatPage: Content {
+struct ChatPage: Content {
     package let items: [ChatMessage]
     @NullEncoded package var nextCursor: String?
     package let unreadCount: Int
@@ -249,16 +249,16 @@ package struct ChatPage: Content {
     package let open: Bool
 }
 
-package struct ChatReadBody: Content {
-    package let messageId: UUID?
+struct ChatReadBody: Content {
+    let messageId: UUID?
 }
 
-package struct ChatReadResponse: Content {
+struct ChatReadResponse: Content {
     @NullEncoded package var readAt: Date?
     package let unreadCount: Int
 }
 
-package struct MenuGameStarted: Content {
+struct MenuGameStarted: Content {
     package let pin: String
     /// Where the group's page is (the menu game's own).
     package let link: String
@@ -267,7 +267,7 @@ package struct MenuGameStarted: Content {
     package let message: ChatMessage
 }
 
-package struct ShopItemResponse: Content {
+struct ShopItemResponse: Content {
     package let id: String
     package let kind: MatesItemKind
     package let index: Int
@@ -277,11 +277,11 @@ package struct ShopItemResponse: Content {
     package let owned: Bool
 }
 
-package struct ShopItemsResponse: Content {
+struct ShopItemsResponse: Content {
     package let items: [ShopItemResponse]
 }
 
-package struct CollectionResponse: Content {
+struct CollectionResponse: Content {
     package let avatars: [Int]
     package let backgrounds: [Int]
     package let avatar: Int
@@ -295,17 +295,17 @@ package struct CollectionResponse: Content {
     }
 }
 
-package struct PurchaseBody: Content {
+struct PurchaseBody: Content {
     /// StoreKit 2's `jwsRepresentation` of the transaction.
     package let signedTransaction: String?
 }
 
-package struct PurchaseResponse: Content {
+struct PurchaseResponse: Content {
     package let item: ShopItemResponse
     package let collection: CollectionResponse
 }
 
-package struct AppearanceBody: Content {
+struct AppearanceBody: Content {
     package let avatar: Int?
     package let background: Int?
 }

@@ -6,7 +6,7 @@ import Vapor
 
 /// `/api/v1/mates/*`. Every route needs a signed-in account; all but verification also need a
 /// confirmed code (403 `verification_required`) and an account not suspended (403 `suspended`).
-package struct MatesAPI: RouteCollection {
+struct MatesAPI: RouteCollection {
     package func boot(routes: any RoutesBuilder) throws {
         let mates = routes.grouped("api", "v1", "mates")
         mates.post("verification", use: sendCode)
@@ -39,7 +39,7 @@ package struct MatesAPI: RouteCollection {
 
     // MARK: Verification
 
-    package func sendCode(req: Request) async throws -> Response {
+    func sendCode(req: Request) async throws -> Response {
         let user = try req.requireUser().requireID()
         let body = try req.decodeJSON(VerificationBody.self)
         let channel = try body.channel.required("channel")
@@ -51,7 +51,7 @@ package struct MatesAPI: RouteCollection {
                                           resendAfterSeconds: Int(MatesService.resendInterval)).encodeResponse(status: .accepted, for: req)
     }
 
-    package func confirmCode(req: Request) async throws -> MatesProfileResponse {
+    func confirmCode(req: Request) async throws -> MatesProfileResponse {
         let user = try req.requireUser()
         let body = try req.decodeJSON(ConfirmBody.self)
         let destination = try body.destination.required("destination")
@@ -143,7 +143,7 @@ package struct MatesAPI: RouteCollection {
         return try await stateResponse(try await reloadedProfile(req), req)
     }
 
-    package func startMenuGame(req: Request) async throws -> Response {
+    func startMenuGame(req: Request) async throws -> Response {
         let sentToken = try req.headers.first(name: DeviceToken.header).map(DeviceToken.validate)
         let hostToken = sentToken ?? SecureRandom.token()
         guard let games = req.application.groupGameOpener else { throw AppError.notFound() }
@@ -184,7 +184,7 @@ package struct MatesAPI: RouteCollection {
                                              createdAt: report.createdAt ?? Date()).encodeResponse(status: .created, for: req)
     }
 
-    package func liftSuspension(req: Request) async throws -> MatesProfileResponse {
+    func liftSuspension(req: Request) async throws -> MatesProfileResponse {
         _ = try req.requireAdmin()
         guard let id = req.parameters.get("user").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("user_not_found") }
         let profile = try await req.mates.liftSuspension(of: id)
@@ -235,7 +235,7 @@ package struct MatesAPI: RouteCollection {
 
     // MARK: Shop
 
-    package func shopItems(req: Request) async throws -> ShopItemsResponse {
+    func shopItems(req: Request) async throws -> ShopItemsResponse {
         let owned = try await req.mates.collection(of: try await req.matesProfile())
         return ShopItemsResponse(items: MatesShopCatalog.items.map { itemResponse($0, owned: owned, req) })
     }
@@ -267,12 +267,12 @@ package struct MatesAPI: RouteCollection {
 /// Signed in, verified, not suspended: what every mates route but verification needs. Reads only
 /// the caller's standing (`MatesStanding`, one small query); handlers that change the profile load
 /// it with `req.matesProfile()`.
-package struct MatesGate: AsyncMiddleware {
+struct MatesGate: AsyncMiddleware {
     /// Pages send an account that has not verified to the start page instead of answering 403.
-    package var sendsPagesToVerification = false
+    var sendsPagesToVerification = false
 
     /// Where a suspended account may still go: its own profile and state, to see why.
-    package static let readableWhileSuspended: Set<String> = ["/api/v1/mates/profile", "/api/v1/mates/state", MatesPages.Tab.profile.path]
+    static let readableWhileSuspended: Set<String> = ["/api/v1/mates/profile", "/api/v1/mates/state", MatesPages.Tab.profile.path]
 
     package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         if let redirect = try await admit(request) { return redirect }
@@ -302,19 +302,19 @@ private struct MatesProfileKey: StorageKey { typealias Value = MatesProfile }
 
 extension Request {
     /// The caller's standing, read by `MatesGate`.
-    package func matesStanding() throws -> MatesStanding {
+    func matesStanding() throws -> MatesStanding {
         try matesSnapshot().standing
     }
 
     /// The caller's own profile as the gate read it at the start of the request. A handler that
     /// changes the profile reads it again (`reloadedProfile`) instead.
-    package func matesSnapshot() throws -> MatesProfileSnapshot {
+    func matesSnapshot() throws -> MatesProfileSnapshot {
         guard let snapshot = storage[MatesSnapshotKey.self] else { throw AppError(.forbidden, "verification_required") }
         return snapshot
     }
 
     /// The caller's whole profile, read once per request on first use.
-    package func matesProfile() async throws -> MatesProfile {
+    func matesProfile() async throws -> MatesProfile {
         if let profile = storage[MatesProfileKey.self] { return profile }
         let profile = try await mates.verifiedProfile(try matesStanding().id)
         storage[MatesProfileKey.self] = profile

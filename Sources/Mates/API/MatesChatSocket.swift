@@ -13,12 +13,12 @@ import Vapor
 /// `{"type":"ack","clientId":…,"message":{…}}` once the line is stored (never before), or
 /// `{"type":"error","clientId":…,"error":{"code":…,"message":…}}`; `{"type":"read","messageId":…}`
 /// moves the read marker (to the newest line without an id). Anything else gets an `error`.
-package enum MatesChatSocket {
-    package struct Incoming: Decodable {
+enum MatesChatSocket {
+    struct Incoming: Decodable {
         package let type: String
         package let text: String?
         package let clientId: String?
-        package let messageId: UUID?
+        let messageId: UUID?
     }
 
     package struct Hello: Encodable {
@@ -28,7 +28,7 @@ package enum MatesChatSocket {
         package let open: Bool
     }
 
-    package struct Ack: Encodable {
+    struct Ack: Encodable {
         package let type = "ack"
         package let clientId: String?
         package let message: ChatMessage
@@ -45,7 +45,7 @@ package enum MatesChatSocket {
     }
 
     /// Incoming lines are longer than a message's 1,000 characters only by their JSON frame.
-    package static let maxIncomingBytes = 16 * 1024
+    static let maxIncomingBytes = 16 * 1024
 
     package static func open(match: MatesMatch, me: UUID, _ req: Request) throws -> Response {
         let matchID = try match.requireID()
@@ -82,7 +82,7 @@ package enum MatesChatSocket {
     }
 
     /// Tells the client its session ended and closes with 4401 (`OpenSockets.sessionEndedCode`).
-    package static func endSession(_ socket: WebSocket, _ req: Request) async {
+    static func endSession(_ socket: WebSocket, _ req: Request) async {
         try? await socket.send(failure(AppError(.unauthorized, "session_ended"), clientId: nil, req))
         try? await socket.close(code: OpenSockets.sessionEndedCode)
     }

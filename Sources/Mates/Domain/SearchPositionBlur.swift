@@ -17,7 +17,7 @@ public enum SearchPositionBlur {
     /// How far from its square's centre a public position may be, each way (less than half a square).
     public static let maxOffsetMeters = 80.0
     public static let distanceStepMeters = 100
-    package static let metersPerDegreeLatitude = 111_320.0
+    static let metersPerDegreeLatitude = 111_320.0
 
     /// The square `point` is in: its row and column, and its centre.
     public static func cell(of point: Coordinate) -> (row: Int, column: Int, center: Coordinate) {

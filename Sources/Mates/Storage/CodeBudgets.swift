@@ -7,7 +7,7 @@ import Vapor
 /// and `_DAY`), and for the whole service per channel and hour (`MATES_SMS_PER_HOUR`,
 /// `MATES_EMAILS_PER_HOUR`), which bounds what the operator pays however the sends are spread.
 /// Shared by the instances on PostgreSQL (`SharedBudgets`).
-package final class CodeBudgets: Sendable {
+final class CodeBudgets: Sendable {
     private let networkHourly: NetworkBudget
     private let networkDaily: NetworkBudget
     private let sms: RateLimiter
@@ -23,7 +23,7 @@ package final class CodeBudgets: Sendable {
     }
 
     /// The slots one code took; given back when it is not sent.
-    package struct Slots: Sendable {
+    struct Slots: Sendable {
         fileprivate let budgets: CodeBudgets
         fileprivate let hourly: NetworkBudget.Slot
         fileprivate let daily: NetworkBudget.Slot
@@ -75,7 +75,7 @@ extension Application {
     private struct CodeBudgetsKey: StorageKey { typealias Value = CodeBudgets }
 
     /// Set by `MatesFeature.configure`.
-    package var codeBudgets: CodeBudgets {
+    var codeBudgets: CodeBudgets {
         get { configured(CodeBudgetsKey.self) }
         set { storage[CodeBudgetsKey.self] = newValue }
     }

@@ -6,7 +6,7 @@ import Vapor
 /// When an account is deleted its profile, requests, matches, chats and the reviews it wrote go by
 /// cascade; first its partner in a running match is set free (back to idle); then the searching
 /// index forgets it, and the remembered comments are dropped (some were its).
-package enum MatesAccountRemoval {
+enum MatesAccountRemoval {
     package static func register(_ app: Application) {
         app.accountRemovals.register(beforeDelete: { user, database in
             guard let matchID = try await MatesProfile.find(user, on: database)?.matchID else { return }

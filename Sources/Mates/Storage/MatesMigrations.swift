@@ -4,7 +4,7 @@ import Platform
 import SQLKit
 
 /// Profiles, the queue and matches, requests, chat, reviews, reports, dodges, codes, purchases.
-package struct CreateMates: NamedMigration {
+struct CreateMates: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(MatesProfile.schema)
             .field("id", .uuid, .identifier(auto: false), .references(User.schema, "id", onDelete: .cascade))

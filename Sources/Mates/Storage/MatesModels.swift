@@ -13,25 +13,25 @@ package final class MatesProfile: Model, @unchecked Sendable {
     @Field(key: "gender") package var gender: String
     @OptionalField(key: "birth_year") package var birthYear: Int?
     /// JSON array of strings.
-    @Field(key: "topics") package var topicsJSON: String
+    @Field(key: "topics") var topicsJSON: String
     @Field(key: "searchable") package var searchable: Bool
     @Field(key: "age_min") package var ageMin: Int
     @Field(key: "age_max") package var ageMax: Int
     @Field(key: "avatar") package var avatar: Int
     @Field(key: "background") package var background: Int
     /// The six reputation counters, `ReputationCategory` order.
-    @Field(key: "rep_0") package var rep0: Int
-    @Field(key: "rep_1") package var rep1: Int
-    @Field(key: "rep_2") package var rep2: Int
-    @Field(key: "rep_3") package var rep3: Int
-    @Field(key: "rep_4") package var rep4: Int
-    @Field(key: "rep_5") package var rep5: Int
+    @Field(key: "rep_0") var rep0: Int
+    @Field(key: "rep_1") var rep1: Int
+    @Field(key: "rep_2") var rep2: Int
+    @Field(key: "rep_3") var rep3: Int
+    @Field(key: "rep_4") var rep4: Int
+    @Field(key: "rep_5") var rep5: Int
 
     @Field(key: "state") package var state: String
     @OptionalField(key: "lat") package var lat: Double?
     @OptionalField(key: "lon") package var lon: Double?
     /// JSON array: what they are searching for now.
-    @OptionalField(key: "queue_topics") package var queueTopicsJSON: String?
+    @OptionalField(key: "queue_topics") var queueTopicsJSON: String?
     @OptionalField(key: "queued_at") package var queuedAt: Date?
     @OptionalField(key: "match_id") package var matchID: UUID?
 
@@ -49,16 +49,16 @@ package final class MatesProfile: Model, @unchecked Sendable {
     package init() {}
 
     package var topics: [String] { Self.decodeList(topicsJSON) }
-    package var queueTopics: [String] { Self.decodeList(queueTopicsJSON ?? "[]") }
+    var queueTopics: [String] { Self.decodeList(queueTopicsJSON ?? "[]") }
     package var reputation: [Int] { [rep0, rep1, rep2, rep3, rep4, rep5] }
     package var matesState: MatesState { MatesState(rawValue: state) ?? .idle }
-    package var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
+    var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
 
-    package static func decodeList(_ json: String) -> [String] {
+    static func decodeList(_ json: String) -> [String] {
         (try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? []
     }
 
-    package static func encodeList(_ list: [String]) -> String {
+    static func encodeList(_ list: [String]) -> String {
         (try? String(decoding: JSONEncoder().encode(list), as: UTF8.self)) ?? "[]"
     }
 }
@@ -77,8 +77,8 @@ package final class MatesMatch: Model, @unchecked Sendable {
     /// `finished`, `dodged` or `suspended`.
     @OptionalField(key: "end_reason") package var endReason: String?
     /// Read markers: the time of the newest message each side has read.
-    @OptionalField(key: "a_read_at") package var aReadAt: Date?
-    @OptionalField(key: "b_read_at") package var bReadAt: Date?
+    @OptionalField(key: "a_read_at") var aReadAt: Date?
+    @OptionalField(key: "b_read_at") var bReadAt: Date?
     @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
@@ -180,7 +180,7 @@ package final class MatesVerificationCode: Model, @unchecked Sendable {
     @Field(key: "destination_hash") package var destinationHash: String
     @Field(key: "masked") package var masked: String
     @Field(key: "client_address") package var clientAddress: String
-    @Field(key: "code_hash") package var codeHash: String
+    @Field(key: "code_hash") var codeHash: String
     @Field(key: "attempts") package var attempts: Int
     @Field(key: "expires_at") package var expiresAt: Date
     @OptionalField(key: "used_at") package var usedAt: Date?

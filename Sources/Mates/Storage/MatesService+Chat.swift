@@ -37,7 +37,7 @@ package struct ChatMessage: Content, Sendable, NewestFirstRow {
 
 /// What the live chat socket sends; published once per event and forwarded as is to every socket
 /// of the match, on every instance.
-package enum ChatEvent {
+enum ChatEvent {
     package struct Message: Encodable {
         package let type = "message"
         package let message: ChatMessage
@@ -51,7 +51,7 @@ package enum ChatEvent {
         package let readAt: Date
     }
 
-    package struct Ended: Encodable {
+    struct Ended: Encodable {
         package let type = "ended"
         package let reason: String
         package let by: UUID
@@ -84,7 +84,7 @@ extension MatesService {
     package static func chatTopic(_ match: UUID) -> String { "mates.chat.\(match.uuidString.lowercased())" }
     package static func personChatTopic(_ user: UUID) -> String { "mates.person.\(user.uuidString.lowercased())" }
 
-    package func publishChat(_ event: String, match: UUID) async {
+    func publishChat(_ event: String, match: UUID) async {
         await events.publish(event, to: Self.chatTopic(match))
     }
 
@@ -191,7 +191,7 @@ extension MatesService {
 
     /// A matched pair opens a menu game group together: the line with its PIN goes to both in the
     /// chat. `openGroup` is the menu game's own group creation, returning the PIN.
-    package func startMenuGame(_ profile: MatesProfile, openGroup: () async throws -> String) async throws -> (pin: String, message: ChatMessage) {
+    func startMenuGame(_ profile: MatesProfile, openGroup: () async throws -> String) async throws -> (pin: String, message: ChatMessage) {
         let me = try profile.requireID()
         guard profile.matesState == .matched, let matchID = profile.matchID else { throw AppError.conflict("not_matched") }
         let match = try await self.match(matchID, for: me)

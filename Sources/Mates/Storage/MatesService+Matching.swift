@@ -29,7 +29,7 @@ extension MatesService {
         return try await verifiedProfile(user)
     }
 
-    package func checkNotBlocked(_ profile: MatesProfile) throws {
+    func checkNotBlocked(_ profile: MatesProfile) throws {
         if let until = profile.searchBlockedUntil, until > now {
             let seconds = Int(until.timeIntervalSince(now).rounded(.up))
             throw AppError(.forbidden, "search_blocked", arguments: ["minutes": String((seconds + 59) / 60)],
@@ -55,7 +55,7 @@ extension MatesService {
     }
 
     /// Stops searches nobody renewed within `searchLifetime`.
-    package func expireSearches() async throws -> Int {
+    func expireSearches() async throws -> Int {
         let expired = try await database.sql.update(MatesProfile.schema)
             .set("state", to: SQLBind(MatesState.idle.rawValue)).set("queued_at", to: SQLLiteral.null)
             .where("state", .equal, SQLBind(MatesState.searching.rawValue))
@@ -93,7 +93,7 @@ extension MatesService {
         return (found.people.map { Self.person($0.entry, meters: $0.meters) }, found.mostWanted, requestedMe)
     }
 
-    package static func canSee(_ entry: SearchingIndex.Entry, age: Int, range: ClosedRange<Int>, now: Date) -> Bool {
+    static func canSee(_ entry: SearchingIndex.Entry, age: Int, range: ClosedRange<Int>, now: Date) -> Bool {
         let year = MatesRules.calendarYear(of: now)
         return SearchingIndex.Viewer(id: UUID(), age: age, range: range, year: year).sees(SearchingIndex.Filter(entry))
     }
@@ -155,7 +155,7 @@ extension MatesService {
     }
 
     /// The match `profile` is in, if any.
-    package func currentMatch(of profile: MatesProfile) async throws -> MatesMatch? {
+    func currentMatch(of profile: MatesProfile) async throws -> MatesMatch? {
         guard profile.matesState == .matched, let matchID = profile.matchID else { return nil }
         return try await MatesMatch.query(on: database).filter(\.$id == matchID).filter(\.$endedAt == nil).first()
     }
@@ -225,7 +225,7 @@ extension MatesService {
         return match
     }
 
-    package struct AcceptFailed: Error { package let user: UUID }
+    struct AcceptFailed: Error { package let user: UUID }
 
     /// Ends the current match: `finished` normally, `dodged` early (the dodger's penalty counts
     /// it). Both go back to idle; the partner hears of it in the chat and the inbox.
@@ -405,7 +405,7 @@ extension MatesService {
     }
 
     /// An admin lifts a suspension; reports before now stop counting.
-    package func liftSuspension(of user: UUID) async throws -> MatesProfile {
+    func liftSuspension(of user: UUID) async throws -> MatesProfile {
         guard let profile = try await MatesProfile.find(user, on: database) else { throw AppError.notFound("user_not_found") }
         profile.suspendedAt = nil
         profile.reportsClearedAt = now

@@ -9,12 +9,12 @@ import Vapor
 /// Every rule of mates that touches storage: verification, profiles, the queue and matches,
 /// reviews and reports, chat, the cosmetic shop. Handlers stay thin over this.
 package struct MatesService {
-    package static let codeLifetime: TimeInterval = 5 * 60
-    package static let codeAttempts = 5
-    package static let resendInterval: TimeInterval = 60
-    package static let sendsPerDay = 5
+    static let codeLifetime: TimeInterval = 5 * 60
+    static let codeAttempts = 5
+    static let resendInterval: TimeInterval = 60
+    static let sendsPerDay = 5
     /// A search nobody renewed for this long is stopped (people forget to stop).
-    package static let searchLifetime: TimeInterval = 6 * 3600
+    static let searchLifetime: TimeInterval = 6 * 3600
     /// The `feature` label of mates' live sockets (the chat, the apps' Socket.IO): a suspension
     /// closes the account's sockets of it (`SessionEnd.feature`).
     package static let socketFeature = "mates"
@@ -40,7 +40,7 @@ package struct MatesService {
     // MARK: Verification
 
     /// One limit on sending codes: at most `limit` codes to `value` of `column` within `window`.
-    package struct SendLimit {
+    struct SendLimit {
         package let column: String
         package let value: String
         package let window: TimeInterval
@@ -52,7 +52,7 @@ package struct MatesService {
     /// The limits a code to `destinationHash` for `user` must keep in the codes table: one a minute
     /// and five a day per inbox (`MatesRules.inboxKey`) and per account. The client's network and
     /// the whole service have budgets of their own (`CodeBudgets`).
-    package func sendLimits(destinationHash: String, user: UUID) -> [SendLimit] {
+    func sendLimits(destinationHash: String, user: UUID) -> [SendLimit] {
         var limits: [SendLimit] = []
         for (column, value) in [("destination_hash", destinationHash), ("user_id", user.uuidString)] {
             limits.append(SendLimit(column: column, value: value, window: Self.resendInterval, limit: 1, code: "code_resend_too_soon"))
@@ -73,7 +73,7 @@ package struct MatesService {
     /// advisory locks of the destination and the account as well, since each statement there sees
     /// only what was committed before it began). Every refusal says when to try again. Returns
     /// where it went, masked.
-    package func sendCode(channel: VerificationChannel, to rawDestination: String, user: UUID, client: ClientNetwork, language: Language,
+    func sendCode(channel: VerificationChannel, to rawDestination: String, user: UUID, client: ClientNetwork, language: Language,
                   translate: (String, [String: String]) -> String) async throws -> (masked: String, expiresAt: Date) {
         let destination: String
         do { destination = try MatesRules.normalizedDestination(rawDestination, channel: channel) } catch { throw Self.appError(error) }
@@ -175,7 +175,7 @@ package struct MatesService {
 
     /// Checks a code against the newest one sent to this destination for this account. Five
     /// wrong tries end it. A right one verifies the account for mates (its profile is made then).
-    package func confirmCode(channel: VerificationChannel, destination rawDestination: String, code rawCode: String, user: UUID) async throws -> MatesProfile {
+    func confirmCode(channel: VerificationChannel, destination rawDestination: String, code rawCode: String, user: UUID) async throws -> MatesProfile {
         let destination: String, code: String
         do {
             destination = try MatesRules.normalizedDestination(rawDestination, channel: channel)

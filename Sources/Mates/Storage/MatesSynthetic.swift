@@ -96,7 +96,7 @@ package struct MatesSynthetic {
 }
 
 /// Where synthetic mates gather: Seoul City Hall.
-package enum MatesPlacesCentre {
+enum MatesPlacesCentre {
     package static let lat = 37.5665
     package static let lon = 126.9780
 }

@@ -39,7 +39,7 @@ package struct MatesStanding: Sendable {
     /// Where they search, while they do: what they are shown is measured from there.
     package var searchPosition: Coordinate? = nil
 
-    package var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
+    var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
 }
 
 /// What a person's own pages and answers show of their profile, as plain values. The pages read

@@ -27,9 +27,9 @@ package final class SearchingIndex: Sendable {
         package let searchable: Bool
         package let topics: [String]
         /// `topics` lower-cased (unique per person: the profile rules fold case), for counting.
-        package let topicKeys: [String]
+        let topicKeys: [String]
         /// The same as numbers of the index's topic table (`Snapshot.topicIDs`), set on insert.
-        package var topicIDs: [Int32] = []
+        var topicIDs: [Int32] = []
         package let reputation: [Int]
         package let avatar: Int
         package let background: Int
@@ -46,7 +46,7 @@ package final class SearchingIndex: Sendable {
         }
 
         package var coordinate: Coordinate { Coordinate(unchecked: lat, lon) }
-        package var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
+        var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
     }
 
     /// What the age filter reads of a person, packed.
@@ -375,7 +375,7 @@ package final class SearchingIndex: Sendable {
 extension Application {
     private struct SearchingIndexKey: StorageKey { typealias Value = SearchingIndex }
 
-    package var searchingIndex: SearchingIndex {
+    var searchingIndex: SearchingIndex {
         if let existing = storage[SearchingIndexKey.self] { return existing }
         let index = SearchingIndex()
         storage[SearchingIndexKey.self] = index

@@ -10,7 +10,7 @@ import Vapor
 extension MatesPages {
     /// The match in the path, when the viewer is one of its two people; 404 `match_not_found` for
     /// anyone else, as the API answers.
-    package func pathMatch(_ req: Request) async throws -> (match: MatesMatch, me: UUID, partner: MatePersonResponse?) {
+    func pathMatch(_ req: Request) async throws -> (match: MatesMatch, me: UUID, partner: MatePersonResponse?) {
         let me = try req.matesStanding().id
         guard let id = req.parameters.get("match").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("match_not_found") }
         let match = try await req.mates.match(id, for: me)

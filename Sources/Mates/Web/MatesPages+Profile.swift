@@ -130,7 +130,7 @@ extension MatesPages {
     }
 
     /// The six counters, in the order of `ReputationCategory`.
-    package func reputationGrid(_ req: Request, _ counts: [Int]) -> Node<HTML.BodyContext> {
+    func reputationGrid(_ req: Request, _ counts: [Int]) -> Node<HTML.BodyContext> {
         .ul(
             .class("reputation-grid"), .id("reputation"),
             .forEach(Array(ReputationCategory.allCases.enumerated())) { index, category in
@@ -199,7 +199,7 @@ extension MatesPages {
     }
 
     /// 1,200원 / ₩1,200 in the page's language.
-    package func wonText(_ price: Int, _ req: Request) -> String {
+    func wonText(_ price: Int, _ req: Request) -> String {
         req.t("mates.shop.price", ["price": GroupedDigits.format(price)])
     }
 }

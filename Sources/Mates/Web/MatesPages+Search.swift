@@ -94,7 +94,7 @@ extension MatesPages {
 
     /// Where a search or a nearby list is measured from until the browser says where it is: the
     /// point in the address (the home map's centre), else the map's default place.
-    package func startPoint(_ req: Request) -> [Double] {
+    func startPoint(_ req: Request) -> [Double] {
         if let lat = req.queryValue("lat").flatMap(Double.init), let lon = req.queryValue("lon").flatMap(Double.init),
            let point = try? Coordinate(lat: lat, lon: lon) {
             return [point.lat, point.lon]

@@ -7,7 +7,7 @@ import Vapor
 /// `/mates/start`: the onboarding, then verifying a phone number or an email address with a
 /// 6-digit code (the script `verify.js` sends it, counts down and confirms through the API).
 extension MatesPages {
-    package func startPage(req: Request) async throws -> Response {
+    func startPage(req: Request) async throws -> Response {
         let user = try req.requireUser().requireID()
         // Someone already verified has nothing to do here. (Only "not verified" shows the page:
         // a database that cannot answer is an error, not a new person.)

@@ -10,7 +10,7 @@ import Vapor
 /// what it starts from (my profile, my state, the match); the scripts in `Public/js/mates/` call
 /// `/api/v1/mates` as the signed-in browser session (`browserAPIValues`). docs/MATES.md describes
 /// the pages beside the rules.
-package struct MatesPages: RouteCollection {
+struct MatesPages: RouteCollection {
     package enum Tab: String, CaseIterable {
         case home, shop, profile
 
@@ -97,8 +97,8 @@ package struct MatesPages: RouteCollection {
 
     // MARK: Faces and backgrounds
 
-    package static func avatarURL(_ index: Int) -> String { "/images/mates/avatar-\(index).svg" }
-    package static func backgroundURL(_ index: Int) -> String { "/images/mates/background-\(index).svg" }
+    static func avatarURL(_ index: Int) -> String { "/images/mates/avatar-\(index).svg" }
+    static func backgroundURL(_ index: Int) -> String { "/images/mates/background-\(index).svg" }
 
     /// The card the app shows on top of a profile: the background with the face standing on it.
     package static func card(_ req: Request, avatar: Int, background: Int, nickname: String, id: String = "mate-card") -> Node<HTML.BodyContext> {
@@ -153,13 +153,13 @@ package struct MatesPages: RouteCollection {
 
     /// People find each other by age: without a birth year there is nobody to show, and this says
     /// where to set it.
-    package func needsBirthYear(_ req: Request) -> Node<HTML.BodyContext> {
+    func needsBirthYear(_ req: Request) -> Node<HTML.BodyContext> {
         .p(.id("needs-birth-year"), .class("notice"), .text(req.t("mates.search.needs_birth_year") + " "),
            .a(.href(Tab.profile.path), .text(req.t("mates.search.open_profile"))))
     }
 
     /// The one floating button whose icon follows my state: search, searching, or the chat.
-    package func stateButton(_ req: Request, _ state: MatesStateResponse) -> Node<HTML.BodyContext> {
+    func stateButton(_ req: Request, _ state: MatesStateResponse) -> Node<HTML.BodyContext> {
         let (emoji, path): (String, String)
         switch state.state {
         case .idle: (emoji, path) = ("🔍", MatesPath.search())
@@ -187,7 +187,7 @@ package struct MatesPages: RouteCollection {
     }
 
     /// The three steps of the onboarding, as the app's first screens put them.
-    package func onboardingSteps(_ req: Request) -> Node<HTML.BodyContext> {
+    func onboardingSteps(_ req: Request) -> Node<HTML.BodyContext> {
         .ol(
             .class("onboarding-steps"),
             .forEach([("📍", "find"), ("🤝", "match"), ("💬", "chat")]) { emoji, key in

@@ -27,7 +27,7 @@ package struct QRCode: Sendable {
         case invalidMask
     }
 
-    package static let supportedVersions = 1...10
+    static let supportedVersions = 1...10
 
     package let version: Int
     /// Modules per side, without the quiet zone.

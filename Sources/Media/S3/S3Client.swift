@@ -33,7 +33,7 @@ package struct S3Client: Sendable {
     private let client: HTTPClient
     private let timeout: TimeAmount
     /// The largest object `get` reads (uploads are far smaller).
-    package static let largestObject = 64 << 20
+    static let largestObject = 64 << 20
 
     package init(_ configuration: Configuration, client: HTTPClient, timeout: TimeAmount = .seconds(30)) {
         self.configuration = configuration

@@ -17,7 +17,7 @@ package final class FileReferences: Sendable {
         checks.withLockedValue { $0.append(isUsed) }
     }
 
-    package func isUsed(_ key: String, on database: any Database) async throws -> Bool {
+    func isUsed(_ key: String, on database: any Database) async throws -> Bool {
         for check in checks.withLockedValue({ $0 }) where try await check(key, database) { return true }
         return false
     }

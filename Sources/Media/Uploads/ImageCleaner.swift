@@ -58,7 +58,7 @@ public enum ImageCleaner {
     }
 
     /// Refuses sizes no photo has.
-    package static func checkSize(width: Int, height: Int) throws(ImageProblem) {
+    static func checkSize(width: Int, height: Int) throws(ImageProblem) {
         guard width > 0, height > 0 else { throw .malformed }
         guard width <= maxSide, height <= maxSide, width * height <= maxPixels else { throw .tooManyPixels }
     }
@@ -69,7 +69,7 @@ public enum ImageCleaner {
     /// to draw is kept, and only as much of it as drawing reads: JFIF's header without its
     /// thumbnail (written once), Adobe's 12 bytes (its colour transform). JFXX (thumbnails), EXIF,
     /// XMP, IPTC, MPF, comments and every unknown APPn go. ICC chunks are checked apart (`iccProfile`).
-    package static func keptJPEGSegment(_ marker: UInt8, _ segment: ArraySlice<UInt8>) -> [UInt8]? {
+    static func keptJPEGSegment(_ marker: UInt8, _ segment: ArraySlice<UInt8>) -> [UInt8]? {
         let payload = segment.dropFirst(2)
         switch marker {
         case 0xE0:
@@ -197,13 +197,13 @@ public enum ImageCleaner {
     // MARK: PNG
 
     /// Chunks that say what the pixels are and how to draw them; every other chunk is dropped.
-    package static let pngKeptChunks: Set<String> = [
+    static let pngKeptChunks: Set<String> = [
         "IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB", "cICP", "mDCv", "cLLi", "acTL", "fcTL", "fdAT",
     ]
 
     /// A PNG `iCCP` chunk's data: a name (1–79 Latin-1 characters), a zero, compression method 0,
     /// then one zlib stream that inflates to a plain ICC profile and ends with the chunk.
-    package static func isPlainPNGProfile(_ data: ArraySlice<UInt8>) -> Bool {
+    static func isPlainPNGProfile(_ data: ArraySlice<UInt8>) -> Bool {
         guard let zero = data.firstIndex(of: 0), (1...79).contains(zero - data.startIndex),
               data[data.startIndex..<zero].allSatisfy({ (32...126).contains($0) || $0 >= 161 }),
               zero + 1 < data.endIndex, data[zero + 1] == 0,
@@ -246,7 +246,7 @@ public enum ImageCleaner {
 
     // MARK: WebP
 
-    package static let webpKeptChunks: Set<String> = ["VP8X", "VP8 ", "VP8L", "ALPH", "ANIM", "ANMF", "ICCP"]
+    static let webpKeptChunks: Set<String> = ["VP8X", "VP8 ", "VP8L", "ALPH", "ANIM", "ANMF", "ICCP"]
 
     package static func webp(_ bytes: [UInt8]) throws(ImageProblem) -> CleanImage {
         guard bytes.count >= 12, littleEndian(bytes, 4, 4) + 8 <= bytes.count else { throw .malformed }

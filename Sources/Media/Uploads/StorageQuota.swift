@@ -21,10 +21,10 @@ package struct StorageQuota: Sendable {
     /// Accounts younger than this have the smaller quota and share their network's daily budget.
     package static let newAccountAge: TimeInterval = 3 * 24 * 3600
 
-    package let bytesPerAccount: Int
-    package let bytesPerNewAccount: Int
-    package let bytesPerNetworkDay: Int
-    package let minimumFreeBytes: Int
+    let bytesPerAccount: Int
+    let bytesPerNewAccount: Int
+    let bytesPerNetworkDay: Int
+    let minimumFreeBytes: Int
     /// Where the files are, for the free-space check (nil: not on a local disk).
     package let directory: String?
 

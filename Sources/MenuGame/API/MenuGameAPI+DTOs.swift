@@ -4,7 +4,7 @@ import Platform
 import Vapor
 
 /// A menu as the native API shows it.
-package struct MenuResponse: Content {
+struct MenuResponse: Content {
     package let id: String
     package let name: Menu.Names
     /// The name in the request's language.
@@ -40,7 +40,7 @@ package struct MenuResponse: Content {
 }
 
 /// Results as the native API shows them.
-package struct ResultResponse: Content {
+struct ResultResponse: Content {
     package struct Item: Content {
         package let rank: Int
         package let id: String
@@ -62,7 +62,7 @@ package struct ResultResponse: Content {
     }
 }
 
-package struct GroupStatusResponse: Content {
+struct GroupStatusResponse: Content {
     package let pin: String
     package let submissionCount: Int
     package let isHost: Bool
@@ -100,7 +100,7 @@ package struct SubmissionBody: Content {
 
 extension MenuGameAPI {
     /// What admins send to add or change a menu.
-    package struct MenuInput: Content {
+    struct MenuInput: Content {
         package var id: String?
         package var name: Menu.Names?
         package var emoji: String?

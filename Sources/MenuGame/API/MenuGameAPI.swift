@@ -4,7 +4,7 @@ import Platform
 import Vapor
 
 /// `/api/v1/menu-game/*`: menus, solo games, groups and their live socket.
-package struct MenuGameAPI: RouteCollection {
+struct MenuGameAPI: RouteCollection {
     package func boot(routes: any RoutesBuilder) throws {
         let game = routes.grouped("api", "v1", "menu-game")
         game.get("menus", use: listMenus)
@@ -25,7 +25,7 @@ package struct MenuGameAPI: RouteCollection {
 
     // MARK: Menus
 
-    package func listMenus(req: Request) async throws -> CursorPage<MenuResponse> {
+    func listMenus(req: Request) async throws -> CursorPage<MenuResponse> {
         let page = try CursorPageRequest(from: req)
         let (records, next) = try await MenuRecord.query(on: req.db).filter(\.$retiredAt == nil)
             .paginate(newestFirst: \.$createdAt, page)
@@ -39,12 +39,12 @@ package struct MenuGameAPI: RouteCollection {
         return MenuResponse(menu, imageURL: game.imageURL(for: menu), language: req.language)
     }
 
-    package func readMenu(req: Request) async throws -> MenuResponse {
+    func readMenu(req: Request) async throws -> MenuResponse {
         let record = try await req.menuGame.menuRecord(slug: req.parameters.get("menu") ?? "")
         return MenuResponse(record.menu, imageURL: req.menuGame.imageURL(for: record.menu), language: req.language)
     }
 
-    package func createMenu(req: Request) async throws -> Response {
+    func createMenu(req: Request) async throws -> Response {
         _ = try req.requireAdmin()
         let input = try req.decodeJSON(MenuInput.self)
         let menu = try await req.menuGame.addMenu(try input.newMenu(), imageURL: input.imageURL)
@@ -52,7 +52,7 @@ package struct MenuGameAPI: RouteCollection {
         return try await response.encodeResponse(status: .created, for: req)
     }
 
-    package func updateMenu(req: Request) async throws -> MenuResponse {
+    func updateMenu(req: Request) async throws -> MenuResponse {
         _ = try req.requireAdmin()
         let input = try req.decodeJSON(MenuInput.self)
         let menu = try await req.menuGame.changeMenu(slug: req.parameters.get("menu") ?? "", imageURL: input.imageURL) { try input.apply(to: &$0) }
@@ -60,7 +60,7 @@ package struct MenuGameAPI: RouteCollection {
     }
 
     /// Retires a menu: it leaves games and lists, but past results that named it stay intact.
-    package func retireMenu(req: Request) async throws -> HTTPStatus {
+    func retireMenu(req: Request) async throws -> HTTPStatus {
         _ = try req.requireAdmin()
         try await req.menuGame.retireMenu(slug: req.parameters.get("menu") ?? "")
         return .noContent
@@ -68,7 +68,7 @@ package struct MenuGameAPI: RouteCollection {
 
     // MARK: Solo
 
-    package struct SoloBody: Content {
+    struct SoloBody: Content {
         package let gameAnswer: GameAnswer
         package let dislikedFoods: [Flavor]?
         package let recommender: RecommenderVersion?
@@ -92,7 +92,7 @@ package struct MenuGameAPI: RouteCollection {
     }
 
     /// The waiting room; polled by clients whose socket is down, so it is served from memory while fresh.
-    package func groupStatus(req: Request) async throws -> GroupStatusResponse {
+    func groupStatus(req: Request) async throws -> GroupStatusResponse {
         GroupStatusResponse(try await req.menuGroupStatusFromPath(device: try optionalDevice(req)))
     }
 

@@ -5,7 +5,7 @@ import Vapor
 
 /// `/api/v1/menu-game/preferences` (the signed-in player's disliked foods, shared with the web
 /// pages) and `/api/v1/menu-game/feedback` (notes from the settings screen; administrators read them).
-package struct MenuGamePreferencesAPI: RouteCollection {
+struct MenuGamePreferencesAPI: RouteCollection {
     package func boot(routes: any RoutesBuilder) throws {
         let game = routes.grouped("api", "v1", "menu-game")
         game.get("preferences", use: preferences)
@@ -14,7 +14,7 @@ package struct MenuGamePreferencesAPI: RouteCollection {
         game.get("feedback", use: listFeedback)
     }
 
-    package struct PreferencesBody: Content {
+    struct PreferencesBody: Content {
         /// Foods left out of every recommendation; empty when the account saved none.
         package let dislikedFoods: [Flavor]
         /// False until the account saves its choices (clients then show onboarding).
@@ -27,7 +27,7 @@ package struct MenuGamePreferencesAPI: RouteCollection {
         return PreferencesBody(dislikedFoods: Self.sorted(saved ?? []), saved: saved != nil)
     }
 
-    package func savePreferences(req: Request) async throws -> PreferencesBody {
+    func savePreferences(req: Request) async throws -> PreferencesBody {
         let user = try req.requireUser()
         let body = try req.decodeJSON(PreferencesBody.self)
         let disliked = try SubmissionBody(gameAnswer: GameAnswer(), dislikedFoods: body.dislikedFoods).choice().disliked
@@ -37,9 +37,9 @@ package struct MenuGamePreferencesAPI: RouteCollection {
 
     package static func sorted(_ foods: Set<Flavor>) -> [Flavor] { foods.sorted { $0.rawValue < $1.rawValue } }
 
-    package struct FeedbackBody: Content { package let message: String }
+    struct FeedbackBody: Content { package let message: String }
 
-    package struct FeedbackResponse: Content {
+    struct FeedbackResponse: Content {
         package let id: UUID
         package let message: String
         package let language: String
@@ -57,7 +57,7 @@ package struct MenuGamePreferencesAPI: RouteCollection {
     }
 
     /// Anyone may leave a note (5 per 10 minutes per address).
-    package func leaveFeedback(req: Request) async throws -> Response {
+    func leaveFeedback(req: Request) async throws -> Response {
         let body = try req.decodeJSON(FeedbackBody.self)
         let feedback = try await req.application.feedbackLimiter.withSlot(req.clientNetwork) {
             try await req.menuGame.leaveFeedback(body.message, userID: req.auth.get(User.self)?.id, language: req.language)
@@ -65,7 +65,7 @@ package struct MenuGamePreferencesAPI: RouteCollection {
         return try await FeedbackResponse(feedback).encodeResponse(status: .created, for: req)
     }
 
-    package func listFeedback(req: Request) async throws -> CursorPage<FeedbackResponse> {
+    func listFeedback(req: Request) async throws -> CursorPage<FeedbackResponse> {
         _ = try req.requireAdmin()
         let page = try CursorPageRequest(from: req)
         let (records, next) = try await MenuGameFeedback.query(on: req.db).paginate(newestFirst: \.$createdAt, page)

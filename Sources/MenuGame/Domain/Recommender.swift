@@ -91,13 +91,13 @@ public struct Recommender: Sendable {
 /// player at the bottom of their list loses to one everybody finds good.
 package enum FairShare {
     /// Weight of the least-satisfied player against the group's mean.
-    package static let leastMiseryWeight = 1.0
+    static let leastMiseryWeight = 1.0
     /// Values run from 0 to 1 + leastMiseryWeight.
-    package static let maximumValue = 1 + leastMiseryWeight
+    static let maximumValue = 1 + leastMiseryWeight
     /// How many of a device's latest winners cannot win again (unless nothing else is edible).
-    package static let excludedRecentWinners = 3
+    static let excludedRecentWinners = 3
     /// The largest demotion of an older winner, fading to 0 at the end of the history.
-    package static let fadingPenalty = 0.3
+    static let fadingPenalty = 0.3
     /// How many recent winners a device remembers.
     package static let historyLength = 10
 
@@ -123,7 +123,7 @@ package enum FairShare {
 }
 
 /// Menus as rows of small integers, so scoring 100 players × 500 menus is a tight loop.
-package struct ScoreTable: Sendable {
+struct ScoreTable: Sendable {
     package let menus: [Menu]
     /// `yes[menu][question]` for the ten yes/no questions.
     private let yes: [[Int8]]
@@ -144,7 +144,7 @@ package struct ScoreTable: Sendable {
     }
 
     /// `result[player][column]`: each player's score for each listed menu.
-    package func playerScores(_ answers: [GameAnswer], menus columns: [Int]) -> [[Int]] {
+    func playerScores(_ answers: [GameAnswer], menus columns: [Int]) -> [[Int]] {
         answers.map { answer in
             let signs: [Int8] = Question.yesNo.map { question in
                 switch answer.answer(to: question) {

@@ -72,7 +72,7 @@ public enum MenuScoring {
     }
 
     /// Keywords that describe the menu itself, most telling first.
-    package static func traitKeywords(_ menu: Menu) -> [String] {
+    static func traitKeywords(_ menu: Menu) -> [String] {
         var traits: [String] = []
         if menu.flavors.contains(.cool) || menu.flavors.contains(.hot) { traits.append("해장") }
         if menu.flavors.contains(.spicy) { traits.append("매콤") }

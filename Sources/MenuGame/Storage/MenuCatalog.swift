@@ -4,7 +4,7 @@ import Platform
 import Vapor
 
 /// `Resources/catalogs/menus.json`: the menus WhatWeEat ships with.
-package enum MenuCatalogFile {
+enum MenuCatalogFile {
     package static func load(from directory: String) throws -> [Menu] {
         let path = directory + "catalogs/menus.json"
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -17,7 +17,7 @@ package enum MenuCatalogFile {
 
 /// Seeds the menus table from the catalog file. New menus are added; menus an admin never
 /// touched follow the file; an admin's edits and retirements are kept.
-package struct MenuSeeder: Seeder {
+struct MenuSeeder: Seeder {
     package var name: String { "menus" }
 
     package func seed(_ app: Application) async throws {
@@ -44,7 +44,7 @@ package struct MenuSeeder: Seeder {
 package final class MenuCatalog: Sendable {
     package struct Snapshot: Sendable {
         package let menus: [Menu]
-        package let imageURLs: [String: String]
+        let imageURLs: [String: String]
         package let v0: Recommender
         package let v1: Recommender
 

@@ -10,7 +10,7 @@ extension Request {
     }
 
     /// The group with this PIN (typed into a form, or from a path), counted like any PIN look-up.
-    package func menuGroup(pin: String) async throws -> MenuGroup {
+    func menuGroup(pin: String) async throws -> MenuGroup {
         try await lookUpPIN { try await menuGame.group(pin: pin) }
     }
 

@@ -3,7 +3,7 @@ import Fluent
 import Platform
 import SQLKit
 
-package struct CreateMenus: NamedMigration {
+struct CreateMenus: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(MenuRecord.schema)
             .id()
@@ -37,7 +37,7 @@ package struct CreateMenus: NamedMigration {
     }
 }
 
-package struct CreateMenuGroups: NamedMigration {
+struct CreateMenuGroups: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(MenuGroup.schema)
             .id()
@@ -76,7 +76,7 @@ package struct CreateMenuGroups: NamedMigration {
     }
 }
 
-package struct CreateMenuGamePreferencesAndFeedback: NamedMigration {
+struct CreateMenuGamePreferencesAndFeedback: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.schema(MenuGamePreference.schema)
             .id()

@@ -10,9 +10,9 @@ package final class MenuRecord: Model, @unchecked Sendable {
     @ID(key: .id) package var id: UUID?
     /// Stable readable id from the catalog (`kimchi-jjigae`); used in URLs and image names.
     @Field(key: "slug") package var slug: String
-    @Field(key: "name_ko") package var nameKo: String
-    @Field(key: "name_en") package var nameEn: String
-    @Field(key: "name_ja") package var nameJa: String
+    @Field(key: "name_ko") var nameKo: String
+    @Field(key: "name_en") var nameEn: String
+    @Field(key: "name_ja") var nameJa: String
     @Field(key: "emoji") package var emoji: String
     @Field(key: "nations") package var nations: [String]
     @Field(key: "flavors") package var flavors: [String]
@@ -76,10 +76,10 @@ package final class MenuGroup: Model, @unchecked Sendable {
     @Field(key: "pin") package var pin: String
     /// SHA-256 of the host's device token.
     @Field(key: "host_token_hash") package var hostTokenHash: String
-    @OptionalParent(key: "host_user_id") package var hostUser: User?
+    @OptionalParent(key: "host_user_id") var hostUser: User?
     @Enum(key: "recommender") package var recommender: RecommenderVersion
     @Field(key: "last_activity_at") package var lastActivityAt: Date
-    @OptionalField(key: "closed_at") package var closedAt: Date?
+    @OptionalField(key: "closed_at") var closedAt: Date?
     /// The results, frozen when the game closes, so every later call sees the same menus.
     @OptionalField(key: "result") package var result: String?
     @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
@@ -103,10 +103,10 @@ package final class MenuGroupSubmission: Model, @unchecked Sendable {
 
     @ID(key: .id) package var id: UUID?
     @Parent(key: "group_id") package var group: MenuGroup
-    @Field(key: "player_token_hash") package var playerTokenHash: String
+    @Field(key: "player_token_hash") var playerTokenHash: String
     /// `GameAnswer` and disliked foods as JSON.
     @Field(key: "answer") package var answer: String
-    @Field(key: "submitted_at") package var submittedAt: Date
+    @Field(key: "submitted_at") var submittedAt: Date
 
     package init() {}
 

@@ -51,7 +51,7 @@ extension MenuGameService {
     /// The account's saved disliked foods; nil when it never saved any. Every menu-game page a
     /// signed-in player opens asks, so the answer is remembered (`savedDislikesMemory`) until
     /// `saveDislikes` changes it on any instance.
-    package func savedDislikes(of userID: UUID) async throws -> Set<Flavor>? {
+    func savedDislikes(of userID: UUID) async throws -> Set<Flavor>? {
         try await savedDislikesMemory.value(for: userID) {
             let row = try await database.sql.raw("""
                 SELECT disliked_foods FROM \(ident: MenuGamePreference.schema) WHERE user_id = \(bind: userID)
@@ -60,7 +60,7 @@ extension MenuGameService {
         }
     }
 
-    package func saveDislikes(_ disliked: Set<Flavor>, for userID: UUID) async throws {
+    func saveDislikes(_ disliked: Set<Flavor>, for userID: UUID) async throws {
         // Forgotten here and on every instance once written (or once the write failed halfway).
         do {
             try await writeDislikes(disliked, for: userID)
@@ -89,7 +89,7 @@ extension MenuGameService {
 
     /// Stores a note from the settings screen. Blank or overlong notes are refused (422).
     @discardableResult
-    package func leaveFeedback(_ raw: String, userID: UUID?, language: Language) async throws -> MenuGameFeedback {
+    func leaveFeedback(_ raw: String, userID: UUID?, language: Language) async throws -> MenuGameFeedback {
         let message = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !message.isEmpty else { throw AppError.invalid("feedback_empty") }
         guard message.fits(characters: MenuGameFeedback.maxLength, bytes: MenuGameFeedback.maxLength * 4) else {

@@ -6,7 +6,7 @@ import Vapor
 /// see every change at once (the catalog is reloaded).
 extension MenuGameService {
     /// A menu on offer (404 for an unknown or retired one).
-    package func menuRecord(slug: String) async throws -> MenuRecord {
+    func menuRecord(slug: String) async throws -> MenuRecord {
         guard let record = try await MenuRecord.query(on: database).filter(\.$slug == slug).first(), record.retiredAt == nil else {
             throw AppError.notFound("menu_not_found")
         }
@@ -14,7 +14,7 @@ extension MenuGameService {
     }
 
     /// Adds a menu, or brings a retired one back with these fields (its id stays with past results).
-    package func addMenu(_ menu: Menu, imageURL: String?) async throws -> Menu {
+    func addMenu(_ menu: Menu, imageURL: String?) async throws -> Menu {
         try Self.validate(menu, imageURL: imageURL)
         let record: MenuRecord
         if let existing = try await MenuRecord.query(on: database).filter(\.$slug == menu.id).first() {
@@ -37,7 +37,7 @@ extension MenuGameService {
     }
 
     /// Changes a menu on offer (404 for a retired one); an empty `imageURL` goes back to the card.
-    package func changeMenu(slug: String, imageURL: String?, _ change: (inout Menu) throws -> Void) async throws -> Menu {
+    func changeMenu(slug: String, imageURL: String?, _ change: (inout Menu) throws -> Void) async throws -> Menu {
         let record = try await menuRecord(slug: slug)
         var menu = record.menu
         try change(&menu)
@@ -52,7 +52,7 @@ extension MenuGameService {
 
     /// Retires a menu: it leaves games and lists, past results that named it stay intact, and it
     /// is not found (404) until it is added again.
-    package func retireMenu(slug: String) async throws {
+    func retireMenu(slug: String) async throws {
         let record = try await menuRecord(slug: slug)
         record.retiredAt = Date()
         record.editedByAdmin = true

@@ -30,13 +30,13 @@ package struct GroupStatus: Sendable, Equatable {
 /// Every rule of solo games, random menus and group games, for the native API, the iOS app's
 /// routes and the web pages alike.
 package struct MenuGameService {
-    package static let groupLifetime: TimeInterval = 24 * 3600
-    package static let resultSize = 5
+    static let groupLifetime: TimeInterval = 24 * 3600
+    static let resultSize = 5
 
     package let database: any Database
     package let catalog: MenuCatalog.Snapshot
     package let events: any EventBus
-    package let groupStates: MenuGroupStateCache
+    let groupStates: MenuGroupStateCache
     package let publicURL: String
     /// The catalog itself, reloaded after an administrator's change.
     package let menuCatalog: MenuCatalog
@@ -97,7 +97,7 @@ package struct MenuGameService {
     // MARK: Groups
 
     /// A PIN of six digits that never starts with 0, from the system's cryptographic source.
-    package static func newPIN() -> String {
+    static func newPIN() -> String {
         var generator = SystemRandomNumberGenerator()
         return String(Int.random(in: 100_000...999_999, using: &generator))
     }
@@ -128,12 +128,12 @@ package struct MenuGameService {
         return group
     }
 
-    package func requireGroup(pin: String, now: Date = Date()) async throws -> MenuGroup {
+    func requireGroup(pin: String, now: Date = Date()) async throws -> MenuGroup {
         guard let group = try await group(pin: pin, now: now) else { throw AppError.notFound("group_not_found") }
         return group
     }
 
-    package static func normalizedPIN(_ raw: String) -> String? {
+    static func normalizedPIN(_ raw: String) -> String? {
         let pin = raw.trimmingCharacters(in: .whitespaces)
         guard pin.count == 6, pin.allSatisfy(\.isASCII), pin.allSatisfy(\.isNumber), pin.first != "0" else { return nil }
         return pin
@@ -183,7 +183,7 @@ package struct MenuGameService {
 
     /// The waiting-room state for clients that poll it: from memory while fresh (see
     /// `MenuGroupStateCache`), else read and remembered. Nil for an unknown or expired PIN.
-    package func pollStatus(pin rawPIN: String, device: String?, now: Date = Date()) async throws -> GroupStatus? {
+    func pollStatus(pin rawPIN: String, device: String?, now: Date = Date()) async throws -> GroupStatus? {
         guard let pin = Self.normalizedPIN(rawPIN) else { return nil }
         if let cached = groupStates.fresh(pin: pin, now: now) {
             guard cached.lastActivityAt > now.addingTimeInterval(-Self.groupLifetime) else { return nil }
@@ -206,7 +206,7 @@ package struct MenuGameService {
     }
 
     /// Whether this player's answers are in, for a group known by its PIN (one joined count).
-    package func hasSubmitted(_ playerToken: String, toGroupWithPIN pin: String) async throws -> Bool {
+    func hasSubmitted(_ playerToken: String, toGroupWithPIN pin: String) async throws -> Bool {
         let row = try await database.sql.raw("""
             SELECT COUNT(*) AS found FROM \(ident: MenuGroupSubmission.schema) s JOIN \(ident: MenuGroup.schema) g ON g.id = s.group_id
             WHERE g.pin = \(bind: pin) AND s.player_token_hash = \(bind: SecureRandom.sha256Hex(playerToken))
@@ -214,7 +214,7 @@ package struct MenuGameService {
         return try (row?.decode(column: "found", as: Int.self) ?? 0) > 0
     }
 
-    package func hasSubmitted(_ playerToken: String, to group: MenuGroup) async throws -> Bool {
+    func hasSubmitted(_ playerToken: String, to group: MenuGroup) async throws -> Bool {
         try await MenuGroupSubmission.query(on: database).filter(\.$group.$id == group.requireID())
             .filter(\.$playerTokenHash == SecureRandom.sha256Hex(playerToken)).count() > 0
     }

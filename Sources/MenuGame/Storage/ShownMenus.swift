@@ -33,7 +33,7 @@ package final class ShownMenus: Sendable {
 
     private let state = NIOLockedValueBox(State())
     /// How long a device's history is trusted before it is read again.
-    package let rereadAfter: TimeInterval
+    let rereadAfter: TimeInterval
     /// Devices remembered at once (past it, the memory starts again; reads refill it), and shows
     /// kept unwritten while the database is away.
     package let capacity: Int

@@ -11,17 +11,17 @@ import Vapor
 ///   commas); the account's copy wins when signed in.
 /// - `wwe_waiting`: the PIN of the group this browser submitted to, so reopening the browser
 ///   returns to the waiting room.
-package struct MenuGameDevice {
-    package static let onboardedCookie = "wwe_onboarded"
-    package static let dislikedCookie = "wwe_disliked"
-    package static let waitingCookie = "wwe_waiting"
+struct MenuGameDevice {
+    static let onboardedCookie = "wwe_onboarded"
+    static let dislikedCookie = "wwe_disliked"
+    static let waitingCookie = "wwe_waiting"
     /// The browser's device token (`req.browserDevice`; its cookie is set by `BrowserDeviceMiddleware`).
     package let token: String
     package let disliked: Set<Flavor>
     /// Onboarding is done on this browser, or the account has saved its choices.
-    package let isOnboarded: Bool
+    let isOnboarded: Bool
 
-    package static func resolve(_ req: Request) async throws -> MenuGameDevice {
+    static func resolve(_ req: Request) async throws -> MenuGameDevice {
         let device = req.browserDevice
         var disliked = parseDisliked(req.cookie(dislikedCookie))
         var onboarded = req.cookie(onboardedCookie) == "1"
@@ -33,7 +33,7 @@ package struct MenuGameDevice {
     }
 
     /// Only the five dislikeable foods survive; anything else in the cookie is ignored.
-    package static func parseDisliked(_ raw: String?) -> Set<Flavor> {
+    static func parseDisliked(_ raw: String?) -> Set<Flavor> {
         guard let raw else { return [] }
         return Set(raw.split(separator: ".").compactMap { Flavor(rawValue: String($0)) }).intersection(Flavor.dislikeable)
     }
@@ -43,7 +43,7 @@ package struct MenuGameDevice {
     }
 
     /// The PIN in the waiting cookie, when it is a well-formed one.
-    package static func waitingPIN(_ req: Request) -> String? {
+    static func waitingPIN(_ req: Request) -> String? {
         req.cookie(waitingCookie).flatMap(MenuGameService.normalizedPIN)
     }
 }

@@ -11,7 +11,7 @@ extension MenuGamePages {
 
     package static let stylesheet = "/css/menu-game.css"
 
-    package static func tabPath(_ tab: Tab) -> String {
+    static func tabPath(_ tab: Tab) -> String {
         switch tab {
         case .home: return PlayPath.home()
         case .solo: return PlayPath.solo()
@@ -41,13 +41,13 @@ extension MenuGamePages {
 
     // MARK: Disliked foods
 
-    package static let dislikedEmoji: [Flavor: String] = [.spicy: "🌶️", .intestine: "🫕", .sashimi: "🍣", .seafood: "🦐", .meat: "🥩"]
+    static let dislikedEmoji: [Flavor: String] = [.spicy: "🌶️", .intestine: "🫕", .sashimi: "🍣", .seafood: "🦐", .meat: "🥩"]
     /// The order of the tiles, as in the app.
-    package static let dislikedOrder: [Flavor] = [.spicy, .intestine, .sashimi, .seafood, .meat]
+    static let dislikedOrder: [Flavor] = [.spicy, .intestine, .sashimi, .seafood, .meat]
 
     /// Checkbox tiles: a tap toggles, and they work with a keyboard and without scripts.
     /// Kept per language and choice (five flavors: 32 choices), as `PageFragments`.
-    package static func dislikedTiles(_ req: Request, selected: Set<Flavor>) -> Node<HTML.FormContext> {
+    static func dislikedTiles(_ req: Request, selected: Set<Flavor>) -> Node<HTML.FormContext> {
         let choice = dislikedOrder.filter(selected.contains).map(\.rawValue).joined(separator: ",")
         return req.application.pageFragments.node("menu_game.disliked-tiles.\(choice)", language: req.language, version: 0) {
             renderedDislikedTiles(req, selected: selected)
@@ -78,27 +78,27 @@ extension MenuGamePages {
 
     // MARK: The nine cards
 
-    package struct Choice { package let value: String; package let emoji: String; package let key: String }
+    struct Choice { package let value: String; package let emoji: String; package let key: String }
 
-    package static let yesNoEmoji: [Question: String] = [
+    static let yesNoEmoji: [Question: String] = [
         .hangover: "🍲", .greasy: "🍗", .health: "🥗", .alcohol: "🍻", .instant: "⏱️", .spicy: "🌶️", .rich: "💸",
     ]
-    package static let yesNoQuestions: [Question] = [.hangover, .greasy, .health, .alcohol, .instant, .spicy, .rich]
-    package static let mainChoices = [
+    static let yesNoQuestions: [Question] = [.hangover, .greasy, .health, .alcohol, .instant, .spicy, .rich]
+    static let mainChoices = [
         Choice(value: "rice", emoji: "🍚", key: "menu_game.main.rice"),
         Choice(value: "noodle", emoji: "🍜", key: "menu_game.main.noodle"),
         Choice(value: "soup", emoji: "🥣", key: "menu_game.main.soup"),
         Choice(value: "none", emoji: "🙅", key: "menu_game.main.none"),
     ]
-    package static let nationChoices: [Choice] = [
+    static let nationChoices: [Choice] = [
         (Nation.korean, "🥘"), (.western, "🍝"), (.japanese, "🍣"), (.chinese, "🥟"), (.convenient, "🍢"), (.exotic, "🌮"), (.etc, "🍽️"),
     ].map { Choice(value: $0.0.rawValue, emoji: $0.1, key: "menu_game.nation.\($0.0.rawValue.lowercased())") }
 
-    package static var cardCount: Int { yesNoQuestions.count + 2 }
+    static var cardCount: Int { yesNoQuestions.count + 2 }
 
     /// The stack of cards; the script shows three at a time and animates them.
     /// The same for every reader of a language: rendered once (`PageFragments`).
-    package static func cardStack(_ req: Request) -> Node<HTML.BodyContext> {
+    static func cardStack(_ req: Request) -> Node<HTML.BodyContext> {
         req.application.pageFragments.node("menu_game.cardStack", language: req.language, version: 0) { cardStackMarkup(req) }
     }
 
@@ -148,7 +148,7 @@ extension MenuGamePages {
 
     /// Like / don't care / hate for the yes-no cards; "don't care" / "next" for the others.
     /// The same for every reader of a language: rendered once (`PageFragments`).
-    package static func answerBar(_ req: Request) -> Node<HTML.BodyContext> {
+    static func answerBar(_ req: Request) -> Node<HTML.BodyContext> {
         req.application.pageFragments.node("menu_game.answerBar", language: req.language, version: 0) { answerBarMarkup(req) }
     }
 
@@ -180,7 +180,7 @@ extension MenuGamePages {
     }
 
     /// The same for every reader of a language: rendered once (`PageFragments`).
-    package static func progressBar(_ req: Request) -> Node<HTML.BodyContext> {
+    static func progressBar(_ req: Request) -> Node<HTML.BodyContext> {
         req.application.pageFragments.node("menu_game.progressBar", language: req.language, version: 0) { progressBarMarkup(req) }
     }
 
@@ -199,7 +199,7 @@ extension MenuGamePages {
     /// The view shown when a request fails for want of a network or server; "retry" repeats
     /// the request that failed, without reloading the page.
     /// The same for every reader of a language: rendered once (`PageFragments`).
-    package static func networkErrorView(_ req: Request) -> Node<HTML.BodyContext> {
+    static func networkErrorView(_ req: Request) -> Node<HTML.BodyContext> {
         req.application.pageFragments.node("menu_game.networkErrorView", language: req.language, version: 0) { networkErrorViewMarkup(req) }
     }
 
@@ -234,18 +234,18 @@ extension MenuGamePages {
     }
 
     /// Text the scripts show, in the page's language.
-    package static let scriptStringKeys = [
+    static let scriptStringKeys = [
         "menu_game.result.next_rank", "menu_game.result.rank", "menu_game.result.players", "menu_game.result.share_text",
         "menu_game.result.copied", "menu_game.together.copied", "menu_game.together.wrong_pin", "menu_game.home.question",
         "menu_game.game.submitting", "menu_game.wait.live", "menu_game.wait.polling",
     ]
 
-    package static func scriptStrings(_ req: Request) -> [String: String] {
+    static func scriptStrings(_ req: Request) -> [String: String] {
         Dictionary(uniqueKeysWithValues: scriptStringKeys.map { ($0, req.t($0)) })
     }
 
     /// The results carry the original app's Korean keywords; pages show them in the reader's language.
-    package static func keywordLabels(_ req: Request) -> [String: String] {
+    static func keywordLabels(_ req: Request) -> [String: String] {
         var labels: [String: String] = [:]
         for question in Question.yesNo {
             for side in [true, false] {
@@ -257,7 +257,7 @@ extension MenuGamePages {
     }
 
     /// Long names get a smaller type size so they wrap instead of being cut (the app's 육회/육회비빔밥 bug).
-    package static func nameSizeClass(_ name: String) -> String {
+    static func nameSizeClass(_ name: String) -> String {
         switch name.count {
         case ..<8: return "name-short"
         case ..<14: return "name-medium"

@@ -9,7 +9,7 @@ import Vapor
 extension MenuGamePages {
     // MARK: Together
 
-    package func togetherTab(req: Request) async throws -> Response {
+    func togetherTab(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         if let redirect = onboardingRedirect(req, device) { return redirect }
         if let redirect = try await waitingRedirect(req, device) { return redirect }
@@ -17,7 +17,7 @@ extension MenuGamePages {
         return togetherPage(req, device: device, pin: req.query[String.self, at: "pin"], error: error)
     }
 
-    package func togetherPage(_ req: Request, device: MenuGameDevice, pin: String?, error: AppError?) -> Response {
+    func togetherPage(_ req: Request, device: MenuGameDevice, pin: String?, error: AppError?) -> Response {
         let message = error.map { req.t($0.messageKey, $0.arguments) }
         let typed = String((pin ?? "").prefix(6).filter(\.isNumber))
         let response = Layout.page(
@@ -72,11 +72,11 @@ extension MenuGamePages {
         return response
     }
 
-    package struct JoinForm: Content { package var pin: String? }
+    struct JoinForm: Content { package var pin: String? }
 
     /// A known PIN goes to the game; a wrong one shows the together tab again with the error
     /// beside the field and the typed PIN kept.
-    package func joinGroup(req: Request) async throws -> Response {
+    func joinGroup(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         let pin = try req.content.decode(JoinForm.self).pin ?? ""
         do {
@@ -89,7 +89,7 @@ extension MenuGamePages {
 
     /// `/join/{pin}`: the link the host shares (and the QR code holds). Only digits go into the
     /// redirect, whatever the path held.
-    package func joinLink(req: Request) async throws -> Response {
+    func joinLink(req: Request) async throws -> Response {
         Layout.redirect(to: PlayPath.group(String((req.parameters.get("pin") ?? "").filter(\.isNumber).prefix(6))))
     }
 
@@ -97,9 +97,9 @@ extension MenuGamePages {
 
     /// What a page found for the PIN in the path, or where an unknown PIN sends the browser: the
     /// together tab, with the error shown there.
-    package enum GroupLookup<Found> { case found(Found), redirect(Response) }
+    enum GroupLookup<Found> { case found(Found), redirect(Response) }
 
-    package func lookUpOrRedirect<Found>(_ req: Request, _ find: () async throws -> Found) async throws -> GroupLookup<Found> {
+    func lookUpOrRedirect<Found>(_ req: Request, _ find: () async throws -> Found) async throws -> GroupLookup<Found> {
         do {
             return .found(try await find())
         } catch let error as AppError where error.status == .notFound {
@@ -109,13 +109,13 @@ extension MenuGamePages {
     }
 
     /// The group named in the path (its row: for the result page).
-    package func groupOrRedirect(_ req: Request) async throws -> GroupLookup<MenuGroup> {
+    func groupOrRedirect(_ req: Request) async throws -> GroupLookup<MenuGroup> {
         try await lookUpOrRedirect(req) { try await req.menuGroup(pin: req.parameters.get("pin") ?? "") }
     }
 
     /// The waiting-room state of the group in the path, as its polls read it (from memory while
     /// fresh, `MenuGroupStateCache`): what the lobby, game and waiting pages show needs no row.
-    package func statusOrRedirect(_ req: Request, device: MenuGameDevice) async throws -> GroupLookup<GroupStatus> {
+    func statusOrRedirect(_ req: Request, device: MenuGameDevice) async throws -> GroupLookup<GroupStatus> {
         try await lookUpOrRedirect(req) { try await req.menuGroupStatusFromPath(device: device.token) }
     }
 
@@ -160,7 +160,7 @@ extension MenuGamePages {
         return response
     }
 
-    package func qrCode(req: Request) async throws -> Response {
+    func qrCode(req: Request) async throws -> Response {
         let group = try await req.menuGroupFromPath()
         let joinURL = Self.joinURL(group.pin, req)
         // Level M fits a PUBLIC_URL of about 200 bytes; a longer one falls back to level L.
@@ -171,7 +171,7 @@ extension MenuGamePages {
         return .svg(svg, cacheControl: "private, max-age=3600")
     }
 
-    package func groupGame(req: Request) async throws -> Response {
+    func groupGame(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         if let redirect = onboardingRedirect(req, device) { return redirect }
         switch try await statusOrRedirect(req, device: device) {
@@ -182,7 +182,7 @@ extension MenuGamePages {
         }
     }
 
-    package func waitingRoom(req: Request) async throws -> Response {
+    func waitingRoom(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         let status: GroupStatus
         switch try await statusOrRedirect(req, device: device) {
@@ -223,7 +223,7 @@ extension MenuGamePages {
         return response
     }
 
-    package func groupResult(req: Request) async throws -> Response {
+    func groupResult(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         let group: MenuGroup
         switch try await groupOrRedirect(req) {
@@ -248,7 +248,7 @@ extension MenuGamePages {
 
     /// The result screen: the script fills it from the group's frozen results (in the page) or
     /// from the solo game the browser just played (kept in its session storage).
-    package func resultPage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?, result: PageConfig.Encoded?) -> Response {
+    func resultPage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?, result: PageConfig.Encoded?) -> Response {
         var extra: [String: Any] = ["mode": mode, "pin": pin ?? ""]
         if let result { extra["result"] = result }
         let again = pin == nil ? PlayPath.soloGame() : PlayPath.together()

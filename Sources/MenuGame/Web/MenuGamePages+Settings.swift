@@ -14,7 +14,7 @@ extension MenuGamePages {
         return settingsPage(req, device: device, notice: notice, error: nil, feedback: nil)
     }
 
-    package func settingsPage(_ req: Request, device: MenuGameDevice, notice: String?, error: AppError?, feedback: String?) -> Response {
+    func settingsPage(_ req: Request, device: MenuGameDevice, notice: String?, error: AppError?, feedback: String?) -> Response {
         let current = req.language
         let response = Layout.page(
             req, title: req.t("menu_game.settings.title"), status: error?.status ?? .ok,
@@ -84,9 +84,9 @@ extension MenuGamePages {
         return response
     }
 
-    package struct FeedbackForm: Content { package var message: String? }
+    struct FeedbackForm: Content { package var message: String? }
 
-    package func sendFeedback(req: Request) async throws -> Response {
+    func sendFeedback(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         let message = try req.content.decode(FeedbackForm.self).message ?? ""
         return try await req.submitForm {
@@ -98,7 +98,7 @@ extension MenuGamePages {
     }
 
     /// Administrators read the notes here, newest first, a page at a time.
-    package func feedbackInbox(req: Request) async throws -> Response {
+    func feedbackInbox(req: Request) async throws -> Response {
         guard try req.requireUser().role == .admin else { throw AppError.forbidden }
         let page = try CursorPageRequest(from: req)
         let (notes, next) = try await MenuGameFeedback.query(on: req.db).paginate(newestFirst: \.$createdAt, page)

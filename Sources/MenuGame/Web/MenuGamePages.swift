@@ -11,7 +11,7 @@ import Vapor
 /// Pages are rendered here; the browser's scripts (`Public/js/menu-game/`) animate the cards,
 /// talk to the JSON API with the device token the page hands them, and keep the waiting room
 /// live over the group's WebSocket.
-package struct MenuGamePages: RouteCollection {
+struct MenuGamePages: RouteCollection {
     package static let script = (
         game: "/js/menu-game/game.js", home: "/js/menu-game/home.js", together: "/js/menu-game/together.js",
         lobby: "/js/menu-game/lobby.js", wait: "/js/menu-game/wait.js", result: "/js/menu-game/result.js",
@@ -73,7 +73,7 @@ package struct MenuGamePages: RouteCollection {
         return response
     }
 
-    package func onboardingIntro(_ req: Request, index: Int, emoji: String, key: String) -> Node<HTML.BodyContext> {
+    func onboardingIntro(_ req: Request, index: Int, emoji: String, key: String) -> Node<HTML.BodyContext> {
         .section(
             .class("card onboarding-page"), .id("onboarding-page-\(index + 1)"), .data(named: "page", value: String(index)),
             .ariaLabelledBy("onboarding-\(key)"),
@@ -89,13 +89,13 @@ package struct MenuGamePages: RouteCollection {
         )
     }
 
-    package struct PreferencesForm: Content {
+    struct PreferencesForm: Content {
         package var disliked: [String]?
         package var next: String?
     }
 
     /// Saves the disliked foods on this browser (cookies) and, when signed in, on the account.
-    package func savePreferences(req: Request) async throws -> Response {
+    func savePreferences(req: Request) async throws -> Response {
         let form = try req.content.decode(PreferencesForm.self)
         var disliked = Set<Flavor>()
         for raw in form.disliked ?? [] {
@@ -114,7 +114,7 @@ package struct MenuGamePages: RouteCollection {
     }
 
     /// First visit: onboarding before anything else, then back to where the visitor was going.
-    package func onboardingRedirect(_ req: Request, _ device: MenuGameDevice) -> Response? {
+    func onboardingRedirect(_ req: Request, _ device: MenuGameDevice) -> Response? {
         guard !device.isOnboarded else { return nil }
         var path = req.url.path
         if let query = req.url.query, !query.isEmpty { path += "?" + query }
@@ -123,7 +123,7 @@ package struct MenuGamePages: RouteCollection {
     }
 
     /// Reopening the browser while waiting for a group returns to the waiting room.
-    package func waitingRedirect(_ req: Request, _ device: MenuGameDevice) async throws -> Response? {
+    func waitingRedirect(_ req: Request, _ device: MenuGameDevice) async throws -> Response? {
         guard let pin = MenuGameDevice.waitingPIN(req), let group = try await req.menuGame.group(pin: pin),
               try await req.menuGame.hasSubmitted(device.token, to: group)
         else { return nil }
@@ -165,7 +165,7 @@ package struct MenuGamePages: RouteCollection {
         return response
     }
 
-    package func quickStart(_ req: Request, tab: MenuGamePages.Tab, emoji: String) -> Node<HTML.BodyContext> {
+    func quickStart(_ req: Request, tab: MenuGamePages.Tab, emoji: String) -> Node<HTML.BodyContext> {
         .a(
             .class("quick-card"), .href(MenuGamePages.tabPath(tab)),
             .span(.class("quick-emoji"), .ariaHidden(true), .text(emoji)),
@@ -176,7 +176,7 @@ package struct MenuGamePages: RouteCollection {
 
     // MARK: Solo
 
-    package func soloTab(req: Request) async throws -> Response {
+    func soloTab(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         if let redirect = onboardingRedirect(req, device) { return redirect }
         let response = Layout.page(
@@ -194,7 +194,7 @@ package struct MenuGamePages: RouteCollection {
         return response
     }
 
-    package func dislikedSummary(_ req: Request, _ device: MenuGameDevice) -> Node<HTML.BodyContext> {
+    func dislikedSummary(_ req: Request, _ device: MenuGameDevice) -> Node<HTML.BodyContext> {
         let names = MenuGamePages.dislikedOrder.filter(device.disliked.contains)
             .map { req.t("menu_game.disliked.\($0.rawValue.lowercased())") }
         return .p(
@@ -205,13 +205,13 @@ package struct MenuGamePages: RouteCollection {
         )
     }
 
-    package func soloGame(req: Request) async throws -> Response {
+    func soloGame(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         if let redirect = onboardingRedirect(req, device) { return redirect }
         return gamePage(req, device: device, mode: "solo", pin: nil)
     }
 
-    package func gamePage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?) -> Response {
+    func gamePage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?) -> Response {
         let response = Layout.page(
             req, title: req.t("menu_game.game.title"),
             extras: MenuGamePages.extras(req, tab: nil, scripts: [Self.script.game], showTabs: false),
@@ -230,19 +230,19 @@ package struct MenuGamePages: RouteCollection {
         return response
     }
 
-    package func soloResult(req: Request) async throws -> Response {
+    func soloResult(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         return resultPage(req, device: device, mode: "solo", pin: nil, result: nil)
     }
 
     // MARK: Helpers
 
-    package static func joinURL(_ pin: String, _ req: Request) -> String {
+    static func joinURL(_ pin: String, _ req: Request) -> String {
         "\(req.application.settings.publicURL)/join/\(pin)"
     }
 
     /// Our own images as a path, so the page loads them from whatever address the browser used.
-    package static func pagePath(_ imageURL: String, _ req: Request) -> String {
+    static func pagePath(_ imageURL: String, _ req: Request) -> String {
         let base = req.application.settings.publicURL
         return imageURL.hasPrefix(base + "/") ? String(imageURL.dropFirst(base.count)) : imageURL
     }

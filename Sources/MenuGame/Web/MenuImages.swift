@@ -3,9 +3,9 @@ import Vapor
 
 /// `/images/menus/{id}.svg`: a card with the menu's emoji on a colour picked from its id, the
 /// image of every menu that has no other. Cached by browsers for a day.
-package struct MenuImages: RouteCollection {
+struct MenuImages: RouteCollection {
     /// Warm backgrounds; each keeps a large emoji readable.
-    package static let palette = ["#FDE68A", "#FECACA", "#BBF7D0", "#BFDBFE", "#FBCFE8", "#DDD6FE", "#FED7AA", "#A7F3D0", "#FEF3C7", "#E9D5FF"]
+    static let palette = ["#FDE68A", "#FECACA", "#BBF7D0", "#BFDBFE", "#FBCFE8", "#DDD6FE", "#FED7AA", "#A7F3D0", "#FEF3C7", "#E9D5FF"]
 
     package func boot(routes: any RoutesBuilder) throws {
         routes.get("images", "menus", ":file", use: image)

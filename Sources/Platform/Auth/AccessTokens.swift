@@ -2,7 +2,7 @@ import JWTKit
 import Vapor
 
 /// Claims of a short-lived access token: who (`sub`), which session family (`sid`), until when.
-package struct AccessClaims: JWTPayload {
+struct AccessClaims: JWTPayload {
     package var sub: SubjectClaim
     package var sid: String
     package var iat: IssuedAtClaim
@@ -14,7 +14,7 @@ package struct AccessClaims: JWTPayload {
 }
 
 /// The same claims read without checking `exp`: for a refresh that presents the expired token.
-package struct AccessClaimsAnyTime: JWTPayload {
+struct AccessClaimsAnyTime: JWTPayload {
     package var sub: SubjectClaim
     package var sid: String
     package var iat: IssuedAtClaim

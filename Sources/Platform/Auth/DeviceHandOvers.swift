@@ -16,7 +16,7 @@ package final class DeviceHandOvers: Sendable {
     }
 
     /// Hands what `device` holds to `account`.
-    package func handOver(from device: Principal, to account: Principal, _ request: Request) async {
+    func handOver(from device: Principal, to account: Principal, _ request: Request) async {
         for handler in handlers.withLockedValue({ $0 }) {
             do { try await handler(device, account, request) } catch {
                 request.logger.warning("a device's things were not handed to the account at sign-in: \(error)")

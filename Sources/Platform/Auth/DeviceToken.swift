@@ -6,8 +6,8 @@ import Vapor
 /// and written into pages.
 package enum DeviceToken {
     package static let header = "X-Device-Token"
-    package static let minimumLength = 16
-    package static let maximumLength = 512
+    static let minimumLength = 16
+    static let maximumLength = 512
 
     /// The token, trimmed; 422 `invalid_device_token` when absent or malformed.
     package static func validate(_ raw: String?) throws -> String {
@@ -23,7 +23,7 @@ package enum DeviceToken {
 
 extension Request {
     /// The `X-Device-Token` header, validated, or nil when the request has none.
-    package func deviceTokenHeader() throws -> String? {
+    func deviceTokenHeader() throws -> String? {
         try headers.first(name: DeviceToken.header).map(DeviceToken.validate)
     }
 }

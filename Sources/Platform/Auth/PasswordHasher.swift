@@ -10,7 +10,7 @@ public final class BcryptHasher: Sendable {
     package let maxWaiting: Int
     private let waiting = NIOLockedValueBox(0)
     /// Compared against when the email is unknown, so that answer takes as long as a wrong password.
-    package let decoyHash: String
+    let decoyHash: String
 
     public init(cost: Int, threads: Int = max(1, System.coreCount / 2), maxWaiting: Int = 32) throws {
         self.cost = cost

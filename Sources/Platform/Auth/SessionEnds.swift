@@ -64,7 +64,7 @@ extension EventBus {
 extension Application {
 
     /// Calls `handle` on this instance for every session end announced on any instance.
-    package func followSessionEnds(_ handle: @escaping @Sendable (Application, SessionEnd) async -> Void) {
+    func followSessionEnds(_ handle: @escaping @Sendable (Application, SessionEnd) async -> Void) {
         follow(SessionEnd.topic) { app, message in
             if let end = SessionEnd(message: message) { await handle(app, end) }
         }

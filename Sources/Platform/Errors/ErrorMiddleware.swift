@@ -30,7 +30,7 @@ package struct AppErrorMiddleware: AsyncMiddleware {
     }
 
     /// Browsers navigating to a page get HTML; API clients and the iOS apps get JSON.
-    package static func wantsHTML(_ request: Request) -> Bool {
+    static func wantsHTML(_ request: Request) -> Bool {
         !request.url.path.hasPrefix("/api/")
             && (request.headers.first(name: .accept)?.contains("text/html") ?? false)
     }

@@ -25,7 +25,7 @@ package struct MethodNotAllowedMiddleware: AsyncMiddleware {
 
     /// The methods of the most specific path pattern that matches `path` (the one the document
     /// describes: `/menus/random` rather than `/menus/{id}`); HEAD wherever GET is (Vapor serves it).
-    package func allowedMethods(for path: String) -> [String] {
+    func allowedMethods(for path: String) -> [String] {
         let segments = path.split(separator: "/").map(String.init)
         let matching = routes.filter { Self.matches($0.path, segments) }
         guard let best = matching.map({ $0.path }).max(by: { Self.specificity($0).lexicographicallyPrecedes(Self.specificity($1)) })
@@ -46,7 +46,7 @@ package struct MethodNotAllowedMiddleware: AsyncMiddleware {
 
     /// Constants outrank parameters, which outrank wildcards, segment by segment from the left,
     /// as in the router.
-    package static func specificity(_ pattern: [PathComponent]) -> [Int] {
+    static func specificity(_ pattern: [PathComponent]) -> [Int] {
         pattern.map { component in
             switch component {
             case .constant: return 3

@@ -16,14 +16,14 @@ public final class PostgresEventBus: EventBus {
     /// One channel for every topic; the payload names the topic.
     package static let channel = "whatweeat_events"
     /// PostgreSQL refuses NOTIFY payloads of 8000 bytes or more.
-    package static let maxPayloadBytes = 7900
+    static let maxPayloadBytes = 7900
 
     package struct Envelope: Codable {
         package let topic: String
         package let message: String
         /// When it was published (seconds since 1970), for the delivery-lag histogram; absent in
         /// the envelopes of an older version.
-        package var sentAt: Double?
+        var sentAt: Double?
     }
 
     private let local = InProcessEventBus()

@@ -65,7 +65,7 @@ public struct Translator: Sendable {
     }
 }
 
-package struct TranslatorError: Error, CustomStringConvertible {
+struct TranslatorError: Error, CustomStringConvertible {
     package let message: String
     package var description: String { message }
 }

@@ -6,7 +6,7 @@ import Vapor
 /// `whatweeat_index_refresh_failures_total{index}` and tried again after 1 s, 5 s and 30 s, so the
 /// entry is not left stale until the index's next full reload.
 package enum IndexRefresh {
-    package static let retryDelays: [Duration] = [.seconds(1), .seconds(5), .seconds(30)]
+    static let retryDelays: [Duration] = [.seconds(1), .seconds(5), .seconds(30)]
 
     package static func run(_ index: String, logger: Logger, retryingAfter delays: [Duration] = retryDelays,
                             _ refresh: @escaping @Sendable () async throws -> Void) async {

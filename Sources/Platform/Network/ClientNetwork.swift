@@ -88,7 +88,7 @@ package enum UntrustedForwarding {
         return !hops.isEmpty && !hops.contains(clientAddress)
     }
 
-    package static func warnOnce(_ logger: Logger, peer: String) {
+    static func warnOnce(_ logger: Logger, peer: String) {
         let first = warned.withLockedValue { warned in
             defer { warned = true }
             return !warned

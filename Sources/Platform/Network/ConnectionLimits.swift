@@ -35,7 +35,7 @@ package enum ConnectionLimits {
 
     /// Raises the soft limit on open files to the hard limit; returns both as they end up.
     @discardableResult
-    package static func raiseOpenFileLimit() -> (soft: UInt64, hard: UInt64) {
+    static func raiseOpenFileLimit() -> (soft: UInt64, hard: UInt64) {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (0, 0) }
         if limit.rlim_cur < limit.rlim_max {
@@ -52,7 +52,7 @@ package enum ConnectionLimits {
 /// serves, and the sockets themselves, so a shutdown can close them all with a code that tells
 /// clients to reconnect (`GracefulShutdown`) and the end of a session closes its own (`SessionEnds`).
 package final class OpenSockets: Sendable {
-    package let limitPerClient: Int
+    let limitPerClient: Int
     private let counts = NIOLockedValueBox<[String: Int]>([:])
     private let live = NIOLockedValueBox<(sockets: [ObjectIdentifier: Entry], closing: Bool)>(([:], false))
 
@@ -84,7 +84,7 @@ package final class OpenSockets: Sendable {
     package func count(of address: String) -> Int { count(of: ClientNetwork(address: address)) }
 
     /// Whether `network` (and its /48) could take another place now.
-    package func hasRoom(for network: ClientNetwork) -> Bool {
+    func hasRoom(for network: ClientNetwork) -> Bool {
         counts.withLockedValue { all in
             (all[network.key] ?? 0) < limitPerClient && network.wideKey.map { (all[$0] ?? 0) < wideLimit } ?? true
         }
@@ -128,7 +128,7 @@ package final class OpenSockets: Sendable {
         _ = live.withLockedValue { $0.sockets.removeValue(forKey: ObjectIdentifier(socket)) }
     }
 
-    package var openCount: Int { live.withLockedValue { $0.sockets.count } }
+    var openCount: Int { live.withLockedValue { $0.sockets.count } }
 
     /// Closes every socket open now with `restartCode`, and every one opened from now on.
     package func closeAll() async {

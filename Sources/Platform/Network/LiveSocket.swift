@@ -17,8 +17,8 @@ package enum LiveSocketInput: Sendable {
 /// frames), and at most `backlog` messages wait for the handler (past it the socket closes 1008).
 package struct LiveSocketLimits: Sendable {
     package var maxMessageBytes: Int
-    package var maxFrameBytes = 1 << 14
-    package var minFragmentBytes = 1024
+    var maxFrameBytes = 1 << 14
+    var minFragmentBytes = 1024
     package var backlog = 64
 
     /// Sockets that only listen (rooms, the inbox): a client has nothing long to say on them.
@@ -45,7 +45,7 @@ package struct LiveSocketLimits: Sendable {
 package struct LiveSocketUpgrader: Upgrader {
     package let limits: LiveSocketLimits
     package let headers: HTTPHeaders
-    package let onUpgrade: @Sendable (WebSocket) -> Void
+    let onUpgrade: @Sendable (WebSocket) -> Void
 
     package func applyUpgrade(req: Request, res: Response) -> any HTTPServerProtocolUpgrader {
         let headers = headers, limits = limits, onUpgrade = onUpgrade
@@ -65,7 +65,7 @@ package struct LiveSocketUpgrader: Upgrader {
 /// small) with a close frame, then waits for the client's own close; a client that sends on
 /// regardless would keep the server reading and refusing. The connection ends a moment after
 /// the close frame went out.
-package final class EndAfterFrameError: ChannelInboundHandler, RemovableChannelHandler {
+final class EndAfterFrameError: ChannelInboundHandler, RemovableChannelHandler {
     package typealias InboundIn = WebSocketFrame
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -29,9 +29,9 @@ public final class RateLimiter: Sendable {
     /// A slot taken by `reserve`, to hand back to `release`.
     public struct Slot: Sendable {
         package let key: String
-        package let takenAt: Date
+        let takenAt: Date
         /// The slot's row when the budget is shared.
-        package let sharedID: UUID?
+        let sharedID: UUID?
     }
 
     /// Takes a slot for `key`, or answers the seconds to wait when the window is full.

@@ -63,7 +63,7 @@ public final class SharedBudgets: Sendable {
     }
 }
 
-package struct NoDatabase: Error {}
+struct NoDatabase: Error {}
 
 /// The table of shared budgets (created on SQLite too, where it stays empty).
 package struct CreateRateLimitSlots: NamedMigration {

@@ -6,7 +6,7 @@ import Vapor
 /// asks for it, and `BrowserDeviceMiddleware` sets the cookie once on the way out.
 package struct BrowserDevice: Sendable {
     package static let cookieName = "wwe_device"
-    package static let cookieLifetime = 60 * 60 * 24 * 365
+    static let cookieLifetime = 60 * 60 * 24 * 365
 
     package let token: String
     /// This request made the token; the response must set the cookie.

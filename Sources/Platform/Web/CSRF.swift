@@ -14,18 +14,18 @@ import Vapor
 ///
 /// Runs after `WebSessionAuthenticator`, which names the session.
 package struct CSRFMiddleware: AsyncMiddleware {
-    package static let formField = "_csrf"
+    static let formField = "_csrf"
     package static let header = "X-CSRF-Token"
     /// The largest body a signed-in upload form sends (the profile photo form).
-    package static let maxUploadBody = 8 * 1024 * 1024
+    static let maxUploadBody = 8 * 1024 * 1024
     /// The largest body of every other form; the longest text field (feedback) is far below it.
-    package static let maxFormBody = 64 * 1024
+    static let maxFormBody = 64 * 1024
 
-    package struct NonceKey: StorageKey { package typealias Value = String }
+    struct NonceKey: StorageKey { package typealias Value = String }
     /// The form token, once made for this request (every form on a page carries the same one).
-    package struct TokenKey: StorageKey { package typealias Value = String }
+    struct TokenKey: StorageKey { package typealias Value = String }
     /// Set when the nonce was (re)made during this request, so the response carries the cookie.
-    package struct FreshNonceKey: StorageKey { package typealias Value = Bool }
+    struct FreshNonceKey: StorageKey { package typealias Value = Bool }
 
     package static func cookieName(_ request: Request) -> String {
         request.application.settings.usesSecureCookies ? "__Host-wwe_csrf" : "wwe_csrf"
@@ -84,7 +84,7 @@ package struct CSRFMiddleware: AsyncMiddleware {
     }
 
     /// The nonce of a cookie this server made, or nil.
-    package static func verifiedNonce(_ cookie: String, keys: ServerKeys) -> String? {
+    static func verifiedNonce(_ cookie: String, keys: ServerKeys) -> String? {
         let parts = cookie.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count >= 16, parts[0].count <= 64 else { return nil }
         let nonce = String(parts[0])

@@ -6,7 +6,7 @@ package struct LicensesPage: RouteCollection {
     package struct Component {
         package let name: String
         package let url: String
-        package let license: String
+        let license: String
         package let holder: String
     }
 

@@ -23,12 +23,12 @@ package struct MapLibrary: Sendable {
         case none
     }
 
-    package static let vendorPath = "/vendor/leaflet"
+    static let vendorPath = "/vendor/leaflet"
 
     package let source: Source
     package let tileURL: String
-    package let tileAttribution: String
-    package let tileOrigin: String?
+    let tileAttribution: String
+    let tileOrigin: String?
 
     package init(settings: Settings.MapSettings) {
         let directory = settings.leafletDirectory
@@ -62,8 +62,8 @@ package struct MapLibrary: Sendable {
     }
 
     /// The addresses outside this site a map page's policy must allow scripts and stylesheets from.
-    package var externalScripts: [String] { scripts.map(\.url).filter { $0.hasPrefix("https://") } }
-    package var externalStylesheets: [String] { stylesheets.map(\.url).filter { $0.hasPrefix("https://") } }
+    var externalScripts: [String] { scripts.map(\.url).filter { $0.hasPrefix("https://") } }
+    var externalStylesheets: [String] { stylesheets.map(\.url).filter { $0.hasPrefix("https://") } }
 
     /// `config.map` for the page's scripts.
     package func configValue(center: (lat: Double, lon: Double), zoom: Int, extra: [String: Any] = [:]) -> [String: Any] {

@@ -98,7 +98,7 @@ package final class ScriptTexts: Sendable {
     private let cache = NIOLockedValueBox<[String: [UInt8]]>([:])
 
     /// The texts as JSON, already escaped for a `<script type="application/json">` element.
-    package func escapedJSON(prefixes: [String], language: Language, translator: Translator) -> [UInt8] {
+    func escapedJSON(prefixes: [String], language: Language, translator: Translator) -> [UInt8] {
         let key = language.rawValue + "|" + prefixes.joined(separator: "|")
         if let cached = cache.withLockedValue({ $0[key] }) { return cached }
         var texts: [String: String] = [:]

@@ -6,7 +6,7 @@ import Vapor
 /// served as `app.css`).
 package struct RequestTargetGuard: AsyncMiddleware {
     /// Longer than any path this server has; well under the 4,096 bytes of PATH_MAX.
-    package static let maxPathBytes = 2_048
+    static let maxPathBytes = 2_048
 
     package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let path = request.url.path

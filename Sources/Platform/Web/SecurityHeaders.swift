@@ -8,7 +8,7 @@ package struct SecurityHeadersMiddleware: AsyncMiddleware {
     /// images and, when Leaflet comes from the pinned CDN, exactly that script's and stylesheet's
     /// addresses (each also checked against its integrity hash) — never the CDN's whole origin,
     /// which serves every package anyone published.
-    package static func pagePolicy(map: MapLibrary?) -> String {
+    static func pagePolicy(map: MapLibrary?) -> String {
         let images = (["'self'", "data:", "blob:"] + [map?.tileOrigin].compactMap { $0 }).joined(separator: " ")
         let styles = (["'self'"] + (map?.externalStylesheets ?? [])).joined(separator: " ")
         let scripts = (["'self'"] + (map?.externalScripts ?? [])).joined(separator: " ")
@@ -16,15 +16,15 @@ package struct SecurityHeadersMiddleware: AsyncMiddleware {
     }
 
     /// Marks a request whose page loads the map library.
-    package struct MapPageKey: StorageKey { package typealias Value = Bool }
+    struct MapPageKey: StorageKey { package typealias Value = Bool }
     /// Everything else (images, SVG above all, JSON, files): nothing runs, nothing loads.
     package static let documentPolicy = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox"
 
     /// Sent when `PUBLIC_URL` is https: browsers then refuse plain http for a year.
-    package let strictTransportSecurity: String?
+    let strictTransportSecurity: String?
 
-    package let pagePolicy: String
-    package let mapPagePolicy: String
+    let pagePolicy: String
+    let mapPagePolicy: String
 
     package init(settings: Settings, map: MapLibrary) {
         strictTransportSecurity = settings.usesSecureCookies ? "max-age=31536000" : nil

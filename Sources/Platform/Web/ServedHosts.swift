@@ -37,10 +37,10 @@ package struct WebOrigin: Hashable, Sendable, CustomStringConvertible {
         self.init(scheme: scheme, host: host, port: port ?? Self.defaultPort(scheme))
     }
 
-    package static func defaultPort(_ scheme: String) -> Int { scheme == "https" ? 443 : 80 }
+    static func defaultPort(_ scheme: String) -> Int { scheme == "https" ? 443 : 80 }
 
     /// `host[:port]` or `[v6]:port`, lower-cased, without a trailing dot; nil when malformed.
-    package static func hostAndPort(_ authority: String) -> (host: String, port: Int?)? {
+    static func hostAndPort(_ authority: String) -> (host: String, port: Int?)? {
         var host = Substring(authority.lowercased())
         var port: Int?
         if host.hasPrefix("[") {
@@ -63,7 +63,7 @@ package struct WebOrigin: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether `host` is an IP address literal: a page on such an origin is served by the machine
     /// at that address, so no DNS-rebinding page can stand behind it.
-    package static func isAddressLiteral(_ host: String) -> Bool {
+    static func isAddressLiteral(_ host: String) -> Bool {
         (try? SocketAddress(ipAddress: host, port: 0)) != nil
     }
 
@@ -118,7 +118,7 @@ package struct ServedHosts: Sendable, Equatable {
     }
 
     /// Paths a machine's own probes call by address or by any name.
-    package static let anyHostPaths: Set<String> = ["/healthz", "/readyz", "/metrics"]
+    static let anyHostPaths: Set<String> = ["/healthz", "/readyz", "/metrics"]
 }
 
 /// Answers 421 `misdirected_request` to a request whose `Host` this server does not serve
@@ -151,7 +151,7 @@ extension Request {
     /// `Host`, whose missing port is the default of the origin's scheme: one port speaks one
     /// scheme, and this server cannot see the TLS a proxy ended), `PUBLIC_URL`'s origin, or one of
     /// `SERVED_HOSTS`. In production a `Host` we do not serve never gets this far (421).
-    package func isOwnOrigin(_ origin: WebOrigin) -> Bool {
+    func isOwnOrigin(_ origin: WebOrigin) -> Bool {
         if let host = headers.first(name: .host), let (name, port) = WebOrigin.hostAndPort(host),
            name == origin.host, (port ?? WebOrigin.defaultPort(origin.scheme)) == origin.port {
             return true

@@ -92,29 +92,39 @@ let package = Package(
             name: "SocketIOTests",
             dependencies: ["SocketIO", .product(name: "XCTVapor", package: "vapor")]
         ),
-        .testTarget(
-            name: "DomainTests",
-            dependencies: ["WhatWeEatServer"] + units.map { .target(name: $0) }
-        ),
-        .testTarget(
-            name: "HTTPTests",
-            dependencies: ["WhatWeEatServer", "SocketIO"] + units.map { .target(name: $0) } + [
-                .product(name: "XCTVapor", package: "vapor"),
-                // The test databases' template is copied on the cluster's maintenance database.
-                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]
-        ),
-    ]
+        // What every module's tests share: apps on a fresh database, fixtures, fake providers, the
+        // real executable as a process (Tests/WhatWeEatTesting).
+        .target(name: "WhatWeEatTesting", dependencies: ["WhatWeEatServer", "SocketIO"] + units.map { .target(name: $0) } + testProducts,
+                path: "Tests/WhatWeEatTesting"),
+    ] + testedModules.map { module in
+        // One test target per module (`swift test --filter <Module>Tests`).
+        .testTarget(name: "\(module)Tests", dependencies: [.target(name: module), "WhatWeEatTesting"] + testProducts)
+    }
 )
+
+/// The modules with a test target of their own (`Tests/<Module>Tests`).
+var testedModules: [String] {
+    ["Platform", "Media", "Payments", "Messaging", "Accounts", "Notifications", "MenuGame", "MenuGameApp", "Banchan",
+     "BurgerMap", "LookForRealBurgerApp", "Mates", "SesacStudyApp", "WhatWeEatServer"]
+}
+
+/// What the tests use beside the modules: XCTVapor, a PostgreSQL driver (the test databases'
+/// template is copied on the cluster's maintenance database), HTTP clients, NIO, certificates.
+var testProducts: [Target.Dependency] {
+    [
+        .product(name: "XCTVapor", package: "vapor"),
+        .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "X509", package: "swift-certificates"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
+        .product(name: "SwiftASN1", package: "swift-asn1"),
+    ]
+}
 
 /// Vapor, Fluent and Plot: what every unit builds on.
 var vapor: [Target.Dependency] {

@@ -1,0 +1,99 @@
+import AsyncHTTPClient
+import BurgerMap
+import Fluent
+import Media
+import Platform
+import WhatWeEatServer
+import WhatWeEatTesting
+import XCTVapor
+
+/// Uploads kept in an S3-compatible bucket, against a local S3 that checks signatures.
+final class S3StorageTests: XCTestCase {
+    var s3: LocalS3!
+
+    override func setUp() async throws {
+        s3 = try LocalS3.start()
+    }
+
+    override func tearDown() async throws {
+        s3?.stop()
+    }
+
+    func testTheClientSignsEveryCallAndS3Accepts() async throws {
+        let client = S3Client(s3.configuration(bucket: "whatweeat-client"), client: .shared)
+        try await client.createBucket()
+        try await client.createBucket()  // already ours: fine
+        let bytes = Data("a photo's bytes".utf8)
+        try await client.put("uploads/one.png", bytes, contentType: "image/png")
+        let size = try await client.size("uploads/one.png")
+        XCTAssertEqual(size, bytes.count)
+        let back = try await client.get("uploads/one.png")
+        XCTAssertEqual(back, bytes)
+        let none = try await client.get("uploads/none.png")
+        XCTAssertNil(none)
+        let noSize = try await client.size("uploads/none.png")
+        XCTAssertNil(noSize)
+        try await client.delete("uploads/one.png")
+        let deleted = try await client.get("uploads/one.png")
+        XCTAssertNil(deleted)
+        try await client.delete("uploads/one.png")  // gone already: fine
+
+        let forged = S3Client(s3.configuration(bucket: "whatweeat-client", secret: "not-the-secret"), client: .shared)
+        do {
+            _ = try await forged.get("uploads/one.png")
+            XCTFail("a request signed with the wrong secret was answered")
+        } catch let failure as S3Client.Failure {
+            XCTAssertTrue(failure.description.contains("SignatureDoesNotMatch") || failure.description.contains("403"), failure.description)
+        }
+    }
+
+    func testPhotosAreKeptInTheBucketAndServedFromIt() async throws {
+        let configuration = s3.configuration(bucket: "whatweeat-photos")
+        try await S3Client(configuration, client: .shared).createBucket()
+        try await withTestApp(adjust: { $0[section: MediaSettings.self].storage = .s3(configuration) }) { app in
+            XCTAssertTrue(app.files is S3FileStorage, app.files.place)
+            let member = try await app.member("버킷사진")
+            let png = TestImages.png(seed: 11)
+            let uploaded = try await app.uploadPhoto([UploadPart(data: png)], token: member.token)
+            XCTAssertEqual(uploaded.status, .created, uploaded.text)
+            let url = try uploaded.json(BurgerMapJSON.Photo.self).url
+            let key = String(url.dropFirst("/uploads/".count))
+            let stored = try await S3Client(configuration, client: .shared).size("uploads/" + key)
+            XCTAssertNotNil(stored, "the file is in the bucket")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: app.settings.dataDirectory + "/uploads/" + key), "not on this disk")
+
+            let served = try await app.send(.GET, url)
+            XCTAssertEqual(served.status, .ok)
+            XCTAssertEqual(served.headers.contentType, .png)
+            XCTAssertEqual(served.body.readableBytes, stored)
+            XCTAssertEqual(served.headers.first(name: .cacheControl), "public, max-age=31536000, immutable")
+            let counted = await app.files.byteCount(of: key)
+            XCTAssertEqual(counted, stored)
+        }
+    }
+
+    /// A bucket that cannot be reached refuses the upload with 503 in the reader's language,
+    /// keeps no photo and gives the quota back.
+    func testAnUnreachableBucketIs503AndKeepsNothing() async throws {
+        var configuration = s3.configuration(bucket: "whatweeat-gone")
+        configuration.endpoint = "http://127.0.0.1:\(try freePort())"
+        try await withTestApp(adjust: { $0[section: MediaSettings.self].storage = .s3(configuration) }) { app in
+            let member = try await app.member("끊긴버킷")
+            let (body, contentType) = UploadPart.multipart([UploadPart(data: TestImages.png(seed: 12))])
+            let refused = try await app.testable().performTest(request: TestingHTTPRequest(
+                method: .POST, url: URI(path: "/api/v1/burger-map/photos"),
+                headers: ["Authorization": "Bearer \(member.token)", "Content-Type": contentType, "Accept-Language": "ko"],
+                body: ByteBuffer(data: body)))
+            XCTAssertEqual(refused.status, .serviceUnavailable, refused.text)
+            XCTAssertEqual(refused.errorCode, "file_storage_unavailable")
+            XCTAssertEqual(refused.headers.first(name: "Retry-After"), "30")
+            XCTAssertTrue(refused.errorMessage?.contains("사진 저장소") == true, refused.errorMessage ?? "")
+            let photos = try await BurgerPhoto.query(on: app.db).filter(\.$owner.$id == member.id).count()
+            XCTAssertEqual(photos, 0)
+            let used = try await app.storageQuota.used(by: member.id, on: app.db)
+            XCTAssertEqual(used, 0, "the quota was given back")
+            let read = try await app.send(.GET, "/uploads/" + String(repeating: "c", count: 64) + ".png")
+            XCTAssertEqual(read.status, .serviceUnavailable)
+        }
+    }
+}

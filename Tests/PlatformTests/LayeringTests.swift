@@ -1,0 +1,64 @@
+import Foundation
+import WhatWeEatTesting
+import XCTest
+
+/// What the module graph in Package.swift cannot say, checked on the sources. (Which unit may use
+/// which is the compiler's job: a feature that imports another does not build.)
+final class LayeringTests: XCTestCase {
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Sources").standardized
+
+    func swiftFiles(under folder: String) throws -> [URL] {
+        let root = Self.sources.appendingPathComponent(folder)
+        let enumerator = try XCTUnwrap(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+        return enumerator.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
+    }
+
+    func modules() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: Self.sources.path).sorted()
+    }
+
+    func imports(of file: URL) throws -> [String] {
+        try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init)
+            .filter { $0.hasPrefix("import ") || $0.hasPrefix("@testable import ") || $0.hasPrefix("@_exported import ") }
+    }
+
+    /// Domain code is plain Swift: Foundation, and at most a plain value type of the platform (or of
+    /// Payments) by a scoped import (`import struct Platform.Coordinate`), never Vapor, Fluent or a whole module.
+    func testDomainFilesImportOnlyFoundation() throws {
+        var checked = 0
+        for module in try modules() {
+            let domain = Self.sources.appendingPathComponent("\(module)/Domain")
+            guard FileManager.default.fileExists(atPath: domain.path) else { continue }
+            for file in try swiftFiles(under: "\(module)/Domain") {
+                let allowed = try imports(of: file).filter { line in
+                    line != "import Foundation" && !["struct", "enum"].contains { kind in
+                        ["Platform", "Payments"].contains { line.hasPrefix("import \(kind) \($0).") }
+                    }
+                }
+                XCTAssertEqual(allowed, [], "\(module)/Domain/\(file.lastPathComponent)")
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 5, "the Domain folders were found")
+    }
+
+    /// Plot writes attribute values unescaped; `Plot+EscapedAttributes.swift` shadows its string
+    /// modifiers with escaping ones, but a declaration shadows only inside its own module. So every
+    /// module that writes markup compiles the one file (a symbolic link to Platform's): a module
+    /// without it would silently use Plot's unescaped modifiers.
+    func testEveryModuleThatWritesMarkupEscapesItsAttributes() throws {
+        let original = Self.sources.appendingPathComponent("Platform/Web/Plot+EscapedAttributes.swift")
+        var writers: [String] = []
+        for module in try modules() {
+            let usesPlot = try swiftFiles(under: module).contains { try imports(of: $0).contains("import Plot") }
+            guard usesPlot else { continue }
+            writers.append(module)
+            guard module != "Platform" else { continue }
+            let shadow = Self.sources.appendingPathComponent("\(module)/Web/Plot+EscapedAttributes.swift")
+            XCTAssertEqual(shadow.resolvingSymlinksInPath().path, original.path,
+                           "\(module) imports Plot: Sources/\(module)/Web/Plot+EscapedAttributes.swift must link to Platform's")
+        }
+        XCTAssertTrue(writers.contains("BurgerMap") && writers.contains("Platform"), "\(writers)")
+    }
+}

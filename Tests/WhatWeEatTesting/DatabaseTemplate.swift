@@ -1,0 +1,124 @@
+import FluentPostgresDriver
+import Platform
+import SQLKit
+import WhatWeEatServer
+import XCTVapor
+
+/// Every test starts on a fresh database that is already migrated and seeded, copied from one
+/// template made once per test process. Migrating and seeding again per test took ~1.5 s on
+/// PostgreSQL (the CI's slowest stage was mostly that); copying a database takes ~0.06 s there
+/// and a file copy on SQLite (issue 30, docs/DECISIONS.md).
+///
+/// The copy is what `prepareDatabase` would leave on an empty database, so tests still call it
+/// (as a server start does); it finds nothing to do.
+package actor DatabaseTemplate {
+    package static let shared = DatabaseTemplate()
+
+    private var sqliteTemplate: String?
+    private var postgresTemplate: String?
+
+    /// Makes `settings.database` a fresh copy of the template: on SQLite only when its file does
+    /// not exist yet (a test that restarts on the same folder keeps its data); on PostgreSQL the
+    /// suite's database (`TEST_DATABASE_URL`) is dropped and copied again, as the schema used to be.
+    package func provision(_ settings: Settings) async throws {
+        switch settings.database {
+        case .sqlite(let path):
+            guard !FileManager.default.fileExists(atPath: path) else { return }
+            try FileManager.default.copyItem(atPath: try await sqliteTemplatePath(), toPath: path)
+        case .postgres(let url):
+            guard let suiteURL = TestDatabase.postgresURL, url == suiteURL else { return }
+            let template = try await postgresTemplateName(suiteURL: suiteURL)
+            let suiteDatabase = try Self.databaseName(in: suiteURL)
+            try await Self.onMaintenanceDatabase(of: suiteURL) { sql in
+                // FORCE: a server process a test started may still hold a connection.
+                try await sql.raw("DROP DATABASE IF EXISTS \(ident: suiteDatabase) WITH (FORCE)").run()
+                try await sql.raw("CREATE DATABASE \(ident: suiteDatabase) TEMPLATE \(ident: template)").run()
+            }
+        }
+    }
+
+    private func sqliteTemplatePath() async throws -> String {
+        if let sqliteTemplate { return sqliteTemplate }
+        Self.removeTemplatesOfEndedProcesses()
+        let directory = NSTemporaryDirectory() + Self.templatePrefix + String(getpid())
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let settings = TestDatabase.settings(dataDirectory: directory)
+        try await Self.migrateAndSeed(settings) { sql in
+            // Everything in the main file, so copying that one file is the whole database.
+            try await sql.raw("PRAGMA wal_checkpoint(TRUNCATE)").run()
+        }
+        guard case .sqlite(let path) = settings.database else { preconditionFailure("SQLite settings expected") }
+        sqliteTemplate = path
+        return path
+    }
+
+    /// The SQLite template's folder is named after its process: a later run removes those of
+    /// processes that have ended (a test process cannot clean up after itself at exit).
+    private static let templatePrefix = "whatweeat-test-template-"
+
+    private static func removeTemplatesOfEndedProcesses() {
+        let temporary = NSTemporaryDirectory()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix(templatePrefix) {
+            guard let pid = pid_t(name.dropFirst(templatePrefix.count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: temporary + name)
+        }
+    }
+
+    private func postgresTemplateName(suiteURL: String) async throws -> String {
+        if let postgresTemplate { return postgresTemplate }
+        // Made anew per process: a template left by an earlier run may hold an older schema.
+        let name = try Self.databaseName(in: suiteURL) + "_template"
+        try await Self.onMaintenanceDatabase(of: suiteURL) { sql in
+            try await sql.raw("DROP DATABASE IF EXISTS \(ident: name) WITH (FORCE)").run()
+            try await sql.raw("CREATE DATABASE \(ident: name)").run()
+        }
+        let directory = try TestDatabase.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var settings = TestDatabase.settings(dataDirectory: directory)
+        settings.database = .postgres(url: try Self.url(suiteURL, database: name))
+        try await Self.migrateAndSeed(settings) { _ in }
+        postgresTemplate = name
+        return name
+    }
+
+    /// What a server's first start does to an empty database.
+    private static func migrateAndSeed(_ settings: Settings, finally: (any SQLDatabase) async throws -> Void) async throws {
+        let app = try await Application.make(.testing)
+        do {
+            try await configure(app, settings: settings)
+            try await prepareDatabase(app)
+            try await finally(app.db.sql)
+        } catch {
+            try? await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+    }
+
+    /// Runs `body` on the cluster's `postgres` database: a database cannot be dropped or copied
+    /// from a connection to itself.
+    private static func onMaintenanceDatabase(of suiteURL: String, _ body: (any SQLDatabase) async throws -> Void) async throws {
+        let app = try await Application.make(.testing)
+        do {
+            let configuration = try SQLPostgresConfiguration(url: try url(suiteURL, database: "postgres"))
+            app.databases.use(.postgres(configuration: configuration), as: .psql)
+            try await body(try XCTUnwrap(app.db as? any SQLDatabase))
+        } catch {
+            try? await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+    }
+
+    private static func databaseName(in url: String) throws -> String {
+        let path = try XCTUnwrap(URLComponents(string: url)).path
+        return String(path.drop(while: { $0 == "/" }))
+    }
+
+    private static func url(_ url: String, database: String) throws -> String {
+        var components = try XCTUnwrap(URLComponents(string: url))
+        components.path = "/" + database
+        return try XCTUnwrap(components.string)
+    }
+}

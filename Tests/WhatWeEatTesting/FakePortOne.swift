@@ -1,0 +1,149 @@
+import Banchan
+import Foundation
+import LookForRealBurgerApp
+import MenuGame
+import MenuGameApp
+import NIOConcurrencyHelpers
+import NIOCore
+import Payments
+import Platform
+import SesacStudyApp
+import WhatWeEatServer
+import XCTVapor
+
+/// A small HTTP server speaking PortOne's v1 REST API: `POST /users/getToken`,
+/// `GET /payments/{imp_uid}` (with the token in `Authorization`) and `POST /payments/cancel`.
+package final class FakePortOne: Sendable {
+    package struct Payment: Sendable { package let merchantUID: String; package let amount: Int; package let status: String }
+    package struct State: Sendable {
+        package var payments: [String: Payment] = [:]
+        package var cancelled: [String] = []
+        package var tokenRequests = 0
+        package var unauthorizedCalls = 0
+        /// Cancel calls received, refused or not.
+        package var cancelCalls = 0
+        /// The next this many cancels are refused with a non-zero code.
+        package var refuseCancels = 0
+        /// The next this many calls of any kind answer 502 without PortOne's envelope (an outage).
+        package var outageCalls = 0
+        /// Cancels take effect at once but are answered this much later (a slow provider).
+        package var cancelAnswerDelay: TimeAmount = .zero
+
+        package init(payments: [String: Payment] = [:], cancelled: [String] = [], cancelAnswerDelay: TimeAmount = .zero) {
+            self.payments = payments
+            self.cancelled = cancelled
+            self.cancelAnswerDelay = cancelAnswerDelay
+        }
+    }
+
+    package let app: Application
+    package let url: String
+    private let state = NIOLockedValueBox(State())
+    /// The token the server currently honours; `rotateToken()` makes earlier ones stale.
+    private let currentToken = NIOLockedValueBox("portone-access-token-1")
+
+    package func rotateToken() { currentToken.withLockedValue { $0 += "-renewed" } }
+    private var token: String { currentToken.withLockedValue { $0 } }
+
+    private init(app: Application, url: String) {
+        self.app = app
+        self.url = url
+    }
+
+    package static func start() async throws -> FakePortOne {
+        let app = try await Application.make(.testing)
+        let port = try freePort()
+        let fake = FakePortOne(app: app, url: "http://127.0.0.1:\(port)")
+        fake.routes(app)
+        try await app.server.start(address: .hostname("127.0.0.1", port: port))
+        return fake
+    }
+
+    package func stop() async {
+        await app.server.shutdown()
+        try? await app.asyncShutdown()
+    }
+
+    package func record(impUID: String, merchantUID: String, amount: Int, status: String) {
+        state.withLockedValue { $0.payments[impUID] = Payment(merchantUID: merchantUID, amount: amount, status: status) }
+    }
+
+    package var cancelled: [String] { state.withLockedValue { $0.cancelled } }
+    package var cancelCalls: Int { state.withLockedValue { $0.cancelCalls } }
+    package func refuseCancels(_ count: Int) { state.withLockedValue { $0.refuseCancels = count } }
+    package func outage(calls: Int) { state.withLockedValue { $0.outageCalls = calls } }
+    package func answerCancels(after delay: TimeAmount) { state.withLockedValue { $0.cancelAnswerDelay = delay } }
+
+    /// Whether this call falls in an outage (and counts it).
+    private func inOutage() -> Bool {
+        state.withLockedValue { state in
+            guard state.outageCalls > 0 else { return false }
+            state.outageCalls -= 1
+            return true
+        }
+    }
+
+    private var outageResponse: Response { Response(status: .badGateway, body: .init(string: "<html>502 Bad Gateway</html>")) }
+    package var tokenRequests: Int { state.withLockedValue { $0.tokenRequests } }
+    package var unauthorizedCalls: Int { state.withLockedValue { $0.unauthorizedCalls } }
+
+    private func json(_ status: HTTPResponseStatus, _ body: String) -> Response {
+        Response(status: status, headers: ["Content-Type": "application/json"], body: .init(string: body))
+    }
+
+    private func routes(_ app: Application) {
+        app.post("users", "getToken") { req -> Response in
+            struct Credentials: Decodable { let imp_key: String; let imp_secret: String }
+            let credentials = try req.content.decode(Credentials.self)
+            self.state.withLockedValue { $0.tokenRequests += 1 }
+            guard credentials.imp_key == "key-1", credentials.imp_secret == "secret-1" else {
+                return self.json(.unauthorized, #"{"code":-1,"message":"imp_key 또는 imp_secret이 올바르지 않습니다.","response":null}"#)
+            }
+            let now = Int(Date().timeIntervalSince1970)
+            return self.json(.ok, #"{"code":0,"message":null,"response":{"access_token":"\#(self.token)","now":\#(now),"expired_at":\#(now + 1800)}}"#)
+        }
+        app.get("payments", ":imp_uid") { req -> Response in
+            if self.inOutage() { return self.outageResponse }
+            guard req.headers.first(name: "Authorization") == self.token else {
+                self.state.withLockedValue { $0.unauthorizedCalls += 1 }
+                return self.json(.unauthorized, #"{"code":-1,"message":"Unauthorized","response":null}"#)
+            }
+            let id = req.parameters.get("imp_uid") ?? ""
+            guard let payment = self.state.withLockedValue({ $0.payments[id] }) else {
+                return self.json(.notFound, #"{"code":1,"message":"존재하지 않는 결제정보입니다.","response":null}"#)
+            }
+            return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(id)","merchant_uid":"\#(payment.merchantUID)","amount":\#(payment.amount),"status":"\#(payment.status)","pay_method":"card","currency":"KRW"}}"#)
+        }
+        app.post("payments", "cancel") { req -> Response in
+            struct Cancel: Decodable { let imp_uid: String; let reason: String? }
+            guard req.headers.first(name: "Authorization") == self.token else {
+                self.state.withLockedValue { $0.unauthorizedCalls += 1 }
+                return self.json(.unauthorized, #"{"code":-1,"message":"Unauthorized","response":null}"#)
+            }
+            if self.inOutage() { return self.outageResponse }
+            let cancel = try req.content.decode(Cancel.self)
+            enum Answer { case refused, alreadyCancelled, cancelled(after: TimeAmount) }
+            let answer = self.state.withLockedValue { state -> Answer in
+                state.cancelCalls += 1
+                if state.refuseCancels > 0 {
+                    state.refuseCancels -= 1
+                    return .refused
+                }
+                guard let payment = state.payments[cancel.imp_uid], payment.status != "cancelled" else { return .alreadyCancelled }
+                // As PortOne does: the payment now reads as cancelled.
+                state.payments[cancel.imp_uid] = Payment(merchantUID: payment.merchantUID, amount: payment.amount, status: "cancelled")
+                state.cancelled.append(cancel.imp_uid)
+                return .cancelled(after: state.cancelAnswerDelay)
+            }
+            switch answer {
+            case .refused:
+                return self.json(.ok, #"{"code":-1,"message":"PG사 취소 요청 실패","response":null}"#)
+            case .alreadyCancelled:
+                return self.json(.ok, #"{"code":-1,"message":"이미 전액취소된 주문입니다.","response":null}"#)
+            case .cancelled(let delay):
+                if delay > .zero { try await Task.sleep(nanoseconds: UInt64(delay.nanoseconds)) }
+                return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(cancel.imp_uid)","status":"cancelled"}}"#)
+            }
+        }
+    }
+}

@@ -4,7 +4,7 @@ import SocketIO
 import XCTVapor
 
 /// The Socket.IO module on its own: a bare Vapor application with `PlainSocketIOHost`, nothing of
-/// WhatWeEat. (The server's own rules around it, the live socket host, are tested in HTTPTests.)
+/// WhatWeEat. (The server's own rules around it, the live socket host, are tested in SesacStudyAppTests.)
 final class StandaloneSocketIOTests: XCTestCase {
     final class Echo: SocketIOHandler {
         let events = NIOLockedValueBox<[String]>([])

@@ -14,6 +14,7 @@ package enum MatesFeature: Feature {
     package static let homeCard: HomeCard? = HomeCard(position: 3, emoji: "🤝", key: "mates", path: MatesPath.home())
 
     package static func configure(_ app: Application, settings: Settings) async throws {
+        app.matesEnvironment = MatesEnvironment()
         app.codeSender = try makeCodeSender(app, settings: settings.mates)
         app.codeBudgets = CodeBudgets(settings: settings.mates, shared: app.sharedBudgets)
         app.appStoreVerifier = try makeAppStoreVerifier(settings.mates.appStore)

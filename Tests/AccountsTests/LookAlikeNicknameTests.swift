@@ -36,7 +36,7 @@ final class LookAlikeNicknameTests: XCTestCase {
 
     func testTheAppsJoinsRefuseLookAlikes() async throws {
         try await withLSLPApp { app in
-            var client = LSLPClient(app: app)
+            let client = LSLPClient(app: app)
             _ = try await LSLPClient.member(app, nick: "곰돌")
             let twin = try await client.call(.POST, "/v1/users/join", json: ["email": "twin@example.com", "password": "burger-password-1", "nick": "곰돌\u{E0101}"])
             XCTAssertEqual(twin.status, .conflict, twin.text)

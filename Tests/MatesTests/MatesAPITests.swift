@@ -25,6 +25,7 @@ final class MatesAPITests: XCTestCase {
 
     func testCodesAreNeededLimitedAndConfirmedOnce() async throws {
         try await withTestApp { app in
+            let clock = app.useTestClock()
             let inbox = app.codeInbox
             let mina = try await app.member("미나")
             let gated = try await app.send(.GET, "\(mates)/profile", token: mina.token)
@@ -74,7 +75,7 @@ final class MatesAPITests: XCTestCase {
 
             // The same number cannot verify a second account.
             let joon = try await app.member("준호")
-            try await MatesVerificationCode.query(on: app.db).set(\.$createdAt, to: Date().addingTimeInterval(-120)).update()
+            clock.advance(by: 120)
             let taken = try await app.send(.POST, "\(mates)/verification", json: ["channel": "phone", "destination": "01012345678"], token: joon.token)
             XCTAssertEqual(taken.status, .conflict, taken.text)
             XCTAssertEqual(taken.errorCode, "destination_in_use")
@@ -83,6 +84,7 @@ final class MatesAPITests: XCTestCase {
 
     func testFiveWrongTriesEndACodeAndFiveSendsADayIsTheLimit() async throws {
         try await withTestApp { app in
+            let clock = app.useTestClock()
             let inbox = app.codeInbox
             let mina = try await app.member("미나")
             let email = "Mina@Example.com"
@@ -99,21 +101,21 @@ final class MatesAPITests: XCTestCase {
             let late = try await app.send(.POST, "\(mates)/verification/confirm", json: ["destination": email, "code": code], token: mina.token)
             XCTAssertEqual(late.errorCode, "code_expired", "the right code after five wrong tries is too late")
 
-            // An expired code is refused even when right.
-            try await MatesVerificationCode.query(on: app.db).set(\.$createdAt, to: Date().addingTimeInterval(-120)).update()
+            // An expired code is refused even when right: a code lives five minutes.
+            clock.advance(by: 120)
             _ = try await app.send(.POST, "\(mates)/verification", json: ["channel": "email", "destination": email], token: mina.token)
             let second = try XCTUnwrap(inbox.last(to: "mina@example.com"))
-            try await MatesVerificationCode.query(on: app.db).set(\.$expiresAt, to: Date().addingTimeInterval(-1)).update()
+            clock.advance(by: 5 * 60 + 1)
             let expired = try await app.send(.POST, "\(mates)/verification/confirm", json: ["destination": email, "code": second], token: mina.token)
             XCTAssertEqual(expired.errorCode, "code_expired")
 
             // Five a day: three more (each a minute apart), then no more.
             for _ in 0..<3 {
-                try await MatesVerificationCode.query(on: app.db).set(\.$createdAt, to: Date().addingTimeInterval(-120)).update()
+                clock.advance(by: 61)
                 let more = try await app.send(.POST, "\(mates)/verification", json: ["channel": "email", "destination": email], token: mina.token)
                 XCTAssertEqual(more.status, .accepted, more.text)
             }
-            try await MatesVerificationCode.query(on: app.db).set(\.$createdAt, to: Date().addingTimeInterval(-120)).update()
+            clock.advance(by: 61)
             let sixth = try await app.send(.POST, "\(mates)/verification", json: ["channel": "email", "destination": email], token: mina.token)
             XCTAssertEqual(sixth.status, .tooManyRequests)
             XCTAssertEqual(sixth.errorCode, "code_daily_limit")
@@ -489,6 +491,7 @@ final class MatesAPITests: XCTestCase {
     /// for a day, behind a message saying three minutes).
     func testDodgesPauseSearchingOneTwoThenThreeMinutes() async throws {
         try await withTestApp { app in
+            let clock = app.useTestClock()
             let mina = try await app.mate("미나")
             let partners = [try await app.mate("하나야"), try await app.mate("두리야"), try await app.mate("세찌야"), try await app.mate("네찌야")]
             for (number, partner) in partners.enumerated() {
@@ -511,8 +514,14 @@ final class MatesAPITests: XCTestCase {
                 XCTAssertNotNil(blockedUntil)
                 // The partners who were left are not punished.
                 try await app.search(partner)
-                try await MatesProfile.query(on: app.db).filter(\.$id == mina.id).set(\.$searchBlockedUntil, to: nil).update()
                 _ = try await app.send(.DELETE, "\(mates)/queue", token: partner.token)
+                // The pause ends when it says: still paused ten seconds before, searching after.
+                clock.advance(by: Double(minutes * 60 - 10))
+                let stillPaused = try await app.send(.POST, "\(mates)/queue", json: Application.QueueBody(lat: 37.5, lon: 127, topics: []), token: mina.token)
+                XCTAssertEqual(stillPaused.errorCode, "search_blocked", "dodge \(number + 1), 10 s before the end")
+                clock.advance(by: 11)
+                _ = try await app.search(mina)
+                _ = try await app.send(.DELETE, "\(mates)/queue", token: mina.token)
             }
         }
     }

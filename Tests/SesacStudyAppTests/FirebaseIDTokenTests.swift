@@ -21,17 +21,10 @@ import XCTVapor
 /// on a real local port: algorithm, key, signature, times, audience, issuer, subject; the
 /// certificates cached, fetched once, refetched on rotation, kept through an outage for a day.
 final class FirebaseIDTokenTests: XCTestCase {
-    /// A clock the tests move; tokens are minted at its time.
-    final class Clock: Sendable {
-        private let current = NIOLockedValueBox(Date())
-        var now: Date { current.withLockedValue { $0 } }
-        func advance(_ seconds: TimeInterval) { current.withLockedValue { $0 += seconds } }
-    }
-
     func withFirebase(maxAge: Int = 3600, projects: Set<String>? = nil, lines: RecordedLines = RecordedLines(),
-                      _ body: (FakeFirebase, FirebaseIDTokenVerifier, Clock) async throws -> Void) async throws {
+                      _ body: (FakeFirebase, FirebaseIDTokenVerifier, TestClock) async throws -> Void) async throws {
         let firebase = try await FakeFirebase.start(maxAge: maxAge)
-        let clock = Clock()
+        let clock = TestClock()  // tokens are minted at its time
         let verifier = FirebaseIDTokenVerifier(
             projectIDs: projects ?? [firebase.projectID], certificatesURL: firebase.certificatesURL, client: HTTPClient.shared,
             logger: Logger(label: "firebase-test", factory: lines.handler), now: { clock.now })
@@ -84,11 +77,11 @@ final class FirebaseIDTokenTests: XCTestCase {
             let first = try await verifier.verify(token)
             // The certificates go away: a remembered token needs no key.
             firebase.rotateKeys(keepingPrevious: false)
-            clock.advance(500)
+            clock.advance(by: 500)
             let again = try await verifier.verify(token)
             XCTAssertEqual(again, first)
             // Past its expiry (and the skew) it is refused, remembered or not.
-            clock.advance(600)
+            clock.advance(by: 600)
             await assertRefused(verifier, token, .expired, "a remembered token expires too")
         }
     }
@@ -210,10 +203,10 @@ final class FirebaseIDTokenTests: XCTestCase {
             }
             XCTAssertEqual(firebase.fetchCount, 1, "concurrent callers share one fetch")
             for _ in 0..<20 { _ = try await verifier.verify(token) }
-            clock.advance(590)
+            clock.advance(by: 590)
             _ = try await verifier.verify(try firebase.token(uid: "u", issuedAt: clock.now))
             XCTAssertEqual(firebase.fetchCount, 1, "still within max-age")
-            clock.advance(20)
+            clock.advance(by: 20)
             _ = try await verifier.verify(try firebase.token(uid: "u", issuedAt: clock.now))
             try await waitUntil { firebase.fetchCount == 2 }  // past max-age: answered from the old ones, fetched behind
             for _ in 0..<20 { _ = try await verifier.verify(token) }
@@ -240,7 +233,7 @@ final class FirebaseIDTokenTests: XCTestCase {
             firebase.rotateKeys()
             await assertRefused(verifier, try firebase.token(uid: "u", issuedAt: clock.now), .unknownKey, "within the minute")
             XCTAssertEqual(firebase.fetchCount, 2, "an unknown kid refetches at most once a minute")
-            clock.advance(61)
+            clock.advance(by: 61)
             let rotatedUID = try await verifier.verify(try firebase.token(uid: "u", issuedAt: clock.now)).uid
             XCTAssertEqual(rotatedUID, "u")
             XCTAssertEqual(firebase.fetchCount, 3)
@@ -251,7 +244,7 @@ final class FirebaseIDTokenTests: XCTestCase {
         try await withFirebase(maxAge: 600) { firebase, verifier, clock in
             _ = try await verifier.verify(try firebase.token(uid: "u", issuedAt: clock.now))
             firebase.setFailing(true)
-            clock.advance(700)
+            clock.advance(by: 700)
             // A kid the expired set lacks waits for the fetch, which fails.
             await assertRefused(verifier, try firebase.token(uid: "u", issuedAt: clock.now, kid: "rotated-kid"), .unknownKey)
             XCTAssertEqual(firebase.fetchCount, 2)
@@ -259,16 +252,16 @@ final class FirebaseIDTokenTests: XCTestCase {
             XCTAssertEqual(stale, "u", "the expired certificates still serve")
             try await Task.sleep(for: .milliseconds(200))
             XCTAssertEqual(firebase.fetchCount, 2, "no new attempt within ten seconds of a failure")
-            clock.advance(11)
+            clock.advance(by: 11)
             await assertRefused(verifier, try firebase.token(uid: "u", issuedAt: clock.now, kid: "rotated-kid"), .unknownKey)
             XCTAssertEqual(firebase.fetchCount, 3)
-            clock.advance(24 * 3600 - 700)
+            clock.advance(by: 24 * 3600 - 700)
             let lastDay = try await verifier.verify(try firebase.token(uid: "u", issuedAt: clock.now)).uid
             XCTAssertEqual(lastDay, "u", "still within a day past max-age")
-            clock.advance(700)
+            clock.advance(by: 700)
             await assertRefused(verifier, try firebase.token(uid: "u", issuedAt: clock.now), .certificatesUnavailable, "a day past max-age")
             firebase.setFailing(false)
-            clock.advance(11)
+            clock.advance(by: 11)
             let recoveredUID = try await verifier.verify(try firebase.token(uid: "u", issuedAt: clock.now)).uid
             XCTAssertEqual(recoveredUID, "u", "back once Google is")
         }
@@ -283,7 +276,7 @@ final class FirebaseIDTokenTests: XCTestCase {
             await assertRefused(verifier, token, .certificatesUnavailable, "while waiting to retry")
             XCTAssertEqual(firebase.fetchCount, 1)
             firebase.setFailing(false)
-            clock.advance(11)
+            clock.advance(by: 11)
             let uid = try await verifier.verify(token).uid
             XCTAssertEqual(uid, "u")
             let signedByTheOldKey = try firebase.token(uid: "u3", issuedAt: clock.now)

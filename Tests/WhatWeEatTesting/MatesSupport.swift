@@ -131,3 +131,12 @@ extension Application {
         try await send(.GET, "\(Self.mates)/state", token: member.token).json(MatesJSON.State.self)
     }
 }
+
+extension Application {
+    /// Mates' rules read this clock from now on (code lifetimes and limits, dodge pauses, the
+    /// search sweep): the test moves it instead of rewriting rows.
+    package func useTestClock(_ clock: TestClock = TestClock()) -> TestClock {
+        matesEnvironment.clock = { clock.now }
+        return clock
+    }
+}

@@ -55,7 +55,7 @@ extension MatesService {
     }
 
     /// Stops searches nobody renewed within `searchLifetime`.
-    func expireSearches() async throws -> Int {
+    package func expireSearches() async throws -> Int {
         let expired = try await database.sql.update(MatesProfile.schema)
             .set("state", to: SQLBind(MatesState.idle.rawValue)).set("queued_at", to: SQLLiteral.null)
             .where("state", .equal, SQLBind(MatesState.searching.rawValue))

@@ -21,11 +21,14 @@ package struct MatesService {
 
     package let database: any Database
     package let application: Application
-    package var now: Date { Date() }
+    /// The environment's clock (`MatesEnvironment`), read once per use.
+    private let clock: @Sendable () -> Date
+    package var now: Date { clock() }
 
     package init(database: any Database, application: Application) {
         self.database = database
         self.application = application
+        self.clock = application.matesEnvironment.clock
     }
 
     package init(request: Request) {

@@ -31,7 +31,10 @@ extension MatesService {
 
     func checkNotBlocked(_ profile: MatesProfile) throws {
         if let until = profile.searchBlockedUntil, until > now {
-            let seconds = Int(until.timeIntervalSince(now).rounded(.up))
+            // A stored time reads back within a microsecond of what was written: counted in whole
+            // milliseconds, a pause of a minute is 60 s (and "1분"), never 61 s and "2분".
+            let remaining = (until.timeIntervalSince(now) * 1000).rounded(.down) / 1000
+            let seconds = max(1, Int(remaining.rounded(.up)))
             throw AppError(.forbidden, "search_blocked", arguments: ["minutes": String((seconds + 59) / 60)],
                            headers: ["Retry-After": String(seconds)])
         }

@@ -131,7 +131,8 @@ public enum DatabaseFileCommands {
                 for key in try await restored.keys() {
                     guard case .bytes(let data)? = try await restored.content(of: key),
                           let type = ImageType(rawValue: String(key.split(separator: ".")[1])) else { continue }
-                    _ = try await disk.save(data, as: type)
+                    // Bytes that are not what their name says stay behind in the table, unserved.
+                    guard try await disk.save(data, as: type) == key else { continue }
                     try await restored.delete(key: key)
                     carried += 1
                 }

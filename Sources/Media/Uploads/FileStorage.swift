@@ -77,7 +77,7 @@ extension FileStorage {
 extension Request {
     /// A stored file by key, with its type; files never change under a key, so browsers may cache
     /// them for good (and a browser that has it gets 304). Nil when the key names no stored file;
-    /// 503 `file_storage_unavailable` when the storage cannot be read.
+    /// 503 `file_storage_unavailable` when the bucket cannot be reached.
     package func storedFile(_ key: String) async throws -> Response? {
         let files = application.files
         guard type(of: files).isValidKey(key),

@@ -113,8 +113,17 @@ final class FileStorageTests: XCTestCase {
             let forgedSize = try await app.files.size(of: forged)
             XCTAssertNil(forgedSize)
             XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/" + kept), "the folder is left as it was")
+            let forgedBytesKey = DatabaseFileStorage.key(for: TestImages.png(seed: 4), as: .png)
+            let forgedStored = try await app.files.size(of: forgedBytesKey)
+            XCTAssertNil(forgedStored, "nor under the name its bytes would have")
             let carriedAgain = try await app.carryOverDiskUploads(from: folder)
             XCTAssertEqual(carriedAgain, 0, "once")
+            // A file the folder gains later (a server that went back to the disk for a while) is carried too.
+            let later = try await disk.save(TestImages.png(seed: 5), as: .png)
+            let carriedLater = try await app.carryOverDiskUploads(from: folder)
+            XCTAssertEqual(carriedLater, 1)
+            let laterSize = try await app.files.size(of: later)
+            XCTAssertEqual(laterSize, TestImages.png(seed: 5).count)
             let served = try await app.send(.GET, "/uploads/" + kept)
             XCTAssertEqual(served.status, .ok)
         }

@@ -68,7 +68,7 @@ extension Application {
         case .automatic, .disk:
             files = try DiskFileStorage(directory: directory)
             if case .postgres = settings.database {
-                logger.warning("UPLOAD_STORAGE=disk with PostgreSQL: each instance serves only the files it took (README.md, \"Uploads\")")
+                logger.warning("UPLOAD_STORAGE=disk with PostgreSQL: each instance serves only the files it took (README.md, UPLOAD_STORAGE)")
             }
         case .database:
             files = DatabaseFileStorage(database: { [unowned self] in self.db.sql })
@@ -85,24 +85,32 @@ extension Application {
     }
 
     /// Files an earlier version left in `DATA_DIR/uploads` are copied into the database or the
-    /// bucket when that is where files are kept now (once: a key already stored is skipped), so a
-    /// move to PostgreSQL or S3 loses no photo. The folder is left as it was. Returns how many moved.
+    /// bucket when that is where files are kept now (a key already stored is skipped), so a move to
+    /// PostgreSQL or S3 loses no photo. The folder is left as it was, with a note of the keys it held
+    /// when all of them were carried (`.carried`): a later start with the same keys asks nothing of
+    /// the storage. Returns how many moved.
     @discardableResult
     package func carryOverDiskUploads(from directory: String) async throws -> Int {
         guard !(files is DiskFileStorage), FileManager.default.fileExists(atPath: directory),
               let disk = try? DiskFileStorage(directory: directory) else { return 0 }
+        let keys = try disk.keys()
+        let note = (directory as NSString).appendingPathComponent(".carried")
+        let held = SecureRandom.sha256Hex(Data(keys.joined(separator: "\n").utf8)) + " " + files.place
+        if (try? String(contentsOfFile: note, encoding: .utf8)) == held { return 0 }
         var carried = 0
-        for key in try disk.keys() {
+        for key in keys {
             guard try await files.size(of: key) == nil, let path = disk.path(for: key),
                   let type = key.split(separator: ".").last.flatMap({ ImageType(rawValue: String($0)) }) else { continue }
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            guard try await files.save(data, as: type) == key else {
+            guard DiskFileStorage.key(for: data, as: type) == key else {
                 logger.warning("uploads: \(path) does not hold the bytes its name says; not carried over")
                 continue
             }
+            _ = try await files.save(data, as: type)
             carried += 1
         }
         if carried > 0 { logger.notice("uploads: carried \(carried) files from \(directory) to the \(files.place)") }
+        try? held.write(toFile: note, atomically: true, encoding: .utf8)
         return carried
     }
 }

@@ -239,24 +239,6 @@ package enum BurgerMapJSON {
         package let hidden: Bool
         package let createdAt: Date
         package let updatedAt: Date?
-
-        package init(id: UUID, place: PlaceRef, author: Person, title: String, rating: Int, text: String, photos: [Photo], likeCount: Int, bookmarkCount: Int, commentCount: Int, likedByMe: Bool, bookmarkedByMe: Bool, hidden: Bool, createdAt: Date, updatedAt: Date?) {
-            self.id = id
-            self.place = place
-            self.author = author
-            self.title = title
-            self.rating = rating
-            self.text = text
-            self.photos = photos
-            self.likeCount = likeCount
-            self.bookmarkCount = bookmarkCount
-            self.commentCount = commentCount
-            self.likedByMe = likedByMe
-            self.bookmarkedByMe = bookmarkedByMe
-            self.hidden = hidden
-            self.createdAt = createdAt
-            self.updatedAt = updatedAt
-        }
     }
     package struct Place: Decodable {
         package let id: UUID
@@ -265,15 +247,6 @@ package enum BurgerMapJSON {
         package let reviewCount: Int
         package let averageRating: Double?
         package let photoURL: String?
-
-        package init(id: UUID, name: String, address: String, reviewCount: Int, averageRating: Double?, photoURL: String?) {
-            self.id = id
-            self.name = name
-            self.address = address
-            self.reviewCount = reviewCount
-            self.averageRating = averageRating
-            self.photoURL = photoURL
-        }
     }
     package struct PlaceDetail: Decodable {
         package let id: UUID
@@ -283,16 +256,6 @@ package enum BurgerMapJSON {
         package let eatenCount: Int
         package let wantCount: Int
         package let myMarks: [String]
-
-        package init(id: UUID, reviewCount: Int, averageRating: Double?, photoURL: String?, eatenCount: Int, wantCount: Int, myMarks: [String]) {
-            self.id = id
-            self.reviewCount = reviewCount
-            self.averageRating = averageRating
-            self.photoURL = photoURL
-            self.eatenCount = eatenCount
-            self.wantCount = wantCount
-            self.myMarks = myMarks
-        }
     }
     package struct Comment: Decodable { package let id: UUID; package let reviewId: UUID; package let author: Person; package let text: String; package let updatedAt: Date? }
     package struct Profile: Decodable {
@@ -303,16 +266,6 @@ package enum BurgerMapJSON {
         package let followingCount: Int
         package let eatenCount: Int
         package let followedByMe: Bool
-
-        package init(id: UUID, nickname: String, reviewCount: Int, followerCount: Int, followingCount: Int, eatenCount: Int, followedByMe: Bool) {
-            self.id = id
-            self.nickname = nickname
-            self.reviewCount = reviewCount
-            self.followerCount = followerCount
-            self.followingCount = followingCount
-            self.eatenCount = eatenCount
-            self.followedByMe = followedByMe
-        }
     }
     package struct Page<Item: Decodable>: Decodable { package let items: [Item]; package let nextCursor: String? }
 }

@@ -38,12 +38,6 @@ package final class FakeFirebase: Sendable {
                 signatureAlgorithm: .sha256WithRSAEncryption, extensions: Certificate.Extensions {}, issuerPrivateKey: .init(key))
             return SigningKey(kid: String(SecureRandom.sha256Hex(SecureRandom.token()).prefix(40)), key: key, certificatePEM: try certificate.serializeAsPEM().pemString)
         }
-
-        package init(kid: String, key: _RSA.Signing.PrivateKey, certificatePEM: String) {
-            self.kid = kid
-            self.key = key
-            self.certificatePEM = certificatePEM
-        }
     }
 
     private struct State: Sendable {

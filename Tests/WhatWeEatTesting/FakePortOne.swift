@@ -28,12 +28,6 @@ package final class FakePortOne: Sendable {
         package var outageCalls = 0
         /// Cancels take effect at once but are answered this much later (a slow provider).
         package var cancelAnswerDelay: TimeAmount = .zero
-
-        package init(payments: [String: Payment] = [:], cancelled: [String] = [], cancelAnswerDelay: TimeAmount = .zero) {
-            self.payments = payments
-            self.cancelled = cancelled
-            self.cancelAnswerDelay = cancelAnswerDelay
-        }
     }
 
     package let app: Application

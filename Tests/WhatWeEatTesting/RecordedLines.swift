@@ -24,11 +24,5 @@ package final class RecordedLines: Sendable {
         package func log(event: LogEvent) {
             lines.lines.withLockedValue { $0.append("\(event.message) \(metadata.merging(event.metadata ?? [:]) { $1 })") }
         }
-
-        package init(lines: RecordedLines, logLevel: Logger.Level, metadata: Logger.Metadata = [:]) {
-            self.lines = lines
-            self.logLevel = logLevel
-            self.metadata = metadata
-        }
     }
 }

@@ -102,12 +102,6 @@ package final class ServerProcess: @unchecked Sendable {
         package let status: HTTPResponseStatus
         package let json: [String: Any]
         package let text: String
-
-        package init(status: HTTPResponseStatus, json: [String: Any], text: String) {
-            self.status = status
-            self.json = json
-            self.text = text
-        }
     }
 
     package func get(_ path: String, token: String? = nil) async throws -> Reply {
@@ -163,8 +157,4 @@ package final class ServerProcess: @unchecked Sendable {
 package struct ServerFailure: Error, CustomStringConvertible {
     package let message: String
     package var description: String { message }
-
-    package init(message: String) {
-        self.message = message
-    }
 }

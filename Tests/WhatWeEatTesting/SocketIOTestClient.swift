@@ -117,12 +117,6 @@ package struct EnginePolling {
         package let status: HTTPResponseStatus
         package let headers: HTTPHeaders
         package let text: String
-
-        package init(status: HTTPResponseStatus, headers: HTTPHeaders, text: String) {
-            self.status = status
-            self.headers = headers
-            self.text = text
-        }
     }
 
     package let base: String

@@ -110,12 +110,6 @@ extension Application {
         package let accessToken: String
         package let refreshToken: String
         package let expiresIn: Int
-
-        package init(accessToken: String, refreshToken: String, expiresIn: Int) {
-            self.accessToken = accessToken
-            self.refreshToken = refreshToken
-            self.expiresIn = expiresIn
-        }
     }
 
     /// Signs up through the API and returns the tokens.
@@ -156,12 +150,6 @@ package struct PortClient {
 
         package var errorCode: String? { try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(text.utf8)).error.code }
         package func object() throws -> [String: Any] { try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) }
-
-        package init(status: HTTPResponseStatus, headers: HTTPHeaders, text: String) {
-            self.status = status
-            self.headers = headers
-            self.text = text
-        }
     }
 
     package let port: Int

@@ -82,7 +82,7 @@ public enum DatabaseFileCommands {
     private static func carry(_ disk: DiskFileStorage, into file: String) async throws -> Int {
         try await withConnection(file) { connection in
             let copy = DatabaseFileStorage(database: { connection.sql() })
-            guard await copy.tableExists() else {
+            guard try await hasTable(DatabaseFileStorage.schema, connection) else {
                 throw Failure(description: "the database predates uploaded files in backups: start the server once (it upgrades the database), then back up")
             }
             var carried = 0
@@ -126,7 +126,8 @@ public enum DatabaseFileCommands {
             let disk = try DiskFileStorage(directory: uploads)
             carried = try await withConnection(database) { connection in
                 let restored = DatabaseFileStorage(database: { connection.sql() })
-                guard await restored.tableExists() else { return 0 }
+                // A backup from before files travelled with it has no such table: nothing to write back.
+                guard try await hasTable(DatabaseFileStorage.schema, connection) else { return 0 }
                 var carried = 0
                 for key in try await restored.keys() {
                     guard case .bytes(let data)? = try await restored.content(of: key),
@@ -147,9 +148,13 @@ public enum DatabaseFileCommands {
         try await withConnection(file) { connection in
             let integrity = try await connection.query("PRAGMA integrity_check", []).first?.column("integrity_check")?.string
             guard integrity == "ok" else { throw Failure(description: "\(file) is damaged: \(integrity ?? "not a database")") }
-            let tables = try await connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_fluent_migrations'", [])
-            guard !tables.isEmpty else { throw Failure(description: "\(file) is not a whatweeat database") }
+            guard try await hasTable("_fluent_migrations", connection) else { throw Failure(description: "\(file) is not a whatweeat database") }
         }
+    }
+
+    /// Whether the SQLite database on `connection` has a table of this name (a read failure throws).
+    private static func hasTable(_ name: String, _ connection: SQLiteConnection) async throws -> Bool {
+        try await !connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]).isEmpty
     }
 
     private static func withConnection<T>(_ path: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {

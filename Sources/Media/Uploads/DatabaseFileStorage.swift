@@ -57,11 +57,6 @@ package struct DatabaseFileStorage: FileStorage {
             .map { try $0.decode(column: Column.key, as: String.self) }
     }
 
-    /// Whether the database has the table (a copy of a database from before it has not).
-    package func tableExists() async -> Bool {
-        (try? await database().raw("SELECT 1 FROM \(ident: Self.schema) LIMIT 1").all()) != nil
-    }
-
     /// The table, created whatever the storage in use (switching to it later needs no migration).
     package struct Create: NamedMigration {
         package var name: String { "WhatWeEatServer.CreateStoredFiles" }

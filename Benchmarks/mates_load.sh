@@ -2,12 +2,13 @@
 # Mates figures for docs/PERFORMANCE.md (issue 14). Release build, loopback, one instance.
 #
 #   Benchmarks/mates_load.sh [seconds-per-row] [people-searching] [pairs] [lines-per-second]
-#   (default 10 100000 500 100)
+#   (default 10 100000 500 100; CHAT=0 skips the chat load)
 #
 # 1. `/nearby` with a city's worth of people searching (`seed --synthetic --mates N`, spread over
 #    ±11 km around Seoul City Hall, so ~1,500 within the 1.5 km radius of the centre), wrk at 64
 #    connections beside `/healthz` and `/api/v1/me` (what signing a request in costs alone) in the
-#    same run.
+#    same run; then a searching mate's own reads: `/api/v1/mates/profile`, `/state` and
+#    `/api/v1/notifications`.
 # 2. Chat: 2×pairs sockets held open on the one instance, lines sent on them at a steady rate;
 #    each line's delay from its send to the partner's socket (Benchmarks/mates_chat_load.py).
 set -euo pipefail
@@ -49,12 +50,15 @@ read -r BASE P50 P99 ERR <<<"$(measure "$URL/healthz")"
 echo "| route | req/s | ratio to /healthz | p50 / p99 ms | non-2xx |"
 echo "|---|---:|---:|---:|---:|"
 echo "| \`GET /healthz\` (baseline) | $BASE | 1.00 | $P50 / $P99 | $ERR |"
-for row in "/api/v1/me|signing in alone" "$NEARBY|$PEOPLE searching, 50 nearest of ~1,500 in range"; do
+for row in "/api/v1/me|signing in alone" "$NEARBY|$PEOPLE searching, 50 nearest of ~1,500 in range" \
+           "/api/v1/mates/profile|a searching mate's own profile" "/api/v1/mates/state|a searching mate's state" \
+           "/api/v1/notifications|a searching mate's inbox"; do
   path=${row%%|*}; note=${row##*|}
   read -r RPS P50 P99 ERR <<<"$(measure -H "Authorization: Bearer $TOKEN" "$URL$path")"
   echo "| \`GET ${path%%\?*}\` ($note) | $RPS | $(python3 -c "print(f'{$RPS / $BASE:.2f}')") | $P50 / $P99 | $ERR |"
 done
 echo
+if [ "${CHAT:-1}" = 0 ]; then echo "($DURATION s per wrk row, 64 connections, wrk -t2; $(nproc) cores shared by the clients and the server, $(date +%F))"; exit 0; fi
 echo "| chat load | delivered | p50 ms | p95 ms | p99 ms | max ms | lines/s sent |"
 echo "|---|---|---:|---:|---:|---:|---:|"
 python3 "$(dirname "$0")/mates_chat_load.py" "$URL" benchpass1 "$PAIRS" "$RATE" 30

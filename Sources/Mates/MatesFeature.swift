@@ -19,7 +19,7 @@ package enum MatesFeature: Feature {
         app.codeBudgets = CodeBudgets(settings: settings.mates, shared: app.sharedBudgets)
         app.appStoreVerifier = try makeAppStoreVerifier(settings.mates.appStore)
         _ = app.searchingIndex  // made here, before a request and a follower could each race to make one
-        SearchingIndex.follow(app)
+        MatesStore.follow(app)
         app.receivedCommentsMemory = PersonMemory(topic: "mates.received-comments", lifetime: 300)
         app.receivedCommentsMemory.follow(app)
         MatesAccountRemoval.register(app)

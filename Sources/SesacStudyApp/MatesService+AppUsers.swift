@@ -81,17 +81,16 @@ extension MatesService {
         row.birth = form.birth
         row.study = ""
         row.searchable = false
-        if let existing = try await MatesProfile.query(on: database).filter(\.$verifiedDestinationHash == destinationHash).first() {
+        if let existing = try await store.holder(ofDestination: destinationHash) {
             // The web verified this number first: the app joins that account, which keeps its nickname.
             row.userID = try existing.requireID()
             row.createdAccount = false
             if existing.birthYear == nil { existing.birthYear = year }
             if MatesGender(rawValue: existing.gender) == .unspecified { existing.gender = form.gender.rawValue }
-            try await database.transaction { transaction in
-                try await existing.save(on: transaction)
-                try await row.create(on: transaction)
+            try await store.transaction { store in
+                try await store.save(existing)
+                try await row.create(on: store.database)
             }
-            try await searchingChanged(row.userID)
             return row
         }
         let account: User
@@ -111,10 +110,10 @@ extension MatesService {
         profile.gender = form.gender.rawValue
         profile.birthYear = year
         do {
-            try await database.transaction { transaction in
-                try await account.create(on: transaction)
-                try await profile.create(on: transaction)
-                try await row.create(on: transaction)
+            try await store.transaction { store in
+                try await account.create(on: store.database)
+                try await store.save(profile)
+                try await row.create(on: store.database)
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // The same uid signing up twice at once, or the nickname taken in between.
@@ -159,7 +158,7 @@ extension MatesService {
     package func account(forAppUID uid: String) async throws -> UUID? {
         guard !uid.isEmpty, uid.utf8.count <= 128 else { return nil }
         if let row = try await appUser(uid) { return row.userID }
-        guard let id = UUID(uuidString: uid), try await MatesProfile.find(id, on: database) != nil else { return nil }
+        guard let id = UUID(uuidString: uid), try await store.exists(id) else { return nil }
         return id
     }
 
@@ -186,12 +185,9 @@ extension MatesService {
     /// `myQueueState`'s common case in one statement: whether the uid signed up and searches now
     /// (the sighting noted as every call notes it). `other` sends the caller down the full path.
     func appSearchingFastPath(uid: String, address: String) async throws -> AppFastState {
-        let query: SQLQueryString = """
-            SELECT p.state FROM \(ident: MatesAppUser.schema) a JOIN \(ident: MatesProfile.schema) p ON p.id = a.user_id WHERE a.uid = \(bind: uid)
-            """
-        guard let row = try await database.sql.raw(query).first() else { return .unknown }
+        guard let searches = try await store.appUserSearches(uid: uid, appUsers: MatesAppUser.schema) else { return .unknown }
         try await noteAppSighting(uid: uid, address: address)
-        return try row.decode(column: "state", as: String.self) == MatesState.searching.rawValue ? .searching : .other
+        return searches ? .searching : .other
     }
 
     /// The network (`ClientNetwork`) `uid` called `/v1` from most recently, within
@@ -273,13 +269,12 @@ extension MatesService {
     /// transaction (a half-applied save would show one and not the other).
     func updateMyPage(_ appUser: MatesAppUser, _ change: ProfileChange, study: String?, searchable: Bool?) async throws {
         let profile = try await verifiedProfile(appUser.userID)
-        try await database.transaction { transaction in
-            try await MatesService(database: transaction, application: application).saveProfileChange(profile, change)
+        try await store.transaction { store in
+            try await saveProfileChange(profile, change, in: store)
             if let study { appUser.study = study }
             if let searchable { appUser.searchable = searchable }
-            if study != nil || searchable != nil { try await appUser.save(on: transaction) }
+            if study != nil || searchable != nil { try await appUser.save(on: store.database) }
         }
-        try await searchingChanged(try profile.requireID())
     }
 
     /// `PUT /v1/user/update_fcm_token`: where the app's pushes go.

@@ -392,7 +392,7 @@ final class MatesPagesTests: XCTestCase {
     func testASuspendedAccountIsRefusedButSeesWhyOnItsProfile() async throws {
         try await withTestApp { app in
             var (browser, member) = try await verifiedBrowser(app, nickname: "정지됨")
-            try await MatesProfile.query(on: app.db).filter(\.$id == member.id).set(\.$suspendedAt, to: Date()).update()
+            _ = try await MatesStore(database: app.db, application: app).suspend(member.id, at: Date())
             for path in ["/mates", "/mates/nearby", "/mates/search", "/mates/shop", "/mates/chat/\(UUID().uuidString.lowercased())"] {
                 let page = try await browser.get(path)
                 XCTAssertEqual(page.status, .forbidden, path)

@@ -103,7 +103,7 @@ final class MatesCompatMixedUseTests: XCTestCase {
                 XCTAssertEqual(user["dodgeNum"] as? Int, number + 1)
                 // The partner left behind is not punished.
                 try await partner.search(at: MatesPlaces.east(900))
-                try await MatesProfile.query(on: app.db).filter(\.$id == account).set(\.$searchBlockedUntil, to: nil).update()
+                try await MatesStore(database: app.db, application: app).blockSearching(account, until: nil)
             }
         }
     }

@@ -4,18 +4,22 @@ import SQLKit
 import Vapor
 
 /// When an account is deleted its profile, requests, matches, chats and the reviews it wrote go by
-/// cascade; first its partner in a running match is set free (back to idle); then the searching
-/// index forgets it, and the remembered comments are dropped (some were its).
+/// cascade; first its partner in a running match is set free (back to idle); then the profile's
+/// memories forget it (its partner's record too: their ended match went), and the remembered
+/// comments are dropped (some were its).
 enum MatesAccountRemoval {
     package static func register(_ app: Application) {
-        app.accountRemovals.register(beforeDelete: { user, database in
-            guard let matchID = try await MatesProfile.find(user, on: database)?.matchID else { return }
-            try await database.sql.update(MatesProfile.schema)
-                .set("state", to: SQLBind(MatesState.idle.rawValue)).set("match_id", to: SQLLiteral.null)
-                .where("match_id", .equal, SQLBind(matchID)).where("id", .notEqual, SQLBind(user)).run()
+        app.accountRemovals.register(beforeDelete: { [weak app] user, database in
+            guard let app else { return }
+            // In the deleting transaction: what changes is announced once the removal is done (below).
+            let store = MatesStore.unannounced(on: database, application: app)
+            guard let matchID = try await store.model(user)?.matchID else { return }
+            try await store.leaveMatch(matchID, except: user)
         }, afterDelete: { [weak app] user, _ in
             guard let app else { return }
-            try await MatesService(database: app.db, application: app).searchingChanged(user)
+            let store = MatesStore(database: app.db, application: app)
+            try await store.announce([user])
+            await store.announceEveryone()
             await app.receivedCommentsMemory.forgetEveryone(announcingOn: app.events)
         })
     }

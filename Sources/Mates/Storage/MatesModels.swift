@@ -3,48 +3,50 @@ import Fluent
 import Foundation
 import Platform
 
-/// A person's mates profile, keyed by their account id. Created when they confirm a code;
+/// A person's mates profile, keyed by their account id; read and written only by `MatesStore`. Created when they confirm a code;
 /// holds what others see (gender, age, topics, look, reputation) and where they are in finding
 /// a mate (`state`, the queue position, the current match).
 package final class MatesProfile: Model, @unchecked Sendable {
     package static let schema = "mates_profiles"
+    /// Its columns are named by its store.
+    typealias Column = MatesStore.ProfileColumn
 
-    @ID(custom: "id", generatedBy: .user) package var id: UUID?
-    @Field(key: "gender") package var gender: String
-    @OptionalField(key: "birth_year") package var birthYear: Int?
+    @ID(custom: .string(Column.id), generatedBy: .user) package var id: UUID?
+    @Field(key: .string(Column.gender)) package var gender: String
+    @OptionalField(key: .string(Column.birthYear)) package var birthYear: Int?
     /// JSON array of strings.
-    @Field(key: "topics") var topicsJSON: String
-    @Field(key: "searchable") package var searchable: Bool
-    @Field(key: "age_min") package var ageMin: Int
-    @Field(key: "age_max") package var ageMax: Int
-    @Field(key: "avatar") package var avatar: Int
-    @Field(key: "background") package var background: Int
+    @Field(key: .string(Column.topics)) var topicsJSON: String
+    @Field(key: .string(Column.searchable)) package var searchable: Bool
+    @Field(key: .string(Column.ageMin)) package var ageMin: Int
+    @Field(key: .string(Column.ageMax)) package var ageMax: Int
+    @Field(key: .string(Column.avatar)) package var avatar: Int
+    @Field(key: .string(Column.background)) package var background: Int
     /// The six reputation counters, `ReputationCategory` order.
-    @Field(key: "rep_0") var rep0: Int
-    @Field(key: "rep_1") var rep1: Int
-    @Field(key: "rep_2") var rep2: Int
-    @Field(key: "rep_3") var rep3: Int
-    @Field(key: "rep_4") var rep4: Int
-    @Field(key: "rep_5") var rep5: Int
+    @Field(key: .string(Column.reputation[0])) var rep0: Int
+    @Field(key: .string(Column.reputation[1])) var rep1: Int
+    @Field(key: .string(Column.reputation[2])) var rep2: Int
+    @Field(key: .string(Column.reputation[3])) var rep3: Int
+    @Field(key: .string(Column.reputation[4])) var rep4: Int
+    @Field(key: .string(Column.reputation[5])) var rep5: Int
 
-    @Field(key: "state") package var state: String
-    @OptionalField(key: "lat") package var lat: Double?
-    @OptionalField(key: "lon") package var lon: Double?
+    @Field(key: .string(Column.state)) package var state: String
+    @OptionalField(key: .string(Column.lat)) package var lat: Double?
+    @OptionalField(key: .string(Column.lon)) package var lon: Double?
     /// JSON array: what they are searching for now.
-    @OptionalField(key: "queue_topics") var queueTopicsJSON: String?
-    @OptionalField(key: "queued_at") package var queuedAt: Date?
-    @OptionalField(key: "match_id") package var matchID: UUID?
+    @OptionalField(key: .string(Column.queueTopics)) var queueTopicsJSON: String?
+    @OptionalField(key: .string(Column.queuedAt)) package var queuedAt: Date?
+    @OptionalField(key: .string(Column.matchID)) package var matchID: UUID?
 
-    @Field(key: "verified_channel") package var verifiedChannel: String
+    @Field(key: .string(Column.verifiedChannel)) package var verifiedChannel: String
     /// SHA-256 of the normalized destination: one phone number or address verifies one account.
-    @Field(key: "verified_destination_hash") package var verifiedDestinationHash: String
-    @Field(key: "verified_masked") package var verifiedMasked: String
-    @OptionalField(key: "suspended_at") package var suspendedAt: Date?
+    @Field(key: .string(Column.verifiedDestinationHash)) package var verifiedDestinationHash: String
+    @Field(key: .string(Column.verifiedMasked)) package var verifiedMasked: String
+    @OptionalField(key: .string(Column.suspendedAt)) package var suspendedAt: Date?
     /// Reports made before this no longer count toward a suspension (an admin lifted one).
-    @OptionalField(key: "reports_cleared_at") package var reportsClearedAt: Date?
-    @OptionalField(key: "search_blocked_until") package var searchBlockedUntil: Date?
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
-    @Timestamp(key: "updated_at", on: .update, format: .microseconds) package var updatedAt: Date?
+    @OptionalField(key: .string(Column.reportsClearedAt)) package var reportsClearedAt: Date?
+    @OptionalField(key: .string(Column.searchBlockedUntil)) package var searchBlockedUntil: Date?
+    @Timestamp(key: .string(Column.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: .string(Column.updatedAt), on: .update, format: .microseconds) package var updatedAt: Date?
 
     package init() {}
 

@@ -19,13 +19,7 @@ extension MatesService {
         let user = try profile.requireID()
         // A new search starts with no requests: those from before a match or a stop are stale.
         if profile.matesState == .idle { try await dropRequests(of: [user], on: database) }
-        let moved = try await database.sql.update(MatesProfile.schema)
-            .set("state", to: SQLBind(MatesState.searching.rawValue)).set("lat", to: SQLBind(point.lat)).set("lon", to: SQLBind(point.lon))
-            .set("queue_topics", to: SQLBind(MatesProfile.encodeList(topics))).set("queued_at", to: SQLBind(now))
-            .where("id", .equal, SQLBind(user)).where("state", .notEqual, SQLBind(MatesState.matched.rawValue))
-            .returning("id").all()
-        guard !moved.isEmpty else { throw AppError.conflict("already_matched") }
-        try await searchingChanged(user)
+        guard try await store.startSearching(user, at: point, topics: topics, now: now) else { throw AppError.conflict("already_matched") }
         return try await verifiedProfile(user)
     }
 
@@ -43,13 +37,8 @@ extension MatesService {
     /// Stops searching; what was asked of or by this person goes with it. Refused while matched.
     package func stopSearching(_ profile: MatesProfile) async throws -> MatesProfile {
         let user = try profile.requireID()
-        let stopped = try await database.sql.update(MatesProfile.schema)
-            .set("state", to: SQLBind(MatesState.idle.rawValue)).set("queued_at", to: SQLLiteral.null)
-            .where("id", .equal, SQLBind(user)).where("state", .notEqual, SQLBind(MatesState.matched.rawValue))
-            .returning("id").all()
-        guard !stopped.isEmpty else { throw AppError.conflict("already_matched") }
+        guard try await store.stopSearching(user) else { throw AppError.conflict("already_matched") }
         try await dropRequests(of: [user], on: database)
-        try await searchingChanged(user)
         return try await verifiedProfile(user)
     }
 
@@ -59,14 +48,8 @@ extension MatesService {
 
     /// Stops searches nobody renewed within `searchLifetime`.
     package func expireSearches() async throws -> Int {
-        let expired = try await database.sql.update(MatesProfile.schema)
-            .set("state", to: SQLBind(MatesState.idle.rawValue)).set("queued_at", to: SQLLiteral.null)
-            .where("state", .equal, SQLBind(MatesState.searching.rawValue))
-            .where("queued_at", .lessThan, SQLBind(now.addingTimeInterval(-Self.searchLifetime)))
-            .returning("id").all()
-        let users = try expired.map { try $0.decode(column: "id", as: UUID.self) }
+        let users = try await store.stopSearches(renewedBefore: now.addingTimeInterval(-Self.searchLifetime))
         if !users.isEmpty { try await dropRequests(of: users, on: database) }
-        for user in users { try await searchingChanged(user) }
         return users.count
     }
 
@@ -106,17 +89,9 @@ extension MatesService {
                    avatar: entry.avatar, background: entry.background, distanceMeters: meters, coordinate: entry.coordinate)
     }
 
+    /// A person as others see them (the partner on the chat, review and report pages).
     package func person(_ user: UUID) async throws -> MatePerson? {
-        // The chat, review and report pages show the partner on every view: one joined row.
-        guard let row = try await database.sql.raw("""
-            SELECT u.nickname, p.gender, p.topics, p.avatar, p.background, p.rep_0, p.rep_1, p.rep_2, p.rep_3, p.rep_4, p.rep_5
-            FROM \(ident: MatesProfile.schema) p JOIN \(ident: User.schema) u ON u.id = p.id WHERE p.id = \(bind: user)
-            """).first() else { return nil }
-        return MatePerson(id: user, nickname: try row.decode(column: "nickname", as: String.self), gender: try row.decode(column: "gender", as: String.self),
-                          topics: MatesProfile.decodeList(try row.decode(column: "topics", as: String.self)),
-                          reputation: try (0..<6).map { try row.decode(column: "rep_\($0)", as: Int.self) },
-                          avatar: try row.decode(column: "avatar", as: Int.self), background: try row.decode(column: "background", as: Int.self),
-                          distanceMeters: nil)
+        try await store.person(user)
     }
 
     // MARK: Requests and matches
@@ -129,7 +104,7 @@ extension MatesService {
         guard target != me else { throw AppError.invalid("cannot_request_self") }
         guard profile.matesState != .matched else { throw AppError.conflict("already_matched") }
         guard profile.matesState == .searching, let birthYear = profile.birthYear else { throw AppError.conflict("not_searching") }
-        guard try await MatesProfile.find(target, on: database) != nil else { throw AppError.notFound("user_not_found") }
+        guard try await store.exists(target) else { throw AppError.notFound("user_not_found") }
         guard let entry = try await loadedIndex().entry(target) else { throw AppError.conflict("mate_not_searching") }
         guard Self.canSee(entry, age: MatesRules.age(birthYear: birthYear, now: now), range: profile.ageRange, now: now) else {
             throw AppError.notFound("user_not_found")
@@ -175,12 +150,12 @@ extension MatesService {
         if let request = try await MatesRequest.query(on: database).filter(\.$fromID == asker).filter(\.$toID == me).first() {
             return try await accept(request, by: me)
         }
-        if let profile = try await MatesProfile.find(me, on: database), let current = try await currentMatch(of: profile),
+        if let profile = try await store.model(me), let current = try await currentMatch(of: profile),
            current.partner(of: me) == asker {
             return current
         }
-        let states = try await MatesProfile.query(on: database).filter(\.$id ~~ [asker, me]).all()
-        func state(_ user: UUID) -> MatesState? { states.first { $0.id == user }?.matesState }
+        let states = try await store.states(of: [asker, me])
+        func state(_ user: UUID) -> MatesState? { states[user] }
         if state(me) == .matched { throw AppError.conflict("already_matched") }
         switch state(asker) {
         case .matched: throw AppError.conflict("mate_already_matched")
@@ -197,23 +172,17 @@ extension MatesService {
         let asker = request.fromID
         let match = MatesMatch(asker: asker, accepter: me)
         let matchID = try match.requireID()
-        let failed = try await acceptTransaction { transaction in
+        let failed = try await acceptTransaction { store in
             for user in [asker, me].sorted(by: { $0.uuidString < $1.uuidString }) {
-                let moved = try await transaction.sql.update(MatesProfile.schema)
-                    .set("state", to: SQLBind(MatesState.matched.rawValue)).set("match_id", to: SQLBind(matchID))
-                    .set("queued_at", to: SQLLiteral.null)
-                    .where("id", .equal, SQLBind(user)).where("state", .equal, SQLBind(MatesState.searching.rawValue))
-                    .where("suspended_at", .is, SQLLiteral.null)
-                    .returning("id").all()
-                if moved.isEmpty { throw AcceptFailed(user: user) }
+                if try await !store.moveToMatch(user, match: matchID) { throw AcceptFailed(user: user) }
             }
-            try await match.create(on: transaction)
+            try await match.create(on: store.database)
             // Only the pair's own requests go: others asked of either stay, so a second accept
             // racing this one finds its request and learns (409) that the person is taken.
-            try await MatesRequest.query(on: transaction).filter(\.$fromID ~~ [asker, me]).filter(\.$toID ~~ [asker, me]).delete()
+            try await MatesRequest.query(on: store.database).filter(\.$fromID ~~ [asker, me]).filter(\.$toID ~~ [asker, me]).delete()
         }
         if let failed {
-            let state = try await MatesProfile.find(failed, on: database)?.matesState
+            let state = try await store.states(of: [failed])[failed]
             switch (failed == me, state) {
             case (true, .matched): throw AppError.conflict("already_matched")
             case (true, _): throw AppError.conflict("not_searching")
@@ -221,7 +190,6 @@ extension MatesService {
             case (false, _): throw AppError.conflict("mate_not_searching")
             }
         }
-        try await searchingChanged(asker, me)
         Counter(label: "whatweeat_mates_matches_total").increment()
         try await inbox.post(NotificationDraft(recipient: asker, actor: me, service: "mates", kind: "mates_matched",
                                                subjectID: matchID, link: MatesPath.chat(matchID)))
@@ -238,15 +206,13 @@ extension MatesService {
               let match = try await MatesMatch.find(matchID, on: database) else { throw AppError.conflict("not_matched") }
         let now = self.now
         let reason = dodged ? "dodged" : "finished"
-        try await database.transaction { transaction in
-            let ended = try await transaction.sql.update(MatesMatch.schema)
+        try await store.transaction { store in
+            let ended = try await store.database.sql.update(MatesMatch.schema)
                 .set("ended_at", to: SQLBind(now)).set("ended_by", to: SQLBind(me)).set("end_reason", to: SQLBind(reason))
                 .where("id", .equal, SQLBind(matchID)).where("ended_at", .is, SQLLiteral.null).returning("id").all()
             guard !ended.isEmpty else { throw AppError.conflict("not_matched") }
-            try await transaction.sql.update(MatesProfile.schema)
-                .set("state", to: SQLBind(MatesState.idle.rawValue)).set("match_id", to: SQLLiteral.null)
-                .where("match_id", .equal, SQLBind(matchID)).run()
-            if dodged { try await recordDodge(me, match: matchID, now: now, on: transaction) }
+            try await store.leaveMatch(matchID)
+            if dodged { try await recordDodge(me, match: matchID, now: now, in: store) }
         }
         match.endedAt = now
         match.endedBy = me
@@ -258,18 +224,16 @@ extension MatesService {
         return match
     }
 
-    private func recordDodge(_ user: UUID, match: UUID, now: Date, on database: any Database) async throws {
+    private func recordDodge(_ user: UUID, match: UUID, now: Date, in store: MatesStore) async throws {
         let dodge = MatesDodge()
         dodge.userID = user
         dodge.matchID = match
         dodge.createdAt = now
-        try await dodge.create(on: database)
-        let recent = try await MatesDodge.query(on: database).filter(\.$userID == user)
+        try await dodge.create(on: store.database)
+        let recent = try await MatesDodge.query(on: store.database).filter(\.$userID == user)
             .filter(\.$createdAt > now.addingTimeInterval(-DodgePenalty.window)).count()
-        guard let profile = try await MatesProfile.find(user, on: database),
-              let until = DodgePenalty.blockedUntil(dodgesInWindow: recent, now: now) else { return }
-        profile.searchBlockedUntil = until
-        try await profile.save(on: database)
+        guard let until = DodgePenalty.blockedUntil(dodgesInWindow: recent, now: now) else { return }
+        try await store.blockSearching(user, until: until)
     }
 
     // MARK: State
@@ -288,13 +252,9 @@ extension MatesService {
         }
         var last: (MatesMatch, MatePerson?, Bool)?
         // Every mates page asks; most people have no match that ended this week, so the newest
-        // ended one is looked at as a row first and built as a model only when it is shown.
-        if match == nil, let row = try await database.sql.raw("""
-            SELECT id, ended_at FROM \(ident: MatesMatch.schema) WHERE (user_a = \(bind: me) OR user_b = \(bind: me))
-            AND ended_at IS NOT NULL ORDER BY created_at DESC LIMIT 1
-            """).first(),
-            let endedAt = try row.decode(column: "ended_at", as: Date?.self), now.timeIntervalSince(endedAt) < 7 * 24 * 3600,
-            let ended = try await MatesMatch.find(row.decode(column: "id", as: UUID.self), on: database) {
+        // ended one is known from the person's record (memory) and built only when it is shown.
+        if match == nil, let ended = try await store.record(me)?.lastEnded, now.timeIntervalSince(ended.endedAt) < 7 * 24 * 3600,
+            let ended = try await MatesMatch.find(ended.id, on: database) {
             last = (ended, try await person(ended.partner(of: me)), try await hasReviewed(ended, by: me))
         }
         let blocked = profile.searchBlockedUntil.flatMap { $0 > now ? $0 : nil }
@@ -334,18 +294,13 @@ extension MatesService {
         review.picks = picks.map { $0 ? "1" : "0" }.joined(separator: ",")
         review.comment = comment
         do {
-            try await database.transaction { transaction in
-                try await review.create(on: transaction)
-                let chosen = picks.enumerated().filter(\.element).map(\.offset)
-                guard !chosen.isEmpty else { return }
-                let update = transaction.sql.update(MatesProfile.schema).where("id", .equal, SQLBind(reviewee))
-                for index in chosen { update.set(SQLIdentifier("rep_\(index)"), to: SQLRaw("rep_\(index) + 1")) }
-                try await update.run()
+            try await store.transaction { store in
+                try await review.create(on: store.database)
+                try await store.addReputation(reviewee, picked: picks.enumerated().filter(\.element).map(\.offset))
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict("already_reviewed")
         }
-        try await searchingChanged(reviewee)
         if !comment.isEmpty { await application.receivedCommentsMemory.forget(reviewee, announcingOn: events) }
         return review
     }
@@ -356,7 +311,7 @@ extension MatesService {
         let checked: (categories: [ReportCategory], comment: String)
         do { checked = try MatesRules.checkReport(categories: rawCategories, comment: rawComment) } catch { throw Self.appError(error) }
         guard target != me else { throw AppError.invalid("cannot_report_self") }
-        guard let reported = try await MatesProfile.find(target, on: database) else { throw AppError.notFound("user_not_found") }
+        guard let reported = try await store.model(target) else { throw AppError.notFound("user_not_found") }
         let shared = try await MatesMatch.query(on: database).group(.or) { either in
             either.group(.and) { $0.filter(\.$userA == me).filter(\.$userB == target) }
             either.group(.and) { $0.filter(\.$userA == target).filter(\.$userB == me) }
@@ -385,23 +340,18 @@ extension MatesService {
         let user = try profile.requireID()
         let now = self.now
         let matchID = profile.matchID
-        try await database.transaction { transaction in
-            let suspended = try await transaction.sql.update(MatesProfile.schema).set("suspended_at", to: SQLBind(now))
-                .where("id", .equal, SQLBind(user)).where("suspended_at", .is, SQLLiteral.null).returning("id").all()
-            guard !suspended.isEmpty else { return }
+        let suspended = try await store.transaction { store in
+            guard try await store.suspend(user, at: now) else { return false }
             if let matchID {
-                try await transaction.sql.update(MatesMatch.schema)
+                try await store.database.sql.update(MatesMatch.schema)
                     .set("ended_at", to: SQLBind(now)).set("ended_by", to: SQLBind(user)).set("end_reason", to: SQLBind("suspended"))
                     .where("id", .equal, SQLBind(matchID)).where("ended_at", .is, SQLLiteral.null).run()
-                try await transaction.sql.update(MatesProfile.schema)
-                    .set("state", to: SQLBind(MatesState.idle.rawValue)).set("match_id", to: SQLLiteral.null)
-                    .where("match_id", .equal, SQLBind(matchID)).run()
+                try await store.leaveMatch(matchID)
             }
-            try await transaction.sql.update(MatesProfile.schema).set("state", to: SQLBind(MatesState.idle.rawValue))
-                .set("queued_at", to: SQLLiteral.null).where("id", .equal, SQLBind(user)).run()
-            try await dropRequests(of: [user], on: transaction)
+            try await dropRequests(of: [user], on: store.database)
+            return true
         }
-        try await searchingChanged(user)
+        guard suspended else { return }
         if let matchID { await publishChat(ChatEvent.ended(reason: "suspended", by: user), match: matchID) }
         // Its chat sockets close on every instance, the apps' Socket.IO bindings too.
         await events.announceSessionEnd(.feature(MatesService.socketFeature, account: user))
@@ -409,19 +359,16 @@ extension MatesService {
 
     /// An admin lifts a suspension; reports before now stop counting.
     func liftSuspension(of user: UUID) async throws -> MatesProfile {
-        guard let profile = try await MatesProfile.find(user, on: database) else { throw AppError.notFound("user_not_found") }
-        profile.suspendedAt = nil
-        profile.reportsClearedAt = now
-        try await profile.save(on: database)
+        guard let profile = try await store.liftSuspension(user, at: now) else { throw AppError.notFound("user_not_found") }
         return profile
     }
 }
 
 extension MatesService {
     /// Runs the transaction; an `AcceptFailed` inside it rolls back and comes out as the user it named.
-    fileprivate func acceptTransaction(_ work: @escaping @Sendable (any Database) async throws -> Void) async throws -> UUID? {
+    fileprivate func acceptTransaction(_ work: @escaping @Sendable (MatesStore) async throws -> Void) async throws -> UUID? {
         do {
-            try await database.transaction { try await work($0) }
+            try await store.transaction { try await work($0) }
             return nil
         } catch let failed as AcceptFailed {
             return failed.user

@@ -71,8 +71,7 @@ extension MatesService {
             guard owned.backgrounds.contains(background) else { throw AppError(.forbidden, "item_not_owned") }
             profile.background = background
         }
-        try await profile.save(on: database)
-        try await searchingChanged(try profile.requireID())
+        try await store.save(profile)
         return try await collection(of: profile)
     }
 }

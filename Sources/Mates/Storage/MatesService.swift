@@ -39,6 +39,8 @@ package struct MatesService {
     package var index: SearchingIndex { application.searchingIndex }
     package var radiusMeters: Double { application.settings.mates.radiusMeters }
     package var inbox: NotificationInbox { NotificationInbox(database: database, application: application) }
+    /// The owner of the profiles' table (and the memories that follow it).
+    package var store: MatesStore { MatesStore(database: database, application: application) }
 
     // MARK: Verification
 
@@ -85,7 +87,7 @@ package struct MatesService {
         }
         let destinationHash = Self.destinationHash(destination, channel: channel)
         let now = self.now
-        if let holder = try await MatesProfile.query(on: database).filter(\.$verifiedDestinationHash == destinationHash).first(), holder.id != user {
+        if let holder = try await store.holder(ofDestination: destinationHash), holder.id != user {
             throw AppError.conflict("destination_in_use")
         }
         let slots = try await application.codeBudgets.reserve(channel: channel, client: client, logger: application.logger)
@@ -202,20 +204,7 @@ package struct MatesService {
         let taken = try await database.sql.update(MatesVerificationCode.schema).set("used_at", to: SQLBind(now))
             .where("id", .equal, SQLBind(try row.requireID())).where("used_at", .is, SQLLiteral.null).returning("id").all()
         guard !taken.isEmpty else { throw AppError.invalid("code_expired") }
-        return try await markVerified(user: user, channel: channel, destinationHash: destinationHash, masked: row.masked)
-    }
-
-    private func markVerified(user: UUID, channel: VerificationChannel, destinationHash: String, masked: String) async throws -> MatesProfile {
-        let profile = try await MatesProfile.find(user, on: database) ?? Self.newProfile(user)
-        profile.verifiedChannel = channel.rawValue
-        profile.verifiedDestinationHash = destinationHash
-        profile.verifiedMasked = masked
-        do {
-            try await profile.save(on: database)
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            throw AppError.conflict("destination_in_use")
-        }
-        return profile
+        return try await store.markVerified(user, channel: channel, destinationHash: destinationHash, masked: row.masked)
     }
 
     package static func newProfile(_ user: UUID) -> MatesProfile {
@@ -236,17 +225,10 @@ package struct MatesService {
     // MARK: Profile
 
     /// That the caller verified, is not suspended, and the few fields `/nearby` needs, for the
-    /// apps' search and the start page. One statement written out (building a Fluent model of the
-    /// whole profile cost a fifth of a `/nearby`). The gate of our own routes reads the wider
-    /// `profileSnapshot`, which carries these too.
+    /// apps' search and the start page (`MatesStore.record`, from memory); 403
+    /// `verification_required` for an account that has not verified.
     package func standing(_ user: UUID) async throws -> MatesStanding {
-        let query: SQLQueryString = "SELECT birth_year, age_min, age_max, suspended_at, state, lat, lon FROM \(ident: MatesProfile.schema) WHERE id = \(bind: user)"
-        guard let row = try await database.sql.raw(query).first() else { throw AppError(.forbidden, "verification_required") }
-        return MatesStanding(id: user, birthYear: try row.decode(column: "birth_year", as: Int?.self),
-                             ageMin: try row.decode(column: "age_min", as: Int.self), ageMax: try row.decode(column: "age_max", as: Int.self),
-                             suspended: try row.decode(column: "suspended_at", as: Date?.self) != nil,
-                             searchPosition: try Self.searchPosition(state: row.decode(column: "state", as: String.self),
-                                                                     lat: row.decode(column: "lat", as: Double?.self), lon: row.decode(column: "lon", as: Double?.self)))
+        try await profileSnapshot(user).standing
     }
 
     package static func searchPosition(state: String, lat: Double?, lon: Double?) -> Coordinate? {
@@ -254,37 +236,18 @@ package struct MatesService {
         return Coordinate(unchecked: lat, lon)
     }
 
-    /// What the person's own pages show of their profile, as one row (no model); 403
+    /// What the person's own pages show of their profile (`MatesStore.record`, from memory); 403
     /// `verification_required` for an account that has not verified. The gate of every mates
     /// route reads it (its `standing` is what the gate checks), and the handler takes it from the
     /// request (`req.matesSnapshot()`).
     package func profileSnapshot(_ user: UUID) async throws -> MatesProfileSnapshot {
-        guard let row = try await database.sql.raw("""
-            SELECT gender, birth_year, topics, searchable, age_min, age_max, avatar, background, rep_0, rep_1, rep_2, rep_3, rep_4, rep_5,
-            state, queued_at, match_id, verified_channel, verified_masked, suspended_at, search_blocked_until, lat, lon
-            FROM \(ident: MatesProfile.schema) WHERE id = \(bind: user)
-            """).first() else { throw AppError(.forbidden, "verification_required") }
-        let state = try row.decode(column: "state", as: String.self)
-        return MatesProfileSnapshot(
-            id: user, gender: try row.decode(column: "gender", as: String.self), birthYear: try row.decode(column: "birth_year", as: Int?.self),
-            topics: MatesProfile.decodeList(try row.decode(column: "topics", as: String.self)),
-            searchable: try row.decode(column: "searchable", as: Bool.self),
-            ageMin: try row.decode(column: "age_min", as: Int.self), ageMax: try row.decode(column: "age_max", as: Int.self),
-            avatar: try row.decode(column: "avatar", as: Int.self), background: try row.decode(column: "background", as: Int.self),
-            reputation: try (0..<6).map { try row.decode(column: "rep_\($0)", as: Int.self) },
-            state: MatesState(rawValue: state) ?? .idle,
-            queuedAt: try row.decode(column: "queued_at", as: Date?.self), matchID: try row.decode(column: "match_id", as: UUID?.self),
-            verifiedChannel: try row.decode(column: "verified_channel", as: String.self),
-            verifiedMasked: try row.decode(column: "verified_masked", as: String.self),
-            suspended: try row.decode(column: "suspended_at", as: Date?.self) != nil,
-            searchBlockedUntil: try row.decode(column: "search_blocked_until", as: Date?.self),
-            searchPosition: Self.searchPosition(state: state, lat: try row.decode(column: "lat", as: Double?.self),
-                                                lon: try row.decode(column: "lon", as: Double?.self)))
+        guard let snapshot = try await store.snapshot(user) else { throw AppError(.forbidden, "verification_required") }
+        return snapshot
     }
 
     /// The profile of a verified account, or 403 `verification_required`.
     package func verifiedProfile(_ user: UUID) async throws -> MatesProfile {
-        guard let profile = try await MatesProfile.find(user, on: database) else { throw AppError(.forbidden, "verification_required") }
+        guard let profile = try await store.model(user) else { throw AppError(.forbidden, "verification_required") }
         return profile
     }
 
@@ -308,14 +271,13 @@ package struct MatesService {
     }
 
     package func updateProfile(_ profile: MatesProfile, _ change: ProfileChange) async throws -> MatesProfile {
-        try await saveProfileChange(profile, change)
-        try await searchingChanged(try profile.requireID())
+        try await saveProfileChange(profile, change, in: store)
         return profile
     }
 
-    /// Checks and saves a change on this service's database (a caller's transaction may hold
-    /// more); the caller tells the searching index after it committed (`searchingChanged`).
-    package func saveProfileChange(_ profile: MatesProfile, _ change: ProfileChange) async throws {
+    /// Checks and saves a change through `store` (a caller's `MatesStore.transaction` may hold
+    /// more; the change is announced once it committed).
+    package func saveProfileChange(_ profile: MatesProfile, _ change: ProfileChange, in store: MatesStore) async throws {
         do {
             if let year = change.birthYear { try MatesRules.checkBirthYear(year, now: now) }
             try MatesRules.checkAgeRange(min: change.ageMin ?? profile.ageMin, max: change.ageMax ?? profile.ageMax)
@@ -326,7 +288,7 @@ package struct MatesService {
         if let searchable = change.searchable { profile.searchable = searchable }
         if let ageMin = change.ageMin { profile.ageMin = ageMin }
         if let ageMax = change.ageMax { profile.ageMax = ageMax }
-        try await profile.save(on: database)
+        try await store.save(profile)
     }
 
     /// The comments people left in reviews of this person, newest first, at most 20. Every mates
@@ -354,18 +316,10 @@ package struct MatesService {
         return comments
     }
 
-    // MARK: Keeping the index current
-
-    /// A person's queue state or profile changed: refresh them here and on the other instances.
-    package func searchingChanged(_ users: UUID...) async throws {
-        for user in users {
-            if index.isLoaded { try await index.refresh(user, from: database) }
-            await events.publish(user.uuidString, to: SearchingIndex.topic)
-        }
-    }
+    // MARK: The searching index
 
     package func loadedIndex() async throws -> SearchingIndex {
-        try await index.ensureLoaded(from: database)
+        try await index.ensureLoaded(from: store)
         return index
     }
 

@@ -48,9 +48,11 @@ package struct MatesSynthetic {
         }
 
         // Profiles: verified, with a birth year and topics; searching ones at a position.
-        let columns = ["id", "gender", "birth_year", "topics", "searchable", "age_min", "age_max", "avatar", "background",
-                       "rep_0", "rep_1", "rep_2", "rep_3", "rep_4", "rep_5", "state", "lat", "lon", "queue_topics", "queued_at", "match_id",
-                       "verified_channel", "verified_destination_hash", "verified_masked", "created_at", "updated_at"]
+        typealias Column = MatesStore.ProfileColumn
+        let columns = [Column.id, Column.gender, Column.birthYear, Column.topics, Column.searchable, Column.ageMin, Column.ageMax,
+                       Column.avatar, Column.background] + Column.reputation
+            + [Column.state, Column.lat, Column.lon, Column.queueTopics, Column.queuedAt, Column.matchID, Column.verifiedChannel,
+               Column.verifiedDestinationHash, Column.verifiedMasked, Column.createdAt, Column.updatedAt]
         var matchIDs: [UUID] = []
         for _ in 0..<pairs { matchIDs.append(UUID()) }
         for start in stride(from: 0, to: total, by: 1_000) {

@@ -177,7 +177,6 @@ package final class SearchingIndex: Sendable {
         }
     }
 
-    package static let topic = "mates.searching"
     /// A full reload is a safety net (changes are announced one by one); at 100,000 people it costs
     /// about a second of CPU, so it runs rarely.
     package static let reloadInterval: Duration = .seconds(600)
@@ -191,9 +190,9 @@ package final class SearchingIndex: Sendable {
     package var isLoaded: Bool { loaded.withLockedValue { $0 } }
 
     /// Loads the index unless it is loaded; concurrent callers share one load.
-    package func ensureLoaded(from database: any Database) async throws {
+    package func ensureLoaded(from store: MatesStore) async throws {
         guard !isLoaded else { return }
-        try await loading.run { try await self.reload(from: database) }
+        try await loading.run { try await self.reload(from: store) }
     }
 
     package var count: Int { snapshot.withLockedValue { $0.entries.count } }
@@ -308,8 +307,8 @@ package final class SearchingIndex: Sendable {
 
     // MARK: Keeping it current
 
-    package func reload(from database: any Database) async throws {
-        replace(with: try await Self.read(from: database, only: nil))
+    package func reload(from store: MatesStore) async throws {
+        replace(with: try await store.searchingEntries())
     }
 
     /// Everyone searching, as read from the database (or made by a test).
@@ -319,55 +318,27 @@ package final class SearchingIndex: Sendable {
         loaded.withLockedValue { $0 = true }
     }
 
-    /// Re-reads one person after a change (or removes them when they no longer search).
-    package func refresh(_ id: UUID, from database: any Database) async throws {
-        let fresh = try await Self.read(from: database, only: id).first
+    /// Puts one person as re-read after a change (`entries` holds them while they search, else
+    /// nothing: they leave the index).
+    package func refresh(_ id: UUID, entries: [Entry]) {
         snapshot.withLockedValue { current in
             if let position = current.position(of: id) { current.remove(at: position) }
-            if let fresh { current.insert(fresh) }
+            if let fresh = entries.first(where: { $0.id == id }) { current.insert(fresh) }
         }
     }
 
-    private static func read(from database: any Database, only id: UUID?) async throws -> [Entry] {
-        let profiles = MatesProfile.schema, users = User.schema
-        let query = database.sql.select()
-            .column(SQLColumn("id", table: profiles)).column(SQLColumn("nickname", table: users))
-            .columns("gender", "birth_year", "age_min", "age_max", "searchable", "queue_topics", "rep_0", "rep_1", "rep_2", "rep_3",
-                     "rep_4", "rep_5", "avatar", "background", "lat", "lon", "queued_at")
-            .from(profiles)
-            .join(users, on: SQLColumn("id", table: users), .equal, SQLColumn("id", table: profiles))
-            .where(SQLColumn("state", table: profiles), .equal, SQLBind(MatesState.searching.rawValue))
-            .where(SQLColumn("suspended_at", table: profiles), .is, SQLLiteral.null)
-        if let id { query.where(SQLColumn("id", table: profiles), .equal, SQLBind(id)) }
-        return try await query.all().compactMap { row in
-            guard let birthYear = try row.decode(column: "birth_year", as: Int?.self),
-                  let lat = try row.decode(column: "lat", as: Double?.self), let lon = try row.decode(column: "lon", as: Double?.self)
-            else { return nil }
-            let id = try row.decode(column: "id", as: UUID.self)
-            let queuedAt = try row.decode(column: "queued_at", as: Date?.self) ?? Date(timeIntervalSince1970: 0)
-            let shown = SearchPositionBlur.publicPosition(of: Coordinate(unchecked: lat, lon), person: id, since: queuedAt)
-            return Entry(
-                id: id, nickname: try row.decode(column: "nickname", as: String.self),
-                gender: try row.decode(column: "gender", as: String.self), birthYear: birthYear,
-                ageMin: try row.decode(column: "age_min", as: Int.self), ageMax: try row.decode(column: "age_max", as: Int.self),
-                searchable: try row.decode(column: "searchable", as: Bool.self),
-                topics: MatesProfile.decodeList(try row.decode(column: "queue_topics", as: String?.self) ?? "[]"),
-                reputation: try (0..<6).map { try row.decode(column: "rep_\($0)", as: Int.self) },
-                avatar: try row.decode(column: "avatar", as: Int.self), background: try row.decode(column: "background", as: Int.self),
-                lat: shown.lat, lon: shown.lon, queuedAt: queuedAt)
-        }
-    }
-
-    /// Loads the index once the database is ready, reloads it every ten minutes, and applies other
-    /// instances' changes as they announce them.
-    package static func follow(_ app: Application) {
+    /// Loads the index once the database is ready, reloads it every ten minutes, and applies the
+    /// store's announcements (`topic`: this instance's and the others').
+    static func follow(_ app: Application, topic: String) {
         app.lifecycle.use(PeriodicJob("reloaded the searching index", every: reloadInterval) { app in
-            try await app.searchingIndex.reload(from: app.db)
+            try await app.searchingIndex.reload(from: MatesStore(database: app.db, application: app))
             return 0
         })
-        app.follow(SearchingIndex.topic) { app, message in
+        app.follow(topic) { app, message in
             guard let id = UUID(uuidString: message), app.searchingIndex.isLoaded else { return }
-            await IndexRefresh.run("searching index", logger: app.logger) { try await app.searchingIndex.refresh(id, from: app.db) }
+            await IndexRefresh.run("searching index", logger: app.logger) {
+                app.searchingIndex.refresh(id, entries: try await MatesStore(database: app.db, application: app).searchingEntries(only: id))
+            }
         }
     }
 }

@@ -1,0 +1,127 @@
+import Fluent
+import Platform
+import SQLKit
+import Vapor
+
+/// Every write to `mates_profiles`. Each one announces the people it changed (`announce`).
+extension MatesStore {
+    private var profiles: String { MatesProfile.schema }
+
+    /// Saves a profile changed field by field (a new one is created). 409 `destination_in_use`
+    /// when its verified destination belongs to another account.
+    package func save(_ profile: MatesProfile) async throws {
+        do {
+            try await profile.save(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("destination_in_use")
+        }
+        try await announce([try profile.requireID()])
+    }
+
+    /// Verifies the account for mates with this destination (its profile is made then).
+    package func markVerified(_ user: UUID, channel: VerificationChannel, destinationHash: String, masked: String) async throws -> MatesProfile {
+        let profile = try await model(user) ?? MatesService.newProfile(user)
+        profile.verifiedChannel = channel.rawValue
+        profile.verifiedDestinationHash = destinationHash
+        profile.verifiedMasked = masked
+        try await save(profile)
+        return profile
+    }
+
+    /// Starts or moves a search; false when the person is matched (nothing changed).
+    package func startSearching(_ user: UUID, at point: Coordinate, topics: [String], now: Date) async throws -> Bool {
+        let moved = try await sql.update(profiles)
+            .set(Column.state, to: SQLBind(MatesState.searching.rawValue))
+            .set(Column.lat, to: SQLBind(point.lat)).set(Column.lon, to: SQLBind(point.lon))
+            .set(Column.queueTopics, to: SQLBind(MatesProfile.encodeList(topics))).set(Column.queuedAt, to: SQLBind(now))
+            .where(Column.id, .equal, SQLBind(user)).where(Column.state, .notEqual, SQLBind(MatesState.matched.rawValue))
+            .returning(Column.id).all()
+        guard !moved.isEmpty else { return false }
+        try await announce([user])
+        return true
+    }
+
+    /// Stops a search (back to idle); false when the person is matched (nothing changed).
+    package func stopSearching(_ user: UUID) async throws -> Bool {
+        let stopped = try await sql.update(profiles)
+            .set(Column.state, to: SQLBind(MatesState.idle.rawValue)).set(Column.queuedAt, to: SQLLiteral.null)
+            .where(Column.id, .equal, SQLBind(user)).where(Column.state, .notEqual, SQLBind(MatesState.matched.rawValue))
+            .returning(Column.id).all()
+        guard !stopped.isEmpty else { return false }
+        try await announce([user])
+        return true
+    }
+
+    /// Stops every search last renewed before `cutoff`; who was stopped.
+    package func stopSearches(renewedBefore cutoff: Date) async throws -> [UUID] {
+        let expired = try await sql.update(profiles)
+            .set(Column.state, to: SQLBind(MatesState.idle.rawValue)).set(Column.queuedAt, to: SQLLiteral.null)
+            .where(Column.state, .equal, SQLBind(MatesState.searching.rawValue))
+            .where(Column.queuedAt, .lessThan, SQLBind(cutoff))
+            .returning(Column.id).all()
+        let users = try expired.map { try $0.decode(column: Column.id, as: UUID.self) }
+        try await announce(users)
+        return users
+    }
+
+    /// Moves a searching, unsuspended person into `match`; false when they were not searching.
+    package func moveToMatch(_ user: UUID, match: UUID) async throws -> Bool {
+        let moved = try await sql.update(profiles)
+            .set(Column.state, to: SQLBind(MatesState.matched.rawValue)).set(Column.matchID, to: SQLBind(match))
+            .set(Column.queuedAt, to: SQLLiteral.null)
+            .where(Column.id, .equal, SQLBind(user)).where(Column.state, .equal, SQLBind(MatesState.searching.rawValue))
+            .where(Column.suspendedAt, .is, SQLLiteral.null)
+            .returning(Column.id).all()
+        guard !moved.isEmpty else { return false }
+        try await announce([user])
+        return true
+    }
+
+    /// Both people of an ended match back to idle (all but `except`, whose account is going).
+    package func leaveMatch(_ match: UUID, except: UUID? = nil) async throws {
+        let update = sql.update(profiles)
+            .set(Column.state, to: SQLBind(MatesState.idle.rawValue)).set(Column.matchID, to: SQLLiteral.null)
+            .where(Column.matchID, .equal, SQLBind(match))
+        if let except { update.where(Column.id, .notEqual, SQLBind(except)) }
+        let left = try await update.returning(Column.id).all()
+        try await announce(try left.map { try $0.decode(column: Column.id, as: UUID.self) })
+    }
+
+    /// Adds one to each picked reputation counter (`ReputationCategory` positions).
+    package func addReputation(_ user: UUID, picked: [Int]) async throws {
+        guard !picked.isEmpty else { return }
+        let update = sql.update(profiles).where(Column.id, .equal, SQLBind(user))
+        for position in picked {
+            let counter = Column.reputation[position]
+            update.set(SQLIdentifier(counter), to: SQLBinaryExpression(SQLIdentifier(counter), SQLBinaryOperator.add, SQLLiteral.numeric("1")))
+        }
+        try await update.run()
+        try await announce([user])
+    }
+
+    /// Suspends from mates (the search stops); false when already suspended.
+    package func suspend(_ user: UUID, at now: Date) async throws -> Bool {
+        let suspended = try await sql.update(profiles).set(Column.suspendedAt, to: SQLBind(now))
+            .set(Column.state, to: SQLBind(MatesState.idle.rawValue)).set(Column.queuedAt, to: SQLLiteral.null)
+            .where(Column.id, .equal, SQLBind(user)).where(Column.suspendedAt, .is, SQLLiteral.null)
+            .returning(Column.id).all()
+        guard !suspended.isEmpty else { return false }
+        try await announce([user])
+        return true
+    }
+
+    /// An admin lifts a suspension; reports made before `now` stop counting. Nil without a profile.
+    package func liftSuspension(_ user: UUID, at now: Date) async throws -> MatesProfile? {
+        guard let profile = try await model(user) else { return nil }
+        profile.suspendedAt = nil
+        profile.reportsClearedAt = now
+        try await save(profile)
+        return profile
+    }
+
+    /// Keeps the person from searching until `until` (a dodge penalty; nil lifts it).
+    package func blockSearching(_ user: UUID, until: Date?) async throws {
+        try await sql.update(profiles).set(Column.searchBlockedUntil, to: until.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null).where(Column.id, .equal, SQLBind(user)).run()
+        try await announce([user])
+    }
+}

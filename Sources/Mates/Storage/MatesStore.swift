@@ -1,0 +1,295 @@
+import Accounts
+import Fluent
+import NIOConcurrencyHelpers
+import Platform
+import SQLKit
+import Vapor
+
+/// The one owner of `mates_profiles`: the only code that reads or writes the table, names its
+/// columns (`ProfileColumn`; the model's keys are these too) and announces each change it makes.
+///
+/// An announcement (`announce`) is what keeps the memories of profiles in step on every instance:
+/// the searching index (`/nearby`, the apps' search) and the record of each person's own profile
+/// (`records`, what every mates request's gate reads). A caller never tells them itself. Writes
+/// inside `transaction` are announced once it committed, so no memory can re-read the old row
+/// after being told.
+///
+/// `MatesService` holds the rules and calls the store; the matches, requests, reviews and chat of
+/// the same aggregate still have their statements in the service (the next step, docs/DECISIONS.md).
+package struct MatesStore {
+    package let database: any Database
+    let application: Application
+    /// Inside `transaction`: who changed so far, announced after the commit. Nil outside one.
+    private let pending: PendingChanges?
+
+    package init(database: any Database, application: Application) {
+        self.init(database: database, application: application, pending: nil)
+    }
+
+    private init(database: any Database, application: Application, pending: PendingChanges?) {
+        self.database = database
+        self.application = application
+        self.pending = pending
+    }
+
+    /// A store on a transaction its caller commits (an account's deletion): its writes are not
+    /// announced, the caller announces once the transaction is done.
+    package static func unannounced(on transaction: any Database, application: Application) -> MatesStore {
+        MatesStore(database: transaction, application: application, pending: PendingChanges())
+    }
+
+    /// Where changes are announced: the searching index and the records follow it.
+    package static let topic = "mates.profiles"
+
+    /// The columns of `mates_profiles`, each named here once (the model's keys, every statement).
+    package enum ProfileColumn {
+        package static let id = "id"
+        package static let gender = "gender"
+        package static let birthYear = "birth_year"
+        package static let topics = "topics"
+        package static let searchable = "searchable"
+        package static let ageMin = "age_min"
+        package static let ageMax = "age_max"
+        package static let avatar = "avatar"
+        package static let background = "background"
+        /// The six reputation counters, `ReputationCategory` order.
+        package static let reputation = (0..<6).map { "rep_\($0)" }
+        package static let state = "state"
+        package static let lat = "lat"
+        package static let lon = "lon"
+        package static let queueTopics = "queue_topics"
+        package static let queuedAt = "queued_at"
+        package static let matchID = "match_id"
+        package static let verifiedChannel = "verified_channel"
+        package static let verifiedDestinationHash = "verified_destination_hash"
+        package static let verifiedMasked = "verified_masked"
+        package static let suspendedAt = "suspended_at"
+        package static let reportsClearedAt = "reports_cleared_at"
+        package static let searchBlockedUntil = "search_blocked_until"
+        package static let createdAt = "created_at"
+        package static let updatedAt = "updated_at"
+    }
+    typealias Column = ProfileColumn
+
+    private var table: String { MatesProfile.schema }
+    var sql: any SQLDatabase { database.sql }
+    private var index: SearchingIndex { application.searchingIndex }
+    private var records: PersonMemory<MatesOwnRecord> { application.matesRecords }
+
+    // MARK: Reads
+
+    /// The person's own profile and their match that ended last, as every mates request's gate
+    /// reads them: from memory, else two statements (kept until the store announces a change of
+    /// theirs). Nil for an account that never verified.
+    package func record(_ user: UUID) async throws -> MatesOwnRecord? {
+        if let remembered = records.value(for: user) { return remembered }
+        let generation = records.generation
+        guard let snapshot = try await readSnapshot(user) else { return nil }
+        let record = MatesOwnRecord(profile: snapshot, lastEnded: try await readLastEndedMatch(user))
+        records.remember(record, for: user, readAt: generation)
+        return record
+    }
+
+    /// The person's own profile (`record`), or nil.
+    package func snapshot(_ user: UUID) async throws -> MatesProfileSnapshot? {
+        try await record(user)?.profile
+    }
+
+    /// Whether the account verified for mates.
+    package func exists(_ user: UUID) async throws -> Bool {
+        try await snapshot(user) != nil
+    }
+
+    /// The whole model, for a write that changes several fields (`save`).
+    package func model(_ user: UUID) async throws -> MatesProfile? {
+        try await MatesProfile.find(user, on: database)
+    }
+
+    /// The account that verified with this destination, if any.
+    package func holder(ofDestination destinationHash: String) async throws -> MatesProfile? {
+        try await MatesProfile.query(on: database).filter(\.$verifiedDestinationHash == destinationHash).first()
+    }
+
+    /// The states of these people (those with a profile).
+    package func states(of users: [UUID]) async throws -> [UUID: MatesState] {
+        guard !users.isEmpty else { return [:] }
+        let rows = try await sql.raw("""
+            SELECT \(ident: Column.id), \(ident: Column.state) FROM \(ident: table) WHERE \(ident: Column.id) IN (\(binds: users))
+            """).all()
+        var states: [UUID: MatesState] = [:]
+        for row in rows {
+            states[try row.decode(column: Column.id, as: UUID.self)] = MatesState(rawValue: try row.decode(column: Column.state, as: String.self)) ?? .idle
+        }
+        return states
+    }
+
+    /// A person as others see them (the partner on the chat, review and report pages): one row
+    /// joined with the account's nickname.
+    package func person(_ user: UUID) async throws -> MatePerson? {
+        let shown = [Column.gender, Column.topics, Column.avatar, Column.background] + Column.reputation
+        guard let row = try await sql.raw("""
+            SELECT u.nickname, \(SQLList(shown.map { SQLColumn($0, table: "p") }))
+            FROM \(ident: table) p JOIN \(ident: User.schema) u ON u.id = p.\(ident: Column.id) WHERE p.\(ident: Column.id) = \(bind: user)
+            """).first() else { return nil }
+        return MatePerson(id: user, nickname: try row.decode(column: "nickname", as: String.self),
+                          gender: try row.decode(column: Column.gender, as: String.self),
+                          topics: MatesProfile.decodeList(try row.decode(column: Column.topics, as: String.self)),
+                          reputation: try Column.reputation.map { try row.decode(column: $0, as: Int.self) },
+                          avatar: try row.decode(column: Column.avatar, as: Int.self),
+                          background: try row.decode(column: Column.background, as: Int.self))
+    }
+
+    /// Whether the app user's profile searches now (the apps' poll), in one joined statement;
+    /// nil when the uid has no profile.
+    package func appUserSearches(uid: String, appUsers: String) async throws -> Bool? {
+        guard let row = try await sql.raw("""
+            SELECT p.\(ident: Column.state) FROM \(ident: appUsers) a JOIN \(ident: table) p ON p.\(ident: Column.id) = a.user_id WHERE a.uid = \(bind: uid)
+            """).first() else { return nil }
+        return try row.decode(column: Column.state, as: String.self) == MatesState.searching.rawValue
+    }
+
+    /// Everyone searching and not suspended (or only `id`), with their nicknames: what the
+    /// searching index holds.
+    package func searchingEntries(only id: UUID? = nil) async throws -> [SearchingIndex.Entry] {
+        let query = sql.select()
+            .column(SQLColumn(Column.id, table: table)).column(SQLColumn("nickname", table: User.schema))
+            .columns([Column.gender, Column.birthYear, Column.ageMin, Column.ageMax, Column.searchable, Column.queueTopics]
+                     + Column.reputation + [Column.avatar, Column.background, Column.lat, Column.lon, Column.queuedAt])
+            .from(table)
+            .join(User.schema, on: SQLColumn("id", table: User.schema), .equal, SQLColumn(Column.id, table: table))
+            .where(SQLColumn(Column.state, table: table), .equal, SQLBind(MatesState.searching.rawValue))
+            .where(SQLColumn(Column.suspendedAt, table: table), .is, SQLLiteral.null)
+        if let id { query.where(SQLColumn(Column.id, table: table), .equal, SQLBind(id)) }
+        return try await query.all().compactMap { row in
+            guard let birthYear = try row.decode(column: Column.birthYear, as: Int?.self),
+                  let lat = try row.decode(column: Column.lat, as: Double?.self), let lon = try row.decode(column: Column.lon, as: Double?.self)
+            else { return nil }
+            let id = try row.decode(column: Column.id, as: UUID.self)
+            let queuedAt = try row.decode(column: Column.queuedAt, as: Date?.self) ?? Date(timeIntervalSince1970: 0)
+            let shown = SearchPositionBlur.publicPosition(of: Coordinate(unchecked: lat, lon), person: id, since: queuedAt)
+            return SearchingIndex.Entry(
+                id: id, nickname: try row.decode(column: "nickname", as: String.self),
+                gender: try row.decode(column: Column.gender, as: String.self), birthYear: birthYear,
+                ageMin: try row.decode(column: Column.ageMin, as: Int.self), ageMax: try row.decode(column: Column.ageMax, as: Int.self),
+                searchable: try row.decode(column: Column.searchable, as: Bool.self),
+                topics: MatesProfile.decodeList(try row.decode(column: Column.queueTopics, as: String?.self) ?? "[]"),
+                reputation: try Column.reputation.map { try row.decode(column: $0, as: Int.self) },
+                avatar: try row.decode(column: Column.avatar, as: Int.self), background: try row.decode(column: Column.background, as: Int.self),
+                lat: shown.lat, lon: shown.lon, queuedAt: queuedAt)
+        }
+    }
+
+    /// The profile as one row, no model (the model's reflection was a fifth of a mates page).
+    package func readSnapshot(_ user: UUID) async throws -> MatesProfileSnapshot? {
+        let columns = [Column.gender, Column.birthYear, Column.topics, Column.searchable, Column.ageMin, Column.ageMax, Column.avatar,
+                       Column.background] + Column.reputation
+            + [Column.state, Column.queuedAt, Column.matchID, Column.verifiedChannel, Column.verifiedMasked, Column.suspendedAt,
+               Column.searchBlockedUntil, Column.lat, Column.lon]
+        guard let row = try await sql.raw("""
+            SELECT \(SQLList(columns.map { SQLIdentifier($0) })) FROM \(ident: table) WHERE \(ident: Column.id) = \(bind: user)
+            """).first() else { return nil }
+        let state = try row.decode(column: Column.state, as: String.self)
+        return MatesProfileSnapshot(
+            id: user, gender: try row.decode(column: Column.gender, as: String.self),
+            birthYear: try row.decode(column: Column.birthYear, as: Int?.self),
+            topics: MatesProfile.decodeList(try row.decode(column: Column.topics, as: String.self)),
+            searchable: try row.decode(column: Column.searchable, as: Bool.self),
+            ageMin: try row.decode(column: Column.ageMin, as: Int.self), ageMax: try row.decode(column: Column.ageMax, as: Int.self),
+            avatar: try row.decode(column: Column.avatar, as: Int.self), background: try row.decode(column: Column.background, as: Int.self),
+            reputation: try Column.reputation.map { try row.decode(column: $0, as: Int.self) },
+            state: MatesState(rawValue: state) ?? .idle,
+            queuedAt: try row.decode(column: Column.queuedAt, as: Date?.self), matchID: try row.decode(column: Column.matchID, as: UUID?.self),
+            verifiedChannel: try row.decode(column: Column.verifiedChannel, as: String.self),
+            verifiedMasked: try row.decode(column: Column.verifiedMasked, as: String.self),
+            suspended: try row.decode(column: Column.suspendedAt, as: Date?.self) != nil,
+            searchBlockedUntil: try row.decode(column: Column.searchBlockedUntil, as: Date?.self),
+            searchPosition: MatesService.searchPosition(state: state, lat: try row.decode(column: Column.lat, as: Double?.self),
+                                                        lon: try row.decode(column: Column.lon, as: Double?.self)))
+    }
+
+    /// The newest match of the person that ended (its id and end), if any. A match ends only
+    /// where the store also moves both people back to idle, so the announcement covers it.
+    package func readLastEndedMatch(_ user: UUID) async throws -> MatesOwnRecord.EndedMatch? {
+        guard let row = try await sql.raw("""
+            SELECT id, ended_at FROM \(ident: MatesMatch.schema) WHERE (user_a = \(bind: user) OR user_b = \(bind: user))
+            AND ended_at IS NOT NULL ORDER BY created_at DESC LIMIT 1
+            """).first(), let endedAt = try row.decode(column: "ended_at", as: Date?.self) else { return nil }
+        return MatesOwnRecord.EndedMatch(id: try row.decode(column: "id", as: UUID.self), endedAt: endedAt)
+    }
+
+    // MARK: Announcing
+
+    /// Runs `work` in one transaction with a store on it; the people whose profiles it changed are
+    /// announced once it committed (nobody, when it rolled back).
+    package func transaction<T: Sendable>(_ work: @escaping @Sendable (MatesStore) async throws -> T) async throws -> T {
+        let changes = PendingChanges()
+        let application = application
+        let result = try await database.transaction { transaction in
+            try await work(MatesStore(database: transaction, application: application, pending: changes))
+        }
+        try await announce(changes.taken)
+        return result
+    }
+
+    /// These people's profiles changed: every memory of them here is told at once, and the other
+    /// instances by the event bus. Inside `transaction`, after its commit.
+    package func announce(_ users: [UUID]) async throws {
+        if let pending {
+            pending.add(users)
+            return
+        }
+        for user in Set(users) {
+            records.apply(forgetting: user)
+            if index.isLoaded { try await index.refresh(user, entries: try await searchingEntries(only: user)) }
+            await application.events.publish(user.uuidString, to: Self.topic)
+        }
+    }
+
+    /// Forgets every record here and on the other instances: an account's deletion, whose rows
+    /// (the partner's ended match among them) went by cascade.
+    package func announceEveryone() async {
+        await records.forgetEveryone(announcingOn: application.events)
+    }
+
+    /// Follows the other instances' announcements (and this one's, which find nothing left to do).
+    package static func follow(_ app: Application) {
+        app.matesRecords = PersonMemory(topic: topic, lifetime: 300)
+        app.matesRecords.follow(app)
+        SearchingIndex.follow(app, topic: topic)
+    }
+}
+
+/// A person's own profile and the match of theirs that ended last: what the gate of every mates
+/// request and the state read (`MatesStore.record`).
+package struct MatesOwnRecord: Sendable {
+    package struct EndedMatch: Sendable, Equatable {
+        package let id: UUID
+        package let endedAt: Date
+    }
+
+    package let profile: MatesProfileSnapshot
+    package let lastEnded: EndedMatch?
+}
+
+/// The people a transaction changed, announced after its commit.
+private final class PendingChanges: Sendable {
+    private let users = NIOLockedValueBox<[UUID]>([])
+
+    func add(_ more: [UUID]) { users.withLockedValue { $0.append(contentsOf: more) } }
+
+    var taken: [UUID] { users.withLockedValue { taken in defer { taken = [] }; return taken } }
+}
+
+extension Application {
+    private struct MatesRecordsKey: StorageKey { typealias Value = PersonMemory<MatesOwnRecord> }
+
+    /// Each person's own profile record (`MatesStore.record`), forgotten on every announcement.
+    package var matesRecords: PersonMemory<MatesOwnRecord> {
+        get { configured(MatesRecordsKey.self) }
+        set { storage[MatesRecordsKey.self] = newValue }
+    }
+}
+
+extension Request {
+    package var matesStore: MatesStore { MatesStore(database: db, application: application) }
+}

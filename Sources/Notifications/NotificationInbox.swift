@@ -94,7 +94,10 @@ package struct NotificationInbox {
             .where("actor_id", .equal, SQLBind(actor)).where("kind", .equal, SQLBind(kind)).where("subject_id", .equal, SQLBind(subject))
             .where("excerpt", .isNot, SQLLiteral.null).returning("recipient_id").all()
         let recipients = Set(try blanked.map { try $0.decode(column: "recipient_id", as: UUID.self) })
-        for recipient in recipients { await events.publish("changed", to: Self.topic(for: recipient)) }
+        for recipient in recipients {
+            await unreadCounts.forget(recipient, announcingOn: events)
+            await events.publish("changed", to: Self.topic(for: recipient))
+        }
     }
 
     /// Takes back every quote of an account's words, inside the transaction that deletes it: the
@@ -122,6 +125,25 @@ package struct NotificationInbox {
     /// One newest-first page of a person's inbox, as rows joined with their actors: one statement
     /// (the inbox page and its API built the models and their actors as two, 0.13× of `/healthz`).
     package func page(for user: UUID, _ page: CursorPageRequest) async throws -> (items: [Listed], nextCursor: String?) {
+        // The first page at the usual size is what nearly every view asks: from memory, kept
+        // until the inbox or an account changes (`UnreadCounts`).
+        guard page.cursor == nil, page.orderedCursor == nil, page.limit == CursorPageRequest.defaultLimit else {
+            return try await read(for: user, page)
+        }
+        if let remembered = unreadCounts.firstPage(for: user) { return (remembered.items, remembered.nextCursor) }
+        let generation = unreadCounts.firstPageGeneration
+        let read = try await read(for: user, page)
+        unreadCounts.remember(firstPage: FirstPage(items: read.items, nextCursor: read.nextCursor), for: user, readAt: generation)
+        return read
+    }
+
+    /// The first page of an inbox as `page` read it.
+    package struct FirstPage: Sendable {
+        package let items: [Listed]
+        package let nextCursor: String?
+    }
+
+    private func read(for user: UUID, _ page: CursorPageRequest) async throws -> (items: [Listed], nextCursor: String?) {
         let notifications = InboxNotification.schema, users = User.schema
         let rows = try await database.sql.select()
             .column(SQLColumn(SQLLiteral.all, table: SQLIdentifier(notifications)))

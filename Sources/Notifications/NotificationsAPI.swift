@@ -137,6 +137,11 @@ package enum NotificationsFeature: Feature {
         app.unreadCounts = UnreadCounts()
         // Inboxes changed on any instance are counted afresh here too.
         app.unreadCounts.follow(app)
+        // The inboxes' first pages show their actors' names and pictures: an account's change,
+        // announced to every instance by the session cache, makes them read again.
+        app.follow(SessionCache.topic) { app, message in
+            if case .user = SessionCache.Change(message: message) { app.unreadCounts.forgetFirstPages() }
+        }
         // A deleted account's words leave every inbox with it (its name goes with the account's row).
         app.accountRemovals.register(beforeDelete: { [weak app] user, transaction in
             let recipients = try await NotificationInbox.forgetWords(ofDeleted: user, on: transaction)

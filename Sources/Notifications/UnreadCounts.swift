@@ -4,19 +4,38 @@ import Platform
 import Vapor
 
 /// Each person's number of unread notifications, kept in memory so the bell in every page's
-/// header does not count rows on every request (it did: one query per signed-in page).
+/// header does not count rows on every request (it did: one query per signed-in page), and the
+/// first page of their inbox (what the inbox page and `GET /api/v1/notifications` show unless one
+/// pages on).
 ///
 /// Every change to someone's inbox — a notification posted or collapsed, some read, some withdrawn
-/// — calls `forget` for that person through `NotificationInbox`; the rules (announced to every
-/// instance, a lifetime, the generation check) are `PersonMemory`'s.
+/// or blanked — calls `forget` for that person through `NotificationInbox`; the rules (announced
+/// to every instance, a lifetime, the generation check) are `PersonMemory`'s. The first pages show
+/// their actors' names and pictures, so a change of any account forgets them all
+/// (`forgetFirstPages`, followed from the session cache's announcements).
 package final class UnreadCounts: Sendable {
     package static let topic = "notifications.unread-counts"
 
     private let memory: PersonMemory<Int>
+    private let firstPages: PersonMemory<NotificationInbox.FirstPage>
 
     package init(lifetime: TimeInterval = 30, capacity: Int = 100_000) {
         memory = PersonMemory(topic: Self.topic, lifetime: lifetime, capacity: capacity)
+        firstPages = PersonMemory(topic: Self.topic, lifetime: lifetime, capacity: capacity)
     }
+
+    /// The remembered first page of the person's inbox, or nil: read it.
+    package func firstPage(for user: UUID) -> NotificationInbox.FirstPage? { firstPages.value(for: user) }
+
+    /// Taken before reading a first page; hand it back to `remember(firstPage:)`.
+    package var firstPageGeneration: UInt64 { firstPages.generation }
+
+    package func remember(firstPage: NotificationInbox.FirstPage, for user: UUID, readAt generation: UInt64) {
+        firstPages.remember(firstPage, for: user, readAt: generation)
+    }
+
+    /// Forgets every first page in this process (an account changed its name or picture, or went).
+    package func forgetFirstPages() { firstPages.applyForgettingEveryone() }
 
     package var lifetime: TimeInterval { memory.lifetime }
     package var capacity: Int { memory.capacity }
@@ -32,12 +51,21 @@ package final class UnreadCounts: Sendable {
     }
 
     /// Drops the person's count here and tells the other instances.
-    package func forget(_ user: UUID, announcingOn events: any EventBus) async { await memory.forget(user, announcingOn: events) }
+    package func forget(_ user: UUID, announcingOn events: any EventBus) async {
+        firstPages.apply(forgetting: user)
+        await memory.forget(user, announcingOn: events)
+    }
 
     /// Drops the person's count in this process only (what the event follower calls).
-    package func apply(forgetting user: UUID) { memory.apply(forgetting: user) }
+    package func apply(forgetting user: UUID) {
+        firstPages.apply(forgetting: user)
+        memory.apply(forgetting: user)
+    }
 
-    package func follow(_ app: Application) { memory.follow(app) }
+    package func follow(_ app: Application) {
+        memory.follow(app)
+        firstPages.follow(app)
+    }
 
     package var count: Int { memory.count }
 }

@@ -89,7 +89,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     // DNS rebinding: in production, a Host we do not serve is refused before anything reads the request.
     if let served = settings.servedHosts { app.middleware.use(ServedHostsMiddleware(served: served)) }
     app.middleware.use(RequestTargetGuard())
-    app.middleware.use(FileMiddleware(publicDirectory: app.directory.publicDirectory))
+    app.middleware.use(PublicFilesMiddleware(publicDirectory: app.directory.publicDirectory))
 
     try routes(app, openAPIDocument: openAPIDocument)
     // Innermost, around the router alone, once every route is known.

@@ -261,9 +261,22 @@ final class AuthAPITests: XCTestCase {
             XCTAssertEqual(expired.status, .unauthorized)
             XCTAssertEqual(expired.errorCode, "token_expired")
 
+            // A token once verified is remembered with what it says; only its very bytes match,
+            // and it still ends when it says.
+            let good = try await app.send(.GET, "/api/v1/me", token: credentials.accessToken)
+            XCTAssertEqual(good.status, .ok)
             let tampered = credentials.accessToken.dropLast(2) + "xx"
             let bad = try await app.send(.GET, "/api/v1/me", token: String(tampered))
             XCTAssertEqual(bad.errorCode, "invalid_token")
+            let again = try await app.accessTokens.verify(credentials.accessToken)
+            XCTAssertEqual(again.userID.uuidString.lowercased(), (try good.object()["id"] as? String)?.lowercased())
+            do {
+                _ = try await app.accessTokens.verify(credentials.accessToken, now: Date().addingTimeInterval(61))
+                XCTFail("a remembered token expires when it says")
+            } catch AccessTokens.Failure.expired {
+            } catch {
+                XCTFail("expired, not \(error)")
+            }
 
             let forged = try await AccessTokens.make(key: ServerKeys(secret: String(repeating: "x", count: 40)).accessTokens, lifetime: 60)
                 .sign(userID: try user.requireID(), sessionID: try session.requireID())

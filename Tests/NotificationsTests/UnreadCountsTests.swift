@@ -68,6 +68,43 @@ final class UnreadCountsTests: XCTestCase {
         }
     }
 
+    /// The first page of the inbox is remembered like the count: every change through the service
+    /// shows at once, and so does an actor's new name (an account's change forgets every page).
+    func testTheFirstPageFollowsTheInboxAndItsActors() async throws {
+        try await withTestApp { app in
+            let mina = try await app.member("미나")
+            let joon = try await app.member("준호")
+            func firstPage() async throws -> [[String: Any]] {
+                let response = try await app.send(.GET, "/api/v1/notifications", token: mina.token)
+                XCTAssertEqual(response.status, .ok, response.text)
+                return try XCTUnwrap(try response.object()["items"] as? [[String: Any]])
+            }
+            let review = try await app.review(mina.token, place: try await app.place(mina.token))
+            let map = "/api/v1/burger-map"
+            let empty = try await firstPage()
+            XCTAssertEqual(empty.count, 0)
+            try await sneakIn(app, for: mina)
+            let remembered = try await firstPage()
+            XCTAssertEqual(remembered.count, 0, "served from memory: the row written behind the service is not listed yet")
+            let paged = try await app.send(.GET, "/api/v1/notifications?limit=5", token: mina.token)
+            XCTAssertEqual((try paged.object()["items"] as? [Any])?.count, 1, "another page size reads the rows")
+
+            _ = try await app.send(.PUT, "\(map)/reviews/\(review)/like", token: joon.token)
+            let afterLike = try await firstPage()
+            XCTAssertEqual(afterLike.count, 2, "a post shows at once")
+            XCTAssertEqual((afterLike.first?["actor"] as? [String: Any])?["nickname"] as? String, "준호")
+
+            let renamed = try await app.send(.PATCH, "/api/v1/me", json: ["nickname": "준호호"], token: joon.token)
+            XCTAssertEqual(renamed.status, .ok, renamed.text)
+            let afterRename = try await firstPage()
+            XCTAssertEqual((afterRename.first?["actor"] as? [String: Any])?["nickname"] as? String, "준호호", "the actor's new name at once")
+
+            _ = try await app.send(.POST, "/api/v1/notifications/read", token: mina.token)
+            let afterRead = try await firstPage()
+            XCTAssertEqual(afterRead.compactMap { $0["read"] as? Bool }, [true, true], "read at once")
+        }
+    }
+
     func testAnotherInstancesAnnouncementIsHonoured() async throws {
         try await withTestApp { app in
             let mina = try await app.member("미나")

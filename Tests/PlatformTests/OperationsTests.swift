@@ -122,7 +122,32 @@ final class OperationsTests: XCTestCase {
             XCTAssertEqual(page.headers.first(name: "X-Frame-Options"), "DENY")
             XCTAssertEqual(page.headers.first(name: "X-Content-Type-Options"), "nosniff")
             XCTAssertNotNil(page.headers.first(name: "Content-Security-Policy"))
+
+            // An API answer gets the strict document policy and no frame rule; a stylesheet runs
+            // under its page's policy. Files come from Public/ (only paths naming a file look there).
+            let api = try await app.send(.GET, "/api/v1/me")
+            XCTAssertEqual(api.status, .unauthorized)
+            XCTAssertNil(api.headers.first(name: "X-Frame-Options"))
+            XCTAssertEqual(api.headers.first(name: "Content-Security-Policy"), SecurityHeadersMiddleware.documentPolicy)
+            let css = try await app.send(.GET, "/css/app.css")
+            XCTAssertEqual(css.status, .ok)
+            XCTAssertTrue(css.text.contains("{"))
+            XCTAssertNil(css.headers.first(name: "Content-Security-Policy"))
+            XCTAssertEqual(css.headers.first(name: "X-Content-Type-Options"), "nosniff")
+            let missing = try await app.send(.GET, "/css/none.css")
+            XCTAssertEqual(missing.status, .notFound)
         }
+    }
+
+    func testOnlyPathsNamingAFileAreLookedUpOnDisk() {
+        XCTAssertTrue(PublicFilesMiddleware.namesAFile("/css/app.css"))
+        XCTAssertTrue(PublicFilesMiddleware.namesAFile("/favicon.ico"))
+        XCTAssertFalse(PublicFilesMiddleware.namesAFile("/api/v1/me"))
+        XCTAssertFalse(PublicFilesMiddleware.namesAFile("/v1.2/queue"), "a dot in an earlier segment names no file")
+        XCTAssertFalse(PublicFilesMiddleware.namesAFile("/"))
+        XCTAssertEqual(SecurityHeadersMiddleware.mediaType("Text/HTML; charset=utf-8"), "text/html")
+        XCTAssertEqual(SecurityHeadersMiddleware.mediaType("application/json"), "application/json")
+        XCTAssertEqual(SecurityHeadersMiddleware.mediaType(nil), "")
     }
 
     /// Every registered route is in openapi.yaml, and everything the document lists exists.

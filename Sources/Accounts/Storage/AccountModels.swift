@@ -21,12 +21,17 @@ public final class User: Model, @unchecked Sendable {
 
     public init() {}
 
-    public init(id: UUID? = nil, email: String, passwordHash: String, nickname: String, role: Role = .user) {
+    public convenience init(id: UUID? = nil, email: String, passwordHash: String, nickname: String, role: Role = .user) {
+        self.init(id: id, email: email, passwordHash: passwordHash, nickname: nickname, nicknameKey: AccountRules.nicknameKey(nickname), role: role)
+    }
+
+    /// With the key already known (a remembered row): working it out is most of building a user.
+    init(id: UUID?, email: String, passwordHash: String, nickname: String, nicknameKey: String, role: Role) {
         self.id = id
         self.email = email
         self.passwordHash = passwordHash
         self.nickname = nickname
-        self.nicknameKey = AccountRules.nicknameKey(nickname)
+        self.nicknameKey = nicknameKey
         self.role = role
     }
 }

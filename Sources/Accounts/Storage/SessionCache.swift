@@ -77,8 +77,7 @@ package final class SessionCache: Sendable {
 
         /// A `User` as if just read from its row (saving it updates that row).
         func makeUser() -> User {
-            let user = User(id: id, email: email, passwordHash: passwordHash, nickname: nickname, role: role)
-            user.nicknameKey = nicknameKey
+            let user = User(id: id, email: email, passwordHash: passwordHash, nickname: nickname, nicknameKey: nicknameKey, role: role)
             user.language = language
             user.profileImageKey = profileImageKey
             user.createdAt = createdAt

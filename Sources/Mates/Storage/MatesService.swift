@@ -19,20 +19,21 @@ package struct MatesService {
     /// closes the account's sockets of it (`SessionEnd.feature`).
     package static let socketFeature = "mates"
 
-    package let database: any Database
+    /// Made when first used: a request answered from memory (the gate, one's own profile) never
+    /// asks the pool for a database (5 % of such an answer).
+    private let databaseSource: @Sendable () -> any Database
+    package var database: any Database { databaseSource() }
     package let application: Application
-    /// The environment's clock (`MatesEnvironment`), read once per use.
-    private let clock: @Sendable () -> Date
-    package var now: Date { clock() }
+    package var now: Date { application.matesEnvironment.clock() }
 
     package init(database: any Database, application: Application) {
-        self.database = database
+        self.databaseSource = { database }
         self.application = application
-        self.clock = application.matesEnvironment.clock
     }
 
     package init(request: Request) {
-        self.init(database: request.db, application: request.application)
+        self.databaseSource = { request.db }
+        self.application = request.application
     }
 
     package var events: any EventBus { application.events }
@@ -40,7 +41,7 @@ package struct MatesService {
     package var radiusMeters: Double { application.settings.mates.radiusMeters }
     package var inbox: NotificationInbox { NotificationInbox(database: database, application: application) }
     /// The owner of the profiles' table (and the memories that follow it).
-    package var store: MatesStore { MatesStore(database: database, application: application) }
+    package var store: MatesStore { MatesStore.sharing(databaseSource, application: application) }
 
     // MARK: Verification
 

@@ -17,7 +17,9 @@ import Vapor
 /// `MatesService` holds the rules and calls the store; the matches, requests, reviews and chat of
 /// the same aggregate still have their statements in the service (the next step, docs/DECISIONS.md).
 package struct MatesStore {
-    package let database: any Database
+    /// Made when first used: a read answered from memory never asks the pool for one.
+    private let databaseSource: @Sendable () -> any Database
+    package var database: any Database { databaseSource() }
     let application: Application
     /// Inside `transaction`: who changed so far, announced after the commit. Nil outside one.
     private let pending: PendingChanges?
@@ -27,15 +29,26 @@ package struct MatesStore {
     }
 
     private init(database: any Database, application: Application, pending: PendingChanges?) {
-        self.database = database
+        self.databaseSource = { database }
         self.application = application
         self.pending = pending
+    }
+
+    private init(source: @escaping @Sendable () -> any Database, application: Application) {
+        self.databaseSource = source
+        self.application = application
+        self.pending = nil
     }
 
     /// A store on a transaction its caller commits (an account's deletion): its writes are not
     /// announced, the caller announces once the transaction is done.
     package static func unannounced(on transaction: any Database, application: Application) -> MatesStore {
         MatesStore(database: transaction, application: application, pending: PendingChanges())
+    }
+
+    /// A store whose database is the service's (made when first used).
+    static func sharing(_ source: @escaping @Sendable () -> any Database, application: Application) -> MatesStore {
+        MatesStore(source: source, application: application)
     }
 
     /// Where changes are announced: the searching index and the records follow it.
@@ -291,5 +304,5 @@ extension Application {
 }
 
 extension Request {
-    package var matesStore: MatesStore { MatesStore(database: db, application: application) }
+    package var matesStore: MatesStore { MatesStore.sharing({ self.db }, application: application) }
 }

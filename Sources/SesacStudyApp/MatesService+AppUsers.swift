@@ -91,6 +91,7 @@ extension MatesService {
                 try await store.save(existing)
                 try await row.create(on: store.database)
             }
+            await application.appUIDMemory.forget(row.userID, announcingOn: events)
             return row
         }
         let account: User
@@ -120,6 +121,7 @@ extension MatesService {
             if try await appUser(uid) != nil { throw AppError.conflict("app_user_exists") }
             throw AppError.invalid("nickname_not_allowed")
         }
+        await application.appUIDMemory.forget(userID, announcingOn: events)
         return row
     }
 
@@ -129,6 +131,7 @@ extension MatesService {
         if let uid = appUser.id { try await forgetAppSightings(uid: uid) }
         guard appUser.createdAccount, let account = try await User.find(appUser.userID, on: database) else {
             try await appUser.delete(on: database)
+            await application.appUIDMemory.forget(appUser.userID, announcingOn: events)
             // The account stays (the web's): only this uid's sockets end.
             if let uid = appUser.id { await events.publish(MatesCompatSocket.withdrawnMessage, to: MatesCompatSocket.bindingTopic(uid)) }
             return
@@ -138,9 +141,14 @@ extension MatesService {
 
     // MARK: Who is who
 
-    /// The uid the apps know each account by: its first app uid, or the account id for people
-    /// who use the web pages only.
+    /// The uid the apps know each account by: its newest app uid, or the account id for people
+    /// who use the web pages only. Remembered (`appUIDMemory`: the apps' search names a hundred
+    /// people a call) until an app signs up or withdraws for the account.
     func appUIDs(of users: [UUID]) async throws -> [UUID: String] {
+        try await application.appUIDMemory.values(for: users) { try await readAppUIDs(of: $0) }
+    }
+
+    private func readAppUIDs(of users: [UUID]) async throws -> [UUID: String] {
         var uids = Dictionary(uniqueKeysWithValues: Set(users).map { ($0, $0.uuidString.lowercased()) })
         guard !users.isEmpty else { return uids }
         // Written out: the apps' search names 100 people each call, and building the Fluent models

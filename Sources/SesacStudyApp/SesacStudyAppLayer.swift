@@ -14,6 +14,8 @@ package enum SesacStudyAppLayer: Feature {
         // The apps' sign-in; nil (every `/v1` call 401) without FIREBASE_PROJECT_IDS.
         app.firebaseTokens = FirebaseIDTokenVerifier.make(app, settings: settings.firebase)
         app.appSightings = AppSightings()
+        app.appUIDMemory = PersonMemory(topic: "sesac.app-uids", lifetime: 300)
+        app.appUIDMemory.follow(app)
         // The networks a uid called from are read for a day, then forgotten.
         app.lifecycle.use(PeriodicJob("forgot the apps' networks older than a day", every: .seconds(600)) { app in
             try await MatesService(database: app.db, application: app).pruneAppSightings()
@@ -21,11 +23,24 @@ package enum SesacStudyAppLayer: Feature {
         // An account that goes takes its app uids' networks with it.
         app.accountRemovals.register(beforeDelete: { user, database in
             try await MatesService.forgetAppSightings(ofAccount: user, on: database)
-        }, afterDelete: { _, _ in })
+        }, afterDelete: { [weak app] user, _ in
+            guard let app else { return }
+            await app.appUIDMemory.forget(user, announcingOn: app.events)
+        })
     }
 
     package static func routes(_ routes: FeatureRoutes) throws {
         try routes.open.register(collection: MatesCompatRoutes())
         SocketIOServer(handler: MatesCompatSocket(), feature: "mates", host: LiveSocketHost()).register(on: routes.open)
+    }
+}
+
+extension Application {
+    private struct AppUIDMemoryKey: StorageKey { typealias Value = PersonMemory<String> }
+
+    /// The uid the apps know each account by (`MatesService.appUIDs`).
+    var appUIDMemory: PersonMemory<String> {
+        get { configured(AppUIDMemoryKey.self) }
+        set { storage[AppUIDMemoryKey.self] = newValue }
     }
 }

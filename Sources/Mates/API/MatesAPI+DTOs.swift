@@ -138,17 +138,26 @@ package enum NearbyJSON {
         json.int(person.background)
         json.raw(#","distanceMeters":"#)
         if let meters = person.distanceMeters { json.int(SearchPositionBlur.shownDistance(meters)) } else { json.raw("null") }
+        json.raw(bytes: person.jsonAfterDistance
+            ?? afterDistance(gender: person.gender, id: person.id, nickname: person.nickname, reputation: person.reputation, topics: person.topics))
+    }
+
+    /// A person's keys after `distanceMeters`, to the closing brace: the same on every answer
+    /// that lists them, so the searching index keeps it (`SearchingIndex.Entry`).
+    package static func afterDistance(gender: String, id: UUID, nickname: String, reputation: [Int], topics: [String]) -> [UInt8] {
+        var json = JSONBytes(capacity: 192)
         json.raw(#","gender":"#)
-        json.string(person.gender)
+        json.string(gender)
         json.raw(#","id":"#)
-        json.uuid(person.id)
+        json.uuid(id)
         json.raw(#","nickname":"#)
-        json.string(person.nickname)
+        json.string(nickname)
         json.raw(#","reputation":"#)
-        json.ints(person.reputation)
+        json.ints(reputation)
         json.raw(#","topics":"#)
-        json.strings(person.topics)
+        json.strings(topics)
         json.raw("}")
+        return json.bytes
     }
 }
 

@@ -96,14 +96,17 @@ package final class MatesMatch: Model, @unchecked Sendable {
     package func readAt(of user: UUID) -> Date? { userA == user ? aReadAt : bReadAt }
 }
 
-/// "Let's meet": from one person searching to another. Gone when either stops searching or is matched.
+/// "Let's meet": from one person searching to another; read and written only by `MatesStore`.
+/// Gone when either stops searching or is matched.
 package final class MatesRequest: Model, @unchecked Sendable {
     package static let schema = "mates_requests"
+    /// Its columns are named by its store.
+    typealias Column = MatesStore.RequestsColumn
 
     @ID(key: .id) package var id: UUID?
-    @Field(key: "from_id") package var fromID: UUID
-    @Field(key: "to_id") package var toID: UUID
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Field(key: .string(Column.from)) package var fromID: UUID
+    @Field(key: .string(Column.to)) package var toID: UUID
+    @Timestamp(key: .string(Column.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
 

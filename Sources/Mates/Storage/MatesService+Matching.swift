@@ -18,7 +18,7 @@ extension MatesService {
         guard profile.birthYear != nil else { throw AppError.invalid("profile_incomplete") }
         let user = try profile.requireID()
         // A new search starts with no requests: those from before a match or a stop are stale.
-        if profile.matesState == .idle { try await dropRequests(of: [user], on: database) }
+        if profile.matesState == .idle { try await store.dropRequests(involving: [user]) }
         guard try await store.startSearching(user, at: point, topics: topics, now: now) else { throw AppError.conflict("already_matched") }
         return try await verifiedProfile(user)
     }
@@ -38,18 +38,14 @@ extension MatesService {
     package func stopSearching(_ profile: MatesProfile) async throws -> MatesProfile {
         let user = try profile.requireID()
         guard try await store.stopSearching(user) else { throw AppError.conflict("already_matched") }
-        try await dropRequests(of: [user], on: database)
+        try await store.dropRequests(involving: [user])
         return try await verifiedProfile(user)
-    }
-
-    private func dropRequests(of users: [UUID], on database: any Database) async throws {
-        try await MatesRequest.query(on: database).group(.or) { $0.filter(\.$fromID ~~ users).filter(\.$toID ~~ users) }.delete()
     }
 
     /// Stops searches nobody renewed within `searchLifetime`.
     package func expireSearches() async throws -> Int {
         let users = try await store.stopSearches(renewedBefore: now.addingTimeInterval(-Self.searchLifetime))
-        if !users.isEmpty { try await dropRequests(of: users, on: database) }
+        try await store.dropRequests(involving: users)
         return users.count
     }
 
@@ -69,12 +65,9 @@ extension MatesService {
         let viewer = SearchingIndex.Viewer(id: profile.id, age: year - birthYear, range: profile.ageRange, year: year)
         let index = try await loadedIndex()
         let found = index.nearby(point, radiusMeters: radiusMeters, viewer: viewer, limit: limit, topics: 8)
-        // Written out rather than built: this runs on every `/nearby`, and SQLKit's builder
-        // serialized its identifiers slower than the scan of the index.
-        let askers = try await database.sql.raw(
-            "SELECT from_id FROM \(ident: MatesRequest.schema) WHERE to_id = \(bind: viewer.id) ORDER BY created_at DESC").all()
-        let requestedMe = try askers.compactMap { row in
-            index.entry(try row.decode(column: "from_id", as: UUID.self)).map { Self.person($0, meters: point.distanceMeters(to: $0.coordinate)) }
+        // Who asked me comes from the store's memory: every `/nearby` shows them.
+        let requestedMe = try await store.askers(of: viewer.id).compactMap { asker in
+            index.entry(asker).map { Self.person($0, meters: point.distanceMeters(to: $0.coordinate)) }
         }
         return (found.people.map { Self.person($0.entry, meters: $0.meters) }, found.mostWanted, requestedMe)
     }
@@ -85,8 +78,10 @@ extension MatesService {
     }
 
     package static func person(_ entry: SearchingIndex.Entry, meters: Double?) -> MatePerson {
-        MatePerson(id: entry.id, nickname: entry.nickname, gender: entry.gender, topics: entry.topics, reputation: entry.reputation,
-                   avatar: entry.avatar, background: entry.background, distanceMeters: meters, coordinate: entry.coordinate)
+        var person = MatePerson(id: entry.id, nickname: entry.nickname, gender: entry.gender, topics: entry.topics, reputation: entry.reputation,
+                                avatar: entry.avatar, background: entry.background, distanceMeters: meters, coordinate: entry.coordinate)
+        person.jsonAfterDistance = entry.jsonAfterDistance
+        return person
     }
 
     /// A person as others see them (the partner on the chat, review and report pages).
@@ -109,19 +104,15 @@ extension MatesService {
         guard Self.canSee(entry, age: MatesRules.age(birthYear: birthYear, now: now), range: profile.ageRange, now: now) else {
             throw AppError.notFound("user_not_found")
         }
-        if let theirs = try await MatesRequest.query(on: database).filter(\.$fromID == target).filter(\.$toID == me).first() {
+        if let theirs = try await store.request(from: target, to: me) {
             return (nil, try await accept(theirs, by: me))
         }
-        if let existing = try await MatesRequest.query(on: database).filter(\.$fromID == me).filter(\.$toID == target).first() {
+        if let existing = try await store.request(from: me, to: target) {
             return (existing, nil)
         }
-        let request = MatesRequest(from: me, to: target)
-        do {
-            try await request.create(on: database)
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            // The same request sent twice at once: the first one stands.
-            return (try await MatesRequest.query(on: database).filter(\.$fromID == me).filter(\.$toID == target).first(), nil)
-        }
+        // The same request sent twice at once: the first one stands.
+        let written = try await store.createRequest(from: me, to: target)
+        guard written.created, let request = written.request else { return (written.request, nil) }
         try await inbox.post(NotificationDraft(recipient: target, actor: me, service: "mates", kind: "mates_request",
                                                subjectID: try request.requireID(), link: MatesPath.home(), once: true))
         return (request, nil)
@@ -139,7 +130,7 @@ extension MatesService {
     }
 
     package func acceptRequest(_ id: UUID, by me: UUID) async throws -> MatesMatch {
-        guard let request = try await MatesRequest.find(id, on: database), request.toID == me else { throw AppError.notFound("request_not_found") }
+        guard let request = try await store.request(id), request.toID == me else { throw AppError.notFound("request_not_found") }
         return try await accept(request, by: me)
     }
 
@@ -147,7 +138,7 @@ extension MatesService {
     /// matched with them (we asked each other, which matched us), it is that match. Without such a
     /// request, says why: I am matched, they are matched, they stopped searching, or 404.
     package func acceptRequest(from asker: UUID, by me: UUID) async throws -> MatesMatch {
-        if let request = try await MatesRequest.query(on: database).filter(\.$fromID == asker).filter(\.$toID == me).first() {
+        if let request = try await store.request(from: asker, to: me) {
             return try await accept(request, by: me)
         }
         if let profile = try await store.model(me), let current = try await currentMatch(of: profile),
@@ -179,7 +170,7 @@ extension MatesService {
             try await match.create(on: store.database)
             // Only the pair's own requests go: others asked of either stay, so a second accept
             // racing this one finds its request and learns (409) that the person is taken.
-            try await MatesRequest.query(on: store.database).filter(\.$fromID ~~ [asker, me]).filter(\.$toID ~~ [asker, me]).delete()
+            try await store.dropRequests(between: asker, and: me)
         }
         if let failed {
             let state = try await store.states(of: [failed])[failed]
@@ -348,7 +339,7 @@ extension MatesService {
                     .where("id", .equal, SQLBind(matchID)).where("ended_at", .is, SQLLiteral.null).run()
                 try await store.leaveMatch(matchID)
             }
-            try await dropRequests(of: [user], on: store.database)
+            try await store.dropRequests(involving: [user])
             return true
         }
         guard suspended else { return }

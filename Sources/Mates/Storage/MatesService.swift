@@ -297,18 +297,30 @@ package struct MatesService {
     /// person (or an account is deleted): remembered (`receivedCommentsMemory`) until then.
     package func receivedComments(_ user: UUID) async throws -> [String] {
         try await application.receivedCommentsMemory.value(for: user) {
-            try await receivedComments(of: [user])[user] ?? []
+            try await readReceivedComments(of: [user])[user] ?? []
         }
     }
 
-    /// The same for several people at once, at most `limit` each.
-    package func receivedComments(of users: [UUID], limit: Int = 20) async throws -> [UUID: [String]] {
+    /// The same for several people at once (the apps' search shows a hundred): those remembered,
+    /// and the rest in one statement.
+    package func receivedComments(of users: [UUID]) async throws -> [UUID: [String]] {
+        try await application.receivedCommentsMemory.values(for: users) { missing in
+            let read = try await readReceivedComments(of: missing)
+            return Dictionary(uniqueKeysWithValues: missing.map { ($0, read[$0] ?? []) })
+        }
+    }
+
+    /// Reads the comments of these people, at most `limit` each.
+    private func readReceivedComments(of users: [UUID], limit: Int = 20) async throws -> [UUID: [String]] {
         guard !users.isEmpty else { return [:] }
         var comments: [UUID: [String]] = [:]
-        // Written out rather than built from models: the apps' search asks this for 100 people a call.
+        // Written out rather than built from models: the apps' search asks this for 100 people a
+        // call. Numbered per person, so one with many comments cannot crowd out the others.
         let rows = try await database.sql.raw("""
-            SELECT reviewee_id, comment FROM \(ident: MatesReview.schema) WHERE reviewee_id IN (\(binds: Array(Set(users))))
-            AND comment <> '' ORDER BY created_at DESC LIMIT \(literal: users.count * limit)
+            SELECT reviewee_id, comment FROM (
+                SELECT reviewee_id, comment, created_at, ROW_NUMBER() OVER (PARTITION BY reviewee_id ORDER BY created_at DESC) AS position
+                FROM \(ident: MatesReview.schema) WHERE reviewee_id IN (\(binds: Array(Set(users)))) AND comment <> ''
+            ) numbered WHERE position <= \(literal: limit) ORDER BY created_at DESC
             """).all()
         for row in rows {
             let reviewee = try row.decode(column: "reviewee_id", as: UUID.self)

@@ -5,8 +5,9 @@ import Platform
 import SQLKit
 import Vapor
 
-/// The one owner of `mates_profiles`: the only code that reads or writes the table, names its
-/// columns (`ProfileColumn`; the model's keys are these too) and announces each change it makes.
+/// The one owner of `mates_profiles` and `mates_requests`: the only code that reads or writes
+/// them, names their columns (`ProfileColumn`, `RequestsColumn`; the models' keys are these too)
+/// and announces each change it makes.
 ///
 /// An announcement (`announce`) is what keeps the memories of profiles in step on every instance:
 /// the searching index (`/nearby`, the apps' search) and the record of each person's own profile
@@ -14,8 +15,8 @@ import Vapor
 /// inside `transaction` are announced once it committed, so no memory can re-read the old row
 /// after being told.
 ///
-/// `MatesService` holds the rules and calls the store; the matches, requests, reviews and chat of
-/// the same aggregate still have their statements in the service (the next step, docs/DECISIONS.md).
+/// `MatesService` holds the rules and calls the store; the matches, reviews and chat of the same
+/// aggregate still have their statements in the service (the next step, docs/DECISIONS.md).
 package struct MatesStore {
     /// Made when first used: a read answered from memory never asks the pool for one.
     private let databaseSource: @Sendable () -> any Database
@@ -240,8 +241,17 @@ package struct MatesStore {
         let result = try await database.transaction { transaction in
             try await work(MatesStore(database: transaction, application: application, pending: changes))
         }
-        try await announce(changes.taken)
+        let taken = changes.taken
+        try await announce(taken.profiles)
+        try await announceRequests(to: taken.askersOf)
         return result
+    }
+
+    /// Inside `transaction`: keeps whose askers changed for after the commit (true), else false.
+    func deferred(askersOf users: [UUID]) -> Bool {
+        guard let pending else { return false }
+        pending.add(askersOf: users)
+        return true
     }
 
     /// These people's profiles changed: every memory of them here is told at once, and the other
@@ -262,12 +272,15 @@ package struct MatesStore {
     /// (the partner's ended match among them) went by cascade.
     package func announceEveryone() async {
         await records.forgetEveryone(announcingOn: application.events)
+        await application.matesAskers.forgetEveryone(announcingOn: application.events)
     }
 
     /// Follows the other instances' announcements (and this one's, which find nothing left to do).
     package static func follow(_ app: Application) {
         app.matesRecords = PersonMemory(topic: topic, lifetime: 300)
         app.matesRecords.follow(app)
+        app.matesAskers = PersonMemory(topic: RequestsColumn.topic, lifetime: 300)
+        app.matesAskers.follow(app)
         SearchingIndex.follow(app, topic: topic)
     }
 }
@@ -284,13 +297,19 @@ package struct MatesOwnRecord: Sendable {
     package let lastEnded: EndedMatch?
 }
 
-/// The people a transaction changed, announced after its commit.
+/// The people a transaction changed (profiles, and whose askers), announced after its commit.
 private final class PendingChanges: Sendable {
-    private let users = NIOLockedValueBox<[UUID]>([])
+    struct Changes {
+        var profiles: [UUID] = []
+        var askersOf: [UUID] = []
+    }
 
-    func add(_ more: [UUID]) { users.withLockedValue { $0.append(contentsOf: more) } }
+    private let changes = NIOLockedValueBox(Changes())
 
-    var taken: [UUID] { users.withLockedValue { taken in defer { taken = [] }; return taken } }
+    func add(_ more: [UUID]) { changes.withLockedValue { $0.profiles.append(contentsOf: more) } }
+    func add(askersOf more: [UUID]) { changes.withLockedValue { $0.askersOf.append(contentsOf: more) } }
+
+    var taken: Changes { changes.withLockedValue { taken in defer { taken = Changes() }; return taken } }
 }
 
 extension Application {

@@ -13,6 +13,8 @@ package struct MatePerson: Sendable {
     package var distanceMeters: Double?
     /// Where they search (people from the searching index).
     package var coordinate: Coordinate?
+    /// Their JSON after the distance, as the searching index keeps it (`NearbyJSON.afterDistance`).
+    package var jsonAfterDistance: [UInt8]?
 
     package init(id: UUID, nickname: String, gender: String, topics: [String], reputation: [Int], avatar: Int,
                  background: Int, distanceMeters: Double? = nil, coordinate: Coordinate? = nil) {

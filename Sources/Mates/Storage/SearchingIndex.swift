@@ -36,6 +36,9 @@ package final class SearchingIndex: Sendable {
         package let lat: Double
         package let lon: Double
         package let queuedAt: Date
+        /// The person's JSON in `/nearby` after the distance (`NearbyJSON.afterDistance`), written
+        /// once here instead of on every answer that lists them.
+        package let jsonAfterDistance: [UInt8]
 
         package init(id: UUID, nickname: String, gender: String, birthYear: Int, ageMin: Int, ageMax: Int, searchable: Bool, topics: [String],
              reputation: [Int], avatar: Int, background: Int, lat: Double, lon: Double, queuedAt: Date) {
@@ -43,6 +46,7 @@ package final class SearchingIndex: Sendable {
             (self.searchable, self.topics, self.reputation, self.avatar, self.background) = (searchable, topics, reputation, avatar, background)
             (self.lat, self.lon, self.queuedAt) = (lat, lon, queuedAt)
             topicKeys = topics.map { $0.lowercased() }
+            jsonAfterDistance = NearbyJSON.afterDistance(gender: gender, id: id, nickname: nickname, reputation: reputation, topics: topics)
         }
 
         package var coordinate: Coordinate { Coordinate(unchecked: lat, lon) }

@@ -60,6 +60,25 @@ package final class PersonMemory<Value: Sendable>: Sendable {
         return value
     }
 
+    /// The values of several people: those remembered, and the rest from one `read` of the missing
+    /// (each remembered unless a change came meanwhile; one `read` leaves out is not).
+    package func values(for people: [UUID], read: ([UUID]) async throws -> [UUID: Value]) async rethrows -> [UUID: Value] {
+        var found: [UUID: Value] = [:]
+        var missing: [UUID] = []
+        let now = Date()
+        for person in Set(people) {
+            if let remembered = value(for: person, now: now) { found[person] = remembered } else { missing.append(person) }
+        }
+        guard !missing.isEmpty else { return found }
+        let generation = generation
+        let read = try await read(missing)
+        for (person, value) in read {
+            found[person] = value
+            remember(value, for: person, readAt: generation, now: now)
+        }
+        return found
+    }
+
     /// Drops the person's value here and tells the other instances.
     package func forget(_ person: UUID, announcingOn events: any EventBus) async {
         apply(forgetting: person)

@@ -1,0 +1,90 @@
+import Fluent
+import Platform
+import SQLKit
+import Vapor
+
+/// `mates_requests` ("let's meet", from one person searching to another): read and written only
+/// here. Who asked a person is remembered (`askers`, every `/nearby` shows them) and forgotten
+/// for each person a write touches, here and on the other instances (`RequestsColumn.topic`).
+extension MatesStore {
+    /// The columns of `mates_requests`, each named here once.
+    package enum RequestsColumn {
+        package static let id = "id"
+        package static let from = "from_id"
+        package static let to = "to_id"
+        package static let createdAt = "created_at"
+        /// Where the store announces whose askers changed.
+        package static let topic = "mates.requests"
+    }
+    private typealias RC = RequestsColumn
+
+    /// Who asked this person and still waits, newest first: from memory, else one statement.
+    package func askers(of user: UUID) async throws -> [UUID] {
+        let memory = application.matesAskers
+        if let remembered = memory.value(for: user) { return remembered }
+        let generation = memory.generation
+        let rows = try await sql.raw("""
+            SELECT \(ident: RC.from) FROM \(ident: MatesRequest.schema) WHERE \(ident: RC.to) = \(bind: user) ORDER BY \(ident: RC.createdAt) DESC
+            """).all()
+        let askers = try rows.map { try $0.decode(column: RC.from, as: UUID.self) }
+        memory.remember(askers, for: user, readAt: generation)
+        return askers
+    }
+
+    package func request(_ id: UUID) async throws -> MatesRequest? {
+        try await MatesRequest.find(id, on: database)
+    }
+
+    package func request(from asker: UUID, to target: UUID) async throws -> MatesRequest? {
+        try await MatesRequest.query(on: database).filter(\.$fromID == asker).filter(\.$toID == target).first()
+    }
+
+    /// Writes a new request (`created`), or finds the one already there when the same was sent
+    /// twice at once.
+    package func createRequest(from asker: UUID, to target: UUID) async throws -> (request: MatesRequest?, created: Bool) {
+        let request = MatesRequest(from: asker, to: target)
+        do {
+            try await request.create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            return (try await self.request(from: asker, to: target), false)
+        }
+        try await announceRequests(to: [target])
+        return (request, true)
+    }
+
+    /// Drops every request from or to these people (a search stopped or expired, a suspension).
+    package func dropRequests(involving users: [UUID]) async throws {
+        guard !users.isEmpty else { return }
+        let dropped = try await sql.raw("""
+            DELETE FROM \(ident: MatesRequest.schema) WHERE \(ident: RC.from) IN (\(binds: users)) OR \(ident: RC.to) IN (\(binds: users))
+            RETURNING \(ident: RC.to)
+            """).all()
+        try await announceRequests(to: try dropped.map { try $0.decode(column: RC.to, as: UUID.self) })
+    }
+
+    /// Drops the requests the two made to each other (they matched).
+    package func dropRequests(between one: UUID, and other: UUID) async throws {
+        let pair = [one, other]
+        try await sql.raw("""
+            DELETE FROM \(ident: MatesRequest.schema) WHERE \(ident: RC.from) IN (\(binds: pair)) AND \(ident: RC.to) IN (\(binds: pair))
+            """).run()
+        try await announceRequests(to: pair)
+    }
+
+    /// Forgets who asked these people, here and on the other instances (inside `transaction`,
+    /// once it committed).
+    func announceRequests(to users: [UUID]) async throws {
+        if deferred(askersOf: users) { return }
+        for user in Set(users) { await application.matesAskers.forget(user, announcingOn: application.events) }
+    }
+}
+
+extension Application {
+    private struct MatesAskersKey: StorageKey { typealias Value = PersonMemory<[UUID]> }
+
+    /// Who asked each person (`MatesStore.askers`).
+    package var matesAskers: PersonMemory<[UUID]> {
+        get { configured(MatesAskersKey.self) }
+        set { storage[MatesAskersKey.self] = newValue }
+    }
+}

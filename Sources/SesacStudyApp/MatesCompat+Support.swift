@@ -44,6 +44,17 @@ extension Request {
     /// The app user the token names, or 406 (signed in with Firebase, not signed up here). Notes
     /// the network it calls from, and has the answer carry the binding cookie (both of which the
     /// chat socket checks).
+    /// The account of the app user the token names, from memory (the search and the poll need no
+    /// more), or 406; notes the network and the binding cookie as `sesacAppUser` does.
+    func sesacAppAccount() async throws -> UUID {
+        let identity = try sesacIdentity()
+        guard let account = try await mates.appAccountNotingSighting(uid: identity.uid, address: clientAddress) else {
+            throw AppError(.notAcceptable, "app_user_unknown")
+        }
+        socketBindingUID = identity.uid
+        return account
+    }
+
     func sesacAppUser() async throws -> MatesAppUser {
         let identity = try sesacIdentity()
         guard let appUser = try await mates.appUser(identity.uid) else { throw AppError(.notAcceptable, "app_user_unknown") }

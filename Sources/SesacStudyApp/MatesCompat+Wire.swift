@@ -120,13 +120,23 @@ package enum SesacSearchJSON {
     package static func write(_ search: SesacSearch) -> JSONBytes {
         var json = JSONBytes(capacity: 320 * (search.fromQueueDB.count + search.fromQueueDBRequested.count) + 256)
         json.raw(#"{"fromQueueDB":"#)
-        json.list(search.fromQueueDB, person)
+        people(&json, search.fromQueueDB)
         json.raw(#","fromQueueDBRequested":"#)
-        json.list(search.fromQueueDBRequested, person)
+        people(&json, search.fromQueueDBRequested)
         json.raw(#","fromRecommend":"#)
         json.strings(search.fromRecommend)
         json.raw("}")
         return json
+    }
+
+    /// A list of people, looped here (`JSONBytes.list` is generic across modules: unspecialized).
+    static func people(_ json: inout JSONBytes, _ people: [SesacSearch.Person]) {
+        json.raw("[")
+        for (position, one) in people.enumerated() {
+            if position > 0 { json.raw(",") }
+            person(&json, one)
+        }
+        json.raw("]")
     }
 
     package static func person(_ json: inout JSONBytes, _ person: SesacSearch.Person) {

@@ -180,11 +180,11 @@ struct MatesCompatRoutes: RouteCollection {
     }()
 
     package func search(req: Request) async throws -> Response {
-        let appUser = try await req.sesacAppUser()
+        let account = try await req.sesacAppAccount()
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, [:]) {
             let point = try Sesac.coordinate(form)
-            let standing = try await req.mates.standing(appUser.userID)
+            let standing = try await req.mates.standing(account)
             if standing.suspended { throw AppError(.forbidden, "suspended") }
             let found = try await req.mates.nearby(standing, at: point, limit: CursorPageRequest.maxLimit)
             let people = found.people + found.requestedMe

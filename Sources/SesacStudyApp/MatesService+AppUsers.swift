@@ -60,6 +60,19 @@ extension MatesService {
         try await MatesAppUser.find(uid, on: database)
     }
 
+    /// The account a signed-up uid belongs to (`AppAccounts`, from memory), or nil.
+    func appAccount(uid: String) async throws -> UUID? {
+        let accounts = application.appAccounts
+        if let known = accounts.account(of: uid) { return known }
+        let generation = accounts.generation
+        guard let row = try await database.sql.raw("SELECT user_id FROM \(ident: MatesAppUser.schema) WHERE uid = \(bind: uid)").first() else {
+            return nil
+        }
+        let account = try row.decode(column: "user_id", as: UUID.self)
+        accounts.remember(account, of: uid, readAt: generation)
+        return account
+    }
+
     // MARK: Sign-up, withdrawal
 
     /// Links a Firebase uid to an account: the one that verified this phone number on the web, or a
@@ -128,7 +141,10 @@ extension MatesService {
     /// `POST /v1/user/withdraw`: an account the app made goes entirely; an account that was there
     /// before (the web's) only forgets the app.
     func withdrawApp(_ appUser: MatesAppUser, accounts: AccountService) async throws {
-        if let uid = appUser.id { try await forgetAppSightings(uid: uid) }
+        if let uid = appUser.id {
+            try await forgetAppSightings(uid: uid)
+            await application.appAccounts.forget(uid, announcingOn: events)
+        }
         guard appUser.createdAccount, let account = try await User.find(appUser.userID, on: database) else {
             try await appUser.delete(on: database)
             await application.appUIDMemory.forget(appUser.userID, announcingOn: events)
@@ -190,12 +206,20 @@ extension MatesService {
 
     enum AppFastState { case unknown, searching, other }
 
-    /// `myQueueState`'s common case in one statement: whether the uid signed up and searches now
-    /// (the sighting noted as every call notes it). `other` sends the caller down the full path.
+    /// `myQueueState`'s common case from memory: whether the uid signed up (`appAccount`) and
+    /// searches now (`MatesStore.record`), the sighting noted as every call notes it. `other` sends
+    /// the caller down the full path.
     func appSearchingFastPath(uid: String, address: String) async throws -> AppFastState {
-        guard let searches = try await store.appUserSearches(uid: uid, appUsers: MatesAppUser.schema) else { return .unknown }
+        guard let account = try await appAccount(uid: uid) else { return .unknown }
         try await noteAppSighting(uid: uid, address: address)
-        return searches ? .searching : .other
+        return try await store.snapshot(account)?.state == .searching ? .searching : .other
+    }
+
+    /// The account of a signed-up uid, noting its sighting (`sesacAppUserID`).
+    func appAccountNotingSighting(uid: String, address: String) async throws -> UUID? {
+        guard let account = try await appAccount(uid: uid) else { return nil }
+        try await noteAppSighting(uid: uid, address: address)
+        return account
     }
 
     /// The network (`ClientNetwork`) `uid` called `/v1` from most recently, within

@@ -16,6 +16,8 @@ package enum SesacStudyAppLayer: Feature {
         app.appSightings = AppSightings()
         app.appUIDMemory = PersonMemory(topic: "sesac.app-uids", lifetime: 300)
         app.appUIDMemory.follow(app)
+        app.appAccounts = AppAccounts()
+        app.appAccounts.follow(app)
         // The networks a uid called from are read for a day, then forgotten.
         app.lifecycle.use(PeriodicJob("forgot the apps' networks older than a day", every: .seconds(600)) { app in
             try await MatesService(database: app.db, application: app).pruneAppSightings()
@@ -26,6 +28,7 @@ package enum SesacStudyAppLayer: Feature {
         }, afterDelete: { [weak app] user, _ in
             guard let app else { return }
             await app.appUIDMemory.forget(user, announcingOn: app.events)
+            await app.appAccounts.forgetEveryone(announcingOn: app.events)
         })
     }
 

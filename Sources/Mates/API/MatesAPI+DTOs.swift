@@ -119,15 +119,25 @@ package enum NearbyJSON {
     package static func write(people: [MatePerson], recommendedTopics: [String], requestedMe: [MatePerson], radiusMeters: Int) -> JSONBytes {
         var json = JSONBytes(capacity: 256 * (people.count + requestedMe.count) + 512)
         json.raw(#"{"people":"#)
-        json.list(people, person)
+        list(&json, people)
         json.raw(#","radiusMeters":"#)
         json.int(radiusMeters)
         json.raw(#","recommendedTopics":"#)
         json.strings(recommendedTopics)
         json.raw(#","requestedMe":"#)
-        json.list(requestedMe, person)
+        list(&json, requestedMe)
         json.raw("}")
         return json
+    }
+
+    /// A list of people, looped here (`JSONBytes.list` is generic across modules: unspecialized).
+    static func list(_ json: inout JSONBytes, _ people: [MatePerson]) {
+        json.raw("[")
+        for (position, one) in people.enumerated() {
+            if position > 0 { json.raw(",") }
+            person(&json, one)
+        }
+        json.raw("]")
     }
 
     /// One person, keys sorted as `AppJSON` sorts `MatePersonResponse`'s.

@@ -153,15 +153,6 @@ package struct MatesStore {
                           background: try row.decode(column: Column.background, as: Int.self))
     }
 
-    /// Whether the app user's profile searches now (the apps' poll), in one joined statement;
-    /// nil when the uid has no profile.
-    package func appUserSearches(uid: String, appUsers: String) async throws -> Bool? {
-        guard let row = try await sql.raw("""
-            SELECT p.\(ident: Column.state) FROM \(ident: appUsers) a JOIN \(ident: table) p ON p.\(ident: Column.id) = a.user_id WHERE a.uid = \(bind: uid)
-            """).first() else { return nil }
-        return try row.decode(column: Column.state, as: String.self) == MatesState.searching.rawValue
-    }
-
     /// Everyone searching and not suspended (or only `id`), with their nicknames: what the
     /// searching index holds.
     package func searchingEntries(only id: UUID? = nil) async throws -> [SearchingIndex.Entry] {

@@ -63,18 +63,31 @@ package final class PersonMemory<Value: Sendable>: Sendable {
     /// The values of several people: those remembered, and the rest from one `read` of the missing
     /// (each remembered unless a change came meanwhile; one `read` leaves out is not).
     package func values(for people: [UUID], read: ([UUID]) async throws -> [UUID: Value]) async rethrows -> [UUID: Value] {
-        var found: [UUID: Value] = [:]
-        var missing: [UUID] = []
         let now = Date()
-        for person in Set(people) {
-            if let remembered = value(for: person, now: now) { found[person] = remembered } else { missing.append(person) }
+        // One pass under the lock (a hundred people a call: locking per person was a tenth of it).
+        var (found, missing, generation) = state.withLockedValue { state -> ([UUID: Value], [UUID], UInt64) in
+            var found: [UUID: Value] = [:]
+            found.reserveCapacity(people.count)
+            var missing: [UUID] = []
+            for person in people where found[person] == nil {
+                if let entry = state.entries[person], now.timeIntervalSince(entry.storedAt) < lifetime {
+                    found[person] = entry.value
+                } else {
+                    missing.append(person)
+                }
+            }
+            return (found, missing, state.generation)
         }
+        missing = Array(Set(missing))
         guard !missing.isEmpty else { return found }
-        let generation = generation
         let read = try await read(missing)
-        for (person, value) in read {
-            found[person] = value
-            remember(value, for: person, readAt: generation, now: now)
+        state.withLockedValue { state in
+            let keeps = state.generation == generation
+            if keeps, state.entries.count + read.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
+            for (person, value) in read {
+                found[person] = value
+                if keeps { state.entries[person] = Entry(value: value, storedAt: now) }
+            }
         }
         return found
     }

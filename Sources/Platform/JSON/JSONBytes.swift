@@ -66,12 +66,24 @@ package struct JSONBytes {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    // Loops of their own rather than `list`: a generic across modules runs unspecialized, and
+    // looking up its metadata was most of writing a short list.
     package mutating func strings(_ values: [String]) {
-        list(values) { $0.string($1) }
+        bytes.append(UInt8(ascii: "["))
+        for (position, value) in values.enumerated() {
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            string(value)
+        }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     package mutating func ints(_ values: [Int]) {
-        list(values) { $0.int($1) }
+        bytes.append(UInt8(ascii: "["))
+        for (position, value) in values.enumerated() {
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            int(value)
+        }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     /// `[a,b,…]`, each element written by `write`.

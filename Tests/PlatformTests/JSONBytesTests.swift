@@ -25,8 +25,16 @@ final class JSONBytesTests: XCTestCase {
         list.strings(Self.awkward)
         XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(list.bytes)) as? [String], Self.awkward)
         var numbers = JSONBytes()
-        numbers.ints([0, -1, Int.max, Int.min])
-        XCTAssertEqual(String(decoding: numbers.bytes, as: UTF8.self), "[0,-1,\(Int.max),\(Int.min)]")
+        let values = [0, -1, 9, 10, 99, 100, 1_234_567, -90, Int.max, Int.min]
+        numbers.ints(values)
+        XCTAssertEqual(String(decoding: numbers.bytes, as: UTF8.self), "[" + values.map(String.init).joined(separator: ",") + "]")
+        // A long text without escapes (copied at once) and one with an escape at its very end.
+        let long = String(repeating: "미나 burger ", count: 40)
+        for text in [long, long + "\"", long + "\u{1}"] {
+            var json = JSONBytes()
+            json.string(text)
+            XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(json.bytes), options: .fragmentsAllowed) as? String, text)
+        }
     }
 
     func testTheAppsSearchAnswerIsByteForByteWhatTheEncoderWrites() throws {

@@ -18,7 +18,7 @@ enum MatesAccountRemoval {
         }, afterDelete: { [weak app] user, _ in
             guard let app else { return }
             let store = MatesStore(database: app.db, application: app)
-            try await store.announce([user])
+            await store.announce([user])
             await store.announceEveryone()
             await app.receivedCommentsMemory.forgetEveryone(announcingOn: app.events)
         })

@@ -15,7 +15,7 @@ extension MatesStore {
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict("destination_in_use")
         }
-        try await announce([try profile.requireID()])
+        await announce([try profile.requireID()])
     }
 
     /// Verifies the account for mates with this destination (its profile is made then).
@@ -37,7 +37,7 @@ extension MatesStore {
             .where(Column.id, .equal, SQLBind(user)).where(Column.state, .notEqual, SQLBind(MatesState.matched.rawValue))
             .returning(Column.id).all()
         guard !moved.isEmpty else { return false }
-        try await announce([user])
+        await announce([user])
         return true
     }
 
@@ -48,7 +48,7 @@ extension MatesStore {
             .where(Column.id, .equal, SQLBind(user)).where(Column.state, .notEqual, SQLBind(MatesState.matched.rawValue))
             .returning(Column.id).all()
         guard !stopped.isEmpty else { return false }
-        try await announce([user])
+        await announce([user])
         return true
     }
 
@@ -60,7 +60,7 @@ extension MatesStore {
             .where(Column.queuedAt, .lessThan, SQLBind(cutoff))
             .returning(Column.id).all()
         let users = try expired.map { try $0.decode(column: Column.id, as: UUID.self) }
-        try await announce(users)
+        await announce(users)
         return users
     }
 
@@ -73,7 +73,7 @@ extension MatesStore {
             .where(Column.suspendedAt, .is, SQLLiteral.null)
             .returning(Column.id).all()
         guard !moved.isEmpty else { return false }
-        try await announce([user])
+        await announce([user])
         return true
     }
 
@@ -84,7 +84,7 @@ extension MatesStore {
             .where(Column.matchID, .equal, SQLBind(match))
         if let except { update.where(Column.id, .notEqual, SQLBind(except)) }
         let left = try await update.returning(Column.id).all()
-        try await announce(try left.map { try $0.decode(column: Column.id, as: UUID.self) })
+        await announce(try left.map { try $0.decode(column: Column.id, as: UUID.self) })
     }
 
     /// Adds one to each picked reputation counter (`ReputationCategory` positions).
@@ -96,7 +96,7 @@ extension MatesStore {
             update.set(SQLIdentifier(counter), to: SQLBinaryExpression(SQLIdentifier(counter), SQLBinaryOperator.add, SQLLiteral.numeric("1")))
         }
         try await update.run()
-        try await announce([user])
+        await announce([user])
     }
 
     /// Suspends from mates (the search stops); false when already suspended.
@@ -106,7 +106,7 @@ extension MatesStore {
             .where(Column.id, .equal, SQLBind(user)).where(Column.suspendedAt, .is, SQLLiteral.null)
             .returning(Column.id).all()
         guard !suspended.isEmpty else { return false }
-        try await announce([user])
+        await announce([user])
         return true
     }
 
@@ -122,6 +122,6 @@ extension MatesStore {
     /// Keeps the person from searching until `until` (a dodge penalty; nil lifts it).
     package func blockSearching(_ user: UUID, until: Date?) async throws {
         try await sql.update(profiles).set(Column.searchBlockedUntil, to: until.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null).where(Column.id, .equal, SQLBind(user)).run()
-        try await announce([user])
+        await announce([user])
     }
 }

@@ -233,7 +233,7 @@ package struct MatesStore {
             try await work(MatesStore(database: transaction, application: application, pending: changes))
         }
         let taken = changes.taken
-        try await announce(taken.profiles)
+        await announce(taken.profiles)
         try await announceRequests(to: taken.askersOf)
         return result
     }
@@ -247,15 +247,23 @@ package struct MatesStore {
 
     /// These people's profiles changed: every memory of them here is told at once, and the other
     /// instances by the event bus. Inside `transaction`, after its commit.
-    package func announce(_ users: [UUID]) async throws {
+    package func announce(_ users: [UUID]) async {
         if let pending {
             pending.add(users)
             return
         }
         for user in Set(users) {
             records.apply(forgetting: user)
-            if index.isLoaded { try await index.refresh(user, entries: try await searchingEntries(only: user)) }
             await application.events.publish(user.uuidString, to: Self.topic)
+            // This instance's own follower refreshes the index as well (retrying a failed read);
+            // done here too so the writer's next read already sees its change. The write has
+            // committed: a failed re-read is logged, not answered as an error.
+            guard index.isLoaded else { continue }
+            do {
+                index.refresh(user, entries: try await searchingEntries(only: user))
+            } catch {
+                application.logger.warning("the searching index could not re-read a person after a write: \(error)")
+            }
         }
     }
 

@@ -5,7 +5,7 @@ import Vapor
 
 /// `mates_requests` ("let's meet", from one person searching to another): read and written only
 /// here. Who asked a person is remembered (`askers`, every `/nearby` shows them) and forgotten
-/// for each person a write touches, here and on the other instances (`RequestsColumn.topic`).
+/// for each person a write touches, here and on the other instances (`requestsTopic`).
 extension MatesStore {
     /// The columns of `mates_requests`, each named here once.
     package enum RequestsColumn {
@@ -13,8 +13,6 @@ extension MatesStore {
         package static let from = "from_id"
         package static let to = "to_id"
         package static let createdAt = "created_at"
-        /// Where the store announces whose askers changed.
-        package static let topic = "mates.requests"
     }
     private typealias RC = RequestsColumn
 

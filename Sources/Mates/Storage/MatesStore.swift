@@ -54,6 +54,8 @@ package struct MatesStore {
 
     /// Where changes are announced: the searching index and the records follow it.
     package static let topic = "mates.profiles"
+    /// Where the store announces whose askers changed (`askers`).
+    package static let requestsTopic = "mates.requests"
 
     /// The columns of `mates_profiles`, each named here once (the model's keys, every statement).
     package enum ProfileColumn {
@@ -278,7 +280,7 @@ package struct MatesStore {
     package static func follow(_ app: Application) {
         app.matesRecords = PersonMemory(topic: topic, lifetime: 300)
         app.matesRecords.follow(app)
-        app.matesAskers = PersonMemory(topic: RequestsColumn.topic, lifetime: 300)
+        app.matesAskers = PersonMemory(topic: requestsTopic, lifetime: 300)
         app.matesAskers.follow(app)
         SearchingIndex.follow(app, topic: topic)
     }
@@ -319,8 +321,4 @@ extension Application {
         get { configured(MatesRecordsKey.self) }
         set { storage[MatesRecordsKey.self] = newValue }
     }
-}
-
-extension Request {
-    package var matesStore: MatesStore { MatesStore.sharing({ self.db }, application: application) }
 }

@@ -76,6 +76,20 @@ final class AccountRulesTests: XCTestCase {
         XCTAssertGreaterThan(Confusables.table.count, 6000)
         XCTAssertThrowsError(try Confusables.Table(text: "# nothing here\n"))
         XCTAssertThrowsError(try Confusables.Table(text: "00ZZ ; 0041 ; MA\n0041 ; 0042 ; MA\n"))
+        XCTAssertThrowsError(try Confusables.Table(text: "0041 ;  ; MA\n"), "a source with no prototype")
+        XCTAssertThrowsError(try Confusables.Table(text: "0041 ; 110000 ; MA\n"), "not a scalar")
+
+        // The file's own shape: a BOM, CRLF line ends, tabs after the semicolons, sequences, comments.
+        let small = try Confusables.Table(text: "\u{FEFF}# confusables.txt\r\n# Version: 15.1.0\r\n\r\n"
+            + "04BB ;\t0068 ;\tMA\t# ( һ → h )\r\n"
+            + "00C6 ;\t0041 0045 ;\tMA\t# ( Æ → AE )\r\n"
+            + "# 0049 ; 006C ; MA\r\n")
+        XCTAssertEqual(small.version, "15.1.0")
+        XCTAssertEqual(small.count, 2, "comment lines map nothing")
+        XCTAssertEqual(small.skeleton("һi"), "hi")
+        XCTAssertEqual(small.skeleton("Æ"), "AE")
+        XCTAssertEqual(small.skeleton("I"), "I")
+        XCTAssertEqual(try Confusables.load(root: FileManager.default.currentDirectoryPath).count, Confusables.table.count)
     }
 
     func testLoginThrottle() {

@@ -10,6 +10,7 @@ package enum MenuGameFeature: Feature {
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.menuCatalog = MenuCatalog()
+        MenuStore.follow(app)
         app.menuGroupStates = MenuGroupStateCache()
         app.shownMenus = ShownMenus()
         app.savedDislikesMemory = PersonMemory(topic: "menu_game.saved-dislikes", lifetime: 300)

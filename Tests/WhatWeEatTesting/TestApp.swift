@@ -208,3 +208,19 @@ package func waitUntil(timeout: Duration = .seconds(20), _ condition: () async t
         try await Task.sleep(for: .milliseconds(10))
     }
 }
+
+/// Fails unless `body` throws an `AppError` with `code` (any error when `code` is nil): the way
+/// tests of stores and services check a refusal without a route around it.
+package func assertRefused(
+    _ code: String?, _ message: String = "", file: StaticString = #filePath, line: UInt = #line,
+    _ body: () async throws -> Void
+) async {
+    do {
+        try await body()
+        XCTFail("not refused \(message)", file: file, line: line)
+    } catch let error as AppError where code != nil {
+        XCTAssertEqual(error.code, code, message, file: file, line: line)
+    } catch {
+        if let code { XCTFail("refused with \(error), not \(code) \(message)", file: file, line: line) }
+    }
+}

@@ -27,10 +27,9 @@ struct MenuGameAPI: RouteCollection {
 
     func listMenus(req: Request) async throws -> CursorPage<MenuResponse> {
         let page = try CursorPageRequest(from: req)
-        let (records, next) = try await MenuRecord.query(on: req.db).filter(\.$retiredAt == nil)
-            .paginate(newestFirst: \.$createdAt, page)
         let game = req.menuGame
-        return CursorPage(items: records.map { MenuResponse($0.menu, imageURL: game.imageURL(for: $0.menu), language: req.language) }, nextCursor: next)
+        let (rows, next) = try await game.menuStore.activePage(page)
+        return CursorPage(items: rows.map { MenuResponse($0.menu, imageURL: game.imageURL(for: $0.menu), language: req.language) }, nextCursor: next)
     }
 
     package func randomMenu(req: Request) async throws -> MenuResponse {
@@ -40,8 +39,8 @@ struct MenuGameAPI: RouteCollection {
     }
 
     func readMenu(req: Request) async throws -> MenuResponse {
-        let record = try await req.menuGame.menuRecord(slug: req.parameters.get("menu") ?? "")
-        return MenuResponse(record.menu, imageURL: req.menuGame.imageURL(for: record.menu), language: req.language)
+        let menu = try await req.menuGame.menu(slug: req.parameters.get("menu") ?? "")
+        return MenuResponse(menu, imageURL: req.menuGame.imageURL(for: menu), language: req.language)
     }
 
     func createMenu(req: Request) async throws -> Response {

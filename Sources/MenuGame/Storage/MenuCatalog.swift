@@ -21,26 +21,17 @@ struct MenuSeeder: Seeder {
     package var name: String { "menus" }
 
     package func seed(_ app: Application) async throws {
-        let menus = try MenuCatalogFile.load(from: app.directory.resourcesDirectory)
-        let existing = try await MenuRecord.query(on: app.db).all()
-        let bySlug = Dictionary(existing.map { ($0.slug, $0) }, uniquingKeysWith: { first, _ in first })
-        try await app.db.transaction { transaction in
-            for menu in menus {
-                if let record = bySlug[menu.id] {
-                    guard !record.editedByAdmin, record.menu != menu else { continue }
-                    record.apply(menu)
-                    try await record.save(on: transaction)
-                } else {
-                    try await MenuRecord(menu).create(on: transaction)
-                }
-            }
+        let store = app.menuStore
+        // A seed that wrote something has reloaded the catalog already (its announcement).
+        if try await store.seed(try MenuCatalogFile.load(from: app.directory.resourcesDirectory)) == 0 {
+            try await app.menuCatalog.reload(from: store)
         }
-        try await app.menuCatalog.reload(from: app.db)
     }
 }
 
 /// The active menus in memory, with both recommenders built over them. Rebuilt after seeding
-/// and after every admin change; readers never wait for the database.
+/// and after every change `MenuStore` announces, on every instance; readers never wait for the
+/// database.
 package final class MenuCatalog: Sendable {
     package struct Snapshot: Sendable {
         package let menus: [Menu]
@@ -55,12 +46,12 @@ package final class MenuCatalog: Sendable {
 
     package var snapshot: Snapshot { state.withLockedValue { $0 } }
 
-    package func reload(from database: any Database) async throws {
+    package func reload(from store: MenuStore) async throws {
         // Catalog order (the order the file seeded them in) is v0's tie-break.
-        let records = try await MenuRecord.query(on: database).filter(\.$retiredAt == nil).sort(\.$createdAt).sort(\.$slug).all()
-        let menus = records.map(\.menu)
+        let rows = try await store.activeRows()
+        let menus = rows.map(\.menu)
         var images: [String: String] = [:]
-        for record in records { if let url = record.imageURL { images[record.slug] = url } }
+        for row in rows { if let url = row.imageURL { images[row.slug] = url } }
         let snapshot = Snapshot(menus: menus, imageURLs: images, v0: Recommender(version: .v0, menus: menus), v1: Recommender(version: .v1, menus: menus))
         state.withLockedValue { $0 = snapshot }
     }

@@ -9,27 +9,27 @@ package final class MenuRecord: Model, @unchecked Sendable {
 
     @ID(key: .id) package var id: UUID?
     /// Stable readable id from the catalog (`kimchi-jjigae`); used in URLs and image names.
-    @Field(key: "slug") package var slug: String
-    @Field(key: "name_ko") var nameKo: String
-    @Field(key: "name_en") var nameEn: String
-    @Field(key: "name_ja") var nameJa: String
-    @Field(key: "emoji") package var emoji: String
-    @Field(key: "nations") package var nations: [String]
-    @Field(key: "flavors") package var flavors: [String]
-    @Field(key: "rice") package var rice: Bool
-    @Field(key: "noodle") package var noodle: Bool
-    @Field(key: "soup") package var soup: Bool
-    @Field(key: "healthy") package var healthy: Bool
-    @Field(key: "instant") package var instant: Bool
-    @Field(key: "alcohol") package var alcohol: Bool
-    @OptionalField(key: "expense") package var expense: String?
+    @Field(key: .string(MenuStore.Column.slug)) package var slug: String
+    @Field(key: .string(MenuStore.Column.nameKo)) var nameKo: String
+    @Field(key: .string(MenuStore.Column.nameEn)) var nameEn: String
+    @Field(key: .string(MenuStore.Column.nameJa)) var nameJa: String
+    @Field(key: .string(MenuStore.Column.emoji)) package var emoji: String
+    @Field(key: .string(MenuStore.Column.nations)) package var nations: [String]
+    @Field(key: .string(MenuStore.Column.flavors)) package var flavors: [String]
+    @Field(key: .string(MenuStore.Column.rice)) package var rice: Bool
+    @Field(key: .string(MenuStore.Column.noodle)) package var noodle: Bool
+    @Field(key: .string(MenuStore.Column.soup)) package var soup: Bool
+    @Field(key: .string(MenuStore.Column.healthy)) package var healthy: Bool
+    @Field(key: .string(MenuStore.Column.instant)) package var instant: Bool
+    @Field(key: .string(MenuStore.Column.alcohol)) package var alcohol: Bool
+    @OptionalField(key: .string(MenuStore.Column.expense)) package var expense: String?
     /// Another image than the generated card, when the catalog or an admin names one.
-    @OptionalField(key: "image_url") package var imageURL: String?
+    @OptionalField(key: .string(MenuStore.Column.imageURL)) package var imageURL: String?
     /// Set once an admin changes the menu; the seeder then leaves it alone.
-    @Field(key: "edited_by_admin") package var editedByAdmin: Bool
-    @OptionalField(key: "retired_at") package var retiredAt: Date?
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
-    @Timestamp(key: "updated_at", on: .update, format: .microseconds) package var updatedAt: Date?
+    @Field(key: .string(MenuStore.Column.editedByAdmin)) package var editedByAdmin: Bool
+    @OptionalField(key: .string(MenuStore.Column.retiredAt)) package var retiredAt: Date?
+    @Timestamp(key: .string(MenuStore.Column.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: .string(MenuStore.Column.updatedAt), on: .update, format: .microseconds) package var updatedAt: Date?
 
     package init() {}
 
@@ -54,16 +54,6 @@ package final class MenuRecord: Model, @unchecked Sendable {
         instant = menu.instant
         alcohol = menu.alcohol
         expense = menu.expense?.rawValue
-    }
-
-    /// The domain value; unknown stored enum strings (never written by us) are dropped.
-    package var menu: Menu {
-        Menu(
-            id: slug, name: .init(ko: nameKo, en: nameEn, ja: nameJa), emoji: emoji,
-            nations: Set(nations.compactMap(Nation.init(rawValue:))), flavors: Set(flavors.compactMap(Flavor.init(rawValue:))),
-            rice: rice, noodle: noodle, soup: soup, healthy: healthy, instant: instant, alcohol: alcohol,
-            expense: expense.flatMap(Expense.init(rawValue:))
-        )
     }
 }
 

@@ -3,61 +3,35 @@ import Platform
 import Vapor
 
 /// Catalog administration: adding, changing and retiring menus, with the catalog's rules; games
-/// see every change at once (the catalog is reloaded).
+/// on every instance see each change at once (`MenuStore` announces it, the catalog follows).
 extension MenuGameService {
+    package var menuStore: MenuStore { MenuStore(database: database, application: application) }
+
     /// A menu on offer (404 for an unknown or retired one).
-    func menuRecord(slug: String) async throws -> MenuRecord {
-        guard let record = try await MenuRecord.query(on: database).filter(\.$slug == slug).first(), record.retiredAt == nil else {
-            throw AppError.notFound("menu_not_found")
-        }
-        return record
+    func menu(slug: String) async throws -> Menu {
+        guard let row = try await menuStore.activeRow(slug: slug) else { throw AppError.notFound("menu_not_found") }
+        return row.menu
     }
 
     /// Adds a menu, or brings a retired one back with these fields (its id stays with past results).
     func addMenu(_ menu: Menu, imageURL: String?) async throws -> Menu {
         try Self.validate(menu, imageURL: imageURL)
-        let record: MenuRecord
-        if let existing = try await MenuRecord.query(on: database).filter(\.$slug == menu.id).first() {
-            guard existing.retiredAt != nil else { throw AppError.conflict("menu_exists") }
-            record = existing
-            record.apply(menu)
-            record.imageURL = imageURL.flatMap { $0.isEmpty ? nil : $0 }
-            record.retiredAt = nil
-        } else {
-            record = MenuRecord(menu, imageURL: imageURL)
-        }
-        record.editedByAdmin = true
-        do {
-            try await record.save(on: database)
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            throw AppError.conflict("menu_exists")
-        }
-        try await menuCatalog.reload(from: database)
+        try await menuStore.add(menu, imageURL: imageURL)
         return menu
     }
 
     /// Changes a menu on offer (404 for a retired one); an empty `imageURL` goes back to the card.
     func changeMenu(slug: String, imageURL: String?, _ change: (inout Menu) throws -> Void) async throws -> Menu {
-        let record = try await menuRecord(slug: slug)
-        var menu = record.menu
-        try change(&menu)
-        try Self.validate(menu, imageURL: imageURL)
-        record.apply(menu)
-        if let imageURL { record.imageURL = imageURL.isEmpty ? nil : imageURL }
-        record.editedByAdmin = true
-        try await record.save(on: database)
-        try await menuCatalog.reload(from: database)
-        return menu
+        try await menuStore.change(slug: slug, imageURL: imageURL) { menu in
+            try change(&menu)
+            try Self.validate(menu, imageURL: imageURL)
+        }
     }
 
     /// Retires a menu: it leaves games and lists, past results that named it stay intact, and it
     /// is not found (404) until it is added again.
     func retireMenu(slug: String) async throws {
-        let record = try await menuRecord(slug: slug)
-        record.retiredAt = Date()
-        record.editedByAdmin = true
-        try await record.save(on: database)
-        try await menuCatalog.reload(from: database)
+        try await menuStore.retire(slug: slug, at: Date())
     }
 
     package static func validate(_ menu: Menu, imageURL: String?) throws {

@@ -38,14 +38,13 @@ package struct MenuGameService {
     package let events: any EventBus
     let groupStates: MenuGroupStateCache
     package let publicURL: String
-    /// The catalog itself, reloaded after an administrator's change.
-    package let menuCatalog: MenuCatalog
+    let application: Application
     package let shownMenus: ShownMenus
     package let savedDislikesMemory: PersonMemory<Set<Flavor>?>
 
     package init(request: Request) {
         self.database = request.db
-        self.menuCatalog = request.application.menuCatalog
+        self.application = request.application
         self.catalog = request.application.menuCatalog.snapshot
         self.events = request.application.events
         self.groupStates = request.application.menuGroupStates

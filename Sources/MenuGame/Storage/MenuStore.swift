@@ -1,0 +1,259 @@
+import Fluent
+import Platform
+import SQLKit
+import Vapor
+
+/// The one owner of `menus`, the catalog games draw from: the only code that reads or writes
+/// it, names its columns (`Column`; the model's keys are these too) and announces each change.
+///
+/// The catalog in memory (`MenuCatalog`, what every game and page reads) follows the store's
+/// announcements on every instance: an administrator's change on one instance reaches games on
+/// all of them. Reads that need no model (the catalog, the seeder's comparison, one menu) decode
+/// plain rows (`Row`); the writes keep `MenuRecord`, inside the store.
+package struct MenuStore {
+    package let database: any Database
+    let application: Application
+
+    package init(database: any Database, application: Application) {
+        self.database = database
+        self.application = application
+    }
+
+    /// Where changes are announced: the catalog in memory follows it.
+    package static let topic = "menu_game.menus"
+
+    /// The columns of `menus`, each named here once (the model's keys, the migration, every statement).
+    package enum Column {
+        package static let id = "id"
+        package static let slug = "slug"
+        package static let nameKo = "name_ko"
+        package static let nameEn = "name_en"
+        package static let nameJa = "name_ja"
+        package static let emoji = "emoji"
+        package static let nations = "nations"
+        package static let flavors = "flavors"
+        package static let rice = "rice"
+        package static let noodle = "noodle"
+        package static let soup = "soup"
+        package static let healthy = "healthy"
+        package static let instant = "instant"
+        package static let alcohol = "alcohol"
+        package static let expense = "expense"
+        package static let imageURL = "image_url"
+        package static let editedByAdmin = "edited_by_admin"
+        package static let retiredAt = "retired_at"
+        package static let createdAt = "created_at"
+        package static let updatedAt = "updated_at"
+    }
+
+    /// A row of `menus` as the reads decode it (`MenuStoreTests` checks it against `MenuRecord`).
+    package struct Row: Decodable, Sendable, Equatable {
+        package let id: UUID
+        package let slug: String
+        let nameKo: String
+        let nameEn: String
+        let nameJa: String
+        let emoji: String
+        let nations: [String]
+        let flavors: [String]
+        let rice: Bool
+        let noodle: Bool
+        let soup: Bool
+        let healthy: Bool
+        let instant: Bool
+        let alcohol: Bool
+        let expense: String?
+        package let imageURL: String?
+        package let editedByAdmin: Bool
+        package let retiredAt: Date?
+        package let createdAt: Date?
+
+        enum CodingKeys: String, CodingKey {
+            case id, slug, emoji, nations, flavors, rice, noodle, soup, healthy, instant, alcohol, expense
+            case nameKo = "name_ko", nameEn = "name_en", nameJa = "name_ja", imageURL = "image_url"
+            case editedByAdmin = "edited_by_admin", retiredAt = "retired_at", createdAt = "created_at"
+        }
+
+        /// The row a saved model stands for.
+        package init(_ record: MenuRecord) throws {
+            id = try record.requireID()
+            slug = record.slug
+            nameKo = record.nameKo
+            nameEn = record.nameEn
+            nameJa = record.nameJa
+            emoji = record.emoji
+            nations = record.nations
+            flavors = record.flavors
+            rice = record.rice
+            noodle = record.noodle
+            soup = record.soup
+            healthy = record.healthy
+            instant = record.instant
+            alcohol = record.alcohol
+            expense = record.expense
+            imageURL = record.imageURL
+            editedByAdmin = record.editedByAdmin
+            retiredAt = record.retiredAt
+            createdAt = record.createdAt
+        }
+
+        /// The domain value; unknown stored enum strings (never written by us) are dropped.
+        package var menu: Menu {
+            Menu(
+                id: slug, name: .init(ko: nameKo, en: nameEn, ja: nameJa), emoji: emoji,
+                nations: Set(nations.compactMap(Nation.init(rawValue:))), flavors: Set(flavors.compactMap(Flavor.init(rawValue:))),
+                rice: rice, noodle: noodle, soup: soup, healthy: healthy, instant: instant, alcohol: alcohol,
+                expense: expense.flatMap(Expense.init(rawValue:))
+            )
+        }
+    }
+
+    // MARK: Reads
+
+    private var sql: any SQLDatabase { database.sql }
+
+    private var rowColumns: [any SQLExpression] {
+        [Column.id, Column.slug, Column.nameKo, Column.nameEn, Column.nameJa, Column.emoji, Column.nations, Column.flavors,
+         Column.rice, Column.noodle, Column.soup, Column.healthy, Column.instant, Column.alcohol, Column.expense,
+         Column.imageURL, Column.editedByAdmin, Column.retiredAt, Column.createdAt].map { SQLIdentifier($0) }
+    }
+
+    /// Every menu, retired ones too, in catalog order (the order the file seeded them in, then slug).
+    package func allRows() async throws -> [Row] {
+        try await sql.select().columns(rowColumns).from(MenuRecord.schema)
+            .orderBy(Column.createdAt).orderBy(Column.slug)
+            .all(decoding: Row.self)
+    }
+
+    /// The menus on offer, in catalog order: what the catalog in memory holds.
+    package func activeRows() async throws -> [Row] {
+        try await sql.select().columns(rowColumns).from(MenuRecord.schema)
+            .where(SQLIdentifier(Column.retiredAt), .is, SQLLiteral.null)
+            .orderBy(Column.createdAt).orderBy(Column.slug)
+            .all(decoding: Row.self)
+    }
+
+    /// A menu on offer by its slug, or nil (unknown or retired).
+    package func activeRow(slug: String) async throws -> Row? {
+        try await sql.select().columns(rowColumns).from(MenuRecord.schema)
+            .where(SQLIdentifier(Column.slug), .equal, SQLBind(slug))
+            .where(SQLIdentifier(Column.retiredAt), .is, SQLLiteral.null)
+            .first(decoding: Row.self)
+    }
+
+    /// The menus on offer, newest first, a page at a time (`GET /api/v1/menu-game/menus`).
+    package func activePage(_ page: CursorPageRequest) async throws -> (rows: [Row], nextCursor: String?) {
+        let (records, next) = try await MenuRecord.query(on: database).filter(\.$retiredAt == nil)
+            .paginate(newestFirst: \.$createdAt, page)
+        return (try records.map(Row.init), next)
+    }
+
+    // MARK: Writes (each announced)
+
+    /// Brings the table in line with the shipped catalog file: new menus are added, menus an
+    /// administrator never touched follow the file, an administrator's edits and retirements are
+    /// kept. Announced when anything changed. Returns how many rows it wrote.
+    @discardableResult
+    package func seed(_ menus: [Menu]) async throws -> Int {
+        let existing = Dictionary(try await allRows().map { ($0.slug, $0) }, uniquingKeysWith: { first, _ in first })
+        let written = try await database.transaction { transaction in
+            var written = 0
+            for menu in menus {
+                if let row = existing[menu.id] {
+                    guard !row.editedByAdmin, row.menu != menu,
+                          let record = try await MenuRecord.find(row.id, on: transaction) else { continue }
+                    record.apply(menu)
+                    try await record.save(on: transaction)
+                } else {
+                    try await MenuRecord(menu).create(on: transaction)
+                }
+                written += 1
+            }
+            return written
+        }
+        if written > 0 { await announce() }
+        return written
+    }
+
+    /// Adds a menu, or brings a retired one back with these fields (its id stays with past
+    /// results). 409 `menu_exists` for a menu on offer.
+    package func add(_ menu: Menu, imageURL: String?) async throws {
+        let record: MenuRecord
+        if let existing = try await MenuRecord.query(on: database).filter(\.$slug == menu.id).first() {
+            guard existing.retiredAt != nil else { throw AppError.conflict("menu_exists") }
+            record = existing
+            record.apply(menu)
+            record.imageURL = imageURL.flatMap { $0.isEmpty ? nil : $0 }
+            record.retiredAt = nil
+        } else {
+            record = MenuRecord(menu, imageURL: imageURL.flatMap { $0.isEmpty ? nil : $0 })
+        }
+        record.editedByAdmin = true
+        do {
+            try await record.save(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("menu_exists")
+        }
+        await announce()
+    }
+
+    /// Changes a menu on offer (404 `menu_not_found` for an unknown or retired one); an empty
+    /// `imageURL` goes back to the generated card, nil keeps the one it has. `change` may throw
+    /// (the caller's validation): nothing is written then.
+    package func change(slug: String, imageURL: String?, _ change: (inout Menu) throws -> Void) async throws -> Menu {
+        let record = try await activeRecord(slug: slug)
+        var menu = try Row(record).menu
+        try change(&menu)
+        record.apply(menu)
+        if let imageURL { record.imageURL = imageURL.isEmpty ? nil : imageURL }
+        record.editedByAdmin = true
+        try await record.save(on: database)
+        await announce()
+        return menu
+    }
+
+    /// Retires a menu on offer (404 `menu_not_found` otherwise): it leaves games and lists, past
+    /// results that named it stay intact.
+    package func retire(slug: String, at now: Date) async throws {
+        let record = try await activeRecord(slug: slug)
+        record.retiredAt = now
+        record.editedByAdmin = true
+        try await record.save(on: database)
+        await announce()
+    }
+
+    private func activeRecord(slug: String) async throws -> MenuRecord {
+        guard let record = try await MenuRecord.query(on: database).filter(\.$slug == slug).filter(\.$retiredAt == nil).first() else {
+            throw AppError.notFound("menu_not_found")
+        }
+        return record
+    }
+
+    /// This instance's catalog reads the table again at once (the writer's next request sees its
+    /// change), then every instance is told; their followers reload too. The write has
+    /// committed: a failed re-read is logged, and the follower's reload tries again.
+    private func announce() async {
+        do {
+            try await application.menuCatalog.reload(from: self)
+        } catch {
+            application.logger.warning("the menu catalog could not re-read the menus after a write: \(error)")
+        }
+        await application.events.publish("changed", to: Self.topic)
+    }
+
+    /// The catalog follows the other instances' announcements (and this one's, read again).
+    package static func follow(_ app: Application) {
+        app.follow(topic) { app, _ in
+            do {
+                try await app.menuCatalog.reload(from: MenuStore(database: app.db, application: app))
+            } catch {
+                app.logger.warning("the menu catalog could not follow a change of the menus: \(error)")
+            }
+        }
+    }
+}
+
+extension Application {
+    /// The store of `menus` on the application's database.
+    package var menuStore: MenuStore { MenuStore(database: db, application: self) }
+}

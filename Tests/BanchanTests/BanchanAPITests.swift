@@ -464,7 +464,7 @@ final class BanchanAPITests: XCTestCase {
             let second = try await Application.make(.testing)
             do {
                 try await configure(second, settings: first.settings)
-                try await second.banchanListings.reload(from: second.db)
+                try await second.banchanListings.reload(from: second.banchanStore)
                 func secondListing() -> BanchanListings.Listing? { second.banchanListings.all(in: .main).first { $0.dish.hash == Fixtures.dakgalbi } }
                 let admin = try await adminToken(first)
                 try await setStock(first, Fixtures.dakgalbi, 1, admin: admin)

@@ -71,12 +71,16 @@ package final class BanchanListings: Sendable {
         self.images = images
     }
 
-    package func reload(from database: any Database) async throws {
-        let records = try await DishRecord.query(on: database).filter(\.$retiredAt == nil).sort(\.$position).sort(\.$id).all()
+    package func reload(from store: BanchanStore) async throws {
+        replace(with: try await store.dishRowsOnSale())
+    }
+
+    /// Lists the dishes of `rows` that are on sale (rows in list order: position, then id).
+    package func replace(with rows: [BanchanStore.DishRow]) {
         var fresh = State()
-        for record in records {
-            let dish = record.dish
-            let listing = Listing(id: try record.requireID(), position: record.position, dish: dish, stock: record.stock, images: images)
+        for row in rows where row.retiredAt == nil {
+            let dish = row.dish
+            let listing = Listing(id: row.id, position: row.position, dish: dish, stock: row.stock, images: images)
             fresh.places[dish.hash] = (dish.section, fresh.sections[dish.section, default: []].count)
             fresh.sections[dish.section, default: []].append(listing)
         }
@@ -87,10 +91,10 @@ package final class BanchanListings: Sendable {
     }
 
     /// Puts a dish in its place (or moves it there), or takes it out when it left the shop.
-    package func update(_ record: DishRecord?, hash: String) throws {
-        let listing = try record.flatMap { record -> Listing? in
-            guard record.retiredAt == nil else { return nil }
-            return Listing(id: try record.requireID(), position: record.position, dish: record.dish, stock: record.stock, images: images)
+    package func update(_ row: BanchanStore.DishRow?, hash: String) {
+        let listing = row.flatMap { row -> Listing? in
+            guard row.retiredAt == nil else { return nil }
+            return Listing(id: row.id, position: row.position, dish: row.dish, stock: row.stock, images: images)
         }
         state.withLockedValue { state in
             var touched = Set<DishSection>()
@@ -175,7 +179,7 @@ package final class BanchanListings: Sendable {
             guard let event = try? JSONDecoder().decode(Event.self, from: Data(message.utf8)) else { return }
             if let hash = event.changed {
                 do {
-                    try app.banchanListings.update(try await DishRecord.query(on: app.db).filter(\.$hash == hash).first(), hash: hash)
+                    app.banchanListings.update(try await app.banchanStore.dishRow(hash: hash), hash: hash)
                 } catch {
                     app.logger.warning("updating the shop's listing of \(hash) failed: \(error)")
                 }
@@ -198,8 +202,13 @@ package final class BanchanListings: Sendable {
 
     /// Updates this process's listing of the dish and tells the other processes.
     static func dishChanged(_ record: DishRecord, listings: BanchanListings, events: any EventBus) async throws {
-        try listings.update(record, hash: record.hash)
-        guard let data = try? JSONEncoder().encode(Event(changed: record.hash)) else { return }
+        listings.update(try BanchanStore.DishRow(record), hash: record.hash)
+        await announceChange(of: record.hash, on: events)
+    }
+
+    /// Tells every process (this one too) to read the dish again.
+    package static func announceChange(of hash: String, on events: any EventBus) async {
+        guard let data = try? JSONEncoder().encode(Event(changed: hash)) else { return }
         await events.publish(String(decoding: data, as: UTF8.self), to: topic)
     }
 }

@@ -6,38 +6,38 @@ import Platform
 import SQLKit
 
 /// A dish as stored: the catalog's description plus its stock, which orders change.
-package final class DishRecord: Model, @unchecked Sendable {
+package final class DishRecord: Model, StoredDish, @unchecked Sendable {
     package static let schema = "banchan_dishes"
 
     @ID(key: .id) package var id: UUID?
-    @Field(key: "hash") package var hash: String
-    @Field(key: "section") package var section: String
+    @Field(key: .string(BanchanStore.DishColumn.hash)) package var hash: String
+    @Field(key: .string(BanchanStore.DishColumn.section)) package var section: String
     /// Order within its section (catalog order); lists page by (position, id).
-    @Field(key: "position") package var position: Int
-    @Field(key: "title") package var title: String
-    @Field(key: "description") package var summary: String
-    @Field(key: "sale_price") package var salePrice: Int
-    @OptionalField(key: "original_price") package var originalPrice: Int?
-    @Field(key: "badges") package var badges: [String]
-    @Field(key: "delivery_types") package var deliveryTypes: [String]
-    @Field(key: "point_rate") package var pointRate: Int
-    @Field(key: "delivery_info") package var deliveryInfo: String
-    @Field(key: "min_quantity") package var minQuantity: Int
-    @Field(key: "max_quantity") package var maxQuantity: Int
-    @Field(key: "emoji") package var emoji: String
-    @Field(key: "color") package var color: String
-    @Field(key: "weight") package var weight: String
-    @Field(key: "ingredients") package var ingredients: String
-    @Field(key: "storage") var storageInfo: String
-    @Field(key: "detail_sections") package var detailSections: [String]
-    @Field(key: "thumb_count") package var thumbCount: Int
+    @Field(key: .string(BanchanStore.DishColumn.position)) package var position: Int
+    @Field(key: .string(BanchanStore.DishColumn.title)) package var title: String
+    @Field(key: .string(BanchanStore.DishColumn.description)) package var summary: String
+    @Field(key: .string(BanchanStore.DishColumn.salePrice)) package var salePrice: Int
+    @OptionalField(key: .string(BanchanStore.DishColumn.originalPrice)) package var originalPrice: Int?
+    @Field(key: .string(BanchanStore.DishColumn.badges)) package var badges: [String]
+    @Field(key: .string(BanchanStore.DishColumn.deliveryTypes)) package var deliveryTypes: [String]
+    @Field(key: .string(BanchanStore.DishColumn.pointRate)) package var pointRate: Int
+    @Field(key: .string(BanchanStore.DishColumn.deliveryInfo)) package var deliveryInfo: String
+    @Field(key: .string(BanchanStore.DishColumn.minQuantity)) package var minQuantity: Int
+    @Field(key: .string(BanchanStore.DishColumn.maxQuantity)) package var maxQuantity: Int
+    @Field(key: .string(BanchanStore.DishColumn.emoji)) package var emoji: String
+    @Field(key: .string(BanchanStore.DishColumn.color)) package var color: String
+    @Field(key: .string(BanchanStore.DishColumn.weight)) package var weight: String
+    @Field(key: .string(BanchanStore.DishColumn.ingredients)) package var ingredients: String
+    @Field(key: .string(BanchanStore.DishColumn.storage)) package var storageInfo: String
+    @Field(key: .string(BanchanStore.DishColumn.detailSections)) package var detailSections: [String]
+    @Field(key: .string(BanchanStore.DishColumn.thumbCount)) package var thumbCount: Int
     /// Units left. Orders take units in the same transaction that records them.
-    @Field(key: "stock") package var stock: Int
+    @Field(key: .string(BanchanStore.DishColumn.stock)) package var stock: Int
     /// Set once an admin changes the dish; the seeder then leaves it alone.
-    @Field(key: "edited_by_admin") package var editedByAdmin: Bool
-    @OptionalField(key: "retired_at") package var retiredAt: Date?
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
-    @Timestamp(key: "updated_at", on: .update, format: .microseconds) package var updatedAt: Date?
+    @Field(key: .string(BanchanStore.DishColumn.editedByAdmin)) package var editedByAdmin: Bool
+    @OptionalField(key: .string(BanchanStore.DishColumn.retiredAt)) package var retiredAt: Date?
+    @Timestamp(key: .string(BanchanStore.DishColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: .string(BanchanStore.DishColumn.updatedAt), on: .update, format: .microseconds) package var updatedAt: Date?
 
     package init() {}
 
@@ -68,17 +68,6 @@ package final class DishRecord: Model, @unchecked Sendable {
         storageInfo = dish.storage
         detailSections = dish.detailSections
         thumbCount = dish.thumbCount
-    }
-
-    /// The domain value; unknown stored enum strings (never written by us) are dropped.
-    package var dish: Dish {
-        Dish(
-            hash: hash, section: DishSection(rawValue: section) ?? .side, title: title, description: summary,
-            salePrice: salePrice, originalPrice: originalPrice, badges: badges.compactMap(DishBadge.init(rawValue:)),
-            deliveryTypes: deliveryTypes.compactMap(DeliveryType.init(rawValue:)), pointRate: pointRate,
-            deliveryInfo: deliveryInfo, minQuantity: minQuantity, maxQuantity: maxQuantity, emoji: emoji, color: color,
-            weight: weight, ingredients: ingredients, storage: storageInfo, detailSections: detailSections, thumbCount: thumbCount
-        )
     }
 }
 

@@ -9,16 +9,28 @@ extension Application {
     package func follow(_ topic: String, _ handle: @escaping @Sendable (Application, String) async -> Void) {
         let messages = events.subscribe(to: topic)
         let task = Task { [self] in
-            for await message in messages { await handle(self, message) }
+            for await message in messages {
+                // Messages still queued at shutdown are dropped: their memories go with the app.
+                guard !Task.isCancelled else { return }
+                await handle(self, message)
+            }
         }
         lifecycle.use(StopFollowing(task: task))
     }
 }
 
+/// Stops following at shutdown and waits for a message being handled: handlers read the
+/// database, which shuts down after the lifecycle handlers (a handler still running then would
+/// find no database).
 private struct StopFollowing: LifecycleHandler {
     let task: Task<Void, Never>
 
     func shutdown(_ application: Application) {
         task.cancel()
+    }
+
+    func shutdownAsync(_ application: Application) async {
+        task.cancel()
+        await task.value
     }
 }

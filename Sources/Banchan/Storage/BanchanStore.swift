@@ -1,0 +1,227 @@
+import Fluent
+import Platform
+import SQLKit
+import Vapor
+
+/// The owner of the shop's tables. So far `banchan_dishes`' reads and the catalog's seeding are
+/// here: its columns are named once (`DishColumn`; the model's keys are these too), rows are read
+/// without models (`DishRow`), and a seed that changed dishes announces them so every instance's
+/// listings follow. The administrator's dish changes, the cart and the orders (which take stock
+/// in their own transactions) still have their statements in `BanchanService` (the next step,
+/// docs/DECISIONS.md).
+package struct BanchanStore {
+    package let database: any Database
+    let application: Application
+
+    package init(database: any Database, application: Application) {
+        self.database = database
+        self.application = application
+    }
+
+    /// The columns of `banchan_dishes`, each named here once.
+    package enum DishColumn {
+        package static let id = "id"
+        package static let hash = "hash"
+        package static let section = "section"
+        package static let position = "position"
+        package static let title = "title"
+        package static let description = "description"
+        package static let salePrice = "sale_price"
+        package static let originalPrice = "original_price"
+        package static let badges = "badges"
+        package static let deliveryTypes = "delivery_types"
+        package static let pointRate = "point_rate"
+        package static let deliveryInfo = "delivery_info"
+        package static let minQuantity = "min_quantity"
+        package static let maxQuantity = "max_quantity"
+        package static let emoji = "emoji"
+        package static let color = "color"
+        package static let weight = "weight"
+        package static let ingredients = "ingredients"
+        package static let storage = "storage"
+        package static let detailSections = "detail_sections"
+        package static let thumbCount = "thumb_count"
+        package static let stock = "stock"
+        package static let editedByAdmin = "edited_by_admin"
+        package static let retiredAt = "retired_at"
+        package static let createdAt = "created_at"
+        package static let updatedAt = "updated_at"
+    }
+
+    /// A row of `banchan_dishes` as the reads decode it (`BanchanStoreTests` checks it against `DishRecord`).
+    package struct DishRow: Decodable, StoredDish, Sendable, Equatable {
+        package let id: UUID
+        package let hash: String
+        package let section: String
+        package let position: Int
+        package let title: String
+        package let summary: String
+        package let salePrice: Int
+        package let originalPrice: Int?
+        package let badges: [String]
+        package let deliveryTypes: [String]
+        package let pointRate: Int
+        package let deliveryInfo: String
+        package let minQuantity: Int
+        package let maxQuantity: Int
+        package let emoji: String
+        package let color: String
+        package let weight: String
+        package let ingredients: String
+        package let storageInfo: String
+        package let detailSections: [String]
+        package let thumbCount: Int
+        package let stock: Int
+        package let editedByAdmin: Bool
+        package let retiredAt: Date?
+
+        enum CodingKeys: String, CodingKey {
+            case id, hash, section, position, title, badges, emoji, color, weight, ingredients, stock
+            case summary = "description", storageInfo = "storage"
+            case salePrice = "sale_price", originalPrice = "original_price", deliveryTypes = "delivery_types"
+            case pointRate = "point_rate", deliveryInfo = "delivery_info", minQuantity = "min_quantity"
+            case maxQuantity = "max_quantity", detailSections = "detail_sections", thumbCount = "thumb_count"
+            case editedByAdmin = "edited_by_admin", retiredAt = "retired_at"
+        }
+
+        /// The row a saved model stands for.
+        package init(_ record: DishRecord) throws {
+            id = try record.requireID()
+            hash = record.hash
+            section = record.section
+            position = record.position
+            title = record.title
+            summary = record.summary
+            salePrice = record.salePrice
+            originalPrice = record.originalPrice
+            badges = record.badges
+            deliveryTypes = record.deliveryTypes
+            pointRate = record.pointRate
+            deliveryInfo = record.deliveryInfo
+            minQuantity = record.minQuantity
+            maxQuantity = record.maxQuantity
+            emoji = record.emoji
+            color = record.color
+            weight = record.weight
+            ingredients = record.ingredients
+            storageInfo = record.storageInfo
+            detailSections = record.detailSections
+            thumbCount = record.thumbCount
+            stock = record.stock
+            editedByAdmin = record.editedByAdmin
+            retiredAt = record.retiredAt
+        }
+    }
+
+    // MARK: Dish reads
+
+    private var sql: any SQLDatabase { database.sql }
+
+    private var dishColumns: [any SQLExpression] {
+        [DishColumn.id, DishColumn.hash, DishColumn.section, DishColumn.position, DishColumn.title, DishColumn.description,
+         DishColumn.salePrice, DishColumn.originalPrice, DishColumn.badges, DishColumn.deliveryTypes, DishColumn.pointRate,
+         DishColumn.deliveryInfo, DishColumn.minQuantity, DishColumn.maxQuantity, DishColumn.emoji, DishColumn.color,
+         DishColumn.weight, DishColumn.ingredients, DishColumn.storage, DishColumn.detailSections, DishColumn.thumbCount,
+         DishColumn.stock, DishColumn.editedByAdmin, DishColumn.retiredAt].map { SQLIdentifier($0) }
+    }
+
+    /// Every dish, retired ones too, in list order (section position, then id).
+    package func allDishRows() async throws -> [DishRow] {
+        try await sql.select().columns(dishColumns).from(DishRecord.schema)
+            .orderBy(DishColumn.position).orderBy(DishColumn.id)
+            .all(decoding: DishRow.self)
+    }
+
+    /// The dishes on sale, in list order: what the listings in memory hold.
+    package func dishRowsOnSale() async throws -> [DishRow] {
+        try await sql.select().columns(dishColumns).from(DishRecord.schema)
+            .where(SQLIdentifier(DishColumn.retiredAt), .is, SQLLiteral.null)
+            .orderBy(DishColumn.position).orderBy(DishColumn.id)
+            .all(decoding: DishRow.self)
+    }
+
+    /// A dish by its hash, on sale or retired, or nil.
+    package func dishRow(hash: String) async throws -> DishRow? {
+        try await sql.select().columns(dishColumns).from(DishRecord.schema)
+            .where(SQLIdentifier(DishColumn.hash), .equal, SQLBind(hash))
+            .first(decoding: DishRow.self)
+    }
+
+    // MARK: Seeding
+
+    /// Brings the dishes in line with the shipped catalog file: new dishes come with the file's
+    /// stock; dishes no administrator touched follow the file's description and place but keep
+    /// their stock (orders have moved it); an administrator's edits are kept. Each dish written
+    /// is announced (every instance's listings read it again). Returns the rows after the seed.
+    package func seed(_ entries: [BanchanCatalogFile.Entry]) async throws -> [DishRow] {
+        let rows = try await allDishRows()
+        let byHash = Dictionary(rows.map { ($0.hash, $0) }, uniquingKeysWith: { first, _ in first })
+        // Each dish's place in its section is its place in the file.
+        var counters: [DishSection: Int] = [:]
+        let positioned = entries.map { entry -> (entry: BanchanCatalogFile.Entry, position: Int) in
+            let position = counters[entry.dish.section, default: 0]
+            counters[entry.dish.section] = position + 1
+            return (entry, position)
+        }
+        let written = try await database.transaction { transaction in
+            var written: [String] = []
+            for (entry, position) in positioned {
+                if let row = byHash[entry.dish.hash] {
+                    guard !row.editedByAdmin, row.dish != entry.dish || row.position != position,
+                          let record = try await DishRecord.find(row.id, on: transaction) else { continue }
+                    record.apply(entry.dish)
+                    record.position = position
+                    try await record.save(on: transaction)
+                } else {
+                    try await DishRecord(entry.dish, position: position, stock: entry.stock).create(on: transaction)
+                }
+                written.append(entry.dish.hash)
+            }
+            return written
+        }
+        guard !written.isEmpty else { return rows }
+        for hash in written { await BanchanListings.announceChange(of: hash, on: application.events) }
+        return try await allDishRows()
+    }
+}
+
+/// The stored fields that make a `Dish`: one conversion for the model (writes) and the row (reads).
+package protocol StoredDish {
+    var hash: String { get }
+    var section: String { get }
+    var title: String { get }
+    var summary: String { get }
+    var salePrice: Int { get }
+    var originalPrice: Int? { get }
+    var badges: [String] { get }
+    var deliveryTypes: [String] { get }
+    var pointRate: Int { get }
+    var deliveryInfo: String { get }
+    var minQuantity: Int { get }
+    var maxQuantity: Int { get }
+    var emoji: String { get }
+    var color: String { get }
+    var weight: String { get }
+    var ingredients: String { get }
+    var storageInfo: String { get }
+    var detailSections: [String] { get }
+    var thumbCount: Int { get }
+}
+
+extension StoredDish {
+    /// The domain value; unknown stored enum strings (never written by us) are dropped.
+    package var dish: Dish {
+        Dish(
+            hash: hash, section: DishSection(rawValue: section) ?? .side, title: title, description: summary,
+            salePrice: salePrice, originalPrice: originalPrice, badges: badges.compactMap(DishBadge.init(rawValue:)),
+            deliveryTypes: deliveryTypes.compactMap(DeliveryType.init(rawValue:)), pointRate: pointRate,
+            deliveryInfo: deliveryInfo, minQuantity: minQuantity, maxQuantity: maxQuantity, emoji: emoji, color: color,
+            weight: weight, ingredients: ingredients, storage: storageInfo, detailSections: detailSections, thumbCount: thumbCount
+        )
+    }
+}
+
+extension Application {
+    /// The shop's store on the application's database.
+    package var banchanStore: BanchanStore { BanchanStore(database: db, application: self) }
+}

@@ -1,0 +1,87 @@
+@testable import Banchan
+import Fluent
+import Platform
+import WhatWeEatTesting
+import XCTVapor
+
+/// The dish statements of `BanchanStore` (SQLite here, PostgreSQL in CI's second pass): rows read
+/// against the model, the seed's rules, and a seed's changes announced to the listings.
+final class BanchanStoreTests: XCTestCase {
+    private static func shippedEntries(_ app: Application) throws -> [BanchanCatalogFile.Entry] {
+        try BanchanCatalogFile.load(from: app.directory.resourcesDirectory)
+    }
+
+    func testTheRowsSayWhatTheModelSays() async throws {
+        try await withTestApp { app in
+            let store = app.banchanStore
+            // Every optional column filled on one dish: a struck-through price and a retirement.
+            let stored = try await DishRecord.query(on: app.db).filter(\.$hash == Fixtures.dakgalbi).first()
+            let dakgalbi = try XCTUnwrap(stored)
+            dakgalbi.originalPrice = dakgalbi.salePrice + 1000
+            dakgalbi.retiredAt = Date(timeIntervalSince1970: 1_800_000_000.5)
+            try await dakgalbi.save(on: app.db)
+
+            let records = try await DishRecord.query(on: app.db).all()
+            let rows = try await store.allDishRows()
+            XCTAssertGreaterThanOrEqual(rows.count, 36, "the shipped catalog")
+            XCTAssertEqual(rows.count, records.count)
+            let models = Dictionary(uniqueKeysWithValues: try records.map { ($0.hash, try BanchanStore.DishRow($0)) })
+            for row in rows {
+                XCTAssertEqual(row, models[row.hash], row.hash)
+                XCTAssertEqual(row.dish, models[row.hash]?.dish)
+            }
+            let read = try await store.dishRow(hash: Fixtures.dakgalbi)
+            let row = try XCTUnwrap(read)
+            XCTAssertEqual(row.retiredAt, Date(timeIntervalSince1970: 1_800_000_000.5))
+            XCTAssertEqual(row.dish.originalPrice, dakgalbi.salePrice + 1000)
+            XCTAssertEqual(row.dish, dakgalbi.dish)
+            let unknown = try await store.dishRow(hash: "NOPE1")
+            XCTAssertNil(unknown)
+
+            // On sale: the retired dish left out, list order kept.
+            let onSale = try await store.dishRowsOnSale()
+            XCTAssertEqual(onSale.map(\.hash), rows.map(\.hash).filter { $0 != Fixtures.dakgalbi })
+            XCTAssertEqual(onSale.map(\.position), onSale.map(\.position).sorted())
+        }
+    }
+
+    func testTheSeedAddsFollowsTheFileKeepsStockAndAnAdministratorsWork() async throws {
+        try await withTestApp { app in
+            let store = app.banchanStore
+            let shipped = try Self.shippedEntries(app)
+            let before = try await store.allDishRows()
+            let unchanged = try await store.seed(shipped)
+            XCTAssertEqual(unchanged, before, "a catalog already in the table writes nothing")
+
+            // Orders moved the bulgogi's stock; an administrator edited the dakgalbi.
+            let bulgogiStored = try await DishRecord.query(on: app.db).filter(\.$hash == Fixtures.bulgogi).first()
+            let bulgogi = try XCTUnwrap(bulgogiStored)
+            bulgogi.stock = 3
+            try await bulgogi.save(on: app.db)
+            let dakgalbiStored = try await DishRecord.query(on: app.db).filter(\.$hash == Fixtures.dakgalbi).first()
+            let dakgalbi = try XCTUnwrap(dakgalbiStored)
+            dakgalbi.title = "관리자 닭갈비"
+            dakgalbi.editedByAdmin = true
+            try await dakgalbi.save(on: app.db)
+
+            let announcements = app.events.subscribe(to: BanchanListings.topic)
+            var heard = announcements.makeAsyncIterator()
+            // The file renames both; the administrator's edit must win on the dakgalbi.
+            let file = shipped.map { entry in
+                guard entry.dish.hash == Fixtures.bulgogi || entry.dish.hash == Fixtures.dakgalbi else { return entry }
+                var dish = entry.dish
+                dish.title = "파일의 새 이름"
+                return BanchanCatalogFile.Entry(dish: dish, stock: entry.stock)
+            }
+            let after = try await store.seed(file)
+            let rows = Dictionary(uniqueKeysWithValues: after.map { ($0.hash, $0) })
+            XCTAssertEqual(rows[Fixtures.bulgogi]?.dish.title, "파일의 새 이름", "the file's description followed")
+            XCTAssertEqual(rows[Fixtures.bulgogi]?.stock, 3, "the stock orders moved is kept")
+            XCTAssertEqual(rows[Fixtures.dakgalbi]?.dish.title, "관리자 닭갈비", "an administrator's edit is kept")
+            let message = await heard.next()
+            XCTAssertEqual(message.flatMap { try? JSONDecoder().decode(BanchanListings.Event.self, from: Data($0.utf8)) }?.changed, Fixtures.bulgogi,
+                           "the dish it wrote is announced")
+            try await waitUntil { app.banchanListings.listing(hash: Fixtures.bulgogi)?.dish.title == "파일의 새 이름" }
+        }
+    }
+}

@@ -29,8 +29,7 @@ package final class FakeFirebase: Sendable {
         package let key: _RSA.Signing.PrivateKey
         package let certificatePEM: String
 
-        package static func make() throws -> SigningKey {
-            let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        package static func make(_ key: _RSA.Signing.PrivateKey) throws -> SigningKey {
             let name = try DistinguishedName { CommonName("securetoken.system.gserviceaccount.com") }
             let certificate = try Certificate(
                 version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
@@ -40,8 +39,22 @@ package final class FakeFirebase: Sendable {
         }
     }
 
+    /// RSA keys made once per test process and handed out in order: making a 2048-bit key was a
+    /// tenth of the CPU of the suites that start a fake. A fake's own keys never repeat (it takes
+    /// the next ones), and kids are new each time, so fakes sharing a process stay strangers.
+    private static let madeKeys = NIOLockedValueBox<[_RSA.Signing.PrivateKey]>([])
+
+    private static func rsaKey(_ index: Int) throws -> _RSA.Signing.PrivateKey {
+        try madeKeys.withLockedValue { keys in
+            while keys.count <= index { keys.append(try _RSA.Signing.PrivateKey(keySize: .bits2048)) }
+            return keys[index]
+        }
+    }
+
     private struct State: Sendable {
         package var current: SigningKey
+        /// Which of `madeKeys` a rotation takes next.
+        package var nextKey = 2
         /// Served beside `current` after a rotation, as Google does for a while.
         package var previous: SigningKey?
         package var fetchCount = 0
@@ -67,14 +80,14 @@ package final class FakeFirebase: Sendable {
         self.port = port
         self.maxAge = maxAge
         self.state = NIOLockedValueBox(State(current: key))
-        self.strangerKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        self.strangerKey = try Self.rsaKey(1)
     }
 
     package static func start(maxAge: Int = 3600) async throws -> FakeFirebase {
         let app = try await Application.make(.testing)
         app.logger.logLevel = .warning
         let port = try freePort()
-        let fake = try FakeFirebase(app: app, port: port, maxAge: maxAge, key: try SigningKey.make())
+        let fake = try FakeFirebase(app: app, port: port, maxAge: maxAge, key: try SigningKey.make(try rsaKey(0)))
         app.get("certs") { _ -> Response in
             let (failing, served) = fake.state.withLockedValue { state -> (Bool, [SigningKey]) in
                 state.fetchCount += 1
@@ -103,8 +116,9 @@ package final class FakeFirebase: Sendable {
     /// A new key and kid sign from now on; the old certificate stays served beside it unless
     /// `keepingPrevious` is false.
     package func rotateKeys(keepingPrevious: Bool = true) {
-        let next = try! SigningKey.make()
         state.withLockedValue { state in
+            let next = try! SigningKey.make(try! Self.rsaKey(state.nextKey))
+            state.nextKey += 1
             state.previous = keepingPrevious ? state.current : nil
             state.current = next
         }

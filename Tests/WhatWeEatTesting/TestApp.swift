@@ -5,6 +5,7 @@ import BurgerMap
 import Fluent
 import LookForRealBurgerApp
 import Mates
+import NIOConcurrencyHelpers
 import Platform
 import SesacStudyApp
 import SocketIO
@@ -49,6 +50,7 @@ package func withTestApp(
     let app = try await Application.make(.testing)
     do {
         try await configure(app, settings: settings)
+        app.keepResponderBetweenRequests()
         try await prepareDatabase(app)
         try await body(app)
     } catch {
@@ -56,6 +58,37 @@ package func withTestApp(
         throw error
     }
     try await app.asyncShutdown()
+}
+
+extension Application {
+    /// In-memory requests (`send`, `testable()`) ask Vapor for its responder on every request, and
+    /// its default builds a new one each time — the whole route tree again (a server builds it
+    /// once, at start). This keeps one, made again only when routes or middleware were added.
+    package func keepResponderBetweenRequests() {
+        let kept = KeptResponder(application: self)
+        responder.use { _ in kept }
+    }
+}
+
+private final class KeptResponder: Responder, Sendable {
+    private let application: Application
+    private let made = NIOLockedValueBox<(routes: Int, middleware: Int, responder: any Responder)?>(nil)
+
+    init(application: Application) {
+        self.application = application
+    }
+
+    func respond(to request: Request) -> EventLoopFuture<Response> {
+        let middleware = application.middleware.resolve()
+        let routes = application.routes.all.count
+        let responder = made.withLockedValue { made in
+            if let made, made.routes == routes, made.middleware == middleware.count { return made.responder }
+            let responder = application.responder.default
+            made = (routes, middleware.count, responder)
+            return responder
+        }
+        return responder.respond(to: request)
+    }
 }
 
 /// The error body every 4xx carries.

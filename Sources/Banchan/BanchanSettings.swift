@@ -9,9 +9,9 @@ package struct ShopSettings: SettingsSection, Equatable {
 
     package var gateway: Gateway = .test
     package var deliveryFee: Int = 2_500
-    package var freeDeliveryFrom: Int = 40_000
+    var freeDeliveryFrom: Int = 40_000
     /// How long an order waits for its payment before it is cancelled and its stock returned.
-    package var paymentWindow: TimeInterval = 30 * 60
+    var paymentWindow: TimeInterval = 30 * 60
 
     package init() {}
 

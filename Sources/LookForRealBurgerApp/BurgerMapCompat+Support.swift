@@ -20,7 +20,7 @@ struct LSLPKeyCheck: AsyncMiddleware {
 }
 
 /// A contract status (420, 419, 418, 402, 410…) with our error's message.
-package struct LSLPFailure: Error {
+struct LSLPFailure: Error {
     package let status: Int
     package let error: AppError
 

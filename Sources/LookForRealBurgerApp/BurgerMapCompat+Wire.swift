@@ -50,8 +50,8 @@ package struct LSLPPerson: Content {
 
 package struct LSLPFollow: Content {
     package let nick: String
-    package let opponent_nick: String
-    package let following_status: Bool
+    let opponent_nick: String
+    let following_status: Bool
 }
 
 /// A profile: `email` only on my own; `posts` are the ids of every place and review the person
@@ -66,10 +66,10 @@ package struct LSLPProfile: Content {
 }
 
 package struct LSLPComment: Content {
-    package let comment_id: String
+    let comment_id: String
     package let content: String
     package let createdAt: String
-    package let creator: LSLPPerson
+    let creator: LSLPPerson
 
     package init(_ row: CommentRow) {
         comment_id = ObjectID.of(row.id)
@@ -92,12 +92,12 @@ package struct LSLPPost: Content {
     package let content4: String?
     package let content5: String?
     package let createdAt: String
-    package let creator: LSLPPerson
+    let creator: LSLPPerson
     package let files: [String]
     package let likes: [String]
-    package let likes2: [String]
-    package let buyers: [String]
-    package let hashTags: [String]
+    let likes2: [String]
+    let buyers: [String]
+    let hashTags: [String]
     package let comments: [LSLPComment]
 
     package init(post_id: String, product_id: String, title: String, price: Int?, content: String, content1: String,
@@ -126,9 +126,9 @@ package struct LSLPPost: Content {
 }
 
 /// A page of posts: `next_cursor` is `"0"` on the last page, our opaque cursor otherwise.
-package struct LSLPPostPage: Content {
+struct LSLPPostPage: Content {
     package let data: [LSLPPost]
-    package let next_cursor: String
+    let next_cursor: String
 
     package init(data: [LSLPPost], nextCursor: String?) {
         self.data = data
@@ -206,7 +206,7 @@ extension LSLPPostPage {
 }
 
 struct LSLPLikeStatus: Content {
-    package let like_status: Bool
+    let like_status: Bool
 }
 
 package struct LSLPFiles: Content {
@@ -215,10 +215,10 @@ package struct LSLPFiles: Content {
 
 /// The answer to a payment check (`PaymentResponseDTO`).
 struct LSLPPayment: Content {
-    package let buyer_id: String
+    let buyer_id: String
     package let post_id: String
     package let merchant_uid: String
-    package let productName: String
+    let productName: String
     package let price: Int
     package let paidAt: String
 }
@@ -268,7 +268,7 @@ struct LSLPPostWriter {
     }
 
     /// The post the app's "후원하기" pays for; its buyers are everyone who donated.
-    package func donationPost(title: String, content: String) async throws -> LSLPPost {
+    func donationPost(title: String, content: String) async throws -> LSLPPost {
         LSLPPost(post_id: ObjectID.of(BurgerDonations.postID), product_id: LSLPPostRules.donationProduct, title: title,
                  price: BurgerDonations.amount, content: content, content1: "", content2: nil, content3: nil, content4: nil, content5: nil,
                  createdAt: JavaScriptDate.string(BurgerDonations.postedAt), creator: .catalog, files: [], likes: [], likes2: [],

@@ -16,7 +16,7 @@ struct PlaceRow: Sendable, NewestFirstRow {
     package let lon: Double
     package let phone: String?
     package let kakaoID: String?
-    package let creator: PersonRow?
+    let creator: PersonRow?
     package let createdAt: Date
 }
 

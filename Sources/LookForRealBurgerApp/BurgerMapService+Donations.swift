@@ -7,7 +7,7 @@ import Vapor
 /// The LookForRealBurger app's "후원하기": its users pay 100 won with PortOne in the app, then ask
 /// us to check the payment. Counted only once the payment provider says it is paid, for exactly
 /// that amount; one payment counts once.
-package enum BurgerDonations {
+enum BurgerDonations {
     /// What a donation costs: the app sends `amount "100"` to PortOne.
     package static let amount = 100
     /// The post the app names in its check (`post_id`, hard-coded as `66d6c7cedfc6560142283221`):

@@ -16,7 +16,7 @@ import Vapor
 /// `followAccountChanges`), and after a lifetime of 5 to 10 minutes, spread so shops made
 /// together are not all made again together (what changed behind the service's back: an
 /// operator's SQL).
-package final class ShopPostFragments: Sendable {
+final class ShopPostFragments: Sendable {
     private struct Fragment: Sendable {
         let bytes: [UInt8]
         let version: PlaceVersions.Version
@@ -111,7 +111,7 @@ extension Application {
     private struct ShopPostFragmentsKey: StorageKey { typealias Value = ShopPostFragments }
 
     /// Made in `LookForRealBurgerAppLayer.configure`.
-    package var shopPostFragments: ShopPostFragments {
+    var shopPostFragments: ShopPostFragments {
         get { configured(ShopPostFragmentsKey.self) }
         set { storage[ShopPostFragmentsKey.self] = newValue }
     }

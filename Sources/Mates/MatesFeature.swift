@@ -55,7 +55,7 @@ extension Application {
 
     /// The review comments each person received, which their own mates pages show on every view
     /// (`MatesService.receivedComments`).
-    package var receivedCommentsMemory: PersonMemory<[String]> {
+    var receivedCommentsMemory: PersonMemory<[String]> {
         get { configured(ReceivedCommentsMemoryKey.self) }
         set { storage[ReceivedCommentsMemoryKey.self] = newValue }
     }
@@ -63,7 +63,7 @@ extension Application {
     private struct AppStoreVerifierKey: StorageKey { typealias Value = any AppStoreTransactionVerifier }
 
     /// Nil when purchases are off (production without `APPSTORE_ROOT_CERT`).
-    package var appStoreVerifier: (any AppStoreTransactionVerifier)? {
+    var appStoreVerifier: (any AppStoreTransactionVerifier)? {
         get { storage[AppStoreVerifierKey.self] }
         set { storage[AppStoreVerifierKey.self] = newValue }
     }

@@ -34,7 +34,7 @@ extension Application {
     private struct SavedDislikesMemoryKey: StorageKey { typealias Value = PersonMemory<Set<Flavor>?> }
 
     /// Signed-in players' saved dislikes, which every menu-game page reads (`savedDislikes`).
-    package var savedDislikesMemory: PersonMemory<Set<Flavor>?> {
+    var savedDislikesMemory: PersonMemory<Set<Flavor>?> {
         get { configured(SavedDislikesMemoryKey.self) }
         set { storage[SavedDislikesMemoryKey.self] = newValue }
     }

@@ -13,7 +13,7 @@ struct MenuGameCompatRoutes: RouteCollection {
     struct ResultSubmission: Content {
         package let gameAnswer: GameAnswer
         package let dislikedFoods: [Flavor]?
-        package let pinNumber: String?
+        let pinNumber: String?
         package let token: String?
 
         package enum CodingKeys: String, CodingKey { case gameAnswer, dislikedFoods, pinNumber, token }
@@ -60,7 +60,7 @@ struct MenuGameCompatRoutes: RouteCollection {
     struct WaitState: Content {
         package let submissionCount: Int
         package let isHost: Bool
-        package let isGameClosed: Bool
+        let isGameClosed: Bool
     }
 
     package func boot(routes: any RoutesBuilder) throws {

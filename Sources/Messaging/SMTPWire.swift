@@ -142,7 +142,7 @@ package struct SMTPData: Sendable {
     }
 
     /// RFC 5321 4.5.2: a line that starts with "." gets one more.
-    package static func dotStuffed(_ bytes: [UInt8]) -> [UInt8] {
+    static func dotStuffed(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 16)
         var atLineStart = true
@@ -156,7 +156,7 @@ package struct SMTPData: Sendable {
 
     /// Printable ASCII as it is; anything else as RFC 2047 `=?UTF-8?B?…?=` words of at most
     /// 75 characters, folded onto continuation lines, never splitting a character's bytes.
-    package static func encodedHeaderText(_ text: String) -> String {
+    static func encodedHeaderText(_ text: String) -> String {
         let printable = text.utf8.allSatisfy { (0x20...0x7E).contains($0) }
         if printable && !text.contains("=?") && text.utf8.count <= 900 { return text }
         var words: [String] = []

@@ -38,11 +38,11 @@ package struct NotificationDraft: Sendable {
 /// The one inbox every service posts to. Posting writes the row and tells the recipient's live
 /// sockets (on every instance, through the event bus) that something arrived.
 package struct NotificationInbox {
-    package static let maxExcerptCharacters = 80
+    static let maxExcerptCharacters = 80
 
     package let database: any Database
     package let events: any EventBus
-    package let unreadCounts: UnreadCounts
+    let unreadCounts: UnreadCounts
 
     package static func topic(for user: UUID) -> String { "notifications.\(user.uuidString.lowercased())" }
 

@@ -10,7 +10,7 @@ struct NotificationResponse: Content {
     package let service: String
     package let kind: String
     @NullEncoded package var actor: PersonSummary?
-    @NullEncoded package var subjectId: UUID?
+    @NullEncoded var subjectId: UUID?
     @NullEncoded package var link: String?
     @NullEncoded package var excerpt: String?
     package let message: String

@@ -25,17 +25,17 @@ package final class UnreadCounts: Sendable {
     }
 
     /// The remembered first page of the person's inbox, or nil: read it.
-    package func firstPage(for user: UUID) -> NotificationInbox.FirstPage? { firstPages.value(for: user) }
+    func firstPage(for user: UUID) -> NotificationInbox.FirstPage? { firstPages.value(for: user) }
 
     /// Taken before reading a first page; hand it back to `remember(firstPage:)`.
-    package var firstPageGeneration: UInt64 { firstPages.generation }
+    var firstPageGeneration: UInt64 { firstPages.generation }
 
     package func remember(firstPage: NotificationInbox.FirstPage, for user: UUID, readAt generation: UInt64) {
         firstPages.remember(firstPage, for: user, readAt: generation)
     }
 
     /// Forgets every first page in this process (an account changed its name or picture, or went).
-    package func forgetFirstPages() { firstPages.applyForgettingEveryone() }
+    func forgetFirstPages() { firstPages.applyForgettingEveryone() }
 
     package var lifetime: TimeInterval { memory.lifetime }
     package var capacity: Int { memory.capacity }
@@ -73,7 +73,7 @@ package final class UnreadCounts: Sendable {
 extension Application {
     private struct UnreadCountsKey: StorageKey { typealias Value = UnreadCounts }
 
-    package var unreadCounts: UnreadCounts {
+    var unreadCounts: UnreadCounts {
         get { configured(UnreadCountsKey.self) }
         set { storage[UnreadCountsKey.self] = newValue }
     }

@@ -18,13 +18,13 @@ package enum Refunds {
     package static let schema = "payment_refunds"
     /// How long a claimed refund belongs to the instance that claimed it (one provider call is
     /// at most `PortOneGateway.defaultTimeout` three times: a token, a look-up, the refund).
-    package static let claimLease: TimeInterval = 60
+    static let claimLease: TimeInterval = 60
     /// At most this many unverified refund records per subject: a client naming payment after
     /// payment for a cancelled order while the provider is down cannot grow the table.
-    package static let maxPerSubject = 5
+    static let maxPerSubject = 5
 
     /// What the provider said, once a refund is settled.
-    package enum Outcome: String, Sendable {
+    enum Outcome: String, Sendable {
         case refunded
         /// The provider already shows the payment cancelled (a late answer to an earlier attempt).
         case alreadyCancelled = "already_cancelled"
@@ -98,7 +98,7 @@ package enum Refunds {
     /// `FOR UPDATE SKIP LOCKED`, so instances never try the same refund at once. Returns how many
     /// were settled.
     @discardableResult
-    package static func attemptDue(on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date = Date()) async throws -> Int {
+    static func attemptDue(on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date = Date()) async throws -> Int {
         var settled = 0
         for claimed in try await claim(SQLRaw("1 = 1"), limit: 20, on: database, now: now) {
             if await settle(claimed, on: database, gateway: gateway, logger: logger, now: now) { settled += 1 }
@@ -137,7 +137,7 @@ package enum Refunds {
     }
 
     /// Sets the `/metrics` gauges from the table (every instance reports the same shared counts).
-    package static func publishCounts(on database: any Database) async throws {
+    static func publishCounts(on database: any Database) async throws {
         let counts = try await self.counts(on: database)
         Gauge(label: "whatweeat_refunds_pending").record(counts.pending)
         Gauge(label: "whatweeat_refunds_failed").record(counts.failed)

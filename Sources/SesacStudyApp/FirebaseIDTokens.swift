@@ -327,7 +327,7 @@ public final class FirebaseIDTokenVerifier: FirebaseTokenVerifying {
     }
 
     /// `max-age` less `Age`, an hour without one, clamped to a minute…a day.
-    package static func cacheLifetime(cacheControl: String, age: String?) -> TimeInterval {
+    static func cacheLifetime(cacheControl: String, age: String?) -> TimeInterval {
         let maxAge = cacheControl.split(separator: ",").lazy.compactMap { directive -> TimeInterval? in
             let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, parts[0].lowercased() == "max-age", let seconds = Int(parts[1]) else { return nil }

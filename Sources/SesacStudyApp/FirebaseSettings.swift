@@ -11,7 +11,7 @@ package struct FirebaseSettings: SettingsSection, Equatable {
     package var certificatesURL = FirebaseIDTokenVerifier.googleCertificatesURL
     /// `SESAC_SOCKET_WAIT_SECONDS`: how long a chat socket may wait to be bound (`bind_pending`)
     /// before it is let go (600).
-    package var socketWaitSeconds = 600
+    var socketWaitSeconds = 600
 
     package init(projectIDs: [String] = [], certificatesURL: String = FirebaseIDTokenVerifier.googleCertificatesURL) {
         self.projectIDs = projectIDs

@@ -19,7 +19,7 @@ package final class MatesAppUser: Model, @unchecked Sendable {
     @Field(key: "project_id") package var projectID: String
     @Field(key: "phone_number") package var phoneNumber: String
     @Field(key: "email") package var email: String
-    @Field(key: "fcm_token") package var fcmToken: String
+    @Field(key: "fcm_token") var fcmToken: String
     /// As sent at sign-up (the apps send local time labelled as UTC; it is kept, not corrected).
     @Field(key: "birth") package var birth: Date
     @Field(key: "study") package var study: String
@@ -28,7 +28,7 @@ package final class MatesAppUser: Model, @unchecked Sendable {
     @Field(key: "searchable") package var searchable: Bool
     /// True when the sign-up made the account; false when it joined one that had verified this
     /// phone number on the web. Withdrawing deletes only an account the app made.
-    @Field(key: "created_account") package var createdAccount: Bool
+    @Field(key: "created_account") var createdAccount: Bool
     /// The last ended match this user has moved past (dodged after, reviewed, or searched again):
     /// until then the apps show the partner's dodge or review in `myQueueState`.
     @OptionalField(key: "settled_match_id") var settledMatchID: UUID?

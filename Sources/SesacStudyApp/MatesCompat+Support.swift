@@ -66,7 +66,7 @@ extension Request {
 
 /// The apps' answers: a short body for each status (an empty 200 sends one app down its error
 /// path), business outcomes as 2xx codes, and 501 for what the native API calls 400 and 422.
-package enum Sesac {
+enum Sesac {
     package static func ok() -> Response {
         Response(status: .ok, headers: ["Content-Type": "text/plain; charset=utf-8"], body: .init(string: "OK"))
     }

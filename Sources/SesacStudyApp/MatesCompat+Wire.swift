@@ -11,8 +11,8 @@ import Vapor
 
 /// The user object of `GET /v1/user` and `GET /v1/user/shop/myinfo`.
 struct SesacUser: Content {
-    package let _id: String
-    package let __v: Int
+    let _id: String
+    let __v: Int
     package let uid: String
     package let phoneNumber: String
     package let email: String
@@ -24,14 +24,14 @@ struct SesacUser: Content {
     package let comment: [String]
     package let reputation: [Int]
     package let sesac: Int
-    package let sesacCollection: [Int]
+    let sesacCollection: [Int]
     package let background: Int
-    package let backgroundCollection: [Int]
-    package let purchaseToken: [String]
+    let backgroundCollection: [Int]
+    let purchaseToken: [String]
     package let transactionId: [String]
-    package let reviewedBefore: [String]
-    package let reportedNum: Int
-    package let reportedUser: [String]
+    let reviewedBefore: [String]
+    let reportedNum: Int
+    let reportedUser: [String]
     package let dodgepenalty: Int
     package let dodgeNum: Int
     package let ageMin: Int
@@ -103,9 +103,9 @@ package struct SesacSearch: Content {
         }
     }
 
-    package let fromQueueDB: [Person]
-    package let fromQueueDBRequested: [Person]
-    package let fromRecommend: [String]
+    let fromQueueDB: [Person]
+    let fromQueueDBRequested: [Person]
+    let fromRecommend: [String]
 
     package init(fromQueueDB: [Person], fromQueueDBRequested: [Person], fromRecommend: [String]) {
         self.fromQueueDB = fromQueueDB
@@ -116,7 +116,7 @@ package struct SesacSearch: Content {
 
 /// `SesacSearch` written by hand (`JSONBytes`): the home map of every app calls it, and Foundation's
 /// encoder was most of its cost. Keys in `AppJSON`'s sorted order; `JSONBytesTests` compares the two.
-package enum SesacSearchJSON {
+enum SesacSearchJSON {
     package static func write(_ search: SesacSearch) -> JSONBytes {
         var json = JSONBytes(capacity: 320 * (search.fromQueueDB.count + search.fromQueueDBRequested.count) + 256)
         json.raw(#"{"fromQueueDB":"#)
@@ -171,8 +171,8 @@ struct SesacQueueState: Content {
     package let dodged: Int
     package let matched: Int
     package let reviewed: Int
-    package let matchedNick: String?
-    package let matchedUid: String?
+    let matchedNick: String?
+    let matchedUid: String?
 
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -186,7 +186,7 @@ struct SesacQueueState: Content {
 
 /// A chat line: `POST /v1/chat/{uid}`'s answer, `GET`'s `payload` items, the socket's `chat` event.
 struct SesacChat: Content, Equatable {
-    package let _id: String
+    let _id: String
     package let to: String
     package let from: String
     package let chat: String

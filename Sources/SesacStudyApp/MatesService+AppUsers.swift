@@ -10,7 +10,7 @@ import Vapor
 /// What a 새싹 스터디 app sends at sign-up (`POST /v1/user`).
 struct AppSignUp: Sendable {
     package let phoneNumber: String
-    package let fcmToken: String
+    let fcmToken: String
     package let nickname: String
     package let birth: Date
     package let email: String
@@ -32,7 +32,7 @@ struct AppQueueState: Sendable {
 
 /// Everything the apps' user object shows beyond the profile and the account.
 struct AppUserRecord: Sendable {
-    package let appUser: MatesAppUser
+    let appUser: MatesAppUser
     package let account: User
     package let profile: MatesProfile
     package let collection: MatesCollection
@@ -40,7 +40,7 @@ struct AppUserRecord: Sendable {
     let reportedCount: Int
     let reportedUIDs: [String]
     let reviewedUIDs: [String]
-    package let dodgesToday: Int
+    let dodgesToday: Int
     package let dodges: Int
     let transactionIDs: [String]
 }
@@ -56,7 +56,7 @@ extension MatesService {
     /// binds at the uid's next call from it.
     static func appSightingTopic(_ uid: String) -> String { "mates.sesac.sighting.\(uid)" }
 
-    package func appUser(_ uid: String) async throws -> MatesAppUser? {
+    func appUser(_ uid: String) async throws -> MatesAppUser? {
         try await MatesAppUser.find(uid, on: database)
     }
 
@@ -236,7 +236,7 @@ extension MatesService {
     }
 
     /// Forgets the networks of sightings older than `appSightingLifetime` (nothing reads them).
-    package func pruneAppSightings() async throws -> Int {
+    func pruneAppSightings() async throws -> Int {
         try await database.sql.raw("""
             DELETE FROM \(ident: CreateMatesAppNetworks.schema) WHERE seen_at <= \(bind: now.addingTimeInterval(-Self.appSightingLifetime)) RETURNING uid
             """).all().count
@@ -346,7 +346,7 @@ extension MatesService {
 
     /// `POST /v1/queue/rate/{other}`: the review that ends the study. A running match with `other`
     /// is finished first; an ended one (within `appSettleWindow`) is reviewed as it is.
-    package func appReview(_ profile: MatesProfile, _ appUser: MatesAppUser, other: UUID, picks: [Int], comment: String) async throws {
+    func appReview(_ profile: MatesProfile, _ appUser: MatesAppUser, other: UUID, picks: [Int], comment: String) async throws {
         let me = try profile.requireID()
         do {
             _ = try MatesRules.checkReputation(picks)

@@ -10,7 +10,7 @@ import Vapor
 /// and socket.io-client-swift and Starscream put that store's cookies for the server on the
 /// WebSocket and polling handshakes: so the phone's own socket shows whose it is, whichever network
 /// it opens from, while a stranger who knows only the uid (search results show it) holds no cookie.
-package enum SesacSocketBinding {
+enum SesacSocketBinding {
     package static let cookieName = "wwe_sesac_socket"
     /// A day: the apps call `/v1` whenever a screen opens, so a phone in use always holds a fresh one.
     package static let lifetime: TimeInterval = 24 * 3600

@@ -13,7 +13,7 @@ package actor EngineSession {
         case websocket(WebSocket)
     }
 
-    package enum PollAnswer: Sendable {
+    enum PollAnswer: Sendable {
         case packets([String])
         case overlap, unknownSession, wrongTransport
     }
@@ -86,7 +86,7 @@ package actor EngineSession {
     }
 
     /// Called once the client joined the namespace: the connect deadline no longer applies.
-    package func namespaceConnected() {
+    func namespaceConnected() {
         connectTimer?.cancel()
         connectTimer = nil
     }
@@ -129,10 +129,10 @@ package actor EngineSession {
     }
 
     /// Packets waiting for a poll (tests).
-    package var waitingCount: Int { outbox.count }
+    var waitingCount: Int { outbox.count }
 
     /// Whether a GET is waiting (tests).
-    package var hasPendingPoll: Bool { poll != nil }
+    var hasPendingPoll: Bool { poll != nil }
 
     private func takeOutbox() -> [String] {
         defer {
@@ -154,7 +154,7 @@ package actor EngineSession {
 
     /// Answers a GET: the packets waiting, or the first to come within `wait` (a noop if none).
     /// A second GET while one waits is an error that ends the session, as in the reference server.
-    package func takePackets(wait: TimeAmount) async -> PollAnswer {
+    func takePackets(wait: TimeAmount) async -> PollAnswer {
         switch phase {
         case .closed:
             return .unknownSession
@@ -191,7 +191,7 @@ package actor EngineSession {
     }
 
     /// Takes the packets of a POST body. False when the session cannot take them any more.
-    package func receivedPayload(_ payload: String) -> PollAnswer {
+    func receivedPayload(_ payload: String) -> PollAnswer {
         guard phase == .open else { return .unknownSession }
         guard case .polling = transport else { return .wrongTransport }
         for packet in EnginePacket.split(payload: payload) {
@@ -203,7 +203,7 @@ package actor EngineSession {
     // MARK: WebSocket
 
     /// A WebSocket asking to take this polling session over (`transport=websocket&sid=…`).
-    package var canUpgrade: Bool {
+    var canUpgrade: Bool {
         guard phase == .open, case .polling = transport else { return false }
         return probe == nil
     }
@@ -212,7 +212,7 @@ package actor EngineSession {
     /// first frame); a probe still silent after `probeFallback` (a client that waits for the
     /// server) is answered anyway: every client takes a `3probe` as the answer to its probe
     /// whenever it comes, and a late `2probe` is not answered twice.
-    package func beginProbe(_ socket: WebSocket) -> Bool {
+    func beginProbe(_ socket: WebSocket) -> Bool {
         guard canUpgrade else { return false }
         probe = socket
         probed = false
@@ -267,7 +267,7 @@ package actor EngineSession {
     }
 
     /// What came in on one of this session's WebSockets (the transport or a probe).
-    package func socketInput(_ input: EngineSocketInput, from socket: WebSocket) {
+    func socketInput(_ input: EngineSocketInput, from socket: WebSocket) {
         switch input {
         case .text(let text):
             received(text, over: socket)
@@ -283,7 +283,7 @@ package actor EngineSession {
         }
     }
 
-    package func socketClosed(_ socket: WebSocket) {
+    func socketClosed(_ socket: WebSocket) {
         if socket === probe {
             dropProbe()
         } else if case .websocket(let current) = transport, current === socket {

@@ -10,13 +10,13 @@ package struct EngineSettings: Sendable {
     package let feature: String
     package let path: String
     package let pingInterval: TimeAmount
-    package let pingTimeout: TimeAmount
-    package let maxPayload: Int
+    let pingTimeout: TimeAmount
+    let maxPayload: Int
     /// How long a probing WebSocket may take to send `5` (the reference server's 10 s).
-    package var upgradeTimeout: TimeAmount = .seconds(10)
+    var upgradeTimeout: TimeAmount = .seconds(10)
     /// How long a probing WebSocket may stay silent before it is answered `3probe` anyway
     /// (`EngineSession.beginProbe`).
-    package var probeFallback: TimeAmount = .seconds(1)
+    var probeFallback: TimeAmount = .seconds(1)
     /// How long a session may stay without joining the namespace (the reference server's 45 s).
     package var connectTimeout: TimeAmount = .seconds(45)
     /// Packets of one client waiting for the handler; a client that sends more is cut off.
@@ -25,7 +25,7 @@ package struct EngineSettings: Sendable {
     /// WebSocket the client has not read yet) and bytes of its client's packets waiting for the
     /// handler. Past either the session is closed: a client that posts and never polls, or never
     /// reads its socket, cannot make the server keep more for it.
-    package var maxBufferedBytes = 1_000_000
+    var maxBufferedBytes = 1_000_000
 }
 
 /// The request that opened a session.
@@ -48,7 +48,7 @@ package enum EngineCloseReason: String, Sendable {
     case serverDisconnect = "server disconnect"
     case shutdown = "server shutting down"
 
-    package var webSocketCode: WebSocketErrorCode {
+    var webSocketCode: WebSocketErrorCode {
         switch self {
         case .tooLarge: .messageTooLarge
         case .backlog, .slowReader: .policyViolation

@@ -3,7 +3,7 @@ import NIOWebSocket
 import Vapor
 
 /// What a WebSocket of a session delivers, in order.
-package enum EngineSocketInput: Sendable {
+enum EngineSocketInput: Sendable {
     case text(String)
     case binary
     case tooLarge
@@ -12,7 +12,7 @@ package enum EngineSocketInput: Sendable {
 extension EngineSession {
     /// Hands what `socket` receives (collected by the host from its first frame) to the session,
     /// in order; the end of the socket last.
-    package nonisolated func consume(_ inputs: AsyncStream<SocketFrame>, from socket: WebSocket) {
+    nonisolated func consume(_ inputs: AsyncStream<SocketFrame>, from socket: WebSocket) {
         let maxPayload = settings.maxPayload
         Task {
             for await input in inputs {

@@ -47,7 +47,7 @@ package final class SocketIOClient: Sendable {
 
     package var logger: Logger { session.logger }
 
-    package var isConnected: Bool { state.withLockedValue { $0.open } }
+    var isConnected: Bool { state.withLockedValue { $0.open } }
 
     /// Sends `42["event",…]`; silently dropped once closed.
     package func emit(_ event: String, _ arguments: [SocketIOValue]) async {
@@ -77,11 +77,11 @@ package final class SocketIOClient: Sendable {
 }
 
 /// The Socket.IO layer over one Engine.IO session: the default namespace and nothing else.
-package enum SocketIONamespace {
-    package static let invalidNamespace: SocketIOValue = ["message": "Invalid namespace"]
-    package static let binaryUnsupported: SocketIOValue = ["message": "Binary packets are not supported"]
+enum SocketIONamespace {
+    static let invalidNamespace: SocketIOValue = ["message": "Invalid namespace"]
+    static let binaryUnsupported: SocketIOValue = ["message": "Binary packets are not supported"]
     /// The longest namespace a CONNECT_ERROR repeats; longer ones are ignored.
-    package static let maxEchoedNamespaceBytes = 64
+    static let maxEchoedNamespaceBytes = 64
 
     /// Handles the session's Socket.IO packets one at a time until it ends, then tells the handler.
     package static func serve(_ session: EngineSession) async {

@@ -34,7 +34,7 @@ package enum SocketFrame: Sendable {
 
 /// Vapor alone: pages of other sites refused (an `Origin` whose host is not the request's `Host`),
 /// the peer's address as Vapor sees it, no per-address cap.
-package struct PlainSocketIOHost: SocketIOHost {
+struct PlainSocketIOHost: SocketIOHost {
     package init() {}
 
     /// Native clients send no `Origin`; a browser sends its page's, which must be this host and
@@ -92,5 +92,5 @@ enum EngineID {
 
 extension WebSocketErrorCode {
     /// 1012 "service restart": the server is going away; clients reconnect (to another instance).
-    package static let serviceRestart = WebSocketErrorCode(codeNumber: 1012)
+    static let serviceRestart = WebSocketErrorCode(codeNumber: 1012)
 }

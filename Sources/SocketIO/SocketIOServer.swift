@@ -34,7 +34,7 @@ package struct SocketIOServer: Sendable {
     package var feature: String { settings.feature }
     package var path: String { settings.path }
     package var pingInterval: TimeAmount { settings.pingInterval }
-    package var maxPayload: Int { settings.maxPayload }
+    var maxPayload: Int { settings.maxPayload }
 
     /// GET and POST `/<path>`; Vapor's router drops empty segments, so `/<path>/` (what the
     /// clients request) reaches the same routes.
@@ -113,7 +113,7 @@ package struct SocketIOServer: Sendable {
 
     /// A long poll waits for packets up to the ping interval, and never so long that the
     /// connection's idle timeout ends it first (half of it, as for live sockets).
-    package func pollWait(_ app: Application) -> TimeAmount {
+    func pollWait(_ app: Application) -> TimeAmount {
         min(pingInterval, settings.host.longestPoll(app))
     }
 
@@ -160,7 +160,7 @@ package struct SocketIOServer: Sendable {
         }
     }
 
-    package static func isWebSocketUpgrade(_ req: Request) -> Bool {
+    static func isWebSocketUpgrade(_ req: Request) -> Bool {
         req.headers[.upgrade].contains { $0.lowercased() == "websocket" }
     }
 }
@@ -217,7 +217,7 @@ extension Application {
 
     /// Made with the first session; it also arranges for the sessions to end before the rest of
     /// the application does at shutdown (handlers run in reverse order, so this one runs first).
-    package var socketIOSessions: SocketIOSessions {
+    var socketIOSessions: SocketIOSessions {
         locks.lock(for: SocketIOSessionsKey.self).withLock {
             if let existing = storage[SocketIOSessionsKey.self] { return existing }
             let sessions = SocketIOSessions()

@@ -50,7 +50,7 @@ package enum EnginePacket: Equatable, Sendable {
 /// A Socket.IO 5 packet, carried as the data of an Engine.IO message:
 /// `<type>[<attachments>-][<namespace>,][<ack id>][<JSON>]`, e.g. `0`, `0{"token":"…"}`,
 /// `2["chat","안녕"]`, `21["chat","안녕"]`, `31["ok"]`, `4/admin,{"message":"Invalid namespace"}`.
-package struct SocketIOPacket: Equatable, Sendable {
+struct SocketIOPacket: Equatable, Sendable {
     package enum Kind: Int, Sendable {
         case connect = 0, disconnect, event, ack, connectError, binaryEvent, binaryAck
     }
@@ -68,7 +68,7 @@ package struct SocketIOPacket: Equatable, Sendable {
     }
 
     /// The longest acknowledgement id read (JavaScript counts from 0; nothing legitimate is longer).
-    package static let maxIDDigits = 15
+    static let maxIDDigits = 15
 
     /// Reads a packet; nil when it is not one (unknown type, a bad namespace or JSON that does not parse).
     package init?(decoding text: String) {
@@ -114,7 +114,7 @@ package struct SocketIOPacket: Equatable, Sendable {
 
 /// The errors an Engine.IO server answers a request it cannot serve with: HTTP 400 and
 /// `{"code":…,"message":…}`, as the reference server words them (clients read the code).
-package enum EngineError: Int, Error, Sendable {
+enum EngineError: Int, Error, Sendable {
     case unknownTransport = 0
     case unknownSession = 1
     case badHandshakeMethod = 2
@@ -143,7 +143,7 @@ package enum EngineError: Int, Error, Sendable {
 
 extension Response {
     /// A polling answer: packets joined by the record separator, as text.
-    package static func engineText(_ text: String, status: HTTPResponseStatus = .ok) -> Response {
+    static func engineText(_ text: String, status: HTTPResponseStatus = .ok) -> Response {
         Response(status: status, headers: ["Content-Type": "text/plain; charset=UTF-8"], body: .init(string: text))
     }
 }

@@ -1,6 +1,6 @@
-import Accounts
-import BurgerMap
-import LookForRealBurgerApp
+@testable import Accounts
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
 import Platform
 import WhatWeEatTesting
 import XCTest

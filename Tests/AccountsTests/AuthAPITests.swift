@@ -1,11 +1,11 @@
-import Accounts
-import BanchanApp
-import BurgerMap
+@testable import Accounts
+@testable import BanchanApp
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
+@testable import LookForRealBurgerApp
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,8 +1,8 @@
-import Accounts
+@testable import Accounts
 import Fluent
-import LookForRealBurgerApp
+@testable import LookForRealBurgerApp
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import SQLKit
 import WhatWeEatTesting
 import XCTVapor

@@ -1,11 +1,11 @@
-import Accounts
-import Banchan
-import BurgerMap
+@testable import Accounts
+@testable import Banchan
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import Mates
+@testable import LookForRealBurgerApp
+@testable import Mates
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatServer
 import WhatWeEatTesting
 import XCTVapor

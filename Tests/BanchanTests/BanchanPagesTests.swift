@@ -1,10 +1,10 @@
-import Accounts
-import Banchan
+@testable import Accounts
+@testable import Banchan
 import Fluent
-import LookForRealBurgerApp
+@testable import LookForRealBurgerApp
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,8 +1,8 @@
-import Banchan
-import BanchanApp
-import BurgerMap
-import LookForRealBurgerApp
-import Payments
+@testable import Banchan
+@testable import BanchanApp
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import Payments
 import Platform
 import WhatWeEatServer
 import WhatWeEatTesting

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
-import Banchan
+@testable import Banchan
 import Fluent
 import NIOCore
-import Payments
+@testable import Payments
 import Platform
 import SQLKit
 import WhatWeEatServer

@@ -1,14 +1,14 @@
-import Accounts
-import BanchanApp
-import BurgerMap
+@testable import Accounts
+@testable import BanchanApp
+@testable import BurgerMap
 import Fluent
-import Mates
-import Media
-import MenuGame
-import MenuGameApp
+@testable import Mates
+@testable import Media
+@testable import MenuGame
+@testable import MenuGameApp
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

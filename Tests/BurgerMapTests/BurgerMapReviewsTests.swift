@@ -1,17 +1,17 @@
-import Accounts
-import Banchan
-import BanchanApp
-import BurgerMap
+@testable import Accounts
+@testable import Banchan
+@testable import BanchanApp
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import Mates
-import Media
-import MenuGame
-import MenuGameApp
-import Notifications
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import Media
+@testable import MenuGame
+@testable import MenuGameApp
+@testable import Notifications
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatServer
 import WhatWeEatTesting
 import XCTVapor

@@ -1,10 +1,10 @@
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
-import MenuGame
-import Notifications
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
+@testable import Notifications
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTest
 

@@ -1,7 +1,7 @@
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
-import MenuGame
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
 import Platform
 import WhatWeEatTesting
 import XCTest

@@ -1,7 +1,7 @@
-import Accounts
-import BurgerMap
+@testable import Accounts
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
+@testable import LookForRealBurgerApp
 import Platform
 import SQLKit
 import WhatWeEatTesting

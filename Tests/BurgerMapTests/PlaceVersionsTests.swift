@@ -1,4 +1,4 @@
-import BurgerMap
+@testable import BurgerMap
 import WhatWeEatTesting
 import XCTest
 

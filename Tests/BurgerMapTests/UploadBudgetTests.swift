@@ -1,7 +1,7 @@
-import Accounts
-import BurgerMap
+@testable import Accounts
+@testable import BurgerMap
 import Fluent
-import Media
+@testable import Media
 import Platform
 import SQLKit
 import WhatWeEatTesting

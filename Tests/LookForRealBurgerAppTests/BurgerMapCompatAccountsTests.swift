@@ -1,13 +1,13 @@
-import Accounts
-import Banchan
-import BurgerMap
+@testable import Accounts
+@testable import Banchan
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import Mates
-import MenuGame
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatServer
 import WhatWeEatTesting
 import XCTVapor

@@ -1,11 +1,11 @@
-import BanchanApp
+@testable import BanchanApp
 import Fluent
-import Mates
-import MenuGame
-import MenuGameApp
+@testable import Mates
+@testable import MenuGame
+@testable import MenuGameApp
 import NIOConcurrencyHelpers
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,14 +1,14 @@
-import Accounts
-import BanchanApp
-import BurgerMap
+@testable import Accounts
+@testable import BanchanApp
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
+@testable import MenuGameApp
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,13 +1,13 @@
-import Accounts
-import BurgerMap
+@testable import Accounts
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
-import Payments
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
+@testable import MenuGameApp
+@testable import Payments
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatServer
 import WhatWeEatTesting
 import XCTVapor

@@ -1,12 +1,12 @@
-import Banchan
-import BurgerMap
-import LookForRealBurgerApp
-import MenuGame
-import MenuGameApp
+@testable import Banchan
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import MenuGame
+@testable import MenuGameApp
 import NIOConcurrencyHelpers
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

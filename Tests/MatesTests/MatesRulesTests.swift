@@ -1,11 +1,11 @@
-import Accounts
-import Banchan
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
-import Notifications
+@testable import Accounts
+@testable import Banchan
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import Notifications
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatServer
 import WhatWeEatTesting
 import XCTest

@@ -1,5 +1,5 @@
 import Fluent
-import Mates
+@testable import Mates
 import Platform
 import WhatWeEatTesting
 import XCTVapor

@@ -1,12 +1,12 @@
-import BurgerMap
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
-import Messaging
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
+@testable import MenuGameApp
+@testable import Messaging
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,4 +1,4 @@
-import Mates
+@testable import Mates
 import Platform
 import WhatWeEatTesting
 import XCTest

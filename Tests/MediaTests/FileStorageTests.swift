@@ -1,6 +1,6 @@
-import BurgerMap
+@testable import BurgerMap
 import Fluent
-import Media
+@testable import Media
 import Platform
 import SQLKit
 import WhatWeEatServer

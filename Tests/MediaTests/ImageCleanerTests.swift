@@ -1,10 +1,10 @@
-import BanchanApp
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
-import Media
+@testable import BanchanApp
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import Media
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTest
 

@@ -1,9 +1,9 @@
-import BurgerMap
-import LookForRealBurgerApp
-import Media
-import MenuGame
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import Media
+@testable import MenuGame
 import Platform
-import SocketIO
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTest
 

@@ -1,5 +1,5 @@
 import Foundation
-import Media
+@testable import Media
 import WhatWeEatTesting
 import XCTest
 

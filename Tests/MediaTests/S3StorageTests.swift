@@ -1,7 +1,7 @@
 import AsyncHTTPClient
-import BurgerMap
+@testable import BurgerMap
 import Fluent
-import Media
+@testable import Media
 import Platform
 import WhatWeEatServer
 import WhatWeEatTesting

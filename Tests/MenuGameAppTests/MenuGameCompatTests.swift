@@ -1,13 +1,13 @@
-import Banchan
-import BanchanApp
-import BurgerMap
+@testable import Banchan
+@testable import BanchanApp
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import MenuGame
-import MenuGameApp
+@testable import LookForRealBurgerApp
+@testable import MenuGame
+@testable import MenuGameApp
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

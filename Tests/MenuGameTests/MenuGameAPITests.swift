@@ -1,14 +1,14 @@
-import Accounts
-import Banchan
-import BurgerMap
+@testable import Accounts
+@testable import Banchan
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import MenuGame
-import MenuGameApp
+@testable import LookForRealBurgerApp
+@testable import MenuGame
+@testable import MenuGameApp
 import NIOConcurrencyHelpers
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import SQLKit
 import WhatWeEatServer
 import WhatWeEatTesting

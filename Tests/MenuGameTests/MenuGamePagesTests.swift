@@ -1,14 +1,14 @@
-import Accounts
-import Banchan
-import BurgerMap
+@testable import Accounts
+@testable import Banchan
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import Mates
-import Media
-import MenuGame
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import Media
+@testable import MenuGame
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

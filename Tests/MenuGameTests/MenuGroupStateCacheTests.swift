@@ -1,7 +1,7 @@
-import Accounts
-import Mates
-import MenuGame
-import MenuGameApp
+@testable import Accounts
+@testable import Mates
+@testable import MenuGame
+@testable import MenuGameApp
 import Platform
 import WhatWeEatTesting
 import XCTest

@@ -1,7 +1,7 @@
-import BurgerMap
-import Mates
-import MenuGame
-import MenuGameApp
+@testable import BurgerMap
+@testable import Mates
+@testable import MenuGame
+@testable import MenuGameApp
 import WhatWeEatTesting
 import XCTest
 

@@ -1,19 +1,19 @@
-import Accounts
-import Banchan
-import BanchanApp
-import BurgerMap
+@testable import Accounts
+@testable import Banchan
+@testable import BanchanApp
+@testable import BurgerMap
 import Crypto
 import Foundation
-import LookForRealBurgerApp
-import Mates
-import Messaging
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import Messaging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import SwiftASN1
 import WhatWeEatServer
 import WhatWeEatTesting

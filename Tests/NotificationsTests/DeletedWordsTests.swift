@@ -1,7 +1,7 @@
-import Accounts
-import BurgerMap
+@testable import Accounts
+@testable import BurgerMap
 import Fluent
-import Notifications
+@testable import Notifications
 import Platform
 import WhatWeEatTesting
 import XCTVapor

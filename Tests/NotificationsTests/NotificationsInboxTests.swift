@@ -1,16 +1,16 @@
-import Banchan
-import BanchanApp
-import BurgerMap
+@testable import Banchan
+@testable import BanchanApp
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
+@testable import MenuGameApp
 import NIOConcurrencyHelpers
-import Notifications
+@testable import Notifications
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

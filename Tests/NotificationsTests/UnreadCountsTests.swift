@@ -1,6 +1,6 @@
-import BurgerMap
+@testable import BurgerMap
 import Fluent
-import Notifications
+@testable import Notifications
 import Platform
 import WhatWeEatTesting
 import XCTVapor

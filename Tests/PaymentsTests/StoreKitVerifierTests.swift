@@ -1,17 +1,17 @@
-import Accounts
-import Banchan
-import BanchanApp
-import BurgerMap
+@testable import Accounts
+@testable import Banchan
+@testable import BanchanApp
+@testable import BurgerMap
 import Crypto
 import Foundation
-import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
-import Payments
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
+@testable import MenuGameApp
+@testable import Payments
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatServer
 import WhatWeEatTesting
 import X509

@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import Vapor
 import WhatWeEatTesting
 import XCTest

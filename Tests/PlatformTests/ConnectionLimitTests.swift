@@ -1,12 +1,12 @@
-import Accounts
-import Banchan
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
+@testable import Accounts
+@testable import Banchan
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import Mates
 import NIOConcurrencyHelpers
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatServer
 import WhatWeEatTesting
 import XCTVapor

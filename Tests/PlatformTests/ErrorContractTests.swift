@@ -1,9 +1,9 @@
-import Accounts
+@testable import Accounts
 import Fluent
-import LookForRealBurgerApp
+@testable import LookForRealBurgerApp
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

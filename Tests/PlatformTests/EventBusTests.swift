@@ -1,8 +1,8 @@
-import Accounts
-import MenuGame
+@testable import Accounts
+@testable import MenuGame
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatServer
 import WhatWeEatTesting
 import XCTVapor

@@ -1,13 +1,13 @@
-import Accounts
-import Banchan
-import BanchanApp
-import BurgerMap
+@testable import Accounts
+@testable import Banchan
+@testable import BanchanApp
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import MenuGame
-import Payments
+@testable import LookForRealBurgerApp
+@testable import MenuGame
+@testable import Payments
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatServer
 import WhatWeEatTesting
 import XCTVapor

@@ -1,11 +1,11 @@
-import BanchanApp
-import BurgerMap
+@testable import BanchanApp
+@testable import BurgerMap
 import Foundation
-import LookForRealBurgerApp
-import Mates
+@testable import LookForRealBurgerApp
+@testable import Mates
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,4 +1,4 @@
-import BanchanApp
+@testable import BanchanApp
 import Platform
 import WhatWeEatTesting
 import XCTest

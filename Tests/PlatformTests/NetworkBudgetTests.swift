@@ -1,9 +1,9 @@
 import Fluent
-import Accounts
-import LookForRealBurgerApp
-import Mates
+@testable import Accounts
+@testable import LookForRealBurgerApp
+@testable import Mates
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,6 +1,6 @@
-import Mates
+@testable import Mates
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTest
 

@@ -1,10 +1,10 @@
-import Banchan
-import BurgerMap
-import LookForRealBurgerApp
-import MenuGame
+@testable import Banchan
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import MenuGame
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatServer
 import WhatWeEatTesting
 import XCTVapor

@@ -1,14 +1,14 @@
-import Accounts
-import Banchan
-import BurgerMap
+@testable import Accounts
+@testable import Banchan
+@testable import BurgerMap
 import Foundation
-import LookForRealBurgerApp
-import Mates
-import MenuGame
-import Notifications
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
+@testable import Notifications
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTest
 

@@ -1,10 +1,10 @@
-import BanchanApp
-import BurgerMap
-import LookForRealBurgerApp
-import Media
-import MenuGame
+@testable import BanchanApp
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import Media
+@testable import MenuGame
 import Platform
-import SocketIO
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTest
 

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
-import Banchan
+@testable import Banchan
 import Foundation
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor
 

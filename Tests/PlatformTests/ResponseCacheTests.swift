@@ -1,7 +1,7 @@
-import Mates
+@testable import Mates
 import NIOConcurrencyHelpers
 import Platform
-import SocketIO
+@testable import SocketIO
 import WhatWeEatServer
 import WhatWeEatTesting
 import XCTVapor

@@ -1,7 +1,7 @@
-import BurgerMap
-import LookForRealBurgerApp
-import MenuGame
-import MenuGameApp
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import MenuGame
+@testable import MenuGameApp
 import Platform
 import WhatWeEatTesting
 import XCTest

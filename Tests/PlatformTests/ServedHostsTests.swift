@@ -1,8 +1,8 @@
 import Fluent
-import Accounts
-import Banchan
+@testable import Accounts
+@testable import Banchan
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,9 +1,9 @@
 import Fluent
-import Accounts
-import Mates
+@testable import Accounts
+@testable import Mates
 import NIOConcurrencyHelpers
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor
 

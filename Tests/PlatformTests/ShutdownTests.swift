@@ -1,10 +1,10 @@
 import AsyncHTTPClient
-import Banchan
-import BanchanApp
+@testable import Banchan
+@testable import BanchanApp
 import NIOConcurrencyHelpers
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,6 +1,6 @@
 import NIOConcurrencyHelpers
 import Platform
-import SocketIO
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTest
 

@@ -1,10 +1,10 @@
-import Accounts
-import BurgerMap
+@testable import Accounts
+@testable import BurgerMap
 import Fluent
-import MenuGame
+@testable import MenuGame
 import NIOConcurrencyHelpers
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor
 

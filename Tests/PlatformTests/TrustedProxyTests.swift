@@ -1,8 +1,8 @@
-import Banchan
-import BurgerMap
-import LookForRealBurgerApp
+@testable import Banchan
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor
 

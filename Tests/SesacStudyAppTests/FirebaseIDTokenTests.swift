@@ -1,18 +1,18 @@
-import Accounts
+@testable import Accounts
 import AsyncHTTPClient
-import Banchan
-import BanchanApp
-import BurgerMap
+@testable import Banchan
+@testable import BanchanApp
+@testable import BurgerMap
 import Crypto
 import Logging
-import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
+@testable import MenuGameApp
 import NIOConcurrencyHelpers
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatServer
 import WhatWeEatTesting
 import XCTVapor

@@ -1,13 +1,13 @@
-import Accounts
-import BurgerMap
+@testable import Accounts
+@testable import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
+@testable import MenuGameApp
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatServer
 import WhatWeEatTesting
 import XCTVapor

@@ -1,15 +1,15 @@
-import Mates
-import Accounts
+@testable import Mates
+@testable import Accounts
 import AsyncHTTPClient
-import BanchanApp
-import BurgerMap
-import LookForRealBurgerApp
-import MenuGame
-import MenuGameApp
+@testable import BanchanApp
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import MenuGame
+@testable import MenuGameApp
 import NIOCore
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatServer
 import WhatWeEatTesting
 import XCTVapor

@@ -1,9 +1,9 @@
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import Mates
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTest
 

@@ -1,15 +1,15 @@
-import Accounts
-import BanchanApp
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
-import MenuGame
+@testable import Accounts
+@testable import BanchanApp
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

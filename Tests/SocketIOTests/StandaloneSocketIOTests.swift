@@ -1,6 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
-import SocketIO
+@testable import SocketIO
 import XCTVapor
 
 /// The Socket.IO module on its own: a bare Vapor application with `PlainSocketIOHost`, nothing of

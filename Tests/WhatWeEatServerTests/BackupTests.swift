@@ -1,14 +1,14 @@
 import AsyncHTTPClient
-import Banchan
-import BanchanApp
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
+@testable import Banchan
+@testable import BanchanApp
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
+@testable import MenuGameApp
 import NIOConcurrencyHelpers
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor
 

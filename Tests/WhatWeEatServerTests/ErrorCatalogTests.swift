@@ -1,4 +1,4 @@
-import MenuGame
+@testable import MenuGame
 import Platform
 import WhatWeEatTesting
 import XCTest

@@ -1,10 +1,10 @@
-import Accounts
+@testable import Accounts
 import Fluent
-import LookForRealBurgerApp
-import Mates
-import MenuGame
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import MenuGame
 import Platform
-import SesacStudyApp
+@testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,11 +1,11 @@
 import AsyncHTTPClient
-import Banchan
-import MenuGame
-import MenuGameApp
+@testable import Banchan
+@testable import MenuGame
+@testable import MenuGameApp
 import NIOConcurrencyHelpers
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,8 +1,8 @@
-import Accounts
-import BurgerMap
+@testable import Accounts
+@testable import BurgerMap
 import ConsoleKit
 import Fluent
-import Mates
+@testable import Mates
 import Platform
 import WhatWeEatServer
 import WhatWeEatTesting

@@ -1,13 +1,13 @@
-import Banchan
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
-import Media
-import MenuGame
-import Payments
+@testable import Banchan
+@testable import BurgerMap
+@testable import LookForRealBurgerApp
+@testable import Mates
+@testable import Media
+@testable import MenuGame
+@testable import Payments
 import Platform
-import SesacStudyApp
-import SocketIO
+@testable import SesacStudyApp
+@testable import SocketIO
 import WhatWeEatTesting
 import XCTest
 

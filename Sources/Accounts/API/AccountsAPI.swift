@@ -49,7 +49,7 @@ struct AccountsAPI: RouteCollection {
         package let accessToken: String
         package let refreshToken: String
         package let expiresIn: Int
-        package let tokenType: String
+        let tokenType: String
     }
     struct LoginBody: Content { package let email: String; package let password: String }
     struct RefreshBody: Content { package let refreshToken: String }
@@ -116,8 +116,8 @@ struct AccountsAPI: RouteCollection {
     }
 
     struct PasswordChangeBody: Content {
-        package var currentPassword: String?
-        package var newPassword: String?
+        var currentPassword: String?
+        var newPassword: String?
     }
 
     /// `PUT /api/v1/me/password`: the new password after the current one; every other session of

@@ -13,7 +13,7 @@ package struct BearerAuthenticator: AsyncMiddleware {
         return try await next.respond(to: request)
     }
 
-    package static func rejection(_ code: String) -> AppError {
+    static func rejection(_ code: String) -> AppError {
         AppError(.unauthorized, code, headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\""])
     }
 

@@ -105,7 +105,7 @@ struct CreateLoginFailures: NamedMigration {
 /// every stored key is computed again. Accounts whose names now look alike keep their names; the
 /// older keeps the key and each later one's key is made unique with its id (so a new account still
 /// cannot take that look). Two passes, so no row meets another's old key on the way.
-package struct RecomputeNicknameKeys: NamedMigration {
+struct RecomputeNicknameKeys: NamedMigration {
     package func prepare(on database: any Database) async throws {
         try await database.transaction { transaction in
             let sql = transaction.sql

@@ -91,12 +91,12 @@ package final class RefreshToken: Model, @unchecked Sendable {
 }
 
 /// A failed login for an email, kept for the throttle window. Shared by every server instance.
-package final class LoginFailure: Model, @unchecked Sendable {
+final class LoginFailure: Model, @unchecked Sendable {
     package static let schema = "login_failures"
 
     @ID(key: .id) package var id: UUID?
     @Field(key: "email") package var email: String
-    @Field(key: "failed_at") package var failedAt: Date
+    @Field(key: "failed_at") var failedAt: Date
 
     package init() {}
 

@@ -20,7 +20,7 @@ package struct AccountService {
     package let database: any Database
     package let settings: Settings
     package let accessTokens: AccessTokens
-    package let passwords: BcryptHasher
+    let passwords: BcryptHasher
     package let files: any FileStorage
     package let quota: StorageQuota
     package let fileReferences: FileReferences
@@ -277,7 +277,7 @@ package struct AccountService {
 /// logins each cost a bcrypt and have a budget each, `AUTH_ATTEMPTS_PER_MINUTE` (60): a class of
 /// 40 behind one school NAT signs up in the same minute, and then logs in, without a refusal.
 package struct AccountLimits: Sendable {
-    package let signUps: NetworkBudget
+    let signUps: NetworkBudget
     package let logins: NetworkBudget
     /// `email-available` look-ups (the LookForRealBurger app asks once before each join).
     let emailLookups: NetworkBudget

@@ -169,7 +169,7 @@ package final class SessionCache: Sendable {
 extension Application {
     private struct SessionCacheKey: StorageKey { typealias Value = SessionCache }
 
-    package var sessionCache: SessionCache {
+    var sessionCache: SessionCache {
         get { configured(SessionCacheKey.self) }
         set { storage[SessionCacheKey.self] = newValue }
     }

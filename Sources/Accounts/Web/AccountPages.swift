@@ -27,7 +27,7 @@ struct AccountPages: RouteCollection {
 
     struct SignUpForm: Content { package var email: String?; package var nickname: String?; package var password: String? }
 
-    package func signUpForm(req: Request) async throws -> Response {
+    func signUpForm(req: Request) async throws -> Response {
         if req.auth.has(User.self) { return Layout.redirect(to: AccountPath.me()) }
         return signUpPage(req, values: SignUpForm(), error: nil)
     }
@@ -140,7 +140,7 @@ struct AccountPages: RouteCollection {
 
     // MARK: My page
 
-    package func myPage(req: Request) async throws -> Response {
+    func myPage(req: Request) async throws -> Response {
         let user = try req.requireUser()
         let notice = req.query[String.self, at: "notice"].flatMap { ["profile_saved", "photo_saved", "photo_removed", "password_changed"].contains($0) ? $0 : nil }
         return myPageView(req, user: user, notice: notice, error: nil)

@@ -16,7 +16,7 @@ package struct DishSummary: Content {
     @NullEncoded package var originalPrice: Int?
     package let badges: [String]
     package let deliveryTypes: [String]
-    package let soldOut: Bool
+    let soldOut: Bool
 
     package init(_ record: DishRecord, images: BanchanImages.URLs) {
         self.init(record.dish, stock: record.stock, images: images)
@@ -77,7 +77,7 @@ struct OrderResponse: Content {
     package struct Item: Content {
         package let hash: String
         package let title: String
-        package let unitPrice: Int
+        let unitPrice: Int
         package let quantity: Int
         let subtotal: Int
     }
@@ -85,7 +85,7 @@ struct OrderResponse: Content {
     package let merchantUID: String
     package let status: OrderStatus
     package let items: [Item]
-    package let itemsTotal: Int
+    let itemsTotal: Int
     package let deliveryFee: Int
     package let total: Int
     package let points: Int
@@ -94,11 +94,11 @@ struct OrderResponse: Content {
     @NullEncoded package var paymentID: String?
     @NullEncoded package var paidAt: Date?
     @NullEncoded var cancelledAt: Date?
-    @NullEncoded package var cancelReason: String?
+    @NullEncoded var cancelReason: String?
     @NullEncoded package var createdAt: Date?
     /// `pending` while a refund this order owes is not confirmed by the provider, then `done`;
     /// null when it owes none or in lists (read an order alone to see it).
-    @NullEncoded package var refundStatus: Refunds.State?
+    @NullEncoded var refundStatus: Refunds.State?
 
     package init(_ order: BanchanOrder, gateway: String?, refund: Refunds.State? = nil) throws {
         id = try order.requireID()

@@ -32,15 +32,15 @@ struct BanchanAPI: RouteCollection {
         package struct Section: Content {
             package let id: DishSection
             package let name: String
-            package let dishCount: Int
+            let dishCount: Int
         }
         package let sections: [Section]
         package let deliveryFee: DeliveryFeeResponse
     }
 
     struct DeliveryFeeResponse: Content {
-        package let fee: Int
-        package let freeFrom: Int
+        let fee: Int
+        let freeFrom: Int
         /// In the request's language when given one, else the app's Korean wording.
         package let label: String
         package init(_ rule: DeliveryFeeRule, label: String? = nil) {
@@ -105,7 +105,7 @@ struct BanchanAPI: RouteCollection {
             package let hash: String
             package let title: String
             package let image: String
-            package let unitPrice: Int
+            let unitPrice: Int
             package let quantity: Int
             let subtotal: Int
             package let minQuantity: Int
@@ -113,7 +113,7 @@ struct BanchanAPI: RouteCollection {
             package let stock: Int
         }
         package let items: [Item]
-        package let itemsTotal: Int
+        let itemsTotal: Int
         package let deliveryFee: Int
         package let total: Int
         package let points: Int
@@ -152,7 +152,7 @@ struct BanchanAPI: RouteCollection {
 
     // MARK: Orders
 
-    package struct OrderBody: Content {
+    struct OrderBody: Content {
         package struct Item: Content { package let hash: String; package let quantity: Int }
         /// The dishes to order; absent: the cart (which the order then empties).
         package let items: [Item]?
@@ -160,7 +160,7 @@ struct BanchanAPI: RouteCollection {
 
     static let idempotencyHeader = "Idempotency-Key"
 
-    package func placeOrder(req: Request) async throws -> Response {
+    func placeOrder(req: Request) async throws -> Response {
         let owner = try req.shopOwner()
         let body = try req.decodeJSON(OrderBody.self)
         let key = req.headers.first(name: Self.idempotencyHeader)?.trimmingCharacters(in: .whitespaces)

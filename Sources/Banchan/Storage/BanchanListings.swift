@@ -34,7 +34,7 @@ package final class BanchanListings: Sendable {
             self.json = Self.render(dish, stock: stock, images: images)
         }
 
-        package var isSoldOut: Bool { stock < dish.minQuantity }
+        var isSoldOut: Bool { stock < dish.minQuantity }
 
         package static func render(_ dish: Dish, stock: Int, images: BanchanImages.URLs) -> String {
             let data = (try? AppJSON.encoder().encode(DishSummary(dish, stock: stock, images: images))) ?? Data("{}".utf8)
@@ -50,7 +50,7 @@ package final class BanchanListings: Sendable {
     /// stock) or `{"changed": "HU6Z5"}` (an admin added, edited or retired the dish).
     package static let topic = "banchan:listings"
 
-    package struct Event: Codable {
+    struct Event: Codable {
         package var hash: String?
         package var stock: Int?
         package var changed: String?
@@ -207,7 +207,7 @@ package final class BanchanListings: Sendable {
     }
 
     /// Tells every process (this one too) to read the dish again.
-    package static func announceChange(of hash: String, on events: any EventBus) async {
+    static func announceChange(of hash: String, on events: any EventBus) async {
         guard let data = try? JSONEncoder().encode(Event(changed: hash)) else { return }
         await events.publish(String(decoding: data, as: UTF8.self), to: topic)
     }
@@ -216,7 +216,7 @@ package final class BanchanListings: Sendable {
 extension Application {
     private struct BanchanListingsKey: StorageKey { typealias Value = BanchanListings }
 
-    package var banchanListings: BanchanListings {
+    var banchanListings: BanchanListings {
         get { configured(BanchanListingsKey.self) }
         set { storage[BanchanListingsKey.self] = newValue }
     }

@@ -72,7 +72,7 @@ package final class DishRecord: Model, StoredDish, @unchecked Sendable {
 }
 
 /// One dish in someone's cart: an account's (`user:…`) or an anonymous device's (`device:…`).
-package final class CartItem: Model, @unchecked Sendable {
+final class CartItem: Model, @unchecked Sendable {
     package static let schema = "banchan_cart_items"
 
     @ID(key: .id) package var id: UUID?
@@ -99,7 +99,7 @@ package final class BanchanOrder: Model, @unchecked Sendable {
     /// The account while it exists (withdrawal keeps the order for the books, without the link).
     @OptionalParent(key: "user_id") package var user: User?
     @Enum(key: "status") package var status: OrderStatus
-    @Field(key: "items_total") package var itemsTotal: Int
+    @Field(key: "items_total") var itemsTotal: Int
     @Field(key: "delivery_fee") package var deliveryFee: Int
     @Field(key: "total") package var total: Int
     @Field(key: "points") package var points: Int
@@ -110,9 +110,9 @@ package final class BanchanOrder: Model, @unchecked Sendable {
     @OptionalField(key: "payment_id") package var paymentID: String?
     @OptionalField(key: "paid_at") package var paidAt: Date?
     @OptionalField(key: "cancelled_at") var cancelledAt: Date?
-    @OptionalField(key: "cancel_reason") package var cancelReason: String?
+    @OptionalField(key: "cancel_reason") var cancelReason: String?
     /// `Idempotency-Key` of the request that created it, and a digest of that request's body.
-    @OptionalField(key: "idempotency_key") package var idempotencyKey: String?
+    @OptionalField(key: "idempotency_key") var idempotencyKey: String?
     @OptionalField(key: "request_digest") var requestDigest: String?
     @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update, format: .microseconds) package var updatedAt: Date?
@@ -124,7 +124,7 @@ package final class BanchanOrder: Model, @unchecked Sendable {
     package var lines: [BanchanOrderItem] { ($items.value ?? []).sorted { $0.line < $1.line } }
 
     /// What the order's refunds are recorded under (`Refunds`).
-    package static func refundSubject(_ id: UUID?) -> String { "banchan_order:\(id?.uuidString ?? "")" }
+    static func refundSubject(_ id: UUID?) -> String { "banchan_order:\(id?.uuidString ?? "")" }
 }
 
 /// A line of an order, with the title and price as they were when ordered.
@@ -138,7 +138,7 @@ package final class BanchanOrderItem: Model, @unchecked Sendable {
     @Field(key: "dish_id") var dishID: UUID
     @Field(key: "hash") package var hash: String
     @Field(key: "title") package var title: String
-    @Field(key: "unit_price") package var unitPrice: Int
+    @Field(key: "unit_price") var unitPrice: Int
     @Field(key: "quantity") package var quantity: Int
     @Field(key: "points_per_unit") package var pointsPerUnit: Int
 

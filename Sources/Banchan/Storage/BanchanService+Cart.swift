@@ -110,7 +110,7 @@ extension BanchanService {
         }
     }
 
-    package func totals(of lines: [ShopLine]) -> OrderTotals {
+    func totals(of lines: [ShopLine]) -> OrderTotals {
         OrderRules.totals(lines.map { OrderLine(hash: $0.dish.hash, unitPrice: $0.dish.salePrice, quantity: $0.quantity,
                                                 pointsPerUnit: $0.dish.pointsPerUnit) }, delivery: delivery)
     }

@@ -11,12 +11,12 @@ import Vapor
 extension BanchanService {
     // MARK: Orders
 
-    package struct Requested: Sendable, Equatable {
+    struct Requested: Sendable, Equatable {
         package let hash: String
         package let quantity: Int
     }
 
-    package enum Placed {
+    enum Placed {
         case created(BanchanOrder)
         /// The same `Idempotency-Key` and body as an earlier request: that request's order.
         case replayed(BanchanOrder)
@@ -26,7 +26,7 @@ extension BanchanService {
     /// then emptied). Stock is taken in the same transaction, by conditional updates that never
     /// go below zero, so concurrent orders for the last units cannot oversell. Totals come from
     /// the server's prices only.
-    package func placeOrder(_ items: [Requested]?, for owner: Principal, idempotencyKey: String?) async throws -> Placed {
+    func placeOrder(_ items: [Requested]?, for owner: Principal, idempotencyKey: String?) async throws -> Placed {
         let fromCart = items == nil
         // A retried checkout of the cart finds the cart already emptied by its first attempt, so
         // the key is looked up first; for a cart, the key alone names the checkout.
@@ -63,7 +63,7 @@ extension BanchanService {
     /// What a checkout of the cart records instead of a digest of its body.
     static let cartDigest = "cart"
 
-    package func replay(_ earlier: BanchanOrder, digest: String) throws -> Placed {
+    func replay(_ earlier: BanchanOrder, digest: String) throws -> Placed {
         guard earlier.requestDigest == digest else { throw AppError.invalid("idempotency_key_reused") }
         return .replayed(earlier)
     }
@@ -147,21 +147,21 @@ extension BanchanService {
     }
 
     /// What an order's page shows, as plain values.
-    package struct OrderView: Sendable {
+    struct OrderView: Sendable {
         package struct Line: Sendable {
             package let title: String
-            package let unitPrice: Int
+            let unitPrice: Int
             package let quantity: Int
         }
 
         package let id: UUID
         package let status: OrderStatus
-        package let itemsTotal: Int
+        let itemsTotal: Int
         package let deliveryFee: Int
         package let total: Int
         package let points: Int
         package let merchantUID: String
-        package let cancelReason: String?
+        let cancelReason: String?
         /// In the order the customer added them.
         package let lines: [Line]
         /// Whether the refund a cancelled order owes is still under way.
@@ -171,7 +171,7 @@ extension BanchanService {
     /// The order with this id if it is this owner's (404 otherwise), for its page: one written-out
     /// statement of the order joined with its lines, where building the order and its items as
     /// models took most of the page (0.09× of `/healthz`).
-    package func orderView(_ id: UUID, of owner: Principal) async throws -> OrderView {
+    func orderView(_ id: UUID, of owner: Principal) async throws -> OrderView {
         let rows = try await database.sql.raw("""
             SELECT o.status, o.items_total, o.delivery_fee, o.total, o.points, o.merchant_uid, o.cancel_reason,
             i.title, i.unit_price, i.quantity

@@ -108,7 +108,7 @@ extension BanchanService {
     /// Cancels orders still awaiting payment after the payment window, returning their stock.
     /// Safe to run from several processes at once: each cancellation is one conditional update.
     @discardableResult
-    package func expireUnpaidOrders(window: TimeInterval, now: Date = Date()) async throws -> Int {
+    func expireUnpaidOrders(window: TimeInterval, now: Date = Date()) async throws -> Int {
         let stale = try await BanchanOrder.query(on: database).filter(\.$status == .awaitingPayment)
             .filter(\.$createdAt < now.addingTimeInterval(-window)).limit(500).all()
         var expired = 0

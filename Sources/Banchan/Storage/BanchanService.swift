@@ -19,7 +19,7 @@ package struct BanchanService {
     package let database: any Database
     package let delivery: DeliveryFeeRule
     package let gateway: (any PaymentGateway)?
-    package let listings: BanchanListings
+    let listings: BanchanListings
     package let events: any EventBus
     package let logger: Logger
 

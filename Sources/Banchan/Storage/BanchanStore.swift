@@ -126,14 +126,14 @@ package struct BanchanStore {
     }
 
     /// Every dish, retired ones too, in list order (section position, then id).
-    package func allDishRows() async throws -> [DishRow] {
+    func allDishRows() async throws -> [DishRow] {
         try await sql.select().columns(dishColumns).from(DishRecord.schema)
             .orderBy(DishColumn.position).orderBy(DishColumn.id)
             .all(decoding: DishRow.self)
     }
 
     /// The dishes on sale, in list order: what the listings in memory hold.
-    package func dishRowsOnSale() async throws -> [DishRow] {
+    func dishRowsOnSale() async throws -> [DishRow] {
         try await sql.select().columns(dishColumns).from(DishRecord.schema)
             .where(SQLIdentifier(DishColumn.retiredAt), .is, SQLLiteral.null)
             .orderBy(DishColumn.position).orderBy(DishColumn.id)
@@ -141,7 +141,7 @@ package struct BanchanStore {
     }
 
     /// A dish by its hash, on sale or retired, or nil.
-    package func dishRow(hash: String) async throws -> DishRow? {
+    func dishRow(hash: String) async throws -> DishRow? {
         try await sql.select().columns(dishColumns).from(DishRecord.schema)
             .where(SQLIdentifier(DishColumn.hash), .equal, SQLBind(hash))
             .first(decoding: DishRow.self)
@@ -223,5 +223,5 @@ extension StoredDish {
 
 extension Application {
     /// The shop's store on the application's database.
-    package var banchanStore: BanchanStore { BanchanStore(database: db, application: self) }
+    var banchanStore: BanchanStore { BanchanStore(database: db, application: self) }
 }

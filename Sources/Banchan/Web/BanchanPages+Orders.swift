@@ -11,7 +11,7 @@ extension BanchanPages {
 
     struct PlaceForm: Content { package var idempotencyKey: String? }
 
-    package func placeOrder(req: Request) async throws -> Response {
+    func placeOrder(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         let key = try req.content.decode(PlaceForm.self).idempotencyKey.flatMap { $0.isEmpty || $0.count > 255 ? nil : $0 }
         return try await req.submitForm {

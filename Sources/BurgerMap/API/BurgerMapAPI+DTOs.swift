@@ -65,7 +65,7 @@ struct PlaceBody: Content {
 }
 
 struct PlacesQuery: Content {
-    package var bbox: String?
+    var bbox: String?
     package var near: String?
     package var limit: Int?
     package var q: String?
@@ -150,8 +150,8 @@ struct PlaceSuggestionResponse: Content {
     @NullEncoded package var phone: String?
     package let lat: Double
     package let lon: Double
-    @NullEncoded package var kakaoId: String?
-    package let reasons: [String]
+    @NullEncoded var kakaoId: String?
+    let reasons: [String]
     @NullEncoded package var createdAt: Date?
 
     package init(_ suggestion: BurgerPlaceSuggestion) throws {
@@ -273,7 +273,7 @@ struct ReportResponse: Content {
     package let hidden: Bool
 }
 
-package struct ReviewBody: Content {
+struct ReviewBody: Content {
     package let placeId: UUID
     package let title: String
     package let rating: Int
@@ -292,6 +292,6 @@ package struct CommentBody: Content {
     package let text: String
 }
 
-package struct ReportBody: Content {
+struct ReportBody: Content {
     package let reason: String
 }

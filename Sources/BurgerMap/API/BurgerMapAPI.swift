@@ -267,7 +267,7 @@ struct BurgerMapAPI: RouteCollection {
     }
 
     package func follow(req: Request) async throws -> MapProfileResponse { try await setFollow(req, on: true) }
-    package func unfollow(req: Request) async throws -> MapProfileResponse { try await setFollow(req, on: false) }
+    func unfollow(req: Request) async throws -> MapProfileResponse { try await setFollow(req, on: false) }
 
     private func setFollow(_ req: Request, on: Bool) async throws -> MapProfileResponse {
         let me = try req.requireUser().requireID()

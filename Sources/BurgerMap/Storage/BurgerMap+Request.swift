@@ -21,7 +21,7 @@ extension Request {
 
     package func placeID() throws -> UUID { try uuidParameter("place", notFound: "place_not_found") }
     package func reviewID() throws -> UUID { try uuidParameter("review", notFound: "review_not_found") }
-    package func commentID() throws -> UUID { try uuidParameter("comment", notFound: "comment_not_found") }
+    func commentID() throws -> UUID { try uuidParameter("comment", notFound: "comment_not_found") }
     func userIDParameter() throws -> UUID { try uuidParameter("user", notFound: "user_not_found") }
 
     /// A path parameter that must be a UUID: anything else names nothing (404).

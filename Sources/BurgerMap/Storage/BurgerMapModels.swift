@@ -17,9 +17,9 @@ package final class BurgerPlace: Model, @unchecked Sendable {
     @Field(key: "lat") package var lat: Double
     @Field(key: "lon") package var lon: Double
     @OptionalField(key: "phone") package var phone: String?
-    @OptionalParent(key: "created_by") package var createdBy: User?
+    @OptionalParent(key: "created_by") var createdBy: User?
     @Field(key: "review_count") package var reviewCount: Int
-    @Field(key: "rating_sum") package var ratingSum: Int
+    @Field(key: "rating_sum") var ratingSum: Int
     /// The newest photo of its visible reviews: the picture lists and pins show.
     @OptionalField(key: "cover_photo_id") var coverPhotoID: UUID?
     /// The Kakao place id the LookForRealBurger app registered it under (its dedupe key); nil for
@@ -96,7 +96,7 @@ package final class BurgerReview: Model, @unchecked Sendable {
     @Field(key: "bookmark_count") package var bookmarkCount: Int
     @Field(key: "comment_count") package var commentCount: Int
     @Field(key: "report_count") var reportCount: Int
-    @OptionalField(key: "hidden_at") package var hiddenAt: Date?
+    @OptionalField(key: "hidden_at") var hiddenAt: Date?
     @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update) package var updatedAt: Date?
 
@@ -155,10 +155,10 @@ package final class BurgerReport: Model, @unchecked Sendable {
 
     @ID(key: .id) package var id: UUID?
     @Parent(key: "review_id") package var review: BurgerReview
-    @Parent(key: "reporter_id") package var reporter: User
+    @Parent(key: "reporter_id") var reporter: User
     @Field(key: "reason") package var reason: String
     /// Set when an admin restored the review: the report no longer counts.
-    @OptionalField(key: "dismissed_at") package var dismissedAt: Date?
+    @OptionalField(key: "dismissed_at") var dismissedAt: Date?
     @Timestamp(key: "created_at", on: .create) package var createdAt: Date?
 
     package init() {}
@@ -179,7 +179,7 @@ package final class BurgerMark: Model, @unchecked Sendable {
 }
 
 /// `follower` reads `followee`'s reviews in their feed.
-package final class BurgerFollow: Model, @unchecked Sendable {
+final class BurgerFollow: Model, @unchecked Sendable {
     package static let schema = "burger_follows"
 
     @ID(key: .id) package var id: UUID?

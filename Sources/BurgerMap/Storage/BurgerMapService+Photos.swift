@@ -9,7 +9,7 @@ extension BurgerMapService {
     static let maxPhotoBytes = 5 * 1024 * 1024
     /// Photos one account may hold that no review has taken yet: enough for a review being
     /// written on two devices, not a free image host.
-    package static let maxPendingPhotos = 30
+    static let maxPendingPhotos = 30
     /// A photo no review took within this long is deleted.
     static let pendingPhotoLifetime: TimeInterval = 24 * 60 * 60
 
@@ -69,7 +69,7 @@ extension BurgerMapService {
 
     /// Deletes photos no review took in time, and their files when nothing else shows them.
     /// Returns how many went.
-    package func deleteAbandonedPhotos(now: Date = Date()) async throws -> Int {
+    func deleteAbandonedPhotos(now: Date = Date()) async throws -> Int {
         let abandoned = try await BurgerPhoto.query(on: database).filter(\.$reviewID == nil)
             .filter(\.$createdAt < now.addingTimeInterval(-Self.pendingPhotoLifetime)).limit(500).all()
         for photo in abandoned { try await deletePhoto(photo) }

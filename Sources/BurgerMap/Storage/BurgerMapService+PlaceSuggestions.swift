@@ -29,7 +29,7 @@ final class BurgerPlaceSuggestion: Model, @unchecked Sendable {
     @Field(key: "lon") package var lon: Double
     @OptionalField(key: "kakao_id") package var kakaoID: String?
     /// Comma-separated: `position`, `phone`, `address`, `kakao_id_far`.
-    @Field(key: "reasons") package var reasons: String
+    @Field(key: "reasons") var reasons: String
     @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}

@@ -36,7 +36,7 @@ extension BurgerMapService {
     /// or one with this many visible reviews of its own this old (or an admin). Fresh accounts
     /// cost one sign-up each; without this, three of them hid any review in a fraction of a second.
     package static let reporterStandingAge: TimeInterval = 3 * 24 * 3600
-    package static let reporterStandingReviews = 3
+    static let reporterStandingReviews = 3
     package static let service = "burger-map"
 
     // MARK: Reading

@@ -22,7 +22,7 @@ struct BurgerMapSynthetic {
     package let progress: (_ stage: String, _ done: Int, _ total: Int) -> Void
 
     /// City centres and their share of the places: most burgers are in Seoul.
-    package static let cities: [(lat: Double, lon: Double, spread: Double, share: Double, name: String)] = [
+    static let cities: [(lat: Double, lon: Double, spread: Double, share: Double, name: String)] = [
         (37.5510, 126.9880, 0.07, 0.6, "서울"), (35.1600, 129.0600, 0.05, 0.25, "부산"), (33.4900, 126.5000, 0.04, 0.15, "제주"),
     ]
 

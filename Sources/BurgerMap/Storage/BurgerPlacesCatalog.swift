@@ -8,7 +8,7 @@ import Vapor
 
 /// `Resources/catalogs/burger_places.json`: the places a new install's map starts with, across
 /// Seoul, Busan and Jeju, each with reviews by a dozen seed reviewers and generated photos.
-package enum BurgerPlacesCatalog {
+enum BurgerPlacesCatalog {
     package struct Place: Decodable {
         package let key: String
         package let name: String
@@ -47,7 +47,7 @@ package enum BurgerPlacesCatalog {
                            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 
-    package static func reviewerEmail(_ index: Int) -> String { "burger-reviewer-\(index + 1)@seed.whatweeat.invalid" }
+    static func reviewerEmail(_ index: Int) -> String { "burger-reviewer-\(index + 1)@seed.whatweeat.invalid" }
 }
 
 /// Seeds the catalog once, in one transaction: the reviewers (accounts nobody can sign in to),

@@ -23,7 +23,7 @@ package final class PlaceIndex: Sendable {
         package let lon: Double
         package let phone: String?
         package let reviewCount: Int
-        package let ratingSum: Int
+        let ratingSum: Int
         let coverURL: String?
         /// Made by a young account and not yet reviewed by another (`BurgerPlace.unverified`).
         package let unverified: Bool

@@ -40,7 +40,7 @@ package final class PlaceVersions: Sendable {
     }
 
     /// A write whose places are not known (an account withdrawn, an announcement without them).
-    package func changedEverything() {
+    func changedEverything() {
         state.withLockedValue { $0.everything &+= 1 }
     }
 

@@ -45,7 +45,7 @@ extension BurgerMapPages {
     }
 
     /// Like or bookmark: a toggle with its count, or a login link for a visitor.
-    package func reaction(_ req: Request, _ review: ReviewResponse, _ kind: String, pressed: Bool, count: Int, emoji: String, signedIn: Bool) -> Node<HTML.BodyContext> {
+    func reaction(_ req: Request, _ review: ReviewResponse, _ kind: String, pressed: Bool, count: Int, emoji: String, signedIn: Bool) -> Node<HTML.BodyContext> {
         let label = req.t("burger_map.review.\(kind)")
         guard signedIn else {
             return .a(.id("\(kind)-button"), .class("reaction"), .href(AccountPath.logIn() + "?next=" + MapPath.review(review.id)),

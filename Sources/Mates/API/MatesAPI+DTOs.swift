@@ -115,7 +115,7 @@ package struct MatePersonResponse: Content {
 /// `GET /nearby`'s answer: `{people, radiusMeters, recommendedTopics, requestedMe}`, each person as
 /// `MatePersonResponse` encodes it. Written by hand (`JSONBytes`): with Foundation's encoder the
 /// JSON of fifty people cost more than finding them. `MatesAPITests` checks both agree.
-package enum NearbyJSON {
+enum NearbyJSON {
     package static func write(people: [MatePerson], recommendedTopics: [String], requestedMe: [MatePerson], radiusMeters: Int) -> JSONBytes {
         var json = JSONBytes(capacity: 256 * (people.count + requestedMe.count) + 512)
         json.raw(#"{"people":"#)
@@ -154,7 +154,7 @@ package enum NearbyJSON {
 
     /// A person's keys after `distanceMeters`, to the closing brace: the same on every answer
     /// that lists them, so the searching index keeps it (`SearchingIndex.Entry`).
-    package static func afterDistance(gender: String, id: UUID, nickname: String, reputation: [Int], topics: [String]) -> [UInt8] {
+    static func afterDistance(gender: String, id: UUID, nickname: String, reputation: [Int], topics: [String]) -> [UInt8] {
         var json = JSONBytes(capacity: 192)
         json.raw(#","gender":"#)
         json.string(gender)
@@ -233,21 +233,21 @@ struct MatesReviewBody: Content {
 struct MatesReviewResponse: Content {
     package let id: UUID
     package let matchId: UUID
-    package let userId: UUID
+    let userId: UUID
     package let reputation: [Int]
     package let comment: String
     package let createdAt: Date
 }
 
 struct MatesReportBody: Content {
-    package let userId: UUID?
+    let userId: UUID?
     package let categories: [String]?
     package let comment: String?
 }
 
 struct MatesReportResponse: Content {
     package let id: UUID
-    package let userId: UUID
+    let userId: UUID
     package let categories: [String]
     package let createdAt: Date
 }
@@ -255,7 +255,7 @@ struct MatesReportResponse: Content {
 struct MessageBody: Content {
     package let text: String?
     /// The client's own id for the line, echoed on the live socket.
-    package let clientId: String?
+    let clientId: String?
 }
 
 struct ChatPage: Content {
@@ -293,7 +293,7 @@ struct ShopItemResponse: Content {
     package let name: String
     package let price: Int
     @NullEncoded package var productId: String?
-    package let owned: Bool
+    let owned: Bool
 }
 
 struct ShopItemsResponse: Content {

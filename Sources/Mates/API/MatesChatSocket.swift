@@ -17,11 +17,11 @@ enum MatesChatSocket {
     struct Incoming: Decodable {
         package let type: String
         package let text: String?
-        package let clientId: String?
+        let clientId: String?
         let messageId: UUID?
     }
 
-    package struct Hello: Encodable {
+    struct Hello: Encodable {
         package let type = "hello"
         package let unreadCount: Int
         package let partnerReadAt: Date?
@@ -30,7 +30,7 @@ enum MatesChatSocket {
 
     struct Ack: Encodable {
         package let type = "ack"
-        package let clientId: String?
+        let clientId: String?
         package let message: ChatMessage
     }
 
@@ -40,7 +40,7 @@ enum MatesChatSocket {
             package let message: String
         }
         package let type = "error"
-        package let clientId: String?
+        let clientId: String?
         package let error: Detail
     }
 

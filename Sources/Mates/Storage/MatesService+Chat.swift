@@ -42,12 +42,12 @@ enum ChatEvent {
         package let type = "message"
         package let message: ChatMessage
         /// The sender's own id for the line, so its other sockets can drop the echo.
-        package let clientId: String?
+        let clientId: String?
     }
 
     package struct Read: Encodable {
         package let type = "read"
-        package let userId: UUID
+        let userId: UUID
         package let readAt: Date
     }
 
@@ -81,7 +81,7 @@ package struct PersonChatEvent: Codable, Sendable {
 }
 
 extension MatesService {
-    package static func chatTopic(_ match: UUID) -> String { "mates.chat.\(match.uuidString.lowercased())" }
+    static func chatTopic(_ match: UUID) -> String { "mates.chat.\(match.uuidString.lowercased())" }
     package static func personChatTopic(_ user: UUID) -> String { "mates.person.\(user.uuidString.lowercased())" }
 
     func publishChat(_ event: String, match: UUID) async {

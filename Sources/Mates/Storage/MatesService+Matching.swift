@@ -43,7 +43,7 @@ extension MatesService {
     }
 
     /// Stops searches nobody renewed within `searchLifetime`.
-    package func expireSearches() async throws -> Int {
+    func expireSearches() async throws -> Int {
         let users = try await store.stopSearches(renewedBefore: now.addingTimeInterval(-Self.searchLifetime))
         try await store.dropRequests(involving: users)
         return users.count

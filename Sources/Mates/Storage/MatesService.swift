@@ -232,7 +232,7 @@ package struct MatesService {
         try await profileSnapshot(user).standing
     }
 
-    package static func searchPosition(state: String, lat: Double?, lon: Double?) -> Coordinate? {
+    static func searchPosition(state: String, lat: Double?, lon: Double?) -> Coordinate? {
         guard state == MatesState.searching.rawValue, let lat, let lon else { return nil }
         return Coordinate(unchecked: lat, lon)
     }
@@ -241,7 +241,7 @@ package struct MatesService {
     /// `verification_required` for an account that has not verified. The gate of every mates
     /// route reads it (its `standing` is what the gate checks), and the handler takes it from the
     /// request (`req.matesSnapshot()`).
-    package func profileSnapshot(_ user: UUID) async throws -> MatesProfileSnapshot {
+    func profileSnapshot(_ user: UUID) async throws -> MatesProfileSnapshot {
         guard let snapshot = try await store.snapshot(user) else { throw AppError(.forbidden, "verification_required") }
         return snapshot
     }

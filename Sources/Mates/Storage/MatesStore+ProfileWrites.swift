@@ -19,7 +19,7 @@ extension MatesStore {
     }
 
     /// Verifies the account for mates with this destination (its profile is made then).
-    package func markVerified(_ user: UUID, channel: VerificationChannel, destinationHash: String, masked: String) async throws -> MatesProfile {
+    func markVerified(_ user: UUID, channel: VerificationChannel, destinationHash: String, masked: String) async throws -> MatesProfile {
         let profile = try await model(user) ?? MatesService.newProfile(user)
         profile.verifiedChannel = channel.rawValue
         profile.verifiedDestinationHash = destinationHash
@@ -53,7 +53,7 @@ extension MatesStore {
     }
 
     /// Stops every search last renewed before `cutoff`; who was stopped.
-    package func stopSearches(renewedBefore cutoff: Date) async throws -> [UUID] {
+    func stopSearches(renewedBefore cutoff: Date) async throws -> [UUID] {
         let expired = try await sql.update(profiles)
             .set(Column.state, to: SQLBind(MatesState.idle.rawValue)).set(Column.queuedAt, to: SQLLiteral.null)
             .where(Column.state, .equal, SQLBind(MatesState.searching.rawValue))
@@ -65,7 +65,7 @@ extension MatesStore {
     }
 
     /// Moves a searching, unsuspended person into `match`; false when they were not searching.
-    package func moveToMatch(_ user: UUID, match: UUID) async throws -> Bool {
+    func moveToMatch(_ user: UUID, match: UUID) async throws -> Bool {
         let moved = try await sql.update(profiles)
             .set(Column.state, to: SQLBind(MatesState.matched.rawValue)).set(Column.matchID, to: SQLBind(match))
             .set(Column.queuedAt, to: SQLLiteral.null)
@@ -78,7 +78,7 @@ extension MatesStore {
     }
 
     /// Both people of an ended match back to idle (all but `except`, whose account is going).
-    package func leaveMatch(_ match: UUID, except: UUID? = nil) async throws {
+    func leaveMatch(_ match: UUID, except: UUID? = nil) async throws {
         let update = sql.update(profiles)
             .set(Column.state, to: SQLBind(MatesState.idle.rawValue)).set(Column.matchID, to: SQLLiteral.null)
             .where(Column.matchID, .equal, SQLBind(match))
@@ -88,7 +88,7 @@ extension MatesStore {
     }
 
     /// Adds one to each picked reputation counter (`ReputationCategory` positions).
-    package func addReputation(_ user: UUID, picked: [Int]) async throws {
+    func addReputation(_ user: UUID, picked: [Int]) async throws {
         guard !picked.isEmpty else { return }
         let update = sql.update(profiles).where(Column.id, .equal, SQLBind(user))
         for position in picked {
@@ -100,7 +100,7 @@ extension MatesStore {
     }
 
     /// Suspends from mates (the search stops); false when already suspended.
-    package func suspend(_ user: UUID, at now: Date) async throws -> Bool {
+    func suspend(_ user: UUID, at now: Date) async throws -> Bool {
         let suspended = try await sql.update(profiles).set(Column.suspendedAt, to: SQLBind(now))
             .set(Column.state, to: SQLBind(MatesState.idle.rawValue)).set(Column.queuedAt, to: SQLLiteral.null)
             .where(Column.id, .equal, SQLBind(user)).where(Column.suspendedAt, .is, SQLLiteral.null)
@@ -111,7 +111,7 @@ extension MatesStore {
     }
 
     /// An admin lifts a suspension; reports made before `now` stop counting. Nil without a profile.
-    package func liftSuspension(_ user: UUID, at now: Date) async throws -> MatesProfile? {
+    func liftSuspension(_ user: UUID, at now: Date) async throws -> MatesProfile? {
         guard let profile = try await model(user) else { return nil }
         profile.suspendedAt = nil
         profile.reportsClearedAt = now
@@ -120,7 +120,7 @@ extension MatesStore {
     }
 
     /// Keeps the person from searching until `until` (a dodge penalty; nil lifts it).
-    package func blockSearching(_ user: UUID, until: Date?) async throws {
+    func blockSearching(_ user: UUID, until: Date?) async throws {
         try await sql.update(profiles).set(Column.searchBlockedUntil, to: until.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null).where(Column.id, .equal, SQLBind(user)).run()
         await announce([user])
     }

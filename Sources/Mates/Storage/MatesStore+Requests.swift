@@ -8,7 +8,7 @@ import Vapor
 /// for each person a write touches, here and on the other instances (`requestsTopic`).
 extension MatesStore {
     /// The columns of `mates_requests`, each named here once.
-    package enum RequestsColumn {
+    enum RequestsColumn {
         package static let id = "id"
         package static let from = "from_id"
         package static let to = "to_id"
@@ -17,7 +17,7 @@ extension MatesStore {
     private typealias RC = RequestsColumn
 
     /// Who asked this person and still waits, newest first: from memory, else one statement.
-    package func askers(of user: UUID) async throws -> [UUID] {
+    func askers(of user: UUID) async throws -> [UUID] {
         let memory = application.matesAskers
         if let remembered = memory.value(for: user) { return remembered }
         let generation = memory.generation
@@ -39,7 +39,7 @@ extension MatesStore {
 
     /// Writes a new request (`created`), or finds the one already there when the same was sent
     /// twice at once.
-    package func createRequest(from asker: UUID, to target: UUID) async throws -> (request: MatesRequest?, created: Bool) {
+    func createRequest(from asker: UUID, to target: UUID) async throws -> (request: MatesRequest?, created: Bool) {
         let request = MatesRequest(from: asker, to: target)
         do {
             try await request.create(on: database)
@@ -51,7 +51,7 @@ extension MatesStore {
     }
 
     /// Drops every request from or to these people (a search stopped or expired, a suspension).
-    package func dropRequests(involving users: [UUID]) async throws {
+    func dropRequests(involving users: [UUID]) async throws {
         guard !users.isEmpty else { return }
         let dropped = try await sql.raw("""
             DELETE FROM \(ident: MatesRequest.schema) WHERE \(ident: RC.from) IN (\(binds: users)) OR \(ident: RC.to) IN (\(binds: users))
@@ -61,7 +61,7 @@ extension MatesStore {
     }
 
     /// Drops the requests the two made to each other (they matched).
-    package func dropRequests(between one: UUID, and other: UUID) async throws {
+    func dropRequests(between one: UUID, and other: UUID) async throws {
         let pair = [one, other]
         try await sql.raw("""
             DELETE FROM \(ident: MatesRequest.schema) WHERE \(ident: RC.from) IN (\(binds: pair)) AND \(ident: RC.to) IN (\(binds: pair))
@@ -81,7 +81,7 @@ extension Application {
     private struct MatesAskersKey: StorageKey { typealias Value = PersonMemory<[UUID]> }
 
     /// Who asked each person (`MatesStore.askers`).
-    package var matesAskers: PersonMemory<[UUID]> {
+    var matesAskers: PersonMemory<[UUID]> {
         get { configured(MatesAskersKey.self) }
         set { storage[MatesAskersKey.self] = newValue }
     }

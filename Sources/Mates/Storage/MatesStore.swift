@@ -43,7 +43,7 @@ package struct MatesStore {
 
     /// A store on a transaction its caller commits (an account's deletion): its writes are not
     /// announced, the caller announces once the transaction is done.
-    package static func unannounced(on transaction: any Database, application: Application) -> MatesStore {
+    static func unannounced(on transaction: any Database, application: Application) -> MatesStore {
         MatesStore(database: transaction, application: application, pending: PendingChanges())
     }
 
@@ -55,10 +55,10 @@ package struct MatesStore {
     /// Where changes are announced: the searching index and the records follow it.
     package static let topic = "mates.profiles"
     /// Where the store announces whose askers changed (`askers`).
-    package static let requestsTopic = "mates.requests"
+    static let requestsTopic = "mates.requests"
 
     /// The columns of `mates_profiles`, each named here once (the model's keys, every statement).
-    package enum ProfileColumn {
+    enum ProfileColumn {
         package static let id = "id"
         package static let gender = "gender"
         package static let birthYear = "birth_year"
@@ -73,8 +73,8 @@ package struct MatesStore {
         package static let state = "state"
         package static let lat = "lat"
         package static let lon = "lon"
-        package static let queueTopics = "queue_topics"
-        package static let queuedAt = "queued_at"
+        static let queueTopics = "queue_topics"
+        static let queuedAt = "queued_at"
         package static let matchID = "match_id"
         package static let verifiedChannel = "verified_channel"
         package static let verifiedDestinationHash = "verified_destination_hash"
@@ -157,7 +157,7 @@ package struct MatesStore {
 
     /// Everyone searching and not suspended (or only `id`), with their nicknames: what the
     /// searching index holds.
-    package func searchingEntries(only id: UUID? = nil) async throws -> [SearchingIndex.Entry] {
+    func searchingEntries(only id: UUID? = nil) async throws -> [SearchingIndex.Entry] {
         let query = sql.select()
             .column(SQLColumn(Column.id, table: table)).column(SQLColumn("nickname", table: User.schema))
             .columns([Column.gender, Column.birthYear, Column.ageMin, Column.ageMax, Column.searchable, Column.queueTopics]
@@ -187,7 +187,7 @@ package struct MatesStore {
     }
 
     /// The profile as one row, no model (the model's reflection was a fifth of a mates page).
-    package func readSnapshot(_ user: UUID) async throws -> MatesProfileSnapshot? {
+    func readSnapshot(_ user: UUID) async throws -> MatesProfileSnapshot? {
         let columns = [Column.gender, Column.birthYear, Column.topics, Column.searchable, Column.ageMin, Column.ageMax, Column.avatar,
                        Column.background] + Column.reputation
             + [Column.state, Column.queuedAt, Column.matchID, Column.verifiedChannel, Column.verifiedMasked, Column.suspendedAt,
@@ -216,7 +216,7 @@ package struct MatesStore {
 
     /// The newest match of the person that ended (its id and end), if any. A match ends only
     /// where the store also moves both people back to idle, so the announcement covers it.
-    package func readLastEndedMatch(_ user: UUID) async throws -> MatesOwnRecord.EndedMatch? {
+    func readLastEndedMatch(_ user: UUID) async throws -> MatesOwnRecord.EndedMatch? {
         guard let row = try await sql.raw("""
             SELECT id, ended_at FROM \(ident: MatesMatch.schema) WHERE (user_a = \(bind: user) OR user_b = \(bind: user))
             AND ended_at IS NOT NULL ORDER BY created_at DESC LIMIT 1
@@ -271,7 +271,7 @@ package struct MatesStore {
 
     /// Forgets every record here and on the other instances: an account's deletion, whose rows
     /// (the partner's ended match among them) went by cascade.
-    package func announceEveryone() async {
+    func announceEveryone() async {
         await records.forgetEveryone(announcingOn: application.events)
         await application.matesAskers.forgetEveryone(announcingOn: application.events)
     }
@@ -289,13 +289,13 @@ package struct MatesStore {
 /// A person's own profile and the match of theirs that ended last: what the gate of every mates
 /// request and the state read (`MatesStore.record`).
 package struct MatesOwnRecord: Sendable {
-    package struct EndedMatch: Sendable, Equatable {
+    struct EndedMatch: Sendable, Equatable {
         package let id: UUID
         package let endedAt: Date
     }
 
     package let profile: MatesProfileSnapshot
-    package let lastEnded: EndedMatch?
+    let lastEnded: EndedMatch?
 }
 
 /// The people a transaction changed (profiles, and whose askers), announced after its commit.
@@ -317,7 +317,7 @@ extension Application {
     private struct MatesRecordsKey: StorageKey { typealias Value = PersonMemory<MatesOwnRecord> }
 
     /// Each person's own profile record (`MatesStore.record`), forgotten on every announcement.
-    package var matesRecords: PersonMemory<MatesOwnRecord> {
+    var matesRecords: PersonMemory<MatesOwnRecord> {
         get { configured(MatesRecordsKey.self) }
         set { storage[MatesRecordsKey.self] = newValue }
     }

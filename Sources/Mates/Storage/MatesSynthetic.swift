@@ -8,7 +8,7 @@ import SQLKit
 /// (a city's worth of them, for the `/nearby` benchmark) and pairs already matched (for the chat
 /// socket benchmark). Accounts are `mate-{seed}-{i}@synthetic.whatweeat.invalid`, matched ones
 /// `pair-{seed}-{i}@…` (pair k is `2k` and `2k+1`). Random but repeatable.
-package struct MatesSynthetic {
+struct MatesSynthetic {
     package let searching: Int
     package let pairs: Int
     package let seed: UInt64

@@ -14,7 +14,7 @@ package struct MatePerson: Sendable {
     /// Where they search (people from the searching index).
     package var coordinate: Coordinate?
     /// Their JSON after the distance, as the searching index keeps it (`NearbyJSON.afterDistance`).
-    package var jsonAfterDistance: [UInt8]?
+    var jsonAfterDistance: [UInt8]?
 
     package init(id: UUID, nickname: String, gender: String, topics: [String], reputation: [Int], avatar: Int,
                  background: Int, distanceMeters: Double? = nil, coordinate: Coordinate? = nil) {
@@ -39,7 +39,7 @@ package struct MatesStanding: Sendable {
     package let ageMax: Int
     package let suspended: Bool
     /// Where they search, while they do: what they are shown is measured from there.
-    package var searchPosition: Coordinate? = nil
+    var searchPosition: Coordinate? = nil
 
     var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
 }
@@ -60,14 +60,14 @@ package struct MatesProfileSnapshot: Sendable, Equatable {
     /// The six reputation counters, `ReputationCategory` order.
     package let reputation: [Int]
     package let state: MatesState
-    package let queuedAt: Date?
+    let queuedAt: Date?
     package let matchID: UUID?
     package let verifiedChannel: String
     package let verifiedMasked: String
     package let suspended: Bool
     package let searchBlockedUntil: Date?
     /// Where they search, while they do.
-    package let searchPosition: Coordinate?
+    let searchPosition: Coordinate?
 
     /// What the gate checks and `/nearby` measures from: the same row, so a mates request that
     /// shows one's own profile reads it once.

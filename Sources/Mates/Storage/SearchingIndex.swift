@@ -35,10 +35,10 @@ package final class SearchingIndex: Sendable {
         package let background: Int
         package let lat: Double
         package let lon: Double
-        package let queuedAt: Date
+        let queuedAt: Date
         /// The person's JSON in `/nearby` after the distance (`NearbyJSON.afterDistance`), written
         /// once here instead of on every answer that lists them.
-        package let jsonAfterDistance: [UInt8]
+        let jsonAfterDistance: [UInt8]
 
         package init(id: UUID, nickname: String, gender: String, birthYear: Int, ageMin: Int, ageMax: Int, searchable: Bool, topics: [String],
              reputation: [Int], avatar: Int, background: Int, lat: Double, lon: Double, queuedAt: Date) {

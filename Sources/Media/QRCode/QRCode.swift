@@ -20,7 +20,7 @@ package struct QRCode: Sendable {
         }
     }
 
-    package enum EncodingError: Error, Equatable {
+    enum EncodingError: Error, Equatable {
         /// The payload does not fit in the largest supported version at the requested level.
         case tooLong
         /// A forced mask pattern outside 0...7.
@@ -33,7 +33,7 @@ package struct QRCode: Sendable {
     /// Modules per side, without the quiet zone.
     package let size: Int
     package let errorCorrection: ErrorCorrection
-    package let maskPattern: Int
+    let maskPattern: Int
     /// Row-major, `true` = dark.
     private let modules: [Bool]
 
@@ -71,7 +71,7 @@ package struct QRCode: Sendable {
     }
 
     /// Coordinates outside the symbol read as light, like the quiet zone around it.
-    package func isDark(x: Int, y: Int) -> Bool {
+    func isDark(x: Int, y: Int) -> Bool {
         guard (0..<size).contains(x), (0..<size).contains(y) else { return false }
         return modules[y * size + x]
     }

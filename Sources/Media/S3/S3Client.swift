@@ -71,7 +71,7 @@ package struct S3Client: Sendable {
     }
 
     /// Creates the bucket, or finds it already ours.
-    package func createBucket() async throws {
+    func createBucket() async throws {
         let response = try await send(.PUT, key: nil)
         guard response.status == .ok || response.status == .conflict else { throw try await failure("PUT bucket", response) }
         _ = try await response.body.collect(upTo: 1 << 16)

@@ -5,7 +5,7 @@ import Platform
 /// AWS Signature Version 4 in the `Authorization` header, as S3 and every S3-compatible store
 /// (MinIO, Ceph, R2, moto) check it: a canonical form of the request, hashed, signed with a key
 /// derived from the secret, the day, the region and the service.
-package struct S3Signer: Sendable {
+struct S3Signer: Sendable {
     package let accessKeyID: String
     package let secretAccessKey: String
     package let region: String
@@ -19,7 +19,7 @@ package struct S3Signer: Sendable {
     }
 
     /// `20130524T000000Z`: the `x-amz-date` form of a moment.
-    package static func amzDate(_ date: Date) -> String {
+    static func amzDate(_ date: Date) -> String {
         let parts = Calendar.utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
                       parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
@@ -57,7 +57,7 @@ package struct S3Signer: Sendable {
 
     /// RFC 3986 percent-encoding as SigV4 wants it: everything but `A-Z a-z 0-9 - _ . ~` (and `/`
     /// in a path when `keepSlash`).
-    package static func uriEncode(_ value: String, keepSlash: Bool = false) -> String {
+    static func uriEncode(_ value: String, keepSlash: Bool = false) -> String {
         var result = ""
         for byte in value.utf8 {
             let character = Character(Unicode.Scalar(byte))

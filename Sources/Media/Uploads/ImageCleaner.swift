@@ -98,7 +98,7 @@ public enum ImageCleaner {
     /// field is the profile's size, `acsp` at 36), the tag table, every tag's data inside the
     /// profile, and between and after them only zeros to the next 4-byte boundary. Anything else
     /// (bytes after the last tag, a gap between tags) could carry a file of its own.
-    package static func isPlainICCProfile(_ profile: [UInt8]) -> Bool {
+    static func isPlainICCProfile(_ profile: [UInt8]) -> Bool {
         guard profile.count >= 132, profile.count <= 4 << 20, bigEndian(profile, 0, 4) == profile.count,
               Array(profile[36..<40]) == Array("acsp".utf8) else { return false }
         let tagCount = bigEndian(profile, 128, 4)

@@ -16,7 +16,7 @@ package enum MultipartGuard {
         if refused { throw AppError.badRequest("malformed_body") }
     }
 
-    package static func hasNonASCIIHeaderName(_ bytes: [UInt8], boundary: String) -> Bool {
+    static func hasNonASCIIHeaderName(_ bytes: [UInt8], boundary: String) -> Bool {
         bytes.withUnsafeBytes { hasNonASCIIHeaderName($0, boundary: boundary) }
     }
 
@@ -26,7 +26,7 @@ package enum MultipartGuard {
     ///
     /// The delimiter is found with `memchr` and `memcmp`: a generic `firstRange(of:)` over the
     /// bytes took half a second for a 5 MB photo, most of an upload's cost.
-    package static func hasNonASCIIHeaderName(_ bytes: UnsafeRawBufferPointer, boundary: String) -> Bool {
+    static func hasNonASCIIHeaderName(_ bytes: UnsafeRawBufferPointer, boundary: String) -> Bool {
         let delimiter = Array("--\(boundary)\r\n".utf8)
         guard let base = bytes.baseAddress, bytes.count >= delimiter.count else { return false }
         let cr: UInt8 = 13, lf: UInt8 = 10, colon: UInt8 = 58

@@ -5,7 +5,7 @@ import Platform
 /// Files in an S3-compatible bucket, under `uploads/`: every instance reads them, and the
 /// bucket's own replication and versioning keep them. A bucket that cannot be reached is 503
 /// `file_storage_unavailable` (logged), never a 500.
-package struct S3FileStorage: FileStorage {
+struct S3FileStorage: FileStorage {
     package let client: S3Client
     private let logger: Logger
     static let prefix = "uploads/"

@@ -17,9 +17,9 @@ import Vapor
 /// than `minimumFreeBytes` free, so a full disk never stops the database from writing.
 package struct StorageQuota: Sendable {
     package static let schema = "storage_usage"
-    package static let networkDaysSchema = "storage_network_days"
+    static let networkDaysSchema = "storage_network_days"
     /// Accounts younger than this have the smaller quota and share their network's daily budget.
-    package static let newAccountAge: TimeInterval = 3 * 24 * 3600
+    static let newAccountAge: TimeInterval = 3 * 24 * 3600
 
     let bytesPerAccount: Int
     let bytesPerNewAccount: Int

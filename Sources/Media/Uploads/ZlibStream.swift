@@ -3,10 +3,10 @@ import CZlib
 /// Inflates a whole zlib stream (RFC 1950) with the system's zlib: a PNG's colour profile is
 /// stored that way, and the image cleaner keeps it only when it is exactly one stream with
 /// nothing after it, inflating to no more than it allows.
-package enum ZlibStream {
+enum ZlibStream {
     /// The inflated bytes, or nil when `data` is not one complete stream ending where `data` ends,
     /// or would inflate to more than `limit` bytes.
-    package static func inflateWhole(_ data: [UInt8], limit: Int) -> [UInt8]? {
+    static func inflateWhole(_ data: [UInt8], limit: Int) -> [UInt8]? {
         guard !data.isEmpty else { return nil }
         var stream = z_stream()
         guard inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }

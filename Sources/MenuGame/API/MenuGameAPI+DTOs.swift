@@ -8,18 +8,18 @@ struct MenuResponse: Content {
     package let id: String
     package let name: Menu.Names
     /// The name in the request's language.
-    package let displayName: String
+    let displayName: String
     package let emoji: String
     package let imageURL: String
-    package let nations: [Nation]
-    package let flavors: [Flavor]
-    package let rice: Bool
-    package let noodle: Bool
+    let nations: [Nation]
+    let flavors: [Flavor]
+    let rice: Bool
+    let noodle: Bool
     package let soup: Bool
     package let healthy: Bool
-    package let instant: Bool
-    package let alcohol: Bool
-    @NullEncoded package var expense: Expense?
+    let instant: Bool
+    let alcohol: Bool
+    @NullEncoded var expense: Expense?
 
     package init(_ menu: Menu, imageURL: String, language: Language) {
         id = menu.id
@@ -45,7 +45,7 @@ struct ResultResponse: Content {
         package let rank: Int
         package let id: String
         package let name: Menu.Names
-        package let displayName: String
+        let displayName: String
         package let emoji: String
         package let imageURL: String
         package let keywords: [String]
@@ -104,22 +104,22 @@ extension MenuGameAPI {
         package var id: String?
         package var name: Menu.Names?
         package var emoji: String?
-        package var nations: [Nation]?
-        package var flavors: [Flavor]?
-        package var rice: Bool?
-        package var noodle: Bool?
+        var nations: [Nation]?
+        var flavors: [Flavor]?
+        var rice: Bool?
+        var noodle: Bool?
         package var soup: Bool?
         package var healthy: Bool?
-        package var instant: Bool?
-        package var alcohol: Bool?
-        package var expense: Expense?
+        var instant: Bool?
+        var alcohol: Bool?
+        var expense: Expense?
         package var imageURL: String?
     }
 }
 
 extension MenuGameAPI.MenuInput {
     /// A new menu from the fields sent; id, name, emoji and nations are required.
-    package func newMenu() throws -> Menu {
+    func newMenu() throws -> Menu {
         Menu(id: try id.required("id"), name: try name.required("name"), emoji: try emoji.required("emoji"),
              nations: Set(try nations.required("nations")), flavors: Set(flavors ?? []),
              rice: rice ?? false, noodle: noodle ?? false, soup: soup ?? false,

@@ -70,7 +70,7 @@ struct MenuGameAPI: RouteCollection {
     struct SoloBody: Content {
         package let gameAnswer: GameAnswer
         package let dislikedFoods: [Flavor]?
-        package let recommender: RecommenderVersion?
+        let recommender: RecommenderVersion?
     }
 
     package func solo(req: Request) async throws -> ResultResponse {

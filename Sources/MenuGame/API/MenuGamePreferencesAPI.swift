@@ -21,7 +21,7 @@ struct MenuGamePreferencesAPI: RouteCollection {
         package let saved: Bool?
     }
 
-    package func preferences(req: Request) async throws -> PreferencesBody {
+    func preferences(req: Request) async throws -> PreferencesBody {
         let user = try req.requireUser()
         let saved = try await req.menuGame.savedDislikes(of: user.requireID())
         return PreferencesBody(dislikedFoods: Self.sorted(saved ?? []), saved: saved != nil)

@@ -89,7 +89,7 @@ public struct Recommender: Sendable {
 /// questions they answered. A menu's value is the group's mean satisfaction plus the
 /// satisfaction of its least-satisfied player: a menu that delights most but leaves one
 /// player at the bottom of their list loses to one everybody finds good.
-package enum FairShare {
+enum FairShare {
     /// Weight of the least-satisfied player against the group's mean.
     static let leastMiseryWeight = 1.0
     /// Values run from 0 to 1 + leastMiseryWeight.
@@ -99,7 +99,7 @@ package enum FairShare {
     /// The largest demotion of an older winner, fading to 0 at the end of the history.
     static let fadingPenalty = 0.3
     /// How many recent winners a device remembers.
-    package static let historyLength = 10
+    static let historyLength = 10
 
     package static func values(playerScores: [[Int]], recentlyShown penalties: [Int: Double]) -> [Double] {
         let menuCount = playerScores.first?.count ?? 0

@@ -36,10 +36,10 @@ package final class MenuCatalog: Sendable {
     package struct Snapshot: Sendable {
         package let menus: [Menu]
         let imageURLs: [String: String]
-        package let v0: Recommender
+        let v0: Recommender
         package let v1: Recommender
 
-        package func recommender(_ version: RecommenderVersion) -> Recommender { version == .v0 ? v0 : v1 }
+        func recommender(_ version: RecommenderVersion) -> Recommender { version == .v0 ? v0 : v1 }
     }
 
     private let state = NIOLockedValueBox(Snapshot(menus: [], imageURLs: [:], v0: .init(version: .v0, menus: []), v1: .init(version: .v1, menus: [])))
@@ -60,7 +60,7 @@ package final class MenuCatalog: Sendable {
 extension Application {
     private struct MenuCatalogKey: StorageKey { typealias Value = MenuCatalog }
 
-    package var menuCatalog: MenuCatalog {
+    var menuCatalog: MenuCatalog {
         get { configured(MenuCatalogKey.self) }
         set { storage[MenuCatalogKey.self] = newValue }
     }

@@ -65,10 +65,10 @@ package final class MenuGroup: Model, @unchecked Sendable {
     /// Six digits, never starting with 0; unique among stored groups.
     @Field(key: "pin") package var pin: String
     /// SHA-256 of the host's device token.
-    @Field(key: "host_token_hash") package var hostTokenHash: String
+    @Field(key: "host_token_hash") var hostTokenHash: String
     @OptionalParent(key: "host_user_id") var hostUser: User?
-    @Enum(key: "recommender") package var recommender: RecommenderVersion
-    @Field(key: "last_activity_at") package var lastActivityAt: Date
+    @Enum(key: "recommender") var recommender: RecommenderVersion
+    @Field(key: "last_activity_at") var lastActivityAt: Date
     @OptionalField(key: "closed_at") var closedAt: Date?
     /// The results, frozen when the game closes, so every later call sees the same menus.
     @OptionalField(key: "result") package var result: String?
@@ -88,7 +88,7 @@ package final class MenuGroup: Model, @unchecked Sendable {
 }
 
 /// One player's answers in a group. A resubmission replaces the row; cancelling deletes it.
-package final class MenuGroupSubmission: Model, @unchecked Sendable {
+final class MenuGroupSubmission: Model, @unchecked Sendable {
     package static let schema = "menu_group_submissions"
 
     @ID(key: .id) package var id: UUID?
@@ -109,13 +109,13 @@ package final class MenuGroupSubmission: Model, @unchecked Sendable {
 }
 
 /// Menus a device was recently shown as a solo winner or a random menu, for variety.
-package final class MenuDeviceHistory: Model, @unchecked Sendable {
+final class MenuDeviceHistory: Model, @unchecked Sendable {
     package static let schema = "menu_device_history"
 
     @ID(key: .id) package var id: UUID?
-    @Field(key: "device_hash") package var deviceHash: String
-    @Field(key: "menu_slug") package var menuSlug: String
-    @Field(key: "shown_at") package var shownAt: Date
+    @Field(key: "device_hash") var deviceHash: String
+    @Field(key: "menu_slug") var menuSlug: String
+    @Field(key: "shown_at") var shownAt: Date
 
     package init() {}
 
@@ -127,7 +127,7 @@ package final class MenuDeviceHistory: Model, @unchecked Sendable {
 }
 
 /// What a stored submission holds.
-package struct StoredChoice: Codable {
+struct StoredChoice: Codable {
     package var gameAnswer: GameAnswer
     package var dislikedFoods: [Flavor]
 

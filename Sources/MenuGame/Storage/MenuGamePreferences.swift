@@ -5,7 +5,7 @@ import Vapor
 
 /// A signed-in player's menu-game choices, so they follow the account to another device.
 /// Anonymous players keep the same choices in cookies (see `MenuGameDevice`).
-package final class MenuGamePreference: Model, @unchecked Sendable {
+final class MenuGamePreference: Model, @unchecked Sendable {
     package static let schema = "menu_game_preferences"
 
     @ID(key: .id) package var id: UUID?

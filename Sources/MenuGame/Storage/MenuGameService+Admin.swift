@@ -5,7 +5,7 @@ import Vapor
 /// Catalog administration: adding, changing and retiring menus, with the catalog's rules; games
 /// on every instance see each change at once (`MenuStore` announces it, the catalog follows).
 extension MenuGameService {
-    package var menuStore: MenuStore { MenuStore(database: database, application: application) }
+    var menuStore: MenuStore { MenuStore(database: database, application: application) }
 
     /// A menu on offer (404 for an unknown or retired one).
     func menu(slug: String) async throws -> Menu {

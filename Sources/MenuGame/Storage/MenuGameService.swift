@@ -8,7 +8,7 @@ import Vapor
 /// The results of a game as clients see them, frozen when a group closes.
 package struct GameResult: Codable, Sendable, Equatable {
     package struct Entry: Codable, Sendable, Equatable {
-        package let slug: String
+        let slug: String
         package let name: Menu.Names
         package let emoji: String
         package let imageURL: String
@@ -39,8 +39,8 @@ package struct MenuGameService {
     let groupStates: MenuGroupStateCache
     package let publicURL: String
     let application: Application
-    package let shownMenus: ShownMenus
-    package let savedDislikesMemory: PersonMemory<Set<Flavor>?>
+    let shownMenus: ShownMenus
+    let savedDislikesMemory: PersonMemory<Set<Flavor>?>
 
     package init(request: Request) {
         self.database = request.db

@@ -11,13 +11,13 @@ import Vapor
 /// traffic. Writes in this process (create, submit, cancel, close) update the entry at once, so a
 /// single process is always exact. An entry older than `maxAge` is read again from the database:
 /// that bounds how stale another process's view can be when several share PostgreSQL.
-package final class MenuGroupStateCache: Sendable {
+final class MenuGroupStateCache: Sendable {
     package struct Snapshot: Sendable, Equatable {
         package let id: UUID
         package let pin: String
-        package let hostTokenHash: String
+        let hostTokenHash: String
         package var isClosed: Bool
-        package var lastActivityAt: Date
+        var lastActivityAt: Date
         package var submissionCount: Int
 
         package func status(device: String?) -> GroupStatus {
@@ -84,7 +84,7 @@ package final class MenuGroupStateCache: Sendable {
 extension Application {
     private struct MenuGroupStateCacheKey: StorageKey { typealias Value = MenuGroupStateCache }
 
-    package var menuGroupStates: MenuGroupStateCache {
+    var menuGroupStates: MenuGroupStateCache {
         get { configured(MenuGroupStateCacheKey.self) }
         set { storage[MenuGroupStateCacheKey.self] = newValue }
     }

@@ -25,20 +25,20 @@ package struct MenuStore {
     /// The columns of `menus`, each named here once (the model's keys, the migration, every statement).
     package enum Column {
         package static let id = "id"
-        package static let slug = "slug"
-        package static let nameKo = "name_ko"
-        package static let nameEn = "name_en"
-        package static let nameJa = "name_ja"
+        static let slug = "slug"
+        static let nameKo = "name_ko"
+        static let nameEn = "name_en"
+        static let nameJa = "name_ja"
         package static let emoji = "emoji"
-        package static let nations = "nations"
-        package static let flavors = "flavors"
-        package static let rice = "rice"
-        package static let noodle = "noodle"
+        static let nations = "nations"
+        static let flavors = "flavors"
+        static let rice = "rice"
+        static let noodle = "noodle"
         package static let soup = "soup"
         package static let healthy = "healthy"
-        package static let instant = "instant"
-        package static let alcohol = "alcohol"
-        package static let expense = "expense"
+        static let instant = "instant"
+        static let alcohol = "alcohol"
+        static let expense = "expense"
         package static let imageURL = "image_url"
         package static let editedByAdmin = "edited_by_admin"
         package static let retiredAt = "retired_at"
@@ -49,7 +49,7 @@ package struct MenuStore {
     /// A row of `menus` as the reads decode it (`MenuStoreTests` checks it against `MenuRecord`).
     package struct Row: Decodable, Sendable, Equatable {
         package let id: UUID
-        package let slug: String
+        let slug: String
         let nameKo: String
         let nameEn: String
         let nameJa: String
@@ -119,14 +119,14 @@ package struct MenuStore {
     }
 
     /// Every menu, retired ones too, in catalog order (the order the file seeded them in, then slug).
-    package func allRows() async throws -> [Row] {
+    func allRows() async throws -> [Row] {
         try await sql.select().columns(rowColumns).from(MenuRecord.schema)
             .orderBy(Column.createdAt).orderBy(Column.slug)
             .all(decoding: Row.self)
     }
 
     /// The menus on offer, in catalog order: what the catalog in memory holds.
-    package func activeRows() async throws -> [Row] {
+    func activeRows() async throws -> [Row] {
         try await sql.select().columns(rowColumns).from(MenuRecord.schema)
             .where(SQLIdentifier(Column.retiredAt), .is, SQLLiteral.null)
             .orderBy(Column.createdAt).orderBy(Column.slug)
@@ -134,7 +134,7 @@ package struct MenuStore {
     }
 
     /// A menu on offer by its slug, or nil (unknown or retired).
-    package func activeRow(slug: String) async throws -> Row? {
+    func activeRow(slug: String) async throws -> Row? {
         try await sql.select().columns(rowColumns).from(MenuRecord.schema)
             .where(SQLIdentifier(Column.slug), .equal, SQLBind(slug))
             .where(SQLIdentifier(Column.retiredAt), .is, SQLLiteral.null)
@@ -142,7 +142,7 @@ package struct MenuStore {
     }
 
     /// The menus on offer, newest first, a page at a time (`GET /api/v1/menu-game/menus`).
-    package func activePage(_ page: CursorPageRequest) async throws -> (rows: [Row], nextCursor: String?) {
+    func activePage(_ page: CursorPageRequest) async throws -> (rows: [Row], nextCursor: String?) {
         let (records, next) = try await MenuRecord.query(on: database).filter(\.$retiredAt == nil)
             .paginate(newestFirst: \.$createdAt, page)
         return (try records.map(Row.init), next)
@@ -214,7 +214,7 @@ package struct MenuStore {
 
     /// Retires a menu on offer (404 `menu_not_found` otherwise): it leaves games and lists, past
     /// results that named it stay intact.
-    package func retire(slug: String, at now: Date) async throws {
+    func retire(slug: String, at now: Date) async throws {
         let record = try await activeRecord(slug: slug)
         record.retiredAt = now
         record.editedByAdmin = true
@@ -255,5 +255,5 @@ package struct MenuStore {
 
 extension Application {
     /// The store of `menus` on the application's database.
-    package var menuStore: MenuStore { MenuStore(database: db, application: self) }
+    var menuStore: MenuStore { MenuStore(database: db, application: self) }
 }

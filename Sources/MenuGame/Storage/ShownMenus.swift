@@ -13,7 +13,7 @@ import Vapor
 /// views served by other instances count too; this instance's shows not yet written are kept on
 /// top. The history is for variety only: a show lost to a crash within its second, or one another
 /// instance made in the last minute, makes a repeat possible, nothing worse.
-package final class ShownMenus: Sendable {
+final class ShownMenus: Sendable {
     private struct Entry: Sendable {
         /// Newest first, at most `FairShare.historyLength`.
         var slugs: [String]
@@ -73,7 +73,7 @@ package final class ShownMenus: Sendable {
     /// Writes every show recorded since the last flush in one statement, then deletes each of
     /// those devices' rows past the newest `FairShare.historyLength`. Returns how many it wrote.
     @discardableResult
-    package func flush(on database: any Database) async throws -> Int {
+    func flush(on database: any Database) async throws -> Int {
         let batch = state.withLockedValue { state -> [Shown] in
             defer { state.pending.removeAll(keepingCapacity: true) }
             return state.pending
@@ -133,7 +133,7 @@ extension Application {
     private struct ShownMenusKey: StorageKey { typealias Value = ShownMenus }
 
     /// Made in `MenuGameFeature.configure`.
-    package var shownMenus: ShownMenus {
+    var shownMenus: ShownMenus {
         get { configured(ShownMenusKey.self) }
         set { storage[ShownMenusKey.self] = newValue }
     }

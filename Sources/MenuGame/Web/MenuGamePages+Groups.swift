@@ -119,7 +119,7 @@ extension MenuGamePages {
         try await lookUpOrRedirect(req) { try await req.menuGroupStatusFromPath(device: device.token) }
     }
 
-    package func lobby(req: Request) async throws -> Response {
+    func lobby(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         if let redirect = onboardingRedirect(req, device) { return redirect }
         let group: GroupStatus

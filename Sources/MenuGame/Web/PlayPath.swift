@@ -5,8 +5,8 @@ import Platform
 /// and links, form actions and redirects fill them in, so a renamed page cannot leave a stale link.
 package enum PlayPath {
     package static let home: PagePath = "/play"
-    package static let welcome: PagePath = "/play/welcome"
-    package static let preferences: PagePath = "/play/preferences"
+    static let welcome: PagePath = "/play/welcome"
+    static let preferences: PagePath = "/play/preferences"
     package static let solo: PagePath = "/play/solo"
     static let soloGame: PagePath = "/play/solo/game"
     package static let result: PagePath = "/play/result"

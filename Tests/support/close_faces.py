@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Makes internal the `package` declarations of MODULES that no other module (nor the shared test
+support) names. Dry run unless --write; --keep NAMES,... keeps those names open (a requirement of a
+package protocol, which the compiler reports). A type stays package while an open declaration of
+its module names it. Test targets import their modules @testable, so tests may use what closes.
+Usage: python3 Tests/support/close_faces.py Mates,Banchan [--write] [--keep a,b]"""
+import os, re, sys
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+MODULES = sys.argv[1].split(",")
+WRITE = "--write" in sys.argv
+KEEP = set(sys.argv[sys.argv.index("--keep") + 1].split(",")) if "--keep" in sys.argv else set()
+DECL = re.compile(r"^(\s*(?:@[\w.]+(?:\([^)]*\))?\s+)*)package\s+((?:static\s+|final\s+|override\s+|mutating\s+|nonisolated\s+|convenience\s+|required\s+|lazy\s+|indirect\s+|class\s+(?=func|var))*)(struct|class|enum|protocol|actor|func|var|let|init|subscript|typealias)\b\s*([A-Za-z_][A-Za-z0-9_]*)?")
+OPEN = re.compile(r"\b(package|public|open)\b")
+
+def swift_files(folder):
+    for d, _, files in os.walk(folder):
+        for f in files:
+            if f.endswith(".swift"):
+                yield os.path.join(d, f)
+
+texts = {}
+for module in os.listdir(f"{ROOT}/Sources"):
+    texts[module] = "\n".join(open(p, encoding="utf-8").read() for p in swift_files(f"{ROOT}/Sources/{module}"))
+texts["__testing"] = "\n".join(open(p, encoding="utf-8").read() for p in swift_files(f"{ROOT}/Tests/WhatWeEatTesting"))
+total = 0
+for module in MODULES:
+    outside = "\n".join(t for m, t in texts.items() if m != module)
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", outside)) | KEEP
+    files = {p: open(p, encoding="utf-8").read().split("\n") for p in swift_files(f"{ROOT}/Sources/{module}")}
+    candidates = {}  # (path, line) -> (name, kind)
+    for path, lines in files.items():
+        for i, line in enumerate(lines):
+            m = DECL.match(line)
+            if not m or m.group(3) in ("init", "subscript") or m.group(4) is None or m.group(4) in words:
+                continue
+            candidates[(path, i)] = (m.group(4), m.group(3))
+    # Types named by declarations that stay open must stay package too: iterate to a fixed point.
+    while True:
+        staying_open_text = []
+        for path, lines in files.items():
+            for i, line in enumerate(lines):
+                if (path, i) not in candidates and OPEN.search(re.sub(r"//.*", "", line)):
+                    staying_open_text.append(line)
+        named = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", "\n".join(staying_open_text)))
+        keep = [key for key, (name, kind) in candidates.items() if kind in ("struct", "class", "enum", "protocol", "actor", "typealias") and name in named]
+        if not keep:
+            break
+        for key in keep:
+            del candidates[key]
+    for (path, i), _ in candidates.items():
+        line = files[path][i]
+        m = DECL.match(line)
+        files[path][i] = m.group(1) + re.sub(r"^package\s+", "", line[m.end(1):], count=1)
+    if WRITE:
+        for path, lines in files.items():
+            open(path, "w", encoding="utf-8").write("\n".join(lines))
+    print(module, len(candidates))
+    total += len(candidates)
+print("total", total)

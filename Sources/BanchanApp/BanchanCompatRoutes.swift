@@ -90,8 +90,7 @@ struct BanchanCompatRoutes: RouteCollection {
     }
 
     package func detail(req: Request) async throws -> DetailResponse {
-        let record = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
-        let dish = record.dish
+        let dish = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "").dish
         let images = BanchanImages.URLs(publicURL: req.application.settings.publicURL)
         // The original price first, then the sale price; just the sale price when not discounted.
         let prices = (dish.isDiscounted ? [dish.originalPrice!] : []) + [dish.salePrice]

@@ -119,7 +119,7 @@ final class BanchanAPITests: XCTestCase {
             let first = try await app.send(.GET, "/api/v1/banchan/sections/main/dishes?limit=1")
             // The page is assembled from pre-encoded listings: the same bytes the encoder writes.
             let record = try await DishRecord.query(on: app.db).filter(\.$hash == Fixtures.bulgogi).first()
-            let encoded = CursorPage(items: [DishSummary(try XCTUnwrap(record), images: .init(publicURL: app.settings.publicURL))],
+            let encoded = CursorPage(items: [DishSummary(try BanchanStore.DishRow(try XCTUnwrap(record)), images: .init(publicURL: app.settings.publicURL))],
                                nextCursor: try first.object()["nextCursor"] as? String)
             XCTAssertEqual(first.text, String(decoding: try AppJSON.encoder().encode(encoded), as: UTF8.self))
             XCTAssertEqual(first.headers.contentType, .json)

@@ -84,4 +84,86 @@ final class BanchanStoreTests: XCTestCase {
             try await waitUntil { app.banchanListings.listing(hash: Fixtures.bulgogi)?.dish.title == "파일의 새 이름" }
         }
     }
+
+    func testAnAdministratorsWritesAreAnnouncedAndTheListingsFollow() async throws {
+        try await withTestApp { app in
+            let store = app.banchanStore
+            let announcements = app.events.subscribe(to: BanchanListings.topic)
+            var heard = announcements.makeAsyncIterator()
+            func nextChanged() async -> String? {
+                guard let message = await heard.next() else { return nil }
+                return try? JSONDecoder().decode(BanchanListings.Event.self, from: Data(message.utf8)).changed
+            }
+            let dakgalbi = try XCTUnwrap(app.banchanListings.listing(hash: Fixtures.dakgalbi)).dish
+            let lastBefore = try await store.dishRowsOnSale().filter { $0.dish.section == dakgalbi.section }.map(\.position).max()
+
+            // A new dish goes at the end of its section, on sale at once here.
+            var newDish = dakgalbi
+            newDish.hash = "NEW01"
+            newDish.title = "새 반찬"
+            let added = try await store.addDish(newDish, stock: 7)
+            let firstHeard = await nextChanged()
+            XCTAssertEqual(firstHeard, "NEW01")
+            XCTAssertEqual(added.position, (lastBefore ?? -1) + 1)
+            XCTAssertTrue(added.editedByAdmin)
+            XCTAssertEqual(app.banchanListings.listing(hash: "NEW01")?.stock, 7)
+
+            // A change with its stock, and one that keeps the stock it has.
+            let changed = try await store.changeDish(hash: "NEW01", stock: 3) { dish, stockNow in
+                XCTAssertEqual(stockNow, 7)
+                dish.title = "바뀐 반찬"
+            }
+            _ = await nextChanged()
+            XCTAssertEqual(changed.dish.title, "바뀐 반찬")
+            XCTAssertEqual(app.banchanListings.listing(hash: "NEW01")?.stock, 3)
+            let kept = try await store.changeDish(hash: "NEW01", stock: nil) { dish, _ in dish.emoji = "🥬" }
+            _ = await nextChanged()
+            XCTAssertEqual(kept.stock, 3)
+            let read = try await store.dishRow(hash: "NEW01")
+            XCTAssertEqual(read, kept, "what the write returned is what a read finds")
+
+            // Retired: off the listings, not found on sale, still read by hash (its orders keep it).
+            try await store.retireDish(hash: "NEW01", at: Date(timeIntervalSince1970: 1_800_000_000))
+            _ = await nextChanged()
+            XCTAssertNil(app.banchanListings.listing(hash: "NEW01"))
+            let onSale = try await store.dishRowOnSale(hash: "NEW01")
+            XCTAssertNil(onSale)
+            let retired = try await store.dishRow(hash: "NEW01")
+            XCTAssertEqual(retired?.retiredAt, Date(timeIntervalSince1970: 1_800_000_000))
+
+            // Back again: the same row, with the new stock.
+            let back = try await store.addDish(newDish, stock: 2)
+            _ = await nextChanged()
+            XCTAssertEqual(back.id, added.id)
+            XCTAssertNil(back.retiredAt)
+            XCTAssertEqual(app.banchanListings.listing(hash: "NEW01")?.stock, 2)
+        }
+    }
+
+    func testRefusedWritesChangeNothingAndAnnounceNothing() async throws {
+        try await withTestApp { app in
+            let store = app.banchanStore
+            let before = try await store.allDishRows()
+            let announcements = app.events.subscribe(to: BanchanListings.topic)
+            let dakgalbi = try XCTUnwrap(app.banchanListings.listing(hash: Fixtures.dakgalbi)).dish
+
+            await assertRefused("dish_exists") { _ = try await store.addDish(dakgalbi, stock: 1) }
+            await assertRefused("dish_not_found") { _ = try await store.changeDish(hash: "NOPE1", stock: 1) { _, _ in } }
+            await assertRefused("dish_not_found") { try await store.retireDish(hash: "NOPE1", at: Date()) }
+            struct Refused: Error {}
+            await assertRefused(nil, "the caller's rule") {
+                _ = try await store.changeDish(hash: Fixtures.dakgalbi, stock: 0) { dish, _ in
+                    dish.title = "거절될 이름"
+                    throw Refused()
+                }
+            }
+            let after = try await store.allDishRows()
+            XCTAssertEqual(after, before)
+
+            await app.events.publish("marker", to: BanchanListings.topic)
+            var heard = announcements.makeAsyncIterator()
+            let first = await heard.next()
+            XCTAssertEqual(first, "marker", "nothing was announced before it")
+        }
+    }
 }

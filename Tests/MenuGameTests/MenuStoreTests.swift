@@ -67,9 +67,12 @@ final class MenuStoreTests: XCTestCase {
     func testTheSeedAddsFollowsTheFileAndKeepsAnAdministratorsWork() async throws {
         try await withTestApp { app in
             let store = app.menuStore
-            let shipped = try await store.allRows().map(\.menu)
+            let before = try await store.allRows()
+            let shipped = before.map(\.menu)
             let again = try await store.seed(shipped)
-            XCTAssertEqual(again, 0, "a catalog already in the table writes nothing")
+            XCTAssertEqual(again, before, "a catalog already in the table writes nothing")
+            let untouched = try await store.allRows()
+            XCTAssertEqual(untouched, before)
 
             // The file changes one menu, adds one; an administrator changed another and retired a third.
             _ = try await store.change(slug: "bibimbap", imageURL: nil) { $0.name.ko = "관리자 비빔밥" }
@@ -80,10 +83,11 @@ final class MenuStoreTests: XCTestCase {
             let bibimbap = try XCTUnwrap(file.firstIndex { $0.id == "bibimbap" })
             file[bibimbap].name.ko = "파일 비빔밥"
             file.append(Self.menu("new-from-file"))
-            let written = try await store.seed(file)
-            XCTAssertEqual(written, 2, "the changed menu and the new one")
-
-            let rows = Dictionary(uniqueKeysWithValues: try await store.allRows().map { ($0.slug, $0) })
+            let seeded = try await store.seed(file)
+            let stored = try await store.allRows()
+            XCTAssertEqual(seeded, stored, "the rows after the seed")
+            XCTAssertEqual(stored.count, before.count + 1, "the new menu added")
+            let rows = Dictionary(uniqueKeysWithValues: stored.map { ($0.slug, $0) })
             XCTAssertEqual(rows["kimchi-jjigae"]?.menu.name.ko, "새 김치찌개")
             XCTAssertEqual(rows["bibimbap"]?.menu.name.ko, "관리자 비빔밥", "an administrator's edit is kept")
             XCTAssertNotNil(rows["ramen"]?.retiredAt, "a retirement is kept")

@@ -18,8 +18,8 @@ package struct DishSummary: Content {
     package let deliveryTypes: [String]
     let soldOut: Bool
 
-    package init(_ record: DishRecord, images: BanchanImages.URLs) {
-        self.init(record.dish, stock: record.stock, images: images)
+    package init(_ row: BanchanStore.DishRow, images: BanchanImages.URLs) {
+        self.init(row.dish, stock: row.stock, images: images)
     }
 
     package init(_ dish: Dish, stock: Int, images: BanchanImages.URLs) {
@@ -53,9 +53,9 @@ struct DishDetail: Content {
     package let maxQuantity: Int
     package let stock: Int
 
-    package init(_ record: DishRecord, images: BanchanImages.URLs, delivery: DeliveryFeeRule) {
-        let value = record.dish
-        dish = DishSummary(record, images: images)
+    package init(_ row: BanchanStore.DishRow, images: BanchanImages.URLs, delivery: DeliveryFeeRule) {
+        let value = row.dish
+        dish = DishSummary(row, images: images)
         pointRate = value.pointRate
         pointsPerUnit = value.pointsPerUnit
         deliveryInfo = value.deliveryInfo
@@ -68,7 +68,7 @@ struct DishDetail: Content {
         detailImages = images.details(value)
         minQuantity = value.minQuantity
         maxQuantity = value.maxQuantity
-        stock = record.stock
+        stock = row.stock
     }
 }
 

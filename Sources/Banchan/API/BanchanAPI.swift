@@ -70,8 +70,8 @@ struct BanchanAPI: RouteCollection {
     }
 
     package func dish(req: Request) async throws -> DishDetail {
-        let record = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
-        return DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
+        let row = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
+        return DishDetail(row, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
     }
 
     // MARK: Admin
@@ -79,8 +79,8 @@ struct BanchanAPI: RouteCollection {
     func createDish(req: Request) async throws -> Response {
         _ = try req.requireAdmin()
         let input = try req.decodeJSON(DishInput.self)
-        let record = try await req.banchan.addDish(try input.newDish(), stock: input.stock ?? 0)
-        return try await DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
+        let row = try await req.banchan.addDish(try input.newDish(), stock: input.stock ?? 0)
+        return try await DishDetail(row, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
             .encodeResponse(status: .created, for: req)
     }
 
@@ -88,8 +88,8 @@ struct BanchanAPI: RouteCollection {
     func updateDish(req: Request) async throws -> DishDetail {
         _ = try req.requireAdmin()
         let input = try req.decodeJSON(DishInput.self)
-        let record = try await req.banchan.changeDish(hash: req.parameters.get("hash") ?? "", stock: input.stock) { try input.apply(to: &$0) }
-        return DishDetail(record, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
+        let row = try await req.banchan.changeDish(hash: req.parameters.get("hash") ?? "", stock: input.stock) { try input.apply(to: &$0) }
+        return DishDetail(row, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
     }
 
     func retireDish(req: Request) async throws -> HTTPStatus {

@@ -194,18 +194,6 @@ package final class BanchanListings: Sendable {
         await events.publish(String(decoding: data, as: UTF8.self), to: topic)
     }
 
-    /// After an admin change: this process's listing changes before the answer goes out (the
-    /// admin sees it at once); the other processes read the dish again when they hear of it.
-    static func dishChanged(_ record: DishRecord, _ req: Request) async throws {
-        try await dishChanged(record, listings: req.application.banchanListings, events: req.application.events)
-    }
-
-    /// Updates this process's listing of the dish and tells the other processes.
-    static func dishChanged(_ record: DishRecord, listings: BanchanListings, events: any EventBus) async throws {
-        listings.update(try BanchanStore.DishRow(record), hash: record.hash)
-        await announceChange(of: record.hash, on: events)
-    }
-
     /// Tells every process (this one too) to read the dish again.
     static func announceChange(of hash: String, on events: any EventBus) async {
         guard let data = try? JSONEncoder().encode(Event(changed: hash)) else { return }

@@ -48,9 +48,9 @@ extension BanchanService {
     /// Puts a dish in the cart at this quantity (replacing what was there), within its limits
     /// and what is in stock now.
     func setCartQuantity(_ quantity: Int, of hash: String, for owner: Principal) async throws {
-        let record = try await dish(hash: hash)
-        try Self.checkQuantity(quantity, of: record)
-        let dishID = try record.requireID()
+        let row = try await dish(hash: hash)
+        try Self.checkQuantity(quantity, of: row.dish, stock: row.stock)
+        let dishID = row.id
         if let existing = try await CartItem.query(on: database).filter(\.$ownerKey == owner.key).filter(\.$dish.$id == dishID).first() {
             existing.quantity = quantity
             try await existing.save(on: database)
@@ -65,8 +65,8 @@ extension BanchanService {
     }
 
     func removeFromCart(_ hash: String, for owner: Principal) async throws {
-        let record = try await dish(hash: hash)
-        try await CartItem.query(on: database).filter(\.$ownerKey == owner.key).filter(\.$dish.$id == record.requireID()).delete()
+        let dishID = try await dish(hash: hash).id
+        try await CartItem.query(on: database).filter(\.$ownerKey == owner.key).filter(\.$dish.$id == dishID).delete()
     }
 
     /// A visitor's cart joins the account's when they sign in on that device: each dish's
@@ -94,11 +94,11 @@ extension BanchanService {
         }
     }
 
-    static func checkQuantity(_ quantity: Int, of record: DishRecord) throws {
+    static func checkQuantity(_ quantity: Int, of dish: Dish, stock: Int) throws {
         do {
-            try OrderRules.check(quantity: quantity, of: record.dish, stock: record.stock)
+            try OrderRules.check(quantity: quantity, of: dish, stock: stock)
         } catch {
-            throw appError(error, title: record.title)
+            throw appError(error, title: dish.title)
         }
     }
 

@@ -22,6 +22,8 @@ package struct BanchanService {
     let listings: BanchanListings
     package let events: any EventBus
     package let logger: Logger
+    /// The shop's tables (the dishes so far; the cart and orders are still written here).
+    let store: BanchanStore
 
     package init(request: Request) {
         self.init(database: request.db, application: request.application, logger: request.logger)
@@ -39,15 +41,15 @@ package struct BanchanService {
         listings = application.banchanListings
         events = application.events
         self.logger = logger
+        store = BanchanStore(database: database, application: application)
     }
 
     // MARK: Catalog
 
-    package func dish(hash: String) async throws -> DishRecord {
-        guard let record = try await DishRecord.query(on: database).filter(\.$hash == hash).filter(\.$retiredAt == nil).first() else {
-            throw AppError.notFound("dish_not_found")
-        }
-        return record
+    /// A dish on sale (404 `dish_not_found` for an unknown or retired one).
+    package func dish(hash: String) async throws -> BanchanStore.DishRow {
+        guard let row = try await store.dishRowOnSale(hash: hash) else { throw AppError.notFound("dish_not_found") }
+        return row
     }
 
     /// Every dish of a section in catalog order (the shipped app's section lists are not paged),

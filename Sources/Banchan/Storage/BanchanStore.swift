@@ -3,12 +3,11 @@ import Platform
 import SQLKit
 import Vapor
 
-/// The owner of the shop's tables. So far `banchan_dishes`' reads and the catalog's seeding are
-/// here: its columns are named once (`DishColumn`; the model's keys are these too), rows are read
-/// without models (`DishRow`), and a seed that changed dishes announces them so every instance's
-/// listings follow. The administrator's dish changes, the cart and the orders (which take stock
-/// in their own transactions) still have their statements in `BanchanService` (the next step,
-/// docs/DECISIONS.md).
+/// The owner of the shop's tables. So far `banchan_dishes` is here, but for the stock the orders
+/// take and give back in their own transactions: its columns are named once (`DishColumn`; the
+/// model's keys are these too), its rows are read without models (`DishRow`), and every dish the
+/// seed or an administrator writes is announced, so every instance's listings follow. The cart and
+/// the orders still have their statements in `BanchanService` (the next step, docs/DECISIONS.md).
 package struct BanchanStore {
     package let database: any Database
     let application: Application
@@ -145,6 +144,78 @@ package struct BanchanStore {
         try await sql.select().columns(dishColumns).from(DishRecord.schema)
             .where(SQLIdentifier(DishColumn.hash), .equal, SQLBind(hash))
             .first(decoding: DishRow.self)
+    }
+
+    /// A dish on sale by its hash, or nil (unknown or retired).
+    func dishRowOnSale(hash: String) async throws -> DishRow? {
+        try await sql.select().columns(dishColumns).from(DishRecord.schema)
+            .where(SQLIdentifier(DishColumn.hash), .equal, SQLBind(hash))
+            .where(SQLIdentifier(DishColumn.retiredAt), .is, SQLLiteral.null)
+            .first(decoding: DishRow.self)
+    }
+
+    // MARK: An administrator's dish writes (each announced)
+
+    /// Adds a dish at the end of its section, or brings a retired one back with these fields and
+    /// stock (its hash stays with its orders). 409 `dish_exists` for a dish on sale.
+    func addDish(_ dish: Dish, stock: Int) async throws -> DishRow {
+        let record: DishRecord
+        if let existing = try await DishRecord.query(on: database).filter(\.$hash == dish.hash).first() {
+            guard existing.retiredAt != nil else { throw AppError.conflict("dish_exists") }
+            record = existing
+            record.apply(dish)
+            record.stock = stock
+            record.retiredAt = nil
+        } else {
+            let last = try await DishRecord.query(on: database).filter(\.$section == dish.section.rawValue).sort(\.$position, .descending).first()
+            record = DishRecord(dish, position: (last?.position ?? -1) + 1, stock: stock)
+        }
+        record.editedByAdmin = true
+        do {
+            try await record.save(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("dish_exists")
+        }
+        return try await announce(record)
+    }
+
+    /// Changes a dish on sale (404 `dish_not_found` otherwise), and its stock when `stock` is
+    /// given. `change` gets the dish and its stock now; when it throws (the caller's rules),
+    /// nothing is written.
+    func changeDish(hash: String, stock: Int?, _ change: (inout Dish, _ stockNow: Int) throws -> Void) async throws -> DishRow {
+        let record = try await recordOnSale(hash: hash)
+        var dish = record.dish
+        try change(&dish, record.stock)
+        record.apply(dish)
+        if let stock { record.stock = stock }
+        record.editedByAdmin = true
+        try await record.save(on: database)
+        return try await announce(record)
+    }
+
+    /// Takes a dish on sale off sale (404 `dish_not_found` otherwise); its orders keep it.
+    func retireDish(hash: String, at now: Date) async throws {
+        let record = try await recordOnSale(hash: hash)
+        record.retiredAt = now
+        record.editedByAdmin = true
+        try await record.save(on: database)
+        _ = try await announce(record)
+    }
+
+    private func recordOnSale(hash: String) async throws -> DishRecord {
+        guard let record = try await DishRecord.query(on: database).filter(\.$hash == hash).filter(\.$retiredAt == nil).first() else {
+            throw AppError.notFound("dish_not_found")
+        }
+        return record
+    }
+
+    /// This instance's listing changes before the answer goes out (the administrator sees it at
+    /// once); the other instances read the dish again when they hear of it.
+    private func announce(_ record: DishRecord) async throws -> DishRow {
+        let row = try DishRow(record)
+        application.banchanListings.update(row, hash: row.hash)
+        await BanchanListings.announceChange(of: row.hash, on: application.events)
+        return row
     }
 
     // MARK: Seeding

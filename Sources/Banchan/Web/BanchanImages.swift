@@ -24,9 +24,9 @@ package struct BanchanImages: RouteCollection {
 
     package func image(req: Request) async throws -> Response {
         guard let hash = req.parameters.get("hash"), let file = req.parameters.get("file"), file.hasSuffix(".svg"),
-              let record = try await DishRecord.query(on: req.db).filter(\.$hash == hash).first()
+              let row = try await req.application.banchanStore.dishRow(hash: hash)
         else { throw AppError.notFound("dish_not_found") }
-        let dish = record.dish
+        let dish = row.dish
         let name = String(file.dropLast(4))
         let svg: String
         if name == "main" {

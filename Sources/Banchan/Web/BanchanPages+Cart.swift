@@ -15,20 +15,20 @@ extension BanchanPages {
         let owner = try req.browserPrincipal()
         let form = try req.content.decode(AddForm.self)
         let shop = req.banchan
-        let record = try await shop.dish(hash: form.hash ?? "")
-        let quantity = form.quantity ?? record.minQuantity
-        let already = try await shop.cart(of: owner).first { $0.dish.hash == record.hash }?.quantity ?? 0
+        let row = try await shop.dish(hash: form.hash ?? "")
+        let quantity = form.quantity ?? row.minQuantity
+        let already = try await shop.cart(of: owner).first { $0.dish.hash == row.hash }?.quantity ?? 0
         return try await req.submitForm {
             // Range-check the number from the form before adding: `already + quantity` with an
             // unchecked Int could overflow, and an overflow stops the process.
-            do { try OrderRules.check(quantity: quantity, of: record.dish, stock: .max) } catch let problem as QuantityProblem {
-                throw BanchanService.appError(problem, title: record.title)
+            do { try OrderRules.check(quantity: quantity, of: row.dish, stock: .max) } catch let problem as QuantityProblem {
+                throw BanchanService.appError(problem, title: row.title)
             }
-            try await shop.setCartQuantity(already + quantity, of: record.hash, for: owner)
-            return Layout.redirect(to: ShopPath.cart() + "?added=\(record.hash)")
+            try await shop.setCartQuantity(already + quantity, of: row.hash, for: owner)
+            return Layout.redirect(to: ShopPath.cart() + "?added=\(row.hash)")
         } onRuleBroken: { error in
-            page(req, title: record.title, status: error.status, scripts: ["/js/banchan/detail.js"],
-                 cartCount: try await cartCount(req, owner), main: dishView(req, record.dish, stock: record.stock, quantity: quantity, error: error))
+            page(req, title: row.title, status: error.status, scripts: ["/js/banchan/detail.js"],
+                 cartCount: try await cartCount(req, owner), main: dishView(req, row.dish, stock: row.stock, quantity: quantity, error: error))
         }
     }
 

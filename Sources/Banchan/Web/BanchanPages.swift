@@ -139,8 +139,8 @@ struct BanchanPages: RouteCollection {
         if let listing = req.application.banchanListings.listing(hash: hash) {
             (dish, stock) = (listing.dish, listing.stock)
         } else {
-            let record = try await req.banchan.dish(hash: hash)
-            (dish, stock) = (record.dish, record.stock)
+            let row = try await req.banchan.dish(hash: hash)
+            (dish, stock) = (row.dish, row.stock)
         }
         return page(req, title: dish.title, scripts: ["/js/banchan/detail.js"], cartCount: try await cartCount(req, owner),
                     main: dishView(req, dish, stock: stock, quantity: dish.minQuantity, error: nil))

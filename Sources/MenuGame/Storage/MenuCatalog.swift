@@ -21,11 +21,7 @@ struct MenuSeeder: Seeder {
     package var name: String { "menus" }
 
     package func seed(_ app: Application) async throws {
-        let store = app.menuStore
-        // A seed that wrote something has reloaded the catalog already (its announcement).
-        if try await store.seed(try MenuCatalogFile.load(from: app.directory.resourcesDirectory)) == 0 {
-            try await app.menuCatalog.reload(from: store)
-        }
+        app.menuCatalog.replace(with: try await app.menuStore.seed(try MenuCatalogFile.load(from: app.directory.resourcesDirectory)))
     }
 }
 
@@ -47,8 +43,12 @@ package final class MenuCatalog: Sendable {
     package var snapshot: Snapshot { state.withLockedValue { $0 } }
 
     package func reload(from store: MenuStore) async throws {
-        // Catalog order (the order the file seeded them in) is v0's tie-break.
-        let rows = try await store.activeRows()
+        replace(with: try await store.activeRows())
+    }
+
+    /// Holds the menus of `rows` on offer (rows in catalog order, which is v0's tie-break).
+    func replace(with allRows: [MenuStore.Row]) {
+        let rows = allRows.filter { $0.retiredAt == nil }
         let menus = rows.map(\.menu)
         var images: [String: String] = [:]
         for row in rows { if let url = row.imageURL { images[row.slug] = url } }

@@ -152,10 +152,11 @@ package struct MenuStore {
 
     /// Brings the table in line with the shipped catalog file: new menus are added, menus an
     /// administrator never touched follow the file, an administrator's edits and retirements are
-    /// kept. Announced when anything changed. Returns how many rows it wrote.
-    @discardableResult
-    package func seed(_ menus: [Menu]) async throws -> Int {
-        let existing = Dictionary(try await allRows().map { ($0.slug, $0) }, uniquingKeysWith: { first, _ in first })
+    /// kept. Announced when anything changed. Returns the rows after the seed (read again only
+    /// when it wrote), which the catalog of the starting instance is made from.
+    package func seed(_ menus: [Menu]) async throws -> [Row] {
+        let rows = try await allRows()
+        let existing = Dictionary(rows.map { ($0.slug, $0) }, uniquingKeysWith: { first, _ in first })
         let written = try await database.transaction { transaction in
             var written = 0
             for menu in menus {
@@ -171,8 +172,9 @@ package struct MenuStore {
             }
             return written
         }
-        if written > 0 { await announce() }
-        return written
+        guard written > 0 else { return rows }
+        await announce()
+        return try await allRows()
     }
 
     /// Adds a menu, or brings a retired one back with these fields (its id stays with past

@@ -17,32 +17,33 @@ package struct BanchanStore {
         self.application = application
     }
 
-    /// The columns of `banchan_dishes`, each named here once.
+    /// The columns of `banchan_dishes`, each named once — in `DishRow`'s coding keys, or here for a
+    /// column no row reads — and used by the model's keys and every statement.
     package enum DishColumn {
-        package static let id = "id"
-        package static let hash = "hash"
-        package static let section = "section"
-        package static let position = "position"
-        package static let title = "title"
-        package static let description = "description"
-        package static let salePrice = "sale_price"
-        package static let originalPrice = "original_price"
-        package static let badges = "badges"
-        package static let deliveryTypes = "delivery_types"
-        package static let pointRate = "point_rate"
-        package static let deliveryInfo = "delivery_info"
-        package static let minQuantity = "min_quantity"
-        package static let maxQuantity = "max_quantity"
-        package static let emoji = "emoji"
-        package static let color = "color"
-        package static let weight = "weight"
-        package static let ingredients = "ingredients"
-        package static let storage = "storage"
-        package static let detailSections = "detail_sections"
-        package static let thumbCount = "thumb_count"
-        package static let stock = "stock"
-        package static let editedByAdmin = "edited_by_admin"
-        package static let retiredAt = "retired_at"
+        package static let id = DishRow.CodingKeys.id.rawValue
+        package static let hash = DishRow.CodingKeys.hash.rawValue
+        package static let section = DishRow.CodingKeys.section.rawValue
+        package static let position = DishRow.CodingKeys.position.rawValue
+        package static let title = DishRow.CodingKeys.title.rawValue
+        package static let description = DishRow.CodingKeys.summary.rawValue
+        package static let salePrice = DishRow.CodingKeys.salePrice.rawValue
+        package static let originalPrice = DishRow.CodingKeys.originalPrice.rawValue
+        package static let badges = DishRow.CodingKeys.badges.rawValue
+        package static let deliveryTypes = DishRow.CodingKeys.deliveryTypes.rawValue
+        package static let pointRate = DishRow.CodingKeys.pointRate.rawValue
+        package static let deliveryInfo = DishRow.CodingKeys.deliveryInfo.rawValue
+        package static let minQuantity = DishRow.CodingKeys.minQuantity.rawValue
+        package static let maxQuantity = DishRow.CodingKeys.maxQuantity.rawValue
+        package static let emoji = DishRow.CodingKeys.emoji.rawValue
+        package static let color = DishRow.CodingKeys.color.rawValue
+        package static let weight = DishRow.CodingKeys.weight.rawValue
+        package static let ingredients = DishRow.CodingKeys.ingredients.rawValue
+        package static let storage = DishRow.CodingKeys.storageInfo.rawValue
+        package static let detailSections = DishRow.CodingKeys.detailSections.rawValue
+        package static let thumbCount = DishRow.CodingKeys.thumbCount.rawValue
+        package static let stock = DishRow.CodingKeys.stock.rawValue
+        package static let editedByAdmin = DishRow.CodingKeys.editedByAdmin.rawValue
+        package static let retiredAt = DishRow.CodingKeys.retiredAt.rawValue
         package static let createdAt = "created_at"
         package static let updatedAt = "updated_at"
     }

@@ -22,27 +22,28 @@ package struct MenuStore {
     /// Where changes are announced: the catalog in memory follows it.
     package static let topic = "menu_game.menus"
 
-    /// The columns of `menus`, each named here once (the model's keys, the migration, every statement).
+    /// The columns of `menus`, each named once — in `Row`'s coding keys, or here for a column no row
+    /// reads — and used by the model's keys and every statement.
     package enum Column {
-        package static let id = "id"
-        static let slug = "slug"
-        static let nameKo = "name_ko"
-        static let nameEn = "name_en"
-        static let nameJa = "name_ja"
-        package static let emoji = "emoji"
-        static let nations = "nations"
-        static let flavors = "flavors"
-        static let rice = "rice"
-        static let noodle = "noodle"
-        package static let soup = "soup"
-        package static let healthy = "healthy"
-        static let instant = "instant"
-        static let alcohol = "alcohol"
-        static let expense = "expense"
-        package static let imageURL = "image_url"
-        package static let editedByAdmin = "edited_by_admin"
-        package static let retiredAt = "retired_at"
-        package static let createdAt = "created_at"
+        package static let id = Row.CodingKeys.id.rawValue
+        static let slug = Row.CodingKeys.slug.rawValue
+        static let nameKo = Row.CodingKeys.nameKo.rawValue
+        static let nameEn = Row.CodingKeys.nameEn.rawValue
+        static let nameJa = Row.CodingKeys.nameJa.rawValue
+        package static let emoji = Row.CodingKeys.emoji.rawValue
+        static let nations = Row.CodingKeys.nations.rawValue
+        static let flavors = Row.CodingKeys.flavors.rawValue
+        static let rice = Row.CodingKeys.rice.rawValue
+        static let noodle = Row.CodingKeys.noodle.rawValue
+        package static let soup = Row.CodingKeys.soup.rawValue
+        package static let healthy = Row.CodingKeys.healthy.rawValue
+        static let instant = Row.CodingKeys.instant.rawValue
+        static let alcohol = Row.CodingKeys.alcohol.rawValue
+        static let expense = Row.CodingKeys.expense.rawValue
+        package static let imageURL = Row.CodingKeys.imageURL.rawValue
+        package static let editedByAdmin = Row.CodingKeys.editedByAdmin.rawValue
+        package static let retiredAt = Row.CodingKeys.retiredAt.rawValue
+        package static let createdAt = Row.CodingKeys.createdAt.rawValue
         package static let updatedAt = "updated_at"
     }
 

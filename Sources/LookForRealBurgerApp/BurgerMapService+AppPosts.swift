@@ -82,22 +82,19 @@ extension BurgerMapService {
     }
 
     private func placeRowQuery() -> SQLSelectBuilder {
-        let p = BurgerPlace.schema, u = User.schema
+        let p = BurgerPlace.schema
         return database.sql.select()
             .column(SQLColumn("id", table: p)).column(SQLColumn("name", table: p)).column(SQLColumn("address", table: p))
             .column(SQLColumn("lat", table: p)).column(SQLColumn("lon", table: p)).column(SQLColumn("phone", table: p))
             .column(SQLColumn("kakao_id", table: p)).column(SQLColumn("created_at", table: p))
             .column(SQLColumn("created_by", table: p))
-            .column(SQLColumn("nickname", table: u), as: "creator_nickname").column(SQLColumn("profile_image_key", table: u), as: "creator_image_key")
             .from(p)
-            .join(u, method: SQLJoinMethod.left, on: SQLColumn("id", table: u), .equal, SQLColumn("created_by", table: p))
+            .joiningPerson("creator", on: SQLColumn("created_by", table: p), keepingOrphans: true)
     }
 
     private static func placeRow(from row: any SQLRow) throws -> PlaceRow {
-        var creator: PersonRow?
-        if let id = try row.decode(column: "created_by", as: UUID?.self), let nickname = try row.decode(column: "creator_nickname", as: String?.self) {
-            creator = PersonRow(id: id, nickname: nickname, imageKey: try row.decode(column: "creator_image_key", as: String?.self))
-        }
+        let creator = try AccountStore.person("creator", id: try row.decode(column: "created_by", as: UUID?.self), in: row)
+            .map { PersonRow(id: $0.id, nickname: $0.nickname, imageKey: $0.profileImageKey) }
         return PlaceRow(id: try row.decode(column: "id", as: UUID.self), name: try row.decode(column: "name", as: String.self),
                         address: try row.decode(column: "address", as: String.self), lat: try row.decode(column: "lat", as: Double.self),
                         lon: try row.decode(column: "lon", as: Double.self), phone: try row.decode(column: "phone", as: String?.self),
@@ -135,14 +132,13 @@ extension BurgerMapService {
 
     /// Each place's visible reviews, newest first, as the app's shop posts list them.
     func reviewsAsComments(ofPlaces ids: [UUID]) async throws -> [UUID: [CommentRow]] {
-        let r = BurgerReview.schema, u = User.schema
+        let r = BurgerReview.schema
         var result: [UUID: [CommentRow]] = [:]
         for chunk in ids.chunked(Self.idsPerQuery) {
             let rows = try await database.sql.select()
                 .column(SQLColumn("id", table: r)).column(SQLColumn("place_id", table: r)).column(SQLColumn("created_at", table: r))
                 .column(SQLColumn("author_id", table: r))
-                .column(SQLColumn("nickname", table: u), as: "author_nickname").column(SQLColumn("profile_image_key", table: u), as: "author_image_key")
-                .from(r).join(u, on: SQLColumn("id", table: u), .equal, SQLColumn("author_id", table: r))
+                .from(r).joiningPerson("author", on: SQLColumn("author_id", table: r))
                 .where(SQLColumn("place_id", table: r), .in, SQLBind.group(Array(chunk))).where(SQLColumn("hidden_at", table: r), .is, SQLLiteral.null)
                 .orderBy(SQLColumn("created_at", table: r), SQLDirection.descending).orderBy(SQLColumn("id", table: r), SQLDirection.descending).all()
             for row in rows {
@@ -157,14 +153,13 @@ extension BurgerMapService {
 
     /// Every comment of each review, newest first.
     package func comments(ofReviews ids: [UUID]) async throws -> [UUID: [CommentRow]] {
-        let c = BurgerComment.schema, u = User.schema
+        let c = BurgerComment.schema
         var result: [UUID: [CommentRow]] = [:]
         for chunk in ids.chunked(Self.idsPerQuery) {
             let rows = try await database.sql.select()
                 .column(SQLColumn("id", table: c)).column(SQLColumn("review_id", table: c)).column(SQLColumn("text", table: c))
                 .column(SQLColumn("created_at", table: c)).column(SQLColumn("author_id", table: c))
-                .column(SQLColumn("nickname", table: u), as: "author_nickname").column(SQLColumn("profile_image_key", table: u), as: "author_image_key")
-                .from(c).join(u, on: SQLColumn("id", table: u), .equal, SQLColumn("author_id", table: c))
+                .from(c).joiningPerson("author", on: SQLColumn("author_id", table: c))
                 .where(SQLColumn("review_id", table: c), .in, SQLBind.group(Array(chunk)))
                 .orderBy(SQLColumn("created_at", table: c), SQLDirection.descending).orderBy(SQLColumn("id", table: c), SQLDirection.descending).all()
             for row in rows {
@@ -177,8 +172,8 @@ extension BurgerMapService {
     }
 
     private static func author(from row: any SQLRow) throws -> PersonRow {
-        PersonRow(id: try row.decode(column: "author_id", as: UUID.self), nickname: try row.decode(column: "author_nickname", as: String.self),
-                  imageKey: try row.decode(column: "author_image_key", as: String?.self))
+        let author = try AccountStore.person("author", id: try row.decode(column: "author_id", as: UUID.self), in: row)
+        return PersonRow(id: author.id, nickname: author.nickname, imageKey: author.profileImageKey)
     }
 
     /// Places someone marked (`eaten` is the app's `likes`, `want` its `likes2`), the latest first.

@@ -5,28 +5,28 @@ import Platform
 import SQLKit
 
 /// One line in a person's inbox: someone did something that concerns them ("liked your review").
-/// Any service posts here through `NotificationInbox`; the text is written when it is read, in the
+/// Any service posts here through `NotificationStore`; the text is written when it is read, in the
 /// reader's language, from `kind` and the actor's current nickname.
-package final class InboxNotification: Model, @unchecked Sendable {
-    package static let schema = "notifications"
+final class InboxNotification: Model, @unchecked Sendable {
+    static let schema = "notifications"
 
-    @ID(key: .id) package var id: UUID?
-    @Parent(key: "recipient_id") package var recipient: User
-    @OptionalParent(key: "actor_id") package var actor: User?
+    @ID(key: .id) var id: UUID?
+    @Parent(key: .string(NotificationStore.Column.recipientID)) var recipient: User
+    @OptionalParent(key: .string(NotificationStore.Column.actorID)) var actor: User?
     /// The service that posted it (`burger-map`, `mates`).
-    @Field(key: "service") package var service: String
+    @Field(key: .string(NotificationStore.Column.service)) var service: String
     /// What happened (`review_liked`); the message is `notification.<kind>`.
-    @Field(key: "kind") package var kind: String
+    @Field(key: .string(NotificationStore.Column.kind)) var kind: String
     /// What it is about (a review), for clients that open it.
-    @OptionalField(key: "subject_id") package var subjectID: UUID?
+    @OptionalField(key: .string(NotificationStore.Column.subjectID)) var subjectID: UUID?
     /// Where the web app shows it.
-    @OptionalField(key: "link") package var link: String?
+    @OptionalField(key: .string(NotificationStore.Column.link)) var link: String?
     /// A short quote (a comment's first words), shown under the message.
-    @OptionalField(key: "excerpt") package var excerpt: String?
-    @OptionalField(key: "read_at") package var readAt: Date?
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @OptionalField(key: .string(NotificationStore.Column.excerpt)) var excerpt: String?
+    @OptionalField(key: .string(NotificationStore.Column.readAt)) var readAt: Date?
+    @Timestamp(key: .string(NotificationStore.Column.createdAt), on: .create, format: .microseconds) var createdAt: Date?
 
-    package init() {}
+    init() {}
 }
 
 struct CreateNotifications: NamedMigration {

@@ -18,7 +18,7 @@ struct NotificationResponse: Content {
     package let createdAt: Date
 
     /// A listed row (the inbox page and its API).
-    package init(_ row: NotificationInbox.Listed, req: Request) {
+    init(_ row: NotificationStore.Listed, req: Request) {
         id = row.id
         service = row.service
         kind = row.kind
@@ -29,20 +29,6 @@ struct NotificationResponse: Content {
         message = req.t("notification.\(row.kind)", ["actor": row.actor?.nickname ?? req.t("notification.someone")])
         read = row.readAt != nil
         createdAt = row.createdAt
-    }
-
-    package init(_ row: InboxNotification, req: Request) {
-        let actor = row.$actor.value.flatMap { $0 }
-        id = row.id ?? UUID()
-        service = row.service
-        kind = row.kind
-        self.actor = actor.map { PersonSummary($0, files: req.application.files) }
-        subjectId = row.subjectID
-        link = row.link
-        excerpt = row.excerpt
-        message = req.t("notification.\(row.kind)", ["actor": actor?.nickname ?? req.t("notification.someone")])
-        read = row.readAt != nil
-        createdAt = row.createdAt ?? Date()
     }
 }
 
@@ -98,7 +84,7 @@ struct NotificationsAPI: RouteCollection {
     package static func liveSocket(for user: UUID, _ req: Request) throws -> Response {
         try req.liveSocket(feature: "notifications") { req, socket, _ in
             // Subscribe before counting: an arrival in between is sent after the count, never lost.
-            let stream = req.application.events.subscribe(to: NotificationInbox.topic(for: user))
+            let stream = req.application.events.subscribe(to: NotificationStore.topic(for: user))
             if let message = try? await Self.message(for: user, arrived: nil, req: req) { try? await socket.send(message) }
             let forwarding = Task {
                 for await event in stream {
@@ -121,7 +107,7 @@ struct NotificationsAPI: RouteCollection {
     }
 
     package static func message(for user: UUID, arrived id: UUID?, req: Request) async throws -> String {
-        var notification: InboxNotification?
+        var notification: NotificationStore.Listed?
         if let id { notification = try await req.inbox.notification(id, for: user) }
         let message = LiveMessage(unreadCount: try await req.inbox.unreadCount(for: user),
                                   notification: notification.map { NotificationResponse($0, req: req) })
@@ -144,9 +130,10 @@ package enum NotificationsFeature: Feature {
         }
         // A deleted account's words leave every inbox with it (its name goes with the account's row).
         app.accountRemovals.register(beforeDelete: { [weak app] user, transaction in
-            let recipients = try await NotificationInbox.forgetWords(ofDeleted: user, on: transaction)
+            let recipients = try await NotificationStore.forgetWords(ofDeleted: user, on: transaction)
             guard let app else { return }
-            for recipient in recipients { await app.events.publish("changed", to: NotificationInbox.topic(for: recipient)) }
+            let store = NotificationStore(database: app.db, application: app)
+            for recipient in recipients { await store.announceChange(for: recipient) }
         })
     }
 

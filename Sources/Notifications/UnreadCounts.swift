@@ -9,7 +9,7 @@ import Vapor
 /// pages on).
 ///
 /// Every change to someone's inbox — a notification posted or collapsed, some read, some withdrawn
-/// or blanked — calls `forget` for that person through `NotificationInbox`; the rules (announced
+/// or blanked — calls `forget` for that person through `NotificationStore`; the rules (announced
 /// to every instance, a lifetime, the generation check) are `PersonMemory`'s. The first pages show
 /// their actors' names and pictures, so a change of any account forgets them all
 /// (`forgetFirstPages`, followed from the session cache's announcements).
@@ -17,7 +17,7 @@ package final class UnreadCounts: Sendable {
     package static let topic = "notifications.unread-counts"
 
     private let memory: PersonMemory<Int>
-    private let firstPages: PersonMemory<NotificationInbox.FirstPage>
+    private let firstPages: PersonMemory<NotificationStore.FirstPage>
 
     package init(lifetime: TimeInterval = 30, capacity: Int = 100_000) {
         memory = PersonMemory(topic: Self.topic, lifetime: lifetime, capacity: capacity)
@@ -25,12 +25,12 @@ package final class UnreadCounts: Sendable {
     }
 
     /// The remembered first page of the person's inbox, or nil: read it.
-    func firstPage(for user: UUID) -> NotificationInbox.FirstPage? { firstPages.value(for: user) }
+    func firstPage(for user: UUID) -> NotificationStore.FirstPage? { firstPages.value(for: user) }
 
     /// Taken before reading a first page; hand it back to `remember(firstPage:)`.
     var firstPageGeneration: UInt64 { firstPages.generation }
 
-    package func remember(firstPage: NotificationInbox.FirstPage, for user: UUID, readAt generation: UInt64) {
+    package func remember(firstPage: NotificationStore.FirstPage, for user: UUID, readAt generation: UInt64) {
         firstPages.remember(firstPage, for: user, readAt: generation)
     }
 

@@ -368,7 +368,7 @@ final class BurgerMapReviewsTests: XCTestCase {
             XCTAssertEqual(inbox["unreadCount"] as? Int, 1)
             let newest = try XCTUnwrap((inbox["items"] as? [[String: Any]])?.first)
             XCTAssertEqual(newest["message"] as? String, "준호님이 내 리뷰에 댓글을 남겼어요.")
-            XCTAssertEqual((newest["excerpt"] as? String)?.count, NotificationInbox.maxExcerptCharacters, "the newest comment's text")
+            XCTAssertEqual((newest["excerpt"] as? String)?.count, NotificationStore.maxExcerptCharacters, "the newest comment's text")
 
             // Ten comments a minute per account; the eleventh is refused with when to try again.
             for index in 0..<8 {

@@ -162,7 +162,7 @@ final class NotificationsInboxTests: XCTestCase {
         try await waitUntil { !messages(mina).isEmpty && !messages(joon).isEmpty }
         XCTAssertEqual(messages(mina).first?["unreadCount"] as? Int, 1, "the count at once")
         XCTAssertEqual(messages(joon).first?["unreadCount"] as? Int, 0)
-        try await waitUntil { app.events.subscriberCount(of: NotificationInbox.topic(for: mina.id)) == 1 }
+        try await waitUntil { app.events.subscriberCount(of: NotificationStore.topic(for: mina.id)) == 1 }
 
         let like = try await app.send(.PUT, "/api/v1/burger-map/reviews/\(minasReview)/like", token: joon.token)
         XCTAssertEqual(like.status, .ok)
@@ -190,7 +190,7 @@ final class NotificationsInboxTests: XCTestCase {
 
         try await minasSocket.close()
         try await joonsSocket.close()
-        try await waitUntil { app.events.subscriberCount(of: NotificationInbox.topic(for: mina.id)) == 0 }
+        try await waitUntil { app.events.subscriberCount(of: NotificationStore.topic(for: mina.id)) == 0 }
 
         // Without an account the upgrade is refused with the usual JSON error.
         let refused = try await app.send(.GET, "/api/v1/notifications/live", headers: [

@@ -11,6 +11,7 @@ WRITE = "--write" in sys.argv
 KEEP = set(sys.argv[sys.argv.index("--keep") + 1].split(",")) if "--keep" in sys.argv else set()
 DECL = re.compile(r"^(\s*(?:@[\w.]+(?:\([^)]*\))?\s+)*)package\s+((?:static\s+|final\s+|override\s+|mutating\s+|nonisolated\s+|convenience\s+|required\s+|lazy\s+|indirect\s+|class\s+(?=func|var))*)(struct|class|enum|protocol|actor|func|var|let|init|subscript|typealias)\b\s*([A-Za-z_][A-Za-z0-9_]*)?")
 OPEN = re.compile(r"\b(package|public|open)\b")
+TYPE = re.compile(r"^(\s*(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:private|fileprivate|package|public|open|final|indirect)\s+)*)(struct|class|enum|actor|extension)\s+([A-Za-z_][A-Za-z0-9_]*)")
 
 def swift_files(folder):
     for d, _, files in os.walk(folder):
@@ -47,6 +48,35 @@ for module in MODULES:
             break
         for key in keep:
             del candidates[key]
+    # Members declared `package` inside a type (or an extension of a type) that is itself internal
+    # are internal whatever they say: said so.
+    internal_types = set()
+    for lines in files.values():
+        for line in lines:
+            t = TYPE.match(line)
+            if t and not OPEN.search(t.group(1)) and t.group(2) != "extension":
+                internal_types.add(t.group(3))
+    open_types = set()
+    for lines in files.values():
+        for line in lines:
+            t = TYPE.match(line)
+            if t and OPEN.search(t.group(1)) and t.group(2) != "extension":
+                open_types.add(t.group(3))
+    internal_types -= open_types  # a name declared twice (nested types) stays as it is
+    for path, lines in files.items():
+        depth, closed_at = 0, []  # brace depths at which an internal type's body opened
+        for i, line in enumerate(lines):
+            code = re.sub(r'"(?:[^"\\]|\\.)*"', '""', re.sub(r"//.*", "", line))
+            if closed_at and DECL.match(line) and depth == closed_at[-1] + 1 and (path, i) not in candidates:
+                m = DECL.match(line)
+                if m.group(3) not in ("struct", "class", "enum", "protocol", "actor", "typealias") or m.group(4) not in words:
+                    candidates[(path, i)] = (m.group(4) or m.group(3), "member")
+            t = TYPE.match(line)
+            if t and "{" in code and t.group(3) in internal_types and not OPEN.search(t.group(1)):
+                closed_at.append(depth)
+            depth += code.count("{") - code.count("}")
+            while closed_at and depth <= closed_at[-1]:
+                closed_at.pop()
     for (path, i), _ in candidates.items():
         line = files[path][i]
         m = DECL.match(line)

@@ -7,17 +7,17 @@ public final class User: Model, @unchecked Sendable {
     public static let schema = "users"
 
     @ID(key: .id) public var id: UUID?
-    @Field(key: "email") public var email: String
-    @Field(key: "password_hash") public var passwordHash: String
-    @Field(key: "nickname") public var nickname: String
+    @Field(key: .string(AccountStore.Column.email)) public var email: String
+    @Field(key: .string(AccountStore.Column.passwordHash)) public var passwordHash: String
+    @Field(key: .string(AccountStore.Column.nickname)) public var nickname: String
     /// Lower-cased nickname; its unique index makes "Kim" and "kim" the same nickname.
-    @Field(key: "nickname_key") public var nicknameKey: String
-    @Enum(key: "role") public var role: Role
-    @OptionalEnum(key: "language") public var language: Language?
+    @Field(key: .string(AccountStore.Column.nicknameKey)) public var nicknameKey: String
+    @Enum(key: .string(AccountStore.Column.role)) public var role: Role
+    @OptionalEnum(key: .string(AccountStore.Column.language)) public var language: Language?
     /// Key of the profile picture in the file storage.
-    @OptionalField(key: "profile_image_key") public var profileImageKey: String?
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) public var createdAt: Date?
-    @Timestamp(key: "updated_at", on: .update) public var updatedAt: Date?
+    @OptionalField(key: .string(AccountStore.Column.profileImageKey)) public var profileImageKey: String?
+    @Timestamp(key: .string(AccountStore.Column.createdAt), on: .create, format: .microseconds) public var createdAt: Date?
+    @Timestamp(key: .string(AccountStore.Column.updatedAt), on: .update) public var updatedAt: Date?
 
     public init() {}
 

@@ -170,14 +170,13 @@ extension BurgerMapService {
     /// statement (the whole `User` model and a follow query were two thirds of the page, 0.12×).
     package func profile(of id: UUID, viewer: UUID?) async throws -> MapProfile {
         let followed: SQLQueryString = viewer.map { viewer in
-            "(SELECT COUNT(*) FROM \(ident: BurgerFollow.schema) f WHERE f.follower_id = \(bind: viewer) AND f.followee_id = u.id)"
+            "(SELECT COUNT(*) FROM \(ident: BurgerFollow.schema) f WHERE f.follower_id = \(bind: viewer) AND f.followee_id = \(AccountStore.personID("person")))"
         } ?? "0"
-        guard let row = try await database.sql.raw("""
-            SELECT u.nickname, u.profile_image_key, \(followed) AS followed FROM \(ident: User.schema) u WHERE u.id = \(bind: id)
-            """).first() else { throw AppError.notFound("user_not_found") }
+        guard let row = try await AccountStore.selectPerson("person", id: id, on: database.sql).column(followed, as: "followed").first()
+        else { throw AppError.notFound("user_not_found") }
+        let person = try AccountStore.person("person", id: id, in: row)
         let counts = try await keptProfileCounts.value("profile:\(id)") { try await profileCounts(of: id) }
-        return MapProfile(id: id, nickname: try row.decode(column: "nickname", as: String.self),
-                          profileImageKey: try row.decode(column: "profile_image_key", as: String?.self),
+        return MapProfile(id: id, nickname: person.nickname, profileImageKey: person.profileImageKey,
                           reviewCount: counts.reviews, followerCount: counts.followers, followingCount: counts.following,
                           eatenCount: counts.eaten, followedByMe: try row.decode(column: "followed", as: Int.self) > 0)
     }

@@ -230,9 +230,9 @@ extension BurgerMapService {
     static func countedReports(of review: UUID, on database: any Database, now: Date = Date()) async throws -> Int {
         let standingSince = now.addingTimeInterval(-reporterStandingAge)
         let row = try await database.sql.raw("""
-            SELECT COUNT(*) AS counted FROM \(ident: BurgerReport.schema) r JOIN \(ident: User.schema) u ON u.id = r.reporter_id
+            SELECT COUNT(*) AS counted FROM \(ident: BurgerReport.schema) r JOIN \(ident: User.schema) u ON u.\(ident: AccountStore.Column.id) = r.reporter_id
             WHERE r.review_id = \(bind: review) AND r.dismissed_at IS NULL
-            AND (u.created_at <= \(bind: standingSince) OR u.role = \(bind: Role.admin.rawValue)
+            AND (u.\(ident: AccountStore.Column.createdAt) <= \(bind: standingSince) OR u.\(ident: AccountStore.Column.role) = \(bind: Role.admin.rawValue)
                  OR (SELECT COUNT(*) FROM \(ident: BurgerReview.schema) v
                      WHERE v.author_id = u.id AND v.hidden_at IS NULL AND v.created_at <= \(bind: standingSince)) >= \(literal: reporterStandingReviews))
             """).first()

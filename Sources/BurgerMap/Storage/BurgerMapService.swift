@@ -34,7 +34,7 @@ package struct BurgerMapService {
     package let cache: ResponseCache
     package let limits: BurgerMapLimits
     package let quota: StorageQuota
-    package let inbox: NotificationInbox
+    package let inbox: NotificationStore
     let keptPlaceDetails: KeptValues<PlaceDetail>
     let keptReviewCards: KeptValues<ReviewCard>
     let keptProfileCounts: KeptValues<MapProfileCounts>
@@ -49,7 +49,7 @@ package struct BurgerMapService {
         self.cache = application.burgerMapCache
         self.limits = application.burgerMapLimits
         self.quota = application.storageQuota
-        self.inbox = NotificationInbox(database: database, application: application)
+        self.inbox = NotificationStore(database: database, application: application)
         self.keptPlaceDetails = application.keptPlaceDetails
         self.keptReviewCards = application.keptReviewCards
         self.keptProfileCounts = application.keptProfileCounts

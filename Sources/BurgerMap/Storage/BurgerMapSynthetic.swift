@@ -39,12 +39,12 @@ struct BurgerMapSynthetic {
                 let isReader = index == users
                 if !isReader { userIDs.append(id) }
                 let nickname = isReader ? "synthetic-reader" : "reviewer-\(seed)-\(index)"
-                rows.append([SQLBind(id), SQLBind(isReader ? Self.readerEmail : "reviewer-\(seed)-\(index)@synthetic.whatweeat.invalid"),
-                             SQLBind(isReader ? readerPasswordHash : passwordHash), SQLBind(nickname), SQLBind(AccountRules.nicknameKey(nickname)), SQLBind("user"),
-                             SQLBind(Self.microseconds(now))])
+                rows.append(AccountStore.syntheticRow(id: id, email: isReader ? Self.readerEmail : "reviewer-\(seed)-\(index)@synthetic.whatweeat.invalid",
+                                                      passwordHash: isReader ? readerPasswordHash : passwordHash, nickname: nickname,
+                                                      createdAt: Self.microseconds(now)))
             }
         } insert: { sql, rows in
-            try await SyntheticRows.insert(into: User.schema, ["id", "email", "password_hash", "nickname", "nickname_key", "role", "created_at"], rows, on: sql)
+            try await AccountStore.insertSynthetic(rows, on: sql)
         }
         let readerID = try await User.query(on: database).filter(\.$email == Self.readerEmail).first()?.requireID()
 

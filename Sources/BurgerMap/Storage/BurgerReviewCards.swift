@@ -65,11 +65,9 @@ package struct ReviewCards {
             .column(SQLColumn("comment_count", table: r)).column(SQLColumn("hidden_at", table: r))
             .column(SQLColumn("created_at", table: r)).column(SQLColumn("updated_at", table: r))
             .column(SQLColumn("name", table: BurgerPlace.schema), as: "place_name")
-            .column(SQLColumn("nickname", table: User.schema), as: "author_nickname")
-            .column(SQLColumn("profile_image_key", table: User.schema), as: "author_image_key")
             .from(timeline && sql.dialect.name == "sqlite" ? SQLQueryString("\(ident: r) INDEXED BY burger_reviews_timeline") : SQLIdentifier(r))
             .join(BurgerPlace.schema, on: SQLColumn("id", table: BurgerPlace.schema), .equal, SQLColumn("place_id", table: r))
-            .join(User.schema, on: SQLColumn("id", table: User.schema), .equal, SQLColumn("author_id", table: r))
+            .joiningPerson("author", on: SQLColumn("author_id", table: r))
         if visibleOnly { builder.where(SQLColumn("hidden_at", table: r), .is, SQLLiteral.null) }
         return builder
     }
@@ -142,13 +140,14 @@ package struct ReviewCards {
     }
 
     package static func card(from row: any SQLRow) throws -> ReviewCard {
-        ReviewCard(
+        let author = try AccountStore.person("author", id: try row.decode(column: "author_id", as: UUID.self), in: row)
+        return ReviewCard(
             id: try row.decode(column: "id", as: UUID.self),
             placeID: try row.decode(column: "place_id", as: UUID.self),
             placeName: try row.decode(column: "place_name", as: String.self),
-            authorID: try row.decode(column: "author_id", as: UUID.self),
-            authorNickname: try row.decode(column: "author_nickname", as: String.self),
-            authorImageKey: try row.decode(column: "author_image_key", as: String?.self),
+            authorID: author.id,
+            authorNickname: author.nickname,
+            authorImageKey: author.profileImageKey,
             title: try row.decode(column: "title", as: String.self),
             rating: try row.decode(column: "rating", as: Int.self),
             text: try row.decode(column: "text", as: String.self),

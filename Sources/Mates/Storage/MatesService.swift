@@ -39,7 +39,7 @@ package struct MatesService {
     package var events: any EventBus { application.events }
     package var index: SearchingIndex { application.searchingIndex }
     package var radiusMeters: Double { application.settings.mates.radiusMeters }
-    package var inbox: NotificationInbox { NotificationInbox(database: database, application: application) }
+    package var inbox: NotificationStore { NotificationStore(database: database, application: application) }
     /// The owner of the profiles' table (and the memories that follow it).
     package var store: MatesStore { MatesStore.sharing(databaseSource, application: application) }
 

@@ -143,11 +143,10 @@ package struct MatesStore {
     /// joined with the account's nickname.
     package func person(_ user: UUID) async throws -> MatePerson? {
         let shown = [Column.gender, Column.topics, Column.avatar, Column.background] + Column.reputation
-        guard let row = try await sql.raw("""
-            SELECT u.nickname, \(SQLList(shown.map { SQLColumn($0, table: "p") }))
-            FROM \(ident: table) p JOIN \(ident: User.schema) u ON u.id = p.\(ident: Column.id) WHERE p.\(ident: Column.id) = \(bind: user)
-            """).first() else { return nil }
-        return MatePerson(id: user, nickname: try row.decode(column: "nickname", as: String.self),
+        guard let row = try await sql.select().columns(shown.map { SQLColumn($0, table: table) }).from(table)
+            .joiningPerson("person", on: SQLColumn(Column.id, table: table))
+            .where(SQLColumn(Column.id, table: table), .equal, SQLBind(user)).first() else { return nil }
+        return MatePerson(id: user, nickname: try AccountStore.person("person", id: user, in: row).nickname,
                           gender: try row.decode(column: Column.gender, as: String.self),
                           topics: MatesProfile.decodeList(try row.decode(column: Column.topics, as: String.self)),
                           reputation: try Column.reputation.map { try row.decode(column: $0, as: Int.self) },
@@ -159,11 +158,11 @@ package struct MatesStore {
     /// searching index holds.
     func searchingEntries(only id: UUID? = nil) async throws -> [SearchingIndex.Entry] {
         let query = sql.select()
-            .column(SQLColumn(Column.id, table: table)).column(SQLColumn("nickname", table: User.schema))
+            .column(SQLColumn(Column.id, table: table))
             .columns([Column.gender, Column.birthYear, Column.ageMin, Column.ageMax, Column.searchable, Column.queueTopics]
                      + Column.reputation + [Column.avatar, Column.background, Column.lat, Column.lon, Column.queuedAt])
             .from(table)
-            .join(User.schema, on: SQLColumn("id", table: User.schema), .equal, SQLColumn(Column.id, table: table))
+            .joiningPerson("person", on: SQLColumn(Column.id, table: table))
             .where(SQLColumn(Column.state, table: table), .equal, SQLBind(MatesState.searching.rawValue))
             .where(SQLColumn(Column.suspendedAt, table: table), .is, SQLLiteral.null)
         if let id { query.where(SQLColumn(Column.id, table: table), .equal, SQLBind(id)) }
@@ -175,7 +174,7 @@ package struct MatesStore {
             let queuedAt = try row.decode(column: Column.queuedAt, as: Date?.self) ?? Date(timeIntervalSince1970: 0)
             let shown = SearchPositionBlur.publicPosition(of: Coordinate(unchecked: lat, lon), person: id, since: queuedAt)
             return SearchingIndex.Entry(
-                id: id, nickname: try row.decode(column: "nickname", as: String.self),
+                id: id, nickname: try AccountStore.person("person", id: id, in: row).nickname,
                 gender: try row.decode(column: Column.gender, as: String.self), birthYear: birthYear,
                 ageMin: try row.decode(column: Column.ageMin, as: Int.self), ageMax: try row.decode(column: Column.ageMax, as: Int.self),
                 searchable: try row.decode(column: Column.searchable, as: Bool.self),

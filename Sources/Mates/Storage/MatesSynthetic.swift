@@ -40,11 +40,9 @@ struct MatesSynthetic {
                 let paired = index >= searching
                 let email = paired ? Self.email(paired: index - searching, seed: seed) : Self.email(searching: index, seed: seed)
                 let nickname = paired ? "짝꿍\(seed)-\(index - searching)" : "새싹\(seed)-\(index)"
-                rows.append([SQLBind(id), SQLBind(email), SQLBind(passwordHash), SQLBind(nickname), SQLBind(AccountRules.nicknameKey(nickname)),
-                             SQLBind("user"), SQLBind(stamp)])
+                rows.append(AccountStore.syntheticRow(id: id, email: email, passwordHash: passwordHash, nickname: nickname, createdAt: stamp))
             }
-            try await SyntheticRows.insert(into: User.schema, ["id", "email", "password_hash", "nickname", "nickname_key", "role", "created_at"],
-                                                rows, on: sql)
+            try await AccountStore.insertSynthetic(rows, on: sql)
         }
 
         // Profiles: verified, with a birth year and topics; searching ones at a position.

@@ -1,0 +1,91 @@
+import Fluent
+import Foundation
+import Platform
+import SQLKit
+
+/// The columns of `users`, each named once (the model's keys are these), and the one way other
+/// stores read an account: its public face (nickname and picture) joined to their own rows.
+///
+/// The accounts' writes — sign-up, profile, picture, password, withdrawal — are `AccountService`'s
+/// (with its sessions), which announces each on `SessionCache.topic`; nothing else writes `users`
+/// but the synthetic data sets, through `insertSynthetic`.
+package enum AccountStore {
+    package enum Column {
+        package static let id = "id"
+        static let email = "email"
+        static let passwordHash = "password_hash"
+        static let nickname = "nickname"
+        static let nicknameKey = "nickname_key"
+        package static let role = "role"
+        static let language = "language"
+        static let profileImageKey = "profile_image_key"
+        package static let createdAt = "created_at"
+        static let updatedAt = "updated_at"
+    }
+
+    /// An account as another feature's row shows it.
+    package struct JoinedPerson: Sendable, Equatable {
+        package let id: UUID
+        package let nickname: String
+        package let profileImageKey: String?
+    }
+
+    /// The two columns `joiningPerson` adds for `role` (`author` → `author_nickname`, `author_image_key`).
+    static func nicknameColumn(_ role: String) -> String { role + "_nickname" }
+    static func imageColumn(_ role: String) -> String { role + "_image_key" }
+
+    /// The person `joiningPerson(role, …)` joined to this row; nil when the row names nobody or
+    /// an account since deleted (a left join that found no row).
+    package static func person(_ role: String, id: UUID?, in row: any SQLRow) throws -> JoinedPerson? {
+        guard let id, let nickname = try row.decode(column: nicknameColumn(role), as: String?.self) else { return nil }
+        return JoinedPerson(id: id, nickname: nickname, profileImageKey: try row.decode(column: imageColumn(role), as: String?.self))
+    }
+
+    /// The person an inner `joiningPerson(role, …)` joined: always there.
+    package static func person(_ role: String, id: UUID, in row: any SQLRow) throws -> JoinedPerson {
+        guard let person = try person(role, id: Optional(id), in: row) else { throw FluentError.missingField(name: nicknameColumn(role)) }
+        return person
+    }
+
+    /// One account's public face as `joiningPerson(role, …)` names its columns, for a statement
+    /// that adds its own columns about that person (`personID(role)` is the account's id there).
+    package static func selectPerson(_ role: String, id: UUID, on sql: any SQLDatabase) -> SQLSelectBuilder {
+        let alias = accountAlias(role)
+        return sql.select()
+            .column(SQLColumn(Column.nickname, table: alias), as: nicknameColumn(role))
+            .column(SQLColumn(Column.profileImageKey, table: alias), as: imageColumn(role))
+            .from(SQLAlias(SQLIdentifier(User.schema), as: SQLIdentifier(alias)))
+            .where(SQLColumn(Column.id, table: alias), .equal, SQLBind(id))
+    }
+
+    /// The id of the account `joiningPerson(role, …)` or `selectPerson(role, …)` reads, for
+    /// correlated subqueries.
+    package static func personID(_ role: String) -> SQLColumn { SQLColumn(Column.id, table: accountAlias(role)) }
+
+    static func accountAlias(_ role: String) -> String { role + "_account" }
+
+    /// One generated account (the synthetic data sets behind the load runs), for `insertSynthetic`.
+    package static func syntheticRow(id: UUID, email: String, passwordHash: String, nickname: String, createdAt: Date) -> [any SQLExpression] {
+        [SQLBind(id), SQLBind(email), SQLBind(passwordHash), SQLBind(nickname), SQLBind(AccountRules.nicknameKey(nickname)),
+         SQLBind(Role.user.rawValue), SQLBind(createdAt)]
+    }
+
+    /// Writes generated accounts made by `syntheticRow`, in one statement.
+    package static func insertSynthetic(_ rows: [[any SQLExpression]], on sql: any SQLDatabase) async throws {
+        try await SyntheticRows.insert(into: User.schema, [Column.id, Column.email, Column.passwordHash, Column.nickname, Column.nicknameKey,
+                                                           Column.role, Column.createdAt], rows, on: sql)
+    }
+}
+
+extension SQLSelectBuilder {
+    /// Adds the nickname and picture of the account `personID` names, as `<role>_nickname` and
+    /// `<role>_image_key` (read them with `AccountStore.person(role, id:, in:)`). `keepingOrphans`
+    /// keeps rows whose column is null or whose account is gone (a left join).
+    package func joiningPerson(_ role: String, on personID: SQLColumn, keepingOrphans: Bool = false) -> Self {
+        let alias = AccountStore.accountAlias(role)
+        return column(SQLColumn(AccountStore.Column.nickname, table: alias), as: AccountStore.nicknameColumn(role))
+            .column(SQLColumn(AccountStore.Column.profileImageKey, table: alias), as: AccountStore.imageColumn(role))
+            .join(SQLAlias(SQLIdentifier(User.schema), as: SQLIdentifier(alias)), method: keepingOrphans ? SQLJoinMethod.left : SQLJoinMethod.inner,
+                  on: SQLColumn(AccountStore.Column.id, table: alias), .equal, personID)
+    }
+}

@@ -1,0 +1,299 @@
+import Accounts
+import Fluent
+import Platform
+import SQLKit
+import Vapor
+
+/// What a service tells the inbox: who should know, who did it, what happened.
+package struct NotificationDraft: Sendable {
+    package let recipient: UUID
+    package let actor: UUID?
+    package let service: String
+    package let kind: String
+    package var subjectID: UUID? = nil
+    package var link: String? = nil
+    package var excerpt: String? = nil
+    /// Tell the recipient only the first time this actor does this to this subject (a like
+    /// taken back and given again is not news twice).
+    package var once = false
+    /// While the recipient has not read this actor's last notice of this kind about this
+    /// subject, a new one replaces it (newest text, moved to the top) instead of adding another:
+    /// ten comments in a row are one unread entry, not ten.
+    package var collapsesUnread = false
+
+    package init(recipient: UUID, actor: UUID?, service: String, kind: String, subjectID: UUID? = nil, link: String? = nil, excerpt: String? = nil,
+                 once: Bool = false, collapsesUnread: Bool = false) {
+        self.once = once
+        self.collapsesUnread = collapsesUnread
+        self.recipient = recipient
+        self.actor = actor
+        self.service = service
+        self.kind = kind
+        self.subjectID = subjectID
+        self.link = link
+        self.excerpt = excerpt
+    }
+}
+
+/// The one owner of `notifications`, the inbox every service posts to: the only code that reads or
+/// writes it, names its columns (`Column`; the model's keys are these too) and announces each
+/// change. Posting writes the row and tells the recipient's live sockets (on every instance,
+/// through the event bus) that something arrived; every change forgets the recipient's count and
+/// first page in memory (`UnreadCounts`), here and on the other instances.
+package struct NotificationStore {
+    static let maxExcerptCharacters = 80
+
+    package let database: any Database
+    package let events: any EventBus
+    let unreadCounts: UnreadCounts
+
+    package static func topic(for user: UUID) -> String { "notifications.\(user.uuidString.lowercased())" }
+
+    /// The columns of `notifications`, each named once in `Row`'s coding keys, used by the model's
+    /// keys and every statement.
+    enum Column {
+        static let id = Row.CodingKeys.id.rawValue
+        static let recipientID = Row.CodingKeys.recipientID.rawValue
+        static let actorID = Row.CodingKeys.actorID.rawValue
+        static let service = Row.CodingKeys.service.rawValue
+        static let kind = Row.CodingKeys.kind.rawValue
+        static let subjectID = Row.CodingKeys.subjectID.rawValue
+        static let link = Row.CodingKeys.link.rawValue
+        static let excerpt = Row.CodingKeys.excerpt.rawValue
+        static let readAt = Row.CodingKeys.readAt.rawValue
+        static let createdAt = Row.CodingKeys.createdAt.rawValue
+    }
+
+    /// A row of `notifications` as the reads decode it (`NotificationStoreTests` checks it against
+    /// `InboxNotification`).
+    struct Row: Decodable, Sendable, Equatable {
+        let id: UUID
+        let recipientID: UUID
+        let actorID: UUID?
+        let service: String
+        let kind: String
+        let subjectID: UUID?
+        let link: String?
+        let excerpt: String?
+        let readAt: Date?
+        let createdAt: Date
+
+        enum CodingKeys: String, CodingKey {
+            case id, service, kind, link, excerpt
+            case recipientID = "recipient_id", actorID = "actor_id", subjectID = "subject_id"
+            case readAt = "read_at", createdAt = "created_at"
+        }
+
+        /// The row a saved model stands for.
+        init(_ model: InboxNotification) throws {
+            id = try model.requireID()
+            recipientID = model.$recipient.id
+            actorID = model.$actor.id
+            service = model.service
+            kind = model.kind
+            subjectID = model.subjectID
+            link = model.link
+            excerpt = model.excerpt
+            readAt = model.readAt
+            guard let createdAt = model.createdAt else { throw FluentError.missingField(name: Column.createdAt) }
+            self.createdAt = createdAt
+        }
+    }
+
+    private var sql: any SQLDatabase { database.sql }
+    private static var table: SQLIdentifier { SQLIdentifier(InboxNotification.schema) }
+    private static func column(_ name: String) -> SQLColumn { SQLColumn(name, table: InboxNotification.schema) }
+
+    // MARK: Writes (each announced)
+
+    /// Posts a notification; one's own actions notify nobody.
+    package func post(_ draft: NotificationDraft) async throws {
+        guard draft.actor != draft.recipient else { return }
+        let sameNotice = InboxNotification.query(on: database).filter(\.$recipient.$id == draft.recipient)
+            .filter(\.$actor.$id == draft.actor).filter(\.$kind == draft.kind).filter(\.$subjectID == draft.subjectID)
+        if draft.once, try await sameNotice.copy().first() != nil { return }
+        let excerpt = draft.excerpt.map { String($0.prefix(Self.maxExcerptCharacters)) }
+        if draft.collapsesUnread, let unread = try await sameNotice.copy().filter(\.$readAt == nil).first() {
+            unread.excerpt = excerpt
+            unread.link = draft.link
+            unread.createdAt = Date()
+            try await unread.update(on: database)
+            await announce(arrived: try unread.requireID(), for: draft.recipient)
+            return
+        }
+        let row = InboxNotification()
+        row.$recipient.id = draft.recipient
+        row.$actor.id = draft.actor
+        row.service = draft.service
+        row.kind = draft.kind
+        row.subjectID = draft.subjectID
+        row.link = draft.link
+        row.excerpt = excerpt
+        try await row.create(on: database)
+        await announce(arrived: try row.requireID(), for: draft.recipient)
+    }
+
+    /// Takes back what was said about a subject that is gone (a deleted review).
+    package func withdraw(subject: UUID) async throws {
+        let withdrawn = try await sql.delete(from: Self.table)
+            .where(SQLIdentifier(Column.subjectID), .equal, SQLBind(subject))
+            .returning(SQLIdentifier(Column.recipientID)).all(decodingColumn: Column.recipientID, as: UUID.self)
+        for recipient in Set(withdrawn) { await unreadCounts.forget(recipient, announcingOn: events) }
+    }
+
+    /// Takes back the words of a deleted comment: the notices its author's comments of `kind` on
+    /// `subject` raised lose their quote (a notice collapses a person's comments into one, so it
+    /// may quote this comment or a later one; a missing quote says less than a deleted one).
+    package func forgetWords(of actor: UUID, kind: String, subject: UUID) async throws {
+        let recipients = try await Self.blankExcerpts(on: database) { update in
+            update.where(SQLIdentifier(Column.actorID), .equal, SQLBind(actor))
+                .where(SQLIdentifier(Column.kind), .equal, SQLBind(kind))
+                .where(SQLIdentifier(Column.subjectID), .equal, SQLBind(subject))
+        }
+        for recipient in recipients { await announceChange(for: recipient) }
+    }
+
+    /// Takes back every quote of an account's words, inside the transaction that deletes it: the
+    /// lines stay ("someone liked your review", its name gone with the account), its words do not.
+    /// Returns the inboxes that changed; announce them after the transaction (`announceChange`).
+    package static func forgetWords(ofDeleted actor: UUID, on database: any Database) async throws -> Set<UUID> {
+        try await blankExcerpts(on: database) { $0.where(SQLIdentifier(Column.actorID), .equal, SQLBind(actor)) }
+    }
+
+    /// Sets the quote of the chosen rows that have one to null; returns their recipients.
+    private static func blankExcerpts(on database: any Database, _ choose: (SQLUpdateBuilder) -> SQLUpdateBuilder) async throws -> Set<UUID> {
+        let update = database.sql.update(InboxNotification.schema).set(SQLIdentifier(Column.excerpt), to: SQLLiteral.null)
+        let blanked = try await choose(update).where(SQLIdentifier(Column.excerpt), .isNot, SQLLiteral.null)
+            .returning(SQLIdentifier(Column.recipientID)).all(decodingColumn: Column.recipientID, as: UUID.self)
+        return Set(blanked)
+    }
+
+    /// Marks the given notifications read, or all of them when `ids` is nil. Ids of other
+    /// people's notifications change nothing.
+    package func markRead(for user: UUID, ids: [UUID]?) async throws {
+        let query = InboxNotification.query(on: database).filter(\.$recipient.$id == user).filter(\.$readAt == nil)
+        if let ids { query.filter(\.$id ~~ ids) }
+        try await query.set(\.$readAt, to: Date()).update()
+        await unreadCounts.forget(user, announcingOn: events)
+        await events.publish("read", to: Self.topic(for: user))
+    }
+
+    /// A notice arrived (or moved to the top): the count and first page are forgotten everywhere
+    /// and the recipient's sockets send it.
+    private func announce(arrived id: UUID, for recipient: UUID) async {
+        await unreadCounts.forget(recipient, announcingOn: events)
+        await events.publish(id.uuidString, to: Self.topic(for: recipient))
+    }
+
+    /// Something in the inbox changed in place (a quote went): forgotten everywhere, the sockets
+    /// read it again.
+    package func announceChange(for recipient: UUID) async {
+        await unreadCounts.forget(recipient, announcingOn: events)
+        await events.publish("changed", to: Self.topic(for: recipient))
+    }
+
+    // MARK: Reads
+
+    /// A notification as the inbox lists it, with its actor's current name and picture.
+    package struct Listed: NewestFirstRow, Sendable {
+        package let id: UUID
+        package let service: String
+        package let kind: String
+        package let actor: (id: UUID, nickname: String, profileImageKey: String?)?
+        package let subjectID: UUID?
+        package let link: String?
+        package let excerpt: String?
+        package let readAt: Date?
+        package let createdAt: Date
+
+        /// A row read by `listedRows` (the notification's columns and its actor's).
+        init(_ sqlRow: any SQLRow) throws {
+            let row = try sqlRow.decode(model: Row.self)
+            // No actor, or an actor whose account was deleted (the join found no row).
+            let actor = try AccountStore.person("actor", id: row.actorID, in: sqlRow).map { ($0.id, $0.nickname, $0.profileImageKey) }
+            self.init(id: row.id, service: row.service, kind: row.kind, actor: actor, subjectID: row.subjectID,
+                      link: row.link, excerpt: row.excerpt, readAt: row.readAt, createdAt: row.createdAt)
+        }
+
+        init(id: UUID, service: String, kind: String, actor: (id: UUID, nickname: String, profileImageKey: String?)?, subjectID: UUID?,
+             link: String?, excerpt: String?, readAt: Date?, createdAt: Date) {
+            self.id = id
+            self.service = service
+            self.kind = kind
+            self.actor = actor
+            self.subjectID = subjectID
+            self.link = link
+            self.excerpt = excerpt
+            self.readAt = readAt
+            self.createdAt = createdAt
+        }
+    }
+
+    /// One newest-first page of a person's inbox, as rows joined with their actors: one statement
+    /// (the inbox page and its API built the models and their actors as two, 0.13× of `/healthz`).
+    package func page(for user: UUID, _ page: CursorPageRequest) async throws -> (items: [Listed], nextCursor: String?) {
+        // The first page at the usual size is what nearly every view asks: from memory, kept
+        // until the inbox or an account changes (`UnreadCounts`).
+        guard page.cursor == nil, page.orderedCursor == nil, page.limit == CursorPageRequest.defaultLimit else {
+            return try await read(for: user, page)
+        }
+        if let remembered = unreadCounts.firstPage(for: user) { return (remembered.items, remembered.nextCursor) }
+        let generation = unreadCounts.firstPageGeneration
+        let read = try await read(for: user, page)
+        unreadCounts.remember(firstPage: FirstPage(items: read.items, nextCursor: read.nextCursor), for: user, readAt: generation)
+        return read
+    }
+
+    /// The first page of an inbox as `page` read it.
+    package struct FirstPage: Sendable {
+        package let items: [Listed]
+        package let nextCursor: String?
+    }
+
+    private func read(for user: UUID, _ page: CursorPageRequest) async throws -> (items: [Listed], nextCursor: String?) {
+        let rows = try await listedRows()
+            .where(Self.column(Column.recipientID), .equal, SQLBind(user))
+            .newestFirst(createdAt: Self.column(Column.createdAt), id: Self.column(Column.id), page)
+            .all()
+        return page.page(of: try rows.map(Listed.init))
+    }
+
+    /// The notifications joined with their actors' current name and picture.
+    private func listedRows() -> SQLSelectBuilder {
+        sql.select()
+            .column(SQLColumn(SQLLiteral.all, table: Self.table))
+            .from(Self.table)
+            .joiningPerson("actor", on: Self.column(Column.actorID), keepingOrphans: true)
+    }
+
+    /// One of the person's notifications, as the inbox lists it; nil for another's or an unknown id.
+    package func notification(_ id: UUID, for user: UUID) async throws -> Listed? {
+        try await listedRows()
+            .where(Self.column(Column.id), .equal, SQLBind(id))
+            .where(Self.column(Column.recipientID), .equal, SQLBind(user))
+            .first().map(Listed.init)
+    }
+
+    /// From memory when counted recently (`UnreadCounts`); every change above forgets it.
+    package func unreadCount(for user: UUID) async throws -> Int {
+        if let remembered = unreadCounts.count(for: user) { return remembered }
+        let generation = unreadCounts.generation
+        let counted = try await InboxNotification.query(on: database).filter(\.$recipient.$id == user).filter(\.$readAt == nil).count()
+        unreadCounts.remember(counted, for: user, countedAt: generation)
+        return counted
+    }
+
+    package init(database: any Database, events: any EventBus, unreadCounts: UnreadCounts) {
+        self.database = database
+        self.events = events
+        self.unreadCounts = unreadCounts
+    }
+
+    package init(database: any Database, application: Application) {
+        self.init(database: database, events: application.events, unreadCounts: application.unreadCounts)
+    }
+}
+
+extension Request {
+    package var inbox: NotificationStore { NotificationStore(database: db, application: application) }
+}

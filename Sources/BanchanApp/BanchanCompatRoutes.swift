@@ -6,7 +6,7 @@ import Vapor
 /// The routes the shipped 배민찬 iOS app calls, with their exact JSON: `GET /main`, `/soup`,
 /// `/side` (a section's dishes) and `GET /detail/{hash}`. Prices are strings like `12,640원`.
 struct BanchanCompatRoutes: RouteCollection {
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         routes.get("main") { try await self.section(.main, $0) }
         routes.get("soup") { try await self.section(.soup, $0) }
         routes.get("side") { try await self.section(.side, $0) }
@@ -15,8 +15,8 @@ struct BanchanCompatRoutes: RouteCollection {
 
     /// `{"statusCode": 200, "body": [...]}`.
     struct SectionResponse: Content {
-        package let statusCode: Int
-        package let body: [Item]
+        let statusCode: Int
+        let body: [Item]
     }
 
     /// One card; `n_price` only when discounted and `badge` only when there is one, as the app expects.
@@ -63,7 +63,7 @@ struct BanchanCompatRoutes: RouteCollection {
         }
     }
 
-    package func section(_ section: DishSection, _ req: Request) async throws -> SectionResponse {
+    func section(_ section: DishSection, _ req: Request) async throws -> SectionResponse {
         let images = BanchanImages.URLs(publicURL: req.application.settings.publicURL)
         return SectionResponse(statusCode: 200, body: req.banchan.dishes(in: section).map { Item($0.dish, images: images) })
     }
@@ -85,11 +85,11 @@ struct BanchanCompatRoutes: RouteCollection {
                 case deliveryInfo = "delivery_info", deliveryFee = "delivery_fee", prices, detailSection = "detail_section"
             }
         }
-        package let hash: String
-        package let data: Data
+        let hash: String
+        let data: Data
     }
 
-    package func detail(req: Request) async throws -> DetailResponse {
+    func detail(req: Request) async throws -> DetailResponse {
         let dish = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "").dish
         let images = BanchanImages.URLs(publicURL: req.application.settings.publicURL)
         // The original price first, then the sale price; just the sale price when not discounted.

@@ -7,9 +7,9 @@ import Vapor
 /// `SesacKey` on every call of the LookForRealBurger app (images included): one of
 /// `LSLP_API_KEYS`, else 420. Without that setting every call is 420: the routes are off.
 struct LSLPKeyCheck: AsyncMiddleware {
-    package static let header = "SesacKey"
+    static let header = "SesacKey"
 
-    package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let presented = request.headers.first(name: Self.header) ?? ""
         let keys = request.application.settings.lookForRealBurgerApp.apiKeys
         guard !presented.isEmpty, keys.contains(where: { SecureRandom.constantTimeEquals($0, presented) }) else {
@@ -21,10 +21,10 @@ struct LSLPKeyCheck: AsyncMiddleware {
 
 /// A contract status (420, 419, 418, 402, 410…) with our error's message.
 struct LSLPFailure: Error {
-    package let status: Int
-    package let error: AppError
+    let status: Int
+    let error: AppError
 
-    package init(_ status: Int, _ error: AppError) {
+    init(_ status: Int, _ error: AppError) {
         self.status = status
         self.error = error
     }
@@ -35,7 +35,7 @@ struct LSLPFailure: Error {
 struct LSLPErrors: AsyncMiddleware {
     package struct Body: Content { package let message: String }
 
-    package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         do {
             return try await next.respond(to: request)
         } catch let failure as LSLPFailure {
@@ -53,7 +53,7 @@ struct LSLPErrors: AsyncMiddleware {
     /// The app's code for one of our errors: 400 for any value refused (our 422), 410 for a post,
     /// comment or person that is not there (our 404 with its `…_not_found` code; an unknown path
     /// stays 404).
-    package static func status(of error: AppError) -> Int {
+    static func status(of error: AppError) -> Int {
         switch error.status {
         case .unprocessableEntity: return 400
         case .notFound where error.code.hasSuffix("_not_found"): return 410
@@ -61,7 +61,7 @@ struct LSLPErrors: AsyncMiddleware {
         }
     }
 
-    package static func response(_ status: Int, _ error: AppError, _ request: Request) throws -> Response {
+    static func response(_ status: Int, _ error: AppError, _ request: Request) throws -> Response {
         let response = Response(status: HTTPResponseStatus(statusCode: status))
         try response.content.encode(Body(message: request.t(error.messageKey, error.arguments)))
         response.headers.add(contentsOf: error.headers)
@@ -72,7 +72,7 @@ struct LSLPErrors: AsyncMiddleware {
 /// The raw access token in `Authorization` (no `Bearer`): 419 when it expired (the app then
 /// refreshes and replays), 401 when it is not ours or its session ended.
 struct LSLPAuthentication: AsyncMiddleware {
-    package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let token = request.lslpAccessToken
         guard !token.isEmpty else { throw LSLPFailure(401, AppError(.unauthorized, "unauthorized")) }
         do {

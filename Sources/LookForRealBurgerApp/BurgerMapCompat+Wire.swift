@@ -127,10 +127,10 @@ package struct LSLPPost: Content {
 
 /// A page of posts: `next_cursor` is `"0"` on the last page, our opaque cursor otherwise.
 struct LSLPPostPage: Content {
-    package let data: [LSLPPost]
+    let data: [LSLPPost]
     let next_cursor: String
 
-    package init(data: [LSLPPost], nextCursor: String?) {
+    init(data: [LSLPPost], nextCursor: String?) {
         self.data = data
         next_cursor = nextCursor ?? LSLPPostRules.lastPage
     }
@@ -140,7 +140,7 @@ struct LSLPPostPage: Content {
 /// with its reviews, and Foundation's encoder was most of that answer's cost. The same JSON as the
 /// `Content` encoding (keys sorted, optional fields left out); `JSONBytesTests` compares the two.
 extension LSLPPostPage {
-    package func json() -> JSONBytes {
+    func json() -> JSONBytes {
         var json = JSONBytes(capacity: 1_024 * data.count + 64)
         json.raw("{\"data\":")
         json.list(data) { json, post in Self.write(post: post, into: &json) }
@@ -150,7 +150,7 @@ extension LSLPPostPage {
         return json
     }
 
-    package static func write(post: LSLPPost, into json: inout JSONBytes) {
+    static func write(post: LSLPPost, into json: inout JSONBytes) {
         json.raw("{\"buyers\":")
         json.strings(post.buyers)
         json.raw(",\"comments\":")
@@ -195,7 +195,7 @@ extension LSLPPostPage {
         json.raw("}")
     }
 
-    package static func write(person: LSLPPerson, into json: inout JSONBytes) {
+    static func write(person: LSLPPerson, into json: inout JSONBytes) {
         json.raw("{\"nick\":")
         json.string(person.nick)
         if let image = person.profileImage { json.raw(",\"profileImage\":"); json.string(image) }
@@ -216,19 +216,19 @@ package struct LSLPFiles: Content {
 /// The answer to a payment check (`PaymentResponseDTO`).
 struct LSLPPayment: Content {
     let buyer_id: String
-    package let post_id: String
-    package let merchant_uid: String
+    let post_id: String
+    let merchant_uid: String
     let productName: String
-    package let price: Int
-    package let paidAt: String
+    let price: Int
+    let paidAt: String
 }
 
 /// Our places and reviews as the app's posts. Everything a page of posts shows beside our own rows
 /// (who liked, who marked, the comments, a place's reviews) is read in one go per kind.
 struct LSLPPostWriter {
-    package let map: BurgerMapService
+    let map: BurgerMapService
 
-    package func posts(of cards: [ReviewCard]) async throws -> [LSLPPost] {
+    func posts(of cards: [ReviewCard]) async throws -> [LSLPPost] {
         let ids = cards.map(\.id)
         let reactors = try await map.reactors(ofReviews: ids)
         let comments = try await map.comments(ofReviews: ids)
@@ -250,7 +250,7 @@ struct LSLPPostWriter {
     /// phone (`""` without one: the app drops a shop without it), `content5` the Kakao place id, or
     /// for a place the app never registered its own 24-hex id (no Kakao id looks like it). `likes`
     /// are the people who ate there, `likes2` those who want to go; `comments` its reviews.
-    package func posts(of places: [PlaceRow]) async throws -> [LSLPPost] {
+    func posts(of places: [PlaceRow]) async throws -> [LSLPPost] {
         let ids = places.map(\.id)
         let markers = try await map.markers(ofPlaces: ids)
         let reviews = try await map.reviewsAsComments(ofPlaces: ids)
@@ -279,7 +279,7 @@ struct LSLPPostWriter {
     /// drawn photos (no file) are `.svg`.
     /// The path the app reads a photo at: an upload by its own type, a drawn one as `.jpg` (what
     /// the app is served for it, `postImage`).
-    package static func path(photoID: UUID, fileKey: String?) -> String {
+    static func path(photoID: UUID, fileKey: String?) -> String {
         LSLPPostRules.filePath(photoID: photoID, fileExtension: fileKey.flatMap { $0.split(separator: ".").last.map(String.init) } ?? "jpg")
     }
 }

@@ -31,12 +31,12 @@ extension BurgerMapCompatRoutes {
     /// `product_id`, `limit` and `next` of a list (all strings): 400 for a product id that is not one
     /// of the app's two, or a limit outside 1…300000.
     struct ListQuery {
-        package let product: LSLPPostRules.Product
-        package let page: CursorPageRequest
+        let product: LSLPPostRules.Product
+        let page: CursorPageRequest
         /// `next=0`: the app's own end-of-list mark sent back.
-        package let finished: Bool
+        let finished: Bool
 
-        package init(_ req: Request, defaultProduct: LSLPPostRules.Product? = nil) throws {
+        init(_ req: Request, defaultProduct: LSLPPostRules.Product? = nil) throws {
             guard let raw = req.queryValue("product_id") ?? defaultProduct?.rawValue else {
                 throw AppError.badRequest("missing_field", ["field": "product_id"])
             }
@@ -56,7 +56,7 @@ extension BurgerMapCompatRoutes {
         }
 
         /// The cache key of a list every reader sees alike.
-        package var key: String { "lslp:\(product.rawValue):\(page.limit):\(page.cursor?.encoded ?? "")" }
+        var key: String { "lslp:\(product.rawValue):\(page.limit):\(page.cursor?.encoded ?? "")" }
     }
 
     // MARK: Reading
@@ -153,16 +153,16 @@ extension BurgerMapCompatRoutes {
     /// `POST /v1/posts` and `PUT /v1/posts/{id}`, as the app sends them (§4): a shop's position and
     /// details in `content1…5`, a review's rating in `price` and its shop in `content1`.
     struct PostBody: Content {
-        package let product_id: String?
-        package let title: String?
-        package let price: Int?
-        package let content: String?
-        package let content1: String?
-        package let content2: String?
-        package let content3: String?
-        package let content4: String?
-        package let content5: String?
-        package let files: [String]?
+        let product_id: String?
+        let title: String?
+        let price: Int?
+        let content: String?
+        let content1: String?
+        let content2: String?
+        let content3: String?
+        let content4: String?
+        let content5: String?
+        let files: [String]?
     }
 
     /// A shop is found before it is made: by its Kakao place id (`content5`), then by name within

@@ -9,15 +9,15 @@ import Vapor
 /// A place as the LookForRealBurger app's shop posts carry it, read with SQLKit (the app's map asks
 /// for every place at once).
 struct PlaceRow: Sendable, NewestFirstRow {
-    package let id: UUID
-    package let name: String
-    package let address: String
-    package let lat: Double
-    package let lon: Double
-    package let phone: String?
-    package let kakaoID: String?
+    let id: UUID
+    let name: String
+    let address: String
+    let lat: Double
+    let lon: Double
+    let phone: String?
+    let kakaoID: String?
     let creator: PersonRow?
-    package let createdAt: Date
+    let createdAt: Date
 }
 
 /// Who wrote or did something, as posts name them.

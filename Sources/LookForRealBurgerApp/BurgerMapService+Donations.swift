@@ -9,10 +9,10 @@ import Vapor
 /// that amount; one payment counts once.
 enum BurgerDonations {
     /// What a donation costs: the app sends `amount "100"` to PortOne.
-    package static let amount = 100
+    static let amount = 100
     /// The post the app names in its check (`post_id`, hard-coded as `66d6c7cedfc6560142283221`):
     /// the 24-hex id of this UUID (`ObjectID`), so it exists on every install.
-    package static let postID = UUID(uuidString: "66D6C7CE-DFC6-5601-4228-322100000000")!
+    static let postID = UUID(uuidString: "66D6C7CE-DFC6-5601-4228-322100000000")!
     /// The post's date, fixed with its id.
     static let postedAt = Date(timeIntervalSince1970: 1_725_343_694)
     static let maxPaymentIDLength = 100

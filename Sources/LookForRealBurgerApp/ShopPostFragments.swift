@@ -33,11 +33,11 @@ final class ShopPostFragments: Sendable {
 
     private let state = NIOLockedValueBox(State())
     private let versions: PlaceVersions
-    package let lifetime: TimeAmount
+    let lifetime: TimeAmount
     /// What all kept shops may hold together; past it, shops are made for each answer instead.
-    package let maxBytes: Int
+    let maxBytes: Int
 
-    package init(versions: PlaceVersions, lifetime: TimeAmount = .minutes(5), maxBytes: Int = 128 << 20) {
+    init(versions: PlaceVersions, lifetime: TimeAmount = .minutes(5), maxBytes: Int = 128 << 20) {
         self.versions = versions
         self.lifetime = lifetime
         self.maxBytes = maxBytes
@@ -89,7 +89,7 @@ final class ShopPostFragments: Sendable {
 
     /// Drops the shops that name `person` (their nickname or picture may have changed); true when
     /// there were any.
-    package func forget(person: UUID) -> Bool {
+    func forget(person: UUID) -> Bool {
         let written = ObjectID.of(person)
         return state.withLockedValue { state in
             let naming = state.fragments.filter { $0.value.people.contains(written) }
@@ -102,9 +102,9 @@ final class ShopPostFragments: Sendable {
     }
 
     /// Shops kept now.
-    package var count: Int { state.withLockedValue { $0.fragments.count } }
+    var count: Int { state.withLockedValue { $0.fragments.count } }
     /// Shops made since start (kept or not): what a write cost the next reader.
-    package var made: Int { state.withLockedValue { $0.made } }
+    var made: Int { state.withLockedValue { $0.made } }
 }
 
 extension Application {

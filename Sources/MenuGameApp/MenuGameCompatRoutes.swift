@@ -11,14 +11,14 @@ import Vapor
 struct MenuGameCompatRoutes: RouteCollection {
     /// `ResultSubmission` of the app. `pinNumber` and `token` may be absent or null.
     struct ResultSubmission: Content {
-        package let gameAnswer: GameAnswer
-        package let dislikedFoods: [Flavor]?
+        let gameAnswer: GameAnswer
+        let dislikedFoods: [Flavor]?
         let pinNumber: String?
-        package let token: String?
+        let token: String?
 
         package enum CodingKeys: String, CodingKey { case gameAnswer, dislikedFoods, pinNumber, token }
 
-        package init(from decoder: any Decoder) throws {
+        init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             gameAnswer = try container.decode(GameAnswer.self, forKey: .gameAnswer)
             dislikedFoods = try container.decodeIfPresent([Flavor].self, forKey: .dislikedFoods)
@@ -31,14 +31,14 @@ struct MenuGameCompatRoutes: RouteCollection {
             token = try container.decodeIfPresent(String.self, forKey: .token)
         }
 
-        package func choice() throws -> PlayerChoice {
+        func choice() throws -> PlayerChoice {
             try SubmissionBody(gameAnswer: gameAnswer, dislikedFoods: dislikedFoods).choice()
         }
     }
 
     struct RandomMenu: Content {
-        package let name: String
-        package let imageURL: String
+        let name: String
+        let imageURL: String
     }
 
     struct CompatResult: Content {
@@ -47,23 +47,23 @@ struct MenuGameCompatRoutes: RouteCollection {
             package let imageURL: String
             package let keywords: [String]
         }
-        package let menus: [Item]
-        package let playerCount: Int
+        let menus: [Item]
+        let playerCount: Int
 
         /// The app shows three: the winner and two "next rank" taps.
-        package init(_ result: GameResult) {
+        init(_ result: GameResult) {
             menus = result.menus.prefix(3).map { Item(name: $0.name.ko, imageURL: $0.imageURL, keywords: $0.keywords) }
             playerCount = result.playerCount
         }
     }
 
     struct WaitState: Content {
-        package let submissionCount: Int
-        package let isHost: Bool
+        let submissionCount: Int
+        let isHost: Bool
         let isGameClosed: Bool
     }
 
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         routes.get("menu", "random", use: randomMenu)
         routes.post("group", use: createGroup)
         routes.post("group", "solo", use: solo)
@@ -74,20 +74,20 @@ struct MenuGameCompatRoutes: RouteCollection {
         routes.get("group", ":pin", "gameresult", use: gameResult)
     }
 
-    package func randomMenu(req: Request) async throws -> RandomMenu {
+    func randomMenu(req: Request) async throws -> RandomMenu {
         let game = req.menuGame
         let menu = try await game.randomMenu(device: nil)
         return RandomMenu(name: menu.name.ko, imageURL: game.imageURL(for: menu))
     }
 
     /// 201 with the PIN as a bare JSON number (the app reads the body text as the PIN).
-    package func createGroup(req: Request) async throws -> Response {
+    func createGroup(req: Request) async throws -> Response {
         let token = try DeviceToken.validate(req.query[String.self, at: "token"])
         let group = try await req.menuGame.createGroup(hostToken: token, hostUserID: nil)
         return Self.jsonLiteral(group.pin, status: .created)
     }
 
-    package func solo(req: Request) async throws -> CompatResult {
+    func solo(req: Request) async throws -> CompatResult {
         let submission = try req.decodeJSON(ResultSubmission.self)
         let token = try submission.token.map { try DeviceToken.validate($0) }
         return CompatResult(try await req.menuGame.solo(try submission.choice(), device: token))
@@ -104,7 +104,7 @@ struct MenuGameCompatRoutes: RouteCollection {
     }
 
     /// 200 with an empty body. After the game closed the answers are not counted, still 200.
-    package func submit(req: Request) async throws -> Response {
+    func submit(req: Request) async throws -> Response {
         let submission = try req.decodeJSON(ResultSubmission.self)
         let token = try DeviceToken.validate(submission.token)
         let choice = try submission.choice()
@@ -113,7 +113,7 @@ struct MenuGameCompatRoutes: RouteCollection {
         return Response(status: .ok)
     }
 
-    package func cancel(req: Request) async throws -> Response {
+    func cancel(req: Request) async throws -> Response {
         let token = try DeviceToken.validate(req.query[String.self, at: "token"])
         let group = try await req.menuGroupFromPath()
         _ = try await req.menuGame.cancel(in: group, playerToken: token)

@@ -7,26 +7,26 @@ import Platform
 // MARK: - Connection
 
 struct SMTPTLSUpgrade: Sendable {
-    package var context: NIOSSLContext
+    var context: NIOSSLContext
     var serverHostname: String?
 }
 
 /// A command (or the DATA payload) on its way out, and the promise of its reply.
 struct SMTPRequest: Sendable {
-    package var bytes: ByteBuffer
+    var bytes: ByteBuffer
     /// For STARTTLS: put TLS in front of everything once the 220 arrives.
-    package var upgrade: SMTPTLSUpgrade?
+    var upgrade: SMTPTLSUpgrade?
     /// Instead of the configured step timeout.
-    package var timeout: TimeAmount?
-    package var promise: EventLoopPromise<SMTPReply>
+    var timeout: TimeAmount?
+    var promise: EventLoopPromise<SMTPReply>
 }
 
 /// One connection: every call hops through the channel, so it is Sendable.
 struct SMTPConnection: Sendable {
-    package let channel: any Channel
+    let channel: any Channel
     private let greetingFuture: EventLoopFuture<SMTPReply>
 
-    package static func connect(configuration: SMTPConfiguration, tlsContext: NIOSSLContext?, group: any EventLoopGroup) async throws -> SMTPConnection {
+    static func connect(configuration: SMTPConfiguration, tlsContext: NIOSSLContext?, group: any EventLoopGroup) async throws -> SMTPConnection {
         let eventLoop = group.next()
         let greeting = eventLoop.makePromise(of: SMTPReply.self)
         let timeout = configuration.timeout
@@ -65,13 +65,13 @@ struct SMTPConnection: Sendable {
         }
     }
 
-    package func greeting() async throws -> SMTPReply {
+    func greeting() async throws -> SMTPReply {
         try await greetingFuture.get()
     }
 
     /// Sends one command line (CRLF added) and waits for its reply. `secret` lines are
     /// credentials; nothing here logs them either way.
-    package func command(_ line: String, secret: Bool = false, upgradeTo upgrade: SMTPTLSUpgrade? = nil, timeout: TimeAmount? = nil) async throws -> SMTPReply {
+    func command(_ line: String, secret: Bool = false, upgradeTo upgrade: SMTPTLSUpgrade? = nil, timeout: TimeAmount? = nil) async throws -> SMTPReply {
         var buffer = channel.allocator.buffer(capacity: line.utf8.count + 2)
         buffer.writeString(line)
         buffer.writeString("\r\n")
@@ -84,7 +84,7 @@ struct SMTPConnection: Sendable {
         _ = try? await command("QUIT", timeout: min(timeout, .seconds(2)))
     }
 
-    package func send(_ bytes: ByteBuffer, upgrade: SMTPTLSUpgrade? = nil, timeout: TimeAmount? = nil) async throws -> SMTPReply {
+    func send(_ bytes: ByteBuffer, upgrade: SMTPTLSUpgrade? = nil, timeout: TimeAmount? = nil) async throws -> SMTPReply {
         let promise = channel.eventLoop.makePromise(of: SMTPReply.self)
         let request = SMTPRequest(bytes: bytes, upgrade: upgrade, timeout: timeout, promise: promise)
         channel.writeAndFlush(request).whenFailure { error in
@@ -94,7 +94,7 @@ struct SMTPConnection: Sendable {
         return try await promise.futureResult.get()
     }
 
-    package func close() async {
+    func close() async {
         try? await channel.close().get()
     }
 
@@ -142,7 +142,7 @@ final class SMTPClientHandler: ChannelDuplexHandler {
     private var failure: SMTPError?
     private var context: ChannelHandlerContext?
 
-    package init(greeting: EventLoopPromise<SMTPReply>, timeout: TimeAmount) {
+    init(greeting: EventLoopPromise<SMTPReply>, timeout: TimeAmount) {
         self.timeout = timeout
         self.waiters = [Waiter(promise: greeting, upgrade: nil, timer: nil)]
     }
@@ -157,17 +157,17 @@ final class SMTPClientHandler: ChannelDuplexHandler {
         self.context = nil
     }
 
-    package func channelActive(context: ChannelHandlerContext) {
+    func channelActive(context: ChannelHandlerContext) {
         startGreetingTimer(context: context)
         context.fireChannelActive()
     }
 
-    package func channelInactive(context: ChannelHandlerContext) {
+    func channelInactive(context: ChannelHandlerContext) {
         fail(.connectionFailed("the server closed the connection"), close: false)
         context.fireChannelInactive()
     }
 
-    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let error = error as? SMTPError {
             fail(error)
         } else if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
@@ -177,7 +177,7 @@ final class SMTPClientHandler: ChannelDuplexHandler {
         }
     }
 
-    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = unwrapOutboundIn(data)
         if let failure {
             request.promise.fail(failure)
@@ -192,7 +192,7 @@ final class SMTPClientHandler: ChannelDuplexHandler {
         context.write(wrapOutboundOut(request.bytes), promise: written)
     }
 
-    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var incoming = unwrapInboundIn(data)
         guard failure == nil else { return }
         buffer.writeBuffer(&incoming)

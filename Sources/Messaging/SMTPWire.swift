@@ -44,20 +44,20 @@ enum SMTPAddress {
         isValid("x@\(name)") ? name : nil
     }
 
-    package static func domain(of address: String) -> String {
+    static func domain(of address: String) -> String {
         address.lastIndex(of: "@").map { String(address[address.index(after: $0)...]) } ?? "localhost"
     }
 }
 
 /// A checked message, ready to be rendered once the server's extensions are known.
 struct SMTPEnvelope: Sendable {
-    package let from: String
-    package let to: String
-    package let subject: String
-    package let text: String
+    let from: String
+    let to: String
+    let subject: String
+    let text: String
 
     /// Refuses, before any connection, what could break out of its header or the SMTP command.
-    package init(message: MailMessage, from: String) throws {
+    init(message: MailMessage, from: String) throws {
         guard !message.to.contains(where: { $0 == "\r" || $0 == "\n" }) else {
             throw SMTPError.invalidMessage("the recipient holds a line break")
         }
@@ -81,7 +81,7 @@ struct SMTPEnvelope: Sendable {
 
     /// The message as DATA carries it, before dot-stuffing: headers and body with CRLF line
     /// endings, ending in CRLF.
-    package func render(eightBitAllowed: Bool, date: Date = Date(), messageID: String? = nil) -> SMTPData {
+    func render(eightBitAllowed: Bool, date: Date = Date(), messageID: String? = nil) -> SMTPData {
         let lines = SMTPData.lines(of: text)
         let ascii = text.utf8.allSatisfy { $0 < 0x80 }
         let clean = !text.unicodeScalars.contains("\0") && lines.allSatisfy { $0.utf8.count <= 998 }
@@ -185,15 +185,15 @@ package struct SMTPData: Sendable {
 // MARK: - Replies and capabilities
 
 struct SMTPReply: Sendable, Equatable {
-    package var code: Int
-    package var lines: [String]
-    package var message: String { lines.joined(separator: " ").trimmingCharacters(in: .whitespaces) }
+    var code: Int
+    var lines: [String]
+    var message: String { lines.joined(separator: " ").trimmingCharacters(in: .whitespaces) }
 }
 
 struct SMTPCapabilities: Sendable {
     private var keywords: [String: [String]] = [:]
 
-    package init(ehlo reply: SMTPReply) {
+    init(ehlo reply: SMTPReply) {
         for line in reply.lines.dropFirst() {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "=" }).map { $0.uppercased() }
             guard let keyword = words.first else { continue }
@@ -201,6 +201,6 @@ struct SMTPCapabilities: Sendable {
         }
     }
 
-    package func has(_ keyword: String) -> Bool { keywords[keyword] != nil }
+    func has(_ keyword: String) -> Bool { keywords[keyword] != nil }
     var authMechanisms: Set<String> { Set(keywords["AUTH"] ?? []) }
 }

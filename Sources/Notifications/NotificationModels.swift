@@ -30,7 +30,7 @@ final class InboxNotification: Model, @unchecked Sendable {
 }
 
 struct CreateNotifications: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(InboxNotification.schema)
             .id()
             .field("recipient_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
@@ -47,7 +47,7 @@ struct CreateNotifications: NamedMigration {
             .column("recipient_id").column("created_at").run()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(InboxNotification.schema).delete()
     }
 }

@@ -6,16 +6,16 @@ import Vapor
 
 /// A notification as clients see it, its message already in the reader's language.
 struct NotificationResponse: Content {
-    package let id: UUID
-    package let service: String
-    package let kind: String
-    @NullEncoded package var actor: PersonSummary?
+    let id: UUID
+    let service: String
+    let kind: String
+    @NullEncoded var actor: PersonSummary?
     @NullEncoded var subjectId: UUID?
-    @NullEncoded package var link: String?
-    @NullEncoded package var excerpt: String?
-    package let message: String
-    package let read: Bool
-    package let createdAt: Date
+    @NullEncoded var link: String?
+    @NullEncoded var excerpt: String?
+    let message: String
+    let read: Bool
+    let createdAt: Date
 
     /// A listed row (the inbox page and its API).
     init(_ row: NotificationStore.Listed, req: Request) {
@@ -34,37 +34,37 @@ struct NotificationResponse: Content {
 
 /// `{items, nextCursor}` with the unread count beside them (the badge).
 struct NotificationsPage: Content {
-    package let items: [NotificationResponse]
-    @NullEncoded package var nextCursor: String?
-    package let unreadCount: Int
+    let items: [NotificationResponse]
+    @NullEncoded var nextCursor: String?
+    let unreadCount: Int
 }
 
 struct UnreadCount: Content {
-    package let unreadCount: Int
+    let unreadCount: Int
 }
 
 /// `/api/v1/notifications`: the inbox of the signed-in account.
 struct NotificationsAPI: RouteCollection {
     struct ReadBody: Content {
         /// The notifications to mark read; absent or null marks every one.
-        package let ids: [UUID]?
+        let ids: [UUID]?
     }
 
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         let inbox = routes.grouped("api", "v1", "notifications")
         inbox.get(use: list)
         inbox.post("read", use: markRead)
         inbox.get("live", use: live)
     }
 
-    package func list(req: Request) async throws -> NotificationsPage {
+    func list(req: Request) async throws -> NotificationsPage {
         let user = try req.requireUser().requireID()
         let page = try await req.inbox.page(for: user, CursorPageRequest(from: req))
         return NotificationsPage(items: page.items.map { NotificationResponse($0, req: req) }, nextCursor: page.nextCursor,
                                  unreadCount: try await req.inbox.unreadCount(for: user))
     }
 
-    package func markRead(req: Request) async throws -> UnreadCount {
+    func markRead(req: Request) async throws -> UnreadCount {
         let user = try req.requireUser().requireID()
         let body = req.body.data == nil ? ReadBody(ids: nil) : try req.decodeJSON(ReadBody.self)
         if let ids = body.ids, ids.count > CursorPageRequest.maxLimit {
@@ -76,12 +76,12 @@ struct NotificationsAPI: RouteCollection {
 
     /// A WebSocket that sends `{"unreadCount": n}` at once, then `{"unreadCount": n, "notification": {…}}`
     /// when one arrives and `{"unreadCount": n}` when some are read (on any instance).
-    package func live(req: Request) async throws -> Response {
+    func live(req: Request) async throws -> Response {
         try Self.liveSocket(for: try req.requireUser().requireID(), req)
     }
 
     /// The live socket of `user`'s inbox; the API route and the pages' (`/notifications/live`) share it.
-    package static func liveSocket(for user: UUID, _ req: Request) throws -> Response {
+    static func liveSocket(for user: UUID, _ req: Request) throws -> Response {
         try req.liveSocket(feature: "notifications") { req, socket, _ in
             // Subscribe before counting: an arrival in between is sent after the count, never lost.
             let stream = req.application.events.subscribe(to: NotificationStore.topic(for: user))
@@ -102,11 +102,11 @@ struct NotificationsAPI: RouteCollection {
     }
 
     struct LiveMessage: Content {
-        package let unreadCount: Int
-        package let notification: NotificationResponse?
+        let unreadCount: Int
+        let notification: NotificationResponse?
     }
 
-    package static func message(for user: UUID, arrived id: UUID?, req: Request) async throws -> String {
+    static func message(for user: UUID, arrived id: UUID?, req: Request) async throws -> String {
         var notification: NotificationStore.Listed?
         if let id { notification = try await req.inbox.notification(id, for: user) }
         let message = LiveMessage(unreadCount: try await req.inbox.unreadCount(for: user),

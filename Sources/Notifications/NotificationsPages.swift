@@ -20,14 +20,14 @@ package struct InboxBadgeMiddleware: AsyncMiddleware {
 /// it shows as read (those stay marked "new" on this visit); `bell.js` adds arrivals live over
 /// `/notifications/live`, the API's socket behind the session cookie.
 struct NotificationsPages: RouteCollection {
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         let inbox = routes.grouped(SignInRequired())
         inbox.get(InboxPath.inbox, use: list)
         inbox.post(InboxPath.markAllRead, use: markAllRead)
         inbox.get(InboxPath.live, use: live)
     }
 
-    package func list(req: Request) async throws -> Response {
+    func list(req: Request) async throws -> Response {
         let user = try req.requireUser().requireID()
         let page = try await req.inbox.page(for: user, CursorPageRequest(from: req))
         let unreadShown = page.items.filter { $0.readAt == nil }.map(\.id)
@@ -59,7 +59,7 @@ struct NotificationsPages: RouteCollection {
     }
 
     /// One notification; `bell.js` builds the same markup for arrivals.
-    package func row(_ req: Request, _ item: NotificationResponse) -> Node<HTML.ListContext> {
+    func row(_ req: Request, _ item: NotificationResponse) -> Node<HTML.ListContext> {
         .li(
             .class(item.read ? "notification" : "notification unread"), .data(named: "id", value: item.id.uuidString.lowercased()),
             .a(
@@ -78,7 +78,7 @@ struct NotificationsPages: RouteCollection {
     }
 
     /// The inbox socket for pages, opened only by a page of this origin.
-    package func live(req: Request) async throws -> Response {
+    func live(req: Request) async throws -> Response {
         try req.requireSameOriginSocket()
         return try NotificationsAPI.liveSocket(for: try req.requireUser().requireID(), req)
     }

@@ -93,16 +93,16 @@ public final class PortOneGateway: PaymentGateway {
     }
 
     struct TokenPayload: Decodable {
-        package let access_token: String
-        package let expired_at: Double
-        package let now: Double?
+        let access_token: String
+        let expired_at: Double
+        let now: Double?
     }
 
     struct PaymentPayload: Decodable {
-        package let imp_uid: String
-        package let merchant_uid: String
-        package let amount: Double
-        package let status: String
+        let imp_uid: String
+        let merchant_uid: String
+        let amount: Double
+        let status: String
     }
 
     public func payment(id: String) async throws -> ProviderPayment {

@@ -92,14 +92,14 @@ public struct StoreKitTransactionVerifier: AppStoreTransactionVerifier {
 
     /// The fields of `JWSTransactionDecodedPayload` the server reads; dates are milliseconds since 1970.
     struct Payload: Decodable {
-        package let transactionId: String
-        package let originalTransactionId: String?
-        package let bundleId: String
-        package let productId: String
-        package let purchaseDate: Double?
-        package let environment: String
-        package let quantity: Int?
-        package let revocationDate: Double?
+        let transactionId: String
+        let originalTransactionId: String?
+        let bundleId: String
+        let productId: String
+        let purchaseDate: Double?
+        let environment: String
+        let quantity: Int?
+        let revocationDate: Double?
     }
 }
 

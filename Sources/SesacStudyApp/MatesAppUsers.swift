@@ -38,7 +38,7 @@ package final class MatesAppUser: Model, @unchecked Sendable {
 }
 
 struct CreateMatesAppUsers: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(MatesAppUser.schema)
             .field("uid", .string, .identifier(auto: false))
             .field("user_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
@@ -60,7 +60,7 @@ struct CreateMatesAppUsers: NamedMigration {
         try await database.sql.create(index: "mates_app_users_user").on(MatesAppUser.schema).column("user_id").run()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(MatesAppUser.schema).delete()
     }
 }
@@ -69,9 +69,9 @@ struct CreateMatesAppUsers: NamedMigration {
 /// socket without the binding cookie binds that uid from the latest of them
 /// (`MatesService.appLatestNetwork`). Pruned after a day and at withdrawal.
 struct CreateMatesAppNetworks: NamedMigration {
-    package static let schema = "mates_app_networks"
+    static let schema = "mates_app_networks"
 
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(Self.schema)
             .field("uid", .string, .required)
             .field("network", .string, .required)
@@ -80,7 +80,7 @@ struct CreateMatesAppNetworks: NamedMigration {
             .create()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(Self.schema).delete()
     }
 }

@@ -9,9 +9,9 @@ import Vapor
 /// against the projects of `FIREBASE_PROJECT_IDS`. Without that setting every call answers 401:
 /// an unverified token is never trusted.
 struct SesacAppAuthentication: AsyncMiddleware {
-    package static let header = "idtoken"
+    static let header = "idtoken"
 
-    package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         guard let verifier = request.application.firebaseTokens,
               let token = request.headers.first(name: Self.header), !token.isEmpty, token.utf8.count <= 8 * 1024
         else { throw AppError(.unauthorized, "id_token_invalid") }
@@ -67,25 +67,25 @@ extension Request {
 /// The apps' answers: a short body for each status (an empty 200 sends one app down its error
 /// path), business outcomes as 2xx codes, and 501 for what the native API calls 400 and 422.
 enum Sesac {
-    package static func ok() -> Response {
+    static func ok() -> Response {
         Response(status: .ok, headers: ["Content-Type": "text/plain; charset=utf-8"], body: .init(string: "OK"))
     }
 
     /// A business outcome: the status, with the outcome's message as text in the reader's language.
     /// A business status with the reason as text, and the error's headers (`Retry-After` of a penalty).
-    package static func status(_ code: Int, _ error: AppError, _ req: Request) -> Response {
+    static func status(_ code: Int, _ error: AppError, _ req: Request) -> Response {
         var headers: HTTPHeaders = ["Content-Type": "text/plain; charset=utf-8"]
         headers.add(contentsOf: error.headers)
         return Response(status: HTTPResponseStatus(statusCode: code), headers: headers, body: .init(string: req.t(error.messageKey, error.arguments)))
     }
 
-    package static func status(_ code: Int, _ key: String, _ req: Request) -> Response {
+    static func status(_ code: Int, _ key: String, _ req: Request) -> Response {
         status(code, AppError(.ok, key), req)
     }
 
     /// Runs a handler; a native error whose code is in `codes` becomes that business status, a 400
     /// or 422 becomes 501 with the JSON error body, anything else goes on as it is.
-    package static func outcome(_ req: Request, _ codes: [String: Int], _ work: () async throws -> Response) async throws -> Response {
+    static func outcome(_ req: Request, _ codes: [String: Int], _ work: () async throws -> Response) async throws -> Response {
         do {
             return try await work()
         } catch let error as AppError {
@@ -97,10 +97,10 @@ enum Sesac {
         }
     }
 
-    package static func missing(_ field: String) -> AppError { .badRequest("missing_field", ["field": field]) }
+    static func missing(_ field: String) -> AppError { .badRequest("missing_field", ["field": field]) }
     static func badField(_ field: String) -> AppError { .badRequest("invalid_field", ["field": field]) }
 
-    package static func coordinate(_ form: LenientForm) throws -> Coordinate {
+    static func coordinate(_ form: LenientForm) throws -> Coordinate {
         guard form.value("lat") != nil else { throw missing("lat") }
         guard form.value("long") != nil else { throw missing("long") }
         guard let lat = form.number("lat"), let lon = form.number("long") else { throw badField(form.number("lat") == nil ? "lat" : "long") }
@@ -108,7 +108,7 @@ enum Sesac {
     }
 
     /// `gender`: 0 (female) or 1 (male); nil when absent and not required.
-    package static func gender(_ form: LenientForm, required: Bool) throws -> MatesGender? {
+    static func gender(_ form: LenientForm, required: Bool) throws -> MatesGender? {
         guard form.value("gender") != nil else {
             if required { throw missing("gender") }
             return nil
@@ -118,14 +118,14 @@ enum Sesac {
     }
 
     /// The free-text "study I want" of My Info: one line, at most 50 characters.
-    package static func study(_ raw: String) throws -> String {
+    static func study(_ raw: String) throws -> String {
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.count <= 50, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { throw badField("study") }
         return text
     }
 
     /// The account behind an `otheruid`; `unknown` names the outcome when there is none.
-    package static func other(_ uid: String?, _ req: Request, unknown: String) async throws -> UUID {
+    static func other(_ uid: String?, _ req: Request, unknown: String) async throws -> UUID {
         guard let uid, !uid.isEmpty else { throw missing("otheruid") }
         guard let account = try await req.mates.account(forAppUID: uid) else { throw AppError.conflict(unknown) }
         return account

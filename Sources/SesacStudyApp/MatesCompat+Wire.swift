@@ -13,33 +13,33 @@ import Vapor
 struct SesacUser: Content {
     let _id: String
     let __v: Int
-    package let uid: String
-    package let phoneNumber: String
-    package let email: String
-    package let FCMtoken: String
-    package let nick: String
-    package let birth: String
-    package let gender: Int
-    package let study: String
-    package let comment: [String]
-    package let reputation: [Int]
-    package let sesac: Int
+    let uid: String
+    let phoneNumber: String
+    let email: String
+    let FCMtoken: String
+    let nick: String
+    let birth: String
+    let gender: Int
+    let study: String
+    let comment: [String]
+    let reputation: [Int]
+    let sesac: Int
     let sesacCollection: [Int]
-    package let background: Int
+    let background: Int
     let backgroundCollection: [Int]
     let purchaseToken: [String]
-    package let transactionId: [String]
+    let transactionId: [String]
     let reviewedBefore: [String]
     let reportedNum: Int
     let reportedUser: [String]
-    package let dodgepenalty: Int
-    package let dodgeNum: Int
-    package let ageMin: Int
-    package let ageMax: Int
-    package let searchable: Int
-    package let createdAt: String
+    let dodgepenalty: Int
+    let dodgeNum: Int
+    let ageMin: Int
+    let ageMax: Int
+    let searchable: Int
+    let createdAt: String
 
-    package init(_ record: AppUserRecord) {
+    init(_ record: AppUserRecord) {
         let profile = record.profile
         _id = ObjectID.of(record.appUser.userID)
         __v = 0
@@ -117,7 +117,7 @@ package struct SesacSearch: Content {
 /// `SesacSearch` written by hand (`JSONBytes`): the home map of every app calls it, and Foundation's
 /// encoder was most of its cost. Keys in `AppJSON`'s sorted order; `JSONBytesTests` compares the two.
 enum SesacSearchJSON {
-    package static func write(_ search: SesacSearch) -> JSONBytes {
+    static func write(_ search: SesacSearch) -> JSONBytes {
         var json = JSONBytes(capacity: 320 * (search.fromQueueDB.count + search.fromQueueDBRequested.count) + 256)
         json.raw(#"{"fromQueueDB":"#)
         people(&json, search.fromQueueDB)
@@ -139,7 +139,7 @@ enum SesacSearchJSON {
         json.raw("]")
     }
 
-    package static func person(_ json: inout JSONBytes, _ person: SesacSearch.Person) {
+    static func person(_ json: inout JSONBytes, _ person: SesacSearch.Person) {
         json.raw(#"{"background":"#)
         json.int(person.background)
         json.raw(#","gender":"#)
@@ -168,13 +168,13 @@ enum SesacSearchJSON {
 
 /// `GET /v1/queue/myQueueState` (200). The partner's nick and uid only when matched.
 struct SesacQueueState: Content {
-    package let dodged: Int
-    package let matched: Int
-    package let reviewed: Int
+    let dodged: Int
+    let matched: Int
+    let reviewed: Int
     let matchedNick: String?
     let matchedUid: String?
 
-    package func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(dodged, forKey: .dodged)
         try container.encode(matched, forKey: .matched)
@@ -187,13 +187,13 @@ struct SesacQueueState: Content {
 /// A chat line: `POST /v1/chat/{uid}`'s answer, `GET`'s `payload` items, the socket's `chat` event.
 struct SesacChat: Content, Equatable {
     let _id: String
-    package let to: String
-    package let from: String
-    package let chat: String
-    package let createdAt: String
+    let to: String
+    let from: String
+    let chat: String
+    let createdAt: String
 
     /// A line of ours as the apps show it: text as written; the menu game line as its PIN.
-    package init(id: UUID, kind: String, text: String, pin: String?, createdAt: Date, from: String, to: String) {
+    init(id: UUID, kind: String, text: String, pin: String?, createdAt: Date, from: String, to: String) {
         _id = ObjectID.of(id)
         self.to = to
         self.from = from
@@ -203,5 +203,5 @@ struct SesacChat: Content, Equatable {
 }
 
 struct SesacChatList: Content {
-    package let payload: [SesacChat]
+    let payload: [SesacChat]
 }

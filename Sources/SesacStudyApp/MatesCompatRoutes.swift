@@ -15,7 +15,7 @@ import Vapor
 /// answer 501, the apps' "client error" (with the usual JSON error body), not 400/422.
 /// docs/MATES.md "Pointing a 새싹 스터디 app at this server" lists every route and code.
 struct MatesCompatRoutes: RouteCollection {
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         let v1 = routes.grouped("v1").grouped(SesacAppAuthentication())
         v1.get("user", use: user)
         v1.post("user", use: signUp)
@@ -39,12 +39,12 @@ struct MatesCompatRoutes: RouteCollection {
 
     // MARK: The user
 
-    package func user(req: Request) async throws -> Response {
+    func user(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         return try await SesacUser(try await req.mates.appUserRecord(appUser)).encodeResponse(for: req)
     }
 
-    package func signUp(req: Request) async throws -> Response {
+    func signUp(req: Request) async throws -> Response {
         let identity = try req.sesacIdentity()
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, ["app_user_exists": 201, "nickname_not_allowed": 202]) {
@@ -60,7 +60,7 @@ struct MatesCompatRoutes: RouteCollection {
         }
     }
 
-    package func withdraw(req: Request) async throws -> Response {
+    func withdraw(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         try await req.mates.withdrawApp(appUser, accounts: req.accounts)
         return Sesac.ok()
@@ -100,7 +100,7 @@ struct MatesCompatRoutes: RouteCollection {
 
     // MARK: Shop
 
-    package func equip(req: Request) async throws -> Response {
+    func equip(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, ["item_not_owned": 201, "unknown_item": 201]) {
@@ -114,7 +114,7 @@ struct MatesCompatRoutes: RouteCollection {
     /// The apps' receipts are for another company's products, which no App Store check of ours can
     /// verify: they are honoured only where purchases are test purchases, and answered 201
     /// ("receipt not valid") everywhere else.
-    package func purchase(req: Request) async throws -> Response {
+    func purchase(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, ["receipt_not_verifiable": 201, "unknown_product": 201]) {
@@ -128,7 +128,7 @@ struct MatesCompatRoutes: RouteCollection {
 
     // MARK: The queue
 
-    package func startSearching(req: Request) async throws -> Response {
+    func startSearching(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         let profile = try await req.mates.verifiedProfile(appUser.userID)
         if profile.suspendedAt != nil { return Sesac.status(201, "suspended", req) }
@@ -145,7 +145,7 @@ struct MatesCompatRoutes: RouteCollection {
         }
     }
 
-    package func stopSearching(req: Request) async throws -> Response {
+    func stopSearching(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         return try await Sesac.outcome(req, ["already_matched": 201]) {
             _ = try await req.mates.stopSearching(try await req.mates.verifiedProfile(appUser.userID))
@@ -153,7 +153,7 @@ struct MatesCompatRoutes: RouteCollection {
         }
     }
 
-    package func myQueueState(req: Request) async throws -> Response {
+    func myQueueState(req: Request) async throws -> Response {
         // Polled every few seconds by every app that searches: that common case is one statement.
         let identity = try req.sesacIdentity()
         switch try await req.mates.appSearchingFastPath(uid: identity.uid, address: req.clientAddress) {
@@ -179,7 +179,7 @@ struct MatesCompatRoutes: RouteCollection {
         return Response.Body(data: (try? AppJSON.encoder().encode(state)) ?? Data())
     }()
 
-    package func search(req: Request) async throws -> Response {
+    func search(req: Request) async throws -> Response {
         let account = try await req.sesacAppAccount()
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, [:]) {
@@ -228,7 +228,7 @@ struct MatesCompatRoutes: RouteCollection {
         }
     }
 
-    package func dodge(req: Request) async throws -> Response {
+    func dodge(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, ["wrong_partner": 201, "not_matched": 201]) {
@@ -238,7 +238,7 @@ struct MatesCompatRoutes: RouteCollection {
         }
     }
 
-    package func rate(req: Request) async throws -> Response {
+    func rate(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, ["wrong_partner": 201, "already_reviewed": 201, "match_not_ended": 201, "not_matched": 201]) {

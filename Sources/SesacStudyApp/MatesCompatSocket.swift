@@ -48,11 +48,11 @@ struct MatesCompatSocket: SocketIOHandler {
     private let forwarding = NIOLockedValueBox<[String: Task<Void, Never>]>([:])
     private let waiting = WaitingSockets()
 
-    package init() {}
+    init() {}
 
-    package func connected(_ client: SocketIOClient) async {}
+    func connected(_ client: SocketIOClient) async {}
 
-    package func received(event: String, arguments: [SocketIOValue], from client: SocketIOClient) async -> [SocketIOValue]? {
+    func received(event: String, arguments: [SocketIOValue], from client: SocketIOClient) async -> [SocketIOValue]? {
         guard event == Self.bindEvent, let uid = arguments.first?.string, !uid.isEmpty, uid.utf8.count <= 128 else { return nil }
         let application = client.application
         let service = MatesService(database: application.db, application: application)
@@ -76,7 +76,7 @@ struct MatesCompatSocket: SocketIOHandler {
         return nil
     }
 
-    package func disconnected(_ client: SocketIOClient) async {
+    func disconnected(_ client: SocketIOClient) async {
         waiting.remove(client.id)
         forwarding.withLockedValue { $0.removeValue(forKey: client.id) }?.cancel()
     }
@@ -196,7 +196,7 @@ struct MatesCompatSocket: SocketIOHandler {
 
     static func bindingTopic(_ uid: String) -> String { "mates.sesac.socket.\(uid)" }
 
-    package static func count(_ outcome: String) {
+    static func count(_ outcome: String) {
         Counter(label: "whatweeat_sesac_socket_binds_total", dimensions: [("outcome", outcome)]).increment()
     }
 }

@@ -9,39 +9,39 @@ import Vapor
 
 /// What a 새싹 스터디 app sends at sign-up (`POST /v1/user`).
 struct AppSignUp: Sendable {
-    package let phoneNumber: String
+    let phoneNumber: String
     let fcmToken: String
-    package let nickname: String
-    package let birth: Date
-    package let email: String
-    package let gender: MatesGender
+    let nickname: String
+    let birth: Date
+    let email: String
+    let gender: MatesGender
 }
 
 /// Where an app user stands as `GET /v1/queue/myQueueState` tells it: searching (`matched` false),
 /// matched, or a match the partner ended (dodged or reviewed) that this user has not moved past.
 /// Nil is the normal state (201).
 struct AppQueueState: Sendable {
-    package let matched: Bool
-    package let dodged: Bool
-    package let reviewed: Bool
-    package let partner: UUID?
+    let matched: Bool
+    let dodged: Bool
+    let reviewed: Bool
+    let partner: UUID?
     let partnerNickname: String?
     /// The match the state is about (open, or ended by the partner).
-    package let matchID: UUID?
+    let matchID: UUID?
 }
 
 /// Everything the apps' user object shows beyond the profile and the account.
 struct AppUserRecord: Sendable {
     let appUser: MatesAppUser
-    package let account: User
-    package let profile: MatesProfile
-    package let collection: MatesCollection
-    package let comments: [String]
+    let account: User
+    let profile: MatesProfile
+    let collection: MatesCollection
+    let comments: [String]
     let reportedCount: Int
     let reportedUIDs: [String]
     let reviewedUIDs: [String]
     let dodgesToday: Int
-    package let dodges: Int
+    let dodges: Int
     let transactionIDs: [String]
 }
 

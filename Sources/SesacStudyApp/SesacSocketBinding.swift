@@ -11,19 +11,19 @@ import Vapor
 /// WebSocket and polling handshakes: so the phone's own socket shows whose it is, whichever network
 /// it opens from, while a stranger who knows only the uid (search results show it) holds no cookie.
 enum SesacSocketBinding {
-    package static let cookieName = "wwe_sesac_socket"
+    static let cookieName = "wwe_sesac_socket"
     /// A day: the apps call `/v1` whenever a screen opens, so a phone in use always holds a fresh one.
-    package static let lifetime: TimeInterval = 24 * 3600
+    static let lifetime: TimeInterval = 24 * 3600
 
     /// `<uid in base64url>.<expiry in Unix seconds>.<MAC>`.
-    package static func value(uid: String, key: SymmetricKey, now: Date = Date()) -> String {
+    static func value(uid: String, key: SymmetricKey, now: Date = Date()) -> String {
         let encodedUID = Data(uid.utf8).base64URLEncodedString()
         let expiry = String(Int(now.addingTimeInterval(lifetime).timeIntervalSince1970))
         return encodedUID + "." + expiry + "." + ServerKeys.mac(key, "sesac-socket", encodedUID, expiry)
     }
 
     /// The uid a cookie this server made names, while it has not expired; nil otherwise.
-    package static func uid(in value: String, key: SymmetricKey, now: Date = Date()) -> String? {
+    static func uid(in value: String, key: SymmetricKey, now: Date = Date()) -> String? {
         let parts = value.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard value.utf8.count <= 512, parts.count == 3, let expiry = Int(parts[1]),
               SecureRandom.constantTimeEquals(parts[2], ServerKeys.mac(key, "sesac-socket", parts[0], parts[1])),
@@ -34,7 +34,7 @@ enum SesacSocketBinding {
     }
 
     /// The uid the binding cookie of a socket's handshake names, when it is valid.
-    package static func uid(in headers: HTTPHeaders, key: SymmetricKey, now: Date = Date()) -> String? {
+    static func uid(in headers: HTTPHeaders, key: SymmetricKey, now: Date = Date()) -> String? {
         guard let cookie = headers.cookie?[cookieName]?.string else { return nil }
         return uid(in: cookie, key: key, now: now)
     }
@@ -42,7 +42,7 @@ enum SesacSocketBinding {
     /// The cookie for a `/v1` answer to `uid`'s call. `Secure` when the call itself came over
     /// https (a rebuilt app on https); the unchanged apps speak plain http on port 1210, where a
     /// `Secure` cookie would never be sent back.
-    package static func cookie(uid: String, _ request: Request) -> HTTPCookies.Value {
+    static func cookie(uid: String, _ request: Request) -> HTTPCookies.Value {
         HTTPCookies.Value(string: value(uid: uid, key: request.application.keys.socketBinding), maxAge: Int(lifetime), path: "/",
                           isSecure: request.cameOverHTTPS, isHTTPOnly: true, sameSite: .lax)
     }

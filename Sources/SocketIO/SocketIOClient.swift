@@ -84,7 +84,7 @@ enum SocketIONamespace {
     static let maxEchoedNamespaceBytes = 64
 
     /// Handles the session's Socket.IO packets one at a time until it ends, then tells the handler.
-    package static func serve(_ session: EngineSession) async {
+    static func serve(_ session: EngineSession) async {
         let handler = session.settings.handler
         var client: SocketIOClient?
 

@@ -35,12 +35,12 @@ package enum SocketFrame: Sendable {
 /// Vapor alone: pages of other sites refused (an `Origin` whose host is not the request's `Host`),
 /// the peer's address as Vapor sees it, no per-address cap.
 struct PlainSocketIOHost: SocketIOHost {
-    package init() {}
+    init() {}
 
     /// Native clients send no `Origin`; a browser sends its page's, which must be this host and
     /// port, the scheme's default port filled in on both sides (Starscream sends `Host: host:80`
     /// beside `Origin: ws://host`).
-    package func isForeignOrigin(_ req: Request) -> Bool {
+    func isForeignOrigin(_ req: Request) -> Bool {
         guard let origin = req.headers.first(name: .origin) else { return false }
         guard let host = req.headers.first(name: .host), let components = URLComponents(string: origin),
               let originHost = components.host, let scheme = components.scheme?.lowercased() else { return true }
@@ -60,12 +60,12 @@ struct PlainSocketIOHost: SocketIOHost {
         }
         return (String(lowered[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
     }
-    package func clientAddress(_ req: Request) -> String { req.remoteAddress?.ipAddress ?? "unknown" }
-    package func takePlace(_ address: String, _ app: Application) throws {}
-    package func givePlaceBack(_ address: String, _ app: Application) {}
-    package func longestPoll(_ app: Application) -> TimeAmount { .seconds(25) }
+    func clientAddress(_ req: Request) -> String { req.remoteAddress?.ipAddress ?? "unknown" }
+    func takePlace(_ address: String, _ app: Application) throws {}
+    func givePlaceBack(_ address: String, _ app: Application) {}
+    func longestPoll(_ app: Application) -> TimeAmount { .seconds(25) }
 
-    package func webSocket(
+    func webSocket(
         _ req: Request, feature: String, maxMessageBytes: Int, backlog: Int,
         _ handler: @escaping @Sendable (WebSocket, AsyncStream<SocketFrame>) async -> Void
     ) throws -> Response {

@@ -55,12 +55,12 @@ struct SocketIOPacket: Equatable, Sendable {
         case connect = 0, disconnect, event, ack, connectError, binaryEvent, binaryAck
     }
 
-    package var kind: Kind
-    package var namespace: String = "/"
-    package var id: Int?
-    package var data: SocketIOValue?
+    var kind: Kind
+    var namespace: String = "/"
+    var id: Int?
+    var data: SocketIOValue?
 
-    package init(_ kind: Kind, namespace: String = "/", id: Int? = nil, data: SocketIOValue? = nil) {
+    init(_ kind: Kind, namespace: String = "/", id: Int? = nil, data: SocketIOValue? = nil) {
         self.kind = kind
         self.namespace = namespace
         self.id = id
@@ -71,7 +71,7 @@ struct SocketIOPacket: Equatable, Sendable {
     static let maxIDDigits = 15
 
     /// Reads a packet; nil when it is not one (unknown type, a bad namespace or JSON that does not parse).
-    package init?(decoding text: String) {
+    init?(decoding text: String) {
         var rest = Substring(text)
         guard let first = rest.first, let digit = first.wholeNumberValue, let kind = Kind(rawValue: digit) else { return nil }
         rest = rest.dropFirst()
@@ -103,7 +103,7 @@ struct SocketIOPacket: Equatable, Sendable {
         self.init(kind, namespace: namespace, id: id, data: data)
     }
 
-    package var encoded: String {
+    var encoded: String {
         var text = String(kind.rawValue)
         if namespace != "/" { text += namespace + "," }
         if let id { text += String(id) }
@@ -122,7 +122,7 @@ enum EngineError: Int, Error, Sendable {
     case forbidden = 4
     case unsupportedProtocolVersion = 5
 
-    package var message: String {
+    var message: String {
         switch self {
         case .unknownTransport: "Transport unknown"
         case .unknownSession: "Session ID unknown"
@@ -133,7 +133,7 @@ enum EngineError: Int, Error, Sendable {
         }
     }
 
-    package var response: Response {
+    var response: Response {
         let status: HTTPResponseStatus = self == .forbidden ? .forbidden : .badRequest
         return Response(
             status: status, headers: ["Content-Type": "application/json"],

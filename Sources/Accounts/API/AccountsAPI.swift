@@ -22,15 +22,15 @@ package struct PersonSummary: Content, Equatable {
 }
 
 struct AccountResponse: Content {
-    package let id: UUID
-    package let email: String
-    package let nickname: String
-    package let role: Role
-    @NullEncoded package var language: Language?
-    @NullEncoded package var profileImageURL: String?
-    @NullEncoded package var createdAt: Date?
+    let id: UUID
+    let email: String
+    let nickname: String
+    let role: Role
+    @NullEncoded var language: Language?
+    @NullEncoded var profileImageURL: String?
+    @NullEncoded var createdAt: Date?
 
-    package init(_ user: User, files: any FileStorage) {
+    init(_ user: User, files: any FileStorage) {
         self.id = user.id ?? UUID()
         self.email = user.email
         self.nickname = user.nickname
@@ -45,10 +45,10 @@ struct AccountResponse: Content {
 struct AccountsAPI: RouteCollection {
     struct SignUpBody: Content { package let email: String; package let password: String; package let nickname: String }
     struct SignUpResponse: Content {
-        package let user: AccountResponse
-        package let accessToken: String
-        package let refreshToken: String
-        package let expiresIn: Int
+        let user: AccountResponse
+        let accessToken: String
+        let refreshToken: String
+        let expiresIn: Int
         let tokenType: String
     }
     struct LoginBody: Content { package let email: String; package let password: String }
@@ -58,7 +58,7 @@ struct AccountsAPI: RouteCollection {
     struct ProfilePatch: Content { package let nickname: String?; package let language: Language? }
     struct WithdrawBody: Content { package let password: String }
 
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         let auth = routes.grouped("api", "v1", "auth")
         auth.post("signup", use: signUp)
         auth.get("email-available", use: emailAvailable)
@@ -77,7 +77,7 @@ struct AccountsAPI: RouteCollection {
         routes.grouped("api", "v1", "admin").get("users", use: listUsers)
     }
 
-    package func signUp(req: Request) async throws -> Response {
+    func signUp(req: Request) async throws -> Response {
         let body = try req.decodeJSON(SignUpBody.self)
         let user = try await req.accounts.signUp(email: body.email, password: body.password, nickname: body.nickname)
         let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
@@ -87,13 +87,13 @@ struct AccountsAPI: RouteCollection {
         return try await response.encodeResponse(status: .created, for: req)
     }
 
-    package func emailAvailable(req: Request) async throws -> EmailAvailability {
+    func emailAvailable(req: Request) async throws -> EmailAvailability {
         let query = try req.query.decode(EmailQuery.self)
         let available = try await req.accounts.emailAvailable(query.email)
         return EmailAvailability(email: AccountRules.normalizeEmail(query.email), available: available)
     }
 
-    package func logIn(req: Request) async throws -> TokenPair {
+    func logIn(req: Request) async throws -> TokenPair {
         let body = try req.decodeJSON(LoginBody.self)
         let user = try await req.accounts.authenticate(email: body.email, password: body.password)
         let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
@@ -101,7 +101,7 @@ struct AccountsAPI: RouteCollection {
         return tokens
     }
 
-    package func refresh(req: Request) async throws -> TokenPair {
+    func refresh(req: Request) async throws -> TokenPair {
         let body = try req.decodeJSON(RefreshBody.self)
         return try await req.accounts.refresh(body.refreshToken)
     }
@@ -141,7 +141,7 @@ struct AccountsAPI: RouteCollection {
         return AccountResponse(updated, files: req.application.files)
     }
 
-    package func withdraw(req: Request) async throws -> HTTPStatus {
+    func withdraw(req: Request) async throws -> HTTPStatus {
         let user = try req.requireUser()
         let body = try req.decodeJSON(WithdrawBody.self)
         try await req.accounts.withdraw(user, password: body.password)

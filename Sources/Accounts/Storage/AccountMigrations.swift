@@ -6,7 +6,7 @@ import SQLKit
 /// Enums are stored as plain strings so SQLite and PostgreSQL share the same schema and
 /// adding a case later needs no type migration.
 struct CreateUsers: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(User.schema)
             .id()
             .field("email", .string, .required)
@@ -26,13 +26,13 @@ struct CreateUsers: NamedMigration {
             .column("created_at").column("id").run()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(User.schema).delete()
     }
 }
 
 struct CreateAuthSessions: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(AuthSession.schema)
             .id()
             .field("user_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
@@ -48,13 +48,13 @@ struct CreateAuthSessions: NamedMigration {
             .column("user_id").run()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(AuthSession.schema).delete()
     }
 }
 
 struct CreateRefreshTokens: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(RefreshToken.schema)
             .id()
             .field("session_id", .uuid, .required, .references(AuthSession.schema, "id", onDelete: .cascade))
@@ -68,7 +68,7 @@ struct CreateRefreshTokens: NamedMigration {
             .column("session_id").run()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(RefreshToken.schema).delete()
     }
 }
@@ -76,17 +76,17 @@ struct CreateRefreshTokens: NamedMigration {
 /// The sealed successor of a rotated refresh token, so a retry of the same rotation within a few
 /// seconds gets the same answer instead of revoking the family (see `AccountService.refresh`).
 struct AddRefreshTokenSuccessor: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(RefreshToken.schema).field("sealed_successor", .string).update()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(RefreshToken.schema).deleteField("sealed_successor").update()
     }
 }
 
 struct CreateLoginFailures: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(LoginFailure.schema)
             .id()
             .field("email", .string, .required)
@@ -96,7 +96,7 @@ struct CreateLoginFailures: NamedMigration {
             .column("email").column("failed_at").run()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(LoginFailure.schema).delete()
     }
 }
@@ -106,7 +106,7 @@ struct CreateLoginFailures: NamedMigration {
 /// older keeps the key and each later one's key is made unique with its id (so a new account still
 /// cannot take that look). Two passes, so no row meets another's old key on the way.
 struct RecomputeNicknameKeys: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.transaction { transaction in
             let sql = transaction.sql
             let users = try await sql.raw("SELECT id, nickname FROM \(ident: User.schema) ORDER BY created_at, id").all()
@@ -123,7 +123,7 @@ struct RecomputeNicknameKeys: NamedMigration {
         }
     }
 
-    package func revert(on database: any Database) async throws {}
+    func revert(on database: any Database) async throws {}
 
-    package init() {}
+    init() {}
 }

@@ -92,15 +92,15 @@ package final class RefreshToken: Model, @unchecked Sendable {
 
 /// A failed login for an email, kept for the throttle window. Shared by every server instance.
 final class LoginFailure: Model, @unchecked Sendable {
-    package static let schema = "login_failures"
+    static let schema = "login_failures"
 
-    @ID(key: .id) package var id: UUID?
-    @Field(key: "email") package var email: String
+    @ID(key: .id) var id: UUID?
+    @Field(key: "email") var email: String
     @Field(key: "failed_at") var failedAt: Date
 
-    package init() {}
+    init() {}
 
-    package init(email: String, failedAt: Date) {
+    init(email: String, failedAt: Date) {
         self.email = email
         self.failedAt = failedAt
     }

@@ -6,7 +6,7 @@ import Vapor
 
 /// `/signup`, `/login`, `/logout`, `/me` and the language switch.
 struct AccountPages: RouteCollection {
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         routes.get(AccountPath.signUp, use: signUpForm)
         routes.post(AccountPath.signUp, use: signUp)
         routes.get(AccountPath.logIn, use: logInForm)
@@ -32,7 +32,7 @@ struct AccountPages: RouteCollection {
         return signUpPage(req, values: SignUpForm(), error: nil)
     }
 
-    package func signUp(req: Request) async throws -> Response {
+    func signUp(req: Request) async throws -> Response {
         let form = try req.content.decode(SignUpForm.self)
         return try await req.submitForm {
             let user = try await req.accounts.signUp(email: form.email ?? "", password: form.password ?? "", nickname: form.nickname ?? "")
@@ -73,7 +73,7 @@ struct AccountPages: RouteCollection {
         return logInPage(req, values: LogInForm(next: next), error: nil)
     }
 
-    package func logIn(req: Request) async throws -> Response {
+    func logIn(req: Request) async throws -> Response {
         let form = try req.content.decode(LogInForm.self)
         return try await req.submitForm {
             let user = try await req.accounts.authenticate(email: form.email ?? "", password: form.password ?? "")
@@ -247,7 +247,7 @@ struct AccountPages: RouteCollection {
 
     struct PhotoForm: Content { package var photo: File? }
 
-    package func uploadPhoto(req: Request) async throws -> Response {
+    func uploadPhoto(req: Request) async throws -> Response {
         let user = try req.requireUser()
         let form = try req.content.decode(PhotoForm.self)
         let data = form.photo.map { Data(buffer: $0.data) } ?? Data()
@@ -256,7 +256,7 @@ struct AccountPages: RouteCollection {
         }
     }
 
-    package func deletePhoto(req: Request) async throws -> Response {
+    func deletePhoto(req: Request) async throws -> Response {
         let user = try req.requireUser()
         return try await respondOnMyPage(req, user: user, notice: "photo_removed") {
             _ = try await req.accounts.removeProfileImage(user)
@@ -278,7 +278,7 @@ struct AccountPages: RouteCollection {
 
     struct WithdrawForm: Content { package var password: String? }
 
-    package func withdraw(req: Request) async throws -> Response {
+    func withdraw(req: Request) async throws -> Response {
         let user = try req.requireUser()
         let form = try req.content.decode(WithdrawForm.self)
         return try await req.submitForm {

@@ -9,11 +9,11 @@ import Vapor
 /// `POST /session/token` (with the page's CSRF token in `X-CSRF-Token`) renews it.
 struct BrowserAPIToken: RouteCollection {
     struct TokenResponse: Content {
-        package let accessToken: String
-        package let expiresIn: Int
+        let accessToken: String
+        let expiresIn: Int
     }
 
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         routes.post("session", "token", use: renew)
     }
 
@@ -59,19 +59,19 @@ final class BrowserTokenMemo: Sendable {
     }
 
     private let kept = NIOLockedValueBox<[UUID: Kept]>([:])
-    package let capacity: Int
+    let capacity: Int
 
-    package init(capacity: Int = 100_000) {
+    init(capacity: Int = 100_000) {
         self.capacity = capacity
     }
 
-    package func token(for account: SignedInAccount, lifetime: TimeInterval, now: Date = Date()) -> String? {
+    func token(for account: SignedInAccount, lifetime: TimeInterval, now: Date = Date()) -> String? {
         guard let entry = kept.withLockedValue({ $0[account.session] }), entry.user == account.id else { return nil }
         let age = now.timeIntervalSince(entry.signedAt)
         return age >= 0 && age < lifetime / 2 ? entry.token : nil
     }
 
-    package func keep(_ token: String, for account: SignedInAccount, signedAt: Date) {
+    func keep(_ token: String, for account: SignedInAccount, signedAt: Date) {
         kept.withLockedValue { kept in
             if kept.count >= capacity, kept[account.session] == nil { kept.removeAll(keepingCapacity: true) }
             kept[account.session] = Kept(token: token, user: account.id, signedAt: signedAt)

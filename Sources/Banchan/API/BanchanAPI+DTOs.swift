@@ -38,22 +38,22 @@ package struct DishSummary: Content {
 
 /// A dish's page.
 struct DishDetail: Content {
-    package let dish: DishSummary
-    package let pointRate: Int
-    package let pointsPerUnit: Int
-    package let deliveryInfo: String
-    package let deliveryFee: BanchanAPI.DeliveryFeeResponse
-    package let weight: String
-    package let ingredients: String
-    package let storage: String
-    package let detailSections: [String]
-    package let thumbImages: [String]
+    let dish: DishSummary
+    let pointRate: Int
+    let pointsPerUnit: Int
+    let deliveryInfo: String
+    let deliveryFee: BanchanAPI.DeliveryFeeResponse
+    let weight: String
+    let ingredients: String
+    let storage: String
+    let detailSections: [String]
+    let thumbImages: [String]
     let detailImages: [String]
-    package let minQuantity: Int
-    package let maxQuantity: Int
-    package let stock: Int
+    let minQuantity: Int
+    let maxQuantity: Int
+    let stock: Int
 
-    package init(_ row: BanchanStore.DishRow, images: BanchanImages.URLs, delivery: DeliveryFeeRule) {
+    init(_ row: BanchanStore.DishRow, images: BanchanImages.URLs, delivery: DeliveryFeeRule) {
         let value = row.dish
         dish = DishSummary(row, images: images)
         pointRate = value.pointRate
@@ -81,26 +81,26 @@ struct OrderResponse: Content {
         package let quantity: Int
         let subtotal: Int
     }
-    package let id: UUID
-    package let merchantUID: String
-    package let status: OrderStatus
-    package let items: [Item]
+    let id: UUID
+    let merchantUID: String
+    let status: OrderStatus
+    let items: [Item]
     let itemsTotal: Int
-    package let deliveryFee: Int
-    package let total: Int
-    package let points: Int
+    let deliveryFee: Int
+    let total: Int
+    let points: Int
     /// The provider that confirms payments for this server (`portone`, `test`), when payments are on.
-    @NullEncoded package var paymentGateway: String?
-    @NullEncoded package var paymentID: String?
-    @NullEncoded package var paidAt: Date?
+    @NullEncoded var paymentGateway: String?
+    @NullEncoded var paymentID: String?
+    @NullEncoded var paidAt: Date?
     @NullEncoded var cancelledAt: Date?
     @NullEncoded var cancelReason: String?
-    @NullEncoded package var createdAt: Date?
+    @NullEncoded var createdAt: Date?
     /// `pending` while a refund this order owes is not confirmed by the provider, then `done`;
     /// null when it owes none or in lists (read an order alone to see it).
     @NullEncoded var refundStatus: Refunds.State?
 
-    package init(_ order: BanchanOrder, gateway: String?, refund: Refunds.State? = nil) throws {
+    init(_ order: BanchanOrder, gateway: String?, refund: Refunds.State? = nil) throws {
         id = try order.requireID()
         merchantUID = order.merchantUID
         status = order.status
@@ -122,27 +122,27 @@ struct OrderResponse: Content {
 extension BanchanAPI {
     /// What administrators send to add or change a dish (every field optional on PATCH).
     struct DishInput: Content {
-        package var hash: String?
-        package var section: DishSection?
-        package var title: String?
-        package var description: String?
-        package var salePrice: Int?
+        var hash: String?
+        var section: DishSection?
+        var title: String?
+        var description: String?
+        var salePrice: Int?
         /// Send 0 to remove the discount.
-        package var originalPrice: Int?
-        package var badges: [DishBadge]?
-        package var deliveryTypes: [DeliveryType]?
-        package var pointRate: Int?
-        package var deliveryInfo: String?
-        package var minQuantity: Int?
-        package var maxQuantity: Int?
-        package var emoji: String?
-        package var color: String?
-        package var weight: String?
-        package var ingredients: String?
-        package var storage: String?
-        package var detailSections: [String]?
-        package var thumbCount: Int?
-        package var stock: Int?
+        var originalPrice: Int?
+        var badges: [DishBadge]?
+        var deliveryTypes: [DeliveryType]?
+        var pointRate: Int?
+        var deliveryInfo: String?
+        var minQuantity: Int?
+        var maxQuantity: Int?
+        var emoji: String?
+        var color: String?
+        var weight: String?
+        var ingredients: String?
+        var storage: String?
+        var detailSections: [String]?
+        var thumbCount: Int?
+        var stock: Int?
     }
 
 }
@@ -161,7 +161,7 @@ extension BanchanAPI.DishInput {
     }
 
     /// The fields sent, written over a dish; a dish's hash never changes.
-    package func apply(to dish: inout Dish) throws {
+    func apply(to dish: inout Dish) throws {
         if let hash, hash != dish.hash { throw AppError.invalid("dish_hash_immutable") }
         if let section { dish.section = section }
         if let title { dish.title = title }

@@ -7,7 +7,7 @@ import Vapor
 /// `/api/v1/banchan/*`: sections, dishes, the cart, orders and their payment.
 /// Carts and orders belong to the signed-in account, or to the device named by `X-Device-Token`.
 struct BanchanAPI: RouteCollection {
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         let shop = routes.grouped("api", "v1", "banchan")
         shop.get("sections", use: sections)
         shop.get("sections", ":section", "dishes", use: sectionDishes)
@@ -34,23 +34,23 @@ struct BanchanAPI: RouteCollection {
             package let name: String
             let dishCount: Int
         }
-        package let sections: [Section]
-        package let deliveryFee: DeliveryFeeResponse
+        let sections: [Section]
+        let deliveryFee: DeliveryFeeResponse
     }
 
     struct DeliveryFeeResponse: Content {
         let fee: Int
         let freeFrom: Int
         /// In the request's language when given one, else the app's Korean wording.
-        package let label: String
-        package init(_ rule: DeliveryFeeRule, label: String? = nil) {
+        let label: String
+        init(_ rule: DeliveryFeeRule, label: String? = nil) {
             fee = rule.fee
             freeFrom = rule.freeFrom
             self.label = label ?? rule.label
         }
     }
 
-    package func sections(req: Request) async throws -> SectionsResponse {
+    func sections(req: Request) async throws -> SectionsResponse {
         let counts = req.banchan.dishCounts()
         return SectionsResponse(
             sections: DishSection.allCases.map { .init(id: $0, name: req.t("banchan.section.\($0.rawValue)"), dishCount: counts[$0] ?? 0) },
@@ -69,7 +69,7 @@ struct BanchanAPI: RouteCollection {
         return Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: .init(string: body))
     }
 
-    package func dish(req: Request) async throws -> DishDetail {
+    func dish(req: Request) async throws -> DishDetail {
         let row = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
         return DishDetail(row, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
     }
@@ -112,14 +112,14 @@ struct BanchanAPI: RouteCollection {
             package let maxQuantity: Int
             package let stock: Int
         }
-        package let items: [Item]
+        let items: [Item]
         let itemsTotal: Int
-        package let deliveryFee: Int
-        package let total: Int
-        package let points: Int
+        let deliveryFee: Int
+        let total: Int
+        let points: Int
     }
 
-    package func cart(req: Request) async throws -> CartResponse {
+    func cart(req: Request) async throws -> CartResponse {
         try await cartResponse(req, owner: try req.shopOwner())
     }
 
@@ -155,7 +155,7 @@ struct BanchanAPI: RouteCollection {
     struct OrderBody: Content {
         package struct Item: Content { package let hash: String; package let quantity: Int }
         /// The dishes to order; absent: the cart (which the order then empties).
-        package let items: [Item]?
+        let items: [Item]?
     }
 
     static let idempotencyHeader = "Idempotency-Key"
@@ -177,13 +177,13 @@ struct BanchanAPI: RouteCollection {
         }
     }
 
-    package func orders(req: Request) async throws -> CursorPage<OrderResponse> {
+    func orders(req: Request) async throws -> CursorPage<OrderResponse> {
         let (orders, next) = try await req.banchan.orders(of: try req.shopOwner(), page: try CursorPageRequest(from: req))
         let gateway = req.application.paymentGateway?.name
         return CursorPage(items: try orders.map { try OrderResponse($0, gateway: gateway) }, nextCursor: next)
     }
 
-    package func order(req: Request) async throws -> OrderResponse {
+    func order(req: Request) async throws -> OrderResponse {
         let order = try await req.banchan.order(try req.orderIDParameter(), of: try req.shopOwner())
         return try OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await req.banchan.refundState(ofOrder: order.id))
     }

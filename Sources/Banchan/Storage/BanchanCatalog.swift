@@ -33,9 +33,9 @@ package enum BanchanCatalogFile {
 /// Seeds the dishes. New dishes come with the file's stock; dishes no admin touched follow the
 /// file's description but keep their stock (orders have moved it); admins' edits are kept.
 struct BanchanSeeder: Seeder {
-    package var name: String { "banchan" }
+    var name: String { "banchan" }
 
-    package func seed(_ app: Application) async throws {
+    func seed(_ app: Application) async throws {
         let entries = try BanchanCatalogFile.load(from: app.directory.resourcesDirectory)
         app.banchanListings.replace(with: try await app.banchanStore.seed(entries))
     }

@@ -51,9 +51,9 @@ package final class BanchanListings: Sendable {
     package static let topic = "banchan:listings"
 
     struct Event: Codable {
-        package var hash: String?
-        package var stock: Int?
-        package var changed: String?
+        var hash: String?
+        var stock: Int?
+        var changed: String?
     }
 
     private struct State {

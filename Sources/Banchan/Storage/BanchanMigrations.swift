@@ -5,7 +5,7 @@ import SQLKit
 import Vapor
 
 struct CreateBanchan: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(DishRecord.schema)
             .id()
             .field("hash", .string, .required)
@@ -84,7 +84,7 @@ struct CreateBanchan: NamedMigration {
         try await sql.create(index: "banchan_order_items_order").on(BanchanOrderItem.schema).column("order_id").run()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(BanchanOrderItem.schema).delete()
         try await database.schema(BanchanOrder.schema).delete()
         try await database.schema(CartItem.schema).delete()

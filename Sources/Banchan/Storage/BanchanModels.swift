@@ -73,17 +73,17 @@ package final class DishRecord: Model, StoredDish, @unchecked Sendable {
 
 /// One dish in someone's cart: an account's (`user:…`) or an anonymous device's (`device:…`).
 final class CartItem: Model, @unchecked Sendable {
-    package static let schema = "banchan_cart_items"
+    static let schema = "banchan_cart_items"
 
-    @ID(key: .id) package var id: UUID?
+    @ID(key: .id) var id: UUID?
     @Field(key: "owner_key") var ownerKey: String
-    @Parent(key: "dish_id") package var dish: DishRecord
-    @Field(key: "quantity") package var quantity: Int
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Parent(key: "dish_id") var dish: DishRecord
+    @Field(key: "quantity") var quantity: Int
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
 
-    package init() {}
+    init() {}
 
-    package init(ownerKey: String, dishID: UUID, quantity: Int) {
+    init(ownerKey: String, dishID: UUID, quantity: Int) {
         self.ownerKey = ownerKey
         self.$dish.id = dishID
         self.quantity = quantity

@@ -12,8 +12,8 @@ extension BanchanService {
     // MARK: Orders
 
     struct Requested: Sendable, Equatable {
-        package let hash: String
-        package let quantity: Int
+        let hash: String
+        let quantity: Int
     }
 
     enum Placed {
@@ -148,24 +148,24 @@ extension BanchanService {
 
     /// What an order's page shows, as plain values.
     struct OrderView: Sendable {
-        package struct Line: Sendable {
+        struct Line: Sendable {
             package let title: String
             let unitPrice: Int
             package let quantity: Int
         }
 
-        package let id: UUID
-        package let status: OrderStatus
+        let id: UUID
+        let status: OrderStatus
         let itemsTotal: Int
-        package let deliveryFee: Int
-        package let total: Int
-        package let points: Int
-        package let merchantUID: String
+        let deliveryFee: Int
+        let total: Int
+        let points: Int
+        let merchantUID: String
         let cancelReason: String?
         /// In the order the customer added them.
-        package let lines: [Line]
+        let lines: [Line]
         /// Whether the refund a cancelled order owes is still under way.
-        package let refund: Refunds.State?
+        let refund: Refunds.State?
     }
 
     /// The order with this id if it is this owner's (404 otherwise), for its page: one written-out

@@ -32,7 +32,7 @@ extension BanchanPages {
         }
     }
 
-    package func cart(req: Request) async throws -> Response {
+    func cart(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         return try await cartPage(req, owner: owner, error: nil)
     }

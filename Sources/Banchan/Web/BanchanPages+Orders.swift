@@ -22,7 +22,7 @@ extension BanchanPages {
         } onRuleBroken: { try await cartPage(req, owner: owner, error: $0) }
     }
 
-    package func orders(req: Request) async throws -> Response {
+    func orders(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         let (orders, next) = try await req.banchan.listedOrders(of: owner, page: try CursorPageRequest(from: req))
         return page(
@@ -45,7 +45,7 @@ extension BanchanPages {
         )
     }
 
-    package func summary(_ req: Request, _ order: BanchanService.Listed) -> String {
+    func summary(_ req: Request, _ order: BanchanService.Listed) -> String {
         guard let first = order.firstTitle else { return "" }
         return order.lineCount == 1 ? first : req.t("banchan.orders.summary", ["title": first, "more": String(order.lineCount - 1)])
     }
@@ -55,7 +55,7 @@ extension BanchanPages {
         return PageDates.dotted(date)
     }
 
-    package func order(req: Request) async throws -> Response {
+    func order(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         let order = try await req.banchan.orderView(try req.orderIDParameter(), of: owner)
         return try await orderPage(req, order, owner: owner, error: nil)
@@ -116,7 +116,7 @@ extension BanchanPages {
 
     /// Pays with the test gateway: the page stands in for the provider's payment window, paying
     /// exactly the order's total; the server then checks it as it would a real payment.
-    package func pay(req: Request) async throws -> Response {
+    func pay(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         let id = try req.orderIDParameter()
         let order = try await req.banchan.order(id, of: owner)
@@ -127,7 +127,7 @@ extension BanchanPages {
         } onRuleBroken: { try await orderPage(req, try await req.banchan.orderView(id, of: owner), owner: owner, error: $0) }
     }
 
-    package func cancel(req: Request) async throws -> Response {
+    func cancel(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         let id = try req.orderIDParameter()
         return try await req.submitForm {

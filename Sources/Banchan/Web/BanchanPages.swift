@@ -9,9 +9,9 @@ import Vapor
 /// Forms work without scripts; `Public/js/banchan/` adds the stepper's live total, thumbnail
 /// dots and the section counts.
 struct BanchanPages: RouteCollection {
-    package static let stylesheet = "/css/banchan.css"
+    static let stylesheet = "/css/banchan.css"
 
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         routes.get(ShopPath.home, use: home)
         routes.get(ShopPath.dish, use: dish)
         routes.get(ShopPath.cart, use: cart)
@@ -28,7 +28,7 @@ struct BanchanPages: RouteCollection {
     // MARK: Frame
 
     /// The delivery fee rule in the reader's language (the app's routes keep the Korean original).
-    package func extras(_ req: Request, scripts: [String] = [], cartCount: Int?) -> PageExtras {
+    func extras(_ req: Request, scripts: [String] = [], cartCount: Int?) -> PageExtras {
         PageExtras(
             stylesheets: [Self.stylesheet], scripts: scripts, bodyClass: "shop",
             headerLinks: .a(
@@ -40,9 +40,9 @@ struct BanchanPages: RouteCollection {
     }
 
     /// Artwork as paths, so pages load it from whatever address the browser used.
-    package static let images = BanchanImages.URLs(publicURL: "")
+    static let images = BanchanImages.URLs(publicURL: "")
 
-    package func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, scripts: [String] = [],
+    func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, scripts: [String] = [],
                       cartCount: Int?, main: Node<HTML.BodyContext>) -> Response {
         Layout.page(req, title: title, status: status, extras: extras(req, scripts: scripts, cartCount: cartCount), main: main)
     }
@@ -56,7 +56,7 @@ struct BanchanPages: RouteCollection {
 
     // MARK: Sections
 
-    package func home(req: Request) async throws -> Response {
+    func home(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         // The sections are the same for every reader of a language until the listings change.
         let listings = req.application.banchanListings.snapshot()
@@ -130,7 +130,7 @@ struct BanchanPages: RouteCollection {
 
     // MARK: A dish
 
-    package func dish(req: Request) async throws -> Response {
+    func dish(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         let hash = req.parameters.get("hash") ?? ""
         // The in-memory listings hold every dish on sale with its stock, kept current by each

@@ -6,26 +6,26 @@ import Vapor
 
 /// A place as clients see it.
 struct PlaceResponse: Content {
-    package let id: UUID
-    package let name: String
-    package let address: String
-    package let lat: Double
-    package let lon: Double
-    @NullEncoded package var phone: String?
-    package let reviewCount: Int
+    let id: UUID
+    let name: String
+    let address: String
+    let lat: Double
+    let lon: Double
+    @NullEncoded var phone: String?
+    let reviewCount: Int
     /// The plain mean of its ratings; null before the first review.
-    @NullEncoded package var averageRating: Double?
+    @NullEncoded var averageRating: Double?
     /// The Bayesian average lists are ranked by (`PlaceRanking`).
-    package let score: Double
+    let score: Double
     /// One photo of the place, from its reviews; null before the first.
-    @NullEncoded package var photoURL: String?
+    @NullEncoded var photoURL: String?
     /// Meters from the point of a `near` search; null otherwise.
-    @NullEncoded package var distanceMeters: Double?
+    @NullEncoded var distanceMeters: Double?
     /// False while the place is one newcomer's word: made by an account younger than three days
     /// and not yet reviewed by another account.
-    package let verified: Bool
+    let verified: Bool
 
-    package init(_ summary: PlaceSummary) {
+    init(_ summary: PlaceSummary) {
         let place = summary.place
         id = place.id
         name = place.name
@@ -45,11 +45,11 @@ struct PlaceResponse: Content {
 /// A map's places (`items`) or, for a crowded box, its clusters; never paged (`nextCursor` null),
 /// as a box holds at most 200 pins.
 struct PlacesResponse: Content {
-    package let items: [PlaceResponse]
-    package let clusters: [MapCluster]
-    @NullEncoded package var nextCursor: String?
+    let items: [PlaceResponse]
+    let clusters: [MapCluster]
+    @NullEncoded var nextCursor: String?
 
-    package init(items: [PlaceResponse], clusters: [MapCluster]) {
+    init(items: [PlaceResponse], clusters: [MapCluster]) {
         self.items = items
         self.clusters = clusters
         self.nextCursor = nil
@@ -57,20 +57,20 @@ struct PlacesResponse: Content {
 }
 
 struct PlaceBody: Content {
-    package let name: String
-    package let address: String
-    package let lat: Double
-    package let lon: Double
-    package let phone: String?
+    let name: String
+    let address: String
+    let lat: Double
+    let lon: Double
+    let phone: String?
 }
 
 struct PlacesQuery: Content {
     var bbox: String?
-    package var near: String?
-    package var limit: Int?
-    package var q: String?
+    var near: String?
+    var limit: Int?
+    var q: String?
 
-    package func coordinate(_ text: String) throws -> Coordinate {
+    func coordinate(_ text: String) throws -> Coordinate {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 2, let lat = parts[0], let lon = parts[1] else { throw AppError.badRequest("invalid_near") }
         do { return try Coordinate(lat: lat, lon: lon) } catch { throw BurgerMapService.appError(error) }
@@ -94,24 +94,24 @@ struct PlacesQuery: Content {
 
 /// A place's detail page: the place, how many people ate there or want to, and the reader's marks.
 struct PlaceDetailResponse: Content {
-    package let id: UUID
-    package let name: String
-    package let address: String
-    package let lat: Double
-    package let lon: Double
-    @NullEncoded package var phone: String?
-    package let reviewCount: Int
-    @NullEncoded package var averageRating: Double?
-    package let score: Double
-    @NullEncoded package var photoURL: String?
-    package let eatenCount: Int
-    package let wantCount: Int
+    let id: UUID
+    let name: String
+    let address: String
+    let lat: Double
+    let lon: Double
+    @NullEncoded var phone: String?
+    let reviewCount: Int
+    @NullEncoded var averageRating: Double?
+    let score: Double
+    @NullEncoded var photoURL: String?
+    let eatenCount: Int
+    let wantCount: Int
     /// `eaten` and/or `want`; empty for anonymous readers.
-    package let myMarks: [String]
+    let myMarks: [String]
     /// As in `PlaceResponse`.
-    package let verified: Bool
+    let verified: Bool
 
-    package init(_ detail: PlaceDetail) {
+    init(_ detail: PlaceDetail) {
         let place = PlaceResponse(detail.summary)
         id = place.id
         name = place.name
@@ -142,19 +142,19 @@ struct PlaceSuggestionResponse: Content {
         package let lon: Double
     }
 
-    package let id: UUID
-    package let place: Stored
+    let id: UUID
+    let place: Stored
     @NullEncoded var suggestedBy: UUID?
-    package let name: String
-    package let address: String
-    @NullEncoded package var phone: String?
-    package let lat: Double
-    package let lon: Double
+    let name: String
+    let address: String
+    @NullEncoded var phone: String?
+    let lat: Double
+    let lon: Double
     @NullEncoded var kakaoId: String?
     let reasons: [String]
-    @NullEncoded package var createdAt: Date?
+    @NullEncoded var createdAt: Date?
 
-    package init(_ suggestion: BurgerPlaceSuggestion) throws {
+    init(_ suggestion: BurgerPlaceSuggestion) throws {
         id = try suggestion.requireID()
         let stored = suggestion.place
         place = Stored(id: try stored.requireID(), name: stored.name, address: stored.address, phone: stored.phone, lat: stored.lat, lon: stored.lon)
@@ -171,38 +171,38 @@ struct PlaceSuggestionResponse: Content {
 }
 
 struct PhotoResponse: Content {
-    package let id: UUID
-    package let url: String
-    package let width: Int
-    package let height: Int
+    let id: UUID
+    let url: String
+    let width: Int
+    let height: Int
 }
 
 struct PlaceReference: Content {
-    package let id: UUID
-    package let name: String
+    let id: UUID
+    let name: String
 }
 
 /// A review with its place, author and photos, and the reader's like and bookmark.
 struct ReviewResponse: Content {
-    package let id: UUID
-    package let place: PlaceReference
-    package let author: PersonSummary
-    package let title: String
-    package let rating: Int
-    package let text: String
-    package let photos: [PhotoResponse]
-    package let likeCount: Int
-    package let bookmarkCount: Int
-    package let commentCount: Int
-    package let likedByMe: Bool
-    package let bookmarkedByMe: Bool
+    let id: UUID
+    let place: PlaceReference
+    let author: PersonSummary
+    let title: String
+    let rating: Int
+    let text: String
+    let photos: [PhotoResponse]
+    let likeCount: Int
+    let bookmarkCount: Int
+    let commentCount: Int
+    let likedByMe: Bool
+    let bookmarkedByMe: Bool
     /// True only when reports hid it (its author and admins still see it).
-    package let hidden: Bool
-    package let createdAt: Date
+    let hidden: Bool
+    let createdAt: Date
     /// When its author last edited it; null when never edited.
-    @NullEncoded package var updatedAt: Date?
+    @NullEncoded var updatedAt: Date?
 
-    package init(_ card: ReviewCard, files: any FileStorage) {
+    init(_ card: ReviewCard, files: any FileStorage) {
         id = card.id
         place = PlaceReference(id: card.placeID, name: card.placeName)
         author = PersonSummary(id: card.authorID, nickname: card.authorNickname, profileImageURL: card.authorImageKey.map(files.urlPath(for:)))
@@ -227,14 +227,14 @@ struct ReviewResponse: Content {
 }
 
 struct CommentResponse: Content {
-    package let id: UUID
-    package let reviewId: UUID
-    package let author: PersonSummary
-    package let text: String
-    package let createdAt: Date
-    @NullEncoded package var updatedAt: Date?
+    let id: UUID
+    let reviewId: UUID
+    let author: PersonSummary
+    let text: String
+    let createdAt: Date
+    @NullEncoded var updatedAt: Date?
 
-    package init(_ comment: BurgerComment, files: any FileStorage) {
+    init(_ comment: BurgerComment, files: any FileStorage) {
         id = comment.id ?? UUID()
         reviewId = comment.$review.id
         author = PersonSummary(comment.author, files: files)
@@ -246,16 +246,16 @@ struct CommentResponse: Content {
 
 /// A person on the map: who they are, their counts, and whether the reader follows them.
 struct MapProfileResponse: Content {
-    package let id: UUID
-    package let nickname: String
-    @NullEncoded package var profileImageURL: String?
-    package let reviewCount: Int
-    package let followerCount: Int
-    package let followingCount: Int
-    package let eatenCount: Int
-    package let followedByMe: Bool
+    let id: UUID
+    let nickname: String
+    @NullEncoded var profileImageURL: String?
+    let reviewCount: Int
+    let followerCount: Int
+    let followingCount: Int
+    let eatenCount: Int
+    let followedByMe: Bool
 
-    package init(_ profile: MapProfile, files: any FileStorage) {
+    init(_ profile: MapProfile, files: any FileStorage) {
         id = profile.id
         nickname = profile.nickname
         profileImageURL = profile.profileImageKey.map(files.urlPath(for:))
@@ -268,24 +268,24 @@ struct MapProfileResponse: Content {
 }
 
 struct ReportResponse: Content {
-    package let reported: Bool
+    let reported: Bool
     /// Whether the review is now hidden (this report was the third).
-    package let hidden: Bool
+    let hidden: Bool
 }
 
 struct ReviewBody: Content {
-    package let placeId: UUID
-    package let title: String
-    package let rating: Int
-    package let text: String
-    package let photoIds: [UUID]
+    let placeId: UUID
+    let title: String
+    let rating: Int
+    let text: String
+    let photoIds: [UUID]
 }
 
 struct ReviewPatch: Content {
-    package let title: String?
-    package let rating: Int?
-    package let text: String?
-    package let photoIds: [UUID]?
+    let title: String?
+    let rating: Int?
+    let text: String?
+    let photoIds: [UUID]?
 }
 
 package struct CommentBody: Content {
@@ -293,5 +293,5 @@ package struct CommentBody: Content {
 }
 
 struct ReportBody: Content {
-    package let reason: String
+    let reason: String
 }

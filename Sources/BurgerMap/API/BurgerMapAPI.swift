@@ -7,7 +7,7 @@ import Vapor
 
 /// `/api/v1/burger-map/*`. Reads are public; every write needs a signed-in account.
 struct BurgerMapAPI: RouteCollection {
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         let map = routes.grouped("api", "v1", "burger-map")
         map.get("places", use: places)
         map.post("places", use: addPlace)
@@ -52,7 +52,7 @@ struct BurgerMapAPI: RouteCollection {
 
     /// `?bbox=minLon,minLat,maxLon,maxLat` (pins, or clusters past 200) or `?near=lat,lon`
     /// (nearest first, with distances); `q` narrows either to names and addresses holding it.
-    package func places(req: Request) async throws -> Response {
+    func places(req: Request) async throws -> Response {
         let query = try req.query.decode(PlacesQuery.self)
         let text = try query.searchText()
         // A box without search words is the same for everyone: answered from the cache.
@@ -89,7 +89,7 @@ struct BurgerMapAPI: RouteCollection {
         return CursorPage(items: page.items.map(PlaceResponse.init), nextCursor: page.nextCursor)
     }
 
-    package func addPlace(req: Request) async throws -> Response {
+    func addPlace(req: Request) async throws -> Response {
         let user = try req.requireUser()
         let body = try req.decodeJSON(PlaceBody.self)
         let point: Coordinate
@@ -103,7 +103,7 @@ struct BurgerMapAPI: RouteCollection {
     /// A place with its counts: the same for every anonymous reader until a write (a mark, a
     /// review) changes the map's content, so theirs comes from the cache; a signed-in reader's
     /// carries their own marks and is made for them.
-    package func place(req: Request) async throws -> Response {
+    func place(req: Request) async throws -> Response {
         let id = try req.placeID()
         if req.auth.get(User.self) == nil {
             return try await req.application.burgerMapCache.json("place:\(id)") { try await placeDetail(id, req) }
@@ -125,7 +125,7 @@ struct BurgerMapAPI: RouteCollection {
         }
     }
 
-    package func setMark(req: Request) async throws -> PlaceDetailResponse { try await mark(req, on: true) }
+    func setMark(req: Request) async throws -> PlaceDetailResponse { try await mark(req, on: true) }
     func clearMark(req: Request) async throws -> PlaceDetailResponse { try await mark(req, on: false) }
 
     private func mark(_ req: Request, on: Bool) async throws -> PlaceDetailResponse {
@@ -156,7 +156,7 @@ struct BurgerMapAPI: RouteCollection {
 
     // MARK: Reviews
 
-    package func reviews(req: Request) async throws -> Response {
+    func reviews(req: Request) async throws -> Response {
         let page = try CursorPageRequest(from: req)
         let viewer = req.auth.get(User.self)
         if req.query[String.self, at: "hidden"] == "true" {
@@ -175,7 +175,7 @@ struct BurgerMapAPI: RouteCollection {
         return try await req.application.burgerMapCache.json(key) { try await make(nil) }
     }
 
-    package func addReview(req: Request) async throws -> Response {
+    func addReview(req: Request) async throws -> Response {
         let user = try req.requireUser().requireID()
         let body = try req.decodeJSON(ReviewBody.self)
         let card = try await req.burgerMap.addReview(
@@ -185,7 +185,7 @@ struct BurgerMapAPI: RouteCollection {
 
     /// A review: anonymous readers get the cache's bytes until the next write (as for a place); a
     /// signed-in reader's carries their own like and bookmark.
-    package func review(req: Request) async throws -> Response {
+    func review(req: Request) async throws -> Response {
         let id = try req.reviewID()
         guard let actor = req.mapActor() else {
             return try await req.application.burgerMapCache.json("review-answer:\(id)") {
@@ -195,7 +195,7 @@ struct BurgerMapAPI: RouteCollection {
         return try await ReviewResponse(try await req.burgerMap.review(id, viewer: actor), files: req.application.files).encodeResponse(for: req)
     }
 
-    package func editReview(req: Request) async throws -> ReviewResponse {
+    func editReview(req: Request) async throws -> ReviewResponse {
         let actor = try req.requireMapActor()
         let patch = try req.decodeJSON(ReviewPatch.self)
         let card = try await req.burgerMap.editReview(try req.reviewID(), title: patch.title, rating: patch.rating, text: patch.text,
@@ -203,49 +203,49 @@ struct BurgerMapAPI: RouteCollection {
         return ReviewResponse(card, files: req.application.files)
     }
 
-    package func deleteReview(req: Request) async throws -> HTTPStatus {
+    func deleteReview(req: Request) async throws -> HTTPStatus {
         try await req.burgerMap.deleteReview(try req.reviewID(), by: try req.requireMapActor())
         return .noContent
     }
 
-    package func setReaction(_ kind: BurgerReaction.Kind, _ on: Bool, _ req: Request) async throws -> ReviewResponse {
+    func setReaction(_ kind: BurgerReaction.Kind, _ on: Bool, _ req: Request) async throws -> ReviewResponse {
         let card = try await req.burgerMap.setReaction(kind, on: try req.reviewID(), to: on, by: try req.requireMapActor())
         return ReviewResponse(card, files: req.application.files)
     }
 
-    package func report(req: Request) async throws -> ReportResponse {
+    func report(req: Request) async throws -> ReportResponse {
         let user = try req.requireUser().requireID()
         let body = try req.decodeJSON(ReportBody.self)
         let hidden = try await req.burgerMap.report(try req.reviewID(), reason: body.reason, by: user)
         return ReportResponse(reported: true, hidden: hidden)
     }
 
-    package func restore(req: Request) async throws -> ReviewResponse {
+    func restore(req: Request) async throws -> ReviewResponse {
         let actor = try req.requireMapActor()
         return ReviewResponse(try await req.burgerMap.restore(try req.reviewID(), by: actor), files: req.application.files)
     }
 
     // MARK: Comments
 
-    package func comments(req: Request) async throws -> CursorPage<CommentResponse> {
+    func comments(req: Request) async throws -> CursorPage<CommentResponse> {
         let page = try await req.burgerMap.comments(on: try req.reviewID(), viewer: req.mapActor(), try CursorPageRequest(from: req))
         return CursorPage(items: page.items.map { CommentResponse($0, files: req.application.files) }, nextCursor: page.nextCursor)
     }
 
-    package func addComment(req: Request) async throws -> Response {
+    func addComment(req: Request) async throws -> Response {
         let actor = try req.requireMapActor()
         let body = try req.decodeJSON(CommentBody.self)
         let comment = try await req.burgerMap.addComment(body.text, on: try req.reviewID(), by: actor)
         return try await CommentResponse(comment, files: req.application.files).encodeResponse(status: .created, for: req)
     }
 
-    package func editComment(req: Request) async throws -> CommentResponse {
+    func editComment(req: Request) async throws -> CommentResponse {
         let actor = try req.requireMapActor()
         let body = try req.decodeJSON(CommentBody.self)
         return CommentResponse(try await req.burgerMap.editComment(try req.commentID(), text: body.text, by: actor), files: req.application.files)
     }
 
-    package func deleteComment(req: Request) async throws -> HTTPStatus {
+    func deleteComment(req: Request) async throws -> HTTPStatus {
         try await req.burgerMap.deleteComment(try req.commentID(), by: try req.requireMapActor())
         return .noContent
     }
@@ -253,7 +253,7 @@ struct BurgerMapAPI: RouteCollection {
     // MARK: People and feeds
 
     /// A reader's feed is theirs alone, but they reload it often: cached per reader until a write.
-    package func feed(req: Request) async throws -> Response {
+    func feed(req: Request) async throws -> Response {
         let user = try req.requireUser().requireID()
         let page = try CursorPageRequest(from: req)
         return try await req.application.burgerMapCache.json("feed:\(user):\(req.url.query ?? "")") {
@@ -261,12 +261,12 @@ struct BurgerMapAPI: RouteCollection {
         }
     }
 
-    package func user(req: Request) async throws -> MapProfileResponse {
+    func user(req: Request) async throws -> MapProfileResponse {
         MapProfileResponse(try await req.burgerMap.profile(of: try req.userIDParameter(), viewer: req.auth.get(User.self)?.id),
                            files: req.application.files)
     }
 
-    package func follow(req: Request) async throws -> MapProfileResponse { try await setFollow(req, on: true) }
+    func follow(req: Request) async throws -> MapProfileResponse { try await setFollow(req, on: true) }
     func unfollow(req: Request) async throws -> MapProfileResponse { try await setFollow(req, on: false) }
 
     private func setFollow(_ req: Request, on: Bool) async throws -> MapProfileResponse {
@@ -274,12 +274,12 @@ struct BurgerMapAPI: RouteCollection {
         return MapProfileResponse(try await req.burgerMap.setFollow(try req.userIDParameter(), to: on, by: me), files: req.application.files)
     }
 
-    package func followers(req: Request) async throws -> CursorPage<PersonSummary> {
+    func followers(req: Request) async throws -> CursorPage<PersonSummary> {
         let page = try await req.burgerMap.followers(of: try req.userIDParameter(), try CursorPageRequest(from: req))
         return CursorPage(items: page.items.map { PersonSummary($0, files: req.application.files) }, nextCursor: page.nextCursor)
     }
 
-    package func following(req: Request) async throws -> CursorPage<PersonSummary> {
+    func following(req: Request) async throws -> CursorPage<PersonSummary> {
         let page = try await req.burgerMap.following(of: try req.userIDParameter(), try CursorPageRequest(from: req))
         return CursorPage(items: page.items.map { PersonSummary($0, files: req.application.files) }, nextCursor: page.nextCursor)
     }
@@ -295,7 +295,7 @@ struct BurgerMapAPI: RouteCollection {
         return reviewPage(try await req.burgerMap.reactions(kind, of: user, try CursorPageRequest(from: req)), req)
     }
 
-    package func myMarks(req: Request) async throws -> CursorPage<PlaceResponse> {
+    func myMarks(req: Request) async throws -> CursorPage<PlaceResponse> {
         let user = try req.requireUser().requireID()
         guard let raw = req.query[String.self, at: "kind"] else { throw AppError.badRequest("missing_mark_kind") }
         guard let kind = BurgerMark.Kind(rawValue: raw) else { throw AppError.badRequest("invalid_mark_kind") }

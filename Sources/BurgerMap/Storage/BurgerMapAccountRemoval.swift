@@ -9,7 +9,7 @@ import Vapor
 /// its visible reviews counted in, and the like, bookmark, comment and report counts of the
 /// reviews it reacted to.
 enum BurgerMapAccountRemoval {
-    package static func register(_ app: Application) {
+    static func register(_ app: Application) {
         app.accountRemovals.register(beforeDelete: { user, database in
             try await settle(user, on: database.sql)
         }, afterDelete: { [weak app] _, _ in
@@ -21,7 +21,7 @@ enum BurgerMapAccountRemoval {
         })
     }
 
-    package static func settle(_ user: UUID, on sql: any SQLDatabase) async throws {
+    static func settle(_ user: UUID, on sql: any SQLDatabase) async throws {
         // The places its visible reviews were counted in.
         try await sql.raw("""
             UPDATE burger_places SET

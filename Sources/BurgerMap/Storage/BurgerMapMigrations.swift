@@ -4,7 +4,7 @@ import Platform
 import SQLKit
 
 struct CreateBurgerPlaces: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(BurgerPlace.schema)
             .id()
             .field("name", .string, .required)
@@ -23,7 +23,7 @@ struct CreateBurgerPlaces: NamedMigration {
         try await database.sql.create(index: "burger_places_name_key").on(BurgerPlace.schema).column("name_key").run()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(BurgerPlace.schema).delete()
     }
 }
@@ -31,7 +31,7 @@ struct CreateBurgerPlaces: NamedMigration {
 /// Reviews and everything people do with them: photos, likes and bookmarks, comments, reports,
 /// marks on places and follows.
 struct CreateBurgerReviews: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(BurgerPlace.schema).field("cover_photo_id", .uuid).update()
 
         try await database.schema(BurgerReview.schema)
@@ -118,7 +118,7 @@ struct CreateBurgerReviews: NamedMigration {
         try await database.sql.create(index: "burger_follows_follower").on(BurgerFollow.schema).column("follower_id").column("created_at").run()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         for schema in [BurgerFollow.schema, BurgerMark.schema, BurgerReport.schema, BurgerComment.schema, BurgerReaction.schema,
                        BurgerPhoto.schema, BurgerReview.schema] {
             try await database.schema(schema).delete()
@@ -130,12 +130,12 @@ struct CreateBurgerReviews: NamedMigration {
 /// The feed of someone who follows many people walks reviews newest first and keeps those of the
 /// people followed; this index holds the author beside the time, so the walk never reads a row.
 struct AddReviewTimelineIndex: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.sql.create(index: "burger_reviews_timeline").on(BurgerReview.schema)
             .column("created_at").column("id").column("author_id").column("hidden_at").run()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.sql.drop(index: "burger_reviews_timeline").run()
     }
 }
@@ -146,7 +146,7 @@ struct AddReviewTimelineIndex: NamedMigration {
 /// and kept here, recorded under its name, so existing databases do not run it again; the
 /// `burger_donations` table is the layer's (`BurgerDonation` in LookForRealBurgerApp).
 struct AddAppPlaceKeysAndDonations: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(BurgerPlace.schema).field("kakao_id", .string).update()
         try await database.sql.create(index: "burger_places_kakao_id").unique().on(BurgerPlace.schema).column("kakao_id").run()
         // The app's posts list everyone who liked a review or marked a place (its likes arrays).
@@ -165,7 +165,7 @@ struct AddAppPlaceKeysAndDonations: NamedMigration {
             .create()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema("burger_donations").delete()
         for index in ["burger_marks_place", "burger_reactions_review", "burger_places_kakao_id"] {
             try await database.sql.drop(index: index).run()
@@ -177,11 +177,11 @@ struct AddAppPlaceKeysAndDonations: NamedMigration {
 /// A report an admin dismissed by restoring its review stays, marked: it no longer counts, and its
 /// reporter cannot report that review again (the unique pair still holds).
 struct AddReportDismissals: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(BurgerReport.schema).field("dismissed_at", .datetime).update()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(BurgerReport.schema).deleteField("dismissed_at").update()
     }
 }

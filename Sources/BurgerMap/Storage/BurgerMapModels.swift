@@ -180,12 +180,12 @@ package final class BurgerMark: Model, @unchecked Sendable {
 
 /// `follower` reads `followee`'s reviews in their feed.
 final class BurgerFollow: Model, @unchecked Sendable {
-    package static let schema = "burger_follows"
+    static let schema = "burger_follows"
 
-    @ID(key: .id) package var id: UUID?
-    @Parent(key: "follower_id") package var follower: User
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "follower_id") var follower: User
     @Parent(key: "followee_id") var followee: User
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
 
-    package init() {}
+    init() {}
 }

@@ -19,10 +19,10 @@ package struct MapProfile: Sendable {
 
 /// What a person's page counts, the same for every reader.
 struct MapProfileCounts: Sendable {
-    package let reviews: Int
-    package let followers: Int
-    package let following: Int
-    package let eaten: Int
+    let reviews: Int
+    let followers: Int
+    let following: Int
+    let eaten: Int
 }
 
 /// A place's detail: its own fields, how many people marked it, and the reader's marks.

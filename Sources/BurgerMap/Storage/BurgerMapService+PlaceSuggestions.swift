@@ -6,33 +6,33 @@ import Vapor
 
 /// What someone registered for a place, as they registered it.
 struct PlaceRegistration: Sendable {
-    package let name: String
-    package let address: String
-    package let phone: String?
-    package let at: Coordinate
-    package let kakaoID: String?
-    package let by: UUID
+    let name: String
+    let address: String
+    let phone: String?
+    let at: Coordinate
+    let kakaoID: String?
+    let by: UUID
 }
 
 /// A registration that disagreed with the place it named: the position, phone or address it gave,
 /// or a Kakao id some place far away holds. Kept for operators to decide on; never applied.
 final class BurgerPlaceSuggestion: Model, @unchecked Sendable {
-    package static let schema = "burger_place_suggestions"
+    static let schema = "burger_place_suggestions"
 
-    @ID(key: .id) package var id: UUID?
-    @Parent(key: "place_id") package var place: BurgerPlace
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "place_id") var place: BurgerPlace
     @OptionalField(key: "suggested_by") var suggestedBy: UUID?
-    @Field(key: "name") package var name: String
-    @Field(key: "address") package var address: String
-    @OptionalField(key: "phone") package var phone: String?
-    @Field(key: "lat") package var lat: Double
-    @Field(key: "lon") package var lon: Double
-    @OptionalField(key: "kakao_id") package var kakaoID: String?
+    @Field(key: "name") var name: String
+    @Field(key: "address") var address: String
+    @OptionalField(key: "phone") var phone: String?
+    @Field(key: "lat") var lat: Double
+    @Field(key: "lon") var lon: Double
+    @OptionalField(key: "kakao_id") var kakaoID: String?
     /// Comma-separated: `position`, `phone`, `address`, `kakao_id_far`.
     @Field(key: "reasons") var reasons: String
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
 
-    package init() {}
+    init() {}
 
     init(_ registration: PlaceRegistration, for placeID: UUID, reasons: [String]) {
         $place.id = placeID
@@ -94,7 +94,7 @@ extension BurgerMapService {
 /// Places made by young accounts are marked (`unverified`), and registrations that disagree with
 /// a place are kept (`burger_place_suggestions`).
 struct AddPlaceVerification: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(BurgerPlace.schema).field("unverified", .bool, .required, .sql(.default(false))).update()
         try await database.schema(BurgerPlaceSuggestion.schema)
             .id()
@@ -114,10 +114,10 @@ struct AddPlaceVerification: NamedMigration {
         try await database.sql.create(index: "burger_place_suggestions_created").on(BurgerPlaceSuggestion.schema).column("created_at").run()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(BurgerPlaceSuggestion.schema).delete()
         try await database.schema(BurgerPlace.schema).deleteField("unverified").update()
     }
 
-    package init() {}
+    init() {}
 }

@@ -15,11 +15,11 @@ struct BurgerMapSynthetic {
     /// How many reviewers the reader follows (the feed benchmark's "someone following 500 people").
     static let readerFollows = 500
 
-    package let places: Int
-    package let reviews: Int
-    package let users: Int
-    package let seed: UInt64
-    package let progress: (_ stage: String, _ done: Int, _ total: Int) -> Void
+    let places: Int
+    let reviews: Int
+    let users: Int
+    let seed: UInt64
+    let progress: (_ stage: String, _ done: Int, _ total: Int) -> Void
 
     /// City centres and their share of the places: most burgers are in Seoul.
     static let cities: [(lat: Double, lon: Double, spread: Double, share: Double, name: String)] = [
@@ -27,7 +27,7 @@ struct BurgerMapSynthetic {
     ]
 
     /// Reviewers get `passwordHash` (made of a secret nobody keeps); the reader gets its own.
-    package func fill(_ database: any Database, passwordHash: String, readerPasswordHash: String) async throws {
+    func fill(_ database: any Database, passwordHash: String, readerPasswordHash: String) async throws {
         var random = SplitMix(seed: seed)
         let now = Date()
 
@@ -149,11 +149,11 @@ struct BurgerMapSynthetic {
         return cities[0]
     }
 
-    package static func microseconds(_ date: Date) -> Date {
+    static func microseconds(_ date: Date) -> Date {
         Date(timeIntervalSinceReferenceDate: (date.timeIntervalSinceReferenceDate * 1e6).rounded() / 1e6)
     }
 
-    package init(places: Int, reviews: Int, users: Int, seed: UInt64,
+    init(places: Int, reviews: Int, users: Int, seed: UInt64,
                  progress: @escaping (_ stage: String, _ done: Int, _ total: Int) -> Void) {
         self.places = places
         self.reviews = reviews

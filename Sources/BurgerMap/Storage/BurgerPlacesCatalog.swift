@@ -30,7 +30,7 @@ enum BurgerPlacesCatalog {
         package let photos: Int
     }
 
-    package static func load(from directory: String) throws -> [Place] {
+    static func load(from directory: String) throws -> [Place] {
         let path = directory + "catalogs/burger_places.json"
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CommandFailure(message: "missing burger place catalog \(path)")
@@ -39,7 +39,7 @@ enum BurgerPlacesCatalog {
     }
 
     /// A stable id for a catalog entry, so seeding twice finds what the first run made.
-    package static func id(_ name: String) -> UUID {
+    static func id(_ name: String) -> UUID {
         var bytes = Array(SHA256.hash(data: Data("whatweeat.burger-map.\(name)".utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5 style (name-based)
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
@@ -54,9 +54,9 @@ enum BurgerPlacesCatalog {
 /// the places, their reviews dated as the file says, and their pictures. It never runs again
 /// after that, so places an admin deletes stay deleted.
 struct BurgerPlacesSeeder: Seeder {
-    package var name: String { "burger places" }
+    var name: String { "burger places" }
 
-    package func seed(_ app: Application) async throws {
+    func seed(_ app: Application) async throws {
         guard try await User.query(on: app.db).filter(\.$email == BurgerPlacesCatalog.reviewerEmail(0)).first() == nil else { return }
         let places = try BurgerPlacesCatalog.load(from: app.directory.resourcesDirectory)
         let authors = Array(Set(places.flatMap { $0.reviews.map(\.author) })).sorted()

@@ -8,7 +8,7 @@ import SQLKit
 /// three characters or more use the index; shorter ones fall back to a scan, which is still
 /// correct.
 enum PlaceSearch {
-    package static let table = "burger_places_search"
+    static let table = "burger_places_search"
 
     /// A condition on `burger_places.id` that holds for places whose name or address contains `text`.
     static func predicate(_ text: String, on database: any SQLDatabase) -> any SQLExpression {
@@ -33,7 +33,7 @@ enum PlaceSearch {
 
 /// The search index for places (see `PlaceSearch`).
 struct CreatePlaceSearch: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         let sql = database.sql
         let table = PlaceSearch.table
         if sql.dialect.name == "sqlite" {
@@ -63,7 +63,7 @@ struct CreatePlaceSearch: NamedMigration {
         }
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         let sql = database.sql
         if sql.dialect.name == "sqlite" {
             for suffix in ["insert", "update", "delete"] { try await sql.raw("DROP TRIGGER IF EXISTS \(unsafeRaw: PlaceSearch.table)_\(unsafeRaw: suffix)").run() }

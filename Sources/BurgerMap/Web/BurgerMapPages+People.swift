@@ -7,11 +7,11 @@ import Vapor
 
 /// People's pages: mine and others', with follows and their lists.
 extension BurgerMapPages {
-    package func me(req: Request) async throws -> Response {
+    func me(req: Request) async throws -> Response {
         Layout.redirect(to: MapPath.user(try req.requireUser().requireID()))
     }
 
-    package func person(req: Request) async throws -> Response {
+    func person(req: Request) async throws -> Response {
         let viewer = req.auth.get(User.self)?.id
         let profile = MapProfileResponse(try await req.burgerMap.profile(of: try req.userIDParameter(), viewer: viewer), files: req.application.files)
         let id = profile.id.uuidString.lowercased()

@@ -10,7 +10,7 @@ import Vapor
 extension BurgerMapPages {
     // MARK: A review
 
-    package func review(req: Request) async throws -> Response {
+    func review(req: Request) async throws -> Response {
         let actor = req.mapActor()
         let review = ReviewResponse(try await req.burgerMap.review(try req.reviewID(), viewer: actor), files: req.application.files)
         return try await page(
@@ -86,7 +86,7 @@ extension BurgerMapPages {
         )
     }
 
-    package func comments(_ req: Request, _ review: ReviewResponse, signedIn: Bool) -> Node<HTML.BodyContext> {
+    func comments(_ req: Request, _ review: ReviewResponse, signedIn: Bool) -> Node<HTML.BodyContext> {
         let id = review.id.uuidString.lowercased()
         let form: Node<HTML.BodyContext> = signedIn
             ? .form(
@@ -137,7 +137,7 @@ extension BurgerMapPages {
         /// The lists only the person themselves sees.
         var isPrivate: Bool { ![.reviews, .followers, .following].contains(self) }
 
-        package var kind: String {
+        var kind: String {
             switch self {
             case .reviews, .likes, .bookmarks: return "reviews"
             case .followers, .following: return "people"
@@ -145,7 +145,7 @@ extension BurgerMapPages {
             }
         }
 
-        package func source(user id: String) -> String {
+        func source(user id: String) -> String {
             let api = BurgerMapPages.api
             switch self {
             case .reviews, .followers, .following: return "\(api)/users/\(id)/\(rawValue)"

@@ -8,7 +8,7 @@ import Vapor
 extension BurgerMapPages {
     // MARK: Writing a review
 
-    package func write(req: Request) async throws -> Response {
+    func write(req: Request) async throws -> Response {
         // `?place=` (from a place's page) starts with that place chosen; anything else is ignored.
         var chosen: PlaceDetailResponse?
         if let raw = req.query[String.self, at: "place"], let id = UUID(uuidString: raw) {

@@ -33,11 +33,11 @@ struct BurgerMapPages: RouteCollection {
     }
 
     /// Where the map opens without a search or a position.
-    package static let defaultCenter = MapLibrary.defaultCenter
+    static let defaultCenter = MapLibrary.defaultCenter
     static let defaultZoom = 13
-    package static let api = "/api/v1/burger-map"
+    static let api = "/api/v1/burger-map"
 
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         routes.get(MapPath.map, use: mapPage)
         routes.get(MapPath.feed, use: feed)
         routes.get(MapPath.place, use: place)
@@ -51,7 +51,7 @@ struct BurgerMapPages: RouteCollection {
 
     /// A burger map page: the shared layout with the map's tab bar, its stylesheets and scripts,
     /// Leaflet when the page has a map, and the config block the scripts read.
-    package func page(
+    func page(
         _ req: Request, title: String, tab: Tab?, script: String, stylesheets: [String] = [], withMap: Bool = false,
         config: [String: Any] = [:], main: Node<HTML.BodyContext>
     ) async throws -> Response {
@@ -69,14 +69,14 @@ struct BurgerMapPages: RouteCollection {
         )
     }
 
-    package func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
+    func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
         TabBar.render(label: req.t("burger_map.tabs"), classes: "map-tabs", items: Tab.allCases.map { tab in
             TabBar.Item(path: tab.path, emoji: tab.emoji, label: req.t("burger_map.tab.\(tab.rawValue)"), isCurrent: tab == current)
         })
     }
 
     /// Encodes an API answer for the config block, so scripts start from what the page shows.
-    package func json(_ value: some Encodable) throws -> PageConfig.Encoded {
+    func json(_ value: some Encodable) throws -> PageConfig.Encoded {
         try PageConfig.Encoded(value)
     }
 
@@ -131,7 +131,7 @@ struct BurgerMapPages: RouteCollection {
 
     // MARK: Feeds
 
-    package func feed(req: Request) async throws -> Response {
+    func feed(req: Request) async throws -> Response {
         let following = req.query[String.self, at: "tab"] == "following"
         let signedIn = req.auth.has(User.self)
         let list: Node<HTML.BodyContext>
@@ -170,7 +170,7 @@ struct BurgerMapPages: RouteCollection {
 
     // MARK: A place
 
-    package func place(req: Request) async throws -> Response {
+    func place(req: Request) async throws -> Response {
         let detail = PlaceDetailResponse(try await req.burgerMap.placeDetail(try req.placeID(), viewer: req.auth.get(User.self)?.id))
         let id = detail.id.uuidString.lowercased()
         let signedIn = req.auth.has(User.self)

@@ -7,64 +7,64 @@ import Vapor
 // Bodies and answers of `/api/v1/mates`. Field names are the issue's contract (docs/MATES.md).
 
 struct VerificationBody: Content {
-    package let channel: VerificationChannel?
-    package let destination: String?
+    let channel: VerificationChannel?
+    let destination: String?
 }
 
 struct VerificationSent: Content {
-    package let channel: VerificationChannel
+    let channel: VerificationChannel
     /// Masked: `+82******5678`.
-    package let destination: String
-    package let expiresAt: Date
+    let destination: String
+    let expiresAt: Date
     let resendAfterSeconds: Int
 }
 
 struct ConfirmBody: Content {
     /// Optional: an address with `@` is an email, anything else a phone number.
-    package let channel: VerificationChannel?
-    package let destination: String?
-    package let code: String?
+    let channel: VerificationChannel?
+    let destination: String?
+    let code: String?
 }
 
 struct ProfileBody: Content {
-    package let gender: MatesGender?
-    package let birthYear: Int?
-    package let topics: [String]?
-    package let searchable: Bool?
-    package let ageMin: Int?
-    package let ageMax: Int?
+    let gender: MatesGender?
+    let birthYear: Int?
+    let topics: [String]?
+    let searchable: Bool?
+    let ageMin: Int?
+    let ageMax: Int?
 }
 
 struct VerifiedResponse: Content {
-    package let channel: String
-    package let destination: String
+    let channel: String
+    let destination: String
 }
 
 struct MatesProfileResponse: Content {
-    package let id: UUID
-    package let nickname: String
-    package let gender: String
-    @NullEncoded package var birthYear: Int?
-    package let topics: [String]
-    package let searchable: Bool
-    package let ageMin: Int
-    package let ageMax: Int
-    package let avatar: Int
-    package let background: Int
+    let id: UUID
+    let nickname: String
+    let gender: String
+    @NullEncoded var birthYear: Int?
+    let topics: [String]
+    let searchable: Bool
+    let ageMin: Int
+    let ageMax: Int
+    let avatar: Int
+    let background: Int
     /// Six counters, in the order of `reputationCategories`.
-    package let reputation: [Int]
+    let reputation: [Int]
     let reputationCategories: [String]
     /// Review comments received, newest first.
-    package let comments: [String]
-    package let state: MatesState
-    package let verified: VerifiedResponse
-    package let suspended: Bool
+    let comments: [String]
+    let state: MatesState
+    let verified: VerifiedResponse
+    let suspended: Bool
 
-    package init(_ profile: MatesProfile, nickname: String, comments: [String]) throws {
+    init(_ profile: MatesProfile, nickname: String, comments: [String]) throws {
         self.init(try profile.snapshot, nickname: nickname, comments: comments)
     }
 
-    package init(_ profile: MatesProfileSnapshot, nickname: String, comments: [String]) {
+    init(_ profile: MatesProfileSnapshot, nickname: String, comments: [String]) {
         id = profile.id
         self.nickname = nickname
         gender = profile.gender
@@ -116,7 +116,7 @@ package struct MatePersonResponse: Content {
 /// `MatePersonResponse` encodes it. Written by hand (`JSONBytes`): with Foundation's encoder the
 /// JSON of fifty people cost more than finding them. `MatesAPITests` checks both agree.
 enum NearbyJSON {
-    package static func write(people: [MatePerson], recommendedTopics: [String], requestedMe: [MatePerson], radiusMeters: Int) -> JSONBytes {
+    static func write(people: [MatePerson], recommendedTopics: [String], requestedMe: [MatePerson], radiusMeters: Int) -> JSONBytes {
         var json = JSONBytes(capacity: 256 * (people.count + requestedMe.count) + 512)
         json.raw(#"{"people":"#)
         list(&json, people)
@@ -141,7 +141,7 @@ enum NearbyJSON {
     }
 
     /// One person, keys sorted as `AppJSON` sorts `MatePersonResponse`'s.
-    package static func person(_ json: inout JSONBytes, _ person: MatePerson) {
+    static func person(_ json: inout JSONBytes, _ person: MatePerson) {
         json.raw(#"{"avatar":"#)
         json.int(person.avatar)
         json.raw(#","background":"#)
@@ -172,32 +172,32 @@ enum NearbyJSON {
 }
 
 struct LastMatchResponse: Content {
-    package let matchId: UUID
-    @NullEncoded package var with: MatePersonResponse?
-    package let endedAt: Date
+    let matchId: UUID
+    @NullEncoded var with: MatePersonResponse?
+    let endedAt: Date
     /// `finished`, `dodged` or `suspended`.
-    package let reason: String
-    package let endedByMe: Bool
-    package let reviewed: Bool
+    let reason: String
+    let endedByMe: Bool
+    let reviewed: Bool
 }
 
 struct MatesStateResponse: Content {
-    package let state: MatesState
-    @NullEncoded package var matchId: UUID?
-    @NullEncoded package var with: MatePersonResponse?
+    let state: MatesState
+    @NullEncoded var matchId: UUID?
+    @NullEncoded var with: MatePersonResponse?
     /// When the match began (matched) or the search started (searching).
-    @NullEncoded package var since: Date?
+    @NullEncoded var since: Date?
     /// Whether I reviewed `with` (false while matched: reviews come after).
-    package let reviewed: Bool
+    let reviewed: Bool
     /// The match that ended last (within a week), while not matched: its review may be due.
-    @NullEncoded package var lastMatch: LastMatchResponse?
-    @NullEncoded package var searchBlockedUntil: Date?
+    @NullEncoded var lastMatch: LastMatchResponse?
+    @NullEncoded var searchBlockedUntil: Date?
 
-    package init(_ info: MatesStateInfo, profile: MatesProfile, me: UUID) throws {
+    init(_ info: MatesStateInfo, profile: MatesProfile, me: UUID) throws {
         self.init(info, profile: try profile.snapshot, me: me)
     }
 
-    package init(_ info: MatesStateInfo, profile: MatesProfileSnapshot, me: UUID) {
+    init(_ info: MatesStateInfo, profile: MatesProfileSnapshot, me: UUID) {
         state = info.state
         matchId = info.match?.id
         with = info.partner.map(MatePersonResponse.init)
@@ -213,59 +213,59 @@ struct MatesStateResponse: Content {
 }
 
 struct RequestBody: Content {
-    package let to: UUID?
+    let to: UUID?
 }
 
 struct MatesRequestResponse: Content {
     /// Null when the other had asked first: then this request was the acceptance.
-    @NullEncoded package var id: UUID?
-    package let to: UUID
-    package let matched: Bool
-    package let state: MatesStateResponse
+    @NullEncoded var id: UUID?
+    let to: UUID
+    let matched: Bool
+    let state: MatesStateResponse
 }
 
 struct MatesReviewBody: Content {
-    package let matchId: UUID?
-    package let reputation: [Int]?
-    package let comment: String?
+    let matchId: UUID?
+    let reputation: [Int]?
+    let comment: String?
 }
 
 struct MatesReviewResponse: Content {
-    package let id: UUID
-    package let matchId: UUID
+    let id: UUID
+    let matchId: UUID
     let userId: UUID
-    package let reputation: [Int]
-    package let comment: String
-    package let createdAt: Date
+    let reputation: [Int]
+    let comment: String
+    let createdAt: Date
 }
 
 struct MatesReportBody: Content {
     let userId: UUID?
-    package let categories: [String]?
-    package let comment: String?
+    let categories: [String]?
+    let comment: String?
 }
 
 struct MatesReportResponse: Content {
-    package let id: UUID
+    let id: UUID
     let userId: UUID
-    package let categories: [String]
-    package let createdAt: Date
+    let categories: [String]
+    let createdAt: Date
 }
 
 struct MessageBody: Content {
-    package let text: String?
+    let text: String?
     /// The client's own id for the line, echoed on the live socket.
     let clientId: String?
 }
 
 struct ChatPage: Content {
-    package let items: [ChatMessage]
-    @NullEncoded package var nextCursor: String?
-    package let unreadCount: Int
+    let items: [ChatMessage]
+    @NullEncoded var nextCursor: String?
+    let unreadCount: Int
     /// The other side's read marker: messages up to this time were read.
-    @NullEncoded package var partnerReadAt: Date?
+    @NullEncoded var partnerReadAt: Date?
     /// False once the match ended: the history stays, sending is closed.
-    package let open: Bool
+    let open: Bool
 }
 
 struct ChatReadBody: Content {
@@ -273,40 +273,40 @@ struct ChatReadBody: Content {
 }
 
 struct ChatReadResponse: Content {
-    @NullEncoded package var readAt: Date?
-    package let unreadCount: Int
+    @NullEncoded var readAt: Date?
+    let unreadCount: Int
 }
 
 struct MenuGameStarted: Content {
-    package let pin: String
+    let pin: String
     /// Where the group's page is (the menu game's own).
-    package let link: String
+    let link: String
     /// The host's device token when the caller sent none: the menu game knows its host by it.
-    @NullEncoded package var hostToken: String?
-    package let message: ChatMessage
+    @NullEncoded var hostToken: String?
+    let message: ChatMessage
 }
 
 struct ShopItemResponse: Content {
-    package let id: String
-    package let kind: MatesItemKind
-    package let index: Int
-    package let name: String
-    package let price: Int
-    @NullEncoded package var productId: String?
+    let id: String
+    let kind: MatesItemKind
+    let index: Int
+    let name: String
+    let price: Int
+    @NullEncoded var productId: String?
     let owned: Bool
 }
 
 struct ShopItemsResponse: Content {
-    package let items: [ShopItemResponse]
+    let items: [ShopItemResponse]
 }
 
 struct CollectionResponse: Content {
-    package let avatars: [Int]
-    package let backgrounds: [Int]
-    package let avatar: Int
-    package let background: Int
+    let avatars: [Int]
+    let backgrounds: [Int]
+    let avatar: Int
+    let background: Int
 
-    package init(_ collection: MatesCollection) {
+    init(_ collection: MatesCollection) {
         avatars = collection.avatars
         backgrounds = collection.backgrounds
         avatar = collection.avatar
@@ -316,15 +316,15 @@ struct CollectionResponse: Content {
 
 struct PurchaseBody: Content {
     /// StoreKit 2's `jwsRepresentation` of the transaction.
-    package let signedTransaction: String?
+    let signedTransaction: String?
 }
 
 struct PurchaseResponse: Content {
-    package let item: ShopItemResponse
-    package let collection: CollectionResponse
+    let item: ShopItemResponse
+    let collection: CollectionResponse
 }
 
 struct AppearanceBody: Content {
-    package let avatar: Int?
-    package let background: Int?
+    let avatar: Int?
+    let background: Int?
 }

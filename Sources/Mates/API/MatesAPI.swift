@@ -7,7 +7,7 @@ import Vapor
 /// `/api/v1/mates/*`. Every route needs a signed-in account; all but verification also need a
 /// confirmed code (403 `verification_required`) and an account not suspended (403 `suspended`).
 struct MatesAPI: RouteCollection {
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         let mates = routes.grouped("api", "v1", "mates")
         mates.post("verification", use: sendCode)
         mates.post("verification", "confirm", use: confirmCode)
@@ -63,12 +63,12 @@ struct MatesAPI: RouteCollection {
 
     // MARK: Profile
 
-    package func profile(req: Request) async throws -> MatesProfileResponse {
+    func profile(req: Request) async throws -> MatesProfileResponse {
         let profile = try req.matesSnapshot()
         return MatesProfileResponse(profile, nickname: try req.requireUser().nickname, comments: try await req.mates.receivedComments(profile.id))
     }
 
-    package func updateProfile(req: Request) async throws -> MatesProfileResponse {
+    func updateProfile(req: Request) async throws -> MatesProfileResponse {
         let body = try req.decodeJSON(ProfileBody.self)
         let change = MatesService.ProfileChange(gender: body.gender, birthYear: body.birthYear, topics: body.topics, searchable: body.searchable,
                                                 ageMin: body.ageMin, ageMax: body.ageMax)
@@ -82,18 +82,18 @@ struct MatesAPI: RouteCollection {
 
     // MARK: The queue
 
-    package func startSearching(req: Request) async throws -> MatesStateResponse {
+    func startSearching(req: Request) async throws -> MatesStateResponse {
         let body = try req.decodeJSON(QueueBody.self)
         let point = try coordinate(try body.lat.required("lat"), try body.lon.required("lon"))
         let profile = try await req.mates.startSearching(try await req.matesProfile(), at: point, topics: body.topics ?? [])
         return try await stateResponse(profile, req)
     }
 
-    package func stopSearching(req: Request) async throws -> MatesStateResponse {
+    func stopSearching(req: Request) async throws -> MatesStateResponse {
         try await stateResponse(try await req.mates.stopSearching(try await req.matesProfile()), req)
     }
 
-    package func nearby(req: Request) async throws -> Response {
+    func nearby(req: Request) async throws -> Response {
         func number(_ name: String) throws -> Double {
             guard let raw = req.queryValue(name) else { throw AppError.badRequest("missing_field", ["field": name]) }
             guard let value = Double(raw) else { throw AppError.badRequest("invalid_number", ["field": name]) }
@@ -118,7 +118,7 @@ struct MatesAPI: RouteCollection {
 
     // MARK: Requests and the match
 
-    package func request(req: Request) async throws -> Response {
+    func request(req: Request) async throws -> Response {
         let target = try req.decodeJSON(RequestBody.self).to.required("to")
         let outcome = try await req.mates.request(from: try await req.matesProfile(), to: target)
         let response = MatesRequestResponse(id: outcome.request?.id, to: target, matched: outcome.match != nil,
@@ -126,19 +126,19 @@ struct MatesAPI: RouteCollection {
         return try await response.encodeResponse(status: outcome.match != nil ? .ok : .created, for: req)
     }
 
-    package func accept(req: Request) async throws -> MatesStateResponse {
+    func accept(req: Request) async throws -> MatesStateResponse {
         guard let id = req.parameters.get("request").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("request_not_found") }
         let profile = try await req.matesProfile()
         _ = try await req.mates.acceptRequest(id, by: try profile.requireID())
         return try await stateResponse(try await reloadedProfile(req), req)
     }
 
-    package func state(req: Request) async throws -> MatesStateResponse {
+    func state(req: Request) async throws -> MatesStateResponse {
         let profile = try req.matesSnapshot()
         return MatesStateResponse(try await req.mates.state(of: profile), profile: profile, me: profile.id)
     }
 
-    package func endMatch(_ req: Request, dodged: Bool) async throws -> MatesStateResponse {
+    func endMatch(_ req: Request, dodged: Bool) async throws -> MatesStateResponse {
         _ = try await req.mates.endMatch(try await req.matesProfile(), dodged: dodged)
         return try await stateResponse(try await reloadedProfile(req), req)
     }
@@ -165,7 +165,7 @@ struct MatesAPI: RouteCollection {
 
     // MARK: Reviews and reports
 
-    package func review(req: Request) async throws -> Response {
+    func review(req: Request) async throws -> Response {
         let body = try req.decodeJSON(MatesReviewBody.self)
         let me = try req.matesStanding().id
         let review = try await req.mates.review(matchID: try body.matchId.required("matchId"), picks: try body.reputation.required("reputation"),
@@ -175,7 +175,7 @@ struct MatesAPI: RouteCollection {
                                              createdAt: review.createdAt ?? Date()).encodeResponse(status: .created, for: req)
     }
 
-    package func report(req: Request) async throws -> Response {
+    func report(req: Request) async throws -> Response {
         let body = try req.decodeJSON(MatesReportBody.self)
         let report = try await req.mates.report(try body.userId.required("userId"), categories: try body.categories.required("categories"),
                                                 comment: body.comment ?? "", by: try req.matesStanding().id)
@@ -200,7 +200,7 @@ struct MatesAPI: RouteCollection {
         return (try await req.mates.match(id, for: me), me)
     }
 
-    package func messages(req: Request) async throws -> ChatPage {
+    func messages(req: Request) async throws -> ChatPage {
         let (match, me) = try await chatMatch(req)
         func cursor(_ name: String) throws -> PageCursor? {
             guard let raw = req.query[String.self, at: name], !raw.isEmpty else { return nil }
@@ -213,14 +213,14 @@ struct MatesAPI: RouteCollection {
                         partnerReadAt: match.readAt(of: match.partner(of: me)), open: match.endedAt == nil)
     }
 
-    package func send(req: Request) async throws -> Response {
+    func send(req: Request) async throws -> Response {
         let (match, me) = try await chatMatch(req)
         let body = try req.decodeJSON(MessageBody.self)
         let message = try await req.mates.send(try body.text.required("text"), in: match, by: me, clientId: body.clientId.map { String($0.prefix(64)) })
         return try await message.encodeResponse(status: .created, for: req)
     }
 
-    package func markRead(req: Request) async throws -> ChatReadResponse {
+    func markRead(req: Request) async throws -> ChatReadResponse {
         let (match, me) = try await chatMatch(req)
         let body = try req.decodeJSON(ChatReadBody.self)
         let readAt = try await req.mates.markRead(match, upTo: body.messageId, by: me)
@@ -228,7 +228,7 @@ struct MatesAPI: RouteCollection {
     }
 
     /// The pair's live chat: see `MatesChatSocket`.
-    package func live(req: Request) async throws -> Response {
+    func live(req: Request) async throws -> Response {
         let (match, me) = try await chatMatch(req)
         return try MatesChatSocket.open(match: match, me: me, req)
     }
@@ -246,11 +246,11 @@ struct MatesAPI: RouteCollection {
                                 price: item.price, productId: item.productID, owned: ownedIndexes.contains(item.index))
     }
 
-    package func collection(req: Request) async throws -> CollectionResponse {
+    func collection(req: Request) async throws -> CollectionResponse {
         CollectionResponse(try await req.mates.collection(of: try await req.matesProfile()))
     }
 
-    package func purchase(req: Request) async throws -> Response {
+    func purchase(req: Request) async throws -> Response {
         let body = try req.decodeJSON(PurchaseBody.self)
         let bought = try await req.mates.purchase(signedTransaction: try body.signedTransaction.required("signedTransaction"),
                                                   for: try await req.matesProfile(), verifier: req.application.appStoreVerifier)
@@ -258,7 +258,7 @@ struct MatesAPI: RouteCollection {
             .encodeResponse(status: .created, for: req)
     }
 
-    package func equip(req: Request) async throws -> CollectionResponse {
+    func equip(req: Request) async throws -> CollectionResponse {
         let body = try req.decodeJSON(AppearanceBody.self)
         return CollectionResponse(try await req.mates.equip(avatar: body.avatar, background: body.background, for: try await req.matesProfile()))
     }
@@ -274,14 +274,14 @@ struct MatesGate: AsyncMiddleware {
     /// Where a suspended account may still go: its own profile and state, to see why.
     static let readableWhileSuspended: Set<String> = ["/api/v1/mates/profile", "/api/v1/mates/state", MatesPages.Tab.profile.path]
 
-    package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         if let redirect = try await admit(request) { return redirect }
         return try await next.respond(to: request)
     }
 
     /// Reads the caller's profile row and keeps it for the handler; answers the redirect to the
     /// start page (pages, not verified), throws 403 (API not verified, or suspended), or nil: go on.
-    package func admit(_ request: Request) async throws -> Response? {
+    func admit(_ request: Request) async throws -> Response? {
         let user = try request.requireUser().requireID()
         let snapshot: MatesProfileSnapshot
         do {

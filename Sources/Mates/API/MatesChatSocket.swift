@@ -15,23 +15,23 @@ import Vapor
 /// moves the read marker (to the newest line without an id). Anything else gets an `error`.
 enum MatesChatSocket {
     struct Incoming: Decodable {
-        package let type: String
-        package let text: String?
+        let type: String
+        let text: String?
         let clientId: String?
         let messageId: UUID?
     }
 
     struct Hello: Encodable {
-        package let type = "hello"
-        package let unreadCount: Int
-        package let partnerReadAt: Date?
-        package let open: Bool
+        let type = "hello"
+        let unreadCount: Int
+        let partnerReadAt: Date?
+        let open: Bool
     }
 
     struct Ack: Encodable {
-        package let type = "ack"
+        let type = "ack"
         let clientId: String?
-        package let message: ChatMessage
+        let message: ChatMessage
     }
 
     package struct Failure: Encodable {
@@ -47,7 +47,7 @@ enum MatesChatSocket {
     /// Incoming lines are longer than a message's 1,000 characters only by their JSON frame.
     static let maxIncomingBytes = 16 * 1024
 
-    package static func open(match: MatesMatch, me: UUID, _ req: Request) throws -> Response {
+    static func open(match: MatesMatch, me: UUID, _ req: Request) throws -> Response {
         let matchID = try match.requireID()
         let limits = LiveSocketLimits(maxMessageBytes: maxIncomingBytes)
         return try req.liveSocket(feature: MatesService.socketFeature, limits: limits) { req, socket, incoming in
@@ -88,7 +88,7 @@ enum MatesChatSocket {
     }
 
     /// What to answer one client line with.
-    package static func handle(_ text: String, matchID: UUID, me: UUID, req: Request) async -> String? {
+    static func handle(_ text: String, matchID: UUID, me: UUID, req: Request) async -> String? {
         guard let incoming = try? JSONDecoder().decode(Incoming.self, from: Data(text.utf8)) else {
             return failure(AppError.badRequest("malformed_body"), clientId: nil, req)
         }
@@ -111,7 +111,7 @@ enum MatesChatSocket {
         }
     }
 
-    package static func failure(_ error: any Error, clientId: String?, _ req: Request) -> String {
+    static func failure(_ error: any Error, clientId: String?, _ req: Request) -> String {
         let appError = error as? AppError ?? AppError(.internalServerError, "internal_error")
         if !(error is AppError) { req.logger.error("chat socket: \(error)") }
         return ChatEvent.encode(Failure(clientId: clientId, error: .init(code: appError.code, message: req.t(appError.messageKey, appError.arguments))))

@@ -13,7 +13,7 @@ final class CodeBudgets: Sendable {
     private let sms: RateLimiter
     private let email: RateLimiter
 
-    package init(settings: MatesSettings, shared: SharedBudgets?) {
+    init(settings: MatesSettings, shared: SharedBudgets?) {
         networkHourly = NetworkBudget(name: "mates_codes_hour", limit: settings.codesPerAddressPerHour, window: 3600, shared: shared)
         networkDaily = NetworkBudget(name: "mates_codes_day", limit: settings.codesPerAddressPerDay, window: 24 * 3600, shared: shared)
         sms = RateLimiter(name: "mates_codes_sms", limit: settings.smsPerHour, window: 3600, shared: shared)
@@ -30,7 +30,7 @@ final class CodeBudgets: Sendable {
         fileprivate let channel: RateLimiter.Slot
         fileprivate let channelLimiter: RateLimiter
 
-        package func release() async {
+        func release() async {
             await budgets.networkHourly.release(hourly)
             await budgets.networkDaily.release(daily)
             await channelLimiter.release(channel)
@@ -40,7 +40,7 @@ final class CodeBudgets: Sendable {
     /// Takes a slot of each budget for one code to `channel` from `client`, or throws 429: the
     /// network's `code_address_limit`, or the service's `code_channel_busy` (logged as an error and
     /// counted: the operator's budget for the hour is spent).
-    package func reserve(channel: VerificationChannel, client: ClientNetwork, logger: Logger) async throws -> Slots {
+    func reserve(channel: VerificationChannel, client: ClientNetwork, logger: Logger) async throws -> Slots {
         let hourly = try await networkHourly.reserve(client, code: "code_address_limit")
         let daily: NetworkBudget.Slot
         do { daily = try await networkDaily.reserve(client, code: "code_address_limit") } catch {

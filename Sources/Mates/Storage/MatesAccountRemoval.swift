@@ -8,7 +8,7 @@ import Vapor
 /// memories forget it (its partner's record too: their ended match went), and the remembered
 /// comments are dropped (some were its).
 enum MatesAccountRemoval {
-    package static func register(_ app: Application) {
+    static func register(_ app: Application) {
         app.accountRemovals.register(beforeDelete: { [weak app] user, database in
             guard let app else { return }
             // In the deleting transaction: what changes is announced once the removal is done (below).

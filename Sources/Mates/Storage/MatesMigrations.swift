@@ -5,7 +5,7 @@ import SQLKit
 
 /// Profiles, the queue and matches, requests, chat, reviews, reports, dodges, codes, purchases.
 struct CreateMates: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(MatesProfile.schema)
             .field("id", .uuid, .identifier(auto: false), .references(User.schema, "id", onDelete: .cascade))
             .field("gender", .string, .required)
@@ -132,7 +132,7 @@ struct CreateMates: NamedMigration {
             .create()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         for schema in [MatesPurchase.schema, MatesVerificationCode.schema, MatesDodge.schema, MatesReport.schema, MatesReview.schema,
                        MatesMessage.schema, MatesRequest.schema, MatesMatch.schema, MatesProfile.schema] {
             try await database.schema(schema).delete()

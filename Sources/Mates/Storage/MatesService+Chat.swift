@@ -52,16 +52,16 @@ enum ChatEvent {
     }
 
     struct Ended: Encodable {
-        package let type = "ended"
-        package let reason: String
-        package let by: UUID
+        let type = "ended"
+        let reason: String
+        let by: UUID
     }
 
-    package static func message(_ message: ChatMessage, clientId: String?) -> String { encode(Message(message: message, clientId: clientId)) }
-    package static func read(by user: UUID, at date: Date) -> String { encode(Read(userId: user, readAt: date)) }
-    package static func ended(reason: String, by user: UUID) -> String { encode(Ended(reason: reason, by: user)) }
+    static func message(_ message: ChatMessage, clientId: String?) -> String { encode(Message(message: message, clientId: clientId)) }
+    static func read(by user: UUID, at date: Date) -> String { encode(Read(userId: user, readAt: date)) }
+    static func ended(reason: String, by user: UUID) -> String { encode(Ended(reason: reason, by: user)) }
 
-    package static func encode(_ value: some Encodable) -> String {
+    static func encode(_ value: some Encodable) -> String {
         (try? String(decoding: AppJSON.encoder().encode(value), as: UTF8.self)) ?? "{}"
     }
 }

@@ -47,12 +47,12 @@ package struct MatesService {
 
     /// One limit on sending codes: at most `limit` codes to `value` of `column` within `window`.
     struct SendLimit {
-        package let column: String
-        package let value: String
-        package let window: TimeInterval
-        package let limit: Int
+        let column: String
+        let value: String
+        let window: TimeInterval
+        let limit: Int
         /// The error when it is reached (with the seconds, minutes and hours to wait).
-        package let code: String
+        let code: String
     }
 
     /// The limits a code to `destinationHash` for `user` must keep in the codes table: one a minute

@@ -9,10 +9,10 @@ import Vapor
 extension MatesStore {
     /// The columns of `mates_requests`, each named here once.
     enum RequestsColumn {
-        package static let id = "id"
-        package static let from = "from_id"
-        package static let to = "to_id"
-        package static let createdAt = "created_at"
+        static let id = "id"
+        static let from = "from_id"
+        static let to = "to_id"
+        static let createdAt = "created_at"
     }
     private typealias RC = RequestsColumn
 

@@ -59,31 +59,31 @@ package struct MatesStore {
 
     /// The columns of `mates_profiles`, each named here once (the model's keys, every statement).
     enum ProfileColumn {
-        package static let id = "id"
-        package static let gender = "gender"
-        package static let birthYear = "birth_year"
-        package static let topics = "topics"
-        package static let searchable = "searchable"
-        package static let ageMin = "age_min"
-        package static let ageMax = "age_max"
-        package static let avatar = "avatar"
-        package static let background = "background"
+        static let id = "id"
+        static let gender = "gender"
+        static let birthYear = "birth_year"
+        static let topics = "topics"
+        static let searchable = "searchable"
+        static let ageMin = "age_min"
+        static let ageMax = "age_max"
+        static let avatar = "avatar"
+        static let background = "background"
         /// The six reputation counters, `ReputationCategory` order.
-        package static let reputation = (0..<6).map { "rep_\($0)" }
-        package static let state = "state"
-        package static let lat = "lat"
-        package static let lon = "lon"
+        static let reputation = (0..<6).map { "rep_\($0)" }
+        static let state = "state"
+        static let lat = "lat"
+        static let lon = "lon"
         static let queueTopics = "queue_topics"
         static let queuedAt = "queued_at"
-        package static let matchID = "match_id"
-        package static let verifiedChannel = "verified_channel"
-        package static let verifiedDestinationHash = "verified_destination_hash"
-        package static let verifiedMasked = "verified_masked"
-        package static let suspendedAt = "suspended_at"
-        package static let reportsClearedAt = "reports_cleared_at"
-        package static let searchBlockedUntil = "search_blocked_until"
-        package static let createdAt = "created_at"
-        package static let updatedAt = "updated_at"
+        static let matchID = "match_id"
+        static let verifiedChannel = "verified_channel"
+        static let verifiedDestinationHash = "verified_destination_hash"
+        static let verifiedMasked = "verified_masked"
+        static let suspendedAt = "suspended_at"
+        static let reportsClearedAt = "reports_cleared_at"
+        static let searchBlockedUntil = "search_blocked_until"
+        static let createdAt = "created_at"
+        static let updatedAt = "updated_at"
     }
     typealias Column = ProfileColumn
 
@@ -289,8 +289,8 @@ package struct MatesStore {
 /// request and the state read (`MatesStore.record`).
 package struct MatesOwnRecord: Sendable {
     struct EndedMatch: Sendable, Equatable {
-        package let id: UUID
-        package let endedAt: Date
+        let id: UUID
+        let endedAt: Date
     }
 
     package let profile: MatesProfileSnapshot

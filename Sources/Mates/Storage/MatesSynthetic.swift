@@ -9,17 +9,17 @@ import SQLKit
 /// socket benchmark). Accounts are `mate-{seed}-{i}@synthetic.whatweeat.invalid`, matched ones
 /// `pair-{seed}-{i}@…` (pair k is `2k` and `2k+1`). Random but repeatable.
 struct MatesSynthetic {
-    package let searching: Int
-    package let pairs: Int
-    package let seed: UInt64
+    let searching: Int
+    let pairs: Int
+    let seed: UInt64
     /// Spread of positions around City Hall, in degrees (≈ 0.1° is 11 km: the city).
-    package static let spread = 0.1
-    package static let topics = ["알고리즘", "Swift", "iOS 면접", "점심", "저녁", "카공", "영어 회화", "토익", "코딩 테스트", "독서", "러닝", "떡볶이"]
+    static let spread = 0.1
+    static let topics = ["알고리즘", "Swift", "iOS 면접", "점심", "저녁", "카공", "영어 회화", "토익", "코딩 테스트", "독서", "러닝", "떡볶이"]
 
-    package static func email(searching index: Int, seed: UInt64) -> String { "mate-\(seed)-\(index)@synthetic.whatweeat.invalid" }
-    package static func email(paired index: Int, seed: UInt64) -> String { "pair-\(seed)-\(index)@synthetic.whatweeat.invalid" }
+    static func email(searching index: Int, seed: UInt64) -> String { "mate-\(seed)-\(index)@synthetic.whatweeat.invalid" }
+    static func email(paired index: Int, seed: UInt64) -> String { "pair-\(seed)-\(index)@synthetic.whatweeat.invalid" }
 
-    package func fill(_ database: any Database, passwordHash: String) async throws {
+    func fill(_ database: any Database, passwordHash: String) async throws {
         var random = SplitMix(seed: seed &+ 7)
         let now = Date()
         let stamp = MicrosecondTimestampFormat().serialize(now) ?? now
@@ -88,7 +88,7 @@ struct MatesSynthetic {
         }
     }
 
-    package init(searching: Int, pairs: Int, seed: UInt64) {
+    init(searching: Int, pairs: Int, seed: UInt64) {
         self.searching = searching
         self.pairs = pairs
         self.seed = seed
@@ -97,6 +97,6 @@ struct MatesSynthetic {
 
 /// Where synthetic mates gather: Seoul City Hall.
 enum MatesPlacesCentre {
-    package static let lat = 37.5665
-    package static let lon = 126.9780
+    static let lat = 37.5665
+    static let lon = 126.9780
 }

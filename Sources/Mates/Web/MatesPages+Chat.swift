@@ -17,7 +17,7 @@ extension MatesPages {
         return (match, me, try await req.mates.person(match.partner(of: me)).map(MatePersonResponse.init))
     }
 
-    package func chat(req: Request) async throws -> Response {
+    func chat(req: Request) async throws -> Response {
         let (match, me, partner) = try await pathMatch(req)
         let matchID = try match.requireID()
         let name = partner?.nickname ?? req.t("mates.chat.someone")
@@ -97,7 +97,7 @@ extension MatesPages {
 
     /// The chat's live socket for the pages (the API's, behind the session cookie: a browser
     /// cannot put a bearer token on a WebSocket), opened only by a page of this origin.
-    package func live(req: Request) async throws -> Response {
+    func live(req: Request) async throws -> Response {
         try req.requireSameOriginSocket()
         let (match, me, _) = try await pathMatch(req)
         return try MatesChatSocket.open(match: match, me: me, req)
@@ -105,7 +105,7 @@ extension MatesPages {
 
     // MARK: Review and report
 
-    package func review(req: Request) async throws -> Response {
+    func review(req: Request) async throws -> Response {
         let (match, me, partner) = try await pathMatch(req)
         let matchID = try match.requireID()
         let name = partner?.nickname ?? req.t("mates.chat.someone")
@@ -136,7 +136,7 @@ extension MatesPages {
         )
     }
 
-    package func report(req: Request) async throws -> Response {
+    func report(req: Request) async throws -> Response {
         let (match, _, partner) = try await pathMatch(req)
         guard let partner else { throw AppError.notFound("user_not_found") }
         let matchID = try match.requireID()

@@ -9,7 +9,7 @@ import Vapor
 /// saves through `PUT /profile`) and the shop (`/mates/shop`: faces and backgrounds, a preview
 /// on my card, buying and wearing them through `shop.js`).
 extension MatesPages {
-    package func profile(req: Request) async throws -> Response {
+    func profile(req: Request) async throws -> Response {
         let (profile, _) = try await mine(req)
         let summary: Node<HTML.BodyContext> = .section(
             .class("card profile-card"),
@@ -144,7 +144,7 @@ extension MatesPages {
 
     // MARK: Shop
 
-    package func shop(req: Request) async throws -> Response {
+    func shop(req: Request) async throws -> Response {
         let (profile, _) = try await mine(req)
         let owned = try await req.mates.collection(of: profile.id, avatar: profile.avatar, background: profile.background)
         let testPurchases = req.application.appStoreVerifier is TestAppStoreVerifier

@@ -8,7 +8,7 @@ import Vapor
 /// search) and the two tabs of cards while searching (`/mates/nearby`: nearby people and those
 /// who asked me, with ask / accept, refresh, change topics and stop). `search.js`, `nearby.js`.
 extension MatesPages {
-    package func search(req: Request) async throws -> Response {
+    func search(req: Request) async throws -> Response {
         let (profile, state) = try await mine(req)
         if state.state == .matched, let match = state.matchId { return Layout.redirect(to: MatesPath.chat(match)) }
         return try await page(
@@ -45,7 +45,7 @@ extension MatesPages {
         )
     }
 
-    package func nearby(req: Request) async throws -> Response {
+    func nearby(req: Request) async throws -> Response {
         let (profile, state) = try await mine(req)
         switch (state.state, state.matchId) {
         case (.matched, let match?): return Layout.redirect(to: MatesPath.chat(match))

@@ -31,9 +31,9 @@ struct MatesPages: RouteCollection {
         }
     }
 
-    package static let api = "/api/v1/mates"
+    static let api = "/api/v1/mates"
 
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         routes.get(MatesPath.home, use: home)
         let signedIn = routes.grouped(SignInRequired())
         signedIn.get(MatesPath.start, use: startPage)
@@ -54,7 +54,7 @@ struct MatesPages: RouteCollection {
     /// common look (`css/shared/`; plus `stylesheets`),
     /// the page's script, Leaflet when it has a map, and the config block the scripts read (the
     /// API token, the browser's device token for the menu game, the `mates.js.` texts).
-    package func page(
+    func page(
         _ req: Request, title: String, tab: Tab?, script: String?, stylesheets: [String] = [], withMap: Bool = false,
         withTabs: Bool = true, config: [String: Any] = [:], main: Node<HTML.BodyContext>
     ) async throws -> Response {
@@ -75,19 +75,19 @@ struct MatesPages: RouteCollection {
         )
     }
 
-    package func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
+    func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
         TabBar.render(label: req.t("mates.tabs"), classes: "map-tabs mates-tabs", items: Tab.allCases.map { tab in
             TabBar.Item(path: tab.path, emoji: tab.emoji, label: req.t("mates.tab.\(tab.rawValue)"), isCurrent: tab == current)
         })
     }
 
     /// Encodes an API answer for the config block, so scripts start from what the page shows.
-    package func json(_ value: some Encodable) throws -> PageConfig.Encoded {
+    func json(_ value: some Encodable) throws -> PageConfig.Encoded {
         try PageConfig.Encoded(value)
     }
 
     /// My profile as the API answers it, and my state: what most pages start from.
-    package func mine(_ req: Request) async throws -> (profile: MatesProfileResponse, state: MatesStateResponse) {
+    func mine(_ req: Request) async throws -> (profile: MatesProfileResponse, state: MatesStateResponse) {
         let profile = try req.matesSnapshot()
         let user = try req.requireUser()
         let response = MatesProfileResponse(profile, nickname: user.nickname, comments: try await req.mates.receivedComments(profile.id))
@@ -101,7 +101,7 @@ struct MatesPages: RouteCollection {
     static func backgroundURL(_ index: Int) -> String { "/images/mates/background-\(index).svg" }
 
     /// The card the app shows on top of a profile: the background with the face standing on it.
-    package static func card(_ req: Request, avatar: Int, background: Int, nickname: String, id: String = "mate-card") -> Node<HTML.BodyContext> {
+    static func card(_ req: Request, avatar: Int, background: Int, nickname: String, id: String = "mate-card") -> Node<HTML.BodyContext> {
         .div(
             .id(id), .class("mate-card"), .data(named: "avatar", value: String(avatar)), .data(named: "background", value: String(background)),
             .img(.class("mate-card-background"), .src(backgroundURL(background)), .alt(req.t("mates.item.background.\(background)"))),
@@ -114,7 +114,7 @@ struct MatesPages: RouteCollection {
 
     /// `/mates`: a visitor sees what it is and how to begin; a signed-in account that has not
     /// verified goes to the start; the rest get the map of people searching nearby.
-    package func home(req: Request) async throws -> Response {
+    func home(req: Request) async throws -> Response {
         guard req.auth.has(User.self) else { return try await intro(req) }
         if let redirect = try await MatesGate(sendsPagesToVerification: true).admit(req) { return redirect }
         let (profile, state) = try await mine(req)
@@ -172,7 +172,7 @@ struct MatesPages: RouteCollection {
     }
 
     /// What a visitor who is not signed in sees at `/mates`: the onboarding and the way in.
-    package func intro(_ req: Request) async throws -> Response {
+    func intro(_ req: Request) async throws -> Response {
         try await page(
             req, title: req.t("service.mates.name"), tab: nil, script: nil, withTabs: false,
             main: .section(

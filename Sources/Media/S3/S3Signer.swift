@@ -6,12 +6,12 @@ import Platform
 /// (MinIO, Ceph, R2, moto) check it: a canonical form of the request, hashed, signed with a key
 /// derived from the secret, the day, the region and the service.
 struct S3Signer: Sendable {
-    package let accessKeyID: String
-    package let secretAccessKey: String
-    package let region: String
-    package let service: String
+    let accessKeyID: String
+    let secretAccessKey: String
+    let region: String
+    let service: String
 
-    package init(accessKeyID: String, secretAccessKey: String, region: String, service: String = "s3") {
+    init(accessKeyID: String, secretAccessKey: String, region: String, service: String = "s3") {
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey
         self.region = region
@@ -25,14 +25,14 @@ struct S3Signer: Sendable {
                       parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
     }
 
-    package static func sha256Hex(_ data: Data) -> String {
+    static func sha256Hex(_ data: Data) -> String {
         SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The `Authorization` value for a request whose `headers` (names in any case) already hold
     /// `host`, `x-amz-date` and `x-amz-content-sha256`; every header given is signed.
     /// `path` is the URI path as sent (already percent-encoded), `query` its decoded pairs.
-    package func authorization(method: String, path: String, query: [(String, String)] = [], headers: [String: String]) -> String {
+    func authorization(method: String, path: String, query: [(String, String)] = [], headers: [String: String]) -> String {
         let canonicalHeaders = headers.map { ($0.key.lowercased(), $0.value.trimmingCharacters(in: .whitespaces)) }
             .sorted { $0.0 < $1.0 }
         let signedHeaders = canonicalHeaders.map(\.0).joined(separator: ";")

@@ -6,18 +6,18 @@ import Platform
 /// bucket's own replication and versioning keep them. A bucket that cannot be reached is 503
 /// `file_storage_unavailable` (logged), never a 500.
 struct S3FileStorage: FileStorage {
-    package let client: S3Client
+    let client: S3Client
     private let logger: Logger
     static let prefix = "uploads/"
 
-    package init(client: S3Client, logger: Logger) {
+    init(client: S3Client, logger: Logger) {
         self.client = client
         self.logger = logger
     }
 
-    package var place: String { "S3 bucket \(client.configuration.bucket) at \(client.configuration.endpoint)" }
+    var place: String { "S3 bucket \(client.configuration.bucket) at \(client.configuration.endpoint)" }
 
-    package func save(_ data: Data, as type: ImageType) async throws -> String {
+    func save(_ data: Data, as type: ImageType) async throws -> String {
         let key = Self.key(for: data, as: type)
         try await reaching {
             // Objects never change under a key: one already there is this file.
@@ -28,17 +28,17 @@ struct S3FileStorage: FileStorage {
         return key
     }
 
-    package func delete(key: String) async throws {
+    func delete(key: String) async throws {
         guard Self.isValidKey(key) else { return }
         try await reaching { try await client.delete(Self.prefix + key) }
     }
 
-    package func content(of key: String) async throws -> StoredFileContent? {
+    func content(of key: String) async throws -> StoredFileContent? {
         guard Self.isValidKey(key) else { return nil }
         return try await reaching { try await client.get(Self.prefix + key).map { .bytes($0) } }
     }
 
-    package func size(of key: String) async throws -> Int? {
+    func size(of key: String) async throws -> Int? {
         guard Self.isValidKey(key) else { return nil }
         return try await reaching { try await client.size(Self.prefix + key) }
     }

@@ -5,23 +5,23 @@ import Vapor
 
 /// A menu as the native API shows it.
 struct MenuResponse: Content {
-    package let id: String
-    package let name: Menu.Names
+    let id: String
+    let name: Menu.Names
     /// The name in the request's language.
     let displayName: String
-    package let emoji: String
-    package let imageURL: String
+    let emoji: String
+    let imageURL: String
     let nations: [Nation]
     let flavors: [Flavor]
     let rice: Bool
     let noodle: Bool
-    package let soup: Bool
-    package let healthy: Bool
+    let soup: Bool
+    let healthy: Bool
     let instant: Bool
     let alcohol: Bool
     @NullEncoded var expense: Expense?
 
-    package init(_ menu: Menu, imageURL: String, language: Language) {
+    init(_ menu: Menu, imageURL: String, language: Language) {
         id = menu.id
         name = menu.name
         displayName = menu.name[language]
@@ -50,10 +50,10 @@ struct ResultResponse: Content {
         package let imageURL: String
         package let keywords: [String]
     }
-    package let menus: [Item]
-    package let playerCount: Int
+    let menus: [Item]
+    let playerCount: Int
 
-    package init(_ result: GameResult, language: Language) {
+    init(_ result: GameResult, language: Language) {
         menus = result.menus.enumerated().map { index, entry in
             Item(rank: index + 1, id: entry.slug, name: entry.name, displayName: entry.name[language],
                  emoji: entry.emoji, imageURL: entry.imageURL, keywords: entry.keywords)
@@ -63,13 +63,13 @@ struct ResultResponse: Content {
 }
 
 struct GroupStatusResponse: Content {
-    package let pin: String
-    package let submissionCount: Int
-    package let isHost: Bool
-    package let isClosed: Bool
-    package let expiresAt: Date
+    let pin: String
+    let submissionCount: Int
+    let isHost: Bool
+    let isClosed: Bool
+    let expiresAt: Date
 
-    package init(_ status: GroupStatus) {
+    init(_ status: GroupStatus) {
         pin = status.pin
         submissionCount = status.submissionCount
         isHost = status.isHost
@@ -101,19 +101,19 @@ package struct SubmissionBody: Content {
 extension MenuGameAPI {
     /// What admins send to add or change a menu.
     struct MenuInput: Content {
-        package var id: String?
-        package var name: Menu.Names?
-        package var emoji: String?
+        var id: String?
+        var name: Menu.Names?
+        var emoji: String?
         var nations: [Nation]?
         var flavors: [Flavor]?
         var rice: Bool?
         var noodle: Bool?
-        package var soup: Bool?
-        package var healthy: Bool?
+        var soup: Bool?
+        var healthy: Bool?
         var instant: Bool?
         var alcohol: Bool?
         var expense: Expense?
-        package var imageURL: String?
+        var imageURL: String?
     }
 }
 
@@ -127,7 +127,7 @@ extension MenuGameAPI.MenuInput {
     }
 
     /// The fields sent, written over a menu; a menu's id never changes.
-    package func apply(to menu: inout Menu) throws {
+    func apply(to menu: inout Menu) throws {
         if let id, id != menu.id { throw AppError.invalid("menu_id_immutable") }
         if let name { menu.name = name }
         if let emoji { menu.emoji = emoji }

@@ -5,7 +5,7 @@ import Vapor
 
 /// `/api/v1/menu-game/*`: menus, solo games, groups and their live socket.
 struct MenuGameAPI: RouteCollection {
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         let game = routes.grouped("api", "v1", "menu-game")
         game.get("menus", use: listMenus)
         game.get("menus", "random", use: randomMenu)
@@ -32,7 +32,7 @@ struct MenuGameAPI: RouteCollection {
         return CursorPage(items: rows.map { MenuResponse($0.menu, imageURL: game.imageURL(for: $0.menu), language: req.language) }, nextCursor: next)
     }
 
-    package func randomMenu(req: Request) async throws -> MenuResponse {
+    func randomMenu(req: Request) async throws -> MenuResponse {
         let game = req.menuGame
         let menu = try await game.randomMenu(device: try optionalDevice(req))
         return MenuResponse(menu, imageURL: game.imageURL(for: menu), language: req.language)
@@ -68,12 +68,12 @@ struct MenuGameAPI: RouteCollection {
     // MARK: Solo
 
     struct SoloBody: Content {
-        package let gameAnswer: GameAnswer
-        package let dislikedFoods: [Flavor]?
+        let gameAnswer: GameAnswer
+        let dislikedFoods: [Flavor]?
         let recommender: RecommenderVersion?
     }
 
-    package func solo(req: Request) async throws -> ResultResponse {
+    func solo(req: Request) async throws -> ResultResponse {
         let body = try req.decodeJSON(SoloBody.self)
         let choice = try SubmissionBody(gameAnswer: body.gameAnswer, dislikedFoods: body.dislikedFoods).choice()
         let result = try await req.menuGame.solo(choice, device: try optionalDevice(req), version: body.recommender ?? .v1)
@@ -82,7 +82,7 @@ struct MenuGameAPI: RouteCollection {
 
     // MARK: Groups
 
-    package func createGroup(req: Request) async throws -> Response {
+    func createGroup(req: Request) async throws -> Response {
         let device = try requireDevice(req)
         let game = req.menuGame
         let group = try await game.createGroup(hostToken: device, hostUserID: req.auth.get(User.self)?.id)
@@ -95,7 +95,7 @@ struct MenuGameAPI: RouteCollection {
         GroupStatusResponse(try await req.menuGroupStatusFromPath(device: try optionalDevice(req)))
     }
 
-    package func submit(req: Request) async throws -> GroupStatusResponse {
+    func submit(req: Request) async throws -> GroupStatusResponse {
         let device = try requireDevice(req)
         let choice = try req.decodeJSON(SubmissionBody.self).choice()
         let group = try await req.menuGroupFromPath()
@@ -106,7 +106,7 @@ struct MenuGameAPI: RouteCollection {
         return GroupStatusResponse(try await game.status(of: group, device: device))
     }
 
-    package func cancel(req: Request) async throws -> GroupStatusResponse {
+    func cancel(req: Request) async throws -> GroupStatusResponse {
         let device = try requireDevice(req)
         let group = try await req.menuGroupFromPath()
         let game = req.menuGame
@@ -117,7 +117,7 @@ struct MenuGameAPI: RouteCollection {
     }
 
     /// Only the host closes the game.
-    package func close(req: Request) async throws -> ResultResponse {
+    func close(req: Request) async throws -> ResultResponse {
         let device = try requireDevice(req)
         let group = try await req.menuGroupFromPath()
         let game = req.menuGame
@@ -125,7 +125,7 @@ struct MenuGameAPI: RouteCollection {
         return ResultResponse(try await game.close(group), language: req.language)
     }
 
-    package func results(req: Request) async throws -> ResultResponse {
+    func results(req: Request) async throws -> ResultResponse {
         let group = try await req.menuGroupFromPath()
         guard let result = try req.menuGame.results(of: group) else { throw AppError.conflict("game_not_closed") }
         return ResultResponse(result, language: req.language)
@@ -136,7 +136,7 @@ struct MenuGameAPI: RouteCollection {
     /// Upgrades to a WebSocket that sends `{"type":"state",…}` at once, then `submissionCount`
     /// on every submit or cancel and `closed` when the host closes. An unknown PIN is an
     /// ordinary 404 before any upgrade. Clients that cannot keep a socket poll `GET groups/:pin`.
-    package func live(req: Request) async throws -> Response {
+    func live(req: Request) async throws -> Response {
         let group = try await req.menuGroupFromPath()
         let device = req.query[String.self, at: "token"]
         let topic = MenuGameService.topic(group.pin)

@@ -6,7 +6,7 @@ import Vapor
 /// `/api/v1/menu-game/preferences` (the signed-in player's disliked foods, shared with the web
 /// pages) and `/api/v1/menu-game/feedback` (notes from the settings screen; administrators read them).
 struct MenuGamePreferencesAPI: RouteCollection {
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         let game = routes.grouped("api", "v1", "menu-game")
         game.get("preferences", use: preferences)
         game.put("preferences", use: savePreferences)
@@ -16,9 +16,9 @@ struct MenuGamePreferencesAPI: RouteCollection {
 
     struct PreferencesBody: Content {
         /// Foods left out of every recommendation; empty when the account saved none.
-        package let dislikedFoods: [Flavor]
+        let dislikedFoods: [Flavor]
         /// False until the account saves its choices (clients then show onboarding).
-        package let saved: Bool?
+        let saved: Bool?
     }
 
     func preferences(req: Request) async throws -> PreferencesBody {
@@ -35,19 +35,19 @@ struct MenuGamePreferencesAPI: RouteCollection {
         return PreferencesBody(dislikedFoods: Self.sorted(disliked), saved: true)
     }
 
-    package static func sorted(_ foods: Set<Flavor>) -> [Flavor] { foods.sorted { $0.rawValue < $1.rawValue } }
+    static func sorted(_ foods: Set<Flavor>) -> [Flavor] { foods.sorted { $0.rawValue < $1.rawValue } }
 
     struct FeedbackBody: Content { package let message: String }
 
     struct FeedbackResponse: Content {
-        package let id: UUID
-        package let message: String
-        package let language: String
+        let id: UUID
+        let message: String
+        let language: String
         /// The author, while the account exists; anonymous notes have none.
-        @NullEncoded package var userID: UUID?
-        @NullEncoded package var createdAt: Date?
+        @NullEncoded var userID: UUID?
+        @NullEncoded var createdAt: Date?
 
-        package init(_ feedback: MenuGameFeedback) throws {
+        init(_ feedback: MenuGameFeedback) throws {
             id = try feedback.requireID()
             message = feedback.message
             language = feedback.language

@@ -101,7 +101,7 @@ enum FairShare {
     /// How many recent winners a device remembers.
     static let historyLength = 10
 
-    package static func values(playerScores: [[Int]], recentlyShown penalties: [Int: Double]) -> [Double] {
+    static func values(playerScores: [[Int]], recentlyShown penalties: [Int: Double]) -> [Double] {
         let menuCount = playerScores.first?.count ?? 0
         var sum = [Double](repeating: 0, count: menuCount)
         var least = [Double](repeating: .infinity, count: menuCount)
@@ -124,21 +124,21 @@ enum FairShare {
 
 /// Menus as rows of small integers, so scoring 100 players × 500 menus is a tight loop.
 struct ScoreTable: Sendable {
-    package let menus: [Menu]
+    let menus: [Menu]
     /// `yes[menu][question]` for the ten yes/no questions.
     private let yes: [[Int8]]
     /// Bit set of each menu's nations (bit = `Nation.allCases` index).
     private let nationBits: [UInt8]
     private let flavorBits: [UInt16]
 
-    package init(menus: [Menu]) {
+    init(menus: [Menu]) {
         self.menus = menus
         self.yes = menus.map { menu in Question.yesNo.map { Int8(MenuScoring.yesScore($0, for: menu)) } }
         self.nationBits = menus.map { Self.bits($0.nations, in: Nation.allCases) }
         self.flavorBits = menus.map { UInt16(Self.bits16($0.flavors, in: Flavor.allCases)) }
     }
 
-    package func indices(edibleAvoiding disliked: Set<Flavor>) -> [Int] {
+    func indices(edibleAvoiding disliked: Set<Flavor>) -> [Int] {
         let mask = Self.bits16(disliked, in: Flavor.allCases)
         return flavorBits.indices.filter { flavorBits[$0] & mask == 0 }
     }

@@ -5,7 +5,7 @@ import Vapor
 
 /// `Resources/catalogs/menus.json`: the menus WhatWeEat ships with.
 enum MenuCatalogFile {
-    package static func load(from directory: String) throws -> [Menu] {
+    static func load(from directory: String) throws -> [Menu] {
         let path = directory + "catalogs/menus.json"
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CommandFailure(message: "missing menu catalog \(path)")
@@ -18,9 +18,9 @@ enum MenuCatalogFile {
 /// Seeds the menus table from the catalog file. New menus are added; menus an admin never
 /// touched follow the file; an admin's edits and retirements are kept.
 struct MenuSeeder: Seeder {
-    package var name: String { "menus" }
+    var name: String { "menus" }
 
-    package func seed(_ app: Application) async throws {
+    func seed(_ app: Application) async throws {
         app.menuCatalog.replace(with: try await app.menuStore.seed(try MenuCatalogFile.load(from: app.directory.resourcesDirectory)))
     }
 }

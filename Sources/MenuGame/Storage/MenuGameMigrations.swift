@@ -4,7 +4,7 @@ import Platform
 import SQLKit
 
 struct CreateMenus: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(MenuRecord.schema)
             .id()
             .field("slug", .string, .required)
@@ -32,13 +32,13 @@ struct CreateMenus: NamedMigration {
             .column("created_at").column("id").run()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(MenuRecord.schema).delete()
     }
 }
 
 struct CreateMenuGroups: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(MenuGroup.schema)
             .id()
             .field("pin", .string, .required)
@@ -69,7 +69,7 @@ struct CreateMenuGroups: NamedMigration {
             .column("device_hash").column("shown_at").run()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(MenuDeviceHistory.schema).delete()
         try await database.schema(MenuGroupSubmission.schema).delete()
         try await database.schema(MenuGroup.schema).delete()
@@ -77,7 +77,7 @@ struct CreateMenuGroups: NamedMigration {
 }
 
 struct CreateMenuGamePreferencesAndFeedback: NamedMigration {
-    package func prepare(on database: any Database) async throws {
+    func prepare(on database: any Database) async throws {
         try await database.schema(MenuGamePreference.schema)
             .id()
             .field("user_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
@@ -95,7 +95,7 @@ struct CreateMenuGamePreferencesAndFeedback: NamedMigration {
             .create()
     }
 
-    package func revert(on database: any Database) async throws {
+    func revert(on database: any Database) async throws {
         try await database.schema(MenuGameFeedback.schema).delete()
         try await database.schema(MenuGamePreference.schema).delete()
     }

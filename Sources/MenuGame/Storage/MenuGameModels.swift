@@ -89,18 +89,18 @@ package final class MenuGroup: Model, @unchecked Sendable {
 
 /// One player's answers in a group. A resubmission replaces the row; cancelling deletes it.
 final class MenuGroupSubmission: Model, @unchecked Sendable {
-    package static let schema = "menu_group_submissions"
+    static let schema = "menu_group_submissions"
 
-    @ID(key: .id) package var id: UUID?
-    @Parent(key: "group_id") package var group: MenuGroup
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "group_id") var group: MenuGroup
     @Field(key: "player_token_hash") var playerTokenHash: String
     /// `GameAnswer` and disliked foods as JSON.
-    @Field(key: "answer") package var answer: String
+    @Field(key: "answer") var answer: String
     @Field(key: "submitted_at") var submittedAt: Date
 
-    package init() {}
+    init() {}
 
-    package init(groupID: UUID, playerTokenHash: String, answer: String, submittedAt: Date) {
+    init(groupID: UUID, playerTokenHash: String, answer: String, submittedAt: Date) {
         self.$group.id = groupID
         self.playerTokenHash = playerTokenHash
         self.answer = answer
@@ -110,16 +110,16 @@ final class MenuGroupSubmission: Model, @unchecked Sendable {
 
 /// Menus a device was recently shown as a solo winner or a random menu, for variety.
 final class MenuDeviceHistory: Model, @unchecked Sendable {
-    package static let schema = "menu_device_history"
+    static let schema = "menu_device_history"
 
-    @ID(key: .id) package var id: UUID?
+    @ID(key: .id) var id: UUID?
     @Field(key: "device_hash") var deviceHash: String
     @Field(key: "menu_slug") var menuSlug: String
     @Field(key: "shown_at") var shownAt: Date
 
-    package init() {}
+    init() {}
 
-    package init(deviceHash: String, menuSlug: String, shownAt: Date) {
+    init(deviceHash: String, menuSlug: String, shownAt: Date) {
         self.deviceHash = deviceHash
         self.menuSlug = menuSlug
         self.shownAt = shownAt
@@ -128,8 +128,8 @@ final class MenuDeviceHistory: Model, @unchecked Sendable {
 
 /// What a stored submission holds.
 struct StoredChoice: Codable {
-    package var gameAnswer: GameAnswer
-    package var dislikedFoods: [Flavor]
+    var gameAnswer: GameAnswer
+    var dislikedFoods: [Flavor]
 
-    package var choice: PlayerChoice { PlayerChoice(answer: gameAnswer, disliked: Set(dislikedFoods)) }
+    var choice: PlayerChoice { PlayerChoice(answer: gameAnswer, disliked: Set(dislikedFoods)) }
 }

@@ -6,24 +6,24 @@ import Vapor
 /// A signed-in player's menu-game choices, so they follow the account to another device.
 /// Anonymous players keep the same choices in cookies (see `MenuGameDevice`).
 final class MenuGamePreference: Model, @unchecked Sendable {
-    package static let schema = "menu_game_preferences"
+    static let schema = "menu_game_preferences"
 
-    @ID(key: .id) package var id: UUID?
-    @Parent(key: "user_id") package var user: User
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "user_id") var user: User
     /// Disliked foods as their raw names, sorted (`["MEAT", "SPICY"]`).
-    @Field(key: "disliked_foods") package var dislikedFoods: [String]
-    @Timestamp(key: "updated_at", on: .update, format: .microseconds) package var updatedAt: Date?
+    @Field(key: "disliked_foods") var dislikedFoods: [String]
+    @Timestamp(key: "updated_at", on: .update, format: .microseconds) var updatedAt: Date?
 
-    package init() {}
+    init() {}
 
-    package init(userID: UUID, disliked: Set<Flavor>) {
+    init(userID: UUID, disliked: Set<Flavor>) {
         self.$user.id = userID
         self.dislikedFoods = Self.encode(disliked)
     }
 
-    package var disliked: Set<Flavor> { Set(dislikedFoods.compactMap(Flavor.init(rawValue:))).intersection(Flavor.dislikeable) }
+    var disliked: Set<Flavor> { Set(dislikedFoods.compactMap(Flavor.init(rawValue:))).intersection(Flavor.dislikeable) }
 
-    package static func encode(_ disliked: Set<Flavor>) -> [String] { disliked.map(\.rawValue).sorted() }
+    static func encode(_ disliked: Set<Flavor>) -> [String] { disliked.map(\.rawValue).sorted() }
 }
 
 /// A note a player left from the settings screen; administrators read them.

@@ -43,17 +43,17 @@ final class MenuGroupStateCache: Sendable {
         var observedAt: Date
     }
 
-    package let maxAge: TimeInterval
-    package let capacity: Int
+    let maxAge: TimeInterval
+    let capacity: Int
     private let entries = NIOLockedValueBox<[String: Entry]>([:])
 
-    package init(maxAge: TimeInterval = 1, capacity: Int = 10_000) {
+    init(maxAge: TimeInterval = 1, capacity: Int = 10_000) {
         self.maxAge = maxAge
         self.capacity = capacity
     }
 
     /// The state of this group if it was read or written less than `maxAge` ago.
-    package func fresh(pin: String, now: Date = Date()) -> Snapshot? {
+    func fresh(pin: String, now: Date = Date()) -> Snapshot? {
         entries.withLockedValue { all in
             guard let entry = all[pin], now.timeIntervalSince(entry.observedAt) < maxAge else { return nil }
             return entry.snapshot
@@ -62,7 +62,7 @@ final class MenuGroupStateCache: Sendable {
 
     /// Records a state read from the database at `observedAt`. An older observation never
     /// replaces a newer one (two submissions counting at once may finish in either order).
-    package func store(_ snapshot: Snapshot, observedAt: Date) {
+    func store(_ snapshot: Snapshot, observedAt: Date) {
         entries.withLockedValue { all in
             if let existing = all[snapshot.pin], existing.snapshot.id == snapshot.id, existing.observedAt > observedAt { return }
             if all.count >= capacity {
@@ -74,11 +74,11 @@ final class MenuGroupStateCache: Sendable {
         }
     }
 
-    package func forget(pin: String) {
+    func forget(pin: String) {
         entries.withLockedValue { _ = $0.removeValue(forKey: pin) }
     }
 
-    package var count: Int { entries.withLockedValue { $0.count } }
+    var count: Int { entries.withLockedValue { $0.count } }
 }
 
 extension Application {

@@ -36,15 +36,15 @@ final class ShownMenus: Sendable {
     let rereadAfter: TimeInterval
     /// Devices remembered at once (past it, the memory starts again; reads refill it), and shows
     /// kept unwritten while the database is away.
-    package let capacity: Int
+    let capacity: Int
 
-    package init(rereadAfter: TimeInterval = 60, capacity: Int = 100_000) {
+    init(rereadAfter: TimeInterval = 60, capacity: Int = 100_000) {
         self.rereadAfter = rereadAfter
         self.capacity = capacity
     }
 
     /// The device's shown menus, newest first (at most `FairShare.historyLength`).
-    package func recent(_ deviceHash: String, on database: any Database, now: Date = Date()) async throws -> [String] {
+    func recent(_ deviceHash: String, on database: any Database, now: Date = Date()) async throws -> [String] {
         if let entry = state.withLockedValue({ $0.entries[deviceHash] }), now.timeIntervalSince(entry.readAt) < rereadAfter {
             return entry.slugs
         }
@@ -60,7 +60,7 @@ final class ShownMenus: Sendable {
     }
 
     /// Records a show: at once here, in the table at the next `flush`.
-    package func remember(_ slug: String, for deviceHash: String, at now: Date = Date()) {
+    func remember(_ slug: String, for deviceHash: String, at now: Date = Date()) {
         state.withLockedValue { state in
             if var entry = state.entries[deviceHash] {
                 entry.slugs = Array(([slug] + entry.slugs).prefix(FairShare.historyLength))

@@ -16,8 +16,8 @@ struct MenuGameDevice {
     static let dislikedCookie = "wwe_disliked"
     static let waitingCookie = "wwe_waiting"
     /// The browser's device token (`req.browserDevice`; its cookie is set by `BrowserDeviceMiddleware`).
-    package let token: String
-    package let disliked: Set<Flavor>
+    let token: String
+    let disliked: Set<Flavor>
     /// Onboarding is done on this browser, or the account has saved its choices.
     let isOnboarded: Bool
 
@@ -38,7 +38,7 @@ struct MenuGameDevice {
         return Set(raw.split(separator: ".").compactMap { Flavor(rawValue: String($0)) }).intersection(Flavor.dislikeable)
     }
 
-    package static func cookieValue(_ disliked: Set<Flavor>) -> String {
+    static func cookieValue(_ disliked: Set<Flavor>) -> String {
         disliked.map(\.rawValue).sorted().joined(separator: ".")
     }
 

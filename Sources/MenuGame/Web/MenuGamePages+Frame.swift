@@ -9,7 +9,7 @@ import Vapor
 extension MenuGamePages {
     package enum Tab: String, CaseIterable { case home, solo, together }
 
-    package static let stylesheet = "/css/menu-game.css"
+    static let stylesheet = "/css/menu-game.css"
 
     static func tabPath(_ tab: Tab) -> String {
         switch tab {
@@ -21,7 +21,7 @@ extension MenuGamePages {
 
     /// The frame of every menu-game page: its stylesheet and scripts, the settings link in the
     /// header, and the tab bar (hidden during a game so the player can concentrate).
-    package static func extras(_ req: Request, tab: Tab?, scripts: [String] = [], showTabs: Bool = true) -> PageExtras {
+    static func extras(_ req: Request, tab: Tab?, scripts: [String] = [], showTabs: Bool = true) -> PageExtras {
         PageExtras(
             stylesheets: [stylesheet],
             scripts: scripts,
@@ -32,7 +32,7 @@ extension MenuGamePages {
         )
     }
 
-    package static func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
+    static func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
         let icons: [Tab: String] = [.home: "🏠", .solo: "🍱", .together: "👥"]
         return TabBar.render(label: req.t("menu_game.tabs.label"), classes: "menu-game-tabs", items: Tab.allCases.map { tab in
             TabBar.Item(path: tabPath(tab), emoji: icons[tab] ?? "", label: req.t("menu_game.tabs.\(tab.rawValue)"), isCurrent: tab == current)
@@ -220,7 +220,7 @@ extension MenuGamePages {
     // MARK: Script configuration
 
     /// Data for the page's scripts, as a JSON block (not executed, so the CSP allows it).
-    package static func config(_ req: Request, device: MenuGameDevice, extra: [String: Any] = [:]) -> Node<HTML.BodyContext> {
+    static func config(_ req: Request, device: MenuGameDevice, extra: [String: Any] = [:]) -> Node<HTML.BodyContext> {
         var object: [String: Any] = [
             "device": device.token,
             "disliked": device.disliked.map(\.rawValue).sorted(),

@@ -65,7 +65,7 @@ extension MenuGamePages {
         return response
     }
 
-    package func createGroup(req: Request) async throws -> Response {
+    func createGroup(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         let group = try await req.menuGame.createGroup(hostToken: device.token, hostUserID: req.auth.get(User.self)?.id)
         let response = Layout.redirect(to: PlayPath.group(group.pin))

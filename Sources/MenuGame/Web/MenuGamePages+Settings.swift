@@ -8,7 +8,7 @@ import Vapor
 extension MenuGamePages {
     // MARK: Settings
 
-    package func settings(req: Request) async throws -> Response {
+    func settings(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         let notice = req.query[String.self, at: "notice"].flatMap { ["saved", "feedback_sent"].contains($0) ? $0 : nil }
         return settingsPage(req, device: device, notice: notice, error: nil, feedback: nil)

@@ -12,13 +12,13 @@ import Vapor
 /// talk to the JSON API with the device token the page hands them, and keep the waiting room
 /// live over the group's WebSocket.
 struct MenuGamePages: RouteCollection {
-    package static let script = (
+    static let script = (
         game: "/js/menu-game/game.js", home: "/js/menu-game/home.js", together: "/js/menu-game/together.js",
         lobby: "/js/menu-game/lobby.js", wait: "/js/menu-game/wait.js", result: "/js/menu-game/result.js",
         onboarding: "/js/menu-game/onboarding.js"
     )
 
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         routes.get(PlayPath.home, use: home)
         routes.get(PlayPath.welcome, use: onboarding)
         routes.post(PlayPath.preferences, use: savePreferences)
@@ -41,7 +41,7 @@ struct MenuGamePages: RouteCollection {
 
     // MARK: Onboarding
 
-    package func onboarding(req: Request) async throws -> Response {
+    func onboarding(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         let next = Layout.safeNextPath(req.query[String.self, at: "next"]) ?? PlayPath.home()
         let intros: [(emoji: String, key: String)] = [("🎴", "one"), ("👥", "two")]
@@ -90,8 +90,8 @@ struct MenuGamePages: RouteCollection {
     }
 
     struct PreferencesForm: Content {
-        package var disliked: [String]?
-        package var next: String?
+        var disliked: [String]?
+        var next: String?
     }
 
     /// Saves the disliked foods on this browser (cookies) and, when signed in, on the account.
@@ -132,7 +132,7 @@ struct MenuGamePages: RouteCollection {
 
     // MARK: Home
 
-    package func home(req: Request) async throws -> Response {
+    func home(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         if let redirect = onboardingRedirect(req, device) { return redirect }
         if let redirect = try await waitingRedirect(req, device) { return redirect }

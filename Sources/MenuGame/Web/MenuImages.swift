@@ -7,11 +7,11 @@ struct MenuImages: RouteCollection {
     /// Warm backgrounds; each keeps a large emoji readable.
     static let palette = ["#FDE68A", "#FECACA", "#BBF7D0", "#BFDBFE", "#FBCFE8", "#DDD6FE", "#FED7AA", "#A7F3D0", "#FEF3C7", "#E9D5FF"]
 
-    package func boot(routes: any RoutesBuilder) throws {
+    func boot(routes: any RoutesBuilder) throws {
         routes.get("images", "menus", ":file", use: image)
     }
 
-    package func image(req: Request) async throws -> Response {
+    func image(req: Request) async throws -> Response {
         guard let file = req.parameters.get("file"), file.hasSuffix(".svg") else { throw AppError.notFound("menu_not_found") }
         let slug = String(file.dropLast(4))
         guard let menu = req.application.menuCatalog.snapshot.menus.first(where: { $0.id == slug }) else {
@@ -20,7 +20,7 @@ struct MenuImages: RouteCollection {
         return .svg(Self.svg(for: menu), cacheControl: "public, max-age=86400")
     }
 
-    package static func svg(for menu: Menu) -> String {
+    static func svg(for menu: Menu) -> String {
         let hash = menu.id.unicodeScalars.reduce(UInt32(2166136261)) { ($0 ^ $1.value) &* 16777619 }
         let background = palette[Int(hash % UInt32(palette.count))]
         let label = Markup.escape(menu.name.ko), emoji = Markup.escape(menu.emoji)

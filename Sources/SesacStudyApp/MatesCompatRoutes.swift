@@ -286,9 +286,9 @@ struct MatesCompatRoutes: RouteCollection {
             let rows = try await req.mates.messagesBetween(appUser.userID, other, after: Date(timeIntervalSince1970: bound), limit: 2_000)
             let me = appUser.id ?? ""
             let payload = rows.compactMap { row -> SesacChat? in
-                guard let sender = row.senderID, let id = row.id else { return nil }
+                guard let sender = row.senderId else { return nil }
                 let mine = sender == appUser.userID
-                return SesacChat(id: id, kind: row.kind, text: row.text, pin: row.pin, createdAt: row.createdAt, from: mine ? me : uid, to: mine ? uid : me)
+                return SesacChat(id: row.id, kind: row.kind, text: row.text, pin: row.pin, createdAt: row.createdAt, from: mine ? me : uid, to: mine ? uid : me)
             }
             return try await SesacChatList(payload: payload).encodeResponse(for: req)
         }

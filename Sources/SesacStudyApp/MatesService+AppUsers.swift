@@ -264,37 +264,24 @@ extension MatesService {
         case .searching:
             return AppQueueState(matched: false, dodged: false, reviewed: false, partner: nil, partnerNickname: nil, matchID: nil)
         case .matched:
-            guard let matchID = profile.matchID, let match = try await MatesMatch.find(matchID, on: database) else { return nil }
+            guard let matchID = profile.matchID, let match = try await store.match(matchID) else { return nil }
             let partner = match.partner(of: me)
             return AppQueueState(matched: true, dodged: false, reviewed: false, partner: partner,
-                                 partnerNickname: try await User.find(partner, on: database)?.nickname, matchID: matchID)
+                                 partnerNickname: try await AccountStore.person(partner, on: database)?.nickname, matchID: matchID)
         case .idle:
             guard let match = try await unsettledMatch(of: me, appUser) else { return nil }
             let partner = match.partner(of: me)
             return AppQueueState(matched: true, dodged: match.endReason != "finished", reviewed: match.endReason == "finished", partner: partner,
-                                 partnerNickname: try await User.find(partner, on: database)?.nickname, matchID: match.id)
+                                 partnerNickname: try await AccountStore.person(partner, on: database)?.nickname, matchID: match.id)
         }
     }
 
     /// My newest match, when my partner ended it (recently) and I have neither reviewed it nor moved on.
-    private func unsettledMatch(of me: UUID, _ appUser: MatesAppUser) async throws -> MatesMatch? {
-        guard let match = try await newestMatch(of: me), let endedAt = match.endedAt, match.endedBy != me,
+    private func unsettledMatch(of me: UUID, _ appUser: MatesAppUser) async throws -> MatchRow? {
+        guard let match = try await store.newestMatch(of: me), let endedAt = match.endedAt, match.endedBy != me,
               match.id != appUser.settledMatchID, now.timeIntervalSince(endedAt) < Self.appSettleWindow,
               try await !hasReviewed(match, by: me) else { return nil }
         return match
-    }
-
-    private func newestMatch(of me: UUID, with other: UUID? = nil) async throws -> MatesMatch? {
-        let query = MatesMatch.query(on: database)
-        if let other {
-            query.group(.or) { either in
-                either.group(.and) { $0.filter(\.$userA == me).filter(\.$userB == other) }
-                either.group(.and) { $0.filter(\.$userA == other).filter(\.$userB == me) }
-            }
-        } else {
-            query.group(.or) { $0.filter(\.$userA == me).filter(\.$userB == me) }
-        }
-        return try await query.sort(\.$createdAt, .descending).first()
     }
 
     /// `PUT /v1/user/mypage`: the profile's fields and the app's study and searchable flag, in one
@@ -323,7 +310,7 @@ extension MatesService {
 
     /// `POST /v1/queue`: a new search also moves past the last match.
     func appStartSearching(_ profile: MatesProfile, _ appUser: MatesAppUser, at point: Coordinate, topics: [String]) async throws {
-        let last = try await newestMatch(of: try profile.requireID())
+        let last = try await store.newestMatch(of: try profile.requireID())
         _ = try await startSearching(profile, at: point, topics: topics)
         if last?.endedAt != nil { try await settle(appUser, match: last?.id) }
     }
@@ -332,7 +319,7 @@ extension MatesService {
     /// when `other` already ended it, just moves past it. 409 `wrong_partner` otherwise.
     func appDodge(_ profile: MatesProfile, _ appUser: MatesAppUser, other: UUID) async throws {
         let me = try profile.requireID()
-        if profile.matesState == .matched, let matchID = profile.matchID, let match = try await MatesMatch.find(matchID, on: database),
+        if profile.matesState == .matched, let matchID = profile.matchID, let match = try await store.match(matchID),
            match.partner(of: me) == other {
             _ = try await endMatch(profile, dodged: true)
             try await settle(appUser, match: matchID)
@@ -352,14 +339,14 @@ extension MatesService {
             _ = try MatesRules.checkReputation(picks)
             _ = try MatesRules.checkReviewComment(comment)
         } catch { throw Self.appError(error) }
-        var target = try await newestMatch(of: me, with: other)
+        var target = try await store.newestMatch(of: me, with: other)
         if let match = target, match.endedAt == nil, profile.matesState == .matched, profile.matchID == match.id {
             target = try await endMatch(profile, dodged: false)
         }
         guard let match = target, let endedAt = match.endedAt, now.timeIntervalSince(endedAt) < Self.appSettleWindow else {
             throw AppError.conflict("wrong_partner")
         }
-        _ = try await review(matchID: try match.requireID(), picks: picks, comment: comment, by: me)
+        _ = try await review(matchID: match.id, picks: picks, comment: comment, by: me)
         try await settle(appUser, match: match.id)
     }
 

@@ -58,6 +58,13 @@ package enum AccountStore {
             .where(SQLColumn(Column.id, table: alias), .equal, SQLBind(id))
     }
 
+    /// One account's public face, or nil for an account that does not exist (any more).
+    package static func person(_ id: UUID, on database: any Database) async throws -> JoinedPerson? {
+        guard let row = try await selectPerson("person", id: id, on: database.sql).first() else { return nil }
+        let found: JoinedPerson = try person("person", id: id, in: row)
+        return found
+    }
+
     /// The id of the account `joiningPerson(role, …)` or `selectPerson(role, …)` reads, for
     /// correlated subqueries.
     package static func personID(_ role: String) -> SQLColumn { SQLColumn(Column.id, table: accountAlias(role)) }

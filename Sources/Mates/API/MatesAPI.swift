@@ -194,7 +194,7 @@ struct MatesAPI: RouteCollection {
 
     // MARK: Chat
 
-    private func chatMatch(_ req: Request) async throws -> (match: MatesMatch, me: UUID) {
+    private func chatMatch(_ req: Request) async throws -> (match: MatchRow, me: UUID) {
         let me = try req.matesStanding().id
         guard let id = req.parameters.get("match").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("match_not_found") }
         return (try await req.mates.match(id, for: me), me)
@@ -224,7 +224,8 @@ struct MatesAPI: RouteCollection {
         let (match, me) = try await chatMatch(req)
         let body = try req.decodeJSON(ChatReadBody.self)
         let readAt = try await req.mates.markRead(match, upTo: body.messageId, by: me)
-        return ChatReadResponse(readAt: readAt, unreadCount: try await req.mates.unreadCount(in: match, for: me))
+        let read = readAt.map { match.reading(me, upTo: $0) } ?? match
+        return ChatReadResponse(readAt: readAt, unreadCount: try await req.mates.unreadCount(in: read, for: me))
     }
 
     /// The pair's live chat: see `MatesChatSocket`.

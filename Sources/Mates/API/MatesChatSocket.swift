@@ -47,8 +47,8 @@ enum MatesChatSocket {
     /// Incoming lines are longer than a message's 1,000 characters only by their JSON frame.
     static let maxIncomingBytes = 16 * 1024
 
-    static func open(match: MatesMatch, me: UUID, _ req: Request) throws -> Response {
-        let matchID = try match.requireID()
+    static func open(match: MatchRow, me: UUID, _ req: Request) throws -> Response {
+        let matchID = match.id
         let limits = LiveSocketLimits(maxMessageBytes: maxIncomingBytes)
         return try req.liveSocket(feature: MatesService.socketFeature, limits: limits) { req, socket, incoming in
             // `incoming` has listened since the 101: a line the client sends at once waits there

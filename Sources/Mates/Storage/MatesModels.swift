@@ -66,34 +66,30 @@ package final class MatesProfile: Model, @unchecked Sendable {
 }
 
 /// Two people matched: from the accept until one of them finishes or dodges. The chat belongs to it.
-package final class MatesMatch: Model, @unchecked Sendable {
-    package static let schema = "mates_matches"
+final class MatesMatch: Model, @unchecked Sendable {
+    static let schema = "mates_matches"
 
-    @ID(key: .id) package var id: UUID?
+    @ID(key: .id) var id: UUID?
     /// The one who asked.
-    @Field(key: "user_a") package var userA: UUID
+    @Field(key: .string(MatesStore.MatchColumn.userA)) var userA: UUID
     /// The one who accepted.
-    @Field(key: "user_b") package var userB: UUID
-    @OptionalField(key: "ended_at") package var endedAt: Date?
-    @OptionalField(key: "ended_by") package var endedBy: UUID?
+    @Field(key: .string(MatesStore.MatchColumn.userB)) var userB: UUID
+    @OptionalField(key: .string(MatesStore.MatchColumn.endedAt)) var endedAt: Date?
+    @OptionalField(key: .string(MatesStore.MatchColumn.endedBy)) var endedBy: UUID?
     /// `finished`, `dodged` or `suspended`.
-    @OptionalField(key: "end_reason") package var endReason: String?
+    @OptionalField(key: .string(MatesStore.MatchColumn.endReason)) var endReason: String?
     /// Read markers: the time of the newest message each side has read.
-    @OptionalField(key: "a_read_at") var aReadAt: Date?
-    @OptionalField(key: "b_read_at") var bReadAt: Date?
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @OptionalField(key: .string(MatesStore.MatchColumn.aReadAt)) var aReadAt: Date?
+    @OptionalField(key: .string(MatesStore.MatchColumn.bReadAt)) var bReadAt: Date?
+    @Timestamp(key: .string(MatesStore.MatchColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
 
-    package init() {}
+    init() {}
 
-    package init(id: UUID = UUID(), asker: UUID, accepter: UUID) {
+    init(id: UUID = UUID(), asker: UUID, accepter: UUID) {
         self.id = id
         self.userA = asker
         self.userB = accepter
     }
-
-    package func includes(_ user: UUID) -> Bool { userA == user || userB == user }
-    package func partner(of user: UUID) -> UUID { userA == user ? userB : userA }
-    package func readAt(of user: UUID) -> Date? { userA == user ? aReadAt : bReadAt }
 }
 
 /// "Let's meet": from one person searching to another; read and written only by `MatesStore`.
@@ -118,18 +114,18 @@ package final class MatesRequest: Model, @unchecked Sendable {
 
 /// A chat line of a match. `kind` is `text`, or `menu_game` for the line the server writes when
 /// the pair starts a menu game (its `pin` beside the text).
-package final class MatesMessage: Model, @unchecked Sendable {
-    package static let schema = "mates_messages"
+final class MatesMessage: Model, @unchecked Sendable {
+    static let schema = "mates_messages"
 
-    @ID(key: .id) package var id: UUID?
-    @Field(key: "match_id") package var matchID: UUID
-    @OptionalField(key: "sender_id") package var senderID: UUID?
-    @Field(key: "kind") package var kind: String
-    @Field(key: "text") package var text: String
-    @OptionalField(key: "pin") package var pin: String?
-    @Field(key: "created_at") package var createdAt: Date
+    @ID(key: .id) var id: UUID?
+    @Field(key: .string(MatesStore.MessageColumn.matchID)) var matchID: UUID
+    @OptionalField(key: .string(MatesStore.MessageColumn.senderID)) var senderID: UUID?
+    @Field(key: .string(MatesStore.MessageColumn.kind)) var kind: String
+    @Field(key: .string(MatesStore.MessageColumn.text)) var text: String
+    @OptionalField(key: .string(MatesStore.MessageColumn.pin)) var pin: String?
+    @Field(key: .string(MatesStore.MessageColumn.createdAt)) var createdAt: Date
 
-    package init() {}
+    init() {}
 }
 
 /// One side's review of the other after a match ended; once per side.

@@ -28,11 +28,6 @@ package struct ChatMessage: Content, Sendable, NewestFirstRow {
         self.createdAt = createdAt
         self.cursor = PageCursor(createdAt: createdAt, id: id).encoded
     }
-
-    package init(_ row: MatesMessage) {
-        self.init(id: row.id ?? UUID(), matchId: row.matchID, senderId: row.senderID, kind: row.kind, text: row.text, pin: row.pin,
-                  createdAt: row.createdAt)
-    }
 }
 
 /// What the live chat socket sends; published once per event and forwarded as is to every socket
@@ -89,28 +84,20 @@ extension MatesService {
     }
 
     /// Stores a line and only then tells the pair: what was acknowledged survives a crash.
-    package func send(_ rawText: String, in match: MatesMatch, by me: UUID, clientId: String? = nil) async throws -> ChatMessage {
+    package func send(_ rawText: String, in match: MatchRow, by me: UUID, clientId: String? = nil) async throws -> ChatMessage {
         let text: String
         do { text = try MatesRules.checkMessage(rawText) } catch { throw Self.appError(error) }
         guard match.endedAt == nil else { throw AppError.conflict("match_ended") }
         return try await append(kind: "text", text: text, pin: nil, to: match, by: me, clientId: clientId)
     }
 
-    private func append(kind: String, text: String, pin: String?, to match: MatesMatch, by sender: UUID?, clientId: String?) async throws -> ChatMessage {
-        let row = MatesMessage()
-        row.id = UUID()
-        row.matchID = try match.requireID()
-        row.senderID = sender
-        row.kind = kind
-        row.text = text
-        row.pin = pin
-        row.createdAt = MicrosecondTimestampFormat().serialize(now) ?? now
-        try await row.create(on: database)
-        let message = ChatMessage(row)
-        await publishChat(ChatEvent.message(message, clientId: clientId), match: row.matchID)
+    private func append(kind: String, text: String, pin: String?, to match: MatchRow, by sender: UUID?, clientId: String?) async throws -> ChatMessage {
+        let row = try await store.appendMessage(to: match.id, by: sender, kind: kind, text: text, pin: pin, at: now)
+        let message = row.chatMessage
+        await publishChat(ChatEvent.message(message, clientId: clientId), match: match.id)
         if let sender {
             let recipient = match.partner(of: sender)
-            let event = PersonChatEvent(id: message.id, match: row.matchID, from: sender, to: recipient, kind: kind, text: text, pin: pin,
+            let event = PersonChatEvent(id: message.id, match: match.id, from: sender, to: recipient, kind: kind, text: text, pin: pin,
                                         createdAt: row.createdAt.timeIntervalSince1970)
             await events.publish(ChatEvent.encode(event), to: Self.personChatTopic(recipient))
         }
@@ -119,74 +106,41 @@ extension MatesService {
 
     /// Every line between two people, over all their matches, written after `after`, oldest first
     /// (the 새싹 스터디 apps' history). Lines of the same microsecond keep their order by id.
-    package func messagesBetween(_ me: UUID, _ other: UUID, after: Date, limit: Int) async throws -> [MatesMessage] {
-        let matches = try await MatesMatch.query(on: database).group(.or) { either in
-            either.group(.and) { $0.filter(\.$userA == me).filter(\.$userB == other) }
-            either.group(.and) { $0.filter(\.$userA == other).filter(\.$userB == me) }
-        }.all().compactMap(\.id)
-        guard !matches.isEmpty else { return [] }
-        return try await MatesMessage.query(on: database).filter(\.$matchID ~~ matches).filter(\.$createdAt >= after)
-            .sort(\.$createdAt, .ascending).sort(\.$id, .ascending).limit(limit).all()
+    package func messagesBetween(_ me: UUID, _ other: UUID, after: Date, limit: Int) async throws -> [ChatMessage] {
+        try await store.messagesBetween(me, other, after: after, limit: limit).map(\.chatMessage)
     }
 
     /// Newest first, older on each page (`before`), or oldest first from a position (`after`):
     /// what a client missed while its socket was down.
-    package func messages(in match: MatesMatch, before: PageCursor?, after: PageCursor?, limit: Int) async throws -> (items: [ChatMessage], nextCursor: String?) {
+    package func messages(in match: MatchRow, before: PageCursor?, after: PageCursor?, limit: Int) async throws -> (items: [ChatMessage], nextCursor: String?) {
         if before != nil && after != nil { throw AppError.badRequest("ambiguous_cursor") }
-        let query = database.sql.select().columns("id", "match_id", "sender_id", "kind", "text", "pin", "created_at")
-            .from(MatesMessage.schema).where("match_id", .equal, SQLBind(try match.requireID()))
-        let created = SQLColumn("created_at"), id = SQLColumn("id")
-        if let after {
-            let bound = after.createdAtBound(on: database.sql)
-            query.where(group: { group in
-                group.where(created, .greaterThan, SQLBind(bound))
-                    .orWhere(group: { $0.where(created, .equal, SQLBind(bound)).where(id, .greaterThan, SQLBind(after.id)) })
-            })
-            query.orderBy(SQLOrderBy(expression: created, direction: SQLDirection.ascending))
-                .orderBy(SQLOrderBy(expression: id, direction: SQLDirection.ascending)).limit(limit + 1)
-        } else {
-            _ = try query.newestFirst(createdAt: created, id: id, CursorPageRequest(cursor: before, limit: limit))
-        }
-        let rows = try await query.all().map { row in
-            ChatMessage(id: try row.decode(column: "id", as: UUID.self), matchId: try row.decode(column: "match_id", as: UUID.self),
-                        senderId: try row.decode(column: "sender_id", as: UUID?.self), kind: try row.decode(column: "kind", as: String.self),
-                        text: try row.decode(column: "text", as: String.self), pin: try row.decode(column: "pin", as: String?.self),
-                        createdAt: try row.decode(column: "created_at", as: Date.self))
-        }
-        return CursorPageRequest(limit: limit).page(of: rows)
+        let page = try await store.messagesPage(in: match.id, before: before, after: after, limit: limit)
+        return (page.items.map(\.chatMessage), page.nextCursor)
     }
 
     /// Lines from the partner after my read marker.
-    package func unreadCount(in match: MatesMatch, for me: UUID) async throws -> Int {
-        let query = MatesMessage.query(on: database).filter(\.$matchID == (try match.requireID()))
-            .group(.or) { $0.filter(\.$senderID != me).filter(\.$senderID == nil) }
-        if let readAt = match.readAt(of: me) { query.filter(\.$createdAt > readAt) }
-        return try await query.count()
+    package func unreadCount(in match: MatchRow, for me: UUID) async throws -> Int {
+        try await store.countMessages(in: match.id, notBy: me, after: match.readAt(of: me))
     }
 
-    /// Moves my read marker to a message (the newest when nil); it never moves back.
-    package func markRead(_ match: MatesMatch, upTo messageID: UUID?, by me: UUID) async throws -> Date? {
-        let matchID = try match.requireID()
+    /// Moves my read marker to a message (the newest when nil); it never moves back. Returns the
+    /// marker where it now stands.
+    package func markRead(_ match: MatchRow, upTo messageID: UUID?, by me: UUID) async throws -> Date? {
         var target: Date?
         if let messageID {
-            guard let message = try await MatesMessage.find(messageID, on: database), message.matchID == matchID else {
+            guard let message = try await store.message(messageID), message.matchID == match.id else {
                 throw AppError.notFound("message_not_found")
             }
             target = message.createdAt
         } else {
-            target = try await MatesMessage.query(on: database).filter(\.$matchID == matchID).sort(\.$createdAt, .descending).first()?.createdAt
+            target = try await store.newestMessageTime(in: match.id)
         }
         guard let target else { return match.readAt(of: me) }
-        let column = match.userA == me ? "a_read_at" : "b_read_at"
-        let moved = try await database.sql.update(MatesMatch.schema).set(SQLIdentifier(column), to: SQLBind(target))
-            .where("id", .equal, SQLBind(matchID))
-            .where(group: { $0.where(SQLIdentifier(column), .is, SQLLiteral.null).orWhere(SQLIdentifier(column), .lessThan, SQLBind(target)) })
-            .returning("id").all()
-        if !moved.isEmpty {
-            if match.userA == me { match.aReadAt = target } else { match.bReadAt = target }
-            await publishChat(ChatEvent.read(by: me, at: target), match: matchID)
+        guard try await store.moveReadMarker(in: match, of: me, to: target) else {
+            return try await store.match(match.id)?.readAt(of: me) ?? match.readAt(of: me)
         }
-        return match.readAt(of: me)
+        await publishChat(ChatEvent.read(by: me, at: target), match: match.id)
+        return target
     }
 
     /// A matched pair opens a menu game group together: the line with its PIN goes to both in the

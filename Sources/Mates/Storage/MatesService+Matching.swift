@@ -1,6 +1,7 @@
 import Accounts
 import Fluent
 import Metrics
+import NIOConcurrencyHelpers
 import Notifications
 import Platform
 import SQLKit
@@ -94,7 +95,7 @@ extension MatesService {
     /// Asks someone searching to meet. Both must be searching and see each other. When they had
     /// already asked back, this is their acceptance: the two are matched at once (requests that
     /// meet halfway meet, on the web and in the apps alike).
-    package func request(from profile: MatesProfile, to target: UUID) async throws -> (request: MatesRequest?, match: MatesMatch?) {
+    package func request(from profile: MatesProfile, to target: UUID) async throws -> (request: MatesRequest?, match: MatchRow?) {
         let me = try profile.requireID()
         guard target != me else { throw AppError.invalid("cannot_request_self") }
         guard profile.matesState != .matched else { throw AppError.conflict("already_matched") }
@@ -124,12 +125,12 @@ extension MatesService {
     }
 
     /// The match `profile` is in, if any.
-    func currentMatch(of profile: MatesProfile) async throws -> MatesMatch? {
+    func currentMatch(of profile: MatesProfile) async throws -> MatchRow? {
         guard profile.matesState == .matched, let matchID = profile.matchID else { return nil }
-        return try await MatesMatch.query(on: database).filter(\.$id == matchID).filter(\.$endedAt == nil).first()
+        return try await store.liveMatch(matchID)
     }
 
-    package func acceptRequest(_ id: UUID, by me: UUID) async throws -> MatesMatch {
+    package func acceptRequest(_ id: UUID, by me: UUID) async throws -> MatchRow {
         guard let request = try await store.request(id), request.toID == me else { throw AppError.notFound("request_not_found") }
         return try await accept(request, by: me)
     }
@@ -137,7 +138,7 @@ extension MatesService {
     /// Accepts what `asker` asked of me, named by person (the 새싹 스터디 apps' way). Already
     /// matched with them (we asked each other, which matched us), it is that match. Without such a
     /// request, says why: I am matched, they are matched, they stopped searching, or 404.
-    package func acceptRequest(from asker: UUID, by me: UUID) async throws -> MatesMatch {
+    package func acceptRequest(from asker: UUID, by me: UUID) async throws -> MatchRow {
         if let request = try await store.request(from: asker, to: me) {
             return try await accept(request, by: me)
         }
@@ -159,15 +160,16 @@ extension MatesService {
     /// to matched in one transaction, each only if it is still searching. Rows are taken in id
     /// order, so two accepts crossing wait for each other instead of deadlocking; the second
     /// finds someone already matched and gets 409.
-    private func accept(_ request: MatesRequest, by me: UUID) async throws -> MatesMatch {
+    private func accept(_ request: MatesRequest, by me: UUID) async throws -> MatchRow {
         let asker = request.fromID
-        let match = MatesMatch(asker: asker, accepter: me)
-        let matchID = try match.requireID()
+        let matchID = UUID()
+        let created = NIOLockedValueBox<MatchRow?>(nil)
         let failed = try await acceptTransaction { store in
             for user in [asker, me].sorted(by: { $0.uuidString < $1.uuidString }) {
                 if try await !store.moveToMatch(user, match: matchID) { throw AcceptFailed(user: user) }
             }
-            try await match.create(on: store.database)
+            let match = try await store.createMatch(id: matchID, asker: asker, accepter: me)
+            created.withLockedValue { $0 = match }
             // Only the pair's own requests go: others asked of either stay, so a second accept
             // racing this one finds its request and learns (409) that the person is taken.
             try await store.dropRequests(between: asker, and: me)
@@ -181,6 +183,7 @@ extension MatesService {
             case (false, _): throw AppError.conflict("mate_not_searching")
             }
         }
+        guard let match = created.withLockedValue({ $0 }) else { throw AppError.conflict("not_searching") }
         Counter(label: "whatweeat_mates_matches_total").increment()
         try await inbox.post(NotificationDraft(recipient: asker, actor: me, service: "mates", kind: "mates_matched",
                                                subjectID: matchID, link: MatesPath.chat(matchID)))
@@ -191,17 +194,14 @@ extension MatesService {
 
     /// Ends the current match: `finished` normally, `dodged` early (the dodger's penalty counts
     /// it). Both go back to idle; the partner hears of it in the chat and the inbox.
-    package func endMatch(_ profile: MatesProfile, dodged: Bool) async throws -> MatesMatch {
+    package func endMatch(_ profile: MatesProfile, dodged: Bool) async throws -> MatchRow {
         let me = try profile.requireID()
         guard profile.matesState == .matched, let matchID = profile.matchID,
-              let match = try await MatesMatch.find(matchID, on: database) else { throw AppError.conflict("not_matched") }
+              var match = try await store.match(matchID) else { throw AppError.conflict("not_matched") }
         let now = self.now
         let reason = dodged ? "dodged" : "finished"
         try await store.transaction { store in
-            let ended = try await store.database.sql.update(MatesMatch.schema)
-                .set("ended_at", to: SQLBind(now)).set("ended_by", to: SQLBind(me)).set("end_reason", to: SQLBind(reason))
-                .where("id", .equal, SQLBind(matchID)).where("ended_at", .is, SQLLiteral.null).returning("id").all()
-            guard !ended.isEmpty else { throw AppError.conflict("not_matched") }
+            guard try await store.endMatch(matchID, by: me, reason: reason, at: now) else { throw AppError.conflict("not_matched") }
             try await store.leaveMatch(matchID)
             if dodged { try await recordDodge(me, match: matchID, now: now, in: store) }
         }
@@ -236,32 +236,32 @@ extension MatesService {
 
     package func state(of profile: MatesProfileSnapshot) async throws -> MatesStateInfo {
         let me = profile.id
-        var match: MatesMatch?, partner: MatePerson?
-        if profile.state == .matched, let id = profile.matchID, let found = try await MatesMatch.find(id, on: database) {
+        var match: MatchRow?, partner: MatePerson?
+        if profile.state == .matched, let id = profile.matchID, let found = try await store.match(id) {
             match = found
             partner = try await person(found.partner(of: me))
         }
-        var last: (MatesMatch, MatePerson?, Bool)?
+        var last: (MatchRow, MatePerson?, Bool)?
         // Every mates page asks; most people have no match that ended this week, so the newest
         // ended one is known from the person's record (memory) and built only when it is shown.
         if match == nil, let ended = try await store.record(me)?.lastEnded, now.timeIntervalSince(ended.endedAt) < 7 * 24 * 3600,
-            let ended = try await MatesMatch.find(ended.id, on: database) {
+            let ended = try await store.match(ended.id) {
             last = (ended, try await person(ended.partner(of: me)), try await hasReviewed(ended, by: me))
         }
         let blocked = profile.searchBlockedUntil.flatMap { $0 > now ? $0 : nil }
         return MatesStateInfo(state: profile.state, match: match, partner: partner, reviewed: false, lastMatch: last, searchBlockedUntil: blocked)
     }
 
-    package func hasReviewed(_ match: MatesMatch, by user: UUID) async throws -> Bool {
+    package func hasReviewed(_ match: MatchRow, by user: UUID) async throws -> Bool {
         try await database.sql.raw("""
-            SELECT 1 AS found FROM \(ident: MatesReview.schema) WHERE match_id = \(bind: match.requireID()) AND reviewer_id = \(bind: user) LIMIT 1
+            SELECT 1 AS found FROM \(ident: MatesReview.schema) WHERE match_id = \(bind: match.id) AND reviewer_id = \(bind: user) LIMIT 1
             """).first() != nil
     }
 
     /// The match with this id if this person was one of its two; 404 for everyone else, admins too
     /// (a chat is the pair's).
-    package func match(_ id: UUID, for user: UUID) async throws -> MatesMatch {
-        guard let match = try await MatesMatch.find(id, on: database), match.includes(user) else { throw AppError.notFound("match_not_found") }
+    package func match(_ id: UUID, for user: UUID) async throws -> MatchRow {
+        guard let match = try await store.match(id), match.includes(user) else { throw AppError.notFound("match_not_found") }
         return match
     }
 
@@ -303,10 +303,7 @@ extension MatesService {
         do { checked = try MatesRules.checkReport(categories: rawCategories, comment: rawComment) } catch { throw Self.appError(error) }
         guard target != me else { throw AppError.invalid("cannot_report_self") }
         guard let reported = try await store.model(target) else { throw AppError.notFound("user_not_found") }
-        let shared = try await MatesMatch.query(on: database).group(.or) { either in
-            either.group(.and) { $0.filter(\.$userA == me).filter(\.$userB == target) }
-            either.group(.and) { $0.filter(\.$userA == target).filter(\.$userB == me) }
-        }.first()
+        let shared = try await store.newestMatch(of: me, with: target)
         guard shared != nil else { throw AppError(.forbidden, "report_needs_match") }
         let report = MatesReport()
         report.reporterID = me
@@ -334,9 +331,7 @@ extension MatesService {
         let suspended = try await store.transaction { store in
             guard try await store.suspend(user, at: now) else { return false }
             if let matchID {
-                try await store.database.sql.update(MatesMatch.schema)
-                    .set("ended_at", to: SQLBind(now)).set("ended_by", to: SQLBind(user)).set("end_reason", to: SQLBind("suspended"))
-                    .where("id", .equal, SQLBind(matchID)).where("ended_at", .is, SQLLiteral.null).run()
+                _ = try await store.endMatch(matchID, by: user, reason: "suspended", at: now)
                 try await store.leaveMatch(matchID)
             }
             try await store.dropRequests(involving: [user])

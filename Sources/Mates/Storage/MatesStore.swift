@@ -15,8 +15,9 @@ import Vapor
 /// inside `transaction` are announced once it committed, so no memory can re-read the old row
 /// after being told.
 ///
-/// `MatesService` holds the rules and calls the store; the matches, reviews and chat of the same
-/// aggregate still have their statements in the service (the next step, docs/DECISIONS.md).
+/// `MatesService` holds the rules and calls the store. The matches and their chat are in
+/// `MatesStore+Matches.swift`; the reviews, reports and dodges of the same aggregate still have
+/// their statements in the service (the next step, docs/DECISIONS.md).
 package struct MatesStore {
     /// Made when first used: a read answered from memory never asks the pool for one.
     private let databaseSource: @Sendable () -> any Database
@@ -215,13 +216,6 @@ package struct MatesStore {
 
     /// The newest match of the person that ended (its id and end), if any. A match ends only
     /// where the store also moves both people back to idle, so the announcement covers it.
-    func readLastEndedMatch(_ user: UUID) async throws -> MatesOwnRecord.EndedMatch? {
-        guard let row = try await sql.raw("""
-            SELECT id, ended_at FROM \(ident: MatesMatch.schema) WHERE (user_a = \(bind: user) OR user_b = \(bind: user))
-            AND ended_at IS NOT NULL ORDER BY created_at DESC LIMIT 1
-            """).first(), let endedAt = try row.decode(column: "ended_at", as: Date?.self) else { return nil }
-        return MatesOwnRecord.EndedMatch(id: try row.decode(column: "id", as: UUID.self), endedAt: endedAt)
-    }
 
     // MARK: Announcing
 

@@ -93,9 +93,9 @@ extension MatesProfile {
 /// (whose review may still be due).
 package struct MatesStateInfo: Sendable {
     package let state: MatesState
-    package let match: MatesMatch?
+    package let match: MatchRow?
     package let partner: MatePerson?
     package let reviewed: Bool
-    package let lastMatch: (match: MatesMatch, partner: MatePerson?, reviewed: Bool)?
+    package let lastMatch: (match: MatchRow, partner: MatePerson?, reviewed: Bool)?
     package let searchBlockedUntil: Date?
 }

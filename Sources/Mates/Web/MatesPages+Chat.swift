@@ -10,7 +10,7 @@ import Vapor
 extension MatesPages {
     /// The match in the path, when the viewer is one of its two people; 404 `match_not_found` for
     /// anyone else, as the API answers.
-    func pathMatch(_ req: Request) async throws -> (match: MatesMatch, me: UUID, partner: MatePersonResponse?) {
+    func pathMatch(_ req: Request) async throws -> (match: MatchRow, me: UUID, partner: MatePersonResponse?) {
         let me = try req.matesStanding().id
         guard let id = req.parameters.get("match").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("match_not_found") }
         let match = try await req.mates.match(id, for: me)
@@ -19,7 +19,7 @@ extension MatesPages {
 
     func chat(req: Request) async throws -> Response {
         let (match, me, partner) = try await pathMatch(req)
-        let matchID = try match.requireID()
+        let matchID = match.id
         let name = partner?.nickname ?? req.t("mates.chat.someone")
         let open = match.endedAt == nil
         let matchConfig: [String: Any] = [
@@ -107,7 +107,7 @@ extension MatesPages {
 
     func review(req: Request) async throws -> Response {
         let (match, me, partner) = try await pathMatch(req)
-        let matchID = try match.requireID()
+        let matchID = match.id
         let name = partner?.nickname ?? req.t("mates.chat.someone")
         let reviewed = try await req.mates.hasReviewed(match, by: me)
         let picks: Node<HTML.BodyContext> = .fieldset(
@@ -139,7 +139,7 @@ extension MatesPages {
     func report(req: Request) async throws -> Response {
         let (match, _, partner) = try await pathMatch(req)
         guard let partner else { throw AppError.notFound("user_not_found") }
-        let matchID = try match.requireID()
+        let matchID = match.id
         let categories: Node<HTML.BodyContext> = .fieldset(
             .class("pick-grid"),
             .legend(req.t("mates.report.categories")),

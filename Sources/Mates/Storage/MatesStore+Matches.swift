@@ -1,0 +1,256 @@
+import Fluent
+import Foundation
+import Platform
+import SQLKit
+
+/// The matches of `MatesStore`'s aggregate and their chat: `mates_matches` and `mates_messages`,
+/// read and written only here, each column named once (`MatchColumn`, `MessageColumn`: the models'
+/// keys and every statement). Reads decode plain rows (`MatchRow`, `MessageRow`); the chat's
+/// announcements to the pair's sockets are the service's, which knows who is listening.
+extension MatesStore {
+    enum MatchColumn {
+        static let id = MatchRow.CodingKeys.id.rawValue
+        static let userA = MatchRow.CodingKeys.userA.rawValue
+        static let userB = MatchRow.CodingKeys.userB.rawValue
+        static let endedAt = MatchRow.CodingKeys.endedAt.rawValue
+        static let endedBy = MatchRow.CodingKeys.endedBy.rawValue
+        static let endReason = MatchRow.CodingKeys.endReason.rawValue
+        static let aReadAt = MatchRow.CodingKeys.aReadAt.rawValue
+        static let bReadAt = MatchRow.CodingKeys.bReadAt.rawValue
+        static let createdAt = MatchRow.CodingKeys.createdAt.rawValue
+        static let all = [id, userA, userB, endedAt, endedBy, endReason, aReadAt, bReadAt, createdAt]
+    }
+
+    enum MessageColumn {
+        static let id = MessageRow.CodingKeys.id.rawValue
+        static let matchID = MessageRow.CodingKeys.matchID.rawValue
+        static let senderID = MessageRow.CodingKeys.senderID.rawValue
+        static let kind = MessageRow.CodingKeys.kind.rawValue
+        static let text = MessageRow.CodingKeys.text.rawValue
+        static let pin = MessageRow.CodingKeys.pin.rawValue
+        static let createdAt = MessageRow.CodingKeys.createdAt.rawValue
+        static let all = [id, matchID, senderID, kind, text, pin, createdAt]
+    }
+
+    private var matches: SQLIdentifier { SQLIdentifier(MatesMatch.schema) }
+    private var messages: SQLIdentifier { SQLIdentifier(MatesMessage.schema) }
+    private func selectMatches() -> SQLSelectBuilder { sql.select().columns(MatchColumn.all.map { SQLIdentifier($0) }).from(matches) }
+
+    /// Rows where `user` is one of the pair (and `other` the other, when given).
+    private func pair(_ user: UUID, _ other: UUID?) -> (SQLPredicateGroupBuilder) -> SQLPredicateGroupBuilder {
+        let a = SQLIdentifier(MatchColumn.userA), b = SQLIdentifier(MatchColumn.userB)
+        return { either in
+            guard let other else { return either.where(a, .equal, SQLBind(user)).orWhere(b, .equal, SQLBind(user)) }
+            return either.where(group: { $0.where(a, .equal, SQLBind(user)).where(b, .equal, SQLBind(other)) })
+                .orWhere(group: { $0.where(a, .equal, SQLBind(other)).where(b, .equal, SQLBind(user)) })
+        }
+    }
+
+    // MARK: Matches
+
+    /// The match with this id, ended or not.
+    package func match(_ id: UUID) async throws -> MatchRow? {
+        try await selectMatches().where(SQLIdentifier(MatchColumn.id), .equal, SQLBind(id)).first(decoding: MatchRow.self)
+    }
+
+    /// The match with this id while it lasts.
+    func liveMatch(_ id: UUID) async throws -> MatchRow? {
+        try await selectMatches().where(SQLIdentifier(MatchColumn.id), .equal, SQLBind(id))
+            .where(SQLIdentifier(MatchColumn.endedAt), .is, SQLLiteral.null).first(decoding: MatchRow.self)
+    }
+
+    /// The newest match of `user` (with `other`, when given), ended or not.
+    package func newestMatch(of user: UUID, with other: UUID? = nil) async throws -> MatchRow? {
+        try await selectMatches().where(group: pair(user, other))
+            .orderBy(MatchColumn.createdAt, .descending).orderBy(MatchColumn.id, .descending)
+            .first(decoding: MatchRow.self)
+    }
+
+    /// The person's match that ended last: what their record (`record`) keeps.
+    func readLastEndedMatch(_ user: UUID) async throws -> MatesOwnRecord.EndedMatch? {
+        guard let row = try await selectMatches().where(group: pair(user, nil))
+            .where(SQLIdentifier(MatchColumn.endedAt), .isNot, SQLLiteral.null)
+            .orderBy(MatchColumn.createdAt, .descending).first(decoding: MatchRow.self),
+            let endedAt = row.endedAt else { return nil }
+        return MatesOwnRecord.EndedMatch(id: row.id, endedAt: endedAt)
+    }
+
+    /// Writes a new match of the asker and the one who accepted (inside the accept's transaction,
+    /// which moves both profiles to it).
+    func createMatch(id: UUID, asker: UUID, accepter: UUID) async throws -> MatchRow {
+        let match = MatesMatch(id: id, asker: asker, accepter: accepter)
+        try await match.create(on: database)
+        return try MatchRow(match)
+    }
+
+    /// Ends a match that has not ended: false when it already had (a race, or a suspension).
+    func endMatch(_ id: UUID, by user: UUID, reason: String, at now: Date) async throws -> Bool {
+        let ended = try await sql.update(matches)
+            .set(SQLIdentifier(MatchColumn.endedAt), to: SQLBind(now)).set(SQLIdentifier(MatchColumn.endedBy), to: SQLBind(user))
+            .set(SQLIdentifier(MatchColumn.endReason), to: SQLBind(reason))
+            .where(SQLIdentifier(MatchColumn.id), .equal, SQLBind(id)).where(SQLIdentifier(MatchColumn.endedAt), .is, SQLLiteral.null)
+            .returning(SQLIdentifier(MatchColumn.id)).all()
+        return !ended.isEmpty
+    }
+
+    /// Moves `user`'s read marker in the match forward to `time`; false when it was there already.
+    func moveReadMarker(in match: MatchRow, of user: UUID, to time: Date) async throws -> Bool {
+        let column = SQLIdentifier(match.userA == user ? MatchColumn.aReadAt : MatchColumn.bReadAt)
+        let moved = try await sql.update(matches).set(column, to: SQLBind(time))
+            .where(SQLIdentifier(MatchColumn.id), .equal, SQLBind(match.id))
+            .where(group: { $0.where(column, .is, SQLLiteral.null).orWhere(column, .lessThan, SQLBind(time)) })
+            .returning(SQLIdentifier(MatchColumn.id)).all()
+        return !moved.isEmpty
+    }
+
+    // MARK: Chat
+
+    /// Stores a line (its time to the microsecond, as both databases keep it).
+    func appendMessage(to match: UUID, by sender: UUID?, kind: String, text: String, pin: String?, at now: Date) async throws -> MessageRow {
+        let row = MessageRow(id: UUID(), matchID: match, senderID: sender, kind: kind, text: text, pin: pin,
+                             createdAt: MicrosecondTimestampFormat().serialize(now) ?? now)
+        try await sql.insert(into: messages).columns(MessageColumn.all.map { SQLIdentifier($0) })
+            .values(SQLBind(row.id), SQLBind(row.matchID), SQLBind(row.senderID), SQLBind(row.kind), SQLBind(row.text), SQLBind(row.pin),
+                    SQLBind(row.createdAt))
+            .run()
+        return row
+    }
+
+    /// A line by its id.
+    func message(_ id: UUID) async throws -> MessageRow? {
+        try await sql.select().columns(MessageColumn.all.map { SQLIdentifier($0) }).from(messages)
+            .where(SQLIdentifier(MessageColumn.id), .equal, SQLBind(id)).first(decoding: MessageRow.self)
+    }
+
+    /// The time of the newest line in the match, if any.
+    func newestMessageTime(in match: UUID) async throws -> Date? {
+        try await sql.select().column(SQLIdentifier(MessageColumn.createdAt)).from(messages)
+            .where(SQLIdentifier(MessageColumn.matchID), .equal, SQLBind(match))
+            .orderBy(MessageColumn.createdAt, .descending).limit(1)
+            .first(decodingColumn: MessageColumn.createdAt, as: Date.self)
+    }
+
+    /// Every line between two people, over all their matches, from `after` on, oldest first; lines
+    /// of the same microsecond keep their order by id.
+    func messagesBetween(_ user: UUID, _ other: UUID, after: Date, limit: Int) async throws -> [MessageRow] {
+        let theirMatches = sql.select().column(SQLIdentifier(MatchColumn.id)).from(matches).where(group: pair(user, other))
+        return try await sql.select().columns(MessageColumn.all.map { SQLIdentifier($0) }).from(messages)
+            .where(SQLIdentifier(MessageColumn.matchID), .in, SQLGroupExpression(theirMatches.query))
+            .where(SQLIdentifier(MessageColumn.createdAt), .greaterThanOrEqual, SQLBind(after))
+            .orderBy(SQLIdentifier(MessageColumn.createdAt)).orderBy(SQLIdentifier(MessageColumn.id)).limit(limit)
+            .all(decoding: MessageRow.self)
+    }
+
+    /// Newest first, older on each page (`before`), or oldest first from a position (`after`).
+    func messagesPage(in match: UUID, before: PageCursor?, after: PageCursor?, limit: Int) async throws -> (items: [MessageRow], nextCursor: String?) {
+        let query = sql.select().columns(MessageColumn.all.map { SQLIdentifier($0) }).from(messages)
+            .where(SQLIdentifier(MessageColumn.matchID), .equal, SQLBind(match))
+        let created = SQLColumn(MessageColumn.createdAt), id = SQLColumn(MessageColumn.id)
+        if let after {
+            let bound = after.createdAtBound(on: sql)
+            query.where(group: { group in
+                group.where(created, .greaterThan, SQLBind(bound))
+                    .orWhere(group: { $0.where(created, .equal, SQLBind(bound)).where(id, .greaterThan, SQLBind(after.id)) })
+            })
+            query.orderBy(SQLOrderBy(expression: created, direction: SQLDirection.ascending))
+                .orderBy(SQLOrderBy(expression: id, direction: SQLDirection.ascending)).limit(limit + 1)
+        } else {
+            _ = try query.newestFirst(createdAt: created, id: id, CursorPageRequest(cursor: before, limit: limit))
+        }
+        return CursorPageRequest(limit: limit).page(of: try await query.all(decoding: MessageRow.self))
+    }
+
+    /// Lines in the match not written by `reader` (theirs and the server's) after `since`.
+    func countMessages(in match: UUID, notBy reader: UUID, after since: Date?) async throws -> Int {
+        let sender = SQLIdentifier(MessageColumn.senderID)
+        let query = sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "counted").from(messages)
+            .where(SQLIdentifier(MessageColumn.matchID), .equal, SQLBind(match))
+            .where(group: { $0.where(sender, .notEqual, SQLBind(reader)).orWhere(sender, .is, SQLLiteral.null) })
+        if let since { query.where(SQLIdentifier(MessageColumn.createdAt), .greaterThan, SQLBind(since)) }
+        return try await query.first(decodingColumn: "counted", as: Int.self) ?? 0
+    }
+}
+
+/// A match as the store reads it (`MatesStoreTests` checks it against `MatesMatch`).
+package struct MatchRow: Decodable, Sendable, Equatable {
+    package let id: UUID
+    /// The one who asked.
+    package let userA: UUID
+    /// The one who accepted.
+    package let userB: UUID
+    package var endedAt: Date?
+    package var endedBy: UUID?
+    /// `finished`, `dodged` or `suspended`.
+    package var endReason: String?
+    /// Read markers: the time of the newest message each side has read.
+    var aReadAt: Date?
+    var bReadAt: Date?
+    package let createdAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case userA = "user_a", userB = "user_b", endedAt = "ended_at", endedBy = "ended_by", endReason = "end_reason"
+        case aReadAt = "a_read_at", bReadAt = "b_read_at", createdAt = "created_at"
+    }
+
+    init(_ model: MatesMatch) throws {
+        id = try model.requireID()
+        userA = model.userA
+        userB = model.userB
+        endedAt = model.endedAt
+        endedBy = model.endedBy
+        endReason = model.endReason
+        aReadAt = model.aReadAt
+        bReadAt = model.bReadAt
+        createdAt = model.createdAt
+    }
+
+    package func includes(_ user: UUID) -> Bool { userA == user || userB == user }
+    package func partner(of user: UUID) -> UUID { userA == user ? userB : userA }
+    package func readAt(of user: UUID) -> Date? { userA == user ? aReadAt : bReadAt }
+
+    /// The same match after `user`'s read marker moved to `time`.
+    func reading(_ user: UUID, upTo time: Date) -> MatchRow {
+        var moved = self
+        if userA == user { moved.aReadAt = time } else { moved.bReadAt = time }
+        return moved
+    }
+}
+
+/// A chat line as the store reads it.
+struct MessageRow: Decodable, Sendable, Equatable {
+    let id: UUID
+    let matchID: UUID
+    /// Nil for the lines the server writes (`kind` other than `text`).
+    let senderID: UUID?
+    let kind: String
+    let text: String
+    let pin: String?
+    let createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, text, pin
+        case matchID = "match_id", senderID = "sender_id", createdAt = "created_at"
+    }
+
+    init(id: UUID, matchID: UUID, senderID: UUID?, kind: String, text: String, pin: String?, createdAt: Date) {
+        self.id = id
+        self.matchID = matchID
+        self.senderID = senderID
+        self.kind = kind
+        self.text = text
+        self.pin = pin
+        self.createdAt = createdAt
+    }
+
+    init(_ model: MatesMessage) throws {
+        self.init(id: try model.requireID(), matchID: model.matchID, senderID: model.senderID, kind: model.kind, text: model.text,
+                  pin: model.pin, createdAt: model.createdAt)
+    }
+
+    var chatMessage: ChatMessage {
+        ChatMessage(id: id, matchId: matchID, senderId: senderID, kind: kind, text: text, pin: pin, createdAt: createdAt)
+    }
+}
+
+extension MessageRow: NewestFirstRow {}

@@ -352,9 +352,8 @@ extension MatesService {
 
     /// How many times this person dodged in the last day (the apps' penalty level) and in all.
     func dodgeCounts(_ user: UUID) async throws -> (today: Int, total: Int) {
-        let total = try await MatesDodge.query(on: database).filter(\.$userID == user).count()
-        let today = try await MatesDodge.query(on: database).filter(\.$userID == user)
-            .filter(\.$createdAt > now.addingTimeInterval(-DodgePenalty.window)).count()
+        let total = try await store.countDodges(by: user, since: nil)
+        let today = try await store.countDodges(by: user, since: now.addingTimeInterval(-DodgePenalty.window))
         return (today, total)
     }
 
@@ -364,18 +363,16 @@ extension MatesService {
         let user = appUser.userID
         guard let account = try await User.find(user, on: database) else { throw AppError(.notAcceptable, "app_user_unknown") }
         let profile = try await verifiedProfile(user)
-        let reported = MatesReport.query(on: database).filter(\.$reportedID == user)
-        if let cleared = profile.reportsClearedAt { reported.filter(\.$createdAt > cleared) }
-        let myReports = try await MatesReport.query(on: database).filter(\.$reporterID == user).all().map(\.reportedID)
-        let myReviews = try await MatesReview.query(on: database).filter(\.$reviewerID == user).all().map(\.revieweeID)
+        let myReports = try await store.reportedPeople(by: user)
+        let myReviews = try await store.reviewees(of: user)
         let uids = try await appUIDs(of: myReports + myReviews)
         let dodges = try await dodgeCounts(user)
         return AppUserRecord(
             appUser: appUser, account: account, profile: profile, collection: try await collection(of: profile),
-            comments: try await receivedComments(user), reportedCount: try await reported.count(),
+            comments: try await receivedComments(user), reportedCount: try await store.countReports(of: user, since: profile.reportsClearedAt),
             reportedUIDs: myReports.compactMap { uids[$0] }, reviewedUIDs: myReviews.compactMap { uids[$0] },
             dodgesToday: min(dodges.today, DodgePenalty.levels), dodges: dodges.total,
-            transactionIDs: try await MatesPurchase.query(on: database).filter(\.$userID == user).all().map(\.transactionID))
+            transactionIDs: try await store.purchaseTransactionIDs(of: user))
     }
 }
 

@@ -170,8 +170,8 @@ struct MatesAPI: RouteCollection {
         let me = try req.matesStanding().id
         let review = try await req.mates.review(matchID: try body.matchId.required("matchId"), picks: try body.reputation.required("reputation"),
                                                 comment: body.comment ?? "", by: me)
-        return try await MatesReviewResponse(id: try review.requireID(), matchId: review.matchID, userId: review.revieweeID,
-                                             reputation: review.picks.split(separator: ",").compactMap { Int($0) }, comment: review.comment,
+        return try await MatesReviewResponse(id: review.id, matchId: review.matchID, userId: review.revieweeID,
+                                             reputation: review.reputation, comment: review.comment,
                                              createdAt: review.createdAt ?? Date()).encodeResponse(status: .created, for: req)
     }
 
@@ -179,8 +179,8 @@ struct MatesAPI: RouteCollection {
         let body = try req.decodeJSON(MatesReportBody.self)
         let report = try await req.mates.report(try body.userId.required("userId"), categories: try body.categories.required("categories"),
                                                 comment: body.comment ?? "", by: try req.matesStanding().id)
-        return try await MatesReportResponse(id: try report.requireID(), userId: report.reportedID,
-                                             categories: report.categories.split(separator: ",").map(String.init),
+        return try await MatesReportResponse(id: report.id, userId: report.reportedID,
+                                             categories: report.categoryNames,
                                              createdAt: report.createdAt ?? Date()).encodeResponse(status: .created, for: req)
     }
 

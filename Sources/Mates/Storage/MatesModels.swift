@@ -129,80 +129,80 @@ final class MatesMessage: Model, @unchecked Sendable {
 }
 
 /// One side's review of the other after a match ended; once per side.
-package final class MatesReview: Model, @unchecked Sendable {
-    package static let schema = "mates_reviews"
+final class MatesReview: Model, @unchecked Sendable {
+    static let schema = "mates_reviews"
 
-    @ID(key: .id) package var id: UUID?
-    @Field(key: "match_id") package var matchID: UUID
-    @Field(key: "reviewer_id") package var reviewerID: UUID
-    @Field(key: "reviewee_id") package var revieweeID: UUID
+    @ID(key: .id) var id: UUID?
+    @Field(key: .string(MatesStore.ReviewColumn.matchID)) var matchID: UUID
+    @Field(key: .string(MatesStore.ReviewColumn.reviewerID)) var reviewerID: UUID
+    @Field(key: .string(MatesStore.ReviewColumn.revieweeID)) var revieweeID: UUID
     /// "1,0,1,0,0,0": the picks, `ReputationCategory` order.
-    @Field(key: "picks") package var picks: String
-    @Field(key: "comment") package var comment: String
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Field(key: .string(MatesStore.ReviewColumn.picks)) var picks: String
+    @Field(key: .string(MatesStore.ReviewColumn.comment)) var comment: String
+    @Timestamp(key: .string(MatesStore.ReviewColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
 
-    package init() {}
+    init() {}
 }
 
-package final class MatesReport: Model, @unchecked Sendable {
-    package static let schema = "mates_reports"
+final class MatesReport: Model, @unchecked Sendable {
+    static let schema = "mates_reports"
 
-    @ID(key: .id) package var id: UUID?
-    @Field(key: "reporter_id") package var reporterID: UUID
-    @Field(key: "reported_id") package var reportedID: UUID
+    @ID(key: .id) var id: UUID?
+    @Field(key: .string(MatesStore.ReportColumn.reporterID)) var reporterID: UUID
+    @Field(key: .string(MatesStore.ReportColumn.reportedID)) var reportedID: UUID
     /// Comma-separated `ReportCategory` values.
-    @Field(key: "categories") package var categories: String
-    @Field(key: "comment") package var comment: String
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Field(key: .string(MatesStore.ReportColumn.categories)) var categories: String
+    @Field(key: .string(MatesStore.ReportColumn.comment)) var comment: String
+    @Timestamp(key: .string(MatesStore.ReportColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
 
-    package init() {}
+    init() {}
 }
 
 /// A match left early; counted for `DodgePenalty`.
-package final class MatesDodge: Model, @unchecked Sendable {
-    package static let schema = "mates_dodges"
+final class MatesDodge: Model, @unchecked Sendable {
+    static let schema = "mates_dodges"
 
-    @ID(key: .id) package var id: UUID?
-    @Field(key: "user_id") package var userID: UUID
-    @Field(key: "match_id") package var matchID: UUID
-    @Field(key: "created_at") package var createdAt: Date
+    @ID(key: .id) var id: UUID?
+    @Field(key: .string(MatesStore.DodgeColumn.userID)) var userID: UUID
+    @Field(key: .string(MatesStore.DodgeColumn.matchID)) var matchID: UUID
+    @Field(key: .string(MatesStore.DodgeColumn.createdAt)) var createdAt: Date
 
-    package init() {}
+    init() {}
 }
 
 /// A code sent to a phone number or email address; only its hash is kept.
-package final class MatesVerificationCode: Model, @unchecked Sendable {
-    package static let schema = "mates_verification_codes"
+final class MatesVerificationCode: Model, @unchecked Sendable {
+    static let schema = "mates_verification_codes"
 
-    @ID(key: .id) package var id: UUID?
-    @Field(key: "user_id") package var userID: UUID
-    @Field(key: "channel") package var channel: String
+    @ID(key: .id) var id: UUID?
+    @Field(key: .string(MatesStore.CodeColumn.userID)) var userID: UUID
+    @Field(key: .string(MatesStore.CodeColumn.channel)) var channel: String
     /// SHA-256 of the normalized destination: what sends are counted by.
-    @Field(key: "destination_hash") package var destinationHash: String
-    @Field(key: "masked") package var masked: String
-    @Field(key: "client_address") package var clientAddress: String
-    @Field(key: "code_hash") var codeHash: String
-    @Field(key: "attempts") package var attempts: Int
-    @Field(key: "expires_at") package var expiresAt: Date
-    @OptionalField(key: "used_at") package var usedAt: Date?
-    @Field(key: "created_at") package var createdAt: Date
+    @Field(key: .string(MatesStore.CodeColumn.destinationHash)) var destinationHash: String
+    @Field(key: .string(MatesStore.CodeColumn.masked)) var masked: String
+    @Field(key: .string(MatesStore.CodeColumn.clientAddress)) var clientAddress: String
+    @Field(key: .string(MatesStore.CodeColumn.codeHash)) var codeHash: String
+    @Field(key: .string(MatesStore.CodeColumn.attempts)) var attempts: Int
+    @Field(key: .string(MatesStore.CodeColumn.expiresAt)) var expiresAt: Date
+    @OptionalField(key: .string(MatesStore.CodeColumn.usedAt)) var usedAt: Date?
+    @Field(key: .string(MatesStore.CodeColumn.createdAt)) var createdAt: Date
 
-    package init() {}
+    init() {}
 }
 
 /// An App Store transaction honoured: the item it bought. The transaction id is unique, so a
 /// replayed transaction grants nothing twice.
-package final class MatesPurchase: Model, @unchecked Sendable {
-    package static let schema = "mates_purchases"
+final class MatesPurchase: Model, @unchecked Sendable {
+    static let schema = "mates_purchases"
 
-    @ID(key: .id) package var id: UUID?
-    @Field(key: "user_id") package var userID: UUID
-    @Field(key: "transaction_id") package var transactionID: String
-    @Field(key: "product_id") package var productID: String
-    @Field(key: "item_kind") package var itemKind: String
-    @Field(key: "item_index") package var itemIndex: Int
-    @Field(key: "environment") package var environment: String
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @ID(key: .id) var id: UUID?
+    @Field(key: .string(MatesStore.PurchaseColumn.userID)) var userID: UUID
+    @Field(key: .string(MatesStore.PurchaseColumn.transactionID)) var transactionID: String
+    @Field(key: .string(MatesStore.PurchaseColumn.productID)) var productID: String
+    @Field(key: .string(MatesStore.PurchaseColumn.itemKind)) var itemKind: String
+    @Field(key: .string(MatesStore.PurchaseColumn.itemIndex)) var itemIndex: Int
+    @Field(key: .string(MatesStore.PurchaseColumn.environment)) var environment: String
+    @Timestamp(key: .string(MatesStore.PurchaseColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
 
-    package init() {}
+    init() {}
 }

@@ -216,13 +216,8 @@ extension MatesService {
     }
 
     private func recordDodge(_ user: UUID, match: UUID, now: Date, in store: MatesStore) async throws {
-        let dodge = MatesDodge()
-        dodge.userID = user
-        dodge.matchID = match
-        dodge.createdAt = now
-        try await dodge.create(on: store.database)
-        let recent = try await MatesDodge.query(on: store.database).filter(\.$userID == user)
-            .filter(\.$createdAt > now.addingTimeInterval(-DodgePenalty.window)).count()
+        try await store.recordDodge(by: user, match: match, at: now)
+        let recent = try await store.countDodges(by: user, since: now.addingTimeInterval(-DodgePenalty.window))
         guard let until = DodgePenalty.blockedUntil(dodgesInWindow: recent, now: now) else { return }
         try await store.blockSearching(user, until: until)
     }
@@ -253,9 +248,7 @@ extension MatesService {
     }
 
     package func hasReviewed(_ match: MatchRow, by user: UUID) async throws -> Bool {
-        try await database.sql.raw("""
-            SELECT 1 AS found FROM \(ident: MatesReview.schema) WHERE match_id = \(bind: match.id) AND reviewer_id = \(bind: user) LIMIT 1
-            """).first() != nil
+        try await store.hasReviewed(match.id, by: user)
     }
 
     /// The match with this id if this person was one of its two; 404 for everyone else, admins too
@@ -269,7 +262,7 @@ extension MatesService {
 
     /// One review per side of an ended match: the picks add to the other's reputation, the comment
     /// joins the comments on their profile.
-    package func review(matchID: UUID, picks rawPicks: [Int], comment rawComment: String, by me: UUID) async throws -> MatesReview {
+    package func review(matchID: UUID, picks rawPicks: [Int], comment rawComment: String, by me: UUID) async throws -> ReviewRow {
         let picks: [Bool], comment: String
         do {
             picks = try MatesRules.checkReputation(rawPicks)
@@ -278,19 +271,8 @@ extension MatesService {
         let match = try await match(matchID, for: me)
         guard match.endedAt != nil else { throw AppError.conflict("match_not_ended") }
         let reviewee = match.partner(of: me)
-        let review = MatesReview()
-        review.matchID = matchID
-        review.reviewerID = me
-        review.revieweeID = reviewee
-        review.picks = picks.map { $0 ? "1" : "0" }.joined(separator: ",")
-        review.comment = comment
-        do {
-            try await store.transaction { store in
-                try await review.create(on: store.database)
-                try await store.addReputation(reviewee, picked: picks.enumerated().filter(\.element).map(\.offset))
-            }
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            throw AppError.conflict("already_reviewed")
+        let review = try await store.transaction { store in
+            try await store.addReview(match: matchID, by: me, of: reviewee, picks: picks, comment: comment)
         }
         if !comment.isEmpty { await application.receivedCommentsMemory.forget(reviewee, announcingOn: events) }
         return review
@@ -298,26 +280,15 @@ extension MatesService {
 
     /// Reports someone this person was matched with. Three different reporters (since an admin
     /// last lifted a suspension) suspend the account from mates.
-    package func report(_ target: UUID, categories rawCategories: [String], comment rawComment: String, by me: UUID) async throws -> MatesReport {
+    package func report(_ target: UUID, categories rawCategories: [String], comment rawComment: String, by me: UUID) async throws -> ReportRow {
         let checked: (categories: [ReportCategory], comment: String)
         do { checked = try MatesRules.checkReport(categories: rawCategories, comment: rawComment) } catch { throw Self.appError(error) }
         guard target != me else { throw AppError.invalid("cannot_report_self") }
         guard let reported = try await store.model(target) else { throw AppError.notFound("user_not_found") }
         let shared = try await store.newestMatch(of: me, with: target)
         guard shared != nil else { throw AppError(.forbidden, "report_needs_match") }
-        let report = MatesReport()
-        report.reporterID = me
-        report.reportedID = target
-        report.categories = checked.categories.map(\.rawValue).joined(separator: ",")
-        report.comment = checked.comment
-        do {
-            try await report.create(on: database)
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            throw AppError.conflict("already_reported")
-        }
-        let counted = MatesReport.query(on: database).filter(\.$reportedID == target)
-        if let cleared = reported.reportsClearedAt { counted.filter(\.$createdAt > cleared) }
-        if reported.suspendedAt == nil, try await counted.count() >= MatesRules.reportsToSuspend {
+        let report = try await store.addReport(by: me, of: target, categories: checked.categories, comment: checked.comment)
+        if reported.suspendedAt == nil, try await store.countReports(of: target, since: reported.reportsClearedAt) >= MatesRules.reportsToSuspend {
             try await suspend(reported)
         }
         return report

@@ -19,9 +19,7 @@ extension MatesService {
 
     /// What the person owns (the free first of each kind included) and wears.
     package func collection(of user: UUID, avatar: Int, background: Int) async throws -> MatesCollection {
-        let bought = try await database.sql.raw("""
-            SELECT item_kind, item_index FROM \(ident: MatesPurchase.schema) WHERE user_id = \(bind: user)
-            """).all().map { (kind: try $0.decode(column: "item_kind", as: String.self), index: try $0.decode(column: "item_index", as: Int.self)) }
+        let bought = try await store.purchasedItems(of: user)
         func owned(_ kind: MatesItemKind) -> [Int] {
             Array(Set([0] + bought.filter { $0.kind == kind.rawValue }.map(\.index))).sorted()
         }
@@ -43,16 +41,8 @@ extension MatesService {
             throw AppError.invalid("purchase_invalid")
         }
         guard let item = MatesShopCatalog.item(productID: transaction.productID) else { throw AppError.invalid("unknown_product") }
-        let purchase = MatesPurchase()
-        purchase.userID = try profile.requireID()
-        purchase.transactionID = transaction.transactionID
-        purchase.productID = transaction.productID
-        purchase.itemKind = item.kind.rawValue
-        purchase.itemIndex = item.index
-        purchase.environment = transaction.environment
-        do {
-            try await purchase.create(on: database)
-        } catch let error as any DatabaseError where error.isConstraintFailure {
+        guard try await store.recordPurchase(by: try profile.requireID(), transactionID: transaction.transactionID,
+                                             productID: transaction.productID, kind: item.kind, index: item.index, environment: transaction.environment) else {
             throw AppError.conflict("transaction_used")
         }
         return (item, try await collection(of: profile))

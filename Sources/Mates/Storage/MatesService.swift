@@ -45,26 +45,14 @@ package struct MatesService {
 
     // MARK: Verification
 
-    /// One limit on sending codes: at most `limit` codes to `value` of `column` within `window`.
-    struct SendLimit {
-        let column: String
-        let value: String
-        let window: TimeInterval
-        let limit: Int
-        /// The error when it is reached (with the seconds, minutes and hours to wait).
-        let code: String
-    }
-
     /// The limits a code to `destinationHash` for `user` must keep in the codes table: one a minute
     /// and five a day per inbox (`MatesRules.inboxKey`) and per account. The client's network and
     /// the whole service have budgets of their own (`CodeBudgets`).
-    func sendLimits(destinationHash: String, user: UUID) -> [SendLimit] {
-        var limits: [SendLimit] = []
-        for (column, value) in [("destination_hash", destinationHash), ("user_id", user.uuidString)] {
-            limits.append(SendLimit(column: column, value: value, window: Self.resendInterval, limit: 1, code: "code_resend_too_soon"))
-            limits.append(SendLimit(column: column, value: value, window: 24 * 3600, limit: Self.sendsPerDay, code: "code_daily_limit"))
+    func sendLimits(destinationHash: String, user: UUID) -> [MatesStore.CodeSendLimit] {
+        [.destination(destinationHash), .account(user)].flatMap { counted in
+            [MatesStore.CodeSendLimit(counted: counted, window: Self.resendInterval, limit: 1, code: "code_resend_too_soon"),
+             MatesStore.CodeSendLimit(counted: counted, window: 24 * 3600, limit: Self.sendsPerDay, code: "code_daily_limit")]
         }
-        return limits
     }
 
     /// What a destination is held and counted by: the hash of its channel and its inbox.
@@ -94,20 +82,13 @@ package struct MatesService {
         let slots = try await application.codeBudgets.reserve(channel: channel, client: client, logger: application.logger)
         var generator = SystemRandomNumberGenerator()
         let code = String(format: "%06d", Int.random(in: 0...999_999, using: &generator))
-        let rowID = UUID()
-        let row = MatesVerificationCode()
-        row.id = rowID
-        row.userID = user
-        row.channel = channel.rawValue
-        row.destinationHash = destinationHash
-        row.masked = MatesRules.masked(destination, channel: channel)
-        row.clientAddress = client.key
-        row.codeHash = SecureRandom.sha256Hex(destinationHash + ":" + code)
-        row.attempts = 0
-        row.expiresAt = now.addingTimeInterval(Self.codeLifetime)
-        row.createdAt = now
+        let row = MatesStore.CodeRow(
+            id: UUID(), userID: user, channel: channel.rawValue, destinationHash: destinationHash,
+            masked: MatesRules.masked(destination, channel: channel), clientAddress: client.key,
+            codeHash: SecureRandom.sha256Hex(destinationHash + ":" + code), attempts: 0,
+            expiresAt: now.addingTimeInterval(Self.codeLifetime), usedAt: nil, createdAt: now)
         let limits = sendLimits(destinationHash: destinationHash, user: user)
-        guard try await insertWithinSendLimits(row, limits: limits, now: now) else {
+        guard try await store.insertCode(row, within: limits, now: now) else {
             await slots.release()
             throw try await sendLimitError(limits, now: now)
         }
@@ -119,7 +100,7 @@ package struct MatesService {
             try await application.codeSender.send(message)
         } catch {
             // Not delivered: the code must not count against the limits or be confirmable.
-            try await MatesVerificationCode.query(on: database).filter(\.$id == rowID).delete()
+            try await store.deleteCode(row.id)
             await slots.release()
             application.logger.warning("a one-time code was not delivered: \(error)")
             throw AppError(.serviceUnavailable, "code_not_sent")
@@ -127,53 +108,11 @@ package struct MatesService {
         return (row.masked, row.expiresAt)
     }
 
-    /// Writes `row` if it keeps every limit, in one statement; false when a limit stopped it.
-    private func insertWithinSendLimits(_ row: MatesVerificationCode, limits: [SendLimit], now: Date) async throws -> Bool {
-        let table = MatesVerificationCode.schema
-        return try await database.transaction { transaction in
-            let sql = transaction.sql
-            if sql.dialect.name == "postgresql" {
-                // Always in the same order, so two sends cannot wait for each other's lock.
-                for key in Set(limits.map { "mates_code|\($0.column)|\($0.value)" }).sorted() {
-                    try await sql.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: key)))").run()
-                }
-            }
-            let conditions: [SQLQueryString] = limits.map { limit in
-                // `user_id` is a UUID column: compared as one, not as its text.
-                let value: SQLQueryString = limit.column == "user_id" ? "\(bind: UUID(uuidString: limit.value) ?? UUID())" : "\(bind: limit.value)"
-                return """
-                    (SELECT COUNT(*) FROM \(ident: table) WHERE \(ident: limit.column) = \(value)
-                     AND created_at > \(bind: now.addingTimeInterval(-limit.window))) < \(literal: limit.limit)
-                    """
-            }
-            let inserted = try await sql.raw("""
-                INSERT INTO \(ident: table) (id, user_id, channel, destination_hash, masked, client_address, code_hash, attempts, expires_at, created_at)
-                SELECT \(bind: row.id ?? UUID()), \(bind: row.userID), \(bind: row.channel), \(bind: row.destinationHash), \(bind: row.masked),
-                    \(bind: row.clientAddress), \(bind: row.codeHash), \(literal: 0), \(bind: row.expiresAt), \(bind: row.createdAt)
-                WHERE \(conditions.joined(separator: " AND "))
-                RETURNING id
-                """).all()
-            return !inserted.isEmpty
-        }
-    }
-
     /// The limit that stopped a code, with when to try again (429, `Retry-After` and the wait in
     /// the message): the longest wait of the limits reached.
-    private func sendLimitError(_ limits: [SendLimit], now: Date) async throws -> AppError {
-        var reached: (limit: SendLimit, wait: Int)?
-        for limit in limits {
-            let column: any SQLExpression = SQLColumn(limit.column)
-            let value: any Encodable & Sendable = limit.column == "user_id" ? (UUID(uuidString: limit.value) ?? UUID()) as any Encodable & Sendable : limit.value
-            let rows = try await database.sql.select().column("created_at")
-                .from(MatesVerificationCode.schema)
-                .where(column, .equal, SQLBind(value))
-                .where(SQLColumn("created_at"), .greaterThan, SQLBind(now.addingTimeInterval(-limit.window)))
-                .orderBy("created_at", .descending).limit(limit.limit).all()
-            guard rows.count >= limit.limit, let oldest = try rows.last?.decode(column: "created_at", as: Date.self) else { continue }
-            let wait = max(1, Int(oldest.addingTimeInterval(limit.window).timeIntervalSince(now).rounded(.up)))
-            if wait > reached?.wait ?? 0 { reached = (limit, wait) }
-        }
-        let (code, wait) = reached.map { ($0.limit.code, $0.wait) } ?? ("code_resend_too_soon", Int(Self.resendInterval))
+    private func sendLimitError(_ limits: [MatesStore.CodeSendLimit], now: Date) async throws -> AppError {
+        let reached = try await store.longestWait(of: limits, now: now)
+        let (code, wait) = reached.map { ($0.limit.code, $0.seconds) } ?? ("code_resend_too_soon", Int(Self.resendInterval))
         return AppError(.tooManyRequests, code,
                         arguments: ["seconds": String(wait), "minutes": String((wait + 59) / 60), "hours": String((wait + 3599) / 3600)],
                         headers: ["Retry-After": String(wait)])
@@ -188,23 +127,15 @@ package struct MatesService {
             code = try MatesRules.normalizedCode(rawCode)
         } catch { throw Self.appError(error) }
         let destinationHash = Self.destinationHash(destination, channel: channel)
-        guard let row = try await MatesVerificationCode.query(on: database).filter(\.$userID == user)
-            .filter(\.$destinationHash == destinationHash).sort(\.$createdAt, .descending).first(),
-            row.usedAt == nil, row.expiresAt > now
+        guard let row = try await store.newestCode(for: user, destinationHash: destinationHash), row.usedAt == nil, row.expiresAt > now
         else { throw AppError.invalid("code_expired") }
         guard row.attempts < Self.codeAttempts else { throw AppError.invalid("code_expired") }
         guard SecureRandom.constantTimeEquals(SecureRandom.sha256Hex(destinationHash + ":" + code), row.codeHash) else {
-            // Counted with a conditional update, so parallel guesses cannot share one try.
-            let counted = try await database.sql.update(MatesVerificationCode.schema).set("attempts", to: SQLRaw("attempts + 1"))
-                .where("id", .equal, SQLBind(try row.requireID())).where("attempts", .lessThan, SQLBind(Self.codeAttempts))
-                .returning("attempts").all()
-            let used = try counted.first?.decode(column: "attempts", as: Int.self) ?? Self.codeAttempts
+            let used = try await store.countWrongTry(row.id, maximum: Self.codeAttempts) ?? Self.codeAttempts
             guard used < Self.codeAttempts else { throw AppError.invalid("code_expired") }
             throw AppError.invalid("code_wrong", ["remaining": String(Self.codeAttempts - used)])
         }
-        let taken = try await database.sql.update(MatesVerificationCode.schema).set("used_at", to: SQLBind(now))
-            .where("id", .equal, SQLBind(try row.requireID())).where("used_at", .is, SQLLiteral.null).returning("id").all()
-        guard !taken.isEmpty else { throw AppError.invalid("code_expired") }
+        guard try await store.takeCode(row.id, at: now) else { throw AppError.invalid("code_expired") }
         return try await store.markVerified(user, channel: channel, destinationHash: destinationHash, masked: row.masked)
     }
 
@@ -312,21 +243,7 @@ package struct MatesService {
 
     /// Reads the comments of these people, at most `limit` each.
     private func readReceivedComments(of users: [UUID], limit: Int = 20) async throws -> [UUID: [String]] {
-        guard !users.isEmpty else { return [:] }
-        var comments: [UUID: [String]] = [:]
-        // Written out rather than built from models: the apps' search asks this for 100 people a
-        // call. Numbered per person, so one with many comments cannot crowd out the others.
-        let rows = try await database.sql.raw("""
-            SELECT reviewee_id, comment FROM (
-                SELECT reviewee_id, comment, created_at, ROW_NUMBER() OVER (PARTITION BY reviewee_id ORDER BY created_at DESC) AS position
-                FROM \(ident: MatesReview.schema) WHERE reviewee_id IN (\(binds: Array(Set(users)))) AND comment <> ''
-            ) numbered WHERE position <= \(literal: limit) ORDER BY created_at DESC
-            """).all()
-        for row in rows {
-            let reviewee = try row.decode(column: "reviewee_id", as: UUID.self)
-            if comments[reviewee, default: []].count < limit { comments[reviewee, default: []].append(try row.decode(column: "comment", as: String.self)) }
-        }
-        return comments
+        try await store.receivedComments(of: users, limit: limit)
     }
 
     // MARK: The searching index

@@ -5,9 +5,10 @@ import Platform
 import SQLKit
 import Vapor
 
-/// The one owner of `mates_profiles` and `mates_requests`: the only code that reads or writes
-/// them, names their columns (`ProfileColumn`, `RequestsColumn`; the models' keys are these too)
-/// and announces each change it makes.
+/// The one owner of the mates tables (`mates_profiles`, `mates_requests` here; the others in its
+/// extensions below): the only code that reads or writes them, names their columns
+/// (`ProfileColumn`, `RequestsColumn`, …; the models' keys are these too) and announces each change
+/// it makes.
 ///
 /// An announcement (`announce`) is what keeps the memories of profiles in step on every instance:
 /// the searching index (`/nearby`, the apps' search) and the record of each person's own profile
@@ -15,9 +16,9 @@ import Vapor
 /// inside `transaction` are announced once it committed, so no memory can re-read the old row
 /// after being told.
 ///
-/// `MatesService` holds the rules and calls the store. The matches and their chat are in
-/// `MatesStore+Matches.swift`; the reviews, reports and dodges of the same aggregate still have
-/// their statements in the service (the next step, docs/DECISIONS.md).
+/// `MatesService` holds the rules and calls the store. The rest of the aggregate is the store's
+/// too: the matches and their chat (`MatesStore+Matches.swift`), the one-time codes
+/// (`MatesStore+Codes.swift`), reviews, reports, dodges and purchases (`MatesStore+Reviews.swift`).
 package struct MatesStore {
     /// Made when first used: a read answered from memory never asks the pool for one.
     private let databaseSource: @Sendable () -> any Database

@@ -1,0 +1,185 @@
+import Fluent
+import Foundation
+import Platform
+import SQLKit
+
+/// The one-time codes of `MatesStore`'s aggregate: `mates_verification_codes`, read and written only
+/// here, each column named once (`CodeColumn`: the model's keys and every statement).
+extension MatesStore {
+    enum CodeColumn {
+        static let id = CodeRow.CodingKeys.id.rawValue
+        static let userID = CodeRow.CodingKeys.userID.rawValue
+        static let channel = CodeRow.CodingKeys.channel.rawValue
+        static let destinationHash = CodeRow.CodingKeys.destinationHash.rawValue
+        static let masked = CodeRow.CodingKeys.masked.rawValue
+        static let clientAddress = CodeRow.CodingKeys.clientAddress.rawValue
+        static let codeHash = CodeRow.CodingKeys.codeHash.rawValue
+        static let attempts = CodeRow.CodingKeys.attempts.rawValue
+        static let expiresAt = CodeRow.CodingKeys.expiresAt.rawValue
+        static let usedAt = CodeRow.CodingKeys.usedAt.rawValue
+        static let createdAt = CodeRow.CodingKeys.createdAt.rawValue
+        static let all = [id, userID, channel, destinationHash, masked, clientAddress, codeHash, attempts, expiresAt, usedAt, createdAt]
+    }
+
+    /// A code sent, as the store reads and writes it (only its hash is kept).
+    struct CodeRow: Decodable, Sendable, Equatable {
+        let id: UUID
+        let userID: UUID
+        let channel: String
+        let destinationHash: String
+        let masked: String
+        let clientAddress: String
+        let codeHash: String
+        let attempts: Int
+        let expiresAt: Date
+        let usedAt: Date?
+        let createdAt: Date
+
+        enum CodingKeys: String, CodingKey {
+            case id, channel, masked, attempts
+            case userID = "user_id", destinationHash = "destination_hash", clientAddress = "client_address", codeHash = "code_hash"
+            case expiresAt = "expires_at", usedAt = "used_at", createdAt = "created_at"
+        }
+
+        init(id: UUID, userID: UUID, channel: String, destinationHash: String, masked: String, clientAddress: String, codeHash: String,
+             attempts: Int, expiresAt: Date, usedAt: Date?, createdAt: Date) {
+            self.id = id
+            self.userID = userID
+            self.channel = channel
+            self.destinationHash = destinationHash
+            self.masked = masked
+            self.clientAddress = clientAddress
+            self.codeHash = codeHash
+            self.attempts = attempts
+            self.expiresAt = expiresAt
+            self.usedAt = usedAt
+            self.createdAt = createdAt
+        }
+
+        init(_ model: MatesVerificationCode) throws {
+            self.init(id: try model.requireID(), userID: model.userID, channel: model.channel, destinationHash: model.destinationHash,
+                      masked: model.masked, clientAddress: model.clientAddress, codeHash: model.codeHash, attempts: model.attempts,
+                      expiresAt: model.expiresAt, usedAt: model.usedAt, createdAt: model.createdAt)
+        }
+    }
+
+    /// One limit on sending codes: at most `limit` codes counted by `counted` within `window`.
+    struct CodeSendLimit: Sendable {
+        enum Counted: Hashable, Sendable {
+            /// Codes to one inbox (the destination's hash).
+            case destination(String)
+            /// Codes for one account.
+            case account(UUID)
+
+            var column: String {
+                switch self {
+                case .destination: return CodeColumn.destinationHash
+                case .account: return CodeColumn.userID
+                }
+            }
+
+            /// Bound as its column's type (`user_id` is a UUID: compared as one, not as its text).
+            var value: SQLBind {
+                switch self {
+                case .destination(let hash): return SQLBind(hash)
+                case .account(let user): return SQLBind(user)
+                }
+            }
+
+            /// What PostgreSQL's advisory lock for this count is named by.
+            var lockKey: String {
+                switch self {
+                case .destination(let hash): return "mates_code|\(CodeColumn.destinationHash)|\(hash)"
+                case .account(let user): return "mates_code|\(CodeColumn.userID)|\(user.uuidString)"
+                }
+            }
+        }
+
+        let counted: Counted
+        let window: TimeInterval
+        let limit: Int
+        /// The error when it is reached (with the seconds, minutes and hours to wait).
+        let code: String
+    }
+
+    private var codes: SQLIdentifier { SQLIdentifier(MatesVerificationCode.schema) }
+
+    /// Writes `row` if it keeps every limit, in one statement; false when a limit stopped it. On
+    /// PostgreSQL under advisory locks of what the limits count, since each statement there sees
+    /// only what was committed before it began.
+    func insertCode(_ row: CodeRow, within limits: [CodeSendLimit], now: Date) async throws -> Bool {
+        try await database.transaction { transaction in
+            let sql = transaction.sql
+            if sql.dialect.name == "postgresql" {
+                // Always in the same order, so two sends cannot wait for each other's lock.
+                for key in Set(limits.map(\.counted.lockKey)).sorted() {
+                    try await sql.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: key)))").run()
+                }
+            }
+            let conditions: [SQLQueryString] = limits.map { limit in
+                """
+                (SELECT COUNT(*) FROM \(self.codes) WHERE \(ident: limit.counted.column) = \(limit.counted.value)
+                 AND \(ident: CodeColumn.createdAt) > \(bind: now.addingTimeInterval(-limit.window))) < \(literal: limit.limit)
+                """
+            }
+            let values: [any SQLExpression] = [
+                SQLBind(row.id), SQLBind(row.userID), SQLBind(row.channel), SQLBind(row.destinationHash), SQLBind(row.masked),
+                SQLBind(row.clientAddress), SQLBind(row.codeHash), SQLBind(row.attempts), SQLBind(row.expiresAt), SQLBind(row.usedAt),
+                SQLBind(row.createdAt),
+            ]
+            let inserted = try await sql.raw("""
+                INSERT INTO \(self.codes) (\(SQLList(CodeColumn.all.map { SQLIdentifier($0) })))
+                SELECT \(SQLList(values)) WHERE \(conditions.joined(separator: " AND "))
+                RETURNING \(ident: CodeColumn.id)
+                """).all()
+            return !inserted.isEmpty
+        }
+    }
+
+    /// Removes a code (one that could not be delivered: it must not count or be confirmable).
+    func deleteCode(_ id: UUID) async throws {
+        try await sql.delete(from: codes).where(SQLIdentifier(CodeColumn.id), .equal, SQLBind(id)).run()
+    }
+
+    /// Of the limits reached, the one with the longest wait and the wait in seconds; nil when none is.
+    func longestWait(of limits: [CodeSendLimit], now: Date) async throws -> (limit: CodeSendLimit, seconds: Int)? {
+        var reached: (limit: CodeSendLimit, seconds: Int)?
+        for limit in limits {
+            let times = try await sql.select().column(SQLIdentifier(CodeColumn.createdAt)).from(codes)
+                .where(SQLIdentifier(limit.counted.column), .equal, limit.counted.value)
+                .where(SQLIdentifier(CodeColumn.createdAt), .greaterThan, SQLBind(now.addingTimeInterval(-limit.window)))
+                .orderBy(CodeColumn.createdAt, .descending).limit(limit.limit)
+                .all(decodingColumn: CodeColumn.createdAt, as: Date.self)
+            guard times.count >= limit.limit, let oldest = times.last else { continue }
+            let wait = max(1, Int(oldest.addingTimeInterval(limit.window).timeIntervalSince(now).rounded(.up)))
+            if wait > reached?.seconds ?? 0 { reached = (limit, wait) }
+        }
+        return reached
+    }
+
+    /// The newest code sent to this destination for this account.
+    func newestCode(for user: UUID, destinationHash: String) async throws -> CodeRow? {
+        try await sql.select().columns(CodeColumn.all.map { SQLIdentifier($0) }).from(codes)
+            .where(SQLIdentifier(CodeColumn.userID), .equal, SQLBind(user))
+            .where(SQLIdentifier(CodeColumn.destinationHash), .equal, SQLBind(destinationHash))
+            .orderBy(CodeColumn.createdAt, .descending).limit(1)
+            .first(decoding: CodeRow.self)
+    }
+
+    /// Counts a wrong try with a conditional update, so parallel guesses cannot share one: the
+    /// tries used after it, or nil when `maximum` were used already.
+    func countWrongTry(_ id: UUID, maximum: Int) async throws -> Int? {
+        let attempts = SQLIdentifier(CodeColumn.attempts)
+        return try await sql.update(codes).set(attempts, to: SQLBinaryExpression(attempts, .add, SQLLiteral.numeric("1")))
+            .where(SQLIdentifier(CodeColumn.id), .equal, SQLBind(id)).where(attempts, .lessThan, SQLBind(maximum))
+            .returning(attempts).all(decodingColumn: CodeColumn.attempts, as: Int.self).first
+    }
+
+    /// Uses a code: false when it was used already (a parallel confirmation took it).
+    func takeCode(_ id: UUID, at now: Date) async throws -> Bool {
+        let taken = try await sql.update(codes).set(SQLIdentifier(CodeColumn.usedAt), to: SQLBind(now))
+            .where(SQLIdentifier(CodeColumn.id), .equal, SQLBind(id)).where(SQLIdentifier(CodeColumn.usedAt), .is, SQLLiteral.null)
+            .returning(SQLIdentifier(CodeColumn.id)).all()
+        return !taken.isEmpty
+    }
+}

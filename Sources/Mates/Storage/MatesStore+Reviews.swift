@@ -1,0 +1,242 @@
+import Fluent
+import Foundation
+import Platform
+import SQLKit
+
+/// What people say and do about each other in `MatesStore`'s aggregate — reviews, reports, dodges —
+/// and what they bought: `mates_reviews`, `mates_reports`, `mates_dodges` and `mates_purchases`,
+/// read and written only here, each column named once (the models' keys and every statement).
+extension MatesStore {
+    enum ReviewColumn {
+        static let id = ReviewRow.CodingKeys.id.rawValue
+        static let matchID = ReviewRow.CodingKeys.matchID.rawValue
+        static let reviewerID = ReviewRow.CodingKeys.reviewerID.rawValue
+        static let revieweeID = ReviewRow.CodingKeys.revieweeID.rawValue
+        static let picks = ReviewRow.CodingKeys.picks.rawValue
+        static let comment = ReviewRow.CodingKeys.comment.rawValue
+        static let createdAt = ReviewRow.CodingKeys.createdAt.rawValue
+    }
+
+    enum ReportColumn {
+        static let id = ReportRow.CodingKeys.id.rawValue
+        static let reporterID = ReportRow.CodingKeys.reporterID.rawValue
+        static let reportedID = ReportRow.CodingKeys.reportedID.rawValue
+        static let categories = ReportRow.CodingKeys.categories.rawValue
+        static let comment = ReportRow.CodingKeys.comment.rawValue
+        static let createdAt = ReportRow.CodingKeys.createdAt.rawValue
+    }
+
+    enum DodgeColumn {
+        static let id = "id"
+        static let userID = "user_id"
+        static let matchID = "match_id"
+        static let createdAt = "created_at"
+    }
+
+    enum PurchaseColumn {
+        static let id = "id"
+        static let userID = "user_id"
+        static let transactionID = "transaction_id"
+        static let productID = "product_id"
+        static let itemKind = "item_kind"
+        static let itemIndex = "item_index"
+        static let environment = "environment"
+        static let createdAt = "created_at"
+    }
+
+    // MARK: Reviews
+
+    /// Writes one side's review of an ended match and adds its picks to the reviewee's reputation
+    /// (run it inside `transaction`). 409 `already_reviewed` for a second review of the same side.
+    func addReview(match: UUID, by reviewer: UUID, of reviewee: UUID, picks: [Bool], comment: String) async throws -> ReviewRow {
+        let review = MatesReview()
+        review.matchID = match
+        review.reviewerID = reviewer
+        review.revieweeID = reviewee
+        review.picks = picks.map { $0 ? "1" : "0" }.joined(separator: ",")
+        review.comment = comment
+        do {
+            try await review.create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("already_reviewed")
+        }
+        try await addReputation(reviewee, picked: picks.enumerated().filter(\.element).map(\.offset))
+        return try ReviewRow(review)
+    }
+
+    /// Whether `user` reviewed the match.
+    func hasReviewed(_ match: UUID, by user: UUID) async throws -> Bool {
+        try await sql.select().column(SQLIdentifier(ReviewColumn.id)).from(MatesReview.schema)
+            .where(SQLIdentifier(ReviewColumn.matchID), .equal, SQLBind(match))
+            .where(SQLIdentifier(ReviewColumn.reviewerID), .equal, SQLBind(user)).limit(1).first() != nil
+    }
+
+    /// The people `reviewer` reviewed, oldest first.
+    package func reviewees(of reviewer: UUID) async throws -> [UUID] {
+        try await sql.select().column(SQLIdentifier(ReviewColumn.revieweeID)).from(MatesReview.schema)
+            .where(SQLIdentifier(ReviewColumn.reviewerID), .equal, SQLBind(reviewer)).orderBy(ReviewColumn.createdAt)
+            .all(decodingColumn: ReviewColumn.revieweeID, as: UUID.self)
+    }
+
+    /// The comments left in reviews of these people, newest first, at most `limit` each, in one
+    /// statement (the apps' search asks for 100 people a call). Numbered per person, so one with
+    /// many comments cannot crowd out the others.
+    func receivedComments(of users: [UUID], limit: Int) async throws -> [UUID: [String]] {
+        guard !users.isEmpty else { return [:] }
+        let reviewee = SQLIdentifier(ReviewColumn.revieweeID), comment = SQLIdentifier(ReviewColumn.comment)
+        let created = SQLIdentifier(ReviewColumn.createdAt)
+        let rows = try await sql.raw("""
+            SELECT \(reviewee), \(comment) FROM (
+                SELECT \(reviewee), \(comment), \(created), ROW_NUMBER() OVER (PARTITION BY \(reviewee) ORDER BY \(created) DESC) AS position
+                FROM \(ident: MatesReview.schema) WHERE \(reviewee) IN (\(binds: Array(Set(users)))) AND \(comment) <> ''
+            ) numbered WHERE position <= \(literal: limit) ORDER BY \(created) DESC
+            """).all()
+        var comments: [UUID: [String]] = [:]
+        for row in rows {
+            let person = try row.decode(column: ReviewColumn.revieweeID, as: UUID.self)
+            if comments[person, default: []].count < limit {
+                comments[person, default: []].append(try row.decode(column: ReviewColumn.comment, as: String.self))
+            }
+        }
+        return comments
+    }
+
+    // MARK: Reports
+
+    /// Writes a report. 409 `already_reported` for the same pair a second time.
+    func addReport(by reporter: UUID, of reported: UUID, categories: [ReportCategory], comment: String) async throws -> ReportRow {
+        let report = MatesReport()
+        report.reporterID = reporter
+        report.reportedID = reported
+        report.categories = categories.map(\.rawValue).joined(separator: ",")
+        report.comment = comment
+        do {
+            try await report.create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("already_reported")
+        }
+        return try ReportRow(report)
+    }
+
+    /// Reports of `reported` made after `since` (all when nil).
+    package func countReports(of reported: UUID, since: Date?) async throws -> Int {
+        let query = sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "counted").from(MatesReport.schema)
+            .where(SQLIdentifier(ReportColumn.reportedID), .equal, SQLBind(reported))
+        if let since { query.where(SQLIdentifier(ReportColumn.createdAt), .greaterThan, SQLBind(since)) }
+        return try await query.first(decodingColumn: "counted", as: Int.self) ?? 0
+    }
+
+    /// The people `reporter` reported, oldest first.
+    package func reportedPeople(by reporter: UUID) async throws -> [UUID] {
+        try await sql.select().column(SQLIdentifier(ReportColumn.reportedID)).from(MatesReport.schema)
+            .where(SQLIdentifier(ReportColumn.reporterID), .equal, SQLBind(reporter)).orderBy(ReportColumn.createdAt)
+            .all(decodingColumn: ReportColumn.reportedID, as: UUID.self)
+    }
+
+    // MARK: Dodges
+
+    /// Records a match left early by `user`.
+    func recordDodge(by user: UUID, match: UUID, at now: Date) async throws {
+        try await sql.insert(into: MatesDodge.schema)
+            .columns(DodgeColumn.id, DodgeColumn.userID, DodgeColumn.matchID, DodgeColumn.createdAt)
+            .values(SQLBind(UUID()), SQLBind(user), SQLBind(match), SQLBind(now)).run()
+    }
+
+    /// The matches `user` left early after `since` (all when nil).
+    package func countDodges(by user: UUID, since: Date?) async throws -> Int {
+        let query = sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "counted").from(MatesDodge.schema)
+            .where(SQLIdentifier(DodgeColumn.userID), .equal, SQLBind(user))
+        if let since { query.where(SQLIdentifier(DodgeColumn.createdAt), .greaterThan, SQLBind(since)) }
+        return try await query.first(decodingColumn: "counted", as: Int.self) ?? 0
+    }
+
+    // MARK: Purchases
+
+    /// The items `user` bought: kind (`MatesItemKind`) and index each.
+    func purchasedItems(of user: UUID) async throws -> [(kind: String, index: Int)] {
+        try await sql.select().column(SQLIdentifier(PurchaseColumn.itemKind)).column(SQLIdentifier(PurchaseColumn.itemIndex))
+            .from(MatesPurchase.schema).where(SQLIdentifier(PurchaseColumn.userID), .equal, SQLBind(user)).all()
+            .map { (kind: try $0.decode(column: PurchaseColumn.itemKind, as: String.self), index: try $0.decode(column: PurchaseColumn.itemIndex, as: Int.self)) }
+    }
+
+    /// The transactions `user`'s purchases came from, oldest first.
+    package func purchaseTransactionIDs(of user: UUID) async throws -> [String] {
+        try await sql.select().column(SQLIdentifier(PurchaseColumn.transactionID)).from(MatesPurchase.schema)
+            .where(SQLIdentifier(PurchaseColumn.userID), .equal, SQLBind(user)).orderBy(PurchaseColumn.createdAt)
+            .all(decodingColumn: PurchaseColumn.transactionID, as: String.self)
+    }
+
+    /// Records a purchase: false when this transaction was honoured already (by anyone).
+    package func recordPurchase(by user: UUID, transactionID: String, productID: String, kind: MatesItemKind, index: Int, environment: String) async throws -> Bool {
+        let purchase = MatesPurchase()
+        purchase.userID = user
+        purchase.transactionID = transactionID
+        purchase.productID = productID
+        purchase.itemKind = kind.rawValue
+        purchase.itemIndex = index
+        purchase.environment = environment
+        do {
+            try await purchase.create(on: database)
+            return true
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            return false
+        }
+    }
+}
+
+/// A review as the store returns it (`MatesMatchStoreTests` checks it against `MatesReview`).
+package struct ReviewRow: Decodable, Sendable, Equatable {
+    package let id: UUID
+    package let matchID: UUID
+    let reviewerID: UUID
+    package let revieweeID: UUID
+    /// "1,0,1,0,0,0": the picks, `ReputationCategory` order.
+    let picks: String
+    package let comment: String
+    package let createdAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case id, picks, comment
+        case matchID = "match_id", reviewerID = "reviewer_id", revieweeID = "reviewee_id", createdAt = "created_at"
+    }
+
+    init(_ model: MatesReview) throws {
+        id = try model.requireID()
+        matchID = model.matchID
+        reviewerID = model.reviewerID
+        revieweeID = model.revieweeID
+        picks = model.picks
+        comment = model.comment
+        createdAt = model.createdAt
+    }
+
+    /// The picks as 1s and 0s, `ReputationCategory` order.
+    package var reputation: [Int] { picks.split(separator: ",").compactMap { Int($0) } }
+}
+
+/// A report as the store returns it.
+package struct ReportRow: Decodable, Sendable, Equatable {
+    package let id: UUID
+    let reporterID: UUID
+    package let reportedID: UUID
+    /// Comma-separated `ReportCategory` values.
+    let categories: String
+    let comment: String
+    package let createdAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case id, categories, comment
+        case reporterID = "reporter_id", reportedID = "reported_id", createdAt = "created_at"
+    }
+
+    init(_ model: MatesReport) throws {
+        id = try model.requireID()
+        reporterID = model.reporterID
+        reportedID = model.reportedID
+        categories = model.categories
+        comment = model.comment
+        createdAt = model.createdAt
+    }
+
+    package var categoryNames: [String] { categories.split(separator: ",").map(String.init) }
+}

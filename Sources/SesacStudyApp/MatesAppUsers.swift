@@ -13,26 +13,26 @@ package final class MatesAppUser: Model, @unchecked Sendable {
     package static let schema = "mates_app_users"
 
     /// The Firebase uid (the ID token's `sub`).
-    @ID(custom: "uid", generatedBy: .user) package var id: String?
-    @Field(key: "user_id") package var userID: UUID
+    @ID(custom: .string(AppUserStore.UserColumn.uid), generatedBy: .user) package var id: String?
+    @Field(key: .string(AppUserStore.UserColumn.userID)) package var userID: UUID
     /// The Firebase project the uid belongs to (each student app has its own).
-    @Field(key: "project_id") package var projectID: String
-    @Field(key: "phone_number") package var phoneNumber: String
-    @Field(key: "email") package var email: String
-    @Field(key: "fcm_token") var fcmToken: String
+    @Field(key: .string(AppUserStore.UserColumn.projectID)) package var projectID: String
+    @Field(key: .string(AppUserStore.UserColumn.phoneNumber)) package var phoneNumber: String
+    @Field(key: .string(AppUserStore.UserColumn.email)) package var email: String
+    @Field(key: .string(AppUserStore.UserColumn.fcmToken)) var fcmToken: String
     /// As sent at sign-up (the apps send local time labelled as UTC; it is kept, not corrected).
-    @Field(key: "birth") package var birth: Date
-    @Field(key: "study") package var study: String
+    @Field(key: .string(AppUserStore.UserColumn.birth)) package var birth: Date
+    @Field(key: .string(AppUserStore.UserColumn.study)) package var study: String
     /// The apps' "내 번호 검색 허용" (let people find me by my number). We have no search by phone
     /// number, so it is kept and shown back, and does not hide anyone from the map.
-    @Field(key: "searchable") package var searchable: Bool
+    @Field(key: .string(AppUserStore.UserColumn.searchable)) package var searchable: Bool
     /// True when the sign-up made the account; false when it joined one that had verified this
     /// phone number on the web. Withdrawing deletes only an account the app made.
-    @Field(key: "created_account") var createdAccount: Bool
+    @Field(key: .string(AppUserStore.UserColumn.createdAccount)) var createdAccount: Bool
     /// The last ended match this user has moved past (dodged after, reviewed, or searched again):
     /// until then the apps show the partner's dodge or review in `myQueueState`.
-    @OptionalField(key: "settled_match_id") var settledMatchID: UUID?
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @OptionalField(key: .string(AppUserStore.UserColumn.settledMatchID)) var settledMatchID: UUID?
+    @Timestamp(key: .string(AppUserStore.UserColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
 }

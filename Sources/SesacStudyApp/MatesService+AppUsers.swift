@@ -57,7 +57,7 @@ extension MatesService {
     static func appSightingTopic(_ uid: String) -> String { "mates.sesac.sighting.\(uid)" }
 
     func appUser(_ uid: String) async throws -> MatesAppUser? {
-        try await MatesAppUser.find(uid, on: database)
+        try await appUsers.appUser(uid)
     }
 
     /// The account a signed-up uid belongs to (`AppAccounts`, from memory), or nil.
@@ -65,10 +65,7 @@ extension MatesService {
         let accounts = application.appAccounts
         if let known = accounts.account(of: uid) { return known }
         let generation = accounts.generation
-        guard let row = try await database.sql.raw("SELECT user_id FROM \(ident: MatesAppUser.schema) WHERE uid = \(bind: uid)").first() else {
-            return nil
-        }
-        let account = try row.decode(column: "user_id", as: UUID.self)
+        guard let account = try await appUsers.account(ofUID: uid) else { return nil }
         accounts.remember(account, of: uid, readAt: generation)
         return account
     }
@@ -102,7 +99,7 @@ extension MatesService {
             if MatesGender(rawValue: existing.gender) == .unspecified { existing.gender = form.gender.rawValue }
             try await store.transaction { store in
                 try await store.save(existing)
-                try await row.create(on: store.database)
+                try await AppUserStore(database: store.database).create(row)
             }
             await application.appUIDMemory.forget(row.userID, announcingOn: events)
             return row
@@ -127,7 +124,7 @@ extension MatesService {
             try await store.transaction { store in
                 try await account.create(on: store.database)
                 try await store.save(profile)
-                try await row.create(on: store.database)
+                try await AppUserStore(database: store.database).create(row)
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // The same uid signing up twice at once, or the nickname taken in between.
@@ -146,7 +143,7 @@ extension MatesService {
             await application.appAccounts.forget(uid, announcingOn: events)
         }
         guard appUser.createdAccount, let account = try await User.find(appUser.userID, on: database) else {
-            try await appUser.delete(on: database)
+            try await appUsers.delete(appUser)
             await application.appUIDMemory.forget(appUser.userID, announcingOn: events)
             // The account stays (the web's): only this uid's sockets end.
             if let uid = appUser.id { await events.publish(MatesCompatSocket.withdrawnMessage, to: MatesCompatSocket.bindingTopic(uid)) }
@@ -167,14 +164,7 @@ extension MatesService {
     private func readAppUIDs(of users: [UUID]) async throws -> [UUID: String] {
         var uids = Dictionary(uniqueKeysWithValues: Set(users).map { ($0, $0.uuidString.lowercased()) })
         guard !users.isEmpty else { return uids }
-        // Written out: the apps' search names 100 people each call, and building the Fluent models
-        // (by reflection) was a fifth of it. Newest last, so the newest uid of an account wins.
-        for chunk in Array(Set(users)).chunked(StatementLimits.bindsPerStatement) {
-            let rows = try await database.sql.raw("""
-                SELECT uid, user_id FROM \(ident: MatesAppUser.schema) WHERE user_id IN (\(binds: Array(chunk))) ORDER BY created_at
-                """).all()
-            for row in rows { uids[try row.decode(column: "user_id", as: UUID.self)] = try row.decode(column: "uid", as: String.self) }
-        }
+        uids.merge(try await appUsers.newestUIDs(of: users)) { _, newest in newest }
         return uids
     }
 
@@ -197,10 +187,7 @@ extension MatesService {
         let now = self.now
         let network = ClientNetwork(address: address).key
         guard application.appSightings.shouldWrite(uid: uid, network: network, now: now) else { return }
-        try await database.sql.raw("""
-            INSERT INTO \(ident: CreateMatesAppNetworks.schema) (uid, network, seen_at) VALUES (\(bind: uid), \(bind: network), \(bind: now))
-            ON CONFLICT (uid, network) DO UPDATE SET seen_at = excluded.seen_at
-            """).run()
+        try await appUsers.noteSighting(uid: uid, network: network, at: now)
         await events.publish(network, to: Self.appSightingTopic(uid))
     }
 
@@ -227,33 +214,23 @@ extension MatesService {
     /// network only on this one: a network the uid merely used earlier in the day (a café, a
     /// classroom) binds nobody.
     func appLatestNetwork(uid: String) async throws -> String? {
-        let row = try await database.sql.raw("""
-            SELECT network FROM \(ident: CreateMatesAppNetworks.schema)
-            WHERE uid = \(bind: uid) AND seen_at > \(bind: now.addingTimeInterval(-Self.appSightingLifetime))
-            ORDER BY seen_at DESC LIMIT 1
-            """).first()
-        return try row?.decode(column: "network", as: String.self)
+        try await appUsers.latestNetwork(of: uid, since: now.addingTimeInterval(-Self.appSightingLifetime))
     }
 
     /// Forgets the networks of sightings older than `appSightingLifetime` (nothing reads them).
     func pruneAppSightings() async throws -> Int {
-        try await database.sql.raw("""
-            DELETE FROM \(ident: CreateMatesAppNetworks.schema) WHERE seen_at <= \(bind: now.addingTimeInterval(-Self.appSightingLifetime)) RETURNING uid
-            """).all().count
+        try await appUsers.pruneSightings(before: now.addingTimeInterval(-Self.appSightingLifetime))
     }
 
     /// Forgets the networks of every app uid of `account` (the account's deletion), in `database`
     /// (the deleting transaction).
     static func forgetAppSightings(ofAccount account: UUID, on database: any Database) async throws {
-        try await database.sql.raw("""
-            DELETE FROM \(ident: CreateMatesAppNetworks.schema)
-            WHERE uid IN (SELECT uid FROM \(ident: MatesAppUser.schema) WHERE user_id = \(bind: account))
-            """).run()
+        try await AppUserStore(database: database).forgetSightings(ofAccount: account)
     }
 
     /// Forgets every network of `uid` (its withdrawal).
     func forgetAppSightings(uid: String) async throws {
-        try await database.sql.raw("DELETE FROM \(ident: CreateMatesAppNetworks.schema) WHERE uid = \(bind: uid)").run()
+        try await appUsers.forgetSightings(uid: uid)
     }
 
     // MARK: The apps' view of the queue
@@ -292,20 +269,20 @@ extension MatesService {
             try await saveProfileChange(profile, change, in: store)
             if let study { appUser.study = study }
             if let searchable { appUser.searchable = searchable }
-            if study != nil || searchable != nil { try await appUser.save(on: store.database) }
+            if study != nil || searchable != nil { try await AppUserStore(database: store.database).save(appUser) }
         }
     }
 
     /// `PUT /v1/user/update_fcm_token`: where the app's pushes go.
     func setPushToken(_ token: String, of appUser: MatesAppUser) async throws {
         appUser.fcmToken = token
-        try await appUser.save(on: database)
+        try await appUsers.save(appUser)
     }
 
     private func settle(_ appUser: MatesAppUser, match: UUID?) async throws {
         guard let match, appUser.settledMatchID != match else { return }
         appUser.settledMatchID = match
-        try await appUser.save(on: database)
+        try await appUsers.save(appUser)
     }
 
     /// `POST /v1/queue`: a new search also moves past the last match.

@@ -1,0 +1,125 @@
+import Fluent
+import Foundation
+import Mates
+import Platform
+import SQLKit
+
+/// The one owner of the 새싹 스터디 apps' own tables — `mates_app_users` (a Firebase uid linked to
+/// an account) and `mates_app_networks` (the networks each uid called from): the only code that
+/// reads or writes them, naming each column once (`UserColumn`, `NetworkColumn`; the model's keys
+/// are these). The memories that follow them (`appAccounts`, `appUIDMemory`) are told by the
+/// service, which knows which uid and account a write concerns.
+struct AppUserStore {
+    let database: any Database
+
+    enum UserColumn {
+        static let uid = "uid"
+        static let userID = "user_id"
+        static let projectID = "project_id"
+        static let phoneNumber = "phone_number"
+        static let email = "email"
+        static let fcmToken = "fcm_token"
+        static let birth = "birth"
+        static let study = "study"
+        static let searchable = "searchable"
+        static let createdAccount = "created_account"
+        static let settledMatchID = "settled_match_id"
+        static let createdAt = "created_at"
+    }
+
+    enum NetworkColumn {
+        static let uid = "uid"
+        static let network = "network"
+        static let seenAt = "seen_at"
+    }
+
+    private var sql: any SQLDatabase { database.sql }
+    private var users: SQLIdentifier { SQLIdentifier(MatesAppUser.schema) }
+    private var networks: SQLIdentifier { SQLIdentifier(CreateMatesAppNetworks.schema) }
+
+    // MARK: App users
+
+    /// The app user with this uid (the model: its writes change several fields).
+    func appUser(_ uid: String) async throws -> MatesAppUser? {
+        try await MatesAppUser.find(uid, on: database)
+    }
+
+    /// The account a signed-up uid belongs to, or nil.
+    func account(ofUID uid: String) async throws -> UUID? {
+        try await sql.select().column(SQLIdentifier(UserColumn.userID)).from(users)
+            .where(SQLIdentifier(UserColumn.uid), .equal, SQLBind(uid))
+            .first(decodingColumn: UserColumn.userID, as: UUID.self)
+    }
+
+    /// Each account's newest app uid, for the accounts that have one. Written out: the apps' search
+    /// names 100 people each call, and building the models (by reflection) was a fifth of it.
+    func newestUIDs(of accounts: [UUID]) async throws -> [UUID: String] {
+        var uids: [UUID: String] = [:]
+        for chunk in Array(Set(accounts)).chunked(StatementLimits.bindsPerStatement) {
+            // Newest last, so the newest uid of an account wins.
+            let rows = try await sql.select().column(SQLIdentifier(UserColumn.uid)).column(SQLIdentifier(UserColumn.userID)).from(users)
+                .where(SQLIdentifier(UserColumn.userID), .in, SQLBind.group(Array(chunk))).orderBy(UserColumn.createdAt).all()
+            for row in rows {
+                uids[try row.decode(column: UserColumn.userID, as: UUID.self)] = try row.decode(column: UserColumn.uid, as: String.self)
+            }
+        }
+        return uids
+    }
+
+    /// Writes a new app user (inside the sign-up's transaction: pass its database).
+    func create(_ appUser: MatesAppUser) async throws {
+        try await appUser.create(on: database)
+    }
+
+    /// Saves the app user's changed fields.
+    func save(_ appUser: MatesAppUser) async throws {
+        try await appUser.save(on: database)
+    }
+
+    /// Removes the app user (the account stays).
+    func delete(_ appUser: MatesAppUser) async throws {
+        try await appUser.delete(on: database)
+    }
+
+    // MARK: Networks
+
+    /// Notes that `uid` called from `network` now.
+    func noteSighting(uid: String, network: String, at now: Date) async throws {
+        try await sql.raw("""
+            INSERT INTO \(networks) (\(ident: NetworkColumn.uid), \(ident: NetworkColumn.network), \(ident: NetworkColumn.seenAt))
+            VALUES (\(bind: uid), \(bind: network), \(bind: now))
+            ON CONFLICT (\(ident: NetworkColumn.uid), \(ident: NetworkColumn.network)) DO UPDATE SET \(ident: NetworkColumn.seenAt) = excluded.\(ident: NetworkColumn.seenAt)
+            """).run()
+    }
+
+    /// The network `uid` called from most recently after `since`, or nil.
+    func latestNetwork(of uid: String, since: Date) async throws -> String? {
+        try await sql.select().column(SQLIdentifier(NetworkColumn.network)).from(networks)
+            .where(SQLIdentifier(NetworkColumn.uid), .equal, SQLBind(uid))
+            .where(SQLIdentifier(NetworkColumn.seenAt), .greaterThan, SQLBind(since))
+            .orderBy(NetworkColumn.seenAt, .descending).limit(1)
+            .first(decodingColumn: NetworkColumn.network, as: String.self)
+    }
+
+    /// Forgets the sightings at or before `cutoff`; returns how many went.
+    func pruneSightings(before cutoff: Date) async throws -> Int {
+        try await sql.delete(from: networks).where(SQLIdentifier(NetworkColumn.seenAt), .lessThanOrEqual, SQLBind(cutoff))
+            .returning(SQLIdentifier(NetworkColumn.uid)).all().count
+    }
+
+    /// Forgets every network of `uid`.
+    func forgetSightings(uid: String) async throws {
+        try await sql.delete(from: networks).where(SQLIdentifier(NetworkColumn.uid), .equal, SQLBind(uid)).run()
+    }
+
+    /// Forgets the networks of every app uid of `account` (inside the account's deletion).
+    func forgetSightings(ofAccount account: UUID) async throws {
+        let uids = sql.select().column(SQLIdentifier(UserColumn.uid)).from(users).where(SQLIdentifier(UserColumn.userID), .equal, SQLBind(account))
+        try await sql.delete(from: networks).where(SQLIdentifier(NetworkColumn.uid), .in, SQLGroupExpression(uids.select)).run()
+    }
+}
+
+extension MatesService {
+    /// The store of the apps' own tables, on the service's database.
+    var appUsers: AppUserStore { AppUserStore(database: database) }
+}

@@ -47,11 +47,11 @@ struct MenuGamePreferencesAPI: RouteCollection {
         @NullEncoded var userID: UUID?
         @NullEncoded var createdAt: Date?
 
-        init(_ feedback: MenuGameFeedback) throws {
-            id = try feedback.requireID()
+        init(_ feedback: FeedbackRow) {
+            id = feedback.id
             message = feedback.message
             language = feedback.language
-            userID = feedback.$user.id
+            userID = feedback.userID
             createdAt = feedback.createdAt
         }
     }
@@ -68,7 +68,7 @@ struct MenuGamePreferencesAPI: RouteCollection {
     func listFeedback(req: Request) async throws -> CursorPage<FeedbackResponse> {
         _ = try req.requireAdmin()
         let page = try CursorPageRequest(from: req)
-        let (records, next) = try await MenuGameFeedback.query(on: req.db).paginate(newestFirst: \.$createdAt, page)
-        return CursorPage(items: try records.map(FeedbackResponse.init), nextCursor: next)
+        let (rows, next) = try await MenuPlayerStore(database: req.db).feedbackPage(page)
+        return CursorPage(items: rows.map(FeedbackResponse.init), nextCursor: next)
     }
 }

@@ -5,12 +5,12 @@ import Vapor
 extension Request {
     /// The group named by the `:pin` in the URL. Misses count against the caller's address,
     /// and a caller over the limit is refused before the look-up.
-    package func menuGroupFromPath() async throws -> MenuGroup {
+    package func menuGroupFromPath() async throws -> GroupRow {
         try await menuGroup(pin: parameters.get("pin") ?? "")
     }
 
     /// The group with this PIN (typed into a form, or from a path), counted like any PIN look-up.
-    func menuGroup(pin: String) async throws -> MenuGroup {
+    func menuGroup(pin: String) async throws -> GroupRow {
         try await lookUpPIN { try await menuGame.group(pin: pin) }
     }
 

@@ -58,25 +58,25 @@ package final class MenuRecord: Model, @unchecked Sendable {
 }
 
 /// A group game, found by its PIN while open.
-package final class MenuGroup: Model, @unchecked Sendable {
-    package static let schema = "menu_groups"
+final class MenuGroup: Model, @unchecked Sendable {
+    static let schema = "menu_groups"
 
-    @ID(key: .id) package var id: UUID?
+    @ID(key: .id) var id: UUID?
     /// Six digits, never starting with 0; unique among stored groups.
-    @Field(key: "pin") package var pin: String
+    @Field(key: .string(MenuGroupStore.GroupColumn.pin)) var pin: String
     /// SHA-256 of the host's device token.
-    @Field(key: "host_token_hash") var hostTokenHash: String
-    @OptionalParent(key: "host_user_id") var hostUser: User?
-    @Enum(key: "recommender") var recommender: RecommenderVersion
-    @Field(key: "last_activity_at") var lastActivityAt: Date
-    @OptionalField(key: "closed_at") var closedAt: Date?
+    @Field(key: .string(MenuGroupStore.GroupColumn.hostTokenHash)) var hostTokenHash: String
+    @OptionalParent(key: .string(MenuGroupStore.GroupColumn.hostUserID)) var hostUser: User?
+    @Enum(key: .string(MenuGroupStore.GroupColumn.recommender)) var recommender: RecommenderVersion
+    @Field(key: .string(MenuGroupStore.GroupColumn.lastActivityAt)) var lastActivityAt: Date
+    @OptionalField(key: .string(MenuGroupStore.GroupColumn.closedAt)) var closedAt: Date?
     /// The results, frozen when the game closes, so every later call sees the same menus.
-    @OptionalField(key: "result") package var result: String?
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @OptionalField(key: .string(MenuGroupStore.GroupColumn.result)) var result: String?
+    @Timestamp(key: .string(MenuGroupStore.GroupColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
 
-    package init() {}
+    init() {}
 
-    package init(pin: String, hostTokenHash: String, hostUserID: UUID?, recommender: RecommenderVersion, now: Date) {
+    init(pin: String, hostTokenHash: String, hostUserID: UUID?, recommender: RecommenderVersion, now: Date) {
         self.pin = pin
         self.hostTokenHash = hostTokenHash
         self.$hostUser.id = hostUserID
@@ -84,7 +84,6 @@ package final class MenuGroup: Model, @unchecked Sendable {
         self.lastActivityAt = now
     }
 
-    package var isClosed: Bool { closedAt != nil }
 }
 
 /// One player's answers in a group. A resubmission replaces the row; cancelling deletes it.
@@ -92,11 +91,11 @@ final class MenuGroupSubmission: Model, @unchecked Sendable {
     static let schema = "menu_group_submissions"
 
     @ID(key: .id) var id: UUID?
-    @Parent(key: "group_id") var group: MenuGroup
-    @Field(key: "player_token_hash") var playerTokenHash: String
+    @Parent(key: .string(MenuGroupStore.SubmissionColumn.groupID)) var group: MenuGroup
+    @Field(key: .string(MenuGroupStore.SubmissionColumn.playerTokenHash)) var playerTokenHash: String
     /// `GameAnswer` and disliked foods as JSON.
-    @Field(key: "answer") var answer: String
-    @Field(key: "submitted_at") var submittedAt: Date
+    @Field(key: .string(MenuGroupStore.SubmissionColumn.answer)) var answer: String
+    @Field(key: .string(MenuGroupStore.SubmissionColumn.submittedAt)) var submittedAt: Date
 
     init() {}
 
@@ -113,9 +112,9 @@ final class MenuDeviceHistory: Model, @unchecked Sendable {
     static let schema = "menu_device_history"
 
     @ID(key: .id) var id: UUID?
-    @Field(key: "device_hash") var deviceHash: String
-    @Field(key: "menu_slug") var menuSlug: String
-    @Field(key: "shown_at") var shownAt: Date
+    @Field(key: .string(MenuPlayerStore.HistoryColumn.deviceHash)) var deviceHash: String
+    @Field(key: .string(MenuPlayerStore.HistoryColumn.menuSlug)) var menuSlug: String
+    @Field(key: .string(MenuPlayerStore.HistoryColumn.shownAt)) var shownAt: Date
 
     init() {}
 

@@ -41,6 +41,8 @@ package struct MenuGameService {
     let application: Application
     let shownMenus: ShownMenus
     let savedDislikesMemory: PersonMemory<Set<Flavor>?>
+    /// The group games' tables.
+    var groups: MenuGroupStore { MenuGroupStore(database: database) }
 
     package init(request: Request) {
         self.database = request.db
@@ -103,31 +105,26 @@ package struct MenuGameService {
 
     /// Opens a group hosted by this device. Expired groups are cleared first so their PINs can
     /// be drawn again; a collision with an open group draws another PIN.
-    package func createGroup(hostToken: String, hostUserID: UUID?, now: Date = Date()) async throws -> MenuGroup {
-        try await MenuGroup.query(on: database).filter(\.$lastActivityAt < now.addingTimeInterval(-Self.groupLifetime)).delete()
+    package func createGroup(hostToken: String, hostUserID: UUID?, now: Date = Date()) async throws -> GroupRow {
+        try await groups.deleteGroups(idleSince: now.addingTimeInterval(-Self.groupLifetime))
         for _ in 0..<20 {
-            let group = MenuGroup(pin: Self.newPIN(), hostTokenHash: SecureRandom.sha256Hex(hostToken),
-                                  hostUserID: hostUserID, recommender: .v1, now: now)
-            do {
-                try await group.create(on: database)
-                groupStates.store(try snapshot(of: group, submissionCount: 0), observedAt: now)
-                return group
-            } catch let error as any DatabaseError where error.isConstraintFailure {
-                continue
-            }
+            guard let group = try await groups.createGroup(pin: Self.newPIN(), hostTokenHash: SecureRandom.sha256Hex(hostToken),
+                                                           hostUserID: hostUserID, recommender: .v1, now: now) else { continue }
+            groupStates.store(snapshot(of: group, submissionCount: 0), observedAt: now)
+            return group
         }
         throw AppError(.serviceUnavailable, "no_free_pin")
     }
 
     /// The open-or-closed group with this PIN, unless it expired. Anything not a PIN is unknown.
-    package func group(pin rawPIN: String, now: Date = Date()) async throws -> MenuGroup? {
+    package func group(pin rawPIN: String, now: Date = Date()) async throws -> GroupRow? {
         guard let pin = Self.normalizedPIN(rawPIN) else { return nil }
-        guard let group = try await MenuGroup.query(on: database).filter(\.$pin == pin).first() else { return nil }
+        guard let group = try await groups.group(pin: pin) else { return nil }
         guard group.lastActivityAt > now.addingTimeInterval(-Self.groupLifetime) else { return nil }
         return group
     }
 
-    func requireGroup(pin: String, now: Date = Date()) async throws -> MenuGroup {
+    func requireGroup(pin: String, now: Date = Date()) async throws -> GroupRow {
         guard let group = try await group(pin: pin, now: now) else { throw AppError.notFound("group_not_found") }
         return group
     }
@@ -140,44 +137,23 @@ package struct MenuGameService {
 
     package enum SubmitOutcome { case recorded, closed }
 
-    /// Records (or replaces) a player's answers. The transaction starts by touching the group row
-    /// only while it is open, so a submission and the host's close are strictly ordered.
-    package func submit(_ choice: PlayerChoice, to group: MenuGroup, playerToken: String, now: Date = Date()) async throws -> SubmitOutcome {
-        let groupID = try group.requireID()
-        let playerHash = SecureRandom.sha256Hex(playerToken)
+    /// Records (or replaces) a player's answers; `closed` when the host closed the game first.
+    package func submit(_ choice: PlayerChoice, to group: GroupRow, playerToken: String, now: Date = Date()) async throws -> SubmitOutcome {
         let stored = String(decoding: try JSONEncoder().encode(StoredChoice(gameAnswer: choice.answer, dislikedFoods: choice.disliked.sorted { $0.rawValue < $1.rawValue })), as: UTF8.self)
-        let outcome: SubmitOutcome = try await database.transaction { transaction in
-            guard try await touchOpenGroup(groupID, now: now, on: transaction) else { return .closed }
-            if let existing = try await MenuGroupSubmission.query(on: transaction)
-                .filter(\.$group.$id == groupID).filter(\.$playerTokenHash == playerHash).first() {
-                existing.answer = stored
-                existing.submittedAt = now
-                try await existing.save(on: transaction)
-            } else {
-                try await MenuGroupSubmission(groupID: groupID, playerTokenHash: playerHash, answer: stored, submittedAt: now).create(on: transaction)
-            }
-            return .recorded
-        }
-        if outcome == .recorded { try await announceCount(of: group, activityAt: now) }
-        return outcome
+        guard try await groups.submit(answer: stored, to: group.id, playerTokenHash: SecureRandom.sha256Hex(playerToken), now: now) else { return .closed }
+        try await announceCount(of: group, activityAt: now)
+        return .recorded
     }
 
     /// Withdraws a player's answers (the "restart" button). Nothing to withdraw is fine.
-    package func cancel(in group: MenuGroup, playerToken: String, now: Date = Date()) async throws -> SubmitOutcome {
-        let groupID = try group.requireID()
-        let playerHash = SecureRandom.sha256Hex(playerToken)
-        let outcome: SubmitOutcome = try await database.transaction { transaction in
-            guard try await touchOpenGroup(groupID, now: now, on: transaction) else { return .closed }
-            try await MenuGroupSubmission.query(on: transaction)
-                .filter(\.$group.$id == groupID).filter(\.$playerTokenHash == playerHash).delete()
-            return .recorded
-        }
-        if outcome == .recorded { try await announceCount(of: group, activityAt: now) }
-        return outcome
+    package func cancel(in group: GroupRow, playerToken: String, now: Date = Date()) async throws -> SubmitOutcome {
+        guard try await groups.withdraw(from: group.id, playerTokenHash: SecureRandom.sha256Hex(playerToken), now: now) else { return .closed }
+        try await announceCount(of: group, activityAt: now)
+        return .recorded
     }
 
-    package func status(of group: MenuGroup, device: String?) async throws -> GroupStatus {
-        try snapshot(of: group, submissionCount: try await submissionCount(of: group)).status(device: device)
+    package func status(of group: GroupRow, device: String?) async throws -> GroupStatus {
+        snapshot(of: group, submissionCount: try await groups.submissionCount(of: group.id)).status(device: device)
     }
 
     /// The waiting-room state for clients that poll it: from memory while fresh (see
@@ -190,62 +166,42 @@ package struct MenuGameService {
         }
         let observedAt = Date()
         guard let group = try await group(pin: pin, now: now) else { return nil }
-        let state = try snapshot(of: group, submissionCount: try await submissionCount(of: group))
+        let state = snapshot(of: group, submissionCount: try await groups.submissionCount(of: group.id))
         groupStates.store(state, observedAt: observedAt)
         return state.status(device: device)
     }
 
-    private func submissionCount(of group: MenuGroup) async throws -> Int {
-        try await MenuGroupSubmission.query(on: database).filter(\.$group.$id == group.requireID()).count()
-    }
-
-    private func snapshot(of group: MenuGroup, submissionCount: Int) throws -> MenuGroupStateCache.Snapshot {
-        MenuGroupStateCache.Snapshot(id: try group.requireID(), pin: group.pin, hostTokenHash: group.hostTokenHash,
+    private func snapshot(of group: GroupRow, submissionCount: Int) -> MenuGroupStateCache.Snapshot {
+        MenuGroupStateCache.Snapshot(id: group.id, pin: group.pin, hostTokenHash: group.hostTokenHash,
                                      isClosed: group.isClosed, lastActivityAt: group.lastActivityAt, submissionCount: submissionCount)
     }
 
     /// Whether this player's answers are in, for a group known by its PIN (one joined count).
     func hasSubmitted(_ playerToken: String, toGroupWithPIN pin: String) async throws -> Bool {
-        let row = try await database.sql.raw("""
-            SELECT COUNT(*) AS found FROM \(ident: MenuGroupSubmission.schema) s JOIN \(ident: MenuGroup.schema) g ON g.id = s.group_id
-            WHERE g.pin = \(bind: pin) AND s.player_token_hash = \(bind: SecureRandom.sha256Hex(playerToken))
-            """).first()
-        return try (row?.decode(column: "found", as: Int.self) ?? 0) > 0
+        try await groups.hasSubmitted(playerTokenHash: SecureRandom.sha256Hex(playerToken), toGroupWithPIN: pin)
     }
 
-    func hasSubmitted(_ playerToken: String, to group: MenuGroup) async throws -> Bool {
-        try await MenuGroupSubmission.query(on: database).filter(\.$group.$id == group.requireID())
-            .filter(\.$playerTokenHash == SecureRandom.sha256Hex(playerToken)).count() > 0
+    func hasSubmitted(_ playerToken: String, to group: GroupRow) async throws -> Bool {
+        try await groups.hasSubmitted(playerTokenHash: SecureRandom.sha256Hex(playerToken), to: group.id)
     }
 
-    package func isHost(_ device: String, of group: MenuGroup) -> Bool {
+    package func isHost(_ device: String, of group: GroupRow) -> Bool {
         SecureRandom.constantTimeEquals(SecureRandom.sha256Hex(device), group.hostTokenHash)
     }
 
     /// Closes the game and freezes its results; closing again returns the same results.
-    package func close(_ group: MenuGroup, now: Date = Date()) async throws -> GameResult {
-        let groupID = try group.requireID()
-        let (result, closedHere): (GameResult, Bool) = try await database.transaction { transaction in
-            let sql = transaction.sql
-            let closedNow = try await sql.update(MenuGroup.schema)
-                .set("closed_at", to: now).set("last_activity_at", to: now)
-                .where("id", .equal, groupID).where("closed_at", .is, SQLLiteral.null)
-                .returning("id").all()
-            guard let fresh = try await MenuGroup.find(groupID, on: transaction) else { throw AppError.notFound("group_not_found") }
-            if closedNow.isEmpty, let frozen = fresh.result, let decoded = try? JSONDecoder().decode(GameResult.self, from: Data(frozen.utf8)) {
-                return (decoded, false)
-            }
-            let choices = try await MenuGroupSubmission.query(on: transaction).filter(\.$group.$id == groupID).all()
-                .compactMap { try? JSONDecoder().decode(StoredChoice.self, from: Data($0.answer.utf8)).choice }
+    package func close(_ group: GroupRow, now: Date = Date()) async throws -> GameResult {
+        var (closed, closedHere) = try await groups.close(group.id, now: now)
+        if closed.result == nil {
+            let choices = try await groups.answers(of: group.id).compactMap { try? JSONDecoder().decode(StoredChoice.self, from: Data($0.utf8)).choice }
             var random = SystemRandomNumberGenerator()
-            let ranked = catalog.recommender(fresh.recommender).rank(choices, limit: Self.resultSize, using: &random)
+            let ranked = catalog.recommender(closed.recommender).rank(choices, limit: Self.resultSize, using: &random)
             let result = GameResult(menus: ranked.map(entry), playerCount: choices.count)
-            fresh.result = String(decoding: try JSONEncoder().encode(result), as: UTF8.self)
-            try await fresh.save(on: transaction)
-            return (result, true)
+            closed = try await groups.freezeResult(String(decoding: try JSONEncoder().encode(result), as: UTF8.self), of: group.id)
         }
+        guard let result = try results(of: closed) else { throw AppError.notFound("group_not_found") }
         if closedHere { Counter(label: "whatweeat_menu_groups_closed_total").increment() }
-        var closedState = try snapshot(of: group, submissionCount: result.playerCount)
+        var closedState = snapshot(of: group, submissionCount: result.playerCount)
         closedState.isClosed = true
         closedState.lastActivityAt = now
         groupStates.store(closedState, observedAt: now)
@@ -254,7 +210,7 @@ package struct MenuGameService {
     }
 
     /// The frozen results of a closed group; nil while it is still open.
-    package func results(of group: MenuGroup) throws -> GameResult? {
+    package func results(of group: GroupRow) throws -> GameResult? {
         guard group.isClosed, let frozen = group.result else { return nil }
         return try JSONDecoder().decode(GameResult.self, from: Data(frozen.utf8))
     }
@@ -262,24 +218,14 @@ package struct MenuGameService {
     package static func topic(_ pin: String) -> String { "menu-group:\(pin)" }
 
     /// After a submit or cancel: remember the new count and tell the live room.
-    private func announceCount(of group: MenuGroup, activityAt: Date) async throws {
+    private func announceCount(of group: GroupRow, activityAt: Date) async throws {
         let observedAt = Date()
-        let count = try await submissionCount(of: group)
-        var state = try snapshot(of: group, submissionCount: count)
+        let count = try await groups.submissionCount(of: group.id)
+        var state = snapshot(of: group, submissionCount: count)
         state.isClosed = false  // the write that just happened found it open
         state.lastActivityAt = activityAt
         groupStates.store(state, observedAt: observedAt)
         await events.publish(#"{"type":"submissionCount","submissionCount":\#(count)}"#, to: Self.topic(group.pin))
-    }
-
-    /// Marks activity on an open group; false when the group is closed (or gone).
-    private func touchOpenGroup(_ id: UUID, now: Date, on transaction: any Database) async throws -> Bool {
-        let sql = transaction.sql
-        let rows = try await sql.update(MenuGroup.schema)
-            .set("last_activity_at", to: now)
-            .where("id", .equal, id).where("closed_at", .is, SQLLiteral.null)
-            .returning("id").all()
-        return !rows.isEmpty
     }
 }
 

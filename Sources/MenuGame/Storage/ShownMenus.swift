@@ -48,7 +48,7 @@ final class ShownMenus: Sendable {
         if let entry = state.withLockedValue({ $0.entries[deviceHash] }), now.timeIntervalSince(entry.readAt) < rereadAfter {
             return entry.slugs
         }
-        let stored = try await MenuDeviceHistory.readRecent(deviceHash, on: database)
+        let stored = try await MenuPlayerStore(database: database).recentShows(of: deviceHash, limit: FairShare.historyLength)
         return state.withLockedValue { state in
             // Shows of this instance not written yet come first.
             let unwritten = state.pending.filter { $0.deviceHash == deviceHash }.reversed().map(\.slug)
@@ -80,21 +80,7 @@ final class ShownMenus: Sendable {
         }
         guard !batch.isEmpty else { return 0 }
         do {
-            for chunk in batch.chunked(StatementLimits.bindsPerStatement / 4) {  // four binds a row
-                let insert = database.sql.insert(into: MenuDeviceHistory.schema).columns("id", "device_hash", "menu_slug", "shown_at")
-                for shown in chunk {
-                    insert.values(SQLBind(UUID()), SQLBind(shown.deviceHash), SQLBind(shown.slug), SQLBind(shown.at))
-                }
-                try await insert.run()
-            }
-            for devices in Array(Set(batch.map(\.deviceHash))).chunked(StatementLimits.bindsPerStatement) {
-                try await database.sql.raw("""
-                    DELETE FROM \(ident: MenuDeviceHistory.schema) WHERE device_hash IN (\(binds: Array(devices)))
-                    AND id NOT IN (SELECT newest.id FROM \(ident: MenuDeviceHistory.schema) newest
-                                   WHERE newest.device_hash = \(ident: MenuDeviceHistory.schema).device_hash
-                                   ORDER BY newest.shown_at DESC LIMIT \(literal: FairShare.historyLength))
-                    """).run()
-            }
+            try await MenuPlayerStore(database: database).recordShows(batch.map { ($0.deviceHash, $0.slug, $0.at) }, keep: FairShare.historyLength)
         } catch {
             // Kept for the next flush rather than lost, up to `capacity` shows while the database
             // is away (the oldest go first: they matter least to variety).
@@ -105,16 +91,6 @@ final class ShownMenus: Sendable {
             throw error
         }
         return batch.count
-    }
-}
-
-extension MenuDeviceHistory {
-    /// A device's newest shown menus, written out (the home page reads this for a device's first view).
-    static func readRecent(_ deviceHash: String, on database: any Database) async throws -> [String] {
-        try await database.sql.raw("""
-            SELECT menu_slug FROM \(ident: schema) WHERE device_hash = \(bind: deviceHash)
-            ORDER BY shown_at DESC LIMIT \(literal: FairShare.historyLength)
-            """).all().map { try $0.decode(column: "menu_slug", as: String.self) }
     }
 }
 

@@ -109,7 +109,7 @@ extension MenuGamePages {
     }
 
     /// The group named in the path (its row: for the result page).
-    func groupOrRedirect(_ req: Request) async throws -> GroupLookup<MenuGroup> {
+    func groupOrRedirect(_ req: Request) async throws -> GroupLookup<GroupRow> {
         try await lookUpOrRedirect(req) { try await req.menuGroup(pin: req.parameters.get("pin") ?? "") }
     }
 
@@ -225,7 +225,7 @@ extension MenuGamePages {
 
     func groupResult(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
-        let group: MenuGroup
+        let group: GroupRow
         switch try await groupOrRedirect(req) {
         case .found(let found): group = found
         case .redirect(let redirect): return redirect
@@ -235,7 +235,7 @@ extension MenuGamePages {
         // (a PIN is used again by a later group). A stored result that does not read is an error,
         // never kept as an empty result.
         let service = req.menuGame, language = req.language
-        let result = try req.application.pageFragments.json("menu_game.result.\(try group.requireID())", language: language) {
+        let result = try req.application.pageFragments.json("menu_game.result.\(group.id)", language: language) {
             try service.results(of: group).map { ResultResponse($0, language: language) }
         }
         let response = resultPage(req, device: device, mode: "group", pin: group.pin, result: result)

@@ -101,7 +101,7 @@ extension MenuGamePages {
     func feedbackInbox(req: Request) async throws -> Response {
         guard try req.requireUser().role == .admin else { throw AppError.forbidden }
         let page = try CursorPageRequest(from: req)
-        let (notes, next) = try await MenuGameFeedback.query(on: req.db).paginate(newestFirst: \.$createdAt, page)
+        let (notes, next) = try await MenuPlayerStore(database: req.db).feedbackPage(page)
         let list: Node<HTML.BodyContext> = notes.isEmpty
             ? .p(.class("muted"), .text(req.t("menu_game.feedback.inbox_empty")))
             : .ul(
@@ -109,7 +109,7 @@ extension MenuGamePages {
                 .forEach(notes) { note in
                     .li(
                         .p(.class("feedback-message"), .text(note.message)),
-                        .p(.class("muted"), .text("\(note.createdAt.map(PageDates.machine) ?? "") · \(note.language)"))
+                        .p(.class("muted"), .text("\(PageDates.machine(note.createdAt)) · \(note.language)"))
                     )
                 }
             )

@@ -1,0 +1,208 @@
+import Fluent
+import Foundation
+import Platform
+import SQLKit
+
+/// The one owner of the group games' tables — `menu_groups` and `menu_group_submissions` — the
+/// only code that reads or writes them, naming each column once (`GroupColumn`,
+/// `SubmissionColumn`: the models' keys and every statement). Reads decode `GroupRow`s.
+///
+/// The waiting rooms in memory (`MenuGroupStateCache`) and the live rooms are told by the
+/// service, which knows the count a write leaves and who listens; every write here says whether
+/// it happened, so the service announces only what did.
+package struct MenuGroupStore {
+    package let database: any Database
+
+    package init(database: any Database) {
+        self.database = database
+    }
+
+    enum GroupColumn {
+        static let id = GroupRow.CodingKeys.id.rawValue
+        static let pin = GroupRow.CodingKeys.pin.rawValue
+        static let hostTokenHash = GroupRow.CodingKeys.hostTokenHash.rawValue
+        static let hostUserID = GroupRow.CodingKeys.hostUserID.rawValue
+        static let recommender = GroupRow.CodingKeys.recommender.rawValue
+        static let lastActivityAt = GroupRow.CodingKeys.lastActivityAt.rawValue
+        static let closedAt = GroupRow.CodingKeys.closedAt.rawValue
+        static let result = GroupRow.CodingKeys.result.rawValue
+        static let createdAt = GroupRow.CodingKeys.createdAt.rawValue
+        static let all = [id, pin, hostTokenHash, hostUserID, recommender, lastActivityAt, closedAt, result, createdAt]
+    }
+
+    enum SubmissionColumn {
+        static let id = "id"
+        static let groupID = "group_id"
+        static let playerTokenHash = "player_token_hash"
+        static let answer = "answer"
+        static let submittedAt = "submitted_at"
+    }
+
+    private var sql: any SQLDatabase { database.sql }
+    private static var groups: SQLIdentifier { SQLIdentifier(MenuGroup.schema) }
+    private static var submissions: SQLIdentifier { SQLIdentifier(MenuGroupSubmission.schema) }
+
+    private func selectGroups() -> SQLSelectBuilder {
+        sql.select().columns(GroupColumn.all.map { SQLIdentifier($0) }).from(Self.groups)
+    }
+
+    // MARK: Groups
+
+    /// Deletes the groups idle since before `cutoff` (their submissions go by cascade), so their
+    /// PINs can be drawn again.
+    func deleteGroups(idleSince cutoff: Date) async throws {
+        try await sql.delete(from: Self.groups).where(SQLIdentifier(GroupColumn.lastActivityAt), .lessThan, SQLBind(cutoff)).run()
+    }
+
+    /// Writes a new open group; nil when its PIN is taken (draw another).
+    func createGroup(pin: String, hostTokenHash: String, hostUserID: UUID?, recommender: RecommenderVersion, now: Date) async throws -> GroupRow? {
+        let group = MenuGroup(pin: pin, hostTokenHash: hostTokenHash, hostUserID: hostUserID, recommender: recommender, now: now)
+        do {
+            try await group.create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            return nil
+        }
+        return try GroupRow(group)
+    }
+
+    /// The group with this PIN, however old.
+    func group(pin: String) async throws -> GroupRow? {
+        try await selectGroups().where(SQLIdentifier(GroupColumn.pin), .equal, SQLBind(pin)).first(decoding: GroupRow.self)
+    }
+
+    /// The group with this id.
+    func group(id: UUID) async throws -> GroupRow? {
+        try await selectGroups().where(SQLIdentifier(GroupColumn.id), .equal, SQLBind(id)).first(decoding: GroupRow.self)
+    }
+
+    // MARK: Submissions
+
+    /// Records (or replaces) a player's answers. The transaction starts by touching the group row
+    /// only while it is open, so a submission and the host's close are strictly ordered; false
+    /// when the group was closed (or gone).
+    func submit(answer: String, to group: UUID, playerTokenHash: String, now: Date) async throws -> Bool {
+        try await database.transaction { transaction in
+            let store = MenuGroupStore(database: transaction)
+            guard try await store.touchOpenGroup(group, now: now) else { return false }
+            let replaced = try await transaction.sql.update(Self.submissions)
+                .set(SQLIdentifier(SubmissionColumn.answer), to: SQLBind(answer)).set(SQLIdentifier(SubmissionColumn.submittedAt), to: SQLBind(now))
+                .where(SQLIdentifier(SubmissionColumn.groupID), .equal, SQLBind(group))
+                .where(SQLIdentifier(SubmissionColumn.playerTokenHash), .equal, SQLBind(playerTokenHash))
+                .returning(SQLIdentifier(SubmissionColumn.id)).all()
+            if replaced.isEmpty {
+                try await MenuGroupSubmission(groupID: group, playerTokenHash: playerTokenHash, answer: answer, submittedAt: now).create(on: transaction)
+            }
+            return true
+        }
+    }
+
+    /// Withdraws a player's answers (nothing to withdraw is fine); false when the group was closed.
+    func withdraw(from group: UUID, playerTokenHash: String, now: Date) async throws -> Bool {
+        try await database.transaction { transaction in
+            let store = MenuGroupStore(database: transaction)
+            guard try await store.touchOpenGroup(group, now: now) else { return false }
+            try await transaction.sql.delete(from: Self.submissions)
+                .where(SQLIdentifier(SubmissionColumn.groupID), .equal, SQLBind(group))
+                .where(SQLIdentifier(SubmissionColumn.playerTokenHash), .equal, SQLBind(playerTokenHash)).run()
+            return true
+        }
+    }
+
+    func submissionCount(of group: UUID) async throws -> Int {
+        try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "counted").from(Self.submissions)
+            .where(SQLIdentifier(SubmissionColumn.groupID), .equal, SQLBind(group))
+            .first(decodingColumn: "counted", as: Int.self) ?? 0
+    }
+
+    /// Whether this player's answers are in, for a group known by its PIN (one joined count).
+    func hasSubmitted(playerTokenHash: String, toGroupWithPIN pin: String) async throws -> Bool {
+        let submission = SQLColumn(SubmissionColumn.groupID, table: MenuGroupSubmission.schema)
+        let row = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "found").from(Self.submissions)
+            .join(Self.groups, on: SQLColumn(GroupColumn.id, table: MenuGroup.schema), .equal, submission)
+            .where(SQLColumn(GroupColumn.pin, table: MenuGroup.schema), .equal, SQLBind(pin))
+            .where(SQLColumn(SubmissionColumn.playerTokenHash, table: MenuGroupSubmission.schema), .equal, SQLBind(playerTokenHash))
+            .first(decodingColumn: "found", as: Int.self)
+        return (row ?? 0) > 0
+    }
+
+    /// Whether this player's answers are in.
+    func hasSubmitted(playerTokenHash: String, to group: UUID) async throws -> Bool {
+        try await sql.select().column(SQLIdentifier(SubmissionColumn.id)).from(Self.submissions)
+            .where(SQLIdentifier(SubmissionColumn.groupID), .equal, SQLBind(group))
+            .where(SQLIdentifier(SubmissionColumn.playerTokenHash), .equal, SQLBind(playerTokenHash)).limit(1).first() != nil
+    }
+
+    // MARK: Closing
+
+    /// Closes an open group; `closedHere` false when it was closed already. Either way returns the
+    /// group as it now stands. No answer can change after this: a submission touches open groups only.
+    func close(_ group: UUID, now: Date) async throws -> (group: GroupRow, closedHere: Bool) {
+        let closedNow = try await sql.update(Self.groups)
+            .set(SQLIdentifier(GroupColumn.closedAt), to: SQLBind(now)).set(SQLIdentifier(GroupColumn.lastActivityAt), to: SQLBind(now))
+            .where(SQLIdentifier(GroupColumn.id), .equal, SQLBind(group)).where(SQLIdentifier(GroupColumn.closedAt), .is, SQLLiteral.null)
+            .returning(SQLIdentifier(GroupColumn.id)).all()
+        guard let fresh = try await self.group(id: group) else { throw AppError.notFound("group_not_found") }
+        return (fresh, !closedNow.isEmpty)
+    }
+
+    /// The answers of a group, each as submitted, in the order they came.
+    func answers(of group: UUID) async throws -> [String] {
+        try await sql.select().column(SQLIdentifier(SubmissionColumn.answer)).from(Self.submissions)
+            .where(SQLIdentifier(SubmissionColumn.groupID), .equal, SQLBind(group)).orderBy(SubmissionColumn.submittedAt)
+            .all(decodingColumn: SubmissionColumn.answer, as: String.self)
+    }
+
+    /// Freezes a closed group's result unless one is frozen already (two closes racing: the first
+    /// stands); returns the group as it now stands.
+    func freezeResult(_ result: String, of group: UUID) async throws -> GroupRow {
+        try await sql.update(Self.groups).set(SQLIdentifier(GroupColumn.result), to: SQLBind(result))
+            .where(SQLIdentifier(GroupColumn.id), .equal, SQLBind(group)).where(SQLIdentifier(GroupColumn.closedAt), .isNot, SQLLiteral.null)
+            .where(SQLIdentifier(GroupColumn.result), .is, SQLLiteral.null).run()
+        guard let frozen = try await self.group(id: group) else { throw AppError.notFound("group_not_found") }
+        return frozen
+    }
+
+    /// Marks activity on an open group; false when the group is closed (or gone).
+    private func touchOpenGroup(_ id: UUID, now: Date) async throws -> Bool {
+        let touched = try await sql.update(Self.groups).set(SQLIdentifier(GroupColumn.lastActivityAt), to: SQLBind(now))
+            .where(SQLIdentifier(GroupColumn.id), .equal, SQLBind(id)).where(SQLIdentifier(GroupColumn.closedAt), .is, SQLLiteral.null)
+            .returning(SQLIdentifier(GroupColumn.id)).all()
+        return !touched.isEmpty
+    }
+}
+
+/// A group game as the store reads it (`MenuGroupStoreTests` checks it against `MenuGroup`).
+package struct GroupRow: Decodable, Sendable, Equatable {
+    package let id: UUID
+    /// Six digits, never starting with 0; unique among stored groups.
+    package let pin: String
+    /// SHA-256 of the host's device token.
+    let hostTokenHash: String
+    let hostUserID: UUID?
+    let recommender: RecommenderVersion
+    let lastActivityAt: Date
+    let closedAt: Date?
+    /// The results, frozen when the game closes, so every later call sees the same menus.
+    package let result: String?
+    package let createdAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case id, pin, recommender, result
+        case hostTokenHash = "host_token_hash", hostUserID = "host_user_id", lastActivityAt = "last_activity_at"
+        case closedAt = "closed_at", createdAt = "created_at"
+    }
+
+    init(_ model: MenuGroup) throws {
+        id = try model.requireID()
+        pin = model.pin
+        hostTokenHash = model.hostTokenHash
+        hostUserID = model.$hostUser.id
+        recommender = model.recommender
+        lastActivityAt = model.lastActivityAt
+        closedAt = model.closedAt
+        result = model.result
+        createdAt = model.createdAt
+    }
+
+    package var isClosed: Bool { closedAt != nil }
+}

@@ -1,0 +1,141 @@
+import Fluent
+import Foundation
+import Platform
+import SQLKit
+
+/// The one owner of what the menu game keeps about players — `menu_game_preferences` (an
+/// account's disliked foods), `menu_game_feedback` (notes from the settings screen) and
+/// `menu_device_history` (the menus a device was shown) — naming each column once
+/// (`PreferenceColumn`, `FeedbackColumn`, `HistoryColumn`: the models' keys and every statement).
+/// The memories that follow them (`savedDislikesMemory`, `ShownMenus`) are the service's.
+package struct MenuPlayerStore {
+    package let database: any Database
+
+    package init(database: any Database) {
+        self.database = database
+    }
+
+    enum PreferenceColumn {
+        static let id = "id"
+        static let userID = "user_id"
+        static let dislikedFoods = "disliked_foods"
+        static let updatedAt = "updated_at"
+    }
+
+    enum FeedbackColumn {
+        static let id = FeedbackRow.CodingKeys.id.rawValue
+        static let message = FeedbackRow.CodingKeys.message.rawValue
+        static let userID = FeedbackRow.CodingKeys.userID.rawValue
+        static let language = FeedbackRow.CodingKeys.language.rawValue
+        static let createdAt = FeedbackRow.CodingKeys.createdAt.rawValue
+        static let all = [id, message, userID, language, createdAt]
+    }
+
+    enum HistoryColumn {
+        static let id = "id"
+        static let deviceHash = "device_hash"
+        static let menuSlug = "menu_slug"
+        static let shownAt = "shown_at"
+    }
+
+    private var sql: any SQLDatabase { database.sql }
+
+    // MARK: Preferences
+
+    /// The account's saved disliked foods (raw names); nil when it never saved any.
+    func dislikedFoods(of user: UUID) async throws -> [String]? {
+        try await sql.select().column(SQLIdentifier(PreferenceColumn.dislikedFoods)).from(MenuGamePreference.schema)
+            .where(SQLIdentifier(PreferenceColumn.userID), .equal, SQLBind(user))
+            .first(decodingColumn: PreferenceColumn.dislikedFoods, as: [String].self)
+    }
+
+    /// Saves the account's disliked foods (raw names, sorted); the last write wins.
+    func saveDislikedFoods(_ foods: [String], of user: UUID) async throws {
+        if let existing = try await MenuGamePreference.query(on: database).filter(\.$user.$id == user).first() {
+            existing.dislikedFoods = foods
+            try await existing.save(on: database)
+            return
+        }
+        do {
+            let preference = MenuGamePreference()
+            preference.$user.id = user
+            preference.dislikedFoods = foods
+            try await preference.create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            // Another request of the same account saved first; last write wins.
+            try await MenuGamePreference.query(on: database).filter(\.$user.$id == user).set(\.$dislikedFoods, to: foods).update()
+        }
+    }
+
+    // MARK: Feedback
+
+    func addFeedback(_ message: String, by user: UUID?, language: Language) async throws -> FeedbackRow {
+        let feedback = MenuGameFeedback(message: message, userID: user, language: language)
+        try await feedback.create(on: database)
+        return try FeedbackRow(feedback)
+    }
+
+    /// The notes newest first, a page at a time (what administrators read).
+    package func feedbackPage(_ page: CursorPageRequest) async throws -> (items: [FeedbackRow], nextCursor: String?) {
+        let rows = try await sql.select().columns(FeedbackColumn.all.map { SQLIdentifier($0) }).from(MenuGameFeedback.schema)
+            .newestFirst(createdAt: SQLColumn(FeedbackColumn.createdAt), id: SQLColumn(FeedbackColumn.id), page)
+            .all(decoding: FeedbackRow.self)
+        return page.page(of: rows)
+    }
+
+    // MARK: Shown menus
+
+    /// Writes shows (device, menu, when), then keeps each of those devices' newest `keep` only.
+    func recordShows(_ shows: [(deviceHash: String, slug: String, at: Date)], keep: Int) async throws {
+        for chunk in shows.chunked(StatementLimits.bindsPerStatement / 4) {  // four binds a row
+            let insert = sql.insert(into: MenuDeviceHistory.schema)
+                .columns(HistoryColumn.id, HistoryColumn.deviceHash, HistoryColumn.menuSlug, HistoryColumn.shownAt)
+            for shown in chunk {
+                insert.values(SQLBind(UUID()), SQLBind(shown.deviceHash), SQLBind(shown.slug), SQLBind(shown.at))
+            }
+            try await insert.run()
+        }
+        let table = SQLIdentifier(MenuDeviceHistory.schema), device = SQLIdentifier(HistoryColumn.deviceHash), id = SQLIdentifier(HistoryColumn.id)
+        for devices in Array(Set(shows.map(\.deviceHash))).chunked(StatementLimits.bindsPerStatement) {
+            try await sql.raw("""
+                DELETE FROM \(table) WHERE \(device) IN (\(binds: Array(devices)))
+                AND \(id) NOT IN (SELECT newest.\(id) FROM \(table) newest
+                               WHERE newest.\(device) = \(table).\(device)
+                               ORDER BY newest.\(ident: HistoryColumn.shownAt) DESC LIMIT \(literal: keep))
+                """).run()
+        }
+    }
+
+    /// A device's newest shown menus, at most `limit`.
+    func recentShows(of deviceHash: String, limit: Int) async throws -> [String] {
+        try await sql.select().column(SQLIdentifier(HistoryColumn.menuSlug)).from(MenuDeviceHistory.schema)
+            .where(SQLIdentifier(HistoryColumn.deviceHash), .equal, SQLBind(deviceHash))
+            .orderBy(HistoryColumn.shownAt, .descending).limit(limit)
+            .all(decodingColumn: HistoryColumn.menuSlug, as: String.self)
+    }
+}
+
+/// A note from the settings screen as the store reads it.
+package struct FeedbackRow: Decodable, Sendable, Equatable, NewestFirstRow {
+    package let id: UUID
+    package let message: String
+    /// The author, while the account exists; anonymous notes have none.
+    package let userID: UUID?
+    /// The language the player used, so an administrator knows how to read and answer.
+    package let language: String
+    package let createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, message, language
+        case userID = "user_id", createdAt = "created_at"
+    }
+
+    init(_ model: MenuGameFeedback) throws {
+        id = try model.requireID()
+        message = model.message
+        userID = model.$user.id
+        language = model.language
+        guard let createdAt = model.createdAt else { throw FluentError.missingField(name: MenuPlayerStore.FeedbackColumn.createdAt) }
+        self.createdAt = createdAt
+    }
+}

@@ -76,10 +76,10 @@ final class CartItem: Model, @unchecked Sendable {
     static let schema = "banchan_cart_items"
 
     @ID(key: .id) var id: UUID?
-    @Field(key: "owner_key") var ownerKey: String
-    @Parent(key: "dish_id") var dish: DishRecord
-    @Field(key: "quantity") var quantity: Int
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
+    @Field(key: .string(BanchanStore.CartColumn.ownerKey)) var ownerKey: String
+    @Parent(key: .string(BanchanStore.CartColumn.dishID)) var dish: DishRecord
+    @Field(key: .string(BanchanStore.CartColumn.quantity)) var quantity: Int
+    @Timestamp(key: .string(BanchanStore.CartColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
 
@@ -95,27 +95,27 @@ package final class BanchanOrder: Model, @unchecked Sendable {
     package static let schema = "banchan_orders"
 
     @ID(key: .id) package var id: UUID?
-    @Field(key: "owner_key") var ownerKey: String
+    @Field(key: .string(BanchanStore.OrderColumn.ownerKey)) var ownerKey: String
     /// The account while it exists (withdrawal keeps the order for the books, without the link).
-    @OptionalParent(key: "user_id") package var user: User?
-    @Enum(key: "status") package var status: OrderStatus
-    @Field(key: "items_total") var itemsTotal: Int
-    @Field(key: "delivery_fee") package var deliveryFee: Int
-    @Field(key: "total") package var total: Int
-    @Field(key: "points") package var points: Int
+    @OptionalParent(key: .string(BanchanStore.OrderColumn.userID)) package var user: User?
+    @Enum(key: .string(BanchanStore.OrderColumn.status)) package var status: OrderStatus
+    @Field(key: .string(BanchanStore.OrderColumn.itemsTotal)) var itemsTotal: Int
+    @Field(key: .string(BanchanStore.OrderColumn.deliveryFee)) package var deliveryFee: Int
+    @Field(key: .string(BanchanStore.OrderColumn.total)) package var total: Int
+    @Field(key: .string(BanchanStore.OrderColumn.points)) package var points: Int
     /// The id the payment provider knows the order by.
-    @Field(key: "merchant_uid") package var merchantUID: String
-    @OptionalField(key: "payment_provider") var paymentProvider: String?
+    @Field(key: .string(BanchanStore.OrderColumn.merchantUID)) package var merchantUID: String
+    @OptionalField(key: .string(BanchanStore.OrderColumn.paymentProvider)) var paymentProvider: String?
     /// The provider's id of the payment (PortOne's `imp_uid`).
-    @OptionalField(key: "payment_id") package var paymentID: String?
-    @OptionalField(key: "paid_at") package var paidAt: Date?
-    @OptionalField(key: "cancelled_at") var cancelledAt: Date?
-    @OptionalField(key: "cancel_reason") var cancelReason: String?
+    @OptionalField(key: .string(BanchanStore.OrderColumn.paymentID)) package var paymentID: String?
+    @OptionalField(key: .string(BanchanStore.OrderColumn.paidAt)) package var paidAt: Date?
+    @OptionalField(key: .string(BanchanStore.OrderColumn.cancelledAt)) var cancelledAt: Date?
+    @OptionalField(key: .string(BanchanStore.OrderColumn.cancelReason)) var cancelReason: String?
     /// `Idempotency-Key` of the request that created it, and a digest of that request's body.
-    @OptionalField(key: "idempotency_key") var idempotencyKey: String?
-    @OptionalField(key: "request_digest") var requestDigest: String?
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
-    @Timestamp(key: "updated_at", on: .update, format: .microseconds) package var updatedAt: Date?
+    @OptionalField(key: .string(BanchanStore.OrderColumn.idempotencyKey)) var idempotencyKey: String?
+    @OptionalField(key: .string(BanchanStore.OrderColumn.requestDigest)) var requestDigest: String?
+    @Timestamp(key: .string(BanchanStore.OrderColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: .string(BanchanStore.OrderColumn.updatedAt), on: .update, format: .microseconds) package var updatedAt: Date?
     @Children(for: \.$order) package var items: [BanchanOrderItem]
 
     package init() {}
@@ -132,26 +132,15 @@ package final class BanchanOrderItem: Model, @unchecked Sendable {
     package static let schema = "banchan_order_items"
 
     @ID(key: .id) package var id: UUID?
-    @Parent(key: "order_id") package var order: BanchanOrder
+    @Parent(key: .string(BanchanStore.ItemColumn.orderID)) package var order: BanchanOrder
     /// Position in the order, as the customer added the dishes.
-    @Field(key: "line") package var line: Int
-    @Field(key: "dish_id") var dishID: UUID
-    @Field(key: "hash") package var hash: String
-    @Field(key: "title") package var title: String
-    @Field(key: "unit_price") var unitPrice: Int
-    @Field(key: "quantity") package var quantity: Int
-    @Field(key: "points_per_unit") package var pointsPerUnit: Int
+    @Field(key: .string(BanchanStore.ItemColumn.line)) package var line: Int
+    @Field(key: .string(BanchanStore.ItemColumn.dishID)) var dishID: UUID
+    @Field(key: .string(BanchanStore.ItemColumn.hash)) package var hash: String
+    @Field(key: .string(BanchanStore.ItemColumn.title)) package var title: String
+    @Field(key: .string(BanchanStore.ItemColumn.unitPrice)) var unitPrice: Int
+    @Field(key: .string(BanchanStore.ItemColumn.quantity)) package var quantity: Int
+    @Field(key: .string(BanchanStore.ItemColumn.pointsPerUnit)) package var pointsPerUnit: Int
 
     package init() {}
-
-    package init(orderID: UUID, line: Int, dish: DishRecord, quantity: Int) throws {
-        self.$order.id = orderID
-        self.line = line
-        self.dishID = try dish.requireID()
-        self.hash = dish.hash
-        self.title = dish.title
-        self.unitPrice = dish.salePrice
-        self.quantity = quantity
-        self.pointsPerUnit = dish.dish.pointsPerUnit
-    }
 }

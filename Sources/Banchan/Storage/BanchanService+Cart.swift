@@ -12,37 +12,24 @@ extension BanchanService {
     /// and header read this on every view: the lines and stock are one joined statement, and each
     /// dish comes from the in-memory listings (a dish not listed there yet is read as a model).
     package func cart(of owner: Principal) async throws -> [ShopLine] {
-        let rows = try await database.sql.raw("""
-            SELECT c.dish_id, c.quantity, d.hash, d.stock FROM \(ident: CartItem.schema) c
-            JOIN \(ident: DishRecord.schema) d ON d.id = c.dish_id
-            WHERE c.owner_key = \(bind: owner.key) AND d.retired_at IS NULL ORDER BY c.created_at, c.id
-            """).all()
         var lines: [ShopLine] = []
-        for row in rows {
-            let dishID = try row.decode(column: "dish_id", as: UUID.self)
+        for row in try await store.cartLines(of: owner.key) {
             let dish: Dish
-            if let listing = listings.listing(hash: try row.decode(column: "hash", as: String.self)), listing.id == dishID {
+            if let listing = listings.listing(hash: row.hash), listing.id == row.dishID {
                 dish = listing.dish
-            } else if let record = try await DishRecord.find(dishID, on: database) {
-                dish = record.dish
+            } else if let stored = try await store.dishRow(hash: row.hash), stored.id == row.dishID {
+                dish = stored.dish
             } else {
                 continue
             }
-            lines.append(ShopLine(dishID: dishID, dish: dish, stock: try row.decode(column: "stock", as: Int.self),
-                                  quantity: try row.decode(column: "quantity", as: Int.self)))
+            lines.append(ShopLine(dishID: row.dishID, dish: dish, stock: row.stock, quantity: row.quantity))
         }
         return lines
     }
 
-    /// How many items the cart holds (what `cart(of:)` would sum), in one statement. (PostgreSQL's
-    /// SUM of a bigint is NUMERIC, hence the cast.)
+    /// How many items the cart holds (what `cart(of:)` would sum), in one statement.
     func cartQuantity(of owner: Principal) async throws -> Int {
-        let row = try await database.sql.raw("""
-            SELECT CAST(COALESCE(SUM(c.quantity), 0) AS BIGINT) AS total FROM \(ident: CartItem.schema) c
-            JOIN \(ident: DishRecord.schema) d ON d.id = c.dish_id
-            WHERE c.owner_key = \(bind: owner.key) AND d.retired_at IS NULL
-            """).first()
-        return try row?.decode(column: "total", as: Int.self) ?? 0
+        try await store.cartQuantity(of: owner.key)
     }
 
     /// Puts a dish in the cart at this quantity (replacing what was there), within its limits
@@ -50,23 +37,11 @@ extension BanchanService {
     func setCartQuantity(_ quantity: Int, of hash: String, for owner: Principal) async throws {
         let row = try await dish(hash: hash)
         try Self.checkQuantity(quantity, of: row.dish, stock: row.stock)
-        let dishID = row.id
-        if let existing = try await CartItem.query(on: database).filter(\.$ownerKey == owner.key).filter(\.$dish.$id == dishID).first() {
-            existing.quantity = quantity
-            try await existing.save(on: database)
-        } else {
-            do {
-                try await CartItem(ownerKey: owner.key, dishID: dishID, quantity: quantity).create(on: database)
-            } catch let error as any DatabaseError where error.isConstraintFailure {
-                try await CartItem.query(on: database).filter(\.$ownerKey == owner.key).filter(\.$dish.$id == dishID)
-                    .set(\.$quantity, to: quantity).update()
-            }
-        }
+        try await store.setCartQuantity(quantity, of: row.id, for: owner.key)
     }
 
     func removeFromCart(_ hash: String, for owner: Principal) async throws {
-        let dishID = try await dish(hash: hash).id
-        try await CartItem.query(on: database).filter(\.$ownerKey == owner.key).filter(\.$dish.$id == dishID).delete()
+        try await store.removeFromCart(try await dish(hash: hash).id, for: owner.key)
     }
 
     /// A visitor's cart joins the account's when they sign in on that device: each dish's
@@ -74,23 +49,8 @@ extension BanchanService {
     /// is gone or sold out stays in neither); the device's cart is emptied. One transaction.
     func mergeCart(of device: Principal, into account: Principal) async throws {
         guard device.key != account.key else { return }
-        let visitorLines = try await CartItem.query(on: database).filter(\.$ownerKey == device.key).with(\.$dish).all()
-        guard !visitorLines.isEmpty else { return }
-        try await database.transaction { transaction in
-            for line in visitorLines {
-                let dishID = line.$dish.id
-                let record = line.dish
-                let existing = try await CartItem.query(on: transaction).filter(\.$ownerKey == account.key).filter(\.$dish.$id == dishID).first()
-                let wanted = (existing?.quantity ?? 0) + line.quantity
-                guard line.dish.retiredAt == nil, let quantity = OrderRules.fitted(wanted, to: record.dish, stock: record.stock) else { continue }
-                if let existing {
-                    existing.quantity = quantity
-                    try await existing.save(on: transaction)
-                } else {
-                    try await CartItem(ownerKey: account.key, dishID: dishID, quantity: quantity).create(on: transaction)
-                }
-            }
-            try await CartItem.query(on: transaction).filter(\.$ownerKey == device.key).delete()
+        try await store.mergeCart(of: device.key, into: account.key) { wanted, dish in
+            OrderRules.fitted(wanted, to: dish.dish, stock: dish.stock)
         }
     }
 

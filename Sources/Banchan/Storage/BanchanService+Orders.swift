@@ -11,10 +11,7 @@ import Vapor
 extension BanchanService {
     // MARK: Orders
 
-    struct Requested: Sendable, Equatable {
-        let hash: String
-        let quantity: Int
-    }
+    typealias Requested = BanchanStore.Requested
 
     enum Placed {
         case created(BanchanOrder)
@@ -46,11 +43,16 @@ extension BanchanService {
         if !fromCart, let idempotencyKey, let earlier = try await order(withKey: idempotencyKey, of: owner) {
             return try replay(earlier, digest: digest)
         }
+        let delivery = self.delivery
         do {
-            let (order, stocks) = try await database.transaction { transaction in
-                try await self.createOrder(requested, for: owner, key: idempotencyKey, digest: digest, clearingCart: fromCart, on: transaction)
+            let order = try await store.placeOrder(requested, ownerKey: owner.key, userID: owner.userID, idempotencyKey: idempotencyKey,
+                                                   digest: digest, clearingCart: fromCart) { dish, quantity in
+                // Stock was checked by the update that took it; these are the dish's per-order limits.
+                do { try OrderRules.check(quantity: quantity, of: dish.dish, stock: Int.max) } catch let problem as QuantityProblem { throw Self.appError(problem, title: dish.title) }
+            } price: { lines in
+                OrderRules.totals(lines.map { OrderLine(hash: $0.dish.hash, unitPrice: $0.dish.salePrice, quantity: $0.quantity,
+                                                        pointsPerUnit: $0.dish.dish.pointsPerUnit) }, delivery: delivery)
             }
-            await announce(stocks)
             Counter(label: "whatweeat_banchan_orders_placed_total").increment()
             return .created(order)
         } catch let error as any DatabaseError where error.isConstraintFailure && idempotencyKey != nil {
@@ -69,80 +71,12 @@ extension BanchanService {
     }
 
     package func order(withKey key: String, of owner: Principal) async throws -> BanchanOrder? {
-        try await BanchanOrder.query(on: database).filter(\.$ownerKey == owner.key).filter(\.$idempotencyKey == key).first()
-    }
-
-    func createOrder(
-        _ requested: [Requested], for owner: Principal, key: String?, digest: String, clearingCart: Bool, on transaction: any Database
-    ) async throws -> (BanchanOrder, [(hash: String, stock: Int)]) {
-        let sql = transaction.sql
-        let orderID = UUID()
-        var lines: [(dish: DishRecord, quantity: Int)] = []
-        var stocks: [(hash: String, stock: Int)] = []
-        // Sorted, so two orders for the same dishes take their rows in the same order (PostgreSQL
-        // row locks). The transaction starts with this write, never with a read: on SQLite a
-        // transaction that read first cannot write after another connection commits.
-        for item in requested.sorted(by: { $0.hash < $1.hash }) {
-            guard item.quantity > 0 else { throw AppError.invalid("quantity_below_minimum", ["title": item.hash, "min": "1"]) }
-            let taken = try await sql.update(DishRecord.schema)
-                .set(SQLIdentifier("stock"), to: SQLBinaryExpression(SQLIdentifier("stock"), .subtract, SQLBind(item.quantity)))
-                .where("hash", .equal, item.hash)
-                .where("retired_at", .is, SQLLiteral.null)
-                .where("stock", .greaterThanOrEqual, item.quantity)
-                .returning("id", "stock").all()
-            guard let row = taken.first else {
-                // Unknown, or not enough left: say which (the transaction rolls back either way).
-                guard let record = try await DishRecord.query(on: transaction).filter(\.$hash == item.hash).filter(\.$retiredAt == nil).first() else {
-                    throw AppError.notFound("dish_not_found")
-                }
-                throw AppError.conflict("out_of_stock", ["title": record.title, "available": String(max(0, record.stock))])
-            }
-            guard let record = try await DishRecord.find(try row.decode(column: "id", as: UUID.self), on: transaction) else {
-                throw AppError.notFound("dish_not_found")
-            }
-            do {
-                // Stock was checked by the update itself; these are the dish's per-order limits.
-                try OrderRules.check(quantity: item.quantity, of: record.dish, stock: Int.max)
-            } catch {
-                throw Self.appError(error, title: record.title)
-            }
-            lines.append((record, item.quantity))
-            stocks.append((item.hash, try row.decode(column: "stock", as: Int.self)))
-        }
-        let totals = OrderRules.totals(
-            lines.map { OrderLine(hash: $0.dish.hash, unitPrice: $0.dish.salePrice, quantity: $0.quantity, pointsPerUnit: $0.dish.dish.pointsPerUnit) },
-            delivery: delivery)
-        let order = BanchanOrder()
-        order.id = orderID
-        order.ownerKey = owner.key
-        order.$user.id = owner.userID
-        order.status = .awaitingPayment
-        order.itemsTotal = totals.itemsTotal
-        order.deliveryFee = totals.deliveryFee
-        order.total = totals.total
-        order.points = totals.points
-        order.merchantUID = "wwe_" + orderID.uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        order.idempotencyKey = key
-        order.requestDigest = digest
-        try await order.create(on: transaction)
-        // Stock was taken in hash order; the lines keep the order the customer asked in.
-        let requestedOrder = Dictionary(uniqueKeysWithValues: requested.enumerated().map { ($1.hash, $0) })
-        for line in lines {
-            try await BanchanOrderItem(orderID: orderID, line: requestedOrder[line.dish.hash] ?? 0, dish: line.dish, quantity: line.quantity)
-                .create(on: transaction)
-        }
-        if clearingCart {
-            try await CartItem.query(on: transaction).filter(\.$ownerKey == owner.key).delete()
-        }
-        try await order.$items.load(on: transaction)
-        return (order, stocks)
+        try await store.order(withKey: key, ownerKey: owner.key)
     }
 
     /// One of this owner's orders with its lines; someone else's is not found (404), not forbidden.
     package func order(_ id: UUID, of owner: Principal) async throws -> BanchanOrder {
-        guard let order = try await BanchanOrder.query(on: database).filter(\.$id == id).filter(\.$ownerKey == owner.key).with(\.$items).first() else {
-            throw AppError.notFound("order_not_found")
-        }
+        guard let order = try await store.order(id, ownerKey: owner.key) else { throw AppError.notFound("order_not_found") }
         return order
     }
 
@@ -172,25 +106,16 @@ extension BanchanService {
     /// statement of the order joined with its lines, where building the order and its items as
     /// models took most of the page (0.09× of `/healthz`).
     func orderView(_ id: UUID, of owner: Principal) async throws -> OrderView {
-        let rows = try await database.sql.raw("""
-            SELECT o.status, o.items_total, o.delivery_fee, o.total, o.points, o.merchant_uid, o.cancel_reason,
-            i.title, i.unit_price, i.quantity
-            FROM \(ident: BanchanOrder.schema) o LEFT JOIN \(ident: BanchanOrderItem.schema) i ON i.order_id = o.id
-            WHERE o.id = \(bind: id) AND o.owner_key = \(bind: owner.key) ORDER BY i.line
-            """).all()
-        guard let first = rows.first else { throw AppError.notFound("order_not_found") }
-        let lines = try rows.compactMap { row -> OrderView.Line? in
-            guard let title = try row.decode(column: "title", as: String?.self) else { return nil }
-            return OrderView.Line(title: title, unitPrice: try row.decode(column: "unit_price", as: Int.self),
-                                  quantity: try row.decode(column: "quantity", as: Int.self))
-        }
-        let status = try first.decode(column: "status", as: OrderStatus.self)
+        guard let (first, rows) = try await store.orderViewRows(id, ownerKey: owner.key) else { throw AppError.notFound("order_not_found") }
+        let lines = rows.map { OrderView.Line(title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity) }
+        typealias Column = BanchanStore.OrderColumn
+        let status = try first.decode(column: Column.status, as: OrderStatus.self)
         return OrderView(id: id, status: status,
-                         itemsTotal: try first.decode(column: "items_total", as: Int.self),
-                         deliveryFee: try first.decode(column: "delivery_fee", as: Int.self),
-                         total: try first.decode(column: "total", as: Int.self), points: try first.decode(column: "points", as: Int.self),
-                         merchantUID: try first.decode(column: "merchant_uid", as: String.self),
-                         cancelReason: try first.decode(column: "cancel_reason", as: String?.self), lines: lines,
+                         itemsTotal: try first.decode(column: Column.itemsTotal, as: Int.self),
+                         deliveryFee: try first.decode(column: Column.deliveryFee, as: Int.self),
+                         total: try first.decode(column: Column.total, as: Int.self), points: try first.decode(column: Column.points, as: Int.self),
+                         merchantUID: try first.decode(column: Column.merchantUID, as: String.self),
+                         cancelReason: try first.decode(column: Column.cancelReason, as: String?.self), lines: lines,
                          refund: status == .cancelled ? try await refundState(ofOrder: id) : nil)
     }
 
@@ -208,27 +133,11 @@ extension BanchanService {
     /// One newest-first page of the orders page: rows, not models with their items (the page is
     /// read on every visit and showed 0.1× of `/healthz` building them).
     func listedOrders(of owner: Principal, page: CursorPageRequest) async throws -> (items: [Listed], nextCursor: String?) {
-        let orders = BanchanOrder.schema, items = BanchanOrderItem.schema
-        let rows = try await database.sql.select()
-            .column(SQLColumn("id", table: orders)).column(SQLColumn("status", table: orders))
-            .column(SQLColumn("total", table: orders)).column(SQLColumn("created_at", table: orders))
-            .column(SQLRaw("(SELECT COUNT(*) FROM \(items) i WHERE i.order_id = \(orders).id)"), as: "line_count")
-            .column(SQLRaw("(SELECT i.title FROM \(items) i WHERE i.order_id = \(orders).id ORDER BY i.line LIMIT 1)"), as: "first_title")
-            .from(orders)
-            .where(SQLColumn("owner_key", table: orders), .equal, SQLBind(owner.key))
-            .newestFirst(createdAt: SQLColumn("created_at", table: orders), id: SQLColumn("id", table: orders), page)
-            .all()
-        let listed = try rows.map { row in
-            Listed(id: try row.decode(column: "id", as: UUID.self),
-                   status: try row.decode(column: "status", as: OrderStatus.self),
-                   total: try row.decode(column: "total", as: Int.self), createdAt: try row.decode(column: "created_at", as: Date.self),
-                   firstTitle: try row.decode(column: "first_title", as: String?.self), lineCount: try row.decode(column: "line_count", as: Int.self))
-        }
-        return page.page(of: listed)
+        try await store.listedOrders(ownerKey: owner.key, page: page)
     }
 
     package func orders(of owner: Principal, page: CursorPageRequest) async throws -> (items: [BanchanOrder], nextCursor: String?) {
-        try await BanchanOrder.query(on: database).filter(\.$ownerKey == owner.key).with(\.$items).paginate(newestFirst: \.$createdAt, page)
+        try await store.orders(ownerKey: owner.key, page: page)
     }
 
     /// Cancels an order that has not shipped; its units go back to stock and a payment is refunded.
@@ -240,34 +149,14 @@ extension BanchanService {
         return try await self.order(id, of: owner)
     }
 
-    /// Moves an order to cancelled (only from a cancellable state, decided by one conditional
-    /// update) and returns its units to stock, in one transaction with the refund it owes (if
-    /// any), which is then tried. False when it had already moved on (nothing recorded).
+    /// Moves an order to cancelled and returns its units to stock, with the refund it owes (if
+    /// any) recorded in the same transaction (`BanchanStore.cancelOrder`), then tried. False when
+    /// it had already moved on (nothing recorded).
     @discardableResult
     func markCancelled(_ order: BanchanOrder, reason: String, refunding refund: Refunds.Request? = nil, now: Date = Date()) async throws -> Bool {
-        let id = try order.requireID()
-        let cancelled: (stocks: [(hash: String, stock: Int)], refund: UUID?)? = try await database.transaction { transaction in
-            let sql = transaction.sql
-            let moved = try await sql.update(BanchanOrder.schema)
-                .set("status", to: OrderStatus.cancelled.rawValue).set("cancelled_at", to: now).set("cancel_reason", to: reason)
-                .set("updated_at", to: now)
-                .where("id", .equal, id)
-                .where("status", .in, [OrderStatus.awaitingPayment.rawValue, OrderStatus.paid.rawValue])
-                .returning("id").all()
-            guard !moved.isEmpty else { return nil }
-            let refundID = if let refund { try await Refunds.request(refund, on: transaction, now: now) } else { UUID?.none }
-            var stocks: [(hash: String, stock: Int)] = []
-            for item in try await BanchanOrderItem.query(on: transaction).filter(\.$order.$id == id).all() {
-                let rows = try await sql.update(DishRecord.schema)
-                    .set(SQLIdentifier("stock"), to: SQLBinaryExpression(SQLIdentifier("stock"), .add, SQLBind(item.quantity)))
-                    .where("id", .equal, item.dishID).returning("stock").all()
-                if let row = rows.first { stocks.append((item.hash, try row.decode(column: "stock", as: Int.self))) }
-            }
-            return (stocks, refundID)
-        }
-        guard let cancelled else { return false }
-        await announce(cancelled.stocks)
-        await Refunds.attempt(cancelled.refund, on: database, gateway: gateway, logger: logger)
+        let result = try await store.cancelOrder(try order.requireID(), reason: reason, refunding: refund, now: now)
+        guard result.cancelled else { return false }
+        await Refunds.attempt(result.refund, on: database, gateway: gateway, logger: logger)
         return true
     }
 }

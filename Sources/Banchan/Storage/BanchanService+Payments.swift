@@ -46,13 +46,7 @@ extension BanchanService {
             case .wrongOrder: throw AppError.invalid("payment_for_other_order")
             }
         }
-        let sql = database.sql
-        let moved = try await sql.update(BanchanOrder.schema)
-            .set("status", to: OrderStatus.paid.rawValue).set("payment_provider", to: gateway.name)
-            .set("payment_id", to: payment.providerID).set("paid_at", to: now).set("updated_at", to: now)
-            .where("id", .equal, try order.requireID()).where("status", .equal, OrderStatus.awaitingPayment.rawValue)
-            .returning("id").all()
-        guard !moved.isEmpty else {
+        guard try await store.markPaid(try order.requireID(), provider: gateway.name, paymentID: payment.providerID, at: now) else {
             // The order moved on while we asked the provider. If it was cancelled (its window ran
             // out), this paid payment is a late one and goes back; a concurrent confirmation of
             // the same payment is the retried-confirmation case.
@@ -109,28 +103,23 @@ extension BanchanService {
     /// Safe to run from several processes at once: each cancellation is one conditional update.
     @discardableResult
     func expireUnpaidOrders(window: TimeInterval, now: Date = Date()) async throws -> Int {
-        let stale = try await BanchanOrder.query(on: database).filter(\.$status == .awaitingPayment)
-            .filter(\.$createdAt < now.addingTimeInterval(-window)).limit(500).all()
         var expired = 0
-        for order in stale where try await markCancelled(order, reason: "payment window expired", now: now) {
-            expired += 1
+        for id in try await store.unpaidOrders(before: now.addingTimeInterval(-window), limit: 500) {
+            if try await store.cancelOrder(id, reason: "payment window expired", refunding: nil, now: now).cancelled { expired += 1 }
         }
         return expired
     }
 
     /// Administrators move paid orders on (shipping ends the right to cancel).
     package func advance(_ id: UUID, to next: OrderStatus) async throws -> BanchanOrder {
-        guard let order = try await BanchanOrder.find(id, on: database) else { throw AppError.notFound("order_not_found") }
+        guard let order = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
         guard order.status.canMove(to: next), next != .cancelled else {
             throw AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue])
         }
-        let sql = database.sql
-        let moved = try await sql.update(BanchanOrder.schema).set("status", to: next.rawValue).set("updated_at", to: Date())
-            .where("id", .equal, id).where("status", .equal, order.status.rawValue).returning("id").all()
-        guard !moved.isEmpty else { throw AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue]) }
-        guard let moved = try await BanchanOrder.query(on: database).filter(\.$id == id).with(\.$items).first() else {
-            throw AppError.notFound("order_not_found")
+        guard try await store.moveStatus(of: id, from: order.status, to: next, at: Date()) else {
+            throw AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue])
         }
+        guard let moved = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
         return moved
     }
 }

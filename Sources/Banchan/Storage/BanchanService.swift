@@ -22,7 +22,7 @@ package struct BanchanService {
     let listings: BanchanListings
     package let events: any EventBus
     package let logger: Logger
-    /// The shop's tables (the dishes so far; the cart and orders are still written here).
+    /// The shop's tables: dishes, carts, orders and their stock.
     let store: BanchanStore
 
     package init(request: Request) {
@@ -65,16 +65,6 @@ package struct BanchanService {
     func dishCounts() -> [DishSection: Int] {
         Dictionary(uniqueKeysWithValues: DishSection.allCases.map { ($0, listings.count(in: $0)) })
     }
-
-    /// Shows stock that changed (after the change committed) in this process's listings at once,
-    /// and tells the other processes'.
-    package func announce(_ stocks: [(hash: String, stock: Int)]) async {
-        for change in stocks {
-            listings.apply(stock: change.stock, of: change.hash)
-            await BanchanListings.announce(stock: change.stock, of: change.hash, on: events)
-        }
-    }
-
 }
 
 extension Request {

@@ -3,11 +3,11 @@ import Platform
 import SQLKit
 import Vapor
 
-/// The owner of the shop's tables. So far `banchan_dishes` is here, but for the stock the orders
-/// take and give back in their own transactions: its columns are named once (`DishColumn`; the
-/// model's keys are these too), its rows are read without models (`DishRow`), and every dish the
-/// seed or an administrator writes is announced, so every instance's listings follow. The cart and
-/// the orders still have their statements in `BanchanService` (the next step, docs/DECISIONS.md).
+/// The one owner of the shop's tables: `banchan_dishes` here, the carts (`BanchanStore+Cart.swift`)
+/// and the orders with the stock they take and give back (`BanchanStore+Orders.swift`). Columns are
+/// named once (`DishColumn`, `CartColumn`, `OrderColumn`, `ItemColumn`; the models' keys are these
+/// too), dishes are read without models (`DishRow`), and every dish the seed or an administrator
+/// writes and every change of stock is announced, so every instance's listings follow.
 package struct BanchanStore {
     package let database: any Database
     let application: Application
@@ -115,7 +115,7 @@ package struct BanchanStore {
 
     // MARK: Dish reads
 
-    private var sql: any SQLDatabase { database.sql }
+    var sql: any SQLDatabase { database.sql }
 
     private var dishColumns: [any SQLExpression] {
         [DishColumn.id, DishColumn.hash, DishColumn.section, DishColumn.position, DishColumn.title, DishColumn.description,

@@ -1,0 +1,102 @@
+import Fluent
+import Foundation
+import Platform
+import SQLKit
+
+/// The carts of `BanchanStore`'s aggregate: `banchan_cart_items`, read and written only here, each
+/// column named once (`CartColumn`: the model's keys and every statement).
+extension BanchanStore {
+    enum CartColumn {
+        static let id = "id"
+        static let ownerKey = "owner_key"
+        static let dishID = "dish_id"
+        static let quantity = "quantity"
+        static let createdAt = "created_at"
+    }
+
+    /// A cart line with its dish's hash and stock, as the cart reads it.
+    struct CartLineRow: Sendable, Equatable {
+        let dishID: UUID
+        let hash: String
+        let stock: Int
+        let quantity: Int
+    }
+
+    private var cartItems: SQLIdentifier { SQLIdentifier(CartItem.schema) }
+    private var dishes: SQLIdentifier { SQLIdentifier(DishRecord.schema) }
+
+    /// The owner's lines in the order they were added, with each dish's hash and stock; dishes no
+    /// longer on sale left out. One joined statement (the cart page and header read it every view).
+    func cartLines(of ownerKey: String) async throws -> [CartLineRow] {
+        let line = { (column: String) in SQLColumn(column, table: CartItem.schema) }
+        let dish = { (column: String) in SQLColumn(column, table: DishRecord.schema) }
+        return try await sql.select()
+            .column(line(CartColumn.dishID)).column(line(CartColumn.quantity)).column(dish(DishColumn.hash)).column(dish(DishColumn.stock))
+            .from(cartItems).join(dishes, on: dish(DishColumn.id), .equal, line(CartColumn.dishID))
+            .where(line(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).where(dish(DishColumn.retiredAt), .is, SQLLiteral.null)
+            .orderBy(line(CartColumn.createdAt)).orderBy(line(CartColumn.id))
+            .all().map { row in
+                CartLineRow(dishID: try row.decode(column: CartColumn.dishID, as: UUID.self), hash: try row.decode(column: DishColumn.hash, as: String.self),
+                            stock: try row.decode(column: DishColumn.stock, as: Int.self), quantity: try row.decode(column: CartColumn.quantity, as: Int.self))
+            }
+    }
+
+    /// How many items the owner's cart holds (dishes on sale), in one statement. (PostgreSQL's SUM
+    /// of a bigint is NUMERIC, hence the cast.)
+    func cartQuantity(of ownerKey: String) async throws -> Int {
+        let line = { (column: String) in SQLColumn(column, table: CartItem.schema) }
+        let dish = { (column: String) in SQLColumn(column, table: DishRecord.schema) }
+        let total = SQLQueryString("CAST(COALESCE(SUM(\(line(CartColumn.quantity))), 0) AS BIGINT)")
+        return try await sql.select().column(total, as: "total").from(cartItems)
+            .join(dishes, on: dish(DishColumn.id), .equal, line(CartColumn.dishID))
+            .where(line(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).where(dish(DishColumn.retiredAt), .is, SQLLiteral.null)
+            .first(decodingColumn: "total", as: Int.self) ?? 0
+    }
+
+    /// Puts a dish in the owner's cart at this quantity, replacing what was there.
+    func setCartQuantity(_ quantity: Int, of dishID: UUID, for ownerKey: String) async throws {
+        let updated = try await sql.update(cartItems).set(SQLIdentifier(CartColumn.quantity), to: SQLBind(quantity))
+            .where(SQLIdentifier(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).where(SQLIdentifier(CartColumn.dishID), .equal, SQLBind(dishID))
+            .returning(SQLIdentifier(CartColumn.id)).all()
+        guard updated.isEmpty else { return }
+        do {
+            try await CartItem(ownerKey: ownerKey, dishID: dishID, quantity: quantity).create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            // Another request of the same owner put it in first; this quantity is the last word.
+            try await sql.update(cartItems).set(SQLIdentifier(CartColumn.quantity), to: SQLBind(quantity))
+                .where(SQLIdentifier(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).where(SQLIdentifier(CartColumn.dishID), .equal, SQLBind(dishID)).run()
+        }
+    }
+
+    func removeFromCart(_ dishID: UUID, for ownerKey: String) async throws {
+        try await sql.delete(from: cartItems)
+            .where(SQLIdentifier(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).where(SQLIdentifier(CartColumn.dishID), .equal, SQLBind(dishID)).run()
+    }
+
+    /// Empties the owner's cart (inside an order's transaction: a store on it).
+    func clearCart(of ownerKey: String) async throws {
+        try await sql.delete(from: cartItems).where(SQLIdentifier(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).run()
+    }
+
+    /// Moves a device's cart into an account's, in one transaction: each dish's quantities added,
+    /// then `fitted` to the dish and its stock (nil leaves it out: gone or sold out); the device's
+    /// cart is emptied.
+    func mergeCart(of deviceKey: String, into accountKey: String,
+                   fitted: @escaping @Sendable (_ wanted: Int, _ dish: DishRow) -> Int?) async throws {
+        let visitor = try await cartLines(of: deviceKey)
+        let all = try await sql.select().column(SQLIdentifier(CartColumn.id)).from(cartItems)
+            .where(SQLIdentifier(CartColumn.ownerKey), .equal, SQLBind(deviceKey)).all()
+        guard !all.isEmpty else { return }
+        let application = self.application
+        try await database.transaction { transaction in
+            let store = BanchanStore(database: transaction, application: application)
+            let accountLines = Dictionary(try await store.cartLines(of: accountKey).map { ($0.dishID, $0.quantity) }, uniquingKeysWith: { first, _ in first })
+            for line in visitor {
+                guard let dish = try await store.dishRowOnSale(hash: line.hash), dish.id == line.dishID,
+                      let quantity = fitted((accountLines[line.dishID] ?? 0) + line.quantity, dish) else { continue }
+                try await store.setCartQuantity(quantity, of: line.dishID, for: accountKey)
+            }
+            try await store.clearCart(of: deviceKey)
+        }
+    }
+}

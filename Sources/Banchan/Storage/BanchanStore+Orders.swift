@@ -1,0 +1,275 @@
+import Fluent
+import Foundation
+import Payments
+import Platform
+import SQLKit
+
+/// The orders of `BanchanStore`'s aggregate and the stock they take and give back:
+/// `banchan_orders` and `banchan_order_items`, read and written only here, each column named once
+/// (`OrderColumn`, `ItemColumn`: the models' keys and every statement). Every change of stock is
+/// announced once its transaction committed, so every instance's listings follow.
+extension BanchanStore {
+    enum OrderColumn {
+        static let id = "id"
+        static let ownerKey = "owner_key"
+        static let userID = "user_id"
+        static let status = "status"
+        static let itemsTotal = "items_total"
+        static let deliveryFee = "delivery_fee"
+        static let total = "total"
+        static let points = "points"
+        static let merchantUID = "merchant_uid"
+        static let paymentProvider = "payment_provider"
+        static let paymentID = "payment_id"
+        static let paidAt = "paid_at"
+        static let cancelledAt = "cancelled_at"
+        static let cancelReason = "cancel_reason"
+        static let idempotencyKey = "idempotency_key"
+        static let requestDigest = "request_digest"
+        static let createdAt = "created_at"
+        static let updatedAt = "updated_at"
+    }
+
+    enum ItemColumn {
+        static let id = "id"
+        static let orderID = "order_id"
+        static let line = "line"
+        static let dishID = "dish_id"
+        static let hash = "hash"
+        static let title = "title"
+        static let unitPrice = "unit_price"
+        static let quantity = "quantity"
+        static let pointsPerUnit = "points_per_unit"
+    }
+
+    /// What an order asks for: a dish by its hash, and how many.
+    struct Requested: Sendable, Equatable {
+        let hash: String
+        let quantity: Int
+    }
+
+    private var orders: SQLIdentifier { SQLIdentifier(BanchanOrder.schema) }
+    private var items: SQLIdentifier { SQLIdentifier(BanchanOrderItem.schema) }
+    private var dishTable: SQLIdentifier { SQLIdentifier(DishRecord.schema) }
+
+    // MARK: Stock
+
+    /// Shows stock that changed (after the change committed) in this process's listings at once,
+    /// and tells the other processes'.
+    func announce(stocks: [(hash: String, stock: Int)]) async {
+        for change in stocks {
+            application.banchanListings.apply(stock: change.stock, of: change.hash)
+            await BanchanListings.announce(stock: change.stock, of: change.hash, on: application.events)
+        }
+    }
+
+    /// Takes units of a dish on sale by one conditional update that never goes below zero: the
+    /// dish's id and the stock left, or nil when it is unknown, retired or short.
+    private func takeStock(_ quantity: Int, of hash: String) async throws -> (id: UUID, stock: Int)? {
+        let stock = SQLIdentifier(DishColumn.stock)
+        guard let row = try await sql.update(dishTable)
+            .set(stock, to: SQLBinaryExpression(stock, .subtract, SQLBind(quantity)))
+            .where(SQLIdentifier(DishColumn.hash), .equal, SQLBind(hash)).where(SQLIdentifier(DishColumn.retiredAt), .is, SQLLiteral.null)
+            .where(stock, .greaterThanOrEqual, SQLBind(quantity))
+            .returning(SQLIdentifier(DishColumn.id), stock).first() else { return nil }
+        return (try row.decode(column: DishColumn.id, as: UUID.self), try row.decode(column: DishColumn.stock, as: Int.self))
+    }
+
+    /// Gives units back to a dish: the stock now, or nil for a dish that is gone.
+    private func returnStock(_ quantity: Int, to dishID: UUID) async throws -> Int? {
+        let stock = SQLIdentifier(DishColumn.stock)
+        return try await sql.update(dishTable).set(stock, to: SQLBinaryExpression(stock, .add, SQLBind(quantity)))
+            .where(SQLIdentifier(DishColumn.id), .equal, SQLBind(dishID))
+            .returning(stock).first(decodingColumn: DishColumn.stock, as: Int.self)
+    }
+
+    // MARK: Placing and cancelling
+
+    /// Writes an order for these dishes in one transaction that starts by taking their stock
+    /// (sorted by hash, so two orders for the same dishes take their rows in the same order, and
+    /// never with a read: on SQLite a transaction that read first cannot write after another
+    /// connection commits). `check` holds each dish's per-order limits, `price` makes the totals;
+    /// `clearingCart` empties the owner's cart in the same transaction. 404 `dish_not_found`, 409
+    /// `out_of_stock` roll everything back. The stock taken is announced after the commit.
+    func placeOrder(_ requested: [Requested], ownerKey: String, userID: UUID?, idempotencyKey: String?, digest: String, clearingCart: Bool,
+                    check: @escaping @Sendable (DishRow, Int) throws -> Void,
+                    price: @escaping @Sendable ([(dish: DishRow, quantity: Int)]) -> OrderTotals) async throws -> BanchanOrder {
+        let application = self.application
+        let (order, stocks) = try await database.transaction { transaction -> (BanchanOrder, [(hash: String, stock: Int)]) in
+            let store = BanchanStore(database: transaction, application: application)
+            var lines: [(dish: DishRow, quantity: Int)] = []
+            var stocks: [(hash: String, stock: Int)] = []
+            for item in requested.sorted(by: { $0.hash < $1.hash }) {
+                guard item.quantity > 0 else { throw AppError.invalid("quantity_below_minimum", ["title": item.hash, "min": "1"]) }
+                guard let taken = try await store.takeStock(item.quantity, of: item.hash) else {
+                    // Unknown, or not enough left: say which (the transaction rolls back either way).
+                    guard let dish = try await store.dishRowOnSale(hash: item.hash) else { throw AppError.notFound("dish_not_found") }
+                    throw AppError.conflict("out_of_stock", ["title": dish.title, "available": String(max(0, dish.stock))])
+                }
+                guard let dish = try await store.dishRow(hash: item.hash), dish.id == taken.id else { throw AppError.notFound("dish_not_found") }
+                try check(dish, item.quantity)
+                lines.append((dish, item.quantity))
+                stocks.append((item.hash, taken.stock))
+            }
+            let totals = price(lines)
+            let orderID = UUID()
+            let order = BanchanOrder()
+            order.id = orderID
+            order.ownerKey = ownerKey
+            order.$user.id = userID
+            order.status = .awaitingPayment
+            order.itemsTotal = totals.itemsTotal
+            order.deliveryFee = totals.deliveryFee
+            order.total = totals.total
+            order.points = totals.points
+            order.merchantUID = "wwe_" + orderID.uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            order.idempotencyKey = idempotencyKey
+            order.requestDigest = digest
+            try await order.create(on: transaction)
+            // Stock was taken in hash order; the lines keep the order the customer asked in.
+            let asked = Dictionary(uniqueKeysWithValues: requested.enumerated().map { ($1.hash, $0) })
+            for line in lines {
+                let item = BanchanOrderItem()
+                item.$order.id = orderID
+                item.line = asked[line.dish.hash] ?? 0
+                item.dishID = line.dish.id
+                item.hash = line.dish.hash
+                item.title = line.dish.title
+                item.unitPrice = line.dish.salePrice
+                item.quantity = line.quantity
+                item.pointsPerUnit = line.dish.dish.pointsPerUnit
+                try await item.create(on: transaction)
+            }
+            if clearingCart { try await store.clearCart(of: ownerKey) }
+            try await order.$items.load(on: transaction)
+            return (order, stocks)
+        }
+        await announce(stocks: stocks)
+        return order
+    }
+
+    /// Moves an order to cancelled (only from a cancellable state, decided by one conditional
+    /// update) and returns its units to stock, in one transaction with the refund it owes (if
+    /// any): the refund's id, or nil for none. False when the order had already moved on
+    /// (nothing written). The stock given back is announced after the commit.
+    func cancelOrder(_ id: UUID, reason: String, refunding refund: Refunds.Request?, now: Date) async throws -> (cancelled: Bool, refund: UUID?) {
+        let application = self.application
+        let cancelled: (stocks: [(hash: String, stock: Int)], refund: UUID?)? = try await database.transaction { transaction in
+            let store = BanchanStore(database: transaction, application: application)
+            let moved = try await transaction.sql.update(BanchanOrder.schema)
+                .set(SQLIdentifier(OrderColumn.status), to: SQLBind(OrderStatus.cancelled.rawValue))
+                .set(SQLIdentifier(OrderColumn.cancelledAt), to: SQLBind(now)).set(SQLIdentifier(OrderColumn.cancelReason), to: SQLBind(reason))
+                .set(SQLIdentifier(OrderColumn.updatedAt), to: SQLBind(now))
+                .where(SQLIdentifier(OrderColumn.id), .equal, SQLBind(id))
+                .where(SQLIdentifier(OrderColumn.status), .in, SQLBind.group([OrderStatus.awaitingPayment.rawValue, OrderStatus.paid.rawValue]))
+                .returning(SQLIdentifier(OrderColumn.id)).all()
+            guard !moved.isEmpty else { return nil }
+            let refundID = if let refund { try await Refunds.request(refund, on: transaction, now: now) } else { UUID?.none }
+            var stocks: [(hash: String, stock: Int)] = []
+            let lines = try await transaction.sql.select()
+                .column(SQLIdentifier(ItemColumn.dishID)).column(SQLIdentifier(ItemColumn.hash)).column(SQLIdentifier(ItemColumn.quantity))
+                .from(BanchanOrderItem.schema).where(SQLIdentifier(ItemColumn.orderID), .equal, SQLBind(id)).orderBy(ItemColumn.line).all()
+            for line in lines {
+                let quantity = try line.decode(column: ItemColumn.quantity, as: Int.self)
+                if let stock = try await store.returnStock(quantity, to: try line.decode(column: ItemColumn.dishID, as: UUID.self)) {
+                    stocks.append((try line.decode(column: ItemColumn.hash, as: String.self), stock))
+                }
+            }
+            return (stocks, refundID)
+        }
+        guard let cancelled else { return (false, nil) }
+        await announce(stocks: cancelled.stocks)
+        return (true, cancelled.refund)
+    }
+
+    /// Marks an order awaiting payment paid; false when it had moved on.
+    func markPaid(_ id: UUID, provider: String, paymentID: String, at now: Date) async throws -> Bool {
+        try await moveStatus(of: id, from: .awaitingPayment, to: .paid, at: now) { update in
+            update.set(SQLIdentifier(OrderColumn.paymentProvider), to: SQLBind(provider))
+                .set(SQLIdentifier(OrderColumn.paymentID), to: SQLBind(paymentID)).set(SQLIdentifier(OrderColumn.paidAt), to: SQLBind(now))
+        }
+    }
+
+    /// Moves an order from `from` to `to` by one conditional update; false when it was no longer `from`.
+    func moveStatus(of id: UUID, from: OrderStatus, to: OrderStatus, at now: Date,
+                    also: (SQLUpdateBuilder) -> SQLUpdateBuilder = { $0 }) async throws -> Bool {
+        let update = sql.update(orders).set(SQLIdentifier(OrderColumn.status), to: SQLBind(to.rawValue))
+            .set(SQLIdentifier(OrderColumn.updatedAt), to: SQLBind(now))
+            .where(SQLIdentifier(OrderColumn.id), .equal, SQLBind(id)).where(SQLIdentifier(OrderColumn.status), .equal, SQLBind(from.rawValue))
+        return try await !also(update).returning(SQLIdentifier(OrderColumn.id)).all().isEmpty
+    }
+
+    // MARK: Reads
+
+    /// The owner's order made with this `Idempotency-Key`, with its lines.
+    func order(withKey key: String, ownerKey: String) async throws -> BanchanOrder? {
+        try await BanchanOrder.query(on: database).filter(\.$ownerKey == ownerKey).filter(\.$idempotencyKey == key).with(\.$items).first()
+    }
+
+    /// An order with its lines, when it is the owner's (any owner's when `ownerKey` is nil: an administrator's read).
+    func order(_ id: UUID, ownerKey: String?) async throws -> BanchanOrder? {
+        let query = BanchanOrder.query(on: database).filter(\.$id == id).with(\.$items)
+        if let ownerKey { query.filter(\.$ownerKey == ownerKey) }
+        return try await query.first()
+    }
+
+    /// The owner's orders with their lines, newest first, a page at a time.
+    func orders(ownerKey: String, page: CursorPageRequest) async throws -> (items: [BanchanOrder], nextCursor: String?) {
+        try await BanchanOrder.query(on: database).filter(\.$ownerKey == ownerKey).with(\.$items).paginate(newestFirst: \.$createdAt, page)
+    }
+
+    /// Orders still awaiting payment made before `cutoff`, at most `limit`.
+    func unpaidOrders(before cutoff: Date, limit: Int) async throws -> [UUID] {
+        try await sql.select().column(SQLIdentifier(OrderColumn.id)).from(orders)
+            .where(SQLIdentifier(OrderColumn.status), .equal, SQLBind(OrderStatus.awaitingPayment.rawValue))
+            .where(SQLIdentifier(OrderColumn.createdAt), .lessThan, SQLBind(cutoff)).limit(limit)
+            .all(decodingColumn: OrderColumn.id, as: UUID.self)
+    }
+
+    /// An order joined with its lines, as its page shows them: one statement, where building the
+    /// order and its items as models took most of the page (0.09× of `/healthz`). Nil when it is
+    /// not the owner's.
+    func orderViewRows(_ id: UUID, ownerKey: String) async throws -> (order: any SQLRow, lines: [(title: String, unitPrice: Int, quantity: Int)])? {
+        let order = { (column: String) in SQLColumn(column, table: BanchanOrder.schema) }
+        let item = { (column: String) in SQLColumn(column, table: BanchanOrderItem.schema) }
+        let rows = try await sql.select()
+            .columns([OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
+                      OrderColumn.merchantUID, OrderColumn.cancelReason].map(order))
+            .columns([ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity].map(item))
+            .from(orders).join(items, method: SQLJoinMethod.left, on: item(ItemColumn.orderID), .equal, order(OrderColumn.id))
+            .where(order(OrderColumn.id), .equal, SQLBind(id)).where(order(OrderColumn.ownerKey), .equal, SQLBind(ownerKey))
+            .orderBy(item(ItemColumn.line)).all()
+        guard let first = rows.first else { return nil }
+        let lines = try rows.compactMap { row -> (title: String, unitPrice: Int, quantity: Int)? in
+            guard let title = try row.decode(column: ItemColumn.title, as: String?.self) else { return nil }
+            return (title, try row.decode(column: ItemColumn.unitPrice, as: Int.self), try row.decode(column: ItemColumn.quantity, as: Int.self))
+        }
+        return (first, lines)
+    }
+
+    /// One newest-first page of the owner's orders as the orders page lists them: rows with the
+    /// first line's title and the number of lines, not models with their items.
+    func listedOrders(ownerKey: String, page: CursorPageRequest) async throws -> (items: [BanchanService.Listed], nextCursor: String?) {
+        let order = { (column: String) in SQLColumn(column, table: BanchanOrder.schema) }
+        let lineCount = SQLQueryString("(SELECT COUNT(*) FROM \(items) i WHERE i.\(ident: ItemColumn.orderID) = \(order(OrderColumn.id)))")
+        let firstTitle = SQLQueryString("""
+            (SELECT i.\(ident: ItemColumn.title) FROM \(items) i WHERE i.\(ident: ItemColumn.orderID) = \(order(OrderColumn.id)) ORDER BY i.\(ident: ItemColumn.line) LIMIT 1)
+            """)
+        let rows = try await sql.select()
+            .column(order(OrderColumn.id)).column(order(OrderColumn.status)).column(order(OrderColumn.total)).column(order(OrderColumn.createdAt))
+            .column(lineCount, as: "line_count").column(firstTitle, as: "first_title")
+            .from(orders)
+            .where(order(OrderColumn.ownerKey), .equal, SQLBind(ownerKey))
+            .newestFirst(createdAt: order(OrderColumn.createdAt), id: order(OrderColumn.id), page)
+            .all()
+        let listed = try rows.map { row in
+            BanchanService.Listed(id: try row.decode(column: OrderColumn.id, as: UUID.self),
+                                  status: try row.decode(column: OrderColumn.status, as: OrderStatus.self),
+                                  total: try row.decode(column: OrderColumn.total, as: Int.self),
+                                  createdAt: try row.decode(column: OrderColumn.createdAt, as: Date.self),
+                                  firstTitle: try row.decode(column: "first_title", as: String?.self),
+                                  lineCount: try row.decode(column: "line_count", as: Int.self))
+        }
+        return page.page(of: listed)
+    }
+}

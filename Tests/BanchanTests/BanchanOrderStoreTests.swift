@@ -1,0 +1,165 @@
+@testable import Banchan
+import Fluent
+import Platform
+import WhatWeEatTesting
+import XCTVapor
+
+/// The cart and order statements of `BanchanStore` (SQLite here, PostgreSQL in CI's second pass):
+/// carts kept per owner and merged within limits, stock taken and given back only as far as it
+/// goes, each change of stock announced to the listings, orders moved by conditional updates.
+final class BanchanOrderStoreTests: XCTestCase {
+    private func stock(_ app: Application, _ hash: String) async throws -> Int {
+        let row = try await app.banchanStore.dishRow(hash: hash)
+        return try XCTUnwrap(row).stock
+    }
+
+    private func setStock(_ app: Application, _ hash: String, _ stock: Int) async throws {
+        try await DishRecord.query(on: app.db).filter(\.$hash == hash).set(\.$stock, to: stock).update()
+    }
+
+    func testCartsPerOwnerAndMerging() async throws {
+        try await withTestApp { app in
+            let store = app.banchanStore
+            let bulgogiRead = try await store.dishRow(hash: Fixtures.bulgogi)
+            let bulgogi = try XCTUnwrap(bulgogiRead)
+            let dakgalbiRead = try await store.dishRow(hash: Fixtures.dakgalbi)
+            let dakgalbi = try XCTUnwrap(dakgalbiRead)
+            try await store.setCartQuantity(2, of: bulgogi.id, for: "device:a")
+            try await store.setCartQuantity(1, of: dakgalbi.id, for: "device:a")
+            try await store.setCartQuantity(3, of: bulgogi.id, for: "device:a")
+            var lines = try await store.cartLines(of: "device:a")
+            XCTAssertEqual(lines.map(\.hash), [Fixtures.bulgogi, Fixtures.dakgalbi], "in the order they were added; a new quantity replaces")
+            XCTAssertEqual(lines.map(\.quantity), [3, 1])
+            XCTAssertEqual(lines.first?.stock, bulgogi.stock)
+            var quantity = try await store.cartQuantity(of: "device:a")
+            XCTAssertEqual(quantity, 4)
+            let others = try await store.cartLines(of: "device:b")
+            XCTAssertTrue(others.isEmpty, "each owner has their own")
+
+            try await store.retireDish(hash: Fixtures.dakgalbi, at: Date())
+            lines = try await store.cartLines(of: "device:a")
+            XCTAssertEqual(lines.map(\.hash), [Fixtures.bulgogi], "a dish no longer on sale is left out")
+            quantity = try await store.cartQuantity(of: "device:a")
+            XCTAssertEqual(quantity, 3)
+
+            try await store.setCartQuantity(1, of: bulgogi.id, for: "account:x")
+            try await store.mergeCart(of: "device:a", into: "account:x") { wanted, dish in
+                XCTAssertEqual(dish.hash, Fixtures.bulgogi)
+                return min(wanted, 2)
+            }
+            let merged = try await store.cartLines(of: "account:x")
+            XCTAssertEqual(merged.map(\.quantity), [2], "added (1 + 3), then fitted")
+            let emptied = try await app.db.sql.select().column("id").from(CartItem.schema).where("owner_key", .equal, "device:a").all()
+            XCTAssertTrue(emptied.isEmpty, "the device's cart is emptied, retired dishes too")
+
+            try await store.removeFromCart(bulgogi.id, for: "account:x")
+            quantity = try await store.cartQuantity(of: "account:x")
+            XCTAssertEqual(quantity, 0)
+        }
+    }
+
+    func testOrdersTakeAndGiveBackStockAndAnnounceIt() async throws {
+        try await withTestApp { app in
+            let store = app.banchanStore
+            try await setStock(app, Fixtures.bulgogi, 5)
+            try await setStock(app, Fixtures.dakgalbi, 1)
+            let bulgogiRead = try await store.dishRow(hash: Fixtures.bulgogi)
+            let bulgogi = try XCTUnwrap(bulgogiRead)
+            try await store.setCartQuantity(1, of: bulgogi.id, for: "device:c")
+            let totals = OrderTotals(itemsTotal: 1, deliveryFee: 0, total: 1, points: 0)
+            var heard = app.events.subscribe(to: BanchanListings.topic).makeAsyncIterator()
+
+            let order = try await store.placeOrder([.init(hash: Fixtures.dakgalbi, quantity: 1), .init(hash: Fixtures.bulgogi, quantity: 2)],
+                                                   ownerKey: "device:c", userID: nil, idempotencyKey: "key-1", digest: "d", clearingCart: true,
+                                                   check: { _, _ in }, price: { lines in
+                XCTAssertEqual(lines.map(\.dish.hash), [Fixtures.dakgalbi, Fixtures.bulgogi].sorted(), "priced in the order stock was taken (by hash)")
+                return totals
+            })
+            XCTAssertEqual(order.lines.map(\.hash), [Fixtures.dakgalbi, Fixtures.bulgogi], "lines in the order asked")
+            XCTAssertEqual(order.status, .awaitingPayment)
+            XCTAssertEqual(order.total, 1)
+            let left = [try await stock(app, Fixtures.bulgogi), try await stock(app, Fixtures.dakgalbi)]
+            XCTAssertEqual(left, [3, 0])
+            XCTAssertEqual(app.banchanListings.listing(hash: Fixtures.dakgalbi)?.stock, 0, "this instance's listing follows at once")
+            let announced = [await heard.next(), await heard.next()]
+            XCTAssertEqual(announced.count, 2, "and the others are told")
+            let cart = try await store.cartLines(of: "device:c")
+            XCTAssertTrue(cart.isEmpty, "a checkout empties the cart in the same transaction")
+            let byKey = try await store.order(withKey: "key-1", ownerKey: "device:c")
+            XCTAssertEqual(byKey?.id, order.id)
+            let othersKey = try await store.order(withKey: "key-1", ownerKey: "device:d")
+            XCTAssertNil(othersKey)
+
+            // Short: nothing is taken, nothing written, and it says which dish.
+            await assertRefused("out_of_stock") {
+                _ = try await store.placeOrder([.init(hash: Fixtures.bulgogi, quantity: 1), .init(hash: Fixtures.dakgalbi, quantity: 1)],
+                                               ownerKey: "device:c", userID: nil, idempotencyKey: nil, digest: "d", clearingCart: false,
+                                               check: { _, _ in }, price: { _ in totals })
+            }
+            let unchanged = try await stock(app, Fixtures.bulgogi)
+            XCTAssertEqual(unchanged, 3, "the bulgogi taken first went back with the rollback")
+            await assertRefused("dish_not_found") {
+                _ = try await store.placeOrder([.init(hash: "NOPE1", quantity: 1)], ownerKey: "device:c", userID: nil, idempotencyKey: nil,
+                                               digest: "d", clearingCart: false, check: { _, _ in }, price: { _ in totals })
+            }
+            await assertRefused("too_many") {
+                _ = try await store.placeOrder([.init(hash: Fixtures.bulgogi, quantity: 1)], ownerKey: "device:c", userID: nil, idempotencyKey: nil,
+                                               digest: "d", clearingCart: false, check: { _, _ in throw AppError.invalid("too_many") }, price: { _ in totals })
+            }
+            let afterRefusals = try await stock(app, Fixtures.bulgogi)
+            XCTAssertEqual(afterRefusals, 3, "a rule broken inside the transaction gives the stock back")
+
+            // Paying, moving on, cancelling: each once.
+            let id = try order.requireID()
+            let paid = try await store.markPaid(id, provider: "fake", paymentID: "imp_1", at: Date())
+            let paidAgain = try await store.markPaid(id, provider: "fake", paymentID: "imp_2", at: Date())
+            XCTAssertEqual([paid, paidAgain], [true, false])
+            let cancelled = try await store.cancelOrder(id, reason: "changed my mind", refunding: nil, now: Date())
+            XCTAssertTrue(cancelled.cancelled)
+            XCTAssertNil(cancelled.refund)
+            let restored = [try await stock(app, Fixtures.bulgogi), try await stock(app, Fixtures.dakgalbi)]
+            XCTAssertEqual(restored, [5, 1], "its units go back")
+            let cancelledAgain = try await store.cancelOrder(id, reason: "again", refunding: nil, now: Date())
+            XCTAssertFalse(cancelledAgain.cancelled, "once")
+            let twice = try await stock(app, Fixtures.bulgogi)
+            XCTAssertEqual(twice, 5, "and its units go back once")
+            let moved = try await store.moveStatus(of: id, from: .paid, to: .shipped, at: Date())
+            XCTAssertFalse(moved, "a cancelled order does not ship")
+            let read = try await store.order(id, ownerKey: nil)
+            XCTAssertEqual(read?.status, .cancelled)
+            let anothers = try await store.order(id, ownerKey: "device:d")
+            XCTAssertNil(anothers)
+        }
+    }
+
+    func testReadsForThePagesAndTheSweeper() async throws {
+        try await withTestApp { app in
+            let store = app.banchanStore
+            let totals = OrderTotals(itemsTotal: 7, deliveryFee: 3, total: 10, points: 1)
+            var ids: [UUID] = []
+            for _ in 0..<3 {
+                let order = try await store.placeOrder([.init(hash: Fixtures.bulgogi, quantity: 1), .init(hash: Fixtures.dakgalbi, quantity: 2)],
+                                                       ownerKey: "device:e", userID: nil, idempotencyKey: nil, digest: "d", clearingCart: false,
+                                                       check: { _, _ in }, price: { _ in totals })
+                ids.append(try order.requireID())
+            }
+            let listed = try await store.listedOrders(ownerKey: "device:e", page: CursorPageRequest(limit: 2))
+            XCTAssertEqual(listed.items.map(\.id), [ids[2], ids[1]], "newest first")
+            XCTAssertEqual(listed.items.first?.lineCount, 2)
+            XCTAssertNotNil(listed.nextCursor)
+            let view = try await store.orderViewRows(ids[0], ownerKey: "device:e")
+            let (first, lines) = try XCTUnwrap(view)
+            XCTAssertEqual(try first.decode(column: BanchanStore.OrderColumn.total, as: Int.self), 10)
+            XCTAssertEqual(lines.map(\.quantity), [1, 2])
+            let anothers = try await store.orderViewRows(ids[0], ownerKey: "device:f")
+            XCTAssertNil(anothers)
+            let modelsPage = try await store.orders(ownerKey: "device:e", page: CursorPageRequest(limit: 10))
+            XCTAssertEqual(modelsPage.items.compactMap(\.id), ids.reversed())
+
+            let stale = try await store.unpaidOrders(before: Date().addingTimeInterval(60), limit: 2)
+            XCTAssertEqual(stale.count, 2, "at most the limit")
+            let none = try await store.unpaidOrders(before: Date().addingTimeInterval(-3600), limit: 10)
+            XCTAssertTrue(none.isEmpty)
+        }
+    }
+}

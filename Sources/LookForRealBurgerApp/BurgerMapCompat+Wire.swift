@@ -40,6 +40,10 @@ package struct LSLPPerson: Content {
         self.init(id: user.id ?? UUID(), nick: user.nickname, imageKey: user.profileImageKey)
     }
 
+    package init(_ person: AccountStore.JoinedPerson) {
+        self.init(id: person.id, nick: person.nickname, imageKey: person.profileImageKey)
+    }
+
     package init(_ person: PersonRow) {
         self.init(id: person.id, nick: person.nickname, imageKey: person.imageKey)
     }

@@ -133,8 +133,8 @@ package struct BurgerMapCompatRoutes: RouteCollection {
         let id = try user.requireID()
         let map = req.burgerMap
         return LSLPProfile(user_id: ObjectID.of(id), email: email, nick: user.nickname,
-                           followers: try await map.follows(of: id, following: false).map(LSLPPerson.init),
-                           following: try await map.follows(of: id, following: true).map(LSLPPerson.init),
+                           followers: try await map.follows(of: id, following: false).map { LSLPPerson($0) },
+                           following: try await map.follows(of: id, following: true).map { LSLPPerson($0) },
                            posts: try await map.contributions(of: id).map(ObjectID.of))
     }
 }

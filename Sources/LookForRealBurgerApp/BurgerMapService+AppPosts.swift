@@ -104,30 +104,12 @@ extension BurgerMapService {
 
     /// Who liked (`like`) or bookmarked (`bookmark`) each review, in the order they did.
     func reactors(ofReviews ids: [UUID]) async throws -> [UUID: [BurgerReaction.Kind: [UUID]]] {
-        try await people(in: BurgerReaction.schema, subject: "review_id", of: ids).mapValues { byKind in
-            Dictionary(uniqueKeysWithValues: byKind.compactMap { kind, people in BurgerReaction.Kind(rawValue: kind).map { ($0, people) } })
-        }
+        try await people.reactors(ofReviews: ids)
     }
 
     /// Who marked each place "eaten" or "want", in the order they did.
     package func markers(ofPlaces ids: [UUID]) async throws -> [UUID: [BurgerMark.Kind: [UUID]]] {
-        try await people(in: BurgerMark.schema, subject: "place_id", of: ids).mapValues { byKind in
-            Dictionary(uniqueKeysWithValues: byKind.compactMap { kind, people in BurgerMark.Kind(rawValue: kind).map { ($0, people) } })
-        }
-    }
-
-    private func people(in table: String, subject: String, of ids: [UUID]) async throws -> [UUID: [String: [UUID]]] {
-        var result: [UUID: [String: [UUID]]] = [:]
-        for chunk in ids.chunked(Self.idsPerQuery) {
-            let rows = try await database.sql.select().column(subject).column("kind").column("user_id").from(table)
-                .where(SQLColumn(subject), .in, SQLBind.group(Array(chunk)))
-                .orderBy("created_at").orderBy("id").all()
-            for row in rows {
-                let id = try row.decode(column: subject, as: UUID.self)
-                result[id, default: [:]][try row.decode(column: "kind", as: String.self), default: []].append(try row.decode(column: "user_id", as: UUID.self))
-            }
-        }
-        return result
+        try await people.markers(ofPlaces: ids)
     }
 
     /// Each place's visible reviews, newest first, as the app's shop posts list them.
@@ -178,9 +160,8 @@ extension BurgerMapService {
 
     /// Places someone marked (`eaten` is the app's `likes`, `want` its `likes2`), the latest first.
     func markedPlaces(_ kind: BurgerMark.Kind, of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [PlaceRow], nextCursor: String?) {
-        let marks = try await BurgerMark.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$user.$id == userID)
-            .paginate(newestFirst: \.$createdAt, page)
-        return (try await placeRows(marks.items.map { $0.$place.id }), marks.nextCursor)
+        let marked = try await people.markedPlaces(kind, by: userID, page)
+        return (try await placeRows(marked.items), marked.nextCursor)
     }
 }
 

@@ -14,6 +14,11 @@ package struct PersonSummary: Content, Equatable {
         self.init(id: user.id ?? UUID(), nickname: user.nickname, profileImageURL: user.profileImageKey.map(files.urlPath(for:)))
     }
 
+    /// A person another store joined (`AccountStore.joiningPerson`).
+    package init(_ person: AccountStore.JoinedPerson, files: any FileStorage) {
+        self.init(id: person.id, nickname: person.nickname, profileImageURL: person.profileImageKey.map(files.urlPath(for:)))
+    }
+
     package init(id: UUID, nickname: String, profileImageURL: String?) {
         self.id = id
         self.nickname = nickname

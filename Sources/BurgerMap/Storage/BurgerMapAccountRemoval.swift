@@ -32,10 +32,10 @@ enum BurgerMapAccountRemoval {
             WHERE id IN (SELECT place_id FROM burger_reviews WHERE author_id = \(bind: user))
             """).run()
         // Likes and bookmarks it gave (one each per review).
-        for (kind, counter) in [("like", "like_count"), ("bookmark", "bookmark_count")] {
+        for (kind, counter) in [(BurgerReaction.Kind.like, "like_count"), (.bookmark, "bookmark_count")] {
             try await sql.raw("""
                 UPDATE burger_reviews SET \(ident: counter) = \(ident: counter) - 1
-                WHERE id IN (SELECT review_id FROM burger_reactions WHERE user_id = \(bind: user) AND kind = \(bind: kind))
+                WHERE id IN \(BurgerPeopleStore.reviews(reactedBy: user, kind))
                 """).run()
         }
         // Comments it wrote and reports it made on others' reviews.

@@ -122,10 +122,10 @@ package final class BurgerReaction: Model, @unchecked Sendable {
     package enum Kind: String, Codable, Sendable, CaseIterable { case like, bookmark }
 
     @ID(key: .id) package var id: UUID?
-    @Field(key: "kind") package var kind: String
-    @Parent(key: "review_id") package var review: BurgerReview
-    @Parent(key: "user_id") package var user: User
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Field(key: .string(BurgerPeopleStore.ReactionColumn.kind)) package var kind: String
+    @Parent(key: .string(BurgerPeopleStore.ReactionColumn.reviewID)) package var review: BurgerReview
+    @Parent(key: .string(BurgerPeopleStore.ReactionColumn.userID)) package var user: User
+    @Timestamp(key: .string(BurgerPeopleStore.ReactionColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
 }
@@ -170,10 +170,10 @@ package final class BurgerMark: Model, @unchecked Sendable {
     package enum Kind: String, Codable, Sendable, CaseIterable { case eaten, want }
 
     @ID(key: .id) package var id: UUID?
-    @Field(key: "kind") package var kind: String
-    @Parent(key: "place_id") package var place: BurgerPlace
-    @Parent(key: "user_id") package var user: User
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Field(key: .string(BurgerPeopleStore.MarkColumn.kind)) package var kind: String
+    @Parent(key: .string(BurgerPeopleStore.MarkColumn.placeID)) package var place: BurgerPlace
+    @Parent(key: .string(BurgerPeopleStore.MarkColumn.userID)) package var user: User
+    @Timestamp(key: .string(BurgerPeopleStore.MarkColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
 }
@@ -183,9 +183,9 @@ final class BurgerFollow: Model, @unchecked Sendable {
     static let schema = "burger_follows"
 
     @ID(key: .id) var id: UUID?
-    @Parent(key: "follower_id") var follower: User
-    @Parent(key: "followee_id") var followee: User
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) var createdAt: Date?
+    @Parent(key: .string(BurgerPeopleStore.FollowColumn.followerID)) var follower: User
+    @Parent(key: .string(BurgerPeopleStore.FollowColumn.followeeID)) var followee: User
+    @Timestamp(key: .string(BurgerPeopleStore.FollowColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
 }

@@ -109,59 +109,42 @@ extension BurgerMapService {
     package func placeDetail(_ id: UUID, viewer: UUID?) async throws -> PlaceDetail {
         let shared = try await keptPlaceDetails.value("place:\(id)") { try await sharedPlaceDetail(id) }
         guard let viewer else { return shared }
-        let mine = try await BurgerMark.query(on: database).filter(\.$place.$id == id).filter(\.$user.$id == viewer).all()
-            .compactMap { BurgerMark.Kind(rawValue: $0.kind) }.sorted { $0.rawValue < $1.rawValue }
+        let mine = try await people.marks(on: id, by: viewer)
         return PlaceDetail(summary: shared.summary, eatenCount: shared.eatenCount, wantCount: shared.wantCount, myMarks: mine)
     }
 
     private func sharedPlaceDetail(_ id: UUID) async throws -> PlaceDetail {
         let place = try await self.place(id)
-        let counts = try await database.sql.select().column("kind").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
-            .from(BurgerMark.schema).where("place_id", .equal, SQLBind(id)).groupBy("kind").all()
-        var byKind: [String: Int] = [:]
-        for row in counts { byKind[try row.decode(column: "kind", as: String.self)] = try row.decode(column: "count", as: Int.self) }
-        return PlaceDetail(summary: try await summaries([place])[0], eatenCount: byKind["eaten"] ?? 0,
-                           wantCount: byKind["want"] ?? 0, myMarks: [])
+        let counts = try await people.markCounts(on: id)
+        return PlaceDetail(summary: try await summaries([place])[0], eatenCount: counts[.eaten] ?? 0, wantCount: counts[.want] ?? 0, myMarks: [])
     }
 
     /// Sets or clears "eaten" or "want to go"; twice is the same as once.
     package func setMark(_ kind: BurgerMark.Kind, on placeID: UUID, to on: Bool, by userID: UUID) async throws -> PlaceDetail {
         _ = try await place(placeID)
-        let existing = BurgerMark.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$place.$id == placeID)
-            .filter(\.$user.$id == userID)
-        if on {
-            if try await existing.first() == nil {
-                let mark = BurgerMark()
-                mark.kind = kind.rawValue
-                mark.$place.id = placeID
-                mark.$user.id = userID
-                do { try await mark.create(on: database) } catch let error as any DatabaseError where error.isConstraintFailure {}
-            }
-        } else {
-            try await existing.delete()
-        }
+        try await people.setMark(kind, on: placeID, by: userID, to: on)
         await contentChanged(places: [placeID])  // the LookForRealBurger app's shop posts list who marked them
         return try await placeDetail(placeID, viewer: userID)
     }
 
     package func marks(_ kind: BurgerMark.Kind, of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [PlaceSummary], nextCursor: String?) {
-        let marks = try await BurgerMark.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$user.$id == userID)
-            .with(\.$place).paginate(newestFirst: \.$createdAt, page)
-        return (try await summaries(marks.items.map(\.place)), marks.nextCursor)
+        let marked = try await people.markedPlaces(kind, by: userID, page)
+        let places = Dictionary(try await BurgerPlace.query(on: database).filter(\.$id ~~ marked.items).all().map { (try $0.requireID(), $0) },
+                                uniquingKeysWith: { first, _ in first })
+        return (try await summaries(marked.items.compactMap { places[$0] }), marked.nextCursor)
     }
 
     /// Reviews I liked or bookmarked, the latest first (hidden ones left out).
     package func reactions(_ kind: BurgerReaction.Kind, of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [ReviewCard], nextCursor: String?) {
-        let rows = try await BurgerReaction.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$user.$id == userID)
-            .paginate(newestFirst: \.$createdAt, page)
-        return (try await cards.cards(rows.items.map { $0.$review.id }, viewer: userID), rows.nextCursor)
+        let reacted = try await people.reactedReviews(kind, by: userID, page)
+        return (try await cards.cards(reacted.items, viewer: userID), reacted.nextCursor)
     }
 
     // MARK: People
 
-    package func person(_ id: UUID) async throws -> User {
-        guard let user = try await User.find(id, on: database) else { throw AppError.notFound("user_not_found") }
-        return user
+    package func person(_ id: UUID) async throws -> AccountStore.JoinedPerson {
+        guard let person = try await AccountStore.person(id, on: database) else { throw AppError.notFound("user_not_found") }
+        return person
     }
 
     /// A person's page: their account, their counts (kept until the map's next write,
@@ -169,9 +152,7 @@ extension BurgerMapService {
     /// The account's name and picture and whether the viewer follows them are one written-out
     /// statement (the whole `User` model and a follow query were two thirds of the page, 0.12×).
     package func profile(of id: UUID, viewer: UUID?) async throws -> MapProfile {
-        let followed: SQLQueryString = viewer.map { viewer in
-            "(SELECT COUNT(*) FROM \(ident: BurgerFollow.schema) f WHERE f.follower_id = \(bind: viewer) AND f.followee_id = \(AccountStore.personID("person")))"
-        } ?? "0"
+        let followed: SQLQueryString = viewer.map { BurgerPeopleStore.follows(by: $0, personRole: "person") } ?? "0"
         guard let row = try await AccountStore.selectPerson("person", id: id, on: database.sql).column(followed, as: "followed").first()
         else { throw AppError.notFound("user_not_found") }
         let person = try AccountStore.person("person", id: id, in: row)
@@ -184,9 +165,9 @@ extension BurgerMapService {
     private func profileCounts(of id: UUID) async throws -> MapProfileCounts {
         MapProfileCounts(
             reviews: try await BurgerReview.query(on: database).filter(\.$author.$id == id).filter(\.$hiddenAt == nil).count(),
-            followers: try await BurgerFollow.query(on: database).filter(\.$followee.$id == id).count(),
-            following: try await BurgerFollow.query(on: database).filter(\.$follower.$id == id).count(),
-            eaten: try await BurgerMark.query(on: database).filter(\.$user.$id == id).filter(\.$kind == BurgerMark.Kind.eaten.rawValue).count())
+            followers: try await people.followCounts(of: id).followers,
+            following: try await people.followCounts(of: id).following,
+            eaten: try await people.markCount(.eaten, by: id))
     }
 
     /// Follows or unfollows; following oneself is refused, following twice is following once.
@@ -194,21 +175,13 @@ extension BurgerMapService {
     package func setFollow(_ followeeID: UUID, to on: Bool, by followerID: UUID) async throws -> MapProfile {
         _ = try await person(followeeID)
         guard followeeID != followerID else { throw AppError.invalid("cannot_follow_self") }
-        let existing = BurgerFollow.query(on: database).filter(\.$follower.$id == followerID).filter(\.$followee.$id == followeeID)
         if on {
-            if try await existing.first() == nil {
-                let follow = BurgerFollow()
-                follow.$follower.id = followerID
-                follow.$followee.id = followeeID
-                var added = true
-                do { try await follow.create(on: database) } catch let error as any DatabaseError where error.isConstraintFailure { added = false }
-                if added {
-                    try await inbox.post(NotificationDraft(recipient: followeeID, actor: followerID, service: Self.service, kind: "followed",
-                                                           subjectID: followerID, link: MapPath.user(followerID), once: true))
-                }
+            if try await people.addFollow(of: followeeID, by: followerID) {
+                try await inbox.post(NotificationDraft(recipient: followeeID, actor: followerID, service: Self.service, kind: "followed",
+                                                       subjectID: followerID, link: MapPath.user(followerID), once: true))
             }
         } else {
-            try await existing.delete()
+            try await people.removeFollow(of: followeeID, by: followerID)
         }
         await contentChanged(places: [])  // the follower's feed
         return try await profile(of: followeeID, viewer: followerID)
@@ -216,12 +189,8 @@ extension BurgerMapService {
 
     /// Everyone following `id` (`following` false) or followed by `id` (true), newest first, at most
     /// `limit`: the LookForRealBurger app shows a profile's lists whole.
-    package func follows(of id: UUID, following: Bool, limit: Int = 5_000) async throws -> [User] {
-        let query = BurgerFollow.query(on: database)
-        if following {
-            return try await query.filter(\.$follower.$id == id).with(\.$followee).sort(\.$createdAt, .descending).limit(limit).all().map(\.followee)
-        }
-        return try await query.filter(\.$followee.$id == id).with(\.$follower).sort(\.$createdAt, .descending).limit(limit).all().map(\.follower)
+    package func follows(of id: UUID, following: Bool, limit: Int = 5_000) async throws -> [AccountStore.JoinedPerson] {
+        try await people.followPeople(of: id, following: following, limit: limit).items
     }
 
     /// The ids of the places `id` added and of their visible reviews, newest first.
@@ -233,15 +202,13 @@ extension BurgerMapService {
             .sorted { ($0.0 ?? .distantPast) > ($1.0 ?? .distantPast) }.compactMap(\.1)
     }
 
-    package func followers(of id: UUID, _ page: CursorPageRequest) async throws -> (items: [User], nextCursor: String?) {
+    package func followers(of id: UUID, _ page: CursorPageRequest) async throws -> (items: [AccountStore.JoinedPerson], nextCursor: String?) {
         _ = try await person(id)
-        let rows = try await BurgerFollow.query(on: database).filter(\.$followee.$id == id).with(\.$follower).paginate(newestFirst: \.$createdAt, page)
-        return (rows.items.map(\.follower), rows.nextCursor)
+        return try await people.followPeople(of: id, following: false, page)
     }
 
-    package func following(of id: UUID, _ page: CursorPageRequest) async throws -> (items: [User], nextCursor: String?) {
+    package func following(of id: UUID, _ page: CursorPageRequest) async throws -> (items: [AccountStore.JoinedPerson], nextCursor: String?) {
         _ = try await person(id)
-        let rows = try await BurgerFollow.query(on: database).filter(\.$follower.$id == id).with(\.$followee).paginate(newestFirst: \.$createdAt, page)
-        return (rows.items.map(\.followee), rows.nextCursor)
+        return try await people.followPeople(of: id, following: true, page)
     }
 }

@@ -68,12 +68,11 @@ extension BurgerMapService {
 
     /// Reviews by the people `userID` follows, newest first.
     package func feed(of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [ReviewCard], nextCursor: String?) {
-        let follows = try await BurgerFollow.query(on: database).filter(\.$follower.$id == userID).count()
+        let follows = try await people.followCounts(of: userID).following
         guard follows > 0 else { return ([], nil) }
+        let followees = people.followees(of: userID)
         return try await cards.page(page, viewer: userID, timeline: follows >= Self.timelineFeedFollows) { query in
-            query.where(ReviewCards.column("author_id"), .in, SQLSubquery.select {
-                $0.column("followee_id").from(BurgerFollow.schema).where("follower_id", .equal, SQLBind(userID))
-            })
+            query.where(ReviewCards.column("author_id"), .in, followees)
         }
     }
 
@@ -162,7 +161,7 @@ extension BurgerMapService {
         let photos = try await BurgerPhoto.query(on: database).filter(\.$reviewID == id).all()
         try await database.transaction { transaction in
             try await BurgerPhoto.query(on: transaction).filter(\.$reviewID == id).delete()
-            try await BurgerReaction.query(on: transaction).filter(\.$review.$id == id).delete()
+            try await BurgerPeopleStore(database: transaction).removeReactions(on: id)
             try await BurgerComment.query(on: transaction).filter(\.$review.$id == id).delete()
             try await BurgerReport.query(on: transaction).filter(\.$review.$id == id).delete()
             try await review.delete(on: transaction)
@@ -269,29 +268,21 @@ extension BurgerMapService {
         let counter = kind == .like ? "like_count" : "bookmark_count"
         var added = false
         if on {
-            let exists = try await BurgerReaction.query(on: database).filter(\.$kind == kind.rawValue)
-                .filter(\.$review.$id == id).filter(\.$user.$id == actor.id).first() != nil
-            if !exists {
+            if try await !people.hasReaction(kind, on: id, by: actor.id) {
                 do {
-                    try await database.transaction { transaction in
-                        let reaction = BurgerReaction()
-                        reaction.kind = kind.rawValue
-                        reaction.$review.id = id
-                        reaction.$user.id = actor.id
-                        try await reaction.create(on: transaction)
+                    added = try await database.transaction { transaction in
+                        guard try await BurgerPeopleStore(database: transaction).addReaction(kind, on: id, by: actor.id) else { return false }
                         try await Self.increment(counter, of: id, by: 1, on: transaction)
+                        return true
                     }
-                    added = true
                 } catch let error as any DatabaseError where error.isConstraintFailure {
                     added = false  // A parallel request set it first.
                 }
             }
         } else {
             try await database.transaction { transaction in
-                let removed = try await transaction.sql.delete(from: BurgerReaction.schema)
-                    .where("kind", .equal, SQLBind(kind.rawValue)).where("review_id", .equal, SQLBind(id))
-                    .where("user_id", .equal, SQLBind(actor.id)).returning("id").all()
-                if !removed.isEmpty { try await Self.increment(counter, of: id, by: -removed.count, on: transaction) }
+                let removed = try await BurgerPeopleStore(database: transaction).removeReaction(kind, on: id, by: actor.id)
+                if removed > 0 { try await Self.increment(counter, of: id, by: -removed, on: transaction) }
             }
         }
         await contentChanged(places: [])  // likes and bookmarks show on reviews, not places

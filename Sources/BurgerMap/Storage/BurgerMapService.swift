@@ -61,6 +61,8 @@ package struct BurgerMapService {
     }
 
     package var cards: ReviewCards { ReviewCards(database: database) }
+    /// Follows, marks and reactions.
+    package var people: BurgerPeopleStore { BurgerPeopleStore(database: database) }
 
     // MARK: Places
 

@@ -116,7 +116,9 @@ struct BurgerMapSynthetic {
                     rows.append([SQLBind(UUID()), SQLBind(readerID), SQLBind(followed[index]), SQLBind(Self.microseconds(now))])
                 }
             } insert: { sql, rows in
-                try await SyntheticRows.insert(into: BurgerFollow.schema, ["id", "follower_id", "followee_id", "created_at"], rows, on: sql)
+                try await SyntheticRows.insert(into: BurgerFollow.schema, [BurgerPeopleStore.FollowColumn.id, BurgerPeopleStore.FollowColumn.followerID,
+                                                                    BurgerPeopleStore.FollowColumn.followeeID, BurgerPeopleStore.FollowColumn.createdAt],
+                                                rows, on: sql)
             }
         }
     }

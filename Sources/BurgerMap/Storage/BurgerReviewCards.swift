@@ -111,12 +111,7 @@ package struct ReviewCards {
     /// The reader's likes and bookmarks on these cards.
     func addReactions(of viewer: UUID, to cards: [ReviewCard]) async throws -> [ReviewCard] {
         guard !cards.isEmpty else { return cards }
-        var reactions: Set<String> = []
-        let rows = try await sql.select().column("review_id").column("kind").from(BurgerReaction.schema)
-            .where("user_id", .equal, SQLBind(viewer)).where("review_id", .in, SQLBind.group(cards.map(\.id))).all()
-        for row in rows {
-            reactions.insert("\(try row.decode(column: "kind", as: String.self))|\(try row.decode(column: "review_id", as: UUID.self))")
-        }
+        let reactions = try await BurgerPeopleStore(database: database).reactions(of: viewer, amongReviews: cards.map(\.id))
         return cards.map { card in
             var card = card
             card.likedByMe = reactions.contains("like|\(card.id)")

@@ -115,7 +115,7 @@ struct SMTPEnvelope: Sendable {
     }
 }
 
-package struct SMTPData: Sendable {
+struct SMTPData: Sendable {
     package var bytes: [UInt8]
     var needs8BitMIME: Bool
 

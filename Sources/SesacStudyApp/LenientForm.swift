@@ -7,7 +7,7 @@ import Vapor
 /// brackets (`a[]=1&a[]=2`), a lone value for a one-element array, an absent key for an empty one.
 /// The Content-Type is not checked (some clients send none, some add `; charset=utf-8`), and the
 /// query string is never read: a value sent there does not count as sent.
-package struct LenientForm: Sendable {
+struct LenientForm: Sendable {
     package private(set) var fields: [(key: String, value: String)] = []
 
     package init(_ text: String) {

@@ -72,7 +72,7 @@ struct SesacUser: Content {
 }
 
 /// `POST /v1/queue/search`.
-package struct SesacSearch: Content {
+struct SesacSearch: Content {
     package struct Person: Content {
         package let uid: String
         package let nick: String

@@ -5,7 +5,7 @@ import Platform
 import Vapor
 
 /// A dish in a list.
-package struct DishSummary: Content {
+struct DishSummary: Content {
     package let hash: String
     package let section: DishSection
     package let title: String

@@ -83,9 +83,9 @@ extension BanchanService {
     /// What an order's page shows, as plain values.
     struct OrderView: Sendable {
         struct Line: Sendable {
-            package let title: String
+            let title: String
             let unitPrice: Int
-            package let quantity: Int
+            let quantity: Int
         }
 
         let id: UUID

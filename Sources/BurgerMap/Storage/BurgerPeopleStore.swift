@@ -236,7 +236,7 @@ package struct BurgerPeopleStore {
     }
 
     /// The reviews `user` reacted to with `kind`, the latest first, a page at a time.
-    package func reactedReviews(_ kind: BurgerReaction.Kind, by user: UUID, _ page: CursorPageRequest) async throws -> (items: [UUID], nextCursor: String?) {
+    func reactedReviews(_ kind: BurgerReaction.Kind, by user: UUID, _ page: CursorPageRequest) async throws -> (items: [UUID], nextCursor: String?) {
         try await newestFirst(Self.reactions, subject: ReactionColumn.reviewID, page) {
             $0.where(SQLIdentifier(ReactionColumn.kind), .equal, SQLBind(kind.rawValue)).where(SQLIdentifier(ReactionColumn.userID), .equal, SQLBind(user))
         }

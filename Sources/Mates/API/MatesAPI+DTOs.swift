@@ -90,7 +90,7 @@ package struct QueueBody: Content {
     package let topics: [String]?
 }
 
-package struct MatePersonResponse: Content {
+struct MatePersonResponse: Content {
     package let id: UUID
     package let nickname: String
     package let gender: String

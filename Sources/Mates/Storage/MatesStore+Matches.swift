@@ -175,9 +175,9 @@ extension MatesStore {
 package struct MatchRow: Decodable, Sendable, Equatable {
     package let id: UUID
     /// The one who asked.
-    package let userA: UUID
+    let userA: UUID
     /// The one who accepted.
-    package let userB: UUID
+    let userB: UUID
     package var endedAt: Date?
     package var endedBy: UUID?
     /// `finished`, `dodged` or `suspended`.

@@ -189,7 +189,7 @@ package struct ReviewRow: Decodable, Sendable, Equatable {
     package let id: UUID
     package let matchID: UUID
     let reviewerID: UUID
-    package let revieweeID: UUID
+    let revieweeID: UUID
     /// "1,0,1,0,0,0": the picks, `ReputationCategory` order.
     let picks: String
     package let comment: String
@@ -218,7 +218,7 @@ package struct ReviewRow: Decodable, Sendable, Equatable {
 package struct ReportRow: Decodable, Sendable, Equatable {
     package let id: UUID
     let reporterID: UUID
-    package let reportedID: UUID
+    let reportedID: UUID
     /// Comma-separated `ReportCategory` values.
     let categories: String
     let comment: String
@@ -238,5 +238,5 @@ package struct ReportRow: Decodable, Sendable, Equatable {
         createdAt = model.createdAt
     }
 
-    package var categoryNames: [String] { categories.split(separator: ",").map(String.init) }
+    var categoryNames: [String] { categories.split(separator: ",").map(String.init) }
 }

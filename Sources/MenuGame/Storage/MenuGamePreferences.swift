@@ -31,7 +31,7 @@ final class MenuGameFeedback: Model, @unchecked Sendable {
     static let schema = "menu_game_feedback"
     static let maxLength = 2000
 
-    @ID(key: .id) package var id: UUID?
+    @ID(key: .id) var id: UUID?
     @Field(key: .string(MenuPlayerStore.FeedbackColumn.message)) package var message: String
     @OptionalParent(key: .string(MenuPlayerStore.FeedbackColumn.userID)) package var user: User?
     /// The language the player used, so an administrator knows how to read and answer.

@@ -10,7 +10,7 @@ import SQLKit
 /// The waiting rooms in memory (`MenuGroupStateCache`) and the live rooms are told by the
 /// service, which knows the count a write leaves and who listens; every write here says whether
 /// it happened, so the service announces only what did.
-package struct MenuGroupStore {
+struct MenuGroupStore {
     package let database: any Database
 
     package init(database: any Database) {

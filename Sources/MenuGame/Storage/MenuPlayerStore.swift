@@ -76,7 +76,7 @@ package struct MenuPlayerStore {
     }
 
     /// The notes newest first, a page at a time (what administrators read).
-    package func feedbackPage(_ page: CursorPageRequest) async throws -> (items: [FeedbackRow], nextCursor: String?) {
+    func feedbackPage(_ page: CursorPageRequest) async throws -> (items: [FeedbackRow], nextCursor: String?) {
         let rows = try await sql.select().columns(FeedbackColumn.all.map { SQLIdentifier($0) }).from(MenuGameFeedback.schema)
             .newestFirst(createdAt: SQLColumn(FeedbackColumn.createdAt), id: SQLColumn(FeedbackColumn.id), page)
             .all(decoding: FeedbackRow.self)
@@ -116,7 +116,7 @@ package struct MenuPlayerStore {
 }
 
 /// A note from the settings screen as the store reads it.
-package struct FeedbackRow: Decodable, Sendable, Equatable, NewestFirstRow {
+struct FeedbackRow: Decodable, Sendable, Equatable, NewestFirstRow {
     package let id: UUID
     package let message: String
     /// The author, while the account exists; anonymous notes have none.

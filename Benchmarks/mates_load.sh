@@ -20,8 +20,12 @@ RATE=${4:-100}
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 python3 -c 'import websockets' 2>/dev/null || python3 -m pip install -q --disable-pip-version-check websockets >/dev/null
 
-swift build -c release --product whatweeat >&2
-BIN=$(swift build -c release --show-bin-path)/whatweeat
+if [ -n "${WHATWEEAT_BIN:-}" ]; then  # another binary (an earlier commit's), as pages_load.sh takes it
+  BIN=$WHATWEEAT_BIN
+else
+  swift build -c release --product whatweeat >&2
+  BIN=$(swift build -c release --show-bin-path)/whatweeat
+fi
 DATA=$(mktemp -d /tmp/whatweeat-mates-load.XXXXXX)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL="http://127.0.0.1:$PORT"
@@ -49,13 +53,17 @@ wrk -t2 -c64 -d2s "$URL/healthz" >/dev/null   # warm-up
 read -r BASE P50 P99 ERR <<<"$(measure "$URL/healthz")"
 echo "| route | req/s | ratio to /healthz | p50 / p99 ms | non-2xx |"
 echo "|---|---:|---:|---:|---:|"
-echo "| \`GET /healthz\` (baseline) | $BASE | 1.00 | $P50 / $P99 | $ERR |"
+echo "| \`GET /healthz\` (baseline; measured again after every row, each row against the two around it) | $BASE | 1.00 | $P50 / $P99 | $ERR |"
 for row in "/api/v1/me|signing in alone" "$NEARBY|$PEOPLE searching, 50 nearest of ~1,500 in range" \
            "/api/v1/mates/profile|a searching mate's own profile" "/api/v1/mates/state|a searching mate's state" \
            "/api/v1/notifications|a searching mate's inbox"; do
   path=${row%%|*}; note=${row##*|}
   read -r RPS P50 P99 ERR <<<"$(measure -H "Authorization: Bearer $TOKEN" "$URL$path")"
-  echo "| \`GET ${path%%\?*}\` ($note) | $RPS | $(python3 -c "print(f'{$RPS / $BASE:.2f}')") | $P50 / $P99 | $ERR |"
+  # A shared machine's speed drifts within a run: each row against /healthz measured just before
+  # and just after it (the mean of the two), not only against the baseline at the start.
+  read -r AFTER _ <<<"$(measure "$URL/healthz")"
+  echo "| \`GET ${path%%\?*}\` ($note) | $RPS | $(python3 -c "print(f'{2 * $RPS / ($BASE + $AFTER):.2f}')") | $P50 / $P99 | $ERR |"
+  BASE=$AFTER
 done
 echo
 if [ "${CHAT:-1}" = 0 ]; then echo "($DURATION s per wrk row, 64 connections, wrk -t2; $(nproc) cores shared by the clients and the server, $(date +%F))"; exit 0; fi

@@ -49,6 +49,15 @@ final class AccountStoreTests: XCTestCase {
             let row = try XCTUnwrap(both)
             XCTAssertEqual(try AccountStore.person("creator", id: mina.id, in: row).nickname, "미나")
             XCTAssertThrowsError(try AccountStore.person("nobody", id: mina.id, in: row), "a role not joined is an error, not a stranger")
+
+            // The written-out twin joins the same person, under the same column names.
+            let account = AccountStore.personJoinSQL("author", on: "m.person_id")
+            let written = try await app.db.sql.raw("""
+                SELECT m.id, \(account.columns) FROM test_mentions m \(account.join) ORDER BY m.id
+                """).all()
+            XCTAssertEqual(try written.map { try $0.decode(column: "id", as: Int.self) }, [1], "an inner join, as joiningPerson's")
+            let writtenPerson: AccountStore.JoinedPerson = try AccountStore.person("author", id: mina.id, in: try XCTUnwrap(written.first))
+            XCTAssertEqual(writtenPerson, people[0])
         }
     }
 

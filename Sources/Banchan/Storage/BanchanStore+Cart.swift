@@ -28,14 +28,14 @@ extension BanchanStore {
     /// The owner's lines in the order they were added, with each dish's hash and stock; dishes no
     /// longer on sale left out. One joined statement (the cart page and header read it every view).
     func cartLines(of ownerKey: String) async throws -> [CartLineRow] {
-        let line = { (column: String) in SQLColumn(column, table: CartItem.schema) }
-        let dish = { (column: String) in SQLColumn(column, table: DishRecord.schema) }
-        return try await sql.select()
-            .column(line(CartColumn.dishID)).column(line(CartColumn.quantity)).column(dish(DishColumn.hash)).column(dish(DishColumn.stock))
-            .from(cartItems).join(dishes, on: dish(DishColumn.id), .equal, line(CartColumn.dishID))
-            .where(line(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).where(dish(DishColumn.retiredAt), .is, SQLLiteral.null)
-            .orderBy(line(CartColumn.createdAt)).orderBy(line(CartColumn.id))
-            .all().map { row in
+        // Written out rather than built: every shop page's header and the cart page read this, and
+        // building the statement from expressions cost a tenth of the cart page.
+        try await sql.raw("""
+            SELECT c.\(ident: CartColumn.dishID), c.\(ident: CartColumn.quantity), d.\(ident: DishColumn.hash), d.\(ident: DishColumn.stock)
+            FROM \(cartItems) c JOIN \(dishes) d ON d.\(ident: DishColumn.id) = c.\(ident: CartColumn.dishID)
+            WHERE c.\(ident: CartColumn.ownerKey) = \(bind: ownerKey) AND d.\(ident: DishColumn.retiredAt) IS NULL
+            ORDER BY c.\(ident: CartColumn.createdAt), c.\(ident: CartColumn.id)
+            """).all().map { row in
                 CartLineRow(dishID: try row.decode(column: CartColumn.dishID, as: UUID.self), hash: try row.decode(column: DishColumn.hash, as: String.self),
                             stock: try row.decode(column: DishColumn.stock, as: Int.self), quantity: try row.decode(column: CartColumn.quantity, as: Int.self))
             }
@@ -44,13 +44,11 @@ extension BanchanStore {
     /// How many items the owner's cart holds (dishes on sale), in one statement. (PostgreSQL's SUM
     /// of a bigint is NUMERIC, hence the cast.)
     func cartQuantity(of ownerKey: String) async throws -> Int {
-        let line = { (column: String) in SQLColumn(column, table: CartItem.schema) }
-        let dish = { (column: String) in SQLColumn(column, table: DishRecord.schema) }
-        let total = SQLQueryString("CAST(COALESCE(SUM(\(line(CartColumn.quantity))), 0) AS BIGINT)")
-        return try await sql.select().column(total, as: "total").from(cartItems)
-            .join(dishes, on: dish(DishColumn.id), .equal, line(CartColumn.dishID))
-            .where(line(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).where(dish(DishColumn.retiredAt), .is, SQLLiteral.null)
-            .first(decodingColumn: "total", as: Int.self) ?? 0
+        try await sql.raw("""
+            SELECT CAST(COALESCE(SUM(c.\(ident: CartColumn.quantity)), 0) AS BIGINT) AS total
+            FROM \(cartItems) c JOIN \(dishes) d ON d.\(ident: DishColumn.id) = c.\(ident: CartColumn.dishID)
+            WHERE c.\(ident: CartColumn.ownerKey) = \(bind: ownerKey) AND d.\(ident: DishColumn.retiredAt) IS NULL
+            """).first(decodingColumn: "total", as: Int.self) ?? 0
     }
 
     /// Puts a dish in the owner's cart at this quantity, replacing what was there.

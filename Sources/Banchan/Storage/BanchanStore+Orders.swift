@@ -230,15 +230,16 @@ extension BanchanStore {
     /// order and its items as models took most of the page (0.09× of `/healthz`). Nil when it is
     /// not the owner's.
     func orderViewRows(_ id: UUID, ownerKey: String) async throws -> (order: any SQLRow, lines: [(title: String, unitPrice: Int, quantity: Int)])? {
-        let order = { (column: String) in SQLColumn(column, table: BanchanOrder.schema) }
-        let item = { (column: String) in SQLColumn(column, table: BanchanOrderItem.schema) }
-        let rows = try await sql.select()
-            .columns([OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
-                      OrderColumn.merchantUID, OrderColumn.cancelReason].map(order))
-            .columns([ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity].map(item))
-            .from(orders).join(items, method: SQLJoinMethod.left, on: item(ItemColumn.orderID), .equal, order(OrderColumn.id))
-            .where(order(OrderColumn.id), .equal, SQLBind(id)).where(order(OrderColumn.ownerKey), .equal, SQLBind(ownerKey))
-            .orderBy(item(ItemColumn.line)).all()
+        // Written out: the order's page reads it on every view.
+        let orderColumns = [OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
+                            OrderColumn.merchantUID, OrderColumn.cancelReason].map { SQLColumn($0, table: "o") }
+        let itemColumns = [ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity].map { SQLColumn($0, table: "i") }
+        let rows = try await sql.raw("""
+            SELECT \(SQLList(orderColumns + itemColumns))
+            FROM \(orders) o LEFT JOIN \(items) i ON i.\(ident: ItemColumn.orderID) = o.\(ident: OrderColumn.id)
+            WHERE o.\(ident: OrderColumn.id) = \(bind: id) AND o.\(ident: OrderColumn.ownerKey) = \(bind: ownerKey)
+            ORDER BY i.\(ident: ItemColumn.line)
+            """).all()
         guard let first = rows.first else { return nil }
         let lines = try rows.compactMap { row -> (title: String, unitPrice: Int, quantity: Int)? in
             guard let title = try row.decode(column: ItemColumn.title, as: String?.self) else { return nil }

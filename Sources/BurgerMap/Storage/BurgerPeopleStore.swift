@@ -48,11 +48,6 @@ package struct BurgerPeopleStore {
     private static var marks: SQLIdentifier { SQLIdentifier(BurgerMark.schema) }
     private static var reactions: SQLIdentifier { SQLIdentifier(BurgerReaction.schema) }
 
-    private func count(_ table: SQLIdentifier, _ narrow: (SQLSelectBuilder) -> SQLSelectBuilder) async throws -> Int {
-        try await narrow(sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "counted").from(table))
-            .first(decodingColumn: "counted", as: Int.self) ?? 0
-    }
-
     // MARK: Follows
 
     /// Writes a follow; false when it was there already (twice is once).
@@ -76,8 +71,8 @@ package struct BurgerPeopleStore {
 
     /// How many people follow `user`, and how many `user` follows.
     func followCounts(of user: UUID) async throws -> (followers: Int, following: Int) {
-        (try await count(Self.follows) { $0.where(SQLIdentifier(FollowColumn.followeeID), .equal, SQLBind(user)) },
-         try await count(Self.follows) { $0.where(SQLIdentifier(FollowColumn.followerID), .equal, SQLBind(user)) })
+        (try await sql.count(Self.follows) { $0.where(SQLIdentifier(FollowColumn.followeeID), .equal, SQLBind(user)) },
+         try await sql.count(Self.follows) { $0.where(SQLIdentifier(FollowColumn.followerID), .equal, SQLBind(user)) })
     }
 
     /// Whether `follower` follows the account `joiningPerson`/`selectPerson` reads as `role`, as a
@@ -160,7 +155,7 @@ package struct BurgerPeopleStore {
 
     /// How many places `user` marked `kind`.
     func markCount(_ kind: BurgerMark.Kind, by user: UUID) async throws -> Int {
-        try await count(Self.marks) {
+        try await sql.count(Self.marks) {
             $0.where(SQLIdentifier(MarkColumn.userID), .equal, SQLBind(user)).where(SQLIdentifier(MarkColumn.kind), .equal, SQLBind(kind.rawValue))
         }
     }

@@ -163,11 +163,12 @@ extension MatesStore {
     /// Lines in the match not written by `reader` (theirs and the server's) after `since`.
     func countMessages(in match: UUID, notBy reader: UUID, after since: Date?) async throws -> Int {
         let sender = SQLIdentifier(MessageColumn.senderID)
-        let query = sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "counted").from(messages)
-            .where(SQLIdentifier(MessageColumn.matchID), .equal, SQLBind(match))
-            .where(group: { $0.where(sender, .notEqual, SQLBind(reader)).orWhere(sender, .is, SQLLiteral.null) })
-        if let since { query.where(SQLIdentifier(MessageColumn.createdAt), .greaterThan, SQLBind(since)) }
-        return try await query.first(decodingColumn: "counted", as: Int.self) ?? 0
+        return try await sql.count(messages) { query in
+            query.where(SQLIdentifier(MessageColumn.matchID), .equal, SQLBind(match))
+                .where(group: { $0.where(sender, .notEqual, SQLBind(reader)).orWhere(sender, .is, SQLLiteral.null) })
+            if let since { query.where(SQLIdentifier(MessageColumn.createdAt), .greaterThan, SQLBind(since)) }
+            return query
+        }
     }
 }
 

@@ -120,10 +120,11 @@ extension MatesStore {
 
     /// Reports of `reported` made after `since` (all when nil).
     package func countReports(of reported: UUID, since: Date?) async throws -> Int {
-        let query = sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "counted").from(MatesReport.schema)
-            .where(SQLIdentifier(ReportColumn.reportedID), .equal, SQLBind(reported))
-        if let since { query.where(SQLIdentifier(ReportColumn.createdAt), .greaterThan, SQLBind(since)) }
-        return try await query.first(decodingColumn: "counted", as: Int.self) ?? 0
+        try await sql.count(SQLIdentifier(MatesReport.schema)) { query in
+            query.where(SQLIdentifier(ReportColumn.reportedID), .equal, SQLBind(reported))
+            if let since { query.where(SQLIdentifier(ReportColumn.createdAt), .greaterThan, SQLBind(since)) }
+            return query
+        }
     }
 
     /// The people `reporter` reported, oldest first.
@@ -144,10 +145,11 @@ extension MatesStore {
 
     /// The matches `user` left early after `since` (all when nil).
     package func countDodges(by user: UUID, since: Date?) async throws -> Int {
-        let query = sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "counted").from(MatesDodge.schema)
-            .where(SQLIdentifier(DodgeColumn.userID), .equal, SQLBind(user))
-        if let since { query.where(SQLIdentifier(DodgeColumn.createdAt), .greaterThan, SQLBind(since)) }
-        return try await query.first(decodingColumn: "counted", as: Int.self) ?? 0
+        try await sql.count(SQLIdentifier(MatesDodge.schema)) { query in
+            query.where(SQLIdentifier(DodgeColumn.userID), .equal, SQLBind(user))
+            if let since { query.where(SQLIdentifier(DodgeColumn.createdAt), .greaterThan, SQLBind(since)) }
+            return query
+        }
     }
 
     // MARK: Purchases

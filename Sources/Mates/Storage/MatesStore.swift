@@ -145,9 +145,12 @@ package struct MatesStore {
     /// joined with the account's nickname.
     package func person(_ user: UUID) async throws -> MatePerson? {
         let shown = [Column.gender, Column.topics, Column.avatar, Column.background] + Column.reputation
-        guard let row = try await sql.select().columns(shown.map { SQLColumn($0, table: table) }).from(table)
-            .joiningPerson("person", on: SQLColumn(Column.id, table: table))
-            .where(SQLColumn(Column.id, table: table), .equal, SQLBind(user)).first() else { return nil }
+        // Written out: the chat, review and report pages read it on every view.
+        let account = AccountStore.personJoinSQL("person", on: "p.\(ident: Column.id)")
+        guard let row = try await sql.raw("""
+            SELECT \(account.columns), \(SQLList(shown.map { SQLColumn($0, table: "p") }))
+            FROM \(ident: table) p \(account.join) WHERE p.\(ident: Column.id) = \(bind: user)
+            """).first() else { return nil }
         return MatePerson(id: user, nickname: try AccountStore.person("person", id: user, in: row).nickname,
                           gender: try row.decode(column: Column.gender, as: String.self),
                           topics: MatesProfile.decodeList(try row.decode(column: Column.topics, as: String.self)),

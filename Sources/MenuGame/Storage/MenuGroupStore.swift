@@ -109,20 +109,16 @@ struct MenuGroupStore {
     }
 
     func submissionCount(of group: UUID) async throws -> Int {
-        try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "counted").from(Self.submissions)
-            .where(SQLIdentifier(SubmissionColumn.groupID), .equal, SQLBind(group))
-            .first(decodingColumn: "counted", as: Int.self) ?? 0
+        try await sql.count(Self.submissions) { $0.where(SQLIdentifier(SubmissionColumn.groupID), .equal, SQLBind(group)) }
     }
 
     /// Whether this player's answers are in, for a group known by its PIN (one joined count).
     func hasSubmitted(playerTokenHash: String, toGroupWithPIN pin: String) async throws -> Bool {
-        let submission = SQLColumn(SubmissionColumn.groupID, table: MenuGroupSubmission.schema)
-        let row = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "found").from(Self.submissions)
-            .join(Self.groups, on: SQLColumn(GroupColumn.id, table: MenuGroup.schema), .equal, submission)
-            .where(SQLColumn(GroupColumn.pin, table: MenuGroup.schema), .equal, SQLBind(pin))
-            .where(SQLColumn(SubmissionColumn.playerTokenHash, table: MenuGroupSubmission.schema), .equal, SQLBind(playerTokenHash))
-            .first(decodingColumn: "found", as: Int.self)
-        return (row ?? 0) > 0
+        // Written out: the group game page asks on every view.
+        try await sql.raw("""
+            SELECT COUNT(*) AS found FROM \(Self.submissions) s JOIN \(Self.groups) g ON g.\(ident: GroupColumn.id) = s.\(ident: SubmissionColumn.groupID)
+            WHERE g.\(ident: GroupColumn.pin) = \(bind: pin) AND s.\(ident: SubmissionColumn.playerTokenHash) = \(bind: playerTokenHash)
+            """).first(decodingColumn: "found", as: Int.self) ?? 0 > 0
     }
 
     /// Whether this player's answers are in.

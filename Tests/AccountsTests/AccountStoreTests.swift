@@ -65,9 +65,10 @@ final class AccountStoreTests: XCTestCase {
         try await withTestApp { app in
             let mina = try await app.member("미나")
             _ = try await app.member("준호")
-            let read = try await AccountStore.selectPerson("person", id: mina.id, on: app.db.sql)
-                .column(SQLQueryString("(SELECT COUNT(*) FROM \(ident: User.schema) o WHERE o.id <> \(AccountStore.personID("person")))"), as: "others")
-                .first()
+            let read = try await AccountStore.selectPerson(
+                "person", id: mina.id,
+                adding: "(SELECT COUNT(*) FROM \(ident: User.schema) o WHERE o.id <> \(AccountStore.personID("person"))) AS others",
+                on: app.db.sql).first()
             let row = try XCTUnwrap(read)
             XCTAssertEqual(try AccountStore.person("person", id: mina.id, in: row).nickname, "미나")
             let everyone = try await User.query(on: app.db).count()

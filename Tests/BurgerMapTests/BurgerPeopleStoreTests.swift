@@ -32,11 +32,13 @@ final class BurgerPeopleStoreTests: XCTestCase {
             XCTAssertEqual(following.items.map(\.id), [sora.id])
 
             // The correlated count a person's page reads, and the feed's subquery.
-            let followed = try await AccountStore.selectPerson("person", id: mina.id, on: app.db.sql)
-                .column(BurgerPeopleStore.follows(by: joon.id, personRole: "person"), as: "followed").first()
+            let followed = try await AccountStore.selectPerson("person", id: mina.id,
+                                                               adding: "\(BurgerPeopleStore.follows(by: joon.id, personRole: "person")) AS followed",
+                                                               on: app.db.sql).first()
             XCTAssertEqual(try followed?.decode(column: "followed", as: Int.self), 1)
-            let notFollowed = try await AccountStore.selectPerson("person", id: joon.id, on: app.db.sql)
-                .column(BurgerPeopleStore.follows(by: mina.id, personRole: "person"), as: "followed").first()
+            let notFollowed = try await AccountStore.selectPerson("person", id: joon.id,
+                                                                  adding: "\(BurgerPeopleStore.follows(by: mina.id, personRole: "person")) AS followed",
+                                                                  on: app.db.sql).first()
             XCTAssertEqual(try notFollowed?.decode(column: "followed", as: Int.self), 0)
             let followees = try await app.db.sql.select().column("id").from("users").where("id", .in, store.followees(of: mina.id)).all()
             XCTAssertEqual(try followees.map { try $0.decode(column: "id", as: UUID.self) }, [sora.id])

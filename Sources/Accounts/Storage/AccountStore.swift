@@ -47,15 +47,17 @@ package enum AccountStore {
         return person
     }
 
-    /// One account's public face as `joiningPerson(role, …)` names its columns, for a statement
-    /// that adds its own columns about that person (`personID(role)` is the account's id there).
-    package static func selectPerson(_ role: String, id: UUID, on sql: any SQLDatabase) -> SQLSelectBuilder {
+    /// One account's public face as `joiningPerson(role, …)` names its columns, and `adding`
+    /// (`"… AS name"`) about that person (`personID(role)` is the account's id there). Written out:
+    /// a person's page reads it on every view.
+    package static func selectPerson(_ role: String, id: UUID, adding extra: SQLQueryString? = nil, on sql: any SQLDatabase) -> SQLRawBuilder {
         let alias = accountAlias(role)
-        return sql.select()
-            .column(SQLColumn(Column.nickname, table: alias), as: nicknameColumn(role))
-            .column(SQLColumn(Column.profileImageKey, table: alias), as: imageColumn(role))
-            .from(SQLAlias(SQLIdentifier(User.schema), as: SQLIdentifier(alias)))
-            .where(SQLColumn(Column.id, table: alias), .equal, SQLBind(id))
+        let more: SQLQueryString = extra.map { ", \($0)" } ?? ""
+        return sql.raw("""
+            SELECT \(ident: alias).\(ident: Column.nickname) AS \(ident: nicknameColumn(role)), \
+            \(ident: alias).\(ident: Column.profileImageKey) AS \(ident: imageColumn(role))\(more)
+            FROM \(ident: User.schema) \(ident: alias) WHERE \(ident: alias).\(ident: Column.id) = \(bind: id)
+            """)
     }
 
     /// One account's public face, or nil for an account that does not exist (any more).

@@ -153,7 +153,7 @@ extension BurgerMapService {
     /// statement (the whole `User` model and a follow query were two thirds of the page, 0.12×).
     package func profile(of id: UUID, viewer: UUID?) async throws -> MapProfile {
         let followed: SQLQueryString = viewer.map { BurgerPeopleStore.follows(by: $0, personRole: "person") } ?? "0"
-        guard let row = try await AccountStore.selectPerson("person", id: id, on: database.sql).column(followed, as: "followed").first()
+        guard let row = try await AccountStore.selectPerson("person", id: id, adding: "\(followed) AS followed", on: database.sql).first()
         else { throw AppError.notFound("user_not_found") }
         let person = try AccountStore.person("person", id: id, in: row)
         let counts = try await keptProfileCounts.value("profile:\(id)") { try await profileCounts(of: id) }

@@ -25,7 +25,7 @@ package enum BurgerMapFeature: Feature {
         _ = app.placeVersions
         _ = app.placeIndex
         app.fileReferences.register { key, database in
-            try await BurgerPhoto.query(on: database).filter(\.$fileKey == key).count() > 0
+            try await BurgerMapStore.photoUses(fileKey: key, on: database)
         }
         PlaceIndex.follow(app)
         BurgerMapAccountRemoval.register(app)

@@ -58,15 +58,15 @@ extension BurgerMapCompatRoutes {
         let map = req.burgerMap
         switch try await target(req) {
         case .review(let id):
-            return LSLPComment(try Self.row(try await map.addComment(text, on: id, by: actor)))
+            return LSLPComment(try await map.addComment(text, on: id, by: actor))
         case .place(let placeID):
             let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let review = try await ObjectID.find(BurgerReview.self, key, on: req.db), review.$place.id == placeID else {
+            guard let review = try await map.store.review(objectID: key), review.placeID == placeID else {
                 throw AppError.invalid("review_link_expected")
             }
             let card: ReviewCard
             do {
-                card = try await map.review(try review.requireID(), viewer: actor)
+                card = try await map.review(review.id, viewer: actor)
             } catch let error as AppError where error.status == .notFound {
                 throw AppError.invalid("review_link_expected")  // hidden by reports: not the reader's to link
             }
@@ -82,27 +82,23 @@ extension BurgerMapCompatRoutes {
         let actor = try req.requireMapActor()
         let text = try req.decodeJSON(CommentBody.self).content.required("content")
         let comment = try await reviewComment(req)
-        return LSLPComment(try Self.row(try await req.burgerMap.editComment(try comment.requireID(), text: text, by: actor)))
+        return LSLPComment(try await req.burgerMap.editComment(comment.id, text: text, by: actor))
     }
 
     /// A comment's author, the review's author or an admin deletes it.
     package func deleteComment(req: Request) async throws -> HTTPStatus {
         let actor = try req.requireMapActor()
-        try await req.burgerMap.deleteComment(try await reviewComment(req).requireID(), by: actor)
+        try await req.burgerMap.deleteComment(try await reviewComment(req).id, by: actor)
         return .ok
     }
 
     /// The comment a path names, on the review the path names; 410 otherwise.
-    private func reviewComment(_ req: Request) async throws -> BurgerComment {
+    private func reviewComment(_ req: Request) async throws -> CommentRow {
         guard case .review(let reviewID) = try await target(req) else { throw AppError.invalid("review_link_fixed") }
-        guard let found = try await ObjectID.find(BurgerComment.self, req.parameters.get("comment") ?? "", on: req.db),
-              found.$review.id == reviewID else { throw LSLPFailure(410, AppError.notFound("comment_not_found")) }
-        return try await req.burgerMap.comment(try found.requireID())
-    }
-
-    private static func row(_ comment: BurgerComment) throws -> CommentRow {
-        CommentRow(id: try comment.requireID(), author: PersonRow(id: comment.$author.id, nickname: comment.author.nickname, imageKey: comment.author.profileImageKey),
-                   text: comment.text, createdAt: comment.createdAt ?? Date())
+        let map = req.burgerMap
+        guard let found = try await map.store.comment(objectID: req.parameters.get("comment") ?? ""),
+              found.reviewID == reviewID else { throw LSLPFailure(410, AppError.notFound("comment_not_found")) }
+        return try await map.comment(found.id)
     }
 
     // MARK: Photos
@@ -112,13 +108,13 @@ extension BurgerMapCompatRoutes {
     /// their metadata. All are checked before any is kept. Each waits for a review, as the web's do.
     package func uploadFiles(req: Request) async throws -> LSLPFiles {
         let me = try req.requireMapActor().id
-        let photos: [BurgerPhoto]
+        let photos: [PhotoRow]
         do {
             photos = try await req.burgerMap.addPhotos(try req.uploadedFiles(), by: me, from: req.clientNetwork.key)
         } catch let error as AppError where error.status == .unsupportedMediaType {
             throw LSLPFailure(400, error)  // the app's "이미지 파일에 대한 형식이 맞지 않습니다"
         }
-        return LSLPFiles(files: try photos.map { LSLPPostWriter.path(photoID: try $0.requireID(), fileKey: $0.fileKey) })
+        return LSLPFiles(files: photos.map { LSLPPostWriter.path(photoID: $0.id, fileKey: $0.fileKey) })
     }
 
     /// `GET /v1/uploads/posts/{file}`: a review photo; the catalog's drawn ones as JPEG (the app's
@@ -126,7 +122,7 @@ extension BurgerMapCompatRoutes {
     func postImage(req: Request) async throws -> Response {
         try await requireImageReader(req)
         guard let id = req.parameters.get("file").flatMap(LSLPPostRules.photoID(fromFileName:)),
-              let photo = try await BurgerPhoto.find(id, on: req.db) else { throw AppError.notFound("photo_not_found") }
+              let photo = try await req.burgerMap.store.photo(id) else { throw AppError.notFound("photo_not_found") }
         if let key = photo.fileKey, let response = try await req.storedFile(key) { return response }
         if photo.artwork != nil {
             guard let jpeg = BurgerMapImages.jpeg(of: photo, resources: req.application.directory.resourcesDirectory) else {

@@ -23,8 +23,9 @@ extension BurgerMapCompatRoutes {
 
     package func target(id raw: String, _ req: Request) async throws -> PostTarget {
         if raw == ObjectID.of(BurgerDonations.postID) { return .donation }
-        if let place = try await ObjectID.find(BurgerPlace.self, raw, on: req.db) { return .place(try place.requireID()) }
-        if let review = try await ObjectID.find(BurgerReview.self, raw, on: req.db) { return .review(try review.requireID()) }
+        let store = req.burgerMap.store
+        if let place = try await store.placeID(objectID: raw) { return .place(place) }
+        if let review = try await store.review(objectID: raw) { return .review(review.id) }
         throw LSLPFailure(410, AppError.notFound("post_not_found"))
     }
 
@@ -185,12 +186,12 @@ extension BurgerMapCompatRoutes {
             // A Kakao place without a road address sends `content3: ""`: its coordinates are the place.
             let (place, _) = try await map.addPlace(name: try body.title.required("title"), address: try body.content3.required("content3"),
                                                     at: point, phone: body.content4, kakaoID: kakaoID, addressKnown: false, by: actor.id)
-            return try await post(.place(try place.requireID()), req)
+            return try await post(.place(place.id), req)
         case .review:
-            guard let place = try await ObjectID.find(BurgerPlace.self, try body.content1.required("content1"), on: req.db) else {
+            guard let placeID = try await map.store.placeID(objectID: try body.content1.required("content1")) else {
                 throw AppError.invalid("unknown_place")
             }
-            let card = try await map.addReview(ReviewDraft(placeID: try place.requireID(), title: try body.title.required("title"),
+            let card = try await map.addReview(ReviewDraft(placeID: placeID, title: try body.title.required("title"),
                                                            rating: try body.price.required("price"), text: body.content ?? "",
                                                            photoIDs: try photoIDs(body.files ?? [])), by: actor.id)
             return try await post(.review(card.id), req)

@@ -119,9 +119,12 @@ final class BurgerMapCatalogTests: XCTestCase {
     /// (`Resources/catalogs/draw_burger_photos.py`), and the app's posts name it, never an SVG.
     func testEverySeededPhotoHasAJPEGForTheApp() async throws {
         try await withLSLPApp { app in
-            let drawn = try await BurgerPhoto.query(on: app.db).filter(\.$artwork != nil).all()
-            XCTAssertGreaterThan(drawn.count, 100)
-            for photo in drawn {
+            let drawnIDs = try await BurgerPhoto.query(on: app.db).filter(\.$artwork != nil).all().map { try $0.requireID() }
+            XCTAssertGreaterThan(drawnIDs.count, 100)
+            let store = BurgerMapStore(database: app.db, application: app)
+            for id in drawnIDs {
+                let found = try await store.photo(id)
+                let photo = try XCTUnwrap(found)
                 let path = try XCTUnwrap(BurgerMapImages.jpeg(of: photo, resources: app.directory.resourcesDirectory), "\(photo.artwork ?? "") #\(photo.position)")
                 let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
                 XCTAssertEqual(try ImageCleaner.clean(bytes).type, .jpeg)

@@ -67,6 +67,12 @@ package enum AccountStore {
         return found
     }
 
+    /// When an account was made (how old it is decides what it may do at first); nil when there is none.
+    package static func createdAt(of id: UUID, on database: any Database) async throws -> Date? {
+        try await database.sql.select().column(Column.createdAt).from(User.schema).where(SQLIdentifier(Column.id), .equal, SQLBind(id)).first()?
+            .decode(column: Column.createdAt, as: Date?.self)
+    }
+
     /// The id of the account `joiningPerson(role, …)` or `selectPerson(role, …)` reads, for
     /// correlated subqueries.
     package static func personID(_ role: String) -> SQLColumn { SQLColumn(Column.id, table: accountAlias(role)) }

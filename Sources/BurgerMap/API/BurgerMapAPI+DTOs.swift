@@ -154,10 +154,10 @@ struct PlaceSuggestionResponse: Content {
     let reasons: [String]
     @NullEncoded var createdAt: Date?
 
-    init(_ suggestion: BurgerPlaceSuggestion) throws {
-        id = try suggestion.requireID()
-        let stored = suggestion.place
-        place = Stored(id: try stored.requireID(), name: stored.name, address: stored.address, phone: stored.phone, lat: stored.lat, lon: stored.lon)
+    init(_ suggestion: PlaceSuggestionRow) throws {
+        id = suggestion.id
+        guard let stored = suggestion.place else { throw AppError.notFound("place_not_found") }
+        place = Stored(id: stored.id, name: stored.name, address: stored.address, phone: stored.phone, lat: stored.lat, lon: stored.lon)
         suggestedBy = suggestion.suggestedBy
         name = suggestion.name
         address = suggestion.address
@@ -165,7 +165,7 @@ struct PlaceSuggestionResponse: Content {
         lat = suggestion.lat
         lon = suggestion.lon
         kakaoId = suggestion.kakaoID
-        reasons = suggestion.reasons.split(separator: ",").map(String.init)
+        reasons = suggestion.reasons
         createdAt = suggestion.createdAt
     }
 }
@@ -234,13 +234,13 @@ struct CommentResponse: Content {
     let createdAt: Date
     @NullEncoded var updatedAt: Date?
 
-    init(_ comment: BurgerComment, files: any FileStorage) {
-        id = comment.id ?? UUID()
-        reviewId = comment.$review.id
-        author = PersonSummary(comment.author, files: files)
+    init(_ comment: CommentRow, files: any FileStorage) {
+        id = comment.id
+        reviewId = comment.reviewID ?? comment.id
+        author = PersonSummary(id: comment.author.id, nickname: comment.author.nickname, profileImageURL: comment.author.imageKey.map(files.urlPath(for:)))
         text = comment.text
-        createdAt = comment.createdAt ?? Date()
-        updatedAt = comment.updatedAt.flatMap { updated in comment.createdAt.flatMap { updated.timeIntervalSince($0) > 0.001 ? updated : nil } }
+        createdAt = comment.createdAt
+        updatedAt = comment.updatedAt.flatMap { $0.timeIntervalSince(comment.createdAt) > 0.001 ? $0 : nil }
     }
 }
 

@@ -148,8 +148,7 @@ struct BurgerMapAPI: RouteCollection {
         let user = try req.requireUser().requireID()
         let data = try req.singleUploadedFile()
         let photo = try await req.burgerMap.addPhoto(data, by: user, from: req.clientNetwork.key)
-        let id = try photo.requireID()
-        let response = PhotoResponse(id: id, url: BurgerMapService.photoURL(fileKey: photo.fileKey, id: id, files: req.application.files),
+        let response = PhotoResponse(id: photo.id, url: BurgerMapService.photoURL(fileKey: photo.fileKey, id: photo.id, files: req.application.files),
                                      width: photo.width, height: photo.height)
         return try await response.encodeResponse(status: .created, for: req)
     }

@@ -5,54 +5,61 @@ import SQLKit
 import Vapor
 
 /// When an account is deleted its reviews, photos, likes, comments, marks and follows go by
-/// cascade; this moves the numbers other rows keep about them in the same transaction: the places
-/// its visible reviews counted in, and the like, bookmark, comment and report counts of the
-/// reviews it reacted to.
+/// cascade; the store moves the numbers other rows keep about them in the same transaction
+/// (`BurgerMapStore.settleRemoval`), and announces everything once it is done.
 enum BurgerMapAccountRemoval {
     static func register(_ app: Application) {
-        app.accountRemovals.register(beforeDelete: { user, database in
-            try await settle(user, on: database.sql)
+        app.accountRemovals.register(beforeDelete: { [weak app] user, database in
+            guard let app else { return }
+            try await BurgerMapStore(database: database, application: app).settleRemoval(of: user)
         }, afterDelete: { [weak app] _, _ in
             guard let app else { return }
-            if app.placeIndex.isLoaded { try await app.placeIndex.reload(from: app.db, files: app.files) }
-            app.placeVersions.changedEverything()
-            app.burgerMapCache.invalidate()
-            await app.events.publish(PlaceVersions.message(places: nil), to: PlaceIndex.contentTopic)
+            let store = BurgerMapStore(database: app.db, application: app)
+            try await store.announcements.everythingChanged(store: store)
         })
     }
+}
 
-    static func settle(_ user: UUID, on sql: any SQLDatabase) async throws {
+extension BurgerMapStore {
+    /// Before an account's rows go by cascade: the places its visible reviews counted in, the like,
+    /// bookmark, comment and report counts of the reviews it reacted to, and the covers that were
+    /// its photos. Not announced (the caller's transaction has not committed): see `register`.
+    func settleRemoval(of user: UUID) async throws {
+        typealias R = ReviewColumn
+        typealias P = PlaceColumn
+        let places = Self.places, reviews = Self.reviews
         // The places its visible reviews were counted in.
         try await sql.raw("""
-            UPDATE burger_places SET
-              review_count = review_count - (SELECT COUNT(*) FROM burger_reviews r
-                WHERE r.place_id = burger_places.id AND r.author_id = \(bind: user) AND r.hidden_at IS NULL),
-              rating_sum = rating_sum - (SELECT COALESCE(SUM(r.rating), 0) FROM burger_reviews r
-                WHERE r.place_id = burger_places.id AND r.author_id = \(bind: user) AND r.hidden_at IS NULL)
-            WHERE id IN (SELECT place_id FROM burger_reviews WHERE author_id = \(bind: user))
+            UPDATE \(places) SET
+              \(ident: P.reviewCount) = \(ident: P.reviewCount) - (SELECT COUNT(*) FROM \(reviews) r
+                WHERE r.\(ident: R.placeID) = \(places).\(ident: P.id) AND r.\(ident: R.authorID) = \(bind: user) AND r.\(ident: R.hiddenAt) IS NULL),
+              \(ident: P.ratingSum) = \(ident: P.ratingSum) - (SELECT COALESCE(SUM(r.\(ident: R.rating)), 0) FROM \(reviews) r
+                WHERE r.\(ident: R.placeID) = \(places).\(ident: P.id) AND r.\(ident: R.authorID) = \(bind: user) AND r.\(ident: R.hiddenAt) IS NULL)
+            WHERE \(ident: P.id) IN (SELECT \(ident: R.placeID) FROM \(reviews) WHERE \(ident: R.authorID) = \(bind: user))
             """).run()
         // Likes and bookmarks it gave (one each per review).
-        for (kind, counter) in [(BurgerReaction.Kind.like, "like_count"), (.bookmark, "bookmark_count")] {
+        for (kind, counter) in [(BurgerReaction.Kind.like, ReviewCounter.likes), (.bookmark, .bookmarks)] {
             try await sql.raw("""
-                UPDATE burger_reviews SET \(ident: counter) = \(ident: counter) - 1
-                WHERE id IN \(BurgerPeopleStore.reviews(reactedBy: user, kind))
+                UPDATE \(reviews) SET \(ident: counter.column) = \(ident: counter.column) - 1
+                WHERE \(ident: R.id) IN \(BurgerPeopleStore.reviews(reactedBy: user, kind))
                 """).run()
         }
         // Comments it wrote and reports it made on others' reviews.
-        for (table, column, counter) in [("burger_comments", "author_id", "comment_count"), ("burger_reports", "reporter_id", "report_count")] {
+        for (table, column, reviewColumn, counter) in [(Self.comments, CommentColumn.authorID, CommentColumn.reviewID, R.commentCount),
+                                                       (Self.reports, ReportColumn.reporterID, ReportColumn.reviewID, R.reportCount)] {
             try await sql.raw("""
-                UPDATE burger_reviews SET \(ident: counter) = \(ident: counter) - (SELECT COUNT(*) FROM \(ident: table) x
-                  WHERE x.review_id = burger_reviews.id AND x.\(ident: column) = \(bind: user))
-                WHERE id IN (SELECT review_id FROM \(ident: table) WHERE \(ident: column) = \(bind: user))
+                UPDATE \(reviews) SET \(ident: counter) = \(ident: counter) - (SELECT COUNT(*) FROM \(table) x
+                  WHERE x.\(ident: reviewColumn) = \(reviews).\(ident: R.id) AND x.\(ident: column) = \(bind: user))
+                WHERE \(ident: R.id) IN (SELECT \(ident: reviewColumn) FROM \(table) WHERE \(ident: column) = \(bind: user))
                 """).run()
         }
         // Covers that were its photos: the place's next newest visible review's first photo.
         try await sql.raw("""
-            UPDATE burger_places SET cover_photo_id = (
-              SELECT p.id FROM burger_photos p JOIN burger_reviews r ON r.id = p.review_id
-              WHERE r.place_id = burger_places.id AND r.hidden_at IS NULL AND r.author_id <> \(bind: user)
-              ORDER BY r.created_at DESC, p.position LIMIT 1)
-            WHERE cover_photo_id IN (SELECT id FROM burger_photos WHERE owner_id = \(bind: user))
+            UPDATE \(places) SET \(ident: P.coverPhotoID) = (
+              SELECT p.\(ident: PhotoColumn.id) FROM \(Self.photos) p JOIN \(reviews) r ON r.\(ident: R.id) = p.\(ident: PhotoColumn.reviewID)
+              WHERE r.\(ident: R.placeID) = \(places).\(ident: P.id) AND r.\(ident: R.hiddenAt) IS NULL AND r.\(ident: R.authorID) <> \(bind: user)
+              ORDER BY r.\(ident: R.createdAt) DESC, p.\(ident: PhotoColumn.position) LIMIT 1)
+            WHERE \(ident: P.coverPhotoID) IN (SELECT \(ident: PhotoColumn.id) FROM \(Self.photos) WHERE \(ident: PhotoColumn.ownerID) = \(bind: user))
             """).run()
     }
 }

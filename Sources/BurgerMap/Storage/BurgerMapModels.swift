@@ -10,25 +10,25 @@ package final class BurgerPlace: Model, @unchecked Sendable {
     package static let schema = "burger_places"
 
     @ID(key: .id) package var id: UUID?
-    @Field(key: "name") package var name: String
+    @Field(key: .string(BurgerMapStore.PlaceColumn.name)) package var name: String
     /// `BurgerMapRules.nameKey(name)`: how two registrations of one place are recognized.
-    @Field(key: "name_key") var nameKey: String
-    @Field(key: "address") package var address: String
-    @Field(key: "lat") package var lat: Double
-    @Field(key: "lon") package var lon: Double
-    @OptionalField(key: "phone") package var phone: String?
-    @OptionalParent(key: "created_by") var createdBy: User?
-    @Field(key: "review_count") package var reviewCount: Int
-    @Field(key: "rating_sum") var ratingSum: Int
+    @Field(key: .string(BurgerMapStore.PlaceColumn.nameKey)) var nameKey: String
+    @Field(key: .string(BurgerMapStore.PlaceColumn.address)) package var address: String
+    @Field(key: .string(BurgerMapStore.PlaceColumn.lat)) package var lat: Double
+    @Field(key: .string(BurgerMapStore.PlaceColumn.lon)) package var lon: Double
+    @OptionalField(key: .string(BurgerMapStore.PlaceColumn.phone)) package var phone: String?
+    @OptionalParent(key: .string(BurgerMapStore.PlaceColumn.createdBy)) var createdBy: User?
+    @Field(key: .string(BurgerMapStore.PlaceColumn.reviewCount)) package var reviewCount: Int
+    @Field(key: .string(BurgerMapStore.PlaceColumn.ratingSum)) var ratingSum: Int
     /// The newest photo of its visible reviews: the picture lists and pins show.
-    @OptionalField(key: "cover_photo_id") var coverPhotoID: UUID?
+    @OptionalField(key: .string(BurgerMapStore.PlaceColumn.coverPhotoID)) var coverPhotoID: UUID?
     /// The Kakao place id the LookForRealBurger app registered it under (its dedupe key); nil for
     /// places added on the web until the app meets them.
-    @OptionalField(key: "kakao_id") package var kakaoID: String?
+    @OptionalField(key: .string(BurgerMapStore.PlaceColumn.kakaoID)) package var kakaoID: String?
     /// Made by an account younger than three days, and nobody else has reviewed there yet:
     /// shown as unverified (its name, phone and address are one newcomer's word).
-    @Field(key: "unverified") package var unverified: Bool
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @Field(key: .string(BurgerMapStore.PlaceColumn.unverified)) package var unverified: Bool
+    @Timestamp(key: .string(BurgerMapStore.PlaceColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
 
@@ -55,17 +55,17 @@ package final class BurgerPhoto: Model, @unchecked Sendable {
     package static let schema = "burger_photos"
 
     @ID(key: .id) package var id: UUID?
-    @Parent(key: "owner_id") package var owner: User
-    @OptionalField(key: "review_id") package var reviewID: UUID?
+    @Parent(key: .string(BurgerMapStore.PhotoColumn.ownerID)) package var owner: User
+    @OptionalField(key: .string(BurgerMapStore.PhotoColumn.reviewID)) package var reviewID: UUID?
     /// Order within its review (0 first).
-    @Field(key: "position") package var position: Int
+    @Field(key: .string(BurgerMapStore.PhotoColumn.position)) package var position: Int
     /// The file in `app.files`; nil for seeded artwork.
-    @OptionalField(key: "file_key") package var fileKey: String?
+    @OptionalField(key: .string(BurgerMapStore.PhotoColumn.fileKey)) package var fileKey: String?
     /// `emoji|#colour` of a generated picture (the seeded catalog).
-    @OptionalField(key: "artwork") package var artwork: String?
-    @Field(key: "width") package var width: Int
-    @Field(key: "height") package var height: Int
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
+    @OptionalField(key: .string(BurgerMapStore.PhotoColumn.artwork)) package var artwork: String?
+    @Field(key: .string(BurgerMapStore.PhotoColumn.width)) package var width: Int
+    @Field(key: .string(BurgerMapStore.PhotoColumn.height)) package var height: Int
+    @Timestamp(key: .string(BurgerMapStore.PhotoColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
 
@@ -87,18 +87,18 @@ package final class BurgerReview: Model, @unchecked Sendable {
     package static let schema = "burger_reviews"
 
     @ID(key: .id) package var id: UUID?
-    @Parent(key: "place_id") package var place: BurgerPlace
-    @Parent(key: "author_id") package var author: User
-    @Field(key: "title") package var title: String
-    @Field(key: "rating") package var rating: Int
-    @Field(key: "text") package var text: String
-    @Field(key: "like_count") package var likeCount: Int
-    @Field(key: "bookmark_count") package var bookmarkCount: Int
-    @Field(key: "comment_count") package var commentCount: Int
-    @Field(key: "report_count") var reportCount: Int
-    @OptionalField(key: "hidden_at") var hiddenAt: Date?
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
-    @Timestamp(key: "updated_at", on: .update) package var updatedAt: Date?
+    @Parent(key: .string(BurgerMapStore.ReviewColumn.placeID)) package var place: BurgerPlace
+    @Parent(key: .string(BurgerMapStore.ReviewColumn.authorID)) package var author: User
+    @Field(key: .string(BurgerMapStore.ReviewColumn.title)) package var title: String
+    @Field(key: .string(BurgerMapStore.ReviewColumn.rating)) package var rating: Int
+    @Field(key: .string(BurgerMapStore.ReviewColumn.text)) package var text: String
+    @Field(key: .string(BurgerMapStore.ReviewColumn.likeCount)) package var likeCount: Int
+    @Field(key: .string(BurgerMapStore.ReviewColumn.bookmarkCount)) package var bookmarkCount: Int
+    @Field(key: .string(BurgerMapStore.ReviewColumn.commentCount)) package var commentCount: Int
+    @Field(key: .string(BurgerMapStore.ReviewColumn.reportCount)) var reportCount: Int
+    @OptionalField(key: .string(BurgerMapStore.ReviewColumn.hiddenAt)) var hiddenAt: Date?
+    @Timestamp(key: .string(BurgerMapStore.ReviewColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: .string(BurgerMapStore.ReviewColumn.updatedAt), on: .update) package var updatedAt: Date?
 
     package init() {}
 
@@ -134,11 +134,11 @@ package final class BurgerComment: Model, @unchecked Sendable {
     package static let schema = "burger_comments"
 
     @ID(key: .id) package var id: UUID?
-    @Parent(key: "review_id") package var review: BurgerReview
-    @Parent(key: "author_id") package var author: User
-    @Field(key: "text") package var text: String
-    @Timestamp(key: "created_at", on: .create, format: .microseconds) package var createdAt: Date?
-    @Timestamp(key: "updated_at", on: .update) package var updatedAt: Date?
+    @Parent(key: .string(BurgerMapStore.CommentColumn.reviewID)) package var review: BurgerReview
+    @Parent(key: .string(BurgerMapStore.CommentColumn.authorID)) package var author: User
+    @Field(key: .string(BurgerMapStore.CommentColumn.text)) package var text: String
+    @Timestamp(key: .string(BurgerMapStore.CommentColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: .string(BurgerMapStore.CommentColumn.updatedAt), on: .update) package var updatedAt: Date?
 
     package init() {}
 
@@ -154,12 +154,12 @@ package final class BurgerReport: Model, @unchecked Sendable {
     package static let schema = "burger_reports"
 
     @ID(key: .id) package var id: UUID?
-    @Parent(key: "review_id") package var review: BurgerReview
-    @Parent(key: "reporter_id") var reporter: User
-    @Field(key: "reason") package var reason: String
+    @Parent(key: .string(BurgerMapStore.ReportColumn.reviewID)) package var review: BurgerReview
+    @Parent(key: .string(BurgerMapStore.ReportColumn.reporterID)) var reporter: User
+    @Field(key: .string(BurgerMapStore.ReportColumn.reason)) package var reason: String
     /// Set when an admin restored the review: the report no longer counts.
-    @OptionalField(key: "dismissed_at") var dismissedAt: Date?
-    @Timestamp(key: "created_at", on: .create) package var createdAt: Date?
+    @OptionalField(key: .string(BurgerMapStore.ReportColumn.dismissedAt)) var dismissedAt: Date?
+    @Timestamp(key: .string(BurgerMapStore.ReportColumn.createdAt), on: .create) package var createdAt: Date?
 
     package init() {}
 }

@@ -36,62 +36,52 @@ package struct PlaceDetail: Sendable {
 extension BurgerMapService {
     // MARK: Comments
 
-    package func comments(on reviewID: UUID, viewer: MapActor?, _ page: CursorPageRequest) async throws -> (items: [BurgerComment], nextCursor: String?) {
+    package func comments(on reviewID: UUID, viewer: MapActor?, _ page: CursorPageRequest) async throws -> (items: [CommentRow], nextCursor: String?) {
         _ = try await review(reviewID, viewer: viewer)
-        return try await BurgerComment.query(on: database).filter(\.$review.$id == reviewID).with(\.$author)
-            .paginate(newestFirst: \.$createdAt, page)
+        return try await store.comments(on: reviewID, page)
     }
 
     /// Comments on a review (10 a minute per account); its author hears of it, once while unread
     /// however many comments the same person adds.
-    package func addComment(_ rawText: String, on reviewID: UUID, by actor: MapActor) async throws -> BurgerComment {
+    package func addComment(_ rawText: String, on reviewID: UUID, by actor: MapActor) async throws -> CommentRow {
         let text = try checkedComment(rawText)
         let card = try await review(reviewID, viewer: actor)
         try await limits.comments.reserve(actor.id.uuidString, code: "too_many_comments")
-        let comment = BurgerComment(reviewID: reviewID, authorID: actor.id, text: text)
-        try await database.transaction { transaction in
-            try await comment.create(on: transaction)
-            try await Self.increment("comment_count", of: reviewID, by: 1, on: transaction)
-        }
-        await contentChanged(places: [])  // a review's comments: no place shows them
+        let id = try await store.addComment(text, on: reviewID, by: actor.id)
         try await inbox.post(NotificationDraft(recipient: card.authorID, actor: actor.id, service: Self.service, kind: "review_commented",
                                                subjectID: reviewID, link: MapPath.review(reviewID), excerpt: text,
                                                collapsesUnread: true))
-        return try await self.comment(try comment.requireID())
+        return try await self.comment(id)
     }
 
     /// Only a comment's author edits it.
-    package func editComment(_ id: UUID, text rawText: String, by actor: MapActor) async throws -> BurgerComment {
+    package func editComment(_ id: UUID, text rawText: String, by actor: MapActor) async throws -> CommentRow {
         let text = try checkedComment(rawText)
         let comment = try await self.comment(id)
-        guard comment.$author.id == actor.id else { throw AppError(.forbidden, "not_comment_author") }
-        comment.text = text
-        try await comment.save(on: database)
-        await contentChanged(places: [])  // a review's comments: no place shows them
+        guard comment.author.id == actor.id else { throw AppError(.forbidden, "not_comment_author") }
+        try await store.editComment(id, text: text)
         // Words taken out by the edit leave the inbox's quote too.
-        try await inbox.forgetWords(of: actor.id, kind: "review_commented", subject: comment.$review.id)
-        return comment
+        if let reviewID = comment.reviewID { try await inbox.forgetWords(of: actor.id, kind: "review_commented", subject: reviewID) }
+        return try await self.comment(id)
     }
 
     /// A comment's author, the review's author or an admin deletes it.
     package func deleteComment(_ id: UUID, by actor: MapActor) async throws {
         let comment = try await self.comment(id)
-        let review = try await BurgerReview.find(comment.$review.id, on: database)
-        guard comment.$author.id == actor.id || review?.$author.id == actor.id || actor.isAdmin else {
+        var reviewAuthor: UUID?
+        if let reviewID = comment.reviewID { reviewAuthor = try await store.review(reviewID)?.authorID }
+        guard comment.author.id == actor.id || reviewAuthor == actor.id || actor.isAdmin else {
             throw AppError(.forbidden, "not_comment_author")
         }
-        try await database.transaction { transaction in
-            let removed = try await transaction.sql.delete(from: BurgerComment.schema).where("id", .equal, SQLBind(id)).returning("id").all()
-            if !removed.isEmpty { try await Self.increment("comment_count", of: comment.$review.id, by: -1, on: transaction) }
-        }
-        await contentChanged(places: [])  // a review's comments: no place shows them
+        try await store.deleteComment(comment)
         // Its words leave the review author's inbox too.
-        try await inbox.forgetWords(of: comment.$author.id, kind: "review_commented", subject: comment.$review.id)
+        if let reviewID = comment.reviewID { try await inbox.forgetWords(of: comment.author.id, kind: "review_commented", subject: reviewID) }
     }
 
-    package func comment(_ id: UUID) async throws -> BurgerComment {
-        guard let comment = try await BurgerComment.query(on: database).filter(\.$id == id).with(\.$author).first(),
-              let review = try await BurgerReview.find(comment.$review.id, on: database), review.hiddenAt == nil
+    /// A comment on a visible review; 404 otherwise.
+    package func comment(_ id: UUID) async throws -> CommentRow {
+        guard let comment = try await store.comment(id), let reviewID = comment.reviewID,
+              let review = try await store.review(reviewID), !review.hidden
         else { throw AppError.notFound("comment_not_found") }
         return comment
     }
@@ -123,15 +113,12 @@ extension BurgerMapService {
     package func setMark(_ kind: BurgerMark.Kind, on placeID: UUID, to on: Bool, by userID: UUID) async throws -> PlaceDetail {
         _ = try await place(placeID)
         try await people.setMark(kind, on: placeID, by: userID, to: on)
-        await contentChanged(places: [placeID])  // the LookForRealBurger app's shop posts list who marked them
         return try await placeDetail(placeID, viewer: userID)
     }
 
     package func marks(_ kind: BurgerMark.Kind, of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [PlaceSummary], nextCursor: String?) {
         let marked = try await people.markedPlaces(kind, by: userID, page)
-        let places = Dictionary(try await BurgerPlace.query(on: database).filter(\.$id ~~ marked.items).all().map { (try $0.requireID(), $0) },
-                                uniquingKeysWith: { first, _ in first })
-        return (try await summaries(marked.items.compactMap { places[$0] }), marked.nextCursor)
+        return (try await summaries(try await store.places(marked.items)), marked.nextCursor)
     }
 
     /// Reviews I liked or bookmarked, the latest first (hidden ones left out).
@@ -164,7 +151,7 @@ extension BurgerMapService {
 
     private func profileCounts(of id: UUID) async throws -> MapProfileCounts {
         MapProfileCounts(
-            reviews: try await BurgerReview.query(on: database).filter(\.$author.$id == id).filter(\.$hiddenAt == nil).count(),
+            reviews: try await store.visibleReviewCount(by: id),
             followers: try await people.followCounts(of: id).followers,
             following: try await people.followCounts(of: id).following,
             eaten: try await people.markCount(.eaten, by: id))
@@ -183,7 +170,6 @@ extension BurgerMapService {
         } else {
             try await people.removeFollow(of: followeeID, by: followerID)
         }
-        await contentChanged(places: [])  // the follower's feed
         return try await profile(of: followeeID, viewer: followerID)
     }
 
@@ -195,11 +181,8 @@ extension BurgerMapService {
 
     /// The ids of the places `id` added and of their visible reviews, newest first.
     package func contributions(of id: UUID) async throws -> [UUID] {
-        let reviews = try await BurgerReview.query(on: database).filter(\.$author.$id == id).filter(\.$hiddenAt == nil)
-            .sort(\.$createdAt, .descending).all()
-        let places = try await BurgerPlace.query(on: database).filter(\.$createdBy.$id == id).sort(\.$createdAt, .descending).all()
-        return (reviews.map { ($0.createdAt, $0.id) } + places.map { ($0.createdAt, $0.id) })
-            .sorted { ($0.0 ?? .distantPast) > ($1.0 ?? .distantPast) }.compactMap(\.1)
+        let written = try await store.visibleReviews(by: id) + store.placesAdded(by: id)
+        return written.sorted { ($0.createdAt ?? .distantPast) > ($1.createdAt ?? .distantPast) }.map(\.id)
     }
 
     package func followers(of id: UUID, _ page: CursorPageRequest) async throws -> (items: [AccountStore.JoinedPerson], nextCursor: String?) {

@@ -14,7 +14,7 @@ extension BurgerMapService {
     static let pendingPhotoLifetime: TimeInterval = 24 * 60 * 60
 
     /// Stores an uploaded photo without its metadata; it waits for a review to take it.
-    func addPhoto(_ data: Data, by userID: UUID, from network: String) async throws -> BurgerPhoto {
+    func addPhoto(_ data: Data, by userID: UUID, from network: String) async throws -> PhotoRow {
         try await addPhotos([data], by: userID, from: network)[0]
     }
 
@@ -22,7 +22,7 @@ extension BurgerMapService {
     /// checked before any is stored, so a bad third file leaves nothing behind. Each file counts
     /// against the uploader's hourly rate and their storage quota (and, for a young account, its
     /// network's day), all taken before any is written.
-    package func addPhotos(_ uploads: [Data], by userID: UUID, from network: String) async throws -> [BurgerPhoto] {
+    package func addPhotos(_ uploads: [Data], by userID: UUID, from network: String) async throws -> [PhotoRow] {
         guard !uploads.isEmpty else { throw AppError.badRequest("empty_upload") }
         guard BurgerMapRules.photosPerReview.contains(uploads.count) else { throw AppError.invalid("invalid_photo_count") }
         let images = try uploads.map { data in
@@ -33,7 +33,7 @@ extension BurgerMapService {
                 throw error.appError(unsupportedMessageKey: "error.unsupported_photo_type")
             }
         }
-        let pending = try await BurgerPhoto.query(on: database).filter(\.$owner.$id == userID).filter(\.$reviewID == nil).count()
+        let pending = try await store.pendingPhotoCount(of: userID)
         guard pending + images.count <= Self.maxPendingPhotos else {
             throw AppError(.tooManyRequests, "too_many_pending_photos", arguments: ["max": String(Self.maxPendingPhotos)])
         }
@@ -41,7 +41,7 @@ extension BurgerMapService {
         // gives back what was taken (nothing was stored).
         var slots: [RateLimiter.Slot] = []
         let bytes = images.reduce(0) { $0 + $1.data.count }
-        let uploader = StorageQuota.Uploader(account: userID, accountCreatedAt: try await User.find(userID, on: database)?.createdAt, network: network)
+        let uploader = StorageQuota.Uploader(account: userID, accountCreatedAt: try await AccountStore.createdAt(of: userID, on: database), network: network)
         do {
             for _ in images { slots.append(try await limits.photos.reserve(userID.uuidString, code: "too_many_uploads")) }
             try await quota.reserve(bytes, by: uploader, on: database)
@@ -49,13 +49,11 @@ extension BurgerMapService {
             for slot in slots { await limits.photos.release(slot) }
             throw error
         }
-        var photos: [BurgerPhoto] = []
+        var photos: [PhotoRow] = []
         do {
             for image in images {
                 let key = try await files.save(image.data, as: image.type)
-                let photo = BurgerPhoto(ownerID: userID, fileKey: key, width: image.width, height: image.height)
-                try await photo.create(on: database)
-                photos.append(photo)
+                photos.append(try await store.addPhoto(owner: userID, fileKey: key, width: image.width, height: image.height))
             }
         } catch {
             // What was not kept does not count.
@@ -70,16 +68,15 @@ extension BurgerMapService {
     /// Deletes photos no review took in time, and their files when nothing else shows them.
     /// Returns how many went.
     func deleteAbandonedPhotos(now: Date = Date()) async throws -> Int {
-        let abandoned = try await BurgerPhoto.query(on: database).filter(\.$reviewID == nil)
-            .filter(\.$createdAt < now.addingTimeInterval(-Self.pendingPhotoLifetime)).limit(500).all()
+        let abandoned = try await store.abandonedPhotos(before: now.addingTimeInterval(-Self.pendingPhotoLifetime), limit: 500)
         for photo in abandoned { try await deletePhoto(photo) }
         return abandoned.count
     }
 
-    package func deletePhoto(_ photo: BurgerPhoto) async throws {
+    package func deletePhoto(_ photo: PhotoRow) async throws {
         let bytes = await files.byteCount(of: photo.fileKey)
-        try await photo.delete(on: database)
-        await quota.release(bytes, for: photo.$owner.id, on: database)
+        try await store.deletePhoto(photo.id)
+        await quota.release(bytes, for: photo.ownerID, on: database)
         try await deleteFileIfUnused(photo.fileKey)
     }
 
@@ -95,17 +92,5 @@ extension BurgerMapService {
     package static func photoURL(fileKey: String?, id: UUID, files: any FileStorage) -> String {
         if let fileKey { return files.urlPath(for: fileKey) }
         return "/images/burger-map/photos/\(id.uuidString.lowercased()).svg"
-    }
-}
-
-extension BurgerMapService {
-    /// The cover photo URL of each place that has one, by place id (one query for a whole map).
-    func coverURLs(of places: [BurgerPlace]) async throws -> [UUID: String] {
-        let covers = places.compactMap { place in place.coverPhotoID.map { (place: place.id ?? UUID(), photo: $0) } }
-        guard !covers.isEmpty else { return [:] }
-        let photos = try await BurgerPhoto.query(on: database).filter(\.$id ~~ covers.map(\.photo)).all()
-        let urls = Dictionary(photos.compactMap { photo in photo.id.map { ($0, Self.photoURL(fileKey: photo.fileKey, id: $0, files: files)) } },
-                              uniquingKeysWith: { first, _ in first })
-        return Dictionary(covers.compactMap { cover in urls[cover.photo].map { (cover.place, $0) } }, uniquingKeysWith: { first, _ in first })
     }
 }

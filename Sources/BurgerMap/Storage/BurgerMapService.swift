@@ -27,47 +27,44 @@ package struct BurgerMapService {
     static let maxNearLimit = 100
 
     package let database: any Database
+    /// Places, reviews, photos, comments, reports and suggestions: every statement about them.
+    package let store: BurgerMapStore
     package let files: any FileStorage
-    package let events: any EventBus
     package let fileReferences: FileReferences
     package let placeIndex: PlaceIndex
-    package let cache: ResponseCache
     package let limits: BurgerMapLimits
     package let quota: StorageQuota
     package let inbox: NotificationStore
     let keptPlaceDetails: KeptValues<PlaceDetail>
     let keptReviewCards: KeptValues<ReviewCard>
     let keptProfileCounts: KeptValues<MapProfileCounts>
-    package let placeVersions: PlaceVersions
 
     package init(database: any Database, application: Application) {
         self.database = database
+        self.store = BurgerMapStore(database: database, application: application)
         self.files = application.files
-        self.events = application.events
         self.fileReferences = application.fileReferences
         self.placeIndex = application.placeIndex
-        self.cache = application.burgerMapCache
         self.limits = application.burgerMapLimits
         self.quota = application.storageQuota
         self.inbox = NotificationStore(database: database, application: application)
         self.keptPlaceDetails = application.keptPlaceDetails
         self.keptReviewCards = application.keptReviewCards
         self.keptProfileCounts = application.keptProfileCounts
-        self.placeVersions = application.placeVersions
     }
 
     package init(request: Request) {
         self.init(database: request.db, application: request.application)
     }
 
-    package var cards: ReviewCards { ReviewCards(database: database) }
+    package var cards: ReviewCards { ReviewCards(store: store) }
     /// Follows, marks and reactions.
-    package var people: BurgerPeopleStore { BurgerPeopleStore(database: database) }
+    package var people: BurgerPeopleStore { BurgerPeopleStore(database: database, announcements: store.announcements) }
 
     // MARK: Places
 
-    package func place(_ id: UUID) async throws -> BurgerPlace {
-        guard let place = try await BurgerPlace.find(id, on: database) else { throw AppError.notFound("place_not_found") }
+    package func place(_ id: UUID) async throws -> PlaceRow {
+        guard let place = try await store.place(id) else { throw AppError.notFound("place_not_found") }
         return place
     }
 
@@ -79,7 +76,7 @@ package struct BurgerMapService {
     /// (`placeSuggestions`). A place made by an account younger than three days is unverified
     /// until another account reviews there. `addressKnown` false lets the address be empty.
     package func addPlace(name rawName: String, address rawAddress: String, at point: Coordinate, phone rawPhone: String?,
-                  kakaoID rawKakaoID: String? = nil, addressKnown: Bool = true, by userID: UUID) async throws -> (place: BurgerPlace, created: Bool)
+                  kakaoID rawKakaoID: String? = nil, addressKnown: Bool = true, by userID: UUID) async throws -> (place: PlaceRow, created: Bool)
     {
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
         let address = rawAddress.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -89,7 +86,7 @@ package struct BurgerMapService {
         // Only a registration that passes the place's rules is kept as a suggestion.
         let registration = problem == nil ? PlaceRegistration(name: name, address: address, phone: phone, at: point, kakaoID: rawKakaoID, by: userID) : nil
         var kakaoID = rawKakaoID
-        if let rawKakaoID, let holder = try await place(kakaoID: rawKakaoID) {
+        if let rawKakaoID, let holder = try await store.place(kakaoID: rawKakaoID) {
             if holder.coordinate.distanceMeters(to: point) <= BurgerMapRules.kakaoMatchMeters {
                 if let registration { try await suggestIfDisagreeing(registration, with: holder) }
                 return (holder, false)
@@ -103,38 +100,27 @@ package struct BurgerMapService {
             if let kakaoID, existing.kakaoID == nil, existing.coordinate.distanceMeters(to: point) <= BurgerMapRules.kakaoAttachMeters {
                 // Conditional, so a place keeps the first id it was given; a second place can't take
                 // an id another holds (unique index), and then it stays without one.
-                do {
-                    try await database.sql.update(BurgerPlace.schema).set("kakao_id", to: SQLBind(kakaoID))
-                        .where("id", .equal, SQLBind(try existing.requireID())).where("kakao_id", .is, SQLLiteral.null).run()
-                } catch let error as any DatabaseError where error.isConstraintFailure {}
-                await contentChanged(places: [try existing.requireID()])
+                try await store.attachKakaoID(kakaoID, to: existing.id)
             }
             try await suggestIfDisagreeing(registration, with: existing)
             return (existing, false)
         }
-        let place = BurgerPlace(name: name, address: address, at: point, phone: phone?.isEmpty == true ? nil : phone, createdBy: userID)
-        place.kakaoID = kakaoID
-        place.unverified = try await isYoungAccount(userID)
         do {
-            try await place.create(on: database)
+            let place = try await store.addPlace(name: name, address: address, at: point, phone: phone?.isEmpty == true ? nil : phone, kakaoID: kakaoID,
+                                                 unverified: try await isYoungAccount(userID), by: userID)
+            return (place, true)
         } catch {
             // The app registered the same Kakao place twice at once: the first is the place.
             guard (error as? any DatabaseError)?.isConstraintFailure == true, let kakaoID,
-                  let existing = try await self.place(kakaoID: kakaoID) else { throw error }
+                  let existing = try await store.place(kakaoID: kakaoID) else { throw error }
             return (existing, false)
         }
-        try await placeChanged(try place.requireID())
-        return (place, true)
     }
 
-    package func place(kakaoID: String) async throws -> BurgerPlace? {
-        try await BurgerPlace.query(on: database).filter(\.$kakaoID == kakaoID).first()
-    }
-
-    private func samePlace(name: String, at point: Coordinate) async throws -> BurgerPlace? {
+    private func samePlace(name: String, at point: Coordinate) async throws -> PlaceRow? {
         // Every place of the box: a handful within 50 m, compared by the looser match key.
         let box = point.box(radiusMeters: BurgerMapRules.samePlaceMeters)
-        return try await within(box).all()
+        return try await store.places(in: box, matching: nil)
             .filter { BurgerMapRules.isSamePlace((name, point), ($0.name, $0.coordinate)) }
             .min { $0.coordinate.distanceMeters(to: point) < $1.coordinate.distanceMeters(to: point) }
     }
@@ -148,10 +134,9 @@ package struct BurgerMapService {
             return .pins(index.entries(in: box).sorted { $0.score > $1.score }.map { PlaceSummary(place: $0, distanceMeters: nil) })
         }
         // One query in the common case: up to one more than the pins a box may show.
-        let firstRows = try await searched(within(box), query).limit(Self.maxPins + 1).all()
+        let firstRows = try await store.places(in: box, matching: query, limit: Self.maxPins + 1)
         if firstRows.count > Self.maxPins {
-            let points = try await searched(within(box), query).field(\.$lat).field(\.$lon).all()
-            return .clusters(ClusterGrid(box: box).clusters(of: points.map(\.coordinate)))
+            return .clusters(ClusterGrid(box: box).clusters(of: try await store.points(in: box, matching: query)))
         }
         return .pins(try await summaries(firstRows).sorted { $0.place.score > $1.place.score })
     }
@@ -164,7 +149,7 @@ package struct BurgerMapService {
             if query == nil {
                 found = try await loadedIndex().entries(in: box)
             } else {
-                found = try await summaries(try await searched(within(box), query).all()).map(\.place)
+                found = try await summaries(try await store.places(in: box, matching: query)).map(\.place)
             }
             if found.count >= limit { break }
         }
@@ -174,70 +159,22 @@ package struct BurgerMapService {
     }
 
     /// Places read from the database as lists show them, with their cover photos.
-    func summaries(_ places: [BurgerPlace]) async throws -> [PlaceSummary] {
-        let covers = try await coverURLs(of: places)
-        return places.map { place in
-            PlaceSummary(place: PlaceIndex.Entry(place, coverURL: place.id.flatMap { covers[$0] }), distanceMeters: nil)
-        }
+    package func summaries(_ places: [PlaceRow]) async throws -> [PlaceSummary] {
+        let covers = try await store.coverURLs(of: places)
+        return places.map { PlaceSummary(place: PlaceIndex.Entry($0, coverURL: covers[$0.id]), distanceMeters: nil) }
     }
 
     /// The index, read from the database on first use.
     package func loadedIndex() async throws -> PlaceIndex {
-        try await placeIndex.ensureLoaded(from: database, files: files)
+        try await placeIndex.ensureLoaded(from: store)
         return placeIndex
-    }
-
-    /// After a write changed a place (its count, rating, cover): this instance's index at once,
-    /// the other instances' through the event bus.
-    func placeChanged(_ id: UUID) async throws {
-        placeVersions.changed([id])
-        if placeIndex.isLoaded { try await placeIndex.refresh(id, from: database, files: files) }
-        cache.invalidate()
-        await events.publish(id.uuidString, to: PlaceIndex.topic)
-    }
-
-    /// After a write that changes what review lists show (counts, text, visibility, follows):
-    /// `places` are those whose own content changed with it (their marks, their reviews), none for
-    /// a write that touches no place (a like, a comment), nil when it cannot say (`PlaceVersions`).
-    func contentChanged(places: [UUID]?) async {
-        if let places { placeVersions.changed(places) } else { placeVersions.changedEverything() }
-        cache.invalidate()
-        await events.publish(PlaceVersions.message(places: places), to: PlaceIndex.contentTopic)
-    }
-
-    private func within(_ box: BoundingBox) -> QueryBuilder<BurgerPlace> {
-        BurgerPlace.query(on: database)
-            .filter(\.$lat >= box.minLat).filter(\.$lat <= box.maxLat)
-            .filter(\.$lon >= box.minLon).filter(\.$lon <= box.maxLon)
-    }
-
-    /// Names or addresses holding the words (`치즈` finds `더블치즈버거`), by index (`PlaceSearch`).
-    private func searched(_ query: QueryBuilder<BurgerPlace>, _ text: String?) -> QueryBuilder<BurgerPlace> {
-        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return query }
-        return query.filter(.sql(PlaceSearch.predicate(text, on: database.sql)))
     }
 
     /// Places whose name or address holds the text, best ranked first (`PlaceRanking`), paged
     /// by (rank, id) so the pages stay in step while ratings change little.
     package func search(_ text: String, _ page: CursorPageRequest) async throws -> (items: [PlaceSummary], nextCursor: String?) {
-        if page.cursor != nil && page.orderedCursor == nil { throw AppError.badRequest("invalid_cursor") }
-        let rank = SQLQueryString("CAST((\(literal: PlaceRanking.priorMean * PlaceRanking.priorWeight) + rating_sum) * 1000000.0 / (\(literal: PlaceRanking.priorWeight) + review_count) AS BIGINT)")
-        let query = database.sql.select().column("*").column(rank, as: "rank").from(BurgerPlace.schema)
-            .where(PlaceSearch.predicate(text, on: database.sql))
-        if let cursor = page.orderedCursor {
-            query.where(group: { group in
-                group.where(rank, .lessThan, SQLBind(cursor.position))
-                    .orWhere(group: { $0.where(rank, .equal, SQLBind(cursor.position)).where(SQLColumn("id"), .lessThan, SQLBind(cursor.id)) })
-            })
-        }
-        let rows = try await query.orderBy(SQLOrderBy(expression: rank, direction: SQLDirection.descending))
-            .orderBy(SQLOrderBy(expression: SQLColumn("id"), direction: SQLDirection.descending)).limit(page.limit + 1).all()
-        let places = try rows.prefix(page.limit).map { (place: try $0.decode(model: BurgerPlace.self), rank: try $0.decode(column: "rank", as: Int.self)) }
-        var next: String?
-        if rows.count > page.limit, let last = places.last, let id = last.place.id {
-            next = OrderedPageCursor(position: last.rank, id: id).encoded
-        }
-        return (try await summaries(places.map(\.place)), next)
+        let found = try await store.searchRanked(text, page)
+        return (try await summaries(found.items), found.nextCursor)
     }
 
     package static func appError(_ problem: BurgerMapProblem) -> AppError {

@@ -84,7 +84,9 @@ struct BurgerMapSynthetic {
                              SQLBind(reviewCount[index]), SQLBind(ratingSum[index]), SQLBind(cover[index]), SQLBind(Self.microseconds(now))])
             }
         } insert: { sql, rows in
-            try await SyntheticRows.insert(into: BurgerPlace.schema, ["id", "name", "name_key", "address", "lat", "lon", "review_count", "rating_sum", "cover_photo_id", "created_at"], rows, on: sql)
+            typealias P = BurgerMapStore.PlaceColumn
+            try await SyntheticRows.insert(into: BurgerPlace.schema, [P.id, P.name, P.nameKey, P.address, P.lat, P.lon, P.reviewCount, P.ratingSum,
+                                                                      P.coverPhotoID, P.createdAt], rows, on: sql)
         }
 
         // Reviews, oldest first over the last two years, each with one generated picture.
@@ -103,9 +105,13 @@ struct BurgerMapSynthetic {
                              SQLBind(reviewPhoto[index]), SQLBind(artworks[index % artworks.count])])
             }
         } insert: { sql, rows in
-            try await SyntheticRows.insert(into: BurgerReview.schema, ["id", "place_id", "author_id", "title", "rating", "text", "like_count", "bookmark_count", "comment_count",
-                         "report_count", "created_at", "updated_at"], rows.map { Array($0.prefix(12)) }, on: sql)
-            try await SyntheticRows.insert(into: BurgerPhoto.schema, ["id", "owner_id", "review_id", "position", "artwork", "width", "height", "created_at"], rows.map { [$0[12], $0[2], $0[0], SQLBind(0), $0[13], SQLBind(800), SQLBind(600), $0[10]] }, on: sql)
+            typealias R = BurgerMapStore.ReviewColumn
+            typealias F = BurgerMapStore.PhotoColumn
+            try await SyntheticRows.insert(into: BurgerReview.schema, [R.id, R.placeID, R.authorID, R.title, R.rating, R.text, R.likeCount, R.bookmarkCount,
+                                                                       R.commentCount, R.reportCount, R.createdAt, R.updatedAt],
+                                           rows.map { Array($0.prefix(12)) }, on: sql)
+            try await SyntheticRows.insert(into: BurgerPhoto.schema, [F.id, F.ownerID, F.reviewID, F.position, F.artwork, F.width, F.height, F.createdAt],
+                                           rows.map { [$0[12], $0[2], $0[0], SQLBind(0), $0[13], SQLBind(800), SQLBind(600), $0[10]] }, on: sql)
         }
 
         // The reader follows the first 500 reviewers.

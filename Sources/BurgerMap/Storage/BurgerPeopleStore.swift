@@ -10,14 +10,24 @@ import SQLKit
 /// column once (`FollowColumn`, `MarkColumn`, `ReactionColumn`: the models' keys and every
 /// statement). People come back as the accounts' public face (`AccountStore.JoinedPerson`).
 ///
-/// What follows these writes — the review cards' counters, the kept pages, the inbox — is told
-/// by `BurgerMapService`, which writes a reaction together with its review's counter in one
-/// transaction (pass a store on it).
+/// Follows and marks announce themselves (`MapAnnouncements`: the feeds, the kept pages, the
+/// app's shop posts listing who marked a place follow them). Reactions are written by
+/// `BurgerMapStore.react` together with their review's counter in one transaction, which announces
+/// them after its commit; the inbox is the service's to tell.
 package struct BurgerPeopleStore {
     package let database: any Database
+    /// Nil on a store made for reads or inside another store's transaction: its follows and marks
+    /// are then not announced.
+    private let announcements: MapAnnouncements?
 
     package init(database: any Database) {
         self.database = database
+        self.announcements = nil
+    }
+
+    init(database: any Database, announcements: MapAnnouncements) {
+        self.database = database
+        self.announcements = announcements
     }
 
     enum FollowColumn {
@@ -57,16 +67,18 @@ package struct BurgerPeopleStore {
         follow.$followee.id = followee
         do {
             try await follow.create(on: database)
-            return true
         } catch let error as any DatabaseError where error.isConstraintFailure {
             return false
         }
+        await announcements?.contentChanged(places: [])  // the follower's feed
+        return true
     }
 
     func removeFollow(of followee: UUID, by follower: UUID) async throws {
         try await sql.delete(from: Self.follows)
             .where(SQLIdentifier(FollowColumn.followerID), .equal, SQLBind(follower))
             .where(SQLIdentifier(FollowColumn.followeeID), .equal, SQLBind(followee)).run()
+        await announcements?.contentChanged(places: [])
     }
 
     /// How many people follow `user`, and how many `user` follows.
@@ -120,16 +132,17 @@ package struct BurgerPeopleStore {
 
     /// Sets or clears a mark; twice is once.
     func setMark(_ kind: BurgerMark.Kind, on place: UUID, by user: UUID, to on: Bool) async throws {
-        guard on else {
+        if on {
+            let mark = BurgerMark()
+            mark.kind = kind.rawValue
+            mark.$place.id = place
+            mark.$user.id = user
+            do { try await mark.create(on: database) } catch let error as any DatabaseError where error.isConstraintFailure {}
+        } else {
             try await sql.delete(from: Self.marks).where(SQLIdentifier(MarkColumn.kind), .equal, SQLBind(kind.rawValue))
                 .where(SQLIdentifier(MarkColumn.placeID), .equal, SQLBind(place)).where(SQLIdentifier(MarkColumn.userID), .equal, SQLBind(user)).run()
-            return
         }
-        let mark = BurgerMark()
-        mark.kind = kind.rawValue
-        mark.$place.id = place
-        mark.$user.id = user
-        do { try await mark.create(on: database) } catch let error as any DatabaseError where error.isConstraintFailure {}
+        await announcements?.contentChanged(places: [place])  // the LookForRealBurger app's shop posts list who marked them
     }
 
     /// `user`'s marks on the place, in name order.

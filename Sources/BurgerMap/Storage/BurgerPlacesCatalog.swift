@@ -63,7 +63,9 @@ struct BurgerPlacesSeeder: Seeder {
         // One unknowable password for every reviewer account: a sign-in can never match it.
         let lockedPassword = try await app.passwordHasher.hash(SecureRandom.token())
         let now = Date()
-        try await app.db.transaction { database in
+        // One transaction; the places are announced (the index learns of them) once it committed.
+        try await BurgerMapStore(database: app.db, application: app).transaction { store in
+            let database = store.database
             var authorIDs: [String: UUID] = [:]
             for (index, nickname) in authors.enumerated() {
                 var chosen = nickname
@@ -76,33 +78,24 @@ struct BurgerPlacesSeeder: Seeder {
             }
             for entry in places {
                 let placeID = BurgerPlacesCatalog.id("place.\(entry.key)")
-                guard try await BurgerPlace.find(placeID, on: database) == nil else { continue }
-                let place = BurgerPlace(name: entry.name, address: entry.address, at: Coordinate(unchecked: entry.lat, entry.lon),
-                                        phone: entry.phone, createdBy: nil)
-                place.id = placeID
-                try await place.create(on: database)
+                guard try await store.place(placeID) == nil else { continue }
+                _ = try await store.addPlace(name: entry.name, address: entry.address, at: Coordinate(unchecked: entry.lat, entry.lon),
+                                             phone: entry.phone, kakaoID: nil, unverified: false, by: nil, id: placeID)
                 for review in entry.reviews.sorted(by: { $0.daysAgo > $1.daysAgo }) {
                     guard let authorID = authorIDs[review.author] else { continue }
                     let reviewID = BurgerPlacesCatalog.id("review.\(entry.key).\(review.author)")
-                    try await BurgerReview(id: reviewID, placeID: placeID, authorID: authorID, title: review.title, rating: review.rating,
-                                           text: review.text).create(on: database)
+                    var photoIDs: [UUID] = []
+                    for index in 0..<max(1, min(review.photos, 5)) {
+                        photoIDs.append(try await store.addPhoto(id: BurgerPlacesCatalog.id("photo.\(entry.key).\(review.author).\(index)"), owner: authorID,
+                                                                 fileKey: nil, artwork: "\(entry.emoji)|\(entry.color)", width: 800, height: 600).id)
+                    }
                     // Dated as the file says, to the microsecond like every created_at.
                     let written = Date(timeIntervalSinceReferenceDate: (now.addingTimeInterval(-Double(review.daysAgo) * 86_400 - 3_600)
                         .timeIntervalSinceReferenceDate * 1e6).rounded() / 1e6)
-                    try await database.sql.update(BurgerReview.schema).set("created_at", to: SQLBind(written)).set("updated_at", to: SQLBind(written))
-                        .where("id", .equal, SQLBind(reviewID)).run()
-                    var photoIDs: [UUID] = []
-                    for index in 0..<max(1, min(review.photos, 5)) {
-                        let photo = BurgerPhoto(id: BurgerPlacesCatalog.id("photo.\(entry.key).\(review.author).\(index)"), ownerID: authorID,
-                                                fileKey: nil, artwork: "\(entry.emoji)|\(entry.color)", width: 800, height: 600)
-                        try await photo.create(on: database)
-                        photoIDs.append(try photo.requireID())
-                    }
-                    try await BurgerMapService.attach(photoIDs, to: reviewID, of: placeID, owner: authorID, on: database)
-                    try await BurgerMapService.adjustPlace(placeID, reviews: 1, ratings: review.rating, on: database)
+                    try await store.addReview(id: reviewID, ReviewDraft(placeID: placeID, title: review.title, rating: review.rating, text: review.text,
+                                                                        photoIDs: photoIDs), by: authorID, writtenAt: written)
                 }
             }
         }
-        if app.placeIndex.isLoaded { try await app.placeIndex.reload(from: app.db, files: app.files) }
     }
 }

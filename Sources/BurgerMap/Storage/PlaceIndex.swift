@@ -11,7 +11,7 @@ import Vapor
 /// "nearest" lists are answered from here without touching the database, so a city-wide box over
 /// 100,000 places costs a scan of an array, not of a table.
 ///
-/// The database stays the truth. The service refreshes a place here after each write that
+/// The database stays the truth. The store (`BurgerMapStore`) refreshes a place here after each write that
 /// changes it and tells the other instances over the event bus; a full reload every few minutes
 /// catches anything written behind the service's back (an operator's SQL).
 package final class PlaceIndex: Sendable {
@@ -44,8 +44,8 @@ package final class PlaceIndex: Sendable {
             self.unverified = unverified
         }
 
-        package init(_ place: BurgerPlace, coverURL: String?) {
-            self.init(id: place.id ?? UUID(), name: place.name, address: place.address, lat: place.lat, lon: place.lon, phone: place.phone,
+        package init(_ place: PlaceRow, coverURL: String?) {
+            self.init(id: place.id, name: place.name, address: place.address, lat: place.lat, lon: place.lon, phone: place.phone,
                       reviewCount: place.reviewCount, ratingSum: place.ratingSum, coverURL: coverURL, unverified: place.unverified)
         }
         package var coordinate: Coordinate { Coordinate(unchecked: lat, lon) }
@@ -72,9 +72,9 @@ package final class PlaceIndex: Sendable {
     package var isLoaded: Bool { loaded.withLockedValue { $0 } }
 
     /// Loads the index unless it is loaded; concurrent callers share one load.
-    package func ensureLoaded(from database: any Database, files: any FileStorage) async throws {
+    func ensureLoaded(from store: BurgerMapStore) async throws {
         guard !isLoaded else { return }
-        try await loading.run { try await self.reload(from: database, files: files) }
+        try await loading.run { try await self.reload(from: store) }
     }
 
     package var count: Int { snapshot.withLockedValue { $0.entries.count } }
@@ -136,15 +136,16 @@ package final class PlaceIndex: Sendable {
     // MARK: Keeping it current
 
     /// Reads every place (at start and every few minutes).
-    package func reload(from database: any Database, files: any FileStorage) async throws {
-        let entries = try await Self.read(from: database, files: files, only: nil).sorted { $0.lat < $1.lat }
+    package func reload(from store: BurgerMapStore) async throws {
+        let entries = try await store.indexEntries(only: nil).sorted { $0.lat < $1.lat }
         snapshot.withLockedValue { $0 = Snapshot(entries: entries, lats: entries.map(\.lat)) }
         loaded.withLockedValue { $0 = true }
     }
 
-    /// Re-reads one place after a write changed it (or removes it when it is gone).
-    package func refresh(_ id: UUID, from database: any Database, files: any FileStorage) async throws {
-        let fresh = try await Self.read(from: database, files: files, only: id).first
+    /// Puts a place's entry as the store just read it (`entries` holds it, or is empty when the
+    /// place is gone) in place of the one kept.
+    func refresh(_ id: UUID, entries: [Entry]) {
+        let fresh = entries.first
         snapshot.withLockedValue { current in
             if let position = current.entries.firstIndex(where: { $0.id == id }) {
                 current.entries.remove(at: position)
@@ -157,34 +158,11 @@ package final class PlaceIndex: Sendable {
         }
     }
 
-    private static func read(from database: any Database, files: any FileStorage, only id: UUID?) async throws -> [Entry] {
-        let places = BurgerPlace.schema, photos = BurgerPhoto.schema
-        let query = database.sql.select()
-            .column(SQLColumn("id", table: places)).column(SQLColumn("name", table: places)).column(SQLColumn("address", table: places))
-            .column(SQLColumn("lat", table: places)).column(SQLColumn("lon", table: places)).column(SQLColumn("phone", table: places))
-            .column(SQLColumn("review_count", table: places)).column(SQLColumn("rating_sum", table: places))
-            .column(SQLColumn("cover_photo_id", table: places)).column(SQLColumn("unverified", table: places))
-            .column(SQLColumn("file_key", table: photos), as: "cover_file_key")
-            .from(places)
-            .join(photos, method: SQLJoinMethod.left, on: SQLColumn("id", table: photos), .equal, SQLColumn("cover_photo_id", table: places))
-        if let id { query.where(SQLColumn("id", table: places), .equal, SQLBind(id)) }
-        return try await query.all().map { row in
-            let cover = try row.decode(column: "cover_photo_id", as: UUID?.self)
-            return Entry(
-                id: try row.decode(column: "id", as: UUID.self), name: try row.decode(column: "name", as: String.self),
-                address: try row.decode(column: "address", as: String.self), lat: try row.decode(column: "lat", as: Double.self),
-                lon: try row.decode(column: "lon", as: Double.self), phone: try row.decode(column: "phone", as: String?.self),
-                reviewCount: try row.decode(column: "review_count", as: Int.self), ratingSum: try row.decode(column: "rating_sum", as: Int.self),
-                coverURL: try cover.map { BurgerMapService.photoURL(fileKey: try row.decode(column: "cover_file_key", as: String?.self), id: $0, files: files) },
-                unverified: try row.decode(column: "unverified", as: Bool.self))
-        }
-    }
-
     /// Loads the index at start, reloads it every few minutes, and applies other instances'
     /// changes as they announce them.
     package static func follow(_ app: Application) {
         app.lifecycle.use(PeriodicJob("reloaded the place index", every: reloadInterval) { app in
-            try await app.placeIndex.reload(from: app.db, files: app.files)
+            try await app.placeIndex.reload(from: BurgerMapStore(database: app.db, application: app))
             return 0
         })
         // Places changed on any instance: their entry, and the answers that showed them.
@@ -192,7 +170,9 @@ package final class PlaceIndex: Sendable {
             guard let id = UUID(uuidString: message) else { return }
             app.placeVersions.changed([id])
             if app.placeIndex.isLoaded {
-                await IndexRefresh.run("place index", logger: app.logger) { try await app.placeIndex.refresh(id, from: app.db, files: app.files) }
+                await IndexRefresh.run("place index", logger: app.logger) {
+                    app.placeIndex.refresh(id, entries: try await BurgerMapStore(database: app.db, application: app).indexEntries(only: id))
+                }
             }
             app.burgerMapCache.invalidate()
         }

@@ -12,7 +12,7 @@ package struct BurgerMapImages: RouteCollection {
 
     package func photo(req: Request) async throws -> Response {
         guard let file = req.parameters.get("file"), file.hasSuffix(".svg"), let id = UUID(uuidString: String(file.dropLast(4))),
-              let photo = try await BurgerPhoto.find(id, on: req.db), photo.artwork != nil
+              let photo = try await BurgerMapStore(database: req.db, application: req.application).photo(id), photo.artwork != nil
         else { throw AppError.notFound("photo_not_found") }
         return picture(of: photo)
     }
@@ -20,7 +20,7 @@ package struct BurgerMapImages: RouteCollection {
     /// A seeded photo's drawing as a JPEG, for the LookForRealBurger app, whose image loader cannot
     /// draw SVG: drawn ahead from the catalog (`Resources/catalogs/draw_burger_photos.py`, the same
     /// picture as the SVG); nil when none was drawn for this artwork.
-    package static func jpeg(of photo: BurgerPhoto, resources: String) -> String? {
+    package static func jpeg(of photo: PhotoRow, resources: String) -> String? {
         let parts = (photo.artwork ?? "").split(separator: "|", maxSplits: 1).map(String.init)
         guard parts.count == 2, isColor(parts[1]) else { return nil }
         let emoji = parts[0].unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: "-")
@@ -30,7 +30,7 @@ package struct BurgerMapImages: RouteCollection {
     }
 
     /// A seeded photo's drawing (its `artwork`).
-    package func picture(of photo: BurgerPhoto) -> Response {
+    package func picture(of photo: PhotoRow) -> Response {
         let parts = (photo.artwork ?? "").split(separator: "|", maxSplits: 1).map(String.init)
         let emoji = parts.first ?? "🍔"
         let color = parts.count > 1 && Self.isColor(parts[1]) ? parts[1] : "#FDE68A"

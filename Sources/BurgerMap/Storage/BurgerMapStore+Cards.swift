@@ -5,17 +5,6 @@ import Platform
 import SQLKit
 import Vapor
 
-/// A photo as reviews carry it.
-package struct PhotoRow: Sendable {
-    package let id: UUID
-    package let reviewID: UUID?
-    package let fileKey: String?
-    package let artwork: String?
-    package let width: Int
-    package let height: Int
-    package let position: Int
-}
-
 /// A review as lists and detail pages show it, with its place's name, its author and its photos.
 /// Read with SQLKit into plain values: review lists are the burger map's hottest reads.
 package struct ReviewCard: Sendable, NewestFirstRow {
@@ -40,15 +29,17 @@ package struct ReviewCard: Sendable, NewestFirstRow {
     package var bookmarkedByMe = false
 }
 
-/// Reads review cards: one query for the reviews with their place and author, one for their
-/// photos, one for the reader's likes and bookmarks.
+/// Reads review cards, the store's part that lists and pages read: one query for the reviews with
+/// their place and author, one for their photos, one for the reader's likes and bookmarks.
 package struct ReviewCards {
-    package let database: any Database
+    let store: BurgerMapStore
 
-    private var sql: any SQLDatabase { database.sql }
-    package static let review = "burger_reviews"
+    private var sql: any SQLDatabase { store.sql }
+    private typealias Column = BurgerMapStore.ReviewColumn
+    static let review = BurgerReview.schema
 
-    package static func column(_ name: String) -> SQLColumn { SQLColumn(name, table: review) }
+    /// A column of the reviews, for narrowing a page (`page(_:viewer:…)`).
+    static func column(_ name: String) -> SQLColumn { SQLColumn(name, table: review) }
 
     /// The base query: reviews joined with their place and author. `visibleOnly` leaves out
     /// hidden reviews (lists); details pass false and decide themselves.
@@ -59,16 +50,13 @@ package struct ReviewCards {
     package func query(visibleOnly: Bool = true, timeline: Bool = false) -> SQLSelectBuilder {
         let r = Self.review
         let builder = sql.select()
-            .column(SQLColumn("id", table: r)).column(SQLColumn("place_id", table: r)).column(SQLColumn("author_id", table: r))
-            .column(SQLColumn("title", table: r)).column(SQLColumn("rating", table: r)).column(SQLColumn("text", table: r))
-            .column(SQLColumn("like_count", table: r)).column(SQLColumn("bookmark_count", table: r))
-            .column(SQLColumn("comment_count", table: r)).column(SQLColumn("hidden_at", table: r))
-            .column(SQLColumn("created_at", table: r)).column(SQLColumn("updated_at", table: r))
-            .column(SQLColumn("name", table: BurgerPlace.schema), as: "place_name")
+            .columns([Column.id, Column.placeID, Column.authorID, Column.title, Column.rating, Column.text, Column.likeCount, Column.bookmarkCount,
+                      Column.commentCount, Column.hiddenAt, Column.createdAt, Column.updatedAt].map { Self.column($0) })
+            .column(BurgerMapStore.place(BurgerMapStore.PlaceColumn.name), as: "place_name")
             .from(timeline && sql.dialect.name == "sqlite" ? SQLQueryString("\(ident: r) INDEXED BY burger_reviews_timeline") : SQLIdentifier(r))
-            .join(BurgerPlace.schema, on: SQLColumn("id", table: BurgerPlace.schema), .equal, SQLColumn("place_id", table: r))
-            .joiningPerson("author", on: SQLColumn("author_id", table: r))
-        if visibleOnly { builder.where(SQLColumn("hidden_at", table: r), .is, SQLLiteral.null) }
+            .join(BurgerMapStore.places, on: BurgerMapStore.place(BurgerMapStore.PlaceColumn.id), .equal, Self.column(Column.placeID))
+            .joiningPerson("author", on: Self.column(Column.authorID))
+        if visibleOnly { builder.where(Self.column(Column.hiddenAt), .is, SQLLiteral.null) }
         return builder
     }
 
@@ -76,21 +64,21 @@ package struct ReviewCards {
     package func page(_ page: CursorPageRequest, viewer: UUID?, visibleOnly: Bool = true, timeline: Bool = false,
               _ narrow: (SQLSelectBuilder) -> SQLSelectBuilder = { $0 }) async throws -> (items: [ReviewCard], nextCursor: String?)
     {
-        let builder = try narrow(query(visibleOnly: visibleOnly, timeline: timeline)).newestFirst(createdAt: Self.column("created_at"), id: Self.column("id"), page)
+        let builder = try narrow(query(visibleOnly: visibleOnly, timeline: timeline)).newestFirst(createdAt: Self.column(Column.createdAt), id: Self.column(Column.id), page)
         let rows = try await builder.all().map(Self.card(from:))
         let result = page.page(of: rows)
         return (try await decorate(result.items, viewer: viewer), result.nextCursor)
     }
 
     package func card(_ id: UUID, viewer: UUID?) async throws -> ReviewCard? {
-        guard let row = try await query(visibleOnly: false).where(Self.column("id"), .equal, SQLBind(id)).first() else { return nil }
+        guard let row = try await query(visibleOnly: false).where(Self.column(Column.id), .equal, SQLBind(id)).first() else { return nil }
         return try await decorate([Self.card(from: row)], viewer: viewer).first
     }
 
     /// Cards for these ids, in the order given (lists ordered by something else: likes, bookmarks).
     package func cards(_ ids: [UUID], viewer: UUID?) async throws -> [ReviewCard] {
         guard !ids.isEmpty else { return [] }
-        let rows = try await query().where(Self.column("id"), .in, SQLBind.group(ids)).all().map(Self.card(from:))
+        let rows = try await query().where(Self.column(Column.id), .in, SQLBind.group(ids)).all().map(Self.card(from:))
         let byID = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return try await decorate(ids.compactMap { byID[$0] }, viewer: viewer)
     }
@@ -98,7 +86,7 @@ package struct ReviewCards {
     /// Adds photos and the reader's likes and bookmarks.
     func decorate(_ cards: [ReviewCard], viewer: UUID?) async throws -> [ReviewCard] {
         guard !cards.isEmpty else { return cards }
-        let photos = try await self.photos(ofReviews: cards.map(\.id))
+        let photos = try await store.photos(ofReviews: cards.map(\.id))
         let withPhotos = cards.map { card in
             var card = card
             card.photos = photos[card.id] ?? []
@@ -111,7 +99,7 @@ package struct ReviewCards {
     /// The reader's likes and bookmarks on these cards.
     func addReactions(of viewer: UUID, to cards: [ReviewCard]) async throws -> [ReviewCard] {
         guard !cards.isEmpty else { return cards }
-        let reactions = try await BurgerPeopleStore(database: database).reactions(of: viewer, amongReviews: cards.map(\.id))
+        let reactions = try await BurgerPeopleStore(database: store.database).reactions(of: viewer, amongReviews: cards.map(\.id))
         return cards.map { card in
             var card = card
             card.likedByMe = reactions.contains("like|\(card.id)")
@@ -120,37 +108,23 @@ package struct ReviewCards {
         }
     }
 
-    package func photos(ofReviews ids: [UUID]) async throws -> [UUID: [PhotoRow]] {
-        guard !ids.isEmpty else { return [:] }
-        let rows = try await sql.select().column("*").from(BurgerPhoto.schema).where("review_id", .in, SQLBind.group(ids))
-            .orderBy("position").all().map(Self.photo(from:))
-        return Dictionary(grouping: rows, by: { $0.reviewID ?? UUID() })
-    }
-
-    package static func photo(from row: any SQLRow) throws -> PhotoRow {
-        PhotoRow(id: try row.decode(column: "id", as: UUID.self), reviewID: try row.decode(column: "review_id", as: UUID?.self),
-                 fileKey: try row.decode(column: "file_key", as: String?.self), artwork: try row.decode(column: "artwork", as: String?.self),
-                 width: try row.decode(column: "width", as: Int.self), height: try row.decode(column: "height", as: Int.self),
-                 position: try row.decode(column: "position", as: Int.self))
-    }
-
     package static func card(from row: any SQLRow) throws -> ReviewCard {
-        let author = try AccountStore.person("author", id: try row.decode(column: "author_id", as: UUID.self), in: row)
+        let author = try AccountStore.person("author", id: try row.decode(column: Column.authorID, as: UUID.self), in: row)
         return ReviewCard(
-            id: try row.decode(column: "id", as: UUID.self),
-            placeID: try row.decode(column: "place_id", as: UUID.self),
+            id: try row.decode(column: Column.id, as: UUID.self),
+            placeID: try row.decode(column: Column.placeID, as: UUID.self),
             placeName: try row.decode(column: "place_name", as: String.self),
             authorID: author.id,
             authorNickname: author.nickname,
             authorImageKey: author.profileImageKey,
-            title: try row.decode(column: "title", as: String.self),
-            rating: try row.decode(column: "rating", as: Int.self),
-            text: try row.decode(column: "text", as: String.self),
-            likeCount: try row.decode(column: "like_count", as: Int.self),
-            bookmarkCount: try row.decode(column: "bookmark_count", as: Int.self),
-            commentCount: try row.decode(column: "comment_count", as: Int.self),
-            hidden: try row.decode(column: "hidden_at", as: Date?.self) != nil,
-            createdAt: try row.decode(column: "created_at", as: Date.self),
-            updatedAt: try row.decode(column: "updated_at", as: Date?.self))
+            title: try row.decode(column: Column.title, as: String.self),
+            rating: try row.decode(column: Column.rating, as: Int.self),
+            text: try row.decode(column: Column.text, as: String.self),
+            likeCount: try row.decode(column: Column.likeCount, as: Int.self),
+            bookmarkCount: try row.decode(column: Column.bookmarkCount, as: Int.self),
+            commentCount: try row.decode(column: Column.commentCount, as: Int.self),
+            hidden: try row.decode(column: Column.hiddenAt, as: Date?.self) != nil,
+            createdAt: try row.decode(column: Column.createdAt, as: Date.self),
+            updatedAt: try row.decode(column: Column.updatedAt, as: Date?.self))
     }
 }

@@ -164,6 +164,6 @@ extension BurgerMapCompatRoutes {
         guard case .donation = try await target(id: postID, req) else { throw AppError.invalid("not_for_sale") }
         let donation = try await req.burgerMap.donate(paymentID: paymentID, by: me, gateway: req.application.paymentGateway, logger: req.logger)
         return LSLPPayment(buyer_id: ObjectID.of(me), post_id: postID, merchant_uid: donation.merchantUID, productName: req.t("lslp.donation_title"),
-                           price: donation.amount, paidAt: JavaScriptDate.string(donation.createdAt ?? Date()))
+                           price: donation.amount, paidAt: JavaScriptDate.string(donation.createdAt))
     }
 }

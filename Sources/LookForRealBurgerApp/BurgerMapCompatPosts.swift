@@ -90,7 +90,7 @@ extension BurgerMapCompatRoutes {
 
     /// `GET /v1/posts/users/{user_id}`: the shops or reviews one person added.
     func userPosts(req: Request) async throws -> LSLPPostPage {
-        let author = try await person(req).requireID()
+        let author = try await person(req).id
         let query = try ListQuery(req)
         if query.finished { return LSLPPostPage(data: [], nextCursor: nil) }
         let map = req.burgerMap, writer = postWriter(req)

@@ -101,11 +101,12 @@ package struct BurgerMapCompatRoutes: RouteCollection {
 
     func myProfile(req: Request) async throws -> LSLPProfile {
         let user = try req.requireUser()
-        return try await profile(of: user, email: user.email, req)
+        return try await profile(of: try user.requireID(), nickname: user.nickname, email: user.email, req)
     }
 
     package func profile(req: Request) async throws -> LSLPProfile {
-        try await profile(of: try await person(req), email: nil, req)
+        let person = try await person(req)
+        return try await profile(of: person.id, nickname: person.nickname, email: nil, req)
     }
 
     /// Follows (409 when already following) or unfollows (twice is once) someone by their 24-hex id.
@@ -113,7 +114,7 @@ package struct BurgerMapCompatRoutes: RouteCollection {
         let me = try req.requireUser()
         let target = try await person(req)
         let map = req.burgerMap
-        let targetID = try target.requireID()
+        let targetID = target.id
         if on, try await map.profile(of: targetID, viewer: try me.requireID()).followedByMe {
             throw AppError.conflict("already_following")
         }
@@ -122,17 +123,16 @@ package struct BurgerMapCompatRoutes: RouteCollection {
     }
 
     /// The person a path's `:user` names; 410 when there is none (the app's "존재하지 않는 유저입니다").
-    package func person(_ req: Request) async throws -> User {
-        guard let id = req.parameters.get("user"), let user = try await ObjectID.find(User.self, id, on: req.db) else {
+    package func person(_ req: Request) async throws -> AccountStore.JoinedPerson {
+        guard let id = req.parameters.get("user"), let person = try await AccountStore.person(objectID: id, on: req.db) else {
             throw LSLPFailure(410, AppError.notFound("user_not_found"))
         }
-        return user
+        return person
     }
 
-    private func profile(of user: User, email: String?, _ req: Request) async throws -> LSLPProfile {
-        let id = try user.requireID()
+    private func profile(of id: UUID, nickname: String, email: String?, _ req: Request) async throws -> LSLPProfile {
         let map = req.burgerMap
-        return LSLPProfile(user_id: ObjectID.of(id), email: email, nick: user.nickname,
+        return LSLPProfile(user_id: ObjectID.of(id), email: email, nick: nickname,
                            followers: try await map.follows(of: id, following: false).map { LSLPPerson($0) },
                            following: try await map.follows(of: id, following: true).map { LSLPPerson($0) },
                            posts: try await map.contributions(of: id).map(ObjectID.of))

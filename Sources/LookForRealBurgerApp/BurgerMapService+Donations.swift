@@ -22,7 +22,7 @@ extension BurgerMapService {
     /// Records a donation paid with the configured payment provider (PortOne in production). A
     /// payment checked again by the same person is the donation already recorded; someone else's
     /// is refused. A payment of another amount is refunded.
-    func donate(paymentID rawPaymentID: String, by userID: UUID, gateway: (any PaymentGateway)?, logger: Logger) async throws -> BurgerDonation {
+    func donate(paymentID rawPaymentID: String, by userID: UUID, gateway: (any PaymentGateway)?, logger: Logger) async throws -> DonationRow {
         let paymentID = rawPaymentID.trimmingCharacters(in: .whitespaces)
         guard (1...BurgerDonations.maxPaymentIDLength).contains(paymentID.utf8.count),
               !paymentID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
@@ -37,29 +37,28 @@ extension BurgerMapService {
             await Refunds.attempt(try await Refunds.request(refund, on: database), on: database, gateway: gateway, logger: logger)
             throw AppError.invalid("donation_amount_mismatch", ["expected": String(BurgerDonations.amount), "paid": String(payment.amount)])
         }
-        let donation = BurgerDonation(userID: userID, paymentID: paymentID, merchantUID: payment.merchantUID, amount: payment.amount,
-                                      gateway: gateway.name)
         do {
-            try await donation.create(on: database)
+            return try await donations.record(userID: userID, paymentID: paymentID, merchantUID: payment.merchantUID, amount: payment.amount,
+                                              gateway: gateway.name)
         } catch {
             // The same payment checked twice at once: the first recorded it.
             guard (error as? any DatabaseError)?.isConstraintFailure == true,
                   let recorded = try await self.donation(paymentID: paymentID, by: userID) else { throw error }
             return recorded
         }
-        return donation
     }
 
     /// The donation already recorded for this payment, if it is this person's; 409 if another's.
-    private func donation(paymentID: String, by userID: UUID) async throws -> BurgerDonation? {
-        guard let recorded = try await BurgerDonation.query(on: database).filter(\.$paymentID == paymentID).first() else { return nil }
-        guard recorded.$user.id == userID else { throw AppError.conflict("payment_already_used") }
+    private func donation(paymentID: String, by userID: UUID) async throws -> DonationRow? {
+        guard let recorded = try await donations.donation(paymentID: paymentID) else { return nil }
+        guard recorded.userID == userID else { throw AppError.conflict("payment_already_used") }
         return recorded
     }
 
     /// The people who donated, first donation first, each once.
     func donors() async throws -> [UUID] {
-        var seen: Set<UUID> = []
-        return try await BurgerDonation.query(on: database).sort(\.$createdAt).all().compactMap { $0.$user.id }.filter { seen.insert($0).inserted }
+        try await donations.donors()
     }
+
+    private var donations: BurgerDonationStore { BurgerDonationStore(database: database) }
 }

@@ -116,6 +116,16 @@ extension Dictionary where Key == String, Value == Any {
     package func postID() throws -> String { try XCTUnwrap(self["post_id"] as? String, "post_id") }
 }
 
+extension ObjectID {
+    /// The row of `M` whose id begins with `objectID`; nil when there is none (or it is not one).
+    /// The server asks each table's store (`BurgerMapStore.placeID(objectID:)`, …); tests read
+    /// any model this way.
+    package static func find<M: Model>(_ type: M.Type, _ objectID: String, on database: any Database) async throws -> M? where M.IDValue == UUID {
+        guard let (lower, upper) = range(objectID) else { return nil }
+        return try await M.query(on: database).filter(\._$id >= lower).filter(\._$id <= upper).first()
+    }
+}
+
 extension Application {
     /// Our id of a row the app names by its 24-hex id.
     package func uuid<M: Model>(of type: M.Type, _ objectID: String) async throws -> UUID where M.IDValue == UUID {

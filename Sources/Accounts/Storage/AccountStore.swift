@@ -67,6 +67,16 @@ package enum AccountStore {
         return found
     }
 
+    /// The account whose id begins with a seed app's 24-hex `objectID` (`ObjectID`); nil when none does.
+    package static func person(objectID: String, on database: any Database) async throws -> JoinedPerson? {
+        guard let (lower, upper) = ObjectID.range(objectID),
+              let id = try await database.sql.select().column(Column.id).from(User.schema)
+                .where(SQLIdentifier(Column.id), .greaterThanOrEqual, SQLBind(lower)).where(SQLIdentifier(Column.id), .lessThanOrEqual, SQLBind(upper))
+                .limit(1).first()?.decode(column: Column.id, as: UUID.self)
+        else { return nil }
+        return try await person(id, on: database)
+    }
+
     /// When an account was made (how old it is decides what it may do at first); nil when there is none.
     package static func createdAt(of id: UUID, on database: any Database) async throws -> Date? {
         try await database.sql.select().column(Column.createdAt).from(User.schema).where(SQLIdentifier(Column.id), .equal, SQLBind(id)).first()?

@@ -1,4 +1,3 @@
-import Fluent
 import Foundation
 
 /// 24-hex-digit ids in the shape of the Mongo ObjectIds the seed apps' servers gave out, made from
@@ -31,11 +30,5 @@ package enum ObjectID {
         }
         guard let lower = uuid("00000000"), let upper = uuid("ffffffff") else { return nil }
         return (lower, upper)
-    }
-
-    /// The row of `M` whose id begins with `objectID`; nil when there is none (or it is not one).
-    package static func find<M: Model>(_ type: M.Type, _ objectID: String, on database: any Database) async throws -> M? where M.IDValue == UUID {
-        guard let (lower, upper) = range(objectID) else { return nil }
-        return try await M.query(on: database).filter(\._$id >= lower).filter(\._$id <= upper).first()
     }
 }

@@ -1,0 +1,89 @@
+import Accounts
+import Fluent
+import Foundation
+import Platform
+import SQLKit
+
+/// The one owner of `burger_donations`, the LookForRealBurger app's "후원하기": the only code that
+/// reads or writes it, naming its columns once (`Column`; the model's keys too). Nothing is kept in
+/// memory about donations, so a write has nothing to announce.
+struct BurgerDonationStore {
+    let database: any Database
+
+    enum Column {
+        static let id = "id"
+        static let userID = "user_id"
+        /// The payment provider's id: unique, so one payment counts once.
+        static let paymentID = "payment_id"
+        static let merchantUID = "merchant_uid"
+        static let amount = "amount"
+        /// `portone` or `test`.
+        static let gateway = "gateway"
+        static let createdAt = "created_at"
+    }
+
+    private static var table: SQLIdentifier { SQLIdentifier(BurgerDonation.schema) }
+
+    /// The donation recorded for a payment, whoever made it.
+    func donation(paymentID: String) async throws -> DonationRow? {
+        try await database.sql.select()
+            .columns([Column.userID, Column.paymentID, Column.merchantUID, Column.amount, Column.createdAt].map { SQLIdentifier($0) })
+            .from(Self.table).where(SQLIdentifier(Column.paymentID), .equal, SQLBind(paymentID)).first()
+            .map { row in
+                DonationRow(userID: try row.decode(column: Column.userID, as: UUID?.self), paymentID: try row.decode(column: Column.paymentID, as: String.self),
+                            merchantUID: try row.decode(column: Column.merchantUID, as: String.self), amount: try row.decode(column: Column.amount, as: Int.self),
+                            createdAt: try row.decode(column: Column.createdAt, as: Date?.self) ?? Date(timeIntervalSince1970: 0))
+            }
+    }
+
+    /// Records a confirmed payment; the same payment recorded twice is a constraint failure, the
+    /// caller's to read.
+    func record(userID: UUID, paymentID: String, merchantUID: String, amount: Int, gateway: String) async throws -> DonationRow {
+        let donation = BurgerDonation(userID: userID, paymentID: paymentID, merchantUID: merchantUID, amount: amount, gateway: gateway)
+        try await donation.create(on: database)
+        return DonationRow(userID: userID, paymentID: paymentID, merchantUID: merchantUID, amount: amount,
+                           createdAt: donation.createdAt ?? Date())
+    }
+
+    /// The people who donated, first donation first, each once (an account deleted since is left out).
+    func donors() async throws -> [UUID] {
+        let ids = try await database.sql.select().column(Column.userID).from(Self.table)
+            .where(SQLIdentifier(Column.userID), .isNot, SQLLiteral.null)
+            .orderBy(Column.createdAt).orderBy(Column.id).all(decodingColumn: Column.userID, as: UUID.self)
+        var seen: Set<UUID> = []
+        return ids.filter { seen.insert($0).inserted }
+    }
+}
+
+/// A recorded donation.
+struct DonationRow: Sendable {
+    let userID: UUID?
+    let paymentID: String
+    let merchantUID: String
+    let amount: Int
+    let createdAt: Date
+}
+
+/// A donation made from the LookForRealBurger app's "후원하기", once the payment provider confirmed
+/// it. Inserted by `BurgerDonationStore` only.
+final class BurgerDonation: Model, @unchecked Sendable {
+    static let schema = "burger_donations"
+
+    @ID(key: .id) var id: UUID?
+    @OptionalParent(key: .string(BurgerDonationStore.Column.userID)) var user: User?
+    @Field(key: .string(BurgerDonationStore.Column.paymentID)) var paymentID: String
+    @Field(key: .string(BurgerDonationStore.Column.merchantUID)) var merchantUID: String
+    @Field(key: .string(BurgerDonationStore.Column.amount)) var amount: Int
+    @Field(key: .string(BurgerDonationStore.Column.gateway)) var gateway: String
+    @Timestamp(key: .string(BurgerDonationStore.Column.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+
+    init() {}
+
+    init(userID: UUID, paymentID: String, merchantUID: String, amount: Int, gateway: String) {
+        self.$user.id = userID
+        self.paymentID = paymentID
+        self.merchantUID = merchantUID
+        self.amount = amount
+        self.gateway = gateway
+    }
+}

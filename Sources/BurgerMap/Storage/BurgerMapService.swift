@@ -159,7 +159,7 @@ package struct BurgerMapService {
     }
 
     /// Places read from the database as lists show them, with their cover photos.
-    package func summaries(_ places: [PlaceRow]) async throws -> [PlaceSummary] {
+    func summaries(_ places: [PlaceRow]) async throws -> [PlaceSummary] {
         let covers = try await store.coverURLs(of: places)
         return places.map { PlaceSummary(place: PlaceIndex.Entry($0, coverURL: covers[$0.id]), distanceMeters: nil) }
     }

@@ -96,7 +96,7 @@ extension BurgerMapStore {
 /// A photo as reviews carry it.
 package struct PhotoRow: Sendable {
     package let id: UUID
-    package let ownerID: UUID
+    let ownerID: UUID
     package let reviewID: UUID?
     /// The file in `app.files`; nil for the seeded catalog's drawn pictures.
     package let fileKey: String?

@@ -299,7 +299,7 @@ package struct PlaceRow: Sendable, NewestFirstRow {
     package let phone: String?
     /// The Kakao place id the LookForRealBurger app registered it under.
     package let kakaoID: String?
-    package let createdBy: UUID?
+    let createdBy: UUID?
     /// Who added it, when the read joined them (`placeQuery(withCreator:)`).
     package let creator: PersonRow?
     package let reviewCount: Int

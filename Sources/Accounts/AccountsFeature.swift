@@ -33,7 +33,7 @@ package enum AccountsFeature: Feature {
             if let change = SessionCache.Change(message: message) { app.sessionCache.apply(change) }
         }
         app.fileReferences.register { key, database in
-            try await User.query(on: database).filter(\.$profileImageKey == key).count() > 0
+            try await AccountStore.profileImageUses(fileKey: key, on: database)
         }
     }
 

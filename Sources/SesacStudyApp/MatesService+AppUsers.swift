@@ -122,7 +122,7 @@ extension MatesService {
         profile.birthYear = year
         do {
             try await store.transaction { store in
-                try await account.create(on: store.database)
+                try await AccountStore(database: store.database, application: application).create(account)
                 try await store.save(profile)
                 try await AppUserStore(database: store.database).create(row)
             }
@@ -142,7 +142,7 @@ extension MatesService {
             try await forgetAppSightings(uid: uid)
             await application.appAccounts.forget(uid, announcingOn: events)
         }
-        guard appUser.createdAccount, let account = try await User.find(appUser.userID, on: database) else {
+        guard appUser.createdAccount, let account = try await AccountStore(database: database, application: application).user(appUser.userID) else {
             try await appUsers.delete(appUser)
             await application.appUIDMemory.forget(appUser.userID, announcingOn: events)
             // The account stays (the web's): only this uid's sockets end.
@@ -338,7 +338,7 @@ extension MatesService {
 
     func appUserRecord(_ appUser: MatesAppUser) async throws -> AppUserRecord {
         let user = appUser.userID
-        guard let account = try await User.find(user, on: database) else { throw AppError(.notAcceptable, "app_user_unknown") }
+        guard let account = try await AccountStore(database: database, application: application).user(user) else { throw AppError(.notAcceptable, "app_user_unknown") }
         let profile = try await verifiedProfile(user)
         let myReports = try await store.reportedPeople(by: user)
         let myReviews = try await store.reviewees(of: user)

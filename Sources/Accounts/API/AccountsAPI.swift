@@ -169,7 +169,7 @@ struct AccountsAPI: RouteCollection {
     func listUsers(req: Request) async throws -> CursorPage<AccountResponse> {
         _ = try req.requireAdmin()
         let page = try CursorPageRequest(from: req)
-        let (users, next) = try await User.query(on: req.db).paginate(newestFirst: \.$createdAt, page)
+        let (users, next) = try await AccountStore(database: req.db, application: req.application).users(page)
         return CursorPage(items: users.map { AccountResponse($0, files: req.application.files) }, nextCursor: next)
     }
 }

@@ -10,14 +10,10 @@ extension AccountService {
 
     package func startAPISession(for user: User, userAgent: String?, kind: AuthSession.Kind = .api, now: Date = Date()) async throws -> TokenPair {
         let userID = try user.requireID()
-        let session = AuthSession(userID: userID, kind: kind, userAgent: userAgent?.truncated(toBytes: 512), expiresAt: now.addingTimeInterval(settings.refreshTokenTTL))
         let refresh = SecureRandom.token()
-        try await database.transaction { transaction in
-            try await session.create(on: transaction)
-            try await RefreshToken(sessionID: try session.requireID(), tokenHash: SecureRandom.sha256Hex(refresh),
-                                   expiresAt: now.addingTimeInterval(settings.refreshTokenTTL)).create(on: transaction)
-        }
-        return try await tokenPair(userID: userID, sessionID: try session.requireID(), refreshToken: refresh, now: now)
+        let session = try await store.startSession(userID: userID, kind: kind, userAgent: userAgent?.truncated(toBytes: 512),
+                                                   expiresAt: now.addingTimeInterval(settings.refreshTokenTTL), refreshHash: SecureRandom.sha256Hex(refresh))
+        return try await tokenPair(userID: userID, sessionID: session, refreshToken: refresh, now: now)
     }
 
     /// Rotates a refresh token. A token can be used once; presenting it again revokes its whole
@@ -28,41 +24,31 @@ extension AccountService {
     package func refresh(_ presented: String, now: Date = Date()) async throws -> TokenPair {
         let hash = SecureRandom.sha256Hex(presented)
         let next = SecureRandom.token()
-        struct Claimed: Decodable { let session_id: UUID; let expires_at: Date }
+        let sealed = try Self.seal(next, key: sealKey)
 
         enum Result { case rotated(TokenPair), failed(AppError), reused(session: UUID) }
-        let result: Result = try await database.transaction { transaction in
+        let ttl = settings.refreshTokenTTL
+        let result: Result = try await store.transaction { store in
             // Claim the token with one conditional write; of two racing requests only one gets the row.
-            let claimed = try await transaction.sql.update(RefreshToken.schema)
-                .set("used_at", to: now)
-                .set("sealed_successor", to: try Self.seal(next, key: sealKey))
-                .where("token_hash", .equal, hash)
-                .where("used_at", .is, SQLLiteral.null)
-                .returning("session_id", "expires_at")
-                .first(decoding: Claimed.self)
-            guard let claimed else {
-                guard let known = try await RefreshToken.query(on: transaction).filter(\.$tokenHash == hash).first() else {
+            guard let claimed = try await store.claimRefreshToken(hash: hash, at: now, sealedSuccessor: sealed) else {
+                guard let known = try await store.refreshToken(hash: hash) else {
                     return .failed(AppError(.unauthorized, "invalid_refresh_token"))
                 }
-                if let retried = try await answerRetry(of: known, on: transaction, now: now) { return .rotated(retried) }
-                try await AuthSession.query(on: transaction).filter(\.$id == known.$session.id)
-                    .filter(\.$revokedAt == nil).set(\.$revokedAt, to: now).update()
-                return .reused(session: known.$session.id)
+                if let retried = try await answerRetry(of: known, in: store, now: now) { return .rotated(retried) }
+                try await store.revokeSession(known.sessionID, at: now)
+                return .reused(session: known.sessionID)
             }
-            guard let session = try await AuthSession.find(claimed.session_id, on: transaction) else {
+            guard let session = try await store.session(claimed.sessionID) else {
                 return .failed(AppError(.unauthorized, "invalid_refresh_token"))
             }
-            switch RefreshOutcome.evaluate(usedAt: nil, expiresAt: claimed.expires_at, familyRevokedAt: session.revokedAt, now: now) {
+            switch RefreshOutcome.evaluate(usedAt: nil, expiresAt: claimed.expiresAt, familyRevokedAt: session.revokedAt, now: now) {
             case .revoked, .reuseDetected, .retryOfRotation:
                 return .failed(AppError(.unauthorized, "invalid_refresh_token"))
             case .expired:
                 return .failed(AppError(.unauthorized, "refresh_token_expired"))
             case .rotate:
-                try await RefreshToken(sessionID: claimed.session_id, tokenHash: SecureRandom.sha256Hex(next),
-                                       expiresAt: now.addingTimeInterval(settings.refreshTokenTTL)).create(on: transaction)
-                session.expiresAt = now.addingTimeInterval(settings.refreshTokenTTL)
-                try await session.save(on: transaction)
-                return .rotated(try await tokenPair(userID: session.$user.id, sessionID: claimed.session_id, refreshToken: next, now: now))
+                try await store.rotate(session: claimed.sessionID, toTokenHash: SecureRandom.sha256Hex(next), expiresAt: now.addingTimeInterval(ttl))
+                return .rotated(try await tokenPair(userID: session.userID, sessionID: claimed.sessionID, refreshToken: next, now: now))
             }
         }
         switch result {
@@ -70,23 +56,22 @@ extension AccountService {
         // Thrown after the transaction commits, so a detected reuse stays revoked.
         case .failed(let error): throw error
         case .reused(let session):
-            await sessions.forget(.session(session), announcingOn: events)
-            await events.announceSessionEnd(.session(session))
+            await store.sessionsEnded([session])
             throw AppError(.unauthorized, "refresh_token_reused")
         }
     }
 
     /// The answer to a retried rotation: the successor already handed out (if it is still the
     /// family's live token) with a fresh access token; nil when this is a reuse to punish.
-    private func answerRetry(of used: RefreshToken, on database: any Database, now: Date) async throws -> TokenPair? {
-        guard let session = try await AuthSession.find(used.$session.id, on: database),
+    private func answerRetry(of used: RefreshTokenRow, in store: AccountStore, now: Date) async throws -> TokenPair? {
+        guard let session = try await store.session(used.sessionID),
               RefreshOutcome.evaluate(usedAt: used.usedAt, expiresAt: used.expiresAt, familyRevokedAt: session.revokedAt,
                                       now: now, retryWindow: RefreshOutcome.retryWindow) == .retryOfRotation,
               let sealed = used.sealedSuccessor, let successor = Self.unseal(sealed, key: sealKey),
-              let live = try await RefreshToken.query(on: database).filter(\.$tokenHash == SecureRandom.sha256Hex(successor)).first(),
-              live.usedAt == nil, live.$session.id == used.$session.id, session.expiresAt > now
+              let live = try await store.refreshToken(hash: SecureRandom.sha256Hex(successor)),
+              live.usedAt == nil, live.sessionID == used.sessionID, session.expiresAt > now
         else { return nil }
-        return try await tokenPair(userID: session.$user.id, sessionID: try session.requireID(), refreshToken: successor, now: now)
+        return try await tokenPair(userID: session.userID, sessionID: session.id, refreshToken: successor, now: now)
     }
 
     static func seal(_ token: String, key: SymmetricKey) throws -> String {
@@ -108,24 +93,16 @@ extension AccountService {
     /// app's own login made (`appWithFixedRefresh`) refresh so: any other session's token would
     /// escape the reuse detection of rotation (403 `refresh_token_mismatch` too).
     package func accessTokenWithoutRotation(_ presented: String, session sessionID: UUID, now: Date = Date()) async throws -> String {
-        guard let token = try await RefreshToken.query(on: database).filter(\.$tokenHash == SecureRandom.sha256Hex(presented)).first(),
-              token.usedAt == nil, let session = try await AuthSession.find(token.$session.id, on: database), session.revokedAt == nil
+        guard let token = try await store.refreshToken(hash: SecureRandom.sha256Hex(presented)),
+              token.usedAt == nil, let session = try await store.session(token.sessionID), session.revokedAt == nil
         else { throw AppError(.unauthorized, "invalid_refresh_token") }
-        guard token.$session.id == sessionID, session.kind == .appWithFixedRefresh else { throw AppError(.forbidden, "refresh_token_mismatch") }
+        guard token.sessionID == sessionID, session.kind == .appWithFixedRefresh else { throw AppError(.forbidden, "refresh_token_mismatch") }
         guard token.expiresAt > now else { throw AppError(.unauthorized, "refresh_token_expired") }
-        return try await accessTokens.sign(userID: session.$user.id, sessionID: sessionID, now: now)
+        return try await accessTokens.sign(userID: session.userID, sessionID: sessionID, now: now)
     }
 
     func revokeSession(_ sessionID: UUID, now: Date = Date()) async throws {
-        try await AuthSession.query(on: database).filter(\.$id == sessionID)
-            .filter(\.$revokedAt == nil).set(\.$revokedAt, to: now).update()
-        await sessions.forget(.session(sessionID), announcingOn: events)
-        await events.announceSessionEnd(.session(sessionID))
-    }
-
-    /// An account changed: requests signed in as it read it afresh, on every instance.
-    func accountChanged(_ userID: UUID) async {
-        await sessions.forget(.user(userID), announcingOn: events)
+        try await store.revokeSession(sessionID, at: now)
     }
 
     /// The user an access token's session names: from memory when remembered (`SessionCache`),
@@ -133,21 +110,9 @@ extension AccountService {
     func signedInUser(session sessionID: UUID, userID: UUID, now: Date = Date()) async throws -> User? {
         if let user = sessions.user(session: sessionID, userID: userID, now: now) { return user }
         let generation = sessions.generation
-        guard let (session, user) = try await liveSession(id: sessionID, userID: userID, now: now) else { return nil }
+        guard let (session, user) = try await store.liveSession(sessionID, of: userID, now: now) else { return nil }
         sessions.remember(session: sessionID, expiresAt: session.expiresAt, user: user, readAt: generation, now: now)
         return user
-    }
-
-    /// The live session an access token names, with its user; nil once revoked, expired or withdrawn.
-    func liveSession(id sessionID: UUID, userID: UUID, now: Date = Date()) async throws -> (AuthSession, User)? {
-        // One query: the session joined with its user (eager loading would take two).
-        guard let session = try await AuthSession.query(on: database)
-            .join(User.self, on: \AuthSession.$user.$id == \User.$id)
-            .filter(\.$id == sessionID).filter(\.$revokedAt == nil).filter(\.$expiresAt > now)
-            .first(),
-            session.$user.id == userID
-        else { return nil }
-        return (session, try session.joined(User.self))
     }
 
     private func tokenPair(userID: UUID, sessionID: UUID, refreshToken: String, now: Date) async throws -> TokenPair {
@@ -163,8 +128,8 @@ extension AccountService {
     func startWebSession(for user: User, userAgent: String?, now: Date = Date()) async throws -> (token: String, expiresAt: Date) {
         let token = SecureRandom.token()
         let expiresAt = now.addingTimeInterval(settings.refreshTokenTTL)
-        try await AuthSession(userID: try user.requireID(), kind: .web, webTokenHash: SecureRandom.sha256Hex(token),
-                              userAgent: userAgent?.truncated(toBytes: 512), expiresAt: expiresAt).create(on: database)
+        _ = try await store.startSession(userID: try user.requireID(), kind: .web, userAgent: userAgent?.truncated(toBytes: 512),
+                                         expiresAt: expiresAt, cookieHash: SecureRandom.sha256Hex(token))
         return (token, expiresAt)
     }
 
@@ -175,15 +140,8 @@ extension AccountService {
         let cookieHash = SecureRandom.sha256Hex(cookieToken)
         if let remembered = sessions.webSession(cookieHash: cookieHash, now: now) { return remembered }
         let generation = sessions.generation
-        guard let session = try await AuthSession.query(on: database)
-            .join(User.self, on: \AuthSession.$user.$id == \User.$id)
-            .filter(\.$webTokenHash == cookieHash)
-            .filter(\.$revokedAt == nil).filter(\.$expiresAt > now)
-            .first()
-        else { return nil }
-        let user = try session.joined(User.self)
-        let id = try session.requireID()
-        sessions.remember(session: id, expiresAt: session.expiresAt, user: user, cookieHash: cookieHash, readAt: generation, now: now)
-        return (id, user)
+        guard let (session, user) = try await store.liveWebSession(cookieHash: cookieHash, now: now) else { return nil }
+        sessions.remember(session: session.id, expiresAt: session.expiresAt, user: user, cookieHash: cookieHash, readAt: generation, now: now)
+        return (session.id, user)
     }
 }

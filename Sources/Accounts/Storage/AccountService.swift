@@ -18,6 +18,8 @@ public struct TokenPair: Content, Equatable {
 /// rules. Handlers validate the shape of a request; this checks the rules and writes.
 package struct AccountService {
     package let database: any Database
+    /// Accounts, sign-in failures, sessions and refresh tokens: every statement about them.
+    let store: AccountStore
     package let settings: Settings
     package let accessTokens: AccessTokens
     let passwords: BcryptHasher
@@ -36,6 +38,7 @@ package struct AccountService {
 
     package init(request: Request) {
         self.database = request.db
+        self.store = AccountStore(database: request.db, application: request.application)
         self.settings = request.application.settings
         self.accessTokens = request.application.accessTokens
         self.passwords = request.application.passwordHasher
@@ -56,7 +59,7 @@ package struct AccountService {
     package func emailAvailable(_ rawEmail: String) async throws -> Bool {
         let email = try Self.validEmail(rawEmail)
         try await limits.emailLookups.reserve(client)
-        return try await User.query(on: database).filter(\.$email == email).count() == 0
+        return try await !store.emailTaken(email)
     }
 
     package func signUp(email rawEmail: String, password: String, nickname rawNickname: String, role: Role = .user) async throws -> User {
@@ -71,7 +74,7 @@ package struct AccountService {
 
         let user = User(email: email, passwordHash: try await passwords.hash(password), nickname: nickname, role: role)
         do {
-            try await user.create(on: database)
+            try await store.create(user)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // Someone took the email or nickname between our check and the insert.
             try await ensureAvailable(email: email, nickname: nickname, exceptUser: nil)
@@ -106,25 +109,24 @@ package struct AccountService {
         let email = AccountRules.normalizeEmail(rawEmail)
         try await limits.logins.reserve(client)
         let windowStart = now.addingTimeInterval(-settings.loginFailureWindow)
-        let attempt = LoginFailure(email: email, failedAt: now)
-        try await attempt.create(on: database)
-        let recent = try await LoginFailure.query(on: database).filter(\.$email == email).filter(\.$failedAt > windowStart).all()
+        let attempt = try await store.recordLoginAttempt(email: email, at: now)
+        let recent = try await store.loginFailures(email: email, after: windowStart)
         if recent.count > settings.maxLoginFailures {
-            try await attempt.delete(on: database)
+            try await store.deleteLoginAttempt(attempt)
             let throttle = LoginThrottle(maxFailures: settings.maxLoginFailures, window: settings.loginFailureWindow)
-            let others = recent.filter { $0.id != attempt.id }.map(\.failedAt)
+            let others = recent.filter { $0.id != attempt }.map(\.failedAt)
             let wait = throttle.retryAfter(failures: others, now: now) ?? 1
             throw AppError(.tooManyRequests, "too_many_login_attempts", arguments: ["minutes": String((wait + 59) / 60)],
                            headers: ["Retry-After": String(wait)])
         }
 
-        let user = try await User.query(on: database).filter(\.$email == email).first()
+        let user = try await store.user(email: email)
         let matches = try await passwords.verify(password, hash: user?.passwordHash)
         guard let user, matches else {
-            try await LoginFailure.query(on: database).filter(\.$email == email).filter(\.$failedAt <= windowStart).delete()
+            try await store.forgetLoginFailures(email: email, upTo: windowStart)
             throw AppError(.unauthorized, "invalid_credentials")
         }
-        try await LoginFailure.query(on: database).filter(\.$email == email).delete()
+        try await store.forgetLoginFailures(email: email)
         return user
     }
 
@@ -141,11 +143,10 @@ package struct AccountService {
         }
         if let language { user.language = language }
         do {
-            try await user.save(on: database)
+            try await store.save(user)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict("nickname_taken")
         }
-        await accountChanged(try user.requireID())
         return user
     }
 
@@ -167,13 +168,12 @@ package struct AccountService {
         let previous = user.profileImageKey
         do {
             user.profileImageKey = try await files.save(stored, as: type)
-            try await user.save(on: database)
+            try await store.save(user)
         } catch {
             await quota.giveBack(stored.count, by: uploader, on: database)
             throw error
         }
         await quota.release(await files.byteCount(of: previous), for: userID, on: database)
-        await accountChanged(userID)
         try await deleteFileIfUnused(previous)
         return user
     }
@@ -181,9 +181,8 @@ package struct AccountService {
     func removeProfileImage(_ user: User) async throws -> User {
         let previous = user.profileImageKey
         user.profileImageKey = nil
-        try await user.save(on: database)
+        try await store.save(user)
         await quota.release(await files.byteCount(of: previous), for: try user.requireID(), on: database)
-        await accountChanged(try user.requireID())
         try await deleteFileIfUnused(previous)
         return user
     }
@@ -198,19 +197,7 @@ package struct AccountService {
         }
         try await limits.logins.reserve(client)
         guard try await passwords.verify(current, hash: user.passwordHash) else { throw AppError(.forbidden, "wrong_password") }
-        let userID = try user.requireID()
-        user.passwordHash = try await passwords.hash(new)
-        let ended: [UUID] = try await database.transaction { transaction in
-            try await user.save(on: transaction)
-            let others = try await AuthSession.query(on: transaction).filter(\.$user.$id == userID).filter(\.$revokedAt == nil).all()
-                .compactMap(\.id).filter { $0 != session }
-            if !others.isEmpty {
-                try await AuthSession.query(on: transaction).filter(\.$id ~~ others).set(\.$revokedAt, to: now).update()
-            }
-            return others
-        }
-        await accountChanged(userID)
-        for other in ended { await events.announceSessionEnd(.session(other)) }
+        try await store.changePassword(of: user, toHash: try await passwords.hash(new), keeping: session, at: now)
     }
 
     /// Withdraws the account: the user row goes, and with it (by cascade) every session and
@@ -227,16 +214,9 @@ package struct AccountService {
     /// The caller has made sure the owner asked for it.
     package func remove(_ user: User) async throws {
         let imageKey = user.profileImageKey
-        let email = user.email
         let userID = try user.requireID()
         let handlers = removals.all
-        try await database.transaction { transaction in
-            for handler in handlers { try await handler.beforeDelete(userID, transaction) }
-            try await LoginFailure.query(on: transaction).filter(\.$email == email).delete()
-            try await user.delete(on: transaction)
-        }
-        await accountChanged(userID)
-        await events.announceSessionEnd(.account(userID))
+        try await store.remove(user, settling: handlers)
         for handler in handlers { try await handler.afterDelete(userID, database) }
         try await quota.forget(userID, on: database)
         try await deleteFileIfUnused(imageKey)
@@ -249,12 +229,8 @@ package struct AccountService {
     }
 
     private func ensureAvailable(email: String?, nickname: String, exceptUser: UUID?) async throws {
-        if let email, try await User.query(on: database).filter(\.$email == email).count() > 0 {
-            throw AppError.conflict("email_taken")
-        }
-        var query = User.query(on: database).filter(\.$nicknameKey == AccountRules.nicknameKey(nickname))
-        if let exceptUser { query = query.filter(\.$id != exceptUser) }
-        if try await query.count() > 0 { throw AppError.conflict("nickname_taken") }
+        if let email, try await store.emailTaken(email) { throw AppError.conflict("email_taken") }
+        if try await store.nicknameTaken(key: AccountRules.nicknameKey(nickname), except: exceptUser) { throw AppError.conflict("nickname_taken") }
     }
 
     static func validEmail(_ raw: String) throws -> String {

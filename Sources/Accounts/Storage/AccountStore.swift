@@ -2,14 +2,126 @@ import Fluent
 import Foundation
 import Platform
 import SQLKit
+import Vapor
 
-/// The columns of `users`, each named once (the model's keys are these), and the one way other
-/// stores read an account: its public face (nickname and picture) joined to their own rows.
+/// The one owner of the accounts and their sessions — `users`, `login_failures`, `auth_sessions`
+/// and `refresh_tokens` — the only code that reads or writes them, naming each column once
+/// (`Column`, `LoginColumn`, `SessionColumn`, `RefreshColumn`: the models' keys too). Its statics
+/// are the one way other stores read an account: its public face (nickname and picture) joined to
+/// their own rows.
 ///
-/// The accounts' writes — sign-up, profile, picture, password, withdrawal — are `AccountService`'s
-/// (with its sessions), which announces each on `SessionCache.topic`; nothing else writes `users`
-/// but the synthetic data sets, through `insertSynthetic`.
-package enum AccountStore {
+/// Every write announces what it changed (`accountChanged`, `sessionsEnded`): the remembered
+/// sessions and users here and on the other instances (`SessionCache.topic`), and the live sockets
+/// of sessions that ended (`SessionEnd`). Inside `transaction` nothing is announced: the caller
+/// announces once it committed. `AccountService` holds the rules (passwords, throttles, rotation)
+/// and calls the store. The users' statements are here, the sign-in throttle's in
+/// `AccountStore+Logins.swift`, the sessions' in `AccountStore+Sessions.swift`.
+package struct AccountStore {
+    package let database: any Database
+    /// Nil inside a transaction (its caller announces after the commit).
+    private let announcer: Announcer?
+
+    private struct Announcer {
+        let sessions: SessionCache
+        let events: any EventBus
+    }
+
+    package init(database: any Database, application: Application) {
+        self.database = database
+        self.announcer = Announcer(sessions: application.sessionCache, events: application.events)
+    }
+
+    private init(database: any Database, announcer: Announcer?) {
+        self.database = database
+        self.announcer = announcer
+    }
+
+    var sql: any SQLDatabase { database.sql }
+
+    /// Runs `work` in one transaction with a store on it that announces nothing: the caller
+    /// announces what it changed once this returns (committed).
+    func transaction<T: Sendable>(_ work: @escaping @Sendable (AccountStore) async throws -> T) async throws -> T {
+        try await database.transaction { transaction in try await work(AccountStore(database: transaction, announcer: nil)) }
+    }
+
+    // MARK: Announcing
+
+    /// An account changed (or went): requests signed in as it read it afresh, on every instance.
+    func accountChanged(_ userID: UUID) async {
+        guard let announcer else { return }
+        await announcer.sessions.forget(.user(userID), announcingOn: announcer.events)
+    }
+
+    /// Sessions ended: each is forgotten (unless `forgetting` is false, when the account's change
+    /// already forgot them) and its live sockets are closed, on every instance.
+    func sessionsEnded(_ ids: [UUID], forgetting: Bool = true) async {
+        guard let announcer else { return }
+        for id in ids {
+            if forgetting { await announcer.sessions.forget(.session(id), announcingOn: announcer.events) }
+            await announcer.events.announceSessionEnd(.session(id))
+        }
+    }
+
+    // MARK: Users
+
+    static var users: SQLIdentifier { SQLIdentifier(User.schema) }
+
+    package func user(_ id: UUID) async throws -> User? {
+        try await User.find(id, on: database)
+    }
+
+    package func user(email: String) async throws -> User? {
+        try await User.query(on: database).filter(\.$email == email).first()
+    }
+
+    package func emailTaken(_ email: String) async throws -> Bool {
+        try await sql.count(Self.users) { $0.where(SQLIdentifier(Column.email), .equal, SQLBind(email)) } > 0
+    }
+
+    /// Whether another account (not `except`) holds a nickname of this key (`AccountRules.nicknameKey`).
+    package func nicknameTaken(key: String, except: UUID?) async throws -> Bool {
+        try await sql.count(Self.users) { query in
+            query.where(SQLIdentifier(Column.nicknameKey), .equal, SQLBind(key))
+            if let except { query.where(SQLIdentifier(Column.id), .notEqual, SQLBind(except)) }
+            return query
+        } > 0
+    }
+
+    /// Writes a new account; a taken email or nickname is a constraint failure, the caller's to read.
+    package func create(_ user: User) async throws {
+        try await user.create(on: database)
+    }
+
+    /// Writes a changed account and announces it.
+    func save(_ user: User) async throws {
+        try await user.save(on: database)
+        await accountChanged(try user.requireID())
+    }
+
+    /// Accounts newest first (the admins' list).
+    func users(_ page: CursorPageRequest) async throws -> (items: [User], nextCursor: String?) {
+        try await User.query(on: database).paginate(newestFirst: \.$createdAt, page)
+    }
+
+    /// Whether an account's picture is the stored file `key` (files are shared by their SHA-256).
+    static func profileImageUses(fileKey key: String, on database: any Database) async throws -> Bool {
+        try await database.sql.count(users) { $0.where(SQLIdentifier(Column.profileImageKey), .equal, SQLBind(key)) } > 0
+    }
+
+    /// Deletes an account: each feature settles what it keeps about it first (`beforeDelete`, in
+    /// the same transaction), its sign-in failures go, and its sessions and tokens by cascade.
+    /// Announced once committed: the account changed and every session of it ended.
+    func remove(_ user: User, settling handlers: [AccountRemovals.Handler]) async throws {
+        let userID = try user.requireID(), email = user.email
+        try await database.transaction { transaction in
+            for handler in handlers { try await handler.beforeDelete(userID, transaction) }
+            try await transaction.sql.delete(from: Self.logins).where(SQLIdentifier(LoginColumn.email), .equal, SQLBind(email)).run()
+            try await transaction.sql.delete(from: Self.users).where(SQLIdentifier(Column.id), .equal, SQLBind(userID)).run()
+        }
+        await accountChanged(userID)
+        if let announcer { await announcer.events.announceSessionEnd(.account(userID)) }
+    }
+
     package enum Column {
         package static let id = "id"
         static let email = "email"

@@ -297,7 +297,8 @@ struct AccountPages: RouteCollection {
             try await change()
             return Layout.redirect(to: AccountPath.me() + "?notice=\(notice)")
         } onRuleBroken: { error in
-            let fresh = try await User.find(user.id, on: req.db) ?? user
+            var fresh = user
+            if let id = user.id, let read = try await AccountStore(database: req.db, application: req.application).user(id) { fresh = read }
             return myPageView(req, user: fresh, notice: nil, error: error)
         }
     }

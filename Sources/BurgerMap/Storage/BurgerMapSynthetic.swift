@@ -27,7 +27,7 @@ struct BurgerMapSynthetic {
     ]
 
     /// Reviewers get `passwordHash` (made of a secret nobody keeps); the reader gets its own.
-    func fill(_ database: any Database, passwordHash: String, readerPasswordHash: String) async throws {
+    func fill(_ database: any Database, application: Application, passwordHash: String, readerPasswordHash: String) async throws {
         var random = SplitMix(seed: seed)
         let now = Date()
 
@@ -46,7 +46,7 @@ struct BurgerMapSynthetic {
         } insert: { sql, rows in
             try await AccountStore.insertSynthetic(rows, on: sql)
         }
-        let readerID = try await User.query(on: database).filter(\.$email == Self.readerEmail).first()?.requireID()
+        let readerID = try await AccountStore(database: database, application: application).user(email: Self.readerEmail)?.requireID()
 
         // Places: positions first; counters come from the reviews below.
         var placeIDs: [UUID] = []

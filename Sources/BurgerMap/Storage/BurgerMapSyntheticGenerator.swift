@@ -31,7 +31,7 @@ struct BurgerMapSyntheticGenerator: SyntheticDataGenerator {
         let locked = try await app.passwordHasher.hash(SecureRandom.token())
         var reader = locked
         if let password = options.string("reader-password") { reader = try await app.passwordHasher.hash(password) }
-        try await synthetic.fill(app.db, passwordHash: locked, readerPasswordHash: reader)
+        try await synthetic.fill(app.db, application: app, passwordHash: locked, readerPasswordHash: reader)
         return "Added \(places) places, \(reviews) reviews and \(users) reviewers in \(Int(Date().timeIntervalSince(started))) s; "
             + "\(BurgerMapSynthetic.readerEmail) follows \(min(users, BurgerMapSynthetic.readerFollows)) of them."
     }

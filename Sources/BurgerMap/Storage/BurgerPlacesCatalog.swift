@@ -57,7 +57,7 @@ struct BurgerPlacesSeeder: Seeder {
     var name: String { "burger places" }
 
     func seed(_ app: Application) async throws {
-        guard try await User.query(on: app.db).filter(\.$email == BurgerPlacesCatalog.reviewerEmail(0)).first() == nil else { return }
+        guard try await !AccountStore(database: app.db, application: app).emailTaken(BurgerPlacesCatalog.reviewerEmail(0)) else { return }
         let places = try BurgerPlacesCatalog.load(from: app.directory.resourcesDirectory)
         let authors = Array(Set(places.flatMap { $0.reviews.map(\.author) })).sorted()
         // One unknowable password for every reviewer account: a sign-in can never match it.
@@ -65,15 +65,15 @@ struct BurgerPlacesSeeder: Seeder {
         let now = Date()
         // One transaction; the places are announced (the index learns of them) once it committed.
         try await BurgerMapStore(database: app.db, application: app).transaction { store in
-            let database = store.database
+            let accounts = AccountStore(database: store.database, application: app)
             var authorIDs: [String: UUID] = [:]
             for (index, nickname) in authors.enumerated() {
                 var chosen = nickname
-                if try await User.query(on: database).filter(\.$nicknameKey == AccountRules.nicknameKey(nickname)).first() != nil {
+                if try await accounts.nicknameTaken(key: AccountRules.nicknameKey(nickname), except: nil) {
                     chosen = "\(nickname)\(index + 1)"  // someone took the name before the catalog came
                 }
                 let user = User(email: BurgerPlacesCatalog.reviewerEmail(index), passwordHash: lockedPassword, nickname: chosen)
-                try await user.create(on: database)
+                try await accounts.create(user)
                 authorIDs[nickname] = try user.requireID()
             }
             for entry in places {

@@ -188,7 +188,7 @@ struct MatesAPI: RouteCollection {
         _ = try req.requireAdmin()
         guard let id = req.parameters.get("user").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("user_not_found") }
         let profile = try await req.mates.liftSuspension(of: id)
-        let nickname = try await User.find(id, on: req.db)?.nickname ?? ""
+        let nickname = try await AccountStore.person(id, on: req.db)?.nickname ?? ""
         return try MatesProfileResponse(profile, nickname: nickname, comments: try await req.mates.receivedComments(id))
     }
 

@@ -254,7 +254,7 @@ struct LSLPPostWriter {
     /// phone (`""` without one: the app drops a shop without it), `content5` the Kakao place id, or
     /// for a place the app never registered its own 24-hex id (no Kakao id looks like it). `likes`
     /// are the people who ate there, `likes2` those who want to go; `comments` its reviews.
-    func posts(of places: [PlaceRow]) async throws -> [LSLPPost] {
+    func posts(of places: [ListedPlace]) async throws -> [LSLPPost] {
         let ids = places.map(\.id)
         let markers = try await map.markers(ofPlaces: ids)
         let reviews = try await map.reviewsAsComments(ofPlaces: ids)

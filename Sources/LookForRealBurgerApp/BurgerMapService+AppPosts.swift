@@ -10,17 +10,17 @@ import Vapor
 /// map's stores.
 extension BurgerMapService {
     /// Places newest first, with who added each; those `addedBy` one person when given.
-    func placeRows(_ page: CursorPageRequest, addedBy: UUID? = nil) async throws -> (items: [PlaceRow], nextCursor: String?) {
-        try await store.placesNewestFirst(page, addedBy: addedBy)
+    func placeRows(_ page: CursorPageRequest, addedBy: UUID? = nil) async throws -> (items: [ListedPlace], nextCursor: String?) {
+        try await store.listedPlaces(page, addedBy: addedBy)
     }
 
-    func placeRow(_ id: UUID) async throws -> PlaceRow? {
-        try await store.places([id], withCreator: true).first
+    func placeRow(_ id: UUID) async throws -> ListedPlace? {
+        try await store.listedPlaces([id]).first
     }
 
     /// Places in the order of `ids` (lists ordered by something else: marks).
-    func placeRows(_ ids: [UUID]) async throws -> [PlaceRow] {
-        try await store.places(ids, withCreator: true)
+    func placeRows(_ ids: [UUID]) async throws -> [ListedPlace] {
+        try await store.listedPlaces(ids)
     }
 
     /// Who liked (`like`) or bookmarked (`bookmark`) each review, in the order they did.
@@ -44,7 +44,7 @@ extension BurgerMapService {
     }
 
     /// Places someone marked (`eaten` is the app's `likes`, `want` its `likes2`), the latest first.
-    func markedPlaces(_ kind: BurgerMark.Kind, of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [PlaceRow], nextCursor: String?) {
+    func markedPlaces(_ kind: BurgerMark.Kind, of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [ListedPlace], nextCursor: String?) {
         let marked = try await people.markedPlaces(kind, by: userID, page)
         return (try await placeRows(marked.items), marked.nextCursor)
     }

@@ -46,8 +46,8 @@ final class ShopPostFragments: Sendable {
     /// Writes `rows`' posts in order as the elements of a JSON list (`[...]`): kept ones as they
     /// are, the others made by `make` in one call and kept at the version read before it ran (a
     /// write meanwhile leaves them out of date, never hides itself).
-    func writeList(of rows: [PlaceRow], into json: inout JSONBytes,
-                           make: ([PlaceRow]) async throws -> [LSLPPost]) async throws {
+    func writeList(of rows: [ListedPlace], into json: inout JSONBytes,
+                           make: ([ListedPlace]) async throws -> [LSLPPost]) async throws {
         let now = NIODeadline.now()
         let current = versions.versions(of: rows.map(\.id))
         var pieces: [[UInt8]?] = state.withLockedValue { state in

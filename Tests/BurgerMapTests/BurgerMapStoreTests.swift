@@ -52,19 +52,21 @@ final class BurgerMapStoreTests: XCTestCase {
             XCTAssertNil(missing)
 
             // In the order asked, with who added them.
-            let listed = try await store.places([far.id, UUID(), cheese.id], withCreator: true)
+            let inOrder = try await store.places([far.id, UUID(), cheese.id])
+            XCTAssertEqual(inOrder.map(\.id), [far.id, cheese.id])
+            let listed = try await store.listedPlaces([far.id, UUID(), cheese.id])
             XCTAssertEqual(listed.map(\.id), [far.id, cheese.id])
             XCTAssertEqual(listed.map { $0.creator?.nickname }, ["미나", "미나"])
-            let plain = try await store.places([cheese.id])
-            XCTAssertNil(plain.first?.creator, "without the join, no creator")
+            XCTAssertEqual(listed.map(\.kakaoID), [nil, "12345"])
+            XCTAssertEqual(listed.map(\.createdAt), [far.createdAt, cheese.createdAt])
 
-            // Newest first, paged, and by who added them.
-            let first = try await store.placesNewestFirst(CursorPageRequest(limit: 2))
+            // As the LookForRealBurger app lists them: newest first, paged, and by who added them.
+            let first = try await store.listedPlaces(CursorPageRequest(limit: 2))
             XCTAssertEqual(first.items.map(\.id), [far.id, bacon.id])
-            let second = try await store.placesNewestFirst(CursorPageRequest(cursor: PageCursor(encoded: try XCTUnwrap(first.nextCursor)), limit: 2))
+            let second = try await store.listedPlaces(CursorPageRequest(cursor: PageCursor(encoded: try XCTUnwrap(first.nextCursor)), limit: 2))
             XCTAssertEqual(second.items.map(\.id), [cheese.id])
             XCTAssertNil(second.nextCursor)
-            let minas = try await store.placesNewestFirst(CursorPageRequest(limit: 10), addedBy: mina.id)
+            let minas = try await store.listedPlaces(CursorPageRequest(limit: 10), addedBy: mina.id)
             XCTAssertEqual(minas.items.map(\.id), [far.id, cheese.id])
             let added = try await store.placesAdded(by: joon.id)
             XCTAssertEqual(added.map(\.id), [bacon.id])

@@ -62,21 +62,17 @@ package struct BurgerMapStore {
          PlaceColumn.createdAt].map { place($0) }
     }
 
-    /// Places with every column; `creator` joins the account that added each (nil for the seeded).
-    func placeQuery(withCreator: Bool = false) -> SQLSelectBuilder {
-        let query = sql.select().columns(Self.placeColumns).from(Self.places)
-        if withCreator { query.joiningPerson("creator", on: Self.place(PlaceColumn.createdBy), keepingOrphans: true) }
-        return query
+    /// Places with every column.
+    func placeQuery() -> SQLSelectBuilder {
+        sql.select().columns(Self.placeColumns).from(Self.places)
     }
 
-    static func placeRow(from row: any SQLRow, withCreator: Bool = false) throws -> PlaceRow {
-        let createdBy = try row.decode(column: PlaceColumn.createdBy, as: UUID?.self)
-        return PlaceRow(
+    static func placeRow(from row: any SQLRow) throws -> PlaceRow {
+        PlaceRow(
             id: try row.decode(column: PlaceColumn.id, as: UUID.self), name: try row.decode(column: PlaceColumn.name, as: String.self),
             address: try row.decode(column: PlaceColumn.address, as: String.self), lat: try row.decode(column: PlaceColumn.lat, as: Double.self),
             lon: try row.decode(column: PlaceColumn.lon, as: Double.self), phone: try row.decode(column: PlaceColumn.phone, as: String?.self),
-            kakaoID: try row.decode(column: PlaceColumn.kakaoID, as: String?.self), createdBy: createdBy,
-            creator: withCreator ? try AccountStore.person("creator", id: createdBy, in: row).map(PersonRow.init) : nil,
+            kakaoID: try row.decode(column: PlaceColumn.kakaoID, as: String?.self), createdBy: try row.decode(column: PlaceColumn.createdBy, as: UUID?.self),
             reviewCount: try row.decode(column: PlaceColumn.reviewCount, as: Int.self), ratingSum: try row.decode(column: PlaceColumn.ratingSum, as: Int.self),
             coverPhotoID: try row.decode(column: PlaceColumn.coverPhotoID, as: UUID?.self),
             unverified: try row.decode(column: PlaceColumn.unverified, as: Bool.self),
@@ -103,25 +99,58 @@ package struct BurgerMapStore {
             .where("id", .lessThanOrEqual, SQLBind(upper)).limit(1).first()?.decode(column: "id", as: UUID.self)
     }
 
-    /// Places in these ids' order, `withCreator` as `placeQuery` (lists ordered by something else: marks).
-    package func places(_ ids: [UUID], withCreator: Bool = false) async throws -> [PlaceRow] {
-        var byID: [UUID: PlaceRow] = [:]
+    /// Places in these ids' order (lists ordered by something else: marks).
+    package func places(_ ids: [UUID]) async throws -> [PlaceRow] {
+        try await inOrder(ids) { chunk in
+            try await placeQuery().where(Self.place(PlaceColumn.id), .in, SQLBind.group(chunk)).all().map(Self.placeRow(from:))
+        }
+    }
+
+    /// The rows for `ids`, read a statement's worth of ids at a time, in the order of `ids`.
+    private func inOrder<Row: NewestFirstRow>(_ ids: [UUID], _ read: ([UUID]) async throws -> [Row]) async throws -> [Row] {
+        var byID: [UUID: Row] = [:]
         for chunk in ids.chunked(StatementLimits.bindsPerStatement) {
-            for row in try await placeQuery(withCreator: withCreator).where(Self.place(PlaceColumn.id), .in, SQLBind.group(Array(chunk))).all() {
-                let place = try Self.placeRow(from: row, withCreator: withCreator)
-                byID[place.id] = place
-            }
+            for row in try await read(Array(chunk)) { byID[row.id] = row }
         }
         return ids.compactMap { byID[$0] }
     }
 
-    /// Places newest first, with who added each; those `addedBy` one person when given.
-    package func placesNewestFirst(_ page: CursorPageRequest, addedBy: UUID? = nil) async throws -> (items: [PlaceRow], nextCursor: String?) {
-        let query = placeQuery(withCreator: true)
+    // MARK: Places as the LookForRealBurger app lists them
+
+    /// Places with only what a shop post carries, and who added each (nil for the seeded): the
+    /// app's map reads every place at once, and each column more is a decode per place (with all
+    /// of `PlaceRow`'s columns, its first read after a write took 190 ms at 10,000 places, not 115).
+    private func listedPlaceQuery() -> SQLSelectBuilder {
+        sql.select()
+            .columns([PlaceColumn.id, PlaceColumn.name, PlaceColumn.address, PlaceColumn.lat, PlaceColumn.lon, PlaceColumn.phone,
+                      PlaceColumn.kakaoID, PlaceColumn.createdAt, PlaceColumn.createdBy].map { Self.place($0) })
+            .from(Self.places).joiningPerson("creator", on: Self.place(PlaceColumn.createdBy), keepingOrphans: true)
+    }
+
+    private static func listedPlace(from row: any SQLRow) throws -> ListedPlace {
+        ListedPlace(
+            id: try row.decode(column: PlaceColumn.id, as: UUID.self), name: try row.decode(column: PlaceColumn.name, as: String.self),
+            address: try row.decode(column: PlaceColumn.address, as: String.self), lat: try row.decode(column: PlaceColumn.lat, as: Double.self),
+            lon: try row.decode(column: PlaceColumn.lon, as: Double.self), phone: try row.decode(column: PlaceColumn.phone, as: String?.self),
+            kakaoID: try row.decode(column: PlaceColumn.kakaoID, as: String?.self),
+            creator: try AccountStore.person("creator", id: try row.decode(column: PlaceColumn.createdBy, as: UUID?.self), in: row).map(PersonRow.init),
+            createdAt: try row.decode(column: PlaceColumn.createdAt, as: Date?.self) ?? Date(timeIntervalSince1970: 0))
+    }
+
+    /// Places newest first; those `addedBy` one person when given.
+    package func listedPlaces(_ page: CursorPageRequest, addedBy: UUID? = nil) async throws -> (items: [ListedPlace], nextCursor: String?) {
+        let query = listedPlaceQuery()
         if let addedBy { query.where(Self.place(PlaceColumn.createdBy), .equal, SQLBind(addedBy)) }
         let rows = try await query.newestFirst(createdAt: Self.place(PlaceColumn.createdAt), id: Self.place(PlaceColumn.id), page)
-            .all().map { try Self.placeRow(from: $0, withCreator: true) }
+            .all().map(Self.listedPlace(from:))
         return page.page(of: rows)
+    }
+
+    /// Places in these ids' order.
+    package func listedPlaces(_ ids: [UUID]) async throws -> [ListedPlace] {
+        try await inOrder(ids) { chunk in
+            try await listedPlaceQuery().where(Self.place(PlaceColumn.id), .in, SQLBind.group(chunk)).all().map(Self.listedPlace(from:))
+        }
     }
 
     /// The places of a box whose name or address holds `text` (every place of it without), at most
@@ -300,8 +329,6 @@ package struct PlaceRow: Sendable, NewestFirstRow {
     /// The Kakao place id the LookForRealBurger app registered it under.
     package let kakaoID: String?
     let createdBy: UUID?
-    /// Who added it, when the read joined them (`placeQuery(withCreator:)`).
-    package let creator: PersonRow?
     package let reviewCount: Int
     let ratingSum: Int
     let coverPhotoID: UUID?
@@ -309,6 +336,20 @@ package struct PlaceRow: Sendable, NewestFirstRow {
     package let createdAt: Date
 
     package var coordinate: Coordinate { Coordinate(unchecked: lat, lon) }
+}
+
+/// A place as the LookForRealBurger app's shop posts carry it (`listedPlaces`).
+package struct ListedPlace: Sendable, NewestFirstRow {
+    package let id: UUID
+    package let name: String
+    package let address: String
+    package let lat: Double
+    package let lon: Double
+    package let phone: String?
+    package let kakaoID: String?
+    /// Who added it; nil for the seeded catalog's places.
+    package let creator: PersonRow?
+    package let createdAt: Date
 }
 
 /// Who wrote or did something, as lists name them.

@@ -1,7 +1,6 @@
 import Accounts
 import Fluent
 import Media
-import NIOConcurrencyHelpers
 import Platform
 import SQLKit
 import Vapor
@@ -13,7 +12,7 @@ import Vapor
 /// values (`PlaceRow`, `ReviewRow`, `PhotoRow`, `CommentRow`, `ReviewCard`), and keeps the Fluent
 /// models to itself for the inserts that want them.
 ///
-/// Every write announces what it changed (`MapAnnouncements`): the place index (pins, lists),
+/// Every write announces what it changed (`MapAnnouncements`, `+Announcements.swift`): the place index (pins, lists),
 /// the kept answers and details, and the other instances follow the store, never a caller. A write
 /// of several statements runs in one transaction and is announced once it committed.
 ///
@@ -366,87 +365,5 @@ package struct PersonRow: Sendable {
 
     init(_ person: AccountStore.JoinedPerson) {
         self.init(id: person.id, nickname: person.nickname, imageKey: person.profileImageKey)
-    }
-}
-
-/// What follows the map's writes: the place index (this instance's at once, the others' through
-/// the event bus), the places' versions, the kept answers. Inside a store's transaction the
-/// announcements wait for its commit (`Pending`).
-struct MapAnnouncements: Sendable {
-    private let application: Application
-    private let pending: Pending?
-
-    init(_ application: Application) {
-        self.application = application
-        self.pending = nil
-    }
-
-    private init(application: Application, pending: Pending) {
-        self.application = application
-        self.pending = pending
-    }
-
-    func deferring(into pending: Pending) -> MapAnnouncements { MapAnnouncements(application: application, pending: pending) }
-
-    /// Places whose own fields changed (count, rating, cover): their index entries are re-read.
-    func placesChanged(_ ids: [UUID], store: BurgerMapStore) async {
-        if let pending { return pending.add(places: ids) }
-        let app = application
-        app.placeVersions.changed(ids)
-        for id in Set(ids) {
-            if app.placeIndex.isLoaded {
-                // The write has committed: a failed re-read is logged (the periodic reload mends it).
-                do { app.placeIndex.refresh(id, entries: try await store.indexEntries(only: id)) } catch {
-                    app.logger.warning("the place index could not re-read a place after a write: \(error)")
-                }
-            }
-            await app.events.publish(id.uuidString, to: PlaceIndex.topic)
-        }
-        app.burgerMapCache.invalidate()
-    }
-
-    /// What review lists show changed: `places` are those whose own content changed with it (their
-    /// marks, their reviews), none for a write that touches no place (a like, a comment), nil when
-    /// it cannot say (`PlaceVersions`).
-    func contentChanged(places: [UUID]?) async {
-        if let pending { return pending.add(content: places) }
-        let app = application
-        if let places { app.placeVersions.changed(places) } else { app.placeVersions.changedEverything() }
-        app.burgerMapCache.invalidate()
-        await app.events.publish(PlaceVersions.message(places: places), to: PlaceIndex.contentTopic)
-    }
-
-    /// Everything may have changed (an account's rows went by cascade): the index is read again.
-    func everythingChanged(store: BurgerMapStore) async throws {
-        let app = application
-        if app.placeIndex.isLoaded { try await app.placeIndex.reload(from: store) }
-        await contentChanged(places: nil)
-    }
-
-    func announce(_ changes: Pending.Changes, store: BurgerMapStore) async {
-        if !changes.places.isEmpty { await placesChanged(changes.places, store: store) }
-        if let content = changes.content { await contentChanged(places: content.everything ? nil : content.places) }
-    }
-
-    /// What a transaction changed, announced after its commit.
-    final class Pending: Sendable {
-        struct Changes {
-            var places: [UUID] = []
-            var content: (places: [UUID], everything: Bool)?
-        }
-
-        private let changes = NIOLockedValueBox(Changes())
-
-        func add(places more: [UUID]) { changes.withLockedValue { $0.places.append(contentsOf: more) } }
-
-        func add(content places: [UUID]?) {
-            changes.withLockedValue { changes in
-                var content = changes.content ?? ([], false)
-                if let places { content.places.append(contentsOf: places) } else { content.everything = true }
-                changes.content = content
-            }
-        }
-
-        var taken: Changes { changes.withLockedValue { taken in defer { taken = Changes() }; return taken } }
     }
 }

@@ -66,21 +66,8 @@ PY
 # Median of seven map reads, each the first after a write (a mark set or cleared on one shop
 # through the app's own route), in ms: what the app's map waits after someone's review or mark.
 after_write() {
-  python3 - "$URL" "$SHOPS" "$KEY" "$TOKEN" "$DATA/shops.json" <<'PY'
-import json, statistics, sys, time, urllib.request
-url, shops, key, token, listed = sys.argv[1:]
-shop = json.load(open(listed))["data"][0]["post_id"]
-headers = {"SesacKey": key, "Authorization": token}
-times = []
-for i in range(7):
-    mark = urllib.request.Request(f"{url}/v1/posts/{shop}/like", method="POST", headers={**headers, "Content-Type": "application/json"},
-                                  data=json.dumps({"like_status": i % 2 == 0}).encode())
-    urllib.request.urlopen(mark).read()
-    started = time.perf_counter()
-    urllib.request.urlopen(urllib.request.Request(url + shops, headers=headers)).read()
-    times.append((time.perf_counter() - started) * 1000)
-print(f"{statistics.median(times):.1f}")
-PY
+  python3 Benchmarks/map_after_write.py "$URL" "$KEY" "$TOKEN" \
+    "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["data"][0]["post_id"])' "$DATA/shops.json")" "$SHOPS"
 }
 
 measure() { wrk -t2 -c64 -d"${DURATION}s" --timeout 10s --latency "$@" | python3 "$ROOT/Benchmarks/wrk_summary.py"; }

@@ -97,19 +97,6 @@ done
 
 # The app's whole map, each read the first after a write (a mark set or cleared on one shop).
 after_write() {  # side → median ms
-  python3 - "${URL[$1]}" "$KEY" "${TOKEN[$1]}" "${SHOP[$1]}" <<'PY'
-import json, statistics, sys, time, urllib.request
-url, key, token, shop = sys.argv[1:]
-headers = {"SesacKey": key, "Authorization": token}
-times = []
-for i in range(7):
-    mark = urllib.request.Request(f"{url}/v1/posts/{shop}/like", method="POST", headers={**headers, "Content-Type": "application/json"},
-                                  data=json.dumps({"like_status": i % 2 == 0}).encode())
-    urllib.request.urlopen(mark).read()
-    started = time.perf_counter()
-    urllib.request.urlopen(urllib.request.Request(url + "/v1/posts?limit=300000&product_id=LFRB_BURGER_HOUSE_TEST", headers=headers)).read()
-    times.append((time.perf_counter() - started) * 1000)
-print(f"{statistics.median(times):.1f}")
-PY
+  python3 Benchmarks/map_after_write.py "${URL[$1]}" "$KEY" "${TOKEN[$1]}" "${SHOP[$1]}" "/v1/posts?limit=300000&product_id=LFRB_BURGER_HOUSE_TEST"
 }
 printf '\nThe app'"'"'s map (%s shops), first read after a write, median of 7: old %s ms, new %s ms\n' "$PLACES" "$(after_write old)" "$(after_write new)"

@@ -228,14 +228,35 @@ struct LSLPPayment: Content {
 }
 
 /// Our places and reviews as the app's posts. Everything a page of posts shows beside our own rows
-/// (who liked, who marked, the comments, a place's reviews) is read in one go per kind.
+/// (everyone who liked, bookmarked or marked them — the app's `likes`/`likes2` arrays hold people,
+/// not counts —, each review's comments, each place's reviews as its "comments") is read from the
+/// map's stores in one go per kind, one query per 500 posts.
 struct LSLPPostWriter {
     let map: BurgerMapService
 
+    // MARK: Reads
+
+    /// Places newest first, with who added each; those `addedBy` one person when given.
+    func places(_ page: CursorPageRequest, addedBy: UUID? = nil) async throws -> (items: [ListedPlace], nextCursor: String?) {
+        try await map.store.listedPlaces(page, addedBy: addedBy)
+    }
+
+    func place(_ id: UUID) async throws -> ListedPlace? {
+        try await map.store.listedPlaces([id]).first
+    }
+
+    /// Places someone marked (`eaten` is the app's `likes`, `want` its `likes2`), the latest first.
+    func markedPlaces(_ kind: BurgerMark.Kind, of userID: UUID, _ page: CursorPageRequest) async throws -> (items: [ListedPlace], nextCursor: String?) {
+        let marked = try await map.people.markedPlaces(kind, by: userID, page)
+        return (try await map.store.listedPlaces(marked.items), marked.nextCursor)
+    }
+
+    // MARK: Posts
+
     func posts(of cards: [ReviewCard]) async throws -> [LSLPPost] {
         let ids = cards.map(\.id)
-        let reactors = try await map.reactors(ofReviews: ids)
-        let comments = try await map.comments(ofReviews: ids)
+        let reactors = try await map.people.reactors(ofReviews: ids)
+        let comments = try await map.store.comments(ofReviews: ids)
         return cards.map { card in
             LSLPPost(post_id: ObjectID.of(card.id), product_id: LSLPPostRules.Product.review.rawValue, title: card.title,
                      price: card.rating, content: card.text, content1: ObjectID.of(card.placeID),
@@ -256,8 +277,8 @@ struct LSLPPostWriter {
     /// are the people who ate there, `likes2` those who want to go; `comments` its reviews.
     func posts(of places: [ListedPlace]) async throws -> [LSLPPost] {
         let ids = places.map(\.id)
-        let markers = try await map.markers(ofPlaces: ids)
-        let reviews = try await map.reviewsAsComments(ofPlaces: ids)
+        let markers = try await map.people.markers(ofPlaces: ids)
+        let reviews = try await map.store.reviewsAsComments(ofPlaces: ids)
         return places.map { place in
             LSLPPost(post_id: ObjectID.of(place.id), product_id: LSLPPostRules.Product.place.rawValue, title: place.name, price: nil,
                      content: LSLPPostRules.shopContent(name: place.name), content1: LSLPPostRules.coordinateText(place.lon),
@@ -276,7 +297,7 @@ struct LSLPPostWriter {
         LSLPPost(post_id: ObjectID.of(BurgerDonations.postID), product_id: LSLPPostRules.donationProduct, title: title,
                  price: BurgerDonations.amount, content: content, content1: "", content2: nil, content3: nil, content4: nil, content5: nil,
                  createdAt: JavaScriptDate.string(BurgerDonations.postedAt), creator: .catalog, files: [], likes: [], likes2: [],
-                 buyers: try await map.donors().map(ObjectID.of), hashTags: [], comments: [])
+                 buyers: try await BurgerDonations(database: map.database).donors().map(ObjectID.of), hashTags: [], comments: [])
     }
 
     /// `uploads/posts/<photo id>.<jpg|png|webp>`, the extension its stored file's; the catalog's

@@ -40,7 +40,7 @@ extension BurgerMapCompatRoutes {
             let page = try await map.reactions(second ? .bookmark : .like, of: me, query.page)
             return LSLPPostPage(data: try await writer.posts(of: page.items), nextCursor: page.nextCursor)
         case .place:
-            let page = try await map.markedPlaces(second ? .want : .eaten, of: me, query.page)
+            let page = try await writer.markedPlaces(second ? .want : .eaten, of: me, query.page)
             return LSLPPostPage(data: try await writer.posts(of: page.items), nextCursor: page.nextCursor)
         }
     }
@@ -162,7 +162,7 @@ extension BurgerMapCompatRoutes {
         let paymentID = try body.imp_uid.required("imp_uid")
         let postID = try body.post_id.required("post_id")
         guard case .donation = try await target(id: postID, req) else { throw AppError.invalid("not_for_sale") }
-        let donation = try await req.burgerMap.donate(paymentID: paymentID, by: me, gateway: req.application.paymentGateway, logger: req.logger)
+        let donation = try await BurgerDonations(database: req.db).donate(paymentID: paymentID, by: me, gateway: req.application.paymentGateway, logger: req.logger)
         return LSLPPayment(buyer_id: ObjectID.of(me), post_id: postID, merchant_uid: donation.merchantUID, productName: req.t("lslp.donation_title"),
                            price: donation.amount, paidAt: JavaScriptDate.string(donation.createdAt))
     }

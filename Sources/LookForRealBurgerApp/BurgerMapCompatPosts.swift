@@ -73,7 +73,7 @@ extension BurgerMapCompatRoutes {
             switch query.product {
             case .place:
                 // Each shop kept encoded on its own: a write re-makes the shops it touched, not the map.
-                let places = try await map.placeRows(query.page)
+                let places = try await writer.places(query.page)
                 var json = JSONBytes(capacity: 2_048 * places.items.count + 64)
                 json.raw("{\"data\":")
                 try await shops.writeList(of: places.items, into: &json) { rows in try await writer.posts(of: rows) }
@@ -96,7 +96,7 @@ extension BurgerMapCompatRoutes {
         let map = req.burgerMap, writer = postWriter(req)
         switch query.product {
         case .place:
-            let page = try await map.placeRows(query.page, addedBy: author)
+            let page = try await writer.places(query.page, addedBy: author)
             return LSLPPostPage(data: try await writer.posts(of: page.items), nextCursor: page.nextCursor)
         case .review:
             let page = try await map.reviews(byAuthor: author, query.page, viewer: nil)
@@ -131,7 +131,7 @@ extension BurgerMapCompatRoutes {
         let map = req.burgerMap, writer = postWriter(req)
         switch target {
         case .place(let id):
-            guard let row = try await map.placeRow(id), let post = try await writer.posts(of: [row]).first else {
+            guard let row = try await writer.place(id), let post = try await writer.posts(of: [row]).first else {
                 throw LSLPFailure(410, AppError.notFound("post_not_found"))
             }
             return post

@@ -118,8 +118,3 @@ struct AppUserStore {
         try await sql.delete(from: networks).where(SQLIdentifier(NetworkColumn.uid), .in, SQLGroupExpression(uids.select)).run()
     }
 }
-
-extension MatesService {
-    /// The store of the apps' own tables, on the service's database.
-    var appUsers: AppUserStore { AppUserStore(database: database) }
-}

@@ -10,7 +10,7 @@ import Vapor
 struct LenientForm: Sendable {
     package private(set) var fields: [(key: String, value: String)] = []
 
-    package init(_ text: String) {
+    init(_ text: String) {
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let key = Self.decode(parts[0]), !key.isEmpty else { continue }
@@ -20,7 +20,7 @@ struct LenientForm: Sendable {
         }
     }
 
-    package init(request: Request) {
+    init(request: Request) {
         guard let buffer = request.body.data else {
             self.init("")
             return
@@ -33,12 +33,12 @@ struct LenientForm: Sendable {
     }
 
     /// The first value of `key` (or `key[]`).
-    package func value(_ key: String) -> String? {
+    func value(_ key: String) -> String? {
         fields.first { $0.key == key || $0.key == key + "[]" }?.value
     }
 
     /// Every value of `key`, `key[]` and `key[0]`, `key[1]`… in the order sent; empty when absent.
-    package func values(_ key: String) -> [String] {
+    func values(_ key: String) -> [String] {
         fields.filter { field in
             field.key == key || field.key == key + "[]"
                 || (field.key.hasPrefix(key + "[") && field.key.hasSuffix("]") && Int(field.key.dropFirst(key.count + 1).dropLast()) != nil)
@@ -46,7 +46,7 @@ struct LenientForm: Sendable {
     }
 
     /// A whole number sent as decimal text (`"1"`, `" 1 "`, `"1.0"`); nil when absent or not one.
-    package func integer(_ key: String) -> Int? {
+    func integer(_ key: String) -> Int? {
         guard let text = value(key)?.trimmingCharacters(in: .whitespaces) else { return nil }
         if let whole = Int(text) { return whole }
         guard let number = Double(text), number.isFinite, number == number.rounded(), abs(number) < 1e15 else { return nil }
@@ -54,7 +54,7 @@ struct LenientForm: Sendable {
     }
 
     /// A finite decimal number; nil when absent or not one.
-    package func number(_ key: String) -> Double? {
+    func number(_ key: String) -> Double? {
         guard let text = value(key)?.trimmingCharacters(in: .whitespaces), let number = Double(text), number.isFinite else { return nil }
         return number
     }

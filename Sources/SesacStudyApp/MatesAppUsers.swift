@@ -67,7 +67,7 @@ struct CreateMatesAppUsers: NamedMigration {
 
 /// The networks (`ClientNetwork`) each app uid called `/v1` from, with when it last did: a chat
 /// socket without the binding cookie binds that uid from the latest of them
-/// (`MatesService.appLatestNetwork`). Pruned after a day and at withdrawal.
+/// (`SesacAppService.appLatestNetwork`). Pruned after a day and at withdrawal.
 struct CreateMatesAppNetworks: NamedMigration {
     static let schema = "mates_app_networks"
 

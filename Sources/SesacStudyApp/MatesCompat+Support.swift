@@ -48,7 +48,7 @@ extension Request {
     /// more), or 406; notes the network and the binding cookie as `sesacAppUser` does.
     func sesacAppAccount() async throws -> UUID {
         let identity = try sesacIdentity()
-        guard let account = try await mates.appAccountNotingSighting(uid: identity.uid, address: clientAddress) else {
+        guard let account = try await sesacApp.appAccountNotingSighting(uid: identity.uid, address: clientAddress) else {
             throw AppError(.notAcceptable, "app_user_unknown")
         }
         socketBindingUID = identity.uid
@@ -57,8 +57,8 @@ extension Request {
 
     func sesacAppUser() async throws -> MatesAppUser {
         let identity = try sesacIdentity()
-        guard let appUser = try await mates.appUser(identity.uid) else { throw AppError(.notAcceptable, "app_user_unknown") }
-        try await mates.noteAppSighting(appUser, address: clientAddress)
+        guard let appUser = try await sesacApp.appUser(identity.uid) else { throw AppError(.notAcceptable, "app_user_unknown") }
+        try await sesacApp.noteAppSighting(appUser, address: clientAddress)
         socketBindingUID = identity.uid
         return appUser
     }
@@ -127,7 +127,7 @@ enum Sesac {
     /// The account behind an `otheruid`; `unknown` names the outcome when there is none.
     static func other(_ uid: String?, _ req: Request, unknown: String) async throws -> UUID {
         guard let uid, !uid.isEmpty else { throw missing("otheruid") }
-        guard let account = try await req.mates.account(forAppUID: uid) else { throw AppError.conflict(unknown) }
+        guard let account = try await req.sesacApp.account(forAppUID: uid) else { throw AppError.conflict(unknown) }
         return account
     }
 }

@@ -107,7 +107,7 @@ struct SesacSearch: Content {
     let fromQueueDBRequested: [Person]
     let fromRecommend: [String]
 
-    package init(fromQueueDB: [Person], fromQueueDBRequested: [Person], fromRecommend: [String]) {
+    init(fromQueueDB: [Person], fromQueueDBRequested: [Person], fromRecommend: [String]) {
         self.fromQueueDB = fromQueueDB
         self.fromQueueDBRequested = fromQueueDBRequested
         self.fromRecommend = fromRecommend

@@ -41,7 +41,7 @@ struct MatesCompatRoutes: RouteCollection {
 
     func user(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
-        return try await SesacUser(try await req.mates.appUserRecord(appUser)).encodeResponse(for: req)
+        return try await SesacUser(try await req.sesacApp.appUserRecord(appUser)).encodeResponse(for: req)
     }
 
     func signUp(req: Request) async throws -> Response {
@@ -54,15 +54,15 @@ struct MatesCompatRoutes: RouteCollection {
             let gender = try Sesac.gender(form, required: true) ?? .unspecified
             let signUp = AppSignUp(phoneNumber: form.value("phoneNumber") ?? identity.phoneNumber ?? "", fcmToken: form.value("FCMtoken") ?? "",
                                    nickname: nickname, birth: birth, email: form.value("email") ?? identity.email ?? "", gender: gender)
-            let appUser = try await req.mates.signUpApp(uid: identity.uid, projectID: identity.projectID, verifiedPhone: identity.phoneNumber,
+            let appUser = try await req.sesacApp.signUpApp(uid: identity.uid, projectID: identity.projectID, verifiedPhone: identity.phoneNumber,
                                                         signUp, accounts: req.accounts)
-            return try await SesacUser(try await req.mates.appUserRecord(appUser)).encodeResponse(for: req)
+            return try await SesacUser(try await req.sesacApp.appUserRecord(appUser)).encodeResponse(for: req)
         }
     }
 
     func withdraw(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
-        try await req.mates.withdrawApp(appUser, accounts: req.accounts)
+        try await req.sesacApp.withdrawApp(appUser, accounts: req.accounts)
         return Sesac.ok()
     }
 
@@ -82,7 +82,7 @@ struct MatesCompatRoutes: RouteCollection {
                 change[keyPath: path] = age
             }
             let study = try form.value("study").map { try Sesac.study($0) }
-            try await req.mates.updateMyPage(appUser, change, study: study, searchable: searchable)
+            try await req.sesacApp.updateMyPage(appUser, change, study: study, searchable: searchable)
             return Sesac.ok()
         }
     }
@@ -93,7 +93,7 @@ struct MatesCompatRoutes: RouteCollection {
         return try await Sesac.outcome(req, [:]) {
             guard let token = form.value("FCMtoken") else { throw Sesac.missing("FCMtoken") }
             guard token.utf8.count <= 4096 else { throw Sesac.badField("FCMtoken") }
-            try await req.mates.setPushToken(token, of: appUser)
+            try await req.sesacApp.setPushToken(token, of: appUser)
             return Sesac.ok()
         }
     }
@@ -106,7 +106,7 @@ struct MatesCompatRoutes: RouteCollection {
         return try await Sesac.outcome(req, ["item_not_owned": 201, "unknown_item": 201]) {
             guard let avatar = form.integer("sesac") else { throw Sesac.missing("sesac") }
             guard let background = form.integer("background") else { throw Sesac.missing("background") }
-            _ = try await req.mates.equip(avatar: avatar, background: background, for: try await req.mates.verifiedProfile(appUser.userID))
+            _ = try await req.mates.equip(avatar: avatar, background: background, for: appUser.userID)
             return Sesac.ok()
         }
     }
@@ -121,7 +121,7 @@ struct MatesCompatRoutes: RouteCollection {
             guard let receipt = form.value("receipt"), !receipt.isEmpty else { throw Sesac.missing("receipt") }
             guard let product = form.value("product") else { throw Sesac.missing("product") }
             guard req.application.settings.mates.appStore == .test else { throw AppError.invalid("receipt_not_verifiable") }
-            _ = try await req.mates.grantUnverifiedReceipt(receipt, product: product, for: try await req.mates.verifiedProfile(appUser.userID))
+            _ = try await req.sesacApp.grantUnverifiedReceipt(receipt, product: product, for: appUser.userID)
             return Sesac.ok()
         }
     }
@@ -130,17 +130,16 @@ struct MatesCompatRoutes: RouteCollection {
 
     func startSearching(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
-        let profile = try await req.mates.verifiedProfile(appUser.userID)
-        if profile.suspendedAt != nil { return Sesac.status(201, "suspended", req) }
+        if try await req.mates.ownProfile(appUser.userID).suspended { return Sesac.status(201, "suspended", req) }
         let form = LenientForm(request: req)
         do {
             return try await Sesac.outcome(req, ["already_matched": 200]) {
                 let point = try Sesac.coordinate(form)
-                try await req.mates.appStartSearching(profile, appUser, at: point, topics: SesacWire.studyList(form.values("studylist")))
+                try await req.sesacApp.appStartSearching(appUser, at: point, topics: SesacWire.studyList(form.values("studylist")))
                 return Sesac.ok()
             }
         } catch let error as AppError where error.code == "search_blocked" {
-            let dodges = try await req.mates.dodgeCounts(appUser.userID)
+            let dodges = try await req.sesacApp.dodgeCounts(appUser.userID)
             return Sesac.status(SesacWire.penaltyStatus(dodgesToday: dodges.today), error, req)
         }
     }
@@ -148,7 +147,7 @@ struct MatesCompatRoutes: RouteCollection {
     func stopSearching(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         return try await Sesac.outcome(req, ["already_matched": 201]) {
-            _ = try await req.mates.stopSearching(try await req.mates.verifiedProfile(appUser.userID))
+            _ = try await req.mates.stopSearching(user: appUser.userID)
             return Sesac.ok()
         }
     }
@@ -156,7 +155,7 @@ struct MatesCompatRoutes: RouteCollection {
     func myQueueState(req: Request) async throws -> Response {
         // Polled every few seconds by every app that searches: that common case is one statement.
         let identity = try req.sesacIdentity()
-        switch try await req.mates.appSearchingFastPath(uid: identity.uid, address: req.clientAddress) {
+        switch try await req.sesacApp.appSearchingFastPath(uid: identity.uid, address: req.clientAddress) {
         case .unknown: throw AppError(.notAcceptable, "app_user_unknown")
         case .searching:
             req.socketBindingUID = identity.uid
@@ -164,10 +163,9 @@ struct MatesCompatRoutes: RouteCollection {
         case .other: break
         }
         let appUser = try await req.sesacAppUser()
-        let profile = try await req.mates.verifiedProfile(appUser.userID)
-        guard let state = try await req.mates.appQueueState(profile, appUser) else { return Sesac.status(201, "normal_state", req) }
+        guard let state = try await req.sesacApp.appQueueState(appUser) else { return Sesac.status(201, "normal_state", req) }
         var partnerUID: String?
-        if let partner = state.partner { partnerUID = try await req.mates.appUIDs(of: [partner])[partner] }
+        if let partner = state.partner { partnerUID = try await req.sesacApp.appUIDs(of: [partner])[partner] }
         return try await SesacQueueState(dodged: state.dodged ? 1 : 0, matched: state.matched ? 1 : 0, reviewed: state.reviewed ? 1 : 0,
                                          matchedNick: state.matched ? state.partnerNickname ?? "" : nil,
                                          matchedUid: state.matched ? partnerUID : nil).encodeResponse(for: req)
@@ -188,7 +186,7 @@ struct MatesCompatRoutes: RouteCollection {
             if standing.suspended { throw AppError(.forbidden, "suspended") }
             let found = try await req.mates.nearby(standing, at: point, limit: CursorPageRequest.maxLimit)
             let people = found.people + found.requestedMe
-            let uids = try await req.mates.appUIDs(of: people.map(\.id))
+            let uids = try await req.sesacApp.appUIDs(of: people.map(\.id))
             let comments = try await req.mates.receivedComments(of: people.map(\.id))
             func wire(_ person: MatePerson) -> SesacSearch.Person {
                 SesacSearch.Person(uid: uids[person.id] ?? person.id.uuidString.lowercased(), nick: person.nickname,
@@ -210,10 +208,9 @@ struct MatesCompatRoutes: RouteCollection {
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, ["mate_not_searching": 202, "user_not_found": 202, "mate_already_matched": 202]) {
             let other = try await Sesac.other(form.value("otheruid"), req, unknown: "mate_not_searching")
-            let profile = try await req.mates.verifiedProfile(appUser.userID)
             let matched = Sesac.status(201, "matched_by_request", req)
-            if try await req.mates.isMatched(profile, with: other) { return matched }
-            return try await req.mates.request(from: profile, to: other).match == nil ? Sesac.ok() : matched
+            if try await req.mates.isMatched(appUser.userID, with: other) { return matched }
+            return try await req.mates.requestMatch(from: appUser.userID, to: other) == nil ? Sesac.ok() : matched
         }
     }
 
@@ -233,7 +230,7 @@ struct MatesCompatRoutes: RouteCollection {
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, ["wrong_partner": 201, "not_matched": 201]) {
             let other = try await Sesac.other(form.value("otheruid"), req, unknown: "wrong_partner")
-            try await req.mates.appDodge(try await req.mates.verifiedProfile(appUser.userID), appUser, other: other)
+            try await req.sesacApp.appDodge(appUser, other: other)
             return Sesac.ok()
         }
     }
@@ -244,7 +241,7 @@ struct MatesCompatRoutes: RouteCollection {
         return try await Sesac.outcome(req, ["wrong_partner": 201, "already_reviewed": 201, "match_not_ended": 201, "not_matched": 201]) {
             let other = try await Sesac.other(req.parameters.get("uid") ?? form.value("otheruid"), req, unknown: "wrong_partner")
             guard let picks = SesacWire.reputationPicks(form.values("reputation")) else { throw Sesac.badField("reputation") }
-            try await req.mates.appReview(try await req.mates.verifiedProfile(appUser.userID), appUser, other: other, picks: picks,
+            try await req.sesacApp.appReview(appUser, other: other, picks: picks,
                                           comment: form.value("comment") ?? "")
             return Sesac.ok()
         }
@@ -259,8 +256,8 @@ struct MatesCompatRoutes: RouteCollection {
         return try await Sesac.outcome(req, ["match_ended": 201, "not_matched": 201]) {
             guard let text = form.value("chat") else { throw Sesac.missing("chat") }
             let other = try await Sesac.other(uid, req, unknown: "not_matched")
-            let profile = try await req.mates.verifiedProfile(appUser.userID)
-            guard profile.suspendedAt == nil else { throw AppError(.forbidden, "suspended") }
+            let profile = try await req.mates.ownProfile(appUser.userID)
+            guard !profile.suspended else { throw AppError(.forbidden, "suspended") }
             guard let matchID = profile.matchID, let match = try? await req.mates.match(matchID, for: appUser.userID),
                   match.partner(of: appUser.userID) == other else { throw AppError.conflict("not_matched") }
             let message = try await req.mates.send(text, in: match, by: appUser.userID)
@@ -280,7 +277,7 @@ struct MatesCompatRoutes: RouteCollection {
                 guard let date = SesacWire.parseDate(text) else { throw Sesac.badField("lastchatDate") }
                 after = date
             }
-            guard let other = try await req.mates.account(forAppUID: uid) else { return try await SesacChatList(payload: []).encodeResponse(for: req) }
+            guard let other = try await req.sesacApp.account(forAppUID: uid) else { return try await SesacChatList(payload: []).encodeResponse(for: req) }
             // Strictly after the millisecond the app saw (the stored time has microseconds).
             let bound = Double(JavaScriptDate.millisecond(of: after) + 1) / 1000 - 0.000_000_5
             let rows = try await req.mates.messagesBetween(appUser.userID, other, after: Date(timeIntervalSince1970: bound), limit: 2_000)

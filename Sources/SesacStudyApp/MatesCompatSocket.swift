@@ -55,7 +55,7 @@ struct MatesCompatSocket: SocketIOHandler {
     func received(event: String, arguments: [SocketIOValue], from client: SocketIOClient) async -> [SocketIOValue]? {
         guard event == Self.bindEvent, let uid = arguments.first?.string, !uid.isEmpty, uid.utf8.count <= 128 else { return nil }
         let application = client.application
-        let service = MatesService(database: application.db, application: application)
+        let service = SesacAppService(database: application.db, application: application)
         switch await authorization(uid: uid, client: client, service: service) {
         case .bound(let account, let outcome):
             Self.count(outcome)
@@ -88,7 +88,7 @@ struct MatesCompatSocket: SocketIOHandler {
     }
 
     /// Whether this client may read the chats of `uid` now, later, or never.
-    private func authorization(uid: String, client: SocketIOClient, service: MatesService) async -> Authorization {
+    private func authorization(uid: String, client: SocketIOClient, service: SesacAppService) async -> Authorization {
         guard let appUser = try? await service.appUser(uid) else { return .refused(outcome: "unknown_uid") }
         if SesacSocketBinding.uid(in: client.headers, key: client.application.keys.socketBinding) == uid {
             return .bound(account: appUser.userID, outcome: "cookie")
@@ -112,9 +112,9 @@ struct MatesCompatSocket: SocketIOHandler {
     /// Forwards the lines written to `account` to the client, from the moment it is bound.
     /// `waitingFor` a network: nothing is forwarded (or kept) until the uid calls the API from it;
     /// then the binding is announced (the uid's earlier sockets stop) and lines flow from then on.
-    private func bind(_ client: SocketIOClient, uid: String, account: UUID, service: MatesService, waitingFor network: String?) {
+    private func bind(_ client: SocketIOClient, uid: String, account: UUID, service: SesacAppService, waitingFor network: String?) {
         let events = client.application.events
-        let sightings = network.map { _ in events.subscribe(to: MatesService.appSightingTopic(uid)) }
+        let sightings = network.map { _ in events.subscribe(to: SesacAppService.appSightingTopic(uid)) }
         let bindings = events.subscribe(to: Self.bindingTopic(uid))
         let lines = events.subscribe(to: MatesService.personChatTopic(account))
         let ends = events.subscribe(to: SessionEnd.topic)

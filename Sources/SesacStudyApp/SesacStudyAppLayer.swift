@@ -20,11 +20,11 @@ package enum SesacStudyAppLayer: Feature {
         app.appAccounts.follow(app)
         // The networks a uid called from are read for a day, then forgotten.
         app.lifecycle.use(PeriodicJob("forgot the apps' networks older than a day", every: .seconds(600)) { app in
-            try await MatesService(database: app.db, application: app).pruneAppSightings()
+            try await SesacAppService(database: app.db, application: app).pruneAppSightings()
         })
         // An account that goes takes its app uids' networks with it.
         app.accountRemovals.register(beforeDelete: { user, database in
-            try await MatesService.forgetAppSightings(ofAccount: user, on: database)
+            try await SesacAppService.forgetAppSightings(ofAccount: user, on: database)
         }, afterDelete: { [weak app] user, _ in
             guard let app else { return }
             await app.appUIDMemory.forget(user, announcingOn: app.events)
@@ -41,7 +41,7 @@ package enum SesacStudyAppLayer: Feature {
 extension Application {
     private struct AppUIDMemoryKey: StorageKey { typealias Value = PersonMemory<String> }
 
-    /// The uid the apps know each account by (`MatesService.appUIDs`).
+    /// The uid the apps know each account by (`SesacAppService.appUIDs`).
     var appUIDMemory: PersonMemory<String> {
         get { configured(AppUIDMemoryKey.self) }
         set { storage[AppUIDMemoryKey.self] = newValue }

@@ -159,8 +159,9 @@ final class MatesStoreTests: XCTestCase {
             XCTAssertEqual(awaited26, 3)
 
             let holding = try await store.holder(ofDestination: model.verifiedDestinationHash)
-            let holder = try XCTUnwrap(holding)
-            XCTAssertEqual(holder.id, two.id)
+            XCTAssertEqual(holding, two.id)
+            let nobody = try await store.holder(ofDestination: "no-such-destination")
+            XCTAssertNil(nobody)
             let again = try await store.markVerified(one.id, channel: .email, destinationHash: "store-test", masked: "s***@example.com")
             XCTAssertEqual(again.verifiedMasked, "s***@example.com")
             let awaited27 = try await record(one).profile.verifiedMasked
@@ -173,6 +174,97 @@ final class MatesStoreTests: XCTestCase {
             }
             let awaited28 = try await record(two).profile.verifiedChannel
             XCTAssertEqual(awaited28, "phone", "the refused write changed nothing")
+        }
+    }
+
+    /// The profile writes of a 새싹 스터디 app's sign-up: a profile verified by the app's phone
+    /// sign-in (made with the app's gender and birth year), and filling in what a profile the web
+    /// verified lacks without overwriting what it has. Both are announced.
+    func testTheAppSignUpsProfileWrites() async throws {
+        try await withTestApp { app in
+            let store = MatesStore(database: app.db, application: app)
+            let newcomer = try await app.member("앱가입"), other = try await app.member("앱가입둘")
+            let missing = try await store.record(newcomer.id)
+            XCTAssertNil(missing, "no profile before the sign-up")
+            try await store.createVerified(newcomer.id, channel: .phone, destinationHash: "app-sign-up", masked: "+82 10-****-5678",
+                                           gender: .male, birthYear: 1990)
+            let madeRecord = try await store.record(newcomer.id)
+            let made = try XCTUnwrap(madeRecord?.profile, "announced: the record is read again")
+            XCTAssertEqual([made.gender, made.verifiedChannel, made.verifiedMasked], ["male", "phone", "+82 10-****-5678"])
+            XCTAssertEqual(made.birthYear, 1990)
+            XCTAssertEqual(made.state, .idle)
+            let found = try await store.model(newcomer.id)
+            XCTAssertEqual(try XCTUnwrap(found).snapshot, made, "the row says what the model says")
+            let holder = try await store.holder(ofDestination: "app-sign-up")
+            XCTAssertEqual(holder, newcomer.id)
+            do {
+                try await store.createVerified(other.id, channel: .phone, destinationHash: "app-sign-up", masked: "x", gender: .female, birthYear: 1991)
+                XCTFail("one destination verifies one account")
+            } catch let error as AppError {
+                XCTAssertEqual(error.code, "destination_in_use")
+            }
+            let othersRecord = try await store.record(other.id)
+            XCTAssertNil(othersRecord, "the refused write made nothing")
+
+            // The web verified first and set nothing: the app's values fill in.
+            _ = try await store.markVerified(other.id, channel: .email, destinationHash: "web-first", masked: "w***@example.com")
+            try await store.fillIn(other.id, gender: .female, birthYear: 1993)
+            let filledRecord = try await store.record(other.id)
+            let filled = try XCTUnwrap(filledRecord?.profile)
+            XCTAssertEqual(filled.gender, "female")
+            XCTAssertEqual(filled.birthYear, 1993)
+            // What the profile has stays.
+            try await store.fillIn(other.id, gender: .male, birthYear: 1980)
+            let keptRecord = try await store.record(other.id)
+            XCTAssertEqual(keptRecord?.profile.gender, "female")
+            XCTAssertEqual(keptRecord?.profile.birthYear, 1993)
+            // Nothing without a profile.
+            try await store.fillIn(UUID(), gender: .male, birthYear: 1980)
+        }
+    }
+
+    /// The service's calls by account id (the apps' layer holds ids, never mates' models) do what
+    /// the profile calls do, and answer 403 for an account that never verified.
+    func testTheServiceByAccountID() async throws {
+        try await withTestApp { app in
+            let service = MatesService(database: app.db, application: app)
+            let one = try await app.mate("아이디하나"), two = try await app.mate("아이디둘")
+            let stranger = try await app.member("미인증")
+            let cityHall = Coordinate(unchecked: MatesPlaces.cityHall.lat, MatesPlaces.cityHall.lon)
+            try await service.startSearching(user: one.id, at: cityHall, topics: ["독서"])
+            try await service.startSearching(user: two.id, at: cityHall, topics: [])
+            let searching = try await service.ownProfile(one.id).state
+            XCTAssertEqual(searching, .searching)
+            let asked = try await service.requestMatch(from: one.id, to: two.id)
+            XCTAssertNil(asked, "a first request matches nobody")
+            let answered = try await service.requestMatch(from: two.id, to: one.id)
+            let match = try XCTUnwrap(answered, "asking back is accepting")
+            let matched = try await service.isMatched(one.id, with: two.id)
+            XCTAssertTrue(matched)
+            let ended = try await service.endMatch(of: one.id, dodged: false)
+            XCTAssertEqual(ended.id, match.id)
+            XCTAssertEqual(ended.endReason, "finished")
+            let after = try await service.isMatched(one.id, with: two.id)
+            XCTAssertFalse(after)
+            try await service.startSearching(user: one.id, at: cityHall, topics: [])
+            try await service.stopSearching(user: one.id)
+            let idle = try await service.ownProfile(one.id).state
+            XCTAssertEqual(idle, .idle)
+            let worn = try await service.collection(of: one.id)
+            XCTAssertEqual([worn.avatar, worn.background], [0, 0])
+            XCTAssertEqual(worn.avatars, [0])
+            let reports = try await service.countedReports(of: one.id)
+            XCTAssertEqual(reports, 0)
+            for call in [{ try await service.stopSearching(user: stranger.id) },
+                         { _ = try await service.collection(of: stranger.id) },
+                         { _ = try await service.equip(avatar: 0, background: nil, for: stranger.id) }] as [@Sendable () async throws -> Void] {
+                do {
+                    try await call()
+                    XCTFail("an account that never verified")
+                } catch let error as AppError {
+                    XCTAssertEqual(error.code, "verification_required")
+                }
+            }
         }
     }
 

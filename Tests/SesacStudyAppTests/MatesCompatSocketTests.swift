@@ -431,7 +431,7 @@ extension MatesCompatSocketTests {
             try await app.db.sql.raw("""
                 INSERT INTO mates_app_networks (uid, network, seen_at) VALUES (\(bind: b.uid), '192.0.2.9', \(bind: Date().addingTimeInterval(-25 * 3600)))
                 """).run()
-            let pruned = try await MatesService(database: app.db, application: app).pruneAppSightings()
+            let pruned = try await SesacAppService(database: app.db, application: app).pruneAppSightings()
             XCTAssertEqual(pruned, 1)
             let kept = try await networks(b.uid)
             XCTAssertEqual(kept, 1, "B's own recent network stays")

@@ -91,16 +91,16 @@ package struct QueueBody: Content {
 }
 
 struct MatePersonResponse: Content {
-    package let id: UUID
-    package let nickname: String
-    package let gender: String
-    package let topics: [String]
-    package let reputation: [Int]
-    @NullEncoded package var distanceMeters: Int?
-    package let avatar: Int
-    package let background: Int
+    let id: UUID
+    let nickname: String
+    let gender: String
+    let topics: [String]
+    let reputation: [Int]
+    @NullEncoded var distanceMeters: Int?
+    let avatar: Int
+    let background: Int
 
-    package init(_ person: MatePerson) {
+    init(_ person: MatePerson) {
         id = person.id
         nickname = person.nickname
         gender = person.gender

@@ -6,21 +6,21 @@ import Platform
 /// A person's mates profile, keyed by their account id; read and written only by `MatesStore`. Created when they confirm a code;
 /// holds what others see (gender, age, topics, look, reputation) and where they are in finding
 /// a mate (`state`, the queue position, the current match).
-package final class MatesProfile: Model, @unchecked Sendable {
-    package static let schema = "mates_profiles"
+final class MatesProfile: Model, @unchecked Sendable {
+    static let schema = "mates_profiles"
     /// Its columns are named by its store.
     typealias Column = MatesStore.ProfileColumn
 
-    @ID(custom: .string(Column.id), generatedBy: .user) package var id: UUID?
-    @Field(key: .string(Column.gender)) package var gender: String
-    @OptionalField(key: .string(Column.birthYear)) package var birthYear: Int?
+    @ID(custom: .string(Column.id), generatedBy: .user) var id: UUID?
+    @Field(key: .string(Column.gender)) var gender: String
+    @OptionalField(key: .string(Column.birthYear)) var birthYear: Int?
     /// JSON array of strings.
     @Field(key: .string(Column.topics)) var topicsJSON: String
-    @Field(key: .string(Column.searchable)) package var searchable: Bool
-    @Field(key: .string(Column.ageMin)) package var ageMin: Int
-    @Field(key: .string(Column.ageMax)) package var ageMax: Int
-    @Field(key: .string(Column.avatar)) package var avatar: Int
-    @Field(key: .string(Column.background)) package var background: Int
+    @Field(key: .string(Column.searchable)) var searchable: Bool
+    @Field(key: .string(Column.ageMin)) var ageMin: Int
+    @Field(key: .string(Column.ageMax)) var ageMax: Int
+    @Field(key: .string(Column.avatar)) var avatar: Int
+    @Field(key: .string(Column.background)) var background: Int
     /// The six reputation counters, `ReputationCategory` order.
     @Field(key: .string(Column.reputation[0])) var rep0: Int
     @Field(key: .string(Column.reputation[1])) var rep1: Int
@@ -29,31 +29,31 @@ package final class MatesProfile: Model, @unchecked Sendable {
     @Field(key: .string(Column.reputation[4])) var rep4: Int
     @Field(key: .string(Column.reputation[5])) var rep5: Int
 
-    @Field(key: .string(Column.state)) package var state: String
-    @OptionalField(key: .string(Column.lat)) package var lat: Double?
-    @OptionalField(key: .string(Column.lon)) package var lon: Double?
+    @Field(key: .string(Column.state)) var state: String
+    @OptionalField(key: .string(Column.lat)) var lat: Double?
+    @OptionalField(key: .string(Column.lon)) var lon: Double?
     /// JSON array: what they are searching for now.
     @OptionalField(key: .string(Column.queueTopics)) var queueTopicsJSON: String?
-    @OptionalField(key: .string(Column.queuedAt)) package var queuedAt: Date?
-    @OptionalField(key: .string(Column.matchID)) package var matchID: UUID?
+    @OptionalField(key: .string(Column.queuedAt)) var queuedAt: Date?
+    @OptionalField(key: .string(Column.matchID)) var matchID: UUID?
 
-    @Field(key: .string(Column.verifiedChannel)) package var verifiedChannel: String
+    @Field(key: .string(Column.verifiedChannel)) var verifiedChannel: String
     /// SHA-256 of the normalized destination: one phone number or address verifies one account.
-    @Field(key: .string(Column.verifiedDestinationHash)) package var verifiedDestinationHash: String
-    @Field(key: .string(Column.verifiedMasked)) package var verifiedMasked: String
-    @OptionalField(key: .string(Column.suspendedAt)) package var suspendedAt: Date?
+    @Field(key: .string(Column.verifiedDestinationHash)) var verifiedDestinationHash: String
+    @Field(key: .string(Column.verifiedMasked)) var verifiedMasked: String
+    @OptionalField(key: .string(Column.suspendedAt)) var suspendedAt: Date?
     /// Reports made before this no longer count toward a suspension (an admin lifted one).
-    @OptionalField(key: .string(Column.reportsClearedAt)) package var reportsClearedAt: Date?
-    @OptionalField(key: .string(Column.searchBlockedUntil)) package var searchBlockedUntil: Date?
-    @Timestamp(key: .string(Column.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
-    @Timestamp(key: .string(Column.updatedAt), on: .update, format: .microseconds) package var updatedAt: Date?
+    @OptionalField(key: .string(Column.reportsClearedAt)) var reportsClearedAt: Date?
+    @OptionalField(key: .string(Column.searchBlockedUntil)) var searchBlockedUntil: Date?
+    @Timestamp(key: .string(Column.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+    @Timestamp(key: .string(Column.updatedAt), on: .update, format: .microseconds) var updatedAt: Date?
 
-    package init() {}
+    init() {}
 
-    package var topics: [String] { Self.decodeList(topicsJSON) }
+    var topics: [String] { Self.decodeList(topicsJSON) }
     var queueTopics: [String] { Self.decodeList(queueTopicsJSON ?? "[]") }
-    package var reputation: [Int] { [rep0, rep1, rep2, rep3, rep4, rep5] }
-    package var matesState: MatesState { MatesState(rawValue: state) ?? .idle }
+    var reputation: [Int] { [rep0, rep1, rep2, rep3, rep4, rep5] }
+    var matesState: MatesState { MatesState(rawValue: state) ?? .idle }
     var ageRange: ClosedRange<Int> { ageMin...max(ageMin, ageMax) }
 
     static func decodeList(_ json: String) -> [String] {
@@ -94,19 +94,19 @@ final class MatesMatch: Model, @unchecked Sendable {
 
 /// "Let's meet": from one person searching to another; read and written only by `MatesStore`.
 /// Gone when either stops searching or is matched.
-package final class MatesRequest: Model, @unchecked Sendable {
-    package static let schema = "mates_requests"
+final class MatesRequest: Model, @unchecked Sendable {
+    static let schema = "mates_requests"
     /// Its columns are named by its store.
     typealias Column = MatesStore.RequestsColumn
 
-    @ID(key: .id) package var id: UUID?
-    @Field(key: .string(Column.from)) package var fromID: UUID
-    @Field(key: .string(Column.to)) package var toID: UUID
-    @Timestamp(key: .string(Column.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
+    @ID(key: .id) var id: UUID?
+    @Field(key: .string(Column.from)) var fromID: UUID
+    @Field(key: .string(Column.to)) var toID: UUID
+    @Timestamp(key: .string(Column.createdAt), on: .create, format: .microseconds) var createdAt: Date?
 
-    package init() {}
+    init() {}
 
-    package init(from: UUID, to: UUID) {
+    init(from: UUID, to: UUID) {
         self.fromID = from
         self.toID = to
     }

@@ -12,7 +12,12 @@ extension MatesService {
 
     /// Starts (or moves) a search at a position with topics. Refused while matched, while a
     /// dodge penalty lasts, and until the profile has a birth year (ages are how people filter).
-    package func startSearching(_ profile: MatesProfile, at point: Coordinate, topics rawTopics: [String]) async throws -> MatesProfile {
+    /// `startSearching` for an account (callers that hold ids, not profiles: the apps' layer).
+    package func startSearching(user: UUID, at point: Coordinate, topics: [String]) async throws {
+        _ = try await startSearching(try await verifiedProfile(user), at: point, topics: topics)
+    }
+
+    func startSearching(_ profile: MatesProfile, at point: Coordinate, topics rawTopics: [String]) async throws -> MatesProfile {
         let topics: [String]
         do { topics = try MatesRules.normalizedTopics(rawTopics) } catch { throw Self.appError(error) }
         try checkNotBlocked(profile)
@@ -36,7 +41,11 @@ extension MatesService {
     }
 
     /// Stops searching; what was asked of or by this person goes with it. Refused while matched.
-    package func stopSearching(_ profile: MatesProfile) async throws -> MatesProfile {
+    package func stopSearching(user: UUID) async throws {
+        _ = try await stopSearching(try await verifiedProfile(user))
+    }
+
+    func stopSearching(_ profile: MatesProfile) async throws -> MatesProfile {
         let user = try profile.requireID()
         guard try await store.stopSearching(user) else { throw AppError.conflict("already_matched") }
         try await store.dropRequests(involving: [user])
@@ -92,10 +101,16 @@ extension MatesService {
 
     // MARK: Requests and matches
 
+    /// `request` for an account (callers that hold ids: the apps' layer): the match, when `target`
+    /// had already asked back.
+    package func requestMatch(from user: UUID, to target: UUID) async throws -> MatchRow? {
+        try await request(from: try await verifiedProfile(user), to: target).match
+    }
+
     /// Asks someone searching to meet. Both must be searching and see each other. When they had
     /// already asked back, this is their acceptance: the two are matched at once (requests that
     /// meet halfway meet, on the web and in the apps alike).
-    package func request(from profile: MatesProfile, to target: UUID) async throws -> (request: MatesRequest?, match: MatchRow?) {
+    func request(from profile: MatesProfile, to target: UUID) async throws -> (request: MatesRequest?, match: MatchRow?) {
         let me = try profile.requireID()
         guard target != me else { throw AppError.invalid("cannot_request_self") }
         guard profile.matesState != .matched else { throw AppError.conflict("already_matched") }
@@ -119,8 +134,13 @@ extension MatesService {
         return (request, nil)
     }
 
+    /// Whether the account is matched with `other` now.
+    package func isMatched(_ user: UUID, with other: UUID) async throws -> Bool {
+        try await isMatched(try await verifiedProfile(user), with: other)
+    }
+
     /// Whether `profile` is matched with `other` now.
-    package func isMatched(_ profile: MatesProfile, with other: UUID) async throws -> Bool {
+    func isMatched(_ profile: MatesProfile, with other: UUID) async throws -> Bool {
         try await currentMatch(of: profile)?.partner(of: try profile.requireID()) == other
     }
 
@@ -194,7 +214,11 @@ extension MatesService {
 
     /// Ends the current match: `finished` normally, `dodged` early (the dodger's penalty counts
     /// it). Both go back to idle; the partner hears of it in the chat and the inbox.
-    package func endMatch(_ profile: MatesProfile, dodged: Bool) async throws -> MatchRow {
+    package func endMatch(of user: UUID, dodged: Bool) async throws -> MatchRow {
+        try await endMatch(try await verifiedProfile(user), dodged: dodged)
+    }
+
+    func endMatch(_ profile: MatesProfile, dodged: Bool) async throws -> MatchRow {
         let me = try profile.requireID()
         guard profile.matesState == .matched, let matchID = profile.matchID,
               var match = try await store.match(matchID) else { throw AppError.conflict("not_matched") }
@@ -224,7 +248,7 @@ extension MatesService {
 
     // MARK: State
 
-    package func state(of profile: MatesProfile) async throws -> MatesStateInfo {
+    func state(of profile: MatesProfile) async throws -> MatesStateInfo {
         _ = try profile.requireID()  // a profile never saved has no state
         return try await state(of: profile.snapshot)
     }

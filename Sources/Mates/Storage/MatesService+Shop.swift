@@ -13,7 +13,13 @@ package struct MatesCollection: Sendable {
 }
 
 extension MatesService {
-    package func collection(of profile: MatesProfile) async throws -> MatesCollection {
+    /// What the account owns and wears (its own profile from memory).
+    package func collection(of user: UUID) async throws -> MatesCollection {
+        let profile = try await profileSnapshot(user)
+        return try await collection(of: user, avatar: profile.avatar, background: profile.background)
+    }
+
+    func collection(of profile: MatesProfile) async throws -> MatesCollection {
         try await collection(of: profile.requireID(), avatar: profile.avatar, background: profile.background)
     }
 
@@ -28,7 +34,7 @@ extension MatesService {
 
     /// Honours an App Store signed transaction once: verified by `verifier`, for a product of the
     /// catalog; the same transaction id a second time (by anyone) is refused.
-    package func purchase(signedTransaction: String, for profile: MatesProfile, verifier: (any AppStoreTransactionVerifier)?) async throws
+    func purchase(signedTransaction: String, for profile: MatesProfile, verifier: (any AppStoreTransactionVerifier)?) async throws
         -> (item: MatesShopItem, collection: MatesCollection)
     {
         guard let verifier else { throw AppError(.serviceUnavailable, "purchases_unavailable") }
@@ -48,8 +54,13 @@ extension MatesService {
         return (item, try await collection(of: profile))
     }
 
+    /// `equip` for an account (callers that hold ids, not profiles: the apps' layer).
+    package func equip(avatar: Int?, background: Int?, for user: UUID) async throws -> MatesCollection {
+        try await equip(avatar: avatar, background: background, for: try await verifiedProfile(user))
+    }
+
     /// Wears an avatar and a background; only what one owns.
-    package func equip(avatar: Int?, background: Int?, for profile: MatesProfile) async throws -> MatesCollection {
+    func equip(avatar: Int?, background: Int?, for profile: MatesProfile) async throws -> MatesCollection {
         let owned = try await collection(of: profile)
         if let avatar {
             guard MatesShopCatalog.exists(.avatar, avatar) else { throw AppError.invalid("unknown_item") }

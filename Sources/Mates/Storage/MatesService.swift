@@ -76,7 +76,7 @@ package struct MatesService {
         }
         let destinationHash = Self.destinationHash(destination, channel: channel)
         let now = self.now
-        if let holder = try await store.holder(ofDestination: destinationHash), holder.id != user {
+        if let holder = try await store.holder(ofDestination: destinationHash), holder != user {
             throw AppError.conflict("destination_in_use")
         }
         let slots = try await application.codeBudgets.reserve(channel: channel, client: client, logger: application.logger)
@@ -139,7 +139,7 @@ package struct MatesService {
         return try await store.markVerified(user, channel: channel, destinationHash: destinationHash, masked: row.masked)
     }
 
-    package static func newProfile(_ user: UUID) -> MatesProfile {
+    static func newProfile(_ user: UUID) -> MatesProfile {
         let profile = MatesProfile()
         profile.id = user
         profile.gender = MatesGender.unspecified.rawValue
@@ -178,7 +178,7 @@ package struct MatesService {
     }
 
     /// The profile of a verified account, or 403 `verification_required`.
-    package func verifiedProfile(_ user: UUID) async throws -> MatesProfile {
+    func verifiedProfile(_ user: UUID) async throws -> MatesProfile {
         guard let profile = try await store.model(user) else { throw AppError(.forbidden, "verification_required") }
         return profile
     }
@@ -202,14 +202,27 @@ package struct MatesService {
         }
     }
 
-    package func updateProfile(_ profile: MatesProfile, _ change: ProfileChange) async throws -> MatesProfile {
+    /// The person's own profile as their pages and the apps show it (`MatesStore.record`, from
+    /// memory); 403 `verification_required` for an account that has not verified.
+    package func ownProfile(_ user: UUID) async throws -> MatesProfileSnapshot {
+        try await profileSnapshot(user)
+    }
+
+    func updateProfile(_ profile: MatesProfile, _ change: ProfileChange) async throws -> MatesProfile {
         try await saveProfileChange(profile, change, in: store)
         return profile
     }
 
-    /// Checks and saves a change through `store` (a caller's `MatesStore.transaction` may hold
-    /// more; the change is announced once it committed).
-    package func saveProfileChange(_ profile: MatesProfile, _ change: ProfileChange, in store: MatesStore) async throws {
+    /// Checks and saves a change of `user`'s profile through `store` (a caller's
+    /// `MatesStore.transaction` may hold more; the change is announced once it committed); 403
+    /// `verification_required` for an account that has not verified.
+    package func saveProfileChange(of user: UUID, _ change: ProfileChange, in store: MatesStore) async throws {
+        guard let profile = try await store.model(user) else { throw AppError(.forbidden, "verification_required") }
+        try await saveProfileChange(profile, change, in: store)
+    }
+
+    /// Checks and saves a change through `store`.
+    func saveProfileChange(_ profile: MatesProfile, _ change: ProfileChange, in store: MatesStore) async throws {
         do {
             if let year = change.birthYear { try MatesRules.checkBirthYear(year, now: now) }
             try MatesRules.checkAgeRange(min: change.ageMin ?? profile.ageMin, max: change.ageMax ?? profile.ageMax)
@@ -221,6 +234,11 @@ package struct MatesService {
         if let ageMin = change.ageMin { profile.ageMin = ageMin }
         if let ageMax = change.ageMax { profile.ageMax = ageMax }
         try await store.save(profile)
+    }
+
+    /// How many reports against `user` count toward a suspension (those since an admin last lifted one).
+    package func countedReports(of user: UUID) async throws -> Int {
+        try await store.countReports(of: user, since: try await profileSnapshot(user).reportsClearedAt)
     }
 
     /// The comments people left in reviews of this person, newest first, at most 20. Every mates

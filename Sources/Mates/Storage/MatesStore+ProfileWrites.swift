@@ -9,7 +9,7 @@ extension MatesStore {
 
     /// Saves a profile changed field by field (a new one is created). 409 `destination_in_use`
     /// when its verified destination belongs to another account.
-    package func save(_ profile: MatesProfile) async throws {
+    func save(_ profile: MatesProfile) async throws {
         do {
             try await profile.save(on: database)
         } catch let error as any DatabaseError where error.isConstraintFailure {
@@ -26,6 +26,29 @@ extension MatesStore {
         profile.verifiedMasked = masked
         try await save(profile)
         return profile
+    }
+
+    /// A profile verified by a phone sign-in elsewhere (a 새싹 스터디 app's Firebase ID token), with
+    /// the gender and birth year that app sent. Inside a caller's `transaction`, it is announced
+    /// once that committed.
+    package func createVerified(_ user: UUID, channel: VerificationChannel, destinationHash: String, masked: String,
+                                gender: MatesGender, birthYear: Int) async throws {
+        let profile = MatesService.newProfile(user)
+        profile.verifiedChannel = channel.rawValue
+        profile.verifiedDestinationHash = destinationHash
+        profile.verifiedMasked = masked
+        profile.gender = gender.rawValue
+        profile.birthYear = birthYear
+        try await save(profile)
+    }
+
+    /// Fills in a gender and birth year the profile lacks (an app signing up to an account the
+    /// web verified first keeps what the web set). Nothing without a profile.
+    package func fillIn(_ user: UUID, gender: MatesGender, birthYear: Int) async throws {
+        guard let profile = try await model(user) else { return }
+        if profile.birthYear == nil { profile.birthYear = birthYear }
+        if MatesGender(rawValue: profile.gender) == .unspecified { profile.gender = gender.rawValue }
+        try await save(profile)
     }
 
     /// Starts or moves a search; false when the person is matched (nothing changed).

@@ -29,11 +29,11 @@ extension MatesStore {
         return askers
     }
 
-    package func request(_ id: UUID) async throws -> MatesRequest? {
+    func request(_ id: UUID) async throws -> MatesRequest? {
         try await MatesRequest.find(id, on: database)
     }
 
-    package func request(from asker: UUID, to target: UUID) async throws -> MatesRequest? {
+    func request(from asker: UUID, to target: UUID) async throws -> MatesRequest? {
         try await MatesRequest.query(on: database).filter(\.$fromID == asker).filter(\.$toID == target).first()
     }
 

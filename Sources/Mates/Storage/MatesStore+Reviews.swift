@@ -119,7 +119,7 @@ extension MatesStore {
     }
 
     /// Reports of `reported` made after `since` (all when nil).
-    package func countReports(of reported: UUID, since: Date?) async throws -> Int {
+    func countReports(of reported: UUID, since: Date?) async throws -> Int {
         try await sql.count(SQLIdentifier(MatesReport.schema)) { query in
             query.where(SQLIdentifier(ReportColumn.reportedID), .equal, SQLBind(reported))
             if let since { query.where(SQLIdentifier(ReportColumn.createdAt), .greaterThan, SQLBind(since)) }

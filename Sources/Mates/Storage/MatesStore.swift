@@ -119,13 +119,15 @@ package struct MatesStore {
     }
 
     /// The whole model, for a write that changes several fields (`save`).
-    package func model(_ user: UUID) async throws -> MatesProfile? {
+    func model(_ user: UUID) async throws -> MatesProfile? {
         try await MatesProfile.find(user, on: database)
     }
 
     /// The account that verified with this destination, if any.
-    package func holder(ofDestination destinationHash: String) async throws -> MatesProfile? {
-        try await MatesProfile.query(on: database).filter(\.$verifiedDestinationHash == destinationHash).first()
+    package func holder(ofDestination destinationHash: String) async throws -> UUID? {
+        try await sql.select().column(SQLIdentifier(Column.id)).from(SQLIdentifier(table))
+            .where(SQLIdentifier(Column.verifiedDestinationHash), .equal, SQLBind(destinationHash))
+            .first(decodingColumn: Column.id, as: UUID.self)
     }
 
     /// The states of these people (those with a profile).
@@ -195,7 +197,7 @@ package struct MatesStore {
         let columns = [Column.gender, Column.birthYear, Column.topics, Column.searchable, Column.ageMin, Column.ageMax, Column.avatar,
                        Column.background] + Column.reputation
             + [Column.state, Column.queuedAt, Column.matchID, Column.verifiedChannel, Column.verifiedMasked, Column.suspendedAt,
-               Column.searchBlockedUntil, Column.lat, Column.lon]
+               Column.searchBlockedUntil, Column.reportsClearedAt, Column.lat, Column.lon]
         guard let row = try await sql.raw("""
             SELECT \(SQLList(columns.map { SQLIdentifier($0) })) FROM \(ident: table) WHERE \(ident: Column.id) = \(bind: user)
             """).first() else { return nil }
@@ -214,6 +216,7 @@ package struct MatesStore {
             verifiedMasked: try row.decode(column: Column.verifiedMasked, as: String.self),
             suspended: try row.decode(column: Column.suspendedAt, as: Date?.self) != nil,
             searchBlockedUntil: try row.decode(column: Column.searchBlockedUntil, as: Date?.self),
+            reportsClearedAt: try row.decode(column: Column.reportsClearedAt, as: Date?.self),
             searchPosition: MatesService.searchPosition(state: state, lat: try row.decode(column: Column.lat, as: Double?.self),
                                                         lon: try row.decode(column: Column.lon, as: Double?.self)))
     }

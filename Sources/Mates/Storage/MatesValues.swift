@@ -62,10 +62,12 @@ package struct MatesProfileSnapshot: Sendable, Equatable {
     package let state: MatesState
     let queuedAt: Date?
     package let matchID: UUID?
-    package let verifiedChannel: String
-    package let verifiedMasked: String
+    let verifiedChannel: String
+    let verifiedMasked: String
     package let suspended: Bool
     package let searchBlockedUntil: Date?
+    /// Reports made before this (an admin lifted a suspension) no longer count.
+    let reportsClearedAt: Date?
     /// Where they search, while they do.
     let searchPosition: Coordinate?
 
@@ -78,12 +80,12 @@ package struct MatesProfileSnapshot: Sendable, Equatable {
 
 extension MatesProfile {
     /// A profile read from the database (an unsaved one has no id to show: an error, not a random one).
-    package var snapshot: MatesProfileSnapshot {
+    var snapshot: MatesProfileSnapshot {
         get throws {
             MatesProfileSnapshot(id: try requireID(), gender: gender, birthYear: birthYear, topics: topics, searchable: searchable,
                                  ageMin: ageMin, ageMax: ageMax, avatar: avatar, background: background, reputation: reputation,
                                  state: matesState, queuedAt: queuedAt, matchID: matchID, verifiedChannel: verifiedChannel,
-                                 verifiedMasked: verifiedMasked, suspended: suspendedAt != nil, searchBlockedUntil: searchBlockedUntil,
+                                 verifiedMasked: verifiedMasked, suspended: suspendedAt != nil, searchBlockedUntil: searchBlockedUntil, reportsClearedAt: reportsClearedAt,
                                  searchPosition: MatesService.searchPosition(state: state, lat: lat, lon: lon))
         }
     }

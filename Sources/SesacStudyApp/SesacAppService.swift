@@ -34,7 +34,7 @@ struct AppQueueState: Sendable {
 struct AppUserRecord: Sendable {
     let appUser: MatesAppUser
     let account: User
-    let profile: MatesProfile
+    let profile: MatesProfileSnapshot
     let collection: MatesCollection
     let comments: [String]
     let reportedCount: Int
@@ -45,7 +45,30 @@ struct AppUserRecord: Sendable {
     let transactionIDs: [String]
 }
 
-extension MatesService {
+/// The 새싹 스터디 apps' rules over mates: their uids and networks, sign-up and withdrawal, their
+/// view of the queue and the user object. It calls mates' service and store by account id (never
+/// mates' models) and owns the apps' own tables through `AppUserStore`.
+struct SesacAppService {
+    let mates: MatesService
+
+    var application: Application { mates.application }
+    var database: any Database { mates.database }
+    var events: any EventBus { mates.events }
+    var now: Date { mates.now }
+    /// Mates' store (profiles, matches, reviews, purchases), on the same database.
+    var store: MatesStore { mates.store }
+    /// The store of the apps' own tables, on the same database.
+    var appUsers: AppUserStore { AppUserStore(database: database) }
+
+    init(_ mates: MatesService) { self.mates = mates }
+    init(database: any Database, application: Application) { self.init(MatesService(database: database, application: application)) }
+}
+
+extension Request {
+    var sesacApp: SesacAppService { SesacAppService(mates) }
+}
+
+extension SesacAppService {
     /// A match ended by the partner stays visible to an app user this long (then it is the normal state).
     static let appSettleWindow: TimeInterval = 7 * 24 * 3600
     /// The networks a uid called `/v1` from are kept this long (then pruned): the chat socket binds
@@ -80,8 +103,8 @@ extension MatesService {
             throw AppError.invalid("phone_sign_in_required")
         }
         let year = MatesRules.calendarYear(of: form.birth)
-        do { try MatesRules.checkBirthYear(year, now: now) } catch { throw Self.appError(error) }
-        let destinationHash = Self.destinationHash(phone, channel: .phone)
+        do { try MatesRules.checkBirthYear(year, now: now) } catch { throw MatesService.appError(error) }
+        let destinationHash = MatesService.destinationHash(phone, channel: .phone)
         let row = MatesAppUser()
         row.id = uid
         row.projectID = projectID
@@ -93,12 +116,10 @@ extension MatesService {
         row.searchable = false
         if let existing = try await store.holder(ofDestination: destinationHash) {
             // The web verified this number first: the app joins that account, which keeps its nickname.
-            row.userID = try existing.requireID()
+            row.userID = existing
             row.createdAccount = false
-            if existing.birthYear == nil { existing.birthYear = year }
-            if MatesGender(rawValue: existing.gender) == .unspecified { existing.gender = form.gender.rawValue }
             try await store.transaction { store in
-                try await store.save(existing)
+                try await store.fillIn(existing, gender: form.gender, birthYear: year)
                 try await AppUserStore(database: store.database).create(row)
             }
             await application.appUIDMemory.forget(row.userID, announcingOn: events)
@@ -114,16 +135,12 @@ extension MatesService {
         account.id = userID
         row.userID = userID
         row.createdAccount = true
-        let profile = Self.newProfile(userID)
-        profile.verifiedChannel = VerificationChannel.phone.rawValue
-        profile.verifiedDestinationHash = destinationHash
-        profile.verifiedMasked = MatesRules.masked(phone, channel: .phone)
-        profile.gender = form.gender.rawValue
-        profile.birthYear = year
+        let masked = MatesRules.masked(phone, channel: .phone)
         do {
             try await store.transaction { store in
                 try await AccountStore(database: store.database, application: application).create(account)
-                try await store.save(profile)
+                try await store.createVerified(userID, channel: .phone, destinationHash: destinationHash, masked: masked,
+                                               gender: form.gender, birthYear: year)
                 try await AppUserStore(database: store.database).create(row)
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
@@ -169,7 +186,7 @@ extension MatesService {
     }
 
     /// The account behind a uid the apps send (an app uid or an account id); nil when none.
-    package func account(forAppUID uid: String) async throws -> UUID? {
+    func account(forAppUID uid: String) async throws -> UUID? {
         guard !uid.isEmpty, uid.utf8.count <= 128 else { return nil }
         if let row = try await appUser(uid) { return row.userID }
         guard let id = UUID(uuidString: uid), try await store.exists(id) else { return nil }
@@ -235,9 +252,10 @@ extension MatesService {
 
     // MARK: The apps' view of the queue
 
-    func appQueueState(_ profile: MatesProfile, _ appUser: MatesAppUser) async throws -> AppQueueState? {
-        let me = try profile.requireID()
-        switch profile.matesState {
+    func appQueueState(_ appUser: MatesAppUser) async throws -> AppQueueState? {
+        let profile = try await mates.ownProfile(appUser.userID)
+        let me = profile.id
+        switch profile.state {
         case .searching:
             return AppQueueState(matched: false, dodged: false, reviewed: false, partner: nil, partnerNickname: nil, matchID: nil)
         case .matched:
@@ -257,16 +275,16 @@ extension MatesService {
     private func unsettledMatch(of me: UUID, _ appUser: MatesAppUser) async throws -> MatchRow? {
         guard let match = try await store.newestMatch(of: me), let endedAt = match.endedAt, match.endedBy != me,
               match.id != appUser.settledMatchID, now.timeIntervalSince(endedAt) < Self.appSettleWindow,
-              try await !hasReviewed(match, by: me) else { return nil }
+              try await !mates.hasReviewed(match, by: me) else { return nil }
         return match
     }
 
     /// `PUT /v1/user/mypage`: the profile's fields and the app's study and searchable flag, in one
     /// transaction (a half-applied save would show one and not the other).
-    func updateMyPage(_ appUser: MatesAppUser, _ change: ProfileChange, study: String?, searchable: Bool?) async throws {
-        let profile = try await verifiedProfile(appUser.userID)
+    func updateMyPage(_ appUser: MatesAppUser, _ change: MatesService.ProfileChange, study: String?, searchable: Bool?) async throws {
+        let mates = self.mates
         try await store.transaction { store in
-            try await saveProfileChange(profile, change, in: store)
+            try await mates.saveProfileChange(of: appUser.userID, change, in: store)
             if let study { appUser.study = study }
             if let searchable { appUser.searchable = searchable }
             if study != nil || searchable != nil { try await AppUserStore(database: store.database).save(appUser) }
@@ -286,23 +304,24 @@ extension MatesService {
     }
 
     /// `POST /v1/queue`: a new search also moves past the last match.
-    func appStartSearching(_ profile: MatesProfile, _ appUser: MatesAppUser, at point: Coordinate, topics: [String]) async throws {
-        let last = try await store.newestMatch(of: try profile.requireID())
-        _ = try await startSearching(profile, at: point, topics: topics)
+    func appStartSearching(_ appUser: MatesAppUser, at point: Coordinate, topics: [String]) async throws {
+        let last = try await store.newestMatch(of: appUser.userID)
+        try await mates.startSearching(user: appUser.userID, at: point, topics: topics)
         if last?.endedAt != nil { try await settle(appUser, match: last?.id) }
     }
 
     /// `POST /v1/queue/dodge`: leaves the match with `other` early (the dodge penalty applies), or,
     /// when `other` already ended it, just moves past it. 409 `wrong_partner` otherwise.
-    func appDodge(_ profile: MatesProfile, _ appUser: MatesAppUser, other: UUID) async throws {
-        let me = try profile.requireID()
-        if profile.matesState == .matched, let matchID = profile.matchID, let match = try await store.match(matchID),
+    func appDodge(_ appUser: MatesAppUser, other: UUID) async throws {
+        let profile = try await mates.ownProfile(appUser.userID)
+        let me = profile.id
+        if profile.state == .matched, let matchID = profile.matchID, let match = try await store.match(matchID),
            match.partner(of: me) == other {
-            _ = try await endMatch(profile, dodged: true)
+            _ = try await mates.endMatch(of: me, dodged: true)
             try await settle(appUser, match: matchID)
             return
         }
-        guard profile.matesState == .idle, let match = try await unsettledMatch(of: me, appUser), match.partner(of: me) == other else {
+        guard profile.state == .idle, let match = try await unsettledMatch(of: me, appUser), match.partner(of: me) == other else {
             throw AppError.conflict("wrong_partner")
         }
         try await settle(appUser, match: match.id)
@@ -310,20 +329,21 @@ extension MatesService {
 
     /// `POST /v1/queue/rate/{other}`: the review that ends the study. A running match with `other`
     /// is finished first; an ended one (within `appSettleWindow`) is reviewed as it is.
-    func appReview(_ profile: MatesProfile, _ appUser: MatesAppUser, other: UUID, picks: [Int], comment: String) async throws {
-        let me = try profile.requireID()
+    func appReview(_ appUser: MatesAppUser, other: UUID, picks: [Int], comment: String) async throws {
+        let profile = try await mates.ownProfile(appUser.userID)
+        let me = profile.id
         do {
             _ = try MatesRules.checkReputation(picks)
             _ = try MatesRules.checkReviewComment(comment)
-        } catch { throw Self.appError(error) }
+        } catch { throw MatesService.appError(error) }
         var target = try await store.newestMatch(of: me, with: other)
-        if let match = target, match.endedAt == nil, profile.matesState == .matched, profile.matchID == match.id {
-            target = try await endMatch(profile, dodged: false)
+        if let match = target, match.endedAt == nil, profile.state == .matched, profile.matchID == match.id {
+            target = try await mates.endMatch(of: me, dodged: false)
         }
         guard let match = target, let endedAt = match.endedAt, now.timeIntervalSince(endedAt) < Self.appSettleWindow else {
             throw AppError.conflict("wrong_partner")
         }
-        _ = try await review(matchID: match.id, picks: picks, comment: comment, by: me)
+        _ = try await mates.review(matchID: match.id, picks: picks, comment: comment, by: me)
         try await settle(appUser, match: match.id)
     }
 
@@ -339,14 +359,15 @@ extension MatesService {
     func appUserRecord(_ appUser: MatesAppUser) async throws -> AppUserRecord {
         let user = appUser.userID
         guard let account = try await AccountStore(database: database, application: application).user(user) else { throw AppError(.notAcceptable, "app_user_unknown") }
-        let profile = try await verifiedProfile(user)
+        let profile = try await mates.ownProfile(user)
         let myReports = try await store.reportedPeople(by: user)
         let myReviews = try await store.reviewees(of: user)
         let uids = try await appUIDs(of: myReports + myReviews)
         let dodges = try await dodgeCounts(user)
         return AppUserRecord(
-            appUser: appUser, account: account, profile: profile, collection: try await collection(of: profile),
-            comments: try await receivedComments(user), reportedCount: try await store.countReports(of: user, since: profile.reportsClearedAt),
+            appUser: appUser, account: account, profile: profile,
+            collection: try await mates.collection(of: user, avatar: profile.avatar, background: profile.background),
+            comments: try await mates.receivedComments(user), reportedCount: try await mates.countedReports(of: user),
             reportedUIDs: myReports.compactMap { uids[$0] }, reviewedUIDs: myReviews.compactMap { uids[$0] },
             dodgesToday: min(dodges.today, DodgePenalty.levels), dodges: dodges.total,
             transactionIDs: try await store.purchaseTransactionIDs(of: user))

@@ -48,12 +48,9 @@ final class RefundTests: XCTestCase {
     }
 
     private func row(_ app: Application, payment: String) async throws -> (attempts: Int, lastError: String?, outcome: String?) {
-        let row = try await app.db.sql.raw("""
-            SELECT attempts, last_error, outcome FROM payment_refunds WHERE payment_id = \(bind: payment)
-            """).first()
+        let row = try await RefundStore(database: app.db).refund(paymentID: payment)
         let found = try XCTUnwrap(row, "a refund is recorded for \(payment)")
-        return (try found.decode(column: "attempts", as: Int.self), try found.decode(column: "last_error", as: String?.self),
-                try found.decode(column: "outcome", as: String?.self))
+        return (found.attempts, found.lastError, found.outcome)
     }
 
     func testARefusedRefundIsRetriedWithBackoffUntilTheProviderTakesIt() async throws {
@@ -217,8 +214,7 @@ final class RefundTests: XCTestCase {
                 for n in 0..<8 {
                     _ = try await app.send(.POST, "/api/v1/banchan/orders/\(other.id)/payment", json: ["paymentID": "imp_made_up_\(n)"], headers: device)
                 }
-                let rows = try await app.db.sql.raw("SELECT COUNT(*) AS n FROM payment_refunds WHERE subject = \(bind: BanchanOrder.refundSubject(UUID(uuidString: other.id)))")
-                    .first()?.decode(column: "n", as: Int.self)
+                let rows = try await RefundStore(database: app.db).count(subject: BanchanOrder.refundSubject(UUID(uuidString: other.id)))
                 XCTAssertEqual(rows, Refunds.maxPerSubject)
             }
         }

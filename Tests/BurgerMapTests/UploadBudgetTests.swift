@@ -78,13 +78,11 @@ final class UploadBudgetTests: XCTestCase {
             XCTAssertEqual(grown.status, .created, "an older account is not held to the school's spent budget: \(grown.text)")
 
             // Refusals took nothing: the network's day holds exactly what was stored from it.
-            let day = try await app.db.sql.raw("""
-                SELECT bytes FROM \(ident: StorageQuota.networkDaysSchema) WHERE network = \(bind: school) AND day = \(bind: StorageQuota.day(Date()))
-                """).first()?.decode(column: "bytes", as: Int.self)
+            let day = try await StorageQuotaStore(database: app.db).usedOnDay(network: school, day: StorageQuota.day(Date()))
             let schoolPhotos = try await BurgerPhoto.query(on: app.db).filter(\.$fileKey != nil).all()
             XCTAssertEqual(schoolPhotos.count, 6, "three from the school's young accounts, two of the lone one, one grown")
-            XCTAssertLessThanOrEqual(try XCTUnwrap(day), 3 * 1_048_576)
-            XCTAssertGreaterThan(try XCTUnwrap(day), 3 * 900_000)
+            XCTAssertLessThanOrEqual(day, 3 * 1_048_576)
+            XCTAssertGreaterThan(day, 3 * 900_000)
         }
     }
 

@@ -14,10 +14,9 @@ import Vapor
 /// Accounts cost one sign-up, so young accounts also share a daily budget per network
 /// (`bytesPerNetworkDay`, counted in `storage_network_days`): fresh accounts from one address
 /// cannot multiply the quota. Uploads are also refused while the disk holding the files has less
-/// than `minimumFreeBytes` free, so a full disk never stops the database from writing.
+/// than `minimumFreeBytes` free, so a full disk never stops the database from writing. The
+/// counters are `StorageQuotaStore`'s.
 package struct StorageQuota: Sendable {
-    package static let schema = "storage_usage"
-    static let networkDaysSchema = "storage_network_days"
     /// Accounts younger than this have the smaller quota and share their network's daily budget.
     static let newAccountAge: TimeInterval = 3 * 24 * 3600
 
@@ -66,18 +65,9 @@ package struct StorageQuota: Sendable {
             throw AppError(.serviceUnavailable, "storage_full", headers: ["Retry-After": "3600"])
         }
         let isNew = uploader.isNew(now: now)
-        let sql = database.sql
+        let store = StorageQuotaStore(database: database)
         if isNew {
-            let day = Self.day(now)
-            try await sql.raw("""
-                INSERT INTO \(ident: Self.networkDaysSchema) (network, day, bytes) VALUES (\(bind: uploader.network), \(bind: day), 0)
-                ON CONFLICT (network, day) DO NOTHING
-                """).run()
-            let taken = try await sql.raw("""
-                UPDATE \(ident: Self.networkDaysSchema) SET bytes = bytes + \(bind: bytes)
-                WHERE network = \(bind: uploader.network) AND day = \(bind: day) AND bytes + \(bind: bytes) <= \(bind: bytesPerNetworkDay) RETURNING bytes
-                """).all()
-            guard !taken.isEmpty else {
+            guard try await store.takeNetworkDay(bytes, network: uploader.network, day: Self.day(now), limit: bytesPerNetworkDay) else {
                 Counter(label: "whatweeat_uploads_refused_network_day_total").increment()
                 let tomorrow = Calendar.utc.startOfDay(for: now).addingTimeInterval(24 * 3600)
                 throw AppError(.tooManyRequests, "network_upload_budget_exhausted", arguments: ["max": "\(bytesPerNetworkDay / 1_048_576) MB"],
@@ -85,14 +75,7 @@ package struct StorageQuota: Sendable {
             }
         }
         let limit = isNew ? bytesPerNewAccount : bytesPerAccount
-        try await sql.raw("""
-            INSERT INTO \(ident: Self.schema) (account_id, bytes) VALUES (\(bind: uploader.account), 0) ON CONFLICT (account_id) DO NOTHING
-            """).run()
-        let taken = try await sql.raw("""
-            UPDATE \(ident: Self.schema) SET bytes = bytes + \(bind: bytes)
-            WHERE account_id = \(bind: uploader.account) AND bytes + \(bind: bytes) <= \(bind: limit) RETURNING bytes
-            """).all()
-        guard !taken.isEmpty else {
+        guard try await store.take(bytes, account: uploader.account, limit: limit) else {
             if isNew { await giveBackNetworkDay(bytes, of: uploader, on: database, now: now) }
             throw AppError(.payloadTooLarge, "storage_quota_exceeded", arguments: ["max": "\(limit / 1_048_576) MB"])
         }
@@ -108,10 +91,7 @@ package struct StorageQuota: Sendable {
     private func giveBackNetworkDay(_ bytes: Int, of uploader: Uploader, on database: any Database, now: Date) async {
         guard bytes > 0 else { return }
         do {
-            try await database.sql.raw("""
-                UPDATE \(ident: Self.networkDaysSchema) SET bytes = CASE WHEN bytes > \(bind: bytes) THEN bytes - \(bind: bytes) ELSE 0 END
-                WHERE network = \(bind: uploader.network) AND day = \(bind: Self.day(now))
-                """).run()
+            try await StorageQuotaStore(database: database).giveBackNetworkDay(bytes, network: uploader.network, day: Self.day(now))
         } catch {
             database.logger.warning("network upload budget not given back: \(error)")
         }
@@ -126,9 +106,7 @@ package struct StorageQuota: Sendable {
     /// Forgets the network days before yesterday (no budget reads them).
     package static func pruneJob() -> PeriodicJob {
         PeriodicJob("forgot past days' upload budgets", every: .seconds(3600)) { app in
-            try await app.db.sql.raw("""
-                DELETE FROM \(ident: networkDaysSchema) WHERE day < \(bind: day(Date().addingTimeInterval(-24 * 3600))) RETURNING network
-                """).all().count
+            try await StorageQuotaStore(database: app.db).pruneNetworkDays(before: day(Date().addingTimeInterval(-24 * 3600)))
         }
     }
 
@@ -137,10 +115,7 @@ package struct StorageQuota: Sendable {
     package func release(_ bytes: Int, for account: UUID, on database: any Database) async {
         guard bytes > 0 else { return }
         do {
-            try await database.sql.raw("""
-                UPDATE \(ident: Self.schema) SET bytes = CASE WHEN bytes > \(bind: bytes) THEN bytes - \(bind: bytes) ELSE 0 END
-                WHERE account_id = \(bind: account)
-                """).run()
+            try await StorageQuotaStore(database: database).giveBack(bytes, account: account)
         } catch {
             database.logger.warning("storage quota not given back: \(error)")
         }
@@ -148,20 +123,19 @@ package struct StorageQuota: Sendable {
 
     /// Forgets a removed account's count (its files went with it).
     package func forget(_ account: UUID, on database: any Database) async throws {
-        try await database.sql.raw("DELETE FROM \(ident: Self.schema) WHERE account_id = \(bind: account)").run()
+        try await StorageQuotaStore(database: database).forget(account)
     }
 
     /// The bytes `account` stores now.
     package func used(by account: UUID, on database: any Database) async throws -> Int {
-        try await database.sql.raw("SELECT bytes FROM \(ident: Self.schema) WHERE account_id = \(bind: account)").first()?
-            .decode(column: "bytes", as: Int.self) ?? 0
+        try await StorageQuotaStore(database: database).used(by: account)
     }
 }
 
 /// The bytes young accounts uploaded per network and UTC day (`StorageQuota.bytesPerNetworkDay`).
 package struct CreateStorageNetworkDays: NamedMigration {
     package func prepare(on database: any Database) async throws {
-        try await database.schema(StorageQuota.networkDaysSchema)
+        try await database.schema(StorageQuotaStore.networkDays)
             .field("network", .string, .required)
             .field("day", .string, .required)
             .field("bytes", .int64, .required)
@@ -170,7 +144,7 @@ package struct CreateStorageNetworkDays: NamedMigration {
     }
 
     package func revert(on database: any Database) async throws {
-        try await database.schema(StorageQuota.networkDaysSchema).delete()
+        try await database.schema(StorageQuotaStore.networkDays).delete()
     }
 
     package init() {}
@@ -178,7 +152,7 @@ package struct CreateStorageNetworkDays: NamedMigration {
 
 package struct CreateStorageUsage: NamedMigration {
     package func prepare(on database: any Database) async throws {
-        try await database.schema(StorageQuota.schema)
+        try await database.schema(StorageQuotaStore.usage)
             .field("account_id", .uuid, .required)
             .field("bytes", .int64, .required)
             .unique(on: "account_id")
@@ -186,7 +160,7 @@ package struct CreateStorageUsage: NamedMigration {
     }
 
     package func revert(on database: any Database) async throws {
-        try await database.schema(StorageQuota.schema).delete()
+        try await database.schema(StorageQuotaStore.usage).delete()
     }
 
     package init() {}

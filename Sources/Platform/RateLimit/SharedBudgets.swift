@@ -6,8 +6,17 @@ import Vapor
 /// events: one row per slot taken (`rate_limit_slots`). Taking a slot is one transaction holding
 /// an advisory lock on the budget and key, so two instances that race for the last slot take it
 /// once. Rows older than a day go (`pruneJob`). SQLite (one process) keeps budgets in memory.
+/// The infrastructure's own table: this class is its only reader and writer, and names each
+/// column once (`Column`).
 public final class SharedBudgets: Sendable {
     package static let schema = "rate_limit_slots"
+
+    enum Column {
+        static let id = "id"
+        static let budget = "budget"
+        static let key = "key"
+        static let takenAt = "taken_at"
+    }
     // The pool itself, not the application (which keeps this object: no cycle between them).
     private let databases: Databases
     private let eventLoopGroup: any EventLoopGroup
@@ -31,8 +40,9 @@ public final class SharedBudgets: Sendable {
             let sql = database.sql
             try await sql.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: budget + "|" + key)))").run()
             let counted = try await sql.raw("""
-                SELECT COUNT(*) AS taken, MIN(taken_at) AS oldest FROM \(ident: Self.schema)
-                WHERE budget = \(bind: budget) AND key = \(bind: key) AND taken_at > \(bind: now.addingTimeInterval(-window))
+                SELECT COUNT(*) AS taken, MIN(\(ident: Column.takenAt)) AS oldest FROM \(ident: Self.schema)
+                WHERE \(ident: Column.budget) = \(bind: budget) AND \(ident: Column.key) = \(bind: key)
+                  AND \(ident: Column.takenAt) > \(bind: now.addingTimeInterval(-window))
                 """).first()
             let taken = try counted?.decode(column: "taken", as: Int.self) ?? 0
             if taken >= limit {
@@ -41,7 +51,8 @@ public final class SharedBudgets: Sendable {
             }
             let id = UUID()
             try await sql.raw("""
-                INSERT INTO \(ident: Self.schema) (id, budget, key, taken_at) VALUES (\(bind: id), \(bind: budget), \(bind: key), \(bind: now))
+                INSERT INTO \(ident: Self.schema) (\(ident: Column.id), \(ident: Column.budget), \(ident: Column.key), \(ident: Column.takenAt))
+                VALUES (\(bind: id), \(bind: budget), \(bind: key), \(bind: now))
                 """).run()
             return .success(id)
         }
@@ -49,16 +60,14 @@ public final class SharedBudgets: Sendable {
 
     /// Gives a slot back (what it guarded does not count); a failure only leaves the slot taken.
     package func giveBack(_ id: UUID) async {
-        try? await database.sql.raw("DELETE FROM \(ident: Self.schema) WHERE id = \(bind: id)").run()
+        try? await database.sql.delete(from: Self.schema).where(SQLIdentifier(Column.id), .equal, SQLBind(id)).run()
     }
 
     /// Deletes the slots of a day ago and older: no budget's window is that long.
     package static func pruneJob() -> PeriodicJob {
         PeriodicJob("expired rate-limit slots", every: .seconds(600)) { app in
-            let rows = try await app.db.sql.raw("""
-                DELETE FROM \(ident: schema) WHERE taken_at < \(bind: Date().addingTimeInterval(-24 * 3600)) RETURNING id
-                """).all()
-            return rows.count
+            try await app.db.sql.delete(from: schema).where(SQLIdentifier(Column.takenAt), .lessThan, SQLBind(Date().addingTimeInterval(-24 * 3600)))
+                .returning(SQLIdentifier(Column.id)).all().count
         }
     }
 }

@@ -1,0 +1,138 @@
+import Fluent
+import Foundation
+import Platform
+import SQLKit
+
+/// A refund as `payment_refunds` holds it.
+package struct RefundRow: Sendable, Equatable {
+    package let id: UUID
+    package let gateway: String
+    package let paymentID: String
+    /// The order the payment must have paid for (nil: whichever).
+    package let merchantUID: String?
+    /// What the refund is for (`banchan_order:{id}`).
+    package let subject: String
+    package let reason: String
+    package let attempts: Int
+    let nextAttemptAt: Date
+    let lastError: String?
+    let doneAt: Date?
+    /// `Refunds.Outcome`'s raw value once settled.
+    package let outcome: String?
+}
+
+/// The one owner of `payment_refunds`, the refunds the server owes (`Refunds` keeps the rules:
+/// when to try, what the provider's answer means, the backoff): the only code that reads or writes
+/// it, naming each column once. Nothing is kept in memory about refunds (the `/metrics` gauges are
+/// set from the table by the retry job), so a write has nothing to announce.
+struct RefundStore {
+    let database: any Database
+
+    init(database: any Database) { self.database = database }
+
+    static let table = "payment_refunds"
+
+    enum Column {
+        static let id = "id"
+        static let gateway = "gateway"
+        static let paymentID = "payment_id"
+        static let merchantUID = "merchant_uid"
+        static let subject = "subject"
+        static let reason = "reason"
+        static let requestedAt = "requested_at"
+        static let attempts = "attempts"
+        static let nextAttemptAt = "next_attempt_at"
+        static let lastError = "last_error"
+        static let doneAt = "done_at"
+        static let outcome = "outcome"
+
+        static let all = [id, gateway, paymentID, merchantUID, subject, reason, attempts, nextAttemptAt, lastError, doneAt, outcome]
+    }
+
+    private var sql: any SQLDatabase { database.sql }
+
+    /// Records a refund due now, unless its payment (at its gateway) is recorded already: false then.
+    func record(_ refund: Refunds.Request, id: UUID, reason: String, now: Date) async throws -> Bool {
+        try await !sql.raw("""
+            INSERT INTO \(ident: Self.table) (\(ident: Column.id), \(ident: Column.gateway), \(ident: Column.paymentID), \(ident: Column.merchantUID),
+                \(ident: Column.subject), \(ident: Column.reason), \(ident: Column.requestedAt), \(ident: Column.attempts), \(ident: Column.nextAttemptAt))
+            VALUES (\(bind: id), \(bind: refund.gateway), \(bind: refund.paymentID), \(bind: refund.merchantUID), \(bind: refund.subject),
+                    \(bind: reason), \(bind: now), 0, \(bind: now))
+            ON CONFLICT (\(ident: Column.gateway), \(ident: Column.paymentID)) DO NOTHING RETURNING \(ident: Column.id)
+            """).all().isEmpty
+    }
+
+    /// How many refunds `subject` has, settled or not.
+    func count(subject: String) async throws -> Int {
+        try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: Self.table) WHERE \(ident: Column.subject) = \(bind: subject)")
+            .first(decodingColumn: "n", as: Int.self) ?? 0
+    }
+
+    /// Takes the due refunds (only `id`, when given) until `leaseEnd`: one statement moves their next
+    /// attempt past the lease, so no other claim sees them until it lapses. On PostgreSQL the rows
+    /// are picked `FOR UPDATE SKIP LOCKED`, so instances never claim the same refund at once.
+    func claimDue(only id: UUID? = nil, limit: Int, now: Date, leaseEnd: Date) async throws -> [RefundRow] {
+        let skipLocked = sql.dialect.name == "postgresql" ? " FOR UPDATE SKIP LOCKED" : ""
+        var onlyThisOne: SQLQueryString = ""
+        if let id { onlyThisOne = "AND \(ident: Column.id) = \(bind: id)" }
+        return try await sql.raw("""
+            UPDATE \(ident: Self.table) SET \(ident: Column.nextAttemptAt) = \(bind: leaseEnd)
+            WHERE \(ident: Column.id) IN (SELECT \(ident: Column.id) FROM \(ident: Self.table)
+                         WHERE \(ident: Column.doneAt) IS NULL AND \(ident: Column.nextAttemptAt) <= \(bind: now) \(onlyThisOne)
+                         ORDER BY \(ident: Column.nextAttemptAt) LIMIT \(unsafeRaw: String(limit))\(unsafeRaw: skipLocked))
+            RETURNING \(Self.columns)
+            """).all().map(Self.row(from:))
+    }
+
+    /// Settles a refund with the provider's answer (once: a settled one stays as it was).
+    func settle(_ id: UUID, outcome: String, at now: Date) async throws {
+        try await sql.update(Self.table).set(Column.doneAt, to: SQLBind(now)).set(Column.outcome, to: SQLBind(outcome))
+            .set(Column.attempts, to: SQLBinaryExpression(SQLIdentifier(Column.attempts), .add, SQLLiteral.numeric("1")))
+            .where(Column.id, .equal, SQLBind(id)).where(Column.doneAt, .is, SQLLiteral.null).run()
+    }
+
+    /// Records a failed attempt and when to try again (not for a settled refund).
+    func recordFailure(_ id: UUID, attempts: Int, error: String, nextAttemptAt: Date) async throws {
+        try await sql.update(Self.table).set(Column.attempts, to: SQLBind(attempts)).set(Column.lastError, to: SQLBind(error))
+            .set(Column.nextAttemptAt, to: SQLBind(nextAttemptAt))
+            .where(Column.id, .equal, SQLBind(id)).where(Column.doneAt, .is, SQLLiteral.null).run()
+    }
+
+    /// Unsettled refunds, and how many of them failed their last attempt.
+    func counts() async throws -> (pending: Int, failed: Int) {
+        let row = try await sql.raw("""
+            SELECT COUNT(*) AS pending, COALESCE(SUM(CASE WHEN \(ident: Column.lastError) IS NULL THEN 0 ELSE 1 END), 0) AS failed
+            FROM \(ident: Self.table) WHERE \(ident: Column.doneAt) IS NULL
+            """).first()
+        return (try row?.decode(column: "pending", as: Int.self) ?? 0, try row?.decode(column: "failed", as: Int.self) ?? 0)
+    }
+
+    /// How many refunds `subject` has, and how many of them are unsettled.
+    func openCount(subject: String) async throws -> (total: Int, open: Int) {
+        let row = try await sql.raw("""
+            SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN \(ident: Column.doneAt) IS NULL THEN 1 ELSE 0 END), 0) AS open
+            FROM \(ident: Self.table) WHERE \(ident: Column.subject) = \(bind: subject)
+            """).first()
+        return (try row?.decode(column: "total", as: Int.self) ?? 0, try row?.decode(column: "open", as: Int.self) ?? 0)
+    }
+
+    /// The refund of a payment (at any gateway), if one was recorded: what the operator and the
+    /// tests look at.
+    func refund(paymentID: String) async throws -> RefundRow? {
+        try await sql.raw("SELECT \(Self.columns) FROM \(ident: Self.table) WHERE \(ident: Column.paymentID) = \(bind: paymentID)")
+            .first().map(Self.row(from:))
+    }
+
+    private static var columns: SQLList { SQLList(Column.all.map { SQLIdentifier($0) }) }
+
+    private static func row(from row: any SQLRow) throws -> RefundRow {
+        RefundRow(id: try row.decode(column: Column.id, as: UUID.self), gateway: try row.decode(column: Column.gateway, as: String.self),
+                  paymentID: try row.decode(column: Column.paymentID, as: String.self),
+                  merchantUID: try row.decode(column: Column.merchantUID, as: String?.self),
+                  subject: try row.decode(column: Column.subject, as: String.self), reason: try row.decode(column: Column.reason, as: String.self),
+                  attempts: try row.decode(column: Column.attempts, as: Int.self),
+                  nextAttemptAt: try row.decode(column: Column.nextAttemptAt, as: Date.self),
+                  lastError: try row.decode(column: Column.lastError, as: String?.self), doneAt: try row.decode(column: Column.doneAt, as: Date?.self),
+                  outcome: try row.decode(column: Column.outcome, as: String?.self))
+    }
+}

@@ -6,23 +6,23 @@ import Vapor
 
 /// A dish in a list.
 struct DishSummary: Content {
-    package let hash: String
-    package let section: DishSection
-    package let title: String
-    package let description: String
-    package let image: String
-    package let salePrice: Int
+    let hash: String
+    let section: DishSection
+    let title: String
+    let description: String
+    let image: String
+    let salePrice: Int
     /// The struck-through price when discounted, else an explicit null.
-    @NullEncoded package var originalPrice: Int?
-    package let badges: [String]
-    package let deliveryTypes: [String]
+    @NullEncoded var originalPrice: Int?
+    let badges: [String]
+    let deliveryTypes: [String]
     let soldOut: Bool
 
-    package init(_ row: BanchanStore.DishRow, images: BanchanImages.URLs) {
+    init(_ row: BanchanStore.DishRow, images: BanchanImages.URLs) {
         self.init(row.dish, stock: row.stock, images: images)
     }
 
-    package init(_ dish: Dish, stock: Int, images: BanchanImages.URLs) {
+    init(_ dish: Dish, stock: Int, images: BanchanImages.URLs) {
         hash = dish.hash
         section = dish.section
         title = dish.title
@@ -100,8 +100,8 @@ struct OrderResponse: Content {
     /// null when it owes none or in lists (read an order alone to see it).
     @NullEncoded var refundStatus: Refunds.State?
 
-    init(_ order: BanchanOrder, gateway: String?, refund: Refunds.State? = nil) throws {
-        id = try order.requireID()
+    init(_ order: BanchanStore.OrderRow, gateway: String?, refund: Refunds.State? = nil) {
+        id = order.id
         merchantUID = order.merchantUID
         status = order.status
         items = order.lines.map { Item(hash: $0.hash, title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity, subtotal: $0.unitPrice * $0.quantity) }

@@ -170,7 +170,7 @@ struct BanchanAPI: RouteCollection {
         case .created(let order):
             return try await OrderResponse(order, gateway: req.application.paymentGateway?.name).encodeResponse(status: .created, for: req)
         case .replayed(let order):
-            let full = try await req.banchan.order(order.requireID(), of: owner)
+            let full = try await req.banchan.order(order.id, of: owner)
             let response = try await OrderResponse(full, gateway: req.application.paymentGateway?.name).encodeResponse(status: .created, for: req)
             response.headers.replaceOrAdd(name: "Idempotent-Replayed", value: "true")
             return response
@@ -180,12 +180,12 @@ struct BanchanAPI: RouteCollection {
     func orders(req: Request) async throws -> CursorPage<OrderResponse> {
         let (orders, next) = try await req.banchan.orders(of: try req.shopOwner(), page: try CursorPageRequest(from: req))
         let gateway = req.application.paymentGateway?.name
-        return CursorPage(items: try orders.map { try OrderResponse($0, gateway: gateway) }, nextCursor: next)
+        return CursorPage(items: orders.map { OrderResponse($0, gateway: gateway) }, nextCursor: next)
     }
 
     func order(req: Request) async throws -> OrderResponse {
         let order = try await req.banchan.order(try req.orderIDParameter(), of: try req.shopOwner())
-        return try OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await req.banchan.refundState(ofOrder: order.id))
+        return OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await req.banchan.refundState(ofOrder: order.id))
     }
 
     struct CancelBody: Content { package let reason: String? }
@@ -194,7 +194,7 @@ struct BanchanAPI: RouteCollection {
         let owner = try req.shopOwner()
         let reason = try req.decodeJSON(CancelBody.self).reason?.trimmingCharacters(in: .whitespacesAndNewlines)
         let order = try await req.banchan.cancel(try req.orderIDParameter(), of: owner, reason: String((reason?.isEmpty == false ? reason! : "cancelled by customer").prefix(200)))
-        return try OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await req.banchan.refundState(ofOrder: order.id))
+        return OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await req.banchan.refundState(ofOrder: order.id))
     }
 
     package struct PaymentBody: Content {
@@ -207,7 +207,7 @@ struct BanchanAPI: RouteCollection {
         let body = try req.decodeJSON(PaymentBody.self)
         guard !body.paymentID.isEmpty, body.paymentID.utf8.count <= 200 else { throw AppError.invalid("payment_not_found") }
         let order = try await req.banchan.confirmPayment(body.paymentID, for: try req.orderIDParameter(), of: owner)
-        return try OrderResponse(order, gateway: req.application.paymentGateway?.name)
+        return OrderResponse(order, gateway: req.application.paymentGateway?.name)
     }
 
     struct StatusBody: Content { package let status: OrderStatus }
@@ -216,6 +216,6 @@ struct BanchanAPI: RouteCollection {
     func advanceOrder(req: Request) async throws -> OrderResponse {
         _ = try req.requireAdmin()
         let next = try req.decodeJSON(StatusBody.self).status
-        return try OrderResponse(try await req.banchan.advance(try req.orderIDParameter(), to: next), gateway: req.application.paymentGateway?.name)
+        return OrderResponse(try await req.banchan.advance(try req.orderIDParameter(), to: next), gateway: req.application.paymentGateway?.name)
     }
 }

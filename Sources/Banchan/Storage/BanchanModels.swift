@@ -91,56 +91,56 @@ final class CartItem: Model, @unchecked Sendable {
 }
 
 /// An order: what was bought at which prices, and where its payment stands.
-package final class BanchanOrder: Model, @unchecked Sendable {
-    package static let schema = "banchan_orders"
+final class BanchanOrder: Model, @unchecked Sendable {
+    static let schema = "banchan_orders"
 
-    @ID(key: .id) package var id: UUID?
+    @ID(key: .id) var id: UUID?
     @Field(key: .string(BanchanStore.OrderColumn.ownerKey)) var ownerKey: String
     /// The account while it exists (withdrawal keeps the order for the books, without the link).
-    @OptionalParent(key: .string(BanchanStore.OrderColumn.userID)) package var user: User?
-    @Enum(key: .string(BanchanStore.OrderColumn.status)) package var status: OrderStatus
+    @OptionalParent(key: .string(BanchanStore.OrderColumn.userID)) var user: User?
+    @Enum(key: .string(BanchanStore.OrderColumn.status)) var status: OrderStatus
     @Field(key: .string(BanchanStore.OrderColumn.itemsTotal)) var itemsTotal: Int
-    @Field(key: .string(BanchanStore.OrderColumn.deliveryFee)) package var deliveryFee: Int
-    @Field(key: .string(BanchanStore.OrderColumn.total)) package var total: Int
-    @Field(key: .string(BanchanStore.OrderColumn.points)) package var points: Int
+    @Field(key: .string(BanchanStore.OrderColumn.deliveryFee)) var deliveryFee: Int
+    @Field(key: .string(BanchanStore.OrderColumn.total)) var total: Int
+    @Field(key: .string(BanchanStore.OrderColumn.points)) var points: Int
     /// The id the payment provider knows the order by.
-    @Field(key: .string(BanchanStore.OrderColumn.merchantUID)) package var merchantUID: String
+    @Field(key: .string(BanchanStore.OrderColumn.merchantUID)) var merchantUID: String
     @OptionalField(key: .string(BanchanStore.OrderColumn.paymentProvider)) var paymentProvider: String?
     /// The provider's id of the payment (PortOne's `imp_uid`).
-    @OptionalField(key: .string(BanchanStore.OrderColumn.paymentID)) package var paymentID: String?
-    @OptionalField(key: .string(BanchanStore.OrderColumn.paidAt)) package var paidAt: Date?
+    @OptionalField(key: .string(BanchanStore.OrderColumn.paymentID)) var paymentID: String?
+    @OptionalField(key: .string(BanchanStore.OrderColumn.paidAt)) var paidAt: Date?
     @OptionalField(key: .string(BanchanStore.OrderColumn.cancelledAt)) var cancelledAt: Date?
     @OptionalField(key: .string(BanchanStore.OrderColumn.cancelReason)) var cancelReason: String?
     /// `Idempotency-Key` of the request that created it, and a digest of that request's body.
     @OptionalField(key: .string(BanchanStore.OrderColumn.idempotencyKey)) var idempotencyKey: String?
     @OptionalField(key: .string(BanchanStore.OrderColumn.requestDigest)) var requestDigest: String?
-    @Timestamp(key: .string(BanchanStore.OrderColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
-    @Timestamp(key: .string(BanchanStore.OrderColumn.updatedAt), on: .update, format: .microseconds) package var updatedAt: Date?
-    @Children(for: \.$order) package var items: [BanchanOrderItem]
+    @Timestamp(key: .string(BanchanStore.OrderColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+    @Timestamp(key: .string(BanchanStore.OrderColumn.updatedAt), on: .update, format: .microseconds) var updatedAt: Date?
+    @Children(for: \.$order) var items: [BanchanOrderItem]
 
-    package init() {}
+    init() {}
 
     /// The loaded lines in the order the customer added them.
-    package var lines: [BanchanOrderItem] { ($items.value ?? []).sorted { $0.line < $1.line } }
+    var lines: [BanchanOrderItem] { ($items.value ?? []).sorted { $0.line < $1.line } }
 
     /// What the order's refunds are recorded under (`Refunds`).
     static func refundSubject(_ id: UUID?) -> String { "banchan_order:\(id?.uuidString ?? "")" }
 }
 
 /// A line of an order, with the title and price as they were when ordered.
-package final class BanchanOrderItem: Model, @unchecked Sendable {
-    package static let schema = "banchan_order_items"
+final class BanchanOrderItem: Model, @unchecked Sendable {
+    static let schema = "banchan_order_items"
 
-    @ID(key: .id) package var id: UUID?
-    @Parent(key: .string(BanchanStore.ItemColumn.orderID)) package var order: BanchanOrder
+    @ID(key: .id) var id: UUID?
+    @Parent(key: .string(BanchanStore.ItemColumn.orderID)) var order: BanchanOrder
     /// Position in the order, as the customer added the dishes.
-    @Field(key: .string(BanchanStore.ItemColumn.line)) package var line: Int
+    @Field(key: .string(BanchanStore.ItemColumn.line)) var line: Int
     @Field(key: .string(BanchanStore.ItemColumn.dishID)) var dishID: UUID
-    @Field(key: .string(BanchanStore.ItemColumn.hash)) package var hash: String
-    @Field(key: .string(BanchanStore.ItemColumn.title)) package var title: String
+    @Field(key: .string(BanchanStore.ItemColumn.hash)) var hash: String
+    @Field(key: .string(BanchanStore.ItemColumn.title)) var title: String
     @Field(key: .string(BanchanStore.ItemColumn.unitPrice)) var unitPrice: Int
-    @Field(key: .string(BanchanStore.ItemColumn.quantity)) package var quantity: Int
-    @Field(key: .string(BanchanStore.ItemColumn.pointsPerUnit)) package var pointsPerUnit: Int
+    @Field(key: .string(BanchanStore.ItemColumn.quantity)) var quantity: Int
+    @Field(key: .string(BanchanStore.ItemColumn.pointsPerUnit)) var pointsPerUnit: Int
 
-    package init() {}
+    init() {}
 }

@@ -12,11 +12,12 @@ extension BanchanService {
     // MARK: Orders
 
     typealias Requested = BanchanStore.Requested
+    typealias OrderRow = BanchanStore.OrderRow
 
     enum Placed {
-        case created(BanchanOrder)
+        case created(OrderRow)
         /// The same `Idempotency-Key` and body as an earlier request: that request's order.
-        case replayed(BanchanOrder)
+        case replayed(OrderRow)
     }
 
     /// Places an order for these dishes (or, when `items` is nil, for the owner's cart, which is
@@ -65,58 +66,26 @@ extension BanchanService {
     /// What a checkout of the cart records instead of a digest of its body.
     static let cartDigest = "cart"
 
-    func replay(_ earlier: BanchanOrder, digest: String) throws -> Placed {
+    func replay(_ earlier: OrderRow, digest: String) throws -> Placed {
         guard earlier.requestDigest == digest else { throw AppError.invalid("idempotency_key_reused") }
         return .replayed(earlier)
     }
 
-    package func order(withKey key: String, of owner: Principal) async throws -> BanchanOrder? {
+    func order(withKey key: String, of owner: Principal) async throws -> OrderRow? {
         try await store.order(withKey: key, ownerKey: owner.key)
     }
 
     /// One of this owner's orders with its lines; someone else's is not found (404), not forbidden.
-    package func order(_ id: UUID, of owner: Principal) async throws -> BanchanOrder {
+    func order(_ id: UUID, of owner: Principal) async throws -> OrderRow {
         guard let order = try await store.order(id, ownerKey: owner.key) else { throw AppError.notFound("order_not_found") }
         return order
     }
 
-    /// What an order's page shows, as plain values.
-    struct OrderView: Sendable {
-        struct Line: Sendable {
-            let title: String
-            let unitPrice: Int
-            let quantity: Int
-        }
-
-        let id: UUID
-        let status: OrderStatus
-        let itemsTotal: Int
-        let deliveryFee: Int
-        let total: Int
-        let points: Int
-        let merchantUID: String
-        let cancelReason: String?
-        /// In the order the customer added them.
-        let lines: [Line]
-        /// Whether the refund a cancelled order owes is still under way.
-        let refund: Refunds.State?
-    }
-
-    /// The order with this id if it is this owner's (404 otherwise), for its page: one written-out
-    /// statement of the order joined with its lines, where building the order and its items as
-    /// models took most of the page (0.09× of `/healthz`).
-    func orderView(_ id: UUID, of owner: Principal) async throws -> OrderView {
-        guard let (first, rows) = try await store.orderViewRows(id, ownerKey: owner.key) else { throw AppError.notFound("order_not_found") }
-        let lines = rows.map { OrderView.Line(title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity) }
-        typealias Column = BanchanStore.OrderColumn
-        let status = try first.decode(column: Column.status, as: OrderStatus.self)
-        return OrderView(id: id, status: status,
-                         itemsTotal: try first.decode(column: Column.itemsTotal, as: Int.self),
-                         deliveryFee: try first.decode(column: Column.deliveryFee, as: Int.self),
-                         total: try first.decode(column: Column.total, as: Int.self), points: try first.decode(column: Column.points, as: Int.self),
-                         merchantUID: try first.decode(column: Column.merchantUID, as: String.self),
-                         cancelReason: try first.decode(column: Column.cancelReason, as: String?.self), lines: lines,
-                         refund: status == .cancelled ? try await refundState(ofOrder: id) : nil)
+    /// The order with this id if it is this owner's (404 otherwise), with whether the refund a
+    /// cancelled order owes is still under way: what its page shows.
+    func orderView(_ id: UUID, of owner: Principal) async throws -> (order: OrderRow, refund: Refunds.State?) {
+        let order = try await order(id, of: owner)
+        return (order, order.status == .cancelled ? try await refundState(ofOrder: id) : nil)
     }
 
     /// An order as the orders page lists it.
@@ -136,12 +105,12 @@ extension BanchanService {
         try await store.listedOrders(ownerKey: owner.key, page: page)
     }
 
-    package func orders(of owner: Principal, page: CursorPageRequest) async throws -> (items: [BanchanOrder], nextCursor: String?) {
+    func orders(of owner: Principal, page: CursorPageRequest) async throws -> (items: [OrderRow], nextCursor: String?) {
         try await store.orders(ownerKey: owner.key, page: page)
     }
 
     /// Cancels an order that has not shipped; its units go back to stock and a payment is refunded.
-    package func cancel(_ id: UUID, of owner: Principal, reason: String) async throws -> BanchanOrder {
+    func cancel(_ id: UUID, of owner: Principal, reason: String) async throws -> OrderRow {
         let order = try await order(id, of: owner)
         guard order.status.canCancel else { throw AppError.conflict("order_not_cancellable", ["status": order.status.rawValue]) }
         let refund = order.paymentID.map { refundRequest(for: order, paymentID: $0, gateway: gateway?.name, reason: reason) }
@@ -153,8 +122,8 @@ extension BanchanService {
     /// any) recorded in the same transaction (`BanchanStore.cancelOrder`), then tried. False when
     /// it had already moved on (nothing recorded).
     @discardableResult
-    func markCancelled(_ order: BanchanOrder, reason: String, refunding refund: Refunds.Request? = nil, now: Date = Date()) async throws -> Bool {
-        let result = try await store.cancelOrder(try order.requireID(), reason: reason, refunding: refund, now: now)
+    func markCancelled(_ order: OrderRow, reason: String, refunding refund: Refunds.Request? = nil, now: Date = Date()) async throws -> Bool {
+        let result = try await store.cancelOrder(order.id, reason: reason, refunding: refund, now: now)
         guard result.cancelled else { return false }
         await Refunds.attempt(result.refund, on: database, gateway: gateway, logger: logger)
         return true

@@ -13,7 +13,7 @@ extension BanchanService {
     /// Confirms a payment the client made with the provider: the order is paid only if the
     /// provider says this payment is paid, for this order, for exactly its total. Otherwise the
     /// order is cancelled (stock returned, payment refunded) and the reason is the error.
-    func confirmPayment(_ paymentID: String, for id: UUID, of owner: Principal, now: Date = Date()) async throws -> BanchanOrder {
+    func confirmPayment(_ paymentID: String, for id: UUID, of owner: Principal, now: Date = Date()) async throws -> OrderRow {
         guard let gateway else { throw AppError(.serviceUnavailable, "payments_unavailable") }
         let order = try await order(id, of: owner)
         if order.status == .paid, order.paymentID == paymentID { return order }  // a retried confirmation
@@ -46,7 +46,7 @@ extension BanchanService {
             case .wrongOrder: throw AppError.invalid("payment_for_other_order")
             }
         }
-        guard try await store.markPaid(try order.requireID(), provider: gateway.name, paymentID: payment.providerID, at: now) else {
+        guard try await store.markPaid(order.id, provider: gateway.name, paymentID: payment.providerID, at: now) else {
             // The order moved on while we asked the provider. If it was cancelled (its window ran
             // out), this paid payment is a late one and goes back; a concurrent confirmation of
             // the same payment is the retried-confirmation case.
@@ -64,7 +64,7 @@ extension BanchanService {
     /// `payment_after_cancellation`. If the provider cannot be asked, the refund is recorded all
     /// the same (each attempt checks the payment first) and the client is told 503 to ask again.
     /// Returns when the payment is not this order's, for the caller's 409.
-    private func refundLatePayment(_ paymentID: String, for order: BanchanOrder, with gateway: any PaymentGateway) async throws {
+    private func refundLatePayment(_ paymentID: String, for order: OrderRow, with gateway: any PaymentGateway) async throws {
         let refund = refundRequest(for: order, paymentID: paymentID, gateway: gateway.name, reason: "paid after the order was cancelled")
         let late: ProviderPayment
         do {
@@ -73,7 +73,7 @@ extension BanchanService {
             return
         } catch {
             logger.warning("late payment not checked; refund recorded for the retry job", metadata: [
-                "order": "\(order.id.map(\.uuidString) ?? "")", "payment": "\(paymentID)", "error": "\(error)",
+                "order": "\(order.id)", "payment": "\(paymentID)", "error": "\(error)",
             ])
             await Refunds.attempt(try await Refunds.request(refund, on: database, unverified: true), on: database, gateway: gateway, logger: logger)
             throw AppError(.serviceUnavailable, "payment_provider_unavailable")
@@ -82,13 +82,13 @@ extension BanchanService {
         // Asked again after the refund: the provider shows it cancelled.
         if late.status == .cancelled { throw AppError.conflict("payment_after_cancellation") }
         guard late.status == .paid else { return }
-        logger.notice("payment after cancellation refunded", metadata: ["order": "\(order.id.map(\.uuidString) ?? "")", "payment": "\(paymentID)"])
+        logger.notice("payment after cancellation refunded", metadata: ["order": "\(order.id)", "payment": "\(paymentID)"])
         await Refunds.attempt(try await Refunds.request(refund, on: database), on: database, gateway: gateway, logger: logger)
         throw AppError.conflict("payment_after_cancellation")
     }
 
     /// The refund of a payment for this order, recorded under the order (its page shows it until done).
-    func refundRequest(for order: BanchanOrder, paymentID: String, gateway: String?, reason: String) -> Refunds.Request {
+    func refundRequest(for order: OrderRow, paymentID: String, gateway: String?, reason: String) -> Refunds.Request {
         // A paid order is refunded by the provider that took the payment (even if another is configured now).
         Refunds.Request(gateway: order.paymentProvider ?? gateway ?? "none", paymentID: paymentID, merchantUID: order.merchantUID,
                         subject: BanchanOrder.refundSubject(order.id), reason: reason)
@@ -111,7 +111,7 @@ extension BanchanService {
     }
 
     /// Administrators move paid orders on (shipping ends the right to cancel).
-    package func advance(_ id: UUID, to next: OrderStatus) async throws -> BanchanOrder {
+    func advance(_ id: UUID, to next: OrderStatus) async throws -> OrderRow {
         guard let order = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
         guard order.status.canMove(to: next), next != .cancelled else {
             throw AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue])

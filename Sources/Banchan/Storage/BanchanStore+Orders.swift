@@ -48,8 +48,8 @@ extension BanchanStore {
         let quantity: Int
     }
 
-    private var orders: SQLIdentifier { SQLIdentifier(BanchanOrder.schema) }
-    private var items: SQLIdentifier { SQLIdentifier(BanchanOrderItem.schema) }
+    var orders: SQLIdentifier { SQLIdentifier(BanchanOrder.schema) }
+    var items: SQLIdentifier { SQLIdentifier(BanchanOrderItem.schema) }
     private var dishTable: SQLIdentifier { SQLIdentifier(DishRecord.schema) }
 
     // MARK: Stock
@@ -93,9 +93,9 @@ extension BanchanStore {
     /// `out_of_stock` roll everything back. The stock taken is announced after the commit.
     func placeOrder(_ requested: [Requested], ownerKey: String, userID: UUID?, idempotencyKey: String?, digest: String, clearingCart: Bool,
                     check: @escaping @Sendable (DishRow, Int) throws -> Void,
-                    price: @escaping @Sendable ([(dish: DishRow, quantity: Int)]) -> OrderTotals) async throws -> BanchanOrder {
+                    price: @escaping @Sendable ([(dish: DishRow, quantity: Int)]) -> OrderTotals) async throws -> OrderRow {
         let application = self.application
-        let (order, stocks) = try await database.transaction { transaction -> (BanchanOrder, [(hash: String, stock: Int)]) in
+        let (order, stocks) = try await database.transaction { transaction -> (OrderRow, [(hash: String, stock: Int)]) in
             let store = BanchanStore(database: transaction, application: application)
             var lines: [(dish: DishRow, quantity: Int)] = []
             var stocks: [(hash: String, stock: Int)] = []
@@ -141,8 +141,10 @@ extension BanchanStore {
                 try await item.create(on: transaction)
             }
             if clearingCart { try await store.clearCart(of: ownerKey) }
-            try await order.$items.load(on: transaction)
-            return (order, stocks)
+            guard let placed = try await store.orderRows("o.\(ident: OrderColumn.id) = \(bind: orderID)").first else {
+                throw AppError.notFound("order_not_found")
+            }
+            return (placed, stocks)
         }
         await announce(stocks: stocks)
         return order
@@ -197,80 +199,5 @@ extension BanchanStore {
             .set(SQLIdentifier(OrderColumn.updatedAt), to: SQLBind(now))
             .where(SQLIdentifier(OrderColumn.id), .equal, SQLBind(id)).where(SQLIdentifier(OrderColumn.status), .equal, SQLBind(from.rawValue))
         return try await !also(update).returning(SQLIdentifier(OrderColumn.id)).all().isEmpty
-    }
-
-    // MARK: Reads
-
-    /// The owner's order made with this `Idempotency-Key`, with its lines.
-    func order(withKey key: String, ownerKey: String) async throws -> BanchanOrder? {
-        try await BanchanOrder.query(on: database).filter(\.$ownerKey == ownerKey).filter(\.$idempotencyKey == key).with(\.$items).first()
-    }
-
-    /// An order with its lines, when it is the owner's (any owner's when `ownerKey` is nil: an administrator's read).
-    func order(_ id: UUID, ownerKey: String?) async throws -> BanchanOrder? {
-        let query = BanchanOrder.query(on: database).filter(\.$id == id).with(\.$items)
-        if let ownerKey { query.filter(\.$ownerKey == ownerKey) }
-        return try await query.first()
-    }
-
-    /// The owner's orders with their lines, newest first, a page at a time.
-    func orders(ownerKey: String, page: CursorPageRequest) async throws -> (items: [BanchanOrder], nextCursor: String?) {
-        try await BanchanOrder.query(on: database).filter(\.$ownerKey == ownerKey).with(\.$items).paginate(newestFirst: \.$createdAt, page)
-    }
-
-    /// Orders still awaiting payment made before `cutoff`, at most `limit`.
-    func unpaidOrders(before cutoff: Date, limit: Int) async throws -> [UUID] {
-        try await sql.select().column(SQLIdentifier(OrderColumn.id)).from(orders)
-            .where(SQLIdentifier(OrderColumn.status), .equal, SQLBind(OrderStatus.awaitingPayment.rawValue))
-            .where(SQLIdentifier(OrderColumn.createdAt), .lessThan, SQLBind(cutoff)).limit(limit)
-            .all(decodingColumn: OrderColumn.id, as: UUID.self)
-    }
-
-    /// An order joined with its lines, as its page shows them: one statement, where building the
-    /// order and its items as models took most of the page (0.09× of `/healthz`). Nil when it is
-    /// not the owner's.
-    func orderViewRows(_ id: UUID, ownerKey: String) async throws -> (order: any SQLRow, lines: [(title: String, unitPrice: Int, quantity: Int)])? {
-        // Written out: the order's page reads it on every view.
-        let orderColumns = [OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
-                            OrderColumn.merchantUID, OrderColumn.cancelReason].map { SQLColumn($0, table: "o") }
-        let itemColumns = [ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity].map { SQLColumn($0, table: "i") }
-        let rows = try await sql.raw("""
-            SELECT \(SQLList(orderColumns + itemColumns))
-            FROM \(orders) o LEFT JOIN \(items) i ON i.\(ident: ItemColumn.orderID) = o.\(ident: OrderColumn.id)
-            WHERE o.\(ident: OrderColumn.id) = \(bind: id) AND o.\(ident: OrderColumn.ownerKey) = \(bind: ownerKey)
-            ORDER BY i.\(ident: ItemColumn.line)
-            """).all()
-        guard let first = rows.first else { return nil }
-        let lines = try rows.compactMap { row -> (title: String, unitPrice: Int, quantity: Int)? in
-            guard let title = try row.decode(column: ItemColumn.title, as: String?.self) else { return nil }
-            return (title, try row.decode(column: ItemColumn.unitPrice, as: Int.self), try row.decode(column: ItemColumn.quantity, as: Int.self))
-        }
-        return (first, lines)
-    }
-
-    /// One newest-first page of the owner's orders as the orders page lists them: rows with the
-    /// first line's title and the number of lines, not models with their items.
-    func listedOrders(ownerKey: String, page: CursorPageRequest) async throws -> (items: [BanchanService.Listed], nextCursor: String?) {
-        let order = { (column: String) in SQLColumn(column, table: BanchanOrder.schema) }
-        let lineCount = SQLQueryString("(SELECT COUNT(*) FROM \(items) i WHERE i.\(ident: ItemColumn.orderID) = \(order(OrderColumn.id)))")
-        let firstTitle = SQLQueryString("""
-            (SELECT i.\(ident: ItemColumn.title) FROM \(items) i WHERE i.\(ident: ItemColumn.orderID) = \(order(OrderColumn.id)) ORDER BY i.\(ident: ItemColumn.line) LIMIT 1)
-            """)
-        let rows = try await sql.select()
-            .column(order(OrderColumn.id)).column(order(OrderColumn.status)).column(order(OrderColumn.total)).column(order(OrderColumn.createdAt))
-            .column(lineCount, as: "line_count").column(firstTitle, as: "first_title")
-            .from(orders)
-            .where(order(OrderColumn.ownerKey), .equal, SQLBind(ownerKey))
-            .newestFirst(createdAt: order(OrderColumn.createdAt), id: order(OrderColumn.id), page)
-            .all()
-        let listed = try rows.map { row in
-            BanchanService.Listed(id: try row.decode(column: OrderColumn.id, as: UUID.self),
-                                  status: try row.decode(column: OrderColumn.status, as: OrderStatus.self),
-                                  total: try row.decode(column: OrderColumn.total, as: Int.self),
-                                  createdAt: try row.decode(column: OrderColumn.createdAt, as: Date.self),
-                                  firstTitle: try row.decode(column: "first_title", as: String?.self),
-                                  lineCount: try row.decode(column: "line_count", as: Int.self))
-        }
-        return page.page(of: listed)
     }
 }

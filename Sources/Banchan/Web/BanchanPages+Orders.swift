@@ -17,7 +17,7 @@ extension BanchanPages {
         return try await req.submitForm {
             switch try await req.banchan.placeOrder(nil, for: owner, idempotencyKey: key) {
             case .created(let order), .replayed(let order):
-                return Layout.redirect(to: ShopPath.order(try order.requireID()))
+                return Layout.redirect(to: ShopPath.order(order.id))
             }
         } onRuleBroken: { try await cartPage(req, owner: owner, error: $0) }
     }
@@ -57,11 +57,12 @@ extension BanchanPages {
 
     func order(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
-        let order = try await req.banchan.orderView(try req.orderIDParameter(), of: owner)
-        return try await orderPage(req, order, owner: owner, error: nil)
+        let view = try await req.banchan.orderView(try req.orderIDParameter(), of: owner)
+        return try await orderPage(req, view, owner: owner, error: nil)
     }
 
-    func orderPage(_ req: Request, _ order: BanchanService.OrderView, owner: Principal, error: AppError?) async throws -> Response {
+    func orderPage(_ req: Request, _ view: (order: BanchanStore.OrderRow, refund: Refunds.State?), owner: Principal, error: AppError?) async throws -> Response {
+        let order = view.order
         let id = order.id
         let gateway = req.application.paymentGateway
         let payment: Node<HTML.BodyContext>
@@ -98,7 +99,7 @@ extension BanchanPages {
                     .dt(.text(req.t("banchan.points"))), .dd(.text(Won.format(order.points)))
                 ),
                 order.cancelReason.map { .p(.class("muted"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
-                order.refund.map { .p(.class($0 == .pending ? "caution" : "muted"), .id("order-refund"), .text(req.t("banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
+                view.refund.map { .p(.class($0 == .pending ? "caution" : "muted"), .id("order-refund"), .text(req.t("banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
                 payment,
                 order.status.canCancel
                     ? .form(

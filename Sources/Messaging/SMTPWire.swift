@@ -116,11 +116,11 @@ struct SMTPEnvelope: Sendable {
 }
 
 struct SMTPData: Sendable {
-    package var bytes: [UInt8]
+    var bytes: [UInt8]
     var needs8BitMIME: Bool
 
     /// The text split at CRLF, CR or LF.
-    package static func lines(of text: String) -> [String] {
+    static func lines(of text: String) -> [String] {
         var lines: [String] = []
         var current = ""
         var previousWasCR = false

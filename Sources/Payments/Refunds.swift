@@ -13,9 +13,8 @@ import Vapor
 /// Each attempt asks the provider first, so a refund that went through while our call timed out
 /// is recognised (`already_cancelled`) rather than repeated, and a payment that turns out not to
 /// be this order's, or not paid, is never refunded (`not_this_order`, `nothing_paid`).
-/// This store owns `payment_refunds`; nothing else reads or writes it.
+/// The table is `RefundStore`'s.
 package enum Refunds {
-    package static let schema = "payment_refunds"
     /// How long a claimed refund belongs to the instance that claimed it (one provider call is
     /// at most `PortOneGateway.defaultTimeout` three times: a token, a look-up, the refund).
     static let claimLease: TimeInterval = 60
@@ -63,30 +62,20 @@ package enum Refunds {
     /// subject may hold at most `maxPerSubject` of those.
     @discardableResult
     package static func request(_ refund: Request, on database: any Database, unverified: Bool = false, now: Date = Date()) async throws -> UUID? {
-        let sql = database.sql
+        let store = RefundStore(database: database)
         if unverified {
-            let recorded = try await sql.raw("""
-                SELECT COUNT(*) AS n FROM \(ident: schema) WHERE subject = \(bind: refund.subject)
-                """).first()?.decode(column: "n", as: Int.self) ?? 0
-            guard recorded < maxPerSubject else { return nil }
+            guard try await store.count(subject: refund.subject) < maxPerSubject else { return nil }
         }
         let id = UUID()
-        let inserted = try await sql.raw("""
-            INSERT INTO \(ident: schema) (id, gateway, payment_id, merchant_uid, subject, reason, requested_at, attempts, next_attempt_at)
-            VALUES (\(bind: id), \(bind: refund.gateway), \(bind: refund.paymentID), \(bind: refund.merchantUID), \(bind: refund.subject),
-                    \(bind: String(refund.reason.prefix(200))), \(bind: now), 0, \(bind: now))
-            ON CONFLICT (gateway, payment_id) DO NOTHING RETURNING id
-            """).all()
-        return inserted.isEmpty ? nil : id
+        return try await store.record(refund, id: id, reason: String(refund.reason.prefix(200)), now: now) ? id : nil
     }
 
     /// Tries one recorded refund now (right after its transaction committed), unless another
     /// attempt holds it. Failures are recorded and logged, never thrown: the job tries again.
     package static func attempt(_ id: UUID?, on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date = Date()) async {
         guard let id else { return }
-        let thisOne: SQLQueryString = "id = \(bind: id)"
         do {
-            for claimed in try await claim(thisOne, limit: 1, on: database, now: now) {
+            for claimed in try await claim(only: id, limit: 1, on: database, now: now) {
                 await settle(claimed, on: database, gateway: gateway, logger: logger, now: now)
             }
         } catch {
@@ -100,7 +89,7 @@ package enum Refunds {
     @discardableResult
     static func attemptDue(on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date = Date()) async throws -> Int {
         var settled = 0
-        for claimed in try await claim(SQLRaw("1 = 1"), limit: 20, on: database, now: now) {
+        for claimed in try await claim(limit: 20, on: database, now: now) {
             if await settle(claimed, on: database, gateway: gateway, logger: logger, now: now) { settled += 1 }
         }
         return settled
@@ -109,22 +98,14 @@ package enum Refunds {
     /// Pending and failing counts, for `/metrics` (`whatweeat_refunds_pending`, `whatweeat_refunds_failed`:
     /// pending refunds whose last attempt failed).
     package static func counts(on database: any Database) async throws -> (pending: Int, failed: Int) {
-        let row = try await database.sql.raw("""
-            SELECT COUNT(*) AS pending, COALESCE(SUM(CASE WHEN last_error IS NULL THEN 0 ELSE 1 END), 0) AS failed
-            FROM \(ident: schema) WHERE done_at IS NULL
-            """).first()
-        return (try row?.decode(column: "pending", as: Int.self) ?? 0, try row?.decode(column: "failed", as: Int.self) ?? 0)
+        try await RefundStore(database: database).counts()
     }
 
     /// The state of a subject's refunds: pending while any is, done when all are, nil when it has none.
     package static func state(of subject: String, on database: any Database) async throws -> State? {
-        let row = try await database.sql.raw("""
-            SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN done_at IS NULL THEN 1 ELSE 0 END), 0) AS open
-            FROM \(ident: schema) WHERE subject = \(bind: subject)
-            """).first()
-        let total = try row?.decode(column: "total", as: Int.self) ?? 0
-        guard total > 0 else { return nil }
-        return try (row?.decode(column: "open", as: Int.self) ?? 0) > 0 ? .pending : .done
+        let counted = try await RefundStore(database: database).openCount(subject: subject)
+        guard counted.total > 0 else { return nil }
+        return counted.open > 0 ? .pending : .done
     }
 
     /// The job every instance runs: due refunds tried every `interval`, the gauges refreshed.
@@ -150,63 +131,38 @@ package enum Refunds {
 
     // MARK: Attempts
 
-    private struct Claimed: Decodable {
-        let id: UUID
-        let gateway: String
-        let payment_id: String
-        let merchant_uid: String?
-        let subject: String
-        let reason: String
-        let attempts: Int
-    }
-
-    /// Takes the due refunds matching `condition` for `claimLease` (one statement: the rows move
-    /// their next attempt past the lease, so no other claim sees them until it lapses).
-    private static func claim(_ condition: any SQLExpression, limit: Int, on database: any Database, now: Date) async throws -> [Claimed] {
-        let sql = database.sql
-        let skipLocked = sql.dialect.name == "postgresql" ? " FOR UPDATE SKIP LOCKED" : ""
-        return try await sql.raw("""
-            UPDATE \(ident: schema) SET next_attempt_at = \(bind: now.addingTimeInterval(claimLease))
-            WHERE id IN (SELECT id FROM \(ident: schema)
-                         WHERE done_at IS NULL AND next_attempt_at <= \(bind: now) AND \(condition)
-                         ORDER BY next_attempt_at LIMIT \(unsafeRaw: String(limit))\(unsafeRaw: skipLocked))
-            RETURNING id, gateway, payment_id, merchant_uid, subject, reason, attempts
-            """).all(decoding: Claimed.self)
+    /// Takes the due refunds (only `id`, when given) for `claimLease`.
+    private static func claim(only id: UUID? = nil, limit: Int, on database: any Database, now: Date) async throws -> [RefundRow] {
+        try await RefundStore(database: database).claimDue(only: id, limit: limit, now: now, leaseEnd: now.addingTimeInterval(claimLease))
     }
 
     /// One attempt: asks the provider about the payment, refunds it if it is paid (and this
     /// order's), and records the outcome or the failure. True when the refund is settled.
     @discardableResult
-    private static func settle(_ refund: Claimed, on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date) async -> Bool {
+    private static func settle(_ refund: RefundRow, on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date) async -> Bool {
         let outcome: Result<Outcome, any Error>
         if let gateway, gateway.name == refund.gateway {
             outcome = await Result(catching: { try await refundIfPaid(refund, with: gateway) })
         } else {
             outcome = .failure(PaymentGatewayError.unavailable("payment provider \(refund.gateway) is not configured"))
         }
-        let sql = database.sql
+        let store = RefundStore(database: database)
         do {
             switch outcome {
             case .success(let outcome):
-                try await sql.raw("""
-                    UPDATE \(ident: schema) SET done_at = \(bind: now), outcome = \(bind: outcome.rawValue), attempts = attempts + 1
-                    WHERE id = \(bind: refund.id) AND done_at IS NULL
-                    """).run()
+                try await store.settle(refund.id, outcome: outcome.rawValue, at: now)
                 if outcome != .refunded {
-                    logger.notice("refund settled without a refund", metadata: ["subject": "\(refund.subject)", "payment": "\(refund.payment_id)", "outcome": "\(outcome.rawValue)"])
+                    logger.notice("refund settled without a refund", metadata: ["subject": "\(refund.subject)", "payment": "\(refund.paymentID)", "outcome": "\(outcome.rawValue)"])
                 }
                 return true
             case .failure(let error):
                 let attempts = refund.attempts + 1
                 Counter(label: "whatweeat_refund_failures_total").increment()
                 logger.error("refund failed; retrying", metadata: [
-                    "subject": "\(refund.subject)", "payment": "\(refund.payment_id)", "attempts": "\(attempts)", "error": "\(error)",
+                    "subject": "\(refund.subject)", "payment": "\(refund.paymentID)", "attempts": "\(attempts)", "error": "\(error)",
                 ])
-                try await sql.raw("""
-                    UPDATE \(ident: schema) SET attempts = \(bind: attempts), last_error = \(bind: String(String(describing: error).prefix(500))),
-                        next_attempt_at = \(bind: now.addingTimeInterval(backoff(afterAttempts: attempts)))
-                    WHERE id = \(bind: refund.id) AND done_at IS NULL
-                    """).run()
+                try await store.recordFailure(refund.id, attempts: attempts, error: String(String(describing: error).prefix(500)),
+                                              nextAttemptAt: now.addingTimeInterval(backoff(afterAttempts: attempts)))
                 return false
             }
         } catch {
@@ -216,10 +172,10 @@ package enum Refunds {
         }
     }
 
-    private static func refundIfPaid(_ refund: Claimed, with gateway: any PaymentGateway) async throws -> Outcome {
+    private static func refundIfPaid(_ refund: RefundRow, with gateway: any PaymentGateway) async throws -> Outcome {
         let payment: ProviderPayment
         do {
-            payment = try await gateway.payment(id: refund.payment_id)
+            payment = try await gateway.payment(id: refund.paymentID)
         } catch PaymentGatewayError.unknownPayment {
             return .nothingPaid
         }
@@ -228,7 +184,7 @@ package enum Refunds {
         case .failed: return .nothingPaid
         case .ready: throw PaymentGatewayError.unavailable("payment not settled at the provider yet")
         case .paid:
-            if let expected = refund.merchant_uid, payment.merchantUID != expected { return .notThisOrder }
+            if let expected = refund.merchantUID, payment.merchantUID != expected { return .notThisOrder }
             try await gateway.cancel(paymentID: payment.providerID, reason: refund.reason)
             return .refunded
         }
@@ -243,7 +199,7 @@ extension Result where Failure == any Error {
 
 package struct CreatePaymentRefunds: NamedMigration {
     package func prepare(on database: any Database) async throws {
-        try await database.schema(Refunds.schema)
+        try await database.schema(RefundStore.table)
             .id()
             .field("gateway", .string, .required)
             .field("payment_id", .string, .required)
@@ -258,12 +214,12 @@ package struct CreatePaymentRefunds: NamedMigration {
             .field("outcome", .string)
             .unique(on: "gateway", "payment_id")
             .create()
-        try await database.sql.create(index: "payment_refunds_subject").on(Refunds.schema).column("subject").run()
-        try await database.sql.create(index: "payment_refunds_due").on(Refunds.schema).column("done_at").column("next_attempt_at").run()
+        try await database.sql.create(index: "payment_refunds_subject").on(RefundStore.table).column("subject").run()
+        try await database.sql.create(index: "payment_refunds_due").on(RefundStore.table).column("done_at").column("next_attempt_at").run()
     }
 
     package func revert(on database: any Database) async throws {
-        try await database.schema(Refunds.schema).delete()
+        try await database.schema(RefundStore.table).delete()
     }
 
     package init() {}

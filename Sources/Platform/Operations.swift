@@ -44,7 +44,7 @@ package struct OperationsRoutes: RouteCollection {
 
 /// Who may read `/metrics`.
 enum MetricsAccess {
-    package static func allows(_ req: Request, token: String?) -> Bool {
+    static func allows(_ req: Request, token: String?) -> Bool {
         if let token, let bearer = req.headers.bearerAuthorization?.token {
             return SecureRandom.constantTimeEquals(bearer, token)
         }

@@ -7,8 +7,8 @@ import Foundation
 /// places it looked.
 package enum ResourceRoot {
     struct NotFound: Error, CustomStringConvertible {
-        package let looked: [String]
-        package var description: String {
+        let looked: [String]
+        var description: String {
             "missing translation catalog: no Resources/translations in " + looked.joined(separator: ", ")
                 + " (set RESOURCES_DIR to the folder that holds Resources/, Public/ and openapi.yaml)"
         }

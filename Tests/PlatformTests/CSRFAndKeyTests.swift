@@ -6,7 +6,7 @@ import Fluent
 @testable import LookForRealBurgerApp
 @testable import Mates
 @testable import MenuGame
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
 import WhatWeEatServer

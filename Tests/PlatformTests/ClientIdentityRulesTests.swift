@@ -1,6 +1,6 @@
 import Foundation
 import NIOHTTP1
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 import Vapor
 import WhatWeEatTesting

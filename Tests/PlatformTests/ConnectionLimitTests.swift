@@ -4,7 +4,7 @@
 @testable import LookForRealBurgerApp
 @testable import Mates
 import NIOConcurrencyHelpers
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
 import WhatWeEatServer

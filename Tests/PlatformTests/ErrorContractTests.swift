@@ -1,7 +1,7 @@
 @testable import Accounts
 import Fluent
 @testable import LookForRealBurgerApp
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
 import WhatWeEatTesting

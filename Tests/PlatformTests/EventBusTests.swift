@@ -1,6 +1,6 @@
 @testable import Accounts
 @testable import MenuGame
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
 import WhatWeEatServer

@@ -6,7 +6,7 @@ import Fluent
 @testable import LookForRealBurgerApp
 @testable import MenuGame
 @testable import Payments
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 import WhatWeEatServer
 import WhatWeEatTesting

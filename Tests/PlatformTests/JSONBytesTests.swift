@@ -3,7 +3,7 @@
 import Foundation
 @testable import LookForRealBurgerApp
 @testable import Mates
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
 import WhatWeEatTesting

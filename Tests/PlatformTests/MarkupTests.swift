@@ -1,5 +1,5 @@
 @testable import BanchanApp
-import Platform
+@testable import Platform
 import WhatWeEatTesting
 import XCTest
 

@@ -1,5 +1,5 @@
 @testable import Mates
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTest

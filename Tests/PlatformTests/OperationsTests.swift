@@ -2,7 +2,7 @@
 @testable import BurgerMap
 @testable import LookForRealBurgerApp
 @testable import MenuGame
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
 import WhatWeEatServer

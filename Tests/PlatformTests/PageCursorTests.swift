@@ -6,7 +6,7 @@ import Foundation
 @testable import Mates
 @testable import MenuGame
 @testable import Notifications
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
 import WhatWeEatTesting

@@ -1,5 +1,5 @@
 import Foundation
-import Platform
+@testable import Platform
 import WhatWeEatTesting
 import XCTest
 

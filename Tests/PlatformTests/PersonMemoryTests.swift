@@ -1,5 +1,5 @@
 import Foundation
-import Platform
+@testable import Platform
 import XCTest
 
 /// `PersonMemory.values`: those remembered are not read again, the missing are read in one go,

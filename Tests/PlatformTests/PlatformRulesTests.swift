@@ -3,7 +3,7 @@
 @testable import LookForRealBurgerApp
 @testable import Media
 @testable import MenuGame
-import Platform
+@testable import Platform
 @testable import SocketIO
 import WhatWeEatTesting
 import XCTest

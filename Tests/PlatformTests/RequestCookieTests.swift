@@ -1,4 +1,4 @@
-import Platform
+@testable import Platform
 import WhatWeEatTesting
 import XCTVapor
 

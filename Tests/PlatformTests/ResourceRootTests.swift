@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 @testable import Banchan
 import Foundation
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor

@@ -1,6 +1,6 @@
 @testable import Mates
 import NIOConcurrencyHelpers
-import Platform
+@testable import Platform
 @testable import SocketIO
 import WhatWeEatServer
 import WhatWeEatTesting

@@ -2,7 +2,7 @@
 @testable import LookForRealBurgerApp
 @testable import MenuGame
 @testable import MenuGameApp
-import Platform
+@testable import Platform
 import WhatWeEatTesting
 import XCTest
 

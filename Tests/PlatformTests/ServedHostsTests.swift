@@ -1,7 +1,7 @@
 import Fluent
 @testable import Accounts
 @testable import Banchan
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor

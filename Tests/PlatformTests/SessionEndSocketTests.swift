@@ -2,7 +2,7 @@ import Fluent
 @testable import Accounts
 @testable import Mates
 import NIOConcurrencyHelpers
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 @testable import Banchan
 @testable import BanchanApp
 import NIOConcurrencyHelpers
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
 import WhatWeEatTesting

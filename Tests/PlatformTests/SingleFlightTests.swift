@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import Platform
+@testable import Platform
 @testable import SocketIO
 import WhatWeEatTesting
 import XCTest

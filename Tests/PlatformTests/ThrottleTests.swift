@@ -3,7 +3,7 @@
 import Fluent
 @testable import MenuGame
 import NIOConcurrencyHelpers
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor

@@ -1,7 +1,7 @@
 @testable import Banchan
 @testable import BurgerMap
 @testable import LookForRealBurgerApp
-import Platform
+@testable import Platform
 @testable import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor

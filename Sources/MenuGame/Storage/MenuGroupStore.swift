@@ -11,9 +11,9 @@ import SQLKit
 /// service, which knows the count a write leaves and who listens; every write here says whether
 /// it happened, so the service announces only what did.
 struct MenuGroupStore {
-    package let database: any Database
+    let database: any Database
 
-    package init(database: any Database) {
+    init(database: any Database) {
         self.database = database
     }
 

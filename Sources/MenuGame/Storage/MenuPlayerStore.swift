@@ -117,13 +117,13 @@ package struct MenuPlayerStore {
 
 /// A note from the settings screen as the store reads it.
 struct FeedbackRow: Decodable, Sendable, Equatable, NewestFirstRow {
-    package let id: UUID
-    package let message: String
+    let id: UUID
+    let message: String
     /// The author, while the account exists; anonymous notes have none.
-    package let userID: UUID?
+    let userID: UUID?
     /// The language the player used, so an administrator knows how to read and answer.
-    package let language: String
-    package let createdAt: Date
+    let language: String
+    let createdAt: Date
 
     enum CodingKeys: String, CodingKey {
         case id, message, language

@@ -4,24 +4,24 @@ import Vapor
 
 /// Claims of a short-lived access token: who (`sub`), which session family (`sid`), until when.
 struct AccessClaims: JWTPayload {
-    package var sub: SubjectClaim
-    package var sid: String
-    package var iat: IssuedAtClaim
-    package var exp: ExpirationClaim
+    var sub: SubjectClaim
+    var sid: String
+    var iat: IssuedAtClaim
+    var exp: ExpirationClaim
 
-    package func verify(using algorithm: some JWTAlgorithm) async throws {
+    func verify(using algorithm: some JWTAlgorithm) async throws {
         try exp.verifyNotExpired()
     }
 }
 
 /// The same claims read without checking `exp`: for a refresh that presents the expired token.
 struct AccessClaimsAnyTime: JWTPayload {
-    package var sub: SubjectClaim
-    package var sid: String
-    package var iat: IssuedAtClaim
-    package var exp: ExpirationClaim
+    var sub: SubjectClaim
+    var sid: String
+    var iat: IssuedAtClaim
+    var exp: ExpirationClaim
 
-    package func verify(using algorithm: some JWTAlgorithm) async throws {}
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 /// Signs and verifies access tokens (HS256 with the access-token key derived from `JWT_SECRET`,

@@ -7,7 +7,7 @@ import Vapor
 public final class BcryptHasher: Sendable {
     package let cost: Int
     package let pool: NIOThreadPool
-    package let maxWaiting: Int
+    let maxWaiting: Int
     private let waiting = NIOLockedValueBox(0)
     /// Compared against when the email is unknown, so that answer takes as long as a wrong password.
     let decoyHash: String

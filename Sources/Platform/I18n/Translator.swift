@@ -66,6 +66,6 @@ public struct Translator: Sendable {
 }
 
 struct TranslatorError: Error, CustomStringConvertible {
-    package let message: String
-    package var description: String { message }
+    let message: String
+    var description: String { message }
 }

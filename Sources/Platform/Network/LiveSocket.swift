@@ -42,12 +42,12 @@ package struct LiveSocketLimits: Sendable {
 /// limits (Vapor passes none, so one fragmented message could grow without end), and `onUpgrade`
 /// is called on the event loop in the same step that installs the WebSocket handlers, before any
 /// frame is read — callbacks set there hear the first frame a client sends after the 101.
-package struct LiveSocketUpgrader: Upgrader {
+struct LiveSocketUpgrader: Upgrader {
     package let limits: LiveSocketLimits
     package let headers: HTTPHeaders
     let onUpgrade: @Sendable (WebSocket) -> Void
 
-    package func applyUpgrade(req: Request, res: Response) -> any HTTPServerProtocolUpgrader {
+    func applyUpgrade(req: Request, res: Response) -> any HTTPServerProtocolUpgrader {
         let headers = headers, limits = limits, onUpgrade = onUpgrade
         return NIOWebSocketServerUpgrader(
             // A frame is never larger than a message may be (unfragmented frames skip the aggregator).
@@ -68,7 +68,7 @@ package struct LiveSocketUpgrader: Upgrader {
 final class EndAfterFrameError: ChannelInboundHandler, RemovableChannelHandler {
     package typealias InboundIn = WebSocketFrame
 
-    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard error is NIOWebSocketFrameAggregator.Error || error is NIOWebSocketError else {
             context.fireErrorCaught(error)
             return

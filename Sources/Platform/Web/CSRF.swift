@@ -101,7 +101,7 @@ package struct CSRFMiddleware: AsyncMiddleware {
 
 extension Request {
     /// The token every form on this page must send back as `_csrf`.
-    package var csrfToken: String {
+    var csrfToken: String {
         if let token = storage[CSRFMiddleware.TokenKey.self] { return token }
         let nonce = storage[CSRFMiddleware.NonceKey.self] ?? ""
         let token = CSRFMiddleware.token(nonce: nonce, session: CSRFMiddleware.binding(self), keys: application.keys)

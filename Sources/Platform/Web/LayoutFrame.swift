@@ -9,7 +9,7 @@ import Plot
 /// Plot builds a tree of closures per element and writes each element's content through a buffer
 /// per level; the frame is a few dozen elements and a dozen catalog look-ups that came out the same
 /// on every page, and made up a fifth of a light page's time.
-package enum LayoutFrame {
+enum LayoutFrame {
     package enum Slot: Int, CaseIterable, Sendable {
         case title, headerLinks, bellLabel, unreadCount, nickname, main, next, csrf, bottomBar
     }

@@ -26,7 +26,7 @@ package struct MapLibrary: Sendable {
     static let vendorPath = "/vendor/leaflet"
 
     package let source: Source
-    package let tileURL: String
+    let tileURL: String
     let tileAttribution: String
     let tileOrigin: String?
 

@@ -16,7 +16,7 @@ package struct PublicFilesMiddleware: AsyncMiddleware {
         return try await files.respond(to: request, chainingTo: next).get()
     }
 
-    package static func namesAFile(_ path: String) -> Bool {
+    static func namesAFile(_ path: String) -> Bool {
         path.utf8.reversed().prefix { $0 != UInt8(ascii: "/") }.contains(UInt8(ascii: "."))
     }
 }

@@ -22,7 +22,7 @@ extension Request {
     }
 
     /// Every `name=value` of the Cookie headers; pairs without `=` or with an empty name are skipped.
-    package static func parseCookieHeaders(_ headers: [String]) -> [Substring: Substring] {
+    static func parseCookieHeaders(_ headers: [String]) -> [Substring: Substring] {
         var cookies: [Substring: Substring] = [:]
         for header in headers {
             var rest = Substring(header)

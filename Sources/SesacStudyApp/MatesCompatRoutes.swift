@@ -130,7 +130,7 @@ struct MatesCompatRoutes: RouteCollection {
 
     func startSearching(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
-        if try await req.mates.ownProfile(appUser.userID).suspended { return Sesac.status(201, "suspended", req) }
+        if try await req.mates.profileSnapshot(appUser.userID).suspended { return Sesac.status(201, "suspended", req) }
         let form = LenientForm(request: req)
         do {
             return try await Sesac.outcome(req, ["already_matched": 200]) {
@@ -256,7 +256,7 @@ struct MatesCompatRoutes: RouteCollection {
         return try await Sesac.outcome(req, ["match_ended": 201, "not_matched": 201]) {
             guard let text = form.value("chat") else { throw Sesac.missing("chat") }
             let other = try await Sesac.other(uid, req, unknown: "not_matched")
-            let profile = try await req.mates.ownProfile(appUser.userID)
+            let profile = try await req.mates.profileSnapshot(appUser.userID)
             guard !profile.suspended else { throw AppError(.forbidden, "suspended") }
             guard let matchID = profile.matchID, let match = try? await req.mates.match(matchID, for: appUser.userID),
                   match.partner(of: appUser.userID) == other else { throw AppError.conflict("not_matched") }

@@ -253,7 +253,7 @@ extension SesacAppService {
     // MARK: The apps' view of the queue
 
     func appQueueState(_ appUser: MatesAppUser) async throws -> AppQueueState? {
-        let profile = try await mates.ownProfile(appUser.userID)
+        let profile = try await mates.profileSnapshot(appUser.userID)
         let me = profile.id
         switch profile.state {
         case .searching:
@@ -313,7 +313,7 @@ extension SesacAppService {
     /// `POST /v1/queue/dodge`: leaves the match with `other` early (the dodge penalty applies), or,
     /// when `other` already ended it, just moves past it. 409 `wrong_partner` otherwise.
     func appDodge(_ appUser: MatesAppUser, other: UUID) async throws {
-        let profile = try await mates.ownProfile(appUser.userID)
+        let profile = try await mates.profileSnapshot(appUser.userID)
         let me = profile.id
         if profile.state == .matched, let matchID = profile.matchID, let match = try await store.match(matchID),
            match.partner(of: me) == other {
@@ -330,7 +330,7 @@ extension SesacAppService {
     /// `POST /v1/queue/rate/{other}`: the review that ends the study. A running match with `other`
     /// is finished first; an ended one (within `appSettleWindow`) is reviewed as it is.
     func appReview(_ appUser: MatesAppUser, other: UUID, picks: [Int], comment: String) async throws {
-        let profile = try await mates.ownProfile(appUser.userID)
+        let profile = try await mates.profileSnapshot(appUser.userID)
         let me = profile.id
         do {
             _ = try MatesRules.checkReputation(picks)
@@ -359,7 +359,7 @@ extension SesacAppService {
     func appUserRecord(_ appUser: MatesAppUser) async throws -> AppUserRecord {
         let user = appUser.userID
         guard let account = try await AccountStore(database: database, application: application).user(user) else { throw AppError(.notAcceptable, "app_user_unknown") }
-        let profile = try await mates.ownProfile(user)
+        let profile = try await mates.profileSnapshot(user)
         let myReports = try await store.reportedPeople(by: user)
         let myReviews = try await store.reviewees(of: user)
         let uids = try await appUIDs(of: myReports + myReviews)

@@ -233,7 +233,7 @@ final class MatesStoreTests: XCTestCase {
             let cityHall = Coordinate(unchecked: MatesPlaces.cityHall.lat, MatesPlaces.cityHall.lon)
             try await service.startSearching(user: one.id, at: cityHall, topics: ["독서"])
             try await service.startSearching(user: two.id, at: cityHall, topics: [])
-            let searching = try await service.ownProfile(one.id).state
+            let searching = try await service.profileSnapshot(one.id).state
             XCTAssertEqual(searching, .searching)
             let asked = try await service.requestMatch(from: one.id, to: two.id)
             XCTAssertNil(asked, "a first request matches nobody")
@@ -248,7 +248,7 @@ final class MatesStoreTests: XCTestCase {
             XCTAssertFalse(after)
             try await service.startSearching(user: one.id, at: cityHall, topics: [])
             try await service.stopSearching(user: one.id)
-            let idle = try await service.ownProfile(one.id).state
+            let idle = try await service.profileSnapshot(one.id).state
             XCTAssertEqual(idle, .idle)
             let worn = try await service.collection(of: one.id)
             XCTAssertEqual([worn.avatar, worn.background], [0, 0])

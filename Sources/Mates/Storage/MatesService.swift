@@ -172,7 +172,7 @@ package struct MatesService {
     /// `verification_required` for an account that has not verified. The gate of every mates
     /// route reads it (its `standing` is what the gate checks), and the handler takes it from the
     /// request (`req.matesSnapshot()`).
-    func profileSnapshot(_ user: UUID) async throws -> MatesProfileSnapshot {
+    package func profileSnapshot(_ user: UUID) async throws -> MatesProfileSnapshot {
         guard let snapshot = try await store.snapshot(user) else { throw AppError(.forbidden, "verification_required") }
         return snapshot
     }
@@ -200,12 +200,6 @@ package struct MatesService {
             self.ageMin = ageMin
             self.ageMax = ageMax
         }
-    }
-
-    /// The person's own profile as their pages and the apps show it (`MatesStore.record`, from
-    /// memory); 403 `verification_required` for an account that has not verified.
-    package func ownProfile(_ user: UUID) async throws -> MatesProfileSnapshot {
-        try await profileSnapshot(user)
     }
 
     func updateProfile(_ profile: MatesProfile, _ change: ProfileChange) async throws -> MatesProfile {

@@ -81,10 +81,10 @@ extension BanchanService {
         return order
     }
 
-    /// The order with this id if it is this owner's (404 otherwise), with whether the refund a
-    /// cancelled order owes is still under way: what its page shows.
-    func orderView(_ id: UUID, of owner: Principal) async throws -> (order: OrderRow, refund: Refunds.State?) {
-        let order = try await order(id, of: owner)
+    /// The order with this id if it is this owner's (404 otherwise), as its page shows it, with
+    /// whether the refund a cancelled order owes is still under way.
+    func orderView(_ id: UUID, of owner: Principal) async throws -> (order: BanchanStore.OrderPageRow, refund: Refunds.State?) {
+        guard let order = try await store.orderPage(id, ownerKey: owner.key) else { throw AppError.notFound("order_not_found") }
         return (order, order.status == .cancelled ? try await refundState(ofOrder: id) : nil)
     }
 

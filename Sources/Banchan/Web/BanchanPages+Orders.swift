@@ -61,7 +61,7 @@ extension BanchanPages {
         return try await orderPage(req, view, owner: owner, error: nil)
     }
 
-    func orderPage(_ req: Request, _ view: (order: BanchanStore.OrderRow, refund: Refunds.State?), owner: Principal, error: AppError?) async throws -> Response {
+    func orderPage(_ req: Request, _ view: (order: BanchanStore.OrderPageRow, refund: Refunds.State?), owner: Principal, error: AppError?) async throws -> Response {
         let order = view.order
         let id = order.id
         let gateway = req.application.paymentGateway

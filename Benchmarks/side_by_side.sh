@@ -28,7 +28,9 @@ PIDS=()
 DIRS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "${DIRS[@]}"' EXIT
 
-declare -A URL TOKEN PLACE REVIEW AUTHOR SHOP
+declare -A URL TOKEN PLACE REVIEW AUTHOR SHOP ORDER DEVICE_ORDER
+# A browser's device: its order's page is read with its cookie.
+DEVICE=side-by-side-device-0001
 for side in old new; do
   bin=$OLD_BIN; [ "$side" = new ] && bin=$NEW_BIN
   data=$(mktemp -d "/tmp/whatweeat-side-$side.XXXXXX"); DIRS+=("$data")
@@ -49,6 +51,12 @@ for side in old new; do
   # A comment on the review, so its comment list has a row to read.
   curl -fs -o /dev/null -X POST "${URL[$side]}/api/v1/burger-map/reviews/${REVIEW[$side]}/comments" -H "Authorization: Bearer ${TOKEN[$side]}" \
     -H 'Content-Type: application/json' -d '{"text": "나란히 재는 댓글"}'
+  # A shop order of two dishes (the reader's), so an order's read and the list have rows to read.
+  dishes=$(curl -fs "${URL[$side]}/api/v1/banchan/sections/main/dishes?limit=2" | python3 -c 'import json, sys; print(json.dumps([{"hash": d["hash"], "quantity": 1} for d in json.load(sys.stdin)["items"][:2]]))')
+  ORDER[$side]=$(curl -fs -X POST "${URL[$side]}/api/v1/banchan/orders" -H "Authorization: Bearer ${TOKEN[$side]}" \
+    -H 'Content-Type: application/json' -d "{\"items\": $dishes}" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+  DEVICE_ORDER[$side]=$(curl -fs -X POST "${URL[$side]}/api/v1/banchan/orders" -H "X-Device-Token: $DEVICE" \
+    -H 'Content-Type: application/json' -d "{\"items\": $dishes}" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
 done
 
 # name|path template|credentials (none, bearer, app)
@@ -63,15 +71,19 @@ ROUTES=(
   "/api/v1/burger-map/places/search?q=버거|/api/v1/burger-map/places/search?q=%EB%B2%84%EA%B1%B0|none"
   "/v1/posts/{shop}|/v1/posts/{SHOP}|app"
   "/v1/posts (feed, 21)|/v1/posts?limit=21&product_id=LFRB_BURGER_HOUSE_REVIEW_TEST|app"
+  "/api/v1/banchan/orders/{id}|/api/v1/banchan/orders/{ORDER}|bearer"
+  "/api/v1/banchan/orders|/api/v1/banchan/orders|bearer"
+  "/shop/orders/{id}|/shop/orders/{DEVICE_ORDER}|device"
 )
 
 round() {  # side path credentials → req/s
   local side=$1 path=$2 credentials=$3 headers=()
   path=${path//\{PLACE\}/${PLACE[$side]}}; path=${path//\{REVIEW\}/${REVIEW[$side]}}
-  path=${path//\{AUTHOR\}/${AUTHOR[$side]}}; path=${path//\{SHOP\}/${SHOP[$side]}}
+  path=${path//\{AUTHOR\}/${AUTHOR[$side]}}; path=${path//\{SHOP\}/${SHOP[$side]}}; path=${path//\{ORDER\}/${ORDER[$side]}}; path=${path//\{DEVICE_ORDER\}/${DEVICE_ORDER[$side]}}
   case $credentials in
     bearer) headers=(-H "Authorization: Bearer ${TOKEN[$side]}") ;;
     app) headers=(-H "SesacKey: $KEY" -H "Authorization: ${TOKEN[$side]}") ;;
+    device) headers=(-H "Cookie: wwe_device=$DEVICE") ;;
   esac
   local status
   status=$(curl -s -o /dev/null -w '%{http_code}' "${headers[@]}" "${URL[$side]}$path")

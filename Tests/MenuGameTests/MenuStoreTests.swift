@@ -97,6 +97,25 @@ final class MenuStoreTests: XCTestCase {
         }
     }
 
+    /// Two reloads that overlap (a write's own and a follower's of an earlier announcement, as
+    /// PostgreSQL's echo makes them): the one that started last is kept, however late the other
+    /// finishes, so a write is never undone in memory by an older read.
+    func testAnOlderReadFinishingLastIsDropped() async throws {
+        try await withTestApp { app in
+            let catalog = app.menuCatalog
+            let older = catalog.takeRead()
+            let olderRows = try await app.menuStore.activeRows()
+            try await app.menuStore.add(Self.menu("late-bowl"), imageURL: "")
+            let newer = catalog.takeRead()
+            catalog.replace(with: try await app.menuStore.activeRows(), read: newer)
+            XCTAssertTrue(catalog.snapshot.menus.contains { $0.id == "late-bowl" })
+            catalog.replace(with: olderRows, read: older)
+            XCTAssertTrue(catalog.snapshot.menus.contains { $0.id == "late-bowl" }, "the older read, finishing last, is dropped")
+            catalog.replace(with: olderRows)
+            XCTAssertFalse(catalog.snapshot.menus.contains { $0.id == "late-bowl" }, "rows given without a read number are the newest")
+        }
+    }
+
     func testEveryWriteIsAnnouncedAndTheCatalogFollows() async throws {
         try await withTestApp { app in
             let store = app.menuStore

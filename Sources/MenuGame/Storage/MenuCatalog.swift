@@ -38,22 +38,48 @@ package final class MenuCatalog: Sendable {
         func recommender(_ version: RecommenderVersion) -> Recommender { version == .v0 ? v0 : v1 }
     }
 
-    private let state = NIOLockedValueBox(Snapshot(menus: [], imageURLs: [:], v0: .init(version: .v0, menus: []), v1: .init(version: .v1, menus: [])))
-
-    package var snapshot: Snapshot { state.withLockedValue { $0 } }
-
-    package func reload(from store: MenuStore) async throws {
-        replace(with: try await store.activeRows())
+    private struct State {
+        var snapshot: Snapshot
+        /// The newest read taken (`read`) and the newest held: a read that started earlier than the
+        /// one held saw an older table and is dropped, however late it finishes.
+        var readsTaken = 0
+        var readHeld = 0
     }
 
-    /// Holds the menus of `rows` on offer (rows in catalog order, which is v0's tie-break).
-    func replace(with allRows: [MenuStore.Row]) {
+    private let state = NIOLockedValueBox(State(snapshot: Snapshot(menus: [], imageURLs: [:], v0: .init(version: .v0, menus: []),
+                                                                   v1: .init(version: .v1, menus: []))))
+
+    package var snapshot: Snapshot { state.withLockedValue { $0.snapshot } }
+
+    /// Reads the menus on offer again. Two reloads can overlap (a write's own and a follower's of an
+    /// earlier announcement): the one that started last is kept.
+    package func reload(from store: MenuStore) async throws {
+        let read = takeRead()
+        replace(with: try await store.activeRows(), read: read)
+    }
+
+    /// The number of a read about to start.
+    func takeRead() -> Int {
+        state.withLockedValue { state in
+            state.readsTaken += 1
+            return state.readsTaken
+        }
+    }
+
+    /// Holds the menus of `rows` on offer (rows in catalog order, which is v0's tie-break), unless a
+    /// read that started after `read` is held already. Without `read`, the rows are the newest.
+    func replace(with allRows: [MenuStore.Row], read: Int? = nil) {
+        let read = read ?? takeRead()
         let rows = allRows.filter { $0.retiredAt == nil }
         let menus = rows.map(\.menu)
         var images: [String: String] = [:]
         for row in rows { if let url = row.imageURL { images[row.slug] = url } }
         let snapshot = Snapshot(menus: menus, imageURLs: images, v0: Recommender(version: .v0, menus: menus), v1: Recommender(version: .v1, menus: menus))
-        state.withLockedValue { $0 = snapshot }
+        state.withLockedValue { state in
+            guard read > state.readHeld else { return }
+            state.readHeld = read
+            state.snapshot = snapshot
+        }
     }
 }
 

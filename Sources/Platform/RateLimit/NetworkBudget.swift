@@ -52,26 +52,6 @@ public final class NetworkBudget: Sendable {
         await network.release(slot.network)
         if let wideSlot = slot.wide { await wide.release(wideSlot) }
     }
-
-    /// Takes a slot for `client`, or throws 429 with `Retry-After` (and the wait in seconds,
-    /// minutes and hours for the message) when the window is full.
-    @discardableResult
-    package func reserve(_ client: ClientNetwork, code: String = "too_many_requests") async throws -> Slot {
-        switch try await tryReserve(client) {
-        case .success(let slot): return slot
-        case .failure(let wait): throw wait.refusal(code)
-        }
-    }
-
-    /// Runs `work` in a reserved slot, given back when `work` throws a client error.
-    @discardableResult
-    package func withSlot<T>(_ client: ClientNetwork, code: String = "too_many_requests", _ work: () async throws -> T) async throws -> T {
-        let slot = try await reserve(client, code: code)
-        do {
-            return try await work()
-        } catch let error as AppError where error.status.code < 500 {
-            await release(slot)
-            throw error
-        }
-    }
 }
+
+extension NetworkBudget: SlotBudget {}

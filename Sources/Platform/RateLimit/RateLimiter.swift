@@ -85,11 +85,22 @@ public final class RateLimiter: Sendable {
     }
 }
 
-extension RateLimiter {
-    /// Takes a slot for `key`, or throws 429 with `Retry-After` when the window is full.
+/// A budget that takes a slot per key before the work it guards, and gives it back when that work
+/// does not count: `RateLimiter` (per key), `NetworkBudget` (per client network and its /48).
+package protocol SlotBudget: Sendable {
+    associatedtype Key
+    associatedtype Slot: Sendable
+
+    func tryReserve(_ key: Key, now: Date) async throws -> Result<Slot, RateLimiter.Wait>
+    func release(_ slot: Slot) async
+}
+
+extension SlotBudget {
+    /// Takes a slot for `key`, or throws 429 with `Retry-After` (and the wait in seconds, minutes
+    /// and hours for the message) when the window is full.
     @discardableResult
-    package func reserve(_ key: String, code: String = "too_many_requests") async throws -> Slot {
-        switch try await tryReserve(key) {
+    package func reserve(_ key: Key, code: String = "too_many_requests") async throws -> Slot {
+        switch try await tryReserve(key, now: Date()) {
         case .success(let slot): return slot
         case .failure(let wait): throw wait.refusal(code)
         }
@@ -98,7 +109,7 @@ extension RateLimiter {
     /// Runs `work` in a reserved slot; the slot is given back when `work` throws a client error
     /// (a refused request does not use up the budget), and kept otherwise.
     @discardableResult
-    package func withSlot<T>(_ key: String, code: String = "too_many_requests", _ work: () async throws -> T) async throws -> T {
+    package func withSlot<T>(_ key: Key, code: String = "too_many_requests", _ work: () async throws -> T) async throws -> T {
         let slot = try await reserve(key, code: code)
         do {
             return try await work()
@@ -108,6 +119,8 @@ extension RateLimiter {
         }
     }
 }
+
+extension RateLimiter: SlotBudget {}
 
 extension Request {
     /// The client's address: the peer's, or, when the peer is one of `TRUSTED_PROXIES`, the

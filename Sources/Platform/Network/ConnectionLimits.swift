@@ -63,7 +63,7 @@ package final class OpenSockets: Sendable {
     }
 
     /// 1012 "service restart": the server is going away on purpose; come back (to another instance).
-    static let restartCode = WebSocketErrorCode.unknown(1012)
+    package static let restartCode = WebSocketErrorCode.unknown(1012)
     /// 4401: the session (or account) this socket was opened under has ended; sign in again.
     package static let sessionEndedCode = WebSocketErrorCode.unknown(4401)
 

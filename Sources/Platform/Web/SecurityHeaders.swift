@@ -18,7 +18,7 @@ package struct SecurityHeadersMiddleware: AsyncMiddleware {
     /// Marks a request whose page loads the map library.
     struct MapPageKey: StorageKey { package typealias Value = Bool }
     /// Everything else (images, SVG above all, JSON, files): nothing runs, nothing loads.
-    static let documentPolicy = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox"
+    package static let documentPolicy = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox"
 
     /// Sent when `PUBLIC_URL` is https: browsers then refuse plain http for a year.
     let strictTransportSecurity: String?

@@ -10,16 +10,14 @@ import SQLKit
 struct BurgerDonationStore {
     let database: any Database
 
-    enum Column {
-        static let id = "id"
-        static let userID = "user_id"
+    enum Column: String, TableColumn {
+        case id, userID = "user_id"
         /// The payment provider's id: unique, so one payment counts once.
-        static let paymentID = "payment_id"
-        static let merchantUID = "merchant_uid"
-        static let amount = "amount"
+        case paymentID = "payment_id"
+        case merchantUID = "merchant_uid", amount
         /// `portone` or `test`.
-        static let gateway = "gateway"
-        static let createdAt = "created_at"
+        case gateway
+        case createdAt = "created_at"
     }
 
     private static var table: SQLIdentifier { SQLIdentifier(BurgerDonation.schema) }
@@ -70,12 +68,12 @@ final class BurgerDonation: Model, @unchecked Sendable {
     static let schema = "burger_donations"
 
     @ID(key: .id) var id: UUID?
-    @OptionalParent(key: .string(BurgerDonationStore.Column.userID)) var user: User?
-    @Field(key: .string(BurgerDonationStore.Column.paymentID)) var paymentID: String
-    @Field(key: .string(BurgerDonationStore.Column.merchantUID)) var merchantUID: String
-    @Field(key: .string(BurgerDonationStore.Column.amount)) var amount: Int
-    @Field(key: .string(BurgerDonationStore.Column.gateway)) var gateway: String
-    @Timestamp(key: .string(BurgerDonationStore.Column.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+    @OptionalParent(key: BurgerDonationStore.Column.userID.fieldKey) var user: User?
+    @Field(key: BurgerDonationStore.Column.paymentID.fieldKey) var paymentID: String
+    @Field(key: BurgerDonationStore.Column.merchantUID.fieldKey) var merchantUID: String
+    @Field(key: BurgerDonationStore.Column.amount.fieldKey) var amount: Int
+    @Field(key: BurgerDonationStore.Column.gateway.fieldKey) var gateway: String
+    @Timestamp(key: BurgerDonationStore.Column.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
 

@@ -11,20 +11,20 @@ final class InboxNotification: Model, @unchecked Sendable {
     static let schema = "notifications"
 
     @ID(key: .id) var id: UUID?
-    @Parent(key: .string(NotificationStore.Column.recipientID)) var recipient: User
-    @OptionalParent(key: .string(NotificationStore.Column.actorID)) var actor: User?
+    @Parent(key: NotificationStore.Column.recipientID.fieldKey) var recipient: User
+    @OptionalParent(key: NotificationStore.Column.actorID.fieldKey) var actor: User?
     /// The service that posted it (`burger-map`, `mates`).
-    @Field(key: .string(NotificationStore.Column.service)) var service: String
+    @Field(key: NotificationStore.Column.service.fieldKey) var service: String
     /// What happened (`review_liked`); the message is `notification.<kind>`.
-    @Field(key: .string(NotificationStore.Column.kind)) var kind: String
+    @Field(key: NotificationStore.Column.kind.fieldKey) var kind: String
     /// What it is about (a review), for clients that open it.
-    @OptionalField(key: .string(NotificationStore.Column.subjectID)) var subjectID: UUID?
+    @OptionalField(key: NotificationStore.Column.subjectID.fieldKey) var subjectID: UUID?
     /// Where the web app shows it.
-    @OptionalField(key: .string(NotificationStore.Column.link)) var link: String?
+    @OptionalField(key: NotificationStore.Column.link.fieldKey) var link: String?
     /// A short quote (a comment's first words), shown under the message.
-    @OptionalField(key: .string(NotificationStore.Column.excerpt)) var excerpt: String?
-    @OptionalField(key: .string(NotificationStore.Column.readAt)) var readAt: Date?
-    @Timestamp(key: .string(NotificationStore.Column.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+    @OptionalField(key: NotificationStore.Column.excerpt.fieldKey) var excerpt: String?
+    @OptionalField(key: NotificationStore.Column.readAt.fieldKey) var readAt: Date?
+    @Timestamp(key: NotificationStore.Column.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
 }

@@ -51,18 +51,7 @@ package struct NotificationStore {
 
     /// The columns of `notifications`, each named once in `Row`'s coding keys, used by the model's
     /// keys and every statement.
-    enum Column {
-        static let id = Row.CodingKeys.id.rawValue
-        static let recipientID = Row.CodingKeys.recipientID.rawValue
-        static let actorID = Row.CodingKeys.actorID.rawValue
-        static let service = Row.CodingKeys.service.rawValue
-        static let kind = Row.CodingKeys.kind.rawValue
-        static let subjectID = Row.CodingKeys.subjectID.rawValue
-        static let link = Row.CodingKeys.link.rawValue
-        static let excerpt = Row.CodingKeys.excerpt.rawValue
-        static let readAt = Row.CodingKeys.readAt.rawValue
-        static let createdAt = Row.CodingKeys.createdAt.rawValue
-    }
+    typealias Column = Row.CodingKeys
 
     /// A row of `notifications` as the reads decode it (`NotificationStoreTests` checks it against
     /// `InboxNotification`).
@@ -78,7 +67,7 @@ package struct NotificationStore {
         let readAt: Date?
         let createdAt: Date
 
-        enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, TableColumn {
             case id, service, kind, link, excerpt
             case recipientID = "recipient_id", actorID = "actor_id", subjectID = "subject_id"
             case readAt = "read_at", createdAt = "created_at"
@@ -95,14 +84,14 @@ package struct NotificationStore {
             link = model.link
             excerpt = model.excerpt
             readAt = model.readAt
-            guard let createdAt = model.createdAt else { throw FluentError.missingField(name: Column.createdAt) }
+            guard let createdAt = model.createdAt else { throw FluentError.missingField(name: Column.createdAt.stringValue) }
             self.createdAt = createdAt
         }
     }
 
     private var sql: any SQLDatabase { database.sql }
     private static var table: SQLIdentifier { SQLIdentifier(InboxNotification.schema) }
-    private static func column(_ name: String) -> SQLColumn { SQLColumn(name, table: InboxNotification.schema) }
+    private static func column(_ name: some TableColumn) -> SQLColumn { SQLColumn(name, table: InboxNotification.schema) }
 
     // MARK: Writes (each announced)
 

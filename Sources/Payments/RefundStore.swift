@@ -32,20 +32,10 @@ struct RefundStore {
 
     static let table = "payment_refunds"
 
-    enum Column {
-        static let id = "id"
-        static let gateway = "gateway"
-        static let paymentID = "payment_id"
-        static let merchantUID = "merchant_uid"
-        static let subject = "subject"
-        static let reason = "reason"
-        static let requestedAt = "requested_at"
-        static let attempts = "attempts"
-        static let nextAttemptAt = "next_attempt_at"
-        static let lastError = "last_error"
-        static let doneAt = "done_at"
-        static let outcome = "outcome"
-
+    enum Column: String, TableColumn {
+        case id, gateway, paymentID = "payment_id", merchantUID = "merchant_uid", subject, reason
+        case requestedAt = "requested_at", attempts, nextAttemptAt = "next_attempt_at", lastError = "last_error"
+        case doneAt = "done_at", outcome
         static let all = [id, gateway, paymentID, merchantUID, subject, reason, attempts, nextAttemptAt, lastError, doneAt, outcome]
     }
 

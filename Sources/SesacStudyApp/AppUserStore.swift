@@ -12,25 +12,14 @@ import SQLKit
 struct AppUserStore {
     let database: any Database
 
-    enum UserColumn {
-        static let uid = "uid"
-        static let userID = "user_id"
-        static let projectID = "project_id"
-        static let phoneNumber = "phone_number"
-        static let email = "email"
-        static let fcmToken = "fcm_token"
-        static let birth = "birth"
-        static let study = "study"
-        static let searchable = "searchable"
-        static let createdAccount = "created_account"
-        static let settledMatchID = "settled_match_id"
-        static let createdAt = "created_at"
+    enum UserColumn: String, TableColumn {
+        case uid, userID = "user_id", projectID = "project_id", phoneNumber = "phone_number", email
+        case fcmToken = "fcm_token", birth, study, searchable, createdAccount = "created_account"
+        case settledMatchID = "settled_match_id", createdAt = "created_at"
     }
 
-    enum NetworkColumn {
-        static let uid = "uid"
-        static let network = "network"
-        static let seenAt = "seen_at"
+    enum NetworkColumn: String, TableColumn {
+        case uid, network, seenAt = "seen_at"
     }
 
     private var sql: any SQLDatabase { database.sql }

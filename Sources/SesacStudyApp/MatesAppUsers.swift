@@ -13,26 +13,26 @@ package final class MatesAppUser: Model, @unchecked Sendable {
     package static let schema = "mates_app_users"
 
     /// The Firebase uid (the ID token's `sub`).
-    @ID(custom: .string(AppUserStore.UserColumn.uid), generatedBy: .user) package var id: String?
-    @Field(key: .string(AppUserStore.UserColumn.userID)) package var userID: UUID
+    @ID(custom: AppUserStore.UserColumn.uid.fieldKey, generatedBy: .user) package var id: String?
+    @Field(key: AppUserStore.UserColumn.userID.fieldKey) package var userID: UUID
     /// The Firebase project the uid belongs to (each student app has its own).
-    @Field(key: .string(AppUserStore.UserColumn.projectID)) package var projectID: String
-    @Field(key: .string(AppUserStore.UserColumn.phoneNumber)) package var phoneNumber: String
-    @Field(key: .string(AppUserStore.UserColumn.email)) package var email: String
-    @Field(key: .string(AppUserStore.UserColumn.fcmToken)) var fcmToken: String
+    @Field(key: AppUserStore.UserColumn.projectID.fieldKey) package var projectID: String
+    @Field(key: AppUserStore.UserColumn.phoneNumber.fieldKey) package var phoneNumber: String
+    @Field(key: AppUserStore.UserColumn.email.fieldKey) package var email: String
+    @Field(key: AppUserStore.UserColumn.fcmToken.fieldKey) var fcmToken: String
     /// As sent at sign-up (the apps send local time labelled as UTC; it is kept, not corrected).
-    @Field(key: .string(AppUserStore.UserColumn.birth)) package var birth: Date
-    @Field(key: .string(AppUserStore.UserColumn.study)) package var study: String
+    @Field(key: AppUserStore.UserColumn.birth.fieldKey) package var birth: Date
+    @Field(key: AppUserStore.UserColumn.study.fieldKey) package var study: String
     /// The apps' "내 번호 검색 허용" (let people find me by my number). We have no search by phone
     /// number, so it is kept and shown back, and does not hide anyone from the map.
-    @Field(key: .string(AppUserStore.UserColumn.searchable)) package var searchable: Bool
+    @Field(key: AppUserStore.UserColumn.searchable.fieldKey) package var searchable: Bool
     /// True when the sign-up made the account; false when it joined one that had verified this
     /// phone number on the web. Withdrawing deletes only an account the app made.
-    @Field(key: .string(AppUserStore.UserColumn.createdAccount)) var createdAccount: Bool
+    @Field(key: AppUserStore.UserColumn.createdAccount.fieldKey) var createdAccount: Bool
     /// The last ended match this user has moved past (dodged after, reviewed, or searched again):
     /// until then the apps show the partner's dodge or review in `myQueueState`.
-    @OptionalField(key: .string(AppUserStore.UserColumn.settledMatchID)) var settledMatchID: UUID?
-    @Timestamp(key: .string(AppUserStore.UserColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
+    @OptionalField(key: AppUserStore.UserColumn.settledMatchID.fieldKey) var settledMatchID: UUID?
+    @Timestamp(key: AppUserStore.UserColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
 }

@@ -7,17 +7,17 @@ public final class User: Model, @unchecked Sendable {
     public static let schema = "users"
 
     @ID(key: .id) public var id: UUID?
-    @Field(key: .string(AccountStore.Column.email)) public var email: String
-    @Field(key: .string(AccountStore.Column.passwordHash)) public var passwordHash: String
-    @Field(key: .string(AccountStore.Column.nickname)) public var nickname: String
+    @Field(key: AccountStore.Column.email.fieldKey) public var email: String
+    @Field(key: AccountStore.Column.passwordHash.fieldKey) public var passwordHash: String
+    @Field(key: AccountStore.Column.nickname.fieldKey) public var nickname: String
     /// Lower-cased nickname; its unique index makes "Kim" and "kim" the same nickname.
-    @Field(key: .string(AccountStore.Column.nicknameKey)) public var nicknameKey: String
-    @Enum(key: .string(AccountStore.Column.role)) public var role: Role
-    @OptionalEnum(key: .string(AccountStore.Column.language)) public var language: Language?
+    @Field(key: AccountStore.Column.nicknameKey.fieldKey) public var nicknameKey: String
+    @Enum(key: AccountStore.Column.role.fieldKey) public var role: Role
+    @OptionalEnum(key: AccountStore.Column.language.fieldKey) public var language: Language?
     /// Key of the profile picture in the file storage.
-    @OptionalField(key: .string(AccountStore.Column.profileImageKey)) public var profileImageKey: String?
-    @Timestamp(key: .string(AccountStore.Column.createdAt), on: .create, format: .microseconds) public var createdAt: Date?
-    @Timestamp(key: .string(AccountStore.Column.updatedAt), on: .update) public var updatedAt: Date?
+    @OptionalField(key: AccountStore.Column.profileImageKey.fieldKey) public var profileImageKey: String?
+    @Timestamp(key: AccountStore.Column.createdAt.fieldKey, on: .create, format: .microseconds) public var createdAt: Date?
+    @Timestamp(key: AccountStore.Column.updatedAt.fieldKey, on: .update) public var updatedAt: Date?
 
     public init() {}
 

@@ -7,10 +7,8 @@ import SQLKit
 /// counted within the window, taken back or cleared (`AccountService.authenticate`). Shared by
 /// every instance through the database, so nothing in memory follows them.
 extension AccountStore {
-    enum LoginColumn {
-        static let id = "id"
-        static let email = "email"
-        static let failedAt = "failed_at"
+    enum LoginColumn: String, TableColumn {
+        case id, email, failedAt = "failed_at"
     }
 
     static var logins: SQLIdentifier { SQLIdentifier(LoginFailure.schema) }

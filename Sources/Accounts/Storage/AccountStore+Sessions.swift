@@ -8,27 +8,18 @@ import SQLKit
 /// rotation, reuse and retries are `AccountService`'s; the statements and the announcements of
 /// sessions that end are here.
 extension AccountStore {
-    enum SessionColumn {
-        static let id = "id"
-        static let userID = "user_id"
-        static let kind = "kind"
+    enum SessionColumn: String, TableColumn {
+        case id, userID = "user_id", kind
         /// SHA-256 of the browser's session cookie (web sessions only).
-        static let webTokenHash = "web_token_hash"
-        static let userAgent = "user_agent"
-        static let expiresAt = "expires_at"
-        static let revokedAt = "revoked_at"
-        static let createdAt = "created_at"
+        case webTokenHash = "web_token_hash"
+        case userAgent = "user_agent", expiresAt = "expires_at", revokedAt = "revoked_at", createdAt = "created_at"
     }
 
-    enum RefreshColumn {
-        static let id = "id"
-        static let sessionID = "session_id"
-        static let tokenHash = "token_hash"
-        static let expiresAt = "expires_at"
-        static let usedAt = "used_at"
+    enum RefreshColumn: String, TableColumn {
+        case id, sessionID = "session_id", tokenHash = "token_hash", expiresAt = "expires_at", usedAt = "used_at"
         /// The token that replaced this one, sealed with the refresh-successor key; set on rotation.
-        static let sealedSuccessor = "sealed_successor"
-        static let createdAt = "created_at"
+        case sealedSuccessor = "sealed_successor"
+        case createdAt = "created_at"
     }
 
     static var sessionsTable: SQLIdentifier { SQLIdentifier(AuthSession.schema) }

@@ -122,17 +122,9 @@ package struct AccountStore {
         if let announcer { await announcer.events.announceSessionEnd(.account(userID)) }
     }
 
-    package enum Column {
-        package static let id = "id"
-        static let email = "email"
-        static let passwordHash = "password_hash"
-        static let nickname = "nickname"
-        static let nicknameKey = "nickname_key"
-        package static let role = "role"
-        static let language = "language"
-        static let profileImageKey = "profile_image_key"
-        package static let createdAt = "created_at"
-        static let updatedAt = "updated_at"
+    package enum Column: String, TableColumn {
+        case id, email, passwordHash = "password_hash", nickname, nicknameKey = "nickname_key", role, language
+        case profileImageKey = "profile_image_key", createdAt = "created_at", updatedAt = "updated_at"
     }
 
     /// An account as another feature's row shows it.

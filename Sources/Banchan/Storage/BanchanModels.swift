@@ -76,10 +76,10 @@ final class CartItem: Model, @unchecked Sendable {
     static let schema = "banchan_cart_items"
 
     @ID(key: .id) var id: UUID?
-    @Field(key: .string(BanchanStore.CartColumn.ownerKey)) var ownerKey: String
-    @Parent(key: .string(BanchanStore.CartColumn.dishID)) var dish: DishRecord
-    @Field(key: .string(BanchanStore.CartColumn.quantity)) var quantity: Int
-    @Timestamp(key: .string(BanchanStore.CartColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+    @Field(key: BanchanStore.CartColumn.ownerKey.fieldKey) var ownerKey: String
+    @Parent(key: BanchanStore.CartColumn.dishID.fieldKey) var dish: DishRecord
+    @Field(key: BanchanStore.CartColumn.quantity.fieldKey) var quantity: Int
+    @Timestamp(key: BanchanStore.CartColumn.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
 
@@ -95,27 +95,27 @@ final class BanchanOrder: Model, @unchecked Sendable {
     static let schema = "banchan_orders"
 
     @ID(key: .id) var id: UUID?
-    @Field(key: .string(BanchanStore.OrderColumn.ownerKey)) var ownerKey: String
+    @Field(key: BanchanStore.OrderColumn.ownerKey.fieldKey) var ownerKey: String
     /// The account while it exists (withdrawal keeps the order for the books, without the link).
-    @OptionalParent(key: .string(BanchanStore.OrderColumn.userID)) var user: User?
-    @Enum(key: .string(BanchanStore.OrderColumn.status)) var status: OrderStatus
-    @Field(key: .string(BanchanStore.OrderColumn.itemsTotal)) var itemsTotal: Int
-    @Field(key: .string(BanchanStore.OrderColumn.deliveryFee)) var deliveryFee: Int
-    @Field(key: .string(BanchanStore.OrderColumn.total)) var total: Int
-    @Field(key: .string(BanchanStore.OrderColumn.points)) var points: Int
+    @OptionalParent(key: BanchanStore.OrderColumn.userID.fieldKey) var user: User?
+    @Enum(key: BanchanStore.OrderColumn.status.fieldKey) var status: OrderStatus
+    @Field(key: BanchanStore.OrderColumn.itemsTotal.fieldKey) var itemsTotal: Int
+    @Field(key: BanchanStore.OrderColumn.deliveryFee.fieldKey) var deliveryFee: Int
+    @Field(key: BanchanStore.OrderColumn.total.fieldKey) var total: Int
+    @Field(key: BanchanStore.OrderColumn.points.fieldKey) var points: Int
     /// The id the payment provider knows the order by.
-    @Field(key: .string(BanchanStore.OrderColumn.merchantUID)) var merchantUID: String
-    @OptionalField(key: .string(BanchanStore.OrderColumn.paymentProvider)) var paymentProvider: String?
+    @Field(key: BanchanStore.OrderColumn.merchantUID.fieldKey) var merchantUID: String
+    @OptionalField(key: BanchanStore.OrderColumn.paymentProvider.fieldKey) var paymentProvider: String?
     /// The provider's id of the payment (PortOne's `imp_uid`).
-    @OptionalField(key: .string(BanchanStore.OrderColumn.paymentID)) var paymentID: String?
-    @OptionalField(key: .string(BanchanStore.OrderColumn.paidAt)) var paidAt: Date?
-    @OptionalField(key: .string(BanchanStore.OrderColumn.cancelledAt)) var cancelledAt: Date?
-    @OptionalField(key: .string(BanchanStore.OrderColumn.cancelReason)) var cancelReason: String?
+    @OptionalField(key: BanchanStore.OrderColumn.paymentID.fieldKey) var paymentID: String?
+    @OptionalField(key: BanchanStore.OrderColumn.paidAt.fieldKey) var paidAt: Date?
+    @OptionalField(key: BanchanStore.OrderColumn.cancelledAt.fieldKey) var cancelledAt: Date?
+    @OptionalField(key: BanchanStore.OrderColumn.cancelReason.fieldKey) var cancelReason: String?
     /// `Idempotency-Key` of the request that created it, and a digest of that request's body.
-    @OptionalField(key: .string(BanchanStore.OrderColumn.idempotencyKey)) var idempotencyKey: String?
-    @OptionalField(key: .string(BanchanStore.OrderColumn.requestDigest)) var requestDigest: String?
-    @Timestamp(key: .string(BanchanStore.OrderColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
-    @Timestamp(key: .string(BanchanStore.OrderColumn.updatedAt), on: .update, format: .microseconds) var updatedAt: Date?
+    @OptionalField(key: BanchanStore.OrderColumn.idempotencyKey.fieldKey) var idempotencyKey: String?
+    @OptionalField(key: BanchanStore.OrderColumn.requestDigest.fieldKey) var requestDigest: String?
+    @Timestamp(key: BanchanStore.OrderColumn.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
+    @Timestamp(key: BanchanStore.OrderColumn.updatedAt.fieldKey, on: .update, format: .microseconds) var updatedAt: Date?
     @Children(for: \.$order) var items: [BanchanOrderItem]
 
     init() {}
@@ -132,15 +132,15 @@ final class BanchanOrderItem: Model, @unchecked Sendable {
     static let schema = "banchan_order_items"
 
     @ID(key: .id) var id: UUID?
-    @Parent(key: .string(BanchanStore.ItemColumn.orderID)) var order: BanchanOrder
+    @Parent(key: BanchanStore.ItemColumn.orderID.fieldKey) var order: BanchanOrder
     /// Position in the order, as the customer added the dishes.
-    @Field(key: .string(BanchanStore.ItemColumn.line)) var line: Int
-    @Field(key: .string(BanchanStore.ItemColumn.dishID)) var dishID: UUID
-    @Field(key: .string(BanchanStore.ItemColumn.hash)) var hash: String
-    @Field(key: .string(BanchanStore.ItemColumn.title)) var title: String
-    @Field(key: .string(BanchanStore.ItemColumn.unitPrice)) var unitPrice: Int
-    @Field(key: .string(BanchanStore.ItemColumn.quantity)) var quantity: Int
-    @Field(key: .string(BanchanStore.ItemColumn.pointsPerUnit)) var pointsPerUnit: Int
+    @Field(key: BanchanStore.ItemColumn.line.fieldKey) var line: Int
+    @Field(key: BanchanStore.ItemColumn.dishID.fieldKey) var dishID: UUID
+    @Field(key: BanchanStore.ItemColumn.hash.fieldKey) var hash: String
+    @Field(key: BanchanStore.ItemColumn.title.fieldKey) var title: String
+    @Field(key: BanchanStore.ItemColumn.unitPrice.fieldKey) var unitPrice: Int
+    @Field(key: BanchanStore.ItemColumn.quantity.fieldKey) var quantity: Int
+    @Field(key: BanchanStore.ItemColumn.pointsPerUnit.fieldKey) var pointsPerUnit: Int
 
     init() {}
 }

@@ -6,12 +6,8 @@ import SQLKit
 /// The carts of `BanchanStore`'s aggregate: `banchan_cart_items`, read and written only here, each
 /// column named once (`CartColumn`: the model's keys and every statement).
 extension BanchanStore {
-    enum CartColumn {
-        static let id = "id"
-        static let ownerKey = "owner_key"
-        static let dishID = "dish_id"
-        static let quantity = "quantity"
-        static let createdAt = "created_at"
+    enum CartColumn: String, TableColumn {
+        case id, ownerKey = "owner_key", dishID = "dish_id", quantity, createdAt = "created_at"
     }
 
     /// A cart line with its dish's hash and stock, as the cart reads it.

@@ -74,7 +74,7 @@ extension BanchanStore {
     /// The owner's orders with their lines, newest first, a page at a time: the page's ids, then
     /// those orders with their lines.
     func orders(ownerKey: String, page: CursorPageRequest) async throws -> (items: [OrderRow], nextCursor: String?) {
-        let order = { (column: String) in SQLColumn(column, table: BanchanOrder.schema) }
+        let order = { (column: OrderColumn) in SQLColumn(column, table: BanchanOrder.schema) }
         let listed = try await sql.select().column(order(OrderColumn.id)).column(order(OrderColumn.createdAt)).from(orders)
             .where(order(OrderColumn.ownerKey), .equal, SQLBind(ownerKey))
             .newestFirst(createdAt: order(OrderColumn.createdAt), id: order(OrderColumn.id), page)
@@ -186,7 +186,7 @@ extension BanchanStore {
     /// One newest-first page of the owner's orders as the orders page lists them: rows with the
     /// first line's title and the number of lines, not models with their items.
     func listedOrders(ownerKey: String, page: CursorPageRequest) async throws -> (items: [BanchanService.Listed], nextCursor: String?) {
-        let order = { (column: String) in SQLColumn(column, table: BanchanOrder.schema) }
+        let order = { (column: OrderColumn) in SQLColumn(column, table: BanchanOrder.schema) }
         let lineCount = SQLQueryString("(SELECT COUNT(*) FROM \(items) i WHERE i.\(ident: ItemColumn.orderID) = \(order(OrderColumn.id)))")
         let firstTitle = SQLQueryString("""
             (SELECT i.\(ident: ItemColumn.title) FROM \(items) i WHERE i.\(ident: ItemColumn.orderID) = \(order(OrderColumn.id)) ORDER BY i.\(ident: ItemColumn.line) LIMIT 1)

@@ -9,37 +9,17 @@ import SQLKit
 /// (`OrderColumn`, `ItemColumn`: the models' keys and every statement). Every change of stock is
 /// announced once its transaction committed, so every instance's listings follow.
 extension BanchanStore {
-    enum OrderColumn {
-        static let id = "id"
-        static let ownerKey = "owner_key"
-        static let userID = "user_id"
-        static let status = "status"
-        static let itemsTotal = "items_total"
-        static let deliveryFee = "delivery_fee"
-        static let total = "total"
-        static let points = "points"
-        static let merchantUID = "merchant_uid"
-        static let paymentProvider = "payment_provider"
-        static let paymentID = "payment_id"
-        static let paidAt = "paid_at"
-        static let cancelledAt = "cancelled_at"
-        static let cancelReason = "cancel_reason"
-        static let idempotencyKey = "idempotency_key"
-        static let requestDigest = "request_digest"
-        static let createdAt = "created_at"
-        static let updatedAt = "updated_at"
+    enum OrderColumn: String, TableColumn {
+        case id, ownerKey = "owner_key", userID = "user_id", status, itemsTotal = "items_total"
+        case deliveryFee = "delivery_fee", total, points, merchantUID = "merchant_uid"
+        case paymentProvider = "payment_provider", paymentID = "payment_id", paidAt = "paid_at"
+        case cancelledAt = "cancelled_at", cancelReason = "cancel_reason", idempotencyKey = "idempotency_key"
+        case requestDigest = "request_digest", createdAt = "created_at", updatedAt = "updated_at"
     }
 
-    enum ItemColumn {
-        static let id = "id"
-        static let orderID = "order_id"
-        static let line = "line"
-        static let dishID = "dish_id"
-        static let hash = "hash"
-        static let title = "title"
-        static let unitPrice = "unit_price"
-        static let quantity = "quantity"
-        static let pointsPerUnit = "points_per_unit"
+    enum ItemColumn: String, TableColumn {
+        case id, orderID = "order_id", line, dishID = "dish_id", hash, title, unitPrice = "unit_price", quantity
+        case pointsPerUnit = "points_per_unit"
     }
 
     /// What an order asks for: a dish by its hash, and how many.

@@ -10,25 +10,25 @@ package final class BurgerPlace: Model, @unchecked Sendable {
     package static let schema = "burger_places"
 
     @ID(key: .id) package var id: UUID?
-    @Field(key: .string(BurgerMapStore.PlaceColumn.name)) package var name: String
+    @Field(key: BurgerMapStore.PlaceColumn.name.fieldKey) package var name: String
     /// `BurgerMapRules.nameKey(name)`: how two registrations of one place are recognized.
-    @Field(key: .string(BurgerMapStore.PlaceColumn.nameKey)) var nameKey: String
-    @Field(key: .string(BurgerMapStore.PlaceColumn.address)) package var address: String
-    @Field(key: .string(BurgerMapStore.PlaceColumn.lat)) package var lat: Double
-    @Field(key: .string(BurgerMapStore.PlaceColumn.lon)) package var lon: Double
-    @OptionalField(key: .string(BurgerMapStore.PlaceColumn.phone)) package var phone: String?
-    @OptionalParent(key: .string(BurgerMapStore.PlaceColumn.createdBy)) var createdBy: User?
-    @Field(key: .string(BurgerMapStore.PlaceColumn.reviewCount)) package var reviewCount: Int
-    @Field(key: .string(BurgerMapStore.PlaceColumn.ratingSum)) var ratingSum: Int
+    @Field(key: BurgerMapStore.PlaceColumn.nameKey.fieldKey) var nameKey: String
+    @Field(key: BurgerMapStore.PlaceColumn.address.fieldKey) package var address: String
+    @Field(key: BurgerMapStore.PlaceColumn.lat.fieldKey) package var lat: Double
+    @Field(key: BurgerMapStore.PlaceColumn.lon.fieldKey) package var lon: Double
+    @OptionalField(key: BurgerMapStore.PlaceColumn.phone.fieldKey) package var phone: String?
+    @OptionalParent(key: BurgerMapStore.PlaceColumn.createdBy.fieldKey) var createdBy: User?
+    @Field(key: BurgerMapStore.PlaceColumn.reviewCount.fieldKey) package var reviewCount: Int
+    @Field(key: BurgerMapStore.PlaceColumn.ratingSum.fieldKey) var ratingSum: Int
     /// The newest photo of its visible reviews: the picture lists and pins show.
-    @OptionalField(key: .string(BurgerMapStore.PlaceColumn.coverPhotoID)) var coverPhotoID: UUID?
+    @OptionalField(key: BurgerMapStore.PlaceColumn.coverPhotoID.fieldKey) var coverPhotoID: UUID?
     /// The Kakao place id the LookForRealBurger app registered it under (its dedupe key); nil for
     /// places added on the web until the app meets them.
-    @OptionalField(key: .string(BurgerMapStore.PlaceColumn.kakaoID)) package var kakaoID: String?
+    @OptionalField(key: BurgerMapStore.PlaceColumn.kakaoID.fieldKey) package var kakaoID: String?
     /// Made by an account younger than three days, and nobody else has reviewed there yet:
     /// shown as unverified (its name, phone and address are one newcomer's word).
-    @Field(key: .string(BurgerMapStore.PlaceColumn.unverified)) package var unverified: Bool
-    @Timestamp(key: .string(BurgerMapStore.PlaceColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
+    @Field(key: BurgerMapStore.PlaceColumn.unverified.fieldKey) package var unverified: Bool
+    @Timestamp(key: BurgerMapStore.PlaceColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
 
@@ -55,17 +55,17 @@ package final class BurgerPhoto: Model, @unchecked Sendable {
     package static let schema = "burger_photos"
 
     @ID(key: .id) package var id: UUID?
-    @Parent(key: .string(BurgerMapStore.PhotoColumn.ownerID)) package var owner: User
-    @OptionalField(key: .string(BurgerMapStore.PhotoColumn.reviewID)) package var reviewID: UUID?
+    @Parent(key: BurgerMapStore.PhotoColumn.ownerID.fieldKey) package var owner: User
+    @OptionalField(key: BurgerMapStore.PhotoColumn.reviewID.fieldKey) package var reviewID: UUID?
     /// Order within its review (0 first).
-    @Field(key: .string(BurgerMapStore.PhotoColumn.position)) package var position: Int
+    @Field(key: BurgerMapStore.PhotoColumn.position.fieldKey) package var position: Int
     /// The file in `app.files`; nil for seeded artwork.
-    @OptionalField(key: .string(BurgerMapStore.PhotoColumn.fileKey)) package var fileKey: String?
+    @OptionalField(key: BurgerMapStore.PhotoColumn.fileKey.fieldKey) package var fileKey: String?
     /// `emoji|#colour` of a generated picture (the seeded catalog).
-    @OptionalField(key: .string(BurgerMapStore.PhotoColumn.artwork)) package var artwork: String?
-    @Field(key: .string(BurgerMapStore.PhotoColumn.width)) package var width: Int
-    @Field(key: .string(BurgerMapStore.PhotoColumn.height)) package var height: Int
-    @Timestamp(key: .string(BurgerMapStore.PhotoColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
+    @OptionalField(key: BurgerMapStore.PhotoColumn.artwork.fieldKey) package var artwork: String?
+    @Field(key: BurgerMapStore.PhotoColumn.width.fieldKey) package var width: Int
+    @Field(key: BurgerMapStore.PhotoColumn.height.fieldKey) package var height: Int
+    @Timestamp(key: BurgerMapStore.PhotoColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
 
@@ -87,18 +87,18 @@ package final class BurgerReview: Model, @unchecked Sendable {
     package static let schema = "burger_reviews"
 
     @ID(key: .id) package var id: UUID?
-    @Parent(key: .string(BurgerMapStore.ReviewColumn.placeID)) package var place: BurgerPlace
-    @Parent(key: .string(BurgerMapStore.ReviewColumn.authorID)) package var author: User
-    @Field(key: .string(BurgerMapStore.ReviewColumn.title)) package var title: String
-    @Field(key: .string(BurgerMapStore.ReviewColumn.rating)) package var rating: Int
-    @Field(key: .string(BurgerMapStore.ReviewColumn.text)) package var text: String
-    @Field(key: .string(BurgerMapStore.ReviewColumn.likeCount)) package var likeCount: Int
-    @Field(key: .string(BurgerMapStore.ReviewColumn.bookmarkCount)) package var bookmarkCount: Int
-    @Field(key: .string(BurgerMapStore.ReviewColumn.commentCount)) package var commentCount: Int
-    @Field(key: .string(BurgerMapStore.ReviewColumn.reportCount)) var reportCount: Int
-    @OptionalField(key: .string(BurgerMapStore.ReviewColumn.hiddenAt)) var hiddenAt: Date?
-    @Timestamp(key: .string(BurgerMapStore.ReviewColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
-    @Timestamp(key: .string(BurgerMapStore.ReviewColumn.updatedAt), on: .update) package var updatedAt: Date?
+    @Parent(key: BurgerMapStore.ReviewColumn.placeID.fieldKey) package var place: BurgerPlace
+    @Parent(key: BurgerMapStore.ReviewColumn.authorID.fieldKey) package var author: User
+    @Field(key: BurgerMapStore.ReviewColumn.title.fieldKey) package var title: String
+    @Field(key: BurgerMapStore.ReviewColumn.rating.fieldKey) package var rating: Int
+    @Field(key: BurgerMapStore.ReviewColumn.text.fieldKey) package var text: String
+    @Field(key: BurgerMapStore.ReviewColumn.likeCount.fieldKey) package var likeCount: Int
+    @Field(key: BurgerMapStore.ReviewColumn.bookmarkCount.fieldKey) package var bookmarkCount: Int
+    @Field(key: BurgerMapStore.ReviewColumn.commentCount.fieldKey) package var commentCount: Int
+    @Field(key: BurgerMapStore.ReviewColumn.reportCount.fieldKey) var reportCount: Int
+    @OptionalField(key: BurgerMapStore.ReviewColumn.hiddenAt.fieldKey) var hiddenAt: Date?
+    @Timestamp(key: BurgerMapStore.ReviewColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: BurgerMapStore.ReviewColumn.updatedAt.fieldKey, on: .update) package var updatedAt: Date?
 
     package init() {}
 
@@ -122,10 +122,10 @@ package final class BurgerReaction: Model, @unchecked Sendable {
     package enum Kind: String, Codable, Sendable, CaseIterable { case like, bookmark }
 
     @ID(key: .id) package var id: UUID?
-    @Field(key: .string(BurgerPeopleStore.ReactionColumn.kind)) package var kind: String
-    @Parent(key: .string(BurgerPeopleStore.ReactionColumn.reviewID)) package var review: BurgerReview
-    @Parent(key: .string(BurgerPeopleStore.ReactionColumn.userID)) package var user: User
-    @Timestamp(key: .string(BurgerPeopleStore.ReactionColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
+    @Field(key: BurgerPeopleStore.ReactionColumn.kind.fieldKey) package var kind: String
+    @Parent(key: BurgerPeopleStore.ReactionColumn.reviewID.fieldKey) package var review: BurgerReview
+    @Parent(key: BurgerPeopleStore.ReactionColumn.userID.fieldKey) package var user: User
+    @Timestamp(key: BurgerPeopleStore.ReactionColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
 }
@@ -134,11 +134,11 @@ package final class BurgerComment: Model, @unchecked Sendable {
     package static let schema = "burger_comments"
 
     @ID(key: .id) package var id: UUID?
-    @Parent(key: .string(BurgerMapStore.CommentColumn.reviewID)) package var review: BurgerReview
-    @Parent(key: .string(BurgerMapStore.CommentColumn.authorID)) package var author: User
-    @Field(key: .string(BurgerMapStore.CommentColumn.text)) package var text: String
-    @Timestamp(key: .string(BurgerMapStore.CommentColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
-    @Timestamp(key: .string(BurgerMapStore.CommentColumn.updatedAt), on: .update) package var updatedAt: Date?
+    @Parent(key: BurgerMapStore.CommentColumn.reviewID.fieldKey) package var review: BurgerReview
+    @Parent(key: BurgerMapStore.CommentColumn.authorID.fieldKey) package var author: User
+    @Field(key: BurgerMapStore.CommentColumn.text.fieldKey) package var text: String
+    @Timestamp(key: BurgerMapStore.CommentColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
+    @Timestamp(key: BurgerMapStore.CommentColumn.updatedAt.fieldKey, on: .update) package var updatedAt: Date?
 
     package init() {}
 
@@ -154,12 +154,12 @@ package final class BurgerReport: Model, @unchecked Sendable {
     package static let schema = "burger_reports"
 
     @ID(key: .id) package var id: UUID?
-    @Parent(key: .string(BurgerMapStore.ReportColumn.reviewID)) package var review: BurgerReview
-    @Parent(key: .string(BurgerMapStore.ReportColumn.reporterID)) var reporter: User
-    @Field(key: .string(BurgerMapStore.ReportColumn.reason)) package var reason: String
+    @Parent(key: BurgerMapStore.ReportColumn.reviewID.fieldKey) package var review: BurgerReview
+    @Parent(key: BurgerMapStore.ReportColumn.reporterID.fieldKey) var reporter: User
+    @Field(key: BurgerMapStore.ReportColumn.reason.fieldKey) package var reason: String
     /// Set when an admin restored the review: the report no longer counts.
-    @OptionalField(key: .string(BurgerMapStore.ReportColumn.dismissedAt)) var dismissedAt: Date?
-    @Timestamp(key: .string(BurgerMapStore.ReportColumn.createdAt), on: .create) package var createdAt: Date?
+    @OptionalField(key: BurgerMapStore.ReportColumn.dismissedAt.fieldKey) var dismissedAt: Date?
+    @Timestamp(key: BurgerMapStore.ReportColumn.createdAt.fieldKey, on: .create) package var createdAt: Date?
 
     package init() {}
 }
@@ -170,10 +170,10 @@ package final class BurgerMark: Model, @unchecked Sendable {
     package enum Kind: String, Codable, Sendable, CaseIterable { case eaten, want }
 
     @ID(key: .id) package var id: UUID?
-    @Field(key: .string(BurgerPeopleStore.MarkColumn.kind)) package var kind: String
-    @Parent(key: .string(BurgerPeopleStore.MarkColumn.placeID)) package var place: BurgerPlace
-    @Parent(key: .string(BurgerPeopleStore.MarkColumn.userID)) package var user: User
-    @Timestamp(key: .string(BurgerPeopleStore.MarkColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
+    @Field(key: BurgerPeopleStore.MarkColumn.kind.fieldKey) package var kind: String
+    @Parent(key: BurgerPeopleStore.MarkColumn.placeID.fieldKey) package var place: BurgerPlace
+    @Parent(key: BurgerPeopleStore.MarkColumn.userID.fieldKey) package var user: User
+    @Timestamp(key: BurgerPeopleStore.MarkColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
 }
@@ -183,9 +183,9 @@ final class BurgerFollow: Model, @unchecked Sendable {
     static let schema = "burger_follows"
 
     @ID(key: .id) var id: UUID?
-    @Parent(key: .string(BurgerPeopleStore.FollowColumn.followerID)) var follower: User
-    @Parent(key: .string(BurgerPeopleStore.FollowColumn.followeeID)) var followee: User
-    @Timestamp(key: .string(BurgerPeopleStore.FollowColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+    @Parent(key: BurgerPeopleStore.FollowColumn.followerID.fieldKey) var follower: User
+    @Parent(key: BurgerPeopleStore.FollowColumn.followeeID.fieldKey) var followee: User
+    @Timestamp(key: BurgerPeopleStore.FollowColumn.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
 }

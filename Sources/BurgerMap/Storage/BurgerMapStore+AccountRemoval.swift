@@ -45,8 +45,9 @@ extension BurgerMapStore {
                 """).run()
         }
         // Comments it wrote and reports it made on others' reviews.
-        for (table, column, reviewColumn, counter) in [(Self.comments, CommentColumn.authorID, CommentColumn.reviewID, R.commentCount),
-                                                       (Self.reports, ReportColumn.reporterID, ReportColumn.reviewID, R.reportCount)] {
+        let written: [(SQLIdentifier, any TableColumn, any TableColumn, R)] = [(Self.comments, CommentColumn.authorID, CommentColumn.reviewID, R.commentCount),
+                                                                               (Self.reports, ReportColumn.reporterID, ReportColumn.reviewID, R.reportCount)]
+        for (table, column, reviewColumn, counter) in written {
             try await sql.raw("""
                 UPDATE \(reviews) SET \(ident: counter) = \(ident: counter) - (SELECT COUNT(*) FROM \(table) x
                   WHERE x.\(ident: reviewColumn) = \(reviews).\(ident: R.id) AND x.\(ident: column) = \(bind: user))

@@ -39,7 +39,7 @@ package struct ReviewCards {
     static let review = BurgerReview.schema
 
     /// A column of the reviews, for narrowing a page (`page(_:viewer:…)`).
-    static func column(_ name: String) -> SQLColumn { SQLColumn(name, table: review) }
+    static func column(_ name: some TableColumn) -> SQLColumn { SQLColumn(name, table: review) }
 
     /// The base query: reviews joined with their place and author. `visibleOnly` leaves out
     /// hidden reviews (lists); details pass false and decide themselves.

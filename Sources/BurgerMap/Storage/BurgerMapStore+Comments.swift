@@ -8,17 +8,13 @@ import SQLKit
 /// transaction; and the lists the LookForRealBurger app's posts carry whole (each place's reviews,
 /// each review's comments).
 extension BurgerMapStore {
-    enum CommentColumn {
-        static let id = "id"
-        static let reviewID = "review_id"
-        static let authorID = "author_id"
-        static let text = "text"
-        static let createdAt = "created_at"
-        static let updatedAt = "updated_at"
+    enum CommentColumn: String, TableColumn {
+        case id, reviewID = "review_id", authorID = "author_id", text, createdAt = "created_at"
+        case updatedAt = "updated_at"
     }
 
     static var comments: SQLIdentifier { SQLIdentifier(BurgerComment.schema) }
-    private static func comment(_ column: String) -> SQLColumn { SQLColumn(column, table: BurgerComment.schema) }
+    private static func comment(_ column: some TableColumn) -> SQLColumn { SQLColumn(column, table: BurgerComment.schema) }
 
     /// Comments with their authors.
     private func commentQuery() -> SQLSelectBuilder {
@@ -70,7 +66,7 @@ extension BurgerMapStore {
     /// Each place's visible reviews, newest first, as the LookForRealBurger app's shop posts list
     /// them: "comments" whose text is the review's 24-hex id.
     package func reviewsAsComments(ofPlaces ids: [UUID]) async throws -> [UUID: [CommentRow]] {
-        let review = { (name: String) in SQLColumn(name, table: BurgerReview.schema) }
+        let review = { (name: ReviewColumn) in SQLColumn(name, table: BurgerReview.schema) }
         var result: [UUID: [CommentRow]] = [:]
         for chunk in ids.chunked(StatementLimits.bindsPerStatement) {
             let rows = try await sql.select()

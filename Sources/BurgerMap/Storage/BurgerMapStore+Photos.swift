@@ -6,17 +6,11 @@ import SQLKit
 /// Photos (`burger_photos`): uploaded on their own, taken by a review (`attach`), deleted with it
 /// or when no review took them in time.
 extension BurgerMapStore {
-    enum PhotoColumn {
-        static let id = "id"
-        static let ownerID = "owner_id"
-        static let reviewID = "review_id"
+    enum PhotoColumn: String, TableColumn {
+        case id, ownerID = "owner_id", reviewID = "review_id"
         /// Order within its review (0 first).
-        static let position = "position"
-        static let fileKey = "file_key"
-        static let artwork = "artwork"
-        static let width = "width"
-        static let height = "height"
-        static let createdAt = "created_at"
+        case position
+        case fileKey = "file_key", artwork, width, height, createdAt = "created_at"
     }
 
     static var photos: SQLIdentifier { SQLIdentifier(BurgerPhoto.schema) }

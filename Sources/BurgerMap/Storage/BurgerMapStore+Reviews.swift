@@ -7,37 +7,24 @@ import SQLKit
 /// Reviews (`burger_reviews`) and their reports (`burger_reports`). A review's writes move its
 /// place's count, rating sum and cover in the same transaction; the place is announced after it.
 extension BurgerMapStore {
-    enum ReviewColumn {
-        static let id = "id"
-        static let placeID = "place_id"
-        static let authorID = "author_id"
-        static let title = "title"
-        static let rating = "rating"
-        static let text = "text"
-        static let likeCount = "like_count"
-        static let bookmarkCount = "bookmark_count"
-        static let commentCount = "comment_count"
-        static let reportCount = "report_count"
-        static let hiddenAt = "hidden_at"
-        static let createdAt = "created_at"
-        static let updatedAt = "updated_at"
+    enum ReviewColumn: String, TableColumn {
+        case id, placeID = "place_id", authorID = "author_id", title, rating, text, likeCount = "like_count"
+        case bookmarkCount = "bookmark_count", commentCount = "comment_count", reportCount = "report_count"
+        case hiddenAt = "hidden_at", createdAt = "created_at", updatedAt = "updated_at"
     }
 
-    enum ReportColumn {
-        static let id = "id"
-        static let reviewID = "review_id"
-        static let reporterID = "reporter_id"
-        static let reason = "reason"
+    enum ReportColumn: String, TableColumn {
+        case id, reviewID = "review_id", reporterID = "reporter_id", reason
         /// Set when an admin restored the review: the report no longer counts.
-        static let dismissedAt = "dismissed_at"
-        static let createdAt = "created_at"
+        case dismissedAt = "dismissed_at"
+        case createdAt = "created_at"
     }
 
     /// A review's own counters, moved by the writes that change them.
     enum ReviewCounter {
         case likes, bookmarks, comments
 
-        var column: String {
+        var column: ReviewColumn {
             switch self {
             case .likes: return ReviewColumn.likeCount
             case .bookmarks: return ReviewColumn.bookmarkCount

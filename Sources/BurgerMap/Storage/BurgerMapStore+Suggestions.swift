@@ -6,19 +6,12 @@ import SQLKit
 /// Registrations that disagreed with the place they named (`burger_place_suggestions`), kept for
 /// operators; never applied.
 extension BurgerMapStore {
-    enum SuggestionColumn {
-        static let id = "id"
-        static let placeID = "place_id"
-        static let suggestedBy = "suggested_by"
-        static let name = "name"
-        static let address = "address"
-        static let phone = "phone"
-        static let lat = "lat"
-        static let lon = "lon"
-        static let kakaoID = "kakao_id"
+    enum SuggestionColumn: String, TableColumn {
+        case id, placeID = "place_id", suggestedBy = "suggested_by", name, address, phone, lat, lon
+        case kakaoID = "kakao_id"
         /// Comma-separated: `position`, `phone`, `address`, `kakao_id_far`.
-        static let reasons = "reasons"
-        static let createdAt = "created_at"
+        case reasons
+        case createdAt = "created_at"
     }
 
     static var suggestions: SQLIdentifier { SQLIdentifier(BurgerPlaceSuggestion.schema) }
@@ -38,7 +31,7 @@ extension BurgerMapStore {
 
     /// The suggestions with the places they name, newest first.
     func suggestions(_ page: CursorPageRequest) async throws -> (items: [PlaceSuggestionRow], nextCursor: String?) {
-        let column = { (name: String) in SQLColumn(name, table: BurgerPlaceSuggestion.schema) }
+        let column = { (name: SuggestionColumn) in SQLColumn(name, table: BurgerPlaceSuggestion.schema) }
         let columns = [SuggestionColumn.id, SuggestionColumn.placeID, SuggestionColumn.suggestedBy, SuggestionColumn.name, SuggestionColumn.address,
                        SuggestionColumn.phone, SuggestionColumn.lat, SuggestionColumn.lon, SuggestionColumn.kakaoID, SuggestionColumn.reasons,
                        SuggestionColumn.createdAt]
@@ -87,17 +80,17 @@ final class BurgerPlaceSuggestion: Model, @unchecked Sendable {
     static let schema = "burger_place_suggestions"
 
     @ID(key: .id) var id: UUID?
-    @Parent(key: .string(BurgerMapStore.SuggestionColumn.placeID)) var place: BurgerPlace
-    @OptionalField(key: .string(BurgerMapStore.SuggestionColumn.suggestedBy)) var suggestedBy: UUID?
-    @Field(key: .string(BurgerMapStore.SuggestionColumn.name)) var name: String
-    @Field(key: .string(BurgerMapStore.SuggestionColumn.address)) var address: String
-    @OptionalField(key: .string(BurgerMapStore.SuggestionColumn.phone)) var phone: String?
-    @Field(key: .string(BurgerMapStore.SuggestionColumn.lat)) var lat: Double
-    @Field(key: .string(BurgerMapStore.SuggestionColumn.lon)) var lon: Double
-    @OptionalField(key: .string(BurgerMapStore.SuggestionColumn.kakaoID)) var kakaoID: String?
+    @Parent(key: BurgerMapStore.SuggestionColumn.placeID.fieldKey) var place: BurgerPlace
+    @OptionalField(key: BurgerMapStore.SuggestionColumn.suggestedBy.fieldKey) var suggestedBy: UUID?
+    @Field(key: BurgerMapStore.SuggestionColumn.name.fieldKey) var name: String
+    @Field(key: BurgerMapStore.SuggestionColumn.address.fieldKey) var address: String
+    @OptionalField(key: BurgerMapStore.SuggestionColumn.phone.fieldKey) var phone: String?
+    @Field(key: BurgerMapStore.SuggestionColumn.lat.fieldKey) var lat: Double
+    @Field(key: BurgerMapStore.SuggestionColumn.lon.fieldKey) var lon: Double
+    @OptionalField(key: BurgerMapStore.SuggestionColumn.kakaoID.fieldKey) var kakaoID: String?
     /// Comma-separated: `position`, `phone`, `address`, `kakao_id_far`.
-    @Field(key: .string(BurgerMapStore.SuggestionColumn.reasons)) var reasons: String
-    @Timestamp(key: .string(BurgerMapStore.SuggestionColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+    @Field(key: BurgerMapStore.SuggestionColumn.reasons.fieldKey) var reasons: String
+    @Timestamp(key: BurgerMapStore.SuggestionColumn.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
 

@@ -31,26 +31,17 @@ package struct BurgerMapStore {
 
     var sql: any SQLDatabase { database.sql }
 
-    enum PlaceColumn {
-        static let id = "id"
-        static let name = "name"
+    enum PlaceColumn: String, TableColumn {
+        case id, name
         /// `BurgerMapRules.nameKey(name)`.
-        static let nameKey = "name_key"
-        static let address = "address"
-        static let lat = "lat"
-        static let lon = "lon"
-        static let phone = "phone"
-        static let createdBy = "created_by"
-        static let reviewCount = "review_count"
-        static let ratingSum = "rating_sum"
-        static let coverPhotoID = "cover_photo_id"
-        static let kakaoID = "kakao_id"
-        static let unverified = "unverified"
-        static let createdAt = "created_at"
+        case nameKey = "name_key"
+        case address, lat, lon, phone, createdBy = "created_by", reviewCount = "review_count"
+        case ratingSum = "rating_sum", coverPhotoID = "cover_photo_id", kakaoID = "kakao_id", unverified
+        case createdAt = "created_at"
     }
 
     static var places: SQLIdentifier { SQLIdentifier(BurgerPlace.schema) }
-    static func place(_ column: String) -> SQLColumn { SQLColumn(column, table: BurgerPlace.schema) }
+    static func place(_ column: some TableColumn) -> SQLColumn { SQLColumn(column, table: BurgerPlace.schema) }
 
     // MARK: Reading places
 

@@ -30,27 +30,16 @@ package struct BurgerPeopleStore {
         self.announcements = announcements
     }
 
-    enum FollowColumn {
-        static let id = "id"
-        static let followerID = "follower_id"
-        static let followeeID = "followee_id"
-        static let createdAt = "created_at"
+    enum FollowColumn: String, TableColumn {
+        case id, followerID = "follower_id", followeeID = "followee_id", createdAt = "created_at"
     }
 
-    enum MarkColumn {
-        static let id = "id"
-        static let kind = "kind"
-        static let placeID = "place_id"
-        static let userID = "user_id"
-        static let createdAt = "created_at"
+    enum MarkColumn: String, TableColumn {
+        case id, kind, placeID = "place_id", userID = "user_id", createdAt = "created_at"
     }
 
-    enum ReactionColumn {
-        static let id = "id"
-        static let kind = "kind"
-        static let reviewID = "review_id"
-        static let userID = "user_id"
-        static let createdAt = "created_at"
+    enum ReactionColumn: String, TableColumn {
+        case id, kind, reviewID = "review_id", userID = "user_id", createdAt = "created_at"
     }
 
     private var sql: any SQLDatabase { database.sql }
@@ -107,7 +96,7 @@ package struct BurgerPeopleStore {
         -> (items: [AccountStore.JoinedPerson], nextCursor: String?)
     {
         let (mine, theirs) = following ? (FollowColumn.followerID, FollowColumn.followeeID) : (FollowColumn.followeeID, FollowColumn.followerID)
-        let column = { (name: String) in SQLColumn(name, table: BurgerFollow.schema) }
+        let column = { (name: FollowColumn) in SQLColumn(name, table: BurgerFollow.schema) }
         let query = sql.select().column(column(FollowColumn.id)).column(column(FollowColumn.createdAt)).column(column(theirs))
             .from(Self.follows).joiningPerson("person", on: column(theirs))
             .where(column(mine), .equal, SQLBind(user))
@@ -261,19 +250,21 @@ package struct BurgerPeopleStore {
     // MARK: Shared shapes
 
     /// Newest-first ids of `subject` in the rows `narrow` picks.
-    private func newestFirst(_ table: SQLIdentifier, subject: String, _ page: CursorPageRequest,
+    /// A mark or reaction's place in a newest-first page, and what it marks.
+    private struct MarkedRow: NewestFirstRow { let id: UUID; let createdAt: Date; let subject: UUID }
+
+    private func newestFirst(_ table: SQLIdentifier, subject: some TableColumn, _ page: CursorPageRequest,
                              _ narrow: (SQLSelectBuilder) -> SQLSelectBuilder) async throws -> (items: [UUID], nextCursor: String?) {
-        struct Row: NewestFirstRow { let id: UUID; let createdAt: Date; let subject: UUID }
         let rows = try await narrow(sql.select().column("id").column("created_at").column(SQLIdentifier(subject)).from(table))
             .newestFirst(createdAt: SQLColumn("created_at"), id: SQLColumn("id"), page).all()
-            .map { Row(id: try $0.decode(column: "id", as: UUID.self), createdAt: try $0.decode(column: "created_at", as: Date.self),
+            .map { MarkedRow(id: try $0.decode(column: "id", as: UUID.self), createdAt: try $0.decode(column: "created_at", as: Date.self),
                        subject: try $0.decode(column: subject, as: UUID.self)) }
         let paged = page.page(of: rows)
         return (paged.items.map(\.subject), paged.nextCursor)
     }
 
     /// For each subject, who did what (by kind), in the order they did.
-    private func people(in table: SQLIdentifier, subject: String, kind: String, user: String, createdAt: String, id: String,
+    private func people<Column: TableColumn>(in table: SQLIdentifier, subject: Column, kind: Column, user: Column, createdAt: Column, id: Column,
                         of ids: [UUID]) async throws -> [UUID: [String: [UUID]]] {
         var result: [UUID: [String: [UUID]]] = [:]
         for chunk in ids.chunked(StatementLimits.bindsPerStatement) {

@@ -11,42 +11,42 @@ final class MatesProfile: Model, @unchecked Sendable {
     /// Its columns are named by its store.
     typealias Column = MatesStore.ProfileColumn
 
-    @ID(custom: .string(Column.id), generatedBy: .user) var id: UUID?
-    @Field(key: .string(Column.gender)) var gender: String
-    @OptionalField(key: .string(Column.birthYear)) var birthYear: Int?
+    @ID(custom: Column.id.fieldKey, generatedBy: .user) var id: UUID?
+    @Field(key: Column.gender.fieldKey) var gender: String
+    @OptionalField(key: Column.birthYear.fieldKey) var birthYear: Int?
     /// JSON array of strings.
-    @Field(key: .string(Column.topics)) var topicsJSON: String
-    @Field(key: .string(Column.searchable)) var searchable: Bool
-    @Field(key: .string(Column.ageMin)) var ageMin: Int
-    @Field(key: .string(Column.ageMax)) var ageMax: Int
-    @Field(key: .string(Column.avatar)) var avatar: Int
-    @Field(key: .string(Column.background)) var background: Int
+    @Field(key: Column.topics.fieldKey) var topicsJSON: String
+    @Field(key: Column.searchable.fieldKey) var searchable: Bool
+    @Field(key: Column.ageMin.fieldKey) var ageMin: Int
+    @Field(key: Column.ageMax.fieldKey) var ageMax: Int
+    @Field(key: Column.avatar.fieldKey) var avatar: Int
+    @Field(key: Column.background.fieldKey) var background: Int
     /// The six reputation counters, `ReputationCategory` order.
-    @Field(key: .string(Column.reputation[0])) var rep0: Int
-    @Field(key: .string(Column.reputation[1])) var rep1: Int
-    @Field(key: .string(Column.reputation[2])) var rep2: Int
-    @Field(key: .string(Column.reputation[3])) var rep3: Int
-    @Field(key: .string(Column.reputation[4])) var rep4: Int
-    @Field(key: .string(Column.reputation[5])) var rep5: Int
+    @Field(key: Column.rep0.fieldKey) var rep0: Int
+    @Field(key: Column.rep1.fieldKey) var rep1: Int
+    @Field(key: Column.rep2.fieldKey) var rep2: Int
+    @Field(key: Column.rep3.fieldKey) var rep3: Int
+    @Field(key: Column.rep4.fieldKey) var rep4: Int
+    @Field(key: Column.rep5.fieldKey) var rep5: Int
 
-    @Field(key: .string(Column.state)) var state: String
-    @OptionalField(key: .string(Column.lat)) var lat: Double?
-    @OptionalField(key: .string(Column.lon)) var lon: Double?
+    @Field(key: Column.state.fieldKey) var state: String
+    @OptionalField(key: Column.lat.fieldKey) var lat: Double?
+    @OptionalField(key: Column.lon.fieldKey) var lon: Double?
     /// JSON array: what they are searching for now.
-    @OptionalField(key: .string(Column.queueTopics)) var queueTopicsJSON: String?
-    @OptionalField(key: .string(Column.queuedAt)) var queuedAt: Date?
-    @OptionalField(key: .string(Column.matchID)) var matchID: UUID?
+    @OptionalField(key: Column.queueTopics.fieldKey) var queueTopicsJSON: String?
+    @OptionalField(key: Column.queuedAt.fieldKey) var queuedAt: Date?
+    @OptionalField(key: Column.matchID.fieldKey) var matchID: UUID?
 
-    @Field(key: .string(Column.verifiedChannel)) var verifiedChannel: String
+    @Field(key: Column.verifiedChannel.fieldKey) var verifiedChannel: String
     /// SHA-256 of the normalized destination: one phone number or address verifies one account.
-    @Field(key: .string(Column.verifiedDestinationHash)) var verifiedDestinationHash: String
-    @Field(key: .string(Column.verifiedMasked)) var verifiedMasked: String
-    @OptionalField(key: .string(Column.suspendedAt)) var suspendedAt: Date?
+    @Field(key: Column.verifiedDestinationHash.fieldKey) var verifiedDestinationHash: String
+    @Field(key: Column.verifiedMasked.fieldKey) var verifiedMasked: String
+    @OptionalField(key: Column.suspendedAt.fieldKey) var suspendedAt: Date?
     /// Reports made before this no longer count toward a suspension (an admin lifted one).
-    @OptionalField(key: .string(Column.reportsClearedAt)) var reportsClearedAt: Date?
-    @OptionalField(key: .string(Column.searchBlockedUntil)) var searchBlockedUntil: Date?
-    @Timestamp(key: .string(Column.createdAt), on: .create, format: .microseconds) var createdAt: Date?
-    @Timestamp(key: .string(Column.updatedAt), on: .update, format: .microseconds) var updatedAt: Date?
+    @OptionalField(key: Column.reportsClearedAt.fieldKey) var reportsClearedAt: Date?
+    @OptionalField(key: Column.searchBlockedUntil.fieldKey) var searchBlockedUntil: Date?
+    @Timestamp(key: Column.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
+    @Timestamp(key: Column.updatedAt.fieldKey, on: .update, format: .microseconds) var updatedAt: Date?
 
     init() {}
 
@@ -71,17 +71,17 @@ final class MatesMatch: Model, @unchecked Sendable {
 
     @ID(key: .id) var id: UUID?
     /// The one who asked.
-    @Field(key: .string(MatesStore.MatchColumn.userA)) var userA: UUID
+    @Field(key: MatesStore.MatchColumn.userA.fieldKey) var userA: UUID
     /// The one who accepted.
-    @Field(key: .string(MatesStore.MatchColumn.userB)) var userB: UUID
-    @OptionalField(key: .string(MatesStore.MatchColumn.endedAt)) var endedAt: Date?
-    @OptionalField(key: .string(MatesStore.MatchColumn.endedBy)) var endedBy: UUID?
+    @Field(key: MatesStore.MatchColumn.userB.fieldKey) var userB: UUID
+    @OptionalField(key: MatesStore.MatchColumn.endedAt.fieldKey) var endedAt: Date?
+    @OptionalField(key: MatesStore.MatchColumn.endedBy.fieldKey) var endedBy: UUID?
     /// `finished`, `dodged` or `suspended`.
-    @OptionalField(key: .string(MatesStore.MatchColumn.endReason)) var endReason: String?
+    @OptionalField(key: MatesStore.MatchColumn.endReason.fieldKey) var endReason: String?
     /// Read markers: the time of the newest message each side has read.
-    @OptionalField(key: .string(MatesStore.MatchColumn.aReadAt)) var aReadAt: Date?
-    @OptionalField(key: .string(MatesStore.MatchColumn.bReadAt)) var bReadAt: Date?
-    @Timestamp(key: .string(MatesStore.MatchColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+    @OptionalField(key: MatesStore.MatchColumn.aReadAt.fieldKey) var aReadAt: Date?
+    @OptionalField(key: MatesStore.MatchColumn.bReadAt.fieldKey) var bReadAt: Date?
+    @Timestamp(key: MatesStore.MatchColumn.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
 
@@ -100,9 +100,9 @@ final class MatesRequest: Model, @unchecked Sendable {
     typealias Column = MatesStore.RequestsColumn
 
     @ID(key: .id) var id: UUID?
-    @Field(key: .string(Column.from)) var fromID: UUID
-    @Field(key: .string(Column.to)) var toID: UUID
-    @Timestamp(key: .string(Column.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+    @Field(key: Column.from.fieldKey) var fromID: UUID
+    @Field(key: Column.to.fieldKey) var toID: UUID
+    @Timestamp(key: Column.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
 
@@ -118,12 +118,12 @@ final class MatesMessage: Model, @unchecked Sendable {
     static let schema = "mates_messages"
 
     @ID(key: .id) var id: UUID?
-    @Field(key: .string(MatesStore.MessageColumn.matchID)) var matchID: UUID
-    @OptionalField(key: .string(MatesStore.MessageColumn.senderID)) var senderID: UUID?
-    @Field(key: .string(MatesStore.MessageColumn.kind)) var kind: String
-    @Field(key: .string(MatesStore.MessageColumn.text)) var text: String
-    @OptionalField(key: .string(MatesStore.MessageColumn.pin)) var pin: String?
-    @Field(key: .string(MatesStore.MessageColumn.createdAt)) var createdAt: Date
+    @Field(key: MatesStore.MessageColumn.matchID.fieldKey) var matchID: UUID
+    @OptionalField(key: MatesStore.MessageColumn.senderID.fieldKey) var senderID: UUID?
+    @Field(key: MatesStore.MessageColumn.kind.fieldKey) var kind: String
+    @Field(key: MatesStore.MessageColumn.text.fieldKey) var text: String
+    @OptionalField(key: MatesStore.MessageColumn.pin.fieldKey) var pin: String?
+    @Field(key: MatesStore.MessageColumn.createdAt.fieldKey) var createdAt: Date
 
     init() {}
 }
@@ -133,13 +133,13 @@ final class MatesReview: Model, @unchecked Sendable {
     static let schema = "mates_reviews"
 
     @ID(key: .id) var id: UUID?
-    @Field(key: .string(MatesStore.ReviewColumn.matchID)) var matchID: UUID
-    @Field(key: .string(MatesStore.ReviewColumn.reviewerID)) var reviewerID: UUID
-    @Field(key: .string(MatesStore.ReviewColumn.revieweeID)) var revieweeID: UUID
+    @Field(key: MatesStore.ReviewColumn.matchID.fieldKey) var matchID: UUID
+    @Field(key: MatesStore.ReviewColumn.reviewerID.fieldKey) var reviewerID: UUID
+    @Field(key: MatesStore.ReviewColumn.revieweeID.fieldKey) var revieweeID: UUID
     /// "1,0,1,0,0,0": the picks, `ReputationCategory` order.
-    @Field(key: .string(MatesStore.ReviewColumn.picks)) var picks: String
-    @Field(key: .string(MatesStore.ReviewColumn.comment)) var comment: String
-    @Timestamp(key: .string(MatesStore.ReviewColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+    @Field(key: MatesStore.ReviewColumn.picks.fieldKey) var picks: String
+    @Field(key: MatesStore.ReviewColumn.comment.fieldKey) var comment: String
+    @Timestamp(key: MatesStore.ReviewColumn.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
 }
@@ -148,12 +148,12 @@ final class MatesReport: Model, @unchecked Sendable {
     static let schema = "mates_reports"
 
     @ID(key: .id) var id: UUID?
-    @Field(key: .string(MatesStore.ReportColumn.reporterID)) var reporterID: UUID
-    @Field(key: .string(MatesStore.ReportColumn.reportedID)) var reportedID: UUID
+    @Field(key: MatesStore.ReportColumn.reporterID.fieldKey) var reporterID: UUID
+    @Field(key: MatesStore.ReportColumn.reportedID.fieldKey) var reportedID: UUID
     /// Comma-separated `ReportCategory` values.
-    @Field(key: .string(MatesStore.ReportColumn.categories)) var categories: String
-    @Field(key: .string(MatesStore.ReportColumn.comment)) var comment: String
-    @Timestamp(key: .string(MatesStore.ReportColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+    @Field(key: MatesStore.ReportColumn.categories.fieldKey) var categories: String
+    @Field(key: MatesStore.ReportColumn.comment.fieldKey) var comment: String
+    @Timestamp(key: MatesStore.ReportColumn.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
 }
@@ -163,9 +163,9 @@ final class MatesDodge: Model, @unchecked Sendable {
     static let schema = "mates_dodges"
 
     @ID(key: .id) var id: UUID?
-    @Field(key: .string(MatesStore.DodgeColumn.userID)) var userID: UUID
-    @Field(key: .string(MatesStore.DodgeColumn.matchID)) var matchID: UUID
-    @Field(key: .string(MatesStore.DodgeColumn.createdAt)) var createdAt: Date
+    @Field(key: MatesStore.DodgeColumn.userID.fieldKey) var userID: UUID
+    @Field(key: MatesStore.DodgeColumn.matchID.fieldKey) var matchID: UUID
+    @Field(key: MatesStore.DodgeColumn.createdAt.fieldKey) var createdAt: Date
 
     init() {}
 }
@@ -175,17 +175,17 @@ final class MatesVerificationCode: Model, @unchecked Sendable {
     static let schema = "mates_verification_codes"
 
     @ID(key: .id) var id: UUID?
-    @Field(key: .string(MatesStore.CodeColumn.userID)) var userID: UUID
-    @Field(key: .string(MatesStore.CodeColumn.channel)) var channel: String
+    @Field(key: MatesStore.CodeColumn.userID.fieldKey) var userID: UUID
+    @Field(key: MatesStore.CodeColumn.channel.fieldKey) var channel: String
     /// SHA-256 of the normalized destination: what sends are counted by.
-    @Field(key: .string(MatesStore.CodeColumn.destinationHash)) var destinationHash: String
-    @Field(key: .string(MatesStore.CodeColumn.masked)) var masked: String
-    @Field(key: .string(MatesStore.CodeColumn.clientAddress)) var clientAddress: String
-    @Field(key: .string(MatesStore.CodeColumn.codeHash)) var codeHash: String
-    @Field(key: .string(MatesStore.CodeColumn.attempts)) var attempts: Int
-    @Field(key: .string(MatesStore.CodeColumn.expiresAt)) var expiresAt: Date
-    @OptionalField(key: .string(MatesStore.CodeColumn.usedAt)) var usedAt: Date?
-    @Field(key: .string(MatesStore.CodeColumn.createdAt)) var createdAt: Date
+    @Field(key: MatesStore.CodeColumn.destinationHash.fieldKey) var destinationHash: String
+    @Field(key: MatesStore.CodeColumn.masked.fieldKey) var masked: String
+    @Field(key: MatesStore.CodeColumn.clientAddress.fieldKey) var clientAddress: String
+    @Field(key: MatesStore.CodeColumn.codeHash.fieldKey) var codeHash: String
+    @Field(key: MatesStore.CodeColumn.attempts.fieldKey) var attempts: Int
+    @Field(key: MatesStore.CodeColumn.expiresAt.fieldKey) var expiresAt: Date
+    @OptionalField(key: MatesStore.CodeColumn.usedAt.fieldKey) var usedAt: Date?
+    @Field(key: MatesStore.CodeColumn.createdAt.fieldKey) var createdAt: Date
 
     init() {}
 }
@@ -196,13 +196,13 @@ final class MatesPurchase: Model, @unchecked Sendable {
     static let schema = "mates_purchases"
 
     @ID(key: .id) var id: UUID?
-    @Field(key: .string(MatesStore.PurchaseColumn.userID)) var userID: UUID
-    @Field(key: .string(MatesStore.PurchaseColumn.transactionID)) var transactionID: String
-    @Field(key: .string(MatesStore.PurchaseColumn.productID)) var productID: String
-    @Field(key: .string(MatesStore.PurchaseColumn.itemKind)) var itemKind: String
-    @Field(key: .string(MatesStore.PurchaseColumn.itemIndex)) var itemIndex: Int
-    @Field(key: .string(MatesStore.PurchaseColumn.environment)) var environment: String
-    @Timestamp(key: .string(MatesStore.PurchaseColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+    @Field(key: MatesStore.PurchaseColumn.userID.fieldKey) var userID: UUID
+    @Field(key: MatesStore.PurchaseColumn.transactionID.fieldKey) var transactionID: String
+    @Field(key: MatesStore.PurchaseColumn.productID.fieldKey) var productID: String
+    @Field(key: MatesStore.PurchaseColumn.itemKind.fieldKey) var itemKind: String
+    @Field(key: MatesStore.PurchaseColumn.itemIndex.fieldKey) var itemIndex: Int
+    @Field(key: MatesStore.PurchaseColumn.environment.fieldKey) var environment: String
+    @Timestamp(key: MatesStore.PurchaseColumn.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
 }

@@ -6,20 +6,7 @@ import SQLKit
 /// The one-time codes of `MatesStore`'s aggregate: `mates_verification_codes`, read and written only
 /// here, each column named once (`CodeColumn`: the model's keys and every statement).
 extension MatesStore {
-    enum CodeColumn {
-        static let id = CodeRow.CodingKeys.id.rawValue
-        static let userID = CodeRow.CodingKeys.userID.rawValue
-        static let channel = CodeRow.CodingKeys.channel.rawValue
-        static let destinationHash = CodeRow.CodingKeys.destinationHash.rawValue
-        static let masked = CodeRow.CodingKeys.masked.rawValue
-        static let clientAddress = CodeRow.CodingKeys.clientAddress.rawValue
-        static let codeHash = CodeRow.CodingKeys.codeHash.rawValue
-        static let attempts = CodeRow.CodingKeys.attempts.rawValue
-        static let expiresAt = CodeRow.CodingKeys.expiresAt.rawValue
-        static let usedAt = CodeRow.CodingKeys.usedAt.rawValue
-        static let createdAt = CodeRow.CodingKeys.createdAt.rawValue
-        static let all = [id, userID, channel, destinationHash, masked, clientAddress, codeHash, attempts, expiresAt, usedAt, createdAt]
-    }
+    typealias CodeColumn = CodeRow.CodingKeys
 
     /// A code sent, as the store reads and writes it (only its hash is kept).
     struct CodeRow: Decodable, Sendable, Equatable {
@@ -35,10 +22,11 @@ extension MatesStore {
         let usedAt: Date?
         let createdAt: Date
 
-        enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, TableColumn {
             case id, channel, masked, attempts
             case userID = "user_id", destinationHash = "destination_hash", clientAddress = "client_address", codeHash = "code_hash"
             case expiresAt = "expires_at", usedAt = "used_at", createdAt = "created_at"
+            static let all = [id, userID, channel, destinationHash, masked, clientAddress, codeHash, attempts, expiresAt, usedAt, createdAt]
         }
 
         init(id: UUID, userID: UUID, channel: String, destinationHash: String, masked: String, clientAddress: String, codeHash: String,
@@ -71,7 +59,7 @@ extension MatesStore {
             /// Codes for one account.
             case account(UUID)
 
-            var column: String {
+            var column: CodeColumn {
                 switch self {
                 case .destination: return CodeColumn.destinationHash
                 case .account: return CodeColumn.userID
@@ -89,8 +77,8 @@ extension MatesStore {
             /// What PostgreSQL's advisory lock for this count is named by.
             var lockKey: String {
                 switch self {
-                case .destination(let hash): return "mates_code|\(CodeColumn.destinationHash)|\(hash)"
-                case .account(let user): return "mates_code|\(CodeColumn.userID)|\(user.uuidString)"
+                case .destination(let hash): return "mates_code|\(CodeColumn.destinationHash.stringValue)|\(hash)"
+                case .account(let user): return "mates_code|\(CodeColumn.userID.stringValue)|\(user.uuidString)"
                 }
             }
         }

@@ -8,29 +8,9 @@ import SQLKit
 /// keys and every statement). Reads decode plain rows (`MatchRow`, `MessageRow`); the chat's
 /// announcements to the pair's sockets are the service's, which knows who is listening.
 extension MatesStore {
-    enum MatchColumn {
-        static let id = MatchRow.CodingKeys.id.rawValue
-        static let userA = MatchRow.CodingKeys.userA.rawValue
-        static let userB = MatchRow.CodingKeys.userB.rawValue
-        static let endedAt = MatchRow.CodingKeys.endedAt.rawValue
-        static let endedBy = MatchRow.CodingKeys.endedBy.rawValue
-        static let endReason = MatchRow.CodingKeys.endReason.rawValue
-        static let aReadAt = MatchRow.CodingKeys.aReadAt.rawValue
-        static let bReadAt = MatchRow.CodingKeys.bReadAt.rawValue
-        static let createdAt = MatchRow.CodingKeys.createdAt.rawValue
-        static let all = [id, userA, userB, endedAt, endedBy, endReason, aReadAt, bReadAt, createdAt]
-    }
+    typealias MatchColumn = MatchRow.CodingKeys
 
-    enum MessageColumn {
-        static let id = MessageRow.CodingKeys.id.rawValue
-        static let matchID = MessageRow.CodingKeys.matchID.rawValue
-        static let senderID = MessageRow.CodingKeys.senderID.rawValue
-        static let kind = MessageRow.CodingKeys.kind.rawValue
-        static let text = MessageRow.CodingKeys.text.rawValue
-        static let pin = MessageRow.CodingKeys.pin.rawValue
-        static let createdAt = MessageRow.CodingKeys.createdAt.rawValue
-        static let all = [id, matchID, senderID, kind, text, pin, createdAt]
-    }
+    typealias MessageColumn = MessageRow.CodingKeys
 
     private var matches: SQLIdentifier { SQLIdentifier(MatesMatch.schema) }
     private var messages: SQLIdentifier { SQLIdentifier(MatesMessage.schema) }
@@ -188,10 +168,11 @@ package struct MatchRow: Decodable, Sendable, Equatable {
     var bReadAt: Date?
     package let createdAt: Date?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, TableColumn {
         case id
         case userA = "user_a", userB = "user_b", endedAt = "ended_at", endedBy = "ended_by", endReason = "end_reason"
         case aReadAt = "a_read_at", bReadAt = "b_read_at", createdAt = "created_at"
+        static let all = [id, userA, userB, endedAt, endedBy, endReason, aReadAt, bReadAt, createdAt]
     }
 
     init(_ model: MatesMatch) throws {
@@ -229,9 +210,10 @@ struct MessageRow: Decodable, Sendable, Equatable {
     let pin: String?
     let createdAt: Date
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, TableColumn {
         case id, kind, text, pin
         case matchID = "match_id", senderID = "sender_id", createdAt = "created_at"
+        static let all = [id, matchID, senderID, kind, text, pin, createdAt]
     }
 
     init(id: UUID, matchID: UUID, senderID: UUID?, kind: String, text: String, pin: String?, createdAt: Date) {

@@ -8,11 +8,8 @@ import Vapor
 /// for each person a write touches, here and on the other instances (`requestsTopic`).
 extension MatesStore {
     /// The columns of `mates_requests`, each named here once.
-    enum RequestsColumn {
-        static let id = "id"
-        static let from = "from_id"
-        static let to = "to_id"
-        static let createdAt = "created_at"
+    enum RequestsColumn: String, TableColumn {
+        case id, from = "from_id", to = "to_id", createdAt = "created_at"
     }
     private typealias RC = RequestsColumn
 

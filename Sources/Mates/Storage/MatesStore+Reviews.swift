@@ -7,41 +7,17 @@ import SQLKit
 /// and what they bought: `mates_reviews`, `mates_reports`, `mates_dodges` and `mates_purchases`,
 /// read and written only here, each column named once (the models' keys and every statement).
 extension MatesStore {
-    enum ReviewColumn {
-        static let id = ReviewRow.CodingKeys.id.rawValue
-        static let matchID = ReviewRow.CodingKeys.matchID.rawValue
-        static let reviewerID = ReviewRow.CodingKeys.reviewerID.rawValue
-        static let revieweeID = ReviewRow.CodingKeys.revieweeID.rawValue
-        static let picks = ReviewRow.CodingKeys.picks.rawValue
-        static let comment = ReviewRow.CodingKeys.comment.rawValue
-        static let createdAt = ReviewRow.CodingKeys.createdAt.rawValue
+    typealias ReviewColumn = ReviewRow.CodingKeys
+
+    typealias ReportColumn = ReportRow.CodingKeys
+
+    enum DodgeColumn: String, TableColumn {
+        case id, userID = "user_id", matchID = "match_id", createdAt = "created_at"
     }
 
-    enum ReportColumn {
-        static let id = ReportRow.CodingKeys.id.rawValue
-        static let reporterID = ReportRow.CodingKeys.reporterID.rawValue
-        static let reportedID = ReportRow.CodingKeys.reportedID.rawValue
-        static let categories = ReportRow.CodingKeys.categories.rawValue
-        static let comment = ReportRow.CodingKeys.comment.rawValue
-        static let createdAt = ReportRow.CodingKeys.createdAt.rawValue
-    }
-
-    enum DodgeColumn {
-        static let id = "id"
-        static let userID = "user_id"
-        static let matchID = "match_id"
-        static let createdAt = "created_at"
-    }
-
-    enum PurchaseColumn {
-        static let id = "id"
-        static let userID = "user_id"
-        static let transactionID = "transaction_id"
-        static let productID = "product_id"
-        static let itemKind = "item_kind"
-        static let itemIndex = "item_index"
-        static let environment = "environment"
-        static let createdAt = "created_at"
+    enum PurchaseColumn: String, TableColumn {
+        case id, userID = "user_id", transactionID = "transaction_id", productID = "product_id"
+        case itemKind = "item_kind", itemIndex = "item_index", environment, createdAt = "created_at"
     }
 
     // MARK: Reviews
@@ -197,7 +173,7 @@ package struct ReviewRow: Decodable, Sendable, Equatable {
     package let comment: String
     package let createdAt: Date?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, TableColumn {
         case id, picks, comment
         case matchID = "match_id", reviewerID = "reviewer_id", revieweeID = "reviewee_id", createdAt = "created_at"
     }
@@ -226,7 +202,7 @@ package struct ReportRow: Decodable, Sendable, Equatable {
     let comment: String
     package let createdAt: Date?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, TableColumn {
         case id, categories, comment
         case reporterID = "reporter_id", reportedID = "reported_id", createdAt = "created_at"
     }

@@ -60,32 +60,15 @@ package struct MatesStore {
     static let requestsTopic = "mates.requests"
 
     /// The columns of `mates_profiles`, each named here once (the model's keys, every statement).
-    enum ProfileColumn {
-        static let id = "id"
-        static let gender = "gender"
-        static let birthYear = "birth_year"
-        static let topics = "topics"
-        static let searchable = "searchable"
-        static let ageMin = "age_min"
-        static let ageMax = "age_max"
-        static let avatar = "avatar"
-        static let background = "background"
+    enum ProfileColumn: String, TableColumn {
+        case id, gender, birthYear = "birth_year", topics, searchable, ageMin = "age_min", ageMax = "age_max", avatar
+        case background, state, lat, lon, queueTopics = "queue_topics", queuedAt = "queued_at", matchID = "match_id"
+        case verifiedChannel = "verified_channel", verifiedDestinationHash = "verified_destination_hash"
+        case verifiedMasked = "verified_masked", suspendedAt = "suspended_at", reportsClearedAt = "reports_cleared_at"
+        case searchBlockedUntil = "search_blocked_until", createdAt = "created_at", updatedAt = "updated_at"
         /// The six reputation counters, `ReputationCategory` order.
-        static let reputation = (0..<6).map { "rep_\($0)" }
-        static let state = "state"
-        static let lat = "lat"
-        static let lon = "lon"
-        static let queueTopics = "queue_topics"
-        static let queuedAt = "queued_at"
-        static let matchID = "match_id"
-        static let verifiedChannel = "verified_channel"
-        static let verifiedDestinationHash = "verified_destination_hash"
-        static let verifiedMasked = "verified_masked"
-        static let suspendedAt = "suspended_at"
-        static let reportsClearedAt = "reports_cleared_at"
-        static let searchBlockedUntil = "search_blocked_until"
-        static let createdAt = "created_at"
-        static let updatedAt = "updated_at"
+        case rep0 = "rep_0", rep1 = "rep_1", rep2 = "rep_2", rep3 = "rep_3", rep4 = "rep_4", rep5 = "rep_5"
+        static let reputation = [rep0, rep1, rep2, rep3, rep4, rep5]
     }
     typealias Column = ProfileColumn
 

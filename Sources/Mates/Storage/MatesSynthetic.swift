@@ -83,7 +83,7 @@ struct MatesSynthetic {
             matchRows.append([SQLBind(matchIDs[pair]), SQLBind(ids[searching + pair * 2]), SQLBind(ids[searching + pair * 2 + 1]), SQLBind(stamp)])
         }
         for start in stride(from: 0, to: matchRows.count, by: 5_000) {
-            try await SyntheticRows.insert(into: MatesMatch.schema, ["id", "user_a", "user_b", "created_at"],
+            try await SyntheticRows.insert(into: MatesMatch.schema, [MatesStore.MatchColumn.id, .userA, .userB, .createdAt],
                                                 Array(matchRows[start..<min(matchRows.count, start + 5_000)]), on: sql)
         }
     }

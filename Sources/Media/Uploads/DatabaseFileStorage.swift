@@ -8,8 +8,8 @@ import SQLKit
 /// carries the files with the rows that name them. The only code that reads or writes the table.
 package struct DatabaseFileStorage: FileStorage {
     package static let schema = "stored_files"
-    private enum Column {
-        static let key = "file_key", byteCount = "byte_count", content = "content"
+    private enum Column: String, TableColumn {
+        case key = "file_key", byteCount = "byte_count", content
     }
 
     private let database: @Sendable () -> any SQLDatabase
@@ -63,9 +63,9 @@ package struct DatabaseFileStorage: FileStorage {
 
         package func prepare(on database: any Database) async throws {
             try await database.schema(DatabaseFileStorage.schema)
-                .field(.string(Column.key), .string, .identifier(auto: false))
-                .field(.string(Column.byteCount), .int64, .required)
-                .field(.string(Column.content), .data, .required)
+                .field(Column.key.fieldKey, .string, .identifier(auto: false))
+                .field(Column.byteCount.fieldKey, .int64, .required)
+                .field(Column.content.fieldKey, .data, .required)
                 .create()
         }
 

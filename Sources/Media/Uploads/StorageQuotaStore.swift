@@ -14,15 +14,12 @@ struct StorageQuotaStore {
     static let usage = "storage_usage"
     static let networkDays = "storage_network_days"
 
-    enum UsageColumn {
-        static let accountID = "account_id"
-        static let bytes = "bytes"
+    enum UsageColumn: String, TableColumn {
+        case accountID = "account_id", bytes
     }
 
-    enum NetworkDayColumn {
-        static let network = "network"
-        static let day = "day"
-        static let bytes = "bytes"
+    enum NetworkDayColumn: String, TableColumn {
+        case network, day, bytes
     }
 
     private var sql: any SQLDatabase { database.sql }
@@ -104,7 +101,7 @@ struct StorageQuotaStore {
     }
 
     /// `column - bytes`, or 0 where that would go below zero.
-    private static func lessened(_ column: String, by bytes: Int) -> SQLQueryString {
+    private static func lessened(_ column: some TableColumn, by bytes: Int) -> SQLQueryString {
         "CASE WHEN \(ident: column) > \(bind: bytes) THEN \(ident: column) - \(bind: bytes) ELSE 0 END"
     }
 }

@@ -63,16 +63,16 @@ final class MenuGroup: Model, @unchecked Sendable {
 
     @ID(key: .id) var id: UUID?
     /// Six digits, never starting with 0; unique among stored groups.
-    @Field(key: .string(MenuGroupStore.GroupColumn.pin)) var pin: String
+    @Field(key: MenuGroupStore.GroupColumn.pin.fieldKey) var pin: String
     /// SHA-256 of the host's device token.
-    @Field(key: .string(MenuGroupStore.GroupColumn.hostTokenHash)) var hostTokenHash: String
-    @OptionalParent(key: .string(MenuGroupStore.GroupColumn.hostUserID)) var hostUser: User?
-    @Enum(key: .string(MenuGroupStore.GroupColumn.recommender)) var recommender: RecommenderVersion
-    @Field(key: .string(MenuGroupStore.GroupColumn.lastActivityAt)) var lastActivityAt: Date
-    @OptionalField(key: .string(MenuGroupStore.GroupColumn.closedAt)) var closedAt: Date?
+    @Field(key: MenuGroupStore.GroupColumn.hostTokenHash.fieldKey) var hostTokenHash: String
+    @OptionalParent(key: MenuGroupStore.GroupColumn.hostUserID.fieldKey) var hostUser: User?
+    @Enum(key: MenuGroupStore.GroupColumn.recommender.fieldKey) var recommender: RecommenderVersion
+    @Field(key: MenuGroupStore.GroupColumn.lastActivityAt.fieldKey) var lastActivityAt: Date
+    @OptionalField(key: MenuGroupStore.GroupColumn.closedAt.fieldKey) var closedAt: Date?
     /// The results, frozen when the game closes, so every later call sees the same menus.
-    @OptionalField(key: .string(MenuGroupStore.GroupColumn.result)) var result: String?
-    @Timestamp(key: .string(MenuGroupStore.GroupColumn.createdAt), on: .create, format: .microseconds) var createdAt: Date?
+    @OptionalField(key: MenuGroupStore.GroupColumn.result.fieldKey) var result: String?
+    @Timestamp(key: MenuGroupStore.GroupColumn.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
 
@@ -91,11 +91,11 @@ final class MenuGroupSubmission: Model, @unchecked Sendable {
     static let schema = "menu_group_submissions"
 
     @ID(key: .id) var id: UUID?
-    @Parent(key: .string(MenuGroupStore.SubmissionColumn.groupID)) var group: MenuGroup
-    @Field(key: .string(MenuGroupStore.SubmissionColumn.playerTokenHash)) var playerTokenHash: String
+    @Parent(key: MenuGroupStore.SubmissionColumn.groupID.fieldKey) var group: MenuGroup
+    @Field(key: MenuGroupStore.SubmissionColumn.playerTokenHash.fieldKey) var playerTokenHash: String
     /// `GameAnswer` and disliked foods as JSON.
-    @Field(key: .string(MenuGroupStore.SubmissionColumn.answer)) var answer: String
-    @Field(key: .string(MenuGroupStore.SubmissionColumn.submittedAt)) var submittedAt: Date
+    @Field(key: MenuGroupStore.SubmissionColumn.answer.fieldKey) var answer: String
+    @Field(key: MenuGroupStore.SubmissionColumn.submittedAt.fieldKey) var submittedAt: Date
 
     init() {}
 
@@ -112,9 +112,9 @@ final class MenuDeviceHistory: Model, @unchecked Sendable {
     static let schema = "menu_device_history"
 
     @ID(key: .id) var id: UUID?
-    @Field(key: .string(MenuPlayerStore.HistoryColumn.deviceHash)) var deviceHash: String
-    @Field(key: .string(MenuPlayerStore.HistoryColumn.menuSlug)) var menuSlug: String
-    @Field(key: .string(MenuPlayerStore.HistoryColumn.shownAt)) var shownAt: Date
+    @Field(key: MenuPlayerStore.HistoryColumn.deviceHash.fieldKey) var deviceHash: String
+    @Field(key: MenuPlayerStore.HistoryColumn.menuSlug.fieldKey) var menuSlug: String
+    @Field(key: MenuPlayerStore.HistoryColumn.shownAt.fieldKey) var shownAt: Date
 
     init() {}
 

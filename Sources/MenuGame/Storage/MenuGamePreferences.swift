@@ -9,10 +9,10 @@ final class MenuGamePreference: Model, @unchecked Sendable {
     static let schema = "menu_game_preferences"
 
     @ID(key: .id) var id: UUID?
-    @Parent(key: .string(MenuPlayerStore.PreferenceColumn.userID)) var user: User
+    @Parent(key: MenuPlayerStore.PreferenceColumn.userID.fieldKey) var user: User
     /// Disliked foods as their raw names, sorted (`["MEAT", "SPICY"]`).
-    @Field(key: .string(MenuPlayerStore.PreferenceColumn.dislikedFoods)) var dislikedFoods: [String]
-    @Timestamp(key: .string(MenuPlayerStore.PreferenceColumn.updatedAt), on: .update, format: .microseconds) var updatedAt: Date?
+    @Field(key: MenuPlayerStore.PreferenceColumn.dislikedFoods.fieldKey) var dislikedFoods: [String]
+    @Timestamp(key: MenuPlayerStore.PreferenceColumn.updatedAt.fieldKey, on: .update, format: .microseconds) var updatedAt: Date?
 
     init() {}
 
@@ -32,11 +32,11 @@ final class MenuGameFeedback: Model, @unchecked Sendable {
     static let maxLength = 2000
 
     @ID(key: .id) var id: UUID?
-    @Field(key: .string(MenuPlayerStore.FeedbackColumn.message)) package var message: String
-    @OptionalParent(key: .string(MenuPlayerStore.FeedbackColumn.userID)) package var user: User?
+    @Field(key: MenuPlayerStore.FeedbackColumn.message.fieldKey) package var message: String
+    @OptionalParent(key: MenuPlayerStore.FeedbackColumn.userID.fieldKey) package var user: User?
     /// The language the player used, so an administrator knows how to read and answer.
-    @Field(key: .string(MenuPlayerStore.FeedbackColumn.language)) package var language: String
-    @Timestamp(key: .string(MenuPlayerStore.FeedbackColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
+    @Field(key: MenuPlayerStore.FeedbackColumn.language.fieldKey) package var language: String
+    @Timestamp(key: MenuPlayerStore.FeedbackColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
     init() {}
 

@@ -17,25 +17,10 @@ struct MenuGroupStore {
         self.database = database
     }
 
-    enum GroupColumn {
-        static let id = GroupRow.CodingKeys.id.rawValue
-        static let pin = GroupRow.CodingKeys.pin.rawValue
-        static let hostTokenHash = GroupRow.CodingKeys.hostTokenHash.rawValue
-        static let hostUserID = GroupRow.CodingKeys.hostUserID.rawValue
-        static let recommender = GroupRow.CodingKeys.recommender.rawValue
-        static let lastActivityAt = GroupRow.CodingKeys.lastActivityAt.rawValue
-        static let closedAt = GroupRow.CodingKeys.closedAt.rawValue
-        static let result = GroupRow.CodingKeys.result.rawValue
-        static let createdAt = GroupRow.CodingKeys.createdAt.rawValue
-        static let all = [id, pin, hostTokenHash, hostUserID, recommender, lastActivityAt, closedAt, result, createdAt]
-    }
+    typealias GroupColumn = GroupRow.CodingKeys
 
-    enum SubmissionColumn {
-        static let id = "id"
-        static let groupID = "group_id"
-        static let playerTokenHash = "player_token_hash"
-        static let answer = "answer"
-        static let submittedAt = "submitted_at"
+    enum SubmissionColumn: String, TableColumn {
+        case id, groupID = "group_id", playerTokenHash = "player_token_hash", answer, submittedAt = "submitted_at"
     }
 
     private var sql: any SQLDatabase { database.sql }
@@ -182,10 +167,11 @@ package struct GroupRow: Decodable, Sendable, Equatable {
     package let result: String?
     package let createdAt: Date?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, TableColumn {
         case id, pin, recommender, result
         case hostTokenHash = "host_token_hash", hostUserID = "host_user_id", lastActivityAt = "last_activity_at"
         case closedAt = "closed_at", createdAt = "created_at"
+        static let all = [id, pin, hostTokenHash, hostUserID, recommender, lastActivityAt, closedAt, result, createdAt]
     }
 
     init(_ model: MenuGroup) throws {

@@ -15,27 +15,14 @@ package struct MenuPlayerStore {
         self.database = database
     }
 
-    enum PreferenceColumn {
-        static let id = "id"
-        static let userID = "user_id"
-        static let dislikedFoods = "disliked_foods"
-        static let updatedAt = "updated_at"
+    enum PreferenceColumn: String, TableColumn {
+        case id, userID = "user_id", dislikedFoods = "disliked_foods", updatedAt = "updated_at"
     }
 
-    enum FeedbackColumn {
-        static let id = FeedbackRow.CodingKeys.id.rawValue
-        static let message = FeedbackRow.CodingKeys.message.rawValue
-        static let userID = FeedbackRow.CodingKeys.userID.rawValue
-        static let language = FeedbackRow.CodingKeys.language.rawValue
-        static let createdAt = FeedbackRow.CodingKeys.createdAt.rawValue
-        static let all = [id, message, userID, language, createdAt]
-    }
+    typealias FeedbackColumn = FeedbackRow.CodingKeys
 
-    enum HistoryColumn {
-        static let id = "id"
-        static let deviceHash = "device_hash"
-        static let menuSlug = "menu_slug"
-        static let shownAt = "shown_at"
+    enum HistoryColumn: String, TableColumn {
+        case id, deviceHash = "device_hash", menuSlug = "menu_slug", shownAt = "shown_at"
     }
 
     private var sql: any SQLDatabase { database.sql }
@@ -125,9 +112,10 @@ struct FeedbackRow: Decodable, Sendable, Equatable, NewestFirstRow {
     let language: String
     let createdAt: Date
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, TableColumn {
         case id, message, language
         case userID = "user_id", createdAt = "created_at"
+        static let all = [id, message, userID, language, createdAt]
     }
 
     init(_ model: MenuGameFeedback) throws {
@@ -135,7 +123,7 @@ struct FeedbackRow: Decodable, Sendable, Equatable, NewestFirstRow {
         message = model.message
         userID = model.$user.id
         language = model.language
-        guard let createdAt = model.createdAt else { throw FluentError.missingField(name: MenuPlayerStore.FeedbackColumn.createdAt) }
+        guard let createdAt = model.createdAt else { throw FluentError.missingField(name: MenuPlayerStore.FeedbackColumn.createdAt.stringValue) }
         self.createdAt = createdAt
     }
 }

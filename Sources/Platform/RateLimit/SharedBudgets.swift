@@ -11,11 +11,8 @@ import Vapor
 public final class SharedBudgets: Sendable {
     package static let schema = "rate_limit_slots"
 
-    enum Column {
-        static let id = "id"
-        static let budget = "budget"
-        static let key = "key"
-        static let takenAt = "taken_at"
+    enum Column: String, TableColumn {
+        case id, budget, key, takenAt = "taken_at"
     }
     // The pool itself, not the application (which keeps this object: no cycle between them).
     private let databases: Databases

@@ -9,6 +9,10 @@ package enum SyntheticRows {
         for row in rows { builder.values(row) }
         try await builder.run()
     }
+
+    package static func insert<Column: TableColumn>(into table: String, _ columns: [Column], _ rows: [[any SQLExpression]], on sql: any SQLDatabase) async throws {
+        try await insert(into: table, columns.map(\.stringValue), rows, on: sql)
+    }
 }
 
 /// A small, fast, repeatable random generator (SplitMix64).

@@ -1,0 +1,72 @@
+import Fluent
+import SQLKit
+
+/// A table's columns, each named once, as an enum of their names:
+/// `enum Column: String, TableColumn { case id, userID = "user_id" }`. A row read from the table
+/// takes the same enum as its `CodingKeys` where it has every column, so the name a statement
+/// writes and the name a row decodes are one declaration. A case is an identifier wherever SQLKit
+/// takes an expression; the overloads below take it where SQLKit takes a column's name.
+package protocol TableColumn: CodingKey, SQLExpression, CaseIterable, Sendable {}
+
+extension TableColumn {
+    package func serialize(to serializer: inout SQLSerializer) {
+        SQLIdentifier(stringValue).serialize(to: &serializer)
+    }
+
+    /// The column as a Fluent model's key.
+    package var fieldKey: FieldKey { .string(stringValue) }
+}
+
+extension SQLIdentifier {
+    package init(_ column: some TableColumn) { self.init(column.stringValue) }
+}
+
+extension SQLColumn {
+    package init(_ column: some TableColumn, table: String) { self.init(column.stringValue, table: table) }
+}
+
+extension SQLRow {
+    package func decode<D: Decodable>(column: some TableColumn, as type: D.Type) throws -> D {
+        try decode(column: column.stringValue, as: type)
+    }
+
+    package func decodeNil(column: some TableColumn) throws -> Bool { try decodeNil(column: column.stringValue) }
+}
+
+extension SQLQueryFetcher {
+    package func all<D: Decodable>(decodingColumn column: some TableColumn, as type: D.Type) async throws -> [D] {
+        try await all(decodingColumn: column.stringValue, as: type)
+    }
+
+    package func first<D: Decodable>(decodingColumn column: some TableColumn, as type: D.Type) async throws -> D? {
+        try await first(decodingColumn: column.stringValue, as: type)
+    }
+}
+
+extension SQLPartialResultBuilder {
+    package func orderBy(_ column: some TableColumn, _ direction: SQLDirection = .ascending) -> Self {
+        orderBy(column, direction as any SQLExpression)
+    }
+}
+
+extension SQLColumnUpdateBuilder {
+    package func set(_ column: some TableColumn, to bind: any Encodable & Sendable) -> Self {
+        set(column.stringValue, to: bind)
+    }
+}
+
+extension SQLInsertBuilder {
+    package func columns<Column: TableColumn>(_ columns: Column...) -> Self { self.columns(columns) }
+
+    package func columns<Column: TableColumn>(_ columns: [Column]) -> Self { self.columns(columns.map { $0 as any SQLExpression }) }
+}
+
+extension SQLUnqualifiedColumnListBuilder {
+    package func columns<Column: TableColumn>(_ columns: [Column]) -> Self { self.columns(columns.map { $0 as any SQLExpression }) }
+}
+
+extension SQLQueryString {
+    package mutating func appendInterpolation(ident column: some TableColumn) {
+        appendInterpolation(ident: column.stringValue)
+    }
+}

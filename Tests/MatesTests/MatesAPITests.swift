@@ -139,7 +139,7 @@ final class MatesAPITests: XCTestCase {
     func testAClassOnOneNetworkGetsItsCodesAndTheBudgetStillStops() async throws {
         try await withTestApp(adjust: { $0.limits.passwordChecksPerMinute = 1_000 }) { app in
             let inbox = app.codeInbox
-            try await MatesVerificationCode.query(on: app.db).delete()
+            try await app.deleteRows(of: MatesStore.Table.codes)
             let budget = app.settings.mates.codesPerAddressPerHour
             XCTAssertEqual(budget, 60)
             var students: [Member] = []
@@ -169,7 +169,7 @@ final class MatesAPITests: XCTestCase {
             let inbox = app.codeInbox
             var members: [Member] = []
             for index in 0..<5 { members.append(try await app.member("동시\(index)")) }
-            try await MatesVerificationCode.query(on: app.db).delete()
+            try await app.deleteRows(of: MatesStore.Table.codes)
             let phone = "+821055554444"
             let statuses = try await withThrowingTaskGroup(of: (HTTPStatus, String?).self) { group in
                 for index in 0..<50 {
@@ -186,7 +186,7 @@ final class MatesAPITests: XCTestCase {
             XCTAssertEqual(statuses.filter { $0.0 == .accepted }.count, 1, "\(statuses.map(\.0.code))")
             XCTAssertEqual(statuses.filter { $0.0 == .tooManyRequests }.count, 49)
             XCTAssertTrue(statuses.filter { $0.0 == .tooManyRequests }.allSatisfy { $0.1 != nil }, "each refusal says when")
-            let rows = try await MatesVerificationCode.query(on: app.db).count()
+            let rows = try await app.rowCount(MatesStore.Table.codes)
             XCTAssertEqual(rows, 1)
             XCTAssertEqual(inbox.count, 1, "one message went out")
         }
@@ -243,7 +243,7 @@ final class MatesAPITests: XCTestCase {
 
             let noBirthYear = try await app.member("생년없음")
             let phone = "+821099998888"
-            try await MatesVerificationCode.query(on: app.db).delete()
+            try await app.deleteRows(of: MatesStore.Table.codes)
             _ = try await app.send(.POST, "\(mates)/verification", json: ["channel": "phone", "destination": phone], token: noBirthYear.token)
             _ = try await app.send(.POST, "\(mates)/verification/confirm", json: ["destination": phone, "code": try XCTUnwrap(app.codeInbox.last(to: phone))],
                                    token: noBirthYear.token)
@@ -473,10 +473,13 @@ final class MatesAPITests: XCTestCase {
                 let loser = try XCTUnwrap(results.first { $0.status != .ok })
                 XCTAssertEqual(loser.status, .conflict, loser.text)
                 XCTAssertEqual(loser.errorCode, "mate_already_matched")
-                let matches = try await MatesMatch.query(on: app.db).group(.or) { $0.filter(\.$userA == asker.id).filter(\.$userB == asker.id) }.all()
+                let matches = try await app.db.sql.select().column(SQLIdentifier(MatesStore.MatchColumn.id)).from(MatesStore.Table.matches)
+                    .where(SQLIdentifier(MatesStore.MatchColumn.userA), .equal, SQLBind(asker.id))
+                    .orWhere(SQLIdentifier(MatesStore.MatchColumn.userB), .equal, SQLBind(asker.id))
+                    .all(decodingColumn: MatesStore.MatchColumn.id, as: UUID.self)
                 XCTAssertEqual(matches.count, 1)
                 let askerState = try await app.mateState(asker)
-                XCTAssertEqual(askerState.matchId, matches.first?.id)
+                XCTAssertEqual(askerState.matchId, matches.first)
                 let loserMember = results[0].status == .ok ? second : first
                 let awaited14 = try await app.mateState(loserMember).state
                 XCTAssertEqual(awaited14, "searching", "the one who lost is still searching")

@@ -1,5 +1,6 @@
 @testable import BanchanApp
 import Fluent
+import SQLKit
 @testable import Mates
 @testable import MenuGame
 @testable import MenuGameApp
@@ -63,7 +64,7 @@ final class MatesChatLiveTests: XCTestCase {
                     try await waitUntil { acks.withLockedValue { $0.count } == (round + 1) * 4 }
                     try await socket.close()
                 }
-                let stored = try await MatesMessage.query(on: app.db).count()
+                let stored = try await app.rowCount(MatesStore.Table.messages)
                 XCTAssertEqual(stored, 20, "every line stored once")
             } catch {
                 await app.server.shutdown()
@@ -110,8 +111,9 @@ final class MatesChatLiveTests: XCTestCase {
         let ack = try XCTUnwrap(events(mina, "ack").first)
         XCTAssertEqual(ack["clientId"] as? String, "c-1")
         let acknowledged = try XCTUnwrap(ack["message"] as? [String: Any])
-        let stored = try await MatesMessage.query(on: app.db).filter(\.$text == "소켓으로 안녕 👋").first()
-        XCTAssertEqual(stored?.id?.uuidString.lowercased(), (acknowledged["id"] as? String)?.lowercased(), "the ack names the stored line")
+        let stored = try await app.db.sql.select().column(SQLIdentifier(MatesStore.MessageColumn.id)).from(MatesStore.Table.messages)
+            .where(SQLIdentifier(MatesStore.MessageColumn.text), .equal, SQLBind("소켓으로 안녕 👋")).first(decodingColumn: MatesStore.MessageColumn.id, as: UUID.self)
+        XCTAssertEqual(stored?.uuidString.lowercased(), (acknowledged["id"] as? String)?.lowercased(), "the ack names the stored line")
         let delivered = try XCTUnwrap(events(joon, "message").first)
         XCTAssertEqual((delivered["message"] as? [String: Any])?["text"] as? String, "소켓으로 안녕 👋")
         XCTAssertEqual((delivered["message"] as? [String: Any])?["senderId"] as? String, mina.id.uuidString)
@@ -123,7 +125,7 @@ final class MatesChatLiveTests: XCTestCase {
         XCTAssertEqual(((events(mina, "message").last?["message"]) as? [String: Any])?["text"] as? String, "HTTP로 보낸 말")
 
         // Bad lines get an error naming the client's id and store nothing.
-        let before = try await MatesMessage.query(on: app.db).count()
+        let before = try await app.rowCount(MatesStore.Table.messages)
         try await minasSocket.send(#"{"type":"send","text":"   ","clientId":"c-2"}"#)
         try await minasSocket.send("not json")
         try await minasSocket.send(#"{"type":"dance"}"#)
@@ -133,7 +135,7 @@ final class MatesChatLiveTests: XCTestCase {
         XCTAssertEqual((errors[0]["error"] as? [String: Any])?["code"] as? String, "invalid_message")
         XCTAssertEqual((errors[1]["error"] as? [String: Any])?["code"] as? String, "malformed_body")
         XCTAssertEqual((errors[2]["error"] as? [String: Any])?["code"] as? String, "unknown_socket_message")
-        let after = try await MatesMessage.query(on: app.db).count()
+        let after = try await app.rowCount(MatesStore.Table.messages)
         XCTAssertEqual(after, before)
 
         // Reading moves the marker, and the partner hears of it.

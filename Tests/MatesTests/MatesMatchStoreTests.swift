@@ -17,9 +17,8 @@ final class MatesMatchStoreTests: XCTestCase {
             func check(_ note: String) async throws -> MatchRow {
                 let read = try await store.match(matchID)
                 let row = try XCTUnwrap(read, note)
-                let found = try await MatesMatch.find(matchID, on: app.db)
-                let model = try XCTUnwrap(found, note)
-                XCTAssertEqual(row, try MatchRow(model), note)
+                let stored = try await app.storedRow(MatchRow.self, in: MatesStore.Table.matches, id: matchID)
+                XCTAssertEqual(row, try XCTUnwrap(stored, note), note)
                 return row
             }
             let live = try await check("live")
@@ -85,10 +84,10 @@ final class MatesMatchStoreTests: XCTestCase {
                                                              text: "줄 \(index)", pin: sender == nil ? "123456" : nil,
                                                              at: start.addingTimeInterval(Double(index) + 0.000_000_4)))
             }
-            // Rows against the model, the time kept to the microsecond.
+            // Rows as the table holds them, the time kept to the microsecond.
             for row in written {
-                let found = try await MatesMessage.find(row.id, on: app.db)
-                XCTAssertEqual(row, try MessageRow(try XCTUnwrap(found)))
+                let stored = try await app.storedRow(MessageRow.self, in: MatesStore.Table.messages, id: row.id)
+                XCTAssertEqual(row, try XCTUnwrap(stored))
                 let read = try await store.message(row.id)
                 XCTAssertEqual(read, row)
             }

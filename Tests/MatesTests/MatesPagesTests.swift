@@ -35,7 +35,7 @@ final class MatesPagesTests: XCTestCase {
     func verify(_ app: Application, _ member: Member, birthYear: Int = 1995, ageMin: Int = 18, ageMax: Int = 65) async throws {
         let inbox = app.codeInbox
         // All test requests come from one address, which may ask for a code once a minute.
-        try await MatesVerificationCode.query(on: app.db).delete()
+        try await app.deleteRows(of: MatesStore.Table.codes)
         let phone = "+8210" + String(format: "%08d", Int.random(in: 0..<100_000_000))
         let sent = try await app.send(.POST, "\(Application.mates)/verification", json: ["channel": "phone", "destination": phone], token: member.token)
         XCTAssertEqual(sent.status, .accepted, sent.text)

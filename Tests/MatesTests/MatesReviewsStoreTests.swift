@@ -24,8 +24,8 @@ final class MatesReviewsStoreTests: XCTestCase {
             let first = code(member.id, destination: "inbox-a", at: now)
             let written = try await store.insertCode(first, within: limits, now: now)
             XCTAssertTrue(written)
-            let found = try await MatesVerificationCode.find(first.id, on: app.db)
-            XCTAssertEqual(first, try MatesStore.CodeRow(try XCTUnwrap(found)), "the row is what the model reads")
+            let stored = try await app.storedRow(MatesStore.CodeRow.self, in: MatesStore.Table.codes, id: first.id)
+            XCTAssertEqual(first, try XCTUnwrap(stored), "each value went to its column")
 
             let again = try await store.insertCode(code(member.id, destination: "inbox-a", at: now.addingTimeInterval(10)), within: limits,
                                                    now: now.addingTimeInterval(10))
@@ -81,8 +81,8 @@ final class MatesReviewsStoreTests: XCTestCase {
             let review = try await store.transaction { store in
                 try await store.addReview(match: match, by: one.id, of: two.id, picks: [true, false, true, false, false, false], comment: "친절해요")
             }
-            let model = try await MatesReview.find(review.id, on: app.db)
-            XCTAssertEqual(review, try ReviewRow(try XCTUnwrap(model)))
+            let storedReview = try await app.storedRow(ReviewRow.self, in: MatesStore.Table.reviews, id: review.id)
+            XCTAssertEqual(review, try XCTUnwrap(storedReview))
             XCTAssertEqual(review.reputation, [1, 0, 1, 0, 0, 0])
             let reputationAfter = try await store.model(two.id)?.reputation
             XCTAssertEqual(zip(reputationAfter ?? [], reputationBefore ?? []).map { $0 - $1 }, [1, 0, 1, 0, 0, 0], "the picks count")
@@ -100,8 +100,8 @@ final class MatesReviewsStoreTests: XCTestCase {
             XCTAssertEqual(comments, [two.id: ["친절해요"]], "empty comments are not comments")
 
             let report = try await store.addReport(by: one.id, of: two.id, categories: [.noShow, .rude], comment: "늦었어요")
-            let reportModel = try await MatesReport.find(report.id, on: app.db)
-            XCTAssertEqual(report, try ReportRow(try XCTUnwrap(reportModel)))
+            let storedReport = try await app.storedRow(ReportRow.self, in: MatesStore.Table.reports, id: report.id)
+            XCTAssertEqual(report, try XCTUnwrap(storedReport))
             XCTAssertEqual(report.categoryNames, [ReportCategory.noShow.rawValue, ReportCategory.rude.rawValue])
             await assertRefused("already_reported") {
                 _ = try await store.addReport(by: one.id, of: two.id, categories: [.rude], comment: "")

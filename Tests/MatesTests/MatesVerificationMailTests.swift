@@ -45,7 +45,7 @@ final class MatesVerificationMailTests: XCTestCase {
                 XCTAssertEqual(refused.status, .serviceUnavailable, refused.text)
                 XCTAssertEqual(refused.errorCode, "code_not_sent", "the second try is not 'too soon': the first left nothing")
             }
-            let stored = try await MatesVerificationCode.query(on: app.db).count()
+            let stored = try await app.rowCount(MatesStore.Table.codes)
             XCTAssertEqual(stored, 0)
         }
     }

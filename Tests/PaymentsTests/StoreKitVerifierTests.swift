@@ -196,7 +196,7 @@ final class StoreKitVerifierTests: XCTestCase {
                 XCTAssertEqual(refused.status, .unprocessableEntity)
                 XCTAssertEqual(refused.errorCode, "purchase_invalid")
             }
-            let awaited1 = try await MatesPurchase.query(on: app.db).count()
+            let awaited1 = try await app.rowCount(MatesStore.Table.purchases)
             XCTAssertEqual(awaited1, 1)
             let awaited2 = try await app.send(.GET, "\(mates)/shop/collection", token: joon.token).json(MatesJSON.Collection.self).avatars
             XCTAssertEqual(awaited2, [0])

@@ -50,7 +50,7 @@ final class SessionEndSocketTests: XCTestCase {
             XCTAssertEqual(chat.socket.closeCode, OpenSockets.sessionEndedCode)
             XCTAssertEqual(inbox.socket.closeCode, OpenSockets.sessionEndedCode)
             XCTAssertFalse(other.socket.isClosed, "the partner's socket is another session's")
-            let stored = try await MatesMessage.query(on: app.db).count()
+            let stored = try await app.rowCount(MatesStore.Table.messages)
             XCTAssertEqual(stored, 0)
             try await other.socket.close()
         }
@@ -73,7 +73,7 @@ final class SessionEndSocketTests: XCTestCase {
             XCTAssertEqual(chat.socket.closeCode, OpenSockets.sessionEndedCode)
             XCTAssertFalse(chat.texts.contains { $0.contains("\"ack\"") }, "\(chat.texts)")
             XCTAssertTrue(chat.texts.contains { $0.contains("session_ended") }, "\(chat.texts)")
-            let stored = try await MatesMessage.query(on: app.db).count()
+            let stored = try await app.rowCount(MatesStore.Table.messages)
             XCTAssertEqual(stored, 0)
         }
     }

@@ -424,7 +424,7 @@ private func converse(_ app: Application, phone: SesacAppClient, web: Member, ma
 private func webUserVerifying(_ app: Application, nickname: String, phone: String) async throws -> Member {
     let inbox = app.codeInbox
     let member = try await app.member(nickname)
-    try await MatesVerificationCode.query(on: app.db).delete()
+    try await app.deleteRows(of: MatesStore.Table.codes)
     let sent = try await app.send(.POST, "\(Application.mates)/verification", json: ["channel": "phone", "destination": phone], token: member.token)
     XCTAssertEqual(sent.status, .accepted, sent.text)
     let normalized = try MatesRules.normalizedDestination(phone, channel: .phone)

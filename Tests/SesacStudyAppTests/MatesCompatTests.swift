@@ -113,7 +113,7 @@ final class MatesCompatTests: XCTestCase {
                 let askedAgain = try await asker.call(.POST, "/v1/queue/studyrequest", form: "otheruid=\(other.uid)")
                 XCTAssertEqual(askedAgain.status.code, 201, askedAgain.text)
             }
-            let oneMatch = try await MatesMatch.query(on: app.db).count()
+            let oneMatch = try await app.rowCount(MatesStore.Table.matches)
             XCTAssertEqual(oneMatch, 1, "one match, however the apps went about it")
             for (me, partner, nick) in [(a, b, "비이"), (b, a, "에이")] {
                 let state = try await me.queueState()

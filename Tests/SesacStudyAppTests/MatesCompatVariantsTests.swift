@@ -1,6 +1,7 @@
 @testable import Accounts
 @testable import BurgerMap
 import Fluent
+import SQLKit
 @testable import LookForRealBurgerApp
 @testable import Mates
 @testable import MenuGame
@@ -321,7 +322,7 @@ final class MatesCompatVariantsTests: XCTestCase {
             XCTAssertEqual(info.status, .ok)
             XCTAssertEqual(try info.object()["sesacCollection"] as? [Int], [0, 2])
             XCTAssertEqual((try info.object()["transactionId"] as? [String])?.count, 1)
-            let purchases = try await MatesPurchase.query(on: app.db).filter(\.$userID == account).count()
+            let purchases = try await app.rowCount(MatesStore.Table.purchases) { $0.where(SQLIdentifier(MatesStore.PurchaseColumn.userID), .equal, SQLBind(account)) }
             XCTAssertEqual(purchases, 1, "the same receipt, sent again, is granted once")
 
             for product in ["com.memolease.sesac1.sprout9", "com.memolease.sesac1.background0", "com.example.gems"] {
@@ -349,7 +350,7 @@ final class MatesCompatVariantsTests: XCTestCase {
             let info = try await client.call(.GET, "/v1/user/shop/myinfo").object()
             XCTAssertEqual(info["sesacCollection"] as? [Int], [0])
             XCTAssertEqual(info["transactionId"] as? [String], [])
-            let purchases = try await MatesPurchase.query(on: app.db).count()
+            let purchases = try await app.rowCount(MatesStore.Table.purchases)
             XCTAssertEqual(purchases, 0)
             let notOwned = try await client.call(.POST, "/v1/user/shop/item", form: "sesac=2&background=0")
             XCTAssertEqual(notOwned.status.code, 201)

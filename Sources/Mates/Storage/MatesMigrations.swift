@@ -37,7 +37,7 @@ struct CreateMates: NamedMigration {
             .create()
         try await database.sql.create(index: "mates_profiles_state").on(MatesProfile.schema).column("state").run()
 
-        try await database.schema(MatesMatch.schema)
+        try await database.schema(MatesStore.Table.matches)
             .id()
             .field("user_a", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
             .field("user_b", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
@@ -48,8 +48,8 @@ struct CreateMates: NamedMigration {
             .field("b_read_at", .datetime)
             .field("created_at", .datetime)
             .create()
-        try await database.sql.create(index: "mates_matches_a").on(MatesMatch.schema).column("user_a").column("created_at").run()
-        try await database.sql.create(index: "mates_matches_b").on(MatesMatch.schema).column("user_b").column("created_at").run()
+        try await database.sql.create(index: "mates_matches_a").on(MatesStore.Table.matches).column("user_a").column("created_at").run()
+        try await database.sql.create(index: "mates_matches_b").on(MatesStore.Table.matches).column("user_b").column("created_at").run()
 
         try await database.schema(MatesRequest.schema)
             .id()
@@ -60,21 +60,21 @@ struct CreateMates: NamedMigration {
             .create()
         try await database.sql.create(index: "mates_requests_to").on(MatesRequest.schema).column("to_id").run()
 
-        try await database.schema(MatesMessage.schema)
+        try await database.schema(MatesStore.Table.messages)
             .id()
-            .field("match_id", .uuid, .required, .references(MatesMatch.schema, "id", onDelete: .cascade))
+            .field("match_id", .uuid, .required, .references(MatesStore.Table.matches, "id", onDelete: .cascade))
             .field("sender_id", .uuid, .references(User.schema, "id", onDelete: .setNull))
             .field("kind", .string, .required)
             .field("text", .string, .required)
             .field("pin", .string)
             .field("created_at", .datetime, .required)
             .create()
-        try await database.sql.create(index: "mates_messages_match").on(MatesMessage.schema)
+        try await database.sql.create(index: "mates_messages_match").on(MatesStore.Table.messages)
             .column("match_id").column("created_at").column("id").run()
 
-        try await database.schema(MatesReview.schema)
+        try await database.schema(MatesStore.Table.reviews)
             .id()
-            .field("match_id", .uuid, .required, .references(MatesMatch.schema, "id", onDelete: .cascade))
+            .field("match_id", .uuid, .required, .references(MatesStore.Table.matches, "id", onDelete: .cascade))
             .field("reviewer_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
             .field("reviewee_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
             .field("picks", .string, .required)
@@ -82,9 +82,9 @@ struct CreateMates: NamedMigration {
             .field("created_at", .datetime)
             .unique(on: "match_id", "reviewer_id")
             .create()
-        try await database.sql.create(index: "mates_reviews_reviewee").on(MatesReview.schema).column("reviewee_id").column("created_at").run()
+        try await database.sql.create(index: "mates_reviews_reviewee").on(MatesStore.Table.reviews).column("reviewee_id").column("created_at").run()
 
-        try await database.schema(MatesReport.schema)
+        try await database.schema(MatesStore.Table.reports)
             .id()
             .field("reporter_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
             .field("reported_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
@@ -93,17 +93,17 @@ struct CreateMates: NamedMigration {
             .field("created_at", .datetime)
             .unique(on: "reporter_id", "reported_id")
             .create()
-        try await database.sql.create(index: "mates_reports_reported").on(MatesReport.schema).column("reported_id").run()
+        try await database.sql.create(index: "mates_reports_reported").on(MatesStore.Table.reports).column("reported_id").run()
 
-        try await database.schema(MatesDodge.schema)
+        try await database.schema(MatesStore.Table.dodges)
             .id()
             .field("user_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
             .field("match_id", .uuid, .required)
             .field("created_at", .datetime, .required)
             .create()
-        try await database.sql.create(index: "mates_dodges_user").on(MatesDodge.schema).column("user_id").column("created_at").run()
+        try await database.sql.create(index: "mates_dodges_user").on(MatesStore.Table.dodges).column("user_id").column("created_at").run()
 
-        try await database.schema(MatesVerificationCode.schema)
+        try await database.schema(MatesStore.Table.codes)
             .id()
             .field("user_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
             .field("channel", .string, .required)
@@ -116,10 +116,10 @@ struct CreateMates: NamedMigration {
             .field("used_at", .datetime)
             .field("created_at", .datetime, .required)
             .create()
-        try await database.sql.create(index: "mates_codes_destination").on(MatesVerificationCode.schema).column("destination_hash").column("created_at").run()
-        try await database.sql.create(index: "mates_codes_address").on(MatesVerificationCode.schema).column("client_address").column("created_at").run()
+        try await database.sql.create(index: "mates_codes_destination").on(MatesStore.Table.codes).column("destination_hash").column("created_at").run()
+        try await database.sql.create(index: "mates_codes_address").on(MatesStore.Table.codes).column("client_address").column("created_at").run()
 
-        try await database.schema(MatesPurchase.schema)
+        try await database.schema(MatesStore.Table.purchases)
             .id()
             .field("user_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
             .field("transaction_id", .string, .required)
@@ -133,8 +133,8 @@ struct CreateMates: NamedMigration {
     }
 
     func revert(on database: any Database) async throws {
-        for schema in [MatesPurchase.schema, MatesVerificationCode.schema, MatesDodge.schema, MatesReport.schema, MatesReview.schema,
-                       MatesMessage.schema, MatesRequest.schema, MatesMatch.schema, MatesProfile.schema] {
+        for schema in [MatesStore.Table.purchases, MatesStore.Table.codes, MatesStore.Table.dodges, MatesStore.Table.reports, MatesStore.Table.reviews,
+                       MatesStore.Table.messages, MatesRequest.schema, MatesStore.Table.matches, MatesProfile.schema] {
             try await database.schema(schema).delete()
         }
     }

@@ -4,7 +4,7 @@ import Platform
 import SQLKit
 
 /// The one-time codes of `MatesStore`'s aggregate: `mates_verification_codes`, read and written only
-/// here, each column named once (`CodeColumn`: the model's keys and every statement).
+/// here, each column named once (`CodeColumn`, the row's coding keys: every statement).
 extension MatesStore {
     typealias CodeColumn = CodeRow.CodingKeys
 
@@ -26,7 +26,6 @@ extension MatesStore {
             case id, channel, masked, attempts
             case userID = "user_id", destinationHash = "destination_hash", clientAddress = "client_address", codeHash = "code_hash"
             case expiresAt = "expires_at", usedAt = "used_at", createdAt = "created_at"
-            static let all = [id, userID, channel, destinationHash, masked, clientAddress, codeHash, attempts, expiresAt, usedAt, createdAt]
         }
 
         init(id: UUID, userID: UUID, channel: String, destinationHash: String, masked: String, clientAddress: String, codeHash: String,
@@ -44,11 +43,6 @@ extension MatesStore {
             self.createdAt = createdAt
         }
 
-        init(_ model: MatesVerificationCode) throws {
-            self.init(id: try model.requireID(), userID: model.userID, channel: model.channel, destinationHash: model.destinationHash,
-                      masked: model.masked, clientAddress: model.clientAddress, codeHash: model.codeHash, attempts: model.attempts,
-                      expiresAt: model.expiresAt, usedAt: model.usedAt, createdAt: model.createdAt)
-        }
     }
 
     /// One limit on sending codes: at most `limit` codes counted by `counted` within `window`.
@@ -90,7 +84,7 @@ extension MatesStore {
         let code: String
     }
 
-    private var codes: SQLIdentifier { SQLIdentifier(MatesVerificationCode.schema) }
+    private var codes: SQLIdentifier { SQLIdentifier(MatesStore.Table.codes) }
 
     /// Writes `row` if it keeps every limit, in one statement; false when a limit stopped it. On
     /// PostgreSQL under advisory locks of what the limits count, since each statement there sees
@@ -110,14 +104,16 @@ extension MatesStore {
                  AND \(ident: CodeColumn.createdAt) > \(bind: now.addingTimeInterval(-limit.window))) < \(literal: limit.limit)
                 """
             }
-            let values: [any SQLExpression] = [
-                SQLBind(row.id), SQLBind(row.userID), SQLBind(row.channel), SQLBind(row.destinationHash), SQLBind(row.masked),
-                SQLBind(row.clientAddress), SQLBind(row.codeHash), SQLBind(row.attempts), SQLBind(row.expiresAt), SQLBind(row.usedAt),
-                SQLBind(row.createdAt),
+            // Each value beside its column, so the two lists cannot fall out of step.
+            let written: [(CodeColumn, any SQLExpression)] = [
+                (.id, SQLBind(row.id)), (.userID, SQLBind(row.userID)), (.channel, SQLBind(row.channel)),
+                (.destinationHash, SQLBind(row.destinationHash)), (.masked, SQLBind(row.masked)), (.clientAddress, SQLBind(row.clientAddress)),
+                (.codeHash, SQLBind(row.codeHash)), (.attempts, SQLBind(row.attempts)), (.expiresAt, SQLBind(row.expiresAt)),
+                (.usedAt, SQLBind(row.usedAt)), (.createdAt, SQLBind(row.createdAt)),
             ]
             let inserted = try await sql.raw("""
-                INSERT INTO \(self.codes) (\(SQLList(CodeColumn.all.map { SQLIdentifier($0) })))
-                SELECT \(SQLList(values)) WHERE \(conditions.joined(separator: " AND "))
+                INSERT INTO \(self.codes) (\(SQLList(written.map(\.0))))
+                SELECT \(SQLList(written.map(\.1))) WHERE \(conditions.joined(separator: " AND "))
                 RETURNING \(ident: CodeColumn.id)
                 """).all()
             return !inserted.isEmpty
@@ -147,7 +143,7 @@ extension MatesStore {
 
     /// The newest code sent to this destination for this account.
     func newestCode(for user: UUID, destinationHash: String) async throws -> CodeRow? {
-        try await sql.select().columns(CodeColumn.all.map { SQLIdentifier($0) }).from(codes)
+        try await sql.select().columns(CodeColumn.allCases).from(codes)
             .where(SQLIdentifier(CodeColumn.userID), .equal, SQLBind(user))
             .where(SQLIdentifier(CodeColumn.destinationHash), .equal, SQLBind(destinationHash))
             .orderBy(CodeColumn.createdAt, .descending).limit(1)

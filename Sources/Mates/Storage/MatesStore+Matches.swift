@@ -4,17 +4,17 @@ import Platform
 import SQLKit
 
 /// The matches of `MatesStore`'s aggregate and their chat: `mates_matches` and `mates_messages`,
-/// read and written only here, each column named once (`MatchColumn`, `MessageColumn`: the models'
-/// keys and every statement). Reads decode plain rows (`MatchRow`, `MessageRow`); the chat's
+/// read and written only here, each column named once (`MatchColumn`, `MessageColumn`: the rows' coding
+/// keys, used by every statement). Rows are written and read as they are (`MatchRow`, `MessageRow`); the chat's
 /// announcements to the pair's sockets are the service's, which knows who is listening.
 extension MatesStore {
     typealias MatchColumn = MatchRow.CodingKeys
 
     typealias MessageColumn = MessageRow.CodingKeys
 
-    private var matches: SQLIdentifier { SQLIdentifier(MatesMatch.schema) }
-    private var messages: SQLIdentifier { SQLIdentifier(MatesMessage.schema) }
-    private func selectMatches() -> SQLSelectBuilder { sql.select().columns(MatchColumn.all.map { SQLIdentifier($0) }).from(matches) }
+    private var matches: SQLIdentifier { SQLIdentifier(MatesStore.Table.matches) }
+    private var messages: SQLIdentifier { SQLIdentifier(MatesStore.Table.messages) }
+    private func selectMatches() -> SQLSelectBuilder { sql.select().columns(MatchColumn.allCases).from(matches) }
 
     /// Rows where `user` is one of the pair (and `other` the other, when given).
     private func pair(_ user: UUID, _ other: UUID?) -> (SQLPredicateGroupBuilder) -> SQLPredicateGroupBuilder {
@@ -58,9 +58,9 @@ extension MatesStore {
     /// Writes a new match of the asker and the one who accepted (inside the accept's transaction,
     /// which moves both profiles to it).
     func createMatch(id: UUID, asker: UUID, accepter: UUID) async throws -> MatchRow {
-        let match = MatesMatch(id: id, asker: asker, accepter: accepter)
-        try await match.create(on: database)
-        return try MatchRow(match)
+        let match = MatchRow(id: id, userA: asker, userB: accepter, createdAt: Date().wholeMicroseconds)
+        try await sql.insert(match, into: Table.matches)
+        return match
     }
 
     /// Ends a match that has not ended: false when it already had (a race, or a suspension).
@@ -88,17 +88,14 @@ extension MatesStore {
     /// Stores a line (its time to the microsecond, as both databases keep it).
     func appendMessage(to match: UUID, by sender: UUID?, kind: String, text: String, pin: String?, at now: Date) async throws -> MessageRow {
         let row = MessageRow(id: UUID(), matchID: match, senderID: sender, kind: kind, text: text, pin: pin,
-                             createdAt: MicrosecondTimestampFormat().serialize(now) ?? now)
-        try await sql.insert(into: messages).columns(MessageColumn.all.map { SQLIdentifier($0) })
-            .values(SQLBind(row.id), SQLBind(row.matchID), SQLBind(row.senderID), SQLBind(row.kind), SQLBind(row.text), SQLBind(row.pin),
-                    SQLBind(row.createdAt))
-            .run()
+                             createdAt: now.wholeMicroseconds)
+        try await sql.insert(row, into: Table.messages)
         return row
     }
 
     /// A line by its id.
     func message(_ id: UUID) async throws -> MessageRow? {
-        try await sql.select().columns(MessageColumn.all.map { SQLIdentifier($0) }).from(messages)
+        try await sql.select().columns(MessageColumn.allCases).from(messages)
             .where(SQLIdentifier(MessageColumn.id), .equal, SQLBind(id)).first(decoding: MessageRow.self)
     }
 
@@ -114,7 +111,7 @@ extension MatesStore {
     /// of the same microsecond keep their order by id.
     func messagesBetween(_ user: UUID, _ other: UUID, after: Date, limit: Int) async throws -> [MessageRow] {
         let theirMatches = sql.select().column(SQLIdentifier(MatchColumn.id)).from(matches).where(group: pair(user, other))
-        return try await sql.select().columns(MessageColumn.all.map { SQLIdentifier($0) }).from(messages)
+        return try await sql.select().columns(MessageColumn.allCases).from(messages)
             .where(SQLIdentifier(MessageColumn.matchID), .in, SQLGroupExpression(theirMatches.query))
             .where(SQLIdentifier(MessageColumn.createdAt), .greaterThanOrEqual, SQLBind(after))
             .orderBy(SQLIdentifier(MessageColumn.createdAt)).orderBy(SQLIdentifier(MessageColumn.id)).limit(limit)
@@ -123,7 +120,7 @@ extension MatesStore {
 
     /// Newest first, older on each page (`before`), or oldest first from a position (`after`).
     func messagesPage(in match: UUID, before: PageCursor?, after: PageCursor?, limit: Int) async throws -> (items: [MessageRow], nextCursor: String?) {
-        let query = sql.select().columns(MessageColumn.all.map { SQLIdentifier($0) }).from(messages)
+        let query = sql.select().columns(MessageColumn.allCases).from(messages)
             .where(SQLIdentifier(MessageColumn.matchID), .equal, SQLBind(match))
         let created = SQLColumn(MessageColumn.createdAt), id = SQLColumn(MessageColumn.id)
         if let after {
@@ -152,40 +149,28 @@ extension MatesStore {
     }
 }
 
-/// A match as the store reads it (`MatesStoreTests` checks it against `MatesMatch`).
-package struct MatchRow: Decodable, Sendable, Equatable {
+/// A match as the store writes and reads it.
+package struct MatchRow: Codable, Sendable, Equatable {
     package let id: UUID
     /// The one who asked.
     let userA: UUID
     /// The one who accepted.
     let userB: UUID
-    package var endedAt: Date?
-    package var endedBy: UUID?
+    package var endedAt: Date? = nil
+    package var endedBy: UUID? = nil
     /// `finished`, `dodged` or `suspended`.
-    package var endReason: String?
+    package var endReason: String? = nil
     /// Read markers: the time of the newest message each side has read.
-    var aReadAt: Date?
-    var bReadAt: Date?
+    var aReadAt: Date? = nil
+    var bReadAt: Date? = nil
     package let createdAt: Date?
 
     enum CodingKeys: String, TableColumn {
         case id
         case userA = "user_a", userB = "user_b", endedAt = "ended_at", endedBy = "ended_by", endReason = "end_reason"
         case aReadAt = "a_read_at", bReadAt = "b_read_at", createdAt = "created_at"
-        static let all = [id, userA, userB, endedAt, endedBy, endReason, aReadAt, bReadAt, createdAt]
     }
 
-    init(_ model: MatesMatch) throws {
-        id = try model.requireID()
-        userA = model.userA
-        userB = model.userB
-        endedAt = model.endedAt
-        endedBy = model.endedBy
-        endReason = model.endReason
-        aReadAt = model.aReadAt
-        bReadAt = model.bReadAt
-        createdAt = model.createdAt
-    }
 
     package func includes(_ user: UUID) -> Bool { userA == user || userB == user }
     package func partner(of user: UUID) -> UUID { userA == user ? userB : userA }
@@ -200,7 +185,7 @@ package struct MatchRow: Decodable, Sendable, Equatable {
 }
 
 /// A chat line as the store reads it.
-struct MessageRow: Decodable, Sendable, Equatable {
+struct MessageRow: Codable, Sendable, Equatable {
     let id: UUID
     let matchID: UUID
     /// Nil for the lines the server writes (`kind` other than `text`).
@@ -213,7 +198,6 @@ struct MessageRow: Decodable, Sendable, Equatable {
     enum CodingKeys: String, TableColumn {
         case id, kind, text, pin
         case matchID = "match_id", senderID = "sender_id", createdAt = "created_at"
-        static let all = [id, matchID, senderID, kind, text, pin, createdAt]
     }
 
     init(id: UUID, matchID: UUID, senderID: UUID?, kind: String, text: String, pin: String?, createdAt: Date) {
@@ -226,10 +210,6 @@ struct MessageRow: Decodable, Sendable, Equatable {
         self.createdAt = createdAt
     }
 
-    init(_ model: MatesMessage) throws {
-        self.init(id: try model.requireID(), matchID: model.matchID, senderID: model.senderID, kind: model.kind, text: model.text,
-                  pin: model.pin, createdAt: model.createdAt)
-    }
 
     var chatMessage: ChatMessage {
         ChatMessage(id: id, matchId: matchID, senderId: senderID, kind: kind, text: text, pin: pin, createdAt: createdAt)

@@ -5,7 +5,7 @@ import SQLKit
 
 /// What people say and do about each other in `MatesStore`'s aggregate — reviews, reports, dodges —
 /// and what they bought: `mates_reviews`, `mates_reports`, `mates_dodges` and `mates_purchases`,
-/// read and written only here, each column named once (the models' keys and every statement).
+/// read and written only here, each column named once (the rows' coding keys or an enum of columns).
 extension MatesStore {
     typealias ReviewColumn = ReviewRow.CodingKeys
 
@@ -25,31 +25,27 @@ extension MatesStore {
     /// Writes one side's review of an ended match and adds its picks to the reviewee's reputation
     /// (run it inside `transaction`). 409 `already_reviewed` for a second review of the same side.
     func addReview(match: UUID, by reviewer: UUID, of reviewee: UUID, picks: [Bool], comment: String) async throws -> ReviewRow {
-        let review = MatesReview()
-        review.matchID = match
-        review.reviewerID = reviewer
-        review.revieweeID = reviewee
-        review.picks = picks.map { $0 ? "1" : "0" }.joined(separator: ",")
-        review.comment = comment
+        let review = ReviewRow(id: UUID(), matchID: match, reviewerID: reviewer, revieweeID: reviewee,
+                               picks: picks.map { $0 ? "1" : "0" }.joined(separator: ","), comment: comment, createdAt: Date().wholeMicroseconds)
         do {
-            try await review.create(on: database)
+            try await sql.insert(review, into: Table.reviews)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict("already_reviewed")
         }
         try await addReputation(reviewee, picked: picks.enumerated().filter(\.element).map(\.offset))
-        return try ReviewRow(review)
+        return review
     }
 
     /// Whether `user` reviewed the match.
     func hasReviewed(_ match: UUID, by user: UUID) async throws -> Bool {
-        try await sql.select().column(SQLIdentifier(ReviewColumn.id)).from(MatesReview.schema)
+        try await sql.select().column(SQLIdentifier(ReviewColumn.id)).from(MatesStore.Table.reviews)
             .where(SQLIdentifier(ReviewColumn.matchID), .equal, SQLBind(match))
             .where(SQLIdentifier(ReviewColumn.reviewerID), .equal, SQLBind(user)).limit(1).first() != nil
     }
 
     /// The people `reviewer` reviewed, oldest first.
     package func reviewees(of reviewer: UUID) async throws -> [UUID] {
-        try await sql.select().column(SQLIdentifier(ReviewColumn.revieweeID)).from(MatesReview.schema)
+        try await sql.select().column(SQLIdentifier(ReviewColumn.revieweeID)).from(MatesStore.Table.reviews)
             .where(SQLIdentifier(ReviewColumn.reviewerID), .equal, SQLBind(reviewer)).orderBy(ReviewColumn.createdAt)
             .all(decodingColumn: ReviewColumn.revieweeID, as: UUID.self)
     }
@@ -64,7 +60,7 @@ extension MatesStore {
         let rows = try await sql.raw("""
             SELECT \(reviewee), \(comment) FROM (
                 SELECT \(reviewee), \(comment), \(created), ROW_NUMBER() OVER (PARTITION BY \(reviewee) ORDER BY \(created) DESC) AS position
-                FROM \(ident: MatesReview.schema) WHERE \(reviewee) IN (\(binds: Array(Set(users)))) AND \(comment) <> ''
+                FROM \(ident: MatesStore.Table.reviews) WHERE \(reviewee) IN (\(binds: Array(Set(users)))) AND \(comment) <> ''
             ) numbered WHERE position <= \(literal: limit) ORDER BY \(created) DESC
             """).all()
         var comments: [UUID: [String]] = [:]
@@ -81,22 +77,19 @@ extension MatesStore {
 
     /// Writes a report. 409 `already_reported` for the same pair a second time.
     func addReport(by reporter: UUID, of reported: UUID, categories: [ReportCategory], comment: String) async throws -> ReportRow {
-        let report = MatesReport()
-        report.reporterID = reporter
-        report.reportedID = reported
-        report.categories = categories.map(\.rawValue).joined(separator: ",")
-        report.comment = comment
+        let report = ReportRow(id: UUID(), reporterID: reporter, reportedID: reported, categories: categories.map(\.rawValue).joined(separator: ","),
+                               comment: comment, createdAt: Date().wholeMicroseconds)
         do {
-            try await report.create(on: database)
+            try await sql.insert(report, into: Table.reports)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict("already_reported")
         }
-        return try ReportRow(report)
+        return report
     }
 
     /// Reports of `reported` made after `since` (all when nil).
     func countReports(of reported: UUID, since: Date?) async throws -> Int {
-        try await sql.count(SQLIdentifier(MatesReport.schema)) { query in
+        try await sql.count(SQLIdentifier(MatesStore.Table.reports)) { query in
             query.where(SQLIdentifier(ReportColumn.reportedID), .equal, SQLBind(reported))
             if let since { query.where(SQLIdentifier(ReportColumn.createdAt), .greaterThan, SQLBind(since)) }
             return query
@@ -105,7 +98,7 @@ extension MatesStore {
 
     /// The people `reporter` reported, oldest first.
     package func reportedPeople(by reporter: UUID) async throws -> [UUID] {
-        try await sql.select().column(SQLIdentifier(ReportColumn.reportedID)).from(MatesReport.schema)
+        try await sql.select().column(SQLIdentifier(ReportColumn.reportedID)).from(MatesStore.Table.reports)
             .where(SQLIdentifier(ReportColumn.reporterID), .equal, SQLBind(reporter)).orderBy(ReportColumn.createdAt)
             .all(decodingColumn: ReportColumn.reportedID, as: UUID.self)
     }
@@ -114,14 +107,13 @@ extension MatesStore {
 
     /// Records a match left early by `user`.
     func recordDodge(by user: UUID, match: UUID, at now: Date) async throws {
-        try await sql.insert(into: MatesDodge.schema)
-            .columns(DodgeColumn.id, DodgeColumn.userID, DodgeColumn.matchID, DodgeColumn.createdAt)
+        try await sql.insert(into: Table.dodges).columns(DodgeColumn.id, .userID, .matchID, .createdAt)
             .values(SQLBind(UUID()), SQLBind(user), SQLBind(match), SQLBind(now)).run()
     }
 
     /// The matches `user` left early after `since` (all when nil).
     package func countDodges(by user: UUID, since: Date?) async throws -> Int {
-        try await sql.count(SQLIdentifier(MatesDodge.schema)) { query in
+        try await sql.count(SQLIdentifier(MatesStore.Table.dodges)) { query in
             query.where(SQLIdentifier(DodgeColumn.userID), .equal, SQLBind(user))
             if let since { query.where(SQLIdentifier(DodgeColumn.createdAt), .greaterThan, SQLBind(since)) }
             return query
@@ -133,28 +125,25 @@ extension MatesStore {
     /// The items `user` bought: kind (`MatesItemKind`) and index each.
     func purchasedItems(of user: UUID) async throws -> [(kind: String, index: Int)] {
         try await sql.select().column(SQLIdentifier(PurchaseColumn.itemKind)).column(SQLIdentifier(PurchaseColumn.itemIndex))
-            .from(MatesPurchase.schema).where(SQLIdentifier(PurchaseColumn.userID), .equal, SQLBind(user)).all()
+            .from(MatesStore.Table.purchases).where(SQLIdentifier(PurchaseColumn.userID), .equal, SQLBind(user)).all()
             .map { (kind: try $0.decode(column: PurchaseColumn.itemKind, as: String.self), index: try $0.decode(column: PurchaseColumn.itemIndex, as: Int.self)) }
     }
 
     /// The transactions `user`'s purchases came from, oldest first.
     package func purchaseTransactionIDs(of user: UUID) async throws -> [String] {
-        try await sql.select().column(SQLIdentifier(PurchaseColumn.transactionID)).from(MatesPurchase.schema)
+        try await sql.select().column(SQLIdentifier(PurchaseColumn.transactionID)).from(MatesStore.Table.purchases)
             .where(SQLIdentifier(PurchaseColumn.userID), .equal, SQLBind(user)).orderBy(PurchaseColumn.createdAt)
             .all(decodingColumn: PurchaseColumn.transactionID, as: String.self)
     }
 
     /// Records a purchase: false when this transaction was honoured already (by anyone).
     package func recordPurchase(by user: UUID, transactionID: String, productID: String, kind: MatesItemKind, index: Int, environment: String) async throws -> Bool {
-        let purchase = MatesPurchase()
-        purchase.userID = user
-        purchase.transactionID = transactionID
-        purchase.productID = productID
-        purchase.itemKind = kind.rawValue
-        purchase.itemIndex = index
-        purchase.environment = environment
         do {
-            try await purchase.create(on: database)
+            try await sql.insert(into: Table.purchases)
+                .columns(PurchaseColumn.id, .userID, .transactionID, .productID, .itemKind, .itemIndex, .environment, .createdAt)
+                .values(SQLBind(UUID()), SQLBind(user), SQLBind(transactionID), SQLBind(productID), SQLBind(kind.rawValue), SQLBind(index),
+                        SQLBind(environment), SQLBind(Date().wholeMicroseconds))
+                .run()
             return true
         } catch let error as any DatabaseError where error.isConstraintFailure {
             return false
@@ -162,8 +151,8 @@ extension MatesStore {
     }
 }
 
-/// A review as the store returns it (`MatesMatchStoreTests` checks it against `MatesReview`).
-package struct ReviewRow: Decodable, Sendable, Equatable {
+/// A review as the store writes and returns it.
+package struct ReviewRow: Codable, Sendable, Equatable {
     package let id: UUID
     package let matchID: UUID
     let reviewerID: UUID
@@ -178,22 +167,13 @@ package struct ReviewRow: Decodable, Sendable, Equatable {
         case matchID = "match_id", reviewerID = "reviewer_id", revieweeID = "reviewee_id", createdAt = "created_at"
     }
 
-    init(_ model: MatesReview) throws {
-        id = try model.requireID()
-        matchID = model.matchID
-        reviewerID = model.reviewerID
-        revieweeID = model.revieweeID
-        picks = model.picks
-        comment = model.comment
-        createdAt = model.createdAt
-    }
 
     /// The picks as 1s and 0s, `ReputationCategory` order.
     package var reputation: [Int] { picks.split(separator: ",").compactMap { Int($0) } }
 }
 
-/// A report as the store returns it.
-package struct ReportRow: Decodable, Sendable, Equatable {
+/// A report as the store writes and returns it.
+package struct ReportRow: Codable, Sendable, Equatable {
     package let id: UUID
     let reporterID: UUID
     let reportedID: UUID
@@ -207,14 +187,6 @@ package struct ReportRow: Decodable, Sendable, Equatable {
         case reporterID = "reporter_id", reportedID = "reported_id", createdAt = "created_at"
     }
 
-    init(_ model: MatesReport) throws {
-        id = try model.requireID()
-        reporterID = model.reporterID
-        reportedID = model.reportedID
-        categories = model.categories
-        comment = model.comment
-        createdAt = model.createdAt
-    }
 
     var categoryNames: [String] { categories.split(separator: ",").map(String.init) }
 }

@@ -56,6 +56,13 @@ package struct MatesStore {
 
     /// Where changes are announced: the searching index and the records follow it.
     package static let topic = "mates.profiles"
+
+    /// The aggregate's tables written without a Fluent model (rows insert themselves by their coding
+    /// keys), each named here once.
+    enum Table {
+        static let matches = "mates_matches", messages = "mates_messages", reviews = "mates_reviews", reports = "mates_reports"
+        static let dodges = "mates_dodges", codes = "mates_verification_codes", purchases = "mates_purchases"
+    }
     /// Where the store announces whose askers changed (`askers`).
     static let requestsTopic = "mates.requests"
 

@@ -22,7 +22,7 @@ struct MatesSynthetic {
     func fill(_ database: any Database, passwordHash: String) async throws {
         var random = SplitMix(seed: seed &+ 7)
         let now = Date()
-        let stamp = MicrosecondTimestampFormat().serialize(now) ?? now
+        let stamp = now.wholeMicroseconds
         let sql = database.sql
         func uniform(_ random: inout SplitMix) -> Double { Double(random.next() >> 11) / Double(1 << 53) }
 
@@ -83,7 +83,7 @@ struct MatesSynthetic {
             matchRows.append([SQLBind(matchIDs[pair]), SQLBind(ids[searching + pair * 2]), SQLBind(ids[searching + pair * 2 + 1]), SQLBind(stamp)])
         }
         for start in stride(from: 0, to: matchRows.count, by: 5_000) {
-            try await SyntheticRows.insert(into: MatesMatch.schema, [MatesStore.MatchColumn.id, .userA, .userB, .createdAt],
+            try await SyntheticRows.insert(into: MatesStore.Table.matches, [MatesStore.MatchColumn.id, .userA, .userB, .createdAt],
                                                 Array(matchRows[start..<min(matchRows.count, start + 5_000)]), on: sql)
         }
     }

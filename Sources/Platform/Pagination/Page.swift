@@ -174,6 +174,11 @@ public struct MicrosecondTimestampFormat: TimestampFormat {
     package init() {}
 }
 
+extension Date {
+    /// This time as both databases keep it (whole microseconds): a row written with it reads back equal.
+    package var wholeMicroseconds: Date { MicrosecondTimestampFormat().serialize(self) ?? self }
+}
+
 extension TimestampFormatFactory {
     /// `@Timestamp(key: "created_at", on: .create, format: .microseconds)` — required for any
     /// list that pages with `paginate(newestFirst:)`.

@@ -70,3 +70,11 @@ extension SQLQueryString {
         appendInterpolation(ident: column.stringValue)
     }
 }
+
+extension SQLDatabase {
+    /// Writes `row` into `table`, a column per coding key (its `CodingKeys` are the table's
+    /// `TableColumn`s), nil as NULL: how a store writes a row it has no Fluent model for.
+    package func insert(_ row: some Encodable, into table: String) async throws {
+        try await insert(into: table).model(row, nilEncodingStrategy: .asNil).run()
+    }
+}

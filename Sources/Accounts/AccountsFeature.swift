@@ -17,6 +17,8 @@ package enum AccountsFeature: Feature {
         CreateStorageNetworkDays(),
         // The uploaded files, when they are kept in the database (`UPLOAD_STORAGE`).
         DatabaseFileStorage.Create(),
+        // The platform's durable work queue (`WorkQueue`), which every feature may hand work to.
+        CreateWorkItems(),
     ]
 
     package static func configure(_ app: Application, settings: Settings) async throws {

@@ -56,6 +56,10 @@ public func configure(_ app: Application, settings: Settings) async throws {
         app.sharedBudgets = SharedBudgets(application: app)
         app.lifecycle.use(SharedBudgets.pruneJob())
     }
+    // Work that must outlive its request and this process (chat notices, push deliveries): every
+    // feature hands it to the one durable queue, which every instance runs.
+    app.workQueue = WorkQueue()
+    app.lifecycle.use(app.workQueue)
     AppMetrics.start()
     // Sign-out, a refresh token's reuse, withdrawal…: the live sockets of that session close, on every instance.
     app.closeSocketsWhenSessionsEnd()

@@ -1,0 +1,207 @@
+import Fluent
+import Foundation
+import Metrics
+import NIOConcurrencyHelpers
+import Vapor
+
+/// What a handler says of an item it ran.
+package enum WorkOutcome: Sendable, Equatable {
+    /// Done: the item goes.
+    case done
+    /// Not yet (the receiver asked to wait, say): run again after this many seconds.
+    case retry(after: TimeInterval)
+}
+
+/// Work that must outlive the request that asked for it and the process that took it: a chat
+/// line's notice a few seconds later, a push message to deliver. Items are rows of the database
+/// (`WorkQueueStore`), so a restart or a crash loses none; an instance claims a batch with a lease
+/// (on PostgreSQL `FOR UPDATE SKIP LOCKED`), so one instance runs each item; a handler that throws
+/// runs again later, backing off, and an item that failed `maxAttempts` times is dropped, logged
+/// and counted. Each kind of work registers its handler at start-up (`register`).
+package final class WorkQueue: LifecycleHandler, Sendable {
+    package typealias Handler = @Sendable (Application, WorkItem) async throws -> WorkOutcome
+
+    /// How often due work is looked for when nothing rings (work enqueued here for now rings).
+    package let pollInterval: Duration
+    /// How long a claim holds an item before another claim may take it.
+    package let lease: TimeInterval
+    package let maxAttempts: Int
+    package let batchSize: Int
+    private let clockBox: NIOLockedValueBox<@Sendable () -> Date>
+    private let background = NIOLockedValueBox(true)
+
+    private let handlers = NIOLockedValueBox<[String: Handler]>([:])
+    private let runner = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    private let doorbell = Doorbell()
+
+    package init(pollInterval: Duration = .seconds(1), lease: TimeInterval = 120, maxAttempts: Int = 12, batchSize: Int = 50,
+                 clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.pollInterval = pollInterval
+        self.lease = lease
+        self.maxAttempts = maxAttempts
+        self.batchSize = batchSize
+        self.clockBox = NIOLockedValueBox(clock)
+    }
+
+    /// The time the queue reads.
+    package var clock: @Sendable () -> Date { clockBox.withLockedValue { $0 } }
+
+    /// Reads time from `clock` from now on (a test moves it to make work due).
+    package func useClock(_ clock: @escaping @Sendable () -> Date) { clockBox.withLockedValue { $0 = clock } }
+
+    /// Whether the runner claims work by itself (a test that calls `runDue` turns it off, so it
+    /// alone decides when work runs).
+    package var runsInBackground: Bool {
+        get { background.withLockedValue { $0 } }
+        set { background.withLockedValue { $0 = newValue } }
+    }
+
+    /// Who runs `kind`'s items (one handler a kind; registered before the app boots).
+    package func register(_ kind: String, handler: @escaping Handler) {
+        handlers.withLockedValue { $0[kind] = handler }
+    }
+
+    /// Adds work to run `delay` seconds from now, in `database` (a transaction's, so the work
+    /// exists exactly when what asked for it does).
+    package func enqueue(_ kind: String, _ payload: some Encodable, after delay: TimeInterval = 0, on database: any Database) async throws {
+        let now = clock()
+        let encoded = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
+        try await WorkQueueStore(database: database).add(id: UUID(), kind: kind, payload: encoded, due: now.addingTimeInterval(delay), now: now)
+        if delay <= 0 { doorbell.ring() }
+    }
+
+    /// Seconds before the next attempt after `attempts` failed ones: 5 s, doubling, at most an hour.
+    package static func backoff(afterAttempts attempts: Int) -> TimeInterval {
+        min(3600, 5 * pow(2, Double(max(0, min(attempts, 12) - 1))))
+    }
+
+    /// Claims the due items and runs them, a batch at a time, until none is due; returns how many ran.
+    @discardableResult
+    package func runDue(_ app: Application) async -> Int {
+        let kinds = handlers.withLockedValue { Array($0.keys) }
+        var ran = 0
+        while true {
+            let now = clock()
+            let claimed: [WorkItem]
+            do {
+                claimed = try await WorkQueueStore(database: app.db).claimDue(kinds: kinds, limit: batchSize, now: now,
+                                                                               leaseEnd: now.addingTimeInterval(lease))
+            } catch {
+                app.logger.warning("work queue: cannot claim due work: \(error)")
+                return ran
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for item in claimed { group.addTask { await self.run(item, app) } }
+            }
+            ran += claimed.count
+            if claimed.count < batchSize { return ran }
+        }
+    }
+
+    private func run(_ item: WorkItem, _ app: Application) async {
+        let store = WorkQueueStore(database: app.db)
+        guard let handler = handlers.withLockedValue({ $0[item.kind] }) else { return }
+        do {
+            switch try await handler(app, item) {
+            case .done:
+                try await store.remove(item.id)
+                Counter(label: "whatweeat_work_done_total", dimensions: [("kind", item.kind)]).increment()
+            case .retry(let seconds):
+                try await store.postpone(item.id, attempts: item.attempts, error: nil, until: clock().addingTimeInterval(seconds))
+            }
+        } catch {
+            let attempts = item.attempts + 1
+            Counter(label: "whatweeat_work_failures_total", dimensions: [("kind", item.kind)]).increment()
+            if attempts >= maxAttempts {
+                app.logger.error("work queue: gave up", metadata: ["kind": "\(item.kind)", "attempts": "\(attempts)", "error": "\(error)"])
+                Counter(label: "whatweeat_work_dropped_total", dimensions: [("kind", item.kind)]).increment()
+                try? await store.remove(item.id)
+            } else {
+                app.logger.notice("work queue: failed; retrying", metadata: ["kind": "\(item.kind)", "attempts": "\(attempts)", "error": "\(error)"])
+                try? await store.postpone(item.id, attempts: attempts, error: String(String(describing: error).prefix(500)),
+                                          until: clock().addingTimeInterval(Self.backoff(afterAttempts: attempts)))
+            }
+        }
+    }
+
+    /// Sets the `/metrics` gauges from the table: items waiting, and the age of the oldest.
+    package func publishBacklog(on database: any Database) async throws {
+        let backlog = try await WorkQueueStore(database: database).backlog()
+        Gauge(label: "whatweeat_work_waiting").record(backlog.count)
+        Gauge(label: "whatweeat_work_oldest_seconds").record(backlog.oldest.map { max(0, clock().timeIntervalSince($0)) } ?? 0)
+    }
+
+    // MARK: Lifecycle
+
+    package func didBootAsync(_ application: Application) async throws {
+        let task = Task { [self] in
+            var lastGauges = ContinuousClock.now
+            while !Task.isCancelled {
+                if runsInBackground { await runDue(application) }
+                if ContinuousClock.now - lastGauges > .seconds(10) {
+                    try? await publishBacklog(on: application.db)
+                    lastGauges = ContinuousClock.now
+                }
+                await doorbell.wait(upTo: pollInterval)
+            }
+        }
+        runner.withLockedValue { $0 = task }
+    }
+
+    package func shutdownAsync(_ application: Application) async {
+        let task = runner.withLockedValue { task -> Task<Void, Never>? in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        doorbell.ring()
+        await task?.value
+    }
+}
+
+/// Wakes the queue's runner early: work enqueued for now need not wait for the next poll.
+private final class Doorbell: Sendable {
+    private struct State {
+        var rung = false
+        var sleeper: Task<Void, Never>?
+    }
+    private let state = NIOLockedValueBox(State())
+
+    func ring() {
+        let sleeper = state.withLockedValue { state -> Task<Void, Never>? in
+            guard let sleeper = state.sleeper else {
+                state.rung = true
+                return nil
+            }
+            state.sleeper = nil
+            return sleeper
+        }
+        sleeper?.cancel()
+    }
+
+    /// Returns after `duration`, or sooner once rung (at once if it rang since the last wait).
+    func wait(upTo duration: Duration) async {
+        let sleeper = Task<Void, Never> { try? await Task.sleep(for: duration) }
+        let rang = state.withLockedValue { state -> Bool in
+            if state.rung {
+                state.rung = false
+                return true
+            }
+            state.sleeper = sleeper
+            return false
+        }
+        if rang { sleeper.cancel() }
+        await sleeper.value
+        state.withLockedValue { if $0.sleeper == sleeper { $0.sleeper = nil } }
+    }
+}
+
+extension Application {
+    private struct WorkQueueKey: StorageKey { typealias Value = WorkQueue }
+
+    /// The durable queue every feature hands later work to.
+    package var workQueue: WorkQueue {
+        get { configured(WorkQueueKey.self) }
+        set { storage[WorkQueueKey.self] = newValue }
+    }
+}

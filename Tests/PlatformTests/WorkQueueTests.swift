@@ -1,0 +1,147 @@
+import Fluent
+import NIOConcurrencyHelpers
+@testable import Platform
+import SQLKit
+import WhatWeEatTesting
+import XCTVapor
+
+/// The durable queue: work survives in the database until a handler finishes it, runs once however
+/// many instances claim, and failing work is tried again, backing off, until it is given up. Each
+/// test runs a queue of its own (its own kinds, a clock it moves) beside the app's.
+final class WorkQueueTests: XCTestCase {
+    struct Payload: Codable, Equatable { let name: String; let number: Int }
+
+    /// What a handler saw, in order.
+    final class Seen: Sendable {
+        private let items = NIOLockedValueBox<[Payload]>([])
+        func add(_ payload: Payload) { items.withLockedValue { $0.append(payload) } }
+        var all: [Payload] { items.withLockedValue { $0 } }
+    }
+
+    func testWorkRunsWhenDueWithItsPayloadAndThenGoes() async throws {
+        try await withTestApp { app in
+            let clock = TestClock()
+            let queue = WorkQueue(clock: { clock.now })
+            let seen = Seen()
+            queue.register("test.record") { _, item in
+                seen.add(try item.decode(Payload.self))
+                return .done
+            }
+            try await queue.enqueue("test.record", Payload(name: "지금", number: 1), on: app.db)
+            try await queue.enqueue("test.record", Payload(name: "나중", number: 2), after: 30, on: app.db)
+            let ranNow = await queue.runDue(app)
+            XCTAssertEqual(ranNow, 1)
+            XCTAssertEqual(seen.all, [Payload(name: "지금", number: 1)])
+            let waiting = try await app.rowCount(WorkQueueStore.table)
+            XCTAssertEqual(waiting, 1, "the one done is gone; the later one waits")
+
+            clock.advance(by: 29)
+            let early = await queue.runDue(app)
+            XCTAssertEqual(early, 0, "not before it is due")
+            clock.advance(by: 1)
+            let ranLater = await queue.runDue(app)
+            XCTAssertEqual(ranLater, 1)
+            XCTAssertEqual(seen.all.map(\.number), [1, 2])
+            let left = try await app.rowCount(WorkQueueStore.table)
+            XCTAssertEqual(left, 0)
+        }
+    }
+
+    func testFailingWorkIsTriedAgainBackingOffAndGivenUpAtLast() async throws {
+        try await withTestApp { app in
+            let clock = TestClock()
+            let queue = WorkQueue(maxAttempts: 4, clock: { clock.now })
+            let attempts = NIOLockedValueBox(0)
+            // Fails twice, then works: the third try finishes it.
+            queue.register("test.flaky") { _, _ in
+                let attempt = attempts.withLockedValue { $0 += 1; return $0 }
+                if attempt < 3 { throw Abort(.serviceUnavailable) }
+                return .done
+            }
+            try await queue.enqueue("test.flaky", Payload(name: "x", number: 0), on: app.db)
+            let first = await queue.runDue(app)
+            XCTAssertEqual(first, 1)
+            let again = await queue.runDue(app)
+            XCTAssertEqual(again, 0, "a failure waits out its backoff")
+            clock.advance(by: WorkQueue.backoff(afterAttempts: 1))
+            await queue.runDue(app)
+            XCTAssertEqual(attempts.withLockedValue { $0 }, 2)
+            let afterSecond = await queue.runDue(app)
+            XCTAssertEqual(afterSecond, 0)
+            XCTAssertEqual(WorkQueue.backoff(afterAttempts: 2), 2 * WorkQueue.backoff(afterAttempts: 1), "the wait doubles")
+            clock.advance(by: WorkQueue.backoff(afterAttempts: 2))
+            await queue.runDue(app)
+            XCTAssertEqual(attempts.withLockedValue { $0 }, 3)
+            let finished = try await app.rowCount(WorkQueueStore.table)
+            XCTAssertEqual(finished, 0, "the third try finished it")
+
+            // Work that never succeeds is dropped after `maxAttempts` tries.
+            queue.register("test.broken") { _, _ in throw Abort(.badGateway) }
+            try await queue.enqueue("test.broken", Payload(name: "y", number: 0), on: app.db)
+            for attempt in 1...4 {
+                await queue.runDue(app)
+                let stored = try await app.rowCount(WorkQueueStore.table)
+                XCTAssertEqual(stored, attempt < 4 ? 1 : 0, "after attempt \(attempt)")
+                clock.advance(by: 3600)
+            }
+        }
+    }
+
+    func testAskingToWaitPutsOffWithoutCountingAFailure() async throws {
+        try await withTestApp { app in
+            let clock = TestClock()
+            let queue = WorkQueue(clock: { clock.now })
+            let runs = NIOLockedValueBox(0)
+            queue.register("test.later") { _, item in
+                XCTAssertEqual(item.attempts, 0)
+                return runs.withLockedValue { $0 += 1; return $0 } == 1 ? .retry(after: 60) : .done
+            }
+            try await queue.enqueue("test.later", Payload(name: "z", number: 0), on: app.db)
+            await queue.runDue(app)
+            clock.advance(by: 59)
+            let early = await queue.runDue(app)
+            XCTAssertEqual(early, 0)
+            clock.advance(by: 1)
+            let due = await queue.runDue(app)
+            XCTAssertEqual(due, 1)
+            XCTAssertEqual(runs.withLockedValue { $0 }, 2)
+        }
+    }
+
+    /// Two instances claiming at once (two queues on one database) run each item once.
+    func testTwoClaimersRunEachItemOnce() async throws {
+        try await withTestApp { app in
+            let runs = NIOLockedValueBox<[Int: Int]>([:])
+            let queues = [WorkQueue(batchSize: 7), WorkQueue(batchSize: 7)]
+            for queue in queues {
+                queue.register("test.once") { _, item in
+                    let number = try item.decode(Payload.self).number
+                    try await Task.sleep(for: .milliseconds(5))
+                    runs.withLockedValue { $0[number, default: 0] += 1 }
+                    return .done
+                }
+            }
+            for number in 0..<40 { try await queues[0].enqueue("test.once", Payload(name: "n", number: number), on: app.db) }
+            async let one = queues[0].runDue(app)
+            async let two = queues[1].runDue(app)
+            let ran = await one + two
+            XCTAssertEqual(ran, 40)
+            XCTAssertEqual(runs.withLockedValue { $0 }, Dictionary(uniqueKeysWithValues: (0..<40).map { ($0, 1) }))
+        }
+    }
+
+    /// The app's own queue runs in the background: work enqueued for now runs without anyone asking.
+    func testTheAppsQueueRunsWorkInTheBackground() async throws {
+        try await withTestApp { app in
+            let seen = Seen()
+            app.workQueue.register("test.background") { _, item in
+                seen.add(try item.decode(Payload.self))
+                return .done
+            }
+            try await app.asyncBoot()
+            try await app.workQueue.enqueue("test.background", Payload(name: "배경", number: 7), on: app.db)
+            for _ in 0..<100 where seen.all.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+            XCTAssertEqual(seen.all, [Payload(name: "배경", number: 7)])
+        }
+    }
+}

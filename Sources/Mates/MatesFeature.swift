@@ -23,6 +23,8 @@ package enum MatesFeature: Feature {
         app.receivedCommentsMemory = PersonMemory(topic: "mates.received-comments", lifetime: 300)
         app.receivedCommentsMemory.follow(app)
         MatesAccountRemoval.register(app)
+        // A chat line nobody read in time becomes the conversation's inbox entry.
+        MatesService.handleChatNotices(in: app)
         app.lifecycle.use(PeriodicJob("stopped searches nobody renewed", every: .seconds(300)) { app in
             try await MatesService(database: app.db, application: app).expireSearches()
         })

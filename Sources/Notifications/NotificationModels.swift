@@ -25,6 +25,8 @@ final class InboxNotification: Model, @unchecked Sendable {
     @OptionalField(key: NotificationStore.Column.excerpt.fieldKey) var excerpt: String?
     @OptionalField(key: NotificationStore.Column.readAt.fieldKey) var readAt: Date?
     @Timestamp(key: NotificationStore.Column.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
+    /// How many events it stands for (collapsed comments, a conversation's new lines).
+    @Field(key: NotificationStore.Column.eventCount.fieldKey) var eventCount: Int
 
     init() {}
 }
@@ -49,5 +51,16 @@ struct CreateNotifications: NamedMigration {
 
     func revert(on database: any Database) async throws {
         try await database.schema(InboxNotification.schema).delete()
+    }
+}
+
+/// How many events an entry stands for: one for every entry written before.
+struct AddNotificationEventCount: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(InboxNotification.schema).field("event_count", .int, .required, .sql(.default(1))).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(InboxNotification.schema).deleteField("event_count").update()
     }
 }

@@ -20,9 +20,13 @@ package struct NotificationDraft: Sendable {
     /// subject, a new one replaces it (newest text, moved to the top) instead of adding another:
     /// ten comments in a row are one unread entry, not ten.
     package var collapsesUnread = false
+    /// How many events the entry stands for ("3 new messages"): this number when given, else one
+    /// more than the unread entry it collapses into (one for a new entry).
+    package var count: Int? = nil
 
     package init(recipient: UUID, actor: UUID?, service: String, kind: String, subjectID: UUID? = nil, link: String? = nil, excerpt: String? = nil,
-                 once: Bool = false, collapsesUnread: Bool = false) {
+                 once: Bool = false, collapsesUnread: Bool = false, count: Int? = nil) {
+        self.count = count
         self.once = once
         self.collapsesUnread = collapsesUnread
         self.recipient = recipient
@@ -66,11 +70,13 @@ package struct NotificationStore {
         let excerpt: String?
         let readAt: Date?
         let createdAt: Date
+        /// How many events the entry stands for (collapsed comments, a conversation's new lines).
+        let eventCount: Int
 
         enum CodingKeys: String, TableColumn {
             case id, service, kind, link, excerpt
             case recipientID = "recipient_id", actorID = "actor_id", subjectID = "subject_id"
-            case readAt = "read_at", createdAt = "created_at"
+            case readAt = "read_at", createdAt = "created_at", eventCount = "event_count"
         }
 
         /// The row a saved model stands for.
@@ -84,6 +90,7 @@ package struct NotificationStore {
             link = model.link
             excerpt = model.excerpt
             readAt = model.readAt
+            eventCount = model.eventCount
             guard let createdAt = model.createdAt else { throw FluentError.missingField(name: Column.createdAt.stringValue) }
             self.createdAt = createdAt
         }
@@ -105,6 +112,7 @@ package struct NotificationStore {
         if draft.collapsesUnread, let unread = try await sameNotice.copy().filter(\.$readAt == nil).first() {
             unread.excerpt = excerpt
             unread.link = draft.link
+            unread.eventCount = draft.count ?? unread.eventCount + 1
             unread.createdAt = Date()
             try await unread.update(on: database)
             await announce(arrived: try unread.requireID(), for: draft.recipient)
@@ -118,6 +126,7 @@ package struct NotificationStore {
         row.subjectID = draft.subjectID
         row.link = draft.link
         row.excerpt = excerpt
+        row.eventCount = draft.count ?? 1
         try await row.create(on: database)
         await announce(arrived: try row.requireID(), for: draft.recipient)
     }
@@ -167,6 +176,18 @@ package struct NotificationStore {
         await events.publish("read", to: Self.topic(for: user))
     }
 
+    /// Marks read the person's unread entries of `kind` about `subject` (a conversation read in
+    /// its chat: its "new messages" entry is read too).
+    package func markRead(for user: UUID, kind: String, subject: UUID) async throws {
+        let marked = try await sql.update(Self.table).set(Column.readAt, to: SQLBind(Date()))
+            .where(Column.recipientID, .equal, SQLBind(user)).where(Column.kind, .equal, SQLBind(kind))
+            .where(Column.subjectID, .equal, SQLBind(subject)).where(Column.readAt, .is, SQLLiteral.null)
+            .returning(Column.id).all()
+        guard !marked.isEmpty else { return }
+        await unreadCounts.forget(user, announcingOn: events)
+        await events.publish("read", to: Self.topic(for: user))
+    }
+
     /// A notice arrived (or moved to the top): the count and first page are forgotten everywhere
     /// and the recipient's sockets send it.
     private func announce(arrived id: UUID, for recipient: UUID) async {
@@ -194,6 +215,8 @@ package struct NotificationStore {
         package let excerpt: String?
         package let readAt: Date?
         package let createdAt: Date
+        /// How many events it stands for.
+        package let count: Int
 
         /// A row read by `listedRows` (the notification's columns and its actor's).
         init(_ sqlRow: any SQLRow) throws {
@@ -201,11 +224,12 @@ package struct NotificationStore {
             // No actor, or an actor whose account was deleted (the join found no row).
             let actor = try AccountStore.person("actor", id: row.actorID, in: sqlRow).map { ($0.id, $0.nickname, $0.profileImageKey) }
             self.init(id: row.id, service: row.service, kind: row.kind, actor: actor, subjectID: row.subjectID,
-                      link: row.link, excerpt: row.excerpt, readAt: row.readAt, createdAt: row.createdAt)
+                      link: row.link, excerpt: row.excerpt, readAt: row.readAt, createdAt: row.createdAt, count: row.eventCount)
         }
 
         init(id: UUID, service: String, kind: String, actor: (id: UUID, nickname: String, profileImageKey: String?)?, subjectID: UUID?,
-             link: String?, excerpt: String?, readAt: Date?, createdAt: Date) {
+             link: String?, excerpt: String?, readAt: Date?, createdAt: Date, count: Int = 1) {
+            self.count = count
             self.id = id
             self.service = service
             self.kind = kind

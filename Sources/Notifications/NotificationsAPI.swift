@@ -16,6 +16,8 @@ struct NotificationResponse: Content {
     let message: String
     let read: Bool
     let createdAt: Date
+    /// How many events it stands for ("3 new messages"); 1 for most.
+    let count: Int
 
     /// A listed row (the inbox page and its API).
     init(_ row: NotificationStore.Listed, req: Request) {
@@ -26,9 +28,17 @@ struct NotificationResponse: Content {
         subjectId = row.subjectID
         link = row.link
         excerpt = row.excerpt
-        message = req.t("notification.\(row.kind)", ["actor": row.actor?.nickname ?? req.t("notification.someone")])
+        message = Self.message(row, req: req)
         read = row.readAt != nil
         createdAt = row.createdAt
+        count = row.count
+    }
+
+    /// `notification.<kind>` in the reader's language; `notification.<kind>.many` with the count
+    /// for an entry that stands for several events.
+    static func message(_ row: NotificationStore.Listed, req: Request) -> String {
+        let arguments = ["actor": row.actor?.nickname ?? req.t("notification.someone"), "count": String(row.count)]
+        return req.t(row.count > 1 ? "notification.\(row.kind).many" : "notification.\(row.kind)", arguments)
     }
 }
 
@@ -117,7 +127,7 @@ struct NotificationsAPI: RouteCollection {
 
 /// The shared inbox, plugged in like a feature: its table and its routes.
 package enum NotificationsFeature: Feature {
-    package static let migrations: [any Migration] = [CreateNotifications()]
+    package static let migrations: [any Migration] = [CreateNotifications(), AddNotificationEventCount()]
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.unreadCounts = UnreadCounts()

@@ -259,7 +259,17 @@ final class MatesPagesTests: XCTestCase {
                 let fab = try tag(home, "state-fab")
                 XCTAssertTrue(fab.contains(#"href="\#(chat)""#), fab)
                 XCTAssertTrue(fab.contains(#"data-state="matched""#), fab)
+                XCTAssertTrue(home.text.contains(#"<span class="fab-badge" aria-hidden="true" hidden>0</span>"#), "no unread line, no number")
             }
+            // Two lines 준호 has not read: the chat button on /mates counts them, and says so.
+            for text in ["도착했어요", "어디세요?"] {
+                let sent = try await app.send(.POST, "\(Application.mates)/chat/\(match)/messages", json: ["text": text], token: minaMember.token)
+                XCTAssertEqual(sent.status, .created, sent.text)
+            }
+            var reader = joon
+            let unreadHome = try await reader.get("/mates")
+            XCTAssertTrue(unreadHome.text.contains(#"<span class="fab-badge" aria-hidden="true">2</span>"#), unreadHome.text)
+            XCTAssertTrue(try tag(unreadHome, "state-fab").contains("읽지 않은 메시지 2개"))
         }
     }
 

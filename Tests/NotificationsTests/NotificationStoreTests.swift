@@ -85,6 +85,26 @@ final class NotificationStoreTests: XCTestCase {
             try await store.post(draft(mina, from: joon, subject: review, excerpt: "셋째 댓글", collapses: true))
             let after = try await store.page(for: mina.id, CursorPageRequest(limit: 10))
             XCTAssertEqual(after.items.filter { $0.kind == "review_commented" }.map(\.excerpt), ["셋째 댓글", "둘째 댓글"], "a read one is not replaced")
+            XCTAssertEqual(after.items.filter { $0.kind == "review_commented" }.map(\.count), [1, 2], "a collapsed entry counts what it stands for")
+
+            // A given count replaces the collapsed one; marking one subject's kind read leaves the rest.
+            var counted = draft(mina, from: joon, kind: "mates_messages", subject: review, excerpt: "안녕", collapses: true)
+            counted.count = 5
+            try await store.post(counted)
+            counted.count = 7
+            try await store.post(counted)
+            let messages = try await store.page(for: mina.id, CursorPageRequest(limit: 10)).items.filter { $0.kind == "mates_messages" }
+            XCTAssertEqual(messages.map(\.count), [7])
+            let unreadBefore = try await store.unreadCount(for: mina.id)
+            try await store.markRead(for: mina.id, kind: "mates_messages", subject: UUID())
+            let unchanged = try await store.unreadCount(for: mina.id)
+            XCTAssertEqual(unchanged, unreadBefore, "another subject's entry is not this one")
+            try await store.markRead(for: joon.id, kind: "mates_messages", subject: review)
+            let notHers = try await store.unreadCount(for: mina.id)
+            XCTAssertEqual(notHers, unreadBefore, "another reader's marking is not hers")
+            try await store.markRead(for: mina.id, kind: "mates_messages", subject: review)
+            let read = try await store.unreadCount(for: mina.id)
+            XCTAssertEqual(read, unreadBefore - 1)
         }
     }
 

@@ -199,6 +199,33 @@ def test_two_people_verify_match_chat_play_and_review(mates_server, browser):
         junho.refresh()
         wait_for(junho, lambda d: chat_lines(d) == ["안녕하세요! 오늘 점심 같이 코딩해요 🌱", "좋아요, 12시에 시청 앞에서 봬요"])
 
+        # Junho goes shopping; two lines he does not see reach his bell as one conversation, and
+        # the chat button on /mates counts them (issue 40: unread chats).
+        junho.get(server.url + "/shop")
+        wait_for(junho, lambda d: d.find_element(By.ID, "inbox-count"))
+        bell_before = junho.find_element(By.ID, "inbox-count").text if junho.find_element(By.ID, "inbox-count").is_displayed() else "0"
+        send_message(mina, "혹시 시청역 몇 번 출구로 갈까요?")
+        send_message(mina, "저는 5번 출구 쪽이에요")
+        wait_for(junho, lambda d: d.find_element(By.ID, "inbox-count").is_displayed()
+                 and d.find_element(By.ID, "inbox-count").text == str(int(bell_before) + 1), timeout=20)
+        shot(junho, "07b-bell-while-away")
+        junho.get(server.url + "/mates")
+        badge = wait_for(junho, lambda d: d.find_element(By.CSS_SELECTOR, "#state-fab .fab-badge"))
+        assert badge.is_displayed() and badge.text == "2", badge.text
+        shot(junho, "07c-chat-button-unread")
+        click(junho, "#state-fab")
+        wait_for(junho, lambda d: d.current_url == chat_url)
+        wait_for(junho, lambda d: "저는 5번 출구 쪽이에요" in chat_lines(d))
+        # Reading the chat read the entry: the bell is back where it was.
+        wait_for(junho, lambda d: (d.find_element(By.ID, "inbox-count").text if d.find_element(By.ID, "inbox-count").is_displayed() else "0")
+                 == bell_before, timeout=10)
+        junho.get(server.url + "/notifications")
+        entry = wait_for(junho, lambda d: next((item for item in d.find_elements(By.CSS_SELECTOR, "#notification-list li")
+                                               if "새 메시지 2개" in item.text), None))
+        assert "저는 5번 출구 쪽이에요" in entry.text and "unread" not in entry.get_attribute("class")
+        assert entry.find_element(By.CSS_SELECTOR, "a").get_attribute("href") == chat_url
+        junho.get(chat_url)
+
         # A third person cannot open their chat.
         sign_up(stranger, server, "지나가는새싹")
         verify(stranger, server, "010-5555-6666")

@@ -165,9 +165,10 @@ export function watchState(initial, onChange, interval = 4000) {
     checking = true;
     try {
       const state = await api('GET', `${API}/state`);
-      if (state && (state.state !== current?.state || state.matchId !== current?.matchId)) {
+      if (state && (state.state !== current?.state || state.matchId !== current?.matchId || state.unreadCount !== current?.unreadCount)) {
+        const previous = current;
         current = state;
-        onChange(state);
+        onChange(state, previous);
       }
     } catch { /* the next round tries again */ } finally {
       checking = false;

@@ -59,7 +59,15 @@ function showState(next) {
   fab.dataset.state = name;
   fab.className = `fab state-${name}`;
   fab.querySelector('.fab-icon').textContent = FAB_ICONS[name] || '🔍';
-  fab.setAttribute('aria-label', t(`mates.js.state.${name}`));
+  // The unread lines of my match, on the chat button.
+  const unread = name === 'matched' ? next.unreadCount || 0 : 0;
+  const badge = fab.querySelector('.fab-badge');
+  if (badge) {
+    badge.hidden = unread === 0;
+    badge.textContent = unread > 99 ? '99+' : String(unread);
+  }
+  const label = t(`mates.js.state.${name}`);
+  fab.setAttribute('aria-label', unread > 0 ? `${label} · ${t('mates.js.state.unread', { count: unread })}` : label);
   let path = pathForState(next);
   if (name === 'idle') {
     const [lat, lon] = myPosition || origin();
@@ -207,8 +215,8 @@ if (hasLeaflet() && mapBox) {
 }
 showState(state);
 load();
-watchState(state, (next) => {
+watchState(state, (next, previous) => {
   showState(next);
   // Matched elsewhere (someone accepted my request): the chat is where I belong now.
-  if (next.state === 'matched') location.assign(pathForState(next));
+  if (next.state === 'matched' && (previous?.state !== 'matched' || previous?.matchId !== next.matchId)) location.assign(pathForState(next));
 });

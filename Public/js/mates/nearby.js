@@ -124,8 +124,9 @@ document.addEventListener('inbox:notification', (event) => {
   if (event.detail?.kind === 'mates_request') load();
 });
 
-watchState(config.state, (state) => {
+watchState(config.state, (state, previous) => {
   if (state.state === 'matched') {
+    if (previous?.state === 'matched' && previous?.matchId === state.matchId) return;  // only its unread count moved
     say(t('mates.js.nearby.matched', { name: state.with?.nickname || '' }));
     location.assign(pathForState(state));
   } else if (state.state === 'idle') {

@@ -192,6 +192,8 @@ struct MatesStateResponse: Content {
     /// The match that ended last (within a week), while not matched: its review may be due.
     @NullEncoded var lastMatch: LastMatchResponse?
     @NullEncoded var searchBlockedUntil: Date?
+    /// Lines of the current match I have not read (0 when not matched).
+    let unreadCount: Int
 
     init(_ info: MatesStateInfo, profile: MatesProfile, me: UUID) throws {
         self.init(info, profile: try profile.snapshot, me: me)
@@ -209,6 +211,7 @@ struct MatesStateResponse: Content {
                               endedByMe: last.match.endedBy == me, reviewed: last.reviewed)
         }
         searchBlockedUntil = info.searchBlockedUntil
+        unreadCount = info.unreadCount
     }
 }
 

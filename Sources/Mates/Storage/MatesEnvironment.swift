@@ -8,9 +8,13 @@ import Vapor
 /// instead of rewriting rows.
 package struct MatesEnvironment: Sendable {
     package var clock: @Sendable () -> Date
+    /// How long a chat line may stay unread before the inbox hears of it: an open chat marks a
+    /// line read within a second of its arrival, so only lines nobody saw become notices.
+    package var chatNoticeDelay: TimeInterval
 
-    package init(clock: @escaping @Sendable () -> Date = { Date() }) {
+    package init(clock: @escaping @Sendable () -> Date = { Date() }, chatNoticeDelay: TimeInterval = 5) {
         self.clock = clock
+        self.chatNoticeDelay = chatNoticeDelay
     }
 }
 

@@ -100,6 +100,12 @@ extension MatesService {
             let event = PersonChatEvent(id: message.id, match: match.id, from: sender, to: recipient, kind: kind, text: text, pin: pin,
                                         createdAt: row.createdAt.timeIntervalSince1970)
             await events.publish(ChatEvent.encode(event), to: Self.personChatTopic(recipient))
+            do {
+                try await scheduleNotice(of: message.id, in: match.id, to: recipient)
+            } catch {
+                // The line is stored and was sent live; only the later notice is lost.
+                application.logger.warning("mates: the chat notice was not scheduled: \(error)")
+            }
         }
         return message
     }
@@ -140,6 +146,7 @@ extension MatesService {
             return try await store.match(match.id)?.readAt(of: me) ?? match.readAt(of: me)
         }
         await publishChat(ChatEvent.read(by: me, at: target), match: match.id)
+        try await inbox.markRead(for: me, kind: Self.messagesNoticeKind, subject: match.id)
         return target
     }
 

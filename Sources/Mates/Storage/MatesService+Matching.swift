@@ -268,7 +268,9 @@ extension MatesService {
             last = (ended, try await person(ended.partner(of: me)), try await hasReviewed(ended, by: me))
         }
         let blocked = profile.searchBlockedUntil.flatMap { $0 > now ? $0 : nil }
-        return MatesStateInfo(state: profile.state, match: match, partner: partner, reviewed: false, lastMatch: last, searchBlockedUntil: blocked)
+        var info = MatesStateInfo(state: profile.state, match: match, partner: partner, reviewed: false, lastMatch: last, searchBlockedUntil: blocked)
+        if let match { info.unreadCount = try await unreadCount(in: match, for: me) }
+        return info
     }
 
     package func hasReviewed(_ match: MatchRow, by user: UUID) async throws -> Bool {

@@ -99,6 +99,16 @@ extension MatesStore {
             .where(SQLIdentifier(MessageColumn.id), .equal, SQLBind(id)).first(decoding: MessageRow.self)
     }
 
+    /// The newest line in the match that `reader` did not write, if any.
+    func newestMessage(in match: UUID, notBy reader: UUID) async throws -> MessageRow? {
+        let sender = SQLIdentifier(MessageColumn.senderID)
+        return try await sql.select().columns(MessageColumn.allCases).from(messages)
+            .where(SQLIdentifier(MessageColumn.matchID), .equal, SQLBind(match))
+            .where(group: { $0.where(sender, .notEqual, SQLBind(reader)).orWhere(sender, .is, SQLLiteral.null) })
+            .orderBy(MessageColumn.createdAt, .descending).orderBy(MessageColumn.id, .descending).limit(1)
+            .first(decoding: MessageRow.self)
+    }
+
     /// The time of the newest line in the match, if any.
     func newestMessageTime(in match: UUID) async throws -> Date? {
         try await sql.select().column(SQLIdentifier(MessageColumn.createdAt)).from(messages)

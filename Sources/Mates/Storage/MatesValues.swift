@@ -100,4 +100,6 @@ package struct MatesStateInfo: Sendable {
     package let reviewed: Bool
     package let lastMatch: (match: MatchRow, partner: MatePerson?, reviewed: Bool)?
     package let searchBlockedUntil: Date?
+    /// Lines of the current match I have not read.
+    package var unreadCount = 0
 }

@@ -166,9 +166,13 @@ struct MatesPages: RouteCollection {
         case .searching: (emoji, path) = ("📡", MatesPath.nearby())
         case .matched: (emoji, path) = ("💬", state.matchId.map { MatesPath.chat($0) } ?? MatesPath.home())
         }
+        let unread = state.state == .matched ? state.unreadCount : 0
+        let label = req.t("mates.state.\(state.state.rawValue)")
+            + (unread > 0 ? " · " + req.t("mates.state.unread", ["count": String(unread)]) : "")
         return .a(.id("state-fab"), .class("fab state-\(state.state.rawValue)"), .href(path), .data(named: "state", value: state.state.rawValue),
-                  .ariaLabel(req.t("mates.state.\(state.state.rawValue)")),
-                  .span(.class("fab-icon"), .ariaHidden(true), .text(emoji)))
+                  .ariaLabel(label),
+                  .span(.class("fab-icon"), .ariaHidden(true), .text(emoji)),
+                  .span(.class("fab-badge"), .ariaHidden(true), .hidden(unread == 0), .text(unread > 99 ? "99+" : String(unread))))
     }
 
     /// What a visitor who is not signed in sees at `/mates`: the onboarding and the way in.

@@ -1101,7 +1101,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Notification/service`.
             public var service: Swift.String
-            /// What happened: `review_liked`, `review_commented`, `followed`, …
+            /// What happened: `review_liked`, `review_commented`, `followed`, `mates_messages`, …
             ///
             /// - Remark: Generated from `#/components/schemas/Notification/kind`.
             public var kind: Swift.String
@@ -1125,18 +1125,23 @@ extension Components {
             public var read: Swift.Bool
             /// - Remark: Generated from `#/components/schemas/Notification/createdAt`.
             public var createdAt: Foundation.Date
+            /// How many events the entry stands for: a conversation's unread lines (`mates_messages`, one entry per conversation, read when its chat is read), a person's comments in a row; 1 for most.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Notification/count`.
+            public var count: Swift.Int
             /// Creates a new `Notification`.
             ///
             /// - Parameters:
             ///   - id:
             ///   - service: The service that posted it (`burger-map`, `mates`).
-            ///   - kind: What happened: `review_liked`, `review_commented`, `followed`, …
+            ///   - kind: What happened: `review_liked`, `review_commented`, `followed`, `mates_messages`, …
             ///   - subjectId: What it is about (a review
             ///   - link: Where the web app shows it.
             ///   - excerpt: A short quote (a comment's first 80 characters).
             ///   - message: The line to show
             ///   - read:
             ///   - createdAt:
+            ///   - count: How many events the entry stands for: a conversation's unread lines (`mates_messages`, one entry per conversation, read when its chat is read), a person's comments in a row; 1 for most.
             public init(
                 id: Swift.String,
                 service: Swift.String,
@@ -1146,7 +1151,8 @@ extension Components {
                 excerpt: Swift.String? = nil,
                 message: Swift.String,
                 read: Swift.Bool,
-                createdAt: Foundation.Date
+                createdAt: Foundation.Date,
+                count: Swift.Int
             ) {
                 self.id = id
                 self.service = service
@@ -1157,6 +1163,7 @@ extension Components {
                 self.message = message
                 self.read = read
                 self.createdAt = createdAt
+                self.count = count
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -1168,6 +1175,7 @@ extension Components {
                 case message
                 case read
                 case createdAt
+                case count
             }
         }
         /// - Remark: Generated from `#/components/schemas/NotificationsPage`.
@@ -3152,6 +3160,10 @@ extension Components {
             public var reviewed: Swift.Bool
             /// - Remark: Generated from `#/components/schemas/MatesState/searchBlockedUntil`.
             public var searchBlockedUntil: Foundation.Date?
+            /// Lines of the current match I have not read (0 when not matched).
+            ///
+            /// - Remark: Generated from `#/components/schemas/MatesState/unreadCount`.
+            public var unreadCount: Swift.Int
             /// Creates a new `MatesState`.
             ///
             /// - Parameters:
@@ -3160,18 +3172,21 @@ extension Components {
             ///   - since:
             ///   - reviewed:
             ///   - searchBlockedUntil:
+            ///   - unreadCount: Lines of the current match I have not read (0 when not matched).
             public init(
                 state: Components.Schemas.MatesState.StatePayload,
                 matchId: Swift.String? = nil,
                 since: Foundation.Date? = nil,
                 reviewed: Swift.Bool,
-                searchBlockedUntil: Foundation.Date? = nil
+                searchBlockedUntil: Foundation.Date? = nil,
+                unreadCount: Swift.Int
             ) {
                 self.state = state
                 self.matchId = matchId
                 self.since = since
                 self.reviewed = reviewed
                 self.searchBlockedUntil = searchBlockedUntil
+                self.unreadCount = unreadCount
             }
             public enum CodingKeys: String, CodingKey {
                 case state
@@ -3179,6 +3194,7 @@ extension Components {
                 case since
                 case reviewed
                 case searchBlockedUntil
+                case unreadCount
             }
         }
         /// - Remark: Generated from `#/components/schemas/MatesNearby`.

@@ -57,8 +57,9 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
-        // Messages to people outside the app: email over SMTP (the SMS and push senders to come).
+        // Messages to people outside the app: email over SMTP, Web Push (the SMS sender to come).
         .target(name: "Messaging", dependencies: ["Platform"] + vapor + [
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),

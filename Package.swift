@@ -35,7 +35,7 @@ let package = Package(
     targets: [
         // The architecture, one module per unit; arrows point one way (docs/DECISIONS.md, "Modules"):
         //   Platform  <-  Media  <-  Accounts  <-  Notifications  <-  MenuGame, Banchan, BurgerMap, Mates
-        //   Platform  <-  Payments (Banchan, Mates and their apps' layers), Messaging (Mates)
+        //   Platform  <-  Payments (Banchan, Mates and their apps' layers), Messaging (Notifications' pushes, Mates)
         //   each feature  <-  the layer for its shipped app (MenuGameApp, BanchanApp,
         //                     LookForRealBurgerApp, SesacStudyApp, which also uses SocketIO)
         //   all of them  <-  WhatWeEatServer (settings, configure, commands)  <-  whatweeat
@@ -67,7 +67,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "SocketIO", dependencies: vapor),
         feature("Accounts", ["Platform", "Media"]),
-        feature("Notifications", ["Platform", "Media", "Accounts"]),
+        feature("Notifications", ["Platform", "Media", "Messaging", "Accounts"]),
         feature("MenuGame", ["Platform", "Media", "Accounts"]),
         feature("Banchan", ["Platform", "Payments", "Accounts"]),
         feature("BurgerMap", ["Platform", "Media", "Accounts", "Notifications"]),

@@ -127,9 +127,11 @@ struct NotificationsAPI: RouteCollection {
 
 /// The shared inbox, plugged in like a feature: its table and its routes.
 package enum NotificationsFeature: Feature {
-    package static let migrations: [any Migration] = [CreateNotifications(), AddNotificationEventCount()]
+    package static let migrations: [any Migration] = [CreateNotifications(), AddNotificationEventCount(), CreatePushTables()]
+    package static var settingsSections: [any SettingsSection.Type] { [PushSettings.self] }
 
     package static func configure(_ app: Application, settings: Settings) async throws {
+        app.pushKeys = PushKeys(settings: settings.push)
         app.unreadCounts = UnreadCounts()
         // Inboxes changed on any instance are counted afresh here too.
         app.unreadCounts.follow(app)
@@ -149,6 +151,7 @@ package enum NotificationsFeature: Feature {
 
     package static func routes(_ routes: FeatureRoutes) throws {
         try routes.api.register(collection: NotificationsAPI())
+        try routes.api.register(collection: PushAPI())
         try routes.web.register(collection: NotificationsPages())
     }
 }

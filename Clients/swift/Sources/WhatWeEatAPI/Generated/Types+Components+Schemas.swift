@@ -1228,6 +1228,65 @@ extension Components {
                 try self.value2.encode(to: encoder)
             }
         }
+        /// - Remark: Generated from `#/components/schemas/PushPreferences`.
+        public struct PushPreferences: Codable, Hashable, Sendable {
+            /// A chat line I did not see.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PushPreferences/chat`.
+            public var chat: Swift.Bool
+            /// A mates request received.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PushPreferences/requests`.
+            public var requests: Swift.Bool
+            /// A match, a comment, a like, a follow.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PushPreferences/social`.
+            public var social: Swift.Bool
+            /// An order's change.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PushPreferences/orders`.
+            public var orders: Swift.Bool
+            /// A group game I played closed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PushPreferences/groupGames`.
+            public var groupGames: Swift.Bool
+            /// Say who wrote, not what (a lock screen others see).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PushPreferences/hideText`.
+            public var hideText: Swift.Bool
+            /// Creates a new `PushPreferences`.
+            ///
+            /// - Parameters:
+            ///   - chat: A chat line I did not see.
+            ///   - requests: A mates request received.
+            ///   - social: A match, a comment, a like, a follow.
+            ///   - orders: An order's change.
+            ///   - groupGames: A group game I played closed.
+            ///   - hideText: Say who wrote, not what (a lock screen others see).
+            public init(
+                chat: Swift.Bool,
+                requests: Swift.Bool,
+                social: Swift.Bool,
+                orders: Swift.Bool,
+                groupGames: Swift.Bool,
+                hideText: Swift.Bool
+            ) {
+                self.chat = chat
+                self.requests = requests
+                self.social = social
+                self.orders = orders
+                self.groupGames = groupGames
+                self.hideText = hideText
+            }
+            public enum CodingKeys: String, CodingKey {
+                case chat
+                case requests
+                case social
+                case orders
+                case groupGames
+                case hideText
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/UnreadCount`.
         public struct UnreadCount: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/UnreadCount/unreadCount`.

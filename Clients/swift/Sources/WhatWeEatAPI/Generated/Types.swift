@@ -522,6 +522,31 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/notifications/live`.
     /// - Remark: Generated from `#/paths//api/v1/notifications/live/get(notificationsLive)`.
     func notificationsLive(_ input: Operations.NotificationsLive.Input) async throws -> Operations.NotificationsLive.Output
+    /// The server's VAPID public key (RFC 8292), for `pushManager.subscribe({applicationServerKey})`: uncompressed P-256, base64url. Every instance signs with the same key (`VAPID_PRIVATE_KEY`, or one made once and kept in the database).
+    ///
+    /// - Remark: HTTP `GET /api/v1/push/vapid-public-key`.
+    /// - Remark: Generated from `#/paths//api/v1/push/vapid-public-key/get(pushPublicKey)`.
+    func pushPublicKey(_ input: Operations.PushPublicKey.Input) async throws -> Operations.PushPublicKey.Output
+    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again, by me or by whoever signed in there since, it is replaced. At most 20 browsers a person (the oldest goes).
+    ///
+    /// - Remark: HTTP `POST /api/v1/push/subscriptions`.
+    /// - Remark: Generated from `#/paths//api/v1/push/subscriptions/post(subscribePush)`.
+    func subscribePush(_ input: Operations.SubscribePush.Input) async throws -> Operations.SubscribePush.Output
+    /// Forget my subscription at this endpoint (another person's is left alone; 204 either way).
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/push/subscriptions`.
+    /// - Remark: Generated from `#/paths//api/v1/push/subscriptions/delete(unsubscribePush)`.
+    func unsubscribePush(_ input: Operations.UnsubscribePush.Input) async throws -> Operations.UnsubscribePush.Output
+    /// What I want pushed, by kind of event (all on at first), and whether message text is hidden.
+    ///
+    /// - Remark: HTTP `GET /api/v1/push/preferences`.
+    /// - Remark: Generated from `#/paths//api/v1/push/preferences/get(pushPreferences)`.
+    func pushPreferences(_ input: Operations.PushPreferences.Input) async throws -> Operations.PushPreferences.Output
+    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent.
+    ///
+    /// - Remark: HTTP `PUT /api/v1/push/preferences`.
+    /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)`.
+    func setPushPreferences(_ input: Operations.SetPushPreferences.Input) async throws -> Operations.SetPushPreferences.Output
     /// Send a 6-digit code to a phone number (kept as `+82…`; a Korean `010-…` number gets `+82`) or an email address. A code is valid 5 minutes, for 5 tries, once. At most one send a minute and five a day per destination and per account (429 `code_resend_too_soon`, 429 `code_daily_limit`), and 60 an hour and 300 a day per client network (an IPv4 address or an IPv6 /64; 429 `code_address_limit`), each with `Retry-After`; destinations are counted by the inbox they reach (`+tag`, Gmail dots and `googlemail.com`, the trunk `0` after `+82`). The whole service sends at most `MATES_SMS_PER_HOUR` texts and `MATES_EMAILS_PER_HOUR` emails of codes an hour (429 `code_channel_busy`). Phone codes go only to the countries of `MATES_PHONE_COUNTRIES` (`+82`; 422 `phone_country_unsupported`). An inbox verifies one account (409 `destination_in_use`). Delivered through the server log, or by SMTP for email when `SMTP_URL` is set; 503 `code_not_sent` when the mail server refuses (nothing is counted).
     ///
     /// - Remark: HTTP `POST /api/v1/mates/verification`.
@@ -1818,6 +1843,59 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//api/v1/notifications/live/get(notificationsLive)`.
     public func notificationsLive(headers: Operations.NotificationsLive.Input.Headers = .init()) async throws -> Operations.NotificationsLive.Output {
         try await notificationsLive(Operations.NotificationsLive.Input(headers: headers))
+    }
+    /// The server's VAPID public key (RFC 8292), for `pushManager.subscribe({applicationServerKey})`: uncompressed P-256, base64url. Every instance signs with the same key (`VAPID_PRIVATE_KEY`, or one made once and kept in the database).
+    ///
+    /// - Remark: HTTP `GET /api/v1/push/vapid-public-key`.
+    /// - Remark: Generated from `#/paths//api/v1/push/vapid-public-key/get(pushPublicKey)`.
+    public func pushPublicKey(headers: Operations.PushPublicKey.Input.Headers = .init()) async throws -> Operations.PushPublicKey.Output {
+        try await pushPublicKey(Operations.PushPublicKey.Input(headers: headers))
+    }
+    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again, by me or by whoever signed in there since, it is replaced. At most 20 browsers a person (the oldest goes).
+    ///
+    /// - Remark: HTTP `POST /api/v1/push/subscriptions`.
+    /// - Remark: Generated from `#/paths//api/v1/push/subscriptions/post(subscribePush)`.
+    public func subscribePush(
+        headers: Operations.SubscribePush.Input.Headers = .init(),
+        body: Operations.SubscribePush.Input.Body
+    ) async throws -> Operations.SubscribePush.Output {
+        try await subscribePush(Operations.SubscribePush.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Forget my subscription at this endpoint (another person's is left alone; 204 either way).
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/push/subscriptions`.
+    /// - Remark: Generated from `#/paths//api/v1/push/subscriptions/delete(unsubscribePush)`.
+    public func unsubscribePush(
+        headers: Operations.UnsubscribePush.Input.Headers = .init(),
+        body: Operations.UnsubscribePush.Input.Body
+    ) async throws -> Operations.UnsubscribePush.Output {
+        try await unsubscribePush(Operations.UnsubscribePush.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// What I want pushed, by kind of event (all on at first), and whether message text is hidden.
+    ///
+    /// - Remark: HTTP `GET /api/v1/push/preferences`.
+    /// - Remark: Generated from `#/paths//api/v1/push/preferences/get(pushPreferences)`.
+    public func pushPreferences(headers: Operations.PushPreferences.Input.Headers = .init()) async throws -> Operations.PushPreferences.Output {
+        try await pushPreferences(Operations.PushPreferences.Input(headers: headers))
+    }
+    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent.
+    ///
+    /// - Remark: HTTP `PUT /api/v1/push/preferences`.
+    /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)`.
+    public func setPushPreferences(
+        headers: Operations.SetPushPreferences.Input.Headers = .init(),
+        body: Operations.SetPushPreferences.Input.Body
+    ) async throws -> Operations.SetPushPreferences.Output {
+        try await setPushPreferences(Operations.SetPushPreferences.Input(
+            headers: headers,
+            body: body
+        ))
     }
     /// Send a 6-digit code to a phone number (kept as `+82…`; a Korean `010-…` number gets `+82`) or an email address. A code is valid 5 minutes, for 5 tries, once. At most one send a minute and five a day per destination and per account (429 `code_resend_too_soon`, 429 `code_daily_limit`), and 60 an hour and 300 a day per client network (an IPv4 address or an IPv6 /64; 429 `code_address_limit`), each with `Retry-After`; destinations are counted by the inbox they reach (`+tag`, Gmail dots and `googlemail.com`, the trunk `0` after `+82`). The whole service sends at most `MATES_SMS_PER_HOUR` texts and `MATES_EMAILS_PER_HOUR` emails of codes an hour (429 `code_channel_busy`). Phone codes go only to the countries of `MATES_PHONE_COUNTRIES` (`+82`; 422 `phone_country_unsupported`). An inbox verifies one account (409 `destination_in_use`). Delivered through the server log, or by SMTP for email when `SMTP_URL` is set; 503 `code_not_sent` when the mail server refuses (nothing is counted).
     ///

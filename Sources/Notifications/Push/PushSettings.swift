@@ -1,0 +1,74 @@
+import Foundation
+import Messaging
+import Platform
+
+/// Where pushes may go and who signs them. `settings.push`.
+///
+/// A subscription's endpoint is where this server will send requests, so it is an SSRF surface:
+/// only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the four public push
+/// services, all https); a test's receiver is listed explicitly, `http://127.0.0.1:PORT` included.
+package struct PushSettings: SettingsSection, Equatable {
+    /// The browsers' push services: Chrome and Edge's FCM, Firefox's autopush, Safari's, Windows'.
+    package static let publicServices = [
+        "https://fcm.googleapis.com", "https://updates.push.services.mozilla.com", "https://web.push.apple.com", "https://*.notify.windows.com",
+    ]
+
+    /// Accepted endpoint origins: `scheme://host[:port]`, or `https://*.suffix` for a service
+    /// whose hosts vary (Windows').
+    package var services: [String] = PushSettings.publicServices
+    /// `VAPID_PRIVATE_KEY` (base64url of the 32-byte P-256 scalar); nil: the key kept in the database.
+    package var vapidPrivateKey: String?
+    /// `VAPID_SUBJECT`: how the push services' operators reach ours (`mailto:` or `https:`).
+    package var vapidSubject = "mailto:operator@whatweeat.invalid"
+
+    package init() {}
+
+    /// Whether pushes may be sent to `endpoint`: an https (or listed http) URL at a listed origin,
+    /// with no user name or password in it.
+    package func accepts(_ endpoint: String) -> Bool {
+        guard endpoint.utf8.count <= 1_024, let url = URL(string: endpoint), url.user == nil, url.password == nil,
+              let origin = VAPID.origin(of: url) else { return false }
+        return services.contains { service in
+            if service == origin { return true }
+            guard let star = service.range(of: "://*.") else { return false }
+            let scheme = service[..<star.lowerBound], suffix = "." + service[star.upperBound...]
+            return origin.hasPrefix(scheme + "://") && origin.hasSuffix(suffix) && !origin.contains("@")
+        }
+    }
+
+    /// `PUSH_SERVICES` (comma-separated origins), `VAPID_PRIVATE_KEY`, `VAPID_SUBJECT`.
+    package static func load(from environment: EnvironmentVariables) throws -> PushSettings {
+        var push = PushSettings()
+        if let listed = environment.value("PUSH_SERVICES") {
+            let origins = listed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            for origin in origins {
+                let host = origin.replacingOccurrences(of: "://*.", with: "://")
+                guard let url = URL(string: host), let normal = VAPID.origin(of: url), normal == host.lowercased(),
+                      url.scheme == "https" || url.scheme == "http" else {
+                    throw SettingsError(variable: "PUSH_SERVICES", value: origin, expected: "origins such as https://fcm.googleapis.com, comma-separated")
+                }
+            }
+            push.services = origins.map { $0.lowercased() }
+        }
+        if let key = environment.value("VAPID_PRIVATE_KEY") {
+            guard VAPID.privateKey(fromText: key) != nil else {
+                throw SettingsError(variable: "VAPID_PRIVATE_KEY", value: "(hidden)", expected: "a P-256 private key: 32 bytes, base64url")
+            }
+            push.vapidPrivateKey = key
+        }
+        if let subject = environment.value("VAPID_SUBJECT") {
+            guard subject.hasPrefix("mailto:") || subject.hasPrefix("https://") else {
+                throw SettingsError(variable: "VAPID_SUBJECT", value: subject, expected: "a mailto: or https: URL")
+            }
+            push.vapidSubject = subject
+        }
+        return push
+    }
+}
+
+extension Settings {
+    package var push: PushSettings {
+        get { self[section: PushSettings.self] }
+        set { self[section: PushSettings.self] = newValue }
+    }
+}

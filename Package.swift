@@ -59,6 +59,7 @@ let package = Package(
         ]),
         // Messages to people outside the app: email over SMTP, Web Push (the SMS sender to come).
         .target(name: "Messaging", dependencies: ["Platform"] + vapor + [
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),

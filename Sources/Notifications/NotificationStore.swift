@@ -50,6 +50,8 @@ package struct NotificationStore {
     package let database: any Database
     package let events: any EventBus
     let unreadCounts: UnreadCounts
+    /// Where each entry posted is also pushed from (`PushDeliveries`); nil: nothing is pushed.
+    let application: Application?
 
     package static func topic(for user: UUID) -> String { "notifications.\(user.uuidString.lowercased())" }
 
@@ -115,7 +117,7 @@ package struct NotificationStore {
             unread.eventCount = draft.count ?? unread.eventCount + 1
             unread.createdAt = Date()
             try await unread.update(on: database)
-            await announce(arrived: try unread.requireID(), for: draft.recipient)
+            try await arrived(unread.requireID(), for: draft.recipient)
             return
         }
         let row = InboxNotification()
@@ -128,7 +130,13 @@ package struct NotificationStore {
         row.excerpt = excerpt
         row.eventCount = draft.count ?? 1
         try await row.create(on: database)
-        await announce(arrived: try row.requireID(), for: draft.recipient)
+        try await arrived(row.requireID(), for: draft.recipient)
+    }
+
+    /// An entry arrived or moved to the top: the recipient's pages hear it, their browsers get it pushed.
+    private func arrived(_ id: UUID, for recipient: UUID) async throws {
+        await announce(arrived: id, for: recipient)
+        if let application { await PushDeliveries.enqueue(id, for: recipient, app: application, on: database) }
     }
 
     /// Takes back what was said about a subject that is gone (a deleted review).
@@ -296,14 +304,15 @@ package struct NotificationStore {
         return counted
     }
 
-    package init(database: any Database, events: any EventBus, unreadCounts: UnreadCounts) {
+    package init(database: any Database, events: any EventBus, unreadCounts: UnreadCounts, application: Application? = nil) {
         self.database = database
         self.events = events
         self.unreadCounts = unreadCounts
+        self.application = application
     }
 
     package init(database: any Database, application: Application) {
-        self.init(database: database, events: application.events, unreadCounts: application.unreadCounts)
+        self.init(database: database, events: application.events, unreadCounts: application.unreadCounts, application: application)
     }
 }
 

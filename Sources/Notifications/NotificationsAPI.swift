@@ -132,6 +132,8 @@ package enum NotificationsFeature: Feature {
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.pushKeys = PushKeys(settings: settings.push)
+        // Each inbox entry is pushed to the recipient's browsers, from the durable work queue.
+        PushDeliveries.register(in: app)
         app.unreadCounts = UnreadCounts()
         // Inboxes changed on any instance are counted afresh here too.
         app.unreadCounts.follow(app)

@@ -187,6 +187,13 @@ package struct AccountStore {
             .decode(column: Column.createdAt, as: Date?.self)
     }
 
+    /// The language an account chose (what is written to it when no request is there: a push); nil
+    /// when it chose none or there is no such account.
+    package static func language(of id: UUID, on database: any Database) async throws -> Language? {
+        try await database.sql.select().column(Column.language).from(User.schema).where(SQLIdentifier(Column.id), .equal, SQLBind(id)).first()?
+            .decode(column: Column.language, as: String?.self).flatMap(Language.init(rawValue:))
+    }
+
     /// The id of the account `joiningPerson(role, …)` or `selectPerson(role, …)` reads, for
     /// correlated subqueries.
     package static func personID(_ role: String) -> SQLColumn { SQLColumn(Column.id, table: accountAlias(role)) }

@@ -10,6 +10,9 @@ package enum WorkOutcome: Sendable, Equatable {
     case done
     /// Not yet (the receiver asked to wait, say): run again after this many seconds.
     case retry(after: TimeInterval)
+    /// Failed: counted like a thrown error (given up after `maxAttempts`), run again after the
+    /// longer of `after` (a receiver's `Retry-After`) and the backoff.
+    case failed(reason: String, after: TimeInterval?)
 }
 
 /// Work that must outlive the request that asked for it and the process that took it: a chat
@@ -108,19 +111,28 @@ package final class WorkQueue: LifecycleHandler, Sendable {
                 Counter(label: "whatweeat_work_done_total", dimensions: [("kind", item.kind)]).increment()
             case .retry(let seconds):
                 try await store.postpone(item.id, attempts: item.attempts, error: nil, until: clock().addingTimeInterval(seconds))
+            case .failed(let reason, let after):
+                await fail(item, reason: reason, waiting: after, app)
             }
         } catch {
-            let attempts = item.attempts + 1
-            Counter(label: "whatweeat_work_failures_total", dimensions: [("kind", item.kind)]).increment()
-            if attempts >= maxAttempts {
-                app.logger.error("work queue: gave up", metadata: ["kind": "\(item.kind)", "attempts": "\(attempts)", "error": "\(error)"])
-                Counter(label: "whatweeat_work_dropped_total", dimensions: [("kind", item.kind)]).increment()
-                try? await store.remove(item.id)
-            } else {
-                app.logger.notice("work queue: failed; retrying", metadata: ["kind": "\(item.kind)", "attempts": "\(attempts)", "error": "\(error)"])
-                try? await store.postpone(item.id, attempts: attempts, error: String(String(describing: error).prefix(500)),
-                                          until: clock().addingTimeInterval(Self.backoff(afterAttempts: attempts)))
-            }
+            await fail(item, reason: String(describing: error), waiting: nil, app)
+        }
+    }
+
+    /// Counts a failed attempt: the item runs again after the backoff (or `waiting`, if longer), or
+    /// is given up after `maxAttempts`.
+    private func fail(_ item: WorkItem, reason: String, waiting: TimeInterval?, _ app: Application) async {
+        let store = WorkQueueStore(database: app.db)
+        let attempts = item.attempts + 1
+        Counter(label: "whatweeat_work_failures_total", dimensions: [("kind", item.kind)]).increment()
+        if attempts >= maxAttempts {
+            app.logger.error("work queue: gave up", metadata: ["kind": "\(item.kind)", "attempts": "\(attempts)", "error": "\(reason)"])
+            Counter(label: "whatweeat_work_dropped_total", dimensions: [("kind", item.kind)]).increment()
+            try? await store.remove(item.id)
+        } else {
+            app.logger.notice("work queue: failed; retrying", metadata: ["kind": "\(item.kind)", "attempts": "\(attempts)", "error": "\(reason)"])
+            let wait = max(waiting ?? 0, Self.backoff(afterAttempts: attempts))
+            try? await store.postpone(item.id, attempts: attempts, error: String(reason.prefix(500)), until: clock().addingTimeInterval(wait))
         }
     }
 

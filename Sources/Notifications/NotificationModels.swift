@@ -28,7 +28,9 @@ final class InboxNotification: Model, @unchecked Sendable {
     /// How many events it stands for (collapsed comments, a conversation's new lines).
     @Field(key: NotificationStore.Column.eventCount.fieldKey) var eventCount: Int
 
-    init() {}
+    init() {
+        eventCount = 1
+    }
 }
 
 struct CreateNotifications: NamedMigration {

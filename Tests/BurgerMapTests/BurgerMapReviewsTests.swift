@@ -367,7 +367,8 @@ final class BurgerMapReviewsTests: XCTestCase {
             XCTAssertEqual(kinds, ["review_commented"])
             XCTAssertEqual(inbox["unreadCount"] as? Int, 1)
             let newest = try XCTUnwrap((inbox["items"] as? [[String: Any]])?.first)
-            XCTAssertEqual(newest["message"] as? String, "준호님이 내 리뷰에 댓글을 남겼어요.")
+            XCTAssertEqual(newest["message"] as? String, "준호님이 내 리뷰에 댓글 2개를 남겼어요.", "the entry counts both")
+            XCTAssertEqual(newest["count"] as? Int, 2)
             XCTAssertEqual((newest["excerpt"] as? String)?.count, NotificationStore.maxExcerptCharacters, "the newest comment's text")
 
             // Ten comments a minute per account; the eleventh is refused with when to try again.

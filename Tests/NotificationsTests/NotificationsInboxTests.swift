@@ -43,7 +43,7 @@ final class NotificationsInboxTests: XCTestCase {
             XCTAssertEqual(Set(try raw.object().keys), ["items", "nextCursor", "unreadCount"])
             XCTAssertTrue(try raw.object()["nextCursor"] is NSNull)
             let items = try XCTUnwrap(try raw.object()["items"] as? [[String: Any]])
-            XCTAssertEqual(Set(items[0].keys), ["id", "service", "kind", "actor", "subjectId", "link", "excerpt", "message", "read", "createdAt"])
+            XCTAssertEqual(Set(items[0].keys), ["id", "service", "kind", "actor", "subjectId", "link", "excerpt", "message", "read", "createdAt", "count"])
             let newestActor = try XCTUnwrap(items[0]["actor"] as? [String: Any], "the actor joined to the row")
             XCTAssertEqual((newestActor["id"] as? String).flatMap(UUID.init(uuidString:)), seo.id)
             XCTAssertEqual(newestActor["nickname"] as? String, "서연")

@@ -62,6 +62,12 @@ package final class BanchanListings: Sendable {
         var places: [String: (section: DishSection, offset: Int)] = [:]
         /// Moves on every change, so pages made from the listings know to make them again.
         var version = 0
+        /// Reads of the database are numbered as they start; per dish, the newest read held. Two
+        /// reads of one dish can overlap (a hundred orders at once each read its stock after its
+        /// commit) and finish in any order: a read that started earlier than the one held is older
+        /// news, and is dropped.
+        var readsTaken = 0
+        var readHeld: [String: Int] = [:]
     }
 
     private let state = NIOLockedValueBox(State())
@@ -72,31 +78,57 @@ package final class BanchanListings: Sendable {
     }
 
     package func reload(from store: BanchanStore) async throws {
-        replace(with: try await store.dishRowsOnSale())
+        let read = takeRead()
+        replace(with: try await store.dishRowsOnSale(), read: read)
     }
 
-    /// Lists the dishes of `rows` that are on sale (rows in list order: position, then id).
-    package func replace(with rows: [BanchanStore.DishRow]) {
-        var fresh = State()
-        for row in rows where row.retiredAt == nil {
-            let dish = row.dish
-            let listing = Listing(id: row.id, position: row.position, dish: dish, stock: row.stock, images: images)
-            fresh.places[dish.hash] = (dish.section, fresh.sections[dish.section, default: []].count)
-            fresh.sections[dish.section, default: []].append(listing)
-        }
+    /// The number of a read about to start.
+    func takeRead() -> Int {
         state.withLockedValue { state in
+            state.readsTaken += 1
+            return state.readsTaken
+        }
+    }
+
+    /// Lists the dishes of `rows` that are on sale (rows in list order: position, then id). A dish
+    /// whose held read is newer than `read` keeps its stock. Without `read`, the rows are the newest.
+    package func replace(with rows: [BanchanStore.DishRow], read: Int? = nil) {
+        let read = read ?? takeRead()
+        state.withLockedValue { state in
+            var fresh = State()
+            for row in rows where row.retiredAt == nil {
+                let dish = row.dish
+                let newer = state.readHeld[dish.hash, default: 0] > read
+                let stock = newer ? state.places[dish.hash].flatMap { state.sections[$0.section]?[$0.offset].stock } ?? row.stock : row.stock
+                let listing = Listing(id: row.id, position: row.position, dish: dish, stock: stock, images: images)
+                fresh.places[dish.hash] = (dish.section, fresh.sections[dish.section, default: []].count)
+                fresh.sections[dish.section, default: []].append(listing)
+                fresh.readHeld[dish.hash] = max(read, state.readHeld[dish.hash, default: 0])
+            }
             fresh.version = state.version + 1
+            fresh.readsTaken = state.readsTaken
             state = fresh
         }
     }
 
-    /// Puts a dish in its place (or moves it there), or takes it out when it left the shop.
-    package func update(_ row: BanchanStore.DishRow?, hash: String) {
+    /// Reads a dish again and puts it in its place (or moves it there), or takes it out when it
+    /// left the shop: after an admin's change, or an order's or cancellation's stock.
+    package func refresh(_ hash: String, from store: BanchanStore) async throws {
+        let read = takeRead()
+        update(try await store.dishRow(hash: hash), hash: hash, read: read)
+    }
+
+    /// Puts a dish in its place (or moves it there), or takes it out when it left the shop, unless
+    /// a read that started after `read` is held already. Without `read`, the row is the newest.
+    package func update(_ row: BanchanStore.DishRow?, hash: String, read: Int? = nil) {
+        let read = read ?? takeRead()
         let listing = row.flatMap { row -> Listing? in
             guard row.retiredAt == nil else { return nil }
             return Listing(id: row.id, position: row.position, dish: row.dish, stock: row.stock, images: images)
         }
         state.withLockedValue { state in
+            guard read > state.readHeld[hash, default: 0] else { return }
+            state.readHeld[hash] = read
             var touched = Set<DishSection>()
             if let place = state.places[hash] {
                 state.sections[place.section]?.remove(at: place.offset)
@@ -114,14 +146,6 @@ package final class BanchanListings: Sendable {
             for section in touched {
                 for (offset, item) in (state.sections[section] ?? []).enumerated() { state.places[item.dish.hash] = (section, offset) }
             }
-        }
-    }
-
-    package func apply(stock: Int, of hash: String) {
-        state.withLockedValue { state in
-            guard let place = state.places[hash] else { return }
-            state.sections[place.section]?[place.offset].stock = stock
-            state.version += 1
         }
     }
 
@@ -177,14 +201,13 @@ package final class BanchanListings: Sendable {
     package static func follow(_ app: Application) {
         app.follow(topic) { app, message in
             guard let event = try? JSONDecoder().decode(Event.self, from: Data(message.utf8)) else { return }
-            if let hash = event.changed {
-                do {
-                    app.banchanListings.update(try await app.banchanStore.dishRow(hash: hash), hash: hash)
-                } catch {
-                    app.logger.warning("updating the shop's listing of \(hash) failed: \(error)")
-                }
-            } else if let hash = event.hash, let stock = event.stock {
-                app.banchanListings.apply(stock: stock, of: hash)
+            // A change or a stock: the dish is read again (the stock an event carries may be older
+            // than one already applied; a read that started later is not).
+            guard let hash = event.changed ?? event.hash else { return }
+            do {
+                try await app.banchanListings.refresh(hash, from: app.banchanStore)
+            } catch {
+                app.logger.warning("updating the shop's listing of \(hash) failed: \(error)")
             }
         }
     }

@@ -38,7 +38,12 @@ extension BanchanStore {
     /// and tells the other processes'.
     func announce(stocks: [(hash: String, stock: Int)]) async {
         for change in stocks {
-            application.banchanListings.apply(stock: change.stock, of: change.hash)
+            // Read again rather than applied: orders committing at once announce in any order.
+            do {
+                try await application.banchanListings.refresh(change.hash, from: self)
+            } catch {
+                application.logger.warning("the shop's listing of \(change.hash) was not read again: \(error)")
+            }
             await BanchanListings.announce(stock: change.stock, of: change.hash, on: application.events)
         }
     }

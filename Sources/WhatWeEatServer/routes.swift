@@ -20,6 +20,7 @@ package func routes(_ app: Application, openAPIDocument: String) throws {
     let web = app.grouped(WebSessionAuthenticator(), CSRFMiddleware(), BrowserDeviceMiddleware(), InboxBadgeMiddleware())
     try web.register(collection: HomePage(cards: Features.all.compactMap { $0.homeCard }))
     try web.register(collection: LicensesPage())
+    try app.register(collection: InstallableApp())
 
     let groups = FeatureRoutes(api: app.grouped(BearerAuthenticator()), open: app, web: web)
     for feature in Features.all {

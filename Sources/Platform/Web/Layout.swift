@@ -90,7 +90,7 @@ package enum Layout {
             .head(
                 .meta(.charset(.utf8)),
                 .meta(.name("viewport"), .content("width=device-width, initial-scale=1, viewport-fit=cover")),
-                .meta(.name("theme-color"), .content("#c2410c")),
+                .meta(.name("theme-color"), .content(InstallableApp.themeColor)),
                 // Not Plot's `.title(…)`: it also writes the title into og/twitter `<meta content>`
                 // attributes from inside Plot, where our escaping does not reach.
                 .element(named: "title", nodes: [.raw(LayoutFrame.marker(.title))]),
@@ -102,12 +102,16 @@ package enum Layout {
                 .link(.rel(.stylesheet), .href("/css/app.css")),
                 .forEach(extras.stylesheets) { .link(.rel(.stylesheet), .href($0)) },
                 .link(.rel(.icon), .href("/images/icon.svg"), .type("image/svg+xml")),
+                // Installable: the manifest and the home screen's icon on iOS.
+                .link(.rel(.manifest), .href("/manifest.webmanifest")),
+                .link(.rel(.appleTouchIcon), .href("/images/app/apple-touch-icon.png")),
                 .forEach(extras.vendorScripts) { vendor in
                     .script(.src(vendor.url),
                             vendor.integrity.map { .attribute(named: "integrity", value: $0) } ?? .empty,
                             vendor.integrity == nil ? .empty : .attribute(named: "crossorigin", value: "anonymous"))
                 },
                 .forEach(extras.scripts) { .script(.attribute(named: "type", value: "module"), .src($0)) },
+                .script(.attribute(named: "type", value: "module"), .src("/js/shared/install.js")),
                 // The inbox bell follows new notifications on every page of a signed-in browser.
                 signedIn ? .script(.attribute(named: "type", value: "module"), .src("/js/shared/bell.js")) : .empty
             ),

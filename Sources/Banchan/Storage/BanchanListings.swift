@@ -62,15 +62,15 @@ package final class BanchanListings: Sendable {
         var places: [String: (section: DishSection, offset: Int)] = [:]
         /// Moves on every change, so pages made from the listings know to make them again.
         var version = 0
-        /// Reads of the database are numbered as they start; per dish, the newest read held. Two
+        /// Reads of the database are numbered as they start (`ReadOrder`); per dish, the newest read held. Two
         /// reads of one dish can overlap (a hundred orders at once each read its stock after its
         /// commit) and finish in any order: a read that started earlier than the one held is older
         /// news, and is dropped.
-        var readsTaken = 0
         var readHeld: [String: Int] = [:]
     }
 
     private let state = NIOLockedValueBox(State())
+    private let reads = ReadOrder()
     package let images: BanchanImages.URLs
 
     package init(images: BanchanImages.URLs) {
@@ -83,12 +83,7 @@ package final class BanchanListings: Sendable {
     }
 
     /// The number of a read about to start.
-    func takeRead() -> Int {
-        state.withLockedValue { state in
-            state.readsTaken += 1
-            return state.readsTaken
-        }
-    }
+    func takeRead() -> Int { reads.take() }
 
     /// Lists the dishes of `rows` that are on sale (rows in list order: position, then id). A dish
     /// whose held read is newer than `read` keeps its stock. Without `read`, the rows are the newest.
@@ -106,7 +101,6 @@ package final class BanchanListings: Sendable {
                 fresh.readHeld[dish.hash] = max(read, state.readHeld[dish.hash, default: 0])
             }
             fresh.version = state.version + 1
-            fresh.readsTaken = state.readsTaken
             state = fresh
         }
     }

@@ -40,14 +40,14 @@ package final class MenuCatalog: Sendable {
 
     private struct State {
         var snapshot: Snapshot
-        /// The newest read taken (`read`) and the newest held: a read that started earlier than the
-        /// one held saw an older table and is dropped, however late it finishes.
-        var readsTaken = 0
+        /// The newest read held (`ReadOrder`): a read that started earlier than the one held saw an
+        /// older table and is dropped, however late it finishes.
         var readHeld = 0
     }
 
     private let state = NIOLockedValueBox(State(snapshot: Snapshot(menus: [], imageURLs: [:], v0: .init(version: .v0, menus: []),
                                                                    v1: .init(version: .v1, menus: []))))
+    private let reads = ReadOrder()
 
     package var snapshot: Snapshot { state.withLockedValue { $0.snapshot } }
 
@@ -59,12 +59,7 @@ package final class MenuCatalog: Sendable {
     }
 
     /// The number of a read about to start.
-    func takeRead() -> Int {
-        state.withLockedValue { state in
-            state.readsTaken += 1
-            return state.readsTaken
-        }
-    }
+    func takeRead() -> Int { reads.take() }
 
     /// Holds the menus of `rows` on offer (rows in catalog order, which is v0's tie-break), unless a
     /// read that started after `read` is held already. Without `read`, the rows are the newest.

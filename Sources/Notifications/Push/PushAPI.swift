@@ -13,10 +13,7 @@ struct PushAPI: RouteCollection {
 
     /// `PushSubscription.toJSON()`.
     struct SubscriptionBody: Content {
-        struct Keys: Content {
-            let p256dh: String
-            let auth: String
-        }
+        struct Keys: Content { let p256dh, auth: String }
         let endpoint: String
         /// Milliseconds since 1970, or null (most browsers).
         let expirationTime: Double?
@@ -24,16 +21,6 @@ struct PushAPI: RouteCollection {
     }
 
     struct EndpointBody: Content { let endpoint: String }
-
-    /// The five switches are required (the contract's `PUT`); `hideText` keeps its value when absent.
-    struct PreferencesBody: Content {
-        let chat: Bool
-        let requests: Bool
-        let social: Bool
-        let orders: Bool
-        let groupGames: Bool
-        let hideText: Bool?
-    }
 
     func boot(routes: any RoutesBuilder) throws {
         let push = routes.grouped("api", "v1", "push")
@@ -71,15 +58,10 @@ struct PushAPI: RouteCollection {
 
     func setPreferences(req: Request) async throws -> PushPreferences {
         let user = try req.requireUser().requireID()
-        let body = try req.decodeJSON(PreferencesBody.self)
+        // The five switches are required (the contract's `PUT`); `hideText` keeps its value when absent.
+        var preferences = try req.decodeJSON(PushPreferences.self)
         let store = PushStore(database: req.db)
-        var preferences = try await store.preferences(of: user)
-        preferences.chat = body.chat
-        preferences.requests = body.requests
-        preferences.social = body.social
-        preferences.orders = body.orders
-        preferences.groupGames = body.groupGames
-        preferences.hideText = body.hideText ?? preferences.hideText
+        if preferences.hideText == nil { preferences.hideText = try await store.preferences(of: user).hideText }
         try await store.setPreferences(preferences, of: user, now: Date())
         return preferences
     }

@@ -17,24 +17,17 @@ package enum PushDeliveries {
 
     struct Notify: Codable { let notification: UUID; let recipient: UUID }
 
+    /// One browser's message: `payload` is the JSON the service worker reads.
     struct Deliver: Codable {
         let subscription: UUID
-        /// The JSON the service worker reads (`title`, `body`, `url`, `tag`, `kind`).
-        let payload: String
+        let payload, urgency: String
         let timeToLive: Int
-        let urgency: String
         let topic: String?
     }
 
-    /// What the service worker shows.
-    struct Payload: Codable {
-        let title: String
-        let body: String
-        let url: String
-        /// Notifications with the same tag replace each other on the device (one conversation).
-        let tag: String
-        let kind: String
-    }
+    /// What the service worker shows. Notifications with the same `tag` replace each other on the
+    /// device (one conversation).
+    struct Payload: Codable { let title, body, url, tag, kind: String }
 
     /// Which switch of `PushPreferences` lets an entry of `kind` through.
     static func allows(_ kind: String, _ preferences: PushPreferences) -> Bool {
@@ -80,11 +73,11 @@ package enum PushDeliveries {
         guard let entry = try await inbox.notification(notify.notification, for: notify.recipient), entry.readAt == nil,
               allows(entry.kind, preferences) else { return }
         let language = try await AccountStore.language(of: notify.recipient, on: app.db) ?? .default
-        let payload = render(entry, language: language, hideText: preferences.hideText, app: app)
+        let payload = render(entry, language: language, hideText: preferences.hideText ?? false, app: app)
         let urgent = ["mates_messages", "mates_request", "mates_matched"].contains(entry.kind)
         let deliver = { (subscription: PushSubscriptionRow) in
             Deliver(subscription: subscription.id, payload: String(decoding: try JSONEncoder().encode(payload), as: UTF8.self),
-                    timeToLive: urgent ? 24 * 3600 : 3 * 24 * 3600, urgency: (urgent ? PushMessage.Urgency.high : .normal).rawValue,
+                    urgency: (urgent ? PushMessage.Urgency.high : .normal).rawValue, timeToLive: urgent ? 24 * 3600 : 3 * 24 * 3600,
                     topic: entry.id.uuidString.replacingOccurrences(of: "-", with: "").lowercased())
         }
         for subscription in subscriptions {

@@ -8,13 +8,10 @@ import Vapor
 
 /// What a person wants pushed, by kind of event; everything on until they say otherwise.
 package struct PushPreferences: Codable, Sendable, Equatable {
-    package var chat = true
-    package var requests = true
-    package var social = true
-    package var orders = true
-    package var groupGames = true
+    package var chat = true, requests = true, social = true, orders = true, groupGames = true
     /// Show "a new message from 미나" rather than the message itself (a lock screen others see).
-    package var hideText = false
+    /// Optional only in a `PUT` that leaves it as it was; stored and answered, it is there.
+    package var hideText: Bool? = false
 
     package init() {}
 }
@@ -132,7 +129,7 @@ package struct PushStore {
             try await database.sql.insert(into: Self.preferences)
                 .columns(PreferenceColumn.userID, .chat, .requests, .social, .orders, .groupGames, .hideText, .updatedAt)
                 .values(SQLBind(user), SQLBind(preferences.chat), SQLBind(preferences.requests), SQLBind(preferences.social),
-                        SQLBind(preferences.orders), SQLBind(preferences.groupGames), SQLBind(preferences.hideText), SQLBind(now))
+                        SQLBind(preferences.orders), SQLBind(preferences.groupGames), SQLBind(preferences.hideText ?? false), SQLBind(now))
                 .run()
         }
     }
@@ -160,32 +157,21 @@ package struct PushStore {
 /// The push tables.
 struct CreatePushTables: NamedMigration {
     func prepare(on database: any Database) async throws {
-        try await database.schema(PushStore.subscriptions)
-            .id()
-            .field("user_id", .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
-            .field("endpoint", .string, .required)
-            .field("p256dh", .string, .required)
-            .field("auth", .string, .required)
-            .field("expires_at", .datetime)
-            .field("created_at", .datetime, .required)
-            .unique(on: "endpoint")
+        typealias Subscription = PushStore.SubscriptionColumn
+        typealias Preference = PushStore.PreferenceColumn
+        try await database.schema(PushStore.subscriptions).id()
+            .field(Subscription.userID.fieldKey, .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
+            .fields([(Subscription.endpoint, .string), (.p256dh, .string), (.auth, .string), (.createdAt, .datetime)])
+            .fields([(Subscription.expiresAt, .datetime)], optional: true)
+            .unique(on: Subscription.endpoint.fieldKey)
             .create()
-        try await database.sql.create(index: "push_subscriptions_user").on(PushStore.subscriptions).column("user_id").run()
+        try await database.sql.create(index: "push_subscriptions_user").on(PushStore.subscriptions).column(Subscription.userID).run()
         try await database.schema(PushStore.preferences)
-            .field("user_id", .uuid, .identifier(auto: false), .references(User.schema, "id", onDelete: .cascade))
-            .field("chat", .bool, .required)
-            .field("requests", .bool, .required)
-            .field("social", .bool, .required)
-            .field("orders", .bool, .required)
-            .field("group_games", .bool, .required)
-            .field("hide_text", .bool, .required)
-            .field("updated_at", .datetime, .required)
+            .field(Preference.userID.fieldKey, .uuid, .identifier(auto: false), .references(User.schema, "id", onDelete: .cascade))
+            .fields([(Preference.chat, .bool), (.requests, .bool), (.social, .bool), (.orders, .bool), (.groupGames, .bool), (.hideText, .bool),
+                     (.updatedAt, .datetime)])
             .create()
-        try await database.schema(PushStore.keys)
-            .id()
-            .field("private_key", .string, .required)
-            .field("created_at", .datetime, .required)
-            .create()
+        try await database.schema(PushStore.keys).id().fields([(PushStore.KeyColumn.privateKey, .string), (.createdAt, .datetime)]).create()
     }
 
     func revert(on database: any Database) async throws {

@@ -83,16 +83,12 @@ package struct CreateWorkItems: NamedMigration {
     package init() {}
 
     package func prepare(on database: any Database) async throws {
-        try await database.schema(WorkQueueStore.table)
-            .id()
-            .field("kind", .string, .required)
-            .field("payload", .string, .required)
-            .field("attempts", .int, .required)
-            .field("due_at", .datetime, .required)
-            .field("last_error", .string)
-            .field("created_at", .datetime, .required)
+        typealias Column = WorkQueueStore.Column
+        try await database.schema(WorkQueueStore.table).id()
+            .fields([(Column.kind, .string), (.payload, .string), (.attempts, .int), (.dueAt, .datetime), (.createdAt, .datetime)])
+            .fields([(Column.lastError, .string)], optional: true)
             .create()
-        try await database.sql.create(index: "work_items_due").on(WorkQueueStore.table).column("due_at").run()
+        try await database.sql.create(index: "work_items_due").on(WorkQueueStore.table).column(Column.dueAt).run()
     }
 
     package func revert(on database: any Database) async throws {

@@ -78,3 +78,14 @@ extension SQLDatabase {
         try await insert(into: table).model(row, nilEncodingStrategy: .asNil).run()
     }
 }
+
+extension SchemaBuilder {
+    /// Adds columns named by a table's column enum (required unless `optional`), so a new table's
+    /// migration names no column a second time.
+    package func fields<Column: TableColumn>(_ fields: [(Column, DatabaseSchema.DataType)], optional: Bool = false) -> Self {
+        for (column, type) in fields {
+            if optional { field(column.fieldKey, type) } else { field(column.fieldKey, type, .required) }
+        }
+        return self
+    }
+}

@@ -19038,7 +19038,7 @@ public enum Operations {
             }
         }
     }
-    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent.
+    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null.
     ///
     /// - Remark: HTTP `PUT /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)`.

@@ -542,7 +542,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/get(pushPreferences)`.
     func pushPreferences(_ input: Operations.PushPreferences.Input) async throws -> Operations.PushPreferences.Output
-    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent.
+    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null.
     ///
     /// - Remark: HTTP `PUT /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)`.
@@ -1884,7 +1884,7 @@ extension APIProtocol {
     public func pushPreferences(headers: Operations.PushPreferences.Input.Headers = .init()) async throws -> Operations.PushPreferences.Output {
         try await pushPreferences(Operations.PushPreferences.Input(headers: headers))
     }
-    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent.
+    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null.
     ///
     /// - Remark: HTTP `PUT /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)`.

@@ -111,6 +111,17 @@ final class PushDeliveryTests: XCTestCase {
                 XCTAssertEqual(service.requests(to: "phone").count, 4, "not pushed")
                 let entries = try await inbox.unreadCount(for: joon.id)
                 XCTAssertEqual(entries, 3, "still in the inbox")
+
+                // The operator narrowed PUSH_SERVICES: a stored endpoint outside it is never called again.
+                _ = try await app.send(.PUT, "\(push)/preferences",
+                                       json: ["chat": true, "requests": true, "social": true, "orders": true, "groupGames": true], token: joon.token)
+                app.settings.push.services = PushSettings.publicServices
+                try await inbox.post(NotificationDraft(recipient: joon.id, actor: mina.id, service: "burger-map", kind: "review_commented",
+                                                       subjectID: UUID(), excerpt: "또 올게요"))
+                await settle(app)
+                XCTAssertEqual(service.requests(to: "phone").count, 4, "not called")
+                let forgotten = try await PushStore(database: app.db).subscriptions(of: joon.id)
+                XCTAssertTrue(forgotten.isEmpty, "and forgotten")
             }
         } catch {
             await service.stop()

@@ -104,6 +104,11 @@ package enum PushDeliveries {
         let store = PushStore(database: app.db)
         do {
             guard let subscription = try await store.subscription(deliver.subscription) else { return .done }
+            // PUSH_SERVICES may have narrowed since it was subscribed: the server calls only listed origins.
+            guard app.settings.push.accepts(subscription.endpoint) else {
+                try await store.remove(subscription.id)
+                return .done
+            }
             let vapid = try await app.pushKeys.vapid(app.db)
             let message = PushMessage(payload: Data(deliver.payload.utf8), timeToLive: deliver.timeToLive,
                                       urgency: PushMessage.Urgency(rawValue: deliver.urgency) ?? .normal, topic: deliver.topic)

@@ -46,8 +46,9 @@ package final class BanchanListings: Sendable {
         }
     }
 
-    /// Events on `topic`: `{"hash": "HU6Z5", "stock": 41}` (an order or cancellation moved the
-    /// stock) or `{"changed": "HU6Z5"}` (an admin added, edited or retired the dish).
+    /// Events on `topic`: `{"changed": "HU6Z5"}` (an order, a cancellation or an admin changed the
+    /// dish: read it again). `{"hash": "HU6Z5", "stock": 41}` is what an earlier version sent for a
+    /// stock change; it is read the same way.
     package static let topic = "banchan:listings"
 
     struct Event: Codable {
@@ -204,11 +205,6 @@ package final class BanchanListings: Sendable {
                 app.logger.warning("updating the shop's listing of \(hash) failed: \(error)")
             }
         }
-    }
-
-    package static func announce(stock: Int, of hash: String, on events: any EventBus) async {
-        guard let data = try? JSONEncoder().encode(Event(hash: hash, stock: stock)) else { return }
-        await events.publish(String(decoding: data, as: UTF8.self), to: topic)
     }
 
     /// Tells every process (this one too) to read the dish again.

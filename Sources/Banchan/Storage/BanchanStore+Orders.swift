@@ -44,7 +44,7 @@ extension BanchanStore {
             } catch {
                 application.logger.warning("the shop's listing of \(change.hash) was not read again: \(error)")
             }
-            await BanchanListings.announce(stock: change.stock, of: change.hash, on: application.events)
+            await BanchanListings.announceChange(of: change.hash, on: application.events)
         }
     }
 

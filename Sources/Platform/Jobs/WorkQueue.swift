@@ -128,11 +128,16 @@ package final class WorkQueue: LifecycleHandler, Sendable {
         if attempts >= maxAttempts {
             app.logger.error("work queue: gave up", metadata: ["kind": "\(item.kind)", "attempts": "\(attempts)", "error": "\(reason)"])
             Counter(label: "whatweeat_work_dropped_total", dimensions: [("kind", item.kind)]).increment()
-            try? await store.remove(item.id)
+            do { try await store.remove(item.id) } catch { app.logger.warning("work queue: \(item.kind) not removed; its lease will lapse: \(error)") }
         } else {
             app.logger.notice("work queue: failed; retrying", metadata: ["kind": "\(item.kind)", "attempts": "\(attempts)", "error": "\(reason)"])
             let wait = max(waiting ?? 0, Self.backoff(afterAttempts: attempts))
-            try? await store.postpone(item.id, attempts: attempts, error: String(reason.prefix(500)), until: clock().addingTimeInterval(wait))
+            do {
+                try await store.postpone(item.id, attempts: attempts, error: String(reason.prefix(500)), until: clock().addingTimeInterval(wait))
+            } catch {
+                // Its lease lapses and it runs again then, its failure uncounted.
+                app.logger.warning("work queue: \(item.kind)'s failure not recorded: \(error)")
+            }
         }
     }
 

@@ -45,6 +45,10 @@ package struct WorkQueueStore {
     /// SKIP LOCKED`, so two instances never claim the same item at once.
     func claimDue(kinds: [String], limit: Int, now: Date, leaseEnd: Date) async throws -> [WorkItem] {
         guard !kinds.isEmpty else { return [] }
+        // The runner asks every second: when nothing is due, a read answers without taking SQLite's write lock.
+        let anyDue = try await sql.select().column(Column.id).from(Self.table)
+            .where(Column.dueAt, .lessThanOrEqual, SQLBind(now)).where(Column.kind, .in, SQLBind.group(kinds)).limit(1).first()
+        guard anyDue != nil else { return [] }
         let skipLocked = sql.dialect.name == "postgresql" ? " FOR UPDATE SKIP LOCKED" : ""
         return try await sql.raw("""
             UPDATE \(ident: Self.table) SET \(Column.dueAt) = \(bind: leaseEnd)

@@ -59,10 +59,10 @@ struct CreateNotifications: NamedMigration {
 /// How many events an entry stands for: one for every entry written before.
 struct AddNotificationEventCount: NamedMigration {
     func prepare(on database: any Database) async throws {
-        try await database.schema(InboxNotification.schema).field("event_count", .int, .required, .sql(.default(1))).update()
+        try await database.schema(InboxNotification.schema).field(NotificationStore.Column.eventCount.fieldKey, .int, .required, .sql(.default(1))).update()
     }
 
     func revert(on database: any Database) async throws {
-        try await database.schema(InboxNotification.schema).deleteField("event_count").update()
+        try await database.schema(InboxNotification.schema).deleteField(NotificationStore.Column.eventCount.fieldKey).update()
     }
 }

@@ -20,6 +20,15 @@ final class MatesChatNoticeTests: XCTestCase {
         try await app.send(.GET, "/api/v1/notifications", token: member.token).object()["unreadCount"] as? Int ?? -1
     }
 
+    /// The queue on a clock the test moves, run only when the test says; two mates matched.
+    private func matchedWithTheQueueInHand(_ app: Application) async throws -> (TestClock, Member, Member, UUID) {
+        let clock = TestClock()
+        app.workQueue.useClock { clock.now }
+        app.workQueue.runsInBackground = false
+        let mina = try await app.mate("미나"), joon = try await app.mate("준호")
+        return (clock, mina, joon, try await app.matchPair(mina, joon))
+    }
+
     /// Runs the queue until nothing more is due (a notice queues its push).
     private func settle(_ app: Application) async {
         while await app.workQueue.runDue(app) > 0 {}
@@ -31,11 +40,7 @@ final class MatesChatNoticeTests: XCTestCase {
 
     func testUnseenLinesBecomeOneEntryPerConversationThatReadingClears() async throws {
         try await withTestApp { app in
-            let clock = TestClock()
-            app.workQueue.useClock { clock.now }
-            app.workQueue.runsInBackground = false
-            let mina = try await app.mate("미나"), joon = try await app.mate("준호")
-            let match = try await app.matchPair(mina, joon)
+            let (clock, mina, joon, match) = try await matchedWithTheQueueInHand(app)
             let chat = "\(mates)/chat/\(match)/messages"
             let bellBefore = try await unreadInBell(app, joon)
 
@@ -100,11 +105,7 @@ final class MatesChatNoticeTests: XCTestCase {
 
     func testALineReadInTimeTellsTheInboxNothing() async throws {
         try await withTestApp { app in
-            let clock = TestClock()
-            app.workQueue.useClock { clock.now }
-            app.workQueue.runsInBackground = false
-            let mina = try await app.mate("미나"), joon = try await app.mate("준호")
-            let match = try await app.matchPair(mina, joon)
+            let (clock, mina, joon, match) = try await matchedWithTheQueueInHand(app)
             let sent = try await app.send(.POST, "\(mates)/chat/\(match)/messages", json: ["text": "보고 있어요?"], token: mina.token)
             XCTAssertEqual(sent.status, .created, sent.text)
             // The chat is open: its page marks the line read as it arrives.

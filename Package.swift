@@ -69,8 +69,8 @@ let package = Package(
         .target(name: "SocketIO", dependencies: vapor),
         feature("Accounts", ["Platform", "Media"]),
         feature("Notifications", ["Platform", "Media", "Messaging", "Accounts"]),
-        feature("MenuGame", ["Platform", "Media", "Accounts"]),
-        feature("Banchan", ["Platform", "Payments", "Accounts"]),
+        feature("MenuGame", ["Platform", "Media", "Accounts", "Notifications"]),
+        feature("Banchan", ["Platform", "Payments", "Accounts", "Notifications"]),
         feature("BurgerMap", ["Platform", "Media", "Accounts", "Notifications"]),
         feature("Mates", ["Platform", "Payments", "Messaging", "Accounts", "Notifications"]),
         // The shipped apps' own routes, each on its feature.

@@ -187,8 +187,15 @@ package struct NotificationStore {
     /// Marks read the person's unread entries of `kind` about `subject` (a conversation read in
     /// its chat: its "new messages" entry is read too).
     package func markRead(for user: UUID, kind: String, subject: UUID) async throws {
+        try await markRead(for: user, kinds: [kind], subject: subject)
+    }
+
+    /// Marks read the person's unread entries of any of `kinds` about `subject` (an order's changes).
+    /// Pages call it on every view: nothing is written when the (remembered) unread count is 0.
+    package func markRead(for user: UUID, kinds: [String], subject: UUID) async throws {
+        guard try await unreadCount(for: user) > 0 else { return }
         let marked = try await sql.update(Self.table).set(Column.readAt, to: SQLBind(Date()))
-            .where(Column.recipientID, .equal, SQLBind(user)).where(Column.kind, .equal, SQLBind(kind))
+            .where(Column.recipientID, .equal, SQLBind(user)).where(Column.kind, .in, SQLBind.group(kinds))
             .where(Column.subjectID, .equal, SQLBind(subject)).where(Column.readAt, .is, SQLLiteral.null)
             .returning(Column.id).all()
         guard !marked.isEmpty else { return }

@@ -125,11 +125,14 @@ package struct Member {
     package let id: UUID
     package let token: String
     package let nickname: String
+    /// Its sign-in address (password `password1`), when the test made the account.
+    package var email: String?
 
-    package init(id: UUID, token: String, nickname: String) {
+    package init(id: UUID, token: String, nickname: String, email: String? = nil) {
         self.id = id
         self.token = token
         self.nickname = nickname
+        self.email = email
     }
 }
 
@@ -140,7 +143,7 @@ extension Application {
         let credentials = admin ? try await signUpAdmin(email, nickname: nickname) : try await signUp(email, nickname: nickname)
         let me = try await send(.GET, "/api/v1/me", token: credentials.accessToken)
         let id = try XCTUnwrap(UUID(uuidString: try XCTUnwrap(try me.object()["id"] as? String)))
-        return Member(id: id, token: credentials.accessToken, nickname: nickname)
+        return Member(id: id, token: credentials.accessToken, nickname: nickname, email: email)
     }
 
     /// A member whose account is old enough for its reports to count towards hiding a review

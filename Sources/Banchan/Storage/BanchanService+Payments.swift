@@ -1,5 +1,6 @@
 import Fluent
 import Metrics
+import Notifications
 import NIOConcurrencyHelpers
 import Payments
 import Platform
@@ -105,7 +106,9 @@ extension BanchanService {
     func expireUnpaidOrders(window: TimeInterval, now: Date = Date()) async throws -> Int {
         var expired = 0
         for id in try await store.unpaidOrders(before: now.addingTimeInterval(-window), limit: 500) {
-            if try await store.cancelOrder(id, reason: "payment window expired", refunding: nil, now: now).cancelled { expired += 1 }
+            guard try await store.cancelOrder(id, reason: "payment window expired", refunding: nil, now: now).cancelled else { continue }
+            expired += 1
+            if let cancelled = try await store.order(id, ownerKey: nil) { await tellBuyer(cancelled) }
         }
         return expired
     }
@@ -120,6 +123,26 @@ extension BanchanService {
             throw AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue])
         }
         guard let moved = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
+        await tellBuyer(moved)
         return moved
+    }
+
+    /// The inbox entries about an order, read when its buyer opens it.
+    func orderSeen(_ id: UUID, by user: UUID) async throws {
+        try await inbox.markRead(for: user, kinds: OrderStatus.allCases.map { "order_\($0.rawValue)" }, subject: id)
+    }
+
+    /// The buyer's inbox (and so a push) hears of a change they did not make themselves: paid,
+    /// shipped, delivered, or cancelled because its payment window ran out (kind `order_<status>`;
+    /// the order's page marks them read). A failure is logged: the order has moved either way,
+    /// and its page shows it.
+    func tellBuyer(_ order: OrderRow) async {
+        guard let buyer = order.userID else { return }  // an app's device has no inbox
+        do {
+            try await inbox.post(NotificationDraft(recipient: buyer, actor: nil, service: "banchan", kind: "order_\(order.status.rawValue)",
+                                                   subjectID: order.id, link: ShopPath.order(order.id), excerpt: order.lines.first?.title))
+        } catch {
+            logger.warning("a buyer was not told of their order's change", metadata: ["order": "\(order.id)", "error": "\(error)"])
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Fluent
 import NIOConcurrencyHelpers
+import Notifications
 import Payments
 import Platform
 import SQLKit
@@ -24,6 +25,8 @@ package struct BanchanService {
     package let logger: Logger
     /// The shop's tables: dishes, carts, orders and their stock.
     let store: BanchanStore
+    /// Where buyers hear of their orders' changes.
+    let inbox: NotificationStore
 
     package init(request: Request) {
         self.init(database: request.db, application: request.application, logger: request.logger)
@@ -42,6 +45,7 @@ package struct BanchanService {
         events = application.events
         self.logger = logger
         store = BanchanStore(database: database, application: application)
+        inbox = NotificationStore(database: database, application: application)
     }
 
     // MARK: Catalog

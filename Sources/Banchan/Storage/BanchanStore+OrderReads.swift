@@ -20,6 +20,8 @@ extension BanchanStore {
         }
 
         let id: UUID
+        /// The buyer's account; nil for an order made from a device without one (the 배민찬 app).
+        let userID: UUID?
         let status: OrderStatus
         let itemsTotal: Int
         let deliveryFee: Int
@@ -41,6 +43,7 @@ extension BanchanStore {
 
         init(row: any SQLRow, lines: [Line]) throws {
             id = try row.decode(column: OrderColumn.id, as: UUID.self)
+            userID = try row.decode(column: OrderColumn.userID, as: UUID?.self)
             status = try row.decode(column: OrderColumn.status, as: OrderStatus.self)
             itemsTotal = try row.decode(column: OrderColumn.itemsTotal, as: Int.self)
             deliveryFee = try row.decode(column: OrderColumn.deliveryFee, as: Int.self)
@@ -169,7 +172,7 @@ extension BanchanStore {
     }
 
     private static let orderRowColumns = [
-        OrderColumn.id, OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
+        OrderColumn.id, OrderColumn.userID, OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
         OrderColumn.merchantUID, OrderColumn.paymentProvider, OrderColumn.paymentID, OrderColumn.paidAt, OrderColumn.cancelledAt,
         OrderColumn.cancelReason, OrderColumn.requestDigest, OrderColumn.createdAt,
     ]

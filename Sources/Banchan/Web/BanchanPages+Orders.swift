@@ -57,7 +57,9 @@ extension BanchanPages {
 
     func order(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
-        let view = try await req.banchan.orderView(try req.orderIDParameter(), of: owner)
+        let service = req.banchan
+        let view = try await service.orderView(try req.orderIDParameter(), of: owner)
+        if let user = owner.userID { try await service.orderSeen(view.order.id, by: user) }
         return try await orderPage(req, view, owner: owner, error: nil)
     }
 

@@ -100,7 +100,7 @@ struct MenuGameAPI: RouteCollection {
         let choice = try req.decodeJSON(SubmissionBody.self).choice()
         let group = try await req.menuGroupFromPath()
         let game = req.menuGame
-        guard try await game.submit(choice, to: group, playerToken: device) == .recorded else {
+        guard try await game.submit(choice, to: group, playerToken: device, account: req.auth.get(User.self)?.id) == .recorded else {
             throw AppError.conflict("game_closed")
         }
         return GroupStatusResponse(try await game.status(of: group, device: device))
@@ -122,7 +122,7 @@ struct MenuGameAPI: RouteCollection {
         let group = try await req.menuGroupFromPath()
         let game = req.menuGame
         guard game.isHost(device, of: group) else { throw AppError(.forbidden, "not_host") }
-        return ResultResponse(try await game.close(group), language: req.language)
+        return ResultResponse(try await game.close(group, closedBy: req.auth.get(User.self)?.id), language: req.language)
     }
 
     func results(req: Request) async throws -> ResultResponse {

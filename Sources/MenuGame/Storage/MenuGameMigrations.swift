@@ -76,6 +76,18 @@ struct CreateMenuGroups: NamedMigration {
     }
 }
 
+/// Which account answered (when signed in), so a group's result reaches its members' inboxes.
+struct AddSubmissionUserID: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(MenuGroupSubmission.schema)
+            .field(MenuGroupStore.SubmissionColumn.userID.fieldKey, .uuid, .references(User.schema, "id", onDelete: .setNull)).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(MenuGroupSubmission.schema).deleteField(MenuGroupStore.SubmissionColumn.userID.fieldKey).update()
+    }
+}
+
 struct CreateMenuGamePreferencesAndFeedback: NamedMigration {
     func prepare(on database: any Database) async throws {
         try await database.schema(MenuGamePreference.schema)

@@ -96,11 +96,14 @@ final class MenuGroupSubmission: Model, @unchecked Sendable {
     /// `GameAnswer` and disliked foods as JSON.
     @Field(key: MenuGroupStore.SubmissionColumn.answer.fieldKey) var answer: String
     @Field(key: MenuGroupStore.SubmissionColumn.submittedAt.fieldKey) var submittedAt: Date
+    /// The account that answered, when signed in: told of the result when the host closes.
+    @OptionalField(key: MenuGroupStore.SubmissionColumn.userID.fieldKey) var userID: UUID?
 
     init() {}
 
-    init(groupID: UUID, playerTokenHash: String, answer: String, submittedAt: Date) {
+    init(groupID: UUID, playerTokenHash: String, userID: UUID?, answer: String, submittedAt: Date) {
         self.$group.id = groupID
+        self.userID = userID
         self.playerTokenHash = playerTokenHash
         self.answer = answer
         self.submittedAt = submittedAt

@@ -1,6 +1,7 @@
 import Accounts
 import Fluent
 import Metrics
+import Notifications
 import Platform
 import SQLKit
 import Vapor
@@ -138,9 +139,10 @@ package struct MenuGameService {
     package enum SubmitOutcome { case recorded, closed }
 
     /// Records (or replaces) a player's answers; `closed` when the host closed the game first.
-    package func submit(_ choice: PlayerChoice, to group: GroupRow, playerToken: String, now: Date = Date()) async throws -> SubmitOutcome {
+    /// `account`: the signed-in player, who is told of the result when the host closes.
+    package func submit(_ choice: PlayerChoice, to group: GroupRow, playerToken: String, account: UUID? = nil, now: Date = Date()) async throws -> SubmitOutcome {
         let stored = String(decoding: try JSONEncoder().encode(StoredChoice(gameAnswer: choice.answer, dislikedFoods: choice.disliked.sorted { $0.rawValue < $1.rawValue })), as: UTF8.self)
-        guard try await groups.submit(answer: stored, to: group.id, playerTokenHash: SecureRandom.sha256Hex(playerToken), now: now) else { return .closed }
+        guard try await groups.submit(answer: stored, to: group.id, playerTokenHash: SecureRandom.sha256Hex(playerToken), userID: account, now: now) else { return .closed }
         try await announceCount(of: group, activityAt: now)
         return .recorded
     }
@@ -189,8 +191,9 @@ package struct MenuGameService {
         SecureRandom.constantTimeEquals(SecureRandom.sha256Hex(device), group.hostTokenHash)
     }
 
-    /// Closes the game and freezes its results; closing again returns the same results.
-    package func close(_ group: GroupRow, now: Date = Date()) async throws -> GameResult {
+    /// Closes the game and freezes its results; closing again returns the same results. Members
+    /// who answered signed in (but `closedBy`) find the result in their inbox (and a push).
+    package func close(_ group: GroupRow, closedBy: UUID? = nil, now: Date = Date()) async throws -> GameResult {
         var (closed, closedHere) = try await groups.close(group.id, now: now)
         if closed.result == nil {
             let choices = try await groups.answers(of: group.id).compactMap { try? JSONDecoder().decode(StoredChoice.self, from: Data($0.utf8)).choice }
@@ -200,13 +203,40 @@ package struct MenuGameService {
             closed = try await groups.freezeResult(String(decoding: try JSONEncoder().encode(result), as: UTF8.self), of: group.id)
         }
         guard let result = try results(of: closed) else { throw AppError.notFound("group_not_found") }
-        if closedHere { Counter(label: "whatweeat_menu_groups_closed_total").increment() }
+        if closedHere {
+            Counter(label: "whatweeat_menu_groups_closed_total").increment()
+            await tellMembers(closed, closedBy: closedBy)
+        }
         var closedState = snapshot(of: group, submissionCount: result.playerCount)
         closedState.isClosed = true
         closedState.lastActivityAt = now
         groupStates.store(closedState, observedAt: now)
         await events.publish(#"{"type":"closed"}"#, to: Self.topic(group.pin))
         return result
+    }
+
+    static let groupClosedKind = "group_closed"
+
+    /// One inbox entry per member account but the one who closed; its page marks it read. A failure
+    /// is logged: the game is closed either way, and the live room has been told.
+    private func tellMembers(_ group: GroupRow, closedBy: UUID?) async {
+        do {
+            var members = Set(try await groups.answeringAccounts(of: group.id))
+            if let host = group.hostUserID { members.insert(host) }
+            if let closedBy { members.remove(closedBy) }
+            let inbox = NotificationStore(database: database, application: application)
+            for member in members.sorted(by: { $0.uuidString < $1.uuidString }) {
+                try await inbox.post(NotificationDraft(recipient: member, actor: closedBy, service: "menu-game", kind: Self.groupClosedKind,
+                                                       subjectID: group.id, link: PlayPath.groupResult(group.pin)))
+            }
+        } catch {
+            application.logger.warning("a group's members were not told of its result", metadata: ["group": "\(group.id)", "error": "\(error)"])
+        }
+    }
+
+    /// The person has seen the group's result: its inbox entry is read.
+    func resultSeen(_ group: GroupRow, by user: UUID) async throws {
+        try await NotificationStore(database: database, application: application).markRead(for: user, kind: Self.groupClosedKind, subject: group.id)
     }
 
     /// The frozen results of a closed group; nil while it is still open.

@@ -20,7 +20,7 @@ struct MenuGroupStore {
     typealias GroupColumn = GroupRow.CodingKeys
 
     enum SubmissionColumn: String, TableColumn {
-        case id, groupID = "group_id", playerTokenHash = "player_token_hash", answer, submittedAt = "submitted_at"
+        case id, groupID = "group_id", playerTokenHash = "player_token_hash", answer, submittedAt = "submitted_at", userID = "user_id"
     }
 
     private var sql: any SQLDatabase { database.sql }
@@ -65,17 +65,18 @@ struct MenuGroupStore {
     /// Records (or replaces) a player's answers. The transaction starts by touching the group row
     /// only while it is open, so a submission and the host's close are strictly ordered; false
     /// when the group was closed (or gone).
-    func submit(answer: String, to group: UUID, playerTokenHash: String, now: Date) async throws -> Bool {
+    func submit(answer: String, to group: UUID, playerTokenHash: String, userID: UUID?, now: Date) async throws -> Bool {
         try await database.transaction { transaction in
             let store = MenuGroupStore(database: transaction)
             guard try await store.touchOpenGroup(group, now: now) else { return false }
             let replaced = try await transaction.sql.update(Self.submissions)
                 .set(SQLIdentifier(SubmissionColumn.answer), to: SQLBind(answer)).set(SQLIdentifier(SubmissionColumn.submittedAt), to: SQLBind(now))
+                .set(SQLIdentifier(SubmissionColumn.userID), to: SQLBind(userID))
                 .where(SQLIdentifier(SubmissionColumn.groupID), .equal, SQLBind(group))
                 .where(SQLIdentifier(SubmissionColumn.playerTokenHash), .equal, SQLBind(playerTokenHash))
                 .returning(SQLIdentifier(SubmissionColumn.id)).all()
             if replaced.isEmpty {
-                try await MenuGroupSubmission(groupID: group, playerTokenHash: playerTokenHash, answer: answer, submittedAt: now).create(on: transaction)
+                try await MenuGroupSubmission(groupID: group, playerTokenHash: playerTokenHash, userID: userID, answer: answer, submittedAt: now).create(on: transaction)
             }
             return true
         }
@@ -131,6 +132,14 @@ struct MenuGroupStore {
         try await sql.select().column(SQLIdentifier(SubmissionColumn.answer)).from(Self.submissions)
             .where(SQLIdentifier(SubmissionColumn.groupID), .equal, SQLBind(group)).orderBy(SubmissionColumn.submittedAt)
             .all(decodingColumn: SubmissionColumn.answer, as: String.self)
+    }
+
+    /// The accounts that answered in a group (signed-in players; one each however many devices).
+    func answeringAccounts(of group: UUID) async throws -> [UUID] {
+        try await sql.select().distinct().column(SQLIdentifier(SubmissionColumn.userID)).from(Self.submissions)
+            .where(SQLIdentifier(SubmissionColumn.groupID), .equal, SQLBind(group))
+            .where(SQLIdentifier(SubmissionColumn.userID), .isNot, SQLLiteral.null)
+            .all(decodingColumn: SubmissionColumn.userID, as: UUID.self)
     }
 
     /// Freezes a closed group's result unless one is frozen already (two closes racing: the first

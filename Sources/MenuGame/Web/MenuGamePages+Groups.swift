@@ -239,6 +239,7 @@ extension MenuGamePages {
             try service.results(of: group).map { ResultResponse($0, language: language) }
         }
         let response = resultPage(req, device: device, mode: "group", pin: group.pin, result: result)
+        if let user = req.auth.get(User.self) { try await service.resultSeen(group, by: user.requireID()) }
         // The game is over for this browser: reopening it goes home, not back to the waiting room.
         if MenuGameDevice.waitingPIN(req) == group.pin {
             response.cookies[MenuGameDevice.waitingCookie] = .expired

@@ -129,4 +129,34 @@ final class PushDeliveryTests: XCTestCase {
         }
         await service.stop()
     }
+
+    /// Signed out on a shared computer: that browser's subscription belonged to the session, so
+    /// nothing more goes to it (and it is forgotten); the person's other browsers still hear.
+    func testABrowserWhoseSessionEndedHearsNothingMore() async throws {
+        let service = try await FakePushService.start()
+        do {
+            try await withTestApp(adjust: { $0.push.services = [service.url] }) { app in
+                app.workQueue.runsInBackground = false
+                let mina = try await app.member("미나"), joon = try await app.member("준호")
+                let sharedComputer = try await app.logIn(try XCTUnwrap(joon.email))
+                let shared = Member(id: joon.id, token: sharedComputer.accessToken, nickname: joon.nickname)
+                try await subscribe(app, shared, PushReceiverKeys(), "\(service.url)/push/shared")
+                try await subscribe(app, joon, PushReceiverKeys(), "\(service.url)/push/phone")
+                let signedOut = try await app.send(.POST, "/api/v1/auth/logout", token: shared.token)
+                XCTAssertEqual(signedOut.status, .noContent)
+
+                let inbox = NotificationStore(database: app.db, application: app)
+                try await inbox.post(NotificationDraft(recipient: joon.id, actor: mina.id, service: "burger-map", kind: "followed", once: true))
+                await settle(app)
+                XCTAssertEqual(service.requests(to: "phone").count, 1)
+                XCTAssertEqual(service.requests(to: "shared").count, 0, "the signed-out browser is not called")
+                let kept = try await PushStore(database: app.db).subscriptions(of: joon.id)
+                XCTAssertEqual(kept.map(\.endpoint), ["\(service.url)/push/phone"], "and its subscription is forgotten")
+            }
+        } catch {
+            await service.stop()
+            throw error
+        }
+        await service.stop()
+    }
 }

@@ -318,6 +318,13 @@ class DevTools:
             except websocket.WebSocketTimeoutException:
                 pass
 
+    def background_event(self, service, name, timeout=10):
+        """The metadata ({key: value}) of the first background-service event `name` of `service`."""
+        params = self.event("BackgroundService.backgroundServiceEventReceived",
+                            lambda p: (p["backgroundServiceEvent"]["service"], p["backgroundServiceEvent"]["eventName"]) == (service, name),
+                            timeout)
+        return {item["key"]: item["value"] for item in params["backgroundServiceEvent"]["eventMetadata"]}
+
     def attach(self, kind, url):
         """A session with the target of `kind` ("page", "service_worker") at `url`."""
         targets = self.send("Target.getTargets")["targetInfos"]
@@ -376,6 +383,11 @@ def test_chromium_shows_the_pushed_message_and_a_click_opens_its_page(push_serve
     devtools = DevTools(browser)
     try:
         session = devtools.attach("page", page)
+        # Chromium's record of background work says when the worker has handled the push; asking
+        # for the notifications before then can find none.
+        for service in ("pushMessaging", "notifications"):
+            devtools.send("BackgroundService.startObserving", {"service": service}, session=session)
+            devtools.send("BackgroundService.setRecording", {"shouldRecord": True, "service": service}, session=session)
         devtools.send("ServiceWorker.enable", session=session)
         scope = push_server.url + "/"
         registrations = devtools.event("ServiceWorker.workerRegistrationUpdated",
@@ -384,7 +396,10 @@ def test_chromium_shows_the_pushed_message_and_a_click_opens_its_page(push_serve
         devtools.send("ServiceWorker.deliverPushMessage",
                       {"origin": push_server.url, "registrationId": registration, "data": payload.decode()}, session=session)
 
-        shown = wait_for(browser, lambda d: d.execute_async_script(NOTIFICATIONS) or False)
+        completed = devtools.background_event("pushMessaging", "Push event completed")
+        assert completed == {"Status": "Success"}
+        assert devtools.background_event("notifications", "Notification displayed") == {"Title": message["title"], "Body": message["body"]}
+        shown = browser.execute_async_script(NOTIFICATIONS)
         assert [(n["title"], n["body"], n["data"]["url"]) for n in shown] == [(message["title"], message["body"], message["url"])]
         assert message["title"] == translation("ko", "service.burger_map.name")
         shot(browser, "01-push-shown")

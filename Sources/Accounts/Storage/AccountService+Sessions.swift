@@ -108,6 +108,17 @@ extension AccountService {
     /// The user an access token's session names: from memory when remembered (`SessionCache`),
     /// else read (and remembered); nil once revoked, expired or withdrawn.
     func signedInUser(session sessionID: UUID, userID: UUID, now: Date = Date()) async throws -> User? {
+        try await Self.signedInUser(session: sessionID, userID: userID, sessions: sessions, store: store, now: now)
+    }
+
+    /// Whether a session is still live, for work outside a request: a push goes only to a browser
+    /// whose session has not ended (signed out on a shared computer, it hears nothing more).
+    package static func sessionIsLive(_ sessionID: UUID, of userID: UUID, in app: Application, now: Date = Date()) async throws -> Bool {
+        try await signedInUser(session: sessionID, userID: userID, sessions: app.sessionCache,
+                               store: AccountStore(database: app.db, application: app), now: now) != nil
+    }
+
+    private static func signedInUser(session sessionID: UUID, userID: UUID, sessions: SessionCache, store: AccountStore, now: Date) async throws -> User? {
         if let user = sessions.user(session: sessionID, userID: userID, now: now) { return user }
         let generation = sessions.generation
         guard let (session, user) = try await store.liveSession(sessionID, of: userID, now: now) else { return nil }

@@ -33,7 +33,8 @@ package enum PushDeliveries {
     static func allows(_ kind: String, _ preferences: PushPreferences) -> Bool {
         switch kind {
         case "mates_messages": return preferences.chat
-        case "mates_request": return preferences.requests
+        // Asked, matched, the meeting dodged or finished: the steps of a request.
+        case let mates where mates.hasPrefix("mates_"): return preferences.requests
         case let order where order.hasPrefix("order_"): return preferences.orders
         case let group where group.hasPrefix("group_"): return preferences.groupGames
         default: return preferences.social
@@ -107,6 +108,12 @@ package enum PushDeliveries {
             // PUSH_SERVICES may have narrowed since it was subscribed: the server calls only listed origins.
             guard app.settings.push.accepts(subscription.endpoint) else {
                 try await store.remove(subscription.id)
+                return .done
+            }
+            // Signed out (or the session revoked) since: this browser is someone else's now, maybe.
+            if let session = subscription.sessionID, try await !AccountService.sessionIsLive(session, of: subscription.userID, in: app) {
+                try await store.remove(subscription.id)
+                Counter(label: "whatweeat_push_removed_total").increment()
                 return .done
             }
             let vapid = try await app.pushKeys.vapid(app.db)

@@ -22,6 +22,8 @@ package struct PushSubscriptionRow: Sendable, Equatable {
     package let userID: UUID
     package let endpoint: String
     package let keys: PushSubscriptionKeys
+    /// Nil for one made before sessions were kept with subscriptions.
+    package var sessionID: UUID? = nil
 }
 
 /// The one owner of the push tables: `push_subscriptions` (where each browser of a person is
@@ -35,6 +37,8 @@ package struct PushStore {
 
     enum SubscriptionColumn: String, TableColumn {
         case id, userID = "user_id", endpoint, p256dh, auth, expiresAt = "expires_at", createdAt = "created_at"
+        /// The sign-in it was made under: when that ends (signed out), the browser hears nothing more.
+        case sessionID = "session_id"
     }
 
     enum PreferenceColumn: String, TableColumn {
@@ -57,14 +61,14 @@ package struct PushStore {
 
     /// Keeps a browser's subscription for `user`. An endpoint names one browser: subscribed again
     /// (new keys, or another person signed in there) it is replaced, never doubled.
-    package func subscribe(_ user: UUID, endpoint: String, keys: PushSubscriptionKeys, expiresAt: Date?, now: Date) async throws {
+    package func subscribe(_ user: UUID, session: UUID?, endpoint: String, keys: PushSubscriptionKeys, expiresAt: Date?, now: Date) async throws {
         try await database.transaction { database in
             let sql = database.sql
             try await sql.delete(from: Self.subscriptions).where(SubscriptionColumn.endpoint, .equal, SQLBind(endpoint)).run()
             try await sql.insert(into: Self.subscriptions)
-                .columns(SubscriptionColumn.id, .userID, .endpoint, .p256dh, .auth, .expiresAt, .createdAt)
+                .columns(SubscriptionColumn.id, .userID, .endpoint, .p256dh, .auth, .expiresAt, .createdAt, .sessionID)
                 .values(SQLBind(UUID()), SQLBind(user), SQLBind(endpoint), SQLBind(keys.p256dh.base64URLEncodedString()),
-                        SQLBind(keys.auth.base64URLEncodedString()), SQLBind(expiresAt), SQLBind(now))
+                        SQLBind(keys.auth.base64URLEncodedString()), SQLBind(expiresAt), SQLBind(now), SQLBind(session))
                 .run()
             // Past the cap, the person's oldest browsers go.
             let kept = try await sql.select().column(SubscriptionColumn.id).from(Self.subscriptions)
@@ -105,7 +109,8 @@ package struct PushStore {
                                               auth: try row.decode(column: SubscriptionColumn.auth, as: String.self)) else { return nil }
         return PushSubscriptionRow(id: try row.decode(column: SubscriptionColumn.id, as: UUID.self),
                                    userID: try row.decode(column: SubscriptionColumn.userID, as: UUID.self),
-                                   endpoint: try row.decode(column: SubscriptionColumn.endpoint, as: String.self), keys: keys)
+                                   endpoint: try row.decode(column: SubscriptionColumn.endpoint, as: String.self), keys: keys,
+                                   sessionID: try row.decode(column: SubscriptionColumn.sessionID, as: UUID?.self))
     }
 
     // MARK: Preferences
@@ -176,5 +181,16 @@ struct CreatePushTables: NamedMigration {
 
     func revert(on database: any Database) async throws {
         for table in [PushStore.keys, PushStore.preferences, PushStore.subscriptions] { try await database.schema(table).delete() }
+    }
+}
+
+/// Each subscription remembers the sign-in it was made under.
+struct AddPushSubscriptionSession: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(PushStore.subscriptions).field(PushStore.SubscriptionColumn.sessionID.fieldKey, .uuid).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(PushStore.subscriptions).deleteField(PushStore.SubscriptionColumn.sessionID.fieldKey).update()
     }
 }

@@ -6,8 +6,8 @@
 // - A page is never cached (it is personal: an inbox, a chat, an order); a navigation that fails
 //   shows /offline.html, cached when the worker is installed.
 // - Nothing under /api/ and no upload is ever put in a cache.
-// - A push shows a notification (title, body, the icon); a click opens its page, reusing a window
-//   of this site that is open.
+// - A push shows a notification (title, body, the icon), unless a visible window already shows its
+//   page; a click opens its page, reusing a window of this site that is open.
 const VERSION = '__VERSION__';
 const CACHE = `static-${VERSION}`;
 const OFFLINE = '/offline.html';
@@ -57,14 +57,23 @@ self.addEventListener('push', (event) => {
     message = { body: event.data ? event.data.text() : '' };
   }
   const title = message.title || '우리뭐먹지';
-  event.waitUntil(self.registration.showNotification(title, {
-    body: message.body || '',
-    tag: message.tag || undefined,
-    renotify: Boolean(message.tag),
-    icon: '/images/app/icon-192.png',
-    badge: '/images/app/icon-192.png',
-    data: { url: message.url || '/notifications', kind: message.kind || '' },
-  }));
+  const url = message.url || '/notifications';
+  event.waitUntil(
+    // Someone looking at that very page (the order, the result) sees the change there: no banner.
+    self.clients.matchAll({ type: 'window' }).then((windows) => {
+      const target = new URL(url, self.location.origin).pathname;
+      const watching = windows.some((client) => client.visibilityState === 'visible' && new URL(client.url).pathname === target);
+      if (watching) return undefined;
+      return self.registration.showNotification(title, {
+        body: message.body || '',
+        tag: message.tag || undefined,
+        renotify: Boolean(message.tag),
+        icon: '/images/app/icon-192.png',
+        badge: '/images/app/icon-192.png',
+        data: { url, kind: message.kind || '' },
+      });
+    }),
+  );
 });
 
 self.addEventListener('notificationclick', (event) => {

@@ -6,4 +6,6 @@ package enum InboxPath {
     package static let inbox = SitePath.inbox
     static let markAllRead: PagePath = "/notifications/read"
     package static let live: PagePath = "/notifications/live"
+    /// Which kinds are pushed, and this device's pushes on or off.
+    static let settings: PagePath = "/notifications/settings"
 }

@@ -155,5 +155,6 @@ package enum NotificationsFeature: Feature {
         try routes.api.register(collection: NotificationsAPI())
         try routes.api.register(collection: PushAPI())
         try routes.web.register(collection: NotificationsPages())
+        try routes.web.register(collection: NotificationSettingsPages())
     }
 }

@@ -42,10 +42,14 @@ struct NotificationsPages: RouteCollection {
                 .div(
                     .class("inbox-heading"),
                     .h1(.text(req.t("inbox.title"))),
-                    remaining == 0 ? .empty : .form(
-                        .action(InboxPath.markAllRead()), .method(.post), .class("inline-form"),
-                        Layout.csrfField(req),
-                        .button(.type(.submit), .class("link-button"), .text(req.t("inbox.mark_all_read")))
+                    .div(
+                        .class("inbox-actions"),
+                        remaining == 0 ? .empty : .form(
+                            .action(InboxPath.markAllRead()), .method(.post), .class("inline-form"),
+                            Layout.csrfField(req),
+                            .button(.type(.submit), .class("link-button"), .text(req.t("inbox.mark_all_read")))
+                        ),
+                        .a(.href(InboxPath.settings()), .id("inbox-settings"), .text("⚙️ " + req.t("push.settings.title")))
                     )
                 ),
                 .p(.class("inbox-empty muted"), .id("inbox-empty"), items.isEmpty ? .empty : .attribute(named: "hidden", value: "hidden"),

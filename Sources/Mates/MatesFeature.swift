@@ -35,10 +35,23 @@ package enum MatesFeature: Feature {
         try routes.web.register(collection: MatesPages())
     }
 
+    /// Phones by text message when `SMS_URL` names a provider, email by SMTP when `SMTP_URL` is set;
+    /// otherwise the server log (a development server; a production one offers no channel that
+    /// cannot reach anyone: `MatesSettings.offersPhoneCodes`).
     static func makeCodeSender(_ app: Application, settings: MatesSettings) throws -> any CodeSender {
         let log = LogCodeSender(logger: app.logger)
-        guard let url = settings.smtpURL else { return log }
-        return SMTPCodeSender(mailer: SMTPMailer(configuration: try SMTPConfiguration(url: url), eventLoopGroup: app.eventLoopGroup), phones: log)
+        var email: any CodeSender = log, phone: any CodeSender = log
+        if let url = settings.smtpURL {
+            email = SMTPCodeSender(mailer: SMTPMailer(configuration: try SMTPConfiguration(url: url), eventLoopGroup: app.eventLoopGroup))
+        }
+        if let sms = settings.sms {
+            let http = SolapiClient.makeClient(on: app.eventLoopGroup)
+            app.lifecycle.use(HTTPClientShutdown(client: http))
+            let client = SolapiClient(configuration: sms, client: http)
+            SMSDeliveryChecks.register(in: app, client: client)
+            phone = SMSCodeSender(client: client, application: app)
+        }
+        return ChannelCodeSender(phone: phone, email: email)
     }
 
     static func makeAppStoreVerifier(_ setting: MatesSettings.AppStore) throws -> (any AppStoreTransactionVerifier)? {

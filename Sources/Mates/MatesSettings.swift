@@ -32,12 +32,18 @@ package struct MatesSettings: SettingsSection, Equatable {
     var phoneCountries: [String] = ["82"]
     /// `smtp://` or `smtps://` URL for emailing codes; nil logs them.
     var smtpURL: String?
+    /// `SMS_URL`: the text-message provider phone codes go through (Solapi); nil logs them.
+    package var sms: SMSConfiguration?
+    /// A production server without SMS_URL would print phone codes to a log nobody reads: there,
+    /// pages offer email alone and the API refuses the phone channel (`phone_channel_unavailable`).
+    /// A development server offers both (codes in its log), email first.
+    package var offersPhoneCodes = true
     package var appStore: AppStore = .test
 
     package init() {}
 
     /// `MATES_RADIUS_METERS`, `MATES_CODES_PER_ADDRESS_*`, `MATES_SMS_PER_HOUR`, `MATES_EMAILS_PER_HOUR`,
-    /// `MATES_PHONE_COUNTRIES`, `SMTP_URL` and the `APPSTORE_*` variables.
+    /// `MATES_PHONE_COUNTRIES`, `SMTP_URL`, `SMS_URL` and the `APPSTORE_*` variables.
     package static func load(from environment: EnvironmentVariables) throws -> MatesSettings {
         func value(_ name: String) -> String? { environment.value(name) }
         func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
@@ -57,6 +63,13 @@ package struct MatesSettings: SettingsSection, Equatable {
             }
             mates.phoneCountries = codes
         }
+        if let sms = value("SMS_URL") {
+            do { mates.sms = try SMSConfiguration(url: sms) } catch {
+                throw SettingsError(variable: "SMS_URL", value: EnvironmentVariables.redactPassword(sms),
+                                    expected: "solapi://API_KEY:API_SECRET@api.solapi.com?from=SENDER_NUMBER (\(error))")
+            }
+        }
+        mates.offersPhoneCodes = mates.sms != nil || appEnvironment != .production
         if let smtp = value("SMTP_URL") {
             do { _ = try SMTPConfiguration(url: smtp) } catch {
                 throw SettingsError(variable: "SMTP_URL", value: EnvironmentVariables.redactPassword(smtp), expected: "smtp://[user:password@]host[:port][?from=address] or smtps://… (\(error))")

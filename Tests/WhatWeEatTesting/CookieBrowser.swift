@@ -95,3 +95,12 @@ package func pageConfig(_ page: TestingHTTPResponse, file: StaticString = #fileP
     let json = String(text[start.upperBound..<end.lowerBound])
     return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], file: file, line: line)
 }
+
+/// The opening tag of the element with this id (`<a id="state-fab" class="…" href="…">`).
+package func openingTag(_ page: TestingHTTPResponse, _ id: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    let text = page.text
+    let mark = try XCTUnwrap(text.range(of: #" id="\#(id)""#), "#\(id) is on the page", file: file, line: line)
+    let open = try XCTUnwrap(text.range(of: "<", options: .backwards, range: text.startIndex..<mark.lowerBound), file: file, line: line)
+    let close = try XCTUnwrap(text.range(of: ">", range: mark.upperBound..<text.endIndex), file: file, line: line)
+    return String(text[open.lowerBound..<close.upperBound])
+}

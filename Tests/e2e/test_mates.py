@@ -52,9 +52,16 @@ def wait_for_code_slot(server, phone):
         time.sleep(max(0.0, last + 61 - time.monotonic()))
 
 
+def choose_phone(driver):
+    """Without a text-message provider the page offers email first: pick the phone (codes in the log)."""
+    click(driver, "label:has(#channel-phone)")
+    wait_for(driver, lambda d: d.find_element(By.ID, "destination").get_attribute("type") == "tel")
+
+
 def send_code(driver, server, phone):
     wait_for_code_slot(server, phone)
     server.last_code_sent = {**getattr(server, "last_code_sent", {}), phone: time.monotonic()}
+    choose_phone(driver)
     fill(driver, "destination", phone)
     click(driver, "#send-code")
     wait_for(driver, lambda d: d.find_element(By.ID, "confirm-form").is_displayed())
@@ -306,6 +313,7 @@ def test_wrong_code_then_resend_restarts_the_countdown(mates_server, browser):
     assert browser.find_element(By.ID, "code").get_attribute("value") == "12"
     # A fresh page can ask again only after a minute: the server says so beside the field.
     browser.get(server.url + "/mates/start")
+    choose_phone(browser)
     fill(browser, "destination", "010-7777-8888")
     click(browser, "#send-code")
     refused = wait_for(browser, lambda d: d.find_element(By.ID, "send-error") if d.find_element(By.ID, "send-error").is_displayed() else None)

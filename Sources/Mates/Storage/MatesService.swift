@@ -71,6 +71,7 @@ package struct MatesService {
                   translate: (String, [String: String]) -> String) async throws -> (masked: String, expiresAt: Date) {
         let destination: String
         do { destination = try MatesRules.normalizedDestination(rawDestination, channel: channel) } catch { throw Self.appError(error) }
+        if channel == .phone, !application.settings.mates.offersPhoneCodes { throw AppError.invalid("phone_channel_unavailable") }
         if channel == .phone, !MatesRules.phoneIsIn(application.settings.mates.phoneCountries, destination) {
             throw AppError.invalid("phone_country_unsupported")
         }

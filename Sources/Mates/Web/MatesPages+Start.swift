@@ -15,20 +15,25 @@ extension MatesPages {
             _ = try await req.mates.standing(user)
             return Layout.redirect(to: Tab.home.path)
         } catch let error as AppError where error.code == "verification_required" {}
+        // Phones first when a text-message provider is configured; otherwise email first, and the
+        // phone only on a development server (its codes go to the log).
+        let mates = req.application.settings.mates
+        let channels = mates.sms != nil ? ["phone", "email"] : mates.offersPhoneCodes ? ["email", "phone"] : ["email"]
+        let email = channels[0] == "email"
         let sendForm: Node<HTML.BodyContext> = .plainForm(
             .id("send-form"), .class("stack"), .attribute(named: "novalidate", value: "novalidate"),
             .fieldset(
                 .class("channel-choice"),
                 .legend(req.t("mates.verify.channel"), visuallyHidden: true),
-                channelOption(req, "phone", checked: true),
-                channelOption(req, "email", checked: false)
+                .forEach(channels) { channelOption(req, $0, checked: $0 == channels[0]) }
             ),
+            mates.sms == nil && mates.offersPhoneCodes ? .p(.class("hint"), .id("codes-in-log"), .text(req.t("mates.verify.codes_in_log"))) : .empty,
             .div(
                 .class("field"),
-                .label(.for("destination"), .id("destination-label"), .text(req.t("mates.verify.phone_label"))),
-                .input(.id("destination"), .name("destination"), .type(.tel), .required(true),
-                       .attribute(named: "autocomplete", value: "tel"), .attribute(named: "inputmode", value: "tel"),
-                       .attribute(named: "maxlength", value: "254"), .placeholder("010-1234-5678"),
+                .label(.for("destination"), .id("destination-label"), .text(req.t(email ? "mates.verify.email_label" : "mates.verify.phone_label"))),
+                .input(.id("destination"), .name("destination"), .type(email ? .email : .tel), .required(true),
+                       .attribute(named: "autocomplete", value: email ? "email" : "tel"), .attribute(named: "inputmode", value: email ? "email" : "tel"),
+                       .attribute(named: "maxlength", value: "254"), .placeholder(email ? "name@example.com" : "010-1234-5678"),
                        .attribute(named: "aria-describedby", value: "send-error")),
                 .p(.class("field-error"), .id("send-error"), .role("alert"), .attribute(named: "hidden", value: "hidden"))
             ),

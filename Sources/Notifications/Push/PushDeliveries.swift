@@ -53,7 +53,7 @@ package enum PushDeliveries {
     /// Registers both steps with the app's work queue, and the client the deliveries use.
     static func register(in app: Application) {
         let client = WebPushSender.makeClient(on: app.eventLoopGroup)
-        app.lifecycle.use(PushClientShutdown(client: client))
+        app.lifecycle.use(HTTPClientShutdown(client: client))
         let sender = WebPushSender(client: client)
         app.workQueue.register(notifyKind) { app, item in
             try await notify(try item.decode(Notify.self), app: app)
@@ -141,11 +141,3 @@ package enum PushDeliveries {
     }
 }
 
-/// Shuts the push client down with the application.
-private struct PushClientShutdown: LifecycleHandler {
-    let client: HTTPClient
-
-    func shutdownAsync(_ application: Application) async {
-        try? await client.shutdown()
-    }
-}

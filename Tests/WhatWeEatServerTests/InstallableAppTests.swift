@@ -10,10 +10,7 @@ import XCTVapor
 final class InstallableAppTests: XCTestCase {
     /// The width and height a PNG's header says.
     private func pngSize(_ data: Data) -> (Int, Int)? {
-        let bytes = [UInt8](data)
-        guard bytes.count > 24, bytes[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else { return nil }
-        func int(_ at: Int) -> Int { bytes[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
-        return (int(16), int(20))
+        rasterImageSize(data).flatMap { $0.format == "png" ? ($0.width, $0.height) : nil }
     }
 
     func testTheManifestNamesTheAppInTheReadersLanguageWithRealIcons() async throws {

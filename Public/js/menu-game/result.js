@@ -59,7 +59,8 @@ if (!result?.menus?.length) {
     const outcome = await share({
       title: menu.displayName,
       text: t('menu_game.result.share_text', { name: menu.displayName }),
-      url: `${location.origin}/play`,
+      // The menu's own page: a messenger shows its card, and it leads to the game.
+      url: `${location.origin}/play/menus/${encodeURIComponent(menu.id)}`,
     });
     if (outcome === 'copied') flash(shareStatus, t('menu_game.result.copied'));
   });

@@ -22,9 +22,28 @@ package struct BanchanImages: RouteCollection {
         routes.get("images", "banchan", ":hash", ":file", use: image)
     }
 
+    /// The drawn JPEGs (`Resources/catalogs/draw_dish_photos.py`): `main`, `thumb-N` and the link
+    /// preview's `card` (1200×630), for what cannot draw SVG (messengers' previews, the shipped app).
+    package static func cardPath(_ hash: String) -> String { "/images/banchan/\(hash)/card.jpg" }
+
+    static func jpegFile(_ hash: String, _ name: String, resources: String) -> String? {
+        guard name == "main" || name == "card" || name.wholeMatch(of: /thumb-[1-9][0-9]?/) != nil,
+              hash.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
+        let path = resources + "catalogs/banchan-photos/\(hash)_\(name).jpg"
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
     package func image(req: Request) async throws -> Response {
-        guard let hash = req.parameters.get("hash"), let file = req.parameters.get("file"), file.hasSuffix(".svg"),
-              let row = try await req.application.banchanStore.dishRow(hash: hash)
+        guard let hash = req.parameters.get("hash"), let file = req.parameters.get("file") else { throw AppError.notFound("dish_not_found") }
+        if file.hasSuffix(".jpg") {
+            guard try await req.application.banchanStore.dishRow(hash: hash) != nil,
+                  let jpeg = Self.jpegFile(hash, String(file.dropLast(4)), resources: req.application.directory.resourcesDirectory)
+            else { throw AppError.notFound("dish_not_found") }
+            let response = try await req.fileio.asyncStreamFile(at: jpeg, mediaType: .jpeg)
+            response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=86400")
+            return response
+        }
+        guard file.hasSuffix(".svg"), let row = try await req.application.banchanStore.dishRow(hash: hash)
         else { throw AppError.notFound("dish_not_found") }
         let dish = row.dish
         let name = String(file.dropLast(4))

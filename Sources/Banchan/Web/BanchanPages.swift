@@ -43,8 +43,10 @@ struct BanchanPages: RouteCollection {
     static let images = BanchanImages.URLs(publicURL: "")
 
     func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, scripts: [String] = [],
-                      cartCount: Int?, main: Node<HTML.BodyContext>) -> Response {
-        Layout.page(req, title: title, status: status, extras: extras(req, scripts: scripts, cartCount: cartCount), main: main)
+              cartCount: Int?, preview: LinkPreview? = nil, main: Node<HTML.BodyContext>) -> Response {
+        var extras = extras(req, scripts: scripts, cartCount: cartCount)
+        extras.preview = preview
+        return Layout.page(req, title: title, status: status, extras: extras, main: main)
     }
 
     /// The number in the header's cart: one summing statement, none for a browser seen for the
@@ -143,6 +145,9 @@ struct BanchanPages: RouteCollection {
             (dish, stock) = (row.dish, row.stock)
         }
         return page(req, title: dish.title, scripts: ["/js/banchan/detail.js"], cartCount: try await cartCount(req, owner),
+                    preview: LinkPreview(title: dish.title, description: "\(Won.format(dish.salePrice)) · \(dish.description)",
+                                         image: BanchanImages.cardPath(dish.hash), imageWidth: LinkPreview.appCard.width,
+                                         imageHeight: LinkPreview.appCard.height, imageAlt: dish.title),
                     main: dishView(req, dish, stock: stock, quantity: dish.minQuantity, error: nil))
     }
 

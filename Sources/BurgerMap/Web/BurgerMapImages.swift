@@ -10,11 +10,25 @@ package struct BurgerMapImages: RouteCollection {
         routes.get("images", "burger-map", "photos", ":file", use: photo)
     }
 
+    /// `{id}.svg`, or `{id}.jpg` where the picture was drawn ahead (link previews, which must be raster).
     package func photo(req: Request) async throws -> Response {
-        guard let file = req.parameters.get("file"), file.hasSuffix(".svg"), let id = UUID(uuidString: String(file.dropLast(4))),
+        guard let file = req.parameters.get("file"), file.hasSuffix(".svg") || file.hasSuffix(".jpg"),
+              let id = UUID(uuidString: String(file.dropLast(4))),
               let photo = try await BurgerMapStore(database: req.db, application: req.application).photo(id), photo.artwork != nil
         else { throw AppError.notFound("photo_not_found") }
-        return picture(of: photo)
+        guard file.hasSuffix(".jpg") else { return picture(of: photo) }
+        guard let jpeg = Self.jpeg(of: photo, resources: req.application.directory.resourcesDirectory) else { throw AppError.notFound("photo_not_found") }
+        let response = try await req.fileio.asyncStreamFile(at: jpeg, mediaType: .jpeg)
+        response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=86400")
+        return response
+    }
+
+    /// A raster address for a photo's (for a link preview): an uploaded JPEG or PNG as it is, a
+    /// drawn picture as its JPEG; nil for other formats.
+    package static func rasterURL(ofPhotoURL url: String) -> String? {
+        let lowered = url.lowercased()
+        if lowered.hasPrefix("/images/burger-map/photos/"), lowered.hasSuffix(".svg") { return String(url.dropLast(4)) + ".jpg" }
+        return [".jpg", ".jpeg", ".png"].contains(where: { lowered.hasSuffix($0) }) ? url : nil
     }
 
     /// A seeded photo's drawing as a JPEG, for the LookForRealBurger app, whose image loader cannot

@@ -16,6 +16,7 @@ extension BurgerMapPages {
         return try await page(
             req, title: review.title, tab: nil, script: "review", stylesheets: ["/css/burger-map-review.css"],
             config: ["review": try json(review)],
+            preview: Self.preview(of: review),
             main: .article(
                 .id("review"), .class("review-page"), .data(named: "id", value: review.id.uuidString.lowercased()),
                 review.hidden ? .p(.class("notice"), .role("status"), .text(req.t("burger_map.review.hidden_notice"))) : .empty,
@@ -25,6 +26,17 @@ extension BurgerMapPages {
                 comments(req, review, signedIn: actor != nil)
             )
         )
+    }
+
+    /// A shared review: its title with the place, its first words, its cover photo (a hidden one
+    /// says nothing and shows the app's card).
+    static func preview(of review: ReviewResponse) -> LinkPreview {
+        guard !review.hidden else { return LinkPreview() }
+        let cover = review.photos.first.flatMap { photo in BurgerMapImages.rasterURL(ofPhotoURL: photo.url).map { (photo, $0) } }
+        return LinkPreview(
+            title: "\(review.title) — \(review.place.name) " + String(repeating: "★", count: max(0, min(5, review.rating))),
+            description: review.text.isEmpty ? nil : String(review.text.prefix(150)),
+            image: cover?.1, imageWidth: cover?.0.width, imageHeight: cover?.0.height, type: "article")
     }
 
     func photoPager(_ req: Request, _ review: ReviewResponse) -> Node<HTML.BodyContext> {

@@ -53,7 +53,7 @@ struct BurgerMapPages: RouteCollection {
     /// Leaflet when the page has a map, and the config block the scripts read.
     func page(
         _ req: Request, title: String, tab: Tab?, script: String, stylesheets: [String] = [], withMap: Bool = false,
-        config: [String: Any] = [:], main: Node<HTML.BodyContext>
+        config: [String: Any] = [:], preview: LinkPreview? = nil, main: Node<HTML.BodyContext>
     ) async throws -> Response {
         let library = req.application.mapLibrary
         var values = try await req.browserAPIValues()
@@ -63,7 +63,7 @@ struct BurgerMapPages: RouteCollection {
             extras: PageExtras(
                 stylesheets: ["/css/shared/services.css", "/css/burger-map.css"] + stylesheets, scripts: ["/js/burger-map/\(script).js"],
                 vendorStylesheets: withMap ? library.stylesheets : [], vendorScripts: withMap ? library.scripts : [],
-                bodyClass: "burger-map with-tabs", bottomBar: tabBar(req, current: tab)
+                bodyClass: "burger-map with-tabs", bottomBar: tabBar(req, current: tab), preview: preview
             ),
             stringPrefix: "burger_map.js.", values: values, main: main
         )
@@ -185,10 +185,18 @@ struct BurgerMapPages: RouteCollection {
                            .span(.class("mark-label"), .text(label)), .span(.class("count"), .text(String(count))))
         }
         let library = req.application.mapLibrary
+        // "★ 4.3 · 리뷰 12개 · 서울 마포구 …" under the name where the link is pasted.
+        let previewParts = [detail.averageRating.map { "★ " + String(format: "%.1f", $0) + " · " + req.t("burger_map.place.review_count", ["count": String(detail.reviewCount)]) },
+                            detail.address.isEmpty ? nil : detail.address].compactMap { $0 }
+        let previewLine = previewParts.isEmpty ? nil : previewParts.joined(separator: " · ")
         return try await page(
             req, title: detail.name, tab: nil, script: "place", stylesheets: ["/css/burger-map-review.css"], withMap: true,
             config: ["place": try json(detail),
                      "map": library.configValue(center: (detail.lat, detail.lon), zoom: 16)],
+            preview: LinkPreview(
+                title: "🍔 " + detail.name,
+                description: previewLine,
+                image: detail.photoURL.flatMap(BurgerMapImages.rasterURL(ofPhotoURL:))),
             main: .group(
                 .section(
                     .class("place-summary card"),

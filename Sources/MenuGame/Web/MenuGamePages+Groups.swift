@@ -130,9 +130,10 @@ extension MenuGamePages {
         if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
         let status = group
         let joinURL = Self.joinURL(group.pin, req)
+        var extras = MenuGamePages.extras(req, tab: .together, scripts: [Self.script.lobby])
+        extras.preview = Self.invitation(req, pin: group.pin)
         let response = Layout.page(
-            req, title: req.t("menu_game.lobby.title"),
-            extras: MenuGamePages.extras(req, tab: .together, scripts: [Self.script.lobby]),
+            req, title: req.t("menu_game.lobby.title"), extras: extras,
             main: .group(
                 .section(
                     .class("card lobby"), .ariaLabelledBy("lobby-title"),

@@ -37,6 +37,7 @@ struct MenuGamePages: RouteCollection {
         routes.post(PlayPath.feedback, use: sendFeedback)
         routes.grouped(SignInRequired()).get(PlayPath.feedback, use: feedbackInbox)
         routes.get(PlayPath.joinLink, use: joinLink)
+        routes.get(PlayPath.sharedMenu, use: sharedMenu)
     }
 
     // MARK: Onboarding
@@ -65,9 +66,10 @@ struct MenuGamePages: RouteCollection {
             .class("page-dots"), .attribute(named: "aria-hidden", value: "true"),
             .forEach(0...intros.count) { index in .li(.data(named: "dot", value: String(index))) }
         )
+        var extras = MenuGamePages.extras(req, tab: nil, scripts: [Self.script.onboarding], showTabs: false)
+        extras.preview = Self.invitation(req, next: next)
         let response = Layout.page(
-            req, title: req.t("menu_game.onboarding.title"),
-            extras: MenuGamePages.extras(req, tab: nil, scripts: [Self.script.onboarding], showTabs: false),
+            req, title: req.t("menu_game.onboarding.title"), extras: extras,
             main: .div(.class("onboarding"), .id("onboarding"), .group(introPages), dislikes, dots)
         )
         return response

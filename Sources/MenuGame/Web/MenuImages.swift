@@ -11,13 +11,28 @@ struct MenuImages: RouteCollection {
         routes.get("images", "menus", ":file", use: image)
     }
 
+    /// `{slug}.svg`, or `{slug}.jpg`: the link-preview card of the menu's emoji, drawn ahead
+    /// (`Resources/catalogs/draw_menu_cards.py`; messengers draw no SVG).
     func image(req: Request) async throws -> Response {
-        guard let file = req.parameters.get("file"), file.hasSuffix(".svg") else { throw AppError.notFound("menu_not_found") }
+        guard let file = req.parameters.get("file"), file.hasSuffix(".svg") || file.hasSuffix(".jpg") else { throw AppError.notFound("menu_not_found") }
         let slug = String(file.dropLast(4))
         guard let menu = req.application.menuCatalog.snapshot.menus.first(where: { $0.id == slug }) else {
             throw AppError.notFound("menu_not_found")
         }
-        return .svg(Self.svg(for: menu), cacheControl: "public, max-age=86400")
+        guard file.hasSuffix(".jpg") else { return .svg(Self.svg(for: menu), cacheControl: "public, max-age=86400") }
+        let card = Self.cardFile(menu, resources: req.application.directory.resourcesDirectory)
+        guard FileManager.default.fileExists(atPath: card) else { throw AppError.notFound("menu_not_found") }
+        let response = try await req.fileio.asyncStreamFile(at: card, mediaType: .jpeg)
+        response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=86400")
+        return response
+    }
+
+    /// The card's address on this site (1200×630).
+    static func cardPath(_ menu: Menu) -> String { "/images/menus/\(menu.id).jpg" }
+
+    /// `menu-cards/<code points in hex, joined by ->.jpg`.
+    static func cardFile(_ menu: Menu, resources: String) -> String {
+        resources + "catalogs/menu-cards/" + menu.emoji.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: "-") + ".jpg"
     }
 
     static func svg(for menu: Menu) -> String {

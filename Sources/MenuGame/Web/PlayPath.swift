@@ -22,4 +22,6 @@ package enum PlayPath {
     static let groupQRCode: PagePath1 = "/play/groups/:pin/qr.svg"
     /// The link a QR code or a shared message carries: opens the group's lobby.
     static let joinLink: PagePath1 = "/join/:pin"
+    /// A result's share link: the menu with the way to play (`MenuGamePages.sharedMenu`).
+    static let sharedMenu: PagePath1 = "/play/menus/:slug"
 }

@@ -21,6 +21,7 @@ package struct HomePage: RouteCollection {
         let fragments = req.application.pageFragments
         return Layout.page(
             req, title: req.t("home.title"),
+            extras: PageExtras(preview: LinkPreview(title: "\(req.t("app.name")) — \(req.t("home.headline"))", description: req.t("home.lead"), path: "/")),
             main: .group(
                 fragments.node("home.hero", language: req.language, version: 0) {
                     Node<HTML.BodyContext>.section(

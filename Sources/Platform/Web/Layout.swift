@@ -30,10 +30,13 @@ package struct PageExtras {
     package var bodyClass: String? = nil
     package var headerLinks: Node<HTML.BodyContext> = .empty
     package var bottomBar: Node<HTML.BodyContext> = .empty
+    /// What a link to the page shows where it is pasted; the defaults when nil (`LinkPreview`).
+    package var preview: LinkPreview? = nil
 
     package init(stylesheets: [String] = [], scripts: [String] = [], vendorStylesheets: [VendorResource] = [],
                  vendorScripts: [VendorResource] = [], bodyClass: String? = nil,
-                 headerLinks: Node<HTML.BodyContext> = .empty, bottomBar: Node<HTML.BodyContext> = .empty) {
+                 headerLinks: Node<HTML.BodyContext> = .empty, bottomBar: Node<HTML.BodyContext> = .empty, preview: LinkPreview? = nil) {
+        self.preview = preview
         self.stylesheets = stylesheets
         self.scripts = scripts
         self.vendorStylesheets = vendorStylesheets
@@ -65,6 +68,7 @@ package enum Layout {
         let body = frame.fill { slot in
             switch slot {
             case .title: return Markup.escape("\(title) · \(request.t("app.name"))")
+            case .preview: return (extras.preview ?? LinkPreview()).tags(request, pageTitle: title)
             case .headerLinks: return extras.headerLinks.render()
             case .bellLabel: return Markup.escape(request.t("inbox.bell", ["count": String(unread)]))
             case .unreadCount: return unread > 99 ? "99+" : String(unread)
@@ -94,6 +98,7 @@ package enum Layout {
                 // Not Plot's `.title(…)`: it also writes the title into og/twitter `<meta content>`
                 // attributes from inside Plot, where our escaping does not reach.
                 .element(named: "title", nodes: [.raw(LayoutFrame.marker(.title))]),
+                .raw(LayoutFrame.marker(.preview)),
                 .forEach(extras.vendorStylesheets) { vendor in
                     .link(.rel(.stylesheet), .href(vendor.url),
                           vendor.integrity.map { .attribute(named: "integrity", value: $0) } ?? .empty,

@@ -11,7 +11,7 @@ import Plot
 /// on every page, and made up a fifth of a light page's time.
 enum LayoutFrame {
     package enum Slot: Int, CaseIterable, Sendable {
-        case title, headerLinks, bellLabel, unreadCount, nickname, main, next, csrf, bottomBar
+        case title, preview, headerLinks, bellLabel, unreadCount, nickname, main, next, csrf, bottomBar
     }
 
     /// What makes two frames differ: the language, whether the header is a signed-in viewer's

@@ -6265,7 +6265,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// A dish's generated artwork — the list picture, a detail thumbnail, or a detail paragraph.
+    /// A dish's generated artwork — the list picture, a detail thumbnail, or a detail paragraph as SVG; the picture, the thumbnails and the link-preview card (1200×630) as JPEG, drawn ahead for what cannot draw SVG.
     ///
     /// - Remark: HTTP `GET /images/banchan/{hash}/{file}`.
     /// - Remark: Generated from `#/paths//images/banchan/{hash}/{file}/get(dishImage)`.
@@ -6300,7 +6300,8 @@ public struct Client: APIProtocol {
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
-                            "image/svg+xml"
+                            "image/svg+xml",
+                            "image/jpeg"
                         ]
                     )
                     switch chosenContentType {
@@ -6310,6 +6311,14 @@ public struct Client: APIProtocol {
                             from: responseBody,
                             transforming: { value in
                                 .imageSvgXml(value)
+                            }
+                        )
+                    case "image/jpeg":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .jpeg(value)
                             }
                         )
                     default:
@@ -6350,7 +6359,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// The generated card of a menu (its emoji on a colour), `{id}.svg`.
+    /// The generated card of a menu (its emoji on a colour), `{id}.svg`; `{id}.jpg` is its link-preview card (1200×630 JPEG, one per emoji, drawn ahead).
     ///
     /// - Remark: HTTP `GET /images/menus/{file}`.
     /// - Remark: Generated from `#/paths//images/menus/{file}/get(menuImage)`.
@@ -6384,7 +6393,8 @@ public struct Client: APIProtocol {
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
-                            "image/svg+xml"
+                            "image/svg+xml",
+                            "image/jpeg"
                         ]
                     )
                     switch chosenContentType {
@@ -6394,6 +6404,14 @@ public struct Client: APIProtocol {
                             from: responseBody,
                             transforming: { value in
                                 .imageSvgXml(value)
+                            }
+                        )
+                    case "image/jpeg":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .jpeg(value)
                             }
                         )
                     default:
@@ -11487,7 +11505,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// The generated picture of a seeded review's photo, `{photo id}.svg` (uploaded photos are under `/uploads`); cacheable for a day.
+    /// The generated picture of a seeded review's photo, `{photo id}.svg`, or `{photo id}.jpg` where it was drawn ahead (link previews; uploaded photos are under `/uploads`); cacheable for a day.
     ///
     /// - Remark: HTTP `GET /images/burger-map/photos/{file}`.
     /// - Remark: Generated from `#/paths//images/burger-map/photos/{file}/get(burgerPhotoArtwork)`.
@@ -11521,7 +11539,8 @@ public struct Client: APIProtocol {
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
-                            "image/svg+xml"
+                            "image/svg+xml",
+                            "image/jpeg"
                         ]
                     )
                     switch chosenContentType {
@@ -11531,6 +11550,14 @@ public struct Client: APIProtocol {
                             from: responseBody,
                             transforming: { value in
                                 .imageSvgXml(value)
+                            }
+                        )
+                    case "image/jpeg":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .jpeg(value)
                             }
                         )
                     default:

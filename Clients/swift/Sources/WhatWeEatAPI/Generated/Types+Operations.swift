@@ -9669,7 +9669,7 @@ public enum Operations {
             }
         }
     }
-    /// A dish's generated artwork — the list picture, a detail thumbnail, or a detail paragraph.
+    /// A dish's generated artwork — the list picture, a detail thumbnail, or a detail paragraph as SVG; the picture, the thumbnails and the link-preview card (1200×630) as JPEG, drawn ahead for what cannot draw SVG.
     ///
     /// - Remark: HTTP `GET /images/banchan/{hash}/{file}`.
     /// - Remark: Generated from `#/paths//images/banchan/{hash}/{file}/get(dishImage)`.
@@ -9736,6 +9736,30 @@ public enum Operations {
                             switch self {
                             case let .imageSvgXml(body):
                                 return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/svg+xml",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/images/banchan/{hash}/{file}/GET/responses/200/content/image\/jpeg`.
+                    case jpeg(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.jpeg`.
+                    ///
+                    /// - Throws: An error if `self` is not `.jpeg`.
+                    /// - SeeAlso: `.jpeg`.
+                    public var jpeg: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .jpeg(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/jpeg",
+                                    body: self
+                                )
                             }
                         }
                     }
@@ -9750,7 +9774,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// SVG image.
+            /// SVG or JPEG image.
             ///
             /// - Remark: Generated from `#/paths//images/banchan/{hash}/{file}/get(dishImage)/responses/200`.
             ///
@@ -9803,12 +9827,15 @@ public enum Operations {
         }
         @frozen public enum AcceptableContentType: AcceptableProtocol {
             case imageSvgXml
+            case jpeg
             case json
             case other(Swift.String)
             public init?(rawValue: Swift.String) {
                 switch rawValue.lowercased() {
                 case "image/svg+xml":
                     self = .imageSvgXml
+                case "image/jpeg":
+                    self = .jpeg
                 case "application/json":
                     self = .json
                 default:
@@ -9821,6 +9848,8 @@ public enum Operations {
                     return string
                 case .imageSvgXml:
                     return "image/svg+xml"
+                case .jpeg:
+                    return "image/jpeg"
                 case .json:
                     return "application/json"
                 }
@@ -9828,12 +9857,13 @@ public enum Operations {
             public static var allCases: [Self] {
                 [
                     .imageSvgXml,
+                    .jpeg,
                     .json
                 ]
             }
         }
     }
-    /// The generated card of a menu (its emoji on a colour), `{id}.svg`.
+    /// The generated card of a menu (its emoji on a colour), `{id}.svg`; `{id}.jpg` is its link-preview card (1200×630 JPEG, one per emoji, drawn ahead).
     ///
     /// - Remark: HTTP `GET /images/menus/{file}`.
     /// - Remark: Generated from `#/paths//images/menus/{file}/get(menuImage)`.
@@ -9893,6 +9923,30 @@ public enum Operations {
                             switch self {
                             case let .imageSvgXml(body):
                                 return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/svg+xml",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/images/menus/{file}/GET/responses/200/content/image\/jpeg`.
+                    case jpeg(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.jpeg`.
+                    ///
+                    /// - Throws: An error if `self` is not `.jpeg`.
+                    /// - SeeAlso: `.jpeg`.
+                    public var jpeg: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .jpeg(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/jpeg",
+                                    body: self
+                                )
                             }
                         }
                     }
@@ -9907,7 +9961,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// SVG image.
+            /// SVG or JPEG image.
             ///
             /// - Remark: Generated from `#/paths//images/menus/{file}/get(menuImage)/responses/200`.
             ///
@@ -9960,12 +10014,15 @@ public enum Operations {
         }
         @frozen public enum AcceptableContentType: AcceptableProtocol {
             case imageSvgXml
+            case jpeg
             case json
             case other(Swift.String)
             public init?(rawValue: Swift.String) {
                 switch rawValue.lowercased() {
                 case "image/svg+xml":
                     self = .imageSvgXml
+                case "image/jpeg":
+                    self = .jpeg
                 case "application/json":
                     self = .json
                 default:
@@ -9978,6 +10035,8 @@ public enum Operations {
                     return string
                 case .imageSvgXml:
                     return "image/svg+xml"
+                case .jpeg:
+                    return "image/jpeg"
                 case .json:
                     return "application/json"
                 }
@@ -9985,6 +10044,7 @@ public enum Operations {
             public static var allCases: [Self] {
                 [
                     .imageSvgXml,
+                    .jpeg,
                     .json
                 ]
             }
@@ -17511,7 +17571,7 @@ public enum Operations {
             }
         }
     }
-    /// The generated picture of a seeded review's photo, `{photo id}.svg` (uploaded photos are under `/uploads`); cacheable for a day.
+    /// The generated picture of a seeded review's photo, `{photo id}.svg`, or `{photo id}.jpg` where it was drawn ahead (link previews; uploaded photos are under `/uploads`); cacheable for a day.
     ///
     /// - Remark: HTTP `GET /images/burger-map/photos/{file}`.
     /// - Remark: Generated from `#/paths//images/burger-map/photos/{file}/get(burgerPhotoArtwork)`.
@@ -17571,6 +17631,30 @@ public enum Operations {
                             switch self {
                             case let .imageSvgXml(body):
                                 return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/svg+xml",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/images/burger-map/photos/{file}/GET/responses/200/content/image\/jpeg`.
+                    case jpeg(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.jpeg`.
+                    ///
+                    /// - Throws: An error if `self` is not `.jpeg`.
+                    /// - SeeAlso: `.jpeg`.
+                    public var jpeg: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .jpeg(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/jpeg",
+                                    body: self
+                                )
                             }
                         }
                     }
@@ -17585,7 +17669,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// SVG image.
+            /// SVG or JPEG image.
             ///
             /// - Remark: Generated from `#/paths//images/burger-map/photos/{file}/get(burgerPhotoArtwork)/responses/200`.
             ///
@@ -17638,12 +17722,15 @@ public enum Operations {
         }
         @frozen public enum AcceptableContentType: AcceptableProtocol {
             case imageSvgXml
+            case jpeg
             case json
             case other(Swift.String)
             public init?(rawValue: Swift.String) {
                 switch rawValue.lowercased() {
                 case "image/svg+xml":
                     self = .imageSvgXml
+                case "image/jpeg":
+                    self = .jpeg
                 case "application/json":
                     self = .json
                 default:
@@ -17656,6 +17743,8 @@ public enum Operations {
                     return string
                 case .imageSvgXml:
                     return "image/svg+xml"
+                case .jpeg:
+                    return "image/jpeg"
                 case .json:
                     return "application/json"
                 }
@@ -17663,6 +17752,7 @@ public enum Operations {
             public static var allCases: [Self] {
                 [
                     .imageSvgXml,
+                    .jpeg,
                     .json
                 ]
             }

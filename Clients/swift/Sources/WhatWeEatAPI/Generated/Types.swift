@@ -265,12 +265,12 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/status`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/status/post(advanceOrder)`.
     func advanceOrder(_ input: Operations.AdvanceOrder.Input) async throws -> Operations.AdvanceOrder.Output
-    /// A dish's generated artwork — the list picture, a detail thumbnail, or a detail paragraph.
+    /// A dish's generated artwork — the list picture, a detail thumbnail, or a detail paragraph as SVG; the picture, the thumbnails and the link-preview card (1200×630) as JPEG, drawn ahead for what cannot draw SVG.
     ///
     /// - Remark: HTTP `GET /images/banchan/{hash}/{file}`.
     /// - Remark: Generated from `#/paths//images/banchan/{hash}/{file}/get(dishImage)`.
     func dishImage(_ input: Operations.DishImage.Input) async throws -> Operations.DishImage.Output
-    /// The generated card of a menu (its emoji on a colour), `{id}.svg`.
+    /// The generated card of a menu (its emoji on a colour), `{id}.svg`; `{id}.jpg` is its link-preview card (1200×630 JPEG, one per emoji, drawn ahead).
     ///
     /// - Remark: HTTP `GET /images/menus/{file}`.
     /// - Remark: Generated from `#/paths//images/menus/{file}/get(menuImage)`.
@@ -502,7 +502,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/burger-map/me/marks`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/me/marks/get(myBurgerMarks)`.
     func myBurgerMarks(_ input: Operations.MyBurgerMarks.Input) async throws -> Operations.MyBurgerMarks.Output
-    /// The generated picture of a seeded review's photo, `{photo id}.svg` (uploaded photos are under `/uploads`); cacheable for a day.
+    /// The generated picture of a seeded review's photo, `{photo id}.svg`, or `{photo id}.jpg` where it was drawn ahead (link previews; uploaded photos are under `/uploads`); cacheable for a day.
     ///
     /// - Remark: HTTP `GET /images/burger-map/photos/{file}`.
     /// - Remark: Generated from `#/paths//images/burger-map/photos/{file}/get(burgerPhotoArtwork)`.
@@ -1255,7 +1255,7 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// A dish's generated artwork — the list picture, a detail thumbnail, or a detail paragraph.
+    /// A dish's generated artwork — the list picture, a detail thumbnail, or a detail paragraph as SVG; the picture, the thumbnails and the link-preview card (1200×630) as JPEG, drawn ahead for what cannot draw SVG.
     ///
     /// - Remark: HTTP `GET /images/banchan/{hash}/{file}`.
     /// - Remark: Generated from `#/paths//images/banchan/{hash}/{file}/get(dishImage)`.
@@ -1268,7 +1268,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// The generated card of a menu (its emoji on a colour), `{id}.svg`.
+    /// The generated card of a menu (its emoji on a colour), `{id}.svg`; `{id}.jpg` is its link-preview card (1200×630 JPEG, one per emoji, drawn ahead).
     ///
     /// - Remark: HTTP `GET /images/menus/{file}`.
     /// - Remark: Generated from `#/paths//images/menus/{file}/get(menuImage)`.
@@ -1798,7 +1798,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// The generated picture of a seeded review's photo, `{photo id}.svg` (uploaded photos are under `/uploads`); cacheable for a day.
+    /// The generated picture of a seeded review's photo, `{photo id}.svg`, or `{photo id}.jpg` where it was drawn ahead (link previews; uploaded photos are under `/uploads`); cacheable for a day.
     ///
     /// - Remark: HTTP `GET /images/burger-map/photos/{file}`.
     /// - Remark: Generated from `#/paths//images/burger-map/photos/{file}/get(burgerPhotoArtwork)`.

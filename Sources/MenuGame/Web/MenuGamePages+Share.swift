@@ -1,0 +1,51 @@
+import Foundation
+import Platform
+import Plot
+import Vapor
+
+/// What a shared menu-game link shows: a result's own page (`/play/menus/{slug}`, the link the
+/// result's share button hands out) and a group's invitation (the lobby, and the onboarding a
+/// first visit is sent to, both name the group's `/join/{pin}` link). Messengers get a raster card
+/// (`Resources/catalogs/menu-cards/`, one per emoji) and words in the page's language.
+extension MenuGamePages {
+    /// `/play/menus/{slug}`: "How about kimchi stew today?" with the menu's picture, the way to play
+    /// and the way to find it nearby. Open to everyone, no onboarding redirect: a crawler lands here.
+    func sharedMenu(req: Request) async throws -> Response {
+        guard let slug = req.parameters.get("slug"),
+              let menu = req.application.menuCatalog.snapshot.menus.first(where: { $0.id == slug }) else {
+            throw AppError.notFound("menu_not_found")
+        }
+        let name = menu.name[req.language]
+        let title = req.t("menu_game.share.title", ["name": name])
+        var extras = MenuGamePages.extras(req, tab: nil)
+        extras.preview = LinkPreview(title: "\(menu.emoji) \(title)", description: req.t("menu_game.share.description"),
+                                     image: MenuImages.cardPath(menu), imageWidth: LinkPreview.appCard.width, imageHeight: LinkPreview.appCard.height,
+                                     imageAlt: name)
+        var search = URLComponents()
+        search.queryItems = [URLQueryItem(name: "q", value: name)]
+        return Layout.page(
+            req, title: name, extras: extras,
+            main: .section(
+                .class("card shared-menu stack"), .ariaLabelledBy("shared-menu-title"),
+                .img(.class("shared-menu-image"), .src(req.menuGame.imageURL(for: menu)), .alt(name), .width(240), .height(240)),
+                .h1(.id("shared-menu-title"), .text(title)),
+                .p(.class("lead"), .text(req.t("menu_game.share.description"))),
+                .a(.class("button primary wide"), .id("shared-menu-play"), .href(PlayPath.home()), .text("🎴 " + req.t("menu_game.share.play"))),
+                .a(.class("button wide"), .id("shared-menu-nearby"), .href("/map?" + (search.percentEncodedQuery ?? "")),
+                   .text("📍 " + req.t("menu_game.result.find_nearby")))
+            )
+        )
+    }
+
+    /// A group's invitation where its link is pasted: the PIN and what joining means.
+    static func invitation(_ req: Request, pin: String) -> LinkPreview {
+        LinkPreview(title: "👥 " + req.t("menu_game.preview.group_title"), description: req.t("menu_game.preview.group_description", ["pin": pin]),
+                    path: PlayPath.joinLink(pin))
+    }
+
+    /// The invitation of the group a first visit was sent to onboard before (`next` is its lobby).
+    static func invitation(_ req: Request, next: String) -> LinkPreview? {
+        guard let match = next.wholeMatch(of: /\/play\/groups\/([1-9][0-9]{5})/) else { return nil }
+        return invitation(req, pin: String(match.1))
+    }
+}

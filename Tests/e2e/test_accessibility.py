@@ -52,11 +52,11 @@ def test_every_page_passes_axe_as_a_visitor_and_signed_in(mates_server, browser)
     visitor = ["/", "/login", "/signup", "/licenses",
                "/play", "/play/welcome", "/play/solo", "/play/together", "/play/settings", f"/join/{group}", f"/play/groups/{group}",
                "/map", "/map/feed", f"/map/places/{place}", f"/map/reviews/{review['id']}", f"/map/users/{review['author']['id']}",
-               "/shop", f"/shop/dishes/{dish}", "/shop/cart"]
+               "/shop", f"/shop/dishes/{dish}", "/shop/cart", "/play/menus/kimchi-jjigae"]
     check_all(browser, server, visitor)
 
     sign_up(browser, server, "접근성")
-    signed_in = ["/", "/me", "/notifications", "/play", "/play/solo", "/play/feedback",
+    signed_in = ["/", "/me", "/notifications", "/notifications/settings", "/play", "/play/solo", "/play/feedback",
                  "/map", "/map/me", "/map/write", "/map/feed", f"/map/places/{place}", f"/map/reviews/{review['id']}",
                  "/shop", "/shop/cart", "/shop/orders", f"/shop/dishes/{dish}", "/mates", "/mates/start"]
     check_all(browser, server, signed_in)

@@ -417,3 +417,37 @@ def test_chromium_shows_the_pushed_message_and_a_click_opens_its_page(push_serve
     wait_for(browser, lambda d: d.current_url == push_server.url + message["url"], timeout=10)
     assert browser.execute_async_script(NOTIFICATIONS) == [], "the click closes the notification"
     shot(browser, "02-clicked")
+
+
+def test_the_settings_page_switches_kinds_off_and_tells_this_devices_state(push_server, browser):
+    """The settings page as a person uses it: this device's card says where it stands (a headless
+    Chromium has no push service to subscribe with, so turning pushes on must end in a clear
+    'could not', never a spinner), and the switches of what is pushed save and stay."""
+    from conftest import click, sign_up, wait_for
+
+    sign_up(browser, push_server, "설정해요")
+    browser.get(push_server.url + "/notifications")
+    click(browser, "#inbox-settings")
+    wait_for(browser, lambda d: d.current_url.endswith("/notifications/settings"))
+    status = browser.find_element(By.ID, "push-device-status")
+    wait_for(browser, lambda d: status.text and "확인하고" not in status.text, timeout=20)
+    assert browser.find_element(By.ID, "push-enable").is_displayed(), status.text
+    assert not browser.find_element(By.ID, "push-disable").is_displayed()
+    shot(browser, "push-01-settings")
+
+    browser.execute_cdp_cmd("Browser.grantPermissions", {"origin": push_server.url, "permissions": ["notifications"]})
+    click(browser, "#push-enable")
+    wait_for(browser, lambda d: status.text in ("이 기기에서 알림을 받고 있어요.", "알림을 켜지 못했어요."), timeout=30)
+    if status.text == "알림을 켜지 못했어요.":
+        assert browser.find_element(By.ID, "push-device-help").text, "says what to do"
+        assert browser.find_element(By.ID, "push-enable").is_displayed(), "and lets the person try again"
+
+    # Social pushes off, text hidden; saved, and the page shows it after a reload.
+    click(browser, "label[for=push-social]")
+    click(browser, "label[for=push-hideText]")
+    click(browser, "#push-preferences button[type=submit]")
+    wait_for(browser, lambda d: "saved=1" in d.current_url)
+    assert not browser.find_element(By.ID, "push-social").is_selected()
+    assert browser.find_element(By.ID, "push-hideText").is_selected()
+    assert browser.find_element(By.ID, "push-chat").is_selected()
+    shot(browser, "push-02-saved")

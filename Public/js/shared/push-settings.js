@@ -47,14 +47,20 @@ async function handOver(subscription) {
   await api('POST', '/api/v1/push/subscriptions', subscription.toJSON());
 }
 
+/** A browser whose push service cannot be reached may never answer `subscribe`: give up after 20 s. */
+function withinSeconds(seconds, promise) {
+  return Promise.race([promise, new Promise((_, reject) => { setTimeout(() => reject(new Error('timeout')), seconds * 1000); })]);
+}
+
 async function subscribe(registration) {
   const key = await serverKey();
-  const subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+  const subscription = await withinSeconds(20, registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }));
   await handOver(subscription);
 }
 
 async function turnOn(registration) {
   enable.disabled = true;
+  status.textContent = t('push.device.turning_on');
   try {
     const permission = await Notification.requestPermission();
     if (permission !== 'granted') {

@@ -25,23 +25,20 @@ import sys
 
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
+# The shop's drawing script beside this one: the same circles, fonts and checks.
+from draw_dish_photos import check_text, circle, fail, text_font
+
 CARD_WIDTH, CARD_HEIGHT = 1200, 630
 QUALITY = 80
 PALETTE = ["#FDE68A", "#FECACA", "#BBF7D0", "#BFDBFE", "#FBCFE8", "#DDD6FE", "#FED7AA", "#A7F3D0", "#FEF3C7", "#E9D5FF"]
 EMOJI_FONT = "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"
-TEXT_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"
-TEXT_FONT_INDEX = 1  # Noto Sans CJK KR in the collection (JP, KR, SC, TC, HK, …).
 INK, MUTED = (31, 29, 26), (87, 83, 78)
 TITLE, BRAND = "오늘 뭐 먹지?", "우리뭐먹지 · WhatWeEat"
 EMOJI_HEIGHT, EMOJI_MAX_WIDTH = 360, 430  # the circle is 510 px wide
 CENTER_X, CENTER_Y, RADIUS = 380, 315, 255
 CARD_BUDGET, FOLDER_BUDGET = 60_000, 2_000_000
-SUPERSAMPLE = 4
 
 
-def fail(message):
-    print(message, file=sys.stderr)
-    sys.exit(1)
 
 
 def fnv1a32(data):
@@ -77,31 +74,10 @@ def emoji_glyph(emoji, height, max_width):
     return glyph.resize(size, Image.LANCZOS)
 
 
-def circle(image, cx, cy, radius, opacity):
-    """A white circle of `opacity`, antialiased by drawing its mask larger and shrinking it."""
-    w, h = image.size
-    mask = Image.new("L", (w * SUPERSAMPLE, h * SUPERSAMPLE), 0)
-    s = SUPERSAMPLE
-    ImageDraw.Draw(mask).ellipse([(cx - radius) * s, (cy - radius) * s, (cx + radius) * s, (cy + radius) * s], fill=255)
-    mask = mask.resize((w, h), Image.BOX).point(lambda v: round(v * opacity))
-    white = Image.new("RGBA", (w, h), (255, 255, 255, 0))
-    white.putalpha(mask)
-    image.alpha_composite(white)
 
 
-def text_font(size):
-    return ImageFont.truetype(TEXT_FONT, size, index=TEXT_FONT_INDEX)
 
 
-def check_text(text, font):
-    """Stops when a character of `text` is missing from the font (it would draw as tofu)."""
-    missing = font.getmask("\U000F0000")  # a private-use code point: the font's .notdef box
-    for char in set(text):
-        if char.isspace():
-            continue
-        mask = font.getmask(char)
-        if mask.size == missing.size and bytes(mask) == bytes(missing):
-            fail(f"{char!r} (U+{ord(char):04X}) is not in Noto Sans CJK KR: {text!r}")
 
 
 def card(emoji):

@@ -50,10 +50,7 @@ final class BanchanOrderNoticesTests: XCTestCase {
             let afterRefusal = try await inbox(app, buyer)
             XCTAssertEqual(afterRefusal.items.count, 2, "a refused change tells nobody")
 
-            var browser = CookieBrowser(app: app)
-            _ = try await browser.get("/login")
-            let signedIn = try await browser.post("/login", form: ["email": try XCTUnwrap(buyer.email), "password": "password1"])
-            XCTAssertEqual(signedIn.status, .seeOther, signedIn.text)
+            var browser = try await CookieBrowser.signedIn(app, as: buyer.email)
             let page = try await browser.get("/shop/orders/\(id)")
             XCTAssertEqual(page.status, .ok, page.text)
             let afterReading = try await inbox(app, buyer)

@@ -53,10 +53,7 @@ final class MenuGroupNoticesTests: XCTestCase {
             XCTAssertEqual(afterSecondClose.count, 1, "closing again tells nobody twice")
 
             // Mina opens the result page from her inbox: the entry is read; Jun's stays unread.
-            var browser = CookieBrowser(app: app)
-            _ = try await browser.get("/login")
-            let signedIn = try await browser.post("/login", form: ["email": try XCTUnwrap(mina.email), "password": "password1"])
-            XCTAssertEqual(signedIn.status, .seeOther, signedIn.text)
+            var browser = try await CookieBrowser.signedIn(app, as: mina.email)
             let page = try await browser.get("/play/groups/\(pin)/result")
             XCTAssertEqual(page.status, .ok, page.text)
             let minaUnread = try await unread(app, mina), junUnread = try await unread(app, jun)

@@ -31,6 +31,15 @@ package struct CookieBrowser {
         return browser
     }
 
+    /// A browser signed in through the `/login` form as an account the test made (password `password1`).
+    package static func signedIn(_ app: Application, as email: String?, file: StaticString = #filePath, line: UInt = #line) async throws -> CookieBrowser {
+        var browser = CookieBrowser(app: app)
+        _ = try await browser.get("/login")
+        let signedIn = try await browser.post("/login", form: ["email": try XCTUnwrap(email, "the member's address", file: file, line: line), "password": "password1"])
+        XCTAssertEqual(signedIn.status, .seeOther, signedIn.text, file: file, line: line)
+        return browser
+    }
+
     /// `extraHeaders` go with the browser's own (an `Origin` for a socket handshake).
     package mutating func get(_ path: String, extraHeaders: HTTPHeaders = [:]) async throws -> TestingHTTPResponse {
         var headers = requestHeaders()

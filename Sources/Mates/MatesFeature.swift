@@ -44,13 +44,7 @@ package enum MatesFeature: Feature {
         if let url = settings.smtpURL {
             email = SMTPCodeSender(mailer: SMTPMailer(configuration: try SMTPConfiguration(url: url), eventLoopGroup: app.eventLoopGroup))
         }
-        if let sms = settings.sms {
-            let http = SolapiClient.makeClient(on: app.eventLoopGroup)
-            app.lifecycle.use(HTTPClientShutdown(client: http))
-            let client = SolapiClient(configuration: sms, client: http)
-            SMSDeliveryChecks.register(in: app, client: client)
-            phone = SMSCodeSender(client: client, application: app)
-        }
+        if let sms = settings.sms { phone = SMSCodeSender(sms, application: app) }
         return ChannelCodeSender(phone: phone, email: email)
     }
 

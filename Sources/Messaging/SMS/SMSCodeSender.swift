@@ -9,12 +9,17 @@ import Vapor
 /// is withdrawn and the person told to try again. A message Solapi accepted is followed until it
 /// reaches the phone or fails (`SMSDeliveryChecks`), so the operator sees what carriers did.
 package struct SMSCodeSender: CodeSender {
-    package let client: SolapiClient
-    package let application: Application
+    let client: SolapiClient
+    let application: Application
 
-    package init(client: SolapiClient, application: Application) {
-        self.client = client
+    /// Solapi through an HTTP client of its own (shut down with the app); the work queue follows
+    /// what it sends (`SMSDeliveryChecks`, registered here).
+    package init(_ configuration: SMSConfiguration, application: Application) {
+        let http = SolapiClient.makeClient(on: application.eventLoopGroup)
+        application.lifecycle.use(HTTPClientShutdown(client: http))
+        client = SolapiClient(configuration: configuration, client: http)
         self.application = application
+        SMSDeliveryChecks.register(in: application, client: client)
     }
 
     package func send(_ code: OneTimeCode) async throws {
@@ -60,7 +65,7 @@ package struct ChannelCodeSender: CodeSender {
 /// `whatweeat_sms_delivered_total`; one that failed counts `whatweeat_sms_failed_total{stage="carrier"}`
 /// and is logged with Solapi's code (an unreachable number, a spam block); one still pending after
 /// half an hour counts `whatweeat_sms_unconfirmed_total`.
-package enum SMSDeliveryChecks {
+enum SMSDeliveryChecks {
     static let kind = "sms.status"
     static let firstCheck: TimeInterval = 20, interval: TimeInterval = 30, patience: TimeInterval = 1_800
 
@@ -69,7 +74,7 @@ package enum SMSDeliveryChecks {
         let sentAt: Date
     }
 
-    package static func register(in app: Application, client: SolapiClient) {
+    static func register(in app: Application, client: SolapiClient) {
         app.workQueue.register(kind) { app, item in
             await check(try item.decode(Check.self), client: client, app: app)
         }

@@ -68,7 +68,7 @@ final class BanchanOrderNoticesTests: XCTestCase {
             let expired = try await BanchanService(application: app).expireUnpaidOrders(window: 1800, now: Date().addingTimeInterval(1801))
             XCTAssertEqual(expired, 2, "both expire; only the account's buyer has an inbox to tell")
             let told = try await inbox(app, buyer)
-            XCTAssertEqual(told.items.map { $0["kind"] as? String }, ["order_cancelled"])
+            XCTAssertEqual(told.items.map { $0["kind"] as? String }, ["order_expired"])
             XCTAssertEqual(told.items.first?["message"] as? String, "결제 시간이 지나 주문이 취소됐어요.")
         }
     }

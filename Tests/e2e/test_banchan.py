@@ -2,6 +2,7 @@
 quantity, fill the cart, order, pay with the test gateway, read the order history; the stepper's
 limits; cancelling."""
 import json
+import re
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -152,7 +153,15 @@ def test_cancel_an_order_before_it_ships(server, browser):
     # Paid first, so the cancellation owes a refund: the page says when the provider confirmed it.
     click(browser, "#pay-test")
     wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "결제 완료")
+    assert re.fullmatch(r"주문번호 \d{8}-\d{4}", browser.find_element(By.ID, "order-number").text)
+    # Cancelling asks first, saying the payment comes back; keeping the order goes back to it.
     click(browser, "#cancel-order")
+    wait_for(browser, lambda d: "환불" in d.find_element(By.ID, "cancel-consequence").text)
+    shot(browser, "00-cancel-asks-first")
+    click(browser, "#keep-order")
+    wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "결제 완료")
+    click(browser, "#cancel-order")
+    click(browser, "#confirm-cancel")
     wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "주문 취소")
     assert not browser.find_elements(By.ID, "cancel-order")
     assert not browser.find_elements(By.ID, "pay-test")

@@ -96,6 +96,14 @@ struct OrderResponse: Content {
     @NullEncoded var cancelledAt: Date?
     @NullEncoded var cancelReason: String?
     @NullEncoded var createdAt: Date?
+    /// The number people read aloud (`20261127-0042`).
+    @NullEncoded var number: String?
+    /// When it was placed (as `createdAt`), and when it reached each later step of its progress.
+    @NullEncoded var placedAt: Date?
+    @NullEncoded var preparingAt: Date?
+    @NullEncoded var shippedAt: Date?
+    @NullEncoded var deliveredAt: Date?
+    @NullEncoded var cancelRequestedAt: Date?
     /// `pending` while a refund this order owes is not confirmed by the provider, then `done`;
     /// null when it owes none or in lists (read an order alone to see it).
     @NullEncoded var refundStatus: Refunds.State?
@@ -115,6 +123,12 @@ struct OrderResponse: Content {
         cancelledAt = order.cancelledAt
         cancelReason = order.cancelReason
         createdAt = order.createdAt
+        number = order.steps.number
+        placedAt = order.steps.placedAt
+        preparingAt = order.steps.preparingAt
+        shippedAt = order.steps.shippedAt
+        deliveredAt = order.steps.deliveredAt
+        cancelRequestedAt = order.steps.cancelRequestedAt
         refundStatus = refund
     }
 }

@@ -85,20 +85,32 @@ public enum OrderRules {
     }
 }
 
-/// An order's life: it waits for payment, is paid, ships, arrives; it can be cancelled until it ships.
+/// An order's life: 결제 대기 → 결제 완료 → 상품준비중 → 배송중 → 배송완료. The buyer cancels at once
+/// until the shop starts preparing it (a payment is refunded); while it is being prepared a cancel
+/// is a request the operator answers (cancels and refunds, or declines and goes on preparing);
+/// once it ships it cannot be cancelled. The operator may skip preparing (paid → shipped).
 public enum OrderStatus: String, Codable, Sendable, CaseIterable {
     case awaitingPayment = "awaiting_payment"
     case paid
+    case preparing
     case shipped
     case delivered
+    case cancelRequested = "cancel_requested"
     case cancelled
 
+    /// The buyer cancels at once.
     public var canCancel: Bool { self == .awaitingPayment || self == .paid }
+    /// The buyer may ask the operator to cancel.
+    public var canRequestCancel: Bool { self == .preparing }
+    /// The operator may cancel (and refund): anything that has not shipped.
+    public var operatorCanCancel: Bool { canCancel || self == .preparing || self == .cancelRequested }
 
     public func canMove(to next: OrderStatus) -> Bool {
         switch (self, next) {
-        case (.awaitingPayment, .paid), (.paid, .shipped), (.shipped, .delivered): return true
-        case (_, .cancelled): return canCancel
+        case (.awaitingPayment, .paid), (.paid, .preparing), (.paid, .shipped), (.preparing, .shipped), (.shipped, .delivered),
+             (.preparing, .cancelRequested), (.cancelRequested, .preparing):
+            return true
+        case (_, .cancelled): return operatorCanCancel
         default: return false
         }
     }

@@ -91,3 +91,58 @@ struct CreateBanchan: NamedMigration {
         try await database.schema(DishRecord.schema).delete()
     }
 }
+
+/// An order's progress: a number people read aloud, the time of each step, and the days' counters.
+/// Orders placed before get their numbers here, day by day in the order they were placed.
+struct AddOrderProgress: NamedMigration {
+    typealias Column = BanchanStore.OrderColumn
+
+    func prepare(on database: any Database) async throws {
+        // One column a statement: SQLite adds one at a time.
+        let added: [(Column, DatabaseSchema.DataType)] = [(.number, .string), (.preparingAt, .datetime), (.shippedAt, .datetime), (.deliveredAt, .datetime),
+                                                         (.cancelRequestedAt, .datetime)]
+        for column in added {
+            try await database.schema(BanchanOrder.schema).fields([column], optional: true).update()
+        }
+        try await database.schema(BanchanStore.orderDays)
+            .field(BanchanStore.OrderDayColumn.day.fieldKey, .string, .identifier(auto: false))
+            .fields([(BanchanStore.OrderDayColumn.last, .int)])
+            .create()
+        try await Self.numberEarlierOrders(on: database)
+        try await database.sql.create(index: "banchan_orders_number").on(BanchanOrder.schema).column(Column.number.rawValue).unique().run()
+    }
+
+    /// Gives every order without a number one, day by day in the order they were placed, after the
+    /// day's numbers already given, and leaves each day's counter at its last.
+    static func numberEarlierOrders(on database: any Database) async throws {
+        let sql = database.sql
+        let placed = try await sql.select().column(SQLIdentifier(Column.id)).column(SQLIdentifier(Column.createdAt)).from(BanchanOrder.schema)
+            .where(SQLIdentifier(Column.number), .is, SQLLiteral.null).orderBy(Column.createdAt).orderBy(Column.id).all()
+        var lastOfDay: [String: Int] = [:]
+        for row in placed {
+            let day = BanchanStore.orderDay(try row.decode(column: Column.createdAt, as: Date?.self) ?? Date())
+            let store = BanchanStore.OrderDayColumn.self
+            if lastOfDay[day] == nil {
+                lastOfDay[day] = try await sql.select().column(SQLIdentifier(store.last)).from(BanchanStore.orderDays)
+                    .where(SQLIdentifier(store.day), .equal, SQLBind(day)).first(decodingColumn: store.last, as: Int.self) ?? 0
+            }
+            let last = (lastOfDay[day] ?? 0) + 1
+            lastOfDay[day] = last
+            try await sql.update(BanchanOrder.schema).set(SQLIdentifier(Column.number), to: SQLBind(day + "-" + String(format: "%04d", last)))
+                .where(SQLIdentifier(Column.id), .equal, SQLBind(try row.decode(column: Column.id, as: UUID.self))).run()
+        }
+        for (day, last) in lastOfDay {
+            try await sql.delete(from: BanchanStore.orderDays).where(SQLIdentifier(BanchanStore.OrderDayColumn.day), .equal, SQLBind(day)).run()
+            try await sql.insert(into: BanchanStore.orderDays).columns(BanchanStore.OrderDayColumn.day, .last).values(SQLBind(day), SQLBind(last)).run()
+        }
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.sql.drop(index: "banchan_orders_number").run()
+        try await database.schema(BanchanStore.orderDays).delete()
+        // Written out: Fluent's SQLite driver leaves a dropped field where it is.
+        for column in [Column.number, .preparingAt, .shippedAt, .deliveredAt, .cancelRequestedAt] {
+            try await database.sql.raw("ALTER TABLE \(ident: BanchanOrder.schema) DROP COLUMN \(ident: column.rawValue)").run()
+        }
+    }
+}

@@ -111,6 +111,8 @@ final class BanchanOrder: Model, @unchecked Sendable {
     @OptionalField(key: BanchanStore.OrderColumn.paidAt.fieldKey) var paidAt: Date?
     @OptionalField(key: BanchanStore.OrderColumn.cancelledAt.fieldKey) var cancelledAt: Date?
     @OptionalField(key: BanchanStore.OrderColumn.cancelReason.fieldKey) var cancelReason: String?
+    /// `20261127-0042`; nil only for an order placed before numbers (the migration gives those one).
+    @OptionalField(key: BanchanStore.OrderColumn.number.fieldKey) var number: String?
     /// `Idempotency-Key` of the request that created it, and a digest of that request's body.
     @OptionalField(key: BanchanStore.OrderColumn.idempotencyKey.fieldKey) var idempotencyKey: String?
     @OptionalField(key: BanchanStore.OrderColumn.requestDigest.fieldKey) var requestDigest: String?

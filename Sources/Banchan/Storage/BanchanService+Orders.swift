@@ -109,9 +109,17 @@ extension BanchanService {
         try await store.orders(ownerKey: owner.key, page: page)
     }
 
-    /// Cancels an order that has not shipped; its units go back to stock and a payment is refunded.
+    /// The buyer cancels: at once until the shop starts preparing it (its units go back to stock
+    /// and a payment is refunded); while it is being prepared, as a request the operator answers
+    /// (`cancel_requested`). 409 `order_not_cancellable` after that.
     func cancel(_ id: UUID, of owner: Principal, reason: String) async throws -> OrderRow {
         let order = try await order(id, of: owner)
+        if order.status.canRequestCancel {
+            guard try await store.moveStatus(of: id, from: .preparing, to: .cancelRequested, at: Date(), also: {
+                $0.set(SQLIdentifier(BanchanStore.OrderColumn.cancelReason), to: SQLBind(reason))
+            }) else { throw AppError.conflict("order_not_cancellable", ["status": order.status.rawValue]) }
+            return try await self.order(id, of: owner)
+        }
         guard order.status.canCancel else { throw AppError.conflict("order_not_cancellable", ["status": order.status.rawValue]) }
         let refund = order.paymentID.map { refundRequest(for: order, paymentID: $0, gateway: gateway?.name, reason: reason) }
         try await markCancelled(order, reason: reason, refunding: refund)
@@ -122,8 +130,9 @@ extension BanchanService {
     /// any) recorded in the same transaction (`BanchanStore.cancelOrder`), then tried. False when
     /// it had already moved on (nothing recorded).
     @discardableResult
-    func markCancelled(_ order: OrderRow, reason: String, refunding refund: Refunds.Request? = nil, now: Date = Date()) async throws -> Bool {
-        let result = try await store.cancelOrder(order.id, reason: reason, refunding: refund, now: now)
+    func markCancelled(_ order: OrderRow, reason: String, refunding refund: Refunds.Request? = nil, now: Date = Date(),
+                       from states: [OrderStatus] = [.awaitingPayment, .paid]) async throws -> Bool {
+        let result = try await store.cancelOrder(order.id, reason: reason, refunding: refund, now: now, from: states)
         guard result.cancelled else { return false }
         await Refunds.attempt(result.refund, on: database, gateway: gateway, logger: logger)
         return true

@@ -108,38 +108,44 @@ extension BanchanService {
         for id in try await store.unpaidOrders(before: now.addingTimeInterval(-window), limit: 500) {
             guard try await store.cancelOrder(id, reason: "payment window expired", refunding: nil, now: now).cancelled else { continue }
             expired += 1
-            if let cancelled = try await store.order(id, ownerKey: nil) { await tellBuyer(cancelled) }
+            if let cancelled = try await store.order(id, ownerKey: nil) { await tellBuyer(cancelled, kind: "order_expired") }
         }
         return expired
     }
 
-    /// Administrators move paid orders on (shipping ends the right to cancel).
-    func advance(_ id: UUID, to next: OrderStatus) async throws -> OrderRow {
+    /// Administrators move orders along their progress (`OrderStatus.canMove`): preparing,
+    /// shipped, delivered; a cancel request answered by cancelling (`cancelled`: stock back, the
+    /// payment refunded) or declining (`preparing`). Anything not shipped may be cancelled so.
+    func advance(_ id: UUID, to next: OrderStatus, reason: String = "cancelled by the shop") async throws -> OrderRow {
         guard let order = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
-        guard order.status.canMove(to: next), next != .cancelled else {
-            throw AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue])
-        }
-        guard try await store.moveStatus(of: id, from: order.status, to: next, at: Date()) else {
-            throw AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue])
+        let refused = AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue])
+        guard order.status.canMove(to: next), next != .awaitingPayment else { throw refused }
+        if next == .cancelled {
+            let refund = order.paymentID.map { refundRequest(for: order, paymentID: $0, gateway: gateway?.name, reason: reason) }
+            guard try await markCancelled(order, reason: order.cancelReason ?? reason, refunding: refund,
+                                          from: OrderStatus.allCases.filter(\.operatorCanCancel)) else { throw refused }
+        } else {
+            guard try await store.moveStatus(of: id, from: order.status, to: next, at: Date()) else { throw refused }
         }
         guard let moved = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
-        await tellBuyer(moved)
+        await tellBuyer(moved, kind: order.status == .cancelRequested && next == .preparing ? "order_cancel_declined" : nil)
         return moved
     }
 
     /// The inbox entries about an order, read when its buyer opens it.
     func orderSeen(_ id: UUID, by user: UUID) async throws {
-        try await inbox.markRead(for: user, kinds: OrderStatus.allCases.map { "order_\($0.rawValue)" }, subject: id)
+        try await inbox.markRead(for: user, kinds: OrderStatus.allCases.map { "order_\($0.rawValue)" } + ["order_expired", "order_cancel_declined"], subject: id)
     }
 
     /// The buyer's inbox (and so a push) hears of a change they did not make themselves: paid,
-    /// shipped, delivered, or cancelled because its payment window ran out (kind `order_<status>`;
-    /// the order's page marks them read). A failure is logged: the order has moved either way,
+    /// preparing, shipped, delivered, cancelled by the shop (kind `order_<status>`), a cancel request
+    /// declined (`order_cancel_declined`), or the payment window run out (`order_expired`); the
+    /// order's page marks them read. A failure is logged: the order has moved either way,
     /// and its page shows it.
-    func tellBuyer(_ order: OrderRow) async {
+    func tellBuyer(_ order: OrderRow, kind: String? = nil) async {
         guard let buyer = order.userID else { return }  // an app's device has no inbox
         do {
-            try await inbox.post(NotificationDraft(recipient: buyer, actor: nil, service: "banchan", kind: "order_\(order.status.rawValue)",
+            try await inbox.post(NotificationDraft(recipient: buyer, actor: nil, service: "banchan", kind: kind ?? "order_\(order.status.rawValue)",
                                                    subjectID: order.id, link: ShopPath.order(order.id), excerpt: order.lines.first?.title))
         } catch {
             logger.warning("a buyer was not told of their order's change", metadata: ["order": "\(order.id)", "error": "\(error)"])

@@ -8,6 +8,32 @@ import SQLKit
 /// `BanchanStore+Orders.swift`). An order leaves the store as an `OrderRow`, read as one
 /// written-out statement, never as the model.
 extension BanchanStore {
+    /// When an order was placed and reached each step of its progress (nil: not, or not recorded:
+    /// orders that moved before steps were timed).
+    struct OrderSteps: Sendable, Equatable {
+        let number: String?
+        let placedAt: Date?
+        let paidAt: Date?
+        let preparingAt: Date?
+        let shippedAt: Date?
+        let deliveredAt: Date?
+        let cancelRequestedAt: Date?
+        let cancelledAt: Date?
+
+        static let columns: [OrderColumn] = [.number, .createdAt, .paidAt, .preparingAt, .shippedAt, .deliveredAt, .cancelRequestedAt, .cancelledAt]
+
+        init(row: any SQLRow) throws {
+            number = try row.decode(column: OrderColumn.number, as: String?.self)
+            placedAt = try row.decode(column: OrderColumn.createdAt, as: Date?.self)
+            paidAt = try row.decode(column: OrderColumn.paidAt, as: Date?.self)
+            preparingAt = try row.decode(column: OrderColumn.preparingAt, as: Date?.self)
+            shippedAt = try row.decode(column: OrderColumn.shippedAt, as: Date?.self)
+            deliveredAt = try row.decode(column: OrderColumn.deliveredAt, as: Date?.self)
+            cancelRequestedAt = try row.decode(column: OrderColumn.cancelRequestedAt, as: Date?.self)
+            cancelledAt = try row.decode(column: OrderColumn.cancelledAt, as: Date?.self)
+        }
+    }
+
     /// An order with its lines, as its owner, the API and the payment checks see it.
     struct OrderRow: Sendable, Equatable {
         /// A line, with the title and price as they were when ordered.
@@ -40,8 +66,10 @@ extension BanchanStore {
         let createdAt: Date?
         /// In the order the customer added them.
         let lines: [Line]
+        let steps: OrderSteps
 
         init(row: any SQLRow, lines: [Line]) throws {
+            steps = try OrderSteps(row: row)
             id = try row.decode(column: OrderColumn.id, as: UUID.self)
             userID = try row.decode(column: OrderColumn.userID, as: UUID?.self)
             status = try row.decode(column: OrderColumn.status, as: OrderStatus.self)
@@ -114,13 +142,15 @@ extension BanchanStore {
         let cancelReason: String?
         /// In the order the customer added them.
         let lines: [Line]
+        let steps: OrderSteps
     }
 
     /// The order with this id as its page shows it, when it is the owner's: one written-out
     /// statement of the order joined with its lines (the page reads it on every view).
     func orderPage(_ id: UUID, ownerKey: String) async throws -> OrderPageRow? {
-        let orderColumns = [OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
-                            OrderColumn.merchantUID, OrderColumn.cancelReason].map { SQLColumn($0, table: "o") }
+        let orderColumns = ([OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
+                             OrderColumn.merchantUID, OrderColumn.cancelReason] + OrderSteps.columns)
+            .map { SQLColumn($0, table: "o") }
         let itemColumns = [ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity].map { SQLColumn($0, table: "i") }
         let rows = try await sql.raw("""
             SELECT \(SQLList(orderColumns + itemColumns))
@@ -139,7 +169,8 @@ extension BanchanStore {
                             deliveryFee: try first.decode(column: OrderColumn.deliveryFee, as: Int.self),
                             total: try first.decode(column: OrderColumn.total, as: Int.self), points: try first.decode(column: OrderColumn.points, as: Int.self),
                             merchantUID: try first.decode(column: OrderColumn.merchantUID, as: String.self),
-                            cancelReason: try first.decode(column: OrderColumn.cancelReason, as: String?.self), lines: lines)
+                            cancelReason: try first.decode(column: OrderColumn.cancelReason, as: String?.self), lines: lines,
+                            steps: try OrderSteps(row: first))
     }
 
     /// The orders matching `condition` (on `o`, the orders) with their lines, newest first: one
@@ -174,7 +205,8 @@ extension BanchanStore {
     private static let orderRowColumns = [
         OrderColumn.id, OrderColumn.userID, OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
         OrderColumn.merchantUID, OrderColumn.paymentProvider, OrderColumn.paymentID, OrderColumn.paidAt, OrderColumn.cancelledAt,
-        OrderColumn.cancelReason, OrderColumn.requestDigest, OrderColumn.createdAt,
+        OrderColumn.cancelReason, OrderColumn.requestDigest, OrderColumn.createdAt, OrderColumn.number, OrderColumn.preparingAt,
+        OrderColumn.shippedAt, OrderColumn.deliveredAt, OrderColumn.cancelRequestedAt,
     ]
     private static let lineColumns = [ItemColumn.hash, ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.pointsPerUnit]
 

@@ -15,7 +15,27 @@ extension BanchanStore {
         case paymentProvider = "payment_provider", paymentID = "payment_id", paidAt = "paid_at"
         case cancelledAt = "cancelled_at", cancelReason = "cancel_reason", idempotencyKey = "idempotency_key"
         case requestDigest = "request_digest", createdAt = "created_at", updatedAt = "updated_at"
+        /// The number people read aloud (`20261127-0042`), and when each step of its progress came.
+        case number, preparingAt = "preparing_at", shippedAt = "shipped_at", deliveredAt = "delivered_at"
+        case cancelRequestedAt = "cancel_requested_at"
+
+        /// The column holding when an order reached `status`, for the steps that have one.
+        static func time(of status: OrderStatus) -> OrderColumn? {
+            switch status {
+            case .paid: return .paidAt
+            case .preparing: return .preparingAt
+            case .shipped: return .shippedAt
+            case .delivered: return .deliveredAt
+            case .cancelRequested: return .cancelRequestedAt
+            case .cancelled: return .cancelledAt
+            case .awaitingPayment: return nil
+            }
+        }
     }
+
+    /// Each day's last order number (`banchan_order_days`), counted in Korea's time.
+    enum OrderDayColumn: String, TableColumn { case day, last }
+    static let orderDays = "banchan_order_days"
 
     enum ItemColumn: String, TableColumn {
         case id, orderID = "order_id", line, dishID = "dish_id", hash, title, unitPrice = "unit_price", quantity
@@ -108,6 +128,7 @@ extension BanchanStore {
             order.total = totals.total
             order.points = totals.points
             order.merchantUID = "wwe_" + orderID.uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            order.number = try await store.nextOrderNumber(now: Date())
             order.idempotencyKey = idempotencyKey
             order.requestDigest = digest
             try await order.create(on: transaction)
@@ -139,7 +160,8 @@ extension BanchanStore {
     /// update) and returns its units to stock, in one transaction with the refund it owes (if
     /// any): the refund's id, or nil for none. False when the order had already moved on
     /// (nothing written). The stock given back is announced after the commit.
-    func cancelOrder(_ id: UUID, reason: String, refunding refund: Refunds.Request?, now: Date) async throws -> (cancelled: Bool, refund: UUID?) {
+    func cancelOrder(_ id: UUID, reason: String, refunding refund: Refunds.Request?, now: Date,
+                     from states: [OrderStatus] = [.awaitingPayment, .paid]) async throws -> (cancelled: Bool, refund: UUID?) {
         let application = self.application
         let cancelled: (stocks: [(hash: String, stock: Int)], refund: UUID?)? = try await database.transaction { transaction in
             let store = BanchanStore(database: transaction, application: application)
@@ -148,7 +170,7 @@ extension BanchanStore {
                 .set(SQLIdentifier(OrderColumn.cancelledAt), to: SQLBind(now)).set(SQLIdentifier(OrderColumn.cancelReason), to: SQLBind(reason))
                 .set(SQLIdentifier(OrderColumn.updatedAt), to: SQLBind(now))
                 .where(SQLIdentifier(OrderColumn.id), .equal, SQLBind(id))
-                .where(SQLIdentifier(OrderColumn.status), .in, SQLBind.group([OrderStatus.awaitingPayment.rawValue, OrderStatus.paid.rawValue]))
+                .where(SQLIdentifier(OrderColumn.status), .in, SQLBind.group(states.map(\.rawValue)))
                 .returning(SQLIdentifier(OrderColumn.id)).all()
             guard !moved.isEmpty else { return nil }
             let refundID = if let refund { try await Refunds.request(refund, on: transaction, now: now) } else { UUID?.none }
@@ -183,6 +205,33 @@ extension BanchanStore {
         let update = sql.update(orders).set(SQLIdentifier(OrderColumn.status), to: SQLBind(to.rawValue))
             .set(SQLIdentifier(OrderColumn.updatedAt), to: SQLBind(now))
             .where(SQLIdentifier(OrderColumn.id), .equal, SQLBind(id)).where(SQLIdentifier(OrderColumn.status), .equal, SQLBind(from.rawValue))
+        // The step's time, kept when it is set already (a declined cancel request goes back to preparing).
+        // Payments and cancellations write theirs with what they record (`markPaid`, `cancelOrder`).
+        if let step = OrderColumn.time(of: to), to != .paid, to != .cancelled {
+            _ = update.set(SQLIdentifier(step), to: SQLFunction("COALESCE", args: SQLIdentifier(step), SQLBind(now)))
+        }
         return try await !also(update).returning(SQLIdentifier(OrderColumn.id)).all().isEmpty
+    }
+
+    /// The next number of the day an order is placed (`20261127-0042`): one statement that adds one
+    /// to the day's counter (creating it at 1), inside the placing transaction, so two orders never
+    /// share a number and a rolled-back order gives its number back.
+    func nextOrderNumber(now: Date) async throws -> String {
+        let day = Self.orderDay(now)
+        let table = SQLIdentifier(Self.orderDays)
+        let last = try await sql.raw("""
+            INSERT INTO \(table) (\(ident: OrderDayColumn.day), \(ident: OrderDayColumn.last)) VALUES (\(bind: day), 1)
+            ON CONFLICT (\(ident: OrderDayColumn.day)) DO UPDATE SET \(ident: OrderDayColumn.last) = \(table).\(ident: OrderDayColumn.last) + 1
+            RETURNING \(ident: OrderDayColumn.last)
+            """).first(decodingColumn: OrderDayColumn.last.rawValue, as: Int.self) ?? 1
+        return day + "-" + (last < 10_000 ? String(format: "%04d", last) : String(last))
+    }
+
+    /// `yyyyMMdd` in Korea's time, the day an order number names.
+    static func orderDay(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Asia/Seoul") ?? .current
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d%02d%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 }

@@ -88,7 +88,14 @@ extension BanchanPages {
             Layout.formError(req, error),
             .section(
                 .class("card order-detail"),
-                .p(.span(.class("order-status status-\(order.status.rawValue)"), .id("order-status"), .text(req.t("banchan.status.\(order.status.rawValue)")))),
+                .div(
+                    .class("order-heading"),
+                    order.steps.number.map { .p(.class("order-number"), .id("order-number"), .text(req.t("banchan.order.number", ["number": $0]))) } ?? .empty,
+                    .p(.span(.class("order-status status-\(order.status.rawValue)"), .id("order-status"), .text(req.t("banchan.status.\(order.status.rawValue)"))))
+                ),
+                Self.progress(req, order.status, order.steps),
+                order.status == .cancelRequested
+                    ? .p(.class("notice"), .id("order-cancel-requested"), .text(req.t("banchan.order.cancel_requested_note"))) : .empty,
                 .ul(.class("order-lines"), .forEach(order.lines) { item in
                     .li(.span(.text(item.title)), .span(.class("muted"), .text("\(Won.format(item.unitPrice)) × \(item.quantity)")),
                         .strong(.text(Won.format(item.unitPrice * item.quantity))))
@@ -103,12 +110,10 @@ extension BanchanPages {
                 order.cancelReason.map { .p(.class("muted"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
                 view.refund.map { .p(.class($0 == .pending ? "caution" : "muted"), .id("order-refund"), .text(req.t("banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
                 payment,
-                order.status.canCancel
-                    ? .form(
-                        .action(ShopPath.cancel(id)), .method(.post),
-                        Layout.csrfField(req),
-                        .button(.type(.submit), .class("button danger wide"), .id("cancel-order"), .text(req.t("banchan.order.cancel")))
-                    )
+                // Cancelling asks first (its own page says what happens to the payment).
+                order.status.canCancel || order.status.canRequestCancel
+                    ? .a(.class("button danger wide"), .id("cancel-order"), .href(ShopPath.cancel(id)),
+                         .text(req.t(order.status.canCancel ? "banchan.order.cancel" : "banchan.order.request_cancel")))
                     : .empty
             ),
             .p(.a(.href(ShopPath.orders()), .text(req.t("banchan.orders.title"))))
@@ -128,6 +133,53 @@ extension BanchanPages {
             _ = try await req.banchan.confirmPayment(TestPaymentGateway.paymentID(merchantUID: order.merchantUID, amount: order.total), for: id, of: owner)
             return Layout.redirect(to: ShopPath.order(id))
         } onRuleBroken: { try await orderPage(req, try await req.banchan.orderView(id, of: owner), owner: owner, error: $0) }
+    }
+
+    /// 결제 완료 → 상품 준비 중 → 배송 중 → 배송 완료, each with its time once reached; a cancelled
+    /// order's steps end where it was cancelled.
+    static func progress(_ req: Request, _ status: OrderStatus, _ steps: BanchanStore.OrderSteps) -> Node<HTML.BodyContext> {
+        let path: [(OrderStatus, Date?)] = [(.paid, steps.paidAt), (.preparing, steps.preparingAt), (.shipped, steps.shippedAt), (.delivered, steps.deliveredAt)]
+        let reached = path.filter { $0.1 != nil }.count
+        var shown = path.enumerated().map { index, step in (step.0, step.1, index < reached) }
+        if let cancelled = steps.cancelledAt { shown = shown.filter { $0.2 } + [(.cancelled, cancelled, true)] }
+        return .group(
+            steps.placedAt.map { .p(.class("muted"), .id("order-placed"), .text(req.t("banchan.order.placed", ["time": PageDates.dotted($0)]))) } ?? .empty,
+            .ol(
+                .class("order-steps"), .id("order-steps"), .attribute(named: "aria-label", value: req.t("banchan.order.steps")),
+                .forEach(shown) { step, time, done in
+                    .li(
+                        .class(done ? "done step-\(step.rawValue)" : "step-\(step.rawValue)"),
+                        .span(.class("step-name"), .text(req.t("banchan.status.\(step.rawValue)"))),
+                        time.map { .element(named: "time", nodes: [.datetime(PageDates.machine($0)), .text(PageDates.dotted($0))]) } ?? .empty
+                    )
+                }
+            )
+        )
+    }
+
+    /// `GET /shop/orders/{id}/cancel`: asks first, saying what happens: cancelled at once (and a
+    /// payment refunded) or, while the shop prepares it, a request the shop answers.
+    func cancelConfirmation(req: Request) async throws -> Response {
+        let owner = try req.browserPrincipal()
+        let id = try req.orderIDParameter()
+        let order = try await req.banchan.orderView(id, of: owner).order
+        guard order.status.canCancel || order.status.canRequestCancel else { return Layout.redirect(to: ShopPath.order(id)) }
+        let request = order.status.canRequestCancel
+        let consequence = request ? req.t("banchan.cancel.request_body")
+            : order.status == .paid ? req.t("banchan.cancel.refund", ["total": Won.format(order.total)]) : req.t("banchan.cancel.unpaid")
+        return page(req, title: req.t("banchan.cancel.title"), cartCount: try await cartCount(req, owner), main: .section(
+            .class("card narrow stack"), .ariaLabelledBy("cancel-title"),
+            .h1(.id("cancel-title"), .text(req.t("banchan.cancel.title"))),
+            order.steps.number.map { .p(.class("muted"), .text(req.t("banchan.order.number", ["number": $0]))) } ?? .empty,
+            .p(.id("cancel-consequence"), .text(consequence)),
+            .form(
+                .action(ShopPath.cancel(id)), .method(.post), .class("stack"),
+                Layout.csrfField(req),
+                .button(.type(.submit), .class("button danger wide"), .id("confirm-cancel"),
+                        .text(req.t(request ? "banchan.cancel.confirm_request" : "banchan.cancel.confirm")))
+            ),
+            .a(.class("button wide"), .id("keep-order"), .href(ShopPath.order(id)), .text(req.t("banchan.cancel.keep")))
+        ))
     }
 
     func cancel(req: Request) async throws -> Response {

@@ -22,6 +22,7 @@ struct BanchanPages: RouteCollection {
         routes.get(ShopPath.orders, use: orders)
         routes.get(ShopPath.order, use: order)
         routes.post(ShopPath.pay, use: pay)
+        routes.get(ShopPath.cancel, use: cancelConfirmation)
         routes.post(ShopPath.cancel, use: cancel)
     }
 

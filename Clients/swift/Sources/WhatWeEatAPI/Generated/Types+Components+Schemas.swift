@@ -1917,12 +1917,16 @@ extension Components {
                 case points
             }
         }
+        /// 결제 대기 → 결제 완료 (`paid`) → 상품준비중 (`preparing`) → 배송중 (`shipped`) → 배송완료 (`delivered`); `cancel_requested` while the operator answers a buyer's cancel of an order being prepared; `cancelled`.
+        ///
         /// - Remark: Generated from `#/components/schemas/OrderStatus`.
         @frozen public enum OrderStatus: String, Codable, Hashable, Sendable, CaseIterable {
             case awaitingPayment = "awaiting_payment"
             case paid = "paid"
+            case preparing = "preparing"
             case shipped = "shipped"
             case delivered = "delivered"
+            case cancelRequested = "cancel_requested"
             case cancelled = "cancelled"
         }
         /// - Remark: Generated from `#/components/schemas/Order`.
@@ -2002,6 +2006,26 @@ extension Components {
             public var cancelReason: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Order/createdAt`.
             public var createdAt: Foundation.Date
+            /// The number people read aloud, `20261127-0042` (the day in Korea's time and its sequence).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/number`.
+            public var number: Swift.String?
+            /// When it was placed (as createdAt).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/placedAt`.
+            public var placedAt: Foundation.Date?
+            /// When the shop started preparing it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/preparingAt`.
+            public var preparingAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/Order/shippedAt`.
+            public var shippedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/Order/deliveredAt`.
+            public var deliveredAt: Foundation.Date?
+            /// When the buyer asked to cancel while it was being prepared.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/cancelRequestedAt`.
+            public var cancelRequestedAt: Foundation.Date?
             /// `pending` while a refund this order owes is not yet confirmed by the payment provider (it is retried until it is), then `done`; null when it owes none, and in lists (read an order alone to see it).
             ///
             /// - Remark: Generated from `#/components/schemas/Order/refundStatus`.
@@ -2031,6 +2055,12 @@ extension Components {
             ///   - cancelledAt:
             ///   - cancelReason:
             ///   - createdAt:
+            ///   - number: The number people read aloud, `20261127-0042` (the day in Korea's time and its sequence).
+            ///   - placedAt: When it was placed (as createdAt).
+            ///   - preparingAt: When the shop started preparing it.
+            ///   - shippedAt:
+            ///   - deliveredAt:
+            ///   - cancelRequestedAt: When the buyer asked to cancel while it was being prepared.
             ///   - refundStatus: `pending` while a refund this order owes is not yet confirmed by the payment provider (it is retried until it is), then `done`; null when it owes none, and in lists (read an order alone to see it).
             public init(
                 id: Swift.String,
@@ -2047,6 +2077,12 @@ extension Components {
                 cancelledAt: Foundation.Date? = nil,
                 cancelReason: Swift.String? = nil,
                 createdAt: Foundation.Date,
+                number: Swift.String? = nil,
+                placedAt: Foundation.Date? = nil,
+                preparingAt: Foundation.Date? = nil,
+                shippedAt: Foundation.Date? = nil,
+                deliveredAt: Foundation.Date? = nil,
+                cancelRequestedAt: Foundation.Date? = nil,
                 refundStatus: Components.Schemas.Order.RefundStatusPayload? = nil
             ) {
                 self.id = id
@@ -2063,6 +2099,12 @@ extension Components {
                 self.cancelledAt = cancelledAt
                 self.cancelReason = cancelReason
                 self.createdAt = createdAt
+                self.number = number
+                self.placedAt = placedAt
+                self.preparingAt = preparingAt
+                self.shippedAt = shippedAt
+                self.deliveredAt = deliveredAt
+                self.cancelRequestedAt = cancelRequestedAt
                 self.refundStatus = refundStatus
             }
             public enum CodingKeys: String, CodingKey {
@@ -2080,6 +2122,12 @@ extension Components {
                 case cancelledAt
                 case cancelReason
                 case createdAt
+                case number
+                case placedAt
+                case preparingAt
+                case shippedAt
+                case deliveredAt
+                case cancelRequestedAt
                 case refundStatus
             }
         }

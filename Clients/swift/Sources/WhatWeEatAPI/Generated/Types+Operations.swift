@@ -8795,7 +8795,7 @@ public enum Operations {
             }
         }
     }
-    /// Cancel an order that has not shipped; its units go back to stock and a payment is refunded.
+    /// Cancel an order: at once while it awaits payment or is paid (its units go back to stock, a payment is refunded); while the shop prepares it, the cancel becomes a request the operator answers (`cancel_requested`); 409 `order_not_cancellable` after that.
     ///
     /// The refund is recorded with the cancellation and tried at once; when the provider refuses,
     /// is down or answers too late, it is retried with backoff until the provider confirms it, and
@@ -9398,7 +9398,7 @@ public enum Operations {
             }
         }
     }
-    /// Ship or deliver an order (administrators). Shipping ends the right to cancel.
+    /// Move an order along (administrators): `preparing` (상품준비중), `shipped`, `delivered`; `cancelled` for anything not shipped (its units go back to stock, a payment is refunded; a buyer's cancel request is answered so), or `preparing` again to decline a cancel request. Paid orders may skip `preparing`. Any other change is 409 `order_status_change_refused`. The buyer is told of each change (inbox and push).
     ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/status`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/status/post(advanceOrder)`.

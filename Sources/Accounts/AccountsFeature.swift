@@ -19,6 +19,8 @@ package enum AccountsFeature: Feature {
         DatabaseFileStorage.Create(),
         // The platform's durable work queue (`WorkQueue`), which every feature may hand work to.
         CreateWorkItems(),
+        // The platform's audit log (`AuditLog`): what operators did, written by each feature.
+        CreateAuditLog(),
     ]
 
     package static func configure(_ app: Application, settings: Settings) async throws {
@@ -41,6 +43,7 @@ package enum AccountsFeature: Feature {
 
     package static func routes(_ routes: FeatureRoutes) throws {
         try routes.api.register(collection: AccountsAPI())
+        try routes.api.register(collection: AdminAuditAPI())
         try routes.web.register(collection: AccountPages())
         try routes.web.register(collection: BrowserAPIToken())
     }

@@ -77,24 +77,24 @@ struct BanchanAPI: RouteCollection {
     // MARK: Admin
 
     func createDish(req: Request) async throws -> Response {
-        _ = try req.requireAdmin()
+        let admin = try req.requireAdmin()
         let input = try req.decodeJSON(DishInput.self)
-        let row = try await req.banchan.addDish(try input.newDish(), stock: input.stock ?? 0)
+        let row = try await req.banchan.addDish(try input.newDish(), stock: input.stock ?? 0, by: admin.id)
         return try await DishDetail(row, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
             .encodeResponse(status: .created, for: req)
     }
 
     /// Changes a dish, its stock included. A retired dish is not found; adding it again brings it back.
     func updateDish(req: Request) async throws -> DishDetail {
-        _ = try req.requireAdmin()
+        let admin = try req.requireAdmin()
         let input = try req.decodeJSON(DishInput.self)
-        let row = try await req.banchan.changeDish(hash: req.parameters.get("hash") ?? "", stock: input.stock) { try input.apply(to: &$0) }
+        let row = try await req.banchan.changeDish(hash: req.parameters.get("hash") ?? "", stock: input.stock, by: admin.id) { try input.apply(to: &$0) }
         return DishDetail(row, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
     }
 
     func retireDish(req: Request) async throws -> HTTPStatus {
-        _ = try req.requireAdmin()
-        try await req.banchan.retireDish(hash: req.parameters.get("hash") ?? "")
+        let admin = try req.requireAdmin()
+        try await req.banchan.retireDish(hash: req.parameters.get("hash") ?? "", by: admin.id)
         return .noContent
     }
 
@@ -214,8 +214,8 @@ struct BanchanAPI: RouteCollection {
 
     /// Administrators ship and deliver orders.
     func advanceOrder(req: Request) async throws -> OrderResponse {
-        _ = try req.requireAdmin()
+        let admin = try req.requireAdmin()
         let next = try req.decodeJSON(StatusBody.self).status
-        return OrderResponse(try await req.banchan.advance(try req.orderIDParameter(), to: next), gateway: req.application.paymentGateway?.name)
+        return OrderResponse(try await req.banchan.advance(try req.orderIDParameter(), to: next, by: admin.id), gateway: req.application.paymentGateway?.name)
     }
 }

@@ -116,7 +116,7 @@ extension BanchanService {
     /// Administrators move orders along their progress (`OrderStatus.canMove`): preparing,
     /// shipped, delivered; a cancel request answered by cancelling (`cancelled`: stock back, the
     /// payment refunded) or declining (`preparing`). Anything not shipped may be cancelled so.
-    func advance(_ id: UUID, to next: OrderStatus, reason: String = "cancelled by the shop") async throws -> OrderRow {
+    func advance(_ id: UUID, to next: OrderStatus, by operator: UUID?, reason: String = "cancelled by the shop") async throws -> OrderRow {
         guard let order = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
         let refused = AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue])
         guard order.status.canMove(to: next), next != .awaitingPayment else { throw refused }
@@ -128,6 +128,9 @@ extension BanchanService {
             guard try await store.moveStatus(of: id, from: order.status, to: next, at: Date()) else { throw refused }
         }
         guard let moved = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
+        try await AuditLog(database: database).record(AuditEntry(
+            actorID: `operator`, action: "banchan.order.status", subjectType: "banchan_order", subjectID: moved.steps.number ?? id.uuidString.lowercased(),
+            before: ["status": order.status.rawValue], after: ["status": moved.status.rawValue]))
         await tellBuyer(moved, kind: order.status == .cancelRequested && next == .preparing ? "order_cancel_declined" : nil)
         return moved
     }

@@ -17758,6 +17758,368 @@ public enum Operations {
             }
         }
     }
+    /// What operators did, newest first (administrators): who, what (`banchan.order.status`, `banchan.dish.change`, …), to what (`subjectType`, `subjectId`: an order by its number, a dish by its hash), when, and the fields before and after. Read-only: nothing edits an entry.
+    ///
+    /// - Remark: HTTP `GET /api/v1/admin/audit`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/audit/get(adminAuditLog)`.
+    public enum AdminAuditLog {
+        public static let id: Swift.String = "adminAuditLog"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Opaque; from the previous page's `nextCursor`.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// Only the entries about this kind of thing (banchan_order, banchan_dish).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/query/subjectType`.
+                public var subjectType: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - cursor: Opaque; from the previous page's `nextCursor`.
+                ///   - limit:
+                ///   - subjectType: Only the entries about this kind of thing (banchan_order, banchan_dish).
+                public init(
+                    cursor: Components.Parameters.Cursor? = nil,
+                    limit: Components.Parameters.Limit? = nil,
+                    subjectType: Swift.String? = nil
+                ) {
+                    self.cursor = cursor
+                    self.limit = limit
+                    self.subjectType = subjectType
+                }
+            }
+            public var query: Operations.AdminAuditLog.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AdminAuditLog.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AdminAuditLog.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AdminAuditLog.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.AdminAuditLog.Input.Query = .init(),
+                headers: Operations.AdminAuditLog.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/nextCursor`.
+                        public var nextCursor: Swift.String?
+                        /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload`.
+                        public struct ItemsPayloadPayload: Codable, Hashable, Sendable {
+                            /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload/id`.
+                            public var id: Swift.String
+                            /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload/actor`.
+                            public struct ActorPayload: Codable, Hashable, Sendable {
+                                /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload/actor/id`.
+                                public var id: Swift.String
+                                /// Null once the account is gone.
+                                ///
+                                /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload/actor/nickname`.
+                                public var nickname: Swift.String?
+                                /// Creates a new `ActorPayload`.
+                                ///
+                                /// - Parameters:
+                                ///   - id:
+                                ///   - nickname: Null once the account is gone.
+                                public init(
+                                    id: Swift.String,
+                                    nickname: Swift.String? = nil
+                                ) {
+                                    self.id = id
+                                    self.nickname = nickname
+                                }
+                                public enum CodingKeys: String, CodingKey {
+                                    case id
+                                    case nickname
+                                }
+                            }
+                            /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload/actor`.
+                            public var actor: Operations.AdminAuditLog.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.ActorPayload?
+                            /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload/action`.
+                            public var action: Swift.String
+                            /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload/subjectType`.
+                            public var subjectType: Swift.String
+                            /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload/subjectId`.
+                            public var subjectId: Swift.String
+                            /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload/before`.
+                            public struct BeforePayload: Codable, Hashable, Sendable {
+                                /// A container of undocumented properties.
+                                public var additionalProperties: [String: Swift.String]
+                                /// Creates a new `BeforePayload`.
+                                ///
+                                /// - Parameters:
+                                ///   - additionalProperties: A container of undocumented properties.
+                                public init(additionalProperties: [String: Swift.String] = .init()) {
+                                    self.additionalProperties = additionalProperties
+                                }
+                                public init(from decoder: any Swift.Decoder) throws {
+                                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                                }
+                                public func encode(to encoder: any Swift.Encoder) throws {
+                                    try encoder.encodeAdditionalProperties(additionalProperties)
+                                }
+                            }
+                            /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload/before`.
+                            public var before: Operations.AdminAuditLog.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.BeforePayload?
+                            /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload/after`.
+                            public struct AfterPayload: Codable, Hashable, Sendable {
+                                /// A container of undocumented properties.
+                                public var additionalProperties: [String: Swift.String]
+                                /// Creates a new `AfterPayload`.
+                                ///
+                                /// - Parameters:
+                                ///   - additionalProperties: A container of undocumented properties.
+                                public init(additionalProperties: [String: Swift.String] = .init()) {
+                                    self.additionalProperties = additionalProperties
+                                }
+                                public init(from decoder: any Swift.Decoder) throws {
+                                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                                }
+                                public func encode(to encoder: any Swift.Encoder) throws {
+                                    try encoder.encodeAdditionalProperties(additionalProperties)
+                                }
+                            }
+                            /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload/after`.
+                            public var after: Operations.AdminAuditLog.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.AfterPayload?
+                            /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/ItemsPayload/at`.
+                            public var at: Foundation.Date
+                            /// Creates a new `ItemsPayloadPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - id:
+                            ///   - actor:
+                            ///   - action:
+                            ///   - subjectType:
+                            ///   - subjectId:
+                            ///   - before:
+                            ///   - after:
+                            ///   - at:
+                            public init(
+                                id: Swift.String,
+                                actor: Operations.AdminAuditLog.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.ActorPayload? = nil,
+                                action: Swift.String,
+                                subjectType: Swift.String,
+                                subjectId: Swift.String,
+                                before: Operations.AdminAuditLog.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.BeforePayload? = nil,
+                                after: Operations.AdminAuditLog.Output.Ok.Body.JsonPayload.ItemsPayloadPayload.AfterPayload? = nil,
+                                at: Foundation.Date
+                            ) {
+                                self.id = id
+                                self.actor = actor
+                                self.action = action
+                                self.subjectType = subjectType
+                                self.subjectId = subjectId
+                                self.before = before
+                                self.after = after
+                                self.at = at
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case id
+                                case actor
+                                case action
+                                case subjectType
+                                case subjectId
+                                case before
+                                case after
+                                case at
+                            }
+                        }
+                        /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/items`.
+                        public typealias ItemsPayload = [Operations.AdminAuditLog.Output.Ok.Body.JsonPayload.ItemsPayloadPayload]
+                        /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/json/items`.
+                        public var items: Operations.AdminAuditLog.Output.Ok.Body.JsonPayload.ItemsPayload
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - nextCursor:
+                        ///   - items:
+                        public init(
+                            nextCursor: Swift.String? = nil,
+                            items: Operations.AdminAuditLog.Output.Ok.Body.JsonPayload.ItemsPayload
+                        ) {
+                            self.nextCursor = nextCursor
+                            self.items = items
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case nextCursor
+                            case items
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/admin/audit/GET/responses/200/content/application\/json`.
+                    case json(Operations.AdminAuditLog.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.AdminAuditLog.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AdminAuditLog.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AdminAuditLog.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A page of the log.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/audit/get(adminAuditLog)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.AdminAuditLog.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.AdminAuditLog.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/audit/get(adminAuditLog)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/audit/get(adminAuditLog)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `forbidden` (wrong role), `wrong_password`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/audit/get(adminAuditLog)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// My inbox, newest first, with the unread count (the badge). Messages are in the reader's language.
     ///
     /// - Remark: HTTP `GET /api/v1/notifications`.

@@ -507,6 +507,11 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /images/burger-map/photos/{file}`.
     /// - Remark: Generated from `#/paths//images/burger-map/photos/{file}/get(burgerPhotoArtwork)`.
     func burgerPhotoArtwork(_ input: Operations.BurgerPhotoArtwork.Input) async throws -> Operations.BurgerPhotoArtwork.Output
+    /// What operators did, newest first (administrators): who, what (`banchan.order.status`, `banchan.dish.change`, …), to what (`subjectType`, `subjectId`: an order by its number, a dish by its hash), when, and the fields before and after. Read-only: nothing edits an entry.
+    ///
+    /// - Remark: HTTP `GET /api/v1/admin/audit`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/audit/get(adminAuditLog)`.
+    func adminAuditLog(_ input: Operations.AdminAuditLog.Input) async throws -> Operations.AdminAuditLog.Output
     /// My inbox, newest first, with the unread count (the badge). Messages are in the reader's language.
     ///
     /// - Remark: HTTP `GET /api/v1/notifications`.
@@ -1808,6 +1813,19 @@ extension APIProtocol {
     ) async throws -> Operations.BurgerPhotoArtwork.Output {
         try await burgerPhotoArtwork(Operations.BurgerPhotoArtwork.Input(
             path: path,
+            headers: headers
+        ))
+    }
+    /// What operators did, newest first (administrators): who, what (`banchan.order.status`, `banchan.dish.change`, …), to what (`subjectType`, `subjectId`: an order by its number, a dish by its hash), when, and the fields before and after. Read-only: nothing edits an entry.
+    ///
+    /// - Remark: HTTP `GET /api/v1/admin/audit`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/audit/get(adminAuditLog)`.
+    public func adminAuditLog(
+        query: Operations.AdminAuditLog.Input.Query = .init(),
+        headers: Operations.AdminAuditLog.Input.Headers = .init()
+    ) async throws -> Operations.AdminAuditLog.Output {
+        try await adminAuditLog(Operations.AdminAuditLog.Input(
+            query: query,
             headers: headers
         ))
     }

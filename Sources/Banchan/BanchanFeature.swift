@@ -28,8 +28,10 @@ package enum BanchanFeature: Feature {
 
     package static func routes(_ routes: FeatureRoutes) throws {
         try routes.api.register(collection: BanchanAPI())
+        try routes.api.register(collection: BanchanAdminAPI())
         try routes.open.register(collection: BanchanImages())
         try routes.web.register(collection: BanchanPages())
+        try routes.web.register(collection: BanchanAdminPages())
     }
 }
 

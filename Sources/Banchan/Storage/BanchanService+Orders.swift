@@ -109,6 +109,23 @@ extension BanchanService {
         try await store.orders(ownerKey: owner.key, page: page)
     }
 
+    /// The operator's list of every buyer's orders: of one status, placed on one day (`yyyy-MM-dd` in
+    /// Korea's time), when given; 400 `invalid_field` for a day that is not one.
+    func allOrders(status: OrderStatus?, day: String?, page: CursorPageRequest) async throws -> (items: [OrderRow], nextCursor: String?) {
+        var interval: DateInterval?
+        if let day {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "Asia/Seoul") ?? .current
+            let parts = day.split(separator: "-").compactMap { Int($0) }
+            guard day.count == 10, parts.count == 3, let start = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])),
+                  calendar.dateComponents([.year, .month, .day], from: start) == DateComponents(year: parts[0], month: parts[1], day: parts[2]),
+                  let end = calendar.date(byAdding: .day, value: 1, to: start)
+            else { throw AppError.badRequest("invalid_field", ["field": "day"]) }
+            interval = DateInterval(start: start, end: end)
+        }
+        return try await store.allOrders(status: status, placedOn: interval, page: page)
+    }
+
     /// The buyer cancels: at once until the shop starts preparing it (its units go back to stock
     /// and a payment is refunded); while it is being prepared, as a request the operator answers
     /// (`cancel_requested`). 409 `order_not_cancellable` after that.

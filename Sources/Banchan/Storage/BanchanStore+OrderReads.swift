@@ -105,9 +105,26 @@ extension BanchanStore {
     /// The owner's orders with their lines, newest first, a page at a time: the page's ids, then
     /// those orders with their lines.
     func orders(ownerKey: String, page: CursorPageRequest) async throws -> (items: [OrderRow], nextCursor: String?) {
+        try await orders(page: page) { $0.where(SQLColumn(OrderColumn.ownerKey, table: BanchanOrder.schema), .equal, SQLBind(ownerKey)) }
+    }
+
+    /// Every buyer's orders (the operator's list), newest first: of one status, and placed on one
+    /// day in Korea's time, when given.
+    func allOrders(status: OrderStatus?, placedOn day: DateInterval?, page: CursorPageRequest) async throws -> (items: [OrderRow], nextCursor: String?) {
+        try await orders(page: page) { select in
+            let column = { (column: OrderColumn) in SQLColumn(column, table: BanchanOrder.schema) }
+            if let status { select.where(column(.status), .equal, SQLBind(status.rawValue)) }
+            if let day {
+                select.where(column(.createdAt), .greaterThanOrEqual, SQLBind(day.start)).where(column(.createdAt), .lessThan, SQLBind(day.end))
+            }
+            return select
+        }
+    }
+
+    /// A newest-first page of orders matching `filter`: the page's ids, then those orders with their lines.
+    private func orders(page: CursorPageRequest, filter: (SQLSelectBuilder) -> SQLSelectBuilder) async throws -> (items: [OrderRow], nextCursor: String?) {
         let order = { (column: OrderColumn) in SQLColumn(column, table: BanchanOrder.schema) }
-        let listed = try await sql.select().column(order(OrderColumn.id)).column(order(OrderColumn.createdAt)).from(orders)
-            .where(order(OrderColumn.ownerKey), .equal, SQLBind(ownerKey))
+        let listed = try await filter(sql.select().column(order(OrderColumn.id)).column(order(OrderColumn.createdAt)).from(orders))
             .newestFirst(createdAt: order(OrderColumn.createdAt), id: order(OrderColumn.id), page)
             .all().map { PageKey(id: try $0.decode(column: OrderColumn.id, as: UUID.self), createdAt: try $0.decode(column: OrderColumn.createdAt, as: Date.self)) }
         let paged = page.page(of: listed)

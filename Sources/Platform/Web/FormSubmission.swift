@@ -50,3 +50,14 @@ package struct SignInRequired: AsyncMiddleware {
         self.returnTo = returnTo
     }
 }
+
+/// The operator's console (`/admin/…`): for administrators' browsers only. Anyone else, signed in or
+/// not, gets the site's 404 page, not a hint that it exists.
+package struct AdministratorsOnly: AsyncMiddleware {
+    package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        guard request.storage[WebViewerKey.self]?.isAdmin == true else { throw AppError.notFound() }
+        return try await next.respond(to: request)
+    }
+
+    package init() {}
+}

@@ -18120,6 +18120,520 @@ public enum Operations {
             }
         }
     }
+    /// Every buyer's orders, newest first (administrators): of one `status`, placed on one `day` (`yyyy-MM-dd`, Korea's time) when given.
+    ///
+    /// - Remark: HTTP `GET /api/v1/admin/orders`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/orders/get(adminOrders)`.
+    public enum AdminOrders {
+        public static let id: Swift.String = "adminOrders"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/admin/orders/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Opaque; from the previous page's `nextCursor`.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/admin/orders/GET/query/cursor`.
+                public var cursor: Components.Parameters.Cursor?
+                /// - Remark: Generated from `#/paths/api/v1/admin/orders/GET/query/limit`.
+                public var limit: Components.Parameters.Limit?
+                /// - Remark: Generated from `#/paths/api/v1/admin/orders/GET/query/status`.
+                public var status: Components.Schemas.OrderStatus?
+                /// - Remark: Generated from `#/paths/api/v1/admin/orders/GET/query/day`.
+                public var day: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - cursor: Opaque; from the previous page's `nextCursor`.
+                ///   - limit:
+                ///   - status:
+                ///   - day:
+                public init(
+                    cursor: Components.Parameters.Cursor? = nil,
+                    limit: Components.Parameters.Limit? = nil,
+                    status: Components.Schemas.OrderStatus? = nil,
+                    day: Swift.String? = nil
+                ) {
+                    self.cursor = cursor
+                    self.limit = limit
+                    self.status = status
+                    self.day = day
+                }
+            }
+            public var query: Operations.AdminOrders.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/admin/orders/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AdminOrders.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AdminOrders.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AdminOrders.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.AdminOrders.Input.Query = .init(),
+                headers: Operations.AdminOrders.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/admin/orders/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/admin/orders/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/admin/orders/GET/responses/200/content/json/items`.
+                        public var items: [Components.Schemas.Order]
+                        /// - Remark: Generated from `#/paths/api/v1/admin/orders/GET/responses/200/content/json/nextCursor`.
+                        public var nextCursor: Swift.String?
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - items:
+                        ///   - nextCursor:
+                        public init(
+                            items: [Components.Schemas.Order],
+                            nextCursor: Swift.String? = nil
+                        ) {
+                            self.items = items
+                            self.nextCursor = nextCursor
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case items
+                            case nextCursor
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/admin/orders/GET/responses/200/content/application\/json`.
+                    case json(Operations.AdminOrders.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.AdminOrders.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AdminOrders.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AdminOrders.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A page of orders.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/get(adminOrders)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.AdminOrders.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.AdminOrders.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/get(adminOrders)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/get(adminOrders)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `forbidden` (wrong role), `wrong_password`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/get(adminOrders)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Move an order along (administrators), as `POST /api/v1/banchan/orders/{order}/status`; answers the order with its refund state. Written to the audit log.
+    ///
+    /// - Remark: HTTP `POST /api/v1/admin/orders/{order}/status`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)`.
+    public enum AdminMoveOrder {
+        public static let id: Swift.String = "adminMoveOrder"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/status/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/status/POST/path/order`.
+                public var order: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - order:
+                public init(order: Swift.String) {
+                    self.order = order
+                }
+            }
+            public var path: Operations.AdminMoveOrder.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/status/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AdminMoveOrder.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AdminMoveOrder.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AdminMoveOrder.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/status/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/status/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/status/POST/requestBody/json/status`.
+                    public var status: Components.Schemas.OrderStatus
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - status:
+                    public init(status: Components.Schemas.OrderStatus) {
+                        self.status = status
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case status
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/status/POST/requestBody/content/application\/json`.
+                case json(Operations.AdminMoveOrder.Input.Body.JsonPayload)
+            }
+            public var body: Operations.AdminMoveOrder.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.AdminMoveOrder.Input.Path,
+                headers: Operations.AdminMoveOrder.Input.Headers = .init(),
+                body: Operations.AdminMoveOrder.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/status/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/status/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Order)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Order {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AdminMoveOrder.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AdminMoveOrder.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The order after the change.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.AdminMoveOrder.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.AdminMoveOrder.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `forbidden` (wrong role), `wrong_password`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `not_found`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `email_taken`, `nickname_taken`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// My inbox, newest first, with the unread count (the badge). Messages are in the reader's language.
     ///
     /// - Remark: HTTP `GET /api/v1/notifications`.

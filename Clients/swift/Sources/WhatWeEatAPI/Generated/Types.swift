@@ -512,6 +512,16 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/admin/audit`.
     /// - Remark: Generated from `#/paths//api/v1/admin/audit/get(adminAuditLog)`.
     func adminAuditLog(_ input: Operations.AdminAuditLog.Input) async throws -> Operations.AdminAuditLog.Output
+    /// Every buyer's orders, newest first (administrators): of one `status`, placed on one `day` (`yyyy-MM-dd`, Korea's time) when given.
+    ///
+    /// - Remark: HTTP `GET /api/v1/admin/orders`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/orders/get(adminOrders)`.
+    func adminOrders(_ input: Operations.AdminOrders.Input) async throws -> Operations.AdminOrders.Output
+    /// Move an order along (administrators), as `POST /api/v1/banchan/orders/{order}/status`; answers the order with its refund state. Written to the audit log.
+    ///
+    /// - Remark: HTTP `POST /api/v1/admin/orders/{order}/status`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)`.
+    func adminMoveOrder(_ input: Operations.AdminMoveOrder.Input) async throws -> Operations.AdminMoveOrder.Output
     /// My inbox, newest first, with the unread count (the badge). Messages are in the reader's language.
     ///
     /// - Remark: HTTP `GET /api/v1/notifications`.
@@ -1827,6 +1837,34 @@ extension APIProtocol {
         try await adminAuditLog(Operations.AdminAuditLog.Input(
             query: query,
             headers: headers
+        ))
+    }
+    /// Every buyer's orders, newest first (administrators): of one `status`, placed on one `day` (`yyyy-MM-dd`, Korea's time) when given.
+    ///
+    /// - Remark: HTTP `GET /api/v1/admin/orders`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/orders/get(adminOrders)`.
+    public func adminOrders(
+        query: Operations.AdminOrders.Input.Query = .init(),
+        headers: Operations.AdminOrders.Input.Headers = .init()
+    ) async throws -> Operations.AdminOrders.Output {
+        try await adminOrders(Operations.AdminOrders.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Move an order along (administrators), as `POST /api/v1/banchan/orders/{order}/status`; answers the order with its refund state. Written to the audit log.
+    ///
+    /// - Remark: HTTP `POST /api/v1/admin/orders/{order}/status`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)`.
+    public func adminMoveOrder(
+        path: Operations.AdminMoveOrder.Input.Path,
+        headers: Operations.AdminMoveOrder.Input.Headers = .init(),
+        body: Operations.AdminMoveOrder.Input.Body
+    ) async throws -> Operations.AdminMoveOrder.Output {
+        try await adminMoveOrder(Operations.AdminMoveOrder.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
     /// My inbox, newest first, with the unread count (the badge). Messages are in the reader's language.

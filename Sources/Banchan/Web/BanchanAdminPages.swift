@@ -1,0 +1,120 @@
+import Accounts
+import Foundation
+import Payments
+import Platform
+import Plot
+import Vapor
+
+/// The operator's console for the shop's orders (`/admin/orders`, administrators only; others get
+/// 404): every order filtered by status and day, one order with its buyer, lines and progress, and
+/// the moves its state allows (each written to the audit log).
+struct BanchanAdminPages: RouteCollection {
+    static let orders: PagePath = "/admin/orders"
+    static let order: PagePath1 = "/admin/orders/:order"
+    static let orderStatus: PagePath1 = "/admin/orders/:order/status"
+
+    func boot(routes: any RoutesBuilder) throws {
+        let admin = routes.grouped(AdministratorsOnly())
+        admin.get("admin") { _ in Layout.redirect(to: Self.orders()) }
+        admin.get(Self.orders, use: list)
+        admin.get(Self.order, use: detail)
+        admin.post(Self.orderStatus, use: move)
+    }
+
+    private func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, main: Node<HTML.BodyContext>) -> Response {
+        Layout.page(req, title: title, status: status, extras: PageExtras(stylesheets: [BanchanPages.stylesheet], bodyClass: "shop admin"), main: main)
+    }
+
+    func list(req: Request) async throws -> Response {
+        let status = req.query[String.self, at: "status"].flatMap(OrderStatus.init(rawValue:))
+        let day = req.query[String.self, at: "day"].flatMap { $0.isEmpty ? nil : $0 }
+        let (orders, next) = try await req.banchan.allOrders(status: status, day: day, page: try CursorPageRequest(from: req))
+        let filters: Node<HTML.BodyContext> = .form(
+            .method(.get), .action(Self.orders()), .class("admin-filters"),
+            .label(.for("filter-status"), .text(req.t("admin.orders.status"))),
+            // Written out: Plot has no `<select>`; every value and label is escaped.
+            .raw(#"<select id="filter-status" name="status">"# + ([("", req.t("admin.orders.any_status"))] + OrderStatus.allCases.map {
+                ($0.rawValue, req.t("banchan.status.\($0.rawValue)"))
+            }).map { value, label in
+                #"<option value="\#(Markup.escape(value))"\#(value == (status?.rawValue ?? "") ? " selected" : "")>\#(Markup.escape(label))</option>"#
+            }.joined() + "</select>"),
+            .label(.for("filter-day"), .text(req.t("admin.orders.day"))),
+            .input(.type(.date), .id("filter-day"), .name("day"), .value(day ?? "")),
+            .button(.type(.submit), .class("button small"), .text(req.t("admin.orders.filter")))
+        )
+        let query = [status.map { "status=\($0.rawValue)" }, day.map { "day=\($0)" }].compactMap { $0 }.joined(separator: "&")
+        return page(req, title: req.t("admin.orders.title"), main: .group(
+            .h1(.text(req.t("admin.orders.title"))),
+            filters,
+            orders.isEmpty ? .p(.class("muted"), .id("admin-orders-empty"), .text(req.t("admin.orders.empty"))) : .empty,
+            .ol(.class("order-list"), .id("admin-orders"), .forEach(orders) { order in
+                .li(.a(
+                    .class("card order-card"), .href(Self.order(order.id)),
+                    .span(.class("order-number"), .text(order.steps.number ?? order.merchantUID)),
+                    .span(.class("order-status status-\(order.status.rawValue)"), .text(req.t("banchan.status.\(order.status.rawValue)"))),
+                    .span(.class("order-summary"), .text(order.lines.first.map { order.lines.count > 1 ? req.t("banchan.orders.summary", ["title": $0.title, "more": String(order.lines.count - 1)]) : $0.title } ?? "")),
+                    .span(.class("muted"), .text(order.createdAt.map(PageDates.dotted) ?? "")),
+                    .span(.class("order-total"), .text(Won.format(order.total)))
+                ))
+            }),
+            next.map { .a(.class("button wide"), .id("admin-orders-more"), .href(Self.orders() + "?" + (query.isEmpty ? "" : query + "&") + "cursor=\($0)"),
+                          .text(req.t("inbox.more"))) } ?? .empty
+        ))
+    }
+
+    func detail(req: Request) async throws -> Response {
+        try await detailPage(req, error: nil)
+    }
+
+    private func detailPage(_ req: Request, error: AppError?) async throws -> Response {
+        let service = req.banchan
+        guard let order = try await service.store.order(try req.orderIDParameter(), ownerKey: nil) else { throw AppError.notFound("order_not_found") }
+        var buyer: AccountStore.JoinedPerson?
+        if let account = order.userID { buyer = try await AccountStore.person(account, on: req.db) }
+        let refund = try await service.refundState(ofOrder: order.id)
+        // The moves this state allows, in the order an operator takes them.
+        let moves = [OrderStatus.preparing, .shipped, .delivered, .cancelled].filter { order.status.canMove(to: $0) }
+        let title = order.steps.number.map { req.t("banchan.order.number", ["number": $0]) } ?? req.t("banchan.order.title")
+        return page(req, title: title, status: error?.status ?? .ok, main: .group(
+            .p(.a(.href(Self.orders()), .text("← " + req.t("admin.orders.title")))),
+            .h1(.id("admin-order-title"), .text(title)),
+            Layout.formError(req, error),
+            .section(
+                .class("card order-detail stack"),
+                .p(.span(.class("order-status status-\(order.status.rawValue)"), .id("order-status"), .text(req.t("banchan.status.\(order.status.rawValue)")))),
+                .p(.id("admin-order-buyer"), .text(req.t("admin.order.buyer", ["buyer": buyer?.nickname ?? req.t("admin.order.no_account")]))),
+                BanchanPages.progress(req, order.status, order.steps),
+                .ul(.class("order-lines"), .forEach(order.lines) { line in
+                    .li(.span(.text(line.title)), .span(.class("muted"), .text("\(Won.format(line.unitPrice)) × \(line.quantity)")),
+                        .strong(.text(Won.format(line.unitPrice * line.quantity))))
+                }),
+                .p(.class("order-total"), .text(req.t("banchan.total") + " " + Won.format(order.total))),
+                order.cancelReason.map { .p(.class("caution"), .id("admin-cancel-reason"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
+                refund.map { .p(.class("muted"), .text(req.t("banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
+                .div(.class("admin-moves stack"), .forEach(moves) { next in
+                    .form(
+                        .action(Self.orderStatus(order.id)), .method(.post),
+                        Layout.csrfField(req),
+                        .input(.type(.hidden), .name("status"), .value(next.rawValue)),
+                        .button(.type(.submit), .class(next == .cancelled ? "button danger wide" : "button primary wide"), .id("move-\(next.rawValue)"),
+                                .text(req.t(order.status == .cancelRequested ? "admin.order.answer.\(next.rawValue)" : "admin.order.move.\(next.rawValue)")))
+                    )
+                })
+            )
+        ))
+    }
+
+    struct MoveForm: Content { let status: String? }
+
+    func move(req: Request) async throws -> Response {
+        let admin = try req.requireAdmin()
+        let id = try req.orderIDParameter()
+        return try await req.submitForm {
+            guard let next = try req.content.decode(MoveForm.self).status.flatMap(OrderStatus.init(rawValue:)) else {
+                throw AppError.badRequest("invalid_field", ["field": "status"])
+            }
+            _ = try await req.banchan.advance(id, to: next, by: admin.id)
+            return Layout.redirect(to: Self.order(id))
+        } onRuleBroken: { try await detailPage(req, error: $0) }
+    }
+}

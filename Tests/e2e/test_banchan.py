@@ -202,3 +202,63 @@ def test_a_visitors_cart_joins_the_account_at_sign_up_and_sign_in(server, browse
     wait_for(browser, lambda d: "/login" not in d.current_url)
     browser.get(server.url + "/shop/cart")
     assert browser.find_element(By.CSS_SELECTOR, ".cart-count").text == "3", "1 + 2 of the same dish"
+
+
+def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(server, browser):
+    """An order as two people see it: the buyer pays; the operator (an admin made with `user
+    create --admin`) finds it in /admin/orders and starts preparing it; the buyer's page shows the
+    step and the bell counts the notice. The console is a 404 for the buyer, and axe finds nothing."""
+    import os
+    import subprocess
+
+    from conftest import BINARY, fill, make_browser, sign_up
+    from test_accessibility import violations
+
+    sign_up(browser, server, "주문하는사람")
+    soup = dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1)
+    browser.get(server.url + f"/shop/dishes/{soup['hash']}")
+    click(browser, "#add-to-cart")
+    wait_for(browser, EC.url_contains("/shop/cart"))
+    click(browser, "#place-order")
+    wait_for(browser, EC.url_matches(r"/shop/orders/[0-9a-f-]{36}$"))
+    click(browser, "#pay-test")
+    wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "결제 완료")
+    order_page = browser.current_url
+    number = browser.find_element(By.ID, "order-number").text.split()[-1]
+
+    browser.get(server.url + "/admin/orders")
+    assert "404" in browser.title or browser.find_elements(By.CSS_SELECTOR, ".card.narrow"), "no console for a buyer"
+    assert not browser.find_elements(By.ID, "admin-orders")
+
+    subprocess.run([BINARY, "user", "create", "--admin", "--email", "boss@example.com", "--nickname", "사장님", "--password", "password1"],
+                   cwd=ROOT, env=dict(os.environ, DATA_DIR=server.data_dir, LOG_LEVEL="error"), check=True, capture_output=True)
+    operator = make_browser()
+    operator.test_name = browser.test_name  # its screenshots go with the test's
+    try:
+        operator.get(server.url + "/login")
+        fill(operator, "email", "boss@example.com")
+        fill(operator, "password", "password1")
+        operator.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+        wait_for(operator, lambda d: "/login" not in d.current_url)
+        operator.get(server.url + "/admin/orders?status=paid")
+        link = wait_for(operator, lambda d: next((a for a in d.find_elements(By.CSS_SELECTOR, "#admin-orders a") if number in a.text), None))
+        shot(operator, "admin-01-orders")
+        found = violations(operator, "/admin/orders", server)
+        link = next(a for a in operator.find_elements(By.CSS_SELECTOR, "#admin-orders a") if number in a.text)
+        link.click()
+        wait_for(operator, lambda d: d.find_elements(By.ID, "move-preparing"))
+        found += violations(operator, operator.current_url.removeprefix(server.url), server)
+        assert not found, found
+        click(operator, "#move-preparing")
+        wait_for(operator, lambda d: d.find_element(By.ID, "order-status").text == "상품 준비 중")
+        assert operator.find_elements(By.ID, "move-shipped") and not operator.find_elements(By.ID, "move-preparing")
+        shot(operator, "admin-02-preparing")
+    finally:
+        operator.quit()
+
+    browser.get(order_page)
+    wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "상품 준비 중")
+    steps = browser.find_elements(By.CSS_SELECTOR, "#order-steps li.done")
+    assert [s.find_element(By.CSS_SELECTOR, ".step-name").text for s in steps] == ["결제 완료", "상품 준비 중"]
+    assert browser.find_element(By.ID, "cancel-order").text == "취소 요청"
+    shot(browser, "admin-03-buyer-sees-preparing")

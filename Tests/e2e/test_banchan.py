@@ -143,16 +143,21 @@ def test_stepper_limits_and_sold_out(server, browser):
     shot(browser, "02-sold-out")
 
 
-def test_cancel_an_order_before_it_ships(server, browser):
-    soup = dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1)
-    browser.get(server.url + f"/shop/dishes/{soup['hash']}")
+def order_and_pay(browser, server, item):
+    """One of `item` into the cart, ordered and paid with the test gateway: ends on the order's page."""
+    browser.get(server.url + f"/shop/dishes/{item['hash']}")
     click(browser, "#add-to-cart")
     wait_for(browser, EC.url_contains("/shop/cart"))
     click(browser, "#place-order")
     wait_for(browser, EC.url_matches(r"/shop/orders/[0-9a-f-]{36}$"))
-    # Paid first, so the cancellation owes a refund: the page says when the provider confirmed it.
     click(browser, "#pay-test")
     wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "결제 완료")
+
+
+def test_cancel_an_order_before_it_ships(server, browser):
+    soup = dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1)
+    # Paid first, so the cancellation owes a refund: the page says when the provider confirmed it.
+    order_and_pay(browser, server, soup)
     assert re.fullmatch(r"주문번호 \d{8}-\d{4}", browser.find_element(By.ID, "order-number").text)
     # Cancelling asks first, saying the payment comes back; keeping the order goes back to it.
     click(browser, "#cancel-order")
@@ -215,14 +220,7 @@ def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(serv
     from test_accessibility import violations
 
     sign_up(browser, server, "주문하는사람")
-    soup = dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1)
-    browser.get(server.url + f"/shop/dishes/{soup['hash']}")
-    click(browser, "#add-to-cart")
-    wait_for(browser, EC.url_contains("/shop/cart"))
-    click(browser, "#place-order")
-    wait_for(browser, EC.url_matches(r"/shop/orders/[0-9a-f-]{36}$"))
-    click(browser, "#pay-test")
-    wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "결제 완료")
+    order_and_pay(browser, server, dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1))
     order_page = browser.current_url
     number = browser.find_element(By.ID, "order-number").text.split()[-1]
 

@@ -58,15 +58,16 @@ extension BanchanStore {
         let paymentProvider: String?
         /// The provider's id of the payment (PortOne's `imp_uid`).
         let paymentID: String?
-        let paidAt: Date?
-        let cancelledAt: Date?
         let cancelReason: String?
         /// A digest of the body of the request that created it (`Idempotency-Key` replays compare it).
         let requestDigest: String?
-        let createdAt: Date?
         /// In the order the customer added them.
         let lines: [Line]
+        /// When it was placed, paid, prepared, shipped, delivered, asked to be cancelled, cancelled.
         let steps: OrderSteps
+        var paidAt: Date? { steps.paidAt }
+        var cancelledAt: Date? { steps.cancelledAt }
+        var createdAt: Date? { steps.placedAt }
 
         init(row: any SQLRow, lines: [Line]) throws {
             steps = try OrderSteps(row: row)
@@ -80,11 +81,8 @@ extension BanchanStore {
             merchantUID = try row.decode(column: OrderColumn.merchantUID, as: String.self)
             paymentProvider = try row.decode(column: OrderColumn.paymentProvider, as: String?.self)
             paymentID = try row.decode(column: OrderColumn.paymentID, as: String?.self)
-            paidAt = try row.decode(column: OrderColumn.paidAt, as: Date?.self)
-            cancelledAt = try row.decode(column: OrderColumn.cancelledAt, as: Date?.self)
             cancelReason = try row.decode(column: OrderColumn.cancelReason, as: String?.self)
             requestDigest = try row.decode(column: OrderColumn.requestDigest, as: String?.self)
-            createdAt = try row.decode(column: OrderColumn.createdAt, as: Date?.self)
             self.lines = lines
         }
     }
@@ -221,10 +219,8 @@ extension BanchanStore {
 
     private static let orderRowColumns = [
         OrderColumn.id, OrderColumn.userID, OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
-        OrderColumn.merchantUID, OrderColumn.paymentProvider, OrderColumn.paymentID, OrderColumn.paidAt, OrderColumn.cancelledAt,
-        OrderColumn.cancelReason, OrderColumn.requestDigest, OrderColumn.createdAt, OrderColumn.number, OrderColumn.preparingAt,
-        OrderColumn.shippedAt, OrderColumn.deliveredAt, OrderColumn.cancelRequestedAt,
-    ]
+        OrderColumn.merchantUID, OrderColumn.paymentProvider, OrderColumn.paymentID, OrderColumn.cancelReason, OrderColumn.requestDigest,
+    ] + OrderSteps.columns
     private static let lineColumns = [ItemColumn.hash, ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.pointsPerUnit]
 
     /// Orders still awaiting payment made before `cutoff`, at most `limit`.

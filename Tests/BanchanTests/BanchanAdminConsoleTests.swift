@@ -85,9 +85,14 @@ final class BanchanAdminConsoleTests: XCTestCase {
 
             let now = try await app.send(.GET, "/api/v1/banchan/orders/\(id)", token: buyer.token).object()
             XCTAssertEqual(now["status"] as? String, "preparing")
+            let cancelled = try await boss.post("/admin/orders/\(id)/status", form: ["status": "cancelled"])
+            XCTAssertEqual(cancelled.status, .seeOther)
+            let told = try await app.send(.GET, "/api/v1/banchan/orders/\(id)", token: buyer.token).object()
+            XCTAssertEqual(told["cancelReason"] as? String, "가게 사정으로 취소", "the buyer reads why in words, not the API's default")
             let entries = try await AuditLog(database: app.db).page(CursorPageRequest())
-            XCTAssertEqual(entries.items.map(\.action), ["banchan.order.status"])
-            XCTAssertEqual(entries.items.first?.after, ["status": "preparing"])
+            XCTAssertEqual(entries.items.map(\.action), ["banchan.order.status", "banchan.order.status"])
+            XCTAssertEqual(entries.items.last?.after, ["status": "preparing"])
+            XCTAssertEqual(entries.items.first?.after, ["status": "cancelled"])
         }
     }
 }

@@ -113,7 +113,8 @@ struct BanchanAdminPages: RouteCollection {
             guard let next = try req.content.decode(MoveForm.self).status.flatMap(OrderStatus.init(rawValue:)) else {
                 throw AppError.badRequest("invalid_field", ["field": "status"])
             }
-            _ = try await req.banchan.advance(id, to: next, by: admin.id)
+            // The buyer reads the reason on their order's page: in the operator's language, not the API's default.
+            _ = try await req.banchan.advance(id, to: next, by: admin.id, reason: req.t("banchan.order.cancelled_by_shop"))
             return Layout.redirect(to: Self.order(id))
         } onRuleBroken: { try await detailPage(req, error: $0) }
     }

@@ -46,5 +46,6 @@ package enum AccountsFeature: Feature {
         try routes.api.register(collection: AdminAuditAPI())
         try routes.web.register(collection: AccountPages())
         try routes.web.register(collection: BrowserAPIToken())
+        try routes.web.register(collection: AdminConsolePages())
     }
 }

@@ -6,7 +6,7 @@ import Vapor
 /// The side-dish shop (배민찬): catalog, cart, orders and payments, the shipped app's routes, its pages.
 package enum BanchanFeature: Feature {
     package static let settingsSections: [any SettingsSection.Type] = [ShopSettings.self]
-    package static let migrations: [any Migration] = [CreateBanchan(), AddOrderProgress()]
+    package static let migrations: [any Migration] = [CreateBanchan(), AddOrderProgress(), AddOrderDelivery()]
     package static let seeders: [any Seeder] = [BanchanSeeder()]
     package static let homeCard: HomeCard? = HomeCard(position: 4, emoji: "🥢", key: "banchan", path: ShopPath.home())
 
@@ -18,6 +18,7 @@ package enum BanchanFeature: Feature {
         app.deviceHandOvers.register { device, account, req in
             try await BanchanService(request: req).mergeCart(of: device, into: account)
         }
+        app.adminToday.register(BanchanAdminToday.figures)
         // Orders whose payment window ran out give their stock back; the conditional update lets
         // only one instance win per order.
         let window = settings.shop.paymentWindow
@@ -29,6 +30,7 @@ package enum BanchanFeature: Feature {
     package static func routes(_ routes: FeatureRoutes) throws {
         try routes.api.register(collection: BanchanAPI())
         try routes.api.register(collection: BanchanAdminAPI())
+        try routes.api.register(collection: BanchanAddressesAPI())
         try routes.open.register(collection: BanchanImages())
         try routes.web.register(collection: BanchanPages())
         try routes.web.register(collection: BanchanAdminPages())

@@ -12,6 +12,8 @@ package struct ShopSettings: SettingsSection, Equatable {
     var freeDeliveryFrom: Int = 40_000
     /// How long an order waits for its payment before it is cancelled and its stock returned.
     var paymentWindow: TimeInterval = 30 * 60
+    /// Orders placed before this time of day (Korea) arrive by 새벽배송 the next morning.
+    package var dawnSchedule = DawnSchedule(cutoffMinutes: 22 * 60)
 
     package init() {}
 
@@ -23,7 +25,7 @@ package struct ShopSettings: SettingsSection, Equatable {
         self.paymentWindow = paymentWindow
     }
 
-    /// `DELIVERY_FEE`, `FREE_DELIVERY_FROM`, `PAYMENT_WINDOW`, `PAYMENT_GATEWAY` and PortOne's keys.
+    /// `DELIVERY_FEE`, `FREE_DELIVERY_FROM`, `PAYMENT_WINDOW`, `DAWN_DELIVERY_CUTOFF`, `PAYMENT_GATEWAY` and PortOne's keys.
     package static func load(from environment: EnvironmentVariables) throws -> ShopSettings {
         func value(_ name: String) -> String? { environment.value(name) }
         func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
@@ -34,6 +36,12 @@ package struct ShopSettings: SettingsSection, Equatable {
         shop.deliveryFee = try integer("DELIVERY_FEE", default: 2_500, in: 0...1_000_000)
         shop.freeDeliveryFrom = try integer("FREE_DELIVERY_FROM", default: 40_000, in: 0...100_000_000)
         shop.paymentWindow = TimeInterval(try integer("PAYMENT_WINDOW", default: 30 * 60, in: 60...(7 * 24 * 3600)))
+        if let cutoff = value("DAWN_DELIVERY_CUTOFF") {
+            guard let schedule = DawnSchedule.parse(cutoff) else {
+                throw SettingsError(variable: "DAWN_DELIVERY_CUTOFF", value: cutoff, expected: "a time of day in Korea as HH:mm, like 22:00")
+            }
+            shop.dawnSchedule = schedule
+        }
         switch value("PAYMENT_GATEWAY")?.lowercased() {
         case nil:
             shop.gateway = appEnvironment == .production ? .none : .test

@@ -101,7 +101,8 @@ final class BanchanOrderStoreTests: XCTestCase {
             XCTAssertEqual([order.paymentProvider, order.paymentID, order.cancelReason], [model.paymentProvider, model.paymentID, model.cancelReason])
             XCTAssertEqual(try XCTUnwrap(order.createdAt).timeIntervalSince1970, try XCTUnwrap(model.createdAt).timeIntervalSince1970, accuracy: 0.001)
             XCTAssertEqual(order.lines, model.lines.map {
-                BanchanStore.OrderRow.Line(hash: $0.hash, title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity, pointsPerUnit: $0.pointsPerUnit)
+                BanchanStore.OrderRow.Line(hash: $0.hash, title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity, pointsPerUnit: $0.pointsPerUnit,
+                                           originalPrice: $0.originalPrice)
             })
             let othersKey = try await store.order(withKey: "key-1", ownerKey: "device:d")
             XCTAssertNil(othersKey)

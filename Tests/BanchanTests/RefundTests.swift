@@ -249,7 +249,7 @@ final class RefundTests: XCTestCase {
             var browser = CookieBrowser(app: app)
             _ = try await browser.get("/shop/dishes/\(Fixtures.bulgogi)")
             _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "1"])
-            let placed = try await browser.post("/shop/orders", form: ["idempotencyKey": "refund-page-1"])
+            let placed = try await browser.post("/shop/orders", form: Fixtures.checkoutForm(key: "refund-page-1"))
             let location = try XCTUnwrap(placed.headers.first(name: .location))
             _ = try await browser.post(location + "/pay", form: [:])
             let paid = try await browser.get(location)

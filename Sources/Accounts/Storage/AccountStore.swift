@@ -182,6 +182,12 @@ package struct AccountStore {
     }
 
     /// When an account was made (how old it is decides what it may do at first); nil when there is none.
+    /// How many accounts were made since `start` (the console's sign-ups).
+    package static func signUps(since start: Date, on database: any Database) async throws -> Int {
+        try await database.sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(User.schema)
+            .where(SQLIdentifier(Column.createdAt), .greaterThanOrEqual, SQLBind(start)).first(decodingColumn: "n", as: Int.self) ?? 0
+    }
+
     package static func createdAt(of id: UUID, on database: any Database) async throws -> Date? {
         try await database.sql.select().column(Column.createdAt).from(User.schema).where(SQLIdentifier(Column.id), .equal, SQLBind(id)).first()?
             .decode(column: Column.createdAt, as: Date?.self)

@@ -80,6 +80,8 @@ struct OrderResponse: Content {
         let unitPrice: Int
         package let quantity: Int
         let subtotal: Int
+        /// The price before the dish's sale when it was ordered; null without a sale.
+        @NullEncoded var originalPrice: Int?
     }
     let id: UUID
     let merchantUID: String
@@ -107,12 +109,17 @@ struct OrderResponse: Content {
     /// `pending` while a refund this order owes is not confirmed by the provider, then `done`;
     /// null when it owes none or in lists (read an order alone to see it).
     @NullEncoded var refundStatus: Refunds.State?
+    /// Where it goes; null for an order placed without one (the 배민찬 app's).
+    @NullEncoded var delivery: DeliveryResponse?
+    /// How the buyer chose to pay at checkout (PortOne's names), when they chose.
+    @NullEncoded var paymentMethod: Delivery.PaymentMethod?
 
     init(_ order: BanchanStore.OrderRow, gateway: String?, refund: Refunds.State? = nil) {
         id = order.id
         merchantUID = order.merchantUID
         status = order.status
-        items = order.lines.map { Item(hash: $0.hash, title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity, subtotal: $0.unitPrice * $0.quantity) }
+        items = order.lines.map { Item(hash: $0.hash, title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity, subtotal: $0.unitPrice * $0.quantity,
+                                       originalPrice: $0.originalPrice) }
         itemsTotal = order.itemsTotal
         deliveryFee = order.deliveryFee
         total = order.total
@@ -130,7 +137,83 @@ struct OrderResponse: Content {
         deliveredAt = order.steps.deliveredAt
         cancelRequestedAt = order.steps.cancelRequestedAt
         refundStatus = refund
+        delivery = order.delivery.map(DeliveryResponse.init)
+        paymentMethod = order.delivery?.paymentMethod
     }
+}
+
+/// Where an order goes, as placed.
+struct DeliveryResponse: Content {
+    let recipient: String
+    let phone: String
+    @NullEncoded var postcode: String?
+    let address: String
+    let addressDetail: String
+    let slot: Delivery.Slot
+    let note: String
+    /// `yyyy-MM-dd` of the morning a 새벽배송 arrives; null for 택배.
+    @NullEncoded var arrivesOn: String?
+
+    init(_ delivery: BanchanStore.OrderDelivery) {
+        recipient = delivery.address.recipient
+        phone = delivery.address.phone
+        postcode = delivery.address.postcode
+        address = delivery.address.address
+        addressDetail = delivery.address.addressDetail
+        slot = delivery.slot
+        note = delivery.note
+        arrivesOn = delivery.arrivesOn
+    }
+}
+
+/// One of an account's saved addresses.
+struct AddressResponse: Content {
+    let id: UUID
+    let recipient: String
+    let phone: String
+    @NullEncoded var postcode: String?
+    let address: String
+    let addressDetail: String
+    let isDefault: Bool
+    let createdAt: Date
+
+    init(_ saved: BanchanStore.SavedAddress) {
+        id = saved.id
+        recipient = saved.recipient
+        phone = saved.phone
+        postcode = saved.postcode
+        address = saved.address
+        addressDetail = saved.addressDetail
+        isDefault = saved.isDefault
+        createdAt = saved.createdAt
+    }
+}
+
+/// A saved address as sent: the address fields, and whether checkout should start from it.
+struct AddressInput: Content {
+    var recipient: String?
+    var phone: String?
+    var postcode: String?
+    var address: String?
+    var addressDetail: String?
+    var isDefault: Bool?
+
+    func checked() throws -> Delivery.Address {
+        try Delivery.Address.checked(recipient: recipient, phone: phone, postcode: postcode, address: address, addressDetail: addressDetail)
+    }
+}
+
+/// Where an order placed through the API goes: a saved address (`addressId`) or the fields, how it
+/// travels, a note for the courier and the payment method.
+struct DeliveryInput: Content {
+    var addressId: UUID?
+    var recipient: String?
+    var phone: String?
+    var postcode: String?
+    var address: String?
+    var addressDetail: String?
+    var slot: Delivery.Slot
+    var note: String?
 }
 
 extension BanchanAPI {

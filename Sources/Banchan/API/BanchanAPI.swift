@@ -156,6 +156,10 @@ struct BanchanAPI: RouteCollection {
         package struct Item: Content { package let hash: String; package let quantity: Int }
         /// The dishes to order; absent: the cart (which the order then empties).
         let items: [Item]?
+        /// Where it goes; absent for an order without delivery details (as the 배민찬 app places them).
+        let delivery: DeliveryInput?
+        /// How the buyer means to pay; `card` when absent.
+        let paymentMethod: Delivery.PaymentMethod?
     }
 
     static let idempotencyHeader = "Idempotency-Key"
@@ -165,7 +169,10 @@ struct BanchanAPI: RouteCollection {
         let body = try req.decodeJSON(OrderBody.self)
         let key = req.headers.first(name: Self.idempotencyHeader)?.trimmingCharacters(in: .whitespaces)
         if let key, key.isEmpty || key.utf8.count > 255 { throw AppError.badRequest("invalid_idempotency_key") }
-        let placed = try await req.banchan.placeOrder(body.items?.map { .init(hash: $0.hash, quantity: $0.quantity) }, for: owner, idempotencyKey: key)
+        var delivery: DeliveryRequest?
+        if let input = body.delivery { delivery = try await req.banchan.deliveryRequest(input, paymentMethod: body.paymentMethod ?? .card, for: owner) }
+        let placed = try await req.banchan.placeOrder(body.items?.map { .init(hash: $0.hash, quantity: $0.quantity) }, for: owner,
+                                                      idempotencyKey: key, delivery: delivery)
         switch placed {
         case .created(let order):
             return try await OrderResponse(order, gateway: req.application.paymentGateway?.name).encodeResponse(status: .created, for: req)

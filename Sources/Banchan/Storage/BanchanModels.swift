@@ -143,6 +143,7 @@ final class BanchanOrderItem: Model, @unchecked Sendable {
     @Field(key: BanchanStore.ItemColumn.unitPrice.fieldKey) var unitPrice: Int
     @Field(key: BanchanStore.ItemColumn.quantity.fieldKey) var quantity: Int
     @Field(key: BanchanStore.ItemColumn.pointsPerUnit.fieldKey) var pointsPerUnit: Int
+    @OptionalField(key: BanchanStore.ItemColumn.originalPrice.fieldKey) var originalPrice: Int?
 
     init() {}
 }

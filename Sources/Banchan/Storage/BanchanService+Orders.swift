@@ -23,8 +23,10 @@ extension BanchanService {
     /// Places an order for these dishes (or, when `items` is nil, for the owner's cart, which is
     /// then emptied). Stock is taken in the same transaction, by conditional updates that never
     /// go below zero, so concurrent orders for the last units cannot oversell. Totals come from
-    /// the server's prices only.
-    func placeOrder(_ items: [Requested]?, for owner: Principal, idempotencyKey: String?) async throws -> Placed {
+    /// the server's prices only. `delivery`, when given, must suit every dish (422
+    /// `slot_unavailable` naming one that cannot travel that way) and is kept on the order.
+    func placeOrder(_ items: [Requested]?, for owner: Principal, idempotencyKey: String?, delivery request: DeliveryRequest? = nil,
+                    now: Date = Date()) async throws -> Placed {
         let fromCart = items == nil
         // A retried checkout of the cart finds the cart already emptied by its first attempt, so
         // the key is looked up first; for a cart, the key alone names the checkout.
@@ -45,11 +47,15 @@ extension BanchanService {
             return try replay(earlier, digest: digest)
         }
         let delivery = self.delivery
+        let placed = request.map { BanchanStore.PlacedDelivery(request: $0, arrivesOn: $0.slot == .dawn ? dawnSchedule.arrivalDay(placedAt: now) : nil) }
         do {
             let order = try await store.placeOrder(requested, ownerKey: owner.key, userID: owner.userID, idempotencyKey: idempotencyKey,
-                                                   digest: digest, clearingCart: fromCart) { dish, quantity in
+                                                   digest: digest, clearingCart: fromCart, delivery: placed) { dish, quantity in
                 // Stock was checked by the update that took it; these are the dish's per-order limits.
                 do { try OrderRules.check(quantity: quantity, of: dish.dish, stock: Int.max) } catch let problem as QuantityProblem { throw Self.appError(problem, title: dish.title) }
+                if let slot = request?.slot, !dish.dish.deliveryTypes.contains(slot.dishType) {
+                    throw AppError.invalid("slot_unavailable", ["title": dish.title, "slot": slot.rawValue])
+                }
             } price: { lines in
                 OrderRules.totals(lines.map { OrderLine(hash: $0.dish.hash, unitPrice: $0.dish.salePrice, quantity: $0.quantity,
                                                         pointsPerUnit: $0.dish.dish.pointsPerUnit) }, delivery: delivery)
@@ -114,8 +120,7 @@ extension BanchanService {
     func allOrders(status: OrderStatus?, day: String?, page: CursorPageRequest) async throws -> (items: [OrderRow], nextCursor: String?) {
         var interval: DateInterval?
         if let day {
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: "Asia/Seoul") ?? .current
+            let calendar = Calendar.korea
             let parts = day.split(separator: "-").compactMap { Int($0) }
             guard day.count == 10, parts.count == 3, let start = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])),
                   calendar.dateComponents([.year, .month, .day], from: start) == DateComponents(year: parts[0], month: parts[1], day: parts[2]),

@@ -19,6 +19,8 @@ package struct ShopLine: Sendable {
 package struct BanchanService {
     package let database: any Database
     package let delivery: DeliveryFeeRule
+    /// When a 새벽배송 placed now arrives.
+    package let dawnSchedule: DawnSchedule
     package let gateway: (any PaymentGateway)?
     let listings: BanchanListings
     package let events: any EventBus
@@ -40,6 +42,7 @@ package struct BanchanService {
     private init(database: any Database, application: Application, logger: Logger) {
         self.database = database
         delivery = application.deliveryFeeRule
+        dawnSchedule = application.settings.shop.dawnSchedule
         gateway = application.paymentGateway
         listings = application.banchanListings
         events = application.events

@@ -34,6 +34,33 @@ extension BanchanStore {
         }
     }
 
+    /// Where an order goes, as placed; none for orders placed without one (the 배민찬 app's).
+    struct OrderDelivery: Sendable, Equatable {
+        let address: Delivery.Address
+        let slot: Delivery.Slot
+        let note: String
+        /// `yyyy-MM-dd` of the morning a 새벽배송 arrives.
+        let arrivesOn: String?
+        /// How the buyer meant to pay (PortOne's names).
+        let paymentMethod: Delivery.PaymentMethod?
+
+        static let columns: [OrderColumn] = [.deliverySlot, .recipient, .phone, .postcode, .address, .addressDetail, .deliveryNote, .arrivesOn, .paymentMethod]
+
+        /// Nil when the order has no delivery.
+        static func read(_ row: any SQLRow) throws -> OrderDelivery? {
+            guard let slot = try row.decode(column: OrderColumn.deliverySlot, as: String?.self).flatMap(Delivery.Slot.init(rawValue:)) else { return nil }
+            return OrderDelivery(
+                address: Delivery.Address(recipient: try row.decode(column: OrderColumn.recipient, as: String?.self) ?? "",
+                                          phone: try row.decode(column: OrderColumn.phone, as: String?.self) ?? "",
+                                          postcode: try row.decode(column: OrderColumn.postcode, as: String?.self),
+                                          address: try row.decode(column: OrderColumn.address, as: String?.self) ?? "",
+                                          addressDetail: try row.decode(column: OrderColumn.addressDetail, as: String?.self) ?? ""),
+                slot: slot, note: try row.decode(column: OrderColumn.deliveryNote, as: String?.self) ?? "",
+                arrivesOn: try row.decode(column: OrderColumn.arrivesOn, as: String?.self),
+                paymentMethod: try row.decode(column: OrderColumn.paymentMethod, as: String?.self).flatMap(Delivery.PaymentMethod.init(rawValue:)))
+        }
+    }
+
     /// An order with its lines, as its owner, the API and the payment checks see it.
     struct OrderRow: Sendable, Equatable {
         /// A line, with the title and price as they were when ordered.
@@ -43,6 +70,8 @@ extension BanchanStore {
             let unitPrice: Int
             let quantity: Int
             let pointsPerUnit: Int
+            /// The price before the dish's sale, when it had one.
+            let originalPrice: Int?
         }
 
         let id: UUID
@@ -65,6 +94,7 @@ extension BanchanStore {
         let lines: [Line]
         /// When it was placed, paid, prepared, shipped, delivered, asked to be cancelled, cancelled.
         let steps: OrderSteps
+        let delivery: OrderDelivery?
         var paidAt: Date? { steps.paidAt }
         var cancelledAt: Date? { steps.cancelledAt }
         var createdAt: Date? { steps.placedAt }
@@ -83,6 +113,7 @@ extension BanchanStore {
             paymentID = try row.decode(column: OrderColumn.paymentID, as: String?.self)
             cancelReason = try row.decode(column: OrderColumn.cancelReason, as: String?.self)
             requestDigest = try row.decode(column: OrderColumn.requestDigest, as: String?.self)
+            delivery = try OrderDelivery.read(row)
             self.lines = lines
         }
     }
@@ -145,6 +176,7 @@ extension BanchanStore {
             let title: String
             let unitPrice: Int
             let quantity: Int
+            let originalPrice: Int?
         }
 
         let id: UUID
@@ -158,15 +190,17 @@ extension BanchanStore {
         /// In the order the customer added them.
         let lines: [Line]
         let steps: OrderSteps
+        let delivery: OrderDelivery?
+        let paymentProvider: String?
     }
 
     /// The order with this id as its page shows it, when it is the owner's: one written-out
     /// statement of the order joined with its lines (the page reads it on every view).
     func orderPage(_ id: UUID, ownerKey: String) async throws -> OrderPageRow? {
         let orderColumns = ([OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
-                             OrderColumn.merchantUID, OrderColumn.cancelReason] + OrderSteps.columns)
+                             OrderColumn.merchantUID, OrderColumn.cancelReason, OrderColumn.paymentProvider] + OrderSteps.columns + OrderDelivery.columns)
             .map { SQLColumn($0, table: "o") }
-        let itemColumns = [ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity].map { SQLColumn($0, table: "i") }
+        let itemColumns = [ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.originalPrice].map { SQLColumn($0, table: "i") }
         let rows = try await sql.raw("""
             SELECT \(SQLList(orderColumns + itemColumns))
             FROM \(orders) o LEFT JOIN \(items) i ON i.\(ident: ItemColumn.orderID) = o.\(ident: OrderColumn.id)
@@ -177,7 +211,8 @@ extension BanchanStore {
         let lines = try rows.compactMap { row -> OrderPageRow.Line? in
             guard let title = try row.decode(column: ItemColumn.title, as: String?.self) else { return nil }
             return OrderPageRow.Line(title: title, unitPrice: try row.decode(column: ItemColumn.unitPrice, as: Int.self),
-                                     quantity: try row.decode(column: ItemColumn.quantity, as: Int.self))
+                                     quantity: try row.decode(column: ItemColumn.quantity, as: Int.self),
+                                     originalPrice: try row.decode(column: ItemColumn.originalPrice, as: Int?.self))
         }
         return OrderPageRow(id: id, status: try first.decode(column: OrderColumn.status, as: OrderStatus.self),
                             itemsTotal: try first.decode(column: OrderColumn.itemsTotal, as: Int.self),
@@ -185,7 +220,8 @@ extension BanchanStore {
                             total: try first.decode(column: OrderColumn.total, as: Int.self), points: try first.decode(column: OrderColumn.points, as: Int.self),
                             merchantUID: try first.decode(column: OrderColumn.merchantUID, as: String.self),
                             cancelReason: try first.decode(column: OrderColumn.cancelReason, as: String?.self), lines: lines,
-                            steps: try OrderSteps(row: first))
+                            steps: try OrderSteps(row: first), delivery: try OrderDelivery.read(first),
+                            paymentProvider: try first.decode(column: OrderColumn.paymentProvider, as: String?.self))
     }
 
     /// The orders matching `condition` (on `o`, the orders) with their lines, newest first: one
@@ -212,7 +248,8 @@ extension BanchanStore {
             found[position].lines.append(OrderRow.Line(
                 hash: hash, title: try row.decode(column: ItemColumn.title, as: String.self),
                 unitPrice: try row.decode(column: ItemColumn.unitPrice, as: Int.self), quantity: try row.decode(column: ItemColumn.quantity, as: Int.self),
-                pointsPerUnit: try row.decode(column: ItemColumn.pointsPerUnit, as: Int.self)))
+                pointsPerUnit: try row.decode(column: ItemColumn.pointsPerUnit, as: Int.self),
+                originalPrice: try row.decode(column: ItemColumn.originalPrice, as: Int?.self)))
         }
         return try found.map { try OrderRow(row: $0.first, lines: $0.lines) }
     }
@@ -220,8 +257,9 @@ extension BanchanStore {
     private static let orderRowColumns = [
         OrderColumn.id, OrderColumn.userID, OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
         OrderColumn.merchantUID, OrderColumn.paymentProvider, OrderColumn.paymentID, OrderColumn.cancelReason, OrderColumn.requestDigest,
-    ] + OrderSteps.columns
-    private static let lineColumns = [ItemColumn.hash, ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.pointsPerUnit]
+    ] + OrderSteps.columns + OrderDelivery.columns
+    private static let lineColumns = [ItemColumn.hash, ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.pointsPerUnit,
+                                      ItemColumn.originalPrice]
 
     /// Orders still awaiting payment made before `cutoff`, at most `limit`.
     func unpaidOrders(before cutoff: Date, limit: Int) async throws -> [UUID] {
@@ -255,5 +293,32 @@ extension BanchanStore {
                                   lineCount: try row.decode(column: "line_count", as: Int.self))
         }
         return page.page(of: listed)
+    }
+}
+
+extension BanchanStore {
+    /// The console's figures for a day: orders waiting for each state, and orders placed and paid since `start`.
+    struct DayFigures: Sendable, Equatable {
+        var waiting: [OrderStatus: Int]
+        var placedSince: Int
+        var paidSince: Int
+        var paidAmountSince: Int
+    }
+
+    func dayFigures(since start: Date) async throws -> DayFigures {
+        let byStatus = try await sql.select().column(SQLIdentifier(OrderColumn.status)).column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
+            .from(orders).where(SQLIdentifier(OrderColumn.status), .in, SQLBind.group([OrderStatus.paid, .preparing, .cancelRequested].map(\.rawValue)))
+            .groupBy(SQLIdentifier(OrderColumn.status)).all()
+        var waiting: [OrderStatus: Int] = [:]
+        for row in byStatus {
+            waiting[try row.decode(column: OrderColumn.status, as: OrderStatus.self)] = try row.decode(column: "n", as: Int.self)
+        }
+        let placed = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(orders)
+            .where(SQLIdentifier(OrderColumn.createdAt), .greaterThanOrEqual, SQLBind(start)).first(decodingColumn: "n", as: Int.self) ?? 0
+        let paid = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
+            .column(SQLFunction("COALESCE", args: SQLFunction("SUM", args: SQLIdentifier(OrderColumn.total)), SQLLiteral.numeric("0")), as: "amount")
+            .from(orders).where(SQLIdentifier(OrderColumn.paidAt), .greaterThanOrEqual, SQLBind(start)).first()
+        return DayFigures(waiting: waiting, placedSince: placed, paidSince: try paid?.decode(column: "n", as: Int.self) ?? 0,
+                          paidAmountSince: try paid?.decode(column: "amount", as: Int.self) ?? 0)
     }
 }

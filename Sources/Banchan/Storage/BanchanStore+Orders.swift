@@ -18,6 +18,11 @@ extension BanchanStore {
         /// The number people read aloud (`20261127-0042`), and when each step of its progress came.
         case number, preparingAt = "preparing_at", shippedAt = "shipped_at", deliveredAt = "delivered_at"
         case cancelRequestedAt = "cancel_requested_at"
+        /// Where it goes (`Delivery`): null on orders placed without one (the 배민찬 app's, and before checkout asked).
+        case deliverySlot = "delivery_slot", recipient = "delivery_recipient", phone = "delivery_phone", postcode = "delivery_postcode"
+        case address = "delivery_address", addressDetail = "delivery_address_detail", deliveryNote = "delivery_note"
+        /// `yyyy-MM-dd` of the morning a 새벽배송 arrives.
+        case arrivesOn = "delivery_arrives_on", paymentMethod = "payment_method"
 
         /// The column holding when an order reached `status`, for the steps that have one.
         static func time(of status: OrderStatus) -> OrderColumn? {
@@ -40,6 +45,8 @@ extension BanchanStore {
     enum ItemColumn: String, TableColumn {
         case id, orderID = "order_id", line, dishID = "dish_id", hash, title, unitPrice = "unit_price", quantity
         case pointsPerUnit = "points_per_unit"
+        /// The dish's price before its sale when ordered (the receipt's discount); null without one.
+        case originalPrice = "original_price"
     }
 
     /// What an order asks for: a dish by its hash, and how many.
@@ -97,7 +104,7 @@ extension BanchanStore {
     /// `clearingCart` empties the owner's cart in the same transaction. 404 `dish_not_found`, 409
     /// `out_of_stock` roll everything back. The stock taken is announced after the commit.
     func placeOrder(_ requested: [Requested], ownerKey: String, userID: UUID?, idempotencyKey: String?, digest: String, clearingCart: Bool,
-                    check: @escaping @Sendable (DishRow, Int) throws -> Void,
+                    delivery: PlacedDelivery? = nil, check: @escaping @Sendable (DishRow, Int) throws -> Void,
                     price: @escaping @Sendable ([(dish: DishRow, quantity: Int)]) -> OrderTotals) async throws -> OrderRow {
         let application = self.application
         let (order, stocks) = try await database.transaction { transaction -> (OrderRow, [(hash: String, stock: Int)]) in
@@ -132,6 +139,7 @@ extension BanchanStore {
             order.idempotencyKey = idempotencyKey
             order.requestDigest = digest
             try await order.create(on: transaction)
+            if let delivery { try await store.record(delivery, of: orderID) }
             // Stock was taken in hash order; the lines keep the order the customer asked in.
             let asked = Dictionary(uniqueKeysWithValues: requested.enumerated().map { ($1.hash, $0) })
             for line in lines {
@@ -144,6 +152,7 @@ extension BanchanStore {
                 item.unitPrice = line.dish.salePrice
                 item.quantity = line.quantity
                 item.pointsPerUnit = line.dish.dish.pointsPerUnit
+                item.originalPrice = line.dish.dish.originalPrice
                 try await item.create(on: transaction)
             }
             if clearingCart { try await store.clearCart(of: ownerKey) }
@@ -154,6 +163,23 @@ extension BanchanStore {
         }
         await announce(stocks: stocks)
         return order
+    }
+
+    /// Where an order goes, as placed: the buyer's request and, for 새벽배송, the morning it arrives.
+    struct PlacedDelivery: Sendable, Equatable {
+        let request: DeliveryRequest
+        let arrivesOn: String?
+    }
+
+    /// Writes the delivery onto a just-created order (inside its placing transaction).
+    private func record(_ delivery: PlacedDelivery, of id: UUID) async throws {
+        let address = delivery.request.address
+        try await sql.update(orders)
+            .set(OrderColumn.deliverySlot, to: delivery.request.slot.rawValue).set(OrderColumn.recipient, to: address.recipient)
+            .set(OrderColumn.phone, to: address.phone).set(OrderColumn.postcode, to: address.postcode).set(OrderColumn.address, to: address.address)
+            .set(OrderColumn.addressDetail, to: address.addressDetail).set(OrderColumn.deliveryNote, to: delivery.request.note)
+            .set(OrderColumn.arrivesOn, to: delivery.arrivesOn).set(OrderColumn.paymentMethod, to: delivery.request.paymentMethod.rawValue)
+            .where(SQLIdentifier(OrderColumn.id), .equal, SQLBind(id)).run()
     }
 
     /// Moves an order to cancelled (only from a cancellable state, decided by one conditional
@@ -229,9 +255,7 @@ extension BanchanStore {
 
     /// `yyyyMMdd` in Korea's time, the day an order number names.
     static func orderDay(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "Asia/Seoul") ?? .current
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        let parts = Calendar.korea.dateComponents([.year, .month, .day], from: date)
         return String(format: "%04d%02d%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 }

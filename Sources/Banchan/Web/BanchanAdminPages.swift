@@ -13,16 +13,21 @@ struct BanchanAdminPages: RouteCollection {
     static let order: PagePath1 = "/admin/orders/:order"
     static let orderStatus: PagePath1 = "/admin/orders/:order/status"
 
+    /// `yyyy-MM-dd` of today in Korea, as the day filter takes it.
+    static func today() -> String {
+        let parts = Calendar.korea.dateComponents([.year, .month, .day], from: Date())
+        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+    }
+
     func boot(routes: any RoutesBuilder) throws {
         let admin = routes.grouped(AdministratorsOnly())
-        admin.get("admin") { _ in Layout.redirect(to: Self.orders()) }
         admin.get(Self.orders, use: list)
         admin.get(Self.order, use: detail)
         admin.post(Self.orderStatus, use: move)
     }
 
     private func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, main: Node<HTML.BodyContext>) -> Response {
-        Layout.page(req, title: title, status: status, extras: PageExtras(stylesheets: [BanchanPages.stylesheet], bodyClass: "shop admin"), main: main)
+        AdminConsole.page(req, tab: .orders, title: title, status: status, stylesheets: [BanchanPages.stylesheet], main: main)
     }
 
     func list(req: Request) async throws -> Response {
@@ -91,6 +96,7 @@ struct BanchanAdminPages: RouteCollection {
                 .p(.class("order-total"), .text(req.t("banchan.total") + " " + Won.format(order.total))),
                 order.cancelReason.map { .p(.class("caution"), .id("admin-cancel-reason"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
                 refund.map { .p(.class("muted"), .text(req.t("banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
+                BanchanPages.deliveryCard(req, order.delivery),
                 .div(.class("admin-moves stack"), .forEach(moves) { next in
                     .form(
                         .action(Self.orderStatus(order.id)), .method(.post),

@@ -61,14 +61,8 @@ extension BanchanPages {
                         totals.deliveryFee > 0
                             ? .p(.class("hint"), .text(req.t("banchan.cart.free_delivery_gap", ["gap": Won.format(rule.freeFrom - totals.itemsTotal)])))
                             : .empty,
-                        .form(
-                            .action(ShopPath.orders()), .method(.post),
-                            Layout.csrfField(req),
-                            // One key per cart page shown: a double tap or a retried submit orders once.
-                            .input(.type(.hidden), .name("idempotencyKey"), .value(SecureRandom.token(bytes: 16))),
-                            .button(.type(.submit), .class("button primary wide"), .id("place-order"),
-                                    .text(req.t("banchan.cart.order", ["total": Won.format(totals.total)])))
-                        )
+                        .a(.class("button primary wide"), .id("to-checkout"), .href(ShopPath.checkout()),
+                           .text(req.t("banchan.cart.order", ["total": Won.format(totals.total)])))
                     )
                 )
         )

@@ -9,17 +9,26 @@ import Vapor
 extension BanchanPages {
     // MARK: Orders
 
-    struct PlaceForm: Content { package var idempotencyKey: String? }
-
+    /// Places the order checkout describes (the cart's dishes), then leads to paying for it. A new
+    /// address asked to be kept is saved once the order is (a full address book does not stop the order).
     func placeOrder(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
-        let key = try req.content.decode(PlaceForm.self).idempotencyKey.flatMap { $0.isEmpty || $0.count > 255 ? nil : $0 }
+        let form = try req.content.decode(CheckoutForm.self)
+        let key = form.idempotencyKey.flatMap { $0.isEmpty || $0.count > 255 ? nil : $0 }
         return try await req.submitForm {
-            switch try await req.banchan.placeOrder(nil, for: owner, idempotencyKey: key) {
-            case .created(let order), .replayed(let order):
+            let delivery = try await deliveryRequest(req, form, owner: owner)
+            switch try await req.banchan.placeOrder(nil, for: owner, idempotencyKey: key, delivery: delivery) {
+            case .created(let order):
+                if owner.userID != nil, form.addressChoice ?? "new" == "new", form.saveAddress == "on" {
+                    do { _ = try await req.banchan.saveAddress(delivery.address, of: owner, makeDefault: false) } catch let error as AppError where error.code == "address_limit" {
+                        req.logger.info("a checkout's new address was not kept: the address book is full")
+                    }
+                }
+                return Layout.redirect(to: ShopPath.order(order.id))
+            case .replayed(let order):
                 return Layout.redirect(to: ShopPath.order(order.id))
             }
-        } onRuleBroken: { try await cartPage(req, owner: owner, error: $0) }
+        } onRuleBroken: { try await checkoutPage(req, owner: owner, form: form, error: $0) }
     }
 
     func orders(req: Request) async throws -> Response {
@@ -114,8 +123,11 @@ extension BanchanPages {
                 order.status.canCancel || order.status.canRequestCancel
                     ? .a(.class("button danger wide"), .id("cancel-order"), .href(ShopPath.cancel(id)),
                          .text(req.t(order.status.canCancel ? "banchan.order.cancel" : "banchan.order.request_cancel")))
-                    : .empty
+                    : .empty,
+                order.steps.paidAt != nil
+                    ? .a(.class("button wide"), .id("receipt-link"), .href(ShopPath.receipt(id)), .text(req.t("banchan.receipt.title"))) : .empty
             ),
+            Self.deliveryCard(req, order.delivery),
             .p(.a(.href(ShopPath.orders()), .text(req.t("banchan.orders.title"))))
         )
         return page(req, title: req.t("banchan.order.title"), status: error?.status ?? .ok,
@@ -131,7 +143,7 @@ extension BanchanPages {
         guard req.application.paymentGateway is TestPaymentGateway else { throw AppError(.serviceUnavailable, "payments_unavailable") }
         return try await req.submitForm {
             _ = try await req.banchan.confirmPayment(TestPaymentGateway.paymentID(merchantUID: order.merchantUID, amount: order.total), for: id, of: owner)
-            return Layout.redirect(to: ShopPath.order(id))
+            return Layout.redirect(to: ShopPath.complete(id))
         } onRuleBroken: { try await orderPage(req, try await req.banchan.orderView(id, of: owner), owner: owner, error: $0) }
     }
 

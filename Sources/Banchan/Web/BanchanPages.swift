@@ -24,6 +24,16 @@ struct BanchanPages: RouteCollection {
         routes.post(ShopPath.pay, use: pay)
         routes.get(ShopPath.cancel, use: cancelConfirmation)
         routes.post(ShopPath.cancel, use: cancel)
+        routes.get(ShopPath.checkout, use: checkout)
+        routes.get(ShopPath.complete, use: complete)
+        routes.get(ShopPath.receipt, use: receipt)
+        routes.get(ShopPath.addresses, use: addressBook)
+        routes.get(ShopPath.newAddress, use: newAddress)
+        routes.post(ShopPath.addresses, use: createAddress)
+        routes.get(ShopPath.editAddress, use: editAddress)
+        routes.post(ShopPath.address, use: changeAddress)
+        routes.post(ShopPath.removeAddress, use: removeAddress)
+        routes.post(ShopPath.defaultAddress, use: makeDefaultAddress)
     }
 
     // MARK: Frame

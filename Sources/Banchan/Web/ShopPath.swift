@@ -12,4 +12,14 @@ package enum ShopPath {
     package static let order: PagePath1 = "/shop/orders/:order"
     package static let pay: PagePath1 = "/shop/orders/:order/pay"
     package static let cancel: PagePath1 = "/shop/orders/:order/cancel"
+    package static let checkout: PagePath = "/shop/checkout"
+    /// "주문이 완료됐어요", where paying leads.
+    package static let complete: PagePath1 = "/shop/orders/:order/complete"
+    package static let receipt: PagePath1 = "/shop/orders/:order/receipt"
+    package static let addresses: PagePath = "/shop/addresses"
+    package static let newAddress: PagePath = "/shop/addresses/new"
+    package static let address: PagePath1 = "/shop/addresses/:address"
+    package static let editAddress: PagePath1 = "/shop/addresses/:address/edit"
+    package static let removeAddress: PagePath1 = "/shop/addresses/:address/remove"
+    package static let defaultAddress: PagePath1 = "/shop/addresses/:address/default"
 }

@@ -53,6 +53,16 @@ public enum AppMetrics {
         }
     }
 
+    /// A counter's total over all its labels since this process started (the console's figures),
+    /// read from the exposition text; 0 for one never counted.
+    package static func total(of name: String) -> Double {
+        prometheusText().split(separator: "\n").reduce(0) { sum, line in
+            guard line.hasPrefix(name), let next = line.dropFirst(name.count).first, next == " " || next == "{",
+                  let value = line.split(separator: " ").last.flatMap({ Double($0) }) else { return sum }
+            return sum + value
+        }
+    }
+
     /// Seconds of a `Duration`, for `Timer.recordSeconds`.
     package static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

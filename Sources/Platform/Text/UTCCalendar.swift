@@ -9,3 +9,13 @@ extension Calendar {
         return calendar
     }()
 }
+
+extension Calendar {
+    /// The Gregorian calendar in Korea's time (UTC+9, no daylight saving): the shop's days (order
+    /// numbers, 새벽배송 cut-offs) and the console's "today".
+    package static let korea: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Asia/Seoul") ?? TimeZone(secondsFromGMT: 9 * 3600) ?? calendar.timeZone
+        return calendar
+    }()
+}

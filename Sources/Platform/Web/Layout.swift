@@ -173,6 +173,11 @@ package enum Layout {
         .input(.type(.hidden), .name(CSRFMiddleware.formField), .value(request.csrfToken))
     }
 
+    /// The same field for a `plainForm`, whose content is body content.
+    package static func csrfBodyField(_ request: Request) -> Node<HTML.BodyContext> {
+        .input(.type(.hidden), .name(CSRFMiddleware.formField), .value(request.csrfToken))
+    }
+
     /// An inline alert shown above a form after a failed submission.
     package static func formError(_ message: String?) -> Node<HTML.BodyContext> {
         guard let message else { return .empty }

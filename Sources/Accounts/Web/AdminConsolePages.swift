@@ -1,0 +1,103 @@
+import Fluent
+import Foundation
+import Platform
+import Plot
+import Vapor
+
+/// The console's own tabs (administrators only; others get 404): Today, the figures each feature
+/// registers (`AdminToday`) plus the server's own (sign-ups, push and SMS failures, free disk), and
+/// the audit log, read-only, newest first.
+struct AdminConsolePages: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let admin = routes.grouped(AdministratorsOnly())
+        admin.get("admin", use: today)
+        admin.get("admin", "audit", use: audit)
+    }
+
+    func today(req: Request) async throws -> Response {
+        var groups = try await req.application.adminToday.groups(req)
+        groups.append(try await serverFigures(req))
+        let main: Node<HTML.BodyContext> = .group(
+            .h1(.text(req.t("admin.today.title"))),
+            .p(.class("muted"), .text(req.t("admin.today.as_of", ["time": PageDates.medium(Date(), req.language)]))),
+            .forEach(groups) { group in
+                .section(
+                    .class("card today-group"), .ariaLabel(group.heading),
+                    .h2(.text(group.heading)),
+                    .ul(.class("today-figures"), .forEach(group.figures) { figure in
+                        let classes = figure.needsAttention ? "today-figure attention" : "today-figure"
+                        let value = "figure-value", label = "figure-label"
+                        guard let path = figure.path else {
+                            return .li(.div(.class(classes), .span(.class(value), .text(figure.value)), .span(.class(label), .text(figure.label))))
+                        }
+                        return .li(.a(.class(classes), .href(path), .span(.class(value), .text(figure.value)), .span(.class(label), .text(figure.label))))
+                    })
+                )
+            }
+        )
+        return AdminConsole.page(req, tab: .today, title: req.t("admin.today.title"), main: main)
+    }
+
+    /// The server's own figures: accounts made today, pushes and texts that failed since start, free disk.
+    private func serverFigures(_ req: Request) async throws -> (heading: String, figures: [TodayFigure]) {
+        let startOfDay = Calendar.korea.startOfDay(for: Date())
+        let signUps = try await AccountStore.signUps(since: startOfDay, on: req.db)
+        let pushFailed = Int(AppMetrics.total(of: "whatweeat_push_failed_total"))
+        let smsFailed = Int(AppMetrics.total(of: "whatweeat_sms_failed_total"))
+        var figures = [
+            TodayFigure(label: req.t("admin.today.sign_ups"), value: String(signUps), path: "/admin/people"),
+            TodayFigure(label: req.t("admin.today.push_failed"), value: String(pushFailed), needsAttention: pushFailed > 0),
+            TodayFigure(label: req.t("admin.today.sms_failed"), value: String(smsFailed), needsAttention: smsFailed > 0),
+        ]
+        if let free = Self.freeBytes(at: req.application.settings.dataDirectory) {
+            // Under 1 GB left wants attention: uploads and the database stop when it runs out.
+            figures.append(TodayFigure(label: req.t("admin.today.free_disk"), value: Self.size(free), needsAttention: free < 1 << 30))
+        }
+        return (req.t("admin.today.server"), figures)
+    }
+
+    /// Bytes free to this process on the file system holding `path`.
+    static func freeBytes(at path: String) -> UInt64? {
+        var stats = statvfs()
+        guard statvfs(path, &stats) == 0 else { return nil }
+        return UInt64(stats.f_bavail) * UInt64(stats.f_frsize)
+    }
+
+    /// `12.3 GB`, `850 MB`.
+    static func size(_ bytes: UInt64) -> String {
+        let gigabytes = Double(bytes) / Double(1 << 30)
+        return gigabytes >= 1 ? String(format: "%.1f GB", gigabytes) : String(format: "%.0f MB", Double(bytes) / Double(1 << 20))
+    }
+
+    // MARK: Audit log
+
+    func audit(req: Request) async throws -> Response {
+        let page = try await AuditLog(database: req.db).page(try CursorPageRequest(from: req))
+        var nicknames: [UUID: String] = [:]
+        for id in Set(page.items.compactMap(\.actorID)) {
+            nicknames[id] = try await AccountStore.person(id, on: req.db)?.nickname
+        }
+        let describe = { (fields: [String: String]?) in
+            (fields ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+        }
+        let main: Node<HTML.BodyContext> = .group(
+            .h1(.text(req.t("admin.audit.title"))),
+            .p(.class("muted"), .text(req.t("admin.audit.lead"))),
+            page.items.isEmpty ? .p(.class("muted"), .id("audit-empty"), .text(req.t("admin.audit.empty"))) : .empty,
+            .ol(.class("audit-list"), .id("audit-entries"), .forEach(page.items) { entry in
+                .li(
+                    .class("card audit-entry"),
+                    .p(.strong(.text(entry.action)), .text(" · \(entry.subjectType) \(entry.subjectID)")),
+                    .p(.class("muted"), .text(req.t("admin.audit.by", [
+                        "actor": entry.actorID.flatMap { nicknames[$0] } ?? req.t("admin.audit.gone"),
+                        "time": PageDates.medium(entry.createdAt, req.language),
+                    ]))),
+                    entry.before == nil ? .empty : .p(.class("audit-before"), .text(req.t("admin.audit.before") + " " + describe(entry.before))),
+                    entry.after == nil ? .empty : .p(.class("audit-after"), .text(req.t("admin.audit.after") + " " + describe(entry.after)))
+                )
+            }),
+            page.nextCursor.map { .a(.class("button wide"), .id("audit-more"), .href("/admin/audit?cursor=\($0)"), .text(req.t("inbox.more"))) } ?? .empty
+        )
+        return AdminConsole.page(req, tab: .audit, title: req.t("admin.audit.title"), main: main)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Platform
+
+/// Where orders go: an account's saved addresses, and the delivery a checkout asks for.
+extension BanchanService {
+    // MARK: Saved addresses
+
+    /// The signed-in account's addresses (401 for a device without one: addresses are kept per account).
+    func addresses(of owner: Principal) async throws -> [BanchanStore.SavedAddress] {
+        try await store.addresses(of: try Self.account(owner))
+    }
+
+    func address(_ id: UUID, of owner: Principal) async throws -> BanchanStore.SavedAddress {
+        guard let saved = try await store.address(id, of: try Self.account(owner)) else { throw AppError.notFound("address_not_found") }
+        return saved
+    }
+
+    func saveAddress(_ address: Delivery.Address, of owner: Principal, makeDefault: Bool) async throws -> BanchanStore.SavedAddress {
+        try await store.saveAddress(address, of: try Self.account(owner), makeDefault: makeDefault)
+    }
+
+    /// 404 `address_not_found` for one that is not the account's.
+    func changeAddress(_ id: UUID, of owner: Principal, to address: Delivery.Address, makeDefault: Bool) async throws -> BanchanStore.SavedAddress {
+        guard let saved = try await store.changeAddress(id, of: try Self.account(owner), to: address, makeDefault: makeDefault) else {
+            throw AppError.notFound("address_not_found")
+        }
+        return saved
+    }
+
+    func removeAddress(_ id: UUID, of owner: Principal) async throws {
+        guard try await store.removeAddress(id, of: try Self.account(owner)) else { throw AppError.notFound("address_not_found") }
+    }
+
+    private static func account(_ owner: Principal) throws -> UUID {
+        guard let user = owner.userID else { throw AppError.unauthorized }
+        return user
+    }
+
+    // MARK: Checkout
+
+    /// The delivery an API checkout asks for: a saved address of the account's (`addressId`) or the
+    /// fields sent, checked (422 `invalid_recipient`, `invalid_phone`, …).
+    func deliveryRequest(_ input: DeliveryInput, paymentMethod: Delivery.PaymentMethod, for owner: Principal) async throws -> DeliveryRequest {
+        let address: Delivery.Address
+        if let id = input.addressId {
+            address = try await self.address(id, of: owner).delivery
+        } else {
+            address = try Delivery.Address.checked(recipient: input.recipient, phone: input.phone, postcode: input.postcode,
+                                                   address: input.address, addressDetail: input.addressDetail)
+        }
+        return try DeliveryRequest(address: address, slot: input.slot, note: input.note, paymentMethod: paymentMethod)
+    }
+
+    /// Which ways these dishes can all travel (both unless one of them cannot).
+    func slots(for dishes: [Dish]) -> [Delivery.Slot] {
+        Delivery.Slot.allCases.filter { slot in dishes.allSatisfy { $0.deliveryTypes.contains(slot.dishType) } }
+    }
+}

@@ -12,7 +12,8 @@ import requests
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import sign_up, wait_for
+from conftest import click, sign_up, wait_for
+from test_banchan import order_and_pay
 from test_mates import mates_server, set_profile, start_searching, verify  # noqa: F401 (a fixture)
 
 AXE = (pathlib.Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
@@ -42,6 +43,13 @@ def check_all(driver, server, paths):
     assert not found, "accessibility violations:\n" + "\n".join(json.dumps(v, ensure_ascii=False) for v in found)
 
 
+def put_in_cart(driver, server, dish):
+    """One of the dish (by its hash) into the browser's cart."""
+    driver.get(server.url + f"/shop/dishes/{dish}")
+    click(driver, "#add-to-cart")
+    wait_for(driver, EC.url_contains("/shop/cart"))
+
+
 def test_every_page_passes_axe_as_a_visitor_and_signed_in(mates_server, browser):
     server = mates_server
     api = server.url + "/api/v1"
@@ -52,14 +60,26 @@ def test_every_page_passes_axe_as_a_visitor_and_signed_in(mates_server, browser)
     visitor = ["/", "/login", "/signup", "/licenses",
                "/play", "/play/welcome", "/play/solo", "/play/together", "/play/settings", f"/join/{group}", f"/play/groups/{group}",
                "/map", "/map/feed", f"/map/places/{place}", f"/map/reviews/{review['id']}", f"/map/users/{review['author']['id']}",
-               "/shop", f"/shop/dishes/{dish}", "/shop/cart", "/play/menus/kimchi-jjigae"]
+               "/shop", f"/shop/dishes/{dish}", "/shop/cart", "/shop/addresses", "/play/menus/kimchi-jjigae"]
     check_all(browser, server, visitor)
+    # The shop with something in the cart: the cart's lines and checkout (a visitor types an address).
+    put_in_cart(browser, server, dish)
+    check_all(browser, server, ["/shop/cart", "/shop/checkout"])
 
     sign_up(browser, server, "접근성")
     signed_in = ["/", "/me", "/notifications", "/notifications/settings", "/play", "/play/solo", "/play/feedback",
                  "/map", "/map/me", "/map/write", "/map/feed", f"/map/places/{place}", f"/map/reviews/{review['id']}",
                  "/shop", "/shop/cart", "/shop/orders", f"/shop/dishes/{dish}", "/mates", "/mates/start"]
     check_all(browser, server, signed_in)
+
+    # The shop's checkout (the visitor's cart came along), the empty address book and its form; then
+    # an order placed and paid (its address kept): the order, "주문이 완료됐어요", the receipt, the
+    # address book with the address, and a checkout that starts from it.
+    check_all(browser, server, ["/shop/checkout", "/shop/addresses", "/shop/addresses/new"])
+    order_and_pay(browser, server, {"hash": dish})
+    order = browser.current_url.removeprefix(server.url)
+    put_in_cart(browser, server, dish)
+    check_all(browser, server, [order, order + "/complete", order + "/receipt", "/shop/orders", "/shop/addresses", "/shop/checkout"])
 
     # Mates: verified, with a profile, searching.
     verify(browser, server, "010-2468-1357")

@@ -1,6 +1,7 @@
 """The banchan shop (배민찬) as a shopper uses it: browse the sections, open a dish, pick a
-quantity, fill the cart, order, pay with the test gateway, read the order history; the stepper's
-limits; cancelling."""
+quantity, fill the cart, check out (where it goes, how it travels, how to pay), pay with the test
+gateway, the confirmation and the receipt, read the order history; the address book; the
+stepper's limits; cancelling."""
 import json
 import re
 
@@ -8,7 +9,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import ROOT, no_horizontal_overflow, shot, wait_for
+from conftest import ROOT, fill, no_horizontal_overflow, shot, wait_for
 
 CATALOG = json.loads((ROOT / "Resources" / "catalogs" / "banchan.json").read_text(encoding="utf-8"))
 
@@ -22,7 +23,48 @@ def dish(predicate):
 
 
 def click(driver, selector):
-    wait_for(driver, EC.element_to_be_clickable((By.CSS_SELECTOR, selector))).click()
+    """Waits until the element is clickable, scrolls it to the middle (clear of the sticky header:
+    checkout is a long form) and clicks."""
+    element = wait_for(driver, EC.element_to_be_clickable((By.CSS_SELECTOR, selector)))
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+ORDER_PAGE = r"/shop/orders/[0-9a-f-]{36}$"
+# Where the orders in these tests go, unless a test says otherwise.
+HOME = {"recipient": "김반찬", "phone": "010-1234-5678", "postcode": "04524", "address": "서울특별시 중구 세종대로 110",
+        "addressDetail": "101동 1001호"}
+
+
+def address_line(address):
+    """The address on one line, as the pages show it: `(04524) 서울특별시 중구 세종대로 110 101동 1001호`."""
+    parts = [f"({address['postcode']})" if address.get("postcode") else None, address["address"], address.get("addressDetail") or None]
+    return " ".join(p for p in parts if p)
+
+
+def fill_new_address(browser, address):
+    for name in ("recipient", "phone", "postcode", "address", "addressDetail"):
+        fill(browser, f"checkout-{name}", address.get(name, ""))
+
+
+def check_out(browser, slot="dawn", address=HOME):
+    """From the cart: on to checkout, the new address typed when it asks for one (no saved
+    address is chosen), `slot` (dawn/parcel) chosen, the order placed: ends on the order's page,
+    awaiting payment."""
+    click(browser, "#to-checkout")
+    wait_for(browser, EC.url_contains("/shop/checkout"))
+    if browser.find_element(By.ID, "checkout-recipient").is_displayed():
+        fill_new_address(browser, address)
+    click(browser, f"#slot-{slot}")
+    click(browser, "#place-order")
+    wait_for(browser, EC.url_matches(ORDER_PAGE))
+
+
+def pay_to_complete(browser):
+    """On an order's page awaiting payment: pays with the test gateway, which leads to "주문이 완료됐어요"."""
+    click(browser, "#pay-test")
+    wait_for(browser, EC.url_matches(r"/shop/orders/[0-9a-f-]{36}/complete$"))
+    wait_for(browser, lambda d: d.find_element(By.TAG_NAME, "h1").text == "주문이 완료됐어요")
 
 
 def test_browse_detail_quantity_cart_order_and_history(server, browser):
@@ -89,13 +131,27 @@ def test_browse_detail_quantity_cart_order_and_history(server, browser):
     fee = 0 if items_total >= 40_000 else 2_500
     assert browser.find_element(By.ID, "cart-total").text == won(items_total + fee)
 
+    # Checkout asks where it goes (a visitor has no saved address: the fields are there) and shows the same total.
+    click(browser, "#to-checkout")
+    wait_for(browser, EC.url_contains("/shop/checkout"))
+    assert browser.find_element(By.ID, "checkout-total").text == won(items_total + fee)
+    assert browser.find_element(By.ID, "checkout-recipient").is_displayed()
+    assert not browser.find_elements(By.ID, "checkout-save-address"), "nothing to save an address to without an account"
+    fill_new_address(browser, HOME)
+    click(browser, "#slot-dawn")
+    assert no_horizontal_overflow(browser)
+    shot(browser, "04b-checkout")
     click(browser, "#place-order")
-    wait_for(browser, EC.url_matches(r"/shop/orders/[0-9a-f-]{36}$"))
+    wait_for(browser, EC.url_matches(ORDER_PAGE))
+    order_page = browser.current_url
     assert browser.find_element(By.ID, "order-status").text == "결제 대기"
     assert browser.find_element(By.ID, "order-grand-total").text == won(items_total + fee)
     shot(browser, "05-order")
-    click(browser, "#pay-test")
-    wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "결제 완료")
+    pay_to_complete(browser)
+    assert browser.find_element(By.ID, "complete-total").text == won(items_total + fee)
+    shot(browser, "05b-complete")
+    click(browser, "#complete-order-link")
+    wait_for(browser, lambda d: d.current_url == order_page and d.find_element(By.ID, "order-status").text == "결제 완료")
     shot(browser, "06-paid")
 
     browser.get(server.url + "/shop/orders")
@@ -144,13 +200,16 @@ def test_stepper_limits_and_sold_out(server, browser):
 
 
 def order_and_pay(browser, server, item):
-    """One of `item` into the cart, ordered and paid with the test gateway: ends on the order's page."""
+    """One of `item` into the cart, checked out (to `HOME` when no saved address is chosen, by
+    새벽배송), paid with the test gateway and, from "주문이 완료됐어요", on to the order's page:
+    ends there."""
     browser.get(server.url + f"/shop/dishes/{item['hash']}")
     click(browser, "#add-to-cart")
     wait_for(browser, EC.url_contains("/shop/cart"))
-    click(browser, "#place-order")
-    wait_for(browser, EC.url_matches(r"/shop/orders/[0-9a-f-]{36}$"))
-    click(browser, "#pay-test")
+    check_out(browser)
+    pay_to_complete(browser)
+    click(browser, "#complete-order-link")
+    wait_for(browser, EC.url_matches(ORDER_PAGE))
     wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "결제 완료")
 
 
@@ -260,3 +319,161 @@ def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(serv
     assert [s.find_element(By.CSS_SELECTOR, ".step-name").text for s in steps] == ["결제 완료", "상품 준비 중"]
     assert browser.find_element(By.ID, "cancel-order").text == "취소 요청"
     shot(browser, "admin-03-buyer-sees-preparing")
+
+
+def test_checkout_asks_where_it_goes_and_gives_a_receipt(server, browser):
+    """A signed-in shopper on a phone checks out: a phone number that is not one is sent back
+    with what was typed kept; fixed, the order is placed (택배, 카카오페이, a note); paying shows
+    "주문이 완료됐어요" with the number and the address, the receipt (with the sale's discount) the
+    same total as the order, whose page shows where it goes. The address was kept: the next checkout
+    starts from it, and the address book lists it as the default until another is made so."""
+    from conftest import sign_up
+
+    sign_up(browser, server, "배송지손님")
+    on_sale = dish(lambda d: d["originalPrice"] and d["stock"] >= 5 and d["minQuantity"] == 1 and "전국택배" in d["deliveryTypes"])
+    total = on_sale["salePrice"] + (0 if on_sale["salePrice"] >= 40_000 else 2_500)
+    browser.get(server.url + f"/shop/dishes/{on_sale['hash']}")
+    click(browser, "#add-to-cart")
+    wait_for(browser, EC.url_contains("/shop/cart"))
+    click(browser, "#to-checkout")
+    wait_for(browser, EC.url_contains("/shop/checkout"))
+
+    # No saved address yet: the fields are there, and keeping the address is offered (and on).
+    assert browser.find_element(By.TAG_NAME, "h1").text == "주문서"
+    assert browser.find_element(By.ID, "checkout-recipient").is_displayed()
+    assert browser.find_element(By.ID, "checkout-save-address").is_selected()
+    assert browser.find_element(By.ID, "checkout-total").text == won(total)
+    assert browser.find_element(By.ID, "slot-dawn").is_enabled() and browser.find_element(By.ID, "slot-parcel").is_enabled()
+    assert re.search(r"새벽배송은 밤 \d{2}:\d{2}까지", browser.find_element(By.ID, "dawn-cutoff").text)
+    assert browser.find_element(By.ID, "method-card").is_selected(), "a card unless another is chosen"
+    home = dict(HOME, phone="010-12")
+    fill_new_address(browser, home)
+    fill(browser, "checkout-note", "문 앞에 놓아 주세요")
+    click(browser, "#slot-parcel")
+    click(browser, "#method-kakaopay")
+    assert no_horizontal_overflow(browser)
+    browser.execute_script("window.scrollTo(0, 0)")
+    shot(browser, "01-checkout")
+
+    # The phone number is not one: said so, and nothing typed or chosen is lost.
+    click(browser, "#place-order")
+    wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".form-error").text == "연락처를 010-1234-5678처럼 적어 주세요.")
+    for name in ("recipient", "phone", "postcode", "address", "addressDetail"):
+        assert browser.find_element(By.ID, f"checkout-{name}").get_attribute("value") == home[name], name
+    assert browser.find_element(By.ID, "checkout-note").get_attribute("value") == "문 앞에 놓아 주세요"
+    assert browser.find_element(By.ID, "slot-parcel").is_selected()
+    assert browser.find_element(By.ID, "method-kakaopay").is_selected()
+    assert browser.find_element(By.ID, "checkout-save-address").is_selected()
+    assert not browser.find_elements(By.CSS_SELECTOR, "#pay-test"), "no order was placed"
+    shot(browser, "02-checkout-bad-phone")
+
+    # Typed as digits only, it is a number: the order is placed, written as 010-1234-5678.
+    fill(browser, "checkout-phone", "01012345678")
+    click(browser, "#place-order")
+    wait_for(browser, EC.url_matches(ORDER_PAGE))
+    order_page = browser.current_url
+    assert browser.find_element(By.ID, "order-status").text == "결제 대기"
+    assert not browser.find_elements(By.ID, "receipt-link"), "no receipt before paying"
+
+    pay_to_complete(browser)
+    number = re.fullmatch(r"주문번호 (\d{8}-\d{4})", browser.find_element(By.ID, "order-number").text).group(1)
+    assert browser.find_element(By.ID, "complete-address").text == address_line(HOME)
+    assert browser.find_element(By.ID, "complete-arrival").text == "택배로 1~2일 안에 도착해요."
+    assert browser.find_element(By.ID, "complete-total").text == won(total)
+    assert no_horizontal_overflow(browser)
+    shot(browser, "03-complete")
+
+    click(browser, "#complete-receipt-link")
+    wait_for(browser, EC.url_matches(r"/shop/orders/[0-9a-f-]{36}/receipt$"))
+    assert browser.find_element(By.ID, "receipt").is_displayed()
+    assert browser.find_element(By.ID, "receipt-number").text == number
+    receipt_total = browser.find_element(By.ID, "receipt-total").text
+    assert receipt_total == won(total)
+    assert browser.find_element(By.ID, "receipt-discount").text == "−" + won(on_sale["originalPrice"] - on_sale["salePrice"])
+    assert browser.find_element(By.ID, "receipt-delivery-fee").text == won(total - on_sale["salePrice"])
+    assert browser.find_element(By.ID, "receipt-method").text == "카카오페이"
+    assert no_horizontal_overflow(browser)
+    shot(browser, "04-receipt")
+    # Printed, the receipt is the page: no header.
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        assert not browser.find_element(By.CSS_SELECTOR, ".site-header").is_displayed()
+        assert browser.find_element(By.ID, "receipt").is_displayed()
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+
+    # The order's page: the same total, a receipt, and where it goes.
+    browser.get(order_page)
+    wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "결제 완료")
+    assert browser.find_element(By.ID, "order-grand-total").text == receipt_total
+    assert browser.find_element(By.ID, "receipt-link").is_displayed()
+    assert browser.find_element(By.ID, "delivery-recipient").text == f"{HOME['recipient']} · {HOME['phone']}"
+    assert browser.find_element(By.ID, "delivery-address").text == address_line(HOME)
+    assert browser.find_element(By.ID, "delivery-slot").text == "택배 · 택배로 1~2일 안에 도착해요."
+    assert browser.find_element(By.ID, "delivery-note").text == "문 앞에 놓아 주세요"
+    browser.execute_script("document.getElementById('delivery-recipient').scrollIntoView({block: 'center'})")
+    shot(browser, "05-order-delivery")
+
+    # The next checkout starts from the saved address: chosen, the new-address fields out of the way.
+    side = dish(lambda d: d["section"] == "side" and d["stock"] >= 5 and d["minQuantity"] == 1)
+    browser.get(server.url + f"/shop/dishes/{side['hash']}")
+    click(browser, "#add-to-cart")
+    wait_for(browser, EC.url_contains("/shop/cart"))
+    click(browser, "#to-checkout")
+    wait_for(browser, EC.url_contains("/shop/checkout"))
+    chosen = browser.find_element(By.CSS_SELECTOR, "input[name=addressChoice]:checked")
+    saved_id = re.fullmatch(r"address-([0-9A-Fa-f-]{36})", chosen.get_attribute("id")).group(1)
+    saved_card = chosen.find_element(By.XPATH, "./ancestor::label")
+    assert HOME["recipient"] in saved_card.text and address_line(HOME) in saved_card.text
+    assert saved_card.find_element(By.CSS_SELECTOR, ".badge").text == "기본 배송지"
+    assert not browser.find_element(By.ID, "address-new").is_selected()
+    assert not browser.find_element(By.ID, "checkout-recipient").is_displayed()
+    assert not browser.find_element(By.ID, "checkout-save-address").is_displayed()
+    click(browser, "#slot-dawn")
+    browser.execute_script("window.scrollTo(0, 0)")
+    shot(browser, "06-checkout-saved-address")
+    click(browser, "#place-order")
+    wait_for(browser, EC.url_matches(ORDER_PAGE))
+    assert browser.find_element(By.ID, "delivery-address").text == address_line(HOME)
+    assert browser.find_element(By.ID, "delivery-recipient").text == f"{HOME['recipient']} · {HOME['phone']}"
+    assert browser.find_element(By.ID, "delivery-slot").text.startswith("새벽배송 · ")
+    assert not browser.find_elements(By.ID, "delivery-note"), "no note this time"
+    pay_to_complete(browser)
+    assert browser.find_element(By.ID, "complete-address").text == address_line(HOME)
+    assert browser.find_element(By.ID, "complete-arrival").text.endswith("아침 7시 전에 새벽배송으로 도착해요.")
+    second = re.fullmatch(r"주문번호 (\d{8}-\d{4})", browser.find_element(By.ID, "order-number").text).group(1)
+    assert second != number
+
+    # The address book: the one address, the default (kept once, not again by the second order).
+    browser.get(server.url + "/shop/addresses")
+    cards = browser.find_elements(By.CSS_SELECTOR, "#addresses li.address-card")
+    assert len(cards) == 1
+    assert cards[0].get_attribute("data-id").lower() == saved_id.lower()
+    assert cards[0].find_element(By.CSS_SELECTOR, ".badge").text == "기본 배송지"
+    assert HOME["recipient"] in cards[0].text and HOME["phone"] in cards[0].text and address_line(HOME) in cards[0].text
+    assert no_horizontal_overflow(browser)
+    shot(browser, "07-address-book")
+
+    # A second address, made the default: it leads the list with the badge; the first loses it
+    # (and offers "기본 배송지로" instead).
+    office = {"recipient": "이회사", "phone": "010-9876-5432", "postcode": "06142", "address": "서울특별시 강남구 테헤란로 231",
+              "addressDetail": "5층"}
+    click(browser, "#add-address")
+    wait_for(browser, lambda d: d.find_elements(By.ID, "address-form"))
+    for name, value in office.items():
+        fill(browser, f"address-{name}", value)
+    if not browser.find_element(By.ID, "address-default").is_selected():
+        click(browser, "#address-default")
+    assert browser.find_element(By.ID, "address-default").is_selected()
+    click(browser, "#save-address")
+    wait_for(browser, lambda d: d.current_url.endswith("/shop/addresses") and len(d.find_elements(By.CSS_SELECTOR, "#addresses li.address-card")) == 2)
+    cards = browser.find_elements(By.CSS_SELECTOR, "#addresses li.address-card")
+    defaults = [c for c in cards if c.find_elements(By.CSS_SELECTOR, ".badge")]
+    assert len(defaults) == 1 and office["recipient"] in defaults[0].text
+    assert defaults[0].find_element(By.CSS_SELECTOR, ".badge").text == "기본 배송지"
+    assert defaults[0].get_attribute("data-id") == cards[0].get_attribute("data-id"), "the default first"
+    first = next(c for c in cards if c.get_attribute("data-id").lower() == saved_id.lower())
+    assert not first.find_elements(By.CSS_SELECTOR, ".badge")
+    assert "기본 배송지로" in first.text
+    assert no_horizontal_overflow(browser)
+    shot(browser, "08-address-book-new-default")

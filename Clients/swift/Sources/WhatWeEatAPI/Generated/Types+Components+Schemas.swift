@@ -1951,6 +1951,10 @@ extension Components {
                 public var quantity: Swift.Int
                 /// - Remark: Generated from `#/components/schemas/Order/ItemsPayload/subtotal`.
                 public var subtotal: Swift.Int
+                /// The dish's price before its sale when it was ordered (the receipt's discount); null without a sale.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Order/ItemsPayload/originalPrice`.
+                public var originalPrice: Swift.Int?
                 /// Creates a new `ItemsPayloadPayload`.
                 ///
                 /// - Parameters:
@@ -1959,18 +1963,21 @@ extension Components {
                 ///   - unitPrice:
                 ///   - quantity:
                 ///   - subtotal:
+                ///   - originalPrice: The dish's price before its sale when it was ordered (the receipt's discount); null without a sale.
                 public init(
                     hash: Swift.String,
                     title: Swift.String,
                     unitPrice: Swift.Int,
                     quantity: Swift.Int,
-                    subtotal: Swift.Int
+                    subtotal: Swift.Int,
+                    originalPrice: Swift.Int? = nil
                 ) {
                     self.hash = hash
                     self.title = title
                     self.unitPrice = unitPrice
                     self.quantity = quantity
                     self.subtotal = subtotal
+                    self.originalPrice = originalPrice
                 }
                 public enum CodingKeys: String, CodingKey {
                     case hash
@@ -1978,6 +1985,7 @@ extension Components {
                     case unitPrice
                     case quantity
                     case subtotal
+                    case originalPrice
                 }
             }
             /// - Remark: Generated from `#/components/schemas/Order/items`.
@@ -2038,6 +2046,103 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Order/refundStatus`.
             public var refundStatus: Components.Schemas.Order.RefundStatusPayload?
+            /// Where it goes, as placed; null for an order placed without one (as the 배민찬 app places them).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/delivery`.
+            public struct DeliveryPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Order/delivery/recipient`.
+                public var recipient: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Order/delivery/phone`.
+                public var phone: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Order/delivery/postcode`.
+                public var postcode: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/Order/delivery/address`.
+                public var address: Swift.String
+                /// Empty when there is none.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Order/delivery/addressDetail`.
+                public var addressDetail: Swift.String
+                /// `dawn` 새벽배송, `parcel` 택배.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Order/delivery/slot`.
+                @frozen public enum SlotPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case dawn = "dawn"
+                    case parcel = "parcel"
+                }
+                /// `dawn` 새벽배송, `parcel` 택배.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Order/delivery/slot`.
+                public var slot: Components.Schemas.Order.DeliveryPayload.SlotPayload
+                /// The note for the courier; empty when there is none.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Order/delivery/note`.
+                public var note: Swift.String
+                /// `yyyy-MM-dd` (Korea's time) of the morning a 새벽배송 arrives; null for 택배.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Order/delivery/arrivesOn`.
+                public var arrivesOn: Swift.String?
+                /// Creates a new `DeliveryPayload`.
+                ///
+                /// - Parameters:
+                ///   - recipient:
+                ///   - phone:
+                ///   - postcode:
+                ///   - address:
+                ///   - addressDetail: Empty when there is none.
+                ///   - slot: `dawn` 새벽배송, `parcel` 택배.
+                ///   - note: The note for the courier; empty when there is none.
+                ///   - arrivesOn: `yyyy-MM-dd` (Korea's time) of the morning a 새벽배송 arrives; null for 택배.
+                public init(
+                    recipient: Swift.String,
+                    phone: Swift.String,
+                    postcode: Swift.String? = nil,
+                    address: Swift.String,
+                    addressDetail: Swift.String,
+                    slot: Components.Schemas.Order.DeliveryPayload.SlotPayload,
+                    note: Swift.String,
+                    arrivesOn: Swift.String? = nil
+                ) {
+                    self.recipient = recipient
+                    self.phone = phone
+                    self.postcode = postcode
+                    self.address = address
+                    self.addressDetail = addressDetail
+                    self.slot = slot
+                    self.note = note
+                    self.arrivesOn = arrivesOn
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case recipient
+                    case phone
+                    case postcode
+                    case address
+                    case addressDetail
+                    case slot
+                    case note
+                    case arrivesOn
+                }
+            }
+            /// Where it goes, as placed; null for an order placed without one (as the 배민찬 app places them).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/delivery`.
+            public var delivery: Components.Schemas.Order.DeliveryPayload?
+            /// How the buyer chose to pay at checkout (PortOne's `pay_method` or easy-pay names); null for an order placed without a delivery.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/paymentMethod`.
+            @frozen public enum PaymentMethodPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case card = "card"
+                case trans = "trans"
+                case vbank = "vbank"
+                case phone = "phone"
+                case kakaopay = "kakaopay"
+                case naverpay = "naverpay"
+                case tosspay = "tosspay"
+                case _empty_ = ""
+            }
+            /// How the buyer chose to pay at checkout (PortOne's `pay_method` or easy-pay names); null for an order placed without a delivery.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/paymentMethod`.
+            public var paymentMethod: Components.Schemas.Order.PaymentMethodPayload?
             /// Creates a new `Order`.
             ///
             /// - Parameters:
@@ -2062,6 +2167,8 @@ extension Components {
             ///   - deliveredAt:
             ///   - cancelRequestedAt: When the buyer asked to cancel while it was being prepared.
             ///   - refundStatus: `pending` while a refund this order owes is not yet confirmed by the payment provider (it is retried until it is), then `done`; null when it owes none, and in lists (read an order alone to see it).
+            ///   - delivery: Where it goes, as placed; null for an order placed without one (as the 배민찬 app places them).
+            ///   - paymentMethod: How the buyer chose to pay at checkout (PortOne's `pay_method` or easy-pay names); null for an order placed without a delivery.
             public init(
                 id: Swift.String,
                 merchantUID: Swift.String,
@@ -2083,7 +2190,9 @@ extension Components {
                 shippedAt: Foundation.Date? = nil,
                 deliveredAt: Foundation.Date? = nil,
                 cancelRequestedAt: Foundation.Date? = nil,
-                refundStatus: Components.Schemas.Order.RefundStatusPayload? = nil
+                refundStatus: Components.Schemas.Order.RefundStatusPayload? = nil,
+                delivery: Components.Schemas.Order.DeliveryPayload? = nil,
+                paymentMethod: Components.Schemas.Order.PaymentMethodPayload? = nil
             ) {
                 self.id = id
                 self.merchantUID = merchantUID
@@ -2106,6 +2215,8 @@ extension Components {
                 self.deliveredAt = deliveredAt
                 self.cancelRequestedAt = cancelRequestedAt
                 self.refundStatus = refundStatus
+                self.delivery = delivery
+                self.paymentMethod = paymentMethod
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -2129,6 +2240,208 @@ extension Components {
                 case deliveredAt
                 case cancelRequestedAt
                 case refundStatus
+                case delivery
+                case paymentMethod
+            }
+        }
+        /// One of an account's saved delivery addresses.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Address`.
+        public struct Address: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Address/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Address/recipient`.
+            public var recipient: Swift.String
+            /// Written back as `010-1234-5678` (`02-123-4567` for Seoul's lines).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Address/phone`.
+            public var phone: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Address/postcode`.
+            public var postcode: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Address/address`.
+            public var address: Swift.String
+            /// Empty when there is none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Address/addressDetail`.
+            public var addressDetail: Swift.String
+            /// The one checkout starts from; an account with addresses has exactly one.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Address/isDefault`.
+            public var isDefault: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/Address/createdAt`.
+            public var createdAt: Foundation.Date
+            /// Creates a new `Address`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - recipient:
+            ///   - phone: Written back as `010-1234-5678` (`02-123-4567` for Seoul's lines).
+            ///   - postcode:
+            ///   - address:
+            ///   - addressDetail: Empty when there is none.
+            ///   - isDefault: The one checkout starts from; an account with addresses has exactly one.
+            ///   - createdAt:
+            public init(
+                id: Swift.String,
+                recipient: Swift.String,
+                phone: Swift.String,
+                postcode: Swift.String? = nil,
+                address: Swift.String,
+                addressDetail: Swift.String,
+                isDefault: Swift.Bool,
+                createdAt: Foundation.Date
+            ) {
+                self.id = id
+                self.recipient = recipient
+                self.phone = phone
+                self.postcode = postcode
+                self.address = address
+                self.addressDetail = addressDetail
+                self.isDefault = isDefault
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case recipient
+                case phone
+                case postcode
+                case address
+                case addressDetail
+                case isDefault
+                case createdAt
+            }
+        }
+        /// A delivery address as sent; fields are trimmed and checked (422 `invalid_recipient`, `invalid_phone`, `invalid_postcode`, `invalid_address`, `invalid_address_detail`). Lengths count characters as people see them.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AddressInput`.
+        public struct AddressInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AddressInput/recipient`.
+            public var recipient: Swift.String
+            /// A Korean number: a mobile `01[016789]` with 10 or 11 digits, another line with 9 to 11; spaces, `-`, `()` and `.` are ignored and a leading `+82` reads as `0`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AddressInput/phone`.
+            public var phone: Swift.String
+            /// Five digits; empty or null for none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AddressInput/postcode`.
+            public var postcode: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AddressInput/address`.
+            public var address: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AddressInput/addressDetail`.
+            public var addressDetail: Swift.String?
+            /// True makes it the default checkout starts from; false or absent changes nothing (an account's first address is the default all the same).
+            ///
+            /// - Remark: Generated from `#/components/schemas/AddressInput/isDefault`.
+            public var isDefault: Swift.Bool?
+            /// Creates a new `AddressInput`.
+            ///
+            /// - Parameters:
+            ///   - recipient:
+            ///   - phone: A Korean number: a mobile `01[016789]` with 10 or 11 digits, another line with 9 to 11; spaces, `-`, `()` and `.` are ignored and a leading `+82` reads as `0`.
+            ///   - postcode: Five digits; empty or null for none.
+            ///   - address:
+            ///   - addressDetail:
+            ///   - isDefault: True makes it the default checkout starts from; false or absent changes nothing (an account's first address is the default all the same).
+            public init(
+                recipient: Swift.String,
+                phone: Swift.String,
+                postcode: Swift.String? = nil,
+                address: Swift.String,
+                addressDetail: Swift.String? = nil,
+                isDefault: Swift.Bool? = nil
+            ) {
+                self.recipient = recipient
+                self.phone = phone
+                self.postcode = postcode
+                self.address = address
+                self.addressDetail = addressDetail
+                self.isDefault = isDefault
+            }
+            public enum CodingKeys: String, CodingKey {
+                case recipient
+                case phone
+                case postcode
+                case address
+                case addressDetail
+                case isDefault
+            }
+        }
+        /// Where an order goes: one of my saved addresses (`addressId`; 404 `address_not_found` when it
+        /// is not mine, 401 for a device without an account) or the address fields, checked as
+        /// `AddressInput` (422 `invalid_recipient`, `invalid_phone`, `invalid_postcode`,
+        /// `invalid_address`, `invalid_address_detail`); `addressId` wins when both are sent. How it
+        /// travels must suit every dish (422 `slot_unavailable`); the note for the courier has at most
+        /// 200 characters (422 `invalid_note`).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/DeliveryInput`.
+        public struct DeliveryInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DeliveryInput/addressId`.
+            public var addressId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/DeliveryInput/recipient`.
+            public var recipient: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/DeliveryInput/phone`.
+            public var phone: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/DeliveryInput/postcode`.
+            public var postcode: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/DeliveryInput/address`.
+            public var address: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/DeliveryInput/addressDetail`.
+            public var addressDetail: Swift.String?
+            /// `dawn` 새벽배송 (the next morning when ordered before the shop's cut-off, else the morning after), `parcel` 택배.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DeliveryInput/slot`.
+            @frozen public enum SlotPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case dawn = "dawn"
+                case parcel = "parcel"
+            }
+            /// `dawn` 새벽배송 (the next morning when ordered before the shop's cut-off, else the morning after), `parcel` 택배.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DeliveryInput/slot`.
+            public var slot: Components.Schemas.DeliveryInput.SlotPayload
+            /// A note for the courier.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DeliveryInput/note`.
+            public var note: Swift.String?
+            /// Creates a new `DeliveryInput`.
+            ///
+            /// - Parameters:
+            ///   - addressId:
+            ///   - recipient:
+            ///   - phone:
+            ///   - postcode:
+            ///   - address:
+            ///   - addressDetail:
+            ///   - slot: `dawn` 새벽배송 (the next morning when ordered before the shop's cut-off, else the morning after), `parcel` 택배.
+            ///   - note: A note for the courier.
+            public init(
+                addressId: Swift.String? = nil,
+                recipient: Swift.String? = nil,
+                phone: Swift.String? = nil,
+                postcode: Swift.String? = nil,
+                address: Swift.String? = nil,
+                addressDetail: Swift.String? = nil,
+                slot: Components.Schemas.DeliveryInput.SlotPayload,
+                note: Swift.String? = nil
+            ) {
+                self.addressId = addressId
+                self.recipient = recipient
+                self.phone = phone
+                self.postcode = postcode
+                self.address = address
+                self.addressDetail = addressDetail
+                self.slot = slot
+                self.note = note
+            }
+            public enum CodingKeys: String, CodingKey {
+                case addressId
+                case recipient
+                case phone
+                case postcode
+                case address
+                case addressDetail
+                case slot
+                case note
             }
         }
         /// - Remark: Generated from `#/components/schemas/MenuGamePreferences`.

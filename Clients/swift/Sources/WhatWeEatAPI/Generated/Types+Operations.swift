@@ -8314,6 +8314,16 @@ public enum Operations {
     }
     /// Order these dishes, or the cart when `items` is absent (the cart is then emptied). Stock is taken in the same transaction; totals come from the server's prices. A retried request with the same Idempotency-Key answers with the same order.
     ///
+    /// With `delivery`, the order keeps where it goes (a saved address by `addressId`, or the
+    /// address fields), how it travels (`dawn` must suit every dish: 422 `slot_unavailable`), the
+    /// courier's note (422 `invalid_note`) and `paymentMethod` (`card` when absent); a 새벽배송's
+    /// `arrivesOn` is the next morning when placed before the shop's cut-off, else the morning
+    /// after. A saved address that is not mine is 404 `address_not_found` (401 for a device without
+    /// an account); address fields break their rules with 422 `invalid_recipient`, `invalid_phone`,
+    /// `invalid_postcode`, `invalid_address`, `invalid_address_detail`. Without `delivery` the order
+    /// has none (`delivery` and `paymentMethod` null), as the 배민찬 app places them.
+    ///
+    ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/post(placeOrder)`.
     public enum PlaceOrder {
@@ -8378,15 +8388,38 @@ public enum Operations {
                     public typealias ItemsPayload = [Operations.PlaceOrder.Input.Body.JsonPayload.ItemsPayloadPayload]
                     /// - Remark: Generated from `#/paths/api/v1/banchan/orders/POST/requestBody/json/items`.
                     public var items: Operations.PlaceOrder.Input.Body.JsonPayload.ItemsPayload?
+                    /// How the buyer means to pay (PortOne's names); kept with `delivery`, ignored without it.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/banchan/orders/POST/requestBody/json/paymentMethod`.
+                    @frozen public enum PaymentMethodPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case card = "card"
+                        case trans = "trans"
+                        case vbank = "vbank"
+                        case phone = "phone"
+                        case kakaopay = "kakaopay"
+                        case naverpay = "naverpay"
+                        case tosspay = "tosspay"
+                        case _empty_ = ""
+                    }
+                    /// How the buyer means to pay (PortOne's names); kept with `delivery`, ignored without it.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/banchan/orders/POST/requestBody/json/paymentMethod`.
+                    public var paymentMethod: Operations.PlaceOrder.Input.Body.JsonPayload.PaymentMethodPayload?
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
                     ///   - items:
-                    public init(items: Operations.PlaceOrder.Input.Body.JsonPayload.ItemsPayload? = nil) {
+                    ///   - paymentMethod: How the buyer means to pay (PortOne's names); kept with `delivery`, ignored without it.
+                    public init(
+                        items: Operations.PlaceOrder.Input.Body.JsonPayload.ItemsPayload? = nil,
+                        paymentMethod: Operations.PlaceOrder.Input.Body.JsonPayload.PaymentMethodPayload? = nil
+                    ) {
                         self.items = items
+                        self.paymentMethod = paymentMethod
                     }
                     public enum CodingKeys: String, CodingKey {
                         case items
+                        case paymentMethod
                     }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/banchan/orders/POST/requestBody/content/application\/json`.
@@ -9633,6 +9666,874 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// My saved delivery addresses (an account's; a device without one is 401): the default first, then newest first. At most ten, so one page whose `nextCursor` is always null.
+    ///
+    /// - Remark: HTTP `GET /api/v1/banchan/addresses`.
+    /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/get(myAddresses)`.
+    public enum MyAddresses {
+        public static let id: Swift.String = "myAddresses"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MyAddresses.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MyAddresses.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.MyAddresses.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.MyAddresses.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/GET/responses/200/content/json/items`.
+                        public var items: [Components.Schemas.Address]
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - items:
+                        public init(items: [Components.Schemas.Address]) {
+                            self.items = items
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case items
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/GET/responses/200/content/application\/json`.
+                    case json(Operations.MyAddresses.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.MyAddresses.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MyAddresses.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MyAddresses.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Every saved address.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/get(myAddresses)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.MyAddresses.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.MyAddresses.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/get(myAddresses)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Save a delivery address (an account's; a device without one is 401). It is the default when `isDefault` is true or it is the first. Ten at most: 409 `address_limit`.
+    ///
+    /// Fields are trimmed. The recipient has 1–30 characters (422 `invalid_recipient`); the phone is
+    /// a Korean number, a mobile `01[016789]` of 10–11 digits or another line of 9–11, with spaces,
+    /// `-`, `()`, `.` and a leading `+82` allowed, and is kept as `010-1234-5678` (422 `invalid_phone`);
+    /// the postcode is five digits or absent (422 `invalid_postcode`); the address has 4–200
+    /// characters (422 `invalid_address`), the detail at most 100 (422 `invalid_address_detail`).
+    /// Characters are counted as people see them.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/banchan/addresses`.
+    /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/post(createAddress)`.
+    public enum CreateAddress {
+        public static let id: Swift.String = "createAddress"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateAddress.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateAddress.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.CreateAddress.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.AddressInput)
+            }
+            public var body: Operations.CreateAddress.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.CreateAddress.Input.Headers = .init(),
+                body: Operations.CreateAddress.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.Address)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Address {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.CreateAddress.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.CreateAddress.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The saved address.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/post(createAddress)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.CreateAddress.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.CreateAddress.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/post(createAddress)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/post(createAddress)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `email_taken`, `nickname_taken`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/post(createAddress)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large` (JSON bodies over 1 MB), `image_too_large`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/post(createAddress)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`, `unsupported_image_type`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/post(createAddress)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Parsed but breaks a rule: `invalid_email`, `password_too_short`, `password_too_long`,
+            /// `invalid_nickname_length`, `invalid_nickname_characters`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/post(createAddress)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Write new fields over one of my saved addresses, by the rules of `POST /api/v1/banchan/addresses` (422). `isDefault: true` makes it the default; false or absent leaves the default where it is.
+    ///
+    /// - Remark: HTTP `PUT /api/v1/banchan/addresses/{address}`.
+    /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/put(updateAddress)`.
+    public enum UpdateAddress {
+        public static let id: Swift.String = "updateAddress"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/{address}/PUT/path`.
+            public struct Path: Sendable, Hashable {
+                /// One of my saved addresses; any other (or not a UUID) is 404 `address_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/{address}/PUT/path/address`.
+                public var address: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - address: One of my saved addresses; any other (or not a UUID) is 404 `address_not_found`.
+                public init(address: Swift.String) {
+                    self.address = address
+                }
+            }
+            public var path: Operations.UpdateAddress.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/{address}/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UpdateAddress.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UpdateAddress.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.UpdateAddress.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/{address}/PUT/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/{address}/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.AddressInput)
+            }
+            public var body: Operations.UpdateAddress.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.UpdateAddress.Input.Path,
+                headers: Operations.UpdateAddress.Input.Headers = .init(),
+                body: Operations.UpdateAddress.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/{address}/PUT/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/{address}/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Address)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Address {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.UpdateAddress.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.UpdateAddress.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The address after the change.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/put(updateAddress)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.UpdateAddress.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.UpdateAddress.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/put(updateAddress)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/put(updateAddress)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `not_found`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/put(updateAddress)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large` (JSON bodies over 1 MB), `image_too_large`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/put(updateAddress)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`, `unsupported_image_type`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/put(updateAddress)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Parsed but breaks a rule: `invalid_email`, `password_too_short`, `password_too_long`,
+            /// `invalid_nickname_length`, `invalid_nickname_characters`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/put(updateAddress)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Forget one of my saved addresses; when it was the default, the newest left becomes the default. Orders placed with it keep their delivery.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/banchan/addresses/{address}`.
+    /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/delete(removeAddress)`.
+    public enum RemoveAddress {
+        public static let id: Swift.String = "removeAddress"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/{address}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// One of my saved addresses; any other (or not a UUID) is 404 `address_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/{address}/DELETE/path/address`.
+                public var address: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - address: One of my saved addresses; any other (or not a UUID) is 404 `address_not_found`.
+                public init(address: Swift.String) {
+                    self.address = address
+                }
+            }
+            public var path: Operations.RemoveAddress.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/banchan/addresses/{address}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemoveAddress.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemoveAddress.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RemoveAddress.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.RemoveAddress.Input.Path,
+                headers: Operations.RemoveAddress.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Removed.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/delete(removeAddress)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.RemoveAddress.Output.NoContent)
+            /// Removed.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/delete(removeAddress)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.RemoveAddress.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/delete(removeAddress)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `not_found`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/delete(removeAddress)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
                             response: self
                         )
                     }

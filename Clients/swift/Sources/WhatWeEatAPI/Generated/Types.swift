@@ -231,6 +231,16 @@ public protocol APIProtocol: Sendable {
     func myOrders(_ input: Operations.MyOrders.Input) async throws -> Operations.MyOrders.Output
     /// Order these dishes, or the cart when `items` is absent (the cart is then emptied). Stock is taken in the same transaction; totals come from the server's prices. A retried request with the same Idempotency-Key answers with the same order.
     ///
+    /// With `delivery`, the order keeps where it goes (a saved address by `addressId`, or the
+    /// address fields), how it travels (`dawn` must suit every dish: 422 `slot_unavailable`), the
+    /// courier's note (422 `invalid_note`) and `paymentMethod` (`card` when absent); a 새벽배송's
+    /// `arrivesOn` is the next morning when placed before the shop's cut-off, else the morning
+    /// after. A saved address that is not mine is 404 `address_not_found` (401 for a device without
+    /// an account); address fields break their rules with 422 `invalid_recipient`, `invalid_phone`,
+    /// `invalid_postcode`, `invalid_address`, `invalid_address_detail`. Without `delivery` the order
+    /// has none (`delivery` and `paymentMethod` null), as the 배민찬 app places them.
+    ///
+    ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/post(placeOrder)`.
     func placeOrder(_ input: Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output
@@ -265,6 +275,34 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/status`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/status/post(advanceOrder)`.
     func advanceOrder(_ input: Operations.AdvanceOrder.Input) async throws -> Operations.AdvanceOrder.Output
+    /// My saved delivery addresses (an account's; a device without one is 401): the default first, then newest first. At most ten, so one page whose `nextCursor` is always null.
+    ///
+    /// - Remark: HTTP `GET /api/v1/banchan/addresses`.
+    /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/get(myAddresses)`.
+    func myAddresses(_ input: Operations.MyAddresses.Input) async throws -> Operations.MyAddresses.Output
+    /// Save a delivery address (an account's; a device without one is 401). It is the default when `isDefault` is true or it is the first. Ten at most: 409 `address_limit`.
+    ///
+    /// Fields are trimmed. The recipient has 1–30 characters (422 `invalid_recipient`); the phone is
+    /// a Korean number, a mobile `01[016789]` of 10–11 digits or another line of 9–11, with spaces,
+    /// `-`, `()`, `.` and a leading `+82` allowed, and is kept as `010-1234-5678` (422 `invalid_phone`);
+    /// the postcode is five digits or absent (422 `invalid_postcode`); the address has 4–200
+    /// characters (422 `invalid_address`), the detail at most 100 (422 `invalid_address_detail`).
+    /// Characters are counted as people see them.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/banchan/addresses`.
+    /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/post(createAddress)`.
+    func createAddress(_ input: Operations.CreateAddress.Input) async throws -> Operations.CreateAddress.Output
+    /// Write new fields over one of my saved addresses, by the rules of `POST /api/v1/banchan/addresses` (422). `isDefault: true` makes it the default; false or absent leaves the default where it is.
+    ///
+    /// - Remark: HTTP `PUT /api/v1/banchan/addresses/{address}`.
+    /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/put(updateAddress)`.
+    func updateAddress(_ input: Operations.UpdateAddress.Input) async throws -> Operations.UpdateAddress.Output
+    /// Forget one of my saved addresses; when it was the default, the newest left becomes the default. Orders placed with it keep their delivery.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/banchan/addresses/{address}`.
+    /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/delete(removeAddress)`.
+    func removeAddress(_ input: Operations.RemoveAddress.Input) async throws -> Operations.RemoveAddress.Output
     /// A dish's generated artwork — the list picture, a detail thumbnail, or a detail paragraph as SVG; the picture, the thumbnails and the link-preview card (1200×630) as JPEG, drawn ahead for what cannot draw SVG.
     ///
     /// - Remark: HTTP `GET /images/banchan/{hash}/{file}`.
@@ -1190,6 +1228,16 @@ extension APIProtocol {
     }
     /// Order these dishes, or the cart when `items` is absent (the cart is then emptied). Stock is taken in the same transaction; totals come from the server's prices. A retried request with the same Idempotency-Key answers with the same order.
     ///
+    /// With `delivery`, the order keeps where it goes (a saved address by `addressId`, or the
+    /// address fields), how it travels (`dawn` must suit every dish: 422 `slot_unavailable`), the
+    /// courier's note (422 `invalid_note`) and `paymentMethod` (`card` when absent); a 새벽배송's
+    /// `arrivesOn` is the next morning when placed before the shop's cut-off, else the morning
+    /// after. A saved address that is not mine is 404 `address_not_found` (401 for a device without
+    /// an account); address fields break their rules with 422 `invalid_recipient`, `invalid_phone`,
+    /// `invalid_postcode`, `invalid_address`, `invalid_address_detail`. Without `delivery` the order
+    /// has none (`delivery` and `paymentMethod` null), as the 배민찬 app places them.
+    ///
+    ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders`.
     /// - Remark: Generated from `#/paths//api/v1/banchan/orders/post(placeOrder)`.
     public func placeOrder(
@@ -1268,6 +1316,62 @@ extension APIProtocol {
             path: path,
             headers: headers,
             body: body
+        ))
+    }
+    /// My saved delivery addresses (an account's; a device without one is 401): the default first, then newest first. At most ten, so one page whose `nextCursor` is always null.
+    ///
+    /// - Remark: HTTP `GET /api/v1/banchan/addresses`.
+    /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/get(myAddresses)`.
+    public func myAddresses(headers: Operations.MyAddresses.Input.Headers = .init()) async throws -> Operations.MyAddresses.Output {
+        try await myAddresses(Operations.MyAddresses.Input(headers: headers))
+    }
+    /// Save a delivery address (an account's; a device without one is 401). It is the default when `isDefault` is true or it is the first. Ten at most: 409 `address_limit`.
+    ///
+    /// Fields are trimmed. The recipient has 1–30 characters (422 `invalid_recipient`); the phone is
+    /// a Korean number, a mobile `01[016789]` of 10–11 digits or another line of 9–11, with spaces,
+    /// `-`, `()`, `.` and a leading `+82` allowed, and is kept as `010-1234-5678` (422 `invalid_phone`);
+    /// the postcode is five digits or absent (422 `invalid_postcode`); the address has 4–200
+    /// characters (422 `invalid_address`), the detail at most 100 (422 `invalid_address_detail`).
+    /// Characters are counted as people see them.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/banchan/addresses`.
+    /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/post(createAddress)`.
+    public func createAddress(
+        headers: Operations.CreateAddress.Input.Headers = .init(),
+        body: Operations.CreateAddress.Input.Body
+    ) async throws -> Operations.CreateAddress.Output {
+        try await createAddress(Operations.CreateAddress.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Write new fields over one of my saved addresses, by the rules of `POST /api/v1/banchan/addresses` (422). `isDefault: true` makes it the default; false or absent leaves the default where it is.
+    ///
+    /// - Remark: HTTP `PUT /api/v1/banchan/addresses/{address}`.
+    /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/put(updateAddress)`.
+    public func updateAddress(
+        path: Operations.UpdateAddress.Input.Path,
+        headers: Operations.UpdateAddress.Input.Headers = .init(),
+        body: Operations.UpdateAddress.Input.Body
+    ) async throws -> Operations.UpdateAddress.Output {
+        try await updateAddress(Operations.UpdateAddress.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Forget one of my saved addresses; when it was the default, the newest left becomes the default. Orders placed with it keep their delivery.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/banchan/addresses/{address}`.
+    /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/delete(removeAddress)`.
+    public func removeAddress(
+        path: Operations.RemoveAddress.Input.Path,
+        headers: Operations.RemoveAddress.Input.Headers = .init()
+    ) async throws -> Operations.RemoveAddress.Output {
+        try await removeAddress(Operations.RemoveAddress.Input(
+            path: path,
+            headers: headers
         ))
     }
     /// A dish's generated artwork — the list picture, a detail thumbnail, or a detail paragraph as SVG; the picture, the thumbnails and the link-preview card (1200×630) as JPEG, drawn ahead for what cannot draw SVG.

@@ -34,6 +34,7 @@ package enum BanchanFeature: Feature {
         try routes.open.register(collection: BanchanImages())
         try routes.web.register(collection: BanchanPages())
         try routes.web.register(collection: BanchanAdminPages())
+        try routes.web.register(collection: BanchanAdminCatalogPages())
     }
 }
 

@@ -199,7 +199,7 @@ struct AddressInput: Content {
     var isDefault: Bool?
 
     func checked() throws -> Delivery.Address {
-        try Delivery.Address.checked(recipient: recipient, phone: phone, postcode: postcode, address: address, addressDetail: addressDetail)
+        try Delivery.Address.validated(recipient: recipient, phone: phone, postcode: postcode, address: address, addressDetail: addressDetail)
     }
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Platform
 
 /// Where an order goes and who takes it: what checkout asks for, and what a saved address holds.
 /// Made only through `Delivery.Address.checked`, so a stored one always keeps these rules.
@@ -25,19 +24,19 @@ public enum Delivery {
         public let address: String
         public let addressDetail: String
 
-        /// The fields as typed, checked: 422 naming the first one that breaks its rule (`invalid_recipient`, `invalid_phone`, …).
-        public static func checked(recipient: String?, phone: String?, postcode: String?, address: String?, addressDetail: String?) throws -> Address {
+        /// The fields as typed, checked: the first one that breaks its rule.
+        public static func checked(recipient: String?, phone: String?, postcode: String?, address: String?, addressDetail: String?) throws(DeliveryProblem) -> Address {
             let recipient = Delivery.trimmed(recipient)
-            guard !recipient.isEmpty && recipient.fits(characters: 30, bytes: 120) else { throw AppError.invalid("invalid_recipient") }
-            guard let phone = Delivery.formattedPhone(phone ?? "") else { throw AppError.invalid("invalid_phone") }
+            guard !recipient.isEmpty && Delivery.fits(recipient, characters: 30) else { throw .recipient }
+            guard let phone = Delivery.formattedPhone(phone ?? "") else { throw .phone }
             let postcode = Delivery.trimmed(postcode)
             guard postcode.isEmpty || (postcode.count == 5 && postcode.allSatisfy(\.isASCIIDigit)) else {
-                throw AppError.invalid("invalid_postcode")
+                throw .postcode
             }
             let address = Delivery.trimmed(address)
-            guard address.count >= 4 && address.fits(characters: 200, bytes: 800) else { throw AppError.invalid("invalid_address") }
+            guard address.count >= 4 && Delivery.fits(address, characters: 200) else { throw .address }
             let detail = Delivery.trimmed(addressDetail)
-            guard detail.fits(characters: 100, bytes: 400) else { throw AppError.invalid("invalid_address_detail") }
+            guard Delivery.fits(detail, characters: 100) else { throw .addressDetail }
             return Address(recipient: recipient, phone: phone, postcode: postcode.isEmpty ? nil : postcode, address: address, addressDetail: detail)
         }
 
@@ -58,6 +57,10 @@ public enum Delivery {
     /// A courier note is at most this long.
     public static let noteLimit = 200
 
+    /// Within a length counted in characters, as people count them, and in UTF-8 bytes (four a
+    /// character), as storage pays for them: a character can be any number of scalars.
+    static func fits(_ text: String, characters: Int) -> Bool { text.utf8.count <= characters * 4 && text.count <= characters }
+
     /// What was typed without the spaces and line breaks around it ("" for nothing).
     static func trimmed(_ text: String?) -> String { (text ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
 
@@ -77,6 +80,22 @@ public enum Delivery {
     }
 }
 
+/// Which field of a delivery breaks its rule; its `code` is the API's error code.
+public enum DeliveryProblem: Error, Equatable, Sendable {
+    case recipient, phone, postcode, address, addressDetail, note
+
+    public var code: String {
+        switch self {
+        case .recipient: return "invalid_recipient"
+        case .phone: return "invalid_phone"
+        case .postcode: return "invalid_postcode"
+        case .address: return "invalid_address"
+        case .addressDetail: return "invalid_address_detail"
+        case .note: return "invalid_note"
+        }
+    }
+}
+
 /// When the next 새벽배송 arrives: orders placed before the cut-off (Korea's time) arrive before 7
 /// the next morning, later ones the morning after.
 public struct DawnSchedule: Sendable, Equatable {
@@ -85,9 +104,16 @@ public struct DawnSchedule: Sendable, Equatable {
 
     public init(cutoffMinutes: Int) { self.cutoffMinutes = cutoffMinutes }
 
+    /// Korea's calendar (UTC+9); the platform's `Calendar.korea`, which domain code does not import.
+    private static let korea: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Asia/Seoul") ?? TimeZone(secondsFromGMT: 9 * 3600) ?? calendar.timeZone
+        return calendar
+    }()
+
     /// `yyyy-MM-dd` of the morning an order placed `now` arrives.
     public func arrivalDay(placedAt now: Date) -> String {
-        let calendar = Calendar.korea
+        let calendar = Self.korea
         let parts = calendar.dateComponents([.hour, .minute], from: now)
         let minutes = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
         let days = minutes < cutoffMinutes ? 1 : 2
@@ -116,9 +142,9 @@ public struct DeliveryRequest: Sendable, Equatable {
     public let note: String
     public let paymentMethod: Delivery.PaymentMethod
 
-    public init(address: Delivery.Address, slot: Delivery.Slot, note: String?, paymentMethod: Delivery.PaymentMethod) throws {
+    public init(address: Delivery.Address, slot: Delivery.Slot, note: String?, paymentMethod: Delivery.PaymentMethod) throws(DeliveryProblem) {
         let note = Delivery.trimmed(note)
-        guard note.fits(characters: Delivery.noteLimit, bytes: Delivery.noteLimit * 4) else { throw AppError.invalid("invalid_note") }
+        guard Delivery.fits(note, characters: Delivery.noteLimit) else { throw .note }
         self.address = address
         self.slot = slot
         self.note = note

@@ -45,14 +45,33 @@ extension BanchanService {
         if let id = input.addressId {
             address = try await self.address(id, of: owner).delivery
         } else {
-            address = try Delivery.Address.checked(recipient: input.recipient, phone: input.phone, postcode: input.postcode,
+            address = try Delivery.Address.validated(recipient: input.recipient, phone: input.phone, postcode: input.postcode,
                                                    address: input.address, addressDetail: input.addressDetail)
         }
-        return try DeliveryRequest(address: address, slot: input.slot, note: input.note, paymentMethod: paymentMethod)
+        return try DeliveryRequest.validated(address: address, slot: input.slot, note: input.note, paymentMethod: paymentMethod)
     }
 
     /// Which ways these dishes can all travel (both unless one of them cannot).
     func slots(for dishes: [Dish]) -> [Delivery.Slot] {
         Delivery.Slot.allCases.filter { slot in dishes.allSatisfy { $0.deliveryTypes.contains(slot.dishType) } }
+    }
+}
+
+extension DeliveryProblem {
+    /// 422 with the field's code (`invalid_phone`), its message in the reader's language.
+    var appError: AppError { AppError.invalid(code) }
+}
+
+extension Delivery.Address {
+    /// `checked`, a broken rule as the app's error (422 naming the field).
+    static func validated(recipient: String?, phone: String?, postcode: String?, address: String?, addressDetail: String?) throws -> Delivery.Address {
+        do { return try checked(recipient: recipient, phone: phone, postcode: postcode, address: address, addressDetail: addressDetail) } catch { throw error.appError }
+    }
+}
+
+extension DeliveryRequest {
+    /// The request, a broken rule as the app's error.
+    static func validated(address: Delivery.Address, slot: Delivery.Slot, note: String?, paymentMethod: Delivery.PaymentMethod) throws -> DeliveryRequest {
+        do { return try DeliveryRequest(address: address, slot: slot, note: note, paymentMethod: paymentMethod) } catch { throw error.appError }
     }
 }

@@ -65,7 +65,7 @@ extension BanchanPages {
         package var isDefault: String?
 
         func checked() throws -> Delivery.Address {
-            try Delivery.Address.checked(recipient: recipient, phone: phone, postcode: postcode, address: address, addressDetail: addressDetail)
+            try Delivery.Address.validated(recipient: recipient, phone: phone, postcode: postcode, address: address, addressDetail: addressDetail)
         }
     }
 

@@ -198,9 +198,9 @@ extension BanchanPages {
             guard let id = UUID(uuidString: choice) else { throw AppError.notFound("address_not_found") }
             address = try await req.banchan.address(id, of: owner).delivery
         } else {
-            address = try Delivery.Address.checked(recipient: form.recipient, phone: form.phone, postcode: form.postcode, address: form.address,
+            address = try Delivery.Address.validated(recipient: form.recipient, phone: form.phone, postcode: form.postcode, address: form.address,
                                                    addressDetail: form.addressDetail)
         }
-        return try DeliveryRequest(address: address, slot: slot, note: form.note, paymentMethod: method)
+        return try DeliveryRequest.validated(address: address, slot: slot, note: form.note, paymentMethod: method)
     }
 }

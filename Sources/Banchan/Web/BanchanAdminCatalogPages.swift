@@ -1,0 +1,142 @@
+import Accounts
+import Foundation
+import Platform
+import Plot
+import Vapor
+
+/// The console's Catalog tab for the shop (`/admin/catalog`, administrators only): every dish with
+/// its price, sale and stock, retired ones too; one dish's form changes its price, sale price,
+/// stock and section, retires it or brings it back. Every change is written to the audit log.
+struct BanchanAdminCatalogPages: RouteCollection {
+    static let catalog: PagePath = "/admin/catalog"
+    static let dish: PagePath1 = "/admin/catalog/dishes/:hash"
+    static let retire: PagePath1 = "/admin/catalog/dishes/:hash/retire"
+
+    func boot(routes: any RoutesBuilder) throws {
+        let admin = routes.grouped(AdministratorsOnly())
+        admin.get(Self.catalog, use: list)
+        admin.get(Self.dish, use: edit)
+        admin.post(Self.dish, use: change)
+        admin.post(Self.retire, use: retire)
+    }
+
+    private func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, main: Node<HTML.BodyContext>) -> Response {
+        AdminConsole.page(req, tab: .catalog, title: title, status: status, stylesheets: [BanchanPages.stylesheet], main: main)
+    }
+
+    func list(req: Request) async throws -> Response {
+        let dishes = try await req.banchan.store.allDishRows()
+        let main: Node<HTML.BodyContext> = .group(
+            .h1(.text(req.t("admin.catalog.title"))),
+            .p(.class("muted"), .text(req.t("admin.catalog.lead"))),
+            .forEach(DishSection.allCases) { section in
+                .section(
+                    .class("card catalog-section"), .ariaLabelledBy("catalog-\(section.rawValue)"),
+                    .h2(.id("catalog-\(section.rawValue)"), .text(req.t("banchan.section.\(section.rawValue)"))),
+                    .ul(.class("catalog-list"), .forEach(dishes.filter { $0.section == section.rawValue }) { row in
+                        .li(.a(
+                            .class(row.retiredAt == nil ? "catalog-row" : "catalog-row retired"), .href(Self.dish(row.hash)), .id("catalog-\(row.hash)"),
+                            .span(.class("catalog-title"), .text("\(row.emoji) \(row.title)")),
+                            .span(.class("catalog-price"), .text(Won.format(row.salePrice) + (row.originalPrice.map { " (" + Won.format($0) + ")" } ?? ""))),
+                            .span(.class(row.stock == 0 ? "catalog-stock attention" : "catalog-stock"), .text(req.t("admin.catalog.stock", ["stock": String(row.stock)]))),
+                            row.retiredAt == nil ? .empty : .span(.class("badge muted"), .text(req.t("admin.catalog.retired")))
+                        ))
+                    })
+                )
+            }
+        )
+        return page(req, title: req.t("admin.catalog.title"), main: main)
+    }
+
+    func edit(req: Request) async throws -> Response {
+        try await editPage(req, form: nil, error: nil)
+    }
+
+    private func dishRow(_ req: Request) async throws -> BanchanStore.DishRow {
+        guard let row = try await req.banchan.store.dishRow(hash: req.parameters.get("hash") ?? "") else { throw AppError.notFound("dish_not_found") }
+        return row
+    }
+
+    struct DishForm: Content {
+        var salePrice: Int?
+        /// 0 or empty: no sale.
+        var originalPrice: Int?
+        var stock: Int?
+        var section: String?
+    }
+
+    private func editPage(_ req: Request, form: DishForm?, error: AppError?) async throws -> Response {
+        let row = try await dishRow(req)
+        let retired = row.retiredAt != nil
+        let number = { (name: String, key: String, value: Int?, min: Int) -> Node<HTML.FormContext> in
+            .div(.class("field"),
+                 .label(.for("dish-\(name)"), .text(req.t(key))),
+                 .input(.type(.number), .id("dish-\(name)"), .name(name), .value(value.map(String.init) ?? ""),
+                        .attribute(named: "min", value: String(min)), .attribute(named: "inputmode", value: "numeric")))
+        }
+        let section = form?.section ?? row.section
+        let main: Node<HTML.BodyContext> = .group(
+            .p(.a(.href(Self.catalog()), .text("← " + req.t("admin.catalog.title")))),
+            .h1(.id("dish-title"), .text("\(row.emoji) \(row.title)")),
+            Layout.formError(req, error),
+            retired ? .p(.class("caution"), .id("dish-retired"), .text(req.t("admin.catalog.retired_note"))) : .empty,
+            .section(
+                .class("card stack"),
+                .form(
+                    .action(Self.dish(row.hash)), .method(.post), .class("stack"), .id("dish-form"),
+                    Layout.csrfField(req),
+                    number("salePrice", "admin.catalog.sale_price", form?.salePrice ?? row.salePrice, 0),
+                    number("originalPrice", "admin.catalog.original_price", form?.originalPrice ?? row.originalPrice ?? 0, 0),
+                    number("stock", "admin.catalog.stock_field", form?.stock ?? row.stock, 0),
+                    .div(.class("field"),
+                         .label(.for("dish-section"), .text(req.t("admin.catalog.section"))),
+                         // Written out: Plot has no `<select>` in a form; every value and label is escaped.
+                         .raw(#"<select id="dish-section" name="section">"# + DishSection.allCases.map { value in
+                             #"<option value="\#(value.rawValue)"\#(value.rawValue == section ? " selected" : "")>\#(Markup.escape(req.t("banchan.section.\(value.rawValue)")))</option>"#
+                         }.joined() + "</select>")),
+                    .button(.type(.submit), .class("button primary wide"), .id("save-dish"), .text(req.t(retired ? "admin.catalog.save_and_restore" : "admin.catalog.save")))
+                )
+            ),
+            retired ? .empty : .form(
+                .action(Self.retire(row.hash)), .method(.post), Layout.csrfField(req),
+                .button(.type(.submit), .class("button danger wide"), .id("retire-dish"), .text(req.t("admin.catalog.retire")))
+            ),
+            .p(.a(.href(ShopPath.dish(row.hash)), .text(req.t("admin.catalog.see_in_shop"))))
+        )
+        return page(req, title: row.title, status: error?.status ?? .ok, main: main)
+    }
+
+    /// Saves the form; a retired dish is brought back with it (`addDish` with the dish as it was).
+    func change(req: Request) async throws -> Response {
+        let admin = try req.requireAdmin()
+        let form = try req.content.decode(DishForm.self)
+        let row = try await dishRow(req)
+        return try await req.submitForm {
+            let apply = { (dish: inout Dish) throws in
+                if let price = form.salePrice { dish.salePrice = price }
+                if let original = form.originalPrice { dish.originalPrice = original == 0 ? nil : original }
+                if let raw = form.section {
+                    guard let section = DishSection(rawValue: raw) else { throw AppError.invalid("invalid_dish_field", ["field": "section"]) }
+                    dish.section = section
+                }
+            }
+            if row.retiredAt != nil {
+                var dish = row.dish
+                try apply(&dish)
+                _ = try await req.banchan.addDish(dish, stock: form.stock ?? row.stock, by: admin.id)
+            } else {
+                _ = try await req.banchan.changeDish(hash: row.hash, stock: form.stock, by: admin.id, apply)
+            }
+            return Layout.redirect(to: Self.catalog() + "#catalog-\(row.hash)")
+        } onRuleBroken: { try await editPage(req, form: form, error: $0) }
+    }
+
+    func retire(req: Request) async throws -> Response {
+        let admin = try req.requireAdmin()
+        let row = try await dishRow(req)
+        return try await req.submitForm {
+            try await req.banchan.retireDish(hash: row.hash, by: admin.id)
+            return Layout.redirect(to: Self.dish(row.hash))
+        } onRuleBroken: { try await editPage(req, form: nil, error: $0) }
+    }
+}

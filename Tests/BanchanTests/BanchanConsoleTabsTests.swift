@@ -1,0 +1,138 @@
+@testable import Banchan
+import Fluent
+@testable import Payments
+import Platform
+import WhatWeEatTesting
+import XCTVapor
+
+/// Issue 41, the console's tabs beyond orders: Today (what waits for the operator: paid orders to
+/// prepare, cancel requests, refunds, the day's orders and takings, sign-ups, free disk), the
+/// shop's Catalog (price, sale, stock, section, off sale and back, each audited) and the audit log
+/// page; none of them exists for anyone but an administrator.
+final class BanchanConsoleTabsTests: XCTestCase {
+    func placePaid(_ app: Application, _ buyer: Member) async throws -> String {
+        let placed = try await app.send(.POST, "/api/v1/banchan/orders", raw: #"{"items": [{"hash": "\#(Fixtures.bulgogi)", "quantity": 1}]}"#, token: buyer.token).object()
+        let id = try XCTUnwrap(placed["id"] as? String)
+        let payment = TestPaymentGateway.paymentID(merchantUID: try XCTUnwrap(placed["merchantUID"] as? String), amount: try XCTUnwrap(placed["total"] as? Int))
+        let paid = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": payment], token: buyer.token)
+        XCTAssertEqual(paid.status, .ok, paid.text)
+        return id
+    }
+
+    /// The figure whose label is `label` on the Today page: its value.
+    func figure(_ page: String, _ label: String) -> String? {
+        guard let labelRange = page.range(of: #"<span class="figure-label">\#(label)</span>"#) else { return nil }
+        let before = page[..<labelRange.lowerBound]
+        guard let open = before.range(of: #"<span class="figure-value">"#, options: .backwards) else { return nil }
+        return before[open.upperBound...].components(separatedBy: "</span>").first
+    }
+
+    func testOnlyAdministratorsReachTheTabs() async throws {
+        try await withTestApp { app in
+            _ = try await app.signUpAdmin("boss@example.com", nickname: "사장님")
+            let buyer = try await app.member("구매자")
+            for path in ["/admin", "/admin/catalog", "/admin/catalog/dishes/\(Fixtures.bulgogi)", "/admin/audit"] {
+                let anonymous = try await app.send(.GET, path)
+                XCTAssertEqual(anonymous.status, .notFound, path)
+                var someone = try await CookieBrowser.signedIn(app, as: buyer.email)
+                let signedIn = try await someone.get(path)
+                XCTAssertEqual(signedIn.status, .notFound, path)
+            }
+            var someone = try await CookieBrowser.signedIn(app, as: buyer.email)
+            _ = try await someone.get("/shop")
+            let forced = try await someone.post("/admin/catalog/dishes/\(Fixtures.bulgogi)", form: ["salePrice": "1"])
+            XCTAssertEqual(forced.status, .notFound)
+            let dish = try await app.send(.GET, "/api/v1/banchan/dishes/\(Fixtures.bulgogi)").object()["dish"] as? [String: Any]
+            XCTAssertNotNil(dish?["salePrice"] as? Int)
+            XCTAssertNotEqual(dish?["salePrice"] as? Int, 1, "nothing changed")
+
+            var boss = try await CookieBrowser.signedIn(app, as: "boss@example.com")
+            for path in ["/admin", "/admin/orders", "/admin/catalog", "/admin/audit"] {
+                let page = try await boss.get(path)
+                XCTAssertEqual(page.status, .ok, path)
+                let tab = path == "/admin" ? "today" : String(path.dropFirst("/admin/".count))
+                XCTAssertTrue(page.text.contains(#"id="admin-tab-\#(tab)" aria-current="page""#) || page.text.contains(#"aria-current="page" class="admin-tab current" id="admin-tab-\#(tab)""#)
+                              || page.text.range(of: #"class="admin-tab current"[^>]*id="admin-tab-\#(tab)""#, options: .regularExpression) != nil, "\(path) marks its tab")
+            }
+        }
+    }
+
+    func testTodayCountsWhatWaits() async throws {
+        try await withTestApp { app in
+            let admin = try await app.signUpAdmin("boss@example.com", nickname: "사장님").accessToken
+            let buyer = try await app.member("구매자")
+            var boss = try await CookieBrowser.signedIn(app, as: "boss@example.com")
+            let before = try await boss.get("/admin")
+            XCTAssertEqual(figure(before.text, "준비할 주문 (결제 완료)"), "0")
+            let signUps = try XCTUnwrap(Int(figure(before.text, "오늘 가입") ?? ""))
+            XCTAssertGreaterThanOrEqual(signUps, 2, "the operator and the buyer signed up today")
+            XCTAssertNotNil(figure(before.text, "남은 디스크"))
+
+            _ = try await placePaid(app, buyer)
+            let second = try await placePaid(app, buyer)
+            _ = try await app.send(.POST, "/api/v1/banchan/orders", raw: #"{"items": [{"hash": "\#(Fixtures.dakgalbi)", "quantity": 1}]}"#, token: buyer.token)
+            _ = try await app.send(.POST, "/api/v1/admin/orders/\(second)/status", json: ["status": "preparing"], token: admin)
+            _ = try await app.send(.POST, "/api/v1/banchan/orders/\(second)/cancel", json: ["reason": "마음이 바뀌었어요"], token: buyer.token)
+
+            _ = try await app.member("새손님")
+            let after = try await boss.get("/admin")
+            XCTAssertEqual(figure(after.text, "오늘 가입"), String(signUps + 1))
+            XCTAssertEqual(figure(after.text, "준비할 주문 (결제 완료)"), "1")
+            XCTAssertEqual(figure(after.text, "답할 취소 요청"), "1", "the request the buyer made while it was prepared")
+            XCTAssertEqual(figure(after.text, "오늘 들어온 주문"), "3", "placed, paid or not")
+            XCTAssertNotNil(figure(after.text, "오늘 결제 2건"), "two paid today")
+            XCTAssertTrue(after.text.contains(#"href="/admin/orders?status=paid""#), "the figure leads to those orders")
+        }
+    }
+
+    func testTheCatalogChangesADishTakesItOffSaleAndBringsItBackEachAudited() async throws {
+        try await withTestApp { app in
+            _ = try await app.signUpAdmin("boss@example.com", nickname: "사장님")
+            var boss = try await CookieBrowser.signedIn(app, as: "boss@example.com")
+            let list = try await boss.get("/admin/catalog")
+            XCTAssertTrue(list.text.contains(#"id="catalog-\#(Fixtures.bulgogi)""#))
+
+            let changed = try await boss.post("/admin/catalog/dishes/\(Fixtures.bulgogi)", form: ["salePrice": "19900", "originalPrice": "0", "stock": "7", "section": "main"])
+            XCTAssertEqual(changed.status, .seeOther, changed.text)
+            func read() async throws -> [String: Any] {
+                let detail = try await app.send(.GET, "/api/v1/banchan/dishes/\(Fixtures.bulgogi)").object()
+                return (detail["dish"] as? [String: Any] ?? [:]).merging(detail) { summary, _ in summary }
+            }
+            var dish = try await read()
+            XCTAssertEqual(dish["salePrice"] as? Int, 19_900)
+            XCTAssertTrue(dish["originalPrice"] is NSNull, "0 removes the sale")
+            XCTAssertEqual(dish["stock"] as? Int, 7)
+
+            let bad = try await boss.post("/admin/catalog/dishes/\(Fixtures.bulgogi)", form: ["salePrice": "19900", "stock": "7", "section": "dessert"])
+            XCTAssertEqual(bad.status, .unprocessableEntity)
+            XCTAssertTrue(bad.text.contains("form-error"))
+            let negative = try await boss.post("/admin/catalog/dishes/\(Fixtures.bulgogi)", form: ["salePrice": "19900", "stock": "-1", "section": "main"])
+            XCTAssertEqual(negative.status, .unprocessableEntity)
+            dish = try await read()
+            XCTAssertEqual(dish["stock"] as? Int, 7, "a refused change changes nothing")
+
+            let retired = try await boss.post("/admin/catalog/dishes/\(Fixtures.bulgogi)/retire", form: [:])
+            XCTAssertEqual(retired.status, .seeOther)
+            let gone = try await app.send(.GET, "/api/v1/banchan/dishes/\(Fixtures.bulgogi)")
+            XCTAssertEqual(gone.status, .notFound, "off sale")
+            let retiredPage = try await boss.get("/admin/catalog/dishes/\(Fixtures.bulgogi)")
+            XCTAssertTrue(retiredPage.text.contains(#"id="dish-retired""#))
+            let back = try await boss.post("/admin/catalog/dishes/\(Fixtures.bulgogi)", form: ["salePrice": "18900", "stock": "5", "section": "main"])
+            XCTAssertEqual(back.status, .seeOther)
+            dish = try await read()
+            XCTAssertEqual(dish["salePrice"] as? Int, 18_900)
+            XCTAssertEqual(dish["stock"] as? Int, 5)
+
+            let entries = try await AuditLog(database: app.db).page(CursorPageRequest())
+            XCTAssertEqual(entries.items.map(\.action), ["banchan.dish.add", "banchan.dish.retire", "banchan.dish.change"])
+            XCTAssertEqual(entries.items.last?.after?["salePrice"], "19900")
+            XCTAssertEqual(entries.items.last?.after?["stock"], "7")
+
+            let log = try await boss.get("/admin/audit")
+            XCTAssertEqual(log.text.components(separatedBy: #"class="card audit-entry""#).count - 1, 3)
+            XCTAssertTrue(log.text.contains("사장님"), "who did it")
+            let edit = try await boss.post("/admin/audit", form: [:])
+            XCTAssertTrue([.notFound, .methodNotAllowed].contains(edit.status), "the log has nothing to change it with")
+        }
+    }
+}

@@ -279,7 +279,8 @@ def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(serv
     from test_accessibility import violations
 
     sign_up(browser, server, "주문하는사람")
-    order_and_pay(browser, server, dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1))
+    soup = dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1)
+    order_and_pay(browser, server, soup)
     order_page = browser.current_url
     number = browser.find_element(By.ID, "order-number").text.split()[-1]
 
@@ -297,10 +298,20 @@ def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(serv
         fill(operator, "password", "password1")
         operator.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
         wait_for(operator, lambda d: "/login" not in d.current_url)
-        operator.get(server.url + "/admin/orders?status=paid")
+        # Today: the paid order waits to be prepared, amber, and its figure leads to it.
+        operator.get(server.url + "/admin")
+        waiting = wait_for(operator, lambda d: next((a for a in d.find_elements(By.CSS_SELECTOR, "a.today-figure")
+                                                     if "준비할 주문" in a.text), None))
+        assert waiting.find_element(By.CLASS_NAME, "figure-value").text == "1"
+        assert "attention" in waiting.get_attribute("class")
+        assert operator.find_element(By.ID, "admin-tab-today").get_attribute("aria-current") == "page"
+        shot(operator, "admin-00-today")
+        found = violations(operator, "/admin", server)
+        click(operator, 'a.today-figure[href="/admin/orders?status=paid"]')
+        wait_for(operator, EC.url_contains("/admin/orders?status=paid"))
         link = wait_for(operator, lambda d: next((a for a in d.find_elements(By.CSS_SELECTOR, "#admin-orders a") if number in a.text), None))
         shot(operator, "admin-01-orders")
-        found = violations(operator, "/admin/orders", server)
+        found += violations(operator, "/admin/orders", server)
         link = next(a for a in operator.find_elements(By.CSS_SELECTOR, "#admin-orders a") if number in a.text)
         link.click()
         wait_for(operator, lambda d: d.find_elements(By.ID, "move-preparing"))
@@ -310,6 +321,29 @@ def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(serv
         wait_for(operator, lambda d: d.find_element(By.ID, "order-status").text == "상품 준비 중")
         assert operator.find_elements(By.ID, "move-shipped") and not operator.find_elements(By.ID, "move-preparing")
         shot(operator, "admin-02-preparing")
+        # Catalog: the soup's stock set by hand, shown in the list, and the change in the audit log.
+        click(operator, "#admin-tab-catalog")
+        click(operator, f"#catalog-{soup['hash']}")
+        stock = wait_for(operator, lambda d: d.find_element(By.ID, "dish-stock"))
+        stock.clear()
+        stock.send_keys("3")
+        found = violations(operator, operator.current_url.removeprefix(server.url), server)
+        stock = wait_for(operator, lambda d: d.find_element(By.ID, "dish-stock"))
+        stock.clear()
+        stock.send_keys("3")
+        click(operator, "#save-dish")
+        row = wait_for(operator, lambda d: d.find_element(By.ID, f"catalog-{soup['hash']}"))
+        assert "재고 3" in row.text, row.text
+        shot(operator, "admin-03-catalog")
+        found += violations(operator, "/admin/catalog", server)
+        click(operator, "#admin-tab-audit")
+        entries = wait_for(operator, lambda d: d.find_elements(By.CSS_SELECTOR, "#audit-entries .audit-entry"))
+        assert "banchan.dish.change" in entries[0].text and "사장님" in entries[0].text
+        assert "stock=3" in entries[0].text
+        assert any("banchan.order.status" in e.text for e in entries)
+        shot(operator, "admin-04-audit")
+        found += violations(operator, "/admin/audit", server)
+        assert not found, found
     finally:
         operator.quit()
 

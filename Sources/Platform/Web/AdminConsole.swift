@@ -25,12 +25,16 @@ package enum AdminConsole {
 
     package static let stylesheet = "/css/admin.css"
 
+    /// The tabs whose pages exist; moderation and people join when theirs do (issue 41), so no tab
+    /// leads to a 404.
+    package static let shownTabs: [Tab] = [.today, .orders, .catalog, .audit]
+
     /// A console page: the tabs (this one marked current), then `main`.
     package static func page(_ req: Request, tab: Tab, title: String, status: HTTPResponseStatus = .ok,
                              stylesheets: [String] = [], main: Node<HTML.BodyContext>) -> Response {
         let tabs: Node<HTML.BodyContext> = .nav(
             .class("admin-tabs"), .ariaLabel(req.t("admin.console")),
-            .forEach(Tab.allCases) { item in
+            .forEach(shownTabs) { item in
                 .a(.href(item.path), .class(item == tab ? "admin-tab current" : "admin-tab"), .id("admin-tab-\(item.rawValue)"),
                    item == tab ? .ariaCurrent() : .empty,
                    .span(.ariaHidden(true), .text(item.emoji)), .span(.text(req.t("admin.tab.\(item.rawValue)"))))

@@ -316,7 +316,8 @@ extension BanchanStore {
         let placed = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(orders)
             .where(SQLIdentifier(OrderColumn.createdAt), .greaterThanOrEqual, SQLBind(start)).first(decodingColumn: "n", as: Int.self) ?? 0
         let paid = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
-            .column(SQLFunction("COALESCE", args: SQLFunction("SUM", args: SQLIdentifier(OrderColumn.total)), SQLLiteral.numeric("0")), as: "amount")
+            // PostgreSQL sums integers as numeric: cast back so it reads as an integer on both databases.
+            .column(SQLQueryString("CAST(COALESCE(SUM(\(ident: OrderColumn.total)), 0) AS BIGINT)"), as: "amount")
             .from(orders).where(SQLIdentifier(OrderColumn.paidAt), .greaterThanOrEqual, SQLBind(start)).first()
         return DayFigures(waiting: waiting, placedSince: placed, paidSince: try paid?.decode(column: "n", as: Int.self) ?? 0,
                           paidAmountSince: try paid?.decode(column: "amount", as: Int.self) ?? 0)

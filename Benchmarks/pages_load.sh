@@ -172,7 +172,11 @@ import json, sys
 print(next(d["hash"] for d in json.load(sys.stdin)["items"] if not d["soldOut"]))')
 for jar in "$VISITOR_JAR" "$MEMBER_JAR"; do
   post "$jar" /shop/cart "/shop/dishes/$DISH" --data-urlencode "hash=$DISH" >/dev/null
-  to=$(post "$jar" /shop/orders /shop/cart --data-urlencode "idempotencyKey=pages-load-$RANDOM$RANDOM")
+  # Checkout asks where it goes: a new address, 택배, card.
+  to=$(post "$jar" /shop/orders /shop/checkout --data-urlencode "idempotencyKey=pages-load-$RANDOM$RANDOM" \
+    --data-urlencode "addressChoice=new" --data-urlencode "recipient=김반찬" --data-urlencode "phone=010-1234-5678" \
+    --data-urlencode "address=서울특별시 중구 세종대로 110" --data-urlencode "addressDetail=101동 1001호" \
+    --data-urlencode "slot=parcel" --data-urlencode "paymentMethod=card")
   [[ $to =~ ^/shop/orders/[0-9a-fA-F-]{36}$ ]] || die "placing an order led to $to"
   [ "$jar" = "$VISITOR_JAR" ] && VISITOR_ORDER=${to##*/} || MEMBER_ORDER=${to##*/}
   post "$jar" /shop/cart "/shop/dishes/$DISH" --data-urlencode "hash=$DISH" >/dev/null

@@ -47,5 +47,6 @@ package enum AccountsFeature: Feature {
         try routes.web.register(collection: AccountPages())
         try routes.web.register(collection: BrowserAPIToken())
         try routes.web.register(collection: AdminConsolePages())
+        try routes.web.register(collection: AdminPeoplePages())
     }
 }

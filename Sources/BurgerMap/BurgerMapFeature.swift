@@ -18,6 +18,17 @@ package enum BurgerMapFeature: Feature {
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.burgerMapLimits = BurgerMapLimits(shared: app.sharedBudgets)
+        app.adminModeration.register(BurgerMapModerationPages.section)
+        app.adminToday.register { req in
+            let store = req.burgerMap.store
+            let reviews = try await store.reviewsAwaitingDecision(), suggestions = try await store.suggestionCount()
+            let tab = AdminConsole.Tab.moderation.path
+            return (req.t("admin.today.map"), [
+                TodayFigure(label: req.t("admin.today.reports_waiting"), value: String(reviews), path: tab + "#moderation-reviews", needsAttention: reviews > 0),
+                TodayFigure(label: req.t("admin.today.suggestions_waiting"), value: String(suggestions), path: tab + "#moderation-suggestions",
+                            needsAttention: suggestions > 0),
+            ])
+        }
         app.keptPlaceDetails = KeptValues(following: app.burgerMapCache)
         app.keptReviewCards = KeptValues(following: app.burgerMapCache)
         app.keptProfileCounts = KeptValues(following: app.burgerMapCache)
@@ -39,5 +50,6 @@ package enum BurgerMapFeature: Feature {
         try routes.api.register(collection: BurgerMapAPI())
         try routes.open.register(collection: BurgerMapImages())
         try routes.web.register(collection: BurgerMapPages())
+        try routes.web.register(collection: BurgerMapModerationPages())
     }
 }

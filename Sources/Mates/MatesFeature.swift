@@ -15,6 +15,14 @@ package enum MatesFeature: Feature {
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.matesEnvironment = MatesEnvironment()
+        app.adminModeration.register(MatesModerationPages.section)
+        app.adminToday.register { req in
+            let suspended = try await req.mates.store.suspensionCount()
+            return (req.t("admin.today.mates"), [
+                TodayFigure(label: req.t("admin.today.suspended"), value: String(suspended), path: AdminConsole.Tab.moderation.path + "#moderation-mates",
+                            needsAttention: suspended > 0),
+            ])
+        }
         app.codeSender = try makeCodeSender(app, settings: settings.mates)
         app.codeBudgets = CodeBudgets(settings: settings.mates, shared: app.sharedBudgets)
         app.appStoreVerifier = try makeAppStoreVerifier(settings.mates.appStore)
@@ -33,6 +41,7 @@ package enum MatesFeature: Feature {
     package static func routes(_ routes: FeatureRoutes) throws {
         try routes.api.register(collection: MatesAPI())
         try routes.web.register(collection: MatesPages())
+        try routes.web.register(collection: MatesModerationPages())
     }
 
     /// Phones by text message when `SMS_URL` names a provider, email by SMTP when `SMTP_URL` is set;

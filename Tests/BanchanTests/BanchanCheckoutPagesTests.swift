@@ -181,7 +181,7 @@ final class BanchanCheckoutPagesTests: XCTestCase {
             XCTAssertTrue(try openingTag(edit, "address-recipient").contains(#"value="이웃집""#))
             var changed = CheckoutSupport.address("옆집", phone: "010-5555-6666")
             changed["addressDetail"] = "3층"
-            let edited = try await browser.post("/shop/addresses/\(homeID)", form: changed)
+            let edited = try await browser.post("/shop/addresses/\(homeID)/edit", form: changed)
             XCTAssertEqual(edited.headers.first(name: .location), "/shop/addresses", edited.text)
             let made = try await browser.post("/shop/addresses/\(homeID)/default", form: [:])
             XCTAssertEqual(made.headers.first(name: .location), "/shop/addresses")

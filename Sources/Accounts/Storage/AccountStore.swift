@@ -184,8 +184,38 @@ package struct AccountStore {
     /// When an account was made (how old it is decides what it may do at first); nil when there is none.
     /// How many accounts were made since `start` (the console's sign-ups).
     package static func signUps(since start: Date, on database: any Database) async throws -> Int {
-        try await database.sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(User.schema)
-            .where(SQLIdentifier(Column.createdAt), .greaterThanOrEqual, SQLBind(start)).first(decodingColumn: "n", as: Int.self) ?? 0
+        try await database.sql.count(SQLIdentifier(User.schema)) { $0.where(SQLIdentifier(Column.createdAt), .greaterThanOrEqual, SQLBind(start)) }
+    }
+
+    /// An account as the console's People lists it.
+    struct Listed: Decodable, Sendable, Equatable {
+        let id: UUID
+        let email: String
+        let nickname: String
+        let role: Role
+        let createdAt: Date?
+
+        enum CodingKeys: String, CodingKey { case id, email, nickname, role, createdAt = "created_at" }
+    }
+
+    /// Accounts whose email starts with `query` or whose nickname contains it, case aside (the
+    /// console's People), newest first; the newest accounts when `query` is empty.
+    func find(_ query: String, limit: Int = 30) async throws -> [Listed] {
+        let select = sql.select().columns([Column.id, Column.email, Column.nickname, Column.role, Column.createdAt]).from(User.schema)
+        if !query.isEmpty {
+            // LIKE's own characters in what was typed match only themselves.
+            let escaped = query.lowercased().replacingOccurrences(of: "!", with: "!!").replacingOccurrences(of: "%", with: "!%")
+                .replacingOccurrences(of: "_", with: "!_")
+            select.where(SQLQueryString("""
+                (LOWER(\(ident: Column.email)) LIKE \(bind: escaped + "%") ESCAPE '!' OR LOWER(\(ident: Column.nickname)) LIKE \(bind: "%" + escaped + "%") ESCAPE '!')
+                """))
+        }
+        return try await select.orderBy(Column.createdAt, .descending).limit(limit).all(decoding: Listed.self)
+    }
+
+    /// How many administrators there are (the last one cannot be demoted or deleted from the console).
+    func administratorCount() async throws -> Int {
+        try await sql.count(SQLIdentifier(User.schema)) { $0.where(SQLIdentifier(Column.role), .equal, SQLBind(Role.admin.rawValue)) }
     }
 
     package static func createdAt(of id: UUID, on database: any Database) async throws -> Date? {

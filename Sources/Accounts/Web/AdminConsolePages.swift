@@ -12,6 +12,7 @@ struct AdminConsolePages: RouteCollection {
         let admin = routes.grouped(AdministratorsOnly())
         admin.get("admin", use: today)
         admin.get("admin", "audit", use: audit)
+        admin.get("admin", "moderation") { try await AdminModeration.page($0) }
     }
 
     func today(req: Request) async throws -> Response {
@@ -45,7 +46,7 @@ struct AdminConsolePages: RouteCollection {
         let pushFailed = Int(AppMetrics.total(of: "whatweeat_push_failed_total"))
         let smsFailed = Int(AppMetrics.total(of: "whatweeat_sms_failed_total"))
         var figures = [
-            TodayFigure(label: req.t("admin.today.sign_ups"), value: String(signUps)),
+            TodayFigure(label: req.t("admin.today.sign_ups"), value: String(signUps), path: AdminConsole.Tab.people.path),
             TodayFigure(label: req.t("admin.today.push_failed"), value: String(pushFailed), needsAttention: pushFailed > 0),
             TodayFigure(label: req.t("admin.today.sms_failed"), value: String(smsFailed), needsAttention: smsFailed > 0),
         ]

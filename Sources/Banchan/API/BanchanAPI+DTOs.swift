@@ -206,7 +206,8 @@ struct AddressInput: Content {
 /// Where an order placed through the API goes: a saved address (`addressId`) or the fields, how it
 /// travels, a note for the courier and the payment method.
 struct DeliveryInput: Content {
-    var addressId: UUID?
+    /// A saved address's id; empty is none, anything else that is not one of the account's is 404.
+    var addressId: String?
     var recipient: String?
     var phone: String?
     var postcode: String?

@@ -42,7 +42,8 @@ extension BanchanService {
     /// fields sent, checked (422 `invalid_recipient`, `invalid_phone`, …).
     func deliveryRequest(_ input: DeliveryInput, paymentMethod: Delivery.PaymentMethod, for owner: Principal) async throws -> DeliveryRequest {
         let address: Delivery.Address
-        if let id = input.addressId {
+        if let raw = input.addressId, !raw.isEmpty {
+            guard let id = UUID(uuidString: raw) else { throw AppError.notFound("address_not_found") }
             address = try await self.address(id, of: owner).delivery
         } else {
             address = try Delivery.Address.validated(recipient: input.recipient, phone: input.phone, postcode: input.postcode,

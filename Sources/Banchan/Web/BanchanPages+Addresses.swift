@@ -50,9 +50,10 @@ extension BanchanPages {
     }
 
     func editAddress(req: Request) async throws -> Response {
+        let id = try req.addressIDParameter()
         let owner = try req.browserPrincipal()
         guard owner.userID != nil else { return signInForAddresses(req) }
-        let saved = try await req.banchan.address(try req.addressIDParameter(), of: owner)
+        let saved = try await req.banchan.address(id, of: owner)
         return try await addressForm(req, owner: owner, editing: saved, form: nil, error: nil)
     }
 
@@ -80,9 +81,9 @@ extension BanchanPages {
     }
 
     func changeAddress(req: Request) async throws -> Response {
+        let id = try req.addressIDParameter()
         let owner = try req.browserPrincipal()
         guard owner.userID != nil else { return signInForAddresses(req) }
-        let id = try req.addressIDParameter()
         let saved = try await req.banchan.address(id, of: owner)
         let form = try req.content.decode(AddressForm.self)
         return try await req.submitForm {
@@ -92,18 +93,19 @@ extension BanchanPages {
     }
 
     func removeAddress(req: Request) async throws -> Response {
+        let id = try req.addressIDParameter()
         let owner = try req.browserPrincipal()
         guard owner.userID != nil else { return signInForAddresses(req) }
         return try await req.submitForm {
-            try await req.banchan.removeAddress(try req.addressIDParameter(), of: owner)
+            try await req.banchan.removeAddress(id, of: owner)
             return Layout.redirect(to: ShopPath.addresses())
         } onRuleBroken: { _ in Layout.redirect(to: ShopPath.addresses()) }
     }
 
     func makeDefaultAddress(req: Request) async throws -> Response {
+        let id = try req.addressIDParameter()
         let owner = try req.browserPrincipal()
         guard owner.userID != nil else { return signInForAddresses(req) }
-        let id = try req.addressIDParameter()
         let saved = try await req.banchan.address(id, of: owner)
         _ = try await req.banchan.changeAddress(id, of: owner, to: saved.delivery, makeDefault: true)
         return Layout.redirect(to: ShopPath.addresses())
@@ -127,7 +129,7 @@ extension BanchanPages {
             .h1(.id("address-form-title"), .text(title)),
             Layout.formError(req, error),
             .form(
-                .action(editing.map { ShopPath.address($0.id) } ?? ShopPath.addresses()), .method(.post), .class("stack"), .id("address-form"),
+                .action(editing.map { ShopPath.editAddress($0.id) } ?? ShopPath.addresses()), .method(.post), .class("stack"), .id("address-form"),
                 Layout.csrfField(req),
                 field("recipient", "banchan.address.recipient", value(form?.recipient, editing?.recipient), .text, "name", 30),
                 field("phone", "banchan.address.phone", value(form?.phone, editing?.phone), .tel, "tel", 20),

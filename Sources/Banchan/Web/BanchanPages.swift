@@ -31,7 +31,7 @@ struct BanchanPages: RouteCollection {
         routes.get(ShopPath.newAddress, use: newAddress)
         routes.post(ShopPath.addresses, use: createAddress)
         routes.get(ShopPath.editAddress, use: editAddress)
-        routes.post(ShopPath.address, use: changeAddress)
+        routes.post(ShopPath.editAddress, use: changeAddress)
         routes.post(ShopPath.removeAddress, use: removeAddress)
         routes.post(ShopPath.defaultAddress, use: makeDefaultAddress)
     }

@@ -18,7 +18,8 @@ package enum ShopPath {
     package static let receipt: PagePath1 = "/shop/orders/:order/receipt"
     package static let addresses: PagePath = "/shop/addresses"
     package static let newAddress: PagePath = "/shop/addresses/new"
-    package static let address: PagePath1 = "/shop/addresses/:address"
+    /// The form to change an address (GET) and where it posts (POST): not `/shop/addresses/:address`,
+    /// which would also take `/shop/addresses/new`.
     package static let editAddress: PagePath1 = "/shop/addresses/:address/edit"
     package static let removeAddress: PagePath1 = "/shop/addresses/:address/remove"
     package static let defaultAddress: PagePath1 = "/shop/addresses/:address/default"

@@ -25,9 +25,8 @@ package enum AdminConsole {
 
     package static let stylesheet = "/css/admin.css"
 
-    /// The tabs whose pages exist; moderation and people join when theirs do (issue 41), so no tab
-    /// leads to a 404.
-    package static let shownTabs: [Tab] = [.today, .orders, .catalog, .audit]
+    /// The tabs, in the order they show.
+    package static let shownTabs = Tab.allCases
 
     /// A console page: the tabs (this one marked current), then `main`.
     package static func page(_ req: Request, tab: Tab, title: String, status: HTTPResponseStatus = .ok,
@@ -88,6 +87,59 @@ extension Application {
         if let existing = storage[AdminTodayKey.self] { return existing }
         let made = AdminToday()
         storage[AdminTodayKey.self] = made
+        return made
+    }
+}
+
+/// What each feature puts on the console's Moderation tab: a section of what waits for an
+/// operator's decision (reported reviews, suspended mates, place suggestions) with the forms that
+/// decide it. Features register in `configure`; their forms post to their own routes, which show
+/// the tab again with the error when a decision is refused (`AdminModeration.page`).
+package final class AdminModeration: Sendable {
+    package typealias Section = @Sendable (Request) async throws -> Node<HTML.BodyContext>
+    private let sources = NIOLockedValueBox<[Section]>([])
+
+    package init() {}
+
+    package func register(_ section: @escaping Section) {
+        sources.withLockedValue { $0.append(section) }
+    }
+
+    /// The Moderation tab: every feature's section, an error above them when a decision was refused.
+    package static func page(_ req: Request, error: AppError? = nil) async throws -> Response {
+        var sections: [Node<HTML.BodyContext>] = []
+        for source in req.application.adminModeration.sources.withLockedValue({ $0 }) { sections.append(try await source(req)) }
+        return AdminConsole.page(req, tab: .moderation, title: req.t("admin.moderation.title"), status: error?.status ?? .ok, main: .group(
+            .h1(.text(req.t("admin.moderation.title"))),
+            .p(.class("muted"), .text(req.t("admin.moderation.lead"))),
+            Layout.formError(req, error),
+            .group(sections)
+        ))
+    }
+
+    /// The reason field every decision form carries: the person concerned reads it.
+    package static func reasonField(_ req: Request, id: String) -> Node<HTML.FormContext> {
+        .div(.class("field"),
+             .label(.for(id), .text(req.t("admin.moderation.reason"))),
+             .input(.type(.text), .id(id), .name("reason"), .attribute(named: "maxlength", value: "200"), .attribute(named: "required", value: "required"),
+                    .attribute(named: "placeholder", value: req.t("admin.moderation.reason_placeholder"))))
+    }
+
+    /// A decision's reason: 1–200 characters, else 422 `moderation_reason_required`.
+    package static func reason(_ typed: String?) throws -> String {
+        let reason = (typed ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !reason.isEmpty, reason.fits(characters: 200, bytes: 800) else { throw AppError.invalid("moderation_reason_required") }
+        return reason
+    }
+}
+
+extension Application {
+    private struct AdminModerationKey: StorageKey { typealias Value = AdminModeration }
+
+    package var adminModeration: AdminModeration {
+        if let existing = storage[AdminModerationKey.self] { return existing }
+        let made = AdminModeration()
+        storage[AdminModerationKey.self] = made
         return made
     }
 }

@@ -343,6 +343,20 @@ def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(serv
         assert any("banchan.order.status" in e.text for e in entries)
         shot(operator, "admin-04-audit")
         found += violations(operator, "/admin/audit", server)
+        # Moderation: nothing reported yet, each section says so; People: the buyer found by nickname.
+        click(operator, "#admin-tab-moderation")
+        wait_for(operator, lambda d: d.find_elements(By.ID, "moderation-reviews") and d.find_elements(By.ID, "moderation-mates"))
+        shot(operator, "admin-05-moderation")
+        found += violations(operator, "/admin/moderation", server)
+        click(operator, "#admin-tab-people")
+        fill(operator, "people-query", "주문하는")
+        operator.find_element(By.ID, "people-query").send_keys(Keys.ENTER)
+        person = wait_for(operator, lambda d: next((a for a in d.find_elements(By.CSS_SELECTOR, "#people a") if "주문하는사람" in a.text), None))
+        person.click()
+        wait_for(operator, lambda d: d.find_element(By.ID, "person-name").text == "주문하는사람")
+        assert operator.find_elements(By.ID, "change-role") and operator.find_elements(By.ID, "delete-person")
+        shot(operator, "admin-06-person")
+        found += violations(operator, operator.current_url.removeprefix(server.url), server)
         assert not found, found
     finally:
         operator.quit()

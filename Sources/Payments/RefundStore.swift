@@ -74,6 +74,14 @@ struct RefundStore {
             """).all().map(Self.row(from:))
     }
 
+    /// Makes a subject's unsettled refunds due now (an operator's retry instead of waiting for the
+    /// backoff): their ids.
+    func makeDue(subject: String, now: Date) async throws -> [UUID] {
+        try await sql.update(Self.table).set(Column.nextAttemptAt, to: SQLBind(now))
+            .where(SQLIdentifier(Column.subject), .equal, SQLBind(subject)).where(SQLIdentifier(Column.doneAt), .is, SQLLiteral.null)
+            .returning(SQLIdentifier(Column.id)).all().map { try $0.decode(column: Column.id.rawValue, as: UUID.self) }
+    }
+
     /// Settles a refund with the provider's answer (once: a settled one stays as it was).
     func settle(_ id: UUID, outcome: String, at now: Date) async throws {
         try await sql.update(Self.table).set(Column.doneAt, to: SQLBind(now)).set(Column.outcome, to: SQLBind(outcome))

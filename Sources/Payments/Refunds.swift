@@ -101,6 +101,16 @@ package enum Refunds {
         try await RefundStore(database: database).counts()
     }
 
+    /// An operator's "try again now": a subject's unsettled refunds are tried at once instead of at
+    /// their backoff's time. The state after (nil: the subject owes none).
+    package static func retryNow(subject: String, on database: any Database, gateway: (any PaymentGateway)?, logger: Logger,
+                                 now: Date = Date()) async throws -> State? {
+        for id in try await RefundStore(database: database).makeDue(subject: subject, now: now) {
+            await attempt(id, on: database, gateway: gateway, logger: logger, now: now)
+        }
+        return try await state(of: subject, on: database)
+    }
+
     /// The state of a subject's refunds: pending while any is, done when all are, nil when it has none.
     package static func state(of subject: String, on database: any Database) async throws -> State? {
         let counted = try await RefundStore(database: database).openCount(subject: subject)

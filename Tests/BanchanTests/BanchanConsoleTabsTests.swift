@@ -135,4 +135,51 @@ final class BanchanConsoleTabsTests: XCTestCase {
             XCTAssertTrue([.notFound, .methodNotAllowed].contains(edit.status), "the log has nothing to change it with")
         }
     }
+
+    func testThePackingListAndACancelThatAsksForTheReasonTheBuyerReads() async throws {
+        try await withTestApp { app in
+            _ = try await app.signUpAdmin("boss@example.com", nickname: "사장님")
+            let buyer = try await app.member("구매자")
+            var browser = try await CookieBrowser.signedIn(app, as: buyer.email)
+            _ = try await browser.get("/shop/dishes/\(Fixtures.bulgogi)")
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "2"])
+            _ = try await browser.get("/shop/checkout")
+            let placed = try await browser.post("/shop/orders", form: Fixtures.checkoutForm(key: "packing-1"))
+            let location = try XCTUnwrap(placed.headers.first(name: .location))
+            let id = String(location.split(separator: "/").last ?? "")
+            _ = try await browser.get(location)
+            _ = try await browser.post(location + "/pay", form: [:])
+            _ = try await placePaid(app, buyer)   // through the API: no address
+
+            var boss = try await CookieBrowser.signedIn(app, as: "boss@example.com")
+            let list = try await boss.get("/admin/orders/packing")
+            XCTAssertTrue(location.hasPrefix("/shop/orders/"), location)
+            XCTAssertEqual(list.status, .ok)
+            XCTAssertTrue(list.text.contains("포장할 주문 2건"), "both paid orders of today")
+            XCTAssertTrue(list.text.contains("김반찬 · 010-1234-5678") && list.text.contains("101동 202호"), "the slip says where it goes")
+            XCTAssertTrue(list.text.contains("배송지 없이 들어온 주문"), "an order without an address says so")
+            let picks = try XCTUnwrap(list.text.components(separatedBy: #"id="packing-picks""#).last?.components(separatedBy: "</table>").first)
+            XCTAssertTrue(picks.contains(#"<td class="number">3</td>"#), "two and one of the same dish: pick three")
+            let otherDay = try await boss.get("/admin/orders/packing?day=2001-01-01")
+            XCTAssertTrue(otherDay.text.contains("포장할 주문 0건"))
+            let badDay = try await boss.get("/admin/orders/packing?day=soon")
+            XCTAssertEqual(badDay.status, .badRequest)
+            var someone = try await CookieBrowser.signedIn(app, as: buyer.email)
+            let hidden = try await someone.get("/admin/orders/packing")
+            XCTAssertEqual(hidden.status, .notFound)
+
+            // Cancelling from the console asks first, with the words the buyer reads.
+            let detail = try await boss.get("/admin/orders/\(id)")
+            XCTAssertTrue(detail.text.contains(#"href="/admin/orders/\#(id.lowercased())/cancel""#), "cancel is a link to a question, not one tap")
+            let ask = try await boss.get("/admin/orders/\(id)/cancel")
+            XCTAssertTrue(ask.text.contains("환불돼요") && ask.text.contains(#"value="가게 사정으로 취소""#))
+            let cancelled = try await boss.post("/admin/orders/\(id)/status", form: ["status": "cancelled", "reason": "재료가 다 떨어졌어요"])
+            XCTAssertEqual(cancelled.status, .seeOther)
+            let order = try await app.send(.GET, "/api/v1/banchan/orders/\(id)", token: buyer.token).object()
+            XCTAssertEqual(order["status"] as? String, "cancelled")
+            XCTAssertEqual(order["cancelReason"] as? String, "재료가 다 떨어졌어요", "the operator's words reach the buyer")
+            let after = try await boss.get("/admin/orders/packing")
+            XCTAssertTrue(after.text.contains("포장할 주문 1건"), "a cancelled order is not packed")
+        }
+    }
 }

@@ -265,4 +265,41 @@ final class RefundTests: XCTestCase {
             XCTAssertTrue(done.text.contains(#"id="order-refund">환불이 완료됐어요"#), done.text)
         }
     }
+
+    /// Issue 41: the console shows a refund that keeps failing and tries it again on the operator's
+    /// word, at once rather than at its backoff's time; audited. Only administrators reach it.
+    func testAnOperatorRetriesAFailingRefundFromTheConsole() async throws {
+        try await withPortOne { portOne in
+            try await withPortOneApp(portOne) { app in
+                _ = try await app.signUpAdmin("boss@example.com", nickname: "사장님")
+                let id = try await paidOrder(app, portOne, payment: "imp_console")
+                portOne.refuseCancels(1)
+                _ = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/cancel", json: ["reason": "changed my mind"], headers: device)
+                let pending = try await refundStatus(app, id)
+                XCTAssertEqual(pending, "pending")
+
+                let member = try await app.member("구경꾼")
+                var someone = try await CookieBrowser.signedIn(app, as: member.email)
+                _ = try await someone.get("/shop")
+                let refused = try await someone.post("/admin/orders/\(id)/refund", form: [:])
+                XCTAssertEqual(refused.status, .notFound)
+                XCTAssertEqual(portOne.cancelCalls, 1, "a non-admin's retry sends nothing")
+
+                var boss = try await CookieBrowser.signedIn(app, as: "boss@example.com")
+                let page = try await boss.get("/admin/orders/\(id)")
+                XCTAssertTrue(page.text.contains(#"id="retry-refund""#), "a refund under way can be tried again")
+                let retried = try await boss.post("/admin/orders/\(id)/refund", form: [:])
+                XCTAssertEqual(retried.status, .seeOther)
+                XCTAssertEqual(portOne.cancelled, ["imp_console"], "tried now, not in 30 s")
+                let done = try await refundStatus(app, id)
+                XCTAssertEqual(done, "done")
+                let after = try await boss.get("/admin/orders/\(id)")
+                XCTAssertFalse(after.text.contains(#"id="retry-refund""#))
+                let entries = try await AuditLog(database: app.db).page(CursorPageRequest())
+                XCTAssertEqual(entries.items.first?.action, "banchan.order.refund_retry")
+                XCTAssertEqual(entries.items.first?.before, ["refund": "pending"])
+                XCTAssertEqual(entries.items.first?.after, ["refund": "done"])
+            }
+        }
+    }
 }

@@ -100,6 +100,17 @@ extension BanchanService {
         try await Refunds.state(of: BanchanOrder.refundSubject(id), on: database)
     }
 
+    /// An operator tries an order's unsettled refund again now; audited. The state after (nil: it owes none).
+    func retryRefund(ofOrder id: UUID, by operator: UUID?) async throws -> Refunds.State? {
+        guard let order = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
+        let before = try await refundState(ofOrder: id)
+        let after = try await Refunds.retryNow(subject: BanchanOrder.refundSubject(id), on: database, gateway: gateway, logger: logger)
+        try await AuditLog(database: database).record(AuditEntry(
+            actorID: `operator`, action: "banchan.order.refund_retry", subjectType: "banchan_order", subjectID: order.steps.number ?? id.uuidString.lowercased(),
+            before: ["refund": before?.rawValue ?? "none"], after: ["refund": after?.rawValue ?? "none"]))
+        return after
+    }
+
     /// Cancels orders still awaiting payment after the payment window, returning their stock.
     /// Safe to run from several processes at once: each cancellation is one conditional update.
     @discardableResult

@@ -12,6 +12,9 @@ struct BanchanAdminPages: RouteCollection {
     static let orders: PagePath = "/admin/orders"
     static let order: PagePath1 = "/admin/orders/:order"
     static let orderStatus: PagePath1 = "/admin/orders/:order/status"
+    static let orderCancel: PagePath1 = "/admin/orders/:order/cancel"
+    static let orderRefund: PagePath1 = "/admin/orders/:order/refund"
+    static let packing: PagePath = "/admin/orders/packing"
 
     /// `yyyy-MM-dd` of today in Korea, as the day filter takes it.
     static func today() -> String {
@@ -24,9 +27,12 @@ struct BanchanAdminPages: RouteCollection {
         admin.get(Self.orders, use: list)
         admin.get(Self.order, use: detail)
         admin.post(Self.orderStatus, use: move)
+        admin.get(Self.orderCancel, use: confirmCancel)
+        admin.post(Self.orderRefund, use: retryRefund)
+        admin.get(Self.packing, use: packingList)
     }
 
-    private func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, main: Node<HTML.BodyContext>) -> Response {
+    func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, main: Node<HTML.BodyContext>) -> Response {
         AdminConsole.page(req, tab: .orders, title: title, status: status, stylesheets: [BanchanPages.stylesheet], main: main)
     }
 
@@ -49,7 +55,8 @@ struct BanchanAdminPages: RouteCollection {
         )
         let query = [status.map { "status=\($0.rawValue)" }, day.map { "day=\($0)" }].compactMap { $0 }.joined(separator: "&")
         return page(req, title: req.t("admin.orders.title"), main: .group(
-            .h1(.text(req.t("admin.orders.title"))),
+            .div(.class("section-heading"), .h1(.text(req.t("admin.orders.title"))),
+                 .a(.class("button small"), .id("packing-link"), .href(Self.packing() + "?day=" + (day ?? Self.today())), .text(req.t("admin.packing.link")))),
             filters,
             orders.isEmpty ? .p(.class("muted"), .id("admin-orders-empty"), .text(req.t("admin.orders.empty"))) : .empty,
             .ol(.class("order-list"), .id("admin-orders"), .forEach(orders) { order in
@@ -97,8 +104,15 @@ struct BanchanAdminPages: RouteCollection {
                 order.cancelReason.map { .p(.class("caution"), .id("admin-cancel-reason"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
                 refund.map { .p(.class("muted"), .text(req.t("banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
                 BanchanPages.deliveryCard(req, order.delivery),
+                refund == .pending ? .form(
+                    .action(Self.orderRefund(order.id)), .method(.post), Layout.csrfField(req),
+                    .button(.type(.submit), .class("button wide"), .id("retry-refund"), .text(req.t("admin.order.retry_refund")))
+                ) : .empty,
                 .div(.class("admin-moves stack"), .forEach(moves) { next in
-                    .form(
+                    // Cancelling asks first, with the reason the buyer reads.
+                    next == .cancelled && order.status != .cancelRequested
+                        ? .a(.class("button danger wide"), .id("move-cancelled"), .href(Self.orderCancel(order.id)), .text(req.t("admin.order.move.cancelled")))
+                        : .form(
                         .action(Self.orderStatus(order.id)), .method(.post),
                         Layout.csrfField(req),
                         .input(.type(.hidden), .name("status"), .value(next.rawValue)),
@@ -110,17 +124,57 @@ struct BanchanAdminPages: RouteCollection {
         ))
     }
 
-    struct MoveForm: Content { let status: String? }
+    struct MoveForm: Content {
+        let status: String?
+        /// Why the shop cancels, as the buyer reads it (the default wording when empty).
+        let reason: String?
+    }
+
+    /// `GET /admin/orders/{id}/cancel`: asks first, with the reason the buyer will read.
+    func confirmCancel(req: Request) async throws -> Response {
+        guard let order = try await req.banchan.store.order(try req.orderIDParameter(), ownerKey: nil) else { throw AppError.notFound("order_not_found") }
+        guard order.status.canMove(to: .cancelled) else { return Layout.redirect(to: Self.order(order.id)) }
+        let title = req.t("admin.order.cancel_title", ["number": order.steps.number ?? order.merchantUID])
+        return page(req, title: title, main: .section(
+            .class("card narrow stack"), .ariaLabelledBy("admin-cancel-title"),
+            .h1(.id("admin-cancel-title"), .text(title)),
+            .p(.id("admin-cancel-consequence"), .text(req.t(order.paymentID == nil ? "admin.order.cancel_unpaid" : "admin.order.cancel_refund",
+                                                            ["total": Won.format(order.total)]))),
+            .form(
+                .action(Self.orderStatus(order.id)), .method(.post), .class("stack"),
+                Layout.csrfField(req),
+                .input(.type(.hidden), .name("status"), .value(OrderStatus.cancelled.rawValue)),
+                .div(.class("field"),
+                     .label(.for("cancel-reason"), .text(req.t("admin.order.cancel_reason"))),
+                     .input(.type(.text), .id("cancel-reason"), .name("reason"), .value(req.t("banchan.order.cancelled_by_shop")),
+                            .attribute(named: "maxlength", value: "200"))),
+                .button(.type(.submit), .class("button danger wide"), .id("confirm-cancel"), .text(req.t("admin.order.cancel_confirm")))
+            ),
+            .a(.class("button wide"), .href(Self.order(order.id)), .text(req.t("admin.order.cancel_keep")))
+        ))
+    }
+
+    func retryRefund(req: Request) async throws -> Response {
+        let admin = try req.requireAdmin()
+        let id = try req.orderIDParameter()
+        return try await req.submitForm {
+            _ = try await req.banchan.retryRefund(ofOrder: id, by: admin.id)
+            return Layout.redirect(to: Self.order(id))
+        } onRuleBroken: { try await detailPage(req, error: $0) }
+    }
 
     func move(req: Request) async throws -> Response {
         let admin = try req.requireAdmin()
         let id = try req.orderIDParameter()
         return try await req.submitForm {
-            guard let next = try req.content.decode(MoveForm.self).status.flatMap(OrderStatus.init(rawValue:)) else {
+            let form = try req.content.decode(MoveForm.self)
+            guard let next = form.status.flatMap(OrderStatus.init(rawValue:)) else {
                 throw AppError.badRequest("invalid_field", ["field": "status"])
             }
-            // The buyer reads the reason on their order's page: in the operator's language, not the API's default.
-            _ = try await req.banchan.advance(id, to: next, by: admin.id, reason: req.t("banchan.order.cancelled_by_shop"))
+            // The buyer reads the reason on their order's page: the operator's words, else the
+            // default wording in the operator's language (not the API's English default).
+            let typed = String((form.reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(200))
+            _ = try await req.banchan.advance(id, to: next, by: admin.id, reason: typed.isEmpty ? req.t("banchan.order.cancelled_by_shop") : typed)
             return Layout.redirect(to: Self.order(id))
         } onRuleBroken: { try await detailPage(req, error: $0) }
     }

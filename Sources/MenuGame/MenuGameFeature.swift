@@ -26,6 +26,7 @@ package enum MenuGameFeature: Feature {
         try routes.api.register(collection: MenuGamePreferencesAPI())
         try routes.open.register(collection: MenuImages())
         try routes.web.register(collection: MenuGamePages())
+        try routes.web.register(collection: MenuGameAdminPages())
     }
 }
 

@@ -357,6 +357,17 @@ def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(serv
         assert operator.find_elements(By.ID, "change-role") and operator.find_elements(By.ID, "delete-person")
         shot(operator, "admin-06-person")
         found += violations(operator, operator.current_url.removeprefix(server.url), server)
+        # The day's packing list has the buyer's order and where it goes; the menus beside the dishes.
+        operator.get(server.url + "/admin/orders")
+        click(operator, "#packing-link")
+        slips = wait_for(operator, lambda d: d.find_elements(By.CSS_SELECTOR, "#packing-slips .packing-slip"))
+        assert any(number in slip.text and "김반찬" in slip.text for slip in slips), [slip.text for slip in slips]
+        shot(operator, "admin-07-packing")
+        found += violations(operator, operator.current_url.removeprefix(server.url), server)
+        click(operator, "#admin-tab-catalog")
+        click(operator, "#catalog-nav-menus")
+        wait_for(operator, lambda d: d.find_elements(By.ID, "menu-kimchi-jjigae"))
+        found += violations(operator, "/admin/catalog/menus", server)
         assert not found, found
     finally:
         operator.quit()

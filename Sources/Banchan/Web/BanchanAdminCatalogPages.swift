@@ -27,6 +27,7 @@ struct BanchanAdminCatalogPages: RouteCollection {
     func list(req: Request) async throws -> Response {
         let dishes = try await req.banchan.store.allDishRows()
         let main: Node<HTML.BodyContext> = .group(
+            AdminConsole.catalogNav(req, current: "dishes"),
             .h1(.text(req.t("admin.catalog.title"))),
             .p(.class("muted"), .text(req.t("admin.catalog.lead"))),
             .forEach(DishSection.allCases) { section in

@@ -44,24 +44,24 @@ struct MenuGameAPI: RouteCollection {
     }
 
     func createMenu(req: Request) async throws -> Response {
-        _ = try req.requireAdmin()
+        let admin = try req.requireAdmin()
         let input = try req.decodeJSON(MenuInput.self)
-        let menu = try await req.menuGame.addMenu(try input.newMenu(), imageURL: input.imageURL)
+        let menu = try await req.menuGame.addMenu(try input.newMenu(), imageURL: input.imageURL, by: admin.id)
         let response = MenuResponse(menu, imageURL: req.menuGame.imageURL(for: menu), language: req.language)
         return try await response.encodeResponse(status: .created, for: req)
     }
 
     func updateMenu(req: Request) async throws -> MenuResponse {
-        _ = try req.requireAdmin()
+        let admin = try req.requireAdmin()
         let input = try req.decodeJSON(MenuInput.self)
-        let menu = try await req.menuGame.changeMenu(slug: req.parameters.get("menu") ?? "", imageURL: input.imageURL) { try input.apply(to: &$0) }
+        let menu = try await req.menuGame.changeMenu(slug: req.parameters.get("menu") ?? "", imageURL: input.imageURL, by: admin.id) { try input.apply(to: &$0) }
         return MenuResponse(menu, imageURL: req.menuGame.imageURL(for: menu), language: req.language)
     }
 
     /// Retires a menu: it leaves games and lists, but past results that named it stay intact.
     func retireMenu(req: Request) async throws -> HTTPStatus {
-        _ = try req.requireAdmin()
-        try await req.menuGame.retireMenu(slug: req.parameters.get("menu") ?? "")
+        let admin = try req.requireAdmin()
+        try await req.menuGame.retireMenu(slug: req.parameters.get("menu") ?? "", by: admin.id)
         return .noContent
     }
 

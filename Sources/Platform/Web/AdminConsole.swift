@@ -143,3 +143,14 @@ extension Application {
         return made
     }
 }
+
+extension AdminConsole {
+    /// The Catalog tab's two lists: the shop's dishes and the menu game's menus.
+    package static func catalogNav(_ req: Request, current: String) -> Node<HTML.BodyContext> {
+        let items = [("dishes", "/admin/catalog", "admin.catalog.dishes"), ("menus", "/admin/catalog/menus", "admin.catalog.menus")]
+        return .nav(.class("admin-subnav"), .ariaLabel(req.t("admin.tab.catalog")), .forEach(items) { item in
+            .a(.href(item.1), .id("catalog-nav-\(item.0)"), .class(item.0 == current ? "current" : ""), item.0 == current ? .ariaCurrent() : .empty,
+               .text(req.t(item.2)))
+        })
+    }
+}

@@ -21,6 +21,7 @@ package enum AccountsFeature: Feature {
         CreateWorkItems(),
         // The platform's audit log (`AuditLog`): what operators did, written by each feature.
         CreateAuditLog(),
+        AddAccountSuspension(),
     ]
 
     package static func configure(_ app: Application, settings: Settings) async throws {

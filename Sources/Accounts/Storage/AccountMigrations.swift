@@ -127,3 +127,21 @@ struct RecomputeNicknameKeys: NamedMigration {
 
     init() {}
 }
+
+/// An operator's suspension of a whole account: when, and the reason the person is told when they
+/// try to sign in. One column a statement (SQLite adds one at a time).
+struct AddAccountSuspension: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(User.schema).fields([(AccountStore.Column.suspendedAt, .datetime)], optional: true).update()
+        try await database.schema(User.schema).fields([(AccountStore.Column.suspensionReason, .string)], optional: true).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        // Written out: Fluent's SQLite driver leaves a dropped field where it is.
+        for column in [AccountStore.Column.suspendedAt, .suspensionReason] {
+            try await database.sql.raw("ALTER TABLE \(ident: User.schema) DROP COLUMN \(ident: column.rawValue)").run()
+        }
+    }
+
+    init() {}
+}

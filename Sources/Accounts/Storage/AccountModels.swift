@@ -16,6 +16,9 @@ public final class User: Model, @unchecked Sendable {
     @OptionalEnum(key: AccountStore.Column.language.fieldKey) public var language: Language?
     /// Key of the profile picture in the file storage.
     @OptionalField(key: AccountStore.Column.profileImageKey.fieldKey) public var profileImageKey: String?
+    /// Set while an operator has suspended the account (it cannot sign in), with the reason it is told.
+    @OptionalField(key: AccountStore.Column.suspendedAt.fieldKey) public var suspendedAt: Date?
+    @OptionalField(key: AccountStore.Column.suspensionReason.fieldKey) public var suspensionReason: String?
     @Timestamp(key: AccountStore.Column.createdAt.fieldKey, on: .create, format: .microseconds) public var createdAt: Date?
     @Timestamp(key: AccountStore.Column.updatedAt.fieldKey, on: .update) public var updatedAt: Date?
 

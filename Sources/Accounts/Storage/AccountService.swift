@@ -127,6 +127,10 @@ package struct AccountService {
             throw AppError(.unauthorized, "invalid_credentials")
         }
         try await store.forgetLoginFailures(email: email)
+        // The right password, so saying why is no hint to a stranger.
+        if user.suspendedAt != nil {
+            throw AppError(.forbidden, "account_suspended", arguments: ["reason": user.suspensionReason ?? ""])
+        }
         return user
     }
 

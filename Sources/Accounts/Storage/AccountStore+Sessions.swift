@@ -126,6 +126,32 @@ extension AccountStore {
     }
 }
 
+extension AccountStore {
+    /// Suspends an account (or lifts it, `reason` nil) and, when suspending, ends every live
+    /// session of it, in one transaction; announced once committed. The sessions it ended.
+    @discardableResult
+    func setSuspension(of user: User, reason: String?, at time: Date) async throws -> [UUID] {
+        let userID = try user.requireID()
+        user.suspendedAt = reason == nil ? nil : time
+        user.suspensionReason = reason
+        let ended: [UUID] = try await database.transaction { transaction in
+            try await user.save(on: transaction)
+            guard reason != nil else { return [] }
+            let live = try await transaction.sql.select().column(SessionColumn.id).from(Self.sessionsTable)
+                .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID)).where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
+                .all(decodingColumn: SessionColumn.id, as: UUID.self)
+            if !live.isEmpty {
+                try await transaction.sql.update(Self.sessionsTable).set(SQLIdentifier(SessionColumn.revokedAt), to: SQLBind(time))
+                    .where(SQLIdentifier(SessionColumn.id), .in, SQLBind.group(live)).run()
+            }
+            return live
+        }
+        await accountChanged(userID)
+        await sessionsEnded(ended, forgetting: false)
+        return ended
+    }
+}
+
 /// A session as the rules read it.
 struct SessionRow: Sendable {
     let id: UUID

@@ -125,6 +125,7 @@ package struct AccountStore {
     package enum Column: String, TableColumn {
         case id, email, passwordHash = "password_hash", nickname, nicknameKey = "nickname_key", role, language
         case profileImageKey = "profile_image_key", createdAt = "created_at", updatedAt = "updated_at"
+        case suspendedAt = "suspended_at", suspensionReason = "suspension_reason"
     }
 
     /// An account as another feature's row shows it.

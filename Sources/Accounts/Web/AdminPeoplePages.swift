@@ -5,7 +5,8 @@ import Plot
 import Vapor
 
 /// The console's People tab (administrators only; 404 for everyone else): find an account by
-/// email or nickname, see its standing, make it an administrator or not, delete it (asked first).
+/// email or nickname, see its standing, make it an administrator or not, suspend it or lift that
+/// (with the reason it is told), delete it (asked first).
 /// Nobody changes their own role or deletes themselves here, and the last administrator stays
 /// one. Every change is audited.
 struct AdminPeoplePages: RouteCollection {
@@ -13,6 +14,7 @@ struct AdminPeoplePages: RouteCollection {
     static let person: PagePath1 = "/admin/people/:user"
     static let role: PagePath1 = "/admin/people/:user/role"
     static let delete: PagePath1 = "/admin/people/:user/delete"
+    static let suspension: PagePath1 = "/admin/people/:user/suspension"
 
     func boot(routes: any RoutesBuilder) throws {
         let admin = routes.grouped(AdministratorsOnly())
@@ -21,6 +23,7 @@ struct AdminPeoplePages: RouteCollection {
         admin.post(Self.role, use: changeRole)
         admin.get(Self.delete, use: confirmDelete)
         admin.post(Self.delete, use: delete)
+        admin.post(Self.suspension, use: suspend)
     }
 
     func list(req: Request) async throws -> Response {
@@ -85,7 +88,22 @@ struct AdminPeoplePages: RouteCollection {
                     .a(.class("button danger wide"), .id("delete-person"), .href(Self.delete(id)), .text(req.t("admin.people.delete")))
                 )
             ),
-            .p(.class("hint"), .text(req.t("admin.people.suspend_note")))
+            me || user.role == .admin ? .empty : .section(
+                .class("card stack"), .ariaLabelledBy("suspension-title"),
+                .h2(.id("suspension-title"), .text(req.t("admin.people.suspension"))),
+                user.suspendedAt.map { since in
+                    .p(.class("caution"), .id("person-suspended"), .text(req.t("admin.people.suspended", [
+                        "time": PageDates.medium(since, req.language), "reason": user.suspensionReason ?? "",
+                    ])))
+                } ?? .p(.class("muted"), .text(req.t("admin.people.suspend_lead"))),
+                .form(
+                    .action(Self.suspension(id)), .method(.post), .class("stack"), Layout.csrfField(req),
+                    AdminModeration.reasonField(req, id: "suspension-reason"),
+                    .input(.type(.hidden), .name("decision"), .value(user.suspendedAt == nil ? "suspend" : "lift")),
+                    .button(.type(.submit), .class(user.suspendedAt == nil ? "button danger wide" : "button wide"), .id("suspension-submit"),
+                            .text(req.t(user.suspendedAt == nil ? "admin.people.suspend" : "admin.people.lift")))
+                )
+            )
         )
         return AdminConsole.page(req, tab: .people, title: user.nickname, status: error?.status ?? .ok, main: main)
     }
@@ -99,6 +117,24 @@ struct AdminPeoplePages: RouteCollection {
         return try await req.submitForm {
             guard let role = form.role.flatMap(Role.init(rawValue:)) else { throw AppError.badRequest("invalid_field", ["field": "role"]) }
             try await req.accounts.changeRole(of: user, to: role, by: try admin.requireID())
+            return Layout.redirect(to: Self.person(try user.requireID()))
+        } onRuleBroken: { try await personPage(req, error: $0) }
+    }
+
+    struct SuspensionForm: Content {
+        /// `suspend` or `lift`.
+        let decision: String?
+        let reason: String?
+    }
+
+    func suspend(req: Request) async throws -> Response {
+        let admin = try req.requireAdmin()
+        let user = try await account(req)
+        let form = try req.content.decode(SuspensionForm.self)
+        return try await req.submitForm {
+            guard let decision = form.decision, ["suspend", "lift"].contains(decision) else { throw AppError.badRequest("invalid_field", ["field": "decision"]) }
+            let reason = try AdminModeration.reason(form.reason)
+            try await req.accounts.setSuspension(of: user, suspended: decision == "suspend", reason: reason, by: try admin.requireID())
             return Layout.redirect(to: Self.person(try user.requireID()))
         } onRuleBroken: { try await personPage(req, error: $0) }
     }
@@ -141,6 +177,21 @@ extension AccountService {
         try await store.save(user)
         try await AuditLog(database: database).record(AuditEntry(actorID: admin, action: "accounts.role.change", subjectType: "account", subjectID: id.uuidString,
                                                                  before: ["role": before.rawValue], after: ["role": role.rawValue]))
+    }
+
+    /// An administrator suspends an account (it cannot sign in; every session of it ends, its live
+    /// sockets close) or lifts the suspension, with the reason it is told at sign-in; not their own,
+    /// not an administrator's (409 `cannot_suspend_administrator`: take the role first). Audited.
+    func setSuspension(of user: User, suspended: Bool, reason: String, by admin: UUID) async throws {
+        let id = try user.requireID()
+        guard id != admin else { throw AppError.conflict("cannot_change_own_account") }
+        if suspended, user.role == .admin { throw AppError.conflict("cannot_suspend_administrator") }
+        let before = user.suspendedAt != nil
+        guard before != suspended else { return }
+        try await store.setSuspension(of: user, reason: suspended ? reason : nil, at: Date())
+        try await AuditLog(database: database).record(AuditEntry(
+            actorID: admin, action: suspended ? "accounts.account.suspend" : "accounts.account.unsuspend", subjectType: "account", subjectID: id.uuidString,
+            before: ["suspended": String(before)], after: ["suspended": String(suspended), "reason": reason]))
     }
 
     /// An administrator deletes an account and everything of it (as withdrawing does); not their

@@ -18,21 +18,14 @@ struct BurgerMapModerationPages: RouteCollection {
         admin.post(Self.suggestion, use: dismiss)
     }
 
-    struct DecisionForm: Content {
-        /// `hide` or `restore`.
-        let decision: String?
-        let reason: String?
-    }
-
+    /// `decision`: `hide` or `restore`.
     func decide(req: Request) async throws -> Response {
         let admin = try req.requireAdmin()
-        let form = try req.content.decode(DecisionForm.self)
-        return try await req.submitForm {
-            guard let id = req.parameters.get("review").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("review_not_found") }
-            guard let decision = form.decision, ["hide", "restore"].contains(decision) else { throw AppError.badRequest("invalid_field", ["field": "decision"]) }
-            try await req.burgerMap.moderate(review: id, hide: decision == "hide", reason: try AdminModeration.reason(form.reason), by: try admin.requireID())
-            return Layout.redirect(to: AdminConsole.Tab.moderation.path + "#moderation-reviews")
-        } onRuleBroken: { try await AdminModeration.page(req, error: $0) }
+        let review = req.parameters.get("review").flatMap(UUID.init(uuidString:))
+        return try await AdminModeration.decide(req, choices: ["hide", "restore"], anchor: "moderation-reviews") { decision, reason in
+            guard let review else { throw AppError.notFound("review_not_found") }
+            try await req.burgerMap.moderate(review: review, hide: decision == "hide", reason: reason, by: try admin.requireID())
+        }
     }
 
     func dismiss(req: Request) async throws -> Response {

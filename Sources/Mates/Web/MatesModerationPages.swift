@@ -14,21 +14,14 @@ struct MatesModerationPages: RouteCollection {
         routes.grouped(AdministratorsOnly()).post(Self.suspension, use: decide)
     }
 
-    struct DecisionForm: Content {
-        /// `lift` or `keep`.
-        let decision: String?
-        let reason: String?
-    }
-
+    /// `decision`: `lift` or `keep`.
     func decide(req: Request) async throws -> Response {
         let admin = try req.requireAdmin()
-        let form = try req.content.decode(DecisionForm.self)
-        return try await req.submitForm {
-            guard let user = req.parameters.get("user").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("user_not_found") }
-            guard let decision = form.decision, ["lift", "keep"].contains(decision) else { throw AppError.badRequest("invalid_field", ["field": "decision"]) }
-            try await req.mates.decideSuspension(of: user, lift: decision == "lift", reason: try AdminModeration.reason(form.reason), by: try admin.requireID())
-            return Layout.redirect(to: AdminConsole.Tab.moderation.path + "#moderation-mates")
-        } onRuleBroken: { try await AdminModeration.page(req, error: $0) }
+        let user = req.parameters.get("user").flatMap(UUID.init(uuidString:))
+        return try await AdminModeration.decide(req, choices: ["lift", "keep"], anchor: "moderation-mates") { decision, reason in
+            guard let user else { throw AppError.notFound("user_not_found") }
+            try await req.mates.decideSuspension(of: user, lift: decision == "lift", reason: reason, by: try admin.requireID())
+        }
     }
 
     static func section(_ req: Request) async throws -> Node<HTML.BodyContext> {

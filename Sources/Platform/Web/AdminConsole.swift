@@ -125,6 +125,24 @@ package final class AdminModeration: Sendable {
                     .attribute(named: "placeholder", value: req.t("admin.moderation.reason_placeholder"))))
     }
 
+    /// What a decision form sends: which way (`decision`) and why (`reason`).
+    package struct DecisionForm: Content {
+        package let decision: String?
+        package let reason: String?
+    }
+
+    /// A decision form's handler: `decision` one of `choices` (else 400) and a reason (else 422),
+    /// then `act`; back to the tab at `anchor`, or the tab again with why it was refused.
+    package static func decide(_ req: Request, choices: [String], anchor: String,
+                               _ act: (_ decision: String, _ reason: String) async throws -> Void) async throws -> Response {
+        let form = try req.content.decode(DecisionForm.self)
+        return try await req.submitForm {
+            guard let decision = form.decision, choices.contains(decision) else { throw AppError.badRequest("invalid_field", ["field": "decision"]) }
+            try await act(decision, try reason(form.reason))
+            return Layout.redirect(to: AdminConsole.Tab.moderation.path + "#" + anchor)
+        } onRuleBroken: { try await page(req, error: $0) }
+    }
+
     /// A decision's reason: 1–200 characters, else 422 `moderation_reason_required`.
     package static func reason(_ typed: String?) throws -> String {
         let reason = (typed ?? "").trimmingCharacters(in: .whitespacesAndNewlines)

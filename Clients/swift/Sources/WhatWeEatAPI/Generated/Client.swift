@@ -421,6 +421,8 @@ public struct Client: APIProtocol {
     /// try `AUTH_ATTEMPTS_PER_MINUTE` logins a minute (sign-ups have a budget of their own), and
     /// when the password checker is saturated the answer is 429 `server_busy`. The body must be
     /// JSON (415 otherwise); only `X-Device-Token` names a device whose cart is handed over.
+    /// An account an operator suspended gets 403 `account_suspended` (its message gives the
+    /// operator's reason) for the right password; a wrong one is 401 as always.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
@@ -527,6 +529,28 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(body: body))
+                case 403:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Forbidden.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(body: body))
                 case 415:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body

@@ -2376,6 +2376,8 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/schemas/DeliveryInput`.
         public struct DeliveryInput: Codable, Hashable, Sendable {
+            /// One of my saved addresses by its id; empty is none, anything else that is not one of mine is 404.
+            ///
             /// - Remark: Generated from `#/components/schemas/DeliveryInput/addressId`.
             public var addressId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/DeliveryInput/recipient`.
@@ -2406,7 +2408,7 @@ extension Components {
             /// Creates a new `DeliveryInput`.
             ///
             /// - Parameters:
-            ///   - addressId:
+            ///   - addressId: One of my saved addresses by its id; empty is none, anything else that is not one of mine is 404.
             ///   - recipient:
             ///   - phone:
             ///   - postcode:

@@ -534,6 +534,8 @@ public enum Operations {
     /// try `AUTH_ATTEMPTS_PER_MINUTE` logins a minute (sign-ups have a budget of their own), and
     /// when the password checker is saturated the answer is 429 `server_busy`. The body must be
     /// JSON (415 otherwise); only `X-Device-Token` names a device whose cart is handed over.
+    /// An account an operator suspended gets 403 `account_suspended` (its message gives the
+    /// operator's reason) for the right password; a wrong one is 401 as always.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
@@ -701,6 +703,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `forbidden` (wrong role), `wrong_password`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/login/post(logIn)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }

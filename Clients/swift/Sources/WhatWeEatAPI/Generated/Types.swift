@@ -39,6 +39,8 @@ public protocol APIProtocol: Sendable {
     /// try `AUTH_ATTEMPTS_PER_MINUTE` logins a minute (sign-ups have a budget of their own), and
     /// when the password checker is saturated the answer is 429 `server_busy`. The body must be
     /// JSON (415 otherwise); only `X-Device-Token` names a device whose cart is handed over.
+    /// An account an operator suspended gets 403 `account_suspended` (its message gives the
+    /// operator's reason) for the right password; a wrong one is 401 as always.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.
@@ -768,6 +770,8 @@ extension APIProtocol {
     /// try `AUTH_ATTEMPTS_PER_MINUTE` logins a minute (sign-ups have a budget of their own), and
     /// when the password checker is saturated the answer is 429 `server_busy`. The body must be
     /// JSON (415 otherwise); only `X-Device-Token` names a device whose cart is handed over.
+    /// An account an operator suspended gets 403 `account_suspended` (its message gives the
+    /// operator's reason) for the right password; a wrong one is 401 as always.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/auth/login`.

@@ -300,6 +300,13 @@ both "$F" /shop/cart /shop/cart
 both "$F" /shop/orders /shop/orders
 row "$F" "/shop/orders/{id}" visitor "/shop/orders/$VISITOR_ORDER"
 row "$F" "/shop/orders/{id}" member "/shop/orders/$MEMBER_ORDER"
+both "$F" /shop/checkout /shop/checkout
+row "$F" /shop/addresses member /shop/addresses
+
+F="console"
+for page in /admin /admin/orders /admin/orders/packing /admin/catalog /admin/catalog/menus /admin/moderation /admin/people /admin/audit; do
+  row "$F" "$page" admin "$page"
+done
 
 F="burger map"
 both "$F" /map /map

@@ -214,7 +214,7 @@ final class BanchanCheckoutTests: XCTestCase {
             form["slot"] = "dawn"
             let refused = try await browser.post("/shop/orders", form: form)
             XCTAssertEqual(refused.status, .unprocessableEntity)
-            XCTAssertTrue(refused.text.contains("이 배송 방법으로 보낼 수 없어요"), refused.text)
+            XCTAssertTrue(refused.text.contains("이 배송 방법으로 보낼 수 없는 상품이 있어요"), refused.text)
         }
     }
 

@@ -182,7 +182,6 @@ package struct AccountStore {
         return try await person(id, on: database)
     }
 
-    /// When an account was made (how old it is decides what it may do at first); nil when there is none.
     /// How many accounts were made since `start` (the console's sign-ups).
     package static func signUps(since start: Date, on database: any Database) async throws -> Int {
         try await database.sql.count(SQLIdentifier(User.schema)) { $0.where(SQLIdentifier(Column.createdAt), .greaterThanOrEqual, SQLBind(start)) }
@@ -219,6 +218,7 @@ package struct AccountStore {
         try await sql.count(SQLIdentifier(User.schema)) { $0.where(SQLIdentifier(Column.role), .equal, SQLBind(Role.admin.rawValue)) }
     }
 
+    /// When an account was made (how old it is decides what it may do at first); nil when there is none.
     package static func createdAt(of id: UUID, on database: any Database) async throws -> Date? {
         try await database.sql.select().column(Column.createdAt).from(User.schema).where(SQLIdentifier(Column.id), .equal, SQLBind(id)).first()?
             .decode(column: Column.createdAt, as: Date?.self)

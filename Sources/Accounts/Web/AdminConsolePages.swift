@@ -5,7 +5,7 @@ import Plot
 import Vapor
 
 /// The console's own tabs (administrators only; others get 404): Today, the figures each feature
-/// registers (`AdminToday`) plus the server's own (sign-ups, push and SMS failures, free disk), and
+/// registers (`app.adminToday`) plus the server's own (sign-ups, push and SMS failures, free disk), and
 /// the audit log, read-only, newest first.
 struct AdminConsolePages: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
@@ -16,7 +16,7 @@ struct AdminConsolePages: RouteCollection {
     }
 
     func today(req: Request) async throws -> Response {
-        var groups = try await req.application.adminToday.groups(req)
+        var groups = try await req.application.adminToday.parts(req)
         groups.append(try await serverFigures(req))
         let main: Node<HTML.BodyContext> = .group(
             .h1(.text(req.t("admin.today.title"))),
@@ -43,8 +43,8 @@ struct AdminConsolePages: RouteCollection {
     private func serverFigures(_ req: Request) async throws -> (heading: String, figures: [TodayFigure]) {
         let startOfDay = Calendar.korea.startOfDay(for: Date())
         let signUps = try await AccountStore.signUps(since: startOfDay, on: req.db)
-        let pushFailed = Int(AppMetrics.total(of: "whatweeat_push_failed_total"))
-        let smsFailed = Int(AppMetrics.total(of: "whatweeat_sms_failed_total"))
+        let failures = AppMetrics.totals(of: ["whatweeat_push_failed_total", "whatweeat_sms_failed_total"])
+        let pushFailed = Int(failures["whatweeat_push_failed_total"] ?? 0), smsFailed = Int(failures["whatweeat_sms_failed_total"] ?? 0)
         var figures = [
             TodayFigure(label: req.t("admin.today.sign_ups"), value: String(signUps), path: AdminConsole.Tab.people.path),
             TodayFigure(label: req.t("admin.today.push_failed"), value: String(pushFailed), needsAttention: pushFailed > 0),

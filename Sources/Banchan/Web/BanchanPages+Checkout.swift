@@ -193,14 +193,9 @@ extension BanchanPages {
         guard let method = Delivery.PaymentMethod(rawValue: form.paymentMethod ?? Delivery.PaymentMethod.card.rawValue) else {
             throw AppError.invalid("invalid_payment_method")
         }
-        let address: Delivery.Address
-        if let choice = form.addressChoice, choice != "new" {
-            guard let id = UUID(uuidString: choice) else { throw AppError.notFound("address_not_found") }
-            address = try await req.banchan.address(id, of: owner).delivery
-        } else {
-            address = try Delivery.Address.validated(recipient: form.recipient, phone: form.phone, postcode: form.postcode, address: form.address,
-                                                   addressDetail: form.addressDetail)
-        }
-        return try DeliveryRequest.validated(address: address, slot: slot, note: form.note, paymentMethod: method)
+        // The form's address choice is the API's `addressId` (`new`: the fields typed).
+        let input = DeliveryInput(addressId: form.addressChoice == "new" ? nil : form.addressChoice, recipient: form.recipient, phone: form.phone,
+                                  postcode: form.postcode, address: form.address, addressDetail: form.addressDetail, slot: slot, note: form.note)
+        return try await req.banchan.deliveryRequest(input, paymentMethod: method, for: owner)
     }
 }

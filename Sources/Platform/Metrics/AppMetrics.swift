@@ -53,14 +53,16 @@ public enum AppMetrics {
         }
     }
 
-    /// A counter's total over all its labels since this process started (the console's figures),
-    /// read from the exposition text; 0 for one never counted.
-    package static func total(of name: String) -> Double {
-        prometheusText().split(separator: "\n").reduce(0) { sum, line in
-            guard line.hasPrefix(name), let next = line.dropFirst(name.count).first, next == " " || next == "{",
-                  let value = line.split(separator: " ").last.flatMap({ Double($0) }) else { return sum }
-            return sum + value
+    /// Counters' totals over all their labels since this process started (the console's figures),
+    /// from one reading of the exposition text; 0 for one never counted.
+    package static func totals(of names: [String]) -> [String: Double] {
+        var totals = Dictionary(uniqueKeysWithValues: names.map { ($0, 0.0) })
+        for line in prometheusText().split(separator: "\n") {
+            guard let name = names.first(where: { line.hasPrefix($0) && [" ", "{"].contains(line.dropFirst($0.count).first) }),
+                  let value = line.split(separator: " ").last.flatMap({ Double($0) }) else { continue }
+            totals[name, default: 0] += value
         }
+        return totals
     }
 
     /// Seconds of a `Duration`, for `Timer.recordSeconds`.

@@ -25,15 +25,12 @@ package enum AdminConsole {
 
     package static let stylesheet = "/css/admin.css"
 
-    /// The tabs, in the order they show.
-    package static let shownTabs = Tab.allCases
-
     /// A console page: the tabs (this one marked current), then `main`.
     package static func page(_ req: Request, tab: Tab, title: String, status: HTTPResponseStatus = .ok,
                              stylesheets: [String] = [], main: Node<HTML.BodyContext>) -> Response {
         let tabs: Node<HTML.BodyContext> = .nav(
             .class("admin-tabs"), .ariaLabel(req.t("admin.console")),
-            .forEach(shownTabs) { item in
+            .forEach(Tab.allCases) { item in
                 .a(.href(item.path), .class(item == tab ? "admin-tab current" : "admin-tab"), .id("admin-tab-\(item.rawValue)"),
                    item == tab ? .ariaCurrent() : .empty,
                    .span(.ariaHidden(true), .text(item.emoji)), .span(.text(req.t("admin.tab.\(item.rawValue)"))))
@@ -61,54 +58,53 @@ package struct TodayFigure: Sendable {
     }
 }
 
-/// What each feature puts on the Today tab: groups of figures (a heading and its figures), read
-/// fresh on every view. Features register in `configure`; the page asks them in the order registered.
-package final class AdminToday: Sendable {
-    package typealias Figures = @Sendable (Request) async throws -> (heading: String, figures: [TodayFigure])
-    private let sources = NIOLockedValueBox<[Figures]>([])
+/// A Today group: a heading and its figures.
+package typealias TodayGroup = (heading: String, figures: [TodayFigure])
+
+/// What features contribute to a console page (Today's groups of figures, Moderation's sections):
+/// each registered in `configure`, asked in the order registered, fresh on every view.
+package final class AdminParts<Part>: Sendable {
+    package typealias Source = @Sendable (Request) async throws -> Part
+    private let sources = NIOLockedValueBox<[Source]>([])
 
     package init() {}
 
-    package func register(_ figures: @escaping Figures) {
-        sources.withLockedValue { $0.append(figures) }
+    package func register(_ source: @escaping Source) {
+        sources.withLockedValue { $0.append(source) }
     }
 
-    package func groups(_ req: Request) async throws -> [(heading: String, figures: [TodayFigure])] {
-        var groups: [(heading: String, figures: [TodayFigure])] = []
-        for source in sources.withLockedValue({ $0 }) { groups.append(try await source(req)) }
-        return groups
+    package func parts(_ req: Request) async throws -> [Part] {
+        var parts: [Part] = []
+        for source in sources.withLockedValue({ $0 }) { parts.append(try await source(req)) }
+        return parts
     }
 }
 
 extension Application {
-    private struct AdminTodayKey: StorageKey { typealias Value = AdminToday }
+    private struct AdminTodayKey: StorageKey { typealias Value = AdminParts<TodayGroup> }
+    private struct AdminModerationKey: StorageKey { typealias Value = AdminParts<Node<HTML.BodyContext>> }
 
-    package var adminToday: AdminToday {
-        if let existing = storage[AdminTodayKey.self] { return existing }
-        let made = AdminToday()
-        storage[AdminTodayKey.self] = made
+    /// Today's groups of figures, one per feature that registers some.
+    package var adminToday: AdminParts<TodayGroup> { adminParts(AdminTodayKey.self) }
+    /// The Moderation tab's sections (`AdminModeration`), one per feature that registers one.
+    package var adminModeration: AdminParts<Node<HTML.BodyContext>> { adminParts(AdminModerationKey.self) }
+
+    private func adminParts<Key: StorageKey, Part>(_ key: Key.Type) -> AdminParts<Part> where Key.Value == AdminParts<Part> {
+        if let existing = storage[Key.self] { return existing }
+        let made = AdminParts<Part>()
+        storage[Key.self] = made
         return made
     }
 }
 
-/// What each feature puts on the console's Moderation tab: a section of what waits for an
-/// operator's decision (reported reviews, suspended mates, place suggestions) with the forms that
-/// decide it. Features register in `configure`; their forms post to their own routes, which show
-/// the tab again with the error when a decision is refused (`AdminModeration.page`).
-package final class AdminModeration: Sendable {
-    package typealias Section = @Sendable (Request) async throws -> Node<HTML.BodyContext>
-    private let sources = NIOLockedValueBox<[Section]>([])
-
-    package init() {}
-
-    package func register(_ section: @escaping Section) {
-        sources.withLockedValue { $0.append(section) }
-    }
-
+/// The console's Moderation tab: each feature's section of what waits for an operator's decision
+/// (reported reviews, suspended mates, place suggestions) with the forms that decide it
+/// (`app.adminModeration`). Their forms post to the features' own routes, which show the tab again
+/// with the error when a decision is refused.
+package enum AdminModeration {
     /// The Moderation tab: every feature's section, an error above them when a decision was refused.
     package static func page(_ req: Request, error: AppError? = nil) async throws -> Response {
-        var sections: [Node<HTML.BodyContext>] = []
-        for source in req.application.adminModeration.sources.withLockedValue({ $0 }) { sections.append(try await source(req)) }
+        let sections = try await req.application.adminModeration.parts(req)
         return AdminConsole.page(req, tab: .moderation, title: req.t("admin.moderation.title"), status: error?.status ?? .ok, main: .group(
             .h1(.text(req.t("admin.moderation.title"))),
             .p(.class("muted"), .text(req.t("admin.moderation.lead"))),
@@ -148,17 +144,6 @@ package final class AdminModeration: Sendable {
         let reason = (typed ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !reason.isEmpty, reason.fits(characters: 200, bytes: 800) else { throw AppError.invalid("moderation_reason_required") }
         return reason
-    }
-}
-
-extension Application {
-    private struct AdminModerationKey: StorageKey { typealias Value = AdminModeration }
-
-    package var adminModeration: AdminModeration {
-        if let existing = storage[AdminModerationKey.self] { return existing }
-        let made = AdminModeration()
-        storage[AdminModerationKey.self] = made
-        return made
     }
 }
 

@@ -6,7 +6,7 @@ import Vapor
 /// The side-dish shop (배민찬): catalog, cart, orders and payments, the shipped app's routes, its pages.
 package enum BanchanFeature: Feature {
     package static let settingsSections: [any SettingsSection.Type] = [ShopSettings.self]
-    package static let migrations: [any Migration] = [CreateBanchan(), AddOrderProgress(), AddOrderDelivery()]
+    package static let migrations: [any Migration] = [CreateBanchan(), AddOrderProgress(), AddOrderDelivery(), CreateShopTerms()]
     package static let seeders: [any Seeder] = [BanchanSeeder()]
     package static let homeCard: HomeCard? = HomeCard(position: 4, emoji: "🥢", key: "banchan", path: ShopPath.home())
 
@@ -14,6 +14,9 @@ package enum BanchanFeature: Feature {
         app.usePaymentGateway(settings.shop.gateway)
         app.banchanListings = BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL))
         BanchanListings.follow(app)
+        // The environment's terms until the seed reads the operator's saved ones.
+        app.shopTermsInForce = ShopTermsInForce(environment: settings.shop.terms)
+        ShopTermsInForce.follow(app)
         // A visitor's cart joins the account's when they sign in on that device.
         app.deviceHandOvers.register { device, account, req in
             try await BanchanService(request: req).mergeCart(of: device, into: account)
@@ -39,7 +42,6 @@ package enum BanchanFeature: Feature {
 }
 
 extension Application {
-    package var deliveryFeeRule: DeliveryFeeRule {
-        DeliveryFeeRule(fee: settings.shop.deliveryFee, freeFrom: settings.shop.freeDeliveryFrom)
-    }
+    /// The delivery fee in force: the operator's, else the environment's.
+    package var deliveryFeeRule: DeliveryFeeRule { shopTermsInForce.terms.delivery }
 }

@@ -3,7 +3,8 @@ import Payments
 import Platform
 
 /// The shop's settings: which payment provider confirms payments, the delivery fee rule, and how
-/// long an order waits for its payment. `settings.shop`.
+/// long an order waits for its payment. `settings.shop`. The fee and the 새벽배송 cut-off are where
+/// the shop starts: an operator's terms saved from the console replace them (`ShopTermsInForce`).
 package struct ShopSettings: SettingsSection, Equatable {
     package typealias Gateway = PaymentGatewaySetting
 
@@ -16,6 +17,11 @@ package struct ShopSettings: SettingsSection, Equatable {
     package var dawnSchedule = DawnSchedule(cutoffMinutes: 22 * 60)
 
     package init() {}
+
+    /// The terms the shop starts with, until an operator saves others from the console.
+    var terms: ShopTerms {
+        ShopTerms(delivery: DeliveryFeeRule(fee: deliveryFee, freeFrom: freeDeliveryFrom), dawn: dawnSchedule)
+    }
 
     package init(gateway: Gateway = .test, deliveryFee: Int = 2_500, freeDeliveryFrom: Int = 40_000,
                  paymentWindow: TimeInterval = 30 * 60) {
@@ -33,8 +39,8 @@ package struct ShopSettings: SettingsSection, Equatable {
         }
         let appEnvironment = environment.appEnvironment
         var shop = ShopSettings()
-        shop.deliveryFee = try integer("DELIVERY_FEE", default: 2_500, in: 0...1_000_000)
-        shop.freeDeliveryFrom = try integer("FREE_DELIVERY_FROM", default: 40_000, in: 0...100_000_000)
+        shop.deliveryFee = try integer("DELIVERY_FEE", default: 2_500, in: ShopTerms.feeRange)
+        shop.freeDeliveryFrom = try integer("FREE_DELIVERY_FROM", default: 40_000, in: ShopTerms.freeFromRange)
         shop.paymentWindow = TimeInterval(try integer("PAYMENT_WINDOW", default: 30 * 60, in: 60...(7 * 24 * 3600)))
         if let cutoff = value("DAWN_DELIVERY_CUTOFF") {
             guard let schedule = DawnSchedule.parse(cutoff) else {

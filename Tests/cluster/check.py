@@ -2,7 +2,8 @@
 host and member sockets land on different instances hears every change live; 100 concurrent
 orders for the last 10 units give exactly 10; a client's per-network budget is one for the whole
 cluster; kill -9 of one instance mid-game leaves the room working through the other (the socket
-reconnects) and loses no acknowledged submission; a sign-out closes the session's sockets on both
+reconnects) and loses no acknowledged submission; delivery settings saved through one instance
+price both; a sign-out closes the session's sockets on both
 instances; a photo uploaded through one instance is served by the other.
 
 Usage: INSTANCE_PIDS="web-1=123,web-2=456" python3 check.py http://127.0.0.1:PORT"""
@@ -145,6 +146,26 @@ def check_last_units():
     print(f"ok   100 concurrent orders for the last 10 units across both instances: {placed} placed, the rest refused")
 
 
+def check_shop_settings_across_instances():
+    """The console's delivery settings saved through one instance price the next answer of both
+    (the save is announced on the event bus, PostgreSQL NOTIFY)."""
+    status, login, _ = call("POST", "/api/v1/auth/login", {"email": "cluster-admin@example.com", "password": "password1"})
+    assert status == 200, (status, login)
+    admin = {"Authorization": f"Bearer {login['accessToken']}"}
+    status, saved, headers = call("PUT", "/api/v1/admin/shop-settings", {"deliveryFee": 3100, "dawnCutoff": "21:30"}, admin)
+    assert status == 200 and saved["deliveryFee"] == 3100, (status, saved)
+    seen = {}
+    started = time.time()
+
+    def both_priced():
+        _, detail, answer = call("GET", "/api/v1/banchan/dishes/HU6Z5")
+        seen[answer.get("X-Served-By")] = detail["deliveryFee"]["fee"]
+        return seen.get("web-1") == 3100 and seen.get("web-2") == 3100
+
+    wait_until(both_priced, f"both instances to price with the saved fee (seen {seen})", timeout=10)
+    print(f"ok   delivery settings saved through {headers.get('X-Served-By')} priced both instances' answers within {time.time() - started:.2f} s")
+
+
 def check_budget_across_instances():
     """AUTH_ATTEMPTS_PER_MINUTE (60) email look-ups a minute for one client network, however the proxy spreads them."""
     answers = [call("GET", f"/api/v1/auth/email-available?email=nobody{index}%40example.com") for index in range(70)]
@@ -239,6 +260,7 @@ if __name__ == "__main__":
     wait_until(lambda: call("GET", "/readyz")[0] == 200, "the proxy and an instance to answer", timeout=60)
     check_group_across_instances()
     check_last_units()
+    check_shop_settings_across_instances()
     check_budget_across_instances()
     check_sign_out_closes_sockets_on_every_instance()
     check_photos_across_instances()

@@ -2,13 +2,46 @@ import Accounts
 import Platform
 import Vapor
 
-/// The shop's operator routes under `/api/v1/admin` (administrators): every buyer's orders, and
-/// moving one along (as `POST /api/v1/banchan/orders/{id}/status`, which stays).
+/// The shop's operator routes under `/api/v1/admin` (administrators): every buyer's orders, moving
+/// one along (as `POST /api/v1/banchan/orders/{id}/status`, which stays), and the shop's terms
+/// (delivery fee, free-delivery threshold, 새벽배송 cut-off).
 struct BanchanAdminAPI: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         let admin = routes.grouped("api", "v1", "admin")
         admin.get("orders", use: orders)
         admin.post("orders", ":order", "status", use: advance)
+        admin.get("shop-settings", use: shopSettings)
+        admin.put("shop-settings", use: changeShopSettings)
+    }
+
+    /// The terms in force, and when and by whom they were saved (null while the environment's hold).
+    struct ShopSettingsResponse: Content {
+        let deliveryFee: Int
+        let freeDeliveryFrom: Int
+        let dawnCutoff: String
+        @NullEncoded var savedAt: Date?
+        @NullEncoded var savedBy: UUID?
+
+        init(_ state: ShopTermsInForce.State) {
+            deliveryFee = state.terms.delivery.fee
+            freeDeliveryFrom = state.terms.delivery.freeFrom
+            dawnCutoff = state.terms.dawn.cutoffText
+            savedAt = state.saved?.updatedAt
+            savedBy = state.saved?.updatedBy
+        }
+    }
+
+    func shopSettings(req: Request) async throws -> ShopSettingsResponse {
+        _ = try req.requireAdmin()
+        return ShopSettingsResponse(req.application.shopTermsInForce.current)
+    }
+
+    func changeShopSettings(req: Request) async throws -> ShopSettingsResponse {
+        let admin = try req.requireAdmin()
+        let input = try req.decodeJSON(BanchanService.TermsInput.self)
+        let service = req.banchan
+        _ = try await service.changeTerms(try service.terms(from: input), by: admin.id)
+        return ShopSettingsResponse(req.application.shopTermsInForce.current)
     }
 
     func orders(req: Request) async throws -> CursorPage<OrderResponse> {

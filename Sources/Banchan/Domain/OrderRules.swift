@@ -131,3 +131,27 @@ public enum PaymentCheck {
         guard payment.amount == total else { throw .wrongAmount(expected: total, paid: payment.amount) }
     }
 }
+
+/// What the operator sets for every order from the console: the delivery fee, the items total from
+/// which delivery is free, and the 새벽배송 cut-off. The environment gives the first values; once
+/// the operator saves them, the stored ones hold on every instance.
+public struct ShopTerms: Sendable, Equatable {
+    public var delivery: DeliveryFeeRule
+    public var dawn: DawnSchedule
+
+    public static let feeRange = 0...1_000_000
+    public static let freeFromRange = 0...100_000_000
+
+    public init(delivery: DeliveryFeeRule, dawn: DawnSchedule) {
+        self.delivery = delivery
+        self.dawn = dawn
+    }
+
+    /// The first field out of its range, by its API name (`deliveryFee`, `freeDeliveryFrom`, `dawnCutoff`).
+    public var problem: String? {
+        if !Self.feeRange.contains(delivery.fee) { return "deliveryFee" }
+        if !Self.freeFromRange.contains(delivery.freeFrom) { return "freeDeliveryFrom" }
+        if !(0..<(24 * 60)).contains(dawn.cutoffMinutes) { return "dawnCutoff" }
+        return nil
+    }
+}

@@ -31,12 +31,14 @@ package enum BanchanCatalogFile {
 }
 
 /// Seeds the dishes. New dishes come with the file's stock; dishes no admin touched follow the
-/// file's description but keep their stock (orders have moved it); admins' edits are kept.
+/// file's description but keep their stock (orders have moved it); admins' edits are kept. Then
+/// the operator's saved terms, if any, replace the environment's.
 struct BanchanSeeder: Seeder {
     var name: String { "banchan" }
 
     func seed(_ app: Application) async throws {
         let entries = try BanchanCatalogFile.load(from: app.directory.resourcesDirectory)
         app.banchanListings.replace(with: try await app.banchanStore.seed(entries))
+        try await app.shopTermsInForce.load(from: app.banchanStore)
     }
 }

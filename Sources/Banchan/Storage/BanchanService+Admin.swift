@@ -31,6 +31,51 @@ extension BanchanService {
         try await audit("banchan.dish.retire", hash: hash, before: before, after: nil, by: `operator`)
     }
 
+    /// What the console's form and `PUT /api/v1/admin/shop-settings` send; a field left out keeps
+    /// the value in force.
+    package struct TermsInput: Content {
+        var deliveryFee: Int?
+        var freeDeliveryFrom: Int?
+        /// `HH:mm`, Korea's time.
+        var dawnCutoff: String?
+    }
+
+    /// The terms in force with the input's fields written over them (422 `invalid_shop_setting`
+    /// for a cut-off that is not a time of day).
+    func terms(from input: TermsInput) throws -> ShopTerms {
+        var terms = store.application.shopTermsInForce.terms
+        if input.deliveryFee != nil || input.freeDeliveryFrom != nil {
+            terms.delivery = DeliveryFeeRule(fee: input.deliveryFee ?? terms.delivery.fee, freeFrom: input.freeDeliveryFrom ?? terms.delivery.freeFrom)
+        }
+        if let cutoff = input.dawnCutoff {
+            guard let dawn = DawnSchedule.parse(cutoff.trimmingCharacters(in: .whitespaces)) else {
+                throw AppError.invalid("invalid_shop_setting", ["field": "dawnCutoff"])
+            }
+            terms.dawn = dawn
+        }
+        return terms
+    }
+
+    /// Saves the operator's terms (422 `invalid_shop_setting` naming the field out of range) with
+    /// their audit entry in one transaction, then tells every instance to take them.
+    func changeTerms(_ terms: ShopTerms, by operator: UUID?) async throws -> BanchanStore.SavedTerms {
+        if let field = terms.problem { throw AppError.invalid("invalid_shop_setting", ["field": field]) }
+        let before = store.application.shopTermsInForce.terms
+        let saved = try await database.transaction { transaction in
+            let saved = try await BanchanStore(database: transaction, application: store.application).saveTerms(terms, by: `operator`)
+            func fields(_ terms: ShopTerms) -> [String: String] {
+                ["deliveryFee": String(terms.delivery.fee), "freeDeliveryFrom": String(terms.delivery.freeFrom), "dawnCutoff": terms.dawn.cutoffText]
+            }
+            try await AuditLog(database: transaction).record(AuditEntry(actorID: `operator`, action: "banchan.terms.change", subjectType: "banchan_shop",
+                                                                        subjectID: BanchanStore.shopTermsKey, before: fields(before), after: fields(terms)))
+            return saved
+        }
+        // This instance takes them before answering; the others when they hear.
+        try await store.application.shopTermsInForce.load(from: store)
+        await ShopTermsInForce.announceChange(on: events)
+        return saved
+    }
+
     /// The audit log's entry of a catalog change: the fields people act on, before and after.
     private func audit(_ action: String, hash: String, before: BanchanStore.DishRow?, after: BanchanStore.DishRow?, by operator: UUID?) async throws {
         func fields(_ row: BanchanStore.DishRow?) -> [String: String]? {

@@ -41,8 +41,9 @@ package struct BanchanService {
 
     private init(database: any Database, application: Application, logger: Logger) {
         self.database = database
-        delivery = application.deliveryFeeRule
-        dawnSchedule = application.settings.shop.dawnSchedule
+        let terms = application.shopTermsInForce.terms
+        delivery = terms.delivery
+        dawnSchedule = terms.dawn
         gateway = application.paymentGateway
         listings = application.banchanListings
         events = application.events

@@ -6,11 +6,13 @@ import Vapor
 
 /// The console's Catalog tab for the shop (`/admin/catalog`, administrators only): every dish with
 /// its price, sale and stock, retired ones too; one dish's form changes its price, sale price,
-/// stock and section, retires it or brings it back. Every change is written to the audit log.
+/// stock and section, retires it or brings it back; the shop's terms (`/admin/catalog/shop`) set the
+/// delivery fee and the 새벽배송 cut-off for every instance. Every change is written to the audit log.
 struct BanchanAdminCatalogPages: RouteCollection {
     static let catalog: PagePath = "/admin/catalog"
     static let dish: PagePath1 = "/admin/catalog/dishes/:hash"
     static let retire: PagePath1 = "/admin/catalog/dishes/:hash/retire"
+    static let shopSettings: PagePath = "/admin/catalog/shop"
 
     func boot(routes: any RoutesBuilder) throws {
         let admin = routes.grouped(AdministratorsOnly())
@@ -18,6 +20,8 @@ struct BanchanAdminCatalogPages: RouteCollection {
         admin.get(Self.dish, use: edit)
         admin.post(Self.dish, use: change)
         admin.post(Self.retire, use: retire)
+        admin.get(Self.shopSettings, use: settings)
+        admin.post(Self.shopSettings, use: changeSettings)
     }
 
     private func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, main: Node<HTML.BodyContext>) -> Response {
@@ -139,5 +143,62 @@ struct BanchanAdminCatalogPages: RouteCollection {
             try await req.banchan.retireDish(hash: row.hash, by: admin.id)
             return Layout.redirect(to: Self.dish(row.hash))
         } onRuleBroken: { try await editPage(req, form: nil, error: $0) }
+    }
+
+    // MARK: The shop's terms
+
+    func settings(req: Request) async throws -> Response {
+        settingsPage(req, form: nil, error: nil)
+    }
+
+    private func settingsPage(_ req: Request, form: BanchanService.TermsInput?, error: AppError?) -> Response {
+        let state = req.application.shopTermsInForce.current
+        let terms = state.terms
+        let number = { (name: String, key: String, value: String, range: ClosedRange<Int>) -> Node<HTML.FormContext> in
+            .div(.class("field"),
+                 .label(.for("shop-\(name)"), .text(req.t(key))),
+                 .input(.type(.number), .id("shop-\(name)"), .name(name), .value(value), .attribute(named: "min", value: String(range.lowerBound)),
+                        .attribute(named: "max", value: String(range.upperBound)), .attribute(named: "inputmode", value: "numeric")))
+        }
+        let saved = state.saved.map { req.t("admin.shop.saved_at", ["time": PageDates.medium($0.updatedAt, req.language)]) }
+            ?? req.t("admin.shop.from_environment")
+        let dawnDay = terms.dawn.arrivalDay(placedAt: Date())
+        let main: Node<HTML.BodyContext> = .group(
+            AdminConsole.catalogNav(req, current: "shop"),
+            .h1(.text(req.t("admin.shop.title"))),
+            .p(.class("muted"), .text(req.t("admin.shop.lead"))),
+            Layout.formError(req, error),
+            error == nil && req.query[String.self, at: "saved"] == "1"
+                ? .p(.class("notice"), .role("status"), .id("shop-settings-notice"), .text(req.t("admin.shop.saved"))) : .empty,
+            .section(
+                .class("card stack"),
+                .form(
+                    .action(Self.shopSettings()), .method(.post), .class("stack"), .id("shop-settings-form"),
+                    Layout.csrfField(req),
+                    number("deliveryFee", "admin.shop.delivery_fee", form?.deliveryFee.map(String.init) ?? String(terms.delivery.fee), ShopTerms.feeRange),
+                    number("freeDeliveryFrom", "admin.shop.free_from", form?.freeDeliveryFrom.map(String.init) ?? String(terms.delivery.freeFrom),
+                           ShopTerms.freeFromRange),
+                    .div(.class("field"),
+                         .label(.for("shop-dawnCutoff"), .text(req.t("admin.shop.dawn_cutoff"))),
+                         .input(.type(.time), .id("shop-dawnCutoff"), .name("dawnCutoff"), .value(form?.dawnCutoff ?? terms.dawn.cutoffText),
+                                .attribute(named: "aria-describedby", value: "shop-dawn-now"))),
+                    .p(.class("hint"), .id("shop-dawn-now"), .text(req.t("admin.shop.dawn_now", ["cutoff": terms.dawn.cutoffText, "day": dawnDay]))),
+                    .button(.type(.submit), .class("button primary wide"), .id("save-shop-settings"), .text(req.t("admin.catalog.save")))
+                )
+            ),
+            .p(.class("muted"), .id("shop-settings-saved"), .text(saved)),
+            .p(.class("muted"), .text(req.t("admin.shop.now_shown", ["fee": req.deliveryFeeLabel])))
+        )
+        return page(req, title: req.t("admin.shop.title"), status: error?.status ?? .ok, main: main)
+    }
+
+    func changeSettings(req: Request) async throws -> Response {
+        let admin = try req.requireAdmin()
+        let form = try req.content.decode(BanchanService.TermsInput.self)
+        return try await req.submitForm {
+            let service = req.banchan
+            _ = try await service.changeTerms(try service.terms(from: form), by: admin.id)
+            return Layout.redirect(to: Self.shopSettings() + "?saved=1")
+        } onRuleBroken: { settingsPage(req, form: form, error: $0) }
     }
 }

@@ -138,7 +138,7 @@ extension BanchanPages {
     }
 
     private func slotSection(_ req: Request, slots: [Delivery.Slot], chosen: Delivery.Slot) -> Node<HTML.BodyContext> {
-        let schedule = req.application.settings.shop.dawnSchedule
+        let schedule = req.application.shopTermsInForce.terms.dawn
         let arrives = schedule.arrivalDay(placedAt: Date())
         return .section(
             .class("card stack"), .ariaLabelledBy("slot-title"),

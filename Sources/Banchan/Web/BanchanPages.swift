@@ -168,13 +168,15 @@ struct BanchanPages: RouteCollection {
         let soldOut = stock < dish.minQuantity
         // The gallery, the facts and the detail images are the same for every reader of a
         // language: rendered once per listings version (which moves with any dish's change or
-        // stock). The form is the reader's own (its CSRF token, quantity and error).
+        // stock). The facts name the delivery fee: they follow the shop's terms too (both versions
+        // only grow, so their sum moves with either). The form is the reader's own.
         let fragments = req.application.pageFragments, language = req.language, version = req.application.banchanListings.version
+        let factsVersion = version + req.application.shopTermsInForce.current.revision
         return .group(
             fragments.node("shop.dish.gallery." + dish.hash, language: language, version: version) { gallery(req, dish) },
             .section(
                 .class("card dish-detail"), .ariaLabelledBy("dish-title"),
-                fragments.node("shop.dish.facts." + dish.hash, language: language, version: version) { facts(req, dish) },
+                fragments.node("shop.dish.facts." + dish.hash, language: language, version: factsVersion) { facts(req, dish) },
                 Layout.formError(req, error),
                 soldOut
                     ? .p(.class("notice sold-out-notice"), .text(req.t("banchan.sold_out_long")))

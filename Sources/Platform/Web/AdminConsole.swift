@@ -150,7 +150,8 @@ package enum AdminModeration {
 extension AdminConsole {
     /// The Catalog tab's two lists: the shop's dishes and the menu game's menus.
     package static func catalogNav(_ req: Request, current: String) -> Node<HTML.BodyContext> {
-        let items = [("dishes", "/admin/catalog", "admin.catalog.dishes"), ("menus", "/admin/catalog/menus", "admin.catalog.menus")]
+        let items = [("dishes", "/admin/catalog", "admin.catalog.dishes"), ("menus", "/admin/catalog/menus", "admin.catalog.menus"),
+                     ("shop", "/admin/catalog/shop", "admin.catalog.shop")]
         return .nav(.class("admin-subnav"), .ariaLabel(req.t("admin.tab.catalog")), .forEach(items) { item in
             .a(.href(item.1), .id("catalog-nav-\(item.0)"), .class(item.0 == current ? "current" : ""), item.0 == current ? .ariaCurrent() : .empty,
                .text(req.t(item.2)))

@@ -1929,6 +1929,57 @@ extension Components {
             case cancelRequested = "cancel_requested"
             case cancelled = "cancelled"
         }
+        /// - Remark: Generated from `#/components/schemas/ShopSettings`.
+        public struct ShopSettings: Codable, Hashable, Sendable {
+            /// Won, per order under the free-delivery total.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShopSettings/deliveryFee`.
+            public var deliveryFee: Swift.Int
+            /// Items total (won) from which delivery is free.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShopSettings/freeDeliveryFrom`.
+            public var freeDeliveryFrom: Swift.Int
+            /// HH:mm, Korea's time: orders placed before it arrive by 새벽배송 the next morning.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShopSettings/dawnCutoff`.
+            public var dawnCutoff: Swift.String
+            /// When an operator last saved them; null while the environment's values hold.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShopSettings/savedAt`.
+            public var savedAt: Foundation.Date?
+            /// Who saved them; null while the environment's hold or once that account is gone.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ShopSettings/savedBy`.
+            public var savedBy: Swift.String?
+            /// Creates a new `ShopSettings`.
+            ///
+            /// - Parameters:
+            ///   - deliveryFee: Won, per order under the free-delivery total.
+            ///   - freeDeliveryFrom: Items total (won) from which delivery is free.
+            ///   - dawnCutoff: HH:mm, Korea's time: orders placed before it arrive by 새벽배송 the next morning.
+            ///   - savedAt: When an operator last saved them; null while the environment's values hold.
+            ///   - savedBy: Who saved them; null while the environment's hold or once that account is gone.
+            public init(
+                deliveryFee: Swift.Int,
+                freeDeliveryFrom: Swift.Int,
+                dawnCutoff: Swift.String,
+                savedAt: Foundation.Date? = nil,
+                savedBy: Swift.String? = nil
+            ) {
+                self.deliveryFee = deliveryFee
+                self.freeDeliveryFrom = freeDeliveryFrom
+                self.dawnCutoff = dawnCutoff
+                self.savedAt = savedAt
+                self.savedBy = savedBy
+            }
+            public enum CodingKeys: String, CodingKey {
+                case deliveryFee
+                case freeDeliveryFrom
+                case dawnCutoff
+                case savedAt
+                case savedBy
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/Order`.
         public struct Order: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Order/id`.

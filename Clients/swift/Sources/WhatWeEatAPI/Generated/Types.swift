@@ -562,6 +562,16 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/admin/orders/{order}/status`.
     /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)`.
     func adminMoveOrder(_ input: Operations.AdminMoveOrder.Input) async throws -> Operations.AdminMoveOrder.Output
+    /// The shop's terms in force (administrators): the delivery fee, the items total from which delivery is free, the 새벽배송 cut-off (Korea's time), and when and by whom they were last saved (null while the environment's DELIVERY_FEE, FREE_DELIVERY_FROM and DAWN_DELIVERY_CUTOFF hold).
+    ///
+    /// - Remark: HTTP `GET /api/v1/admin/shop-settings`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/shop-settings/get(adminShopSettings)`.
+    func adminShopSettings(_ input: Operations.AdminShopSettings.Input) async throws -> Operations.AdminShopSettings.Output
+    /// Saves the shop's terms (administrators); a field left out keeps its value. Every instance uses them for the next order and page; orders already placed keep theirs. 422 `invalid_shop_setting` names a field out of range. Audited (`banchan.terms.change`).
+    ///
+    /// - Remark: HTTP `PUT /api/v1/admin/shop-settings`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/shop-settings/put(changeShopSettings)`.
+    func changeShopSettings(_ input: Operations.ChangeShopSettings.Input) async throws -> Operations.ChangeShopSettings.Output
     /// My inbox, newest first, with the unread count (the badge). Messages are in the reader's language.
     ///
     /// - Remark: HTTP `GET /api/v1/notifications`.
@@ -1971,6 +1981,26 @@ extension APIProtocol {
     ) async throws -> Operations.AdminMoveOrder.Output {
         try await adminMoveOrder(Operations.AdminMoveOrder.Input(
             path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The shop's terms in force (administrators): the delivery fee, the items total from which delivery is free, the 새벽배송 cut-off (Korea's time), and when and by whom they were last saved (null while the environment's DELIVERY_FEE, FREE_DELIVERY_FROM and DAWN_DELIVERY_CUTOFF hold).
+    ///
+    /// - Remark: HTTP `GET /api/v1/admin/shop-settings`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/shop-settings/get(adminShopSettings)`.
+    public func adminShopSettings(headers: Operations.AdminShopSettings.Input.Headers = .init()) async throws -> Operations.AdminShopSettings.Output {
+        try await adminShopSettings(Operations.AdminShopSettings.Input(headers: headers))
+    }
+    /// Saves the shop's terms (administrators); a field left out keeps its value. Every instance uses them for the next order and page; orders already placed keep theirs. 422 `invalid_shop_setting` names a field out of range. Audited (`banchan.terms.change`).
+    ///
+    /// - Remark: HTTP `PUT /api/v1/admin/shop-settings`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/shop-settings/put(changeShopSettings)`.
+    public func changeShopSettings(
+        headers: Operations.ChangeShopSettings.Input.Headers = .init(),
+        body: Operations.ChangeShopSettings.Input.Body
+    ) async throws -> Operations.ChangeShopSettings.Output {
+        try await changeShopSettings(Operations.ChangeShopSettings.Input(
             headers: headers,
             body: body
         ))

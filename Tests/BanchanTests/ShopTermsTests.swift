@@ -106,6 +106,10 @@ final class ShopTermsTests: XCTestCase {
             }
             let malformed = try await app.send(.PUT, "/api/v1/admin/shop-settings", raw: #"{"deliveryFee": "free"}"#, token: boss.token)
             XCTAssertEqual(malformed.status, .badRequest, malformed.text)
+            let empty = try await app.send(.PUT, "/api/v1/admin/shop-settings", token: boss.token)
+            XCTAssertEqual(empty.status, .ok, "no body: nothing to change")
+            let same = try await app.send(.PUT, "/api/v1/admin/shop-settings", json: ["deliveryFee": 2_500], token: boss.token)
+            XCTAssertEqual(same.status, .ok, "the fee in force: nothing to change")
             let notAdmin = try await app.send(.PUT, "/api/v1/admin/shop-settings", json: ["deliveryFee": 0], token: member.token)
             XCTAssertEqual(notAdmin.status, .forbidden)
             let anonymous = try await app.send(.GET, "/api/v1/admin/shop-settings")
@@ -114,7 +118,7 @@ final class ShopTermsTests: XCTestCase {
             let terms = try await settings(app, boss.token)
             XCTAssertEqual(terms["deliveryFee"] as? Int, 2_500)
             XCTAssertEqual(terms["dawnCutoff"] as? String, "22:00")
-            XCTAssertTrue(terms["savedAt"] is NSNull, "nothing was saved")
+            XCTAssertTrue(terms["savedAt"] is NSNull, "nothing was saved, not even terms equal to those in force")
             let audit = try await app.send(.GET, "/api/v1/admin/audit", token: boss.token).object()
             XCTAssertFalse((audit["items"] as? [[String: Any]] ?? []).contains { $0["action"] as? String == "banchan.terms.change" })
         }

@@ -40,7 +40,7 @@ struct BanchanAdminAPI: RouteCollection {
         let admin = try req.requireAdmin()
         let input = try req.decodeJSON(BanchanService.TermsInput.self)
         let service = req.banchan
-        _ = try await service.changeTerms(try service.terms(from: input), by: admin.id)
+        try await service.changeTerms(try service.terms(from: input), by: admin.id)
         return ShopSettingsResponse(req.application.shopTermsInForce.current)
     }
 

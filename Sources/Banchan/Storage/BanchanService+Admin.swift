@@ -48,7 +48,7 @@ extension BanchanService {
             terms.delivery = DeliveryFeeRule(fee: input.deliveryFee ?? terms.delivery.fee, freeFrom: input.freeDeliveryFrom ?? terms.delivery.freeFrom)
         }
         if let cutoff = input.dawnCutoff {
-            guard let dawn = DawnSchedule.parse(cutoff.trimmingCharacters(in: .whitespaces)) else {
+            guard let dawn = DawnSchedule.parse(cutoff) else {
                 throw AppError.invalid("invalid_shop_setting", ["field": "dawnCutoff"])
             }
             terms.dawn = dawn
@@ -58,22 +58,22 @@ extension BanchanService {
 
     /// Saves the operator's terms (422 `invalid_shop_setting` naming the field out of range) with
     /// their audit entry in one transaction, then tells every instance to take them.
-    func changeTerms(_ terms: ShopTerms, by operator: UUID?) async throws -> BanchanStore.SavedTerms {
+    /// Terms equal to those in force save nothing (and leave no entry).
+    func changeTerms(_ terms: ShopTerms, by operator: UUID?) async throws {
         if let field = terms.problem { throw AppError.invalid("invalid_shop_setting", ["field": field]) }
         let before = store.application.shopTermsInForce.terms
-        let saved = try await database.transaction { transaction in
-            let saved = try await BanchanStore(database: transaction, application: store.application).saveTerms(terms, by: `operator`)
+        guard terms != before else { return }
+        try await database.transaction { transaction in
+            _ = try await BanchanStore(database: transaction, application: store.application).saveTerms(terms, by: `operator`)
             func fields(_ terms: ShopTerms) -> [String: String] {
                 ["deliveryFee": String(terms.delivery.fee), "freeDeliveryFrom": String(terms.delivery.freeFrom), "dawnCutoff": terms.dawn.cutoffText]
             }
             try await AuditLog(database: transaction).record(AuditEntry(actorID: `operator`, action: "banchan.terms.change", subjectType: "banchan_shop",
                                                                         subjectID: BanchanStore.shopTermsKey, before: fields(before), after: fields(terms)))
-            return saved
         }
         // This instance takes them before answering; the others when they hear.
         try await store.application.shopTermsInForce.load(from: store)
         await ShopTermsInForce.announceChange(on: events)
-        return saved
     }
 
     /// The audit log's entry of a catalog change: the fields people act on, before and after.

@@ -40,6 +40,7 @@ extension BanchanStore {
 
     /// Writes the terms over the saved ones; run in the caller's transaction with its audit entry.
     /// The caller announces them after the commit (`ShopTermsInForce.announceChange`).
+    @discardableResult
     func saveTerms(_ terms: ShopTerms, by operator: UUID?, at now: Date = Date()) async throws -> SavedTerms {
         let row = SavedTerms(key: Self.shopTermsKey, deliveryFee: terms.delivery.fee, freeDeliveryFrom: terms.delivery.freeFrom,
                              dawnCutoffMinutes: terms.dawn.cutoffMinutes, updatedAt: now.wholeMicroseconds, updatedBy: `operator`)

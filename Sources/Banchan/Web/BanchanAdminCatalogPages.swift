@@ -197,7 +197,7 @@ struct BanchanAdminCatalogPages: RouteCollection {
         let form = try req.content.decode(BanchanService.TermsInput.self)
         return try await req.submitForm {
             let service = req.banchan
-            _ = try await service.changeTerms(try service.terms(from: form), by: admin.id)
+            try await service.changeTerms(try service.terms(from: form), by: admin.id)
             return Layout.redirect(to: Self.shopSettings() + "?saved=1")
         } onRuleBroken: { settingsPage(req, form: form, error: $0) }
     }

@@ -12798,7 +12798,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Saves the shop's terms (administrators); a field left out keeps its value. Every instance uses them for the next order and page; orders already placed keep theirs. 422 `invalid_shop_setting` names a field out of range. Audited (`banchan.terms.change`).
+    /// Saves the shop's terms (administrators); a field left out keeps its value, and terms equal to those in force (no body at all, say) save nothing. Every instance uses them for the next order and page; orders already placed keep theirs. 422 `invalid_shop_setting` names a field out of range. Audited (`banchan.terms.change`).
     ///
     /// - Remark: HTTP `PUT /api/v1/admin/shop-settings`.
     /// - Remark: Generated from `#/paths//api/v1/admin/shop-settings/put(changeShopSettings)`.
@@ -12822,8 +12822,10 @@ public struct Client: APIProtocol {
                 )
                 let body: OpenAPIRuntime.HTTPBody?
                 switch input.body {
+                case .none:
+                    body = nil
                 case let .json(value):
-                    body = try converter.setRequiredRequestBodyAsJSON(
+                    body = try converter.setOptionalRequestBodyAsJSON(
                         value,
                         headerFields: &request.headerFields,
                         contentType: "application/json; charset=utf-8"

@@ -19718,7 +19718,7 @@ public enum Operations {
             }
         }
     }
-    /// Saves the shop's terms (administrators); a field left out keeps its value. Every instance uses them for the next order and page; orders already placed keep theirs. 422 `invalid_shop_setting` names a field out of range. Audited (`banchan.terms.change`).
+    /// Saves the shop's terms (administrators); a field left out keeps its value, and terms equal to those in force (no body at all, say) save nothing. Every instance uses them for the next order and page; orders already placed keep theirs. 422 `invalid_shop_setting` names a field out of range. Audited (`banchan.terms.change`).
     ///
     /// - Remark: HTTP `PUT /api/v1/admin/shop-settings`.
     /// - Remark: Generated from `#/paths//api/v1/admin/shop-settings/put(changeShopSettings)`.
@@ -19773,7 +19773,7 @@ public enum Operations {
                 /// - Remark: Generated from `#/paths/api/v1/admin/shop-settings/PUT/requestBody/content/application\/json`.
                 case json(Operations.ChangeShopSettings.Input.Body.JsonPayload)
             }
-            public var body: Operations.ChangeShopSettings.Input.Body
+            public var body: Operations.ChangeShopSettings.Input.Body?
             /// Creates a new `Input`.
             ///
             /// - Parameters:
@@ -19781,7 +19781,7 @@ public enum Operations {
             ///   - body:
             public init(
                 headers: Operations.ChangeShopSettings.Input.Headers = .init(),
-                body: Operations.ChangeShopSettings.Input.Body
+                body: Operations.ChangeShopSettings.Input.Body? = nil
             ) {
                 self.headers = headers
                 self.body = body

@@ -567,7 +567,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/admin/shop-settings`.
     /// - Remark: Generated from `#/paths//api/v1/admin/shop-settings/get(adminShopSettings)`.
     func adminShopSettings(_ input: Operations.AdminShopSettings.Input) async throws -> Operations.AdminShopSettings.Output
-    /// Saves the shop's terms (administrators); a field left out keeps its value. Every instance uses them for the next order and page; orders already placed keep theirs. 422 `invalid_shop_setting` names a field out of range. Audited (`banchan.terms.change`).
+    /// Saves the shop's terms (administrators); a field left out keeps its value, and terms equal to those in force (no body at all, say) save nothing. Every instance uses them for the next order and page; orders already placed keep theirs. 422 `invalid_shop_setting` names a field out of range. Audited (`banchan.terms.change`).
     ///
     /// - Remark: HTTP `PUT /api/v1/admin/shop-settings`.
     /// - Remark: Generated from `#/paths//api/v1/admin/shop-settings/put(changeShopSettings)`.
@@ -1992,13 +1992,13 @@ extension APIProtocol {
     public func adminShopSettings(headers: Operations.AdminShopSettings.Input.Headers = .init()) async throws -> Operations.AdminShopSettings.Output {
         try await adminShopSettings(Operations.AdminShopSettings.Input(headers: headers))
     }
-    /// Saves the shop's terms (administrators); a field left out keeps its value. Every instance uses them for the next order and page; orders already placed keep theirs. 422 `invalid_shop_setting` names a field out of range. Audited (`banchan.terms.change`).
+    /// Saves the shop's terms (administrators); a field left out keeps its value, and terms equal to those in force (no body at all, say) save nothing. Every instance uses them for the next order and page; orders already placed keep theirs. 422 `invalid_shop_setting` names a field out of range. Audited (`banchan.terms.change`).
     ///
     /// - Remark: HTTP `PUT /api/v1/admin/shop-settings`.
     /// - Remark: Generated from `#/paths//api/v1/admin/shop-settings/put(changeShopSettings)`.
     public func changeShopSettings(
         headers: Operations.ChangeShopSettings.Input.Headers = .init(),
-        body: Operations.ChangeShopSettings.Input.Body
+        body: Operations.ChangeShopSettings.Input.Body? = nil
     ) async throws -> Operations.ChangeShopSettings.Output {
         try await changeShopSettings(Operations.ChangeShopSettings.Input(
             headers: headers,

@@ -304,7 +304,7 @@ both "$F" /shop/checkout /shop/checkout
 row "$F" /shop/addresses member /shop/addresses
 
 F="console"
-for page in /admin /admin/orders /admin/orders/packing /admin/catalog /admin/catalog/menus /admin/moderation /admin/people /admin/audit; do
+for page in /admin /admin/orders /admin/orders/packing /admin/catalog /admin/catalog/menus /admin/catalog/shop /admin/moderation /admin/people /admin/audit; do
   row "$F" "$page" admin "$page"
 done
 

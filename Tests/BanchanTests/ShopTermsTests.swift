@@ -110,6 +110,8 @@ final class ShopTermsTests: XCTestCase {
             XCTAssertEqual(empty.status, .ok, "no body: nothing to change")
             let same = try await app.send(.PUT, "/api/v1/admin/shop-settings", json: ["deliveryFee": 2_500], token: boss.token)
             XCTAssertEqual(same.status, .ok, "the fee in force: nothing to change")
+            let nulls = try await app.send(.PUT, "/api/v1/admin/shop-settings", raw: #"{"deliveryFee": null, "dawnCutoff": null}"#, token: boss.token)
+            XCTAssertEqual(try nulls.object()["deliveryFee"] as? Int, 2_500, "null keeps the value in force")
             let notAdmin = try await app.send(.PUT, "/api/v1/admin/shop-settings", json: ["deliveryFee": 0], token: member.token)
             XCTAssertEqual(notAdmin.status, .forbidden)
             let anonymous = try await app.send(.GET, "/api/v1/admin/shop-settings")

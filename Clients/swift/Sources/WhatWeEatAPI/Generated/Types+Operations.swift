@@ -19741,20 +19741,24 @@ public enum Operations {
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/admin/shop-settings/PUT/requestBody/json`.
                 public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// Won; null or left out keeps the value in force.
+                    ///
                     /// - Remark: Generated from `#/paths/api/v1/admin/shop-settings/PUT/requestBody/json/deliveryFee`.
                     public var deliveryFee: Swift.Int?
+                    /// Won; null or left out keeps the value in force.
+                    ///
                     /// - Remark: Generated from `#/paths/api/v1/admin/shop-settings/PUT/requestBody/json/freeDeliveryFrom`.
                     public var freeDeliveryFrom: Swift.Int?
-                    /// HH:mm in Korea's time.
+                    /// HH:mm in Korea's time; null or left out keeps the value in force.
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/admin/shop-settings/PUT/requestBody/json/dawnCutoff`.
                     public var dawnCutoff: Swift.String?
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
-                    ///   - deliveryFee:
-                    ///   - freeDeliveryFrom:
-                    ///   - dawnCutoff: HH:mm in Korea's time.
+                    ///   - deliveryFee: Won; null or left out keeps the value in force.
+                    ///   - freeDeliveryFrom: Won; null or left out keeps the value in force.
+                    ///   - dawnCutoff: HH:mm in Korea's time; null or left out keeps the value in force.
                     public init(
                         deliveryFee: Swift.Int? = nil,
                         freeDeliveryFrom: Swift.Int? = nil,

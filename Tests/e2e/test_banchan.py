@@ -60,6 +60,13 @@ def check_out(browser, slot="dawn", address=HOME):
     wait_for(browser, EC.url_matches(ORDER_PAGE))
 
 
+def visited(driver):
+    """The pages this browser has loaded, from the server's point of view: every top-level
+    navigation's URL, as Chromium's DevTools history lists it."""
+    history = driver.execute_cdp_cmd("Page.getNavigationHistory", {})
+    return {entry["url"].split("#")[0] for entry in history["entries"] if entry["url"].startswith("http")}
+
+
 def pay_to_complete(browser):
     """On an order's page awaiting payment: pays with the test gateway, which leads to "주문이 완료됐어요"."""
     click(browser, "#pay-test")
@@ -271,12 +278,28 @@ def test_a_visitors_cart_joins_the_account_at_sign_up_and_sign_in(server, browse
 def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(server, browser):
     """An order as two people see it: the buyer pays; the operator (an admin made with `user
     create --admin`) finds it in /admin/orders and starts preparing it; the buyer's page shows the
-    step and the bell counts the notice. The console is a 404 for the buyer, and axe finds nothing."""
+    step and the bell counts the notice. On the way the operator walks every tab: sets a dish's
+    stock, reads the audit log, hides a review someone reported and shows it again (with reasons),
+    finds the buyer in People, prints the packing list and changes the delivery fee, which the
+    buyer's shop then shows. Every console page the operator saw is a 404 for the buyer and for a
+    visitor, and axe finds nothing on any of them."""
     import os
     import subprocess
 
+    import requests
+
     from conftest import BINARY, fill, make_browser, sign_up
     from test_accessibility import violations
+
+    # Someone reports one of the map's reviews, so Moderation has a real decision to make.
+    api = server.url + "/api/v1"
+    reporter = requests.post(api + "/auth/signup", json={"email": "reporter@example.com", "password": "password1", "nickname": "신고하는사람"},
+                             timeout=10).json()["accessToken"]
+    review = requests.get(api + "/burger-map/reviews?limit=1", timeout=10).json()["items"][0]["id"].lower()
+    reported = requests.post(api + f"/burger-map/reviews/{review}/report", json={"reason": "광고 같아요"},
+                             headers={"Authorization": f"Bearer {reporter}"}, timeout=10)
+    assert reported.status_code == 200, reported.text
+    console_pages = set()
 
     sign_up(browser, server, "주문하는사람")
     soup = dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1)
@@ -343,11 +366,22 @@ def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(serv
         assert any("banchan.order.status" in e.text for e in entries)
         shot(operator, "admin-04-audit")
         found += violations(operator, "/admin/audit", server)
-        # Moderation: nothing reported yet, each section says so; People: the buyer found by nickname.
+        # Moderation: the reported review is hidden with a reason, then shown again with another.
         click(operator, "#admin-tab-moderation")
         wait_for(operator, lambda d: d.find_elements(By.ID, "moderation-reviews") and d.find_elements(By.ID, "moderation-mates"))
+        item = f'#moderation-reviews li[data-review="{review}"]'
+        assert "결정 안 한 신고 1건" in operator.find_element(By.CSS_SELECTOR, item).text
         shot(operator, "admin-05-moderation")
         found += violations(operator, "/admin/moderation", server)
+        fill(operator, f"reason-{review}", "광고 글이라 숨겨요")
+        click(operator, f'{item} button[value="hide"]')
+        wait_for(operator, lambda d: "숨겨진 리뷰" in d.find_element(By.CSS_SELECTOR, item).text)
+        assert requests.get(api + f"/burger-map/reviews/{review}", timeout=10).status_code == 404, "hidden from everyone"
+        fill(operator, f"reason-{review}", "확인해 보니 광고가 아니었어요")
+        click(operator, f'{item} button[value="restore"]')
+        wait_for(operator, lambda d: not d.find_elements(By.CSS_SELECTOR, item))
+        assert requests.get(api + f"/burger-map/reviews/{review}", timeout=10).status_code == 200, "shown again"
+        # People: the buyer found by nickname.
         click(operator, "#admin-tab-people")
         fill(operator, "people-query", "주문하는")
         operator.find_element(By.ID, "people-query").send_keys(Keys.ENTER)
@@ -368,9 +402,30 @@ def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(serv
         click(operator, "#catalog-nav-menus")
         wait_for(operator, lambda d: d.find_elements(By.ID, "menu-kimchi-jjigae"))
         found += violations(operator, "/admin/catalog/menus", server)
+        # Delivery settings: the fee goes up for every next order.
+        click(operator, "#catalog-nav-shop")
+        fee = wait_for(operator, lambda d: d.find_element(By.ID, "shop-deliveryFee"))
+        assert fee.get_attribute("value") == "2500"
+        found += violations(operator, "/admin/catalog/shop", server)
+        fill(operator, "shop-deliveryFee", "3000")
+        click(operator, "#save-shop-settings")
+        wait_for(operator, lambda d: d.find_elements(By.ID, "shop-settings-notice"))
+        assert operator.find_element(By.ID, "shop-deliveryFee").get_attribute("value") == "3000"
+        shot(operator, "admin-08-delivery-settings")
         assert not found, found
+        console_pages = {path for path in (url.removeprefix(server.url) for url in visited(operator)) if path.startswith("/admin")}
     finally:
         operator.quit()
+
+    # Every console page the operator saw is a 404 for the buyer (signed in) and for a visitor.
+    buyer_cookies = {c["name"]: c["value"] for c in browser.get_cookies()}
+    assert len(console_pages) >= 10, console_pages
+    for path in sorted(console_pages):
+        for cookies in (buyer_cookies, {}):
+            answer = requests.get(server.url + path, cookies=cookies, timeout=10, allow_redirects=False)
+            assert answer.status_code == 404, (path, answer.status_code)
+    browser.get(server.url + "/shop")
+    assert "3,000원" in browser.find_element(By.CSS_SELECTOR, ".shop-hero .lead").text
 
     browser.get(order_page)
     wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "상품 준비 중")

@@ -1,4 +1,5 @@
 """Shared fixtures: a real whatweeat process and a headless Chromium at phone size."""
+import atexit
 import os
 import pathlib
 import shutil
@@ -28,12 +29,37 @@ def free_port():
         return s.getsockname()[1]
 
 
-class Server:
-    """One whatweeat process; `restart()` stops it gracefully and starts it on the same data."""
+_template = None
 
-    def __init__(self, **environment):
+
+def seeded_template():
+    """A data directory migrated and seeded once per run, which every server starts from a copy
+    of: a fresh one spends about 3 s migrating and loading the catalogs, a copy starts in 0.35 s
+    (the seeders run again and find nothing to do). The environment the tests set (log level,
+    Leaflet, push services, app keys) changes nothing that is seeded."""
+    global _template
+    if _template is None:
+        directory = tempfile.mkdtemp(prefix="whatweeat-e2e-template-")
+        seeding = Server(data_dir=directory)
+        seeding.start()
+        seeding.stop()
+        seeding.log.close()
+        os.remove(os.path.join(directory, "server.log"))
+        atexit.register(shutil.rmtree, directory, True)
+        _template = directory
+    return _template
+
+
+class Server:
+    """One whatweeat process on a copy of the seeded data (`seeded_template`); `restart()` stops it
+    gracefully and starts it on the same data."""
+
+    def __init__(self, data_dir=None, **environment):
         self.environment = environment
-        self.data_dir = tempfile.mkdtemp(prefix="whatweeat-e2e-")
+        if data_dir is None:
+            data_dir = tempfile.mkdtemp(prefix="whatweeat-e2e-")
+            shutil.copytree(seeded_template(), data_dir, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.lock"))
+        self.data_dir = data_dir
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = None

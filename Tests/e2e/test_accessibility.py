@@ -20,11 +20,26 @@ AXE = (pathlib.Path(axe_playwright_python.__file__).parent / "axe.min.js").read_
 RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 
+def settled(driver, quiet=0.25, longest=2.0):
+    """Waits until the page has loaded and its scripts' fetches have stopped: no new resource for
+    `quiet` seconds (maps and lists fetch and draw after load), at most `longest` seconds. A fixed
+    0.8 s per page was most of this suite's time, and too short for a slow fetch."""
+    wait_for(driver, lambda d: d.execute_script("return document.readyState") == "complete")
+    deadline = time.monotonic() + longest
+    count, since = -1, time.monotonic()
+    while time.monotonic() < deadline:
+        now_count = driver.execute_script("return performance.getEntriesByType('resource').length")
+        if now_count != count:
+            count, since = now_count, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return
+        time.sleep(0.05)
+
+
 def violations(driver, path, server):
     """The page's violations, after its scripts have run."""
     driver.get(server.url + path)
-    wait_for(driver, lambda d: d.execute_script("return document.readyState") == "complete")
-    time.sleep(0.8)  # scripts that fetch and draw after load (maps, lists)
+    settled(driver)
     driver.set_script_timeout(60)
     driver.execute_script(AXE)
     result = driver.execute_async_script(

@@ -1,27 +1,40 @@
 #!/usr/bin/env python3
-"""Draw the banchan shop's dish pictures as JPEGs for what cannot draw SVG: KakaoTalk link previews
-(`og:image`) and the original 배민찬 iOS app (`UIImage(data:)`). The square pictures are the same as
-the web's SVG (`BanchanImages.picture`): the dish's colour, two translucent white circles and the
-dish's emoji, turned and scaled by the variant; the card is a 1200×630 link preview with the emoji,
-the title, the sale price and a "배민찬 · WhatWeEat" line.
+"""Draw the banchan shop's dish pictures as JPEGs and PNGs for what cannot draw SVG: KakaoTalk link
+previews (`og:image`) and the original 배민찬 iOS app (`UIImage(data:)` returns nil for SVG). The
+square pictures are the same as the web's SVG (`BanchanImages.picture`): the dish's colour, two
+translucent white circles and the dish's emoji, turned and scaled by the variant; the card is a
+1200×630 link preview with the emoji, the title, the sale price and a "배민찬 · WhatWeEat" line. The
+details are `BanchanImages.detail`: each detail paragraph wrapped at 21 characters
+(`BanchanImages.wrap`) on a rounded card of the dish's colour at 45% over #fffaf5, under the emoji
+and "POINT n". Details are PNGs: text on flat colour compresses far better as a 32-colour palette
+PNG than as JPEG, and stays sharp. One placeholder, the main picture's circles and 🥢 on #f6e7d7,
+stands in for dishes an operator adds after the last run.
 
 Usage: python3 draw_dish_photos.py [banchan.json] [out-folder]
 Needs Pillow (with raqm) and Debian's fonts-noto-color-emoji and fonts-noto-cjk. Run it again when
-a dish's hash, emoji, colour, title, sale price or thumbCount changes in the catalog, or when
-`BanchanImages.picture` changes; it removes JPEGs of dishes no longer in the catalog. The drawing
-is deterministic: the same catalog gives byte-identical files on the same Pillow and fonts.
-Checks: the script stops with exit status 1 when an emoji has no colour glyph, a title character
-is missing from Noto Sans CJK KR (it would be a tofu box), or a file is over its size budget
-(40 KB for a square picture, 90 KB for a card). No Swift test reads these files yet.
+a dish's hash, emoji, colour, title, sale price, thumbCount or detailSections changes in the
+catalog, or when `BanchanImages.picture` or `BanchanImages.detail` changes; it removes the JPEGs and
+`_detail-<n>.png` files of dishes and paragraphs no longer in the catalog (never `_placeholder*`).
+The drawing is deterministic: the same catalog gives byte-identical files on the same Pillow and
+fonts. Checks: the script stops with exit status 1 when an emoji has no colour glyph, a title or
+paragraph character is missing from Noto Sans CJK KR (it would be a tofu box), a paragraph has a
+combining character (Python's wrap would count it apart from Swift's), or a file is over its size
+budget (40 KB for a square picture, 90 KB for a card, 30 KB for a detail). No Swift test reads
+these files yet.
 File names: `<hash>_main.jpg` (600×600, variant 0), `<hash>_thumb-<n>.jpg` (480×480, the same
-picture shrunk, variant n) for n in 1...max(1, thumbCount) and `<hash>_card.jpg` (1200×630).
-Quality 75 and the smaller thumbnails keep the folder near 3 MB (the cards' text is most of it).
+picture shrunk, variant n) for n in 1...max(1, thumbCount), `<hash>_card.jpg` (1200×630),
+`<hash>_detail-<n>.png` (720 × 260 + 52 per line) for the n-th of detailSections, and
+`_placeholder_main.jpg` (600×600). Quality 75, the smaller thumbnails and the palette details keep
+the folder near 3.7 MB: 3 MB of JPEGs (half of it the cards, for their text) and 0.8 MB of details,
+about 6 KB each.
 """
 import json
 import os
+import re
 import sys
+import unicodedata
 
-from PIL import Image, ImageChops, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageColor, ImageDraw, ImageFont
 
 SIZE = 600
 THUMB_SIZE = 480
@@ -31,10 +44,15 @@ SCALES = [1.0, 1.25, 0.85, 1.45, 1.1, 0.95, 1.3, 1.05, 1.2]
 TURNS = [0, -12, 10, -6, 16, -18, 6, -3, 12]
 EMOJI_FONT = "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"
 TEXT_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"
+BODY_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
 TEXT_FONT_INDEX = 1  # Noto Sans CJK KR in the collection (JP, KR, SC, TC, HK, …).
 INK, ACCENT, MUTED = (31, 29, 26), (154, 52, 18), (87, 83, 78)
-PICTURE_BUDGET, CARD_BUDGET = 40_000, 90_000
+DETAIL_WIDTH, DETAIL_PAPER, DETAIL_TINT = 720, (255, 250, 245), 0.45
+DETAIL_WRAP, DETAIL_COLORS = 21, 32
+PICTURE_BUDGET, CARD_BUDGET, DETAIL_BUDGET = 40_000, 90_000, 30_000
 SUPERSAMPLE = 4
+PLACEHOLDER = {"color": "#f6e7d7", "emoji": "\U0001F962"}  # 🥢, for dishes added after the last run.
+STALE = re.compile(r".+\.jpg|.+_detail-[0-9]+\.png")
 
 
 def fail(message):
@@ -90,6 +108,10 @@ def picture(dish, variant):
 
 def text_font(size):
     return ImageFont.truetype(TEXT_FONT, size, index=TEXT_FONT_INDEX)
+
+
+def body_font(size):
+    return ImageFont.truetype(BODY_FONT, size, index=TEXT_FONT_INDEX)
 
 
 def check_text(text, font):
@@ -158,6 +180,84 @@ def card(dish):
     return image.convert("RGB")
 
 
+def detail_lines(text, width):
+    """`BanchanImages.wrap(_:width:)`: lines of at most `width` characters, broken at spaces where
+    possible (a longer word is cut every `width` characters). Swift counts grapheme clusters and
+    Python code points; they agree unless a character combines with its neighbour, so such a
+    paragraph stops the run instead of being wrapped differently from the SVG."""
+    for char in text:
+        if unicodedata.category(char) in ("Mn", "Mc", "Me") or char in "\u200d\ufe0e\ufe0f":
+            fail(f"{char!r} (U+{ord(char):04X}) combines with its neighbour; wrap would differ from Swift: {text!r}")
+    lines, current = [], ""
+    for word in text.split(" "):
+        if not word:
+            continue
+        while len(word) > width:
+            if current:
+                lines.append(current)
+                current = ""
+            lines.append(word[:width])
+            word = word[width:]
+        if not current:
+            current = word
+        elif len(current) + 1 + len(word) <= width:
+            current += " " + word
+        else:
+            lines.append(current)
+            current = word
+    if current:
+        lines.append(current)
+    return lines
+
+
+def detail(dish, paragraph, index):
+    """`BanchanImages.detail(dish, paragraph:index:)` as a 720 px wide raster: a card of the dish's
+    colour at 45% over the paper, the emoji and "POINT n" above the paragraph. Text `y` in the SVG
+    is the baseline, hence the "ls" anchors; the emoji goes where its baseline start would be."""
+    lines = detail_lines(paragraph, DETAIL_WRAP)
+    height = 260 + len(lines) * 52
+    color = ImageColor.getrgb(dish["color"])[:3]
+    tint = tuple(round(c * DETAIL_TINT + p * (1 - DETAIL_TINT)) for c, p in zip(color, DETAIL_PAPER))
+    s = SUPERSAMPLE
+    mask = Image.new("L", (DETAIL_WIDTH * s, height * s), 0)
+    ImageDraw.Draw(mask).rounded_rectangle([24 * s, 24 * s, (DETAIL_WIDTH - 24) * s - 1, (height - 24) * s - 1], radius=28 * s, fill=255)
+    mask = mask.resize((DETAIL_WIDTH, height), Image.BOX)
+    paper = Image.new("RGBA", (DETAIL_WIDTH, height), DETAIL_PAPER)
+    image = Image.composite(Image.new("RGBA", (DETAIL_WIDTH, height), tint), paper, mask)
+    emoji_font = ImageFont.truetype(EMOJI_FONT, 109)
+    start, middle = emoji_font.getbbox(dish["emoji"], anchor="ls"), emoji_font.getbbox(dish["emoji"], anchor="mm")
+    cx = 60 + round((start[0] - middle[0]) * 64 / 109)
+    cy = 120 + round((start[1] - middle[1]) * 64 / 109)
+    paste_centered(image, emoji_glyph(dish["emoji"], 64), cx, cy, 0)
+    draw = ImageDraw.Draw(image)
+    point, text = text_font(30), body_font(30)
+    check_text(f"POINT {index}", point)
+    check_text(paragraph, text)
+    draw.text((150, 112), f"POINT {index}", font=point, fill=ACCENT, anchor="ls")
+    for offset, line in enumerate(lines):
+        draw.text((60, 230 + offset * 52), line, font=text, fill=INK, anchor="ls")
+    return image.convert("RGB"), (DETAIL_PAPER, tint, INK, ACCENT)
+
+
+def save_png(image, flat, path, budget):
+    """A palette PNG of at most `DETAIL_COLORS` colours: `flat` (paper, tint, ink, accent) exactly,
+    the rest chosen by median cut for the text's edges and the emoji, no dithering. Pillow maps
+    colours to a given palette through a coarse cache (the nearest entry to a cell, not to the
+    colour), so the pixels of a flat colour are set to its entry afterwards."""
+    rest = image.quantize(DETAIL_COLORS - len(flat), method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    colors = list(flat) + [tuple(c) for c in zip(*[iter(rest.getpalette()[:3 * (DETAIL_COLORS - len(flat))])] * 3)]
+    palette = Image.new("P", (1, 1))
+    palette.putpalette([v for c in colors for v in c])
+    indexed = image.quantize(palette=palette, dither=Image.Dither.NONE)
+    for index, color in enumerate(flat):
+        r, g, b = (band.point(lambda v, c=c: 255 if v == c else 0) for band, c in zip(image.split(), color))
+        indexed.paste(index, mask=ImageChops.multiply(ImageChops.multiply(r, g), b))
+    indexed.save(path, "PNG", optimize=True)
+    size = os.path.getsize(path)
+    if size > budget:
+        fail(f"{path} is {size} bytes, over its budget of {budget}")
+
+
 def save(image, path, budget):
     image.save(path, "JPEG", quality=QUALITY, optimize=True, progressive=False)
     size = os.path.getsize(path)
@@ -169,6 +269,8 @@ def file_names(dish):
     names = {f"{dish['hash']}_main.jpg": ("picture", 0), f"{dish['hash']}_card.jpg": ("card", 0)}
     for n in range(1, max(1, dish.get("thumbCount", 0)) + 1):
         names[f"{dish['hash']}_thumb-{n}.jpg"] = ("picture", n)
+    for n in range(1, len(dish.get("detailSections", [])) + 1):
+        names[f"{dish['hash']}_detail-{n}.png"] = ("detail", n)
     return names
 
 
@@ -178,23 +280,25 @@ def main():
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "banchan-photos")
     os.makedirs(out, exist_ok=True)
     dishes = json.load(open(catalog, encoding="utf-8"))
-    wanted = {}
+    wanted = {"_placeholder_main.jpg": (PLACEHOLDER, ("picture", 0))}
     for dish in dishes:
         for name, job in file_names(dish).items():
             wanted[name] = (dish, job)
     for name in os.listdir(out):
-        if name.endswith(".jpg") and name not in wanted:
+        if STALE.fullmatch(name) and name not in wanted and not name.startswith("_placeholder"):
             os.remove(os.path.join(out, name))
     for name in sorted(wanted):
         dish, (kind, variant) = wanted[name]
         path = os.path.join(out, name)
         if kind == "card":
             save(card(dish), path, CARD_BUDGET)
+        elif kind == "detail":
+            save_png(*detail(dish, dish["detailSections"][variant - 1], variant), path, DETAIL_BUDGET)
         elif variant == 0:
             save(picture(dish, 0), path, PICTURE_BUDGET)
         else:
             save(picture(dish, variant).resize((THUMB_SIZE, THUMB_SIZE), Image.LANCZOS), path, PICTURE_BUDGET)
-    print(f"{len(wanted)} pictures for {len(dishes)} dishes in {out}")
+    print(f"{len(wanted)} pictures (a placeholder and {sum(name.endswith('.png') for name in wanted)} details) for {len(dishes)} dishes in {out}")
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ struct BanchanCompatRoutes: RouteCollection {
 
         package init(_ dish: Dish, images: BanchanImages.URLs) {
             detailHash = dish.hash
-            image = images.main(dish.hash)
+            image = images.rasterMain(dish.hash)
             alt = dish.title
             deliveryType = dish.deliveryTypes.map(\.rawValue)
             title = dish.title
@@ -95,8 +95,8 @@ struct BanchanCompatRoutes: RouteCollection {
         // The original price first, then the sale price; just the sale price when not discounted.
         let prices = (dish.isDiscounted ? [dish.originalPrice!] : []) + [dish.salePrice]
         return DetailResponse(hash: dish.hash, data: .init(
-            topImage: images.main(dish.hash), thumbImages: images.thumbs(dish), productDescription: dish.description,
+            topImage: images.rasterMain(dish.hash), thumbImages: images.rasterThumbs(dish), productDescription: dish.description,
             point: Won.format(dish.pointsPerUnit), deliveryInfo: dish.deliveryInfo, deliveryFee: req.application.deliveryFeeRule.label,
-            prices: prices.map(Won.format), detailSection: images.details(dish)))
+            prices: prices.map(Won.format), detailSection: images.rasterDetails(dish)))
     }
 }

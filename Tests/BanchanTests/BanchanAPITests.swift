@@ -49,10 +49,10 @@ final class BanchanAPITests: XCTestCase {
             let main = try await app.send(.GET, "/main")
             XCTAssertEqual(main.status, .ok)
             XCTAssertEqual(main.headers.contentType, .json)
-            let first = #"{"alt":"[소중한식사] 한우 소불고기 500g","badge":["이벤트특가"],"delivery_type":["새벽배송","전국택배"],"description":"달콤 짭짤한 간장 양념에 하룻밤 재운 부드러운 한우","detail_hash":"HU6Z5","image":"http://127.0.0.1:8080/images/banchan/HU6Z5/main.svg","n_price":"28,900원","s_price":"23,900원","title":"[소중한식사] 한우 소불고기 500g"}"#
+            let first = #"{"alt":"[소중한식사] 한우 소불고기 500g","badge":["이벤트특가"],"delivery_type":["새벽배송","전국택배"],"description":"달콤 짭짤한 간장 양념에 하룻밤 재운 부드러운 한우","detail_hash":"HU6Z5","image":"http://127.0.0.1:8080/images/banchan/HU6Z5/main.jpg","n_price":"28,900원","s_price":"23,900원","title":"[소중한식사] 한우 소불고기 500g"}"#
             XCTAssertTrue(main.text.hasPrefix(#"{"body":["# + first + ","), main.text.prefix(400).description)
             XCTAssertTrue(main.text.hasSuffix(#"],"statusCode":200}"#))
-            let plain = #"{"alt":"[소중한식사] 춘천식 철판 닭갈비 700g","delivery_type":["새벽배송","전국택배"],"description":"고구마와 양배추까지 함께 담은 매콤한 춘천식 닭갈비","detail_hash":"HA5O3","image":"http://127.0.0.1:8080/images/banchan/HA5O3/main.svg","s_price":"14,900원","title":"[소중한식사] 춘천식 철판 닭갈비 700g"}"#
+            let plain = #"{"alt":"[소중한식사] 춘천식 철판 닭갈비 700g","delivery_type":["새벽배송","전국택배"],"description":"고구마와 양배추까지 함께 담은 매콤한 춘천식 닭갈비","detail_hash":"HA5O3","image":"http://127.0.0.1:8080/images/banchan/HA5O3/main.jpg","s_price":"14,900원","title":"[소중한식사] 춘천식 철판 닭갈비 700g"}"#
             XCTAssertTrue(main.text.contains(plain), "no n_price or badge when there is none")
 
             for (path, section) in [("/main", DishSection.main), ("/soup", .soup), ("/side", .side)] {
@@ -72,7 +72,7 @@ final class BanchanAPITests: XCTestCase {
             let detail = try await app.send(.GET, "/detail/\(Fixtures.bulgogi)")
             XCTAssertEqual(detail.status, .ok)
             let base = "http://127.0.0.1:8080/images/banchan/HU6Z5"
-            let expected = #"{"data":{"delivery_fee":"2,500원 (40,000원 이상 구매 시 무료)","delivery_info":"새벽배송: 오후 8시까지 주문 시 다음 날 아침 7시 전 도착 / 전국택배: 오후 3시까지 주문 시 당일 출고","detail_section":["\#(base)/detail-1.svg","\#(base)/detail-2.svg","\#(base)/detail-3.svg"],"point":"478원","prices":["28,900원","23,900원"],"product_description":"달콤 짭짤한 간장 양념에 하룻밤 재운 부드러운 한우","thumb_images":["\#(base)/thumb-1.svg","\#(base)/thumb-2.svg","\#(base)/thumb-3.svg","\#(base)/thumb-4.svg"],"top_image":"\#(base)/main.svg"},"hash":"HU6Z5"}"#
+            let expected = #"{"data":{"delivery_fee":"2,500원 (40,000원 이상 구매 시 무료)","delivery_info":"새벽배송: 오후 8시까지 주문 시 다음 날 아침 7시 전 도착 / 전국택배: 오후 3시까지 주문 시 당일 출고","detail_section":["\#(base)/detail-1.png","\#(base)/detail-2.png","\#(base)/detail-3.png"],"point":"478원","prices":["28,900원","23,900원"],"product_description":"달콤 짭짤한 간장 양념에 하룻밤 재운 부드러운 한우","thumb_images":["\#(base)/thumb-1.jpg","\#(base)/thumb-2.jpg","\#(base)/thumb-3.jpg","\#(base)/thumb-4.jpg"],"top_image":"\#(base)/main.jpg"},"hash":"HU6Z5"}"#
             XCTAssertEqual(detail.text, expected)
 
             let plain = try await app.send(.GET, "/detail/\(Fixtures.dakgalbi)")
@@ -82,14 +82,53 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(unknown.status, .notFound)
             XCTAssertEqual(unknown.errorCode, "dish_not_found")
 
-            // Every image the detail names is served.
+            // Every image the detail names is served as a raster the app's UIImage(data:) decodes:
+            // JPEG (FF D8 FF) or PNG (89 50 4E 47), as its type says. The web's pages keep the SVG.
+            let object = try XCTUnwrap(try detail.object()["data"] as? [String: Any])
+            let named = [object["top_image"] as? String] + (object["thumb_images"] as? [String] ?? []) + (object["detail_section"] as? [String] ?? [])
+            XCTAssertEqual(named.count, 8)
+            for case let url? in named {
+                let image = try await app.send(.GET, String(url.dropFirst("http://127.0.0.1:8080".count)))
+                XCTAssertEqual(image.status, .ok, url)
+                let bytes = Array(image.body.readableBytesView.prefix(4))
+                if url.hasSuffix(".png") {
+                    XCTAssertEqual(bytes, [0x89, 0x50, 0x4E, 0x47], url)
+                    XCTAssertEqual(image.headers.contentType, .png, url)
+                } else {
+                    XCTAssertEqual(Array(bytes.prefix(3)), [0xFF, 0xD8, 0xFF], url)
+                    XCTAssertEqual(image.headers.contentType, .jpeg, url)
+                }
+            }
             for url in [base + "/main.svg", base + "/thumb-4.svg", base + "/detail-3.svg"] {
                 let image = try await app.send(.GET, String(url.dropFirst("http://127.0.0.1:8080".count)))
                 XCTAssertEqual(image.status, .ok, url)
                 XCTAssertTrue(image.text.hasPrefix("<svg"), url)
             }
-            let missing = try await app.send(.GET, "/images/banchan/HU6Z5/thumb-9.svg")
-            XCTAssertEqual(missing.status, .notFound)
+            for missing in ["thumb-9.svg", "thumb-9.jpg", "detail-4.png", "detail-1.jpg", "detail-0.png", "main.png", "thumb-01.jpg"] {
+                let answer = try await app.send(.GET, "/images/banchan/HU6Z5/" + missing)
+                XCTAssertEqual(answer.status, .notFound, missing)
+            }
+        }
+    }
+
+    /// A dish an operator adds has no drawn pictures: the app gets the shop's placeholder JPEG
+    /// for each of its raster images rather than a broken one.
+    func testADishAddedLaterShowsThePlaceholderInTheApp() async throws {
+        try await withTestApp { app in
+            let admin = try await app.signUpAdmin().accessToken
+            let added = try await app.send(.POST, "/api/v1/banchan/dishes",
+                                           raw: #"{"hash": "HNEW01", "section": "side", "title": "새 반찬", "salePrice": 4900, "stock": 10}"#, token: admin)
+            XCTAssertEqual(added.status, .created, added.text)
+            let detail = try await app.send(.GET, "/detail/HNEW01")
+            let data = try XCTUnwrap(try detail.object()["data"] as? [String: Any])
+            let top = try XCTUnwrap(data["top_image"] as? String)
+            XCTAssertTrue(top.hasSuffix("/HNEW01/main.jpg"), top)
+            let placeholder = try Data(contentsOf: URL(fileURLWithPath: app.directory.resourcesDirectory + "catalogs/banchan-photos/_placeholder_main.jpg"))
+            for url in [top] + (data["thumb_images"] as? [String] ?? []) {
+                let image = try await app.send(.GET, String(url.dropFirst("http://127.0.0.1:8080".count)))
+                XCTAssertEqual(image.status, .ok, url)
+                XCTAssertEqual(Data(image.body.readableBytesView), placeholder, url)
+            }
         }
     }
 

@@ -3,7 +3,8 @@ import Platform
 import Vapor
 
 /// `/images/banchan/{hash}/{main|thumb-N|detail-N}.svg`: generated artwork for every dish — the
-/// list picture, the detail page's paging thumbnails, and one image per detail paragraph.
+/// list picture, the detail page's paging thumbnails, and one image per detail paragraph — and the
+/// same drawn ahead as raster files (`main|card|thumb-N.jpg`, `detail-N.png`) for clients without SVG.
 package struct BanchanImages: RouteCollection {
     /// Absolute image URLs, as the shipped app and the API hand them out.
     package struct URLs: Sendable {
@@ -12,6 +13,12 @@ package struct BanchanImages: RouteCollection {
         package func main(_ hash: String) -> String { "\(publicURL)/images/banchan/\(hash)/main.svg" }
         package func thumbs(_ dish: Dish) -> [String] { (1...max(1, dish.thumbCount)).map { "\(publicURL)/images/banchan/\(dish.hash)/thumb-\($0).svg" } }
         package func details(_ dish: Dish) -> [String] { dish.detailSections.indices.map { "\(publicURL)/images/banchan/\(dish.hash)/detail-\($0 + 1).svg" } }
+
+        // The same pictures as raster files, for clients that cannot draw SVG: the shipped 배민찬
+        // app decodes images with `UIImage(data:)`, which returns nil for SVG.
+        package func rasterMain(_ hash: String) -> String { "\(publicURL)/images/banchan/\(hash)/main.jpg" }
+        package func rasterThumbs(_ dish: Dish) -> [String] { (1...max(1, dish.thumbCount)).map { "\(publicURL)/images/banchan/\(dish.hash)/thumb-\($0).jpg" } }
+        package func rasterDetails(_ dish: Dish) -> [String] { dish.detailSections.indices.map { "\(publicURL)/images/banchan/\(dish.hash)/detail-\($0 + 1).png" } }
 
         package init(publicURL: String) {
             self.publicURL = publicURL
@@ -22,30 +29,47 @@ package struct BanchanImages: RouteCollection {
         routes.get("images", "banchan", ":hash", ":file", use: image)
     }
 
-    /// The drawn JPEGs (`Resources/catalogs/draw_dish_photos.py`): `main`, `thumb-N` and the link
-    /// preview's `card` (1200×630), for what cannot draw SVG (messengers' previews, the shipped app).
+    /// The drawn pictures (`Resources/catalogs/draw_dish_photos.py`): `main`, `thumb-N` and the link
+    /// preview's `card` (1200×630) as JPEG, `detail-N` as PNG, for what cannot draw SVG (messengers'
+    /// previews, the shipped app).
     package static func cardPath(_ hash: String) -> String { "/images/banchan/\(hash)/card.jpg" }
 
-    static func jpegFile(_ hash: String, _ name: String, resources: String) -> String? {
-        guard name == "main" || name == "card" || name.wholeMatch(of: /thumb-[1-9][0-9]?/) != nil,
-              hash.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
-        let path = resources + "catalogs/banchan-photos/\(hash)_\(name).jpg"
-        return FileManager.default.fileExists(atPath: path) ? path : nil
+    /// The raster file for `file` of `dish` (`main.jpg`, `card.jpg`, `thumb-N.jpg`, `detail-N.png`)
+    /// and its type: the drawn one, else the shop's placeholder (a dish an operator added after the
+    /// drawing has none). Nil for a name the dish does not have.
+    static func rasterFile(_ dish: Dish, _ file: String, resources: String) -> (path: String, type: HTTPMediaType)? {
+        let folder = resources + "catalogs/banchan-photos/"
+        let drawn: (name: String, type: HTTPMediaType)
+        if file == "main.jpg" || file == "card.jpg" {
+            drawn = (String(file.dropLast(4)), .jpeg)
+        } else if let match = file.wholeMatch(of: /thumb-([1-9][0-9]?)\.jpg/), let index = Int(match.1), index <= max(1, dish.thumbCount) {
+            drawn = ("thumb-\(index)", .jpeg)
+        } else if let match = file.wholeMatch(of: /detail-([1-9][0-9]?)\.png/), let index = Int(match.1), index <= dish.detailSections.count {
+            drawn = ("detail-\(index)", .png)
+        } else {
+            return nil
+        }
+        let path = folder + "\(dish.hash)_\(drawn.name)." + (drawn.type == .png ? "png" : "jpg")
+        // Hashes are letters and digits (the catalog's rule), so the path stays in the folder.
+        if dish.hash.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }), FileManager.default.fileExists(atPath: path) {
+            return (path, drawn.type)
+        }
+        return (folder + "_placeholder_main.jpg", .jpeg)
     }
 
     package func image(req: Request) async throws -> Response {
-        guard let hash = req.parameters.get("hash"), let file = req.parameters.get("file") else { throw AppError.notFound("dish_not_found") }
-        if file.hasSuffix(".jpg") {
-            guard try await req.application.banchanStore.dishRow(hash: hash) != nil,
-                  let jpeg = Self.jpegFile(hash, String(file.dropLast(4)), resources: req.application.directory.resourcesDirectory)
-            else { throw AppError.notFound("dish_not_found") }
-            let response = try await req.fileio.asyncStreamFile(at: jpeg, mediaType: .jpeg)
+        guard let hash = req.parameters.get("hash"), let file = req.parameters.get("file"),
+              let row = try await req.application.banchanStore.dishRow(hash: hash) else { throw AppError.notFound("dish_not_found") }
+        let dish = row.dish
+        if file.hasSuffix(".jpg") || file.hasSuffix(".png") {
+            guard let raster = Self.rasterFile(dish, file, resources: req.application.directory.resourcesDirectory) else {
+                throw AppError.notFound("dish_not_found")
+            }
+            let response = try await req.fileio.asyncStreamFile(at: raster.path, mediaType: raster.type)
             response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=86400")
             return response
         }
-        guard file.hasSuffix(".svg"), let row = try await req.application.banchanStore.dishRow(hash: hash)
-        else { throw AppError.notFound("dish_not_found") }
-        let dish = row.dish
+        guard file.hasSuffix(".svg") else { throw AppError.notFound("dish_not_found") }
         let name = String(file.dropLast(4))
         let svg: String
         if name == "main" {

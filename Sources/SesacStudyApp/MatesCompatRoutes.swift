@@ -201,16 +201,17 @@ struct MatesCompatRoutes: RouteCollection {
     }
 
     /// A request to someone who already asked me matches us at once and answers 201 (the apps'
-    /// "상대방도 스터디를 요청하여 매칭되었습니다"): some apps then call `studyaccept`, which is a harmless
-    /// 200, and some send `studyrequest` again, which is 201 again — either way the two meet.
+    /// "상대방도 스터디를 요청하여 매칭되었습니다"). Some apps then call `studyaccept`, a harmless 200; HC
+    /// (Heecheoljjang/SeSAC-Study) sends `studyrequest` again and reads its code as an accept's, where
+    /// 200 is "accepted" and 201 "the other is matched with someone else": so a pair already matched
+    /// together gets 200, and the app opens the chat.
     func studyRequest(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
         let form = LenientForm(request: req)
         return try await Sesac.outcome(req, ["mate_not_searching": 202, "user_not_found": 202, "mate_already_matched": 202]) {
             let other = try await Sesac.other(form.value("otheruid"), req, unknown: "mate_not_searching")
-            let matched = Sesac.status(201, "matched_by_request", req)
-            if try await req.mates.isMatched(appUser.userID, with: other) { return matched }
-            return try await req.mates.requestMatch(from: appUser.userID, to: other) == nil ? Sesac.ok() : matched
+            if try await req.mates.isMatched(appUser.userID, with: other) { return Sesac.ok() }
+            return try await req.mates.requestMatch(from: appUser.userID, to: other) == nil ? Sesac.ok() : Sesac.status(201, "matched_by_request", req)
         }
     }
 

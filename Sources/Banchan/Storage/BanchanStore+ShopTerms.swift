@@ -77,7 +77,9 @@ package final class ShopTermsInForce: Sendable {
     func load(from store: BanchanStore) async throws {
         guard let saved = try await store.savedTerms() else { return }
         state.withLockedValue { state in
-            guard state.saved != saved else { return }
+            // Two reads can finish out of order (a save announced while another read was on its
+            // way): the newer save holds.
+            guard state.saved != saved, (state.saved?.updatedAt ?? .distantPast) <= saved.updatedAt else { return }
             state.terms = saved.terms
             state.saved = saved
             state.revision += 1

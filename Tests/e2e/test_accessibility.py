@@ -1,6 +1,6 @@
 """axe-core's WCAG 2.1 A and AA rules over the pages of every feature, as a visitor and signed in,
-at the 390x844 the other browser tests use, after the pages' scripts have drawn them. Any
-violation fails, with the rule, its impact and where. axe-core comes from the axe-playwright-python
+at the 390x844 the other browser tests use, after the pages' scripts have drawn them; and no page
+wider than that screen. Any violation fails, with the rule, its impact and where. axe-core comes from the axe-playwright-python
 wheel (installed without Playwright: only its axe.min.js is used), a current axe-core 4.x; the
 selenium wrapper on PyPI bundles a 2018 copy without the WCAG 2.1 rules."""
 import json
@@ -48,6 +48,10 @@ def violations(driver, path, server):
         ".then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,"
         " targets: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))))"
         ".catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), targets: []}]));", RULES)
+    # Nothing may make a page wider than the 390 px screen (it would pan sideways under a thumb).
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    if width > driver.execute_script("return window.innerWidth"):
+        result.append({"id": "wider-than-screen", "impact": "serious", "help": f"the page is {width} px wide", "targets": []})
     return [dict(found, page=path) for found in result]
 
 

@@ -2,6 +2,7 @@
 game across three browsers, the waiting room, a wrong PIN, the language switch, and network
 trouble with retry."""
 import re
+import time
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -104,6 +105,15 @@ def test_onboarding_then_home(server, browser):
     shot(browser, "05-settings")
 
 
+def assert_fits(driver, what):
+    """The page is never wider than the 390 px screen: at once, and once a flying card has landed
+    (its transition is 0.45 s)."""
+    assert no_horizontal_overflow(driver), f"wider than the screen right after {what}"
+    time.sleep(0.5)
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    assert no_horizontal_overflow(driver), f"{width} px wide after {what}"
+
+
 def test_solo_game_with_previous_and_next_rank(server, browser):
     onboard(browser, server, dislike=["SEAFOOD"])
     browser.find_element(By.CSS_SELECTOR, ".tab-bar a[href='/play/solo']").click()
@@ -118,13 +128,16 @@ def test_solo_game_with_previous_and_next_rank(server, browser):
     # Three cards are visible in the stack; the tab bar is hidden during the game.
     assert len(browser.find_elements(By.CSS_SELECTOR, ".game-card.pos-0, .game-card.pos-1, .game-card.pos-2")) == 3
     assert not browser.find_elements(By.CSS_SELECTOR, ".tab-bar")
+    assert_fits(browser, "the game opened")
     shot(browser, "02-first-card")
 
     click(browser, ".yesno-buttons [data-answer=yes]")      # hangover: like → flies right
     first = browser.find_element(By.CSS_SELECTOR, ".game-card[data-question=hangover]")
     assert "fly-right" in first.get_attribute("class")
+    assert_fits(browser, "a card flew right")
     click(browser, ".yesno-buttons [data-answer=no]")       # greasy: hate → flies left
     assert "fly-left" in browser.find_element(By.CSS_SELECTOR, ".game-card[data-question=greasy]").get_attribute("class")
+    assert_fits(browser, "a card flew left")
     assert top_card_step(browser) == "3 / 9"
     shot(browser, "03-after-two-answers")
 
@@ -132,6 +145,7 @@ def test_solo_game_with_previous_and_next_rank(server, browser):
     click(browser, "#previous-card")
     greasy = browser.find_element(By.CSS_SELECTOR, ".game-card[data-question=greasy]")
     assert "pos-0" in greasy.get_attribute("class")
+    assert_fits(browser, "a card came back")
     assert top_card_step(browser) == "2 / 9"
     progress = browser.find_element(By.ID, "game-progress").get_attribute("aria-valuenow")
     assert progress == "1"
@@ -139,8 +153,10 @@ def test_solo_game_with_previous_and_next_rank(server, browser):
 
     click(browser, ".yesno-buttons [data-answer=skip]")     # greasy: don't care → flies down
     assert "fly-down" in greasy.get_attribute("class")
+    assert_fits(browser, "a card flew down")
     for answer in ["yes", "no", "yes", "no", "skip"]:       # health, alcohol, instant, spicy, rich
         click(browser, f".yesno-buttons [data-answer={answer}]")
+        assert no_horizontal_overflow(browser), f"wider than the screen after answering {answer}"
     # The main card: tiles; "none of these" excludes the others.
     assert top_card_step(browser) == "8 / 9"
     click(browser, ".game-card.pos-0 .choice-tile[data-choice=rice]")
@@ -150,6 +166,7 @@ def test_solo_game_with_previous_and_next_rank(server, browser):
     click(browser, ".game-card.pos-0 .choice-tile[data-choice=soup]")
     shot(browser, "05-main-card")
     click(browser, ".choice-buttons [data-answer=next]")
+    assert_fits(browser, "the main card was answered")
     click(browser, ".game-card.pos-0 .choice-tile[data-choice=KOREAN]")
     shot(browser, "06-nation-card")
     click(browser, ".choice-buttons [data-answer=next]")   # the last answer submits

@@ -73,6 +73,10 @@ final class LinkPreviewTests: XCTestCase {
             let shared = try await crawl(app, "/play/menus/kimchi-jjigae")
             XCTAssertEqual(shared.status, .ok)
             XCTAssertTrue(shared.text.contains(#"id="shared-menu-play""#), "the way into the game")
+            // Every menu can be found nearby: 카카오맵's and 네이버지도's search for its name (our map has burgers only).
+            let stew = "%EA%B9%80%EC%B9%98%EC%B0%8C%EA%B0%9C"
+            XCTAssertTrue(shared.text.contains(#"href="https://map.kakao.com/link/search/\#(stew)""#), "카카오맵's search")
+            XCTAssertTrue(shared.text.contains(#"href="https://map.naver.com/p/search/\#(stew)""#), "네이버지도's search")
             let menu = tags(shared)
             XCTAssertEqual(menu["og:title"], "🍲 오늘은 김치찌개 어때요?")
             XCTAssertEqual(menu["og:image"], "\(Self.publicURL)/images/menus/kimchi-jjigae.jpg")

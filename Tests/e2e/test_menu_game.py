@@ -193,13 +193,32 @@ def test_solo_game_with_previous_and_next_rank(server, browser):
     assert len(set(names)) == 3
     shot(browser, "08-third-rank")
 
-    # "Find restaurants nearby" carries the menu to the map, which opens searched for it.
+    # "Find restaurants nearby": 카카오맵 and 네이버지도 search for the menu shown; the primary
+    # button is our map when it has places for the menu, else 카카오맵's search (the seeded map has
+    # burger places only, and this game ends on Korean dishes).
+    from urllib.parse import quote
+    query = quote(names[2], safe="")
+    wait_for(browser, lambda d: d.find_element(By.ID, "nearby-kakao").get_attribute("href") == f"https://map.kakao.com/link/search/{query}")
+    assert browser.find_element(By.ID, "nearby-naver").get_attribute("href") == f"https://map.naver.com/p/search/{query}"
     nearby = browser.find_element(By.ID, "find-nearby")
-    assert "q=" in nearby.get_attribute("href")
-    nearby.click()
-    wait_for(browser, EC.url_contains("/map"))
-    assert names[2] in browser.find_element(By.CSS_SELECTOR, ".search-term").text
-    shot(browser, "09-map-searched")
+    wait_for(browser, lambda d: nearby.get_attribute("href") == f"https://map.kakao.com/link/search/{query}")
+    assert nearby.text == "📍 주변 식당 찾기"
+    assert no_horizontal_overflow(browser)
+    shot(browser, "09-nearby")
+    # Our map answers for a burger (one of its places), and a phone gets the apps' schemes with
+    # the web pages behind them, near the person when the browser may already tell where.
+    found = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "import('/js/menu-game/nearby.js').then(async (m) => done({burger: await m.ourPlaces('버거'), stew: await m.ourPlaces('김치찌개'),"
+        " phone: m.mapLinks('김치찌개', {lat: 37.5665, lng: 126.978}, true)}));")
+    assert found["burger"] > 0 and found["stew"] == 0, found
+    stew = quote("김치찌개", safe="")
+    assert found["phone"]["kakao"] == {"app": f"kakaomap://search?q={stew}&p=37.566500,126.978000",
+                                       "web": f"https://m.map.kakao.com/scheme/search?q={stew}&p=37.566500,126.978000"}, found
+    assert found["phone"]["naver"]["app"].startswith(f"nmap://search?query={stew}&appname="), found
+    # The shared menu's page names the same searches without a script.
+    browser.get(server.url + "/play/menus/kimchi-jjigae")
+    assert browser.find_element(By.ID, "nearby-kakao").get_attribute("href").startswith("https://map.kakao.com/link/search/")
 
 
 def test_group_game_with_three_browsers(server, browser):

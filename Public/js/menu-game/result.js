@@ -1,9 +1,11 @@
 // The result screen: the winning menu with its three keywords, "next rank" at most twice, the
-// player count for groups, restaurants nearby, and share. A group's results come inside the
+// player count for groups, restaurants nearby (our map when it has the menu, 카카오맵 and 네이버지도
+// always: nearby.js), and share. A group's results come inside the
 // page; a solo game's from the session storage the game page filled.
 import { config, t } from '../shared/config.js';
 import { flash, share } from '../shared/dom.js';
 import { imagePath, nameSizeClass } from './common.js';
+import { followAppLinks, showNearby } from './nearby.js';
 
 const result = config.mode === 'group' ? config.result : JSON.parse(sessionStorage.getItem('wwe.soloResult') || 'null');
 const view = document.getElementById('result-view');
@@ -14,6 +16,9 @@ const keywords = document.getElementById('result-keywords');
 const players = document.getElementById('result-players');
 const nextRank = document.getElementById('next-rank');
 const nearby = document.getElementById('find-nearby');
+const nearbyKakao = document.getElementById('nearby-kakao');
+const nearbyNaver = document.getElementById('nearby-naver');
+const nearbyElsewhere = document.getElementById('nearby-elsewhere');
 const shareButton = document.getElementById('share-result');
 const shareStatus = document.getElementById('share-status');
 const firstLabel = rankLabel.textContent;
@@ -35,7 +40,11 @@ function show() {
     item.textContent = `#${config.keywords?.[keyword] ?? keyword}`;
     return item;
   }));
-  nearby.href = `/map?q=${encodeURIComponent(menu.displayName)}`;
+  showNearby(menu.displayName, {
+    primary: nearby, kakao: nearbyKakao, naver: nearbyNaver,
+    ourMapLabel: (count) => t('menu_game.nearby.our_map', { count }),
+    elsewhereLabel: t('menu_game.result.find_nearby'),
+  });
   const left = lastRank - rank;
   nextRank.hidden = left <= 0;
   nextRank.textContent = t('menu_game.result.next_rank', { left });
@@ -43,8 +52,9 @@ function show() {
 
 if (!result?.menus?.length) {
   document.getElementById('result-missing').hidden = false;
-  for (const element of [rankLabel, image.parentElement, nextRank, nearby, shareButton]) element.hidden = true;
+  for (const element of [rankLabel, image.parentElement, nextRank, nearby, nearbyElsewhere, shareButton]) element.hidden = true;
 } else {
+  followAppLinks(view);
   if (config.mode === 'group') {
     players.textContent = t('menu_game.result.players', { count: result.playerCount });
     players.hidden = false;

@@ -258,6 +258,7 @@ extension MenuGamePages {
             .class("result-actions"),
             .button(.type(.button), .class("button wide"), .id("next-rank"), .text(req.t("menu_game.result.next_rank", ["left": "2"]))),
             .a(.class("button primary wide"), .id("find-nearby"), .href("/map"), .text("📍 " + req.t("menu_game.result.find_nearby"))),
+            ElsewhereMaps.links(req, query: nil),
             .button(.type(.button), .class("button wide"), .id("share-result"), .text("🔗 " + req.t("menu_game.result.share"))),
             .p(.class("copy-status"), .id("share-status"), .role("status")),
             .a(.class("link-button"), .id("play-again"), .href(again), .text("↺ " + req.t("menu_game.result.again")))

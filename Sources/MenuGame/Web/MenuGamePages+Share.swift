@@ -21,8 +21,6 @@ extension MenuGamePages {
         extras.preview = LinkPreview(title: "\(menu.emoji) \(title)", description: req.t("menu_game.share.description"),
                                      image: MenuImages.cardPath(menu), imageWidth: LinkPreview.appCard.width, imageHeight: LinkPreview.appCard.height,
                                      imageAlt: name)
-        var search = URLComponents()
-        search.queryItems = [URLQueryItem(name: "q", value: name)]
         return Layout.page(
             req, title: name, extras: extras,
             main: .section(
@@ -31,8 +29,9 @@ extension MenuGamePages {
                 .h1(.id("shared-menu-title"), .text(title)),
                 .p(.class("lead"), .text(req.t("menu_game.share.description"))),
                 .a(.class("button primary wide"), .id("shared-menu-play"), .href(PlayPath.home()), .text("🎴 " + req.t("menu_game.share.play"))),
-                .a(.class("button wide"), .id("shared-menu-nearby"), .href("/map?" + (search.percentEncodedQuery ?? "")),
-                   .text("📍 " + req.t("menu_game.result.find_nearby")))
+                .a(.class("button wide"), .id("shared-menu-nearby"), .href(ElsewhereMaps.kakaoSearch(name)),
+                   .attribute(named: "rel", value: "noopener"), .text("📍 " + req.t("menu_game.result.find_nearby"))),
+                ElsewhereMaps.links(req, query: name)
             )
         )
     }
@@ -47,5 +46,31 @@ extension MenuGamePages {
     static func invitation(_ req: Request, next: String) -> LinkPreview? {
         guard let match = next.wholeMatch(of: /\/play\/groups\/([1-9][0-9]{5})/) else { return nil }
         return invitation(req, pin: String(match.1))
+    }
+}
+
+/// The search for a menu in 카카오맵 and 네이버지도, through their public web links: every menu has
+/// restaurants there, where our map has burger places only. The result page's script turns them
+/// into the apps' schemes on phones and adds the person's position when the browser already may
+/// tell it (Public/js/menu-game/nearby.js); the shared menu page uses them as they are.
+enum ElsewhereMaps {
+    static func kakaoSearch(_ query: String) -> String {
+        "https://map.kakao.com/link/search/" + (query.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? "")
+    }
+
+    static func naverSearch(_ query: String) -> String {
+        "https://map.naver.com/p/search/" + (query.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? "")
+    }
+
+    /// The two links side by side; without a query (the result page's, filled by its script) they
+    /// open the maps' home pages.
+    static func links(_ req: Request, query: String?) -> Node<HTML.BodyContext> {
+        .nav(
+            .class("nearby-elsewhere"), .id("nearby-elsewhere"), .ariaLabel(req.t("menu_game.nearby.elsewhere")),
+            .a(.class("button"), .id("nearby-kakao"), .href(query.map(kakaoSearch) ?? "https://map.kakao.com/"),
+               .attribute(named: "rel", value: "noopener"), .text(req.t("menu_game.nearby.kakao"))),
+            .a(.class("button"), .id("nearby-naver"), .href(query.map(naverSearch) ?? "https://map.naver.com/"),
+               .attribute(named: "rel", value: "noopener"), .text(req.t("menu_game.nearby.naver")))
+        )
     }
 }

@@ -22,18 +22,21 @@ final class LayoutFrameTests: XCTestCase {
             var tokens: [String] = []
             for round in 0..<2 {  // the first reading makes the frame, the second uses the kept one
                 let toms = try await tom.get("/")
-                XCTAssertTrue(toms.text.contains(#"<a class="nickname" href="/me">톰&amp;&quot;제리&#39;</a>"#), "escaped where it lands (\(round))")
+                XCTAssertTrue(toms.text.contains(#"<summary class="nickname">톰&amp;&quot;제리&#39;</summary>"#), "escaped where it lands (\(round))")
                 XCTAssertTrue(toms.text.contains(#"aria-hidden="true" hidden="hidden">0</span>"#), "nothing unread, the count hidden")
                 let minas = try await mina.get("/")
-                XCTAssertTrue(minas.text.contains(#"<a class="nickname" href="/me">미나</a>"#))
+                XCTAssertTrue(minas.text.contains(#"<summary class="nickname">미나</summary>"#))
+                // Signing out is in the account's menu and asks first: no form posts it from the frame.
+                XCTAssertTrue(minas.text.contains(#"<a id="account-logout" href="/logout">"#))
+                XCTAssertFalse(minas.text.contains(#"action="/logout""#))
                 XCTAssertFalse(minas.text.contains("제리"), "another reader's nickname never shows")
                 let visitors = try await visitor.get("/")
                 XCTAssertFalse(visitors.text.contains("account-menu\"><a class=\"inbox-bell\""), "a visitor has no bell")
                 XCTAssertTrue(visitors.text.contains(#"href="/login""#))
 
-                // The logout form and the language form carry the same token, this browser's own.
+                // The language form carries this browser's own token.
                 let tomsTokens = csrfValues(toms), minasTokens = csrfValues(minas)
-                XCTAssertEqual(tomsTokens.count, 2)
+                XCTAssertEqual(tomsTokens.count, 1)
                 XCTAssertEqual(Set(tomsTokens).count, 1)
                 XCTAssertEqual(Set(minasTokens).count, 1)
                 XCTAssertNotEqual(tomsTokens.first, minasTokens.first)
@@ -41,7 +44,9 @@ final class LayoutFrameTests: XCTestCase {
             }
             XCTAssertEqual(tokens[0], tokens[1], "one browser keeps its token")
 
-            // The kept frame's logout form works.
+            // Signing out asks first, then works with the kept frame's token.
+            let asked = try await tom.get("/logout")
+            XCTAssertTrue(asked.text.contains(#"id="confirm-logout""#) && asked.text.contains(#"id="cancel-logout""#))
             let out = try await tom.post("/logout", form: [:])
             XCTAssertEqual(out.status, .seeOther)
             let after = try await tom.get("/")

@@ -31,7 +31,22 @@ def test_sign_up_restart_and_log_in_again(server, browser):
     browser.get(server.url + "/me")
     assert browser.find_element(By.CSS_SELECTOR, ".profile h1").text == "먹보미나🍔"
 
-    browser.find_element(By.CSS_SELECTOR, ".account-menu button").click()  # log out
+    # Signing out is in the account's menu under the nickname, and asks first: "stay" keeps the
+    # session, "로그아웃" ends it.
+    browser.find_element(By.CSS_SELECTOR, ".account-details summary").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "account-logout").is_displayed())
+    assert no_horizontal_overflow(browser)
+    shot(browser, "03b-account-menu")
+    browser.find_element(By.ID, "account-logout").click()
+    wait_for(browser, EC.url_contains("/logout"))
+    browser.find_element(By.ID, "cancel-logout").click()
+    wait_for(browser, EC.url_contains("/me"))
+    assert browser.find_element(By.CSS_SELECTOR, ".profile h1").text == "먹보미나🍔", "still signed in"
+    browser.find_element(By.CSS_SELECTOR, ".account-details summary").click()
+    browser.find_element(By.ID, "account-logout").click()
+    wait_for(browser, EC.url_contains("/logout"))
+    shot(browser, "03c-sign-out-asks")
+    browser.find_element(By.ID, "confirm-logout").click()
     wait_for(browser, EC.presence_of_element_located((By.LINK_TEXT, "로그인")))
     browser.get(server.url + "/me")
     wait_for(browser, EC.url_contains("/login"))

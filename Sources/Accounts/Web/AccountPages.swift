@@ -122,8 +122,9 @@ struct AccountPages: RouteCollection {
                 .form(
                     .action(AccountPath.logOut()), .method(.post),
                     Layout.csrfField(req),
-                    .button(.type(.submit), .class("button primary wide"), .text(req.t("nav.logout")))
-                )
+                    .button(.type(.submit), .class("button primary wide"), .id("confirm-logout"), .text(req.t("nav.logout")))
+                ),
+                .a(.class("button wide"), .id("cancel-logout"), .href(AccountPath.me()), .text(req.t("logout.stay")))
             )
         )
     }

@@ -203,7 +203,7 @@ package enum Layout {
         return refused ? nil : raw
     }
 
-    /// The signed-in viewer's bell, nickname and logout, or the visitor's login and sign-up links:
+    /// The signed-in viewer's bell and account menu (their page, signing out), or the visitor's login and sign-up links:
     /// made per request (the count, the nickname and the CSRF token are the viewer's own).
     /// Part of the frame: the viewer's unread count, its label, their nickname and the CSRF token
     /// are markers.
@@ -225,11 +225,16 @@ package enum Layout {
                 .span(.class("inbox-count"), .id("inbox-count"), .ariaHidden(true),
                       unreadShown ? .empty : .attribute(named: "hidden", value: "hidden"), .raw(LayoutFrame.marker(.unreadCount)))
             ),
-            .a(.class("nickname"), .href(SitePath.me()), .raw(LayoutFrame.marker(.nickname))),
-            .form(
-                .action("/logout"), .method(.post), .class("inline-form"),
-                .input(.type(.hidden), .name(CSRFMiddleware.formField), .value(LayoutFrame.marker(.csrf))),
-                .button(.type(.submit), .class("link-button"), .text(request.t("nav.logout")))
+            // The nickname opens the account's menu (no script: `<details>`); signing out is in it
+            // and asks first (`GET /logout`), so one stray tap on a phone signs nobody out.
+            .details(
+                .class("account-details"),
+                .summary(.class("nickname"), .raw(LayoutFrame.marker(.nickname))),
+                .element(named: "nav", nodes: [
+                    .class("account-popover"), .attribute(named: "aria-label", value: request.t("nav.account")),
+                    .a(.id("account-me"), .href(SitePath.me()), .text(request.t("nav.me"))),
+                    .a(.id("account-logout"), .href("/logout"), .text(request.t("nav.logout"))),
+                ])
             )
         )
     }

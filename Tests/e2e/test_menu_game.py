@@ -216,6 +216,13 @@ def test_solo_game_with_previous_and_next_rank(server, browser):
     assert found["phone"]["kakao"] == {"app": f"kakaomap://search?q={stew}&p=37.566500,126.978000",
                                        "web": f"https://m.map.kakao.com/scheme/search?q={stew}&p=37.566500,126.978000"}, found
     assert found["phone"]["naver"]["app"].startswith(f"nmap://search?query={stew}&appname="), found
+    # The scripts' texts choose Korean particles as the server does (KoreanParticleTests).
+    particles = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "import('/js/shared/config.js').then((m) => done([m.particle('을/를', '김치찌개'), m.particle('을/를', '한우 500g'),"
+        " m.particle('으로/로', '010-1234-5678'), m.particle('으로/로', 'mina@example.com'), m.particle('으로/로', '서울'),"
+        " m.particle('은/는', '“알고리즘”')]));")
+    assert particles == ["를", "을", "로", "으로", "로", "은"], particles
     # The shared menu's page names the same searches without a script.
     browser.get(server.url + "/play/menus/kimchi-jjigae")
     assert browser.find_element(By.ID, "nearby-kakao").get_attribute("href").startswith("https://map.kakao.com/link/search/")

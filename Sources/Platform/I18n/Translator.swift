@@ -40,7 +40,8 @@ public struct Translator: Sendable {
         return Self.fill(text, arguments)
     }
 
-    /// Replaces each `{name}` whose name is in `arguments`; other braces stay as written. One pass
+    /// Replaces each `{name}` whose name is in `arguments` (and `{name|을/를}` with the value and the
+    /// particle it takes); other braces stay as written. One pass
     /// over the text (pages fill dozens of texts; `replacingOccurrences` per argument was a
     /// visible part of their time). A value is never searched again for placeholders.
     package static func fill(_ text: String, _ arguments: [String: String]) -> String {
@@ -49,10 +50,14 @@ public struct Translator: Sendable {
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "{") {
             guard let close = rest[open...].firstIndex(of: "}") else { break }
-            let name = rest[rest.index(after: open)..<close]
+            let inside = rest[rest.index(after: open)..<close]
+            // `{name|을/를}`: the value and the particle its last sound takes (`KoreanParticle`).
+            let bar = inside.firstIndex(of: "|")
+            let name = bar.map { inside[..<$0] } ?? inside
             if let value = arguments[String(name)] {
                 result += rest[..<open]
                 result += value
+                if let bar { result += KoreanParticle.choose(inside[inside.index(after: bar)...], after: value) }
                 rest = rest[rest.index(after: close)...]
             } else {
                 // Not a placeholder we fill: keep the brace and look again just after it.

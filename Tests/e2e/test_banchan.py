@@ -102,6 +102,14 @@ def test_browse_detail_quantity_cart_order_and_history(server, browser):
     assert browser.find_element(By.ID, "dish-title").text == first["title"]
     assert len(browser.find_elements(By.CSS_SELECTOR, "#thumbs img")) == first["thumbCount"]
     assert browser.find_element(By.ID, "delivery-fee").text == "2,500원 (40,000원 이상 구매 시 무료)"
+    # On the phone "장바구니 담기" is on screen without scrolling, above the shop's tabs; the way back
+    # names the dish's section.
+    bar = browser.execute_script(
+        "const b = document.getElementById('add-to-cart').getBoundingClientRect();"
+        " const t = document.querySelector('.tab-bar').getBoundingClientRect(); return [b.top, b.bottom, t.top, innerHeight];")
+    assert 0 < bar[0] and bar[1] <= bar[2] <= bar[3], bar
+    assert browser.find_element(By.ID, "back-to-shop").text == "← 메인요리 더 보기"
+    assert browser.find_element(By.CSS_SELECTOR, ".tab-bar a[aria-current=page]").text.endswith("반찬")
     shot(browser, "02-detail")
 
     # The thumbnails page sideways and the dots follow.
@@ -110,8 +118,8 @@ def test_browse_detail_quantity_cart_order_and_history(server, browser):
 
     down, up = browser.find_element(By.ID, "quantity-down"), browser.find_element(By.ID, "quantity-up")
     assert not down.is_enabled(), "− is off at the minimum"
-    up.click()
-    up.click()
+    click(browser, "#quantity-up")  # scrolled to, as a person would (the stepper sits below the gallery)
+    click(browser, "#quantity-up")
     assert browser.find_element(By.ID, "quantity").get_attribute("value") == "3"
     assert browser.find_element(By.ID, "order-total").text == won(first["salePrice"] * 3)
     assert down.is_enabled()
@@ -121,12 +129,15 @@ def test_browse_detail_quantity_cart_order_and_history(server, browser):
 
     wait_for(browser, EC.url_contains("/shop/cart"))
     assert first["title"] in browser.find_element(By.CSS_SELECTOR, "[role=status]").text
+    assert "(를)" not in browser.find_element(By.CSS_SELECTOR, "[role=status]").text
     items_total = first["salePrice"] * 3
     fee = 0 if items_total >= 40_000 else 2_500
     assert browser.find_element(By.ID, "items-total").text == won(items_total)
     assert browser.find_element(By.ID, "cart-delivery-fee").text == won(fee)
     assert browser.find_element(By.ID, "cart-total").text == won(items_total + fee)
     assert browser.find_element(By.CSS_SELECTOR, ".cart-count").text == "3"
+    assert browser.find_element(By.CSS_SELECTOR, ".tab-bar a[aria-current=page]").text.endswith("장바구니")
+    assert browser.find_element(By.ID, "keep-shopping").get_attribute("href").endswith("/shop")
     shot(browser, "04-cart")
 
     # A side dish too; the totals follow.
@@ -184,6 +195,7 @@ def test_stepper_limits_and_sold_out(server, browser):
     scarce = dish(lambda d: 0 < d["stock"] < d["maxQuantity"] and d["minQuantity"] == 1)
     browser.get(server.url + f"/shop/dishes/{scarce['hash']}")
     up = browser.find_element(By.ID, "quantity-up")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", up)
     for _ in range(scarce["stock"] + 3):
         if up.is_enabled():
             up.click()

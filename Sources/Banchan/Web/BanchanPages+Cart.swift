@@ -63,7 +63,8 @@ extension BanchanPages {
                             : .empty,
                         .a(.class("button primary wide"), .id("to-checkout"), .href(ShopPath.checkout()),
                            .text(req.t("banchan.cart.order", ["total": Won.format(totals.total)])))
-                    )
+                    ),
+                    .a(.class("button wide"), .id("keep-shopping"), .href(ShopPath.home()), .text(req.t("banchan.cart.keep_shopping")))
                 )
         )
         return page(req, title: req.t("banchan.cart.title"), status: error?.status ?? .ok, cartCount: lines.reduce(0) { $0 + $1.quantity }, main: main)

@@ -41,13 +41,54 @@ struct BanchanPages: RouteCollection {
     /// The delivery fee rule in the reader's language (the app's routes keep the Korean original).
     func extras(_ req: Request, scripts: [String] = [], cartCount: Int?) -> PageExtras {
         PageExtras(
-            stylesheets: [Self.stylesheet], scripts: scripts, bodyClass: "shop",
+            stylesheets: ["/css/shared/services.css", Self.stylesheet], scripts: scripts, bodyClass: "shop with-tabs",
             headerLinks: .a(
                 .class("cart-link"), .href(ShopPath.cart()), .ariaLabel(req.t("banchan.cart.title")),
                 .span(.ariaHidden(true), .text("🛒")),
                 cartCount.map { $0 > 0 ? .span(.class("cart-count"), .text(String($0))) : .empty } ?? .empty
-            )
+            ),
+            bottomBar: tabBar(req)
         )
+    }
+
+    /// The shop's tabs, as the other services have theirs: the dishes, the cart, the orders and
+    /// the address book, the current one found from the page's path (a dish is the dishes' tab,
+    /// checkout the cart's), so every shop page has a way back.
+    enum Tab: String, CaseIterable {
+        case dishes, cart, orders, addresses
+
+        var path: String {
+            switch self {
+            case .dishes: return ShopPath.home()
+            case .cart: return ShopPath.cart()
+            case .orders: return ShopPath.orders()
+            case .addresses: return ShopPath.addresses()
+            }
+        }
+
+        var emoji: String {
+            switch self {
+            case .dishes: return "🥢"
+            case .cart: return "🛒"
+            case .orders: return "📦"
+            case .addresses: return "📍"
+            }
+        }
+
+        static func of(path: String) -> Tab? {
+            if path == ShopPath.home() || path.hasPrefix("/shop/dishes/") { return .dishes }
+            if path.hasPrefix(ShopPath.cart()) || path.hasPrefix(ShopPath.checkout()) { return .cart }
+            if path.hasPrefix(ShopPath.orders()) { return .orders }
+            if path.hasPrefix(ShopPath.addresses()) { return .addresses }
+            return nil
+        }
+    }
+
+    func tabBar(_ req: Request) -> Node<HTML.BodyContext> {
+        let current = Tab.of(path: req.url.path)
+        return TabBar.render(label: req.t("banchan.tabs"), classes: "map-tabs", items: Tab.allCases.map { tab in
+            TabBar.Item(path: tab.path, emoji: tab.emoji, label: req.t("banchan.tab.\(tab.rawValue)"), isCurrent: tab == current)
+        })
     }
 
     /// Artwork as paths, so pages load it from whatever address the browser used.
@@ -164,6 +205,8 @@ struct BanchanPages: RouteCollection {
 
     func dishView(_ req: Request, _ dish: Dish, stock: Int, quantity: Int, error: AppError?) -> Node<HTML.BodyContext> {
         let urls = Self.images
+        let back: Node<HTML.BodyContext> = .a(.class("back-link"), .id("back-to-shop"), .href(ShopPath.home() + "#section-\(dish.section.rawValue)"),
+                                             .text("← " + req.t("banchan.back_to_section", ["section": req.t("banchan.section.\(dish.section.rawValue)")])))
         let limit = min(dish.maxQuantity, stock)
         let soldOut = stock < dish.minQuantity
         // The gallery, the facts and the detail images are the same for every reader of a
@@ -173,6 +216,7 @@ struct BanchanPages: RouteCollection {
         let fragments = req.application.pageFragments, language = req.language, version = req.application.banchanListings.version
         let factsVersion = version + req.application.shopTermsInForce.current.revision
         return .group(
+            back,
             fragments.node("shop.dish.gallery." + dish.hash, language: language, version: version) { gallery(req, dish) },
             .section(
                 .class("card dish-detail"), .ariaLabelledBy("dish-title"),
@@ -247,10 +291,14 @@ struct BanchanPages: RouteCollection {
             ),
             .p(.class("hint"), .id("quantity-limits"),
                .text(req.t("banchan.quantity_limits", ["min": String(dish.minQuantity), "max": String(limit), "stock": String(stock)]))),
-            .p(.class("order-total"), .span(.text(req.t("banchan.total") + " ")),
-               .strong(.id("order-total"), .ariaLive(.polite),
-                       .text(Won.format(dish.salePrice * min(max(quantity, dish.minQuantity), limit))))),
-            .button(.type(.submit), .class("button primary wide"), .id("add-to-cart"), .text(req.t("banchan.add_to_cart")))
+            // On a phone the total and the button stay at the bottom of the screen (above the tabs).
+            .div(
+                .class("buy-bar"),
+                .p(.class("order-total"), .span(.text(req.t("banchan.total") + " ")),
+                   .strong(.id("order-total"), .ariaLive(.polite),
+                           .text(Won.format(dish.salePrice * min(max(quantity, dish.minQuantity), limit))))),
+                .button(.type(.submit), .class("button primary wide"), .id("add-to-cart"), .text(req.t("banchan.add_to_cart")))
+            )
         )
     }
 

@@ -141,7 +141,7 @@ final class BanchanAPITests: XCTestCase {
             XCTAssertEqual(list.map { $0["id"] as? String }, ["main", "soup", "side"])
             XCTAssertEqual(list.map { $0["name"] as? String }, ["Main dishes", "Soups & stews", "Side dishes"])
             XCTAssertEqual(list.map { $0["dishCount"] as? Int }, [15, 15, 15])
-            XCTAssertEqual((try sections.object()["deliveryFee"] as? [String: Any])?["label"] as? String, "2,500원 (free from 40,000원)")
+            XCTAssertEqual((try sections.object()["deliveryFee"] as? [String: Any])?["label"] as? String, "₩2,500 (free from ₩40,000)", "in the reader's language, prices too")
 
             var seen: [String] = []
             var cursor: String?

@@ -24,7 +24,8 @@ final class BanchanPagesTests: XCTestCase {
             // In English the page's own words follow the reader; the dish's text stays as written.
             let english = try await app.send(.GET, "/shop/dishes/\(Fixtures.bulgogi)", headers: ["Accept-Language": "en"])
             XCTAssertTrue(english.text.contains("Event deal") && english.text.contains("Early-morning delivery · Nationwide parcel"))
-            XCTAssertTrue(english.text.contains("2,500원 (free from 40,000원)"))
+            XCTAssertTrue(english.text.contains("₩2,500 (free from ₩40,000)"), "prices as English writes them")
+            XCTAssertTrue(english.text.contains("₩23,900"))
             let unknown = try await browser.get("/shop/dishes/NOPE1")
             XCTAssertEqual(unknown.status, .notFound)
         }

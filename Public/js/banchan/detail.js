@@ -6,6 +6,8 @@ const down = document.getElementById('quantity-down');
 const up = document.getElementById('quantity-up');
 const total = document.getElementById('order-total');
 const won = new Intl.NumberFormat('ko-KR');
+// Prices as the page's language writes them (the server's `Request.won`): 12,900원 or ₩12,900.
+const price = (amount) => (document.documentElement.lang === 'ko' ? `${won.format(amount)}원` : `₩${won.format(amount)}`);
 
 function clamp(value) {
   const min = Number(input.min), max = Number(input.max);
@@ -16,7 +18,7 @@ function update() {
   const quantity = clamp(Number(input.value));
   down.disabled = quantity <= Number(input.min);
   up.disabled = quantity >= Number(input.max);
-  total.textContent = `${won.format(quantity * Number(form.dataset.price))}원`;
+  total.textContent = price(quantity * Number(form.dataset.price));
 }
 
 if (form && input) {

@@ -42,7 +42,7 @@ struct BanchanAdminCatalogPages: RouteCollection {
                         .li(.a(
                             .class(row.retiredAt == nil ? "catalog-row" : "catalog-row retired"), .href(Self.dish(row.hash)), .id("catalog-\(row.hash)"),
                             .span(.class("catalog-title"), .text("\(row.emoji) \(row.title)")),
-                            .span(.class("catalog-price"), .text(Won.format(row.salePrice) + (row.originalPrice.map { " (" + Won.format($0) + ")" } ?? ""))),
+                            .span(.class("catalog-price"), .text(req.won(row.salePrice) + (row.originalPrice.map { " (" + req.won($0) + ")" } ?? ""))),
                             .span(.class(row.stock == 0 ? "catalog-stock attention" : "catalog-stock"), .text(req.t("admin.catalog.stock", ["stock": String(row.stock)]))),
                             row.retiredAt == nil ? .empty : .span(.class("badge muted"), .text(req.t("admin.catalog.retired")))
                         ))

@@ -66,7 +66,7 @@ struct BanchanAdminPages: RouteCollection {
                     .span(.class("order-status status-\(order.status.rawValue)"), .text(req.t("banchan.status.\(order.status.rawValue)"))),
                     .span(.class("order-summary"), .text(order.lines.first.map { order.lines.count > 1 ? req.t("banchan.orders.summary", ["title": $0.title, "more": String(order.lines.count - 1)]) : $0.title } ?? "")),
                     .span(.class("muted"), .text(order.createdAt.map(PageDates.dotted) ?? "")),
-                    .span(.class("order-total"), .text(Won.format(order.total)))
+                    .span(.class("order-total"), .text(req.won(order.total)))
                 ))
             }),
             next.map { .a(.class("button wide"), .id("admin-orders-more"), .href(Self.orders() + "?" + (query.isEmpty ? "" : query + "&") + "cursor=\($0)"),
@@ -97,10 +97,10 @@ struct BanchanAdminPages: RouteCollection {
                 .p(.id("admin-order-buyer"), .text(req.t("admin.order.buyer", ["buyer": buyer?.nickname ?? req.t("admin.order.no_account")]))),
                 BanchanPages.progress(req, order.status, order.steps),
                 .ul(.class("order-lines"), .forEach(order.lines) { line in
-                    .li(.span(.text(line.title)), .span(.class("muted"), .text("\(Won.format(line.unitPrice)) × \(line.quantity)")),
-                        .strong(.text(Won.format(line.unitPrice * line.quantity))))
+                    .li(.span(.text(line.title)), .span(.class("muted"), .text("\(req.won(line.unitPrice)) × \(line.quantity)")),
+                        .strong(.text(req.won(line.unitPrice * line.quantity))))
                 }),
-                .p(.class("order-total"), .text(req.t("banchan.total") + " " + Won.format(order.total))),
+                .p(.class("order-total"), .text(req.t("banchan.total") + " " + req.won(order.total))),
                 order.cancelReason.map { .p(.class("caution"), .id("admin-cancel-reason"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
                 refund.map { .p(.class("muted"), .text(req.t("banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
                 BanchanPages.deliveryCard(req, order.delivery),
@@ -139,7 +139,7 @@ struct BanchanAdminPages: RouteCollection {
             .class("card narrow stack"), .ariaLabelledBy("admin-cancel-title"),
             .h1(.id("admin-cancel-title"), .text(title)),
             .p(.id("admin-cancel-consequence"), .text(req.t(order.paymentID == nil ? "admin.order.cancel_unpaid" : "admin.order.cancel_refund",
-                                                            ["total": Won.format(order.total)]))),
+                                                            ["total": req.won(order.total)]))),
             .form(
                 .action(Self.orderStatus(order.id)), .method(.post), .class("stack"),
                 Layout.csrfField(req),

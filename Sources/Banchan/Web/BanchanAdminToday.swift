@@ -17,7 +17,7 @@ enum BanchanAdminToday {
             TodayFigure(label: req.t("admin.today.cancel_requests"), value: String(requests), path: orders + "?status=cancel_requested",
                         needsAttention: requests > 0),
             TodayFigure(label: req.t("admin.today.placed"), value: String(day.placedSince), path: orders + "?day=" + BanchanAdminPages.today()),
-            TodayFigure(label: req.t("admin.today.paid", ["count": String(day.paidSince)]), value: Won.format(day.paidAmountSince)),
+            TodayFigure(label: req.t("admin.today.paid", ["count": String(day.paidSince)]), value: req.won(day.paidAmountSince)),
             TodayFigure(label: req.t("admin.today.refunds_pending"), value: String(refunds.pending), path: orders + "?status=cancelled",
                         needsAttention: refunds.failed > 0),
             TodayFigure(label: req.t("admin.today.refunds_failed"), value: String(refunds.failed), path: orders + "?status=cancelled",

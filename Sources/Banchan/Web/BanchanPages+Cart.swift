@@ -54,15 +54,15 @@ extension BanchanPages {
                     .section(
                         .class("card totals"), .attribute(named: "aria-label", value: req.t("banchan.cart.totals")),
                         .dl(
-                            .dt(.text(req.t("banchan.items_total"))), .dd(.id("items-total"), .text(Won.format(totals.itemsTotal))),
-                            .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("cart-delivery-fee"), .text(Won.format(totals.deliveryFee))),
-                            .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("cart-total"), .text(Won.format(totals.total)))
+                            .dt(.text(req.t("banchan.items_total"))), .dd(.id("items-total"), .text(req.won(totals.itemsTotal))),
+                            .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("cart-delivery-fee"), .text(req.won(totals.deliveryFee))),
+                            .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("cart-total"), .text(req.won(totals.total)))
                         ),
                         totals.deliveryFee > 0
-                            ? .p(.class("hint"), .text(req.t("banchan.cart.free_delivery_gap", ["gap": Won.format(rule.freeFrom - totals.itemsTotal)])))
+                            ? .p(.class("hint"), .text(req.t("banchan.cart.free_delivery_gap", ["gap": req.won(rule.freeFrom - totals.itemsTotal)])))
                             : .empty,
                         .a(.class("button primary wide"), .id("to-checkout"), .href(ShopPath.checkout()),
-                           .text(req.t("banchan.cart.order", ["total": Won.format(totals.total)])))
+                           .text(req.t("banchan.cart.order", ["total": req.won(totals.total)])))
                     ),
                     .a(.class("button wide"), .id("keep-shopping"), .href(ShopPath.home()), .text(req.t("banchan.cart.keep_shopping")))
                 )
@@ -73,8 +73,8 @@ extension BanchanPages {
     func cartLine(_ req: Request, _ line: ShopLine) -> Node<HTML.ListContext> {
         let dish = line.dish
         let limit = min(dish.maxQuantity, line.stock)
-        let lineText = req.t("banchan.cart.line", ["price": Won.format(dish.salePrice), "quantity": String(line.quantity),
-                                                   "subtotal": Won.format(dish.salePrice * line.quantity)])
+        let lineText = req.t("banchan.cart.line", ["price": req.won(dish.salePrice), "quantity": String(line.quantity),
+                                                   "subtotal": req.won(dish.salePrice * line.quantity)])
         let quantityInput: Node<HTML.FormContext> = .selfClosedElement(named: "input", attributes: [
             .id("qty-\(dish.hash)"), .name("quantity"), .type(.number), .value(String(line.quantity)),
             .attribute(named: "min", value: String(dish.minQuantity)), .attribute(named: "max", value: String(max(limit, dish.minQuantity))),

@@ -65,16 +65,16 @@ extension BanchanPages {
                     .h2(.id("checkout-items-title"), .text(req.t("banchan.checkout.items", ["count": String(lines.count)]))),
                     .ul(.class("checkout-lines"), .forEach(lines) { line in
                         .li(.span(.text(line.dish.title)), .span(.class("muted"), .text("× \(line.quantity)")),
-                            .strong(.text(Won.format(line.dish.salePrice * line.quantity))))
+                            .strong(.text(req.won(line.dish.salePrice * line.quantity))))
                     }),
                     .dl(
-                        .dt(.text(req.t("banchan.items_total"))), .dd(.text(Won.format(totals.itemsTotal))),
-                        .dt(.text(req.t("banchan.delivery_fee"))), .dd(.text(Won.format(totals.deliveryFee))),
-                        .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("checkout-total"), .text(Won.format(totals.total)))
+                        .dt(.text(req.t("banchan.items_total"))), .dd(.text(req.won(totals.itemsTotal))),
+                        .dt(.text(req.t("banchan.delivery_fee"))), .dd(.text(req.won(totals.deliveryFee))),
+                        .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("checkout-total"), .text(req.won(totals.total)))
                     )
                 ),
                 .button(.type(.submit), .class("button primary wide"), .id("place-order"),
-                        .text(req.t("banchan.checkout.submit", ["total": Won.format(totals.total)])))
+                        .text(req.t("banchan.checkout.submit", ["total": req.won(totals.total)])))
             ),
             .p(.a(.href(ShopPath.cart()), .text(req.t("banchan.checkout.back_to_cart"))))
         )

@@ -45,7 +45,7 @@ extension BanchanPages {
                             .class("order-card card"), .href(ShopPath.order(order.id)),
                             .span(.class("order-status status-\(order.status.rawValue)"), .text(req.t("banchan.status.\(order.status.rawValue)"))),
                             .span(.class("order-summary"), .text(summary(req, order))),
-                            .span(.class("order-total"), .text(Won.format(order.total))),
+                            .span(.class("order-total"), .text(req.won(order.total))),
                             .span(.class("muted"), .text(dateText(order.createdAt)))
                         ))
                     }),
@@ -83,10 +83,10 @@ extension BanchanPages {
                 .action(ShopPath.pay(id)), .method(.post), .class("stack"),
                 Layout.csrfField(req),
                 .p(.class("hint"), .text(req.t("banchan.pay.test_hint"))),
-                .button(.type(.submit), .class("button primary wide"), .id("pay-test"), .text(req.t("banchan.pay.test", ["total": Won.format(order.total)])))
+                .button(.type(.submit), .class("button primary wide"), .id("pay-test"), .text(req.t("banchan.pay.test", ["total": req.won(order.total)])))
             )
         case (.awaitingPayment, .some):
-            payment = .p(.class("notice"), .text(req.t("banchan.pay.in_app", ["merchant": order.merchantUID, "total": Won.format(order.total)])))
+            payment = .p(.class("notice"), .text(req.t("banchan.pay.in_app", ["merchant": order.merchantUID, "total": req.won(order.total)])))
         case (.awaitingPayment, nil):
             payment = .p(.class("form-error"), .text(req.t("error.payments_unavailable")))
         default:
@@ -106,15 +106,15 @@ extension BanchanPages {
                 order.status == .cancelRequested
                     ? .p(.class("notice"), .id("order-cancel-requested"), .text(req.t("banchan.order.cancel_requested_note"))) : .empty,
                 .ul(.class("order-lines"), .forEach(order.lines) { item in
-                    .li(.span(.text(item.title)), .span(.class("muted"), .text("\(Won.format(item.unitPrice)) × \(item.quantity)")),
-                        .strong(.text(Won.format(item.unitPrice * item.quantity))))
+                    .li(.span(.text(item.title)), .span(.class("muted"), .text("\(req.won(item.unitPrice)) × \(item.quantity)")),
+                        .strong(.text(req.won(item.unitPrice * item.quantity))))
                 }),
                 .dl(
                     .class("totals"),
-                    .dt(.text(req.t("banchan.items_total"))), .dd(.text(Won.format(order.itemsTotal))),
-                    .dt(.text(req.t("banchan.delivery_fee"))), .dd(.text(Won.format(order.deliveryFee))),
-                    .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("order-grand-total"), .text(Won.format(order.total))),
-                    .dt(.text(req.t("banchan.points"))), .dd(.text(Won.format(order.points)))
+                    .dt(.text(req.t("banchan.items_total"))), .dd(.text(req.won(order.itemsTotal))),
+                    .dt(.text(req.t("banchan.delivery_fee"))), .dd(.text(req.won(order.deliveryFee))),
+                    .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("order-grand-total"), .text(req.won(order.total))),
+                    .dt(.text(req.t("banchan.points"))), .dd(.text(req.won(order.points)))
                 ),
                 order.cancelReason.map { .p(.class("muted"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
                 view.refund.map { .p(.class($0 == .pending ? "caution" : "muted"), .id("order-refund"), .text(req.t("banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
@@ -178,7 +178,7 @@ extension BanchanPages {
         guard order.status.canCancel || order.status.canRequestCancel else { return Layout.redirect(to: ShopPath.order(id)) }
         let request = order.status.canRequestCancel
         let consequence = request ? req.t("banchan.cancel.request_body")
-            : order.status == .paid ? req.t("banchan.cancel.refund", ["total": Won.format(order.total)]) : req.t("banchan.cancel.unpaid")
+            : order.status == .paid ? req.t("banchan.cancel.refund", ["total": req.won(order.total)]) : req.t("banchan.cancel.unpaid")
         return page(req, title: req.t("banchan.cancel.title"), cartCount: try await cartCount(req, owner), main: .section(
             .class("card narrow stack"), .ariaLabelledBy("cancel-title"),
             .h1(.id("cancel-title"), .text(req.t("banchan.cancel.title"))),

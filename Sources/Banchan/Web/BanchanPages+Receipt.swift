@@ -25,7 +25,7 @@ extension BanchanPages {
                     .group(.dt(.text(req.t("banchan.address.recipient"))), .dd(.text(delivery.address.recipient)),
                            .dt(.text(req.t("banchan.checkout.address"))), .dd(.id("complete-address"), .text(delivery.address.line)))
                 } ?? .empty,
-                .dt(.text(req.t("banchan.receipt.paid"))), .dd(.id("complete-total"), .text(Won.format(order.total))),
+                .dt(.text(req.t("banchan.receipt.paid"))), .dd(.id("complete-total"), .text(req.won(order.total))),
                 .dt(.text(req.t("banchan.checkout.method"))), .dd(.text(Self.methodLabel(req, order)))
             ),
             .a(.class("button primary wide"), .id("complete-order-link"), .href(ShopPath.order(order.id)), .text(req.t("banchan.complete.see_order"))),
@@ -46,8 +46,8 @@ extension BanchanPages {
         let refunded = order.status == .cancelled
         let rows: [Node<HTML.TableContext>] = order.lines.map { line in
             .tr(.td(.text(line.title)), .td(.class("number"), .text(String(line.quantity))),
-                .td(.class("number"), .text(Won.format(line.originalPrice ?? line.unitPrice))),
-                .td(.class("number"), .text(Won.format((line.originalPrice ?? line.unitPrice) * line.quantity))))
+                .td(.class("number"), .text(req.won(line.originalPrice ?? line.unitPrice))),
+                .td(.class("number"), .text(req.won((line.originalPrice ?? line.unitPrice) * line.quantity))))
         }
         let main: Node<HTML.BodyContext> = .group(
             .h1(.text(req.t("banchan.receipt.title"))),
@@ -69,10 +69,10 @@ extension BanchanPages {
                 ),
                 .dl(
                     .class("totals"),
-                    .dt(.text(req.t("banchan.receipt.list_total"))), .dd(.text(Won.format(listTotal))),
-                    discount > 0 ? .group(.dt(.text(req.t("banchan.receipt.discount"))), .dd(.id("receipt-discount"), .text("−" + Won.format(discount)))) : .empty,
-                    .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("receipt-delivery-fee"), .text(Won.format(order.deliveryFee))),
-                    .dt(.class("grand"), .text(req.t("banchan.receipt.paid"))), .dd(.class("grand"), .id("receipt-total"), .text(Won.format(order.total))),
+                    .dt(.text(req.t("banchan.receipt.list_total"))), .dd(.text(req.won(listTotal))),
+                    discount > 0 ? .group(.dt(.text(req.t("banchan.receipt.discount"))), .dd(.id("receipt-discount"), .text("−" + req.won(discount)))) : .empty,
+                    .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("receipt-delivery-fee"), .text(req.won(order.deliveryFee))),
+                    .dt(.class("grand"), .text(req.t("banchan.receipt.paid"))), .dd(.class("grand"), .id("receipt-total"), .text(req.won(order.total))),
                     .dt(.text(req.t("banchan.checkout.method"))), .dd(.id("receipt-method"), .text(Self.methodLabel(req, order)))
                 ),
                 refunded ? .p(.class("caution"), .id("receipt-refund"), .text(req.t(view.refund == .done ? "banchan.receipt.refunded" : "banchan.receipt.refunding"))) : .empty

@@ -173,11 +173,11 @@ struct BanchanPages: RouteCollection {
     func priceView(_ req: Request, _ dish: Dish) -> Node<HTML.BodyContext> {
         .p(
             .class("prices"),
-            .strong(.class("sale-price"), .text(Won.format(dish.salePrice))),
+            .strong(.class("sale-price"), .text(req.won(dish.salePrice))),
             dish.isDiscounted
                 ? .element(named: "del", nodes: [.class("original-price"),
                                                   .span(.class("visually-hidden"), .text(req.t("banchan.original_price") + " ")),
-                                                  .text(Won.format(dish.originalPrice!))])
+                                                  .text(req.won(dish.originalPrice!))])
                 : .empty
         )
     }
@@ -197,7 +197,7 @@ struct BanchanPages: RouteCollection {
             (dish, stock) = (row.dish, row.stock)
         }
         return page(req, title: dish.title, scripts: ["/js/banchan/detail.js"], cartCount: try await cartCount(req, owner),
-                    preview: LinkPreview(title: dish.title, description: "\(Won.format(dish.salePrice)) · \(dish.description)",
+                    preview: LinkPreview(title: dish.title, description: "\(req.won(dish.salePrice)) · \(dish.description)",
                                          image: BanchanImages.cardPath(dish.hash), imageWidth: LinkPreview.appCard.width,
                                          imageHeight: LinkPreview.appCard.height, imageAlt: dish.title),
                     main: dishView(req, dish, stock: stock, quantity: dish.minQuantity, error: nil))
@@ -261,7 +261,7 @@ struct BanchanPages: RouteCollection {
             priceView(req, dish),
             .dl(
                 .class("dish-facts"),
-                .dt(.text(req.t("banchan.points"))), .dd(.text(req.t("banchan.points_value", ["points": Won.format(dish.pointsPerUnit), "rate": String(dish.pointRate)]))),
+                .dt(.text(req.t("banchan.points"))), .dd(.text(req.t("banchan.points_value", ["points": req.won(dish.pointsPerUnit), "rate": String(dish.pointRate)]))),
                 .dt(.text(req.t("banchan.delivery"))), .dd(.text(dish.deliveryTypes.map { req.t("banchan.delivery_type.\($0.code)") }.joined(separator: " · "))),
                 .dt(.text(req.t("banchan.delivery_info"))), .dd(.text(dish.deliveryInfo)),
                 .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("delivery-fee"), .text(req.deliveryFeeLabel)),
@@ -296,7 +296,7 @@ struct BanchanPages: RouteCollection {
                 .class("buy-bar"),
                 .p(.class("order-total"), .span(.text(req.t("banchan.total") + " ")),
                    .strong(.id("order-total"), .ariaLive(.polite),
-                           .text(Won.format(dish.salePrice * min(max(quantity, dish.minQuantity), limit))))),
+                           .text(req.won(dish.salePrice * min(max(quantity, dish.minQuantity), limit))))),
                 .button(.type(.submit), .class("button primary wide"), .id("add-to-cart"), .text(req.t("banchan.add_to_cart")))
             )
         )

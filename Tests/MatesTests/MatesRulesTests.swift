@@ -22,7 +22,10 @@ final class MatesRulesTests: XCTestCase {
         for bad in ["mina", "mina@", "@example.com", "mina@example", "mi na@example.com", "a@b@c.com", "mina@.com", "<mina@example.com>"] {
             XCTAssertThrowsError(try MatesRules.normalizedDestination(bad, channel: .email), bad)
         }
-        XCTAssertEqual(MatesRules.masked("+821012345678", channel: .phone), "+82******5678")
+        XCTAssertEqual(MatesRules.masked("+821012345678", channel: .phone), "010-****-5678")
+        XCTAssertEqual(MatesRules.masked("+82111234567", channel: .phone), "011-***-4567", "ten digits: three hidden")
+        XCTAssertEqual(MatesRules.masked("+82212345678", channel: .phone), "+82*****5678", "not a mobile number: as before")
+        XCTAssertEqual(MatesRules.masked("+447911123456", channel: .phone), "+44******3456", "another country's number as before")
         XCTAssertEqual(MatesRules.masked("mina@example.com", channel: .email), "m***@example.com")
     }
 

@@ -13,7 +13,7 @@ struct VerificationBody: Content {
 
 struct VerificationSent: Content {
     let channel: VerificationChannel
-    /// Masked: `+82******5678`.
+    /// Masked: `010-****-5678`.
     let destination: String
     let expiresAt: Date
     let resendAfterSeconds: Int

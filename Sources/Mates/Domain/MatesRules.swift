@@ -163,10 +163,16 @@ public enum MatesRules {
         return code
     }
 
-    /// What a number shows of itself in answers: `+82******5678`, `a***@example.com`.
+    /// What a number shows of itself in answers: a Korean mobile number as Koreans write it
+    /// (`010-****-5678`), another as `+44******3456`; `a***@example.com`.
     public static func masked(_ destination: String, channel: VerificationChannel) -> String {
         switch channel {
         case .phone:
+            let domestic = "0" + destination.dropFirst(3)
+            if destination.hasPrefix("+82"), domestic.hasPrefix("01"), (10...11).contains(domestic.count),
+               domestic.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                return domestic.prefix(3) + "-" + String(repeating: "*", count: domestic.count - 7) + "-" + domestic.suffix(4)
+            }
             let visible = 4
             guard destination.count > visible + 3 else { return destination }
             return String(destination.prefix(3)) + String(repeating: "*", count: destination.count - 3 - visible) + String(destination.suffix(visible))

@@ -72,7 +72,7 @@ struct MatesSynthetic {
                     paired ? SQLLiteral.null : SQLBind(lat), paired ? SQLLiteral.null : SQLBind(lon),
                     paired ? SQLLiteral.null : SQLBind(topicsJSON), paired ? SQLLiteral.null : SQLBind(stamp),
                     paired ? SQLBind(matchIDs[(index - searching) / 2]) : SQLLiteral.null,
-                    SQLBind("phone"), SQLBind(SecureRandom.sha256Hex("synthetic:\(seed):\(index)")), SQLBind("+82******0000"),
+                    SQLBind("phone"), SQLBind(SecureRandom.sha256Hex("synthetic:\(seed):\(index)")), SQLBind("010-****-0000"),
                     SQLBind(stamp), SQLBind(stamp),
                 ])
             }

@@ -44,17 +44,21 @@ struct NotificationsPages: RouteCollection {
                     .h1(.text(req.t("inbox.title"))),
                     .div(
                         .class("inbox-actions"),
-                        remaining == 0 ? .empty : .form(
+                        // Always there, so the way to clear the bell is where people look for it.
+                        .form(
                             .action(InboxPath.markAllRead()), .method(.post), .class("inline-form"),
                             Layout.csrfField(req),
-                            .button(.type(.submit), .class("link-button"), .text(req.t("inbox.mark_all_read")))
+                            .button(.type(.submit), .class("link-button"), .id("mark-all-read"), .text(req.t("inbox.mark_all_read")))
                         ),
                         .a(.href(InboxPath.settings()), .id("inbox-settings"), .text("⚙️ " + req.t("push.settings.title")))
                     )
                 ),
                 .p(.class("inbox-empty muted"), .id("inbox-empty"), items.isEmpty ? .empty : .attribute(named: "hidden", value: "hidden"),
                    .text(req.t("inbox.empty"))),
-                .ol(.class("notification-list"), .id("notification-list"), .forEach(items) { row(req, $0) }),
+                .ol(.class("notification-list"), .id("notification-list"),
+                    // Each service's name, for the rows bell.js adds as they arrive.
+                    .data(named: "services", value: Self.serviceNames(req)),
+                    .forEach(items) { row(req, $0) }),
                 page.nextCursor.map { cursor in
                     .a(.class("button wide"), .id("inbox-more"), .href(InboxPath.inbox() + "?cursor=\(cursor)"), .text(req.t("inbox.more")))
                 } ?? .empty
@@ -68,12 +72,24 @@ struct NotificationsPages: RouteCollection {
             .class(item.read ? "notification" : "notification unread"), .data(named: "id", value: item.id.uuidString.lowercased()),
             .a(
                 .href(Layout.safeNextPath(item.link) ?? InboxPath.inbox()),
+                .span(.class("notification-service"), .text(Self.serviceName(req, item.service))),
                 .span(.class("notification-message"), .text(item.message)),
                 item.excerpt.map { .span(.class("notification-excerpt"), .text($0)) } ?? .empty,
-                .element(named: "time", nodes: [.datetime(PageDates.machine(item.createdAt)),
-                                                 .text(PageDates.medium(item.createdAt, req.language))])
+                .element(named: "time", nodes: [.datetime(PageDates.machine(item.createdAt)), .title(PageDates.medium(item.createdAt, req.language)),
+                                                 .text(PageDates.relative(item.createdAt, req.language, translate: req.t))])
             )
         )
+    }
+
+    /// A notification's service (`burger-map`) by its name in the reader's language.
+    static func serviceName(_ req: Request, _ service: String) -> String {
+        req.t("service.\(service.replacingOccurrences(of: "-", with: "_")).name")
+    }
+
+    /// `{"menu-game": "우리뭐먹지", …}` in the reader's language.
+    static func serviceNames(_ req: Request) -> String {
+        let names = Dictionary(uniqueKeysWithValues: ["menu-game", "burger-map", "mates", "banchan"].map { ($0, serviceName(req, $0)) })
+        return String(decoding: (try? JSONSerialization.data(withJSONObject: names, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
     }
 
     func markAllRead(req: Request) async throws -> Response {

@@ -222,6 +222,10 @@ final class BurgerMapPagesTests: XCTestCase {
             XCTAssertTrue(inbox.text.contains("준호"))
             XCTAssertTrue(inbox.text.contains("notification unread"), "it is new on this visit")
             XCTAssertTrue(inbox.text.contains(#"href="/map/users/\#(joon.id.uuidString.lowercased())""#))
+            // Each entry names its service and says when as the feed does; "모두 읽음" is always there.
+            XCTAssertTrue(inbox.text.contains(#"<span class="notification-service">진짜 버거 지도</span>"#))
+            XCTAssertTrue(inbox.text.contains(">지금</time>"), "a moment ago")
+            XCTAssertTrue(inbox.text.contains(#"id="mark-all-read""#))
             let after = try await mina.get("/map")
             XCTAssertTrue(after.text.contains(#"id="inbox-count" aria-hidden="true" hidden="hidden">0</span>"#), "opening the inbox read it")
 

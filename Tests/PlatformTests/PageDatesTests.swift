@@ -35,3 +35,23 @@ final class PageDatesTests: XCTestCase {
         }
     }
 }
+
+/// The inbox says when as the feed does: "지금", "5분 전", "3시간 전", "어제", "4일 전", then the date.
+final class RelativePageDatesTests: XCTestCase {
+    func testRelativeTimesInTheReadersLanguage() throws {
+        let translator = try Translator.load(from: FileManager.default.currentDirectoryPath + "/Resources/translations")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func said(_ secondsAgo: TimeInterval, _ language: Language = .ko) -> String {
+            PageDates.relative(now.addingTimeInterval(-secondsAgo), now: now, language) { translator.text($0, language, $1) }
+        }
+        XCTAssertEqual(said(20), "지금")
+        XCTAssertEqual(said(5 * 60 + 10), "5분 전")
+        XCTAssertEqual(said(3 * 3600 + 59), "3시간 전")
+        XCTAssertEqual(said(30 * 3600), "어제")
+        XCTAssertEqual(said(4 * 86_400 + 60), "4일 전")
+        XCTAssertEqual(said(3 * 3600, .en), "3 hr. ago")
+        XCTAssertEqual(said(3 * 3600, .ja), "3時間前")
+        XCTAssertEqual(said(9 * 86_400), PageDates.medium(now.addingTimeInterval(-9 * 86_400), .ko), "a week on: the date")
+        XCTAssertEqual(said(-30), "지금", "a clock a little ahead is now")
+    }
+}

@@ -8,12 +8,14 @@
 // Conventions for every script under Public/js/: `data-*` attributes carry values that belong to
 // one element; the single JSON config block (shared/config.js) carries values the whole page
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
+import { timeAgo } from './format.js';
 import { follow } from './live.js';
 
 const bell = document.getElementById('inbox-bell');
 const badge = document.getElementById('inbox-count');
 const list = document.getElementById('notification-list');
 const onInboxPage = Boolean(list);
+const serviceNames = JSON.parse(list?.dataset.services || '{}');
 
 /** Shows `count` on the bell (hidden at zero) and says it to screen readers. */
 function showCount(count) {
@@ -32,6 +34,10 @@ function notificationRow(item) {
   const link = document.createElement('a');
   // Only same-site paths, as the server's rows.
   link.href = typeof item.link === 'string' && item.link.startsWith('/') && !item.link.startsWith('//') ? item.link : '/notifications';
+  const service = document.createElement('span');
+  service.className = 'notification-service';
+  service.textContent = serviceNames[item.service] ?? '';
+  link.append(service);
   const message = document.createElement('span');
   message.className = 'notification-message';
   message.textContent = item.message;
@@ -42,11 +48,7 @@ function notificationRow(item) {
     excerpt.textContent = item.excerpt;
     link.append(excerpt);
   }
-  const time = document.createElement('time');
-  time.dateTime = item.createdAt;
-  time.textContent = new Date(item.createdAt).toLocaleString(document.documentElement.lang || undefined,
-    { dateStyle: 'medium', timeStyle: 'short' });
-  link.append(time);
+  link.append(timeAgo(item.createdAt));
   row.append(link);
   return row;
 }

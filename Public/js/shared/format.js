@@ -7,7 +7,7 @@
 import { config } from './config.js';
 import { element } from './dom.js';
 
-const language = config.language || 'ko';
+const language = config.language || document.documentElement.lang || 'ko';
 
 /**
  * 350 m, 1.2 km, 35 km: whole metres under a kilometre; kilometres with one decimal under 10 km
@@ -48,6 +48,8 @@ export function timeAgo(iso) {
   }
   // Walk up the units until the amount fits the next one ("90 minutes" becomes "2 hours").
   let amount = (date.getTime() - Date.now()) / 1000;
+  // Under a minute is "지금" / "now", as the server's pages say it (PageDates.relative).
+  if (Math.abs(amount) < 60) amount = 0;
   for (const [unit, size] of STEPS) {
     if (Math.abs(amount) < size) {
       node.textContent = relative.format(Math.round(amount), unit);

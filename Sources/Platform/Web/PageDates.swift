@@ -27,6 +27,21 @@ package enum PageDates {
         formatters[language]!.withLockedValue { $0.string(from: date) }
     }
 
+    /// "지금", "5분 전", "3시간 전", "어제", "4일 전" in the reader's language (`time.*`), as the
+    /// feed's script writes times; older than a week, the medium date. `translate` is the request's.
+    package static func relative(_ date: Date, now: Date = Date(), _ language: Language,
+                                 translate: (String, [String: String]) -> String) -> String {
+        let seconds = max(0, now.timeIntervalSince(date))
+        switch seconds {
+        case ..<60: return translate("time.just_now", [:])
+        case ..<3600: return translate("time.minutes_ago", ["n": String(Int(seconds / 60))])
+        case ..<86_400: return translate("time.hours_ago", ["n": String(Int(seconds / 3600))])
+        case ..<(2 * 86_400): return translate("time.yesterday", [:])
+        case ..<(7 * 86_400): return translate("time.days_ago", ["n": String(Int(seconds / 86_400))])
+        default: return medium(date, language)
+        }
+    }
+
     private static let formatters: [Language: NIOLockedValueBox<DateFormatter>] = Dictionary(uniqueKeysWithValues: Language.allCases.map { language in
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: language.rawValue)

@@ -18,7 +18,7 @@ package func routes(_ app: Application, openAPIDocument: String) throws {
 
     // The session first: CSRF tokens are bound to it.
     let web = app.grouped(WebSessionAuthenticator(), CSRFMiddleware(), BrowserDeviceMiddleware(), InboxBadgeMiddleware())
-    try web.register(collection: HomePage(cards: Features.all.compactMap { $0.homeCard }))
+    try HomePage.register(Features.all.compactMap { $0.homeCard }, on: web, app: app)
     try web.register(collection: LicensesPage())
     try app.register(collection: InstallableApp())
 

@@ -22,7 +22,10 @@ final class WebSessionTests: XCTestCase {
 
             let created = try await browser.post("/signup", form: ["email": "mina@example.com", "nickname": "미나", "password": "password1"])
             XCTAssertEqual(created.status, .seeOther)
-            XCTAssertEqual(created.headers.first(name: .location), "/me")
+            XCTAssertEqual(created.headers.first(name: .location), "/?welcome=1", "back where it started (the home page), welcomed")
+            let welcomed = try await browser.get("/?welcome=1")
+            XCTAssertTrue(welcomed.text.contains(#"id="welcome""#) && welcomed.text.contains("미나님, 반가워요!"))
+            XCTAssertTrue(welcomed.text.contains(#"href="/shop""#) && welcomed.text.contains(#"href="/map""#), "it points at the services")
             let session = try XCTUnwrap(browser.cookieAttributes(created, "wwe_session"))
             XCTAssertTrue(session.contains("HttpOnly"), session)
             XCTAssertTrue(session.contains("SameSite=Lax"), session)
@@ -63,7 +66,24 @@ final class WebSessionTests: XCTestCase {
             XCTAssertEqual(response.status, .unprocessableEntity)
             XCTAssertTrue(response.text.contains("비밀번호는 8자 이상이어야 해요."))
             XCTAssertTrue(response.text.contains("value=\"mina@example.com\""))
-            XCTAssertFalse(response.text.contains("value=\"short\""), "passwords are never echoed")
+            XCTAssertFalse(response.text.contains("value=\"short\""), "a password that broke a rule is typed again")
+
+            // Every problem at once, each beside its field; a valid password is kept while the rest is fixed.
+            _ = try await app.signUp("taken@example.com", nickname: "먹보")
+            let both = try await browser.post("/signup", form: ["email": "taken@example.com", "nickname": "먹보", "password": "password1", "next": "/shop/cart"])
+            XCTAssertEqual(both.status, .conflict)
+            XCTAssertTrue(both.text.contains(#"id="email-error""#) && both.text.contains(#"id="nickname-error""#), both.text)
+            XCTAssertTrue(both.text.contains("아래 표시한 항목을 고쳐 주세요."))
+            XCTAssertTrue(both.text.contains(#"value="password1""#), "the valid password is kept")
+            XCTAssertTrue(both.text.contains(#"aria-invalid="true""#))
+            XCTAssertTrue(both.text.contains(#"name="next" value="/shop/cart""#), "where it started is kept")
+            let fixed = try await browser.post("/signup", form: ["email": "mina2@example.com", "nickname": "미나둘", "password": "password1", "next": "/shop/cart"])
+            XCTAssertEqual(fixed.headers.first(name: .location), "/shop/cart?welcome=1")
+            var stranger = CookieBrowser(app: app)
+            _ = try await stranger.get("/signup")
+            let offSite = try await stranger.post("/signup", form: ["email": "x@example.com", "nickname": "엑스", "password": "password1", "next": "//evil.example"])
+            XCTAssertEqual(offSite.headers.first(name: .location), "/?welcome=1")
+            XCTAssertNotEqual(offSite.headers.first(name: .location)?.hasPrefix("//"), true, "never off the site")
         }
     }
 

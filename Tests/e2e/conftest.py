@@ -191,13 +191,14 @@ def click(driver, selector):
 
 
 def sign_up(driver, server, nickname):
-    """A new account through the sign-up page; lands on /me, signed in."""
+    """A new account through the sign-up page; lands, signed in and welcomed, back on the page the
+    browser was on (the home page when it came from elsewhere)."""
     driver.get(server.url + "/signup")
     fill(driver, "email", f"{abs(hash(nickname)) % 10**8}@example.com")
     fill(driver, "nickname", nickname)
     fill(driver, "password", "password1")
     driver.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
-    wait_for(driver, EC.url_contains("/me"))
+    wait_for(driver, EC.url_contains("welcome=1"))
 
 
 def allow_location(driver, server, lat, lon):

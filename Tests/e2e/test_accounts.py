@@ -20,10 +20,16 @@ def test_sign_up_restart_and_log_in_again(server, browser):
     shot(browser, "02-signup-filled")
     browser.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
 
-    wait_for(browser, EC.url_contains("/me"))
+    # Back where it started (the home page), welcomed, with the services a tap away.
+    wait_for(browser, EC.url_contains("/?welcome=1"))
+    welcome = browser.find_element(By.ID, "welcome")
+    assert "먹보미나🍔님, 반가워요!" in welcome.text
+    assert len(welcome.find_elements(By.CSS_SELECTOR, ".welcome-services a")) == 4
+    assert no_horizontal_overflow(browser)
+    shot(browser, "03-welcome")
+    browser.get(server.url + "/me")
     assert browser.find_element(By.CSS_SELECTOR, ".profile h1").text == "먹보미나🍔"
     assert "mina@example.com" in browser.page_source
-    assert no_horizontal_overflow(browser)
     shot(browser, "03-my-page")
 
     # The server restarts; the browser's session is stored in the database and still works.
@@ -74,7 +80,8 @@ def test_sign_up_errors_stay_on_the_form(server, browser):
     fill(browser, "password", "short")
     browser.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
     alert = wait_for(browser, EC.presence_of_element_located((By.CSS_SELECTOR, ".form-error")))
-    assert "8자 이상" in alert.text
+    assert "고쳐 주세요" in alert.text
+    assert "8자 이상" in browser.find_element(By.ID, "password-error").text
     assert browser.find_element(By.ID, "email").get_attribute("value") == "mina@example.com"
     shot(browser, "01-signup-error")
 
@@ -85,7 +92,8 @@ def test_language_switch_and_profile_edit(server, browser):
     fill(browser, "nickname", "준서")
     fill(browser, "password", "password1")
     browser.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
-    wait_for(browser, EC.url_contains("/me"))
+    wait_for(browser, EC.url_contains("welcome=1"))
+    browser.get(server.url + "/me")
 
     browser.find_element(By.CSS_SELECTOR, "button.language[value=en]").click()
     wait_for(browser, EC.text_to_be_present_in_element((By.TAG_NAME, "h2"), "Profile"))

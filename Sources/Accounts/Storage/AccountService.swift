@@ -232,6 +232,24 @@ package struct AccountService {
         try await files.deleteIfUnused(key, on: database, references: fileReferences)
     }
 
+    /// Every reason a sign-up would be refused, field by field (`email`, `nickname`, `password`),
+    /// so the sign-up page can say them all at once rather than one per try. Empty: `signUp` may go.
+    package func signUpProblems(email rawEmail: String, password: String, nickname rawNickname: String) async throws -> [String: AppError] {
+        var problems: [String: AppError] = [:]
+        do {
+            let email = try Self.validEmail(rawEmail)
+            if try await store.emailTaken(email) { problems["email"] = AppError.conflict("email_taken") }
+        } catch let error as AppError { problems["email"] = error }
+        do {
+            let nickname = try Self.validNickname(rawNickname)
+            if try await store.nicknameTaken(key: AccountRules.nicknameKey(nickname), except: nil) { problems["nickname"] = AppError.conflict("nickname_taken") }
+        } catch let error as AppError { problems["nickname"] = error }
+        if let violation = AccountRules.passwordViolation(password) {
+            problems["password"] = AppError.invalid(violation, ["min": String(AccountRules.passwordMinLength)])
+        }
+        return problems
+    }
+
     private func ensureAvailable(email: String?, nickname: String, exceptUser: UUID?) async throws {
         if let email, try await store.emailTaken(email) { throw AppError.conflict("email_taken") }
         if try await store.nicknameTaken(key: AccountRules.nicknameKey(nickname), except: exceptUser) { throw AppError.conflict("nickname_taken") }

@@ -25,37 +25,64 @@ struct AccountPages: RouteCollection {
 
     // MARK: Sign up
 
-    struct SignUpForm: Content { package var email: String?; package var nickname: String?; package var password: String? }
+    struct SignUpForm: Content {
+        package var email: String?; package var nickname: String?; package var password: String?
+        /// Where the person was when they chose to sign up: they land back there.
+        package var next: String?
+    }
 
     func signUpForm(req: Request) async throws -> Response {
         if req.auth.has(User.self) { return Layout.redirect(to: AccountPath.me()) }
-        return signUpPage(req, values: SignUpForm(), error: nil)
+        let next = Layout.safeNextPath(req.query[String.self, at: "next"]) ?? Self.cameFrom(req)
+        return signUpPage(req, values: SignUpForm(next: next), problems: [:], error: nil)
     }
 
+    /// The same-site page a form was opened from (its `Referer`), unless it is a sign-in page.
+    static func cameFrom(_ req: Request) -> String? {
+        guard let referer = req.headers.first(name: .referer), let url = URL(string: referer),
+              let host = url.host, host == req.headers.first(name: .host)?.split(separator: ":").first.map(String.init) else { return nil }
+        let path = url.path + (url.query.map { "?" + $0 } ?? "")
+        guard ![AccountPath.signUp(), AccountPath.logIn(), AccountPath.logOut()].contains(url.path) else { return nil }
+        return Layout.safeNextPath(path)
+    }
+
+    /// Every field's problem at once, beside the field, with what was typed kept (a valid password
+    /// too); a new account lands back where it started, welcomed (`?welcome=1`).
     func signUp(req: Request) async throws -> Response {
         let form = try req.content.decode(SignUpForm.self)
+        let problems = try await req.accounts.signUpProblems(email: form.email ?? "", password: form.password ?? "", nickname: form.nickname ?? "")
+        if let first = ["email", "nickname", "password"].compactMap({ problems[$0] }).first {
+            return signUpPage(req, values: form, problems: problems, error: AppError(first.status, "fix_fields"))
+        }
         return try await req.submitForm {
             let user = try await req.accounts.signUp(email: form.email ?? "", password: form.password ?? "", nickname: form.nickname ?? "")
-            return try await startSession(req, user: user, next: AccountPath.me())
-        } onRuleBroken: { signUpPage(req, values: form, error: $0) }
+            let back = Layout.safeNextPath(form.next) ?? "/"
+            return try await startSession(req, user: user, next: back + (back.contains("?") ? "&" : "?") + "welcome=1")
+        } onRuleBroken: { signUpPage(req, values: form, problems: [:], error: $0) }
     }
 
-    private func signUpPage(_ req: Request, values: SignUpForm, error: AppError?) -> Response {
-        Layout.page(
+    private func signUpPage(_ req: Request, values: SignUpForm, problems: [String: AppError], error: AppError?) -> Response {
+        let problem = { (field: String) in problems[field].map(req.message(for:)) }
+        return Layout.page(
             req, title: req.t("signup.title"), status: error?.status ?? .ok,
             main: .section(
                 .class("card narrow"),
                 .h1(.text(req.t("signup.title"))),
                 .p(.class("lead"), .text(req.t("signup.lead"))),
-                Layout.formError(req, error),
+                Layout.formError(problems.isEmpty ? error.map(req.message(for:)) : req.t("signup.fix_fields")),
                 .form(
                     .action(AccountPath.signUp()), .method(.post), .class("stack"),
                     Layout.csrfField(req),
-                    field(id: "email", label: req.t("field.email"), type: .email, value: values.email, autocomplete: "email"),
+                    .input(.type(.hidden), .name("next"), .value(Layout.safeNextPath(values.next) ?? "")),
+                    field(id: "email", label: req.t("field.email"), type: .email, value: values.email, autocomplete: "email",
+                          error: problem("email")),
                     field(id: "nickname", label: req.t("field.nickname"), type: .text, value: values.nickname,
-                          autocomplete: "nickname", hint: req.t("signup.nickname_hint"), extra: [("minlength", "1"), ("maxlength", "20")]),
-                    field(id: "password", label: req.t("field.password"), type: .password, value: nil,
-                          autocomplete: "new-password", hint: req.t("signup.password_hint"), extra: [("minlength", "8")]),
+                          autocomplete: "nickname", hint: req.t("signup.nickname_hint"), extra: [("minlength", "1"), ("maxlength", "20")],
+                          error: problem("nickname")),
+                    // A valid password is kept while another field is fixed; one that broke a rule is typed again.
+                    field(id: "password", label: req.t("field.password"), type: .password, value: problems["password"] == nil ? values.password : nil,
+                          autocomplete: "new-password", hint: req.t("signup.password_hint"), extra: [("minlength", "8")],
+                          error: problem("password")),
                     .button(.type(.submit), .class("button primary wide"), .text(req.t("signup.submit")))
                 ),
                 .p(.class("switch-link"), .text(req.t("signup.have_account") + " "), .a(.href(AccountPath.logIn()), .text(req.t("nav.login"))))
@@ -326,18 +353,22 @@ struct AccountPages: RouteCollection {
 
     // MARK: Form pieces
 
+    /// A labelled input with its hint, and its problem (then `aria-invalid`) when the form came back.
     private func field(
         id: String, label: String, type: HTMLInputType, value: String?, autocomplete: String,
-        hint: String? = nil, extra: [(String, String)] = [], name: String? = nil
+        hint: String? = nil, extra: [(String, String)] = [], name: String? = nil, error: String? = nil
     ) -> Node<HTML.FormContext> {
-        .div(
-            .class("field"),
+        let described = [error.map { _ in "\(id)-error" }, hint.map { _ in "\(id)-hint" }].compactMap { $0 }.joined(separator: " ")
+        return .div(
+            .class(error == nil ? "field" : "field invalid"),
             .label(.for(id), .text(label)),
             .selfClosedElement(named: "input", attributes: [
                 .id(id), .name(name ?? id), .type(type), .required(true), .value(value ?? ""),
                 .attribute(named: "autocomplete", value: autocomplete),
-                hint == nil ? .empty : .ariaDescribedBy("\(id)-hint"),
+                described.isEmpty ? .empty : .ariaDescribedBy(described),
+                error == nil ? .empty : .attribute(named: "aria-invalid", value: "true"),
             ] + extra.map { Attribute<HTML.InputContext>.attribute(named: $0.0, value: $0.1) }),
+            error.map { .p(.id("\(id)-error"), .class("field-error"), .text($0)) } ?? .empty,
             hint.map { .small(.id("\(id)-hint"), .class("hint"), .text($0)) } ?? .empty
         )
     }

@@ -73,7 +73,10 @@ package enum Layout {
             case .bellLabel: return Markup.escape(request.t("inbox.bell", ["count": String(unread)]))
             case .unreadCount: return unread > 99 ? "99+" : String(unread)
             case .nickname: return Markup.escape(viewer?.nickname ?? "")
-            case .main: return Node<HTML.BodyContext>.group(main).render()
+            case .main:
+                // A new account lands back where it signed up, welcomed once (`AccountPages.signUp`).
+                let welcome = viewer != nil && request.url.query?.contains("welcome=1") == true ? HomePage.welcome(request) : .empty
+                return Node<HTML.BodyContext>.group([welcome] + main).render()
             case .next: return Markup.escape(request.url.path)
             case .csrf: return Markup.escape(request.csrfToken)
             case .bottomBar: return extras.bottomBar.render()

@@ -381,7 +381,8 @@ final class MatesPagesTests: XCTestCase {
                 XCTAssertTrue(page.text.contains("&lt;b&gt;"), "the partner's name is shown, escaped: \(path)")
             }
 
-            // Reviewed once: the form says so and does not send again.
+            // Reviewed once: the page thanks instead of showing an empty form to fill again, and the
+            // ended chat no longer asks for a review.
             _ = try await app.send(.POST, "\(Application.mates)/match/finish", token: partner.token)
             struct ReviewBody: Encodable { let matchId: UUID; let reputation: [Int]; let comment: String }
             let sent = try await app.send(.POST, "\(Application.mates)/reviews", json: ReviewBody(matchId: match, reputation: [1, 0, 0, 0, 0, 1], comment: "좋았어요"),
@@ -390,7 +391,12 @@ final class MatesPagesTests: XCTestCase {
             let reviewed = try await mina.get("/mates/review/\(id)")
             XCTAssertEqual(reviewed.status, .ok)
             XCTAssertTrue(reviewed.text.contains(#"id="already-reviewed""#))
-            XCTAssertTrue(try tag(reviewed, "send-review").contains(#"disabled="disabled""#))
+            XCTAssertTrue(reviewed.text.contains("후기를 남겼어요. 고마워요!"))
+            XCTAssertFalse(reviewed.text.contains(#"id="send-review""#), "no form to send again")
+            let chat = try await mina.get("/mates/chat/\(id)")
+            XCTAssertTrue(chat.text.contains(#"id="chat-ended-reviewed""#) && !chat.text.contains(#"id="chat-ended-review""#))
+            XCTAssertTrue(chat.text.contains(#"placeholder="끝난 대화예요""#))
+            XCTAssertTrue(chat.text.contains(#"role="log""#))
         }
     }
 

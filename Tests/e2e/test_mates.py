@@ -223,8 +223,10 @@ def test_two_people_verify_match_chat_play_and_review(mates_server, browser):
         click(junho, "#state-fab")
         wait_for(junho, lambda d: d.current_url == chat_url)
         wait_for(junho, lambda d: "저는 5번 출구 쪽이에요" in chat_lines(d))
-        # Reading the chat read the entry: the bell is back where it was.
-        wait_for(junho, lambda d: (d.find_element(By.ID, "inbox-count").text if d.find_element(By.ID, "inbox-count").is_displayed() else "0")
+        # Reading the chat read the entry: the bell is back where it was (read from the page: on a
+        # phone the chat is a screen of its own, without the site's header).
+        assert not junho.find_element(By.CSS_SELECTOR, ".site-header").is_displayed()
+        wait_for(junho, lambda d: d.execute_script("const c = document.getElementById('inbox-count'); return c.hidden ? '0' : c.textContent")
                  == bell_before, timeout=10)
         junho.get(server.url + "/notifications")
         entry = wait_for(junho, lambda d: next((item for item in d.find_elements(By.CSS_SELECTOR, "#notification-list li")
@@ -270,17 +272,24 @@ def test_two_people_verify_match_chat_play_and_review(mates_server, browser):
         fill(mina, "review-comment", "시간 약속을 잘 지켜요")
         shot(mina, "11-review")
         click(mina, "#send-review")
-        wait_for(mina, lambda d: d.current_url.rstrip("/").endswith("/mates"))
+        # Sent: the page thanks her and leads back to the chat, which no longer asks for a review.
+        thanks = wait_for(mina, lambda d: d.find_element(By.ID, "already-reviewed"))
+        assert "고마워요" in thanks.text
+        shot(mina, "11b-review-sent")
+        mina.get(chat_url)
+        wait_for(mina, lambda d: d.find_element(By.ID, "chat-ended-reviewed").is_displayed())
+        assert not mina.find_elements(By.ID, "chat-ended-review")
 
         # Junho's chat hears it ended; he reviews Mina from the notice.
         junho.get(chat_url)
         ended = wait_for(junho, lambda d: d.find_element(By.ID, "chat-ended") if d.find_element(By.ID, "chat-ended").is_displayed() else None)
         assert junho.find_element(By.ID, "chat-input").get_attribute("disabled") is not None
+        assert junho.find_element(By.ID, "chat-input").get_attribute("placeholder") == "끝난 대화예요"
         ended.find_element(By.ID, "chat-ended-review").click()
         wait_for(junho, EC.url_contains("/mates/review/"))
         click(junho, "label:has(#pick-kind)")
         click(junho, "#send-review")
-        wait_for(junho, lambda d: d.current_url.rstrip("/").endswith("/mates"))
+        wait_for(junho, lambda d: d.find_element(By.ID, "already-reviewed"))
 
         # Her profile counts his pick; his shows her comment.
         mina.get(server.url + "/mates/profile")

@@ -373,6 +373,7 @@ function setOpen(isOpen, reason = null) {
   if (isOpen === undefined || isOpen === null) return;
   open = isOpen;
   input.disabled = !open;
+  if (!open) input.placeholder = t('mates.js.chat.placeholder_ended');
   sendButton.disabled = !open;
   endedNotice.hidden = open;
   for (const id of ['menu-game', 'menu-cancel']) document.getElementById(id).disabled = !open;

@@ -28,7 +28,8 @@ form.addEventListener('submit', async (event) => {
     await api('POST', `${API}/reviews`, { matchId: config.match.id, reputation, comment });
     fieldError(errorLine, '');
     say(t('mates.js.review.sent'));
-    location.assign('/mates');
+    // The review's page again: it now thanks the person and leads back to the chat.
+    location.assign(location.pathname);
   } catch (error) {
     fieldError(errorLine, error.message);
     sendButton.disabled = error.code === 'already_reviewed';

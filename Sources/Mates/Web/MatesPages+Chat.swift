@@ -22,9 +22,10 @@ extension MatesPages {
         let matchID = match.id
         let name = partner?.nickname ?? req.t("mates.chat.someone")
         let open = match.endedAt == nil
+        let reviewed = try await req.mates.hasReviewed(match, by: me)
         let matchConfig: [String: Any] = [
             "id": matchID.uuidString.lowercased(), "open": open, "partner": partner.map { $0.id.uuidString.lowercased() } ?? NSNull(),
-            "live": MatesPath.chatLive(matchID), "reviewed": try await req.mates.hasReviewed(match, by: me),
+            "live": MatesPath.chatLive(matchID), "reviewed": reviewed,
         ]
         let header: Node<HTML.BodyContext> = .header(
             .class("chat-header"),
@@ -46,7 +47,9 @@ extension MatesPages {
         let ended: Node<HTML.BodyContext> = .p(
             .id("chat-ended"), .class("notice chat-ended"), .role("status"), open ? .attribute(named: "hidden", value: "hidden") : .empty,
             .span(.id("chat-ended-text"), .text(req.t("mates.chat.ended"))), .text(" "),
-            .a(.id("chat-ended-review"), .href(MatesPath.review(matchID)), .text(req.t("mates.chat.leave_review")))
+            // Once reviewed, the notice says so rather than asking again.
+            reviewed ? .span(.id("chat-ended-reviewed"), .text(req.t("mates.chat.reviewed")))
+                : .a(.id("chat-ended-review"), .href(MatesPath.review(matchID)), .text(req.t("mates.chat.leave_review")))
         )
         let closed: Node<HTML.BodyContext> = open ? .empty : .attribute(named: "disabled", value: "disabled")
         let form: Node<HTML.BodyContext> = .plainForm(
@@ -55,7 +58,7 @@ extension MatesPages {
             .element(named: "textarea", nodes: [
                 .id("chat-input"), .attribute(named: "name", value: "text"), .attribute(named: "rows", value: "1"),
                 .attribute(named: "maxlength", value: String(MatesRules.maxMessageCharacters)),
-                .attribute(named: "placeholder", value: req.t("mates.chat.placeholder")), closed,
+                .attribute(named: "placeholder", value: req.t(open ? "mates.chat.placeholder" : "mates.chat.placeholder_ended")), closed,
             ]),
             .button(.type(.submit), .id("chat-send"), .class("button primary"), open ? .empty : .attribute(named: "disabled", value: "disabled"),
                     .text(req.t("mates.chat.send")))
@@ -66,8 +69,8 @@ extension MatesPages {
             main: .group(
                 header, menu, ended,
                 .div(.id("chat-older"), .class("scroll-sentinel")),
-                .ol(.id("chat-log"), .class("chat-log"), .attribute(named: "aria-label", value: req.t("mates.chat.log")),
-                    .attribute(named: "aria-live", value: "polite")),
+                // A log: screen readers announce lines as they are added (its implicit aria-live is polite).
+                .ol(.id("chat-log"), .class("chat-log"), .role("log"), .attribute(named: "aria-label", value: req.t("mates.chat.log"))),
                 form,
                 confirmDialog(req, "cancel", yes: "mates.chat.cancel.yes", danger: true),
                 confirmDialog(req, "finish", yes: "mates.chat.finish.yes", danger: false)
@@ -117,16 +120,26 @@ extension MatesPages {
                 pick("pick", value: String(index), id: "pick-\(category.rawValue)", label: req.t("mates.reputation.\(category.rawValue)"))
             }
         )
+        // Reviewed already: what is left is to say so, not an empty form to fill again.
+        if reviewed {
+            return try await page(
+                req, title: req.t("mates.review.title", ["name": name]), tab: nil, script: nil, withTabs: false,
+                main: .section(
+                    .class("card stack"),
+                    .h1(.text(req.t("mates.review.title", ["name": name]))),
+                    .p(.id("already-reviewed"), .class("notice"), .role("status"), .text(req.t("mates.review.done", ["name": name]))),
+                    .a(.class("button wide"), .href(MatesPath.chat(matchID)), .text(req.t("mates.review.back")))
+                )
+            )
+        }
         let form: Node<HTML.BodyContext> = .plainForm(
             .id("review-form"), .class("card stack"), .attribute(named: "novalidate", value: "novalidate"),
             .h1(.text(req.t("mates.review.title", ["name": name]))),
-            reviewed ? .p(.id("already-reviewed"), .class("notice"), .text(req.t("error.already_reviewed"))) : .empty,
             picks,
             commentField(id: "review-comment", label: req.t("mates.review.comment"), placeholder: req.t("mates.review.placeholder"),
                          maxLength: MatesRules.maxReviewComment),
             .p(.class("form-error"), .id("review-error"), .role("alert"), .attribute(named: "hidden", value: "hidden")),
-            .button(.type(.submit), .id("send-review"), .class("button primary wide"),
-                    reviewed ? .attribute(named: "disabled", value: "disabled") : .empty, .text(req.t("mates.review.send"))),
+            .button(.type(.submit), .id("send-review"), .class("button primary wide"), .text(req.t("mates.review.send"))),
             .a(.class("button wide"), .href(MatesPath.chat(matchID)), .text(req.t("mates.review.back")))
         )
         return try await page(

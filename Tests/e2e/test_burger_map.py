@@ -88,9 +88,11 @@ def test_two_people_review_like_comment_follow_and_the_inbox_updates_live(server
         post = writer.find_element(By.ID, "post-review")
         writer.execute_script("arguments[0].click(); arguments[0].click();", post)
         wait_for(writer, EC.url_contains("/map/reviews/"), timeout=30)
-        review_url = writer.current_url
+        assert writer.current_url.endswith("?posted=1")
+        review_url = writer.current_url.split("?")[0]
         review_id = review_url.rsplit("/", 1)[1]
         assert text_of(writer, "#review-title") == "육즙 폭발 더블패티"
+        assert "리뷰를 올렸어요" in text_of(writer, "#review-posted"), "the writer is told it is up"
         assert len(writer.find_elements(By.CSS_SELECTOR, "#review-photos img")) == 2
         widths = writer.execute_script(
             "return [...document.querySelectorAll('#review-photos img')].map(i => i.naturalWidth || Number(i.getAttribute('width')))")

@@ -622,7 +622,7 @@ async function onSubmit(event) {
       photoIds,
     });
     posting = 'done'; // the button stays disabled while the next page loads
-    location.assign(`/map/reviews/${encodeURIComponent(review.id)}`);
+    location.assign(`/map/reviews/${encodeURIComponent(review.id)}?posted=1`);
   } catch (error) {
     // A photo the server no longer takes (gone after a day unused, say): upload them all afresh.
     if (error instanceof ApiError && error.code === 'invalid_photo') {

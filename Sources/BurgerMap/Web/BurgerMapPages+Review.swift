@@ -20,6 +20,9 @@ extension BurgerMapPages {
             main: .article(
                 .id("review"), .class("review-page"), .data(named: "id", value: review.id.uuidString.lowercased()),
                 review.hidden ? .p(.class("notice"), .role("status"), .text(req.t("burger_map.review.hidden_notice"))) : .empty,
+                // Just written (the write page comes here with `?posted=1`): its author is told it is up.
+                req.query[String.self, at: "posted"] == "1" && actor?.id == review.author.id
+                    ? .p(.class("notice"), .id("review-posted"), .role("status"), .text(req.t("burger_map.review.posted"))) : .empty,
                 photoPager(req, review),
                 reviewBody(req, review, actor: actor),
                 reportDialog(req),

@@ -159,7 +159,7 @@ function pinFor(place) {
   const marker = window.L.marker([place.lat, place.lon], {
     icon: window.L.divIcon({
       className: 'burger-pin', html: '<span aria-hidden="true">🍔</span>',
-      iconSize: [40, 40], iconAnchor: [20, 20],
+      iconSize: [44, 44], iconAnchor: [22, 22],
     }),
     title: place.name, riseOnHover: true,
   });

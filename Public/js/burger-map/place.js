@@ -92,7 +92,7 @@ function showSmallMap(box, lat, lon, settings) {
     boxZoom: false, keyboard: false, zoomControl: false, attributionControl: true, tap: false,
   });
   L.tileLayer(settings.tileURL, { attribution: settings.attribution || '', maxZoom: 19 }).addTo(map);
-  const icon = L.divIcon({ className: 'burger-pin', html: '', iconSize: [40, 40], iconAnchor: [20, 20] });
+  const icon = L.divIcon({ className: 'burger-pin', html: '', iconSize: [44, 44], iconAnchor: [22, 22] });
   const marker = L.marker([lat, lon], { icon, keyboard: false, interactive: false }).addTo(map);
   // The pin's emoji is set as text, never as markup.
   const pin = marker.getElement();

@@ -124,11 +124,11 @@ def server_without_leaflet():
     instance.cleanup()
 
 
-def make_browser():
+def make_browser(*extra_arguments):
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=390,844",
-                     "--hide-scrollbars", "--lang=ko-KR", "--force-device-scale-factor=1"):
+                     "--hide-scrollbars", "--lang=ko-KR", "--force-device-scale-factor=1", *extra_arguments):
         options.add_argument(argument)
     options.add_experimental_option("prefs", {"intl.accept_languages": "ko-KR,ko"})
     service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")

@@ -7,6 +7,7 @@ import math
 import pathlib
 import struct
 import tempfile
+import time
 import urllib.request
 import zlib
 
@@ -241,3 +242,48 @@ def test_without_leaflet_the_map_is_a_list_by_distance(server_without_leaflet, b
              or "없" in d.find_element(By.ID, "map-status").text, timeout=15)
     assert browser.find_element(By.ID, "map-q").get_attribute("value") == "치즈"
     shot(browser, "02-list-searched")
+
+
+def test_back_from_a_review_returns_to_the_same_place_in_the_feed(server, browser):
+    """Issue 42: the feed keeps the reviews shown and the scroll when a review is opened, and Back
+    draws them again where the reader was instead of starting from the top. This Chromium keeps
+    no page in its back-forward cache, as many phones' browsers do not for a `no-store` page: the
+    page loads again and must restore itself."""
+    browser.quit()
+    browser = make_browser("--disable-features=BackForwardCache")
+    browser.test_name = "test_back_from_a_review_returns_to_the_same_place_in_the_feed"
+    try:
+        feed_back_and_forth(server, browser)
+    finally:
+        browser.quit()
+
+
+def feed_back_and_forth(server, browser):
+    browser.get(server.url + "/map/feed")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#feed-list > *")) >= 20)
+    # Scroll to the end three times: four pages come in (deeper than a browser's own scroll
+    # restoration reaches on a page that loads its list after it opens).
+    for pages in (2, 3, 4):
+        browser.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+        wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#feed-list > *")) >= 20 * pages, timeout=15)
+    cards = browser.find_elements(By.CSS_SELECTOR, "#feed-list > *")
+    shown = len(cards)
+    target = cards[70]
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", target)
+    time.sleep(0.3)
+    scrolled = browser.execute_script("return window.scrollY")
+    assert scrolled > 1000, scrolled
+    title = target.find_element(By.CSS_SELECTOR, "h2 a")
+    heading = title.text
+    title.click()
+    wait_for(browser, EC.url_contains("/map/reviews/"))
+    browser.back()
+    wait_for(browser, EC.url_contains("/map/feed"))
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#feed-list > *")) == shown)
+    wait_for(browser, lambda d: abs(d.execute_script("return window.scrollY") - scrolled) < 80, timeout=5)
+    assert heading in browser.find_elements(By.CSS_SELECTOR, "#feed-list > *")[70].text
+    shot(browser, "01-back-where-i-was")
+    # A fresh visit starts from the top.
+    browser.get(server.url + "/map/feed")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#feed-list > *")) >= 20)
+    assert browser.execute_script("return window.scrollY") < 50

@@ -196,12 +196,16 @@ const PAGE_SIZE = 20;
  * Infinite scroll: loads `source` (default: the list's `data-source`) 20 at a time with
  * `?cursor=&limit=` while `sentinel` (an element right after the list) is near the screen, and
  * appends `render(item)` for each item. `emptyElement` is shown when the first page is empty.
- * Returns `{ reload(), loadMore(), prepend(node), get done() }`: `reload()` starts again from the
- * first page (refresh), replacing the list once the new page is in.
+ * Returns `{ reload(), loadMore(), prepend(node), get done(), snapshot() }`: `reload()` starts again
+ * from the first page (refresh), replacing the list once the new page is in; `initial` (a
+ * `snapshot()`) draws a list that was shown before without asking again.
  */
-export function pager(list, sentinel, { source = list?.dataset.source, render, emptyElement = null, limit = PAGE_SIZE } = {}) {
+export function pager(list, sentinel, { source = list?.dataset.source, render, emptyElement = null, limit = PAGE_SIZE, initial = null } = {}) {
   let cursor = null;
   let done = false;
+  // What the list shows, as the API gave it: a page someone comes back to (Back) is drawn from
+  // it again (`initial`, from `snapshot()`), where they left it.
+  let items = [];
   let loading = null;
   // Each reload takes the next number; an answer for an older number is dropped.
   let generation = 0;
@@ -235,9 +239,11 @@ export function pager(list, sentinel, { source = list?.dataset.source, render, e
     try {
       const page = await api('GET', pageURL());
       if (mine !== generation) return;
-      const nodes = (page?.items || []).map((item) => render(item)).filter(Boolean);
+      const got = page?.items || [];
+      const nodes = got.map((item) => render(item)).filter(Boolean);
       if (replace) list.replaceChildren(...nodes);
       else list.append(...nodes);
+      items = replace ? [...got] : items.concat(got);
       cursor = page?.nextCursor || null;
       if (emptyElement) emptyElement.hidden = list.children.length > 0;
       if (!cursor) finish();
@@ -267,6 +273,14 @@ export function pager(list, sentinel, { source = list?.dataset.source, render, e
   function loadMore() {
     if (loading || done) return loading;
     return track(load(false));
+  }
+
+  if (initial?.items?.length) {
+    items = [...initial.items];
+    list.replaceChildren(...items.map((item) => render(item)).filter(Boolean));
+    cursor = initial.cursor || null;
+    if (emptyElement) emptyElement.hidden = true;
+    if (!cursor) finish();
   }
 
   if ('IntersectionObserver' in window && sentinel) {
@@ -304,5 +318,7 @@ export function pager(list, sentinel, { source = list?.dataset.source, render, e
       if (emptyElement) emptyElement.hidden = list.children.length > 0 || !done;
     },
     get done() { return done; },
+    /** The items shown and where the next page starts, to be given back as `initial`. */
+    snapshot() { return { items, cursor }; },
   };
 }

@@ -1,6 +1,7 @@
 // The burger map's feeds (/map/feed): everyone's reviews or those of the people I follow, newest
 // first, loaded page by page as the list's end scrolls into view. The refresh button and a pull
-// down at the top of the page load the first page again.
+// down at the top of the page load the first page again; Back from a review returns to where the
+// reader was.
 //
 // Conventions for every script under Public/js/: `data-*` attributes carry values that belong to
 // one element; the single JSON config block (shared/config.js) carries values the whole page
@@ -12,11 +13,38 @@ import { pager, reviewCard } from './cards.js';
 const list = document.getElementById('feed-list');
 const refreshButton = document.getElementById('feed-refresh');
 
+/**
+ * Back from a review returns to the same place in the feed: the reviews shown and the scroll are
+ * kept for this tab (sessionStorage, half an hour) when the page is left, and drawn again when the
+ * browser comes back to it (the page itself is never cached: it is `no-store`).
+ */
+const KEPT = `wwe.feed:${location.pathname}${location.search}`;
+function keptFeed() {
+  if (performance.getEntriesByType?.('navigation')?.[0]?.type !== 'back_forward') return null;
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(KEPT) || 'null');
+    return kept && Date.now() - kept.at < 30 * 60 * 1000 ? kept : null;
+  } catch {
+    return null;
+  }
+}
+
 // Signed out on the following tab the server shows a login prompt instead of the list.
 if (list) {
+  const kept = keptFeed();
+  if ('scrollRestoration' in history) history.scrollRestoration = 'manual';
   const feed = pager(list, document.getElementById('feed-more'), {
     render: (review) => reviewCard(review, { heading: 'h2' }),
     emptyElement: document.getElementById('feed-empty'),
+    initial: kept,
+  });
+  if (kept) requestAnimationFrame(() => window.scrollTo(0, kept.scrollY || 0));
+  window.addEventListener('pagehide', () => {
+    try {
+      sessionStorage.setItem(KEPT, JSON.stringify({ ...feed.snapshot(), scrollY: window.scrollY, at: Date.now() }));
+    } catch {
+      // A full or disabled storage only loses the place, as before.
+    }
   });
 
   let refreshing = false;

@@ -13,8 +13,13 @@ import Vapor
 /// walks the feature list and runs each feature's `SyntheticDataGenerator` whose options were
 /// given (`--places`, `--reviews` … for the burger map, `--mates`, `--mate-pairs` … for mates), or
 /// those that run by default when none were; `--seed N` makes the same data again.
+/// `whatweeat seed --demo` also makes the demo account a newcomer signs in with
+/// (`demo@example.com`, `demo-password`), never on a production server.
 package struct SeedCommand: AnyAsyncCommand {
-    package var help: String { "Creates or upgrades the database and loads the catalogs; --synthetic adds benchmark data." }
+    package var help: String { "Creates or upgrades the database and loads the catalogs; --demo adds a demo account, --synthetic benchmark data." }
+
+    /// The demo account `--demo` makes (README's "Run it" names it).
+    package static let demoEmail = "demo@example.com", demoPassword = "demo-password", demoNickname = "데모"
 
     package init() {}
 
@@ -22,7 +27,7 @@ package struct SeedCommand: AnyAsyncCommand {
 
     package func run(using context: inout CommandContext) async throws {
         var arguments = context.input.arguments
-        var synthetic = false
+        var synthetic = false, demo = false
         var values: [String: String] = [:]
         let known = Set(generators.flatMap { $0.options.map(\.name) } + ["seed"])
         while !arguments.isEmpty {
@@ -30,6 +35,7 @@ package struct SeedCommand: AnyAsyncCommand {
             guard argument.hasPrefix("--") else { throw CommandFailure(message: "unexpected \(argument); see whatweeat seed --help") }
             let name = String(argument.dropFirst(2))
             if name == "synthetic" { synthetic = true; continue }
+            if name == "demo" { demo = true; continue }
             guard known.contains(name) else {
                 throw CommandFailure(message: "unknown option --\(name); options: --synthetic, " + known.sorted().map { "--\($0)" }.joined(separator: ", "))
             }
@@ -38,8 +44,12 @@ package struct SeedCommand: AnyAsyncCommand {
         }
         guard synthetic || values.isEmpty else { throw CommandFailure(message: "generated data needs --synthetic") }
         let app = context.application
+        if demo, app.settings.appEnvironment == .production {
+            throw CommandFailure(message: "--demo makes an account with a published password: not on a production server (APP_ENV=production)")
+        }
         try await prepareDatabase(app)
         context.console.info("Database ready and catalogs loaded.")
+        if demo { context.console.info(try await Self.makeDemoAccount(app)) }
         guard synthetic else { return }
         let options = SyntheticOptions(values: values)
         let named = generators.filter { generator in generator.options.contains { options.has($0.name) } }
@@ -48,9 +58,21 @@ package struct SeedCommand: AnyAsyncCommand {
         }
     }
 
+    /// The demo account, made once (an account already there under its address is left alone).
+    static func makeDemoAccount(_ app: Application) async throws -> String {
+        let request = Request(application: app, on: app.eventLoopGroup.next())
+        do {
+            _ = try await request.accounts.signUp(email: demoEmail, password: demoPassword, nickname: demoNickname)
+            return "Demo account: \(demoEmail) / \(demoPassword)"
+        } catch let error as AppError where error.code == "email_taken" || error.code == "nickname_taken" {
+            return "Demo account already there: \(demoEmail)"
+        }
+    }
+
     package func outputHelp(using context: inout CommandContext) {
-        context.console.output("Usage: whatweeat seed [--synthetic [options]]".consoleText())
+        context.console.output("Usage: whatweeat seed [--demo] [--synthetic [options]]".consoleText())
         context.console.output(help.consoleText())
+        context.console.output("  --demo       add the demo account \(Self.demoEmail) / \(Self.demoPassword) (not in production)".consoleText())
         context.console.output("  --synthetic  add generated data for benchmarks".consoleText())
         context.console.output("  --seed       random seed, for repeatable data (default 1)".consoleText())
         for generator in generators {

@@ -40,6 +40,29 @@ final class SeedCommandTests: XCTestCase {
         }
     }
 
+    /// `seed --demo`: the account README's "Run it" names signs in, a second run leaves it alone,
+    /// and a production server refuses to make it.
+    func testTheDemoAccountSignsInAndIsNeverMadeInProduction() async throws {
+        try await withTestApp { app in
+            try await seed(app, ["--demo"])
+            try await seed(app, ["--demo"])
+            let login = try await app.send(.POST, "/api/v1/auth/login", json: ["email": SeedCommand.demoEmail, "password": SeedCommand.demoPassword])
+            XCTAssertEqual(login.status, .ok, login.text)
+            let count = try await User.query(on: app.db).filter(\.$email == SeedCommand.demoEmail).count()
+            XCTAssertEqual(count, 1)
+        }
+        try await withTestApp(adjust: { $0.appEnvironment = .production }) { app in
+            do {
+                try await seed(app, ["--demo"])
+                XCTFail("a production server made the demo account")
+            } catch let failure as CommandFailure {
+                XCTAssertTrue(failure.message.contains("production"), failure.message)
+            }
+            let none = try await User.query(on: app.db).filter(\.$email == SeedCommand.demoEmail).count()
+            XCTAssertEqual(none, 0)
+        }
+    }
+
     func testBadOptionsAreRefusedBeforeAnythingIsWritten() async throws {
         try await withTestApp { app in
             let usersBefore = try await User.query(on: app.db).count()

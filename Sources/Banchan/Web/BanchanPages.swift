@@ -84,11 +84,14 @@ struct BanchanPages: RouteCollection {
         }
     }
 
+    /// The same for every reader of a language and tab: rendered once each and kept.
     func tabBar(_ req: Request) -> Node<HTML.BodyContext> {
         let current = Tab.of(path: req.url.path)
-        return TabBar.render(label: req.t("banchan.tabs"), classes: "map-tabs", items: Tab.allCases.map { tab in
-            TabBar.Item(path: tab.path, emoji: tab.emoji, label: req.t("banchan.tab.\(tab.rawValue)"), isCurrent: tab == current)
-        })
+        return req.application.pageFragments.node("shop.tabs." + (current?.rawValue ?? "none"), language: req.language, version: 0) {
+            TabBar.render(label: req.t("banchan.tabs"), classes: "map-tabs", items: Tab.allCases.map { tab in
+                TabBar.Item(path: tab.path, emoji: tab.emoji, label: req.t("banchan.tab.\(tab.rawValue)"), isCurrent: tab == current)
+            })
+        }
     }
 
     /// Artwork as paths, so pages load it from whatever address the browser used.

@@ -4,7 +4,7 @@ import Vapor
 
 /// The menu game (우리뭐먹지): solo and group games, the shipped iOS app's routes, its pages.
 package enum MenuGameFeature: Feature {
-    package static let migrations: [any Migration] = [CreateMenus(), CreateMenuGroups(), CreateMenuGamePreferencesAndFeedback(), AddSubmissionUserID()]
+    package static let migrations: [any Migration] = [CreateMenus(), CreateMenuGroups(), CreateMenuGamePreferencesAndFeedback(), AddSubmissionUserID(), CreateMenuGroupMembers()]
     package static let seeders: [any Seeder] = [MenuSeeder()]
     package static let homeCard: HomeCard? = HomeCard(position: 1, emoji: "🎴", key: "menu_game", path: PlayPath.home())
 

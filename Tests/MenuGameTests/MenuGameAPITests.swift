@@ -332,13 +332,21 @@ final class MenuGameAPITests: XCTestCase {
         try await waitUntil { received.withLockedValue { $0.values.allSatisfy { $0.last == #"{"type":"closed"}"# } } }
 
         for (_, messages) in received.withLockedValue({ $0 }) {
-            XCTAssertEqual(messages.first, #"{"type":"state","submissionCount":0,"isHost":true,"isClosed":false}"#)
-            XCTAssertEqual(Array(messages.dropFirst()), [
-                #"{"type":"submissionCount","submissionCount":1}"#,
-                #"{"type":"submissionCount","submissionCount":2}"#,
-                #"{"type":"submissionCount","submissionCount":1}"#,
-                #"{"type":"closed"}"#,
-            ])
+            let decoded = try messages.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+            let state = try XCTUnwrap(decoded.first)
+            XCTAssertEqual(state["type"] as? String, "state")
+            XCTAssertEqual(state["submissionCount"] as? Int, 0)
+            XCTAssertEqual(state["isHost"] as? Bool, true)
+            XCTAssertEqual(state["isClosed"] as? Bool, false)
+            let hostInRoom = try XCTUnwrap((state["members"] as? [[String: Any]])?.first)
+            XCTAssertEqual(hostInRoom["isHost"] as? Bool, true, "the host is the room's first member")
+            XCTAssertEqual(state["you"] as? String, hostInRoom["id"] as? String)
+            // Each change carries the count and the room: who is in (in the order they came) and who answered.
+            let changes = decoded.dropFirst().map { change -> String in
+                let answered = (change["members"] as? [[String: Any]])?.map { ($0["answered"] as? Bool) == true ? "✓" : "·" }.joined() ?? ""
+                return "\(change["type"] as? String ?? "") \(change["submissionCount"] as? Int ?? -1) \(answered)"
+            }
+            XCTAssertEqual(changes, ["submissionCount 1 ·✓", "submissionCount 2 ·✓✓", "submissionCount 1 ··✓", "closed -1 "])
         }
         for socket in sockets { try await socket.close() }
         try await waitUntil { app.events.subscriberCount(of: MenuGameService.topic(pin)) == 0 }

@@ -253,6 +253,9 @@ def test_group_game_with_three_browsers(server, browser):
         click(players[0], "#join-group")
         wait_for(players[0], EC.url_contains(f"/play/groups/{pin}/game"))
         shot(players[0], "01-game")
+        # The host's lobby lists the newcomer without reloading.
+        wait_for(host, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#room-list .room-member")) == 2)
+        assert "손님 1" in host.find_element(By.ID, "room-list").text
 
         players[1].get(server.url + f"/join/{pin}")
         wait_for(players[1], EC.url_contains("/play/welcome"))   # first visit: onboarding, then the lobby
@@ -260,6 +263,15 @@ def test_group_game_with_three_browsers(server, browser):
         click(players[1], "#save-dislikes")
         wait_for(players[1], EC.url_contains(f"/play/groups/{pin}"))
         assert players[1].find_element(By.ID, "pin-value").text == pin
+        # A guest names themself; everyone's room shows the name.
+        fill(players[1], "guest-name", "민지")
+        click(players[1], "#save-guest-name")
+        wait_for(players[1], lambda d: d.find_element(By.ID, "guest-name-status").text == "이름을 바꿨어요.")
+        wait_for(host, lambda d: "민지" in d.find_element(By.ID, "room-list").text)
+        assert len(host.find_elements(By.CSS_SELECTOR, "#room-list .room-member")) == 3
+        assert "나" in players[1].find_element(By.CSS_SELECTOR, "#room-list .room-member:nth-child(3)").text
+        assert no_horizontal_overflow(host)
+        shot(host, "01b-host-lobby-room")
         click(players[1], "#start-group-game")
         wait_for(players[1], EC.url_contains(f"/play/groups/{pin}/game"))
 
@@ -275,8 +287,10 @@ def test_group_game_with_three_browsers(server, browser):
         for player in players:
             play_cards(player, ALL_DONT_CARE)
             wait_for(player, EC.url_contains(f"/play/groups/{pin}/wait"))
-        # No reload: the host's count follows the WebSocket.
+        # No reload: the host's count and room follow the WebSocket.
         wait_for(host, lambda d: d.find_element(By.ID, "submission-count").text == "3")
+        wait_for(host, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#room-list .room-member.answered")) == 3)
+        assert "골랐어요" in host.find_element(By.ID, "room-list").text
         assert not players[0].find_elements(By.ID, "close-game")          # only the host can close
         shot(host, "03-host-waiting-3")
         shot(players[0], "02-member-waiting")

@@ -68,6 +68,10 @@ struct GroupStatusResponse: Content {
     let isHost: Bool
     let isClosed: Bool
     let expiresAt: Date
+    /// Who is in the room (the host first), each with whether they have answered.
+    let members: [GroupMember]
+    /// The asking device's entry in `members`; null before it joined.
+    @NullEncoded var you: UUID?
 
     init(_ status: GroupStatus) {
         pin = status.pin
@@ -75,6 +79,31 @@ struct GroupStatusResponse: Content {
         isHost = status.isHost
         isClosed = status.isClosed
         expiresAt = status.expiresAt
+        members = status.members
+        you = status.you
+    }
+}
+
+/// `PUT groups/:pin/member`: an empty body enters the room; `guestName` names a guest.
+struct JoinBody: Content {
+    let guestName: String?
+}
+
+/// The live socket's first message: the room as it stands for this device.
+struct LiveState: Encodable {
+    let type = "state"
+    let submissionCount: Int
+    let isHost: Bool
+    let isClosed: Bool
+    let members: [GroupMember]
+    @NullEncoded var you: UUID?
+
+    init(_ status: GroupStatus) {
+        submissionCount = status.submissionCount
+        isHost = status.isHost
+        isClosed = status.isClosed
+        members = status.members
+        you = status.you
     }
 }
 

@@ -16,6 +16,7 @@ struct MenuGameAPI: RouteCollection {
         game.post("solo", use: solo)
         game.post("groups", use: createGroup)
         game.get("groups", ":pin", use: groupStatus)
+        game.put("groups", ":pin", "member", use: join)
         game.put("groups", ":pin", "submission", use: submit)
         game.delete("groups", ":pin", "submission", use: cancel)
         game.post("groups", ":pin", "close", use: close)
@@ -95,6 +96,18 @@ struct MenuGameAPI: RouteCollection {
         GroupStatusResponse(try await req.menuGroupStatusFromPath(device: try optionalDevice(req)))
     }
 
+    /// Enters the room (a page opening the lobby or the game), or renames a guest.
+    func join(req: Request) async throws -> GroupStatusResponse {
+        let device = try requireDevice(req)
+        let body = try req.decodeJSON(JoinBody.self)
+        let group = try await req.menuGroupFromPath()
+        let game = req.menuGame
+        guard try await game.join(group, playerToken: device, account: req.auth.get(User.self)?.id, guestName: body.guestName) == .recorded else {
+            throw AppError.conflict("game_closed")
+        }
+        return GroupStatusResponse(try await game.status(of: group, device: device))
+    }
+
     func submit(req: Request) async throws -> GroupStatusResponse {
         let device = try requireDevice(req)
         let choice = try req.decodeJSON(SubmissionBody.self).choice()
@@ -134,7 +147,7 @@ struct MenuGameAPI: RouteCollection {
     // MARK: Live
 
     /// Upgrades to a WebSocket that sends `{"type":"state",…}` at once, then `submissionCount`
-    /// on every submit or cancel and `closed` when the host closes. An unknown PIN is an
+    /// (with the room's `members`) on every join, submit or cancel and `closed` when the host closes. An unknown PIN is an
     /// ordinary 404 before any upgrade. Clients that cannot keep a socket poll `GET groups/:pin`.
     func live(req: Request) async throws -> Response {
         let group = try await req.menuGroupFromPath()
@@ -144,8 +157,9 @@ struct MenuGameAPI: RouteCollection {
             // Subscribe first, then read the state: a change in between is buffered and sent
             // after the state, never lost.
             let stream = req.application.events.subscribe(to: topic)
-            if let status = try? await req.menuGame.status(of: group, device: device) {
-                try? await socket.send(#"{"type":"state","submissionCount":\#(status.submissionCount),"isHost":\#(status.isHost),"isClosed":\#(status.isClosed)}"#)
+            if let status = try? await req.menuGame.status(of: group, device: device),
+               let state = try? JSONEncoder().encode(LiveState(status)) {
+                try? await socket.send(String(decoding: state, as: UTF8.self))
             }
             let forwarding = Task {
                 for await message in stream {

@@ -112,3 +112,23 @@ struct CreateMenuGamePreferencesAndFeedback: NamedMigration {
         try await database.schema(MenuGamePreference.schema).delete()
     }
 }
+
+/// The group's room: who joined, so the waiting room can list people, not just a count.
+struct CreateMenuGroupMembers: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        typealias Column = MenuGroupStore.MemberColumn
+        try await database.schema(MenuGroupMember.schema)
+            .id()
+            .field(Column.groupID.fieldKey, .uuid, .required, .references(MenuGroup.schema, "id", onDelete: .cascade))
+            .field(Column.playerTokenHash.fieldKey, .string, .required)
+            .field(Column.userID.fieldKey, .uuid, .references(User.schema, "id", onDelete: .setNull))
+            .field(Column.guestName.fieldKey, .string)
+            .field(Column.joinedAt.fieldKey, .datetime, .required)
+            .unique(on: Column.groupID.fieldKey, Column.playerTokenHash.fieldKey)
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(MenuGroupMember.schema).delete()
+    }
+}

@@ -135,3 +135,28 @@ struct StoredChoice: Codable {
 
     var choice: PlayerChoice { PlayerChoice(answer: gameAnswer, disliked: Set(dislikedFoods)) }
 }
+
+/// Someone in a group's room: the host, a player who opened the lobby or the game, anyone who
+/// answered. The waiting room lists them with whether they have answered.
+final class MenuGroupMember: Model, @unchecked Sendable {
+    static let schema = "menu_group_members"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: MenuGroupStore.MemberColumn.groupID.fieldKey) var group: MenuGroup
+    @Field(key: MenuGroupStore.MemberColumn.playerTokenHash.fieldKey) var playerTokenHash: String
+    /// The account, when the player is signed in: shown by nickname and told of the result.
+    @OptionalField(key: MenuGroupStore.MemberColumn.userID.fieldKey) var userID: UUID?
+    /// The name a guest chose; nil shows "Guest N" by order of joining.
+    @OptionalField(key: MenuGroupStore.MemberColumn.guestName.fieldKey) var guestName: String?
+    @Field(key: MenuGroupStore.MemberColumn.joinedAt.fieldKey) var joinedAt: Date
+
+    init() {}
+
+    init(groupID: UUID, playerTokenHash: String, userID: UUID?, guestName: String?, joinedAt: Date) {
+        self.$group.id = groupID
+        self.playerTokenHash = playerTokenHash
+        self.userID = userID
+        self.guestName = guestName
+        self.joinedAt = joinedAt
+    }
+}

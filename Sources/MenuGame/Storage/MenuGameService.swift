@@ -26,6 +26,10 @@ package struct GroupStatus: Sendable, Equatable {
     package let isHost: Bool
     package let isClosed: Bool
     package let expiresAt: Date
+    /// Who is in the room, in the order they joined, and whether each has answered.
+    package let members: [GroupMember]
+    /// This device's entry in `members`; nil before it joined.
+    package let you: UUID?
 }
 
 /// Every rule of solo games, random menus and group games, for the native API, the iOS app's
@@ -111,7 +115,9 @@ package struct MenuGameService {
         for _ in 0..<20 {
             guard let group = try await groups.createGroup(pin: Self.newPIN(), hostTokenHash: SecureRandom.sha256Hex(hostToken),
                                                            hostUserID: hostUserID, recommender: .v1, now: now) else { continue }
-            groupStates.store(snapshot(of: group, submissionCount: 0), observedAt: now)
+            // The host is the room's first member.
+            _ = try await groups.join(group.id, playerTokenHash: group.hostTokenHash, userID: hostUserID, guestName: nil, now: now)
+            groupStates.store(try await freshSnapshot(of: group), observedAt: now)
             return group
         }
         throw AppError(.serviceUnavailable, "no_free_pin")
@@ -143,19 +149,19 @@ package struct MenuGameService {
     package func submit(_ choice: PlayerChoice, to group: GroupRow, playerToken: String, account: UUID? = nil, now: Date = Date()) async throws -> SubmitOutcome {
         let stored = String(decoding: try JSONEncoder().encode(StoredChoice(gameAnswer: choice.answer, dislikedFoods: choice.disliked.sorted { $0.rawValue < $1.rawValue })), as: UTF8.self)
         guard try await groups.submit(answer: stored, to: group.id, playerTokenHash: SecureRandom.sha256Hex(playerToken), userID: account, now: now) else { return .closed }
-        try await announceCount(of: group, activityAt: now)
+        try await announceRoom(of: group, activityAt: now)
         return .recorded
     }
 
     /// Withdraws a player's answers (the "restart" button). Nothing to withdraw is fine.
     package func cancel(in group: GroupRow, playerToken: String, now: Date = Date()) async throws -> SubmitOutcome {
         guard try await groups.withdraw(from: group.id, playerTokenHash: SecureRandom.sha256Hex(playerToken), now: now) else { return .closed }
-        try await announceCount(of: group, activityAt: now)
+        try await announceRoom(of: group, activityAt: now)
         return .recorded
     }
 
     package func status(of group: GroupRow, device: String?) async throws -> GroupStatus {
-        snapshot(of: group, submissionCount: try await groups.submissionCount(of: group.id)).status(device: device)
+        try await freshSnapshot(of: group).status(device: device)
     }
 
     /// The waiting-room state for clients that poll it: from memory while fresh (see
@@ -168,14 +174,9 @@ package struct MenuGameService {
         }
         let observedAt = Date()
         guard let group = try await group(pin: pin, now: now) else { return nil }
-        let state = snapshot(of: group, submissionCount: try await groups.submissionCount(of: group.id))
+        let state = try await freshSnapshot(of: group)
         groupStates.store(state, observedAt: observedAt)
         return state.status(device: device)
-    }
-
-    private func snapshot(of group: GroupRow, submissionCount: Int) -> MenuGroupStateCache.Snapshot {
-        MenuGroupStateCache.Snapshot(id: group.id, pin: group.pin, hostTokenHash: group.hostTokenHash,
-                                     isClosed: group.isClosed, lastActivityAt: group.lastActivityAt, submissionCount: submissionCount)
     }
 
     /// Whether this player's answers are in, for a group known by its PIN (one joined count).
@@ -192,7 +193,7 @@ package struct MenuGameService {
     }
 
     /// Closes the game and freezes its results; closing again returns the same results. Members
-    /// who answered signed in (but `closedBy`) find the result in their inbox (and a push).
+    /// signed in (but `closedBy`), answered or not, find the result in their inbox (and a push).
     package func close(_ group: GroupRow, closedBy: UUID? = nil, now: Date = Date()) async throws -> GameResult {
         var (closed, closedHere) = try await groups.close(group.id, now: now)
         if closed.result == nil {
@@ -207,7 +208,7 @@ package struct MenuGameService {
             Counter(label: "whatweeat_menu_groups_closed_total").increment()
             await tellMembers(closed, closedBy: closedBy)
         }
-        var closedState = snapshot(of: group, submissionCount: result.playerCount)
+        var closedState = snapshot(of: group, submissionCount: result.playerCount, members: try await roster(of: group))
         closedState.isClosed = true
         closedState.lastActivityAt = now
         groupStates.store(closedState, observedAt: now)
@@ -221,7 +222,7 @@ package struct MenuGameService {
     /// is logged: the game is closed either way, and the live room has been told.
     private func tellMembers(_ group: GroupRow, closedBy: UUID?) async {
         do {
-            var members = Set(try await groups.answeringAccounts(of: group.id))
+            var members = Set(try await groups.answeringAccounts(of: group.id) + groups.memberAccounts(of: group.id))
             if let host = group.hostUserID { members.insert(host) }
             if let closedBy { members.remove(closedBy) }
             let inbox = NotificationStore(database: database, application: application)
@@ -246,17 +247,6 @@ package struct MenuGameService {
     }
 
     package static func topic(_ pin: String) -> String { "menu-group:\(pin)" }
-
-    /// After a submit or cancel: remember the new count and tell the live room.
-    private func announceCount(of group: GroupRow, activityAt: Date) async throws {
-        let observedAt = Date()
-        let count = try await groups.submissionCount(of: group.id)
-        var state = snapshot(of: group, submissionCount: count)
-        state.isClosed = false  // the write that just happened found it open
-        state.lastActivityAt = activityAt
-        groupStates.store(state, observedAt: observedAt)
-        await events.publish(#"{"type":"submissionCount","submissionCount":\#(count)}"#, to: Self.topic(group.pin))
-    }
 }
 
 extension Request {

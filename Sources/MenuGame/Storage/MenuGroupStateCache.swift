@@ -19,21 +19,26 @@ final class MenuGroupStateCache: Sendable {
         package var isClosed: Bool
         var lastActivityAt: Date
         package var submissionCount: Int
+        /// The room, in the order people joined.
+        package var members: [GroupMember]
 
         package func status(device: String?) -> GroupStatus {
-            let isHost = device.map { SecureRandom.constantTimeEquals(SecureRandom.sha256Hex($0), hostTokenHash) } ?? false
+            let deviceHash = device.map(SecureRandom.sha256Hex)
+            let isHost = deviceHash.map { SecureRandom.constantTimeEquals($0, hostTokenHash) } ?? false
+            let you = deviceHash.flatMap { hash in members.first { SecureRandom.constantTimeEquals($0.playerTokenHash, hash) }?.id }
             return GroupStatus(pin: pin, submissionCount: submissionCount, isHost: isHost, isClosed: isClosed,
-                               expiresAt: lastActivityAt.addingTimeInterval(MenuGameService.groupLifetime))
+                               expiresAt: lastActivityAt.addingTimeInterval(MenuGameService.groupLifetime), members: members, you: you)
         }
 
         package init(id: UUID, pin: String, hostTokenHash: String, isClosed: Bool, lastActivityAt: Date,
-                     submissionCount: Int) {
+                     submissionCount: Int, members: [GroupMember] = []) {
             self.id = id
             self.pin = pin
             self.hostTokenHash = hostTokenHash
             self.isClosed = isClosed
             self.lastActivityAt = lastActivityAt
             self.submissionCount = submissionCount
+            self.members = members
         }
     }
 

@@ -3,7 +3,8 @@ import Foundation
 import Platform
 import SQLKit
 
-/// The one owner of the group games' tables — `menu_groups` and `menu_group_submissions` — the
+/// The one owner of the group games' tables — `menu_groups`, `menu_group_submissions` and
+/// `menu_group_members` (`MenuGroupStore+Members.swift`) — the
 /// only code that reads or writes them, naming each column once (`GroupColumn`,
 /// `SubmissionColumn`: the models' keys and every statement). Reads decode `GroupRow`s.
 ///
@@ -23,9 +24,9 @@ struct MenuGroupStore {
         case id, groupID = "group_id", playerTokenHash = "player_token_hash", answer, submittedAt = "submitted_at", userID = "user_id"
     }
 
-    private var sql: any SQLDatabase { database.sql }
+    var sql: any SQLDatabase { database.sql }
     private static var groups: SQLIdentifier { SQLIdentifier(MenuGroup.schema) }
-    private static var submissions: SQLIdentifier { SQLIdentifier(MenuGroupSubmission.schema) }
+    static var submissions: SQLIdentifier { SQLIdentifier(MenuGroupSubmission.schema) }
 
     private func selectGroups() -> SQLSelectBuilder {
         sql.select().columns(GroupColumn.all.map { SQLIdentifier($0) }).from(Self.groups)
@@ -78,6 +79,7 @@ struct MenuGroupStore {
             if replaced.isEmpty {
                 try await MenuGroupSubmission(groupID: group, playerTokenHash: playerTokenHash, userID: userID, answer: answer, submittedAt: now).create(on: transaction)
             }
+            _ = try await store.enterRoom(group, playerTokenHash: playerTokenHash, userID: userID, guestName: nil, now: now)
             return true
         }
     }
@@ -153,7 +155,7 @@ struct MenuGroupStore {
     }
 
     /// Marks activity on an open group; false when the group is closed (or gone).
-    private func touchOpenGroup(_ id: UUID, now: Date) async throws -> Bool {
+    func touchOpenGroup(_ id: UUID, now: Date) async throws -> Bool {
         let touched = try await sql.update(Self.groups).set(SQLIdentifier(GroupColumn.lastActivityAt), to: SQLBind(now))
             .where(SQLIdentifier(GroupColumn.id), .equal, SQLBind(id)).where(SQLIdentifier(GroupColumn.closedAt), .is, SQLLiteral.null)
             .returning(SQLIdentifier(GroupColumn.id)).all()

@@ -241,7 +241,7 @@ extension MenuGamePages {
     ]
 
     static func scriptStrings(_ req: Request) -> [String: String] {
-        Dictionary(uniqueKeysWithValues: scriptStringKeys.map { ($0, req.t($0)) })
+        Dictionary(uniqueKeysWithValues: (scriptStringKeys + roomStringKeys).map { ($0, req.t($0)) })
     }
 
     /// The results carry the original app's Korean keywords; pages show them in the reader's language.

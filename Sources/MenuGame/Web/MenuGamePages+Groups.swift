@@ -119,11 +119,23 @@ extension MenuGamePages {
         try await lookUpOrRedirect(req) { try await req.menuGroupStatusFromPath(device: device.token) }
     }
 
+    /// The group in the path after this browser entered its room (opening the lobby, the game
+    /// or the waiting room is joining: the room lists you from then on), as its polls read it.
+    func enterRoomOrRedirect(_ req: Request, device: MenuGameDevice) async throws -> GroupLookup<GroupStatus> {
+        switch try await groupOrRedirect(req) {
+        case .redirect(let redirect): return .redirect(redirect)
+        case .found(let group):
+            // A closed group takes nobody in; the page sends the browser to its result.
+            _ = try await req.menuGame.join(group, playerToken: device.token, account: req.auth.get(User.self)?.id)
+            return try await statusOrRedirect(req, device: device)
+        }
+    }
+
     func lobby(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         if let redirect = onboardingRedirect(req, device) { return redirect }
         let group: GroupStatus
-        switch try await statusOrRedirect(req, device: device) {
+        switch try await enterRoomOrRedirect(req, device: device) {
         case .found(let found): group = found
         case .redirect(let redirect): return redirect
         }
@@ -152,9 +164,10 @@ extension MenuGamePages {
                          .width(232), .height(232)),
                     .p(.class("join-url"), .text(joinURL)),
                     .p(.class("muted"), .text(req.t(status.isHost ? "menu_game.lobby.host_hint" : "menu_game.lobby.member_hint"))),
-                    .a(.class("button primary wide"), .id("start-group-game"), .href(PlayPath.groupGame(group.pin)), .text(req.t("menu_game.game.start")))
+                    .a(.class("button primary wide"), .id("start-group-game"), .href(PlayPath.groupGame(group.pin)), .text(req.t("menu_game.game.start"))),
+                    MenuGamePages.room(req, status: status)
                 ),
-                MenuGamePages.config(req, device: device, extra: ["pin": group.pin, "shareURL": joinURL]),
+                MenuGamePages.config(req, device: device, extra: ["pin": group.pin, "shareURL": joinURL, "you": status.you?.uuidString ?? ""]),
                 MenuGamePages.networkErrorView(req)
             )
         )
@@ -175,7 +188,7 @@ extension MenuGamePages {
     func groupGame(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         if let redirect = onboardingRedirect(req, device) { return redirect }
-        switch try await statusOrRedirect(req, device: device) {
+        switch try await enterRoomOrRedirect(req, device: device) {
         case .redirect(let redirect): return redirect
         case .found(let group):
             if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
@@ -186,7 +199,7 @@ extension MenuGamePages {
     func waitingRoom(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         let status: GroupStatus
-        switch try await statusOrRedirect(req, device: device) {
+        switch try await enterRoomOrRedirect(req, device: device) {
         case .found(let found): status = found
         case .redirect(let redirect): return redirect
         }
@@ -215,9 +228,10 @@ extension MenuGamePages {
                             .button(.type(.button), .class("button primary wide"), .id("close-game"), .text(req.t("menu_game.wait.see_results")))
                         )
                         : .p(.class("muted"), .id("member-hint"), .text(req.t("menu_game.wait.member_hint"))),
-                    .button(.type(.button), .class("button wide"), .id("restart-game"), .text("↺ " + req.t("menu_game.wait.restart")))
+                    .button(.type(.button), .class("button wide"), .id("restart-game"), .text("↺ " + req.t("menu_game.wait.restart"))),
+                    MenuGamePages.room(req, status: status)
                 ),
-                MenuGamePages.config(req, device: device, extra: ["pin": group.pin, "isHost": status.isHost]),
+                MenuGamePages.config(req, device: device, extra: ["pin": group.pin, "isHost": status.isHost, "you": status.you?.uuidString ?? ""]),
                 MenuGamePages.networkErrorView(req)
             )
         )

@@ -3123,6 +3123,14 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/GroupStatus/expiresAt`.
             public var expiresAt: Foundation.Date
+            /// Who is in the room, in the order they joined (the host first).
+            ///
+            /// - Remark: Generated from `#/components/schemas/GroupStatus/members`.
+            public var members: [Components.Schemas.GroupMember]?
+            /// The asking device's entry in members; null before it joined.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GroupStatus/you`.
+            public var you: Swift.String?
             /// Creates a new `GroupStatus`.
             ///
             /// - Parameters:
@@ -3131,18 +3139,24 @@ extension Components {
             ///   - isHost:
             ///   - isClosed:
             ///   - expiresAt: 24 hours after the last activity.
+            ///   - members: Who is in the room, in the order they joined (the host first).
+            ///   - you: The asking device's entry in members; null before it joined.
             public init(
                 pin: Swift.String,
                 submissionCount: Swift.Int,
                 isHost: Swift.Bool,
                 isClosed: Swift.Bool,
-                expiresAt: Foundation.Date
+                expiresAt: Foundation.Date,
+                members: [Components.Schemas.GroupMember]? = nil,
+                you: Swift.String? = nil
             ) {
                 self.pin = pin
                 self.submissionCount = submissionCount
                 self.isHost = isHost
                 self.isClosed = isClosed
                 self.expiresAt = expiresAt
+                self.members = members
+                self.you = you
             }
             public enum CodingKeys: String, CodingKey {
                 case pin
@@ -3150,6 +3164,65 @@ extension Components {
                 case isHost
                 case isClosed
                 case expiresAt
+                case members
+                case you
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/GroupMember`.
+        public struct GroupMember: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GroupMember/id`.
+            public var id: Swift.String
+            /// The account's nickname or the guest's chosen name; null for a guest who chose none (show Guest guestNumber).
+            ///
+            /// - Remark: Generated from `#/components/schemas/GroupMember/name`.
+            public var name: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/GroupMember/isGuest`.
+            public var isGuest: Swift.Bool
+            /// A guest's place among the guests, in the order they joined; null for accounts.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GroupMember/guestNumber`.
+            public var guestNumber: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/GroupMember/profileImageURL`.
+            public var profileImageURL: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/GroupMember/isHost`.
+            public var isHost: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/GroupMember/answered`.
+            public var answered: Swift.Bool
+            /// Creates a new `GroupMember`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - name: The account's nickname or the guest's chosen name; null for a guest who chose none (show Guest guestNumber).
+            ///   - isGuest:
+            ///   - guestNumber: A guest's place among the guests, in the order they joined; null for accounts.
+            ///   - profileImageURL:
+            ///   - isHost:
+            ///   - answered:
+            public init(
+                id: Swift.String,
+                name: Swift.String? = nil,
+                isGuest: Swift.Bool,
+                guestNumber: Swift.Int? = nil,
+                profileImageURL: Swift.String? = nil,
+                isHost: Swift.Bool,
+                answered: Swift.Bool
+            ) {
+                self.id = id
+                self.name = name
+                self.isGuest = isGuest
+                self.guestNumber = guestNumber
+                self.profileImageURL = profileImageURL
+                self.isHost = isHost
+                self.answered = answered
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case name
+                case isGuest
+                case guestNumber
+                case profileImageURL
+                case isHost
+                case answered
             }
         }
         /// - Remark: Generated from `#/components/schemas/Error`.

@@ -4399,6 +4399,315 @@ public enum Operations {
             }
         }
     }
+    /// Enter the group's room (opening its lobby or game), or rename a guest; entering again changes nothing.
+    ///
+    /// A signed-in device shows as the account's nickname and picture, and the account is told of the result in its inbox even if it never answers. A guest shows as `guestName` when given, else as Guest N by order of joining. Answering also enters the room.
+    ///
+    /// - Remark: HTTP `PUT /api/v1/menu-game/groups/{pin}/member`.
+    /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)`.
+    public enum JoinGroup {
+        public static let id: Swift.String = "joinGroup"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/menu-game/groups/{pin}/member/PUT/path`.
+            public struct Path: Sendable, Hashable {
+                /// Six digits, never starting with 0.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/menu-game/groups/{pin}/member/PUT/path/pin`.
+                public var pin: Components.Parameters.Pin
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - pin: Six digits, never starting with 0.
+                public init(pin: Components.Parameters.Pin) {
+                    self.pin = pin
+                }
+            }
+            public var path: Operations.JoinGroup.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/menu-game/groups/{pin}/member/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An anonymous opaque device token (16–512 characters), like the app's push token; `?token=` also works.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/menu-game/groups/{pin}/member/PUT/header/X-Device-Token`.
+                public var xDeviceToken: Components.Parameters.DeviceToken
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.JoinGroup.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xDeviceToken: An anonymous opaque device token (16–512 characters), like the app's push token; `?token=` also works.
+                ///   - accept:
+                public init(
+                    xDeviceToken: Components.Parameters.DeviceToken,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.JoinGroup.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xDeviceToken = xDeviceToken
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.JoinGroup.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/menu-game/groups/{pin}/member/PUT/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/menu-game/groups/{pin}/member/PUT/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// Trimmed, runs of spaces made one; no control or format characters (422 invalid_guest_name). Absent or null keeps the name.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/menu-game/groups/{pin}/member/PUT/requestBody/json/guestName`.
+                    public var guestName: Swift.String?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - guestName: Trimmed, runs of spaces made one; no control or format characters (422 invalid_guest_name). Absent or null keeps the name.
+                    public init(guestName: Swift.String? = nil) {
+                        self.guestName = guestName
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case guestName
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/menu-game/groups/{pin}/member/PUT/requestBody/content/application\/json`.
+                case json(Operations.JoinGroup.Input.Body.JsonPayload)
+            }
+            public var body: Operations.JoinGroup.Input.Body?
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.JoinGroup.Input.Path,
+                headers: Operations.JoinGroup.Input.Headers,
+                body: Operations.JoinGroup.Input.Body? = nil
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/menu-game/groups/{pin}/member/PUT/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/menu-game/groups/{pin}/member/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.GroupStatus)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.GroupStatus {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.JoinGroup.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.JoinGroup.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The waiting room with this device in it.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.JoinGroup.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.JoinGroup.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `not_found`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `email_taken`, `nickname_taken`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`, `unsupported_image_type`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Parsed but breaks a rule: `invalid_email`, `password_too_short`, `password_too_long`,
+            /// `invalid_nickname_length`, `invalid_nickname_characters`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Record this device's answers; a resubmission replaces the earlier one.
     ///
     /// - Remark: HTTP `PUT /api/v1/menu-game/groups/{pin}/submission`.
@@ -5338,7 +5647,7 @@ public enum Operations {
             }
         }
     }
-    /// WebSocket. Sends `{"type":"state","submissionCount","isHost","isClosed"}` at once, then `{"type":"submissionCount","submissionCount":n}` on every submit or cancel and `{"type":"closed"}` when the host closes.
+    /// WebSocket. Sends `{"type":"state","submissionCount","isHost","isClosed","members","you"}` at once, then `{"type":"submissionCount","submissionCount":n,"members":[…]}` on every join, rename, submit or cancel and `{"type":"closed"}` when the host closes. members are GroupMember objects.
     ///
     /// - Remark: HTTP `GET /api/v1/menu-game/groups/{pin}/live`.
     /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/live/get(groupLive)`.

@@ -138,6 +138,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/menu-game/groups/{pin}`.
     /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/get(groupStatus)`.
     func groupStatus(_ input: Operations.GroupStatus.Input) async throws -> Operations.GroupStatus.Output
+    /// Enter the group's room (opening its lobby or game), or rename a guest; entering again changes nothing.
+    ///
+    /// A signed-in device shows as the account's nickname and picture, and the account is told of the result in its inbox even if it never answers. A guest shows as `guestName` when given, else as Guest N by order of joining. Answering also enters the room.
+    ///
+    /// - Remark: HTTP `PUT /api/v1/menu-game/groups/{pin}/member`.
+    /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)`.
+    func joinGroup(_ input: Operations.JoinGroup.Input) async throws -> Operations.JoinGroup.Output
     /// Record this device's answers; a resubmission replaces the earlier one.
     ///
     /// - Remark: HTTP `PUT /api/v1/menu-game/groups/{pin}/submission`.
@@ -156,7 +163,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/menu-game/groups/{pin}/results`.
     /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/results/get(groupResults)`.
     func groupResults(_ input: Operations.GroupResults.Input) async throws -> Operations.GroupResults.Output
-    /// WebSocket. Sends `{"type":"state","submissionCount","isHost","isClosed"}` at once, then `{"type":"submissionCount","submissionCount":n}` on every submit or cancel and `{"type":"closed"}` when the host closes.
+    /// WebSocket. Sends `{"type":"state","submissionCount","isHost","isClosed","members","you"}` at once, then `{"type":"submissionCount","submissionCount":n,"members":[…]}` on every join, rename, submit or cancel and `{"type":"closed"}` when the host closes. members are GroupMember objects.
     ///
     /// - Remark: HTTP `GET /api/v1/menu-game/groups/{pin}/live`.
     /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/live/get(groupLive)`.
@@ -1003,6 +1010,23 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// Enter the group's room (opening its lobby or game), or rename a guest; entering again changes nothing.
+    ///
+    /// A signed-in device shows as the account's nickname and picture, and the account is told of the result in its inbox even if it never answers. A guest shows as `guestName` when given, else as Guest N by order of joining. Answering also enters the room.
+    ///
+    /// - Remark: HTTP `PUT /api/v1/menu-game/groups/{pin}/member`.
+    /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)`.
+    public func joinGroup(
+        path: Operations.JoinGroup.Input.Path,
+        headers: Operations.JoinGroup.Input.Headers,
+        body: Operations.JoinGroup.Input.Body? = nil
+    ) async throws -> Operations.JoinGroup.Output {
+        try await joinGroup(Operations.JoinGroup.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
     /// Record this device's answers; a resubmission replaces the earlier one.
     ///
     /// - Remark: HTTP `PUT /api/v1/menu-game/groups/{pin}/submission`.
@@ -1055,7 +1079,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// WebSocket. Sends `{"type":"state","submissionCount","isHost","isClosed"}` at once, then `{"type":"submissionCount","submissionCount":n}` on every submit or cancel and `{"type":"closed"}` when the host closes.
+    /// WebSocket. Sends `{"type":"state","submissionCount","isHost","isClosed","members","you"}` at once, then `{"type":"submissionCount","submissionCount":n,"members":[…]}` on every join, rename, submit or cancel and `{"type":"closed"}` when the host closes. members are GroupMember objects.
     ///
     /// - Remark: HTTP `GET /api/v1/menu-game/groups/{pin}/live`.
     /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/live/get(groupLive)`.

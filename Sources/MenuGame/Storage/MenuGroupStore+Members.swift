@@ -1,0 +1,98 @@
+import Accounts
+import Fluent
+import Foundation
+import Platform
+import SQLKit
+
+/// The group's room (`menu_group_members`): who joined, in the order they came. A submission
+/// joins its player too (`MenuGroupStore.submit`), so the seed app's players, who never open a
+/// lobby, are in the room once they answer.
+extension MenuGroupStore {
+    enum MemberColumn: String, TableColumn {
+        case id, groupID = "group_id", playerTokenHash = "player_token_hash", userID = "user_id", guestName = "guest_name", joinedAt = "joined_at"
+    }
+
+    static var members: SQLIdentifier { SQLIdentifier(MenuGroupMember.schema) }
+
+    /// One person in the room as the store reads it: the account's current nickname and picture
+    /// when signed in, and whether this player's answers are in.
+    struct MemberRow: Sendable, Equatable {
+        let id: UUID
+        let playerTokenHash: String
+        let person: AccountStore.JoinedPerson?
+        let guestName: String?
+        let joinedAt: Date
+        let answered: Bool
+    }
+
+    /// Puts this player in the room of an open group, or brings their row up to date (the
+    /// account they are signed in with now; a new guest name when one is given). True when
+    /// something changed — a newcomer or a new name — so the room is told only then; nil when
+    /// the group is closed (or gone).
+    func join(_ group: UUID, playerTokenHash: String, userID: UUID?, guestName: String?, now: Date) async throws -> Bool? {
+        try await database.transaction { transaction in
+            let store = MenuGroupStore(database: transaction)
+            guard try await store.touchOpenGroup(group, now: now) else { return nil }
+            return try await store.enterRoom(group, playerTokenHash: playerTokenHash, userID: userID, guestName: guestName, now: now)
+        }
+    }
+
+    /// The writing half of `join`, for callers already inside a transaction that found the group
+    /// open (a submission).
+    func enterRoom(_ group: UUID, playerTokenHash: String, userID: UUID?, guestName: String?, now: Date) async throws -> Bool {
+        let existing = try await sql.select().columns(SQLIdentifier(MemberColumn.id), SQLIdentifier(MemberColumn.userID), SQLIdentifier(MemberColumn.guestName))
+            .from(Self.members)
+            .where(SQLIdentifier(MemberColumn.groupID), .equal, SQLBind(group))
+            .where(SQLIdentifier(MemberColumn.playerTokenHash), .equal, SQLBind(playerTokenHash)).first()
+        guard let existing else {
+            do {
+                try await MenuGroupMember(groupID: group, playerTokenHash: playerTokenHash, userID: userID, guestName: guestName, joinedAt: now)
+                    .create(on: database)
+                return true
+            } catch let error as any DatabaseError where error.isConstraintFailure {
+                return false  // the same device joining twice at once: the other request wrote it
+            }
+        }
+        let knownUser = try existing.decode(column: MemberColumn.userID, as: UUID?.self)
+        let knownName = try existing.decode(column: MemberColumn.guestName, as: String?.self)
+        let newName = guestName ?? knownName
+        // A device that signs out keeps its account's place; signing in (again) names it.
+        let newUser = userID ?? knownUser
+        guard newUser != knownUser || newName != knownName else { return false }
+        try await sql.update(Self.members)
+            .set(SQLIdentifier(MemberColumn.userID), to: SQLBind(newUser)).set(SQLIdentifier(MemberColumn.guestName), to: SQLBind(newName))
+            .where(SQLIdentifier(MemberColumn.id), .equal, SQLBind(try existing.decode(column: MemberColumn.id, as: UUID.self))).run()
+        return true
+    }
+
+    /// Everyone in the room, in the order they joined, with whether they have answered.
+    func members(of group: UUID) async throws -> [MemberRow] {
+        let member = { (column: MemberColumn) in SQLColumn(column, table: MenuGroupMember.schema) }
+        let rows = try await sql.select()
+            .columns(MemberColumn.allCases.map { member($0) })
+            .from(Self.members)
+            .joiningPerson("member", on: member(.userID), keepingOrphans: true)
+            .where(member(.groupID), .equal, SQLBind(group))
+            .orderBy(member(.joinedAt)).orderBy(member(.id))
+            .all()
+        let answered = Set(try await sql.select().column(SQLIdentifier(SubmissionColumn.playerTokenHash)).from(Self.submissions)
+            .where(SQLIdentifier(SubmissionColumn.groupID), .equal, SQLBind(group))
+            .all(decodingColumn: SubmissionColumn.playerTokenHash, as: String.self))
+        return try rows.map { row in
+            let tokenHash = try row.decode(column: MemberColumn.playerTokenHash, as: String.self)
+            return MemberRow(id: try row.decode(column: MemberColumn.id, as: UUID.self), playerTokenHash: tokenHash,
+                             person: try AccountStore.person("member", id: try row.decode(column: MemberColumn.userID, as: UUID?.self), in: row),
+                             guestName: try row.decode(column: MemberColumn.guestName, as: String?.self),
+                             joinedAt: try row.decode(column: MemberColumn.joinedAt, as: Date.self),
+                             answered: answered.contains(tokenHash))
+        }
+    }
+
+    /// The accounts in the room, answered or not: each is told of the result.
+    func memberAccounts(of group: UUID) async throws -> [UUID] {
+        try await sql.select().distinct().column(SQLIdentifier(MemberColumn.userID)).from(Self.members)
+            .where(SQLIdentifier(MemberColumn.groupID), .equal, SQLBind(group))
+            .where(SQLIdentifier(MemberColumn.userID), .isNot, SQLLiteral.null)
+            .all(decodingColumn: MemberColumn.userID, as: UUID.self)
+    }
+}

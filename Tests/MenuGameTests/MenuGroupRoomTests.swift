@@ -1,0 +1,134 @@
+import Fluent
+@testable import MenuGame
+import Platform
+import WhatWeEatTesting
+import XCTVapor
+
+/// A group's room: who joined (the host, whoever opened the lobby or the game, whoever answered),
+/// by nickname or guest name, and who has answered — in the API, the pages and the inbox.
+final class MenuGroupRoomTests: XCTestCase {
+    static let host = "host-device-token-0001"
+
+    func device(_ token: String) -> HTTPHeaders { [DeviceToken.header: token] }
+
+    func room(_ app: Application, _ pin: String, as token: String) async throws -> (members: [[String: Any]], you: String?) {
+        let status = try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)", headers: device(token)).object()
+        return (status["members"] as? [[String: Any]] ?? [], status["you"] as? String)
+    }
+
+    func testTheRoomListsWhoJoinedInOrderAndWhoAnswered() async throws {
+        try await withTestApp { app in
+            let host = try await app.member("호스트"), mina = try await app.member("미나")
+            let created = try await app.send(.POST, "/api/v1/menu-game/groups", token: host.token, headers: device(Self.host))
+            let pin = try XCTUnwrap(try created.object()["pin"] as? String)
+
+            let guest = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/member", headers: device("guest-device-token-0001"))
+            XCTAssertEqual(guest.status, .ok, guest.text)
+            let named = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/member", json: ["guestName": "  민지   킴 "],
+                                           headers: device("guest-device-token-0002"))
+            XCTAssertEqual(named.status, .ok, named.text)
+            // Mina never opened the lobby: answering puts her in the room.
+            let answered = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/submission", raw: MenuGameAPITests.answer,
+                                              token: mina.token, headers: device("mina-device-token-0001"))
+            XCTAssertEqual(answered.status, .ok, answered.text)
+
+            let seen = try await room(app, pin, as: "guest-device-token-0001")
+            XCTAssertEqual(seen.members.map { $0["name"] as? String }, ["호스트", nil, "민지 킴", "미나"])
+            XCTAssertEqual(seen.members.map { $0["isGuest"] as? Bool }, [false, true, true, false])
+            XCTAssertEqual(seen.members.map { $0["guestNumber"] as? Int }, [nil, 1, 2, nil])
+            XCTAssertEqual(seen.members.map { $0["isHost"] as? Bool }, [true, false, false, false])
+            XCTAssertEqual(seen.members.map { $0["answered"] as? Bool }, [false, false, false, true])
+            XCTAssertEqual(seen.you, seen.members[1]["id"] as? String, "each device is told which entry is its own")
+            XCTAssertTrue(seen.members.allSatisfy { $0.keys.contains("profileImageURL") && !$0.keys.contains("playerTokenHash") })
+            let stranger = try await room(app, pin, as: "stranger-device-token-01")
+            XCTAssertNil(stranger.you, "a device that never joined is nobody in the room")
+
+            // Joining again changes nothing; a new name is kept; signing in later shows the nickname.
+            _ = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/member", headers: device("guest-device-token-0002"))
+            let jun = try await app.member("준")
+            _ = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/member", token: jun.token, headers: device("guest-device-token-0001"))
+            let later = try await room(app, pin, as: Self.host)
+            XCTAssertEqual(later.members.map { $0["name"] as? String }, ["호스트", "준", "민지 킴", "미나"])
+            XCTAssertEqual(later.members.map { $0["guestNumber"] as? Int }, [nil, nil, 1, nil], "guests are numbered among guests")
+            let rows = try await MenuGroupMember.query(on: app.db).count()
+            XCTAssertEqual(rows, 4)
+        }
+    }
+
+    func testBadNamesAndClosedGroupsChangeNothing() async throws {
+        try await withTestApp { app in
+            let created = try await app.send(.POST, "/api/v1/menu-game/groups", headers: device(Self.host))
+            let pin = try XCTUnwrap(try created.object()["pin"] as? String)
+            let guest = device("guest-device-token-0001")
+            let cases: [(String?, HTTPHeaders, HTTPStatus, String)] = [
+                (#"{"guestName": ""}"#, guest, .unprocessableEntity, "invalid_guest_name"),
+                (#"{"guestName": "   "}"#, guest, .unprocessableEntity, "invalid_guest_name"),
+                (#"{"guestName": "\#(String(repeating: "가", count: 21))"}"#, guest, .unprocessableEntity, "invalid_guest_name"),
+                (#"{"guestName": "a\u0007b"}"#, guest, .unprocessableEntity, "invalid_guest_name"),
+                (#"{"guestName": "a\u202Eb"}"#, guest, .unprocessableEntity, "invalid_guest_name"),
+                (#"{"guestName": 7}"#, guest, .badRequest, "invalid_type"),
+                ("{oops", guest, .badRequest, "malformed_json"),
+                (#"{"guestName": "민지"}"#, [:], .unprocessableEntity, "invalid_device_token"),
+            ]
+            for (body, headers, status, code) in cases {
+                let response = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/member", raw: body, headers: headers)
+                XCTAssertEqual(response.status, status, body ?? "")
+                XCTAssertEqual(response.errorCode, code, body ?? "")
+            }
+            let korean = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/member", raw: #"{"guestName": ""}"#, headers: guest)
+            XCTAssertEqual(korean.errorMessage, "이름은 1~20자로 적어 주세요.")
+            let unknown = try await app.send(.PUT, "/api/v1/menu-game/groups/999999/member", headers: guest)
+            XCTAssertEqual(unknown.status, .notFound)
+            var rows = try await MenuGroupMember.query(on: app.db).count()
+            XCTAssertEqual(rows, 1, "only the host is in the room")
+
+            _ = try await app.send(.POST, "/api/v1/menu-game/groups/\(pin)/close", headers: device(Self.host))
+            let late = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/member", headers: guest)
+            XCTAssertEqual(late.status, .conflict)
+            XCTAssertEqual(late.errorCode, "game_closed")
+            rows = try await MenuGroupMember.query(on: app.db).count()
+            XCTAssertEqual(rows, 1, "a closed group takes nobody in")
+        }
+    }
+
+    /// A signed-in member who opened the lobby but never answered, and left, still hears the result.
+    func testMembersWhoLeftWithoutAnsweringAreToldOfTheResult() async throws {
+        try await withTestApp { app in
+            let jun = try await app.member("준")
+            let created = try await app.send(.POST, "/api/v1/menu-game/groups", headers: device(Self.host))
+            let pin = try XCTUnwrap(try created.object()["pin"] as? String)
+            var browser = try await CookieBrowser.signedIn(app, as: jun.email)
+            _ = try await browser.get("/play/welcome")
+            _ = try await browser.post("/play/preferences", fields: [("next", "/play")])
+            let lobby = try await browser.get("/play/groups/\(pin)")
+            XCTAssertEqual(lobby.status, .ok, lobby.text)
+            XCTAssertTrue(lobby.text.contains(">준</span>"), "the lobby lists the one who opened it")
+            XCTAssertFalse(lobby.text.contains(#"id="guest-name-form""#), "a signed-in member is shown by nickname, not asked for a name")
+
+            let closed = try await app.send(.POST, "/api/v1/menu-game/groups/\(pin)/close", headers: device(Self.host))
+            XCTAssertEqual(closed.status, .ok)
+            let entries = try await app.send(.GET, "/api/v1/notifications", token: jun.token).object()["items"] as? [[String: Any]] ?? []
+            XCTAssertEqual(entries.map { $0["link"] as? String }, ["/play/groups/\(pin)/result"])
+        }
+    }
+
+    /// The pages draw the room as the script does; what a guest typed stays text.
+    func testTheWaitingRoomShowsTheRoomAndEscapesNames() async throws {
+        try await withTestApp { app in
+            let created = try await app.send(.POST, "/api/v1/menu-game/groups", headers: device(Self.host))
+            let pin = try XCTUnwrap(try created.object()["pin"] as? String)
+            _ = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/member", json: ["guestName": "<b>민지</b>"], headers: device("guest-device-token-0002"))
+            var browser = CookieBrowser(app: app)
+            _ = try await browser.get("/play/welcome")
+            _ = try await browser.post("/play/preferences", fields: [("next", "/play")])
+            let page = try await browser.get("/play/groups/\(pin)/wait")
+            XCTAssertEqual(page.status, .ok, page.text)
+            XCTAssertTrue(page.text.contains("&lt;b&gt;민지&lt;/b&gt;"))
+            XCTAssertFalse(page.text.contains("<b>민지"))
+            XCTAssertTrue(page.text.contains(#"id="room-size">3<"#), "the host, the named guest and this browser")
+            XCTAssertTrue(page.text.contains("손님 1") && page.text.contains("손님 3"), "guests who chose no name are numbered among guests")
+            XCTAssertTrue(page.text.contains(#"id="guest-name-form""#), "a guest may name themself")
+            XCTAssertTrue(page.text.contains(#"<span class="tag you">나</span>"#))
+        }
+    }
+}

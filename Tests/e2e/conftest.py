@@ -182,6 +182,11 @@ def no_horizontal_overflow(driver):
     return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
 
 
+def visible(driver, selector):
+    """The element, once it is on the page and shown."""
+    return wait_for(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, selector)))
+
+
 def click(driver, selector):
     """Waits until the element is clickable, scrolls it to the middle (clear of sticky bars) and clicks."""
     element = wait_for(driver, EC.element_to_be_clickable((By.CSS_SELECTOR, selector)))

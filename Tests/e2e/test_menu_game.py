@@ -8,11 +8,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import fill, make_browser, no_horizontal_overflow, shot, wait_for
-
-
-def visible(driver, selector):
-    return wait_for(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, selector)))
+from conftest import fill, make_browser, no_horizontal_overflow, shot, visible, wait_for
 
 
 def click(driver, selector):

@@ -9,7 +9,7 @@
 // Conventions for every script under Public/js/: `data-*` attributes carry values that belong to
 // one element; the single JSON config block (shared/config.js) carries values the whole page
 // needs; no inline scripts or handlers (the Content-Security-Policy forbids them).
-import { api } from '../shared/api.js';
+import { api, signInAgain } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
 import { element, say } from '../shared/dom.js';
 import { follow } from '../shared/live.js';
@@ -253,6 +253,8 @@ const live = follow(match.live, {
         acknowledge(event.clientId, event.message);
         break;
       case 'error':
+        // The session ended while the chat was open: offer to sign in and come back here.
+        if (event.error?.code === 'session_ended') signInAgain('ended');
         if (event.clientId && pending.has(event.clientId)) fail(event.clientId, event.error?.message);
         else say(event.error?.message);
         break;

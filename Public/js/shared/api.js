@@ -1,5 +1,7 @@
-// JSON requests to the app's API with this browser's device token, and the network-trouble view
-// (`#network-error` with its `#network-retry` button, rendered by the server) when they fail.
+// JSON requests to the app's API with this browser's device token, and the two views every page
+// has (Layout+TroubleViews.swift): network trouble (`#network-error`, "retry" sends the request
+// again) and a session that ended or a visitor who must sign in (`#session-ended`, whose link
+// signs in and comes back to this page).
 //
 // Conventions for every script under Public/js/: `data-*` attributes carry values that belong to
 // one element; the single JSON config block (shared/config.js) carries values the whole page
@@ -70,6 +72,7 @@ export async function api(method, path, body) {
       refreshed = true;
       if (await refreshAccessToken()) continue;
     }
+    if (response.status === 401) signInAgain(config.accessToken ? 'ended' : 'required');
     if (response.status >= 500) {
       await networkTrouble();
       continue;
@@ -80,6 +83,29 @@ export async function api(method, path, body) {
     if (!response.ok) throw new ApiError(response.status, data?.error?.code, data?.error?.message);
     return data;
   }
+}
+
+/**
+ * Shows the sign-in view: `reason` 'ended' (this page was signed in and the session is gone) or
+ * 'required' (a visitor tried something that needs an account). Its link signs in and returns to
+ * this page, query and all. The request that found it out still fails, so the caller puts back
+ * what it showed early (a like, a message).
+ */
+export function signInAgain(reason = 'ended') {
+  const view = document.getElementById('session-ended');
+  if (!view || !view.hidden) return;
+  const body = document.getElementById('session-ended-body');
+  const link = document.getElementById('session-sign-in');
+  const dismiss = document.getElementById('session-dismiss');
+  body.textContent = reason === 'required' ? body.dataset.required : body.dataset.ended;
+  link.href = `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
+  const returnFocus = document.activeElement;
+  view.hidden = false;
+  link.focus();
+  dismiss.addEventListener('click', () => {
+    view.hidden = true;
+    if (returnFocus instanceof HTMLElement) returnFocus.focus();
+  }, { once: true });
 }
 
 let pendingRetry = null;

@@ -194,29 +194,6 @@ extension MenuGamePages {
         )
     }
 
-    // MARK: Network trouble
-
-    /// The view shown when a request fails for want of a network or server; "retry" repeats
-    /// the request that failed, without reloading the page.
-    /// The same for every reader of a language: rendered once (`PageFragments`).
-    static func networkErrorView(_ req: Request) -> Node<HTML.BodyContext> {
-        req.application.pageFragments.node("menu_game.networkErrorView", language: req.language, version: 0) { networkErrorViewMarkup(req) }
-    }
-
-    private static func networkErrorViewMarkup(_ req: Request) -> Node<HTML.BodyContext> {
-        .div(
-            .class("network-error"), .id("network-error"), .hidden(true), .role("alertdialog"),
-            .ariaLabelledBy("network-error-title"), .attribute(named: "aria-modal", value: "true"),
-            .div(
-                .class("network-error-card"),
-                .span(.class("network-error-emoji"), .ariaHidden(true), .text("📡")),
-                .h2(.id("network-error-title"), .text(req.t("menu_game.network.title"))),
-                .p(.text(req.t("menu_game.network.body"))),
-                .button(.type(.button), .class("button primary wide"), .id("network-retry"), .text(req.t("menu_game.network.retry")))
-            )
-        )
-    }
-
     // MARK: Script configuration
 
     /// Data for the page's scripts, as a JSON block (not executed, so the CSP allows it).

@@ -58,8 +58,7 @@ extension MenuGamePages {
                         .button(.type(.submit), .class("button wide"), .id("join-group"), .text(req.t("menu_game.together.join")))
                     )
                 ),
-                MenuGamePages.config(req, device: device),
-                MenuGamePages.networkErrorView(req)
+                MenuGamePages.config(req, device: device)
             )
         )
         return response
@@ -167,8 +166,7 @@ extension MenuGamePages {
                     .a(.class("button primary wide"), .id("start-group-game"), .href(PlayPath.groupGame(group.pin)), .text(req.t("menu_game.game.start"))),
                     MenuGamePages.room(req, status: status)
                 ),
-                MenuGamePages.config(req, device: device, extra: ["pin": group.pin, "shareURL": joinURL, "you": status.you?.uuidString ?? ""]),
-                MenuGamePages.networkErrorView(req)
+                MenuGamePages.config(req, device: device, extra: ["pin": group.pin, "shareURL": joinURL, "you": status.you?.uuidString ?? ""])
             )
         )
         return response
@@ -231,8 +229,7 @@ extension MenuGamePages {
                     .button(.type(.button), .class("button wide"), .id("restart-game"), .text("↺ " + req.t("menu_game.wait.restart"))),
                     MenuGamePages.room(req, status: status)
                 ),
-                MenuGamePages.config(req, device: device, extra: ["pin": group.pin, "isHost": status.isHost, "you": status.you?.uuidString ?? ""]),
-                MenuGamePages.networkErrorView(req)
+                MenuGamePages.config(req, device: device, extra: ["pin": group.pin, "isHost": status.isHost, "you": status.you?.uuidString ?? ""])
             )
         )
         return response
@@ -293,8 +290,7 @@ extension MenuGamePages {
             extras: MenuGamePages.extras(req, tab: pin == nil ? .solo : .together, scripts: [Self.script.result]),
             main: .group(
                 view,
-                MenuGamePages.config(req, device: device, extra: extra),
-                MenuGamePages.networkErrorView(req)
+                MenuGamePages.config(req, device: device, extra: extra)
             )
         )
         return response

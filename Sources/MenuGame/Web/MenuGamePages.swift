@@ -160,8 +160,7 @@ struct MenuGamePages: RouteCollection {
                     quickStart(req, tab: .solo, emoji: "🍱"),
                     quickStart(req, tab: .together, emoji: "👥")
                 ),
-                MenuGamePages.config(req, device: device),
-                MenuGamePages.networkErrorView(req)
+                MenuGamePages.config(req, device: device)
             )
         )
         return response
@@ -225,8 +224,7 @@ struct MenuGamePages: RouteCollection {
                 MenuGamePages.cardStack(req),
                 MenuGamePages.answerBar(req),
                 .p(.class("game-status"), .id("game-status"), .role("status")),
-                MenuGamePages.config(req, device: device, extra: ["mode": mode, "pin": pin ?? ""]),
-                MenuGamePages.networkErrorView(req)
+                MenuGamePages.config(req, device: device, extra: ["mode": mode, "pin": pin ?? ""])
             )
         )
         return response

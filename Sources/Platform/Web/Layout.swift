@@ -129,6 +129,7 @@ package enum Layout {
                 header(request, signedIn: signedIn, unreadShown: unreadShown),
                 .main(.id("main"), .class("page"), .raw(LayoutFrame.marker(.main))),
                 footer(request),
+                troubleViews(request),
                 .raw(LayoutFrame.marker(.bottomBar))
             )
         )

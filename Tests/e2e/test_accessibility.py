@@ -12,7 +12,7 @@ import requests
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import click, sign_up, wait_for
+from conftest import click, shot, sign_up, wait_for
 from test_banchan import order_and_pay
 from test_mates import mates_server, set_profile, start_searching, verify  # noqa: F401 (a fixture)
 
@@ -36,6 +36,30 @@ def settled(driver, quiet=0.25, longest=2.0):
         time.sleep(0.05)
 
 
+# Every control a thumb may need is at least 44 x 44 CSS px (WCAG 2.5.5 AAA, Apple's and Google's
+# guides; axe's 2.5.8 asks only 24). Exempt: links inside running text (2.5.8's inline exception),
+# a box or a radio whose label is big enough (the label is the target), a link whose ::after covers its card
+# (the whole card is the target), anything off screen (the skip link until it is focused), and
+# Leaflet's attribution line.
+SMALL_TARGETS = """
+const small = [];
+for (const el of document.querySelectorAll('a[href], button, input:not([type=hidden]), select, summary, textarea, [role=button]')) {
+  const box = el.getBoundingClientRect();
+  if (box.width === 0 || box.height === 0 || box.right <= 0 || box.bottom <= 0) continue;
+  if (getComputedStyle(el).visibility === 'hidden' || el.closest('[hidden], .leaflet-control-attribution')) continue;
+  if (el.tagName === 'A' && !el.classList.contains('button') && el.closest('p, li.notification, .lead, dd, small, td')) continue;
+  if (el.tagName === 'INPUT' && ['checkbox', 'radio'].includes(el.type)
+      && [...el.labels].some(label => label.getBoundingClientRect().height >= 43.5)) continue;
+  const after = getComputedStyle(el, '::after');
+  if (after.content !== 'none' && after.position === 'absolute') continue;
+  if (box.width < 44 - 0.5 || box.height < 44 - 0.5) {
+    small.push(`${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${[...el.classList].map(c => '.' + c).join('')} ${Math.round(box.width)}x${Math.round(box.height)}`);
+  }
+}
+return small.slice(0, 8);
+"""
+
+
 def violations(driver, path, server):
     """The page's violations, after its scripts have run."""
     driver.get(server.url + path)
@@ -52,6 +76,9 @@ def violations(driver, path, server):
     width = driver.execute_script("return document.documentElement.scrollWidth")
     if width > driver.execute_script("return window.innerWidth"):
         result.append({"id": "wider-than-screen", "impact": "serious", "help": f"the page is {width} px wide", "targets": []})
+    small = driver.execute_script(SMALL_TARGETS)
+    if small:
+        result.append({"id": "small-tap-target", "impact": "serious", "help": "controls under 44 x 44 px", "targets": small})
     return [dict(found, page=path) for found in result]
 
 
@@ -105,3 +132,26 @@ def test_every_page_passes_axe_as_a_visitor_and_signed_in(mates_server, browser)
     set_profile(browser, "female", 1996, ["알고리즘"])
     start_searching(browser, server)
     check_all(browser, server, ["/mates", "/mates/profile", "/mates/shop", "/mates/search", "/mates/nearby", "/mates/nearby?tab=requested"])
+
+
+def test_the_dark_scheme_keeps_every_contrast(server, browser):
+    """The system's dark preference (emulated) turns every page dark; axe's contrast rules and the
+    tap-target check hold there too. A screenshot of each kind of page is kept for review."""
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    api = server.url + "/api/v1"
+    place = requests.get(api + "/burger-map/places?near=37.5,127.0&limit=1", timeout=10).json()["items"][0]["id"]
+    review = requests.get(api + "/burger-map/reviews?limit=1", timeout=10).json()["items"][0]["id"]
+    group = requests.post(api + "/menu-game/groups", headers={"X-Device-Token": "axe-dark-device-000001"}, timeout=10).json()["pin"]
+    pages = {"home": "/", "login": "/login", "play": "/play", "lobby": f"/play/groups/{group}", "solo-game": "/play/solo/game",
+             "map-feed": "/map/feed", "place": f"/map/places/{place}", "review": f"/map/reviews/{review}",
+             "shop": "/shop", "dish": "/shop/dishes/HU6Z5", "mates": "/mates"}
+    found = []
+    for name, path in pages.items():
+        found += violations(browser, path, server)
+        assert browser.execute_script("return getComputedStyle(document.body).backgroundColor") != "rgb(255, 250, 245)", path
+        shot(browser, f"dark-{name}")
+    sign_up(browser, server, "어두운화면")
+    for name, path in {"notifications": "/notifications", "me": "/me", "write": "/map/write", "cart": "/shop/cart"}.items():
+        found += violations(browser, path, server)
+        shot(browser, f"dark-{name}")
+    assert not found, "accessibility violations in the dark scheme:\n" + "\n".join(json.dumps(v, ensure_ascii=False) for v in found)

@@ -141,7 +141,7 @@ extension BanchanPages {
                        .text(req.t("banchan.address.use_as_default"))),
                 .button(.type(.submit), .class("button primary wide"), .id("save-address"), .text(req.t("banchan.address.save")))
             ),
-            .a(.href(ShopPath.addresses()), .text(req.t("banchan.address.title")))
+            .a(.class("back-link"), .href(ShopPath.addresses()), .text(req.t("banchan.address.title")))
         )
         return page(req, title: title, status: error?.status ?? .ok, cartCount: try await cartCount(req, owner), main: main)
     }

@@ -76,7 +76,7 @@ extension BanchanPages {
                 .button(.type(.submit), .class("button primary wide"), .id("place-order"),
                         .text(req.t("banchan.checkout.submit", ["total": req.won(totals.total)])))
             ),
-            .p(.a(.href(ShopPath.cart()), .text(req.t("banchan.checkout.back_to_cart"))))
+            .a(.class("back-link"), .href(ShopPath.cart()), .text(req.t("banchan.checkout.back_to_cart")))
         )
         return page(req, title: req.t("banchan.checkout.title"), status: error?.status ?? .ok,
                     cartCount: lines.reduce(0) { $0 + $1.quantity }, main: main)

@@ -128,7 +128,7 @@ extension BanchanPages {
                     ? .a(.class("button wide"), .id("receipt-link"), .href(ShopPath.receipt(id)), .text(req.t("banchan.receipt.title"))) : .empty
             ),
             Self.deliveryCard(req, order.delivery),
-            .p(.a(.href(ShopPath.orders()), .text(req.t("banchan.orders.title"))))
+            .a(.class("back-link"), .href(ShopPath.orders()), .text(req.t("banchan.orders.title")))
         )
         return page(req, title: req.t("banchan.order.title"), status: error?.status ?? .ok,
                     cartCount: try await cartCount(req, owner), main: main)

@@ -30,7 +30,7 @@ extension BanchanPages {
             ),
             .a(.class("button primary wide"), .id("complete-order-link"), .href(ShopPath.order(order.id)), .text(req.t("banchan.complete.see_order"))),
             .a(.class("button wide"), .id("complete-receipt-link"), .href(ShopPath.receipt(order.id)), .text(req.t("banchan.receipt.title"))),
-            .a(.href(ShopPath.home()), .text(req.t("banchan.complete.keep_shopping")))
+            .a(.class("back-link"), .href(ShopPath.home()), .text(req.t("banchan.complete.keep_shopping")))
         )
         return page(req, title: req.t("banchan.complete.title"), cartCount: try await cartCount(req, owner), main: main)
     }
@@ -77,7 +77,7 @@ extension BanchanPages {
                 ),
                 refunded ? .p(.class("caution"), .id("receipt-refund"), .text(req.t(view.refund == .done ? "banchan.receipt.refunded" : "banchan.receipt.refunding"))) : .empty
             ),
-            .p(.a(.href(ShopPath.order(order.id)), .text(req.t("banchan.complete.see_order"))))
+            .a(.class("back-link"), .href(ShopPath.order(order.id)), .text(req.t("banchan.complete.see_order")))
         )
         return page(req, title: req.t("banchan.receipt.title"), cartCount: try await cartCount(req, owner), main: main)
     }

@@ -49,7 +49,8 @@ final class InstallableAppTests: XCTestCase {
                 XCTAssertEqual(page.status, .ok, path)
                 XCTAssertTrue(page.text.contains(#"<link rel="manifest" href="/manifest.webmanifest"/>"#), path)
                 XCTAssertTrue(page.text.contains(#"<link rel="apple-touch-icon" href="/images/app/apple-touch-icon.png"/>"#), path)
-                XCTAssertTrue(page.text.contains(#"<meta name="theme-color" content="\#(InstallableApp.themeColor)"/>"#), path)
+                XCTAssertTrue(page.text.contains(#"<meta name="theme-color" content="\#(InstallableApp.themeColor)" media="(prefers-color-scheme: light)"/>"#), path)
+                XCTAssertTrue(page.text.contains(##"<meta name="theme-color" content="#151210" media="(prefers-color-scheme: dark)"/>"##), path)
                 XCTAssertTrue(page.text.contains(#"src="/js/shared/install.js""#), path)
             }
             let worker = try await app.send(.GET, "/sw.js")

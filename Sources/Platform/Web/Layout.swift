@@ -97,7 +97,9 @@ package enum Layout {
             .head(
                 .meta(.charset(.utf8)),
                 .meta(.name("viewport"), .content("width=device-width, initial-scale=1, viewport-fit=cover")),
-                .meta(.name("theme-color"), .content(InstallableApp.themeColor)),
+                .meta(.name("theme-color"), .content(InstallableApp.themeColor), .attribute(named: "media", value: "(prefers-color-scheme: light)")),
+                // The dark scheme's background (app.css), so the phone's bar matches the page.
+                .meta(.name("theme-color"), .content("#151210"), .attribute(named: "media", value: "(prefers-color-scheme: dark)")),
                 // Not Plot's `.title(…)`: it also writes the title into og/twitter `<meta content>`
                 // attributes from inside Plot, where our escaping does not reach.
                 .element(named: "title", nodes: [.raw(LayoutFrame.marker(.title))]),

@@ -603,3 +603,17 @@ def test_checkout_asks_where_it_goes_and_gives_a_receipt(server, browser):
     assert "기본 배송지로" in first.text
     assert no_horizontal_overflow(browser)
     shot(browser, "08-address-book-new-default")
+
+
+def test_english_and_japanese_pages_write_prices_with_the_won_sign(server, browser):
+    browser.get(server.url + "/shop")
+    first = browser.find_element(By.CSS_SELECTOR, ".sale-price").text
+    assert first.endswith("원"), first
+    for language in ["en", "ja"]:
+        click(browser, f".language-switch button[value={language}]")
+        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".sale-price").text.startswith("₩"))
+        price = browser.find_element(By.CSS_SELECTOR, ".sale-price").text
+        assert re.fullmatch(r"₩\d{1,3}(,\d{3})*", price), price
+        assert price == "₩" + first.removesuffix("원"), (price, first)
+    assert no_horizontal_overflow(browser)
+    shot(browser, "01-japanese-shop")

@@ -144,6 +144,11 @@ def test_two_people_review_like_comment_follow_and_the_inbox_updates_live(server
         inbox = writer.find_element(By.ID, "notification-list").text
         assert "치즈준호" in inbox
         assert "저도 가 볼게요!" in inbox
+        # Each entry names its service and says when, as people say it.
+        services = {e.text for e in writer.find_elements(By.CSS_SELECTOR, "#notification-list .notification-service")}
+        assert services == {"진짜 버거 지도"}, services
+        times = [e.text for e in writer.find_elements(By.CSS_SELECTOR, "#notification-list .notification time")]
+        assert times and all(t == "지금" or t.endswith("분 전") for t in times), times
         assert no_horizontal_overflow(writer)
         shot(writer, "08-inbox-live")
 

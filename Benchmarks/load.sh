@@ -3,6 +3,7 @@
 # baseline route (GET /healthz) measured in the same run as every route compared with it.
 #
 #   Benchmarks/load.sh [seconds-per-route] [connections]     (defaults: 10 s, 64 connections)
+#   WHATWEEAT_BIN=/path/to/whatweeat Benchmarks/load.sh      (that binary; no swift build)
 #
 # Starts its own server on a free port with a temporary SQLite data directory (or
 # DATABASE_URL if set), prints a Markdown table, and stops the server. Not part of .ci/run.
@@ -12,8 +13,13 @@ DURATION=${1:-10}
 CONNECTIONS=${2:-64}
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 
-swift build -c release --scratch-path .build-release --product whatweeat >&2
-BIN=$(swift build -c release --scratch-path .build-release --show-bin-path)/whatweeat
+if [ -n "${WHATWEEAT_BIN:-}" ]; then   # that binary; no swift build (as pages_load.sh)
+  BIN=$WHATWEEAT_BIN
+  [ -x "$BIN" ] || { echo "WHATWEEAT_BIN=$BIN is not an executable" >&2; exit 1; }
+else
+  swift build -c release --product whatweeat >&2
+  BIN=$(swift build -c release --show-bin-path)/whatweeat
+fi
 DATA=$(mktemp -d /tmp/whatweeat-load.XXXXXX)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL="http://127.0.0.1:$PORT"

@@ -1,22 +1,13 @@
 """The two views every page's scripts share (Layout+TroubleViews.swift, shared/api.js), met outside
 the menu game: a dropped network shows "try again" and the tap goes through afterwards without a
 reload; a session that ended offers to sign in and comes back to the same page."""
-import json
 import urllib.request
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import click, fill, no_horizontal_overflow, shot, sign_up, visible, wait_for
-
-
-def api(server, method, path, token=None):
-    request = urllib.request.Request(server.url + path, method=method)
-    request.add_header("Accept", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read() or b"null")
+from test_burger_map import api
 
 
 def network(driver, online):

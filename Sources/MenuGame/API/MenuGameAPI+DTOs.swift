@@ -89,21 +89,17 @@ struct JoinBody: Content {
     let guestName: String?
 }
 
-/// The live socket's first message: the room as it stands for this device.
+/// The live socket's first message: `{"type":"state"}` and the room as `GET groups/:pin` tells it
+/// to this device.
 struct LiveState: Encodable {
-    let type = "state"
-    let submissionCount: Int
-    let isHost: Bool
-    let isClosed: Bool
-    let members: [GroupMember]
-    @NullEncoded var you: UUID?
+    let status: GroupStatusResponse
 
-    init(_ status: GroupStatus) {
-        submissionCount = status.submissionCount
-        isHost = status.isHost
-        isClosed = status.isClosed
-        members = status.members
-        you = status.you
+    private enum Key: String, CodingKey { case type }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode("state", forKey: .type)
+        try status.encode(to: encoder)
     }
 }
 

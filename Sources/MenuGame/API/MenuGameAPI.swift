@@ -158,7 +158,7 @@ struct MenuGameAPI: RouteCollection {
             // after the state, never lost.
             let stream = req.application.events.subscribe(to: topic)
             if let status = try? await req.menuGame.status(of: group, device: device),
-               let state = try? JSONEncoder().encode(LiveState(status)) {
+               let state = try? JSONEncoder().encode(LiveState(status: GroupStatusResponse(status))) {
                 try? await socket.send(String(decoding: state, as: UTF8.self))
             }
             let forwarding = Task {

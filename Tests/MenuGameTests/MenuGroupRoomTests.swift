@@ -131,4 +131,37 @@ final class MenuGroupRoomTests: XCTestCase {
             XCTAssertTrue(page.text.contains(#"<span class="tag you">나</span>"#))
         }
     }
+
+    /// A page seen again reads the room from memory and writes nothing; signing in on the same
+    /// browser is a change, and the room shows the nickname from the next page on.
+    func testSeeingThePageAgainWritesNothingButSigningInRenamesYou() async throws {
+        try await withTestApp { app in
+            let created = try await app.send(.POST, "/api/v1/menu-game/groups", headers: device(Self.host))
+            let pin = try XCTUnwrap(try created.object()["pin"] as? String)
+            let mina = try await app.member("미나")
+            var browser = CookieBrowser(app: app)
+            _ = try await browser.get("/play/welcome")
+            _ = try await browser.post("/play/preferences", fields: [("next", "/play")])
+            _ = try await browser.get("/play/groups/\(pin)")
+            let joinedAt = try await MenuGroupMember.query(on: app.db).sort(\.$joinedAt, .descending).first()?.joinedAt
+            let activity = try await MenuGroupStore(database: app.db).group(pin: pin)?.lastActivityAt
+            for path in ["/play/groups/\(pin)", "/play/groups/\(pin)/game", "/play/groups/\(pin)/wait"] {
+                let page = try await browser.get(path)
+                XCTAssertEqual(page.status, .ok, path)
+                XCTAssertTrue(page.text.contains(#"<span class="tag you">나</span>"#) || path.hasSuffix("/game"), path)
+            }
+            let rows = try await MenuGroupMember.query(on: app.db).count()
+            XCTAssertEqual(rows, 2, "the host and this browser")
+            let activityAfter = try await MenuGroupStore(database: app.db).group(pin: pin)?.lastActivityAt
+            XCTAssertEqual(activityAfter, activity, "nothing was written for pages seen again")
+            XCTAssertNotNil(joinedAt)
+
+            _ = try await browser.get("/login")
+            let signedIn = try await browser.post("/login", form: ["email": try XCTUnwrap(mina.email), "password": "password1"])
+            XCTAssertEqual(signedIn.status, .seeOther, signedIn.text)
+            let lobby = try await browser.get("/play/groups/\(pin)")
+            XCTAssertTrue(lobby.text.contains(">미나</span>"), "the room shows the account's nickname now")
+            XCTAssertFalse(lobby.text.contains("손님 2"))
+        }
+    }
 }

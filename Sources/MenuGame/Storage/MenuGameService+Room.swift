@@ -9,6 +9,8 @@ package struct GroupMember: Sendable, Equatable, Codable {
     package let id: UUID
     /// Whose device this is: matched to tell a page which member is "you"; never sent.
     let playerTokenHash: String
+    /// The account, when signed in: a page knows from memory that its viewer is in already; never sent.
+    let userID: UUID?
     /// The account's nickname or the guest's chosen name; nil for a guest who chose none.
     package let name: String?
     package let isGuest: Bool
@@ -20,9 +22,11 @@ package struct GroupMember: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey { case id, name, isGuest, guestNumber, profileImageURL, isHost, answered }
 
-    init(id: UUID, playerTokenHash: String, name: String?, isGuest: Bool, guestNumber: Int?, profileImageURL: String?, isHost: Bool, answered: Bool) {
+    init(id: UUID, playerTokenHash: String, userID: UUID?, name: String?, isGuest: Bool, guestNumber: Int?, profileImageURL: String?,
+         isHost: Bool, answered: Bool) {
         self.id = id
         self.playerTokenHash = playerTokenHash
+        self.userID = userID
         self.name = name
         self.isGuest = isGuest
         self.guestNumber = guestNumber
@@ -34,7 +38,7 @@ package struct GroupMember: Sendable, Equatable, Codable {
     /// A member as a client received it (tests, the Swift client): whose device it is stays unknown.
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(id: try container.decode(UUID.self, forKey: .id), playerTokenHash: "",
+        self.init(id: try container.decode(UUID.self, forKey: .id), playerTokenHash: "", userID: nil,
                   name: try container.decodeIfPresent(String.self, forKey: .name), isGuest: try container.decode(Bool.self, forKey: .isGuest),
                   guestNumber: try container.decodeIfPresent(Int.self, forKey: .guestNumber),
                   profileImageURL: try container.decodeIfPresent(String.self, forKey: .profileImageURL),
@@ -95,7 +99,7 @@ extension MenuGameService {
         var guests = 0
         return try await groups.members(of: group.id).map { row in
             let guestNumber: Int? = row.person == nil ? { guests += 1; return guests }() : nil
-            return GroupMember(id: row.id, playerTokenHash: row.playerTokenHash, name: row.person?.nickname ?? row.guestName,
+            return GroupMember(id: row.id, playerTokenHash: row.playerTokenHash, userID: row.person?.id, name: row.person?.nickname ?? row.guestName,
                                isGuest: row.person == nil, guestNumber: guestNumber,
                                profileImageURL: row.person?.profileImageKey.map(application.files.urlPath(for:)),
                                isHost: SecureRandom.constantTimeEquals(row.playerTokenHash, group.hostTokenHash), answered: row.answered)

@@ -30,6 +30,13 @@ package struct GroupStatus: Sendable, Equatable {
     package let members: [GroupMember]
     /// This device's entry in `members`; nil before it joined.
     package let you: UUID?
+
+    /// Whether joining again would change nothing: this device is in the room, under this account
+    /// if it is signed in (a device that signed out keeps its account's place).
+    func hasInRoom(account: UUID?) -> Bool {
+        guard let you, let entry = members.first(where: { $0.id == you }) else { return false }
+        return account == nil || entry.userID == account
+    }
 }
 
 /// Every rule of solo games, random menus and group games, for the native API, the iOS app's

@@ -120,12 +120,20 @@ extension MenuGamePages {
 
     /// The group in the path after this browser entered its room (opening the lobby, the game
     /// or the waiting room is joining: the room lists you from then on), as its polls read it.
+    /// Only a newcomer (or a changed account) writes; a page seen again reads the state from
+    /// memory like a poll (`MenuGroupStateCache`).
     func enterRoomOrRedirect(_ req: Request, device: MenuGameDevice) async throws -> GroupLookup<GroupStatus> {
+        let account = req.auth.get(User.self)?.id
+        switch try await statusOrRedirect(req, device: device) {
+        case .redirect(let redirect): return .redirect(redirect)
+        case .found(let status) where status.isClosed || status.hasInRoom(account: account): return .found(status)
+        case .found: break
+        }
         switch try await groupOrRedirect(req) {
         case .redirect(let redirect): return .redirect(redirect)
         case .found(let group):
             // A closed group takes nobody in; the page sends the browser to its result.
-            _ = try await req.menuGame.join(group, playerToken: device.token, account: req.auth.get(User.self)?.id)
+            _ = try await req.menuGame.join(group, playerToken: device.token, account: account)
             return try await statusOrRedirect(req, device: device)
         }
     }

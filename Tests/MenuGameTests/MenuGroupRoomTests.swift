@@ -164,4 +164,23 @@ final class MenuGroupRoomTests: XCTestCase {
             XCTAssertFalse(lobby.text.contains("손님 2"))
         }
     }
+
+    /// A big room's change still fits PostgreSQL's NOTIFY (so every instance's sockets hear it):
+    /// beyond the limit it is sent without the members, and the pages read them.
+    func testABigRoomsChangeIsSentWithoutItsMembers() throws {
+        func room(_ size: Int) -> [GroupMember] {
+            (1...size).map { GroupMember(id: UUID(), playerTokenHash: "", userID: nil, name: String(repeating: "가", count: 20), isGuest: true,
+                                         guestNumber: $0, profileImageURL: nil, isHost: $0 == 1, answered: $0.isMultiple(of: 2)) }
+        }
+        let small = try JSONSerialization.jsonObject(with: Data(try RoomChange.message(submissionCount: 2, members: room(4)).utf8)) as? [String: Any]
+        XCTAssertEqual((small?["members"] as? [[String: Any]])?.count, 4)
+        XCTAssertEqual(small?["submissionCount"] as? Int, 2)
+        let big = try RoomChange.message(submissionCount: 40, members: room(80))
+        XCTAssertLessThanOrEqual(big.utf8.count, RoomChange.wholeRoomLimit)
+        let decoded = try JSONSerialization.jsonObject(with: Data(big.utf8)) as? [String: Any]
+        XCTAssertNil(decoded?["members"])
+        XCTAssertEqual(decoded?["membersChanged"] as? Bool, true)
+        XCTAssertEqual(decoded?["submissionCount"] as? Int, 40)
+        XCTAssertEqual(decoded?["type"] as? String, "submissionCount")
+    }
 }

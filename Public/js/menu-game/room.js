@@ -91,7 +91,12 @@ export function followGroup({ onState, onStatus = () => {}, interval = 3000 }) {
       // Offline for a moment.
     }
   }
+  function onMessage(message) {
+    onState(message);
+    // A room too big for one message says only that it changed: read it.
+    if (message.membersChanged && !Array.isArray(message.members)) poll();
+  }
   return follow(`/api/v1/menu-game/groups/${config.pin}/live?token=${encodeURIComponent(config.device)}`, {
-    onMessage: onState, poll, onStatus, interval, reconnectDelay: 5000,
+    onMessage, poll, onStatus, interval, reconnectDelay: 5000,
   });
 }

@@ -63,11 +63,24 @@ package struct GroupMember: Sendable, Equatable, Codable {
 }
 
 /// What a live room hears after someone joins, answers or withdraws (the type is the one the
-/// socket always sent for a new count; `members` came later).
-private struct RoomChange: Encodable {
+/// socket always sent for a new count; `members` came later). A room too big to send whole says
+/// only `membersChanged`, and the pages read the room with `GET groups/:pin`.
+struct RoomChange: Encodable {
     let type = "submissionCount"
     let submissionCount: Int
-    let members: [GroupMember]
+    let members: [GroupMember]?
+    let membersChanged = true
+
+    /// The largest message sent with its members: PostgreSQL's NOTIFY carries under 8,000 bytes,
+    /// and the event bus's envelope escapes every quote of it once more.
+    static let wholeRoomLimit = 5_000
+
+    /// The change as the live room hears it: whole when it fits, else without the members.
+    static func message(submissionCount: Int, members: [GroupMember]) throws -> String {
+        let whole = try JSONEncoder().encode(RoomChange(submissionCount: submissionCount, members: members))
+        if whole.count <= wholeRoomLimit { return String(decoding: whole, as: UTF8.self) }
+        return String(decoding: try JSONEncoder().encode(RoomChange(submissionCount: submissionCount, members: nil)), as: UTF8.self)
+    }
 }
 
 /// The group's room: who joined, who answered, and telling the live room.
@@ -115,8 +128,7 @@ extension MenuGameService {
         state.isClosed = false  // the write that just happened found it open
         state.lastActivityAt = activityAt
         groupStates.store(state, observedAt: observedAt)
-        let message = try JSONEncoder().encode(RoomChange(submissionCount: count, members: members))
-        await events.publish(String(decoding: message, as: UTF8.self), to: Self.topic(group.pin))
+        await events.publish(try RoomChange.message(submissionCount: count, members: members), to: Self.topic(group.pin))
     }
 
     func snapshot(of group: GroupRow, submissionCount: Int, members: [GroupMember]) -> MenuGroupStateCache.Snapshot {

@@ -5647,7 +5647,7 @@ public enum Operations {
             }
         }
     }
-    /// WebSocket. Sends `{"type":"state","submissionCount","isHost","isClosed","members","you"}` at once, then `{"type":"submissionCount","submissionCount":n,"members":[…]}` on every join, rename, submit or cancel and `{"type":"closed"}` when the host closes. members are GroupMember objects.
+    /// WebSocket. Sends `{"type":"state","submissionCount","isHost","isClosed","members","you"}` at once, then `{"type":"submissionCount","submissionCount":n,"members":[…]}` on every join, rename, submit or cancel (a room too big for one message sends `membersChanged: true` without `members`: read them with GET groups/{pin}) and `{"type":"closed"}` when the host closes. members are GroupMember objects.
     ///
     /// - Remark: HTTP `GET /api/v1/menu-game/groups/{pin}/live`.
     /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/live/get(groupLive)`.

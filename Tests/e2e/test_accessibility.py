@@ -76,6 +76,10 @@ def violations(driver, path, server):
     width = driver.execute_script("return document.documentElement.scrollWidth")
     if width > driver.execute_script("return window.innerWidth"):
         result.append({"id": "wider-than-screen", "impact": "serious", "help": f"the page is {width} px wide", "targets": []})
+    # No page asks to sign in (again) before anyone did anything: a script's call on load that
+    # answers 401 would put the sign-in view over the page (shared/api.js).
+    if driver.execute_script("const view = document.getElementById('session-ended'); return Boolean(view && !view.hidden)"):
+        result.append({"id": "sign-in-view-on-load", "impact": "serious", "help": "the sign-in view opened by itself", "targets": []})
     small = driver.execute_script(SMALL_TARGETS)
     if small:
         result.append({"id": "small-tap-target", "impact": "serious", "help": "controls under 44 x 44 px", "targets": small})

@@ -64,8 +64,13 @@ final class EventBusTests: XCTestCase {
                 let submitted = try await first.send(.PUT, "/api/v1/menu-game/groups/\(pin)/submission",
                                                      json: ["gameAnswer": ["rice": true]], headers: ["X-Device-Token": "player-device-token-01"])
                 XCTAssertEqual(submitted.status, .ok)
-                let count = await nextMessage(room)
-                XCTAssertEqual(count, #"{"type":"submissionCount","submissionCount":1}"#)
+                // The change carries the room too (MenuGroupRoomTests); here, that it crossed processes.
+                let heard = await nextMessage(room)
+                let count = try XCTUnwrap(heard)
+                let change = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(count.utf8)) as? [String: Any])
+                XCTAssertEqual(change["type"] as? String, "submissionCount")
+                XCTAssertEqual(change["submissionCount"] as? Int, 1)
+                XCTAssertEqual((change["members"] as? [[String: Any]])?.count, 2, "the host and the player")
 
                 let closed = try await first.send(.POST, "/api/v1/menu-game/groups/\(pin)/close", headers: ["X-Device-Token": "host-device-token-0001"])
                 XCTAssertEqual(closed.status, .ok)

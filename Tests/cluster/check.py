@@ -76,7 +76,8 @@ class Listener:
         self.closed = True
 
     def saw(self, message):
-        return message in self.messages
+        """Whether a message had every field of `message` (a change also carries the room)."""
+        return any(all(seen.get(key) == value for key, value in message.items()) for seen in self.messages)
 
     def close(self):
         try:

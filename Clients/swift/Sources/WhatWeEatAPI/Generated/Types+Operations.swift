@@ -4448,14 +4448,14 @@ public enum Operations {
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/menu-game/groups/{pin}/member/PUT/requestBody/json`.
                 public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// Trimmed, runs of spaces made one; no control or format characters (422 invalid_guest_name). Absent or null keeps the name.
+                    /// 1 to 20 characters, counted after trimming with runs of spaces made one; no control or format characters (otherwise 422 invalid_guest_name). Absent or null keeps the name.
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/menu-game/groups/{pin}/member/PUT/requestBody/json/guestName`.
                     public var guestName: Swift.String?
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
-                    ///   - guestName: Trimmed, runs of spaces made one; no control or format characters (422 invalid_guest_name). Absent or null keeps the name.
+                    ///   - guestName: 1 to 20 characters, counted after trimming with runs of spaces made one; no control or format characters (otherwise 422 invalid_guest_name). Absent or null keeps the name.
                     public init(guestName: Swift.String? = nil) {
                         self.guestName = guestName
                     }
@@ -16383,14 +16383,14 @@ public enum Operations {
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/burger-map/reviews/{review}/report/POST/requestBody/json`.
                 public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// Counted after trimming; no control characters but newlines and tabs.
+                    /// 1 to 500 characters, counted after trimming in characters people see (otherwise 422); no control characters but newlines and tabs.
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/burger-map/reviews/{review}/report/POST/requestBody/json/reason`.
                     public var reason: Swift.String
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
-                    ///   - reason: Counted after trimming; no control characters but newlines and tabs.
+                    ///   - reason: 1 to 500 characters, counted after trimming in characters people see (otherwise 422); no control characters but newlines and tabs.
                     public init(reason: Swift.String) {
                         self.reason = reason
                     }

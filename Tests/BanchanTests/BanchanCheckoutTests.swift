@@ -348,3 +348,29 @@ enum CheckoutSupport {
         ["recipient": recipient, "phone": phone, "postcode": "04524", "address": "서울시 중구 세종대로 110", "addressDetail": "2층"]
     }
 }
+
+extension BanchanCheckoutTests {
+    /// A retry with the same `Idempotency-Key` is the same order only when it asks for the same
+    /// delivery; another address or slot under that key is refused, and nothing is placed.
+    func testAReplayedKeyMustAskForTheSameDelivery() async throws {
+        try await withTestApp { app in
+            let buyer = try await app.member("배송확인")
+            func place(_ asked: [String: Any]?) async throws -> TestingHTTPResponse {
+                try await app.send(.POST, "/api/v1/banchan/orders", raw: try orderBody(asked), token: buyer.token,
+                                   headers: ["Idempotency-Key": "checkout-delivery-1"])
+            }
+            let first = try await place(delivery())
+            XCTAssertEqual(first.status, .created, first.text)
+            let same = try await place(delivery())
+            XCTAssertEqual(same.headers.first(name: "Idempotent-Replayed"), "true", same.text)
+            XCTAssertEqual(try same.object()["id"] as? String, try first.object()["id"] as? String)
+            for changed in [delivery(["address": "부산시 해운대구 우동 1"]), delivery(["slot": "parcel"]), delivery(["note": "경비실에 맡겨 주세요"]), nil] {
+                let reused = try await place(changed)
+                XCTAssertEqual(reused.status, .unprocessableEntity, reused.text)
+                XCTAssertEqual(reused.errorCode, "idempotency_key_reused")
+            }
+            let orders = try await BanchanOrder.query(on: app.db).count()
+            XCTAssertEqual(orders, 1, "nothing more was placed")
+        }
+    }
+}

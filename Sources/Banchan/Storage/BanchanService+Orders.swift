@@ -31,7 +31,7 @@ extension BanchanService {
         // A retried checkout of the cart finds the cart already emptied by its first attempt, so
         // the key is looked up first; for a cart, the key alone names the checkout.
         if fromCart, let idempotencyKey, let earlier = try await order(withKey: idempotencyKey, of: owner) {
-            return try replay(earlier, digest: Self.cartDigest)
+            return try replay(earlier, digest: Self.cartDigest, delivery: request)
         }
         let requested: [Requested]
         if let items {
@@ -44,7 +44,7 @@ extension BanchanService {
         let digest = fromCart ? Self.cartDigest : SecureRandom.sha256Hex(requested.map { "\($0.hash)*\($0.quantity)" }.sorted().joined(separator: ","))
 
         if !fromCart, let idempotencyKey, let earlier = try await order(withKey: idempotencyKey, of: owner) {
-            return try replay(earlier, digest: digest)
+            return try replay(earlier, digest: digest, delivery: request)
         }
         let delivery = self.delivery
         let placed = request.map { BanchanStore.PlacedDelivery(request: $0, arrivesOn: $0.slot == .dawn ? dawnSchedule.arrivalDay(placedAt: now) : nil) }
@@ -65,15 +65,20 @@ extension BanchanService {
         } catch let error as any DatabaseError where error.isConstraintFailure && idempotencyKey != nil {
             // A concurrent request with the same key committed first; answer with its order.
             guard let idempotencyKey, let earlier = try await order(withKey: idempotencyKey, of: owner) else { throw AppError.invalid("idempotency_key_reused") }
-            return try replay(earlier, digest: digest)
+            return try replay(earlier, digest: digest, delivery: request)
         }
     }
 
     /// What a checkout of the cart records instead of a digest of its body.
     static let cartDigest = "cart"
 
-    func replay(_ earlier: OrderRow, digest: String) throws -> Placed {
-        guard earlier.requestDigest == digest else { throw AppError.invalid("idempotency_key_reused") }
+    /// The earlier order when this request is the same as the one that made it: the same dishes
+    /// (or the cart) and the same delivery, compared with what the order keeps. A key sent again
+    /// with another address or slot is a mistake to report, never that earlier order.
+    func replay(_ earlier: OrderRow, digest: String, delivery request: DeliveryRequest?) throws -> Placed {
+        guard earlier.requestDigest == digest, BanchanStore.OrderDelivery.same(earlier.delivery, as: request) else {
+            throw AppError.invalid("idempotency_key_reused")
+        }
         return .replayed(earlier)
     }
 

@@ -46,6 +46,13 @@ extension BanchanStore {
 
         static let columns: [OrderColumn] = [.deliverySlot, .recipient, .phone, .postcode, .address, .addressDetail, .deliveryNote, .arrivesOn, .paymentMethod]
 
+        /// Whether an order's delivery is the one a request asks for (both none counts).
+        static func same(_ kept: OrderDelivery?, as request: DeliveryRequest?) -> Bool {
+            guard let kept, let request else { return kept == nil && request == nil }
+            return kept.address == request.address && kept.slot == request.slot && kept.note == request.note
+                && kept.paymentMethod == request.paymentMethod
+        }
+
         /// Nil when the order has no delivery.
         static func read(_ row: any SQLRow) throws -> OrderDelivery? {
             guard let slot = try row.decode(column: OrderColumn.deliverySlot, as: String?.self).flatMap(Delivery.Slot.init(rawValue:)) else { return nil }

@@ -28,6 +28,10 @@ package enum BanchanFeature: Feature {
         app.lifecycle.use(PeriodicJob("cancelled unpaid orders past their payment window", every: .seconds(60)) { app in
             try await BanchanService(application: app).expireUnpaidOrders(window: window)
         })
+        // Five years on, an order forgets who received it and where (`forgetOldDeliveryDetails`).
+        app.lifecycle.use(PeriodicJob("forgot the delivery details of orders over five years old", every: .seconds(6 * 3600)) { app in
+            try await BanchanService(application: app).forgetOldDeliveryDetails()
+        })
     }
 
     package static func routes(_ routes: FeatureRoutes) throws {

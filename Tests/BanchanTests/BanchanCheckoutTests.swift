@@ -1,6 +1,7 @@
 @testable import Banchan
 import Fluent
 import Platform
+import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 
@@ -371,6 +372,37 @@ extension BanchanCheckoutTests {
             }
             let orders = try await BanchanOrder.query(on: app.db).count()
             XCTAssertEqual(orders, 1, "nothing more was placed")
+        }
+    }
+
+    /// Five years on, an order forgets who received it and where; the books keep the rest, and a
+    /// younger order keeps everything.
+    func testOrdersForgetWhoReceivedThemAfterFiveYears() async throws {
+        try await withTestApp { app in
+            let buyer = try await app.member("오래된주문")
+            let old = try await placeOrder(app, buyer, delivery())
+            let recent = try await placeOrder(app, buyer, delivery(["recipient": "최근반찬"]))
+            let oldID = try XCTUnwrap(UUID(uuidString: try XCTUnwrap(try old.object()["id"] as? String)))
+            let recentID = try XCTUnwrap(try recent.object()["id"] as? String)
+            let now = Date()
+            let sixYearsAgo = try XCTUnwrap(Calendar(identifier: .gregorian).date(byAdding: .year, value: -6, to: now))
+            try await app.db.sql.update(BanchanOrder.schema).set("created_at", to: SQLBind(sixYearsAgo)).where("id", .equal, SQLBind(oldID)).run()
+
+            let service = BanchanService(application: app)
+            let forgotten = try await service.forgetOldDeliveryDetails(now: now)
+            XCTAssertEqual(forgotten, 1)
+            let again = try await service.forgetOldDeliveryDetails(now: now)
+            XCTAssertEqual(again, 0, "nothing is blanked twice")
+
+            let kept = try await app.send(.GET, "/api/v1/banchan/orders/\(oldID.uuidString.lowercased())", token: buyer.token).object()
+            let keptDelivery = try XCTUnwrap(kept["delivery"] as? [String: Any])
+            XCTAssertNotEqual(keptDelivery["recipient"] as? String, "김반찬")
+            XCTAssertNotEqual(keptDelivery["phone"] as? String, "010-1234-5678")
+            XCTAssertFalse("\(keptDelivery["address"] ?? "")".contains("월드컵로"))
+            XCTAssertEqual(keptDelivery["slot"] as? String, "dawn", "how it went stays")
+            XCTAssertEqual(kept["total"] as? Int, try old.object()["total"] as? Int, "the amounts stay for the books")
+            let young = try await app.send(.GET, "/api/v1/banchan/orders/\(recentID)", token: buyer.token).object()
+            XCTAssertEqual((young["delivery"] as? [String: Any])?["recipient"] as? String, "최근반찬")
         }
     }
 }

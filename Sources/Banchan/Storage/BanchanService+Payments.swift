@@ -124,6 +124,18 @@ extension BanchanService {
         return expired
     }
 
+    /// How long an order keeps who received it and where: the records of supplying goods are kept
+    /// five years (전자상거래법 시행령 제6조), then the personal part goes (개인정보 보호법 제21조).
+    static let deliveryDetailsKeptYears = 5
+
+    /// Blanks the recipient, phone, address and note of orders placed more than five years ago,
+    /// whether or not the account still exists; the books keep the rest. Safe on every instance.
+    @discardableResult
+    func forgetOldDeliveryDetails(now: Date = Date()) async throws -> Int {
+        guard let cutoff = Calendar(identifier: .gregorian).date(byAdding: .year, value: -Self.deliveryDetailsKeptYears, to: now) else { return 0 }
+        return try await store.forgetDeliveryDetails(placedBefore: cutoff)
+    }
+
     /// Administrators move orders along their progress (`OrderStatus.canMove`): preparing,
     /// shipped, delivered; a cancel request answered by cancelling (`cancelled`: stock back, the
     /// payment refunded) or declining (`preparing`). Anything not shipped may be cancelled so.

@@ -268,6 +268,19 @@ extension BanchanStore {
     private static let lineColumns = [ItemColumn.hash, ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.pointsPerUnit,
                                       ItemColumn.originalPrice]
 
+    /// Blanks who and where of the orders placed before `cutoff`: the recipient, the phone, the
+    /// address and the note. The slot, the lines, the amounts and the dates stay for the books.
+    /// Returns how many orders it blanked (none twice).
+    func forgetDeliveryDetails(placedBefore cutoff: Date) async throws -> Int {
+        try await sql.update(orders)
+            .set(SQLIdentifier(OrderColumn.recipient), to: SQLLiteral.null).set(SQLIdentifier(OrderColumn.phone), to: SQLLiteral.null)
+            .set(SQLIdentifier(OrderColumn.postcode), to: SQLLiteral.null).set(SQLIdentifier(OrderColumn.address), to: SQLLiteral.null)
+            .set(SQLIdentifier(OrderColumn.addressDetail), to: SQLLiteral.null).set(SQLIdentifier(OrderColumn.deliveryNote), to: SQLLiteral.null)
+            .where(SQLIdentifier(OrderColumn.createdAt), .lessThan, SQLBind(cutoff))
+            .where(SQLIdentifier(OrderColumn.recipient), .isNot, SQLLiteral.null)
+            .returning(SQLIdentifier(OrderColumn.id)).all().count
+    }
+
     /// Orders still awaiting payment made before `cutoff`, at most `limit`.
     func unpaidOrders(before cutoff: Date, limit: Int) async throws -> [UUID] {
         try await sql.select().column(SQLIdentifier(OrderColumn.id)).from(orders)

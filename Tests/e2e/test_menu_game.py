@@ -263,6 +263,7 @@ def test_group_game_with_three_browsers(server, browser):
         fill(players[1], "guest-name", "민지")
         click(players[1], "#save-guest-name")
         wait_for(players[1], lambda d: d.find_element(By.ID, "guest-name-status").text == "이름을 바꿨어요.")
+        assert "field-error" not in players[1].find_element(By.ID, "guest-name-status").get_attribute("class"), "saved is not an error"
         wait_for(host, lambda d: "민지" in d.find_element(By.ID, "room-list").text)
         assert len(host.find_elements(By.CSS_SELECTOR, "#room-list .room-member")) == 3
         assert "나" in players[1].find_element(By.CSS_SELECTOR, "#room-list .room-member:nth-child(3)").text

@@ -69,10 +69,12 @@ nameForm?.addEventListener('submit', async (event) => {
   try {
     const state = await api('PUT', `/api/v1/menu-game/groups/${config.pin}/member`, { guestName: nameInput.value });
     showRoom(state);
+    nameStatus.classList.remove('field-error');
     nameStatus.textContent = t('menu_game.room.name_saved');
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     nameInput.setAttribute('aria-invalid', 'true');
+    nameStatus.classList.add('field-error');
     nameStatus.textContent = error.message;
   }
 });

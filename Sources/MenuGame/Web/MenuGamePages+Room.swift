@@ -56,7 +56,7 @@ extension MenuGamePages {
                     ]),
                     .button(.type(.submit), .class("button"), .id("save-guest-name"), .text(req.t("menu_game.room.name_save")))
                 ),
-                .p(.class("field-error"), .id("guest-name-status"), .role("status"))
+                .p(.class("hint"), .id("guest-name-status"), .role("status"))
             )
         )
     }

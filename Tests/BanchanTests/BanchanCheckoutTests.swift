@@ -386,7 +386,8 @@ extension BanchanCheckoutTests {
             let recentID = try XCTUnwrap(try recent.object()["id"] as? String)
             let now = Date()
             let sixYearsAgo = try XCTUnwrap(Calendar(identifier: .gregorian).date(byAdding: .year, value: -6, to: now))
-            try await app.db.sql.update(BanchanOrder.schema).set("created_at", to: SQLBind(sixYearsAgo)).where("id", .equal, SQLBind(oldID)).run()
+            try await app.db.sql.update(BanchanOrder.schema).set(BanchanStore.OrderColumn.createdAt.stringValue, to: SQLBind(sixYearsAgo))
+                .where(SQLIdentifier(BanchanStore.OrderColumn.id), .equal, SQLBind(oldID)).run()
 
             let service = BanchanService(application: app)
             let forgotten = try await service.forgetOldDeliveryDetails(now: now)

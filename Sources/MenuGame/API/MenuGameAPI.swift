@@ -155,7 +155,8 @@ struct MenuGameAPI: RouteCollection {
         let topic = MenuGameService.topic(group.pin)
         return try req.liveSocket(feature: "menu_game") { req, socket, _ in
             // Subscribe first, then read the state: a change in between is buffered and sent
-            // after the state, never lost.
+            // after the state, never lost. The state is a courtesy: if it cannot be read or sent,
+            // the next change carries the count and the room, and pages poll while unsure.
             let stream = req.application.events.subscribe(to: topic)
             if let status = try? await req.menuGame.status(of: group, device: device),
                let state = try? JSONEncoder().encode(LiveState(status: GroupStatusResponse(status))) {

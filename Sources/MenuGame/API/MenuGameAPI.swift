@@ -105,7 +105,7 @@ struct MenuGameAPI: RouteCollection {
         guard try await game.join(group, playerToken: device, account: req.auth.get(User.self)?.id, guestName: body.guestName) == .recorded else {
             throw AppError.conflict("game_closed")
         }
-        return GroupStatusResponse(try await game.status(of: group, device: device))
+        return try await Self.stateAfterWrite(game, group, device: device)
     }
 
     func submit(req: Request) async throws -> GroupStatusResponse {
@@ -116,7 +116,7 @@ struct MenuGameAPI: RouteCollection {
         guard try await game.submit(choice, to: group, playerToken: device, account: req.auth.get(User.self)?.id) == .recorded else {
             throw AppError.conflict("game_closed")
         }
-        return GroupStatusResponse(try await game.status(of: group, device: device))
+        return try await Self.stateAfterWrite(game, group, device: device)
     }
 
     func cancel(req: Request) async throws -> GroupStatusResponse {
@@ -126,7 +126,7 @@ struct MenuGameAPI: RouteCollection {
         guard try await game.cancel(in: group, playerToken: device) == .recorded else {
             throw AppError.conflict("game_closed")
         }
-        return GroupStatusResponse(try await game.status(of: group, device: device))
+        return try await Self.stateAfterWrite(game, group, device: device)
     }
 
     /// Only the host closes the game.
@@ -177,6 +177,13 @@ struct MenuGameAPI: RouteCollection {
     }
 
     // MARK: Helpers
+
+    /// The room just after this request's write: from memory, which the write's announcement
+    /// has just filled (`announceRoom`), else read.
+    private static func stateAfterWrite(_ game: MenuGameService, _ group: GroupRow, device: String) async throws -> GroupStatusResponse {
+        if let remembered = try await game.pollStatus(pin: group.pin, device: device) { return GroupStatusResponse(remembered) }
+        return GroupStatusResponse(try await game.status(of: group, device: device))
+    }
 
     private func requireDevice(_ req: Request) throws -> String {
         try DeviceToken.validate(req.headers.first(name: DeviceToken.header) ?? req.query[String.self, at: "token"])

@@ -19,6 +19,7 @@ package enum MenuGameFeature: Feature {
         app.lifecycle.use(ShownMenusFlush())
         app.pinMisses = GuessLimiter(limit: 20, window: 60)
         app.feedbackLimiter = NetworkBudget(name: "menu_game_feedback", limit: 5, window: 600, shared: app.sharedBudgets)
+        app.roomEntries = NetworkBudget(name: "menu_game_room", limit: 60, window: 600, shared: app.sharedBudgets)
     }
 
     package static func routes(_ routes: FeatureRoutes) throws {
@@ -52,5 +53,15 @@ extension Application {
     var feedbackLimiter: NetworkBudget {
         get { configured(FeedbackLimiterKey.self) }
         set { storage[FeedbackLimiterKey.self] = newValue }
+    }
+
+    private struct RoomEntriesKey: StorageKey { typealias Value = NetworkBudget }
+
+    /// Entries and renames in group rooms per client network (`PUT …/member`): 60 in 10 minutes,
+    /// then 429. Each is announced to everyone in the room; a class sharing one address renames
+    /// well within it.
+    var roomEntries: NetworkBudget {
+        get { configured(RoomEntriesKey.self) }
+        set { storage[RoomEntriesKey.self] = newValue }
     }
 }

@@ -165,6 +165,68 @@ final class MenuGroupRoomTests: XCTestCase {
         }
     }
 
+    /// A room lists at most `roomCapacity` people; a newcomer past it is told so and still answers,
+    /// and the count and the result take them in.
+    func testAFullRoomListsNoMoreButStillTakesAnswers() async throws {
+        try await withTestApp { app in
+            let created = try await app.send(.POST, "/api/v1/menu-game/groups", headers: device(Self.host))
+            let pin = try XCTUnwrap(try created.object()["pin"] as? String)
+            let store = MenuGroupStore(database: app.db)
+            let found = try await store.group(pin: pin)
+            let group = try XCTUnwrap(found)
+            for index in 1..<MenuGroupStore.roomCapacity {
+                let entered = try await store.join(group.id, playerTokenHash: "filler-\(index)", userID: nil, guestName: nil, now: Date())
+                XCTAssertEqual(entered, .changed)
+            }
+            let late = device("late-device-token-00001")
+            let refused = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/member", json: ["guestName": "늦은 사람"], headers: late)
+            XCTAssertEqual(refused.status, .conflict, refused.text)
+            XCTAssertEqual(refused.errorCode, "room_full")
+            XCTAssertEqual(refused.errorMessage, "방에는 200명까지 보여요. 목록에 없어도 답은 낼 수 있어요.")
+
+            var browser = CookieBrowser(app: app)
+            _ = try await browser.get("/play/welcome")
+            _ = try await browser.post("/play/preferences", fields: [("next", "/play")])
+            let lobby = try await browser.get("/play/groups/\(pin)")
+            XCTAssertEqual(lobby.status, .ok, "the page still opens")
+            XCTAssertFalse(lobby.text.contains("class=\"tag you\""), "without this browser in the room")
+            let answered = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/submission", raw: MenuGameAPITests.answer, headers: late)
+            XCTAssertEqual(answered.status, .ok, answered.text)
+            let status = try answered.object()
+            XCTAssertEqual(status["submissionCount"] as? Int, 1, "the answer counts")
+            XCTAssertEqual((status["members"] as? [[String: Any]])?.count, MenuGroupStore.roomCapacity)
+            XCTAssertTrue(status["you"] is NSNull, "but the newcomer is not listed")
+
+            // Those already in still rename.
+            let host = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/member", json: ["guestName": "방장"], headers: device(Self.host))
+            XCTAssertEqual(host.status, .ok, host.text)
+            let rows = try await MenuGroupMember.query(on: app.db).count()
+            XCTAssertEqual(rows, MenuGroupStore.roomCapacity)
+        }
+    }
+
+    /// Every entry or rename is announced to the whole room: one network gets 60 in ten minutes,
+    /// and a refused one changes nothing.
+    func testRenamesAreLimitedPerNetwork() async throws {
+        try await withTestApp { app in
+            let created = try await app.send(.POST, "/api/v1/menu-game/groups", headers: device(Self.host))
+            let pin = try XCTUnwrap(try created.object()["pin"] as? String)
+            let guest = device("guest-device-token-0001")
+            let bad = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/member", json: ["guestName": ""], headers: guest)
+            XCTAssertEqual(bad.status, .unprocessableEntity, "a refused name does not use up the budget")
+            for index in 0..<app.roomEntries.limit {
+                let renamed = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/member", json: ["guestName": "이름 \(index)"], headers: guest)
+                XCTAssertEqual(renamed.status, .ok, renamed.text)
+            }
+            let limited = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/member", json: ["guestName": "한 번 더"], headers: guest)
+            XCTAssertEqual(limited.status, .tooManyRequests)
+            XCTAssertEqual(limited.errorCode, "too_many_requests")
+            XCTAssertNotNil(limited.headers.first(name: "Retry-After"))
+            let seen = try await room(app, pin, as: Self.host)
+            XCTAssertEqual(seen.members.last?["name"] as? String, "이름 \(app.roomEntries.limit - 1)")
+        }
+    }
+
     /// A big room's change still fits PostgreSQL's NOTIFY (so every instance's sockets hear it):
     /// beyond the limit it is sent without the members, and the pages read them.
     func testABigRoomsChangeIsSentWithoutItsMembers() throws {

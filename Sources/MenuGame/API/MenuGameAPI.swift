@@ -102,10 +102,15 @@ struct MenuGameAPI: RouteCollection {
         let body = try req.decodeJSON(JoinBody.self)
         let group = try await req.menuGroupFromPath()
         let game = req.menuGame
-        guard try await game.join(group, playerToken: device, account: req.auth.get(User.self)?.id, guestName: body.guestName) == .recorded else {
-            throw AppError.conflict("game_closed")
+        // Each entry or new name is told to everyone in the room: a network gets a budget of them.
+        let outcome = try await req.application.roomEntries.withSlot(req.clientNetwork) {
+            try await game.join(group, playerToken: device, account: req.auth.get(User.self)?.id, guestName: body.guestName)
         }
-        return try await Self.stateAfterWrite(game, group, device: device)
+        switch outcome {
+        case .entered: return try await Self.stateAfterWrite(game, group, device: device)
+        case .closed: throw AppError.conflict("game_closed")
+        case .roomFull: throw AppError.conflict("room_full", ["max": String(MenuGameService.roomCapacity)])
+        }
     }
 
     func submit(req: Request) async throws -> GroupStatusResponse {

@@ -98,14 +98,25 @@ extension MenuGameService {
         return name
     }
 
+    package enum JoinOutcome { case entered, closed, roomFull }
+
     /// Puts this player in the room (opening the lobby or the game), or brings their entry up to
     /// date: the account they now use, a new guest name. The room hears of newcomers and new names.
-    package func join(_ group: GroupRow, playerToken: String, account: UUID?, guestName: String? = nil, now: Date = Date()) async throws -> SubmitOutcome {
-        guard let changed = try await groups.join(group.id, playerTokenHash: SecureRandom.sha256Hex(playerToken), userID: account,
-                                                  guestName: try Self.guestName(guestName), now: now) else { return .closed }
-        if changed { try await announceRoom(of: group, activityAt: now) }
-        return .recorded
+    /// `roomFull`: a newcomer to a room of `MenuGroupStore.roomCapacity`, who may still answer.
+    package func join(_ group: GroupRow, playerToken: String, account: UUID?, guestName: String? = nil, now: Date = Date()) async throws -> JoinOutcome {
+        switch try await groups.join(group.id, playerTokenHash: SecureRandom.sha256Hex(playerToken), userID: account,
+                                     guestName: try Self.guestName(guestName), now: now) {
+        case nil: return .closed
+        case .full: return .roomFull
+        case .unchanged: return .entered
+        case .changed:
+            try await announceRoom(of: group, activityAt: now)
+            return .entered
+        }
     }
+
+    /// The most people a room lists (the game itself takes any number of answers).
+    package static var roomCapacity: Int { MenuGroupStore.roomCapacity }
 
     /// The room as pages and clients show it.
     func roster(of group: GroupRow) async throws -> [GroupMember] {

@@ -37,6 +37,9 @@ package struct GroupStatus: Sendable, Equatable {
         guard let you, let entry = members.first(where: { $0.id == you }) else { return false }
         return account == nil || entry.userID == account
     }
+
+    /// Whether this device is not in the room and would not be added: it lists as many as it can.
+    var roomIsFullWithoutYou: Bool { you == nil && members.count >= MenuGroupStore.roomCapacity }
 }
 
 /// Every rule of solo games, random menus and group games, for the native API, the iOS app's

@@ -14,6 +14,21 @@ extension MenuGroupStore {
 
     static var members: SQLIdentifier { SQLIdentifier(MenuGroupMember.schema) }
 
+    /// The most people a room lists. The game takes any number of answers (the seed app promises
+    /// no head limit), but the room every page draws and every change announces stops here, so a
+    /// script making devices cannot grow it without end. Counted before the insert, so newcomers
+    /// racing each other may pass it by a few.
+    static let roomCapacity = 200
+
+    /// What entering the room did.
+    enum RoomEntry: Equatable {
+        /// A newcomer, or a known player with a new account or name: the room is told.
+        case changed
+        case unchanged
+        /// A newcomer to a room of `roomCapacity`: not listed (their answers still count).
+        case full
+    }
+
     /// One person in the room as the store reads it: the account's current nickname and picture
     /// when signed in, and whether this player's answers are in.
     struct MemberRow: Sendable, Equatable {
@@ -26,10 +41,10 @@ extension MenuGroupStore {
     }
 
     /// Puts this player in the room of an open group, or brings their row up to date (the
-    /// account they are signed in with now; a new guest name when one is given). True when
+    /// account they are signed in with now; a new guest name when one is given). `changed` when
     /// something changed — a newcomer or a new name — so the room is told only then; nil when
     /// the group is closed (or gone).
-    func join(_ group: UUID, playerTokenHash: String, userID: UUID?, guestName: String?, now: Date) async throws -> Bool? {
+    func join(_ group: UUID, playerTokenHash: String, userID: UUID?, guestName: String?, now: Date) async throws -> RoomEntry? {
         try await database.transaction { transaction in
             let store = MenuGroupStore(database: transaction)
             guard try await store.touchOpenGroup(group, now: now) else { return nil }
@@ -39,18 +54,19 @@ extension MenuGroupStore {
 
     /// The writing half of `join`, for callers already inside a transaction that found the group
     /// open (a submission).
-    func enterRoom(_ group: UUID, playerTokenHash: String, userID: UUID?, guestName: String?, now: Date) async throws -> Bool {
+    func enterRoom(_ group: UUID, playerTokenHash: String, userID: UUID?, guestName: String?, now: Date) async throws -> RoomEntry {
         let existing = try await sql.select().columns(SQLIdentifier(MemberColumn.id), SQLIdentifier(MemberColumn.userID), SQLIdentifier(MemberColumn.guestName))
             .from(Self.members)
             .where(SQLIdentifier(MemberColumn.groupID), .equal, SQLBind(group))
             .where(SQLIdentifier(MemberColumn.playerTokenHash), .equal, SQLBind(playerTokenHash)).first()
         guard let existing else {
+            guard try await memberCount(of: group) < Self.roomCapacity else { return .full }
             do {
                 try await MenuGroupMember(groupID: group, playerTokenHash: playerTokenHash, userID: userID, guestName: guestName, joinedAt: now)
                     .create(on: database)
-                return true
+                return .changed
             } catch let error as any DatabaseError where error.isConstraintFailure {
-                return false  // the same device joining twice at once: the other request wrote it
+                return .unchanged  // the same device joining twice at once: the other request wrote it
             }
         }
         let knownUser = try existing.decode(column: MemberColumn.userID, as: UUID?.self)
@@ -58,11 +74,16 @@ extension MenuGroupStore {
         let newName = guestName ?? knownName
         // A device that signs out keeps its account's place; signing in (again) names it.
         let newUser = userID ?? knownUser
-        guard newUser != knownUser || newName != knownName else { return false }
+        guard newUser != knownUser || newName != knownName else { return .unchanged }
         try await sql.update(Self.members)
             .set(SQLIdentifier(MemberColumn.userID), to: SQLBind(newUser)).set(SQLIdentifier(MemberColumn.guestName), to: SQLBind(newName))
             .where(SQLIdentifier(MemberColumn.id), .equal, SQLBind(try existing.decode(column: MemberColumn.id, as: UUID.self))).run()
-        return true
+        return .changed
+    }
+
+    /// How many people the room lists.
+    func memberCount(of group: UUID) async throws -> Int {
+        try await sql.count(Self.members) { $0.where(SQLIdentifier(MemberColumn.groupID), .equal, SQLBind(group)) }
     }
 
     /// Everyone in the room, in the order they joined, with whether they have answered.

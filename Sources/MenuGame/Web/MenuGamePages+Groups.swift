@@ -126,7 +126,7 @@ extension MenuGamePages {
         let account = req.auth.get(User.self)?.id
         switch try await statusOrRedirect(req, device: device) {
         case .redirect(let redirect): return .redirect(redirect)
-        case .found(let status) where status.isClosed || status.hasInRoom(account: account): return .found(status)
+        case .found(let status) where status.isClosed || status.hasInRoom(account: account) || status.roomIsFullWithoutYou: return .found(status)
         case .found: break
         }
         switch try await groupOrRedirect(req) {

@@ -84,6 +84,59 @@ public enum GroupRoomEvent: Sendable, Equatable {
     case closed
 }
 
+/// A menu-game group's room as it is now (`WhatWeEat.groupRoomUpdates`).
+public struct GroupRoomUpdate: Sendable, Equatable {
+    public let submissionCount: Int
+    /// Whether this installation's device token opened the group.
+    public let isHost: Bool
+    /// The host closed the group: its results are final, and no update follows.
+    public let isClosed: Bool
+    /// Everyone in the room, in the order they came (the host first), and whether each answered.
+    public let members: [Components.Schemas.GroupMember]
+    /// This installation's entry in `members`; nil while it is not in the room.
+    public let you: String?
+
+    /// This installation's own entry, when it is in the room.
+    public var me: Components.Schemas.GroupMember? { members.first { $0.id == you } }
+}
+
+/// Turns the room's messages into whole updates: remembers what the last one said, and reads the
+/// room when a message leaves part of it out.
+actor GroupRoomFollower {
+    private let readRoom: @Sendable () async throws -> Components.Schemas.GroupStatus
+    private var last: GroupRoomUpdate?
+
+    init(readRoom: @escaping @Sendable () async throws -> Components.Schemas.GroupStatus) {
+        self.readRoom = readRoom
+    }
+
+    func update(with text: String) async -> GroupRoomUpdate? {
+        guard let object = LiveJSON.object(text) else { return nil }
+        let members = LiveJSON.member("members", of: text, as: [Components.Schemas.GroupMember].self)
+        switch object["type"] as? String {
+        case "state":
+            last = GroupRoomUpdate(submissionCount: object["submissionCount"] as? Int ?? 0, isHost: object["isHost"] as? Bool ?? false,
+                                   isClosed: object["isClosed"] as? Bool ?? false, members: members ?? [], you: object["you"] as? String)
+        case "submissionCount":
+            var count = object["submissionCount"] as? Int ?? last?.submissionCount ?? 0
+            var (members, you) = (members, last?.you)
+            // A room too big for one message, or a newcomer who may be this installation: read it.
+            // Should the read fail, the update keeps the people it knew.
+            if members == nil || you == nil, let status = try? await readRoom() {
+                (count, members, you) = (status.submissionCount, status.members, status.you)
+            }
+            last = GroupRoomUpdate(submissionCount: count, isHost: last?.isHost ?? false, isClosed: false,
+                                   members: members ?? last?.members ?? [], you: you)
+        case "closed":
+            last = GroupRoomUpdate(submissionCount: last?.submissionCount ?? 0, isHost: last?.isHost ?? false, isClosed: true,
+                                   members: last?.members ?? [], you: last?.you)
+        default:
+            return nil
+        }
+        return last
+    }
+}
+
 /// The inbox's live count and what arrives (`GET /api/v1/notifications/live`).
 public struct InboxEvent: Sendable {
     public let unreadCount: Int

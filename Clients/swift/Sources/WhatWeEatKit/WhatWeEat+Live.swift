@@ -5,10 +5,7 @@ extension WhatWeEat {
     /// A menu-game group's room: the state at once, then every submission count and the close.
     /// `isHost` is true when this installation's device token opened the group.
     public func groupRoom(pin: String) async throws -> AsyncThrowingStream<GroupRoomEvent, any Error> {
-        var components = try liveURL("/api/v1/menu-game/groups/\(pin)/live")
-        components.queryItems = [URLQueryItem(name: "token", value: deviceToken)]
-        let socket = try await liveSockets.connect(to: try Self.url(components), headers: ["Accept-Language": language])
-        return Self.events(of: socket) { text in
+        return Self.events(of: try await groupRoomSocket(pin: pin)) { text in
             guard let object = LiveJSON.object(text) else { return nil }
             switch object["type"] as? String {
             case "state":
@@ -19,6 +16,24 @@ extension WhatWeEat {
             default: return nil
             }
         }
+    }
+
+    /// A menu-game group's room, each update whole: who is in it and who has answered (the state
+    /// at once, then after every join, rename, answer or withdrawal), and the close. A big room's
+    /// change comes without its people, and this installation's own entry (`you`) is not in the
+    /// changes the room hears: the stream reads the room with `groupStatus` then.
+    public func groupRoomUpdates(pin: String) async throws -> AsyncThrowingStream<GroupRoomUpdate, any Error> {
+        let api = api, deviceToken = deviceToken
+        let follower = GroupRoomFollower {
+            try await api.groupStatus(path: .init(pin: pin), headers: .init(xDeviceToken: deviceToken)).ok.body.json
+        }
+        return Self.events(of: try await groupRoomSocket(pin: pin)) { text in await follower.update(with: text) }
+    }
+
+    private func groupRoomSocket(pin: String) async throws -> any LiveSocket {
+        var components = try liveURL("/api/v1/menu-game/groups/\(pin)/live")
+        components.queryItems = [URLQueryItem(name: "token", value: deviceToken)]
+        return try await liveSockets.connect(to: try Self.url(components), headers: ["Accept-Language": language])
     }
 
     /// The signed-in person's inbox: the unread count at once, then each notification as it
@@ -87,14 +102,14 @@ extension WhatWeEat {
 
     /// The socket's frames as typed events (frames `parse` does not know are dropped); ending the
     /// loop closes the socket.
-    static func events<Event: Sendable>(of socket: any LiveSocket, _ parse: @escaping @Sendable (String) -> Event?)
+    static func events<Event: Sendable>(of socket: any LiveSocket, _ parse: @escaping @Sendable (String) async -> Event?)
         -> AsyncThrowingStream<Event, any Error>
     {
         AsyncThrowingStream(bufferingPolicy: .bufferingNewest(liveBufferLimit)) { continuation in
             let reader = Task {
                 do {
                     for try await text in socket.texts {
-                        if let event = parse(text) { continuation.yield(event) }
+                        if let event = await parse(text) { continuation.yield(event) }
                     }
                     continuation.finish()
                 } catch {

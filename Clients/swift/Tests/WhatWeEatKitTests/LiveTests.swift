@@ -29,6 +29,60 @@ final class LiveTests: XCTestCase {
         XCTAssertFalse(results.menus.isEmpty)
     }
 
+    /// The room as whole updates: who came in, by name, who answered, which entry is mine (also
+    /// when I came in after connecting), a big room read in full, and the close.
+    func testAGroupRoomsUpdatesCarryTheWholeRoom() async throws {
+        let host = try ServerUnderTest.client()
+        let pin = try await host.api.createGroup(headers: .init(xDeviceToken: host.deviceToken)).created.body.json.pin
+        var room = try await host.groupRoomUpdates(pin: pin).makeAsyncIterator()
+        let first = try await Self.next(&room)
+        XCTAssertEqual(first.members.count, 1)
+        XCTAssertEqual(first.me?.isHost, true)
+        XCTAssertTrue(first.isHost)
+
+        let guest = try ServerUnderTest.client()
+        var guestRoom = try await guest.groupRoomUpdates(pin: pin).makeAsyncIterator()
+        let outside = try await Self.next(&guestRoom)
+        XCTAssertNil(outside.you, "not in the room before answering")
+        _ = try await guest.api.joinGroup(path: .init(pin: pin), headers: .init(xDeviceToken: guest.deviceToken),
+                                          body: .json(.init(guestName: "민지"))).ok
+        let joined = try await Self.next(&room)
+        XCTAssertEqual(joined.members.map(\.name), [first.members[0].name, "민지"])
+        XCTAssertEqual(joined.members.last?.isGuest, true)
+        XCTAssertEqual(joined.you, first.you, "the host's entry stays the host's")
+        let seenByGuest = try await Self.next(&guestRoom)
+        XCTAssertEqual(seenByGuest.me?.name, "민지", "a newcomer learns which entry is theirs")
+
+        _ = try await guest.api.submitAnswers(path: .init(pin: pin), headers: .init(xDeviceToken: guest.deviceToken),
+                                              body: .json(.init(gameAnswer: .init(rice: true)))).ok
+        let answered = try await Self.next(&room)
+        XCTAssertEqual(answered.submissionCount, 1)
+        XCTAssertEqual(answered.members.map(\.answered), [false, true])
+
+        // Enough players that the room's change no longer fits one message.
+        let players = 44
+        for _ in 0..<players {
+            let player = try ServerUnderTest.client()
+            _ = try await player.api.submitAnswers(path: .init(pin: pin), headers: .init(xDeviceToken: player.deviceToken),
+                                                   body: .json(.init(gameAnswer: .init(rice: false)))).ok
+        }
+        var latest = answered
+        while latest.submissionCount < players + 1 { latest = try await Self.next(&room) }
+        XCTAssertEqual(latest.members.count, players + 2, "the whole room, read when the message left it out")
+        XCTAssertEqual(latest.members.filter(\.answered).count, players + 1)
+        XCTAssertEqual(latest.me?.isHost, true)
+
+        _ = try await host.api.closeGroup(path: .init(pin: pin), headers: .init(xDeviceToken: host.deviceToken)).ok
+        let closed = try await Self.next(&room)
+        XCTAssertTrue(closed.isClosed)
+        XCTAssertEqual(closed.members.count, players + 2)
+    }
+
+    static func next(_ room: inout AsyncThrowingStream<GroupRoomUpdate, any Error>.AsyncIterator) async throws -> GroupRoomUpdate {
+        let update = try await room.next()
+        return try XCTUnwrap(update, "the room ended")
+    }
+
     func testALikeOnMyReviewArrivesInMyInbox() async throws {
         let author = try ServerUnderTest.client(language: "en")
         let email = ServerUnderTest.email()

@@ -182,4 +182,37 @@ final class BanchanConsoleTabsTests: XCTestCase {
             XCTAssertTrue(after.text.contains("포장할 주문 1건"), "a cancelled order is not packed")
         }
     }
+
+    /// A number box emptied in the dish form is named beside what was typed (not a bare error
+    /// page) and changes nothing; an emptied list price ends the sale.
+    func testAnEmptiedBoxIsNamedInTheFormAndAnEmptiedListPriceEndsTheSale() async throws {
+        try await withTestApp { app in
+            _ = try await app.signUpAdmin("boss@example.com", nickname: "사장님")
+            var boss = try await CookieBrowser.signedIn(app, as: "boss@example.com")
+            _ = try await boss.get("/admin/catalog")
+            func read() async throws -> [String: Any] {
+                let detail = try await app.send(.GET, "/api/v1/banchan/dishes/\(Fixtures.bulgogi)").object()
+                return (detail["dish"] as? [String: Any] ?? [:]).merging(detail) { summary, _ in summary }
+            }
+            let before = try await read()
+            XCTAssertNotNil(before["stock"] as? Int)
+            // A box emptied in the form is named beside what was typed, not a bare error page.
+            let emptied = try await boss.post("/admin/catalog/dishes/\(Fixtures.bulgogi)", form: ["salePrice": "", "originalPrice": "", "stock": "9", "section": "main"])
+            XCTAssertEqual(emptied.status, .unprocessableEntity)
+            XCTAssertTrue(emptied.text.contains("판매가 (원): 숫자를 적어 주세요."), emptied.text)
+            XCTAssertTrue(emptied.text.contains(#"id="dish-stock" name="stock" value="9""#), "keeps what was typed")
+            let noStock = try await boss.post("/admin/catalog/dishes/\(Fixtures.bulgogi)", form: ["salePrice": "19900", "stock": " ", "section": "main"])
+            XCTAssertTrue(noStock.text.contains("재고: 숫자를 적어 주세요."))
+            var dish = try await read()
+            XCTAssertEqual(dish["stock"] as? Int, before["stock"] as? Int, "a refused change changes nothing")
+            // An emptied list price ends a sale.
+            _ = try await boss.post("/admin/catalog/dishes/\(Fixtures.bulgogi)", form: ["salePrice": "19900", "originalPrice": "25000", "stock": "7", "section": "main"])
+            dish = try await read()
+            XCTAssertEqual(dish["originalPrice"] as? Int, 25_000)
+            let saleEnded = try await boss.post("/admin/catalog/dishes/\(Fixtures.bulgogi)", form: ["salePrice": "19900", "originalPrice": "", "stock": "7", "section": "main"])
+            XCTAssertEqual(saleEnded.status, .seeOther, saleEnded.text)
+            dish = try await read()
+            XCTAssertTrue(dish["originalPrice"] is NSNull)
+        }
+    }
 }

@@ -128,6 +128,19 @@ final class BanchanPagesTests: XCTestCase {
             XCTAssertEqual(added.headers.first(name: .location), "/shop/cart?added=\(Fixtures.bulgogi)")
             let full = try await browser.get("/shop/cart")
             XCTAssertTrue(full.text.contains(#"value="10""#))
+
+            // A quantity box emptied and sent is named in the cart, not a bare error page.
+            let emptied = try await browser.post("/shop/cart/\(Fixtures.bulgogi)", form: ["quantity": ""])
+            XCTAssertEqual(emptied.status, .unprocessableEntity)
+            XCTAssertTrue(emptied.text.contains("수량: 숫자를 적어 주세요.") && emptied.text.contains("form-error"), emptied.text)
+            let kept = try await browser.get("/shop/cart")
+            XCTAssertTrue(kept.text.contains(#"value="10""#), "and changes nothing")
+            let word = try await browser.post("/shop/cart/\(Fixtures.bulgogi)", form: ["quantity": "ten"])
+            XCTAssertEqual(word.status, .badRequest, "only a script sends a word")
+            // On the dish page an emptied box adds the smallest quantity, as a form without one does.
+            _ = try await browser.post("/shop/cart/\(Fixtures.bulgogi)/remove", form: [:])
+            let smallest = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": ""])
+            XCTAssertEqual(smallest.status, .seeOther, smallest.text)
         }
     }
 

@@ -144,6 +144,11 @@ final class ShopTermsTests: XCTestCase {
             XCTAssertTrue(bad.text.contains(#"value="99:99""#) && bad.text.contains(#"value="3000""#), "keeps what was typed")
             XCTAssertEqual(app.shopTermsInForce.terms.delivery.fee, 2_500, "nothing changed")
 
+            let emptied = try await browser.post("/admin/catalog/shop", form: ["deliveryFee": "", "freeDeliveryFrom": "50000", "dawnCutoff": "21:00"])
+            XCTAssertEqual(emptied.status, .unprocessableEntity)
+            XCTAssertTrue(emptied.text.contains("배송비 (원): 숫자를 적어 주세요."), "names the emptied box")
+            XCTAssertEqual(app.shopTermsInForce.terms.delivery.fee, 2_500, "nothing changed")
+
             let saved = try await browser.post("/admin/catalog/shop", form: ["deliveryFee": "3000", "freeDeliveryFrom": "50000", "dawnCutoff": "21:00"])
             XCTAssertEqual(saved.status, .seeOther)
             XCTAssertEqual(saved.headers.first(name: .location), "/admin/catalog/shop?saved=1")

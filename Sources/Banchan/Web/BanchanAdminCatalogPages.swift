@@ -63,20 +63,20 @@ struct BanchanAdminCatalogPages: RouteCollection {
     }
 
     struct DishForm: Content {
-        var salePrice: Int?
+        @FormNumber var salePrice: Int?
         /// 0 or empty: no sale.
-        var originalPrice: Int?
-        var stock: Int?
+        @FormNumber var originalPrice: Int?
+        @FormNumber var stock: Int?
         var section: String?
     }
 
     private func editPage(_ req: Request, form: DishForm?, error: AppError?) async throws -> Response {
         let row = try await dishRow(req)
         let retired = row.retiredAt != nil
-        let number = { (name: String, key: String, value: Int?, min: Int) -> Node<HTML.FormContext> in
+        let number = { (name: String, key: String, value: Int?, min: Int, required: Bool) -> Node<HTML.FormContext> in
             .div(.class("field"),
                  .label(.for("dish-\(name)"), .text(req.t(key))),
-                 .input(.type(.number), .id("dish-\(name)"), .name(name), .value(value.map(String.init) ?? ""),
+                 .input(.type(.number), .id("dish-\(name)"), .name(name), .value(value.map(String.init) ?? ""), .required(required),
                         .attribute(named: "min", value: String(min)), .attribute(named: "inputmode", value: "numeric")))
         }
         let section = form?.section ?? row.section
@@ -90,9 +90,9 @@ struct BanchanAdminCatalogPages: RouteCollection {
                 .form(
                     .action(Self.dish(row.hash)), .method(.post), .class("stack"), .id("dish-form"),
                     Layout.csrfField(req),
-                    number("salePrice", "admin.catalog.sale_price", form?.salePrice ?? row.salePrice, 0),
-                    number("originalPrice", "admin.catalog.original_price", form?.originalPrice ?? row.originalPrice ?? 0, 0),
-                    number("stock", "admin.catalog.stock_field", form?.stock ?? row.stock, 0),
+                    number("salePrice", "admin.catalog.sale_price", form.map(\.salePrice) ?? row.salePrice, 0, true),
+                    number("originalPrice", "admin.catalog.original_price", form.map { $0.originalPrice ?? 0 } ?? row.originalPrice ?? 0, 0, false),
+                    number("stock", "admin.catalog.stock_field", form.map(\.stock) ?? row.stock, 0, true),
                     .div(.class("field"),
                          .label(.for("dish-section"), .text(req.t("admin.catalog.section"))),
                          // Written out: Plot has no `<select>` in a form; every value and label is escaped.
@@ -117,9 +117,11 @@ struct BanchanAdminCatalogPages: RouteCollection {
         let form = try req.content.decode(DishForm.self)
         let row = try await dishRow(req)
         return try await req.submitForm {
+            guard let salePrice = form.salePrice else { throw AppError.invalid("empty_number", ["field": req.t("admin.catalog.sale_price")]) }
+            guard let stock = form.stock else { throw AppError.invalid("empty_number", ["field": req.t("admin.catalog.stock_field")]) }
             let apply = { (dish: inout Dish) throws in
-                if let price = form.salePrice { dish.salePrice = price }
-                if let original = form.originalPrice { dish.originalPrice = original == 0 ? nil : original }
+                dish.salePrice = salePrice
+                dish.originalPrice = form.originalPrice == 0 ? nil : form.originalPrice
                 if let raw = form.section {
                     guard let section = DishSection(rawValue: raw) else { throw AppError.invalid("invalid_dish_field", ["field": "section"]) }
                     dish.section = section
@@ -128,9 +130,9 @@ struct BanchanAdminCatalogPages: RouteCollection {
             if row.retiredAt != nil {
                 var dish = row.dish
                 try apply(&dish)
-                _ = try await req.banchan.addDish(dish, stock: form.stock ?? row.stock, by: admin.id)
+                _ = try await req.banchan.addDish(dish, stock: stock, by: admin.id)
             } else {
-                _ = try await req.banchan.changeDish(hash: row.hash, stock: form.stock, by: admin.id, apply)
+                _ = try await req.banchan.changeDish(hash: row.hash, stock: stock, by: admin.id, apply)
             }
             return Layout.redirect(to: Self.catalog() + "#catalog-\(row.hash)")
         } onRuleBroken: { try await editPage(req, form: form, error: $0) }
@@ -157,7 +159,7 @@ struct BanchanAdminCatalogPages: RouteCollection {
         let number = { (name: String, key: String, value: String, range: ClosedRange<Int>) -> Node<HTML.FormContext> in
             .div(.class("field"),
                  .label(.for("shop-\(name)"), .text(req.t(key))),
-                 .input(.type(.number), .id("shop-\(name)"), .name(name), .value(value), .attribute(named: "min", value: String(range.lowerBound)),
+                 .input(.type(.number), .id("shop-\(name)"), .name(name), .value(value), .required(true), .attribute(named: "min", value: String(range.lowerBound)),
                         .attribute(named: "max", value: String(range.upperBound)), .attribute(named: "inputmode", value: "numeric")))
         }
         let saved = state.saved.map { req.t("admin.shop.saved_at", ["time": PageDates.medium($0.updatedAt, req.language)]) }
@@ -192,13 +194,28 @@ struct BanchanAdminCatalogPages: RouteCollection {
         return page(req, title: req.t("admin.shop.title"), status: error?.status ?? .ok, main: main)
     }
 
+    /// The shop settings as the page's form sends them (the API's `TermsInput` with its numbers
+    /// read as a form's: an emptied box is named in the form, not a bare 400).
+    struct SettingsForm: Content {
+        @FormNumber var deliveryFee: Int?
+        @FormNumber var freeDeliveryFrom: Int?
+        var dawnCutoff: String?
+
+        var input: BanchanService.TermsInput {
+            BanchanService.TermsInput(deliveryFee: deliveryFee, freeDeliveryFrom: freeDeliveryFrom, dawnCutoff: dawnCutoff)
+        }
+    }
+
     func changeSettings(req: Request) async throws -> Response {
         let admin = try req.requireAdmin()
-        let form = try req.content.decode(BanchanService.TermsInput.self)
+        let form = try req.content.decode(SettingsForm.self)
         return try await req.submitForm {
+            for (value, label) in [(form.deliveryFee, "admin.shop.delivery_fee"), (form.freeDeliveryFrom, "admin.shop.free_from")] where value == nil {
+                throw AppError.invalid("empty_number", ["field": req.t(label)])
+            }
             let service = req.banchan
-            try await service.changeTerms(try service.terms(from: form), by: admin.id)
+            try await service.changeTerms(try service.terms(from: form.input), by: admin.id)
             return Layout.redirect(to: Self.shopSettings() + "?saved=1")
-        } onRuleBroken: { settingsPage(req, form: form, error: $0) }
+        } onRuleBroken: { settingsPage(req, form: form.input, error: $0) }
     }
 }

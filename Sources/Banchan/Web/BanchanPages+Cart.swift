@@ -8,7 +8,8 @@ import Vapor
 extension BanchanPages {
     // MARK: Cart
 
-    struct AddForm: Content { package var hash: String?; package var quantity: Int? }
+    /// An emptied quantity adds the dish's smallest quantity, as a form without one does.
+    struct AddForm: Content { package var hash: String?; @FormNumber package var quantity: Int? }
 
     /// "담기" adds to what is already in the cart, within the dish's limits and its stock.
     func addToCart(req: Request) async throws -> Response {
@@ -103,12 +104,13 @@ extension BanchanPages {
                    .img(.src(Self.images.main(dish.hash)), .alt(""), .width(72), .height(72)), info)
     }
 
-    struct QuantityForm: Content { package var quantity: Int? }
+    struct QuantityForm: Content { @FormNumber package var quantity: Int? }
 
     func changeCartItem(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
-        let quantity = try req.content.decode(QuantityForm.self).quantity ?? 0
+        let quantity = try req.content.decode(QuantityForm.self).quantity
         return try await req.submitForm {
+            guard let quantity else { throw AppError.invalid("empty_number", ["field": req.t("banchan.quantity")]) }
             try await req.banchan.setCartQuantity(quantity, of: req.parameters.get("hash") ?? "", for: owner)
             return Layout.redirect(to: ShopPath.cart())
         } onRuleBroken: { try await cartPage(req, owner: owner, error: $0) }

@@ -61,3 +61,42 @@ package struct AdministratorsOnly: AsyncMiddleware {
 
     package init() {}
 }
+
+/// A whole number typed into a form's `<input type=number>`. A browser sends a box the person
+/// emptied as an empty string, which a plain `Int?` refuses (a bare 400 page instead of the form):
+/// here an empty or absent field is nil, for the action to name as missing in the form. Anything
+/// else that is not a whole number stays a 400, as only a script sends one.
+@propertyWrapper
+package struct FormNumber: Codable, Sendable, Equatable {
+    package var wrappedValue: Int?
+
+    package init(wrappedValue: Int?) {
+        self.wrappedValue = wrappedValue
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            wrappedValue = nil
+        } else if let number = try? container.decode(Int.self) {
+            wrappedValue = number
+        } else {
+            let text = try container.decode(String.self).trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty else { wrappedValue = nil; return }
+            guard let number = Int(text) else { throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a whole number") }
+            wrappedValue = number
+        }
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(wrappedValue)
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A form's number field left out decodes as nil, as for a plain optional.
+    package func decode(_ type: FormNumber.Type, forKey key: Key) throws -> FormNumber {
+        try decodeIfPresent(type, forKey: key) ?? FormNumber(wrappedValue: nil)
+    }
+}

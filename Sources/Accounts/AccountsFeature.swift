@@ -22,6 +22,8 @@ package enum AccountsFeature: Feature {
         // The platform's audit log (`AuditLog`): what operators did, written by each feature.
         CreateAuditLog(),
         AddAccountSuspension(),
+        // The platform's daily tallies of failures (`DailyTallies`), which the console's today page reads.
+        CreateDailyTallies(),
     ]
 
     package static func configure(_ app: Application, settings: Settings) async throws {
@@ -31,6 +33,7 @@ package enum AccountsFeature: Feature {
         app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
         app.accountLimits = AccountLimits(settings: settings, shared: app.sharedBudgets)
         app.lifecycle.use(StorageQuota.pruneJob())
+        app.lifecycle.use(DailyTallies.pruneJob())
         app.sessionCache = SessionCache()
         app.browserTokenMemo = BrowserTokenMemo()
         // Accounts changed and sessions ended on any instance are forgotten here too.

@@ -75,7 +75,14 @@ final class BanchanConsoleTabsTests: XCTestCase {
             _ = try await app.send(.POST, "/api/v1/banchan/orders/\(second)/cancel", json: ["reason": "마음이 바뀌었어요"], token: buyer.token)
 
             _ = try await app.member("새손님")
+            XCTAssertEqual(figure(before.text, "푸시 실패 (오늘)"), "0")
+            // Failures counted by any instance (the table they share), today in Korea.
+            await app.tally(.pushFailed)
+            await app.tally(.pushFailed)
+            await app.tally(.smsFailed)
             let after = try await boss.get("/admin")
+            XCTAssertEqual(figure(after.text, "푸시 실패 (오늘)"), "2")
+            XCTAssertEqual(figure(after.text, "문자 실패 (오늘)"), "1")
             XCTAssertEqual(figure(after.text, "오늘 가입"), String(signUps + 1))
             XCTAssertEqual(figure(after.text, "준비할 주문 (결제 완료)"), "1")
             XCTAssertEqual(figure(after.text, "답할 취소 요청"), "1", "the request the buyer made while it was prepared")

@@ -39,12 +39,13 @@ struct AdminConsolePages: RouteCollection {
         return AdminConsole.page(req, tab: .today, title: req.t("admin.today.title"), main: main)
     }
 
-    /// The server's own figures: accounts made today, pushes and texts that failed since start, free disk.
+    /// The server's own figures: accounts made today, pushes and texts that failed today (on every
+    /// instance: `DailyTallies`), free disk.
     private func serverFigures(_ req: Request) async throws -> (heading: String, figures: [TodayFigure]) {
         let startOfDay = Calendar.korea.startOfDay(for: Date())
         let signUps = try await AccountStore.signUps(since: startOfDay, on: req.db)
-        let failures = AppMetrics.totals(of: ["whatweeat_push_failed_total", "whatweeat_sms_failed_total"])
-        let pushFailed = Int(failures["whatweeat_push_failed_total"] ?? 0), smsFailed = Int(failures["whatweeat_sms_failed_total"] ?? 0)
+        let failures = try await DailyTallies(database: req.db).today()
+        let pushFailed = failures[.pushFailed] ?? 0, smsFailed = failures[.smsFailed] ?? 0
         var figures = [
             TodayFigure(label: req.t("admin.today.sign_ups"), value: String(signUps), path: AdminConsole.Tab.people.path),
             TodayFigure(label: req.t("admin.today.push_failed"), value: String(pushFailed), needsAttention: pushFailed > 0),

@@ -29,6 +29,7 @@ package struct SMSCodeSender: CodeSender {
             sent = try await client.send(to: Self.nationalNumber(code.destination), text: code.text)
         } catch {
             Counter(label: "whatweeat_sms_failed_total", dimensions: [("stage", "send")]).increment()
+            await application.tally(.smsFailed)
             throw CodeSenderError.unavailable("\(error)")
         }
         Counter(label: "whatweeat_sms_sent_total").increment()
@@ -101,6 +102,7 @@ enum SMSDeliveryChecks {
             return .done
         case let .failed(code, reason):
             Counter(label: "whatweeat_sms_failed_total", dimensions: [("stage", "carrier")]).increment()
+            await app.tally(.smsFailed)
             app.logger.warning("sms: not delivered", metadata: ["message": "\(check.messageID)", "code": "\(code)", "reason": "\(reason ?? "")"])
             return .done
         case .pending:

@@ -129,9 +129,11 @@ package enum PushDeliveries {
                 return .done
             case .later(let retryAfter):
                 Counter(label: "whatweeat_push_failed_total").increment()
+                await app.tally(.pushFailed)
                 return .failed(reason: "push service busy or unreachable", after: retryAfter)
             case .refused(let status):
                 Counter(label: "whatweeat_push_failed_total").increment()
+                await app.tally(.pushFailed)
                 app.logger.warning("push: refused by the push service", metadata: ["status": "\(status)"])
                 return .done
             }

@@ -53,18 +53,6 @@ public enum AppMetrics {
         }
     }
 
-    /// Counters' totals over all their labels since this process started (the console's figures),
-    /// from one reading of the exposition text; 0 for one never counted.
-    package static func totals(of names: [String]) -> [String: Double] {
-        var totals = Dictionary(uniqueKeysWithValues: names.map { ($0, 0.0) })
-        for line in prometheusText().split(separator: "\n") {
-            guard let name = names.first(where: { line.hasPrefix($0) && [" ", "{"].contains(line.dropFirst($0.count).first) }),
-                  let value = line.split(separator: " ").last.flatMap({ Double($0) }) else { continue }
-            totals[name, default: 0] += value
-        }
-        return totals
-    }
-
     /// Seconds of a `Duration`, for `Timer.recordSeconds`.
     package static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

@@ -234,4 +234,27 @@ final class AdminPeoplePagesTests: XCTestCase {
             XCTAssertEqual(entries.count, 1)
         }
     }
+
+    /// An operator's change and its audit entry are one transaction: when the entry cannot be
+    /// written, the role, the suspension and the deletion are not kept either.
+    func testAnOperatorsChangeIsNotKeptWithoutItsAuditEntry() async throws {
+        try await withTestApp { app in
+            let boss = try await app.member("사장님", admin: true)
+            let mina = try await app.member("미나")
+            var console = try await CookieBrowser.signedIn(app, as: boss.email)
+            _ = try await console.get(at(mina.id))
+            try await app.db.sql.raw("ALTER TABLE \(ident: AuditLog.table) RENAME TO audit_log_away").run()
+            for (path, form) in [("/role", ["role": "admin"]), ("/suspension", ["decision": "suspend", "reason": "기록이 남지 않을 정지"]), ("/delete", [:])] {
+                let refused = try await console.post(at(mina.id, path), form: form)
+                XCTAssertEqual(refused.status, .internalServerError, path)
+            }
+            try await app.db.sql.raw("ALTER TABLE audit_log_away RENAME TO \(ident: AuditLog.table)").run()
+            let kept = try await role(app, mina)
+            XCTAssertEqual(kept, "user")
+            let me = try await app.send(.GET, "/api/v1/me", token: mina.token)
+            XCTAssertEqual(me.status, .ok, "neither suspended nor deleted")
+            let entries = try await accountEntries(app)
+            XCTAssertEqual(entries.count, 0)
+        }
+    }
 }

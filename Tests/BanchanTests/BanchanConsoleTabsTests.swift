@@ -222,4 +222,26 @@ final class BanchanConsoleTabsTests: XCTestCase {
             XCTAssertTrue(dish["originalPrice"] is NSNull)
         }
     }
+
+    /// An operator's move of an order and its audit entry are one transaction: when the entry
+    /// cannot be written the order stays where it was, its stock and payment untouched.
+    func testAnOrdersMoveIsNotKeptWithoutItsAuditEntry() async throws {
+        try await withTestApp { app in
+            let admin = try await app.signUpAdmin("boss@example.com", nickname: "사장님").accessToken
+            let buyer = try await app.member("구매자")
+            let id = try await placePaid(app, buyer)
+            let stockBefore = app.banchanListings.listing(hash: Fixtures.bulgogi)?.stock
+            try await app.db.sql.raw("ALTER TABLE \(ident: AuditLog.table) RENAME TO audit_log_away").run()
+            for status in ["preparing", "cancelled"] {
+                let refused = try await app.send(.POST, "/api/v1/admin/orders/\(id)/status", json: ["status": status], token: admin)
+                XCTAssertEqual(refused.status, .internalServerError, status)
+            }
+            try await app.db.sql.raw("ALTER TABLE audit_log_away RENAME TO \(ident: AuditLog.table)").run()
+            let order = try await app.send(.GET, "/api/v1/banchan/orders/\(id)", token: buyer.token).object()
+            XCTAssertEqual(order["status"] as? String, "paid")
+            XCTAssertEqual(app.banchanListings.listing(hash: Fixtures.bulgogi)?.stock, stockBefore, "no stock came back")
+            let refunds = try await RefundStore(database: app.db).counts()
+            XCTAssertEqual(refunds.pending + refunds.failed, 0, "no refund was asked for")
+        }
+    }
 }

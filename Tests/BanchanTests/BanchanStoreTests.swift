@@ -157,6 +157,20 @@ final class BanchanStoreTests: XCTestCase {
                     throw Refused()
                 }
             }
+            // An operator's change whose audit entry cannot be written is not kept either: both
+            // are one transaction.
+            try await app.db.sql.raw("ALTER TABLE \(ident: AuditLog.table) RENAME TO audit_log_away").run()
+            let service = BanchanService(application: app)
+            var newDish = dakgalbi
+            newDish.hash = "NEW02"
+            await assertRefused(nil, "no audit log to write to") { _ = try await service.addDish(newDish, stock: 1, by: nil) }
+            await assertRefused(nil, "no audit log to write to") {
+                _ = try await service.changeDish(hash: Fixtures.dakgalbi, stock: 3, by: nil) { $0.title = "기록 없는 이름" }
+            }
+            await assertRefused(nil, "no audit log to write to") { try await service.retireDish(hash: Fixtures.dakgalbi, by: nil) }
+            try await app.db.sql.raw("ALTER TABLE audit_log_away RENAME TO \(ident: AuditLog.table)").run()
+            XCTAssertEqual(app.banchanListings.listing(hash: Fixtures.dakgalbi)?.dish.title, dakgalbi.title, "the listing did not follow")
+
             let after = try await store.allDishRows()
             XCTAssertEqual(after, before)
 

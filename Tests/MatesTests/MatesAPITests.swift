@@ -579,6 +579,9 @@ final class MatesAPITests: XCTestCase {
             let lifted = try await app.send(.DELETE, "\(mates)/suspensions/\(troll.id)", token: admin.token)
             XCTAssertEqual(lifted.status, .ok, lifted.text)
             XCTAssertFalse(try lifted.json(MatesJSON.Profile.self).suspended)
+            let entries = try await AuditLog(database: app.db).page(CursorPageRequest(), subjectType: "mates_profile").items
+            XCTAssertEqual(entries.map(\.action), ["mates.suspension.lift"], "the API's lift is audited like the console's")
+            XCTAssertEqual(entries.first?.subjectID, troll.id.uuidString)
             try await app.search(troll)
         }
     }

@@ -216,11 +216,12 @@ package struct AccountService {
 
     /// Deletes an account and everything of it, each feature's part first (`AccountRemovals`).
     /// The caller has made sure the owner asked for it.
-    package func remove(_ user: User) async throws {
+    /// `audit`: an operator's entry, written in the deletion's transaction.
+    package func remove(_ user: User, audit: AuditEntry? = nil) async throws {
         let imageKey = user.profileImageKey
         let userID = try user.requireID()
         let handlers = removals.all
-        try await store.remove(user, settling: handlers)
+        try await store.remove(user, settling: handlers, audit: audit)
         for handler in handlers { try await handler.afterDelete(userID, database) }
         try await quota.forget(userID, on: database)
         try await deleteFileIfUnused(imageKey)

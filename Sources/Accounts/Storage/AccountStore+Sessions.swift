@@ -130,12 +130,13 @@ extension AccountStore {
     /// Suspends an account (or lifts it, `reason` nil) and, when suspending, ends every live
     /// session of it, in one transaction; announced once committed. The sessions it ended.
     @discardableResult
-    func setSuspension(of user: User, reason: String?, at time: Date) async throws -> [UUID] {
+    func setSuspension(of user: User, reason: String?, at time: Date, audit: AuditEntry? = nil) async throws -> [UUID] {
         let userID = try user.requireID()
         user.suspendedAt = reason == nil ? nil : time
         user.suspensionReason = reason
         let ended: [UUID] = try await database.transaction { transaction in
             try await user.save(on: transaction)
+            if let audit { try await AuditLog(database: transaction).record(audit) }
             guard reason != nil else { return [] }
             let live = try await transaction.sql.select().column(SessionColumn.id).from(Self.sessionsTable)
                 .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID)).where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)

@@ -93,8 +93,16 @@ package struct AccountStore {
     }
 
     /// Writes a changed account and announces it.
-    func save(_ user: User) async throws {
-        try await user.save(on: database)
+    /// Saves the account; with `audit`, the operator's entry is written in the same transaction.
+    func save(_ user: User, audit: AuditEntry? = nil) async throws {
+        if let audit {
+            try await database.transaction { transaction in
+                try await user.save(on: transaction)
+                try await AuditLog(database: transaction).record(audit)
+            }
+        } else {
+            try await user.save(on: database)
+        }
         await accountChanged(try user.requireID())
     }
 
@@ -111,10 +119,11 @@ package struct AccountStore {
     /// Deletes an account: each feature settles what it keeps about it first (`beforeDelete`, in
     /// the same transaction), its sign-in failures go, and its sessions and tokens by cascade.
     /// Announced once committed: the account changed and every session of it ended.
-    func remove(_ user: User, settling handlers: [AccountRemovals.Handler]) async throws {
+    func remove(_ user: User, settling handlers: [AccountRemovals.Handler], audit: AuditEntry? = nil) async throws {
         let userID = try user.requireID(), email = user.email
         try await database.transaction { transaction in
             for handler in handlers { try await handler.beforeDelete(userID, transaction) }
+            if let audit { try await AuditLog(database: transaction).record(audit) }
             try await transaction.sql.delete(from: Self.logins).where(SQLIdentifier(LoginColumn.email), .equal, SQLBind(email)).run()
             try await transaction.sql.delete(from: Self.users).where(SQLIdentifier(Column.id), .equal, SQLBind(userID)).run()
         }

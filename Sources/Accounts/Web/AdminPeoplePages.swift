@@ -174,9 +174,8 @@ extension AccountService {
         if user.role == .admin, try await store.administratorCount() <= 1 { throw AppError.conflict("last_administrator") }
         let before = user.role
         user.role = role
-        try await store.save(user)
-        try await AuditLog(database: database).record(AuditEntry(actorID: admin, action: "accounts.role.change", subjectType: "account", subjectID: id.uuidString,
-                                                                 before: ["role": before.rawValue], after: ["role": role.rawValue]))
+        try await store.save(user, audit: AuditEntry(actorID: admin, action: "accounts.role.change", subjectType: "account", subjectID: id.uuidString,
+                                                     before: ["role": before.rawValue], after: ["role": role.rawValue]))
     }
 
     /// An administrator suspends an account (it cannot sign in; every session of it ends, its live
@@ -188,8 +187,7 @@ extension AccountService {
         if suspended, user.role == .admin { throw AppError.conflict("cannot_suspend_administrator") }
         let before = user.suspendedAt != nil
         guard before != suspended else { return }
-        try await store.setSuspension(of: user, reason: suspended ? reason : nil, at: Date())
-        try await AuditLog(database: database).record(AuditEntry(
+        _ = try await store.setSuspension(of: user, reason: suspended ? reason : nil, at: Date(), audit: AuditEntry(
             actorID: admin, action: suspended ? "accounts.account.suspend" : "accounts.account.unsuspend", subjectType: "account", subjectID: id.uuidString,
             before: ["suspended": String(before)], after: ["suspended": String(suspended), "reason": reason]))
     }
@@ -200,9 +198,7 @@ extension AccountService {
         let id = try user.requireID()
         guard id != admin else { throw AppError.conflict("cannot_change_own_account") }
         if user.role == .admin, try await store.administratorCount() <= 1 { throw AppError.conflict("last_administrator") }
-        let nickname = user.nickname
-        try await remove(user)
-        try await AuditLog(database: database).record(AuditEntry(actorID: admin, action: "accounts.account.delete", subjectType: "account", subjectID: id.uuidString,
-                                                                 before: ["nickname": nickname], after: nil))
+        try await remove(user, audit: AuditEntry(actorID: admin, action: "accounts.account.delete", subjectType: "account", subjectID: id.uuidString,
+                                                 before: ["nickname": user.nickname], after: nil))
     }
 }

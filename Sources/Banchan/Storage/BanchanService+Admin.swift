@@ -8,27 +8,28 @@ extension BanchanService {
     /// Adds a dish, or brings a retired one back with these fields (its hash stays with its orders).
     func addDish(_ dish: Dish, stock: Int, by operator: UUID?) async throws -> BanchanStore.DishRow {
         try Self.validate(dish, stock: stock)
-        let added = try await store.addDish(dish, stock: stock)
-        try await audit("banchan.dish.add", hash: added.hash, before: nil, after: added, by: `operator`)
-        return added
+        return try await store.addDish(dish, stock: stock) { added in
+            Self.audit("banchan.dish.add", hash: added.hash, before: nil, after: added, by: `operator`)
+        }
     }
 
     /// Changes a dish on sale (404 for a retired one), its stock when given.
     func changeDish(hash: String, stock: Int?, by operator: UUID?, _ change: (inout Dish) throws -> Void) async throws -> BanchanStore.DishRow {
         let before = try await store.dishRowOnSale(hash: hash)
-        let changed = try await store.changeDish(hash: hash, stock: stock) { dish, stockNow in
+        return try await store.changeDish(hash: hash, stock: stock, audit: { changed in
+            Self.audit("banchan.dish.change", hash: hash, before: before, after: changed, by: `operator`)
+        }) { dish, stockNow in
             try change(&dish)
             try Self.validate(dish, stock: stock ?? stockNow)
         }
-        try await audit("banchan.dish.change", hash: hash, before: before, after: changed, by: `operator`)
-        return changed
     }
 
     /// Takes a dish off sale; it is not found (404) until it is added again.
     func retireDish(hash: String, by operator: UUID?) async throws {
         let before = try await store.dishRowOnSale(hash: hash)
-        try await store.retireDish(hash: hash, at: Date())
-        try await audit("banchan.dish.retire", hash: hash, before: before, after: nil, by: `operator`)
+        try await store.retireDish(hash: hash, at: Date()) { _ in
+            Self.audit("banchan.dish.retire", hash: hash, before: before, after: nil, by: `operator`)
+        }
     }
 
     /// What the console's form and `PUT /api/v1/admin/shop-settings` send; a field left out keeps
@@ -77,13 +78,12 @@ extension BanchanService {
     }
 
     /// The audit log's entry of a catalog change: the fields people act on, before and after.
-    private func audit(_ action: String, hash: String, before: BanchanStore.DishRow?, after: BanchanStore.DishRow?, by operator: UUID?) async throws {
+    private static func audit(_ action: String, hash: String, before: BanchanStore.DishRow?, after: BanchanStore.DishRow?, by operator: UUID?) -> AuditEntry {
         func fields(_ row: BanchanStore.DishRow?) -> [String: String]? {
             row.map { ["title": $0.dish.title, "section": $0.dish.section.rawValue, "salePrice": String($0.dish.salePrice),
                        "originalPrice": $0.dish.originalPrice.map(String.init) ?? "", "stock": String($0.stock)] }
         }
-        try await AuditLog(database: database).record(AuditEntry(actorID: `operator`, action: action, subjectType: "banchan_dish", subjectID: hash,
-                                                                 before: fields(before), after: fields(after)))
+        return AuditEntry(actorID: `operator`, action: action, subjectType: "banchan_dish", subjectID: hash, before: fields(before), after: fields(after))
     }
 
     package static func validate(_ dish: Dish, stock: Int) throws {

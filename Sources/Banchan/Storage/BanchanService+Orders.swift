@@ -158,8 +158,8 @@ extension BanchanService {
     /// it had already moved on (nothing recorded).
     @discardableResult
     func markCancelled(_ order: OrderRow, reason: String, refunding refund: Refunds.Request? = nil, now: Date = Date(),
-                       from states: [OrderStatus] = [.awaitingPayment, .paid]) async throws -> Bool {
-        let result = try await store.cancelOrder(order.id, reason: reason, refunding: refund, now: now, from: states)
+                       from states: [OrderStatus] = [.awaitingPayment, .paid], audit: AuditEntry? = nil) async throws -> Bool {
+        let result = try await store.cancelOrder(order.id, reason: reason, refunding: refund, now: now, from: states, audit: audit)
         guard result.cancelled else { return false }
         await Refunds.attempt(result.refund, on: database, gateway: gateway, logger: logger)
         return true

@@ -143,17 +143,22 @@ extension BanchanService {
         guard let order = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
         let refused = AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue])
         guard order.status.canMove(to: next), next != .awaitingPayment else { throw refused }
+        // The move and its audit entry are one transaction: neither is kept without the other.
+        let audit = AuditEntry(actorID: `operator`, action: "banchan.order.status", subjectType: "banchan_order",
+                               subjectID: order.steps.number ?? id.uuidString.lowercased(),
+                               before: ["status": order.status.rawValue], after: ["status": next.rawValue])
         if next == .cancelled {
             let refund = order.paymentID.map { refundRequest(for: order, paymentID: $0, gateway: gateway?.name, reason: reason) }
             guard try await markCancelled(order, reason: order.cancelReason ?? reason, refunding: refund,
-                                          from: OrderStatus.allCases.filter(\.operatorCanCancel)) else { throw refused }
+                                          from: OrderStatus.allCases.filter(\.operatorCanCancel), audit: audit) else { throw refused }
         } else {
-            guard try await store.moveStatus(of: id, from: order.status, to: next, at: Date()) else { throw refused }
+            let application = store.application, from = order.status
+            try await database.transaction { transaction in
+                guard try await BanchanStore(database: transaction, application: application).moveStatus(of: id, from: from, to: next, at: Date()) else { throw refused }
+                try await AuditLog(database: transaction).record(audit)
+            }
         }
         guard let moved = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
-        try await AuditLog(database: database).record(AuditEntry(
-            actorID: `operator`, action: "banchan.order.status", subjectType: "banchan_order", subjectID: moved.steps.number ?? id.uuidString.lowercased(),
-            before: ["status": order.status.rawValue], after: ["status": moved.status.rawValue]))
         await tellBuyer(moved, kind: order.status == .cancelRequested && next == .preparing ? "order_cancel_declined" : nil)
         return moved
     }

@@ -187,7 +187,7 @@ extension BanchanStore {
     /// any): the refund's id, or nil for none. False when the order had already moved on
     /// (nothing written). The stock given back is announced after the commit.
     func cancelOrder(_ id: UUID, reason: String, refunding refund: Refunds.Request?, now: Date,
-                     from states: [OrderStatus] = [.awaitingPayment, .paid]) async throws -> (cancelled: Bool, refund: UUID?) {
+                     from states: [OrderStatus] = [.awaitingPayment, .paid], audit: AuditEntry? = nil) async throws -> (cancelled: Bool, refund: UUID?) {
         let application = self.application
         let cancelled: (stocks: [(hash: String, stock: Int)], refund: UUID?)? = try await database.transaction { transaction in
             let store = BanchanStore(database: transaction, application: application)
@@ -199,6 +199,7 @@ extension BanchanStore {
                 .where(SQLIdentifier(OrderColumn.status), .in, SQLBind.group(states.map(\.rawValue)))
                 .returning(SQLIdentifier(OrderColumn.id)).all()
             guard !moved.isEmpty else { return nil }
+            if let audit { try await AuditLog(database: transaction).record(audit) }
             let refundID = if let refund { try await Refunds.request(refund, on: transaction, now: now) } else { UUID?.none }
             var stocks: [(hash: String, stock: Int)] = []
             let lines = try await transaction.sql.select()

@@ -157,63 +157,82 @@ package struct BanchanStore {
 
     // MARK: An administrator's dish writes (each announced)
 
+    /// What a dish write leaves in the audit log, made from the row it wrote: recorded in the
+    /// write's transaction, so a change is never kept without its entry nor an entry without it.
+    typealias DishAudit = @Sendable (DishRow) -> AuditEntry
+
     /// Adds a dish at the end of its section, or brings a retired one back with these fields and
     /// stock (its hash stays with its orders). 409 `dish_exists` for a dish on sale.
-    func addDish(_ dish: Dish, stock: Int) async throws -> DishRow {
-        let record: DishRecord
-        if let existing = try await DishRecord.query(on: database).filter(\.$hash == dish.hash).first() {
-            guard existing.retiredAt != nil else { throw AppError.conflict("dish_exists") }
-            record = existing
-            record.apply(dish)
-            record.stock = stock
-            record.retiredAt = nil
-        } else {
-            let last = try await DishRecord.query(on: database).filter(\.$section == dish.section.rawValue).sort(\.$position, .descending).first()
-            record = DishRecord(dish, position: (last?.position ?? -1) + 1, stock: stock)
+    func addDish(_ dish: Dish, stock: Int, audit: DishAudit? = nil) async throws -> DishRow {
+        let row = try await database.transaction { transaction in
+            let record: DishRecord
+            if let existing = try await DishRecord.query(on: transaction).filter(\.$hash == dish.hash).first() {
+                guard existing.retiredAt != nil else { throw AppError.conflict("dish_exists") }
+                record = existing
+                record.apply(dish)
+                record.stock = stock
+                record.retiredAt = nil
+            } else {
+                let last = try await DishRecord.query(on: transaction).filter(\.$section == dish.section.rawValue).sort(\.$position, .descending).first()
+                record = DishRecord(dish, position: (last?.position ?? -1) + 1, stock: stock)
+            }
+            record.editedByAdmin = true
+            do {
+                try await record.save(on: transaction)
+            } catch let error as any DatabaseError where error.isConstraintFailure {
+                throw AppError.conflict("dish_exists")
+            }
+            return try await Self.recorded(record, audit, on: transaction)
         }
-        record.editedByAdmin = true
-        do {
-            try await record.save(on: database)
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            throw AppError.conflict("dish_exists")
-        }
-        return try await announce(record)
+        return await announce(row)
     }
 
     /// Changes a dish on sale (404 `dish_not_found` otherwise), and its stock when `stock` is
     /// given. `change` gets the dish and its stock now; when it throws (the caller's rules),
     /// nothing is written.
-    func changeDish(hash: String, stock: Int?, _ change: (inout Dish, _ stockNow: Int) throws -> Void) async throws -> DishRow {
-        let record = try await recordOnSale(hash: hash)
+    func changeDish(hash: String, stock: Int?, audit: DishAudit? = nil, _ change: (inout Dish, _ stockNow: Int) throws -> Void) async throws -> DishRow {
+        let record = try await Self.recordOnSale(hash: hash, on: database)
         var dish = record.dish
         try change(&dish, record.stock)
         record.apply(dish)
         if let stock { record.stock = stock }
         record.editedByAdmin = true
-        try await record.save(on: database)
-        return try await announce(record)
+        let row = try await database.transaction { transaction in
+            try await record.save(on: transaction)
+            return try await Self.recorded(record, audit, on: transaction)
+        }
+        return await announce(row)
     }
 
     /// Takes a dish on sale off sale (404 `dish_not_found` otherwise); its orders keep it.
-    func retireDish(hash: String, at now: Date) async throws {
-        let record = try await recordOnSale(hash: hash)
-        record.retiredAt = now
-        record.editedByAdmin = true
-        try await record.save(on: database)
-        _ = try await announce(record)
+    func retireDish(hash: String, at now: Date, audit: DishAudit? = nil) async throws {
+        let row = try await database.transaction { transaction in
+            let record = try await Self.recordOnSale(hash: hash, on: transaction)
+            record.retiredAt = now
+            record.editedByAdmin = true
+            try await record.save(on: transaction)
+            return try await Self.recorded(record, audit, on: transaction)
+        }
+        _ = await announce(row)
     }
 
-    private func recordOnSale(hash: String) async throws -> DishRecord {
+    private static func recordOnSale(hash: String, on database: any Database) async throws -> DishRecord {
         guard let record = try await DishRecord.query(on: database).filter(\.$hash == hash).filter(\.$retiredAt == nil).first() else {
             throw AppError.notFound("dish_not_found")
         }
         return record
     }
 
-    /// This instance's listing changes before the answer goes out (the administrator sees it at
-    /// once); the other instances read the dish again when they hear of it.
-    private func announce(_ record: DishRecord) async throws -> DishRow {
+    /// The row just written, with its audit entry written beside it.
+    private static func recorded(_ record: DishRecord, _ audit: DishAudit?, on transaction: any Database) async throws -> DishRow {
         let row = try DishRow(record)
+        if let audit { try await AuditLog(database: transaction).record(audit(row)) }
+        return row
+    }
+
+    /// Once the write committed: this instance's listing changes before the answer goes out (the
+    /// administrator sees it at once); the other instances read the dish again when they hear of it.
+    private func announce(_ row: DishRow) async -> DishRow {
         application.banchanListings.update(row, hash: row.hash)
         await BanchanListings.announceChange(of: row.hash, on: application.events)
         return row

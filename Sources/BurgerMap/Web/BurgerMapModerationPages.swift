@@ -94,16 +94,19 @@ extension BurgerMapService {
     /// its author is told why; audited.
     func moderate(review id: UUID, hide: Bool, reason: String, by admin: UUID) async throws {
         guard let review = try await store.review(id) else { throw AppError.notFound("review_not_found") }
-        if hide {
-            try await store.hideByOperator(review)
-        } else if review.hidden {
-            try await store.restore(review)
-        } else {
-            try await store.dismissReports(of: id)
+        // The decision and its audit entry are one transaction: neither is kept without the other.
+        try await store.transaction { store in
+            if hide {
+                _ = try await store.hideByOperator(review)
+            } else if review.hidden {
+                _ = try await store.restore(review)
+            } else {
+                try await store.dismissReports(of: id)
+            }
+            try await AuditLog(database: store.database).record(AuditEntry(
+                actorID: admin, action: hide ? "burger_map.review.hide" : "burger_map.review.restore", subjectType: "burger_review", subjectID: id.uuidString,
+                before: ["hidden": String(review.hidden)], after: ["hidden": String(hide), "reason": reason]))
         }
-        try await AuditLog(database: database).record(AuditEntry(
-            actorID: admin, action: hide ? "burger_map.review.hide" : "burger_map.review.restore", subjectType: "burger_review", subjectID: id.uuidString,
-            before: ["hidden": String(review.hidden)], after: ["hidden": String(hide), "reason": reason]))
         try await inbox.post(NotificationDraft(recipient: review.authorID, actor: nil, service: Self.service,
                                                kind: hide ? "moderation_review_hidden" : "moderation_review_restored",
                                                subjectID: id, link: MapPath.review(id), excerpt: reason))
@@ -111,8 +114,10 @@ extension BurgerMapService {
 
     /// Sets a place suggestion aside once an operator read it; audited.
     func dismissSuggestion(_ id: UUID, by admin: UUID) async throws {
-        guard try await store.removeSuggestion(id) else { throw AppError.notFound("suggestion_not_found") }
-        try await AuditLog(database: database).record(AuditEntry(actorID: admin, action: "burger_map.suggestion.dismiss", subjectType: "burger_place_suggestion",
-                                                                 subjectID: id.uuidString, before: nil, after: nil))
+        try await store.transaction { store in
+            guard try await store.removeSuggestion(id) else { throw AppError.notFound("suggestion_not_found") }
+            try await AuditLog(database: store.database).record(AuditEntry(actorID: admin, action: "burger_map.suggestion.dismiss",
+                                                                           subjectType: "burger_place_suggestion", subjectID: id.uuidString, before: nil, after: nil))
+        }
     }
 }

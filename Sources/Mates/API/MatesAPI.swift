@@ -185,9 +185,9 @@ struct MatesAPI: RouteCollection {
     }
 
     func liftSuspension(req: Request) async throws -> MatesProfileResponse {
-        _ = try req.requireAdmin()
+        let admin = try req.requireAdmin()
         guard let id = req.parameters.get("user").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("user_not_found") }
-        let profile = try await req.mates.liftSuspension(of: id)
+        let profile = try await req.mates.liftSuspension(of: id, by: try admin.requireID())
         let nickname = try await AccountStore.person(id, on: req.db)?.nickname ?? ""
         return try MatesProfileResponse(profile, nickname: nickname, comments: try await req.mates.receivedComments(id))
     }

@@ -341,9 +341,20 @@ extension MatesService {
     }
 
     /// An admin lifts a suspension; reports before now stop counting.
-    func liftSuspension(of user: UUID) async throws -> MatesProfile {
-        guard let profile = try await store.liftSuspension(user, at: now) else { throw AppError.notFound("user_not_found") }
-        return profile
+    func liftSuspension(of user: UUID, by admin: UUID, reason: String = "") async throws -> MatesProfile {
+        let now = now
+        // The lift and its audit entry are one transaction: neither is kept without the other.
+        return try await store.transaction { store in
+            guard let profile = try await store.liftSuspension(user, at: now) else { throw AppError.notFound("user_not_found") }
+            try await AuditLog(database: store.database).record(Self.suspensionDecision(of: user, lift: true, reason: reason, by: admin))
+            return profile
+        }
+    }
+
+    /// The audit log's entry of an operator's decision on a suspension.
+    static func suspensionDecision(of user: UUID, lift: Bool, reason: String, by admin: UUID) -> AuditEntry {
+        AuditEntry(actorID: admin, action: lift ? "mates.suspension.lift" : "mates.suspension.keep", subjectType: "mates_profile", subjectID: user.uuidString,
+                   before: ["suspended": "true"], after: ["suspended": String(!lift), "reason": reason])
     }
 }
 

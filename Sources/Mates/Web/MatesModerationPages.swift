@@ -60,10 +60,11 @@ extension MatesService {
     /// person is told why; audited. 404 for someone not suspended.
     func decideSuspension(of user: UUID, lift: Bool, reason: String, by admin: UUID) async throws {
         guard try await store.isSuspended(user) else { throw AppError.notFound("user_not_found") }
-        if lift { _ = try await liftSuspension(of: user) }
-        try await AuditLog(database: database).record(AuditEntry(
-            actorID: admin, action: lift ? "mates.suspension.lift" : "mates.suspension.keep", subjectType: "mates_profile", subjectID: user.uuidString,
-            before: ["suspended": "true"], after: ["suspended": String(!lift), "reason": reason]))
+        if lift {
+            _ = try await liftSuspension(of: user, by: admin, reason: reason)
+        } else {
+            try await AuditLog(database: database).record(Self.suspensionDecision(of: user, lift: false, reason: reason, by: admin))
+        }
         try await inbox.post(NotificationDraft(recipient: user, actor: nil, service: "mates",
                                                kind: lift ? "moderation_mates_lifted" : "moderation_mates_kept",
                                                link: MatesPath.home(), excerpt: reason))

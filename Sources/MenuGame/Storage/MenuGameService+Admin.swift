@@ -17,28 +17,30 @@ extension MenuGameService {
     func addMenu(_ menu: Menu, imageURL: String?, by operator: UUID?) async throws -> Menu {
         try Self.validate(menu, imageURL: imageURL)
         let before = try await menuStore.allRows().first { $0.slug == menu.id }
-        try await menuStore.add(menu, imageURL: imageURL)
-        try await audit("menu_game.menu.add", slug: menu.id, before: before.map { Self.fields($0.menu, retired: true) }, after: Self.fields(menu), by: `operator`)
+        try await menuStore.add(menu, imageURL: imageURL) { added in
+            Self.audit("menu_game.menu.add", slug: added.id, before: before.map { Self.fields($0.menu, retired: true) }, after: Self.fields(added), by: `operator`)
+        }
         return menu
     }
 
     /// Changes a menu on offer (404 for a retired one); an empty `imageURL` goes back to the card.
     func changeMenu(slug: String, imageURL: String?, by operator: UUID?, _ change: (inout Menu) throws -> Void) async throws -> Menu {
         let before = try await menuStore.activeRow(slug: slug)
-        let changed = try await menuStore.change(slug: slug, imageURL: imageURL) { menu in
+        return try await menuStore.change(slug: slug, imageURL: imageURL, audit: { changed in
+            Self.audit("menu_game.menu.change", slug: slug, before: before.map { Self.fields($0.menu) }, after: Self.fields(changed), by: `operator`)
+        }) { menu in
             try change(&menu)
             try Self.validate(menu, imageURL: imageURL)
         }
-        try await audit("menu_game.menu.change", slug: slug, before: before.map { Self.fields($0.menu) }, after: Self.fields(changed), by: `operator`)
-        return changed
     }
 
     /// Retires a menu: it leaves games and lists, past results that named it stay intact, and it
     /// is not found (404) until it is added again.
     func retireMenu(slug: String, by operator: UUID?) async throws {
         let before = try await menuStore.activeRow(slug: slug)
-        try await menuStore.retire(slug: slug, at: Date())
-        try await audit("menu_game.menu.retire", slug: slug, before: before.map { Self.fields($0.menu) }, after: nil, by: `operator`)
+        try await menuStore.retire(slug: slug, at: Date()) { _ in
+            Self.audit("menu_game.menu.retire", slug: slug, before: before.map { Self.fields($0.menu) }, after: nil, by: `operator`)
+        }
     }
 
     /// What the audit log keeps of a menu: its names and emoji.
@@ -48,9 +50,8 @@ extension MenuGameService {
         return fields
     }
 
-    private func audit(_ action: String, slug: String, before: [String: String]?, after: [String: String]?, by operator: UUID?) async throws {
-        try await AuditLog(database: database).record(AuditEntry(actorID: `operator`, action: action, subjectType: "menu", subjectID: slug,
-                                                                 before: before, after: after))
+    private static func audit(_ action: String, slug: String, before: [String: String]?, after: [String: String]?, by operator: UUID?) -> AuditEntry {
+        AuditEntry(actorID: `operator`, action: action, subjectType: "menu", subjectID: slug, before: before, after: after)
     }
 
     package static func validate(_ menu: Menu, imageURL: String?) throws {

@@ -178,24 +178,31 @@ package struct MenuStore {
         return try await allRows()
     }
 
+    /// What a menu write leaves in the audit log, made from the menu it wrote: recorded in the
+    /// write's transaction, so a change is never kept without its entry nor an entry without it.
+    package typealias MenuAudit = @Sendable (Menu) -> AuditEntry
+
     /// Adds a menu, or brings a retired one back with these fields (its id stays with past
     /// results). 409 `menu_exists` for a menu on offer.
-    package func add(_ menu: Menu, imageURL: String?) async throws {
-        let record: MenuRecord
-        if let existing = try await MenuRecord.query(on: database).filter(\.$slug == menu.id).first() {
-            guard existing.retiredAt != nil else { throw AppError.conflict("menu_exists") }
-            record = existing
-            record.apply(menu)
-            record.imageURL = imageURL.flatMap { $0.isEmpty ? nil : $0 }
-            record.retiredAt = nil
-        } else {
-            record = MenuRecord(menu, imageURL: imageURL.flatMap { $0.isEmpty ? nil : $0 })
-        }
-        record.editedByAdmin = true
-        do {
-            try await record.save(on: database)
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            throw AppError.conflict("menu_exists")
+    package func add(_ menu: Menu, imageURL: String?, audit: MenuAudit? = nil) async throws {
+        try await database.transaction { transaction in
+            let record: MenuRecord
+            if let existing = try await MenuRecord.query(on: transaction).filter(\.$slug == menu.id).first() {
+                guard existing.retiredAt != nil else { throw AppError.conflict("menu_exists") }
+                record = existing
+                record.apply(menu)
+                record.imageURL = imageURL.flatMap { $0.isEmpty ? nil : $0 }
+                record.retiredAt = nil
+            } else {
+                record = MenuRecord(menu, imageURL: imageURL.flatMap { $0.isEmpty ? nil : $0 })
+            }
+            record.editedByAdmin = true
+            do {
+                try await record.save(on: transaction)
+            } catch let error as any DatabaseError where error.isConstraintFailure {
+                throw AppError.conflict("menu_exists")
+            }
+            if let audit { try await AuditLog(database: transaction).record(audit(menu)) }
         }
         await announce()
     }
@@ -203,25 +210,33 @@ package struct MenuStore {
     /// Changes a menu on offer (404 `menu_not_found` for an unknown or retired one); an empty
     /// `imageURL` goes back to the generated card, nil keeps the one it has. `change` may throw
     /// (the caller's validation): nothing is written then.
-    package func change(slug: String, imageURL: String?, _ change: (inout Menu) throws -> Void) async throws -> Menu {
+    package func change(slug: String, imageURL: String?, audit: MenuAudit? = nil, _ change: (inout Menu) throws -> Void) async throws -> Menu {
         let record = try await activeRecord(slug: slug)
         var menu = try Row(record).menu
         try change(&menu)
         record.apply(menu)
         if let imageURL { record.imageURL = imageURL.isEmpty ? nil : imageURL }
         record.editedByAdmin = true
-        try await record.save(on: database)
+        let changed = menu
+        try await database.transaction { transaction in
+            try await record.save(on: transaction)
+            if let audit { try await AuditLog(database: transaction).record(audit(changed)) }
+        }
         await announce()
         return menu
     }
 
     /// Retires a menu on offer (404 `menu_not_found` otherwise): it leaves games and lists, past
     /// results that named it stay intact.
-    func retire(slug: String, at now: Date) async throws {
+    func retire(slug: String, at now: Date, audit: MenuAudit? = nil) async throws {
         let record = try await activeRecord(slug: slug)
         record.retiredAt = now
         record.editedByAdmin = true
-        try await record.save(on: database)
+        let menu = try Row(record).menu
+        try await database.transaction { transaction in
+            try await record.save(on: transaction)
+            if let audit { try await AuditLog(database: transaction).record(audit(menu)) }
+        }
         await announce()
     }
 

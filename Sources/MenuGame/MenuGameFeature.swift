@@ -20,6 +20,8 @@ package enum MenuGameFeature: Feature {
         app.pinMisses = GuessLimiter(limit: 20, window: 60)
         app.feedbackLimiter = NetworkBudget(name: "menu_game_feedback", limit: 5, window: 600, shared: app.sharedBudgets)
         app.roomEntries = NetworkBudget(name: "menu_game_room", limit: 60, window: 600, shared: app.sharedBudgets)
+        app.menuGameParts = MenuGameParts(catalog: app.menuCatalog, groupStates: app.menuGroupStates, shownMenus: app.shownMenus,
+                                          savedDislikesMemory: app.savedDislikesMemory, publicURL: settings.publicURL)
     }
 
     package static func routes(_ routes: FeatureRoutes) throws {
@@ -55,6 +57,14 @@ extension Application {
         set { storage[FeedbackLimiterKey.self] = newValue }
     }
 
+    private struct MenuGamePartsKey: StorageKey { typealias Value = MenuGameParts }
+
+    /// What every `MenuGameService` is made of, read in one look-up.
+    var menuGameParts: MenuGameParts {
+        get { configured(MenuGamePartsKey.self) }
+        set { storage[MenuGamePartsKey.self] = newValue }
+    }
+
     private struct RoomEntriesKey: StorageKey { typealias Value = NetworkBudget }
 
     /// Entries and renames in group rooms per client network (`PUT …/member`): 60 in 10 minutes,
@@ -63,5 +73,23 @@ extension Application {
     var roomEntries: NetworkBudget {
         get { configured(RoomEntriesKey.self) }
         set { storage[RoomEntriesKey.self] = newValue }
+    }
+}
+
+/// The menu game's long-lived parts, made once in `configure`, which each request's
+/// `MenuGameService` takes together.
+final class MenuGameParts: Sendable {
+    let catalog: MenuCatalog
+    let groupStates: MenuGroupStateCache
+    let shownMenus: ShownMenus
+    let savedDislikesMemory: PersonMemory<Set<Flavor>?>
+    let publicURL: String
+
+    init(catalog: MenuCatalog, groupStates: MenuGroupStateCache, shownMenus: ShownMenus, savedDislikesMemory: PersonMemory<Set<Flavor>?>, publicURL: String) {
+        self.catalog = catalog
+        self.groupStates = groupStates
+        self.shownMenus = shownMenus
+        self.savedDislikesMemory = savedDislikesMemory
+        self.publicURL = publicURL
     }
 }

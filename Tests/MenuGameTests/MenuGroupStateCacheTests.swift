@@ -42,6 +42,15 @@ final class MenuGroupStateCacheTests: XCTestCase {
         XCTAssertEqual(snapshot.status(device: nil).expiresAt, Date(timeIntervalSince1970: 1_000 + 24 * 3600))
     }
 
+    /// Six digits not starting with 0, spaces around them forgiven (a PIN typed or pasted).
+    func testAPINIsSixDigitsNotStartingWithZero() {
+        XCTAssertEqual(MenuGameService.normalizedPIN("482913"), "482913")
+        XCTAssertEqual(MenuGameService.normalizedPIN(" 482913 "), "482913")
+        for bad in ["082913", "48291", "4829134", "48a913", "４８２９１３", "٤٨٢٩١٣", "", "      "] {
+            XCTAssertNil(MenuGameService.normalizedPIN(bad), bad)
+        }
+    }
+
     func testMemoryIsBounded() {
         let cache = MenuGroupStateCache(maxAge: 1, capacity: 100)
         let start = Date(timeIntervalSince1970: 2_000)

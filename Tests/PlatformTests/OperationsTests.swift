@@ -148,6 +148,10 @@ final class OperationsTests: XCTestCase {
         XCTAssertEqual(SecurityHeadersMiddleware.mediaType("Text/HTML; charset=utf-8"), "text/html")
         XCTAssertEqual(SecurityHeadersMiddleware.mediaType("application/json"), "application/json")
         XCTAssertEqual(SecurityHeadersMiddleware.mediaType(nil), "")
+        XCTAssertEqual(SecurityHeadersMiddleware.mediaType("  text/css ;charset=utf-8"), "text/css", "spaces around it go")
+        XCTAssertEqual(SecurityHeadersMiddleware.mediaType("\ttext/javascript\t"), "text/javascript")
+        XCTAssertEqual(SecurityHeadersMiddleware.mediaType(";charset=utf-8"), "")
+        XCTAssertEqual(SecurityHeadersMiddleware.mediaType("   "), "")
     }
 
     /// Every registered route is in openapi.yaml, and everything the document lists exists.

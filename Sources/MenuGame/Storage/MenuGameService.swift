@@ -60,14 +60,17 @@ package struct MenuGameService {
     var groups: MenuGroupStore { MenuGroupStore(database: database) }
 
     package init(request: Request) {
+        // One look-up of what configure made (`MenuGameParts`): every poll makes a service, and
+        // reading each part (and a copy of all the settings) on its own was 4 % of a poll.
+        let parts = request.application.menuGameParts
         self.database = request.db
         self.application = request.application
-        self.catalog = request.application.menuCatalog.snapshot
+        self.catalog = parts.catalog.snapshot
         self.events = request.application.events
-        self.groupStates = request.application.menuGroupStates
-        self.publicURL = request.application.settings.publicURL
-        self.shownMenus = request.application.shownMenus
-        self.savedDislikesMemory = request.application.savedDislikesMemory
+        self.groupStates = parts.groupStates
+        self.publicURL = parts.publicURL
+        self.shownMenus = parts.shownMenus
+        self.savedDislikesMemory = parts.savedDislikesMemory
     }
 
     // MARK: Menus
@@ -147,6 +150,11 @@ package struct MenuGameService {
     }
 
     static func normalizedPIN(_ raw: String) -> String? {
+        // Bytes first: every poll reads its PIN, and the Character checks were 1.5 % of a poll.
+        let bytes = raw.utf8
+        if bytes.count == 6, bytes.first != UInt8(ascii: "0"), bytes.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            return raw
+        }
         let pin = raw.trimmingCharacters(in: .whitespaces)
         guard pin.count == 6, pin.allSatisfy(\.isASCII), pin.allSatisfy(\.isNumber), pin.first != "0" else { return nil }
         return pin

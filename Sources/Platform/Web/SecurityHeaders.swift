@@ -35,8 +35,15 @@ package struct SecurityHeadersMiddleware: AsyncMiddleware {
     /// `text/html; charset=utf-8` → `text/html`, lower-cased; empty without a type.
     package static func mediaType(_ header: String?) -> Substring {
         guard let header else { return "" }
-        let type = header.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
-        return Substring(type.contains(where: \.isUppercase) ? type.lowercased() : type)
+        // Bytes: every answer passes here, and Character-wise trimming was 2 % of a light one.
+        let bytes = header.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = bytes.startIndex, last = end
+        while start < last, isSpace(bytes[start]) { start = bytes.index(after: start) }
+        while last > start, isSpace(bytes[bytes.index(before: last)]) { last = bytes.index(before: last) }
+        let type = header[start..<last]
+        return bytes[start..<last].contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) ? Substring(type.lowercased()) : type
     }
 
     package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {

@@ -48,7 +48,10 @@ package struct MenuGameService {
     static let groupLifetime: TimeInterval = 24 * 3600
     static let resultSize = 5
 
-    package let database: any Database
+    /// The request's database, made when a rule needs it: a poll answered from memory never does,
+    /// and making it (`Request.db`, with its logger) was 3 % of such a poll.
+    package var database: any Database { databaseSource() }
+    private let databaseSource: @Sendable () -> any Database
     package let catalog: MenuCatalog.Snapshot
     package let events: any EventBus
     let groupStates: MenuGroupStateCache
@@ -63,7 +66,7 @@ package struct MenuGameService {
         // One look-up of what configure made (`MenuGameParts`): every poll makes a service, and
         // reading each part (and a copy of all the settings) on its own was 4 % of a poll.
         let parts = request.application.menuGameParts
-        self.database = request.db
+        self.databaseSource = { request.db }
         self.application = request.application
         self.catalog = parts.catalog.snapshot
         self.events = request.application.events

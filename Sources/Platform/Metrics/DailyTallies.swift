@@ -89,11 +89,10 @@ extension Application {
 /// The table of daily tallies.
 package struct CreateDailyTallies: NamedMigration {
     package func prepare(on database: any Database) async throws {
+        typealias Column = DailyTallies.Column
         try await database.schema(DailyTallies.schema)
-            .field("name", .string, .required)
-            .field("day", .string, .required)
-            .field("count", .int64, .required)
-            .unique(on: "name", "day")
+            .fields([(Column.name, .string), (.day, .string), (.count, .int64)])
+            .unique(on: Column.name.fieldKey, Column.day.fieldKey)
             .create()
     }
 

@@ -19,7 +19,7 @@ package enum MenuGameFeature: Feature {
         app.lifecycle.use(ShownMenusFlush())
         app.pinMisses = GuessLimiter(limit: 20, window: 60)
         app.feedbackLimiter = NetworkBudget(name: "menu_game_feedback", limit: 5, window: 600, shared: app.sharedBudgets)
-        app.roomEntries = NetworkBudget(name: "menu_game_room", limit: 60, window: 600, shared: app.sharedBudgets)
+        app.roomEntries = NetworkBudget(name: "menu_game_room", limit: 200, window: 600, shared: app.sharedBudgets)
         app.menuGameParts = MenuGameParts(catalog: app.menuCatalog, groupStates: app.menuGroupStates, shownMenus: app.shownMenus,
                                           savedDislikesMemory: app.savedDislikesMemory, publicURL: settings.publicURL)
     }
@@ -67,9 +67,9 @@ extension Application {
 
     private struct RoomEntriesKey: StorageKey { typealias Value = NetworkBudget }
 
-    /// Entries and renames in group rooms per client network (`PUT …/member`): 60 in 10 minutes,
-    /// then 429. Each is announced to everyone in the room; a class sharing one address renames
-    /// well within it.
+    /// Entries and renames in group rooms per client network (`PUT …/member`): 200 in 10 minutes,
+    /// then 429. Each is announced to everyone in the room (one a few seconds at most, from one
+    /// network); a class of 40 sharing one address can each join and rename a few times.
     var roomEntries: NetworkBudget {
         get { configured(RoomEntriesKey.self) }
         set { storage[RoomEntriesKey.self] = newValue }

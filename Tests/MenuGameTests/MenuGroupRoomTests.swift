@@ -205,7 +205,7 @@ final class MenuGroupRoomTests: XCTestCase {
         }
     }
 
-    /// Every entry or rename is announced to the whole room: one network gets 60 in ten minutes,
+    /// Every entry or rename is announced to the whole room: one network gets 200 in ten minutes,
     /// and a refused one changes nothing.
     func testRenamesAreLimitedPerNetwork() async throws {
         try await withTestApp { app in

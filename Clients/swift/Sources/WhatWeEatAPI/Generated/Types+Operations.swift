@@ -4401,7 +4401,7 @@ public enum Operations {
     }
     /// Enter the group's room (opening its lobby or game), or rename a guest; entering again changes nothing.
     ///
-    /// A signed-in device shows as the account's nickname and picture, and the account is told of the result in its inbox even if it never answers. A guest shows as `guestName` when given, else as Guest N by order of joining. Answering also enters the room. The room lists up to 200 people: a newcomer past that is 409 room_full and may still answer (the game has no head limit). Entries and renames are 60 per 10 minutes per client network (429 too_many_requests), as each is announced to the whole room.
+    /// A signed-in device shows as the account's nickname and picture, and the account is told of the result in its inbox even if it never answers. A guest shows as `guestName` when given, else as Guest N by order of joining. Answering also enters the room. The room lists up to 200 people: a newcomer past that is 409 room_full and may still answer (the game has no head limit). Entries and renames are 200 per 10 minutes per client network (429 too_many_requests), as each is announced to the whole room.
     ///
     /// - Remark: HTTP `PUT /api/v1/menu-game/groups/{pin}/member`.
     /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)`.

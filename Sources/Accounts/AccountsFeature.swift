@@ -24,6 +24,8 @@ package enum AccountsFeature: Feature {
         AddAccountSuspension(),
         // The platform's daily tallies of failures (`DailyTallies`), which the console's today page reads.
         CreateDailyTallies(),
+        // The work queue's once-per-key items (a conversation's one pending unread check).
+        AddWorkItemOnceKey(),
     ]
 
     package static func configure(_ app: Application, settings: Settings) async throws {

@@ -15,6 +15,7 @@ package enum MatesFeature: Feature {
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.matesEnvironment = MatesEnvironment()
+        app.matesLimits = MatesLimits(shared: app.sharedBudgets)
         app.adminModeration.register(MatesModerationPages.section)
         app.adminToday.register { req in
             let suspended = try await req.mates.store.suspensionCount()

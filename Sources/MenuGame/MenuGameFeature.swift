@@ -18,6 +18,14 @@ package enum MenuGameFeature: Feature {
         app.lifecycle.use(PeriodicJob("wrote shown menus", every: .seconds(1)) { app in try await app.shownMenus.flush(on: app.db) })
         app.lifecycle.use(ShownMenusFlush())
         app.pinMisses = GuessLimiter(limit: 20, window: 60)
+        app.pinMissesPerNetwork = GuessLimiter(limit: 200, window: 60)
+        app.pinsSeenOnNetworks = PINsSeenOnNetworks()
+        app.roomsPerNetwork = NetworkBudget(name: "menu_game_rooms", limit: 60, window: 600, shared: app.sharedBudgets)
+        app.roomsPerHost = RateLimiter(name: "menu_game_rooms_host", limit: 10, window: 600, shared: app.sharedBudgets)
+        // Rooms that are over give their PIN back, and the PIN space's use is on `/metrics`.
+        app.lifecycle.use(PeriodicJob("forgot finished menu-game rooms", every: .seconds(300)) { app in
+            try await MenuGameService.pruneRooms(MenuGroupStore(database: app.db))
+        })
         app.feedbackLimiter = NetworkBudget(name: "menu_game_feedback", limit: 5, window: 600, shared: app.sharedBudgets)
         app.roomEntries = NetworkBudget(name: "menu_game_room", limit: 200, window: 600, shared: app.sharedBudgets)
         app.menuGameParts = MenuGameParts(catalog: app.menuCatalog, groupStates: app.menuGroupStates, shownMenus: app.shownMenus,
@@ -44,11 +52,39 @@ extension Application {
     }
     private struct FeedbackLimiterKey: StorageKey { typealias Value = NetworkBudget }
 
-    /// Failed PIN look-ups per client address (20 a minute, then 429): guessing a PIN takes
-    /// hundreds of thousands of tries.
+    /// Failed PIN look-ups per device (20 a minute, then 429): guessing a PIN takes hundreds of
+    /// thousands of tries.
     var pinMisses: GuessLimiter {
         get { configured(PINMissesKey.self) }
         set { storage[PINMissesKey.self] = newValue }
+    }
+
+    private struct PINMissesPerNetworkKey: StorageKey { typealias Value = GuessLimiter }
+    private struct PINsSeenKey: StorageKey { typealias Value = PINsSeenOnNetworks }
+    private struct RoomsPerNetworkKey: StorageKey { typealias Value = NetworkBudget }
+    private struct RoomsPerHostKey: StorageKey { typealias Value = RateLimiter }
+
+    /// ...and per client network (200 a minute: forty students mistyping, not a script).
+    var pinMissesPerNetwork: GuessLimiter {
+        get { configured(PINMissesPerNetworkKey.self) }
+        set { storage[PINMissesPerNetworkKey.self] = newValue }
+    }
+
+    var pinsSeenOnNetworks: PINsSeenOnNetworks {
+        get { configured(PINsSeenKey.self) }
+        set { storage[PINsSeenKey.self] = newValue }
+    }
+
+    /// Rooms opened per client network: 60 in ten minutes (the PIN space is 900,000).
+    var roomsPerNetwork: NetworkBudget {
+        get { configured(RoomsPerNetworkKey.self) }
+        set { storage[RoomsPerNetworkKey.self] = newValue }
+    }
+
+    /// ...and per host (account or device): 10 in ten minutes.
+    var roomsPerHost: RateLimiter {
+        get { configured(RoomsPerHostKey.self) }
+        set { storage[RoomsPerHostKey.self] = newValue }
     }
 
     /// Feedback notes per client network: 5 in 10 minutes, then 429.

@@ -83,7 +83,7 @@ struct MenuGameCompatRoutes: RouteCollection {
     /// 201 with the PIN as a bare JSON number (the app reads the body text as the PIN).
     func createGroup(req: Request) async throws -> Response {
         let token = try DeviceToken.validate(req.query[String.self, at: "token"])
-        let group = try await req.menuGame.createGroup(hostToken: token, hostUserID: nil)
+        let group = try await req.createMenuGroup(hostToken: token, hostUserID: nil)
         return Self.jsonLiteral(group.pin, status: .created)
     }
 

@@ -10,7 +10,7 @@ enum Seams {
         // A matched pair of mates opens a menu game group together.
         app.groupGameOpener = GroupGameOpener(
             open: { req, hostToken, hostUserID in
-                try await req.menuGame.createGroup(hostToken: hostToken, hostUserID: hostUserID).pin
+                try await req.createMenuGroup(hostToken: hostToken, hostUserID: hostUserID).pin
             },
             link: { PlayPath.group($0) }
         )

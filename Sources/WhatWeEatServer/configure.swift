@@ -108,6 +108,8 @@ public func prepareDatabase(_ app: Application) async throws {
     if case .sqlite = app.settings.database {
         // WAL lets readers run beside the single writer; the mode is stored in the file.
         try await app.db.sql.raw("PRAGMA journal_mode=WAL").run()
+        // Writers that meet each other wait their turn (up to a busy timeout), then answer 503.
+        try await app.waitForTheSQLiteWriteLock()
     }
     try await app.autoMigrate()
     try await app.carryOverDiskUploads(from: uploadsDirectory(app.settings))

@@ -22,7 +22,9 @@ final class MatesChatNoticeTests: XCTestCase {
 
     /// The queue on a clock the test moves, run only when the test says; two mates matched.
     private func matchedWithTheQueueInHand(_ app: Application) async throws -> (TestClock, Member, Member, UUID) {
-        let clock = TestClock()
+        // One clock for the queue and for mates, as in production: a check reads how old the newest
+        // line is to know whether the reader has had their chance to see it.
+        let clock = app.useTestClock()
         app.workQueue.useClock { clock.now }
         app.workQueue.runsInBackground = false
         let mina = try await app.mate("미나"), joon = try await app.mate("준호")
@@ -38,6 +40,28 @@ final class MatesChatNoticeTests: XCTestCase {
         try await app.send(.GET, "\(mates)/state", token: member.token).object()
     }
 
+    /// A script's flood of lines (the probe's 548 in 15 s) meets a budget a person typing never
+    /// does, and however many lines arrive, one check waits per conversation (issue 56).
+    func testChatLinesHaveABudgetAndOneNoticeWaitsPerConversation() async throws {
+        try await withTestApp { app in
+            let (_, mina, _, match) = try await matchedWithTheQueueInHand(app)
+            let chat = "\(mates)/chat/\(match)/messages"
+            var statuses: [HTTPStatus] = []
+            for index in 0..<31 {
+                statuses.append(try await app.send(.POST, chat, json: ["text": "줄 \(index)"], token: mina.token).status)
+            }
+            XCTAssertEqual(statuses.filter { $0 == .created }.count, 30)
+            XCTAssertEqual(statuses.last, .tooManyRequests)
+            let refused = try await app.send(.POST, chat, json: ["text": "한 줄 더"], token: mina.token)
+            XCTAssertEqual(refused.errorCode, "too_many_chat_lines")
+            XCTAssertNotNil(refused.headers.first(name: "Retry-After"))
+            let stored = try await app.rowCount("mates_messages")
+            XCTAssertEqual(stored, 30, "a refused line is not stored")
+            let waiting = try await app.rowCount(WorkQueueStore.table) { $0.where("kind", .equal, MatesService.chatNoticeKind) }
+            XCTAssertEqual(waiting, 1, "one pending check for the conversation, not one a line")
+        }
+    }
+
     func testUnseenLinesBecomeOneEntryPerConversationThatReadingClears() async throws {
         try await withTestApp { app in
             let (clock, mina, joon, match) = try await matchedWithTheQueueInHand(app)
@@ -47,6 +71,7 @@ final class MatesChatNoticeTests: XCTestCase {
             for text in ["지금 어디예요?", "저 도착했어요", "2번 출구 앞이에요"] {
                 let sent = try await app.send(.POST, chat, json: ["text": text], token: mina.token)
                 XCTAssertEqual(sent.status, .created, sent.text)
+                clock.advance(by: 0.001)  // lines a moment apart, as typed
             }
             let stateWhileUnread = try await state(app, joon)
             XCTAssertEqual(stateWhileUnread["unreadCount"] as? Int, 3, "the state counts the match's unread lines at once")

@@ -88,21 +88,35 @@ final class MenuGameAPITests: XCTestCase {
         }
     }
 
-    func testGroupsExpireADayAfterTheirLastActivity() async throws {
+    func testALobbyExpiresAfterThreeIdleHoursAndAResultADayAfterItsLastActivity() async throws {
         try await withTestApp { app in
             let pin = try await createGroup(app)
             _ = try await Self.submit(app, pin: pin, player: "player-device-token-0001")
-            // Time passes by editing the rows; a day later no in-memory state is fresh any more.
-            try await MenuGroup.query(on: app.db).set(\.$lastActivityAt, to: Date().addingTimeInterval(-23 * 3600)).update()
+            // Time passes by editing the rows; hours later no in-memory state is fresh any more.
+            try await MenuGroup.query(on: app.db).set(\.$lastActivityAt, to: Date().addingTimeInterval(-2 * 3600)).update()
             app.menuGroupStates.forget(pin: pin)
-            let response1 = try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)")
-            XCTAssertEqual(response1.status, .ok, "23 hours idle: still open")
-            try await MenuGroup.query(on: app.db).set(\.$lastActivityAt, to: Date().addingTimeInterval(-24 * 3600 - 1)).update()
+            let idleLobby = try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)")
+            XCTAssertEqual(idleLobby.status, .ok, "2 hours idle: still open")
+            try await MenuGroup.query(on: app.db).set(\.$lastActivityAt, to: Date().addingTimeInterval(-3 * 3600 - 1)).update()
             app.menuGroupStates.forget(pin: pin)
-            let expired = try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)")
+            let expiredLobby = try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)")
+            XCTAssertEqual(expiredLobby.status, .notFound, "a lobby nobody finished gives its PIN back")
+            let appAnswer = try await app.send(.GET, "/group/\(pin)")
+            XCTAssertEqual(appAnswer.text, "false")
+
+            // A finished game's result stays a day.
+            let closedPIN = try await createGroup(app)
+            _ = try await Self.submit(app, pin: closedPIN, player: "player-device-token-0002")
+            let closed = try await app.send(.POST, "/api/v1/menu-game/groups/\(closedPIN)/close", headers: device(Self.host))
+            XCTAssertEqual(closed.status, .ok, closed.text)
+            try await MenuGroup.query(on: app.db).filter(\.$pin == closedPIN).set(\.$lastActivityAt, to: Date().addingTimeInterval(-23 * 3600)).update()
+            app.menuGroupStates.forget(pin: closedPIN)
+            let result = try await app.send(.GET, "/api/v1/menu-game/groups/\(closedPIN)")
+            XCTAssertEqual(result.status, .ok, "23 hours after: the result is still there")
+            try await MenuGroup.query(on: app.db).filter(\.$pin == closedPIN).set(\.$lastActivityAt, to: Date().addingTimeInterval(-24 * 3600 - 1)).update()
+            app.menuGroupStates.forget(pin: closedPIN)
+            let expired = try await app.send(.GET, "/api/v1/menu-game/groups/\(closedPIN)")
             XCTAssertEqual(expired.status, .notFound)
-            let response2 = try await app.send(.GET, "/group/\(pin)")
-            XCTAssertEqual(response2.text, "false")
 
             // Creating a group clears expired ones, so their PINs can be drawn again.
             _ = try await createGroup(app)
@@ -136,18 +150,55 @@ final class MenuGameAPITests: XCTestCase {
         try await app.asyncShutdown()
     }
 
-    func testPINGuessingIsRateLimitedPerAddress() async throws {
+    /// Misses are counted per device (20 a minute) and per network (200: a classroom mistyping),
+    /// and the PIN this network opened is never what a budget refuses (issue 56; the replay's M2).
+    func testPINGuessingIsLimitedPerDeviceAndPerNetworkButNeverTheClassroomsOwnPIN() async throws {
         try await withTestApp { app in
             let pin = try await createGroup(app)
             for guess in 0..<20 {
-                let response = try await app.send(.GET, "/group/\(200_000 + guess)")
+                let miss = try await app.send(.GET, "/api/v1/menu-game/groups/\(200_000 + guess)", headers: device("guessing-device-token-01"))
+                XCTAssertEqual(miss.status, .notFound)
+            }
+            let deviceBlocked = try await app.send(.GET, "/api/v1/menu-game/groups/300000", headers: device("guessing-device-token-01"))
+            XCTAssertEqual(deviceBlocked.status, .tooManyRequests)
+            XCTAssertNotNil(deviceBlocked.headers.first(name: "Retry-After"))
+            let classmate = try await app.send(.GET, "/api/v1/menu-game/groups/300001", headers: device("classmate-device-token-01"))
+            XCTAssertEqual(classmate.status, .notFound, "one guessing phone does not lock its network out")
+
+            // The app sends no token: its misses count against the network alone, 200 a minute.
+            for guess in 0..<179 {
+                let response = try await app.send(.GET, "/group/\(400_000 + guess)")
                 XCTAssertEqual(response.text, "false")
             }
-            let blocked = try await app.send(.GET, "/group/300000")
+            let blocked = try await app.send(.GET, "/group/500000")
             XCTAssertEqual(blocked.status, .tooManyRequests)
             XCTAssertNotNil(blocked.headers.first(name: "Retry-After"))
-            let nativeBlocked = try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)")
-            XCTAssertEqual(nativeBlocked.status, .tooManyRequests, "the limit covers every PIN route")
+            let nativeBlocked = try await app.send(.GET, "/api/v1/menu-game/groups/500001", headers: device("fresh-device-token-0001"))
+            XCTAssertEqual(nativeBlocked.status, .tooManyRequests, "the network's budget covers every PIN route and every device")
+            let ownRoom = try await app.send(.GET, "/group/\(pin)")
+            XCTAssertEqual(ownRoom.text, "true", "the room opened from this network is still found")
+            let ownRoomNative = try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)", headers: device("fresh-device-token-0001"))
+            XCTAssertEqual(ownRoomNative.status, .ok)
+        }
+    }
+
+    /// Rooms per network and per host (the probe's 1,259 rooms in 20 s from one network).
+    func testRoomsHaveABudgetPerHostAndPerNetwork() async throws {
+        try await withTestApp { app in
+            for index in 0..<10 {
+                let made = try await app.send(.POST, "/api/v1/menu-game/groups", headers: device("busy-host-device-token-0"))
+                XCTAssertEqual(made.status, .created, "room \(index)")
+            }
+            let refused = try await app.send(.POST, "/api/v1/menu-game/groups", headers: device("busy-host-device-token-0"))
+            XCTAssertEqual(refused.status, .tooManyRequests)
+            XCTAssertEqual(refused.errorCode, "too_many_rooms")
+            XCTAssertNotNil(refused.headers.first(name: "Retry-After"))
+            var statuses: [HTTPStatus] = []
+            for host in 0..<60 {
+                statuses.append(try await app.send(.POST, "/api/v1/menu-game/groups", headers: device("other-host-device-token-\(host)")).status)
+            }
+            XCTAssertEqual(statuses.filter { $0 == .created }.count, 50, "60 rooms a network in ten minutes")
+            XCTAssertEqual(statuses.last, .tooManyRequests)
         }
     }
 

@@ -63,11 +63,36 @@ final class MenuGroupStoreTests: XCTestCase {
             let open = try XCTUnwrap(opened)
             let notFrozen = try await store.freezeResult("{}", of: open.id)
             XCTAssertNil(notFrozen.result, "an open group has no result")
-            try await store.deleteGroups(idleSince: start.addingTimeInterval(1))
+            try await store.deleteGroups(idleSince: start.addingTimeInterval(1), lobbiesIdleSince: start.addingTimeInterval(-100))
             let deletedOpen = try await store.group(id: open.id)
             XCTAssertNil(deletedOpen, "idle since before the cutoff")
             let kept = try await store.group(id: group.id)
             XCTAssertNotNil(kept, "active after the cutoff")
+        }
+    }
+
+    /// Rooms give their PIN back (issue 56): a lobby nobody finished after `lobbyLifetime` idle, a
+    /// result after `groupLifetime`; and the PIN space's use is counted.
+    func testALobbyNobodyFinishedGoesBeforeAResult() async throws {
+        try await withTestApp { app in
+            let store = MenuGroupStore(database: app.db)
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            let made = try await store.createGroup(pin: "222333", hostTokenHash: "h1", hostUserID: nil, recommender: .v1, now: start)
+            let lobby = try XCTUnwrap(made)
+            let madeToo = try await store.createGroup(pin: "333444", hostTokenHash: "h2", hostUserID: nil, recommender: .v1, now: start)
+            let finished = try XCTUnwrap(madeToo)
+            _ = try await store.close(finished.id, now: start)
+            let before = try await store.roomCount()
+            let later = start.addingTimeInterval(MenuGameService.lobbyLifetime + 60)
+            let gone = try await MenuGameService.pruneRooms(store, now: later)
+            XCTAssertEqual(gone, 1)
+            let lobbyNow = try await store.group(id: lobby.id), resultNow = try await store.group(id: finished.id)
+            XCTAssertNil(lobbyNow, "the unfinished lobby gave its PIN back")
+            XCTAssertNotNil(resultNow, "the result is kept for a day")
+            let after = try await store.roomCount()
+            XCTAssertEqual(after, before - 1)
+            let dayLater = try await MenuGameService.pruneRooms(store, now: start.addingTimeInterval(MenuGameService.groupLifetime + 60))
+            XCTAssertEqual(dayLater, 1)
         }
     }
 

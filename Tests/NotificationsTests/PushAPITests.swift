@@ -65,15 +65,23 @@ final class PushAPITests: XCTestCase {
             let stored = try await app.rowCount(PushStore.subscriptions)
             XCTAssertEqual(stored, 0, "nothing refused was kept")
 
+            let browser = P256.KeyAgreement.PrivateKey()
             for endpoint in [fcm, "https://db5p.notify.windows.com/w/?token=1", "https://web.push.apple.com/QGuQ"] {
-                let kept = try await send(app, .POST, "\(push)/subscriptions", subscription(endpoint), token: mina.token)
+                let kept = try await send(app, .POST, "\(push)/subscriptions", subscription(endpoint, key: browser), token: mina.token)
                 XCTAssertEqual(kept.status, .created, endpoint)
             }
             let minas = try await PushStore(database: app.db).subscriptions(of: mina.id)
             XCTAssertEqual(Set(minas.map(\.endpoint)).count, 3)
 
-            // The same browser, now signed in as 준호: the endpoint is his, not doubled.
-            let moved = try await send(app, .POST, "\(push)/subscriptions", subscription(fcm), token: joon.token)
+            // Someone who learnt 미나's endpoint but holds other keys cannot take it over (probe 2026-12-05 §13).
+            let taken = try await send(app, .POST, "\(push)/subscriptions", subscription(fcm), token: joon.token)
+            XCTAssertEqual(taken.status, .conflict)
+            XCTAssertEqual(taken.errorCode, "push_endpoint_taken")
+            let stillHers = try await PushStore(database: app.db).subscriptions(of: mina.id)
+            XCTAssertEqual(stillHers.count, 3)
+
+            // The same browser (its own keys), now signed in as 준호: the endpoint is his, not doubled.
+            let moved = try await send(app, .POST, "\(push)/subscriptions", subscription(fcm, key: browser), token: joon.token)
             XCTAssertEqual(moved.status, .created)
             let joons = try await PushStore(database: app.db).subscriptions(of: joon.id)
             XCTAssertEqual(joons.map(\.endpoint), [fcm])

@@ -107,7 +107,7 @@ struct CreateLoginFailures: NamedMigration {
 /// cannot take that look). Two passes, so no row meets another's old key on the way.
 struct RecomputeNicknameKeys: NamedMigration {
     func prepare(on database: any Database) async throws {
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             let sql = transaction.sql
             let users = try await sql.raw("SELECT id, nickname FROM \(ident: User.schema) ORDER BY created_at, id").all()
             let rows = try users.map { (id: try $0.decode(column: "id", as: UUID.self), nickname: try $0.decode(column: "nickname", as: String.self)) }

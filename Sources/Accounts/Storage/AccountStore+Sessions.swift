@@ -65,7 +65,7 @@ extension AccountStore {
     func startSession(userID: UUID, kind: AuthSession.Kind, userAgent: String?, expiresAt: Date,
                       refreshHash: String? = nil, cookieHash: String? = nil) async throws -> UUID {
         let session = AuthSession(userID: userID, kind: kind, webTokenHash: cookieHash, userAgent: userAgent, expiresAt: expiresAt)
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             try await session.create(on: transaction)
             if let refreshHash {
                 try await RefreshToken(sessionID: try session.requireID(), tokenHash: refreshHash, expiresAt: expiresAt).create(on: transaction)
@@ -109,7 +109,7 @@ extension AccountStore {
     func changePassword(of user: User, toHash hash: String, keeping kept: UUID?, at time: Date) async throws -> [UUID] {
         let userID = try user.requireID()
         user.passwordHash = hash
-        let ended: [UUID] = try await database.transaction { transaction in
+        let ended: [UUID] = try await database.writeTransaction { transaction in
             try await user.save(on: transaction)
             let others = try await transaction.sql.select().column(SessionColumn.id).from(Self.sessionsTable)
                 .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID)).where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
@@ -134,7 +134,7 @@ extension AccountStore {
         let userID = try user.requireID()
         user.suspendedAt = reason == nil ? nil : time
         user.suspensionReason = reason
-        let ended: [UUID] = try await database.transaction { transaction in
+        let ended: [UUID] = try await database.writeTransaction { transaction in
             try await user.save(on: transaction)
             if let audit { try await AuditLog(database: transaction).record(audit) }
             guard reason != nil else { return [] }

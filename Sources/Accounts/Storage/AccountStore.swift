@@ -41,7 +41,7 @@ package struct AccountStore {
     /// Runs `work` in one transaction with a store on it that announces nothing: the caller
     /// announces what it changed once this returns (committed).
     func transaction<T: Sendable>(_ work: @escaping @Sendable (AccountStore) async throws -> T) async throws -> T {
-        try await database.transaction { transaction in try await work(AccountStore(database: transaction, announcer: nil)) }
+        try await database.writeTransaction { transaction in try await work(AccountStore(database: transaction, announcer: nil)) }
     }
 
     // MARK: Announcing
@@ -96,7 +96,7 @@ package struct AccountStore {
     /// Saves the account; with `audit`, the operator's entry is written in the same transaction.
     func save(_ user: User, audit: AuditEntry? = nil) async throws {
         if let audit {
-            try await database.transaction { transaction in
+            try await database.writeTransaction { transaction in
                 try await user.save(on: transaction)
                 try await AuditLog(database: transaction).record(audit)
             }
@@ -121,7 +121,7 @@ package struct AccountStore {
     /// Announced once committed: the account changed and every session of it ended.
     func remove(_ user: User, settling handlers: [AccountRemovals.Handler], audit: AuditEntry? = nil) async throws {
         let userID = try user.requireID(), email = user.email
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             for handler in handlers { try await handler.beforeDelete(userID, transaction) }
             if let audit { try await AuditLog(database: transaction).record(audit) }
             try await transaction.sql.delete(from: Self.logins).where(SQLIdentifier(LoginColumn.email), .equal, SQLBind(email)).run()

@@ -64,7 +64,7 @@ extension BanchanService {
         if let field = terms.problem { throw AppError.invalid("invalid_shop_setting", ["field": field]) }
         let before = store.application.shopTermsInForce.terms
         guard terms != before else { return }
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             _ = try await BanchanStore(database: transaction, application: store.application).saveTerms(terms, by: `operator`)
             func fields(_ terms: ShopTerms) -> [String: String] {
                 ["deliveryFee": String(terms.delivery.fee), "freeDeliveryFrom": String(terms.delivery.freeFrom), "dawnCutoff": terms.dawn.cutoffText]

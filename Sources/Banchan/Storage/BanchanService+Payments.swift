@@ -153,7 +153,7 @@ extension BanchanService {
                                           from: OrderStatus.allCases.filter(\.operatorCanCancel), audit: audit) else { throw refused }
         } else {
             let application = store.application, from = order.status
-            try await database.transaction { transaction in
+            try await database.writeTransaction { transaction in
                 guard try await BanchanStore(database: transaction, application: application).moveStatus(of: id, from: from, to: next, at: Date()) else { throw refused }
                 try await AuditLog(database: transaction).record(audit)
             }

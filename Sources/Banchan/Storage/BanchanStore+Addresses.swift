@@ -50,10 +50,13 @@ extension BanchanStore {
     }
 
     /// Saves a new address (the default when asked or when it is the account's first); 409
-    /// `address_limit` when the account has ten already.
+    /// `address_limit` when the account has ten already. The account's address book is written by
+    /// one request at a time (`lockUntilCommit`), so neither the limit nor the one default breaks
+    /// under parallel saves.
     func saveAddress(_ address: Delivery.Address, of user: UUID, makeDefault: Bool, now: Date = Date()) async throws -> SavedAddress {
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             let sql = transaction.sql
+            try await sql.lockUntilCommit(Self.addressBookLock(user))
             let count = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(Self.addresses)
                 .where(SQLIdentifier(AddressColumn.userID), .equal, SQLBind(user)).first(decodingColumn: "n", as: Int.self) ?? 0
             guard count < Self.addressLimit else { throw AppError.conflict("address_limit", ["limit": String(Self.addressLimit)]) }
@@ -70,8 +73,9 @@ extension BanchanStore {
     /// Writes new fields over one of the account's addresses (and makes it the default when
     /// asked); nil when it is not theirs.
     func changeAddress(_ id: UUID, of user: UUID, to address: Delivery.Address, makeDefault: Bool) async throws -> SavedAddress? {
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             let sql = transaction.sql
+            try await sql.lockUntilCommit(Self.addressBookLock(user))
             if makeDefault { try await Self.clearDefault(of: user, on: sql) }
             var update = sql.update(Self.addresses)
                 .set(SQLIdentifier(AddressColumn.recipient), to: SQLBind(address.recipient)).set(SQLIdentifier(AddressColumn.phone), to: SQLBind(address.phone))
@@ -91,8 +95,9 @@ extension BanchanStore {
     /// Forgets one of the account's addresses; the newest remaining becomes the default when it was.
     /// False when it is not theirs.
     func removeAddress(_ id: UUID, of user: UUID) async throws -> Bool {
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             let sql = transaction.sql
+            try await sql.lockUntilCommit(Self.addressBookLock(user))
             let removed = try await sql.delete(from: Self.addresses)
                 .where(SQLIdentifier(AddressColumn.id), .equal, SQLBind(id)).where(SQLIdentifier(AddressColumn.userID), .equal, SQLBind(user))
                 .returning(SQLIdentifier(AddressColumn.isDefault)).all()
@@ -111,9 +116,40 @@ extension BanchanStore {
         }
     }
 
+    private static func addressBookLock(_ user: UUID) -> String { "\(addresses)|\(user.uuidString)" }
+
     private static func clearDefault(of user: UUID, on sql: any SQLDatabase) async throws {
         try await sql.update(addresses).set(SQLIdentifier(AddressColumn.isDefault), to: SQLBind(false))
             .where(SQLIdentifier(AddressColumn.userID), .equal, SQLBind(user)).where(SQLIdentifier(AddressColumn.isDefault), .equal, SQLBind(true)).run()
+    }
+}
+
+/// At most one default address per account, kept by the database itself (a partial unique index),
+/// after keeping only the newest of the defaults parallel saves had left.
+struct OneDefaultAddress: NamedMigration {
+    typealias AddressColumn = BanchanStore.AddressColumn
+    static let index = "banchan_addresses_one_default"
+
+    func prepare(on database: any Database) async throws {
+        let sql = database.sql
+        let table = SQLIdentifier(BanchanStore.addresses)
+        try await sql.raw("""
+            UPDATE \(table) SET \(ident: AddressColumn.isDefault) = \(bind: false)
+            WHERE \(ident: AddressColumn.isDefault) = \(bind: true) AND \(ident: AddressColumn.id) NOT IN (
+                SELECT \(ident: AddressColumn.id) FROM (
+                    SELECT \(ident: AddressColumn.id), ROW_NUMBER() OVER (
+                        PARTITION BY \(ident: AddressColumn.userID)
+                        ORDER BY \(ident: AddressColumn.createdAt) DESC, \(ident: AddressColumn.id) DESC) AS newest
+                    FROM \(table) WHERE \(ident: AddressColumn.isDefault) = \(bind: true)) AS defaults
+                WHERE newest = 1)
+            """).run()
+        try await sql.raw("""
+            CREATE UNIQUE INDEX \(ident: Self.index) ON \(table) (\(ident: AddressColumn.userID)) WHERE \(ident: AddressColumn.isDefault)
+            """).run()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.sql.raw("DROP INDEX \(ident: Self.index)").run()
     }
 }
 

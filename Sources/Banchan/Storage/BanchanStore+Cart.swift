@@ -82,7 +82,7 @@ extension BanchanStore {
             .where(SQLIdentifier(CartColumn.ownerKey), .equal, SQLBind(deviceKey)).all()
         guard !all.isEmpty else { return }
         let application = self.application
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             let store = BanchanStore(database: transaction, application: application)
             let accountLines = Dictionary(try await store.cartLines(of: accountKey).map { ($0.dishID, $0.quantity) }, uniquingKeysWith: { first, _ in first })
             for line in visitor {

@@ -107,7 +107,7 @@ extension BanchanStore {
                     delivery: PlacedDelivery? = nil, check: @escaping @Sendable (DishRow, Int) throws -> Void,
                     price: @escaping @Sendable ([(dish: DishRow, quantity: Int)]) -> OrderTotals) async throws -> OrderRow {
         let application = self.application
-        let (order, stocks) = try await database.transaction { transaction -> (OrderRow, [(hash: String, stock: Int)]) in
+        let (order, stocks) = try await database.writeTransaction { transaction -> (OrderRow, [(hash: String, stock: Int)]) in
             let store = BanchanStore(database: transaction, application: application)
             var lines: [(dish: DishRow, quantity: Int)] = []
             var stocks: [(hash: String, stock: Int)] = []
@@ -189,7 +189,7 @@ extension BanchanStore {
     func cancelOrder(_ id: UUID, reason: String, refunding refund: Refunds.Request?, now: Date,
                      from states: [OrderStatus] = [.awaitingPayment, .paid], audit: AuditEntry? = nil) async throws -> (cancelled: Bool, refund: UUID?) {
         let application = self.application
-        let cancelled: (stocks: [(hash: String, stock: Int)], refund: UUID?)? = try await database.transaction { transaction in
+        let cancelled: (stocks: [(hash: String, stock: Int)], refund: UUID?)? = try await database.writeTransaction { transaction in
             let store = BanchanStore(database: transaction, application: application)
             let moved = try await transaction.sql.update(BanchanOrder.schema)
                 .set(SQLIdentifier(OrderColumn.status), to: SQLBind(OrderStatus.cancelled.rawValue))

@@ -164,7 +164,7 @@ package struct BanchanStore {
     /// Adds a dish at the end of its section, or brings a retired one back with these fields and
     /// stock (its hash stays with its orders). 409 `dish_exists` for a dish on sale.
     func addDish(_ dish: Dish, stock: Int, audit: DishAudit? = nil) async throws -> DishRow {
-        let row = try await database.transaction { transaction in
+        let row = try await database.writeTransaction { transaction in
             let record: DishRecord
             if let existing = try await DishRecord.query(on: transaction).filter(\.$hash == dish.hash).first() {
                 guard existing.retiredAt != nil else { throw AppError.conflict("dish_exists") }
@@ -197,7 +197,7 @@ package struct BanchanStore {
         record.apply(dish)
         if let stock { record.stock = stock }
         record.editedByAdmin = true
-        let row = try await database.transaction { transaction in
+        let row = try await database.writeTransaction { transaction in
             try await record.save(on: transaction)
             return try await Self.recorded(record, audit, on: transaction)
         }
@@ -206,7 +206,7 @@ package struct BanchanStore {
 
     /// Takes a dish on sale off sale (404 `dish_not_found` otherwise); its orders keep it.
     func retireDish(hash: String, at now: Date, audit: DishAudit? = nil) async throws {
-        let row = try await database.transaction { transaction in
+        let row = try await database.writeTransaction { transaction in
             let record = try await Self.recordOnSale(hash: hash, on: transaction)
             record.retiredAt = now
             record.editedByAdmin = true
@@ -254,7 +254,7 @@ package struct BanchanStore {
             counters[entry.dish.section] = position + 1
             return (entry, position)
         }
-        let written = try await database.transaction { transaction in
+        let written = try await database.writeTransaction { transaction in
             var written: [String] = []
             for (entry, position) in positioned {
                 if let row = byHash[entry.dish.hash] {

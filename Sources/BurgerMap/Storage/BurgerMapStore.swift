@@ -287,10 +287,12 @@ package struct BurgerMapStore {
     /// Runs `work` in one transaction with a store on it; what it changed is announced once it
     /// committed (nothing, when it rolled back).
     func transaction<T: Sendable>(_ work: @escaping @Sendable (BurgerMapStore) async throws -> T) async throws -> T {
-        let pending = MapAnnouncements.Pending()
         let announcements = announcements, files = files
-        let result = try await database.transaction { transaction in
-            try await work(BurgerMapStore(database: transaction, announcements: announcements.deferring(into: pending), files: files))
+        // What an attempt changed is collected per attempt: one rolled back and tried again tells nothing.
+        let (result, pending) = try await database.writeTransaction { transaction in
+            let pending = MapAnnouncements.Pending()
+            let result = try await work(BurgerMapStore(database: transaction, announcements: announcements.deferring(into: pending), files: files))
+            return (result, pending)
         }
         await announcements.announce(pending.taken, store: self)
         return result

@@ -139,7 +139,7 @@ struct BurgerMapSynthetic {
             var rows: [[any SQLExpression]] = []
             try build(start..<end, &rows)
             let chunks = stride(from: 0, to: rows.count, by: 500).map { Array(rows[$0..<min(rows.count, $0 + 500)]) }
-            try await database.transaction { transaction in
+            try await database.writeTransaction { transaction in
                 for chunk in chunks { try await insert(transaction.sql, chunk) }
             }
             start = end

@@ -112,8 +112,9 @@ enum MatesChatSocket {
     }
 
     static func failure(_ error: any Error, clientId: String?, _ req: Request) -> String {
-        let appError = error as? AppError ?? AppError(.internalServerError, "internal_error")
-        if !(error is AppError) { req.logger.error("chat socket: \(error)") }
+        // The same answer the HTTP route would give (a busy database is "try again", not "broken").
+        let appError = AppErrorMiddleware.appError(for: error)
+        if appError.status.code >= 500 { req.logger.error("chat socket: \(error)") }
         return ChatEvent.encode(Failure(clientId: clientId, error: .init(code: appError.code, message: req.t(appError.messageKey, appError.arguments))))
     }
 }

@@ -26,3 +26,27 @@ extension Application {
         set { storage[MatesEnvironmentKey.self] = newValue }
     }
 }
+
+/// What one account may repeat in mates: every write a person can repeat has a rate (on PostgreSQL
+/// counted in the shared table, so instances share them).
+package struct MatesLimits: Sendable {
+    /// Chat lines: the bursts a person types pass (a line every two seconds for a minute), a script
+    /// does not; each line is a stored row and a queued notice.
+    package let chatLinesPerMinute: RateLimiter
+    /// ...and an hour of lively chat, not a day's flood in an hour.
+    package let chatLinesPerHour: RateLimiter
+
+    package init(shared: SharedBudgets?) {
+        chatLinesPerMinute = RateLimiter(name: "mates_chat_lines", limit: 30, window: 60, shared: shared)
+        chatLinesPerHour = RateLimiter(name: "mates_chat_lines_hour", limit: 600, window: 3600, shared: shared)
+    }
+}
+
+extension Application {
+    private struct MatesLimitsKey: StorageKey { typealias Value = MatesLimits }
+
+    package var matesLimits: MatesLimits {
+        get { configured(MatesLimitsKey.self) }
+        set { storage[MatesLimitsKey.self] = newValue }
+    }
+}

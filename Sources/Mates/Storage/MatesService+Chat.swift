@@ -88,7 +88,13 @@ extension MatesService {
         let text: String
         do { text = try MatesRules.checkMessage(rawText) } catch { throw Self.appError(error) }
         guard match.endedAt == nil else { throw AppError.conflict("match_ended") }
-        return try await append(kind: "text", text: text, pin: nil, to: match, by: me, clientId: clientId)
+        // The slots are taken before the line is written, so lines sent at once cannot slip past.
+        let limits = application.matesLimits, sender = me.uuidString
+        return try await limits.chatLinesPerHour.withSlot(sender, code: "too_many_chat_lines") {
+            try await limits.chatLinesPerMinute.withSlot(sender, code: "too_many_chat_lines") {
+                try await append(kind: "text", text: text, pin: nil, to: match, by: me, clientId: clientId)
+            }
+        }
     }
 
     private func append(kind: String, text: String, pin: String?, to match: MatchRow, by sender: UUID?, clientId: String?) async throws -> ChatMessage {

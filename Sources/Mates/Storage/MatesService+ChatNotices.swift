@@ -20,32 +20,38 @@ extension MatesService {
         let message: UUID
     }
 
-    /// After a line to `recipient`: checks in `chatNoticeDelay` seconds whether they read it.
+    /// After a line to `recipient`: checks in `chatNoticeDelay` seconds whether they read it. One
+    /// check waits per conversation and reader however many lines arrive (a flood of lines is not a
+    /// flood of queued work); it reads the newest line when it runs.
     func scheduleNotice(of message: UUID, in match: UUID, to recipient: UUID) async throws {
         try await application.workQueue.enqueue(Self.chatNoticeKind, ChatNotice(match: match, recipient: recipient, message: message),
-                                                after: application.matesEnvironment.chatNoticeDelay, on: database)
+                                                after: application.matesEnvironment.chatNoticeDelay,
+                                                oncePer: "\(match.uuidString)|\(recipient.uuidString)", on: database)
     }
 
-    /// The check: nothing when the line was read, or when a newer unread line will be checked
-    /// itself; otherwise the conversation's inbox entry with every unread line counted.
-    func noticeUnread(_ notice: ChatNotice) async throws {
-        guard let match = try await store.match(notice.match), let line = try await store.message(notice.message),
-              let sender = line.senderID else { return }
+    /// The check: nothing when the newest line to the reader was read; again later when that line is
+    /// younger than `chatNoticeDelay` (the reader may be looking at it); otherwise the conversation's
+    /// inbox entry with every unread line counted, quoting the newest.
+    func noticeUnread(_ notice: ChatNotice) async throws -> WorkOutcome {
+        guard let match = try await store.match(notice.match),
+              let line = try await store.newestMessage(in: notice.match, notBy: notice.recipient), let sender = line.senderID else { return .done }
         let readAt = match.readAt(of: notice.recipient)
-        if let readAt, readAt >= line.createdAt { return }
-        guard try await store.newestMessage(in: match.id, notBy: notice.recipient)?.id == line.id else { return }
+        if let readAt, readAt >= line.createdAt { return .done }
+        let delay = application.matesEnvironment.chatNoticeDelay
+        let age = now.timeIntervalSince(line.createdAt)
+        if age < delay { return .retry(after: delay - age) }
         let unread = try await store.countMessages(in: match.id, notBy: notice.recipient, after: readAt)
-        guard unread > 0 else { return }
+        guard unread > 0 else { return .done }
         try await inbox.post(NotificationDraft(recipient: notice.recipient, actor: sender, service: "mates", kind: Self.messagesNoticeKind,
                                                subjectID: match.id, link: MatesPath.chat(match.id), excerpt: line.text,
                                                collapsesUnread: true, count: unread))
+        return .done
     }
 
     /// Registers the check with the app's work queue (at start-up).
     static func handleChatNotices(in app: Application) {
         app.workQueue.register(chatNoticeKind) { app, item in
             try await MatesService(database: app.db, application: app).noticeUnread(try item.decode(ChatNotice.self))
-            return .done
         }
     }
 }

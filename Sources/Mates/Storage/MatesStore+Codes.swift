@@ -90,7 +90,7 @@ extension MatesStore {
     /// PostgreSQL under advisory locks of what the limits count, since each statement there sees
     /// only what was committed before it began.
     func insertCode(_ row: CodeRow, within limits: [CodeSendLimit], now: Date) async throws -> Bool {
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             let sql = transaction.sql
             if sql.dialect.name == "postgresql" {
                 // Always in the same order, so two sends cannot wait for each other's lock.

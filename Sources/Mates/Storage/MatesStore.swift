@@ -219,10 +219,11 @@ package struct MatesStore {
     /// Runs `work` in one transaction with a store on it; the people whose profiles it changed are
     /// announced once it committed (nobody, when it rolled back).
     package func transaction<T: Sendable>(_ work: @escaping @Sendable (MatesStore) async throws -> T) async throws -> T {
-        let changes = PendingChanges()
         let application = application
-        let result = try await database.transaction { transaction in
-            try await work(MatesStore(database: transaction, application: application, pending: changes))
+        // What an attempt changed is collected per attempt: one rolled back and tried again tells nothing.
+        let (result, changes) = try await database.writeTransaction { transaction in
+            let changes = PendingChanges()
+            return (try await work(MatesStore(database: transaction, application: application, pending: changes)), changes)
         }
         let taken = changes.taken
         await announce(taken.profiles)

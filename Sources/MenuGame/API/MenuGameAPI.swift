@@ -86,7 +86,7 @@ struct MenuGameAPI: RouteCollection {
     func createGroup(req: Request) async throws -> Response {
         let device = try requireDevice(req)
         let game = req.menuGame
-        let group = try await game.createGroup(hostToken: device, hostUserID: req.auth.get(User.self)?.id)
+        let group = try await req.createMenuGroup(hostToken: device, hostUserID: req.auth.get(User.self)?.id)
         let status = try await game.status(of: group, device: device)
         return try await GroupStatusResponse(status).encodeResponse(status: .created, for: req)
     }

@@ -1,4 +1,6 @@
+import Accounts
 import Fluent
+import NIOConcurrencyHelpers
 import Platform
 import Vapor
 
@@ -11,21 +13,86 @@ extension Request {
 
     /// The group with this PIN (typed into a form, or from a path), counted like any PIN look-up.
     func menuGroup(pin: String) async throws -> GroupRow {
-        try await lookUpPIN { try await menuGame.group(pin: pin) }
+        try await lookUpPIN(pin) { try await menuGame.group(pin: pin) }
     }
 
     /// The waiting-room state of the group in the path, for polling clients (mostly from memory).
     package func menuGroupStatusFromPath(device: String?) async throws -> GroupStatus {
         let pin = parameters.get("pin") ?? ""
-        return try await lookUpPIN { try await menuGame.pollStatus(pin: pin, device: device) }
+        return try await lookUpPIN(pin) { try await menuGame.pollStatus(pin: pin, device: device) }
     }
 
-    /// Every PIN look-up runs inside the address's budget of misses (`GuessLimiter`), so parallel
-    /// guesses cannot slip past it while found PINs are never limited.
-    private func lookUpPIN<Found>(_ lookUp: () async throws -> Found?) async throws -> Found {
-        guard let found = try await application.pinMisses.guess(clientNetwork.key, code: "too_many_pin_lookups", lookUp) else {
-            throw AppError.notFound("group_not_found")
+    /// Every PIN look-up runs inside budgets of misses (`GuessLimiter`), so parallel guesses cannot
+    /// slip past them while found PINs are never limited: the device's own (20 a minute, when the
+    /// request shows one) and its network's, wide enough for a classroom (`pinMissesPerNetwork`).
+    /// A PIN this network created or found in the last hour (the class's own room) is answered
+    /// without either: one guessing phone never locks its classmates out of the right PIN.
+    private func lookUpPIN<Found>(_ pin: String, _ lookUp: () async throws -> Found?) async throws -> Found {
+        let network = clientNetwork.key, known = application.pinsSeenOnNetworks
+        if known.contains(pin, on: network) {
+            guard let found = try await lookUp() else { throw AppError.notFound("group_not_found") }
+            return found
         }
+        let perNetwork = application.pinMissesPerNetwork
+        let found: Found?
+        if let device = pinGuesser {
+            found = try await application.pinMisses.guess(device, code: "too_many_pin_lookups") {
+                try await perNetwork.guess(network, code: "too_many_pin_lookups", lookUp)
+            }
+        } else {
+            found = try await perNetwork.guess(network, code: "too_many_pin_lookups", lookUp)
+        }
+        guard let found else { throw AppError.notFound("group_not_found") }
+        known.note(pin, on: network)
         return found
+    }
+
+    /// Who is looking PINs up, when the request shows it: the signed-in account, the API's
+    /// `X-Device-Token`, the 우리뭐먹지 app's `token`, or the browser's device cookie. Nil for a
+    /// client that shows none (the app's `GET /group/{pin}`): its network's budget alone counts.
+    private var pinGuesser: String? {
+        if let user = auth.get(User.self)?.id { return "account:" + user.uuidString }
+        if let token = headers.first(name: "X-Device-Token") ?? query[String.self, at: "token"] ?? cookie(BrowserDevice.cookieName),
+           !token.isEmpty, token.utf8.count <= 512 {
+            return "device:" + SecureRandom.sha256Hex(token)
+        }
+        return nil
+    }
+
+    /// Opens a group hosted by this device within the room budgets: per network (`roomsPerNetwork`,
+    /// a classroom's groups and then some) and per host (`roomsPerHost`); a refused room is 429
+    /// `too_many_rooms` with `Retry-After`, and a room that could not be made gives its slots back.
+    package func createMenuGroup(hostToken: String, hostUserID: UUID?) async throws -> GroupRow {
+        let host = hostUserID.map { "account:" + $0.uuidString } ?? "device:" + SecureRandom.sha256Hex(hostToken)
+        let application = application, network = clientNetwork
+        return try await application.roomsPerNetwork.withSlot(network, code: "too_many_rooms") {
+            try await application.roomsPerHost.withSlot(host, code: "too_many_rooms") {
+                let group = try await menuGame.createGroup(hostToken: hostToken, hostUserID: hostUserID)
+                application.pinsSeenOnNetworks.note(group.pin, on: network.key)
+                return group
+            }
+        }
+    }
+}
+
+/// The PINs each network created or found lately (an hour), in this process: the classroom's own
+/// room, which its network's budget of misses never refuses.
+package final class PINsSeenOnNetworks: Sendable {
+    static let lifetime: TimeInterval = 3600
+    private let seen = NIOLockedValueBox<[String: [String: Date]]>([:])
+
+    package init() {}
+
+    func note(_ pin: String, on network: String, now: Date = Date()) {
+        seen.withLockedValue { all in
+            all[network, default: [:]][pin] = now
+            // At most a few dozen PINs a network, and networks forgotten when idle.
+            if all[network]!.count > 64 { all[network] = all[network]!.filter { now.timeIntervalSince($0.value) < Self.lifetime } }
+            if all.count > 10_000 { all = all.filter { $0.value.values.contains { now.timeIntervalSince($0) < Self.lifetime } } }
+        }
+    }
+
+    func contains(_ pin: String, on network: String, now: Date = Date()) -> Bool {
+        seen.withLockedValue { all in all[network]?[pin].map { now.timeIntervalSince($0) < Self.lifetime } ?? false }
     }
 }

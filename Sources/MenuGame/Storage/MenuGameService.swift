@@ -46,6 +46,10 @@ package struct GroupStatus: Sendable, Equatable {
 /// routes and the web pages alike.
 package struct MenuGameService {
     static let groupLifetime: TimeInterval = 24 * 3600
+    /// A lobby nobody finished gives its PIN back after this long without activity.
+    static let lobbyLifetime: TimeInterval = 3 * 3600
+    /// The PINs there are: six digits, never starting with 0.
+    static let pinSpace = 900_000
     static let resultSize = 5
 
     /// The request's database, made when a rule needs it: a poll answered from memory never does,
@@ -127,7 +131,7 @@ package struct MenuGameService {
     /// Opens a group hosted by this device. Expired groups are cleared first so their PINs can
     /// be drawn again; a collision with an open group draws another PIN.
     package func createGroup(hostToken: String, hostUserID: UUID?, now: Date = Date()) async throws -> GroupRow {
-        try await groups.deleteGroups(idleSince: now.addingTimeInterval(-Self.groupLifetime))
+        try await Self.pruneRooms(groups, now: now)
         for _ in 0..<20 {
             guard let group = try await groups.createGroup(pin: Self.newPIN(), hostTokenHash: SecureRandom.sha256Hex(hostToken),
                                                            hostUserID: hostUserID, recommender: .v1, now: now) else { continue }
@@ -139,11 +143,24 @@ package struct MenuGameService {
         throw AppError(.serviceUnavailable, "no_free_pin")
     }
 
+    /// Forgets the rooms that are over (`MenuGroupStore.deleteGroups`) and shows how much of the PIN
+    /// space the rest hold (`whatweeat_menu_game_rooms`, `whatweeat_menu_game_pin_space_used_ratio`):
+    /// a space filling up is an operator's alert before it is everyone's `no_free_pin`. How many went.
+    @discardableResult
+    static func pruneRooms(_ groups: MenuGroupStore, now: Date = Date()) async throws -> Int {
+        let gone = try await groups.deleteGroups(idleSince: now.addingTimeInterval(-Self.groupLifetime),
+                                                 lobbiesIdleSince: now.addingTimeInterval(-Self.lobbyLifetime))
+        let rooms = try await groups.roomCount()
+        Gauge(label: "whatweeat_menu_game_rooms").record(rooms)
+        Gauge(label: "whatweeat_menu_game_pin_space_used_ratio").record(Double(rooms) / Double(Self.pinSpace))
+        return gone
+    }
+
     /// The open-or-closed group with this PIN, unless it expired. Anything not a PIN is unknown.
     package func group(pin rawPIN: String, now: Date = Date()) async throws -> GroupRow? {
         guard let pin = Self.normalizedPIN(rawPIN) else { return nil }
         guard let group = try await groups.group(pin: pin) else { return nil }
-        guard group.lastActivityAt > now.addingTimeInterval(-Self.groupLifetime) else { return nil }
+        guard group.lastActivityAt > now.addingTimeInterval(-(group.closedAt == nil ? Self.lobbyLifetime : Self.groupLifetime)) else { return nil }
         return group
     }
 

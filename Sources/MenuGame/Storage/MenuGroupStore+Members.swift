@@ -45,7 +45,7 @@ extension MenuGroupStore {
     /// something changed — a newcomer or a new name — so the room is told only then; nil when
     /// the group is closed (or gone).
     func join(_ group: UUID, playerTokenHash: String, userID: UUID?, guestName: String?, now: Date) async throws -> RoomEntry? {
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             let store = MenuGroupStore(database: transaction)
             guard try await store.touchOpenGroup(group, now: now) else { return nil }
             return try await store.enterRoom(group, playerTokenHash: playerTokenHash, userID: userID, guestName: guestName, now: now)

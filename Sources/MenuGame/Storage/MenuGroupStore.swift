@@ -36,8 +36,21 @@ struct MenuGroupStore {
 
     /// Deletes the groups idle since before `cutoff` (their submissions go by cascade), so their
     /// PINs can be drawn again.
-    func deleteGroups(idleSince cutoff: Date) async throws {
-        try await sql.delete(from: Self.groups).where(SQLIdentifier(GroupColumn.lastActivityAt), .lessThan, SQLBind(cutoff)).run()
+    /// Forgets the rooms that are over, so their PINs can be drawn again: a lobby nobody finished
+    /// once idle since `lobbyCutoff`, any room once idle since `cutoff` (a result is kept that long).
+    /// How many went.
+    @discardableResult
+    func deleteGroups(idleSince cutoff: Date, lobbiesIdleSince lobbyCutoff: Date) async throws -> Int {
+        let lastActivity = SQLIdentifier(GroupColumn.lastActivityAt)
+        return try await sql.delete(from: Self.groups)
+            .where(lastActivity, .lessThan, SQLBind(cutoff))
+            .orWhere { $0.where(SQLIdentifier(GroupColumn.closedAt), .is, SQLLiteral.null).where(lastActivity, .lessThan, SQLBind(lobbyCutoff)) }
+            .returning(SQLIdentifier(GroupColumn.id)).all().count
+    }
+
+    /// How many rooms hold a PIN now (the PIN space's use, on `/metrics`).
+    func roomCount() async throws -> Int {
+        try await sql.count(Self.groups)
     }
 
     /// Writes a new open group; nil when its PIN is taken (draw another).
@@ -67,7 +80,7 @@ struct MenuGroupStore {
     /// only while it is open, so a submission and the host's close are strictly ordered; false
     /// when the group was closed (or gone).
     func submit(answer: String, to group: UUID, playerTokenHash: String, userID: UUID?, now: Date) async throws -> Bool {
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             let store = MenuGroupStore(database: transaction)
             guard try await store.touchOpenGroup(group, now: now) else { return false }
             let replaced = try await transaction.sql.update(Self.submissions)
@@ -86,7 +99,7 @@ struct MenuGroupStore {
 
     /// Withdraws a player's answers (nothing to withdraw is fine); false when the group was closed.
     func withdraw(from group: UUID, playerTokenHash: String, now: Date) async throws -> Bool {
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             let store = MenuGroupStore(database: transaction)
             guard try await store.touchOpenGroup(group, now: now) else { return false }
             try await transaction.sql.delete(from: Self.submissions)

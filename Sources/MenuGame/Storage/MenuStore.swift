@@ -158,7 +158,7 @@ package struct MenuStore {
     package func seed(_ menus: [Menu]) async throws -> [Row] {
         let rows = try await allRows()
         let existing = Dictionary(rows.map { ($0.slug, $0) }, uniquingKeysWith: { first, _ in first })
-        let written = try await database.transaction { transaction in
+        let written = try await database.writeTransaction { transaction in
             var written = 0
             for menu in menus {
                 if let row = existing[menu.id] {
@@ -185,7 +185,7 @@ package struct MenuStore {
     /// Adds a menu, or brings a retired one back with these fields (its id stays with past
     /// results). 409 `menu_exists` for a menu on offer.
     package func add(_ menu: Menu, imageURL: String?, audit: MenuAudit? = nil) async throws {
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             let record: MenuRecord
             if let existing = try await MenuRecord.query(on: transaction).filter(\.$slug == menu.id).first() {
                 guard existing.retiredAt != nil else { throw AppError.conflict("menu_exists") }
@@ -218,7 +218,7 @@ package struct MenuStore {
         if let imageURL { record.imageURL = imageURL.isEmpty ? nil : imageURL }
         record.editedByAdmin = true
         let changed = menu
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             try await record.save(on: transaction)
             if let audit { try await AuditLog(database: transaction).record(audit(changed)) }
         }
@@ -233,7 +233,7 @@ package struct MenuStore {
         record.retiredAt = now
         record.editedByAdmin = true
         let menu = try Row(record).menu
-        try await database.transaction { transaction in
+        try await database.writeTransaction { transaction in
             try await record.save(on: transaction)
             if let audit { try await AuditLog(database: transaction).record(audit(menu)) }
         }

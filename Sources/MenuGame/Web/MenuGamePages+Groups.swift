@@ -66,7 +66,7 @@ extension MenuGamePages {
 
     func createGroup(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
-        let group = try await req.menuGame.createGroup(hostToken: device.token, hostUserID: req.auth.get(User.self)?.id)
+        let group = try await req.createMenuGroup(hostToken: device.token, hostUserID: req.auth.get(User.self)?.id)
         let response = Layout.redirect(to: PlayPath.group(group.pin))
         return response
     }

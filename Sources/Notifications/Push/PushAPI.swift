@@ -41,7 +41,9 @@ struct PushAPI: RouteCollection {
         guard req.application.settings.push.accepts(body.endpoint) else { throw AppError.invalid("invalid_push_endpoint") }
         guard let keys = PushSubscriptionKeys(p256dh: body.keys.p256dh, auth: body.keys.auth) else { throw AppError.invalid("invalid_push_keys") }
         let expiresAt = body.expirationTime.map { Date(timeIntervalSince1970: $0 / 1000) }
-        try await PushStore(database: req.db).subscribe(user, session: req.signedInAccount?.session, endpoint: body.endpoint, keys: keys, expiresAt: expiresAt, now: Date())
+        guard try await PushStore(database: req.db).subscribe(user, session: req.signedInAccount?.session, endpoint: body.endpoint, keys: keys,
+                                                              expiresAt: expiresAt, now: Date())
+        else { throw AppError.conflict("push_endpoint_taken") }
         return Response(status: .created)
     }
 

@@ -59,24 +59,38 @@ package struct PushStore {
 
     // MARK: Subscriptions
 
-    /// Keeps a browser's subscription for `user`. An endpoint names one browser: subscribed again
-    /// (new keys, or another person signed in there) it is replaced, never doubled.
-    package func subscribe(_ user: UUID, session: UUID?, endpoint: String, keys: PushSubscriptionKeys, expiresAt: Date?, now: Date) async throws {
-        try await database.transaction { database in
+    /// Keeps a browser's subscription for `user`, in one statement that states the rule: an endpoint
+    /// names one browser, so subscribed again it is brought up to date, never doubled — by the
+    /// account that holds it (new keys), or by another account presenting that browser's own keys
+    /// (another person signed in there). False, and nothing changed, when another account names an
+    /// endpoint it holds without its keys: an endpoint seen somewhere is not a way to take it over.
+    package func subscribe(_ user: UUID, session: UUID?, endpoint: String, keys: PushSubscriptionKeys, expiresAt: Date?, now: Date) async throws -> Bool {
+        try await database.writeTransaction { database in
             let sql = database.sql
-            try await sql.delete(from: Self.subscriptions).where(SubscriptionColumn.endpoint, .equal, SQLBind(endpoint)).run()
-            try await sql.insert(into: Self.subscriptions)
-                .columns(SubscriptionColumn.id, .userID, .endpoint, .p256dh, .auth, .expiresAt, .createdAt, .sessionID)
-                .values(SQLBind(UUID()), SQLBind(user), SQLBind(endpoint), SQLBind(keys.p256dh.base64URLEncodedString()),
-                        SQLBind(keys.auth.base64URLEncodedString()), SQLBind(expiresAt), SQLBind(now), SQLBind(session))
-                .run()
+            typealias C = SubscriptionColumn
+            let table = SQLIdentifier(Self.subscriptions)
+            let kept = try await sql.raw("""
+                INSERT INTO \(table) (\(ident: C.id), \(ident: C.userID), \(ident: C.endpoint), \(ident: C.p256dh), \(ident: C.auth),
+                                      \(ident: C.expiresAt), \(ident: C.createdAt), \(ident: C.sessionID))
+                VALUES (\(bind: UUID()), \(bind: user), \(bind: endpoint), \(bind: keys.p256dh.base64URLEncodedString()),
+                        \(bind: keys.auth.base64URLEncodedString()), \(bind: expiresAt), \(bind: now), \(bind: session))
+                ON CONFLICT (\(ident: C.endpoint)) DO UPDATE SET
+                    \(ident: C.userID) = excluded.\(ident: C.userID), \(ident: C.p256dh) = excluded.\(ident: C.p256dh),
+                    \(ident: C.auth) = excluded.\(ident: C.auth), \(ident: C.expiresAt) = excluded.\(ident: C.expiresAt),
+                    \(ident: C.createdAt) = excluded.\(ident: C.createdAt), \(ident: C.sessionID) = excluded.\(ident: C.sessionID)
+                WHERE \(table).\(ident: C.userID) = excluded.\(ident: C.userID)
+                   OR (\(table).\(ident: C.p256dh) = excluded.\(ident: C.p256dh) AND \(table).\(ident: C.auth) = excluded.\(ident: C.auth))
+                RETURNING \(ident: C.id)
+                """).all()
+            guard !kept.isEmpty else { return false }
             // Past the cap, the person's oldest browsers go.
-            let kept = try await sql.select().column(SubscriptionColumn.id).from(Self.subscriptions)
+            let newest = try await sql.select().column(SubscriptionColumn.id).from(Self.subscriptions)
                 .where(SubscriptionColumn.userID, .equal, SQLBind(user))
                 .orderBy(SubscriptionColumn.createdAt, .descending).limit(Self.subscriptionsPerPerson)
                 .all(decodingColumn: SubscriptionColumn.id, as: UUID.self)
             try await sql.delete(from: Self.subscriptions).where(SubscriptionColumn.userID, .equal, SQLBind(user))
-                .where(SubscriptionColumn.id, .notIn, SQLBind.group(kept)).run()
+                .where(SubscriptionColumn.id, .notIn, SQLBind.group(newest)).run()
+            return true
         }
     }
 
@@ -128,15 +142,19 @@ package struct PushStore {
         return preferences
     }
 
+    /// Writes the person's preferences in one statement (an upsert: two saves at once never collide).
     package func setPreferences(_ preferences: PushPreferences, of user: UUID, now: Date) async throws {
-        try await database.transaction { database in
-            try await database.sql.delete(from: Self.preferences).where(PreferenceColumn.userID, .equal, SQLBind(user)).run()
-            try await database.sql.insert(into: Self.preferences)
-                .columns(PreferenceColumn.userID, .chat, .requests, .social, .orders, .groupGames, .hideText, .updatedAt)
-                .values(SQLBind(user), SQLBind(preferences.chat), SQLBind(preferences.requests), SQLBind(preferences.social),
-                        SQLBind(preferences.orders), SQLBind(preferences.groupGames), SQLBind(preferences.hideText ?? false), SQLBind(now))
-                .run()
-        }
+        typealias C = PreferenceColumn
+        let written: [(C, any SQLExpression)] = [
+            (.userID, SQLBind(user)), (.chat, SQLBind(preferences.chat)), (.requests, SQLBind(preferences.requests)),
+            (.social, SQLBind(preferences.social)), (.orders, SQLBind(preferences.orders)), (.groupGames, SQLBind(preferences.groupGames)),
+            (.hideText, SQLBind(preferences.hideText ?? false)), (.updatedAt, SQLBind(now)),
+        ]
+        try await sql.insert(into: Self.preferences).columns(written.map { SQLIdentifier($0.0) as any SQLExpression }).values(written.map(\.1))
+            .onConflict(with: [SQLIdentifier(C.userID)] as [any SQLExpression]) { conflict in
+                written.dropFirst().reduce(conflict) { $0.set(excludedValueOf: SQLIdentifier($1.0) as any SQLExpression) }
+            }
+            .run()
     }
 
     // MARK: The VAPID key

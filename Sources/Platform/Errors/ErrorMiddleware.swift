@@ -45,6 +45,9 @@ package struct AppErrorMiddleware: AsyncMiddleware {
             return abortError(error)
         case let error where isBodyParserError(error):
             return .badRequest("malformed_body")
+        case let error where DatabaseFailure(error) != nil:
+            // Busy or away: "try again in a moment" (503 with `Retry-After`), never a bare 500.
+            return DatabaseFailure(error)!.appError
         default:
             return AppError(.internalServerError, "internal_error")
         }

@@ -65,11 +65,14 @@ package final class WorkQueue: LifecycleHandler, Sendable {
     }
 
     /// Adds work to run `delay` seconds from now, in `database` (a transaction's, so the work
-    /// exists exactly when what asked for it does).
-    package func enqueue(_ kind: String, _ payload: some Encodable, after delay: TimeInterval = 0, on database: any Database) async throws {
+    /// exists exactly when what asked for it does). With `oncePer` a key, nothing is added while an
+    /// item of that key waits unclaimed (a conversation's one pending check, however many lines).
+    package func enqueue(_ kind: String, _ payload: some Encodable, after delay: TimeInterval = 0, oncePer key: String? = nil,
+                         on database: any Database) async throws {
         let now = clock()
         let encoded = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
-        try await WorkQueueStore(database: database).add(id: UUID(), kind: kind, payload: encoded, due: now.addingTimeInterval(delay), now: now)
+        try await WorkQueueStore(database: database).add(id: UUID(), kind: kind, payload: encoded, due: now.addingTimeInterval(delay), now: now,
+                                                         onceKey: key.map { kind + "|" + $0 })
         if delay <= 0 { doorbell.ring() }
     }
 

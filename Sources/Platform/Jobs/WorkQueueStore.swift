@@ -26,6 +26,9 @@ package struct WorkQueueStore {
 
     enum Column: String, TableColumn {
         case id, kind, payload, attempts, dueAt = "due_at", lastError = "last_error", createdAt = "created_at"
+        /// Unique among items not yet claimed: work asked for once per key while one waits
+        /// (`WorkQueue.enqueue(oncePer:)`); a claim clears it, so new work may be asked for meanwhile.
+        case onceKey = "once_key"
     }
 
     let database: any Database
@@ -33,10 +36,14 @@ package struct WorkQueueStore {
 
     package init(database: any Database) { self.database = database }
 
-    /// Adds work to run at `due` or later.
-    func add(id: UUID, kind: String, payload: String, due: Date, now: Date) async throws {
-        try await sql.insert(into: Self.table).columns(Column.id, .kind, .payload, .attempts, .dueAt, .createdAt)
-            .values(SQLBind(id), SQLBind(kind), SQLBind(payload), SQLBind(0), SQLBind(due), SQLBind(now)).run()
+    /// Adds work to run at `due` or later; with `onceKey`, nothing when an unclaimed item holds that
+    /// key already (false).
+    @discardableResult
+    func add(id: UUID, kind: String, payload: String, due: Date, now: Date, onceKey: String? = nil) async throws -> Bool {
+        try await sql.insert(into: Self.table).columns(Column.id, .kind, .payload, .attempts, .dueAt, .createdAt, .onceKey)
+            .values(SQLBind(id), SQLBind(kind), SQLBind(payload), SQLBind(0), SQLBind(due), SQLBind(now), SQLBind(onceKey))
+            .ignoringConflicts(with: [SQLIdentifier(Column.onceKey)] as [any SQLExpression])
+            .returning(SQLIdentifier(Column.id)).all().isEmpty == false
     }
 
     /// Takes the due work of these kinds, oldest due first, until `leaseEnd`: one statement moves
@@ -51,7 +58,7 @@ package struct WorkQueueStore {
         guard anyDue != nil else { return [] }
         let skipLocked = sql.dialect.name == "postgresql" ? " FOR UPDATE SKIP LOCKED" : ""
         return try await sql.raw("""
-            UPDATE \(ident: Self.table) SET \(Column.dueAt) = \(bind: leaseEnd)
+            UPDATE \(ident: Self.table) SET \(Column.dueAt) = \(bind: leaseEnd), \(Column.onceKey) = NULL
             WHERE \(Column.id) IN (SELECT \(Column.id) FROM \(ident: Self.table)
                          WHERE \(Column.dueAt) <= \(bind: now) AND \(Column.kind) IN (\(binds: kinds))
                          ORDER BY \(Column.dueAt) LIMIT \(literal: limit)\(unsafeRaw: skipLocked))
@@ -79,6 +86,21 @@ package struct WorkQueueStore {
         let row = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "waiting")
             .column(SQLFunction("MIN", args: Column.createdAt), as: "oldest").from(Self.table).first()
         return (try row?.decode(column: "waiting", as: Int.self) ?? 0, try row?.decode(column: "oldest", as: Date?.self) ?? nil)
+    }
+}
+
+/// Work asked for once per key while one waits (`once_key`, unique; empty keys do not collide).
+package struct AddWorkItemOnceKey: NamedMigration {
+    package init() {}
+
+    package func prepare(on database: any Database) async throws {
+        try await database.schema(WorkQueueStore.table).field(WorkQueueStore.Column.onceKey.fieldKey, .string).update()
+        try await database.sql.create(index: "work_items_once_key").unique().on(WorkQueueStore.table).column(WorkQueueStore.Column.onceKey).run()
+    }
+
+    package func revert(on database: any Database) async throws {
+        try await database.sql.drop(index: "work_items_once_key").run()
+        try await database.schema(WorkQueueStore.table).deleteField(WorkQueueStore.Column.onceKey.fieldKey).update()
     }
 }
 

@@ -33,7 +33,7 @@ public final class SharedBudgets: Sendable {
     }
 
     package func take(budget: String, key: String, limit: Int, window: TimeInterval, now: Date) async throws -> Result<UUID, RateLimiter.Wait> {
-        try await database.transaction { database in
+        try await database.writeTransaction { database in
             let sql = database.sql
             try await sql.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: budget + "|" + key)))").run()
             let counted = try await sql.raw("""

@@ -193,8 +193,9 @@ extension SesacAppService {
         return id
     }
 
-    /// Remembers which network a uid calls from (at most one write a minute per uid, network
-    /// and instance: the apps poll).
+    /// Remembers which network a uid calls from: written unless the uid's last write on this
+    /// instance was this same network, less than a minute ago (the apps poll); the sighting is
+    /// announced on every call, so a socket waiting on this network hears of it whatever was written.
     func noteAppSighting(_ appUser: MatesAppUser, address: String) async throws {
         guard let uid = appUser.id else { return }
         try await noteAppSighting(uid: uid, address: address)
@@ -203,8 +204,9 @@ extension SesacAppService {
     private func noteAppSighting(uid: String, address: String) async throws {
         let now = self.now
         let network = ClientNetwork(address: address).key
-        guard application.appSightings.shouldWrite(uid: uid, network: network, now: now) else { return }
-        try await appUsers.noteSighting(uid: uid, network: network, at: now)
+        if application.appSightings.shouldWrite(uid: uid, network: network, now: now) {
+            try await appUsers.noteSighting(uid: uid, network: network, at: now)
+        }
         await events.publish(network, to: Self.appSightingTopic(uid))
     }
 
@@ -374,18 +376,23 @@ extension SesacAppService {
     }
 }
 
-/// When each app uid was last noted on each network, per instance: the database is written at most once a
-/// minute per uid and network (the socket binding reads it), however a dual-stack phone
-/// alternates between its networks.
+/// The network each app uid was last written on by this instance, and when: a call from that same
+/// network within a minute is not written again (the apps poll). A call from any other network is
+/// written, so the uid's latest network in the database is the one it called from last (a phone
+/// that went from A to B and back to A within a minute is on A).
 final class AppSightings: Sendable {
-    private let written = NIOLockedValueBox<[String: Date]>([:])
+    private struct Written: Sendable {
+        let network: String
+        let at: Date
+    }
+
+    private let written = NIOLockedValueBox<[String: Written]>([:])
 
     func shouldWrite(uid: String, network: String, now: Date) -> Bool {
         written.withLockedValue { table in
-            let key = uid + "|" + network
-            if let last = table[key], now.timeIntervalSince(last) < 60 { return false }
+            if let last = table[uid], last.network == network, now.timeIntervalSince(last.at) < 60, now >= last.at { return false }
             if table.count > 100_000 { table.removeAll() }
-            table[key] = now
+            table[uid] = Written(network: network, at: now)
             return true
         }
     }

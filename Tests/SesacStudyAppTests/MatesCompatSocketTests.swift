@@ -461,6 +461,25 @@ extension MatesCompatSocketTests {
     }
 }
 
+extension MatesCompatSocketTests {
+    /// Review finding S2: a call from a network used less than a minute ago was not written, even
+    /// when another network had been written in between: the latest network was stale.
+    func testTheLatestNetworkIsTheOneCalledFromLastWithinAMinute() async throws {
+        try await withServer { app, port, firebase in
+            var (a, _) = try await matchedPair(port, firebase)
+            let clock = app.useTestClock()
+            for network in ["203.0.113.81", "198.51.100.82", "203.0.113.81"] {
+                clock.advance(by: 10)
+                a.address = network
+                let called = try await a.call(.GET, "/v1/queue/myQueueState")
+                XCTAssertEqual(called.status, 200)
+            }
+            let latest = try await SesacAppService(database: app.db, application: app).appLatestNetwork(uid: a.uid)
+            XCTAssertEqual(latest, "203.0.113.81", "A, then B, then A again twenty seconds after the first")
+        }
+    }
+}
+
 private extension Int {
     func assertOK(file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(self, 200, file: file, line: line)

@@ -15,7 +15,7 @@ struct AppUserStore {
     enum UserColumn: String, TableColumn {
         case uid, userID = "user_id", projectID = "project_id", phoneNumber = "phone_number", email
         case fcmToken = "fcm_token", birth, study, searchable, createdAccount = "created_account"
-        case settledMatchID = "settled_match_id", createdAt = "created_at"
+        case settledMatchID = "settled_match_id", createdAt = "created_at", socketCookieHandedAt = "socket_cookie_handed_at"
     }
 
     enum NetworkColumn: String, TableColumn {
@@ -63,6 +63,15 @@ struct AppUserStore {
     /// Saves the app user's changed fields.
     func save(_ appUser: MatesAppUser) async throws {
         try await appUser.save(on: database)
+    }
+
+    /// Notes that `uid` was handed its binding cookie `at`, unless it was before; true when this
+    /// was the first time.
+    func noteSocketCookieHanded(uid: String, at now: Date) async throws -> Bool {
+        try await sql.update(users).set(UserColumn.socketCookieHandedAt, to: now)
+            .where(SQLIdentifier(UserColumn.uid), .equal, SQLBind(uid))
+            .where(SQLIdentifier(UserColumn.socketCookieHandedAt), .is, SQLLiteral.null)
+            .returning(SQLIdentifier(UserColumn.uid)).all().count > 0
     }
 
     /// Removes the app user (the account stays).

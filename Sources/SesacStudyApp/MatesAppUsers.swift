@@ -32,6 +32,9 @@ package final class MatesAppUser: Model, @unchecked Sendable {
     /// The last ended match this user has moved past (dodged after, reviewed, or searched again):
     /// until then the apps show the partner's dodge or review in `myQueueState`.
     @OptionalField(key: AppUserStore.UserColumn.settledMatchID.fieldKey) var settledMatchID: UUID?
+    /// When this uid was first handed its chat socket's binding cookie (`SesacSocketBinding`); nil
+    /// until then. From then on its chat socket binds by cookie or token only, never by network.
+    @OptionalField(key: AppUserStore.UserColumn.socketCookieHandedAt.fieldKey) var socketCookieHandedAt: Date?
     @Timestamp(key: AppUserStore.UserColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
@@ -62,6 +65,27 @@ struct CreateMatesAppUsers: NamedMigration {
 
     func revert(on database: any Database) async throws {
         try await database.schema(MatesAppUser.schema).delete()
+    }
+}
+
+/// When each uid was first handed its binding cookie (`MatesAppUser.socketCookieHandedAt`): a uid
+/// that holds one is never bound by network again. The uids with a network on record are marked at
+/// once: every call that noted a network (since both came in together) was answered with the cookie.
+struct AddMatesAppUserSocketCookie: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(MatesAppUser.schema).fields([(AppUserStore.UserColumn.socketCookieHandedAt, .datetime)], optional: true).update()
+        let handed = AppUserStore.UserColumn.socketCookieHandedAt.rawValue, uid = AppUserStore.UserColumn.uid.rawValue
+        let networks = CreateMatesAppNetworks.schema, seenAt = AppUserStore.NetworkColumn.seenAt.rawValue
+        try await database.sql.raw("""
+            UPDATE \(ident: MatesAppUser.schema) SET \(ident: handed) =
+                (SELECT MIN(n.\(ident: seenAt)) FROM \(ident: networks) n WHERE n.\(ident: uid) = \(ident: MatesAppUser.schema).\(ident: uid))
+            WHERE \(ident: uid) IN (SELECT \(ident: uid) FROM \(ident: networks))
+            """).run()
+    }
+
+    func revert(on database: any Database) async throws {
+        // Written out: Fluent's SQLite driver leaves a dropped field where it is.
+        try await database.sql.raw("ALTER TABLE \(ident: MatesAppUser.schema) DROP COLUMN \(ident: AppUserStore.UserColumn.socketCookieHandedAt.rawValue)").run()
     }
 }
 

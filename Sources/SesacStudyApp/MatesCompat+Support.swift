@@ -24,7 +24,10 @@ struct SesacAppAuthentication: AsyncMiddleware {
             throw AppError(.unauthorized, "id_token_invalid")
         }
         let response = try await next.respond(to: request)
-        // The answer to a signed-up app user's call carries the chat socket's binding cookie.
+        // The answer to a signed-up app user's call carries the chat socket's binding cookie. The
+        // service noted, before anything the call announced, that the uid holds one
+        // (`SesacAppService.noteSocketCookieHanded`; the sign-up's row is made holding it): from
+        // then on its socket binds by cookie or token only, never by network.
         if let uid = request.socketBindingUID {
             response.cookies[SesacSocketBinding.cookieName] = SesacSocketBinding.cookie(uid: uid, request)
         }

@@ -56,6 +56,8 @@ struct MatesCompatRoutes: RouteCollection {
                                    nickname: nickname, birth: birth, email: form.value("email") ?? identity.email ?? "", gender: gender)
             let appUser = try await req.sesacApp.signUpApp(uid: identity.uid, projectID: identity.projectID, verifiedPhone: identity.phoneNumber,
                                                         signUp, accounts: req.accounts)
+            // Created holding its binding cookie: this answer carries it.
+            req.socketBindingUID = identity.uid
             return try await SesacUser(try await req.sesacApp.appUserRecord(appUser)).encodeResponse(for: req)
         }
     }

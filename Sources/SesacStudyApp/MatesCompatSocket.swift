@@ -15,25 +15,33 @@ import Vapor
 /// sender's own lines (the apps add those from the HTTP answer), and never a line written before
 /// the socket was bound: history is what the app fetches when the chat opens (`GET /v1/chat/…`).
 ///
-/// The latest socket of a uid wins: binding publishes the socket's id on the uid's topic and the
-/// uid's earlier sockets, wherever they are, stop forwarding.
-///
 /// The apps send no credentials of their own on the socket, and search results show everyone's
 /// uid, so knowing a uid must not be enough to read that person's chat. A uid binds by what the
 /// phone holds:
 /// - the binding cookie (`SesacSocketBinding`) that every `/v1` answer sets and the apps' socket
 ///   library sends back on the handshake: from any network, for as long as it is valid;
 /// - its ID token, as an `idtoken` header or in the CONNECT payload (`{"idtoken": "…"}`);
-/// - without either, from the network (`ClientNetwork`: the IPv4 address, or the IPv6 /64) of the
-///   uid's *latest* `/v1` call of the last day — never from a network it merely used earlier (a
-///   café it has left), never from a browser (`Sec-Fetch-*`), and never when the server sits behind
-///   a proxy it does not trust (`UntrustedForwarding`: every phone would be the proxy's address);
+/// - a uid that has been handed its cookie (`MatesAppUser.socketCookieHandedAt`: its phone holds
+///   one) binds by nothing else: a socket without it is refused (`cookie_required`), neither bound
+///   by network nor left waiting. Forty students behind one school address are forty cookies, and
+///   a classmate who knows a uid holds none of them;
+/// - only a uid never handed its cookie (its calls served so far by an instance of an earlier
+///   version, during an upgrade: every call now notes the cookie before its network) binds, without either, from the network (`ClientNetwork`: the IPv4 address, or the IPv6 /64) of its
+///   *latest* `/v1` call of the last day — never from a network it merely used earlier (a café it
+///   has left), never from a browser (`Sec-Fetch-*`), and never when the server sits behind a
+///   proxy it does not trust (`UntrustedForwarding`: every phone would be the proxy's address);
 /// - otherwise the socket **waits**: it is told so (`bind_pending`, an event the apps ignore), the
-///   refusal is logged and counted (`whatweeat_sesac_socket_binds_total{outcome}`), and the uid's
-///   next `/v1` call from the socket's network binds it. A waiting socket keeps nothing (a line
-///   kept for it would be one written before its owner was seen there), at most
-///   `waitingPerUID` wait for one uid on an instance (the oldest is let go), and none waits longer
-///   than `SESAC_SOCKET_WAIT_SECONDS` (ten minutes).
+///   refusal is logged and counted (`whatweeat_sesac_socket_binds_total{outcome}`). The uid's next
+///   `/v1` call hands its phone the cookie, so that call lets the waiting socket go (the phone's
+///   socket binds by the cookie when it connects again); it binds the socket only if the uid still
+///   holds no cookie then. A waiting socket keeps nothing, at most `waitingPerUID` wait for one uid
+///   on an instance (the oldest is let go), and none waits longer than `SESAC_SOCKET_WAIT_SECONDS`.
+///
+/// Binding announces the socket on the uid's topic with its strength (`Announcement`): a cookie or
+/// token is strong, a network weak. A strong socket stops forwarding only when another strong one
+/// binds later; a weak one stops at any other binding; a strong socket that hears a weak binding
+/// announces itself again, and the weak one stops — on every instance, through the `EventBus`.
+/// When a uid is first handed its cookie, its sockets bound by network, or waiting, are let go.
 /// A bound socket is let go when its account withdraws or is suspended from mates (`SessionEnd`).
 struct MatesCompatSocket: SocketIOHandler {
     static let bindEvent = "changesocketid"
@@ -44,6 +52,9 @@ struct MatesCompatSocket: SocketIOHandler {
     static let waitingPerUID = 2
     /// Published on a uid's binding topic when the uid withdrew: its sockets stop.
     static let withdrawnMessage = "withdrawn"
+    /// Published on a uid's binding topic when the uid is first handed its binding cookie: its
+    /// sockets bound by network, and those waiting, are let go.
+    static let cookieHandedMessage = "cookie_handed"
 
     private let forwarding = NIOLockedValueBox<[String: Task<Void, Never>]>([:])
     private let waiting = WaitingSockets()
@@ -57,17 +68,17 @@ struct MatesCompatSocket: SocketIOHandler {
         let application = client.application
         let service = SesacAppService(database: application.db, application: application)
         switch await authorization(uid: uid, client: client, service: service) {
-        case .bound(let account, let outcome):
+        case .bound(let account, let outcome, let strong):
             Self.count(outcome)
             waiting.remove(client.id)
-            bind(client, uid: uid, account: account, service: service, waitingFor: nil)
+            bind(client, uid: uid, account: account, service: service, strong: strong, waitingFor: nil)
         case .waits(let account, let network):
             Self.count("pending")
             application.logger.notice("a chat socket waits to be bound: its network is not the uid's latest (\(client.engineID))")
             await client.emit(Self.pendingEvent, [["uid": .string(uid), "message": "Waiting for this device's next request to the API."]])
             // At most `waitingPerUID` wait for one uid: a newer one lets the oldest go.
             for released in waiting.add(client, uid: uid, limit: Self.waitingPerUID) { await released.disconnect() }
-            bind(client, uid: uid, account: account, service: service, waitingFor: network)
+            bind(client, uid: uid, account: account, service: service, strong: false, waitingFor: network)
         case .refused(let outcome):
             Self.count(outcome)
             application.logger.notice("a chat socket was refused the chats of a uid (\(outcome), \(client.engineID))")
@@ -82,7 +93,8 @@ struct MatesCompatSocket: SocketIOHandler {
     }
 
     package enum Authorization {
-        case bound(account: UUID, outcome: String)
+        /// `strong`: by what the phone holds (cookie, token); otherwise by network.
+        case bound(account: UUID, outcome: String, strong: Bool)
         case waits(account: UUID, network: String)
         case refused(outcome: String)
     }
@@ -91,12 +103,14 @@ struct MatesCompatSocket: SocketIOHandler {
     private func authorization(uid: String, client: SocketIOClient, service: SesacAppService) async -> Authorization {
         guard let appUser = try? await service.appUser(uid) else { return .refused(outcome: "unknown_uid") }
         if SesacSocketBinding.uid(in: client.headers, key: client.application.keys.socketBinding) == uid {
-            return .bound(account: appUser.userID, outcome: "cookie")
+            return .bound(account: appUser.userID, outcome: "cookie", strong: true)
         }
         let token = client.headers.first(name: SesacAppAuthentication.header) ?? client.auth?.object?["idtoken"]?.string
         if let token, let verifier = client.application.firebaseTokens, let identity = try? await verifier.verify(token), identity.uid == uid {
-            return .bound(account: appUser.userID, outcome: "token")
+            return .bound(account: appUser.userID, outcome: "token", strong: true)
         }
+        // Its phone holds the cookie (and sends it on the socket): nothing else binds this uid.
+        if appUser.socketCookieHandedAt != nil { return .refused(outcome: "cookie_required") }
         guard !client.headers.sentByABrowser else { return .refused(outcome: "browser") }
         // Behind a proxy we were not told of, every phone is the proxy's address: no network binds.
         guard !UntrustedForwarding.suspected(headers: client.headers, clientAddress: client.address) else {
@@ -104,15 +118,16 @@ struct MatesCompatSocket: SocketIOHandler {
         }
         let network = ClientNetwork(address: client.address).key
         if let latest = try? await service.appLatestNetwork(uid: uid), latest == network {
-            return .bound(account: appUser.userID, outcome: "latest_network")
+            return .bound(account: appUser.userID, outcome: "latest_network", strong: false)
         }
         return .waits(account: appUser.userID, network: network)
     }
 
     /// Forwards the lines written to `account` to the client, from the moment it is bound.
-    /// `waitingFor` a network: nothing is forwarded (or kept) until the uid calls the API from it;
-    /// then the binding is announced (the uid's earlier sockets stop) and lines flow from then on.
-    private func bind(_ client: SocketIOClient, uid: String, account: UUID, service: SesacAppService, waitingFor network: String?) {
+    /// `waitingFor` a network: nothing is forwarded (or kept) until the uid calls the API from it
+    /// while still holding no cookie; then the (weak) binding is announced and lines flow from then on.
+    private func bind(_ client: SocketIOClient, uid: String, account: UUID, service: SesacAppService, strong: Bool,
+                      waitingFor network: String?) {
         let events = client.application.events
         let sightings = network.map { _ in events.subscribe(to: SesacAppService.appSightingTopic(uid)) }
         let bindings = events.subscribe(to: Self.bindingTopic(uid))
@@ -124,13 +139,28 @@ struct MatesCompatSocket: SocketIOHandler {
         let waiting = waiting
         let task = Task {
             let state = BindingState(bound: network == nil)
-            if network == nil { await events.publish(socketID, to: Self.bindingTopic(uid)) }
+            let announcement = Announcement(socketID: socketID, kind: strong ? .strong : .weak)
+            if network == nil { await events.publish(announcement.message, to: Self.bindingTopic(uid)) }
             let letGo: Bool = await withTaskGroup(of: Bool.self) { group in
                 group.addTask {
-                    // Another socket bound this uid later (this one stops), or the uid withdrew (let go).
-                    for await other in bindings {
-                        if other == Self.withdrawnMessage { return true }
-                        if other != socketID && state.isBound { return false }
+                    for await message in bindings {
+                        // The uid withdrew: let go.
+                        if message == Self.withdrawnMessage { return true }
+                        // The phone now holds its cookie: a socket by network (or waiting) is let go.
+                        if message == Self.cookieHandedMessage {
+                            if strong { continue }
+                            Self.count("cookie_required")
+                            return true
+                        }
+                        guard state.isBound, let other = Announcement(message: message), other.socketID != socketID else { continue }
+                        if !strong { return false }  // a weak binding yields to any other
+                        switch other.kind {
+                        case .strong: return false  // a later strong binding: this one stops
+                        case .strongAgain: continue  // an earlier strong one that has not yet heard of this one
+                        case .weak:
+                            // A socket bound by network while this one holds the cookie: it stops on hearing this.
+                            await events.publish(Announcement(socketID: socketID, kind: .strongAgain).message, to: Self.bindingTopic(uid))
+                        }
                     }
                     return false
                 }
@@ -149,10 +179,17 @@ struct MatesCompatSocket: SocketIOHandler {
                 if let sightings, let network {
                     group.addTask {
                         for await seen in sightings where seen == network {
+                            // The call that announced this sighting handed the phone its cookie
+                            // (noted before the sighting): the phone's socket binds by that, this
+                            // one is let go. Only a uid that still holds none binds by the call.
+                            guard let appUser = try? await service.appUser(uid), appUser.socketCookieHandedAt == nil else {
+                                Self.count("cookie_required")
+                                return true
+                            }
                             Self.count("confirmed")
                             state.confirm()
                             waiting.remove(socketID)
-                            await events.publish(socketID, to: Self.bindingTopic(uid))
+                            await events.publish(announcement.message, to: Self.bindingTopic(uid))
                             // Keep listening (`for await`) so the group waits for the other tasks.
                             for await _ in sightings {}
                             return false
@@ -199,6 +236,34 @@ struct MatesCompatSocket: SocketIOHandler {
     static func count(_ outcome: String) {
         Counter(label: "whatweeat_sesac_socket_binds_total", dimensions: [("outcome", outcome)]).increment()
     }
+}
+
+/// A socket's binding as announced on its uid's topic: `strong:<socket id>` (by cookie or token),
+/// `weak:<socket id>` (by network), `strong-again:<socket id>` (a strong socket that heard a weak
+/// binding, saying it is still there). A bare socket id (an instance of an earlier version, during
+/// an upgrade) is a strong binding, as every binding was then.
+struct Announcement: Equatable {
+    enum Kind: String { case strong, weak, strongAgain = "strong-again" }
+
+    let socketID: String
+    let kind: Kind
+
+    init(socketID: String, kind: Kind) {
+        self.socketID = socketID
+        self.kind = kind
+    }
+
+    init?(message: String) {
+        guard message != MatesCompatSocket.withdrawnMessage, message != MatesCompatSocket.cookieHandedMessage, !message.isEmpty else { return nil }
+        let parts = message.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        if parts.count == 2, let kind = Kind(rawValue: String(parts[0])) {
+            self.init(socketID: String(parts[1]), kind: kind)
+        } else {
+            self.init(socketID: message, kind: .strong)
+        }
+    }
+
+    var message: String { kind.rawValue + ":" + socketID }
 }
 
 /// Whether a socket is bound yet.

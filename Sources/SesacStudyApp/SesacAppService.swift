@@ -114,6 +114,8 @@ extension SesacAppService {
         row.birth = form.birth
         row.study = ""
         row.searchable = false
+        // The sign-up's answer carries the binding cookie (`MatesCompatRoutes.signUp`).
+        row.socketCookieHandedAt = now
         if let existing = try await store.holder(ofDestination: destinationHash) {
             // The web verified this number first: the app joins that account, which keeps its nickname.
             row.userID = existing
@@ -122,6 +124,7 @@ extension SesacAppService {
                 try await store.fillIn(existing, gender: form.gender, birthYear: year)
                 try await AppUserStore(database: store.database).create(row)
             }
+            application.appSocketCookies.remember(uid)
             await application.appUIDMemory.forget(row.userID, announcingOn: events)
             return row
         }
@@ -148,6 +151,7 @@ extension SesacAppService {
             if try await appUser(uid) != nil { throw AppError.conflict("app_user_exists") }
             throw AppError.invalid("nickname_not_allowed")
         }
+        application.appSocketCookies.remember(uid)
         await application.appUIDMemory.forget(userID, announcingOn: events)
         return row
     }
@@ -157,6 +161,7 @@ extension SesacAppService {
     func withdrawApp(_ appUser: MatesAppUser, accounts: AccountService) async throws {
         if let uid = appUser.id {
             try await forgetAppSightings(uid: uid)
+            application.appSocketCookies.forget(uid)
             await application.appAccounts.forget(uid, announcingOn: events)
         }
         guard appUser.createdAccount, let account = try await AccountStore(database: database, application: application).user(appUser.userID) else {
@@ -193,8 +198,11 @@ extension SesacAppService {
         return id
     }
 
-    /// Remembers which network a uid calls from (at most one write a minute per uid, network
-    /// and instance: the apps poll).
+    /// Notes a signed-up uid's call, whose answer carries the binding cookie: first that the uid
+    /// holds its cookie (`noteSocketCookieHanded`), then the network it calls from. The network is
+    /// written unless the uid's last write on this instance was this same network, less than a
+    /// minute ago (the apps poll); the sighting is announced on every call, so a socket waiting on
+    /// this network hears of it whatever was written.
     func noteAppSighting(_ appUser: MatesAppUser, address: String) async throws {
         guard let uid = appUser.id else { return }
         try await noteAppSighting(uid: uid, address: address)
@@ -203,9 +211,25 @@ extension SesacAppService {
     private func noteAppSighting(uid: String, address: String) async throws {
         let now = self.now
         let network = ClientNetwork(address: address).key
-        guard application.appSightings.shouldWrite(uid: uid, network: network, now: now) else { return }
-        try await appUsers.noteSighting(uid: uid, network: network, at: now)
+        // Before the sighting is announced: a socket waiting for it then sees that the uid holds a cookie.
+        try await noteSocketCookieHanded(uid: uid)
+        if application.appSightings.shouldWrite(uid: uid, network: network, now: now) {
+            try await appUsers.noteSighting(uid: uid, network: network, at: now)
+        }
         await events.publish(network, to: Self.appSightingTopic(uid))
+    }
+
+    /// Notes that `uid`'s answers carry its binding cookie: from then on its chat socket binds by
+    /// cookie or token only, never by network (`MatesCompatSocket`). Written once, the first time
+    /// (`appSocketCookies` remembers the uids known to hold one, per instance); that first time the
+    /// uid's sockets bound by network, or waiting, are let go (`MatesCompatSocket.cookieHandedMessage`).
+    func noteSocketCookieHanded(uid: String) async throws {
+        let memory = application.appSocketCookies
+        guard !memory.knows(uid) else { return }
+        if try await appUsers.noteSocketCookieHanded(uid: uid, at: now) {
+            await events.publish(MatesCompatSocket.cookieHandedMessage, to: MatesCompatSocket.bindingTopic(uid))
+        }
+        memory.remember(uid)
     }
 
     enum AppFastState { case unknown, searching, other }
@@ -374,21 +398,45 @@ extension SesacAppService {
     }
 }
 
-/// When each app uid was last noted on each network, per instance: the database is written at most once a
-/// minute per uid and network (the socket binding reads it), however a dual-stack phone
-/// alternates between its networks.
+/// The network each app uid was last written on by this instance, and when: a call from that same
+/// network within a minute is not written again (the apps poll). A call from any other network is
+/// written, so the uid's latest network in the database is the one it called from last (a phone
+/// that went from A to B and back to A within a minute is on A).
 final class AppSightings: Sendable {
-    private let written = NIOLockedValueBox<[String: Date]>([:])
+    private struct Written: Sendable {
+        let network: String
+        let at: Date
+    }
+
+    private let written = NIOLockedValueBox<[String: Written]>([:])
 
     func shouldWrite(uid: String, network: String, now: Date) -> Bool {
         written.withLockedValue { table in
-            let key = uid + "|" + network
-            if let last = table[key], now.timeIntervalSince(last) < 60 { return false }
+            if let last = table[uid], last.network == network, now.timeIntervalSince(last.at) < 60, now >= last.at { return false }
             if table.count > 100_000 { table.removeAll() }
-            table[key] = now
+            table[uid] = Written(network: network, at: now)
             return true
         }
     }
+}
+
+/// The uids this instance knows were handed their binding cookie (`SesacAppService.noteSocketCookieHanded`):
+/// the database is written once per uid, not at every call. A uid forgotten (the table is cleared
+/// past 100,000) is only written again, and a write that finds it marked changes nothing.
+final class AppSocketCookies: Sendable {
+    private let handed = NIOLockedValueBox<Set<String>>([])
+
+    func knows(_ uid: String) -> Bool { handed.withLockedValue { $0.contains(uid) } }
+
+    func remember(_ uid: String) {
+        handed.withLockedValue { handed in
+            if handed.count > 100_000 { handed.removeAll() }
+            handed.insert(uid)
+        }
+    }
+
+    /// Forgets `uid` (its withdrawal: its row goes).
+    func forget(_ uid: String) { _ = handed.withLockedValue { $0.remove(uid) } }
 }
 
 extension Application {
@@ -398,5 +446,13 @@ extension Application {
     var appSightings: AppSightings {
         get { storage[AppSightingsKey.self] ?? AppSightings() }
         set { storage[AppSightingsKey.self] = newValue }
+    }
+
+    private struct AppSocketCookiesKey: StorageKey { typealias Value = AppSocketCookies }
+
+    /// Set by `SesacStudyAppLayer.configure`.
+    var appSocketCookies: AppSocketCookies {
+        get { storage[AppSocketCookiesKey.self] ?? AppSocketCookies() }
+        set { storage[AppSocketCookiesKey.self] = newValue }
     }
 }

@@ -8,12 +8,13 @@ import Vapor
 /// `MatesCompatSocket`), on mates: Firebase ID tokens sign them in (`FIREBASE_PROJECT_IDS`).
 package enum SesacStudyAppLayer: Feature {
     package static let settingsSections: [any SettingsSection.Type] = [FirebaseSettings.self]
-    package static let migrations: [any Migration] = [CreateMatesAppUsers(), CreateMatesAppNetworks()]
+    package static let migrations: [any Migration] = [CreateMatesAppUsers(), CreateMatesAppNetworks(), AddMatesAppUserSocketCookie()]
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         // The apps' sign-in; nil (every `/v1` call 401) without FIREBASE_PROJECT_IDS.
         app.firebaseTokens = FirebaseIDTokenVerifier.make(app, settings: settings.firebase)
         app.appSightings = AppSightings()
+        app.appSocketCookies = AppSocketCookies()
         app.appUIDMemory = PersonMemory(topic: "sesac.app-uids", lifetime: 300)
         app.appUIDMemory.follow(app)
         app.appAccounts = AppAccounts()

@@ -91,4 +91,30 @@ final class AppUserStoreTests: XCTestCase {
             }
         }
     }
+    /// Issue 56, item 2: that a uid was handed its binding cookie is written once (the first time
+    /// says so); the migration marks the uids with a network on record (each such call was
+    /// answered with the cookie) and leaves the others.
+    func testTheCookieHandingIsNotedOnceAndTheMigrationMarksUIDsWithANetwork() async throws {
+        try await withTestApp { app in
+            let store = AppUserStore(database: app.db)
+            let mina = try await app.member("미나")
+            try await store.create(appUser("uid-called", of: mina.id, createdAt: Date()))
+            try await store.create(appUser("uid-quiet", of: mina.id, createdAt: Date()))
+            let first = try await store.noteSocketCookieHanded(uid: "uid-quiet", at: Date(timeIntervalSince1970: 1_800_000_000))
+            let again = try await store.noteSocketCookieHanded(uid: "uid-quiet", at: Date(timeIntervalSince1970: 1_800_000_100))
+            XCTAssertTrue(first)
+            XCTAssertFalse(again, "written once")
+            let quiet = try await store.appUser("uid-quiet")
+            XCTAssertEqual(quiet?.socketCookieHandedAt?.timeIntervalSince1970 ?? 0, 1_800_000_000, accuracy: 0.001)
+
+            // The upgrade: the column comes with the migration, marking the uids seen on a network.
+            try await AddMatesAppUserSocketCookie().revert(on: app.db)
+            try await store.noteSighting(uid: "uid-called", network: "203.0.113.7", at: Date(timeIntervalSince1970: 1_800_000_500))
+            try await AddMatesAppUserSocketCookie().prepare(on: app.db)
+            let called = try await store.appUser("uid-called")
+            XCTAssertEqual(called?.socketCookieHandedAt?.timeIntervalSince1970 ?? 0, 1_800_000_500, accuracy: 0.001)
+            let unmarked = try await store.appUser("uid-quiet")
+            XCTAssertNil(unmarked?.socketCookieHandedAt, "a uid with no network on record is left as it was (no column before)")
+        }
+    }
 }

@@ -6,6 +6,7 @@ import AsyncHTTPClient
 @testable import LookForRealBurgerApp
 @testable import MenuGame
 @testable import MenuGameApp
+import NIOConcurrencyHelpers
 import NIOCore
 import Platform
 @testable import SesacStudyApp
@@ -16,8 +17,9 @@ import XCTVapor
 
 /// The 새싹 스터디 apps' Socket.IO chat on a real port, written frame by frame as the apps'
 /// client sends it (`40`, `42["changesocketid",uid]`): a line reaches the recipient's socket as
-/// `42["chat",{…}]` and never the sender's; a uid binds only from the address it called `/v1`
-/// from, or with its ID token in the CONNECT payload. (Tests/e2e/test_sesac_app.py and the
+/// `42["chat",{…}]` and never the sender's; a uid binds by the binding cookie its phone holds
+/// (from its `/v1` answers, sent back on the handshake) or its ID token in the CONNECT payload, and
+/// only a uid never handed its cookie by its latest network. (Tests/e2e/test_sesac_app.py and the
 /// cluster stage drive the same with python-socketio.)
 final class MatesCompatSocketTests: XCTestCase {
     /// A 새싹 스터디 app user calling over the real port, from `address` (the proxy at 127.0.0.1 says so).
@@ -26,6 +28,11 @@ final class MatesCompatSocketTests: XCTestCase {
         let uid: String
         let token: String
         var address = "203.0.113.7"
+        /// The app's cookie store: the binding cookie of its latest answer.
+        let jar = CookieJar()
+
+        /// `Cookie: wwe_sesac_socket=…`, as the apps' socket library sends the store's cookie.
+        var cookie: HTTPHeaders { jar.value.map { ["Cookie": $0] } ?? [:] }
 
         func call(_ method: HTTPMethod, _ path: String, form: String? = nil) async throws -> (status: Int, text: String, headers: HTTPHeaders) {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
@@ -37,8 +44,27 @@ final class MatesCompatSocketTests: XCTestCase {
                 request.body = .bytes(ByteBuffer(string: form))
             }
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            if let set = response.headers[canonicalForm: "Set-Cookie"].first(where: { $0.hasPrefix(SesacSocketBinding.cookieName + "=") }) {
+                jar.value = String(set.split(separator: ";")[0])
+            }
             return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)), response.headers)
         }
+    }
+
+    final class CookieJar: Sendable {
+        private let box = NIOLockedValueBox<String?>(nil)
+        var value: String? {
+            get { box.withLockedValue { $0 } }
+            set { box.withLockedValue { $0 = newValue } }
+        }
+    }
+
+    /// As if an instance of an earlier version had served `uid`'s calls so far (a rolling
+    /// upgrade): its answers carried the cookie, but nothing noted that the uid holds one. Only
+    /// such a uid still binds by network.
+    private func servedByAnEarlierVersion(_ app: Application, _ uid: String) async throws {
+        try await app.db.sql.raw("UPDATE mates_app_users SET socket_cookie_handed_at = NULL WHERE uid = \(bind: uid)").run()
+        app.appSocketCookies.forget(uid)
     }
 
     private func withServer(trustingTheProxy: Bool = true, socketWaitSeconds: Int = 600,
@@ -123,8 +149,8 @@ final class MatesCompatSocketTests: XCTestCase {
     func testALineReachesTheRecipientsSocketAndNotTheSenders() async throws {
         try await withServer { app, port, firebase in
             let (a, b) = try await matchedPair(port, firebase)
-            let aSocket = try await socket(app, port, from: a.address, binding: a.uid)
-            let bSocket = try await socket(app, port, from: b.address, binding: b.uid)
+            let aSocket = try await socket(app, port, from: a.address, binding: a.uid, headers: a.cookie)
+            let bSocket = try await socket(app, port, from: b.address, binding: b.uid, headers: b.cookie)
             let sent = try await b.call(.POST, "/v1/chat/\(a.uid)", form: "chat=%EC%95%88%EB%85%95")
             XCTAssertEqual(sent.status, 200, sent.text)
             let heard = try await chatEvents(aSocket)
@@ -142,17 +168,22 @@ final class MatesCompatSocketTests: XCTestCase {
         }
     }
 
-    func testAUidBindsOnlyWhereItCalledFromOrWithItsToken() async throws {
+    func testAUidBindsOnlyByWhatItsPhoneHolds() async throws {
         try await withServer { app, port, firebase in
             let (a, b) = try await matchedPair(port, firebase)
             func send(_ text: String) async throws { try await self.send(text, from: b, to: a) }
-            // Someone elsewhere who read A's uid in a search result binds nothing.
+            // Someone elsewhere who read A's uid in a search result binds nothing; nor does someone
+            // on A's own network (A's latest), without A's cookie.
             let eavesdropper = try await socket(app, port, from: "198.51.100.9", binding: a.uid)
+            let neighbour = try await socket(app, port, from: a.address, binding: a.uid)
+            XCTAssertTrue(neighbour.received.contains { $0.contains("bind_pending") }, "\(neighbour.received)")
             try await send("first")
             let eavesdropped = try await chatEvents(eavesdropper)
             XCTAssertTrue(eavesdropped.isEmpty, "a uid alone binds nothing")
-            // A's own phone, from where it called the API.
-            let phone = try await socket(app, port, from: a.address, binding: a.uid)
+            let neighbourHeard = try await chatEvents(neighbour)
+            XCTAssertTrue(neighbourHeard.isEmpty, "A's network binds nobody once A holds its cookie")
+            // A's own phone, with the cookie of its answers.
+            let phone = try await socket(app, port, from: a.address, binding: a.uid, headers: a.cookie)
             try await send("second")
             let phoneHeard = try await chatEvents(phone)
             XCTAssertEqual(phoneHeard.map { $0["chat"] as? String }, ["second"])
@@ -172,16 +203,20 @@ final class MatesCompatSocketTests: XCTestCase {
             XCTAssertEqual(tabletStill.map { $0["chat"] as? String }, ["fourth"])
             let eavesdroppedLater = try await chatEvents(eavesdropper)
             XCTAssertTrue(eavesdroppedLater.isEmpty)
-            for socket in [eavesdropper, phone, tablet, wrongToken] { await socket.close() }
+            let neighbourLater = try await chatEvents(neighbour)
+            XCTAssertTrue(neighbourLater.isEmpty)
+            for socket in [eavesdropper, neighbour, phone, tablet, wrongToken] { await socket.close() }
         }
     }
 
     /// The 2026-11-26 probe, item 1: a page on any site, opened on A's phone (A's address), opened
     /// a socket here, bound A's uid and read A's chat. Another site's page is refused before any
-    /// session; a browser, even on our own origin, never binds by address; the app still does.
+    /// session; a browser, even on our own origin, never binds by address; the app still does
+    /// (a uid whose calls an earlier version served, the only kind that binds by address).
     func testAPageOfAnotherSiteOnTheVictimsPhoneReadsNothing() async throws {
         try await withServer { app, port, firebase in
             let (a, b) = try await matchedPair(port, firebase)
+            try await servedByAnEarlierVersion(app, a.uid)
             // Chromium's handshake from a page elsewhere, from A's own address.
             let evil = try RawWebSocket(port: port, path: "/socket.io/?EIO=4&transport=websocket",
                                         headers: ["Origin": "https://evil.example", "Sec-Fetch-Mode": "websocket", "Sec-Fetch-Site": "cross-site",
@@ -209,33 +244,43 @@ final class MatesCompatSocketTests: XCTestCase {
 
     /// Issue "real people, real networks", item 3: a bind was refused in silence whenever the
     /// phone's socket and its HTTP calls came from different addresses, or 30 minutes after the
-    /// last call. Now (without the binding cookie, which the next tests cover): the network of the
-    /// uid's latest call of the last day binds (IPv6 by its /64); another network waits, is told
-    /// so, and binds at the uid's next call from it, with the lines from then on (never those
-    /// written while it waited: the 2026-11-27 probe, finding 2); a stranger who only knows the
-    /// uid still hears nothing.
+    /// last call. Now the phone's cookie binds its socket from anywhere, at any time (the next test);
+    /// and a uid never handed its cookie (its calls served by an earlier version) binds from the
+    /// network of its latest call of the last day (IPv6 by its /64). Another network waits, is told
+    /// so, and is never handed a line written while it waited (the 2026-11-27 probe, finding 2):
+    /// the phone's next call hands it its cookie and lets the waiting socket go, and the phone's
+    /// socket binds by that cookie from then on. A stranger who only knows the uid hears nothing.
     func testTheChatDoesNotGoSilentForTheOwnerAndStaysShutForAStranger() async throws {
         try await withServer { app, port, firebase in
             var (a, b) = try await matchedPair(port, firebase)
             func send(_ text: String) async throws { try await self.send(text, from: b, to: a) }
             // The chat screen left open for 31 minutes: the socket reconnects with no HTTP call between.
             try await app.db.sql.raw("UPDATE mates_app_networks SET seen_at = \(bind: Date().addingTimeInterval(-31 * 60))").run()
-            let reconnected = try await socket(app, port, from: a.address, binding: a.uid)
+            let withCookie = try await socket(app, port, from: a.address, binding: a.uid, headers: a.cookie)
             try await send("after31")
-            let afterLongQuiet = try await chatEvents(reconnected)
+            let afterLongQuiet = try await chatEvents(withCookie)
             XCTAssertEqual(afterLongQuiet.map { $0["chat"] as? String }, ["after31"])
+            await withCookie.close()
+
+            // A uid an earlier version served: without a cookie, its latest network binds.
+            try await servedByAnEarlierVersion(app, a.uid)
+            let reconnected = try await socket(app, port, from: a.address, binding: a.uid)
+            try await send("by-network")
+            let byNetwork = try await chatEvents(reconnected)
+            XCTAssertEqual(byNetwork.map { $0["chat"] as? String }, ["by-network"])
             await reconnected.close()
 
-            // IPv6: the phone's HTTP calls and its socket leave from different addresses of one /64.
-            a.address = "2001:db8:1:2::10"
-            let polled = try await a.call(.GET, "/v1/queue/myQueueState")
-            XCTAssertEqual(polled.status, 200, polled.text)
+            // IPv6: the phone's HTTP calls (the earlier version noted the /64) and its socket leave
+            // from different addresses of one /64.
+            try await app.db.sql.raw("""
+                INSERT INTO mates_app_networks (uid, network, seen_at) VALUES (\(bind: a.uid), \(bind: ClientNetwork(address: "2001:db8:1:2::10").key), \(bind: Date()))
+                """).run()
             let rotated = try await socket(app, port, from: "2001:db8:1:2:a1b2:c3d4:e5f6:7788", binding: a.uid)
             try await send("v6")
             let onV6 = try await chatEvents(rotated)
             XCTAssertEqual(onV6.map { $0["chat"] as? String }, ["v6"])
 
-            // From Wi-Fi to LTE mid-chat: the new socket waits, is told, and keeps what comes.
+            // From Wi-Fi to LTE mid-chat, without a cookie: the new socket waits, is told, hears nothing.
             let lte = "198.51.100.77"
             let moved = try await EngineTestSocket.connect("ws://127.0.0.1:\(port)/socket.io/?EIO=4&transport=websocket", on: app,
                                                          headers: ["X-Forwarded-For": lte])
@@ -246,45 +291,41 @@ final class MatesCompatSocketTests: XCTestCase {
             let told = try await moved.next()
             XCTAssertTrue(told.hasPrefix("42[\"bind_pending\""), told)
             try await send("while-moving")
-            let beforeConfirming = try await chatEvents(moved)
-            XCTAssertTrue(beforeConfirming.isEmpty, "nothing before the uid shows up on this network")
+            let beforeTheCall = try await chatEvents(moved)
+            XCTAssertTrue(beforeTheCall.isEmpty, "nothing before the uid shows up on this network")
             let stillOnV6 = try await chatEvents(rotated)
             XCTAssertEqual(stillOnV6.map { $0["chat"] as? String }, ["while-moving"], "the bound socket keeps hearing meanwhile")
-            // The phone's next request from LTE binds the waiting socket: lines from then on.
+            // The phone's next request, from LTE, hands it its cookie: the sockets without one (the
+            // waiting one, the one bound by network) are let go, handed nothing.
             a.address = lte
             let fromLTE = try await a.call(.GET, "/v1/queue/myQueueState")
             XCTAssertEqual(fromLTE.status, 200)
-            // (The binding follows the call a moment later: lines are sent until the socket hears one.)
-            var afterConfirming: [String?] = []
-            try await waitUntil {
-                try await send("on-lte")
-                afterConfirming += try await self.chatEvents(moved).map { $0["chat"] as? String }
-                return !afterConfirming.isEmpty
-            }
-            XCTAssertFalse(afterConfirming.contains("while-moving"), "a line written while it waited is never handed over: \(afterConfirming)")
-            XCTAssertTrue(afterConfirming.allSatisfy { $0 == "on-lte" }, "\(afterConfirming)")
-            _ = try await chatEvents(rotated)  // what it heard before the new socket was bound
+            try await moved.waitClosed(timeout: .seconds(10))
+            try await rotated.waitClosed(timeout: .seconds(10))
+            XCTAssertTrue(moved.received.contains("41"), "told it is let go: \(moved.received)")
+            XCTAssertFalse(moved.received.contains { $0.contains("while-moving") }, "a line written while it waited is never handed over")
+            // The phone connects again with its cookie, and hears from then on.
+            let phone = try await socket(app, port, from: lte, binding: a.uid, headers: a.cookie)
+            XCTAssertFalse(phone.received.contains { $0.contains("bind_pending") }, "\(phone.received)")
             try await send("after-bind")
-            let newSocket = try await chatEvents(moved)
-            XCTAssertEqual(newSocket.map { $0["chat"] as? String }, ["after-bind"])
-            let oldSocket = try await chatEvents(rotated)
-            XCTAssertTrue(oldSocket.isEmpty, "the latest socket wins once bound")
+            let phoneHeard = try await chatEvents(phone)
+            XCTAssertEqual(phoneHeard.map { $0["chat"] as? String }, ["after-bind"])
 
-            // A stranger who read the uid in a search result: waits forever, and their own calls
-            // (their own token, from their own network) bind nothing.
+            // A stranger who read the uid in a search result: refused, and their own calls (their
+            // own token, from their own network) bind nothing.
             let strangerUID = SesacAppClient.newUID()
             var stranger = Caller(port: port, uid: strangerUID, token: try firebase.token(uid: strangerUID, phone: SesacAppClient.newPhone()))
             stranger.address = "192.0.2.200"
             let joined = try await stranger.call(.POST, "/v1/user", form: "nick=stranger&birth=1995-06-15T09:00:00.000Z&gender=1")
             XCTAssertEqual(joined.status, 200, joined.text)
-            let eavesdropper = try await socket(app, port, from: stranger.address, binding: a.uid)
+            let eavesdropper = try await socket(app, port, from: stranger.address, binding: a.uid, headers: stranger.cookie)
             _ = try await stranger.call(.GET, "/v1/queue/myQueueState")
             try await send("secret")
             let eavesdropped = try await chatEvents(eavesdropper)
             XCTAssertTrue(eavesdropped.isEmpty, "\(eavesdropped)")
-            let owner = try await chatEvents(moved)
+            let owner = try await chatEvents(phone)
             XCTAssertEqual(owner.map { $0["chat"] as? String }, ["secret"])
-            for socket in [rotated, moved, eavesdropper] { await socket.close() }
+            for socket in [rotated, moved, phone, eavesdropper] { await socket.close() }
         }
     }
 }
@@ -336,7 +377,8 @@ extension MatesCompatSocketTests {
 
     /// The 2026-11-27 probe, finding 2: A's app called from a café, then from home; a stranger who
     /// stayed at the café bound A's uid by that network and heard the next line, and A's own socket
-    /// went silent. Now only the uid's latest network binds without a cookie.
+    /// went silent. Now only the uid's latest network binds without a cookie, and only for a uid
+    /// never handed one (here: its calls served by an earlier version).
     func testACafeTheOwnerLeftBindsNobody() async throws {
         try await withServer { app, port, firebase in
             var (a, b) = try await matchedPair(port, firebase)
@@ -347,6 +389,7 @@ extension MatesCompatSocketTests {
             a.address = "198.51.100.60"  // home
             let atHome = try await a.call(.GET, "/v1/queue/myQueueState")
             XCTAssertEqual(atHome.status, 200)
+            try await servedByAnEarlierVersion(app, a.uid)
             let home = try await socket(app, port, from: a.address, binding: a.uid)
             let stranger = try await socket(app, port, from: "203.0.113.50", binding: a.uid)
             XCTAssertTrue(stranger.received.contains { $0.contains("bind_pending") }, "the café is not A's latest network: \(stranger.received)")
@@ -360,38 +403,40 @@ extension MatesCompatSocketTests {
     }
 
     /// The 2026-11-27 probe, finding 3: every waiting socket kept 64 lines, with no bound per uid.
-    /// Now at most two wait for one uid (a third lets the oldest go), and they keep nothing.
+    /// Now at most two wait for one uid (a third lets the oldest go), and they keep nothing. (Only a
+    /// uid never handed its cookie has sockets that wait: here its calls were served by an earlier
+    /// version.) The uid's next call hands its phone the cookie and lets them all go.
     func testAtMostTwoSocketsWaitForOneUID() async throws {
         try await withServer { app, port, firebase in
-            var (a, b) = try await matchedPair(port, firebase)
+            let (a, b) = try await matchedPair(port, firebase)
+            try await servedByAnEarlierVersion(app, a.uid)
+            let bound = try await socket(app, port, from: a.address, binding: a.uid)
             var waiting: [EngineTestSocket] = []
             for index in 0..<3 {
                 waiting.append(try await socket(app, port, from: "192.0.2.\(100 + index)", binding: a.uid))
             }
             try await waiting[0].waitClosed(timeout: .seconds(10))
             XCTAssertTrue(waiting[0].received.contains("41"), "the oldest is told it is let go: \(waiting[0].received)")
+            try await Task.sleep(for: .milliseconds(300))
             XCTAssertFalse(waiting[1].socket.isClosed)
             XCTAssertFalse(waiting[2].socket.isClosed)
-            // The phone shows up on the third socket's network: that one is bound, and no longer waits.
-            a.address = "192.0.2.102"
-            let call = try await a.call(.GET, "/v1/queue/myQueueState")
+            XCTAssertFalse(bound.socket.isClosed, "a bound socket is not counted among the waiting")
+            try await send("bound", from: b, to: a)
+            let boundHeard = try await chatEvents(bound)
+            XCTAssertEqual(boundHeard.map { $0["chat"] as? String }, ["bound"])
+            for socket in waiting {
+                let heard = try await chatEvents(socket)
+                XCTAssertTrue(heard.isEmpty, "\(heard)")
+            }
+            // The phone shows up on the third socket's network: its answer carries the cookie, so
+            // nothing binds by network any more: the waiting sockets and the one bound by network go.
+            var moved = a
+            moved.address = "192.0.2.102"
+            let call = try await moved.call(.GET, "/v1/queue/myQueueState")
             XCTAssertEqual(call.status, 200)
-            var heard: [String?] = []
-            try await waitUntil {
-                try await self.send("bound", from: b, to: a)
-                heard += try await self.chatEvents(waiting[2]).map { $0["chat"] as? String }
-                return !heard.isEmpty
-            }
-            // Two more wait: the older waiting one is let go, the bound one stays.
-            for index in 3..<5 {
-                waiting.append(try await socket(app, port, from: "192.0.2.\(100 + index)", binding: a.uid))
-            }
-            try await waiting[1].waitClosed(timeout: .seconds(10))
-            try await Task.sleep(for: .milliseconds(300))
-            XCTAssertFalse(waiting[2].socket.isClosed, "a bound socket is not counted among the waiting")
-            XCTAssertFalse(waiting[3].socket.isClosed)
-            XCTAssertFalse(waiting[4].socket.isClosed)
-            for socket in waiting { await socket.close() }
+            for socket in [waiting[1], waiting[2], bound] { try await socket.waitClosed(timeout: .seconds(10)) }
+            XCTAssertFalse(waiting[2].received.contains { $0.contains("\"chat\"") }, "\(waiting[2].received)")
+            for socket in waiting + [bound] { await socket.close() }
         }
     }
 
@@ -399,6 +444,7 @@ extension MatesCompatSocketTests {
     func testAWaitingSocketIsLetGoWhenItsWaitEnds() async throws {
         try await withServer(socketWaitSeconds: 2) { app, port, firebase in
             let (a, _) = try await matchedPair(port, firebase)
+            try await servedByAnEarlierVersion(app, a.uid)
             let bound = try await socket(app, port, from: a.address, binding: a.uid)
             let waiting = try await socket(app, port, from: "192.0.2.150", binding: a.uid)
             XCTAssertTrue(waiting.received.contains { $0.contains("bind_pending") })
@@ -415,7 +461,7 @@ extension MatesCompatSocketTests {
     func testWithdrawalForgetsTheNetworksAndEndsTheSocket() async throws {
         try await withServer { app, port, firebase in
             let (a, b) = try await matchedPair(port, firebase)
-            let phone = try await socket(app, port, from: a.address, binding: a.uid)
+            let phone = try await socket(app, port, from: a.address, binding: a.uid, headers: a.cookie)
             func networks(_ uid: String) async throws -> Int {
                 try await app.db.sql.raw("SELECT COUNT(*) AS n FROM mates_app_networks WHERE uid = \(bind: uid)").first()?.decode(column: "n", as: Int.self) ?? -1
             }
@@ -444,6 +490,9 @@ extension MatesCompatSocketTests {
     func testBehindAnUntrustedProxyNoSocketBindsByNetwork() async throws {
         try await withServer(trustingTheProxy: false) { app, port, firebase in
             let (a, b) = try await matchedPair(port, firebase)
+            // (A uid never handed its cookie: the proxy's address is its latest network, and only
+            // the proxy rule keeps a stranger from binding by it.)
+            try await servedByAnEarlierVersion(app, a.uid)
             // A stranger's socket through the same proxy naming A's uid: refused, hears nothing.
             let stranger = try await socket(app, port, from: "192.0.2.66", binding: a.uid)
             XCTAssertTrue(stranger.received.contains { $0.contains("bind_pending") }, "\(stranger.received)")
@@ -457,6 +506,156 @@ extension MatesCompatSocketTests {
             let phoneHeard = try await chatEvents(phone)
             XCTAssertEqual(phoneHeard.map { $0["chat"] as? String }, ["to the phone"])
             for socket in [stranger, phone] { await socket.close() }
+        }
+    }
+}
+
+extension MatesCompatSocketTests {
+    /// Issue 56, item 2 (the replay S1): forty students behind one school address, each app with
+    /// its own cookie (the `Set-Cookie` of its `/v1` answers, sent back on the handshake), each
+    /// matched with a desk partner. A classmate whose socket carries no cookie emits the others'
+    /// uids (search results show them), while the students' phones keep calling from the school:
+    /// every student hears exactly their partner's line, the classmate nothing, and no student's
+    /// socket goes silent. (Before, the classmate was bound by the shared network, latest socket
+    /// wins: the victims' own sockets went silent and the classmate heard their chats.)
+    func testAClassOfFortyBehindOneAddressEachHearsOnlyTheirDeskPartner() async throws {
+        try await withServer { app, port, firebase in
+            let school = "203.0.113.40"
+            var students: [Caller] = []
+            for index in 0..<40 {
+                let uid = SesacAppClient.newUID()
+                let student = Caller(port: port, uid: uid, token: try firebase.token(uid: uid, phone: SesacAppClient.newPhone()), address: school)
+                let nick = "학생\(index)".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                let signedUp = try await student.call(.POST, "/v1/user", form: "nick=\(nick)&birth=1995-06-15T09:00:00.000Z&gender=\(index % 2)")
+                XCTAssertEqual(signedUp.status, 200, signedUp.text)
+                let searching = try await student.call(.POST, "/v1/queue", form: "lat=37.5665&long=126.978&studylist=swift")
+                XCTAssertEqual(searching.status, 200, searching.text)
+                students.append(student)
+            }
+            func partner(_ index: Int) -> Int { index ^ 1 }  // desks: 0–1, 2–3, …
+            for desk in stride(from: 0, to: 40, by: 2) {
+                let asked = try await students[desk].call(.POST, "/v1/queue/studyrequest", form: "otheruid=\(students[desk + 1].uid)")
+                XCTAssertEqual(asked.status, 200, asked.text)
+                let accepted = try await students[desk + 1].call(.POST, "/v1/queue/studyaccept", form: "otheruid=\(students[desk].uid)")
+                XCTAssertEqual(accepted.status, 200, accepted.text)
+            }
+            var sockets: [EngineTestSocket] = []
+            for student in students {
+                XCTAssertNotNil(student.jar.value, "each app holds its cookie")
+                sockets.append(try await socket(app, port, from: school, binding: student.uid, headers: student.cookie))
+            }
+            // The classmate, no cookie, from the school: names every other student's uid.
+            let classmate = try await EngineTestSocket.connect("ws://127.0.0.1:\(port)/socket.io/?EIO=4&transport=websocket", on: app,
+                                                             headers: ["X-Forwarded-For": school])
+            _ = try await classmate.next()
+            try await classmate.send("40")
+            _ = try await classmate.next()
+            for (index, student) in students.enumerated() {
+                try await classmate.send("42\(index)[\"changesocketid\",\"\(student.uid)\"]")
+            }
+            // Every phone calls again from the school (the apps poll): each is the latest there.
+            for student in students {
+                let polled = try await student.call(.GET, "/v1/queue/myQueueState")
+                XCTAssertEqual(polled.status, 200, polled.text)
+            }
+            for (index, student) in students.enumerated() {
+                let sent = try await student.call(.POST, "/v1/chat/\(students[partner(index)].uid)", form: "chat=from-\(index)")
+                XCTAssertEqual(sent.status, 200, sent.text)
+            }
+            try await Task.sleep(for: .seconds(1))
+            for (index, socket) in sockets.enumerated() {
+                let heard = try await chatEvents(socket)
+                XCTAssertEqual(heard.map { $0["chat"] as? String }, ["from-\(partner(index))"], "student \(index)")
+                XCTAssertEqual(heard.first?["from"] as? String, students[partner(index)].uid)
+            }
+            let eavesdropped = try await chatEvents(classmate)
+            XCTAssertTrue(eavesdropped.isEmpty, "the classmate hears nothing: \(eavesdropped.count) lines")
+            XCTAssertEqual(classmate.received.filter { $0.hasPrefix("42[\"bind_pending\"") }.count, 40, "each refusal is told")
+            for socket in sockets + [classmate] { await socket.close() }
+        }
+    }
+
+    /// The 2026-11-26 probe's finding 9: a socket without credentials parked on a shared network,
+    /// naming a victim's uid, heard her chat once her phone called `/v1` from there. Now it is
+    /// refused outright (her phone holds its cookie); and for a uid never handed its cookie (an
+    /// earlier version served its calls), the waiting socket is let go by that call, handed nothing.
+    func testAParkedSocketNeverHearsTheVictimOnceHerPhoneCallsFromItsNetwork() async throws {
+        try await withServer { app, port, firebase in
+            var (a, b) = try await matchedPair(port, firebase)
+            let library = "192.0.2.180"
+            let parked = try await socket(app, port, from: library, binding: a.uid)
+            XCTAssertTrue(parked.received.contains { $0.contains("bind_pending") }, "\(parked.received)")
+            a.address = library
+            let fromTheLibrary = try await a.call(.GET, "/v1/queue/myQueueState")
+            XCTAssertEqual(fromTheLibrary.status, 200)
+            let phone = try await socket(app, port, from: library, binding: a.uid, headers: a.cookie)
+            for text in ["one", "two", "three"] { try await send(text, from: b, to: a) }
+            let parkedHeard = try await chatEvents(parked)
+            XCTAssertTrue(parkedHeard.isEmpty, "\(parkedHeard)")
+            let phoneHeard = try await chatEvents(phone)
+            XCTAssertEqual(phoneHeard.map { $0["chat"] as? String }, ["one", "two", "three"])
+
+            try await servedByAnEarlierVersion(app, a.uid)
+            let cafe = "192.0.2.181"
+            let waiting = try await socket(app, port, from: cafe, binding: a.uid)
+            XCTAssertTrue(waiting.received.contains { $0.contains("bind_pending") }, "\(waiting.received)")
+            a.address = cafe
+            let fromTheCafe = try await a.call(.GET, "/v1/queue/myQueueState")
+            XCTAssertEqual(fromTheCafe.status, 200)
+            try await waiting.waitClosed(timeout: .seconds(10))
+            try await send("four", from: b, to: a)
+            XCTAssertFalse(waiting.received.contains { $0.contains("\"chat\"") }, "\(waiting.received)")
+            let phoneLater = try await chatEvents(phone)
+            XCTAssertEqual(phoneLater.map { $0["chat"] as? String }, ["four"], "the phone's socket (by cookie) stays")
+            let parkedLater = try await chatEvents(parked)
+            XCTAssertTrue(parkedLater.isEmpty)
+            for socket in [parked, phone, waiting] { await socket.close() }
+        }
+    }
+
+    /// Issue 56, item 2: a binding by network (weak) never displaces one by cookie or token
+    /// (strong): the strong socket announces itself again and the weak one stops. A strong binding
+    /// displaces a weak one. (Only a uid never handed its cookie binds by network at all.)
+    func testAWeakBindingNeverDisplacesAStrongOneAndAStrongOneDisplacesAWeakOne() async throws {
+        try await withServer { app, port, firebase in
+            let (a, b) = try await matchedPair(port, firebase)
+            try await servedByAnEarlierVersion(app, a.uid)
+            let weak = try await socket(app, port, from: a.address, binding: a.uid)
+            try await send("w1", from: b, to: a)
+            let weakHeard = try await chatEvents(weak)
+            XCTAssertEqual(weakHeard.map { $0["chat"] as? String }, ["w1"], "bound by A's latest network")
+            let strong = try await socket(app, port, from: "198.51.100.90", binding: a.uid, headers: a.cookie)
+            try await send("s1", from: b, to: a)
+            let strongHeard = try await chatEvents(strong)
+            XCTAssertEqual(strongHeard.map { $0["chat"] as? String }, ["s1"])
+            let weakAfter = try await chatEvents(weak)
+            XCTAssertTrue(weakAfter.isEmpty, "a strong binding displaces a weak one")
+            // A later weak binding does not silence the strong socket.
+            let laterWeak = try await socket(app, port, from: a.address, binding: a.uid)
+            try await Task.sleep(for: .milliseconds(300))
+            try await send("s2", from: b, to: a)
+            let strongStill = try await chatEvents(strong)
+            XCTAssertEqual(strongStill.map { $0["chat"] as? String }, ["s2"], "a weak binding never displaces a strong one")
+            let laterWeakHeard = try await chatEvents(laterWeak)
+            XCTAssertTrue(laterWeakHeard.isEmpty, "\(laterWeakHeard)")
+            for socket in [weak, strong, laterWeak] { await socket.close() }
+        }
+    }
+
+    /// Review finding S2: a call from a network used less than a minute ago was not written, even
+    /// when another network had been written in between: the latest network was stale.
+    func testTheLatestNetworkIsTheOneCalledFromLastWithinAMinute() async throws {
+        try await withServer { app, port, firebase in
+            var (a, _) = try await matchedPair(port, firebase)
+            let clock = app.useTestClock()
+            for network in ["203.0.113.81", "198.51.100.82", "203.0.113.81"] {
+                clock.advance(by: 10)
+                a.address = network
+                let called = try await a.call(.GET, "/v1/queue/myQueueState")
+                XCTAssertEqual(called.status, 200)
+            }
+            let latest = try await SesacAppService(database: app.db, application: app).appLatestNetwork(uid: a.uid)
+            XCTAssertEqual(latest, "203.0.113.81", "A, then B, then A again twenty seconds after the first")
         }
     }
 }

@@ -302,4 +302,84 @@ final class RefundTests: XCTestCase {
             }
         }
     }
+
+    // MARK: Issue 56
+
+    /// Finding 5: while an attempt's call is with the provider (which reads the payment `paid`
+    /// until it answers), the console's "retry refund", pressed several times at once, starts no
+    /// second call and says the refund is already being tried; refused presses are not audited.
+    func testTheConsolesRetryNeverOverlapsAnAttemptWithTheProvider() async throws {
+        try await withPortOne { portOne in
+            try await withPortOneApp(portOne) { app in
+                _ = try await app.signUpAdmin("boss@example.com", nickname: "사장님")
+                let id = try await paidOrder(app, portOne, payment: "imp_in_flight")
+                portOne.refuseCancels(1)
+                _ = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/cancel", json: ["reason": "changed my mind"], headers: device)
+                let pending = try await refundStatus(app, id)
+                XCTAssertEqual(pending, "pending")
+                var boss = try await CookieBrowser.signedIn(app, as: "boss@example.com")
+                _ = try await boss.get("/admin/orders/\(id)")
+                let (cookies, csrf) = (boss.cookies, boss.lastCSRFToken)
+                @Sendable func press() async throws -> TestingHTTPResponse {
+                    var browser = CookieBrowser(app: app, cookies: cookies, lastCSRFToken: csrf)
+                    return try await browser.post("/admin/orders/\(id)/refund", form: [:])
+                }
+
+                portOne.holdCancels(for: .seconds(3))
+                let first = Task { try await press() }
+                let givingUp = Date().addingTimeInterval(10)
+                while portOne.cancelsInFlight == 0, Date() < givingUp { try await Task.sleep(for: .milliseconds(20)) }
+                XCTAssertEqual(portOne.cancelsInFlight, 1, "the first press's call is with the provider")
+                let presses = try await withThrowingTaskGroup(of: TestingHTTPResponse.self) { group in
+                    for _ in 0..<3 { group.addTask { try await press() } }
+                    return try await group.reduce(into: [TestingHTTPResponse]()) { $0.append($1) }
+                }
+                XCTAssertEqual(presses.map(\.status), [.conflict, .conflict, .conflict])
+                for refused in presses {
+                    XCTAssertTrue(refused.text.contains("이 환불은 지금 결제사에 요청 중이에요."), refused.text)
+                }
+                XCTAssertEqual(portOne.cancelCalls, 2, "the refused cancel, then the first press's: none more")
+                let answered = try await first.value
+                XCTAssertEqual(answered.status, .seeOther, answered.text)
+                XCTAssertEqual(portOne.mostCancelsInFlight, 1, "never two calls at once")
+                XCTAssertEqual(portOne.cancelled, ["imp_in_flight"], "refunded once")
+                let done = try await refundStatus(app, id)
+                XCTAssertEqual(done, "done")
+                let retries = try await AuditLog(database: app.db).page(CursorPageRequest()).items.filter { $0.action == "banchan.order.refund_retry" }
+                XCTAssertEqual(retries.count, 1, "a refused press is not an action")
+            }
+        }
+    }
+
+    /// Finding 5, once the claim is over: a claim whose holder died holds the refund for its lease
+    /// (try again now leaves it alone), then "try again now" tries it at once.
+    func testTryAgainNowWaitsForAHeldClaimThenTries() async throws {
+        try await withPortOne { portOne in
+            try await withPortOneApp(portOne) { app in
+                let id = try await paidOrder(app, portOne, payment: "imp_lapsed")
+                portOne.refuseCancels(1)
+                _ = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/cancel", json: [String: String](), headers: device)
+                let subject = BanchanOrder.refundSubject(UUID(uuidString: id))
+                let refund = try await RefundStore(database: app.db).refund(paymentID: "imp_lapsed")
+                let refundID = try XCTUnwrap(refund?.id)
+                // Another process claims it at its backoff's time and dies in the provider's call.
+                let claimedAt = Date().addingTimeInterval(31)
+                let claimed = try await RefundStore(database: app.db).claimDue(only: refundID, limit: 1, now: claimedAt,
+                                                                                leaseEnd: claimedAt.addingTimeInterval(Refunds.claimLease))
+                XCTAssertEqual(claimed.count, 1)
+                do {
+                    _ = try await Refunds.retryNow(subject: subject, on: app.db, gateway: app.paymentGateway, logger: app.logger, now: claimedAt.addingTimeInterval(5))
+                    XCTFail("a held refund is not tried again")
+                } catch let error as AppError {
+                    XCTAssertEqual(error.code, "refund_already_being_tried")
+                }
+                XCTAssertEqual(portOne.cancelCalls, 1, "only the refused first attempt")
+                let afterLease = claimedAt.addingTimeInterval(Refunds.claimLease + 1)
+                let state = try await Refunds.retryNow(subject: subject, on: app.db, gateway: app.paymentGateway, logger: app.logger, now: afterLease)
+                XCTAssertEqual(state, .done)
+                XCTAssertEqual(portOne.cancelled, ["imp_lapsed"])
+                XCTAssertEqual(portOne.cancelCalls, 2)
+            }
+        }
+    }
 }

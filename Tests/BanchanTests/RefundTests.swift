@@ -305,6 +305,101 @@ final class RefundTests: XCTestCase {
 
     // MARK: Issue 56
 
+    /// `whatweeat_banchan_payments_duplicate_total` as `/metrics` shows it (0 before the first).
+    private func duplicatesCounted() -> Int {
+        AppMetrics.prometheusText().split(separator: "\n")
+            .first { $0.hasPrefix("whatweeat_banchan_payments_duplicate_total ") }
+            .flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+    }
+
+    /// Finding 1 (probe 2026-12-05): a second payment for an order already paid with another is
+    /// looked up, refunded once through the queue and answered 409 `payment_duplicate`; the
+    /// order keeps its first payment.
+    func testASecondPaymentForAPaidOrderIsRefundedOnceThroughTheQueue() async throws {
+        try await withPortOne { portOne in
+            try await withPortOneApp(portOne) { app in
+                let counted = duplicatesCounted()
+                let id = try await paidOrder(app, portOne, payment: "imp_first")
+                let placed = try await app.send(.GET, "/api/v1/banchan/orders/\(id)", headers: device).object()
+                let merchantUID = try XCTUnwrap(placed["merchantUID"] as? String)
+                portOne.record(impUID: "imp_second", merchantUID: merchantUID, amount: 17_400, status: "paid")
+                let second = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "imp_second"], headers: device)
+                XCTAssertEqual(second.status, .conflict, second.text)
+                XCTAssertEqual(second.errorCode, "payment_duplicate")
+                XCTAssertEqual(second.errorMessage, "이 주문은 이미 다른 결제로 결제됐어요. 방금 결제는 환불해요.")
+                XCTAssertEqual(portOne.cancelled, ["imp_second"], "the second payment goes back, the first is kept")
+                let recorded = try await row(app, payment: "imp_second")
+                XCTAssertEqual(recorded.outcome, "refunded", "through the refund records")
+                XCTAssertEqual(duplicatesCounted(), counted + 1)
+                let order = try await app.send(.GET, "/api/v1/banchan/orders/\(id)", headers: device).object()
+                XCTAssertEqual(order["status"] as? String, "paid")
+                XCTAssertEqual(order["paymentID"] as? String, "imp_first")
+
+                // Asked again: the same answer, and nothing more is sent or counted.
+                let again = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "imp_second"], headers: device)
+                XCTAssertEqual(again.errorCode, "payment_duplicate")
+                XCTAssertEqual(portOne.cancelCalls, 1)
+                XCTAssertEqual(duplicatesCounted(), counted + 1)
+                // The first payment confirmed again is still the retried confirmation.
+                let first = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "imp_first"], headers: device)
+                XCTAssertEqual(first.status, .ok, first.text)
+                // Someone else's payment is not this order's to refund.
+                portOne.record(impUID: "imp_not_ours", merchantUID: "another-merchant-uid", amount: 17_400, status: "paid")
+                let other = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "imp_not_ours"], headers: device)
+                XCTAssertEqual(other.errorCode, "order_not_awaiting_payment")
+                XCTAssertEqual(portOne.cancelled, ["imp_second"])
+
+                // The provider down when a second payment is named: recorded all the same, 503 to ask again.
+                portOne.record(impUID: "imp_third", merchantUID: merchantUID, amount: 17_400, status: "paid")
+                portOne.outage(calls: 2)
+                let down = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "imp_third"], headers: device)
+                XCTAssertEqual(down.status, .serviceUnavailable, down.text)
+                XCTAssertEqual(down.errorCode, "payment_provider_unavailable")
+                _ = try await Refunds.attemptDue(on: app.db, gateway: app.paymentGateway, logger: app.logger, now: Date().addingTimeInterval(60))
+                XCTAssertEqual(portOne.cancelled, ["imp_second", "imp_third"])
+            }
+        }
+    }
+
+    /// Finding 1, concurrently: several paid payments for one order confirmed at once (every
+    /// look-up answered before any is kept) keep one; each other one is refunded once.
+    func testConcurrentPaymentsForOneOrderKeepOneAndRefundTheOthersOnce() async throws {
+        try await withPortOne { portOne in
+            try await withPortOneApp(portOne) { app in
+                let order = try await BanchanAPITests.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner).object()
+                let id = try XCTUnwrap(order["id"] as? String)
+                let payments = (0..<4).map { "imp_race_\($0)" }
+                for payment in payments {
+                    portOne.record(impUID: payment, merchantUID: try XCTUnwrap(order["merchantUID"] as? String), amount: 17_400, status: "paid")
+                }
+                portOne.answerLookUps(after: .milliseconds(500))
+                let headers = device
+                let answers = try await withThrowingTaskGroup(of: (String, UInt, String?).self) { group in
+                    for payment in payments {
+                        group.addTask {
+                            let answer = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": payment], headers: headers)
+                            return (payment, answer.status.code, answer.errorCode)
+                        }
+                    }
+                    return try await group.reduce(into: [(String, UInt, String?)]()) { $0.append($1) }
+                }
+                portOne.answerLookUps(after: .zero)
+                let kept = answers.filter { $0.1 == 200 }.map(\.0)
+                XCTAssertEqual(kept.count, 1, "\(answers)")
+                XCTAssertEqual(answers.filter { $0.1 == 409 && $0.2 == "payment_duplicate" }.count, 3, "\(answers)")
+                XCTAssertEqual(Set(portOne.cancelled), Set(payments).subtracting(kept))
+                XCTAssertEqual(portOne.cancelled.count, 3, "each refunded once")
+                let paid = try await app.send(.GET, "/api/v1/banchan/orders/\(id)", headers: device).object()
+                XCTAssertEqual(paid["status"] as? String, "paid")
+                XCTAssertEqual(paid["paymentID"] as? String, kept.first)
+                for refunded in Set(payments).subtracting(kept) {
+                    let outcome = try await row(app, payment: refunded).outcome
+                    XCTAssertEqual(outcome, "refunded")
+                }
+            }
+        }
+    }
+
     /// Finding 5: while an attempt's call is with the provider (which reads the payment `paid`
     /// until it answers), the console's "retry refund", pressed several times at once, starts no
     /// second call and says the refund is already being tried; refused presses are not audited.

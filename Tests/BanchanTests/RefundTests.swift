@@ -334,6 +334,12 @@ final class RefundTests: XCTestCase {
                 let order = try await app.send(.GET, "/api/v1/banchan/orders/\(id)", headers: device).object()
                 XCTAssertEqual(order["status"] as? String, "paid")
                 XCTAssertEqual(order["paymentID"] as? String, "imp_first")
+                XCTAssertEqual(order["refundStatus"] as? String, "done")
+                // The order stands: the console says which money went back, not that the order was refunded.
+                _ = try await app.signUpAdmin("boss@example.com", nickname: "사장님")
+                var boss = try await CookieBrowser.signedIn(app, as: "boss@example.com")
+                let page = try await boss.get("/admin/orders/\(id)")
+                XCTAssertTrue(page.text.contains(#"id="admin-order-refund">이 주문에 한 번 더 결제된 금액은 환불됐어요."#), page.text)
 
                 // Asked again: the same answer, and nothing more is sent or counted.
                 let again = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "imp_second"], headers: device)

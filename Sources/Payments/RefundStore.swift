@@ -36,6 +36,9 @@ struct RefundStore {
         case id, gateway, paymentID = "payment_id", merchantUID = "merchant_uid", subject, reason
         case requestedAt = "requested_at", attempts, nextAttemptAt = "next_attempt_at", lastError = "last_error"
         case doneAt = "done_at", outcome
+        /// Until when an attempt holds the refund (nil: nobody does); apart from `nextAttemptAt`,
+        /// the backoff, so an operator's "try again now" cannot move a refund out of a held claim.
+        case claimedUntil = "claimed_until"
         static let all = [id, gateway, paymentID, merchantUID, subject, reason, attempts, nextAttemptAt, lastError, doneAt, outcome]
     }
 
@@ -58,42 +61,65 @@ struct RefundStore {
             .first(decodingColumn: "n", as: Int.self) ?? 0
     }
 
-    /// Takes the due refunds (only `id`, when given) until `leaseEnd`: one statement moves their next
-    /// attempt past the lease, so no other claim sees them until it lapses. On PostgreSQL the rows
-    /// are picked `FOR UPDATE SKIP LOCKED`, so instances never claim the same refund at once.
+    /// Not claimed at `now`: nobody holds it, or the holder's lease lapsed (it died mid-call).
+    private static func unclaimed(at now: Date) -> SQLQueryString {
+        "(\(ident: Column.claimedUntil) IS NULL OR \(ident: Column.claimedUntil) <= \(bind: now))"
+    }
+
+    /// Takes the due refunds nobody holds (only `id`, when given) until `leaseEnd`: one statement
+    /// sets their claim, so no other claim sees them until it is released or lapses. On PostgreSQL
+    /// the rows are picked `FOR UPDATE SKIP LOCKED`, so instances never claim the same refund at
+    /// once (a row another claim just took is read again and no longer matches).
     func claimDue(only id: UUID? = nil, limit: Int, now: Date, leaseEnd: Date) async throws -> [RefundRow] {
         let skipLocked = sql.dialect.name == "postgresql" ? " FOR UPDATE SKIP LOCKED" : ""
         var onlyThisOne: SQLQueryString = ""
         if let id { onlyThisOne = "AND \(ident: Column.id) = \(bind: id)" }
         return try await sql.raw("""
-            UPDATE \(ident: Self.table) SET \(ident: Column.nextAttemptAt) = \(bind: leaseEnd)
+            UPDATE \(ident: Self.table) SET \(ident: Column.claimedUntil) = \(bind: leaseEnd)
             WHERE \(ident: Column.id) IN (SELECT \(ident: Column.id) FROM \(ident: Self.table)
-                         WHERE \(ident: Column.doneAt) IS NULL AND \(ident: Column.nextAttemptAt) <= \(bind: now) \(onlyThisOne)
+                         WHERE \(ident: Column.doneAt) IS NULL AND \(ident: Column.nextAttemptAt) <= \(bind: now) AND \(Self.unclaimed(at: now)) \(onlyThisOne)
                          ORDER BY \(ident: Column.nextAttemptAt) LIMIT \(unsafeRaw: String(limit))\(unsafeRaw: skipLocked))
+            AND \(ident: Column.doneAt) IS NULL AND \(Self.unclaimed(at: now))
             RETURNING \(Self.columns)
             """).all().map(Self.row(from:))
     }
 
-    /// Makes a subject's unsettled refunds due now (an operator's retry instead of waiting for the
-    /// backoff): their ids.
+    /// Makes a subject's unsettled refunds that no attempt holds due now (an operator's retry
+    /// instead of waiting for the backoff): their ids. A held one is left to its attempt.
     func makeDue(subject: String, now: Date) async throws -> [UUID] {
-        try await sql.update(Self.table).set(Column.nextAttemptAt, to: SQLBind(now))
-            .where(SQLIdentifier(Column.subject), .equal, SQLBind(subject)).where(SQLIdentifier(Column.doneAt), .is, SQLLiteral.null)
-            .returning(SQLIdentifier(Column.id)).all().map { try $0.decode(column: Column.id.rawValue, as: UUID.self) }
+        try await sql.raw("""
+            UPDATE \(ident: Self.table) SET \(ident: Column.nextAttemptAt) = \(bind: now)
+            WHERE \(ident: Column.subject) = \(bind: subject) AND \(ident: Column.doneAt) IS NULL AND \(Self.unclaimed(at: now))
+            RETURNING \(ident: Column.id)
+            """).all().map { try $0.decode(column: Column.id, as: UUID.self) }
     }
 
-    /// Settles a refund with the provider's answer (once: a settled one stays as it was).
+    /// How many of a subject's unsettled refunds an attempt holds at `now`.
+    func heldCount(subject: String, now: Date) async throws -> Int {
+        try await sql.raw("""
+            SELECT COUNT(*) AS n FROM \(ident: Self.table)
+            WHERE \(ident: Column.subject) = \(bind: subject) AND \(ident: Column.doneAt) IS NULL AND \(ident: Column.claimedUntil) > \(bind: now)
+            """).first(decodingColumn: "n", as: Int.self) ?? 0
+    }
+
+    /// Settles a refund with the provider's answer (once: a settled one stays as it was), releasing its claim.
     func settle(_ id: UUID, outcome: String, at now: Date) async throws {
         try await sql.update(Self.table).set(Column.doneAt, to: SQLBind(now)).set(Column.outcome, to: SQLBind(outcome))
             .set(Column.attempts, to: SQLBinaryExpression(SQLIdentifier(Column.attempts), .add, SQLLiteral.numeric("1")))
+            .set(Column.claimedUntil, to: SQLLiteral.null)
             .where(Column.id, .equal, SQLBind(id)).where(Column.doneAt, .is, SQLLiteral.null).run()
     }
 
-    /// Records a failed attempt and when to try again (not for a settled refund).
-    func recordFailure(_ id: UUID, attempts: Int, error: String, nextAttemptAt: Date) async throws {
-        try await sql.update(Self.table).set(Column.attempts, to: SQLBind(attempts)).set(Column.lastError, to: SQLBind(error))
-            .set(Column.nextAttemptAt, to: SQLBind(nextAttemptAt))
-            .where(Column.id, .equal, SQLBind(id)).where(Column.doneAt, .is, SQLLiteral.null).run()
+    /// Records a failed attempt, when to try again, and releases the claim `leaseEnd` took (not
+    /// for a settled refund, nor for one a later claim holds since this one's lease lapsed: that
+    /// attempt records its own answer).
+    func recordFailure(_ id: UUID, attempts: Int, error: String, nextAttemptAt: Date, leaseEnd: Date) async throws {
+        try await sql.raw("""
+            UPDATE \(ident: Self.table) SET \(ident: Column.attempts) = \(bind: attempts), \(ident: Column.lastError) = \(bind: error),
+                \(ident: Column.nextAttemptAt) = \(bind: nextAttemptAt), \(ident: Column.claimedUntil) = NULL
+            WHERE \(ident: Column.id) = \(bind: id) AND \(ident: Column.doneAt) IS NULL
+              AND (\(ident: Column.claimedUntil) IS NULL OR \(ident: Column.claimedUntil) <= \(bind: leaseEnd))
+            """).run()
     }
 
     /// Unsettled refunds, and how many of them failed their last attempt.

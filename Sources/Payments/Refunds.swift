@@ -72,14 +72,19 @@ package enum Refunds {
 
     /// Tries one recorded refund now (right after its transaction committed), unless another
     /// attempt holds it. Failures are recorded and logged, never thrown: the job tries again.
-    package static func attempt(_ id: UUID?, on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date = Date()) async {
-        guard let id else { return }
+    /// Whether this call claimed it (and so asked the provider).
+    @discardableResult
+    package static func attempt(_ id: UUID?, on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date = Date()) async -> Bool {
+        guard let id else { return false }
         do {
-            for claimed in try await claim(only: id, limit: 1, on: database, now: now) {
-                await settle(claimed, on: database, gateway: gateway, logger: logger, now: now)
+            let claimed = try await claim(only: id, limit: 1, on: database, now: now)
+            for refund in claimed {
+                await settle(refund, on: database, gateway: gateway, logger: logger, now: now)
             }
+            return !claimed.isEmpty
         } catch {
             logger.error("refund not attempted; the retry job will", metadata: ["refund": "\(id)", "error": "\(error)"])
+            return false
         }
     }
 
@@ -102,11 +107,18 @@ package enum Refunds {
     }
 
     /// An operator's "try again now": a subject's unsettled refunds are tried at once instead of at
-    /// their backoff's time. The state after (nil: the subject owes none).
+    /// their backoff's time. A refund an attempt holds (its call is with the provider) is left to
+    /// that attempt, so presses never start a second call: when this press tried none because
+    /// attempts hold them, 409 `refund_already_being_tried`. The state after (nil: the subject owes none).
     package static func retryNow(subject: String, on database: any Database, gateway: (any PaymentGateway)?, logger: Logger,
                                  now: Date = Date()) async throws -> State? {
-        for id in try await RefundStore(database: database).makeDue(subject: subject, now: now) {
-            await attempt(id, on: database, gateway: gateway, logger: logger, now: now)
+        let store = RefundStore(database: database)
+        var tried = 0
+        for id in try await store.makeDue(subject: subject, now: now) {
+            if await attempt(id, on: database, gateway: gateway, logger: logger, now: now) { tried += 1 }
+        }
+        if tried == 0, try await store.heldCount(subject: subject, now: now) > 0 {
+            throw AppError.conflict("refund_already_being_tried")
         }
         return try await state(of: subject, on: database)
     }
@@ -172,7 +184,8 @@ package enum Refunds {
                     "subject": "\(refund.subject)", "payment": "\(refund.paymentID)", "attempts": "\(attempts)", "error": "\(error)",
                 ])
                 try await store.recordFailure(refund.id, attempts: attempts, error: String(String(describing: error).prefix(500)),
-                                              nextAttemptAt: now.addingTimeInterval(backoff(afterAttempts: attempts)))
+                                              nextAttemptAt: now.addingTimeInterval(backoff(afterAttempts: attempts)),
+                                              leaseEnd: now.addingTimeInterval(claimLease))
                 return false
             }
         } catch {
@@ -230,6 +243,20 @@ package struct CreatePaymentRefunds: NamedMigration {
 
     package func revert(on database: any Database) async throws {
         try await database.schema(RefundStore.table).delete()
+    }
+
+    package init() {}
+}
+
+/// Issue 56: a claim is its own column (`claimed_until`), apart from the backoff
+/// (`next_attempt_at`), so an operator's "try again now" leaves a refund an attempt holds alone.
+package struct AddPaymentRefundClaims: NamedMigration {
+    package func prepare(on database: any Database) async throws {
+        try await database.schema(RefundStore.table).field(RefundStore.Column.claimedUntil.fieldKey, .datetime).update()
+    }
+
+    package func revert(on database: any Database) async throws {
+        try await database.schema(RefundStore.table).deleteField(RefundStore.Column.claimedUntil.fieldKey).update()
     }
 
     package init() {}

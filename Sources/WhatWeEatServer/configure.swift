@@ -72,6 +72,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     // The refunds owed at the payment provider (the shop's orders, the burger app's donations):
     // a table of the Payments module, which no feature owns alone.
     app.migrations.add(CreatePaymentRefunds())
+    app.migrations.add(AddPaymentRefundClaims())
     // Each feature's tables, services and background jobs, in the order of `Features.all`.
     for feature in Features.all {
         app.migrations.add(feature.migrations)

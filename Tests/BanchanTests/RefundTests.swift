@@ -302,4 +302,185 @@ final class RefundTests: XCTestCase {
             }
         }
     }
+
+    // MARK: Issue 56
+
+    /// `whatweeat_banchan_payments_duplicate_total` as `/metrics` shows it (0 before the first).
+    private func duplicatesCounted() -> Int {
+        AppMetrics.prometheusText().split(separator: "\n")
+            .first { $0.hasPrefix("whatweeat_banchan_payments_duplicate_total ") }
+            .flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+    }
+
+    /// Finding 1 (probe 2026-12-05): a second payment for an order already paid with another is
+    /// looked up, refunded once through the queue and answered 409 `payment_duplicate`; the
+    /// order keeps its first payment.
+    func testASecondPaymentForAPaidOrderIsRefundedOnceThroughTheQueue() async throws {
+        try await withPortOne { portOne in
+            try await withPortOneApp(portOne) { app in
+                let counted = duplicatesCounted()
+                let id = try await paidOrder(app, portOne, payment: "imp_first")
+                let placed = try await app.send(.GET, "/api/v1/banchan/orders/\(id)", headers: device).object()
+                let merchantUID = try XCTUnwrap(placed["merchantUID"] as? String)
+                portOne.record(impUID: "imp_second", merchantUID: merchantUID, amount: 17_400, status: "paid")
+                let second = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "imp_second"], headers: device)
+                XCTAssertEqual(second.status, .conflict, second.text)
+                XCTAssertEqual(second.errorCode, "payment_duplicate")
+                XCTAssertEqual(second.errorMessage, "이 주문은 이미 다른 결제로 결제됐어요. 방금 결제는 환불해요.")
+                XCTAssertEqual(portOne.cancelled, ["imp_second"], "the second payment goes back, the first is kept")
+                let recorded = try await row(app, payment: "imp_second")
+                XCTAssertEqual(recorded.outcome, "refunded", "through the refund records")
+                XCTAssertEqual(duplicatesCounted(), counted + 1)
+                let order = try await app.send(.GET, "/api/v1/banchan/orders/\(id)", headers: device).object()
+                XCTAssertEqual(order["status"] as? String, "paid")
+                XCTAssertEqual(order["paymentID"] as? String, "imp_first")
+                XCTAssertEqual(order["refundStatus"] as? String, "done")
+                // The order stands: the console says which money went back, not that the order was refunded.
+                _ = try await app.signUpAdmin("boss@example.com", nickname: "사장님")
+                var boss = try await CookieBrowser.signedIn(app, as: "boss@example.com")
+                let page = try await boss.get("/admin/orders/\(id)")
+                XCTAssertTrue(page.text.contains(#"id="admin-order-refund">이 주문에 한 번 더 결제된 금액은 환불됐어요."#), page.text)
+
+                // Asked again: the same answer, and nothing more is sent or counted.
+                let again = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "imp_second"], headers: device)
+                XCTAssertEqual(again.errorCode, "payment_duplicate")
+                XCTAssertEqual(portOne.cancelCalls, 1)
+                XCTAssertEqual(duplicatesCounted(), counted + 1)
+                // The first payment confirmed again is still the retried confirmation.
+                let first = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "imp_first"], headers: device)
+                XCTAssertEqual(first.status, .ok, first.text)
+                // Someone else's payment is not this order's to refund.
+                portOne.record(impUID: "imp_not_ours", merchantUID: "another-merchant-uid", amount: 17_400, status: "paid")
+                let other = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "imp_not_ours"], headers: device)
+                XCTAssertEqual(other.errorCode, "order_not_awaiting_payment")
+                XCTAssertEqual(portOne.cancelled, ["imp_second"])
+
+                // The provider down when a second payment is named: recorded all the same, 503 to ask again.
+                portOne.record(impUID: "imp_third", merchantUID: merchantUID, amount: 17_400, status: "paid")
+                portOne.outage(calls: 2)
+                let down = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "imp_third"], headers: device)
+                XCTAssertEqual(down.status, .serviceUnavailable, down.text)
+                XCTAssertEqual(down.errorCode, "payment_provider_unavailable")
+                _ = try await Refunds.attemptDue(on: app.db, gateway: app.paymentGateway, logger: app.logger, now: Date().addingTimeInterval(60))
+                XCTAssertEqual(portOne.cancelled, ["imp_second", "imp_third"])
+            }
+        }
+    }
+
+    /// Finding 1, concurrently: several paid payments for one order confirmed at once (every
+    /// look-up answered before any is kept) keep one; each other one is refunded once.
+    func testConcurrentPaymentsForOneOrderKeepOneAndRefundTheOthersOnce() async throws {
+        try await withPortOne { portOne in
+            try await withPortOneApp(portOne) { app in
+                let order = try await BanchanAPITests.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner).object()
+                let id = try XCTUnwrap(order["id"] as? String)
+                let payments = (0..<4).map { "imp_race_\($0)" }
+                for payment in payments {
+                    portOne.record(impUID: payment, merchantUID: try XCTUnwrap(order["merchantUID"] as? String), amount: 17_400, status: "paid")
+                }
+                portOne.answerLookUps(after: .milliseconds(500))
+                let headers = device
+                let answers = try await withThrowingTaskGroup(of: (String, UInt, String?).self) { group in
+                    for payment in payments {
+                        group.addTask {
+                            let answer = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": payment], headers: headers)
+                            return (payment, answer.status.code, answer.errorCode)
+                        }
+                    }
+                    return try await group.reduce(into: [(String, UInt, String?)]()) { $0.append($1) }
+                }
+                portOne.answerLookUps(after: .zero)
+                let kept = answers.filter { $0.1 == 200 }.map(\.0)
+                XCTAssertEqual(kept.count, 1, "\(answers)")
+                XCTAssertEqual(answers.filter { $0.1 == 409 && $0.2 == "payment_duplicate" }.count, 3, "\(answers)")
+                XCTAssertEqual(Set(portOne.cancelled), Set(payments).subtracting(kept))
+                XCTAssertEqual(portOne.cancelled.count, 3, "each refunded once")
+                let paid = try await app.send(.GET, "/api/v1/banchan/orders/\(id)", headers: device).object()
+                XCTAssertEqual(paid["status"] as? String, "paid")
+                XCTAssertEqual(paid["paymentID"] as? String, kept.first)
+                for refunded in Set(payments).subtracting(kept) {
+                    let outcome = try await row(app, payment: refunded).outcome
+                    XCTAssertEqual(outcome, "refunded")
+                }
+            }
+        }
+    }
+
+    /// Finding 5: while an attempt's call is with the provider (which reads the payment `paid`
+    /// until it answers), the console's "retry refund", pressed several times at once, starts no
+    /// second call and says the refund is already being tried; refused presses are not audited.
+    func testTheConsolesRetryNeverOverlapsAnAttemptWithTheProvider() async throws {
+        try await withPortOne { portOne in
+            try await withPortOneApp(portOne) { app in
+                _ = try await app.signUpAdmin("boss@example.com", nickname: "사장님")
+                let id = try await paidOrder(app, portOne, payment: "imp_in_flight")
+                portOne.refuseCancels(1)
+                _ = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/cancel", json: ["reason": "changed my mind"], headers: device)
+                let pending = try await refundStatus(app, id)
+                XCTAssertEqual(pending, "pending")
+                var boss = try await CookieBrowser.signedIn(app, as: "boss@example.com")
+                _ = try await boss.get("/admin/orders/\(id)")
+                let (cookies, csrf) = (boss.cookies, boss.lastCSRFToken)
+                @Sendable func press() async throws -> TestingHTTPResponse {
+                    var browser = CookieBrowser(app: app, cookies: cookies, lastCSRFToken: csrf)
+                    return try await browser.post("/admin/orders/\(id)/refund", form: [:])
+                }
+
+                portOne.holdCancels(for: .seconds(3))
+                let first = Task { try await press() }
+                let givingUp = Date().addingTimeInterval(10)
+                while portOne.cancelsInFlight == 0, Date() < givingUp { try await Task.sleep(for: .milliseconds(20)) }
+                XCTAssertEqual(portOne.cancelsInFlight, 1, "the first press's call is with the provider")
+                let presses = try await withThrowingTaskGroup(of: TestingHTTPResponse.self) { group in
+                    for _ in 0..<3 { group.addTask { try await press() } }
+                    return try await group.reduce(into: [TestingHTTPResponse]()) { $0.append($1) }
+                }
+                XCTAssertEqual(presses.map(\.status), [.conflict, .conflict, .conflict])
+                for refused in presses {
+                    XCTAssertTrue(refused.text.contains("이 환불은 지금 결제사에 요청 중이에요."), refused.text)
+                }
+                XCTAssertEqual(portOne.cancelCalls, 2, "the refused cancel, then the first press's: none more")
+                let answered = try await first.value
+                XCTAssertEqual(answered.status, .seeOther, answered.text)
+                XCTAssertEqual(portOne.mostCancelsInFlight, 1, "never two calls at once")
+                XCTAssertEqual(portOne.cancelled, ["imp_in_flight"], "refunded once")
+                let done = try await refundStatus(app, id)
+                XCTAssertEqual(done, "done")
+                let retries = try await AuditLog(database: app.db).page(CursorPageRequest()).items.filter { $0.action == "banchan.order.refund_retry" }
+                XCTAssertEqual(retries.count, 1, "a refused press is not an action")
+            }
+        }
+    }
+
+    /// Finding 5, once the claim is over: a claim whose holder died holds the refund for its lease
+    /// (try again now leaves it alone), then "try again now" tries it at once.
+    func testTryAgainNowWaitsForAHeldClaimThenTries() async throws {
+        try await withPortOne { portOne in
+            try await withPortOneApp(portOne) { app in
+                let id = try await paidOrder(app, portOne, payment: "imp_lapsed")
+                portOne.refuseCancels(1)
+                _ = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/cancel", json: [String: String](), headers: device)
+                let subject = BanchanOrder.refundSubject(UUID(uuidString: id))
+                let refund = try await RefundStore(database: app.db).refund(paymentID: "imp_lapsed")
+                let refundID = try XCTUnwrap(refund?.id)
+                // Another process claims it at its backoff's time and dies in the provider's call.
+                let claimedAt = Date().addingTimeInterval(31)
+                let claimed = try await RefundStore(database: app.db).claimDue(only: refundID, limit: 1, now: claimedAt,
+                                                                                leaseEnd: claimedAt.addingTimeInterval(Refunds.claimLease))
+                XCTAssertEqual(claimed.count, 1)
+                do {
+                    _ = try await Refunds.retryNow(subject: subject, on: app.db, gateway: app.paymentGateway, logger: app.logger, now: claimedAt.addingTimeInterval(5))
+                    XCTFail("a held refund is not tried again")
+                } catch let error as AppError {
+                    XCTAssertEqual(error.code, "refund_already_being_tried")
+                }
+                XCTAssertEqual(portOne.cancelCalls, 1, "only the refused first attempt")
+                let afterLease = claimedAt.addingTimeInterval(Refunds.claimLease + 1)
+                let state = try await Refunds.retryNow(subject: subject, on: app.db, gateway: app.paymentGateway, logger: app.logger, now: afterLease)
+                XCTAssertEqual(state, .done)
+                XCTAssertEqual(portOne.cancelled, ["imp_lapsed"])
+                XCTAssertEqual(portOne.cancelCalls, 2)
+            }
+        }
+    }
 }

@@ -167,6 +167,92 @@ final class BurgerMapModerationTests: XCTestCase {
         }
     }
 
+    /// Finding 6 (probe 2026-12-05): an administrator's restore through the API, and deleting
+    /// someone else's review or comment (the API, which the review page's button calls, and the
+    /// LookForRealBurger routes share the service), are audited with the author and the title or
+    /// first words, in the change's transaction; a restore that changes nothing writes nothing.
+    func testAnAdministratorsRestoreAndDeletionsOfOthersContentAreAudited() async throws {
+        try await withTestApp { app in
+            let admin = try await app.member("관리자", admin: true)
+            let author = try await app.member("작성자")
+            let commenter = try await app.member("댓글러")
+            var boss = try await console(app, admin)
+            let (review, _) = try await reportedReview(app, author: author)
+            let hidden = try await boss.post("/admin/moderation/reviews/\(review)", form: ["decision": "hide", "reason": "광고성 리뷰라 숨겨요"])
+            XCTAssertEqual(hidden.status, .seeOther, hidden.text)
+
+            let restored = try await app.send(.POST, "/api/v1/burger-map/reviews/\(review)/restore", token: admin.token)
+            XCTAssertEqual(restored.status, .ok, restored.text)
+            var audited = try await mapAudit(app)
+            XCTAssertEqual(audited.map(\.action), ["burger_map.review.restore", "burger_map.review.hide"])
+            let restore = audited[0]
+            XCTAssertEqual(restore.actorID, admin.id)
+            XCTAssertEqual(restore.subjectType, "burger_review")
+            XCTAssertEqual(restore.subjectID, review.uuidString)
+            XCTAssertEqual(restore.before, ["hidden": "true", "author": author.id.uuidString, "title": "수상한 리뷰"])
+            XCTAssertEqual(restore.after, ["hidden": "false"])
+            let again = try await app.send(.POST, "/api/v1/burger-map/reviews/\(review)/restore", token: admin.token)
+            XCTAssertEqual(again.status, .ok)
+            audited = try await mapAudit(app)
+            XCTAssertEqual(audited.count, 2, "shown already: nothing done, nothing written")
+
+            let words = "패티가 너무 짜서 다음에는 안 갈 것 같아요. 그래도 감자튀김은 정말 맛있었어요."
+            let commented = try await app.send(.POST, "/api/v1/burger-map/reviews/\(review)/comments", json: ["text": words], token: commenter.token)
+            XCTAssertEqual(commented.status, .created, commented.text)
+            let comment = try XCTUnwrap(try commented.object()["id"] as? String)
+            let commentDeleted = try await app.send(.DELETE, "/api/v1/burger-map/comments/\(comment)", token: admin.token)
+            XCTAssertEqual(commentDeleted.status, .noContent, commentDeleted.text)
+            audited = try await mapAudit(app)
+            let commentEntry = try XCTUnwrap(audited.first { $0.action == "burger_map.comment.delete" }, "\(audited.map(\.action))")
+            XCTAssertEqual(commentEntry.actorID, admin.id)
+            XCTAssertEqual(commentEntry.subjectType, "burger_comment")
+            XCTAssertEqual(commentEntry.subjectID.lowercased(), comment.lowercased())
+            XCTAssertEqual(commentEntry.before?["author"], commenter.id.uuidString)
+            XCTAssertEqual(commentEntry.before?["review"], review.uuidString)
+            let firstWords = try XCTUnwrap(commentEntry.before?["text"])
+            XCTAssertTrue(firstWords.hasPrefix("패티가 너무 짜서") && firstWords.hasSuffix("…") && firstWords.count <= 41, firstWords)
+            XCTAssertNil(commentEntry.after)
+
+            let reviewDeleted = try await app.send(.DELETE, "/api/v1/burger-map/reviews/\(review)", token: admin.token)
+            XCTAssertEqual(reviewDeleted.status, .noContent, reviewDeleted.text)
+            audited = try await mapAudit(app)
+            XCTAssertEqual(audited.map(\.action), ["burger_map.review.delete", "burger_map.comment.delete", "burger_map.review.restore", "burger_map.review.hide"])
+            XCTAssertEqual(audited[0].actorID, admin.id)
+            XCTAssertEqual(audited[0].subjectID, review.uuidString)
+            XCTAssertEqual(audited[0].before, ["author": author.id.uuidString, "title": "수상한 리뷰"])
+            XCTAssertNil(audited[0].after)
+            let gone = try await app.status("/api/v1/burger-map/reviews/\(review)")
+            XCTAssertEqual(gone, .notFound)
+        }
+    }
+
+    /// Finding 6's other side: people deleting their own content (an administrator's own included,
+    /// and a review's author deleting a comment on it) are not operators' actions: no entry.
+    func testDeletingOnesOwnContentWritesNoAuditEntry() async throws {
+        try await withTestApp { app in
+            let admin = try await app.member("관리자", admin: true)
+            let author = try await app.member("작성자")
+            let commenter = try await app.member("댓글러")
+            let place = try await app.place(author.token)
+            let review = try await app.review(author.token, place: place, title: "내 리뷰")
+            let own = try await app.send(.POST, "/api/v1/burger-map/reviews/\(review)/comments", json: ["text": "내 댓글"], token: commenter.token)
+            let onMine = try await app.send(.POST, "/api/v1/burger-map/reviews/\(review)/comments", json: ["text": "리뷰에 달린 댓글"], token: commenter.token)
+            let adminsOwn = try await app.send(.POST, "/api/v1/burger-map/reviews/\(review)/comments", json: ["text": "관리자의 댓글"], token: admin.token)
+            for (comment, token) in [(own, commenter.token), (onMine, author.token), (adminsOwn, admin.token)] {
+                let id = try XCTUnwrap(try comment.object()["id"] as? String, comment.text)
+                let deleted = try await app.send(.DELETE, "/api/v1/burger-map/comments/\(id)", token: token)
+                XCTAssertEqual(deleted.status, .noContent, deleted.text)
+            }
+            let adminsReview = try await app.review(admin.token, place: place, title: "관리자의 리뷰")
+            for (id, token) in [(review, author.token), (adminsReview, admin.token)] {
+                let deleted = try await app.send(.DELETE, "/api/v1/burger-map/reviews/\(id)", token: token)
+                XCTAssertEqual(deleted.status, .noContent, deleted.text)
+            }
+            let audited = try await mapAudit(app)
+            XCTAssertEqual(audited.map(\.action), [])
+        }
+    }
+
     func testADecisionNeedsAReasonAndAKnownDecision() async throws {
         try await withTestApp { app in
             let admin = try await app.member("관리자", admin: true)

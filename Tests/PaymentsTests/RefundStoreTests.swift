@@ -60,7 +60,8 @@ final class RefundStoreTests: XCTestCase {
             let again = try await store.claimDue(limit: 5, now: now.addingTimeInterval(30), leaseEnd: now.addingTimeInterval(90))
             XCTAssertEqual(again.count, 0)
 
-            try await store.recordFailure(one, attempts: 1, error: "provider down", nextAttemptAt: now.addingTimeInterval(30))
+            try await store.recordFailure(one, attempts: 1, error: "provider down", nextAttemptAt: now.addingTimeInterval(30),
+                                          leaseEnd: now.addingTimeInterval(60))
             let failed = try await store.refund(paymentID: "imp_1")
             XCTAssertEqual(failed?.attempts, 1)
             XCTAssertEqual(failed?.lastError, "provider down")
@@ -73,7 +74,7 @@ final class RefundStoreTests: XCTestCase {
             XCTAssertEqual(settled?.attempts, 1)
             XCTAssertNotNil(settled?.doneAt)
             try await store.settle(two, outcome: "already_cancelled", at: now.addingTimeInterval(5))
-            try await store.recordFailure(two, attempts: 7, error: "late", nextAttemptAt: now)
+            try await store.recordFailure(two, attempts: 7, error: "late", nextAttemptAt: now, leaseEnd: now.addingTimeInterval(60))
             let kept = try await store.refund(paymentID: "imp_2")
             XCTAssertEqual(kept?.outcome, "refunded", "a settled refund stays as it was")
             XCTAssertEqual(kept?.attempts, 1)
@@ -83,6 +84,43 @@ final class RefundStoreTests: XCTestCase {
             XCTAssertEqual(Set(dueAfterBackoff.map(\.id)), [one, later], "settled refunds are never claimed")
             let open = try await store.openCount(subject: "banchan_order:one")
             XCTAssertEqual([open.total, open.open], [3, 2])
+        }
+    }
+
+    /// Issue 56: a claim is apart from the backoff. "Try again now" (`makeDue`) moves only what no
+    /// attempt holds; a failure releases its own claim, not a later one taken after its lease lapsed.
+    func testAClaimHeldIsLeftAloneByTryAgainNow() async throws {
+        try await withTestApp { app in
+            let store = RefundStore(database: app.db)
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let held = UUID(), waiting = UUID()
+            _ = try await store.record(request("imp_held"), id: held, reason: "r", now: now)
+            _ = try await store.record(request("imp_waiting"), id: waiting, reason: "r", now: now)
+            _ = try await store.claimDue(only: waiting, limit: 1, now: now, leaseEnd: now.addingTimeInterval(60))
+            try await store.recordFailure(waiting, attempts: 1, error: "refused", nextAttemptAt: now.addingTimeInterval(600),
+                                          leaseEnd: now.addingTimeInterval(60))
+            let claimed = try await store.claimDue(only: held, limit: 1, now: now, leaseEnd: now.addingTimeInterval(60))
+            XCTAssertEqual(claimed.map(\.id), [held])
+            let heldNow = try await store.heldCount(subject: "banchan_order:one", now: now.addingTimeInterval(10))
+            XCTAssertEqual(heldNow, 1)
+
+            let moved = try await store.makeDue(subject: "banchan_order:one", now: now.addingTimeInterval(10))
+            XCTAssertEqual(moved, [waiting], "the failed one (released) is due now; the held one is left to its attempt")
+            let claimedAgain = try await store.claimDue(limit: 5, now: now.addingTimeInterval(10), leaseEnd: now.addingTimeInterval(70))
+            XCTAssertEqual(claimedAgain.map(\.id), [waiting], "the held one cannot be claimed a second time")
+
+            // The holder died: after its lease another attempt takes it; the first one's late
+            // failure does not release the second one's claim.
+            let lapsed = now.addingTimeInterval(61)
+            let movedAfterLease = try await store.makeDue(subject: "banchan_order:one", now: lapsed)
+            XCTAssertEqual(movedAfterLease, [held], "a lapsed claim holds nothing; imp_waiting's claim (until +70 s) still does")
+            let taken = try await store.claimDue(only: held, limit: 1, now: lapsed, leaseEnd: lapsed.addingTimeInterval(60))
+            XCTAssertEqual(taken.map(\.id), [held])
+            try await store.recordFailure(held, attempts: 1, error: "late answer", nextAttemptAt: lapsed, leaseEnd: now.addingTimeInterval(60))
+            let stillHeld = try await store.heldCount(subject: "banchan_order:one", now: lapsed.addingTimeInterval(1))
+            XCTAssertEqual(stillHeld, 2, "the second claim on imp_held stands, as does the claim on imp_waiting")
+            let row = try await store.refund(paymentID: "imp_held")
+            XCTAssertNil(row?.lastError, "the stale attempt's answer is not recorded over the live one")
         }
     }
 }

@@ -28,6 +28,13 @@ package final class FakePortOne: Sendable {
         package var outageCalls = 0
         /// Cancels take effect at once but are answered this much later (a slow provider).
         package var cancelAnswerDelay: TimeAmount = .zero
+        /// Cancels take effect only when answered: until then the payment still reads `paid`.
+        package var cancelTakesEffectWhenAnswered = false
+        /// Look-ups answered this much later (payments confirmed at once all ask before any is kept).
+        package var lookUpDelay: TimeAmount = .zero
+        /// Cancels of a paid payment being worked on now, and the most at any one time.
+        package var cancelsInFlight = 0
+        package var mostCancelsInFlight = 0
     }
 
     package let app: Application
@@ -67,6 +74,17 @@ package final class FakePortOne: Sendable {
     package func refuseCancels(_ count: Int) { state.withLockedValue { $0.refuseCancels = count } }
     package func outage(calls: Int) { state.withLockedValue { $0.outageCalls = calls } }
     package func answerCancels(after delay: TimeAmount) { state.withLockedValue { $0.cancelAnswerDelay = delay } }
+    /// Cancels answered `delay` later and only then taking effect (the payment reads `paid` meanwhile),
+    /// as a provider still working on one does: a second cancel sent meanwhile would go through too.
+    package func holdCancels(for delay: TimeAmount) {
+        state.withLockedValue {
+            $0.cancelAnswerDelay = delay
+            $0.cancelTakesEffectWhenAnswered = true
+        }
+    }
+    package func answerLookUps(after delay: TimeAmount) { state.withLockedValue { $0.lookUpDelay = delay } }
+    package var cancelsInFlight: Int { state.withLockedValue { $0.cancelsInFlight } }
+    package var mostCancelsInFlight: Int { state.withLockedValue { $0.mostCancelsInFlight } }
 
     /// Whether this call falls in an outage (and counts it).
     private func inOutage() -> Bool {
@@ -103,6 +121,8 @@ package final class FakePortOne: Sendable {
                 return self.json(.unauthorized, #"{"code":-1,"message":"Unauthorized","response":null}"#)
             }
             let id = req.parameters.get("imp_uid") ?? ""
+            let delay = self.state.withLockedValue { $0.lookUpDelay }
+            if delay > .zero { try await Task.sleep(nanoseconds: UInt64(delay.nanoseconds)) }
             guard let payment = self.state.withLockedValue({ $0.payments[id] }) else {
                 return self.json(.notFound, #"{"code":1,"message":"존재하지 않는 결제정보입니다.","response":null}"#)
             }
@@ -116,7 +136,7 @@ package final class FakePortOne: Sendable {
             }
             if self.inOutage() { return self.outageResponse }
             let cancel = try req.content.decode(Cancel.self)
-            enum Answer { case refused, alreadyCancelled, cancelled(after: TimeAmount) }
+            enum Answer { case refused, alreadyCancelled, cancelled(after: TimeAmount), held(for: TimeAmount) }
             let answer = self.state.withLockedValue { state -> Answer in
                 state.cancelCalls += 1
                 if state.refuseCancels > 0 {
@@ -124,6 +144,11 @@ package final class FakePortOne: Sendable {
                     return .refused
                 }
                 guard let payment = state.payments[cancel.imp_uid], payment.status != "cancelled" else { return .alreadyCancelled }
+                if state.cancelTakesEffectWhenAnswered {
+                    state.cancelsInFlight += 1
+                    state.mostCancelsInFlight = max(state.mostCancelsInFlight, state.cancelsInFlight)
+                    return .held(for: state.cancelAnswerDelay)
+                }
                 // As PortOne does: the payment now reads as cancelled.
                 state.payments[cancel.imp_uid] = Payment(merchantUID: payment.merchantUID, amount: payment.amount, status: "cancelled")
                 state.cancelled.append(cancel.imp_uid)
@@ -136,6 +161,17 @@ package final class FakePortOne: Sendable {
                 return self.json(.ok, #"{"code":-1,"message":"이미 전액취소된 주문입니다.","response":null}"#)
             case .cancelled(let delay):
                 if delay > .zero { try await Task.sleep(nanoseconds: UInt64(delay.nanoseconds)) }
+                return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(cancel.imp_uid)","status":"cancelled"}}"#)
+            case .held(let delay):
+                if delay > .zero { try? await Task.sleep(nanoseconds: UInt64(delay.nanoseconds)) }
+                self.state.withLockedValue { state in
+                    state.cancelsInFlight -= 1
+                    if let payment = state.payments[cancel.imp_uid] {
+                        state.payments[cancel.imp_uid] = Payment(merchantUID: payment.merchantUID, amount: payment.amount, status: "cancelled")
+                    }
+                    // Each cancel that went through while the payment read paid is a refund made.
+                    state.cancelled.append(cancel.imp_uid)
+                }
                 return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(cancel.imp_uid)","status":"cancelled"}}"#)
             }
         }

@@ -20,6 +20,9 @@ extension BanchanService {
         if order.status == .paid, order.paymentID == paymentID { return order }  // a retried confirmation
         if order.status == .cancelled {
             try await refundLatePayment(paymentID, for: order, with: gateway)
+        } else if order.status != .awaitingPayment, let kept = order.paymentID, kept != paymentID {
+            // Already paid with another payment: a second one that took money goes back.
+            try await refundDuplicatePayment(paymentID, for: order, with: gateway)
         }
         guard order.status == .awaitingPayment else { throw AppError.conflict("order_not_awaiting_payment", ["status": order.status.rawValue]) }
         let payment = try await gateway.lookUp(paymentID, logger: logger)
@@ -50,10 +53,15 @@ extension BanchanService {
         guard try await store.markPaid(order.id, provider: gateway.name, paymentID: payment.providerID, at: now) else {
             // The order moved on while we asked the provider. If it was cancelled (its window ran
             // out), this paid payment is a late one and goes back; a concurrent confirmation of
-            // the same payment is the retried-confirmation case.
+            // the same payment is the retried-confirmation case. If another payment won the race,
+            // this one paid for an order already paid and goes back.
             let current = try await self.order(id, of: owner)
             if current.status == .paid, current.paymentID == payment.providerID { return current }
-            if current.status == .cancelled { try await refundLatePayment(paymentID, for: current, with: gateway) }
+            if current.status == .cancelled {
+                try await refundLatePayment(paymentID, for: current, with: gateway)
+            } else if let kept = current.paymentID, kept != payment.providerID {
+                try await refundDuplicatePayment(payment.providerID, for: current, with: gateway, lookedUp: payment)
+            }
             throw AppError.conflict("order_not_awaiting_payment", ["status": current.status.rawValue])
         }
         Counter(label: "whatweeat_banchan_payments_confirmed_total").increment()
@@ -86,6 +94,49 @@ extension BanchanService {
         logger.notice("payment after cancellation refunded", metadata: ["order": "\(order.id)", "payment": "\(paymentID)"])
         await Refunds.attempt(try await Refunds.request(refund, on: database), on: database, gateway: gateway, logger: logger)
         throw AppError.conflict("payment_after_cancellation")
+    }
+
+    /// A second payment for an order already paid with another one (a provider, a retried payment
+    /// window or a deposit let it through): if the provider says it paid for this order, its refund
+    /// is recorded under the order and tried, logged and counted
+    /// (`whatweeat_banchan_payments_duplicate_total`), and the client is told 409
+    /// `payment_duplicate`; asked again once refunded, the same. If the provider cannot be asked,
+    /// the refund is recorded all the same (each attempt checks the payment first) and the client
+    /// is told 503 to ask again. Returns when the payment is not a paid one of this order, for the
+    /// caller's 409. `lookedUp`: the provider's answer, when the caller has it already.
+    private func refundDuplicatePayment(_ paymentID: String, for order: OrderRow, with gateway: any PaymentGateway,
+                                        lookedUp: ProviderPayment? = nil) async throws {
+        let refund = Refunds.Request(gateway: gateway.name, paymentID: paymentID, merchantUID: order.merchantUID,
+                                     subject: BanchanOrder.refundSubject(order.id), reason: "a second payment for an order already paid")
+        let second: ProviderPayment
+        if let lookedUp {
+            second = lookedUp
+        } else {
+            do {
+                second = try await gateway.payment(id: paymentID)
+            } catch PaymentGatewayError.unknownPayment {
+                return
+            } catch {
+                logger.warning("second payment for a paid order not checked; refund recorded for the retry job", metadata: [
+                    "order": "\(order.id)", "payment": "\(paymentID)", "error": "\(error)",
+                ])
+                await Refunds.attempt(try await Refunds.request(refund, on: database, unverified: true), on: database, gateway: gateway, logger: logger)
+                throw AppError(.serviceUnavailable, "payment_provider_unavailable")
+            }
+        }
+        guard second.merchantUID == order.merchantUID else { return }
+        // Asked again after the refund: the provider shows it cancelled.
+        if second.status == .cancelled { throw AppError.conflict("payment_duplicate") }
+        guard second.status == .paid else { return }
+        let recorded = try await Refunds.request(refund, on: database)
+        if recorded != nil {
+            Counter(label: "whatweeat_banchan_payments_duplicate_total").increment()
+            logger.warning("second payment for a paid order; refunding it", metadata: [
+                "order": "\(order.id)", "payment": "\(paymentID)", "kept": "\(order.paymentID ?? "")", "amount": "\(second.amount)",
+            ])
+        }
+        await Refunds.attempt(recorded, on: database, gateway: gateway, logger: logger)
+        throw AppError.conflict("payment_duplicate")
     }
 
     /// The refund of a payment for this order, recorded under the order (its page shows it until done).

@@ -102,7 +102,7 @@ struct BanchanAdminPages: RouteCollection {
                 }),
                 .p(.class("order-total"), .text(req.t("banchan.total") + " " + req.won(order.total))),
                 order.cancelReason.map { .p(.class("caution"), .id("admin-cancel-reason"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
-                refund.map { .p(.class("muted"), .text(req.t("banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
+                refund.map { .p(.class("muted"), .id("admin-order-refund"), .text(req.t(Self.refundNote($0, of: order.status)))) } ?? .empty,
                 BanchanPages.deliveryCard(req, order.delivery),
                 refund == .pending ? .form(
                     .action(Self.orderRefund(order.id)), .method(.post), Layout.csrfField(req),
@@ -152,6 +152,12 @@ struct BanchanAdminPages: RouteCollection {
             ),
             .a(.class("button wide"), .href(Self.order(order.id)), .text(req.t("admin.order.cancel_keep")))
         ))
+    }
+
+    /// What the order's page says of its refund: the order's own once it is cancelled; on an order
+    /// that stands, the refund of a second payment made for it (`payment_duplicate`).
+    static func refundNote(_ refund: Refunds.State, of status: OrderStatus) -> String {
+        status == .cancelled ? "banchan.order.refund_\(refund.rawValue)" : "banchan.order.second_payment_refund_\(refund.rawValue)"
     }
 
     func retryRefund(req: Request) async throws -> Response {

@@ -65,7 +65,9 @@ extension BurgerMapService {
         return try await self.comment(id)
     }
 
-    /// A comment's author, the review's author or an admin deletes it.
+    /// A comment's author, the review's author or an admin deletes it. An admin deleting a comment
+    /// that is neither theirs nor on their own review is audited (`burger_map.comment.delete`, with
+    /// its author and first words), with the deletion.
     package func deleteComment(_ id: UUID, by actor: MapActor) async throws {
         let comment = try await self.comment(id)
         var reviewAuthor: UUID?
@@ -73,7 +75,12 @@ extension BurgerMapService {
         guard comment.author.id == actor.id || reviewAuthor == actor.id || actor.isAdmin else {
             throw AppError(.forbidden, "not_comment_author")
         }
-        try await store.deleteComment(comment)
+        let ownRight = comment.author.id == actor.id || reviewAuthor == actor.id
+        let audit = ownRight ? nil : AuditEntry(
+            actorID: actor.id, action: "burger_map.comment.delete", subjectType: "burger_comment", subjectID: id.uuidString,
+            before: ["author": comment.author.id.uuidString, "text": Self.firstWords(comment.text), "review": comment.reviewID?.uuidString ?? ""],
+            after: nil)
+        try await store.deleteComment(comment, audit: audit)
         // Its words leave the review author's inbox too.
         if let reviewID = comment.reviewID { try await inbox.forgetWords(of: comment.author.id, kind: "review_commented", subject: reviewID) }
     }
@@ -84,6 +91,15 @@ extension BurgerMapService {
               let review = try await store.review(reviewID), !review.hidden
         else { throw AppError.notFound("comment_not_found") }
         return comment
+    }
+
+    /// The start of a text as the audit log keeps it: enough to recognise, not the whole of it.
+    static func firstWords(_ text: String, limit: Int = 40) -> String {
+        guard text.count > limit else { return text }
+        let cut = text.prefix(limit)
+        // At a word's end when there is one in the second half.
+        let end = cut.lastIndex(where: \.isWhitespace).flatMap { cut.distance(from: cut.startIndex, to: $0) > limit / 2 ? $0 : nil } ?? cut.endIndex
+        return String(cut[..<end]).trimmingCharacters(in: .whitespaces) + "…"
     }
 
     private func checkedComment(_ raw: String) throws -> String {

@@ -124,12 +124,16 @@ extension BurgerMapService {
         return try await self.review(id, viewer: actor)
     }
 
-    /// The author or an admin deletes a review, with its photos, likes, comments and reports.
+    /// The author or an admin deletes a review, with its photos, likes, comments and reports. An
+    /// admin deleting someone else's is audited (`burger_map.review.delete`), with the deletion.
     package func deleteReview(_ id: UUID, by actor: MapActor) async throws {
         guard let review = try await store.review(id), !review.hidden || actor.isAdmin || review.authorID == actor.id
         else { throw AppError.notFound("review_not_found") }
         guard review.authorID == actor.id || actor.isAdmin else { throw AppError(.forbidden, "not_review_author") }
-        for photo in try await store.deleteReview(review) {
+        let audit = review.authorID == actor.id ? nil : AuditEntry(
+            actorID: actor.id, action: "burger_map.review.delete", subjectType: "burger_review", subjectID: id.uuidString,
+            before: Self.audited(review), after: nil)
+        for photo in try await store.deleteReview(review, audit: audit) {
             await quota.release(await files.byteCount(of: photo.fileKey), for: photo.ownerID, on: database)
             try await deleteFileIfUnused(photo.fileKey)
         }
@@ -161,12 +165,24 @@ extension BurgerMapService {
     }
 
     /// An admin shows a hidden review again. Its reports stay, dismissed: they no longer count,
-    /// and their reporters cannot report it again (new reporters can).
+    /// and their reporters cannot report it again (new reporters can). Audited
+    /// (`burger_map.review.restore`, as the console's decision is) when this call showed it.
     package func restore(_ id: UUID, by actor: MapActor) async throws -> ReviewCard {
         guard actor.isAdmin else { throw AppError.forbidden }
         guard let review = try await store.review(id) else { throw AppError.notFound("review_not_found") }
-        if review.hidden { try await store.restore(review) }
+        if review.hidden {
+            var before = Self.audited(review)
+            before["hidden"] = "true"
+            try await store.restore(review, audit: AuditEntry(
+                actorID: actor.id, action: "burger_map.review.restore", subjectType: "burger_review", subjectID: id.uuidString,
+                before: before, after: ["hidden": "false"]))
+        }
         return try await self.review(id, viewer: actor)
+    }
+
+    /// What the audit log keeps of a review an operator acted on: whose it was and its title.
+    static func audited(_ review: ReviewRow) -> [String: String] {
+        ["author": review.authorID.uuidString, "title": review.title]
     }
 
     // MARK: Likes and bookmarks

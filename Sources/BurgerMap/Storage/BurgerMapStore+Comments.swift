@@ -103,12 +103,15 @@ extension BurgerMapStore {
         await announcements.contentChanged(places: [])
     }
 
-    /// Deletes a comment and takes it off its review's count (once, if two deletes race).
-    func deleteComment(_ comment: CommentRow) async throws {
+    /// Deletes a comment and takes it off its review's count (once, if two deletes race). `audit`:
+    /// the operator's entry, written in the same transaction when this call deleted it.
+    func deleteComment(_ comment: CommentRow, audit: AuditEntry? = nil) async throws {
         try await transaction { store in
             let removed = try await store.sql.delete(from: Self.comments).where(SQLIdentifier(CommentColumn.id), .equal, SQLBind(comment.id))
                 .returning(SQLIdentifier(CommentColumn.id)).all()
-            if !removed.isEmpty, let reviewID = comment.reviewID { try await store.increment(.comments, of: reviewID, by: -1) }
+            guard !removed.isEmpty else { return }
+            if let reviewID = comment.reviewID { try await store.increment(.comments, of: reviewID, by: -1) }
+            if let audit { try await AuditLog(database: store.database).record(audit) }
         }
         await announcements.contentChanged(places: [])
     }

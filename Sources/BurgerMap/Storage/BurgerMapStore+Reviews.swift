@@ -124,15 +124,20 @@ extension BurgerMapStore {
 
     /// Deletes a review with its photos' rows, reactions, comments and reports; a visible one leaves
     /// its place's count and rating. Returns the photos it had (their files and bytes are the caller's).
-    func deleteReview(_ review: ReviewRow) async throws -> [PhotoRow] {
+    /// `audit`: the operator's entry, written in the same transaction when this call deleted it.
+    func deleteReview(_ review: ReviewRow, audit: AuditEntry? = nil) async throws -> [PhotoRow] {
         let photos = try await self.photos(ofReviews: [review.id])[review.id] ?? []
         try await transaction { store in
             try await store.sql.delete(from: Self.photos).where(SQLIdentifier(PhotoColumn.reviewID), .equal, SQLBind(review.id)).run()
             try await BurgerPeopleStore(database: store.database).removeReactions(on: review.id)
             try await store.sql.delete(from: Self.comments).where(SQLIdentifier(CommentColumn.reviewID), .equal, SQLBind(review.id)).run()
             try await store.sql.delete(from: Self.reports).where(SQLIdentifier(ReportColumn.reviewID), .equal, SQLBind(review.id)).run()
-            try await store.sql.delete(from: Self.reviews).where(SQLIdentifier(ReviewColumn.id), .equal, SQLBind(review.id)).run()
+            let removed = try await store.sql.delete(from: Self.reviews).where(SQLIdentifier(ReviewColumn.id), .equal, SQLBind(review.id))
+                .returning(SQLIdentifier(ReviewColumn.id)).all()
+            // Two deletes that race take it off its place, and write the operator's entry, once.
+            guard !removed.isEmpty else { return }
             if !review.hidden { try await store.adjustPlace(review.placeID, reviews: -1, ratings: -review.rating) }
+            if let audit { try await AuditLog(database: store.database).record(audit) }
         }
         try await refreshCover(of: review.placeID)
         return photos
@@ -251,7 +256,8 @@ extension BurgerMapStore {
     /// Shows a hidden review again; its reports stay, dismissed (they no longer count, and their
     /// reporters cannot report it again). Returns whether this call showed it.
     @discardableResult
-    func restore(_ review: ReviewRow) async throws -> Bool {
+    /// `audit`: the operator's entry, written in the same transaction when this call showed it.
+    func restore(_ review: ReviewRow, audit: AuditEntry? = nil) async throws -> Bool {
         let shown = try await transaction { store -> Bool in
             let shown = try await store.sql.update(Self.reviews)
                 .set(SQLIdentifier(ReviewColumn.reportCount), to: SQLBind(0)).set(SQLIdentifier(ReviewColumn.hiddenAt), to: SQLLiteral.null)
@@ -262,6 +268,7 @@ extension BurgerMapStore {
                 .where(SQLIdentifier(ReportColumn.reviewID), .equal, SQLBind(review.id)).where(SQLIdentifier(ReportColumn.dismissedAt), .is, SQLLiteral.null)
                 .run()
             try await store.adjustPlace(review.placeID, reviews: 1, ratings: review.rating)
+            if let audit { try await AuditLog(database: store.database).record(audit) }
             return true
         }
         if shown { try await refreshCover(of: review.placeID) }

@@ -6130,6 +6130,12 @@ public struct Client: APIProtocol {
     /// `payment_after_cancellation`. When the provider cannot be asked about such a payment, a
     /// refund is recorded all the same (each attempt asks the provider first and refunds only a
     /// paid payment of this order) and the answer is 503 `payment_provider_unavailable`: ask again.
+    /// A second payment for an order already paid with another one (at the same time or later) is
+    /// looked up the same way: when it paid for this order it is refunded (recorded under the order,
+    /// whose `refundStatus` follows it) and the answer is 409 `payment_duplicate`; the order keeps
+    /// its first payment. The 409 codes: `payment_not_paid`, `payment_amount_mismatch` (both: the
+    /// order cancelled, a paid payment refunded), `payment_after_cancellation`, `payment_duplicate`,
+    /// `order_not_awaiting_payment`.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/payment`.
@@ -9403,7 +9409,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// The author or an administrator deletes a review, with its photos, likes, comments and reports.
+    /// The author or an administrator deletes a review, with its photos, likes, comments and reports. An administrator deleting another person's review is audited (`burger_map.review.delete`, with its author and title).
     ///
     /// - Remark: HTTP `DELETE /api/v1/burger-map/reviews/{review}`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/delete(deleteBurgerReview)`.
@@ -10575,7 +10581,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// The comment's author, the review's author or an administrator deletes a comment.
+    /// The comment's author, the review's author or an administrator deletes a comment. An administrator deleting another person's comment is audited (`burger_map.comment.delete`, with its author and first words).
     ///
     /// - Remark: HTTP `DELETE /api/v1/burger-map/comments/{comment}`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/comments/{comment}/delete(deleteBurgerComment)`.
@@ -10933,7 +10939,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Show a review reports hid again (administrators); its reports are cleared.
+    /// Show a review reports hid again (administrators); its reports are cleared. Audited (`burger_map.review.restore`, with its author and title) when it was hidden.
     ///
     /// - Remark: HTTP `POST /api/v1/burger-map/reviews/{review}/restore`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/restore/post(restoreBurgerReview)`.

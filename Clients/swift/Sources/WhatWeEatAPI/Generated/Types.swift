@@ -274,6 +274,12 @@ public protocol APIProtocol: Sendable {
     /// `payment_after_cancellation`. When the provider cannot be asked about such a payment, a
     /// refund is recorded all the same (each attempt asks the provider first and refunds only a
     /// paid payment of this order) and the answer is 503 `payment_provider_unavailable`: ask again.
+    /// A second payment for an order already paid with another one (at the same time or later) is
+    /// looked up the same way: when it paid for this order it is refunded (recorded under the order,
+    /// whose `refundStatus` follows it) and the answer is 409 `payment_duplicate`; the order keeps
+    /// its first payment. The 409 codes: `payment_not_paid`, `payment_amount_mismatch` (both: the
+    /// order cancelled, a paid payment refunded), `payment_after_cancellation`, `payment_duplicate`,
+    /// `order_not_awaiting_payment`.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/payment`.
@@ -437,7 +443,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PATCH /api/v1/burger-map/reviews/{review}`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/patch(editBurgerReview)`.
     func editBurgerReview(_ input: Operations.EditBurgerReview.Input) async throws -> Operations.EditBurgerReview.Output
-    /// The author or an administrator deletes a review, with its photos, likes, comments and reports.
+    /// The author or an administrator deletes a review, with its photos, likes, comments and reports. An administrator deleting another person's review is audited (`burger_map.review.delete`, with its author and title).
     ///
     /// - Remark: HTTP `DELETE /api/v1/burger-map/reviews/{review}`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/delete(deleteBurgerReview)`.
@@ -477,7 +483,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PATCH /api/v1/burger-map/comments/{comment}`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/comments/{comment}/patch(editBurgerComment)`.
     func editBurgerComment(_ input: Operations.EditBurgerComment.Input) async throws -> Operations.EditBurgerComment.Output
-    /// The comment's author, the review's author or an administrator deletes a comment.
+    /// The comment's author, the review's author or an administrator deletes a comment. An administrator deleting another person's comment is audited (`burger_map.comment.delete`, with its author and first words).
     ///
     /// - Remark: HTTP `DELETE /api/v1/burger-map/comments/{comment}`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/comments/{comment}/delete(deleteBurgerComment)`.
@@ -494,7 +500,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/burger-map/reviews/{review}/report`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/report/post(reportBurgerReview)`.
     func reportBurgerReview(_ input: Operations.ReportBurgerReview.Input) async throws -> Operations.ReportBurgerReview.Output
-    /// Show a review reports hid again (administrators); its reports are cleared.
+    /// Show a review reports hid again (administrators); its reports are cleared. Audited (`burger_map.review.restore`, with its author and title) when it was hidden.
     ///
     /// - Remark: HTTP `POST /api/v1/burger-map/reviews/{review}/restore`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/restore/post(restoreBurgerReview)`.
@@ -1326,6 +1332,12 @@ extension APIProtocol {
     /// `payment_after_cancellation`. When the provider cannot be asked about such a payment, a
     /// refund is recorded all the same (each attempt asks the provider first and refunds only a
     /// paid payment of this order) and the answer is 503 `payment_provider_unavailable`: ask again.
+    /// A second payment for an order already paid with another one (at the same time or later) is
+    /// looked up the same way: when it paid for this order it is refunded (recorded under the order,
+    /// whose `refundStatus` follows it) and the answer is 409 `payment_duplicate`; the order keeps
+    /// its first payment. The 409 codes: `payment_not_paid`, `payment_amount_mismatch` (both: the
+    /// order cancelled, a paid payment refunded), `payment_after_cancellation`, `payment_duplicate`,
+    /// `order_not_awaiting_payment`.
     ///
     ///
     /// - Remark: HTTP `POST /api/v1/banchan/orders/{order}/payment`.
@@ -1661,7 +1673,7 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// The author or an administrator deletes a review, with its photos, likes, comments and reports.
+    /// The author or an administrator deletes a review, with its photos, likes, comments and reports. An administrator deleting another person's review is audited (`burger_map.review.delete`, with its author and title).
     ///
     /// - Remark: HTTP `DELETE /api/v1/burger-map/reviews/{review}`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/delete(deleteBurgerReview)`.
@@ -1771,7 +1783,7 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// The comment's author, the review's author or an administrator deletes a comment.
+    /// The comment's author, the review's author or an administrator deletes a comment. An administrator deleting another person's comment is audited (`burger_map.comment.delete`, with its author and first words).
     ///
     /// - Remark: HTTP `DELETE /api/v1/burger-map/comments/{comment}`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/comments/{comment}/delete(deleteBurgerComment)`.
@@ -1806,7 +1818,7 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// Show a review reports hid again (administrators); its reports are cleared.
+    /// Show a review reports hid again (administrators); its reports are cleared. Audited (`burger_map.review.restore`, with its author and title) when it was hidden.
     ///
     /// - Remark: HTTP `POST /api/v1/burger-map/reviews/{review}/restore`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/restore/post(restoreBurgerReview)`.

@@ -12,6 +12,7 @@ package enum BanchanFeature: Feature {
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.usePaymentGateway(settings.shop.gateway)
+        app.banchanLimits = BanchanLimits(shared: app.sharedBudgets)
         app.banchanListings = BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL))
         BanchanListings.follow(app)
         // The environment's terms until the seed reads the operator's saved ones.

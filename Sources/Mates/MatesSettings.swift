@@ -38,6 +38,9 @@ package struct MatesSettings: SettingsSection, Equatable {
     /// pages offer email alone and the API refuses the phone channel (`phone_channel_unavailable`).
     /// A development server offers both (codes in its log), email first.
     package var offersPhoneCodes = true
+    /// The same for email: a production server without `SMTP_URL` refuses the email channel
+    /// (`email_channel_unavailable`) rather than write codes and addresses to its log.
+    package var offersEmailCodes = true
     package var appStore: AppStore = .test
 
     package init() {}
@@ -69,7 +72,15 @@ package struct MatesSettings: SettingsSection, Equatable {
                                     expected: "solapi://API_KEY:API_SECRET@api.solapi.com?from=SENDER_NUMBER (\(error))")
             }
         }
+        // Phone numbers, codes and the signed Authorization header travel in clear over
+        // `solapi+http://`: only to a stand-in on this machine in production (as FIREBASE_CERTS_URL).
+        if let sms = mates.sms, appEnvironment == .production, sms.baseURL.hasPrefix("http://"),
+           let host = URLComponents(string: sms.baseURL)?.host, !["127.0.0.1", "localhost", "::1"].contains(host) {
+            throw SettingsError(variable: "SMS_URL", value: "solapi+http://***@" + host,
+                                expected: "solapi:// (https) when APP_ENV=production (solapi+http only to this machine)")
+        }
         mates.offersPhoneCodes = mates.sms != nil || appEnvironment != .production
+        mates.offersEmailCodes = value("SMTP_URL") != nil || appEnvironment != .production
         if let smtp = value("SMTP_URL") {
             do { _ = try SMTPConfiguration(url: smtp) } catch {
                 throw SettingsError(variable: "SMTP_URL", value: EnvironmentVariables.redactPassword(smtp), expected: "smtp://[user:password@]host[:port][?from=address] or smtps://… (\(error))")

@@ -93,6 +93,16 @@ final class MatesSMSTests: XCTestCase {
             let codes = try await app.rowCount(MatesStore.Table.codes)
             XCTAssertEqual(codes, 0)
         }
+        // Production without SMTP_URL: the email channel is refused too, never a code in the log.
+        try await withTestApp(adjust: { $0.mates.offersPhoneCodes = false; $0.mates.offersEmailCodes = false }) { app in
+            let mina = try await app.member("미나3")
+            let refused = try await app.send(.POST, "\(Application.mates)/verification", json: ["channel": "email", "destination": "mina3@example.com"],
+                                             token: mina.token)
+            XCTAssertEqual(refused.status, .unprocessableEntity)
+            XCTAssertEqual(refused.errorCode, "email_channel_unavailable")
+            let codes = try await app.rowCount(MatesStore.Table.codes)
+            XCTAssertEqual(codes, 0)
+        }
     }
 
     func testTheSettingIsReadStrictlyAndProductionWithoutItOffersNoPhone() throws {
@@ -108,5 +118,20 @@ final class MatesSMSTests: XCTestCase {
         XCTAssertThrowsError(try MatesSettings.load(from: EnvironmentVariables(values: ["SMS_URL": "solapi://k:secret@api.solapi.com"], appEnvironment: .production))) {
             XCTAssertFalse("\($0)".contains("secret"), "the secret is not repeated in the error")
         }
+        // The 2026-12-05 probe's finding 7: production took `solapi+http://` to a remote host (codes and
+        // the signed header in clear) and logged email codes without SMTP_URL.
+        let clear = ["SMS_URL": "solapi+http://KEY1:SECRETPLAIN@sms.example.com?from=0212345678"]
+        XCTAssertThrowsError(try MatesSettings.load(from: EnvironmentVariables(values: clear, appEnvironment: .production))) {
+            XCTAssertTrue("\($0)".contains("SMS_URL"))
+            XCTAssertFalse("\($0)".contains("SECRETPLAIN"))
+        }
+        let standIn = try MatesSettings.load(from: EnvironmentVariables(values: ["SMS_URL": "solapi+http://k:s@127.0.0.1:18492?from=0212345678"],
+                                                                      appEnvironment: .production))
+        XCTAssertNotNil(standIn.sms, "a stand-in on this machine")
+        XCTAssertNotNil(try MatesSettings.load(from: EnvironmentVariables(values: clear, appEnvironment: .development)).sms)
+        XCTAssertFalse(withoutSMS.offersEmailCodes, "no SMTP_URL in production: no email channel either")
+        let withSMTP = try MatesSettings.load(from: EnvironmentVariables(values: ["SMTP_URL": "smtp://mail.example.com"], appEnvironment: .production))
+        XCTAssertTrue(withSMTP.offersEmailCodes)
+        XCTAssertTrue(development.offersEmailCodes, "codes in the log")
     }
 }

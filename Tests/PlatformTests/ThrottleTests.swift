@@ -105,8 +105,25 @@ final class ThrottleTests: XCTestCase {
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
+            // No device shown: the network's budget alone, wide enough for a classroom (200 a minute).
+            XCTAssertEqual(statuses.filter { $0 == .notFound }.count, 200, "\(Dictionary(grouping: statuses, by: { $0.code }).mapValues(\.count))")
+            XCTAssertEqual(statuses.filter { $0 == .tooManyRequests }.count, 100)
+        }
+    }
+
+    /// One device guessing in parallel gets exactly its own budget of misses (20 a minute).
+    func testParallelPINGuessesOfOneDeviceGetExactlyItsMissBudget() async throws {
+        try await withTestApp { app in
+            let statuses = try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
+                for index in 0..<100 {
+                    group.addTask {
+                        try await app.send(.GET, "/api/v1/menu-game/groups/\(100_000 + index)", headers: ["X-Device-Token": "one-guessing-device-0001"]).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
             XCTAssertEqual(statuses.filter { $0 == .notFound }.count, 20, "\(Dictionary(grouping: statuses, by: { $0.code }).mapValues(\.count))")
-            XCTAssertEqual(statuses.filter { $0 == .tooManyRequests }.count, 280)
+            XCTAssertEqual(statuses.filter { $0 == .tooManyRequests }.count, 80)
         }
     }
 

@@ -121,6 +121,30 @@ final class ConcurrentWritesTests: XCTestCase {
         }
     }
 
+    /// The probe's 300 address-book changes in 2.9 s: an account's changes have a budget (60 an hour),
+    /// a refused one changes nothing, and a refused change (404, 409) does not use it up.
+    func testAnAddressBookHasABudgetOfChanges() async throws {
+        try await withTestApp { app in
+            let buyer = try await app.member("이사하는사람")
+            let first = try await app.send(.POST, "/api/v1/banchan/addresses", json: Self.address(0, makeDefault: true), token: buyer.token)
+            XCTAssertEqual(first.status, .created, first.text)
+            let id = try XCTUnwrap(try first.object()["id"] as? String)
+            let unknown = try await app.send(.PUT, "/api/v1/banchan/addresses/\(UUID())", json: Self.address(1, makeDefault: false), token: buyer.token)
+            XCTAssertEqual(unknown.status, .notFound, "refused: it does not count")
+            for index in 1..<60 {
+                let edited = try await app.send(.PUT, "/api/v1/banchan/addresses/\(id)", json: Self.address(index, makeDefault: false), token: buyer.token)
+                XCTAssertEqual(edited.status, .ok, "change \(index)")
+            }
+            let refused = try await app.send(.PUT, "/api/v1/banchan/addresses/\(id)", json: Self.address(99, makeDefault: false), token: buyer.token)
+            XCTAssertEqual(refused.status, .tooManyRequests)
+            XCTAssertEqual(refused.errorCode, "too_many_address_changes")
+            XCTAssertNotNil(refused.headers.first(name: "Retry-After"))
+            let listed = try await app.send(.GET, "/api/v1/banchan/addresses", token: buyer.token)
+            let items = try XCTUnwrap(try listed.object()["items"] as? [[String: Any]])
+            XCTAssertEqual(items.first?["recipient"] as? String, "받는이59", "the refused change changed nothing")
+        }
+    }
+
     static let preferences: [String: Bool] = ["chat": true, "requests": false, "social": true, "orders": true, "groupGames": false]
 
     struct Address: Encodable {

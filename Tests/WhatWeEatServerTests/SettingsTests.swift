@@ -115,6 +115,27 @@ final class SettingsTests: XCTestCase {
         }
     }
 
+    /// The 2026-12-05 probe's finding 8: a secret with `/`, `#`, `?` or `%` made `SMS_URL` unparseable
+    /// and the start-up error printed it whole.
+    func testASecretThatBreaksTheURLIsNeverEchoed() {
+        for (variable, value, secret) in [
+            ("SMS_URL", "solapi://KEY2:Zq9/Wv2@api.solapi.com?from=0212345678", "Zq9/Wv2"),
+            ("SMS_URL", "solapi://KEY2:Zq9#Wv2@api.solapi.com?from=0212345678", "Zq9#Wv2"),
+            ("SMS_URL", "twilio://KEY2:Zq9?Wv2@api.solapi.com", "Zq9?Wv2"),
+            ("SMTP_URL", "http://mailer:pa%zz/ss@mail.example.com", "pa%zz/ss"),
+            ("DATABASE_URL", "mysql://root:hun/ter2@x/db", "hun/ter2"),
+        ] {
+            XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, variable: value]), value) { error in
+                let line = String(describing: error)
+                XCTAssertFalse(line.contains(secret), line)
+                XCTAssertFalse(line.contains(String(secret.prefix(3))), line)
+                XCTAssertTrue(line.contains(variable), line)
+            }
+        }
+        XCTAssertEqual(EnvironmentVariables.redactPassword("postgres://u:hunter2@db.example:5432/app"), "postgres://u:***@db.example:5432/app",
+                       "a URL that parses as meant keeps what helps the operator")
+    }
+
     func testShopPaymentsAndDeliveryFee() throws {
         let development = try Settings.load(from: ["DATA_DIR": directory])
         XCTAssertEqual(development.shop, ShopSettings(gateway: .test, deliveryFee: 2_500, freeDeliveryFrom: 40_000))

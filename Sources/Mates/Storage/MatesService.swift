@@ -72,6 +72,7 @@ package struct MatesService {
         let destination: String
         do { destination = try MatesRules.normalizedDestination(rawDestination, channel: channel) } catch { throw Self.appError(error) }
         if channel == .phone, !application.settings.mates.offersPhoneCodes { throw AppError.invalid("phone_channel_unavailable") }
+        if channel == .email, !application.settings.mates.offersEmailCodes { throw AppError.invalid("email_channel_unavailable") }
         if channel == .phone, !MatesRules.phoneIsIn(application.settings.mates.phoneCountries, destination) {
             throw AppError.invalid("phone_country_unsupported")
         }

@@ -18,7 +18,10 @@ extension MatesPages {
         // Phones first when a text-message provider is configured; otherwise email first, and the
         // phone only on a development server (its codes go to the log).
         let mates = req.application.settings.mates
-        let channels = mates.sms != nil ? ["phone", "email"] : mates.offersPhoneCodes ? ["email", "phone"] : ["email"]
+        let offered = (mates.sms != nil ? ["phone", "email"] : ["email", "phone"])
+            .filter { $0 == "phone" ? mates.offersPhoneCodes : mates.offersEmailCodes }
+        // Neither (production without SMTP_URL or SMS_URL): the email form, whose send says why it cannot.
+        let channels = offered.isEmpty ? ["email"] : offered
         let email = channels[0] == "email"
         let sendForm: Node<HTML.BodyContext> = .plainForm(
             .id("send-form"), .class("stack"), .attribute(named: "novalidate", value: "novalidate"),

@@ -26,10 +26,22 @@ package struct EnvironmentVariables: Sendable {
         return number
     }
 
-    /// A URL as an error message may show it: any password replaced by `***`.
+    /// A URL as an error message may show it: any password replaced by `***`. A secret that makes
+    /// the URL parse otherwise than it was meant (a `/`, `#`, `?` or `%` in a generated key: the
+    /// 2026-12-05 probe's finding 8) never shows: then only the scheme and the host after the last
+    /// `@` are shown.
     package static func redactPassword(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
-        return components.string ?? "(unparseable)"
+        guard let schemeEnd = url.range(of: "://") else { return url.contains("@") ? "(hidden)" : url }
+        let rest = url[schemeEnd.upperBound...]
+        guard let lastAt = rest.lastIndex(of: "@") else { return url }
+        // Parsed as meant: the user and password read back are exactly what stands before the host.
+        if var components = URLComponents(string: url), let user = components.percentEncodedUser,
+           let password = components.percentEncodedPassword, rest.hasPrefix(user + ":" + password + "@"),
+           !password.isEmpty, rest.index(rest.startIndex, offsetBy: user.count + password.count + 1) == lastAt {
+            components.password = "***"
+            if let shown = components.string { return shown }
+        }
+        let host = rest[rest.index(after: lastAt)...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return url[..<schemeEnd.upperBound] + "***@" + host
     }
 }

@@ -141,7 +141,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/signup/post(signUp)/responses/409`.
             ///
@@ -235,7 +235,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/signup/post(signUp)/responses/429`.
             ///
@@ -472,7 +472,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/email-available/get(emailAvailable)/responses/429`.
             ///
@@ -754,7 +754,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/login/post(logIn)/responses/429`.
             ///
@@ -1418,7 +1418,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/patch(updateMe)/responses/409`.
             ///
@@ -1933,7 +1933,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/password/put(changePassword)/responses/429`.
             ///
@@ -2200,7 +2200,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/profile-image/put(uploadProfileImage)/responses/429`.
             ///
@@ -2223,7 +2223,7 @@ public enum Operations {
                     }
                 }
             }
-            /// A service this needs is not there (`code_not_sent`, `purchases_unavailable`); nothing was done.
+            /// A service this needs is not there (`code_not_sent`, `purchases_unavailable`), or the database is busy or away for a moment (`service_unavailable`, with `Retry-After`; any route may answer it); nothing was done.
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/profile-image/put(uploadProfileImage)/responses/503`.
             ///
@@ -3000,7 +3000,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/post(createMenu)/responses/409`.
             ///
@@ -4183,6 +4183,29 @@ public enum Operations {
                     }
                 }
             }
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/post(createGroup)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -4345,7 +4368,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/get(groupStatus)/responses/429`.
             ///
@@ -4583,7 +4606,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)/responses/409`.
             ///
@@ -4654,7 +4677,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)/responses/429`.
             ///
@@ -4873,7 +4896,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/submission/put(submitAnswers)/responses/409`.
             ///
@@ -4921,7 +4944,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/submission/put(submitAnswers)/responses/429`.
             ///
@@ -5106,7 +5129,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/submission/delete(cancelAnswers)/responses/409`.
             ///
@@ -5154,7 +5177,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/submission/delete(cancelAnswers)/responses/429`.
             ///
@@ -5387,7 +5410,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/close/post(closeGroup)/responses/429`.
             ///
@@ -5570,7 +5593,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/results/get(groupResults)/responses/409`.
             ///
@@ -5593,7 +5616,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/results/get(groupResults)/responses/429`.
             ///
@@ -5771,7 +5794,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/live/get(groupLive)/responses/429`.
             ///
@@ -6561,7 +6584,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/feedback/post(leaveFeedback)/responses/429`.
             ///
@@ -7118,7 +7141,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/dishes/post(createDish)/responses/409`.
             ///
@@ -8163,7 +8186,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/cart/items/{hash}/put(setCartItem)/responses/409`.
             ///
@@ -8898,7 +8921,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/post(placeOrder)/responses/409`.
             ///
@@ -9370,7 +9393,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/cancel/post(cancelOrder)/responses/409`.
             ///
@@ -9641,7 +9664,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/payment/post(confirmPayment)/responses/409`.
             ///
@@ -9988,7 +10011,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/status/post(advanceOrder)/responses/409`.
             ///
@@ -10340,7 +10363,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/post(createAddress)/responses/409`.
             ///
@@ -10429,6 +10452,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/post(createAddress)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }
@@ -10717,6 +10763,29 @@ public enum Operations {
                     }
                 }
             }
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/put(updateAddress)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -10874,6 +10943,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/delete(removeAddress)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }
@@ -13356,7 +13448,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/photos/post(uploadBurgerPhoto)/responses/429`.
             ///
@@ -13379,7 +13471,7 @@ public enum Operations {
                     }
                 }
             }
-            /// A service this needs is not there (`code_not_sent`, `purchases_unavailable`); nothing was done.
+            /// A service this needs is not there (`code_not_sent`, `purchases_unavailable`), or the database is busy or away for a moment (`service_unavailable`, with `Retry-After`; any route may answer it); nothing was done.
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/photos/post(uploadBurgerPhoto)/responses/503`.
             ///
@@ -13886,7 +13978,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/post(addBurgerReview)/responses/429`.
             ///
@@ -15772,7 +15864,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/comments/post(addBurgerComment)/responses/429`.
             ///
@@ -16620,7 +16712,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/report/post(reportBurgerReview)/responses/429`.
             ///
@@ -19821,7 +19913,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)/responses/409`.
             ///
@@ -20814,7 +20906,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/notifications/live/get(notificationsLive)/responses/429`.
             ///
@@ -20995,7 +21087,7 @@ public enum Operations {
             }
         }
     }
-    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again, by me or by whoever signed in there since, it is replaced. At most 20 browsers a person (the oldest goes).
+    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again by me it is brought up to date; another account takes it over only with that browser's own keys (whoever signed in there since), and without them it is 409 `push_endpoint_taken` and nothing changes. At most 20 browsers a person (the oldest goes).
     ///
     /// - Remark: HTTP `POST /api/v1/push/subscriptions`.
     /// - Remark: Generated from `#/paths//api/v1/push/subscriptions/post(subscribePush)`.
@@ -21181,6 +21273,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/push/subscriptions/post(subscribePush)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }
@@ -22107,7 +22222,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/verification/post(sendMatesCode)/responses/409`.
             ///
@@ -22155,7 +22270,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/verification/post(sendMatesCode)/responses/429`.
             ///
@@ -22178,7 +22293,7 @@ public enum Operations {
                     }
                 }
             }
-            /// A service this needs is not there (`code_not_sent`, `purchases_unavailable`); nothing was done.
+            /// A service this needs is not there (`code_not_sent`, `purchases_unavailable`), or the database is busy or away for a moment (`service_unavailable`, with `Retry-After`; any route may answer it); nothing was done.
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/verification/post(sendMatesCode)/responses/503`.
             ///
@@ -22419,7 +22534,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/verification/confirm/post(confirmMatesCode)/responses/409`.
             ///
@@ -23398,7 +23513,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/queue/post(startMatesSearch)/responses/409`.
             ///
@@ -23613,7 +23728,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/queue/delete(stopMatesSearch)/responses/409`.
             ///
@@ -24183,7 +24298,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/requests/post(requestMate)/responses/409`.
             ///
@@ -24439,7 +24554,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/requests/{request}/accept/post(acceptMateRequest)/responses/409`.
             ///
@@ -24796,7 +24911,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/match/dodge/post(dodgeMatch)/responses/409`.
             ///
@@ -24986,7 +25101,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/match/finish/post(finishMatch)/responses/409`.
             ///
@@ -25208,7 +25323,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/match/menu-game/post(startMatchMenuGame)/responses/409`.
             ///
@@ -25493,7 +25608,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/reviews/post(reviewMate)/responses/409`.
             ///
@@ -25807,7 +25922,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/reports/post(reportMate)/responses/409`.
             ///
@@ -26598,7 +26713,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/chat/{match}/messages/post(sendMatesChatMessage)/responses/409`.
             ///
@@ -26641,6 +26756,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/mates/chat/{match}/messages/post(sendMatesChatMessage)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }
@@ -27109,7 +27247,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `too_many_login_attempts`; `Retry-After` says how many seconds to wait.
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/chat/{match}/live/get(matesChatLive)/responses/429`.
             ///
@@ -27722,7 +27860,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `email_taken`, `nickname_taken`.
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/shop/purchases/post(matesPurchase)/responses/409`.
             ///
@@ -27770,7 +27908,7 @@ public enum Operations {
                     }
                 }
             }
-            /// A service this needs is not there (`code_not_sent`, `purchases_unavailable`); nothing was done.
+            /// A service this needs is not there (`code_not_sent`, `purchases_unavailable`), or the database is busy or away for a moment (`service_unavailable`, with `Retry-After`; any route may answer it); nothing was done.
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/shop/purchases/post(matesPurchase)/responses/503`.
             ///

@@ -605,7 +605,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/push/vapid-public-key`.
     /// - Remark: Generated from `#/paths//api/v1/push/vapid-public-key/get(pushPublicKey)`.
     func pushPublicKey(_ input: Operations.PushPublicKey.Input) async throws -> Operations.PushPublicKey.Output
-    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again, by me or by whoever signed in there since, it is replaced. At most 20 browsers a person (the oldest goes).
+    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again by me it is brought up to date; another account takes it over only with that browser's own keys (whoever signed in there since), and without them it is 409 `push_endpoint_taken` and nothing changes. At most 20 browsers a person (the oldest goes).
     ///
     /// - Remark: HTTP `POST /api/v1/push/subscriptions`.
     /// - Remark: Generated from `#/paths//api/v1/push/subscriptions/post(subscribePush)`.
@@ -2081,7 +2081,7 @@ extension APIProtocol {
     public func pushPublicKey(headers: Operations.PushPublicKey.Input.Headers = .init()) async throws -> Operations.PushPublicKey.Output {
         try await pushPublicKey(Operations.PushPublicKey.Input(headers: headers))
     }
-    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again, by me or by whoever signed in there since, it is replaced. At most 20 browsers a person (the oldest goes).
+    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again by me it is brought up to date; another account takes it over only with that browser's own keys (whoever signed in there since), and without them it is 409 `push_endpoint_taken` and nothing changes. At most 20 browsers a person (the oldest goes).
     ///
     /// - Remark: HTTP `POST /api/v1/push/subscriptions`.
     /// - Remark: Generated from `#/paths//api/v1/push/subscriptions/post(subscribePush)`.

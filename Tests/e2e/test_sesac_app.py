@@ -66,8 +66,9 @@ class AppUser:
         assert reply.status_code == 200, reply.text
 
     def socket(self, transports):
-        """Connects as the apps do and binds this uid (acknowledged, so it is bound on return)."""
-        client = socketio.Client(reconnection=False)
+        """Connects as the apps do, with the app's cookie store (its binding cookie on the
+        handshake), and binds this uid (acknowledged, so it is bound on return)."""
+        client = socketio.Client(reconnection=False, http_session=self.http)
         heard = queue.Queue()
         client.on("chat", lambda data: heard.put(data))
         client.connect(self.server.url, transports=list(transports), socketio_path="socket.io", wait_timeout=10)

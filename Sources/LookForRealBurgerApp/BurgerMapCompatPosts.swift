@@ -166,8 +166,10 @@ extension BurgerMapCompatRoutes {
         let files: [String]?
     }
 
-    /// A shop is found before it is made: by its Kakao place id (`content5`), then by name within
-    /// 50 m (a place the web added), so the app never makes a second of one place. 200 either way.
+    /// A shop is found before it is made, by the feature's own rules (`BurgerMapService.addPlace`):
+    /// by its Kakao place id (`content5`) within `BurgerMapRules.kakaoMatchMeters`, then by name within
+    /// `BurgerMapRules.samePlaceMeters` (a place the web added), so the app never makes a second of one place;
+    /// farther, it is a shop of its own. 200 either way.
     func addPost(req: Request) async throws -> LSLPPost {
         let actor = try req.requireMapActor()
         let body = try req.decodeJSON(PostBody.self)

@@ -326,11 +326,12 @@ final class BurgerMapModerationTests: XCTestCase {
             let made = try await app.send(.POST, "/api/v1/burger-map/places", json: NewPlace(
                 name: "모더레이션 수제버거", address: "서울 중구 가짜로 9", lat: 37.5400, lon: 127.0100, phone: "010-6666-1111"), token: maker.token)
             XCTAssertEqual(made.status, .created, made.text)
-            // Another registration of the same place 40 m away with another address and phone: kept as a suggestion.
+            // Another registration of the name 40 m away with another address and phone: a place of its
+            // own (beyond 20 m), and a suggestion that the two may be one.
             let customer = try await app.member("손님")
             let found = try await app.send(.POST, "/api/v1/burger-map/places", json: NewPlace(
                 name: "모더레이션 수제버거", address: "서울 중구 진짜로 1", lat: 37.54036, lon: 127.0100, phone: "02-555-1234"), token: customer.token)
-            XCTAssertEqual(found.status, .ok, found.text)
+            XCTAssertEqual(found.status, .created, found.text)
             let suggestions = try await app.send(.GET, "/api/v1/burger-map/place-suggestions", token: admin.token).object()["items"] as? [[String: Any]]
             XCTAssertEqual(suggestions?.count, 1, "\(suggestions ?? [])")
             let suggestion = try XCTUnwrap((suggestions?.first?["id"] as? String).flatMap(UUID.init(uuidString:)))

@@ -10,7 +10,7 @@ import Platform
 import WhatWeEatTesting
 import XCTVapor
 
-/// The burger map's places over HTTP: registering (one place per name within 50 m), map boxes
+/// The burger map's places over HTTP: registering (one place per name within 20 m), map boxes
 /// with pins or clusters, nearest first, search by name or address, bad input and permissions.
 /// Tests that count what they add start from a map without the seeded catalog.
 final class BurgerMapPlacesTests: XCTestCase {
@@ -22,7 +22,7 @@ final class BurgerMapPlacesTests: XCTestCase {
         try await app.send(.POST, "/api/v1/burger-map/places", raw: #"{"name": "\#(name)", "address": "\#(address)", "lat": \#(lat), "lon": \#(lon)}"#, token: token)
     }
 
-    func testRegisteringFindsTheSamePlaceWithinFiftyMeters() async throws {
+    func testRegisteringFindsTheSamePlaceWithinTwentyMeters() async throws {
         try await withTestApp { app in
             try await app.removeBurgerCatalog()
             let anonymous = try await app.send(.POST, "/api/v1/burger-map/places", raw: #"{"name": "버거랩", "address": "서울", "lat": 37.5, "lon": 127.0}"#)
@@ -31,15 +31,17 @@ final class BurgerMapPlacesTests: XCTestCase {
             let first = try await add(app, token, "더블 치즈버거", lat: 37.5663, lon: 126.9779)
             XCTAssertEqual(first.status, .created, first.text)
             let placeID = try first.json(Place.self).id
-            let again = try await add(app, token, "더블치즈버거", lat: 37.5666, lon: 126.9779)   // 33 m north, spaces differ
+            let again = try await add(app, token, "더블치즈버거", lat: 37.5664, lon: 126.9779)   // 11 m north, spaces differ
             XCTAssertEqual(again.status, .ok)
             XCTAssertEqual(try again.json(Place.self).id, placeID)
+            let beside = try await add(app, token, "더블치즈버거", lat: 37.5660, lon: 126.9779)  // 33 m south
+            XCTAssertEqual(beside.status, .created, "beyond 20 m the same name is a place of its own")
             let farther = try await add(app, token, "더블치즈버거", lat: 37.5680, lon: 126.9779)  // 190 m north
             XCTAssertEqual(farther.status, .created)
             let other = try await add(app, token, "버거랩", lat: 37.5663, lon: 126.9779)
             XCTAssertEqual(other.status, .created)
             let count = try await BurgerPlace.query(on: app.db).count()
-            XCTAssertEqual(count, 3)
+            XCTAssertEqual(count, 4)
 
             let detail = try await app.send(.GET, "/api/v1/burger-map/places/\(placeID)")
             XCTAssertEqual(detail.status, .ok)

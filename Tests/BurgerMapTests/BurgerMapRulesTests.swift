@@ -83,13 +83,20 @@ final class BurgerMapRulesTests: XCTestCase {
         XCTAssertThrowsError(try BurgerMapRules.checkPlace(name: "a\u{0}b", address: "b", phone: nil))
     }
 
-    func testTheSamePlaceIsTheSameNameWithinFiftyMeters() {
-        let near = Coordinate(unchecked: cityHall.lat + 0.0003, cityHall.lon)   // about 33 m north
+    func testTheSamePlaceIsTheSameNameWithinTwentyMeters() {
+        let near = Coordinate(unchecked: cityHall.lat + 0.00015, cityHall.lon)  // about 17 m north
+        let beside = Coordinate(unchecked: cityHall.lat + 0.0003, cityHall.lon) // about 33 m north
         let far = Coordinate(unchecked: cityHall.lat + 0.0009, cityHall.lon)    // about 100 m north
         XCTAssertTrue(BurgerMapRules.isSamePlace(("더블 치즈버거", cityHall), ("더블치즈버거", near)))
         XCTAssertTrue(BurgerMapRules.isSamePlace(("Burger Lab", cityHall), ("burger lab", near)))
+        XCTAssertFalse(BurgerMapRules.isSamePlace(("더블치즈버거", cityHall), ("더블치즈버거", beside)), "probe 2026-12-05: 40 m was handed over")
         XCTAssertFalse(BurgerMapRules.isSamePlace(("더블치즈버거", cityHall), ("더블치즈버거", far)))
         XCTAssertFalse(BurgerMapRules.isSamePlace(("버거랩", cityHall), ("버거킹", near)))
+        // Beyond 20 m and within 50 m a namesake is only told to operators.
+        XCTAssertTrue(BurgerMapRules.isNearbyNamesake(("더블치즈버거", cityHall), ("더블 치즈버거", beside)))
+        XCTAssertFalse(BurgerMapRules.isNearbyNamesake(("더블치즈버거", cityHall), ("더블치즈버거", near)), "that is the place itself")
+        XCTAssertFalse(BurgerMapRules.isNearbyNamesake(("더블치즈버거", cityHall), ("더블치즈버거", far)))
+        XCTAssertFalse(BurgerMapRules.isNearbyNamesake(("버거랩", cityHall), ("버거킹", beside)))
     }
 
     func testReviewAndCommentRules() {

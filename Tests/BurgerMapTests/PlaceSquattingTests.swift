@@ -7,10 +7,11 @@ import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 
-/// Probe 2026-11-27, finding 5: the first registration of a Kakao id or a loosely matching name
-/// decided the name, phone and position everyone saw. A Kakao id now names a place only within
-/// 200 m, a name match takes a Kakao id only within 20 m, a registration never changes a stored
-/// place (operators get it as a suggestion), and a young account's place is marked unverified.
+/// Probe 2026-11-27, finding 5, and probe 2026-12-05: the first registration of a Kakao id or a
+/// loosely matching name decided the name, phone and position everyone saw. A Kakao id now names a
+/// place only within 200 m, a name match hands over a place (and attaches a Kakao id) only within
+/// 20 m, a registration never changes a stored place (operators get it as a suggestion), and a
+/// young account's place is marked unverified.
 final class PlaceSquattingTests: XCTestCase {
     struct NewPlace: Encodable { let name: String; let address: String; let lat: Double; let lon: Double; let phone: String? }
 
@@ -69,10 +70,12 @@ final class PlaceSquattingTests: XCTestCase {
         }
     }
 
-    /// The probe's second case, on the web: a fake address and phone under a shop's name, then
-    /// the real shop 40 m away. Also: a name match takes a Kakao id only within 20 m.
-    func testANameMatchNeverRewritesThePlaceAndTakesAKakaoIdOnlyWithinTwentyMeters() async throws {
-        try await withLSLPApp { app in
+    /// The probe's second case, on the web (2026-11-27 finding 5; 2026-12-05): a fake address and
+    /// phone under a shop's name, then the real shop 40 m away. Beyond `samePlaceMeters` (20 m) the
+    /// real shop is a place of its own, with its own phone, address and position; operators are
+    /// told the two may be one. Within 20 m a registration is handed the place and changes nothing.
+    func testANameMatchFortyMetersAwayIsAPlaceOfItsOwnAndFifteenMetersAwayChangesNothing() async throws {
+        try await withTestApp { app in
             try await app.removeBurgerCatalog()
             let attacker = try await app.member("가짜가게")
             let made = try await app.send(.POST, "/api/v1/burger-map/places", json: NewPlace(
@@ -82,28 +85,79 @@ final class PlaceSquattingTests: XCTestCase {
             XCTAssertEqual(try made.object()["verified"] as? Bool, false, "a two-minute-old account's place is its word only")
 
             let customer = try await app.member("손님")
-            let found = try await app.send(.POST, "/api/v1/burger-map/places", json: NewPlace(
+            let own = try await app.send(.POST, "/api/v1/burger-map/places", json: NewPlace(
                 name: "수제버거 골목집 본점", address: "서울 강남구 진짜로 1", lat: 37.50036, lon: 127.0300, phone: "02-555-1234"), token: customer.token)
-            XCTAssertEqual(found.status, .ok, "40 m away under the same name: the same place")
-            XCTAssertEqual(try found.object()["id"] as? String, placeID)
-            let stored = try await BurgerPlace.find(UUID(uuidString: placeID), on: app.db)
+            XCTAssertEqual(own.status, .created, "40 m away under the same name: a place of its own. \(own.text)")
+            let ownObject = try own.object()
+            let ownID = try XCTUnwrap(ownObject["id"] as? String)
+            XCTAssertNotEqual(ownID, placeID)
+            let detail = try await app.send(.GET, "/api/v1/burger-map/places/\(ownID)").object()
+            XCTAssertEqual(detail["phone"] as? String, "02-555-1234", "its own phone, not the first registrant's")
+            XCTAssertEqual(detail["address"] as? String, "서울 강남구 진짜로 1")
+            XCTAssertEqual(try XCTUnwrap(detail["lat"] as? Double), 37.50036, accuracy: 1e-9)
+            var stored = try await BurgerPlace.find(UUID(uuidString: placeID), on: app.db)
             XCTAssertEqual(stored?.phone, "010-6666-1111", "never changed by a registration")
             XCTAssertEqual(stored?.address, "가짜 주소 9")
             let admin = try await app.signUpAdmin().accessToken
-            let listed = try await suggestions(app, token: admin)
-            XCTAssertEqual(listed.first?["reasons"] as? [String], ["phone", "address"])
+            var listed = try await suggestions(app, token: admin)
+            XCTAssertEqual(listed.count, 1, "\(listed)")
+            XCTAssertEqual(listed.first?["reasons"] as? [String], ["same_name_nearby"], "operators decide whether the two are one")
+            XCTAssertEqual((listed.first?["place"] as? [String: Any])?["id"] as? String, placeID)
             XCTAssertEqual(listed.first?["address"] as? String, "서울 강남구 진짜로 1")
 
-            // The app names the place by name 35 m away with a Kakao id: the same place, without the id.
+            // 15 m from the first place (25 m from the second): handed the first, which changes not at all.
+            let neighbour = try await app.member("이웃")
+            let found = try await app.send(.POST, "/api/v1/burger-map/places", json: NewPlace(
+                name: "수제버거 골목집", address: "서울 강남구 옆길 2", lat: 37.500135, lon: 127.0300, phone: "02-777-0000"), token: neighbour.token)
+            XCTAssertEqual(found.status, .ok, "15 m away under the same name: the same place. \(found.text)")
+            XCTAssertEqual(try found.object()["id"] as? String, placeID)
+            XCTAssertEqual(try found.object()["phone"] as? String, "010-6666-1111")
+            stored = try await BurgerPlace.find(UUID(uuidString: placeID), on: app.db)
+            XCTAssertEqual(stored?.phone, "010-6666-1111")
+            XCTAssertEqual(stored?.address, "가짜 주소 9")
+            XCTAssertEqual(try XCTUnwrap(stored?.lat), 37.5000, accuracy: 1e-9)
+            let count = try await BurgerPlace.query(on: app.db).count()
+            XCTAssertEqual(count, 2)
+            listed = try await suggestions(app, token: admin)
+            XCTAssertEqual(listed.first?["reasons"] as? [String], ["phone", "address"], "the disagreement waits for operators")
+        }
+    }
+
+    /// The same through the LookForRealBurger app's route, with Kakao ids: a web place's name 40 m
+    /// away is a shop of its own (its phone, its address, the Kakao id); 15 m away is the web place,
+    /// which takes a Kakao id then (and only then) and keeps its phone and address.
+    func testTheAppsShopFortyMetersFromANamesakeIsItsOwnAndAKakaoIdAttachesOnlyWithinTwentyMeters() async throws {
+        try await withLSLPApp { app in
+            try await app.removeBurgerCatalog()
+            let web = try await app.member("웹가게")
+            let made = try await app.send(.POST, "/api/v1/burger-map/places", json: NewPlace(
+                name: "수제버거 골목집", address: "가짜 주소 9", lat: 37.5000, lon: 127.0300, phone: "010-6666-1111"), token: web.token)
+            XCTAssertEqual(made.status, .created, made.text)
+            let placeID = try XCTUnwrap(UUID(uuidString: try XCTUnwrap(try made.object()["id"] as? String)))
+
             let appUser = try await LSLPClient.member(app, nick: "앱손님")
-            let byName = try await appUser.addShop("수제버거 골목집", kakaoID: "880088", lon: 127.0300, lat: 37.50031)
-            XCTAssertEqual(try byName.postID(), ObjectID.of(try XCTUnwrap(UUID(uuidString: placeID))))
-            let kakaoHolder = try await BurgerPlace.query(on: app.db).filter(\.$kakaoID == "880088").count()
-            XCTAssertEqual(kakaoHolder, 0, "35 m is too far to say it is Kakao's place")
-            let close = try await appUser.addShop("수제버거 골목집", kakaoID: "880088", lon: 127.0300, lat: 37.50010)
-            XCTAssertEqual(try close.postID(), ObjectID.of(try XCTUnwrap(UUID(uuidString: placeID))))
-            let attached = try await BurgerPlace.find(UUID(uuidString: placeID), on: app.db)
-            XCTAssertEqual(attached?.kakaoID, "880088", "11 m: it is")
+            let own = try await appUser.addShop("수제버거 골목집", kakaoID: "880088", lon: 127.0300, lat: 37.50036, phone: "02-555-1234")
+            XCTAssertNotEqual(try own.postID(), ObjectID.of(placeID), "40 m: a shop of its own")
+            XCTAssertEqual(own["content4"] as? String, "02-555-1234", "with the app user's phone")
+            XCTAssertEqual(own["content3"] as? String, "서울 강남구 테헤란로 1", "and address")
+            XCTAssertEqual(own["content5"] as? String, "880088", "and the Kakao id")
+            var webPlace = try await BurgerPlace.find(placeID, on: app.db)
+            XCTAssertNil(webPlace?.kakaoID, "40 m is too far to say the web place is Kakao's")
+            XCTAssertEqual(webPlace?.phone, "010-6666-1111")
+
+            let between = try await appUser.addShop("수제버거 골목집", kakaoID: "990099", lon: 127.0300, lat: 37.499775, phone: "02-555-1234")
+            XCTAssertNotEqual(try between.postID(), ObjectID.of(placeID), "25 m: still a shop of its own")
+            webPlace = try await BurgerPlace.find(placeID, on: app.db)
+            XCTAssertNil(webPlace?.kakaoID)
+
+            let close = try await appUser.addShop("수제버거 골목집", kakaoID: "770077", lon: 127.0300, lat: 37.500135, phone: "02-555-9999")
+            XCTAssertEqual(try close.postID(), ObjectID.of(placeID), "15 m: the web place")
+            XCTAssertEqual(close["content4"] as? String, "010-6666-1111", "whose phone a registration never changes")
+            XCTAssertEqual(close["content3"] as? String, "가짜 주소 9")
+            webPlace = try await BurgerPlace.find(placeID, on: app.db)
+            XCTAssertEqual(webPlace?.kakaoID, "770077", "15 m: the place takes the Kakao id")
+            XCTAssertEqual(webPlace?.phone, "010-6666-1111")
+            XCTAssertEqual(webPlace?.address, "가짜 주소 9")
         }
     }
 

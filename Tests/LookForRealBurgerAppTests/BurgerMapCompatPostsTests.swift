@@ -246,7 +246,7 @@ final class BurgerMapCompatPostsTests: XCTestCase {
     }
 
     /// The app looks a Kakao place up among all shops and makes it only when missing; we find it for
-    /// it too, by the Kakao id (within 200 m) and by name within 50 m (a place the web added first).
+    /// it too, by the Kakao id (within 200 m) and by name within 20 m (a place the web added first).
     func testShopsAreFoundBeforeTheyAreMade() async throws {
         try await withLSLPApp { app in
             let client = try await LSLPClient.member(app, nick: "가게찾기")
@@ -260,7 +260,7 @@ final class BurgerMapCompatPostsTests: XCTestCase {
             XCTAssertEqual(webShop["content5"] as? String, ObjectID.of(webPlace), "a place the app never met has its own id there")
             XCTAssertEqual(webShop["content4"] as? String, "", "present without a phone: the app drops a shop without it")
             let found = try await client.addShop("웹먼저버거", kakaoID: "2222", lon: 126.98825, lat: 37.55122)
-            XCTAssertEqual(found["post_id"] as? String, ObjectID.of(webPlace), "the same name within 50 m")
+            XCTAssertEqual(found["post_id"] as? String, ObjectID.of(webPlace), "the same name within 20 m (5 m)")
             XCTAssertEqual(found["content5"] as? String, "2222", "and the place takes the Kakao id")
             let places = try await BurgerPlace.query(on: app.db).filter(\.$kakaoID == "2222").count()
             XCTAssertEqual(places, 1)

@@ -567,7 +567,7 @@ async function placeIdForPost(place) {
   const key = JSON.stringify([name, address, lat, lon]);
   if (registered?.key === key) return registered.id;
   say(t('burger_map.js.write.saving_place'));
-  // 201 for a new place, 200 when one of that name is already within 50 m: both give its id.
+  // 201 for a new place, 200 when one of that name is already within 20 m: both give its id.
   const answer = await api('POST', `${API}/places`, { name, address, lat, lon });
   registered = { key, id: answer.id };
   return answer.id;

@@ -131,7 +131,7 @@ struct PlaceDetailResponse: Content {
 }
 
 /// A registration that disagreed with a stored place: what the place says, what was registered,
-/// and how they differ (`position`, `phone`, `address`, `kakao_id_far`).
+/// and how they differ (`position`, `phone`, `address`, `kakao_id_far`, `same_name_nearby`).
 struct PlaceSuggestionResponse: Content {
     package struct Stored: Content {
         package let id: UUID

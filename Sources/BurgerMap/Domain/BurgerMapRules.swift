@@ -16,15 +16,22 @@ public enum BurgerMapRules {
     public static let maxTextCharacters = 2_000
     public static let maxCommentCharacters = 500
     public static let maxReasonCharacters = 500
-    /// Two places with the same name this close are one place (a second registration finds the first).
-    public static let samePlaceMeters = 50.0
+    /// Two places with the same name (`matchKey`) this close are one place: a registration is
+    /// handed the stored place, unchanged, and the place takes the registration's Kakao id if it
+    /// had none (Kakao's pin is the shop's door). Farther, the registration is a place of its own
+    /// with its own phone and address: at 40 m the probe of 2026-12-05 was handed another
+    /// registrant's place, phone and address. The one number for both rules.
+    public static let samePlaceMeters = 20.0
+    /// A place of the same name farther than `samePlaceMeters` but this close may still be the
+    /// same shop (a wide building, a GPS fix off the pin): the registration becomes a place of its
+    /// own and operators get a suggestion (`same_name_nearby`) that the two may be one.
+    public static let namesakeMeters = 50.0
     /// A Kakao place id names a stored place only this close to it: an id registered far from
     /// here first (squatted, or a wrong pin) never gives this registration that place.
     public static let kakaoMatchMeters = 200.0
-    /// A place found by its name takes a Kakao id only this close (Kakao's pin is the shop's door).
-    public static let kakaoAttachMeters = 20.0
-    /// A registration of a stored place further than this, or with another phone or address,
-    /// disagrees with it: kept for operators as a suggestion, never applied.
+    /// A registration of a stored place further than this (only a Kakao id names a place that
+    /// far), or with another phone or address, disagrees with it: kept for operators as a
+    /// suggestion, never applied.
     public static let disagreementMeters = 50.0
     /// Places made by accounts younger than this are shown as unverified until another account
     /// reviews there.
@@ -76,8 +83,16 @@ public enum BurgerMapRules {
         name.precomposedStringWithCompatibilityMapping.lowercased().filter { !$0.isWhitespace }
     }
 
+    /// Whether two registrations are one place: the same `matchKey` within `samePlaceMeters`.
     public static func isSamePlace(_ a: (name: String, at: Coordinate), _ b: (name: String, at: Coordinate)) -> Bool {
         matchKey(a.name) == matchKey(b.name) && a.at.distanceMeters(to: b.at) <= samePlaceMeters
+    }
+
+    /// Whether `b` is a namesake of `a` close enough to tell operators about (within
+    /// `namesakeMeters`) but too far to be handed over (beyond `samePlaceMeters`).
+    public static func isNearbyNamesake(_ a: (name: String, at: Coordinate), _ b: (name: String, at: Coordinate)) -> Bool {
+        let distance = a.at.distanceMeters(to: b.at)
+        return matchKey(a.name) == matchKey(b.name) && distance > samePlaceMeters && distance <= namesakeMeters
     }
 
     /// Branch suffixes a shop's name may carry in one directory and not in another

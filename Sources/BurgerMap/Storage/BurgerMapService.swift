@@ -69,12 +69,15 @@ package struct BurgerMapService {
     }
 
     /// Registers a place, or finds the one it is: by Kakao id (the LookForRealBurger app's key)
-    /// within 200 m of that place, then by a name that matches (`BurgerMapRules.matchKey`) within
-    /// 50 m; a place found by name takes the Kakao id only within 20 m and if it had none. A
-    /// registration never changes a stored place: one that disagrees with it (position, phone,
-    /// address), or names a Kakao id held far away, is kept as a suggestion for operators
-    /// (`placeSuggestions`). A place made by an account younger than three days is unverified
-    /// until another account reviews there. `addressKnown` false lets the address be empty.
+    /// within `kakaoMatchMeters` (200 m) of that place, then by a name that matches
+    /// (`BurgerMapRules.matchKey`) within `samePlaceMeters` (20 m), where the place found takes the
+    /// Kakao id if it had none. A namesake farther away but within `namesakeMeters` (50 m) is not
+    /// this place: the registration is a place of its own, and operators get a suggestion
+    /// (`same_name_nearby`) that the two may be one. A registration never changes a stored place:
+    /// one that disagrees with it (position, phone, address), or names a Kakao id held far away,
+    /// is kept as a suggestion for operators (`placeSuggestions`). A place made by an account
+    /// younger than three days is unverified until another account reviews there. `addressKnown`
+    /// false lets the address be empty.
     package func addPlace(name rawName: String, address rawAddress: String, at point: Coordinate, phone rawPhone: String?,
                   kakaoID rawKakaoID: String? = nil, addressKnown: Bool = true, by userID: UUID) async throws -> (place: PlaceRow, created: Bool)
     {
@@ -96,8 +99,9 @@ package struct BurgerMapService {
             kakaoID = nil
         }
         guard let registration else { throw Self.appError(problem ?? .invalidPlaceName) }
-        if let existing = try await samePlace(name: name, at: point) {
-            if let kakaoID, existing.kakaoID == nil, existing.coordinate.distanceMeters(to: point) <= BurgerMapRules.kakaoAttachMeters {
+        let namesakes = try await namesakes(of: name, near: point)
+        if let existing = namesakes.first, BurgerMapRules.isSamePlace((name, point), (existing.name, existing.coordinate)) {
+            if let kakaoID, existing.kakaoID == nil {
                 // Conditional, so a place keeps the first id it was given; a second place can't take
                 // an id another holds (unique index), and then it stays without one.
                 try await store.attachKakaoID(kakaoID, to: existing.id)
@@ -108,6 +112,8 @@ package struct BurgerMapService {
         do {
             let place = try await store.addPlace(name: name, address: address, at: point, phone: phone?.isEmpty == true ? nil : phone, kakaoID: kakaoID,
                                                  unverified: try await isYoungAccount(userID), by: userID)
+            // Too far to be handed over, close enough that the two may be one shop: operators decide.
+            if let namesake = namesakes.first { try await suggest(registration, for: namesake, reasons: ["same_name_nearby"]) }
             return (place, true)
         } catch {
             // The app registered the same Kakao place twice at once: the first is the place.
@@ -117,12 +123,14 @@ package struct BurgerMapService {
         }
     }
 
-    private func samePlace(name: String, at point: Coordinate) async throws -> PlaceRow? {
-        // Every place of the box: a handful within 50 m, compared by the looser match key.
-        let box = point.box(radiusMeters: BurgerMapRules.samePlaceMeters)
+    /// The places of this name (`matchKey`) within `namesakeMeters`, nearest first: the first is
+    /// this place when it is within `samePlaceMeters`, else a namesake for operators to compare.
+    private func namesakes(of name: String, near point: Coordinate) async throws -> [PlaceRow] {
+        // Every place of the box (a handful), compared by the looser match key.
+        let box = point.box(radiusMeters: BurgerMapRules.namesakeMeters)
         return try await store.places(in: box, matching: nil)
-            .filter { BurgerMapRules.isSamePlace((name, point), ($0.name, $0.coordinate)) }
-            .min { $0.coordinate.distanceMeters(to: point) < $1.coordinate.distanceMeters(to: point) }
+            .filter { BurgerMapRules.isSamePlace((name, point), ($0.name, $0.coordinate)) || BurgerMapRules.isNearbyNamesake((name, point), ($0.name, $0.coordinate)) }
+            .sorted { $0.coordinate.distanceMeters(to: point) < $1.coordinate.distanceMeters(to: point) }
     }
 
     /// The places in a map box, best ranked first, or their clusters when there are too many.

@@ -9,7 +9,7 @@ extension BurgerMapStore {
     enum SuggestionColumn: String, TableColumn {
         case id, placeID = "place_id", suggestedBy = "suggested_by", name, address, phone, lat, lon
         case kakaoID = "kakao_id"
-        /// Comma-separated: `position`, `phone`, `address`, `kakao_id_far`.
+        /// Comma-separated: `position`, `phone`, `address`, `kakao_id_far`, `same_name_nearby`.
         case reasons
         case createdAt = "created_at"
     }
@@ -88,7 +88,7 @@ final class BurgerPlaceSuggestion: Model, @unchecked Sendable {
     @Field(key: BurgerMapStore.SuggestionColumn.lat.fieldKey) var lat: Double
     @Field(key: BurgerMapStore.SuggestionColumn.lon.fieldKey) var lon: Double
     @OptionalField(key: BurgerMapStore.SuggestionColumn.kakaoID.fieldKey) var kakaoID: String?
-    /// Comma-separated: `position`, `phone`, `address`, `kakao_id_far`.
+    /// Comma-separated: `position`, `phone`, `address`, `kakao_id_far`, `same_name_nearby`.
     @Field(key: BurgerMapStore.SuggestionColumn.reasons.fieldKey) var reasons: String
     @Timestamp(key: BurgerMapStore.SuggestionColumn.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
 

@@ -383,12 +383,13 @@ extension Components {
                 case phone = "phone"
                 case address = "address"
                 case kakaoIdFar = "kakao_id_far"
+                case sameNameNearby = "same_name_nearby"
             }
-            /// `position`: more than 50 m away; `phone`, `address`: another one; `kakao_id_far`: the Kakao id is held by this place more than 200 m away (the registration became a place of its own).
+            /// `position`: more than 50 m away; `phone`, `address`: another one; `kakao_id_far`: the Kakao id is held by this place more than 200 m away (the registration became a place of its own); `same_name_nearby`: this place has the registration's name more than 20 m but at most 50 m away (the registration became a place of its own).
             ///
             /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/reasons`.
             public typealias ReasonsPayload = [Components.Schemas.PlaceSuggestion.ReasonsPayloadPayload]
-            /// `position`: more than 50 m away; `phone`, `address`: another one; `kakao_id_far`: the Kakao id is held by this place more than 200 m away (the registration became a place of its own).
+            /// `position`: more than 50 m away; `phone`, `address`: another one; `kakao_id_far`: the Kakao id is held by this place more than 200 m away (the registration became a place of its own); `same_name_nearby`: this place has the registration's name more than 20 m but at most 50 m away (the registration became a place of its own).
             ///
             /// - Remark: Generated from `#/components/schemas/PlaceSuggestion/reasons`.
             public var reasons: Components.Schemas.PlaceSuggestion.ReasonsPayload
@@ -406,7 +407,7 @@ extension Components {
             ///   - lat:
             ///   - lon:
             ///   - kakaoId:
-            ///   - reasons: `position`: more than 50 m away; `phone`, `address`: another one; `kakao_id_far`: the Kakao id is held by this place more than 200 m away (the registration became a place of its own).
+            ///   - reasons: `position`: more than 50 m away; `phone`, `address`: another one; `kakao_id_far`: the Kakao id is held by this place more than 200 m away (the registration became a place of its own); `same_name_nearby`: this place has the registration's name more than 20 m but at most 50 m away (the registration became a place of its own).
             ///   - createdAt:
             public init(
                 id: Swift.String,

@@ -11601,7 +11601,7 @@ public enum Operations {
             }
         }
     }
-    /// Register a place; the same name within 50 m is the place already there (200).
+    /// Register a place; the same name within 20 m is the place already there (200).
     ///
     /// Names (1–60 characters) and addresses (1–120) are counted after trimming, in characters
     /// as people see them, and refuse control characters and blanks (422 `invalid_place_name`,
@@ -11774,7 +11774,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// The place was already on the map (same name within 50 m).
+            /// The place was already on the map (same name within 20 m).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/places/post(addBurgerPlace)/responses/200`.
             ///
@@ -12341,13 +12341,14 @@ public enum Operations {
             }
         }
     }
-    /// Administrators: registrations that disagreed with the place they named (position, phone, address, a Kakao id held far away), newest first.
+    /// Administrators: registrations that disagreed with the place they named (position, phone, address, a Kakao id held far away, a namesake 20–50 m away), newest first.
     ///
     /// A registration never changes a stored place. One that names a Kakao id held by a place more
-    /// than 200 m away becomes a place of its own; one that finds a place (by Kakao id within 200 m,
-    /// or by name within 50 m) with another position (over 50 m), phone or address leaves it as it
-    /// is. Both are kept here for an operator to decide on; one person's same disagreement about one
-    /// place is kept once a day.
+    /// than 200 m away becomes a place of its own, and so does one with the name of a place more
+    /// than 20 m but at most 50 m away; one that finds a place (by Kakao id within 200 m, or by name
+    /// within 20 m) with another position (over 50 m), phone or address leaves it as it is. All are
+    /// kept here for an operator to decide on; one person's same disagreement about one place is
+    /// kept once a day.
     ///
     ///
     /// - Remark: HTTP `GET /api/v1/burger-map/place-suggestions`.

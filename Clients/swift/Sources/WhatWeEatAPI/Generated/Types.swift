@@ -343,7 +343,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/burger-map/places`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/places/get(burgerPlaces)`.
     func burgerPlaces(_ input: Operations.BurgerPlaces.Input) async throws -> Operations.BurgerPlaces.Output
-    /// Register a place; the same name within 50 m is the place already there (200).
+    /// Register a place; the same name within 20 m is the place already there (200).
     ///
     /// Names (1–60 characters) and addresses (1–120) are counted after trimming, in characters
     /// as people see them, and refuse control characters and blanks (422 `invalid_place_name`,
@@ -367,13 +367,14 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/burger-map/places/{place}`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/places/{place}/get(burgerPlace)`.
     func burgerPlace(_ input: Operations.BurgerPlace.Input) async throws -> Operations.BurgerPlace.Output
-    /// Administrators: registrations that disagreed with the place they named (position, phone, address, a Kakao id held far away), newest first.
+    /// Administrators: registrations that disagreed with the place they named (position, phone, address, a Kakao id held far away, a namesake 20–50 m away), newest first.
     ///
     /// A registration never changes a stored place. One that names a Kakao id held by a place more
-    /// than 200 m away becomes a place of its own; one that finds a place (by Kakao id within 200 m,
-    /// or by name within 50 m) with another position (over 50 m), phone or address leaves it as it
-    /// is. Both are kept here for an operator to decide on; one person's same disagreement about one
-    /// place is kept once a day.
+    /// than 200 m away becomes a place of its own, and so does one with the name of a place more
+    /// than 20 m but at most 50 m away; one that finds a place (by Kakao id within 200 m, or by name
+    /// within 20 m) with another position (over 50 m), phone or address leaves it as it is. All are
+    /// kept here for an operator to decide on; one person's same disagreement about one place is
+    /// kept once a day.
     ///
     ///
     /// - Remark: HTTP `GET /api/v1/burger-map/place-suggestions`.
@@ -1473,7 +1474,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// Register a place; the same name within 50 m is the place already there (200).
+    /// Register a place; the same name within 20 m is the place already there (200).
     ///
     /// Names (1–60 characters) and addresses (1–120) are counted after trimming, in characters
     /// as people see them, and refuse control characters and blanks (422 `invalid_place_name`,
@@ -1521,13 +1522,14 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// Administrators: registrations that disagreed with the place they named (position, phone, address, a Kakao id held far away), newest first.
+    /// Administrators: registrations that disagreed with the place they named (position, phone, address, a Kakao id held far away, a namesake 20–50 m away), newest first.
     ///
     /// A registration never changes a stored place. One that names a Kakao id held by a place more
-    /// than 200 m away becomes a place of its own; one that finds a place (by Kakao id within 200 m,
-    /// or by name within 50 m) with another position (over 50 m), phone or address leaves it as it
-    /// is. Both are kept here for an operator to decide on; one person's same disagreement about one
-    /// place is kept once a day.
+    /// than 200 m away becomes a place of its own, and so does one with the name of a place more
+    /// than 20 m but at most 50 m away; one that finds a place (by Kakao id within 200 m, or by name
+    /// within 20 m) with another position (over 50 m), phone or address leaves it as it is. All are
+    /// kept here for an operator to decide on; one person's same disagreement about one place is
+    /// kept once a day.
     ///
     ///
     /// - Remark: HTTP `GET /api/v1/burger-map/place-suggestions`.

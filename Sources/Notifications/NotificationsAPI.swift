@@ -127,11 +127,13 @@ struct NotificationsAPI: RouteCollection {
 
 /// The shared inbox, plugged in like a feature: its table and its routes.
 package enum NotificationsFeature: Feature {
-    package static let migrations: [any Migration] = [CreateNotifications(), AddNotificationEventCount(), CreatePushTables(), AddPushSubscriptionSession()]
+    package static let migrations: [any Migration] = [CreateNotifications(), AddNotificationEventCount(), CreatePushTables(), AddPushSubscriptionSession(),
+                                                      AddPushSubscriptionRefusals()]
     package static var settingsSections: [any SettingsSection.Type] { [PushSettings.self] }
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.pushKeys = PushKeys(settings: settings.push)
+        app.pushLimits = PushLimits(shared: app.sharedBudgets)
         // Each inbox entry is pushed to the recipient's browsers, from the durable work queue.
         PushDeliveries.register(in: app)
         app.unreadCounts = UnreadCounts()

@@ -145,4 +145,42 @@ final class PushAPITests: XCTestCase {
         XCTAssertThrowsError(try load(["VAPID_SUBJECT": "ops@example.com"]))
         XCTAssertEqual(try load(["VAPID_SUBJECT": "mailto:ops@example.com"]).vapidSubject, "mailto:ops@example.com")
     }
+
+    /// Probe 2026-12-05, §13: subscriptions (each a browser the server calls for every entry) and
+    /// preference changes had no rate. Per account, 40 subscriptions kept and 60 changes an hour;
+    /// then 429 with `Retry-After` and a message in the person's language. A refused request does
+    /// not use the budget, and another account has its own.
+    func testSubscriptionsAndPreferenceChangesHaveAnHourlyBudgetPerAccount() async throws {
+        try await withTestApp { app in
+            let mina = try await app.member("미나"), joon = try await app.member("준호")
+            let fcm = "https://fcm.googleapis.com/fcm/send/"
+            let refused = try await send(app, .POST, "\(push)/subscriptions", subscription("http://127.0.0.1:9/push"), token: mina.token)
+            XCTAssertEqual(refused.status, .unprocessableEntity)
+            for browser in 0..<40 {
+                let kept = try await send(app, .POST, "\(push)/subscriptions", subscription(fcm + "mina\(browser)"), token: mina.token)
+                XCTAssertEqual(kept.status, .created, "\(browser): \(kept.body.string)")
+            }
+            let over = try await app.send(.POST, "\(push)/subscriptions",
+                                          raw: String(decoding: try JSONSerialization.data(withJSONObject: subscription(fcm + "mina41")), as: UTF8.self),
+                                          token: mina.token, headers: ["Accept-Language": "en"])
+            XCTAssertEqual(over.status, .tooManyRequests, over.body.string)
+            XCTAssertEqual(over.errorCode, "too_many_push_subscriptions")
+            XCTAssertEqual(over.errorMessage?.contains("Try again in 60 minutes"), true, over.body.string)
+            let wait = try XCTUnwrap(over.headers.first(name: "Retry-After").flatMap(Int.init))
+            XCTAssertTrue((3500...3600).contains(wait), "\(wait)")
+            let other = try await send(app, .POST, "\(push)/subscriptions", subscription(fcm + "joon"), token: joon.token)
+            XCTAssertEqual(other.status, .created, "another account's budget")
+
+            let switches = ["chat": true, "requests": true, "social": true, "orders": true, "groupGames": true]
+            for change in 0..<60 {
+                let saved = try await app.send(.PUT, "\(push)/preferences", json: switches, token: mina.token)
+                XCTAssertEqual(saved.status, .ok, "\(change): \(saved.body.string)")
+            }
+            let tooMany = try await app.send(.PUT, "\(push)/preferences", json: switches, token: mina.token)
+            XCTAssertEqual(tooMany.status, .tooManyRequests, tooMany.body.string)
+            XCTAssertEqual(tooMany.errorCode, "too_many_push_preference_changes")
+            XCTAssertNotNil(tooMany.headers.first(name: "Retry-After"))
+            XCTAssertEqual(tooMany.errorMessage?.contains("분 뒤에"), true, "Korean by default: \(tooMany.body.string)")
+        }
+    }
 }

@@ -1,7 +1,9 @@
 import Crypto
 import Messaging
+import NIOConcurrencyHelpers
 @testable import Notifications
 @testable import Platform
+import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 
@@ -158,5 +160,212 @@ final class PushDeliveryTests: XCTestCase {
             throw error
         }
         await service.stop()
+    }
+
+    /// What the browser's service worker was shown, message by message.
+    private func bodies(_ service: FakePushService, _ id: String, _ keys: PushReceiverKeys) throws -> [String?] {
+        try service.requests(to: id).map { request in
+            (try JSONSerialization.jsonObject(with: try keys.decrypt(request.body)) as? [String: String])?["body"]
+        }
+    }
+
+    /// Waits (up to 30 s) until `condition` holds.
+    private func waitFor(_ what: String, _ condition: () async throws -> Bool) async throws {
+        for _ in 0..<600 {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        XCTFail("waited 30 s for \(what)")
+    }
+
+    /// Probe 2026-12-05, finding 4: a push retried after the comment it quoted was deleted sent the
+    /// deleted words (rendered when queued, kept in the queue for up to a day). A delivery now names
+    /// its entry and is rendered when sent: the queue holds no words, a blanked quote stays blank,
+    /// `hideText` switched on since is honoured, a withdrawn entry is not pushed, and an item queued
+    /// in the old shape before an upgrade is rendered afresh the same way.
+    func testARetriedPushSaysWhatTheInboxSaysWhenItIsSent() async throws {
+        let service = try await FakePushService.start()
+        do {
+            try await withTestApp(adjust: { $0.push.services = [service.url] }) { app in
+                let clock = TestClock()
+                app.workQueue.useClock { clock.now }
+                app.workQueue.runsInBackground = false
+                let mina = try await app.member("미나"), joon = try await app.member("준호")
+                let phone = PushReceiverKeys()
+                try await subscribe(app, joon, phone, "\(service.url)/push/phone")
+                let inbox = NotificationStore(database: app.db, application: app)
+                let commented = "미나님이 내 리뷰에 댓글을 남겼어요."
+
+                // Busy at the first try; the comment is deleted before the retry.
+                service.answer("phone", with: [(.serviceUnavailable, "60")])
+                let review = UUID()
+                try await inbox.post(NotificationDraft(recipient: joon.id, actor: mina.id, service: "burger-map", kind: "review_commented",
+                                                       subjectID: review, link: "/map/reviews/\(review)", excerpt: "ERASED 010-7777-8888"))
+                await settle(app)
+                XCTAssertEqual(service.requests(to: "phone").count, 1)
+                let queued = try await app.db.sql.select().column("payload").from(WorkQueueStore.table).all(decodingColumn: "payload", as: String.self)
+                XCTAssertEqual(queued.count, 1, "the retry waits")
+                XCTAssertFalse(queued.contains { $0.contains("010-7777") || $0.contains("ERASED") }, "the queue holds ids, not words: \(queued)")
+                try await inbox.forgetWords(of: mina.id, kind: "review_commented", subject: review)
+                clock.advance(by: 60)
+                await settle(app)
+                XCTAssertEqual(try bodies(service, "phone", phone), [commented + "\nERASED 010-7777-8888", commented],
+                               "the first try quoted the comment; the retry, after it was deleted, quotes nothing")
+
+                // `hideText` switched on after the entry was queued.
+                service.answer("phone", with: [(.serviceUnavailable, "60")])
+                try await inbox.post(NotificationDraft(recipient: joon.id, actor: mina.id, service: "burger-map", kind: "review_commented",
+                                                       subjectID: UUID(), excerpt: "오늘 저녁 7시에 만나요"))
+                await settle(app)
+                let hide = try await app.send(.PUT, "\(push)/preferences", json: ["chat": true, "requests": true, "social": true, "orders": true,
+                                                                                 "groupGames": true, "hideText": true], token: joon.token)
+                XCTAssertEqual(hide.status, .ok, hide.text)
+                clock.advance(by: 60)
+                await settle(app)
+                XCTAssertEqual(try bodies(service, "phone", phone).suffix(2), [commented + "\n오늘 저녁 7시에 만나요", commented], "hidden at the retry")
+
+                // An entry withdrawn (its review deleted) before the retry is not pushed at all.
+                service.answer("phone", with: [(.serviceUnavailable, "60")])
+                let doomed = UUID()
+                try await inbox.post(NotificationDraft(recipient: joon.id, actor: mina.id, service: "burger-map", kind: "review_liked",
+                                                       subjectID: doomed, once: true))
+                await settle(app)
+                XCTAssertEqual(service.requests(to: "phone").count, 5)
+                try await inbox.withdraw(subject: doomed)
+                clock.advance(by: 60)
+                await settle(app)
+                XCTAssertEqual(service.requests(to: "phone").count, 5, "not pushed")
+                var left = try await app.rowCount(WorkQueueStore.table)
+                XCTAssertEqual(left, 0, "and not kept")
+
+                // Queued before the upgrade, in the old shape (the text rendered in it): its entry is
+                // read afresh; one whose topic names no entry is dropped.
+                let hideOff = try await app.send(.PUT, "\(push)/preferences", json: ["chat": true, "requests": true, "social": true, "orders": true,
+                                                                                    "groupGames": true, "hideText": false], token: joon.token)
+                XCTAssertEqual(hideOff.status, .ok, hideOff.text)
+                let upgraded = UUID()
+                try await inbox.post(NotificationDraft(recipient: joon.id, actor: mina.id, service: "burger-map", kind: "review_commented",
+                                                       subjectID: upgraded, excerpt: "OLD-SHAPE 010-1111-2222"))
+                let found = try await app.db.sql.select().column("id").from("notifications")
+                    .where("subject_id", .equal, upgraded).first(decodingColumn: "id", as: UUID.self)
+                let entry = try XCTUnwrap(found)
+                try await app.deleteRows(of: WorkQueueStore.table)
+                try await inbox.forgetWords(of: mina.id, kind: "review_commented", subject: upgraded)
+                struct OldDeliver: Encodable { let subscription: UUID; let payload, urgency: String; let timeToLive: Int; let topic: String }
+                let subscriptions = try await PushStore(database: app.db).subscriptions(of: joon.id)
+                let subscription = try XCTUnwrap(subscriptions.first).id
+                let oldPayload = try JSONSerialization.data(withJSONObject: ["title": "진짜 버거 지도", "body": commented + "\nOLD-SHAPE 010-1111-2222",
+                                                                             "url": "/notifications", "tag": "x", "kind": "review_commented"])
+                for topic in [entry.uuidString.replacingOccurrences(of: "-", with: "").lowercased(), "0123456789abcdef"] {
+                    try await app.workQueue.enqueue(PushDeliveries.deliverKind,
+                                                    OldDeliver(subscription: subscription, payload: String(decoding: oldPayload, as: UTF8.self),
+                                                               urgency: "normal", timeToLive: 3 * 24 * 3600, topic: topic), on: app.db)
+                }
+                await settle(app)
+                XCTAssertEqual(service.requests(to: "phone").count, 6, "the one naming an entry is sent")
+                XCTAssertEqual(try bodies(service, "phone", phone).last, commented, "rendered from the inbox as it is")
+                left = try await app.rowCount(WorkQueueStore.table)
+                XCTAssertEqual(left, 0, "both are done")
+            }
+        } catch {
+            await service.stop()
+            throw error
+        }
+        await service.stop()
+    }
+
+    /// Probe 2026-12-05, finding 11: a subscription the push service refused (400, 401, 403, 413)
+    /// was kept and tried for every entry, for ever. Now 400 and 403 (malformed, or another
+    /// server's) forget it at once, other refusals after three in a row, and a success in between
+    /// starts the count again.
+    func testASubscriptionThePushServiceRefusesForGoodIsForgotten() async throws {
+        let service = try await FakePushService.start()
+        do {
+            try await withTestApp(adjust: { $0.push.services = [service.url] }) { app in
+                app.workQueue.runsInBackground = false
+                let mina = try await app.member("미나"), joon = try await app.member("준호")
+                for browser in ["malformed", "foreign", "large", "flaky"] {
+                    try await subscribe(app, joon, PushReceiverKeys(), "\(service.url)/push/\(browser)")
+                }
+                service.answer("malformed", with: [(.badRequest, nil)])
+                service.answer("foreign", with: [(.forbidden, nil)])
+                service.answer("large", with: Array(repeating: (.payloadTooLarge, nil), count: 3))
+                service.answer("flaky", with: [(.unauthorized, nil), (.unauthorized, nil), (.created, nil), (.unauthorized, nil), (.unauthorized, nil)])
+                let inbox = NotificationStore(database: app.db, application: app)
+                var kept: [[String]] = []
+                for _ in 0..<5 {
+                    try await inbox.post(NotificationDraft(recipient: joon.id, actor: mina.id, service: "burger-map", kind: "review_liked",
+                                                           subjectID: UUID(), once: true))
+                    await settle(app)
+                    kept.append(try await PushStore(database: app.db).subscriptions(of: joon.id).map { String($0.endpoint.split(separator: "/").last ?? "") }.sorted())
+                }
+                XCTAssertEqual(kept, [["flaky", "large"], ["flaky", "large"], ["flaky"], ["flaky"], ["flaky"]],
+                               "400 and 403 at once; 413 at the third in a row; 401, 401, 201, 401, 401 never three in a row")
+                XCTAssertEqual(["malformed", "foreign", "large", "flaky"].map { service.requests(to: $0).count }, [1, 1, 3, 5])
+                let left = try await app.rowCount(WorkQueueStore.table)
+                XCTAssertEqual(left, 0)
+            }
+        } catch {
+            await service.stop()
+            throw error
+        }
+        await service.stop()
+    }
+
+    /// Probe 2026-12-05, finding 10: the queue ran a batch of 50 and waited for all of it, so 60
+    /// deliveries to a push service answering after 30 s held every other item (a like reached
+    /// another browser after 25.8 s). Now a slot is filled again as it frees (and work due meanwhile
+    /// is claimed while the slow items run), and one push service gets a few requests at once: the
+    /// other browser hears while the slow deliveries are still under way, none of them failed yet.
+    func testASlowPushServiceHoldsNoOtherWork() async throws {
+        let slow = try await FakePushService.start(), quick = try await FakePushService.start()
+        do {
+            try await withTestApp(adjust: { $0.push.services = [slow.url, quick.url] }) { app in
+                let clock = TestClock()
+                app.workQueue.useClock { clock.now }
+                app.workQueue.runsInBackground = false
+                let mina = try await app.member("미나"), joon = try await app.member("준호")
+                for browser in 0..<20 { try await subscribe(app, joon, PushReceiverKeys(), "\(slow.url)/push/joon\(browser)") }
+                try await subscribe(app, mina, PushReceiverKeys(), "\(quick.url)/push/mina")
+                slow.answerSlowly()
+                let inbox = NotificationStore(database: app.db, application: app)
+                for _ in 0..<3 {
+                    try await inbox.post(NotificationDraft(recipient: joon.id, actor: mina.id, service: "burger-map", kind: "review_liked",
+                                                           subjectID: UUID(), once: true))
+                }
+                let running = Task { [app] in while await app.workQueue.runDue(app) > 0 {} }
+
+                // 60 deliveries for the slow service: a few of them sent, the rest put off.
+                try await waitFor("the slow service to be called") { slow.held > 0 }
+                // Meanwhile 준호 likes 미나's review: her browser is at another push service.
+                try await inbox.post(NotificationDraft(recipient: mina.id, actor: joon.id, service: "burger-map", kind: "review_liked",
+                                                       subjectID: UUID(), once: true))
+                try await waitFor("mina's push") { quick.requests(to: "mina").count == 1 }
+                let stillHeld = slow.held
+                let failed = try await app.rowCount(WorkQueueStore.table) { $0.where("attempts", .greaterThan, 0) }
+                XCTAssertGreaterThan(stillHeld, 0, "the slow service had not answered")
+                XCTAssertLessThanOrEqual(stillHeld, PushDeliveries.sendingPerOrigin, "one push service gets a few requests at once")
+                XCTAssertEqual(failed, 0, "no slow delivery had given up waiting (timed out) yet")
+
+                // The slow service answers: all 60 get through, a few at a time.
+                slow.answerNow()
+                await running.value
+                for _ in 0..<40 {
+                    guard try await app.rowCount(WorkQueueStore.table) > 0 else { break }
+                    clock.advance(by: 60)
+                    await settle(app)
+                }
+                let left = try await app.rowCount(WorkQueueStore.table)
+                XCTAssertEqual(left, 0)
+                XCTAssertGreaterThanOrEqual(slow.requests.count, 60)
+                XCTAssertEqual(quick.requests.count, 1)
+            }
+        } catch {
+            await slow.stop()
+            await quick.stop()
+            throw error
+        }
+        await slow.stop()
+        await quick.stop()
     }
 }

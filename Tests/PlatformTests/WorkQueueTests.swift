@@ -144,4 +144,50 @@ final class WorkQueueTests: XCTestCase {
             XCTAssertEqual(seen.all, [Payload(name: "배경", number: 7)])
         }
     }
+
+    /// A slow item holds only its own slot (issue 56; probe 2026-12-05, finding 10: a batch waited
+    /// for its slowest item before the next claim): work due meanwhile runs while it still runs,
+    /// freed slots are filled, and never more than `batchSize` items run at once.
+    func testASlowItemHoldsOnlyItsOwnSlot() async throws {
+        try await withTestApp { app in
+            let queue = WorkQueue(pollInterval: .milliseconds(20), batchSize: 3)
+            let open = NIOLockedValueBox(false)
+            let slow = NIOLockedValueBox((running: 0, most: 0, done: 0))
+            let quick = Seen()
+            queue.register("test.slow") { _, _ in
+                slow.withLockedValue { $0.running += 1; $0.most = max($0.most, $0.running) }
+                while !open.withLockedValue({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+                slow.withLockedValue { $0.running -= 1; $0.done += 1 }
+                return .done
+            }
+            queue.register("test.quick") { _, item in
+                quick.add(try item.decode(Payload.self))
+                return .done
+            }
+            func waitFor(_ what: String, _ condition: () -> Bool) async throws {
+                for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+                XCTAssertTrue(condition(), what)
+            }
+            for number in 0..<2 { try await queue.enqueue("test.slow", Payload(name: "느린", number: number), on: app.db) }
+            let runner = Task { await queue.runDue(app) }
+            try await waitFor("two slow items running") { slow.withLockedValue { $0.running } == 2 }
+
+            try await queue.enqueue("test.quick", Payload(name: "빠른", number: 1), on: app.db)
+            try await waitFor("the quick item ran") { quick.all.count == 1 }
+            XCTAssertEqual(slow.withLockedValue { $0.done }, 0, "while the slow ones still ran")
+
+            // Three more slow ones: one free slot of three takes one; the others wait for slots.
+            for number in 2..<5 { try await queue.enqueue("test.slow", Payload(name: "느린", number: number), on: app.db) }
+            try await waitFor("a third slow item running") { slow.withLockedValue { $0.running } == 3 }
+            try await Task.sleep(for: .milliseconds(100))
+            XCTAssertEqual(slow.withLockedValue { $0.running }, 3, "no more than three at once")
+            open.withLockedValue { $0 = true }
+            let ran = await runner.value
+            XCTAssertEqual(ran, 6)
+            XCTAssertEqual(slow.withLockedValue { $0.most }, 3)
+            XCTAssertEqual(slow.withLockedValue { $0.done }, 5)
+            let left = try await app.rowCount(WorkQueueStore.table)
+            XCTAssertEqual(left, 0)
+        }
+    }
 }

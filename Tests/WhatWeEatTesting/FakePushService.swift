@@ -6,7 +6,8 @@ import XCTVapor
 
 /// A small HTTP server taking Web Push requests (RFC 8030) as a browser's push service would:
 /// `POST /push/{id}` is recorded with its headers and body and answered 201, or as scripted per id
-/// (410 for a gone subscription, 503 with `Retry-After` for a busy service).
+/// (410 for a gone subscription, 503 with `Retry-After` for a busy service), or slowly, as a push
+/// service that answers after 30 s (`answerSlowly`).
 package final class FakePushService: Sendable {
     package struct Received: Sendable {
         package let id: String
@@ -19,6 +20,8 @@ package final class FakePushService: Sendable {
     private let received = NIOLockedValueBox<[Received]>([])
     /// Per id, the answers to give before 201: status and `Retry-After`.
     private let script = NIOLockedValueBox<[String: [(status: HTTPStatus, retryAfter: String?)]]>([:])
+    /// Whether requests are held (up to 30 s), and how many are held now.
+    private let slowness = NIOLockedValueBox<(slow: Bool, held: Int)>((false, 0))
 
     private init(app: Application, url: String) {
         self.app = app
@@ -33,6 +36,16 @@ package final class FakePushService: Sendable {
             let id = req.parameters.get("id") ?? ""
             let body = req.body.data.map { Data(buffer: $0) } ?? Data()
             fake.received.withLockedValue { $0.append(Received(id: id, headers: req.headers, body: body)) }
+            if fake.slowness.withLockedValue({ state -> Bool in
+                if state.slow { state.held += 1 }
+                return state.slow
+            }) {
+                let since = ContinuousClock.now
+                while fake.slowness.withLockedValue({ $0.slow }), ContinuousClock.now - since < .seconds(30) {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                fake.slowness.withLockedValue { $0.held -= 1 }
+            }
             let next = fake.script.withLockedValue { script -> (status: HTTPStatus, retryAfter: String?)? in
                 guard var answers = script[id], !answers.isEmpty else { return nil }
                 let first = answers.removeFirst()
@@ -59,6 +72,15 @@ package final class FakePushService: Sendable {
     }
 
     package var requests: [Received] { received.withLockedValue { $0 } }
+
+    /// Holds every request from now on for 30 s before answering it (or until `answerNow`).
+    package func answerSlowly() { slowness.withLockedValue { $0.slow = true } }
+
+    /// Answers the held requests, and the next ones, at once.
+    package func answerNow() { slowness.withLockedValue { $0.slow = false } }
+
+    /// Requests received and not yet answered.
+    package var held: Int { slowness.withLockedValue { $0.held } }
 
     package func requests(to id: String) -> [Received] { requests.filter { $0.id == id } }
 }

@@ -37,14 +37,17 @@ struct PushAPI: RouteCollection {
 
     func subscribe(req: Request) async throws -> Response {
         let user = try req.requireUser().requireID()
-        let body = try req.decodeJSON(SubscriptionBody.self)
-        guard req.application.settings.push.accepts(body.endpoint) else { throw AppError.invalid("invalid_push_endpoint") }
-        guard let keys = PushSubscriptionKeys(p256dh: body.keys.p256dh, auth: body.keys.auth) else { throw AppError.invalid("invalid_push_keys") }
-        let expiresAt = body.expirationTime.map { Date(timeIntervalSince1970: $0 / 1000) }
-        guard try await PushStore(database: req.db).subscribe(user, session: req.signedInAccount?.session, endpoint: body.endpoint, keys: keys,
-                                                              expiresAt: expiresAt, now: Date())
-        else { throw AppError.conflict("push_endpoint_taken") }
-        return Response(status: .created)
+        // A refused request gives its slot back (`withSlot`): only subscriptions kept count.
+        return try await req.application.pushLimits.subscriptions.withSlot(user.uuidString, code: "too_many_push_subscriptions") {
+            let body = try req.decodeJSON(SubscriptionBody.self)
+            guard req.application.settings.push.accepts(body.endpoint) else { throw AppError.invalid("invalid_push_endpoint") }
+            guard let keys = PushSubscriptionKeys(p256dh: body.keys.p256dh, auth: body.keys.auth) else { throw AppError.invalid("invalid_push_keys") }
+            let expiresAt = body.expirationTime.map { Date(timeIntervalSince1970: $0 / 1000) }
+            guard try await PushStore(database: req.db).subscribe(user, session: req.signedInAccount?.session, endpoint: body.endpoint, keys: keys,
+                                                                  expiresAt: expiresAt, now: Date())
+            else { throw AppError.conflict("push_endpoint_taken") }
+            return Response(status: .created)
+        }
     }
 
     func unsubscribe(req: Request) async throws -> Response {
@@ -60,12 +63,35 @@ struct PushAPI: RouteCollection {
 
     func setPreferences(req: Request) async throws -> PushPreferences {
         let user = try req.requireUser().requireID()
-        // The five switches are required (the contract's `PUT`); `hideText` keeps its value when absent.
-        var preferences = try req.decodeJSON(PushPreferences.self)
-        let store = PushStore(database: req.db)
-        if preferences.hideText == nil { preferences.hideText = try await store.preferences(of: user).hideText }
-        try await store.setPreferences(preferences, of: user, now: Date())
-        return preferences
+        return try await req.application.pushLimits.preferences.withSlot(user.uuidString, code: "too_many_push_preference_changes") {
+            // The five switches are required (the contract's `PUT`); `hideText` keeps its value when absent.
+            var preferences = try req.decodeJSON(PushPreferences.self)
+            let store = PushStore(database: req.db)
+            if preferences.hideText == nil { preferences.hideText = try await store.preferences(of: user).hideText }
+            try await store.setPreferences(preferences, of: user, now: Date())
+            return preferences
+        }
+    }
+}
+
+/// What one account may change of its pushes in an hour: every write a person can repeat has a rate
+/// (each subscription is a browser the server will call for every entry; on PostgreSQL counted in
+/// the shared table, so instances share them). Above what a person does (ten browsers, a few tabs
+/// each, signing in again; a settings page toggled), below a script.
+package struct PushLimits: Sendable {
+    /// `POST /api/v1/push/subscriptions` kept.
+    package let subscriptions: RateLimiter
+    /// `PUT /api/v1/push/preferences`.
+    package let preferences: RateLimiter
+
+    package init(subscriptions: RateLimiter, preferences: RateLimiter) {
+        self.subscriptions = subscriptions
+        self.preferences = preferences
+    }
+
+    package init(shared: SharedBudgets?) {
+        self.init(subscriptions: RateLimiter(name: "push_subscriptions", limit: 40, window: 3600, shared: shared),
+                  preferences: RateLimiter(name: "push_preferences", limit: 60, window: 3600, shared: shared))
     }
 }
 
@@ -92,6 +118,13 @@ package final class PushKeys: Sendable {
 
 extension Application {
     private struct PushKeysKey: StorageKey { typealias Value = PushKeys }
+    private struct PushLimitsKey: StorageKey { typealias Value = PushLimits }
+
+    /// Made in the feature's `configure`; a test may set others.
+    package var pushLimits: PushLimits {
+        get { configured(PushLimitsKey.self) }
+        set { storage[PushLimitsKey.self] = newValue }
+    }
 
     package var pushKeys: PushKeys {
         get { configured(PushKeysKey.self) }

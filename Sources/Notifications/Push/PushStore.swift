@@ -24,6 +24,8 @@ package struct PushSubscriptionRow: Sendable, Equatable {
     package let keys: PushSubscriptionKeys
     /// Nil for one made before sessions were kept with subscriptions.
     package var sessionID: UUID? = nil
+    /// The push service's refusals in a row (a success or subscribing again resets it).
+    package var refusals = 0
 }
 
 /// The one owner of the push tables: `push_subscriptions` (where each browser of a person is
@@ -39,6 +41,8 @@ package struct PushStore {
         case id, userID = "user_id", endpoint, p256dh, auth, expiresAt = "expires_at", createdAt = "created_at"
         /// The sign-in it was made under: when that ends (signed out), the browser hears nothing more.
         case sessionID = "session_id"
+        /// Refusals in a row by the push service (`PushDeliveries`): past a few, it is forgotten.
+        case refusals
     }
 
     enum PreferenceColumn: String, TableColumn {
@@ -77,7 +81,8 @@ package struct PushStore {
                 ON CONFLICT (\(ident: C.endpoint)) DO UPDATE SET
                     \(ident: C.userID) = excluded.\(ident: C.userID), \(ident: C.p256dh) = excluded.\(ident: C.p256dh),
                     \(ident: C.auth) = excluded.\(ident: C.auth), \(ident: C.expiresAt) = excluded.\(ident: C.expiresAt),
-                    \(ident: C.createdAt) = excluded.\(ident: C.createdAt), \(ident: C.sessionID) = excluded.\(ident: C.sessionID)
+                    \(ident: C.createdAt) = excluded.\(ident: C.createdAt), \(ident: C.sessionID) = excluded.\(ident: C.sessionID),
+                    \(ident: C.refusals) = 0
                 WHERE \(table).\(ident: C.userID) = excluded.\(ident: C.userID)
                    OR (\(table).\(ident: C.p256dh) = excluded.\(ident: C.p256dh) AND \(table).\(ident: C.auth) = excluded.\(ident: C.auth))
                 RETURNING \(ident: C.id)
@@ -105,6 +110,22 @@ package struct PushStore {
         try await sql.delete(from: Self.subscriptions).where(SubscriptionColumn.id, .equal, SQLBind(id)).run()
     }
 
+    /// Counts one more refusal in a row by the subscription's push service; returns how many now
+    /// (0 when it is gone).
+    package func refused(_ id: UUID) async throws -> Int {
+        typealias C = SubscriptionColumn
+        return try await sql.raw("""
+            UPDATE \(ident: Self.subscriptions) SET \(ident: C.refusals) = \(ident: C.refusals) + 1 WHERE \(ident: C.id) = \(bind: id)
+            RETURNING \(ident: C.refusals)
+            """).first(decodingColumn: C.refusals.rawValue, as: Int.self) ?? 0
+    }
+
+    /// The push service took a message: the refusals in a row start again from none.
+    package func accepted(_ id: UUID) async throws {
+        try await sql.update(Self.subscriptions).set(SubscriptionColumn.refusals, to: SQLBind(0))
+            .where(SubscriptionColumn.id, .equal, SQLBind(id)).run()
+    }
+
     /// A person's browsers, newest first.
     package func subscriptions(of user: UUID) async throws -> [PushSubscriptionRow] {
         try await sql.select().columns(SubscriptionColumn.allCases).from(Self.subscriptions)
@@ -124,7 +145,8 @@ package struct PushStore {
         return PushSubscriptionRow(id: try row.decode(column: SubscriptionColumn.id, as: UUID.self),
                                    userID: try row.decode(column: SubscriptionColumn.userID, as: UUID.self),
                                    endpoint: try row.decode(column: SubscriptionColumn.endpoint, as: String.self), keys: keys,
-                                   sessionID: try row.decode(column: SubscriptionColumn.sessionID, as: UUID?.self))
+                                   sessionID: try row.decode(column: SubscriptionColumn.sessionID, as: UUID?.self),
+                                   refusals: try row.decode(column: SubscriptionColumn.refusals, as: Int.self))
     }
 
     // MARK: Preferences
@@ -210,5 +232,19 @@ struct AddPushSubscriptionSession: NamedMigration {
 
     func revert(on database: any Database) async throws {
         try await database.schema(PushStore.subscriptions).deleteField(PushStore.SubscriptionColumn.sessionID.fieldKey).update()
+    }
+}
+
+
+/// Each subscription counts its push service's refusals in a row (issue 56: one refused for good
+/// was kept, and tried, for ever).
+struct AddPushSubscriptionRefusals: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(PushStore.subscriptions)
+            .field(PushStore.SubscriptionColumn.refusals.fieldKey, .int, .required, .sql(.default(0))).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(PushStore.subscriptions).deleteField(PushStore.SubscriptionColumn.refusals.fieldKey).update()
     }
 }

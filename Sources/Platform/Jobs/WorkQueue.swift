@@ -29,6 +29,7 @@ package final class WorkQueue: LifecycleHandler, Sendable {
     /// How long a claim holds an item before another claim may take it.
     package let lease: TimeInterval
     package let maxAttempts: Int
+    /// How many items run at once (and the most one claim takes).
     package let batchSize: Int
     private let clockBox: NIOLockedValueBox<@Sendable () -> Date>
     private let background = NIOLockedValueBox(true)
@@ -81,26 +82,60 @@ package final class WorkQueue: LifecycleHandler, Sendable {
         min(3600, 5 * pow(2, Double(max(0, min(attempts, 12) - 1))))
     }
 
-    /// Claims the due items and runs them, a batch at a time, until none is due; returns how many ran.
+    /// Claims due items and runs them, at most `batchSize` at once, until none is due; returns how
+    /// many ran. A slot that frees is filled at once while the last claim was full (more may be due),
+    /// and every `pollInterval` while items run the free slots are filled with work that became due
+    /// meanwhile: no item waits for the slowest one running (a push service that answers after 30 s
+    /// holds its own items, never a chat notice queued behind them).
     @discardableResult
     package func runDue(_ app: Application) async -> Int {
         let kinds = handlers.withLockedValue { Array($0.keys) }
-        var ran = 0
-        while true {
-            let now = clock()
-            let claimed: [WorkItem]
-            do {
-                claimed = try await WorkQueueStore(database: app.db).claimDue(kinds: kinds, limit: batchSize, now: now,
-                                                                               leaseEnd: now.addingTimeInterval(lease))
-            } catch {
-                app.logger.warning("work queue: cannot claim due work: \(error)")
-                return ran
+        // A child finishing says which it was: an item (true) or the tick that looks for new work (false).
+        return await withTaskGroup(of: Bool.self) { group in
+            var running = 0, ran = 0
+            var claimNow = true, moreDue = true, ticking = false
+            while true {
+                if Task.isCancelled { moreDue = false }
+                if claimNow, !Task.isCancelled, running < batchSize {
+                    let wanted = batchSize - running
+                    let now = clock()
+                    do {
+                        let claimed = try await WorkQueueStore(database: app.db).claimDue(kinds: kinds, limit: wanted, now: now,
+                                                                                           leaseEnd: now.addingTimeInterval(lease))
+                        for item in claimed {
+                            group.addTask {
+                                await self.run(item, app)
+                                return true
+                            }
+                        }
+                        running += claimed.count
+                        ran += claimed.count
+                        moreDue = claimed.count == wanted
+                    } catch {
+                        app.logger.warning("work queue: cannot claim due work: \(error)")
+                        moreDue = false
+                    }
+                }
+                if running == 0, !moreDue { break }
+                if running > 0, !ticking, !Task.isCancelled {
+                    ticking = true
+                    group.addTask {
+                        try? await Task.sleep(for: self.pollInterval)
+                        return false
+                    }
+                }
+                guard let itemFinished = await group.next() else { break }
+                if itemFinished {
+                    running -= 1
+                    claimNow = moreDue
+                } else {
+                    ticking = false
+                    claimNow = true
+                }
             }
-            await withTaskGroup(of: Void.self) { group in
-                for item in claimed { group.addTask { await self.run(item, app) } }
-            }
-            ran += claimed.count
-            if claimed.count < batchSize { return ran }
+            // The tick, if one waits.
+            group.cancelAll()
+            return ran
         }
     }
 

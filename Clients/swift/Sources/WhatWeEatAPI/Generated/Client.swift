@@ -13743,7 +13743,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again by me it is brought up to date; another account takes it over only with that browser's own keys (whoever signed in there since), and without them it is 409 `push_endpoint_taken` and nothing changes. At most 20 browsers a person (the oldest goes).
+    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again by me it is brought up to date; another account takes it over only with that browser's own keys (whoever signed in there since), and without them it is 409 `push_endpoint_taken` and nothing changes. At most 20 browsers a person (the oldest goes). At most 40 subscriptions kept an hour per account (429 `too_many_push_subscriptions`, with `Retry-After`; a refused request does not count).
     ///
     /// - Remark: HTTP `POST /api/v1/push/subscriptions`.
     /// - Remark: Generated from `#/paths//api/v1/push/subscriptions/post(subscribePush)`.
@@ -13917,6 +13917,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unprocessableContent(.init(body: body))
+                case 429:
+                    let headers: Components.Responses.TooManyRequests.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.TooManyRequests.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -14158,7 +14188,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null.
+    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null. At most 60 changes an hour per account (429 `too_many_push_preference_changes`, with `Retry-After`).
     ///
     /// - Remark: HTTP `PUT /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)`.
@@ -14308,6 +14338,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unsupportedMediaType(.init(body: body))
+                case 429:
+                    let headers: Components.Responses.TooManyRequests.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.TooManyRequests.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

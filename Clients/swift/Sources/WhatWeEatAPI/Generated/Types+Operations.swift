@@ -21088,7 +21088,7 @@ public enum Operations {
             }
         }
     }
-    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again by me it is brought up to date; another account takes it over only with that browser's own keys (whoever signed in there since), and without them it is 409 `push_endpoint_taken` and nothing changes. At most 20 browsers a person (the oldest goes).
+    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again by me it is brought up to date; another account takes it over only with that browser's own keys (whoever signed in there since), and without them it is 409 `push_endpoint_taken` and nothing changes. At most 20 browsers a person (the oldest goes). At most 40 subscriptions kept an hour per account (429 `too_many_push_subscriptions`, with `Retry-After`; a refused request does not count).
     ///
     /// - Remark: HTTP `POST /api/v1/push/subscriptions`.
     /// - Remark: Generated from `#/paths//api/v1/push/subscriptions/post(subscribePush)`.
@@ -21368,6 +21368,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/push/subscriptions/post(subscribePush)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }
@@ -21773,7 +21796,7 @@ public enum Operations {
             }
         }
     }
-    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null.
+    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null. At most 60 changes an hour per account (429 `too_many_push_preference_changes`, with `Retry-After`).
     ///
     /// - Remark: HTTP `PUT /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)`.
@@ -22010,6 +22033,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }

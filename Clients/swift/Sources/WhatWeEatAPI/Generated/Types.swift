@@ -606,7 +606,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/push/vapid-public-key`.
     /// - Remark: Generated from `#/paths//api/v1/push/vapid-public-key/get(pushPublicKey)`.
     func pushPublicKey(_ input: Operations.PushPublicKey.Input) async throws -> Operations.PushPublicKey.Output
-    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again by me it is brought up to date; another account takes it over only with that browser's own keys (whoever signed in there since), and without them it is 409 `push_endpoint_taken` and nothing changes. At most 20 browsers a person (the oldest goes).
+    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again by me it is brought up to date; another account takes it over only with that browser's own keys (whoever signed in there since), and without them it is 409 `push_endpoint_taken` and nothing changes. At most 20 browsers a person (the oldest goes). At most 40 subscriptions kept an hour per account (429 `too_many_push_subscriptions`, with `Retry-After`; a refused request does not count).
     ///
     /// - Remark: HTTP `POST /api/v1/push/subscriptions`.
     /// - Remark: Generated from `#/paths//api/v1/push/subscriptions/post(subscribePush)`.
@@ -621,7 +621,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/get(pushPreferences)`.
     func pushPreferences(_ input: Operations.PushPreferences.Input) async throws -> Operations.PushPreferences.Output
-    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null.
+    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null. At most 60 changes an hour per account (429 `too_many_push_preference_changes`, with `Retry-After`).
     ///
     /// - Remark: HTTP `PUT /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)`.
@@ -2083,7 +2083,7 @@ extension APIProtocol {
     public func pushPublicKey(headers: Operations.PushPublicKey.Input.Headers = .init()) async throws -> Operations.PushPublicKey.Output {
         try await pushPublicKey(Operations.PushPublicKey.Input(headers: headers))
     }
-    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again by me it is brought up to date; another account takes it over only with that browser's own keys (whoever signed in there since), and without them it is 409 `push_endpoint_taken` and nothing changes. At most 20 browsers a person (the oldest goes).
+    /// Keep this browser's push subscription for me (the body is `PushSubscription.toJSON()`). Only endpoints at an origin of `PUSH_SERVICES` are accepted (by default the public push services, all https: 422 `invalid_push_endpoint`); keys a browser would not make are 422 `invalid_push_keys`. An endpoint names one browser: subscribed again by me it is brought up to date; another account takes it over only with that browser's own keys (whoever signed in there since), and without them it is 409 `push_endpoint_taken` and nothing changes. At most 20 browsers a person (the oldest goes). At most 40 subscriptions kept an hour per account (429 `too_many_push_subscriptions`, with `Retry-After`; a refused request does not count).
     ///
     /// - Remark: HTTP `POST /api/v1/push/subscriptions`.
     /// - Remark: Generated from `#/paths//api/v1/push/subscriptions/post(subscribePush)`.
@@ -2116,7 +2116,7 @@ extension APIProtocol {
     public func pushPreferences(headers: Operations.PushPreferences.Input.Headers = .init()) async throws -> Operations.PushPreferences.Output {
         try await pushPreferences(Operations.PushPreferences.Input(headers: headers))
     }
-    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null.
+    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null. At most 60 changes an hour per account (429 `too_many_push_preference_changes`, with `Retry-After`).
     ///
     /// - Remark: HTTP `PUT /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)`.

@@ -37,7 +37,9 @@ final class DatabaseOutageTests: XCTestCase {
                 await withTaskGroup(of: Void.self) { group in
                     for writer in 0..<4 {
                         group.addTask {
-                            while !Task.isCancelled {
+                            // Each writer finishes the request it sent before it stops: none is left in
+                            // flight when the app shuts down.
+                            while !outcomes.stopped {
                                 let reply = try? await client.send(.PUT, "/api/v1/push/preferences", json: ConcurrentWritesTests.preferences, token: member.token)
                                 outcomes.note(reply, writer: writer)
                                 try? await Task.sleep(nanoseconds: 20_000_000)
@@ -52,7 +54,7 @@ final class DatabaseOutageTests: XCTestCase {
             try proxy.send("up")
             let okBeforeReturn = outcomes.count(200)
             try await waitUntil(timeout: .seconds(30)) { outcomes.count(200) >= okBeforeReturn + 8 }
-            writers.cancel()
+            outcomes.stop()
             _ = await writers.value
             XCTAssertEqual(outcomes.count(500), 0, "\(outcomes.summary)")
             XCTAssertTrue(outcomes.every503HadRetryAfter, "\(outcomes.summary)")
@@ -95,6 +97,10 @@ private final class OutcomeTally: @unchecked Sendable {
     private var statuses: [UInt: Int] = [:]
     private var retryAfterMissing = 0
     private var codes: Set<String> = []
+    private var stopRequested = false
+
+    var stopped: Bool { lock.withLock { stopRequested } }
+    func stop() { lock.withLock { stopRequested = true } }
 
     func note(_ reply: PortClient.Reply?, writer: Int) {
         guard let reply else { return }

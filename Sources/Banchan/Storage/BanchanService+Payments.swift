@@ -68,75 +68,64 @@ extension BanchanService {
         return try await self.order(id, of: owner)
     }
 
-    /// A payment made after its order was cancelled (the payment window ran out): if the provider
-    /// says it paid for this order, the refund is recorded and tried, and the client is told 409
-    /// `payment_after_cancellation`. If the provider cannot be asked, the refund is recorded all
-    /// the same (each attempt checks the payment first) and the client is told 503 to ask again.
-    /// Returns when the payment is not this order's, for the caller's 409.
+    /// A payment made after its order was cancelled (the payment window ran out): refunded as a
+    /// stray payment (`refundStrayPayment`), answered 409 `payment_after_cancellation`.
     private func refundLatePayment(_ paymentID: String, for order: OrderRow, with gateway: any PaymentGateway) async throws {
         let refund = refundRequest(for: order, paymentID: paymentID, gateway: gateway.name, reason: "paid after the order was cancelled")
-        let late: ProviderPayment
-        do {
-            late = try await gateway.payment(id: paymentID)
-        } catch PaymentGatewayError.unknownPayment {
-            return
-        } catch {
-            logger.warning("late payment not checked; refund recorded for the retry job", metadata: [
-                "order": "\(order.id)", "payment": "\(paymentID)", "error": "\(error)",
-            ])
-            await Refunds.attempt(try await Refunds.request(refund, on: database, unverified: true), on: database, gateway: gateway, logger: logger)
-            throw AppError(.serviceUnavailable, "payment_provider_unavailable")
+        try await refundStrayPayment(paymentID, for: order, with: gateway, refund: refund, conflict: "payment_after_cancellation") { _, _ in
+            logger.notice("payment after cancellation refunded", metadata: ["order": "\(order.id)", "payment": "\(paymentID)"])
         }
-        guard late.merchantUID == order.merchantUID else { return }
-        // Asked again after the refund: the provider shows it cancelled.
-        if late.status == .cancelled { throw AppError.conflict("payment_after_cancellation") }
-        guard late.status == .paid else { return }
-        logger.notice("payment after cancellation refunded", metadata: ["order": "\(order.id)", "payment": "\(paymentID)"])
-        await Refunds.attempt(try await Refunds.request(refund, on: database), on: database, gateway: gateway, logger: logger)
-        throw AppError.conflict("payment_after_cancellation")
     }
 
     /// A second payment for an order already paid with another one (a provider, a retried payment
-    /// window or a deposit let it through): if the provider says it paid for this order, its refund
-    /// is recorded under the order and tried, logged and counted
-    /// (`whatweeat_banchan_payments_duplicate_total`), and the client is told 409
-    /// `payment_duplicate`; asked again once refunded, the same. If the provider cannot be asked,
-    /// the refund is recorded all the same (each attempt checks the payment first) and the client
-    /// is told 503 to ask again. Returns when the payment is not a paid one of this order, for the
-    /// caller's 409. `lookedUp`: the provider's answer, when the caller has it already.
+    /// window or a deposit let it through): refunded as a stray payment under the order, logged and
+    /// counted (`whatweeat_banchan_payments_duplicate_total`) once, answered 409 `payment_duplicate`.
+    /// `lookedUp`: the provider's answer, when the caller has it already.
     private func refundDuplicatePayment(_ paymentID: String, for order: OrderRow, with gateway: any PaymentGateway,
                                         lookedUp: ProviderPayment? = nil) async throws {
         let refund = Refunds.Request(gateway: gateway.name, paymentID: paymentID, merchantUID: order.merchantUID,
                                      subject: BanchanOrder.refundSubject(order.id), reason: "a second payment for an order already paid")
-        let second: ProviderPayment
-        if let lookedUp {
-            second = lookedUp
-        } else {
-            do {
-                second = try await gateway.payment(id: paymentID)
-            } catch PaymentGatewayError.unknownPayment {
-                return
-            } catch {
-                logger.warning("second payment for a paid order not checked; refund recorded for the retry job", metadata: [
-                    "order": "\(order.id)", "payment": "\(paymentID)", "error": "\(error)",
-                ])
-                await Refunds.attempt(try await Refunds.request(refund, on: database, unverified: true), on: database, gateway: gateway, logger: logger)
-                throw AppError(.serviceUnavailable, "payment_provider_unavailable")
-            }
-        }
-        guard second.merchantUID == order.merchantUID else { return }
-        // Asked again after the refund: the provider shows it cancelled.
-        if second.status == .cancelled { throw AppError.conflict("payment_duplicate") }
-        guard second.status == .paid else { return }
-        let recorded = try await Refunds.request(refund, on: database)
-        if recorded != nil {
+        try await refundStrayPayment(paymentID, for: order, with: gateway, refund: refund, conflict: "payment_duplicate", lookedUp: lookedUp) { second, recorded in
+            guard recorded else { return }
             Counter(label: "whatweeat_banchan_payments_duplicate_total").increment()
             logger.warning("second payment for a paid order; refunding it", metadata: [
                 "order": "\(order.id)", "payment": "\(paymentID)", "kept": "\(order.paymentID ?? "")", "amount": "\(second.amount)",
             ])
         }
+    }
+
+    /// A payment the order cannot keep: if the provider says it paid for this order, `refund` is
+    /// recorded and tried (`told` with whether this call recorded it), and the client is told 409
+    /// `code`; asked again once refunded, the same. If the provider cannot be asked, the refund is
+    /// recorded all the same (each attempt checks the payment first) and the client is told 503 to
+    /// ask again. Returns when the payment is not a paid one of this order, for the caller's 409.
+    private func refundStrayPayment(_ paymentID: String, for order: OrderRow, with gateway: any PaymentGateway, refund: Refunds.Request,
+                                    conflict code: String, lookedUp: ProviderPayment? = nil,
+                                    told: (ProviderPayment, _ recorded: Bool) -> Void) async throws {
+        let payment: ProviderPayment
+        if let lookedUp {
+            payment = lookedUp
+        } else {
+            do {
+                payment = try await gateway.payment(id: paymentID)
+            } catch PaymentGatewayError.unknownPayment {
+                return
+            } catch {
+                logger.warning("a stray payment not checked; refund recorded for the retry job", metadata: [
+                    "order": "\(order.id)", "payment": "\(paymentID)", "refund": "\(code)", "error": "\(error)",
+                ])
+                await Refunds.attempt(try await Refunds.request(refund, on: database, unverified: true), on: database, gateway: gateway, logger: logger)
+                throw AppError(.serviceUnavailable, "payment_provider_unavailable")
+            }
+        }
+        guard payment.merchantUID == order.merchantUID else { return }
+        // Asked again after the refund: the provider shows it cancelled.
+        if payment.status == .cancelled { throw AppError.conflict(code) }
+        guard payment.status == .paid else { return }
+        let recorded = try await Refunds.request(refund, on: database)
+        told(payment, recorded != nil)
         await Refunds.attempt(recorded, on: database, gateway: gateway, logger: logger)
-        throw AppError.conflict("payment_duplicate")
+        throw AppError.conflict(code)
     }
 
     /// The refund of a payment for this order, recorded under the order (its page shows it until done).

@@ -108,6 +108,29 @@ final class WorkQueueTests: XCTestCase {
         }
     }
 
+
+    /// A handler asking to run again a rounding hair from now (a chat notice whose line reads a
+    /// microsecond younger than it is) runs once a pass, not again and again while the clock stands.
+    func testAskingForNoWaitAtAllDoesNotSpin() async throws {
+        try await withTestApp { app in
+            let clock = TestClock()
+            let queue = WorkQueue(clock: { clock.now })
+            let runs = NIOLockedValueBox(0)
+            // Gives in after five runs, so a queue that spins ends (and this test fails) rather than hangs.
+            queue.register("test.impatient") { _, _ in
+                runs.withLockedValue { $0 += 1; return $0 } < 5 ? .retry(after: 1e-9) : .done
+            }
+            try await queue.enqueue("test.impatient", Payload(name: "곧", number: 0), on: app.db)
+            let ran = await queue.runDue(app)
+            XCTAssertEqual(ran, 1, "claimed once in the pass")
+            let again = await queue.runDue(app)
+            XCTAssertEqual(again, 0, "not due while the clock stands")
+            clock.advance(by: WorkQueue.shortestRetry)
+            let later = await queue.runDue(app)
+            XCTAssertEqual(later, 1)
+            XCTAssertEqual(runs.withLockedValue { $0 }, 2)
+        }
+    }
     /// Two instances claiming at once (two queues on one database) run each item once.
     func testTwoClaimersRunEachItemOnce() async throws {
         try await withTestApp { app in

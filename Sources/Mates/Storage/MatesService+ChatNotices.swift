@@ -38,8 +38,10 @@ extension MatesService {
         let readAt = match.readAt(of: notice.recipient)
         if let readAt, readAt >= line.createdAt { return .done }
         let delay = application.matesEnvironment.chatNoticeDelay
+        // A line's time is kept to the microsecond (rounded, so it may read a hair later than it
+        // was written): a line younger than the delay by less than a millisecond has had its chance.
         let age = now.timeIntervalSince(line.createdAt)
-        if age < delay { return .retry(after: delay - age) }
+        if age < delay - 0.001 { return .retry(after: delay - age) }
         let unread = try await store.countMessages(in: match.id, notBy: notice.recipient, after: readAt)
         guard unread > 0 else { return .done }
         try await inbox.post(NotificationDraft(recipient: notice.recipient, actor: sender, service: "mates", kind: Self.messagesNoticeKind,

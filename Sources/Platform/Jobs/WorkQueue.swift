@@ -77,6 +77,9 @@ package final class WorkQueue: LifecycleHandler, Sendable {
         if delay <= 0 { doorbell.ring() }
     }
 
+    /// The soonest an item that asked to run again (`WorkOutcome.retry`) runs again.
+    package static let shortestRetry: TimeInterval = 0.01
+
     /// Seconds before the next attempt after `attempts` failed ones: 5 s, doubling, at most an hour.
     package static func backoff(afterAttempts attempts: Int) -> TimeInterval {
         min(3600, 5 * pow(2, Double(max(0, min(attempts, 12) - 1))))
@@ -148,7 +151,10 @@ package final class WorkQueue: LifecycleHandler, Sendable {
                 try await store.remove(item.id)
                 Counter(label: "whatweeat_work_done_total", dimensions: [("kind", item.kind)]).increment()
             case .retry(let seconds):
-                try await store.postpone(item.id, attempts: item.attempts, error: nil, until: clock().addingTimeInterval(seconds))
+                // Never sooner than `shortestRetry`: a due time a rounding hair after now is stored as
+                // now, and the same pass would claim the item again and again.
+                try await store.postpone(item.id, attempts: item.attempts, error: nil,
+                                         until: clock().addingTimeInterval(max(seconds, Self.shortestRetry)))
             case .failed(let reason, let after):
                 await fail(item, reason: reason, waiting: after, app)
             }

@@ -226,14 +226,22 @@ new IntersectionObserver((entries) => {
 // ---- Live ---------------------------------------------------------------------------------
 
 let markTimer = null;
+function sendRead({ leaving = false } = {}) {
+  markTimer = null;
+  if (!live.send({ type: 'read' })) api('POST', `${CHAT}/read`, {}, { keepalive: leaving }).catch(() => {});
+}
 function markRead() {
   if (document.hidden) return;
   clearTimeout(markTimer);
-  markTimer = setTimeout(() => {
-    if (!live.send({ type: 'read' })) api('POST', `${CHAT}/read`, {}).catch(() => {});
-  }, 300);
+  markTimer = setTimeout(sendRead, 300);
 }
 document.addEventListener('visibilitychange', markRead);
+// Lines seen just before leaving (a reload, a link) were read: the pending mark goes out now.
+window.addEventListener('pagehide', () => {
+  if (markTimer === null) return;
+  clearTimeout(markTimer);
+  sendRead({ leaving: true });
+});
 
 const live = follow(match.live, {
   onMessage(event) {

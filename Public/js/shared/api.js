@@ -48,9 +48,10 @@ async function refreshAccessToken() {
  * fails (no answer, or a 5xx), the network-trouble view appears and the promise waits: "retry"
  * sends the same request again, and the promise resolves once it gets through. So a caller
  * never loses its state (the answered cards stay answered) and nothing reloads. A 4xx rejects
- * with an `ApiError` carrying the server's error code and message.
+ * with an `ApiError` carrying the server's error code and message. `keepalive: true` lets the
+ * request outlive the page (one sent while it is being left).
  */
-export async function api(method, path, body) {
+export async function api(method, path, body, { keepalive = false } = {}) {
   let refreshed = false;
   for (;;) {
     let response;
@@ -61,7 +62,7 @@ export async function api(method, path, body) {
       const multipart = body instanceof FormData;
       if (body !== undefined && !multipart) headers['Content-Type'] = 'application/json';
       response = await fetch(path, {
-        method, headers, credentials: 'same-origin',
+        method, headers, credentials: 'same-origin', keepalive,
         body: body === undefined ? undefined : (multipart ? body : JSON.stringify(body)),
       });
     } catch {

@@ -35,7 +35,8 @@ let package = Package(
     targets: [
         // The architecture, one module per unit; arrows point one way (docs/DECISIONS.md, "Modules"):
         //   Platform  <-  Media  <-  Accounts  <-  Notifications  <-  MenuGame, Banchan, BurgerMap, Mates
-        //   Platform  <-  Payments (Banchan, Mates and their apps' layers), Messaging (Notifications' pushes, Mates)
+        //   Platform  <-  Payments (Banchan, Mates and their apps' layers), Messaging (Accounts' mail,
+        //                 Notifications' pushes, Mates' codes)
         //   each feature  <-  the layer for its shipped app (MenuGameApp, BanchanApp,
         //                     LookForRealBurgerApp, SesacStudyApp, which also uses SocketIO)
         //   all of them  <-  WhatWeEatServer (settings, configure, commands)  <-  whatweeat
@@ -67,7 +68,7 @@ let package = Package(
         // The system's zlib, for the image cleaner's check of PNG colour profiles.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "SocketIO", dependencies: vapor),
-        feature("Accounts", ["Platform", "Media"]),
+        feature("Accounts", ["Platform", "Media", "Messaging"]),
         feature("Notifications", ["Platform", "Media", "Messaging", "Accounts"]),
         feature("MenuGame", ["Platform", "Media", "Accounts", "Notifications"]),
         feature("Banchan", ["Platform", "Payments", "Accounts", "Notifications"]),

@@ -1,11 +1,15 @@
 import Fluent
 import Media
+import Messaging
 import Platform
 import Vapor
 
 /// Accounts: sign-up, login, API tokens and browser sessions, the profile. Every other feature
 /// signs people in through it.
 package enum AccountsFeature: Feature {
+    /// `SMTP_URL`: the mail every feature sends (reset links here, codes in Mates).
+    package static let settingsSections: [any SettingsSection.Type] = [MailSettings.self]
+
     package static let migrations: [any Migration] = [
         CreateUsers(), CreateAuthSessions(), CreateRefreshTokens(), CreateLoginFailures(), AddRefreshTokenSuccessor(),
         RecomputeNicknameKeys(),
@@ -26,16 +30,20 @@ package enum AccountsFeature: Feature {
         CreateDailyTallies(),
         // The work queue's once-per-key items (a conversation's one pending unread check).
         AddWorkItemOnceKey(),
+        // Mailed links (a password reset).
+        CreateAccountLinks(),
     ]
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         // Nickname keys are Unicode's confusables skeleton: its data is read once, before any name.
         Confusables.use(try Confusables.load(root: app.directory.workingDirectory))
+        try app.configureMail(settings.mail)
         app.passwordHasher = try BcryptHasher(cost: settings.bcryptCost)
         app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
         app.accountLimits = AccountLimits(settings: settings, shared: app.sharedBudgets)
         app.lifecycle.use(StorageQuota.pruneJob())
         app.lifecycle.use(DailyTallies.pruneJob())
+        AccountService.registerResetMail(in: app)
         app.sessionCache = SessionCache()
         app.browserTokenMemo = BrowserTokenMemo()
         // Accounts changed and sessions ended on any instance are forgotten here too.

@@ -51,9 +51,7 @@ package enum MatesFeature: Feature {
     static func makeCodeSender(_ app: Application, settings: MatesSettings) throws -> any CodeSender {
         let log = LogCodeSender(logger: app.logger)
         var email: any CodeSender = log, phone: any CodeSender = log
-        if let url = settings.smtpURL {
-            email = SMTPCodeSender(mailer: SMTPMailer(configuration: try SMTPConfiguration(url: url), eventLoopGroup: app.eventLoopGroup))
-        }
+        if app.mailDelivery == .smtp { email = MailCodeSender(mail: app.mail) }
         if let sms = settings.sms { phone = SMSCodeSender(sms, application: app) }
         return ChannelCodeSender(phone: phone, email: email)
     }

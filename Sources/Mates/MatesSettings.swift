@@ -30,8 +30,6 @@ package struct MatesSettings: SettingsSection, Equatable {
     /// Country calling codes phone codes go to (`MATES_PHONE_COUNTRIES`, default `82`); a number
     /// elsewhere is 422 `phone_country_unsupported`.
     var phoneCountries: [String] = ["82"]
-    /// `smtp://` or `smtps://` URL for emailing codes; nil logs them.
-    var smtpURL: String?
     /// `SMS_URL`: the text-message provider phone codes go through (Solapi); nil logs them.
     package var sms: SMSConfiguration?
     /// A production server without SMS_URL would print phone codes to a log nobody reads: there,
@@ -46,7 +44,7 @@ package struct MatesSettings: SettingsSection, Equatable {
     package init() {}
 
     /// `MATES_RADIUS_METERS`, `MATES_CODES_PER_ADDRESS_*`, `MATES_SMS_PER_HOUR`, `MATES_EMAILS_PER_HOUR`,
-    /// `MATES_PHONE_COUNTRIES`, `SMTP_URL`, `SMS_URL` and the `APPSTORE_*` variables.
+    /// `MATES_PHONE_COUNTRIES`, `SMS_URL` and the `APPSTORE_*` variables.
     package static func load(from environment: EnvironmentVariables) throws -> MatesSettings {
         func value(_ name: String) -> String? { environment.value(name) }
         func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
@@ -81,12 +79,6 @@ package struct MatesSettings: SettingsSection, Equatable {
         }
         mates.offersPhoneCodes = mates.sms != nil || appEnvironment != .production
         mates.offersEmailCodes = value("SMTP_URL") != nil || appEnvironment != .production
-        if let smtp = value("SMTP_URL") {
-            do { _ = try SMTPConfiguration(url: smtp) } catch {
-                throw SettingsError(variable: "SMTP_URL", value: EnvironmentVariables.redactPassword(smtp), expected: "smtp://[user:password@]host[:port][?from=address] or smtps://… (\(error))")
-            }
-            mates.smtpURL = smtp
-        }
         switch (value("APPSTORE_ROOT_CERT"), value("APPSTORE_VERIFIER")?.lowercased()) {
         case (let root?, nil), (let root?, "appstore"?):
             guard FileManager.default.isReadableFile(atPath: root) else {

@@ -19,13 +19,23 @@ package struct OperationsRoutes: RouteCollection {
         }
     }
 
+    /// `/readyz`'s answer: ready or not (the database), and the details an operator reads (what
+    /// features registered with `Application.readinessDetail`: how mail is delivered, say).
+    package struct Readiness: Content {
+        package let status: String
+        package let details: [String: String]
+    }
+
     package func ready(req: Request) async throws -> Response {
+        var details = req.application.readinessDetails.mapValues { $0(req.application) }
         do {
             try await req.db.sql.raw("SELECT 1").run()
-            return try await Status(status: "ready").encodeResponse(for: req)
+            details["database"] = "ok"
+            return try await Readiness(status: "ready", details: details).encodeResponse(for: req)
         } catch {
             req.logger.warning("readiness check failed: \(String(reflecting: error))")
-            return try await Status(status: "unavailable").encodeResponse(status: .serviceUnavailable, for: req)
+            details["database"] = "unavailable"
+            return try await Readiness(status: "unavailable", details: details).encodeResponse(status: .serviceUnavailable, for: req)
         }
     }
 
@@ -52,5 +62,21 @@ enum MetricsAccess {
         let forwarded = req.headers.first(name: "X-Forwarded-For") != nil || req.headers.first(name: "Forwarded") != nil
         guard !forwarded, let address = req.remoteAddress?.ipAddress else { return false }
         return address == "127.0.0.1" || address == "::1" || address.hasPrefix("127.") || address == "::ffff:127.0.0.1"
+    }
+}
+
+extension Application {
+    private struct ReadinessDetailsKey: StorageKey { typealias Value = [String: @Sendable (Application) -> String] }
+
+    /// What `/readyz` reports beside the database, by name.
+    package var readinessDetails: [String: @Sendable (Application) -> String] {
+        storage[ReadinessDetailsKey.self] ?? [:]
+    }
+
+    /// Adds a line to `/readyz`'s details (read at each request); it never makes the server unready.
+    package func readinessDetail(_ name: String, _ value: @escaping @Sendable (Application) -> String) {
+        var details = readinessDetails
+        details[name] = value
+        storage[ReadinessDetailsKey.self] = details
     }
 }

@@ -18,7 +18,7 @@ final class MatesVerificationMailTests: XCTestCase {
         behavior.capabilities.append("8BITMIME")
         let mailServer = try await TestSMTPServer.start(behavior)
         defer { mailServer.stop() }
-        try await withTestApp(adjust: { $0.mates.smtpURL = "smtp://127.0.0.1:\(mailServer.port)?from=codes@whatweeat.test" }) { app in
+        try await withTestApp(adjust: { $0.mail.smtpURL = "smtp://127.0.0.1:\(mailServer.port)?from=codes@whatweeat.test" }) { app in
             let mina = try await app.member("미나")
             let sent = try await app.send(.POST, "\(Application.mates)/verification", json: ["channel": "email", "destination": "Mina@Example.com"],
                                           token: mina.token)
@@ -37,7 +37,7 @@ final class MatesVerificationMailTests: XCTestCase {
         refusing.refusals["RCPT"] = .init(550, "no such mailbox")
         let refusingServer = try await TestSMTPServer.start(refusing)
         defer { refusingServer.stop() }
-        try await withTestApp(adjust: { $0.mates.smtpURL = "smtp://127.0.0.1:\(refusingServer.port)" }) { app in
+        try await withTestApp(adjust: { $0.mail.smtpURL = "smtp://127.0.0.1:\(refusingServer.port)" }) { app in
             let joon = try await app.member("준호")
             for _ in 0..<2 {
                 let refused = try await app.send(.POST, "\(Application.mates)/verification", json: ["channel": "email", "destination": "joon@example.com"],

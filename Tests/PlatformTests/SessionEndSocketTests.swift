@@ -13,26 +13,7 @@ import XCTVapor
 /// refresh token, withdrawal and a mates suspension close it (4401) within a second, and it checks
 /// its session before each line.
 final class SessionEndSocketTests: XCTestCase {
-    /// A WebSocket on the real port that keeps what it hears.
-    final class Listener: Sendable {
-        let socket: WebSocket
-        private let heard = NIOLockedValueBox<[String]>([])
-
-        init(socket: WebSocket) {
-            self.socket = socket
-            socket.onText { [heard] _, text in heard.withLockedValue { $0.append(text) } }
-        }
-
-        var texts: [String] { heard.withLockedValue { $0 } }
-
-        static func open(_ app: Application, port: Int, path: String, token: String) async throws -> Listener {
-            let promise = app.eventLoopGroup.any().makePromise(of: Listener.self)
-            WebSocket.connect(to: "ws://127.0.0.1:\(port)\(path)", headers: ["Authorization": "Bearer \(token)"], on: app.eventLoopGroup) { socket in
-                promise.succeed(Listener(socket: socket))
-            }.cascadeFailure(to: promise)
-            return try await promise.futureResult.get()
-        }
-    }
+    typealias Listener = SocketListener
 
     func testSigningOutClosesTheChatAndInboxSocketsAndTheChatStoresNothingMore() async throws {
         try await withListeningApp { app, port in

@@ -70,6 +70,8 @@ struct AccountsAPI: RouteCollection {
         auth.post("login", use: logIn)
         auth.post("refresh", use: refresh)
         auth.post("logout", use: logOut)
+        auth.post("password-reset", use: requestPasswordReset)
+        auth.post("password-reset", "confirm", use: confirmPasswordReset)
 
         let me = routes.grouped("api", "v1", "me")
         me.get(use: readMe)
@@ -118,6 +120,30 @@ struct AccountsAPI: RouteCollection {
             try await req.accounts.revokeSession(session)
         }
         return .noContent
+    }
+
+    struct PasswordResetBody: Content { var email: String? }
+    /// The same answer for every well-formed address, whether or not it has an account.
+    struct PasswordResetAccepted: Content { let status: String; let message: String }
+    struct PasswordResetConfirmBody: Content { var token: String?; var password: String? }
+
+    /// `POST /api/v1/auth/password-reset`: 202 and a link by mail if the address has an account
+    /// (the same bytes either way).
+    func requestPasswordReset(req: Request) async throws -> Response {
+        let body = try req.decodeJSON(PasswordResetBody.self)
+        try await req.accounts.requestPasswordReset(email: try body.email.required("email"), language: req.language)
+        return try await PasswordResetAccepted(status: "accepted", message: req.t("reset.sent_explain"))
+            .encodeResponse(status: .accepted, for: req)
+    }
+
+    /// `POST /api/v1/auth/password-reset/confirm`: the new password; every session of the account
+    /// ends, and this device is signed in (the sign-up's answer, 200).
+    func confirmPasswordReset(req: Request) async throws -> SignUpResponse {
+        let body = try req.decodeJSON(PasswordResetConfirmBody.self)
+        let user = try await req.accounts.confirmPasswordReset(token: try body.token.required("token"), password: try body.password.required("password"))
+        let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
+        return SignUpResponse(user: AccountResponse(user, files: req.application.files), accessToken: tokens.accessToken,
+                              refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn, tokenType: tokens.tokenType)
     }
 
     struct PasswordChangeBody: Content {

@@ -35,8 +35,10 @@ package struct AccountService {
     /// Remembered sessions; every change that ends a session or alters an account forgets it.
     package let sessions: SessionCache
     package let events: any EventBus
+    package let application: Application
 
     package init(request: Request) {
+        self.application = request.application
         self.database = request.db
         self.store = AccountStore(database: request.db, application: request.application)
         self.settings = request.application.settings
@@ -280,12 +282,19 @@ package struct AccountLimits: Sendable {
     package let logins: NetworkBudget
     /// `email-available` look-ups (the LookForRealBurger app asks once before each join).
     let emailLookups: NetworkBudget
+    /// Password-reset requests per network (answered 429 beyond it: that says nothing of accounts).
+    let passwordResets: NetworkBudget
+    /// Reset mails per inbox (`AccountRules.emailInboxKey`): beyond it a request is answered as
+    /// always and no mail goes, so nobody can fill a stranger's inbox.
+    let resetMailsPerInbox: RateLimiter
 
     package init(settings: Settings, shared: SharedBudgets?) {
         let perMinute = settings.limits.passwordChecksPerMinute
         signUps = NetworkBudget(name: "sign_ups", limit: perMinute, window: 60, shared: shared)
         logins = NetworkBudget(name: "logins", limit: perMinute, window: 60, shared: shared)
         emailLookups = NetworkBudget(name: "email_lookups", limit: perMinute, window: 60, shared: shared)
+        passwordResets = NetworkBudget(name: "password_resets", limit: settings.limits.passwordResetsPerHour, window: 3600, shared: shared)
+        resetMailsPerInbox = RateLimiter(name: "password_reset_mails", limit: 3, window: 3600, shared: shared)
     }
 }
 

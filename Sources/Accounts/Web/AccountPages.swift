@@ -21,6 +21,10 @@ struct AccountPages: RouteCollection {
         me.post(AccountPath.password, use: changePassword)
         me.post(AccountPath.withdraw, use: withdraw)
         routes.post(AccountPath.language, use: switchLanguage)
+        routes.get(AccountPath.forgotPassword, use: forgotPasswordForm)
+        routes.post(AccountPath.forgotPassword, use: forgotPassword)
+        routes.get(AccountPath.resetPassword, use: resetPasswordForm)
+        routes.post(AccountPath.resetPassword, use: resetPassword)
     }
 
     // MARK: Sign up
@@ -123,12 +127,13 @@ struct AccountPages: RouteCollection {
                     field(id: "password", label: req.t("field.password"), type: .password, value: nil, autocomplete: "current-password"),
                     .button(.type(.submit), .class("button primary wide"), .text(req.t("login.submit")))
                 ),
+                .p(.class("switch-link"), .a(.id("forgot-password"), .href(AccountPath.forgotPassword()), .text(req.t("login.forgot")))),
                 .p(.class("switch-link"), .text(req.t("login.no_account") + " "), .a(.href(AccountPath.signUp()), .text(req.t("nav.signup"))))
             )
         )
     }
 
-    private func startSession(_ req: Request, user: User, next: String) async throws -> Response {
+    func startSession(_ req: Request, user: User, next: String) async throws -> Response {
         let (token, expiresAt) = try await req.accounts.startWebSession(for: user, userAgent: req.headers.first(name: .userAgent))
         await req.handDeviceOver(to: user.id, from: .browserCookie)
         let response = Layout.redirect(to: next)
@@ -170,7 +175,7 @@ struct AccountPages: RouteCollection {
 
     func myPage(req: Request) async throws -> Response {
         let user = try req.requireUser()
-        let notice = req.query[String.self, at: "notice"].flatMap { ["profile_saved", "photo_saved", "photo_removed", "password_changed"].contains($0) ? $0 : nil }
+        let notice = req.query[String.self, at: "notice"].flatMap { ["profile_saved", "photo_saved", "photo_removed", "password_changed", "password_reset"].contains($0) ? $0 : nil }
         return myPageView(req, user: user, notice: notice, error: nil)
     }
 
@@ -354,7 +359,7 @@ struct AccountPages: RouteCollection {
     // MARK: Form pieces
 
     /// A labelled input with its hint, and its problem (then `aria-invalid`) when the form came back.
-    private func field(
+    func field(
         id: String, label: String, type: HTMLInputType, value: String?, autocomplete: String,
         hint: String? = nil, extra: [(String, String)] = [], name: String? = nil, error: String? = nil
     ) -> Node<HTML.FormContext> {

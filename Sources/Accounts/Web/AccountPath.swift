@@ -13,4 +13,7 @@ package enum AccountPath {
     package static let password: PagePath = "/me/password"
     package static let withdraw: PagePath = "/me/withdraw"
     package static let language: PagePath = "/language"
+    package static let forgotPassword: PagePath = "/forgot-password"
+    /// The page a reset mail links to (`?token=…`).
+    package static let resetPassword: PagePath = "/reset-password"
 }

@@ -1,3 +1,4 @@
+import Accounts
 import Foundation
 
 /// A rule a mates input broke; each maps to one error code (`MatesService.appError`).
@@ -139,16 +140,9 @@ public enum MatesRules {
     }
 
     /// The inbox a normalized destination reaches, as codes are counted and a verified destination
-    /// is held: `+tag` dropped on every domain (`a+1@x.com` is `a@x.com`'s inbox), and for Gmail the
-    /// dots of the name and `googlemail.com` too. A phone number is its normalized form.
+    /// is held: an address's `AccountRules.emailInboxKey`; a phone number is its normalized form.
     public static func inboxKey(_ destination: String, channel: VerificationChannel) -> String {
-        guard channel == .email, let at = destination.lastIndex(of: "@") else { return destination }
-        var name = destination[..<at]
-        var domain = destination[destination.index(after: at)...]
-        if let plus = name.firstIndex(of: "+"), plus != name.startIndex { name = name[..<plus] }
-        if domain == "googlemail.com" { domain = "gmail.com" }
-        if domain == "gmail.com" { name = Substring(name.filter { $0 != "." }) }
-        return name + "@" + domain
+        channel == .email ? AccountRules.emailInboxKey(destination) : destination
     }
 
     /// Whether a normalized phone number (`+…`) has one of `countries`' calling codes.

@@ -82,7 +82,8 @@ extension Settings {
             uploadQuotaMB: try integer("UPLOAD_QUOTA_MB", default: 200, in: 1...1_000_000),
             minimumFreeDiskMB: try integer("MIN_FREE_DISK_MB", default: 512, in: 0...100_000_000),
             newAccountUploadQuotaMB: try integer("UPLOAD_QUOTA_NEW_ACCOUNT_MB", default: 20, in: 1...1_000_000),
-            networkDailyUploadMB: try integer("UPLOAD_MB_PER_NETWORK_DAY", default: 100, in: 1...100_000_000)
+            networkDailyUploadMB: try integer("UPLOAD_MB_PER_NETWORK_DAY", default: 100, in: 1...100_000_000),
+            passwordResetsPerHour: try integer("PASSWORD_RESETS_PER_HOUR", default: 20, in: 1...1_000_000)
         )
 
         var map = MapSettings()

@@ -67,9 +67,12 @@ public struct Settings: Sendable {
         public var networkDailyUploadMB = 100
         /// Uploads are refused (503) while the uploads folder's disk has less free than this.
         public var minimumFreeDiskMB = 512
+        /// `PASSWORD_RESETS_PER_HOUR`: "forgot password" requests one network may make in an hour.
+        public var passwordResetsPerHour = 20
 
         public init(passwordChecksPerMinute: Int = 60, idleTimeout: Int = 30, socketsPerClient: Int = 256,
-                    uploadQuotaMB: Int = 200, minimumFreeDiskMB: Int = 512, newAccountUploadQuotaMB: Int = 20, networkDailyUploadMB: Int = 100) {
+                    uploadQuotaMB: Int = 200, minimumFreeDiskMB: Int = 512, newAccountUploadQuotaMB: Int = 20, networkDailyUploadMB: Int = 100,
+                    passwordResetsPerHour: Int = 20) {
             self.passwordChecksPerMinute = passwordChecksPerMinute
             self.idleTimeout = idleTimeout
             self.socketsPerClient = socketsPerClient
@@ -77,6 +80,7 @@ public struct Settings: Sendable {
             self.minimumFreeDiskMB = minimumFreeDiskMB
             self.newAccountUploadQuotaMB = newAccountUploadQuotaMB
             self.networkDailyUploadMB = networkDailyUploadMB
+            self.passwordResetsPerHour = passwordResetsPerHour
         }
     }
 

@@ -49,7 +49,10 @@ package struct SecurityHeadersMiddleware: AsyncMiddleware {
     package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let response = try await next.respond(to: request)
         response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
-        response.headers.replaceOrAdd(name: "Referrer-Policy", value: "same-origin")
+        // A page may ask for less (`no-referrer` where its address holds a secret).
+        if !response.headers.contains(name: "Referrer-Policy") {
+            response.headers.add(name: "Referrer-Policy", value: "same-origin")
+        }
         if let strictTransportSecurity {
             response.headers.replaceOrAdd(name: "Strict-Transport-Security", value: strictTransportSecurity)
         }

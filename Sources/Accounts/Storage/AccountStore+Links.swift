@@ -1,0 +1,113 @@
+import Fluent
+import Foundation
+import Platform
+import SQLKit
+
+/// Links mailed to a person (`account_links`): a password reset, for now. Each is kept only as
+/// the SHA-256 of its token, works once (`useLink` is one conditional write, so of two racing
+/// requests one wins) and until it expires; used and expired ones are pruned after a day.
+extension AccountStore {
+    typealias LinkColumn = LinkRow.CodingKeys
+
+    /// What a link does when followed.
+    package enum LinkPurpose: String, Codable, Sendable {
+        case passwordReset = "password_reset"
+    }
+
+    static let linksTable = "account_links"
+    static var links: SQLIdentifier { SQLIdentifier(linksTable) }
+
+    /// A link as the rules read it.
+    struct LinkRow: Codable, Sendable {
+        let id: UUID
+        let userID: UUID
+        let purpose: LinkPurpose
+        let tokenHash: String
+        let expiresAt: Date
+        let usedAt: Date?
+        let createdAt: Date
+
+        enum CodingKeys: String, TableColumn {
+            case id, userID = "user_id", purpose, tokenHash = "token_hash", expiresAt = "expires_at", usedAt = "used_at"
+            case createdAt = "created_at"
+        }
+    }
+
+    func createLink(for userID: UUID, purpose: LinkPurpose, tokenHash: String, expiresAt: Date, at time: Date) async throws {
+        let row = LinkRow(id: UUID(), userID: userID, purpose: purpose, tokenHash: tokenHash, expiresAt: expiresAt, usedAt: nil,
+                          createdAt: time)
+        try await sql.insert(row, into: Self.linksTable)
+    }
+
+    func link(tokenHash: String) async throws -> LinkRow? {
+        try await sql.select().columns(LinkColumn.allCases).from(Self.links)
+            .where(SQLIdentifier(LinkColumn.tokenHash), .equal, SQLBind(tokenHash))
+            .first(decoding: LinkRow.self)
+    }
+
+    /// Sets a new password by a reset link, in one transaction: the link used (false when another
+    /// request used it first: nothing changes), the account's other reset links retired, the hash
+    /// written and every live session of the account ended; announced once committed. The
+    /// sessions it ended, nil when the link was used already.
+    func resetPassword(of user: User, toHash hash: String, usingLink link: UUID, at time: Date) async throws -> [UUID]? {
+        let userID = try user.requireID()
+        user.passwordHash = hash
+        let ended: [UUID]? = try await database.writeTransaction { transaction in
+            let sql = transaction.sql
+            let used = try await sql.update(Self.links).set(SQLIdentifier(LinkColumn.usedAt), to: SQLBind(time))
+                .where(SQLIdentifier(LinkColumn.id), .equal, SQLBind(link)).where(SQLIdentifier(LinkColumn.usedAt), .is, SQLLiteral.null)
+                .returning(SQLIdentifier(LinkColumn.id)).all()
+            guard !used.isEmpty else { return nil }
+            try await sql.update(Self.links).set(SQLIdentifier(LinkColumn.usedAt), to: SQLBind(time))
+                .where(SQLIdentifier(LinkColumn.userID), .equal, SQLBind(userID))
+                .where(SQLIdentifier(LinkColumn.purpose), .equal, SQLBind(LinkPurpose.passwordReset.rawValue))
+                .where(SQLIdentifier(LinkColumn.usedAt), .is, SQLLiteral.null).run()
+            try await user.save(on: transaction)
+            let live = try await sql.select().column(SessionColumn.id).from(Self.sessionsTable)
+                .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID)).where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
+                .all(decodingColumn: SessionColumn.id, as: UUID.self)
+            if !live.isEmpty {
+                try await sql.update(Self.sessionsTable).set(SQLIdentifier(SessionColumn.revokedAt), to: SQLBind(time))
+                    .where(SQLIdentifier(SessionColumn.id), .in, SQLBind.group(live)).run()
+            }
+            return live
+        }
+        guard let ended else { return nil }
+        await accountChanged(userID)
+        await sessionsEnded(ended, forgetting: false)  // the account's change forgot them all
+        return ended
+    }
+
+    /// Forgets links used or expired before `cutoff`. How many went.
+    @discardableResult
+    func pruneLinks(before cutoff: Date) async throws -> Int {
+        try await sql.delete(from: Self.links)
+            .where(group: { $0.where(SQLIdentifier(LinkColumn.usedAt), .lessThan, SQLBind(cutoff))
+                .orWhere(SQLIdentifier(LinkColumn.expiresAt), .lessThan, SQLBind(cutoff)) })
+            .returning(SQLIdentifier(LinkColumn.id)).all().count
+    }
+}
+
+/// `account_links`: mailed links (a password reset), kept as hashes.
+struct CreateAccountLinks: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        typealias Column = AccountStore.LinkColumn
+        try await database.schema(AccountStore.linksTable)
+            .id()
+            .field(Column.userID.fieldKey, .uuid, .required, .references(User.schema, "id", onDelete: .cascade))
+            .field(Column.purpose.fieldKey, .string, .required)
+            .field(Column.tokenHash.fieldKey, .string, .required)
+            .field(Column.expiresAt.fieldKey, .datetime, .required)
+            .field(Column.usedAt.fieldKey, .datetime)
+            .field(Column.createdAt.fieldKey, .datetime, .required)
+            .unique(on: Column.tokenHash.fieldKey)
+            .create()
+        try await database.sql.create(index: "account_links_user_id").on(AccountStore.linksTable).column(Column.userID.rawValue).run()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(AccountStore.linksTable).delete()
+    }
+
+    init() {}
+}

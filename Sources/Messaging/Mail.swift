@@ -1,0 +1,101 @@
+import Logging
+import Platform
+import Vapor
+
+/// Sends one plain-text message (`SMTPMailer`, or the log of a development server).
+package protocol MailSender: Sendable {
+    func send(_ message: MailMessage) async throws
+}
+
+extension SMTPMailer: MailSender {}
+
+/// Where mail goes: by SMTP when `SMTP_URL` is set; else into the server log on a development
+/// server (where its operator reads codes and links), and nowhere on a production one — a feature
+/// that needs mail refuses there (503 `mail_unavailable`) rather than pretend it sent something.
+package enum MailDelivery: String, Sendable {
+    case smtp, log, none
+}
+
+/// `SMTP_URL`: `smtp://[user:password@]host[:port][?from=address]` or `smtps://…`.
+package struct MailSettings: SettingsSection, Equatable {
+    package var smtpURL: String?
+    /// Whether this is a production server (no mail without `SMTP_URL`).
+    package var production = false
+
+    package var delivery: MailDelivery { smtpURL != nil ? .smtp : (production ? .none : .log) }
+
+    package init() {}
+
+    package static func load(from environment: EnvironmentVariables) throws -> MailSettings {
+        var mail = MailSettings()
+        mail.production = environment.appEnvironment == .production
+        if let smtp = environment.value("SMTP_URL") {
+            do { _ = try SMTPConfiguration(url: smtp) } catch {
+                throw SettingsError(variable: "SMTP_URL", value: EnvironmentVariables.redactPassword(smtp),
+                                    expected: "smtp://[user:password@]host[:port][?from=address] or smtps://… (\(error))")
+            }
+            mail.smtpURL = smtp
+        }
+        return mail
+    }
+}
+
+extension Settings {
+    package var mail: MailSettings {
+        get { self[section: MailSettings.self] }
+        set { self[section: MailSettings.self] = newValue }
+    }
+}
+
+/// Writes each message to the server log: a development server's mail, read by its operator.
+package struct LogMailSender: MailSender {
+    package let logger: Logger
+
+    package func send(_ message: MailMessage) async throws {
+        logger.notice("mail to \(message.to): \(message.subject)\n\(message.text)")
+    }
+
+    package init(logger: Logger) {
+        self.logger = logger
+    }
+}
+
+/// Refuses: a production server without `SMTP_URL`.
+struct NoMailSender: MailSender {
+    func send(_ message: MailMessage) async throws {
+        throw AppError(.serviceUnavailable, "mail_unavailable")
+    }
+}
+
+extension Application {
+    private struct MailKey: StorageKey { typealias Value = any MailSender }
+    private struct MailDeliveryKey: StorageKey { typealias Value = MailDelivery }
+
+    /// The mail sender `configureMail` chose from `SMTP_URL`.
+    package var mail: any MailSender {
+        get { configured(MailKey.self) }
+        set { storage[MailKey.self] = newValue }
+    }
+
+    /// How `mail` delivers: what `/readyz` reports and what features check before promising mail.
+    package var mailDelivery: MailDelivery {
+        get { storage[MailDeliveryKey.self] ?? .log }
+        set { storage[MailDeliveryKey.self] = newValue }
+    }
+
+    /// Chooses `mail` from the settings (a test may have put its own sender there before).
+    package func configureMail(_ settings: MailSettings) throws {
+        mailDelivery = settings.delivery
+        // "none" on a production server without SMTP_URL: it cannot send reset links or codes.
+        readinessDetail("mail") { $0.mailDelivery.rawValue }
+        guard storage[MailKey.self] == nil else { return }
+        switch settings.delivery {
+        case .smtp:
+            mail = SMTPMailer(configuration: try SMTPConfiguration(url: settings.smtpURL ?? ""), eventLoopGroup: eventLoopGroup)
+        case .log:
+            mail = LogMailSender(logger: logger)
+        case .none:
+            mail = NoMailSender()
+        }
+    }
+}

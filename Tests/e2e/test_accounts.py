@@ -3,7 +3,12 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import fill, no_horizontal_overflow, shot, wait_for
+import re
+import time
+
+import pytest
+
+from conftest import Server, fill, make_browser, no_horizontal_overflow, shot, sign_up, wait_for
 
 
 def test_sign_up_restart_and_log_in_again(server, browser):
@@ -119,3 +124,84 @@ def test_keyboard_users_see_where_focus_is(server, browser):
     outline = browser.execute_script("return getComputedStyle(arguments[0]).outlineStyle", focused)
     assert outline == "solid"
     shot(browser, "01-skip-link-focused")
+
+
+def reset_link_in_log(server, email):
+    """The newest reset link a development server wrote to its log for `email` (it has no mail)."""
+    for _ in range(50):
+        log = server.log_text()
+        start = log.rfind("mail to " + email + ":")
+        found = re.search(r"http://\S+/reset-password\?token=[A-Za-z0-9_-]+", log[start:]) if start >= 0 else None
+        if found:
+            return found.group(0)
+        time.sleep(0.1)
+    raise AssertionError("no reset link in the log for " + email)
+
+
+@pytest.fixture
+def mail_log_server():
+    """A development server without SMTP_URL: its mail, reset links included, is in its log."""
+    instance = Server(LOG_LEVEL="notice")
+    instance.start()
+    yield instance
+    instance.cleanup()
+
+
+def test_a_forgotten_password_from_the_login_page_signs_out_every_other_device(mail_log_server, browser):
+    server = mail_log_server
+    # Mina has an account, signed in on her laptop.
+    sign_up(browser, server, "비번잊은미나")
+    browser.get(server.url + "/me")
+    email = browser.find_element(By.CSS_SELECTOR, ".profile .muted").text
+    phone = make_browser()
+    phone.test_name = browser.test_name
+    try:
+        # On her phone she has forgotten the password: "비밀번호를 잊으셨나요?" under the login form.
+        phone.get(server.url + "/login")
+        phone.find_element(By.ID, "forgot-password").click()
+        wait_for(phone, EC.url_contains("/forgot-password"))
+        assert no_horizontal_overflow(phone)
+        shot(phone, "10-forgot-password")
+        fill(phone, "email", email.upper())
+        phone.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+        sent = wait_for(phone, lambda d: d.find_element(By.ID, "reset-sent"))
+        assert "링크를 보냈어요" in sent.text
+        shot(phone, "11-check-your-mail")
+
+        # The link from the mail (a development server writes it to its log).
+        link = reset_link_in_log(server, email)
+        phone.get(link)
+        wait_for(phone, lambda d: d.find_element(By.ID, "password"))
+        shot(phone, "12-new-password")
+        fill(phone, "password", "short")
+        # The browser's own minlength check is not what is tested: the server's rule is.
+        phone.execute_script("document.getElementById('password').removeAttribute('minlength')")
+        phone.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+        problem = wait_for(phone, lambda d: d.find_element(By.ID, "password-error"))
+        assert "8자" in problem.text, problem.text
+        fill(phone, "password", "새비밀번호-2026")
+        phone.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+        wait_for(phone, EC.url_contains("/me?notice=password_reset"))
+        assert "다른 기기에서는 모두 로그아웃" in phone.find_element(By.CSS_SELECTOR, ".notice").text
+        assert no_horizontal_overflow(phone)
+        shot(phone, "13-signed-in-with-new-password")
+
+        # The laptop was signed out; the link cannot be used twice.
+        browser.get(server.url + "/me")
+        wait_for(browser, EC.url_contains("/login"))
+        phone.get(link)
+        used = wait_for(phone, lambda d: d.find_element(By.ID, "reset-link-problem"))
+        assert "이미 쓴 링크" in used.text
+        shot(phone, "14-used-link")
+
+        # The old password no longer works; the new one does.
+        fill(browser, "email", email)
+        fill(browser, "password", "password1")
+        browser.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".form-error"))
+        fill(browser, "email", email)
+        fill(browser, "password", "새비밀번호-2026")
+        browser.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+        wait_for(browser, EC.url_contains("/me"))
+    finally:
+        phone.quit()

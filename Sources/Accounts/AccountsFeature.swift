@@ -32,6 +32,7 @@ package enum AccountsFeature: Feature {
         AddWorkItemOnceKey(),
         // Mailed links (a password reset).
         CreateAccountLinks(),
+        AddSessionLastSeen(),
     ]
 
     package static func configure(_ app: Application, settings: Settings) async throws {
@@ -45,6 +46,7 @@ package enum AccountsFeature: Feature {
         app.lifecycle.use(DailyTallies.pruneJob())
         AccountService.registerResetMail(in: app)
         app.sessionCache = SessionCache()
+        app.sessionSightings = SessionSightings()
         app.browserTokenMemo = BrowserTokenMemo()
         // Accounts changed and sessions ended on any instance are forgotten here too.
         app.follow(SessionCache.topic) { app, message in

@@ -78,6 +78,9 @@ struct AccountsAPI: RouteCollection {
         me.patch(use: updateMe)
         me.delete(use: withdraw)
         me.put("password", use: changePassword)
+        me.get("sessions", use: listSessions)
+        me.post("sessions", "sign-out-others", use: signOutOthers)
+        me.delete("sessions", ":session", use: endSession)
         me.on(.PUT, "profile-image", body: .collect(maxSize: "6mb"), use: uploadProfileImage)
         me.delete("profile-image", use: deleteProfileImage)
 
@@ -144,6 +147,44 @@ struct AccountsAPI: RouteCollection {
         let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
         return SignUpResponse(user: AccountResponse(user, files: req.application.files), accessToken: tokens.accessToken,
                               refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn, tokenType: tokens.tokenType)
+    }
+
+    /// A device the account is signed in on (`GET /api/v1/me/sessions`).
+    struct SessionResponse: Content {
+        let id: UUID
+        /// `web` (a browser), `api` (an app of our API), `app_fixed_refresh` (the LookForRealBurger app).
+        let kind: String
+        @NullEncoded var device: String?
+        @NullEncoded var createdAt: Date?
+        @NullEncoded var lastSeenAt: Date?
+        /// A coarse place ("서울") when one is known; none is kept for sessions today, so always null.
+        @NullEncoded var place: String?
+        let current: Bool
+    }
+    struct SessionList: Content { let items: [SessionResponse] }
+    struct SignedOutOthers: Content { let ended: Int }
+
+    func listSessions(req: Request) async throws -> SessionList {
+        let user = try req.requireUser()
+        let devices = try await req.accounts.signedInDevices(of: user, current: req.signedInAccount?.session)
+        return SessionList(items: devices.map {
+            SessionResponse(id: $0.id, kind: $0.kind.rawValue, device: $0.device, createdAt: $0.createdAt, lastSeenAt: $0.lastSeenAt,
+                            place: nil, current: $0.current)
+        })
+    }
+
+    /// `DELETE /api/v1/me/sessions/{id}`: that device is signed out (this one too, if named). 204.
+    func endSession(req: Request) async throws -> HTTPStatus {
+        let user = try req.requireUser()
+        guard let id = req.parameters.get("session", as: UUID.self) else { throw AppError.notFound("session_not_found") }
+        try await req.accounts.endSession(id, of: user)
+        return .noContent
+    }
+
+    /// `POST /api/v1/me/sessions/sign-out-others`: every device but this one is signed out.
+    func signOutOthers(req: Request) async throws -> SignedOutOthers {
+        let user = try req.requireUser()
+        return SignedOutOthers(ended: try await req.accounts.signOutOthers(user, keeping: req.signedInAccount?.session))
     }
 
     struct PasswordChangeBody: Content {

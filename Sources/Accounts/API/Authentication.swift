@@ -40,6 +40,7 @@ extension Request {
             throw BearerAuthenticator.rejection("invalid_token")
         }
         signIn(user, session: claims.sessionID)
+        await noteSessionSeen(claims.sessionID)
     }
 
     /// Marks the request as made by `user` in `session`, for handlers and for the language choice.
@@ -85,6 +86,7 @@ package struct WebSessionAuthenticator: AsyncMiddleware {
         if let token = request.cookie(Self.cookieName), !token.isEmpty {
             if let (session, user) = try await request.accounts.webSession(cookieToken: token) {
                 request.signIn(user, session: session)
+                await request.noteSessionSeen(session)
                 request.storage[WebViewerKey.self] = WebViewer(nickname: user.nickname, isAdmin: user.role == .admin)
             } else {
                 staleCookie = true

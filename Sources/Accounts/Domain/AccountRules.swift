@@ -21,6 +21,30 @@ public enum AccountRules {
         email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 
+    /// A signed-in device as its owner recognizes it, from its `User-Agent`: "Chrome · Android",
+    /// "Safari · iPhone", an app by its name ("LookForRealBurger · iOS"); nil when nothing is
+    /// recognizable.
+    public static func deviceLabel(userAgent: String?) -> String? {
+        guard let agent = userAgent?.trimmingCharacters(in: .whitespaces), !agent.isEmpty else { return nil }
+        func has(_ part: String) -> Bool { agent.range(of: part, options: .caseInsensitive) != nil }
+        let system: String? =
+            has("iPhone") ? "iPhone" : has("iPad") ? "iPad" : has("Android") ? "Android" : has("CrOS") ? "ChromeOS"
+            : has("Macintosh") || has("Mac OS X") ? "Mac" : has("Windows") ? "Windows" : has("Linux") ? "Linux"
+            : has("Darwin") || has("iOS") || has("CFNetwork") ? "iOS" : nil
+        let program: String?
+        if agent.hasPrefix("Mozilla/") {
+            program = has("SamsungBrowser") ? "Samsung Internet" : has("Edg/") || has("EdgA/") || has("EdgiOS/") ? "Edge"
+                : has("OPR/") ? "Opera" : has("Firefox/") || has("FxiOS/") ? "Firefox" : has("Chrome/") || has("CriOS/") ? "Chrome"
+                : has("Safari/") ? "Safari" : nil
+        } else {
+            // An app names itself first: "LookForRealBurger/1.0 (iPhone; iOS 17.0) Alamofire/5.8".
+            let name = agent.prefix { $0 != "/" && $0 != " " && $0 != "(" }
+            program = name.isEmpty ? nil : String(name.prefix(40))
+        }
+        let parts = [program, system].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
+
     /// The inbox a normalized address reaches, as mail to people is counted (codes, reset links):
     /// `+tag` dropped on every domain (`a+1@x.com` is `a@x.com`'s inbox), and for Gmail the dots
     /// of the name and `googlemail.com` too.

@@ -145,3 +145,16 @@ struct AddAccountSuspension: NamedMigration {
 
     init() {}
 }
+
+/// When each session was last used, for the account's list of signed-in devices.
+struct AddSessionLastSeen: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(AuthSession.schema).fields([(AccountStore.SessionColumn.lastSeenAt, .datetime)], optional: true).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.sql.raw("ALTER TABLE \(ident: AuthSession.schema) DROP COLUMN \(ident: AccountStore.SessionColumn.lastSeenAt.rawValue)").run()
+    }
+
+    init() {}
+}

@@ -1,7 +1,9 @@
 import Fluent
 import Foundation
+import NIOConcurrencyHelpers
 import Platform
 import SQLKit
+import Vapor
 
 /// Sessions (`auth_sessions`: an API refresh-token family, a browser's cookie, a LookForRealBurger
 /// app login) and their refresh tokens (`refresh_tokens`, kept only as SHA-256). The rules of
@@ -13,6 +15,8 @@ extension AccountStore {
         /// SHA-256 of the browser's session cookie (web sessions only).
         case webTokenHash = "web_token_hash"
         case userAgent = "user_agent", expiresAt = "expires_at", revokedAt = "revoked_at", createdAt = "created_at"
+        /// When a request last came with it (written at most every `SessionSightings.interval`).
+        case lastSeenAt = "last_seen_at"
     }
 
     enum RefreshColumn: String, TableColumn {
@@ -126,6 +130,84 @@ extension AccountStore {
     }
 }
 
+// MARK: Signed-in devices
+
+extension AccountStore {
+    /// A live session as its account's device list shows it.
+    struct SessionListing: Sendable {
+        let id: UUID
+        let kind: AuthSession.Kind
+        let userAgent: String?
+        let createdAt: Date?
+        let lastSeenAt: Date?
+    }
+
+    /// The account's live sessions, the latest seen first (at most 100).
+    func liveSessions(of userID: UUID, now: Date) async throws -> [SessionListing] {
+        try await sql.select()
+            .columns([SessionColumn.id, .kind, .userAgent, .createdAt, .lastSeenAt])
+            .from(Self.sessionsTable)
+            .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID))
+            .where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
+            .where(SQLIdentifier(SessionColumn.expiresAt), .greaterThan, SQLBind(now))
+            .orderBy(SQLOrderBy(expression: SQLFunction("COALESCE", args: SQLIdentifier(SessionColumn.lastSeenAt), SQLIdentifier(SessionColumn.createdAt)),
+                                direction: SQLDirection.descending))
+            .limit(100)
+            .all()
+            .map { row in
+                SessionListing(id: try row.decode(column: SessionColumn.id, as: UUID.self), kind: try row.decode(column: SessionColumn.kind, as: AuthSession.Kind.self),
+                               userAgent: try row.decode(column: SessionColumn.userAgent, as: String?.self),
+                               createdAt: try row.decode(column: SessionColumn.createdAt, as: Date?.self),
+                               lastSeenAt: try row.decode(column: SessionColumn.lastSeenAt, as: Date?.self))
+            }
+    }
+
+    /// Ends the account's live sessions — all of them but `kept`, or only `only` — and announces
+    /// their end (their sockets close on every instance). The sessions it ended.
+    @discardableResult
+    func revokeSessions(of userID: UUID, keeping kept: UUID?, only: UUID? = nil, at time: Date) async throws -> [UUID] {
+        let ended: [UUID] = try await database.writeTransaction { transaction in
+            let select = transaction.sql.select().column(SessionColumn.id).from(Self.sessionsTable)
+                .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID))
+                .where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
+            if let only { select.where(SQLIdentifier(SessionColumn.id), .equal, SQLBind(only)) }
+            let live = try await select.all(decodingColumn: SessionColumn.id, as: UUID.self).filter { $0 != kept }
+            if !live.isEmpty {
+                try await transaction.sql.update(Self.sessionsTable).set(SQLIdentifier(SessionColumn.revokedAt), to: SQLBind(time))
+                    .where(SQLIdentifier(SessionColumn.id), .in, SQLBind.group(live)).run()
+            }
+            return live
+        }
+        await sessionsEnded(ended)
+        return ended
+    }
+
+    /// Notes that a request came with the session.
+    func noteSessionSeen(_ id: UUID, at time: Date) async throws {
+        try await sql.update(Self.sessionsTable).set(SQLIdentifier(SessionColumn.lastSeenAt), to: SQLBind(time))
+            .where(SQLIdentifier(SessionColumn.id), .equal, SQLBind(id)).run()
+    }
+}
+
+/// When each signed-in device was last seen, for its account's device list: noted as requests
+/// come (`Request.signIn`), written at most once per `interval` a session on each instance.
+package final class SessionSightings: Sendable {
+    package static let interval: TimeInterval = 5 * 60
+    private let written = NIOLockedValueBox<[UUID: Date]>([:])
+
+    package init() {}
+
+    /// Whether `session` is due a write at `now` (and, if so, counts it as written).
+    func due(_ session: UUID, now: Date) -> Bool {
+        written.withLockedValue { written in
+            if let last = written[session], now.timeIntervalSince(last) < Self.interval { return false }
+            if written.count > 50_000 { written = written.filter { now.timeIntervalSince($0.value) < Self.interval } }
+            written[session] = now
+            return true
+        }
+    }
+}
+
 extension AccountStore {
     /// Suspends an account (or lifts it, `reason` nil) and, when suspending, ends every live
     /// session of it, in one transaction; announced once committed. The sessions it ended.
@@ -182,5 +264,24 @@ struct RefreshTokenRow: Sendable {
         expiresAt = token.expiresAt
         usedAt = token.usedAt
         sealedSuccessor = token.sealedSuccessor
+    }
+}
+
+extension Application {
+    private struct SessionSightingsKey: StorageKey { typealias Value = SessionSightings }
+
+    package var sessionSightings: SessionSightings {
+        get { configured(SessionSightingsKey.self) }
+        set { storage[SessionSightingsKey.self] = newValue }
+    }
+}
+
+extension Request {
+    /// Notes that the signed-in session was used now (a write at most every five minutes a
+    /// session; a busy database skips it rather than fail the request).
+    func noteSessionSeen(_ session: UUID) async {
+        let now = Date()
+        guard application.sessionSightings.due(session, now: now) else { return }
+        try? await AccountStore(database: db, application: application).noteSessionSeen(session, at: now)
     }
 }

@@ -20,6 +20,8 @@ struct AccountPages: RouteCollection {
         me.post(AccountPath.photoDelete, use: deletePhoto)
         me.post(AccountPath.password, use: changePassword)
         me.post(AccountPath.withdraw, use: withdraw)
+        me.post(AccountPath.endDevice, use: endDevice)
+        me.post(AccountPath.signOutOthers, use: signOutOthers)
         routes.post(AccountPath.language, use: switchLanguage)
         routes.get(AccountPath.forgotPassword, use: forgotPasswordForm)
         routes.post(AccountPath.forgotPassword, use: forgotPassword)
@@ -175,11 +177,12 @@ struct AccountPages: RouteCollection {
 
     func myPage(req: Request) async throws -> Response {
         let user = try req.requireUser()
-        let notice = req.query[String.self, at: "notice"].flatMap { ["profile_saved", "photo_saved", "photo_removed", "password_changed", "password_reset"].contains($0) ? $0 : nil }
-        return myPageView(req, user: user, notice: notice, error: nil)
+        let notice = req.query[String.self, at: "notice"].flatMap { ["profile_saved", "photo_saved", "photo_removed", "password_changed", "password_reset", "device_signed_out", "others_signed_out"].contains($0) ? $0 : nil }
+        return try await myPageView(req, user: user, notice: notice, error: nil)
     }
 
-    private func myPageView(_ req: Request, user: User, notice: String?, error: AppError?) -> Response {
+    private func myPageView(_ req: Request, user: User, notice: String?, error: AppError?) async throws -> Response {
+        let devices = try await req.accounts.signedInDevices(of: user, current: req.signedInAccount?.session)
         let imageURL = user.profileImageKey.map(req.application.files.urlPath(for:))
         let avatar: Node<HTML.BodyContext> = imageURL.map {
             .img(.class("avatar"), .src($0), .alt(req.t("me.photo_alt", ["nickname": user.nickname])))
@@ -236,6 +239,7 @@ struct AccountPages: RouteCollection {
                         .button(.type(.submit), .class("link-button"), .text(req.t("me.photo_remove")))
                     )
                 ),
+                devicesSection(req, devices),
                 .section(
                     .class("card"),
                     .h2(.text(req.t("me.password"))),
@@ -309,6 +313,64 @@ struct AccountPages: RouteCollection {
         }
     }
 
+    // MARK: Signed-in devices
+
+    /// "로그인된 기기": each live session, this one marked; the others signed out one by one or at once.
+    private func devicesSection(_ req: Request, _ devices: [AccountService.SignedInDevice]) -> Node<HTML.BodyContext> {
+        let others = devices.filter { !$0.current }.count
+        return .section(
+            .class("card"), .id("devices"),
+            .h2(.text(req.t("me.devices"))),
+            .p(.class("muted"), .text(req.t("me.devices_explain"))),
+            .ul(
+                .class("device-list"),
+                .forEach(devices) { device in
+                    .li(
+                        .class(device.current ? "device current" : "device"), .attribute(named: "data-session", value: device.id.uuidString.lowercased()),
+                        .div(
+                            .strong(.text(device.device ?? req.t("me.device_unknown"))),
+                            device.current ? .span(.class("badge"), .text(req.t("me.device_this"))) : .empty,
+                            .p(.class("muted"), .text(req.t("me.device_seen", [
+                                "when": PageDates.relative(device.lastSeenAt ?? Date(), req.language, translate: req.t),
+                            ])))
+                        ),
+                        device.current ? .empty : .form(
+                            .action(AccountPath.endDevice()), .method(.post),
+                            Layout.csrfField(req),
+                            .input(.type(.hidden), .name("session"), .value(device.id.uuidString)),
+                            .button(.type(.submit), .class("button small"),
+                                    .attribute(named: "aria-label", value: req.t("me.device_sign_out_named", ["device": device.device ?? req.t("me.device_unknown")])),
+                                    .text(req.t("nav.logout")))
+                        )
+                    )
+                }
+            ),
+            others == 0 ? .empty : .form(
+                .action(AccountPath.signOutOthers()), .method(.post),
+                Layout.csrfField(req),
+                .button(.type(.submit), .class("button"), .id("sign-out-others"), .text(req.t("me.sign_out_others")))
+            )
+        )
+    }
+
+    struct DeviceForm: Content { package var session: String? }
+
+    func endDevice(req: Request) async throws -> Response {
+        let user = try req.requireUser()
+        let form = try req.content.decode(DeviceForm.self)
+        return try await respondOnMyPage(req, user: user, notice: "device_signed_out") {
+            guard let id = form.session.flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("session_not_found") }
+            try await req.accounts.endSession(id, of: user)
+        }
+    }
+
+    func signOutOthers(req: Request) async throws -> Response {
+        let user = try req.requireUser()
+        return try await respondOnMyPage(req, user: user, notice: "others_signed_out") {
+            _ = try await req.accounts.signOutOthers(user, keeping: req.signedInAccount?.session)
+        }
+    }
+
     struct WithdrawForm: Content { package var password: String? }
 
     func withdraw(req: Request) async throws -> Response {
@@ -320,7 +382,7 @@ struct AccountPages: RouteCollection {
             response.cookies[WebSessionAuthenticator.cookieName] = .expired
             CSRFMiddleware.renewNonce(req)
             return response
-        } onRuleBroken: { myPageView(req, user: user, notice: nil, error: $0) }
+        } onRuleBroken: { try await myPageView(req, user: user, notice: nil, error: $0) }
     }
 
     /// Runs a profile change; success goes back to `/me` with a notice, a rule violation shows
@@ -332,7 +394,7 @@ struct AccountPages: RouteCollection {
         } onRuleBroken: { error in
             var fresh = user
             if let id = user.id, let read = try await AccountStore(database: req.db, application: req.application).user(id) { fresh = read }
-            return myPageView(req, user: fresh, notice: nil, error: error)
+            return try await myPageView(req, user: fresh, notice: nil, error: error)
         }
     }
 

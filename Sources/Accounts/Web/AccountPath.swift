@@ -12,6 +12,8 @@ package enum AccountPath {
     static let photoDelete: PagePath = "/me/photo/delete"
     package static let password: PagePath = "/me/password"
     package static let withdraw: PagePath = "/me/withdraw"
+    static let endDevice: PagePath = "/me/devices/sign-out"
+    static let signOutOthers: PagePath = "/me/devices/sign-out-others"
     package static let language: PagePath = "/language"
     package static let forgotPassword: PagePath = "/forgot-password"
     /// The page a reset mail links to (`?token=…`).

@@ -1,0 +1,37 @@
+import Foundation
+import Platform
+import Vapor
+
+/// The devices an account is signed in on: its live sessions, listed for its owner, each ended on
+/// its own or all but this one at once (their tokens stop working and their sockets close, on
+/// every instance).
+extension AccountService {
+    /// One signed-in device.
+    package struct SignedInDevice: Sendable {
+        package let id: UUID
+        package let kind: AuthSession.Kind
+        /// "Chrome · Android" (`AccountRules.deviceLabel`); nil when its user agent says nothing.
+        package let device: String?
+        package let createdAt: Date?
+        package let lastSeenAt: Date?
+        package let current: Bool
+    }
+
+    package func signedInDevices(of user: User, current: UUID?, now: Date = Date()) async throws -> [SignedInDevice] {
+        try await store.liveSessions(of: try user.requireID(), now: now).map { session in
+            SignedInDevice(id: session.id, kind: session.kind, device: AccountRules.deviceLabel(userAgent: session.userAgent),
+                           createdAt: session.createdAt, lastSeenAt: session.lastSeenAt ?? session.createdAt, current: session.id == current)
+        }
+    }
+
+    /// Ends one of the account's live sessions (this one too, if named): 404 when it is not one.
+    package func endSession(_ id: UUID, of user: User, now: Date = Date()) async throws {
+        let ended = try await store.revokeSessions(of: try user.requireID(), keeping: nil, only: id, at: now)
+        guard !ended.isEmpty else { throw AppError.notFound("session_not_found") }
+    }
+
+    /// Ends every live session of the account but `current`. How many ended.
+    package func signOutOthers(_ user: User, keeping current: UUID?, now: Date = Date()) async throws -> Int {
+        try await store.revokeSessions(of: try user.requireID(), keeping: current, at: now).count
+    }
+}

@@ -1,5 +1,6 @@
-// `swift run whatweeat-example [server URL]`: a new account plays the menu game alone, finds the
-// burger places nearest Seoul City Hall with their best review, and puts a side dish in its cart.
+// `swift run whatweeat-example [server URL]`: a new account sees the devices it is signed in on,
+// plays the menu game alone, finds the burger places nearest Seoul City Hall with their best
+// review, and puts a side dish in its cart.
 import Foundation
 import WhatWeEatKit
 import WhatWeEatKitAsyncHTTPClient
@@ -12,6 +13,9 @@ do {
     let stamp = UUID().uuidString.prefix(8).lowercased()
     let me = try await app.signUp(email: "example-\(stamp)@example.com", password: "example-password-1", nickname: "예제\(stamp.prefix(4))")
     print("Signed up as \(me.nickname) (\(me.email))")
+    // The devices this account is signed in on (GET /api/v1/me/sessions): this one, for now.
+    let devices = try await app.api.listSessions().ok.body.json.items
+    print("Signed in on \(devices.count) device(s): \(devices.map { ($0.device ?? "?") + ($0.current ? " (this one)" : "") }.joined(separator: ", "))")
 
     // The menu game, alone: something warm and soupy, nothing greasy.
     let game = try await app.api.soloGame(body: .json(.init(

@@ -59,7 +59,7 @@ struct ErrorMiddleware: ClientMiddleware {
 }
 
 /// `Accept-Language` on every request: the language of error messages, notifications and
-/// anything else the server words.
+/// anything else the server words; and a `User-Agent` when the app set none.
 struct LanguageMiddleware: ClientMiddleware {
     let language: String
 
@@ -67,6 +67,8 @@ struct LanguageMiddleware: ClientMiddleware {
                    next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
         if request.headerFields[.acceptLanguage] == nil { request.headerFields[.acceptLanguage] = language }
+        // How the account's device list (`GET /api/v1/me/sessions`) names this client, unless the app says.
+        if request.headerFields[.userAgent] == nil { request.headerFields[.userAgent] = "WhatWeEatKit/1.0" }
         return try await next(request, body, baseURL)
     }
 }

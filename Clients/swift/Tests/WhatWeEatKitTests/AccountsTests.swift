@@ -27,6 +27,30 @@ final class AccountsTests: XCTestCase {
         }
     }
 
+    /// The devices an account is signed in on: the Kit names itself, and signing the others out
+    /// leaves this one.
+    func testSignedInDevicesNameTheKitAndOthersCanBeSignedOut() async throws {
+        let phone = try ServerUnderTest.client()
+        let email = ServerUnderTest.email()
+        try await phone.signUp(email: email, password: "kit-password-1", nickname: "기기\(email.prefix(8).suffix(4))")
+        let laptop = try ServerUnderTest.client()
+        try await laptop.logIn(email: email, password: "kit-password-1")
+        let devices = try await phone.api.listSessions().ok.body.json.items
+        XCTAssertEqual(devices.count, 2)
+        XCTAssertEqual(devices.filter(\.current).count, 1)
+        XCTAssertTrue(devices.allSatisfy { $0.device == "WhatWeEatKit" }, "\(devices.map(\.device))")
+
+        let ended = try await phone.api.signOutOtherSessions().ok.body.json.ended
+        XCTAssertEqual(ended, 1)
+        do {
+            _ = try await laptop.me()
+            XCTFail("the laptop was signed out")
+        } catch {
+            XCTAssertEqual(WhatWeEatError.from(error)?.status, 401)
+        }
+        _ = try await phone.me()
+    }
+
     /// An access token past its time is refreshed before the call; callers who need it at once
     /// share one refresh (refresh tokens rotate: a second refresh of the same token later would
     /// end the sign-in); a pair kept from an earlier launch works the same.

@@ -3275,6 +3275,106 @@ extension Components {
             case user = "user"
             case admin = "admin"
         }
+        /// - Remark: Generated from `#/components/schemas/SignedInSession`.
+        public struct SignedInSession: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SignedInSession/id`.
+            public var id: Swift.String
+            /// A browser, an app of this API, the LookForRealBurger app.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SignedInSession/kind`.
+            @frozen public enum KindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case web = "web"
+                case api = "api"
+                case appFixedRefresh = "app_fixed_refresh"
+            }
+            /// A browser, an app of this API, the LookForRealBurger app.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SignedInSession/kind`.
+            public var kind: Components.Schemas.SignedInSession.KindPayload
+            /// The browser or app and the system, from its User-Agent ("Safari · iPhone"); null when unrecognizable.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SignedInSession/device`.
+            public var device: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SignedInSession/createdAt`.
+            public var createdAt: Foundation.Date?
+            /// The last request with it, to within five minutes.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SignedInSession/lastSeenAt`.
+            public var lastSeenAt: Foundation.Date?
+            /// A coarse place when one is known; no place is kept for sessions, so null.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SignedInSession/place`.
+            public var place: Swift.String?
+            /// The session making this request.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SignedInSession/current`.
+            public var current: Swift.Bool
+            /// Creates a new `SignedInSession`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - kind: A browser, an app of this API, the LookForRealBurger app.
+            ///   - device: The browser or app and the system, from its User-Agent ("Safari · iPhone"); null when unrecognizable.
+            ///   - createdAt:
+            ///   - lastSeenAt: The last request with it, to within five minutes.
+            ///   - place: A coarse place when one is known; no place is kept for sessions, so null.
+            ///   - current: The session making this request.
+            public init(
+                id: Swift.String,
+                kind: Components.Schemas.SignedInSession.KindPayload,
+                device: Swift.String? = nil,
+                createdAt: Foundation.Date? = nil,
+                lastSeenAt: Foundation.Date? = nil,
+                place: Swift.String? = nil,
+                current: Swift.Bool
+            ) {
+                self.id = id
+                self.kind = kind
+                self.device = device
+                self.createdAt = createdAt
+                self.lastSeenAt = lastSeenAt
+                self.place = place
+                self.current = current
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case kind
+                case device
+                case createdAt
+                case lastSeenAt
+                case place
+                case current
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PasswordResetAccepted`.
+        public struct PasswordResetAccepted: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PasswordResetAccepted/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case accepted = "accepted"
+            }
+            /// - Remark: Generated from `#/components/schemas/PasswordResetAccepted/status`.
+            public var status: Components.Schemas.PasswordResetAccepted.StatusPayload
+            /// The same sentence for every address
+            ///
+            /// - Remark: Generated from `#/components/schemas/PasswordResetAccepted/message`.
+            public var message: Swift.String
+            /// Creates a new `PasswordResetAccepted`.
+            ///
+            /// - Parameters:
+            ///   - status:
+            ///   - message: The same sentence for every address
+            public init(
+                status: Components.Schemas.PasswordResetAccepted.StatusPayload,
+                message: Swift.String
+            ) {
+                self.status = status
+                self.message = message
+            }
+            public enum CodingKeys: String, CodingKey {
+                case status
+                case message
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/SignUpRequest`.
         public struct SignUpRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/SignUpRequest/email`.

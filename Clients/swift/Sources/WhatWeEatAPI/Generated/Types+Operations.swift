@@ -1128,6 +1128,606 @@ public enum Operations {
             }
         }
     }
+    /// Forgot password; a link by mail if the address has an account.
+    ///
+    /// Answers 202 with the same bytes whether or not the address has an account (the mail is
+    /// sent from the work queue). The link (`/reset-password?token=…`) works once, for 30
+    /// minutes, in the account's language (else the request's); only its SHA-256 is stored.
+    /// Budgets: `PASSWORD_RESETS_PER_HOUR` requests per client network (429
+    /// `too_many_password_resets`); three mails an hour per inbox (the `+tag` and Gmail's dots do
+    /// not make another inbox; beyond it the answer is the same and no mail goes). A production
+    /// server without `SMTP_URL` answers 503 `mail_unavailable` (and `/readyz` says `mail: none`);
+    /// a development server writes the mail to its log.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/password-reset`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/post(requestPasswordReset)`.
+    public enum RequestPasswordReset {
+        public static let id: Swift.String = "requestPasswordReset"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// ko (default), en or ja; q-values are honoured.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/POST/header/Accept-Language`.
+                public var acceptLanguage: Components.Parameters.AcceptLanguage?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RequestPasswordReset.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: ko (default), en or ja; q-values are honoured.
+                ///   - accept:
+                public init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RequestPasswordReset.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RequestPasswordReset.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/POST/requestBody/json/email`.
+                    public var email: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - email:
+                    public init(email: Swift.String) {
+                        self.email = email
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case email
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/POST/requestBody/content/application\/json`.
+                case json(Operations.RequestPasswordReset.Input.Body.JsonPayload)
+            }
+            public var body: Operations.RequestPasswordReset.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.RequestPasswordReset.Input.Headers = .init(),
+                body: Operations.RequestPasswordReset.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Accepted: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/POST/responses/202/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/POST/responses/202/content/application\/json`.
+                    case json(Components.Schemas.PasswordResetAccepted)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.PasswordResetAccepted {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RequestPasswordReset.Output.Accepted.Body
+                /// Creates a new `Accepted`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.RequestPasswordReset.Output.Accepted.Body) {
+                    self.body = body
+                }
+            }
+            /// Accepted; a link goes out if the address has an account that may sign in.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/post(requestPasswordReset)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            case accepted(Operations.RequestPasswordReset.Output.Accepted)
+            /// The associated value of the enum case if `self` is `.accepted`.
+            ///
+            /// - Throws: An error if `self` is not `.accepted`.
+            /// - SeeAlso: `.accepted`.
+            public var accepted: Operations.RequestPasswordReset.Output.Accepted {
+                get throws {
+                    switch self {
+                    case let .accepted(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/post(requestPasswordReset)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large` (JSON bodies over 1 MB), `image_too_large`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/post(requestPasswordReset)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`, `unsupported_image_type`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/post(requestPasswordReset)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Parsed but breaks a rule: `invalid_email`, `password_too_short`, `password_too_long`,
+            /// `invalid_nickname_length`, `invalid_nickname_characters`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/post(requestPasswordReset)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/post(requestPasswordReset)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A service this needs is not there (`code_not_sent`, `purchases_unavailable`), or the database is busy or away for a moment (`service_unavailable`, with `Retry-After`; any route may answer it); nothing was done.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/post(requestPasswordReset)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Set a new password by a reset link; every session of the account ends and this device is signed in.
+    ///
+    /// Every session of the account ends (refresh tokens, browser cookies, live sockets, on every
+    /// instance) and its address's login failures are forgotten. 400 `reset_link_invalid`, 410
+    /// `reset_link_used` or `reset_link_expired`, 403 `account_suspended`, 422 for a password
+    /// that breaks the rules (the link stays usable).
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/password-reset/confirm`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)`.
+    public enum ConfirmPasswordReset {
+        public static let id: Swift.String = "confirmPasswordReset"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/confirm/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// ko (default), en or ja; q-values are honoured.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/confirm/POST/header/Accept-Language`.
+                public var acceptLanguage: Components.Parameters.AcceptLanguage?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConfirmPasswordReset.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: ko (default), en or ja; q-values are honoured.
+                ///   - accept:
+                public init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConfirmPasswordReset.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConfirmPasswordReset.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/confirm/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/confirm/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/confirm/POST/requestBody/json/token`.
+                    public var token: Swift.String
+                    /// At most 72 bytes in UTF-8.
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/confirm/POST/requestBody/json/password`.
+                    public var password: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - token:
+                    ///   - password: At most 72 bytes in UTF-8.
+                    public init(
+                        token: Swift.String,
+                        password: Swift.String
+                    ) {
+                        self.token = token
+                        self.password = password
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case token
+                        case password
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/confirm/POST/requestBody/content/application\/json`.
+                case json(Operations.ConfirmPasswordReset.Input.Body.JsonPayload)
+            }
+            public var body: Operations.ConfirmPasswordReset.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.ConfirmPasswordReset.Input.Headers = .init(),
+                body: Operations.ConfirmPasswordReset.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/confirm/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/password-reset/confirm/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.SignUpResponse)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.SignUpResponse {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ConfirmPasswordReset.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ConfirmPasswordReset.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The new password is set; signed in on this device.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ConfirmPasswordReset.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ConfirmPasswordReset.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `forbidden` (wrong role), `wrong_password`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// What the link named can no longer be used: `reset_link_used`, `reset_link_expired`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.Gone)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.Gone {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large` (JSON bodies over 1 MB), `image_too_large`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`, `unsupported_image_type`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Parsed but breaks a rule: `invalid_email`, `password_too_short`, `password_too_long`,
+            /// `invalid_nickname_length`, `invalid_nickname_characters`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// - Remark: HTTP `GET /api/v1/me`.
     /// - Remark: Generated from `#/paths//api/v1/me/get(readMe)`.
     public enum ReadMe {
@@ -1677,6 +2277,466 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The devices the account is signed in on (its live sessions, the latest used first, at most 100).
+    ///
+    /// - Remark: HTTP `GET /api/v1/me/sessions`.
+    /// - Remark: Generated from `#/paths//api/v1/me/sessions/get(listSessions)`.
+    public enum ListSessions {
+        public static let id: Swift.String = "listSessions"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/me/sessions/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListSessions.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListSessions.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListSessions.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ListSessions.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/sessions/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/me/sessions/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/me/sessions/GET/responses/200/content/json/items`.
+                        public var items: [Components.Schemas.SignedInSession]
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - items:
+                        public init(items: [Components.Schemas.SignedInSession]) {
+                            self.items = items
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case items
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/me/sessions/GET/responses/200/content/application\/json`.
+                    case json(Operations.ListSessions.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.ListSessions.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListSessions.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ListSessions.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The live sessions; `current` marks the one asking.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/sessions/get(listSessions)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListSessions.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListSessions.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/sessions/get(listSessions)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Sign one device out (this one too, if named); its tokens stop working and its sockets close (4401), on every instance.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/me/sessions/{session}`.
+    /// - Remark: Generated from `#/paths//api/v1/me/sessions/{session}/delete(endSession)`.
+    public enum EndSession {
+        public static let id: Swift.String = "endSession"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/me/sessions/{session}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/sessions/{session}/DELETE/path/session`.
+                public var session: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - session:
+                public init(session: Swift.String) {
+                    self.session = session
+                }
+            }
+            public var path: Operations.EndSession.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/me/sessions/{session}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EndSession.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EndSession.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.EndSession.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.EndSession.Input.Path,
+                headers: Operations.EndSession.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Signed out.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/sessions/{session}/delete(endSession)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.EndSession.Output.NoContent)
+            /// Signed out.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/sessions/{session}/delete(endSession)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.EndSession.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/sessions/{session}/delete(endSession)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/sessions/{session}/delete(endSession)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Sign every device but this one out.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/sessions/sign-out-others`.
+    /// - Remark: Generated from `#/paths//api/v1/me/sessions/sign-out-others/post(signOutOtherSessions)`.
+    public enum SignOutOtherSessions {
+        public static let id: Swift.String = "signOutOtherSessions"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/me/sessions/sign-out-others/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SignOutOtherSessions.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SignOutOtherSessions.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SignOutOtherSessions.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.SignOutOtherSessions.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/sessions/sign-out-others/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/me/sessions/sign-out-others/POST/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/me/sessions/sign-out-others/POST/responses/200/content/json/ended`.
+                        public var ended: Swift.Int
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - ended:
+                        public init(ended: Swift.Int) {
+                            self.ended = ended
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case ended
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/me/sessions/sign-out-others/POST/responses/200/content/application\/json`.
+                    case json(Operations.SignOutOtherSessions.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.SignOutOtherSessions.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SignOutOtherSessions.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SignOutOtherSessions.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// How many sessions ended.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/sessions/sign-out-others/post(signOutOtherSessions)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SignOutOtherSessions.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SignOutOtherSessions.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/sessions/sign-out-others/post(signOutOtherSessions)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
                             response: self
                         )
                     }
@@ -3336,7 +4396,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/get(readMenu)/responses/404`.
             ///
@@ -3571,7 +4631,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/patch(updateMenu)/responses/404`.
             ///
@@ -3781,7 +4841,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/delete(retireMenu)/responses/404`.
             ///
@@ -4345,7 +5405,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/get(groupStatus)/responses/404`.
             ///
@@ -4583,7 +5643,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)/responses/404`.
             ///
@@ -4873,7 +5933,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/submission/put(submitAnswers)/responses/404`.
             ///
@@ -5106,7 +6166,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/submission/delete(cancelAnswers)/responses/404`.
             ///
@@ -5362,7 +6422,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/close/post(closeGroup)/responses/404`.
             ///
@@ -5570,7 +6630,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/results/get(groupResults)/responses/404`.
             ///
@@ -5771,7 +6831,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/live/get(groupLive)/responses/404`.
             ///
@@ -6924,7 +7984,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/sections/{section}/dishes/get(banchanSectionDishes)/responses/404`.
             ///
@@ -7317,7 +8377,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/dishes/{hash}/get(dishDetail)/responses/404`.
             ///
@@ -7550,7 +8610,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/dishes/{hash}/patch(updateDish)/responses/404`.
             ///
@@ -7758,7 +8818,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/dishes/{hash}/delete(retireDish)/responses/404`.
             ///
@@ -8163,7 +9223,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/cart/items/{hash}/put(setCartItem)/responses/404`.
             ///
@@ -8396,7 +9456,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/cart/items/{hash}/delete(removeCartItem)/responses/404`.
             ///
@@ -8898,7 +9958,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/post(placeOrder)/responses/404`.
             ///
@@ -9131,7 +10191,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/get(myOrder)/responses/404`.
             ///
@@ -9370,7 +10430,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/cancel/post(cancelOrder)/responses/404`.
             ///
@@ -9641,7 +10701,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/payment/post(confirmPayment)/responses/404`.
             ///
@@ -9988,7 +11048,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/status/post(advanceOrder)/responses/404`.
             ///
@@ -10669,7 +11729,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/put(updateAddress)/responses/404`.
             ///
@@ -10925,7 +11985,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/delete(removeAddress)/responses/404`.
             ///
@@ -11130,7 +12190,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//images/banchan/{hash}/{file}/get(dishImage)/responses/404`.
             ///
@@ -11317,7 +12377,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//images/menus/{file}/get(menuImage)/responses/404`.
             ///
@@ -12287,7 +13347,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/places/{place}/get(burgerPlace)/responses/404`.
             ///
@@ -12742,7 +13802,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/places/{place}/reviews/get(burgerPlaceReviews)/responses/404`.
             ///
@@ -12943,7 +14003,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/places/{place}/marks/{kind}/put(setBurgerMark)/responses/404`.
             ///
@@ -13144,7 +14204,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/places/{place}/marks/{kind}/delete(clearBurgerMark)/responses/404`.
             ///
@@ -14166,7 +15226,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/get(burgerReview)/responses/404`.
             ///
@@ -14412,7 +15472,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/patch(editBurgerReview)/responses/404`.
             ///
@@ -14677,7 +15737,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/delete(deleteBurgerReview)/responses/404`.
             ///
@@ -14836,7 +15896,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/like/put(likeBurgerReview)/responses/404`.
             ///
@@ -14995,7 +16055,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/like/delete(unlikeBurgerReview)/responses/404`.
             ///
@@ -15154,7 +16214,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/bookmark/put(bookmarkBurgerReview)/responses/404`.
             ///
@@ -15313,7 +16373,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/bookmark/delete(unbookmarkBurgerReview)/responses/404`.
             ///
@@ -15550,7 +16610,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/comments/get(burgerReviewComments)/responses/404`.
             ///
@@ -15771,7 +16831,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/comments/post(addBurgerComment)/responses/404`.
             ///
@@ -16109,7 +17169,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/comments/{comment}/patch(editBurgerComment)/responses/404`.
             ///
@@ -16374,7 +17434,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/comments/{comment}/delete(deleteBurgerComment)/responses/404`.
             ///
@@ -16619,7 +17679,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/report/post(reportBurgerReview)/responses/404`.
             ///
@@ -16895,7 +17955,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/restore/post(restoreBurgerReview)/responses/404`.
             ///
@@ -17278,7 +18338,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/users/{user}/get(burgerUser)/responses/404`.
             ///
@@ -17437,7 +18497,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/users/{user}/follow/put(followBurgerUser)/responses/404`.
             ///
@@ -17621,7 +18681,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/users/{user}/follow/delete(unfollowBurgerUser)/responses/404`.
             ///
@@ -17830,7 +18890,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/users/{user}/followers/get(burgerFollowers)/responses/404`.
             ///
@@ -18014,7 +19074,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/users/{user}/following/get(burgerFollowing)/responses/404`.
             ///
@@ -18251,7 +19311,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/users/{user}/reviews/get(burgerUserReviews)/responses/404`.
             ///
@@ -19026,7 +20086,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//images/burger-map/photos/{file}/get(burgerPhotoArtwork)/responses/404`.
             ///
@@ -19891,7 +20951,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)/responses/404`.
             ///
@@ -24322,7 +25382,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/requests/post(requestMate)/responses/404`.
             ///
@@ -24578,7 +25638,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/requests/{request}/accept/post(acceptMateRequest)/responses/404`.
             ///
@@ -25632,7 +26692,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/reviews/post(reviewMate)/responses/404`.
             ///
@@ -25946,7 +27006,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/reports/post(reportMate)/responses/404`.
             ///
@@ -26202,7 +27262,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/suspensions/{user}/delete(liftMatesSuspension)/responses/404`.
             ///
@@ -26470,7 +27530,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/chat/{match}/messages/get(matesChatMessages)/responses/404`.
             ///
@@ -26737,7 +27797,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/chat/{match}/messages/post(sendMatesChatMessage)/responses/404`.
             ///
@@ -27088,7 +28148,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/chat/{match}/read/post(markMatesChatRead)/responses/404`.
             ///
@@ -27271,7 +28331,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`.
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/chat/{match}/live/get(matesChatLive)/responses/404`.
             ///

@@ -62,6 +62,32 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/auth/logout`.
     /// - Remark: Generated from `#/paths//api/v1/auth/logout/post(logOut)`.
     func logOut(_ input: Operations.LogOut.Input) async throws -> Operations.LogOut.Output
+    /// Forgot password; a link by mail if the address has an account.
+    ///
+    /// Answers 202 with the same bytes whether or not the address has an account (the mail is
+    /// sent from the work queue). The link (`/reset-password?token=…`) works once, for 30
+    /// minutes, in the account's language (else the request's); only its SHA-256 is stored.
+    /// Budgets: `PASSWORD_RESETS_PER_HOUR` requests per client network (429
+    /// `too_many_password_resets`); three mails an hour per inbox (the `+tag` and Gmail's dots do
+    /// not make another inbox; beyond it the answer is the same and no mail goes). A production
+    /// server without `SMTP_URL` answers 503 `mail_unavailable` (and `/readyz` says `mail: none`);
+    /// a development server writes the mail to its log.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/password-reset`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/post(requestPasswordReset)`.
+    func requestPasswordReset(_ input: Operations.RequestPasswordReset.Input) async throws -> Operations.RequestPasswordReset.Output
+    /// Set a new password by a reset link; every session of the account ends and this device is signed in.
+    ///
+    /// Every session of the account ends (refresh tokens, browser cookies, live sockets, on every
+    /// instance) and its address's login failures are forgotten. 400 `reset_link_invalid`, 410
+    /// `reset_link_used` or `reset_link_expired`, 403 `account_suspended`, 422 for a password
+    /// that breaks the rules (the link stays usable).
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/password-reset/confirm`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)`.
+    func confirmPasswordReset(_ input: Operations.ConfirmPasswordReset.Input) async throws -> Operations.ConfirmPasswordReset.Output
     /// - Remark: HTTP `GET /api/v1/me`.
     /// - Remark: Generated from `#/paths//api/v1/me/get(readMe)`.
     func readMe(_ input: Operations.ReadMe.Input) async throws -> Operations.ReadMe.Output
@@ -75,6 +101,21 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /api/v1/me`.
     /// - Remark: Generated from `#/paths//api/v1/me/delete(withdraw)`.
     func withdraw(_ input: Operations.Withdraw.Input) async throws -> Operations.Withdraw.Output
+    /// The devices the account is signed in on (its live sessions, the latest used first, at most 100).
+    ///
+    /// - Remark: HTTP `GET /api/v1/me/sessions`.
+    /// - Remark: Generated from `#/paths//api/v1/me/sessions/get(listSessions)`.
+    func listSessions(_ input: Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output
+    /// Sign one device out (this one too, if named); its tokens stop working and its sockets close (4401), on every instance.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/me/sessions/{session}`.
+    /// - Remark: Generated from `#/paths//api/v1/me/sessions/{session}/delete(endSession)`.
+    func endSession(_ input: Operations.EndSession.Input) async throws -> Operations.EndSession.Output
+    /// Sign every device but this one out.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/sessions/sign-out-others`.
+    /// - Remark: Generated from `#/paths//api/v1/me/sessions/sign-out-others/post(signOutOtherSessions)`.
+    func signOutOtherSessions(_ input: Operations.SignOutOtherSessions.Input) async throws -> Operations.SignOutOtherSessions.Output
     /// Change the password after the current one. Every other session of the account ends at once (its refresh and access tokens, and its live sockets, closed with 4401); this one stays. Each check costs a bcrypt and spends the network's login budget (429 past it).
     ///
     /// - Remark: HTTP `PUT /api/v1/me/password`.
@@ -835,6 +876,48 @@ extension APIProtocol {
     public func logOut(headers: Operations.LogOut.Input.Headers = .init()) async throws -> Operations.LogOut.Output {
         try await logOut(Operations.LogOut.Input(headers: headers))
     }
+    /// Forgot password; a link by mail if the address has an account.
+    ///
+    /// Answers 202 with the same bytes whether or not the address has an account (the mail is
+    /// sent from the work queue). The link (`/reset-password?token=…`) works once, for 30
+    /// minutes, in the account's language (else the request's); only its SHA-256 is stored.
+    /// Budgets: `PASSWORD_RESETS_PER_HOUR` requests per client network (429
+    /// `too_many_password_resets`); three mails an hour per inbox (the `+tag` and Gmail's dots do
+    /// not make another inbox; beyond it the answer is the same and no mail goes). A production
+    /// server without `SMTP_URL` answers 503 `mail_unavailable` (and `/readyz` says `mail: none`);
+    /// a development server writes the mail to its log.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/password-reset`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/post(requestPasswordReset)`.
+    public func requestPasswordReset(
+        headers: Operations.RequestPasswordReset.Input.Headers = .init(),
+        body: Operations.RequestPasswordReset.Input.Body
+    ) async throws -> Operations.RequestPasswordReset.Output {
+        try await requestPasswordReset(Operations.RequestPasswordReset.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Set a new password by a reset link; every session of the account ends and this device is signed in.
+    ///
+    /// Every session of the account ends (refresh tokens, browser cookies, live sockets, on every
+    /// instance) and its address's login failures are forgotten. 400 `reset_link_invalid`, 410
+    /// `reset_link_used` or `reset_link_expired`, 403 `account_suspended`, 422 for a password
+    /// that breaks the rules (the link stays usable).
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/password-reset/confirm`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)`.
+    public func confirmPasswordReset(
+        headers: Operations.ConfirmPasswordReset.Input.Headers = .init(),
+        body: Operations.ConfirmPasswordReset.Input.Body
+    ) async throws -> Operations.ConfirmPasswordReset.Output {
+        try await confirmPasswordReset(Operations.ConfirmPasswordReset.Input(
+            headers: headers,
+            body: body
+        ))
+    }
     /// - Remark: HTTP `GET /api/v1/me`.
     /// - Remark: Generated from `#/paths//api/v1/me/get(readMe)`.
     public func readMe(headers: Operations.ReadMe.Input.Headers = .init()) async throws -> Operations.ReadMe.Output {
@@ -865,6 +948,33 @@ extension APIProtocol {
             headers: headers,
             body: body
         ))
+    }
+    /// The devices the account is signed in on (its live sessions, the latest used first, at most 100).
+    ///
+    /// - Remark: HTTP `GET /api/v1/me/sessions`.
+    /// - Remark: Generated from `#/paths//api/v1/me/sessions/get(listSessions)`.
+    public func listSessions(headers: Operations.ListSessions.Input.Headers = .init()) async throws -> Operations.ListSessions.Output {
+        try await listSessions(Operations.ListSessions.Input(headers: headers))
+    }
+    /// Sign one device out (this one too, if named); its tokens stop working and its sockets close (4401), on every instance.
+    ///
+    /// - Remark: HTTP `DELETE /api/v1/me/sessions/{session}`.
+    /// - Remark: Generated from `#/paths//api/v1/me/sessions/{session}/delete(endSession)`.
+    public func endSession(
+        path: Operations.EndSession.Input.Path,
+        headers: Operations.EndSession.Input.Headers = .init()
+    ) async throws -> Operations.EndSession.Output {
+        try await endSession(Operations.EndSession.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Sign every device but this one out.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/sessions/sign-out-others`.
+    /// - Remark: Generated from `#/paths//api/v1/me/sessions/sign-out-others/post(signOutOtherSessions)`.
+    public func signOutOtherSessions(headers: Operations.SignOutOtherSessions.Input.Headers = .init()) async throws -> Operations.SignOutOtherSessions.Output {
+        try await signOutOtherSessions(Operations.SignOutOtherSessions.Input(headers: headers))
     }
     /// Change the password after the current one. Every other session of the account ends at once (its refresh and access tokens, and its live sockets, closed with 4401); this one stays. Each check costs a bcrypt and spends the network's login budget (429 past it).
     ///

@@ -257,4 +257,58 @@ final class AdminPeoplePagesTests: XCTestCase {
             XCTAssertEqual(entries.count, 0)
         }
     }
+
+    /// "Send a reset link" mails the person a link that works, audited; never for a suspended
+    /// account; a production server without mail says so; nobody else reaches it.
+    func testAnOperatorMailsAResetLinkButNotToASuspendedAccount() async throws {
+        try await withTestApp { app in
+            app.workQueue.runsInBackground = false
+            let inbox = app.mailInbox
+            let boss = try await app.member("사장님", admin: true)
+            let member = try await app.member("잊은손님")
+            let email = try XCTUnwrap(member.email)
+
+            var someone = try await CookieBrowser.signedIn(app, as: email)
+            _ = try await someone.get("/me")
+            let forced = try await someone.post(at(member.id, "/reset-link"), form: [:])
+            XCTAssertEqual(forced.status, .notFound, "not for a member")
+            XCTAssertTrue(inbox.all.isEmpty)
+
+            var console = try await CookieBrowser.signedIn(app, as: boss.email)
+            let page = try await console.get(at(member.id))
+            XCTAssertTrue(page.text.contains(#"id="send-reset-link""#))
+            let forged = try await console.post(at(member.id, "/reset-link"), form: [:], includeCSRF: false)
+            XCTAssertEqual(forged.status, .forbidden, "CSRF")
+            let sent = try await console.post(at(member.id, "/reset-link"), form: [:])
+            XCTAssertEqual(sent.status, .seeOther, sent.text)
+            let after = try await console.get(try XCTUnwrap(sent.headers.first(name: .location)))
+            XCTAssertTrue(after.text.contains(#"id="person-notice""#), "the page says it went")
+            let token = try XCTUnwrap(inbox.lastLink(to: email)?.token)
+            let reset = try await app.send(.POST, "/api/v1/auth/password-reset/confirm", json: ["token": token, "password": "new-password-2"])
+            XCTAssertEqual(reset.status, .ok, reset.text)
+            let entry = try await accountEntries(app).first { $0.action == "accounts.password.reset_link" }
+            XCTAssertEqual(entry?.actorID, boss.id)
+            XCTAssertEqual(entry?.subjectID, member.id.uuidString)
+            XCTAssertEqual(entry?.after?["sent"], "mail")
+
+            _ = try await console.get(at(member.id))
+            _ = try await console.post(at(member.id, "/suspension"), form: ["decision": "suspend", "reason": "광고 도배"])
+            let suspendedPage = try await console.get(at(member.id))
+            XCTAssertFalse(suspendedPage.text.contains(#"id="send-reset-link""#), "no button for a suspended account")
+            let refused = try await console.post(at(member.id, "/reset-link"), form: [:])
+            XCTAssertEqual(refused.status, .forbidden)
+            XCTAssertEqual(inbox.mail(to: email).count, 1, "no second mail")
+        }
+        try await withTestApp(adjust: { $0.mail.production = true; $0.mail.smtpURL = nil }) { app in
+            let boss = try await app.member("사장님", admin: true)
+            let member = try await app.member("잊은손님")
+            var console = try await CookieBrowser.signedIn(app, as: boss.email)
+            _ = try await console.get(at(member.id))
+            let noMail = try await console.post(at(member.id, "/reset-link"), form: [:])
+            XCTAssertEqual(noMail.status, .serviceUnavailable)
+            XCTAssertTrue(noMail.text.contains("메일을 보낼 수 없어요"), "said on the page")
+            let entries = try await accountEntries(app)
+            XCTAssertFalse(entries.contains { $0.action == "accounts.password.reset_link" }, "nothing done, nothing audited")
+        }
+    }
 }

@@ -106,6 +106,52 @@ extension AccountService {
         return (link, user)
     }
 
+    // MARK: Operators
+
+    /// An operator's reset link for `user` — mailed to them (the console's "send a reset link")
+    /// or handed to the operator to pass on (`whatweeat user reset-password`) — audited. A
+    /// suspended account gets none (403 `account_suspended`: lift the suspension first); mail on a
+    /// production server without it is 503 `mail_unavailable`. The link.
+    @discardableResult
+    package func operatorResetLink(for user: User, by admin: UUID?, mailing: Bool, now: Date = Date()) async throws -> String {
+        guard user.suspendedAt == nil else {
+            throw AppError(.forbidden, "account_suspended", arguments: ["reason": user.suspensionReason ?? ""])
+        }
+        if mailing, application.mailDelivery == .none { throw AppError(.serviceUnavailable, "mail_unavailable") }
+        let link = try await Self.makeResetLink(for: user, store: store, publicURL: settings.publicURL, now: now)
+        try await AuditLog(database: database).record(AuditEntry(
+            actorID: admin, action: "accounts.password.reset_link", subjectType: "account", subjectID: try user.requireID().uuidString,
+            before: nil, after: ["sent": mailing ? "mail" : "operator"], at: now))
+        if mailing {
+            let language = user.language ?? .default
+            let arguments = ["nickname": user.nickname, "link": link, "minutes": String(Int(Self.passwordResetLifetime / 60))]
+            do {
+                try await application.mail.send(MailMessage(
+                    to: user.email, subject: application.translator.text("mail.password_reset.subject", language, [:]),
+                    text: application.translator.text("mail.password_reset.body", language, arguments)))
+            } catch {
+                application.logger.warning("accounts: an operator's reset link was not mailed: \(error)")
+                throw AppError(.serviceUnavailable, "mail_unavailable")
+            }
+        }
+        return link
+    }
+
+    /// An operator sets the password (the usual rules; `whatweeat user reset-password --password`):
+    /// every session of the account ends, audited in the same transaction.
+    package func operatorSetPassword(of user: User, to password: String, by admin: UUID?, now: Date = Date()) async throws {
+        guard user.suspendedAt == nil else {
+            throw AppError(.forbidden, "account_suspended", arguments: ["reason": user.suspensionReason ?? ""])
+        }
+        if let violation = AccountRules.passwordViolation(password) {
+            throw AppError.invalid(violation, ["min": String(AccountRules.passwordMinLength)])
+        }
+        try await store.changePassword(of: user, toHash: try await passwords.hash(password), keeping: nil, at: now, audit: AuditEntry(
+            actorID: admin, action: "accounts.password.set", subjectType: "account", subjectID: try user.requireID().uuidString,
+            before: nil, after: ["sessions": "ended"], at: now))
+        try await store.forgetLoginFailures(email: user.email)
+    }
+
     /// Registers the queue's handler (at start-up).
     static func registerResetMail(in app: Application) {
         app.workQueue.register(resetMailKind) { app, item in

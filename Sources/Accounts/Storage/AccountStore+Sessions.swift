@@ -108,13 +108,15 @@ extension AccountStore {
     }
 
     /// Writes a new password hash and ends every other live session of the account (`keeping`
-    /// stays), in one transaction; announced once committed. The sessions it ended.
+    /// stays), in one transaction (with an operator's `audit` entry); announced once committed.
+    /// The sessions it ended.
     @discardableResult
-    func changePassword(of user: User, toHash hash: String, keeping kept: UUID?, at time: Date) async throws -> [UUID] {
+    func changePassword(of user: User, toHash hash: String, keeping kept: UUID?, at time: Date, audit: AuditEntry? = nil) async throws -> [UUID] {
         let userID = try user.requireID()
         user.passwordHash = hash
         let ended: [UUID] = try await database.writeTransaction { transaction in
             try await user.save(on: transaction)
+            if let audit { try await AuditLog(database: transaction).record(audit) }
             let others = try await transaction.sql.select().column(SessionColumn.id).from(Self.sessionsTable)
                 .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID)).where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
                 .all(decodingColumn: SessionColumn.id, as: UUID.self).filter { $0 != kept }

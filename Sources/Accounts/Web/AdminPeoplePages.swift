@@ -15,6 +15,7 @@ struct AdminPeoplePages: RouteCollection {
     static let role: PagePath1 = "/admin/people/:user/role"
     static let delete: PagePath1 = "/admin/people/:user/delete"
     static let suspension: PagePath1 = "/admin/people/:user/suspension"
+    static let resetLink: PagePath1 = "/admin/people/:user/reset-link"
 
     func boot(routes: any RoutesBuilder) throws {
         let admin = routes.grouped(AdministratorsOnly())
@@ -24,6 +25,7 @@ struct AdminPeoplePages: RouteCollection {
         admin.get(Self.delete, use: confirmDelete)
         admin.post(Self.delete, use: delete)
         admin.post(Self.suspension, use: suspend)
+        admin.post(Self.resetLink, use: sendResetLink)
     }
 
     func list(req: Request) async throws -> Response {
@@ -58,10 +60,11 @@ struct AdminPeoplePages: RouteCollection {
     }
 
     func person(req: Request) async throws -> Response {
-        try await personPage(req, error: nil)
+        let notice = req.query[String.self, at: "notice"] == "reset_link_sent" ? "admin.people.reset_link_sent" : nil
+        return try await personPage(req, error: nil, notice: notice)
     }
 
-    private func personPage(_ req: Request, error: AppError?) async throws -> Response {
+    private func personPage(_ req: Request, error: AppError?, notice: String? = nil) async throws -> Response {
         let user = try await account(req)
         let id = try user.requireID()
         let me = try req.requireAdmin().id == id
@@ -69,6 +72,7 @@ struct AdminPeoplePages: RouteCollection {
             .p(.a(.href(Self.people()), .text("← " + req.t("admin.people.title")))),
             .h1(.id("person-name"), .text(user.nickname)),
             Layout.formError(req, error),
+            notice.map { .p(.class("notice"), .id("person-notice"), .role("status"), .text(req.t($0))) } ?? .empty,
             .section(
                 .class("card stack"),
                 .dl(
@@ -84,6 +88,10 @@ struct AdminPeoplePages: RouteCollection {
                         .input(.type(.hidden), .name("role"), .value(user.role == .admin ? Role.user.rawValue : Role.admin.rawValue)),
                         .button(.type(.submit), .class("button wide"), .id("change-role"),
                                 .text(req.t(user.role == .admin ? "admin.people.make_user" : "admin.people.make_admin")))
+                    ),
+                    user.suspendedAt != nil ? .empty : .form(
+                        .action(Self.resetLink(id)), .method(.post), Layout.csrfField(req),
+                        .button(.type(.submit), .class("button wide"), .id("send-reset-link"), .text(req.t("admin.people.send_reset_link")))
                     ),
                     .a(.class("button danger wide"), .id("delete-person"), .href(Self.delete(id)), .text(req.t("admin.people.delete")))
                 )
@@ -119,6 +127,18 @@ struct AdminPeoplePages: RouteCollection {
             try await req.accounts.changeRole(of: user, to: role, by: try admin.requireID())
             return Layout.redirect(to: Self.person(try user.requireID()))
         } onRuleBroken: { try await personPage(req, error: $0) }
+    }
+
+    /// "Send a reset link": mailed to the person (audited); the page says it went.
+    func sendResetLink(req: Request) async throws -> Response {
+        let admin = try req.requireAdmin()
+        let user = try await account(req)
+        do {
+            try await req.accounts.operatorResetLink(for: user, by: try admin.requireID(), mailing: true)
+        } catch let error as AppError where error.status.code < 500 || error.code == "mail_unavailable" {
+            return try await personPage(req, error: error)
+        }
+        return Layout.redirect(to: Self.person(try user.requireID()) + "?notice=reset_link_sent")
     }
 
     struct SuspensionForm: Content {

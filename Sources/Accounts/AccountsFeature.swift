@@ -33,6 +33,8 @@ package enum AccountsFeature: Feature {
         // Mailed links (a password reset).
         CreateAccountLinks(),
         AddSessionLastSeen(),
+        // The platform's record of chores' last runs (`DailyPrune` runs on one instance a day).
+        CreateMaintenanceRuns(),
     ]
 
     package static func configure(_ app: Application, settings: Settings) async throws {
@@ -45,6 +47,17 @@ package enum AccountsFeature: Feature {
         app.lifecycle.use(StorageQuota.pruneJob())
         app.lifecycle.use(DailyTallies.pruneJob())
         AccountService.registerResetMail(in: app)
+        let retention = settings.retention, day: TimeInterval = 86_400
+        app.dailyPrune.register("sessions") { app, now in
+            try await AccountStore(database: app.db, application: app).pruneSessions(endedBefore: now - Double(retention.sessionsDays) * day)
+        }
+        app.dailyPrune.register("login_failures") { app, now in
+            try await AccountStore(database: app.db, application: app).pruneLoginFailures(before: now - Double(retention.loginFailuresDays) * day)
+        }
+        app.dailyPrune.register("reset_links") { app, now in
+            try await AccountStore(database: app.db, application: app).pruneLinks(before: now - Double(retention.codesDays) * day)
+        }
+        app.lifecycle.use(DailyPrune.job())
         app.sessionCache = SessionCache()
         app.sessionSightings = SessionSightings()
         app.browserTokenMemo = BrowserTokenMemo()

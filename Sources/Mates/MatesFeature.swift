@@ -26,6 +26,11 @@ package enum MatesFeature: Feature {
         }
         app.codeSender = try makeCodeSender(app, settings: settings.mates)
         app.codeBudgets = CodeBudgets(settings: settings.mates, shared: app.sharedBudgets)
+        // The daily budgets count a day of codes: never pruned younger.
+        let keepCodes = Double(max(1, settings.retention.codesDays)) * 86_400
+        app.dailyPrune.register("verification_codes") { app, now in
+            try await MatesStore(database: app.db, application: app).pruneCodes(before: now - keepCodes)
+        }
         app.appStoreVerifier = try makeAppStoreVerifier(settings.mates.appStore)
         _ = app.searchingIndex  // made here, before a request and a follower could each race to make one
         MatesStore.follow(app)

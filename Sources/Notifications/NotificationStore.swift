@@ -139,6 +139,12 @@ package struct NotificationStore {
         if let application { await PushDeliveries.enqueue(id, for: recipient, app: application, on: database) }
     }
 
+    /// Forgets entries read before `cutoff` (the daily prune). How many went.
+    package func pruneRead(before cutoff: Date) async throws -> Int {
+        try await sql.delete(from: Self.table).where(SQLIdentifier(Column.readAt), .lessThan, SQLBind(cutoff))
+            .returning(SQLIdentifier(Column.id)).all().count
+    }
+
     /// Takes back what was said about a subject that is gone (a deleted review).
     package func withdraw(subject: UUID) async throws {
         let withdrawn = try await sql.delete(from: Self.table)

@@ -137,6 +137,10 @@ package enum NotificationsFeature: Feature {
         // Each inbox entry is pushed to the recipient's browsers, from the durable work queue.
         PushDeliveries.register(in: app)
         app.unreadCounts = UnreadCounts()
+        let keepRead = Double(settings.retention.readNotificationsDays) * 86_400
+        app.dailyPrune.register("read_notifications") { app, now in
+            try await NotificationStore(database: app.db, application: app).pruneRead(before: now - keepRead)
+        }
         // Inboxes changed on any instance are counted afresh here too.
         app.unreadCounts.follow(app)
         // The inboxes' first pages show their actors' names and pictures: an account's change,

@@ -39,4 +39,10 @@ extension AccountStore {
         if let end { delete.where(SQLIdentifier(LoginColumn.failedAt), .lessThanOrEqual, SQLBind(end)) }
         try await delete.run()
     }
+
+    /// Forgets failures older than `cutoff` (each holds the address someone typed). How many went.
+    func pruneLoginFailures(before cutoff: Date) async throws -> Int {
+        try await sql.delete(from: Self.logins).where(SQLIdentifier(LoginColumn.failedAt), .lessThan, SQLBind(cutoff))
+            .returning(SQLIdentifier(LoginColumn.id)).all().count
+    }
 }

@@ -184,6 +184,23 @@ extension AccountStore {
         return ended
     }
 
+    /// Forgets sessions that ended (signed out, or expired) before `cutoff`, with their refresh
+    /// tokens, in one transaction. How many sessions went.
+    func pruneSessions(endedBefore cutoff: Date) async throws -> Int {
+        try await database.writeTransaction { transaction in
+            let sql = transaction.sql
+            let ended = sql.select().column(SessionColumn.id).from(Self.sessionsTable)
+                .where(group: { $0.where(SQLIdentifier(SessionColumn.revokedAt), .lessThan, SQLBind(cutoff))
+                    .orWhere(SQLIdentifier(SessionColumn.expiresAt), .lessThan, SQLBind(cutoff)) })
+            try await sql.delete(from: Self.refreshTokens)
+                .where(SQLIdentifier(RefreshColumn.sessionID), .in, SQLGroupExpression(ended.query)).run()
+            return try await sql.delete(from: Self.sessionsTable)
+                .where(group: { $0.where(SQLIdentifier(SessionColumn.revokedAt), .lessThan, SQLBind(cutoff))
+                    .orWhere(SQLIdentifier(SessionColumn.expiresAt), .lessThan, SQLBind(cutoff)) })
+                .returning(SQLIdentifier(SessionColumn.id)).all().count
+        }
+    }
+
     /// Notes that a request came with the session.
     func noteSessionSeen(_ id: UUID, at time: Date) async throws {
         try await sql.update(Self.sessionsTable).set(SQLIdentifier(SessionColumn.lastSeenAt), to: SQLBind(time))

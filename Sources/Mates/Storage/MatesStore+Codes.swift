@@ -121,6 +121,16 @@ extension MatesStore {
     }
 
     /// Removes a code (one that could not be delivered: it must not count or be confirmable).
+    /// Forgets codes sent before `cutoff` that were used or have expired (at least a day old, so
+    /// no daily budget still counts them). How many went.
+    func pruneCodes(before cutoff: Date) async throws -> Int {
+        try await sql.delete(from: codes)
+            .where(SQLIdentifier(CodeColumn.createdAt), .lessThan, SQLBind(cutoff))
+            .where(group: { $0.where(SQLIdentifier(CodeColumn.usedAt), .isNot, SQLLiteral.null)
+                .orWhere(SQLIdentifier(CodeColumn.expiresAt), .lessThan, SQLBind(cutoff)) })
+            .returning(SQLIdentifier(CodeColumn.id)).all().count
+    }
+
     func deleteCode(_ id: UUID) async throws {
         try await sql.delete(from: codes).where(SQLIdentifier(CodeColumn.id), .equal, SQLBind(id)).run()
     }

@@ -86,6 +86,12 @@ extension Settings {
             passwordResetsPerHour: try integer("PASSWORD_RESETS_PER_HOUR", default: 20, in: 1...1_000_000)
         )
 
+        var retention = Retention()
+        retention.sessionsDays = try integer("RETAIN_SESSIONS_DAYS", default: 30, in: 1...3_650)
+        retention.loginFailuresDays = try integer("RETAIN_LOGIN_FAILURES_DAYS", default: 30, in: 1...3_650)
+        retention.codesDays = try integer("RETAIN_CODES_DAYS", default: 1, in: 1...3_650)
+        retention.readNotificationsDays = try integer("RETAIN_READ_NOTIFICATIONS_DAYS", default: 180, in: 1...36_500)
+
         var map = MapSettings()
         if let tiles = value("MAP_TILE_URL") {
             let absolute = tiles.hasPrefix("https://") || tiles.hasPrefix("http://")
@@ -143,6 +149,7 @@ extension Settings {
         settings.servedHosts = servedHosts
         settings.instanceName = instanceName
         settings.limits = limits
+        settings.retention = retention
         settings.map = map
         settings.resourcesDirectory = value("RESOURCES_DIR")
         for section in sections { try settings.load(section, from: variables) }

@@ -48,6 +48,23 @@ public struct Settings: Sendable {
     /// `INSTANCE_NAME`: sent back as `X-Served-By` on every answer, to tell instances apart behind a proxy.
     public var instanceName: String?
 
+    /// How long rows past their use are kept before the daily prune (`DailyPrune`) removes them.
+    public var retention = Retention()
+
+    public struct Retention: Sendable, Equatable {
+        /// `RETAIN_SESSIONS_DAYS`: signed-out and expired sessions, with their refresh tokens.
+        public var sessionsDays = 30
+        /// `RETAIN_LOGIN_FAILURES_DAYS`: failed logins (each holds the address typed).
+        public var loginFailuresDays = 30
+        /// `RETAIN_CODES_DAYS`: used or expired verification codes and reset links (at least a
+        /// day: the codes' daily budgets count them).
+        public var codesDays = 1
+        /// `RETAIN_READ_NOTIFICATIONS_DAYS`: inbox entries read this long ago.
+        public var readNotificationsDays = 180
+
+        public init() {}
+    }
+
     public struct Limits: Sendable, Equatable {
         /// `AUTH_ATTEMPTS_PER_MINUTE`: sign-ups one network (an IPv4 address, an IPv6 /64) may try
         /// in a minute, and logins likewise (each costs a bcrypt; `AccountLimits`).

@@ -35,6 +35,7 @@ package enum AccountsFeature: Feature {
         AddSessionLastSeen(),
         // The platform's record of chores' last runs (`DailyPrune` runs on one instance a day).
         CreateMaintenanceRuns(),
+        AddAccountLinkEmail(),
     ]
 
     package static func configure(_ app: Application, settings: Settings) async throws {

@@ -72,12 +72,15 @@ struct AccountsAPI: RouteCollection {
         auth.post("logout", use: logOut)
         auth.post("password-reset", use: requestPasswordReset)
         auth.post("password-reset", "confirm", use: confirmPasswordReset)
+        auth.post("email-change", "confirm", use: confirmEmailChange)
+        auth.post("email-change", "undo", use: undoEmailChange)
 
         let me = routes.grouped("api", "v1", "me")
         me.get(use: readMe)
         me.patch(use: updateMe)
         me.delete(use: withdraw)
         me.put("password", use: changePassword)
+        me.post("email", use: requestEmailChange)
         me.get("sessions", use: listSessions)
         me.post("sessions", "sign-out-others", use: signOutOthers)
         me.delete("sessions", ":session", use: endSession)
@@ -147,6 +150,30 @@ struct AccountsAPI: RouteCollection {
         let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
         return SignUpResponse(user: AccountResponse(user, files: req.application.files), accessToken: tokens.accessToken,
                               refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn, tokenType: tokens.tokenType)
+    }
+
+    struct EmailChangeBody: Content { var email: String?; var password: String? }
+    struct EmailChangeSent: Content { let status: String; let email: String }
+    struct LinkTokenBody: Content { var token: String? }
+
+    /// `POST /api/v1/me/email`: 202; the change happens when the new address's link is followed.
+    func requestEmailChange(req: Request) async throws -> Response {
+        let user = try req.requireUser()
+        let body = try req.decodeJSON(EmailChangeBody.self)
+        let email = try await req.accounts.requestEmailChange(user, to: try body.email.required("email"), password: try body.password.required("password"))
+        return try await EmailChangeSent(status: "sent", email: email).encodeResponse(status: .accepted, for: req)
+    }
+
+    /// `POST /api/v1/auth/email-change/confirm`: the new address's link; the account as it now is.
+    func confirmEmailChange(req: Request) async throws -> AccountResponse {
+        let body = try req.decodeJSON(LinkTokenBody.self)
+        return AccountResponse(try await req.accounts.confirmEmailChange(token: try body.token.required("token")), files: req.application.files)
+    }
+
+    /// `POST /api/v1/auth/email-change/undo`: the old address's link; the old address is back and every session ended.
+    func undoEmailChange(req: Request) async throws -> AccountResponse {
+        let body = try req.decodeJSON(LinkTokenBody.self)
+        return AccountResponse(try await req.accounts.undoEmailChange(token: try body.token.required("token")), files: req.application.files)
     }
 
     /// A device the account is signed in on (`GET /api/v1/me/sessions`).

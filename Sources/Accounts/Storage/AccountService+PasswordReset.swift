@@ -64,7 +64,7 @@ extension AccountService {
     /// Where a reset link stands, for the page that opens it: nil when it can set a password.
     package func resetLinkProblem(_ token: String, now: Date = Date()) async throws -> AppError? {
         do {
-            _ = try await usableResetLink(token, now: now)
+            _ = try await usableLink(token, purpose: .passwordReset, now: now)
             return nil
         } catch let error as AppError {
             return error
@@ -76,7 +76,7 @@ extension AccountService {
     /// instance) and the login failures of its address are forgotten. The account, for the caller
     /// to sign in on this device.
     package func confirmPasswordReset(token: String, password: String, now: Date = Date()) async throws -> User {
-        let (link, user) = try await usableResetLink(token, now: now)
+        let (link, user) = try await usableLink(token, purpose: .passwordReset, now: now)
         if let violation = AccountRules.passwordViolation(password) {
             throw AppError.invalid(violation, ["min": String(AccountRules.passwordMinLength)])
         }
@@ -87,23 +87,6 @@ extension AccountService {
         try await store.forgetLoginFailures(email: user.email)
         Counter(label: "whatweeat_password_resets_total").increment()
         return user
-    }
-
-    /// The link `token` names and its account, or why it cannot be used: 400 `reset_link_invalid`
-    /// (never made, or its account gone), 410 `reset_link_used` / `reset_link_expired`, 403
-    /// `account_suspended`.
-    private func usableResetLink(_ token: String, now: Date) async throws -> (AccountStore.LinkRow, User) {
-        let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.utf8.count <= 128,
-              let link = try await store.link(tokenHash: SecureRandom.sha256Hex(trimmed)), link.purpose == .passwordReset,
-              let user = try await store.user(link.userID)
-        else { throw AppError.badRequest("reset_link_invalid") }
-        guard link.usedAt == nil else { throw AppError(.gone, "reset_link_used") }
-        guard link.expiresAt > now else { throw AppError(.gone, "reset_link_expired") }
-        guard user.suspendedAt == nil else {
-            throw AppError(.forbidden, "account_suspended", arguments: ["reason": user.suspensionReason ?? ""])
-        }
-        return (link, user)
     }
 
     // MARK: Operators
@@ -123,16 +106,8 @@ extension AccountService {
             actorID: admin, action: "accounts.password.reset_link", subjectType: "account", subjectID: try user.requireID().uuidString,
             before: nil, after: ["sent": mailing ? "mail" : "operator"], at: now))
         if mailing {
-            let language = user.language ?? .default
-            let arguments = ["nickname": user.nickname, "link": link, "minutes": String(Int(Self.passwordResetLifetime / 60))]
-            do {
-                try await application.mail.send(MailMessage(
-                    to: user.email, subject: application.translator.text("mail.password_reset.subject", language, [:]),
-                    text: application.translator.text("mail.password_reset.body", language, arguments)))
-            } catch {
-                application.logger.warning("accounts: an operator's reset link was not mailed: \(error)")
-                throw AppError(.serviceUnavailable, "mail_unavailable")
-            }
+            try await mail(to: user.email, user: user, kind: "password_reset",
+                           arguments: ["link": link, "minutes": String(Int(Self.passwordResetLifetime / 60))])
         }
         return link
     }

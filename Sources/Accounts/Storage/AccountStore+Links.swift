@@ -3,7 +3,8 @@ import Foundation
 import Platform
 import SQLKit
 
-/// Links mailed to a person (`account_links`): a password reset, for now. Each is kept only as
+/// Links mailed to a person (`account_links`): a password reset, a new address to confirm, a
+/// change of address to undo. Each is kept only as
 /// the SHA-256 of its token, works once (`useLink` is one conditional write, so of two racing
 /// requests one wins) and until it expires; used and expired ones are pruned after a day.
 extension AccountStore {
@@ -12,6 +13,10 @@ extension AccountStore {
     /// What a link does when followed.
     package enum LinkPurpose: String, Codable, Sendable {
         case passwordReset = "password_reset"
+        /// Confirms a new address (`email`) from its own inbox.
+        case emailChange = "email_change"
+        /// Puts the old address (`email`) back, from the old inbox, for seven days.
+        case emailUndo = "email_undo"
     }
 
     static let linksTable = "account_links"
@@ -26,17 +31,93 @@ extension AccountStore {
         let expiresAt: Date
         let usedAt: Date?
         let createdAt: Date
+        /// The address an `emailChange` link confirms, or an `emailUndo` link puts back.
+        var email: String? = nil
 
         enum CodingKeys: String, TableColumn {
             case id, userID = "user_id", purpose, tokenHash = "token_hash", expiresAt = "expires_at", usedAt = "used_at"
-            case createdAt = "created_at"
+            case createdAt = "created_at", email
         }
     }
 
-    func createLink(for userID: UUID, purpose: LinkPurpose, tokenHash: String, expiresAt: Date, at time: Date) async throws {
-        let row = LinkRow(id: UUID(), userID: userID, purpose: purpose, tokenHash: tokenHash, expiresAt: expiresAt, usedAt: nil,
-                          createdAt: time)
-        try await sql.insert(row, into: Self.linksTable)
+    func createLink(for userID: UUID, purpose: LinkPurpose, tokenHash: String, expiresAt: Date, email: String? = nil, at time: Date) async throws {
+        try await Self.insertLink(LinkRow(id: UUID(), userID: userID, purpose: purpose, tokenHash: tokenHash, expiresAt: expiresAt,
+                                          usedAt: nil, createdAt: time, email: email), on: sql)
+    }
+
+    private static func insertLink(_ row: LinkRow, on sql: any SQLDatabase) async throws {
+        try await sql.insert(row, into: linksTable)
+    }
+
+    /// Marks a link used with one conditional write: false when another request used it first.
+    private static func use(_ link: UUID, at time: Date, on sql: any SQLDatabase) async throws -> Bool {
+        try await !sql.update(links).set(SQLIdentifier(LinkColumn.usedAt), to: SQLBind(time))
+            .where(SQLIdentifier(LinkColumn.id), .equal, SQLBind(link)).where(SQLIdentifier(LinkColumn.usedAt), .is, SQLLiteral.null)
+            .returning(SQLIdentifier(LinkColumn.id)).all().isEmpty
+    }
+
+    /// Retires the account's unused links of `purposes`.
+    private static func retire(_ purposes: [LinkPurpose], of userID: UUID, at time: Date, on sql: any SQLDatabase) async throws {
+        try await sql.update(links).set(SQLIdentifier(LinkColumn.usedAt), to: SQLBind(time))
+            .where(SQLIdentifier(LinkColumn.userID), .equal, SQLBind(userID))
+            .where(SQLIdentifier(LinkColumn.purpose), .in, SQLBind.group(purposes.map(\.rawValue)))
+            .where(SQLIdentifier(LinkColumn.usedAt), .is, SQLLiteral.null).run()
+    }
+
+    /// Moves the account to the address an `emailChange` link confirms, in one transaction: the
+    /// link used (nil when another request used it first: nothing changes), other pending changes
+    /// retired, the address written (409 `email_taken` if someone took it meanwhile) and the undo
+    /// link for the old address stored. Announced once committed.
+    func changeEmail(of user: User, to email: String, usingLink link: UUID, undo: LinkRow, at time: Date) async throws -> Bool {
+        let userID = try user.requireID()
+        user.email = email
+        let changed: Bool
+        do {
+            changed = try await database.writeTransaction { transaction in
+                let sql = transaction.sql
+                guard try await Self.use(link, at: time, on: sql) else { return false }
+                try await Self.retire([.emailChange], of: userID, at: time, on: sql)
+                try await user.save(on: transaction)
+                try await Self.insertLink(undo, on: sql)
+                return true
+            }
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("email_taken")
+        }
+        if changed { await accountChanged(userID) }
+        return changed
+    }
+
+    /// Puts back the address an `emailUndo` link names, in one transaction: the link used (nil when
+    /// used already), every other email link retired, the address written back (409 `email_taken`
+    /// if another account has it now) and every session of the account ended — whoever changed it
+    /// may still be signed in. Announced once committed; the sessions it ended.
+    func undoEmailChange(of user: User, to email: String, usingLink link: UUID, at time: Date) async throws -> [UUID]? {
+        let userID = try user.requireID()
+        user.email = email
+        let ended: [UUID]?
+        do {
+            ended = try await database.writeTransaction { transaction in
+                let sql = transaction.sql
+                guard try await Self.use(link, at: time, on: sql) else { return nil }
+                try await Self.retire([.emailChange, .emailUndo], of: userID, at: time, on: sql)
+                try await user.save(on: transaction)
+                let live = try await sql.select().column(SessionColumn.id).from(Self.sessionsTable)
+                    .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID)).where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
+                    .all(decodingColumn: SessionColumn.id, as: UUID.self)
+                if !live.isEmpty {
+                    try await sql.update(Self.sessionsTable).set(SQLIdentifier(SessionColumn.revokedAt), to: SQLBind(time))
+                        .where(SQLIdentifier(SessionColumn.id), .in, SQLBind.group(live)).run()
+                }
+                return live
+            }
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("email_taken")
+        }
+        guard let ended else { return nil }
+        await accountChanged(userID)
+        await sessionsEnded(ended, forgetting: false)
+        return ended
     }
 
     func link(tokenHash: String) async throws -> LinkRow? {
@@ -54,14 +135,8 @@ extension AccountStore {
         user.passwordHash = hash
         let ended: [UUID]? = try await database.writeTransaction { transaction in
             let sql = transaction.sql
-            let used = try await sql.update(Self.links).set(SQLIdentifier(LinkColumn.usedAt), to: SQLBind(time))
-                .where(SQLIdentifier(LinkColumn.id), .equal, SQLBind(link)).where(SQLIdentifier(LinkColumn.usedAt), .is, SQLLiteral.null)
-                .returning(SQLIdentifier(LinkColumn.id)).all()
-            guard !used.isEmpty else { return nil }
-            try await sql.update(Self.links).set(SQLIdentifier(LinkColumn.usedAt), to: SQLBind(time))
-                .where(SQLIdentifier(LinkColumn.userID), .equal, SQLBind(userID))
-                .where(SQLIdentifier(LinkColumn.purpose), .equal, SQLBind(LinkPurpose.passwordReset.rawValue))
-                .where(SQLIdentifier(LinkColumn.usedAt), .is, SQLLiteral.null).run()
+            guard try await Self.use(link, at: time, on: sql) else { return nil }
+            try await Self.retire([.passwordReset], of: userID, at: time, on: sql)
             try await user.save(on: transaction)
             let live = try await sql.select().column(SessionColumn.id).from(Self.sessionsTable)
                 .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID)).where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
@@ -107,6 +182,19 @@ struct CreateAccountLinks: NamedMigration {
 
     func revert(on database: any Database) async throws {
         try await database.schema(AccountStore.linksTable).delete()
+    }
+
+    init() {}
+}
+
+/// The address an email link confirms or puts back.
+struct AddAccountLinkEmail: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(AccountStore.linksTable).fields([(AccountStore.LinkColumn.email, .string)], optional: true).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.sql.raw("ALTER TABLE \(ident: AccountStore.linksTable) DROP COLUMN \(ident: AccountStore.LinkColumn.email.rawValue)").run()
     }
 
     init() {}

@@ -9,7 +9,8 @@ extension AccountPages {
     struct ForgotPasswordForm: Content { package var email: String? }
 
     func forgotPasswordForm(req: Request) async throws -> Response {
-        forgotPasswordPage(req, email: nil, error: nil)
+        let notice = req.query[String.self, at: "undone"] == "1" ? req.t("reset.email_undone") : nil
+        return forgotPasswordPage(req, email: nil, error: nil, notice: notice)
     }
 
     /// The same page for every well-formed address: the mail goes only where an account is.
@@ -34,12 +35,13 @@ extension AccountPages {
         )
     }
 
-    private func forgotPasswordPage(_ req: Request, email: String?, error: AppError?) -> Response {
+    private func forgotPasswordPage(_ req: Request, email: String?, error: AppError?, notice: String? = nil) -> Response {
         Layout.page(
             req, title: req.t("reset.forgot_title"), status: error?.status ?? .ok,
             main: .section(
                 .class("card narrow"),
                 .h1(.text(req.t("reset.forgot_title"))),
+                notice.map { .p(.class("notice"), .id("forgot-notice"), .role("status"), .text($0)) } ?? .empty,
                 .p(.class("lead"), .text(req.t("reset.forgot_lead"))),
                 Layout.formError(req, error),
                 .form(

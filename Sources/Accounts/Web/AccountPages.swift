@@ -21,12 +21,17 @@ struct AccountPages: RouteCollection {
         me.post(AccountPath.password, use: changePassword)
         me.post(AccountPath.withdraw, use: withdraw)
         me.post(AccountPath.endDevice, use: endDevice)
+        me.post(AccountPath.email, use: changeEmail)
         me.post(AccountPath.signOutOthers, use: signOutOthers)
         routes.post(AccountPath.language, use: switchLanguage)
         routes.get(AccountPath.forgotPassword, use: forgotPasswordForm)
         routes.post(AccountPath.forgotPassword, use: forgotPassword)
         routes.get(AccountPath.resetPassword, use: resetPasswordForm)
         routes.post(AccountPath.resetPassword, use: resetPassword)
+        routes.get(AccountPath.confirmEmail, use: confirmEmailPage)
+        routes.post(AccountPath.confirmEmail, use: confirmEmail)
+        routes.get(AccountPath.undoEmail, use: undoEmailPage)
+        routes.post(AccountPath.undoEmail, use: undoEmail)
     }
 
     // MARK: Sign up
@@ -103,7 +108,8 @@ struct AccountPages: RouteCollection {
     func logInForm(req: Request) async throws -> Response {
         let next = Layout.safeNextPath(req.query[String.self, at: "next"])
         if req.auth.has(User.self) { return Layout.redirect(to: next ?? AccountPath.me()) }
-        return logInPage(req, values: LogInForm(next: next), error: nil)
+        let notice = req.query[String.self, at: "email_changed"] == "1" ? req.t("login.email_changed") : nil
+        return logInPage(req, values: LogInForm(next: next), error: nil, notice: notice)
     }
 
     func logIn(req: Request) async throws -> Response {
@@ -114,12 +120,13 @@ struct AccountPages: RouteCollection {
         } onRuleBroken: { logInPage(req, values: form, error: $0) }
     }
 
-    private func logInPage(_ req: Request, values: LogInForm, error: AppError?) -> Response {
+    private func logInPage(_ req: Request, values: LogInForm, error: AppError?, notice: String? = nil) -> Response {
         Layout.page(
             req, title: req.t("login.title"), status: error?.status ?? .ok,
             main: .section(
                 .class("card narrow"),
                 .h1(.text(req.t("login.title"))),
+                notice.map { .p(.class("notice"), .id("login-notice"), .role("status"), .text($0)) } ?? .empty,
                 Layout.formError(req, error),
                 .form(
                     .action(AccountPath.logIn()), .method(.post), .class("stack"),
@@ -177,7 +184,8 @@ struct AccountPages: RouteCollection {
 
     func myPage(req: Request) async throws -> Response {
         let user = try req.requireUser()
-        let notice = req.query[String.self, at: "notice"].flatMap { ["profile_saved", "photo_saved", "photo_removed", "password_changed", "password_reset", "device_signed_out", "others_signed_out"].contains($0) ? $0 : nil }
+        let notice = req.query[String.self, at: "notice"].flatMap { ["profile_saved", "photo_saved", "photo_removed", "password_changed", "password_reset", "device_signed_out", "others_signed_out",
+                                                                       "email_sent", "email_changed"].contains($0) ? $0 : nil }
         return try await myPageView(req, user: user, notice: notice, error: nil)
     }
 
@@ -239,6 +247,7 @@ struct AccountPages: RouteCollection {
                         .button(.type(.submit), .class("link-button"), .text(req.t("me.photo_remove")))
                     )
                 ),
+                emailSection(req, user),
                 devicesSection(req, devices),
                 .section(
                     .class("card"),
@@ -387,7 +396,7 @@ struct AccountPages: RouteCollection {
 
     /// Runs a profile change; success goes back to `/me` with a notice, a rule violation shows
     /// the page again with the message (and the unchanged account, re-read from the database).
-    private func respondOnMyPage(_ req: Request, user: User, notice: String, _ change: () async throws -> Void) async throws -> Response {
+    func respondOnMyPage(_ req: Request, user: User, notice: String, _ change: () async throws -> Void) async throws -> Response {
         try await req.submitForm {
             try await change()
             return Layout.redirect(to: AccountPath.me() + "?notice=\(notice)")

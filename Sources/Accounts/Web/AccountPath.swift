@@ -13,6 +13,11 @@ package enum AccountPath {
     package static let password: PagePath = "/me/password"
     package static let withdraw: PagePath = "/me/withdraw"
     static let endDevice: PagePath = "/me/devices/sign-out"
+    static let email: PagePath = "/me/email"
+    /// The new address's link (`?token=…`).
+    static let confirmEmail: PagePath = "/confirm-email"
+    /// The old address's link (`?token=…`).
+    static let undoEmail: PagePath = "/undo-email"
     static let signOutOthers: PagePath = "/me/devices/sign-out-others"
     package static let language: PagePath = "/language"
     package static let forgotPassword: PagePath = "/forgot-password"

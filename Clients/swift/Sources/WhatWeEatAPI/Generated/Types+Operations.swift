@@ -1603,7 +1603,7 @@ public enum Operations {
                     }
                 }
             }
-            /// What the link named can no longer be used: `reset_link_used`, `reset_link_expired`.
+            /// The link can no longer be used: `reset_link_used`, `reset_link_expired` (reset, email-change and undo links alike).
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)/responses/410`.
             ///
@@ -1692,6 +1692,578 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Follow the new address's link (24 hours); the account's address becomes it and the old address is mailed an undo link.
+    ///
+    /// No sign-in needed: the link proves the inbox. 400 `reset_link_invalid`, 410 `reset_link_used` or `reset_link_expired`, 409 `email_taken` when someone took the address meanwhile.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/email-change/confirm`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)`.
+    public enum ConfirmEmailChange {
+        public static let id: Swift.String = "confirmEmailChange"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/auth/email-change/confirm/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// ko (default), en or ja; q-values are honoured.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/auth/email-change/confirm/POST/header/Accept-Language`.
+                public var acceptLanguage: Components.Parameters.AcceptLanguage?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConfirmEmailChange.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: ko (default), en or ja; q-values are honoured.
+                ///   - accept:
+                public init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ConfirmEmailChange.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ConfirmEmailChange.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/auth/email-change/confirm/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/email-change/confirm/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email-change/confirm/POST/requestBody/json/token`.
+                    public var token: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - token:
+                    public init(token: Swift.String) {
+                        self.token = token
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case token
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/auth/email-change/confirm/POST/requestBody/content/application\/json`.
+                case json(Operations.ConfirmEmailChange.Input.Body.JsonPayload)
+            }
+            public var body: Operations.ConfirmEmailChange.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.ConfirmEmailChange.Input.Headers = .init(),
+                body: Operations.ConfirmEmailChange.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/email-change/confirm/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email-change/confirm/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Account)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Account {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ConfirmEmailChange.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ConfirmEmailChange.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The account as it now is.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ConfirmEmailChange.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ConfirmEmailChange.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `forbidden` (wrong role), `wrong_password`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The link can no longer be used: `reset_link_used`, `reset_link_expired` (reset, email-change and undo links alike).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.Gone)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.Gone {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large` (JSON bodies over 1 MB), `image_too_large`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`, `unsupported_image_type`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Follow the old address's link (7 days); the old address is back and every session of the account ends.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/email-change/undo`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/email-change/undo/post(undoEmailChange)`.
+    public enum UndoEmailChange {
+        public static let id: Swift.String = "undoEmailChange"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/auth/email-change/undo/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// ko (default), en or ja; q-values are honoured.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/auth/email-change/undo/POST/header/Accept-Language`.
+                public var acceptLanguage: Components.Parameters.AcceptLanguage?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UndoEmailChange.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: ko (default), en or ja; q-values are honoured.
+                ///   - accept:
+                public init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UndoEmailChange.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.UndoEmailChange.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/auth/email-change/undo/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/email-change/undo/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email-change/undo/POST/requestBody/json/token`.
+                    public var token: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - token:
+                    public init(token: Swift.String) {
+                        self.token = token
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case token
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/auth/email-change/undo/POST/requestBody/content/application\/json`.
+                case json(Operations.UndoEmailChange.Input.Body.JsonPayload)
+            }
+            public var body: Operations.UndoEmailChange.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.UndoEmailChange.Input.Headers = .init(),
+                body: Operations.UndoEmailChange.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/auth/email-change/undo/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/auth/email-change/undo/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Account)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Account {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.UndoEmailChange.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.UndoEmailChange.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The account as it now is (signed out everywhere).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/undo/post(undoEmailChange)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.UndoEmailChange.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.UndoEmailChange.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/undo/post(undoEmailChange)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `forbidden` (wrong role), `wrong_password`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/undo/post(undoEmailChange)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/undo/post(undoEmailChange)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The link can no longer be used: `reset_link_used`, `reset_link_expired` (reset, email-change and undo links alike).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/undo/post(undoEmailChange)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.Gone)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.Gone {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large` (JSON bodies over 1 MB), `image_too_large`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/undo/post(undoEmailChange)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`, `unsupported_image_type`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/undo/post(undoEmailChange)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
                             response: self
                         )
                     }
@@ -2277,6 +2849,394 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Ask to change the account's address; the new address gets a confirmation link (24 hours) and nothing changes until it is followed.
+    ///
+    /// The password is checked (a bcrypt: the network's login budget). 403 `wrong_password`, 422 `invalid_email` or `same_email`, 409 `email_taken`, 429 past the network's or the inbox's budget (`PASSWORD_RESETS_PER_HOUR`; three mails an hour to one inbox), 503 `mail_unavailable` on a production server without mail.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/email`.
+    /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)`.
+    public enum RequestEmailChange {
+        public static let id: Swift.String = "requestEmailChange"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/me/email/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RequestEmailChange.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RequestEmailChange.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RequestEmailChange.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/me/email/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/email/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/paths/api/v1/me/email/POST/requestBody/json/email`.
+                    public var email: Swift.String
+                    /// - Remark: Generated from `#/paths/api/v1/me/email/POST/requestBody/json/password`.
+                    public var password: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - email:
+                    ///   - password:
+                    public init(
+                        email: Swift.String,
+                        password: Swift.String
+                    ) {
+                        self.email = email
+                        self.password = password
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case email
+                        case password
+                    }
+                }
+                /// - Remark: Generated from `#/paths/api/v1/me/email/POST/requestBody/content/application\/json`.
+                case json(Operations.RequestEmailChange.Input.Body.JsonPayload)
+            }
+            public var body: Operations.RequestEmailChange.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.RequestEmailChange.Input.Headers = .init(),
+                body: Operations.RequestEmailChange.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Accepted: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/me/email/POST/responses/202/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/me/email/POST/responses/202/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/me/email/POST/responses/202/content/json/status`.
+                        @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                            case sent = "sent"
+                        }
+                        /// - Remark: Generated from `#/paths/api/v1/me/email/POST/responses/202/content/json/status`.
+                        public var status: Operations.RequestEmailChange.Output.Accepted.Body.JsonPayload.StatusPayload
+                        /// The new address
+                        ///
+                        /// - Remark: Generated from `#/paths/api/v1/me/email/POST/responses/202/content/json/email`.
+                        public var email: Swift.String
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - status:
+                        ///   - email: The new address
+                        public init(
+                            status: Operations.RequestEmailChange.Output.Accepted.Body.JsonPayload.StatusPayload,
+                            email: Swift.String
+                        ) {
+                            self.status = status
+                            self.email = email
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case status
+                            case email
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/me/email/POST/responses/202/content/application\/json`.
+                    case json(Operations.RequestEmailChange.Output.Accepted.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.RequestEmailChange.Output.Accepted.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RequestEmailChange.Output.Accepted.Body
+                /// Creates a new `Accepted`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.RequestEmailChange.Output.Accepted.Body) {
+                    self.body = body
+                }
+            }
+            /// The confirmation was mailed to the new address.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            case accepted(Operations.RequestEmailChange.Output.Accepted)
+            /// The associated value of the enum case if `self` is `.accepted`.
+            ///
+            /// - Throws: An error if `self` is not `.accepted`.
+            /// - SeeAlso: `.accepted`.
+            public var accepted: Operations.RequestEmailChange.Output.Accepted {
+                get throws {
+                    switch self {
+                    case let .accepted(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `forbidden` (wrong role), `wrong_password`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large` (JSON bodies over 1 MB), `image_too_large`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`, `unsupported_image_type`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Parsed but breaks a rule: `invalid_email`, `password_too_short`, `password_too_long`,
+            /// `invalid_nickname_length`, `invalid_nickname_characters`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `too_many_login_attempts`, `too_many_chat_lines` (30 lines a minute, 600 an hour per account), `too_many_rooms` (60 menu-game rooms per network and 10 per host in ten minutes), `too_many_address_changes` (60 an hour per account); `Retry-After` says how many seconds to wait.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A service this needs is not there (`code_not_sent`, `purchases_unavailable`), or the database is busy or away for a moment (`service_unavailable`, with `Retry-After`; any route may answer it); nothing was done.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }

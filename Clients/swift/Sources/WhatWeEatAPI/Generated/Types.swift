@@ -88,6 +88,18 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/auth/password-reset/confirm`.
     /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)`.
     func confirmPasswordReset(_ input: Operations.ConfirmPasswordReset.Input) async throws -> Operations.ConfirmPasswordReset.Output
+    /// Follow the new address's link (24 hours); the account's address becomes it and the old address is mailed an undo link.
+    ///
+    /// No sign-in needed: the link proves the inbox. 400 `reset_link_invalid`, 410 `reset_link_used` or `reset_link_expired`, 409 `email_taken` when someone took the address meanwhile.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/email-change/confirm`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)`.
+    func confirmEmailChange(_ input: Operations.ConfirmEmailChange.Input) async throws -> Operations.ConfirmEmailChange.Output
+    /// Follow the old address's link (7 days); the old address is back and every session of the account ends.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/email-change/undo`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/email-change/undo/post(undoEmailChange)`.
+    func undoEmailChange(_ input: Operations.UndoEmailChange.Input) async throws -> Operations.UndoEmailChange.Output
     /// - Remark: HTTP `GET /api/v1/me`.
     /// - Remark: Generated from `#/paths//api/v1/me/get(readMe)`.
     func readMe(_ input: Operations.ReadMe.Input) async throws -> Operations.ReadMe.Output
@@ -101,6 +113,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /api/v1/me`.
     /// - Remark: Generated from `#/paths//api/v1/me/delete(withdraw)`.
     func withdraw(_ input: Operations.Withdraw.Input) async throws -> Operations.Withdraw.Output
+    /// Ask to change the account's address; the new address gets a confirmation link (24 hours) and nothing changes until it is followed.
+    ///
+    /// The password is checked (a bcrypt: the network's login budget). 403 `wrong_password`, 422 `invalid_email` or `same_email`, 409 `email_taken`, 429 past the network's or the inbox's budget (`PASSWORD_RESETS_PER_HOUR`; three mails an hour to one inbox), 503 `mail_unavailable` on a production server without mail.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/email`.
+    /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)`.
+    func requestEmailChange(_ input: Operations.RequestEmailChange.Input) async throws -> Operations.RequestEmailChange.Output
     /// The devices the account is signed in on (its live sessions, the latest used first, at most 100).
     ///
     /// - Remark: HTTP `GET /api/v1/me/sessions`.
@@ -918,6 +937,34 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// Follow the new address's link (24 hours); the account's address becomes it and the old address is mailed an undo link.
+    ///
+    /// No sign-in needed: the link proves the inbox. 400 `reset_link_invalid`, 410 `reset_link_used` or `reset_link_expired`, 409 `email_taken` when someone took the address meanwhile.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/email-change/confirm`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)`.
+    public func confirmEmailChange(
+        headers: Operations.ConfirmEmailChange.Input.Headers = .init(),
+        body: Operations.ConfirmEmailChange.Input.Body
+    ) async throws -> Operations.ConfirmEmailChange.Output {
+        try await confirmEmailChange(Operations.ConfirmEmailChange.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Follow the old address's link (7 days); the old address is back and every session of the account ends.
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/email-change/undo`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/email-change/undo/post(undoEmailChange)`.
+    public func undoEmailChange(
+        headers: Operations.UndoEmailChange.Input.Headers = .init(),
+        body: Operations.UndoEmailChange.Input.Body
+    ) async throws -> Operations.UndoEmailChange.Output {
+        try await undoEmailChange(Operations.UndoEmailChange.Input(
+            headers: headers,
+            body: body
+        ))
+    }
     /// - Remark: HTTP `GET /api/v1/me`.
     /// - Remark: Generated from `#/paths//api/v1/me/get(readMe)`.
     public func readMe(headers: Operations.ReadMe.Input.Headers = .init()) async throws -> Operations.ReadMe.Output {
@@ -945,6 +992,21 @@ extension APIProtocol {
         body: Operations.Withdraw.Input.Body
     ) async throws -> Operations.Withdraw.Output {
         try await withdraw(Operations.Withdraw.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Ask to change the account's address; the new address gets a confirmation link (24 hours) and nothing changes until it is followed.
+    ///
+    /// The password is checked (a bcrypt: the network's login budget). 403 `wrong_password`, 422 `invalid_email` or `same_email`, 409 `email_taken`, 429 past the network's or the inbox's budget (`PASSWORD_RESETS_PER_HOUR`; three mails an hour to one inbox), 503 `mail_unavailable` on a production server without mail.
+    ///
+    /// - Remark: HTTP `POST /api/v1/me/email`.
+    /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)`.
+    public func requestEmailChange(
+        headers: Operations.RequestEmailChange.Input.Headers = .init(),
+        body: Operations.RequestEmailChange.Input.Body
+    ) async throws -> Operations.RequestEmailChange.Output {
+        try await requestEmailChange(Operations.RequestEmailChange.Input(
             headers: headers,
             body: body
         ))

@@ -45,19 +45,6 @@ public enum AccountRules {
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
 
-    /// The inbox a normalized address reaches, as mail to people is counted (codes, reset links):
-    /// `+tag` dropped on every domain (`a+1@x.com` is `a@x.com`'s inbox), and for Gmail the dots
-    /// of the name and `googlemail.com` too.
-    public static func emailInboxKey(_ email: String) -> String {
-        guard let at = email.lastIndex(of: "@") else { return email }
-        var name = email[..<at]
-        var domain = email[email.index(after: at)...]
-        if let plus = name.firstIndex(of: "+"), plus != name.startIndex { name = name[..<plus] }
-        if domain == "googlemail.com" { domain = "gmail.com" }
-        if domain == "gmail.com" { name = Substring(name.filter { $0 != "." }) }
-        return name + "@" + domain
-    }
-
     /// Violation code for an email (already normalized), or nil when it is acceptable.
     /// Lengths are RFC 5321's, in bytes.
     public static func emailViolation(_ email: String) -> String? {

@@ -22,7 +22,7 @@ extension AccountService {
         guard try await passwords.verify(password, hash: user.passwordHash) else { throw AppError(.forbidden, "wrong_password") }
         try await limits.passwordResets.reserve(client, code: "too_many_password_resets")
         guard try await !store.emailTaken(email) else { throw AppError.conflict("email_taken") }
-        guard case .success = try await limits.resetMailsPerInbox.tryReserve(AccountRules.emailInboxKey(email)) else {
+        guard case .success = try await limits.resetMailsPerInbox.tryReserve(EmailInbox.key(email)) else {
             throw AppError(.tooManyRequests, "too_many_password_resets", arguments: ["minutes": "60"], headers: ["Retry-After": "3600"])
         }
         let token = SecureRandom.token()

@@ -35,7 +35,7 @@ extension AccountService {
     /// The queue's part: the link, if the address is an account that may sign in, and its mail.
     static func sendResetMail(_ request: ResetMailRequest, app: Application) async throws -> WorkOutcome {
         let limits = app.accountLimits
-        guard case .success = try await limits.resetMailsPerInbox.tryReserve(AccountRules.emailInboxKey(request.email)) else {
+        guard case .success = try await limits.resetMailsPerInbox.tryReserve(EmailInbox.key(request.email)) else {
             app.logger.info("accounts: a reset link was not sent: the inbox had its hour's links")
             return .done
         }

@@ -284,7 +284,7 @@ package struct AccountLimits: Sendable {
     let emailLookups: NetworkBudget
     /// Password-reset requests per network (answered 429 beyond it: that says nothing of accounts).
     let passwordResets: NetworkBudget
-    /// Reset mails per inbox (`AccountRules.emailInboxKey`): beyond it a request is answered as
+    /// Reset mails per inbox (`EmailInbox.key`): beyond it a request is answered as
     /// always and no mail goes, so nobody can fill a stranger's inbox.
     let resetMailsPerInbox: RateLimiter
 

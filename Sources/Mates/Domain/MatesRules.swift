@@ -1,5 +1,5 @@
-import Accounts
 import Foundation
+import enum Platform.EmailInbox
 
 /// A rule a mates input broke; each maps to one error code (`MatesService.appError`).
 public enum MatesProblem: Error, Equatable, Sendable {
@@ -140,9 +140,9 @@ public enum MatesRules {
     }
 
     /// The inbox a normalized destination reaches, as codes are counted and a verified destination
-    /// is held: an address's `AccountRules.emailInboxKey`; a phone number is its normalized form.
+    /// is held: an address's `EmailInbox.key`; a phone number is its normalized form.
     public static func inboxKey(_ destination: String, channel: VerificationChannel) -> String {
-        channel == .email ? AccountRules.emailInboxKey(destination) : destination
+        channel == .email ? EmailInbox.key(destination) : destination
     }
 
     /// Whether a normalized phone number (`+…`) has one of `countries`' calling codes.

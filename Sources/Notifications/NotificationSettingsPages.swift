@@ -31,6 +31,7 @@ struct NotificationSettingsPages: RouteCollection {
         var preferences = PushPreferences()
         for kind in Self.kinds { preferences[keyPath: kind.keyPath] = Self.isOn(req, kind.field) }
         preferences.hideText = Self.isOn(req, "hideText")
+        preferences.account = Self.isOn(req, "account")
         try await PushStore(database: req.db).setPreferences(preferences, of: user, now: Date())
         return Layout.redirect(to: InboxPath.settings() + "?saved=1")
     }
@@ -60,6 +61,7 @@ struct NotificationSettingsPages: RouteCollection {
                     .forEach(Self.kinds) { kind in
                         switchField(req, kind.field, on: preferences[keyPath: kind.keyPath])
                     },
+                    switchField(req, "account", on: preferences.account ?? true),
                     switchField(req, "hideText", on: preferences.hideText ?? false),
                     .button(.type(.submit), .class("button primary wide"), .text(req.t("push.settings.save"))),
                     saved ? .p(.class("notice"), .role("status"), .text(req.t("push.settings.saved"))) : .empty

@@ -128,7 +128,7 @@ struct NotificationsAPI: RouteCollection {
 /// The shared inbox, plugged in like a feature: its table and its routes.
 package enum NotificationsFeature: Feature {
     package static let migrations: [any Migration] = [CreateNotifications(), AddNotificationEventCount(), CreatePushTables(), AddPushSubscriptionSession(),
-                                                      AddPushSubscriptionRefusals()]
+                                                      AddPushSubscriptionRefusals(), AddPushAccountPreference()]
     package static var settingsSections: [any SettingsSection.Type] { [PushSettings.self] }
 
     package static func configure(_ app: Application, settings: Settings) async throws {
@@ -137,6 +137,12 @@ package enum NotificationsFeature: Feature {
         // Each inbox entry is pushed to the recipient's browsers, from the durable work queue.
         PushDeliveries.register(in: app)
         app.unreadCounts = UnreadCounts()
+        // A sign-in from a new device: an entry (and a push, by the `account` switch) in case it was not them.
+        app.newDeviceSignIns.listen { app, signIn in
+            try await NotificationStore(database: app.db, application: app).post(NotificationDraft(
+                recipient: signIn.userID, actor: nil, service: "accounts", kind: "account_new_device", subjectID: signIn.sessionID,
+                link: "/me#devices", excerpt: signIn.device))
+        }
         let keepRead = Double(settings.retention.readNotificationsDays) * 86_400
         app.dailyPrune.register("read_notifications") { app, now in
             try await NotificationStore(database: app.db, application: app).pruneRead(before: now - keepRead)

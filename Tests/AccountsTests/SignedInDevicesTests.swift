@@ -1,5 +1,6 @@
 @testable import Accounts
 import Fluent
+@testable import Notifications
 @testable import Platform
 import WhatWeEatTesting
 import XCTVapor
@@ -131,6 +132,43 @@ final class SignedInDevicesTests: XCTestCase {
             let after = try await browser.get("/me")
             XCTAssertEqual(after.status, .ok, "this browser stays")
             XCTAssertFalse(after.text.contains("Safari · iPhone"))
+        }
+    }
+
+    func testASignInFromANewDeviceIsInTheInboxOnceAndItsPushHasASwitch() async throws {
+        try await withTestApp { app in
+            let mina = try await app.signUp("mina@example.com", nickname: "미나")
+            let newDevice = { () async throws -> [[String: Any]] in
+                let page = try await app.send(.GET, "/api/v1/notifications", token: mina.accessToken).object()
+                return (page["items"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "account_new_device" }
+            }
+            let signUpOnly = try await newDevice()
+            XCTAssertTrue(signUpOnly.isEmpty, "the sign-up is no news")
+            _ = try await logIn(app, userAgent: iPhoneSafari)
+            var entries = try await newDevice()
+            XCTAssertEqual(entries.count, 1)
+            XCTAssertEqual(entries.first?["excerpt"] as? String, "Safari · iPhone")
+            XCTAssertEqual(entries.first?["link"] as? String, "/me#devices")
+            XCTAssertTrue((entries.first?["message"] as? String ?? "").contains("새 기기"), "\(entries)")
+            _ = try await logIn(app, userAgent: iPhoneSafari)
+            var browser = try await CookieBrowser.signedIn(app, as: "mina@example.com")
+            _ = try await browser.get("/me")
+            entries = try await newDevice()
+            XCTAssertEqual(entries.count, 1, "the same phone again, and a user agent seen at sign-up, are not new")
+
+            var preferences = PushPreferences()
+            XCTAssertTrue(PushDeliveries.allows("account_new_device", preferences))
+            preferences.account = false
+            XCTAssertFalse(PushDeliveries.allows("account_new_device", preferences))
+            preferences.social = false
+            preferences.account = true
+            XCTAssertTrue(PushDeliveries.allows("account_new_device", preferences), "its own switch, not social's")
+            let saved = try await app.send(.PUT, "/api/v1/push/preferences", json: ["chat": true, "requests": true, "social": true, "orders": true,
+                                                                                    "groupGames": true, "account": false], token: mina.accessToken)
+            XCTAssertEqual(saved.status, .ok, saved.text)
+            let kept = try await app.send(.PUT, "/api/v1/push/preferences", json: ["chat": true, "requests": true, "social": true, "orders": true,
+                                                                                   "groupGames": false], token: mina.accessToken)
+            XCTAssertEqual(try kept.object()["account"] as? Bool, false, "a PUT without it leaves it as it was")
         }
     }
 

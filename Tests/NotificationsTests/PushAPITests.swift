@@ -114,13 +114,15 @@ final class PushAPITests: XCTestCase {
         try await withTestApp { app in
             let mina = try await app.member("미나")
             let first = try await app.send(.GET, "\(push)/preferences", token: mina.token).object()
-            XCTAssertEqual(first as NSDictionary, ["chat": true, "requests": true, "social": true, "orders": true, "groupGames": true, "hideText": false])
+            XCTAssertEqual(first as NSDictionary, ["chat": true, "requests": true, "social": true, "orders": true, "groupGames": true, "hideText": false,
+                                                   "account": true])
             let changed = try await app.send(.PUT, "\(push)/preferences",
                                              json: ["chat": true, "requests": false, "social": false, "orders": true, "groupGames": false, "hideText": true],
                                              token: mina.token)
             XCTAssertEqual(changed.status, .ok, changed.text)
             let read = try await app.send(.GET, "\(push)/preferences", token: mina.token).object()
-            XCTAssertEqual(read as NSDictionary, ["chat": true, "requests": false, "social": false, "orders": true, "groupGames": false, "hideText": true])
+            XCTAssertEqual(read as NSDictionary, ["chat": true, "requests": false, "social": false, "orders": true, "groupGames": false, "hideText": true,
+                                                  "account": true])
             let partial = try await app.send(.PUT, "\(push)/preferences", json: ["chat": false], token: mina.token)
             XCTAssertEqual(partial.status, .badRequest, "the five switches are required")
             let unchanged = try await app.send(.GET, "\(push)/preferences", token: mina.token).object()["chat"] as? Bool

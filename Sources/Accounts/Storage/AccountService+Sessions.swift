@@ -11,9 +11,20 @@ extension AccountService {
     package func startAPISession(for user: User, userAgent: String?, kind: AuthSession.Kind = .api, now: Date = Date()) async throws -> TokenPair {
         let userID = try user.requireID()
         let refresh = SecureRandom.token()
-        let session = try await store.startSession(userID: userID, kind: kind, userAgent: userAgent?.truncated(toBytes: 512),
+        let agent = userAgent?.truncated(toBytes: 512)
+        let seenBefore = try await store.sessionUserAgents(of: userID)
+        let session = try await store.startSession(userID: userID, kind: kind, userAgent: agent,
                                                    expiresAt: now.addingTimeInterval(settings.refreshTokenTTL), refreshHash: SecureRandom.sha256Hex(refresh))
+        await tellIfNewDevice(userID: userID, session: session, userAgent: agent, seenBefore: seenBefore)
         return try await tokenPair(userID: userID, sessionID: session, refreshToken: refresh, now: now)
+    }
+
+    /// A sign-in whose user agent none of the account's kept sessions had, on an account that had
+    /// signed in before, is a new device (`NewDeviceSignIns`).
+    private func tellIfNewDevice(userID: UUID, session: UUID, userAgent: String?, seenBefore: [String?]) async {
+        guard !seenBefore.isEmpty, !seenBefore.contains(userAgent) else { return }
+        await application.newDeviceSignIns.announce(
+            NewDeviceSignIn(userID: userID, sessionID: session, device: AccountRules.deviceLabel(userAgent: userAgent)), app: application)
     }
 
     /// Rotates a refresh token. A token can be used once; presenting it again revokes its whole
@@ -139,8 +150,11 @@ extension AccountService {
     func startWebSession(for user: User, userAgent: String?, now: Date = Date()) async throws -> (token: String, expiresAt: Date) {
         let token = SecureRandom.token()
         let expiresAt = now.addingTimeInterval(settings.refreshTokenTTL)
-        _ = try await store.startSession(userID: try user.requireID(), kind: .web, userAgent: userAgent?.truncated(toBytes: 512),
-                                         expiresAt: expiresAt, cookieHash: SecureRandom.sha256Hex(token))
+        let userID = try user.requireID(), agent = userAgent?.truncated(toBytes: 512)
+        let seenBefore = try await store.sessionUserAgents(of: userID)
+        let session = try await store.startSession(userID: userID, kind: .web, userAgent: agent, expiresAt: expiresAt,
+                                                   cookieHash: SecureRandom.sha256Hex(token))
+        await tellIfNewDevice(userID: userID, session: session, userAgent: agent, seenBefore: seenBefore)
         return (token, expiresAt)
     }
 

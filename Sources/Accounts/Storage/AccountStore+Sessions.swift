@@ -201,6 +201,14 @@ extension AccountStore {
         }
     }
 
+    /// The user agents of the account's sessions still kept (live or ended within the retention),
+    /// at most 200: whether a sign-in comes from a device seen before.
+    func sessionUserAgents(of userID: UUID) async throws -> [String?] {
+        try await sql.select().column(SessionColumn.userAgent).from(Self.sessionsTable)
+            .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID)).limit(200)
+            .all(decodingColumn: SessionColumn.userAgent, as: String?.self)
+    }
+
     /// Notes that a request came with the session.
     func noteSessionSeen(_ id: UUID, at time: Date) async throws {
         try await sql.update(Self.sessionsTable).set(SQLIdentifier(SessionColumn.lastSeenAt), to: SQLBind(time))

@@ -64,10 +64,14 @@ struct PushAPI: RouteCollection {
     func setPreferences(req: Request) async throws -> PushPreferences {
         let user = try req.requireUser().requireID()
         return try await req.application.pushLimits.preferences.withSlot(user.uuidString, code: "too_many_push_preference_changes") {
-            // The five switches are required (the contract's `PUT`); `hideText` keeps its value when absent.
+            // The five switches are required (the contract's `PUT`); `hideText` and `account` keep their values when absent.
             var preferences = try req.decodeJSON(PushPreferences.self)
             let store = PushStore(database: req.db)
-            if preferences.hideText == nil { preferences.hideText = try await store.preferences(of: user).hideText }
+            if preferences.hideText == nil || preferences.account == nil {
+                let stored = try await store.preferences(of: user)
+                preferences.hideText = preferences.hideText ?? stored.hideText
+                preferences.account = preferences.account ?? stored.account
+            }
             try await store.setPreferences(preferences, of: user, now: Date())
             return preferences
         }

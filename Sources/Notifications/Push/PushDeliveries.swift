@@ -64,6 +64,7 @@ package enum PushDeliveries {
         case let mates where mates.hasPrefix("mates_"): return preferences.requests
         case let order where order.hasPrefix("order_"): return preferences.orders
         case let group where group.hasPrefix("group_"): return preferences.groupGames
+        case let account where account.hasPrefix("account_"): return preferences.account ?? true
         default: return preferences.social
         }
     }

@@ -12,6 +12,9 @@ package struct PushPreferences: Codable, Sendable, Equatable {
     /// Show "a new message from 미나" rather than the message itself (a lock screen others see).
     /// Optional only in a `PUT` that leaves it as it was; stored and answered, it is there.
     package var hideText: Bool? = false
+    /// Notices about the account itself (a sign-in from a new device). Optional in a `PUT` that
+    /// leaves it as it was (added after the five switches); stored and answered, it is there.
+    package var account: Bool? = true
 
     package init() {}
 }
@@ -47,6 +50,7 @@ package struct PushStore {
 
     enum PreferenceColumn: String, TableColumn {
         case userID = "user_id", chat, requests, social, orders, groupGames = "group_games", hideText = "hide_text", updatedAt = "updated_at"
+        case account
     }
 
     enum KeyColumn: String, TableColumn {
@@ -161,6 +165,7 @@ package struct PushStore {
         preferences.orders = try row.decode(column: PreferenceColumn.orders, as: Bool.self)
         preferences.groupGames = try row.decode(column: PreferenceColumn.groupGames, as: Bool.self)
         preferences.hideText = try row.decode(column: PreferenceColumn.hideText, as: Bool.self)
+        preferences.account = try row.decode(column: PreferenceColumn.account, as: Bool?.self) ?? true
         return preferences
     }
 
@@ -170,7 +175,7 @@ package struct PushStore {
         let written: [(C, any SQLExpression)] = [
             (.userID, SQLBind(user)), (.chat, SQLBind(preferences.chat)), (.requests, SQLBind(preferences.requests)),
             (.social, SQLBind(preferences.social)), (.orders, SQLBind(preferences.orders)), (.groupGames, SQLBind(preferences.groupGames)),
-            (.hideText, SQLBind(preferences.hideText ?? false)), (.updatedAt, SQLBind(now)),
+            (.hideText, SQLBind(preferences.hideText ?? false)), (.account, SQLBind(preferences.account ?? true)), (.updatedAt, SQLBind(now)),
         ]
         try await sql.insert(into: Self.preferences).columns(written.map { SQLIdentifier($0.0) as any SQLExpression }).values(written.map(\.1))
             .onConflict(with: [SQLIdentifier(C.userID)] as [any SQLExpression]) { conflict in
@@ -221,6 +226,17 @@ struct CreatePushTables: NamedMigration {
 
     func revert(on database: any Database) async throws {
         for table in [PushStore.keys, PushStore.preferences, PushStore.subscriptions] { try await database.schema(table).delete() }
+    }
+}
+
+/// The switch for notices about the account itself (issue 57: a sign-in from a new device).
+struct AddPushAccountPreference: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(PushStore.preferences).fields([(PushStore.PreferenceColumn.account, .bool)], optional: true).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.sql.raw("ALTER TABLE \(ident: PushStore.preferences) DROP COLUMN \(ident: PushStore.PreferenceColumn.account.rawValue)").run()
     }
 }
 

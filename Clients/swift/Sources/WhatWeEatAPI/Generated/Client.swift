@@ -15565,7 +15565,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null. At most 60 changes an hour per account (429 `too_many_push_preference_changes`, with `Retry-After`).
+    /// Set what I want pushed. The five switches are required; `hideText` and `account` keep their values when absent or null. At most 60 changes an hour per account (429 `too_many_push_preference_changes`, with `Retry-After`).
     ///
     /// - Remark: HTTP `PUT /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)`.

@@ -1102,7 +1102,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Notification/service`.
             public var service: Swift.String
-            /// What happened: `review_liked`, `review_commented`, `followed`, `mates_messages`, …
+            /// What happened: `review_liked`, `review_commented`, `followed`, `mates_messages`, `account_new_device` (the device in `excerpt`), …
             ///
             /// - Remark: Generated from `#/components/schemas/Notification/kind`.
             public var kind: Swift.String
@@ -1135,7 +1135,7 @@ extension Components {
             /// - Parameters:
             ///   - id:
             ///   - service: The service that posted it (`burger-map`, `mates`).
-            ///   - kind: What happened: `review_liked`, `review_commented`, `followed`, `mates_messages`, …
+            ///   - kind: What happened: `review_liked`, `review_commented`, `followed`, `mates_messages`, `account_new_device` (the device in `excerpt`), …
             ///   - subjectId: What it is about (a review
             ///   - link: Where the web app shows it.
             ///   - excerpt: A short quote (a comment's first 80 characters).
@@ -1255,6 +1255,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/PushPreferences/hideText`.
             public var hideText: Swift.Bool
+            /// A sign-in to my account from a device it had not used (`account_new_device`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PushPreferences/account`.
+            public var account: Swift.Bool?
             /// Creates a new `PushPreferences`.
             ///
             /// - Parameters:
@@ -1264,13 +1268,15 @@ extension Components {
             ///   - orders: An order's change.
             ///   - groupGames: A group game I played closed.
             ///   - hideText: Say who wrote, not what (a lock screen others see).
+            ///   - account: A sign-in to my account from a device it had not used (`account_new_device`).
             public init(
                 chat: Swift.Bool,
                 requests: Swift.Bool,
                 social: Swift.Bool,
                 orders: Swift.Bool,
                 groupGames: Swift.Bool,
-                hideText: Swift.Bool
+                hideText: Swift.Bool,
+                account: Swift.Bool? = nil
             ) {
                 self.chat = chat
                 self.requests = requests
@@ -1278,6 +1284,7 @@ extension Components {
                 self.orders = orders
                 self.groupGames = groupGames
                 self.hideText = hideText
+                self.account = account
             }
             public enum CodingKeys: String, CodingKey {
                 case chat
@@ -1286,6 +1293,7 @@ extension Components {
                 case orders
                 case groupGames
                 case hideText
+                case account
             }
         }
         /// - Remark: Generated from `#/components/schemas/UnreadCount`.

@@ -23816,7 +23816,7 @@ public enum Operations {
             }
         }
     }
-    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null. At most 60 changes an hour per account (429 `too_many_push_preference_changes`, with `Retry-After`).
+    /// Set what I want pushed. The five switches are required; `hideText` and `account` keep their values when absent or null. At most 60 changes an hour per account (429 `too_many_push_preference_changes`, with `Retry-After`).
     ///
     /// - Remark: HTTP `PUT /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)`.
@@ -23860,6 +23860,8 @@ public enum Operations {
                     public var groupGames: Swift.Bool
                     /// - Remark: Generated from `#/paths/api/v1/push/preferences/PUT/requestBody/json/hideText`.
                     public var hideText: Swift.Bool?
+                    /// - Remark: Generated from `#/paths/api/v1/push/preferences/PUT/requestBody/json/account`.
+                    public var account: Swift.Bool?
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
@@ -23869,13 +23871,15 @@ public enum Operations {
                     ///   - orders:
                     ///   - groupGames:
                     ///   - hideText:
+                    ///   - account:
                     public init(
                         chat: Swift.Bool,
                         requests: Swift.Bool,
                         social: Swift.Bool,
                         orders: Swift.Bool,
                         groupGames: Swift.Bool,
-                        hideText: Swift.Bool? = nil
+                        hideText: Swift.Bool? = nil,
+                        account: Swift.Bool? = nil
                     ) {
                         self.chat = chat
                         self.requests = requests
@@ -23883,6 +23887,7 @@ public enum Operations {
                         self.orders = orders
                         self.groupGames = groupGames
                         self.hideText = hideText
+                        self.account = account
                     }
                     public enum CodingKeys: String, CodingKey {
                         case chat
@@ -23891,6 +23896,7 @@ public enum Operations {
                         case orders
                         case groupGames
                         case hideText
+                        case account
                     }
                 }
                 /// - Remark: Generated from `#/paths/api/v1/push/preferences/PUT/requestBody/content/application\/json`.

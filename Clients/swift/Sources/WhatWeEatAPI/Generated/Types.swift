@@ -681,7 +681,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/get(pushPreferences)`.
     func pushPreferences(_ input: Operations.PushPreferences.Input) async throws -> Operations.PushPreferences.Output
-    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null. At most 60 changes an hour per account (429 `too_many_push_preference_changes`, with `Retry-After`).
+    /// Set what I want pushed. The five switches are required; `hideText` and `account` keep their values when absent or null. At most 60 changes an hour per account (429 `too_many_push_preference_changes`, with `Retry-After`).
     ///
     /// - Remark: HTTP `PUT /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)`.
@@ -2288,7 +2288,7 @@ extension APIProtocol {
     public func pushPreferences(headers: Operations.PushPreferences.Input.Headers = .init()) async throws -> Operations.PushPreferences.Output {
         try await pushPreferences(Operations.PushPreferences.Input(headers: headers))
     }
-    /// Set what I want pushed. The five switches are required; `hideText` keeps its value when absent or null. At most 60 changes an hour per account (429 `too_many_push_preference_changes`, with `Retry-After`).
+    /// Set what I want pushed. The five switches are required; `hideText` and `account` keep their values when absent or null. At most 60 changes an hour per account (429 `too_many_push_preference_changes`, with `Retry-After`).
     ///
     /// - Remark: HTTP `PUT /api/v1/push/preferences`.
     /// - Remark: Generated from `#/paths//api/v1/push/preferences/put(setPushPreferences)`.

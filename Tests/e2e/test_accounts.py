@@ -205,3 +205,42 @@ def test_a_forgotten_password_from_the_login_page_signs_out_every_other_device(m
         wait_for(browser, EC.url_contains("/me"))
     finally:
         phone.quit()
+
+
+def test_signing_every_other_device_out_from_the_account_page(server, browser):
+    sign_up(browser, server, "기기정리미나")
+    browser.get(server.url + "/me")
+    email = browser.find_element(By.CSS_SELECTOR, ".profile .muted").text
+    laptop = make_browser()
+    laptop.test_name = browser.test_name
+    try:
+        laptop.get(server.url + "/login")
+        fill(laptop, "email", email)
+        fill(laptop, "password", "password1")
+        laptop.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+        wait_for(laptop, EC.url_contains("/me"))
+
+        # The phone's account page lists both, this one marked.
+        browser.get(server.url + "/me?devices")
+        devices = browser.find_elements(By.CSS_SELECTOR, "#devices .device")
+        assert len(devices) == 2, [d.text for d in devices]
+        assert "이 기기" in browser.find_element(By.CSS_SELECTOR, "#devices .device.current").text
+        browser.execute_script("document.getElementById('devices').scrollIntoView()")
+        assert no_horizontal_overflow(browser)
+        shot(browser, "20-signed-in-devices")
+        browser.find_element(By.ID, "sign-out-others").click()
+        wait_for(browser, EC.url_contains("notice=others_signed_out"))
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#devices .device")) == 1
+
+        laptop.get(server.url + "/me")
+        wait_for(laptop, EC.url_contains("/login"))
+    finally:
+        laptop.quit()
+
+    # The same pages in English.
+    browser.get(server.url + "/me")
+    browser.find_element(By.CSS_SELECTOR, "button[value=en]").click()
+    browser.get(server.url + "/forgot-password")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Reset your password"
+    browser.get(server.url + "/me")
+    assert browser.find_element(By.CSS_SELECTOR, "#devices h2").text == "Signed-in devices"

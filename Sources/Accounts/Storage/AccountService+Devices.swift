@@ -17,11 +17,13 @@ extension AccountService {
         package let current: Bool
     }
 
+    /// This device first, then the others, the latest used first.
     package func signedInDevices(of user: User, current: UUID?, now: Date = Date()) async throws -> [SignedInDevice] {
-        try await store.liveSessions(of: try user.requireID(), now: now).map { session in
+        let devices = try await store.liveSessions(of: try user.requireID(), now: now).map { session in
             SignedInDevice(id: session.id, kind: session.kind, device: AccountRules.deviceLabel(userAgent: session.userAgent),
                            createdAt: session.createdAt, lastSeenAt: session.lastSeenAt ?? session.createdAt, current: session.id == current)
         }
+        return devices.filter(\.current) + devices.filter { !$0.current }
     }
 
     /// Ends one of the account's live sessions (this one too, if named): 404 when it is not one.

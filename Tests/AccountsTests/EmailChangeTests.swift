@@ -17,7 +17,7 @@ final class EmailChangeTests: XCTestCase {
             let cases: [([String: String], HTTPStatus, String)] = [
                 (["email": "new@example.com", "password": "not-mine-1"], .forbidden, "wrong_password"),
                 (["email": "not-an-address", "password": "password1"], .unprocessableEntity, "invalid_email"),
-                (["email": " MINA@example.com", "password": "password1"], .unprocessableEntity, "same_email"),
+                (["email": " MINA@example.com", "password": "password1"], .conflict, "same_email"),
                 (["email": "new@example.com"], .badRequest, "missing_field"),
             ]
             _ = try await app.signUp("taken@example.com", nickname: "선점")
@@ -120,7 +120,7 @@ final class EmailChangeTests: XCTestCase {
             XCTAssertEqual(used.status, .gone)
             XCTAssertTrue(used.text.contains(#"id="email-link-problem""#))
             let nonsense = try await browser.get("/undo-email?token=nonsense")
-            XCTAssertEqual(nonsense.status, .badRequest)
+            XCTAssertEqual(nonsense.status, .notFound)
         }
     }
 }

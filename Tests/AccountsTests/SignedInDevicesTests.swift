@@ -62,6 +62,9 @@ final class SignedInDevicesTests: XCTestCase {
             XCTAssertEqual(stillThere.status, .ok)
             let nonsense = try await app.send(.DELETE, "\(sessions)/not-a-uuid", token: phone.accessToken)
             XCTAssertEqual(nonsense.status, .notFound)
+            let otherRoute = try await app.send(.DELETE, "\(sessions)/sign-out-others", token: phone.accessToken)
+            XCTAssertEqual(otherRoute.status, .methodNotAllowed, "that path is POST's")
+            XCTAssertEqual(otherRoute.headers.first(name: "Allow"), "POST")
 
             let ended = try await app.send(.DELETE, "\(sessions)/\(laptopID)", token: phone.accessToken)
             XCTAssertEqual(ended.status, .noContent, ended.text)

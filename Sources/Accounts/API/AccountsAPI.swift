@@ -203,8 +203,7 @@ struct AccountsAPI: RouteCollection {
     /// `DELETE /api/v1/me/sessions/{id}`: that device is signed out (this one too, if named). 204.
     func endSession(req: Request) async throws -> HTTPStatus {
         let user = try req.requireUser()
-        guard let id = req.parameters.get("session", as: UUID.self) else { throw AppError.notFound("session_not_found") }
-        try await req.accounts.endSession(id, of: user)
+        try await req.accounts.endSession(try req.parameters.routeValue("session", as: UUID.self), of: user)
         return .noContent
     }
 

@@ -12,11 +12,11 @@ extension AccountService {
     static let emailUndoLifetime: TimeInterval = 7 * 24 * 3600
 
     /// `POST /api/v1/me/email`: checks the password (a bcrypt: the network's login budget) and the
-    /// address (422, 409 `email_taken`, 422 `same_email`), then mails the new address its link.
+    /// address (422, 409 `email_taken` or `same_email`), then mails the new address its link.
     /// 503 `mail_unavailable` where no mail goes; 429 past the network's budget. The address, normalized.
     package func requestEmailChange(_ user: User, to rawEmail: String, password: String, now: Date = Date()) async throws -> String {
         let email = try Self.validEmail(rawEmail)
-        guard email != user.email else { throw AppError.invalid("same_email") }
+        guard email != user.email else { throw AppError.conflict("same_email") }
         guard application.mailDelivery != .none else { throw AppError(.serviceUnavailable, "mail_unavailable") }
         try await limits.logins.reserve(client)
         guard try await passwords.verify(password, hash: user.passwordHash) else { throw AppError(.forbidden, "wrong_password") }
@@ -34,10 +34,10 @@ extension AccountService {
     }
 
     /// Following the new inbox's link: the account's address becomes the new one; the old inbox is
-    /// told, with its undo link. 400/410 as reset links, 409 `email_taken` if someone took it meanwhile.
+    /// told, with its undo link. 404/410 as reset links, 409 `email_taken` if someone took it meanwhile.
     package func confirmEmailChange(token: String, now: Date = Date()) async throws -> User {
         let (link, user) = try await usableLink(token, purpose: .emailChange, now: now)
-        guard let email = link.email else { throw AppError.badRequest("reset_link_invalid") }
+        guard let email = link.email else { throw AppError.notFound("reset_link_invalid") }
         let old = user.email
         let undoToken = SecureRandom.token()
         let undo = AccountStore.LinkRow(id: UUID(), userID: link.userID, purpose: .emailUndo, tokenHash: SecureRandom.sha256Hex(undoToken),
@@ -60,7 +60,7 @@ extension AccountService {
     /// account): the old address is back and every session ends.
     package func undoEmailChange(token: String, now: Date = Date()) async throws -> User {
         let (link, user) = try await usableLink(token, purpose: .emailUndo, now: now)
-        guard let email = link.email else { throw AppError.badRequest("reset_link_invalid") }
+        guard let email = link.email else { throw AppError.notFound("reset_link_invalid") }
         guard try await store.undoEmailChange(of: user, to: email, usingLink: link.id, at: now) != nil else {
             throw AppError(.gone, "reset_link_used")
         }
@@ -78,14 +78,14 @@ extension AccountService {
         }
     }
 
-    /// The link `token` names with its account, if it is of `purpose` and can be used: 400
+    /// The link `token` names with its account, if it is of `purpose` and can be used: 404
     /// `reset_link_invalid`, 410 `reset_link_used` / `reset_link_expired`, 403 `account_suspended`.
     func usableLink(_ token: String, purpose: AccountStore.LinkPurpose, now: Date) async throws -> (AccountStore.LinkRow, User) {
         let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.utf8.count <= 128,
               let link = try await store.link(tokenHash: SecureRandom.sha256Hex(trimmed)), link.purpose == purpose,
               let user = try await store.user(link.userID)
-        else { throw AppError.badRequest("reset_link_invalid") }
+        else { throw AppError.notFound("reset_link_invalid") }
         guard link.usedAt == nil else { throw AppError(.gone, "reset_link_used") }
         guard link.expiresAt > now else { throw AppError(.gone, "reset_link_expired") }
         guard user.suspendedAt == nil else {

@@ -4,7 +4,10 @@ import Vapor
 /// whose path another method answers, the answer is 405 `method_not_allowed` with `Allow`
 /// listing the methods that path takes (JSON or a page, like every error). Installed innermost,
 /// around the router only, after every route is registered; paths are matched by
-/// RoutingKit's rules, so `:parameters` and `**` mean what they mean to Vapor.
+/// RoutingKit's rules, so `:parameters` and `**` mean what they mean to Vapor. A handler whose
+/// parameter is not of its kind is treated alike (`Parameters.routeValue`): a value that
+/// is another route's constant (`DELETE …/sessions/sign-out-others`, which only `POST` takes) is
+/// 405, and anything else 404.
 package struct MethodNotAllowedMiddleware: AsyncMiddleware {
     /// Every registered route as its method and path pattern.
     private let routes: [(method: String, path: [PathComponent])]
@@ -16,9 +19,9 @@ package struct MethodNotAllowedMiddleware: AsyncMiddleware {
     package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         do {
             return try await next.respond(to: request)
-        } catch is RouteNotFound {
+        } catch where error is RouteNotFound || error is NotThisRoute {
             let allowed = allowedMethods(for: request.url.path)
-            guard !allowed.isEmpty else { throw AppError.notFound() }
+            guard !allowed.isEmpty, !allowed.contains(request.method.rawValue) else { throw AppError.notFound() }
             throw AppError(.methodNotAllowed, "method_not_allowed", headers: ["Allow": allowed.joined(separator: ", ")])
         }
     }
@@ -69,4 +72,18 @@ package struct MethodNotAllowedMiddleware: AsyncMiddleware {
         }
         return segments.count == pattern.count
     }
+}
+
+extension Parameters {
+    /// The path parameter `name` as a `T` (a UUID), or `NotThisRoute`: the path names nothing this
+    /// route serves (`MethodNotAllowedMiddleware` then tells 404 from 405).
+    package func routeValue<T: LosslessStringConvertible>(_ name: String, as type: T.Type = T.self) throws -> T {
+        guard let value = get(name, as: T.self) else { throw NotThisRoute() }
+        return value
+    }
+}
+
+/// A route's parameter that is not of its kind: answered as if the router had found no route.
+package struct NotThisRoute: Error {
+    package init() {}
 }

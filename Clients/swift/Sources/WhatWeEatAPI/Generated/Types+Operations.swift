@@ -1428,7 +1428,7 @@ public enum Operations {
     /// Set a new password by a reset link; every session of the account ends and this device is signed in.
     ///
     /// Every session of the account ends (refresh tokens, browser cookies, live sockets, on every
-    /// instance) and its address's login failures are forgotten. 400 `reset_link_invalid`, 410
+    /// instance) and its address's login failures are forgotten. 404 `reset_link_invalid`, 410
     /// `reset_link_used` or `reset_link_expired`, 403 `account_suspended`, 422 for a password
     /// that breaks the rules (the link stays usable).
     ///
@@ -1603,6 +1603,29 @@ public enum Operations {
                     }
                 }
             }
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// The link can no longer be used: `reset_link_used`, `reset_link_expired` (reset, email-change and undo links alike).
             ///
             /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)/responses/410`.
@@ -1730,7 +1753,7 @@ public enum Operations {
     }
     /// Follow the new address's link (24 hours); the account's address becomes it and the old address is mailed an undo link.
     ///
-    /// No sign-in needed: the link proves the inbox. 400 `reset_link_invalid`, 410 `reset_link_used` or `reset_link_expired`, 409 `email_taken` when someone took the address meanwhile.
+    /// No sign-in needed: the link proves the inbox. 404 `reset_link_invalid`, 410 `reset_link_used` or `reset_link_expired`, 409 `email_taken` when someone took the address meanwhile.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/email-change/confirm`.
     /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)`.
@@ -1887,6 +1910,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
                             response: self
                         )
                     }
@@ -2172,6 +2218,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/auth/email-change/undo/post(undoEmailChange)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
                             response: self
                         )
                     }
@@ -2887,7 +2956,7 @@ public enum Operations {
     }
     /// Ask to change the account's address; the new address gets a confirmation link (24 hours) and nothing changes until it is followed.
     ///
-    /// The password is checked (a bcrypt: the network's login budget). 403 `wrong_password`, 422 `invalid_email` or `same_email`, 409 `email_taken`, 429 past the network's or the inbox's budget (`PASSWORD_RESETS_PER_HOUR`; three mails an hour to one inbox), 503 `mail_unavailable` on a production server without mail.
+    /// The password is checked (a bcrypt: the network's login budget). 403 `wrong_password`, 422 `invalid_email`, 409 `email_taken` or `same_email`, 429 past the network's or the inbox's budget (`PASSWORD_RESETS_PER_HOUR`; three mails an hour to one inbox), 503 `mail_unavailable` on a production server without mail.
     ///
     /// - Remark: HTTP `POST /api/v1/me/email`.
     /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)`.
@@ -3529,7 +3598,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/me/sessions/{session}/delete(endSession)/responses/404`.
             ///
@@ -5356,7 +5425,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/get(readMenu)/responses/404`.
             ///
@@ -5591,7 +5660,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/patch(updateMenu)/responses/404`.
             ///
@@ -5801,7 +5870,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/delete(retireMenu)/responses/404`.
             ///
@@ -6365,7 +6434,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/get(groupStatus)/responses/404`.
             ///
@@ -6603,7 +6672,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/member/put(joinGroup)/responses/404`.
             ///
@@ -6893,7 +6962,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/submission/put(submitAnswers)/responses/404`.
             ///
@@ -7126,7 +7195,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/submission/delete(cancelAnswers)/responses/404`.
             ///
@@ -7382,7 +7451,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/close/post(closeGroup)/responses/404`.
             ///
@@ -7590,7 +7659,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/results/get(groupResults)/responses/404`.
             ///
@@ -7791,7 +7860,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/menu-game/groups/{pin}/live/get(groupLive)/responses/404`.
             ///
@@ -8944,7 +9013,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/sections/{section}/dishes/get(banchanSectionDishes)/responses/404`.
             ///
@@ -9337,7 +9406,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/dishes/{hash}/get(dishDetail)/responses/404`.
             ///
@@ -9570,7 +9639,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/dishes/{hash}/patch(updateDish)/responses/404`.
             ///
@@ -9778,7 +9847,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/dishes/{hash}/delete(retireDish)/responses/404`.
             ///
@@ -10183,7 +10252,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/cart/items/{hash}/put(setCartItem)/responses/404`.
             ///
@@ -10416,7 +10485,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/cart/items/{hash}/delete(removeCartItem)/responses/404`.
             ///
@@ -10918,7 +10987,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/post(placeOrder)/responses/404`.
             ///
@@ -11151,7 +11220,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/get(myOrder)/responses/404`.
             ///
@@ -11390,7 +11459,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/cancel/post(cancelOrder)/responses/404`.
             ///
@@ -11661,7 +11730,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/payment/post(confirmPayment)/responses/404`.
             ///
@@ -12008,7 +12077,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/status/post(advanceOrder)/responses/404`.
             ///
@@ -12689,7 +12758,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/put(updateAddress)/responses/404`.
             ///
@@ -12945,7 +13014,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/banchan/addresses/{address}/delete(removeAddress)/responses/404`.
             ///
@@ -13150,7 +13219,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//images/banchan/{hash}/{file}/get(dishImage)/responses/404`.
             ///
@@ -13337,7 +13406,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//images/menus/{file}/get(menuImage)/responses/404`.
             ///
@@ -14307,7 +14376,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/places/{place}/get(burgerPlace)/responses/404`.
             ///
@@ -14762,7 +14831,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/places/{place}/reviews/get(burgerPlaceReviews)/responses/404`.
             ///
@@ -14963,7 +15032,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/places/{place}/marks/{kind}/put(setBurgerMark)/responses/404`.
             ///
@@ -15164,7 +15233,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/places/{place}/marks/{kind}/delete(clearBurgerMark)/responses/404`.
             ///
@@ -16186,7 +16255,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/get(burgerReview)/responses/404`.
             ///
@@ -16432,7 +16501,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/patch(editBurgerReview)/responses/404`.
             ///
@@ -16697,7 +16766,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/delete(deleteBurgerReview)/responses/404`.
             ///
@@ -16856,7 +16925,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/like/put(likeBurgerReview)/responses/404`.
             ///
@@ -17015,7 +17084,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/like/delete(unlikeBurgerReview)/responses/404`.
             ///
@@ -17174,7 +17243,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/bookmark/put(bookmarkBurgerReview)/responses/404`.
             ///
@@ -17333,7 +17402,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/bookmark/delete(unbookmarkBurgerReview)/responses/404`.
             ///
@@ -17570,7 +17639,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/comments/get(burgerReviewComments)/responses/404`.
             ///
@@ -17791,7 +17860,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/comments/post(addBurgerComment)/responses/404`.
             ///
@@ -18129,7 +18198,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/comments/{comment}/patch(editBurgerComment)/responses/404`.
             ///
@@ -18394,7 +18463,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/comments/{comment}/delete(deleteBurgerComment)/responses/404`.
             ///
@@ -18639,7 +18708,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/report/post(reportBurgerReview)/responses/404`.
             ///
@@ -18915,7 +18984,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/reviews/{review}/restore/post(restoreBurgerReview)/responses/404`.
             ///
@@ -19298,7 +19367,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/users/{user}/get(burgerUser)/responses/404`.
             ///
@@ -19457,7 +19526,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/users/{user}/follow/put(followBurgerUser)/responses/404`.
             ///
@@ -19641,7 +19710,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/users/{user}/follow/delete(unfollowBurgerUser)/responses/404`.
             ///
@@ -19850,7 +19919,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/users/{user}/followers/get(burgerFollowers)/responses/404`.
             ///
@@ -20034,7 +20103,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/users/{user}/following/get(burgerFollowing)/responses/404`.
             ///
@@ -20271,7 +20340,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/burger-map/users/{user}/reviews/get(burgerUserReviews)/responses/404`.
             ///
@@ -21046,7 +21115,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//images/burger-map/photos/{file}/get(burgerPhotoArtwork)/responses/404`.
             ///
@@ -21911,7 +21980,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)/responses/404`.
             ///
@@ -26348,7 +26417,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/requests/post(requestMate)/responses/404`.
             ///
@@ -26604,7 +26673,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/requests/{request}/accept/post(acceptMateRequest)/responses/404`.
             ///
@@ -27658,7 +27727,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/reviews/post(reviewMate)/responses/404`.
             ///
@@ -27972,7 +28041,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/reports/post(reportMate)/responses/404`.
             ///
@@ -28228,7 +28297,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/suspensions/{user}/delete(liftMatesSuspension)/responses/404`.
             ///
@@ -28496,7 +28565,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/chat/{match}/messages/get(matesChatMessages)/responses/404`.
             ///
@@ -28763,7 +28832,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/chat/{match}/messages/post(sendMatesChatMessage)/responses/404`.
             ///
@@ -29114,7 +29183,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/chat/{match}/read/post(markMatesChatRead)/responses/404`.
             ///
@@ -29297,7 +29366,7 @@ public enum Operations {
                     }
                 }
             }
-            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account).
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
             ///
             /// - Remark: Generated from `#/paths//api/v1/mates/chat/{match}/live/get(matesChatLive)/responses/404`.
             ///

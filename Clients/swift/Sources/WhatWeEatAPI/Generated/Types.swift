@@ -80,7 +80,7 @@ public protocol APIProtocol: Sendable {
     /// Set a new password by a reset link; every session of the account ends and this device is signed in.
     ///
     /// Every session of the account ends (refresh tokens, browser cookies, live sockets, on every
-    /// instance) and its address's login failures are forgotten. 400 `reset_link_invalid`, 410
+    /// instance) and its address's login failures are forgotten. 404 `reset_link_invalid`, 410
     /// `reset_link_used` or `reset_link_expired`, 403 `account_suspended`, 422 for a password
     /// that breaks the rules (the link stays usable).
     ///
@@ -90,7 +90,7 @@ public protocol APIProtocol: Sendable {
     func confirmPasswordReset(_ input: Operations.ConfirmPasswordReset.Input) async throws -> Operations.ConfirmPasswordReset.Output
     /// Follow the new address's link (24 hours); the account's address becomes it and the old address is mailed an undo link.
     ///
-    /// No sign-in needed: the link proves the inbox. 400 `reset_link_invalid`, 410 `reset_link_used` or `reset_link_expired`, 409 `email_taken` when someone took the address meanwhile.
+    /// No sign-in needed: the link proves the inbox. 404 `reset_link_invalid`, 410 `reset_link_used` or `reset_link_expired`, 409 `email_taken` when someone took the address meanwhile.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/email-change/confirm`.
     /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)`.
@@ -115,7 +115,7 @@ public protocol APIProtocol: Sendable {
     func withdraw(_ input: Operations.Withdraw.Input) async throws -> Operations.Withdraw.Output
     /// Ask to change the account's address; the new address gets a confirmation link (24 hours) and nothing changes until it is followed.
     ///
-    /// The password is checked (a bcrypt: the network's login budget). 403 `wrong_password`, 422 `invalid_email` or `same_email`, 409 `email_taken`, 429 past the network's or the inbox's budget (`PASSWORD_RESETS_PER_HOUR`; three mails an hour to one inbox), 503 `mail_unavailable` on a production server without mail.
+    /// The password is checked (a bcrypt: the network's login budget). 403 `wrong_password`, 422 `invalid_email`, 409 `email_taken` or `same_email`, 429 past the network's or the inbox's budget (`PASSWORD_RESETS_PER_HOUR`; three mails an hour to one inbox), 503 `mail_unavailable` on a production server without mail.
     ///
     /// - Remark: HTTP `POST /api/v1/me/email`.
     /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)`.
@@ -921,7 +921,7 @@ extension APIProtocol {
     /// Set a new password by a reset link; every session of the account ends and this device is signed in.
     ///
     /// Every session of the account ends (refresh tokens, browser cookies, live sockets, on every
-    /// instance) and its address's login failures are forgotten. 400 `reset_link_invalid`, 410
+    /// instance) and its address's login failures are forgotten. 404 `reset_link_invalid`, 410
     /// `reset_link_used` or `reset_link_expired`, 403 `account_suspended`, 422 for a password
     /// that breaks the rules (the link stays usable).
     ///
@@ -939,7 +939,7 @@ extension APIProtocol {
     }
     /// Follow the new address's link (24 hours); the account's address becomes it and the old address is mailed an undo link.
     ///
-    /// No sign-in needed: the link proves the inbox. 400 `reset_link_invalid`, 410 `reset_link_used` or `reset_link_expired`, 409 `email_taken` when someone took the address meanwhile.
+    /// No sign-in needed: the link proves the inbox. 404 `reset_link_invalid`, 410 `reset_link_used` or `reset_link_expired`, 409 `email_taken` when someone took the address meanwhile.
     ///
     /// - Remark: HTTP `POST /api/v1/auth/email-change/confirm`.
     /// - Remark: Generated from `#/paths//api/v1/auth/email-change/confirm/post(confirmEmailChange)`.
@@ -998,7 +998,7 @@ extension APIProtocol {
     }
     /// Ask to change the account's address; the new address gets a confirmation link (24 hours) and nothing changes until it is followed.
     ///
-    /// The password is checked (a bcrypt: the network's login budget). 403 `wrong_password`, 422 `invalid_email` or `same_email`, 409 `email_taken`, 429 past the network's or the inbox's budget (`PASSWORD_RESETS_PER_HOUR`; three mails an hour to one inbox), 503 `mail_unavailable` on a production server without mail.
+    /// The password is checked (a bcrypt: the network's login budget). 403 `wrong_password`, 422 `invalid_email`, 409 `email_taken` or `same_email`, 429 past the network's or the inbox's budget (`PASSWORD_RESETS_PER_HOUR`; three mails an hour to one inbox), 503 `mail_unavailable` on a production server without mail.
     ///
     /// - Remark: HTTP `POST /api/v1/me/email`.
     /// - Remark: Generated from `#/paths//api/v1/me/email/post(requestEmailChange)`.

@@ -102,14 +102,7 @@ extension AccountStore {
                 guard try await Self.use(link, at: time, on: sql) else { return nil }
                 try await Self.retire([.emailChange, .emailUndo], of: userID, at: time, on: sql)
                 try await user.save(on: transaction)
-                let live = try await sql.select().column(SessionColumn.id).from(Self.sessionsTable)
-                    .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID)).where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
-                    .all(decodingColumn: SessionColumn.id, as: UUID.self)
-                if !live.isEmpty {
-                    try await sql.update(Self.sessionsTable).set(SQLIdentifier(SessionColumn.revokedAt), to: SQLBind(time))
-                        .where(SQLIdentifier(SessionColumn.id), .in, SQLBind.group(live)).run()
-                }
-                return live
+                return try await Self.revokeLiveSessions(of: userID, at: time, on: sql)
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict("email_taken")
@@ -138,14 +131,7 @@ extension AccountStore {
             guard try await Self.use(link, at: time, on: sql) else { return nil }
             try await Self.retire([.passwordReset], of: userID, at: time, on: sql)
             try await user.save(on: transaction)
-            let live = try await sql.select().column(SessionColumn.id).from(Self.sessionsTable)
-                .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID)).where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
-                .all(decodingColumn: SessionColumn.id, as: UUID.self)
-            if !live.isEmpty {
-                try await sql.update(Self.sessionsTable).set(SQLIdentifier(SessionColumn.revokedAt), to: SQLBind(time))
-                    .where(SQLIdentifier(SessionColumn.id), .in, SQLBind.group(live)).run()
-            }
-            return live
+            return try await Self.revokeLiveSessions(of: userID, at: time, on: sql)
         }
         guard let ended else { return nil }
         await accountChanged(userID)

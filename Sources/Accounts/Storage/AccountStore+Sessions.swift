@@ -117,14 +117,7 @@ extension AccountStore {
         let ended: [UUID] = try await database.writeTransaction { transaction in
             try await user.save(on: transaction)
             if let audit { try await AuditLog(database: transaction).record(audit) }
-            let others = try await transaction.sql.select().column(SessionColumn.id).from(Self.sessionsTable)
-                .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID)).where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
-                .all(decodingColumn: SessionColumn.id, as: UUID.self).filter { $0 != kept }
-            if !others.isEmpty {
-                try await transaction.sql.update(Self.sessionsTable).set(SQLIdentifier(SessionColumn.revokedAt), to: SQLBind(time))
-                    .where(SQLIdentifier(SessionColumn.id), .in, SQLBind.group(others)).run()
-            }
-            return others
+            return try await Self.revokeLiveSessions(of: userID, keeping: kept, at: time, on: transaction.sql)
         }
         await accountChanged(userID)
         await sessionsEnded(ended, forgetting: false)  // the account's change forgot them all
@@ -169,19 +162,26 @@ extension AccountStore {
     @discardableResult
     func revokeSessions(of userID: UUID, keeping kept: UUID?, only: UUID? = nil, at time: Date) async throws -> [UUID] {
         let ended: [UUID] = try await database.writeTransaction { transaction in
-            let select = transaction.sql.select().column(SessionColumn.id).from(Self.sessionsTable)
-                .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID))
-                .where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
-            if let only { select.where(SQLIdentifier(SessionColumn.id), .equal, SQLBind(only)) }
-            let live = try await select.all(decodingColumn: SessionColumn.id, as: UUID.self).filter { $0 != kept }
-            if !live.isEmpty {
-                try await transaction.sql.update(Self.sessionsTable).set(SQLIdentifier(SessionColumn.revokedAt), to: SQLBind(time))
-                    .where(SQLIdentifier(SessionColumn.id), .in, SQLBind.group(live)).run()
-            }
-            return live
+            try await Self.revokeLiveSessions(of: userID, keeping: kept, only: only, at: time, on: transaction.sql)
         }
         await sessionsEnded(ended)
         return ended
+    }
+
+    /// Ends the account's live sessions — all but `kept`, or only `only` — inside the caller's
+    /// transaction; the caller announces them once it committed. The sessions it ended.
+    static func revokeLiveSessions(of userID: UUID, keeping kept: UUID? = nil, only: UUID? = nil, at time: Date,
+                                   on sql: any SQLDatabase) async throws -> [UUID] {
+        let select = sql.select().column(SessionColumn.id).from(sessionsTable)
+            .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID))
+            .where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
+        if let only { select.where(SQLIdentifier(SessionColumn.id), .equal, SQLBind(only)) }
+        let live = try await select.all(decodingColumn: SessionColumn.id, as: UUID.self).filter { $0 != kept }
+        if !live.isEmpty {
+            try await sql.update(sessionsTable).set(SQLIdentifier(SessionColumn.revokedAt), to: SQLBind(time))
+                .where(SQLIdentifier(SessionColumn.id), .in, SQLBind.group(live)).run()
+        }
+        return live
     }
 
     /// Forgets sessions that ended (signed out, or expired) before `cutoff`, with their refresh
@@ -247,14 +247,7 @@ extension AccountStore {
             try await user.save(on: transaction)
             if let audit { try await AuditLog(database: transaction).record(audit) }
             guard reason != nil else { return [] }
-            let live = try await transaction.sql.select().column(SessionColumn.id).from(Self.sessionsTable)
-                .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID)).where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
-                .all(decodingColumn: SessionColumn.id, as: UUID.self)
-            if !live.isEmpty {
-                try await transaction.sql.update(Self.sessionsTable).set(SQLIdentifier(SessionColumn.revokedAt), to: SQLBind(time))
-                    .where(SQLIdentifier(SessionColumn.id), .in, SQLBind.group(live)).run()
-            }
-            return live
+            return try await Self.revokeLiveSessions(of: userID, at: time, on: transaction.sql)
         }
         await accountChanged(userID)
         await sessionsEnded(ended, forgetting: false)

@@ -88,7 +88,7 @@ struct NotificationsPages: RouteCollection {
 
     /// `{"menu-game": "우리뭐먹지", …}` in the reader's language.
     static func serviceNames(_ req: Request) -> String {
-        let names = Dictionary(uniqueKeysWithValues: ["menu-game", "burger-map", "mates", "banchan"].map { ($0, serviceName(req, $0)) })
+        let names = Dictionary(uniqueKeysWithValues: ["menu-game", "burger-map", "mates", "banchan", "accounts"].map { ($0, serviceName(req, $0)) })
         // Strings to strings always encode; were it ever to fail, arrivals would only lack the label.
         return String(decoding: (try? JSONSerialization.data(withJSONObject: names, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
     }

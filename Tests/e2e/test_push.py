@@ -379,9 +379,15 @@ def test_chromium_shows_the_pushed_message_and_a_click_opens_its_page(push_serve
     wait_for(browser, lambda d: d.execute_script("return !!navigator.serviceWorker.controller"), timeout=15)
     browser.execute_cdp_cmd("Browser.grantPermissions", {"origin": push_server.url, "permissions": ["notifications"]})
     page = browser.current_url
+    # The browser is a device the account had not signed in from (its sign-up was the API's): that
+    # is pushed first (issue 57).
+    [new_device] = receiver.wait_for("beta-chromium")
+    notice = json.loads(keys.plaintext(new_device["body"]))
+    assert notice["kind"] == "account_new_device" and notice["title"] == translation("ko", "service.accounts.name"), notice
+    assert "Chrome" in notice["body"] and notice["url"] == "/me#devices", notice
 
     follow(push_server, alpha, beta)
-    [request] = receiver.wait_for("beta-chromium")
+    request = receiver.wait_for("beta-chromium", count=2)[1]
     payload = keys.plaintext(request["body"])
     message = json.loads(payload)
 

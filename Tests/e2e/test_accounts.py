@@ -240,6 +240,7 @@ def test_signing_every_other_device_out_from_the_account_page(server, browser):
     # The same pages in English.
     browser.get(server.url + "/me")
     browser.find_element(By.CSS_SELECTOR, "button[value=en]").click()
+    wait_for(browser, lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en")
     browser.get(server.url + "/forgot-password")
     assert browser.find_element(By.TAG_NAME, "h1").text == "Reset your password"
     browser.get(server.url + "/me")

@@ -611,7 +611,9 @@ def test_english_and_japanese_pages_write_prices_with_the_won_sign(server, brows
     assert first.endswith("원"), first
     for language in ["en", "ja"]:
         click(browser, f".language-switch button[value={language}]")
-        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".sale-price").text.startswith("₩"))
+        # The page of the language asked for: after "en", Japanese's prices look the same until it comes.
+        wait_for(browser, lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == language
+                 and d.find_element(By.CSS_SELECTOR, ".sale-price").text.startswith("₩"))
         price = browser.find_element(By.CSS_SELECTOR, ".sale-price").text
         assert re.fullmatch(r"₩\d{1,3}(,\d{3})*", price), price
         assert price == "₩" + first.removesuffix("원"), (price, first)

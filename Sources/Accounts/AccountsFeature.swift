@@ -48,6 +48,7 @@ package enum AccountsFeature: Feature {
         app.lifecycle.use(StorageQuota.pruneJob())
         app.lifecycle.use(DailyTallies.pruneJob())
         AccountService.registerResetMail(in: app)
+        AccountService.registerResetCodes(in: app)
         let retention = settings.retention, day: TimeInterval = 86_400
         app.dailyPrune.register("sessions") { app, now in
             try await AccountStore(database: app.db, application: app).pruneSessions(endedBefore: now - Double(retention.sessionsDays) * day)

@@ -9,7 +9,7 @@ import Vapor
 /// docs/MATES.md describes the states and the rules.
 package enum MatesFeature: Feature {
     package static let settingsSections: [any SettingsSection.Type] = [MatesSettings.self]
-    package static let migrations: [any Migration] = [CreateMates()]
+    package static let migrations: [any Migration] = [CreateMates(), AddCodePurpose()]
     package static let syntheticData: (any SyntheticDataGenerator)? = MatesSyntheticGenerator()
     package static let homeCard: HomeCard? = HomeCard(position: 3, emoji: "🤝", key: "mates", path: MatesPath.home())
 
@@ -26,6 +26,7 @@ package enum MatesFeature: Feature {
         }
         app.codeSender = try makeCodeSender(app, settings: settings.mates)
         app.codeBudgets = CodeBudgets(settings: settings.mates, shared: app.sharedBudgets)
+        app.passwordResetCodes = MatesPasswordResetCodes()
         // The daily budgets count a day of codes: never pruned younger.
         let keepCodes = Double(max(1, settings.retention.codesDays)) * 86_400
         app.dailyPrune.register("verification_codes") { app, now in

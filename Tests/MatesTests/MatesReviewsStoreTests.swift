@@ -9,7 +9,7 @@ import XCTVapor
 /// taken once; reviews, reports, dodges and purchases written once and counted as the rules read them.
 final class MatesReviewsStoreTests: XCTestCase {
     private func code(_ user: UUID, destination: String, at time: Date) -> MatesStore.CodeRow {
-        MatesStore.CodeRow(id: UUID(), userID: user, channel: "phone", destinationHash: destination, masked: "010-****-0000",
+        MatesStore.CodeRow(id: UUID(), userID: user, channel: "phone", purpose: .verification, destinationHash: destination, masked: "010-****-0000",
                            clientAddress: "127.0.0.0/24", codeHash: "hash-\(time.timeIntervalSince1970)", attempts: 0,
                            expiresAt: time.addingTimeInterval(600), usedAt: nil, createdAt: time)
     }
@@ -46,10 +46,12 @@ final class MatesReviewsStoreTests: XCTestCase {
             let none = try await store.longestWait(of: [MatesStore.CodeSendLimit(counted: .account(UUID()), window: 60, limit: 1, code: "x")], now: now)
             XCTAssertNil(none)
 
-            let newest = try await store.newestCode(for: member.id, destinationHash: "inbox-a")
+            let newest = try await store.newestCode(for: member.id, destinationHash: "inbox-a", purpose: .verification)
             XCTAssertEqual(newest?.id, first.id)
-            let otherAccount = try await store.newestCode(for: UUID(), destinationHash: "inbox-a")
+            let otherAccount = try await store.newestCode(for: UUID(), destinationHash: "inbox-a", purpose: .verification)
             XCTAssertNil(otherAccount)
+            let otherPurpose = try await store.newestCode(for: member.id, destinationHash: "inbox-a", purpose: .passwordReset)
+            XCTAssertNil(otherPurpose, "a verification code is no reset code")
 
             // Tries: counted one by one up to the maximum, then refused.
             var used: [Int?] = []
@@ -59,11 +61,11 @@ final class MatesReviewsStoreTests: XCTestCase {
             XCTAssertTrue(taken)
             let takenAgain = try await store.takeCode(first.id, at: now.addingTimeInterval(6))
             XCTAssertFalse(takenAgain, "a code is taken once")
-            let afterTaking = try await store.newestCode(for: member.id, destinationHash: "inbox-a")
+            let afterTaking = try await store.newestCode(for: member.id, destinationHash: "inbox-a", purpose: .verification)
             XCTAssertEqual(afterTaking?.usedAt, now.addingTimeInterval(5))
 
             try await store.deleteCode(first.id)
-            let deleted = try await store.newestCode(for: member.id, destinationHash: "inbox-a")
+            let deleted = try await store.newestCode(for: member.id, destinationHash: "inbox-a", purpose: .verification)
             XCTAssertNil(deleted)
             let freed = try await store.insertCode(code(member.id, destination: "inbox-a", at: now.addingTimeInterval(40)),
                                                    within: [limits[0]], now: now.addingTimeInterval(40))

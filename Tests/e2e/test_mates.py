@@ -330,6 +330,56 @@ def test_wrong_code_then_resend_restarts_the_countdown(mates_server, browser):
     shot(browser, "02-resend-too-soon")
 
 
+def test_a_verified_phone_gets_a_forgotten_account_back(mates_server, browser):
+    """Someone who verified a phone for mates forgets the password: from the login page, the phone
+    gets a code (a development server logs it) and the code with a new password signs them in."""
+    server = mates_server
+    phone_number = "010-3141-5926"
+    sign_up(browser, server, "폰으로찾기")
+    browser.get(server.url + "/me")
+    email = browser.find_element(By.CSS_SELECTOR, ".profile .muted").text
+    verify(browser, server, phone_number)
+    verification_code = code_for(server, phone_number)
+    phone = make_browser()
+    phone.test_name = browser.test_name
+    try:
+        phone.get(server.url + "/login")
+        phone.find_element(By.ID, "forgot-password").click()
+        click(phone, "#reset-by-phone")
+        wait_for(phone, EC.url_contains("/forgot-password/phone"))
+        assert no_horizontal_overflow(phone)
+        shot(phone, "01-reset-by-phone")
+        # A code a minute to one number: the verification's was the last.
+        wait_for_code_slot(server, phone_number)
+        fill(phone, "phone", phone_number)
+        phone.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+        sent = wait_for(phone, lambda d: d.find_element(By.ID, "reset-code-sent"))
+        assert "코드를 문자로 보냈어요" in sent.text
+        code = wait_for(phone, lambda d: (found := code_for(server, phone_number)) != verification_code and found)
+        shot(phone, "02-code-and-new-password")
+        wrong = "000000" if code != "000000" else "111111"
+        fill(phone, "code", wrong)
+        fill(phone, "password", "새비밀번호-폰")
+        phone.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+        problem = wait_for(phone, lambda d: d.find_element(By.CSS_SELECTOR, ".form-error"))
+        assert "코드가 맞지 않거나" in problem.text, problem.text
+        fill(phone, "code", code)
+        fill(phone, "password", "새비밀번호-폰")
+        phone.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+        wait_for(phone, EC.url_contains("/me?notice=password_reset"))
+        assert no_horizontal_overflow(phone)
+        shot(phone, "03-signed-in")
+        # The first browser was signed out, and the new password is the one that works.
+        browser.get(server.url + "/me")
+        wait_for(browser, EC.url_contains("/login"))
+        fill(browser, "email", email)
+        fill(browser, "password", "새비밀번호-폰")
+        browser.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+        wait_for(browser, EC.url_contains("/me"))
+    finally:
+        phone.quit()
+
+
 def test_shop_previews_buys_and_wears(mates_server, browser):
     server = mates_server
     sign_up(browser, server, "쇼핑새싹")

@@ -72,6 +72,8 @@ struct AccountsAPI: RouteCollection {
         auth.post("logout", use: logOut)
         auth.post("password-reset", use: requestPasswordReset)
         auth.post("password-reset", "confirm", use: confirmPasswordReset)
+        auth.post("password-reset", "phone", use: requestPhoneReset)
+        auth.post("password-reset", "phone", "confirm", use: confirmPhoneReset)
         auth.post("email-change", "confirm", use: confirmEmailChange)
         auth.post("email-change", "undo", use: undoEmailChange)
 
@@ -147,9 +149,37 @@ struct AccountsAPI: RouteCollection {
     func confirmPasswordReset(req: Request) async throws -> SignUpResponse {
         let body = try req.decodeJSON(PasswordResetConfirmBody.self)
         let user = try await req.accounts.confirmPasswordReset(token: try body.token.required("token"), password: try body.password.required("password"))
+        return try await signedIn(req, user)
+    }
+
+    /// A new API session for `user` on this device (its anonymous device handed over, as at
+    /// sign-in), answered as a sign-up is.
+    private func signedIn(_ req: Request, _ user: User) async throws -> SignUpResponse {
         let tokens = try await req.accounts.startAPISession(for: user, userAgent: req.headers.first(name: .userAgent))
+        await req.handDeviceOver(to: user.id, from: .header)
         return SignUpResponse(user: AccountResponse(user, files: req.application.files), accessToken: tokens.accessToken,
                               refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn, tokenType: tokens.tokenType)
+    }
+
+    struct PhoneResetBody: Content { var phone: String? }
+    struct PhoneResetConfirmBody: Content { var phone: String?; var code: String?; var password: String? }
+
+    /// `POST /api/v1/auth/password-reset/phone`: 202 and a code by text message if the number is
+    /// an account's verified phone (the same answer either way).
+    func requestPhoneReset(req: Request) async throws -> Response {
+        let body = try req.decodeJSON(PhoneResetBody.self)
+        try await req.accounts.requestPhoneReset(phone: try body.phone.required("phone"), language: req.language)
+        return try await PasswordResetAccepted(status: "accepted", message: req.t("reset.code_sent_explain"))
+            .encodeResponse(status: .accepted, for: req)
+    }
+
+    /// `POST /api/v1/auth/password-reset/phone/confirm`: the code and the new password; every
+    /// session of the account ends, and this device is signed in (the sign-up's answer, 200).
+    func confirmPhoneReset(req: Request) async throws -> SignUpResponse {
+        let body = try req.decodeJSON(PhoneResetConfirmBody.self)
+        let user = try await req.accounts.confirmPhoneReset(phone: try body.phone.required("phone"), code: try body.code.required("code"),
+                                                            password: try body.password.required("password"))
+        return try await signedIn(req, user)
     }
 
     struct EmailChangeBody: Content { var email: String?; var password: String? }

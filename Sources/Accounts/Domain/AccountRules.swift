@@ -16,6 +16,12 @@ public enum AccountRules {
     public static let nicknameMaxBytes = 80
     public static let emailMaxLength = 254
 
+    /// An address under `.invalid` (RFC 2606): an app's linked sign-in or a made-up account. Nobody
+    /// reads it, and nobody signs in with it by a password, so "forgot password" passes it by.
+    public static func isUnreadableAddress(_ email: String) -> Bool {
+        email.hasSuffix(".invalid")
+    }
+
     /// Emails compare case-insensitively and without surrounding spaces.
     public static func normalizeEmail(_ email: String) -> String {
         email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()

@@ -42,7 +42,7 @@ extension AccountService {
         let store = AccountStore(database: app.db, application: app)
         // Unknown, suspended, or an app's linked sign-in (no password, an address nobody reads): no mail.
         guard let user = try await store.user(email: request.email), user.suspendedAt == nil,
-              !request.email.hasSuffix(".invalid") else { return .done }
+              !AccountRules.isUnreadableAddress(request.email) else { return .done }
         let link = try await makeResetLink(for: user, store: store, publicURL: app.settings.publicURL, now: app.workQueue.clock())
         let language = user.language ?? request.language
         let translator = app.translator
@@ -77,9 +77,7 @@ extension AccountService {
     /// to sign in on this device.
     package func confirmPasswordReset(token: String, password: String, now: Date = Date()) async throws -> User {
         let (link, user) = try await usableLink(token, purpose: .passwordReset, now: now)
-        if let violation = AccountRules.passwordViolation(password) {
-            throw AppError.invalid(violation, ["min": String(AccountRules.passwordMinLength)])
-        }
+        try Self.requireAcceptablePassword(password)
         let hash = try await passwords.hash(password)
         guard try await store.resetPassword(of: user, toHash: hash, usingLink: link.id, at: now) != nil else {
             throw AppError(.gone, "reset_link_used")
@@ -118,9 +116,7 @@ extension AccountService {
         guard user.suspendedAt == nil else {
             throw AppError(.forbidden, "account_suspended", arguments: ["reason": user.suspensionReason ?? ""])
         }
-        if let violation = AccountRules.passwordViolation(password) {
-            throw AppError.invalid(violation, ["min": String(AccountRules.passwordMinLength)])
-        }
+        try Self.requireAcceptablePassword(password)
         try await store.changePassword(of: user, toHash: try await passwords.hash(password), keeping: nil, at: now, audit: AuditEntry(
             actorID: admin, action: "accounts.password.set", subjectType: "account", subjectID: try user.requireID().uuidString,
             before: nil, after: ["sessions": "ended"], at: now))

@@ -66,9 +66,7 @@ package struct AccountService {
 
     package func signUp(email rawEmail: String, password: String, nickname rawNickname: String, role: Role = .user) async throws -> User {
         let email = try Self.validEmail(rawEmail)
-        if let violation = AccountRules.passwordViolation(password) {
-            throw AppError.invalid(violation, ["min": String(AccountRules.passwordMinLength)])
-        }
+        try Self.requireAcceptablePassword(password)
         let nickname = try Self.validNickname(rawNickname)
         try await ensureAvailable(email: email, nickname: nickname, exceptUser: nil)
         // A sign-up costs a bcrypt hash: one network gets a budget of them (logins have their own).
@@ -198,9 +196,7 @@ package struct AccountService {
     /// its refresh tokens, its access tokens and its live sockets, on every instance — and
     /// `keeping` (the session asking) stays signed in.
     func changePassword(_ user: User, current: String, new: String, keeping session: UUID?, now: Date = Date()) async throws {
-        if let violation = AccountRules.passwordViolation(new) {
-            throw AppError.invalid(violation, ["min": String(AccountRules.passwordMinLength)])
-        }
+        try Self.requireAcceptablePassword(new)
         try await limits.logins.reserve(client)
         guard try await passwords.verify(current, hash: user.passwordHash) else { throw AppError(.forbidden, "wrong_password") }
         try await store.changePassword(of: user, toHash: try await passwords.hash(new), keeping: session, at: now)
@@ -247,15 +243,20 @@ package struct AccountService {
             let nickname = try Self.validNickname(rawNickname)
             if try await store.nicknameTaken(key: AccountRules.nicknameKey(nickname), except: nil) { problems["nickname"] = AppError.conflict("nickname_taken") }
         } catch let error as AppError { problems["nickname"] = error }
-        if let violation = AccountRules.passwordViolation(password) {
-            problems["password"] = AppError.invalid(violation, ["min": String(AccountRules.passwordMinLength)])
-        }
+        do { try Self.requireAcceptablePassword(password) } catch let error as AppError { problems["password"] = error }
         return problems
     }
 
     private func ensureAvailable(email: String?, nickname: String, exceptUser: UUID?) async throws {
         if let email, try await store.emailTaken(email) { throw AppError.conflict("email_taken") }
         if try await store.nicknameTaken(key: AccountRules.nicknameKey(nickname), except: exceptUser) { throw AppError.conflict("nickname_taken") }
+    }
+
+    /// 422 with the rule a new password breaks (`AccountRules.passwordViolation`), the same wherever one is chosen.
+    static func requireAcceptablePassword(_ password: String) throws {
+        if let violation = AccountRules.passwordViolation(password) {
+            throw AppError.invalid(violation, ["min": String(AccountRules.passwordMinLength)])
+        }
     }
 
     static func validEmail(_ raw: String) throws -> String {

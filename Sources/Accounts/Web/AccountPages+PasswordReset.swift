@@ -50,6 +50,9 @@ extension AccountPages {
                     field(id: "email", label: req.t("field.email"), type: .email, value: email, autocomplete: "email"),
                     .button(.type(.submit), .class("button primary wide"), .text(req.t("reset.send_link")))
                 ),
+                AccountService.offersPhoneReset(req.application)
+                    ? .p(.class("switch-link"), .a(.id("reset-by-phone"), .href(AccountPath.forgotPasswordByPhone()), .text(req.t("reset.by_phone"))))
+                    : .empty,
                 .p(.class("switch-link"), .a(.href(AccountPath.logIn()), .text(req.t("reset.back_to_login"))))
             )
         )

@@ -21,6 +21,9 @@ package enum AccountPath {
     static let signOutOthers: PagePath = "/me/devices/sign-out-others"
     package static let language: PagePath = "/language"
     package static let forgotPassword: PagePath = "/forgot-password"
+    /// "Forgot password" by a code to the verified phone, where one can be sent.
+    package static let forgotPasswordByPhone: PagePath = "/forgot-password/phone"
+    static let resetPasswordByPhone: PagePath = "/forgot-password/phone/confirm"
     /// The page a reset mail links to (`?token=…`).
     package static let resetPassword: PagePath = "/reset-password"
 }

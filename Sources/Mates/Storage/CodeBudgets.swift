@@ -22,18 +22,25 @@ final class CodeBudgets: Sendable {
         for channel in VerificationChannel.allCases { Self.exhausted(channel).increment(by: 0) }
     }
 
+    /// A slot of the service's hourly budget of one channel.
+    struct ChannelSlot: Sendable {
+        fileprivate let slot: RateLimiter.Slot
+        fileprivate let limiter: RateLimiter
+
+        func release() async { await limiter.release(slot) }
+    }
+
     /// The slots one code took; given back when it is not sent.
     struct Slots: Sendable {
         fileprivate let budgets: CodeBudgets
         fileprivate let hourly: NetworkBudget.Slot
         fileprivate let daily: NetworkBudget.Slot
-        fileprivate let channel: RateLimiter.Slot
-        fileprivate let channelLimiter: RateLimiter
+        fileprivate let channel: ChannelSlot
 
         func release() async {
             await budgets.networkHourly.release(hourly)
             await budgets.networkDaily.release(daily)
-            await channelLimiter.release(channel)
+            await channel.release()
         }
     }
 
@@ -47,22 +54,34 @@ final class CodeBudgets: Sendable {
             await networkHourly.release(hourly)
             throw error
         }
-        let limiter = channel == .phone ? sms : email
-        let taken: Result<RateLimiter.Slot, RateLimiter.Wait>
-        do { taken = try await limiter.tryReserve("all") } catch {
+        let taken: Result<ChannelSlot, RateLimiter.Wait>
+        do { taken = try await reserveChannel(channel, logger: logger) } catch {
             await networkHourly.release(hourly)
             await networkDaily.release(daily)
             throw error
         }
         switch taken {
         case .success(let slot):
-            return Slots(budgets: self, hourly: hourly, daily: daily, channel: slot, channelLimiter: limiter)
+            return Slots(budgets: self, hourly: hourly, daily: daily, channel: slot)
         case .failure(let wait):
             await networkHourly.release(hourly)
             await networkDaily.release(daily)
+            throw wait.refusal("code_channel_busy")
+        }
+    }
+
+    /// A slot of the service's hourly budget of `channel` alone (for a code whose asker's network
+    /// was budgeted elsewhere: a password reset's), or how long it is spent for (logged as an
+    /// error and counted).
+    func reserveChannel(_ channel: VerificationChannel, logger: Logger) async throws -> Result<ChannelSlot, RateLimiter.Wait> {
+        let limiter = channel == .phone ? sms : email
+        switch try await limiter.tryReserve("all") {
+        case .success(let slot):
+            return .success(ChannelSlot(slot: slot, limiter: limiter))
+        case .failure(let wait):
             Self.exhausted(channel).increment()
             logger.error("the hourly budget of \(channel.rawValue) codes (\(limiter.limit)) is spent: codes by \(channel.rawValue) wait \(wait.seconds) s")
-            throw wait.refusal("code_channel_busy")
+            return .failure(wait)
         }
     }
 

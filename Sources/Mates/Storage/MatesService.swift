@@ -82,32 +82,49 @@ package struct MatesService {
             throw AppError.conflict("destination_in_use")
         }
         let slots = try await application.codeBudgets.reserve(channel: channel, client: client, logger: application.logger)
+        let issued: MatesStore.CodeRow?
+        do {
+            issued = try await issueCode(.verification, channel: channel, to: destination, destinationHash: destinationHash, user: user,
+                                         clientKey: client.key, now: now) { code, minutes in
+                (translate("mates.code.text", ["code": code, "minutes": minutes]), translate("mates.code.subject", [:]))
+            }
+        } catch {
+            await slots.release()
+            throw error
+        }
+        guard let issued else {
+            await slots.release()
+            throw try await sendLimitError(sendLimits(destinationHash: destinationHash, user: user), now: now)
+        }
+        return (issued.masked, issued.expiresAt)
+    }
+
+    /// Writes a new code for `purpose` within `sendLimits` and hands it to the channel's sender
+    /// (`wording` gives the message's text and subject for the code and its minutes). The code's
+    /// row, or nil when a limit stopped it; one that could not be delivered is removed (it must
+    /// not count or be confirmable) and is 503 `code_not_sent`.
+    func issueCode(_ purpose: MatesStore.CodePurpose, channel: VerificationChannel, to destination: String, destinationHash: String,
+                   user: UUID, clientKey: String, now: Date,
+                   wording: (_ code: String, _ minutes: String) -> (text: String, subject: String)) async throws -> MatesStore.CodeRow? {
         var generator = SystemRandomNumberGenerator()
         let code = String(format: "%06d", Int.random(in: 0...999_999, using: &generator))
         let row = MatesStore.CodeRow(
-            id: UUID(), userID: user, channel: channel.rawValue, destinationHash: destinationHash,
-            masked: MatesRules.masked(destination, channel: channel), clientAddress: client.key,
+            id: UUID(), userID: user, channel: channel.rawValue, purpose: purpose, destinationHash: destinationHash,
+            masked: MatesRules.masked(destination, channel: channel), clientAddress: clientKey,
             codeHash: SecureRandom.sha256Hex(destinationHash + ":" + code), attempts: 0,
             expiresAt: now.addingTimeInterval(Self.codeLifetime), usedAt: nil, createdAt: now)
-        let limits = sendLimits(destinationHash: destinationHash, user: user)
-        guard try await store.insertCode(row, within: limits, now: now) else {
-            await slots.release()
-            throw try await sendLimitError(limits, now: now)
-        }
-        let message = OneTimeCode(
-            channel: channel == .phone ? .phone : .email, destination: destination, code: code,
-            text: translate("mates.code.text", ["code": code, "minutes": String(Int(Self.codeLifetime / 60))]),
-            subject: translate("mates.code.subject", [:]))
+        guard try await store.insertCode(row, within: sendLimits(destinationHash: destinationHash, user: user), now: now) else { return nil }
+        let words = wording(code, String(Int(Self.codeLifetime / 60)))
+        let message = OneTimeCode(channel: channel == .phone ? .phone : .email, destination: destination, code: code,
+                                  text: words.text, subject: words.subject)
         do {
             try await application.codeSender.send(message)
         } catch {
-            // Not delivered: the code must not count against the limits or be confirmable.
             try await store.deleteCode(row.id)
-            await slots.release()
             application.logger.warning("a one-time code was not delivered: \(error)")
             throw AppError(.serviceUnavailable, "code_not_sent")
         }
-        return (row.masked, row.expiresAt)
+        return row
     }
 
     /// The limit that stopped a code, with when to try again (429, `Retry-After` and the wait in
@@ -129,7 +146,7 @@ package struct MatesService {
             code = try MatesRules.normalizedCode(rawCode)
         } catch { throw Self.appError(error) }
         let destinationHash = Self.destinationHash(destination, channel: channel)
-        guard let row = try await store.newestCode(for: user, destinationHash: destinationHash), row.usedAt == nil, row.expiresAt > now
+        guard let row = try await store.newestCode(for: user, destinationHash: destinationHash, purpose: .verification), row.usedAt == nil, row.expiresAt > now
         else { throw AppError.invalid("code_expired") }
         guard row.attempts < Self.codeAttempts else { throw AppError.invalid("code_expired") }
         guard SecureRandom.constantTimeEquals(SecureRandom.sha256Hex(destinationHash + ":" + code), row.codeHash) else {

@@ -8,11 +8,20 @@ import SQLKit
 extension MatesStore {
     typealias CodeColumn = CodeRow.CodingKeys
 
+    /// What a code is for: a code sent for one cannot be used for the other.
+    enum CodePurpose: String, Codable, Sendable {
+        /// Verifying a phone or an address for mates (`POST /api/v1/mates/verification`).
+        case verification = "verify"
+        /// "Forgot password" by the verified phone (`POST /api/v1/auth/password-reset/phone`).
+        case passwordReset = "password_reset"
+    }
+
     /// A code sent, as the store reads and writes it (only its hash is kept).
     struct CodeRow: Decodable, Sendable, Equatable {
         let id: UUID
         let userID: UUID
         let channel: String
+        let purpose: CodePurpose
         let destinationHash: String
         let masked: String
         let clientAddress: String
@@ -23,16 +32,17 @@ extension MatesStore {
         let createdAt: Date
 
         enum CodingKeys: String, TableColumn {
-            case id, channel, masked, attempts
+            case id, channel, purpose, masked, attempts
             case userID = "user_id", destinationHash = "destination_hash", clientAddress = "client_address", codeHash = "code_hash"
             case expiresAt = "expires_at", usedAt = "used_at", createdAt = "created_at"
         }
 
-        init(id: UUID, userID: UUID, channel: String, destinationHash: String, masked: String, clientAddress: String, codeHash: String,
-             attempts: Int, expiresAt: Date, usedAt: Date?, createdAt: Date) {
+        init(id: UUID, userID: UUID, channel: String, purpose: CodePurpose, destinationHash: String, masked: String, clientAddress: String,
+             codeHash: String, attempts: Int, expiresAt: Date, usedAt: Date?, createdAt: Date) {
             self.id = id
             self.userID = userID
             self.channel = channel
+            self.purpose = purpose
             self.destinationHash = destinationHash
             self.masked = masked
             self.clientAddress = clientAddress
@@ -106,7 +116,7 @@ extension MatesStore {
             }
             // Each value beside its column, so the two lists cannot fall out of step.
             let written: [(CodeColumn, any SQLExpression)] = [
-                (.id, SQLBind(row.id)), (.userID, SQLBind(row.userID)), (.channel, SQLBind(row.channel)),
+                (.id, SQLBind(row.id)), (.userID, SQLBind(row.userID)), (.channel, SQLBind(row.channel)), (.purpose, SQLBind(row.purpose.rawValue)),
                 (.destinationHash, SQLBind(row.destinationHash)), (.masked, SQLBind(row.masked)), (.clientAddress, SQLBind(row.clientAddress)),
                 (.codeHash, SQLBind(row.codeHash)), (.attempts, SQLBind(row.attempts)), (.expiresAt, SQLBind(row.expiresAt)),
                 (.usedAt, SQLBind(row.usedAt)), (.createdAt, SQLBind(row.createdAt)),
@@ -151,11 +161,12 @@ extension MatesStore {
         return reached
     }
 
-    /// The newest code sent to this destination for this account.
-    func newestCode(for user: UUID, destinationHash: String) async throws -> CodeRow? {
+    /// The newest code for `purpose` sent to this destination for this account.
+    func newestCode(for user: UUID, destinationHash: String, purpose: CodePurpose) async throws -> CodeRow? {
         try await sql.select().columns(CodeColumn.allCases).from(codes)
             .where(SQLIdentifier(CodeColumn.userID), .equal, SQLBind(user))
             .where(SQLIdentifier(CodeColumn.destinationHash), .equal, SQLBind(destinationHash))
+            .where(SQLIdentifier(CodeColumn.purpose), .equal, SQLBind(purpose.rawValue))
             .orderBy(CodeColumn.createdAt, .descending).limit(1)
             .first(decoding: CodeRow.self)
     }
@@ -175,5 +186,18 @@ extension MatesStore {
             .where(SQLIdentifier(CodeColumn.id), .equal, SQLBind(id)).where(SQLIdentifier(CodeColumn.usedAt), .is, SQLLiteral.null)
             .returning(SQLIdentifier(CodeColumn.id)).all()
         return !taken.isEmpty
+    }
+}
+
+/// What each code is for (`MatesStore.CodePurpose`): the codes sent before were all verifications.
+struct AddCodePurpose: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(MatesStore.Table.codes)
+            .field(MatesStore.CodeColumn.purpose.fieldKey, .string, .required,
+                   .sql(.default(MatesStore.CodePurpose.verification.rawValue))).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(MatesStore.Table.codes).deleteField(MatesStore.CodeColumn.purpose.fieldKey).update()
     }
 }

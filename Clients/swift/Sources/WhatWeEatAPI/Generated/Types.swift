@@ -88,6 +88,36 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/auth/password-reset/confirm`.
     /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/confirm/post(confirmPasswordReset)`.
     func confirmPasswordReset(_ input: Operations.ConfirmPasswordReset.Input) async throws -> Operations.ConfirmPasswordReset.Output
+    /// Forgot password; a code by text message if the number is an account's verified phone.
+    ///
+    /// For people who verified a phone for mates, where an SMS provider is set (`SMS_URL`; a
+    /// development server writes the code to its log). Answers 202 with the same bytes whether or
+    /// not the number belongs to an account (the code is sent from the work queue, in the
+    /// account's language, else the request's). The code has six digits, works once, for 5
+    /// minutes and five tries, and is a code of its own purpose: it verifies nothing, and a
+    /// verification code resets nothing. The number's limits (one code a minute, five a day,
+    /// shared with verification codes) and the hourly SMS budget are kept silently. Budget:
+    /// `PASSWORD_RESETS_PER_HOUR` requests per client network, shared with the mailed links (429
+    /// `too_many_password_resets`). 422 `invalid_phone` or `phone_country_unsupported`; 503
+    /// `sms_unavailable` where no text message can be sent.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/password-reset/phone`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/phone/post(requestPhonePasswordReset)`.
+    func requestPhonePasswordReset(_ input: Operations.RequestPhonePasswordReset.Input) async throws -> Operations.RequestPhonePasswordReset.Output
+    /// Set a new password by a code to the verified phone; every session of the account ends and this device is signed in.
+    ///
+    /// The password is checked first (422 for one that breaks the rules; the code keeps its
+    /// tries). Then every failure of the code is the same 422 `reset_code_invalid`: wrong,
+    /// expired, used, tried five times, or a number no account verified. On success every
+    /// session of the account ends (refresh tokens, browser cookies, live sockets, on every
+    /// instance) and its address's login failures are forgotten. 403 `account_suspended`; 503
+    /// `sms_unavailable` where no text message can be sent.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/password-reset/phone/confirm`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/phone/confirm/post(confirmPhonePasswordReset)`.
+    func confirmPhonePasswordReset(_ input: Operations.ConfirmPhonePasswordReset.Input) async throws -> Operations.ConfirmPhonePasswordReset.Output
     /// Follow the new address's link (24 hours); the account's address becomes it and the old address is mailed an undo link.
     ///
     /// No sign-in needed: the link proves the inbox. 404 `reset_link_invalid`, 410 `reset_link_used` or `reset_link_expired`, 409 `email_taken` when someone took the address meanwhile.
@@ -933,6 +963,52 @@ extension APIProtocol {
         body: Operations.ConfirmPasswordReset.Input.Body
     ) async throws -> Operations.ConfirmPasswordReset.Output {
         try await confirmPasswordReset(Operations.ConfirmPasswordReset.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Forgot password; a code by text message if the number is an account's verified phone.
+    ///
+    /// For people who verified a phone for mates, where an SMS provider is set (`SMS_URL`; a
+    /// development server writes the code to its log). Answers 202 with the same bytes whether or
+    /// not the number belongs to an account (the code is sent from the work queue, in the
+    /// account's language, else the request's). The code has six digits, works once, for 5
+    /// minutes and five tries, and is a code of its own purpose: it verifies nothing, and a
+    /// verification code resets nothing. The number's limits (one code a minute, five a day,
+    /// shared with verification codes) and the hourly SMS budget are kept silently. Budget:
+    /// `PASSWORD_RESETS_PER_HOUR` requests per client network, shared with the mailed links (429
+    /// `too_many_password_resets`). 422 `invalid_phone` or `phone_country_unsupported`; 503
+    /// `sms_unavailable` where no text message can be sent.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/password-reset/phone`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/phone/post(requestPhonePasswordReset)`.
+    public func requestPhonePasswordReset(
+        headers: Operations.RequestPhonePasswordReset.Input.Headers = .init(),
+        body: Operations.RequestPhonePasswordReset.Input.Body
+    ) async throws -> Operations.RequestPhonePasswordReset.Output {
+        try await requestPhonePasswordReset(Operations.RequestPhonePasswordReset.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Set a new password by a code to the verified phone; every session of the account ends and this device is signed in.
+    ///
+    /// The password is checked first (422 for one that breaks the rules; the code keeps its
+    /// tries). Then every failure of the code is the same 422 `reset_code_invalid`: wrong,
+    /// expired, used, tried five times, or a number no account verified. On success every
+    /// session of the account ends (refresh tokens, browser cookies, live sockets, on every
+    /// instance) and its address's login failures are forgotten. 403 `account_suspended`; 503
+    /// `sms_unavailable` where no text message can be sent.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/auth/password-reset/phone/confirm`.
+    /// - Remark: Generated from `#/paths//api/v1/auth/password-reset/phone/confirm/post(confirmPhonePasswordReset)`.
+    public func confirmPhonePasswordReset(
+        headers: Operations.ConfirmPhonePasswordReset.Input.Headers = .init(),
+        body: Operations.ConfirmPhonePasswordReset.Input.Body
+    ) async throws -> Operations.ConfirmPhonePasswordReset.Output {
+        try await confirmPhonePasswordReset(Operations.ConfirmPhonePasswordReset.Input(
             headers: headers,
             body: body
         ))

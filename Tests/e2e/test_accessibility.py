@@ -107,7 +107,7 @@ def test_every_page_passes_axe_as_a_visitor_and_signed_in(mates_server, browser)
     review = requests.get(api + "/burger-map/reviews?limit=1", timeout=10).json()["items"][0]
     dish = "HU6Z5"
     group = requests.post(api + "/menu-game/groups", headers={"X-Device-Token": "axe-host-device-000001"}, timeout=10).json()["pin"]
-    visitor = ["/", "/login", "/signup", "/licenses", "/forgot-password", "/reset-password?token=not-a-link",
+    visitor = ["/", "/login", "/signup", "/licenses", "/forgot-password", "/forgot-password/phone", "/reset-password?token=not-a-link",
                "/play", "/play/welcome", "/play/solo", "/play/together", "/play/settings", f"/join/{group}", f"/play/groups/{group}",
                "/map", "/map/feed", f"/map/places/{place}", f"/map/reviews/{review['id']}", f"/map/users/{review['author']['id']}",
                "/shop", f"/shop/dishes/{dish}", "/shop/cart", "/shop/addresses", "/play/menus/kimchi-jjigae"]

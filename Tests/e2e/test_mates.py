@@ -359,12 +359,12 @@ def test_a_verified_phone_gets_a_forgotten_account_back(mates_server, browser):
         shot(phone, "02-code-and-new-password")
         wrong = "000000" if code != "000000" else "111111"
         fill(phone, "code", wrong)
-        fill(phone, "password", "새비밀번호-폰")
+        fill(phone, "password", "새비밀번호-폰으로-2026")
         phone.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
         problem = wait_for(phone, lambda d: d.find_element(By.CSS_SELECTOR, ".form-error"))
         assert "코드가 맞지 않거나" in problem.text, problem.text
         fill(phone, "code", code)
-        fill(phone, "password", "새비밀번호-폰")
+        fill(phone, "password", "새비밀번호-폰으로-2026")
         phone.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
         wait_for(phone, EC.url_contains("/me?notice=password_reset"))
         assert no_horizontal_overflow(phone)
@@ -373,7 +373,7 @@ def test_a_verified_phone_gets_a_forgotten_account_back(mates_server, browser):
         browser.get(server.url + "/me")
         wait_for(browser, EC.url_contains("/login"))
         fill(browser, "email", email)
-        fill(browser, "password", "새비밀번호-폰")
+        fill(browser, "password", "새비밀번호-폰으로-2026")
         browser.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
         wait_for(browser, EC.url_contains("/me"))
     finally:

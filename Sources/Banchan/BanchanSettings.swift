@@ -9,6 +9,8 @@ package struct ShopSettings: SettingsSection, Equatable {
     package typealias Gateway = PaymentGatewaySetting
 
     package var gateway: Gateway = .test
+    /// Whether `PAYMENT_GATEWAY` was set: a production shop must say how it is paid, or `none`.
+    var gatewayChosen = false
     package var deliveryFee: Int = 2_500
     var freeDeliveryFrom: Int = 40_000
     /// How long an order waits for its payment before it is cancelled and its stock returned.
@@ -48,9 +50,12 @@ package struct ShopSettings: SettingsSection, Equatable {
             }
             shop.dawnSchedule = schedule
         }
+        shop.gatewayChosen = value("PAYMENT_GATEWAY") != nil
         switch value("PAYMENT_GATEWAY")?.lowercased() {
         case nil:
             shop.gateway = appEnvironment == .production ? .none : .test
+        case "none":
+            shop.gateway = .none
         case "test":
             guard appEnvironment != .production else {
                 throw SettingsError(variable: "PAYMENT_GATEWAY", value: "test", expected: "portone when APP_ENV=production (the test gateway approves anything marked as test)")
@@ -66,10 +71,20 @@ package struct ShopSettings: SettingsSection, Equatable {
             }
             shop.gateway = .portOne(url: url.hasSuffix("/") ? String(url.dropLast()) : url, apiKey: key, apiSecret: secret)
         case let other?:
-            throw SettingsError(variable: "PAYMENT_GATEWAY", value: other, expected: "test or portone")
+            throw SettingsError(variable: "PAYMENT_GATEWAY", value: other, expected: "test, portone or none")
         }
 
         return shop
+    }
+
+    /// A production shop says how it is paid (or that it takes no orders), over TLS.
+    package func productionProblem(in settings: Settings) -> SettingsError? {
+        guard gatewayChosen else {
+            return SettingsError(variable: "PAYMENT_GATEWAY", value: "(unset)",
+                                 expected: "portone (with PORTONE_API_KEY and PORTONE_API_SECRET) when APP_ENV=production, or none for a shop that shows its dishes and takes no orders")
+        }
+        if case .portOne(let url, _, _) = gateway { return Settings.cleartextProblem("PORTONE_API_URL", url: url) }
+        return nil
     }
 }
 

@@ -72,13 +72,12 @@ package struct MatesSettings: SettingsSection, Equatable {
         }
         // Phone numbers, codes and the signed Authorization header travel in clear over
         // `solapi+http://`: only to a stand-in on this machine in production (as FIREBASE_CERTS_URL).
-        if let sms = mates.sms, appEnvironment == .production, sms.baseURL.hasPrefix("http://"),
-           let host = URLComponents(string: sms.baseURL)?.host, !["127.0.0.1", "localhost", "::1"].contains(host) {
-            throw SettingsError(variable: "SMS_URL", value: "solapi+http://***@" + host,
-                                expected: "solapi:// (https) when APP_ENV=production (solapi+http only to this machine)")
+        if let sms = mates.sms, appEnvironment == .production, let problem = Settings.cleartextProblem("SMS_URL", url: sms.baseURL) {
+            throw problem
         }
         mates.offersPhoneCodes = mates.sms != nil || appEnvironment != .production
-        mates.offersEmailCodes = value("SMTP_URL") != nil || appEnvironment != .production
+        // Email codes go wherever mail goes: nowhere on a production server without SMTP_URL, or with MAIL_DELIVERY=none.
+        mates.offersEmailCodes = try MailSettings.load(from: environment).delivery != .none
         switch (value("APPSTORE_ROOT_CERT"), value("APPSTORE_VERIFIER")?.lowercased()) {
         case (let root?, nil), (let root?, "appstore"?):
             guard FileManager.default.isReadableFile(atPath: root) else {

@@ -16,13 +16,20 @@ package enum MailDelivery: String, Sendable {
     case smtp, log, none
 }
 
-/// `SMTP_URL`: `smtp://[user:password@]host[:port][?from=address]` or `smtps://…`.
+/// `SMTP_URL`: `smtp://[user:password@]host[:port][?from=address]` or `smtps://…`;
+/// `MAIL_DELIVERY=none`: this site sends no mail at all (no e-mail codes, no reset links).
 package struct MailSettings: SettingsSection, Equatable {
     package var smtpURL: String?
     /// Whether this is a production server (no mail without `SMTP_URL`).
     package var production = false
+    /// `MAIL_DELIVERY=none`: the operator's decision to send no mail, which a production server
+    /// without `SMTP_URL` needs to start.
+    package var sendsNone = false
 
-    package var delivery: MailDelivery { smtpURL != nil ? .smtp : (production ? .none : .log) }
+    package var delivery: MailDelivery {
+        if sendsNone { return .none }
+        return smtpURL != nil ? .smtp : (production ? .none : .log)
+    }
 
     package init() {}
 
@@ -36,7 +43,31 @@ package struct MailSettings: SettingsSection, Equatable {
             }
             mail.smtpURL = smtp
         }
+        switch environment.value("MAIL_DELIVERY")?.lowercased() {
+        case nil: break
+        case "none": mail.sendsNone = true
+        case "smtp" where mail.smtpURL != nil: break
+        case "log" where !mail.production: break
+        case let other?:
+            throw SettingsError(variable: "MAIL_DELIVERY", value: other,
+                                expected: "none (send no mail), or smtp with SMTP_URL set (log only on a development server, where it is the default)")
+        }
         return mail
+    }
+
+    /// A production server sends mail over TLS, or has decided to send none: without a sender,
+    /// people who forget a password have no way back and e-mail codes cannot be offered.
+    package func productionProblem(in settings: Settings) -> SettingsError? {
+        guard !sendsNone else { return nil }
+        guard let smtpURL, let smtp = try? SMTPConfiguration(url: smtpURL) else {
+            return SettingsError(variable: "SMTP_URL", value: "(unset)",
+                                 expected: "a mail server for reset links and e-mail codes when APP_ENV=production, or MAIL_DELIVERY=none to send no mail at all")
+        }
+        guard smtp.security == .implicitTLS || smtp.security == .startTLSRequired || Settings.isLoopback(smtp.host) else {
+            return SettingsError(variable: "SMTP_URL", value: EnvironmentVariables.redactPassword(smtpURL),
+                                 expected: "smtps://… or ?starttls=required when APP_ENV=production: reset links and codes would cross the network in clear")
+        }
+        return nil
     }
 }
 

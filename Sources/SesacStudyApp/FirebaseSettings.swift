@@ -40,7 +40,7 @@ package struct FirebaseSettings: SettingsSection, Equatable {
                 throw SettingsError(variable: "FIREBASE_CERTS_URL", value: url, expected: "an http:// or https:// URL")
             }
             // Whoever serves the certificates decides which tokens are good: plain http only to this machine.
-            guard parsed.scheme == "https" || appEnvironment != .production || ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) else {
+            guard parsed.scheme == "https" || appEnvironment != .production || Settings.isLoopback(host) else {
                 throw SettingsError(variable: "FIREBASE_CERTS_URL", value: url, expected: "an https:// URL when APP_ENV=production (http only to this machine)")
             }
             firebase.certificatesURL = url

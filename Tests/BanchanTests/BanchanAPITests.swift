@@ -674,14 +674,25 @@ final class BanchanAPITests: XCTestCase {
         await portOne.stop()
     }
 
-    func testWithoutAPaymentProviderOrdersCannotBePaid() async throws {
+    func testWithoutAPaymentProviderTheShopTakesNoOrders() async throws {
         try await withTestApp(adjust: { $0.shop.gateway = .none }) { app in
-            let placed = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: "nopay-device-token-1").object()
-            XCTAssertTrue(placed["paymentGateway"] is NSNull)
-            let id = try XCTUnwrap(placed["id"] as? String)
-            let response = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": "test:x:1"], headers: device("nopay-device-token-1"))
-            XCTAssertEqual(response.status, .serviceUnavailable)
-            XCTAssertEqual(response.errorCode, "payments_unavailable")
+            let before = try await app.send(.GET, "/api/v1/banchan/dishes/\(Fixtures.dakgalbi)").object()
+            let placed = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: "nopay-device-token-1")
+            XCTAssertEqual(placed.status, .serviceUnavailable)
+            XCTAssertEqual(placed.errorCode, "orders_closed")
+            let after = try await app.send(.GET, "/api/v1/banchan/dishes/\(Fixtures.dakgalbi)").object()
+            XCTAssertEqual(after["stock"] as? Int, before["stock"] as? Int, "nothing held")
+            let orders = try await app.rowCount("banchan_orders")
+            XCTAssertEqual(orders, 0)
+
+            var browser = CookieBrowser(app: app)
+            _ = try await browser.get("/shop/dishes/\(Fixtures.dakgalbi)")
+            _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.dakgalbi, "quantity": "1"])
+            let cart = try await browser.get("/shop/cart")
+            XCTAssertTrue(cart.text.contains(#"id="orders-closed""#), "the cart says so instead of offering checkout")
+            XCTAssertFalse(cart.text.contains(#"id="to-checkout""#))
+            let checkout = try await browser.get("/shop/checkout")
+            XCTAssertEqual(checkout.status, .seeOther)
         }
     }
 }

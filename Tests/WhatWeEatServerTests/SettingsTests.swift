@@ -3,6 +3,7 @@
 @testable import LookForRealBurgerApp
 @testable import Mates
 @testable import Media
+import Messaging
 @testable import MenuGame
 @testable import Payments
 import Platform
@@ -136,24 +137,91 @@ final class SettingsTests: XCTestCase {
                        "a URL that parses as meant keeps what helps the operator")
     }
 
+    /// What a production site must decide, decided: the address, mail over TLS, how the shop is paid.
+    private var productionBase: [String: String] {
+        ["DATA_DIR": directory, "APP_ENV": "production", "PUBLIC_URL": "https://eat.example.com",
+         "SMTP_URL": "smtps://mailer:pw@smtp.example.com?from=noreply@example.com", "PAYMENT_GATEWAY": "none"]
+    }
+
+    /// Issue 58, item 1: a production server refuses to start on settings a site with people must
+    /// decide, each with one line naming the variable and what to do, never a secret.
+    func testProductionRefusesUndecidedAndCleartextSettings() throws {
+        XCTAssertNoThrow(try Settings.load(from: productionBase))
+        func refusal(_ changes: [String: String?], file: StaticString = #filePath, line: UInt = #line) -> String? {
+            var environment = productionBase
+            for (name, value) in changes { environment[name] = value }
+            do {
+                _ = try Settings.load(from: environment)
+                return nil
+            } catch {
+                return String(describing: error)
+            }
+        }
+        let cases: [(changes: [String: String?], variable: String)] = [
+            (["PUBLIC_URL": nil], "PUBLIC_URL"),
+            (["PUBLIC_URL": "http://eat.example.com"], "PUBLIC_URL"),
+            (["DATABASE_URL": "postgres://app:hunter2@db.example.com/app"], "JWT_SECRET"),
+            (["SMTP_URL": nil], "SMTP_URL"),
+            (["SMTP_URL": "smtp://mailer:pw@smtp.example.com?from=a@example.com"], "SMTP_URL"),
+            (["MAIL_DELIVERY": "log"], "MAIL_DELIVERY"),
+            (["PAYMENT_GATEWAY": nil], "PAYMENT_GATEWAY"),
+            (["PAYMENT_GATEWAY": "portone", "PORTONE_API_KEY": "k", "PORTONE_API_SECRET": "s", "PORTONE_API_URL": "http://pay.example.com"],
+             "PORTONE_API_URL"),
+            (["PUSH_SERVICES": "http://push.example.com"], "PUSH_SERVICES"),
+            (["UPLOAD_STORAGE": "s3", "S3_BUCKET": "b", "S3_ENDPOINT": "http://minio.example.com:9000", "S3_ACCESS_KEY_ID": "k",
+              "S3_SECRET_ACCESS_KEY": "secretkey1"], "S3_ENDPOINT"),
+            (["SMS_URL": "solapi+http://k:smssecret@sms.example.com?from=0212345678"], "SMS_URL"),
+            (["DATABSE_URL": "postgres://app:hunter2@db.example.com/app"], "DATABSE_URL"),
+        ]
+        for (changes, variable) in cases {
+            let line = refusal(changes)
+            XCTAssertNotNil(line, "\(changes) starts")
+            guard let line else { continue }
+            XCTAssertTrue(line.hasPrefix("invalid \(variable)="), line)
+            XCTAssertFalse(line.contains("\n"), line)
+            for secret in ["hunter2", "smssecret", "secretkey1", ":pw@"] { XCTAssertFalse(line.contains(secret), line) }
+        }
+        XCTAssertTrue(refusal(["DATABSE_URL": "x"])?.contains("did you mean DATABASE_URL?") == true)
+        // Decided otherwise, each starts: no mail at all, a shared secret, a relay or a stand-in on this machine.
+        XCTAssertNil(refusal(["SMTP_URL": nil, "MAIL_DELIVERY": "none"]))
+        XCTAssertNil(refusal(["DATABASE_URL": "postgres://app:hunter2@db.example.com/app", "JWT_SECRET": String(repeating: "s", count: 40)]))
+        XCTAssertNil(refusal(["SMTP_URL": "smtp://127.0.0.1:2525?from=a@example.com"]))
+        XCTAssertNil(refusal(["SMTP_URL": "smtp://smtp.example.com?from=a@example.com&starttls=required"]))
+        XCTAssertNil(refusal(["PUSH_SERVICES": "https://fcm.googleapis.com,https://*.push.apple.com"]))
+        // Shell variables and names far from ours are none of our business; development only reads.
+        XCTAssertNil(refusal(["HOME": "/root", "MAIL": "/var/mail/root", "HOSTNAME": "web-1", "GREETING": "hi"]))
+        XCTAssertNoThrow(try Settings.load(from: ["DATA_DIR": directory, "DATABSE_URL": "x"]))
+        let noMail = try Settings.load(from: productionBase.merging(["SMTP_URL": "", "MAIL_DELIVERY": "none"]) { $1 })
+        XCTAssertEqual(noMail.mail.delivery, .none)
+        XCTAssertEqual(try Settings.load(from: ["DATA_DIR": directory, "MAIL_DELIVERY": "none"]).mail.delivery, .none,
+                       "a development server may decide the same")
+        // A TLS mode the driver does not know is refused here, where the password can be hidden.
+        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "DATABASE_URL": "postgres://app:hunter2@db/app?sslmode=bogus"])) {
+            XCTAssertTrue("\($0)".hasPrefix("invalid DATABASE_URL="), "\($0)")
+            XCTAssertFalse("\($0)".contains("hunter2"), "\($0)")
+        }
+        XCTAssertNoThrow(try Settings.load(from: ["DATA_DIR": directory, "DATABASE_URL": "postgres://app:hunter2@db/app?sslmode=verify-full"]))
+    }
+
     func testShopPaymentsAndDeliveryFee() throws {
         let development = try Settings.load(from: ["DATA_DIR": directory])
         XCTAssertEqual(development.shop, ShopSettings(gateway: .test, deliveryFee: 2_500, freeDeliveryFrom: 40_000))
-        // Production never approves test payments: no gateway unless PortOne is configured.
-        let production = try Settings.load(from: ["DATA_DIR": directory, "APP_ENV": "production"])
+        // Production never approves test payments: no gateway unless PortOne is configured, and then only by saying so.
+        let production = try Settings.load(from: productionBase.merging(["PAYMENT_GATEWAY": "none"]) { $1 })
         XCTAssertEqual(production.shop.gateway, .none)
-        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "APP_ENV": "production", "PAYMENT_GATEWAY": "test"])) {
+        XCTAssertThrowsError(try Settings.load(from: productionBase.merging(["PAYMENT_GATEWAY": "test"]) { $1 })) {
             XCTAssertTrue("\($0)".hasPrefix("invalid PAYMENT_GATEWAY=test"), "\($0)")
         }
         XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "PAYMENT_GATEWAY": "portone"])) {
             XCTAssertTrue("\($0)".contains("PORTONE_API_KEY"), "\($0)")
         }
         XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "PAYMENT_GATEWAY": "cash"]))
-        let portOne = try Settings.load(from: [
-            "DATA_DIR": directory, "APP_ENV": "production", "PAYMENT_GATEWAY": "PortOne", "PORTONE_API_KEY": "k",
-            "PORTONE_API_SECRET": "s", "DELIVERY_FEE": "3000", "FREE_DELIVERY_FROM": "50000",
-        ])
-        XCTAssertEqual(portOne.shop, ShopSettings(gateway: .portOne(url: "https://api.iamport.kr", apiKey: "k", apiSecret: "s"), deliveryFee: 3_000, freeDeliveryFrom: 50_000))
+        let portOne = try Settings.load(from: productionBase.merging([
+            "PAYMENT_GATEWAY": "PortOne", "PORTONE_API_KEY": "k", "PORTONE_API_SECRET": "s", "DELIVERY_FEE": "3000", "FREE_DELIVERY_FROM": "50000",
+        ]) { $1 })
+        var expected = ShopSettings(gateway: .portOne(url: "https://api.iamport.kr", apiKey: "k", apiSecret: "s"), deliveryFee: 3_000, freeDeliveryFrom: 50_000)
+        expected.gatewayChosen = true
+        XCTAssertEqual(portOne.shop, expected)
         XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "DELIVERY_FEE": "-1"]))
         XCTAssertEqual(development.shop.paymentWindow, 1800)
         XCTAssertEqual(try Settings.load(from: ["DATA_DIR": directory, "PAYMENT_WINDOW": "600"]).shop.paymentWindow, 600)
@@ -184,8 +252,8 @@ final class SettingsTests: XCTestCase {
             }
         }
         // Whoever serves the certificates decides which tokens are good: no plain http to another host in production.
-        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "APP_ENV": "production", "FIREBASE_CERTS_URL": "http://certs.example.com/x"]))
-        let local = try Settings.load(from: ["DATA_DIR": directory, "APP_ENV": "production", "FIREBASE_CERTS_URL": "http://localhost:9099/certs"])
+        XCTAssertThrowsError(try Settings.load(from: productionBase.merging(["FIREBASE_CERTS_URL": "http://certs.example.com/x"]) { $1 }))
+        let local = try Settings.load(from: productionBase.merging(["FIREBASE_CERTS_URL": "http://localhost:9099/certs"]) { $1 })
         XCTAssertEqual(local.firebase.certificatesURL, "http://localhost:9099/certs")
     }
 }

@@ -27,6 +27,9 @@ extension BanchanService {
     /// `slot_unavailable` naming one that cannot travel that way) and is kept on the order.
     func placeOrder(_ items: [Requested]?, for owner: Principal, idempotencyKey: String?, delivery request: DeliveryRequest? = nil,
                     now: Date = Date()) async throws -> Placed {
+        // Without a payment provider (`PAYMENT_GATEWAY=none`) nothing could be paid: no order is
+        // taken, rather than one that holds stock and fails at payment.
+        guard gateway != nil else { throw AppError(.serviceUnavailable, "orders_closed") }
         let fromCart = items == nil
         // A retried checkout of the cart finds the cart already emptied by its first attempt, so
         // the key is looked up first; for a cart, the key alone names the checkout.

@@ -62,8 +62,10 @@ extension BanchanPages {
                         totals.deliveryFee > 0
                             ? .p(.class("hint"), .text(req.t("banchan.cart.free_delivery_gap", ["gap": req.won(rule.freeFrom - totals.itemsTotal)])))
                             : .empty,
-                        .a(.class("button primary wide"), .id("to-checkout"), .href(ShopPath.checkout()),
-                           .text(req.t("banchan.cart.order", ["total": req.won(totals.total)])))
+                        req.application.paymentGateway == nil
+                            ? .p(.class("notice"), .id("orders-closed"), .role("status"), .text(req.t("error.orders_closed")))
+                            : .a(.class("button primary wide"), .id("to-checkout"), .href(ShopPath.checkout()),
+                                 .text(req.t("banchan.cart.order", ["total": req.won(totals.total)])))
                     ),
                     .a(.class("button wide"), .id("keep-shopping"), .href(ShopPath.home()), .text(req.t("banchan.cart.keep_shopping")))
                 )

@@ -53,6 +53,12 @@ package struct MediaSettings: SettingsSection, Equatable {
         }
         return media
     }
+
+    /// Photos and the keys' signatures go to a bucket on another machine only over TLS.
+    package func productionProblem(in settings: Settings) -> SettingsError? {
+        guard case .s3(let bucket) = storage else { return nil }
+        return Settings.cleartextProblem("S3_ENDPOINT", url: bucket.endpoint)
+    }
 }
 
 extension Application {

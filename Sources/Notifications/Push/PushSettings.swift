@@ -64,6 +64,11 @@ package struct PushSettings: SettingsSection, Equatable {
         }
         return push
     }
+
+    /// A push service on another machine only over TLS (its VAPID token would cross in clear).
+    package func productionProblem(in settings: Settings) -> SettingsError? {
+        services.lazy.compactMap { Settings.cleartextProblem("PUSH_SERVICES", url: $0.replacingOccurrences(of: "://*.", with: "://")) }.first
+    }
 }
 
 extension Settings {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// The process environment as settings read it: trimmed values, range-checked numbers, and the
 /// kind of environment (some values are refused in production). Each feature's `SettingsSection`
@@ -6,14 +7,31 @@ import Foundation
 package struct EnvironmentVariables: Sendable {
     package let values: [String: String]
     package let appEnvironment: Settings.AppEnvironment
+    /// Every name asked for, set or not, by this reader and its copies for another environment:
+    /// what `nearMisses` compares the environment's other names with.
+    private let ledger: NIOLockedValueBox<Set<String>>
 
     package init(values: [String: String], appEnvironment: Settings.AppEnvironment) {
+        self.init(values: values, appEnvironment: appEnvironment, ledger: NIOLockedValueBox([]))
+    }
+
+    private init(values: [String: String], appEnvironment: Settings.AppEnvironment, ledger: NIOLockedValueBox<Set<String>>) {
         self.values = values
         self.appEnvironment = appEnvironment
+        self.ledger = ledger
     }
+
+    /// The same variables read as `appEnvironment` (`APP_ENV` is read first), sharing the ledger.
+    package func reading(as appEnvironment: Settings.AppEnvironment) -> EnvironmentVariables {
+        EnvironmentVariables(values: values, appEnvironment: appEnvironment, ledger: ledger)
+    }
+
+    /// The names asked for so far.
+    package var namesRead: Set<String> { ledger.withLockedValue { $0 } }
 
     /// The variable's value without surrounding spaces; nil when unset or blank.
     package func value(_ name: String) -> String? {
+        ledger.withLockedValue { _ = $0.insert(name) }
         guard let raw = values[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
         return raw
     }

@@ -24,10 +24,17 @@ extension Settings {
         let dataDirectory = value("DATA_DIR") ?? "./data"
         let database: Database
         if let url = value("DATABASE_URL") {
-            guard let parsed = URL(string: url), ["postgres", "postgresql"].contains(parsed.scheme ?? ""),
-                  parsed.host?.isEmpty == false
+            guard let parsed = URLComponents(string: url), ["postgres", "postgresql"].contains(parsed.scheme ?? ""),
+                  parsed.host?.isEmpty == false, parsed.user?.isEmpty == false
             else {
                 throw SettingsError(variable: "DATABASE_URL", value: EnvironmentVariables.redactPassword(url), expected: "a postgres://user:password@host:port/database URL")
+            }
+            // The driver's TLS modes (libpq's names as aliases); checked here, where the error can hide the password.
+            let modes: Set<String> = ["disable", "false", "prefer", "allow", "true", "require", "verify-ca", "verify-full"]
+            if let mode = parsed.queryItems?.last(where: { ["tlsmode", "sslmode", "ssl", "tls"].contains($0.name.lowercased()) }),
+               !modes.contains(mode.value ?? "") {
+                throw SettingsError(variable: "DATABASE_URL", value: EnvironmentVariables.redactPassword(url),
+                                    expected: "\(mode.name) to be disable, prefer or require (verify-full and verify-ca mean require: certificates are always verified)")
             }
             database = .postgres(url: url)
         } else {
@@ -69,7 +76,7 @@ extension Settings {
             }
             appEnvironment = parsed
         }
-        variables = EnvironmentVariables(values: environment, appEnvironment: appEnvironment)
+        variables = variables.reading(as: appEnvironment)
 
         let accessTTL = try integer("ACCESS_TOKEN_TTL", default: 15 * 60, in: 60...86_400)
         let refreshTTL = try integer("REFRESH_TOKEN_TTL", default: 30 * 24 * 3600, in: 3600...(365 * 24 * 3600))
@@ -153,6 +160,7 @@ extension Settings {
         settings.map = map
         settings.resourcesDirectory = value("RESOURCES_DIR")
         for section in sections { try settings.load(section, from: variables) }
+        if let problem = settings.productionProblem(variables: variables, sections: sections) { throw problem }
         return settings
     }
 

@@ -172,6 +172,10 @@ package protocol SettingsSection: Sendable {
     /// The defaults, for a local run.
     init()
     static func load(from environment: EnvironmentVariables) throws -> Self
+    /// Why a production server (`APP_ENV=production`) must not start with this section as it
+    /// is, asked once every section is read (`settings` whole, for rules across sections); nil
+    /// when it is fit (the default). Settings+Production.swift has the platform's own rules.
+    func productionProblem(in settings: Settings) -> SettingsError?
 }
 
 /// A configuration value the server cannot start with. Its description is one line.

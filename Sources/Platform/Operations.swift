@@ -8,10 +8,17 @@ import Vapor
 package struct OperationsRoutes: RouteCollection {
     package let openAPIDocument: String
 
-    package struct Status: Content { package let status: String }
+    /// `/healthz`'s answer: alive, and which version and build answered.
+    package struct Status: Content {
+        package let status: String
+        package let version: String
+        package let build: String
+    }
+
+    private static let alive = Status(status: "ok", version: AppVersion.current, build: AppVersion.build)
 
     package func boot(routes: any RoutesBuilder) throws {
-        routes.get("healthz") { _ in Status(status: "ok") }
+        routes.get("healthz") { _ in Self.alive }
         routes.get("readyz", use: ready)
         routes.get("metrics", use: metrics)
         routes.get("openapi.yaml") { _ in

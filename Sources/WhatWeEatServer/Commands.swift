@@ -1,6 +1,7 @@
 import Accounts
 import Banchan
 import BurgerMap
+import Fluent
 import LookForRealBurgerApp
 import Mates
 import MenuGame
@@ -158,4 +159,42 @@ struct UserCommands: AsyncCommandGroup {
 public func registerCommands(_ app: Application) {
     app.asyncCommands.use(SeedCommand(), as: "seed")
     app.asyncCommands.use(UserCommands(), as: "user")
+    // In place of Fluent's: the same questions, under the migration lock and the downgrade guard.
+    app.asyncCommands.use(MigrateCommand(), as: "migrate")
+}
+
+/// `whatweeat migrate [--revert] [--yes]`: lists the pending migrations (or the last batch, with
+/// `--revert`) and asks before running them, one process at a time (`SafeMigrations`); a database
+/// migrated by a newer version is refused. Answering no exits non-zero, so a script can tell.
+package struct MigrateCommand: AsyncCommand {
+    package struct Signature: CommandSignature {
+        @Flag(name: "revert", help: "Reverts the last batch of migrations (their tables and columns go, with their data)")
+        var revert: Bool
+        package init() {}
+    }
+
+    package var help: String { "Runs the pending migrations (or reverts the last batch), after listing them and asking" }
+
+    package init() {}
+
+    package func run(using context: CommandContext, signature: Signature) async throws {
+        let app = context.application
+        try await SafeMigrations.holdingTheLock(app) {
+            try await SafeMigrations.refuseNewerDatabase(app)
+            let migrator = app.migrator
+            try await migrator.setupIfNeeded().get()
+            let planned = signature.revert ? try await migrator.previewRevertLastBatch().get() : try await migrator.previewPrepareBatch().get()
+            guard !planned.isEmpty else {
+                context.console.print(signature.revert ? "No migrations to revert." : "No new migrations.")
+                return
+            }
+            context.console.print("The following migration(s) will be \(signature.revert ? "reverted" : "prepared"):")
+            for (migration, _) in planned { context.console.print("\(signature.revert ? "-" : "+") \(migration.name)") }
+            guard context.console.confirm("Would you like to continue?".consoleText(.warning)) else {
+                throw CommandFailure(message: "migration cancelled: nothing changed")
+            }
+            if signature.revert { try await migrator.revertLastBatch().get() } else { try await migrator.prepareBatch().get() }
+            context.console.print("Migration successful")
+        }
+    }
 }

@@ -69,13 +69,11 @@ public func configure(_ app: Application, settings: Settings) async throws {
     app.mapLibrary = MapLibrary(settings: settings.map)
     try app.useFileStorage(settings, directory: uploadsDirectory(settings))
 
-    // The refunds owed at the payment provider (the shop's orders, the burger app's donations):
-    // a table of the Payments module, which no feature owns alone.
-    app.migrations.add(CreatePaymentRefunds())
-    app.migrations.add(AddPaymentRefundClaims())
-    // Each feature's tables, services and background jobs, in the order of `Features.all`.
+    // Every table: the refunds owed at the payment provider (a table of the Payments module, which
+    // no feature owns alone), then each feature's, each migration in a transaction of its own.
+    app.migrations.add(SafeMigrations.registered)
+    // Each feature's services and background jobs, in the order of `Features.all`.
     for feature in Features.all {
-        app.migrations.add(feature.migrations)
         try await feature.configure(app, settings: settings)
     }
     Seams.connect(app)
@@ -112,9 +110,14 @@ public func prepareDatabase(_ app: Application) async throws {
         // Writers that meet each other wait their turn (up to a busy timeout), then answer 503.
         try await app.waitForTheSQLiteWriteLock()
     }
-    try await app.autoMigrate()
-    try await app.carryOverDiskUploads(from: uploadsDirectory(app.settings))
-    try await Seeders.run(on: app)
+    // One process at a time (two instances started together would race), and never on a database
+    // a newer version migrated (`SafeMigrations`).
+    try await SafeMigrations.holdingTheLock(app) {
+        try await SafeMigrations.refuseNewerDatabase(app)
+        try await app.autoMigrate()
+        try await app.carryOverDiskUploads(from: uploadsDirectory(app.settings))
+        try await Seeders.run(on: app)
+    }
 }
 
 /// `DATA_DIR/uploads`: the files when they are kept on disk, and what an earlier version left there.

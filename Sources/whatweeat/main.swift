@@ -10,12 +10,28 @@ import Glibc
 // backups — is its user's alone: the database holds password hashes, chats and phone numbers.
 umask(0o077)
 
-/// `whatweeat [serve | migrate | seed | user create --admin … | backup FILE | restore FILE]`; no
-/// argument means serve.
+/// `whatweeat [serve | migrate | seed | user … | backup FILE | restore FILE | --version]`; no
+/// argument means serve (`Invocation.usage`).
 /// Configuration comes from the environment only (see README.md).
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("whatweeat: \(message)\n".utf8))
     exit(1)
+}
+
+// The command line first: `--version`, `--help` and mistakes answer before any setting is read or
+// any database is opened.
+switch Invocation.parse(Array(CommandLine.arguments.dropFirst())) {
+case .version:
+    print(Invocation.versionLine)
+    exit(0)
+case .help:
+    print(Invocation.usage)
+    exit(0)
+case .usageError(let problem):
+    FileHandle.standardError.write(Data("whatweeat: \(problem)\n\(Invocation.usage)\n".utf8))
+    exit(2)
+case .run:
+    break
 }
 
 let settings: Settings
@@ -51,15 +67,14 @@ do {
     registerCommands(app)
     // `serve` is also what runs with no command or with only serve's flags (`--port …`).
     let command = CommandLine.arguments.dropFirst().first
-    let isHelp = command == "--help" || command == "-h"
-    if command == nil || command == "serve" || (command?.hasPrefix("-") == true && !isHelp) {
+    if command == nil || command == "serve" || command?.hasPrefix("-") == true {
         // Held while serving, so `whatweeat restore` refuses to replace the database under us.
         if case .sqlite(let path) = settings.database { databaseLock = DatabaseLock(database: path, mode: .shared) }
         do {
             try await prepareDatabase(app)
         } catch {
             try? await app.asyncShutdown()
-            fail("cannot prepare the database: \(String(describing: error).prefix(300))")
+            fail("cannot prepare the database: \(StartFailure.describe(error))")
         }
         app.logger.info("WhatWeEat on \(settings.publicURL) (\(settings.database.summary))")
     }

@@ -56,6 +56,19 @@ package actor DatabaseTemplate {
         }
     }
 
+    /// Settings on an empty database, as a new site's first start meets it: a SQLite file not yet
+    /// made in `directory`, or on PostgreSQL the suite's `<suite>_empty`, dropped and made anew.
+    package func emptyDatabase(in directory: String) async throws -> Settings {
+        var settings = TestDatabase.settings(dataDirectory: directory)
+        guard let suiteURL = TestDatabase.postgresURL else { return settings }
+        let name = try Self.databaseName(in: suiteURL) + "_empty"
+        let connection = try await maintenanceConnection(suiteURL: suiteURL)
+        try await Self.run("DROP DATABASE IF EXISTS \(Self.quoted(name)) WITH (FORCE)", on: connection)
+        try await Self.run("CREATE DATABASE \(Self.quoted(name))", on: connection)
+        settings.database = .postgres(url: try Self.url(suiteURL, database: name))
+        return settings
+    }
+
     private func maintenanceConnection(suiteURL: String) async throws -> PostgresConnection {
         if let maintenance, !maintenance.isClosed { return maintenance }
         let configuration = try SQLPostgresConfiguration(url: try Self.url(suiteURL, database: "postgres")).coreConfiguration

@@ -102,8 +102,18 @@ class Server:
             return log.read().decode("utf-8", "replace")
 
     def cleanup(self):
+        # A server that ended on its own (a crash) leaves its log in artifacts/ and on the output,
+        # where the failing test's report can be read beside it.
+        died = self.process is not None and self.process.poll() is not None
         self.stop()
         self.log.close()
+        if died:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            kept = ARTIFACTS / f"server-died-{self.port}.log"
+            shutil.copy(os.path.join(self.data_dir, "server.log"), kept)
+            print(f"\nthe server exited by itself ({self.process.returncode}); its log: {kept}")
+            with open(kept, "rb") as log:
+                print(log.read().decode("utf-8", "replace")[-6000:])
         shutil.rmtree(self.data_dir, ignore_errors=True)
 
 

@@ -31,6 +31,8 @@ public enum AppMetrics {
     /// Installs the registry as the process's metrics backend (once; later calls do nothing).
     public static func start() {
         _ = registry
+        // `whatweeat_build_info{version, build} 1`: which version each instance runs (a rolling upgrade shows both).
+        Gauge(label: "whatweeat_build_info", dimensions: [("version", AppVersion.current), ("build", AppVersion.build)]).record(1)
     }
 
     /// The exposition text served at `/metrics`.

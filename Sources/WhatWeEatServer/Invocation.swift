@@ -1,0 +1,72 @@
+import Platform
+
+/// What the command line asks for, decided before anything reads settings or opens a database:
+/// `--version` and `--help` answer at once, and a command or flag nobody knows is a usage error
+/// (exit 2) rather than a start that migrates whatever database the environment names.
+package enum Invocation: Equatable {
+    case version
+    case help
+    /// A command to run (`serve` when none was named).
+    case run
+    case usageError(String)
+
+    /// The commands the executable takes (Vapor's `routes` included).
+    package static let commands = ["serve", "migrate", "seed", "user", "backup", "restore", "routes"]
+    /// Serve's flags, each with a value: what may also come first, without `serve`.
+    static let serveFlags: Set<String> = ["--hostname", "-H", "--port", "-p", "--bind", "-b", "--unix-socket"]
+
+    package static let usage = """
+        usage: whatweeat [serve [--hostname H] [--port P] [--bind H:P] [--unix-socket PATH]]
+               whatweeat migrate [--yes] [--revert]
+               whatweeat seed [--demo] [--synthetic …]
+               whatweeat user create|reset-password …
+               whatweeat backup FILE | restore FILE
+               whatweeat routes | --version | --help
+        Settings come from the environment (README.md, "Configuration").
+        """
+
+    /// `arguments` without the program's name.
+    package static func parse(_ arguments: [String]) -> Invocation {
+        // Vapor's own `--env`/`-e` may stand anywhere (Environment.detect takes it out).
+        var rest: [String] = []
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            if argument == "--env" || argument == "-e" {
+                index += 2
+                continue
+            }
+            rest.append(argument)
+            index += 1
+        }
+        guard let first = rest.first else { return .run }
+        switch first {
+        case "--version", "-V", "version": return .version
+        case "--help", "-h", "help": return .help
+        case "serve": return serveFlagsProblem(Array(rest.dropFirst())).map(Invocation.usageError) ?? .run
+        case _ where first.hasPrefix("-"): return serveFlagsProblem(rest).map(Invocation.usageError) ?? .run
+        case _ where commands.contains(first): return .run
+        default: return .usageError("unknown command \(first)")
+        }
+    }
+
+    /// Why these are not serve's flags, each with its value; nil when they are.
+    private static func serveFlagsProblem(_ flags: [String]) -> String? {
+        var index = flags.startIndex
+        while index < flags.endIndex {
+            let flag = flags[index]
+            let name = flag.split(separator: "=", maxSplits: 1).first.map(String.init) ?? flag
+            guard serveFlags.contains(name) else { return "unknown option \(flag)" }
+            if name == flag {
+                guard index + 1 < flags.endIndex, !flags[index + 1].hasPrefix("-") else { return "\(flag) needs a value" }
+                index += 2
+            } else {
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    /// What `--version` prints.
+    package static var versionLine: String { "whatweeat \(AppVersion.current) (\(AppVersion.build))" }
+}

@@ -37,7 +37,7 @@ package struct LogCodeSender: CodeSender {
     package let logger: Logger
 
     package func send(_ code: OneTimeCode) async throws {
-        logger.notice("one-time code for \(code.channel.rawValue) \(code.destination): \(code.code)")
+        logger.notice("one-time code for \(code.channel.rawValue) \(code.destination): \(code.code)", metadata: OperatorLogs.deliberate)
     }
 
     package init(logger: Logger) {

@@ -83,7 +83,7 @@ package struct LogMailSender: MailSender {
     package let logger: Logger
 
     package func send(_ message: MailMessage) async throws {
-        logger.notice("mail to \(message.to): \(message.subject)\n\(message.text)")
+        logger.notice("mail to \(message.to): \(message.subject)\n\(message.text)", metadata: OperatorLogs.deliberate)
     }
 
     package init(logger: Logger) {

@@ -83,6 +83,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
 
     // Outermost first: metrics see the final status, errors are rendered before headers are added.
     app.middleware = Middlewares()
+    app.middleware.use(RequestLogMiddleware(accessLog: settings.accessLog))
     app.middleware.use(RequestMetricsMiddleware())
     if let name = settings.instanceName { app.middleware.use(InstanceHeaderMiddleware(name: name)) }
     app.middleware.use(SecurityHeadersMiddleware(settings: settings, map: app.mapLibrary))

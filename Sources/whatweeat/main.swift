@@ -48,11 +48,7 @@ do {
     fail("\(error)")
 }
 
-LoggingSystem.bootstrap { label in
-    var handler = StreamLogHandler.standardOutput(label: label)
-    handler.logLevel = settings.logLevel
-    return handler
-}
+LoggingSystem.bootstrap { label in OperatorLogs.handler(label: label, settings: settings) }
 
 var databaseLock: DatabaseLock?
 let app: Application

@@ -23,10 +23,13 @@ package enum TestDatabase {
     package static func settings(dataDirectory: String) -> Settings {
         let database: Settings.Database = postgresURL.map { .postgres(url: $0) }
             ?? .sqlite(path: dataDirectory + "/whatweeat.sqlite")
-        return Settings(
+        var settings = Settings(
             dataDirectory: dataDirectory, database: database,
             jwtSecret: "test-secret-that-is-long-enough-for-hs256-000", bcryptCost: 4, appEnvironment: .testing
         )
+        // A line per request would bury the suite's output; Tests/e2e/test_operator_logs.py reads it from a real server.
+        settings.accessLog = false
+        return settings
     }
 
     package static func temporaryDirectory() throws -> String {

@@ -11,6 +11,7 @@ package struct AppErrorMiddleware: AsyncMiddleware {
             return try await next.respond(to: request)
         } catch {
             let appError = Self.appError(for: error)
+            request.storage[RefusalCodeKey.self] = appError.code  // the access log's `error`
             if appError.status.code >= 500 {
                 request.logger.report(error: error)
             } else {

@@ -68,8 +68,7 @@ package struct RequestMetricsMiddleware: AsyncMiddleware {
         let start = ContinuousClock.now
         let response = try await next.respond(to: request)
         let elapsed = ContinuousClock.now - start
-        let route = request.route.map { "/" + $0.path.map(\.description).joined(separator: "/") } ?? "unmatched"
-        let dimensions = [("method", request.method.rawValue), ("route", route), ("status", String(response.status.code))]
+        let dimensions = [("method", request.method.rawValue), ("route", request.routePattern), ("status", String(response.status.code))]
         Counter(label: "http_requests_total", dimensions: dimensions).increment()
         Timer(label: "http_request_duration_seconds", dimensions: dimensions).recordSeconds(AppMetrics.seconds(elapsed))
         return response

@@ -69,6 +69,20 @@ extension Settings {
             logLevel = level
         }
 
+        var logFormat = LogFormat.text
+        if let raw = value("LOG_FORMAT") {
+            guard let format = LogFormat(rawValue: raw.lowercased()) else {
+                throw SettingsError(variable: "LOG_FORMAT", value: raw, expected: "text or json")
+            }
+            logFormat = format
+        }
+        var accessLog = true
+        switch value("ACCESS_LOG")?.lowercased() {
+        case nil, "on": break
+        case "off": accessLog = false
+        case let other?: throw SettingsError(variable: "ACCESS_LOG", value: other, expected: "on or off")
+        }
+
         var appEnvironment = AppEnvironment.development
         if let raw = value("APP_ENV") {
             guard let parsed = AppEnvironment(rawValue: raw.lowercased()) else {
@@ -151,6 +165,8 @@ extension Settings {
             logLevel: logLevel, jwtSecret: secret, accessTokenTTL: TimeInterval(accessTTL),
             refreshTokenTTL: TimeInterval(refreshTTL), bcryptCost: bcryptCost, appEnvironment: appEnvironment
         )
+        settings.logFormat = logFormat
+        settings.accessLog = accessLog
         settings.metricsToken = metricsToken
         settings.trustedProxies = trustedProxies
         settings.servedHosts = servedHosts

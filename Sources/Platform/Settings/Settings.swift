@@ -27,6 +27,14 @@ public struct Settings: Sendable {
     public var database: Database
     public var publicURL: String
     public var logLevel: Logger.Level
+    /// `LOG_FORMAT`: swift-log's text lines, or one JSON object per line (`OperatorLogs`).
+    public var logFormat: LogFormat = .text
+    /// `ACCESS_LOG`: a line per request at `info` (`off` silences it).
+    public var accessLog = true
+
+    public enum LogFormat: String, Sendable, CaseIterable {
+        case text, json
+    }
     public var jwtSecret: String
     public var accessTokenTTL: TimeInterval
     public var refreshTokenTTL: TimeInterval

@@ -17,6 +17,7 @@ DATA=$(mktemp -d /tmp/whatweeat-shop-load.XXXXXX)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL="http://127.0.0.1:$PORT"
 export DATA_DIR=$DATA PORT LOG_LEVEL=error
+"$BIN" migrate --yes >/dev/null  # `user` commands act on an existing site only
 "$BIN" user create --admin --email bench@example.com --nickname bench --password benchpass1 >&2
 "$BIN" >"$DATA/server.log" 2>&1 &
 SERVER=$!

@@ -82,83 +82,12 @@ package struct SeedCommand: AnyAsyncCommand {
     }
 }
 
-/// `whatweeat user create --admin --email … --nickname … [--password …]`.
-struct CreateUserCommand: AsyncCommand {
-    package struct Signature: CommandSignature {
-        package init() {}
-
-        @Option(name: "email", help: "Email address to log in with.") package var email: String?
-        @Option(name: "nickname", help: "Nickname shown to others (1–20 characters).") package var nickname: String?
-        @Option(name: "password", help: "Password (8+ characters); asked for when left out.") package var password: String?
-        @Flag(name: "admin", help: "Give the account the admin role.") package var admin: Bool
-    }
-
-    package var help: String { "Creates an account, for example the first administrator." }
-
-    package func run(using context: CommandContext, signature: Signature) async throws {
-        let app = context.application
-        try await prepareDatabase(app)
-        let email = signature.email ?? context.console.ask("Email")
-        let nickname = signature.nickname ?? context.console.ask("Nickname")
-        let password = signature.password ?? context.console.ask("Password", isSecure: true)
-        let request = Request(application: app, on: app.eventLoopGroup.next())
-        do {
-            let user = try await request.accounts.signUp(email: email, password: password, nickname: nickname,
-                                                          role: signature.admin ? .admin : .user)
-            context.console.info("Created \(user.role.rawValue) \(user.email) (\(user.nickname)).")
-        } catch let error as AppError {
-            throw CommandFailure(message: app.translator.text(error.messageKey, .en, error.arguments))
-        }
-    }
-}
-
-/// `whatweeat user reset-password --email … [--password …]`: for someone locked out (no mail, a
-/// lost inbox). Without `--password` it prints a one-time link (30 minutes) for the operator to
-/// pass on; with it, it sets that password. Either way every session of the account ends once the
-/// password changes, the action is audited, and a suspended account is refused.
-struct ResetPasswordCommand: AsyncCommand {
-    package struct Signature: CommandSignature {
-        package init() {}
-
-        @Option(name: "email", help: "The account's email address.") package var email: String?
-        @Option(name: "password", help: "Set this password now (8+ characters) instead of printing a link.") package var password: String?
-    }
-
-    package var help: String { "Prints a one-time password reset link for an account, or sets its password." }
-
-    package func run(using context: CommandContext, signature: Signature) async throws {
-        let app = context.application
-        try await prepareDatabase(app)
-        let email = AccountRules.normalizeEmail(signature.email ?? context.console.ask("Email"))
-        let request = Request(application: app, on: app.eventLoopGroup.next())
-        guard let user = try await AccountStore(database: app.db, application: app).user(email: email) else {
-            throw CommandFailure(message: "no account has the address \(email)")
-        }
-        do {
-            if let password = signature.password {
-                try await request.accounts.operatorSetPassword(of: user, to: password, by: nil)
-                context.console.info("Password set for \(user.email) (\(user.nickname)); every session of the account ended.")
-            } else {
-                let link = try await request.accounts.operatorResetLink(for: user, by: nil, mailing: false)
-                context.console.info("One-time link for \(user.email) (\(user.nickname)), valid 30 minutes:")
-                context.console.output(link.consoleText())
-            }
-        } catch let error as AppError {
-            throw CommandFailure(message: app.translator.text(error.messageKey, .en, error.arguments))
-        }
-    }
-}
-
-/// A command that could not do its job, for a reason the operator can fix; printed as one line.
-struct UserCommands: AsyncCommandGroup {
-    package var commands: [String: any AnyAsyncCommand] { ["create": CreateUserCommand(), "reset-password": ResetPasswordCommand()] }
-    package var help: String { "Manages accounts." }
-}
-
 /// Registers the commands beside Vapor's own `serve` (the default) and Fluent's `migrate`.
 public func registerCommands(_ app: Application) {
     app.asyncCommands.use(SeedCommand(), as: "seed")
     app.asyncCommands.use(UserCommands(), as: "user")
+    app.asyncCommands.use(MailCommands(), as: "mail")
+    app.asyncCommands.use(SMSCommands(), as: "sms")
     // In place of Fluent's: the same questions, under the migration lock and the downgrade guard.
     app.asyncCommands.use(MigrateCommand(), as: "migrate")
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Platform
 
 /// What the command line asks for, decided before anything reads settings or opens a database:
@@ -11,7 +12,10 @@ package enum Invocation: Equatable {
     case usageError(String)
 
     /// The commands the executable takes (Vapor's `routes` included).
-    package static let commands = ["serve", "migrate", "seed", "user", "backup", "restore", "routes"]
+    package static let commands = ["serve", "migrate", "seed", "user", "mail", "sms", "backup", "restore", "routes"]
+    /// Commands that act on a site and must not make one where there is none (`serve`, `migrate`
+    /// and `seed` make one; `restore` fills a new folder).
+    package static let needingASite: Set<String> = ["user", "mail", "sms"]
     /// Serve's flags, each with a value: what may also come first, without `serve`.
     static let serveFlags: Set<String> = ["--hostname", "-H", "--port", "-p", "--bind", "-b", "--unix-socket"]
 
@@ -19,7 +23,8 @@ package enum Invocation: Equatable {
         usage: whatweeat [serve [--hostname H] [--port P] [--bind H:P] [--unix-socket PATH]]
                whatweeat migrate [--yes] [--revert]
                whatweeat seed [--demo] [--synthetic …]
-               whatweeat user create|reset-password …
+               whatweeat user create|reset-password|list|promote|demote|suspend|unsuspend …
+               whatweeat mail test --to ADDRESS | sms test --to NUMBER
                whatweeat backup FILE | restore FILE
                whatweeat routes | --version | --help
         Settings come from the environment (README.md, "Configuration").
@@ -65,6 +70,14 @@ package enum Invocation: Equatable {
             }
         }
         return nil
+    }
+
+    /// Why this SQLite site cannot be acted on: the command needs a site and `database` is not
+    /// there. Asked before anything opens the database (which would make the file).
+    package static func missingSite(_ arguments: [String], settings: Settings) -> String? {
+        guard let command = arguments.first, needingASite.contains(command), case .sqlite(let path) = settings.database,
+              !FileManager.default.fileExists(atPath: path) else { return nil }
+        return "no WhatWeEat data in \((settings.dataDirectory as NSString).standardizingPath); set DATA_DIR (or DATABASE_URL) as the server has it, or start the server once there"
     }
 
     /// What `--version` prints.

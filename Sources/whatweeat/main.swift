@@ -41,6 +41,9 @@ do {
     fail("\(error)")
 }
 
+// `user`, `mail` and `sms` act on a site: in a folder without one they make none.
+if let missing = Invocation.missingSite(Array(CommandLine.arguments.dropFirst()), settings: settings) { fail(missing) }
+
 // `backup FILE` and `restore FILE` work on the database file alone, before any pool opens it.
 do {
     if try await DatabaseFileCommands.runIfAsked(Array(CommandLine.arguments.dropFirst()), settings: settings) { exit(0) }

@@ -12,6 +12,15 @@ final class ResetPasswordCommandTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let stamp = UUID().uuidString.prefix(6).lowercased()
         let email = "locked-\(stamp)@example.com", admin = "boss-\(stamp)@example.com"
+        if TestDatabase.postgresURL == nil {  // the PostgreSQL suite's database is made already
+            let nowhere = try ServerProcess.run(["user", "create", "--email", email, "--nickname", "잠긴\(stamp)", "--password", "password1"],
+                                                dataDirectory: directory)
+            XCTAssertNotEqual(nowhere.status, 0, "no site here yet: the command makes none")
+            XCTAssertTrue(nowhere.output.contains("no WhatWeEat data in"), nowhere.output)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/whatweeat.sqlite"))
+        }
+        let migrated = try ServerProcess.run(["migrate", "--yes"], dataDirectory: directory)
+        XCTAssertEqual(migrated.status, 0, migrated.output)
         let created = try ServerProcess.run(["user", "create", "--email", email, "--nickname", "잠긴\(stamp)", "--password", "password1"],
                                             dataDirectory: directory)
         XCTAssertEqual(created.status, 0, created.output)

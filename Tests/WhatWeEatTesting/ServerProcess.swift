@@ -47,7 +47,7 @@ package final class ServerProcess: @unchecked Sendable {
 
     /// Runs `whatweeat <arguments>` to its end with the same environment a server here gets
     /// (this data directory, the suite's database); returns its exit status and what it printed.
-    package static func run(_ arguments: [String], dataDirectory: String) throws -> (status: Int32, output: String) {
+    package static func run(_ arguments: [String], dataDirectory: String, extraEnvironment: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -55,6 +55,7 @@ package final class ServerProcess: @unchecked Sendable {
         environment["DATA_DIR"] = dataDirectory
         environment["LOG_LEVEL"] = "warning"
         environment["DATABASE_URL"] = TestDatabase.postgresURL
+        for (key, value) in extraEnvironment { environment[key] = value }
         process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -197,20 +197,22 @@ package struct AccountStore {
     }
 
     /// An account as the console's People lists it.
-    struct Listed: Decodable, Sendable, Equatable {
-        let id: UUID
-        let email: String
-        let nickname: String
-        let role: Role
-        let createdAt: Date?
+    package struct Listed: Decodable, Sendable, Equatable {
+        package let id: UUID
+        package let email: String
+        package let nickname: String
+        package let role: Role
+        package let createdAt: Date?
+        package let suspendedAt: Date?
 
-        enum CodingKeys: String, CodingKey { case id, email, nickname, role, createdAt = "created_at" }
+        enum CodingKeys: String, CodingKey { case id, email, nickname, role, createdAt = "created_at", suspendedAt = "suspended_at" }
     }
 
     /// Accounts whose email starts with `query` or whose nickname contains it, case aside (the
     /// console's People), newest first; the newest accounts when `query` is empty.
-    func find(_ query: String, limit: Int = 30) async throws -> [Listed] {
-        let select = sql.select().columns([Column.id, Column.email, Column.nickname, Column.role, Column.createdAt]).from(User.schema)
+    package func find(_ query: String, limit: Int = 30) async throws -> [Listed] {
+        let select = sql.select().columns([Column.id, Column.email, Column.nickname, Column.role, Column.createdAt, Column.suspendedAt])
+            .from(User.schema)
         if !query.isEmpty {
             // LIKE's own characters in what was typed match only themselves.
             let escaped = query.lowercased().replacingOccurrences(of: "!", with: "!!").replacingOccurrences(of: "%", with: "!%")

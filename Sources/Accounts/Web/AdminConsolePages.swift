@@ -91,7 +91,8 @@ struct AdminConsolePages: RouteCollection {
                     .class("card audit-entry"),
                     .p(.strong(.text(entry.action)), .text(" · \(entry.subjectType) \(entry.subjectID)")),
                     .p(.class("muted"), .text(req.t("admin.audit.by", [
-                        "actor": entry.actorID.flatMap { nicknames[$0] } ?? req.t("admin.audit.gone"),
+                        // No actor: an operator at the server's shell (`whatweeat user …`, `mail test`).
+                        "actor": entry.actorID.map { nicknames[$0] ?? req.t("admin.audit.gone") } ?? req.t("admin.audit.command_line"),
                         "time": PageDates.medium(entry.createdAt, req.language),
                     ]))),
                     entry.before == nil ? .empty : .p(.class("audit-before"), .text(req.t("admin.audit.before") + " " + describe(entry.before))),

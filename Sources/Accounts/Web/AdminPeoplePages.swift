@@ -185,9 +185,9 @@ struct AdminPeoplePages: RouteCollection {
 }
 
 extension AccountService {
-    /// An administrator makes an account an administrator or not; not their own (409
-    /// `cannot_change_own_account`), and never the last administrator's. Audited.
-    func changeRole(of user: User, to role: Role, by admin: UUID) async throws {
+    /// An administrator (nil: an operator at the shell) makes an account an administrator or not;
+    /// not their own (409 `cannot_change_own_account`), and never the last administrator's. Audited.
+    package func changeRole(of user: User, to role: Role, by admin: UUID?) async throws {
         let id = try user.requireID()
         guard id != admin else { throw AppError.conflict("cannot_change_own_account") }
         guard user.role != role else { return }
@@ -200,8 +200,9 @@ extension AccountService {
 
     /// An administrator suspends an account (it cannot sign in; every session of it ends, its live
     /// sockets close) or lifts the suspension, with the reason it is told at sign-in; not their own,
-    /// not an administrator's (409 `cannot_suspend_administrator`: take the role first). Audited.
-    func setSuspension(of user: User, suspended: Bool, reason: String, by admin: UUID) async throws {
+    /// not an administrator's (409 `cannot_suspend_administrator`: take the role first). Audited;
+    /// `admin` nil is an operator at the shell.
+    package func setSuspension(of user: User, suspended: Bool, reason: String, by admin: UUID?) async throws {
         let id = try user.requireID()
         guard id != admin else { throw AppError.conflict("cannot_change_own_account") }
         if suspended, user.role == .admin { throw AppError.conflict("cannot_suspend_administrator") }

@@ -6,6 +6,7 @@ import FluentPostgresDriver
 import FluentSQLiteDriver
 import LookForRealBurgerApp
 import Mates
+import Metrics
 import Media
 import MenuGame
 import Notifications
@@ -35,7 +36,11 @@ public func configure(_ app: Application, settings: Settings) async throws {
     case .postgres(let url):
         var configuration = try SQLPostgresConfiguration(url: url)
         configuration.searchPath = nil
-        app.databases.use(.postgres(configuration: configuration, maxConnectionsPerEventLoop: 8, sqlLogLevel: .debug), as: .psql)
+        // DATABASE_POOL_SIZE is per instance; the pool keeps one per event loop, so it is spread over them.
+        let loops = max(1, System.coreCount)
+        let perLoop = settings.databasePoolSize.map { max(1, ($0 + loops - 1) / loops) } ?? 8
+        Gauge(label: "whatweeat_db_pool_connections_max").record(Double(perLoop * loops))
+        app.databases.use(.postgres(configuration: configuration, maxConnectionsPerEventLoop: perLoop, sqlLogLevel: .debug), as: .psql)
     }
 
     app.directory = DirectoryConfiguration(workingDirectory: try ResourceRoot.locate(explicit: settings.resourcesDirectory))

@@ -20,6 +20,11 @@ final class OperationsTests: XCTestCase {
             let metrics = AppMetrics.prometheusText()
             XCTAssertTrue(metrics.contains("whatweeat_build_info{"), "which version each instance runs")
             XCTAssertTrue(metrics.contains(#"version="\#(AppVersion.current)""#))
+            #if os(Linux)
+            for name in ["process_resident_memory_bytes", "process_open_fds", "process_max_fds", "process_start_time_seconds", "process_cpu_seconds_total"] {
+                XCTAssertTrue(metrics.contains("\n\(name) ") || metrics.contains("\n\(name){"), "\(name) in /metrics")
+            }
+            #endif
             let document = try await app.send(.GET, "/openapi.yaml")
             XCTAssertTrue(document.text.contains("\n  version: \(AppVersion.current)\n"), "openapi.yaml's info.version is the server's")
             let ready = try await app.send(.GET, "/readyz")

@@ -201,6 +201,12 @@ final class SettingsTests: XCTestCase {
             XCTAssertFalse("\($0)".contains("hunter2"), "\($0)")
         }
         XCTAssertNoThrow(try Settings.load(from: ["DATA_DIR": directory, "DATABASE_URL": "postgres://app:hunter2@db/app?sslmode=verify-full"]))
+        XCTAssertEqual(try Settings.load(from: ["DATA_DIR": directory, "DATABASE_POOL_SIZE": "20"]).databasePoolSize, 20)
+        XCTAssertNil(try Settings.load(from: ["DATA_DIR": directory]).databasePoolSize)
+        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "DATABASE_POOL_SIZE": "0"]))
+        XCTAssertEqual(try Settings.load(from: ["DATA_DIR": directory, "LOG_FORMAT": "JSON"]).logFormat, .json)
+        XCTAssertThrowsError(try Settings.load(from: ["DATA_DIR": directory, "LOG_FORMAT": "xml"]))
+        XCTAssertFalse(try Settings.load(from: ["DATA_DIR": directory, "ACCESS_LOG": "off"]).accessLog)
     }
 
     func testShopPaymentsAndDeliveryFee() throws {

@@ -37,6 +37,7 @@ public enum AppMetrics {
 
     /// The exposition text served at `/metrics`.
     public static func prometheusText() -> String {
+        ProcessMetrics.sample()
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)

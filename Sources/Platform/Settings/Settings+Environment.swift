@@ -165,6 +165,9 @@ extension Settings {
             logLevel: logLevel, jwtSecret: secret, accessTokenTTL: TimeInterval(accessTTL),
             refreshTokenTTL: TimeInterval(refreshTTL), bcryptCost: bcryptCost, appEnvironment: appEnvironment
         )
+        if value("DATABASE_POOL_SIZE") != nil {
+            settings.databasePoolSize = try integer("DATABASE_POOL_SIZE", default: 8, in: 1...10_000)
+        }
         settings.logFormat = logFormat
         settings.accessLog = accessLog
         settings.metricsToken = metricsToken

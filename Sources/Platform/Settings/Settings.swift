@@ -29,6 +29,9 @@ public struct Settings: Sendable {
     public var logLevel: Logger.Level
     /// `LOG_FORMAT`: swift-log's text lines, or one JSON object per line (`OperatorLogs`).
     public var logFormat: LogFormat = .text
+    /// `DATABASE_POOL_SIZE`: PostgreSQL connections one instance may open for requests (spread
+    /// over its event loops; one more listens for events); nil keeps 8 per event loop.
+    public var databasePoolSize: Int?
     /// `ACCESS_LOG`: a line per request at `info` (`off` silences it).
     public var accessLog = true
 

@@ -37,12 +37,13 @@ public enum DatabaseFileCommands {
         let file = absolute(arguments[1])
         let uploads = uploadsOnDisk(settings)
         if command == "backup" {
-            let (size, files) = try await backup(database: database, to: file, uploads: uploads)
+            let (size, files) = try await backup(database: database, to: file, uploads: uploads, secret: settings.jwtSecret)
             print("Backed up \(database) to \(file) (\(size) bytes\(uploads == nil ? "" : ", \(files) uploaded files")).")
         } else {
             let (kept, files) = try await restore(database: database, from: file, uploads: uploads)
             print("Restored \(file) into \(database)\(uploads == nil ? "" : " and \(files) uploaded files into \(uploads ?? "")")."
                   + (kept.map { " The database it replaced is kept as \($0)." } ?? ""))
+            print(try await restoreSecret(into: settings, database: database, environmentSets: ProcessInfo.processInfo.environment["JWT_SECRET"] != nil))
         }
         return true
     }
@@ -57,7 +58,7 @@ public enum DatabaseFileCommands {
 
     /// Writes the copy; with `uploads`, the files there go into the copy's `stored_files`.
     /// Returns the copy's size and how many files it carries.
-    package static func backup(database: String, to file: String, uploads: String? = nil) async throws -> (bytes: Int, files: Int) {
+    package static func backup(database: String, to file: String, uploads: String? = nil, secret: String? = nil) async throws -> (bytes: Int, files: Int) {
         guard FileManager.default.fileExists(atPath: database) else { throw Failure(description: "no database at \(database)") }
         guard !FileManager.default.fileExists(atPath: file) else { throw Failure(description: "\(file) exists; a backup never overwrites a file") }
         try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -74,8 +75,50 @@ public enum DatabaseFileCommands {
                 throw error
             }
         }
+        if let secret {
+            do {
+                try await withConnection(file) { connection in
+                    _ = try await connection.query("CREATE TABLE \(secretTable) (name TEXT PRIMARY KEY, value TEXT NOT NULL)", [])
+                    _ = try await connection.query("INSERT INTO \(secretTable) (name, value) VALUES ('jwt-secret', ?)", [.text(secret)])
+                }
+            } catch {
+                try? FileManager.default.removeItem(atPath: file)
+                throw error
+            }
+        }
         try await check(file)
         return ((try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0, carried)
+    }
+
+    /// The server's secret rides in the copy (a restore that made a new one signed everyone out);
+    /// restore takes it out again. The copy is its owner's alone (0600), like the database.
+    static let secretTable = "backup_secret"
+
+    /// Puts the secret a restored copy carries where the server reads it (`DATA_DIR/jwt-secret`,
+    /// 0600; one there before is kept beside it), and takes it out of the database. With
+    /// `JWT_SECRET` in the environment the environment wins, and the line says whether they differ.
+    static func restoreSecret(into settings: Settings, database: String, environmentSets: Bool) async throws -> String {
+        let carried: String? = try await withConnection(database) { connection in
+            guard try await hasTable(secretTable, connection) else { return nil }
+            let value = try await connection.query("SELECT value FROM \(secretTable) WHERE name = 'jwt-secret'", []).first?.column("value")?.string
+            _ = try await connection.query("DROP TABLE \(secretTable)", [])
+            return value
+        }
+        guard let carried else { return "The backup carries no secret: keep the server's JWT_SECRET or DATA_DIR/jwt-secret as it was." }
+        if environmentSets {
+            return carried == settings.jwtSecret ? "The backup's secret is the JWT_SECRET set here." :
+                "The backup's secret differs from the JWT_SECRET set here: sessions made before the backup end unless JWT_SECRET is set back."
+        }
+        let path = (settings.dataDirectory as NSString).appendingPathComponent("jwt-secret")
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8), existing.trimmingCharacters(in: .whitespacesAndNewlines) != carried {
+            let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+            try FileManager.default.moveItem(atPath: path, toPath: "\(path).before-restore-\(stamp)")
+        }
+        try? FileManager.default.removeItem(atPath: path)
+        guard FileManager.default.createFile(atPath: path, contents: Data((carried + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw Failure(description: "could not write \(path)")
+        }
+        return "The server's secret came back with it (\(path)): sessions made before the backup go on."
     }
 
     /// Copies every file of `disk` into the `stored_files` of the database copy at `file`.
@@ -85,12 +128,16 @@ public enum DatabaseFileCommands {
             guard try await hasTable(DatabaseFileStorage.schema, connection) else {
                 throw Failure(description: "the database predates uploaded files in backups: start the server once (it upgrades the database), then back up")
             }
+            // One transaction for them all: a commit per file synced the copy to disk each time
+            // (16 ms a photo, half an hour per 100,000); the copy is checked whole at the end.
+            _ = try await connection.query("BEGIN", [])
             var carried = 0
             for key in try disk.keys() {
                 guard let path = disk.path(for: key), let type = ImageType(rawValue: String(key.split(separator: ".")[1])) else { continue }
                 _ = try await copy.save(try Data(contentsOf: URL(fileURLWithPath: path)), as: type)
                 carried += 1
             }
+            _ = try await connection.query("COMMIT", [])
             return carried
         }
     }
@@ -128,6 +175,8 @@ public enum DatabaseFileCommands {
                 let restored = DatabaseFileStorage(database: { connection.sql() })
                 // A backup from before files travelled with it has no such table: nothing to write back.
                 guard try await hasTable(DatabaseFileStorage.schema, connection) else { return 0 }
+                // One transaction for the rows that leave (a commit each synced every time).
+                _ = try await connection.query("BEGIN", [])
                 var carried = 0
                 for key in try await restored.keys() {
                     guard case .bytes(let data)? = try await restored.content(of: key),
@@ -137,6 +186,7 @@ public enum DatabaseFileCommands {
                     try await restored.delete(key: key)
                     carried += 1
                 }
+                _ = try await connection.query("COMMIT", [])
                 return carried
             }
         }

@@ -108,6 +108,16 @@ final class BackupTests: XCTestCase {
             let login = try await restored.post("/api/v1/auth/login", json: ["email": email, "password": "password1"])
             XCTAssertEqual(login.status, .ok, "\(email) signs in on the restored database")
         }
+        // The server's secret came with it: a session from before the backup goes on, and the
+        // backup and the secret are the owner's alone.
+        let stillSignedIn = try await restored.get("/api/v1/me", token: token)
+        XCTAssertEqual(stillSignedIn.status, .ok, "a token signed before the backup still works: \(restore.output)")
+        let secret = try String(contentsOfFile: directory + "/jwt-secret", encoding: .utf8)
+        XCTAssertEqual(try String(contentsOfFile: restoredDirectory + "/jwt-secret", encoding: .utf8), secret)
+        for file in [backupFile, restoredDirectory + "/jwt-secret"] {
+            let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber).intValue
+            XCTAssertEqual(mode & 0o077, 0, "\(file) is readable by its owner alone")
+        }
         let restoredPicture = try await restored.get(pictureURL)
         XCTAssertEqual(restoredPicture.status, .ok, "the profile picture came back with the database")
         XCTAssertEqual(restoredPicture.text, pictureBytes.text)

@@ -90,6 +90,7 @@ public func registerCommands(_ app: Application) {
     app.asyncCommands.use(SMSCommands(), as: "sms")
     // In place of Fluent's: the same questions, under the migration lock and the downgrade guard.
     app.asyncCommands.use(MigrateCommand(), as: "migrate")
+    app.asyncCommands.use(MoveToPostgresCommand(), as: "migrate-to-postgres")
 }
 
 /// `whatweeat migrate [--revert] [--yes]`: lists the pending migrations (or the last batch, with

@@ -12,10 +12,10 @@ package enum Invocation: Equatable {
     case usageError(String)
 
     /// The commands the executable takes (Vapor's `routes` included).
-    package static let commands = ["serve", "migrate", "seed", "user", "mail", "sms", "backup", "restore", "routes"]
+    package static let commands = ["serve", "migrate", "migrate-to-postgres", "seed", "user", "mail", "sms", "backup", "restore", "routes"]
     /// Commands that act on a site and must not make one where there is none (`serve`, `migrate`
     /// and `seed` make one; `restore` fills a new folder).
-    package static let needingASite: Set<String> = ["user", "mail", "sms"]
+    package static let needingASite: Set<String> = ["user", "mail", "sms", "migrate-to-postgres"]
     /// Serve's flags, each with a value: what may also come first, without `serve`.
     static let serveFlags: Set<String> = ["--hostname", "-H", "--port", "-p", "--bind", "-b", "--unix-socket"]
 
@@ -25,7 +25,7 @@ package enum Invocation: Equatable {
                whatweeat seed [--demo] [--synthetic …]
                whatweeat user create|reset-password|list|promote|demote|suspend|unsuspend …
                whatweeat mail test --to ADDRESS | sms test --to NUMBER
-               whatweeat backup FILE | restore FILE
+               whatweeat backup FILE | restore FILE | migrate-to-postgres --to postgres://…
                whatweeat routes | --version | --help
         Settings come from the environment (README.md, "Configuration").
         """

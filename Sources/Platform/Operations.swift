@@ -38,6 +38,16 @@ package struct OperationsRoutes: RouteCollection {
         do {
             try await req.db.sql.raw("SELECT 1").run()
             details["database"] = "ok"
+            // What else a request may need to answer (a bucket for photos): unready without it.
+            var reachable = true
+            for (name, check) in req.application.readinessChecks {
+                let fine = await check(req.application)
+                details[name] = fine ? "ok" : "unavailable"
+                reachable = reachable && fine
+            }
+            guard reachable else {
+                return try await Readiness(status: "unavailable", details: details).encodeResponse(status: .serviceUnavailable, for: req)
+            }
             return try await Readiness(status: "ready", details: details).encodeResponse(for: req)
         } catch {
             req.logger.warning("readiness check failed: \(String(reflecting: error))")
@@ -78,6 +88,20 @@ extension Application {
     /// What `/readyz` reports beside the database, by name.
     package var readinessDetails: [String: @Sendable (Application) -> String] {
         storage[ReadinessDetailsKey.self] ?? [:]
+    }
+
+    private struct ReadinessChecksKey: StorageKey { typealias Value = [String: @Sendable (Application) async -> Bool] }
+
+    /// What `/readyz` asks beside the database, by name: false makes the server unready (503).
+    package var readinessChecks: [String: @Sendable (Application) async -> Bool] {
+        storage[ReadinessChecksKey.self] ?? [:]
+    }
+
+    /// Adds a service `/readyz` asks at each request (`files`: the bucket photos are kept in).
+    package func readinessCheck(_ name: String, _ check: @escaping @Sendable (Application) async -> Bool) {
+        var checks = readinessChecks
+        checks[name] = check
+        storage[ReadinessChecksKey.self] = checks
     }
 
     /// Adds a line to `/readyz`'s details (read at each request); it never makes the server unready.

@@ -67,6 +67,7 @@ final class BanchanConsoleTabsTests: XCTestCase {
             let signUps = try XCTUnwrap(Int(figure(before.text, "오늘 가입") ?? ""))
             XCTAssertGreaterThanOrEqual(signUps, 2, "the operator and the buyer signed up today")
             XCTAssertNotNil(figure(before.text, "남은 디스크"))
+            XCTAssertTrue(before.text.contains("WhatWeEat \(AppVersion.current) ("), "the console says which version answers")
 
             _ = try await placePaid(app, buyer)
             let second = try await placePaid(app, buyer)

@@ -69,6 +69,9 @@ final class S3StorageTests: XCTestCase {
             XCTAssertEqual(served.headers.first(name: .cacheControl), "public, max-age=31536000, immutable")
             let counted = await app.files.byteCount(of: key)
             XCTAssertEqual(counted, stored)
+            let ready = try await app.send(.GET, "/readyz")
+            XCTAssertEqual(ready.status, .ok)
+            XCTAssertEqual((try ready.object()["details"] as? [String: Any])?["files"] as? String, "ok", "the bucket answers")
         }
     }
 
@@ -94,6 +97,9 @@ final class S3StorageTests: XCTestCase {
             XCTAssertEqual(used, 0, "the quota was given back")
             let read = try await app.send(.GET, "/uploads/" + String(repeating: "c", count: 64) + ".png")
             XCTAssertEqual(read.status, .serviceUnavailable)
+            let ready = try await app.send(.GET, "/readyz")
+            XCTAssertEqual(ready.status, .serviceUnavailable, "not ready without the bucket its photos are in")
+            XCTAssertEqual((try ready.object()["details"] as? [String: Any])?["files"] as? String, "unavailable")
         }
     }
 }

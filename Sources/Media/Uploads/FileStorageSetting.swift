@@ -84,7 +84,17 @@ extension Application {
             let client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: .init(
                 timeout: .init(connect: .seconds(2), read: .seconds(30))))
             lifecycle.use(HTTPClientShutdown(client: client))
-            files = S3FileStorage(client: S3Client(configuration, client: client), logger: logger)
+            let s3 = S3Client(configuration, client: client)
+            files = S3FileStorage(client: s3, logger: logger)
+            // `/readyz` asks the bucket too (a key nobody stores: any answer but a failure will do).
+            readinessCheck("files") { _ in
+                do {
+                    _ = try await s3.size(S3FileStorage.prefix + ".readiness")
+                    return true
+                } catch {
+                    return false
+                }
+            }
         }
         // The disk floor guards the files' own disk only when they are on this machine's.
         storageQuota = StorageQuota(settings: settings, directory: files is DiskFileStorage ? directory : nil)

@@ -36,9 +36,12 @@ package enum AdminConsole {
                    .span(.ariaHidden(true), .text(item.emoji)), .span(.text(req.t("admin.tab.\(item.rawValue)"))))
             }
         )
+        // Which version answers: during a rolling upgrade, instances may differ.
+        let build = Node<HTML.BodyContext>.p(.class("muted admin-build"), .id("admin-build"),
+                                             .text(req.t("admin.build", ["version": AppVersion.current, "build": AppVersion.build])))
         return Layout.page(req, title: title, status: status,
                            extras: PageExtras(stylesheets: stylesheets + [stylesheet], bodyClass: "admin"),
-                           main: .group(tabs, main))
+                           main: .group(tabs, main, build))
     }
 }
 

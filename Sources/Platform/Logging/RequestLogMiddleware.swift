@@ -37,11 +37,14 @@ package struct RequestLogMiddleware: AsyncMiddleware {
     /// A trusted proxy's `X-Request-Id`, if it is one we would write into a log line.
     private static func forwardedID(of request: Request) -> String? {
         guard let value = request.headers.first(name: "X-Request-Id"), (1...128).contains(value.utf8.count),
-              value.utf8.allSatisfy({ $0 < 0x80 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".")) }),
+              value.utf8.allSatisfy(idBytes.contains),
               let peer = request.remoteAddress?.ipAddress, request.application.settings.trustedProxies.contains(peer)
         else { return nil }
         return value
     }
+
+    /// What a forwarded id may be made of: ASCII letters, digits, `-`, `_` and `.`.
+    private static let idBytes = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.".utf8)
 }
 
 /// The error code of a refused request, kept by `AppErrorMiddleware` for the access log.

@@ -178,6 +178,19 @@ final class PhoneResetTests: XCTestCase {
             await settle(app)
             XCTAssertEqual(app.codeInbox.count, 1, "only the verification's code ever went")
         }
+        // Guesses at codes count against the network's sign-in budget, as guesses at passwords do.
+        try await withTestApp(adjust: { $0.limits.passwordChecksPerMinute = 3 }) { app in
+            app.workQueue.runsInBackground = false
+            let clock = app.useTestClock()
+            _ = try await verifiedAccount(app, clock: clock)
+            for _ in 0..<3 {
+                let guess = try await app.send(.POST, "\(reset)/confirm", json: ["phone": phone, "code": "123456", "password": "new-password-2"])
+                XCTAssertEqual(guess.errorCode, "reset_code_invalid")
+            }
+            let fourth = try await app.send(.POST, "\(reset)/confirm", json: ["phone": phone, "code": "123456", "password": "new-password-2"])
+            XCTAssertEqual(fourth.status, .tooManyRequests)
+            XCTAssertNotNil(fourth.headers.first(name: "Retry-After"))
+        }
         // Production without an SMS provider: refused plainly, nothing queued, and the pages offer no phone.
         try await withTestApp(adjust: { $0.mates.offersPhoneCodes = false }) { app in
             let refused = try await app.send(.POST, reset, json: ["phone": phone])

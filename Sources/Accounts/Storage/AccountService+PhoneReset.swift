@@ -57,6 +57,8 @@ extension AccountService {
         let codes = try offeredResetCodes()
         let phone = try codes.normalizedPhone(raw, app: application)
         try Self.requireAcceptablePassword(password)
+        // A guess at a six-digit code is a guess at a password: the network's sign-in budget counts it.
+        try await limits.logins.reserve(client)
         let userID = try await codes.claimCode(code, phone: phone, app: application)
         guard let user = try await store.user(userID) else { throw AppError.invalid("reset_code_invalid") }
         guard user.suspendedAt == nil else {

@@ -165,7 +165,11 @@ package struct JSONLogHandler: LogHandler {
         object["message"] = message.description
         object["label"] = label
         if let instance { object["instance"] = instance }
-        guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        // Every value is a string, list or dictionary of strings, which always serialize; should one
+        // not, the line still goes out, as its level and message alone.
+        let serialized = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? (try? JSONSerialization.data(withJSONObject: ["level": level.rawValue, "message": message.description], options: []))
+        guard var data = serialized else { return }
         data.append(UInt8(ascii: "\n"))
         // One write per line: lines from several threads never interleave.
         FileHandle.standardOutput.write(data)

@@ -22,19 +22,10 @@ package enum OperatorCommands {
     /// Migrates a site that exists (a new version may have migrations pending), and refuses to
     /// start one: an operator in the wrong folder, or without the service's environment, would
     /// otherwise make an empty database and act on it.
+    /// (A SQLite file is looked for by `main`, before anything opens it: `Invocation.missingSite`.)
     static func openSite(_ app: Application) async throws {
-        let exists: Bool
-        switch app.settings.database {
-        case .sqlite(let path): exists = FileManager.default.fileExists(atPath: path)
-        case .postgres: exists = try await !SafeMigrations.appliedMigrations(app.db).isEmpty
-        }
-        guard exists else {
-            let place: String
-            switch app.settings.database {
-            case .sqlite: place = (app.settings.dataDirectory as NSString).standardizingPath
-            case .postgres: place = app.settings.database.summary
-            }
-            throw CommandFailure(message: "no WhatWeEat data in \(place); set DATA_DIR (or DATABASE_URL) as the server has it, or start the server once there")
+        if case .postgres = app.settings.database, try await SafeMigrations.appliedMigrations(app.db).isEmpty {
+            throw CommandFailure(message: "no WhatWeEat data in \(app.settings.database.summary); set DATABASE_URL as the server has it, or start the server once there")
         }
         try await prepareDatabase(app)
     }

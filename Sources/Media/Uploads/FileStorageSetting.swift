@@ -87,12 +87,20 @@ extension Application {
             let s3 = S3Client(configuration, client: client)
             files = S3FileStorage(client: s3, logger: logger)
             // `/readyz` asks the bucket too (a key nobody stores: any answer but a failure will do).
+            // Within two seconds: a bucket that connects but never answers must not hold `/readyz` (the read timeout is 30 s).
             readinessCheck("files") { _ in
-                do {
-                    _ = try await s3.size(S3FileStorage.prefix + ".readiness")
-                    return true
-                } catch {
-                    return false
+                await withTaskGroup(of: Bool.self) { group in
+                    group.addTask {
+                        do {
+                            _ = try await s3.size(S3FileStorage.prefix + ".readiness")  // nil (no such key) is an answer too
+                            return true
+                        } catch {
+                            return false
+                        }
+                    }
+                    group.addTask { try? await Task.sleep(for: .seconds(2)); return false }
+                    defer { group.cancelAll() }
+                    return await group.next() ?? false
                 }
             }
         }

@@ -23,6 +23,15 @@ final class LogRedactionTests: XCTestCase {
         XCTAssertEqual(LogRedaction.scrub(.array([.string("x@example.com")])), .array([.string("x***@example.com")]))
     }
 
+    func testJSONLinesEscapeWhatJSONMustAndParseBack() throws {
+        let tricky = "quote \" backslash \\ newline \n tab \t bell \u{07} 한글 🍔 / end"
+        var line = ""
+        JSONLogHandler.write(.dictionary(["message": .string(tricky), "list": .array([.string("a"), .stringConvertible(42)])]), into: &line)
+        let parsed = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertEqual(parsed["message"] as? String, tricky)
+        XCTAssertEqual(parsed["list"] as? [String], ["a", "42"])
+    }
+
     func testADeliberateLinePassesOnlyWhereItMayAndLosesItsMark() {
         let recorder = RecordingHandler()
         var development = RedactingLogHandler(recorder, allowsDeliberateLines: true)

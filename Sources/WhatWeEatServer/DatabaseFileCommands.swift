@@ -19,7 +19,8 @@ import Glibc
 /// Uploaded files travel with the database: kept on disk (SQLite's default), backup copies them
 /// into the copy's `stored_files` table and restore writes them back to `DATA_DIR/uploads`; kept
 /// in the database, they are in the copy already; kept in a bucket, the bucket keeps them.
-/// PostgreSQL has its own tools (`pg_dump`, `pg_restore`; README.md): its files are in the database.
+/// On PostgreSQL the same two commands write and read a folder through `pg_dump` and
+/// `pg_restore` (`PostgresBackup`).
 public enum DatabaseFileCommands {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -31,11 +32,27 @@ public enum DatabaseFileCommands {
         guard arguments.count == 2, !arguments[1].hasPrefix("-") else {
             throw Failure(description: "usage: whatweeat \(command) FILE")
         }
-        guard case .sqlite(let database) = settings.database else {
-            throw Failure(description: "\(command) is for the SQLite database; for PostgreSQL use pg_dump and pg_restore (README.md, \"Backups\")")
-        }
         let file = absolute(arguments[1])
         let uploads = uploadsOnDisk(settings)
+        let environmentSets = ProcessInfo.processInfo.environment["JWT_SECRET"] != nil
+        guard case .sqlite(let database) = settings.database else {
+            guard case .postgres(let url) = settings.database else { return false }
+            if command == "backup" {
+                let (size, files) = try await PostgresBackup.backup(url: url, to: file, uploads: uploads, secret: settings.jwtSecret)
+                print("Backed up the PostgreSQL database to \(file)/ (\(size) bytes\(uploads == nil ? "" : ", \(files) uploaded files")).")
+            } else {
+                guard PostgresBackup.isBackup(file) else {
+                    throw Failure(description: "\(file) is not a PostgreSQL backup (a folder `whatweeat backup` wrote with DATABASE_URL set)")
+                }
+                let (files, secret) = try await PostgresBackup.restore(url: url, from: file, uploads: uploads)
+                print("Restored \(file) into the database in DATABASE_URL\(uploads == nil ? "" : " and \(files) uploaded files into \(uploads ?? "")").")
+                print(try placeSecret(secret, into: settings, environmentSets: environmentSets))
+            }
+            return true
+        }
+        if command == "restore", PostgresBackup.isBackup(file) {
+            throw Failure(description: "\(file) is a PostgreSQL backup: set DATABASE_URL to an empty PostgreSQL database to restore it")
+        }
         if command == "backup" {
             let (size, files) = try await backup(database: database, to: file, uploads: uploads, secret: settings.jwtSecret)
             print("Backed up \(database) to \(file) (\(size) bytes\(uploads == nil ? "" : ", \(files) uploaded files")).")
@@ -43,7 +60,7 @@ public enum DatabaseFileCommands {
             let (kept, files) = try await restore(database: database, from: file, uploads: uploads)
             print("Restored \(file) into \(database)\(uploads == nil ? "" : " and \(files) uploaded files into \(uploads ?? "")")."
                   + (kept.map { " The database it replaced is kept as \($0)." } ?? ""))
-            print(try await restoreSecret(into: settings, database: database, environmentSets: ProcessInfo.processInfo.environment["JWT_SECRET"] != nil))
+            print(try placeSecret(try await takeSecret(from: database), into: settings, environmentSets: environmentSets))
         }
         return true
     }
@@ -66,6 +83,7 @@ public enum DatabaseFileCommands {
             _ = try await connection.query("PRAGMA busy_timeout = 10000", [])
             _ = try await connection.query("VACUUM INTO ?", [.text(file)])
         }
+        chmod(file, 0o600)  // whatever the umask of the process that asked (a scheduled backup runs in the server)
         var carried = 0
         if let uploads, let disk = try? DiskFileStorage(directory: uploads) {
             do {
@@ -94,16 +112,20 @@ public enum DatabaseFileCommands {
     /// restore takes it out again. The copy is its owner's alone (0600), like the database.
     static let secretTable = "backup_secret"
 
-    /// Puts the secret a restored copy carries where the server reads it (`DATA_DIR/jwt-secret`,
-    /// 0600; one there before is kept beside it), and takes it out of the database. With
-    /// `JWT_SECRET` in the environment the environment wins, and the line says whether they differ.
-    static func restoreSecret(into settings: Settings, database: String, environmentSets: Bool) async throws -> String {
-        let carried: String? = try await withConnection(database) { connection in
+    /// The secret a restored SQLite copy carries, taken out of the database.
+    static func takeSecret(from database: String) async throws -> String? {
+        try await withConnection(database) { connection in
             guard try await hasTable(secretTable, connection) else { return nil }
             let value = try await connection.query("SELECT value FROM \(secretTable) WHERE name = 'jwt-secret'", []).first?.column("value")?.string
             _ = try await connection.query("DROP TABLE \(secretTable)", [])
             return value
         }
+    }
+
+    /// Puts the secret a restored backup carries where the server reads it (`DATA_DIR/jwt-secret`,
+    /// 0600; one there before is kept beside it). With `JWT_SECRET` in the environment the
+    /// environment wins, and the line says whether they differ.
+    static func placeSecret(_ carried: String?, into settings: Settings, environmentSets: Bool) throws -> String {
         guard let carried else { return "The backup carries no secret: keep the server's JWT_SECRET or DATA_DIR/jwt-secret as it was." }
         if environmentSets {
             return carried == settings.jwtSecret ? "The backup's secret is the JWT_SECRET set here." :

@@ -32,7 +32,9 @@ package enum Features {
 
 extension Settings {
     /// Reads and validates the environment: the platform's values, then each feature's section.
-    public static func load(from environment: [String: String]) throws -> Settings {
-        try load(from: environment, sections: [MediaSettings.self] + Features.all.flatMap { $0.settingsSections })
+    /// `makingData: false` for a command that acts on an existing site (`Invocation.needingASite`).
+    public static func load(from environment: [String: String], makingData: Bool = true) throws -> Settings {
+        try load(from: environment, sections: [MediaSettings.self, BackupSettings.self] + Features.all.flatMap { $0.settingsSections },
+                 makingData: makingData)
     }
 }

@@ -15,7 +15,7 @@ package enum Invocation: Equatable {
     package static let commands = ["serve", "migrate", "migrate-to-postgres", "seed", "user", "mail", "sms", "backup", "restore", "routes"]
     /// Commands that act on a site and must not make one where there is none (`serve`, `migrate`
     /// and `seed` make one; `restore` fills a new folder).
-    package static let needingASite: Set<String> = ["user", "mail", "sms", "migrate-to-postgres"]
+    package static let needingASite: Set<String> = ["user", "mail", "sms", "migrate-to-postgres", "backup"]
     /// Serve's flags, each with a value: what may also come first, without `serve`.
     static let serveFlags: Set<String> = ["--hostname", "-H", "--port", "-p", "--bind", "-b", "--unix-socket"]
 

@@ -82,6 +82,8 @@ public func configure(_ app: Application, settings: Settings) async throws {
         try await feature.configure(app, settings: settings)
     }
     Seams.connect(app)
+    // BACKUP_DIR: the site backs itself up, one instance at a time.
+    if settings[section: BackupSettings.self].directory != nil { app.lifecycle.use(ScheduledBackups.job(settings[section: BackupSettings.self])) }
 
     let openAPIPath = app.directory.workingDirectory + "openapi.yaml"  // the resource root
     let openAPIDocument = (try? String(contentsOfFile: openAPIPath, encoding: .utf8)) ?? ""

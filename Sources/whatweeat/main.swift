@@ -36,7 +36,9 @@ case .run:
 
 let settings: Settings
 do {
-    settings = try Settings.load(from: ProcessInfo.processInfo.environment)
+    // A command on an existing site run in the wrong folder leaves nothing behind there.
+    let makesASite = CommandLine.arguments.dropFirst().first.map { !Invocation.needingASite.contains($0) } ?? true
+    settings = try Settings.load(from: ProcessInfo.processInfo.environment, makingData: makesASite)
 } catch {
     fail("\(error)")
 }

@@ -14,7 +14,7 @@ import XCTVapor
 
 /// `whatweeat backup FILE` while the server takes writes, `restore` refused while it runs, and a
 /// restore into a new data directory that then serves the same accounts and orders. On the
-/// PostgreSQL pass the commands point to pg_dump instead (tested too).
+/// PostgreSQL pass the same drill runs through pg_dump and pg_restore into an empty database.
 final class BackupTests: XCTestCase {
     struct OrderItem: Encodable { let hash: String; let quantity: Int }
     struct OrderBody: Encodable { let items: [OrderItem] }
@@ -26,13 +26,13 @@ final class BackupTests: XCTestCase {
             try? FileManager.default.removeItem(atPath: directory)
             try? FileManager.default.removeItem(atPath: restoredDirectory)
         }
-        let backupFile = directory + "/backups/whatweeat-backup.sqlite"
-
-        guard TestDatabase.postgresURL == nil else {
-            let refused = try ServerProcess.run(["backup", backupFile], dataDirectory: directory)
-            XCTAssertNotEqual(refused.status, 0)
-            XCTAssertTrue(refused.output.contains("pg_dump"), refused.output)
-            return
+        // On PostgreSQL the backup is a folder (pg_dump's format, the secret, backup.json) and the
+        // restore goes into an empty database, named here for the restored server.
+        let onPostgres = TestDatabase.postgresURL != nil
+        let backupFile = directory + (onPostgres ? "/backups/whatweeat-backup" : "/backups/whatweeat-backup.sqlite")
+        var restoredEnvironment: [String: String] = [:]
+        if onPostgres, case .postgres(let url) = try await DatabaseTemplate.shared.emptyDatabase(in: restoredDirectory).database {
+            restoredEnvironment["DATABASE_URL"] = url
         }
 
         let server = try ServerProcess(dataDirectory: directory, extraEnvironment: ["AUTH_ATTEMPTS_PER_MINUTE": "1000000"])
@@ -76,7 +76,8 @@ final class BackupTests: XCTestCase {
         writing.cancel()
         _ = await writing.value
         XCTAssertEqual(backup.status, 0, backup.output)
-        XCTAssertTrue(backup.output.contains("1 uploaded files"), backup.output)
+        // Files kept on disk (SQLite's default) travel inside it; PostgreSQL keeps them in the database, so in the dump.
+        XCTAssertEqual(backup.output.contains("1 uploaded files"), !onPostgres, backup.output)
         XCTAssertTrue(FileManager.default.fileExists(atPath: backupFile))
 
         // A second backup to the same file is refused; it never overwrites.
@@ -84,10 +85,11 @@ final class BackupTests: XCTestCase {
         XCTAssertNotEqual(again.status, 0)
         XCTAssertTrue(again.output.contains("never overwrites"), again.output)
 
-        // Restoring under a running server is refused and changes nothing.
+        // Restoring under a running server (on PostgreSQL: into a database that is not empty) is
+        // refused and changes nothing.
         let refused = try ServerProcess.run(["restore", backupFile], dataDirectory: directory)
         XCTAssertNotEqual(refused.status, 0)
-        XCTAssertTrue(refused.output.contains("in use"), refused.output)
+        XCTAssertTrue(refused.output.contains(onPostgres ? "restore into an empty one" : "in use"), refused.output)
         let stillThere = try await server.get("/api/v1/auth/email-available?email=w\(run)101@example.com")
         XCTAssertEqual(stillThere.json["available"] as? Bool, false, "the running database was left alone")
         server.stop(signal: SIGTERM)
@@ -95,13 +97,13 @@ final class BackupTests: XCTestCase {
         // Something that is not a backup is refused too.
         let notADatabase = directory + "/notes.txt"
         try Data("hello".utf8).write(to: URL(fileURLWithPath: notADatabase))
-        let garbage = try ServerProcess.run(["restore", notADatabase], dataDirectory: restoredDirectory)
+        let garbage = try ServerProcess.run(["restore", notADatabase], dataDirectory: restoredDirectory, extraEnvironment: restoredEnvironment)
         XCTAssertNotEqual(garbage.status, 0, garbage.output)
 
         // Into a new data directory: it serves the same accounts (passwords work) and orders.
-        let restore = try ServerProcess.run(["restore", backupFile], dataDirectory: restoredDirectory)
+        let restore = try ServerProcess.run(["restore", backupFile], dataDirectory: restoredDirectory, extraEnvironment: restoredEnvironment)
         XCTAssertEqual(restore.status, 0, restore.output)
-        let restored = try ServerProcess(dataDirectory: restoredDirectory)
+        let restored = try ServerProcess(dataDirectory: restoredDirectory, extraEnvironment: restoredEnvironment)
         defer { restored.stop(signal: SIGINT) }
         try await restored.waitUntilHealthy()
         for email in before {
@@ -114,14 +116,15 @@ final class BackupTests: XCTestCase {
         XCTAssertEqual(stillSignedIn.status, .ok, "a token signed before the backup still works: \(restore.output)")
         let secret = try String(contentsOfFile: directory + "/jwt-secret", encoding: .utf8)
         XCTAssertEqual(try String(contentsOfFile: restoredDirectory + "/jwt-secret", encoding: .utf8), secret)
-        for file in [backupFile, restoredDirectory + "/jwt-secret"] {
+        let backupFiles = onPostgres ? ["", "/database.dump", "/jwt-secret", "/backup.json"].map { backupFile + $0 } : [backupFile]
+        for file in backupFiles + [restoredDirectory + "/jwt-secret"] {
             let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber).intValue
             XCTAssertEqual(mode & 0o077, 0, "\(file) is readable by its owner alone")
         }
         let restoredPicture = try await restored.get(pictureURL)
         XCTAssertEqual(restoredPicture.status, .ok, "the profile picture came back with the database")
         XCTAssertEqual(restoredPicture.text, pictureBytes.text)
-        XCTAssertTrue(restore.output.contains("1 uploaded files"), restore.output)
+        XCTAssertEqual(restore.output.contains("1 uploaded files"), !onPostgres, restore.output)
         for order in ordersBefore {
             let found = try await restored.send(.GET, "/api/v1/banchan/orders/\(order)", json: String?.none, headers: ["X-Device-Token": device])
             XCTAssertEqual(found.status, .ok, "order \(order) is in the restored database")

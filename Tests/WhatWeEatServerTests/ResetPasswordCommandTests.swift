@@ -13,11 +13,17 @@ final class ResetPasswordCommandTests: XCTestCase {
         let stamp = UUID().uuidString.prefix(6).lowercased()
         let email = "locked-\(stamp)@example.com", admin = "boss-\(stamp)@example.com"
         if TestDatabase.postgresURL == nil {  // the PostgreSQL suite's database is made already
+            let elsewhere = directory + "/not-a-site"
             let nowhere = try ServerProcess.run(["user", "create", "--email", email, "--nickname", "잠긴\(stamp)", "--password", "password1"],
-                                                dataDirectory: directory)
+                                                dataDirectory: elsewhere)
             XCTAssertNotEqual(nowhere.status, 0, "no site here yet: the command makes none")
             XCTAssertTrue(nowhere.output.contains("no WhatWeEat data in"), nowhere.output)
-            XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/whatweeat.sqlite"))
+            // Not the database, and not the folder or a secret in it either.
+            XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere), "the wrong folder is left as it was")
+            let backup = try ServerProcess.run(["backup", directory + "/b.sqlite"], dataDirectory: elsewhere)
+            XCTAssertNotEqual(backup.status, 0)
+            XCTAssertTrue(backup.output.contains("no WhatWeEat data in"), backup.output)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere))
         }
         let migrated = try ServerProcess.run(["migrate", "--yes"], dataDirectory: directory)
         XCTAssertEqual(migrated.status, 0, migrated.output)

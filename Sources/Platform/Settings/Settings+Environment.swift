@@ -8,7 +8,9 @@ extension Settings {
     /// Reads and validates the environment. Creates the data directory and, when `JWT_SECRET`
     /// is unset, the secret file inside it (mode 0600) so tokens survive restarts.
     /// Every feature's `sections` are read after the platform's own values (`Features.settingsSections`).
-    package static func load(from environment: [String: String], sections: [any SettingsSection.Type]) throws -> Settings {
+    /// `makingData: false` (commands that act on an existing site) creates nothing: without a
+    /// secret file the secret is one for this process only (such a command then finds no site).
+    package static func load(from environment: [String: String], sections: [any SettingsSection.Type], makingData: Bool = true) throws -> Settings {
         var variables = EnvironmentVariables(values: environment, appEnvironment: .development)
         func value(_ name: String) -> String? { variables.value(name) }
         func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
@@ -149,7 +151,7 @@ extension Settings {
             throw SettingsError(variable: "INSTANCE_NAME", value: instanceName, expected: "1-64 letters, digits, '-', '_' or '.'")
         }
 
-        try createDirectory(dataDirectory)
+        if makingData { try createDirectory(dataDirectory) }
         let secret: String
         if let raw = value("JWT_SECRET") {
             guard raw.utf8.count >= 32 else {
@@ -157,7 +159,7 @@ extension Settings {
             }
             secret = raw
         } else {
-            secret = try loadOrCreateSecret(in: dataDirectory)
+            secret = try loadOrCreateSecret(in: dataDirectory, creating: makingData)
         }
 
         var settings = Settings(
@@ -196,13 +198,14 @@ extension Settings {
     }
 
     /// The generated secret lives in `DATA_DIR/jwt-secret`, readable by the owner only.
-    private static func loadOrCreateSecret(in directory: String) throws -> String {
+    private static func loadOrCreateSecret(in directory: String, creating: Bool) throws -> String {
         let path = (directory as NSString).appendingPathComponent("jwt-secret")
         if let existing = try? String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
            existing.utf8.count >= 32 {
             return existing
         }
         let secret = SecureRandom.token(bytes: 48)
+        guard creating else { return secret }
         let created = FileManager.default.createFile(
             atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600]
         )

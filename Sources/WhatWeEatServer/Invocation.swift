@@ -1,4 +1,7 @@
+import Banchan
 import Foundation
+import Messaging
+import Payments
 import Platform
 
 /// What the command line asks for, decided before anything reads settings or opens a database:
@@ -12,10 +15,14 @@ package enum Invocation: Equatable {
     case usageError(String)
 
     /// The commands the executable takes (Vapor's `routes` included).
-    package static let commands = ["serve", "migrate", "migrate-to-postgres", "seed", "user", "mail", "sms", "backup", "restore", "routes"]
+    package static let commands = ["serve", "migrate", "migrate-to-postgres", "seed", "user", "mail", "sms", "backup", "restore", "routes",
+                                   "check-settings"]
     /// Commands that act on a site and must not make one where there is none (`serve`, `migrate`
     /// and `seed` make one; `restore` fills a new folder).
     package static let needingASite: Set<String> = ["user", "mail", "sms", "migrate-to-postgres", "backup"]
+    /// Commands that create nothing, not even `DATA_DIR` or its secret: those needing a site, and
+    /// the settings check.
+    package static var makingNothing: Set<String> { needingASite.union(["check-settings"]) }
     /// Serve's flags, each with a value: what may also come first, without `serve`.
     static let serveFlags: Set<String> = ["--hostname", "-H", "--port", "-p", "--bind", "-b", "--unix-socket"]
 
@@ -26,7 +33,7 @@ package enum Invocation: Equatable {
                whatweeat user create|reset-password|list|promote|demote|suspend|unsuspend …
                whatweeat mail test --to ADDRESS | sms test --to NUMBER
                whatweeat backup FILE | restore FILE | migrate-to-postgres --to postgres://…
-               whatweeat routes | --version | --help
+               whatweeat check-settings | routes | --version | --help
         Settings come from the environment (README.md, "Configuration").
         """
 
@@ -78,6 +85,27 @@ package enum Invocation: Equatable {
         guard let command = arguments.first, needingASite.contains(command), case .sqlite(let path) = settings.database,
               !FileManager.default.fileExists(atPath: path) else { return nil }
         return "no WhatWeEat data in \((settings.dataDirectory as NSString).standardizingPath); set DATA_DIR (or DATABASE_URL) as the server has it, or start the server once there"
+    }
+
+    /// What `check-settings` prints: that the environment passed, and what it decided (no secret).
+    package static func settingsSummary(_ settings: Settings) -> String {
+        let mail = settings[section: MailSettings.self].delivery
+        return """
+            Settings are valid for \(settings.appEnvironment == .production ? "production" : "development") (whatweeat \(AppVersion.current)).
+              database: \(settings.database.summary)
+              public URL: \(settings.publicURL)\(settings.instanceName.map { "\n  instance: \($0)" } ?? "")
+              mail: \(mail)
+              shop payments: \(paymentsSummary(settings[section: ShopSettings.self].gateway))
+              scheduled backups: \(settings[section: BackupSettings.self].directory.map { "\($0), every \(Int(settings[section: BackupSettings.self].every)) s, \(settings[section: BackupSettings.self].keep) kept" } ?? "off")
+            """
+    }
+
+    private static func paymentsSummary(_ gateway: PaymentGatewaySetting) -> String {
+        switch gateway {
+        case .test: return "test payments (development only)"
+        case .portOne: return "PortOne"
+        case .none: return "none (orders closed)"
+        }
     }
 
     /// What `--version` prints.

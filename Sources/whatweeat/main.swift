@@ -10,7 +10,7 @@ import Glibc
 // backups — is its user's alone: the database holds password hashes, chats and phone numbers.
 umask(0o077)
 
-/// `whatweeat [serve | migrate | seed | user … | backup FILE | restore FILE | --version]`; no
+/// `whatweeat [serve | migrate | seed | user … | backup FILE | restore FILE | check-settings | --version]`; no
 /// argument means serve (`Invocation.usage`).
 /// Configuration comes from the environment only (see README.md).
 func fail(_ message: String) -> Never {
@@ -37,10 +37,16 @@ case .run:
 let settings: Settings
 do {
     // A command on an existing site run in the wrong folder leaves nothing behind there.
-    let makesASite = CommandLine.arguments.dropFirst().first.map { !Invocation.needingASite.contains($0) } ?? true
+    let makesASite = CommandLine.arguments.dropFirst().first.map { !Invocation.makingNothing.contains($0) } ?? true
     settings = try Settings.load(from: ProcessInfo.processInfo.environment, makingData: makesASite)
 } catch {
     fail("\(error)")
+}
+
+// `check-settings`: the environment was read and passed every check (a production server's too).
+if CommandLine.arguments.dropFirst().first == "check-settings" {
+    print(Invocation.settingsSummary(settings))
+    exit(0)
 }
 
 // `user`, `mail` and `sms` act on a site: in a folder without one they make none.

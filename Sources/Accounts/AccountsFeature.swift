@@ -42,6 +42,8 @@ package enum AccountsFeature: Feature {
         // Nickname keys are Unicode's confusables skeleton: its data is read once, before any name.
         Confusables.use(try Confusables.load(root: app.directory.workingDirectory))
         try app.configureMail(settings.mail)
+        AppMetrics.countersStartAtZero(["whatweeat_email_changes_total", "whatweeat_email_changes_undone_total", "whatweeat_password_reset_requests_total",
+                                        "whatweeat_password_reset_mails_total", "whatweeat_password_resets_total"])
         app.passwordHasher = try BcryptHasher(cost: settings.bcryptCost)
         app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
         app.accountLimits = AccountLimits(settings: settings, shared: app.sharedBudgets)

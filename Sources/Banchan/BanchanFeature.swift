@@ -12,6 +12,8 @@ package enum BanchanFeature: Feature {
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.usePaymentGateway(settings.shop.gateway)
+        AppMetrics.countersStartAtZero(["whatweeat_banchan_orders_placed_total", "whatweeat_banchan_payments_confirmed_total",
+                                        "whatweeat_banchan_payments_duplicate_total"])
         app.banchanLimits = BanchanLimits(shared: app.sharedBudgets)
         app.banchanListings = BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL))
         BanchanListings.follow(app)

@@ -18,6 +18,7 @@ package enum BurgerMapFeature: Feature {
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.burgerMapLimits = BurgerMapLimits(shared: app.sharedBudgets)
+        AppMetrics.countersStartAtZero(["whatweeat_burger_reviews_written_total"])
         app.adminModeration.register(BurgerMapModerationPages.section)
         app.adminToday.register { req in
             let store = req.burgerMap.store

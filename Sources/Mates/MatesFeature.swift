@@ -16,6 +16,8 @@ package enum MatesFeature: Feature {
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.matesEnvironment = MatesEnvironment()
         app.matesLimits = MatesLimits(shared: app.sharedBudgets)
+        AppMetrics.countersStartAtZero(["whatweeat_mates_matches_total"])
+        AppMetrics.countersStartAtZero(["whatweeat_code_budget_exhausted_total"], label: "channel", values: ["sms", "email"])
         app.adminModeration.register(MatesModerationPages.section)
         app.adminToday.register { req in
             let suspended = try await req.mates.store.suspensionCount()

@@ -10,6 +10,7 @@ package enum MenuGameFeature: Feature {
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.menuCatalog = MenuCatalog()
+        AppMetrics.countersStartAtZero(["whatweeat_menu_groups_closed_total"])
         MenuStore.follow(app)
         app.menuGroupStates = MenuGroupStateCache()
         app.shownMenus = ShownMenus()

@@ -134,6 +134,7 @@ package enum NotificationsFeature: Feature {
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.pushKeys = PushKeys(settings: settings.push)
         app.pushLimits = PushLimits(shared: app.sharedBudgets)
+        AppMetrics.countersStartAtZero(["whatweeat_push_sent_total", "whatweeat_push_failed_total", "whatweeat_push_removed_total"])
         // Each inbox entry is pushed to the recipient's browsers, from the durable work queue.
         PushDeliveries.register(in: app)
         app.unreadCounts = UnreadCounts()

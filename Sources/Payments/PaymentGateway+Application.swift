@@ -16,6 +16,7 @@ extension Application {
     /// the job that settles the refunds owed with it (`Refunds`).
     package func usePaymentGateway(_ setting: PaymentGatewaySetting) {
         lifecycle.use(Refunds.retryJob())
+        AppMetrics.countersStartAtZero(["whatweeat_refund_failures_total"])
         switch setting {
         case .test: paymentGateway = TestPaymentGateway()
         case .portOne(let url, let key, let secret):

@@ -52,6 +52,7 @@ package enum ScheduledBackups {
 
     package static func job(_ backups: BackupSettings) -> PeriodicJob {
         let check = min(60, backups.every / 4)
+        AppMetrics.countersStartAtZero(["whatweeat_backups_total"], label: "result", values: ["ok", "failed"])
         return PeriodicJob("scheduled backup", every: .seconds(check)) { app in
             let now = Date()
             guard try await MaintenanceRuns(database: app.db).claim("scheduled_backup", every: backups.every - check, now: now) else { return 0 }

@@ -36,6 +36,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     case .postgres(let url):
         var configuration = try SQLPostgresConfiguration(url: url)
         configuration.searchPath = nil
+        configuration.coreConfiguration.options.additionalStartupParameters.append(("application_name", settings.databaseApplicationName))
         // DATABASE_POOL_SIZE is per instance; the pool keeps one per event loop, so it is spread over them.
         let loops = max(1, System.coreCount)
         let perLoop = settings.databasePoolSize.map { max(1, ($0 + loops - 1) / loops) } ?? 8
@@ -105,7 +106,7 @@ public func configure(_ app: Application, settings: Settings) async throws {
     try routes(app, openAPIDocument: openAPIDocument)
     // Innermost, around the router alone, once every route is known.
     app.middleware.use(MethodNotAllowedMiddleware(routes: app.routes.all))
-    app.lifecycle.use(AppMetrics.databaseProbe())
+    app.lifecycle.use(AppMetrics.databaseProbe(settings: settings))
     // Last registered, first to run at shutdown: sockets and requests in flight end before the rest.
     app.lifecycle.use(GracefulShutdown())
 }

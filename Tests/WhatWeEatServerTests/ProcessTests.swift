@@ -121,4 +121,35 @@ final class ProcessTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(emails.count, 40)
         XCTAssertEqual(lost, [], "\(lost.count) of \(emails.count) acknowledged sign-ups were lost")
     }
+
+    /// A fresh process lists its counters at zero before anything happened (a missing series reads
+    /// as "no data" and an alert on `increase()` misses the first event), and on PostgreSQL the
+    /// pool's open and busy connections as the database sees them (issue 58, item 8).
+    func testMetricsArePresentFromTheStart() async throws {
+        let directory = try TestDatabase.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ServerProcess(dataDirectory: directory, extraEnvironment: ["INSTANCE_NAME": "metrics-\(UUID().uuidString.prefix(6))"])
+        defer { server.stop(signal: SIGINT) }
+        try await server.waitUntilHealthy()
+        let text = try await server.get("/metrics").text
+        for series in ["whatweeat_banchan_orders_placed_total 0", "whatweeat_password_resets_total 0", "whatweeat_push_sent_total 0",
+                       "whatweeat_refund_failures_total 0", "whatweeat_burger_reviews_written_total 0", "whatweeat_mates_matches_total 0",
+                       #"whatweeat_code_budget_exhausted_total{channel="sms"} 0"#, #"whatweeat_database_write_retries_total{reason="busy"} 0"#,
+                       #"whatweeat_pruned_rows_total{what="sessions"} 0"#] {
+            XCTAssertTrue(text.contains("\n" + series + "\n"), "\(series) in a fresh process's /metrics")
+        }
+        XCTAssertTrue(text.contains(#"whatweeat_work_done_total{kind=""#), "each kind of queued work has its series")
+        XCTAssertTrue(text.contains("\nwhatweeat_db_connection_wait_seconds "), "the pool's wait, before the first probe")
+        let onPostgres = TestDatabase.postgresURL != nil
+        XCTAssertEqual(text.contains("\nwhatweeat_db_pool_connections_in_use "), onPostgres, "the pool's use where it is measured (PostgreSQL)")
+        guard onPostgres else { return }
+        // The probe runs every five seconds: the pool has connections open by then.
+        var open = 0.0
+        for _ in 0..<30 where open == 0 {
+            try await Task.sleep(for: .milliseconds(500))
+            let lines = try await server.get("/metrics").text.split(separator: "\n")
+            open = lines.first { $0.hasPrefix("whatweeat_db_pool_connections_open ") }.flatMap { Double($0.split(separator: " ")[1]) } ?? 0
+        }
+        XCTAssertGreaterThan(open, 0, "the pool's connections, counted by their application_name")
+    }
 }

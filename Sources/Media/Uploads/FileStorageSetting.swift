@@ -67,6 +67,7 @@ extension Application {
     /// only the photos it took.
     package func useFileStorage(_ settings: Settings, directory: String) throws {
         var storage = settings[section: MediaSettings.self].storage
+        AppMetrics.countersStartAtZero(["whatweeat_uploads_refused_disk_full_total", "whatweeat_uploads_refused_network_day_total"])
         if storage == .automatic {
             if case .postgres = settings.database { storage = .database } else { storage = .disk }
         }

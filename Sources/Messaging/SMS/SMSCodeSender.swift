@@ -20,6 +20,8 @@ package struct SMSCodeSender: CodeSender {
         client = SolapiClient(configuration: configuration, client: http)
         self.application = application
         SMSDeliveryChecks.register(in: application, client: client)
+        AppMetrics.countersStartAtZero(["whatweeat_sms_sent_total", "whatweeat_sms_delivered_total", "whatweeat_sms_unconfirmed_total"])
+        AppMetrics.countersStartAtZero(["whatweeat_sms_failed_total"], label: "stage", values: ["send", "carrier"])
     }
 
     package func send(_ code: OneTimeCode) async throws {

@@ -19,6 +19,7 @@ package final class DailyPrune: Sendable {
     /// Adds a part (at start-up): `work` deletes what is past its time at `now` and says how many rows went.
     package func register(_ name: String, _ work: @escaping Part) {
         parts.withLockedValue { $0.append((name, work)) }
+        AppMetrics.countersStartAtZero(["whatweeat_pruned_rows_total"], label: "what", values: [name])
     }
 
     /// Runs every part now (the job, or a test that moved the clock); a part that fails is logged

@@ -63,6 +63,8 @@ package final class WorkQueue: LifecycleHandler, Sendable {
     /// Who runs `kind`'s items (one handler a kind; registered before the app boots).
     package func register(_ kind: String, handler: @escaping Handler) {
         handlers.withLockedValue { $0[kind] = handler }
+        AppMetrics.countersStartAtZero(["whatweeat_work_done_total", "whatweeat_work_failures_total", "whatweeat_work_dropped_total"],
+                                       label: "kind", values: [kind])
     }
 
     /// Adds work to run `delay` seconds from now, in `database` (a transaction's, so the work

@@ -59,6 +59,15 @@ public struct Settings: Sendable {
     /// `INSTANCE_NAME`: sent back as `X-Served-By` on every answer, to tell instances apart behind a proxy.
     public var instanceName: String?
 
+    /// What this process's database connections call themselves on PostgreSQL (`application_name`,
+    /// seen in `pg_stat_activity`): the instance and the process, so an operator can tell whose a
+    /// connection is and the pool's metrics can count their own (at most 63 bytes, PostgreSQL's limit).
+    public var databaseApplicationName: String {
+        String("whatweeat \(instanceName ?? Self.hostName) \(ProcessInfo.processInfo.processIdentifier)".utf8.prefix(63)) ?? "whatweeat"
+    }
+    /// Read once: Foundation may ask the resolver for it.
+    private static let hostName = ProcessInfo.processInfo.hostName
+
     /// How long rows past their use are kept before the daily prune (`DailyPrune`) removes them.
     public var retention = Retention()
 

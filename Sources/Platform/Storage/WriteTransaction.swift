@@ -170,6 +170,8 @@ package enum DatabaseFailure: Sendable, Equatable {
         }
     }
 
+    static let allLabels = ["busy", "unavailable", "collision"]
+
     var label: String {
         switch self {
         case .busy: "busy"

@@ -1,4 +1,5 @@
 import Fluent
+@testable import Media
 import Platform
 import SQLKit
 @testable import WhatWeEatServer
@@ -10,12 +11,27 @@ import XCTVapor
 /// photo. Runs in the PostgreSQL pass of `.ci/run` (it needs a PostgreSQL server to move to).
 final class MoveToPostgresTests: XCTestCase {
     func testASQLiteSiteMovesIntoAnEmptyPostgreSQLDatabaseWhole() async throws {
+        try await moveASite(photosInto: nil)
+    }
+
+    /// The photos on disk go to the target's bucket when the moved site keeps its files in S3.
+    func testThePhotosGoToTheBucketWhenTheSiteUsesOne() async throws {
+        guard TestDatabase.postgresURL != nil else { throw XCTSkip("needs TEST_DATABASE_URL (the PostgreSQL pass of .ci/run)") }
+        let s3 = try LocalS3.start()
+        defer { s3.stop() }
+        let bucket = s3.configuration(bucket: "whatweeat-moved")
+        try await S3Client(bucket, client: .shared).createBucket()
+        try await moveASite(photosInto: bucket)
+    }
+
+    private func moveASite(photosInto bucket: S3Client.Configuration?) async throws {
         guard TestDatabase.postgresURL != nil else { throw XCTSkip("needs TEST_DATABASE_URL (the PostgreSQL pass of .ci/run)") }
         let directory = try TestDatabase.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var sqliteSettings = TestDatabase.settings(dataDirectory: directory)
         sqliteSettings.database = .sqlite(path: directory + "/whatweeat.sqlite")
-        let target = try await DatabaseTemplate.shared.emptyDatabase(in: directory)
+        var target = try await DatabaseTemplate.shared.emptyDatabase(in: directory)
+        if let bucket { target[section: MediaSettings.self].storage = .s3(bucket) }
 
         // A site on SQLite: two people who matched and chatted, an order, a profile picture.
         let source = try await Application.make(.testing)
@@ -85,6 +101,13 @@ final class MoveToPostgresTests: XCTestCase {
             let photo = try await moved.send(.GET, pictureURL)
             XCTAssertEqual(photo.status, .ok)
             XCTAssertEqual(photo.text, picture, "byte for byte")
+            if let bucket {
+                let key = try XCTUnwrap(pictureURL.split(separator: "/").last)
+                let stored = try await S3Client(bucket, client: .shared).get(S3FileStorage.prefix + key)
+                XCTAssertEqual(stored.map { String(decoding: $0, as: UTF8.self) }, picture, "the photo is in the bucket")
+                let inDatabase = try await moved.db.sql.raw("SELECT COUNT(*) AS n FROM stored_files").first(decodingColumn: "n", as: Int.self)
+                XCTAssertEqual(inDatabase, 0, "and not in the database")
+            }
         } catch {
             try? await moved.asyncShutdown()
             throw error

@@ -2,10 +2,12 @@
 import atexit
 import os
 import pathlib
+import re
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -18,9 +20,19 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
+from smtp_sink import SMTPSink  # noqa: E402
+
 ARTIFACTS = pathlib.Path(__file__).parent / "artifacts"
 ROOT = pathlib.Path(os.environ.get("WHATWEEAT_ROOT", pathlib.Path(__file__).parents[2]))
 BINARY = os.environ.get("WHATWEEAT_BIN", str(ROOT / ".build" / "debug" / "whatweeat"))
+
+# Every server of the run sends its mail here (reset links and codes are read from mail) and logs
+# at debug; what each wrote is gathered in AUDIT_LOG, which the end of the run searches for what no
+# log may hold (`pytest_sessionfinish`, issue 58).
+MAIL_SINK = SMTPSink()
+AUDIT_LOG = tempfile.NamedTemporaryFile(prefix="whatweeat-e2e-audit-", suffix=".log", delete=False).name
+atexit.register(lambda: os.path.exists(AUDIT_LOG) and os.remove(AUDIT_LOG))
 
 
 def free_port():
@@ -44,6 +56,7 @@ def seeded_template():
         seeding.start()
         seeding.stop()
         seeding.log.close()
+        seeding.keep_for_audit()
         os.remove(os.path.join(directory, "server.log"))
         atexit.register(shutil.rmtree, directory, True)
         _template = directory
@@ -66,8 +79,10 @@ class Server:
         self.log = open(os.path.join(self.data_dir, "server.log"), "ab")
 
     def start(self):
-        env = dict(os.environ, DATA_DIR=self.data_dir, PORT=str(self.port), BCRYPT_COST="4", LOG_LEVEL="warning")
+        env = dict(os.environ, DATA_DIR=self.data_dir, PORT=str(self.port), BCRYPT_COST="4", SMTP_URL=MAIL_SINK.url)
         env.update(self.environment)
+        # Debug for every server, whatever the test asked: the whole run's log is audited.
+        env["LOG_LEVEL"] = "debug"
         env.pop("DATABASE_URL", None)
         self.process = subprocess.Popen([BINARY], cwd=ROOT, env=env, stdout=self.log, stderr=self.log)
         deadline = time.time() + 60
@@ -101,12 +116,17 @@ class Server:
         with open(os.path.join(self.data_dir, "server.log"), "rb") as log:
             return log.read().decode("utf-8", "replace")
 
+    def keep_for_audit(self):
+        with open(os.path.join(self.data_dir, "server.log"), "rb") as log, open(AUDIT_LOG, "ab") as audit:
+            shutil.copyfileobj(log, audit)
+
     def cleanup(self):
         # A server that ended on its own (a crash) leaves its log in artifacts/ and on the output,
         # where the failing test's report can be read beside it.
         died = self.process is not None and self.process.poll() is not None
         self.stop()
         self.log.close()
+        self.keep_for_audit()
         if died:
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             kept = ARTIFACTS / f"server-died-{self.port}.log"
@@ -220,3 +240,54 @@ def allow_location(driver, server, lat, lon):
     """The page may ask where the browser is, and it is at (lat, lon)."""
     driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
     driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {"latitude": lat, "longitude": lon, "accuracy": 10})
+
+
+# What no log line may hold at any level (issue 58): full e-mail addresses, phone numbers, password
+# hashes, signed tokens, and any code or link token the run's servers mailed. The one exception
+# is the development server's deliberate line for a phone code (these servers have no SMS sender).
+FORBIDDEN = {
+    "an e-mail address": re.compile(r"(?<![*A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"),
+    "a phone number": re.compile(r"(\+82[ -]?|\b0)1[016789][ -]?\d{3,4}[ -]?\d{4}\b"),
+    "a password hash": re.compile(r"\$2[abxy]?\$\d{2}\$"),
+    "a signed token": re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ"),
+}
+DELIBERATE = "one-time code for phone"
+# Addresses that are no one's: the sender the servers are given, and the push contact's default.
+NOBODYS = ("noreply@whatweeat.test", "operator@whatweeat.invalid")
+
+
+def audit_findings(text, mailed):
+    """(what, line) for each line of `text` holding something no log may hold."""
+    secrets = set()
+    for body in mailed:
+        secrets.update(re.findall(r"token=([A-Za-z0-9_-]{16,})", body))
+        secrets.update(re.findall(r"(?<!\d)(\d{6})(?!\d)", body))
+    findings = []
+    for line in text.splitlines():
+        if DELIBERATE in line:
+            continue
+        for what, pattern in FORBIDDEN.items():
+            for match in pattern.finditer(line):
+                if match.group(0) not in NOBODYS:
+                    findings.append((what, line))
+        for secret in secrets:
+            if re.search(rf"(?<![A-Za-z0-9_-]){re.escape(secret)}(?![A-Za-z0-9_-])", line):
+                findings.append(("a mailed code or link token", line))
+    return findings
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if not os.path.exists(AUDIT_LOG):
+        return
+    with open(AUDIT_LOG, "rb") as log:
+        text = log.read().decode("utf-8", "replace")
+    mailed = MAIL_SINK.all_texts()
+    findings = audit_findings(text, mailed)
+    lines = len(text.splitlines())
+    print(f"\nlog audit: {lines} lines at debug from every server of the run, {len(mailed)} mails; {len(findings)} findings")
+    if findings:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        shutil.copy(AUDIT_LOG, ARTIFACTS / "audited-server-logs.log")
+        for what, line in findings[:20]:
+            print(f"  {what}: {line[:300]}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

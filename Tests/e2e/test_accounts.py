@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import Server, fill, make_browser, no_horizontal_overflow, shot, sign_up, wait_for
+from conftest import MAIL_SINK, fill, make_browser, no_horizontal_overflow, shot, sign_up, wait_for
 
 
 def test_sign_up_restart_and_log_in_again(server, browser):
@@ -126,29 +126,18 @@ def test_keyboard_users_see_where_focus_is(server, browser):
     shot(browser, "01-skip-link-focused")
 
 
-def reset_link_in_log(server, email):
-    """The newest reset link a development server wrote to its log for `email` (it has no mail)."""
-    for _ in range(50):
-        log = server.log_text()
-        start = log.rfind("mail to " + email + ":")
-        found = re.search(r"http://\S+/reset-password\?token=[A-Za-z0-9_-]+", log[start:]) if start >= 0 else None
-        if found:
-            return found.group(0)
+def reset_link_in_mail(email):
+    """The newest reset link mailed to `email` (every test server mails through conftest's sink)."""
+    for _ in range(100):
+        for body in reversed(MAIL_SINK.texts_to(email)):
+            found = re.search(r"http://\S+/reset-password\?token=[A-Za-z0-9_-]+", body)
+            if found:
+                return found.group(0)
         time.sleep(0.1)
-    raise AssertionError("no reset link in the log for " + email)
+    raise AssertionError("no reset link was mailed to " + email)
 
 
-@pytest.fixture
-def mail_log_server():
-    """A development server without SMTP_URL: its mail, reset links included, is in its log."""
-    instance = Server(LOG_LEVEL="notice")
-    instance.start()
-    yield instance
-    instance.cleanup()
-
-
-def test_a_forgotten_password_from_the_login_page_signs_out_every_other_device(mail_log_server, browser):
-    server = mail_log_server
+def test_a_forgotten_password_from_the_login_page_signs_out_every_other_device(server, browser):
     # Mina has an account, signed in on her laptop.
     sign_up(browser, server, "비번잊은미나")
     browser.get(server.url + "/me")
@@ -168,8 +157,8 @@ def test_a_forgotten_password_from_the_login_page_signs_out_every_other_device(m
         assert "링크를 보냈어요" in sent.text
         shot(phone, "11-check-your-mail")
 
-        # The link from the mail (a development server writes it to its log).
-        link = reset_link_in_log(server, email)
+        # The link from the mail.
+        link = reset_link_in_mail(email)
         phone.get(link)
         wait_for(phone, lambda d: d.find_element(By.ID, "password"))
         shot(phone, "12-new-password")

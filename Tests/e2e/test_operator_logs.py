@@ -4,6 +4,7 @@ milliseconds, a refusal's error code) carrying the request id the answer's X-Req
 trusted proxy's own id is kept); and at debug level, SQL and all, no line holds an address, a
 password hash or a token the server handed out."""
 import json
+import subprocess
 import uuid
 
 import requests
@@ -38,6 +39,10 @@ def test_json_lines_access_log_request_ids_and_nothing_secret():
     server.cleanup()
 
     lines = [json.loads(line) for line in text.splitlines() if line.strip()]  # every line parses
+    # ...and jq, what an operator pipes a log through, reads the whole stream object by object.
+    read_by_jq = subprocess.run(["jq", "-c", "{level, message}"], input=text, capture_output=True, text=True)
+    assert read_by_jq.returncode == 0, read_by_jq.stderr
+    assert len(read_by_jq.stdout.splitlines()) == len(lines)
     assert lines and all({"time", "level", "message"} <= set(line) for line in lines)
     access = [line for line in lines if "route" in line and "status" in line]
     me_line = next(line for line in access if line["route"] == "/api/v1/me")

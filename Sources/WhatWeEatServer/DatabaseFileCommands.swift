@@ -65,10 +65,14 @@ public enum DatabaseFileCommands {
         return true
     }
 
-    /// `DATA_DIR/uploads` when uploads are kept on disk; nil when the database or a bucket keeps them.
+    /// `DATA_DIR/uploads` when uploads are kept on disk; nil when the database or a bucket keeps them
+    /// (on PostgreSQL by default: a folder an earlier version left there was carried into the database).
     static func uploadsOnDisk(_ settings: Settings) -> String? {
         switch settings[section: MediaSettings.self].storage {
-        case .automatic, .disk: return uploadsDirectory(settings)
+        case .disk: return uploadsDirectory(settings)
+        case .automatic:
+            if case .postgres = settings.database { return nil }
+            return uploadsDirectory(settings)
         case .database, .s3: return nil
         }
     }

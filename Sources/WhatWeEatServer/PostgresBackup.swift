@@ -39,8 +39,11 @@ enum PostgresBackup {
         do {
             let connection = try LibpqConnection(url: url)
             let dump = (directory as NSString).appendingPathComponent(dumpFile)
-            try await ExternalTool.run("pg_dump", ["--format=custom", "--no-owner", "--no-privileges", "--file=\(dump)", "--dbname=\(connection.address)"],
-                                       environment: connection.environment)
+            // zlib's fastest level: the photos (most of the bytes) are compressed already, but a dump
+            // writes them as hex text, which level 1 halves as well as the default level 6 does, three
+            // times faster (10,000 photos: 12.6 s against 38 s; docs/PERFORMANCE.md).
+            try await ExternalTool.run("pg_dump", ["--format=custom", "--compress=1", "--no-owner", "--no-privileges", "--file=\(dump)",
+                                                   "--dbname=\(connection.address)"], environment: connection.environment)
             chmod(dump, 0o600)
             var carried = 0
             if let uploads, FileManager.default.fileExists(atPath: uploads) {

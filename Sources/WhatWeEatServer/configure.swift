@@ -73,6 +73,9 @@ public func configure(_ app: Application, settings: Settings) async throws {
     // own request metrics would count them twice under other label names.
     app.http.server.configuration.reportMetrics = false
     app.mapLibrary = MapLibrary(settings: settings.map)
+    if settings.appEnvironment == .production, settings.map.tileURL == Settings.MapSettings().tileURL {
+        app.logger.warning("MAP_TILE_URL is unset: maps load tiles from OpenStreetMap's own servers, whose usage policy rules out a site's heavy use; set a tile source of your own (README.md, MAP_TILE_URL)")
+    }
     try app.useFileStorage(settings, directory: uploadsDirectory(settings))
 
     // Every table: the refunds owed at the payment provider (a table of the Payments module, which

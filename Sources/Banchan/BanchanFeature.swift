@@ -14,11 +14,14 @@ package enum BanchanFeature: Feature {
         app.usePaymentGateway(settings.shop.gateway)
         AppMetrics.countersStartAtZero(["whatweeat_banchan_orders_placed_total", "whatweeat_banchan_payments_confirmed_total",
                                         "whatweeat_banchan_payments_duplicate_total"])
-        app.banchanLimits = BanchanLimits(shared: app.sharedBudgets)
-        app.banchanListings = BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL))
+        // The shop's one environment: clock, bus, log, memories and budgets (`BanchanEnvironment`).
+        // The settings' terms stand until the seed reads the operator's saved ones.
+        app.banchanEnvironment = BanchanEnvironment(
+            events: app.events, logger: app.logger,
+            listings: BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL)),
+            terms: ShopTermsInForce(environment: settings.shop.terms),
+            limits: BanchanLimits(shared: app.sharedBudgets))
         BanchanListings.follow(app)
-        // The environment's terms until the seed reads the operator's saved ones.
-        app.shopTermsInForce = ShopTermsInForce(environment: settings.shop.terms)
         ShopTermsInForce.follow(app)
         // A visitor's cart joins the account's when they sign in on that device.
         app.deviceHandOvers.register { device, account, req in

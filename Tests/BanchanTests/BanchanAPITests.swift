@@ -530,12 +530,14 @@ final class BanchanAPITests: XCTestCase {
             let payment = TestPaymentGateway.paymentID(merchantUID: try XCTUnwrap(paid["merchantUID"] as? String), amount: try XCTUnwrap(paid["total"] as? Int))
             _ = try await app.send(.POST, "/api/v1/banchan/orders/\(paidID)/payment", json: ["paymentID": payment], headers: device(owner))
 
-            let sweeper = BanchanService(application: app)
-            let early = try await sweeper.expireUnpaidOrders(window: 1800, now: Date().addingTimeInterval(60))
+            func sweep(after seconds: TimeInterval) async throws -> Int {
+                try await app.withShopClock(ahead: seconds) { try await BanchanService(application: app).expireUnpaidOrders(window: 1800) }
+            }
+            let early = try await sweep(after: 60)
             XCTAssertEqual(early, 0, "still inside its window")
-            let expired = try await sweeper.expireUnpaidOrders(window: 1800, now: Date().addingTimeInterval(1801))
+            let expired = try await sweep(after: 1801)
             XCTAssertEqual(expired, 1)
-            let again = try await sweeper.expireUnpaidOrders(window: 1800, now: Date().addingTimeInterval(1801))
+            let again = try await sweep(after: 1801)
             XCTAssertEqual(again, 0)
 
             let unpaidNow = try await app.send(.GET, "/api/v1/banchan/orders/\(try XCTUnwrap(unpaid["id"] as? String))", headers: device(owner)).object()
@@ -636,7 +638,7 @@ final class BanchanAPITests: XCTestCase {
                 // Paid after the order expired: refunded with PortOne.
                 let order4 = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner).object()
                 let id4 = try XCTUnwrap(order4["id"] as? String)
-                try await BanchanService(application: app).expireUnpaidOrders(window: 60, now: Date().addingTimeInterval(3600))
+                _ = try await app.withShopClock(ahead: 3600) { try await BanchanService(application: app).expireUnpaidOrders(window: 60) }
                 portOne.record(impUID: "imp_444", merchantUID: try XCTUnwrap(order4["merchantUID"] as? String), amount: 17_400, status: "paid")
                 let late = try await app.send(.POST, "/api/v1/banchan/orders/\(id4)/payment", json: ["paymentID": "imp_444"], headers: device(owner))
                 XCTAssertEqual(late.errorCode, "payment_after_cancellation")

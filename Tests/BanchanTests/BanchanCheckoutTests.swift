@@ -1,5 +1,6 @@
 @testable import Banchan
 import Fluent
+import NIOConcurrencyHelpers
 import Platform
 import SQLKit
 import WhatWeEatTesting
@@ -377,6 +378,34 @@ extension BanchanCheckoutTests {
 
     /// Five years on, an order forgets who received it and where; the books keep the rest, and a
     /// younger order keeps everything.
+    /// An order placed as midnight passes in Korea: its number's day and its 새벽배송 morning come
+    /// from one reading of the shop's clock (issue 59). The clock here moves a second on every
+    /// reading, from 23:59:59 KST: a second reading for the number would name the next day.
+    func testAnOrdersNumberAndMorningAgreeAcrossMidnightInKorea() async throws {
+        try await withTestApp { app in
+            let buyer = try await app.member("자정구매자")
+            // 2026-12-06 23:59:59 in Korea (14:59:59 UTC).
+            let lastSecond = Date(timeIntervalSince1970: 1_796_569_199)
+            XCTAssertEqual(BanchanStore.orderDay(lastSecond), "20261206")
+            let readings = NIOLockedValueBox(0)
+            app.banchanEnvironment.now = {
+                let reading = readings.withLockedValue { count -> Int in
+                    defer { count += 1 }
+                    return count
+                }
+                return lastSecond.addingTimeInterval(Double(reading))
+            }
+            let placed = try await placeOrder(app, buyer, delivery())
+            XCTAssertEqual(placed.status, .created, placed.text)
+            let order = try placed.object()
+            let number = try XCTUnwrap(order["number"] as? String)
+            let arrives = try XCTUnwrap((order["delivery"] as? [String: Any])?["arrivesOn"] as? String)
+            XCTAssertTrue(number.hasPrefix("20261206-"), "placed on the 6th: \(number)")
+            XCTAssertEqual(arrives, "2026-12-08", "placed on the 6th after the 22:00 cut-off: the morning of the 8th")
+            XCTAssertGreaterThan(readings.withLockedValue { $0 }, 0, "the order read the shop's clock")
+        }
+    }
+
     func testOrdersForgetWhoReceivedThemAfterFiveYears() async throws {
         try await withTestApp { app in
             let buyer = try await app.member("오래된주문")
@@ -390,9 +419,9 @@ extension BanchanCheckoutTests {
                 .where(SQLIdentifier(BanchanStore.OrderColumn.id), .equal, SQLBind(oldID)).run()
 
             let service = BanchanService(application: app)
-            let forgotten = try await service.forgetOldDeliveryDetails(now: now)
+            let forgotten = try await service.forgetOldDeliveryDetails()
             XCTAssertEqual(forgotten, 1)
-            let again = try await service.forgetOldDeliveryDetails(now: now)
+            let again = try await service.forgetOldDeliveryDetails()
             XCTAssertEqual(again, 0, "nothing is blanked twice")
 
             let kept = try await app.send(.GET, "/api/v1/banchan/orders/\(oldID.uuidString.lowercased())", token: buyer.token).object()

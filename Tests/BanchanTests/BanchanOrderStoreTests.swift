@@ -70,7 +70,7 @@ final class BanchanOrderStoreTests: XCTestCase {
             var heard = app.events.subscribe(to: BanchanListings.topic).makeAsyncIterator()
 
             let order = try await store.placeOrder([.init(hash: Fixtures.dakgalbi, quantity: 1), .init(hash: Fixtures.bulgogi, quantity: 2)],
-                                                   ownerKey: "device:c", userID: nil, idempotencyKey: "key-1", digest: "d", clearingCart: true,
+                                                   ownerKey: "device:c", userID: nil, idempotencyKey: "key-1", digest: "d", clearingCart: true, now: Date(),
                                                    check: { _, _ in }, price: { lines in
                 XCTAssertEqual(lines.map(\.dish.hash), [Fixtures.dakgalbi, Fixtures.bulgogi].sorted(), "priced in the order stock was taken (by hash)")
                 return totals
@@ -110,18 +110,18 @@ final class BanchanOrderStoreTests: XCTestCase {
             // Short: nothing is taken, nothing written, and it says which dish.
             await assertRefused("out_of_stock") {
                 _ = try await store.placeOrder([.init(hash: Fixtures.bulgogi, quantity: 1), .init(hash: Fixtures.dakgalbi, quantity: 1)],
-                                               ownerKey: "device:c", userID: nil, idempotencyKey: nil, digest: "d", clearingCart: false,
+                                               ownerKey: "device:c", userID: nil, idempotencyKey: nil, digest: "d", clearingCart: false, now: Date(),
                                                check: { _, _ in }, price: { _ in totals })
             }
             let unchanged = try await stock(app, Fixtures.bulgogi)
             XCTAssertEqual(unchanged, 3, "the bulgogi taken first went back with the rollback")
             await assertRefused("dish_not_found") {
                 _ = try await store.placeOrder([.init(hash: "NOPE1", quantity: 1)], ownerKey: "device:c", userID: nil, idempotencyKey: nil,
-                                               digest: "d", clearingCart: false, check: { _, _ in }, price: { _ in totals })
+                                               digest: "d", clearingCart: false, now: Date(), check: { _, _ in }, price: { _ in totals })
             }
             await assertRefused("too_many") {
                 _ = try await store.placeOrder([.init(hash: Fixtures.bulgogi, quantity: 1)], ownerKey: "device:c", userID: nil, idempotencyKey: nil,
-                                               digest: "d", clearingCart: false, check: { _, _ in throw AppError.invalid("too_many") }, price: { _ in totals })
+                                               digest: "d", clearingCart: false, now: Date(), check: { _, _ in throw AppError.invalid("too_many") }, price: { _ in totals })
             }
             let afterRefusals = try await stock(app, Fixtures.bulgogi)
             XCTAssertEqual(afterRefusals, 3, "a rule broken inside the transaction gives the stock back")
@@ -162,7 +162,7 @@ final class BanchanOrderStoreTests: XCTestCase {
             var ids: [UUID] = []
             for _ in 0..<3 {
                 let order = try await store.placeOrder([.init(hash: Fixtures.bulgogi, quantity: 1), .init(hash: Fixtures.dakgalbi, quantity: 2)],
-                                                       ownerKey: "device:e", userID: nil, idempotencyKey: nil, digest: "d", clearingCart: false,
+                                                       ownerKey: "device:e", userID: nil, idempotencyKey: nil, digest: "d", clearingCart: false, now: Date(),
                                                        check: { _, _ in }, price: { _ in totals })
                 ids.append(order.id)
             }

@@ -174,7 +174,7 @@ final class ShopTermsTests: XCTestCase {
     func testEveryInstanceFollowsASave() async throws {
         try await withTestApp { app in
             let saved = ShopTerms(delivery: DeliveryFeeRule(fee: 1_000, freeFrom: 20_000), dawn: DawnSchedule(cutoffMinutes: 20 * 60))
-            _ = try await app.banchanStore.saveTerms(saved, by: nil)
+            _ = try await app.banchanStore.saveTerms(saved, by: nil, at: Date())
             XCTAssertEqual(app.shopTermsInForce.terms.delivery.fee, 2_500, "not taken before it is announced")
             await ShopTermsInForce.announceChange(on: app.events)
             let deadline = Date().addingTimeInterval(5)

@@ -214,11 +214,3 @@ package final class BanchanListings: Sendable {
     }
 }
 
-extension Application {
-    private struct BanchanListingsKey: StorageKey { typealias Value = BanchanListings }
-
-    var banchanListings: BanchanListings {
-        get { configured(BanchanListingsKey.self) }
-        set { storage[BanchanListingsKey.self] = newValue }
-    }
-}

@@ -27,7 +27,7 @@ extension BanchanService {
     /// Takes a dish off sale; it is not found (404) until it is added again.
     func retireDish(hash: String, by operator: UUID?) async throws {
         let before = try await store.dishRowOnSale(hash: hash)
-        try await store.retireDish(hash: hash, at: Date()) { _ in
+        try await store.retireDish(hash: hash, at: environment.now()) { _ in
             Self.audit("banchan.dish.retire", hash: hash, before: before, after: nil, by: `operator`)
         }
     }
@@ -44,7 +44,7 @@ extension BanchanService {
     /// The terms in force with the input's fields written over them (422 `invalid_shop_setting`
     /// for a cut-off that is not a time of day).
     func terms(from input: TermsInput) throws -> ShopTerms {
-        var terms = store.application.shopTermsInForce.terms
+        var terms = environment.terms.terms
         if input.deliveryFee != nil || input.freeDeliveryFrom != nil {
             terms.delivery = DeliveryFeeRule(fee: input.deliveryFee ?? terms.delivery.fee, freeFrom: input.freeDeliveryFrom ?? terms.delivery.freeFrom)
         }
@@ -62,10 +62,10 @@ extension BanchanService {
     /// Terms equal to those in force save nothing (and leave no entry).
     func changeTerms(_ terms: ShopTerms, by operator: UUID?) async throws {
         if let field = terms.problem { throw AppError.invalid("invalid_shop_setting", ["field": field]) }
-        let before = store.application.shopTermsInForce.terms
+        let before = environment.terms.terms
         guard terms != before else { return }
         try await database.writeTransaction { transaction in
-            _ = try await BanchanStore(database: transaction, application: store.application).saveTerms(terms, by: `operator`)
+            _ = try await BanchanStore(database: transaction, environment: environment).saveTerms(terms, by: `operator`, at: environment.now())
             func fields(_ terms: ShopTerms) -> [String: String] {
                 ["deliveryFee": String(terms.delivery.fee), "freeDeliveryFrom": String(terms.delivery.freeFrom), "dawnCutoff": terms.dawn.cutoffText]
             }
@@ -73,7 +73,7 @@ extension BanchanService {
                                                                         subjectID: BanchanStore.shopTermsKey, before: fields(before), after: fields(terms)))
         }
         // This instance takes them before answering; the others when they hear.
-        try await store.application.shopTermsInForce.load(from: store)
+        try await environment.terms.load(from: store)
         await ShopTermsInForce.announceChange(on: events)
     }
 

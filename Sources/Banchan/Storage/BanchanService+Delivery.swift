@@ -18,7 +18,7 @@ extension BanchanService {
 
     func saveAddress(_ address: Delivery.Address, of owner: Principal, makeDefault: Bool) async throws -> BanchanStore.SavedAddress {
         let user = try Self.account(owner)
-        return try await addressBookWrite(by: user) { try await store.saveAddress(address, of: user, makeDefault: makeDefault) }
+        return try await addressBookWrite(by: user) { try await store.saveAddress(address, of: user, makeDefault: makeDefault, now: environment.now()) }
     }
 
     /// 404 `address_not_found` for one that is not the account's.
@@ -42,7 +42,7 @@ extension BanchanService {
     /// Every change to an address book takes a slot of its account's budget first (the probe made
     /// 300 changes in 2.9 s); a refused change gives it back.
     private func addressBookWrite<T>(by user: UUID, _ work: () async throws -> T) async throws -> T {
-        try await store.application.banchanLimits.addressBookWrites.withSlot(user.uuidString, code: "too_many_address_changes", work)
+        try await environment.limits.addressBookWrites.withSlot(user.uuidString, code: "too_many_address_changes", work)
     }
 
     private static func account(_ owner: Principal) throws -> UUID {
@@ -102,11 +102,3 @@ package struct BanchanLimits: Sendable {
     }
 }
 
-extension Application {
-    private struct BanchanLimitsKey: StorageKey { typealias Value = BanchanLimits }
-
-    package var banchanLimits: BanchanLimits {
-        get { configured(BanchanLimitsKey.self) }
-        set { storage[BanchanLimitsKey.self] = newValue }
-    }
-}

@@ -25,8 +25,10 @@ extension BanchanService {
     /// go below zero, so concurrent orders for the last units cannot oversell. Totals come from
     /// the server's prices only. `delivery`, when given, must suit every dish (422
     /// `slot_unavailable` naming one that cannot travel that way) and is kept on the order.
-    func placeOrder(_ items: [Requested]?, for owner: Principal, idempotencyKey: String?, delivery request: DeliveryRequest? = nil,
-                    now: Date = Date()) async throws -> Placed {
+    func placeOrder(_ items: [Requested]?, for owner: Principal, idempotencyKey: String?,
+                    delivery request: DeliveryRequest? = nil) async throws -> Placed {
+        // One reading of the clock for the whole order: its number, its 새벽배송 morning and its time.
+        let now = environment.now()
         // Without a payment provider (`PAYMENT_GATEWAY=none`) nothing could be paid: no order is
         // taken, rather than one that holds stock and fails at payment.
         guard gateway != nil else { throw AppError(.serviceUnavailable, "orders_closed") }
@@ -53,7 +55,7 @@ extension BanchanService {
         let placed = request.map { BanchanStore.PlacedDelivery(request: $0, arrivesOn: $0.slot == .dawn ? dawnSchedule.arrivalDay(placedAt: now) : nil) }
         do {
             let order = try await store.placeOrder(requested, ownerKey: owner.key, userID: owner.userID, idempotencyKey: idempotencyKey,
-                                                   digest: digest, clearingCart: fromCart, delivery: placed) { dish, quantity in
+                                                   digest: digest, clearingCart: fromCart, delivery: placed, now: now) { dish, quantity in
                 // Stock was checked by the update that took it; these are the dish's per-order limits.
                 do { try OrderRules.check(quantity: quantity, of: dish.dish, stock: Int.max) } catch let problem as QuantityProblem { throw Self.appError(problem, title: dish.title) }
                 if let slot = request?.slot, !dish.dish.deliveryTypes.contains(slot.dishType) {
@@ -145,7 +147,7 @@ extension BanchanService {
     func cancel(_ id: UUID, of owner: Principal, reason: String) async throws -> OrderRow {
         let order = try await order(id, of: owner)
         if order.status.canRequestCancel {
-            guard try await store.moveStatus(of: id, from: .preparing, to: .cancelRequested, at: Date(), also: {
+            guard try await store.moveStatus(of: id, from: .preparing, to: .cancelRequested, at: environment.now(), also: {
                 $0.set(SQLIdentifier(BanchanStore.OrderColumn.cancelReason), to: SQLBind(reason))
             }) else { throw AppError.conflict("order_not_cancellable", ["status": order.status.rawValue]) }
             return try await self.order(id, of: owner)
@@ -160,9 +162,9 @@ extension BanchanService {
     /// any) recorded in the same transaction (`BanchanStore.cancelOrder`), then tried. False when
     /// it had already moved on (nothing recorded).
     @discardableResult
-    func markCancelled(_ order: OrderRow, reason: String, refunding refund: Refunds.Request? = nil, now: Date = Date(),
+    func markCancelled(_ order: OrderRow, reason: String, refunding refund: Refunds.Request? = nil,
                        from states: [OrderStatus] = [.awaitingPayment, .paid], audit: AuditEntry? = nil) async throws -> Bool {
-        let result = try await store.cancelOrder(order.id, reason: reason, refunding: refund, now: now, from: states, audit: audit)
+        let result = try await store.cancelOrder(order.id, reason: reason, refunding: refund, now: environment.now(), from: states, audit: audit)
         guard result.cancelled else { return false }
         await Refunds.attempt(result.refund, on: database, gateway: gateway, logger: logger)
         return true

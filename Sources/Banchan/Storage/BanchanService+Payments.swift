@@ -14,7 +14,8 @@ extension BanchanService {
     /// Confirms a payment the client made with the provider: the order is paid only if the
     /// provider says this payment is paid, for this order, for exactly its total. Otherwise the
     /// order is cancelled (stock returned, payment refunded) and the reason is the error.
-    func confirmPayment(_ paymentID: String, for id: UUID, of owner: Principal, now: Date = Date()) async throws -> OrderRow {
+    func confirmPayment(_ paymentID: String, for id: UUID, of owner: Principal) async throws -> OrderRow {
+        let now = environment.now()
         guard let gateway else { throw AppError(.serviceUnavailable, "payments_unavailable") }
         let order = try await order(id, of: owner)
         if order.status == .paid, order.paymentID == paymentID { return order }  // a retried confirmation
@@ -154,7 +155,8 @@ extension BanchanService {
     /// Cancels orders still awaiting payment after the payment window, returning their stock.
     /// Safe to run from several processes at once: each cancellation is one conditional update.
     @discardableResult
-    func expireUnpaidOrders(window: TimeInterval, now: Date = Date()) async throws -> Int {
+    func expireUnpaidOrders(window: TimeInterval) async throws -> Int {
+        let now = environment.now()
         var expired = 0
         for id in try await store.unpaidOrders(before: now.addingTimeInterval(-window), limit: 500) {
             guard try await store.cancelOrder(id, reason: "payment window expired", refunding: nil, now: now).cancelled else { continue }
@@ -171,7 +173,8 @@ extension BanchanService {
     /// Blanks the recipient, phone, address and note of orders placed more than five years ago,
     /// whether or not the account still exists; the books keep the rest. Safe on every instance.
     @discardableResult
-    func forgetOldDeliveryDetails(now: Date = Date()) async throws -> Int {
+    func forgetOldDeliveryDetails() async throws -> Int {
+        let now = environment.now()
         guard let cutoff = Calendar(identifier: .gregorian).date(byAdding: .year, value: -Self.deliveryDetailsKeptYears, to: now) else { return 0 }
         return try await store.forgetDeliveryDetails(placedBefore: cutoff)
     }
@@ -192,9 +195,9 @@ extension BanchanService {
             guard try await markCancelled(order, reason: order.cancelReason ?? reason, refunding: refund,
                                           from: OrderStatus.allCases.filter(\.operatorCanCancel), audit: audit) else { throw refused }
         } else {
-            let application = store.application, from = order.status
+            let environment = self.environment, from = order.status
             try await database.writeTransaction { transaction in
-                guard try await BanchanStore(database: transaction, application: application).moveStatus(of: id, from: from, to: next, at: Date()) else { throw refused }
+                guard try await BanchanStore(database: transaction, environment: environment).moveStatus(of: id, from: from, to: next, at: environment.now()) else { throw refused }
                 try await AuditLog(database: transaction).record(audit)
             }
         }

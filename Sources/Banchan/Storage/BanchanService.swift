@@ -29,6 +29,8 @@ package struct BanchanService {
     let store: BanchanStore
     /// Where buyers hear of their orders' changes.
     let inbox: NotificationStore
+    /// The shop's clock, bus, log, memories and budgets.
+    let environment: BanchanEnvironment
 
     package init(request: Request) {
         self.init(database: request.db, application: request.application, logger: request.logger)
@@ -41,14 +43,16 @@ package struct BanchanService {
 
     private init(database: any Database, application: Application, logger: Logger) {
         self.database = database
-        let terms = application.shopTermsInForce.terms
+        let environment = application.banchanEnvironment
+        self.environment = environment
+        let terms = environment.terms.terms
         delivery = terms.delivery
         dawnSchedule = terms.dawn
         gateway = application.paymentGateway
-        listings = application.banchanListings
-        events = application.events
+        listings = environment.listings
+        events = environment.events
         self.logger = logger
-        store = BanchanStore(database: database, application: application)
+        store = BanchanStore(database: database, environment: environment)
         inbox = NotificationStore(database: database, application: application)
     }
 

@@ -53,7 +53,7 @@ extension BanchanStore {
     /// `address_limit` when the account has ten already. The account's address book is written by
     /// one request at a time (`lockUntilCommit`), so neither the limit nor the one default breaks
     /// under parallel saves.
-    func saveAddress(_ address: Delivery.Address, of user: UUID, makeDefault: Bool, now: Date = Date()) async throws -> SavedAddress {
+    func saveAddress(_ address: Delivery.Address, of user: UUID, makeDefault: Bool, now: Date) async throws -> SavedAddress {
         try await database.writeTransaction { transaction in
             let sql = transaction.sql
             try await sql.lockUntilCommit(Self.addressBookLock(user))
@@ -88,7 +88,7 @@ extension BanchanStore {
                 if makeDefault { throw AppError.notFound("address_not_found") }   // rolls the cleared default back
                 return nil
             }
-            return try await BanchanStore(database: transaction, application: application).address(id, of: user)
+            return try await BanchanStore(database: transaction, environment: environment).address(id, of: user)
         }
     }
 

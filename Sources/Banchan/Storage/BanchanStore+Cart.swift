@@ -81,9 +81,9 @@ extension BanchanStore {
         let all = try await sql.select().column(SQLIdentifier(CartColumn.id)).from(cartItems)
             .where(SQLIdentifier(CartColumn.ownerKey), .equal, SQLBind(deviceKey)).all()
         guard !all.isEmpty else { return }
-        let application = self.application
+        let environment = self.environment
         try await database.writeTransaction { transaction in
-            let store = BanchanStore(database: transaction, application: application)
+            let store = BanchanStore(database: transaction, environment: environment)
             let accountLines = Dictionary(try await store.cartLines(of: accountKey).map { ($0.dishID, $0.quantity) }, uniquingKeysWith: { first, _ in first })
             for line in visitor {
                 guard let dish = try await store.dishRowOnSale(hash: line.hash), dish.id == line.dishID,

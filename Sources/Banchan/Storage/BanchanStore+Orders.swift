@@ -67,11 +67,11 @@ extension BanchanStore {
         for change in stocks {
             // Read again rather than applied: orders committing at once announce in any order.
             do {
-                try await application.banchanListings.refresh(change.hash, from: self)
+                try await environment.listings.refresh(change.hash, from: self)
             } catch {
-                application.logger.warning("the shop's listing of \(change.hash) was not read again: \(error)")
+                environment.logger.warning("the shop's listing of \(change.hash) was not read again: \(error)")
             }
-            await BanchanListings.announceChange(of: change.hash, on: application.events)
+            await BanchanListings.announceChange(of: change.hash, on: environment.events)
         }
     }
 
@@ -104,11 +104,11 @@ extension BanchanStore {
     /// `clearingCart` empties the owner's cart in the same transaction. 404 `dish_not_found`, 409
     /// `out_of_stock` roll everything back. The stock taken is announced after the commit.
     func placeOrder(_ requested: [Requested], ownerKey: String, userID: UUID?, idempotencyKey: String?, digest: String, clearingCart: Bool,
-                    delivery: PlacedDelivery? = nil, check: @escaping @Sendable (DishRow, Int) throws -> Void,
+                    delivery: PlacedDelivery? = nil, now: Date, check: @escaping @Sendable (DishRow, Int) throws -> Void,
                     price: @escaping @Sendable ([(dish: DishRow, quantity: Int)]) -> OrderTotals) async throws -> OrderRow {
-        let application = self.application
+        let environment = self.environment
         let (order, stocks) = try await database.writeTransaction { transaction -> (OrderRow, [(hash: String, stock: Int)]) in
-            let store = BanchanStore(database: transaction, application: application)
+            let store = BanchanStore(database: transaction, environment: environment)
             var lines: [(dish: DishRow, quantity: Int)] = []
             var stocks: [(hash: String, stock: Int)] = []
             for item in requested.sorted(by: { $0.hash < $1.hash }) {
@@ -135,7 +135,7 @@ extension BanchanStore {
             order.total = totals.total
             order.points = totals.points
             order.merchantUID = "wwe_" + orderID.uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            order.number = try await store.nextOrderNumber(now: Date())
+            order.number = try await store.nextOrderNumber(now: now)
             order.idempotencyKey = idempotencyKey
             order.requestDigest = digest
             try await order.create(on: transaction)
@@ -188,9 +188,9 @@ extension BanchanStore {
     /// (nothing written). The stock given back is announced after the commit.
     func cancelOrder(_ id: UUID, reason: String, refunding refund: Refunds.Request?, now: Date,
                      from states: [OrderStatus] = [.awaitingPayment, .paid], audit: AuditEntry? = nil) async throws -> (cancelled: Bool, refund: UUID?) {
-        let application = self.application
+        let environment = self.environment
         let cancelled: (stocks: [(hash: String, stock: Int)], refund: UUID?)? = try await database.writeTransaction { transaction in
-            let store = BanchanStore(database: transaction, application: application)
+            let store = BanchanStore(database: transaction, environment: environment)
             let moved = try await transaction.sql.update(BanchanOrder.schema)
                 .set(SQLIdentifier(OrderColumn.status), to: SQLBind(OrderStatus.cancelled.rawValue))
                 .set(SQLIdentifier(OrderColumn.cancelledAt), to: SQLBind(now)).set(SQLIdentifier(OrderColumn.cancelReason), to: SQLBind(reason))

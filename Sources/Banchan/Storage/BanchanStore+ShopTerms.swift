@@ -41,7 +41,7 @@ extension BanchanStore {
     /// Writes the terms over the saved ones; run in the caller's transaction with its audit entry.
     /// The caller announces them after the commit (`ShopTermsInForce.announceChange`).
     @discardableResult
-    func saveTerms(_ terms: ShopTerms, by operator: UUID?, at now: Date = Date()) async throws -> SavedTerms {
+    func saveTerms(_ terms: ShopTerms, by operator: UUID?, at now: Date) async throws -> SavedTerms {
         let row = SavedTerms(key: Self.shopTermsKey, deliveryFee: terms.delivery.fee, freeDeliveryFrom: terms.delivery.freeFrom,
                              dawnCutoffMinutes: terms.dawn.cutoffMinutes, updatedAt: now.wholeMicroseconds, updatedBy: `operator`)
         try await sql.delete(from: Self.shopTerms).where(SQLIdentifier(SavedTerms.CodingKeys.key), .equal, SQLBind(Self.shopTermsKey)).run()
@@ -99,15 +99,6 @@ package final class ShopTermsInForce: Sendable {
     /// Tells every process (this one too) to read the terms again.
     static func announceChange(on events: any EventBus) async {
         await events.publish(#"{"changed":true}"#, to: topic)
-    }
-}
-
-extension Application {
-    private struct ShopTermsKey: StorageKey { typealias Value = ShopTermsInForce }
-
-    package var shopTermsInForce: ShopTermsInForce {
-        get { configured(ShopTermsKey.self) }
-        set { storage[ShopTermsKey.self] = newValue }
     }
 }
 

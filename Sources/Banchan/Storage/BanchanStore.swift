@@ -10,11 +10,11 @@ import Vapor
 /// writes and every change of stock is announced, so every instance's listings follow.
 package struct BanchanStore {
     package let database: any Database
-    let application: Application
+    let environment: BanchanEnvironment
 
-    package init(database: any Database, application: Application) {
+    package init(database: any Database, environment: BanchanEnvironment) {
         self.database = database
-        self.application = application
+        self.environment = environment
     }
 
     /// The columns of `banchan_dishes`, each named once — in `DishRow`'s coding keys, or here for a
@@ -233,8 +233,8 @@ package struct BanchanStore {
     /// Once the write committed: this instance's listing changes before the answer goes out (the
     /// administrator sees it at once); the other instances read the dish again when they hear of it.
     private func announce(_ row: DishRow) async -> DishRow {
-        application.banchanListings.update(row, hash: row.hash)
-        await BanchanListings.announceChange(of: row.hash, on: application.events)
+        environment.listings.update(row, hash: row.hash)
+        await BanchanListings.announceChange(of: row.hash, on: environment.events)
         return row
     }
 
@@ -271,7 +271,7 @@ package struct BanchanStore {
             return written
         }
         guard !written.isEmpty else { return rows }
-        for hash in written { await BanchanListings.announceChange(of: hash, on: application.events) }
+        for hash in written { await BanchanListings.announceChange(of: hash, on: environment.events) }
         return try await allDishRows()
     }
 }
@@ -314,5 +314,5 @@ extension StoredDish {
 
 extension Application {
     /// The shop's store on the application's database.
-    var banchanStore: BanchanStore { BanchanStore(database: db, application: self) }
+    var banchanStore: BanchanStore { BanchanStore(database: db, environment: banchanEnvironment) }
 }

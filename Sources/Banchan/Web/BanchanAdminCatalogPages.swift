@@ -164,7 +164,7 @@ struct BanchanAdminCatalogPages: RouteCollection {
         }
         let saved = state.saved.map { req.t("admin.shop.saved_at", ["time": PageDates.medium($0.updatedAt, req.language)]) }
             ?? req.t("admin.shop.from_environment")
-        let dawnDay = terms.dawn.arrivalDay(placedAt: Date())
+        let dawnDay = terms.dawn.arrivalDay(placedAt: req.application.banchanEnvironment.now())
         let main: Node<HTML.BodyContext> = .group(
             AdminConsole.catalogNav(req, current: "shop"),
             .h1(.text(req.t("admin.shop.title"))),

@@ -11,7 +11,7 @@ extension BanchanAdminPages {
     static let packingLimit = 500
 
     func packingList(req: Request) async throws -> Response {
-        let day = req.query[String.self, at: "day"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.today()
+        let day = req.query[String.self, at: "day"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.today(req)
         var orders: [BanchanStore.OrderRow] = []
         for status in [OrderStatus.paid, .preparing] {
             var cursor: String?

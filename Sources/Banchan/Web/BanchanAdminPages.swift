@@ -17,8 +17,8 @@ struct BanchanAdminPages: RouteCollection {
     static let packing: PagePath = "/admin/orders/packing"
 
     /// `yyyy-MM-dd` of today in Korea, as the day filter takes it.
-    static func today() -> String {
-        let parts = Calendar.korea.dateComponents([.year, .month, .day], from: Date())
+    static func today(_ req: Request) -> String {
+        let parts = Calendar.korea.dateComponents([.year, .month, .day], from: req.application.banchanEnvironment.now())
         return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 
@@ -56,7 +56,7 @@ struct BanchanAdminPages: RouteCollection {
         let query = [status.map { "status=\($0.rawValue)" }, day.map { "day=\($0)" }].compactMap { $0 }.joined(separator: "&")
         return page(req, title: req.t("admin.orders.title"), main: .group(
             .div(.class("section-heading"), .h1(.text(req.t("admin.orders.title"))),
-                 .a(.class("button small"), .id("packing-link"), .href(Self.packing() + "?day=" + (day ?? Self.today())), .text(req.t("admin.packing.link")))),
+                 .a(.class("button small"), .id("packing-link"), .href(Self.packing() + "?day=" + (day ?? Self.today(req))), .text(req.t("admin.packing.link")))),
             filters,
             orders.isEmpty ? .p(.class("muted"), .id("admin-orders-empty"), .text(req.t("admin.orders.empty"))) : .empty,
             .ol(.class("order-list"), .id("admin-orders"), .forEach(orders) { order in

@@ -7,7 +7,7 @@ import Vapor
 enum BanchanAdminToday {
     static func figures(_ req: Request) async throws -> (heading: String, figures: [TodayFigure]) {
         let service = req.banchan
-        let day = try await service.store.dayFigures(since: Calendar.korea.startOfDay(for: Date()))
+        let day = try await service.store.dayFigures(since: Calendar.korea.startOfDay(for: service.environment.now()))
         let refunds = try await Refunds.counts(on: req.db)
         let orders = BanchanAdminPages.orders()
         let toPrepare = day.waiting[.paid] ?? 0, requests = day.waiting[.cancelRequested] ?? 0
@@ -16,7 +16,7 @@ enum BanchanAdminToday {
             TodayFigure(label: req.t("admin.today.preparing"), value: String(day.waiting[.preparing] ?? 0), path: orders + "?status=preparing"),
             TodayFigure(label: req.t("admin.today.cancel_requests"), value: String(requests), path: orders + "?status=cancel_requested",
                         needsAttention: requests > 0),
-            TodayFigure(label: req.t("admin.today.placed"), value: String(day.placedSince), path: orders + "?day=" + BanchanAdminPages.today()),
+            TodayFigure(label: req.t("admin.today.placed"), value: String(day.placedSince), path: orders + "?day=" + BanchanAdminPages.today(req)),
             TodayFigure(label: req.t("admin.today.paid", ["count": String(day.paidSince)]), value: req.won(day.paidAmountSince)),
             TodayFigure(label: req.t("admin.today.refunds_pending"), value: String(refunds.pending), path: orders + "?status=cancelled",
                         needsAttention: refunds.failed > 0),

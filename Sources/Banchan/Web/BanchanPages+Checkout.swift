@@ -138,8 +138,9 @@ extension BanchanPages {
     }
 
     private func slotSection(_ req: Request, slots: [Delivery.Slot], chosen: Delivery.Slot) -> Node<HTML.BodyContext> {
-        let schedule = req.application.shopTermsInForce.terms.dawn
-        let arrives = schedule.arrivalDay(placedAt: Date())
+        let environment = req.application.banchanEnvironment
+        let schedule = environment.terms.terms.dawn
+        let arrives = schedule.arrivalDay(placedAt: environment.now())
         return .section(
             .class("card stack"), .ariaLabelledBy("slot-title"),
             .h2(.id("slot-title"), .text(req.t("banchan.checkout.slot"))),

@@ -1,0 +1,46 @@
+import Foundation
+import Platform
+import Vapor
+
+/// What the shop's services and store use beside their database, made once by
+/// `BanchanFeature.configure` and kept under one key (issue 59): the clock, the event bus, the
+/// log, the shop's memories (its listings, the terms in force) and its budgets. The store takes
+/// this and a database, never the application.
+///
+/// `now` is the shop's one source of time: an order's number, its 새벽배송 morning and its
+/// `created_at` come from one reading of it, so they cannot fall on two days around midnight
+/// (KST); a test moves it instead of waiting.
+package struct BanchanEnvironment: Sendable {
+    package var now: @Sendable () -> Date
+    package let events: any EventBus
+    package let logger: Logger
+    package let listings: BanchanListings
+    package let terms: ShopTermsInForce
+    package let limits: BanchanLimits
+
+    package init(now: @escaping @Sendable () -> Date = { Date() }, events: any EventBus, logger: Logger,
+                 listings: BanchanListings, terms: ShopTermsInForce, limits: BanchanLimits) {
+        self.now = now
+        self.events = events
+        self.logger = logger
+        self.listings = listings
+        self.terms = terms
+        self.limits = limits
+    }
+}
+
+extension Application {
+    private struct BanchanEnvironmentKey: StorageKey { typealias Value = BanchanEnvironment }
+
+    package var banchanEnvironment: BanchanEnvironment {
+        get { configured(BanchanEnvironmentKey.self) }
+        set { storage[BanchanEnvironmentKey.self] = newValue }
+    }
+
+    /// The shop's listings (`banchanEnvironment.listings`).
+    var banchanListings: BanchanListings { banchanEnvironment.listings }
+    /// The delivery terms in force (`banchanEnvironment.terms`).
+    package var shopTermsInForce: ShopTermsInForce { banchanEnvironment.terms }
+    /// The shop's budgets (`banchanEnvironment.limits`).
+    package var banchanLimits: BanchanLimits { banchanEnvironment.limits }
+}

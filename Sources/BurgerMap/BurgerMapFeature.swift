@@ -17,7 +17,8 @@ package enum BurgerMapFeature: Feature {
     package static let syntheticData: (any SyntheticDataGenerator)? = BurgerMapSyntheticGenerator()
 
     package static func configure(_ app: Application, settings: Settings) async throws {
-        app.burgerMapLimits = BurgerMapLimits(shared: app.sharedBudgets)
+        // The map's one environment: clock, bus, log, files, memories and budgets (`BurgerMapEnvironment`).
+        app.burgerMapEnvironment = BurgerMapEnvironment.make(for: app)
         AppMetrics.countersStartAtZero(["whatweeat_burger_reviews_written_total"])
         app.adminModeration.register(BurgerMapModerationPages.section)
         app.adminToday.register { req in
@@ -30,12 +31,6 @@ package enum BurgerMapFeature: Feature {
                             needsAttention: suggestions > 0),
             ])
         }
-        app.keptPlaceDetails = KeptValues(following: app.burgerMapCache)
-        app.keptReviewCards = KeptValues(following: app.burgerMapCache)
-        app.keptProfileCounts = KeptValues(following: app.burgerMapCache)
-        // Made here, before a request and a follower could each race to make one.
-        _ = app.placeVersions
-        _ = app.placeIndex
         app.fileReferences.register { key, database in
             try await BurgerMapStore.photoUses(fileKey: key, on: database)
         }

@@ -121,7 +121,7 @@ final class BurgerMapCatalogTests: XCTestCase {
         try await withLSLPApp { app in
             let drawnIDs = try await BurgerPhoto.query(on: app.db).filter(\.$artwork != nil).all().map { try $0.requireID() }
             XCTAssertGreaterThan(drawnIDs.count, 100)
-            let store = BurgerMapStore(database: app.db, application: app)
+            let store = BurgerMapStore(database: app.db, environment: app.burgerMapEnvironment)
             for id in drawnIDs {
                 let found = try await store.photo(id)
                 let photo = try XCTUnwrap(found)

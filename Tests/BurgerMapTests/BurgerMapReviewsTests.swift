@@ -665,11 +665,13 @@ final class BurgerMapReviewsTests: XCTestCase {
             let joon = try await app.member("준호")
             _ = try await app.photo(joon.token, seed: 999)   // another account has its own cap
 
-            let service = BurgerMapService(database: app.db, application: app)
-            let early = try await service.deleteAbandonedPhotos(now: Date().addingTimeInterval(23 * 3_600))
+            func sweep(after seconds: TimeInterval) async throws -> Int {
+                try await app.withMapClock(ahead: seconds) { try await BurgerMapService(database: app.db, application: app).deleteAbandonedPhotos() }
+            }
+            let early = try await sweep(after: 23 * 3_600)
             XCTAssertEqual(early, 0, "within a day they wait")
             let pendingURL = BurgerMapService.photoURL(fileKey: try await BurgerPhoto.find(pending[0], on: app.db)?.fileKey, id: pending[0], files: app.files)
-            let swept = try await service.deleteAbandonedPhotos(now: Date().addingTimeInterval(25 * 3_600))
+            let swept = try await sweep(after: 25 * 3_600)
             XCTAssertEqual(swept, BurgerMapService.maxPendingPhotos + 1, "mina's and joon's pending photos")
             let left = try await BurgerPhoto.query(on: app.db).filter(\.$owner.$id == mina.id).all().compactMap(\.id)
             XCTAssertEqual(left, [used], "a photo on a review stays")

@@ -12,7 +12,7 @@ import XCTVapor
 /// place index and the places' versions — after a transaction's commit, never before, nothing on a
 /// rollback.
 final class BurgerMapStoreTests: XCTestCase {
-    private func store(_ app: Application) -> BurgerMapStore { BurgerMapStore(database: app.db, application: app) }
+    private func store(_ app: Application) -> BurgerMapStore { BurgerMapStore(database: app.db, environment: app.burgerMapEnvironment) }
 
     private func assertRow(_ row: PlaceRow, matches id: UUID, on db: any Database, file: StaticString = #filePath, line: UInt = #line) async throws {
         let model = try await BurgerPlace.find(id, on: db)
@@ -253,7 +253,7 @@ final class BurgerMapStoreTests: XCTestCase {
             XCTAssertNil(placeHidden?.coverPhotoID, "a hidden review's photo is no cover")
             // Counted with standing from visible reviews too: the young account writes three, aged.
             let seasoned = BurgerMapStore.ReportRule(reportsToHide: 2, standingAge: 0, standingReviews: 3)
-            let everyone = try await store.countedReports(of: reviewID, rule: seasoned, now: Date().addingTimeInterval(60))
+            let everyone = try await app.withMapClock(ahead: 60) { try await app.burgerMapStore.countedReports(of: reviewID, rule: seasoned) }
             XCTAssertEqual(everyone, 3)
 
             let shown = try await store.restore(try XCTUnwrap(hidden))

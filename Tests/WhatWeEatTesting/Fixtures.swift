@@ -41,7 +41,7 @@ extension Application {
         // The map's in-memory index, when a request has loaded it, learns of it as of any change
         // made behind the service's back (otherwise it loads from the emptied tables on first
         // use), and cached lists are dropped.
-        if placeIndex.isLoaded { try await placeIndex.reload(from: BurgerMapStore(database: db, application: self)) }
+        if placeIndex.isLoaded { try await placeIndex.reload(from: BurgerMapStore(database: db, environment: self.burgerMapEnvironment)) }
         burgerMapCache.invalidate()
         let places = try await BurgerPlace.query(on: db).count()
         let reviews = try await BurgerReview.query(on: db).count()

@@ -67,8 +67,8 @@ extension BurgerMapService {
 
     /// Deletes photos no review took in time, and their files when nothing else shows them.
     /// Returns how many went.
-    func deleteAbandonedPhotos(now: Date = Date()) async throws -> Int {
-        let abandoned = try await store.abandonedPhotos(before: now.addingTimeInterval(-Self.pendingPhotoLifetime), limit: 500)
+    func deleteAbandonedPhotos() async throws -> Int {
+        let abandoned = try await store.abandonedPhotos(before: environment.now().addingTimeInterval(-Self.pendingPhotoLifetime), limit: 500)
         for photo in abandoned { try await deletePhoto(photo) }
         return abandoned.count
     }

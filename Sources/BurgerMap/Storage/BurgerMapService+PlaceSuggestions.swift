@@ -28,7 +28,7 @@ extension BurgerMapService {
     }
 
     func suggest(_ registration: PlaceRegistration, for place: PlaceRow, reasons: [String]) async throws {
-        try await store.addSuggestion(registration, for: place.id, reasons: reasons, unlessSince: Date().addingTimeInterval(-Self.suggestionRepeatWindow))
+        try await store.addSuggestion(registration, for: place.id, reasons: reasons, unlessSince: environment.now().addingTimeInterval(-Self.suggestionRepeatWindow))
     }
 
     /// Operators read the suggestions, newest first.
@@ -38,9 +38,9 @@ extension BurgerMapService {
     }
 
     /// Whether an account is younger than `BurgerMapRules.unverifiedCreatorAge` (its places start unverified).
-    func isYoungAccount(_ id: UUID, now: Date = Date()) async throws -> Bool {
+    func isYoungAccount(_ id: UUID) async throws -> Bool {
         guard let createdAt = try await AccountStore.createdAt(of: id, on: database) else { return true }
-        return createdAt > now.addingTimeInterval(-BurgerMapRules.unverifiedCreatorAge)
+        return createdAt > environment.now().addingTimeInterval(-BurgerMapRules.unverifiedCreatorAge)
     }
 
 }

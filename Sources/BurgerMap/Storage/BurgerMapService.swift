@@ -39,18 +39,23 @@ package struct BurgerMapService {
     let keptReviewCards: KeptValues<ReviewCard>
     let keptProfileCounts: KeptValues<MapProfileCounts>
 
+    /// The map's clock, bus, log, files, memories and budgets.
+    let environment: BurgerMapEnvironment
+
     package init(database: any Database, application: Application) {
+        let environment = application.burgerMapEnvironment
         self.database = database
-        self.store = BurgerMapStore(database: database, application: application)
-        self.files = application.files
-        self.fileReferences = application.fileReferences
-        self.placeIndex = application.placeIndex
-        self.limits = application.burgerMapLimits
-        self.quota = application.storageQuota
+        self.environment = environment
+        self.store = BurgerMapStore(database: database, environment: environment)
+        self.files = environment.files
+        self.fileReferences = environment.fileReferences
+        self.placeIndex = environment.placeIndex
+        self.limits = environment.limits
+        self.quota = environment.quota
         self.inbox = NotificationStore(database: database, application: application)
-        self.keptPlaceDetails = application.keptPlaceDetails
-        self.keptReviewCards = application.keptReviewCards
-        self.keptProfileCounts = application.keptProfileCounts
+        self.keptPlaceDetails = environment.keptPlaceDetails
+        self.keptReviewCards = environment.keptReviewCards
+        self.keptProfileCounts = environment.keptProfileCounts
     }
 
     package init(request: Request) {
@@ -227,14 +232,5 @@ package struct BurgerMapLimits: Sendable {
         photos = RateLimiter(name: "burger_photos", limit: 100, window: 3600, shared: shared)
         comments = RateLimiter(name: "burger_comments", limit: 10, window: 60, shared: shared)
         reports = RateLimiter(name: "burger_reports", limit: 10, window: 3600, shared: shared)
-    }
-}
-
-extension Application {
-    private struct BurgerMapLimitsKey: StorageKey { typealias Value = BurgerMapLimits }
-
-    var burgerMapLimits: BurgerMapLimits {
-        get { configured(BurgerMapLimitsKey.self) }
-        set { storage[BurgerMapLimitsKey.self] = newValue }
     }
 }

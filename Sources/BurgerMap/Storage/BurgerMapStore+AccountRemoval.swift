@@ -11,10 +11,10 @@ enum BurgerMapAccountRemoval {
     static func register(_ app: Application) {
         app.accountRemovals.register(beforeDelete: { [weak app] user, database in
             guard let app else { return }
-            try await BurgerMapStore(database: database, application: app).settleRemoval(of: user)
+            try await BurgerMapStore(database: database, environment: app.burgerMapEnvironment).settleRemoval(of: user)
         }, afterDelete: { [weak app] _, _ in
             guard let app else { return }
-            let store = BurgerMapStore(database: app.db, application: app)
+            let store = BurgerMapStore(database: app.db, environment: app.burgerMapEnvironment)
             try await store.announcements.everythingChanged(store: store)
         })
     }

@@ -7,25 +7,25 @@ import Vapor
 /// the event bus), the places' versions, the kept answers. Inside a store's transaction the
 /// announcements wait for its commit (`Pending`).
 struct MapAnnouncements: Sendable {
-    private let application: Application
+    private let environment: BurgerMapEnvironment
     private let pending: Pending?
 
-    init(_ application: Application) {
-        self.application = application
+    init(_ environment: BurgerMapEnvironment) {
+        self.environment = environment
         self.pending = nil
     }
 
-    private init(application: Application, pending: Pending) {
-        self.application = application
+    private init(environment: BurgerMapEnvironment, pending: Pending) {
+        self.environment = environment
         self.pending = pending
     }
 
-    func deferring(into pending: Pending) -> MapAnnouncements { MapAnnouncements(application: application, pending: pending) }
+    func deferring(into pending: Pending) -> MapAnnouncements { MapAnnouncements(environment: environment, pending: pending) }
 
     /// Places whose own fields changed (count, rating, cover): their index entries are re-read.
     func placesChanged(_ ids: [UUID], store: BurgerMapStore) async {
         if let pending { return pending.add(places: ids) }
-        let app = application
+        let app = environment
         app.placeVersions.changed(ids)
         for id in Set(ids) {
             if app.placeIndex.isLoaded {
@@ -36,7 +36,7 @@ struct MapAnnouncements: Sendable {
             }
             await app.events.publish(id.uuidString, to: PlaceIndex.topic)
         }
-        app.burgerMapCache.invalidate()
+        app.cache.invalidate()
     }
 
     /// What review lists show changed: `places` are those whose own content changed with it (their
@@ -44,15 +44,15 @@ struct MapAnnouncements: Sendable {
     /// it cannot say (`PlaceVersions`).
     func contentChanged(places: [UUID]?) async {
         if let pending { return pending.add(content: places) }
-        let app = application
+        let app = environment
         if let places { app.placeVersions.changed(places) } else { app.placeVersions.changedEverything() }
-        app.burgerMapCache.invalidate()
+        app.cache.invalidate()
         await app.events.publish(PlaceVersions.message(places: places), to: PlaceIndex.contentTopic)
     }
 
     /// Everything may have changed (an account's rows went by cascade): the index is read again.
     func everythingChanged(store: BurgerMapStore) async throws {
-        let app = application
+        let app = environment
         if app.placeIndex.isLoaded { try await app.placeIndex.reload(from: store) }
         await contentChanged(places: nil)
     }

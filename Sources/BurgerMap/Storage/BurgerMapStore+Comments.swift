@@ -99,7 +99,7 @@ extension BurgerMapStore {
 
     func editComment(_ id: UUID, text: String) async throws {
         try await sql.update(Self.comments).set(SQLIdentifier(CommentColumn.text), to: SQLBind(text))
-            .set(SQLIdentifier(CommentColumn.updatedAt), to: SQLBind(Date())).where(SQLIdentifier(CommentColumn.id), .equal, SQLBind(id)).run()
+            .set(SQLIdentifier(CommentColumn.updatedAt), to: SQLBind(environment.now())).where(SQLIdentifier(CommentColumn.id), .equal, SQLBind(id)).run()
         await announcements.contentChanged(places: [])
     }
 

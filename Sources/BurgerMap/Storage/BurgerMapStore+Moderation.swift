@@ -52,7 +52,8 @@ extension BurgerMapStore {
     /// An operator upholds the reports: the review is hidden (if it was not yet, out of its place's
     /// count and rating) and its reports are decided on. Returns whether this call hid it.
     @discardableResult
-    func hideByOperator(_ review: ReviewRow, now: Date = Date()) async throws -> Bool {
+    func hideByOperator(_ review: ReviewRow) async throws -> Bool {
+        let now = environment.now()
         let hidden = try await transaction { store -> Bool in
             let hiddenNow = try await store.sql.update(Self.reviews).set(SQLIdentifier(ReviewColumn.hiddenAt), to: SQLBind(now))
                 .where(SQLIdentifier(ReviewColumn.id), .equal, SQLBind(review.id)).where(SQLIdentifier(ReviewColumn.hiddenAt), .is, SQLLiteral.null)
@@ -67,7 +68,11 @@ extension BurgerMapStore {
     }
 
     /// Marks a review's reports decided on (they stop counting and leave the queue).
-    func dismissReports(of reviewID: UUID, at now: Date = Date()) async throws {
+    func dismissReports(of reviewID: UUID) async throws {
+        try await dismissReports(of: reviewID, at: environment.now())
+    }
+
+    private func dismissReports(of reviewID: UUID, at now: Date) async throws {
         try await sql.update(Self.reports).set(SQLIdentifier(ReportColumn.dismissedAt), to: SQLBind(now))
             .where(SQLIdentifier(ReportColumn.reviewID), .equal, SQLBind(reviewID)).where(SQLIdentifier(ReportColumn.dismissedAt), .is, SQLLiteral.null).run()
     }

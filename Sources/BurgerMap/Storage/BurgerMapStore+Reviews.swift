@@ -108,7 +108,7 @@ extension BurgerMapStore {
             }
             try await store.sql.update(Self.reviews)
                 .set(SQLIdentifier(ReviewColumn.title), to: SQLBind(draft.title)).set(SQLIdentifier(ReviewColumn.rating), to: SQLBind(draft.rating))
-                .set(SQLIdentifier(ReviewColumn.text), to: SQLBind(draft.text)).set(SQLIdentifier(ReviewColumn.updatedAt), to: SQLBind(Date()))
+                .set(SQLIdentifier(ReviewColumn.text), to: SQLBind(draft.text)).set(SQLIdentifier(ReviewColumn.updatedAt), to: SQLBind(store.environment.now()))
                 .where(SQLIdentifier(ReviewColumn.id), .equal, SQLBind(review.id)).run()
             if !review.hidden && ratingChange != 0 {
                 try await store.adjustPlace(review.placeID, reviews: 0, ratings: ratingChange)
@@ -228,7 +228,7 @@ extension BurgerMapStore {
                 try await update.run()
                 return false
             }
-            let hiddenNow = try await update.set(SQLIdentifier(ReviewColumn.hiddenAt), to: SQLBind(Date()))
+            let hiddenNow = try await update.set(SQLIdentifier(ReviewColumn.hiddenAt), to: SQLBind(store.environment.now()))
                 .where(SQLIdentifier(ReviewColumn.hiddenAt), .is, SQLLiteral.null).returning(SQLIdentifier(ReviewColumn.id)).all()
             guard !hiddenNow.isEmpty else { return false }
             try await store.adjustPlace(review.placeID, reviews: -1, ratings: -review.rating)
@@ -239,8 +239,8 @@ extension BurgerMapStore {
     }
 
     /// The reports of a review that count: not dismissed, by reporters with standing.
-    func countedReports(of reviewID: UUID, rule: ReportRule, now: Date = Date()) async throws -> Int {
-        let standingSince = now.addingTimeInterval(-rule.standingAge)
+    func countedReports(of reviewID: UUID, rule: ReportRule) async throws -> Int {
+        let standingSince = environment.now().addingTimeInterval(-rule.standingAge)
         let row = try await sql.raw("""
             SELECT COUNT(*) AS counted FROM \(Self.reports) r
             JOIN \(ident: User.schema) u ON u.\(ident: AccountStore.Column.id) = r.\(ident: ReportColumn.reporterID)
@@ -264,7 +264,7 @@ extension BurgerMapStore {
                 .where(SQLIdentifier(ReviewColumn.id), .equal, SQLBind(review.id)).where(SQLIdentifier(ReviewColumn.hiddenAt), .isNot, SQLLiteral.null)
                 .returning(SQLIdentifier(ReviewColumn.id)).all()
             guard !shown.isEmpty else { return false }
-            try await store.sql.update(Self.reports).set(SQLIdentifier(ReportColumn.dismissedAt), to: SQLBind(Date()))
+            try await store.sql.update(Self.reports).set(SQLIdentifier(ReportColumn.dismissedAt), to: SQLBind(store.environment.now()))
                 .where(SQLIdentifier(ReportColumn.reviewID), .equal, SQLBind(review.id)).where(SQLIdentifier(ReportColumn.dismissedAt), .is, SQLLiteral.null)
                 .run()
             try await store.adjustPlace(review.placeID, reviews: 1, ratings: review.rating)

@@ -20,13 +20,14 @@ import Vapor
 /// store. Follows, marks and reactions are `BurgerPeopleStore`'s.
 package struct BurgerMapStore {
     package let database: any Database
+    let environment: BurgerMapEnvironment
     let announcements: MapAnnouncements
-    let files: any FileStorage
+    var files: any FileStorage { environment.files }
 
-    package init(database: any Database, application: Application) {
+    package init(database: any Database, environment: BurgerMapEnvironment) {
         self.database = database
-        self.announcements = MapAnnouncements(application)
-        self.files = application.files
+        self.environment = environment
+        self.announcements = MapAnnouncements(environment)
     }
 
     var sql: any SQLDatabase { database.sql }
@@ -287,21 +288,21 @@ package struct BurgerMapStore {
     /// Runs `work` in one transaction with a store on it; what it changed is announced once it
     /// committed (nothing, when it rolled back).
     func transaction<T: Sendable>(_ work: @escaping @Sendable (BurgerMapStore) async throws -> T) async throws -> T {
-        let announcements = announcements, files = files
+        let announcements = announcements, environment = environment
         // What an attempt changed is collected per attempt: one rolled back and tried again tells nothing.
         let (result, pending) = try await database.writeTransaction { transaction in
             let pending = MapAnnouncements.Pending()
-            let result = try await work(BurgerMapStore(database: transaction, announcements: announcements.deferring(into: pending), files: files))
+            let result = try await work(BurgerMapStore(database: transaction, environment: environment, announcements: announcements.deferring(into: pending)))
             return (result, pending)
         }
         await announcements.announce(pending.taken, store: self)
         return result
     }
 
-    private init(database: any Database, announcements: MapAnnouncements, files: any FileStorage) {
+    private init(database: any Database, environment: BurgerMapEnvironment, announcements: MapAnnouncements) {
         self.database = database
+        self.environment = environment
         self.announcements = announcements
-        self.files = files
     }
 
     /// Where a photo is seen: its file, or its generated artwork.

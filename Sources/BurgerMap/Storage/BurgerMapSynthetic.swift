@@ -29,7 +29,7 @@ struct BurgerMapSynthetic {
     /// Reviewers get `passwordHash` (made of a secret nobody keeps); the reader gets its own.
     func fill(_ database: any Database, application: Application, passwordHash: String, readerPasswordHash: String) async throws {
         var random = SplitMix(seed: seed)
-        let now = Date()
+        let now = application.burgerMapEnvironment.now()
 
         // Reviewers, and the reader.
         var userIDs: [UUID] = []

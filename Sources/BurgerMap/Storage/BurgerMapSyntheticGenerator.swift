@@ -21,7 +21,7 @@ struct BurgerMapSyntheticGenerator: SyntheticDataGenerator {
         let reviews = try options.integer("reviews", default: 10_000, in: 0...100_000_000)
         let users = try options.integer("users", default: max(600, reviews / 50), in: 1...10_000_000)
         let onTerminal = isatty(STDOUT_FILENO) != 0
-        let started = Date()
+        let started = ContinuousClock.now
         let synthetic = BurgerMapSynthetic(places: places, reviews: reviews, users: users, seed: options.seed) { stage, done, total in
             guard onTerminal else { return }
             let width = 30, filled = total == 0 ? width : width * done / total
@@ -32,7 +32,7 @@ struct BurgerMapSyntheticGenerator: SyntheticDataGenerator {
         var reader = locked
         if let password = options.string("reader-password") { reader = try await app.passwordHasher.hash(password) }
         try await synthetic.fill(app.db, application: app, passwordHash: locked, readerPasswordHash: reader)
-        return "Added \(places) places, \(reviews) reviews and \(users) reviewers in \(Int(Date().timeIntervalSince(started))) s; "
+        return "Added \(places) places, \(reviews) reviews and \(users) reviewers in \((ContinuousClock.now - started).components.seconds) s; "
             + "\(BurgerMapSynthetic.readerEmail) follows \(min(users, BurgerMapSynthetic.readerFollows)) of them."
     }
 }

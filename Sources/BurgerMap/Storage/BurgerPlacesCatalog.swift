@@ -62,9 +62,9 @@ struct BurgerPlacesSeeder: Seeder {
         let authors = Array(Set(places.flatMap { $0.reviews.map(\.author) })).sorted()
         // One unknowable password for every reviewer account: a sign-in can never match it.
         let lockedPassword = try await app.passwordHasher.hash(SecureRandom.token())
-        let now = Date()
+        let now = app.burgerMapEnvironment.now()
         // One transaction; the places are announced (the index learns of them) once it committed.
-        try await BurgerMapStore(database: app.db, application: app).transaction { store in
+        try await BurgerMapStore(database: app.db, environment: app.burgerMapEnvironment).transaction { store in
             let accounts = AccountStore(database: store.database, application: app)
             var authorIDs: [String: UUID] = [:]
             for (index, nickname) in authors.enumerated() {

@@ -162,7 +162,7 @@ package final class PlaceIndex: Sendable {
     /// changes as they announce them.
     package static func follow(_ app: Application) {
         app.lifecycle.use(PeriodicJob("reloaded the place index", every: reloadInterval) { app in
-            try await app.placeIndex.reload(from: BurgerMapStore(database: app.db, application: app))
+            try await app.placeIndex.reload(from: BurgerMapStore(database: app.db, environment: app.burgerMapEnvironment))
             return 0
         })
         // Places changed on any instance: their entry, and the answers that showed them.
@@ -171,7 +171,7 @@ package final class PlaceIndex: Sendable {
             app.placeVersions.changed([id])
             if app.placeIndex.isLoaded {
                 await IndexRefresh.run("place index", logger: app.logger) {
-                    app.placeIndex.refresh(id, entries: try await BurgerMapStore(database: app.db, application: app).indexEntries(only: id))
+                    app.placeIndex.refresh(id, entries: try await BurgerMapStore(database: app.db, environment: app.burgerMapEnvironment).indexEntries(only: id))
                 }
             }
             app.burgerMapCache.invalidate()
@@ -180,48 +180,5 @@ package final class PlaceIndex: Sendable {
             app.placeVersions.apply(message: message)
             app.burgerMapCache.invalidate()
         }
-    }
-}
-
-extension Application {
-    private struct PlaceIndexKey: StorageKey { typealias Value = PlaceIndex }
-    private struct CacheKey: StorageKey { typealias Value = ResponseCache }
-
-    /// Encoded public answers of the burger map (boxes, the newest reviews, feeds), dropped on
-    /// every write that could change them, here or on another instance.
-    package var burgerMapCache: ResponseCache {
-        if let existing = storage[CacheKey.self] { return existing }
-        let cache = ResponseCache()
-        storage[CacheKey.self] = cache
-        return cache
-    }
-
-    private struct KeptPlacesKey: StorageKey { typealias Value = KeptValues<PlaceDetail> }
-    private struct KeptReviewsKey: StorageKey { typealias Value = KeptValues<ReviewCard> }
-    private struct KeptProfileCountsKey: StorageKey { typealias Value = KeptValues<MapProfileCounts> }
-
-    /// Places' details, reviews' cards and people's counts as every anonymous reader sees them, kept like the
-    /// cache's answers (until the next write): the pages and the API add only the reader's own
-    /// marks, likes and bookmarks. Made in `configure`.
-    var keptPlaceDetails: KeptValues<PlaceDetail> {
-        get { configured(KeptPlacesKey.self) }
-        set { storage[KeptPlacesKey.self] = newValue }
-    }
-
-    var keptReviewCards: KeptValues<ReviewCard> {
-        get { configured(KeptReviewsKey.self) }
-        set { storage[KeptReviewsKey.self] = newValue }
-    }
-
-    var keptProfileCounts: KeptValues<MapProfileCounts> {
-        get { configured(KeptProfileCountsKey.self) }
-        set { storage[KeptProfileCountsKey.self] = newValue }
-    }
-
-    package var placeIndex: PlaceIndex {
-        if let existing = storage[PlaceIndexKey.self] { return existing }
-        let index = PlaceIndex()
-        storage[PlaceIndexKey.self] = index
-        return index
     }
 }

@@ -63,14 +63,3 @@ package final class PlaceVersions: Sendable {
         changed(ids)
     }
 }
-
-extension Application {
-    private struct PlaceVersionsKey: StorageKey { typealias Value = PlaceVersions }
-
-    package var placeVersions: PlaceVersions {
-        if let existing = storage[PlaceVersionsKey.self] { return existing }
-        let versions = PlaceVersions()
-        storage[PlaceVersionsKey.self] = versions
-        return versions
-    }
-}

@@ -14,7 +14,7 @@ package struct BurgerMapImages: RouteCollection {
     package func photo(req: Request) async throws -> Response {
         guard let file = req.parameters.get("file"), file.hasSuffix(".svg") || file.hasSuffix(".jpg"),
               let id = UUID(uuidString: String(file.dropLast(4))),
-              let photo = try await BurgerMapStore(database: req.db, application: req.application).photo(id), photo.artwork != nil
+              let photo = try await BurgerMapStore(database: req.db, environment: req.application.burgerMapEnvironment).photo(id), photo.artwork != nil
         else { throw AppError.notFound("photo_not_found") }
         guard file.hasSuffix(".jpg") else { return picture(of: photo) }
         guard let jpeg = Self.jpeg(of: photo, resources: req.application.directory.resourcesDirectory) else { throw AppError.notFound("photo_not_found") }

@@ -10,7 +10,7 @@ import Vapor
 /// `now` is the shop's one source of time: an order's number, its 새벽배송 morning and its
 /// `created_at` come from one reading of it, so they cannot fall on two days around midnight
 /// (KST); a test moves it instead of waiting.
-package struct BanchanEnvironment: Sendable {
+package struct BanchanEnvironment: FeatureEnvironment {
     package var now: @Sendable () -> Date
     package let events: any EventBus
     package let logger: Logger

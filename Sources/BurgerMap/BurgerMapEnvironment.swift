@@ -8,7 +8,7 @@ import Vapor
 /// log, where photos are kept and who uses them, the upload quota, the map's memories (the place
 /// index, the places' versions, the kept answers and values) and its budgets. The store takes this
 /// and a database, never the application.
-package struct BurgerMapEnvironment: Sendable {
+package struct BurgerMapEnvironment: FeatureEnvironment {
     /// The map's one source of time (edits, hidings, report windows, a young account's age, the
     /// abandoned-photo sweep): a test moves it instead of rewriting rows.
     package var now: @Sendable () -> Date

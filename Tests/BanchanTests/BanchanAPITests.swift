@@ -531,7 +531,7 @@ final class BanchanAPITests: XCTestCase {
             _ = try await app.send(.POST, "/api/v1/banchan/orders/\(paidID)/payment", json: ["paymentID": payment], headers: device(owner))
 
             func sweep(after seconds: TimeInterval) async throws -> Int {
-                try await app.withShopClock(ahead: seconds) { try await BanchanService(application: app).expireUnpaidOrders(window: 1800) }
+                try await app.withClock(\.banchanEnvironment, ahead: seconds) { try await BanchanService(application: app).expireUnpaidOrders(window: 1800) }
             }
             let early = try await sweep(after: 60)
             XCTAssertEqual(early, 0, "still inside its window")
@@ -638,7 +638,7 @@ final class BanchanAPITests: XCTestCase {
                 // Paid after the order expired: refunded with PortOne.
                 let order4 = try await Self.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner).object()
                 let id4 = try XCTUnwrap(order4["id"] as? String)
-                _ = try await app.withShopClock(ahead: 3600) { try await BanchanService(application: app).expireUnpaidOrders(window: 60) }
+                _ = try await app.withClock(\.banchanEnvironment, ahead: 3600) { try await BanchanService(application: app).expireUnpaidOrders(window: 60) }
                 portOne.record(impUID: "imp_444", merchantUID: try XCTUnwrap(order4["merchantUID"] as? String), amount: 17_400, status: "paid")
                 let late = try await app.send(.POST, "/api/v1/banchan/orders/\(id4)/payment", json: ["paymentID": "imp_444"], headers: device(owner))
                 XCTAssertEqual(late.errorCode, "payment_after_cancellation")

@@ -65,7 +65,7 @@ final class BanchanOrderNoticesTests: XCTestCase {
             let fromApp = try await app.send(.POST, "/api/v1/banchan/orders", raw: #"{"items": [{"hash": "\#(Fixtures.bulgogi)", "quantity": 1}]}"#,
                                              headers: ["X-Device-Token": "app-device-token-00001"])
             XCTAssertEqual(fromApp.status, .created)
-            let expired = try await app.withShopClock(ahead: 1801) { try await BanchanService(application: app).expireUnpaidOrders(window: 1800) }
+            let expired = try await app.withClock(\.banchanEnvironment, ahead: 1801) { try await BanchanService(application: app).expireUnpaidOrders(window: 1800) }
             XCTAssertEqual(expired, 2, "both expire; only the account's buyer has an inbox to tell")
             let told = try await inbox(app, buyer)
             XCTAssertEqual(told.items.map { $0["kind"] as? String }, ["order_expired"])

@@ -181,7 +181,7 @@ final class RefundTests: XCTestCase {
             try await withPortOneApp(portOne) { app in
                 func expiredOrder() async throws -> (id: String, merchantUID: String) {
                     let order = try await BanchanAPITests.placeOrder(app, [(Fixtures.dakgalbi, 1)], owner: owner).object()
-                    _ = try await app.withShopClock(ahead: 3600) { try await BanchanService(application: app).expireUnpaidOrders(window: 60) }
+                    _ = try await app.withClock(\.banchanEnvironment, ahead: 3600) { try await BanchanService(application: app).expireUnpaidOrders(window: 60) }
                     return (try XCTUnwrap(order["id"] as? String), try XCTUnwrap(order["merchantUID"] as? String))
                 }
                 let late = try await expiredOrder()

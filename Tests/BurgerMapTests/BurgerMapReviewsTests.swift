@@ -666,7 +666,7 @@ final class BurgerMapReviewsTests: XCTestCase {
             _ = try await app.photo(joon.token, seed: 999)   // another account has its own cap
 
             func sweep(after seconds: TimeInterval) async throws -> Int {
-                try await app.withMapClock(ahead: seconds) { try await BurgerMapService(database: app.db, application: app).deleteAbandonedPhotos() }
+                try await app.withClock(\.burgerMapEnvironment, ahead: seconds) { try await BurgerMapService(database: app.db, application: app).deleteAbandonedPhotos() }
             }
             let early = try await sweep(after: 23 * 3_600)
             XCTAssertEqual(early, 0, "within a day they wait")

@@ -253,7 +253,7 @@ final class BurgerMapStoreTests: XCTestCase {
             XCTAssertNil(placeHidden?.coverPhotoID, "a hidden review's photo is no cover")
             // Counted with standing from visible reviews too: the young account writes three, aged.
             let seasoned = BurgerMapStore.ReportRule(reportsToHide: 2, standingAge: 0, standingReviews: 3)
-            let everyone = try await app.withMapClock(ahead: 60) { try await app.burgerMapStore.countedReports(of: reviewID, rule: seasoned) }
+            let everyone = try await app.withClock(\.burgerMapEnvironment, ahead: 60) { try await app.burgerMapStore.countedReports(of: reviewID, rule: seasoned) }
             XCTAssertEqual(everyone, 3)
 
             let shown = try await store.restore(try XCTUnwrap(hidden))

@@ -29,33 +29,25 @@ package struct BurgerMapService {
     package let database: any Database
     /// Places, reviews, photos, comments, reports and suggestions: every statement about them.
     package let store: BurgerMapStore
-    package let files: any FileStorage
-    package let fileReferences: FileReferences
-    package let placeIndex: PlaceIndex
-    package let limits: BurgerMapLimits
-    package let quota: StorageQuota
     package let inbox: NotificationStore
-    let keptPlaceDetails: KeptValues<PlaceDetail>
-    let keptReviewCards: KeptValues<ReviewCard>
-    let keptProfileCounts: KeptValues<MapProfileCounts>
-
     /// The map's clock, bus, log, files, memories and budgets.
     let environment: BurgerMapEnvironment
+
+    package var files: any FileStorage { environment.files }
+    package var fileReferences: FileReferences { environment.fileReferences }
+    package var placeIndex: PlaceIndex { environment.placeIndex }
+    package var limits: BurgerMapLimits { environment.limits }
+    package var quota: StorageQuota { environment.quota }
+    var keptPlaceDetails: KeptValues<PlaceDetail> { environment.keptPlaceDetails }
+    var keptReviewCards: KeptValues<ReviewCard> { environment.keptReviewCards }
+    var keptProfileCounts: KeptValues<MapProfileCounts> { environment.keptProfileCounts }
 
     package init(database: any Database, application: Application) {
         let environment = application.burgerMapEnvironment
         self.database = database
         self.environment = environment
         self.store = BurgerMapStore(database: database, environment: environment)
-        self.files = environment.files
-        self.fileReferences = environment.fileReferences
-        self.placeIndex = environment.placeIndex
-        self.limits = environment.limits
-        self.quota = environment.quota
         self.inbox = NotificationStore(database: database, application: application)
-        self.keptPlaceDetails = environment.keptPlaceDetails
-        self.keptReviewCards = environment.keptReviewCards
-        self.keptProfileCounts = environment.keptProfileCounts
     }
 
     package init(request: Request) {

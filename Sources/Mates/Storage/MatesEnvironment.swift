@@ -6,8 +6,13 @@ import Vapor
 /// The clock is the one source of "now" for mates' rules (code lifetimes and send limits, dodge
 /// penalties, the search sweep, the apps' sightings): a test moves it to step over a penalty
 /// instead of rewriting rows.
-package struct MatesEnvironment: Sendable {
+package struct MatesEnvironment: FeatureEnvironment {
     package var clock: @Sendable () -> Date
+    /// `clock`, by the name every feature's environment gives it.
+    package var now: @Sendable () -> Date {
+        get { clock }
+        set { clock = newValue }
+    }
     /// How long a chat line may stay unread before the inbox hears of it: an open chat marks a
     /// line read within a second of its arrival, so only lines nobody saw become notices.
     package var chatNoticeDelay: TimeInterval

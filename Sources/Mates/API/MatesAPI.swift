@@ -172,7 +172,7 @@ struct MatesAPI: RouteCollection {
                                                 comment: body.comment ?? "", by: me)
         return try await MatesReviewResponse(id: review.id, matchId: review.matchID, userId: review.revieweeID,
                                              reputation: review.reputation, comment: review.comment,
-                                             createdAt: review.createdAt ?? Date()).encodeResponse(status: .created, for: req)
+                                             createdAt: review.createdAt ?? req.application.matesEnvironment.now()).encodeResponse(status: .created, for: req)
     }
 
     func report(req: Request) async throws -> Response {
@@ -181,7 +181,7 @@ struct MatesAPI: RouteCollection {
                                                 comment: body.comment ?? "", by: try req.matesStanding().id)
         return try await MatesReportResponse(id: report.id, userId: report.reportedID,
                                              categories: report.categoryNames,
-                                             createdAt: report.createdAt ?? Date()).encodeResponse(status: .created, for: req)
+                                             createdAt: report.createdAt ?? req.application.matesEnvironment.now()).encodeResponse(status: .created, for: req)
     }
 
     func liftSuspension(req: Request) async throws -> MatesProfileResponse {

@@ -19,9 +19,8 @@ struct MatesSynthetic {
     static func email(searching index: Int, seed: UInt64) -> String { "mate-\(seed)-\(index)@synthetic.whatweeat.invalid" }
     static func email(paired index: Int, seed: UInt64) -> String { "pair-\(seed)-\(index)@synthetic.whatweeat.invalid" }
 
-    func fill(_ database: any Database, passwordHash: String) async throws {
+    func fill(_ database: any Database, passwordHash: String, now: Date) async throws {
         var random = SplitMix(seed: seed &+ 7)
-        let now = Date()
         let stamp = now.wholeMicroseconds
         let sql = database.sql
         func uniform(_ random: inout SplitMix) -> Double { Double(random.next() >> 11) / Double(1 << 53) }

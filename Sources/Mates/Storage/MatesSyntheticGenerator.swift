@@ -14,10 +14,10 @@ struct MatesSyntheticGenerator: SyntheticDataGenerator {
     func generate(_ app: Application, _ options: SyntheticOptions, console: any Console) async throws -> String {
         let searching = try options.integer("mates", default: 0, in: 0...1_000_000)
         let pairs = try options.integer("mate-pairs", default: 0, in: 0...100_000)
-        let started = Date()
+        let started = ContinuousClock.now
         let hash = try await app.passwordHasher.hash(options.string("mates-password") ?? SecureRandom.token())
-        try await MatesSynthetic(searching: searching, pairs: pairs, seed: options.seed).fill(app.db, passwordHash: hash)
-        return "Added \(searching) mates searching and \(pairs) matched pairs in \(Int(Date().timeIntervalSince(started))) s: "
+        try await MatesSynthetic(searching: searching, pairs: pairs, seed: options.seed).fill(app.db, passwordHash: hash, now: app.matesEnvironment.now())
+        return "Added \(searching) mates searching and \(pairs) matched pairs in \((ContinuousClock.now - started).components.seconds) s: "
             + "\(MatesSynthetic.email(searching: 0, seed: options.seed)), \(MatesSynthetic.email(paired: 0, seed: options.seed)) …"
     }
 }

@@ -66,7 +66,7 @@ extension MatesPages {
     }
 
     private func birthYearField(_ req: Request, _ current: Int?) -> Node<HTML.BodyContext> {
-        let thisYear = Calendar(identifier: .gregorian).component(.year, from: Date())
+        let thisYear = Calendar(identifier: .gregorian).component(.year, from: req.application.matesEnvironment.now())
         let years = Array(((thisYear - MatesRules.ages.upperBound)...(thisYear - MatesRules.ages.lowerBound)).reversed())
         // Eighty options were most of the page's rendering; they are the same for everyone who
         // chose the same year, so kept per year chosen (and per calendar year, language).

@@ -39,7 +39,9 @@ let package = Package(
         //                 Notifications' pushes, Mates' codes)
         //   each feature  <-  the layer for its shipped app (MenuGameApp, BanchanApp,
         //                     LookForRealBurgerApp, SesacStudyApp, which also uses SocketIO)
-        //   all of them  <-  WhatWeEatServer (settings, configure, commands)  <-  whatweeat
+        //   Platform, Media, Payments, Messaging, Accounts, Notifications  <-  Site (the site around
+        //                     any list of features: database, bus, queue, middleware, migrations)
+        //   all of them  <-  WhatWeEatServer (every feature, settings, commands)  <-  whatweeat
         .target(name: "Platform", dependencies: platformDependencies),
         // Uploaded files (where they are kept: a disk, the database, an S3 bucket), the image
         // cleaner, the upload quotas and the QR encoder.
@@ -83,27 +85,39 @@ let package = Package(
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "X509", package: "swift-certificates"),
         ]),
-        feature("WhatWeEatServer", units + ["SocketIO"], extra: [
-            .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
-            .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
-        ]),
+        // The site around the features it is given: a feature's tests run it with that feature alone.
+        feature("Site", siteUnits, extra: databaseDrivers + [.product(name: "Metrics", package: "swift-metrics")]),
+        feature("WhatWeEatServer", units + ["SocketIO", "Site"], extra: databaseDrivers),
         .executableTarget(
             name: "whatweeat",
-            dependencies: ["WhatWeEatServer", "Platform"]
+            dependencies: ["WhatWeEatServer", "Site", "Platform"]
         ),
         .testTarget(
             name: "SocketIOTests",
             dependencies: ["SocketIO", .product(name: "XCTVapor", package: "vapor")]
         ),
-        // What every module's tests share: apps on a fresh database, fixtures, fake providers, the
-        // real executable as a process (Tests/WhatWeEatTesting).
-        .target(name: "WhatWeEatTesting", dependencies: ["WhatWeEatServer", "SocketIO"] + units.map { .target(name: $0) } + testProducts,
+        // What every module's tests share: a site of the features a test gives on a fresh
+        // database, requests, cookies, clocks, fake providers (Tests/WhatWeEatTesting). It builds
+        // on the site's units only, so a feature's tests compile no other feature.
+        .target(name: "WhatWeEatTesting", dependencies: ["Site", "SocketIO"] + siteUnits.map { .target(name: $0) } + testProducts,
                 path: "Tests/WhatWeEatTesting"),
+        // Tests of the whole server: every feature booted, the real executable as a process, and
+        // the helpers of features whose tests have not moved to their own site yet.
+        .target(name: "WhatWeEatServerTesting", dependencies: ["WhatWeEatTesting", "WhatWeEatServer"] + units.map { .target(name: $0) } + testProducts,
+                path: "Tests/WhatWeEatServerTesting"),
     ] + testedModules.map { module in
         // One test target per module (`swift test --filter <Module>Tests`).
-        .testTarget(name: "\(module)Tests", dependencies: [.target(name: module), "WhatWeEatTesting"] + testProducts)
+        .testTarget(name: "\(module)Tests", dependencies: [.target(name: module)] + testLibraries(module) + testProducts)
     }
 )
+
+/// The test libraries a module's tests use: a feature whose tests run it on a site of its own
+/// needs only `WhatWeEatTesting` (and builds no other feature); the rest still boot the whole server.
+func testLibraries(_ module: String) -> [Target.Dependency] {
+    let onTheirOwnSite: [String: [String]] = ["Banchan": ["BanchanApp"]]
+    if let layers = onTheirOwnSite[module] { return ["Site", "WhatWeEatTesting"] + layers.map { .target(name: $0) } }
+    return ["Site", "WhatWeEatTesting", "WhatWeEatServerTesting"]
+}
 
 /// The modules with a test target of their own (`Tests/<Module>Tests`).
 var testedModules: [String] {
@@ -150,6 +164,16 @@ var platformDependencies: [Target.Dependency] {
         // `/metrics`.
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
+    ]
+}
+
+/// What the site is built on (`Site`): every feature's foundations.
+var siteUnits: [String] { ["Platform", "Media", "Payments", "Messaging", "Accounts", "Notifications"] }
+
+var databaseDrivers: [Target.Dependency] {
+    [
+        .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+        .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
     ]
 }
 

@@ -5,7 +5,7 @@ import Vapor
 /// by one line in `App/Features.swift`. Everything else about it lives in its own folder
 /// (`Features/<Name>/`); `configure`, the routes, the seeders and the home page walk the list.
 /// docs/ADDING_A_FEATURE.md is the checklist.
-package protocol Feature {
+package protocol Feature: Sendable {
     /// The feature's own settings, read from the environment at start-up (`Settings.load`).
     static var settingsSections: [any SettingsSection.Type] { get }
     /// Schema changes, in order. Features migrate in the order of `Features.all`.

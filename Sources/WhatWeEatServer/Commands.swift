@@ -7,6 +7,7 @@ import Mates
 import MenuGame
 import Platform
 import SesacStudyApp
+import Site
 import Vapor
 
 /// `whatweeat seed`: migrate, then load the catalogs (also done on every `serve`).

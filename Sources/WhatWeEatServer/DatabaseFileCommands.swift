@@ -4,6 +4,7 @@ import Media
 import Platform
 #if canImport(Glibc)
 import Glibc
+import Site
 #endif
 
 /// `whatweeat backup FILE` and `whatweeat restore FILE`: the SQLite database as one file.

@@ -3,6 +3,7 @@ import FluentPostgresDriver
 import Foundation
 import Media
 import Platform
+import Site
 import SQLKit
 import Vapor
 

@@ -5,8 +5,8 @@ import Vapor
 /// The declared seams between features: where one feature uses another, through a protocol or
 /// closure the caller owns. The server connects them here, after every feature is configured;
 /// features never import each other (Package.swift).
-enum Seams {
-    static func connect(_ app: Application) {
+package enum Seams {
+    package static func connect(_ app: Application) {
         // A matched pair of mates opens a menu game group together.
         app.groupGameOpener = GroupGameOpener(
             open: { req, hostToken, hostUserID in

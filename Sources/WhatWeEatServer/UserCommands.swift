@@ -2,6 +2,7 @@ import Accounts
 import Fluent
 import Messaging
 import Platform
+import Site
 import Vapor
 
 /// The operator's commands on people and providers: `whatweeat user create | reset-password |

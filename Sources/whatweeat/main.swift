@@ -1,5 +1,6 @@
 import Foundation
 import Platform
+import Site
 import Vapor
 import WhatWeEatServer
 #if canImport(Glibc)

@@ -2,6 +2,7 @@
 @testable import BurgerMap
 @testable import LookForRealBurgerApp
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

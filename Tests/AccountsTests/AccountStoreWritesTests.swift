@@ -3,6 +3,7 @@ import Fluent
 import Foundation
 import Platform
 import SQLKit
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,6 +1,7 @@
 @testable import Accounts
 import Fluent
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

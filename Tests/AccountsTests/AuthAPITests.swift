@@ -6,6 +6,7 @@ import Fluent
 import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -2,6 +2,7 @@
 import Fluent
 @testable import Messaging
 @testable import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -4,6 +4,7 @@ import Fluent
 import Platform
 @testable import SesacStudyApp
 import SQLKit
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,16 +1,10 @@
 @testable import Accounts
 @testable import Banchan
-@testable import BurgerMap
 import Fluent
-@testable import LookForRealBurgerApp
-@testable import Mates
-@testable import MenuGame
 import NIOConcurrencyHelpers
 @testable import Payments
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
-import WhatWeEatServer
+import Site
 import WhatWeEatTesting
 import XCTVapor
 
@@ -502,7 +496,7 @@ final class BanchanAPITests: XCTestCase {
         try await withTestApp { first in
             let second = try await Application.make(.testing)
             do {
-                try await configure(second, settings: first.settings)
+                try await configureSite(second, settings: first.settings, features: BanchanSite.features)
                 try await second.banchanListings.reload(from: second.banchanStore)
                 func secondListing() -> BanchanListings.Listing? { second.banchanListings.all(in: .main).first { $0.dish.hash == Fixtures.dakgalbi } }
                 let admin = try await adminToken(first)

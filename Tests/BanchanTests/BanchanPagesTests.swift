@@ -1,10 +1,7 @@
 @testable import Accounts
 @testable import Banchan
 import Fluent
-@testable import LookForRealBurgerApp
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,10 +1,7 @@
 @testable import Banchan
 @testable import BanchanApp
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
 @testable import Payments
 import Platform
-import WhatWeEatServer
 import WhatWeEatTesting
 import XCTest
 

@@ -4,8 +4,8 @@ import Fluent
 import NIOCore
 @testable import Payments
 import Platform
+import Site
 import SQLKit
-import WhatWeEatServer
 import WhatWeEatTesting
 import XCTVapor
 
@@ -153,7 +153,7 @@ final class RefundTests: XCTestCase {
 
                 let restarted = try await Application.make(.testing)
                 do {
-                    try await configure(restarted, settings: try XCTUnwrap(settings))
+                    try await configureSite(restarted, settings: try XCTUnwrap(settings), features: BanchanSite.features)
                     let during = try await Refunds.attemptDue(on: restarted.db, gateway: restarted.paymentGateway, logger: restarted.logger, now: claimedAt)
                     XCTAssertEqual(during, 0, "a claimed refund is not tried twice at once")
                     let afterLease = claimedAt.addingTimeInterval(Refunds.claimLease + 1)

@@ -11,6 +11,7 @@ import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
 import SQLKit
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

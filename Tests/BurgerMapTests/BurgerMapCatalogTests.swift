@@ -11,6 +11,7 @@ import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

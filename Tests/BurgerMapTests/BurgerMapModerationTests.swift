@@ -1,6 +1,7 @@
 @testable import BurgerMap
 import Fluent
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -8,6 +8,7 @@ import Fluent
 import Platform
 @testable import SesacStudyApp
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

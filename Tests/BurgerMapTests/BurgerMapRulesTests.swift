@@ -5,6 +5,7 @@
 @testable import Notifications
 import Platform
 @testable import SesacStudyApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -3,6 +3,7 @@ import Accounts
 import Fluent
 import Platform
 import SQLKit
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -3,6 +3,7 @@
 @testable import Mates
 @testable import MenuGame
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

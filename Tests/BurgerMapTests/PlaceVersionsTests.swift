@@ -1,4 +1,5 @@
 @testable import BurgerMap
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

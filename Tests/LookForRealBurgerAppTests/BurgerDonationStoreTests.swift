@@ -2,6 +2,7 @@
 @testable import LookForRealBurgerApp
 import Fluent
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

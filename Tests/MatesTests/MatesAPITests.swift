@@ -13,6 +13,7 @@ import Platform
 @testable import SocketIO
 import SQLKit
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

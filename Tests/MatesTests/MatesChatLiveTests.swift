@@ -7,6 +7,7 @@ import SQLKit
 import NIOConcurrencyHelpers
 import Platform
 @testable import SesacStudyApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,5 +1,6 @@
 @testable import Mates
 @testable import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -9,6 +9,7 @@ import Fluent
 import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

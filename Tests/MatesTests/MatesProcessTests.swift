@@ -7,6 +7,7 @@ import NIOConcurrencyHelpers
 import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

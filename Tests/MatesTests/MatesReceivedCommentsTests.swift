@@ -2,6 +2,7 @@ import Fluent
 @testable import Mates
 import Platform
 import SQLKit
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -7,6 +7,7 @@
 import Platform
 @testable import SesacStudyApp
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -7,6 +7,7 @@ import Fluent
 @testable import Messaging
 import Platform
 @testable import SesacStudyApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

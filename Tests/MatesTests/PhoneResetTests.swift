@@ -3,6 +3,7 @@ import Fluent
 @testable import Mates
 @testable import Platform
 import SQLKit
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

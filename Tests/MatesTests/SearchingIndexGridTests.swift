@@ -1,5 +1,6 @@
 @testable import Mates
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

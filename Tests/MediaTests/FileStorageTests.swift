@@ -4,6 +4,7 @@ import Fluent
 import Platform
 import SQLKit
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

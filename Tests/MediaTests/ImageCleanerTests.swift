@@ -5,6 +5,7 @@
 @testable import Media
 import Platform
 @testable import SesacStudyApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -4,6 +4,7 @@
 @testable import MenuGame
 import Platform
 @testable import SocketIO
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Media
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -4,6 +4,7 @@ import Fluent
 @testable import Media
 import Platform
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -8,9 +8,11 @@ import Fluent
 import NIOConcurrencyHelpers
 import Platform
 @testable import SesacStudyApp
+import Site
 @testable import SocketIO
 import SQLKit
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

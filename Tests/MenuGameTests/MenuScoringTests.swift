@@ -2,6 +2,7 @@
 @testable import Mates
 @testable import MenuGame
 @testable import MenuGameApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

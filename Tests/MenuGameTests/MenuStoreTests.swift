@@ -1,6 +1,7 @@
 import Fluent
 @testable import MenuGame
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

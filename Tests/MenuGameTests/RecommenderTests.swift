@@ -3,6 +3,7 @@
 @testable import MenuGame
 @testable import MenuGameApp
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -16,6 +16,7 @@ import Platform
 @testable import SocketIO
 import SwiftASN1
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import X509
 import XCTest

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 @testable import Messaging
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -3,6 +3,7 @@
 import Fluent
 @testable import Notifications
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,5 +1,6 @@
 @testable import Notifications
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -11,6 +11,7 @@ import NIOConcurrencyHelpers
 import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -2,6 +2,7 @@ import Crypto
 import Messaging
 @testable import Notifications
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

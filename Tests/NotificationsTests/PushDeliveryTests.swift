@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 @testable import Notifications
 @testable import Platform
 import SQLKit
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -13,6 +13,7 @@ import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import X509
 import XCTVapor

@@ -3,6 +3,7 @@ import NIOHTTP1
 @testable import Platform
 @testable import SesacStudyApp
 import Vapor
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

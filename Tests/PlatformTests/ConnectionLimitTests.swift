@@ -8,6 +8,7 @@ import NIOConcurrencyHelpers
 @testable import SesacStudyApp
 @testable import SocketIO
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

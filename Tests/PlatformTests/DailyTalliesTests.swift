@@ -1,5 +1,6 @@
 import Fluent
 @testable import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

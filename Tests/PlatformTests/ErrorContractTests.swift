@@ -4,6 +4,7 @@ import Fluent
 @testable import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

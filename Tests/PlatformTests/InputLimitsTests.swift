@@ -9,6 +9,7 @@ import Fluent
 @testable import Platform
 @testable import SesacStudyApp
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,5 +1,6 @@
 @testable import BanchanApp
 @testable import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

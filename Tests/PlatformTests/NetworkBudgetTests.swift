@@ -4,6 +4,7 @@ import Fluent
 @testable import Mates
 @testable import Platform
 @testable import SesacStudyApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

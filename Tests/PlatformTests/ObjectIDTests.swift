@@ -1,6 +1,7 @@
 @testable import Mates
 @testable import Platform
 @testable import SesacStudyApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -6,6 +6,7 @@
 @testable import SesacStudyApp
 @testable import SocketIO
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

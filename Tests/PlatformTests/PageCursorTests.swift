@@ -9,6 +9,7 @@ import Foundation
 @testable import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

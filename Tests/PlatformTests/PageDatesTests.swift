@@ -1,5 +1,6 @@
 import Foundation
 @testable import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -5,6 +5,7 @@
 @testable import MenuGame
 @testable import Platform
 @testable import SocketIO
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -1,4 +1,5 @@
 @testable import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

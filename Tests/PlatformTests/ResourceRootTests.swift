@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 @testable import Platform
 @testable import SesacStudyApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

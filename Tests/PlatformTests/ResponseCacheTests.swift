@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 @testable import Platform
 @testable import SocketIO
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -3,6 +3,7 @@ import Fluent
 @testable import Banchan
 @testable import Platform
 @testable import SesacStudyApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -4,6 +4,7 @@ import Fluent
 import NIOConcurrencyHelpers
 @testable import Platform
 @testable import SesacStudyApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 @testable import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

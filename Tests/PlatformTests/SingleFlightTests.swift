@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 @testable import Platform
 @testable import SocketIO
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

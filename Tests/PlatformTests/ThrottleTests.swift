@@ -5,6 +5,7 @@ import Fluent
 import NIOConcurrencyHelpers
 @testable import Platform
 @testable import SesacStudyApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -3,6 +3,7 @@
 @testable import LookForRealBurgerApp
 @testable import Platform
 @testable import SesacStudyApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

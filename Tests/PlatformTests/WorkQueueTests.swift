@@ -2,6 +2,7 @@ import Fluent
 import NIOConcurrencyHelpers
 @testable import Platform
 import SQLKit
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -12,6 +12,7 @@ import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

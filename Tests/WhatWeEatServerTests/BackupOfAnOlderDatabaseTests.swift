@@ -1,6 +1,7 @@
 import FluentSQLiteDriver
 import Foundation
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -9,6 +9,7 @@ import AsyncHTTPClient
 import NIOConcurrencyHelpers
 import Platform
 @testable import SesacStudyApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,4 +1,5 @@
 import Foundation
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -7,6 +7,7 @@ import NIOHTTP1
 import Platform
 import SQLKit
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -3,6 +3,7 @@ import NIOHTTP1
 import Notifications
 import Platform
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 
@@ -20,7 +21,7 @@ final class DatabaseOutageTests: XCTestCase {
         let proxy = try OutageProxy(host: try XCTUnwrap(target.host), port: try XCTUnwrap(target.port))
         defer { proxy.stop() }
         // A fresh copy of the suite's database, then the server reaches it through the forwarder.
-        try await DatabaseTemplate.shared.provision(TestDatabase.settings(dataDirectory: try TestDatabase.temporaryDirectory()))
+        try await DatabaseTemplate.shared.provision(TestDatabase.settings(dataDirectory: try TestDatabase.temporaryDirectory()), features: Features.all)
         var throughProxy = target
         throughProxy.port = proxy.port
         let proxiedURL = try XCTUnwrap(throughProxy.string)

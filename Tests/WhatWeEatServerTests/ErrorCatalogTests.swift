@@ -1,5 +1,6 @@
 @testable import MenuGame
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -5,6 +5,7 @@ import Fluent
 @testable import MenuGame
 import Platform
 @testable import SesacStudyApp
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

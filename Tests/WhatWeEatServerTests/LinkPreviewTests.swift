@@ -2,6 +2,7 @@
 @testable import MenuGame
 import Fluent
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

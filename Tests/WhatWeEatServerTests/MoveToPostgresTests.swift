@@ -1,8 +1,10 @@
 import Fluent
 @testable import Media
 import Platform
+import Site
 import SQLKit
 @testable import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,5 +1,6 @@
 import Foundation
 import Platform
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -1,7 +1,9 @@
 import Fluent
 import Platform
+import Site
 import SQLKit
 @testable import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -2,6 +2,7 @@ import FluentSQLiteDriver
 import Foundation
 @testable import Platform
 @testable import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -5,6 +5,7 @@ import Fluent
 @testable import Mates
 import Platform
 import WhatWeEatServer
+import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,8 +1,4 @@
 import Accounts
-import BanchanApp
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
 import Platform
 import SocketIO
 import XCTVapor

@@ -2,8 +2,8 @@ import FluentPostgresDriver
 import Logging
 import Platform
 import PostgresNIO
+import Site
 import SQLKit
-import WhatWeEatServer
 import XCTVapor
 
 /// Every test starts on a fresh database that is already migrated and seeded, copied from one
@@ -17,31 +17,40 @@ import XCTVapor
 /// On PostgreSQL the next copy is made while the current test runs (`<suite>_next`, on the
 /// server's own CPU), and a test's start only drops the suite's database and renames the copy:
 /// making a copy takes ~0.35 s, which every one of ~500 tests waited for.
+///
+/// A template is made per list of features (a feature's tests run a site of that feature alone,
+/// whose schema is only its own): a process that runs every target makes one per list.
 package actor DatabaseTemplate {
     package static let shared = DatabaseTemplate()
 
-    private var sqliteTemplate: String?
-    private var postgresTemplate: String?
+    /// The SQLite template's file, by the features' key.
+    private var sqliteTemplates: [String: String] = [:]
+    /// The PostgreSQL template database's name, by the features' key.
+    private var postgresTemplates: [String: String] = [:]
     /// One connection to the cluster's `postgres` database, for the whole process.
     private var maintenance: PostgresConnection?
-    /// Making `<suite>_next` from the template, started after the previous test's start.
-    private var nextCopy: Task<Void, any Error>?
+    /// Making `<suite>_next` from a template, started after the previous test's start.
+    private var nextCopy: (template: String, copy: Task<Void, any Error>)?
 
-    /// Makes `settings.database` a fresh copy of the template: on SQLite only when its file does
-    /// not exist yet (a test that restarts on the same folder keeps its data); on PostgreSQL the
-    /// suite's database (`TEST_DATABASE_URL`) is dropped and copied again, as the schema used to be.
-    package func provision(_ settings: Settings) async throws {
+    /// Makes `settings.database` a fresh copy of the template for `features`: on SQLite only when
+    /// its file does not exist yet (a test that restarts on the same folder keeps its data); on
+    /// PostgreSQL the suite's database (`TEST_DATABASE_URL`) is dropped and copied again.
+    package func provision(_ settings: Settings, features: [any Feature.Type]) async throws {
+        let features = SiteFeatures.including(features)
         switch settings.database {
         case .sqlite(let path):
             guard !FileManager.default.fileExists(atPath: path) else { return }
-            try FileManager.default.copyItem(atPath: try await sqliteTemplatePath(), toPath: path)
+            try FileManager.default.copyItem(atPath: try await sqliteTemplatePath(features), toPath: path)
         case .postgres(let url):
             guard let suiteURL = TestDatabase.postgresURL, url == suiteURL else { return }
-            let template = try await postgresTemplateName(suiteURL: suiteURL)
+            let template = try await postgresTemplateName(suiteURL: suiteURL, features: features)
             let suiteDatabase = try Self.databaseName(in: suiteURL)
             let next = suiteDatabase + "_next"
             let connection = try await maintenanceConnection(suiteURL: suiteURL)
-            let copy = nextCopy ?? Self.copy(template, to: next, on: connection)
+            // The copy made ahead is of the last test's template; another target's is made here.
+            let ahead = nextCopy.flatMap { $0.template == template ? $0.copy : nil }
+            if let stale = nextCopy, stale.template != template { _ = try? await stale.copy.value }
+            let copy = ahead ?? Self.copy(template, to: next, on: connection)
             nextCopy = nil
             do {
                 try await copy.value
@@ -52,8 +61,18 @@ package actor DatabaseTemplate {
             // FORCE: a server process a test started may still hold a connection.
             try await Self.run("DROP DATABASE IF EXISTS \(Self.quoted(suiteDatabase)) WITH (FORCE)", on: connection)
             try await Self.run("ALTER DATABASE \(Self.quoted(next)) RENAME TO \(Self.quoted(suiteDatabase))", on: connection)
-            nextCopy = Self.copy(template, to: next, on: connection)
+            nextCopy = (template, Self.copy(template, to: next, on: connection))
         }
+    }
+
+    /// Names a list of features in a template's name: a short, stable digest (FNV-1a) of their
+    /// type names, so a database name stays under PostgreSQL's 63 bytes.
+    private static func key(_ features: [any Feature.Type]) -> String {
+        var hash: UInt64 = 0xcbf29ce484222325
+        for byte in features.map { String(reflecting: $0) }.joined(separator: ",").utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100000001b3
+        }
+        return String(hash, radix: 16)
     }
 
     /// Settings on an empty database, as a new site's first start meets it: a SQLite file not yet
@@ -93,19 +112,20 @@ package actor DatabaseTemplate {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    private func sqliteTemplatePath() async throws -> String {
-        if let sqliteTemplate { return sqliteTemplate }
-        Self.removeTemplatesOfEndedProcesses()
-        let directory = NSTemporaryDirectory() + Self.templatePrefix + String(getpid())
+    private func sqliteTemplatePath(_ features: [any Feature.Type]) async throws -> String {
+        let key = Self.key(features)
+        if let made = sqliteTemplates[key] { return made }
+        if sqliteTemplates.isEmpty { Self.removeTemplatesOfEndedProcesses() }
+        let directory = NSTemporaryDirectory() + Self.templatePrefix + String(getpid()) + "/" + key
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let settings = TestDatabase.settings(dataDirectory: directory)
-        try await Self.migrateAndSeed(settings) { sql in
+        try await Self.migrateAndSeed(settings, features: features) { sql in
             // Everything in the main file, so copying that one file is the whole database.
             try await sql.raw("PRAGMA wal_checkpoint(TRUNCATE)").run()
         }
         guard case .sqlite(let path) = settings.database else { preconditionFailure("SQLite settings expected") }
-        sqliteTemplate = path
+        sqliteTemplates[key] = path
         return path
     }
 
@@ -121,10 +141,11 @@ package actor DatabaseTemplate {
         }
     }
 
-    private func postgresTemplateName(suiteURL: String) async throws -> String {
-        if let postgresTemplate { return postgresTemplate }
+    private func postgresTemplateName(suiteURL: String, features: [any Feature.Type]) async throws -> String {
+        let key = Self.key(features)
+        if let made = postgresTemplates[key] { return made }
         // Made anew per process: a template left by an earlier run may hold an older schema.
-        let name = try Self.databaseName(in: suiteURL) + "_template"
+        let name = try Self.databaseName(in: suiteURL) + "_t" + key
         try await Self.onMaintenanceDatabase(of: suiteURL) { sql in
             try await sql.raw("DROP DATABASE IF EXISTS \(ident: name) WITH (FORCE)").run()
             try await sql.raw("CREATE DATABASE \(ident: name)").run()
@@ -133,16 +154,18 @@ package actor DatabaseTemplate {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var settings = TestDatabase.settings(dataDirectory: directory)
         settings.database = .postgres(url: try Self.url(suiteURL, database: name))
-        try await Self.migrateAndSeed(settings) { _ in }
-        postgresTemplate = name
+        try await Self.migrateAndSeed(settings, features: features) { _ in }
+        postgresTemplates[key] = name
         return name
     }
 
     /// What a server's first start does to an empty database.
-    private static func migrateAndSeed(_ settings: Settings, finally: (any SQLDatabase) async throws -> Void) async throws {
+    private static func migrateAndSeed(
+        _ settings: Settings, features: [any Feature.Type], finally: (any SQLDatabase) async throws -> Void
+    ) async throws {
         let app = try await Application.make(.testing)
         do {
-            try await configure(app, settings: settings)
+            try await configureSite(app, settings: settings, features: features)
             try await prepareDatabase(app)
             try await finally(app.db.sql)
         } catch {

@@ -1,12 +1,7 @@
-import BanchanApp
-import BurgerMap
 import Crypto
 import Foundation
-import LookForRealBurgerApp
-import Mates
 import Payments
 import Platform
-import SesacStudyApp
 import SwiftASN1
 import X509
 

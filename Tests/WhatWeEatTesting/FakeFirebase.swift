@@ -1,14 +1,8 @@
 import _CryptoExtras
-import BanchanApp
-import BurgerMap
 import Crypto
 import Foundation
-import LookForRealBurgerApp
-import MenuGame
-import MenuGameApp
 import NIOConcurrencyHelpers
 import Platform
-import SesacStudyApp
 import X509
 import XCTVapor
 

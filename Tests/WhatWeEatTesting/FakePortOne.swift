@@ -1,14 +1,8 @@
-import Banchan
 import Foundation
-import LookForRealBurgerApp
-import MenuGame
-import MenuGameApp
 import NIOConcurrencyHelpers
 import NIOCore
 import Payments
 import Platform
-import SesacStudyApp
-import WhatWeEatServer
 import XCTVapor
 
 /// A small HTTP server speaking PortOne's v1 REST API: `POST /users/getToken`,

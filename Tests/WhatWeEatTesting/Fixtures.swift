@@ -1,10 +1,6 @@
 import Accounts
-import BurgerMap
 import Fluent
-import LookForRealBurgerApp
 import Platform
-import SesacStudyApp
-import WhatWeEatServer
 import XCTVapor
 
 /// Named things the tests share: catalog entries they rely on, and accounts with a role.
@@ -22,30 +18,6 @@ extension Application {
         let credentials = try await signUp(email, nickname: nickname)
         try await User.query(on: db).filter(\.$email == email).set(\.$role, to: .admin).update()
         return credentials
-    }
-
-    /// Empties the burger map of the catalog every test app is seeded with (its places, reviews,
-    /// photos and reactions, and the seed reviewers' accounts), for tests that count what they add.
-    /// Children are deleted before parents, so it holds whether or not the database cascades.
-    package func removeBurgerCatalog() async throws {
-        try await db.transaction { database in
-            try await BurgerReaction.query(on: database).delete()
-            try await BurgerComment.query(on: database).delete()
-            try await BurgerReport.query(on: database).delete()
-            try await BurgerPhoto.query(on: database).delete()
-            try await BurgerReview.query(on: database).delete()
-            try await BurgerMark.query(on: database).delete()
-            try await BurgerPlace.query(on: database).delete()
-            try await User.query(on: database).filter(\.$email, .custom("LIKE"), "burger-reviewer-%@seed.whatweeat.invalid").delete()
-        }
-        // The map's in-memory index, when a request has loaded it, learns of it as of any change
-        // made behind the service's back (otherwise it loads from the emptied tables on first
-        // use), and cached lists are dropped.
-        if placeIndex.isLoaded { try await placeIndex.reload(from: BurgerMapStore(database: db, environment: self.burgerMapEnvironment)) }
-        burgerMapCache.invalidate()
-        let places = try await BurgerPlace.query(on: db).count()
-        let reviews = try await BurgerReview.query(on: db).count()
-        XCTAssertEqual([places, reviews], [0, 0], "the burger catalog is gone")
     }
 }
 

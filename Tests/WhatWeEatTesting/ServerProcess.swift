@@ -1,11 +1,5 @@
 import AsyncHTTPClient
-import Banchan
-import BanchanApp
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
 import Platform
-import SesacStudyApp
 import SocketIO
 import XCTVapor
 

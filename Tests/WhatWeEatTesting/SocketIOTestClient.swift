@@ -1,8 +1,4 @@
 import AsyncHTTPClient
-import BurgerMap
-import LookForRealBurgerApp
-import Mates
-import MenuGame
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket

@@ -1,16 +1,9 @@
 import AsyncHTTPClient
-import Banchan
-import BanchanApp
-import BurgerMap
 import Fluent
-import LookForRealBurgerApp
-import Mates
 import NIOConcurrencyHelpers
 import Platform
-import SesacStudyApp
-import SocketIO
+import Site
 import SQLKit
-import WhatWeEatServer
 import XCTVapor
 
 /// Which database the suite runs on: SQLite files by default, PostgreSQL when
@@ -39,8 +32,11 @@ package enum TestDatabase {
     }
 }
 
-/// Runs `body` against a freshly configured app on a fresh database (migrated and seeded, nothing else).
+/// Runs `body` against a freshly configured site of `features` (on their foundations, accounts
+/// and notifications) on a fresh database, migrated and seeded for them and nothing else. A test
+/// target names its features once, in a `withTestApp(adjust:_:)` of its own.
 package func withTestApp(
+    features: [any Feature.Type],
     adjust: (inout Settings) -> Void = { _ in },
     _ body: (Application) async throws -> Void
 ) async throws {
@@ -49,10 +45,10 @@ package func withTestApp(
     var settings = TestDatabase.settings(dataDirectory: directory)
     adjust(&settings)
     // Tests run one at a time, each on a fresh copy of a migrated and seeded database.
-    try await DatabaseTemplate.shared.provision(settings)
+    try await DatabaseTemplate.shared.provision(settings, features: features)
     let app = try await Application.make(.testing)
     do {
-        try await configure(app, settings: settings)
+        try await configureSite(app, settings: settings, features: features)
         app.keepResponderBetweenRequests()
         try await prepareDatabase(app)
         try await body(app)
@@ -163,9 +159,11 @@ extension Application {
     }
 }
 
-/// Runs `body` against a fresh app listening on a free loopback port (real sockets, real addresses).
-package func withListeningApp(adjust: (inout Settings) -> Void = { _ in }, _ body: (Application, Int) async throws -> Void) async throws {
-    try await withTestApp(adjust: adjust) { app in
+/// Runs `body` against a fresh site of `features` listening on a free loopback port (real sockets, real addresses).
+package func withListeningApp(
+    features: [any Feature.Type], adjust: (inout Settings) -> Void = { _ in }, _ body: (Application, Int) async throws -> Void
+) async throws {
+    try await withTestApp(features: features, adjust: adjust) { app in
         let port = try freePort()
         try await app.server.start(address: .hostname("127.0.0.1", port: port))
         do { try await body(app, port) } catch {

@@ -8,6 +8,7 @@ import MenuGame
 import Platform
 import SesacStudyApp
 import SocketIO
+import WhatWeEatTesting
 import XCTVapor
 
 /// The LookForRealBurger app as it calls us: `SesacKey` on everything, the raw access token in

@@ -19,14 +19,14 @@ import Glibc
 /// - a database that holds a migration this binary does not know was migrated by a newer
 ///   WhatWeEat, and is refused before anything writes to it.
 package enum SafeMigrations {
-    /// Every migration this binary knows, in the order they run: the payments tables (no feature
-    /// owns them alone), then each feature's, in the order of `Features.all`.
-    package static var all: [any Migration] {
-        [CreatePaymentRefunds(), AddPaymentRefundClaims()] + Features.all.flatMap { $0.migrations }
+    /// Every migration a site of `features` knows, in the order they run: the payments tables (no
+    /// feature owns them alone), then each feature's, in the order given.
+    package static func all(for features: [any Feature.Type]) -> [any Migration] {
+        [CreatePaymentRefunds(), AddPaymentRefundClaims()] + features.flatMap { $0.migrations }
     }
 
-    /// What `configure` registers: each of `all` in a transaction of its own.
-    static var registered: [any Migration] { all.map(InTransaction.init) }
+    /// What `configureSite` registers: each of `all` in a transaction of its own.
+    static func registered(for features: [any Feature.Type]) -> [any Migration] { all(for: features).map(InTransaction.init) }
 
     // MARK: The downgrade guard
 
@@ -43,7 +43,7 @@ package enum SafeMigrations {
     /// Throws `NewerDatabase` when the migration log names a migration not in `all`.
     package static func refuseNewerDatabase(_ app: Application) async throws {
         let applied = try await appliedMigrations(app.db)
-        let known = Set(all.map(\.name))
+        let known = Set(all(for: app.siteFeatures).map(\.name))
         let unknown = applied.filter { !known.contains($0) }
         guard unknown.isEmpty else { throw NewerDatabase(unknown: unknown) }
     }
@@ -65,7 +65,7 @@ package enum SafeMigrations {
     // MARK: One at a time
 
     /// Runs `body` while no other process migrates or seeds this database.
-    static func holdingTheLock<T: Sendable>(_ app: Application, _ body: () async throws -> T) async throws -> T {
+    package static func holdingTheLock<T: Sendable>(_ app: Application, _ body: () async throws -> T) async throws -> T {
         switch app.settings.database {
         case .sqlite(let path):
             let lock = try await FileLock.acquire(path + ".migrate-lock")
@@ -114,16 +114,20 @@ package enum SafeMigrations {
 }
 
 /// A migration run in a transaction of its own, under its own name (the log keeps the name).
-struct InTransaction: AsyncMigration {
+package struct InTransaction: AsyncMigration {
     let base: any Migration
 
-    var name: String { base.name }
+    package init(base: any Migration) {
+        self.base = base
+    }
 
-    func prepare(on database: any Database) async throws {
+    package var name: String { base.name }
+
+    package func prepare(on database: any Database) async throws {
         try await database.transaction { transaction in try await base.prepare(on: transaction).get() }
     }
 
-    func revert(on database: any Database) async throws {
+    package func revert(on database: any Database) async throws {
         try await database.transaction { transaction in try await base.revert(on: transaction).get() }
     }
 }

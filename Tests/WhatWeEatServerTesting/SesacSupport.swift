@@ -8,6 +8,7 @@ import MenuGameApp
 import Platform
 import SesacStudyApp
 import SocketIO
+import WhatWeEatTesting
 import XCTVapor
 
 /// A 새싹 스터디 app's user as the apps call us: the Firebase uid, an ID token for it, form bodies.

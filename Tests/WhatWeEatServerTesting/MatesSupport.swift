@@ -8,6 +8,7 @@ import Messaging
 import NIOConcurrencyHelpers
 import Platform
 import SesacStudyApp
+import WhatWeEatTesting
 import XCTVapor
 
 /// Keeps the codes the server sends, as a phone or a mailbox would (the SMTP client has its own

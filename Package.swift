@@ -111,12 +111,22 @@ let package = Package(
     }
 )
 
-/// The test libraries a module's tests use: a feature whose tests run it on a site of its own
-/// needs only `WhatWeEatTesting` (and builds no other feature); the rest still boot the whole server.
-func testLibraries(_ module: String) -> [Target.Dependency] {
-    let onTheirOwnSite: [String: [String]] = ["Banchan": ["BanchanApp"]]
-    if let layers = onTheirOwnSite[module] { return ["Site", "WhatWeEatTesting"] + layers.map { .target(name: $0) } }
+/// The test libraries a module's tests use: a module whose tests run on a site of their own
+/// (`testSites`) needs only `WhatWeEatTesting` and builds no other feature; the rest boot the whole server.
+@MainActor func testLibraries(_ module: String) -> [Target.Dependency] {
+    if let own = testSites[module] { return ["Site", "WhatWeEatTesting"] + own.map { .target(name: $0) } }
     return ["Site", "WhatWeEatTesting", "WhatWeEatServerTesting"]
+}
+
+/// The modules whose tests run on a site of their own, with what they build beyond the site's
+/// foundations (Site, Platform, Media, Payments, Messaging, Accounts, Notifications): their
+/// feature, its shipped app's layer, and the feature's test helpers.
+var testSites: [String: [String]] {
+    [
+        "Accounts": [], "Notifications": [], "Media": [], "Messaging": [], "Payments": [],
+        "MenuGame": ["MenuGameApp"], "MenuGameApp": ["MenuGame"],
+        "Banchan": ["BanchanApp"],
+    ]
 }
 
 /// The modules with a test target of their own (`Tests/<Module>Tests`).

@@ -1,8 +1,5 @@
 @testable import Accounts
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
 import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

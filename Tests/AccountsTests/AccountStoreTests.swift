@@ -3,7 +3,6 @@ import Fluent
 import Foundation
 import Platform
 import SQLKit
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

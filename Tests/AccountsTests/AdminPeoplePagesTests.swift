@@ -1,7 +1,6 @@
 @testable import Accounts
 import Fluent
 import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,12 +1,6 @@
 @testable import Accounts
-@testable import BanchanApp
-@testable import BurgerMap
 import Fluent
-@testable import LookForRealBurgerApp
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 
@@ -34,7 +28,6 @@ final class AuthAPITests: XCTestCase {
 
     func testSignUpRules() async throws {
         try await withTestApp { app in
-            try await app.removeBurgerCatalog()  // its seed reviewers would count as accounts
             try await app.signUp("taken@example.com", nickname: "Kim")
             let cases: [([String: String], HTTPStatus, String)] = [
                 (["email": "not-an-email", "password": "password1", "nickname": "ok"], .unprocessableEntity, "invalid_email"),
@@ -57,27 +50,6 @@ final class AuthAPITests: XCTestCase {
             // Twenty characters exactly, counted as people read them (Hangul syllables, emoji).
             let longest = String(repeating: "맛", count: 19) + "🍔"
             try await app.signUp("longest@example.com", nickname: longest)
-        }
-    }
-
-    /// One-syllable names (별, 곰) are common, and the apps allow them: one character is a name on
-    /// the web, in the 새싹 스터디 apps and in the LookForRealBurger app alike — still unique across
-    /// all three, and blanks are still refused.
-    func testOneCharacterNamesWorkEverywhereAndStayUnique() async throws {
-        try await withSesacApp(adjust: { $0.lookForRealBurgerApp.apiKeys = [LSLPClient.key] }) { app, firebase in
-            try await app.signUp("star@example.com", nickname: "별")
-            let again = try await app.send(.POST, "/api/v1/auth/signup", json: ["email": "star2@example.com", "password": "password1", "nickname": "별"])
-            XCTAssertEqual(again.errorCode, "nickname_taken")
-            let bear = try SesacAppClient(app: app, firebase: firebase)
-            try await bear.signUp(nick: "곰")
-            var lslp = LSLPClient(app: app)
-            lslp.accessToken = nil
-            let taken = try await lslp.call(.POST, "/v1/users/join", json: ["email": "bear@example.com", "password": "burger-password-1", "nick": "곰"])
-            XCTAssertEqual(taken.status, .conflict, "the app's 곰 holds the name: \(taken.text)")
-            let fox = try await lslp.call(.POST, "/v1/users/join", json: ["email": "fox@example.com", "password": "burger-password-1", "nick": "🦊"])
-            XCTAssertEqual(fox.status, .ok, fox.text)
-            let blank = try await app.send(.POST, "/api/v1/auth/signup", json: ["email": "blank@example.com", "password": "password1", "nickname": "\u{3164}"])
-            XCTAssertEqual(blank.errorCode, "invalid_nickname_characters")
         }
     }
 
@@ -382,7 +354,6 @@ final class AuthAPITests: XCTestCase {
 
     func testWithdrawDeletesTheAccountAndStopsEveryToken() async throws {
         try await withTestApp { app in
-            try await app.removeBurgerCatalog()  // its seed reviewers would count as accounts
             let phone = try await app.signUp()
             let laptop = try await app.logIn()
             let wrong = try await app.send(.DELETE, "/api/v1/me", json: ["password": "not-mine!"], token: phone.accessToken)
@@ -411,7 +382,6 @@ final class AuthAPITests: XCTestCase {
 
     func testOnlyAdminsListUsers() async throws {
         try await withTestApp { app in
-            try await app.removeBurgerCatalog()  // its seed reviewers would count as accounts
             let user = try await app.signUp()
             let forbidden = try await app.send(.GET, "/api/v1/admin/users", token: user.accessToken)
             XCTAssertEqual(forbidden.status, .forbidden)

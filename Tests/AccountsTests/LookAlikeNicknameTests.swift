@@ -1,10 +1,7 @@
 @testable import Accounts
 import Fluent
-@testable import LookForRealBurgerApp
 import Platform
-@testable import SesacStudyApp
 import SQLKit
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 
@@ -32,26 +29,6 @@ final class LookAlikeNicknameTests: XCTestCase {
             let renamer = try await app.signUp("renamer@example.com", nickname: "다른이름")
             let renamed = try await app.send(.PATCH, "/api/v1/me", json: ["nickname": "\u{04BB}ana"], token: renamer.accessToken)
             XCTAssertEqual(renamed.errorCode, "nickname_taken")
-        }
-    }
-
-    func testTheAppsJoinsRefuseLookAlikes() async throws {
-        try await withLSLPApp { app in
-            let client = LSLPClient(app: app)
-            _ = try await LSLPClient.member(app, nick: "곰돌")
-            let twin = try await client.call(.POST, "/v1/users/join", json: ["email": "twin@example.com", "password": "burger-password-1", "nick": "곰돌\u{E0101}"])
-            XCTAssertEqual(twin.status, .conflict, twin.text)
-            let joined = try await User.query(on: app.db).filter(\.$email == "twin@example.com").count()
-            XCTAssertEqual(joined, 0)
-        }
-        try await withSesacApp { app, firebase in
-            try await SesacAppClient(app: app, firebase: firebase).signUp(nick: "곰돌")
-            let twin = try SesacAppClient(app: app, firebase: firebase)
-            let refused = try await twin.call(.POST, "/v1/user", form: SesacAppClient.encode([
-                ("phoneNumber", twin.phone), ("FCMtoken", "fcm"), ("nick", "곰돌\u{FE00}"), ("birth", "1995-06-15T09:00:00.000Z"),
-                ("email", "twin@example.com"), ("gender", "1"),
-            ]))
-            XCTAssertEqual(refused.status.code, 202, "the app's answer for a nickname it may not use: \(refused.text)")
         }
     }
 

@@ -1,16 +1,7 @@
 @testable import Accounts
-@testable import Banchan
-@testable import BurgerMap
 import Fluent
 import Foundation
-@testable import LookForRealBurgerApp
-@testable import Mates
-@testable import MenuGame
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
-import WhatWeEatServer
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -2,7 +2,6 @@
 import Fluent
 @testable import Notifications
 @testable import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -154,6 +154,11 @@ final class BurgerMapPagesTests: XCTestCase {
                 XCTAssertFalse(page.text.contains("<script>alert(1)"), path)
                 XCTAssertTrue(page.text.contains(#"\u003cscript\u003ealert(1)"#), "the config block holds it escaped: \(path)")
             }
+            // What the map echoes from its address is escaped too.
+            let searched = try await visitor.get("/map?q=%3Cscript%3E%EA%B9%80%EC%B9%98%EC%B0%8C%EA%B0%9C")
+            XCTAssertEqual(searched.status, .ok)
+            XCTAssertTrue(searched.text.contains("&lt;script&gt;김치찌개"))
+            XCTAssertFalse(searched.text.contains("<script>김치찌개"))
         }
     }
 

@@ -1,10 +1,7 @@
-@testable import BurgerMap
 import Fluent
 @testable import Media
 import Platform
 import SQLKit
-import WhatWeEatServer
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 
@@ -54,45 +51,6 @@ final class FileStorageTests: XCTestCase {
             let countedAfter = await files.byteCount(of: key)
             XCTAssertEqual(countedAfter, 0)
             try await files.delete(key: key)  // deleting twice is harmless
-        }
-    }
-
-    /// Two instances on one database, each with its own data folder (as README's cluster runs
-    /// them): a photo taken by one is served by the other, with the same immutable caching.
-    func testAPhotoUploadedThroughOneInstanceIsServedByAnother() async throws {
-        try await withTestApp(adjust: useDatabase) { first in
-            let member = try await first.member("사진공유")
-            let uploaded = try await first.uploadPhoto([UploadPart(data: TestImages.png(seed: 7))], token: member.token)
-            XCTAssertEqual(uploaded.status, .created, uploaded.text)
-            let url = try uploaded.json(BurgerMapJSON.Photo.self).url
-            XCTAssertTrue(url.hasPrefix("/uploads/"), url)
-
-            var settings = first.settings
-            settings.dataDirectory = try TestDatabase.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(atPath: settings.dataDirectory) }
-            let second = try await Application.make(.testing)
-            do {
-                try await configure(second, settings: settings)
-                let served = try await second.send(.GET, url)
-                XCTAssertEqual(served.status, .ok)
-                XCTAssertEqual(served.headers.contentType, .png)
-                XCTAssertEqual(served.headers.first(name: .cacheControl), "public, max-age=31536000, immutable")
-                let original = try await first.send(.GET, url)
-                XCTAssertEqual(Data(buffer: served.body), Data(buffer: original.body), "the same bytes from both")
-                XCTAssertFalse(FileManager.default.fileExists(atPath: settings.dataDirectory + "/uploads"), "nothing on the second's disk")
-
-                // A browser that has the file is told so, without the bytes.
-                let etag = try XCTUnwrap(served.headers.first(name: .eTag))
-                let again = try await second.send(.GET, url, headers: ["If-None-Match": etag])
-                XCTAssertEqual(again.status, .notModified)
-                XCTAssertEqual(again.body.readableBytes, 0)
-                let missing = try await second.send(.GET, "/uploads/" + String(repeating: "a", count: 64) + ".png", headers: ["If-None-Match": etag])
-                XCTAssertEqual(missing.status, .notFound, "an ETag does not make a missing file exist")
-            } catch {
-                try? await second.asyncShutdown()
-                throw error
-            }
-            try await second.asyncShutdown()
         }
     }
 

@@ -1,11 +1,5 @@
-@testable import BanchanApp
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
-@testable import Mates
 @testable import Media
 import Platform
-@testable import SesacStudyApp
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -1,10 +1,5 @@
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
 @testable import Media
-@testable import MenuGame
 import Platform
-@testable import SocketIO
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

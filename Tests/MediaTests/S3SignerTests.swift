@@ -1,6 +1,5 @@
 import Foundation
 @testable import Media
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -1,7 +1,6 @@
 import Fluent
 @testable import Media
 import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,14 +1,7 @@
-@testable import Banchan
-@testable import BanchanApp
-@testable import BurgerMap
 import Fluent
-@testable import LookForRealBurgerApp
 @testable import MenuGame
 @testable import MenuGameApp
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,18 +1,11 @@
 @testable import Accounts
-@testable import Banchan
-@testable import BurgerMap
 import Fluent
-@testable import LookForRealBurgerApp
 @testable import MenuGame
 @testable import MenuGameApp
 import NIOConcurrencyHelpers
 import Platform
-@testable import SesacStudyApp
 import Site
-@testable import SocketIO
 import SQLKit
-import WhatWeEatServer
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 
@@ -140,7 +133,7 @@ final class MenuGameAPITests: XCTestCase {
         // A second app on the same data directory (and database), as after a restart.
         let app = try await Application.make(.testing)
         do {
-            try await configure(app, settings: settings)
+            try await configureSite(app, settings: settings, features: MenuGameSite.features)
             try await prepareDatabase(app)
             let status = try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)", headers: device(Self.host)).object()
             XCTAssertEqual(status["submissionCount"] as? Int, 1)

@@ -1,6 +1,5 @@
 @testable import MenuGame
 import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

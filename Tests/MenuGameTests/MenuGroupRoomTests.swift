@@ -1,7 +1,6 @@
 import Fluent
 @testable import MenuGame
 import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,9 +1,7 @@
 @testable import Accounts
-@testable import Mates
 @testable import MenuGame
 @testable import MenuGameApp
 import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

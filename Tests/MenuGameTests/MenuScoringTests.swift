@@ -1,8 +1,5 @@
-@testable import BurgerMap
-@testable import Mates
 @testable import MenuGame
 @testable import MenuGameApp
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

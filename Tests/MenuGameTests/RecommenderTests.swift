@@ -1,9 +1,6 @@
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
 @testable import MenuGame
 @testable import MenuGameApp
 import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

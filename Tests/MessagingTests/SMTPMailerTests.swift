@@ -1,22 +1,13 @@
 @testable import Accounts
-@testable import Banchan
-@testable import BanchanApp
-@testable import BurgerMap
 import Crypto
 import Foundation
-@testable import LookForRealBurgerApp
-@testable import Mates
 @testable import Messaging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
 import SwiftASN1
-import WhatWeEatServer
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import X509
 import XCTest

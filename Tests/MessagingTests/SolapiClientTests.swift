@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 @testable import Messaging
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -1,6 +1,5 @@
 @testable import Notifications
 import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

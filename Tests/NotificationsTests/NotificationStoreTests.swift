@@ -3,7 +3,6 @@ import Fluent
 @testable import Notifications
 import Platform
 import SQLKit
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

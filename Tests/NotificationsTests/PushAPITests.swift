@@ -2,7 +2,6 @@ import Crypto
 import Messaging
 @testable import Notifications
 import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -4,7 +4,6 @@ import NIOConcurrencyHelpers
 @testable import Notifications
 @testable import Platform
 import SQLKit
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -34,10 +34,13 @@ package enum TestDatabase {
 
 /// Runs `body` against a freshly configured site of `features` (on their foundations, accounts
 /// and notifications) on a fresh database, migrated and seeded for them and nothing else. A test
-/// target names its features once, in a `withTestApp(adjust:_:)` of its own.
+/// target names its features once, in a `withTestApp(adjust:_:)` of its own. `configure` sets the
+/// app up (the site of `features` unless given; the whole server passes its own `configure`, which
+/// also connects the seams between features).
 package func withTestApp(
     features: [any Feature.Type],
     adjust: (inout Settings) -> Void = { _ in },
+    configure: ((Application, Settings) async throws -> Void)? = nil,
     _ body: (Application) async throws -> Void
 ) async throws {
     let directory = try TestDatabase.temporaryDirectory()
@@ -48,7 +51,9 @@ package func withTestApp(
     try await DatabaseTemplate.shared.provision(settings, features: features)
     let app = try await Application.make(.testing)
     do {
-        try await configureSite(app, settings: settings, features: features)
+        if let configure { try await configure(app, settings) } else {
+            try await configureSite(app, settings: settings, features: features)
+        }
         app.keepResponderBetweenRequests()
         try await prepareDatabase(app)
         try await body(app)
@@ -161,9 +166,11 @@ extension Application {
 
 /// Runs `body` against a fresh site of `features` listening on a free loopback port (real sockets, real addresses).
 package func withListeningApp(
-    features: [any Feature.Type], adjust: (inout Settings) -> Void = { _ in }, _ body: (Application, Int) async throws -> Void
+    features: [any Feature.Type], adjust: (inout Settings) -> Void = { _ in },
+    configure: ((Application, Settings) async throws -> Void)? = nil,
+    _ body: (Application, Int) async throws -> Void
 ) async throws {
-    try await withTestApp(features: features, adjust: adjust) { app in
+    try await withTestApp(features: features, adjust: adjust, configure: configure) { app in
         let port = try freePort()
         try await app.server.start(address: .hostname("127.0.0.1", port: port))
         do { try await body(app, port) } catch {

@@ -101,9 +101,15 @@ let package = Package(
         // on the site's units only, so a feature's tests compile no other feature.
         .target(name: "WhatWeEatTesting", dependencies: ["Site", "SocketIO"] + siteUnits.map { .target(name: $0) } + testProducts,
                 path: "Tests/WhatWeEatTesting"),
-        // Tests of the whole server: every feature booted, the real executable as a process, and
-        // the helpers of features whose tests have not moved to their own site yet.
-        .target(name: "WhatWeEatServerTesting", dependencies: ["WhatWeEatTesting", "WhatWeEatServer"] + units.map { .target(name: $0) } + testProducts,
+        // The map's and mates' test helpers (members with places and reviews, the shipped apps'
+        // clients), each on its feature and that feature's app layer only.
+        .target(name: "BurgerMapTesting", dependencies: ["WhatWeEatTesting", "BurgerMap", "LookForRealBurgerApp"] + testProducts,
+                path: "Tests/BurgerMapTesting"),
+        .target(name: "MatesTesting", dependencies: ["WhatWeEatTesting", "Mates", "SesacStudyApp", "SocketIO"] + testProducts,
+                path: "Tests/MatesTesting"),
+        // Tests of the whole server: every feature booted, for the tests of how features meet.
+        .target(name: "WhatWeEatServerTesting", dependencies: ["WhatWeEatTesting", "BurgerMapTesting", "MatesTesting", "WhatWeEatServer"]
+                    + units.map { .target(name: $0) } + testProducts,
                 path: "Tests/WhatWeEatServerTesting"),
     ] + testedModules.map { module in
         // One test target per module (`swift test --filter <Module>Tests`).
@@ -123,9 +129,11 @@ let package = Package(
 /// feature, its shipped app's layer, and the feature's test helpers.
 var testSites: [String: [String]] {
     [
-        "Accounts": [], "Notifications": [], "Media": [], "Messaging": [], "Payments": [],
+        "Platform": [], "Accounts": [], "Notifications": [], "Media": [], "Messaging": [], "Payments": [],
         "MenuGame": ["MenuGameApp"], "MenuGameApp": ["MenuGame"],
         "Banchan": ["BanchanApp"],
+        "BurgerMap": ["LookForRealBurgerApp", "BurgerMapTesting"], "LookForRealBurgerApp": ["BurgerMap", "BurgerMapTesting"],
+        "Mates": ["SesacStudyApp", "MatesTesting"], "SesacStudyApp": ["Mates", "MatesTesting"],
     ]
 }
 

@@ -41,6 +41,7 @@ package enum AccountsFeature: Feature {
     package static func configure(_ app: Application, settings: Settings) async throws {
         // Nickname keys are Unicode's confusables skeleton: its data is read once, before any name.
         Confusables.use(try Confusables.load(root: app.directory.workingDirectory))
+        app.accountsEnvironment = AccountsEnvironment(events: app.events, logger: app.logger)
         try app.configureMail(settings.mail)
         AppMetrics.countersStartAtZero(["whatweeat_email_changes_total", "whatweeat_email_changes_undone_total", "whatweeat_password_reset_requests_total",
                                         "whatweeat_password_reset_mails_total", "whatweeat_password_resets_total"])

@@ -22,7 +22,7 @@ struct BurgerDonations {
     /// Records a donation paid with the configured payment provider (PortOne in production). A
     /// payment checked again by the same person is the donation already recorded; someone else's
     /// is refused. A payment of another amount is refunded.
-    func donate(paymentID rawPaymentID: String, by userID: UUID, gateway: (any PaymentGateway)?, logger: Logger) async throws -> DonationRow {
+    func donate(paymentID rawPaymentID: String, by userID: UUID, gateway: (any PaymentGateway)?, logger: Logger, now: Date) async throws -> DonationRow {
         let paymentID = rawPaymentID.trimmingCharacters(in: .whitespaces)
         guard (1...Self.maxPaymentIDLength).contains(paymentID.utf8.count),
               !paymentID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
@@ -34,7 +34,7 @@ struct BurgerDonations {
         guard payment.amount == Self.amount else {
             let refund = Refunds.Request(gateway: gateway.name, paymentID: payment.providerID, merchantUID: payment.merchantUID,
                                          subject: "burger_donation:\(userID)", reason: "a donation is \(Self.amount) won, paid \(payment.amount)")
-            await Refunds.attempt(try await Refunds.request(refund, on: database), on: database, gateway: gateway, logger: logger)
+            await Refunds.attempt(try await Refunds.request(refund, on: database, now: now), on: database, gateway: gateway, logger: logger, now: now)
             throw AppError.invalid("donation_amount_mismatch", ["expected": String(Self.amount), "paid": String(payment.amount)])
         }
         do {

@@ -162,7 +162,8 @@ extension BurgerMapCompatRoutes {
         let paymentID = try body.imp_uid.required("imp_uid")
         let postID = try body.post_id.required("post_id")
         guard case .donation = try await target(id: postID, req) else { throw AppError.invalid("not_for_sale") }
-        let donation = try await BurgerDonations(database: req.db).donate(paymentID: paymentID, by: me, gateway: req.application.paymentGateway, logger: req.logger)
+        let donation = try await BurgerDonations(database: req.db).donate(paymentID: paymentID, by: me, gateway: req.application.paymentGateway, logger: req.logger,
+                                                                   now: req.application.burgerMapEnvironment.now())
         return LSLPPayment(buyer_id: ObjectID.of(me), post_id: postID, merchant_uid: donation.merchantUID, productName: req.t("lslp.donation_title"),
                            price: donation.amount, paidAt: JavaScriptDate.string(donation.createdAt))
     }

@@ -9,28 +9,22 @@ package enum MenuGameFeature: Feature {
     package static let homeCard: HomeCard? = HomeCard(position: 1, emoji: "🎴", key: "menu_game", path: PlayPath.home())
 
     package static func configure(_ app: Application, settings: Settings) async throws {
-        app.menuCatalog = MenuCatalog()
+        app.menuGameEnvironment = MenuGameEnvironment(events: app.events, logger: app.logger, publicURL: settings.publicURL)
         AppMetrics.countersStartAtZero(["whatweeat_menu_groups_closed_total"])
         MenuStore.follow(app)
-        app.menuGroupStates = MenuGroupStateCache()
-        app.shownMenus = ShownMenus()
-        app.savedDislikesMemory = PersonMemory(topic: "menu_game.saved-dislikes", lifetime: 300)
         app.savedDislikesMemory.follow(app)
         app.lifecycle.use(PeriodicJob("wrote shown menus", every: .seconds(1)) { app in try await app.shownMenus.flush(on: app.db) })
         app.lifecycle.use(ShownMenusFlush())
         app.pinMisses = GuessLimiter(limit: 20, window: 60)
         app.pinMissesPerNetwork = GuessLimiter(limit: 200, window: 60)
-        app.pinsSeenOnNetworks = PINsSeenOnNetworks()
         app.roomsPerNetwork = NetworkBudget(name: "menu_game_rooms", limit: 60, window: 600, shared: app.sharedBudgets)
         app.roomsPerHost = RateLimiter(name: "menu_game_rooms_host", limit: 10, window: 600, shared: app.sharedBudgets)
         // Rooms that are over give their PIN back, and the PIN space's use is on `/metrics`.
         app.lifecycle.use(PeriodicJob("forgot finished menu-game rooms", every: .seconds(300)) { app in
-            try await MenuGameService.pruneRooms(MenuGroupStore(database: app.db))
+            try await MenuGameService.pruneRooms(MenuGroupStore(database: app.db), now: app.menuGameEnvironment.now())
         })
         app.feedbackLimiter = NetworkBudget(name: "menu_game_feedback", limit: 5, window: 600, shared: app.sharedBudgets)
         app.roomEntries = NetworkBudget(name: "menu_game_room", limit: 200, window: 600, shared: app.sharedBudgets)
-        app.menuGameParts = MenuGameParts(catalog: app.menuCatalog, groupStates: app.menuGroupStates, shownMenus: app.shownMenus,
-                                          savedDislikesMemory: app.savedDislikesMemory, publicURL: settings.publicURL)
     }
 
     package static func routes(_ routes: FeatureRoutes) throws {
@@ -44,13 +38,6 @@ package enum MenuGameFeature: Feature {
 
 extension Application {
     private struct PINMissesKey: StorageKey { typealias Value = GuessLimiter }
-    private struct SavedDislikesMemoryKey: StorageKey { typealias Value = PersonMemory<Set<Flavor>?> }
-
-    /// Signed-in players' saved dislikes, which every menu-game page reads (`savedDislikes`).
-    var savedDislikesMemory: PersonMemory<Set<Flavor>?> {
-        get { configured(SavedDislikesMemoryKey.self) }
-        set { storage[SavedDislikesMemoryKey.self] = newValue }
-    }
     private struct FeedbackLimiterKey: StorageKey { typealias Value = NetworkBudget }
 
     /// Failed PIN look-ups per device (20 a minute, then 429): guessing a PIN takes hundreds of
@@ -61,7 +48,6 @@ extension Application {
     }
 
     private struct PINMissesPerNetworkKey: StorageKey { typealias Value = GuessLimiter }
-    private struct PINsSeenKey: StorageKey { typealias Value = PINsSeenOnNetworks }
     private struct RoomsPerNetworkKey: StorageKey { typealias Value = NetworkBudget }
     private struct RoomsPerHostKey: StorageKey { typealias Value = RateLimiter }
 
@@ -69,11 +55,6 @@ extension Application {
     var pinMissesPerNetwork: GuessLimiter {
         get { configured(PINMissesPerNetworkKey.self) }
         set { storage[PINMissesPerNetworkKey.self] = newValue }
-    }
-
-    var pinsSeenOnNetworks: PINsSeenOnNetworks {
-        get { configured(PINsSeenKey.self) }
-        set { storage[PINsSeenKey.self] = newValue }
     }
 
     /// Rooms opened per client network: 60 in ten minutes (the PIN space is 900,000).
@@ -94,14 +75,6 @@ extension Application {
         set { storage[FeedbackLimiterKey.self] = newValue }
     }
 
-    private struct MenuGamePartsKey: StorageKey { typealias Value = MenuGameParts }
-
-    /// What every `MenuGameService` is made of, read in one look-up.
-    var menuGameParts: MenuGameParts {
-        get { configured(MenuGamePartsKey.self) }
-        set { storage[MenuGamePartsKey.self] = newValue }
-    }
-
     private struct RoomEntriesKey: StorageKey { typealias Value = NetworkBudget }
 
     /// Entries and renames in group rooms per client network (`PUT …/member`): 200 in 10 minutes,
@@ -110,23 +83,5 @@ extension Application {
     var roomEntries: NetworkBudget {
         get { configured(RoomEntriesKey.self) }
         set { storage[RoomEntriesKey.self] = newValue }
-    }
-}
-
-/// The menu game's long-lived parts, made once in `configure`, which each request's
-/// `MenuGameService` takes together.
-final class MenuGameParts: Sendable {
-    let catalog: MenuCatalog
-    let groupStates: MenuGroupStateCache
-    let shownMenus: ShownMenus
-    let savedDislikesMemory: PersonMemory<Set<Flavor>?>
-    let publicURL: String
-
-    init(catalog: MenuCatalog, groupStates: MenuGroupStateCache, shownMenus: ShownMenus, savedDislikesMemory: PersonMemory<Set<Flavor>?>, publicURL: String) {
-        self.catalog = catalog
-        self.groupStates = groupStates
-        self.shownMenus = shownMenus
-        self.savedDislikesMemory = savedDislikesMemory
-        self.publicURL = publicURL
     }
 }

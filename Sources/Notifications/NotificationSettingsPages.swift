@@ -32,7 +32,7 @@ struct NotificationSettingsPages: RouteCollection {
         for kind in Self.kinds { preferences[keyPath: kind.keyPath] = Self.isOn(req, kind.field) }
         preferences.hideText = Self.isOn(req, "hideText")
         preferences.account = Self.isOn(req, "account")
-        try await PushStore(database: req.db).setPreferences(preferences, of: user, now: Date())
+        try await PushStore(database: req.db).setPreferences(preferences, of: user, now: req.application.notificationsEnvironment.now())
         return Layout.redirect(to: InboxPath.settings() + "?saved=1")
     }
 

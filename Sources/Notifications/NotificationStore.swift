@@ -48,10 +48,10 @@ package struct NotificationStore {
     static let maxExcerptCharacters = 80
 
     package let database: any Database
-    package let events: any EventBus
-    let unreadCounts: UnreadCounts
-    /// Where each entry posted is also pushed from (`PushDeliveries`); nil: nothing is pushed.
-    let application: Application?
+    /// The clock, the bus, the remembered counts and the push queue (`NotificationsEnvironment`).
+    let environment: NotificationsEnvironment
+    package var events: any EventBus { environment.events }
+    var unreadCounts: UnreadCounts { environment.unreadCounts }
 
     package static func topic(for user: UUID) -> String { "notifications.\(user.uuidString.lowercased())" }
 
@@ -115,7 +115,7 @@ package struct NotificationStore {
             unread.excerpt = excerpt
             unread.link = draft.link
             unread.eventCount = draft.count ?? unread.eventCount + 1
-            unread.createdAt = Date()
+            unread.createdAt = environment.now()
             try await unread.update(on: database)
             try await arrived(unread.requireID(), for: draft.recipient)
             return
@@ -136,7 +136,7 @@ package struct NotificationStore {
     /// An entry arrived or moved to the top: the recipient's pages hear it, their browsers get it pushed.
     private func arrived(_ id: UUID, for recipient: UUID) async throws {
         await announce(arrived: id, for: recipient)
-        if let application { await PushDeliveries.enqueue(id, for: recipient, app: application, on: database) }
+        if let queue = environment.pushQueue { await PushDeliveries.enqueue(id, for: recipient, on: queue, logger: environment.logger, database: database) }
     }
 
     /// Forgets entries read before `cutoff` (the daily prune). How many went.
@@ -185,7 +185,7 @@ package struct NotificationStore {
     package func markRead(for user: UUID, ids: [UUID]?) async throws {
         let query = InboxNotification.query(on: database).filter(\.$recipient.$id == user).filter(\.$readAt == nil)
         if let ids { query.filter(\.$id ~~ ids) }
-        try await query.set(\.$readAt, to: Date()).update()
+        try await query.set(\.$readAt, to: environment.now()).update()
         await unreadCounts.forget(user, announcingOn: events)
         await events.publish("read", to: Self.topic(for: user))
     }
@@ -200,7 +200,7 @@ package struct NotificationStore {
     /// Pages call it on every view: nothing is written when the (remembered) unread count is 0.
     package func markRead(for user: UUID, kinds: [String], subject: UUID) async throws {
         guard try await unreadCount(for: user) > 0 else { return }
-        let marked = try await sql.update(Self.table).set(Column.readAt, to: SQLBind(Date()))
+        let marked = try await sql.update(Self.table).set(Column.readAt, to: SQLBind(environment.now()))
             .where(Column.recipientID, .equal, SQLBind(user)).where(Column.kind, .in, SQLBind.group(kinds))
             .where(Column.subjectID, .equal, SQLBind(subject)).where(Column.readAt, .is, SQLLiteral.null)
             .returning(Column.id).all()
@@ -310,22 +310,20 @@ package struct NotificationStore {
 
     /// From memory when counted recently (`UnreadCounts`); every change above forgets it.
     package func unreadCount(for user: UUID) async throws -> Int {
-        if let remembered = unreadCounts.count(for: user) { return remembered }
+        if let remembered = unreadCounts.count(for: user, now: environment.now()) { return remembered }
         let generation = unreadCounts.generation
         let counted = try await InboxNotification.query(on: database).filter(\.$recipient.$id == user).filter(\.$readAt == nil).count()
-        unreadCounts.remember(counted, for: user, countedAt: generation)
+        unreadCounts.remember(counted, for: user, countedAt: generation, now: environment.now())
         return counted
     }
 
-    package init(database: any Database, events: any EventBus, unreadCounts: UnreadCounts, application: Application? = nil) {
+    package init(database: any Database, environment: NotificationsEnvironment) {
         self.database = database
-        self.events = events
-        self.unreadCounts = unreadCounts
-        self.application = application
+        self.environment = environment
     }
 
     package init(database: any Database, application: Application) {
-        self.init(database: database, events: application.events, unreadCounts: application.unreadCounts, application: application)
+        self.init(database: database, environment: application.notificationsEnvironment)
     }
 }
 

@@ -41,12 +41,12 @@ package final class UnreadCounts: Sendable {
     package var capacity: Int { memory.capacity }
 
     /// The remembered count, or nil: count the rows.
-    package func count(for user: UUID, now: Date = Date()) -> Int? { memory.value(for: user, now: now) }
+    package func count(for user: UUID, now: Date) -> Int? { memory.value(for: user, now: now) }
 
     /// Taken before counting; hand it back to `remember`.
     package var generation: UInt64 { memory.generation }
 
-    package func remember(_ count: Int, for user: UUID, countedAt generation: UInt64, now: Date = Date()) {
+    package func remember(_ count: Int, for user: UUID, countedAt generation: UInt64, now: Date) {
         memory.remember(count, for: user, readAt: generation, now: now)
     }
 
@@ -68,13 +68,4 @@ package final class UnreadCounts: Sendable {
     }
 
     package var count: Int { memory.count }
-}
-
-extension Application {
-    private struct UnreadCountsKey: StorageKey { typealias Value = UnreadCounts }
-
-    var unreadCounts: UnreadCounts {
-        get { configured(UnreadCountsKey.self) }
-        set { storage[UnreadCountsKey.self] = newValue }
-    }
 }

@@ -61,7 +61,7 @@ package enum Refunds {
     /// `unverified`: the provider has not said the payment exists (it could not be asked), so a
     /// subject may hold at most `maxPerSubject` of those.
     @discardableResult
-    package static func request(_ refund: Request, on database: any Database, unverified: Bool = false, now: Date = Date()) async throws -> UUID? {
+    package static func request(_ refund: Request, on database: any Database, unverified: Bool = false, now: Date) async throws -> UUID? {
         let store = RefundStore(database: database)
         if unverified {
             guard try await store.count(subject: refund.subject) < maxPerSubject else { return nil }
@@ -74,7 +74,7 @@ package enum Refunds {
     /// attempt holds it. Failures are recorded and logged, never thrown: the job tries again.
     /// Whether this call claimed it (and so asked the provider).
     @discardableResult
-    package static func attempt(_ id: UUID?, on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date = Date()) async -> Bool {
+    package static func attempt(_ id: UUID?, on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date) async -> Bool {
         guard let id else { return false }
         do {
             let claimed = try await claim(only: id, limit: 1, on: database, now: now)
@@ -92,7 +92,7 @@ package enum Refunds {
     /// `FOR UPDATE SKIP LOCKED`, so instances never try the same refund at once. Returns how many
     /// were settled.
     @discardableResult
-    static func attemptDue(on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date = Date()) async throws -> Int {
+    static func attemptDue(on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date) async throws -> Int {
         var settled = 0
         for claimed in try await claim(limit: 20, on: database, now: now) {
             if await settle(claimed, on: database, gateway: gateway, logger: logger, now: now) { settled += 1 }
@@ -111,7 +111,7 @@ package enum Refunds {
     /// that attempt, so presses never start a second call: when this press tried none because
     /// attempts hold them, 409 `refund_already_being_tried`. The state after (nil: the subject owes none).
     package static func retryNow(subject: String, on database: any Database, gateway: (any PaymentGateway)?, logger: Logger,
-                                 now: Date = Date()) async throws -> State? {
+                                 now: Date) async throws -> State? {
         let store = RefundStore(database: database)
         var tried = 0
         for id in try await store.makeDue(subject: subject, now: now) {
@@ -133,7 +133,8 @@ package enum Refunds {
     /// The job every instance runs: due refunds tried every `interval`, the gauges refreshed.
     static func retryJob(every interval: Duration = .seconds(30)) -> PeriodicJob {
         PeriodicJob("settled refunds", every: interval) { app in
-            let settled = try await attemptDue(on: app.db, gateway: app.paymentGateway, logger: app.logger)
+            // The job is where time enters: one reading per run, which every refund it tries shares.
+            let settled = try await attemptDue(on: app.db, gateway: app.paymentGateway, logger: app.logger, now: Date())
             try await publishCounts(on: app.db)
             return settled
         }

@@ -1,4 +1,5 @@
 import Accounts
+import Media
 import Notifications
 import Platform
 import Vapor
@@ -25,5 +26,15 @@ extension Application {
     package var siteFeatures: [any Feature.Type] {
         get { configured(SiteFeaturesKey.self) }
         set { storage[SiteFeaturesKey.self] = newValue }
+    }
+}
+
+extension Settings {
+    /// Reads and validates the environment for a site of `features`: the platform's values, the
+    /// uploads' storage, then each feature's section (the server's own `load(from:)` adds its
+    /// backups' section and names every feature).
+    package static func load(from environment: [String: String], features: [any Feature.Type], makingData: Bool = true) throws -> Settings {
+        try load(from: environment, sections: [MediaSettings.self] + SiteFeatures.including(features).flatMap { $0.settingsSections },
+                 makingData: makingData)
     }
 }

@@ -73,22 +73,23 @@ final class EmailChangeTests: XCTestCase {
             let mina = try await app.signUp("mina@example.com", nickname: "미나")
             _ = try await app.send(.POST, "/api/v1/me/email", json: ["email": "new@example.com", "password": "password1"], token: mina.accessToken)
             let token = try XCTUnwrap(inbox.lastLink(to: "new@example.com")).token
-            let service = AccountService(request: Request(application: app, on: app.eventLoopGroup.next()))
+            // A service reads the accounts' clock when made: each is made where the clock is moved.
+            func service() -> AccountService { AccountService(request: Request(application: app, on: app.eventLoopGroup.next())) }
             do {
-                _ = try await service.confirmEmailChange(token: token, now: Date().addingTimeInterval(25 * 3600))
+                _ = try await app.withClock(\.accountsEnvironment, ahead: 25 * 3600) { try await service().confirmEmailChange(token: token) }
                 XCTFail("a day-old confirmation")
             } catch let error as AppError {
                 XCTAssertEqual(error.code, "reset_link_expired")
             }
-            _ = try await service.confirmEmailChange(token: token)
+            _ = try await service().confirmEmailChange(token: token)
             let undo = try XCTUnwrap(inbox.lastLink(to: "mina@example.com")).token
             do {
-                _ = try await service.undoEmailChange(token: undo, now: Date().addingTimeInterval(8 * 86_400))
+                _ = try await app.withClock(\.accountsEnvironment, ahead: 8 * 86_400) { try await service().undoEmailChange(token: undo) }
                 XCTFail("an eight-day-old undo")
             } catch let error as AppError {
                 XCTAssertEqual(error.code, "reset_link_expired")
             }
-            _ = try await service.undoEmailChange(token: undo, now: Date().addingTimeInterval(6 * 86_400))
+            _ = try await app.withClock(\.accountsEnvironment, ahead: 6 * 86_400) { try await service().undoEmailChange(token: undo) }
         }
     }
 

@@ -229,7 +229,7 @@ final class RefundTests: XCTestCase {
                 for n in 0..<12 {
                     let payment = "imp_parallel_\(n)"
                     portOne.record(impUID: payment, merchantUID: "m-\(n)", amount: 100, status: "paid")
-                    try await Refunds.request(.init(gateway: "portone", paymentID: payment, merchantUID: "m-\(n)", subject: "test:\(n)", reason: "test"), on: app.db)
+                    try await Refunds.request(.init(gateway: "portone", paymentID: payment, merchantUID: "m-\(n)", subject: "test:\(n)", reason: "test"), on: app.db, now: Date())
                 }
                 portOne.outage(calls: 0)
                 let later = Date().addingTimeInterval(1)

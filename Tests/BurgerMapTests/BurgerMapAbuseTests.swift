@@ -1,17 +1,11 @@
 @testable import Accounts
-@testable import BanchanApp
 @testable import BurgerMap
+import BurgerMapTesting
 import Fluent
 @testable import LookForRealBurgerApp
-@testable import Mates
 @testable import Media
-@testable import MenuGame
-@testable import MenuGameApp
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
 import SQLKit
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,7 +1,7 @@
 @testable import BurgerMap
+import BurgerMapTesting
 import Fluent
 import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,16 +1,9 @@
 @testable import Accounts
-@testable import Banchan
-@testable import BanchanApp
 @testable import BurgerMap
+import BurgerMapTesting
 import Fluent
 @testable import LookForRealBurgerApp
-@testable import Mates
-@testable import MenuGame
-@testable import MenuGameApp
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 
@@ -288,7 +281,7 @@ final class BurgerMapPagesTests: XCTestCase {
             XCTAssertTrue(policy.contains("script-src 'self' https://unpkg.com/leaflet@1.9.4/dist/leaflet.js;"), policy)
             XCTAssertTrue(policy.contains("style-src 'self' https://unpkg.com/leaflet@1.9.4/dist/leaflet.css;"), policy)
             XCTAssertFalse(policy.contains("https://unpkg.com;"), policy)
-            for page in ["/", "/login", "/shop"] {
+            for page in ["/", "/login", "/signup"] {
                 let other = try await visitor.get(page)
                 let otherPolicy = try XCTUnwrap(other.headers.first(name: "Content-Security-Policy"), page)
                 XCTAssertFalse(otherPolicy.contains("unpkg"), "\(page): \(otherPolicy)")

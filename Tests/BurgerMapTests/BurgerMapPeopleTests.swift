@@ -1,17 +1,10 @@
 @testable import Accounts
-@testable import Banchan
 @testable import BurgerMap
+import BurgerMapTesting
 import Fluent
 @testable import LookForRealBurgerApp
-@testable import Mates
-@testable import MenuGame
-@testable import MenuGameApp
 @testable import Notifications
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
-import WhatWeEatServer
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

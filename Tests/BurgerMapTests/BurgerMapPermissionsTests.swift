@@ -1,14 +1,9 @@
 @testable import Accounts
 @testable import BurgerMap
+import BurgerMapTesting
 import Fluent
 @testable import LookForRealBurgerApp
-@testable import Mates
-@testable import MenuGame
-@testable import MenuGameApp
 import Platform
-@testable import SesacStudyApp
-import WhatWeEatServer
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,15 +1,9 @@
 @testable import Accounts
-@testable import BanchanApp
 @testable import BurgerMap
+import BurgerMapTesting
 import Fluent
-@testable import Mates
 @testable import Media
-@testable import MenuGame
-@testable import MenuGameApp
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,13 +1,9 @@
 @testable import Accounts
 @testable import BurgerMap
+import BurgerMapTesting
 import Fluent
 @testable import LookForRealBurgerApp
-@testable import Mates
-@testable import MenuGame
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,19 +1,11 @@
 @testable import Accounts
-@testable import Banchan
-@testable import BanchanApp
 @testable import BurgerMap
+import BurgerMapTesting
 import Fluent
 @testable import LookForRealBurgerApp
-@testable import Mates
 @testable import Media
-@testable import MenuGame
-@testable import MenuGameApp
 @testable import Notifications
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
-import WhatWeEatServer
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,11 +1,8 @@
 @testable import BurgerMap
+import BurgerMapTesting
 @testable import LookForRealBurgerApp
-@testable import Mates
-@testable import MenuGame
 @testable import Notifications
 import Platform
-@testable import SesacStudyApp
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

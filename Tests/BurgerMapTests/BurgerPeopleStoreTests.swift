@@ -1,9 +1,9 @@
 import Accounts
 @testable import BurgerMap
+import BurgerMapTesting
 import Fluent
 import Platform
 import SQLKit
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

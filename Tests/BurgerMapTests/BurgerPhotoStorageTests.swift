@@ -1,10 +1,10 @@
 import AsyncHTTPClient
 @testable import BurgerMap
+import BurgerMapTesting
 import Fluent
 @testable import Media
 import Platform
-import WhatWeEatServer
-import WhatWeEatServerTesting
+import Site
 import WhatWeEatTesting
 import XCTVapor
 
@@ -37,7 +37,7 @@ final class BurgerPhotoStorageTests: XCTestCase {
             defer { try? FileManager.default.removeItem(atPath: settings.dataDirectory) }
             let second = try await Application.make(.testing)
             do {
-                try await configure(second, settings: settings)
+                try await configureSite(second, settings: settings, features: BurgerMapSite.features)
                 let served = try await second.send(.GET, url)
                 XCTAssertEqual(served.status, .ok)
                 XCTAssertEqual(served.headers.contentType, .png)

@@ -1,5 +1,5 @@
 @testable import BurgerMap
-import WhatWeEatServerTesting
+import BurgerMapTesting
 import WhatWeEatTesting
 import XCTest
 

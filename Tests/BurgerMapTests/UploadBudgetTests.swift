@@ -1,10 +1,10 @@
 @testable import Accounts
 @testable import BurgerMap
+import BurgerMapTesting
 import Fluent
 @testable import Media
 import Platform
 import SQLKit
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,8 +1,8 @@
 @testable import Accounts
-@testable import LookForRealBurgerApp
+import BurgerMapTesting
 import Fluent
+@testable import LookForRealBurgerApp
 import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

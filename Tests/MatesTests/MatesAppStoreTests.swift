@@ -1,10 +1,11 @@
-@testable import Mates
 import Crypto
 import Foundation
+@testable import Mates
+import MatesTesting
 @testable import Payments
 import Platform
+import Site
 import WhatWeEatTesting
-import WhatWeEatServerTesting
 import XCTVapor
 
 /// 새싹's App Store purchases with a real StoreKit 2 verifier (a chain made at test time,
@@ -16,9 +17,9 @@ final class MatesAppStoreTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let pem = try store.writeRoot(in: directory)
         let settings = try Settings.load(from: ["DATA_DIR": directory, "APPSTORE_ROOT_CERT": pem, "APPSTORE_BUNDLE_ID": FakeAppStore.bundleID,
-                                                "APPSTORE_ENVIRONMENTS": "Production, Sandbox"])
+                                                "APPSTORE_ENVIRONMENTS": "Production, Sandbox"], features: MatesSite.features)
         XCTAssertEqual(settings.mates.appStore, .apple(rootCertificatePath: pem, bundleID: FakeAppStore.bundleID, environments: ["Production", "Sandbox"]))
-        let defaults = try Settings.load(from: ["DATA_DIR": directory, "APPSTORE_ROOT_CERT": pem, "APPSTORE_BUNDLE_ID": "b"])
+        let defaults = try Settings.load(from: ["DATA_DIR": directory, "APPSTORE_ROOT_CERT": pem, "APPSTORE_BUNDLE_ID": "b"], features: MatesSite.features)
         XCTAssertEqual(defaults.mates.appStore, .apple(rootCertificatePath: pem, bundleID: "b", environments: ["Production"]))
         XCTAssertEqual(try StoreKitTransactionVerifier.loadRoot(path: pem), store.root.certificate)
 
@@ -31,7 +32,7 @@ final class MatesAppStoreTests: XCTestCase {
             ["APPSTORE_ROOT_CERT": pem],
         ]
         for environment in bad {
-            XCTAssertThrowsError(try Settings.load(from: environment.merging(["DATA_DIR": directory]) { $1 }), "\(environment)") { error in
+            XCTAssertThrowsError(try Settings.load(from: environment.merging(["DATA_DIR": directory]) { $1 }, features: MatesSite.features), "\(environment)") { error in
                 let line = String(describing: error)
                 XCTAssertTrue(line.hasPrefix("invalid APPSTORE_"), line)
                 XCTAssertFalse(line.contains("\n"), line)

@@ -1,13 +1,10 @@
-@testable import BanchanApp
 import Fluent
-import SQLKit
 @testable import Mates
-@testable import MenuGame
-@testable import MenuGameApp
+import MatesTesting
 import NIOConcurrencyHelpers
 import Platform
 @testable import SesacStudyApp
-import WhatWeEatServerTesting
+import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,7 +1,7 @@
 import Fluent
 @testable import Mates
+import MatesTesting
 import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,15 +1,10 @@
 @testable import Accounts
-@testable import BanchanApp
-@testable import BurgerMap
 import Fluent
-@testable import LookForRealBurgerApp
 @testable import Mates
-@testable import MenuGame
-@testable import MenuGameApp
+import MatesTesting
 import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,13 +1,8 @@
-@testable import Banchan
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
-@testable import MenuGame
-@testable import MenuGameApp
+import MatesTesting
 import NIOConcurrencyHelpers
 import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

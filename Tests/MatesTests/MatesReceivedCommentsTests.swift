@@ -1,8 +1,8 @@
 import Fluent
 @testable import Mates
+import MatesTesting
 import Platform
 import SQLKit
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,13 +1,9 @@
 @testable import Accounts
-@testable import Banchan
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
 @testable import Mates
+import MatesTesting
 @testable import Notifications
 import Platform
 @testable import SesacStudyApp
-import WhatWeEatServer
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -1,13 +1,9 @@
-@testable import BurgerMap
 import Fluent
-@testable import LookForRealBurgerApp
 @testable import Mates
-@testable import MenuGame
-@testable import MenuGameApp
+import MatesTesting
 @testable import Messaging
 import Platform
 @testable import SesacStudyApp
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

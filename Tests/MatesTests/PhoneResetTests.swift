@@ -1,9 +1,9 @@
 @testable import Accounts
 import Fluent
 @testable import Mates
+import MatesTesting
 @testable import Platform
 import SQLKit
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

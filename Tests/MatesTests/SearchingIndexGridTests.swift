@@ -1,6 +1,6 @@
 @testable import Mates
+import MatesTesting
 import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -87,16 +87,17 @@ final class MenuGameAPITests: XCTestCase {
         try await withTestApp { app in
             let pin = try await createGroup(app)
             _ = try await Self.submit(app, pin: pin, player: "player-device-token-0001")
-            // Time passes by editing the rows; hours later no in-memory state is fresh any more.
-            try await MenuGroup.query(on: app.db).set(\.$lastActivityAt, to: Date().addingTimeInterval(-2 * 3600)).update()
-            app.menuGroupStates.forget(pin: pin)
-            let idleLobby = try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)")
+            // Time passes on the game's one clock (`MenuGameEnvironment.now`): the rows' activity,
+            // the expiry and the rooms' remembered states all read it, so nothing else is touched.
+            let idleLobby = try await app.withClock(\.menuGameEnvironment, ahead: 2 * 3600) {
+                try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)")
+            }
             XCTAssertEqual(idleLobby.status, .ok, "2 hours idle: still open")
-            try await MenuGroup.query(on: app.db).set(\.$lastActivityAt, to: Date().addingTimeInterval(-3 * 3600 - 1)).update()
-            app.menuGroupStates.forget(pin: pin)
-            let expiredLobby = try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)")
+            let expiredLobby = try await app.withClock(\.menuGameEnvironment, ahead: 3 * 3600 + 1) {
+                try await app.send(.GET, "/api/v1/menu-game/groups/\(pin)")
+            }
             XCTAssertEqual(expiredLobby.status, .notFound, "a lobby nobody finished gives its PIN back")
-            let appAnswer = try await app.send(.GET, "/group/\(pin)")
+            let appAnswer = try await app.withClock(\.menuGameEnvironment, ahead: 3 * 3600 + 1) { try await app.send(.GET, "/group/\(pin)") }
             XCTAssertEqual(appAnswer.text, "false")
 
             // A finished game's result stays a day.
@@ -104,17 +105,17 @@ final class MenuGameAPITests: XCTestCase {
             _ = try await Self.submit(app, pin: closedPIN, player: "player-device-token-0002")
             let closed = try await app.send(.POST, "/api/v1/menu-game/groups/\(closedPIN)/close", headers: device(Self.host))
             XCTAssertEqual(closed.status, .ok, closed.text)
-            try await MenuGroup.query(on: app.db).filter(\.$pin == closedPIN).set(\.$lastActivityAt, to: Date().addingTimeInterval(-23 * 3600)).update()
-            app.menuGroupStates.forget(pin: closedPIN)
-            let result = try await app.send(.GET, "/api/v1/menu-game/groups/\(closedPIN)")
+            let result = try await app.withClock(\.menuGameEnvironment, ahead: 23 * 3600) {
+                try await app.send(.GET, "/api/v1/menu-game/groups/\(closedPIN)")
+            }
             XCTAssertEqual(result.status, .ok, "23 hours after: the result is still there")
-            try await MenuGroup.query(on: app.db).filter(\.$pin == closedPIN).set(\.$lastActivityAt, to: Date().addingTimeInterval(-24 * 3600 - 1)).update()
-            app.menuGroupStates.forget(pin: closedPIN)
-            let expired = try await app.send(.GET, "/api/v1/menu-game/groups/\(closedPIN)")
+            let expired = try await app.withClock(\.menuGameEnvironment, ahead: 24 * 3600 + 1) {
+                try await app.send(.GET, "/api/v1/menu-game/groups/\(closedPIN)")
+            }
             XCTAssertEqual(expired.status, .notFound)
 
-            // Creating a group clears expired ones, so their PINs can be drawn again.
-            _ = try await createGroup(app)
+            // Creating a group (a day later) clears expired ones, so their PINs can be drawn again.
+            _ = try await app.withClock(\.menuGameEnvironment, ahead: 24 * 3600 + 1) { try await createGroup(app) }
             let remaining = try await MenuGroup.query(on: app.db).count()
             let submissions = try await MenuGroupSubmission.query(on: app.db).count()
             XCTAssertEqual([remaining, submissions], [1, 0])
@@ -241,7 +242,7 @@ final class MenuGameAPITests: XCTestCase {
             }
             // Another instance (a fresh memory) reads the table and keeps away from the same ten.
             let otherInstance = ShownMenus()
-            let recent = try await otherInstance.recent(SecureRandom.sha256Hex(device), on: app.db)
+            let recent = try await otherInstance.recent(SecureRandom.sha256Hex(device), on: app.db, now: Date())
             XCTAssertEqual(recent, Array(shown.reversed().prefix(FairShare.historyLength)))
             for index in shown.indices.dropFirst() {
                 let recent = shown[max(0, index - FairShare.historyLength)..<index]

@@ -1,6 +1,5 @@
 import Fluent
 @testable import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,5 +1,4 @@
 import Foundation
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

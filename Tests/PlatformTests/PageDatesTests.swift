@@ -1,6 +1,5 @@
 import Foundation
 @testable import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

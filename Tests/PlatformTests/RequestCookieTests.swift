@@ -1,5 +1,4 @@
 @testable import Platform
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,7 +1,6 @@
 import NIOConcurrencyHelpers
 @testable import Platform
 @testable import SocketIO
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

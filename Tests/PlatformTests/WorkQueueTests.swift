@@ -2,7 +2,6 @@ import Fluent
 import NIOConcurrencyHelpers
 @testable import Platform
 import SQLKit
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,7 +1,7 @@
 import Fluent
+import MatesTesting
 import Platform
 @testable import SesacStudyApp
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,20 +1,13 @@
 @testable import Accounts
 import AsyncHTTPClient
-@testable import Banchan
-@testable import BanchanApp
-@testable import BurgerMap
 import Crypto
 import Logging
-@testable import LookForRealBurgerApp
 @testable import Mates
-@testable import MenuGame
-@testable import MenuGameApp
+import MatesTesting
 import NIOConcurrencyHelpers
 import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
-import WhatWeEatServer
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,18 +1,12 @@
-@testable import Mates
 @testable import Accounts
 import AsyncHTTPClient
-@testable import BanchanApp
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
-@testable import MenuGame
-@testable import MenuGameApp
+@testable import Mates
+import MatesTesting
 import NIOConcurrencyHelpers
 import NIOCore
 import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
-import WhatWeEatServer
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,16 +1,11 @@
 @testable import Accounts
-@testable import BurgerMap
 import Fluent
-import SQLKit
-@testable import LookForRealBurgerApp
 @testable import Mates
-@testable import MenuGame
-@testable import MenuGameApp
+import MatesTesting
 import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
-import WhatWeEatServer
-import WhatWeEatServerTesting
+import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 

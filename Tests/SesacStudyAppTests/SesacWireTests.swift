@@ -1,10 +1,8 @@
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
 @testable import Mates
+import MatesTesting
 import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 

@@ -1,16 +1,12 @@
 @testable import Accounts
-@testable import BanchanApp
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
 @testable import Mates
-@testable import MenuGame
+import MatesTesting
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
 import Platform
 @testable import SesacStudyApp
 @testable import SocketIO
-import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor
 

@@ -65,7 +65,7 @@ final class UnreadCountsTests: XCTestCase {
             XCTAssertEqual(afterWithdrawal, storedAfterWithdrawal, "notifications withdrawn with the review are not counted")
 
             // The page's bell reads the same count.
-            XCTAssertEqual(app.unreadCounts.count(for: mina.id), afterWithdrawal)
+            XCTAssertEqual(app.unreadCounts.count(for: mina.id, now: Date()), afterWithdrawal)
         }
     }
 
@@ -127,10 +127,11 @@ final class UnreadCountsTests: XCTestCase {
         let user = UUID()
         let generation = counts.generation
         counts.apply(forgetting: user)  // a notification lands while the count is on its way
-        counts.remember(3, for: user, countedAt: generation)
-        XCTAssertNil(counts.count(for: user))
-        counts.remember(4, for: user, countedAt: counts.generation)
-        XCTAssertEqual(counts.count(for: user), 4)
-        XCTAssertNil(counts.count(for: user, now: Date() + 31), "entries live 30 s")
+        let now = Date()
+        counts.remember(3, for: user, countedAt: generation, now: now)
+        XCTAssertNil(counts.count(for: user, now: now))
+        counts.remember(4, for: user, countedAt: counts.generation, now: now)
+        XCTAssertEqual(counts.count(for: user, now: now), 4)
+        XCTAssertNil(counts.count(for: user, now: now + 31), "entries live 30 s")
     }
 }

@@ -34,7 +34,7 @@ extension Request {
         }
         // A remembered session needs no service (building one reads a dozen settings and the
         // client's network: 5 % of a light answer).
-        var user = application.sessionCache.user(session: claims.sessionID, userID: claims.userID, now: Date())
+        var user = application.sessionCache.user(session: claims.sessionID, userID: claims.userID, now: application.accountsEnvironment.now())
         if user == nil { user = try await accounts.signedInUser(session: claims.sessionID, userID: claims.userID) }
         guard let user else {
             throw BearerAuthenticator.rejection("invalid_token")

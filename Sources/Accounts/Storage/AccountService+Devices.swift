@@ -18,7 +18,8 @@ extension AccountService {
     }
 
     /// This device first, then the others, the latest used first.
-    package func signedInDevices(of user: User, current: UUID?, now: Date = Date()) async throws -> [SignedInDevice] {
+    package func signedInDevices(of user: User, current: UUID?) async throws -> [SignedInDevice] {
+        let now = environment.now()
         let devices = try await store.liveSessions(of: try user.requireID(), now: now).map { session in
             SignedInDevice(id: session.id, kind: session.kind, device: AccountRules.deviceLabel(userAgent: session.userAgent),
                            createdAt: session.createdAt, lastSeenAt: session.lastSeenAt ?? session.createdAt, current: session.id == current)
@@ -27,13 +28,14 @@ extension AccountService {
     }
 
     /// Ends one of the account's live sessions (this one too, if named): 404 when it is not one.
-    package func endSession(_ id: UUID, of user: User, now: Date = Date()) async throws {
+    package func endSession(_ id: UUID, of user: User) async throws {
+        let now = environment.now()
         let ended = try await store.revokeSessions(of: try user.requireID(), keeping: nil, only: id, at: now)
         guard !ended.isEmpty else { throw AppError.notFound("session_not_found") }
     }
 
     /// Ends every live session of the account but `current`. How many ended.
-    package func signOutOthers(_ user: User, keeping current: UUID?, now: Date = Date()) async throws -> Int {
-        try await store.revokeSessions(of: try user.requireID(), keeping: current, at: now).count
+    package func signOutOthers(_ user: User, keeping current: UUID?) async throws -> Int {
+        try await store.revokeSessions(of: try user.requireID(), keeping: current, at: environment.now()).count
     }
 }

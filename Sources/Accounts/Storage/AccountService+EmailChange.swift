@@ -14,7 +14,8 @@ extension AccountService {
     /// `POST /api/v1/me/email`: checks the password (a bcrypt: the network's login budget) and the
     /// address (422, 409 `email_taken` or `same_email`), then mails the new address its link.
     /// 503 `mail_unavailable` where no mail goes; 429 past the network's budget. The address, normalized.
-    package func requestEmailChange(_ user: User, to rawEmail: String, password: String, now: Date = Date()) async throws -> String {
+    package func requestEmailChange(_ user: User, to rawEmail: String, password: String) async throws -> String {
+        let now = environment.now()
         let email = try Self.validEmail(rawEmail)
         guard email != user.email else { throw AppError.conflict("same_email") }
         guard application.mailDelivery != .none else { throw AppError(.serviceUnavailable, "mail_unavailable") }
@@ -35,7 +36,8 @@ extension AccountService {
 
     /// Following the new inbox's link: the account's address becomes the new one; the old inbox is
     /// told, with its undo link. 404/410 as reset links, 409 `email_taken` if someone took it meanwhile.
-    package func confirmEmailChange(token: String, now: Date = Date()) async throws -> User {
+    package func confirmEmailChange(token: String) async throws -> User {
+        let now = environment.now()
         let (link, user) = try await usableLink(token, purpose: .emailChange, now: now)
         guard let email = link.email else { throw AppError.notFound("reset_link_invalid") }
         let old = user.email
@@ -58,7 +60,8 @@ extension AccountService {
 
     /// Following the old inbox's undo link (no sign-in needed: whoever changed it may hold the
     /// account): the old address is back and every session ends.
-    package func undoEmailChange(token: String, now: Date = Date()) async throws -> User {
+    package func undoEmailChange(token: String) async throws -> User {
+        let now = environment.now()
         let (link, user) = try await usableLink(token, purpose: .emailUndo, now: now)
         guard let email = link.email else { throw AppError.notFound("reset_link_invalid") }
         guard try await store.undoEmailChange(of: user, to: email, usingLink: link.id, at: now) != nil else {
@@ -69,7 +72,8 @@ extension AccountService {
     }
 
     /// What a link's page says before anything is done: its address, or why it cannot be used.
-    package func emailLinkState(_ token: String, undo: Bool, now: Date = Date()) async throws -> Result<String, AppError> {
+    package func emailLinkState(_ token: String, undo: Bool) async throws -> Result<String, AppError> {
+        let now = environment.now()
         do {
             let (link, _) = try await usableLink(token, purpose: undo ? .emailUndo : .emailChange, now: now)
             return .success(link.email ?? "")

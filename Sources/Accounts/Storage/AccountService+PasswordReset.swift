@@ -62,7 +62,8 @@ extension AccountService {
     }
 
     /// Where a reset link stands, for the page that opens it: nil when it can set a password.
-    package func resetLinkProblem(_ token: String, now: Date = Date()) async throws -> AppError? {
+    package func resetLinkProblem(_ token: String) async throws -> AppError? {
+        let now = environment.now()
         do {
             _ = try await usableLink(token, purpose: .passwordReset, now: now)
             return nil
@@ -75,7 +76,8 @@ extension AccountService {
     /// that works; every session of the account ends (tokens, cookies, live sockets, on every
     /// instance) and the login failures of its address are forgotten. The account, for the caller
     /// to sign in on this device.
-    package func confirmPasswordReset(token: String, password: String, now: Date = Date()) async throws -> User {
+    package func confirmPasswordReset(token: String, password: String) async throws -> User {
+        let now = environment.now()
         let (link, user) = try await usableLink(token, purpose: .passwordReset, now: now)
         try Self.requireAcceptablePassword(password)
         let hash = try await passwords.hash(password)
@@ -94,7 +96,8 @@ extension AccountService {
     /// suspended account gets none (403 `account_suspended`: lift the suspension first); mail on a
     /// production server without it is 503 `mail_unavailable`. The link.
     @discardableResult
-    package func operatorResetLink(for user: User, by admin: UUID?, mailing: Bool, now: Date = Date()) async throws -> String {
+    package func operatorResetLink(for user: User, by admin: UUID?, mailing: Bool) async throws -> String {
+        let now = environment.now()
         guard user.suspendedAt == nil else {
             throw AppError(.forbidden, "account_suspended", arguments: ["reason": user.suspensionReason ?? ""])
         }
@@ -112,7 +115,8 @@ extension AccountService {
 
     /// An operator sets the password (the usual rules; `whatweeat user reset-password --password`):
     /// every session of the account ends, audited in the same transaction.
-    package func operatorSetPassword(of user: User, to password: String, by admin: UUID?, now: Date = Date()) async throws {
+    package func operatorSetPassword(of user: User, to password: String, by admin: UUID?) async throws {
+        let now = environment.now()
         guard user.suspendedAt == nil else {
             throw AppError(.forbidden, "account_suspended", arguments: ["reason": user.suspensionReason ?? ""])
         }

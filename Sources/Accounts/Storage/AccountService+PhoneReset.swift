@@ -53,7 +53,8 @@ extension AccountService {
     /// `POST /api/v1/auth/password-reset/phone/confirm`: the code and the new password (checked
     /// first, so a weak one costs no try); every session of the account ends and its login
     /// failures are forgotten, as with a link. The account, for the caller to sign in.
-    package func confirmPhoneReset(phone raw: String, code: String, password: String, now: Date = Date()) async throws -> User {
+    package func confirmPhoneReset(phone raw: String, code: String, password: String) async throws -> User {
+        let now = environment.now()
         let codes = try offeredResetCodes()
         let phone = try codes.normalizedPhone(raw, app: application)
         try Self.requireAcceptablePassword(password)

@@ -8,7 +8,8 @@ import Vapor
 extension AccountService {
     // MARK: API sessions (refresh-token families)
 
-    package func startAPISession(for user: User, userAgent: String?, kind: AuthSession.Kind = .api, now: Date = Date()) async throws -> TokenPair {
+    package func startAPISession(for user: User, userAgent: String?, kind: AuthSession.Kind = .api) async throws -> TokenPair {
+        let now = environment.now()
         let userID = try user.requireID()
         let refresh = SecureRandom.token()
         let agent = userAgent?.truncated(toBytes: 512)
@@ -32,7 +33,8 @@ extension AccountService {
     /// within `RefreshOutcome.retryWindow` seconds (two racing requests of one app, or a retry
     /// after a lost answer): it gets a new access token and the *same* successor, sealed on the
     /// used row, so the family stays one chain and the user stays signed in.
-    package func refresh(_ presented: String, now: Date = Date()) async throws -> TokenPair {
+    package func refresh(_ presented: String) async throws -> TokenPair {
+        let now = environment.now()
         let hash = SecureRandom.sha256Hex(presented)
         let next = SecureRandom.token()
         let sealed = try Self.seal(next, key: sealKey)
@@ -103,7 +105,8 @@ extension AccountService {
     /// with it: another session's refresh token is 403 `refresh_token_mismatch`. Only sessions the
     /// app's own login made (`appWithFixedRefresh`) refresh so: any other session's token would
     /// escape the reuse detection of rotation (403 `refresh_token_mismatch` too).
-    package func accessTokenWithoutRotation(_ presented: String, session sessionID: UUID, now: Date = Date()) async throws -> String {
+    package func accessTokenWithoutRotation(_ presented: String, session sessionID: UUID) async throws -> String {
+        let now = environment.now()
         guard let token = try await store.refreshToken(hash: SecureRandom.sha256Hex(presented)),
               token.usedAt == nil, let session = try await store.session(token.sessionID), session.revokedAt == nil
         else { throw AppError(.unauthorized, "invalid_refresh_token") }
@@ -112,21 +115,22 @@ extension AccountService {
         return try await accessTokens.sign(userID: session.userID, sessionID: sessionID, now: now)
     }
 
-    func revokeSession(_ sessionID: UUID, now: Date = Date()) async throws {
+    func revokeSession(_ sessionID: UUID) async throws {
+        let now = environment.now()
         try await store.revokeSession(sessionID, at: now)
     }
 
     /// The user an access token's session names: from memory when remembered (`SessionCache`),
     /// else read (and remembered); nil once revoked, expired or withdrawn.
-    func signedInUser(session sessionID: UUID, userID: UUID, now: Date = Date()) async throws -> User? {
-        try await Self.signedInUser(session: sessionID, userID: userID, sessions: sessions, store: store, now: now)
+    func signedInUser(session sessionID: UUID, userID: UUID) async throws -> User? {
+        try await Self.signedInUser(session: sessionID, userID: userID, sessions: sessions, store: store, now: environment.now())
     }
 
     /// Whether a session is still live, for work outside a request: a push goes only to a browser
     /// whose session has not ended (signed out on a shared computer, it hears nothing more).
-    package static func sessionIsLive(_ sessionID: UUID, of userID: UUID, in app: Application, now: Date = Date()) async throws -> Bool {
+    package static func sessionIsLive(_ sessionID: UUID, of userID: UUID, in app: Application) async throws -> Bool {
         try await signedInUser(session: sessionID, userID: userID, sessions: app.sessionCache,
-                               store: AccountStore(database: app.db, application: app), now: now) != nil
+                               store: AccountStore(database: app.db, application: app), now: app.accountsEnvironment.now()) != nil
     }
 
     private static func signedInUser(session sessionID: UUID, userID: UUID, sessions: SessionCache, store: AccountStore, now: Date) async throws -> User? {
@@ -147,7 +151,8 @@ extension AccountService {
     // MARK: Browser sessions
 
     /// Starts a cookie session; returns the cookie value (only its hash is stored).
-    func startWebSession(for user: User, userAgent: String?, now: Date = Date()) async throws -> (token: String, expiresAt: Date) {
+    func startWebSession(for user: User, userAgent: String?) async throws -> (token: String, expiresAt: Date) {
+        let now = environment.now()
         let token = SecureRandom.token()
         let expiresAt = now.addingTimeInterval(settings.refreshTokenTTL)
         let userID = try user.requireID(), agent = userAgent?.truncated(toBytes: 512)
@@ -161,7 +166,8 @@ extension AccountService {
     /// The live browser session a cookie names, with its user: from memory when a recent page
     /// read it (`SessionCache`, forgotten on logout and withdrawal on every instance), else one
     /// query.
-    func webSession(cookieToken: String, now: Date = Date()) async throws -> (session: UUID, user: User)? {
+    func webSession(cookieToken: String) async throws -> (session: UUID, user: User)? {
+        let now = environment.now()
         let cookieHash = SecureRandom.sha256Hex(cookieToken)
         if let remembered = sessions.webSession(cookieHash: cookieHash, now: now) { return remembered }
         let generation = sessions.generation

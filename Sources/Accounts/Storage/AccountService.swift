@@ -35,6 +35,8 @@ package struct AccountService {
     /// Remembered sessions; every change that ends a session or alters an account forgets it.
     package let sessions: SessionCache
     package let events: any EventBus
+    /// The clock (`AccountsEnvironment`): every act reads `now` once.
+    let environment: AccountsEnvironment
     package let application: Application
 
     package init(request: Request) {
@@ -53,6 +55,7 @@ package struct AccountService {
         self.limits = request.application.accountLimits
         self.sessions = request.application.sessionCache
         self.events = request.application.events
+        self.environment = request.application.accountsEnvironment
     }
 
     // MARK: Sign up and availability
@@ -105,7 +108,8 @@ package struct AccountService {
     /// after, so parallel guesses each see the ones before them: at most `maxLoginFailures`
     /// reach bcrypt in a window, however many arrive at once. A refused attempt takes its row
     /// back; a wrong password keeps it; the right one clears the email's failures.
-    package func authenticate(email rawEmail: String, password: String, now: Date = Date()) async throws -> User {
+    package func authenticate(email rawEmail: String, password: String) async throws -> User {
+        let now = environment.now()
         let email = AccountRules.normalizeEmail(rawEmail)
         try await limits.logins.reserve(client)
         let windowStart = now.addingTimeInterval(-settings.loginFailureWindow)
@@ -195,7 +199,8 @@ package struct AccountService {
     /// bcrypt, so it spends the network's login budget). Every other session of the account ends —
     /// its refresh tokens, its access tokens and its live sockets, on every instance — and
     /// `keeping` (the session asking) stays signed in.
-    func changePassword(_ user: User, current: String, new: String, keeping session: UUID?, now: Date = Date()) async throws {
+    func changePassword(_ user: User, current: String, new: String, keeping session: UUID?) async throws {
+        let now = environment.now()
         try Self.requireAcceptablePassword(new)
         try await limits.logins.reserve(client)
         guard try await passwords.verify(current, hash: user.passwordHash) else { throw AppError(.forbidden, "wrong_password") }

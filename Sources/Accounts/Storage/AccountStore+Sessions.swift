@@ -300,7 +300,7 @@ extension Request {
     /// Notes that the signed-in session was used now (a write at most every five minutes a
     /// session; a busy database skips it rather than fail the request).
     func noteSessionSeen(_ session: UUID) async {
-        let now = Date()
+        let now = application.accountsEnvironment.now()
         guard application.sessionSightings.due(session, now: now) else { return }
         try? await AccountStore(database: db, application: application).noteSessionSeen(session, at: now)
     }

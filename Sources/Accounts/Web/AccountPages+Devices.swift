@@ -21,7 +21,7 @@ extension AccountPages {
                             .strong(.text(device.device ?? req.t("me.device_unknown"))),
                             device.current ? .span(.class("badge"), .text(req.t("me.device_this"))) : .empty,
                             .p(.class("muted"), .text(req.t("me.device_seen", [
-                                "when": PageDates.relative(device.lastSeenAt ?? Date(), req.language, translate: req.t),
+                                "when": PageDates.relative(device.lastSeenAt ?? req.application.accountsEnvironment.now(), req.language, translate: req.t),
                             ])))
                         ),
                         device.current ? .empty : .form(

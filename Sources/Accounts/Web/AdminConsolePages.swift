@@ -20,7 +20,7 @@ struct AdminConsolePages: RouteCollection {
         groups.append(try await serverFigures(req))
         let main: Node<HTML.BodyContext> = .group(
             .h1(.text(req.t("admin.today.title"))),
-            .p(.class("muted"), .text(req.t("admin.today.as_of", ["time": PageDates.medium(Date(), req.language)]))),
+            .p(.class("muted"), .text(req.t("admin.today.as_of", ["time": PageDates.medium(req.application.accountsEnvironment.now(), req.language)]))),
             .forEach(groups) { group in
                 .section(
                     .class("card today-group"), .ariaLabel(group.heading),
@@ -42,7 +42,7 @@ struct AdminConsolePages: RouteCollection {
     /// The server's own figures: accounts made today, pushes and texts that failed today (on every
     /// instance: `DailyTallies`), free disk.
     private func serverFigures(_ req: Request) async throws -> (heading: String, figures: [TodayFigure]) {
-        let startOfDay = Calendar.korea.startOfDay(for: Date())
+        let startOfDay = Calendar.korea.startOfDay(for: req.application.accountsEnvironment.now())
         let signUps = try await AccountStore.signUps(since: startOfDay, on: req.db)
         let failures = try await DailyTallies(database: req.db).today()
         let pushFailed = failures[.pushFailed] ?? 0, smsFailed = failures[.smsFailed] ?? 0

@@ -208,7 +208,7 @@ extension AccountService {
         if suspended, user.role == .admin { throw AppError.conflict("cannot_suspend_administrator") }
         let before = user.suspendedAt != nil
         guard before != suspended else { return }
-        _ = try await store.setSuspension(of: user, reason: suspended ? reason : nil, at: Date(), audit: AuditEntry(
+        _ = try await store.setSuspension(of: user, reason: suspended ? reason : nil, at: environment.now(), audit: AuditEntry(
             actorID: admin, action: suspended ? "accounts.account.suspend" : "accounts.account.unsuspend", subjectType: "account", subjectID: id.uuidString,
             before: ["suspended": String(before)], after: ["suspended": String(suspended), "reason": reason]))
     }

@@ -29,9 +29,8 @@ extension Request {
     /// (`fresh`) always signs a new one.
     func browserAccessToken(fresh: Bool = false) async throws -> String? {
         guard let account = signedInAccount else { return nil }
-        let tokens = application.accessTokens
-        if !fresh, let kept = application.browserTokenMemo.token(for: account, lifetime: tokens.lifetime) { return kept }
-        let now = Date()
+        let tokens = application.accessTokens, now = application.accountsEnvironment.now()
+        if !fresh, let kept = application.browserTokenMemo.token(for: account, lifetime: tokens.lifetime, now: now) { return kept }
         let token = try await tokens.sign(userID: account.id, sessionID: account.session, now: now)
         application.browserTokenMemo.keep(token, for: account, signedAt: now)
         return token
@@ -65,7 +64,7 @@ final class BrowserTokenMemo: Sendable {
         self.capacity = capacity
     }
 
-    func token(for account: SignedInAccount, lifetime: TimeInterval, now: Date = Date()) -> String? {
+    func token(for account: SignedInAccount, lifetime: TimeInterval, now: Date) -> String? {
         guard let entry = kept.withLockedValue({ $0[account.session] }), entry.user == account.id else { return nil }
         let age = now.timeIntervalSince(entry.signedAt)
         return age >= 0 && age < lifetime / 2 ? entry.token : nil

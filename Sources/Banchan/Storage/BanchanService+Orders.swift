@@ -166,7 +166,7 @@ extension BanchanService {
                        from states: [OrderStatus] = [.awaitingPayment, .paid], audit: AuditEntry? = nil) async throws -> Bool {
         let result = try await store.cancelOrder(order.id, reason: reason, refunding: refund, now: environment.now(), from: states, audit: audit)
         guard result.cancelled else { return false }
-        await Refunds.attempt(result.refund, on: database, gateway: gateway, logger: logger)
+        await Refunds.attempt(result.refund, on: database, gateway: gateway, logger: logger, now: environment.now())
         return true
     }
 }

@@ -42,7 +42,8 @@ extension BanchanService {
             // A payment that took money for nothing goes back, whether or not this call cancelled the order.
             let refund = payment.status == .paid ? refundRequest(for: order, paymentID: payment.providerID, gateway: gateway.name, reason: reason) : nil
             if try await !markCancelled(order, reason: reason, refunding: refund), let refund {
-                await Refunds.attempt(try await Refunds.request(refund, on: database), on: database, gateway: gateway, logger: logger)
+                let now = environment.now()
+                await Refunds.attempt(try await Refunds.request(refund, on: database, now: now), on: database, gateway: gateway, logger: logger, now: now)
             }
             switch error {
             case .notPaid: throw AppError.conflict("payment_not_paid")
@@ -115,7 +116,8 @@ extension BanchanService {
                 logger.warning("a stray payment not checked; refund recorded for the retry job", metadata: [
                     "order": "\(order.id)", "payment": "\(paymentID)", "refund": "\(code)", "error": "\(error)",
                 ])
-                await Refunds.attempt(try await Refunds.request(refund, on: database, unverified: true), on: database, gateway: gateway, logger: logger)
+                let now = environment.now()
+                await Refunds.attempt(try await Refunds.request(refund, on: database, unverified: true, now: now), on: database, gateway: gateway, logger: logger, now: now)
                 throw AppError(.serviceUnavailable, "payment_provider_unavailable")
             }
         }
@@ -123,9 +125,10 @@ extension BanchanService {
         // Asked again after the refund: the provider shows it cancelled.
         if payment.status == .cancelled { throw AppError.conflict(code) }
         guard payment.status == .paid else { return }
-        let recorded = try await Refunds.request(refund, on: database)
+        let now = environment.now()
+        let recorded = try await Refunds.request(refund, on: database, now: now)
         told(payment, recorded != nil)
-        await Refunds.attempt(recorded, on: database, gateway: gateway, logger: logger)
+        await Refunds.attempt(recorded, on: database, gateway: gateway, logger: logger, now: now)
         throw AppError.conflict(code)
     }
 
@@ -145,7 +148,8 @@ extension BanchanService {
     func retryRefund(ofOrder id: UUID, by operator: UUID?) async throws -> Refunds.State? {
         guard let order = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
         let before = try await refundState(ofOrder: id)
-        let after = try await Refunds.retryNow(subject: BanchanOrder.refundSubject(id), on: database, gateway: gateway, logger: logger)
+        let after = try await Refunds.retryNow(subject: BanchanOrder.refundSubject(id), on: database, gateway: gateway, logger: logger,
+                                                   now: environment.now())
         try await AuditLog(database: database).record(AuditEntry(
             actorID: `operator`, action: "banchan.order.refund_retry", subjectType: "banchan_order", subjectID: order.steps.number ?? id.uuidString.lowercased(),
             before: ["refund": before?.rawValue ?? "none"], after: ["refund": after?.rawValue ?? "none"]))

@@ -77,12 +77,3 @@ package final class MenuCatalog: Sendable {
         }
     }
 }
-
-extension Application {
-    private struct MenuCatalogKey: StorageKey { typealias Value = MenuCatalog }
-
-    var menuCatalog: MenuCatalog {
-        get { configured(MenuCatalogKey.self) }
-        set { storage[MenuCatalogKey.self] = newValue }
-    }
-}

@@ -28,8 +28,8 @@ extension Request {
     /// A PIN this network created or found in the last hour (the class's own room) is answered
     /// without either: one guessing phone never locks its classmates out of the right PIN.
     private func lookUpPIN<Found>(_ pin: String, _ lookUp: () async throws -> Found?) async throws -> Found {
-        let network = clientNetwork.key, known = application.pinsSeenOnNetworks
-        if known.contains(pin, on: network) {
+        let network = clientNetwork.key, environment = application.menuGameEnvironment, known = environment.pinsSeen
+        if known.contains(pin, on: network, now: environment.now()) {
             guard let found = try await lookUp() else { throw AppError.notFound("group_not_found") }
             return found
         }
@@ -43,7 +43,7 @@ extension Request {
             found = try await perNetwork.guess(network, code: "too_many_pin_lookups", lookUp)
         }
         guard let found else { throw AppError.notFound("group_not_found") }
-        known.note(pin, on: network)
+        known.note(pin, on: network, now: environment.now())
         return found
     }
 
@@ -68,7 +68,7 @@ extension Request {
         return try await application.roomsPerNetwork.withSlot(network, code: "too_many_rooms") {
             try await application.roomsPerHost.withSlot(host, code: "too_many_rooms") {
                 let group = try await menuGame.createGroup(hostToken: hostToken, hostUserID: hostUserID)
-                application.pinsSeenOnNetworks.note(group.pin, on: network.key)
+                application.pinsSeenOnNetworks.note(group.pin, on: network.key, now: application.menuGameEnvironment.now())
                 return group
             }
         }
@@ -83,7 +83,7 @@ package final class PINsSeenOnNetworks: Sendable {
 
     package init() {}
 
-    func note(_ pin: String, on network: String, now: Date = Date()) {
+    func note(_ pin: String, on network: String, now: Date) {
         seen.withLockedValue { all in
             all[network, default: [:]][pin] = now
             // At most a few dozen PINs a network, and networks forgotten when idle.
@@ -92,7 +92,7 @@ package final class PINsSeenOnNetworks: Sendable {
         }
     }
 
-    func contains(_ pin: String, on network: String, now: Date = Date()) -> Bool {
+    func contains(_ pin: String, on network: String, now: Date) -> Bool {
         seen.withLockedValue { all in all[network]?[pin].map { now.timeIntervalSince($0) < Self.lifetime } ?? false }
     }
 }

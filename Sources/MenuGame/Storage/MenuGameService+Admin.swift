@@ -38,7 +38,7 @@ extension MenuGameService {
     /// is not found (404) until it is added again.
     func retireMenu(slug: String, by operator: UUID?) async throws {
         let before = try await menuStore.activeRow(slug: slug)
-        try await menuStore.retire(slug: slug, at: Date()) { _ in
+        try await menuStore.retire(slug: slug, at: environment.now()) { _ in
             Self.audit("menu_game.menu.retire", slug: slug, before: before.map { Self.fields($0.menu) }, after: nil, by: `operator`)
         }
     }

@@ -103,7 +103,8 @@ extension MenuGameService {
     /// Puts this player in the room (opening the lobby or the game), or brings their entry up to
     /// date: the account they now use, a new guest name. The room hears of newcomers and new names.
     /// `roomFull`: a newcomer to a room of `MenuGroupStore.roomCapacity`, who may still answer.
-    package func join(_ group: GroupRow, playerToken: String, account: UUID?, guestName: String? = nil, now: Date = Date()) async throws -> JoinOutcome {
+    package func join(_ group: GroupRow, playerToken: String, account: UUID?, guestName: String? = nil) async throws -> JoinOutcome {
+        let now = environment.now()
         switch try await groups.join(group.id, playerTokenHash: SecureRandom.sha256Hex(playerToken), userID: account,
                                      guestName: try Self.guestName(guestName), now: now) {
         case nil: return .closed
@@ -132,7 +133,7 @@ extension MenuGameService {
 
     /// After a join, submit or cancel: remember the room as it now is and tell the live room.
     func announceRoom(of group: GroupRow, activityAt: Date) async throws {
-        let observedAt = Date()
+        let observedAt = environment.now()
         let count = try await groups.submissionCount(of: group.id)
         let members = try await roster(of: group)
         var state = snapshot(of: group, submissionCount: count, members: members)

@@ -57,27 +57,25 @@ package struct MenuGameService {
     package var database: any Database { databaseSource() }
     private let databaseSource: @Sendable () -> any Database
     package let catalog: MenuCatalog.Snapshot
-    package let events: any EventBus
-    let groupStates: MenuGroupStateCache
-    package let publicURL: String
+    /// The clock, the bus and the memories (`MenuGameEnvironment`): every act reads `now` once.
+    let environment: MenuGameEnvironment
     let application: Application
-    let shownMenus: ShownMenus
-    let savedDislikesMemory: PersonMemory<Set<Flavor>?>
+    package var events: any EventBus { environment.events }
+    var groupStates: MenuGroupStateCache { environment.groupStates }
+    package var publicURL: String { environment.publicURL }
+    var shownMenus: ShownMenus { environment.shownMenus }
+    var savedDislikesMemory: PersonMemory<Set<Flavor>?> { environment.savedDislikes }
     /// The group games' tables.
     var groups: MenuGroupStore { MenuGroupStore(database: database) }
 
     package init(request: Request) {
-        // One look-up of what configure made (`MenuGameParts`): every poll makes a service, and
+        // One look-up of what configure made (`MenuGameEnvironment`): every poll makes a service, and
         // reading each part (and a copy of all the settings) on its own was 4 % of a poll.
-        let parts = request.application.menuGameParts
+        let environment = request.application.menuGameEnvironment
         self.databaseSource = { request.db }
         self.application = request.application
-        self.catalog = parts.catalog.snapshot
-        self.events = request.application.events
-        self.groupStates = parts.groupStates
-        self.publicURL = parts.publicURL
-        self.shownMenus = parts.shownMenus
-        self.savedDislikesMemory = parts.savedDislikesMemory
+        self.environment = environment
+        self.catalog = environment.catalog.snapshot
     }
 
     // MARK: Menus
@@ -92,7 +90,8 @@ package struct MenuGameService {
     }
 
     /// A random menu; a device gets one it has not seen lately.
-    package func randomMenu(device: String?, now: Date = Date()) async throws -> Menu {
+    package func randomMenu(device: String?) async throws -> Menu {
+        let now = environment.now()
         let deviceHash = device.map(SecureRandom.sha256Hex)
         let recent = try await history(of: deviceHash, now: now)
         var random = SystemRandomNumberGenerator()
@@ -105,7 +104,8 @@ package struct MenuGameService {
 
     // MARK: Solo
 
-    package func solo(_ choice: PlayerChoice, device: String?, version: RecommenderVersion = .v1, now: Date = Date()) async throws -> GameResult {
+    package func solo(_ choice: PlayerChoice, device: String?, version: RecommenderVersion = .v1) async throws -> GameResult {
+        let now = environment.now()
         let deviceHash = device.map(SecureRandom.sha256Hex)
         let recent = try await history(of: deviceHash, now: now)
         var random = SystemRandomNumberGenerator()
@@ -130,7 +130,8 @@ package struct MenuGameService {
 
     /// Opens a group hosted by this device. Expired groups are cleared first so their PINs can
     /// be drawn again; a collision with an open group draws another PIN.
-    package func createGroup(hostToken: String, hostUserID: UUID?, now: Date = Date()) async throws -> GroupRow {
+    package func createGroup(hostToken: String, hostUserID: UUID?) async throws -> GroupRow {
+        let now = environment.now()
         try await Self.pruneRooms(groups, now: now)
         for _ in 0..<20 {
             guard let group = try await groups.createGroup(pin: Self.newPIN(), hostTokenHash: SecureRandom.sha256Hex(hostToken),
@@ -147,7 +148,7 @@ package struct MenuGameService {
     /// space the rest hold (`whatweeat_menu_game_rooms`, `whatweeat_menu_game_pin_space_used_ratio`):
     /// a space filling up is an operator's alert before it is everyone's `no_free_pin`. How many went.
     @discardableResult
-    static func pruneRooms(_ groups: MenuGroupStore, now: Date = Date()) async throws -> Int {
+    static func pruneRooms(_ groups: MenuGroupStore, now: Date) async throws -> Int {
         let gone = try await groups.deleteGroups(idleSince: now.addingTimeInterval(-Self.groupLifetime),
                                                  lobbiesIdleSince: now.addingTimeInterval(-Self.lobbyLifetime))
         let rooms = try await groups.roomCount()
@@ -157,15 +158,19 @@ package struct MenuGameService {
     }
 
     /// The open-or-closed group with this PIN, unless it expired. Anything not a PIN is unknown.
-    package func group(pin rawPIN: String, now: Date = Date()) async throws -> GroupRow? {
+    package func group(pin: String) async throws -> GroupRow? {
+        try await group(pin: pin, now: environment.now())
+    }
+
+    private func group(pin rawPIN: String, now: Date) async throws -> GroupRow? {
         guard let pin = Self.normalizedPIN(rawPIN) else { return nil }
         guard let group = try await groups.group(pin: pin) else { return nil }
         guard group.lastActivityAt > now.addingTimeInterval(-(group.closedAt == nil ? Self.lobbyLifetime : Self.groupLifetime)) else { return nil }
         return group
     }
 
-    func requireGroup(pin: String, now: Date = Date()) async throws -> GroupRow {
-        guard let group = try await group(pin: pin, now: now) else { throw AppError.notFound("group_not_found") }
+    func requireGroup(pin: String) async throws -> GroupRow {
+        guard let group = try await group(pin: pin) else { throw AppError.notFound("group_not_found") }
         return group
     }
 
@@ -184,7 +189,8 @@ package struct MenuGameService {
 
     /// Records (or replaces) a player's answers; `closed` when the host closed the game first.
     /// `account`: the signed-in player, who is told of the result when the host closes.
-    package func submit(_ choice: PlayerChoice, to group: GroupRow, playerToken: String, account: UUID? = nil, now: Date = Date()) async throws -> SubmitOutcome {
+    package func submit(_ choice: PlayerChoice, to group: GroupRow, playerToken: String, account: UUID? = nil) async throws -> SubmitOutcome {
+        let now = environment.now()
         let stored = String(decoding: try JSONEncoder().encode(StoredChoice(gameAnswer: choice.answer, dislikedFoods: choice.disliked.sorted { $0.rawValue < $1.rawValue })), as: UTF8.self)
         guard try await groups.submit(answer: stored, to: group.id, playerTokenHash: SecureRandom.sha256Hex(playerToken), userID: account, now: now) else { return .closed }
         try await announceRoom(of: group, activityAt: now)
@@ -192,7 +198,8 @@ package struct MenuGameService {
     }
 
     /// Withdraws a player's answers (the "restart" button). Nothing to withdraw is fine.
-    package func cancel(in group: GroupRow, playerToken: String, now: Date = Date()) async throws -> SubmitOutcome {
+    package func cancel(in group: GroupRow, playerToken: String) async throws -> SubmitOutcome {
+        let now = environment.now()
         guard try await groups.withdraw(from: group.id, playerTokenHash: SecureRandom.sha256Hex(playerToken), now: now) else { return .closed }
         try await announceRoom(of: group, activityAt: now)
         return .recorded
@@ -204,13 +211,16 @@ package struct MenuGameService {
 
     /// The waiting-room state for clients that poll it: from memory while fresh (see
     /// `MenuGroupStateCache`), else read and remembered. Nil for an unknown or expired PIN.
-    func pollStatus(pin rawPIN: String, device: String?, now: Date = Date()) async throws -> GroupStatus? {
+    func pollStatus(pin rawPIN: String, device: String?) async throws -> GroupStatus? {
         guard let pin = Self.normalizedPIN(rawPIN) else { return nil }
+        let now = environment.now()
         if let cached = groupStates.fresh(pin: pin, now: now) {
             guard cached.lastActivityAt > now.addingTimeInterval(-Self.groupLifetime) else { return nil }
             return cached.status(device: device)
         }
-        let observedAt = Date()
+        // When the read starts: the state is at least as new as this (a second reading, for the
+        // read's own time counts against its freshness).
+        let observedAt = environment.now()
         guard let group = try await group(pin: pin, now: now) else { return nil }
         let state = try await freshSnapshot(of: group)
         groupStates.store(state, observedAt: observedAt)
@@ -232,7 +242,8 @@ package struct MenuGameService {
 
     /// Closes the game and freezes its results; closing again returns the same results. Members
     /// signed in (but `closedBy`), answered or not, find the result in their inbox (and a push).
-    package func close(_ group: GroupRow, closedBy: UUID? = nil, now: Date = Date()) async throws -> GameResult {
+    package func close(_ group: GroupRow, closedBy: UUID? = nil) async throws -> GameResult {
+        let now = environment.now()
         var (closed, closedHere) = try await groups.close(group.id, now: now)
         if closed.result == nil {
             let choices = try await groups.answers(of: group.id).compactMap { try? JSONDecoder().decode(StoredChoice.self, from: Data($0.utf8)).choice }

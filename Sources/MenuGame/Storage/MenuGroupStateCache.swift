@@ -58,7 +58,7 @@ final class MenuGroupStateCache: Sendable {
     }
 
     /// The state of this group if it was read or written less than `maxAge` ago.
-    func fresh(pin: String, now: Date = Date()) -> Snapshot? {
+    func fresh(pin: String, now: Date) -> Snapshot? {
         entries.withLockedValue { all in
             guard let entry = all[pin], now.timeIntervalSince(entry.observedAt) < maxAge else { return nil }
             return entry.snapshot
@@ -84,13 +84,4 @@ final class MenuGroupStateCache: Sendable {
     }
 
     var count: Int { entries.withLockedValue { $0.count } }
-}
-
-extension Application {
-    private struct MenuGroupStateCacheKey: StorageKey { typealias Value = MenuGroupStateCache }
-
-    var menuGroupStates: MenuGroupStateCache {
-        get { configured(MenuGroupStateCacheKey.self) }
-        set { storage[MenuGroupStateCacheKey.self] = newValue }
-    }
 }

@@ -44,7 +44,7 @@ final class ShownMenus: Sendable {
     }
 
     /// The device's shown menus, newest first (at most `FairShare.historyLength`).
-    func recent(_ deviceHash: String, on database: any Database, now: Date = Date()) async throws -> [String] {
+    func recent(_ deviceHash: String, on database: any Database, now: Date) async throws -> [String] {
         if let entry = state.withLockedValue({ $0.entries[deviceHash] }), now.timeIntervalSince(entry.readAt) < rereadAfter {
             return entry.slugs
         }
@@ -60,7 +60,7 @@ final class ShownMenus: Sendable {
     }
 
     /// Records a show: at once here, in the table at the next `flush`.
-    func remember(_ slug: String, for deviceHash: String, at now: Date = Date()) {
+    func remember(_ slug: String, for deviceHash: String, at now: Date) {
         state.withLockedValue { state in
             if var entry = state.entries[deviceHash] {
                 entry.slugs = Array(([slug] + entry.slugs).prefix(FairShare.historyLength))
@@ -102,15 +102,5 @@ struct ShownMenusFlush: LifecycleHandler {
         } catch {
             application.logger.warning("shown menus not written at shutdown: \(error)")
         }
-    }
-}
-
-extension Application {
-    private struct ShownMenusKey: StorageKey { typealias Value = ShownMenus }
-
-    /// Made in `MenuGameFeature.configure`.
-    var shownMenus: ShownMenus {
-        get { configured(ShownMenusKey.self) }
-        set { storage[ShownMenusKey.self] = newValue }
     }
 }

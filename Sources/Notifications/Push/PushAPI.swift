@@ -44,7 +44,7 @@ struct PushAPI: RouteCollection {
             guard let keys = PushSubscriptionKeys(p256dh: body.keys.p256dh, auth: body.keys.auth) else { throw AppError.invalid("invalid_push_keys") }
             let expiresAt = body.expirationTime.map { Date(timeIntervalSince1970: $0 / 1000) }
             guard try await PushStore(database: req.db).subscribe(user, session: req.signedInAccount?.session, endpoint: body.endpoint, keys: keys,
-                                                                  expiresAt: expiresAt, now: Date())
+                                                                  expiresAt: expiresAt, now: req.application.notificationsEnvironment.now())
             else { throw AppError.conflict("push_endpoint_taken") }
             return Response(status: .created)
         }
@@ -72,7 +72,7 @@ struct PushAPI: RouteCollection {
                 preferences.hideText = preferences.hideText ?? stored.hideText
                 preferences.account = preferences.account ?? stored.account
             }
-            try await store.setPreferences(preferences, of: user, now: Date())
+            try await store.setPreferences(preferences, of: user, now: req.application.notificationsEnvironment.now())
             return preferences
         }
     }
@@ -112,6 +112,7 @@ package final class PushKeys: Sendable {
     package func vapid(_ database: any Database) async throws -> VAPID {
         if let known = made.withLockedValue({ $0 }) { return known }
         let text: String
+        // The wall clock: read once per process, when the key is first made.
         if let configured = settings.vapidPrivateKey { text = configured } else { text = try await PushStore(database: database).vapidKey(now: Date()) }
         guard let key = VAPID.privateKey(fromText: text) else { throw Abort(.internalServerError, reason: "the stored VAPID key cannot be read") }
         let vapid = VAPID(privateKey: key, subject: settings.vapidSubject)

@@ -70,11 +70,11 @@ package enum PushDeliveries {
     }
 
     /// Queues the push of an entry just posted (or moved to the top).
-    static func enqueue(_ notification: UUID, for recipient: UUID, app: Application, on database: any Database) async {
+    static func enqueue(_ notification: UUID, for recipient: UUID, on queue: WorkQueue, logger: Logger, database: any Database) async {
         do {
-            try await app.workQueue.enqueue(notifyKind, Notify(notification: notification, recipient: recipient), on: database)
+            try await queue.enqueue(notifyKind, Notify(notification: notification, recipient: recipient), on: database)
         } catch {
-            app.logger.warning("push: not queued: \(error)")
+            logger.warning("push: not queued: \(error)")
         }
     }
 

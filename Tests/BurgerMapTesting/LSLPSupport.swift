@@ -1,13 +1,9 @@
 import Accounts
-import BanchanApp
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp
-import Mates
-import MenuGame
+import Notifications
 import Platform
-import SesacStudyApp
-import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 
@@ -99,12 +95,14 @@ package struct LSLPClient {
     }
 }
 
-/// A test app that accepts `LSLPClient.key`.
-package func withLSLPApp(adjust: (inout Settings) -> Void = { _ in }, _ body: (Application) async throws -> Void) async throws {
-    try await withTestApp(adjust: { settings in
+/// A test app of `features` that accepts `LSLPClient.key` (a test target's own `withLSLPApp` names
+/// its features; the whole server's passes its `configure`).
+package func withLSLPApp(features: [any Feature.Type], configure: ((Application, Settings) async throws -> Void)? = nil,
+                         adjust: (inout Settings) -> Void = { _ in }, _ body: (Application) async throws -> Void) async throws {
+    try await withTestApp(features: features, adjust: { settings in
         settings.lookForRealBurgerApp.apiKeys = [LSLPClient.key]
         adjust(&settings)
-    }, body)
+    }, configure: configure, body)
 }
 
 extension TestingHTTPResponse {

@@ -1,10 +1,4 @@
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
 @testable import Mates
-@testable import MenuGame
-import Platform
-import WhatWeEatServerTesting
-import WhatWeEatTesting
 import XCTest
 
 final class NearestFirstTests: XCTestCase {

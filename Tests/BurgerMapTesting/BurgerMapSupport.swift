@@ -1,16 +1,9 @@
 import Accounts
-import Banchan
-import BanchanApp
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp
-import Mates
-import MenuGame
-import MenuGameApp
 import Notifications
 import Platform
-import SesacStudyApp
-import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,13 +1,12 @@
-import BurgerMap
+import Accounts
 import Fluent
-import LookForRealBurgerApp
 import Mates
-import MenuGame
-import MenuGameApp
 import Messaging
 import NIOConcurrencyHelpers
+import Notifications
 import Platform
 import SesacStudyApp
+import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

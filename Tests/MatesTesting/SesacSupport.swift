@@ -1,10 +1,7 @@
 import Accounts
-import BurgerMap
 import Fluent
-import LookForRealBurgerApp
 import Mates
-import MenuGame
-import MenuGameApp
+import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
@@ -77,15 +74,17 @@ package struct SesacAppClient {
     }
 }
 
-/// A test app that accepts the fake Firebase project's tokens (and `extraProjects`').
-package func withSesacApp(extraProjects: [String] = [], adjust: (inout Settings) -> Void = { _ in },
-                  _ body: (Application, FakeFirebase) async throws -> Void) async throws {
+/// A test app of `features` that accepts the fake Firebase project's tokens (and `extraProjects`'):
+/// a test target's own `withSesacApp` names its features; the whole server's passes its `configure`.
+package func withSesacApp(features: [any Feature.Type], configure: ((Application, Settings) async throws -> Void)? = nil,
+                          extraProjects: [String] = [], adjust: (inout Settings) -> Void = { _ in },
+                          _ body: (Application, FakeFirebase) async throws -> Void) async throws {
     let firebase = try await FakeFirebase.start()
     do {
-        try await withTestApp(adjust: { settings in
+        try await withTestApp(features: features, adjust: { settings in
             settings.firebase = FirebaseSettings(projectIDs: [firebase.projectID] + extraProjects, certificatesURL: firebase.certificatesURL)
             adjust(&settings)
-        }) { app in
+        }, configure: configure) { app in
             try await body(app, firebase)
         }
     } catch {

@@ -1,0 +1,56 @@
+import Foundation
+import Platform
+import Vapor
+
+/// What the menu game's services use beside their database, made once by
+/// `MenuGameFeature.configure` and kept under one key (issue 59): the clock, the event bus, the
+/// log, the catalog in force, its memories (the rooms' states, the menus each device was shown,
+/// saved dislikes, the PINs each network knows) and the address it links to. Every poll makes a
+/// service from it in one look-up.
+///
+/// `now` is the game's one source of time: a room's last activity, its expiry, the state a poll
+/// is answered from and the shows a device is kept from seeing again all read it; a test moves it
+/// (`app.withClock(\.menuGameEnvironment, ahead:)`) instead of waiting or passing times in.
+package struct MenuGameEnvironment: FeatureEnvironment {
+    package var now: @Sendable () -> Date
+    package let events: any EventBus
+    package let logger: Logger
+    let catalog: MenuCatalog
+    let groupStates: MenuGroupStateCache
+    let shownMenus: ShownMenus
+    let savedDislikes: PersonMemory<Set<Flavor>?>
+    let pinsSeen: PINsSeenOnNetworks
+    let publicURL: String
+
+    init(now: @escaping @Sendable () -> Date = { Date() }, events: any EventBus, logger: Logger, publicURL: String) {
+        self.now = now
+        self.events = events
+        self.logger = logger
+        self.catalog = MenuCatalog()
+        self.groupStates = MenuGroupStateCache()
+        self.shownMenus = ShownMenus()
+        self.savedDislikes = PersonMemory(topic: "menu_game.saved-dislikes", lifetime: 300)
+        self.pinsSeen = PINsSeenOnNetworks()
+        self.publicURL = publicURL
+    }
+}
+
+extension Application {
+    private struct MenuGameEnvironmentKey: StorageKey { typealias Value = MenuGameEnvironment }
+
+    package var menuGameEnvironment: MenuGameEnvironment {
+        get { configured(MenuGameEnvironmentKey.self) }
+        set { storage[MenuGameEnvironmentKey.self] = newValue }
+    }
+
+    /// The catalog in force (`menuGameEnvironment.catalog`).
+    var menuCatalog: MenuCatalog { menuGameEnvironment.catalog }
+    /// The rooms' states as polls last read them (`menuGameEnvironment.groupStates`).
+    var menuGroupStates: MenuGroupStateCache { menuGameEnvironment.groupStates }
+    /// The menus each device was shown lately (`menuGameEnvironment.shownMenus`).
+    var shownMenus: ShownMenus { menuGameEnvironment.shownMenus }
+    /// Signed-in players' saved dislikes, which every menu-game page reads (`menuGameEnvironment.savedDislikes`).
+    var savedDislikesMemory: PersonMemory<Set<Flavor>?> { menuGameEnvironment.savedDislikes }
+    /// The PINs each network created or found lately (`menuGameEnvironment.pinsSeen`).
+    var pinsSeenOnNetworks: PINsSeenOnNetworks { menuGameEnvironment.pinsSeen }
+}

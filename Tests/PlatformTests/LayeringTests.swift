@@ -23,24 +23,44 @@ final class LayeringTests: XCTestCase {
             .filter { $0.hasPrefix("import ") || $0.hasPrefix("@testable import ") || $0.hasPrefix("@_exported import ") }
     }
 
-    /// Domain code is plain Swift: Foundation, and at most a plain value type of the platform (or of
-    /// Payments) by a scoped import (`import struct Platform.Coordinate`), never Vapor, Fluent or a whole module.
-    func testDomainFilesImportOnlyFoundation() throws {
+    /// A feature's services and stores read time from their environment (`now`, which tests move),
+    /// never the wall clock themselves: no `Date()` under any `Service/` or `Store/` folder
+    /// (migrations, which are history, aside).
+    func testServicesAndStoresReadTheirEnvironmentsClock() throws {
         var checked = 0
         for module in try modules() {
-            let domain = Self.sources.appendingPathComponent("\(module)/Domain")
-            guard FileManager.default.fileExists(atPath: domain.path) else { continue }
-            for file in try swiftFiles(under: "\(module)/Domain") {
+            for folder in ["Service", "Store"] where FileManager.default.fileExists(atPath: Self.sources.appendingPathComponent("\(module)/\(folder)").path) {
+                for file in try swiftFiles(under: "\(module)/\(folder)") where !file.lastPathComponent.hasSuffix("Migrations.swift") {
+                    let code = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+                        .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+                    let reads = code.filter { $0.contains("Date()") }
+                    XCTAssertEqual(reads, [], "\(module)/\(folder)/\(file.lastPathComponent)")
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 40, "the Service and Store folders were found")
+    }
+
+    /// Rules (each feature's `Rules/`) are plain Swift: Foundation, and at most a plain value type of
+    /// the platform (or of Payments) by a scoped import (`import struct Platform.Coordinate`), never
+    /// Vapor, Fluent or a whole module.
+    func testRulesFilesImportOnlyFoundation() throws {
+        var checked = 0
+        for module in try modules() {
+            let rules = Self.sources.appendingPathComponent("\(module)/Rules")
+            guard FileManager.default.fileExists(atPath: rules.path) else { continue }
+            for file in try swiftFiles(under: "\(module)/Rules") {
                 let allowed = try imports(of: file).filter { line in
                     line != "import Foundation" && !["struct", "enum"].contains { kind in
                         ["Platform", "Payments"].contains { line.hasPrefix("import \(kind) \($0).") }
                     }
                 }
-                XCTAssertEqual(allowed, [], "\(module)/Domain/\(file.lastPathComponent)")
+                XCTAssertEqual(allowed, [], "\(module)/Rules/\(file.lastPathComponent)")
                 checked += 1
             }
         }
-        XCTAssertGreaterThan(checked, 5, "the Domain folders were found")
+        XCTAssertGreaterThan(checked, 5, "the Rules folders were found")
     }
 
     /// Plot writes attribute values unescaped; `Plot+EscapedAttributes.swift` shadows its string

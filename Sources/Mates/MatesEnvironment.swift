@@ -2,7 +2,9 @@ import Foundation
 import Platform
 import Vapor
 
-/// What every `MatesService` takes beside its database, made once by `MatesFeature.configure`.
+/// What mates' service and store take beside their database, made once by `MatesFeature.configure`:
+/// the clock, the bus, the log and the memories the store keeps right (the searching index, each
+/// person's own record, who asked whom). The store never holds the application.
 /// The clock is the one source of "now" for mates' rules (code lifetimes and send limits, dodge
 /// penalties, the search sweep, the apps' sightings): a test moves it to step over a penalty
 /// instead of rewriting rows.
@@ -16,10 +18,23 @@ package struct MatesEnvironment: FeatureEnvironment {
     /// How long a chat line may stay unread before the inbox hears of it: an open chat marks a
     /// line read within a second of its arrival, so only lines nobody saw become notices.
     package var chatNoticeDelay: TimeInterval
+    package let events: any EventBus
+    package let logger: Logger
+    /// The people searching now, by place (`SearchingIndex`), refreshed by the store's announcements.
+    let index: SearchingIndex
+    /// Each person's own profile record (`MatesStore.record`), forgotten on every announcement.
+    var records: PersonMemory<MatesOwnRecord>
+    /// Who asked each person (`MatesStore.askers`).
+    var askers: PersonMemory<[UUID]>
 
-    package init(clock: @escaping @Sendable () -> Date = { Date() }, chatNoticeDelay: TimeInterval = 5) {
+    init(clock: @escaping @Sendable () -> Date = { Date() }, chatNoticeDelay: TimeInterval = 5, events: any EventBus, logger: Logger) {
         self.clock = clock
         self.chatNoticeDelay = chatNoticeDelay
+        self.events = events
+        self.logger = logger
+        self.index = SearchingIndex()
+        self.records = PersonMemory(topic: MatesStore.topic, lifetime: 300)
+        self.askers = PersonMemory(topic: MatesStore.requestsTopic, lifetime: 300)
     }
 }
 
@@ -29,6 +44,21 @@ extension Application {
     package var matesEnvironment: MatesEnvironment {
         get { configured(MatesEnvironmentKey.self) }
         set { storage[MatesEnvironmentKey.self] = newValue }
+    }
+
+    /// The people searching now (`matesEnvironment.index`).
+    var searchingIndex: SearchingIndex { matesEnvironment.index }
+
+    /// Each person's own profile record (`matesEnvironment.records`).
+    var matesRecords: PersonMemory<MatesOwnRecord> {
+        get { matesEnvironment.records }
+        set { matesEnvironment.records = newValue }
+    }
+
+    /// Who asked each person (`matesEnvironment.askers`).
+    var matesAskers: PersonMemory<[UUID]> {
+        get { matesEnvironment.askers }
+        set { matesEnvironment.askers = newValue }
     }
 }
 

@@ -14,7 +14,7 @@ package enum MatesFeature: Feature {
     package static let homeCard: HomeCard? = HomeCard(position: 3, emoji: "🤝", key: "mates", path: MatesPath.home())
 
     package static func configure(_ app: Application, settings: Settings) async throws {
-        app.matesEnvironment = MatesEnvironment()
+        app.matesEnvironment = MatesEnvironment(events: app.events, logger: app.logger)
         app.matesLimits = MatesLimits(shared: app.sharedBudgets)
         AppMetrics.countersStartAtZero(["whatweeat_mates_matches_total"])
         AppMetrics.countersStartAtZero(["whatweeat_code_budget_exhausted_total"], label: "channel", values: ["sms", "email"])
@@ -35,7 +35,6 @@ package enum MatesFeature: Feature {
             try await MatesStore(database: app.db, application: app).pruneCodes(before: now - keepCodes)
         }
         app.appStoreVerifier = try makeAppStoreVerifier(settings.mates.appStore)
-        _ = app.searchingIndex  // made here, before a request and a follower could each race to make one
         MatesStore.follow(app)
         app.receivedCommentsMemory = PersonMemory(topic: "mates.received-comments", lifetime: 300)
         app.receivedCommentsMemory.follow(app)

@@ -273,12 +273,13 @@ final class MatesStoreTests: XCTestCase {
     /// them nothing, and leaves nothing half-written.
     func testATransactionAnnouncesAfterItsCommit() async throws {
         try await withTestApp { app in
-            let store = MatesStore(database: app.db, application: app)
             let member = try await app.mate("거래")
             // A memory that hears only the store's own forgets: on PostgreSQL the echo of the
             // profile's earlier announcement may arrive over LISTEN at any moment and empty the
-            // shared one, which would read as an announcement before the commit.
+            // shared one, which would read as an announcement before the commit. (A store takes
+            // its environment when made: this one is made after.)
             app.matesRecords = PersonMemory(topic: MatesStore.topic, lifetime: 300)
+            let store = MatesStore(database: app.db, application: app)
             _ = try await store.record(member.id)
             let start = Coordinate(unchecked: MatesPlaces.cityHall.lat, MatesPlaces.cityHall.lon)
             struct Abandoned: Error {}

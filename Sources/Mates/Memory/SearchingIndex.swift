@@ -346,14 +346,3 @@ package final class SearchingIndex: Sendable {
         }
     }
 }
-
-extension Application {
-    private struct SearchingIndexKey: StorageKey { typealias Value = SearchingIndex }
-
-    var searchingIndex: SearchingIndex {
-        if let existing = storage[SearchingIndexKey.self] { return existing }
-        let index = SearchingIndex()
-        storage[SearchingIndexKey.self] = index
-        return index
-    }
-}

@@ -58,7 +58,7 @@ extension MatesStore {
     /// Writes a new match of the asker and the one who accepted (inside the accept's transaction,
     /// which moves both profiles to it).
     func createMatch(id: UUID, asker: UUID, accepter: UUID) async throws -> MatchRow {
-        let match = MatchRow(id: id, userA: asker, userB: accepter, createdAt: application.matesEnvironment.now().wholeMicroseconds)
+        let match = MatchRow(id: id, userA: asker, userB: accepter, createdAt: environment.now().wholeMicroseconds)
         try await sql.insert(match, into: Table.matches)
         return match
     }

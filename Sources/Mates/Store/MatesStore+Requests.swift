@@ -15,7 +15,7 @@ extension MatesStore {
 
     /// Who asked this person and still waits, newest first: from memory, else one statement.
     func askers(of user: UUID) async throws -> [UUID] {
-        let memory = application.matesAskers
+        let memory = environment.askers
         if let remembered = memory.value(for: user) { return remembered }
         let generation = memory.generation
         let rows = try await sql.raw("""
@@ -70,16 +70,6 @@ extension MatesStore {
     /// once it committed).
     func announceRequests(to users: [UUID]) async throws {
         if deferred(askersOf: users) { return }
-        for user in Set(users) { await application.matesAskers.forget(user, announcingOn: application.events) }
-    }
-}
-
-extension Application {
-    private struct MatesAskersKey: StorageKey { typealias Value = PersonMemory<[UUID]> }
-
-    /// Who asked each person (`MatesStore.askers`).
-    var matesAskers: PersonMemory<[UUID]> {
-        get { configured(MatesAskersKey.self) }
-        set { storage[MatesAskersKey.self] = newValue }
+        for user in Set(users) { await environment.askers.forget(user, announcingOn: environment.events) }
     }
 }

@@ -26,7 +26,7 @@ extension MatesStore {
     /// (run it inside `transaction`). 409 `already_reviewed` for a second review of the same side.
     func addReview(match: UUID, by reviewer: UUID, of reviewee: UUID, picks: [Bool], comment: String) async throws -> ReviewRow {
         let review = ReviewRow(id: UUID(), matchID: match, reviewerID: reviewer, revieweeID: reviewee,
-                               picks: picks.map { $0 ? "1" : "0" }.joined(separator: ","), comment: comment, createdAt: application.matesEnvironment.now().wholeMicroseconds)
+                               picks: picks.map { $0 ? "1" : "0" }.joined(separator: ","), comment: comment, createdAt: environment.now().wholeMicroseconds)
         do {
             try await sql.insert(review, into: Table.reviews)
         } catch let error as any DatabaseError where error.isConstraintFailure {
@@ -78,7 +78,7 @@ extension MatesStore {
     /// Writes a report. 409 `already_reported` for the same pair a second time.
     func addReport(by reporter: UUID, of reported: UUID, categories: [ReportCategory], comment: String) async throws -> ReportRow {
         let report = ReportRow(id: UUID(), reporterID: reporter, reportedID: reported, categories: categories.map(\.rawValue).joined(separator: ","),
-                               comment: comment, createdAt: application.matesEnvironment.now().wholeMicroseconds)
+                               comment: comment, createdAt: environment.now().wholeMicroseconds)
         do {
             try await sql.insert(report, into: Table.reports)
         } catch let error as any DatabaseError where error.isConstraintFailure {
@@ -142,7 +142,7 @@ extension MatesStore {
             try await sql.insert(into: Table.purchases)
                 .columns(PurchaseColumn.id, .userID, .transactionID, .productID, .itemKind, .itemIndex, .environment, .createdAt)
                 .values(SQLBind(UUID()), SQLBind(user), SQLBind(transactionID), SQLBind(productID), SQLBind(kind.rawValue), SQLBind(index),
-                        SQLBind(environment), SQLBind(application.matesEnvironment.now().wholeMicroseconds))
+                        SQLBind(environment), SQLBind(self.environment.now().wholeMicroseconds))
                 .run()
             return true
         } catch let error as any DatabaseError where error.isConstraintFailure {

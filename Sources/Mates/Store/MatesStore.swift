@@ -23,35 +23,41 @@ package struct MatesStore {
     /// Made when first used: a read answered from memory never asks the pool for one.
     private let databaseSource: @Sendable () -> any Database
     package var database: any Database { databaseSource() }
-    let application: Application
+    /// The clock, the bus, the log and the memories it keeps right (`MatesEnvironment`).
+    let environment: MatesEnvironment
     /// Inside `transaction`: who changed so far, announced after the commit. Nil outside one.
     private let pending: PendingChanges?
 
-    package init(database: any Database, application: Application) {
-        self.init(database: database, application: application, pending: nil)
+    package init(database: any Database, environment: MatesEnvironment) {
+        self.init(database: database, environment: environment, pending: nil)
     }
 
-    private init(database: any Database, application: Application, pending: PendingChanges?) {
+    /// The store with the environment `MatesFeature.configure` made.
+    package init(database: any Database, application: Application) {
+        self.init(database: database, environment: application.matesEnvironment)
+    }
+
+    private init(database: any Database, environment: MatesEnvironment, pending: PendingChanges?) {
         self.databaseSource = { database }
-        self.application = application
+        self.environment = environment
         self.pending = pending
     }
 
-    private init(source: @escaping @Sendable () -> any Database, application: Application) {
+    private init(source: @escaping @Sendable () -> any Database, environment: MatesEnvironment) {
         self.databaseSource = source
-        self.application = application
+        self.environment = environment
         self.pending = nil
     }
 
     /// A store on a transaction its caller commits (an account's deletion): its writes are not
     /// announced, the caller announces once the transaction is done.
     static func unannounced(on transaction: any Database, application: Application) -> MatesStore {
-        MatesStore(database: transaction, application: application, pending: PendingChanges())
+        MatesStore(database: transaction, environment: application.matesEnvironment, pending: PendingChanges())
     }
 
     /// A store whose database is the service's (made when first used).
     static func sharing(_ source: @escaping @Sendable () -> any Database, application: Application) -> MatesStore {
-        MatesStore(source: source, application: application)
+        MatesStore(source: source, environment: application.matesEnvironment)
     }
 
     /// Where changes are announced: the searching index and the records follow it.
@@ -81,8 +87,8 @@ package struct MatesStore {
 
     private var table: String { MatesProfile.schema }
     var sql: any SQLDatabase { database.sql }
-    private var index: SearchingIndex { application.searchingIndex }
-    private var records: PersonMemory<MatesOwnRecord> { application.matesRecords }
+    private var index: SearchingIndex { environment.index }
+    private var records: PersonMemory<MatesOwnRecord> { environment.records }
 
     // MARK: Reads
 
@@ -219,11 +225,11 @@ package struct MatesStore {
     /// Runs `work` in one transaction with a store on it; the people whose profiles it changed are
     /// announced once it committed (nobody, when it rolled back).
     package func transaction<T: Sendable>(_ work: @escaping @Sendable (MatesStore) async throws -> T) async throws -> T {
-        let application = application
+        let environment = environment
         // What an attempt changed is collected per attempt: one rolled back and tried again tells nothing.
         let (result, changes) = try await database.writeTransaction { transaction in
             let changes = PendingChanges()
-            return (try await work(MatesStore(database: transaction, application: application, pending: changes)), changes)
+            return (try await work(MatesStore(database: transaction, environment: environment, pending: changes)), changes)
         }
         let taken = changes.taken
         await announce(taken.profiles)
@@ -247,7 +253,7 @@ package struct MatesStore {
         }
         for user in Set(users) {
             records.apply(forgetting: user)
-            await application.events.publish(user.uuidString, to: Self.topic)
+            await environment.events.publish(user.uuidString, to: Self.topic)
             // This instance's own follower refreshes the index as well (retrying a failed read);
             // done here too so the writer's next read already sees its change. The write has
             // committed: a failed re-read is logged, not answered as an error.
@@ -255,7 +261,7 @@ package struct MatesStore {
             do {
                 index.refresh(user, entries: try await searchingEntries(only: user))
             } catch {
-                application.logger.warning("the searching index could not re-read a person after a write: \(error)")
+                environment.logger.warning("the searching index could not re-read a person after a write: \(error)")
             }
         }
     }
@@ -263,15 +269,13 @@ package struct MatesStore {
     /// Forgets every record here and on the other instances: an account's deletion, whose rows
     /// (the partner's ended match among them) went by cascade.
     func announceEveryone() async {
-        await records.forgetEveryone(announcingOn: application.events)
-        await application.matesAskers.forgetEveryone(announcingOn: application.events)
+        await records.forgetEveryone(announcingOn: environment.events)
+        await environment.askers.forgetEveryone(announcingOn: environment.events)
     }
 
     /// Follows the other instances' announcements (and this one's, which find nothing left to do).
     package static func follow(_ app: Application) {
-        app.matesRecords = PersonMemory(topic: topic, lifetime: 300)
         app.matesRecords.follow(app)
-        app.matesAskers = PersonMemory(topic: requestsTopic, lifetime: 300)
         app.matesAskers.follow(app)
         SearchingIndex.follow(app, topic: topic)
     }
@@ -302,14 +306,4 @@ private final class PendingChanges: Sendable {
     func add(askersOf more: [UUID]) { changes.withLockedValue { $0.askersOf.append(contentsOf: more) } }
 
     var taken: Changes { changes.withLockedValue { taken in defer { taken = Changes() }; return taken } }
-}
-
-extension Application {
-    private struct MatesRecordsKey: StorageKey { typealias Value = PersonMemory<MatesOwnRecord> }
-
-    /// Each person's own profile record (`MatesStore.record`), forgotten on every announcement.
-    var matesRecords: PersonMemory<MatesOwnRecord> {
-        get { configured(MatesRecordsKey.self) }
-        set { storage[MatesRecordsKey.self] = newValue }
-    }
 }

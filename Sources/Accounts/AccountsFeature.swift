@@ -41,13 +41,14 @@ package enum AccountsFeature: Feature {
     package static func configure(_ app: Application, settings: Settings) async throws {
         // Nickname keys are Unicode's confusables skeleton: its data is read once, before any name.
         Confusables.use(try Confusables.load(root: app.directory.workingDirectory))
-        app.accountsEnvironment = AccountsEnvironment(events: app.events, logger: app.logger)
         try app.configureMail(settings.mail)
         AppMetrics.countersStartAtZero(["whatweeat_email_changes_total", "whatweeat_email_changes_undone_total", "whatweeat_password_reset_requests_total",
                                         "whatweeat_password_reset_mails_total", "whatweeat_password_resets_total"])
-        app.passwordHasher = try BcryptHasher(cost: settings.bcryptCost)
-        app.lifecycle.use(PasswordHasherLifecycle(hasher: app.passwordHasher))
-        app.accountLimits = AccountLimits(settings: settings, shared: app.sharedBudgets)
+        let passwords = try BcryptHasher(cost: settings.bcryptCost)
+        app.passwordHasher = passwords  // the shipped apps' joins hash with it too
+        app.lifecycle.use(PasswordHasherLifecycle(hasher: passwords))
+        app.accountsEnvironment = AccountsEnvironment(events: app.events, logger: app.logger, passwords: passwords,
+                                                      limits: AccountLimits(settings: settings, shared: app.sharedBudgets))
         app.lifecycle.use(StorageQuota.pruneJob())
         app.lifecycle.use(DailyTallies.pruneJob())
         AccountService.registerResetMail(in: app)
@@ -63,9 +64,6 @@ package enum AccountsFeature: Feature {
             try await AccountStore(database: app.db, application: app).pruneLinks(before: now - Double(retention.codesDays) * day)
         }
         app.lifecycle.use(DailyPrune.job())
-        app.sessionCache = SessionCache()
-        app.sessionSightings = SessionSightings()
-        app.browserTokenMemo = BrowserTokenMemo()
         // Accounts changed and sessions ended on any instance are forgotten here too.
         app.follow(SessionCache.topic) { app, message in
             if let change = SessionCache.Change(message: message) { app.sessionCache.apply(change) }

@@ -167,15 +167,6 @@ package final class SessionCache: Sendable {
 
 
 extension Application {
-    private struct SessionCacheKey: StorageKey { typealias Value = SessionCache }
-
-    var sessionCache: SessionCache {
-        get { configured(SessionCacheKey.self) }
-        set { storage[SessionCacheKey.self] = newValue }
-    }
-}
-
-extension Application {
     /// Calls `handle` with every account that changed (nickname, picture, role, language, password)
     /// or went, on any instance: for features that keep what shows a person (a name in a kept
     /// answer). The one place that reads `SessionCache`'s announcements for them.

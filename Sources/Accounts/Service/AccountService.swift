@@ -45,17 +45,18 @@ package struct AccountService {
         self.store = AccountStore(database: request.db, application: request.application)
         self.settings = request.application.settings
         self.accessTokens = request.application.accessTokens
-        self.passwords = request.application.passwordHasher
+        let environment = request.application.accountsEnvironment
+        self.passwords = environment.passwords
         self.files = request.application.files
         self.quota = request.application.storageQuota
         self.fileReferences = request.application.fileReferences
         self.removals = request.application.accountRemovals
         self.sealKey = request.application.keys.refreshSuccessor
         self.client = request.clientNetwork
-        self.limits = request.application.accountLimits
-        self.sessions = request.application.sessionCache
-        self.events = request.application.events
-        self.environment = request.application.accountsEnvironment
+        self.limits = environment.limits
+        self.sessions = environment.sessions
+        self.events = environment.events
+        self.environment = environment
     }
 
     // MARK: Sign up and availability
@@ -301,15 +302,6 @@ package struct AccountLimits: Sendable {
         emailLookups = NetworkBudget(name: "email_lookups", limit: perMinute, window: 60, shared: shared)
         passwordResets = NetworkBudget(name: "password_resets", limit: settings.limits.passwordResetsPerHour, window: 3600, shared: shared)
         resetMailsPerInbox = RateLimiter(name: "password_reset_mails", limit: 3, window: 3600, shared: shared)
-    }
-}
-
-extension Application {
-    private struct AccountLimitsKey: StorageKey { typealias Value = AccountLimits }
-
-    var accountLimits: AccountLimits {
-        get { configured(AccountLimitsKey.self) }
-        set { storage[AccountLimitsKey.self] = newValue }
     }
 }
 

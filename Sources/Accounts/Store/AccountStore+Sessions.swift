@@ -287,15 +287,6 @@ struct RefreshTokenRow: Sendable {
     }
 }
 
-extension Application {
-    private struct SessionSightingsKey: StorageKey { typealias Value = SessionSightings }
-
-    package var sessionSightings: SessionSightings {
-        get { configured(SessionSightingsKey.self) }
-        set { storage[SessionSightingsKey.self] = newValue }
-    }
-}
-
 extension Request {
     /// Notes that the signed-in session was used now (a write at most every five minutes a
     /// session; a busy database skips it rather than fail the request).

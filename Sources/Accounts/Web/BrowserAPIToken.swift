@@ -77,12 +77,3 @@ final class BrowserTokenMemo: Sendable {
         }
     }
 }
-
-extension Application {
-    private struct BrowserTokenMemoKey: StorageKey { typealias Value = BrowserTokenMemo }
-
-    var browserTokenMemo: BrowserTokenMemo {
-        get { configured(BrowserTokenMemoKey.self) }
-        set { storage[BrowserTokenMemoKey.self] = newValue }
-    }
-}

@@ -31,10 +31,10 @@ extension Application {
 
 extension Settings {
     /// Reads and validates the environment for a site of `features`: the platform's values, the
-    /// uploads' storage, then each feature's section (the server's own `load(from:)` adds its
-    /// backups' section and names every feature).
-    package static func load(from environment: [String: String], features: [any Feature.Type], makingData: Bool = true) throws -> Settings {
-        try load(from: environment, sections: [MediaSettings.self] + SiteFeatures.including(features).flatMap { $0.settingsSections },
+    /// uploads' storage, each feature's section, then `more` (the server's backups).
+    package static func load(from environment: [String: String], features: [any Feature.Type], more: [any SettingsSection.Type] = [],
+                             makingData: Bool = true) throws -> Settings {
+        try load(from: environment, sections: [MediaSettings.self] + SiteFeatures.including(features).flatMap { $0.settingsSections } + more,
                  makingData: makingData)
     }
 }

@@ -10,6 +10,7 @@ import MenuGameApp
 import Notifications
 import Platform
 import SesacStudyApp
+import Site
 
 /// Every feature of the app and every shipped app's layer, one line each (and one target in
 /// Package.swift). The order is the order of settings, migrations and seeders (a feature's tables
@@ -34,7 +35,6 @@ extension Settings {
     /// Reads and validates the environment: the platform's values, then each feature's section.
     /// `makingData: false` for a command that acts on an existing site (`Invocation.needingASite`).
     public static func load(from environment: [String: String], makingData: Bool = true) throws -> Settings {
-        try load(from: environment, sections: [MediaSettings.self, BackupSettings.self] + Features.all.flatMap { $0.settingsSections },
-                 makingData: makingData)
+        try load(from: environment, features: Features.all, more: [BackupSettings.self], makingData: makingData)
     }
 }

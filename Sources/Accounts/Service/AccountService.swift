@@ -22,7 +22,6 @@ package struct AccountService {
     let store: AccountStore
     package let settings: Settings
     package let accessTokens: AccessTokens
-    let passwords: BcryptHasher
     package let files: any FileStorage
     package let quota: StorageQuota
     package let fileReferences: FileReferences
@@ -31,12 +30,13 @@ package struct AccountService {
     /// Who is asking (its network, as budgets count it), and the budgets that bound what one
     /// network can make us do.
     package let client: ClientNetwork
-    package let limits: AccountLimits
-    /// Remembered sessions; every change that ends a session or alters an account forgets it.
-    package let sessions: SessionCache
-    package let events: any EventBus
-    /// The clock (`AccountsEnvironment`): every act reads `now` once.
+    /// The clock, the hasher, the budgets and the memories (`AccountsEnvironment`): every act reads `now` once.
     let environment: AccountsEnvironment
+    var passwords: BcryptHasher { environment.passwords }
+    package var limits: AccountLimits { environment.limits }
+    /// Remembered sessions; every change that ends a session or alters an account forgets it.
+    package var sessions: SessionCache { environment.sessions }
+    package var events: any EventBus { environment.events }
     package let application: Application
 
     package init(request: Request) {
@@ -45,18 +45,13 @@ package struct AccountService {
         self.store = AccountStore(database: request.db, application: request.application)
         self.settings = request.application.settings
         self.accessTokens = request.application.accessTokens
-        let environment = request.application.accountsEnvironment
-        self.passwords = environment.passwords
         self.files = request.application.files
         self.quota = request.application.storageQuota
         self.fileReferences = request.application.fileReferences
         self.removals = request.application.accountRemovals
         self.sealKey = request.application.keys.refreshSuccessor
         self.client = request.clientNetwork
-        self.limits = environment.limits
-        self.sessions = environment.sessions
-        self.events = environment.events
-        self.environment = environment
+        self.environment = request.application.accountsEnvironment
     }
 
     // MARK: Sign up and availability

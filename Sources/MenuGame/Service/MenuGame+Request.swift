@@ -28,8 +28,8 @@ extension Request {
     /// A PIN this network created or found in the last hour (the class's own room) is answered
     /// without either: one guessing phone never locks its classmates out of the right PIN.
     private func lookUpPIN<Found>(_ pin: String, _ lookUp: () async throws -> Found?) async throws -> Found {
-        let network = clientNetwork.key, environment = application.menuGameEnvironment, known = environment.pinsSeen
-        if known.contains(pin, on: network, now: environment.now()) {
+        let network = clientNetwork.key, known = application.pinsSeenOnNetworks, now = application.menuGameEnvironment.now()
+        if known.contains(pin, on: network, now: now) {
             guard let found = try await lookUp() else { throw AppError.notFound("group_not_found") }
             return found
         }
@@ -43,7 +43,7 @@ extension Request {
             found = try await perNetwork.guess(network, code: "too_many_pin_lookups", lookUp)
         }
         guard let found else { throw AppError.notFound("group_not_found") }
-        known.note(pin, on: network, now: environment.now())
+        known.note(pin, on: network, now: now)
         return found
     }
 

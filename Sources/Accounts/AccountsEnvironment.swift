@@ -22,7 +22,7 @@ package struct AccountsEnvironment: FeatureEnvironment {
     let sightings: SessionSightings
     let tokenMemo: BrowserTokenMemo
 
-    init(now: @escaping @Sendable () -> Date = { Date() }, events: any EventBus, logger: Logger, passwords: BcryptHasher, limits: AccountLimits) {
+    init(now: @escaping Now, events: any EventBus, logger: Logger, passwords: BcryptHasher, limits: AccountLimits) {
         self.now = now
         self.events = events
         self.logger = logger
@@ -45,7 +45,7 @@ extension Application {
     /// The accounts' budgets (`accountsEnvironment.limits`).
     var accountLimits: AccountLimits { accountsEnvironment.limits }
     /// Remembered sessions (`accountsEnvironment.sessions`).
-    var sessionCache: SessionCache { accountsEnvironment.sessions }
+    package var sessionCache: SessionCache { accountsEnvironment.sessions }
     /// When each session was last seen (`accountsEnvironment.sightings`).
     package var sessionSightings: SessionSightings { accountsEnvironment.sightings }
     /// The pages' API tokens, kept while fresh (`accountsEnvironment.tokenMemo`).

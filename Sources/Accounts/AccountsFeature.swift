@@ -47,7 +47,7 @@ package enum AccountsFeature: Feature {
         let passwords = try BcryptHasher(cost: settings.bcryptCost)
         app.passwordHasher = passwords  // the shipped apps' joins hash with it too
         app.lifecycle.use(PasswordHasherLifecycle(hasher: passwords))
-        app.accountsEnvironment = AccountsEnvironment(events: app.events, logger: app.logger, passwords: passwords,
+        app.accountsEnvironment = AccountsEnvironment(now: app.siteClock, events: app.events, logger: app.logger, passwords: passwords,
                                                       limits: AccountLimits(settings: settings, shared: app.sharedBudgets))
         app.lifecycle.use(StorageQuota.pruneJob())
         app.lifecycle.use(DailyTallies.pruneJob())

@@ -18,7 +18,7 @@ package struct BanchanEnvironment: FeatureEnvironment {
     package let terms: ShopTermsInForce
     package let limits: BanchanLimits
 
-    package init(now: @escaping @Sendable () -> Date = { Date() }, events: any EventBus, logger: Logger,
+    package init(now: @escaping Now, events: any EventBus, logger: Logger,
                  listings: BanchanListings, terms: ShopTermsInForce, limits: BanchanLimits) {
         self.now = now
         self.events = events

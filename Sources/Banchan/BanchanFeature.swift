@@ -17,7 +17,7 @@ package enum BanchanFeature: Feature {
         // The shop's one environment: clock, bus, log, memories and budgets (`BanchanEnvironment`).
         // The settings' terms stand until the seed reads the operator's saved ones.
         app.banchanEnvironment = BanchanEnvironment(
-            events: app.events, logger: app.logger,
+            now: app.siteClock, events: app.events, logger: app.logger,
             listings: BanchanListings(images: BanchanImages.URLs(publicURL: settings.publicURL)),
             terms: ShopTermsInForce(environment: settings.shop.terms),
             limits: BanchanLimits(shared: app.sharedBudgets))

@@ -10,11 +10,11 @@ package struct ShopSettings: SettingsSection, Equatable {
 
     package var gateway: Gateway = .test
     /// Whether `PAYMENT_GATEWAY` was set: a production shop must say how it is paid, or `none`.
-    var gatewayChosen = false
+    package var gatewayChosen = false
     package var deliveryFee: Int = 2_500
     var freeDeliveryFrom: Int = 40_000
     /// How long an order waits for its payment before it is cancelled and its stock returned.
-    var paymentWindow: TimeInterval = 30 * 60
+    package var paymentWindow: TimeInterval = 30 * 60
     /// Orders placed before this time of day (Korea) arrive by 새벽배송 the next morning.
     package var dawnSchedule = DawnSchedule(cutoffMinutes: 22 * 60)
 

@@ -30,10 +30,10 @@ package struct BurgerMapEnvironment: FeatureEnvironment {
     package let limits: BurgerMapLimits
 
     /// The environment of `app` as `configure` left it (files, quota and bus are the platform's).
-    static func make(for app: Application, now: @escaping @Sendable () -> Date = { Date() }) -> BurgerMapEnvironment {
+    static func make(for app: Application) -> BurgerMapEnvironment {
         let cache = ResponseCache()
         return BurgerMapEnvironment(
-            now: now, events: app.events, logger: app.logger, files: app.files, fileReferences: app.fileReferences,
+            now: app.siteClock, events: app.events, logger: app.logger, files: app.files, fileReferences: app.fileReferences,
             quota: app.storageQuota, placeIndex: PlaceIndex(), placeVersions: PlaceVersions(), cache: cache,
             keptPlaceDetails: KeptValues(following: cache), keptReviewCards: KeptValues(following: cache),
             keptProfileCounts: KeptValues(following: cache), limits: BurgerMapLimits(shared: app.sharedBudgets))

@@ -36,11 +36,11 @@ struct BurgerDonationStore {
 
     /// Records a confirmed payment; the same payment recorded twice is a constraint failure, the
     /// caller's to read.
-    func record(userID: UUID, paymentID: String, merchantUID: String, amount: Int, gateway: String) async throws -> DonationRow {
+    func record(userID: UUID, paymentID: String, merchantUID: String, amount: Int, gateway: String, now: Date) async throws -> DonationRow {
         let donation = BurgerDonation(userID: userID, paymentID: paymentID, merchantUID: merchantUID, amount: amount, gateway: gateway)
         try await donation.create(on: database)
         return DonationRow(userID: userID, paymentID: paymentID, merchantUID: merchantUID, amount: amount,
-                           createdAt: donation.createdAt ?? Date())
+                           createdAt: donation.createdAt ?? now)
     }
 
     /// The people who donated, first donation first, each once (an account deleted since is left out).
@@ -64,20 +64,20 @@ struct DonationRow: Sendable {
 
 /// A donation made from the LookForRealBurger app's "후원하기", once the payment provider confirmed
 /// it. Inserted by `BurgerDonationStore` only.
-final class BurgerDonation: Model, @unchecked Sendable {
-    static let schema = "burger_donations"
+package final class BurgerDonation: Model, @unchecked Sendable {
+    package static let schema = "burger_donations"
 
-    @ID(key: .id) var id: UUID?
-    @OptionalParent(key: BurgerDonationStore.Column.userID.fieldKey) var user: User?
-    @Field(key: BurgerDonationStore.Column.paymentID.fieldKey) var paymentID: String
-    @Field(key: BurgerDonationStore.Column.merchantUID.fieldKey) var merchantUID: String
-    @Field(key: BurgerDonationStore.Column.amount.fieldKey) var amount: Int
-    @Field(key: BurgerDonationStore.Column.gateway.fieldKey) var gateway: String
-    @Timestamp(key: BurgerDonationStore.Column.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
+    @ID(key: .id) package var id: UUID?
+    @OptionalParent(key: BurgerDonationStore.Column.userID.fieldKey) package var user: User?
+    @Field(key: BurgerDonationStore.Column.paymentID.fieldKey) package var paymentID: String
+    @Field(key: BurgerDonationStore.Column.merchantUID.fieldKey) package var merchantUID: String
+    @Field(key: BurgerDonationStore.Column.amount.fieldKey) package var amount: Int
+    @Field(key: BurgerDonationStore.Column.gateway.fieldKey) package var gateway: String
+    @Timestamp(key: BurgerDonationStore.Column.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
-    init() {}
+    package init() {}
 
-    init(userID: UUID, paymentID: String, merchantUID: String, amount: Int, gateway: String) {
+    package init(userID: UUID, paymentID: String, merchantUID: String, amount: Int, gateway: String) {
         self.$user.id = userID
         self.paymentID = paymentID
         self.merchantUID = merchantUID

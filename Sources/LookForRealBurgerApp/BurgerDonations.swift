@@ -39,7 +39,7 @@ struct BurgerDonations {
         }
         do {
             return try await donations.record(userID: userID, paymentID: paymentID, merchantUID: payment.merchantUID, amount: payment.amount,
-                                              gateway: gateway.name)
+                                              gateway: gateway.name, now: now)
         } catch {
             // The same payment checked twice at once: the first recorded it.
             guard (error as? any DatabaseError)?.isConstraintFailure == true,

@@ -27,7 +27,7 @@ package struct MatesEnvironment: FeatureEnvironment {
     /// Who asked each person (`MatesStore.askers`).
     var askers: PersonMemory<[UUID]>
 
-    init(clock: @escaping @Sendable () -> Date = { Date() }, chatNoticeDelay: TimeInterval = 5, events: any EventBus, logger: Logger) {
+    init(clock: @escaping Now, chatNoticeDelay: TimeInterval = 5, events: any EventBus, logger: Logger) {
         self.clock = clock
         self.chatNoticeDelay = chatNoticeDelay
         self.events = events

@@ -14,7 +14,7 @@ package enum MatesFeature: Feature {
     package static let homeCard: HomeCard? = HomeCard(position: 3, emoji: "🤝", key: "mates", path: MatesPath.home())
 
     package static func configure(_ app: Application, settings: Settings) async throws {
-        app.matesEnvironment = MatesEnvironment(events: app.events, logger: app.logger)
+        app.matesEnvironment = MatesEnvironment(clock: app.siteClock, events: app.events, logger: app.logger)
         app.matesLimits = MatesLimits(shared: app.sharedBudgets)
         AppMetrics.countersStartAtZero(["whatweeat_mates_matches_total"])
         AppMetrics.countersStartAtZero(["whatweeat_code_budget_exhausted_total"], label: "channel", values: ["sms", "email"])
@@ -34,7 +34,7 @@ package enum MatesFeature: Feature {
         app.dailyPrune.register("verification_codes") { app, now in
             try await MatesStore(database: app.db, application: app).pruneCodes(before: now - keepCodes)
         }
-        app.appStoreVerifier = try makeAppStoreVerifier(settings.mates.appStore)
+        app.appStoreVerifier = try makeAppStoreVerifier(settings.mates.appStore, clock: app.matesEnvironment.now)
         MatesStore.follow(app)
         app.receivedCommentsMemory = PersonMemory(topic: "mates.received-comments", lifetime: 300)
         app.receivedCommentsMemory.follow(app)
@@ -63,10 +63,10 @@ package enum MatesFeature: Feature {
         return ChannelCodeSender(phone: phone, email: email)
     }
 
-    static func makeAppStoreVerifier(_ setting: MatesSettings.AppStore) throws -> (any AppStoreTransactionVerifier)? {
+    static func makeAppStoreVerifier(_ setting: MatesSettings.AppStore, clock: @escaping Now) throws -> (any AppStoreTransactionVerifier)? {
         switch setting {
         case .none: return nil
-        case .test: return TestAppStoreVerifier()
+        case .test: return TestAppStoreVerifier(clock: clock)
         case let .apple(rootCertificatePath, bundleID, environments):
             return StoreKitTransactionVerifier(root: try StoreKitTransactionVerifier.loadRoot(path: rootCertificatePath),
                                                bundleID: bundleID, environments: environments)

@@ -20,12 +20,12 @@ package struct MatesSettings: SettingsSection, Equatable {
     /// Verification codes one network (`ClientNetwork`: an IPv4 address, an IPv6 /64; its /48
     /// ten times as many) may ask for in an hour and in a day: a class of 40 verifying together
     /// behind one school NAT fits, with room for retries; one /64 cannot spend an SMS budget.
-    var codesPerAddressPerHour = 60
+    package var codesPerAddressPerHour = 60
     var codesPerAddressPerDay = 300
     /// Codes the whole service sends in an hour by text message and by email: what an operator
     /// is willing to pay for (SMS pumping is a real fraud). Reaching one is logged as an error and
     /// counted (`whatweeat_code_budget_exhausted_total{channel}`); codes wait until the hour moves.
-    var smsPerHour = 1_000
+    package var smsPerHour = 1_000
     var emailsPerHour = 2_000
     /// Country calling codes phone codes go to (`MATES_PHONE_COUNTRIES`, default `82`); a number
     /// elsewhere is 422 `phone_country_unsupported`.

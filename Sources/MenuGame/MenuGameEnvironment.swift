@@ -22,7 +22,7 @@ package struct MenuGameEnvironment: FeatureEnvironment {
     let pinsSeen: PINsSeenOnNetworks
     let publicURL: String
 
-    init(now: @escaping @Sendable () -> Date = { Date() }, events: any EventBus, logger: Logger, publicURL: String) {
+    init(now: @escaping Now, events: any EventBus, logger: Logger, publicURL: String) {
         self.now = now
         self.events = events
         self.logger = logger
@@ -44,7 +44,7 @@ extension Application {
     }
 
     /// The catalog in force (`menuGameEnvironment.catalog`).
-    var menuCatalog: MenuCatalog { menuGameEnvironment.catalog }
+    package var menuCatalog: MenuCatalog { menuGameEnvironment.catalog }
     /// The rooms' states as polls last read them (`menuGameEnvironment.groupStates`).
     var menuGroupStates: MenuGroupStateCache { menuGameEnvironment.groupStates }
     /// The menus each device was shown lately (`menuGameEnvironment.shownMenus`).

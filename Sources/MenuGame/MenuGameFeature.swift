@@ -9,7 +9,7 @@ package enum MenuGameFeature: Feature {
     package static let homeCard: HomeCard? = HomeCard(position: 1, emoji: "🎴", key: "menu_game", path: PlayPath.home())
 
     package static func configure(_ app: Application, settings: Settings) async throws {
-        app.menuGameEnvironment = MenuGameEnvironment(events: app.events, logger: app.logger, publicURL: settings.publicURL)
+        app.menuGameEnvironment = MenuGameEnvironment(now: app.siteClock, events: app.events, logger: app.logger, publicURL: settings.publicURL)
         AppMetrics.countersStartAtZero(["whatweeat_menu_groups_closed_total"])
         MenuStore.follow(app)
         app.savedDislikesMemory.follow(app)

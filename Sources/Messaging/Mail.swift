@@ -122,7 +122,7 @@ extension Application {
         guard storage[MailKey.self] == nil else { return }
         switch settings.delivery {
         case .smtp:
-            mail = SMTPMailer(configuration: try SMTPConfiguration(url: settings.smtpURL ?? ""), eventLoopGroup: eventLoopGroup)
+            mail = SMTPMailer(configuration: try SMTPConfiguration(url: settings.smtpURL ?? ""), eventLoopGroup: eventLoopGroup, clock: siteClock)
         case .log:
             mail = LogMailSender(logger: logger)
         case .none:

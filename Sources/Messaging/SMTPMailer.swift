@@ -60,10 +60,13 @@ public final class SMTPMailer: Sendable {
     private let eventLoopGroup: any EventLoopGroup
     /// Built once; nil when TLS is never used; an error when the extra root is not a certificate.
     private let tlsContext: Result<NIOSSLContext, SMTPError>?
+    /// What a message's `Date:` header says.
+    private let clock: Now
 
-    public init(configuration: SMTPConfiguration, eventLoopGroup: any EventLoopGroup) {
+    package init(configuration: SMTPConfiguration, eventLoopGroup: any EventLoopGroup, clock: @escaping Now = WallClock.now) {
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
+        self.clock = clock
         if configuration.security == .none {
             self.tlsContext = nil
         } else {
@@ -143,7 +146,7 @@ public final class SMTPMailer: Sendable {
         }
 
         let eightBit = capabilities?.has("8BITMIME") == true
-        let data = envelope.render(eightBitAllowed: eightBit)
+        let data = envelope.render(eightBitAllowed: eightBit, date: clock())
         try expect(await connection.command("MAIL FROM:<\(envelope.from)>\(data.needs8BitMIME ? " BODY=8BITMIME" : "")"), 250)
         try expect(await connection.command("RCPT TO:<\(envelope.to)>"), 250, 251)
         try expect(await connection.command("DATA"), 354)

@@ -81,7 +81,7 @@ struct SMTPEnvelope: Sendable {
 
     /// The message as DATA carries it, before dot-stuffing: headers and body with CRLF line
     /// endings, ending in CRLF.
-    func render(eightBitAllowed: Bool, date: Date = Date(), messageID: String? = nil) -> SMTPData {
+    func render(eightBitAllowed: Bool, date: Date, messageID: String? = nil) -> SMTPData {
         let lines = SMTPData.lines(of: text)
         let ascii = text.utf8.allSatisfy { $0 < 0x80 }
         let clean = !text.unicodeScalars.contains("\0") && lines.allSatisfy { $0.utf8.count <= 998 }

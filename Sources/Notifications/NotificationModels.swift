@@ -7,28 +7,28 @@ import SQLKit
 /// One line in a person's inbox: someone did something that concerns them ("liked your review").
 /// Any service posts here through `NotificationStore`; the text is written when it is read, in the
 /// reader's language, from `kind` and the actor's current nickname.
-final class InboxNotification: Model, @unchecked Sendable {
-    static let schema = "notifications"
+package final class InboxNotification: Model, @unchecked Sendable {
+    package static let schema = "notifications"
 
-    @ID(key: .id) var id: UUID?
-    @Parent(key: NotificationStore.Column.recipientID.fieldKey) var recipient: User
-    @OptionalParent(key: NotificationStore.Column.actorID.fieldKey) var actor: User?
+    @ID(key: .id) package var id: UUID?
+    @Parent(key: NotificationStore.Column.recipientID.fieldKey) package var recipient: User
+    @OptionalParent(key: NotificationStore.Column.actorID.fieldKey) package var actor: User?
     /// The service that posted it (`burger-map`, `mates`).
-    @Field(key: NotificationStore.Column.service.fieldKey) var service: String
+    @Field(key: NotificationStore.Column.service.fieldKey) package var service: String
     /// What happened (`review_liked`); the message is `notification.<kind>`.
-    @Field(key: NotificationStore.Column.kind.fieldKey) var kind: String
+    @Field(key: NotificationStore.Column.kind.fieldKey) package var kind: String
     /// What it is about (a review), for clients that open it.
-    @OptionalField(key: NotificationStore.Column.subjectID.fieldKey) var subjectID: UUID?
+    @OptionalField(key: NotificationStore.Column.subjectID.fieldKey) package var subjectID: UUID?
     /// Where the web app shows it.
-    @OptionalField(key: NotificationStore.Column.link.fieldKey) var link: String?
+    @OptionalField(key: NotificationStore.Column.link.fieldKey) package var link: String?
     /// A short quote (a comment's first words), shown under the message.
-    @OptionalField(key: NotificationStore.Column.excerpt.fieldKey) var excerpt: String?
-    @OptionalField(key: NotificationStore.Column.readAt.fieldKey) var readAt: Date?
-    @Timestamp(key: NotificationStore.Column.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
+    @OptionalField(key: NotificationStore.Column.excerpt.fieldKey) package var excerpt: String?
+    @OptionalField(key: NotificationStore.Column.readAt.fieldKey) package var readAt: Date?
+    @Timestamp(key: NotificationStore.Column.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
     /// How many events it stands for (collapsed comments, a conversation's new lines).
-    @Field(key: NotificationStore.Column.eventCount.fieldKey) var eventCount: Int
+    @Field(key: NotificationStore.Column.eventCount.fieldKey) package var eventCount: Int
 
-    init() {
+    package init() {
         eventCount = 1
     }
 }

@@ -45,7 +45,7 @@ package struct NotificationDraft: Sendable {
 /// through the event bus) that something arrived; every change forgets the recipient's count and
 /// first page in memory (`UnreadCounts`), here and on the other instances.
 package struct NotificationStore {
-    static let maxExcerptCharacters = 80
+    package static let maxExcerptCharacters = 80
 
     package let database: any Database
     /// The clock, the bus, the remembered counts and the push queue (`NotificationsEnvironment`).

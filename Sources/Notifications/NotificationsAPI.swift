@@ -137,7 +137,7 @@ package enum NotificationsFeature: Feature {
         AppMetrics.countersStartAtZero(["whatweeat_push_sent_total", "whatweeat_push_failed_total", "whatweeat_push_removed_total"])
         // Each inbox entry is pushed to the recipient's browsers, from the durable work queue.
         PushDeliveries.register(in: app)
-        app.notificationsEnvironment = NotificationsEnvironment(events: app.events, logger: app.logger, unreadCounts: UnreadCounts(),
+        app.notificationsEnvironment = NotificationsEnvironment(now: app.siteClock, events: app.events, logger: app.logger, unreadCounts: UnreadCounts(),
                                                                 pushQueue: app.workQueue)
         // A sign-in from a new device: an entry (and a push, by the `account` switch) in case it was not them.
         app.newDeviceSignIns.listen { app, signIn in

@@ -17,7 +17,7 @@ package struct NotificationsEnvironment: FeatureEnvironment {
     /// Where each entry posted is queued to be pushed (`PushDeliveries`); nil: nothing is pushed.
     let pushQueue: WorkQueue?
 
-    init(now: @escaping @Sendable () -> Date = { Date() }, events: any EventBus, logger: Logger, unreadCounts: UnreadCounts, pushQueue: WorkQueue?) {
+    init(now: @escaping Now, events: any EventBus, logger: Logger, unreadCounts: UnreadCounts, pushQueue: WorkQueue?) {
         self.now = now
         self.events = events
         self.logger = logger
@@ -35,5 +35,5 @@ extension Application {
     }
 
     /// The inboxes' remembered counts and first pages (`notificationsEnvironment.unreadCounts`).
-    var unreadCounts: UnreadCounts { notificationsEnvironment.unreadCounts }
+    package var unreadCounts: UnreadCounts { notificationsEnvironment.unreadCounts }
 }

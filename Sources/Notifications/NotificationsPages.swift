@@ -76,7 +76,7 @@ struct NotificationsPages: RouteCollection {
                 .span(.class("notification-message"), .text(item.message)),
                 item.excerpt.map { .span(.class("notification-excerpt"), .text($0)) } ?? .empty,
                 .element(named: "time", nodes: [.datetime(PageDates.machine(item.createdAt)), .title(PageDates.medium(item.createdAt, req.language)),
-                                                 .text(PageDates.relative(item.createdAt, req.language, translate: req.t))])
+                                                 .text(PageDates.relative(item.createdAt, now: req.application.notificationsEnvironment.now(), req.language, translate: req.t))])
             )
         )
     }

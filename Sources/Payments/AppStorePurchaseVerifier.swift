@@ -26,12 +26,14 @@ public protocol AppStoreTransactionVerifier: Sendable {
 /// product. Settings refuse it when `APP_ENV=production`.
 public struct TestAppStoreVerifier: AppStoreTransactionVerifier {
     public var name: String { "test" }
-    public init() {}
+    /// When its purchases are made.
+    private let clock: Now
+    package init(clock: @escaping Now) { self.clock = clock }
     public static func token(productID: String, transactionID: String) -> String { "test:\(productID):\(transactionID)" }
     public func verify(signedTransaction: String) async throws -> AppStoreTransaction {
         let parts = signedTransaction.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, parts[0] == "test", !parts[1].isEmpty, !parts[2].isEmpty else { throw AppStoreVerificationError.malformed }
         return AppStoreTransaction(transactionID: parts[2], originalTransactionID: parts[2], productID: parts[1], bundleID: "test",
-                                   purchaseDate: Date(), environment: "test", quantity: 1)
+                                   purchaseDate: clock(), environment: "test", quantity: 1)
     }
 }

@@ -20,7 +20,7 @@ extension Application {
         switch setting {
         case .test: paymentGateway = TestPaymentGateway()
         case .portOne(let url, let key, let secret):
-            paymentGateway = PortOneGateway(baseURL: url, apiKey: key, apiSecret: secret, client: http.client.shared)
+            paymentGateway = PortOneGateway(baseURL: url, apiKey: key, apiSecret: secret, client: http.client.shared, clock: siteClock)
         case .none: paymentGateway = nil
         }
     }

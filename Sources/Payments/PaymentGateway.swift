@@ -77,13 +77,17 @@ public final class PortOneGateway: PaymentGateway {
     /// How long one call may take; a refund answered later is recognised on the next attempt.
     private let timeout: TimeAmount
     public static let defaultTimeout: TimeAmount = .seconds(10)
+    /// What the cached token's age is measured by.
+    private let clock: Now
 
-    public init(baseURL: String, apiKey: String, apiSecret: String, client: HTTPClient, timeout: TimeAmount = PortOneGateway.defaultTimeout) {
+    package init(baseURL: String, apiKey: String, apiSecret: String, client: HTTPClient, timeout: TimeAmount = PortOneGateway.defaultTimeout,
+                 clock: @escaping Now = WallClock.now) {
         self.baseURL = baseURL
         self.apiKey = apiKey
         self.apiSecret = apiSecret
         self.client = client
         self.timeout = timeout
+        self.clock = clock
     }
 
     package struct Envelope<Payload: Decodable>: Decodable {
@@ -130,15 +134,16 @@ public final class PortOneGateway: PaymentGateway {
     }
 
     private func accessToken() async throws -> String {
-        if let cached = token.withLockedValue({ $0 }), cached.expiresAt.timeIntervalSinceNow > 60 { return cached.value }
+        if let cached = token.withLockedValue({ $0 }), cached.expiresAt.timeIntervalSince(clock()) > 60 { return cached.value }
         struct Body: Encodable { let imp_key: String; let imp_secret: String }
         let (_, envelope): (HTTPResponseStatus, Envelope<TokenPayload>) = try await send(.POST, "/users/getToken", body: Body(imp_key: apiKey, imp_secret: apiSecret), authorized: false)
         guard envelope.code == 0, let payload = envelope.response else {
             throw PaymentGatewayError.unavailable("token refused: \(envelope.message ?? "code \(envelope.code)")")
         }
         // expired_at is the provider's clock; keep the lifetime it granted, measured on ours.
-        let lifetime = payload.expired_at - (payload.now ?? Date().timeIntervalSince1970)
-        token.withLockedValue { $0 = (payload.access_token, Date().addingTimeInterval(max(0, lifetime))) }
+        let now = clock()
+        let lifetime = payload.expired_at - (payload.now ?? now.timeIntervalSince1970)
+        token.withLockedValue { $0 = (payload.access_token, now.addingTimeInterval(max(0, lifetime))) }
         return payload.access_token
     }
 

@@ -14,9 +14,9 @@ package struct RefundRow: Sendable, Equatable {
     package let subject: String
     package let reason: String
     package let attempts: Int
-    let nextAttemptAt: Date
-    let lastError: String?
-    let doneAt: Date?
+    package let nextAttemptAt: Date
+    package let lastError: String?
+    package let doneAt: Date?
     /// `Refunds.Outcome`'s raw value once settled.
     package let outcome: String?
 }
@@ -25,10 +25,10 @@ package struct RefundRow: Sendable, Equatable {
 /// when to try, what the provider's answer means, the backoff): the only code that reads or writes
 /// it, naming each column once. Nothing is kept in memory about refunds (the `/metrics` gauges are
 /// set from the table by the retry job), so a write has nothing to announce.
-struct RefundStore {
+package struct RefundStore {
     let database: any Database
 
-    init(database: any Database) { self.database = database }
+    package init(database: any Database) { self.database = database }
 
     static let table = "payment_refunds"
 
@@ -56,7 +56,7 @@ struct RefundStore {
     }
 
     /// How many refunds `subject` has, settled or not.
-    func count(subject: String) async throws -> Int {
+    package func count(subject: String) async throws -> Int {
         try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: Self.table) WHERE \(ident: Column.subject) = \(bind: subject)")
             .first(decodingColumn: "n", as: Int.self) ?? 0
     }
@@ -70,7 +70,7 @@ struct RefundStore {
     /// sets their claim, so no other claim sees them until it is released or lapses. On PostgreSQL
     /// the rows are picked `FOR UPDATE SKIP LOCKED`, so instances never claim the same refund at
     /// once (a row another claim just took is read again and no longer matches).
-    func claimDue(only id: UUID? = nil, limit: Int, now: Date, leaseEnd: Date) async throws -> [RefundRow] {
+    package func claimDue(only id: UUID? = nil, limit: Int, now: Date, leaseEnd: Date) async throws -> [RefundRow] {
         let skipLocked = sql.dialect.name == "postgresql" ? " FOR UPDATE SKIP LOCKED" : ""
         var onlyThisOne: SQLQueryString = ""
         if let id { onlyThisOne = "AND \(ident: Column.id) = \(bind: id)" }
@@ -123,7 +123,7 @@ struct RefundStore {
     }
 
     /// Unsettled refunds, and how many of them failed their last attempt.
-    func counts() async throws -> (pending: Int, failed: Int) {
+    package func counts() async throws -> (pending: Int, failed: Int) {
         let row = try await sql.raw("""
             SELECT COUNT(*) AS pending, COALESCE(SUM(CASE WHEN \(ident: Column.lastError) IS NULL THEN 0 ELSE 1 END), 0) AS failed
             FROM \(ident: Self.table) WHERE \(ident: Column.doneAt) IS NULL
@@ -142,7 +142,7 @@ struct RefundStore {
 
     /// The refund of a payment (at any gateway), if one was recorded: what the operator and the
     /// tests look at.
-    func refund(paymentID: String) async throws -> RefundRow? {
+    package func refund(paymentID: String) async throws -> RefundRow? {
         try await sql.raw("SELECT \(Self.columns) FROM \(ident: Self.table) WHERE \(ident: Column.paymentID) = \(bind: paymentID)")
             .first().map(Self.row(from:))
     }

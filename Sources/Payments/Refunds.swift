@@ -17,10 +17,10 @@ import Vapor
 package enum Refunds {
     /// How long a claimed refund belongs to the instance that claimed it (one provider call is
     /// at most `PortOneGateway.defaultTimeout` three times: a token, a look-up, the refund).
-    static let claimLease: TimeInterval = 60
+    package static let claimLease: TimeInterval = 60
     /// At most this many unverified refund records per subject: a client naming payment after
     /// payment for a cancelled order while the provider is down cannot grow the table.
-    static let maxPerSubject = 5
+    package static let maxPerSubject = 5
 
     /// What the provider said, once a refund is settled.
     enum Outcome: String, Sendable {
@@ -92,7 +92,7 @@ package enum Refunds {
     /// `FOR UPDATE SKIP LOCKED`, so instances never try the same refund at once. Returns how many
     /// were settled.
     @discardableResult
-    static func attemptDue(on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date) async throws -> Int {
+    package static func attemptDue(on database: any Database, gateway: (any PaymentGateway)?, logger: Logger, now: Date) async throws -> Int {
         var settled = 0
         for claimed in try await claim(limit: 20, on: database, now: now) {
             if await settle(claimed, on: database, gateway: gateway, logger: logger, now: now) { settled += 1 }
@@ -134,14 +134,14 @@ package enum Refunds {
     static func retryJob(every interval: Duration = .seconds(30)) -> PeriodicJob {
         PeriodicJob("settled refunds", every: interval) { app in
             // The job is where time enters: one reading per run, which every refund it tries shares.
-            let settled = try await attemptDue(on: app.db, gateway: app.paymentGateway, logger: app.logger, now: Date())
+            let settled = try await attemptDue(on: app.db, gateway: app.paymentGateway, logger: app.logger, now: app.siteClock())
             try await publishCounts(on: app.db)
             return settled
         }
     }
 
     /// Sets the `/metrics` gauges from the table (every instance reports the same shared counts).
-    static func publishCounts(on database: any Database) async throws {
+    package static func publishCounts(on database: any Database) async throws {
         let counts = try await self.counts(on: database)
         Gauge(label: "whatweeat_refunds_pending").record(counts.pending)
         Gauge(label: "whatweeat_refunds_failed").record(counts.failed)

@@ -39,7 +39,8 @@ struct SesacUser: Content {
     let searchable: Int
     let createdAt: String
 
-    init(_ record: AppUserRecord) {
+    /// `now` stands in for a sign-up time not yet written.
+    init(_ record: AppUserRecord, now: Date) {
         let profile = record.profile
         _id = ObjectID.of(record.appUser.userID)
         __v = 0
@@ -67,7 +68,7 @@ struct SesacUser: Content {
         ageMin = profile.ageMin
         ageMax = profile.ageMax
         searchable = record.appUser.searchable ? 1 : 0
-        createdAt = JavaScriptDate.string(record.appUser.createdAt ?? Date())
+        createdAt = JavaScriptDate.string(record.appUser.createdAt ?? now)
     }
 }
 

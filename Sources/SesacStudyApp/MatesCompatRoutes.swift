@@ -41,7 +41,7 @@ struct MatesCompatRoutes: RouteCollection {
 
     func user(req: Request) async throws -> Response {
         let appUser = try await req.sesacAppUser()
-        return try await SesacUser(try await req.sesacApp.appUserRecord(appUser)).encodeResponse(for: req)
+        return try await SesacUser(try await req.sesacApp.appUserRecord(appUser), now: req.application.matesEnvironment.now()).encodeResponse(for: req)
     }
 
     func signUp(req: Request) async throws -> Response {
@@ -58,7 +58,7 @@ struct MatesCompatRoutes: RouteCollection {
                                                         signUp, accounts: req.accounts)
             // Created holding its binding cookie: this answer carries it.
             req.socketBindingUID = identity.uid
-            return try await SesacUser(try await req.sesacApp.appUserRecord(appUser)).encodeResponse(for: req)
+            return try await SesacUser(try await req.sesacApp.appUserRecord(appUser), now: req.application.matesEnvironment.now()).encodeResponse(for: req)
         }
     }
 

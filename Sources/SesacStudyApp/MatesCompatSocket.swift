@@ -102,7 +102,7 @@ struct MatesCompatSocket: SocketIOHandler {
     /// Whether this client may read the chats of `uid` now, later, or never.
     private func authorization(uid: String, client: SocketIOClient, service: SesacAppService) async -> Authorization {
         guard let appUser = try? await service.appUser(uid) else { return .refused(outcome: "unknown_uid") }
-        if SesacSocketBinding.uid(in: client.headers, key: client.application.keys.socketBinding) == uid {
+        if SesacSocketBinding.uid(in: client.headers, key: client.application.keys.socketBinding, now: client.application.matesEnvironment.now()) == uid {
             return .bound(account: appUser.userID, outcome: "cookie", strong: true)
         }
         let token = client.headers.first(name: SesacAppAuthentication.header) ?? client.auth?.object?["idtoken"]?.string

@@ -1,4 +1,5 @@
 import Foundation
+import Mates
 import Platform
 import Vapor
 
@@ -16,14 +17,14 @@ enum SesacSocketBinding {
     static let lifetime: TimeInterval = 24 * 3600
 
     /// `<uid in base64url>.<expiry in Unix seconds>.<MAC>`.
-    static func value(uid: String, key: SymmetricKey, now: Date = Date()) -> String {
+    static func value(uid: String, key: SymmetricKey, now: Date) -> String {
         let encodedUID = Data(uid.utf8).base64URLEncodedString()
         let expiry = String(Int(now.addingTimeInterval(lifetime).timeIntervalSince1970))
         return encodedUID + "." + expiry + "." + ServerKeys.mac(key, "sesac-socket", encodedUID, expiry)
     }
 
     /// The uid a cookie this server made names, while it has not expired; nil otherwise.
-    static func uid(in value: String, key: SymmetricKey, now: Date = Date()) -> String? {
+    static func uid(in value: String, key: SymmetricKey, now: Date) -> String? {
         let parts = value.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard value.utf8.count <= 512, parts.count == 3, let expiry = Int(parts[1]),
               SecureRandom.constantTimeEquals(parts[2], ServerKeys.mac(key, "sesac-socket", parts[0], parts[1])),
@@ -34,7 +35,7 @@ enum SesacSocketBinding {
     }
 
     /// The uid the binding cookie of a socket's handshake names, when it is valid.
-    static func uid(in headers: HTTPHeaders, key: SymmetricKey, now: Date = Date()) -> String? {
+    static func uid(in headers: HTTPHeaders, key: SymmetricKey, now: Date) -> String? {
         guard let cookie = headers.cookie?[cookieName]?.string else { return nil }
         return uid(in: cookie, key: key, now: now)
     }
@@ -43,7 +44,7 @@ enum SesacSocketBinding {
     /// https (a rebuilt app on https); the unchanged apps speak plain http on port 1210, where a
     /// `Secure` cookie would never be sent back.
     static func cookie(uid: String, _ request: Request) -> HTTPCookies.Value {
-        HTTPCookies.Value(string: value(uid: uid, key: request.application.keys.socketBinding), maxAge: Int(lifetime), path: "/",
+        HTTPCookies.Value(string: value(uid: uid, key: request.application.keys.socketBinding, now: request.application.matesEnvironment.now()), maxAge: Int(lifetime), path: "/",
                           isSecure: request.cameOverHTTPS, isHTTPOnly: true, sameSite: .lax)
     }
 }

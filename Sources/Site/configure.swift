@@ -64,7 +64,7 @@ package func configureSite(
     }
     // Work that must outlive its request and this process (chat notices, push deliveries): every
     // feature hands it to the one durable queue, which every instance runs.
-    app.workQueue = WorkQueue()
+    app.workQueue = WorkQueue(clock: app.siteClock)
     app.lifecycle.use(app.workQueue)
     AppMetrics.start()
     // Sign-out, a refresh token's reuse, withdrawal…: the live sockets of that session close, on every instance.

@@ -129,10 +129,10 @@ package actor EngineSession {
     }
 
     /// Packets waiting for a poll (tests).
-    var waitingCount: Int { outbox.count }
+    package var waitingCount: Int { outbox.count }
 
     /// Whether a GET is waiting (tests).
-    var hasPendingPoll: Bool { poll != nil }
+    package var hasPendingPoll: Bool { poll != nil }
 
     private func takeOutbox() -> [String] {
         defer {

@@ -47,7 +47,7 @@ package final class SocketIOClient: Sendable {
 
     package var logger: Logger { session.logger }
 
-    var isConnected: Bool { state.withLockedValue { $0.open } }
+    package var isConnected: Bool { state.withLockedValue { $0.open } }
 
     /// Sends `42["event",…]`; silently dropped once closed.
     package func emit(_ event: String, _ arguments: [SocketIOValue]) async {

@@ -217,7 +217,7 @@ extension Application {
 
     /// Made with the first session; it also arranges for the sessions to end before the rest of
     /// the application does at shutdown (handlers run in reverse order, so this one runs first).
-    var socketIOSessions: SocketIOSessions {
+    package var socketIOSessions: SocketIOSessions {
         locks.lock(for: SocketIOSessionsKey.self).withLock {
             if let existing = storage[SocketIOSessionsKey.self] { return existing }
             let sessions = SocketIOSessions()

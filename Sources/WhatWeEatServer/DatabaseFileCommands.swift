@@ -39,7 +39,7 @@ public enum DatabaseFileCommands {
         guard case .sqlite(let database) = settings.database else {
             guard case .postgres(let url) = settings.database else { return false }
             if command == "backup" {
-                let (size, files) = try await PostgresBackup.backup(url: url, to: file, uploads: uploads, secret: settings.jwtSecret)
+                let (size, files) = try await PostgresBackup.backup(url: url, to: file, uploads: uploads, secret: settings.jwtSecret, now: WallClock.now())
                 print("Backed up the PostgreSQL database to \(file)/ (\(size) bytes\(uploads == nil ? "" : ", \(files) uploaded files")).")
             } else {
                 guard PostgresBackup.isBackup(file) else {
@@ -138,7 +138,7 @@ public enum DatabaseFileCommands {
         }
         let path = (settings.dataDirectory as NSString).appendingPathComponent("jwt-secret")
         if let existing = try? String(contentsOfFile: path, encoding: .utf8), existing.trimmingCharacters(in: .whitespacesAndNewlines) != carried {
-            let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+            let stamp = ISO8601DateFormatter().string(from: WallClock.now()).replacingOccurrences(of: ":", with: "")
             try FileManager.default.moveItem(atPath: path, toPath: "\(path).before-restore-\(stamp)")
         }
         try? FileManager.default.removeItem(atPath: path)
@@ -185,7 +185,7 @@ public enum DatabaseFileCommands {
             try await withConnection(database) { connection in
                 _ = try await connection.query("PRAGMA wal_checkpoint(TRUNCATE)", [])
             }
-            let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+            let stamp = ISO8601DateFormatter().string(from: WallClock.now()).replacingOccurrences(of: ":", with: "")
             let keptPath = "\(database).before-restore-\(stamp)"
             try FileManager.default.moveItem(atPath: database, toPath: keptPath)
             kept = keptPath

@@ -31,7 +31,7 @@ enum PostgresBackup {
     }
 
     /// Writes the folder `directory` (which must not exist); the dump's size and the files carried.
-    static func backup(url: String, to directory: String, uploads: String?, secret: String?, now: Date = Date()) async throws -> (bytes: Int, files: Int) {
+    static func backup(url: String, to directory: String, uploads: String?, secret: String?, now: Date) async throws -> (bytes: Int, files: Int) {
         guard !FileManager.default.fileExists(atPath: directory) else {
             throw DatabaseFileCommands.Failure(description: "\(directory) exists; a backup never overwrites a file")
         }

@@ -54,7 +54,7 @@ package enum ScheduledBackups {
         let check = min(60, backups.every / 4)
         AppMetrics.countersStartAtZero(["whatweeat_backups_total"], label: "result", values: ["ok", "failed"])
         return PeriodicJob("scheduled backup", every: .seconds(check)) { app in
-            let now = Date()
+            let now = app.siteClock()
             guard try await MaintenanceRuns(database: app.db).claim("scheduled_backup", every: backups.every - check, now: now) else { return 0 }
             _ = try await run(app, now: now)
             return 1

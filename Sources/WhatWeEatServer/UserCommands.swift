@@ -206,7 +206,7 @@ struct MailTestCommand: AsyncCommand {
         try await app.mail.send(MailMessage(to: AccountRules.normalizeEmail(to), subject: "[WhatWeEat] test message",
                                             text: "This message was sent by `whatweeat mail test` from \(app.settings.publicURL)."))
         try await AuditLog(database: app.db).record(AuditEntry(actorID: nil, action: "operations.mail.test", subjectType: "mail",
-                                                               subjectID: app.mailDelivery.rawValue, before: nil, after: ["sent": "1"], at: Date()))
+                                                               subjectID: app.mailDelivery.rawValue, before: nil, after: ["sent": "1"], at: app.siteClock()))
         context.console.info("Sent by \(app.mailDelivery.rawValue) to \(to).")
     }
 }
@@ -235,7 +235,7 @@ struct SMSTestCommand: AsyncCommand {
         try await app.codeSender.send(OneTimeCode(channel: .phone, destination: phone, code: "",
                                                   text: "[WhatWeEat] test message from `whatweeat sms test`", subject: "test"))
         try await AuditLog(database: app.db).record(AuditEntry(actorID: nil, action: "operations.sms.test", subjectType: "sms",
-                                                               subjectID: "test", before: nil, after: ["sent": "1"], at: Date()))
+                                                               subjectID: "test", before: nil, after: ["sent": "1"], at: app.siteClock()))
         context.console.info("Sent a test text to \(phone).")
     }
 }

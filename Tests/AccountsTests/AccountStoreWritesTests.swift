@@ -21,8 +21,8 @@ final class AccountStoreWritesTests: XCTestCase {
 
     /// Remembers `user` signed in on a new session and returns the session's id.
     private func remembered(_ app: Application, _ user: User, session: UUID = UUID()) throws -> UUID {
-        app.sessionCache.remember(session: session, expiresAt: Date().addingTimeInterval(3_600), user: user, readAt: app.sessionCache.generation)
-        XCTAssertNotNil(app.sessionCache.user(session: session, userID: try user.requireID()))
+        app.sessionCache.remember(session: session, expiresAt: Date().addingTimeInterval(3_600), user: user, readAt: app.sessionCache.generation, now: Date())
+        XCTAssertNotNil(app.sessionCache.user(session: session, userID: try user.requireID(), now: Date()))
         return session
     }
 
@@ -52,7 +52,7 @@ final class AccountStoreWritesTests: XCTestCase {
             mina.nickname = "미나리"
             mina.nicknameKey = AccountRules.nicknameKey("미나리")
             try await store.save(mina)
-            XCTAssertNil(app.sessionCache.user(session: session, userID: minaID), "forgotten once saved")
+            XCTAssertNil(app.sessionCache.user(session: session, userID: minaID, now: Date()), "forgotten once saved")
             let saved = try await store.user(minaID)
             XCTAssertEqual(saved?.nickname, "미나리")
 
@@ -94,7 +94,7 @@ final class AccountStoreWritesTests: XCTestCase {
             XCTAssertTrue(failures.isEmpty, "its sign-in failures went with it")
             let token = try await store.refreshToken(hash: "hash-of-mina")
             XCTAssertNil(token, "its sessions and tokens by cascade")
-            XCTAssertNil(app.sessionCache.user(session: session, userID: minaID))
+            XCTAssertNil(app.sessionCache.user(session: session, userID: minaID, now: Date()))
         }
     }
 
@@ -178,7 +178,7 @@ final class AccountStoreWritesTests: XCTestCase {
             // A revoke is announced: the remembered session is forgotten; twice changes nothing.
             let remembered = try remembered(app, mina, session: api)
             try await store.revokeSession(api, at: now)
-            XCTAssertNil(app.sessionCache.user(session: remembered, userID: minaID))
+            XCTAssertNil(app.sessionCache.user(session: remembered, userID: minaID, now: Date()))
             let revoked = try await store.session(api)
             try await store.revokeSession(api, at: now.addingTimeInterval(60))
             let revokedAgain = try await store.session(api)
@@ -205,7 +205,7 @@ final class AccountStoreWritesTests: XCTestCase {
             XCTAssertNotNil(otherRow?.revokedAt)
             let saved = try await store.user(minaID)
             XCTAssertEqual(saved?.passwordHash, "new-hash")
-            XCTAssertNil(app.sessionCache.user(session: session, userID: minaID), "the account's change is announced")
+            XCTAssertNil(app.sessionCache.user(session: session, userID: minaID, now: Date()), "the account's change is announced")
         }
     }
 }

@@ -241,7 +241,7 @@ final class AuthAPITests: XCTestCase {
             let tampered = credentials.accessToken.dropLast(2) + "xx"
             let bad = try await app.send(.GET, "/api/v1/me", token: String(tampered))
             XCTAssertEqual(bad.errorCode, "invalid_token")
-            let again = try await app.accessTokens.verify(credentials.accessToken)
+            let again = try await app.accessTokens.verify(credentials.accessToken, now: Date())
             XCTAssertEqual(again.userID.uuidString.lowercased(), (try good.object()["id"] as? String)?.lowercased())
             do {
                 _ = try await app.accessTokens.verify(credentials.accessToken, now: Date().addingTimeInterval(61))
@@ -252,7 +252,7 @@ final class AuthAPITests: XCTestCase {
             }
 
             let forged = try await AccessTokens.make(key: ServerKeys(secret: String(repeating: "x", count: 40)).accessTokens, lifetime: 60)
-                .sign(userID: try user.requireID(), sessionID: try session.requireID())
+                .sign(userID: try user.requireID(), sessionID: try session.requireID(), now: Date())
             let foreign = try await app.send(.GET, "/api/v1/me", token: forged)
             XCTAssertEqual(foreign.errorCode, "invalid_token", "a token signed with another secret is refused")
 

@@ -1,7 +1,7 @@
 @testable import Accounts
 import Fluent
-@testable import Messaging
-@testable import Platform
+import Messaging
+import Platform
 import WhatWeEatTesting
 import XCTVapor
 

@@ -112,18 +112,18 @@ final class SessionCacheTests: XCTestCase {
         let session = UUID()
         let generation = cache.generation
         cache.apply(.session(session))  // a logout lands while the read is on its way
-        cache.remember(session: session, expiresAt: Date() + 600, user: user, readAt: generation)
-        XCTAssertNil(cache.user(session: session, userID: user.id!), "stale reads are dropped")
+        cache.remember(session: session, expiresAt: Date() + 600, user: user, readAt: generation, now: Date())
+        XCTAssertNil(cache.user(session: session, userID: user.id!, now: Date()), "stale reads are dropped")
 
-        cache.remember(session: session, expiresAt: Date() + 600, user: user, readAt: cache.generation)
-        XCTAssertEqual(cache.user(session: session, userID: user.id!)?.nickname, "a")
-        XCTAssertNil(cache.user(session: session, userID: UUID()), "another user's token for the same session id")
+        cache.remember(session: session, expiresAt: Date() + 600, user: user, readAt: cache.generation, now: Date())
+        XCTAssertEqual(cache.user(session: session, userID: user.id!, now: Date())?.nickname, "a")
+        XCTAssertNil(cache.user(session: session, userID: UUID(), now: Date()), "another user's token for the same session id")
         XCTAssertNil(cache.user(session: session, userID: user.id!, now: Date() + 31), "entries live 30 s")
         cache.apply(.user(user.id!))
-        XCTAssertNil(cache.user(session: session, userID: user.id!))
+        XCTAssertNil(cache.user(session: session, userID: user.id!, now: Date()))
 
         let expiring = UUID()
-        cache.remember(session: expiring, expiresAt: Date() + 1, user: user, readAt: cache.generation)
+        cache.remember(session: expiring, expiresAt: Date() + 1, user: user, readAt: cache.generation, now: Date())
         XCTAssertNil(cache.user(session: expiring, userID: user.id!, now: Date() + 2), "not past the session's own end")
 
         XCTAssertEqual(SessionCache.Change(message: SessionCache.Change.user(user.id!).message), .user(user.id!))

@@ -1,7 +1,7 @@
 @testable import Accounts
 import Fluent
-@testable import Notifications
-@testable import Platform
+import Notifications
+import Platform
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,8 +1,8 @@
-@testable import Accounts
+import Accounts
 @testable import Banchan
 import Fluent
 import NIOConcurrencyHelpers
-@testable import Payments
+import Payments
 import Platform
 import Site
 import WhatWeEatTesting

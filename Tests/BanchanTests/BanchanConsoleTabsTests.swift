@@ -1,6 +1,6 @@
 @testable import Banchan
 import Fluent
-@testable import Payments
+import Payments
 import Platform
 import WhatWeEatTesting
 import XCTVapor

@@ -1,4 +1,4 @@
-@testable import Accounts
+import Accounts
 @testable import Banchan
 import Fluent
 import Platform

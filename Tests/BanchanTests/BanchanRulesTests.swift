@@ -1,6 +1,6 @@
 @testable import Banchan
-@testable import BanchanApp
-@testable import Payments
+import BanchanApp
+import Payments
 import Platform
 import WhatWeEatTesting
 import XCTest

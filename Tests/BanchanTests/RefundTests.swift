@@ -2,7 +2,7 @@ import AsyncHTTPClient
 @testable import Banchan
 import Fluent
 import NIOCore
-@testable import Payments
+import Payments
 import Platform
 import Site
 import SQLKit

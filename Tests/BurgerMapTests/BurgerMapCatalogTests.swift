@@ -1,9 +1,9 @@
-@testable import Accounts
+import Accounts
 @testable import BurgerMap
 import BurgerMapTesting
 import Fluent
-@testable import LookForRealBurgerApp
-@testable import Media
+import LookForRealBurgerApp
+import Media
 import Platform
 import WhatWeEatTesting
 import XCTVapor

@@ -1,8 +1,8 @@
-@testable import Accounts
+import Accounts
 @testable import BurgerMap
 import BurgerMapTesting
 import Fluent
-@testable import LookForRealBurgerApp
+import LookForRealBurgerApp
 import Platform
 import WhatWeEatTesting
 import XCTVapor

@@ -1,10 +1,10 @@
-@testable import Accounts
+import Accounts
 @testable import BurgerMap
 import BurgerMapTesting
 import Fluent
-@testable import LookForRealBurgerApp
-@testable import Media
-@testable import Notifications
+import LookForRealBurgerApp
+import Media
+import Notifications
 import Platform
 import WhatWeEatTesting
 import XCTVapor

@@ -1,7 +1,7 @@
 @testable import BurgerMap
 import BurgerMapTesting
-@testable import LookForRealBurgerApp
-@testable import Notifications
+import LookForRealBurgerApp
+import Notifications
 import Platform
 import WhatWeEatTesting
 import XCTest

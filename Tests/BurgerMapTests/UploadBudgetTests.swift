@@ -1,8 +1,8 @@
-@testable import Accounts
+import Accounts
 @testable import BurgerMap
 import BurgerMapTesting
 import Fluent
-@testable import Media
+import Media
 import Platform
 import SQLKit
 import WhatWeEatTesting

@@ -1,4 +1,4 @@
-@testable import Accounts
+import Accounts
 import BurgerMapTesting
 import Fluent
 @testable import LookForRealBurgerApp
@@ -14,11 +14,11 @@ final class BurgerDonationStoreTests: XCTestCase {
         try await withTestApp { app in
             let store = BurgerDonationStore(database: app.db)
             let mina = try await app.member("미나"), joon = try await app.member("준호")
-            let first = try await store.record(userID: joon.id, paymentID: "imp_1", merchantUID: "m_1", amount: 100, gateway: "test")
-            _ = try await store.record(userID: mina.id, paymentID: "imp_2", merchantUID: "m_2", amount: 100, gateway: "test")
-            _ = try await store.record(userID: joon.id, paymentID: "imp_3", merchantUID: "m_3", amount: 100, gateway: "test")
+            let first = try await store.record(userID: joon.id, paymentID: "imp_1", merchantUID: "m_1", amount: 100, gateway: "test", now: Date())
+            _ = try await store.record(userID: mina.id, paymentID: "imp_2", merchantUID: "m_2", amount: 100, gateway: "test", now: Date())
+            _ = try await store.record(userID: joon.id, paymentID: "imp_3", merchantUID: "m_3", amount: 100, gateway: "test", now: Date())
             do {
-                _ = try await store.record(userID: mina.id, paymentID: "imp_1", merchantUID: "m_9", amount: 100, gateway: "test")
+                _ = try await store.record(userID: mina.id, paymentID: "imp_1", merchantUID: "m_9", amount: 100, gateway: "test", now: Date())
                 XCTFail("one payment counts once")
             } catch let error as any DatabaseError where error.isConstraintFailure {}
 

@@ -1,9 +1,9 @@
-@testable import Accounts
-@testable import BurgerMap
+import Accounts
+import BurgerMap
 import BurgerMapTesting
 import Fluent
 @testable import LookForRealBurgerApp
-@testable import Payments
+import Payments
 import Platform
 import WhatWeEatTesting
 import XCTVapor

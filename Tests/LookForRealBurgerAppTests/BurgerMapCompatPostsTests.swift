@@ -1,5 +1,5 @@
-@testable import Accounts
-@testable import BurgerMap
+import Accounts
+import BurgerMap
 import BurgerMapTesting
 import Fluent
 @testable import LookForRealBurgerApp

@@ -1,12 +1,12 @@
-@testable import Accounts
+import Accounts
 import Fluent
 @testable import Mates
 import MatesTesting
-@testable import Notifications
-@testable import Payments
+import Notifications
+import Payments
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
+import SesacStudyApp
+import SocketIO
 import SQLKit
 import WhatWeEatTesting
 import XCTVapor

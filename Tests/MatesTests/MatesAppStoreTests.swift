@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 @testable import Mates
 import MatesTesting
-@testable import Payments
+import Payments
 import Platform
 import Site
 import WhatWeEatTesting

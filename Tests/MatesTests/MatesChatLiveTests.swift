@@ -3,7 +3,7 @@ import Fluent
 import MatesTesting
 import NIOConcurrencyHelpers
 import Platform
-@testable import SesacStudyApp
+import SesacStudyApp
 import SQLKit
 import WhatWeEatTesting
 import XCTVapor

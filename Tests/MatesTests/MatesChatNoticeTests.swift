@@ -1,6 +1,6 @@
 @testable import Mates
 import MatesTesting
-@testable import Platform
+import Platform
 import WhatWeEatTesting
 import XCTVapor
 

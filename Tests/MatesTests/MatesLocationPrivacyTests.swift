@@ -1,10 +1,10 @@
-@testable import Accounts
+import Accounts
 import Fluent
 @testable import Mates
 import MatesTesting
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
+import SesacStudyApp
+import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

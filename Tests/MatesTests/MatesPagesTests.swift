@@ -1,10 +1,10 @@
-@testable import Accounts
+import Accounts
 import Fluent
 @testable import Mates
 import MatesTesting
-@testable import Payments
+import Payments
 import Platform
-@testable import SesacStudyApp
+import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor
 

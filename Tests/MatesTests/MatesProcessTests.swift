@@ -1,8 +1,8 @@
 import MatesTesting
 import NIOConcurrencyHelpers
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
+import SesacStudyApp
+import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

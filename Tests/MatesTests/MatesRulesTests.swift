@@ -1,9 +1,9 @@
-@testable import Accounts
+import Accounts
 @testable import Mates
 import MatesTesting
-@testable import Notifications
+import Notifications
 import Platform
-@testable import SesacStudyApp
+import SesacStudyApp
 import WhatWeEatTesting
 import XCTest
 

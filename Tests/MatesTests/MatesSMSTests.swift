@@ -1,8 +1,8 @@
 import Fluent
 @testable import Mates
 import MatesTesting
-@testable import Messaging
-@testable import Platform
+import Messaging
+import Platform
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,9 +1,9 @@
 import Fluent
 @testable import Mates
 import MatesTesting
-@testable import Messaging
+import Messaging
 import Platform
-@testable import SesacStudyApp
+import SesacStudyApp
 import WhatWeEatTesting
 import XCTVapor
 

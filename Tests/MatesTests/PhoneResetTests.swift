@@ -1,8 +1,8 @@
-@testable import Accounts
+import Accounts
 import Fluent
 @testable import Mates
 import MatesTesting
-@testable import Platform
+import Platform
 import SQLKit
 import WhatWeEatTesting
 import XCTVapor

@@ -1,5 +1,5 @@
 import Fluent
-@testable import MenuGame
+import MenuGame
 @testable import MenuGameApp
 import Platform
 import WhatWeEatTesting

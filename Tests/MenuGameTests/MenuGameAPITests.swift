@@ -1,7 +1,7 @@
-@testable import Accounts
+import Accounts
 import Fluent
 @testable import MenuGame
-@testable import MenuGameApp
+import MenuGameApp
 import NIOConcurrencyHelpers
 import Platform
 import Site

@@ -1,6 +1,6 @@
-@testable import Accounts
+import Accounts
 import Fluent
-@testable import Media
+import Media
 @testable import MenuGame
 import Platform
 import WhatWeEatTesting

@@ -1,6 +1,6 @@
-@testable import Accounts
+import Accounts
 @testable import MenuGame
-@testable import MenuGameApp
+import MenuGameApp
 import Platform
 import WhatWeEatTesting
 import XCTest

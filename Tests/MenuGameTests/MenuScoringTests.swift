@@ -1,5 +1,5 @@
 @testable import MenuGame
-@testable import MenuGameApp
+import MenuGameApp
 import WhatWeEatTesting
 import XCTest
 

@@ -167,7 +167,7 @@ final class MenuStoreTests: XCTestCase {
             }
             // A write whose audit entry cannot be written is not kept either: both are one transaction.
             try await app.db.sql.raw("ALTER TABLE \(ident: AuditLog.table) RENAME TO audit_log_away").run()
-            let entry: MenuStore.MenuAudit = { menu in AuditEntry(actorID: nil, action: "test", subjectType: "menu", subjectID: menu.id, before: nil, after: nil) }
+            let entry: MenuStore.MenuAudit = { menu in AuditEntry(actorID: nil, action: "test", subjectType: "menu", subjectID: menu.id, before: nil, after: nil, at: Date()) }
             await assertRefused(nil, "no audit log") { try await store.add(Self.menu("new-menu"), imageURL: nil, audit: entry) }
             await assertRefused(nil, "no audit log") { _ = try await store.change(slug: "bibimbap", imageURL: nil, audit: entry) { $0.emoji = "❌" } }
             await assertRefused(nil, "no audit log") { try await store.retire(slug: "bibimbap", at: Date(), audit: entry) }

@@ -1,5 +1,5 @@
 @testable import MenuGame
-@testable import MenuGameApp
+import MenuGameApp
 import Platform
 import WhatWeEatTesting
 import XCTest

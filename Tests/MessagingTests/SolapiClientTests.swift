@@ -24,7 +24,7 @@ final class SolapiClientTests: XCTestCase {
     /// What a send to `number` threw (nil: it was accepted).
     private func refusal(_ client: SolapiClient, to number: String) async -> SMSError? {
         do {
-            _ = try await client.send(to: number, text: "code")
+            _ = try await client.send(to: number, text: "code", now: Date())
             return nil
         } catch {
             return error
@@ -59,22 +59,22 @@ final class SolapiClientTests: XCTestCase {
 
     func testAMessageIsAcceptedThenFollowedToThePhone() async throws {
         try await withClient { client, fake in
-            let sent = try await client.send(to: "01012345678", text: "[WhatWeEat] 인증번호 123456")
+            let sent = try await client.send(to: "01012345678", text: "[WhatWeEat] 인증번호 123456", now: Date())
             XCTAssertEqual(sent.statusCode, "2000")
             XCTAssertEqual(fake.messages.map { [$0.messageID, $0.to, $0.from, $0.text] },
                            [[sent.messageID, "01012345678", fake.sender, "[WhatWeEat] 인증번호 123456"]], "the sender number as registered")
-            var status = try await client.status(of: sent.messageID)
+            var status = try await client.status(of: sent.messageID, now: Date())
             XCTAssertEqual(status, .pending)
             fake.carrier(sent.messageID, status: "3000")
-            status = try await client.status(of: sent.messageID)
+            status = try await client.status(of: sent.messageID, now: Date())
             XCTAssertEqual(status, .pending, "with the carrier")
             fake.carrier(sent.messageID, status: "4000")
-            status = try await client.status(of: sent.messageID)
+            status = try await client.status(of: sent.messageID, now: Date())
             XCTAssertEqual(status, .delivered)
             fake.carrier(sent.messageID, status: "3059", reason: "변작된 발신번호")
-            status = try await client.status(of: sent.messageID)
+            status = try await client.status(of: sent.messageID, now: Date())
             XCTAssertEqual(status, .failed(code: "3059", reason: "변작된 발신번호"))
-            let unknown = try await client.status(of: "M4VNOSUCHMESSAGE")
+            let unknown = try await client.status(of: "M4VNOSUCHMESSAGE", now: Date())
             XCTAssertEqual(unknown, .pending, "not listed (yet)")
             XCTAssertEqual(fake.authorizationRefusals, [], "every request signed as Solapi checks it, each with its own salt")
         }

@@ -32,7 +32,7 @@ final class PushAPITests: XCTestCase {
             let again = try await app.send(.GET, "\(push)/vapid-public-key").object()["publicKey"] as? String
             XCTAssertEqual(again, key)
             // Another instance on the same database reads the same key.
-            let otherInstance = try await PushKeys(settings: PushSettings()).vapid(app.db)
+            let otherInstance = try await PushKeys(settings: PushSettings()).vapid(app.db, now: Date())
             XCTAssertEqual(otherInstance.publicKey, key)
         }
         let configured = P256.Signing.PrivateKey()

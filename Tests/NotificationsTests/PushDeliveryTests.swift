@@ -2,7 +2,7 @@ import Crypto
 import Messaging
 import NIOConcurrencyHelpers
 @testable import Notifications
-@testable import Platform
+import Platform
 import SQLKit
 import WhatWeEatTesting
 import XCTVapor

@@ -1,4 +1,4 @@
-@testable import Accounts
+import Accounts
 import Crypto
 import Foundation
 @testable import Payments

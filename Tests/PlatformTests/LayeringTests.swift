@@ -23,9 +23,31 @@ final class LayeringTests: XCTestCase {
             .filter { $0.hasPrefix("import ") || $0.hasPrefix("@testable import ") || $0.hasPrefix("@_exported import ") }
     }
 
+    /// The server reads the machine's clock in one place, `WallClock` (issue 59): everything else is
+    /// handed a clock (`Now`) by what built it, so a test that moves time moves it for all it built.
+    /// No `Date()`, `Date.now` or `timeIntervalSinceNow` anywhere else in Sources.
+    func testTheWallClockIsReadInOnePlace() throws {
+        var reads: [String] = []
+        var checked = 0
+        for module in try modules() {
+            for file in try swiftFiles(under: module) {
+                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+                for (number, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                    let readsTheClock = ["Date()", "Date.now", "timeIntervalSinceNow", "Date(timeIntervalSinceNow"].contains { line.contains($0) }
+                    if readsTheClock, !line.contains("package static let now: Now = { Date() }") {
+                        reads.append("\(module)/\(file.lastPathComponent):\(number + 1)")
+                    }
+                }
+                checked += 1
+            }
+        }
+        XCTAssertEqual(reads, [])
+        XCTAssertGreaterThan(checked, 300, "the sources were found")
+    }
+
     /// A feature's services and stores read time from their environment (`now`, which tests move),
-    /// never the wall clock themselves: no `Date()` under any `Service/` or `Store/` folder
-    /// (migrations, which are history, aside).
+    /// not even the wall clock's one definition: no `WallClock` under any `Service/` or `Store/`
+    /// folder (migrations, which are history, aside).
     func testServicesAndStoresReadTheirEnvironmentsClock() throws {
         var checked = 0
         for module in try modules() {
@@ -33,7 +55,7 @@ final class LayeringTests: XCTestCase {
                 for file in try swiftFiles(under: "\(module)/\(folder)") where !file.lastPathComponent.hasSuffix("Migrations.swift") {
                     let code = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
                         .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
-                    let reads = code.filter { $0.contains("Date()") }
+                    let reads = code.filter { $0.contains("WallClock") || $0.contains("siteClock") }
                     XCTAssertEqual(reads, [], "\(module)/\(folder)/\(file.lastPathComponent)")
                     checked += 1
                 }

@@ -1,6 +1,6 @@
 import NIOConcurrencyHelpers
 @testable import Platform
-@testable import SocketIO
+import SocketIO
 import WhatWeEatTesting
 import XCTest
 

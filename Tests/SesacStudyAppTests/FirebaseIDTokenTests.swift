@@ -1,13 +1,13 @@
-@testable import Accounts
+import Accounts
 import AsyncHTTPClient
 import Crypto
 import Logging
-@testable import Mates
+import Mates
 import MatesTesting
 import NIOConcurrencyHelpers
 import Platform
 @testable import SesacStudyApp
-@testable import SocketIO
+import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

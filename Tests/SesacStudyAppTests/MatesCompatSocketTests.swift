@@ -1,12 +1,12 @@
-@testable import Accounts
+import Accounts
 import AsyncHTTPClient
-@testable import Mates
+import Mates
 import MatesTesting
 import NIOConcurrencyHelpers
 import NIOCore
 import Platform
 @testable import SesacStudyApp
-@testable import SocketIO
+import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,8 +1,8 @@
-@testable import Mates
+import Mates
 import MatesTesting
 import Platform
 @testable import SesacStudyApp
-@testable import SocketIO
+import SocketIO
 import WhatWeEatTesting
 import XCTest
 

@@ -1,12 +1,12 @@
-@testable import Accounts
-@testable import Mates
+import Accounts
+import Mates
 import MatesTesting
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
 import Platform
 @testable import SesacStudyApp
-@testable import SocketIO
+import SocketIO
 import WhatWeEatTesting
 import XCTVapor
 
@@ -52,32 +52,6 @@ final class SocketIOServerTests: XCTestCase {
     private func json(_ packet: String, after prefix: String) throws -> [String: Any] {
         XCTAssertTrue(packet.hasPrefix(prefix), packet)
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(packet.dropFirst(prefix.count).utf8)) as? [String: Any], packet)
-    }
-
-    func testPacketsAndValuesOnTheWire() throws {
-        let event = try XCTUnwrap(SocketIOPacket(decoding: #"21["chat",{"text":"안녕","n":2.5},null,true]"#))
-        XCTAssertEqual(event.kind, .event)
-        XCTAssertEqual(event.id, 1)
-        XCTAssertEqual(event.data, ["chat", ["text": "안녕", "n": 2.5], nil, true])
-        XCTAssertEqual(SocketIOPacket(decoding: #"4/admin,{"message":"Invalid namespace"}"#)?.namespace, "/admin")
-        XCTAssertEqual(SocketIOPacket(decoding: "1/admin")?.namespace, "/admin")
-        XCTAssertEqual(SocketIOPacket(decoding: #"0{"token":"t"}"#)?.data, ["token": "t"])
-        XCTAssertEqual(SocketIOPacket(decoding: "51-[\"x\",{\"_placeholder\":true,\"num\":0}]")?.kind, .binaryEvent)
-        for garbage in ["", "9", "2[", "2not json", "x", "21234567890123456[]", "5[]", "6-[]"] {
-            XCTAssertNil(SocketIOPacket(decoding: garbage), garbage)
-        }
-        XCTAssertEqual(SocketIOPacket(.ack, id: 7, data: [3, "a/b", ["k": "\"\n\u{1}"]]).encoded, #"37[3,"a/b",{"k":"\"\n\u0001"}]"#)
-        XCTAssertEqual(SocketIOPacket(.connectError, namespace: "/x", data: ["message": "m"]).encoded, #"4/x,{"message":"m"}"#)
-
-        struct Chat: Codable, Equatable { let text: String; let count: Int }
-        let value = try SocketIOValue(encoding: Chat(text: "밥", count: 3))
-        XCTAssertEqual(value, ["text": "밥", "count": 3])
-        XCTAssertEqual(value.json, #"{"count":3,"text":"밥"}"#)
-        XCTAssertEqual(try value.decode(Chat.self), Chat(text: "밥", count: 3))
-        XCTAssertEqual(value["text"]?.string, "밥")
-        XCTAssertEqual(SocketIOValue.number(0.5).json, "0.5")
-        XCTAssertEqual(EnginePacket("4hello"), .message("hello"))
-        XCTAssertEqual(EnginePacket.split(payload: "40\u{1e}42[\"a\"]").map(String.init), ["40", #"42["a"]"#])
     }
 
     func testWebSocketHandshakeEventsAcknowledgementsAndEmits() async throws {

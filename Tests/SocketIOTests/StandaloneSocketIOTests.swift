@@ -62,4 +62,30 @@ final class StandaloneSocketIOTests: XCTestCase {
         }
         try await app.asyncShutdown()
     }
+
+    func testPacketsAndValuesOnTheWire() throws {
+        let event = try XCTUnwrap(SocketIOPacket(decoding: #"21["chat",{"text":"안녕","n":2.5},null,true]"#))
+        XCTAssertEqual(event.kind, .event)
+        XCTAssertEqual(event.id, 1)
+        XCTAssertEqual(event.data, ["chat", ["text": "안녕", "n": 2.5], nil, true])
+        XCTAssertEqual(SocketIOPacket(decoding: #"4/admin,{"message":"Invalid namespace"}"#)?.namespace, "/admin")
+        XCTAssertEqual(SocketIOPacket(decoding: "1/admin")?.namespace, "/admin")
+        XCTAssertEqual(SocketIOPacket(decoding: #"0{"token":"t"}"#)?.data, ["token": "t"])
+        XCTAssertEqual(SocketIOPacket(decoding: "51-[\"x\",{\"_placeholder\":true,\"num\":0}]")?.kind, .binaryEvent)
+        for garbage in ["", "9", "2[", "2not json", "x", "21234567890123456[]", "5[]", "6-[]"] {
+            XCTAssertNil(SocketIOPacket(decoding: garbage), garbage)
+        }
+        XCTAssertEqual(SocketIOPacket(.ack, id: 7, data: [3, "a/b", ["k": "\"\n\u{1}"]]).encoded, #"37[3,"a/b",{"k":"\"\n\u0001"}]"#)
+        XCTAssertEqual(SocketIOPacket(.connectError, namespace: "/x", data: ["message": "m"]).encoded, #"4/x,{"message":"m"}"#)
+
+        struct Chat: Codable, Equatable { let text: String; let count: Int }
+        let value = try SocketIOValue(encoding: Chat(text: "밥", count: 3))
+        XCTAssertEqual(value, ["text": "밥", "count": 3])
+        XCTAssertEqual(value.json, #"{"count":3,"text":"밥"}"#)
+        XCTAssertEqual(try value.decode(Chat.self), Chat(text: "밥", count: 3))
+        XCTAssertEqual(value["text"]?.string, "밥")
+        XCTAssertEqual(SocketIOValue.number(0.5).json, "0.5")
+        XCTAssertEqual(EnginePacket("4hello"), .message("hello"))
+        XCTAssertEqual(EnginePacket.split(payload: "40\u{1e}42[\"a\"]").map(String.init), ["40", #"42["a"]"#])
+    }
 }

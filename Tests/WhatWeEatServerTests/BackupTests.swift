@@ -1,14 +1,14 @@
 import AsyncHTTPClient
-@testable import Banchan
-@testable import BanchanApp
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
-@testable import Mates
-@testable import MenuGame
-@testable import MenuGameApp
+import Banchan
+import BanchanApp
+import BurgerMap
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
 import NIOConcurrencyHelpers
 import Platform
-@testable import SesacStudyApp
+import SesacStudyApp
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

@@ -1,8 +1,8 @@
-@testable import Accounts
-@testable import BurgerMap
+import Accounts
+import BurgerMap
 import Fluent
-@testable import LookForRealBurgerApp
-@testable import Payments
+import LookForRealBurgerApp
+import Payments
 import Platform
 import WhatWeEatServerTesting
 import WhatWeEatTesting

@@ -1,14 +1,14 @@
-@testable import Accounts
-@testable import Banchan
-@testable import BanchanApp
-@testable import BurgerMap
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
 import Fluent
-@testable import LookForRealBurgerApp
-@testable import Mates
-@testable import MenuGame
-@testable import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import Platform
+import SesacStudyApp
+import SocketIO
 import WhatWeEatServer
 import WhatWeEatServerTesting
 import WhatWeEatTesting

@@ -1,14 +1,13 @@
 import Foundation
 import NIOHTTP1
-@testable import Platform
-@testable import SesacStudyApp
+import Platform
 import Vapor
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest
 
 /// The rules behind "know people by what they hold" (issue 37): budgets by network, origins
-/// compared as origins, the hosts a production server answers, the apps' socket binding cookie,
+/// compared as origins, the hosts a production server answers,
 /// and the announcements that end a session's sockets.
 final class ClientIdentityRulesTests: XCTestCase {
     /// A /64 is one client; its /48 has ten times the budget, so many /64s of one site stop too.
@@ -73,26 +72,6 @@ final class ClientIdentityRulesTests: XCTestCase {
         XCTAssertTrue(served.origins.contains(try XCTUnwrap(WebOrigin("wss://whatweeat.example"))))
         XCTAssertFalse(served.origins.contains(try XCTUnwrap(WebOrigin("http://whatweeat.example"))), "PUBLIC_URL's scheme only")
         XCTAssertNil(ServedHosts(publicURL: "https://whatweeat.example", entries: ["bad host"]))
-    }
-
-    /// The binding cookie names its uid while valid; a changed byte, another key or an expired one names nobody.
-    func testTheSocketBindingCookieNamesItsUIDUntilItExpires() throws {
-        let key = SymmetricKey(size: .bits256)
-        let now = Date()
-        let value = SesacSocketBinding.value(uid: "uid.with/odd+chars", key: key, now: now)
-        XCTAssertEqual(SesacSocketBinding.uid(in: value, key: key, now: now), "uid.with/odd+chars")
-        XCTAssertEqual(SesacSocketBinding.uid(in: value, key: key, now: now.addingTimeInterval(SesacSocketBinding.lifetime - 60)), "uid.with/odd+chars")
-        XCTAssertNil(SesacSocketBinding.uid(in: value, key: key, now: now.addingTimeInterval(SesacSocketBinding.lifetime + 1)), "expired")
-        XCTAssertNil(SesacSocketBinding.uid(in: value, key: SymmetricKey(size: .bits256), now: now), "another server's key")
-        let parts = value.split(separator: ".").map(String.init)
-        let otherUID = Data("victim".utf8).base64URLEncodedString()
-        XCTAssertNil(SesacSocketBinding.uid(in: [otherUID, parts[1], parts[2]].joined(separator: "."), key: key, now: now), "another uid")
-        XCTAssertNil(SesacSocketBinding.uid(in: [parts[0], String(Int(parts[1])! + 86_400), parts[2]].joined(separator: "."), key: key, now: now),
-                     "a longer life")
-        XCTAssertNil(SesacSocketBinding.uid(in: "", key: key, now: now))
-        var headers = HTTPHeaders()
-        headers.add(name: .cookie, value: "other=1; \(SesacSocketBinding.cookieName)=\(value)")
-        XCTAssertEqual(SesacSocketBinding.uid(in: headers, key: key, now: now), "uid.with/odd+chars")
     }
 
     func testSessionEndsTravelAsMessagesAndNameWhatTheyEnd() throws {

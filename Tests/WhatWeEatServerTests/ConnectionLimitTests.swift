@@ -1,12 +1,12 @@
-@testable import Accounts
-@testable import Banchan
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
-@testable import Mates
+import Accounts
+import Banchan
+import BurgerMap
+import LookForRealBurgerApp
+import Mates
 import NIOConcurrencyHelpers
-@testable import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
+import Platform
+import SesacStudyApp
+import SocketIO
 import WhatWeEatServer
 import WhatWeEatServerTesting
 import WhatWeEatTesting

@@ -1,8 +1,8 @@
-@testable import Accounts
+import Accounts
 import Fluent
-@testable import Mates
-@testable import Notifications
-@testable import Platform
+import Mates
+import Notifications
+import Platform
 import SQLKit
 import WhatWeEatServerTesting
 import WhatWeEatTesting

@@ -1,7 +1,7 @@
-@testable import Accounts
-@testable import BurgerMap
+import Accounts
+import BurgerMap
 import Fluent
-@testable import Notifications
+import Notifications
 import Platform
 import WhatWeEatServerTesting
 import WhatWeEatTesting

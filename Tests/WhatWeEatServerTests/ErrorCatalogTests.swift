@@ -1,4 +1,4 @@
-@testable import MenuGame
+import MenuGame
 import Platform
 import WhatWeEatServerTesting
 import WhatWeEatTesting

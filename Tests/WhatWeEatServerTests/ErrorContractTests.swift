@@ -1,9 +1,9 @@
-@testable import Accounts
+import Accounts
 import Fluent
-@testable import LookForRealBurgerApp
-@testable import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
+import LookForRealBurgerApp
+import Platform
+import SesacStudyApp
+import SocketIO
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

@@ -1,8 +1,8 @@
-@testable import Accounts
-@testable import MenuGame
-@testable import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
+import Accounts
+import MenuGame
+import Platform
+import SesacStudyApp
+import SocketIO
 import WhatWeEatServer
 import WhatWeEatServerTesting
 import WhatWeEatTesting

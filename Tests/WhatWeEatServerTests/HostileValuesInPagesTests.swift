@@ -1,10 +1,10 @@
-@testable import Accounts
+import Accounts
 import Fluent
-@testable import LookForRealBurgerApp
-@testable import Mates
-@testable import MenuGame
+import LookForRealBurgerApp
+import Mates
+import MenuGame
 import Platform
-@testable import SesacStudyApp
+import SesacStudyApp
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

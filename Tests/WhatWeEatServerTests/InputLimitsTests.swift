@@ -1,13 +1,13 @@
-@testable import Accounts
-@testable import Banchan
-@testable import BanchanApp
-@testable import BurgerMap
+import Accounts
+import Banchan
+import BanchanApp
+import BurgerMap
 import Fluent
-@testable import LookForRealBurgerApp
-@testable import MenuGame
-@testable import Payments
-@testable import Platform
-@testable import SesacStudyApp
+import LookForRealBurgerApp
+import MenuGame
+import Payments
+import Platform
+import SesacStudyApp
 import WhatWeEatServer
 import WhatWeEatServerTesting
 import WhatWeEatTesting

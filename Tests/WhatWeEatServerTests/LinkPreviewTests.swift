@@ -1,5 +1,5 @@
-@testable import BurgerMap
-@testable import MenuGame
+import BurgerMap
+import MenuGame
 import Fluent
 import Platform
 import WhatWeEatServerTesting

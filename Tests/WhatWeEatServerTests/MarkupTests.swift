@@ -1,5 +1,5 @@
-@testable import BanchanApp
-@testable import Platform
+import BanchanApp
+import Platform
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest

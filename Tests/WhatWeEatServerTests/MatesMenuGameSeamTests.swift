@@ -1,4 +1,4 @@
-@testable import Mates
+import Mates
 import Platform
 import WhatWeEatServerTesting
 import WhatWeEatTesting

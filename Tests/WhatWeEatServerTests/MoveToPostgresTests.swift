@@ -1,5 +1,5 @@
 import Fluent
-@testable import Media
+import Media
 import Platform
 import Site
 import SQLKit
@@ -105,7 +105,7 @@ final class MoveToPostgresTests: XCTestCase {
             XCTAssertEqual(photo.text, picture, "byte for byte")
             if let bucket {
                 let key = try XCTUnwrap(pictureURL.split(separator: "/").last)
-                let stored = try await S3Client(bucket, client: .shared).get(S3FileStorage.prefix + key)
+                let stored = try await S3Client(bucket, client: .shared).get("uploads/" + key)
                 XCTAssertEqual(stored.map { String(decoding: $0, as: UTF8.self) }, picture, "the photo is in the bucket")
                 let inDatabase = try await moved.db.sql.raw("SELECT COUNT(*) AS n FROM stored_files").first(decodingColumn: "n", as: Int.self)
                 XCTAssertEqual(inDatabase, 0, "and not in the database")

@@ -1,9 +1,9 @@
 import Fluent
-@testable import Accounts
-@testable import LookForRealBurgerApp
-@testable import Mates
-@testable import Platform
-@testable import SesacStudyApp
+import Accounts
+import LookForRealBurgerApp
+import Mates
+import Platform
+import SesacStudyApp
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

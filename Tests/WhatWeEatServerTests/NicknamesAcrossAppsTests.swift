@@ -1,8 +1,8 @@
-@testable import Accounts
+import Accounts
 import Fluent
-@testable import LookForRealBurgerApp
+import LookForRealBurgerApp
 import Platform
-@testable import SesacStudyApp
+import SesacStudyApp
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

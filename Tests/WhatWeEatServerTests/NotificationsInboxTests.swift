@@ -1,16 +1,16 @@
-@testable import Banchan
-@testable import BanchanApp
-@testable import BurgerMap
+import Banchan
+import BanchanApp
+import BurgerMap
 import Fluent
-@testable import LookForRealBurgerApp
-@testable import Mates
-@testable import MenuGame
-@testable import MenuGameApp
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import MenuGameApp
 import NIOConcurrencyHelpers
-@testable import Notifications
+import Notifications
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
+import SesacStudyApp
+import SocketIO
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

@@ -1,6 +1,6 @@
-@testable import Mates
-@testable import Platform
-@testable import SesacStudyApp
+import Mates
+import Platform
+import SesacStudyApp
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest

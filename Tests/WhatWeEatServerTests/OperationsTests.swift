@@ -1,10 +1,10 @@
-@testable import Banchan
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
-@testable import MenuGame
-@testable import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
+import Banchan
+import BurgerMap
+import LookForRealBurgerApp
+import MenuGame
+import Platform
+import SesacStudyApp
+import SocketIO
 import WhatWeEatServer
 import WhatWeEatServerTesting
 import WhatWeEatTesting

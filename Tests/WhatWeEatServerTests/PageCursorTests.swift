@@ -1,14 +1,14 @@
-@testable import Accounts
-@testable import Banchan
-@testable import BurgerMap
+import Accounts
+import Banchan
+import BurgerMap
 import Foundation
-@testable import LookForRealBurgerApp
-@testable import Mates
-@testable import MenuGame
-@testable import Notifications
-@testable import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
+import LookForRealBurgerApp
+import Mates
+import MenuGame
+import Notifications
+import Platform
+import SesacStudyApp
+import SocketIO
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest

@@ -1,10 +1,10 @@
-@testable import BanchanApp
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
-@testable import Media
-@testable import MenuGame
-@testable import Platform
-@testable import SocketIO
+import BanchanApp
+import BurgerMap
+import LookForRealBurgerApp
+import Media
+import MenuGame
+import Platform
+import SocketIO
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest

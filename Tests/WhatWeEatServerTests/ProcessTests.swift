@@ -1,11 +1,11 @@
 import AsyncHTTPClient
-@testable import Banchan
-@testable import MenuGame
-@testable import MenuGameApp
+import Banchan
+import MenuGame
+import MenuGameApp
 import NIOConcurrencyHelpers
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
+import SesacStudyApp
+import SocketIO
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
-@testable import Banchan
+import Banchan
 import Foundation
-@testable import Platform
-@testable import SesacStudyApp
+import Platform
+import SesacStudyApp
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

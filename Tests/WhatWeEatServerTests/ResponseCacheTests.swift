@@ -1,7 +1,7 @@
-@testable import Mates
+import Mates
 import NIOConcurrencyHelpers
-@testable import Platform
-@testable import SocketIO
+import Platform
+import SocketIO
 import WhatWeEatServer
 import WhatWeEatServerTesting
 import WhatWeEatTesting

@@ -1,6 +1,6 @@
 import FluentSQLiteDriver
 import Foundation
-@testable import Platform
+import Platform
 @testable import WhatWeEatServer
 import WhatWeEatServerTesting
 import WhatWeEatTesting

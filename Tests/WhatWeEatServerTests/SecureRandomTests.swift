@@ -1,8 +1,8 @@
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
-@testable import MenuGame
-@testable import MenuGameApp
-@testable import Platform
+import BurgerMap
+import LookForRealBurgerApp
+import MenuGame
+import MenuGameApp
+import Platform
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest

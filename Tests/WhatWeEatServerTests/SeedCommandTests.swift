@@ -1,8 +1,8 @@
-@testable import Accounts
-@testable import BurgerMap
+import Accounts
+import BurgerMap
 import ConsoleKit
 import Fluent
-@testable import Mates
+import Mates
 import Platform
 import WhatWeEatServer
 import WhatWeEatServerTesting

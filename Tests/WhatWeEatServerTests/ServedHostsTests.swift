@@ -1,8 +1,8 @@
 import Fluent
-@testable import Accounts
-@testable import Banchan
-@testable import Platform
-@testable import SesacStudyApp
+import Accounts
+import Banchan
+import Platform
+import SesacStudyApp
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

@@ -1,9 +1,9 @@
 import Fluent
-@testable import Accounts
-@testable import Mates
+import Accounts
+import Mates
 import NIOConcurrencyHelpers
-@testable import Platform
-@testable import SesacStudyApp
+import Platform
+import SesacStudyApp
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

@@ -1,14 +1,14 @@
-@testable import Banchan
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
-@testable import Mates
-@testable import Media
+import Banchan
+import BurgerMap
+import LookForRealBurgerApp
+import Mates
+import Media
 import Messaging
-@testable import MenuGame
-@testable import Payments
+import MenuGame
+import Payments
 import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
+import SesacStudyApp
+import SocketIO
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest

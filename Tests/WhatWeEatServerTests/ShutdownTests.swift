@@ -1,10 +1,10 @@
 import AsyncHTTPClient
-@testable import Banchan
-@testable import BanchanApp
+import Banchan
+import BanchanApp
 import NIOConcurrencyHelpers
-@testable import Platform
-@testable import SesacStudyApp
-@testable import SocketIO
+import Platform
+import SesacStudyApp
+import SocketIO
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

@@ -1,10 +1,10 @@
-@testable import Accounts
-@testable import BurgerMap
+import Accounts
+import BurgerMap
 import Fluent
-@testable import MenuGame
+import MenuGame
 import NIOConcurrencyHelpers
-@testable import Platform
-@testable import SesacStudyApp
+import Platform
+import SesacStudyApp
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

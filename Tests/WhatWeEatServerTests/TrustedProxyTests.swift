@@ -1,8 +1,8 @@
-@testable import Banchan
-@testable import BurgerMap
-@testable import LookForRealBurgerApp
-@testable import Platform
-@testable import SesacStudyApp
+import Banchan
+import BurgerMap
+import LookForRealBurgerApp
+import Platform
+import SesacStudyApp
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

@@ -1,6 +1,6 @@
-@testable import BurgerMap
+import BurgerMap
 import Fluent
-@testable import Notifications
+import Notifications
 import Platform
 import WhatWeEatServerTesting
 import WhatWeEatTesting

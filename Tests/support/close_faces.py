@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Makes internal the `package` declarations of MODULES that no other module (nor the shared test
-support) names. Dry run unless --write; --keep NAMES,... keeps those names open (a requirement of a
-package protocol, which the compiler reports). A type stays package while an open declaration of
-its module names it. Test targets import their modules @testable, so tests may use what closes.
+support, nor another module's tests) names. Dry run unless --write; --keep NAMES,... keeps those
+names open (a requirement of a package protocol, which the compiler reports). A type stays package
+while an open declaration of its module names it. A test target imports only its own module
+@testable (check-test-isolation): its own tests may use what closes, other modules' tests may not.
 Usage: python3 Tests/support/close_faces.py Mates,Banchan [--write] [--keep a,b]"""
 import os, re, sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -22,10 +23,13 @@ def swift_files(folder):
 texts = {}
 for module in os.listdir(f"{ROOT}/Sources"):
     texts[module] = "\n".join(open(p, encoding="utf-8").read() for p in swift_files(f"{ROOT}/Sources/{module}"))
-texts["__testing"] = "\n".join(open(p, encoding="utf-8").read() for p in swift_files(f"{ROOT}/Tests/WhatWeEatTesting"))
+for folder in os.listdir(f"{ROOT}/Tests"):
+    if os.path.isdir(f"{ROOT}/Tests/{folder}"):
+        # A test target `<Module>Tests` counts as outside every module but its own.
+        texts[f"__tests:{folder}"] = "\n".join(open(p, encoding="utf-8").read() for p in swift_files(f"{ROOT}/Tests/{folder}"))
 total = 0
 for module in MODULES:
-    outside = "\n".join(t for m, t in texts.items() if m != module)
+    outside = "\n".join(t for m, t in texts.items() if m not in (module, f"__tests:{module}Tests"))
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", outside)) | KEEP
     files = {p: open(p, encoding="utf-8").read().split("\n") for p in swift_files(f"{ROOT}/Sources/{module}")}
     candidates = {}  # (path, line) -> (name, kind)

@@ -26,7 +26,7 @@ extension Request {
     package func signIn(accessToken: String) async throws {
         let claims: (userID: UUID, sessionID: UUID)
         do {
-            claims = try await application.accessTokens.verify(accessToken)
+            claims = try await application.accessTokens.verify(accessToken, now: application.accountsEnvironment.now())
         } catch .expired {
             throw BearerAuthenticator.rejection("token_expired")
         } catch {

@@ -107,7 +107,7 @@ package final class SessionCache: Sendable {
 
     /// The session's user when remembered, still live and naming `userID`; nil means "read the
     /// database".
-    package func user(session: UUID, userID: UUID, now: Date = Date()) -> User? {
+    package func user(session: UUID, userID: UUID, now: Date) -> User? {
         let entry = state.withLockedValue { $0.entries[session] }
         guard let entry, entry.userID == userID, entry.sessionExpiresAt > now, now.timeIntervalSince(entry.storedAt) < lifetime else { return nil }
         return entry.user.makeUser()
@@ -115,7 +115,7 @@ package final class SessionCache: Sendable {
 
     /// The browser session whose cookie hashes to `cookieHash`, with its user, when remembered
     /// and still live; nil means "read the database".
-    func webSession(cookieHash: String, now: Date = Date()) -> (session: UUID, user: User)? {
+    func webSession(cookieHash: String, now: Date) -> (session: UUID, user: User)? {
         let found = state.withLockedValue { state -> (UUID, Entry)? in
             guard let session = state.webSessions[cookieHash], let entry = state.entries[session] else { return nil }
             return (session, entry)
@@ -129,7 +129,7 @@ package final class SessionCache: Sendable {
 
     /// Keeps what a read of a session returned; `cookieHash` when it is a browser session found
     /// by its cookie.
-    package func remember(session: UUID, expiresAt: Date, user: User, cookieHash: String? = nil, readAt generation: UInt64, now: Date = Date()) {
+    package func remember(session: UUID, expiresAt: Date, user: User, cookieHash: String? = nil, readAt generation: UInt64, now: Date) {
         guard let values = try? UserValues(user) else { return }
         state.withLockedValue { state in
             guard state.generation == generation else { return }

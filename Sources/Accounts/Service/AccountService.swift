@@ -168,13 +168,13 @@ package struct AccountService {
         let userID = try user.requireID()
         // The new picture counts against the account's storage from now; the old one stops counting.
         let uploader = StorageQuota.Uploader(account: userID, accountCreatedAt: user.createdAt, network: network)
-        try await quota.reserve(stored.count, by: uploader, on: database)
+        try await quota.reserve(stored.count, by: uploader, on: database, now: environment.now())
         let previous = user.profileImageKey
         do {
             user.profileImageKey = try await files.save(stored, as: type)
             try await store.save(user)
         } catch {
-            await quota.giveBack(stored.count, by: uploader, on: database)
+            await quota.giveBack(stored.count, by: uploader, on: database, now: environment.now())
             throw error
         }
         await quota.release(await files.byteCount(of: previous), for: userID, on: database)

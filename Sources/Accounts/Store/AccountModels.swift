@@ -57,7 +57,7 @@ package final class AuthSession: Model, @unchecked Sendable {
     @OptionalField(key: "web_token_hash") var webTokenHash: String?
     @OptionalField(key: "user_agent") package var userAgent: String?
     @Field(key: "expires_at") package var expiresAt: Date
-    @OptionalField(key: "revoked_at") var revokedAt: Date?
+    @OptionalField(key: "revoked_at") package var revokedAt: Date?
     @Timestamp(key: "created_at", on: .create) package var createdAt: Date?
 
     package init() {}
@@ -72,16 +72,16 @@ package final class AuthSession: Model, @unchecked Sendable {
 }
 
 /// An opaque refresh token, kept only as its SHA-256. Each can be used once.
-final class RefreshToken: Model, @unchecked Sendable {
+package final class RefreshToken: Model, @unchecked Sendable {
     package static let schema = "refresh_tokens"
 
     @ID(key: .id) package var id: UUID?
     @Parent(key: "session_id") package var session: AuthSession
-    @Field(key: "token_hash") var tokenHash: String
+    @Field(key: "token_hash") package var tokenHash: String
     @Field(key: "expires_at") package var expiresAt: Date
     @OptionalField(key: "used_at") package var usedAt: Date?
     /// The token that replaced this one, sealed with the refresh-successor key; set on rotation.
-    @OptionalField(key: "sealed_successor") var sealedSuccessor: String?
+    @OptionalField(key: "sealed_successor") package var sealedSuccessor: String?
     @Timestamp(key: "created_at", on: .create) package var createdAt: Date?
 
     package init() {}

@@ -239,7 +239,7 @@ extension AccountStore {
     /// Suspends an account (or lifts it, `reason` nil) and, when suspending, ends every live
     /// session of it, in one transaction; announced once committed. The sessions it ended.
     @discardableResult
-    func setSuspension(of user: User, reason: String?, at time: Date, audit: AuditEntry? = nil) async throws -> [UUID] {
+    package func setSuspension(of user: User, reason: String?, at time: Date, audit: AuditEntry? = nil) async throws -> [UUID] {
         let userID = try user.requireID()
         user.suspendedAt = reason == nil ? nil : time
         user.suspensionReason = reason

@@ -8,6 +8,7 @@ extension AccountPages {
     /// "로그인된 기기": each live session, this one marked; the others signed out one by one or at once.
     func devicesSection(_ req: Request, _ devices: [AccountService.SignedInDevice]) -> Node<HTML.BodyContext> {
         let others = devices.filter { !$0.current }.count
+        let now = req.application.accountsEnvironment.now()
         return .section(
             .class("card"), .id("devices"),
             .h2(.text(req.t("me.devices"))),
@@ -21,7 +22,7 @@ extension AccountPages {
                             .strong(.text(device.device ?? req.t("me.device_unknown"))),
                             device.current ? .span(.class("badge"), .text(req.t("me.device_this"))) : .empty,
                             .p(.class("muted"), .text(req.t("me.device_seen", [
-                                "when": PageDates.relative(device.lastSeenAt ?? req.application.accountsEnvironment.now(), req.language, translate: req.t),
+                                "when": PageDates.relative(device.lastSeenAt ?? now, now: now, req.language, translate: req.t),
                             ])))
                         ),
                         device.current ? .empty : .form(

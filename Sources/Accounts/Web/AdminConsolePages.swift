@@ -44,7 +44,7 @@ struct AdminConsolePages: RouteCollection {
     private func serverFigures(_ req: Request) async throws -> (heading: String, figures: [TodayFigure]) {
         let startOfDay = Calendar.korea.startOfDay(for: req.application.accountsEnvironment.now())
         let signUps = try await AccountStore.signUps(since: startOfDay, on: req.db)
-        let failures = try await DailyTallies(database: req.db).today()
+        let failures = try await DailyTallies(database: req.db).today(at: req.application.accountsEnvironment.now())
         let pushFailed = failures[.pushFailed] ?? 0, smsFailed = failures[.smsFailed] ?? 0
         var figures = [
             TodayFigure(label: req.t("admin.today.sign_ups"), value: String(signUps), path: AdminConsole.Tab.people.path),

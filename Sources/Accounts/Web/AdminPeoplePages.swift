@@ -195,7 +195,7 @@ extension AccountService {
         let before = user.role
         user.role = role
         try await store.save(user, audit: AuditEntry(actorID: admin, action: "accounts.role.change", subjectType: "account", subjectID: id.uuidString,
-                                                     before: ["role": before.rawValue], after: ["role": role.rawValue]))
+                                                     before: ["role": before.rawValue], after: ["role": role.rawValue], at: environment.now()))
     }
 
     /// An administrator suspends an account (it cannot sign in; every session of it ends, its live
@@ -208,9 +208,10 @@ extension AccountService {
         if suspended, user.role == .admin { throw AppError.conflict("cannot_suspend_administrator") }
         let before = user.suspendedAt != nil
         guard before != suspended else { return }
-        _ = try await store.setSuspension(of: user, reason: suspended ? reason : nil, at: environment.now(), audit: AuditEntry(
+        let now = environment.now()
+        _ = try await store.setSuspension(of: user, reason: suspended ? reason : nil, at: now, audit: AuditEntry(
             actorID: admin, action: suspended ? "accounts.account.suspend" : "accounts.account.unsuspend", subjectType: "account", subjectID: id.uuidString,
-            before: ["suspended": String(before)], after: ["suspended": String(suspended), "reason": reason]))
+            before: ["suspended": String(before)], after: ["suspended": String(suspended), "reason": reason], at: now))
     }
 
     /// An administrator deletes an account and everything of it (as withdrawing does); not their
@@ -220,6 +221,6 @@ extension AccountService {
         guard id != admin else { throw AppError.conflict("cannot_change_own_account") }
         if user.role == .admin, try await store.administratorCount() <= 1 { throw AppError.conflict("last_administrator") }
         try await remove(user, audit: AuditEntry(actorID: admin, action: "accounts.account.delete", subjectType: "account", subjectID: id.uuidString,
-                                                 before: ["nickname": user.nickname], after: nil))
+                                                 before: ["nickname": user.nickname], after: nil, at: environment.now()))
     }
 }

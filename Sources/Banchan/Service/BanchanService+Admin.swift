@@ -9,7 +9,7 @@ extension BanchanService {
     func addDish(_ dish: Dish, stock: Int, by operator: UUID?) async throws -> BanchanStore.DishRow {
         try Self.validate(dish, stock: stock)
         return try await store.addDish(dish, stock: stock) { added in
-            Self.audit("banchan.dish.add", hash: added.hash, before: nil, after: added, by: `operator`)
+            audit("banchan.dish.add", hash: added.hash, before: nil, after: added, by: `operator`)
         }
     }
 
@@ -17,7 +17,7 @@ extension BanchanService {
     func changeDish(hash: String, stock: Int?, by operator: UUID?, _ change: (inout Dish) throws -> Void) async throws -> BanchanStore.DishRow {
         let before = try await store.dishRowOnSale(hash: hash)
         return try await store.changeDish(hash: hash, stock: stock, audit: { changed in
-            Self.audit("banchan.dish.change", hash: hash, before: before, after: changed, by: `operator`)
+            audit("banchan.dish.change", hash: hash, before: before, after: changed, by: `operator`)
         }) { dish, stockNow in
             try change(&dish)
             try Self.validate(dish, stock: stock ?? stockNow)
@@ -28,7 +28,7 @@ extension BanchanService {
     func retireDish(hash: String, by operator: UUID?) async throws {
         let before = try await store.dishRowOnSale(hash: hash)
         try await store.retireDish(hash: hash, at: environment.now()) { _ in
-            Self.audit("banchan.dish.retire", hash: hash, before: before, after: nil, by: `operator`)
+            audit("banchan.dish.retire", hash: hash, before: before, after: nil, by: `operator`)
         }
     }
 
@@ -70,7 +70,7 @@ extension BanchanService {
                 ["deliveryFee": String(terms.delivery.fee), "freeDeliveryFrom": String(terms.delivery.freeFrom), "dawnCutoff": terms.dawn.cutoffText]
             }
             try await AuditLog(database: transaction).record(AuditEntry(actorID: `operator`, action: "banchan.terms.change", subjectType: "banchan_shop",
-                                                                        subjectID: BanchanStore.shopTermsKey, before: fields(before), after: fields(terms)))
+                                                                        subjectID: BanchanStore.shopTermsKey, before: fields(before), after: fields(terms), at: environment.now()))
         }
         // This instance takes them before answering; the others when they hear.
         try await environment.terms.load(from: store)
@@ -78,12 +78,13 @@ extension BanchanService {
     }
 
     /// The audit log's entry of a catalog change: the fields people act on, before and after.
-    private static func audit(_ action: String, hash: String, before: BanchanStore.DishRow?, after: BanchanStore.DishRow?, by operator: UUID?) -> AuditEntry {
+    private func audit(_ action: String, hash: String, before: BanchanStore.DishRow?, after: BanchanStore.DishRow?, by operator: UUID?) -> AuditEntry {
         func fields(_ row: BanchanStore.DishRow?) -> [String: String]? {
             row.map { ["title": $0.dish.title, "section": $0.dish.section.rawValue, "salePrice": String($0.dish.salePrice),
                        "originalPrice": $0.dish.originalPrice.map(String.init) ?? "", "stock": String($0.stock)] }
         }
-        return AuditEntry(actorID: `operator`, action: action, subjectType: "banchan_dish", subjectID: hash, before: fields(before), after: fields(after))
+        return AuditEntry(actorID: `operator`, action: action, subjectType: "banchan_dish", subjectID: hash, before: fields(before), after: fields(after),
+                          at: environment.now())
     }
 
     package static func validate(_ dish: Dish, stock: Int) throws {

@@ -152,7 +152,7 @@ extension BanchanService {
                                                    now: environment.now())
         try await AuditLog(database: database).record(AuditEntry(
             actorID: `operator`, action: "banchan.order.refund_retry", subjectType: "banchan_order", subjectID: order.steps.number ?? id.uuidString.lowercased(),
-            before: ["refund": before?.rawValue ?? "none"], after: ["refund": after?.rawValue ?? "none"]))
+            before: ["refund": before?.rawValue ?? "none"], after: ["refund": after?.rawValue ?? "none"], at: environment.now()))
         return after
     }
 
@@ -193,7 +193,7 @@ extension BanchanService {
         // The move and its audit entry are one transaction: neither is kept without the other.
         let audit = AuditEntry(actorID: `operator`, action: "banchan.order.status", subjectType: "banchan_order",
                                subjectID: order.steps.number ?? id.uuidString.lowercased(),
-                               before: ["status": order.status.rawValue], after: ["status": next.rawValue])
+                               before: ["status": order.status.rawValue], after: ["status": next.rawValue], at: environment.now())
         if next == .cancelled {
             let refund = order.paymentID.map { refundRequest(for: order, paymentID: $0, gateway: gateway?.name, reason: reason) }
             guard try await markCancelled(order, reason: order.cancelReason ?? reason, refunding: refund,

@@ -120,7 +120,7 @@ struct AddOrderProgress: NamedMigration {
             .where(SQLIdentifier(Column.number), .is, SQLLiteral.null).orderBy(Column.createdAt).orderBy(Column.id).all()
         var lastOfDay: [String: Int] = [:]
         for row in placed {
-            let day = BanchanStore.orderDay(try row.decode(column: Column.createdAt, as: Date?.self) ?? Date())
+            let day = BanchanStore.orderDay(try row.decode(column: Column.createdAt, as: Date?.self) ?? WallClock.now())
             let store = BanchanStore.OrderDayColumn.self
             if lastOfDay[day] == nil {
                 lastOfDay[day] = try await sql.select().column(SQLIdentifier(store.last)).from(BanchanStore.orderDays)

@@ -72,18 +72,18 @@ package final class DishRecord: Model, StoredDish, @unchecked Sendable {
 }
 
 /// One dish in someone's cart: an account's (`user:…`) or an anonymous device's (`device:…`).
-final class CartItem: Model, @unchecked Sendable {
-    static let schema = "banchan_cart_items"
+package final class CartItem: Model, @unchecked Sendable {
+    package static let schema = "banchan_cart_items"
 
-    @ID(key: .id) var id: UUID?
-    @Field(key: BanchanStore.CartColumn.ownerKey.fieldKey) var ownerKey: String
-    @Parent(key: BanchanStore.CartColumn.dishID.fieldKey) var dish: DishRecord
-    @Field(key: BanchanStore.CartColumn.quantity.fieldKey) var quantity: Int
-    @Timestamp(key: BanchanStore.CartColumn.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
+    @ID(key: .id) package var id: UUID?
+    @Field(key: BanchanStore.CartColumn.ownerKey.fieldKey) package var ownerKey: String
+    @Parent(key: BanchanStore.CartColumn.dishID.fieldKey) package var dish: DishRecord
+    @Field(key: BanchanStore.CartColumn.quantity.fieldKey) package var quantity: Int
+    @Timestamp(key: BanchanStore.CartColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
-    init() {}
+    package init() {}
 
-    init(ownerKey: String, dishID: UUID, quantity: Int) {
+    package init(ownerKey: String, dishID: UUID, quantity: Int) {
         self.ownerKey = ownerKey
         self.$dish.id = dishID
         self.quantity = quantity

@@ -79,7 +79,7 @@ extension BurgerMapService {
         let audit = ownRight ? nil : AuditEntry(
             actorID: actor.id, action: "burger_map.comment.delete", subjectType: "burger_comment", subjectID: id.uuidString,
             before: ["author": comment.author.id.uuidString, "text": Self.firstWords(comment.text), "review": comment.reviewID?.uuidString ?? ""],
-            after: nil)
+            after: nil, at: environment.now())
         try await store.deleteComment(comment, audit: audit)
         // Its words leave the review author's inbox too.
         if let reviewID = comment.reviewID { try await inbox.forgetWords(of: comment.author.id, kind: "review_commented", subject: reviewID) }

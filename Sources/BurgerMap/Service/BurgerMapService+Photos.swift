@@ -44,7 +44,7 @@ extension BurgerMapService {
         let uploader = StorageQuota.Uploader(account: userID, accountCreatedAt: try await AccountStore.createdAt(of: userID, on: database), network: network)
         do {
             for _ in images { slots.append(try await limits.photos.reserve(userID.uuidString, code: "too_many_uploads")) }
-            try await quota.reserve(bytes, by: uploader, on: database)
+            try await quota.reserve(bytes, by: uploader, on: database, now: environment.now())
         } catch {
             for slot in slots { await limits.photos.release(slot) }
             throw error
@@ -59,7 +59,7 @@ extension BurgerMapService {
             // What was not kept does not count.
             var kept = 0
             for photo in photos { kept += await files.byteCount(of: photo.fileKey) }
-            await quota.giveBack(bytes - kept, by: uploader, on: database)
+            await quota.giveBack(bytes - kept, by: uploader, on: database, now: environment.now())
             throw error
         }
         return photos

@@ -132,7 +132,7 @@ extension BurgerMapService {
         guard review.authorID == actor.id || actor.isAdmin else { throw AppError(.forbidden, "not_review_author") }
         let audit = review.authorID == actor.id ? nil : AuditEntry(
             actorID: actor.id, action: "burger_map.review.delete", subjectType: "burger_review", subjectID: id.uuidString,
-            before: Self.audited(review), after: nil)
+            before: Self.audited(review), after: nil, at: environment.now())
         for photo in try await store.deleteReview(review, audit: audit) {
             await quota.release(await files.byteCount(of: photo.fileKey), for: photo.ownerID, on: database)
             try await deleteFileIfUnused(photo.fileKey)
@@ -175,7 +175,7 @@ extension BurgerMapService {
             before["hidden"] = "true"
             try await store.restore(review, audit: AuditEntry(
                 actorID: actor.id, action: "burger_map.review.restore", subjectType: "burger_review", subjectID: id.uuidString,
-                before: before, after: ["hidden": "false"]))
+                before: before, after: ["hidden": "false"], at: environment.now()))
         }
         return try await self.review(id, viewer: actor)
     }

@@ -105,7 +105,7 @@ extension BurgerMapService {
             }
             try await AuditLog(database: store.database).record(AuditEntry(
                 actorID: admin, action: hide ? "burger_map.review.hide" : "burger_map.review.restore", subjectType: "burger_review", subjectID: id.uuidString,
-                before: ["hidden": String(review.hidden)], after: ["hidden": String(hide), "reason": reason]))
+                before: ["hidden": String(review.hidden)], after: ["hidden": String(hide), "reason": reason], at: environment.now()))
         }
         try await inbox.post(NotificationDraft(recipient: review.authorID, actor: nil, service: Self.service,
                                                kind: hide ? "moderation_review_hidden" : "moderation_review_restored",
@@ -117,7 +117,8 @@ extension BurgerMapService {
         try await store.transaction { store in
             guard try await store.removeSuggestion(id) else { throw AppError.notFound("suggestion_not_found") }
             try await AuditLog(database: store.database).record(AuditEntry(actorID: admin, action: "burger_map.suggestion.dismiss",
-                                                                           subjectType: "burger_place_suggestion", subjectID: id.uuidString, before: nil, after: nil))
+                                                                           subjectType: "burger_place_suggestion", subjectID: id.uuidString, before: nil, after: nil,
+                                                                           at: environment.now()))
         }
     }
 }

@@ -205,10 +205,11 @@ struct MatesStateResponse: Content {
         with = info.partner.map(MatePersonResponse.init)
         since = info.state == .matched ? info.match?.createdAt : (info.state == .searching ? profile.queuedAt : nil)
         reviewed = info.reviewed
-        lastMatch = info.lastMatch.map { last in
+        // A match is someone's last only once it has ended.
+        lastMatch = info.lastMatch.flatMap { last in last.match.endedAt.map { endedAt in
             LastMatchResponse(matchId: last.match.id ?? UUID(), with: last.partner.map(MatePersonResponse.init),
-                              endedAt: last.match.endedAt ?? Date(), reason: last.match.endReason ?? "finished",
-                              endedByMe: last.match.endedBy == me, reviewed: last.reviewed)
+                              endedAt: endedAt, reason: last.match.endReason ?? "finished",
+                              endedByMe: last.match.endedBy == me, reviewed: last.reviewed) }
         }
         searchBlockedUntil = info.searchBlockedUntil
         unreadCount = info.unreadCount

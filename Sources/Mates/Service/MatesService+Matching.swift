@@ -346,15 +346,15 @@ extension MatesService {
         // The lift and its audit entry are one transaction: neither is kept without the other.
         return try await store.transaction { store in
             guard let profile = try await store.liftSuspension(user, at: now) else { throw AppError.notFound("user_not_found") }
-            try await AuditLog(database: store.database).record(Self.suspensionDecision(of: user, lift: true, reason: reason, by: admin))
+            try await AuditLog(database: store.database).record(suspensionDecision(of: user, lift: true, reason: reason, by: admin))
             return profile
         }
     }
 
     /// The audit log's entry of an operator's decision on a suspension.
-    static func suspensionDecision(of user: UUID, lift: Bool, reason: String, by admin: UUID) -> AuditEntry {
+    func suspensionDecision(of user: UUID, lift: Bool, reason: String, by admin: UUID) -> AuditEntry {
         AuditEntry(actorID: admin, action: lift ? "mates.suspension.lift" : "mates.suspension.keep", subjectType: "mates_profile", subjectID: user.uuidString,
-                   before: ["suspended": "true"], after: ["suspended": String(!lift), "reason": reason])
+                   before: ["suspended": "true"], after: ["suspended": String(!lift), "reason": reason], at: now)
     }
 }
 

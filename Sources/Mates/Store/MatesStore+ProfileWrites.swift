@@ -143,7 +143,7 @@ extension MatesStore {
     }
 
     /// Keeps the person from searching until `until` (a dodge penalty; nil lifts it).
-    func blockSearching(_ user: UUID, until: Date?) async throws {
+    package func blockSearching(_ user: UUID, until: Date?) async throws {
         try await sql.update(profiles).set(Column.searchBlockedUntil, to: until.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null).where(Column.id, .equal, SQLBind(user)).run()
         await announce([user])
     }

@@ -15,7 +15,7 @@ extension MatesStore {
         case id, userID = "user_id", matchID = "match_id", createdAt = "created_at"
     }
 
-    enum PurchaseColumn: String, TableColumn {
+    package enum PurchaseColumn: String, TableColumn {
         case id, userID = "user_id", transactionID = "transaction_id", productID = "product_id"
         case itemKind = "item_kind", itemIndex = "item_index", environment, createdAt = "created_at"
     }

@@ -65,9 +65,9 @@ package struct MatesStore {
 
     /// The aggregate's tables written without a Fluent model (rows insert themselves by their coding
     /// keys), each named here once.
-    enum Table {
-        static let matches = "mates_matches", messages = "mates_messages", reviews = "mates_reviews", reports = "mates_reports"
-        static let dodges = "mates_dodges", codes = "mates_verification_codes", purchases = "mates_purchases"
+    package enum Table {
+        package static let matches = "mates_matches", messages = "mates_messages", reviews = "mates_reviews", reports = "mates_reports"
+        package static let dodges = "mates_dodges", codes = "mates_verification_codes", purchases = "mates_purchases"
     }
     /// Where the store announces whose askers changed (`askers`).
     static let requestsTopic = "mates.requests"

@@ -8,7 +8,7 @@ import SQLKit
 /// (a city's worth of them, for the `/nearby` benchmark) and pairs already matched (for the chat
 /// socket benchmark). Accounts are `mate-{seed}-{i}@synthetic.whatweeat.invalid`, matched ones
 /// `pair-{seed}-{i}@…` (pair k is `2k` and `2k+1`). Random but repeatable.
-struct MatesSynthetic {
+package struct MatesSynthetic {
     let searching: Int
     let pairs: Int
     let seed: UInt64
@@ -16,7 +16,7 @@ struct MatesSynthetic {
     static let spread = 0.1
     static let topics = ["알고리즘", "Swift", "iOS 면접", "점심", "저녁", "카공", "영어 회화", "토익", "코딩 테스트", "독서", "러닝", "떡볶이"]
 
-    static func email(searching index: Int, seed: UInt64) -> String { "mate-\(seed)-\(index)@synthetic.whatweeat.invalid" }
+    package static func email(searching index: Int, seed: UInt64) -> String { "mate-\(seed)-\(index)@synthetic.whatweeat.invalid" }
     static func email(paired index: Int, seed: UInt64) -> String { "pair-\(seed)-\(index)@synthetic.whatweeat.invalid" }
 
     func fill(_ database: any Database, passwordHash: String, now: Date) async throws {

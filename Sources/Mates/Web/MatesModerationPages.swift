@@ -63,7 +63,7 @@ extension MatesService {
         if lift {
             _ = try await liftSuspension(of: user, by: admin, reason: reason)
         } else {
-            try await AuditLog(database: database).record(Self.suspensionDecision(of: user, lift: false, reason: reason, by: admin))
+            try await AuditLog(database: database).record(suspensionDecision(of: user, lift: false, reason: reason, by: admin))
         }
         try await inbox.post(NotificationDraft(recipient: user, actor: nil, service: "mates",
                                                kind: lift ? "moderation_mates_lifted" : "moderation_mates_kept",

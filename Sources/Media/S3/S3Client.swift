@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Platform
 
 /// The few S3 calls uploads need (put, get, head, delete an object; create the bucket), on
 /// path-style URLs (`{endpoint}/{bucket}/{key}`), which every S3-compatible server answers.
@@ -34,8 +35,11 @@ package struct S3Client: Sendable {
     private let timeout: TimeAmount
     /// The largest object `get` reads (uploads are far smaller).
     static let largestObject = 64 << 20
+    /// What a request is signed as sent at (S3 refuses one more than 15 minutes off its clock).
+    private let clock: Now
 
-    package init(_ configuration: Configuration, client: HTTPClient, timeout: TimeAmount = .seconds(30)) {
+    package init(_ configuration: Configuration, client: HTTPClient, timeout: TimeAmount = .seconds(30), clock: @escaping Now = WallClock.now) {
+        self.clock = clock
         self.configuration = configuration
         self.signer = S3Signer(accessKeyID: configuration.accessKeyID, secretAccessKey: configuration.secretAccessKey,
                                region: configuration.region)
@@ -71,7 +75,7 @@ package struct S3Client: Sendable {
     }
 
     /// Creates the bucket, or finds it already ours.
-    func createBucket() async throws {
+    package func createBucket() async throws {
         let response = try await send(.PUT, key: nil)
         guard response.status == .ok || response.status == .conflict else { throw try await failure("PUT bucket", response) }
         _ = try await response.body.collect(upTo: 1 << 16)
@@ -86,7 +90,7 @@ package struct S3Client: Sendable {
         let payload = body ?? Data()
         var headers = extra
         headers["host"] = endpoint.port.map { "\(host):\($0)" } ?? host
-        headers["x-amz-date"] = S3Signer.amzDate(Date())
+        headers["x-amz-date"] = S3Signer.amzDate(clock())
         headers["x-amz-content-sha256"] = S3Signer.sha256Hex(payload)
         headers["authorization"] = signer.authorization(method: method.rawValue, path: path, headers: headers)
 

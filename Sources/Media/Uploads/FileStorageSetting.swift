@@ -85,7 +85,7 @@ extension Application {
             let client = HTTPClient(eventLoopGroupProvider: .shared(eventLoopGroup), configuration: .init(
                 timeout: .init(connect: .seconds(2), read: .seconds(30))))
             lifecycle.use(HTTPClientShutdown(client: client))
-            let s3 = S3Client(configuration, client: client)
+            let s3 = S3Client(configuration, client: client, clock: siteClock)
             files = S3FileStorage(client: s3, logger: logger)
             // `/readyz` asks the bucket too (a key nobody stores: any answer but a failure will do).
             // Within two seconds: a bucket that connects but never answers must not hold `/readyz` (the read timeout is 30 s).

@@ -16,7 +16,7 @@ package enum MultipartGuard {
         if refused { throw AppError.badRequest("malformed_body") }
     }
 
-    static func hasNonASCIIHeaderName(_ bytes: [UInt8], boundary: String) -> Bool {
+    package static func hasNonASCIIHeaderName(_ bytes: [UInt8], boundary: String) -> Bool {
         bytes.withUnsafeBytes { hasNonASCIIHeaderName($0, boundary: boundary) }
     }
 

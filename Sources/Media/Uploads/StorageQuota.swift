@@ -18,7 +18,7 @@ import Vapor
 /// counters are `StorageQuotaStore`'s.
 package struct StorageQuota: Sendable {
     /// Accounts younger than this have the smaller quota and share their network's daily budget.
-    static let newAccountAge: TimeInterval = 3 * 24 * 3600
+    package static let newAccountAge: TimeInterval = 3 * 24 * 3600
 
     let bytesPerAccount: Int
     let bytesPerNewAccount: Int
@@ -40,7 +40,7 @@ package struct StorageQuota: Sendable {
         }
 
         /// Younger than `newAccountAge` (an account without a date counts as young).
-        package func isNew(now: Date = Date()) -> Bool {
+        package func isNew(now: Date) -> Bool {
             (accountCreatedAt ?? now) > now.addingTimeInterval(-StorageQuota.newAccountAge)
         }
     }
@@ -57,7 +57,7 @@ package struct StorageQuota: Sendable {
     /// throws with nothing taken: 413 `storage_quota_exceeded`, 429 `network_upload_budget_exhausted`
     /// (until the next UTC day), or 503 `storage_full` when the disk is nearly full (logged, and
     /// counted in `whatweeat_uploads_refused_disk_full_total`).
-    package func reserve(_ bytes: Int, by uploader: Uploader, on database: any Database, now: Date = Date()) async throws {
+    package func reserve(_ bytes: Int, by uploader: Uploader, on database: any Database, now: Date) async throws {
         if let directory, let free = try? FileManager.default.attributesOfFileSystem(forPath: directory)[.systemFreeSize] as? NSNumber,
            free.int64Value - Int64(bytes) < Int64(minimumFreeBytes) {
             database.logger.error("uploads refused: \(free.int64Value / 1_048_576) MB free on the uploads disk")
@@ -83,7 +83,7 @@ package struct StorageQuota: Sendable {
 
     /// Gives back what `reserve` took for bytes that were then not stored: the account's quota
     /// and, for a young account, its network's day.
-    package func giveBack(_ bytes: Int, by uploader: Uploader, on database: any Database, now: Date = Date()) async {
+    package func giveBack(_ bytes: Int, by uploader: Uploader, on database: any Database, now: Date) async {
         await release(bytes, for: uploader.account, on: database)
         if uploader.isNew(now: now) { await giveBackNetworkDay(bytes, of: uploader, on: database, now: now) }
     }
@@ -106,7 +106,7 @@ package struct StorageQuota: Sendable {
     /// Forgets the network days before yesterday (no budget reads them).
     package static func pruneJob() -> PeriodicJob {
         PeriodicJob("forgot past days' upload budgets", every: .seconds(3600)) { app in
-            try await StorageQuotaStore(database: app.db).pruneNetworkDays(before: day(Date().addingTimeInterval(-24 * 3600)))
+            try await StorageQuotaStore(database: app.db).pruneNetworkDays(before: day(app.siteClock().addingTimeInterval(-24 * 3600)))
         }
     }
 

@@ -8,8 +8,10 @@ import SQLKit
 /// only code that reads or writes them, naming each column once. The rules (which limit, when a
 /// young account shares its network's day) are `StorageQuota`'s. Nothing is kept in memory about
 /// these counters, so a write has nothing to announce.
-struct StorageQuotaStore {
+package struct StorageQuotaStore {
     let database: any Database
+
+    package init(database: any Database) { self.database = database }
 
     static let usage = "storage_usage"
     static let networkDays = "storage_network_days"
@@ -87,7 +89,7 @@ struct StorageQuotaStore {
     }
 
     /// The bytes counted for the network's day (0 when none).
-    func usedOnDay(network: String, day: String) async throws -> Int {
+    package func usedOnDay(network: String, day: String) async throws -> Int {
         try await sql.select().column(SQLIdentifier(NetworkDayColumn.bytes)).from(Self.networkDays)
             .where(SQLIdentifier(NetworkDayColumn.network), .equal, SQLBind(network))
             .where(SQLIdentifier(NetworkDayColumn.day), .equal, SQLBind(day))

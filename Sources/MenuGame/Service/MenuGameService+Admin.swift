@@ -18,7 +18,7 @@ extension MenuGameService {
         try Self.validate(menu, imageURL: imageURL)
         let before = try await menuStore.allRows().first { $0.slug == menu.id }
         try await menuStore.add(menu, imageURL: imageURL) { added in
-            Self.audit("menu_game.menu.add", slug: added.id, before: before.map { Self.fields($0.menu, retired: true) }, after: Self.fields(added), by: `operator`)
+            audit("menu_game.menu.add", slug: added.id, before: before.map { Self.fields($0.menu, retired: true) }, after: Self.fields(added), by: `operator`)
         }
         return menu
     }
@@ -27,7 +27,7 @@ extension MenuGameService {
     func changeMenu(slug: String, imageURL: String?, by operator: UUID?, _ change: (inout Menu) throws -> Void) async throws -> Menu {
         let before = try await menuStore.activeRow(slug: slug)
         return try await menuStore.change(slug: slug, imageURL: imageURL, audit: { changed in
-            Self.audit("menu_game.menu.change", slug: slug, before: before.map { Self.fields($0.menu) }, after: Self.fields(changed), by: `operator`)
+            audit("menu_game.menu.change", slug: slug, before: before.map { Self.fields($0.menu) }, after: Self.fields(changed), by: `operator`)
         }) { menu in
             try change(&menu)
             try Self.validate(menu, imageURL: imageURL)
@@ -39,7 +39,7 @@ extension MenuGameService {
     func retireMenu(slug: String, by operator: UUID?) async throws {
         let before = try await menuStore.activeRow(slug: slug)
         try await menuStore.retire(slug: slug, at: environment.now()) { _ in
-            Self.audit("menu_game.menu.retire", slug: slug, before: before.map { Self.fields($0.menu) }, after: nil, by: `operator`)
+            audit("menu_game.menu.retire", slug: slug, before: before.map { Self.fields($0.menu) }, after: nil, by: `operator`)
         }
     }
 
@@ -50,8 +50,8 @@ extension MenuGameService {
         return fields
     }
 
-    private static func audit(_ action: String, slug: String, before: [String: String]?, after: [String: String]?, by operator: UUID?) -> AuditEntry {
-        AuditEntry(actorID: `operator`, action: action, subjectType: "menu", subjectID: slug, before: before, after: after)
+    private func audit(_ action: String, slug: String, before: [String: String]?, after: [String: String]?, by operator: UUID?) -> AuditEntry {
+        AuditEntry(actorID: `operator`, action: action, subjectType: "menu", subjectID: slug, before: before, after: after, at: environment.now())
     }
 
     package static func validate(_ menu: Menu, imageURL: String?) throws {

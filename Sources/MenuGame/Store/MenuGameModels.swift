@@ -87,10 +87,10 @@ final class MenuGroup: Model, @unchecked Sendable {
 }
 
 /// One player's answers in a group. A resubmission replaces the row; cancelling deletes it.
-final class MenuGroupSubmission: Model, @unchecked Sendable {
-    static let schema = "menu_group_submissions"
+package final class MenuGroupSubmission: Model, @unchecked Sendable {
+    package static let schema = "menu_group_submissions"
 
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
     @Parent(key: MenuGroupStore.SubmissionColumn.groupID.fieldKey) var group: MenuGroup
     @Field(key: MenuGroupStore.SubmissionColumn.playerTokenHash.fieldKey) var playerTokenHash: String
     /// `GameAnswer` and disliked foods as JSON.
@@ -99,9 +99,9 @@ final class MenuGroupSubmission: Model, @unchecked Sendable {
     /// The account that answered, when signed in: told of the result when the host closes.
     @OptionalField(key: MenuGroupStore.SubmissionColumn.userID.fieldKey) var userID: UUID?
 
-    init() {}
+    package init() {}
 
-    init(groupID: UUID, playerTokenHash: String, userID: UUID?, answer: String, submittedAt: Date) {
+    package init(groupID: UUID, playerTokenHash: String, userID: UUID?, answer: String, submittedAt: Date) {
         self.$group.id = groupID
         self.userID = userID
         self.playerTokenHash = playerTokenHash

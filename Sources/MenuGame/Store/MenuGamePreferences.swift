@@ -27,20 +27,20 @@ final class MenuGamePreference: Model, @unchecked Sendable {
 }
 
 /// A note a player left from the settings screen; administrators read them.
-final class MenuGameFeedback: Model, @unchecked Sendable {
-    static let schema = "menu_game_feedback"
-    static let maxLength = 2000
+package final class MenuGameFeedback: Model, @unchecked Sendable {
+    package static let schema = "menu_game_feedback"
+    package static let maxLength = 2000
 
-    @ID(key: .id) var id: UUID?
+    @ID(key: .id) package var id: UUID?
     @Field(key: MenuPlayerStore.FeedbackColumn.message.fieldKey) package var message: String
     @OptionalParent(key: MenuPlayerStore.FeedbackColumn.userID.fieldKey) package var user: User?
     /// The language the player used, so an administrator knows how to read and answer.
     @Field(key: MenuPlayerStore.FeedbackColumn.language.fieldKey) package var language: String
     @Timestamp(key: MenuPlayerStore.FeedbackColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
-    init() {}
+    package init() {}
 
-    init(message: String, userID: UUID?, language: Language) {
+    package init(message: String, userID: UUID?, language: Language) {
         self.message = message
         self.$user.id = userID
         self.language = language.rawValue

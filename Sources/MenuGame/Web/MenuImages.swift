@@ -3,11 +3,11 @@ import Vapor
 
 /// `/images/menus/{id}.svg`: a card with the menu's emoji on a colour picked from its id, the
 /// image of every menu that has no other. Cached by browsers for a day.
-struct MenuImages: RouteCollection {
+package struct MenuImages: RouteCollection {
     /// Warm backgrounds; each keeps a large emoji readable.
     static let palette = ["#FDE68A", "#FECACA", "#BBF7D0", "#BFDBFE", "#FBCFE8", "#DDD6FE", "#FED7AA", "#A7F3D0", "#FEF3C7", "#E9D5FF"]
 
-    func boot(routes: any RoutesBuilder) throws {
+    package func boot(routes: any RoutesBuilder) throws {
         routes.get("images", "menus", ":file", use: image)
     }
 
@@ -31,7 +31,7 @@ struct MenuImages: RouteCollection {
     static func cardPath(_ menu: Menu) -> String { "/images/menus/\(menu.id).jpg" }
 
     /// `menu-cards/<code points in hex, joined by ->.jpg`.
-    static func cardFile(_ menu: Menu, resources: String) -> String {
+    package static func cardFile(_ menu: Menu, resources: String) -> String {
         resources + "catalogs/menu-cards/" + menu.emoji.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: "-") + ".jpg"
     }
 

@@ -28,7 +28,7 @@ package struct SMSCodeSender: CodeSender {
         guard code.channel == .phone else { throw CodeSenderError.unavailable("SMSCodeSender sends only to phones") }
         let sent: SentSMS
         do {
-            sent = try await client.send(to: Self.nationalNumber(code.destination), text: code.text)
+            sent = try await client.send(to: Self.nationalNumber(code.destination), text: code.text, now: application.siteClock())
         } catch {
             Counter(label: "whatweeat_sms_failed_total", dimensions: [("stage", "send")]).increment()
             await application.tally(.smsFailed)
@@ -94,7 +94,7 @@ enum SMSDeliveryChecks {
     static func check(_ check: Check, client: SolapiClient, app: Application) async -> WorkOutcome {
         let status: SMSDeliveryStatus
         do {
-            status = try await client.status(of: check.messageID)
+            status = try await client.status(of: check.messageID, now: app.workQueue.clock())
         } catch {
             return .failed(reason: "\(error)", after: interval)
         }

@@ -127,7 +127,7 @@ package struct SolapiClient: Sendable {
     }
 
     /// Sends `text` to a Korean number written nationally (`01012345678`).
-    package func send(to number: String, text: String, now: Date = Date()) async throws(SMSError) -> SentSMS {
+    package func send(to number: String, text: String, now: Date) async throws(SMSError) -> SentSMS {
         struct Body: Encodable {
             struct Message: Encodable { let to, from, text: String }
             let message: Message
@@ -142,7 +142,7 @@ package struct SolapiClient: Sendable {
     }
 
     /// Where a message sent earlier is.
-    package func status(of messageID: String, now: Date = Date()) async throws(SMSError) -> SMSDeliveryStatus {
+    package func status(of messageID: String, now: Date) async throws(SMSError) -> SMSDeliveryStatus {
         struct Listed: Decodable { let statusCode: String; let reason: String? }
         struct Answer: Decodable { let messageList: [String: Listed]? }
         var query = URLComponents()

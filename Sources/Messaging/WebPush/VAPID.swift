@@ -30,7 +30,7 @@ package struct VAPID: Sendable {
 
     /// The `Authorization` header for a request to `endpoint`, valid for `lifetime` seconds (at most
     /// a day, RFC 8292 §2).
-    package func authorization(for endpoint: URL, now: Date = Date(), lifetime: TimeInterval = 12 * 3600) throws -> String {
+    package func authorization(for endpoint: URL, now: Date, lifetime: TimeInterval = 12 * 3600) throws -> String {
         guard let audience = Self.origin(of: endpoint) else { throw WebPushError.invalidEndpoint }
         let header = #"{"typ":"JWT","alg":"ES256"}"#
         let expiry = Int(now.addingTimeInterval(min(lifetime, 24 * 3600)).timeIntervalSince1970)

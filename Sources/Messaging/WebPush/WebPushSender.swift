@@ -57,7 +57,7 @@ package struct WebPushSender: Sendable {
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10))))
     }
 
-    package func send(_ message: PushMessage, to endpoint: String, keys: PushSubscriptionKeys, vapid: VAPID, now: Date = Date()) async -> PushDelivery {
+    package func send(_ message: PushMessage, to endpoint: String, keys: PushSubscriptionKeys, vapid: VAPID, now: Date) async -> PushDelivery {
         guard let url = URL(string: endpoint) else { return .refused(status: 0) }
         let body: Data
         let authorization: String

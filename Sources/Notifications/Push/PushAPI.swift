@@ -32,7 +32,7 @@ struct PushAPI: RouteCollection {
     }
 
     func publicKey(req: Request) async throws -> PublicKey {
-        PublicKey(publicKey: try await req.application.pushKeys.vapid(req.db).publicKey)
+        PublicKey(publicKey: try await req.application.pushKeys.vapid(req.db, now: req.application.notificationsEnvironment.now()).publicKey)
     }
 
     func subscribe(req: Request) async throws -> Response {
@@ -109,11 +109,11 @@ package final class PushKeys: Sendable {
 
     package init(settings: PushSettings) { self.settings = settings }
 
-    package func vapid(_ database: any Database) async throws -> VAPID {
+    /// The server's VAPID key; `now` dates the key when it is first made and stored.
+    package func vapid(_ database: any Database, now: Date) async throws -> VAPID {
         if let known = made.withLockedValue({ $0 }) { return known }
         let text: String
-        // The wall clock: read once per process, when the key is first made.
-        if let configured = settings.vapidPrivateKey { text = configured } else { text = try await PushStore(database: database).vapidKey(now: Date()) }
+        if let configured = settings.vapidPrivateKey { text = configured } else { text = try await PushStore(database: database).vapidKey(now: now) }
         guard let key = VAPID.privateKey(fromText: text) else { throw Abort(.internalServerError, reason: "the stored VAPID key cannot be read") }
         let vapid = VAPID(privateKey: key, subject: settings.vapidSubject)
         made.withLockedValue { $0 = vapid }

@@ -57,7 +57,7 @@ package enum PushDeliveries {
     struct Payload: Codable { let title, body, url, tag, kind: String }
 
     /// Which switch of `PushPreferences` lets an entry of `kind` through.
-    static func allows(_ kind: String, _ preferences: PushPreferences) -> Bool {
+    package static func allows(_ kind: String, _ preferences: PushPreferences) -> Bool {
         switch kind {
         case "mates_messages": return preferences.chat
         // Asked, matched, the meeting dodged or finished: the steps of a request.
@@ -154,11 +154,11 @@ package enum PushDeliveries {
             guard subscription.userID == recipient else { return .done }
             // Rendered now, from the inbox as it is: nothing when the entry went, was read or switched off.
             guard let message = try await Self.message(entry, for: recipient, app: app) else { return .done }
-            let vapid = try await app.pushKeys.vapid(app.db)
+            let vapid = try await app.pushKeys.vapid(app.db, now: app.notificationsEnvironment.now())
             // One push service takes a few of the queue's slots at most: the rest wait a little, or come back later.
             let origin = URL(string: subscription.endpoint).map { "\($0.scheme ?? "")://\($0.host ?? ""):\($0.port ?? 0)" } ?? subscription.endpoint
             guard await origins.enter(origin, waitingUpTo: turnWait) else { return .retry(after: busyOriginDelay) }
-            let delivery = await sender.send(message, to: subscription.endpoint, keys: subscription.keys, vapid: vapid)
+            let delivery = await sender.send(message, to: subscription.endpoint, keys: subscription.keys, vapid: vapid, now: app.notificationsEnvironment.now())
             origins.leave(origin)
             switch delivery {
             case .accepted:

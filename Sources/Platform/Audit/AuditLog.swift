@@ -19,7 +19,7 @@ package struct AuditEntry: Sendable, Equatable, NewestFirstRow {
     package let createdAt: Date
 
     package init(actorID: UUID?, action: String, subjectType: String, subjectID: String,
-                 before: [String: String]?, after: [String: String]?, at now: Date = Date()) {
+                 before: [String: String]?, after: [String: String]?, at now: Date) {
         id = UUID()
         self.actorID = actorID
         self.action = action

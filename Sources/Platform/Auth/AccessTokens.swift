@@ -45,7 +45,7 @@ public struct AccessTokens: Sendable {
         self.lifetime = lifetime
     }
 
-    package func sign(userID: UUID, sessionID: UUID, now: Date = Date()) async throws -> String {
+    package func sign(userID: UUID, sessionID: UUID, now: Date) async throws -> String {
         let claims = AccessClaims(
             sub: .init(value: userID.uuidString), sid: sessionID.uuidString,
             iat: .init(value: now), exp: .init(value: now.addingTimeInterval(lifetime))
@@ -56,7 +56,7 @@ public struct AccessTokens: Sendable {
     package enum Failure: Error { case expired, invalid }
 
     /// The (user, session) a token names, after checking signature and expiry.
-    package func verify(_ token: String, now: Date = Date()) async throws(Failure) -> (userID: UUID, sessionID: UUID) {
+    package func verify(_ token: String, now: Date) async throws(Failure) -> (userID: UUID, sessionID: UUID) {
         if let known = verified.claims(of: token) {
             guard known.expiresAt > now else { throw .expired }
             return (known.userID, known.sessionID)

@@ -26,15 +26,20 @@ package final class PersonMemory<Value: Sendable>: Sendable {
     package let lifetime: TimeInterval
     package let capacity: Int
     private let state = NIOLockedValueBox(State())
+    /// What a value's age is measured by.
+    private let clock: Now
 
-    package init(topic: String, lifetime: TimeInterval, capacity: Int = 100_000) {
+    package init(topic: String, lifetime: TimeInterval, capacity: Int = 100_000, clock: @escaping Now = WallClock.now) {
         self.topic = topic
         self.lifetime = lifetime
         self.capacity = capacity
+        self.clock = clock
     }
 
     /// The remembered value, or nil: read it.
-    package func value(for person: UUID, now: Date = Date()) -> Value? {
+    package func value(for person: UUID) -> Value? { value(for: person, now: clock()) }
+
+    package func value(for person: UUID, now: Date) -> Value? {
         guard let entry = state.withLockedValue({ $0.entries[person] }), now.timeIntervalSince(entry.storedAt) < lifetime else { return nil }
         return entry.value
     }
@@ -42,7 +47,11 @@ package final class PersonMemory<Value: Sendable>: Sendable {
     /// Taken before reading; hand it back to `remember`.
     package var generation: UInt64 { state.withLockedValue { $0.generation } }
 
-    package func remember(_ value: Value, for person: UUID, readAt generation: UInt64, now: Date = Date()) {
+    package func remember(_ value: Value, for person: UUID, readAt generation: UInt64) {
+        remember(value, for: person, readAt: generation, now: clock())
+    }
+
+    package func remember(_ value: Value, for person: UUID, readAt generation: UInt64, now: Date) {
         state.withLockedValue { state in
             guard state.generation == generation else { return }
             // A full memory starts over: every value can be read again once.
@@ -63,7 +72,7 @@ package final class PersonMemory<Value: Sendable>: Sendable {
     /// The values of several people: those remembered, and the rest from one `read` of the missing
     /// (each remembered unless a change came meanwhile; one `read` leaves out is not).
     package func values(for people: [UUID], read: ([UUID]) async throws -> [UUID: Value]) async rethrows -> [UUID: Value] {
-        let now = Date()
+        let now = clock()
         // One pass under the lock (a hundred people a call: locking per person was a tenth of it).
         var (found, missing, generation) = state.withLockedValue { state -> ([UUID: Value], [UUID], UInt64) in
             var found: [UUID: Value] = [:]

@@ -53,7 +53,7 @@ public final class PostgresEventBus: EventBus {
     }
 
     public func publish(_ message: String, to topic: String) async {
-        let payload = String(decoding: (try? JSONEncoder().encode(Envelope(topic: topic, message: message, sentAt: Date().timeIntervalSince1970))) ?? Data(), as: UTF8.self)
+        let payload = String(decoding: (try? JSONEncoder().encode(Envelope(topic: topic, message: message, sentAt: WallClock.now().timeIntervalSince1970))) ?? Data(), as: UTF8.self)
         guard payload.utf8.count <= Self.maxPayloadBytes, let connection = connection.withLockedValue({ $0 }) else {
             if payload.utf8.count > Self.maxPayloadBytes {
                 logger.warning("event too large for NOTIFY; delivered to this process only", metadata: ["topic": "\(topic)"])
@@ -130,7 +130,7 @@ public final class PostgresEventBus: EventBus {
         }
         if let sentAt = envelope.sentAt {
             // Clocks of two machines may disagree a little: a negative lag counts as none.
-            Timer(label: "whatweeat_event_bus_delivery_seconds").recordSeconds(max(0, Date().timeIntervalSince1970 - sentAt))
+            Timer(label: "whatweeat_event_bus_delivery_seconds").recordSeconds(max(0, WallClock.now().timeIntervalSince1970 - sentAt))
         }
         await local.publish(envelope.message, to: envelope.topic)
     }

@@ -43,7 +43,7 @@ package final class DailyPrune: Sendable {
     /// it runs it.
     package static func job() -> PeriodicJob {
         PeriodicJob("daily prune", every: .seconds(3600)) { app in
-            let now = Date()
+            let now = app.siteClock()
             guard try await MaintenanceRuns(database: app.db).claim("daily_prune", every: 23 * 3600, now: now) else { return 0 }
             let removed = await app.dailyPrune.run(app, now: now)
             if !removed.isEmpty { app.logger.info("daily prune: \(removed.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))") }

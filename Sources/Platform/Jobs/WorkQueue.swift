@@ -39,7 +39,7 @@ package final class WorkQueue: LifecycleHandler, Sendable {
     private let doorbell = Doorbell()
 
     package init(pollInterval: Duration = .seconds(1), lease: TimeInterval = 120, maxAttempts: Int = 12, batchSize: Int = 50,
-                 clock: @escaping @Sendable () -> Date = { Date() }) {
+                 clock: @escaping Now = WallClock.now) {
         self.pollInterval = pollInterval
         self.lease = lease
         self.maxAttempts = maxAttempts

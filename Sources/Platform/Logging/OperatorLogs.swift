@@ -218,6 +218,6 @@ package struct JSONLogHandler: LogHandler {
     private static let timeStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     private static func timestamp() -> String {
-        timeStyle.format(Date())
+        timeStyle.format(WallClock.now())
     }
 }

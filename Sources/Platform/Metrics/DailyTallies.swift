@@ -39,7 +39,7 @@ package struct DailyTallies: Sendable {
     }
 
     /// Adds one to today's tally.
-    package func add(_ tally: Tally, at now: Date = Date()) async throws {
+    package func add(_ tally: Tally, at now: Date) async throws {
         try await sql.raw("""
             INSERT INTO \(ident: Self.schema) (\(ident: Column.name), \(ident: Column.day), \(ident: Column.count))
             VALUES (\(bind: tally.rawValue), \(bind: Self.day(of: now)), 1)
@@ -49,7 +49,7 @@ package struct DailyTallies: Sendable {
     }
 
     /// Today's tallies (0 for those with none yet).
-    package func today(at now: Date = Date()) async throws -> [Tally: Int] {
+    package func today(at now: Date) async throws -> [Tally: Int] {
         let rows = try await sql.select().columns(SQLIdentifier(Column.name), SQLIdentifier(Column.count)).from(Self.schema)
             .where(SQLIdentifier(Column.day), .equal, SQLBind(Self.day(of: now))).all()
         var tallies = Dictionary(uniqueKeysWithValues: Tally.allCases.map { ($0, 0) })
@@ -69,7 +69,7 @@ package struct DailyTallies: Sendable {
 
     package static func pruneJob() -> PeriodicJob {
         PeriodicJob("old daily tallies", every: .seconds(6 * 3600)) { app in
-            try await DailyTallies(database: app.db).prune(at: Date())
+            try await DailyTallies(database: app.db).prune(at: app.siteClock())
         }
     }
 }
@@ -79,7 +79,7 @@ extension Application {
     /// failed has its own outcome).
     package func tally(_ tally: DailyTallies.Tally) async {
         do {
-            try await DailyTallies(database: db).add(tally)
+            try await DailyTallies(database: db).add(tally, at: siteClock())
         } catch {
             logger.warning("a daily tally was not counted", metadata: ["tally": "\(tally.rawValue)", "error": "\(error)"])
         }

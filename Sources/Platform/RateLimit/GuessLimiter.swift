@@ -16,10 +16,12 @@ public final class GuessLimiter: Sendable {
         var inFlight = 0
     }
     private let entries = NIOLockedValueBox<[String: Entry]>([:])
+    private let clock: Now
 
-    public init(limit: Int, window: TimeInterval) {
+    package init(limit: Int, window: TimeInterval, clock: @escaping Now = WallClock.now) {
         self.limit = limit
         self.window = window
+        self.clock = clock
     }
 
     /// Runs `lookUp` within the budget of `key`; a nil result is a miss and is recorded.
@@ -46,8 +48,9 @@ public final class GuessLimiter: Sendable {
 
     private enum Admission { case admitted, full, refused(Int) }
 
-    private func admit(_ key: String, now: Date = Date()) -> Admission {
-        entries.withLockedValue { all in
+    private func admit(_ key: String) -> Admission {
+        let now = clock()
+        return entries.withLockedValue { all in
             var entry = all[key] ?? Entry()
             entry.misses.removeAll { now.timeIntervalSince($0) >= window }
             defer { all[key] = entry }
@@ -60,7 +63,8 @@ public final class GuessLimiter: Sendable {
         }
     }
 
-    private func finish(_ key: String, missed: Bool, now: Date = Date()) {
+    private func finish(_ key: String, missed: Bool) {
+        let now = clock()
         entries.withLockedValue { all in
             guard var entry = all[key] else { return }
             entry.inFlight -= 1

@@ -12,11 +12,13 @@ public final class NetworkBudget: Sendable {
     public var limit: Int { network.limit }
     public var window: TimeInterval { network.window }
 
-    public init(name: String, limit: Int, window: TimeInterval, shared: SharedBudgets? = nil) {
+    package var clock: Now { network.clock }
+
+    package init(name: String, limit: Int, window: TimeInterval, shared: SharedBudgets? = nil, clock: @escaping Now = WallClock.now) {
         self.name = name
-        network = RateLimiter(name: name, limit: limit, window: window, shared: shared)
+        network = RateLimiter(name: name, limit: limit, window: window, shared: shared, clock: clock)
         let (wideLimit, overflow) = limit.multipliedReportingOverflow(by: ClientNetwork.wideFactor)
-        wide = RateLimiter(name: name + "_48", limit: overflow ? Int.max : wideLimit, window: window, shared: shared)
+        wide = RateLimiter(name: name + "_48", limit: overflow ? Int.max : wideLimit, window: window, shared: shared, clock: clock)
     }
 
     /// The slots `reserve` took: the network's, and the /48's for IPv6.
@@ -27,7 +29,7 @@ public final class NetworkBudget: Sendable {
 
     /// Takes a slot for `client`, or answers the seconds to wait when its network's or its /48's
     /// window is full.
-    public func tryReserve(_ client: ClientNetwork, now: Date = Date()) async throws -> Result<Slot, RateLimiter.Wait> {
+    public func tryReserve(_ client: ClientNetwork, now: Date) async throws -> Result<Slot, RateLimiter.Wait> {
         let taken: RateLimiter.Slot
         switch try await network.tryReserve(client.key, now: now) {
         case .success(let slot): taken = slot

@@ -18,12 +18,15 @@ public final class RateLimiter: Sendable {
     public let window: TimeInterval
     private let events = NIOLockedValueBox<[String: [Date]]>([:])
     private let shared: SharedBudgets?
+    /// The time a slot is taken at (the site's clock, or a test's).
+    package let clock: Now
 
-    public init(name: String, limit: Int, window: TimeInterval, shared: SharedBudgets? = nil) {
+    package init(name: String, limit: Int, window: TimeInterval, shared: SharedBudgets? = nil, clock: @escaping Now = WallClock.now) {
         self.name = name
         self.limit = limit
         self.window = window
         self.shared = shared
+        self.clock = clock
     }
 
     /// A slot taken by `reserve`, to hand back to `release`.
@@ -35,7 +38,7 @@ public final class RateLimiter: Sendable {
     }
 
     /// Takes a slot for `key`, or answers the seconds to wait when the window is full.
-    public func tryReserve(_ key: String, now: Date = Date()) async throws -> Result<Slot, Wait> {
+    public func tryReserve(_ key: String, now: Date) async throws -> Result<Slot, Wait> {
         guard let shared else { return reserveInMemory(key, now: now) }
         switch try await shared.take(budget: name, key: key, limit: limit, window: window, now: now) {
         case .success(let id): return .success(Slot(key: key, takenAt: now, sharedID: id))
@@ -91,16 +94,23 @@ package protocol SlotBudget: Sendable {
     associatedtype Key
     associatedtype Slot: Sendable
 
+    /// What `reserve` reads the time from.
+    var clock: Now { get }
     func tryReserve(_ key: Key, now: Date) async throws -> Result<Slot, RateLimiter.Wait>
     func release(_ slot: Slot) async
 }
 
 extension SlotBudget {
+    /// Takes a slot at the time the budget's clock reads.
+    package func tryReserve(_ key: Key) async throws -> Result<Slot, RateLimiter.Wait> {
+        try await tryReserve(key, now: clock())
+    }
+
     /// Takes a slot for `key`, or throws 429 with `Retry-After` (and the wait in seconds, minutes
     /// and hours for the message) when the window is full.
     @discardableResult
     package func reserve(_ key: Key, code: String = "too_many_requests") async throws -> Slot {
-        switch try await tryReserve(key, now: Date()) {
+        switch try await tryReserve(key, now: clock()) {
         case .success(let slot): return slot
         case .failure(let wait): throw wait.refusal(code)
         }

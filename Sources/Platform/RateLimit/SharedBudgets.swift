@@ -63,7 +63,7 @@ public final class SharedBudgets: Sendable {
     /// Deletes the slots of a day ago and older: no budget's window is that long.
     package static func pruneJob() -> PeriodicJob {
         PeriodicJob("expired rate-limit slots", every: .seconds(600)) { app in
-            try await app.db.sql.delete(from: schema).where(SQLIdentifier(Column.takenAt), .lessThan, SQLBind(Date().addingTimeInterval(-24 * 3600)))
+            try await app.db.sql.delete(from: schema).where(SQLIdentifier(Column.takenAt), .lessThan, SQLBind(app.siteClock().addingTimeInterval(-24 * 3600)))
                 .returning(SQLIdentifier(Column.id)).all().count
         }
     }

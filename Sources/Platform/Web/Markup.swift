@@ -37,7 +37,7 @@ public enum Markup {
     /// Appends `json` with `<`, `>` and `&` written as `\u003c`, `\u003e` and `\u0026` (see
     /// `scriptJSON`). Bytes, not Unicode scalars: the three are ASCII, which UTF-8 never uses inside
     /// a longer character, and a page's config runs through this on every page.
-    static func appendScriptSafe<Bytes: Collection>(_ json: Bytes, to escaped: inout [UInt8]) where Bytes.Element == UInt8 {
+    package static func appendScriptSafe<Bytes: Collection>(_ json: Bytes, to escaped: inout [UInt8]) where Bytes.Element == UInt8 {
         for byte in json {
             switch byte {
             case UInt8(ascii: "<"): escaped.append(contentsOf: #"\u003c"#.utf8)

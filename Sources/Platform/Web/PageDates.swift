@@ -29,7 +29,7 @@ package enum PageDates {
 
     /// "지금", "5분 전", "3시간 전", "어제", "4일 전" in the reader's language (`time.*`), as the
     /// feed's script writes times; older than a week, the medium date. `translate` is the request's.
-    package static func relative(_ date: Date, now: Date = Date(), _ language: Language,
+    package static func relative(_ date: Date, now: Date, _ language: Language,
                                  translate: (String, [String: String]) -> String) -> String {
         let seconds = max(0, now.timeIntervalSince(date))
         switch seconds {

@@ -16,7 +16,7 @@ package struct PublicFilesMiddleware: AsyncMiddleware {
         return try await files.respond(to: request, chainingTo: next).get()
     }
 
-    static func namesAFile(_ path: String) -> Bool {
+    package static func namesAFile(_ path: String) -> Bool {
         path.utf8.reversed().prefix { $0 != UInt8(ascii: "/") }.contains(UInt8(ascii: "."))
     }
 }

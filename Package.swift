@@ -208,3 +208,15 @@ var units: [String] {
         .product(name: "Plot", package: "Plot"),
     ] + extra)
 }
+
+/// The house's compiler settings, on every module and test target (as Vapor 5 has them): an
+/// existential says `any`, a file imports every module whose members it uses, and an import is
+/// internal unless the file says `package import` or `public import` (a module's face shows only
+/// what it chose to).
+let houseSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + houseSettings
+}

@@ -1,4 +1,5 @@
 import Platform
+import Vapor
 
 /// The 배민찬 app's own routes (`BanchanCompatRoutes`), on the shop.
 package enum BanchanAppLayer: Feature {

@@ -1,3 +1,4 @@
+import Accounts
 import BurgerMap
 import Fluent
 import Media

@@ -1,5 +1,7 @@
 import Accounts
 import BurgerMap
+import Fluent
+import FluentKit
 import Platform
 import Vapor
 

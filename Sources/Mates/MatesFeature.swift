@@ -1,3 +1,4 @@
+import Accounts
 import Fluent
 import Messaging
 import Payments

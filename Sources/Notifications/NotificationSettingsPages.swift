@@ -1,4 +1,6 @@
 import Accounts
+import Fluent
+import FluentKit
 import Platform
 import Plot
 import Vapor

@@ -1,4 +1,5 @@
 import Accounts
+import FluentKit
 import Platform
 import Plot
 import Vapor

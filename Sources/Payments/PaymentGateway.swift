@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOFoundationEssentialsCompat
 import NIOHTTP1
 import Platform
 

@@ -7,9 +7,11 @@ import Logging
 import Mates
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOFoundationEssentialsCompat
 import NIOHTTP1
 import Platform
 import SocketIO
+import SwiftASN1
 import Vapor
 import X509
 

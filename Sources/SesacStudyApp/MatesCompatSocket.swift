@@ -1,4 +1,5 @@
 import Accounts
+import Fluent
 import Mates
 import Metrics
 import NIOConcurrencyHelpers

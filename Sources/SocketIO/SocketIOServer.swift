@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOWebSocket
 import Vapor
 
 /// Serves Engine.IO 4 / Socket.IO 5 at `/<path>/` (default `socket.io`): what socket.io-client-swift

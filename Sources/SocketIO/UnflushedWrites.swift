@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOWebSocket
 import Vapor
 
 /// Bytes written to a socket that the client has not taken yet. A client that stops reading

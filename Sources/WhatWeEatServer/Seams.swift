@@ -1,5 +1,6 @@
 import Mates
 import MenuGame
+import Platform
 import Vapor
 
 /// The declared seams between features: where one feature uses another, through a protocol or

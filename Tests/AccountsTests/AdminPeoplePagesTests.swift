@@ -1,6 +1,8 @@
 @testable import Accounts
 import Fluent
+import Messaging
 import Platform
+import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,5 +1,6 @@
 @testable import Accounts
 import Fluent
+import NIOFoundationEssentialsCompat
 import Platform
 import WhatWeEatTesting
 import XCTVapor

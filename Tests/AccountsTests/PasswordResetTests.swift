@@ -2,6 +2,7 @@
 import Fluent
 import Messaging
 import Platform
+import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 

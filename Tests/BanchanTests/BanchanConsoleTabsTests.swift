@@ -2,6 +2,7 @@
 import Fluent
 import Payments
 import Platform
+import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,6 +1,7 @@
 @testable import Banchan
 import Fluent
 import Platform
+import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 

@@ -2,6 +2,7 @@ import Accounts
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp
+import NIOFoundationEssentialsCompat
 import Notifications
 import Platform
 import WhatWeEatTesting

@@ -4,6 +4,7 @@ import BurgerMapTesting
 import Fluent
 import LookForRealBurgerApp
 import Media
+import NIOFoundationEssentialsCompat
 import Platform
 import SQLKit
 import WhatWeEatTesting

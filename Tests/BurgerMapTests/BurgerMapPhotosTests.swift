@@ -3,6 +3,7 @@ import Accounts
 import BurgerMapTesting
 import Fluent
 import Media
+import NIOFoundationEssentialsCompat
 import Platform
 import WhatWeEatTesting
 import XCTVapor

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import BurgerMapTesting
 import Fluent
 import Media
+import NIOFoundationEssentialsCompat
 import Platform
 import Site
 import WhatWeEatTesting

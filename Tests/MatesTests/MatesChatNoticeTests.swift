@@ -1,6 +1,7 @@
 @testable import Mates
 import MatesTesting
 import Platform
+import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,3 +1,4 @@
+import Fluent
 @testable import Mates
 import MatesTesting
 import Platform

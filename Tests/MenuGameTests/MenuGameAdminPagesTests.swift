@@ -1,3 +1,4 @@
+import Fluent
 @testable import MenuGame
 import Platform
 import WhatWeEatTesting

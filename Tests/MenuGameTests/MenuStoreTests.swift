@@ -1,6 +1,7 @@
 import Fluent
 @testable import MenuGame
 import Platform
+import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 

@@ -1,5 +1,7 @@
 import AsyncHTTPClient
 @testable import Messaging
+import NIOHTTP1
+import Vapor
 import WhatWeEatTesting
 import XCTest
 

@@ -1,4 +1,5 @@
 import Crypto
+import Fluent
 import Messaging
 @testable import Notifications
 import Platform

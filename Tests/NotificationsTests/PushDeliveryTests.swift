@@ -1,4 +1,5 @@
 import Crypto
+import Fluent
 import Messaging
 import NIOConcurrencyHelpers
 @testable import Notifications

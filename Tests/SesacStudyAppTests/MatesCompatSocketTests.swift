@@ -1,5 +1,6 @@
 import Accounts
 import AsyncHTTPClient
+import Fluent
 import Mates
 import MatesTesting
 import NIOConcurrencyHelpers
@@ -7,6 +8,7 @@ import NIOCore
 import Platform
 @testable import SesacStudyApp
 import SocketIO
+import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 

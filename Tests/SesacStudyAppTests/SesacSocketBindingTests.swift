@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Platform
 @testable import SesacStudyApp
 import Vapor
 import XCTest

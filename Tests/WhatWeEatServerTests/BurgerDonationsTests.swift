@@ -1,4 +1,5 @@
 import Accounts
+import Banchan
 import BurgerMap
 import Fluent
 import LookForRealBurgerApp

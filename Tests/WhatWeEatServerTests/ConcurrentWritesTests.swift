@@ -6,6 +6,7 @@ import Foundation
 import NIOHTTP1
 import Platform
 import SQLKit
+import VaporTestUtils
 import WhatWeEatServer
 import WhatWeEatServerTesting
 import WhatWeEatTesting

@@ -1,4 +1,5 @@
 import Foundation
+import NIOFoundationEssentialsCompat
 import Platform
 import WhatWeEatServerTesting
 import WhatWeEatTesting

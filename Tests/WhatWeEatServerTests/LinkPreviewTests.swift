@@ -1,6 +1,7 @@
 import BurgerMap
 import MenuGame
 import Fluent
+import NIOFoundationEssentialsCompat
 import Platform
 import WhatWeEatServerTesting
 import WhatWeEatTesting

@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 import Platform
 import WhatWeEatServerTesting
 import WhatWeEatTesting

@@ -1,5 +1,6 @@
 import Banchan
 import BurgerMap
+import Logging
 import LookForRealBurgerApp
 import Mates
 import Media
@@ -9,6 +10,7 @@ import Payments
 import Platform
 import SesacStudyApp
 import SocketIO
+import WhatWeEatServer
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTest

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Banchan
 import BanchanApp
 import NIOConcurrencyHelpers
+import NIOWebSocket
 import Platform
 import SesacStudyApp
 import SocketIO

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import Platform
+import SwiftASN1
 import X509
 import XCTVapor
 

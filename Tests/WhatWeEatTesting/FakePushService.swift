@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOConcurrencyHelpers
+import NIOFoundationEssentialsCompat
 import Platform
 import XCTVapor
 

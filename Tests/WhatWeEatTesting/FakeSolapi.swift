@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOConcurrencyHelpers
+import NIOFoundationEssentialsCompat
 import XCTVapor
 
 /// A small HTTP server speaking Solapi's message API as docs.solapi.com describes it, checking each

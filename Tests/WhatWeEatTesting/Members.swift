@@ -1,5 +1,6 @@
 import Accounts
 import Fluent
+import NIOFoundationEssentialsCompat
 import Platform
 import SQLKit
 import XCTVapor

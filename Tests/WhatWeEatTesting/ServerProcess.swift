@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import NIOFoundationEssentialsCompat
 import Platform
 import SocketIO
 import XCTVapor

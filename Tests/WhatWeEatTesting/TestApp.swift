@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Fluent
 import NIOConcurrencyHelpers
+import NIOFoundationEssentialsCompat
 import Platform
 import Site
 import SQLKit

@@ -1,5 +1,6 @@
 import Fluent
 import Media
+import NIOFoundationEssentialsCompat
 import Platform
 import Vapor
 

@@ -1,3 +1,4 @@
+import FluentKit
 import Foundation
 import NIOConcurrencyHelpers
 import Platform

@@ -1,3 +1,4 @@
+import FluentKit
 import Foundation
 import Platform
 import Vapor

@@ -1,4 +1,5 @@
 import Accounts
+import Fluent
 import Foundation
 import Payments
 import Platform

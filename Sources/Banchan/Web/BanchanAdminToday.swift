@@ -1,3 +1,4 @@
+import Fluent
 import Payments
 import Platform
 import Vapor

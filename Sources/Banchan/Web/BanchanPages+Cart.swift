@@ -1,5 +1,6 @@
 import Accounts
 import Fluent
+import Payments
 import Platform
 import Plot
 import Vapor

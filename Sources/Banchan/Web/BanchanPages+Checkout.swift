@@ -1,4 +1,5 @@
 import Accounts
+import Payments
 import Platform
 import Plot
 import Vapor

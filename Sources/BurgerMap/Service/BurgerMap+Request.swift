@@ -1,4 +1,5 @@
 import Accounts
+import FluentKit
 import Media
 import MultipartKit
 import Platform

@@ -1,5 +1,6 @@
 import Accounts
 import Fluent
+import FluentSQL
 import Platform
 import SQLKit
 import Vapor

@@ -1,3 +1,4 @@
+import Fluent
 import Foundation
 import Platform
 import Vapor

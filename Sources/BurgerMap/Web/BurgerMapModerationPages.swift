@@ -1,4 +1,6 @@
 import Accounts
+import Fluent
+import FluentKit
 import Foundation
 import Notifications
 import Platform

@@ -1,4 +1,5 @@
 import Accounts
+import FluentKit
 import Foundation
 import Media
 import Platform

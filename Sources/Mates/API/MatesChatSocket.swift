@@ -1,3 +1,4 @@
+import Accounts
 import Notifications
 import Platform
 import Vapor

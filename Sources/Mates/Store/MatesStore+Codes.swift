@@ -1,4 +1,5 @@
 import Fluent
+import FluentSQL
 import Foundation
 import Platform
 import SQLKit

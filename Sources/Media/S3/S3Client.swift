@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOFoundationEssentialsCompat
 import NIOHTTP1
 import Platform
 

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fluent
 import Foundation
 import Logging
 import Platform

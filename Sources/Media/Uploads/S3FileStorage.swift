@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+import NIOHTTP1
 import Platform
+import Vapor
 
 /// Files in an S3-compatible bucket, under `uploads/`: every instance reads them, and the
 /// bucket's own replication and versioning keep them. A bucket that cannot be reached is 503

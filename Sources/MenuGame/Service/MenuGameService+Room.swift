@@ -1,5 +1,6 @@
 import Accounts
 import Foundation
+import Media
 import Platform
 import Vapor
 

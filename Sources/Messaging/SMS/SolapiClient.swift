@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import NIOCore
+import NIOFoundationEssentialsCompat
 import NIOHTTP1
 import Vapor
 

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOFoundationEssentialsCompat
 import NIOHTTP1
 
 /// One push message (RFC 8030 §5): what the browser's service worker receives, and how the push

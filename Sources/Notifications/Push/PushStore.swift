@@ -1,5 +1,6 @@
 import Accounts
 import Fluent
+import FluentSQL
 import Foundation
 import Messaging
 import Platform

@@ -1,6 +1,7 @@
 import Fluent
 import Metrics
 import Prometheus
+import SQLKit
 import Vapor
 
 /// The process's metrics. Code everywhere records with swift-metrics' API (`Counter`, `Timer`,

@@ -1,3 +1,4 @@
+import Fluent
 import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOFoundationEssentialsCompat
 import Vapor
 
 /// JSON answers kept encoded for a few seconds, for public lists many people read at once (a

@@ -216,6 +216,7 @@ var units: [String] {
 let houseSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + houseSettings

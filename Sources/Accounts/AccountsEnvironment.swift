@@ -1,6 +1,6 @@
-import Foundation
-import Platform
-import Vapor
+package import Foundation
+package import Platform
+package import Vapor
 
 /// What the accounts' service reads beside its database and its request, made once by
 /// `AccountsFeature.configure` and kept under one key (issue 59): the clock, the event bus, the

@@ -1,8 +1,8 @@
-import Fluent
+package import Fluent
 import Media
 import Messaging
-import Platform
-import Vapor
+package import Platform
+package import Vapor
 
 /// Accounts: sign-up, login, API tokens and browser sessions, the profile. Every other feature
 /// signs people in through it.

@@ -1,6 +1,6 @@
-import Foundation
-import Platform
-import Vapor
+package import Foundation
+package import Platform
+package import Vapor
 
 /// What the shop's services and store use beside their database, made once by
 /// `BanchanFeature.configure` and kept under one key (issue 59): the clock, the event bus, the

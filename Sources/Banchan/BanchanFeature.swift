@@ -1,7 +1,7 @@
-import Fluent
+package import Fluent
 import Payments
-import Platform
-import Vapor
+package import Platform
+package import Vapor
 
 /// The side-dish shop (배민찬): catalog, cart, orders and payments, the shipped app's routes, its pages.
 package enum BanchanFeature: Feature {

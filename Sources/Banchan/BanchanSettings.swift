@@ -1,6 +1,6 @@
-import Foundation
-import Payments
-import Platform
+package import Foundation
+package import Payments
+package import Platform
 
 /// The shop's settings: which payment provider confirms payments, the delivery fee rule, and how
 /// long an order waits for its payment. `settings.shop`. The fee and the 새벽배송 cut-off are where

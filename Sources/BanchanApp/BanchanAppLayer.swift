@@ -1,4 +1,4 @@
-import Platform
+package import Platform
 import Vapor
 
 /// The 배민찬 app's own routes (`BanchanCompatRoutes`), on the shop.

@@ -1,7 +1,7 @@
-import Fluent
+package import Fluent
 import Foundation
-import Media
-import Platform
+package import Media
+package import Platform
 import Vapor
 
 /// What the map's services and store use beside their database, made once by

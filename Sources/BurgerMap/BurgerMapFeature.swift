@@ -1,8 +1,8 @@
 import Accounts
-import Fluent
+package import Fluent
 import Media
-import Platform
-import Vapor
+package import Platform
+package import Vapor
 
 /// The burger map (LookForRealBurger): places on a map, found by box, by distance or by name;
 /// photo reviews with likes, bookmarks, comments and reports; marks, follows and feeds.

@@ -1,9 +1,9 @@
-import Accounts
-import BurgerMap
+package import Accounts
+package import BurgerMap
 import Media
 import Notifications
 import Platform
-import Vapor
+package import Vapor
 
 // The LookForRealBurger app's JSON (`../shared/contracts/lslp-burger-api.md` §2), keys as it
 // decodes them. Optional fields the post never had are left out (`price` of a shop, `content2…5`

@@ -5,7 +5,7 @@ import Media
 import Notifications
 import Payments
 import Platform
-import Vapor
+package import Vapor
 
 /// What the app does to posts: likes and bookmarks (a place's are "eaten" and "want to go"),
 /// comments (on a shop, the review link), photos, and the donation's payment check.

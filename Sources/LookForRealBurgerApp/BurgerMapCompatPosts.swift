@@ -1,10 +1,10 @@
 import Accounts
-import BurgerMap
-import Fluent
+package import BurgerMap
+package import Fluent
 import Media
 import Notifications
 import Platform
-import Vapor
+package import Vapor
 
 /// The app's posts are our places (`LFRB_BURGER_HOUSE_TEST`) and reviews
 /// (`LFRB_BURGER_HOUSE_REVIEW_TEST`), and one more: the donation its "후원하기" pays for. Nothing is

@@ -1,9 +1,9 @@
-import Accounts
+package import Accounts
 import BurgerMap
 import Fluent
 import FluentKit
 import Platform
-import Vapor
+package import Vapor
 
 /// The LSLP `/v1` routes the LookForRealBurger app calls (`../shared/contracts/lslp-burger-api.md`),
 /// over our accounts and the burger map. The app's conventions, kept: `SesacKey` on every call

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Platform
 
 /// How the LookForRealBurger app keeps the burger map in the LSLP server's generic posts

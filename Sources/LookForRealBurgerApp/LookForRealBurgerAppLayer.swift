@@ -1,7 +1,7 @@
 import Accounts
 import BurgerMap
-import Platform
-import Vapor
+package import Platform
+package import Vapor
 
 /// The LookForRealBurger app's LSLP `/v1` routes (`BurgerMapCompatRoutes`), on the burger map and
 /// the accounts; `LSLP_API_KEYS` turns them on.

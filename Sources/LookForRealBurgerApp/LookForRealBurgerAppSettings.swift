@@ -1,5 +1,5 @@
 import Foundation
-import Platform
+package import Platform
 
 /// The LookForRealBurger app's settings: the `SesacKey` values it may send (`LSLP_API_KEYS`);
 /// none turns its routes off (420). `settings.lookForRealBurgerApp`.

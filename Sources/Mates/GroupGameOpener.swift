@@ -1,6 +1,6 @@
 import Foundation
 import Platform
-import Vapor
+package import Vapor
 
 /// What mates needs of the menu game: a group game opened for a matched pair, and the page it is
 /// played on. Mates owns this seam and names no other feature; the server connects the menu game to

@@ -1,6 +1,6 @@
-import Foundation
-import Platform
-import Vapor
+package import Foundation
+package import Platform
+package import Vapor
 
 /// What mates' service and store take beside their database, made once by `MatesFeature.configure`:
 /// the clock, the bus, the log and the memories the store keeps right (the searching index, each

@@ -1,9 +1,9 @@
 import Accounts
-import Fluent
+package import Fluent
 import Messaging
 import Payments
-import Platform
-import Vapor
+package import Platform
+package import Vapor
 
 /// Mates (새싹 스터디): people nearby who want the same study or meal find each other, ask, match,
 /// chat live, then review each other; faces and backgrounds come from the App Store.

@@ -1,7 +1,7 @@
 import Foundation
-import Messaging
+package import Messaging
 import Payments
-import Platform
+package import Platform
 
 /// How far mates look, how codes are delivered, who verifies App Store purchases. `settings.mates`.
 package struct MatesSettings: SettingsSection, Equatable {

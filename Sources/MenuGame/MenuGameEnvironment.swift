@@ -1,6 +1,6 @@
-import Foundation
-import Platform
-import Vapor
+package import Foundation
+package import Platform
+package import Vapor
 
 /// What the menu game's services use beside their database, made once by
 /// `MenuGameFeature.configure` and kept under one key (issue 59): the clock, the event bus, the

@@ -1,6 +1,6 @@
-import Fluent
-import Platform
-import Vapor
+package import Fluent
+package import Platform
+package import Vapor
 
 /// The menu game (우리뭐먹지): solo and group games, the shipped iOS app's routes, its pages.
 package enum MenuGameFeature: Feature {

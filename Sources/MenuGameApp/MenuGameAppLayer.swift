@@ -1,4 +1,4 @@
-import Platform
+package import Platform
 import Vapor
 
 /// The 우리뭐먹지 app's own routes (`MenuGameCompatRoutes`), on the menu game. Removing this line

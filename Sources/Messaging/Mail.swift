@@ -1,5 +1,5 @@
-import Logging
-import Platform
+package import Logging
+package import Platform
 import Vapor
 
 /// Sends one plain-text message (`SMTPMailer`, or the log of a development server).

@@ -1,5 +1,5 @@
 import Foundation
-import NIOCore
+public import NIOCore
 import NIOPosix
 import NIOSSL
 import Platform

@@ -1,8 +1,8 @@
 import Foundation
-import NIOCore
+package import NIOCore
 import NIOPosix
 import NIOSSL
-import Platform
+package import Platform
 
 // A small SMTP client (RFC 5321) on SwiftNIO: EHLO/HELO, STARTTLS (RFC 3207) or implicit TLS,
 // AUTH PLAIN/LOGIN, one message to one recipient, a reply code checked at every step, a timeout

@@ -1,4 +1,4 @@
-import Platform
+package import Platform
 
 /// The inbox pages' paths: the route table (`NotificationsPages.boot`) registers them and the pages
 /// link to them; the frame's bell links to `SitePath.inbox`, the same page.

@@ -1,8 +1,8 @@
 import Accounts
-import Fluent
-import Platform
+package import Fluent
+package import Platform
 import SQLKit
-import Vapor
+package import Vapor
 
 /// What a service tells the inbox: who should know, who did it, what happened.
 package struct NotificationDraft: Sendable {

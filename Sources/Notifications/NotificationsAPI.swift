@@ -1,8 +1,8 @@
 import Accounts
-import Fluent
+package import Fluent
 import Media
-import Platform
-import Vapor
+package import Platform
+package import Vapor
 
 /// A notification as clients see it, its message already in the reader's language.
 struct NotificationResponse: Content {

@@ -1,6 +1,6 @@
-import Foundation
-import Platform
-import Vapor
+package import Foundation
+package import Platform
+package import Vapor
 
 /// What the inbox's store uses beside its database, made once by `NotificationsFeature.configure`
 /// and kept under one key (issue 59): the clock, the event bus, the log, the remembered counts and

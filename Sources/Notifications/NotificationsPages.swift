@@ -2,7 +2,7 @@ import Accounts
 import FluentKit
 import Platform
 import Plot
-import Vapor
+package import Vapor
 
 /// Counts the viewer's unread notifications for pages (GET requests of a signed-in browser):
 /// one indexed count, so the bell is right on first paint; `bell.js` keeps it live after that.

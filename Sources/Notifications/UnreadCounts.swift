@@ -1,7 +1,7 @@
-import Foundation
+package import Foundation
 import NIOConcurrencyHelpers
-import Platform
-import Vapor
+package import Platform
+package import Vapor
 
 /// Each person's number of unread notifications, kept in memory so the bell in every page's
 /// header does not count rows on every request (it did: one query per signed-in page), and the

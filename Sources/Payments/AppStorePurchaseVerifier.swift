@@ -1,5 +1,5 @@
-import Foundation
-import Platform
+public import Foundation
+package import Platform
 
 /// An App Store transaction as the server honours it.
 ///

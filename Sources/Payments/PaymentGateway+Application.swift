@@ -1,5 +1,5 @@
 import Platform
-import Vapor
+package import Vapor
 
 extension Application {
     private struct PaymentGatewayKey: StorageKey { typealias Value = PaymentGatewayBox }

@@ -1,10 +1,10 @@
-import AsyncHTTPClient
+package import AsyncHTTPClient
 import Foundation
 import NIOConcurrencyHelpers
-import NIOCore
+public import NIOCore
 import NIOFoundationEssentialsCompat
 import NIOHTTP1
-import Platform
+package import Platform
 
 /// A payment provider the server asks whether a payment happened. The client pays with the
 /// provider directly; the server never trusts the client's word, only the provider's.

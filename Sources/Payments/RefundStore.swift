@@ -1,4 +1,4 @@
-import Fluent
+package import Fluent
 import Foundation
 import Platform
 import SQLKit

@@ -1,4 +1,4 @@
-import Fluent
+package import Fluent
 import Metrics
 import Platform
 import SQLKit

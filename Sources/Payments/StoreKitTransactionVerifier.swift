@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import Platform
-import SwiftASN1
-import X509
+public import SwiftASN1
+public import X509
 
 /// Checks StoreKit 2 signed transactions (`Transaction.jwsRepresentation`) the way Apple's App Store
 /// Server Library does, offline:

@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 extension Application {
     /// A service `configure` put in `storage`. Services are set once at start-up, before any

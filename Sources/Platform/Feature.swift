@@ -1,5 +1,5 @@
-import Fluent
-import Vapor
+package import Fluent
+package import Vapor
 
 /// One part of the app — a service such as the menu game, or the accounts foundation — plugged in
 /// by one line in `App/Features.swift`. Everything else about it lives in its own folder

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import Vapor
 
 /// A source of the time. A feature's environment holds one, and so does each long-lived part built

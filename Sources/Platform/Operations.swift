@@ -1,6 +1,6 @@
 import Fluent
 import SQLKit
-import Vapor
+package import Vapor
 
 /// `/healthz` (the process answers), `/readyz` (the database answers), `/metrics`, and
 /// `/openapi.yaml`. `/healthz` touches nothing else: it is also the bare baseline of every

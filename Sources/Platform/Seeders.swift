@@ -1,4 +1,4 @@
-import Vapor
+public import Vapor
 
 /// Loads a catalog from `Resources/` into the database. Each seeder must be idempotent: running
 /// it on every start leaves one copy of each row and keeps admins' later edits.

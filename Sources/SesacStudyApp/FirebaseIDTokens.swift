@@ -1,8 +1,8 @@
 import _CryptoExtras
 import Accounts
-import AsyncHTTPClient
+public import AsyncHTTPClient
 import Crypto
-import Foundation
+package import Foundation
 import Logging
 import Mates
 import NIOConcurrencyHelpers
@@ -12,7 +12,7 @@ import NIOHTTP1
 import Platform
 import SocketIO
 import SwiftASN1
-import Vapor
+public import Vapor
 import X509
 
 /// What a verified Firebase ID token says.

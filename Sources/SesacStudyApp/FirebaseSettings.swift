@@ -1,5 +1,5 @@
 import Foundation
-import Platform
+package import Platform
 import SocketIO
 
 /// Which Firebase projects' ID tokens are accepted (the 새싹 스터디 apps' `idtoken` header).

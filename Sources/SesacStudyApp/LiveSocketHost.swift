@@ -1,7 +1,7 @@
 import NIOCore
 import Platform
-import SocketIO
-import Vapor
+package import SocketIO
+package import Vapor
 
 /// The server's rules around its Socket.IO endpoint: another site's pages are refused, a client is
 /// its address behind the trusted proxies, every session holds one of its network's socket places

@@ -1,5 +1,5 @@
 import Accounts
-import Fluent
+package import Fluent
 import Mates
 import Platform
 import SocketIO

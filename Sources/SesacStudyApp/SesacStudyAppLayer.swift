@@ -1,8 +1,8 @@
-import Fluent
+package import Fluent
 import Mates
-import Platform
+package import Platform
 import SocketIO
-import Vapor
+package import Vapor
 
 /// The 새싹 스터디 apps' `/v1` routes and their Socket.IO chat (`MatesCompatRoutes`,
 /// `MatesCompatSocket`), on mates: Firebase ID tokens sign them in (`FIREBASE_PROJECT_IDS`).

@@ -1,5 +1,5 @@
-import Foundation
-import Mates
+public import Foundation
+public import Mates
 import Platform
 import SocketIO
 

@@ -1,10 +1,10 @@
-import Fluent
+package import Fluent
 import FluentPostgresDriver
 import Foundation
 import Payments
-import Platform
+package import Platform
 import SQLKit
-import Vapor
+package import Vapor
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
-import Platform
-import Vapor
+package import Platform
+package import Vapor
 
 public enum Seeders {
     /// Every catalog of the site's features, in their order.

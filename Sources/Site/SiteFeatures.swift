@@ -1,7 +1,7 @@
 import Accounts
 import Media
 import Notifications
-import Platform
+package import Platform
 import Vapor
 
 /// Which features a site runs. The server runs all of them (`Features.all`); a feature's tests run

@@ -5,9 +5,9 @@ import FluentSQLiteDriver
 import Metrics
 import Media
 import Notifications
-import Platform
+package import Platform
 import SQLKit
-import Vapor
+package import Vapor
 
 /// Sets up a site that runs `features`: database, migrations, services, middleware and routes.
 /// The server runs every feature (`WhatWeEatServer.configure`); a feature's tests run the

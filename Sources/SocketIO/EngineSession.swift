@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
-import NIOCore
+package import NIOCore
 import NIOWebSocket
-import Vapor
+package import Vapor
 
 /// One Engine.IO session: its transport (long-polling, a WebSocket, or polling upgraded to a
 /// WebSocket), the server's heartbeat, and the packets waiting for a poll. Socket.IO packets the

@@ -1,6 +1,6 @@
-import NIOCore
+package import NIOCore
 import NIOWebSocket
-import Vapor
+package import Vapor
 
 /// What a server gives each of its sessions.
 package struct EngineSettings: Sendable {

@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import Vapor
+package import Vapor
 
 /// What a feature does with the clients of the default namespace `/`. Calls for one client come
 /// one at a time, in the order its packets arrived: `connected`, then `received` for each event,

@@ -1,6 +1,6 @@
-import NIOCore
+package import NIOCore
 import NIOWebSocket
-import Vapor
+package import Vapor
 
 /// What the web server around a Socket.IO endpoint decides, so this module knows nothing of the
 /// application it runs in: who may open a session, how a client is told apart, how WebSockets are

@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
-import NIOCore
+package import NIOCore
 import NIOWebSocket
-import Vapor
+package import Vapor
 
 /// Serves Engine.IO 4 / Socket.IO 5 at `/<path>/` (default `socket.io`): what socket.io-client-swift
 /// 16 and python-socketio 5 speak, over a WebSocket, over long-polling, or polling upgraded to a

@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
-import Vapor
+package import Vapor
 
 /// Bytes written to a socket that the client has not taken yet. A client that stops reading
 /// leaves writes queued in the server's memory (NIO queues whatever the kernel does not take);

@@ -8,7 +8,7 @@ import MenuGame
 import Platform
 import SesacStudyApp
 import Site
-import Vapor
+public import Vapor
 
 /// `whatweeat seed`: migrate, then load the catalogs (also done on every `serve`).
 /// `whatweeat seed --synthetic [options]` also adds generated data for benchmarks: the command

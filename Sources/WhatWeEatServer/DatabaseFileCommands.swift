@@ -1,7 +1,7 @@
 import FluentSQLiteDriver
 import Foundation
 import Media
-import Platform
+public import Platform
 #if canImport(Glibc)
 import Glibc
 import Site

@@ -8,7 +8,7 @@ import Media
 import MenuGame
 import MenuGameApp
 import Notifications
-import Platform
+public import Platform
 import SesacStudyApp
 import Site
 

@@ -2,7 +2,7 @@ import Banchan
 import Foundation
 import Messaging
 import Payments
-import Platform
+package import Platform
 
 /// What the command line asks for, decided before anything reads settings or opens a database:
 /// `--version` and `--help` answer at once, and a command or flag nobody knows is a usage error

@@ -1,9 +1,9 @@
 import Fluent
-import Foundation
+package import Foundation
 import Media
 import Metrics
-import Platform
-import Vapor
+package import Platform
+package import Vapor
 
 /// `BACKUP_DIR`, `BACKUP_EVERY` and `BACKUP_KEEP`: the server backs itself up while it runs.
 package struct BackupSettings: SettingsSection, Equatable {

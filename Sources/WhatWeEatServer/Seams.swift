@@ -1,7 +1,7 @@
 import Mates
 import MenuGame
 import Platform
-import Vapor
+package import Vapor
 
 /// The declared seams between features: where one feature uses another, through a protocol or
 /// closure the caller owns. The server connects them here, after every feature is configured;

@@ -1,7 +1,7 @@
-import Fluent
-import Platform
+package import Fluent
+public import Platform
 import Site
-import Vapor
+public import Vapor
 
 /// Sets up the server: every feature (`Features.all`) on the site (`configureSite`), the seams
 /// between them, and the backups it makes of itself.

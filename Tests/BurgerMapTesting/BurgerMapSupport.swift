@@ -1,11 +1,11 @@
 import Accounts
 import BurgerMap
-import Fluent
+package import Fluent
 import LookForRealBurgerApp
 import Notifications
 import Platform
-import WhatWeEatTesting
-import XCTVapor
+package import WhatWeEatTesting
+package import XCTVapor
 
 extension Application {
     /// A member whose account is old enough for its reports to count towards hiding a review

@@ -1,12 +1,12 @@
 import Accounts
 import BurgerMap
-import Fluent
+package import Fluent
 import LookForRealBurgerApp
 import NIOFoundationEssentialsCompat
 import Notifications
-import Platform
+package import Platform
 import WhatWeEatTesting
-import XCTVapor
+package import XCTVapor
 
 /// The LookForRealBurger app as it calls us: `SesacKey` on everything, the raw access token in
 /// `Authorization`, JSON bodies.

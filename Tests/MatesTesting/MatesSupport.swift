@@ -1,13 +1,13 @@
 import Accounts
-import Fluent
+package import Fluent
 import Mates
-import Messaging
+package import Messaging
 import NIOConcurrencyHelpers
 import Notifications
 import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatTesting
+package import WhatWeEatTesting
 import XCTVapor
 
 /// Keeps the codes the server sends, as a phone or a mailbox would (the SMTP client has its own

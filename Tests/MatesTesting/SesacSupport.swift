@@ -1,12 +1,12 @@
 import Accounts
-import Fluent
+package import Fluent
 import Mates
 import Notifications
-import Platform
+package import Platform
 import SesacStudyApp
 import SocketIO
-import WhatWeEatTesting
-import XCTVapor
+package import WhatWeEatTesting
+package import XCTVapor
 
 /// A 새싹 스터디 app's user as the apps call us: the Firebase uid, an ID token for it, form bodies.
 package struct SesacAppClient {

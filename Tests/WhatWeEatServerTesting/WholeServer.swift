@@ -2,10 +2,10 @@
 // apps' clients): one import gives them all.
 @_exported import BurgerMapTesting
 @_exported import MatesTesting
-import Platform
+package import Platform
 import WhatWeEatServer
-import WhatWeEatTesting
-import XCTVapor
+package import WhatWeEatTesting
+package import XCTVapor
 
 // The whole server, every feature booted: for tests of how features meet (withdrawal, the home
 // page, the seams), the server's commands and process, and Platform's tests (not yet on a site of their own).

@@ -1,7 +1,7 @@
 import Accounts
 import Platform
 import SocketIO
-import XCTVapor
+package import XCTVapor
 
 /// A browser stand-in: keeps cookies, reads the CSRF token from forms, posts url-encoded forms.
 package struct CookieBrowser {

@@ -1,7 +1,7 @@
 import Fluent
 import FluentPostgresDriver
 import Logging
-import Platform
+package import Platform
 import PostgresNIO
 import Site
 import SQLKit

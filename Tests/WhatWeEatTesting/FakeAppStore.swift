@@ -1,9 +1,9 @@
-import Crypto
-import Foundation
-import Payments
+package import Crypto
+package import Foundation
+package import Payments
 import Platform
 import SwiftASN1
-import X509
+package import X509
 
 /// Signs StoreKit 2 transactions as the App Store does: a root, a WWDR-like intermediate and a
 /// signing leaf made at test time, each with Apple's marker extension, and compact ES256 JWS.

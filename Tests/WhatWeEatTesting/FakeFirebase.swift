@@ -1,11 +1,11 @@
-import _CryptoExtras
+package import _CryptoExtras
 import Crypto
-import Foundation
+package import Foundation
 import NIOConcurrencyHelpers
 import Platform
 import SwiftASN1
 import X509
-import XCTVapor
+package import XCTVapor
 
 /// Google's certificate endpoint for Firebase ID tokens, on a free local port, and a Firebase Auth
 /// that mints RS256 ID tokens with the key behind the certificate it serves.

@@ -1,9 +1,9 @@
 import Foundation
 import NIOConcurrencyHelpers
-import NIOCore
+package import NIOCore
 import Payments
 import Platform
-import XCTVapor
+package import XCTVapor
 
 /// A small HTTP server speaking PortOne's v1 REST API: `POST /users/getToken`,
 /// `GET /payments/{imp_uid}` (with the token in `Authorization`) and `POST /payments/cancel`.

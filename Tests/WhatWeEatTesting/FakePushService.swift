@@ -1,9 +1,9 @@
-import Crypto
-import Foundation
+package import Crypto
+package import Foundation
 import NIOConcurrencyHelpers
 import NIOFoundationEssentialsCompat
 import Platform
-import XCTVapor
+package import XCTVapor
 
 /// A small HTTP server taking Web Push requests (RFC 8030) as a browser's push service would:
 /// `POST /push/{id}` is recorded with its headers and body and answered 201, or as scripted per id

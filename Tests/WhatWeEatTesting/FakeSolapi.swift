@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import NIOFoundationEssentialsCompat
-import XCTVapor
+package import XCTVapor
 
 /// A small HTTP server speaking Solapi's message API as docs.solapi.com describes it, checking each
 /// request as Solapi would before it answers:

@@ -1,7 +1,7 @@
 import Accounts
 import Fluent
 import Platform
-import XCTVapor
+package import XCTVapor
 
 /// Named things the tests share: catalog entries they rely on, and accounts with a role.
 package enum Fixtures {

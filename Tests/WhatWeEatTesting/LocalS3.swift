@@ -1,5 +1,5 @@
-import Foundation
-import Media
+package import Foundation
+package import Media
 import XCTest
 
 /// A local S3 that checks signatures (`Tests/support/s3_server.py`: PyPI's moto with IAM on),

@@ -1,4 +1,4 @@
-import Messaging
+package import Messaging
 import NIOConcurrencyHelpers
 import Vapor
 

@@ -1,9 +1,9 @@
 import Accounts
-import Fluent
+package import Fluent
 import NIOFoundationEssentialsCompat
 import Platform
 import SQLKit
-import XCTVapor
+package import XCTVapor
 
 /// An account the tests act as.
 package struct Member {

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// What a PNG's or a baseline/progressive JPEG's header says: its format and size; nil for
 /// anything else (an SVG, a WebP), which KakaoTalk and most messengers cannot draw as a card.

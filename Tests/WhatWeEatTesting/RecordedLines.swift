@@ -1,5 +1,5 @@
-import Logging
-import NIOConcurrencyHelpers
+package import Logging
+package import NIOConcurrencyHelpers
 
 /// Every line a logger was asked to write, with its metadata.
 package final class RecordedLines: Sendable {

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import NIOFoundationEssentialsCompat
 import Platform
 import SocketIO
-import XCTVapor
+package import XCTVapor
 
 /// One `whatweeat` process on a free port with its own data directory (and the suite's database).
 package final class ServerProcess: @unchecked Sendable {

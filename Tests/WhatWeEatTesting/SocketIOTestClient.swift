@@ -1,11 +1,11 @@
 import AsyncHTTPClient
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOWebSocket
+package import NIOWebSocket
 import Notifications
 import Platform
-import SocketIO
-import XCTVapor
+package import SocketIO
+package import XCTVapor
 
 /// A Socket.IO handler for the tests: `echo` acknowledges with its arguments, `shout` is emitted
 /// back as `heard`, `bye` makes the server disconnect the client; every call is recorded.

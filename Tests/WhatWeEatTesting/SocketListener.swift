@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import Vapor
+package import Vapor
 
 /// A WebSocket on an app's real port that keeps what it hears (an inbox or chat socket, to see
 /// it close when its session ends).

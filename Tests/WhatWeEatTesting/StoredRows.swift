@@ -1,6 +1,6 @@
-import Fluent
+package import Fluent
 import Platform
-import SQLKit
+package import SQLKit
 import Vapor
 
 /// Reads of tables by their own statements, for checking what a store wrote without asking the

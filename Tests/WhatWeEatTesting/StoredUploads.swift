@@ -1,5 +1,5 @@
 import Media
-import XCTVapor
+package import XCTVapor
 
 extension Application {
     /// Every stored upload's bytes by key, wherever this app keeps them (disk or database).

@@ -2,10 +2,10 @@ import AsyncHTTPClient
 import Fluent
 import NIOConcurrencyHelpers
 import NIOFoundationEssentialsCompat
-import Platform
+package import Platform
 import Site
 import SQLKit
-import XCTVapor
+package import XCTVapor
 
 /// Which database the suite runs on: SQLite files by default, PostgreSQL when
 /// `TEST_DATABASE_URL` is set (`.ci/run` runs the suite both ways).

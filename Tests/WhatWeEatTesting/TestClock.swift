@@ -1,7 +1,7 @@
-import Foundation
+package import Foundation
 import NIOConcurrencyHelpers
-import Platform
-import Vapor
+package import Platform
+package import Vapor
 
 /// A clock a test moves by hand (`advance(by:)`); `now` is what the code under test reads.
 package final class TestClock: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import XCTVapor
 
 /// Small but real image files for upload tests, built byte by byte.

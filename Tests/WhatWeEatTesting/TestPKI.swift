@@ -1,8 +1,8 @@
-import Crypto
-import Foundation
+package import Crypto
+package import Foundation
 import Messaging
 import SwiftASN1
-import X509
+package import X509
 
 /// Certificates made at test time (the SMTP server's TLS, the App Store's signing chain).
 package struct TestCertificateAuthority {

@@ -1,12 +1,12 @@
 import Crypto
 import Foundation
 import Messaging
-import NIOConcurrencyHelpers
-import NIOCore
+package import NIOConcurrencyHelpers
+package import NIOCore
 import NIOPosix
-import NIOSSL
+package import NIOSSL
 import SwiftASN1
-import X509
+package import X509
 import XCTest
 
 // MARK: - Test PKI

@@ -1,7 +1,7 @@
-import Fluent
-import Media
+package import Fluent
+package import Media
 import NIOFoundationEssentialsCompat
-import Platform
+package import Platform
 import Vapor
 
 /// What a client sees of an account.

@@ -1,5 +1,5 @@
 import Platform
-import Vapor
+public import Vapor
 
 extension User: Authenticatable {}
 

@@ -1,8 +1,8 @@
-import FluentKit
-import Foundation
+package import FluentKit
+package import Foundation
 import NIOConcurrencyHelpers
-import Platform
-import Vapor
+package import Platform
+package import Vapor
 
 /// Live sessions (API and browser) with their users, kept in memory for a short time so that a signed-in
 /// request does not read the database just to learn who is asking (it did, and that read bounded

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Roles an account can have. Admins manage catalogs and read feedback.
 public enum Role: String, Codable, Sendable, CaseIterable {

@@ -1,4 +1,4 @@
-import FluentKit
+package import FluentKit
 import Foundation
 import Platform
 import Vapor

@@ -1,7 +1,7 @@
 import Fluent
 import Messaging
 import Metrics
-import Platform
+package import Platform
 import Vapor
 
 /// A new email address: asked for with the password, confirmed from the new inbox (a link, a

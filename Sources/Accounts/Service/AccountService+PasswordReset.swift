@@ -1,7 +1,7 @@
-import Fluent
+package import Fluent
 import Messaging
 import Metrics
-import Platform
+package import Platform
 import Vapor
 
 /// "Forgot password": a link by mail, single use, 30 minutes, kept only as a hash.

@@ -1,7 +1,7 @@
 import Fluent
 import Metrics
-import Platform
-import Vapor
+package import Platform
+package import Vapor
 
 /// What proves a person by a code to their phone, for "forgot password". Accounts owns the
 /// routes, the network's budget, the queue and the new password; the service that verifies

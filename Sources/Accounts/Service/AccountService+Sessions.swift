@@ -1,7 +1,7 @@
-import Fluent
+package import Fluent
 import Platform
 import SQLKit
-import Vapor
+package import Vapor
 
 /// Sessions: API refresh-token families (start, rotate, revoke, the retry window) and browser
 /// sessions, each remembered in `SessionCache` and announced when it ends (`SessionEnd`).

@@ -1,9 +1,9 @@
-import Fluent
-import Media
+package import Fluent
+package import Media
 import NIOConcurrencyHelpers
-import Platform
+package import Platform
 import SQLKit
-import Vapor
+public import Vapor
 
 /// A fresh access token and the refresh token that replaces it.
 public struct TokenPair: Content, Equatable {

@@ -1,6 +1,6 @@
-import Foundation
+package import Foundation
 import NIOConcurrencyHelpers
-import Vapor
+package import Vapor
 
 /// A sign-in from a device the account has not used before (no session of it, live or kept, came
 /// with the same user agent), told to whoever listens — the inbox puts an entry there and pushes it

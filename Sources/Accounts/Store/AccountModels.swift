@@ -1,6 +1,6 @@
-import Fluent
+public import Fluent
 import Foundation
-import Platform
+public import Platform
 
 /// An account. Personal data lives here and in its sessions; deleting the row removes both.
 public final class User: Model, @unchecked Sendable {

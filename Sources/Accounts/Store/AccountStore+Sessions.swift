@@ -1,7 +1,7 @@
-import Fluent
-import Foundation
+package import Fluent
+package import Foundation
 import NIOConcurrencyHelpers
-import Platform
+package import Platform
 import SQLKit
 import Vapor
 

@@ -1,8 +1,8 @@
-import Fluent
+package import Fluent
 import Foundation
-import Platform
-import SQLKit
-import Vapor
+package import Platform
+package import SQLKit
+package import Vapor
 
 /// The one owner of the accounts and their sessions — `users`, `login_failures`, `auth_sessions`
 /// and `refresh_tokens` — the only code that reads or writes them, naming each column once

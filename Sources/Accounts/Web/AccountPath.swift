@@ -1,4 +1,4 @@
-import Platform
+package import Platform
 
 /// The account pages' paths, in one place: the route table (`AccountPages.boot`) registers them;
 /// the shared header, other features' sign-in links and the account forms fill them in.

@@ -1,9 +1,9 @@
 import Accounts
-import Fluent
+package import Fluent
 import Foundation
 import NIOConcurrencyHelpers
-import Platform
-import Vapor
+package import Platform
+package import Vapor
 
 /// The dishes on sale, in memory, for the section lists — the shop's busiest pages, which would
 /// otherwise turn a page of 25-column rows into models on every request. Rebuilt from the database

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where an order goes and who takes it: what checkout asks for, and what a saved address holds.
 /// Made only through `Delivery.Address.checked`, so a stored one always keeps these rules.

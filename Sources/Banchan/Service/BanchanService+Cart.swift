@@ -1,6 +1,6 @@
 import Fluent
 import NIOConcurrencyHelpers
-import Platform
+package import Platform
 import SQLKit
 import Vapor
 

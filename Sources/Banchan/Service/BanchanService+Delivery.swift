@@ -1,5 +1,5 @@
 import Foundation
-import Platform
+package import Platform
 import Vapor
 
 /// Where orders go: an account's saved addresses, and the delivery a checkout asks for.

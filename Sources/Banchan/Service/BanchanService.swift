@@ -1,10 +1,10 @@
-import Fluent
+package import Fluent
 import NIOConcurrencyHelpers
 import Notifications
-import Payments
-import Platform
+package import Payments
+package import Platform
 import SQLKit
-import Vapor
+package import Vapor
 
 /// A cart line as clients see it: the dish, its stock when the cart was read, and how many.
 package struct ShopLine: Sendable {

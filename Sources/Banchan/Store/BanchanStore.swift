@@ -1,4 +1,4 @@
-import Fluent
+package import Fluent
 import Platform
 import SQLKit
 import Vapor

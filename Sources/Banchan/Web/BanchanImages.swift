@@ -1,6 +1,6 @@
 import Fluent
 import Platform
-import Vapor
+package import Vapor
 
 /// `/images/banchan/{hash}/{main|thumb-N|detail-N}.svg`: generated artwork for every dish — the
 /// list picture, the detail page's paging thumbnails, and one image per detail paragraph — and the

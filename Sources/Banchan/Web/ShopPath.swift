@@ -1,4 +1,4 @@
-import Platform
+package import Platform
 
 /// The shop's page paths, in one place: the route table (`BanchanPages.boot`) registers them and
 /// links, form actions and redirects fill them in, so a renamed page cannot leave a stale link.

@@ -1,11 +1,11 @@
 import Accounts
-import Fluent
+package import Fluent
 import Media
 import NIOConcurrencyHelpers
 import Notifications
-import Platform
+package import Platform
 import SQLKit
-import Vapor
+package import Vapor
 
 /// Every place's position, rating and cover, in memory, sorted by latitude: map boxes and
 /// "nearest" lists are answered from here without touching the database, so a city-wide box over

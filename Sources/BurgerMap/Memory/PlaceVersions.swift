@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import Vapor
+package import Vapor
 
 /// How often each place's public content changed (its details, marks, which reviews it lists),
 /// for what is kept per place rather than per answer: a value made at a place's version is

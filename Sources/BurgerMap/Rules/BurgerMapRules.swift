@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+public import Platform
 import struct Platform.Coordinate
 
 /// A rule a place, a review or a comment broke; each maps to one error code.

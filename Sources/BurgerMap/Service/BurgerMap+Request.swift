@@ -1,5 +1,5 @@
 import Accounts
-import FluentKit
+package import FluentKit
 import Media
 import MultipartKit
 import Platform

@@ -1,6 +1,6 @@
 import Accounts
-import Fluent
-import Media
+package import Fluent
+package import Media
 import Platform
 import SQLKit
 import Vapor

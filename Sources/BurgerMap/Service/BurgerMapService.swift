@@ -1,10 +1,10 @@
 import Accounts
-import Fluent
-import Media
-import Notifications
-import Platform
+package import Fluent
+package import Media
+package import Notifications
+package import Platform
 import SQLKit
-import Vapor
+package import Vapor
 
 /// A place with where it is, how it is rated, and (for "near" lists) how far it is.
 package struct PlaceSummary: Sendable {

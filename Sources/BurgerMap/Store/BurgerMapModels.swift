@@ -1,8 +1,8 @@
-import Accounts
-import Fluent
+package import Accounts
+package import Fluent
 import Foundation
 import Media
-import Platform
+package import Platform
 
 /// A burger place on the map. Reviews keep `reviewCount` and `ratingSum` current, so lists and
 /// rankings read them without counting rows.

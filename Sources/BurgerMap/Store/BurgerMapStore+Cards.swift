@@ -1,8 +1,8 @@
 import Accounts
-import Fluent
+package import Fluent
 import Notifications
-import Platform
-import SQLKit
+package import Platform
+package import SQLKit
 import Vapor
 
 /// A review as lists and detail pages show it, with its place's name, its author and its photos.

@@ -1,7 +1,7 @@
 import Accounts
-import Fluent
+package import Fluent
 import Media
-import Platform
+package import Platform
 import SQLKit
 import Vapor
 

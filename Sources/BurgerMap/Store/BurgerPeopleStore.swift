@@ -1,7 +1,7 @@
 import Accounts
-import Fluent
+package import Fluent
 import Foundation
-import Platform
+package import Platform
 import SQLKit
 
 /// The one owner of what people do to each other and to places on the map — follows

@@ -1,6 +1,6 @@
 import Fluent
 import Platform
-import Vapor
+package import Vapor
 
 /// `/images/burger-map/photos/{id}.svg`: the generated pictures of the seeded catalog's reviews
 /// (uploaded photos are files under `/uploads`). Each photo of a review frames its place's emoji

@@ -1,8 +1,8 @@
 import Accounts
-import Fluent
+package import Fluent
 import NIOConcurrencyHelpers
 import Notifications
-import Platform
+package import Platform
 import SQLKit
 import Vapor
 

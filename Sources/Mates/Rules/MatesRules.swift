@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import enum Platform.EmailInbox
 
 /// A rule a mates input broke; each maps to one error code (`MatesService.appError`).

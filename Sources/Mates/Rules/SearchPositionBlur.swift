@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+public import Platform
 import struct Platform.Coordinate
 
 /// Where other people see someone who is searching for a mate, and how far away they are told

@@ -1,9 +1,9 @@
 import Accounts
-import Fluent
+package import Fluent
 import Metrics
 import NIOConcurrencyHelpers
 import Notifications
-import Platform
+package import Platform
 import SQLKit
 import Vapor
 

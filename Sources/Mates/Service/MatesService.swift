@@ -1,10 +1,10 @@
 import Accounts
-import Fluent
+package import Fluent
 import Messaging
-import Notifications
-import Platform
+package import Notifications
+package import Platform
 import SQLKit
-import Vapor
+package import Vapor
 
 /// Every rule of mates that touches storage: verification, profiles, the queue and matches,
 /// reviews and reports, chat, the cosmetic shop. Handlers stay thin over this.

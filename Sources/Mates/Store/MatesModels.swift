@@ -1,5 +1,5 @@
 import Accounts
-import Fluent
+package import Fluent
 import Foundation
 import Platform
 

@@ -1,5 +1,5 @@
-import Fluent
-import Platform
+package import Fluent
+package import Platform
 import SQLKit
 import Vapor
 

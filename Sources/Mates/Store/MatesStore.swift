@@ -1,9 +1,9 @@
 import Accounts
-import Fluent
+package import Fluent
 import NIOConcurrencyHelpers
 import Platform
 import SQLKit
-import Vapor
+package import Vapor
 
 /// The one owner of the mates tables (`mates_profiles`, `mates_requests` here; the others in its
 /// extensions below): the only code that reads or writes them, names their columns

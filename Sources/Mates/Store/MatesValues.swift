@@ -1,6 +1,6 @@
-import FluentKit
+package import FluentKit
 import Foundation
-import Platform
+package import Platform
 
 /// A person as others see them in mates: in nearby lists, requests and the match.
 package struct MatePerson: Sendable {

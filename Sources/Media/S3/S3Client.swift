@@ -1,9 +1,9 @@
-import AsyncHTTPClient
-import Foundation
-import NIOCore
+package import AsyncHTTPClient
+package import Foundation
+package import NIOCore
 import NIOFoundationEssentialsCompat
 import NIOHTTP1
-import Platform
+package import Platform
 
 /// The few S3 calls uploads need (put, get, head, delete an object; create the bucket), on
 /// path-style URLs (`{endpoint}/{bucket}/{key}`), which every S3-compatible server answers.

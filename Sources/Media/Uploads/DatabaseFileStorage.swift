@@ -1,7 +1,7 @@
-import Fluent
+package import Fluent
 import Foundation
 import Platform
-import SQLKit
+package import SQLKit
 
 /// Files in the database (`stored_files`), where every instance reads them: the default with
 /// PostgreSQL, so a photo uploaded through one instance is served by all of them, and `pg_dump`

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Files under `DATA_DIR/uploads`, written to a temporary name then renamed so a reader never
 /// sees half a file. Only the instance that took a file can serve it: with several instances,

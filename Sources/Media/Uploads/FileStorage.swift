@@ -1,5 +1,5 @@
-import Platform
-import Vapor
+package import Platform
+public import Vapor
 
 /// Image formats we accept, recognised by their first bytes, never by name or declared type.
 public enum ImageType: String, Sendable, CaseIterable {

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Fluent
 import Foundation
 import Logging
-import Platform
+package import Platform
 import Vapor
 
 /// Where uploads are kept (`UPLOAD_STORAGE`, `S3_*`); `settings[section: MediaSettings.self]`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why an upload is not an image we keep.
 public enum ImageProblem: Error, Equatable, Sendable {

@@ -1,6 +1,6 @@
 import Foundation
-import MultipartKit
-import NIOCore
+package import MultipartKit
+package import NIOCore
 import Platform
 import Vapor
 

@@ -1,6 +1,6 @@
-import Fluent
+package import Fluent
 import Metrics
-import Platform
+package import Platform
 import SQLKit
 import Vapor
 

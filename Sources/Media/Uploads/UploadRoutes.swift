@@ -1,5 +1,5 @@
 import Platform
-import Vapor
+package import Vapor
 
 /// `GET /uploads/:key`: an uploaded file by its content-hash key, from wherever files are kept.
 package struct UploadRoutes: RouteCollection {

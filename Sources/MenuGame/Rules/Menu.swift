@@ -1,5 +1,6 @@
 import Foundation
 import enum Platform.Language
+public import Platform
 
 /// Cuisine families, as the iOS app names them (`CONVENIENT` is 분식).
 public enum Nation: String, Codable, Sendable, CaseIterable {

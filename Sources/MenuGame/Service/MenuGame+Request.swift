@@ -1,5 +1,5 @@
 import Accounts
-import Fluent
+package import Fluent
 import NIOConcurrencyHelpers
 import Platform
 import Vapor

@@ -1,5 +1,5 @@
 import Accounts
-import Foundation
+package import Foundation
 import Media
 import Platform
 import Vapor

@@ -1,10 +1,10 @@
 import Accounts
-import Fluent
+package import Fluent
 import Metrics
 import Notifications
-import Platform
+package import Platform
 import SQLKit
-import Vapor
+package import Vapor
 
 /// The results of a game as clients see them, frozen when a group closes.
 package struct GameResult: Codable, Sendable, Equatable {

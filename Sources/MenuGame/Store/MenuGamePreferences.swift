@@ -1,6 +1,6 @@
-import Accounts
-import Fluent
-import Platform
+package import Accounts
+package import Fluent
+package import Platform
 import Vapor
 
 /// A signed-in player's menu-game choices, so they follow the account to another device.

@@ -1,7 +1,7 @@
-import Fluent
-import Platform
+package import Fluent
+package import Platform
 import SQLKit
-import Vapor
+package import Vapor
 
 /// The one owner of `menus`, the catalog games draw from: the only code that reads or writes
 /// it, names its columns (`Column`; the model's keys are these too) and announces each change.

@@ -1,5 +1,5 @@
 import Platform
-import Vapor
+package import Vapor
 
 /// `/images/menus/{id}.svg`: a card with the menu's emoji on a colour picked from its id, the
 /// image of every menu that has no other. Cached by browsers for a day.

@@ -1,5 +1,5 @@
 import Media
-import Platform
+package import Platform
 
 /// The menu game's page paths, in one place: the route table (`MenuGamePages.boot`) registers them
 /// and links, form actions and redirects fill them in, so a renamed page cannot leave a stale link.

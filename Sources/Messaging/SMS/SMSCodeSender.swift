@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import Platform
-import Vapor
+package import Vapor
 
 /// Phone codes by text message through Solapi (`SMS_URL`). A refusal (an unregistered sender, no
 /// balance, a number Solapi will not take) or no answer is `CodeSenderError.unavailable`: the code

@@ -1,10 +1,10 @@
-import AsyncHTTPClient
+package import AsyncHTTPClient
 import Crypto
-import Foundation
-import NIOCore
+package import Foundation
+package import NIOCore
 import NIOFoundationEssentialsCompat
 import NIOHTTP1
-import Vapor
+package import Vapor
 
 /// Where and as whom text messages go: one setting, `SMS_URL`.
 ///

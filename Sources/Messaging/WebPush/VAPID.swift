@@ -1,5 +1,5 @@
-import Crypto
-import Foundation
+package import Crypto
+package import Foundation
 import Platform
 
 /// Voluntary Application Server Identification (RFC 8292): every push request carries a short-lived

@@ -1,5 +1,5 @@
-import Crypto
-import Foundation
+package import Crypto
+package import Foundation
 import Platform
 
 /// A browser's push subscription as `PushSubscription.toJSON()` gives it: where to send, and the

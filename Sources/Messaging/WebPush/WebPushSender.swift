@@ -1,6 +1,6 @@
-import AsyncHTTPClient
-import Foundation
-import NIOCore
+package import AsyncHTTPClient
+package import Foundation
+package import NIOCore
 import NIOFoundationEssentialsCompat
 import NIOHTTP1
 

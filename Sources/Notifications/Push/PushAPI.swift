@@ -1,9 +1,9 @@
 import Accounts
-import Fluent
+package import Fluent
 import Foundation
-import Messaging
+package import Messaging
 import NIOConcurrencyHelpers
-import Platform
+package import Platform
 import Vapor
 
 /// `/api/v1/push`: the server's VAPID key for `pushManager.subscribe`, a browser's subscription

@@ -1,6 +1,6 @@
 import Foundation
 import Messaging
-import Platform
+package import Platform
 
 /// Where pushes may go and who signs them. `settings.push`.
 ///

@@ -1,8 +1,8 @@
 import Accounts
-import Fluent
+package import Fluent
 import FluentSQL
 import Foundation
-import Messaging
+package import Messaging
 import Platform
 import SQLKit
 import Vapor

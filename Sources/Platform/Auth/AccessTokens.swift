@@ -1,6 +1,6 @@
-import JWTKit
+package import JWTKit
 import NIOConcurrencyHelpers
-import Vapor
+public import Vapor
 
 /// Claims of a short-lived access token: who (`sub`), which session family (`sid`), until when.
 struct AccessClaims: JWTPayload {

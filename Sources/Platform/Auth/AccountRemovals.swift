@@ -1,4 +1,4 @@
-import Fluent
+package import Fluent
 import NIOConcurrencyHelpers
 import Vapor
 

@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import Vapor
+package import Vapor
 
 /// What features hand from a device to an account when someone signs in on it: a visitor's cart
 /// joins the account's cart (the shop). Accounts calls every handler at each sign-in (web login

@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import Vapor
+public import Vapor
 
 /// bcrypt on a pool of its own, so hashing never blocks an event loop and a flood of logins
 /// cannot take every core: the pool has half the cores (at least one thread), and at most

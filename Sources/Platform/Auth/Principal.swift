@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 /// Who is acting: a signed-in account, or an anonymous device known only by its token's hash.
 /// What a feature keeps per person (a cart, likes, requests) is keyed by `key`, so a device's

@@ -1,4 +1,4 @@
-import Vapor
+public import Vapor
 import Foundation
 
 /// Random tokens and digests for secrets (refresh tokens, session cookies, CSRF nonces).

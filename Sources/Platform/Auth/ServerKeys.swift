@@ -1,4 +1,4 @@
-import Vapor
+public import Vapor
 
 /// One secret, many keys. Every purpose that signs or seals something gets its own key, derived
 /// from `JWT_SECRET` with HKDF-SHA256 and a purpose label, so a value signed for one purpose is

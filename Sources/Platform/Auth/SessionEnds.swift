@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 /// A session, or every session of an account, has ended: sign-out, a refresh token's reuse, a
 /// password change, withdrawal, a suspension. Whatever ends one announces it (`events.announceSessionEnd`);

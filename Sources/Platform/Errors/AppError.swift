@@ -1,4 +1,4 @@
-import Vapor
+public import Vapor
 
 /// The one error type of the app. Every 4xx a client sees is one of these, rendered as
 /// `{"error": {"code": "...", "message": "..."}}` with the message translated at render time.

@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 /// Turns every error into the one error shape: JSON for API clients, a page for browsers.
 /// Unknown errors become a plain 500 with no detail; the detail goes to the log only.

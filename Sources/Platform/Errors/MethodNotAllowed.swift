@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 /// Tells "no such path" from "not with this method": when the router finds nothing for a request
 /// whose path another method answers, the answer is 405 `method_not_allowed` with `Allow`

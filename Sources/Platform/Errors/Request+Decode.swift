@@ -1,4 +1,4 @@
-import Vapor
+public import Vapor
 
 extension Request {
     /// Decodes the JSON body of an API request. A request with no body at all is read as `{}`,

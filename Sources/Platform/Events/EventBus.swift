@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import Vapor
+public import Vapor
 
 /// Publishes small text messages (JSON) to everyone subscribed to a topic — the live parts of
 /// the app (game rooms, chat, notifications) are fed by this.

@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import Vapor
+package import Vapor
 
 extension Application {
     /// Follows `topic` of the event bus until shutdown: `handle` gets every message published there

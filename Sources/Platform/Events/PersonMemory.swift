@@ -1,6 +1,6 @@
-import Foundation
+package import Foundation
 import NIOConcurrencyHelpers
-import Vapor
+package import Vapor
 
 /// Something of each person's that pages read on every request and that changes rarely (the
 /// inbox's unread count, the menu game's saved dislikes), kept in memory so a page does not read

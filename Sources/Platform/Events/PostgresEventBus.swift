@@ -1,8 +1,8 @@
 import Metrics
-import FluentPostgresDriver
+public import FluentPostgresDriver
 import NIOConcurrencyHelpers
 import PostgresNIO
-import Vapor
+package import Vapor
 
 /// The event bus for several server processes that share one PostgreSQL database: events travel
 /// through `NOTIFY` on one channel, and every process `LISTEN`s on it.

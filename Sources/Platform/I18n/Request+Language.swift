@@ -1,4 +1,4 @@
-import Vapor
+public import Vapor
 
 extension Application {
     private struct TranslatorKey: StorageKey { typealias Value = Translator }

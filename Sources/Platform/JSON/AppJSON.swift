@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import Vapor
 
 /// One JSON style for every response: keys sorted, so bodies are stable (the shipped apps' routes

@@ -1,6 +1,6 @@
-import Foundation
+package import Foundation
 import NIOCore
-import Vapor
+package import Vapor
 
 /// JSON written by hand, for the few answers read so often that Foundation's encoder is most of
 /// their cost (it sorts keys with ICU collation on Linux and goes through `Encoder` boxes for

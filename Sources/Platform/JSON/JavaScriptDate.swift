@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Times as JavaScript's `toISOString()` writes them, the way both seed apps' servers (Node) sent
 /// them: `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` in UTC with exactly three fractional digits. The apps parse

@@ -1,8 +1,8 @@
-import Fluent
+package import Fluent
 import Metrics
 import NIOConcurrencyHelpers
 import SQLKit
-import Vapor
+package import Vapor
 
 /// Rows nobody needs any more — ended sessions, old login failures, used codes and links, read
 /// notifications — removed once a day by one instance at a time. Each feature registers the

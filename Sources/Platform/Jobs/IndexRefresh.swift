@@ -1,5 +1,5 @@
 import Metrics
-import Vapor
+package import Vapor
 
 /// Refreshes an in-memory index's entry after a change another instance announced. A failure
 /// (the database busy for a moment) is logged, counted in

@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import Vapor
+package import Vapor
 
 /// Work a process repeats while it runs (sweeping expired rows, abandoned uploads). Every
 /// instance runs its own; the work itself must be safe to run twice at once (conditional

@@ -1,8 +1,8 @@
-import Fluent
-import Foundation
+package import Fluent
+package import Foundation
 import Metrics
 import NIOConcurrencyHelpers
-import Vapor
+package import Vapor
 
 /// What a handler says of an item it ran.
 package enum WorkOutcome: Sendable, Equatable {

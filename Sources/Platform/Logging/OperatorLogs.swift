@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+package import Logging
 
 /// What an operator's logs hold (issue 58, item 5): text (swift-log's) or JSON, one object per
 /// line (`LOG_FORMAT=json`); never a code, token, password hash, whole e-mail address or phone

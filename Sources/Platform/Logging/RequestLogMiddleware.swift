@@ -1,5 +1,5 @@
 import Logging
-import Vapor
+package import Vapor
 
 /// The request id and the access log, outermost of all middleware:
 /// - a request's id is the `X-Request-Id` a trusted proxy sent (nginx's `$request_id`), when it is

@@ -1,8 +1,8 @@
 import Fluent
 import Metrics
-import Prometheus
+package import Prometheus
 import SQLKit
-import Vapor
+package import Vapor
 
 /// The process's metrics. Code everywhere records with swift-metrics' API (`Counter`, `Timer`,
 /// `Meter`); one Prometheus registry (swift-prometheus) keeps them and `/metrics` writes it out

@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import Vapor
+package import Vapor
 
 /// The network a client address belongs to, as every per-address budget and cap counts clients
 /// (docs/SECURITY.md, "Budgets by network"):

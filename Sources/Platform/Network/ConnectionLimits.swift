@@ -1,8 +1,8 @@
 import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOWebSocket
-import Vapor
+package import NIOWebSocket
+package import Vapor
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 /// What SIGTERM (or SIGINT) does, before anything else stops. Registered last, so it runs first:
 /// 1. every live WebSocket is closed with 1012 ("service restart"), so pages reconnect, behind a

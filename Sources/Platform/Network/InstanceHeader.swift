@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 /// `X-Served-By: <INSTANCE_NAME>` on every answer (the WebSocket handshake's too), so whoever
 /// runs several instances behind a proxy can tell which one answered; nothing when unnamed.

@@ -1,9 +1,9 @@
 import Metrics
 import NIOConcurrencyHelpers
-import NIOCore
+package import NIOCore
 import NIOHTTP1
 import NIOWebSocket
-import Vapor
+package import Vapor
 
 /// What a live socket received, in order, from its first frame on.
 package enum LiveSocketInput: Sendable {

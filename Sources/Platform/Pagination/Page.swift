@@ -1,6 +1,6 @@
-import Fluent
-import Vapor
-import SQLKit
+public import Fluent
+public import Vapor
+public import SQLKit
 
 /// `?cursor=…&limit=…` as every list route reads it.
 public struct CursorPageRequest: Sendable {

@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import Vapor
+public import Vapor
 
 /// Bounds failed guesses (a PIN look-up that finds nothing) per key, exactly, without limiting
 /// the look-ups that succeed. A look-up in flight might still be a miss, so it holds one of the

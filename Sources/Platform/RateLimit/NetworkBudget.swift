@@ -1,4 +1,4 @@
-import Vapor
+public import Vapor
 
 /// A budget per client network (`ClientNetwork`): `limit` events per `window` for one IPv4
 /// address or IPv6 /64, and `limit × ClientNetwork.wideFactor` for the IPv6 /48 around it. Both

@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import Vapor
+public import Vapor
 
 /// Counts events per key (a client address, say) in a sliding window.
 ///

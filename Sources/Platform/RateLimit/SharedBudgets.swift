@@ -1,6 +1,6 @@
-import Fluent
+package import Fluent
 import SQLKit
-import Vapor
+public import Vapor
 
 /// Per-key budgets kept in PostgreSQL, so every instance that shares the database counts the same
 /// events: one row per slot taken (`rate_limit_slots`). Taking a slot is one transaction holding

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import NIOCore
-import Logging
+public import Logging
 
 /// Everything the server reads from its environment, validated once at start-up.
 ///
@@ -213,7 +213,7 @@ public struct SettingsError: Error, CustomStringConvertible {
     }
 }
 
-import Vapor
+public import Vapor
 
 extension Application {
     private struct SettingsKey: StorageKey { typealias Value = Settings }

@@ -1,5 +1,5 @@
 import Fluent
-import SQLKit
+package import SQLKit
 
 extension Database {
     /// The database as SQLKit sees it, for the queries Fluent does not express (conditional

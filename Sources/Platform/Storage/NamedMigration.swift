@@ -1,4 +1,4 @@
-import Fluent
+package import Fluent
 
 /// Every migration of the app. Fluent records a migration under its `name`, by default the type's
 /// name with its module's; the name stays `WhatWeEatServer.<Type>`, as when all of the server was

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// 24-hex-digit ids in the shape of the Mongo ObjectIds the seed apps' servers gave out, made from
 /// our UUIDs: their first 96 bits. Deterministic, so no table hands them out; read back, the UUIDs

@@ -1,6 +1,6 @@
 import Foundation
-import SQLKit
-import Vapor
+package import SQLKit
+package import Vapor
 
 /// Rows for synthetic data sets (`whatweeat seed --places … --mates …`), written many per statement.
 package enum SyntheticRows {

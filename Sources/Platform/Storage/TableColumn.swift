@@ -1,5 +1,5 @@
-import Fluent
-import SQLKit
+package import Fluent
+package import SQLKit
 
 /// A table's columns, each named once, as an enum of their names:
 /// `enum Column: String, TableColumn { case id, userID = "user_id" }`. A row read from the table

@@ -1,4 +1,4 @@
-import Fluent
+package import Fluent
 import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 extension Calendar {
     /// The Gregorian calendar in UTC: days that are the same for every instance and every reader

@@ -1,7 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
-import Plot
-import Vapor
+package import Plot
+package import Vapor
 
 /// The operator's console (`/admin`, administrators only; everyone else gets 404): one frame of
 /// tabs over the pages each feature adds (today's figures, orders, catalog, moderation, people,

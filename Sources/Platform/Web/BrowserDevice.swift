@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 /// The anonymous device token a browser carries in the HttpOnly `wwe_device` cookie: the same kind
 /// of token the iOS apps send as `X-Device-Token`, so a browser plays games and keeps a cart

@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 /// CSRF protection for the browser pages.
 ///

@@ -1,5 +1,5 @@
-import Plot
-import Vapor
+package import Plot
+package import Vapor
 
 extension Request {
     /// Runs a form's action. A rule the input broke (an `AppError` below 500) shows the page again

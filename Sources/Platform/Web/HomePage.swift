@@ -1,5 +1,5 @@
-import Plot
-import Vapor
+package import Plot
+package import Vapor
 
 /// `/`: a card for each feature that is a service (`Feature.homeCard`). A card links to its
 /// service once that service's pages are served.

@@ -1,5 +1,5 @@
 import Foundation
-import Vapor
+package import Vapor
 
 /// What makes the site an app a phone can install: the web app manifest (in the reader's
 /// language), and the service worker, served from the root so it controls every page, with the

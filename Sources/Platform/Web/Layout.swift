@@ -1,5 +1,5 @@
-import Plot
-import Vapor
+package import Plot
+package import Vapor
 
 /// Who is looking at a page, as the layout needs to know it (set by the session authenticator).
 package struct WebViewer: Sendable {

@@ -1,5 +1,5 @@
 import Plot
-import Vapor
+package import Vapor
 
 /// `/licenses`: the open-source software the server is built from, with each licence.
 package struct LicensesPage: RouteCollection {

@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 /// What a link to a page shows when it is pasted into KakaoTalk, a messenger or a feed: Open Graph
 /// and Twitter card tags in the page's head. Every page has one (the page's title, the app's

@@ -1,5 +1,5 @@
 import Foundation
-import Vapor
+package import Vapor
 
 /// A stylesheet or classic script from outside `Public/`: Leaflet, served under `/vendor/leaflet`
 /// from Debian's package or, failing that, from a pinned CDN address with its integrity hash.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The escapers for what the server writes into markup, one per place a value can land.
 public enum Markup {

@@ -1,7 +1,7 @@
-import Foundation
+package import Foundation
 import NIOConcurrencyHelpers
-import Plot
-import Vapor
+package import Plot
+package import Vapor
 
 /// The one JSON block a page hands its scripts (`Public/js/shared/config.js` reads it): the
 /// language, the CSRF token for script requests to page routes, the texts the scripts show, and

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import NIOConcurrencyHelpers
 
 /// Dates as pages show them. Making a `DateFormatter` (or an `ISO8601DateFormatter`) loads ICU

@@ -1,6 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
-import Plot
+package import Plot
 import Vapor
 
 /// Parts of pages that are the same for every reader of a language — a shop section's dish cards,

@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 /// A page's address, written once: the route table registers its pattern
 /// (`pages.get(ShopPath.dish, use: dish)`) and links, redirects and form actions fill it in

@@ -1,4 +1,4 @@
-import Plot
+package import Plot
 
 // The accessibility attributes our pages write again and again, by name. Values go through the
 // escaping `.attribute(named:value:)` of Plot+EscapedAttributes.swift.

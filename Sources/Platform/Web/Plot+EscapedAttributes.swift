@@ -80,23 +80,23 @@ extension Node where Context: HTMLValueContext {
 // MARK: Links, sources and forms
 
 extension Attribute where Context: HTMLLinkableContext {
-    static func href(_ url: URLRepresentable) -> Attribute { escaped("href", url.description) }
+    static func href(_ url: any URLRepresentable) -> Attribute { escaped("href", url.description) }
 }
 
 extension Node where Context: HTMLLinkableContext {
-    static func href(_ url: URLRepresentable) -> Node { escapedNode("href", url.description) }
+    static func href(_ url: any URLRepresentable) -> Node { escapedNode("href", url.description) }
 }
 
 extension Attribute where Context: HTMLSourceContext {
-    static func src(_ url: URLRepresentable) -> Attribute { escaped("src", url.description) }
+    static func src(_ url: any URLRepresentable) -> Attribute { escaped("src", url.description) }
 }
 
 extension Node where Context: HTMLSourceContext {
-    static func src(_ url: URLRepresentable) -> Node { escapedNode("src", url.description) }
+    static func src(_ url: any URLRepresentable) -> Node { escapedNode("src", url.description) }
 }
 
 extension Node where Context == HTML.FormContext {
-    static func action(_ url: URLRepresentable) -> Node { escapedNode("action", url.description) }
+    static func action(_ url: any URLRepresentable) -> Node { escapedNode("action", url.description) }
 }
 
 extension Node where Context == HTML.LabelContext {

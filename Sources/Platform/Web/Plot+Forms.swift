@@ -1,4 +1,4 @@
-import Plot
+package import Plot
 
 // Forms whose parts are plain body content. Plot's form context has no fieldsets, legends or
 // selects, and a page whose script submits the form needs none of Plot's form typing; so pages

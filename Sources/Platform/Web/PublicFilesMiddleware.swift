@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 /// Serves `Public/` (stylesheets, scripts, icons), asking the disk only for a path whose last
 /// segment names a file (has a dot): every file there has one, and no page or API route does.

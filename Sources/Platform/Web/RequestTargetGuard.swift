@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 /// Turns away request targets no route or file can answer before anything reads them: over-long
 /// paths (414; a path past the file system's name limit made the static-file lookup fail with a

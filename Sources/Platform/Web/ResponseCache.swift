@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
-import NIOCore
+package import NIOCore
 import NIOFoundationEssentialsCompat
-import Vapor
+package import Vapor
 
 /// JSON answers kept encoded for a few seconds, for public lists many people read at once (a
 /// map box, the newest reviews). An entry is served while it is younger than `lifetime` and no

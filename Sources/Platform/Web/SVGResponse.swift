@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 extension Response {
     /// An SVG image made by the server (menu cards, dish artwork, QR codes). Text inside it must

@@ -1,4 +1,4 @@
-import Vapor
+package import Vapor
 
 /// Headers that keep browsers from sniffing types, framing our pages, loading foreign scripts,
 /// or running anything inside an image opened on its own.

@@ -1,5 +1,5 @@
 import NIOCore
-import Vapor
+package import Vapor
 
 /// An origin as a browser or a socket library writes it (`https://host`, `ws://host:1210`),
 /// compared as an origin: scheme, host and port, with the default port filled in (Starscream

@@ -1,4 +1,4 @@
-import Plot
+package import Plot
 
 /// A service's bottom tab bar (the menu game's, the burger map's, the mates'): an icon and a label
 /// per tab, the current one marked for screen readers (`aria-current`) and by its class

@@ -36,8 +36,9 @@ package struct BurgerMapEnvironment: FeatureEnvironment {
         return BurgerMapEnvironment(
             now: app.siteClock, events: app.events, logger: app.logger, files: app.files, fileReferences: app.fileReferences,
             quota: app.storageQuota, placeIndex: PlaceIndex(), placeVersions: PlaceVersions(), cache: cache,
-            keptPlaceDetails: KeptValues(following: cache), keptReviewCards: KeptValues(following: cache),
-            keptProfileCounts: KeptValues(following: cache), limits: BurgerMapLimits(shared: app.sharedBudgets))
+            keptPlaceDetails: KeptValues(name: "burger_map_place_details", following: cache),
+            keptReviewCards: KeptValues(name: "burger_map_review_cards", following: cache),
+            keptProfileCounts: KeptValues(name: "burger_map_profile_counts", following: cache), limits: BurgerMapLimits(shared: app.sharedBudgets))
     }
 }
 

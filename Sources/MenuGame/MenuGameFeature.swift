@@ -15,8 +15,8 @@ package enum MenuGameFeature: Feature {
         app.savedDislikesMemory.follow(app)
         app.lifecycle.use(PeriodicJob("wrote shown menus", every: .seconds(1)) { app in try await app.shownMenus.flush(on: app.db) })
         app.lifecycle.use(ShownMenusFlush())
-        app.pinMisses = GuessLimiter(limit: 20, window: 60)
-        app.pinMissesPerNetwork = GuessLimiter(limit: 200, window: 60)
+        app.pinMisses = GuessLimiter(name: "menu_game_pins", limit: 20, window: 60, clock: app.siteClock)
+        app.pinMissesPerNetwork = GuessLimiter(name: "menu_game_pins_network", limit: 200, window: 60, clock: app.siteClock)
         app.roomsPerNetwork = NetworkBudget(name: "menu_game_rooms", limit: 60, window: 600, shared: app.sharedBudgets)
         app.roomsPerHost = RateLimiter(name: "menu_game_rooms_host", limit: 10, window: 600, shared: app.sharedBudgets)
         // Rooms that are over give their PIN back, and the PIN space's use is on `/metrics`.

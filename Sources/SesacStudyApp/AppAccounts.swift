@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import Platform
 import Vapor
 
@@ -11,24 +10,15 @@ final class AppAccounts: Sendable {
     static let topic = "sesac.app-accounts"
     static let capacity = 100_000
 
-    private struct State {
-        var accounts: [String: UUID] = [:]
-        var generation: UInt64 = 0
-    }
+    private let accounts = BoundedMemory<String, UUID>(name: "sesac_app_accounts", capacity: capacity)
 
-    private let state = NIOLockedValueBox(State())
-
-    func account(of uid: String) -> UUID? { state.withLockedValue { $0.accounts[uid] } }
+    func account(of uid: String) -> UUID? { accounts[uid] }
 
     /// Taken before reading; hand it back to `remember`.
-    var generation: UInt64 { state.withLockedValue { $0.generation } }
+    var generation: UInt64 { accounts.generation }
 
     func remember(_ account: UUID, of uid: String, readAt generation: UInt64) {
-        state.withLockedValue { state in
-            guard state.generation == generation else { return }
-            if state.accounts.count >= Self.capacity { state.accounts.removeAll(keepingCapacity: true) }
-            state.accounts[uid] = account
-        }
+        accounts.keep(account, for: uid, readAt: generation)
     }
 
     /// Forgets the uid here and on the other instances.
@@ -44,10 +34,7 @@ final class AppAccounts: Sendable {
     }
 
     private func apply(forgetting uid: String?) {
-        state.withLockedValue { state in
-            state.generation &+= 1
-            if let uid { state.accounts[uid] = nil } else { state.accounts.removeAll(keepingCapacity: true) }
-        }
+        accounts.forget(uid)
     }
 
     func follow(_ app: Application) {

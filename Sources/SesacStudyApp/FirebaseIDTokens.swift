@@ -104,8 +104,12 @@ public final class FirebaseIDTokenVerifier: FirebaseTokenVerifying {
     private let flight = SingleFlight()
     /// Tokens verified already, by their SHA-256, until they expire: an app sends the same token
     /// for up to an hour, and an RSA verification per call cost most of a polled route.
-    private let verified = NIOLockedValueBox<[SHA256Digest: (identity: FirebaseIdentity, expires: TimeInterval)]>([:])
+    private let verified = BoundedMemory<SHA256Digest, VerifiedToken>(name: "firebase_id_tokens", capacity: verifiedLimit)
     static let verifiedLimit = 20_000
+    private struct VerifiedToken: Sendable {
+        let identity: FirebaseIdentity
+        let expires: TimeInterval
+    }
 
     public init(projectIDs: Set<String>, certificatesURL: String = googleCertificatesURL, client: HTTPClient,
                 logger: Logger, now: @escaping @Sendable () -> Date = Date.init) {
@@ -127,14 +131,12 @@ public final class FirebaseIDTokenVerifier: FirebaseTokenVerifying {
         guard token.utf8.count <= Self.maximumTokenBytes else { throw .malformed }
         let bytes = Array(token.utf8)
         let digest = SHA256.hash(data: bytes)
-        if let known = verified.withLockedValue({ $0[digest] }), now().timeIntervalSince1970 < known.expires + Self.clockSkew {
+        if let known = verified[digest], now().timeIntervalSince1970 < known.expires + Self.clockSkew {
             return known.identity
         }
         let identity = try await verifyAfresh(bytes)
-        verified.withLockedValue { table in
-            if table.count >= Self.verifiedLimit { table.removeAll(keepingCapacity: true) }
-            table[digest] = identity
-        }
+        let expiredBy = now().timeIntervalSince1970 - Self.clockSkew
+        verified.keep(VerifiedToken(identity: identity.identity, expires: identity.expires), for: digest, stale: { $0.expires < expiredBy })
         return identity.identity
     }
 

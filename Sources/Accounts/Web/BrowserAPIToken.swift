@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import Platform
 import Vapor
 
@@ -51,29 +50,25 @@ extension Request {
 /// scripts renew on `token_expired` anyway), and only for the session and account it names: a
 /// token says nothing the API does not check again (the session is live, on every request).
 final class BrowserTokenMemo: Sendable {
-    private struct Kept {
+    private struct Kept: Sendable {
         let token: String
         let user: UUID
         let signedAt: Date
     }
 
-    private let kept = NIOLockedValueBox<[UUID: Kept]>([:])
-    let capacity: Int
+    private let kept: BoundedMemory<UUID, Kept>
 
     init(capacity: Int = 100_000) {
-        self.capacity = capacity
+        kept = BoundedMemory(name: "browser_api_tokens", capacity: capacity)
     }
 
     func token(for account: SignedInAccount, lifetime: TimeInterval, now: Date) -> String? {
-        guard let entry = kept.withLockedValue({ $0[account.session] }), entry.user == account.id else { return nil }
+        guard let entry = kept[account.session], entry.user == account.id else { return nil }
         let age = now.timeIntervalSince(entry.signedAt)
         return age >= 0 && age < lifetime / 2 ? entry.token : nil
     }
 
     func keep(_ token: String, for account: SignedInAccount, signedAt: Date) {
-        kept.withLockedValue { kept in
-            if kept.count >= capacity, kept[account.session] == nil { kept.removeAll(keepingCapacity: true) }
-            kept[account.session] = Kept(token: token, user: account.id, signedAt: signedAt)
-        }
+        kept.keep(Kept(token: token, user: account.id, signedAt: signedAt), for: account.session)
     }
 }

@@ -42,46 +42,40 @@ final class MenuGroupStateCache: Sendable {
         }
     }
 
-    private struct Entry {
+    private struct Entry: Sendable {
         var snapshot: Snapshot
         /// When the database was read for this state (a count started, a row was loaded).
         var observedAt: Date
     }
 
     let maxAge: TimeInterval
-    let capacity: Int
-    private let entries = NIOLockedValueBox<[String: Entry]>([:])
+    var capacity: Int { entries.capacity }
+    private let entries: BoundedMemory<String, Entry>
 
     init(maxAge: TimeInterval = 1, capacity: Int = 10_000) {
         self.maxAge = maxAge
-        self.capacity = capacity
+        entries = BoundedMemory(name: "menu_group_states", capacity: capacity)
     }
 
     /// The state of this group if it was read or written less than `maxAge` ago.
     func fresh(pin: String, now: Date) -> Snapshot? {
-        entries.withLockedValue { all in
-            guard let entry = all[pin], now.timeIntervalSince(entry.observedAt) < maxAge else { return nil }
-            return entry.snapshot
-        }
+        guard let entry = entries[pin], now.timeIntervalSince(entry.observedAt) < maxAge else { return nil }
+        return entry.snapshot
     }
 
     /// Records a state read from the database at `observedAt`. An older observation never
     /// replaces a newer one (two submissions counting at once may finish in either order).
     func store(_ snapshot: Snapshot, observedAt: Date) {
-        entries.withLockedValue { all in
-            if let existing = all[snapshot.pin], existing.snapshot.id == snapshot.id, existing.observedAt > observedAt { return }
-            if all.count >= capacity {
-                // Stale entries would be read again anyway; dropping them bounds memory.
-                all = all.filter { observedAt.timeIntervalSince($0.value.observedAt) < maxAge }
-                if all.count >= capacity { all.removeAll(keepingCapacity: true) }
-            }
-            all[snapshot.pin] = Entry(snapshot: snapshot, observedAt: observedAt)
+        // Stale entries would be read again anyway: a full memory drops them first.
+        entries.update(snapshot.pin, stale: { [maxAge] in observedAt.timeIntervalSince($0.observedAt) >= maxAge }) { entry in
+            if let existing = entry, existing.snapshot.id == snapshot.id, existing.observedAt > observedAt { return }
+            entry = Entry(snapshot: snapshot, observedAt: observedAt)
         }
     }
 
     func forget(pin: String) {
-        entries.withLockedValue { _ = $0.removeValue(forKey: pin) }
+        entries.forget(pin)
     }
 
-    var count: Int { entries.withLockedValue { $0.count } }
+    var count: Int { entries.count }
 }

@@ -1,5 +1,4 @@
 package import JWTKit
-import NIOConcurrencyHelpers
 public import Vapor
 
 /// Claims of a short-lived access token: who (`sub`), which session family (`sid`), until when.
@@ -104,16 +103,9 @@ private final class VerifiedTokens: Sendable {
     }
 
     static let capacity = 20_000
-    private let known = NIOLockedValueBox<[String: Claims]>([:])
+    private let known = BoundedMemory<String, Claims>(name: "verified_access_tokens", capacity: capacity)
 
-    func claims(of token: String) -> Claims? {
-        known.withLockedValue { $0[token] }
-    }
+    func claims(of token: String) -> Claims? { known[token] }
 
-    func remember(_ token: String, _ claims: Claims) {
-        known.withLockedValue { known in
-            if known.count >= Self.capacity { known.removeAll(keepingCapacity: true) }
-            known[token] = claims
-        }
-    }
+    func remember(_ token: String, _ claims: Claims) { known.keep(claims, for: token) }
 }

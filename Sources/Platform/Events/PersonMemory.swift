@@ -1,5 +1,4 @@
 package import Foundation
-import NIOConcurrencyHelpers
 package import Vapor
 
 /// Something of each person's that pages read on every request and that changes rarely (the
@@ -12,52 +11,44 @@ package import Vapor
 /// read again, should an announcement be lost. A read that started before a `forget` is never
 /// kept (take `generation` before reading, hand it to `remember`).
 package final class PersonMemory<Value: Sendable>: Sendable {
-    private struct Entry {
+    private struct Entry: Sendable {
         let value: Value
         let storedAt: Date
     }
 
-    private struct State {
-        var entries: [UUID: Entry] = [:]
-        var generation: UInt64 = 0
-    }
-
     package let topic: String
     package let lifetime: TimeInterval
-    package let capacity: Int
-    private let state = NIOLockedValueBox(State())
+    private let entries: BoundedMemory<UUID, Entry>
     /// What a value's age is measured by.
     private let clock: Now
+
+    package var capacity: Int { entries.capacity }
 
     package init(topic: String, lifetime: TimeInterval, capacity: Int = 100_000, clock: @escaping Now = WallClock.now) {
         self.topic = topic
         self.lifetime = lifetime
-        self.capacity = capacity
         self.clock = clock
+        entries = BoundedMemory(name: "person:" + topic, capacity: capacity)
     }
 
     /// The remembered value, or nil: read it.
     package func value(for person: UUID) -> Value? { value(for: person, now: clock()) }
 
     package func value(for person: UUID, now: Date) -> Value? {
-        guard let entry = state.withLockedValue({ $0.entries[person] }), now.timeIntervalSince(entry.storedAt) < lifetime else { return nil }
+        guard let entry = entries[person], now.timeIntervalSince(entry.storedAt) < lifetime else { return nil }
         return entry.value
     }
 
     /// Taken before reading; hand it back to `remember`.
-    package var generation: UInt64 { state.withLockedValue { $0.generation } }
+    package var generation: UInt64 { entries.generation }
 
     package func remember(_ value: Value, for person: UUID, readAt generation: UInt64) {
         remember(value, for: person, readAt: generation, now: clock())
     }
 
     package func remember(_ value: Value, for person: UUID, readAt generation: UInt64, now: Date) {
-        state.withLockedValue { state in
-            guard state.generation == generation else { return }
-            // A full memory starts over: every value can be read again once.
-            if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
-            state.entries[person] = Entry(value: value, storedAt: now)
-        }
+        // A full memory drops the values past their lifetime first, and starts over if none are.
+        entries.keep(Entry(value: value, storedAt: now), for: person, readAt: generation, stale: { [lifetime] in now.timeIntervalSince($0.storedAt) >= lifetime })
     }
 
     /// The remembered value, or the one `read` gives (remembered unless a change came meanwhile).
@@ -73,31 +64,14 @@ package final class PersonMemory<Value: Sendable>: Sendable {
     /// (each remembered unless a change came meanwhile; one `read` leaves out is not).
     package func values(for people: [UUID], read: ([UUID]) async throws -> [UUID: Value]) async rethrows -> [UUID: Value] {
         let now = clock()
-        // One pass under the lock (a hundred people a call: locking per person was a tenth of it).
-        var (found, missing, generation) = state.withLockedValue { state -> ([UUID: Value], [UUID], UInt64) in
-            var found: [UUID: Value] = [:]
-            found.reserveCapacity(people.count)
-            var missing: [UUID] = []
-            for person in people where found[person] == nil {
-                if let entry = state.entries[person], now.timeIntervalSince(entry.storedAt) < lifetime {
-                    found[person] = entry.value
-                } else {
-                    missing.append(person)
-                }
-            }
-            return (found, missing, state.generation)
-        }
-        missing = Array(Set(missing))
+        let kept = entries.values(for: people) { [lifetime] in now.timeIntervalSince($0.storedAt) < lifetime }
+        var found = kept.found.mapValues(\.value)
+        let missing = Array(Set(kept.missing))
         guard !missing.isEmpty else { return found }
         let read = try await read(missing)
-        state.withLockedValue { state in
-            let keeps = state.generation == generation
-            if keeps, state.entries.count + read.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
-            for (person, value) in read {
-                found[person] = value
-                if keeps { state.entries[person] = Entry(value: value, storedAt: now) }
-            }
-        }
+        found.merge(read) { _, new in new }
+        entries.keep(read.mapValues { Entry(value: $0, storedAt: now) }, readAt: kept.generation,
+                     stale: { [lifetime] in now.timeIntervalSince($0.storedAt) >= lifetime })
         return found
     }
 
@@ -109,10 +83,7 @@ package final class PersonMemory<Value: Sendable>: Sendable {
 
     /// Drops the person's value in this process only (what the event follower calls).
     package func apply(forgetting person: UUID) {
-        state.withLockedValue { state in
-            state.generation &+= 1
-            state.entries[person] = nil
-        }
+        entries.forget(person)
     }
 
     /// Drops every value here and on the other instances: for a rare change that touches people
@@ -123,10 +94,7 @@ package final class PersonMemory<Value: Sendable>: Sendable {
     }
 
     package func applyForgettingEveryone() {
-        state.withLockedValue { state in
-            state.generation &+= 1
-            state.entries.removeAll(keepingCapacity: true)
-        }
+        entries.forget(nil)
     }
 
     /// The announcement that means everyone (not a person's id).
@@ -140,5 +108,5 @@ package final class PersonMemory<Value: Sendable>: Sendable {
         }
     }
 
-    package var count: Int { state.withLockedValue { $0.entries.count } }
+    package var count: Int { entries.count }
 }

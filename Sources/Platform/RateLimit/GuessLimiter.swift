@@ -11,17 +11,20 @@ public final class GuessLimiter: Sendable {
     public let limit: Int
     public let window: TimeInterval
 
-    private struct Entry {
+    private struct Entry: Sendable {
         var misses: [Date] = []
         var inFlight = 0
     }
-    private let entries = NIOLockedValueBox<[String: Entry]>([:])
+    /// Each key's misses and look-ups in flight; at most 10,000 keys, idle ones dropped first.
+    private let entries: BoundedMemory<String, Entry>
     private let clock: Now
 
-    package init(limit: Int, window: TimeInterval, clock: @escaping Now = WallClock.now) {
+    /// `name` labels its counts in `/metrics`.
+    package init(name: String, limit: Int, window: TimeInterval, clock: @escaping Now = WallClock.now) {
         self.limit = limit
         self.window = window
         self.clock = clock
+        entries = BoundedMemory(name: "guess_limit:" + name, capacity: 10_000)
     }
 
     /// Runs `lookUp` within the budget of `key`; a nil result is a miss and is recorded.
@@ -50,10 +53,10 @@ public final class GuessLimiter: Sendable {
 
     private func admit(_ key: String) -> Admission {
         let now = clock()
-        return entries.withLockedValue { all in
-            var entry = all[key] ?? Entry()
+        return entries.update(key, stale: idle(at: now)) { slot in
+            var entry = slot ?? Entry()
             entry.misses.removeAll { now.timeIntervalSince($0) >= window }
-            defer { all[key] = entry }
+            defer { slot = entry }
             if entry.misses.count >= limit, let oldest = entry.misses.first {
                 return .refused(max(1, Int(oldest.addingTimeInterval(window).timeIntervalSince(now).rounded(.up))))
             }
@@ -65,16 +68,16 @@ public final class GuessLimiter: Sendable {
 
     private func finish(_ key: String, missed: Bool) {
         let now = clock()
-        entries.withLockedValue { all in
-            guard var entry = all[key] else { return }
+        entries.update(key, stale: idle(at: now)) { slot in
+            guard var entry = slot else { return }
             entry.inFlight -= 1
             if missed { entry.misses.append(now) }
-            let idle = entry.inFlight == 0 && entry.misses.isEmpty
-            all[key] = idle ? nil : entry
-            // Forget idle keys now and then so the table cannot grow without bound.
-            if all.count > 10_000 {
-                all = all.filter { $0.value.inFlight > 0 || $0.value.misses.contains { now.timeIntervalSince($0) < window } }
-            }
+            slot = entry.inFlight == 0 && entry.misses.isEmpty ? nil : entry
         }
+    }
+
+    /// A key with nothing in flight and no miss in the window: what a full memory drops first.
+    private func idle(at now: Date) -> @Sendable (Entry) -> Bool {
+        { [window] entry in entry.inFlight == 0 && !entry.misses.contains { now.timeIntervalSince($0) < window } }
     }
 }

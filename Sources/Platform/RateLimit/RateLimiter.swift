@@ -16,7 +16,9 @@ public final class RateLimiter: Sendable {
     public let name: String
     public let limit: Int
     public let window: TimeInterval
-    private let events = NIOLockedValueBox<[String: [Date]]>([:])
+    /// When each key took its slots, in this process (the budget's window of them); at most
+    /// `keysInMemory` keys, idle ones dropped first.
+    private let events: BoundedMemory<String, [Date]>
     private let shared: SharedBudgets?
     /// The time a slot is taken at (the site's clock, or a test's).
     package let clock: Now
@@ -27,7 +29,10 @@ public final class RateLimiter: Sendable {
         self.window = window
         self.shared = shared
         self.clock = clock
+        events = BoundedMemory(name: "rate_limit:" + name, capacity: Self.keysInMemory)
     }
+
+    static let keysInMemory = 10_000
 
     /// A slot taken by `reserve`, to hand back to `release`.
     public struct Slot: Sendable {
@@ -47,16 +52,14 @@ public final class RateLimiter: Sendable {
     }
 
     private func reserveInMemory(_ key: String, now: Date) -> Result<Slot, Wait> {
-        events.withLockedValue { all in
-            var recent = (all[key] ?? []).filter { now.timeIntervalSince($0) < window }
+        events.update(key, stale: { [window] in $0.allSatisfy { now.timeIntervalSince($0) >= window } }) { entry in
+            var recent = (entry ?? []).filter { now.timeIntervalSince($0) < window }
             if recent.count >= limit, let oldest = recent.first {
-                all[key] = recent
+                entry = recent
                 return .failure(Wait(seconds: max(1, Int((oldest.addingTimeInterval(window).timeIntervalSince(now)).rounded(.up)))))
             }
             recent.append(now)
-            all[key] = recent
-            // Forget idle keys now and then so the table cannot grow without bound.
-            if all.count > 10_000 { all = all.filter { !$0.value.allSatisfy { now.timeIntervalSince($0) >= window } } }
+            entry = recent
             return .success(Slot(key: key, takenAt: now, sharedID: nil))
         }
     }
@@ -80,10 +83,10 @@ public final class RateLimiter: Sendable {
             await shared.giveBack(id)
             return
         }
-        events.withLockedValue { all in
-            guard var recent = all[slot.key], let index = recent.lastIndex(of: slot.takenAt) else { return }
+        events.update(slot.key) { entry in
+            guard var recent = entry, let index = recent.lastIndex(of: slot.takenAt) else { return }
             recent.remove(at: index)
-            all[slot.key] = recent.isEmpty ? nil : recent
+            entry = recent.isEmpty ? nil : recent
         }
     }
 }

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import NIOCore
 
 /// Values (a place's details, a review's card) kept under the same rule as a `ResponseCache`'s
@@ -12,27 +11,25 @@ package final class KeptValues<Value: Sendable>: Sendable {
         let expires: NIODeadline
     }
 
-    private let entries = NIOLockedValueBox<[String: Entry]>([:])
+    private let entries: BoundedMemory<String, Entry>
     package let following: ResponseCache
-    package let capacity: Int
 
-    package init(following cache: ResponseCache, capacity: Int = 4_096) {
+    /// `name` labels its counts in `/metrics` (`whatweeat_memory_entries{memory}`).
+    package init(name: String, following cache: ResponseCache, capacity: Int = 4_096) {
         self.following = cache
-        self.capacity = capacity
+        entries = BoundedMemory(name: name, capacity: capacity)
     }
 
     /// The kept value for `key`, or `make()`'s, kept.
     package func value(_ key: String, _ make: () async throws -> Value) async throws -> Value {
         let now = NIODeadline.now()
         let generation = following.generation
-        if let entry = entries.withLockedValue({ $0[key] }), entry.generation == generation, entry.expires > now { return entry.value }
+        if let entry = entries[key], entry.generation == generation, entry.expires > now { return entry.value }
         let made = try await make()
-        entries.withLockedValue { entries in
-            if entries.count >= capacity, entries[key] == nil { entries.removeAll(keepingCapacity: true) }
-            // Made from reads that began before any write after `generation`: stored under it, so a
-            // write that landed meanwhile has already made it stale.
-            entries[key] = Entry(value: made, generation: generation, expires: now + following.lifetime)
-        }
+        // Made from reads that began before any write after `generation`: stored under it, so a
+        // write that landed meanwhile has already made it stale (and full, it drops such first).
+        entries.keep(Entry(value: made, generation: generation, expires: now + following.lifetime), for: key,
+                     stale: { $0.generation != generation || $0.expires <= now })
         return made
     }
 }

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import Plot
 
 /// The shared page frame (head, header, footer) rendered once per shape and language, with markers
@@ -92,15 +91,12 @@ enum LayoutFrame {
     /// Frames are few (pages × languages × signed in or not); the bound only keeps an unexpected
     /// variety from growing without end.
     private static let capacity = 1_024
-    private static let templates = NIOLockedValueBox<[Key: Template]>([:])
+    private static let templates = BoundedMemory<Key, Template>(name: "layout_frames", capacity: capacity)
 
     package static func template(for key: Key, make: () -> HTML) -> Template {
-        if let kept = templates.withLockedValue({ $0[key] }) { return kept }
+        if let kept = templates[key] { return kept }
         let made = Template(rendered: make().render())
-        templates.withLockedValue { templates in
-            if templates.count >= capacity { templates.removeAll(keepingCapacity: true) }
-            templates[key] = made
-        }
+        templates.keep(made, for: key)
         return made
     }
 }

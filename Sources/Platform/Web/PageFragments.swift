@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 package import Plot
 import Vapor
 
@@ -17,24 +16,21 @@ package final class PageFragments: Sendable {
         let html: String
     }
 
-    private let entries = NIOLockedValueBox<[String: Entry]>([:])
-    package let capacity: Int
+    private let entries: BoundedMemory<String, Entry>
+    package var capacity: Int { entries.capacity }
 
     package init(capacity: Int = 4_096) {
-        self.capacity = capacity
+        entries = BoundedMemory(name: "page_fragments", capacity: capacity)
     }
 
     /// The fragment for `key` in `language` at `version`, made by `make` when not kept. A `make`
     /// that throws keeps nothing (the next reader makes it again).
     package func html(_ key: String, language: Language, version: Int, _ make: () throws -> String) rethrows -> String {
         let fullKey = language.rawValue + "|" + key
-        if let entry = entries.withLockedValue({ $0[fullKey] }), entry.version == version { return entry.html }
+        if let entry = entries[fullKey], entry.version == version { return entry.html }
         let html = try make()
-        entries.withLockedValue { entries in
-            // A full store starts over: fragments are cheap to make again once, and keys are few.
-            if entries.count >= capacity, entries[fullKey] == nil { entries.removeAll(keepingCapacity: true) }
-            entries[fullKey] = Entry(version: version, html: html)
-        }
+        // A full store starts over: fragments are cheap to make again once, and keys are few.
+        entries.keep(Entry(version: version, html: html), for: fullKey)
         return html
     }
 
@@ -52,7 +48,7 @@ package final class PageFragments: Sendable {
         return PageConfig.Encoded(json: Data(text.utf8))
     }
 
-    package var count: Int { entries.withLockedValue { $0.count } }
+    package var count: Int { entries.count }
 }
 
 extension Application {

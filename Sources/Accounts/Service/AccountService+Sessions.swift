@@ -68,8 +68,8 @@ extension AccountService {
         case .rotated(let pair): return pair
         // Thrown after the transaction commits, so a detected reuse stays revoked.
         case .failed(let error): throw error
-        case .reused(let session):
-            await store.sessionsEnded([session])
+        case .reused:
+            // The family's revocation was announced once the transaction committed.
             throw AppError(.unauthorized, "refresh_token_reused")
         }
     }

@@ -12,14 +12,22 @@ package import Vapor
 ///
 /// Every write announces what it changed (`accountChanged`, `sessionsEnded`): the remembered
 /// sessions and users here and on the other instances (`SessionCache.topic`), and the live sockets
-/// of sessions that ended (`SessionEnd`). Inside `transaction` nothing is announced: the caller
-/// announces once it committed. `AccountService` holds the rules (passwords, throttles, rotation)
+/// of sessions that ended (`SessionEnd`). Inside `transaction` they are recorded (`ChangeLog`) and
+/// announced once it committed. `AccountService` holds the rules (passwords, throttles, rotation)
 /// and calls the store. The users' statements are here, the sign-in throttle's in
 /// `AccountStore+Logins.swift`, the sessions' in `AccountStore+Sessions.swift`.
 package struct AccountStore {
     package let database: any Database
-    /// Nil inside a transaction (its caller announces after the commit).
-    private let announcer: Announcer?
+    private let announcer: Announcer
+    /// Inside `transaction`: what changed so far, announced after the commit. Nil outside one.
+    private let pending: ChangeLog<Changes>?
+
+    /// What a transaction changed: accounts, and sessions that ended (and whether to forget them).
+    struct Changes: Sendable {
+        var accounts: [UUID] = []
+        var endedSessions: [(id: UUID, forgetting: Bool)] = []
+        var endedAccounts: [UUID] = []
+    }
 
     private struct Announcer {
         let sessions: SessionCache
@@ -29,33 +37,48 @@ package struct AccountStore {
     package init(database: any Database, application: Application) {
         self.database = database
         self.announcer = Announcer(sessions: application.sessionCache, events: application.events)
+        self.pending = nil
     }
 
-    private init(database: any Database, announcer: Announcer?) {
+    private init(database: any Database, announcer: Announcer, pending: ChangeLog<Changes>) {
         self.database = database
         self.announcer = announcer
+        self.pending = pending
     }
 
     var sql: any SQLDatabase { database.sql }
 
-    /// Runs `work` in one transaction with a store on it that announces nothing: the caller
-    /// announces what it changed once this returns (committed).
+    /// Runs `work` in one transaction with a store on it; what it changed is announced once it
+    /// committed (nothing, when it rolled back).
     func transaction<T: Sendable>(_ work: @escaping @Sendable (AccountStore) async throws -> T) async throws -> T {
-        try await database.writeTransaction { transaction in try await work(AccountStore(database: transaction, announcer: nil)) }
+        let announcer = announcer
+        let (result, changes) = try await database.writeTransaction(recording: Changes()) { transaction, log in
+            try await work(AccountStore(database: transaction, announcer: announcer, pending: log))
+        }
+        for account in changes.accounts { await accountChanged(account) }
+        for ended in changes.endedSessions { await sessionsEnded([ended.id], forgetting: ended.forgetting) }
+        for account in changes.endedAccounts { await accountEnded(account) }
+        return result
     }
 
     // MARK: Announcing
 
     /// An account changed (or went): requests signed in as it read it afresh, on every instance.
     func accountChanged(_ userID: UUID) async {
-        guard let announcer else { return }
+        if let pending { return pending.record { $0.accounts.append(userID) } }
         await announcer.sessions.forget(.user(userID), announcingOn: announcer.events)
+    }
+
+    /// An account went: every live socket of it closes, on every instance.
+    func accountEnded(_ userID: UUID) async {
+        if let pending { return pending.record { $0.endedAccounts.append(userID) } }
+        await announcer.events.announceSessionEnd(.account(userID))
     }
 
     /// Sessions ended: each is forgotten (unless `forgetting` is false, when the account's change
     /// already forgot them) and its live sockets are closed, on every instance.
     func sessionsEnded(_ ids: [UUID], forgetting: Bool = true) async {
-        guard let announcer else { return }
+        if let pending { return pending.record { $0.endedSessions += ids.map { ($0, forgetting) } } }
         for id in ids {
             if forgetting { await announcer.sessions.forget(.session(id), announcingOn: announcer.events) }
             await announcer.events.announceSessionEnd(.session(id))
@@ -128,7 +151,7 @@ package struct AccountStore {
             try await transaction.sql.delete(from: Self.users).where(SQLIdentifier(Column.id), .equal, SQLBind(userID)).run()
         }
         await accountChanged(userID)
-        if let announcer { await announcer.events.announceSessionEnd(.account(userID)) }
+        await accountEnded(userID)
     }
 
     package enum Column: String, TableColumn {

@@ -1,30 +1,29 @@
 import Foundation
-import NIOConcurrencyHelpers
 import Platform
 import Vapor
 
 /// What follows the map's writes: the place index (this instance's at once, the others' through
 /// the event bus), the places' versions, the kept answers. Inside a store's transaction the
-/// announcements wait for its commit (`Pending`).
+/// announcements wait for its commit (recorded in its `ChangeLog`).
 struct MapAnnouncements: Sendable {
     private let environment: BurgerMapEnvironment
-    private let pending: Pending?
+    private let pending: ChangeLog<Changes>?
 
     init(_ environment: BurgerMapEnvironment) {
         self.environment = environment
         self.pending = nil
     }
 
-    private init(environment: BurgerMapEnvironment, pending: Pending) {
+    private init(environment: BurgerMapEnvironment, pending: ChangeLog<Changes>) {
         self.environment = environment
         self.pending = pending
     }
 
-    func deferring(into pending: Pending) -> MapAnnouncements { MapAnnouncements(environment: environment, pending: pending) }
+    func deferring(into pending: ChangeLog<Changes>) -> MapAnnouncements { MapAnnouncements(environment: environment, pending: pending) }
 
     /// Places whose own fields changed (count, rating, cover): their index entries are re-read.
     func placesChanged(_ ids: [UUID], store: BurgerMapStore) async {
-        if let pending { return pending.add(places: ids) }
+        if let pending { return pending.record { $0.places.append(contentsOf: ids) } }
         let app = environment
         app.placeVersions.changed(ids)
         for id in Set(ids) {
@@ -43,7 +42,13 @@ struct MapAnnouncements: Sendable {
     /// marks, their reviews), none for a write that touches no place (a like, a comment), nil when
     /// it cannot say (`PlaceVersions`).
     func contentChanged(places: [UUID]?) async {
-        if let pending { return pending.add(content: places) }
+        if let pending {
+            return pending.record { changes in
+                var content = changes.content ?? ([], false)
+                if let places { content.places.append(contentsOf: places) } else { content.everything = true }
+                changes.content = content
+            }
+        }
         let app = environment
         if let places { app.placeVersions.changed(places) } else { app.placeVersions.changedEverything() }
         app.cache.invalidate()
@@ -57,30 +62,14 @@ struct MapAnnouncements: Sendable {
         await contentChanged(places: nil)
     }
 
-    func announce(_ changes: Pending.Changes, store: BurgerMapStore) async {
+    func announce(_ changes: Changes, store: BurgerMapStore) async {
         if !changes.places.isEmpty { await placesChanged(changes.places, store: store) }
         if let content = changes.content { await contentChanged(places: content.everything ? nil : content.places) }
     }
 
-    /// What a transaction changed, announced after its commit.
-    final class Pending: Sendable {
-        struct Changes {
-            var places: [UUID] = []
-            var content: (places: [UUID], everything: Bool)?
-        }
-
-        private let changes = NIOLockedValueBox(Changes())
-
-        func add(places more: [UUID]) { changes.withLockedValue { $0.places.append(contentsOf: more) } }
-
-        func add(content places: [UUID]?) {
-            changes.withLockedValue { changes in
-                var content = changes.content ?? ([], false)
-                if let places { content.places.append(contentsOf: places) } else { content.everything = true }
-                changes.content = content
-            }
-        }
-
-        var taken: Changes { changes.withLockedValue { taken in defer { taken = Changes() }; return taken } }
+    /// What a transaction changed, announced after its commit (`ChangeLog`).
+    struct Changes: Sendable {
+        var places: [UUID] = []
+        var content: (places: [UUID], everything: Bool)?
     }
 }

@@ -290,12 +290,10 @@ package struct BurgerMapStore {
     func transaction<T: Sendable>(_ work: @escaping @Sendable (BurgerMapStore) async throws -> T) async throws -> T {
         let announcements = announcements, environment = environment
         // What an attempt changed is collected per attempt: one rolled back and tried again tells nothing.
-        let (result, pending) = try await database.writeTransaction { transaction in
-            let pending = MapAnnouncements.Pending()
-            let result = try await work(BurgerMapStore(database: transaction, environment: environment, announcements: announcements.deferring(into: pending)))
-            return (result, pending)
+        let (result, changes) = try await database.writeTransaction(recording: MapAnnouncements.Changes()) { transaction, log in
+            try await work(BurgerMapStore(database: transaction, environment: environment, announcements: announcements.deferring(into: log)))
         }
-        await announcements.announce(pending.taken, store: self)
+        await announcements.announce(changes, store: self)
         return result
     }
 

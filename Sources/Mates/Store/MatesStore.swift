@@ -26,7 +26,7 @@ package struct MatesStore {
     /// The clock, the bus, the log and the memories it keeps right (`MatesEnvironment`).
     let environment: MatesEnvironment
     /// Inside `transaction`: who changed so far, announced after the commit. Nil outside one.
-    private let pending: PendingChanges?
+    private let pending: ChangeLog<Changes>?
 
     package init(database: any Database, environment: MatesEnvironment) {
         self.init(database: database, environment: environment, pending: nil)
@@ -37,7 +37,7 @@ package struct MatesStore {
         self.init(database: database, environment: application.matesEnvironment)
     }
 
-    private init(database: any Database, environment: MatesEnvironment, pending: PendingChanges?) {
+    private init(database: any Database, environment: MatesEnvironment, pending: ChangeLog<Changes>?) {
         self.databaseSource = { database }
         self.environment = environment
         self.pending = pending
@@ -52,7 +52,7 @@ package struct MatesStore {
     /// A store on a transaction its caller commits (an account's deletion): its writes are not
     /// announced, the caller announces once the transaction is done.
     static func unannounced(on transaction: any Database, application: Application) -> MatesStore {
-        MatesStore(database: transaction, environment: application.matesEnvironment, pending: PendingChanges())
+        MatesStore(database: transaction, environment: application.matesEnvironment, pending: ChangeLog(Changes()))
     }
 
     /// A store whose database is the service's (made when first used).
@@ -227,20 +227,18 @@ package struct MatesStore {
     package func transaction<T: Sendable>(_ work: @escaping @Sendable (MatesStore) async throws -> T) async throws -> T {
         let environment = environment
         // What an attempt changed is collected per attempt: one rolled back and tried again tells nothing.
-        let (result, changes) = try await database.writeTransaction { transaction in
-            let changes = PendingChanges()
-            return (try await work(MatesStore(database: transaction, environment: environment, pending: changes)), changes)
+        let (result, changes) = try await database.writeTransaction(recording: Changes()) { transaction, log in
+            try await work(MatesStore(database: transaction, environment: environment, pending: log))
         }
-        let taken = changes.taken
-        await announce(taken.profiles)
-        try await announceRequests(to: taken.askersOf)
+        await announce(changes.profiles)
+        try await announceRequests(to: changes.askersOf)
         return result
     }
 
     /// Inside `transaction`: keeps whose askers changed for after the commit (true), else false.
     func deferred(askersOf users: [UUID]) -> Bool {
         guard let pending else { return false }
-        pending.add(askersOf: users)
+        pending.record { $0.askersOf.append(contentsOf: users) }
         return true
     }
 
@@ -248,7 +246,7 @@ package struct MatesStore {
     /// instances by the event bus. Inside `transaction`, after its commit.
     package func announce(_ users: [UUID]) async {
         if let pending {
-            pending.add(users)
+            pending.record { $0.profiles.append(contentsOf: users) }
             return
         }
         for user in Set(users) {
@@ -293,17 +291,10 @@ package struct MatesOwnRecord: Sendable {
     let lastEnded: EndedMatch?
 }
 
-/// The people a transaction changed (profiles, and whose askers), announced after its commit.
-private final class PendingChanges: Sendable {
-    struct Changes {
+extension MatesStore {
+    /// The people a transaction changed (profiles, and whose askers), announced after its commit.
+    struct Changes: Sendable {
         var profiles: [UUID] = []
         var askersOf: [UUID] = []
     }
-
-    private let changes = NIOLockedValueBox(Changes())
-
-    func add(_ more: [UUID]) { changes.withLockedValue { $0.profiles.append(contentsOf: more) } }
-    func add(askersOf more: [UUID]) { changes.withLockedValue { $0.askersOf.append(contentsOf: more) } }
-
-    var taken: Changes { changes.withLockedValue { taken in defer { taken = Changes() }; return taken } }
 }

@@ -376,8 +376,6 @@ extension BanchanCheckoutTests {
         }
     }
 
-    /// Five years on, an order forgets who received it and where; the books keep the rest, and a
-    /// younger order keeps everything.
     /// An order placed as midnight passes in Korea: its number's day and its 새벽배송 morning come
     /// from one reading of the shop's clock (issue 59). The clock here moves a second on every
     /// reading, from 23:59:59 KST: a second reading for the number would name the next day.
@@ -402,10 +400,14 @@ extension BanchanCheckoutTests {
             let arrives = try XCTUnwrap((order["delivery"] as? [String: Any])?["arrivesOn"] as? String)
             XCTAssertTrue(number.hasPrefix("20261206-"), "placed on the 6th: \(number)")
             XCTAssertEqual(arrives, "2026-12-08", "placed on the 6th after the 22:00 cut-off: the morning of the 8th")
+            // Its time is that reading too (the store writes the row; no model stamps its own).
+            XCTAssertEqual(order["createdAt"] as? String, "2026-12-06T14:59:59Z")
             XCTAssertGreaterThan(readings.withLockedValue { $0 }, 0, "the order read the shop's clock")
         }
     }
 
+    /// Five years on, an order forgets who received it and where; the books keep the rest, and a
+    /// younger order keeps everything.
     func testOrdersForgetWhoReceivedThemAfterFiveYears() async throws {
         try await withTestApp { app in
             let buyer = try await app.member("오래된주문")

@@ -9,6 +9,11 @@ import XCTVapor
 /// carts kept per owner and merged within limits, stock taken and given back only as far as it
 /// goes, each change of stock announced to the listings, orders moved by conditional updates.
 final class BanchanOrderStoreTests: XCTestCase {
+    /// An order as the service decides it, for the store to write.
+    static func newOrder(_ ownerKey: String, _ totals: OrderTotals, key: String? = nil) -> BanchanStore.NewOrder {
+        BanchanStore.NewOrder(ownerKey: ownerKey, userID: nil, totals: totals, idempotencyKey: key, requestDigest: "d", delivery: nil)
+    }
+
     private func stock(_ app: Application, _ hash: String) async throws -> Int {
         let row = try await app.banchanStore.dishRow(hash: hash)
         return try XCTUnwrap(row).stock
@@ -70,12 +75,12 @@ final class BanchanOrderStoreTests: XCTestCase {
             let totals = OrderTotals(itemsTotal: 1, deliveryFee: 0, total: 1, points: 0)
             var heard = app.events.subscribe(to: BanchanListings.topic).makeAsyncIterator()
 
-            let order = try await store.placeOrder([.init(hash: Fixtures.dakgalbi, quantity: 1), .init(hash: Fixtures.bulgogi, quantity: 2)],
-                                                   ownerKey: "device:c", userID: nil, idempotencyKey: "key-1", digest: "d", clearingCart: true, now: Date(),
-                                                   check: { _, _ in }, price: { lines in
-                XCTAssertEqual(lines.map(\.dish.hash), [Fixtures.dakgalbi, Fixtures.bulgogi].sorted(), "priced in the order stock was taken (by hash)")
-                return totals
-            })
+            let order = try await store.placing { placing in
+                let lines = try await placing.takeStock([.init(hash: Fixtures.dakgalbi, quantity: 1), .init(hash: Fixtures.bulgogi, quantity: 2)])
+                XCTAssertEqual(lines.map(\.dish.hash), [Fixtures.dakgalbi, Fixtures.bulgogi], "the dishes come back in the order asked")
+                XCTAssertEqual(lines.map(\.quantity), [1, 2])
+                return try await placing.write(Self.newOrder("device:c", totals, key: "key-1"), lines: lines, clearingCart: true, now: Date())
+            }
             XCTAssertEqual(order.lines.map(\.hash), [Fixtures.dakgalbi, Fixtures.bulgogi], "lines in the order asked")
             XCTAssertEqual(order.status, .awaitingPayment)
             XCTAssertEqual(order.total, 1)
@@ -110,19 +115,21 @@ final class BanchanOrderStoreTests: XCTestCase {
 
             // Short: nothing is taken, nothing written, and it says which dish.
             await assertRefused("out_of_stock") {
-                _ = try await store.placeOrder([.init(hash: Fixtures.bulgogi, quantity: 1), .init(hash: Fixtures.dakgalbi, quantity: 1)],
-                                               ownerKey: "device:c", userID: nil, idempotencyKey: nil, digest: "d", clearingCart: false, now: Date(),
-                                               check: { _, _ in }, price: { _ in totals })
+                _ = try await store.placing { placing in
+                    let lines = try await placing.takeStock([.init(hash: Fixtures.bulgogi, quantity: 1), .init(hash: Fixtures.dakgalbi, quantity: 1)])
+                    return try await placing.write(Self.newOrder("device:c", totals), lines: lines, clearingCart: false, now: Date())
+                }
             }
             let unchanged = try await stock(app, Fixtures.bulgogi)
             XCTAssertEqual(unchanged, 3, "the bulgogi taken first went back with the rollback")
             await assertRefused("dish_not_found") {
-                _ = try await store.placeOrder([.init(hash: "NOPE1", quantity: 1)], ownerKey: "device:c", userID: nil, idempotencyKey: nil,
-                                               digest: "d", clearingCart: false, now: Date(), check: { _, _ in }, price: { _ in totals })
+                _ = try await store.placing { placing in try await placing.takeStock([.init(hash: "NOPE1", quantity: 1)]) }
             }
             await assertRefused("too_many") {
-                _ = try await store.placeOrder([.init(hash: Fixtures.bulgogi, quantity: 1)], ownerKey: "device:c", userID: nil, idempotencyKey: nil,
-                                               digest: "d", clearingCart: false, now: Date(), check: { _, _ in throw AppError.invalid("too_many") }, price: { _ in totals })
+                _ = try await store.placing { placing in
+                    _ = try await placing.takeStock([.init(hash: Fixtures.bulgogi, quantity: 1)])
+                    throw AppError.invalid("too_many")  // a rule the service checks between taking and writing
+                }
             }
             let afterRefusals = try await stock(app, Fixtures.bulgogi)
             XCTAssertEqual(afterRefusals, 3, "a rule broken inside the transaction gives the stock back")
@@ -162,9 +169,10 @@ final class BanchanOrderStoreTests: XCTestCase {
             let totals = OrderTotals(itemsTotal: 7, deliveryFee: 3, total: 10, points: 1)
             var ids: [UUID] = []
             for _ in 0..<3 {
-                let order = try await store.placeOrder([.init(hash: Fixtures.bulgogi, quantity: 1), .init(hash: Fixtures.dakgalbi, quantity: 2)],
-                                                       ownerKey: "device:e", userID: nil, idempotencyKey: nil, digest: "d", clearingCart: false, now: Date(),
-                                                       check: { _, _ in }, price: { _ in totals })
+                let order = try await store.placing { placing in
+                    let lines = try await placing.takeStock([.init(hash: Fixtures.bulgogi, quantity: 1), .init(hash: Fixtures.dakgalbi, quantity: 2)])
+                    return try await placing.write(Self.newOrder("device:e", totals), lines: lines, clearingCart: false, now: Date())
+                }
                 ids.append(order.id)
             }
             let listed = try await store.listedOrders(ownerKey: "device:e", page: CursorPageRequest(limit: 2))

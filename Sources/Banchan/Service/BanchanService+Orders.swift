@@ -51,19 +51,25 @@ extension BanchanService {
         if !fromCart, let idempotencyKey, let earlier = try await order(withKey: idempotencyKey, of: owner) {
             return try replay(earlier, digest: digest, delivery: request)
         }
-        let delivery = self.delivery
+        let deliveryTerms = self.delivery
         let placed = request.map { BanchanStore.PlacedDelivery(request: $0, arrivesOn: $0.slot == .dawn ? dawnSchedule.arrivalDay(placedAt: now) : nil) }
+        let owned = (key: owner.key, user: owner.userID)
         do {
-            let order = try await store.placeOrder(requested, ownerKey: owner.key, userID: owner.userID, idempotencyKey: idempotencyKey,
-                                                   digest: digest, clearingCart: fromCart, delivery: placed, now: now) { dish, quantity in
-                // Stock was checked by the update that took it; these are the dish's per-order limits.
-                do { try OrderRules.check(quantity: quantity, of: dish.dish, stock: Int.max) } catch let problem as QuantityProblem { throw Self.appError(problem, title: dish.title) }
-                if let slot = request?.slot, !dish.dish.deliveryTypes.contains(slot.dishType) {
-                    throw AppError.invalid("slot_unavailable", ["title": dish.title, "slot": slot.rawValue])
+            // The store takes the stock and writes the rows; the rules in between are the service's.
+            let order = try await store.placing { placing in
+                let lines = try await placing.takeStock(requested)
+                for (dish, quantity) in lines {
+                    // Stock was checked by the update that took it; these are the dish's per-order limits.
+                    do { try OrderRules.check(quantity: quantity, of: dish.dish, stock: Int.max) } catch let problem as QuantityProblem { throw Self.appError(problem, title: dish.title) }
+                    if let slot = request?.slot, !dish.dish.deliveryTypes.contains(slot.dishType) {
+                        throw AppError.invalid("slot_unavailable", ["title": dish.title, "slot": slot.rawValue])
+                    }
                 }
-            } price: { lines in
-                OrderRules.totals(lines.map { OrderLine(hash: $0.dish.hash, unitPrice: $0.dish.salePrice, quantity: $0.quantity,
-                                                        pointsPerUnit: $0.dish.dish.pointsPerUnit) }, delivery: delivery)
+                let totals = OrderRules.totals(lines.map { OrderLine(hash: $0.dish.hash, unitPrice: $0.dish.salePrice, quantity: $0.quantity,
+                                                                     pointsPerUnit: $0.dish.dish.pointsPerUnit) }, delivery: deliveryTerms)
+                return try await placing.write(BanchanStore.NewOrder(ownerKey: owned.key, userID: owned.user, totals: totals, idempotencyKey: idempotencyKey,
+                                                                     requestDigest: digest, delivery: placed),
+                                               lines: lines, clearingCart: fromCart, now: now)
             }
             Counter(label: "whatweeat_banchan_orders_placed_total").increment()
             return .created(order)

@@ -77,7 +77,7 @@ extension BanchanStore {
 
     /// Takes units of a dish on sale by one conditional update that never goes below zero: the
     /// dish's id and the stock left, or nil when it is unknown, retired or short.
-    private func takeStock(_ quantity: Int, of hash: String) async throws -> (id: UUID, stock: Int)? {
+    func takeStock(_ quantity: Int, of hash: String) async throws -> (id: UUID, stock: Int)? {
         let stock = SQLIdentifier(DishColumn.stock)
         guard let row = try await sql.update(dishTable)
             .set(stock, to: SQLBinaryExpression(stock, .subtract, SQLBind(quantity)))
@@ -96,91 +96,6 @@ extension BanchanStore {
     }
 
     // MARK: Placing and cancelling
-
-    /// Writes an order for these dishes in one transaction that starts by taking their stock
-    /// (sorted by hash, so two orders for the same dishes take their rows in the same order, and
-    /// never with a read: on SQLite a transaction that read first cannot write after another
-    /// connection commits). `check` holds each dish's per-order limits, `price` makes the totals;
-    /// `clearingCart` empties the owner's cart in the same transaction. 404 `dish_not_found`, 409
-    /// `out_of_stock` roll everything back. The stock taken is announced after the commit.
-    func placeOrder(_ requested: [Requested], ownerKey: String, userID: UUID?, idempotencyKey: String?, digest: String, clearingCart: Bool,
-                    delivery: PlacedDelivery? = nil, now: Date, check: @escaping @Sendable (DishRow, Int) throws -> Void,
-                    price: @escaping @Sendable ([(dish: DishRow, quantity: Int)]) -> OrderTotals) async throws -> OrderRow {
-        let environment = self.environment
-        let (order, stocks) = try await database.writeTransaction { transaction -> (OrderRow, [(hash: String, stock: Int)]) in
-            let store = BanchanStore(database: transaction, environment: environment)
-            var lines: [(dish: DishRow, quantity: Int)] = []
-            var stocks: [(hash: String, stock: Int)] = []
-            for item in requested.sorted(by: { $0.hash < $1.hash }) {
-                guard item.quantity > 0 else { throw AppError.invalid("quantity_below_minimum", ["title": item.hash, "min": "1"]) }
-                guard let taken = try await store.takeStock(item.quantity, of: item.hash) else {
-                    // Unknown, or not enough left: say which (the transaction rolls back either way).
-                    guard let dish = try await store.dishRowOnSale(hash: item.hash) else { throw AppError.notFound("dish_not_found") }
-                    throw AppError.conflict("out_of_stock", ["title": dish.title, "available": String(max(0, dish.stock))])
-                }
-                guard let dish = try await store.dishRow(hash: item.hash), dish.id == taken.id else { throw AppError.notFound("dish_not_found") }
-                try check(dish, item.quantity)
-                lines.append((dish, item.quantity))
-                stocks.append((item.hash, taken.stock))
-            }
-            let totals = price(lines)
-            let orderID = UUID()
-            let order = BanchanOrder()
-            order.id = orderID
-            order.ownerKey = ownerKey
-            order.$user.id = userID
-            order.status = .awaitingPayment
-            order.itemsTotal = totals.itemsTotal
-            order.deliveryFee = totals.deliveryFee
-            order.total = totals.total
-            order.points = totals.points
-            order.merchantUID = "wwe_" + orderID.uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            order.number = try await store.nextOrderNumber(now: now)
-            order.idempotencyKey = idempotencyKey
-            order.requestDigest = digest
-            try await order.create(on: transaction)
-            if let delivery { try await store.record(delivery, of: orderID) }
-            // Stock was taken in hash order; the lines keep the order the customer asked in.
-            let asked = Dictionary(uniqueKeysWithValues: requested.enumerated().map { ($1.hash, $0) })
-            for line in lines {
-                let item = BanchanOrderItem()
-                item.$order.id = orderID
-                item.line = asked[line.dish.hash] ?? 0
-                item.dishID = line.dish.id
-                item.hash = line.dish.hash
-                item.title = line.dish.title
-                item.unitPrice = line.dish.salePrice
-                item.quantity = line.quantity
-                item.pointsPerUnit = line.dish.dish.pointsPerUnit
-                item.originalPrice = line.dish.dish.originalPrice
-                try await item.create(on: transaction)
-            }
-            if clearingCart { try await store.clearCart(of: ownerKey) }
-            guard let placed = try await store.orderRows("o.\(ident: OrderColumn.id) = \(bind: orderID)").first else {
-                throw AppError.notFound("order_not_found")
-            }
-            return (placed, stocks)
-        }
-        await announce(stocks: stocks)
-        return order
-    }
-
-    /// Where an order goes, as placed: the buyer's request and, for 새벽배송, the morning it arrives.
-    struct PlacedDelivery: Sendable, Equatable {
-        let request: DeliveryRequest
-        let arrivesOn: String?
-    }
-
-    /// Writes the delivery onto a just-created order (inside its placing transaction).
-    private func record(_ delivery: PlacedDelivery, of id: UUID) async throws {
-        let address = delivery.request.address
-        try await sql.update(orders)
-            .set(OrderColumn.deliverySlot, to: delivery.request.slot.rawValue).set(OrderColumn.recipient, to: address.recipient)
-            .set(OrderColumn.phone, to: address.phone).set(OrderColumn.postcode, to: address.postcode).set(OrderColumn.address, to: address.address)
-            .set(OrderColumn.addressDetail, to: address.addressDetail).set(OrderColumn.deliveryNote, to: delivery.request.note)
-            .set(OrderColumn.arrivesOn, to: delivery.arrivesOn).set(OrderColumn.paymentMethod, to: delivery.request.paymentMethod.rawValue)
-            .where(SQLIdentifier(OrderColumn.id), .equal, SQLBind(id)).run()
-    }
 
     /// Moves an order to cancelled (only from a cancellable state, decided by one conditional
     /// update) and returns its units to stock, in one transaction with the refund it owes (if

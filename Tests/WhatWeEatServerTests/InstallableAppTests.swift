@@ -1,6 +1,7 @@
 import Foundation
 import NIOFoundationEssentialsCompat
 import Platform
+import Site
 import WhatWeEatServerTesting
 import WhatWeEatTesting
 import XCTVapor

@@ -50,6 +50,9 @@ package struct PageExtras {
 /// The shared page frame every service's pages use: header with the brand, the signed-in
 /// user's menu, the language switch, and a footer. Mobile-first; the stylesheet is `/css/app.css`.
 package enum Layout {
+    /// The brand's orange: `<meta name="theme-color">` and the installable app's manifest.
+    package static let themeColor = "#c2410c"
+
     package static func page(
         _ request: Request, title: String, status: HTTPResponseStatus = .ok,
         headers: HTTPHeaders = [:], extras: PageExtras = PageExtras(), main: Node<HTML.BodyContext>...
@@ -75,7 +78,7 @@ package enum Layout {
             case .nickname: return Markup.escape(viewer?.nickname ?? "")
             case .main:
                 // A new account lands back where it signed up, welcomed once (`AccountPages.signUp`).
-                let welcome = viewer != nil && request.url.query?.contains("welcome=1") == true ? HomePage.welcome(request) : .empty
+                let welcome = viewer != nil && request.url.query?.contains("welcome=1") == true ? Layout.welcome(request) : .empty
                 return Node<HTML.BodyContext>.group([welcome] + main).render()
             case .next: return Markup.escape(request.url.path)
             case .csrf: return Markup.escape(request.csrfToken)
@@ -97,7 +100,7 @@ package enum Layout {
             .head(
                 .meta(.charset(.utf8)),
                 .meta(.name("viewport"), .content("width=device-width, initial-scale=1, viewport-fit=cover")),
-                .meta(.name("theme-color"), .content(InstallableApp.themeColor), .attribute(named: "media", value: "(prefers-color-scheme: light)")),
+                .meta(.name("theme-color"), .content(Layout.themeColor), .attribute(named: "media", value: "(prefers-color-scheme: light)")),
                 // The dark scheme's background (app.css), so the phone's bar matches the page.
                 .meta(.name("theme-color"), .content("#151210"), .attribute(named: "media", value: "(prefers-color-scheme: dark)")),
                 // Not Plot's `.title(…)`: it also writes the title into og/twitter `<meta content>`

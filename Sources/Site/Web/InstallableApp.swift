@@ -1,12 +1,13 @@
 import Foundation
+package import Platform
 package import Vapor
 
 /// What makes the site an app a phone can install: the web app manifest (in the reader's
 /// language), and the service worker, served from the root so it controls every page, with the
 /// app's version written in (a new version's worker replaces the old one and its cache).
 package struct InstallableApp: RouteCollection {
-    /// The brand's orange, the manifest's theme colour and `<meta name="theme-color">`.
-    package static let themeColor = "#c2410c"
+    /// The brand's orange (`Layout.themeColor`, also every page's `<meta name="theme-color">`).
+    package static let themeColor = Layout.themeColor
     package static let backgroundColor = "#fffaf5"
 
     package init() {}

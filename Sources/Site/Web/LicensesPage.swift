@@ -1,3 +1,4 @@
+package import Platform
 import Plot
 package import Vapor
 

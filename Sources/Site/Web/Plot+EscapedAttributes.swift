@@ -1,0 +1,1 @@
+../../Platform/Web/Plot+EscapedAttributes.swift

@@ -8,13 +8,16 @@ import XCTVapor
 /// SQLite, and on PostgreSQL in CI's second pass). A payment is recorded once; a claim takes only
 /// what is due and hides it for the lease; a settled refund stays settled.
 final class RefundStoreTests: XCTestCase {
+    /// Payments' own tables, and nothing of the site: the store is tested on its table alone.
+    static let migrations: [any Migration] = [CreatePaymentRefunds(), AddPaymentRefundClaims()]
+
     private func request(_ payment: String, subject: String = "banchan_order:one") -> Refunds.Request {
         Refunds.Request(gateway: "portone", paymentID: payment, merchantUID: "m-\(payment)", subject: subject, reason: "test")
     }
 
     func testRecordingAndCounting() async throws {
-        try await withTestApp { app in
-            let store = RefundStore(database: app.db)
+        try await withTestDatabase(migrations: Self.migrations) { database in
+            let store = RefundStore(database: database)
             let now = Date(timeIntervalSince1970: 1_800_000_000)
             let first = UUID()
             let recorded = try await store.record(request("imp_1"), id: first, reason: "a cancelled order", now: now)
@@ -45,8 +48,8 @@ final class RefundStoreTests: XCTestCase {
     }
 
     func testClaimsSettlementsAndFailures() async throws {
-        try await withTestApp { app in
-            let store = RefundStore(database: app.db)
+        try await withTestDatabase(migrations: Self.migrations) { database in
+            let store = RefundStore(database: database)
             let now = Date(timeIntervalSince1970: 1_800_000_000)
             let one = UUID(), two = UUID(), later = UUID()
             _ = try await store.record(request("imp_1"), id: one, reason: "r", now: now)
@@ -90,8 +93,8 @@ final class RefundStoreTests: XCTestCase {
     /// Issue 56: a claim is apart from the backoff. "Try again now" (`makeDue`) moves only what no
     /// attempt holds; a failure releases its own claim, not a later one taken after its lease lapsed.
     func testAClaimHeldIsLeftAloneByTryAgainNow() async throws {
-        try await withTestApp { app in
-            let store = RefundStore(database: app.db)
+        try await withTestDatabase(migrations: Self.migrations) { database in
+            let store = RefundStore(database: database)
             let now = Date(timeIntervalSince1970: 1_800_000_000)
             let held = UUID(), waiting = UUID()
             _ = try await store.record(request("imp_held"), id: held, reason: "r", now: now)

@@ -89,6 +89,15 @@ package actor DatabaseTemplate {
         return settings
     }
 
+    /// A fresh, empty database beside the suite's (`<suite>_bare`), for `withTestDatabase`: its URL.
+    package func emptyPostgresDatabase(suiteURL: String) async throws -> String {
+        let name = try Self.databaseName(in: suiteURL) + "_bare"
+        let connection = try await maintenanceConnection(suiteURL: suiteURL)
+        try await Self.run("DROP DATABASE IF EXISTS \(Self.quoted(name)) WITH (FORCE)", on: connection)
+        try await Self.run("CREATE DATABASE \(Self.quoted(name))", on: connection)
+        return try Self.url(suiteURL, database: name)
+    }
+
     private func maintenanceConnection(suiteURL: String) async throws -> PostgresConnection {
         if let maintenance, !maintenance.isClosed { return maintenance }
         let configuration = try SQLPostgresConfiguration(url: try Self.url(suiteURL, database: "postgres")).coreConfiguration

@@ -34,10 +34,15 @@ package struct AccountStore {
         let events: any EventBus
     }
 
-    package init(database: any Database, application: Application) {
+    package init(database: any Database, environment: AccountsEnvironment) {
         self.database = database
-        self.announcer = Announcer(sessions: application.sessionCache, events: application.events)
+        self.announcer = Announcer(sessions: environment.sessions, events: environment.events)
         self.pending = nil
+    }
+
+    /// The store with the environment `AccountsFeature.configure` made.
+    package init(database: any Database, application: Application) {
+        self.init(database: database, environment: application.accountsEnvironment)
     }
 
     private init(database: any Database, announcer: Announcer, pending: ChangeLog<Changes>) {

@@ -12,11 +12,17 @@ package import Vapor
 /// plain rows (`Row`); the writes keep `MenuRecord`, inside the store.
 package struct MenuStore {
     package let database: any Database
-    let application: Application
+    /// The catalog it keeps right, the bus and the log (`MenuGameEnvironment`).
+    let environment: MenuGameEnvironment
 
-    package init(database: any Database, application: Application) {
+    package init(database: any Database, environment: MenuGameEnvironment) {
         self.database = database
-        self.application = application
+        self.environment = environment
+    }
+
+    /// The store with the environment `MenuGameFeature.configure` made.
+    package init(database: any Database, application: Application) {
+        self.init(database: database, environment: application.menuGameEnvironment)
     }
 
     /// Where changes are announced: the catalog in memory follows it.
@@ -252,11 +258,11 @@ package struct MenuStore {
     /// committed: a failed re-read is logged, and the follower's reload tries again.
     private func announce() async {
         do {
-            try await application.menuCatalog.reload(from: self)
+            try await environment.catalog.reload(from: self)
         } catch {
-            application.logger.warning("the menu catalog could not re-read the menus after a write: \(error)")
+            environment.logger.warning("the menu catalog could not re-read the menus after a write: \(error)")
         }
-        await application.events.publish("changed", to: Self.topic)
+        await environment.events.publish("changed", to: Self.topic)
     }
 
     /// The catalog follows the other instances' announcements (and this one's, read again).

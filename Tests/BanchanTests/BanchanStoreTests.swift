@@ -102,7 +102,7 @@ final class BanchanStoreTests: XCTestCase {
             var newDish = dakgalbi
             newDish.hash = "NEW01"
             newDish.title = "새 반찬"
-            let added = try await store.addDish(newDish, stock: 7)
+            let added = try await store.addDish(newDish, stock: 7, at: Date())
             let firstHeard = await nextChanged()
             XCTAssertEqual(firstHeard, "NEW01")
             XCTAssertEqual(added.position, (lastBefore ?? -1) + 1)
@@ -110,14 +110,14 @@ final class BanchanStoreTests: XCTestCase {
             XCTAssertEqual(app.banchanListings.listing(hash: "NEW01")?.stock, 7)
 
             // A change with its stock, and one that keeps the stock it has.
-            let changed = try await store.changeDish(hash: "NEW01", stock: 3) { dish, stockNow in
+            let changed = try await store.changeDish(hash: "NEW01", stock: 3, at: Date()) { dish, stockNow in
                 XCTAssertEqual(stockNow, 7)
                 dish.title = "바뀐 반찬"
             }
             _ = await nextChanged()
             XCTAssertEqual(changed.dish.title, "바뀐 반찬")
             XCTAssertEqual(app.banchanListings.listing(hash: "NEW01")?.stock, 3)
-            let kept = try await store.changeDish(hash: "NEW01", stock: nil) { dish, _ in dish.emoji = "🥬" }
+            let kept = try await store.changeDish(hash: "NEW01", stock: nil, at: Date()) { dish, _ in dish.emoji = "🥬" }
             _ = await nextChanged()
             XCTAssertEqual(kept.stock, 3)
             let read = try await store.dishRow(hash: "NEW01")
@@ -133,7 +133,7 @@ final class BanchanStoreTests: XCTestCase {
             XCTAssertEqual(retired?.retiredAt, Date(timeIntervalSince1970: 1_800_000_000))
 
             // Back again: the same row, with the new stock.
-            let back = try await store.addDish(newDish, stock: 2)
+            let back = try await store.addDish(newDish, stock: 2, at: Date())
             _ = await nextChanged()
             XCTAssertEqual(back.id, added.id)
             XCTAssertNil(back.retiredAt)
@@ -148,12 +148,12 @@ final class BanchanStoreTests: XCTestCase {
             let announcements = app.events.subscribe(to: BanchanListings.topic)
             let dakgalbi = try XCTUnwrap(app.banchanListings.listing(hash: Fixtures.dakgalbi)).dish
 
-            await assertRefused("dish_exists") { _ = try await store.addDish(dakgalbi, stock: 1) }
-            await assertRefused("dish_not_found") { _ = try await store.changeDish(hash: "NOPE1", stock: 1) { _, _ in } }
+            await assertRefused("dish_exists") { _ = try await store.addDish(dakgalbi, stock: 1, at: Date()) }
+            await assertRefused("dish_not_found") { _ = try await store.changeDish(hash: "NOPE1", stock: 1, at: Date()) { _, _ in } }
             await assertRefused("dish_not_found") { try await store.retireDish(hash: "NOPE1", at: Date()) }
             struct Refused: Error {}
             await assertRefused(nil, "the caller's rule") {
-                _ = try await store.changeDish(hash: Fixtures.dakgalbi, stock: 0) { dish, _ in
+                _ = try await store.changeDish(hash: Fixtures.dakgalbi, stock: 0, at: Date()) { dish, _ in
                     dish.title = "거절될 이름"
                     throw Refused()
                 }

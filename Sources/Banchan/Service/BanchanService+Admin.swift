@@ -8,7 +8,7 @@ extension BanchanService {
     /// Adds a dish, or brings a retired one back with these fields (its hash stays with its orders).
     func addDish(_ dish: Dish, stock: Int, by operator: UUID?) async throws -> BanchanStore.DishRow {
         try Self.validate(dish, stock: stock)
-        return try await store.addDish(dish, stock: stock) { added in
+        return try await store.addDish(dish, stock: stock, at: environment.now()) { added in
             audit("banchan.dish.add", hash: added.hash, before: nil, after: added, by: `operator`)
         }
     }
@@ -16,7 +16,7 @@ extension BanchanService {
     /// Changes a dish on sale (404 for a retired one), its stock when given.
     func changeDish(hash: String, stock: Int?, by operator: UUID?, _ change: (inout Dish) throws -> Void) async throws -> BanchanStore.DishRow {
         let before = try await store.dishRowOnSale(hash: hash)
-        return try await store.changeDish(hash: hash, stock: stock, audit: { changed in
+        return try await store.changeDish(hash: hash, stock: stock, at: environment.now(), audit: { changed in
             audit("banchan.dish.change", hash: hash, before: before, after: changed, by: `operator`)
         }) { dish, stockNow in
             try change(&dish)

@@ -49,7 +49,7 @@ package struct BanchanStore {
     }
 
     /// A row of `banchan_dishes` as the reads decode it (`BanchanStoreTests` checks it against `DishRecord`).
-    package struct DishRow: Decodable, StoredDish, Sendable, Equatable {
+    package struct DishRow: Codable, StoredDish, Sendable, Equatable {
         package let id: UUID
         package let hash: String
         package let section: String
@@ -153,126 +153,6 @@ package struct BanchanStore {
             .where(SQLIdentifier(DishColumn.hash), .equal, SQLBind(hash))
             .where(SQLIdentifier(DishColumn.retiredAt), .is, SQLLiteral.null)
             .first(decoding: DishRow.self)
-    }
-
-    // MARK: An administrator's dish writes (each announced)
-
-    /// What a dish write leaves in the audit log, made from the row it wrote: recorded in the
-    /// write's transaction, so a change is never kept without its entry nor an entry without it.
-    typealias DishAudit = @Sendable (DishRow) -> AuditEntry
-
-    /// Adds a dish at the end of its section, or brings a retired one back with these fields and
-    /// stock (its hash stays with its orders). 409 `dish_exists` for a dish on sale.
-    func addDish(_ dish: Dish, stock: Int, audit: DishAudit? = nil) async throws -> DishRow {
-        let row = try await database.writeTransaction { transaction in
-            let record: DishRecord
-            if let existing = try await DishRecord.query(on: transaction).filter(\.$hash == dish.hash).first() {
-                guard existing.retiredAt != nil else { throw AppError.conflict("dish_exists") }
-                record = existing
-                record.apply(dish)
-                record.stock = stock
-                record.retiredAt = nil
-            } else {
-                let last = try await DishRecord.query(on: transaction).filter(\.$section == dish.section.rawValue).sort(\.$position, .descending).first()
-                record = DishRecord(dish, position: (last?.position ?? -1) + 1, stock: stock)
-            }
-            record.editedByAdmin = true
-            do {
-                try await record.save(on: transaction)
-            } catch let error as any DatabaseError where error.isConstraintFailure {
-                throw AppError.conflict("dish_exists")
-            }
-            return try await Self.recorded(record, audit, on: transaction)
-        }
-        return await announce(row)
-    }
-
-    /// Changes a dish on sale (404 `dish_not_found` otherwise), and its stock when `stock` is
-    /// given. `change` gets the dish and its stock now; when it throws (the caller's rules),
-    /// nothing is written.
-    func changeDish(hash: String, stock: Int?, audit: DishAudit? = nil, _ change: (inout Dish, _ stockNow: Int) throws -> Void) async throws -> DishRow {
-        let record = try await Self.recordOnSale(hash: hash, on: database)
-        var dish = record.dish
-        try change(&dish, record.stock)
-        record.apply(dish)
-        if let stock { record.stock = stock }
-        record.editedByAdmin = true
-        let row = try await database.writeTransaction { transaction in
-            try await record.save(on: transaction)
-            return try await Self.recorded(record, audit, on: transaction)
-        }
-        return await announce(row)
-    }
-
-    /// Takes a dish on sale off sale (404 `dish_not_found` otherwise); its orders keep it.
-    func retireDish(hash: String, at now: Date, audit: DishAudit? = nil) async throws {
-        let row = try await database.writeTransaction { transaction in
-            let record = try await Self.recordOnSale(hash: hash, on: transaction)
-            record.retiredAt = now
-            record.editedByAdmin = true
-            try await record.save(on: transaction)
-            return try await Self.recorded(record, audit, on: transaction)
-        }
-        _ = await announce(row)
-    }
-
-    private static func recordOnSale(hash: String, on database: any Database) async throws -> DishRecord {
-        guard let record = try await DishRecord.query(on: database).filter(\.$hash == hash).filter(\.$retiredAt == nil).first() else {
-            throw AppError.notFound("dish_not_found")
-        }
-        return record
-    }
-
-    /// The row just written, with its audit entry written beside it.
-    private static func recorded(_ record: DishRecord, _ audit: DishAudit?, on transaction: any Database) async throws -> DishRow {
-        let row = try DishRow(record)
-        if let audit { try await AuditLog(database: transaction).record(audit(row)) }
-        return row
-    }
-
-    /// Once the write committed: this instance's listing changes before the answer goes out (the
-    /// administrator sees it at once); the other instances read the dish again when they hear of it.
-    private func announce(_ row: DishRow) async -> DishRow {
-        environment.listings.update(row, hash: row.hash)
-        await BanchanListings.announceChange(of: row.hash, on: environment.events)
-        return row
-    }
-
-    // MARK: Seeding
-
-    /// Brings the dishes in line with the shipped catalog file: new dishes come with the file's
-    /// stock; dishes no administrator touched follow the file's description and place but keep
-    /// their stock (orders have moved it); an administrator's edits are kept. Each dish written
-    /// is announced (every instance's listings read it again). Returns the rows after the seed.
-    package func seed(_ entries: [BanchanCatalogFile.Entry]) async throws -> [DishRow] {
-        let rows = try await allDishRows()
-        let byHash = Dictionary(rows.map { ($0.hash, $0) }, uniquingKeysWith: { first, _ in first })
-        // Each dish's place in its section is its place in the file.
-        var counters: [DishSection: Int] = [:]
-        let positioned = entries.map { entry -> (entry: BanchanCatalogFile.Entry, position: Int) in
-            let position = counters[entry.dish.section, default: 0]
-            counters[entry.dish.section] = position + 1
-            return (entry, position)
-        }
-        let written = try await database.writeTransaction { transaction in
-            var written: [String] = []
-            for (entry, position) in positioned {
-                if let row = byHash[entry.dish.hash] {
-                    guard !row.editedByAdmin, row.dish != entry.dish || row.position != position,
-                          let record = try await DishRecord.find(row.id, on: transaction) else { continue }
-                    record.apply(entry.dish)
-                    record.position = position
-                    try await record.save(on: transaction)
-                } else {
-                    try await DishRecord(entry.dish, position: position, stock: entry.stock).create(on: transaction)
-                }
-                written.append(entry.dish.hash)
-            }
-            return written
-        }
-        guard !written.isEmpty else { return rows }
-        for hash in written { await BanchanListings.announceChange(of: hash, on: environment.events) }
-        return try await allDishRows()
     }
 }
 

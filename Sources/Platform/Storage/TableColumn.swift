@@ -1,4 +1,5 @@
 package import Fluent
+package import Foundation
 package import SQLKit
 
 /// A table's columns, each named once, as an enum of their names:
@@ -76,6 +77,25 @@ extension SQLDatabase {
     /// `TableColumn`s), nil as NULL: how a store writes a row it has no Fluent model for.
     package func insert(_ row: some Encodable, into table: String) async throws {
         try await insert(into: table).model(row, nilEncodingStrategy: .asNil).run()
+    }
+
+    /// Writes `row` into `table` with `stamps` beside its own columns (the times a write records,
+    /// which a row read back does not carry): a whole row in one statement.
+    package func insert(_ row: some Encodable, into table: String, stamping stamps: [String: Date]) async throws {
+        let builder = try insert(into: table).model(row, nilEncodingStrategy: .asNil)
+        for (column, time) in stamps.sorted(by: { $0.key < $1.key }) {
+            builder.insert.columns.append(SQLIdentifier(column))
+            builder.insert.values[builder.insert.values.count - 1].append(SQLBind(time))
+        }
+        try await builder.run()
+    }
+
+    /// Writes every column of `row` over the row of `table` whose `id` column is `id`, with
+    /// `stamps` beside them: how a store updates a whole row it read, changed and writes back.
+    package func update(_ row: some Encodable & Sendable, in table: String, id: UUID, stamping stamps: [String: Date] = [:]) async throws {
+        var builder = try update(table).set(model: row, nilEncodingStrategy: .asNil)
+        for (column, time) in stamps.sorted(by: { $0.key < $1.key }) { builder = builder.set(column, to: time) }
+        try await builder.where(SQLIdentifier("id"), .equal, SQLBind(id)).run()
     }
 }
 

@@ -30,9 +30,9 @@ final class BanchanOrderStoreTests: XCTestCase {
             let bulgogi = try XCTUnwrap(bulgogiRead)
             let dakgalbiRead = try await store.dishRow(hash: Fixtures.dakgalbi)
             let dakgalbi = try XCTUnwrap(dakgalbiRead)
-            try await store.setCartQuantity(2, of: bulgogi.id, for: "device:a")
-            try await store.setCartQuantity(1, of: dakgalbi.id, for: "device:a")
-            try await store.setCartQuantity(3, of: bulgogi.id, for: "device:a")
+            try await store.setCartQuantity(2, of: bulgogi.id, for: "device:a", at: Date())
+            try await store.setCartQuantity(1, of: dakgalbi.id, for: "device:a", at: Date())
+            try await store.setCartQuantity(3, of: bulgogi.id, for: "device:a", at: Date())
             var lines = try await store.cartLines(of: "device:a")
             XCTAssertEqual(lines.map(\.hash), [Fixtures.bulgogi, Fixtures.dakgalbi], "in the order they were added; a new quantity replaces")
             XCTAssertEqual(lines.map(\.quantity), [3, 1])
@@ -48,8 +48,8 @@ final class BanchanOrderStoreTests: XCTestCase {
             quantity = try await store.cartQuantity(of: "device:a")
             XCTAssertEqual(quantity, 3)
 
-            try await store.setCartQuantity(1, of: bulgogi.id, for: "account:x")
-            try await store.mergeCart(of: "device:a", into: "account:x") { wanted, dish in
+            try await store.setCartQuantity(1, of: bulgogi.id, for: "account:x", at: Date())
+            try await store.mergeCart(of: "device:a", into: "account:x", at: Date()) { wanted, dish in
                 XCTAssertEqual(dish.hash, Fixtures.bulgogi)
                 return min(wanted, 2)
             }
@@ -71,7 +71,7 @@ final class BanchanOrderStoreTests: XCTestCase {
             try await setStock(app, Fixtures.dakgalbi, 1)
             let bulgogiRead = try await store.dishRow(hash: Fixtures.bulgogi)
             let bulgogi = try XCTUnwrap(bulgogiRead)
-            try await store.setCartQuantity(1, of: bulgogi.id, for: "device:c")
+            try await store.setCartQuantity(1, of: bulgogi.id, for: "device:c", at: Date())
             let totals = OrderTotals(itemsTotal: 1, deliveryFee: 0, total: 1, points: 0)
             var heard = app.events.subscribe(to: BanchanListings.topic).makeAsyncIterator()
 

@@ -37,7 +37,7 @@ extension BanchanService {
     func setCartQuantity(_ quantity: Int, of hash: String, for owner: Principal) async throws {
         let row = try await dish(hash: hash)
         try Self.checkQuantity(quantity, of: row.dish, stock: row.stock)
-        try await store.setCartQuantity(quantity, of: row.id, for: owner.key)
+        try await store.setCartQuantity(quantity, of: row.id, for: owner.key, at: environment.now())
     }
 
     func removeFromCart(_ hash: String, for owner: Principal) async throws {
@@ -49,7 +49,7 @@ extension BanchanService {
     /// is gone or sold out stays in neither); the device's cart is emptied. One transaction.
     func mergeCart(of device: Principal, into account: Principal) async throws {
         guard device.key != account.key else { return }
-        try await store.mergeCart(of: device.key, into: account.key) { wanted, dish in
+        try await store.mergeCart(of: device.key, into: account.key, at: environment.now()) { wanted, dish in
             OrderRules.fitted(wanted, to: dish.dish, stock: dish.stock)
         }
     }

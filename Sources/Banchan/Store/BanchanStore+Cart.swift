@@ -10,6 +10,16 @@ extension BanchanStore {
         case id, ownerKey = "owner_key", dishID = "dish_id", quantity, createdAt = "created_at"
     }
 
+    /// A new line of `banchan_cart_items`, every column by `CartColumn`.
+    private struct CartLineInsert: Encodable {
+        let id: UUID
+        let ownerKey: String
+        let dishID: UUID
+        let quantity: Int
+        let createdAt: Date
+        typealias CodingKeys = CartColumn
+    }
+
     /// A cart line with its dish's hash and stock, as the cart reads it.
     struct CartLineRow: Sendable, Equatable {
         let dishID: UUID
@@ -48,13 +58,14 @@ extension BanchanStore {
     }
 
     /// Puts a dish in the owner's cart at this quantity, replacing what was there.
-    func setCartQuantity(_ quantity: Int, of dishID: UUID, for ownerKey: String) async throws {
+    func setCartQuantity(_ quantity: Int, of dishID: UUID, for ownerKey: String, at now: Date) async throws {
         let updated = try await sql.update(cartItems).set(SQLIdentifier(CartColumn.quantity), to: SQLBind(quantity))
             .where(SQLIdentifier(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).where(SQLIdentifier(CartColumn.dishID), .equal, SQLBind(dishID))
             .returning(SQLIdentifier(CartColumn.id)).all()
         guard updated.isEmpty else { return }
         do {
-            try await CartItem(ownerKey: ownerKey, dishID: dishID, quantity: quantity).create(on: database)
+            try await sql.insert(CartLineInsert(id: UUID(), ownerKey: ownerKey, dishID: dishID, quantity: quantity, createdAt: now.wholeMicroseconds),
+                                 into: CartItem.schema)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // Another request of the same owner put it in first; this quantity is the last word.
             try await sql.update(cartItems).set(SQLIdentifier(CartColumn.quantity), to: SQLBind(quantity))
@@ -75,7 +86,7 @@ extension BanchanStore {
     /// Moves a device's cart into an account's, in one transaction: each dish's quantities added,
     /// then `fitted` to the dish and its stock (nil leaves it out: gone or sold out); the device's
     /// cart is emptied.
-    func mergeCart(of deviceKey: String, into accountKey: String,
+    func mergeCart(of deviceKey: String, into accountKey: String, at now: Date,
                    fitted: @escaping @Sendable (_ wanted: Int, _ dish: DishRow) -> Int?) async throws {
         let visitor = try await cartLines(of: deviceKey)
         let all = try await sql.select().column(SQLIdentifier(CartColumn.id)).from(cartItems)
@@ -88,7 +99,7 @@ extension BanchanStore {
             for line in visitor {
                 guard let dish = try await store.dishRowOnSale(hash: line.hash), dish.id == line.dishID,
                       let quantity = fitted((accountLines[line.dishID] ?? 0) + line.quantity, dish) else { continue }
-                try await store.setCartQuantity(quantity, of: line.dishID, for: accountKey)
+                try await store.setCartQuantity(quantity, of: line.dishID, for: accountKey, at: now)
             }
             try await store.clearCart(of: deviceKey)
         }

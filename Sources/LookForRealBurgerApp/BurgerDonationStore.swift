@@ -37,10 +37,22 @@ struct BurgerDonationStore {
     /// Records a confirmed payment; the same payment recorded twice is a constraint failure, the
     /// caller's to read.
     func record(userID: UUID, paymentID: String, merchantUID: String, amount: Int, gateway: String, now: Date) async throws -> DonationRow {
-        let donation = BurgerDonation(userID: userID, paymentID: paymentID, merchantUID: merchantUID, amount: amount, gateway: gateway)
-        try await donation.create(on: database)
-        return DonationRow(userID: userID, paymentID: paymentID, merchantUID: merchantUID, amount: amount,
-                           createdAt: donation.createdAt ?? now)
+        let row = DonationInsert(id: UUID(), userID: userID, paymentID: paymentID, merchantUID: merchantUID, amount: amount, gateway: gateway,
+                                 createdAt: now.wholeMicroseconds)
+        try await database.sql.insert(row, into: BurgerDonation.schema)
+        return DonationRow(userID: userID, paymentID: paymentID, merchantUID: merchantUID, amount: amount, createdAt: row.createdAt)
+    }
+
+    /// A new row of `burger_donations`, every column by `Column`.
+    private struct DonationInsert: Encodable {
+        let id: UUID
+        let userID: UUID
+        let paymentID: String
+        let merchantUID: String
+        let amount: Int
+        let gateway: String
+        let createdAt: Date
+        typealias CodingKeys = Column
     }
 
     /// The people who donated, first donation first, each once (an account deleted since is left out).

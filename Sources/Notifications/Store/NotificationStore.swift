@@ -61,7 +61,7 @@ package struct NotificationStore {
 
     /// A row of `notifications` as the reads decode it (`NotificationStoreTests` checks it against
     /// `InboxNotification`).
-    struct Row: Decodable, Sendable, Equatable {
+    struct Row: Codable, Sendable, Equatable {
         let id: UUID
         let recipientID: UUID
         let actorID: UUID?
@@ -79,6 +79,21 @@ package struct NotificationStore {
             case id, service, kind, link, excerpt
             case recipientID = "recipient_id", actorID = "actor_id", subjectID = "subject_id"
             case readAt = "read_at", createdAt = "created_at", eventCount = "event_count"
+        }
+
+        init(id: UUID, recipientID: UUID, actorID: UUID?, service: String, kind: String, subjectID: UUID?, link: String?,
+             excerpt: String?, readAt: Date?, createdAt: Date, eventCount: Int) {
+            self.id = id
+            self.recipientID = recipientID
+            self.actorID = actorID
+            self.service = service
+            self.kind = kind
+            self.subjectID = subjectID
+            self.link = link
+            self.excerpt = excerpt
+            self.readAt = readAt
+            self.createdAt = createdAt
+            self.eventCount = eventCount
         }
 
         /// The row a saved model stands for.
@@ -107,30 +122,34 @@ package struct NotificationStore {
     /// Posts a notification; one's own actions notify nobody.
     package func post(_ draft: NotificationDraft) async throws {
         guard draft.actor != draft.recipient else { return }
-        let sameNotice = InboxNotification.query(on: database).filter(\.$recipient.$id == draft.recipient)
-            .filter(\.$actor.$id == draft.actor).filter(\.$kind == draft.kind).filter(\.$subjectID == draft.subjectID)
-        if draft.once, try await sameNotice.copy().first() != nil { return }
+        // One reading of the clock: the entry's time, new or moved to the top.
+        let now = environment.now().wholeMicroseconds
+        if draft.once, try await sameNotice(draft).first() != nil { return }
         let excerpt = draft.excerpt.map { String($0.prefix(Self.maxExcerptCharacters)) }
-        if draft.collapsesUnread, let unread = try await sameNotice.copy().filter(\.$readAt == nil).first() {
-            unread.excerpt = excerpt
-            unread.link = draft.link
-            unread.eventCount = draft.count ?? unread.eventCount + 1
-            unread.createdAt = environment.now()
-            try await unread.update(on: database)
-            try await arrived(unread.requireID(), for: draft.recipient)
+        if draft.collapsesUnread, let unread = try await sameNotice(draft).where(SQLIdentifier(Column.readAt), .is, SQLLiteral.null)
+            .first(decoding: Row.self) {
+            try await sql.update(Self.table).set(Column.excerpt, to: excerpt).set(Column.link, to: draft.link)
+                .set(Column.eventCount, to: draft.count ?? unread.eventCount + 1).set(Column.createdAt, to: now)
+                .where(SQLIdentifier(Column.id), .equal, SQLBind(unread.id)).run()
+            try await arrived(unread.id, for: draft.recipient)
             return
         }
-        let row = InboxNotification()
-        row.$recipient.id = draft.recipient
-        row.$actor.id = draft.actor
-        row.service = draft.service
-        row.kind = draft.kind
-        row.subjectID = draft.subjectID
-        row.link = draft.link
-        row.excerpt = excerpt
-        row.eventCount = draft.count ?? 1
-        try await row.create(on: database)
-        try await arrived(row.requireID(), for: draft.recipient)
+        let row = Row(id: UUID(), recipientID: draft.recipient, actorID: draft.actor, service: draft.service, kind: draft.kind,
+                      subjectID: draft.subjectID, link: draft.link, excerpt: excerpt, readAt: nil, createdAt: now, eventCount: draft.count ?? 1)
+        try await sql.insert(row, into: InboxNotification.schema)
+        try await arrived(row.id, for: draft.recipient)
+    }
+
+    /// The recipient's entries from the same actor, of the same kind, about the same subject (a
+    /// missing actor or subject matches only a missing one).
+    private func sameNotice(_ draft: NotificationDraft) -> SQLSelectBuilder {
+        let select = sql.select().columns(Column.allCases).from(Self.table)
+            .where(SQLIdentifier(Column.recipientID), .equal, SQLBind(draft.recipient))
+            .where(SQLIdentifier(Column.kind), .equal, SQLBind(draft.kind))
+        for (column, value) in [(Column.actorID, draft.actor), (Column.subjectID, draft.subjectID)] {
+            if let value { select.where(SQLIdentifier(column), .equal, SQLBind(value)) } else { select.where(SQLIdentifier(column), .is, SQLLiteral.null) }
+        }
+        return select
     }
 
     /// An entry arrived or moved to the top: the recipient's pages hear it, their browsers get it pushed.
@@ -183,9 +202,11 @@ package struct NotificationStore {
     /// Marks the given notifications read, or all of them when `ids` is nil. Ids of other
     /// people's notifications change nothing.
     package func markRead(for user: UUID, ids: [UUID]?) async throws {
-        let query = InboxNotification.query(on: database).filter(\.$recipient.$id == user).filter(\.$readAt == nil)
-        if let ids { query.filter(\.$id ~~ ids) }
-        try await query.set(\.$readAt, to: environment.now()).update()
+        let update = sql.update(Self.table).set(Column.readAt, to: environment.now().wholeMicroseconds)
+            .where(SQLIdentifier(Column.recipientID), .equal, SQLBind(user)).where(SQLIdentifier(Column.readAt), .is, SQLLiteral.null)
+        if let ids { update.where(SQLIdentifier(Column.id), .in, SQLBind.group(ids)) }
+        // No ids named: nothing to mark (`IN ()` is no statement PostgreSQL takes).
+        if ids?.isEmpty != true { try await update.run() }
         await unreadCounts.forget(user, announcingOn: events)
         await events.publish("read", to: Self.topic(for: user))
     }
@@ -312,7 +333,9 @@ package struct NotificationStore {
     package func unreadCount(for user: UUID) async throws -> Int {
         if let remembered = unreadCounts.count(for: user, now: environment.now()) { return remembered }
         let generation = unreadCounts.generation
-        let counted = try await InboxNotification.query(on: database).filter(\.$recipient.$id == user).filter(\.$readAt == nil).count()
+        let counted = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(Self.table)
+            .where(SQLIdentifier(Column.recipientID), .equal, SQLBind(user)).where(SQLIdentifier(Column.readAt), .is, SQLLiteral.null)
+            .first(decodingColumn: "n", as: Int.self) ?? 0
         unreadCounts.remember(counted, for: user, countedAt: generation, now: environment.now())
         return counted
     }

@@ -102,13 +102,13 @@ final class MenuGroupStoreTests: XCTestCase {
             let mina = try await app.member("미나")
             let none = try await store.dislikedFoods(of: mina.id)
             XCTAssertNil(none, "never saved")
-            try await store.saveDislikedFoods(["MEAT", "SPICY"], of: mina.id)
-            try await store.saveDislikedFoods(["SEAFOOD"], of: mina.id)
+            try await store.saveDislikedFoods(["MEAT", "SPICY"], of: mina.id, at: Date())
+            try await store.saveDislikedFoods(["SEAFOOD"], of: mina.id, at: Date())
             let saved = try await store.dislikedFoods(of: mina.id)
             XCTAssertEqual(saved, ["SEAFOOD"], "the last save wins")
 
             var written: [FeedbackRow] = []
-            for index in 0..<3 { written.append(try await store.addFeedback("메모 \(index)", by: index == 0 ? nil : mina.id, language: .ko)) }
+            for index in 0..<3 { written.append(try await store.addFeedback("메모 \(index)", by: index == 0 ? nil : mina.id, language: .ko, at: Date())) }
             let model = try await MenuGameFeedback.find(written[1].id, on: app.db)
             XCTAssertEqual(written[1], try FeedbackRow(try XCTUnwrap(model)))
             XCTAssertNil(written[0].userID)

@@ -72,7 +72,7 @@ extension MenuGameService {
     }
 
     private func writeDislikes(_ disliked: Set<Flavor>, for userID: UUID) async throws {
-        try await players.saveDislikedFoods(MenuGamePreference.encode(disliked.intersection(Flavor.dislikeable)), of: userID)
+        try await players.saveDislikedFoods(MenuGamePreference.encode(disliked.intersection(Flavor.dislikeable)), of: userID, at: environment.now())
     }
 
     /// Stores a note from the settings screen. Blank or overlong notes are refused (422).
@@ -83,6 +83,6 @@ extension MenuGameService {
         guard message.fits(characters: MenuGameFeedback.maxLength, bytes: MenuGameFeedback.maxLength * 4) else {
             throw AppError.invalid("feedback_too_long", ["max": String(MenuGameFeedback.maxLength)])
         }
-        return try await players.addFeedback(message, by: userID, language: language)
+        return try await players.addFeedback(message, by: userID, language: language, at: environment.now())
     }
 }

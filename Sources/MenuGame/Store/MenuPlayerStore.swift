@@ -36,30 +36,32 @@ package struct MenuPlayerStore {
             .first(decodingColumn: PreferenceColumn.dislikedFoods, as: [String].self)
     }
 
-    /// Saves the account's disliked foods (raw names, sorted); the last write wins.
-    func saveDislikedFoods(_ foods: [String], of user: UUID) async throws {
-        if let existing = try await MenuGamePreference.query(on: database).filter(\.$user.$id == user).first() {
-            existing.dislikedFoods = foods
-            try await existing.save(on: database)
-            return
-        }
-        do {
-            let preference = MenuGamePreference()
-            preference.$user.id = user
-            preference.dislikedFoods = foods
-            try await preference.create(on: database)
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            // Another request of the same account saved first; last write wins.
-            try await MenuGamePreference.query(on: database).filter(\.$user.$id == user).set(\.$dislikedFoods, to: foods).update()
-        }
+    /// Saves the account's disliked foods (raw names, sorted) in one statement: a first save
+    /// inserts the row, a later one (or one racing it) replaces the foods; the last write wins.
+    func saveDislikedFoods(_ foods: [String], of user: UUID, at now: Date) async throws {
+        let row = PreferenceRow(id: UUID(), userID: user, dislikedFoods: foods, updatedAt: now.wholeMicroseconds)
+        try await sql.insert(into: MenuGamePreference.schema).model(row, nilEncodingStrategy: .asNil)
+            .onConflict(with: [PreferenceColumn.userID.stringValue]) { conflict in
+                conflict.set(excludedValueOf: PreferenceColumn.dislikedFoods.stringValue)
+                    .set(excludedValueOf: PreferenceColumn.updatedAt.stringValue)
+            }.run()
+    }
+
+    /// A row of `menu_game_preferences`, every column by `PreferenceColumn`.
+    private struct PreferenceRow: Encodable {
+        let id: UUID
+        let userID: UUID
+        let dislikedFoods: [String]
+        let updatedAt: Date
+        typealias CodingKeys = PreferenceColumn
     }
 
     // MARK: Feedback
 
-    func addFeedback(_ message: String, by user: UUID?, language: Language) async throws -> FeedbackRow {
-        let feedback = MenuGameFeedback(message: message, userID: user, language: language)
-        try await feedback.create(on: database)
-        return try FeedbackRow(feedback)
+    func addFeedback(_ message: String, by user: UUID?, language: Language, at now: Date) async throws -> FeedbackRow {
+        let row = FeedbackRow(id: UUID(), message: message, userID: user, language: language.rawValue, createdAt: now.wholeMicroseconds)
+        try await sql.insert(row, into: MenuGameFeedback.schema)
+        return row
     }
 
     /// The notes newest first, a page at a time (what administrators read).
@@ -103,7 +105,7 @@ package struct MenuPlayerStore {
 }
 
 /// A note from the settings screen as the store reads it.
-struct FeedbackRow: Decodable, Sendable, Equatable, NewestFirstRow {
+struct FeedbackRow: Codable, Sendable, Equatable, NewestFirstRow {
     let id: UUID
     let message: String
     /// The author, while the account exists; anonymous notes have none.
@@ -116,6 +118,14 @@ struct FeedbackRow: Decodable, Sendable, Equatable, NewestFirstRow {
         case id, message, language
         case userID = "user_id", createdAt = "created_at"
         static let all = [id, message, userID, language, createdAt]
+    }
+
+    init(id: UUID, message: String, userID: UUID?, language: String, createdAt: Date) {
+        self.id = id
+        self.message = message
+        self.userID = userID
+        self.language = language
+        self.createdAt = createdAt
     }
 
     init(_ model: MenuGameFeedback) throws {

@@ -88,12 +88,4 @@ package final class BurgerDonation: Model, @unchecked Sendable {
     @Timestamp(key: BurgerDonationStore.Column.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
-
-    package init(userID: UUID, paymentID: String, merchantUID: String, amount: Int, gateway: String) {
-        self.$user.id = userID
-        self.paymentID = paymentID
-        self.merchantUID = merchantUID
-        self.amount = amount
-        self.gateway = gateway
-    }
 }

@@ -40,35 +40,6 @@ package final class DishRecord: Model, StoredDish, @unchecked Sendable {
     @Timestamp(key: .string(BanchanStore.DishColumn.updatedAt), on: .update, format: .microseconds) package var updatedAt: Date?
 
     package init() {}
-
-    package init(_ dish: Dish, position: Int, stock: Int) {
-        apply(dish)
-        self.position = position
-        self.stock = stock
-        self.editedByAdmin = false
-    }
-
-    package func apply(_ dish: Dish) {
-        hash = dish.hash
-        section = dish.section.rawValue
-        title = dish.title
-        summary = dish.description
-        salePrice = dish.salePrice
-        originalPrice = dish.originalPrice
-        badges = dish.badges.map(\.rawValue)
-        deliveryTypes = dish.deliveryTypes.map(\.rawValue)
-        pointRate = dish.pointRate
-        deliveryInfo = dish.deliveryInfo
-        minQuantity = dish.minQuantity
-        maxQuantity = dish.maxQuantity
-        emoji = dish.emoji
-        color = dish.color
-        weight = dish.weight
-        ingredients = dish.ingredients
-        storageInfo = dish.storage
-        detailSections = dish.detailSections
-        thumbCount = dish.thumbCount
-    }
 }
 
 /// One dish in someone's cart: an account's (`user:…`) or an anonymous device's (`device:…`).
@@ -82,12 +53,6 @@ package final class CartItem: Model, @unchecked Sendable {
     @Timestamp(key: BanchanStore.CartColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
-
-    package init(ownerKey: String, dishID: UUID, quantity: Int) {
-        self.ownerKey = ownerKey
-        self.$dish.id = dishID
-        self.quantity = quantity
-    }
 }
 
 /// An order: what was bought at which prices, and where its payment stands.

@@ -39,12 +39,6 @@ package final class MenuGameFeedback: Model, @unchecked Sendable {
     @Timestamp(key: MenuPlayerStore.FeedbackColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
-
-    package init(message: String, userID: UUID?, language: Language) {
-        self.message = message
-        self.$user.id = userID
-        self.language = language.rawValue
-    }
 }
 
 extension MenuGameService {

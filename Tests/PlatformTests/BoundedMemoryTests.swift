@@ -75,4 +75,28 @@ final class BoundedMemoryTests: XCTestCase {
         memory.keep(["z": [3]], readAt: read.generation)
         XCTAssertEqual(memory.count, 1, "a batch that would overfill starts over first")
     }
+
+    /// A budget's slots are the only record of them: a full memory drops only what expired, so a
+    /// crowd of new keys cannot hand a key still in its window a fresh budget.
+    func testABudgetThatFillsUpForgetsNobodyStillInTheirWindow() async throws {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let limiter = RateLimiter(name: "test_full_budget", limit: 1, window: 60, clock: { start }, keysInMemory: 3)
+        guard case .success = try await limiter.tryReserve("victim", now: start) else { return XCTFail("the first slot is free") }
+        for key in 0..<10 { _ = try await limiter.tryReserve("other \(key)", now: start) }
+        guard case .failure = try await limiter.tryReserve("victim", now: start.addingTimeInterval(30)) else {
+            return XCTFail("ten other keys must not reset a key's budget inside its window")
+        }
+        // Once its window passed, an idle key may be dropped to make room, and its budget is free again.
+        for key in 0..<3 { _ = try await limiter.tryReserve("later \(key)", now: start.addingTimeInterval(61)) }
+        guard case .success = try await limiter.tryReserve("victim", now: start.addingTimeInterval(61)) else {
+            return XCTFail("after its window the key has its budget again")
+        }
+        let memory = BoundedMemory<String, Int>(name: "test_no_start_over", capacity: 2, startsOverWhenFull: false)
+        memory.keep(1, for: "a")
+        memory.keep(2, for: "b")
+        memory.keep(3, for: "c", stale: { $0 < 0 })
+        XCTAssertEqual(memory.count, 3, "nothing expired: nothing is forgotten")
+        memory.keep(4, for: "d", stale: { $0 < 3 })
+        XCTAssertEqual(memory.count, 2, "what expired goes")
+    }
 }

@@ -5,8 +5,11 @@ import NIOConcurrencyHelpers
 /// server keeps something in memory by key (verified tokens, kept fragments, remembered accounts).
 ///
 /// - **Full:** a new key finds the memory full → `stale` (when given) drops what has expired; if
-///   that frees nothing, the memory starts over (every value is made again once). Either way the
-///   memory never grows past `capacity`, whatever keys a crowd sends.
+///   that frees nothing, the memory starts over (every value is made again once), so it never
+///   grows past `capacity`, whatever keys a crowd sends. A memory whose entries are not copies
+///   but the only record (a budget's slots in their window) is made with
+///   `startsOverWhenFull: false`: it drops only what has expired, since forgetting a live entry
+///   would hand its key a fresh budget — anyone able to send `capacity` keys could reset them all.
 /// - **Reads racing a change** (`generation`): take `generation` before reading the database and
 ///   hand it to `keep`; a `forget` that landed meanwhile makes that value stale, so it is not kept.
 /// - **Counts in `/metrics`:** `whatweeat_memory_entries{memory}` (set on every write) and
@@ -20,13 +23,15 @@ package final class BoundedMemory<Key: Hashable & Sendable, Value: Sendable>: Se
 
     package let name: String
     package let capacity: Int
+    private let startsOverWhenFull: Bool
     private let state = NIOLockedValueBox(State())
     private let entriesGauge: Gauge
     private let startsOver: Counter
 
-    package init(name: String, capacity: Int) {
+    package init(name: String, capacity: Int, startsOverWhenFull: Bool = true) {
         self.name = name
         self.capacity = max(1, capacity)
+        self.startsOverWhenFull = startsOverWhenFull
         entriesGauge = Gauge(label: "whatweeat_memory_entries", dimensions: [("memory", name)])
         startsOver = Counter(label: "whatweeat_memory_starts_over_total", dimensions: [("memory", name)])
         startsOver.increment(by: 0)
@@ -112,7 +117,7 @@ package final class BoundedMemory<Key: Hashable & Sendable, Value: Sendable>: Se
 
     private func makeRoom(in entries: inout [Key: Value], stale: ((Value) -> Bool)?, making room: Int = 1) {
         if let stale { entries = entries.filter { !stale($0.value) } }
-        guard entries.count + room > capacity else { return }
+        guard entries.count + room > capacity, startsOverWhenFull else { return }
         entries.removeAll(keepingCapacity: true)
         startsOver.increment()
     }

@@ -15,7 +15,7 @@ public final class GuessLimiter: Sendable {
         var misses: [Date] = []
         var inFlight = 0
     }
-    /// Each key's misses and look-ups in flight; at most 10,000 keys, idle ones dropped first.
+    /// Each key's misses and look-ups in flight; past 10,000 keys the idle ones are dropped.
     private let entries: BoundedMemory<String, Entry>
     private let clock: Now
 
@@ -24,7 +24,8 @@ public final class GuessLimiter: Sendable {
         self.limit = limit
         self.window = window
         self.clock = clock
-        entries = BoundedMemory(name: "guess_limit:" + name, capacity: 10_000)
+        // Past 10,000 keys only idle ones go: a key's misses in the window are never forgotten.
+        entries = BoundedMemory(name: "guess_limit:" + name, capacity: 10_000, startsOverWhenFull: false)
     }
 
     /// Runs `lookUp` within the budget of `key`; a nil result is a miss and is recorded.

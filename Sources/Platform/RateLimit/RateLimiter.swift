@@ -16,23 +16,23 @@ public final class RateLimiter: Sendable {
     public let name: String
     public let limit: Int
     public let window: TimeInterval
-    /// When each key took its slots, in this process (the budget's window of them); at most
-    /// `keysInMemory` keys, idle ones dropped first.
+    /// When each key took its slots, in this process (the budget's window of them); past
+    /// `keysInMemory` keys the idle ones are dropped, never one still in its window.
     private let events: BoundedMemory<String, [Date]>
     private let shared: SharedBudgets?
     /// The time a slot is taken at (the site's clock, or a test's).
     package let clock: Now
 
-    package init(name: String, limit: Int, window: TimeInterval, shared: SharedBudgets? = nil, clock: @escaping Now = WallClock.now) {
+    package init(name: String, limit: Int, window: TimeInterval, shared: SharedBudgets? = nil, clock: @escaping Now = WallClock.now,
+                 keysInMemory: Int = 10_000) {
         self.name = name
         self.limit = limit
         self.window = window
         self.shared = shared
         self.clock = clock
-        events = BoundedMemory(name: "rate_limit:" + name, capacity: Self.keysInMemory)
+        // Past `keysInMemory` only idle keys go (a key still in its window keeps its slots).
+        events = BoundedMemory(name: "rate_limit:" + name, capacity: keysInMemory, startsOverWhenFull: false)
     }
-
-    static let keysInMemory = 10_000
 
     /// A slot taken by `reserve`, to hand back to `release`.
     public struct Slot: Sendable {

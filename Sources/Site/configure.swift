@@ -18,6 +18,9 @@ package func configureSite(
     _ app: Application, settings: Settings, features: [any Feature.Type],
     afterFeatures: (Application) throws -> Void = { _ in }
 ) async throws {
+    // First: a counter or gauge made before the registry is installed counts nowhere, for good
+    // (the memories made below make theirs when they are built).
+    AppMetrics.start()
     let features = SiteFeatures.including(features)
     app.siteFeatures = features
     app.settings = settings
@@ -66,7 +69,6 @@ package func configureSite(
     // feature hands it to the one durable queue, which every instance runs.
     app.workQueue = WorkQueue(clock: app.siteClock)
     app.lifecycle.use(app.workQueue)
-    AppMetrics.start()
     // Sign-out, a refresh token's reuse, withdrawal…: the live sockets of that session close, on every instance.
     app.closeSocketsWhenSessionsEnd()
     // Requests are counted by `RequestMetricsMiddleware`, with the route pattern as `route`; Vapor's

@@ -1,4 +1,4 @@
-import Fluent
+package import Fluent
 import Foundation
 import Mates
 import Platform
@@ -9,8 +9,12 @@ import SQLKit
 /// reads or writes them, naming each column once (`UserColumn`, `NetworkColumn`; the model's keys
 /// are these). The memories that follow them (`appAccounts`, `appUIDMemory`) are told by the
 /// service, which knows which uid and account a write concerns.
-struct AppUserStore {
+package struct AppUserStore {
     let database: any Database
+
+    package init(database: any Database) {
+        self.database = database
+    }
 
     enum UserColumn: String, TableColumn {
         case uid, userID = "user_id", projectID = "project_id", phoneNumber = "phone_number", email
@@ -28,9 +32,10 @@ struct AppUserStore {
 
     // MARK: App users
 
-    /// The app user with this uid (the model: its writes change several fields).
-    func appUser(_ uid: String) async throws -> MatesAppUser? {
-        try await MatesAppUser.find(uid, on: database)
+    /// The app user with this uid (the whole row: its writes change several fields).
+    package func appUser(_ uid: String) async throws -> MatesAppUser? {
+        try await sql.select().columns(UserColumn.allCases).from(users).where(SQLIdentifier(UserColumn.uid), .equal, SQLBind(uid))
+            .first(decoding: MatesAppUser.self)
     }
 
     /// The account a signed-up uid belongs to, or nil.
@@ -57,12 +62,13 @@ struct AppUserStore {
 
     /// Writes a new app user (inside the sign-up's transaction: pass its database).
     func create(_ appUser: MatesAppUser) async throws {
-        try await appUser.create(on: database)
+        try await sql.insert(appUser, into: MatesAppUser.schema)
     }
 
-    /// Saves the app user's changed fields.
+    /// Writes the app user's row as it is now (every column, found by its uid).
     func save(_ appUser: MatesAppUser) async throws {
-        try await appUser.save(on: database)
+        try await sql.update(users).set(model: appUser, nilEncodingStrategy: .asNil)
+            .where(SQLIdentifier(UserColumn.uid), .equal, SQLBind(appUser.uid)).run()
     }
 
     /// Notes that `uid` was handed its binding cookie `at`, unless it was before; true when this
@@ -76,7 +82,7 @@ struct AppUserStore {
 
     /// Removes the app user (the account stays).
     func delete(_ appUser: MatesAppUser) async throws {
-        try await appUser.delete(on: database)
+        try await sql.delete(from: users).where(SQLIdentifier(UserColumn.uid), .equal, SQLBind(appUser.uid)).run()
     }
 
     // MARK: Networks

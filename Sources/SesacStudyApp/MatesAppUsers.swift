@@ -9,35 +9,34 @@ import Vapor
 /// A user of a 새싹 스터디 app: their Firebase uid linked to an account of ours. Holds only what
 /// the apps send that our own profile has no place for (the phone number as typed, the FCM token,
 /// the whole birth date, the free-text study); everything else is the account's mates profile.
-package final class MatesAppUser: Model, @unchecked Sendable {
+package struct MatesAppUser: Codable, Sendable, Equatable {
     package static let schema = "mates_app_users"
+    typealias CodingKeys = AppUserStore.UserColumn
 
     /// The Firebase uid (the ID token's `sub`).
-    @ID(custom: AppUserStore.UserColumn.uid.fieldKey, generatedBy: .user) package var id: String?
-    @Field(key: AppUserStore.UserColumn.userID.fieldKey) package var userID: UUID
+    package let uid: String
+    package var userID: UUID
     /// The Firebase project the uid belongs to (each student app has its own).
-    @Field(key: AppUserStore.UserColumn.projectID.fieldKey) package var projectID: String
-    @Field(key: AppUserStore.UserColumn.phoneNumber.fieldKey) package var phoneNumber: String
-    @Field(key: AppUserStore.UserColumn.email.fieldKey) package var email: String
-    @Field(key: AppUserStore.UserColumn.fcmToken.fieldKey) var fcmToken: String
+    package var projectID: String
+    package var phoneNumber: String
+    package var email: String
+    var fcmToken: String
     /// As sent at sign-up (the apps send local time labelled as UTC; it is kept, not corrected).
-    @Field(key: AppUserStore.UserColumn.birth.fieldKey) package var birth: Date
-    @Field(key: AppUserStore.UserColumn.study.fieldKey) package var study: String
+    package var birth: Date
+    package var study: String
     /// The apps' "내 번호 검색 허용" (let people find me by my number). We have no search by phone
     /// number, so it is kept and shown back, and does not hide anyone from the map.
-    @Field(key: AppUserStore.UserColumn.searchable.fieldKey) package var searchable: Bool
+    package var searchable: Bool
     /// True when the sign-up made the account; false when it joined one that had verified this
     /// phone number on the web. Withdrawing deletes only an account the app made.
-    @Field(key: AppUserStore.UserColumn.createdAccount.fieldKey) var createdAccount: Bool
+    var createdAccount: Bool
     /// The last ended match this user has moved past (dodged after, reviewed, or searched again):
     /// until then the apps show the partner's dodge or review in `myQueueState`.
-    @OptionalField(key: AppUserStore.UserColumn.settledMatchID.fieldKey) var settledMatchID: UUID?
+    var settledMatchID: UUID?
     /// When this uid was first handed its chat socket's binding cookie (`SesacSocketBinding`); nil
     /// until then. From then on its chat socket binds by cookie or token only, never by network.
-    @OptionalField(key: AppUserStore.UserColumn.socketCookieHandedAt.fieldKey) var socketCookieHandedAt: Date?
-    @Timestamp(key: AppUserStore.UserColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
-
-    package init() {}
+    var socketCookieHandedAt: Date?
+    package var createdAt: Date
 }
 
 struct CreateMatesAppUsers: NamedMigration {

@@ -44,7 +44,7 @@ struct SesacUser: Content {
         let profile = record.profile
         _id = ObjectID.of(record.appUser.userID)
         __v = 0
-        uid = record.appUser.id ?? ""
+        uid = record.appUser.uid
         phoneNumber = record.appUser.phoneNumber
         email = record.appUser.email
         FCMtoken = record.appUser.fcmToken

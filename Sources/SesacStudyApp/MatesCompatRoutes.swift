@@ -265,7 +265,7 @@ struct MatesCompatRoutes: RouteCollection {
                   match.partner(of: appUser.userID) == other else { throw AppError.conflict("not_matched") }
             let message = try await req.mates.send(text, in: match, by: appUser.userID)
             return try await SesacChat(id: message.id, kind: message.kind, text: message.text, pin: message.pin, createdAt: message.createdAt,
-                                       from: appUser.id ?? "", to: uid).encodeResponse(for: req)
+                                       from: appUser.uid, to: uid).encodeResponse(for: req)
         }
     }
 
@@ -284,7 +284,7 @@ struct MatesCompatRoutes: RouteCollection {
             // Strictly after the millisecond the app saw (the stored time has microseconds).
             let bound = Double(JavaScriptDate.millisecond(of: after) + 1) / 1000 - 0.000_000_5
             let rows = try await req.mates.messagesBetween(appUser.userID, other, after: Date(timeIntervalSince1970: bound), limit: 2_000)
-            let me = appUser.id ?? ""
+            let me = appUser.uid
             let payload = rows.compactMap { row -> SesacChat? in
                 guard let sender = row.senderId else { return nil }
                 let mine = sender == appUser.userID

@@ -13,8 +13,7 @@ extension SesacAppService {
     /// minute ago (the apps poll); the sighting is announced on every call, so a socket waiting on
     /// this network hears of it whatever was written.
     func noteAppSighting(_ appUser: MatesAppUser, address: String) async throws {
-        guard let uid = appUser.id else { return }
-        try await noteAppSighting(uid: uid, address: address)
+        try await noteAppSighting(uid: appUser.uid, address: address)
     }
 
     private func noteAppSighting(uid: String, address: String) async throws {

@@ -104,24 +104,18 @@ extension SesacAppService {
         let year = MatesRules.calendarYear(of: form.birth)
         do { try MatesRules.checkBirthYear(year, now: now) } catch { throw MatesService.appError(error) }
         let destinationHash = MatesService.destinationHash(phone, channel: .phone)
-        let row = MatesAppUser()
-        row.id = uid
-        row.projectID = projectID
-        row.phoneNumber = String(form.phoneNumber.prefix(32))
-        row.email = String(form.email.prefix(254))
-        row.fcmToken = String(form.fcmToken.prefix(4096))
-        row.birth = form.birth
-        row.study = ""
-        row.searchable = false
-        // The sign-up's answer carries the binding cookie (`MatesCompatRoutes.signUp`).
-        row.socketCookieHandedAt = now
+        // The sign-up's answer carries the binding cookie (`MatesCompatRoutes.signUp`): handed now.
+        var row = MatesAppUser(uid: uid, userID: UUID(), projectID: projectID, phoneNumber: String(form.phoneNumber.prefix(32)),
+                               email: String(form.email.prefix(254)), fcmToken: String(form.fcmToken.prefix(4096)), birth: form.birth,
+                               study: "", searchable: false, createdAccount: false, settledMatchID: nil, socketCookieHandedAt: now,
+                               createdAt: now.wholeMicroseconds)
         if let existing = try await store.holder(ofDestination: destinationHash) {
             // The web verified this number first: the app joins that account, which keeps its nickname.
             row.userID = existing
-            row.createdAccount = false
+            let joining = row
             try await store.transaction { store in
                 try await store.fillIn(existing, gender: form.gender, birthYear: year)
-                try await AppUserStore(database: store.database).create(row)
+                try await AppUserStore(database: store.database).create(joining)
             }
             application.appSocketCookies.remember(uid)
             await application.appUIDMemory.forget(row.userID, announcingOn: events)
@@ -137,13 +131,14 @@ extension SesacAppService {
         account.id = userID
         row.userID = userID
         row.createdAccount = true
+        let created = row
         let masked = MatesRules.masked(phone, channel: .phone)
         do {
             try await store.transaction { store in
                 try await AccountStore(database: store.database, application: application).create(account)
                 try await store.createVerified(userID, channel: .phone, destinationHash: destinationHash, masked: masked,
                                                gender: form.gender, birthYear: year)
-                try await AppUserStore(database: store.database).create(row)
+                try await AppUserStore(database: store.database).create(created)
             }
         } catch let error as any DatabaseError where error.isConstraintFailure {
             // The same uid signing up twice at once, or the nickname taken in between.
@@ -158,16 +153,15 @@ extension SesacAppService {
     /// `POST /v1/user/withdraw`: an account the app made goes entirely; an account that was there
     /// before (the web's) only forgets the app.
     func withdrawApp(_ appUser: MatesAppUser, accounts: AccountService) async throws {
-        if let uid = appUser.id {
-            try await forgetAppSightings(uid: uid)
-            application.appSocketCookies.forget(uid)
-            await application.appAccounts.forget(uid, announcingOn: events)
-        }
+        let uid = appUser.uid
+        try await forgetAppSightings(uid: uid)
+        application.appSocketCookies.forget(uid)
+        await application.appAccounts.forget(uid, announcingOn: events)
         guard appUser.createdAccount, let account = try await AccountStore(database: database, application: application).user(appUser.userID) else {
             try await appUsers.delete(appUser)
             await application.appUIDMemory.forget(appUser.userID, announcingOn: events)
             // The account stays (the web's): only this uid's sockets end.
-            if let uid = appUser.id { await events.publish(MatesCompatSocket.withdrawnMessage, to: MatesCompatSocket.bindingTopic(uid)) }
+            await events.publish(MatesCompatSocket.withdrawnMessage, to: MatesCompatSocket.bindingTopic(uid))
             return
         }
         try await accounts.remove(account)
@@ -230,24 +224,28 @@ extension SesacAppService {
     /// transaction (a half-applied save would show one and not the other).
     func updateMyPage(_ appUser: MatesAppUser, _ change: MatesService.ProfileChange, study: String?, searchable: Bool?) async throws {
         let mates = self.mates
+        var changed = appUser
+        if let study { changed.study = study }
+        if let searchable { changed.searchable = searchable }
+        let written = changed
         try await store.transaction { store in
             try await mates.saveProfileChange(of: appUser.userID, change, in: store)
-            if let study { appUser.study = study }
-            if let searchable { appUser.searchable = searchable }
-            if study != nil || searchable != nil { try await AppUserStore(database: store.database).save(appUser) }
+            if written != appUser { try await AppUserStore(database: store.database).save(written) }
         }
     }
 
     /// `PUT /v1/user/update_fcm_token`: where the app's pushes go.
     func setPushToken(_ token: String, of appUser: MatesAppUser) async throws {
-        appUser.fcmToken = token
-        try await appUsers.save(appUser)
+        var changed = appUser
+        changed.fcmToken = token
+        try await appUsers.save(changed)
     }
 
     private func settle(_ appUser: MatesAppUser, match: UUID?) async throws {
         guard let match, appUser.settledMatchID != match else { return }
-        appUser.settledMatchID = match
-        try await appUsers.save(appUser)
+        var settled = appUser
+        settled.settledMatchID = match
+        try await appUsers.save(settled)
     }
 
     /// `POST /v1/queue`: a new search also moves past the last match.

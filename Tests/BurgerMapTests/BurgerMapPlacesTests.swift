@@ -103,8 +103,8 @@ final class BurgerMapPlacesTests: XCTestCase {
             // 150 places around City Hall and 60 around Gangnam: 210 in the box, over the 200 pins.
             for index in 0..<210 {
                 let (lat, lon) = index < 150 ? (37.5663, 126.9779) : (37.4979, 127.0276)
-                try await BurgerPlace(name: "버거 \(index)", address: "서울", at: Coordinate(unchecked: lat + Double(index % 10) * 0.0001, lon),
-                                      phone: nil, createdBy: nil).create(on: app.db)
+                _ = try await app.burgerMapStore.addPlace(name: "버거 \(index)", address: "서울", at: Coordinate(unchecked: lat + Double(index % 10) * 0.0001, lon),
+                                                          phone: nil, kakaoID: nil, unverified: false, by: nil)
             }
             let city = try await app.send(.GET, "/api/v1/burger-map/places?bbox=126.8,37.4,127.2,37.7").json(Places.self)
             XCTAssertEqual(city.items.count, 0)

@@ -13,7 +13,7 @@ import XCTVapor
 final class BurgerPeopleStoreTests: XCTestCase {
     func testFollows() async throws {
         try await withTestApp { app in
-            let store = BurgerPeopleStore(database: app.db)
+            let store = BurgerPeopleStore(database: app.db, now: app.burgerMapEnvironment.now)
             let mina = try await app.member("미나"), joon = try await app.member("준호"), sora = try await app.member("소라")
             let first = try await store.addFollow(of: mina.id, by: joon.id)
             let again = try await store.addFollow(of: mina.id, by: joon.id)
@@ -53,7 +53,7 @@ final class BurgerPeopleStoreTests: XCTestCase {
 
     func testMarksAndReactions() async throws {
         try await withTestApp { app in
-            let store = BurgerPeopleStore(database: app.db)
+            let store = BurgerPeopleStore(database: app.db, now: app.burgerMapEnvironment.now)
             let mina = try await app.member("미나"), joon = try await app.member("준호")
             let place = try await app.place(mina.token)
             let otherPlace = try await app.place(mina.token, "다른 버거", lat: 37.5700, lon: 126.9800)

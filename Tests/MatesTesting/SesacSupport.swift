@@ -103,7 +103,7 @@ package func userObject(_ client: SesacAppClient, file: StaticString = #filePath
 
 /// The account an app user is linked to.
 package func accountID(_ client: SesacAppClient) async throws -> UUID {
-    let link = try await MatesAppUser.find(client.uid, on: client.app.db)
+    let link = try await AppUserStore(database: client.app.db).appUser(client.uid)
     return try XCTUnwrap(link).userID
 }
 

@@ -10,19 +10,9 @@ import XCTVapor
 /// forgotten as the socket binding relies on.
 final class AppUserStoreTests: XCTestCase {
     private func appUser(_ uid: String, of account: UUID, createdAt: Date) -> MatesAppUser {
-        let row = MatesAppUser()
-        row.id = uid
-        row.userID = account
-        row.projectID = "sesac-test"
-        row.phoneNumber = "+821012345678"
-        row.email = "\(uid)@example.com"
-        row.fcmToken = "fcm"
-        row.birth = Date(timeIntervalSince1970: 800_000_000)
-        row.study = ""
-        row.searchable = false
-        row.createdAccount = false
-        row.createdAt = createdAt
-        return row
+        MatesAppUser(uid: uid, userID: account, projectID: "sesac-test", phoneNumber: "+821012345678", email: "\(uid)@example.com",
+                     fcmToken: "fcm", birth: Date(timeIntervalSince1970: 800_000_000), study: "", searchable: false, createdAccount: false,
+                     settledMatchID: nil, socketCookieHandedAt: nil, createdAt: createdAt)
     }
 
     func testUIDsAndAccounts() async throws {
@@ -41,7 +31,7 @@ final class AppUserStoreTests: XCTestCase {
             XCTAssertEqual(uids, [mina.id: "uid-new", joon.id: "uid-joon"], "the newest uid of an account wins; accounts without one are absent")
 
             let found = try await store.appUser("uid-joon")
-            let joons = try XCTUnwrap(found)
+            var joons = try XCTUnwrap(found)
             joons.study = "스위프트"
             try await store.save(joons)
             let saved = try await store.appUser("uid-joon")

@@ -45,7 +45,7 @@ final class MatesCompatTests: XCTestCase {
             }
 
             // The phone number from the token verified the account for mates.
-            let found = try await MatesAppUser.find(client.uid, on: app.db)
+            let found = try await AppUserStore(database: app.db).appUser(client.uid)
             let account = try XCTUnwrap(found)
             let foundProfile = try await MatesProfile.find(account.userID, on: app.db)
             let profile = try XCTUnwrap(foundProfile)

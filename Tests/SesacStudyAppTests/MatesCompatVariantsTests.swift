@@ -247,7 +247,7 @@ final class MatesCompatVariantsTests: XCTestCase {
             try await second.signUp(nick: "둘프로젝트")
             let secondNick = try await userObject(second)["nick"] as? String
             XCTAssertEqual(secondNick, "둘프로젝트")
-            let link = try await MatesAppUser.find(second.uid, on: app.db)
+            let link = try await AppUserStore(database: app.db).appUser(second.uid)
             XCTAssertEqual(link?.projectID, "sesac-second-project")
 
             var refused = first
@@ -291,7 +291,7 @@ final class MatesCompatVariantsTests: XCTestCase {
                     let response = try await client.call(method, path, form: method == .GET ? nil : signUpForm(client, nick: "꺼짐") + "&lat=37.5&long=127")
                     XCTAssertEqual(response.status, .unauthorized, "\(method) \(path): \(response.text)")
                 }
-                let appUsers = try await MatesAppUser.query(on: app.db).count()
+                let appUsers = try await app.db.sql.count(SQLIdentifier(MatesAppUser.schema))
                 XCTAssertEqual(appUsers, 0)
             }
         } catch {

@@ -62,13 +62,6 @@ package final class AuthSession: Model, @unchecked Sendable {
 
     package init() {}
 
-    package init(userID: UUID, kind: Kind, webTokenHash: String? = nil, userAgent: String?, expiresAt: Date) {
-        self.$user.id = userID
-        self.kind = kind
-        self.webTokenHash = webTokenHash
-        self.userAgent = userAgent.map { String($0.prefix(200)) }
-        self.expiresAt = expiresAt
-    }
 }
 
 /// An opaque refresh token, kept only as its SHA-256. Each can be used once.
@@ -85,12 +78,6 @@ package final class RefreshToken: Model, @unchecked Sendable {
     @Timestamp(key: "created_at", on: .create) package var createdAt: Date?
 
     package init() {}
-
-    package init(sessionID: UUID, tokenHash: String, expiresAt: Date) {
-        self.$session.id = sessionID
-        self.tokenHash = tokenHash
-        self.expiresAt = expiresAt
-    }
 }
 
 /// A failed login for an email, kept for the throttle window. Shared by every server instance.
@@ -102,9 +89,4 @@ final class LoginFailure: Model, @unchecked Sendable {
     @Field(key: "failed_at") var failedAt: Date
 
     init() {}
-
-    init(email: String, failedAt: Date) {
-        self.email = email
-        self.failedAt = failedAt
-    }
 }

@@ -11,13 +11,19 @@ extension AccountStore {
         case id, email, failedAt = "failed_at"
     }
 
+    /// An attempt as written: every column of `login_failures`.
+    struct NewAttempt: Encodable {
+        typealias CodingKeys = LoginColumn
+        let id: UUID, email: String, failedAt: Date
+    }
+
     static var logins: SQLIdentifier { SQLIdentifier(LoginFailure.schema) }
 
     /// Writes an attempt for `email` as a failure (until it is known not to be one); its id.
     func recordLoginAttempt(email: String, at time: Date) async throws -> UUID {
-        let attempt = LoginFailure(email: email, failedAt: time)
-        try await attempt.create(on: database)
-        return try attempt.requireID()
+        let attempt = NewAttempt(id: UUID(), email: email, failedAt: time)
+        try await sql.insert(attempt, into: LoginFailure.schema)
+        return attempt.id
     }
 
     /// The failures of `email` after `start`, with their ids.

@@ -26,6 +26,29 @@ extension AccountStore {
         case createdAt = "created_at"
     }
 
+    /// A session as started: every column of `auth_sessions`.
+    struct NewSession: Encodable {
+        typealias CodingKeys = SessionColumn
+        let id: UUID, userID: UUID, kind: AuthSession.Kind, webTokenHash: String?, userAgent: String?, expiresAt: Date
+        let revokedAt: Date?, createdAt: Date, lastSeenAt: Date?
+    }
+
+    /// A refresh token as issued: every column of `refresh_tokens`.
+    struct NewRefreshToken: Encodable {
+        typealias CodingKeys = RefreshColumn
+        let id: UUID, sessionID: UUID, tokenHash: String, expiresAt: Date, usedAt: Date?, sealedSuccessor: String?, createdAt: Date
+
+        init(sessionID: UUID, tokenHash: String, expiresAt: Date, at now: Date) {
+            id = UUID()
+            self.sessionID = sessionID
+            self.tokenHash = tokenHash
+            self.expiresAt = expiresAt
+            usedAt = nil
+            sealedSuccessor = nil
+            createdAt = now.wholeMicroseconds
+        }
+    }
+
     static var sessionsTable: SQLIdentifier { SQLIdentifier(AuthSession.schema) }
     static var refreshTokens: SQLIdentifier { SQLIdentifier(RefreshToken.schema) }
 
@@ -68,14 +91,17 @@ extension AccountStore {
     /// transaction); with `cookieHash`, a browser's. Its id.
     func startSession(userID: UUID, kind: AuthSession.Kind, userAgent: String?, expiresAt: Date,
                       refreshHash: String? = nil, cookieHash: String? = nil) async throws -> UUID {
-        let session = AuthSession(userID: userID, kind: kind, webTokenHash: cookieHash, userAgent: userAgent, expiresAt: expiresAt)
+        let now = self.now()
+        let session = NewSession(id: UUID(), userID: userID, kind: kind, webTokenHash: cookieHash, userAgent: userAgent.map { String($0.prefix(200)) },
+                                 expiresAt: expiresAt, revokedAt: nil, createdAt: now.wholeMicroseconds, lastSeenAt: nil)
         try await database.writeTransaction { transaction in
-            try await session.create(on: transaction)
+            try await transaction.sql.insert(session, into: AuthSession.schema)
             if let refreshHash {
-                try await RefreshToken(sessionID: try session.requireID(), tokenHash: refreshHash, expiresAt: expiresAt).create(on: transaction)
+                try await transaction.sql.insert(NewRefreshToken(sessionID: session.id, tokenHash: refreshHash, expiresAt: expiresAt, at: now),
+                                                 into: RefreshToken.schema)
             }
         }
-        return try session.requireID()
+        return session.id
     }
 
     /// Marks the unused refresh token `hash` used, sealing its successor on it, with one
@@ -95,7 +121,7 @@ extension AccountStore {
 
     /// The family's next refresh token; the session lives until it expires.
     func rotate(session id: UUID, toTokenHash hash: String, expiresAt: Date) async throws {
-        try await RefreshToken(sessionID: id, tokenHash: hash, expiresAt: expiresAt).create(on: database)
+        try await sql.insert(NewRefreshToken(sessionID: id, tokenHash: hash, expiresAt: expiresAt, at: now()), into: RefreshToken.schema)
         try await sql.update(Self.sessionsTable).set(SQLIdentifier(SessionColumn.expiresAt), to: SQLBind(expiresAt))
             .where(SQLIdentifier(SessionColumn.id), .equal, SQLBind(id)).run()
     }

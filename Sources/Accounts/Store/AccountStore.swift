@@ -18,6 +18,8 @@ package import Vapor
 /// `AccountStore+Logins.swift`, the sessions' in `AccountStore+Sessions.swift`.
 package struct AccountStore {
     package let database: any Database
+    /// The accounts' clock: the time a row this store writes records of itself.
+    let now: Now
     private let announcer: Announcer
     /// Inside `transaction`: what changed so far, announced after the commit. Nil outside one.
     private let pending: ChangeLog<Changes>?
@@ -36,6 +38,7 @@ package struct AccountStore {
 
     package init(database: any Database, environment: AccountsEnvironment) {
         self.database = database
+        self.now = environment.now
         self.announcer = Announcer(sessions: environment.sessions, events: environment.events)
         self.pending = nil
     }
@@ -45,8 +48,9 @@ package struct AccountStore {
         self.init(database: database, environment: application.accountsEnvironment)
     }
 
-    private init(database: any Database, announcer: Announcer, pending: ChangeLog<Changes>) {
+    private init(database: any Database, now: @escaping Now, announcer: Announcer, pending: ChangeLog<Changes>) {
         self.database = database
+        self.now = now
         self.announcer = announcer
         self.pending = pending
     }
@@ -56,9 +60,9 @@ package struct AccountStore {
     /// Runs `work` in one transaction with a store on it; what it changed is announced once it
     /// committed (nothing, when it rolled back).
     func transaction<T: Sendable>(_ work: @escaping @Sendable (AccountStore) async throws -> T) async throws -> T {
-        let announcer = announcer
+        let announcer = announcer, now = now
         let (result, changes) = try await database.writeTransaction(recording: Changes()) { transaction, log in
-            try await work(AccountStore(database: transaction, announcer: announcer, pending: log))
+            try await work(AccountStore(database: transaction, now: now, announcer: announcer, pending: log))
         }
         for account in changes.accounts { await accountChanged(account) }
         for ended in changes.endedSessions { await sessionsEnded([ended.id], forgetting: ended.forgetting) }

@@ -56,7 +56,7 @@ package struct BurgerMapService {
 
     package var cards: ReviewCards { ReviewCards(store: store) }
     /// Follows, marks and reactions.
-    package var people: BurgerPeopleStore { BurgerPeopleStore(database: database, announcements: store.announcements) }
+    package var people: BurgerPeopleStore { BurgerPeopleStore(database: database, now: store.environment.now, announcements: store.announcements) }
 
     // MARK: Places
 

@@ -32,19 +32,6 @@ package final class BurgerPlace: Model, @unchecked Sendable {
 
     package init() {}
 
-    package init(name: String, address: String, at point: Coordinate, phone: String?, createdBy: UUID?) {
-        self.name = name
-        self.nameKey = BurgerMapRules.nameKey(name)
-        self.address = address
-        self.lat = point.lat
-        self.lon = point.lon
-        self.phone = phone
-        self.$createdBy.id = createdBy
-        self.reviewCount = 0
-        self.ratingSum = 0
-        self.unverified = false
-    }
-
     package var coordinate: Coordinate { Coordinate(unchecked: lat, lon) }
 }
 
@@ -68,16 +55,6 @@ package final class BurgerPhoto: Model, @unchecked Sendable {
     @Timestamp(key: BurgerMapStore.PhotoColumn.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
 
     package init() {}
-
-    package init(id: UUID? = nil, ownerID: UUID, fileKey: String?, artwork: String? = nil, width: Int, height: Int) {
-        self.id = id
-        self.$owner.id = ownerID
-        self.fileKey = fileKey
-        self.artwork = artwork
-        self.width = width
-        self.height = height
-        self.position = 0
-    }
 }
 
 /// A review of a place: a title, 1–5 stars, text and 1–5 photos. The counters are kept by the
@@ -101,19 +78,6 @@ package final class BurgerReview: Model, @unchecked Sendable {
     @Timestamp(key: BurgerMapStore.ReviewColumn.updatedAt.fieldKey, on: .update) package var updatedAt: Date?
 
     package init() {}
-
-    package init(id: UUID? = nil, placeID: UUID, authorID: UUID, title: String, rating: Int, text: String) {
-        self.id = id
-        self.$place.id = placeID
-        self.$author.id = authorID
-        self.title = title
-        self.rating = rating
-        self.text = text
-        self.likeCount = 0
-        self.bookmarkCount = 0
-        self.commentCount = 0
-        self.reportCount = 0
-    }
 }
 
 /// A like or a bookmark: one row per (kind, review, person).
@@ -141,12 +105,6 @@ package final class BurgerComment: Model, @unchecked Sendable {
     @Timestamp(key: BurgerMapStore.CommentColumn.updatedAt.fieldKey, on: .update) package var updatedAt: Date?
 
     package init() {}
-
-    package init(reviewID: UUID, authorID: UUID, text: String) {
-        self.$review.id = reviewID
-        self.$author.id = authorID
-        self.text = text
-    }
 }
 
 /// One account's report of one review (a second report by the same account changes nothing).

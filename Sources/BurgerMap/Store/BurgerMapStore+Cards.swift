@@ -99,7 +99,7 @@ package struct ReviewCards {
     /// The reader's likes and bookmarks on these cards.
     func addReactions(of viewer: UUID, to cards: [ReviewCard]) async throws -> [ReviewCard] {
         guard !cards.isEmpty else { return cards }
-        let reactions = try await BurgerPeopleStore(database: store.database).reactions(of: viewer, amongReviews: cards.map(\.id))
+        let reactions = try await BurgerPeopleStore(database: store.database, now: store.environment.now).reactions(of: viewer, amongReviews: cards.map(\.id))
         return cards.map { card in
             var card = card
             card.likedByMe = reactions.contains("like|\(card.id)")

@@ -13,6 +13,12 @@ extension BurgerMapStore {
         case updatedAt = "updated_at"
     }
 
+    /// A new comment as written: every column of `burger_comments`.
+    struct NewComment: Encodable {
+        typealias CodingKeys = CommentColumn
+        let id: UUID, reviewID: UUID, authorID: UUID, text: String, createdAt: Date, updatedAt: Date
+    }
+
     static var comments: SQLIdentifier { SQLIdentifier(BurgerComment.schema) }
     private static func comment(_ column: some TableColumn) -> SQLColumn { SQLColumn(column, table: BurgerComment.schema) }
 
@@ -88,13 +94,14 @@ extension BurgerMapStore {
 
     /// Writes a comment and counts it on its review.
     func addComment(_ text: String, on reviewID: UUID, by author: UUID) async throws -> UUID {
-        let comment = BurgerComment(reviewID: reviewID, authorID: author, text: text)
+        let now = environment.now().wholeMicroseconds
+        let comment = NewComment(id: UUID(), reviewID: reviewID, authorID: author, text: text, createdAt: now, updatedAt: now)
         try await transaction { store in
-            try await comment.create(on: store.database)
+            try await store.sql.insert(comment, into: BurgerComment.schema)
             try await store.increment(.comments, of: reviewID, by: 1)
         }
         await announcements.contentChanged(places: [])  // a review's comments: no place shows them
-        return try comment.requireID()
+        return comment.id
     }
 
     func editComment(_ id: UUID, text: String) async throws {

@@ -13,6 +13,12 @@ extension BurgerMapStore {
         case fileKey = "file_key", artwork, width, height, createdAt = "created_at"
     }
 
+    /// A new photo as written: every column of `burger_photos`.
+    struct NewPhoto: Encodable {
+        typealias CodingKeys = PhotoColumn
+        let id: UUID, ownerID: UUID, reviewID: UUID?, position: Int, fileKey: String?, artwork: String?, width: Int, height: Int, createdAt: Date
+    }
+
     static var photos: SQLIdentifier { SQLIdentifier(BurgerPhoto.schema) }
 
     private static var photoColumns: [any SQLExpression] {
@@ -63,9 +69,10 @@ extension BurgerMapStore {
 
     /// Writes a photo that waits for a review (`artwork` for the seeded catalog's drawn ones).
     func addPhoto(id: UUID? = nil, owner: UUID, fileKey: String?, artwork: String? = nil, width: Int, height: Int) async throws -> PhotoRow {
-        let photo = BurgerPhoto(id: id, ownerID: owner, fileKey: fileKey, artwork: artwork, width: width, height: height)
-        try await photo.create(on: database)
-        return PhotoRow(id: try photo.requireID(), ownerID: owner, reviewID: nil, fileKey: fileKey, artwork: artwork, width: width, height: height, position: 0)
+        let photo = NewPhoto(id: id ?? UUID(), ownerID: owner, reviewID: nil, position: 0, fileKey: fileKey, artwork: artwork, width: width,
+                                height: height, createdAt: environment.now().wholeMicroseconds)
+        try await sql.insert(photo, into: BurgerPhoto.schema)
+        return PhotoRow(id: photo.id, ownerID: owner, reviewID: nil, fileKey: fileKey, artwork: artwork, width: width, height: height, position: 0)
     }
 
     func deletePhoto(_ id: UUID) async throws {

@@ -20,6 +20,19 @@ extension BurgerMapStore {
         case createdAt = "created_at"
     }
 
+    /// A new review as written: every column of `burger_reviews`.
+    struct NewReview: Encodable {
+        typealias CodingKeys = ReviewColumn
+        let id: UUID, placeID: UUID, authorID: UUID, title: String, rating: Int, text: String
+        let likeCount: Int, bookmarkCount: Int, commentCount: Int, reportCount: Int, hiddenAt: Date?, createdAt: Date, updatedAt: Date
+    }
+
+    /// A new report as written: every column of `burger_reports`.
+    struct NewReport: Encodable {
+        typealias CodingKeys = ReportColumn
+        let id: UUID, reviewID: UUID, reporterID: UUID, reason: String, dismissedAt: Date?, createdAt: Date
+    }
+
     /// A review's own counters, moved by the writes that change them.
     enum ReviewCounter {
         case likes, bookmarks, comments
@@ -81,12 +94,10 @@ extension BurgerMapStore {
     /// dates it (the seeded catalog's reviews); now without it.
     func addReview(id: UUID, _ draft: ReviewDraft, by author: UUID, writtenAt: Date? = nil) async throws {
         try await transaction { store in
-            try await BurgerReview(id: id, placeID: draft.placeID, authorID: author, title: draft.title, rating: draft.rating, text: draft.text)
-                .create(on: store.database)
-            if let writtenAt {
-                try await store.sql.update(Self.reviews).set(SQLIdentifier(ReviewColumn.createdAt), to: SQLBind(writtenAt))
-                    .set(SQLIdentifier(ReviewColumn.updatedAt), to: SQLBind(writtenAt)).where(SQLIdentifier(ReviewColumn.id), .equal, SQLBind(id)).run()
-            }
+            let time = (writtenAt ?? store.environment.now()).wholeMicroseconds
+            try await store.sql.insert(NewReview(id: id, placeID: draft.placeID, authorID: author, title: draft.title, rating: draft.rating,
+                                                 text: draft.text, likeCount: 0, bookmarkCount: 0, commentCount: 0, reportCount: 0, hiddenAt: nil,
+                                                 createdAt: time, updatedAt: time), into: BurgerReview.schema)
             try await store.attach(draft.photoIDs, to: id, of: draft.placeID, owner: author)
             try await store.adjustPlace(draft.placeID, reviews: 1, ratings: draft.rating)
             try await store.verifyPlace(draft.placeID, reviewedBy: author)
@@ -129,7 +140,7 @@ extension BurgerMapStore {
         let photos = try await self.photos(ofReviews: [review.id])[review.id] ?? []
         try await transaction { store in
             try await store.sql.delete(from: Self.photos).where(SQLIdentifier(PhotoColumn.reviewID), .equal, SQLBind(review.id)).run()
-            try await BurgerPeopleStore(database: store.database).removeReactions(on: review.id)
+            try await BurgerPeopleStore(database: store.database, now: store.environment.now).removeReactions(on: review.id)
             try await store.sql.delete(from: Self.comments).where(SQLIdentifier(CommentColumn.reviewID), .equal, SQLBind(review.id)).run()
             try await store.sql.delete(from: Self.reports).where(SQLIdentifier(ReportColumn.reviewID), .equal, SQLBind(review.id)).run()
             let removed = try await store.sql.delete(from: Self.reviews).where(SQLIdentifier(ReviewColumn.id), .equal, SQLBind(review.id))
@@ -171,10 +182,10 @@ extension BurgerMapStore {
         let counter: ReviewCounter = kind == .like ? .likes : .bookmarks
         var added = false
         if on {
-            if try await !BurgerPeopleStore(database: database).hasReaction(kind, on: reviewID, by: person) {
+            if try await !BurgerPeopleStore(database: database, now: environment.now).hasReaction(kind, on: reviewID, by: person) {
                 do {
                     added = try await transaction { store in
-                        guard try await BurgerPeopleStore(database: store.database).addReaction(kind, on: reviewID, by: person) else { return false }
+                        guard try await BurgerPeopleStore(database: store.database, now: store.environment.now).addReaction(kind, on: reviewID, by: person) else { return false }
                         try await store.increment(counter, of: reviewID, by: 1)
                         return true
                     }
@@ -184,7 +195,7 @@ extension BurgerMapStore {
             }
         } else {
             try await transaction { store in
-                let removed = try await BurgerPeopleStore(database: store.database).removeReaction(kind, on: reviewID, by: person)
+                let removed = try await BurgerPeopleStore(database: store.database, now: store.environment.now).removeReaction(kind, on: reviewID, by: person)
                 if removed > 0 { try await store.increment(counter, of: reviewID, by: -removed) }
             }
         }
@@ -216,11 +227,8 @@ extension BurgerMapStore {
     /// report by the same account is a constraint failure, the caller's to read.
     func addReport(of review: ReviewRow, reason: String, by reporter: UUID, rule: ReportRule) async throws -> Bool {
         let hidden = try await transaction { store -> Bool in
-            let report = BurgerReport()
-            report.$review.id = review.id
-            report.$reporter.id = reporter
-            report.reason = reason
-            try await report.create(on: store.database)
+            try await store.sql.insert(NewReport(id: UUID(), reviewID: review.id, reporterID: reporter, reason: reason, dismissedAt: nil,
+                                                 createdAt: store.environment.now().wholeMicroseconds), into: BurgerReport.schema)
             let count = try await store.countedReports(of: review.id, rule: rule)
             let update = store.sql.update(Self.reviews).set(SQLIdentifier(ReviewColumn.reportCount), to: SQLBind(count))
                 .where(SQLIdentifier(ReviewColumn.id), .equal, SQLBind(review.id))

@@ -14,6 +14,13 @@ extension BurgerMapStore {
         case createdAt = "created_at"
     }
 
+    /// A suggestion as written: every column of `burger_place_suggestions`.
+    struct NewSuggestion: Encodable {
+        typealias CodingKeys = SuggestionColumn
+        let id: UUID, placeID: UUID, suggestedBy: UUID?, name: String, address: String, phone: String?, lat: Double, lon: Double
+        let kakaoID: String?, reasons: String, createdAt: Date
+    }
+
     static var suggestions: SQLIdentifier { SQLIdentifier(BurgerPlaceSuggestion.schema) }
 
     /// Keeps a registration as a suggestion for the place, unless the same person made one with the
@@ -26,7 +33,11 @@ extension BurgerMapStore {
                 .where(SQLIdentifier(SuggestionColumn.createdAt), .greaterThan, SQLBind(unlessSince))
         }
         guard repeated == 0 else { return }
-        try await BurgerPlaceSuggestion(registration, for: placeID, reasons: reasons).create(on: database)
+        try await sql.insert(NewSuggestion(
+            id: UUID(), placeID: placeID, suggestedBy: registration.by, name: registration.name, address: registration.address,
+            phone: registration.phone?.isEmpty == true ? nil : registration.phone, lat: registration.at.lat, lon: registration.at.lon,
+            kakaoID: registration.kakaoID, reasons: reasons.joined(separator: ","), createdAt: environment.now().wholeMicroseconds
+        ), into: BurgerPlaceSuggestion.schema)
     }
 
     /// The suggestions with the places they name, newest first.
@@ -93,17 +104,5 @@ final class BurgerPlaceSuggestion: Model, @unchecked Sendable {
     @Timestamp(key: BurgerMapStore.SuggestionColumn.createdAt.fieldKey, on: .create, format: .microseconds) var createdAt: Date?
 
     init() {}
-
-    init(_ registration: PlaceRegistration, for placeID: UUID, reasons: [String]) {
-        $place.id = placeID
-        suggestedBy = registration.by
-        name = registration.name
-        address = registration.address
-        phone = registration.phone?.isEmpty == true ? nil : registration.phone
-        lat = registration.at.lat
-        lon = registration.at.lon
-        kakaoID = registration.kakaoID
-        self.reasons = reasons.joined(separator: ",")
-    }
 }
 

@@ -42,6 +42,13 @@ package struct BurgerMapStore {
     }
 
     static var places: SQLIdentifier { SQLIdentifier(BurgerPlace.schema) }
+    /// A new place as written: every column of `burger_places`.
+    struct NewPlace: Encodable {
+        typealias CodingKeys = PlaceColumn
+        let id: UUID, name: String, nameKey: String, address: String, lat: Double, lon: Double, phone: String?, createdBy: UUID?
+        let reviewCount: Int, ratingSum: Int, coverPhotoID: UUID?, kakaoID: String?, unverified: Bool, createdAt: Date
+    }
+
     static func place(_ column: some TableColumn) -> SQLColumn { SQLColumn(column, table: BurgerPlace.schema) }
 
     // MARK: Reading places
@@ -229,12 +236,10 @@ package struct BurgerMapStore {
     func addPlace(name: String, address: String, at point: Coordinate, phone: String?, kakaoID: String?, unverified: Bool,
                   by userID: UUID?, id: UUID? = nil) async throws -> PlaceRow
     {
-        let place = BurgerPlace(name: name, address: address, at: point, phone: phone, createdBy: userID)
-        place.id = id
-        place.kakaoID = kakaoID
-        place.unverified = unverified
-        try await place.create(on: database)
-        let placeID = try place.requireID()
+        let placeID = id ?? UUID()
+        try await sql.insert(NewPlace(id: placeID, name: name, nameKey: BurgerMapRules.nameKey(name), address: address, lat: point.lat, lon: point.lon,
+                                         phone: phone, createdBy: userID, reviewCount: 0, ratingSum: 0, coverPhotoID: nil, kakaoID: kakaoID,
+                                         unverified: unverified, createdAt: environment.now().wholeMicroseconds), into: BurgerPlace.schema)
         await announcements.placesChanged([placeID], store: self)
         guard let row = try await self.place(placeID) else { throw AppError.notFound("place_not_found") }
         return row

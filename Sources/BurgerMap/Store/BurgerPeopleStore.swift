@@ -16,18 +16,38 @@ import SQLKit
 /// them after its commit; the inbox is the service's to tell.
 package struct BurgerPeopleStore {
     package let database: any Database
+    /// The map's clock: the time each new follow, mark and reaction records.
+    private let now: Now
     /// Nil on a store made for reads or inside another store's transaction: its follows and marks
     /// are then not announced.
     private let announcements: MapAnnouncements?
 
-    package init(database: any Database) {
+    package init(database: any Database, now: @escaping Now) {
         self.database = database
+        self.now = now
         self.announcements = nil
     }
 
-    init(database: any Database, announcements: MapAnnouncements) {
+    init(database: any Database, now: @escaping Now, announcements: MapAnnouncements) {
         self.database = database
+        self.now = now
         self.announcements = announcements
+    }
+
+    /// A new follow, mark or reaction as written: every column of its table.
+    struct NewFollow: Encodable {
+        typealias CodingKeys = FollowColumn
+        let id: UUID, followerID: UUID, followeeID: UUID, createdAt: Date
+    }
+
+    struct NewMark: Encodable {
+        typealias CodingKeys = MarkColumn
+        let id: UUID, kind: String, placeID: UUID, userID: UUID, createdAt: Date
+    }
+
+    struct NewReaction: Encodable {
+        typealias CodingKeys = ReactionColumn
+        let id: UUID, kind: String, reviewID: UUID, userID: UUID, createdAt: Date
     }
 
     enum FollowColumn: String, TableColumn {
@@ -51,11 +71,8 @@ package struct BurgerPeopleStore {
 
     /// Writes a follow; false when it was there already (twice is once).
     func addFollow(of followee: UUID, by follower: UUID) async throws -> Bool {
-        let follow = BurgerFollow()
-        follow.$follower.id = follower
-        follow.$followee.id = followee
         do {
-            try await follow.create(on: database)
+            try await sql.insert(NewFollow(id: UUID(), followerID: follower, followeeID: followee, createdAt: now().wholeMicroseconds), into: BurgerFollow.schema)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             return false
         }
@@ -122,11 +139,8 @@ package struct BurgerPeopleStore {
     /// Sets or clears a mark; twice is once.
     func setMark(_ kind: BurgerMark.Kind, on place: UUID, by user: UUID, to on: Bool) async throws {
         if on {
-            let mark = BurgerMark()
-            mark.kind = kind.rawValue
-            mark.$place.id = place
-            mark.$user.id = user
-            do { try await mark.create(on: database) } catch let error as any DatabaseError where error.isConstraintFailure {}
+            let mark = NewMark(id: UUID(), kind: kind.rawValue, placeID: place, userID: user, createdAt: now().wholeMicroseconds)
+            do { try await sql.insert(mark, into: BurgerMark.schema) } catch let error as any DatabaseError where error.isConstraintFailure {}
         } else {
             try await sql.delete(from: Self.marks).where(SQLIdentifier(MarkColumn.kind), .equal, SQLBind(kind.rawValue))
                 .where(SQLIdentifier(MarkColumn.placeID), .equal, SQLBind(place)).where(SQLIdentifier(MarkColumn.userID), .equal, SQLBind(user)).run()
@@ -183,11 +197,8 @@ package struct BurgerPeopleStore {
     /// counts it on the review.
     func addReaction(_ kind: BurgerReaction.Kind, on review: UUID, by user: UUID) async throws -> Bool {
         if try await hasReaction(kind, on: review, by: user) { return false }
-        let reaction = BurgerReaction()
-        reaction.kind = kind.rawValue
-        reaction.$review.id = review
-        reaction.$user.id = user
-        try await reaction.create(on: database)
+        try await sql.insert(NewReaction(id: UUID(), kind: kind.rawValue, reviewID: review, userID: user, createdAt: now().wholeMicroseconds),
+                             into: BurgerReaction.schema)
         return true
     }
 

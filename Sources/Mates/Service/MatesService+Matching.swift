@@ -130,7 +130,7 @@ extension MatesService {
         let written = try await store.createRequest(from: me, to: target)
         guard written.created, let request = written.request else { return (written.request, nil) }
         try await inbox.post(NotificationDraft(recipient: target, actor: me, service: "mates", kind: "mates_request",
-                                               subjectID: try request.requireID(), link: MatesPath.home(), once: true))
+                                               subjectID: request.id, link: MatesPath.home(), once: true))
         return (request, nil)
     }
 

@@ -1,6 +1,6 @@
 import Accounts
 package import Fluent
-import Foundation
+package import Foundation
 import Platform
 
 /// A person's mates profile, keyed by their account id; read and written only by `MatesStore`. Created when they confirm a code;
@@ -65,22 +65,14 @@ package final class MatesProfile: Model, @unchecked Sendable {
     }
 }
 
-/// "Let's meet": from one person searching to another; read and written only by `MatesStore`.
-/// Gone when either stops searching or is matched.
-package final class MatesRequest: Model, @unchecked Sendable {
+/// "Let's meet": from one person searching to another, as `MatesStore` writes and reads it (the
+/// whole row of `mates_requests`). Gone when either stops searching or is matched.
+package struct MatesRequest: Codable, Sendable, Equatable {
     package static let schema = "mates_requests"
-    /// Its columns are named by its store.
-    typealias Column = MatesStore.RequestsColumn
+    typealias CodingKeys = MatesStore.RequestsColumn
 
-    @ID(key: .id) package var id: UUID?
-    @Field(key: Column.from.fieldKey) package var fromID: UUID
-    @Field(key: Column.to.fieldKey) package var toID: UUID
-    @Timestamp(key: Column.createdAt.fieldKey, on: .create, format: .microseconds) package var createdAt: Date?
-
-    package init() {}
-
-    package init(from: UUID, to: UUID) {
-        self.fromID = from
-        self.toID = to
-    }
+    package let id: UUID
+    package let fromID: UUID
+    package let toID: UUID
+    package let createdAt: Date
 }

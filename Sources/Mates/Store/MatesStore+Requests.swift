@@ -1,4 +1,5 @@
 import Fluent
+package import Foundation
 import Platform
 import SQLKit
 import Vapor
@@ -9,7 +10,7 @@ import Vapor
 extension MatesStore {
     /// The columns of `mates_requests`, each named here once.
     enum RequestsColumn: String, TableColumn {
-        case id, from = "from_id", to = "to_id", createdAt = "created_at"
+        case id, fromID = "from_id", toID = "to_id", createdAt = "created_at"
     }
     private typealias RC = RequestsColumn
 
@@ -19,27 +20,31 @@ extension MatesStore {
         if let remembered = memory.value(for: user) { return remembered }
         let generation = memory.generation
         let rows = try await sql.raw("""
-            SELECT \(ident: RC.from) FROM \(ident: MatesRequest.schema) WHERE \(ident: RC.to) = \(bind: user) ORDER BY \(ident: RC.createdAt) DESC
+            SELECT \(ident: RC.fromID) FROM \(ident: MatesRequest.schema) WHERE \(ident: RC.toID) = \(bind: user) ORDER BY \(ident: RC.createdAt) DESC
             """).all()
-        let askers = try rows.map { try $0.decode(column: RC.from, as: UUID.self) }
+        let askers = try rows.map { try $0.decode(column: RC.fromID, as: UUID.self) }
         memory.remember(askers, for: user, readAt: generation)
         return askers
     }
 
     func request(_ id: UUID) async throws -> MatesRequest? {
-        try await MatesRequest.find(id, on: database)
+        try await sql.select().columns(RC.allCases).from(MatesRequest.schema).where(SQLIdentifier(RC.id), .equal, SQLBind(id))
+            .first(decoding: MatesRequest.self)
     }
 
-    func request(from asker: UUID, to target: UUID) async throws -> MatesRequest? {
-        try await MatesRequest.query(on: database).filter(\.$fromID == asker).filter(\.$toID == target).first()
+    /// The request `asker` made to `target`, if it waits.
+    package func request(from asker: UUID, to target: UUID) async throws -> MatesRequest? {
+        try await sql.select().columns(RC.allCases).from(MatesRequest.schema)
+            .where(SQLIdentifier(RC.fromID), .equal, SQLBind(asker)).where(SQLIdentifier(RC.toID), .equal, SQLBind(target))
+            .first(decoding: MatesRequest.self)
     }
 
     /// Writes a new request (`created`), or finds the one already there when the same was sent
     /// twice at once.
     func createRequest(from asker: UUID, to target: UUID) async throws -> (request: MatesRequest?, created: Bool) {
-        let request = MatesRequest(from: asker, to: target)
+        let request = MatesRequest(id: UUID(), fromID: asker, toID: target, createdAt: environment.now().wholeMicroseconds)
         do {
-            try await request.create(on: database)
+            try await sql.insert(request, into: MatesRequest.schema)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             return (try await self.request(from: asker, to: target), false)
         }
@@ -51,17 +56,17 @@ extension MatesStore {
     func dropRequests(involving users: [UUID]) async throws {
         guard !users.isEmpty else { return }
         let dropped = try await sql.raw("""
-            DELETE FROM \(ident: MatesRequest.schema) WHERE \(ident: RC.from) IN (\(binds: users)) OR \(ident: RC.to) IN (\(binds: users))
-            RETURNING \(ident: RC.to)
+            DELETE FROM \(ident: MatesRequest.schema) WHERE \(ident: RC.fromID) IN (\(binds: users)) OR \(ident: RC.toID) IN (\(binds: users))
+            RETURNING \(ident: RC.toID)
             """).all()
-        try await announceRequests(to: try dropped.map { try $0.decode(column: RC.to, as: UUID.self) })
+        try await announceRequests(to: try dropped.map { try $0.decode(column: RC.toID, as: UUID.self) })
     }
 
     /// Drops the requests the two made to each other (they matched).
     func dropRequests(between one: UUID, and other: UUID) async throws {
         let pair = [one, other]
         try await sql.raw("""
-            DELETE FROM \(ident: MatesRequest.schema) WHERE \(ident: RC.from) IN (\(binds: pair)) AND \(ident: RC.to) IN (\(binds: pair))
+            DELETE FROM \(ident: MatesRequest.schema) WHERE \(ident: RC.fromID) IN (\(binds: pair)) AND \(ident: RC.toID) IN (\(binds: pair))
             """).run()
         try await announceRequests(to: pair)
     }

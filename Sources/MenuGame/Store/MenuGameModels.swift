@@ -32,29 +32,6 @@ package final class MenuRecord: Model, @unchecked Sendable {
     @Timestamp(key: .string(MenuStore.Column.updatedAt), on: .update, format: .microseconds) package var updatedAt: Date?
 
     package init() {}
-
-    package init(_ menu: Menu, imageURL: String? = nil) {
-        apply(menu)
-        self.imageURL = imageURL
-        self.editedByAdmin = false
-    }
-
-    package func apply(_ menu: Menu) {
-        slug = menu.id
-        nameKo = menu.name.ko
-        nameEn = menu.name.en
-        nameJa = menu.name.ja
-        emoji = menu.emoji
-        nations = menu.nations.map(\.rawValue).sorted()
-        flavors = menu.flavors.map(\.rawValue).sorted()
-        rice = menu.rice
-        noodle = menu.noodle
-        soup = menu.soup
-        healthy = menu.healthy
-        instant = menu.instant
-        alcohol = menu.alcohol
-        expense = menu.expense?.rawValue
-    }
 }
 
 /// A group game, found by its PIN while open.
@@ -76,14 +53,6 @@ final class MenuGroup: Model, @unchecked Sendable {
 
     init() {}
 
-    init(pin: String, hostTokenHash: String, hostUserID: UUID?, recommender: RecommenderVersion, now: Date) {
-        self.pin = pin
-        self.hostTokenHash = hostTokenHash
-        self.$hostUser.id = hostUserID
-        self.recommender = recommender
-        self.lastActivityAt = now
-    }
-
 }
 
 /// One player's answers in a group. A resubmission replaces the row; cancelling deletes it.
@@ -100,14 +69,6 @@ package final class MenuGroupSubmission: Model, @unchecked Sendable {
     @OptionalField(key: MenuGroupStore.SubmissionColumn.userID.fieldKey) var userID: UUID?
 
     package init() {}
-
-    package init(groupID: UUID, playerTokenHash: String, userID: UUID?, answer: String, submittedAt: Date) {
-        self.$group.id = groupID
-        self.userID = userID
-        self.playerTokenHash = playerTokenHash
-        self.answer = answer
-        self.submittedAt = submittedAt
-    }
 }
 
 /// Menus a device was recently shown as a solo winner or a random menu, for variety.
@@ -151,12 +112,4 @@ final class MenuGroupMember: Model, @unchecked Sendable {
     @Field(key: MenuGroupStore.MemberColumn.joinedAt.fieldKey) var joinedAt: Date
 
     init() {}
-
-    init(groupID: UUID, playerTokenHash: String, userID: UUID?, guestName: String?, joinedAt: Date) {
-        self.$group.id = groupID
-        self.playerTokenHash = playerTokenHash
-        self.userID = userID
-        self.guestName = guestName
-        self.joinedAt = joinedAt
-    }
 }

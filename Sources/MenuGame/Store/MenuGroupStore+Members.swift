@@ -12,6 +12,12 @@ extension MenuGroupStore {
         case id, groupID = "group_id", playerTokenHash = "player_token_hash", userID = "user_id", guestName = "guest_name", joinedAt = "joined_at"
     }
 
+    /// Someone entering the room as written: every column of `menu_group_members`.
+    struct NewMember: Encodable {
+        typealias CodingKeys = MemberColumn
+        let id: UUID, groupID: UUID, playerTokenHash: String, userID: UUID?, guestName: String?, joinedAt: Date
+    }
+
     static var members: SQLIdentifier { SQLIdentifier(MenuGroupMember.schema) }
 
     /// The most people a room lists. The game takes any number of answers (the seed app promises
@@ -62,8 +68,8 @@ extension MenuGroupStore {
         guard let existing else {
             guard try await memberCount(of: group) < Self.roomCapacity else { return .full }
             do {
-                try await MenuGroupMember(groupID: group, playerTokenHash: playerTokenHash, userID: userID, guestName: guestName, joinedAt: now)
-                    .create(on: database)
+                try await sql.insert(NewMember(id: UUID(), groupID: group, playerTokenHash: playerTokenHash, userID: userID, guestName: guestName,
+                                               joinedAt: now), into: MenuGroupMember.schema)
                 return .changed
             } catch let error as any DatabaseError where error.isConstraintFailure {
                 return .unchanged  // the same device joining twice at once: the other request wrote it

@@ -24,6 +24,12 @@ struct MenuGroupStore {
         case id, groupID = "group_id", playerTokenHash = "player_token_hash", answer, submittedAt = "submitted_at", userID = "user_id"
     }
 
+    /// A player's answers as first written: every column of `menu_group_submissions`.
+    struct NewSubmission: Encodable {
+        typealias CodingKeys = SubmissionColumn
+        let id: UUID, groupID: UUID, playerTokenHash: String, answer: String, submittedAt: Date, userID: UUID?
+    }
+
     var sql: any SQLDatabase { database.sql }
     private static var groups: SQLIdentifier { SQLIdentifier(MenuGroup.schema) }
     static var submissions: SQLIdentifier { SQLIdentifier(MenuGroupSubmission.schema) }
@@ -55,13 +61,14 @@ struct MenuGroupStore {
 
     /// Writes a new open group; nil when its PIN is taken (draw another).
     func createGroup(pin: String, hostTokenHash: String, hostUserID: UUID?, recommender: RecommenderVersion, now: Date) async throws -> GroupRow? {
-        let group = MenuGroup(pin: pin, hostTokenHash: hostTokenHash, hostUserID: hostUserID, recommender: recommender, now: now)
+        let group = GroupRow(id: UUID(), pin: pin, hostTokenHash: hostTokenHash, hostUserID: hostUserID, recommender: recommender,
+                             lastActivityAt: now, closedAt: nil, result: nil, createdAt: now.wholeMicroseconds)
         do {
-            try await group.create(on: database)
+            try await sql.insert(group, into: MenuGroup.schema)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             return nil
         }
-        return try GroupRow(group)
+        return group
     }
 
     /// The group with this PIN, however old.
@@ -90,7 +97,8 @@ struct MenuGroupStore {
                 .where(SQLIdentifier(SubmissionColumn.playerTokenHash), .equal, SQLBind(playerTokenHash))
                 .returning(SQLIdentifier(SubmissionColumn.id)).all()
             if replaced.isEmpty {
-                try await MenuGroupSubmission(groupID: group, playerTokenHash: playerTokenHash, userID: userID, answer: answer, submittedAt: now).create(on: transaction)
+                try await transaction.sql.insert(NewSubmission(id: UUID(), groupID: group, playerTokenHash: playerTokenHash, answer: answer,
+                                                               submittedAt: now, userID: userID), into: MenuGroupSubmission.schema)
             }
             _ = try await store.enterRoom(group, playerTokenHash: playerTokenHash, userID: userID, guestName: nil, now: now)
             return true
@@ -177,7 +185,7 @@ struct MenuGroupStore {
 }
 
 /// A group game as the store reads it (`MenuGroupStoreTests` checks it against `MenuGroup`).
-package struct GroupRow: Decodable, Sendable, Equatable {
+package struct GroupRow: Codable, Sendable, Equatable {
     package let id: UUID
     /// Six digits, never starting with 0; unique among stored groups.
     package let pin: String
@@ -198,16 +206,17 @@ package struct GroupRow: Decodable, Sendable, Equatable {
         static let all = [id, pin, hostTokenHash, hostUserID, recommender, lastActivityAt, closedAt, result, createdAt]
     }
 
-    init(_ model: MenuGroup) throws {
-        id = try model.requireID()
-        pin = model.pin
-        hostTokenHash = model.hostTokenHash
-        hostUserID = model.$hostUser.id
-        recommender = model.recommender
-        lastActivityAt = model.lastActivityAt
-        closedAt = model.closedAt
-        result = model.result
-        createdAt = model.createdAt
+    init(id: UUID, pin: String, hostTokenHash: String, hostUserID: UUID?, recommender: RecommenderVersion, lastActivityAt: Date,
+         closedAt: Date?, result: String?, createdAt: Date?) {
+        self.id = id
+        self.pin = pin
+        self.hostTokenHash = hostTokenHash
+        self.hostUserID = hostUserID
+        self.recommender = recommender
+        self.lastActivityAt = lastActivityAt
+        self.closedAt = closedAt
+        self.result = result
+        self.createdAt = createdAt
     }
 
     package var isClosed: Bool { closedAt != nil }

@@ -54,7 +54,7 @@ package struct MenuStore {
     }
 
     /// A row of `menus` as the reads decode it (`MenuStoreTests` checks it against `MenuRecord`).
-    package struct Row: Decodable, Sendable, Equatable {
+    package struct Row: Codable, Sendable, Equatable {
         package let id: UUID
         let slug: String
         let nameKo: String
@@ -75,33 +75,39 @@ package struct MenuStore {
         package let retiredAt: Date?
         package let createdAt: Date?
 
-        enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, TableColumn {
             case id, slug, emoji, nations, flavors, rice, noodle, soup, healthy, instant, alcohol, expense
             case nameKo = "name_ko", nameEn = "name_en", nameJa = "name_ja", imageURL = "image_url"
             case editedByAdmin = "edited_by_admin", retiredAt = "retired_at", createdAt = "created_at"
         }
 
-        /// The row a saved model stands for.
-        package init(_ record: MenuRecord) throws {
-            id = try record.requireID()
-            slug = record.slug
-            nameKo = record.nameKo
-            nameEn = record.nameEn
-            nameJa = record.nameJa
-            emoji = record.emoji
-            nations = record.nations
-            flavors = record.flavors
-            rice = record.rice
-            noodle = record.noodle
-            soup = record.soup
-            healthy = record.healthy
-            instant = record.instant
-            alcohol = record.alcohol
-            expense = record.expense
-            imageURL = record.imageURL
-            editedByAdmin = record.editedByAdmin
-            retiredAt = record.retiredAt
-            createdAt = record.createdAt
+        /// The row that stores `menu` (the sets sorted, so a row written twice reads the same).
+        init(id: UUID, _ menu: Menu, imageURL: String?, editedByAdmin: Bool, retiredAt: Date?, createdAt: Date?) {
+            self.id = id
+            slug = menu.id
+            nameKo = menu.name.ko
+            nameEn = menu.name.en
+            nameJa = menu.name.ja
+            emoji = menu.emoji
+            nations = menu.nations.map(\.rawValue).sorted()
+            flavors = menu.flavors.map(\.rawValue).sorted()
+            rice = menu.rice
+            noodle = menu.noodle
+            soup = menu.soup
+            healthy = menu.healthy
+            instant = menu.instant
+            alcohol = menu.alcohol
+            expense = menu.expense?.rawValue
+            self.imageURL = imageURL
+            self.editedByAdmin = editedByAdmin
+            self.retiredAt = retiredAt
+            self.createdAt = createdAt
+        }
+
+        /// This row holding `menu` instead, the rest kept.
+        func holding(_ menu: Menu, imageURL: String?? = .none, editedByAdmin: Bool? = nil, retiredAt: Date?? = .none) -> Row {
+            Row(id: id, menu, imageURL: imageURL ?? self.imageURL, editedByAdmin: editedByAdmin ?? self.editedByAdmin,
+                retiredAt: retiredAt ?? self.retiredAt, createdAt: createdAt)
         }
 
         /// The domain value; unknown stored enum strings (never written by us) are dropped.
@@ -150,12 +156,32 @@ package struct MenuStore {
 
     /// The menus on offer, newest first, a page at a time (`GET /api/v1/menu-game/menus`).
     func activePage(_ page: CursorPageRequest) async throws -> (rows: [Row], nextCursor: String?) {
-        let (records, next) = try await MenuRecord.query(on: database).filter(\.$retiredAt == nil)
-            .paginate(newestFirst: \.$createdAt, page)
-        return (try records.map(Row.init), next)
+        let rows = try await sql.select().columns(rowColumns).from(MenuRecord.schema)
+            .where(SQLIdentifier(Column.retiredAt), .is, SQLLiteral.null)
+            .newestFirst(createdAt: SQLColumn(Column.createdAt), id: SQLColumn(Column.id), page)
+            .all(decoding: Row.self)
+        let paged = page.page(of: rows.map(ListedRow.init))
+        return (paged.items.map(\.row), paged.nextCursor)
+    }
+
+    /// A row in a newest-first page (every stored menu has its `created_at`).
+    private struct ListedRow: NewestFirstRow {
+        let row: Row
+        var id: UUID { row.id }
+        var createdAt: Date { row.createdAt ?? Date(timeIntervalSince1970: 0) }
     }
 
     // MARK: Writes (each announced)
+
+    /// Writes every column of `row` over the stored menu with its id.
+    private static func write(_ row: Row, on database: any Database, at now: Date) async throws {
+        try await database.sql.update(row, in: MenuRecord.schema, id: row.id, stamping: [Column.updatedAt: now.wholeMicroseconds])
+    }
+
+    /// Writes a new menu, created at `now`.
+    private static func insert(_ row: Row, on database: any Database, at now: Date) async throws {
+        try await database.sql.insert(row, into: MenuRecord.schema, stamping: [Column.updatedAt: now.wholeMicroseconds])
+    }
 
     /// Brings the table in line with the shipped catalog file: new menus are added, menus an
     /// administrator never touched follow the file, an administrator's edits and retirements are
@@ -164,16 +190,18 @@ package struct MenuStore {
     package func seed(_ menus: [Menu]) async throws -> [Row] {
         let rows = try await allRows()
         let existing = Dictionary(rows.map { ($0.slug, $0) }, uniquingKeysWith: { first, _ in first })
+        let now = environment.now().wholeMicroseconds
         let written = try await database.writeTransaction { transaction in
             var written = 0
             for menu in menus {
                 if let row = existing[menu.id] {
-                    guard !row.editedByAdmin, row.menu != menu,
-                          let record = try await MenuRecord.find(row.id, on: transaction) else { continue }
-                    record.apply(menu)
-                    try await record.save(on: transaction)
+                    guard !row.editedByAdmin, row.menu != menu else { continue }
+                    try await Self.write(row.holding(menu), on: transaction, at: now)
                 } else {
-                    try await MenuRecord(menu).create(on: transaction)
+                    // A microsecond apart, in the file's order: catalog order is creation order.
+                    let createdAt = now.addingTimeInterval(Double(written) / 1_000_000).wholeMicroseconds
+                    try await Self.insert(Row(id: UUID(), menu, imageURL: nil, editedByAdmin: false, retiredAt: nil, createdAt: createdAt),
+                                          on: transaction, at: createdAt)
                 }
                 written += 1
             }
@@ -191,20 +219,20 @@ package struct MenuStore {
     /// Adds a menu, or brings a retired one back with these fields (its id stays with past
     /// results). 409 `menu_exists` for a menu on offer.
     package func add(_ menu: Menu, imageURL: String?, audit: MenuAudit? = nil) async throws {
+        let now = environment.now().wholeMicroseconds
+        let image = imageURL.flatMap { $0.isEmpty ? nil : $0 }
         try await database.writeTransaction { transaction in
-            let record: MenuRecord
-            if let existing = try await MenuRecord.query(on: transaction).filter(\.$slug == menu.id).first() {
-                guard existing.retiredAt != nil else { throw AppError.conflict("menu_exists") }
-                record = existing
-                record.apply(menu)
-                record.imageURL = imageURL.flatMap { $0.isEmpty ? nil : $0 }
-                record.retiredAt = nil
-            } else {
-                record = MenuRecord(menu, imageURL: imageURL.flatMap { $0.isEmpty ? nil : $0 })
-            }
-            record.editedByAdmin = true
+            let existing = try await transaction.sql.select().columns(rowColumns).from(MenuRecord.schema)
+                .where(SQLIdentifier(Column.slug), .equal, SQLBind(menu.id)).first(decoding: Row.self)
             do {
-                try await record.save(on: transaction)
+                if let existing {
+                    guard existing.retiredAt != nil else { throw AppError.conflict("menu_exists") }
+                    try await Self.write(existing.holding(menu, imageURL: .some(image), editedByAdmin: true, retiredAt: .some(nil)),
+                                         on: transaction, at: now)
+                } else {
+                    try await Self.insert(Row(id: UUID(), menu, imageURL: image, editedByAdmin: true, retiredAt: nil, createdAt: now),
+                                          on: transaction, at: now)
+                }
             } catch let error as any DatabaseError where error.isConstraintFailure {
                 throw AppError.conflict("menu_exists")
             }
@@ -217,15 +245,14 @@ package struct MenuStore {
     /// `imageURL` goes back to the generated card, nil keeps the one it has. `change` may throw
     /// (the caller's validation): nothing is written then.
     package func change(slug: String, imageURL: String?, audit: MenuAudit? = nil, _ change: (inout Menu) throws -> Void) async throws -> Menu {
-        let record = try await activeRecord(slug: slug)
-        var menu = try Row(record).menu
+        let row = try await activeMenu(slug: slug)
+        var menu = row.menu
         try change(&menu)
-        record.apply(menu)
-        if let imageURL { record.imageURL = imageURL.isEmpty ? nil : imageURL }
-        record.editedByAdmin = true
         let changed = menu
+        let written = row.holding(changed, imageURL: imageURL.map { $0.isEmpty ? nil : $0 }, editedByAdmin: true)
+        let now = environment.now()
         try await database.writeTransaction { transaction in
-            try await record.save(on: transaction)
+            try await Self.write(written, on: transaction, at: now)
             if let audit { try await AuditLog(database: transaction).record(audit(changed)) }
         }
         await announce()
@@ -235,22 +262,18 @@ package struct MenuStore {
     /// Retires a menu on offer (404 `menu_not_found` otherwise): it leaves games and lists, past
     /// results that named it stay intact.
     func retire(slug: String, at now: Date, audit: MenuAudit? = nil) async throws {
-        let record = try await activeRecord(slug: slug)
-        record.retiredAt = now
-        record.editedByAdmin = true
-        let menu = try Row(record).menu
+        let row = try await activeMenu(slug: slug)
+        let menu = row.menu
         try await database.writeTransaction { transaction in
-            try await record.save(on: transaction)
+            try await Self.write(row.holding(menu, editedByAdmin: true, retiredAt: .some(now)), on: transaction, at: now)
             if let audit { try await AuditLog(database: transaction).record(audit(menu)) }
         }
         await announce()
     }
 
-    private func activeRecord(slug: String) async throws -> MenuRecord {
-        guard let record = try await MenuRecord.query(on: database).filter(\.$slug == slug).filter(\.$retiredAt == nil).first() else {
-            throw AppError.notFound("menu_not_found")
-        }
-        return record
+    private func activeMenu(slug: String) async throws -> Row {
+        guard let row = try await activeRow(slug: slug) else { throw AppError.notFound("menu_not_found") }
+        return row
     }
 
     /// This instance's catalog reads the table again at once (the writer's next request sees its

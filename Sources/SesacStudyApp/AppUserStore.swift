@@ -65,10 +65,14 @@ package struct AppUserStore {
         try await sql.insert(appUser, into: MatesAppUser.schema)
     }
 
-    /// Writes the app user's row as it is now (every column, found by its uid).
-    func save(_ appUser: MatesAppUser) async throws {
-        try await sql.update(users).set(model: appUser, nilEncodingStrategy: .asNil)
-            .where(SQLIdentifier(UserColumn.uid), .equal, SQLBind(appUser.uid)).run()
+    /// Writes these columns of the app user's row and no other: its binding cookie and sightings
+    /// are noted by every call meanwhile, so a row read at the start of a request is never
+    /// written back whole.
+    func update(uid: String, _ assignments: [(UserColumn, any Encodable & Sendable)]) async throws {
+        guard !assignments.isEmpty else { return }
+        let update = sql.update(users)
+        for (column, value) in assignments { update.set(SQLIdentifier(column), to: SQLBind(value)) }
+        try await update.where(SQLIdentifier(UserColumn.uid), .equal, SQLBind(uid)).run()
     }
 
     /// Notes that `uid` was handed its binding cookie `at`, unless it was before; true when this

@@ -224,28 +224,24 @@ extension SesacAppService {
     /// transaction (a half-applied save would show one and not the other).
     func updateMyPage(_ appUser: MatesAppUser, _ change: MatesService.ProfileChange, study: String?, searchable: Bool?) async throws {
         let mates = self.mates
-        var changed = appUser
-        if let study { changed.study = study }
-        if let searchable { changed.searchable = searchable }
-        let written = changed
+        var assignments: [(AppUserStore.UserColumn, any Encodable & Sendable)] = []
+        if let study { assignments.append((.study, study)) }
+        if let searchable { assignments.append((.searchable, searchable)) }
+        let written = assignments
         try await store.transaction { store in
             try await mates.saveProfileChange(of: appUser.userID, change, in: store)
-            if written != appUser { try await AppUserStore(database: store.database).save(written) }
+            try await AppUserStore(database: store.database).update(uid: appUser.uid, written)
         }
     }
 
     /// `PUT /v1/user/update_fcm_token`: where the app's pushes go.
     func setPushToken(_ token: String, of appUser: MatesAppUser) async throws {
-        var changed = appUser
-        changed.fcmToken = token
-        try await appUsers.save(changed)
+        try await appUsers.update(uid: appUser.uid, [(.fcmToken, token)])
     }
 
     private func settle(_ appUser: MatesAppUser, match: UUID?) async throws {
         guard let match, appUser.settledMatchID != match else { return }
-        var settled = appUser
-        settled.settledMatchID = match
-        try await appUsers.save(settled)
+        try await appUsers.update(uid: appUser.uid, [(.settledMatchID, match)])
     }
 
     /// `POST /v1/queue`: a new search also moves past the last match.

@@ -80,7 +80,7 @@ final class MatesLocationPrivacyTests: XCTestCase {
                 // What an attacker can find is the public position, and it is never the person's
                 // point more precisely than their square: it lies within the square's half-diagonal
                 // plus the offset of them.
-                let profile = try await MatesProfile.find(victim.member.id, on: app.db)
+                let profile = try await MatesStore(database: app.db, application: app).model(victim.member.id)
                 let real = Coordinate(unchecked: try XCTUnwrap(profile?.lat), try XCTUnwrap(profile?.lon))
                 let shown = SearchPositionBlur.publicPosition(of: real, person: victim.member.id, since: try XCTUnwrap(profile?.queuedAt))
                 XCTAssertLessThan(real.distanceMeters(to: shown), 100 * 2.squareRoot() + 80 * 2.squareRoot() + 1)
@@ -123,7 +123,7 @@ final class MatesLocationPrivacyTests: XCTestCase {
                 XCTAssertNotEqual(lat, exact.lat)
                 XCTAssertNotEqual(long, exact.lon)
                 seen.insert("\(lat),\(long)")
-                let profile = try await MatesProfile.find(webUser.id, on: app.db)
+                let profile = try await MatesStore(database: app.db, application: app).model(webUser.id)
                 let shown = SearchPositionBlur.publicPosition(of: Coordinate(unchecked: exact.lat, exact.lon), person: webUser.id,
                                                               since: try XCTUnwrap(profile?.queuedAt))
                 XCTAssertEqual(lat, shown.lat, accuracy: 1e-9)

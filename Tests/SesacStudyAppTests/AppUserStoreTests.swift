@@ -31,11 +31,17 @@ final class AppUserStoreTests: XCTestCase {
             XCTAssertEqual(uids, [mina.id: "uid-new", joon.id: "uid-joon"], "the newest uid of an account wins; accounts without one are absent")
 
             let found = try await store.appUser("uid-joon")
-            var joons = try XCTUnwrap(found)
-            joons.study = "스위프트"
-            try await store.save(joons)
-            let saved = try await store.appUser("uid-joon")
-            XCTAssertEqual(saved?.study, "스위프트")
+            let joons = try XCTUnwrap(found)
+            XCTAssertNil(joons.socketCookieHandedAt)
+            // A request read the row; its cookie is noted meanwhile; then the request writes.
+            let handed = try await store.noteSocketCookieHanded(uid: "uid-joon", at: Date(timeIntervalSince1970: 1_800_000_200))
+            XCTAssertTrue(handed)
+            try await store.update(uid: joons.uid, [(.study, "스위프트"), (.fcmToken, "new-token")])
+            let reread = try await store.appUser("uid-joon")
+            let saved = try XCTUnwrap(reread)
+            XCTAssertEqual([saved.study, saved.fcmToken], ["스위프트", "new-token"])
+            XCTAssertEqual(saved.socketCookieHandedAt, Date(timeIntervalSince1970: 1_800_000_200),
+                           "a write names its columns: the cookie noted after the read stays noted")
             try await store.delete(joons)
             let deleted = try await store.account(ofUID: "uid-joon")
             XCTAssertNil(deleted)

@@ -47,7 +47,7 @@ final class MatesCompatTests: XCTestCase {
             // The phone number from the token verified the account for mates.
             let found = try await AppUserStore(database: app.db).appUser(client.uid)
             let account = try XCTUnwrap(found)
-            let foundProfile = try await MatesProfile.find(account.userID, on: app.db)
+            let foundProfile = try await MatesStore(database: app.db, application: app).model(account.userID)
             let profile = try XCTUnwrap(foundProfile)
             XCTAssertEqual(profile.verifiedChannel, "phone")
             XCTAssertEqual(profile.birthYear, 1995)

@@ -162,7 +162,7 @@ final class MatesCompatVariantsTests: XCTestCase {
                 try await client.signUp(nick: "생일\(number)", birth: variant.sent)
                 let user = try await userObject(client)
                 XCTAssertEqual(user["birth"] as? String, variant.shown, variant.sent)
-                let profile = try await MatesProfile.find(try await accountID(client), on: app.db)
+                let profile = try await MatesStore(database: app.db, application: app).model(try await accountID(client))
                 XCTAssertEqual(profile?.birthYear, 1995, variant.sent)
             }
             // SY's `Date.description` with `+` for its spaces, as a form encoder may write it.

@@ -4,6 +4,7 @@ import ConsoleKit
 import Fluent
 import Mates
 import Platform
+import SQLKit
 import WhatWeEatServer
 import WhatWeEatServerTesting
 import WhatWeEatTesting
@@ -24,7 +25,7 @@ final class SeedCommandTests: XCTestCase {
             let reviewsBefore = try await BurgerReview.query(on: app.db).count()
 
             try await seed(app, ["--synthetic", "--mates", "12", "--mate-pairs", "2", "--seed", "3"])
-            let mates = try await MatesProfile.query(on: app.db).count()
+            let mates = try await app.db.sql.count(SQLIdentifier(MatesProfile.schema))
             XCTAssertEqual(mates, 16, "12 searching and 2 pairs")
             let placesAfterMates = try await BurgerPlace.query(on: app.db).count()
             XCTAssertEqual(placesAfterMates, placesBefore, "mates' options alone: no burger places")
@@ -36,7 +37,7 @@ final class SeedCommandTests: XCTestCase {
             XCTAssertEqual(places, placesBefore + 7)
             let reviews = try await BurgerReview.query(on: app.db).count()
             XCTAssertEqual(reviews, reviewsBefore + 20)
-            let matesAfterMap = try await MatesProfile.query(on: app.db).count()
+            let matesAfterMap = try await app.db.sql.count(SQLIdentifier(MatesProfile.schema))
             XCTAssertEqual(matesAfterMap, 16, "the burger map's options alone: no more mates")
         }
     }

@@ -46,10 +46,14 @@ extension BanchanStore {
         try change(&dish, before.stock)
         let row = DishRow(dish, id: before.id, position: before.position, stock: stock ?? before.stock, editedByAdmin: true, retiredAt: nil)
         try await database.writeTransaction { transaction in
-            try await transaction.sql.update(row, in: DishRecord.schema, id: row.id, stamping: [DishColumn.updatedAt: now.wholeMicroseconds])
+            // Without a new stock the table's stands: orders may have taken some since `before`.
+            try await transaction.sql.update(row, in: DishRecord.schema, id: row.id, keeping: stock == nil ? [DishColumn.stock] : [],
+                                             stamping: [DishColumn.updatedAt: now.wholeMicroseconds])
             if let audit { try await AuditLog(database: transaction).record(audit(row)) }
         }
-        return await announce(row)
+        // The stock the listing shows is the table's, which orders may have moved.
+        let written = stock == nil ? (try await dishRow(hash: hash) ?? row) : row
+        return await announce(written)
     }
 
     /// Takes a dish on sale off sale (404 `dish_not_found` otherwise); its orders keep it.
@@ -59,7 +63,7 @@ extension BanchanStore {
             guard let before = try await store.dishRowOnSale(hash: hash) else { throw AppError.notFound("dish_not_found") }
             let time = now.wholeMicroseconds
             let row = DishRow(before.dish, id: before.id, position: before.position, stock: before.stock, editedByAdmin: true, retiredAt: time)
-            try await store.sql.update(row, in: DishRecord.schema, id: row.id, stamping: [DishColumn.updatedAt: time])
+            try await store.sql.update(row, in: DishRecord.schema, id: row.id, keeping: [DishColumn.stock], stamping: [DishColumn.updatedAt: time])
             if let audit { try await AuditLog(database: transaction).record(audit(row)) }
             return row
         }
@@ -105,7 +109,8 @@ extension BanchanStore {
                 if let row = byHash[entry.dish.hash] {
                     guard !row.editedByAdmin, row.dish != entry.dish || row.position != position else { continue }
                     let updated = DishRow(entry.dish, id: row.id, position: position, stock: row.stock, editedByAdmin: false, retiredAt: row.retiredAt)
-                    try await transaction.sql.update(updated, in: DishRecord.schema, id: row.id, stamping: [DishColumn.updatedAt: time])
+                    try await transaction.sql.update(updated, in: DishRecord.schema, id: row.id, keeping: [DishColumn.stock],
+                                                     stamping: [DishColumn.updatedAt: time])
                 } else {
                     let row = DishRow(entry.dish, id: UUID(), position: position, stock: entry.stock, editedByAdmin: false, retiredAt: nil)
                     try await transaction.sql.insert(row, into: DishRecord.schema, stamping: [DishColumn.createdAt: time, DishColumn.updatedAt: time])

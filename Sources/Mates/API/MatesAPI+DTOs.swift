@@ -61,7 +61,7 @@ struct MatesProfileResponse: Content {
     let suspended: Bool
 
     init(_ profile: MatesProfile, nickname: String, comments: [String]) throws {
-        self.init(try profile.snapshot, nickname: nickname, comments: comments)
+        self.init(profile.snapshot, nickname: nickname, comments: comments)
     }
 
     init(_ profile: MatesProfileSnapshot, nickname: String, comments: [String]) {
@@ -196,7 +196,7 @@ struct MatesStateResponse: Content {
     let unreadCount: Int
 
     init(_ info: MatesStateInfo, profile: MatesProfile, me: UUID) throws {
-        self.init(info, profile: try profile.snapshot, me: me)
+        self.init(info, profile: profile.snapshot, me: me)
     }
 
     init(_ info: MatesStateInfo, profile: MatesProfileSnapshot, me: UUID) {

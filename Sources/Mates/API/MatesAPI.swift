@@ -77,7 +77,7 @@ struct MatesAPI: RouteCollection {
 
     private func profileResponse(_ profile: MatesProfile, _ req: Request) async throws -> MatesProfileResponse {
         let user = try req.requireUser()
-        return try MatesProfileResponse(profile, nickname: user.nickname, comments: try await req.mates.receivedComments(try profile.requireID()))
+        return try MatesProfileResponse(profile, nickname: user.nickname, comments: try await req.mates.receivedComments(profile.id))
     }
 
     // MARK: The queue
@@ -129,7 +129,7 @@ struct MatesAPI: RouteCollection {
     func accept(req: Request) async throws -> MatesStateResponse {
         guard let id = req.parameters.get("request").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("request_not_found") }
         let profile = try await req.matesProfile()
-        _ = try await req.mates.acceptRequest(id, by: try profile.requireID())
+        _ = try await req.mates.acceptRequest(id, by: profile.id)
         return try await stateResponse(try await reloadedProfile(req), req)
     }
 
@@ -149,7 +149,7 @@ struct MatesAPI: RouteCollection {
         guard let games = req.application.groupGameOpener else { throw AppError.notFound() }
         let profile = try await req.matesProfile()
         let started = try await req.mates.startMenuGame(profile) {
-            try await games.open(req, hostToken, try profile.requireID())
+            try await games.open(req, hostToken, profile.id)
         }
         return try await MenuGameStarted(pin: started.pin, link: games.link(started.pin), hostToken: sentToken == nil ? hostToken : nil,
                                          message: started.message).encodeResponse(status: .created, for: req)
@@ -160,7 +160,7 @@ struct MatesAPI: RouteCollection {
     }
 
     private func stateResponse(_ profile: MatesProfile, _ req: Request) async throws -> MatesStateResponse {
-        try MatesStateResponse(try await req.mates.state(of: profile), profile: profile, me: try profile.requireID())
+        try MatesStateResponse(try await req.mates.state(of: profile), profile: profile, me: profile.id)
     }
 
     // MARK: Reviews and reports

@@ -159,7 +159,7 @@ extension MatesService {
     /// A matched pair opens a menu game group together: the line with its PIN goes to both in the
     /// chat. `openGroup` is the menu game's own group creation, returning the PIN.
     func startMenuGame(_ profile: MatesProfile, openGroup: () async throws -> String) async throws -> (pin: String, message: ChatMessage) {
-        let me = try profile.requireID()
+        let me = profile.id
         guard profile.matesState == .matched, let matchID = profile.matchID else { throw AppError.conflict("not_matched") }
         let match = try await self.match(matchID, for: me)
         guard match.endedAt == nil else { throw AppError.conflict("match_ended") }

@@ -22,7 +22,7 @@ extension MatesService {
         do { topics = try MatesRules.normalizedTopics(rawTopics) } catch { throw Self.appError(error) }
         try checkNotBlocked(profile)
         guard profile.birthYear != nil else { throw AppError.invalid("profile_incomplete") }
-        let user = try profile.requireID()
+        let user = profile.id
         // A new search starts with no requests: those from before a match or a stop are stale.
         if profile.matesState == .idle { try await store.dropRequests(involving: [user]) }
         guard try await store.startSearching(user, at: point, topics: topics, now: now) else { throw AppError.conflict("already_matched") }
@@ -46,7 +46,7 @@ extension MatesService {
     }
 
     func stopSearching(_ profile: MatesProfile) async throws -> MatesProfile {
-        let user = try profile.requireID()
+        let user = profile.id
         guard try await store.stopSearching(user) else { throw AppError.conflict("already_matched") }
         try await store.dropRequests(involving: [user])
         return try await verifiedProfile(user)
@@ -111,7 +111,7 @@ extension MatesService {
     /// already asked back, this is their acceptance: the two are matched at once (requests that
     /// meet halfway meet, on the web and in the apps alike).
     func request(from profile: MatesProfile, to target: UUID) async throws -> (request: MatesRequest?, match: MatchRow?) {
-        let me = try profile.requireID()
+        let me = profile.id
         guard target != me else { throw AppError.invalid("cannot_request_self") }
         guard profile.matesState != .matched else { throw AppError.conflict("already_matched") }
         guard profile.matesState == .searching, let birthYear = profile.birthYear else { throw AppError.conflict("not_searching") }
@@ -141,7 +141,7 @@ extension MatesService {
 
     /// Whether `profile` is matched with `other` now.
     func isMatched(_ profile: MatesProfile, with other: UUID) async throws -> Bool {
-        try await currentMatch(of: profile)?.partner(of: try profile.requireID()) == other
+        try await currentMatch(of: profile)?.partner(of: profile.id) == other
     }
 
     /// The match `profile` is in, if any.
@@ -219,7 +219,7 @@ extension MatesService {
     }
 
     func endMatch(_ profile: MatesProfile, dodged: Bool) async throws -> MatchRow {
-        let me = try profile.requireID()
+        let me = profile.id
         guard profile.matesState == .matched, let matchID = profile.matchID,
               var match = try await store.match(matchID) else { throw AppError.conflict("not_matched") }
         let now = self.now
@@ -249,7 +249,6 @@ extension MatesService {
     // MARK: State
 
     func state(of profile: MatesProfile) async throws -> MatesStateInfo {
-        _ = try profile.requireID()  // a profile never saved has no state
         return try await state(of: profile.snapshot)
     }
 
@@ -322,7 +321,7 @@ extension MatesService {
 
     /// Takes an account out of mates: its search stops, its requests go, its match ends.
     private func suspend(_ profile: MatesProfile) async throws {
-        let user = try profile.requireID()
+        let user = profile.id
         let now = self.now
         let matchID = profile.matchID
         let suspended = try await store.transaction { store in

@@ -20,7 +20,7 @@ extension MatesService {
     }
 
     func collection(of profile: MatesProfile) async throws -> MatesCollection {
-        try await collection(of: profile.requireID(), avatar: profile.avatar, background: profile.background)
+        try await collection(of: profile.id, avatar: profile.avatar, background: profile.background)
     }
 
     /// What the person owns (the free first of each kind included) and wears.
@@ -47,7 +47,7 @@ extension MatesService {
             throw AppError.invalid("purchase_invalid")
         }
         guard let item = MatesShopCatalog.item(productID: transaction.productID) else { throw AppError.invalid("unknown_product") }
-        guard try await store.recordPurchase(by: try profile.requireID(), transactionID: transaction.transactionID,
+        guard try await store.recordPurchase(by: profile.id, transactionID: transaction.transactionID,
                                              productID: transaction.productID, kind: item.kind, index: item.index, environment: transaction.environment) else {
             throw AppError.conflict("transaction_used")
         }
@@ -62,6 +62,7 @@ extension MatesService {
     /// Wears an avatar and a background; only what one owns.
     func equip(avatar: Int?, background: Int?, for profile: MatesProfile) async throws -> MatesCollection {
         let owned = try await collection(of: profile)
+        var profile = profile
         if let avatar {
             guard MatesShopCatalog.exists(.avatar, avatar) else { throw AppError.invalid("unknown_item") }
             guard owned.avatars.contains(avatar) else { throw AppError(.forbidden, "item_not_owned") }
@@ -72,7 +73,7 @@ extension MatesService {
             guard owned.backgrounds.contains(background) else { throw AppError(.forbidden, "item_not_owned") }
             profile.background = background
         }
-        try await store.save(profile)
+        try await store.save(profile, columns: [.avatar, .background])
         return try await collection(of: profile)
     }
 }

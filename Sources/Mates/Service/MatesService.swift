@@ -158,21 +158,6 @@ package struct MatesService {
         return try await store.markVerified(user, channel: channel, destinationHash: destinationHash, masked: row.masked)
     }
 
-    static func newProfile(_ user: UUID) -> MatesProfile {
-        let profile = MatesProfile()
-        profile.id = user
-        profile.gender = MatesGender.unspecified.rawValue
-        profile.topicsJSON = "[]"
-        profile.searchable = true
-        profile.ageMin = MatesRules.defaultAgeRange.lowerBound
-        profile.ageMax = MatesRules.defaultAgeRange.upperBound
-        profile.avatar = 0
-        profile.background = 0
-        (profile.rep0, profile.rep1, profile.rep2, profile.rep3, profile.rep4, profile.rep5) = (0, 0, 0, 0, 0, 0)
-        profile.state = MatesState.idle.rawValue
-        return profile
-    }
-
     // MARK: Profile
 
     /// That the caller verified, is not suspended, and the few fields `/nearby` needs, for the
@@ -223,7 +208,6 @@ package struct MatesService {
 
     func updateProfile(_ profile: MatesProfile, _ change: ProfileChange) async throws -> MatesProfile {
         try await saveProfileChange(profile, change, in: store)
-        return profile
     }
 
     /// Checks and saves a change of `user`'s profile through `store` (a caller's
@@ -235,18 +219,27 @@ package struct MatesService {
     }
 
     /// Checks and saves a change through `store`.
-    func saveProfileChange(_ profile: MatesProfile, _ change: ProfileChange, in store: MatesStore) async throws {
+    /// Checks and saves a change through `store`, writing only the fields it changes; the profile
+    /// as changed.
+    @discardableResult
+    func saveProfileChange(_ profile: MatesProfile, _ change: ProfileChange, in store: MatesStore) async throws -> MatesProfile {
+        var profile = profile
+        var columns: [MatesStore.ProfileColumn] = []
         do {
             if let year = change.birthYear { try MatesRules.checkBirthYear(year, now: now) }
             try MatesRules.checkAgeRange(min: change.ageMin ?? profile.ageMin, max: change.ageMax ?? profile.ageMax)
-            if let topics = change.topics { profile.topicsJSON = MatesProfile.encodeList(try MatesRules.normalizedTopics(topics)) }
+            if let topics = change.topics {
+                profile.topicsJSON = MatesProfile.encodeList(try MatesRules.normalizedTopics(topics))
+                columns.append(.topicsJSON)
+            }
         } catch { throw Self.appError(error) }
-        if let gender = change.gender { profile.gender = gender.rawValue }
-        if let year = change.birthYear { profile.birthYear = year }
-        if let searchable = change.searchable { profile.searchable = searchable }
-        if let ageMin = change.ageMin { profile.ageMin = ageMin }
-        if let ageMax = change.ageMax { profile.ageMax = ageMax }
-        try await store.save(profile)
+        if let gender = change.gender { (profile.gender, columns) = (gender.rawValue, columns + [.gender]) }
+        if let year = change.birthYear { (profile.birthYear, columns) = (year, columns + [.birthYear]) }
+        if let searchable = change.searchable { (profile.searchable, columns) = (searchable, columns + [.searchable]) }
+        if let ageMin = change.ageMin { (profile.ageMin, columns) = (ageMin, columns + [.ageMin]) }
+        if let ageMax = change.ageMax { (profile.ageMax, columns) = (ageMax, columns + [.ageMax]) }
+        try await store.save(profile, columns: columns)
+        return profile
     }
 
     /// How many reports against `user` count toward a suspension (those since an admin last lifted one).

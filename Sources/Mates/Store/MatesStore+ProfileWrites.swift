@@ -7,24 +7,43 @@ import Vapor
 extension MatesStore {
     private var profiles: String { MatesProfile.schema }
 
-    /// Saves a profile changed field by field (a new one is created). 409 `destination_in_use`
-    /// when its verified destination belongs to another account.
-    func save(_ profile: MatesProfile) async throws {
+    /// Writes `columns` of a profile read and changed by its caller, and no other column (the
+    /// state, the queue and the counters are moved by other statements meanwhile). 409
+    /// `destination_in_use` when its verified destination belongs to another account.
+    func save(_ profile: MatesProfile, columns: [Column]) async throws {
         do {
-            try await profile.save(on: database)
+            try await sql.update(profile, in: profiles, id: profile.id, keeping: Column.allCases.filter { !columns.contains($0) }.map(\.stringValue),
+                                 stamping: [Column.updatedAt.stringValue: environment.now().wholeMicroseconds])
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict("destination_in_use")
         }
-        await announce([try profile.requireID()])
+        await announce([profile.id])
+    }
+
+    /// Writes a new profile. 409 `destination_in_use` as `save`.
+    private func insert(_ profile: MatesProfile) async throws {
+        let now = environment.now().wholeMicroseconds
+        var row = profile
+        (row.createdAt, row.updatedAt) = (now, now)
+        do {
+            try await sql.insert(row, into: profiles)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw AppError.conflict("destination_in_use")
+        }
+        await announce([profile.id])
     }
 
     /// Verifies the account for mates with this destination (its profile is made then).
     func markVerified(_ user: UUID, channel: VerificationChannel, destinationHash: String, masked: String) async throws -> MatesProfile {
-        let profile = try await model(user) ?? MatesService.newProfile(user)
+        guard var profile = try await model(user) else {
+            let profile = MatesProfile(newFor: user, channel: channel, destinationHash: destinationHash, masked: masked)
+            try await insert(profile)
+            return profile
+        }
         profile.verifiedChannel = channel.rawValue
         profile.verifiedDestinationHash = destinationHash
         profile.verifiedMasked = masked
-        try await save(profile)
+        try await save(profile, columns: [.verifiedChannel, .verifiedDestinationHash, .verifiedMasked])
         return profile
     }
 
@@ -33,22 +52,19 @@ extension MatesStore {
     /// once that committed.
     package func createVerified(_ user: UUID, channel: VerificationChannel, destinationHash: String, masked: String,
                                 gender: MatesGender, birthYear: Int) async throws {
-        let profile = MatesService.newProfile(user)
-        profile.verifiedChannel = channel.rawValue
-        profile.verifiedDestinationHash = destinationHash
-        profile.verifiedMasked = masked
+        var profile = MatesProfile(newFor: user, channel: channel, destinationHash: destinationHash, masked: masked)
         profile.gender = gender.rawValue
         profile.birthYear = birthYear
-        try await save(profile)
+        try await insert(profile)
     }
 
     /// Fills in a gender and birth year the profile lacks (an app signing up to an account the
     /// web verified first keeps what the web set). Nothing without a profile.
     package func fillIn(_ user: UUID, gender: MatesGender, birthYear: Int) async throws {
-        guard let profile = try await model(user) else { return }
+        guard var profile = try await model(user) else { return }
         if profile.birthYear == nil { profile.birthYear = birthYear }
         if MatesGender(rawValue: profile.gender) == .unspecified { profile.gender = gender.rawValue }
-        try await save(profile)
+        try await save(profile, columns: [.birthYear, .gender])
     }
 
     /// Starts or moves a search; false when the person is matched (nothing changed).
@@ -56,7 +72,7 @@ extension MatesStore {
         let moved = try await sql.update(profiles)
             .set(Column.state, to: SQLBind(MatesState.searching.rawValue))
             .set(Column.lat, to: SQLBind(point.lat)).set(Column.lon, to: SQLBind(point.lon))
-            .set(Column.queueTopics, to: SQLBind(MatesProfile.encodeList(topics))).set(Column.queuedAt, to: SQLBind(now))
+            .set(Column.queueTopicsJSON, to: SQLBind(MatesProfile.encodeList(topics))).set(Column.queuedAt, to: SQLBind(now))
             .where(Column.id, .equal, SQLBind(user)).where(Column.state, .notEqual, SQLBind(MatesState.matched.rawValue))
             .returning(Column.id).all()
         guard !moved.isEmpty else { return false }
@@ -135,10 +151,10 @@ extension MatesStore {
 
     /// An admin lifts a suspension; reports made before `now` stop counting. Nil without a profile.
     func liftSuspension(_ user: UUID, at now: Date) async throws -> MatesProfile? {
-        guard let profile = try await model(user) else { return nil }
+        guard var profile = try await model(user) else { return nil }
         profile.suspendedAt = nil
         profile.reportsClearedAt = now
-        try await save(profile)
+        try await save(profile, columns: [.suspendedAt, .reportsClearedAt])
         return profile
     }
 

@@ -74,8 +74,8 @@ package struct MatesStore {
 
     /// The columns of `mates_profiles`, each named here once (the model's keys, every statement).
     enum ProfileColumn: String, TableColumn {
-        case id, gender, birthYear = "birth_year", topics, searchable, ageMin = "age_min", ageMax = "age_max", avatar
-        case background, state, lat, lon, queueTopics = "queue_topics", queuedAt = "queued_at", matchID = "match_id"
+        case id, gender, birthYear = "birth_year", topicsJSON = "topics", searchable, ageMin = "age_min", ageMax = "age_max", avatar
+        case background, state, lat, lon, queueTopicsJSON = "queue_topics", queuedAt = "queued_at", matchID = "match_id"
         case verifiedChannel = "verified_channel", verifiedDestinationHash = "verified_destination_hash"
         case verifiedMasked = "verified_masked", suspendedAt = "suspended_at", reportsClearedAt = "reports_cleared_at"
         case searchBlockedUntil = "search_blocked_until", createdAt = "created_at", updatedAt = "updated_at"
@@ -114,9 +114,10 @@ package struct MatesStore {
         try await snapshot(user) != nil
     }
 
-    /// The whole model, for a write that changes several fields (`save`).
-    func model(_ user: UUID) async throws -> MatesProfile? {
-        try await MatesProfile.find(user, on: database)
+    /// The whole row, for a write that changes several fields (`save`).
+    package func model(_ user: UUID) async throws -> MatesProfile? {
+        try await sql.select().columns(Column.allCases).from(table).where(SQLIdentifier(Column.id), .equal, SQLBind(user))
+            .first(decoding: MatesProfile.self)
     }
 
     /// The account that verified with this destination, if any.
@@ -142,7 +143,7 @@ package struct MatesStore {
     /// A person as others see them (the partner on the chat, review and report pages): one row
     /// joined with the account's nickname.
     package func person(_ user: UUID) async throws -> MatePerson? {
-        let shown = [Column.gender, Column.topics, Column.avatar, Column.background] + Column.reputation
+        let shown = [Column.gender, Column.topicsJSON, Column.avatar, Column.background] + Column.reputation
         // Written out: the chat, review and report pages read it on every view.
         let account = AccountStore.personJoinSQL("person", on: "p.\(ident: Column.id)")
         guard let row = try await sql.raw("""
@@ -151,7 +152,7 @@ package struct MatesStore {
             """).first() else { return nil }
         return MatePerson(id: user, nickname: try AccountStore.person("person", id: user, in: row).nickname,
                           gender: try row.decode(column: Column.gender, as: String.self),
-                          topics: MatesProfile.decodeList(try row.decode(column: Column.topics, as: String.self)),
+                          topics: MatesProfile.decodeList(try row.decode(column: Column.topicsJSON, as: String.self)),
                           reputation: try Column.reputation.map { try row.decode(column: $0, as: Int.self) },
                           avatar: try row.decode(column: Column.avatar, as: Int.self),
                           background: try row.decode(column: Column.background, as: Int.self))
@@ -162,7 +163,7 @@ package struct MatesStore {
     func searchingEntries(only id: UUID? = nil) async throws -> [SearchingIndex.Entry] {
         let query = sql.select()
             .column(SQLColumn(Column.id, table: table))
-            .columns([Column.gender, Column.birthYear, Column.ageMin, Column.ageMax, Column.searchable, Column.queueTopics]
+            .columns([Column.gender, Column.birthYear, Column.ageMin, Column.ageMax, Column.searchable, Column.queueTopicsJSON]
                      + Column.reputation + [Column.avatar, Column.background, Column.lat, Column.lon, Column.queuedAt])
             .from(table)
             .joiningPerson("person", on: SQLColumn(Column.id, table: table))
@@ -181,7 +182,7 @@ package struct MatesStore {
                 gender: try row.decode(column: Column.gender, as: String.self), birthYear: birthYear,
                 ageMin: try row.decode(column: Column.ageMin, as: Int.self), ageMax: try row.decode(column: Column.ageMax, as: Int.self),
                 searchable: try row.decode(column: Column.searchable, as: Bool.self),
-                topics: MatesProfile.decodeList(try row.decode(column: Column.queueTopics, as: String?.self) ?? "[]"),
+                topics: MatesProfile.decodeList(try row.decode(column: Column.queueTopicsJSON, as: String?.self) ?? "[]"),
                 reputation: try Column.reputation.map { try row.decode(column: $0, as: Int.self) },
                 avatar: try row.decode(column: Column.avatar, as: Int.self), background: try row.decode(column: Column.background, as: Int.self),
                 lat: shown.lat, lon: shown.lon, queuedAt: queuedAt)
@@ -190,7 +191,7 @@ package struct MatesStore {
 
     /// The profile as one row, no model (the model's reflection was a fifth of a mates page).
     func readSnapshot(_ user: UUID) async throws -> MatesProfileSnapshot? {
-        let columns = [Column.gender, Column.birthYear, Column.topics, Column.searchable, Column.ageMin, Column.ageMax, Column.avatar,
+        let columns = [Column.gender, Column.birthYear, Column.topicsJSON, Column.searchable, Column.ageMin, Column.ageMax, Column.avatar,
                        Column.background] + Column.reputation
             + [Column.state, Column.queuedAt, Column.matchID, Column.verifiedChannel, Column.verifiedMasked, Column.suspendedAt,
                Column.searchBlockedUntil, Column.reportsClearedAt, Column.lat, Column.lon]
@@ -201,7 +202,7 @@ package struct MatesStore {
         return MatesProfileSnapshot(
             id: user, gender: try row.decode(column: Column.gender, as: String.self),
             birthYear: try row.decode(column: Column.birthYear, as: Int?.self),
-            topics: MatesProfile.decodeList(try row.decode(column: Column.topics, as: String.self)),
+            topics: MatesProfile.decodeList(try row.decode(column: Column.topicsJSON, as: String.self)),
             searchable: try row.decode(column: Column.searchable, as: Bool.self),
             ageMin: try row.decode(column: Column.ageMin, as: Int.self), ageMax: try row.decode(column: Column.ageMax, as: Int.self),
             avatar: try row.decode(column: Column.avatar, as: Int.self), background: try row.decode(column: Column.background, as: Int.self),

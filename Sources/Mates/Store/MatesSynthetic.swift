@@ -46,9 +46,9 @@ package struct MatesSynthetic {
 
         // Profiles: verified, with a birth year and topics; searching ones at a position.
         typealias Column = MatesStore.ProfileColumn
-        let columns = [Column.id, Column.gender, Column.birthYear, Column.topics, Column.searchable, Column.ageMin, Column.ageMax,
+        let columns = [Column.id, Column.gender, Column.birthYear, Column.topicsJSON, Column.searchable, Column.ageMin, Column.ageMax,
                        Column.avatar, Column.background] + Column.reputation
-            + [Column.state, Column.lat, Column.lon, Column.queueTopics, Column.queuedAt, Column.matchID, Column.verifiedChannel,
+            + [Column.state, Column.lat, Column.lon, Column.queueTopicsJSON, Column.queuedAt, Column.matchID, Column.verifiedChannel,
                Column.verifiedDestinationHash, Column.verifiedMasked, Column.createdAt, Column.updatedAt]
         var matchIDs: [UUID] = []
         for _ in 0..<pairs { matchIDs.append(UUID()) }

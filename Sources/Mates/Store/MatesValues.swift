@@ -80,15 +80,13 @@ package struct MatesProfileSnapshot: Sendable, Equatable {
 }
 
 extension MatesProfile {
-    /// A profile read from the database (an unsaved one has no id to show: an error, not a random one).
+    /// What the person's own pages show of the row.
     var snapshot: MatesProfileSnapshot {
-        get throws {
-            MatesProfileSnapshot(id: try requireID(), gender: gender, birthYear: birthYear, topics: topics, searchable: searchable,
-                                 ageMin: ageMin, ageMax: ageMax, avatar: avatar, background: background, reputation: reputation,
-                                 state: matesState, queuedAt: queuedAt, matchID: matchID, verifiedChannel: verifiedChannel,
-                                 verifiedMasked: verifiedMasked, suspended: suspendedAt != nil, searchBlockedUntil: searchBlockedUntil, reportsClearedAt: reportsClearedAt,
-                                 searchPosition: MatesService.searchPosition(state: state, lat: lat, lon: lon))
-        }
+        MatesProfileSnapshot(id: id, gender: gender, birthYear: birthYear, topics: topics, searchable: searchable,
+                             ageMin: ageMin, ageMax: ageMax, avatar: avatar, background: background, reputation: reputation,
+                             state: matesState, queuedAt: queuedAt, matchID: matchID, verifiedChannel: verifiedChannel,
+                             verifiedMasked: verifiedMasked, suspended: suspendedAt != nil, searchBlockedUntil: searchBlockedUntil, reportsClearedAt: reportsClearedAt,
+                             searchPosition: MatesService.searchPosition(state: state, lat: lat, lon: lon))
     }
 }
 

@@ -92,9 +92,16 @@ extension SQLDatabase {
 
     /// Writes every column of `row` over the row of `table` whose `id` column is `id`, with
     /// `stamps` beside them: how a store updates a whole row it read, changed and writes back.
-    package func update(_ row: some Encodable & Sendable, in table: String, id: UUID, stamping stamps: [String: Date] = [:]) async throws {
-        var builder = try update(table).set(model: row, nilEncodingStrategy: .asNil)
-        for (column, time) in stamps.sorted(by: { $0.key < $1.key }) { builder = builder.set(column, to: time) }
+    ///
+    /// `keeping` names columns another writer moves meanwhile (a dish's stock, taken by orders):
+    /// they are left as the table has them, so a row read before that write cannot undo it.
+    package func update(_ row: some Encodable & Sendable, in table: String, id: UUID, keeping kept: [String] = [],
+                        stamping stamps: [String: Date] = [:]) async throws {
+        let builder = update(table)
+        for (column, value) in try SQLQueryEncoder(nilEncodingStrategy: .asNil).encode(row) where !kept.contains(column) {
+            builder.set(SQLIdentifier(column), to: value)
+        }
+        for (column, time) in stamps.sorted(by: { $0.key < $1.key }) { builder.set(SQLIdentifier(column), to: SQLBind(time)) }
         try await builder.where(SQLIdentifier("id"), .equal, SQLBind(id)).run()
     }
 }

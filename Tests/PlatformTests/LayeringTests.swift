@@ -18,9 +18,13 @@ final class LayeringTests: XCTestCase {
         try FileManager.default.contentsOfDirectory(atPath: Self.sources.path).sorted()
     }
 
+    /// The file's imports as `import X` (`@testable import X` kept as it is), whatever their access
+    /// level (`package import X`, `public import X`: every module builds with `InternalImportsByDefault`).
     func imports(of file: URL) throws -> [String] {
-        try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init)
-            .filter { $0.hasPrefix("import ") || $0.hasPrefix("@testable import ") || $0.hasPrefix("@_exported import ") }
+        try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init).compactMap { line in
+            for level in ["public ", "package ", "internal "] where line.hasPrefix(level + "import ") { return String(line.dropFirst(level.count)) }
+            return line.hasPrefix("import ") || line.hasPrefix("@testable import ") || line.hasPrefix("@_exported import ") ? line : nil
+        }
     }
 
     /// The server reads the machine's clock in one place, `WallClock` (issue 59): everything else is
@@ -83,6 +87,19 @@ final class LayeringTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(checked, 5, "the Rules folders were found")
+    }
+
+    /// Platform is a core (errors, settings, events, jobs, storage, budgets, metrics, audit, i18n,
+    /// JSON) and a web shell (`Platform/Web/`: layout, frame, fragments, CSRF, the console's parts).
+    /// The core writes no markup, so nothing below the shell reaches for it (issue 59).
+    func testPlatformsCoreWritesNoMarkup() throws {
+        let web = Self.sources.appendingPathComponent("Platform/Web").standardizedFileURL.path
+        var core = 0
+        for file in try swiftFiles(under: "Platform") where !file.standardizedFileURL.path.hasPrefix(web + "/") {
+            XCTAssertFalse(try imports(of: file).contains("import Plot"), "\(file.lastPathComponent) is in Platform's core: markup belongs in Platform/Web")
+            core += 1
+        }
+        XCTAssertGreaterThan(core, 20, "Platform's core files were found")
     }
 
     /// Plot writes attribute values unescaped; `Plot+EscapedAttributes.swift` shadows its string

@@ -1,6 +1,5 @@
 import Foundation
-public import Payments
-import struct Payments.ProviderPayment
+public import struct Payments.ProviderPayment
 
 /// The delivery fee: a flat fee, free from a threshold of the items' total (2,500원, free from
 /// 40,000원 unless configured otherwise).

@@ -1,6 +1,5 @@
 public import Foundation
-public import Platform
-import struct Platform.Coordinate
+public import struct Platform.Coordinate
 
 /// A rule a place, a review or a comment broke; each maps to one error code.
 public enum BurgerMapProblem: Error, Equatable, Sendable {

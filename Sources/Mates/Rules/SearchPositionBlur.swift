@@ -1,6 +1,5 @@
 public import Foundation
-public import Platform
-import struct Platform.Coordinate
+public import struct Platform.Coordinate
 
 /// Where other people see someone who is searching for a mate, and how far away they are told
 /// that person is. A person's position is never answered more precisely than the product needs

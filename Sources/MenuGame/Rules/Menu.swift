@@ -1,6 +1,5 @@
 import Foundation
-import enum Platform.Language
-public import Platform
+public import enum Platform.Language
 
 /// Cuisine families, as the iOS app names them (`CONVENIENT` is 분식).
 public enum Nation: String, Codable, Sendable, CaseIterable {

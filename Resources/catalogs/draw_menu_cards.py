@@ -34,6 +34,7 @@ PALETTE = ["#FDE68A", "#FECACA", "#BBF7D0", "#BFDBFE", "#FBCFE8", "#DDD6FE", "#F
 EMOJI_FONT = "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"
 INK, MUTED = (31, 29, 26), (87, 83, 78)
 TITLE, BRAND = "오늘 뭐 먹지?", "우리뭐먹지 · WhatWeEat"
+GENERIC = "\U0001F962"  # 🥢 (as the shop's placeholder), the card of any menu whose own emoji has no card yet
 EMOJI_HEIGHT, EMOJI_MAX_WIDTH = 360, 430  # the circle is 510 px wide
 CENTER_X, CENTER_Y, RADIUS = 380, 315, 255
 CARD_BUDGET, FOLDER_BUDGET = 60_000, 2_000_000
@@ -114,6 +115,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     menus = json.load(open(catalog, encoding="utf-8"))
     wanted = {file_name(menu["emoji"]): menu["emoji"] for menu in menus}
+    # The card of a menu whose emoji has none drawn (one an operator added later).
+    wanted[file_name(GENERIC)] = GENERIC
     for name in os.listdir(out):
         if name.endswith(".jpg") and name not in wanted:
             os.remove(os.path.join(out, name))

@@ -50,9 +50,10 @@ struct MenuGameCompatRoutes: RouteCollection {
         let menus: [Item]
         let playerCount: Int
 
-        /// The app shows three: the winner and two "next rank" taps.
-        init(_ result: GameResult) {
-            menus = result.menus.prefix(3).map { Item(name: $0.name.ko, imageURL: $0.imageURL, keywords: $0.keywords) }
+        /// The app shows three: the winner and two "next rank" taps, each with a picture it can
+        /// draw (JPEG: `UIImage(data:)` draws no SVG).
+        init(_ result: GameResult, game: MenuGameService) {
+            menus = result.menus.prefix(3).map { Item(name: $0.name.ko, imageURL: game.rasterImageURL(for: $0), keywords: $0.keywords) }
             playerCount = result.playerCount
         }
     }
@@ -77,20 +78,32 @@ struct MenuGameCompatRoutes: RouteCollection {
     func randomMenu(req: Request) async throws -> RandomMenu {
         let game = req.menuGame
         let menu = try await game.randomMenu(device: nil)
-        return RandomMenu(name: menu.name.ko, imageURL: game.imageURL(for: menu))
+        return RandomMenu(name: menu.name.ko, imageURL: game.rasterImageURL(for: menu))
     }
+
+    /// The app's device token is its FCM token, which stays `""` on a phone that never registered
+    /// for notifications (the shipped app never asks): empty or absent means "no device", nil.
+    static func appToken(_ raw: String?) throws -> String? {
+        guard let raw, !raw.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        return try DeviceToken.validate(raw)
+    }
+
+    /// Who hosts a room made without a token: its network. The host's waiting page, polled from
+    /// there without a token, then shows 결과확인하기 (`isHost`); so does every token-less phone on
+    /// that network (a class behind one address), which only lets them close the game early.
+    static func tokenlessHost(_ req: Request) -> String { "tokenless-host:" + req.clientNetwork.key }
 
     /// 201 with the PIN as a bare JSON number (the app reads the body text as the PIN).
     func createGroup(req: Request) async throws -> Response {
-        let token = try DeviceToken.validate(req.query[String.self, at: "token"])
+        let token = try Self.appToken(req.query[String.self, at: "token"]) ?? Self.tokenlessHost(req)
         let group = try await req.createMenuGroup(hostToken: token, hostUserID: nil)
         return Self.jsonLiteral(group.pin, status: .created)
     }
 
     func solo(req: Request) async throws -> CompatResult {
         let submission = try req.decodeJSON(ResultSubmission.self)
-        let token = try submission.token.map { try DeviceToken.validate($0) }
-        return CompatResult(try await req.menuGame.solo(try submission.choice(), device: token))
+        let game = req.menuGame
+        return CompatResult(try await game.solo(try submission.choice(), device: try Self.appToken(submission.token)), game: game)
     }
 
     /// `true` while a group with this PIN is open; `false` for anything else, never an error.
@@ -104,31 +117,37 @@ struct MenuGameCompatRoutes: RouteCollection {
     }
 
     /// 200 with an empty body. After the game closed the answers are not counted, still 200.
+    /// Without a token each submission is a player of its own (phones without one cannot be told
+    /// apart; the app itself keeps a phone from answering twice).
     func submit(req: Request) async throws -> Response {
         let submission = try req.decodeJSON(ResultSubmission.self)
-        let token = try DeviceToken.validate(submission.token)
+        let token = try Self.appToken(submission.token) ?? "tokenless-player:" + UUID().uuidString
         let choice = try submission.choice()
         let group = try await req.menuGroupFromPath()
         _ = try await req.menuGame.submit(choice, to: group, playerToken: token)
         return Response(status: .ok)
     }
 
+    /// Withdraws the device's answers; without a token there is no telling whose, so nothing is
+    /// withdrawn (still 200: the app goes back either way).
     func cancel(req: Request) async throws -> Response {
-        let token = try DeviceToken.validate(req.query[String.self, at: "token"])
+        guard let token = try Self.appToken(req.query[String.self, at: "token"]) else { return Response(status: .ok) }
         let group = try await req.menuGroupFromPath()
         _ = try await req.menuGame.cancel(in: group, playerToken: token)
         return Response(status: .ok)
     }
 
     func waitState(req: Request) async throws -> WaitState {
-        let status = try await req.menuGroupStatusFromPath(device: req.query[String.self, at: "token"])
+        let device = try Self.appToken(req.query[String.self, at: "token"]) ?? Self.tokenlessHost(req)
+        let status = try await req.menuGroupStatusFromPath(device: device)
         return WaitState(submissionCount: status.submissionCount, isHost: status.isHost, isGameClosed: status.isClosed)
     }
 
     /// The app's host calls this to see the results; it closes the game (no token is sent).
     func gameResult(req: Request) async throws -> CompatResult {
         let group = try await req.menuGroupFromPath()
-        return CompatResult(try await req.menuGame.close(group))
+        let game = req.menuGame
+        return CompatResult(try await game.close(group), game: game)
     }
 
     static func jsonLiteral(_ text: String, status: HTTPResponseStatus = .ok) -> Response {

@@ -32,12 +32,41 @@ final class MenuGameCompatTests: XCTestCase {
             XCTAssertEqual(Set(body.keys), ["name", "imageURL"])
             let name = try XCTUnwrap(body["name"] as? String)
             XCTAssertTrue(app.menuCatalog.snapshot.menus.contains { $0.name.ko == name }, "a Korean catalog name: \(name)")
-            let imageURL = try XCTUnwrap(body["imageURL"] as? String)
-            XCTAssertTrue(imageURL.hasPrefix(app.settings.publicURL + "/images/menus/") && imageURL.hasSuffix(".svg"), imageURL)
-            let image = try await app.send(.GET, String(imageURL.dropFirst(app.settings.publicURL.count)))
-            XCTAssertEqual(image.status, .ok)
-            XCTAssertEqual(image.headers.contentType?.subType, "svg+xml")
-            XCTAssertTrue(image.text.hasPrefix("<svg"))
+            try await Self.assertJPEG(body["imageURL"], app)
+        }
+    }
+
+    /// The app draws with `UIImage(data:)`, which draws no SVG: every picture it is named must be a
+    /// whole JPEG (start and end markers) served from this site.
+    static func assertJPEG(_ value: Any?, _ app: Application, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let imageURL = try XCTUnwrap(value as? String, file: file, line: line)
+        XCTAssertTrue(imageURL.hasPrefix(app.settings.publicURL + "/images/menus/") && imageURL.hasSuffix(".jpg"), imageURL, file: file, line: line)
+        let image = try await app.send(.GET, String(imageURL.dropFirst(app.settings.publicURL.count)))
+        XCTAssertEqual(image.status, .ok, imageURL, file: file, line: line)
+        XCTAssertEqual(image.headers.contentType, .jpeg, imageURL, file: file, line: line)
+        let bytes = Array(image.body.readableBytesView)
+        XCTAssertEqual(Array(bytes.prefix(3)), [0xFF, 0xD8, 0xFF], "a JPEG's start: \(imageURL)", file: file, line: line)
+        XCTAssertEqual(Array(bytes.suffix(2)), [0xFF, 0xD9], "a whole JPEG, to its end marker: \(imageURL)", file: file, line: line)
+    }
+
+    /// A menu an operator adds with an emoji no card was drawn for still has a JPEG: the generic
+    /// 🥢 card (the app's picture would otherwise spin for good).
+    func testAMenuWithoutADrawnCardGetsTheGenericOne() async throws {
+        try await withTestApp { app in
+            let unicorn = Menu(id: "unicorn-toast", name: .init(ko: "유니콘 토스트", en: "Unicorn toast", ja: "ユニコーントースト"), emoji: "🦄",
+                               nations: [.western], flavors: [], rice: false, noodle: false, soup: false, healthy: false, instant: false,
+                               alcohol: false, expense: .cheap)
+            try await MenuStore(database: app.db, application: app).add(unicorn, imageURL: nil)
+            // A service as a request makes it (after the add: it reads the catalog then).
+            let game = MenuGameService(request: Request(application: app, on: app.eventLoopGroup.next()))
+            XCTAssertEqual(game.rasterImageURL(for: unicorn), app.settings.publicURL + "/images/menus/unicorn-toast.jpg")
+            try await Self.assertJPEG(game.rasterImageURL(for: unicorn), app)
+            let own = Menu(id: "own-picture", name: .init(ko: "사진 있는 메뉴", en: "Own picture", ja: "写真"), emoji: "🍙", nations: [.japanese],
+                           flavors: [], rice: true, noodle: false, soup: false, healthy: false, instant: false, alcohol: false, expense: .cheap)
+            try await MenuStore(database: app.db, application: app).add(own, imageURL: "https://cdn.example.com/onigiri.png")
+            let later = MenuGameService(request: Request(application: app, on: app.eventLoopGroup.next()))
+            XCTAssertEqual(later.rasterImageURL(for: own), "https://cdn.example.com/onigiri.png",
+                           "a picture of its own that the app can draw is kept")
         }
     }
 
@@ -50,9 +79,12 @@ final class MenuGameCompatTests: XCTestCase {
             XCTAssertNotNil(pin.wholeMatch(of: /[1-9][0-9]{5}/), "six digits, no leading zero: \(pin)")
             XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(pin.utf8), options: .fragmentsAllowed) as? Int, Int(pin), "a valid JSON number")
 
-            let noToken = try await app.send(.POST, "/group")
-            XCTAssertEqual(noToken.status, .unprocessableEntity)
-            XCTAssertEqual(noToken.errorCode, "invalid_device_token")
+            // The app's FCM token is "" on a phone that never registered for notifications: no device.
+            for path in ["/group", "/group?token="] {
+                let noToken = try await app.send(.POST, path)
+                XCTAssertEqual(noToken.status, .created, path)
+                XCTAssertNotNil(noToken.text.wholeMatch(of: /[1-9][0-9]{5}/), path)
+            }
             let shortToken = try await app.send(.POST, "/group?token=short")
             XCTAssertEqual(shortToken.errorCode, "invalid_device_token")
         }
@@ -117,6 +149,7 @@ final class MenuGameCompatTests: XCTestCase {
                 let catalogMenu = try XCTUnwrap(app.menuCatalog.snapshot.menus.first { $0.name.ko == name })
                 XCTAssertFalse(catalogMenu.flavors.contains(.seafood), "the host dislikes seafood: \(name)")
             }
+            for menu in menus { try await Self.assertJPEG(menu["imageURL"], app) }
             let again = try await app.send(.GET, "/group/\(pin)/gameresult")
             XCTAssertEqual(try again.object() as NSDictionary, body as NSDictionary, "the same results on every later call")
 
@@ -128,6 +161,36 @@ final class MenuGameCompatTests: XCTestCase {
             XCTAssertEqual(closed["isGameClosed"] as? Bool, true)
             let response3 = try await app.send(.GET, "/group/\(pin)")
             XCTAssertEqual(response3.text, "false", "a closed game cannot be joined")
+        }
+    }
+
+    /// Every phone without an FCM token (the shipped app never asks for one): the host makes the
+    /// room from its network and sees 결과확인하기 there; each answer counts; the results come.
+    func testAWholeGroupGameWithoutTokens() async throws {
+        try await withTestApp { app in
+            let created = try await app.send(.POST, "/group?token=")
+            XCTAssertEqual(created.status, .created)
+            let pin = created.text
+            for answer in [#"{"spicy": true}"#, #"{"rice": true}"#, #"{"alcohol": true}"#] {
+                let submitted = try await app.send(.POST, "/group/\(pin)", raw: Self.submission(token: "", pin: pin, answer: answer))
+                XCTAssertEqual(submitted.status, .ok, submitted.text)
+            }
+            let hostWait = try await app.send(.GET, "/group/\(pin)/gameresultwait?token=").object()
+            XCTAssertEqual(hostWait["submissionCount"] as? Int, 3, "phones without a token cannot be told apart: each answer counts")
+            XCTAssertEqual(hostWait["isHost"] as? Bool, true, "the host's waiting page, on the network that made the room, can close it")
+            let tokenedPlayer = try await app.send(.GET, "/group/\(pin)/gameresultwait?token=\(Self.player)").object()
+            XCTAssertEqual(tokenedPlayer["isHost"] as? Bool, false)
+            let cancel = try await app.send(.PUT, "/group/\(pin)?token=")
+            XCTAssertEqual(cancel.status, .ok, "nothing to tell whose: nothing withdrawn, and the app goes back")
+            let afterCancel = try await app.send(.GET, "/group/\(pin)/gameresultwait?token=").object()
+            XCTAssertEqual(afterCancel["submissionCount"] as? Int, 3)
+
+            let result = try await app.send(.GET, "/group/\(pin)/gameresult")
+            XCTAssertEqual(result.status, .ok)
+            let body = try result.object()
+            XCTAssertEqual(body["playerCount"] as? Int, 3)
+            let menus = try XCTUnwrap(body["menus"] as? [[String: Any]])
+            for menu in menus { try await Self.assertJPEG(menu["imageURL"], app) }
         }
     }
 
@@ -146,9 +209,16 @@ final class MenuGameCompatTests: XCTestCase {
                 let catalogMenu = try XCTUnwrap(app.menuCatalog.snapshot.menus.first { $0.name.ko == name })
                 XCTAssertTrue(catalogMenu.flavors.isDisjoint(with: [.meat, .seafood, .spicy]), name)
             }
+            for menu in menus { try await Self.assertJPEG(menu["imageURL"], app) }
             // The app omits pinNumber entirely for solo games.
             let noPIN = try await app.send(.POST, "/group/solo", raw: #"{"gameAnswer": {}, "dislikedFoods": [], "token": "\#(Self.player)"}"#)
             XCTAssertEqual(noPIN.status, .ok)
+            // A phone without an FCM token sends "": the game still ends on its results.
+            let tokenless = try await app.send(.POST, "/group/solo", raw: Self.submission(token: "", pin: nil))
+            XCTAssertEqual(tokenless.status, .ok, tokenless.text)
+            let tokenlessMenus = try XCTUnwrap(try tokenless.object()["menus"] as? [[String: Any]])
+            XCTAssertEqual(tokenlessMenus.count, 3)
+            for menu in tokenlessMenus { try await Self.assertJPEG(menu["imageURL"], app) }
         }
     }
 
@@ -166,7 +236,7 @@ final class MenuGameCompatTests: XCTestCase {
                 (.GET, "/group/999999/gameresultwait?token=\(Self.host)", nil, .notFound, "group_not_found"),
                 (.GET, "/group/999999/gameresult", nil, .notFound, "group_not_found"),
                 (.PUT, "/group/999999?token=\(Self.player)", nil, .notFound, "group_not_found"),
-                (.PUT, "/group/\(pin)", nil, .unprocessableEntity, "invalid_device_token"),
+                (.PUT, "/group/\(pin)?token=short", nil, .unprocessableEntity, "invalid_device_token"),
                 (.POST, "/group/solo", "[]", .badRequest, "malformed_json"),
             ]
             for (method, path, body, status, code) in cases {

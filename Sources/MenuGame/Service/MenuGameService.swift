@@ -9,7 +9,7 @@ package import Vapor
 /// The results of a game as clients see them, frozen when a group closes.
 package struct GameResult: Codable, Sendable, Equatable {
     package struct Entry: Codable, Sendable, Equatable {
-        let slug: String
+        package let slug: String
         package let name: Menu.Names
         package let emoji: String
         package let imageURL: String
@@ -82,6 +82,21 @@ package struct MenuGameService {
 
     package func imageURL(for menu: Menu) -> String {
         catalog.imageURLs[menu.id] ?? "\(publicURL)/images/menus/\(menu.id).svg"
+    }
+
+    /// The menu's picture for clients that cannot draw SVG (the 우리뭐먹지 app draws with
+    /// `UIImage(data:)`): the JPEG card, unless the menu names a picture of its own that is not SVG.
+    package func rasterImageURL(for menu: Menu) -> String {
+        rasterImageURL(slug: menu.id, named: imageURL(for: menu))
+    }
+
+    /// The same for a result's entry, whose picture was named when the game closed.
+    package func rasterImageURL(for entry: GameResult.Entry) -> String {
+        rasterImageURL(slug: entry.slug, named: entry.imageURL)
+    }
+
+    private func rasterImageURL(slug: String, named: String) -> String {
+        named.lowercased().hasSuffix(".svg") ? "\(publicURL)/images/menus/\(slug).jpg" : named
     }
 
     package func entry(_ ranked: RankedMenu) -> GameResult.Entry {

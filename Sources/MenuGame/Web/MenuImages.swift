@@ -20,12 +20,18 @@ package struct MenuImages: RouteCollection {
             throw AppError.notFound("menu_not_found")
         }
         guard file.hasSuffix(".jpg") else { return .svg(Self.svg(for: menu), cacheControl: "public, max-age=86400") }
-        let card = Self.cardFile(menu, resources: req.application.directory.resourcesDirectory)
-        guard FileManager.default.fileExists(atPath: card) else { throw AppError.notFound("menu_not_found") }
+        let resources = req.application.directory.resourcesDirectory
+        var card = Self.cardFile(menu, resources: resources)
+        // A menu an operator added with an emoji no card was drawn for gets the generic 🥢 card:
+        // the 우리뭐먹지 app waits on its picture (a missing one spins for good).
+        if !FileManager.default.fileExists(atPath: card) { card = resources + "catalogs/menu-cards/" + Self.genericCardFile }
         let response = try await req.fileio.asyncStreamFile(at: card, mediaType: .jpeg)
         response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=86400")
         return response
     }
+
+    /// The card of a menu whose emoji has none drawn (`draw_menu_cards.py`'s `GENERIC`, 🥢).
+    static let genericCardFile = "1f962.jpg"
 
     /// The card's address on this site (1200×630).
     static func cardPath(_ menu: Menu) -> String { "/images/menus/\(menu.id).jpg" }

@@ -62,14 +62,16 @@ package struct BurgerMapCompatRoutes: RouteCollection {
     }
 
     /// 402 for a nickname with a space in it (the app strips them, the contract says so) and for
-    /// any other nickname our rules refuse; 409 for an email or nickname taken.
+    /// any other nickname our rules refuse; 409 for an email or nickname taken. Passwords follow
+    /// the original server's rule (`LSLPPostRules.passwordMinLength`), not ours.
     package func join(req: Request) async throws -> LSLPJoined {
         let body = try req.decodeJSON(JoinBody.self)
         let email = try body.email.required("email"), password = try body.password.required("password"), nick = try body.nick.required("nick")
         guard !nick.contains(where: \.isWhitespace) else { throw LSLPFailure(402, AppError.invalid("nickname_has_space")) }
         let user: User
         do {
-            user = try await req.accounts.signUp(email: email, password: password, nickname: nick)
+            user = try await req.accounts.signUp(email: email, password: password, nickname: nick,
+                                                 minimumPasswordLength: LSLPPostRules.passwordMinLength)
         } catch let error as AppError where error.code.hasPrefix("invalid_nickname") {
             throw LSLPFailure(402, error)
         } catch let error as AppError where error.status == .unprocessableEntity {

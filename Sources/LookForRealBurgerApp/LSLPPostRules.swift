@@ -14,6 +14,11 @@ public enum LSLPPostRules {
         case review = "LFRB_BURGER_HOUSE_REVIEW_TEST"
     }
 
+    /// The original server's password rule on join: any password that is not empty. The app
+    /// checks nothing, and can show no message but "입력칸을 채워주세요" for a refusal (its 400),
+    /// so our eight characters would stop its users at a toast that blames a filled-in field.
+    public static let passwordMinLength = 1
+
     /// The product id of the post the app's "후원하기" pays for (not a list of its own).
     public static let donationProduct = "LFRB_DONATION"
 

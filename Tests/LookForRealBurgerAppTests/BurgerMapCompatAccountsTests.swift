@@ -55,8 +55,20 @@ final class BurgerMapCompatAccountsTests: XCTestCase {
             let missing = try await client.call(.POST, "/v1/users/join", json: ["email": "d@example.com", "nick": "빠짐"])
             XCTAssertEqual(missing.status, .badRequest)
             XCTAssertNotNil(missing.lslpMessage, "errors are {\"message\"}, not our envelope")
+            let empty = try await client.call(.POST, "/v1/users/join", json: ["email": "e@example.com", "password": "", "nick": "빈칸"])
+            XCTAssertEqual(empty.status, .badRequest, "an empty password is a field left empty: the app's own toast says so")
             let users = try await User.query(on: app.db).count()
             XCTAssertEqual(users, seeded + 1, "nothing but the first join made an account")
+
+            // The original server took any password the app sends; ours asks eight characters on the
+            // web, but the app can only answer a refusal with "입력칸을 채워주세요".
+            let short = try await client.call(.POST, "/v1/users/join", json: ["email": "short@example.com", "password": "pw", "nick": "짧은비번"])
+            XCTAssertEqual(short.status, .ok, short.text)
+            let shortLogin = try await client.call(.POST, "/v1/users/login", json: ["email": "short@example.com", "password": "pw"])
+            XCTAssertEqual(shortLogin.status, .ok, shortLogin.text)
+            let webRule = try await app.send(.POST, "/api/v1/auth/signup", json: ["email": "web@example.com", "password": "pw", "nickname": "웹짧은"])
+            XCTAssertEqual(webRule.status, .unprocessableEntity, "the web's own sign-up keeps its rule")
+            XCTAssertEqual(webRule.errorCode, "password_too_short")
 
             let loggedIn = try await client.call(.POST, "/v1/users/login", json: ["email": "b@example.com", "password": "burger-password-1"])
             XCTAssertEqual(loggedIn.status, .ok, loggedIn.text)

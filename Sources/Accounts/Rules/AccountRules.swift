@@ -69,11 +69,13 @@ public enum AccountRules {
 
     /// bcrypt reads a password as a C string, so a NUL would end it early ("\0" × 8 would be the
     /// empty password); no control character has a place in a password.
-    public static func passwordViolation(_ password: String) -> String? {
+    /// `minimumLength` is ours (8) but on a shipped app's route that keeps its original server's
+    /// rule (`LSLPRules.passwordMinLength`).
+    public static func passwordViolation(_ password: String, minimumLength: Int = passwordMinLength) -> String? {
         if password.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return "password_invalid_characters"
         }
-        if password.count < passwordMinLength { return "password_too_short" }
+        if password.count < minimumLength { return "password_too_short" }
         if password.utf8.count > passwordMaxBytes { return "password_too_long" }
         return nil
     }

@@ -63,9 +63,11 @@ package struct AccountService {
         return try await !store.emailTaken(email)
     }
 
-    package func signUp(email rawEmail: String, password: String, nickname rawNickname: String, role: Role = .user) async throws -> User {
+    /// `minimumPasswordLength` is ours unless a shipped app's route keeps its original server's.
+    package func signUp(email rawEmail: String, password: String, nickname rawNickname: String, role: Role = .user,
+                        minimumPasswordLength: Int = AccountRules.passwordMinLength) async throws -> User {
         let email = try Self.validEmail(rawEmail)
-        try Self.requireAcceptablePassword(password)
+        try Self.requireAcceptablePassword(password, minimumLength: minimumPasswordLength)
         let nickname = try Self.validNickname(rawNickname)
         try await ensureAvailable(email: email, nickname: nickname, exceptUser: nil)
         // A sign-up costs a bcrypt hash: one network gets a budget of them (logins have their own).
@@ -254,9 +256,9 @@ package struct AccountService {
     }
 
     /// 422 with the rule a new password breaks (`AccountRules.passwordViolation`), the same wherever one is chosen.
-    static func requireAcceptablePassword(_ password: String) throws {
-        if let violation = AccountRules.passwordViolation(password) {
-            throw AppError.invalid(violation, ["min": String(AccountRules.passwordMinLength)])
+    static func requireAcceptablePassword(_ password: String, minimumLength: Int = AccountRules.passwordMinLength) throws {
+        if let violation = AccountRules.passwordViolation(password, minimumLength: minimumLength) {
+            throw AppError.invalid(violation, ["min": String(minimumLength)])
         }
     }
 

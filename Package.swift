@@ -60,10 +60,12 @@ let package = Package(
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
-        // Messages to people outside the app: email over SMTP, Web Push (the SMS sender to come).
+        // Messages to people outside the app: email over SMTP, SMS, Web Push and FCM.
         .target(name: "Messaging", dependencies: ["Platform"] + vapor + [
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Crypto", package: "swift-crypto"),
+            // RS256 for FCM's service-account JWTs.
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),

@@ -1,4 +1,5 @@
 package import Foundation
+package import Messaging
 package import Platform
 package import Vapor
 
@@ -16,13 +17,16 @@ package struct NotificationsEnvironment: FeatureEnvironment {
     let unreadCounts: UnreadCounts
     /// Where each entry posted is queued to be pushed (`PushDeliveries`); nil: nothing is pushed.
     let pushQueue: WorkQueue?
+    /// FCM, for the shipped apps' installs (`AppPushes`); nil without `FCM_SERVICE_ACCOUNTS`.
+    let appPush: FCMSender?
 
-    init(now: @escaping Now, events: any EventBus, logger: Logger, unreadCounts: UnreadCounts, pushQueue: WorkQueue?) {
+    init(now: @escaping Now, events: any EventBus, logger: Logger, unreadCounts: UnreadCounts, pushQueue: WorkQueue?, appPush: FCMSender? = nil) {
         self.now = now
         self.events = events
         self.logger = logger
         self.unreadCounts = unreadCounts
         self.pushQueue = pushQueue
+        self.appPush = appPush
     }
 }
 

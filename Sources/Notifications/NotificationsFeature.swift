@@ -1,4 +1,5 @@
 import Accounts
+import Messaging
 package import Fluent
 import Metrics
 package import Platform
@@ -13,11 +14,23 @@ package enum NotificationsFeature: Feature {
     package static func configure(_ app: Application, settings: Settings) async throws {
         app.pushKeys = PushKeys(settings: settings.push)
         app.pushLimits = PushLimits(shared: app.sharedBudgets)
-        AppMetrics.countersStartAtZero(["whatweeat_push_sent_total", "whatweeat_push_failed_total", "whatweeat_push_removed_total"])
-        // Each inbox entry is pushed to the recipient's browsers, from the durable work queue.
+        AppMetrics.countersStartAtZero(["whatweeat_push_sent_total", "whatweeat_push_failed_total", "whatweeat_push_removed_total",
+                                        "whatweeat_app_push_sent_total", "whatweeat_app_push_failed_total", "whatweeat_app_push_removed_total"])
+        // Each inbox entry is pushed to the recipient's browsers and app installs, from the durable work queue.
         PushDeliveries.register(in: app)
+        AppPushes.register(in: app)
+        var appPush: FCMSender?
+        if !settings.push.fcmAccounts.isEmpty {
+            let client = WebPushSender.makeClient(on: app.eventLoopGroup)
+            app.lifecycle.use(HTTPClientShutdown(client: client))
+            appPush = FCMSender(accounts: settings.push.fcmAccounts, apiURL: settings.push.fcmAPIURL, client: client, now: app.siteClock)
+        }
         app.notificationsEnvironment = NotificationsEnvironment(now: app.siteClock, events: app.events, logger: app.logger, unreadCounts: UnreadCounts(),
-                                                                pushQueue: app.workQueue)
+                                                                pushQueue: app.workQueue, appPush: appPush)
+        app.readinessDetail("app_push") { app in
+            let projects = app.notificationsEnvironment.appPush?.accounts.keys.sorted() ?? []
+            return projects.isEmpty ? "off: no FCM_SERVICE_ACCOUNTS, nothing is sent to the apps" : "fcm: " + projects.joined(separator: ", ")
+        }
         // A sign-in from a new device: an entry (and a push, by the `account` switch) in case it was not them.
         app.newDeviceSignIns.listen { app, signIn in
             try await NotificationStore(database: app.db, application: app).post(NotificationDraft(

@@ -1,5 +1,5 @@
 import Foundation
-import Messaging
+package import Messaging
 package import Platform
 
 /// Where pushes may go and who signs them. `settings.push`.
@@ -20,6 +20,11 @@ package struct PushSettings: SettingsSection, Equatable {
     package var vapidPrivateKey: String?
     /// `VAPID_SUBJECT`: how the push services' operators reach ours (`mailto:` or `https:`).
     package var vapidSubject = "mailto:operator@whatweeat.invalid"
+    /// `FCM_SERVICE_ACCOUNTS`: one Google service account per Firebase project whose app installs
+    /// take pushes (the shipped apps'); none: nothing is sent to apps.
+    package var fcmAccounts: [FCMServiceAccount] = []
+    /// `FCM_API_URL`: where FCM HTTP v1 is (a test points it at its stand-in).
+    package var fcmAPIURL = "https://fcm.googleapis.com"
 
     package init() {}
 
@@ -36,7 +41,9 @@ package struct PushSettings: SettingsSection, Equatable {
         }
     }
 
-    /// `PUSH_SERVICES` (comma-separated origins), `VAPID_PRIVATE_KEY`, `VAPID_SUBJECT`.
+    /// `PUSH_SERVICES` (comma-separated origins), `VAPID_PRIVATE_KEY`, `VAPID_SUBJECT`,
+    /// `FCM_SERVICE_ACCOUNTS` (a JSON key, a JSON array of keys, or key files separated by commas)
+    /// and `FCM_API_URL`.
     package static func load(from environment: EnvironmentVariables) throws -> PushSettings {
         var push = PushSettings()
         if let listed = environment.value("PUSH_SERVICES") {
@@ -62,12 +69,31 @@ package struct PushSettings: SettingsSection, Equatable {
             }
             push.vapidSubject = subject
         }
+        if let accounts = environment.value("FCM_SERVICE_ACCOUNTS") {
+            do {
+                push.fcmAccounts = try FCMServiceAccount.accounts(fromSetting: accounts) { path in
+                    guard let data = FileManager.default.contents(atPath: path) else { throw FCMServiceAccount.Problem.notJSON }
+                    return data
+                }
+            } catch {
+                throw SettingsError(variable: "FCM_SERVICE_ACCOUNTS", value: "(hidden)",
+                                    expected: "Google service-account keys (JSON, written out or as files separated by commas), one per Firebase project")
+            }
+        }
+        if let url = environment.value("FCM_API_URL") {
+            guard let parsed = URL(string: url), parsed.scheme == "https" || parsed.scheme == "http", parsed.host != nil else {
+                throw SettingsError(variable: "FCM_API_URL", value: url, expected: "an http(s) URL such as https://fcm.googleapis.com")
+            }
+            push.fcmAPIURL = url
+        }
         return push
     }
 
     /// A push service on another machine only over TLS (its VAPID token would cross in clear).
     package func productionProblem(in settings: Settings) -> SettingsError? {
         services.lazy.compactMap { Settings.cleartextProblem("PUSH_SERVICES", url: $0.replacingOccurrences(of: "://*.", with: "://")) }.first
+            ?? Settings.cleartextProblem("FCM_API_URL", url: fcmAPIURL)
+            ?? fcmAccounts.lazy.compactMap { Settings.cleartextProblem("FCM_SERVICE_ACCOUNTS", url: $0.tokenURI) }.first
     }
 }
 

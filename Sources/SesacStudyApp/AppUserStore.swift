@@ -65,6 +65,25 @@ package struct AppUserStore {
         try await sql.insert(appUser, into: MatesAppUser.schema)
     }
 
+    /// The installs signed in as `account` that gave a push token: uid, Firebase project, token.
+    func pushTokens(ofAccount account: UUID) async throws -> [(uid: String, project: String, token: String)] {
+        try await sql.select().column(SQLIdentifier(UserColumn.uid)).column(SQLIdentifier(UserColumn.projectID))
+            .column(SQLIdentifier(UserColumn.fcmToken)).from(users)
+            .where(SQLIdentifier(UserColumn.userID), .equal, SQLBind(account))
+            .where(SQLIdentifier(UserColumn.fcmToken), .notEqual, SQLBind("")).orderBy(UserColumn.uid).all()
+            .map { (try $0.decode(column: UserColumn.uid, as: String.self), try $0.decode(column: UserColumn.projectID, as: String.self),
+                    try $0.decode(column: UserColumn.fcmToken, as: String.self)) }
+    }
+
+    /// Forgets `uid`'s push token if it is still `token` (FCM said it is gone; a newer one the app
+    /// sent meanwhile stays). Whether it was forgotten.
+    @discardableResult
+    func forgetPushToken(uid: String, ifStill token: String) async throws -> Bool {
+        try await sql.update(users).set(SQLIdentifier(UserColumn.fcmToken), to: SQLBind(""))
+            .where(SQLIdentifier(UserColumn.uid), .equal, SQLBind(uid)).where(SQLIdentifier(UserColumn.fcmToken), .equal, SQLBind(token))
+            .returning(SQLIdentifier(UserColumn.uid)).all().count > 0
+    }
+
     /// Writes these columns of the app user's row and no other: its binding cookie and sightings
     /// are noted by every call meanwhile, so a row read at the start of a request is never
     /// written back whole.

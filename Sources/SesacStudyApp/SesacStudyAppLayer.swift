@@ -1,5 +1,6 @@
 package import Fluent
 import Mates
+import Notifications
 package import Platform
 import SocketIO
 package import Vapor
@@ -19,6 +20,19 @@ package enum SesacStudyAppLayer: Feature {
         app.appUIDMemory.follow(app)
         app.appAccounts = AppAccounts()
         app.appAccounts.follow(app)
+        // The apps' installs take the inbox's pushes through FCM (`FCM_SERVICE_ACCOUNTS`): the
+        // token each sent (`FCMtoken`, `update_fcm_token`) in its uid's Firebase project, with the
+        // other person's uid for the app to open the chat.
+        app.appDeviceSources.register(AppDeviceSource(name: "sesac", devices: { app, account in
+            try await AppUserStore(database: app.db).pushTokens(ofAccount: account).map {
+                AppDevice(source: "sesac", reference: $0.uid, project: $0.project, token: $0.token)
+            }
+        }, data: { app, entry in
+            guard let actor = entry.actor?.id, let uid = try await AppUserStore(database: app.db).newestUIDs(of: [actor])[actor] else { return [:] }
+            return ["uid": uid]
+        }, forget: { app, device in
+            try await AppUserStore(database: app.db).forgetPushToken(uid: device.reference, ifStill: device.token)
+        }))
         // The networks a uid called from are read for a day, then forgotten.
         app.lifecycle.use(PeriodicJob("forgot the apps' networks older than a day", every: .seconds(600)) { app in
             try await SesacAppService(database: app.db, application: app).pruneAppSightings()

@@ -147,6 +147,18 @@ final class PushAPITests: XCTestCase {
         XCTAssertThrowsError(try load(["VAPID_PRIVATE_KEY": "short"]))
         XCTAssertThrowsError(try load(["VAPID_SUBJECT": "ops@example.com"]))
         XCTAssertEqual(try load(["VAPID_SUBJECT": "mailto:ops@example.com"]).vapidSubject, "mailto:ops@example.com")
+
+        // FCM for the apps: none by default; keys that are not service accounts stop the start,
+        // and the error never shows them.
+        XCTAssertTrue(try load([:]).fcmAccounts.isEmpty)
+        XCTAssertEqual(try load([:]).fcmAPIURL, "https://fcm.googleapis.com")
+        for bad in [#"{"project_id": "p"}"#, "[1, 2]", "/no/such/key.json"] {
+            XCTAssertThrowsError(try load(["FCM_SERVICE_ACCOUNTS": bad]), bad) { error in
+                XCTAssertFalse(String(describing: error).contains(bad), "the setting's value is not printed")
+            }
+        }
+        XCTAssertThrowsError(try load(["FCM_API_URL": "fcm.googleapis.com"]))
+        XCTAssertEqual(try load(["FCM_API_URL": "http://127.0.0.1:8123"]).fcmAPIURL, "http://127.0.0.1:8123")
     }
 
     /// Probe 2026-12-05, §13: subscriptions (each a browser the server calls for every entry) and

@@ -52,7 +52,8 @@ package struct FCMServiceAccount: Sendable, Equatable {
         let text = value.trimmingCharacters(in: .whitespacesAndNewlines)
         var keys: [Data] = []
         if text.hasPrefix("[") {
-            guard let array = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Any] else { throw Problem.notJSON }
+            // Each element an object: JSONSerialization stops the process on anything else.
+            guard let array = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] else { throw Problem.notJSON }
             keys = try array.map { try JSONSerialization.data(withJSONObject: $0) }
         } else if text.hasPrefix("{") {
             keys = [Data(text.utf8)]
@@ -63,4 +64,10 @@ package struct FCMServiceAccount: Sendable, Equatable {
         guard Set(accounts.map(\.projectID)).count == accounts.count else { throw Problem.twoKeysForOneProject }
         return accounts
     }
+}
+
+extension FCMServiceAccount: CustomStringConvertible, CustomReflectable {
+    /// Never the key: settings are printed and logged.
+    package var description: String { "\(clientEmail) (\(projectID))" }
+    package var customMirror: Mirror { Mirror(self, children: ["projectID": projectID, "clientEmail": clientEmail, "tokenURI": tokenURI]) }
 }

@@ -94,9 +94,11 @@ package enum PushDeliveries {
     }
 
     static func notify(_ notify: Notify, app: Application) async throws {
+        guard try await Self.message(notify.notification, for: notify.recipient, app: app) != nil else { return }
+        // The recipient's app installs (FCM), each its own delivery.
+        _ = try await AppPushes.enqueue(notify.notification, for: notify.recipient, app: app)
         let store = PushStore(database: app.db)
         let subscriptions = try await store.subscriptions(of: notify.recipient)
-        guard !subscriptions.isEmpty, try await Self.message(notify.notification, for: notify.recipient, app: app) != nil else { return }
         for subscription in subscriptions {
             try await app.workQueue.enqueue(deliverKind, Deliver(subscription: subscription.id, notification: notify.notification,
                                                                  recipient: notify.recipient), on: app.db)

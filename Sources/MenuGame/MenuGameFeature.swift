@@ -1,10 +1,12 @@
 package import Fluent
+import Notifications
 package import Platform
 package import Vapor
 
 /// The menu game (우리뭐먹지): solo and group games, the shipped iOS app's routes, its pages.
 package enum MenuGameFeature: Feature {
-    package static let migrations: [any Migration] = [CreateMenus(), CreateMenuGroups(), CreateMenuGamePreferencesAndFeedback(), AddSubmissionUserID(), CreateMenuGroupMembers()]
+    package static let migrations: [any Migration] = [CreateMenus(), CreateMenuGroups(), CreateMenuGamePreferencesAndFeedback(), AddSubmissionUserID(), CreateMenuGroupMembers(),
+                                                      AddMenuGroupMemberPush()]
     package static let seeders: [any Seeder] = [MenuSeeder()]
     package static let homeCard: HomeCard? = HomeCard(position: 1, emoji: "🎴", key: "menu_game", path: PlayPath.home())
 
@@ -12,6 +14,12 @@ package enum MenuGameFeature: Feature {
         app.menuGameEnvironment = MenuGameEnvironment(now: app.siteClock, events: app.events, logger: app.logger, publicURL: settings.publicURL)
         AppMetrics.countersStartAtZero(["whatweeat_menu_groups_closed_total"])
         MenuStore.follow(app)
+        // The 우리뭐먹지 app's players take the result's push (`tellAppPlayers`); FCM's "gone" forgets a token.
+        app.appDeviceSources.register(AppDeviceSource(name: MenuGameService.appPushSource, devices: { _, _ in [] }, data: { _, _ in [:] },
+                                                      forget: { app, device in
+            guard let member = UUID(uuidString: device.reference) else { return }
+            try await MenuGroupStore(database: app.db).forgetPushToken(ofMember: member, ifStill: device.token)
+        }))
         app.savedDislikesMemory.follow(app)
         app.lifecycle.use(PeriodicJob("wrote shown menus", every: .seconds(1)) { app in try await app.shownMenus.flush(on: app.db) })
         app.lifecycle.use(ShownMenusFlush())

@@ -1,4 +1,5 @@
 import MenuGame
+import Notifications
 import Platform
 import Vapor
 
@@ -121,10 +122,13 @@ struct MenuGameCompatRoutes: RouteCollection {
     /// apart; the app itself keeps a phone from answering twice).
     func submit(req: Request) async throws -> Response {
         let submission = try req.decodeJSON(ResultSubmission.self)
-        let token = try Self.appToken(submission.token) ?? "tokenless-player:" + UUID().uuidString
+        let appToken = try Self.appToken(submission.token)
+        let token = appToken ?? "tokenless-player:" + UUID().uuidString
         let choice = try submission.choice()
         let group = try await req.menuGroupFromPath()
-        _ = try await req.menuGame.submit(choice, to: group, playerToken: token)
+        // The token is the app's FCM token: the player is told when the result is in.
+        let pushProject = appToken == nil ? nil : req.application.settings.push.fcmMenuGameProject
+        _ = try await req.menuGame.submit(choice, to: group, playerToken: token, pushProject: pushProject)
         return Response(status: .ok)
     }
 

@@ -25,6 +25,9 @@ package struct PushSettings: SettingsSection, Equatable {
     package var fcmAccounts: [FCMServiceAccount] = []
     /// `FCM_API_URL`: where FCM HTTP v1 is (a test points it at its stand-in).
     package var fcmAPIURL = "https://fcm.googleapis.com"
+    /// `FCM_MENU_GAME_PROJECT`: the Firebase project of the 우리뭐먹지 app, whose installs send their
+    /// FCM token as `token` (with no project): its players are told when a room's result is in.
+    package var fcmMenuGameProject: String?
 
     package init() {}
 
@@ -42,8 +45,8 @@ package struct PushSettings: SettingsSection, Equatable {
     }
 
     /// `PUSH_SERVICES` (comma-separated origins), `VAPID_PRIVATE_KEY`, `VAPID_SUBJECT`,
-    /// `FCM_SERVICE_ACCOUNTS` (a JSON key, a JSON array of keys, or key files separated by commas)
-    /// and `FCM_API_URL`.
+    /// `FCM_SERVICE_ACCOUNTS` (a JSON key, a JSON array of keys, or key files separated by commas),
+    /// `FCM_MENU_GAME_PROJECT` and `FCM_API_URL`.
     package static func load(from environment: EnvironmentVariables) throws -> PushSettings {
         var push = PushSettings()
         if let listed = environment.value("PUSH_SERVICES") {
@@ -79,6 +82,12 @@ package struct PushSettings: SettingsSection, Equatable {
                 throw SettingsError(variable: "FCM_SERVICE_ACCOUNTS", value: "(hidden)",
                                     expected: "Google service-account keys (JSON, written out or as files separated by commas), one per Firebase project")
             }
+        }
+        if let project = environment.value("FCM_MENU_GAME_PROJECT"), !project.isEmpty {
+            guard push.fcmAccounts.contains(where: { $0.projectID == project }) else {
+                throw SettingsError(variable: "FCM_MENU_GAME_PROJECT", value: project, expected: "the project id of one of FCM_SERVICE_ACCOUNTS' keys")
+            }
+            push.fcmMenuGameProject = project
         }
         if let url = environment.value("FCM_API_URL") {
             guard let parsed = URL(string: url), parsed.scheme == "https" || parsed.scheme == "http", parsed.host != nil else {

@@ -204,10 +204,14 @@ package struct MenuGameService {
 
     /// Records (or replaces) a player's answers; `closed` when the host closed the game first.
     /// `account`: the signed-in player, who is told of the result when the host closes.
-    package func submit(_ choice: PlayerChoice, to group: GroupRow, playerToken: String, account: UUID? = nil) async throws -> SubmitOutcome {
+    /// `pushProject`: the Firebase project of the app whose FCM token `playerToken` is (the
+    /// 우리뭐먹지 app's routes), so the player is told when the result is in.
+    package func submit(_ choice: PlayerChoice, to group: GroupRow, playerToken: String, account: UUID? = nil, pushProject: String? = nil) async throws -> SubmitOutcome {
         let now = environment.now()
         let stored = String(decoding: try JSONEncoder().encode(StoredChoice(gameAnswer: choice.answer, dislikedFoods: choice.disliked.sorted { $0.rawValue < $1.rawValue })), as: UTF8.self)
-        guard try await groups.submit(answer: stored, to: group.id, playerTokenHash: SecureRandom.sha256Hex(playerToken), userID: account, now: now) else { return .closed }
+        let push = pushProject.map { MenuGroupStore.PushAddress(project: $0, token: playerToken) }
+        guard try await groups.submit(answer: stored, to: group.id, playerTokenHash: SecureRandom.sha256Hex(playerToken), userID: account, push: push,
+                                      now: now) else { return .closed }
         try await announceRoom(of: group, activityAt: now)
         return .recorded
     }
@@ -271,6 +275,7 @@ package struct MenuGameService {
         if closedHere {
             Counter(label: "whatweeat_menu_groups_closed_total").increment()
             await tellMembers(closed, closedBy: closedBy)
+            await tellAppPlayers(closed)
         }
         var closedState = snapshot(of: group, submissionCount: result.playerCount, members: try await roster(of: group))
         closedState.isClosed = true
@@ -281,6 +286,26 @@ package struct MenuGameService {
     }
 
     static let groupClosedKind = "group_closed"
+
+    /// The app's source of push addresses: a room's players (forgotten when FCM says so).
+    static let appPushSource = "menu_game"
+
+    /// Every player who answered from the 우리뭐먹지 app with a push token, but the host's device,
+    /// is told through FCM that the result is in (seed 000's "Firebase를 통한 Push Notification"),
+    /// with the PIN for the app. A failure is logged: the game is closed either way.
+    private func tellAppPlayers(_ group: GroupRow) async {
+        do {
+            let translator = application.translator
+            for (member, address) in try await groups.pushAddresses(of: group.id, exceptPlayer: group.hostTokenHash) {
+                let device = AppDevice(source: Self.appPushSource, reference: member.uuidString, project: address.project, token: address.token)
+                try await AppPushes.send(title: translator.text("service.menu_game.name", .ko), body: translator.text("menu_game.push.result_ready", .ko),
+                                         data: ["kind": Self.groupClosedKind, "pin": group.pin], collapseKey: "group-\(group.pin)", timeToLive: 3600,
+                                         to: device, app: application, on: database)
+            }
+        } catch {
+            application.logger.warning("the app's players were not told of the result", metadata: ["group": "\(group.id)", "error": "\(error)"])
+        }
+    }
 
     /// One inbox entry per member account but the one who closed; its page marks it read. A failure
     /// is logged: the game is closed either way, and the live room has been told.

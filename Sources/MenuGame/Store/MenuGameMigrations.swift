@@ -114,6 +114,21 @@ struct CreateMenuGamePreferencesAndFeedback: NamedMigration {
 }
 
 /// The group's room: who joined, so the waiting room can list people, not just a count.
+/// Where a player's 우리뭐먹지 app takes pushes (issue 60): its FCM token and Firebase project.
+struct AddMenuGroupMemberPush: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        typealias Column = MenuGroupStore.MemberColumn
+        try await database.schema(MenuGroupMember.schema).field(Column.pushToken.fieldKey, .string).update()
+        try await database.schema(MenuGroupMember.schema).field(Column.pushProject.fieldKey, .string).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        typealias Column = MenuGroupStore.MemberColumn
+        try await database.schema(MenuGroupMember.schema).deleteField(Column.pushToken.fieldKey).update()
+        try await database.schema(MenuGroupMember.schema).deleteField(Column.pushProject.fieldKey).update()
+    }
+}
+
 struct CreateMenuGroupMembers: NamedMigration {
     func prepare(on database: any Database) async throws {
         typealias Column = MenuGroupStore.MemberColumn

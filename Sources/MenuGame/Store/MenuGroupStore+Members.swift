@@ -10,12 +10,22 @@ import SQLKit
 extension MenuGroupStore {
     enum MemberColumn: String, TableColumn {
         case id, groupID = "group_id", playerTokenHash = "player_token_hash", userID = "user_id", guestName = "guest_name", joinedAt = "joined_at"
+        /// The 우리뭐먹지 app's FCM token and its Firebase project, for a player who joined with one:
+        /// told through FCM when the result is in. Kept only as long as the room.
+        case pushToken = "push_token", pushProject = "push_project"
+    }
+
+    /// Where a player's app takes pushes (its FCM token, in a Firebase project).
+    struct PushAddress: Sendable, Equatable {
+        let project: String
+        let token: String
     }
 
     /// Someone entering the room as written: every column of `menu_group_members`.
     struct NewMember: Encodable {
         typealias CodingKeys = MemberColumn
         let id: UUID, groupID: UUID, playerTokenHash: String, userID: UUID?, guestName: String?, joinedAt: Date
+        let pushToken: String?, pushProject: String?
     }
 
     static var members: SQLIdentifier { SQLIdentifier(MenuGroupMember.schema) }
@@ -60,8 +70,9 @@ extension MenuGroupStore {
 
     /// The writing half of `join`, for callers already inside a transaction that found the group
     /// open (a submission).
-    func enterRoom(_ group: UUID, playerTokenHash: String, userID: UUID?, guestName: String?, now: Date) async throws -> RoomEntry {
-        let existing = try await sql.select().columns(SQLIdentifier(MemberColumn.id), SQLIdentifier(MemberColumn.userID), SQLIdentifier(MemberColumn.guestName))
+    func enterRoom(_ group: UUID, playerTokenHash: String, userID: UUID?, guestName: String?, push: PushAddress? = nil, now: Date) async throws -> RoomEntry {
+        let existing = try await sql.select().columns(SQLIdentifier(MemberColumn.id), SQLIdentifier(MemberColumn.userID), SQLIdentifier(MemberColumn.guestName),
+                                                      SQLIdentifier(MemberColumn.pushToken))
             .from(Self.members)
             .where(SQLIdentifier(MemberColumn.groupID), .equal, SQLBind(group))
             .where(SQLIdentifier(MemberColumn.playerTokenHash), .equal, SQLBind(playerTokenHash)).first()
@@ -69,11 +80,18 @@ extension MenuGroupStore {
             guard try await memberCount(of: group) < Self.roomCapacity else { return .full }
             do {
                 try await sql.insert(NewMember(id: UUID(), groupID: group, playerTokenHash: playerTokenHash, userID: userID, guestName: guestName,
-                                               joinedAt: now), into: MenuGroupMember.schema)
+                                               joinedAt: now, pushToken: push?.token, pushProject: push?.project), into: MenuGroupMember.schema)
                 return .changed
             } catch let error as any DatabaseError where error.isConstraintFailure {
                 return .unchanged  // the same device joining twice at once: the other request wrote it
             }
+        }
+        let memberID = try existing.decode(column: MemberColumn.id, as: UUID.self)
+        // The app's push token, where it sent one (the room is not told: nobody sees it).
+        if let push, try existing.decode(column: MemberColumn.pushToken, as: String?.self) != push.token {
+            try await sql.update(Self.members).set(SQLIdentifier(MemberColumn.pushToken), to: SQLBind(push.token))
+                .set(SQLIdentifier(MemberColumn.pushProject), to: SQLBind(push.project))
+                .where(SQLIdentifier(MemberColumn.id), .equal, SQLBind(memberID)).run()
         }
         let knownUser = try existing.decode(column: MemberColumn.userID, as: UUID?.self)
         let knownName = try existing.decode(column: MemberColumn.guestName, as: String?.self)
@@ -83,8 +101,28 @@ extension MenuGroupStore {
         guard newUser != knownUser || newName != knownName else { return .unchanged }
         try await sql.update(Self.members)
             .set(SQLIdentifier(MemberColumn.userID), to: SQLBind(newUser)).set(SQLIdentifier(MemberColumn.guestName), to: SQLBind(newName))
-            .where(SQLIdentifier(MemberColumn.id), .equal, SQLBind(try existing.decode(column: MemberColumn.id, as: UUID.self))).run()
+            .where(SQLIdentifier(MemberColumn.id), .equal, SQLBind(memberID)).run()
         return .changed
+    }
+
+    /// The room's players who joined from the app with a push token, but the host's device: each
+    /// member's id with where its app takes pushes.
+    func pushAddresses(of group: UUID, exceptPlayer hostTokenHash: String) async throws -> [(member: UUID, address: PushAddress)] {
+        try await sql.select().column(SQLIdentifier(MemberColumn.id)).column(SQLIdentifier(MemberColumn.pushToken))
+            .column(SQLIdentifier(MemberColumn.pushProject)).from(Self.members)
+            .where(SQLIdentifier(MemberColumn.groupID), .equal, SQLBind(group))
+            .where(SQLIdentifier(MemberColumn.playerTokenHash), .notEqual, SQLBind(hostTokenHash))
+            .where(SQLIdentifier(MemberColumn.pushToken), .isNot, SQLLiteral.null).where(SQLIdentifier(MemberColumn.pushProject), .isNot, SQLLiteral.null)
+            .orderBy(MemberColumn.joinedAt).all().map { row in
+                (try row.decode(column: MemberColumn.id, as: UUID.self),
+                 PushAddress(project: try row.decode(column: MemberColumn.pushProject, as: String.self), token: try row.decode(column: MemberColumn.pushToken, as: String.self)))
+            }
+    }
+
+    /// FCM said a member's token is gone: forgotten, unless it changed meanwhile.
+    func forgetPushToken(ofMember member: UUID, ifStill token: String) async throws {
+        try await sql.update(Self.members).set(SQLIdentifier(MemberColumn.pushToken), to: SQLLiteral.null)
+            .where(SQLIdentifier(MemberColumn.id), .equal, SQLBind(member)).where(SQLIdentifier(MemberColumn.pushToken), .equal, SQLBind(token)).run()
     }
 
     /// How many people the room lists.

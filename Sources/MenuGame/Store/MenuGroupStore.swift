@@ -86,7 +86,7 @@ struct MenuGroupStore {
     /// Records (or replaces) a player's answers. The transaction starts by touching the group row
     /// only while it is open, so a submission and the host's close are strictly ordered; false
     /// when the group was closed (or gone).
-    func submit(answer: String, to group: UUID, playerTokenHash: String, userID: UUID?, now: Date) async throws -> Bool {
+    func submit(answer: String, to group: UUID, playerTokenHash: String, userID: UUID?, push: PushAddress? = nil, now: Date) async throws -> Bool {
         try await database.writeTransaction { transaction in
             let store = MenuGroupStore(database: transaction)
             guard try await store.touchOpenGroup(group, now: now) else { return false }
@@ -100,7 +100,7 @@ struct MenuGroupStore {
                 try await transaction.sql.insert(NewSubmission(id: UUID(), groupID: group, playerTokenHash: playerTokenHash, answer: answer,
                                                                submittedAt: now, userID: userID), into: MenuGroupSubmission.schema)
             }
-            _ = try await store.enterRoom(group, playerTokenHash: playerTokenHash, userID: userID, guestName: nil, now: now)
+            _ = try await store.enterRoom(group, playerTokenHash: playerTokenHash, userID: userID, guestName: nil, push: push, now: now)
             return true
         }
     }

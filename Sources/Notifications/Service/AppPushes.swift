@@ -1,5 +1,5 @@
 import Accounts
-import Fluent
+package import Fluent
 package import Foundation
 package import Messaging
 import Metrics
@@ -76,7 +76,7 @@ extension Application {
 /// same switches as Web Push). FCM's `UNREGISTERED` (or a token it calls invalid) has the source
 /// forget the token; 429 and 5xx come back through the queue, honouring `Retry-After`.
 package enum AppPushes {
-    static let deliverKind = "push.app"
+    static let deliverKind = "push.app", sendKind = "push.app.message"
 
     struct Deliver: Codable {
         let notification: UUID
@@ -97,9 +97,31 @@ package enum AppPushes {
         return queued
     }
 
+    /// A message of its own (not an inbox entry's) to one install: a room's result to the
+    /// 우리뭐먹지 app's players, who have no account. Queued in the caller's transaction.
+    struct Send: Codable {
+        let message: FCMMessage
+        let device: AppDevice
+    }
+
+    /// Queues `message` to `device` (nothing without FCM): sent from the durable work queue, its
+    /// answer read as an entry's is.
+    package static func send(title: String, body: String, data: [String: String], collapseKey: String?, timeToLive: Int,
+                             to device: AppDevice, app: Application, on database: any Database) async throws {
+        guard app.notificationsEnvironment.appPush != nil, !device.token.isEmpty else { return }
+        let message = FCMMessage(token: device.token, title: title, body: body, data: data, collapseKey: collapseKey, timeToLive: timeToLive)
+        try await app.workQueue.enqueue(sendKind, Send(message: message, device: device), on: database)
+    }
+
     static func register(in app: Application) {
         app.workQueue.register(deliverKind) { app, item in
             await deliver(try item.decode(Deliver.self), app: app)
+        }
+        app.workQueue.register(sendKind) { app, item in
+            let send = try item.decode(Send.self)
+            guard let sender = app.notificationsEnvironment.appPush else { return .done }
+            return await outcome(of: await sender.send(send.message, project: send.device.project), to: send.device,
+                                 source: app.appDeviceSources[send.device.source], app: app)
         }
     }
 
@@ -109,30 +131,40 @@ package enum AppPushes {
             // The install still holds this token for this account (not withdrawn, signed out or renewed since).
             guard try await source.devices(app, deliver.recipient).contains(deliver.device) else { return .done }
             guard let message = try await message(deliver, source: source, app: app) else { return .done }
-            switch await sender.send(message, project: deliver.device.project) {
-            case .accepted:
-                Counter(label: "whatweeat_app_push_sent_total").increment()
-                return .done
-            case .gone(let reason):
-                try await source.forget(app, deliver.device)
-                Counter(label: "whatweeat_app_push_removed_total").increment()
-                app.logger.info("app push: FCM says the token is gone; forgotten", metadata: ["reason": "\(reason)", "source": "\(source.name)"])
-                return .done
-            case .later(let retryAfter):
-                Counter(label: "whatweeat_app_push_failed_total").increment()
-                await app.tally(.pushFailed)
-                return .failed(reason: "FCM busy or unreachable", after: retryAfter)
-            case .refused(let status, let reason):
-                Counter(label: "whatweeat_app_push_failed_total").increment()
-                await app.tally(.pushFailed)
-                app.logger.warning("app push: refused by FCM", metadata: ["status": "\(status)", "reason": "\(reason)", "project": "\(deliver.device.project)"])
-                return .done
-            case .noAccount:
-                app.logger.notice("app push: no service account for the install's project", metadata: ["project": "\(deliver.device.project)"])
-                return .done
-            }
+            return await outcome(of: await sender.send(message, project: deliver.device.project), to: deliver.device, source: source, app: app)
         } catch {
             return .failed(reason: String(describing: error), after: nil)
+        }
+    }
+
+    /// What the queue does after FCM's answer: a gone token forgotten by its source, a busy FCM
+    /// tried again when it says, a refusal logged.
+    static func outcome(of delivery: FCMDelivery, to device: AppDevice, source: AppDeviceSource?, app: Application) async -> WorkOutcome {
+        switch delivery {
+        case .accepted:
+            Counter(label: "whatweeat_app_push_sent_total").increment()
+            return .done
+        case .gone(let reason):
+            do {
+                try await source?.forget(app, device)
+            } catch {
+                return .failed(reason: "forgetting a gone token: \(error)", after: nil)
+            }
+            Counter(label: "whatweeat_app_push_removed_total").increment()
+            app.logger.info("app push: FCM says the token is gone; forgotten", metadata: ["reason": "\(reason)", "source": "\(device.source)"])
+            return .done
+        case .later(let retryAfter):
+            Counter(label: "whatweeat_app_push_failed_total").increment()
+            await app.tally(.pushFailed)
+            return .failed(reason: "FCM busy or unreachable", after: retryAfter)
+        case .refused(let status, let reason):
+            Counter(label: "whatweeat_app_push_failed_total").increment()
+            await app.tally(.pushFailed)
+            app.logger.warning("app push: refused by FCM", metadata: ["status": "\(status)", "reason": "\(reason)", "project": "\(device.project)"])
+            return .done
+        case .noAccount:
+            app.logger.notice("app push: no service account for the install's project", metadata: ["project": "\(device.project)"])
+            return .done
         }
     }
 

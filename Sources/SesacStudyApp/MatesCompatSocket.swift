@@ -219,6 +219,11 @@ struct MatesCompatSocket: SocketIOHandler {
                                              from: uids[line.from] ?? line.from.uuidString.lowercased(), to: uid)
                         guard let value = try? SocketIOValue(encoding: chat) else { continue }
                         await client.emit(Self.chatEvent, [value])
+                        // Delivered to an open chat (the apps connect on their chat screen): read,
+                        // so neither the inbox nor a push tells of it again (issue 60).
+                        if let match = try? await service.mates.match(line.match, for: account) {
+                            _ = try? await service.mates.markRead(match, upTo: line.id, by: account)
+                        }
                     }
                     return false
                 }

@@ -161,6 +161,13 @@ final class MatesCompatSocketTests: XCTestCase {
             XCTAssertEqual(heard.first?["createdAt"] as? String, sentObject["createdAt"] as? String)
             let echoed = try await chatEvents(bSocket)
             XCTAssertTrue(echoed.isEmpty, "the sender's socket hears nothing of its own line")
+            // Heard on an open chat: read, so no inbox entry or push tells of it later.
+            let aUser = try await AppUserStore(database: app.db).appUser(a.uid)
+            let aAccount = try XCTUnwrap(aUser).userID
+            let newest = try await MatesStore(database: app.db, application: app).newestMatch(of: aAccount)
+            let match = try XCTUnwrap(newest)
+            let unread = try await MatesService(database: app.db, application: app).unreadCount(in: match, for: aAccount)
+            XCTAssertEqual(unread, 0, "a line the app's socket delivered is read")
             await aSocket.close()
             await bSocket.close()
         }

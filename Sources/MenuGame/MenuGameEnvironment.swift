@@ -21,8 +21,10 @@ package struct MenuGameEnvironment: FeatureEnvironment {
     let savedDislikes: PersonMemory<Set<Flavor>?>
     let pinsSeen: PINsSeenOnNetworks
     let publicURL: String
+    /// Restaurants near a menu: Kakao Local (when set up), its kept answers and look-up budget.
+    let nearby: NearbyRestaurants
 
-    init(now: @escaping Now, events: any EventBus, logger: Logger, publicURL: String) {
+    init(now: @escaping Now, events: any EventBus, logger: Logger, publicURL: String, nearby: NearbyRestaurants) {
         self.now = now
         self.events = events
         self.logger = logger
@@ -32,6 +34,7 @@ package struct MenuGameEnvironment: FeatureEnvironment {
         self.savedDislikes = PersonMemory(topic: "menu_game.saved-dislikes", lifetime: 300)
         self.pinsSeen = PINsSeenOnNetworks()
         self.publicURL = publicURL
+        self.nearby = nearby
     }
 }
 

@@ -10,8 +10,15 @@ package enum MenuGameFeature: Feature {
     package static let seeders: [any Seeder] = [MenuSeeder()]
     package static let homeCard: HomeCard? = HomeCard(position: 1, emoji: "🎴", key: "menu_game", path: PlayPath.home())
 
+    package static var settingsSections: [any SettingsSection.Type] { [KakaoLocalSettings.self] }
+
     package static func configure(_ app: Application, settings: Settings) async throws {
-        app.menuGameEnvironment = MenuGameEnvironment(now: app.siteClock, events: app.events, logger: app.logger, publicURL: settings.publicURL)
+        // Kakao look-ups: 30 a minute a network (a class looks up its few squares once; answers are kept).
+        let nearby = NearbyRestaurants(kakao: KakaoLocal(settings: settings.kakao, client: app.client),
+                                       budget: NetworkBudget(name: "menu_game_nearby", limit: 30, window: 60, shared: app.sharedBudgets, clock: app.siteClock))
+        app.menuGameEnvironment = MenuGameEnvironment(now: app.siteClock, events: app.events, logger: app.logger, publicURL: settings.publicURL,
+                                                      nearby: nearby)
+        app.readinessDetail("kakao_local") { app in app.menuGameEnvironment.nearby.kakao == nil ? "off: no KAKAO_REST_API_KEY" : "on" }
         AppMetrics.countersStartAtZero(["whatweeat_menu_groups_closed_total"])
         MenuStore.follow(app)
         // The 우리뭐먹지 app's players take the result's push (`tellAppPlayers`); FCM's "gone" forgets a token.

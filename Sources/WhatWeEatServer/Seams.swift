@@ -1,3 +1,5 @@
+import BurgerMap
+import Fluent
 import Mates
 import MenuGame
 import Platform
@@ -15,5 +17,15 @@ package enum Seams {
             },
             link: { PlayPath.group($0) }
         )
+        // A burger menu's places near the person start with the burger map's own.
+        app.ownPlacesNearby = OwnPlacesNearby { app, menu, point in
+            guard NearbyRules.isBurger(ko: menu.name.ko, en: menu.name.en, slug: menu.id) else { return [] }
+            return try await BurgerMapService(database: app.db, application: app)
+                .nearest(to: point, within: Double(NearbyRules.searchRadiusMeters), limit: NearbyRules.listSize).map { found in
+                    NearbyPlace(name: found.place.name, distanceMeters: Int(found.meters.rounded()), address: found.place.address, phone: found.place.phone,
+                                url: app.settings.publicURL + BurgerMapService.placePath(found.place.id), lat: found.place.lat, lon: found.place.lon,
+                                source: "burger_map")
+                }
+        }
     }
 }

@@ -130,6 +130,22 @@ package struct BurgerMapService {
             .sorted { $0.coordinate.distanceMeters(to: point) < $1.coordinate.distanceMeters(to: point) }
     }
 
+    /// Our places within `meters` of `point`, nearest first, at most `limit` (from memory): what
+    /// the menu game lists first for a burger menu.
+    package func nearest(to point: Coordinate, within meters: Double, limit: Int) async throws -> [(place: PlaceIndex.Entry, meters: Double)] {
+        let index = try await loadedIndex()
+        var found: [(place: PlaceIndex.Entry, meters: Double)] = []
+        for entry in index.entries(in: point.box(radiusMeters: meters)) {
+            let distance = Coordinate(unchecked: entry.lat, entry.lon).distanceMeters(to: point)
+            if distance <= meters { found.append((entry, distance)) }
+        }
+        found.sort { $0.meters < $1.meters }
+        return Array(found.prefix(limit))
+    }
+
+    /// A place's page on this site.
+    package static func placePath(_ id: UUID) -> String { MapPath.place(id) }
+
     /// The places in a map box, best ranked first, or their clusters when there are too many.
     /// Without search words the answer comes from memory (`PlaceIndex`).
     package func places(in box: BoundingBox, matching query: String?) async throws -> PlacesInBox {

@@ -167,3 +167,19 @@ extension MenuGameAPI.MenuInput {
         if expense != nil { menu.expense = expense }
     }
 }
+
+/// `GET /api/v1/menu-game/menus/{menu}/nearby`.
+struct NearbyResponse: Content {
+    struct Links: Content {
+        let kakaoMap: String
+        let naverMap: String
+    }
+    let menu: String
+    /// The menu's name in the reader's language.
+    let name: String
+    let places: [NearbyPlace]
+    /// `ok`, `off` (no Kakao key), `busy` (the network's look-ups are spent for a minute), `unavailable`.
+    let kakao: NearbyKakao
+    /// The map apps' searches for the menu, for what the list does not hold.
+    let links: Links
+}

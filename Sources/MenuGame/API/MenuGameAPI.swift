@@ -10,6 +10,7 @@ struct MenuGameAPI: RouteCollection {
         game.get("menus", use: listMenus)
         game.get("menus", "random", use: randomMenu)
         game.get("menus", ":menu", use: readMenu)
+        game.get("menus", ":menu", "nearby", use: nearby)
         game.post("menus", use: createMenu)
         game.patch("menus", ":menu", use: updateMenu)
         game.delete("menus", ":menu", use: retireMenu)
@@ -42,6 +43,24 @@ struct MenuGameAPI: RouteCollection {
     func readMenu(req: Request) async throws -> MenuResponse {
         let menu = try await req.menuGame.menu(slug: req.parameters.get("menu") ?? "")
         return MenuResponse(menu, imageURL: req.menuGame.imageURL(for: menu), language: req.language)
+    }
+
+    /// The places to eat a menu at near `lat`,`lon`, nearest first (ours first for a burger), and
+    /// the map apps' searches for it.
+    func nearby(req: Request) async throws -> NearbyResponse {
+        func number(_ name: String) throws -> Double {
+            guard let raw = req.queryValue(name) else { throw AppError.badRequest("missing_field", ["field": name]) }
+            guard let value = Double(raw) else { throw AppError.badRequest("invalid_number", ["field": name]) }
+            return value
+        }
+        let lat = try number("lat"), lon = try number("lon")
+        let point: Coordinate
+        do { point = try Coordinate(lat: lat, lon: lon) } catch { throw AppError.invalid("invalid_coordinate") }
+        let game = req.menuGame
+        let menu = try await game.menu(slug: req.parameters.get("menu") ?? "")
+        let list = await game.nearby(menu, at: point, network: req.clientNetwork)
+        return NearbyResponse(menu: menu.id, name: menu.name[req.language], places: list.places, kakao: list.kakao,
+                              links: .init(kakaoMap: ElsewhereMaps.kakaoSearch(menu.name.ko), naverMap: ElsewhereMaps.naverSearch(menu.name.ko)))
     }
 
     func createMenu(req: Request) async throws -> Response {

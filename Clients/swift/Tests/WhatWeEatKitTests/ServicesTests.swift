@@ -36,6 +36,24 @@ final class ServicesTests: XCTestCase {
         XCTAssertGreaterThan(pagesRead, 0)
     }
 
+    /// Places to eat a menu near a position (issue 60): on a server without a Kakao key, the
+    /// burger map's own for a burger menu, nearest first, and the map apps' searches.
+    func testPlacesNearAMenu() async throws {
+        let app = try ServerUnderTest.client()
+        let burger = try await app.api.menuNearby(path: .init(menu: "hamburger"), query: .init(lat: 37.4998, lon: 127.0289)).ok.body.json
+        XCTAssertEqual(burger.kakao.rawValue, "off")
+        XCTAssertFalse(burger.places.isEmpty)
+        XCTAssertTrue(burger.places.allSatisfy { $0.source.rawValue == "burger_map" })
+        XCTAssertEqual(burger.places.map(\.distanceMeters), burger.places.map(\.distanceMeters).sorted())
+        XCTAssertTrue(burger.links.kakaoMap.hasPrefix("https://map.kakao.com/"))
+        do {
+            _ = try await app.api.menuNearby(path: .init(menu: "hamburger"), query: .init(lat: 95, lon: 127))
+            XCTFail("a latitude past the pole")
+        } catch {
+            XCTAssertEqual(WhatWeEatError.from(error)?.code, "invalid_coordinate")
+        }
+    }
+
     func testAVisitorsCartByDevice() async throws {
         let app = try ServerUnderTest.client()
         let dishes = try await app.api.banchanSectionDishes(path: .init(section: .main), query: .init(limit: 10)).ok.body.json

@@ -2633,6 +2633,153 @@ extension Components {
                 case ja
             }
         }
+        /// - Remark: Generated from `#/components/schemas/MenuNearby`.
+        public struct MenuNearby: Codable, Hashable, Sendable {
+            /// The menu's id.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MenuNearby/menu`.
+            public var menu: Swift.String
+            /// The menu's name in the reader's language.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MenuNearby/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/MenuNearby/PlacesPayload`.
+            public struct PlacesPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/MenuNearby/PlacesPayload/name`.
+                public var name: Swift.String
+                /// - Remark: Generated from `#/components/schemas/MenuNearby/PlacesPayload/distanceMeters`.
+                public var distanceMeters: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/MenuNearby/PlacesPayload/address`.
+                public var address: Swift.String
+                /// - Remark: Generated from `#/components/schemas/MenuNearby/PlacesPayload/phone`.
+                public var phone: Swift.String?
+                /// The place's page: ours, or Kakao Map's.
+                ///
+                /// - Remark: Generated from `#/components/schemas/MenuNearby/PlacesPayload/url`.
+                public var url: Swift.String
+                /// - Remark: Generated from `#/components/schemas/MenuNearby/PlacesPayload/lat`.
+                public var lat: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/MenuNearby/PlacesPayload/lon`.
+                public var lon: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/MenuNearby/PlacesPayload/source`.
+                @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case burgerMap = "burger_map"
+                    case kakao = "kakao"
+                }
+                /// - Remark: Generated from `#/components/schemas/MenuNearby/PlacesPayload/source`.
+                public var source: Components.Schemas.MenuNearby.PlacesPayloadPayload.SourcePayload
+                /// Creates a new `PlacesPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - name:
+                ///   - distanceMeters:
+                ///   - address:
+                ///   - phone:
+                ///   - url: The place's page: ours, or Kakao Map's.
+                ///   - lat:
+                ///   - lon:
+                ///   - source:
+                public init(
+                    name: Swift.String,
+                    distanceMeters: Swift.Int,
+                    address: Swift.String,
+                    phone: Swift.String? = nil,
+                    url: Swift.String,
+                    lat: Swift.Double,
+                    lon: Swift.Double,
+                    source: Components.Schemas.MenuNearby.PlacesPayloadPayload.SourcePayload
+                ) {
+                    self.name = name
+                    self.distanceMeters = distanceMeters
+                    self.address = address
+                    self.phone = phone
+                    self.url = url
+                    self.lat = lat
+                    self.lon = lon
+                    self.source = source
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case name
+                    case distanceMeters
+                    case address
+                    case phone
+                    case url
+                    case lat
+                    case lon
+                    case source
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/MenuNearby/places`.
+            public typealias PlacesPayload = [Components.Schemas.MenuNearby.PlacesPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/MenuNearby/places`.
+            public var places: Components.Schemas.MenuNearby.PlacesPayload
+            /// `off`: no Kakao key; `busy`: the network's look-ups are spent for a minute.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MenuNearby/kakao`.
+            @frozen public enum KakaoPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case ok = "ok"
+                case off = "off"
+                case busy = "busy"
+                case unavailable = "unavailable"
+            }
+            /// `off`: no Kakao key; `busy`: the network's look-ups are spent for a minute.
+            ///
+            /// - Remark: Generated from `#/components/schemas/MenuNearby/kakao`.
+            public var kakao: Components.Schemas.MenuNearby.KakaoPayload
+            /// - Remark: Generated from `#/components/schemas/MenuNearby/links`.
+            public struct LinksPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/MenuNearby/links/kakaoMap`.
+                public var kakaoMap: Swift.String
+                /// - Remark: Generated from `#/components/schemas/MenuNearby/links/naverMap`.
+                public var naverMap: Swift.String
+                /// Creates a new `LinksPayload`.
+                ///
+                /// - Parameters:
+                ///   - kakaoMap:
+                ///   - naverMap:
+                public init(
+                    kakaoMap: Swift.String,
+                    naverMap: Swift.String
+                ) {
+                    self.kakaoMap = kakaoMap
+                    self.naverMap = naverMap
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case kakaoMap
+                    case naverMap
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/MenuNearby/links`.
+            public var links: Components.Schemas.MenuNearby.LinksPayload
+            /// Creates a new `MenuNearby`.
+            ///
+            /// - Parameters:
+            ///   - menu: The menu's id.
+            ///   - name: The menu's name in the reader's language.
+            ///   - places:
+            ///   - kakao: `off`: no Kakao key; `busy`: the network's look-ups are spent for a minute.
+            ///   - links:
+            public init(
+                menu: Swift.String,
+                name: Swift.String,
+                places: Components.Schemas.MenuNearby.PlacesPayload,
+                kakao: Components.Schemas.MenuNearby.KakaoPayload,
+                links: Components.Schemas.MenuNearby.LinksPayload
+            ) {
+                self.menu = menu
+                self.name = name
+                self.places = places
+                self.kakao = kakao
+                self.links = links
+            }
+            public enum CodingKeys: String, CodingKey {
+                case menu
+                case name
+                case places
+                case kakao
+                case links
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/Menu`.
         public struct Menu: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Menu/id`.

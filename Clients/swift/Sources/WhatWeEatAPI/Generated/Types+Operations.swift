@@ -6534,6 +6534,247 @@ public enum Operations {
             }
         }
     }
+    /// Places to eat the menu at near a position, nearest first.
+    ///
+    /// Our own places first where the menu is a burger (the burger map's), then restaurants Kakao
+    /// Local finds by the menu's Korean name within 2 km (with `KAKAO_REST_API_KEY`; one look-up
+    /// per menu and ~500 m square, kept ten minutes, 30 look-ups a minute a network). At most 10.
+    /// `kakao` says what Kakao did; the map apps' searches are always given.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/menu-game/menus/{menu}/nearby`.
+    /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/nearby/get(menuNearby)`.
+    public enum MenuNearby {
+        public static let id: Swift.String = "menuNearby"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/menu-game/menus/{menu}/nearby/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// The menu's id (slug), e.g. `kimchi-jjigae`.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/menu-game/menus/{menu}/nearby/GET/path/menu`.
+                public var menu: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - menu: The menu's id (slug), e.g. `kimchi-jjigae`.
+                public init(menu: Swift.String) {
+                    self.menu = menu
+                }
+            }
+            public var path: Operations.MenuNearby.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/menu-game/menus/{menu}/nearby/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/menu-game/menus/{menu}/nearby/GET/query/lat`.
+                public var lat: Swift.Double
+                /// - Remark: Generated from `#/paths/api/v1/menu-game/menus/{menu}/nearby/GET/query/lon`.
+                public var lon: Swift.Double
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - lat:
+                ///   - lon:
+                public init(
+                    lat: Swift.Double,
+                    lon: Swift.Double
+                ) {
+                    self.lat = lat
+                    self.lon = lon
+                }
+            }
+            public var query: Operations.MenuNearby.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/menu-game/menus/{menu}/nearby/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                /// ko (default), en or ja; q-values are honoured.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/menu-game/menus/{menu}/nearby/GET/header/Accept-Language`.
+                public var acceptLanguage: Components.Parameters.AcceptLanguage?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MenuNearby.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: ko (default), en or ja; q-values are honoured.
+                ///   - accept:
+                public init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MenuNearby.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.MenuNearby.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            public init(
+                path: Operations.MenuNearby.Input.Path,
+                query: Operations.MenuNearby.Input.Query,
+                headers: Operations.MenuNearby.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/menu-game/menus/{menu}/nearby/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/menu-game/menus/{menu}/nearby/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.MenuNearby)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.MenuNearby {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.MenuNearby.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.MenuNearby.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The places and the links.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/nearby/get(menuNearby)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.MenuNearby.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.MenuNearby.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/nearby/get(menuNearby)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/nearby/get(menuNearby)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Parsed but breaks a rule: `invalid_email`, `password_too_short`, `password_too_long`,
+            /// `invalid_nickname_length`, `invalid_nickname_characters`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/nearby/get(menuNearby)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Five ranked menus for one player, three keywords each.
     ///
     /// - Remark: HTTP `POST /api/v1/menu-game/solo`.

@@ -213,6 +213,17 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /api/v1/menu-game/menus/{menu}`.
     /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/delete(retireMenu)`.
     func retireMenu(_ input: Operations.RetireMenu.Input) async throws -> Operations.RetireMenu.Output
+    /// Places to eat the menu at near a position, nearest first.
+    ///
+    /// Our own places first where the menu is a burger (the burger map's), then restaurants Kakao
+    /// Local finds by the menu's Korean name within 2 km (with `KAKAO_REST_API_KEY`; one look-up
+    /// per menu and ~500 m square, kept ten minutes, 30 look-ups a minute a network). At most 10.
+    /// `kakao` says what Kakao did; the map apps' searches are always given.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/menu-game/menus/{menu}/nearby`.
+    /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/nearby/get(menuNearby)`.
+    func menuNearby(_ input: Operations.MenuNearby.Input) async throws -> Operations.MenuNearby.Output
     /// Five ranked menus for one player, three keywords each.
     ///
     /// - Remark: HTTP `POST /api/v1/menu-game/solo`.
@@ -1229,6 +1240,27 @@ extension APIProtocol {
     ) async throws -> Operations.RetireMenu.Output {
         try await retireMenu(Operations.RetireMenu.Input(
             path: path,
+            headers: headers
+        ))
+    }
+    /// Places to eat the menu at near a position, nearest first.
+    ///
+    /// Our own places first where the menu is a burger (the burger map's), then restaurants Kakao
+    /// Local finds by the menu's Korean name within 2 km (with `KAKAO_REST_API_KEY`; one look-up
+    /// per menu and ~500 m square, kept ten minutes, 30 look-ups a minute a network). At most 10.
+    /// `kakao` says what Kakao did; the map apps' searches are always given.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/menu-game/menus/{menu}/nearby`.
+    /// - Remark: Generated from `#/paths//api/v1/menu-game/menus/{menu}/nearby/get(menuNearby)`.
+    public func menuNearby(
+        path: Operations.MenuNearby.Input.Path,
+        query: Operations.MenuNearby.Input.Query,
+        headers: Operations.MenuNearby.Input.Headers = .init()
+    ) async throws -> Operations.MenuNearby.Output {
+        try await menuNearby(Operations.MenuNearby.Input(
+            path: path,
+            query: query,
             headers: headers
         ))
     }

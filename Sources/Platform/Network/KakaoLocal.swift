@@ -1,0 +1,134 @@
+package import Foundation
+import NIOFoundationEssentialsCompat
+package import Vapor
+
+/// `KAKAO_REST_API_KEY` and `KAKAO_API_URL`: the Kakao Local API, which finds restaurants near a
+/// person by a menu's name (issue 60) and, later, addresses. `settings.kakao`. Without a key
+/// nothing is asked of Kakao: pages offer our own places and the map apps' links, as before.
+package struct KakaoLocalSettings: SettingsSection, Equatable {
+    /// The app's REST API key (Kakao Developers → 앱 키 → REST API 키); nil: off.
+    package var restAPIKey: String?
+    /// Where the API is (a test points it at its stand-in).
+    package var apiURL = "https://dapi.kakao.com"
+
+    package init() {}
+
+    package static func load(from environment: EnvironmentVariables) throws -> KakaoLocalSettings {
+        var settings = KakaoLocalSettings()
+        if let key = environment.value("KAKAO_REST_API_KEY"), !key.isEmpty {
+            guard key.utf8.count <= 128, key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+                throw SettingsError(variable: "KAKAO_REST_API_KEY", value: "(hidden)", expected: "a Kakao REST API key (letters and digits)")
+            }
+            settings.restAPIKey = key
+        }
+        if let url = environment.value("KAKAO_API_URL") {
+            guard let parsed = URL(string: url), parsed.scheme == "https" || parsed.scheme == "http", parsed.host != nil else {
+                throw SettingsError(variable: "KAKAO_API_URL", value: url, expected: "an http(s) URL such as https://dapi.kakao.com")
+            }
+            settings.apiURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+        }
+        return settings
+    }
+
+    /// The key would cross in clear to another machine.
+    package func productionProblem(in settings: Settings) -> SettingsError? {
+        Settings.cleartextProblem("KAKAO_API_URL", url: apiURL)
+    }
+}
+
+extension Settings {
+    package var kakao: KakaoLocalSettings {
+        get { self[section: KakaoLocalSettings.self] }
+        set { self[section: KakaoLocalSettings.self] = newValue }
+    }
+}
+
+/// A place as Kakao Local answers it.
+package struct KakaoPlace: Codable, Sendable, Equatable {
+    package let id: String
+    package let name: String
+    /// `음식점 > 한식 > 찌개,전골`.
+    package let category: String
+    package let phone: String
+    /// The lot-number address, and the road address when Kakao has one.
+    package let address: String
+    package let roadAddress: String
+    /// The place's page on Kakao Map.
+    package let url: String
+    package let coordinate: Coordinate
+
+    package init(id: String, name: String, category: String, phone: String, address: String, roadAddress: String, url: String, coordinate: Coordinate) {
+        self.id = id
+        self.name = name
+        self.category = category
+        self.phone = phone
+        self.address = address
+        self.roadAddress = roadAddress
+        self.url = url
+        self.coordinate = coordinate
+    }
+}
+
+/// Kakao said no, or said nothing readable: the caller falls back to what it shows without Kakao.
+package struct KakaoLocalFailure: Error, Equatable {
+    package let status: Int
+}
+
+/// A client of Kakao Local's keyword search (`GET /v2/local/search/keyword.json`, with
+/// `Authorization: KakaoAK {key}`): restaurants (category `FD6`) matching a query within a radius,
+/// nearest first.
+package struct KakaoLocal: Sendable {
+    let client: any Client
+    let key: String
+    let apiURL: String
+
+    /// Nil without a key.
+    package init?(settings: KakaoLocalSettings, client: any Client) {
+        guard let key = settings.restAPIKey else { return nil }
+        self.client = client
+        self.key = key
+        self.apiURL = settings.apiURL
+    }
+
+    /// The restaurants matching `query` within `radius` metres (at most 20 000) of `point`,
+    /// nearest first, one page of at most 15.
+    package func restaurants(matching query: String, near point: Coordinate, radius: Int) async throws -> [KakaoPlace] {
+        var components = URLComponents(string: apiURL + "/v2/local/search/keyword.json")
+        components?.queryItems = [
+            URLQueryItem(name: "query", value: query), URLQueryItem(name: "category_group_code", value: "FD6"),
+            URLQueryItem(name: "x", value: String(point.lon)), URLQueryItem(name: "y", value: String(point.lat)),
+            URLQueryItem(name: "radius", value: String(min(max(radius, 0), 20_000))), URLQueryItem(name: "sort", value: "distance"),
+            URLQueryItem(name: "size", value: "15"),
+        ]
+        guard let url = components?.url?.absoluteString else { throw KakaoLocalFailure(status: 0) }
+        let response = try await client.get(URI(string: url), headers: ["Authorization": "KakaoAK \(key)"])
+        guard response.status == .ok, let body = response.body else { throw KakaoLocalFailure(status: Int(response.status.code)) }
+        return try Self.places(in: Data(buffer: body))
+    }
+
+    /// The places of a keyword search's JSON (its `documents`); a document without a readable
+    /// position is left out.
+    package static func places(in json: Data) throws -> [KakaoPlace] {
+        struct Answer: Decodable {
+            struct Document: Decodable {
+                let id: String
+                let place_name: String
+                let category_name: String?
+                let phone: String?
+                let address_name: String?
+                let road_address_name: String?
+                let place_url: String?
+                let x: String
+                let y: String
+            }
+            let documents: [Document]
+        }
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: json) else { throw KakaoLocalFailure(status: 200) }
+        return answer.documents.compactMap { document in
+            guard let lon = Double(document.x), let lat = Double(document.y), let coordinate = try? Coordinate(lat: lat, lon: lon) else { return nil }
+            return KakaoPlace(id: document.id, name: document.place_name, category: document.category_name ?? "", phone: document.phone ?? "",
+                              address: document.address_name ?? "", roadAddress: document.road_address_name ?? "",
+                              url: document.place_url ?? "https://place.map.kakao.com/\(document.id)", coordinate: coordinate)
+        }
+    }
+}

@@ -402,3 +402,96 @@ def test_network_trouble_then_retry_without_reload(server, browser):
     wait_for(browser, lambda d: d.find_element(By.ID, "random-question").text != question)
     assert browser.execute_script("return window.__sameDocument === true")   # recovered in place
     shot(browser, "02-recovered")
+
+
+class KakaoStandIn:
+    """Kakao Local's keyword search as its documentation writes the answer: for any query, two
+    restaurants named after it near where it was asked (300 m north and 1.5 km east), for a key."""
+
+    KEY = "e2ekakaokey0123"
+
+    def __init__(self):
+        import http.server
+        import json
+        import threading
+        import urllib.parse
+
+        stand_in = self
+        self.asked = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                url = urllib.parse.urlparse(self.path)
+                query = dict(urllib.parse.parse_qsl(url.query))
+                if url.path != "/v2/local/search/keyword.json" or self.headers.get("Authorization") != f"KakaoAK {KakaoStandIn.KEY}":
+                    self.send_response(401)
+                    self.end_headers()
+                    return
+                stand_in.asked.append(query)
+                x, y, name = float(query["x"]), float(query["y"]), query["query"]
+                documents = [
+                    {"id": "9001", "place_name": f"{name} 명가", "category_name": "음식점 > 한식", "phone": "02-123-4567",
+                     "address_name": "서울 중구 태평로1가 31", "road_address_name": "서울 중구 세종대로 110",
+                     "x": str(x), "y": str(y + 0.0027), "place_url": "http://place.map.kakao.com/9001", "distance": "300"},
+                    {"id": "9002", "place_name": f"동쪽 {name}", "category_name": "음식점", "phone": "",
+                     "address_name": "서울 중구 을지로 2", "road_address_name": "", "x": str(x + 0.017), "y": str(y),
+                     "place_url": "http://place.map.kakao.com/9002", "distance": "1500"},
+                ]
+                body = json.dumps({"meta": {"total_count": 2, "pageable_count": 2, "is_end": True}, "documents": documents}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json;charset=UTF-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+
+
+def test_places_to_eat_the_result_near_the_person(browser):
+    """Issue 60: the result lists restaurants near the person, found by the menu's name, nearest
+    first with their distances in the page's language; asked at once when the browser already may
+    tell where it is."""
+    from conftest import Server, allow_location
+
+    kakao = KakaoStandIn()
+    server = Server(KAKAO_REST_API_KEY=KakaoStandIn.KEY, KAKAO_API_URL=kakao.url)
+    server.start()
+    try:
+        allow_location(browser, server, 37.5665, 126.9780)
+        onboard(browser, server)
+        browser.get(server.url + "/play/solo/game")
+        play_cards(browser, ALL_DONT_CARE)
+        wait_for(browser, EC.url_contains("/play/result"))
+        wait_for(browser, lambda d: d.find_element(By.ID, "result-name").text != "")
+        menu = browser.find_element(By.ID, "result-name").text
+        items = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#nearby-places li") or False, timeout=15)
+        assert len(items) == 2
+        names = [item.find_element(By.CSS_SELECTOR, ".nearby-place-name").text for item in items]
+        distances = [item.find_element(By.CSS_SELECTOR, ".nearby-place-distance").text for item in items]
+        assert names[0].endswith("명가") and names[1].startswith("동쪽"), names
+        assert distances[0].endswith("m") and "km" in distances[1], distances
+        assert items[0].find_element(By.CSS_SELECTOR, ".nearby-place-name").get_attribute("href") == "http://place.map.kakao.com/9001"
+        assert items[0].find_element(By.CSS_SELECTOR, ".nearby-place-phone").get_attribute("href") == "tel:021234567"
+        assert not browser.find_element(By.ID, "nearby-locate").is_displayed(), "the position was known: no button to ask"
+        assert kakao.asked and kakao.asked[0]["category_group_code"] == "FD6"
+        assert no_horizontal_overflow(browser)
+        browser.execute_script("document.getElementById('nearby-places-section').scrollIntoView()")
+        shot(browser, "nearby-01-places-near-the-result")
+
+        # The next rank lists its own menu's places.
+        browser.execute_script("document.getElementById('next-rank').scrollIntoView({block: 'center'})")
+        click(browser, "#next-rank")
+        wait_for(browser, lambda d: d.find_element(By.ID, "result-name").text != menu)
+        second = browser.find_element(By.ID, "result-name").text
+        wait_for(browser, lambda d: any(second.split()[0] in e.text for e in d.find_elements(By.CSS_SELECTOR, "#nearby-places .nearby-place-name")))
+    finally:
+        server.cleanup()
+        kakao.stop()

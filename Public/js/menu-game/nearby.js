@@ -102,3 +102,85 @@ export async function showNearby(query, { primary, kakao, naver, ourMapLabel, el
   const [position, count] = await Promise.all([knownPosition(), ourPlaces(query)]);
   draw(position, count);
 }
+
+/** The position, asking the person (the browser's prompt): for their tap on "find places near me". */
+export function askPosition() {
+  return new Promise((resolve) => {
+    if (!navigator.geolocation) { resolve(null); return; }
+    navigator.geolocation.getCurrentPosition(
+      (found) => resolve({ lat: found.coords.latitude, lng: found.coords.longitude }),
+      () => resolve(null), { maximumAge: 5 * 60 * 1000, timeout: 10000 });
+  });
+}
+
+/** A distance as the reader's language writes it: metres under a kilometre, else kilometres. */
+export function distanceText(meters, locale = document.documentElement.lang || 'ko') {
+  if (meters < 1000) {
+    return new Intl.NumberFormat(locale, { style: 'unit', unit: 'meter', maximumFractionDigits: 0 }).format(Math.round(meters / 10) * 10);
+  }
+  return new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilometer', maximumFractionDigits: 1 }).format(meters / 1000);
+}
+
+/** The places to eat `menuID` near `position` (ours first for a burger, then Kakao's), or null
+ * when the server could not say. */
+export async function placesNear(menuID, position) {
+  try {
+    const url = `/api/v1/menu-game/menus/${encodeURIComponent(menuID)}/nearby?lat=${position.lat.toFixed(6)}&lon=${position.lng.toFixed(6)}`;
+    const response = await fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+    return response.ok ? await response.json() : null;
+  } catch {
+    return null;
+  }
+}
+
+let listed = 0;
+
+/**
+ * Lists the places to eat `menuID` near `position` in `list` (name and page, distance, address,
+ * phone), our own marked; `empty` says when there are none (or when they could not be read). The
+ * answer of a menu asked before a newer one is dropped.
+ */
+export async function listPlaces(menuID, position, { section, list, empty, t }) {
+  const mine = ++listed;
+  const answer = await placesNear(menuID, position);
+  if (mine !== listed) return;
+  const places = answer?.places ?? [];
+  list.replaceChildren(...places.map((place) => {
+    const item = document.createElement('li');
+    item.className = `nearby-place nearby-place-${place.source}`;
+    const link = document.createElement('a');
+    link.href = place.url;
+    link.className = 'nearby-place-name';
+    link.textContent = place.name;
+    if (place.source !== 'burger_map') link.rel = 'noopener';
+    const distance = document.createElement('span');
+    distance.className = 'nearby-place-distance';
+    distance.textContent = distanceText(place.distanceMeters);
+    const heading = document.createElement('p');
+    heading.className = 'nearby-place-heading';
+    heading.append(link, ' ', distance);
+    if (place.source === 'burger_map') {
+      const ours = document.createElement('span');
+      ours.className = 'badge';
+      ours.textContent = t('menu_game.nearby.ours');
+      heading.append(' ', ours);
+    }
+    const address = document.createElement('p');
+    address.className = 'nearby-place-address';
+    address.textContent = place.address;
+    item.append(heading, address);
+    if (place.phone) {
+      const call = document.createElement('a');
+      call.href = `tel:${place.phone.replace(/[^0-9+]/g, '')}`;
+      call.className = 'nearby-place-phone';
+      call.textContent = `📞 ${place.phone}`;
+      call.setAttribute('aria-label', `${t('menu_game.nearby.call')} ${place.name} ${place.phone}`);
+      item.append(call);
+    }
+    return item;
+  }));
+  empty.textContent = answer ? empty.dataset.none ?? empty.textContent : t('menu_game.nearby.unavailable');
+  empty.hidden = places.length > 0;
+  section.hidden = false;
+}
+

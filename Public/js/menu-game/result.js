@@ -5,7 +5,7 @@
 import { config, t } from '../shared/config.js';
 import { flash, share } from '../shared/dom.js';
 import { imagePath, nameSizeClass } from './common.js';
-import { followAppLinks, showNearby } from './nearby.js';
+import { askPosition, followAppLinks, knownPosition, listPlaces, showNearby } from './nearby.js';
 
 const result = config.mode === 'group' ? config.result : JSON.parse(sessionStorage.getItem('wwe.soloResult') || 'null');
 const view = document.getElementById('result-view');
@@ -19,6 +19,13 @@ const nearby = document.getElementById('find-nearby');
 const nearbyKakao = document.getElementById('nearby-kakao');
 const nearbyNaver = document.getElementById('nearby-naver');
 const nearbyElsewhere = document.getElementById('nearby-elsewhere');
+const nearbyLocate = document.getElementById('nearby-locate');
+const placesSection = document.getElementById('nearby-places-section');
+const placesList = document.getElementById('nearby-places');
+const placesEmpty = document.getElementById('nearby-places-empty');
+placesEmpty.dataset.none = placesEmpty.textContent;
+/** Where the person is, once known: the list follows the menu shown. */
+let position = null;
 const shareButton = document.getElementById('share-result');
 const shareStatus = document.getElementById('share-status');
 const firstLabel = rankLabel.textContent;
@@ -45,6 +52,7 @@ function show() {
     ourMapLabel: (count) => t('menu_game.nearby.our_map', { count }),
     elsewhereLabel: t('menu_game.result.find_nearby'),
   });
+  if (position) listPlaces(menu.id, position, { section: placesSection, list: placesList, empty: placesEmpty, t });
   const left = lastRank - rank;
   nextRank.hidden = left <= 0;
   nextRank.textContent = t('menu_game.result.next_rank', { left });
@@ -52,7 +60,7 @@ function show() {
 
 if (!result?.menus?.length) {
   document.getElementById('result-missing').hidden = false;
-  for (const element of [rankLabel, image.parentElement, nextRank, nearby, nearbyElsewhere, shareButton]) element.hidden = true;
+  for (const element of [rankLabel, image.parentElement, nextRank, nearby, nearbyElsewhere, nearbyLocate, shareButton]) element.hidden = true;
 } else {
   followAppLinks(view);
   if (config.mode === 'group') {
@@ -73,6 +81,21 @@ if (!result?.menus?.length) {
       url: `${location.origin}/play/menus/${encodeURIComponent(menu.id)}`,
     });
     if (outcome === 'copied') flash(shareStatus, t('menu_game.result.copied'));
+  });
+  nearbyLocate.addEventListener('click', async () => {
+    nearbyLocate.disabled = true;
+    position = await askPosition();
+    nearbyLocate.disabled = false;
+    if (!position) return;
+    nearbyLocate.hidden = true;
+    listPlaces(result.menus[rank].id, position, { section: placesSection, list: placesList, empty: placesEmpty, t });
+  });
+  // A browser that already may tell where the person is: the list at once, no prompt.
+  knownPosition().then((known) => {
+    if (!known) return;
+    position = known;
+    nearbyLocate.hidden = true;
+    listPlaces(result.menus[rank].id, position, { section: placesSection, list: placesList, empty: placesEmpty, t });
   });
   name.tabIndex = -1;
   show();

@@ -215,6 +215,7 @@ extension MenuGamePages {
         "menu_game.result.next_rank", "menu_game.result.rank", "menu_game.result.players", "menu_game.result.share_text",
         "menu_game.result.copied", "menu_game.together.copied", "menu_game.together.wrong_pin", "menu_game.home.question",
         "menu_game.game.submitting", "menu_game.wait.live", "menu_game.wait.polling", "menu_game.nearby.our_map", "menu_game.result.find_nearby",
+        "menu_game.nearby.ours", "menu_game.nearby.call", "menu_game.nearby.unavailable",
     ]
 
     static func scriptStrings(_ req: Request) -> [String: String] {

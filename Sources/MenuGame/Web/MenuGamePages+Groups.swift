@@ -267,6 +267,18 @@ extension MenuGamePages {
         return response
     }
 
+    /// Places to eat the menu near the person (`GET …/menus/{menu}/nearby`), filled by the script
+    /// once the browser may tell where they are: at once when it already may, else on the button.
+    static func nearbyPlaces(_ req: Request) -> Node<HTML.BodyContext> {
+        let locate: Node<HTML.BodyContext> = .button(.type(.button), .class("button wide"), .id("nearby-locate"),
+                                                     .text("🧭 " + req.t("menu_game.nearby.locate")))
+        let title: Node<HTML.BodyContext> = .h2(.class("nearby-places-title"), .id("nearby-places-title"), .text(req.t("menu_game.nearby.title")))
+        let empty: Node<HTML.BodyContext> = .p(.class("nearby-places-empty"), .id("nearby-places-empty"), .hidden(true), .text(req.t("menu_game.nearby.none")))
+        let section: Node<HTML.BodyContext> = .section(.class("nearby-places-section"), .id("nearby-places-section"), .hidden(true),
+                                                       .ariaLabelledBy("nearby-places-title"), title, .ol(.class("nearby-places"), .id("nearby-places")), empty)
+        return .group(locate, section)
+    }
+
     /// The result screen: the script fills it from the group's frozen results (in the page) or
     /// from the solo game the browser just played (kept in its session storage).
     func resultPage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?, result: PageConfig.Encoded?) -> Response {
@@ -278,6 +290,7 @@ extension MenuGamePages {
             .button(.type(.button), .class("button wide"), .id("next-rank"), .text(req.t("menu_game.result.next_rank", ["left": "2"]))),
             .a(.class("button primary wide"), .id("find-nearby"), .href("/map"), .text("📍 " + req.t("menu_game.result.find_nearby"))),
             ElsewhereMaps.links(req, query: nil),
+            Self.nearbyPlaces(req),
             .button(.type(.button), .class("button wide"), .id("share-result"), .text("🔗 " + req.t("menu_game.result.share"))),
             .p(.class("copy-status"), .id("share-status"), .role("status")),
             .a(.class("link-button"), .id("play-again"), .href(again), .text("↺ " + req.t("menu_game.result.again")))

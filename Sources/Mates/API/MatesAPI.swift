@@ -94,12 +94,7 @@ struct MatesAPI: RouteCollection {
     }
 
     func nearby(req: Request) async throws -> Response {
-        func number(_ name: String) throws -> Double {
-            guard let raw = req.queryValue(name) else { throw AppError.badRequest("missing_field", ["field": name]) }
-            guard let value = Double(raw) else { throw AppError.badRequest("invalid_number", ["field": name]) }
-            return value
-        }
-        let point = try coordinate(try number("lat"), try number("lon"))
+        let point = try coordinate(try req.queryNumber("lat"), try req.queryNumber("lon"))
         var limit = 50
         if let raw = req.queryValue("limit") {
             guard let parsed = Int(raw), (1...CursorPageRequest.maxLimit).contains(parsed) else {

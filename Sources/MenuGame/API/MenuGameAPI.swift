@@ -48,12 +48,7 @@ struct MenuGameAPI: RouteCollection {
     /// The places to eat a menu at near `lat`,`lon`, nearest first (ours first for a burger), and
     /// the map apps' searches for it.
     func nearby(req: Request) async throws -> NearbyResponse {
-        func number(_ name: String) throws -> Double {
-            guard let raw = req.queryValue(name) else { throw AppError.badRequest("missing_field", ["field": name]) }
-            guard let value = Double(raw) else { throw AppError.badRequest("invalid_number", ["field": name]) }
-            return value
-        }
-        let lat = try number("lat"), lon = try number("lon")
+        let lat = try req.queryNumber("lat"), lon = try req.queryNumber("lon")
         let point: Coordinate
         do { point = try Coordinate(lat: lat, lon: lon) } catch { throw AppError.invalid("invalid_coordinate") }
         let game = req.menuGame

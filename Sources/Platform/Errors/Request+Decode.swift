@@ -41,6 +41,14 @@ extension Request {
         return nil
     }
 
+    /// A required number in the query (`lat`, `lon`): 400 `missing_field` without it, 400
+    /// `invalid_number` for anything but a number.
+    package func queryNumber(_ name: String) throws -> Double {
+        guard let raw = queryValue(name) else { throw AppError.badRequest("missing_field", ["field": name]) }
+        guard let value = Double(raw) else { throw AppError.badRequest("invalid_number", ["field": name]) }
+        return value
+    }
+
     /// A query component with `+` as a space and `%XX` escapes decoded; nil for a broken escape.
     /// Most components have neither and are taken as they are (Foundation's decoding was a tenth
     /// of `/nearby`, which reads three numbers).

@@ -19,6 +19,8 @@ package enum NotificationsFeature: Feature {
         // Each inbox entry is pushed to the recipient's browsers and app installs, from the durable work queue.
         PushDeliveries.register(in: app)
         AppPushes.register(in: app)
+        // Made now, while the site starts (reads while serving must not be the first use).
+        _ = app.appDeviceSources
         var appPush: FCMSender?
         if !settings.push.fcmAccounts.isEmpty {
             let client = WebPushSender.makeClient(on: app.eventLoopGroup)

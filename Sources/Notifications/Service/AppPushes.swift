@@ -61,7 +61,8 @@ package final class AppDeviceSources: Sendable {
 extension Application {
     private struct AppDeviceSourcesKey: StorageKey { typealias Value = AppDeviceSources }
 
-    /// The app layers whose installs take pushes.
+    /// The app layers whose installs take pushes. Made on first use, which is at start
+    /// (`NotificationsFeature.configure` and the layers' `configure`), never while serving.
     package var appDeviceSources: AppDeviceSources {
         if let sources = storage[AppDeviceSourcesKey.self] { return sources }
         let sources = AppDeviceSources()

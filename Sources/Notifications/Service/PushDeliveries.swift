@@ -94,11 +94,13 @@ package enum PushDeliveries {
     }
 
     static func notify(_ notify: Notify, app: Application) async throws {
-        guard try await Self.message(notify.notification, for: notify.recipient, app: app) != nil else { return }
-        // The recipient's app installs (FCM), each its own delivery.
-        _ = try await AppPushes.enqueue(notify.notification, for: notify.recipient, app: app)
         let store = PushStore(database: app.db)
         let subscriptions = try await store.subscriptions(of: notify.recipient)
+        // Nobody to push to (no browser, no FCM): the entry is not even read.
+        guard !subscriptions.isEmpty || app.notificationsEnvironment.appPush != nil,
+              try await Self.message(notify.notification, for: notify.recipient, app: app) != nil else { return }
+        // The recipient's app installs (FCM), each its own delivery.
+        _ = try await AppPushes.enqueue(notify.notification, for: notify.recipient, app: app)
         for subscription in subscriptions {
             try await app.workQueue.enqueue(deliverKind, Deliver(subscription: subscription.id, notification: notify.notification,
                                                                  recipient: notify.recipient), on: app.db)

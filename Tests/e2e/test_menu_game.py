@@ -492,6 +492,16 @@ def test_places_to_eat_the_result_near_the_person(browser):
         wait_for(browser, lambda d: d.find_element(By.ID, "result-name").text != menu)
         second = browser.find_element(By.ID, "result-name").text
         wait_for(browser, lambda d: any(second.split()[0] in e.text for e in d.find_elements(By.CSS_SELECTOR, "#nearby-places .nearby-place-name")))
+
+        # A shared menu's page lists them too, searched by the Korean name.
+        browser.get(server.url + "/play/menus/kimchi-jjigae")
+        shared = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#nearby-places .nearby-place-name") or False, timeout=15)
+        assert shared[0].text == "김치찌개 명가"
+        assert browser.find_element(By.ID, "nearby-kakao").get_attribute("href").endswith(
+            "/link/search/%EA%B9%80%EC%B9%98%EC%B0%8C%EA%B0%9C")
+        assert no_horizontal_overflow(browser)
+        browser.execute_script("document.getElementById('nearby-places-section').scrollIntoView()")
+        shot(browser, "nearby-02-a-shared-menu")
     finally:
         server.cleanup()
         kakao.stop()

@@ -210,6 +210,13 @@ extension MenuGamePages {
         return PageConfig.block(req, values: object)
     }
 
+    /// Only the scripts' text, for a page open to everyone that makes no device (a shared menu).
+    static func stringsConfig(_ req: Request) -> Node<HTML.BodyContext> {
+        PageConfig.block(req, values: [
+            "strings": req.application.pageFragments.json("menu_game.strings", language: req.language) { scriptStrings(req) },
+        ])
+    }
+
     /// Text the scripts show, in the page's language.
     static let scriptStringKeys = [
         "menu_game.result.next_rank", "menu_game.result.rank", "menu_game.result.players", "menu_game.result.share_text",

@@ -17,23 +17,25 @@ extension MenuGamePages {
         }
         let name = menu.name[req.language]
         let title = req.t("menu_game.share.title", ["name": name])
-        var extras = MenuGamePages.extras(req, tab: nil)
+        var extras = MenuGamePages.extras(req, tab: nil, scripts: [Self.script.shared])
         extras.preview = LinkPreview(title: "\(menu.emoji) \(title)", description: req.t("menu_game.share.description"),
                                      image: MenuImages.cardPath(menu), imageWidth: LinkPreview.appCard.width, imageHeight: LinkPreview.appCard.height,
                                      imageAlt: name)
-        return Layout.page(
-            req, title: name, extras: extras,
-            main: .section(
-                .class("card shared-menu stack"), .ariaLabelledBy("shared-menu-title"),
-                .img(.class("shared-menu-image"), .src(req.menuGame.imageURL(for: menu)), .alt(name), .width(240), .height(240)),
-                .h1(.id("shared-menu-title"), .text(title)),
-                .p(.class("lead"), .text(req.t("menu_game.share.description"))),
-                .a(.class("button primary wide"), .id("shared-menu-play"), .href(PlayPath.home()), .text("🎴 " + req.t("menu_game.share.play"))),
-                .a(.class("button wide"), .id("shared-menu-nearby"), .href(ElsewhereMaps.kakaoSearch(name)),
-                   .attribute(named: "rel", value: "noopener"), .text("📍 " + req.t("menu_game.result.find_nearby"))),
-                ElsewhereMaps.links(req, query: name)
-            )
+        // The map apps search Korean names: their places are Korean (a reader in English still finds 김치찌개).
+        let query = menu.name.ko
+        let card: Node<HTML.BodyContext> = .section(
+            .class("card shared-menu stack"), .id("shared-menu"), .ariaLabelledBy("shared-menu-title"),
+            .data(named: "menu", value: menu.id), .data(named: "query", value: query),
+            .img(.class("shared-menu-image"), .src(req.menuGame.imageURL(for: menu)), .alt(name), .width(240), .height(240)),
+            .h1(.id("shared-menu-title"), .text(title)),
+            .p(.class("lead"), .text(req.t("menu_game.share.description"))),
+            .a(.class("button primary wide"), .id("shared-menu-play"), .href(PlayPath.home()), .text("🎴 " + req.t("menu_game.share.play"))),
+            .a(.class("button wide"), .id("shared-menu-nearby"), .href(ElsewhereMaps.kakaoSearch(query)),
+               .attribute(named: "rel", value: "noopener"), .text("📍 " + req.t("menu_game.result.find_nearby"))),
+            ElsewhereMaps.links(req, query: query),
+            MenuGamePages.nearbyPlaces(req)
         )
+        return Layout.page(req, title: name, extras: extras, main: .group(card, MenuGamePages.stringsConfig(req)))
     }
 
     /// A group's invitation where its link is pasted: the PIN and what joining means.

@@ -15,7 +15,7 @@ struct MenuGamePages: RouteCollection {
     static let script = (
         game: "/js/menu-game/game.js", home: "/js/menu-game/home.js", together: "/js/menu-game/together.js",
         lobby: "/js/menu-game/lobby.js", wait: "/js/menu-game/wait.js", result: "/js/menu-game/result.js",
-        onboarding: "/js/menu-game/onboarding.js"
+        onboarding: "/js/menu-game/onboarding.js", shared: "/js/menu-game/shared.js"
     )
 
     func boot(routes: any RoutesBuilder) throws {

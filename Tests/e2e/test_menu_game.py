@@ -481,6 +481,10 @@ def test_places_to_eat_the_result_near_the_person(browser):
         assert items[0].find_element(By.CSS_SELECTOR, ".nearby-place-name").get_attribute("href") == "http://place.map.kakao.com/9001"
         assert items[0].find_element(By.CSS_SELECTOR, ".nearby-place-phone").get_attribute("href") == "tel:021234567"
         assert not browser.find_element(By.ID, "nearby-locate").is_displayed(), "the position was known: no button to ask"
+        # Their pins on a map above the list, numbered as the list is, and the person's position.
+        pins = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#nearby-map .nearby-pin") or False)
+        assert [p.text for p in pins] == ["1", "2"]
+        assert [item.get_attribute("data-pin") for item in items] == ["1", "2"]
         assert kakao.asked and kakao.asked[0]["category_group_code"] == "FD6"
         assert no_horizontal_overflow(browser)
         browser.execute_script("document.getElementById('nearby-places-section').scrollIntoView()")

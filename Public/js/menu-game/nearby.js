@@ -2,6 +2,9 @@
 // 카카오맵 and 네이버지도's search for the menu, through their public link formats — the app's
 // scheme on a phone (falling back to the mobile web page when no app answers), the web page
 // elsewhere — near the person when the browser already may tell where they are (never asked here).
+import { config } from '../shared/config.js';
+import { createMap, hasLeaflet } from '../shared/map.js';
+
 const APP_NAME = location.origin;
 
 /** Phones and tablets, where the map apps live. */
@@ -182,5 +185,41 @@ export async function listPlaces(menuID, position, { section, list, empty, t }) 
   empty.textContent = answer ? empty.dataset.none ?? empty.textContent : t('menu_game.nearby.unavailable');
   empty.hidden = places.length > 0;
   section.hidden = false;
+  pin(places, position, { list, t });
+}
+
+let pinsMap = null;
+let pinsLayer = null;
+
+/** Numbered pins of `places` on a small map above the list (the numbers the list shows too), and
+ * the person's position; nothing where the map library did not load. */
+function pin(places, position, { list, t }) {
+  const box = document.getElementById('nearby-map');
+  if (!box || !config.map?.leaflet || !hasLeaflet() || places.length === 0) {
+    if (box) box.hidden = true;
+    return;
+  }
+  const L = window.L;
+  box.hidden = false;
+  if (!pinsMap) pinsMap = createMap(box, config.map, { map: t('menu_game.nearby.map') });
+  pinsLayer?.remove();
+  pinsLayer = L.layerGroup().addTo(pinsMap);
+  const here = L.circleMarker([position.lat, position.lng], { radius: 7, color: '#1d4ed8', fillOpacity: 0.9 })
+    .bindTooltip(t('menu_game.nearby.here'));
+  here.addTo(pinsLayer);
+  const bounds = [[position.lat, position.lng]];
+  places.forEach((place, index) => {
+    const number = String(index + 1);
+    list.children[index]?.setAttribute('data-pin', number);
+    const icon = L.divIcon({ className: `nearby-pin nearby-pin-${place.source}`, html: `<span>${number}</span>`, iconSize: [28, 28] });
+    const marker = L.marker([place.lat, place.lon], { icon, title: place.name, alt: place.name, keyboard: true });
+    const link = document.createElement('a');
+    link.href = place.url;
+    link.textContent = place.name;
+    marker.bindPopup(link).addTo(pinsLayer);
+    bounds.push([place.lat, place.lon]);
+  });
+  pinsMap.invalidateSize();
+  pinsMap.fitBounds(bounds, { padding: [24, 24], maxZoom: 16 });
 }
 

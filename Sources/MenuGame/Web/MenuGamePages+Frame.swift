@@ -211,10 +211,12 @@ extension MenuGamePages {
     }
 
     /// Only the scripts' text, for a page open to everyone that makes no device (a shared menu).
-    static func stringsConfig(_ req: Request) -> Node<HTML.BodyContext> {
-        PageConfig.block(req, values: [
+    static func stringsConfig(_ req: Request, extra: [String: Any] = [:]) -> Node<HTML.BodyContext> {
+        var values: [String: Any] = [
             "strings": req.application.pageFragments.json("menu_game.strings", language: req.language) { scriptStrings(req) },
-        ])
+        ]
+        for (key, value) in extra { values[key] = value }
+        return PageConfig.block(req, values: values)
     }
 
     /// Text the scripts show, in the page's language.
@@ -222,7 +224,7 @@ extension MenuGamePages {
         "menu_game.result.next_rank", "menu_game.result.rank", "menu_game.result.players", "menu_game.result.share_text",
         "menu_game.result.copied", "menu_game.together.copied", "menu_game.together.wrong_pin", "menu_game.home.question",
         "menu_game.game.submitting", "menu_game.wait.live", "menu_game.wait.polling", "menu_game.nearby.our_map", "menu_game.result.find_nearby",
-        "menu_game.nearby.ours", "menu_game.nearby.call", "menu_game.nearby.unavailable",
+        "menu_game.nearby.ours", "menu_game.nearby.call", "menu_game.nearby.unavailable", "menu_game.nearby.map", "menu_game.nearby.here",
     ]
 
     static func scriptStrings(_ req: Request) -> [String: String] {

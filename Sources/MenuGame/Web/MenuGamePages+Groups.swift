@@ -274,9 +274,24 @@ extension MenuGamePages {
                                                      .text("🧭 " + req.t("menu_game.nearby.locate")))
         let title: Node<HTML.BodyContext> = .h2(.class("nearby-places-title"), .id("nearby-places-title"), .text(req.t("menu_game.nearby.title")))
         let empty: Node<HTML.BodyContext> = .p(.class("nearby-places-empty"), .id("nearby-places-empty"), .hidden(true), .text(req.t("menu_game.nearby.none")))
+        // The places' pins, where the map library loaded (else the list alone).
+        let map: Node<HTML.BodyContext> = .div(.class("nearby-map"), .id("nearby-map"), .hidden(true), .ariaLabel(req.t("menu_game.nearby.map")))
         let section: Node<HTML.BodyContext> = .section(.class("nearby-places-section"), .id("nearby-places-section"), .hidden(true),
-                                                       .ariaLabelledBy("nearby-places-title"), title, .ol(.class("nearby-places"), .id("nearby-places")), empty)
+                                                       .ariaLabelledBy("nearby-places-title"), title, map, .ol(.class("nearby-places"), .id("nearby-places")), empty)
         return .group(locate, section)
+    }
+
+    /// The map library's files for a page that pins places near the person.
+    static func withMapLibrary(_ req: Request, _ extras: PageExtras) -> PageExtras {
+        var extras = extras
+        extras.vendorStylesheets = req.application.mapLibrary.stylesheets
+        extras.vendorScripts = req.application.mapLibrary.scripts
+        return extras
+    }
+
+    /// `config.map` for the places' pins.
+    static func nearbyMap(_ req: Request) -> [String: Any] {
+        req.application.mapLibrary.configValue(center: MapLibrary.defaultCenter, zoom: 15)
     }
 
     /// The result screen: the script fills it from the group's frozen results (in the page) or
@@ -306,9 +321,10 @@ extension MenuGamePages {
             .p(.class("result-missing notice"), .id("result-missing"), .hidden(true), .text(req.t("menu_game.result.missing"))),
             actions
         )
+        extra["map"] = Self.nearbyMap(req)
         let response = Layout.page(
             req, title: req.t("menu_game.result.title"),
-            extras: MenuGamePages.extras(req, tab: pin == nil ? .solo : .together, scripts: [Self.script.result]),
+            extras: Self.withMapLibrary(req, MenuGamePages.extras(req, tab: pin == nil ? .solo : .together, scripts: [Self.script.result])),
             main: .group(
                 view,
                 MenuGamePages.config(req, device: device, extra: extra)

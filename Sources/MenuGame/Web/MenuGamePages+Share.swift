@@ -17,7 +17,7 @@ extension MenuGamePages {
         }
         let name = menu.name[req.language]
         let title = req.t("menu_game.share.title", ["name": name])
-        var extras = MenuGamePages.extras(req, tab: nil, scripts: [Self.script.shared])
+        var extras = MenuGamePages.withMapLibrary(req, MenuGamePages.extras(req, tab: nil, scripts: [Self.script.shared]))
         extras.preview = LinkPreview(title: "\(menu.emoji) \(title)", description: req.t("menu_game.share.description"),
                                      image: MenuImages.cardPath(menu), imageWidth: LinkPreview.appCard.width, imageHeight: LinkPreview.appCard.height,
                                      imageAlt: name)
@@ -35,7 +35,7 @@ extension MenuGamePages {
             ElsewhereMaps.links(req, query: query),
             MenuGamePages.nearbyPlaces(req)
         )
-        return Layout.page(req, title: name, extras: extras, main: .group(card, MenuGamePages.stringsConfig(req)))
+        return Layout.page(req, title: name, extras: extras, main: .group(card, MenuGamePages.stringsConfig(req, extra: ["map": MenuGamePages.nearbyMap(req)])))
     }
 
     /// A group's invitation where its link is pasted: the PIN and what joining means.

@@ -61,6 +61,26 @@ final class BurgerMapCatalogTests: XCTestCase {
         }
     }
 
+    /// Issue 60: "햄버거", "버거", "수제버거" and "burger" name what every place here serves, so they
+    /// find every place (ranked), where they used to find the few with the word in their name.
+    func testTheWordsForWhatEveryPlaceServesFindEveryPlace() async throws {
+        try await withTestApp { app in
+            let all = try await app.rowCount("burger_places")
+            for word in ["햄버거", "버거", "수제 버거", "Burger"] {
+                let encoded = word.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                let found = try await app.send(.GET, "/api/v1/burger-map/places/search?q=\(encoded)&limit=100")
+                    .json(BurgerMapJSON.Page<BurgerMapJSON.Place>.self).items
+                XCTAssertEqual(found.count, all, word)
+                let near = try await app.send(.GET, "/api/v1/burger-map/places?near=37.5665,126.9780&q=\(encoded)&limit=5")
+                    .json(BurgerMapJSON.Page<BurgerMapJSON.Place>.self).items
+                XCTAssertEqual(near.count, 5, "\(word): the nearest of every place")
+            }
+            let cheese = try await app.send(.GET, "/api/v1/burger-map/places/search?q=%EC%B9%98%EC%A6%88&limit=100")
+                .json(BurgerMapJSON.Page<BurgerMapJSON.Place>.self).items
+            XCTAssertLessThan(cheese.count, all, "other words still narrow the search")
+        }
+    }
+
     func testSeededPhotosAreServedAsSVG() async throws {
         try await withTestApp { app in
             let page = try await app.send(.GET, "/api/v1/burger-map/reviews?limit=5").json(BurgerMapJSON.Page<BurgerMapJSON.Review>.self)

@@ -77,6 +77,19 @@ public enum BurgerMapRules {
         guard isText(text, characters: 1...maxReasonCharacters, allowNewlines: true) else { throw .invalidReportReason }
     }
 
+    /// The words that name what every place on this map serves ("햄버거", "버거", "수제버거",
+    /// "burger"): a search for one of them is a search for every place, not for places with the
+    /// word in their name (the UX review found "햄버거" listing none of the map's burger places).
+    public static let everyPlaceWords: Set<String> = [
+        "버거", "햄버거", "수제버거", "버거집", "햄버거집", "수제버거집", "burger", "burgers", "hamburger", "hamburgers", "バーガー", "ハンバーガー",
+    ]
+
+    /// The search words, or nil when they name every place (`everyPlaceWords`).
+    public static func searchWords(_ text: String?) -> String? {
+        guard let text else { return nil }
+        return everyPlaceWords.contains(nameKey(text)) ? nil : text
+    }
+
     /// The name as places are compared: compatibility-normalized, case-folded, without spaces
     /// (`더블 치즈버거` and `더블치즈버거` are one name).
     public static func nameKey(_ name: String) -> String {

@@ -148,8 +148,8 @@ package struct BurgerMapService {
 
     /// The places in a map box, best ranked first, or their clusters when there are too many.
     /// Without search words the answer comes from memory (`PlaceIndex`).
-    package func places(in box: BoundingBox, matching query: String?) async throws -> PlacesInBox {
-        guard let query else {
+    package func places(in box: BoundingBox, matching words: String?) async throws -> PlacesInBox {
+        guard let query = BurgerMapRules.searchWords(words) else {
             let index = try await loadedIndex()
             if index.count(in: box, upTo: Self.maxPins) > Self.maxPins { return .clusters(index.clusters(in: box)) }
             return .pins(index.entries(in: box).sorted { $0.score > $1.score }.map { PlaceSummary(place: $0, distanceMeters: nil) })
@@ -163,7 +163,8 @@ package struct BurgerMapService {
     }
 
     /// The places nearest a point, nearest first: looked for in widening boxes until enough are found.
-    package func places(near point: Coordinate, limit: Int, matching query: String?) async throws -> [PlaceSummary] {
+    package func places(near point: Coordinate, limit: Int, matching words: String?) async throws -> [PlaceSummary] {
+        let query = BurgerMapRules.searchWords(words)
         var found: [PlaceIndex.Entry] = []
         for radius in [2_000.0, 20_000, 200_000, 2_000_000] {
             let box = point.box(radiusMeters: radius)
@@ -194,7 +195,7 @@ package struct BurgerMapService {
     /// Places whose name or address holds the text, best ranked first (`PlaceRanking`), paged
     /// by (rank, id) so the pages stay in step while ratings change little.
     package func search(_ text: String, _ page: CursorPageRequest) async throws -> (items: [PlaceSummary], nextCursor: String?) {
-        let found = try await store.searchRanked(text, page)
+        let found = try await store.searchRanked(BurgerMapRules.searchWords(text), page)
         return (try await summaries(found.items), found.nextCursor)
     }
 

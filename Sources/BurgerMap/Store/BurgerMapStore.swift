@@ -178,14 +178,16 @@ package struct BurgerMapStore {
 
     /// Places whose name or address holds the text, best ranked first (`PlaceRanking`), paged by
     /// (rank, id) so the pages stay in step while ratings change little.
-    func searchRanked(_ text: String, _ page: CursorPageRequest) async throws -> (items: [PlaceRow], nextCursor: String?) {
+    /// Without `text`, every place, ranked the same way.
+    func searchRanked(_ text: String?, _ page: CursorPageRequest) async throws -> (items: [PlaceRow], nextCursor: String?) {
         if page.cursor != nil && page.orderedCursor == nil { throw AppError.badRequest("invalid_cursor") }
         let rank = SQLQueryString("""
             CAST((\(literal: PlaceRanking.priorMean * PlaceRanking.priorWeight) + \(ident: PlaceColumn.ratingSum)) * 1000000.0 \
             / (\(literal: PlaceRanking.priorWeight) + \(ident: PlaceColumn.reviewCount)) AS BIGINT)
             """)
         let id = Self.place(PlaceColumn.id)
-        let query = placeQuery().column(rank, as: "rank").where(PlaceSearch.predicate(text, on: sql))
+        let query = placeQuery().column(rank, as: "rank")
+        if let text { query.where(PlaceSearch.predicate(text, on: sql)) }
         if let cursor = page.orderedCursor {
             query.where(group: { group in
                 group.where(rank, .lessThan, SQLBind(cursor.position))

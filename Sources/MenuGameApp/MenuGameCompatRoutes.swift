@@ -142,7 +142,10 @@ struct MenuGameCompatRoutes: RouteCollection {
     }
 
     func waitState(req: Request) async throws -> WaitState {
-        let device = try Self.appToken(req.query[String.self, at: "token"]) ?? Self.tokenlessHost(req)
+        // A token as the app sends it, however malformed, only asks whether it is the host's (no
+        // error: the route's contract is 200, 404 or 429); none at all is the token-less host's network.
+        let raw = req.query[String.self, at: "token"]
+        let device = raw.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 } ?? Self.tokenlessHost(req)
         let status = try await req.menuGroupStatusFromPath(device: device)
         return WaitState(submissionCount: status.submissionCount, isHost: status.isHost, isGameClosed: status.isClosed)
     }

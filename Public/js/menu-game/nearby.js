@@ -152,7 +152,8 @@ export async function listPlaces(menuID, position, { section, list, empty, t }) 
     const item = document.createElement('li');
     item.className = `nearby-place nearby-place-${place.source}`;
     const link = document.createElement('a');
-    link.href = place.url;
+    // Only a web address is a link (the server checks Kakao's too).
+    if (/^https?:\/\//i.test(place.url)) link.href = place.url;
     link.className = 'nearby-place-name';
     link.textContent = place.name;
     if (place.source !== 'burger_map') link.rel = 'noopener';
@@ -214,7 +215,7 @@ function pin(places, position, { list, t }) {
     const icon = L.divIcon({ className: `nearby-pin nearby-pin-${place.source}`, html: `<span>${number}</span>`, iconSize: [28, 28] });
     const marker = L.marker([place.lat, place.lon], { icon, title: place.name, alt: place.name, keyboard: true });
     const link = document.createElement('a');
-    link.href = place.url;
+    if (/^https?:\/\//i.test(place.url)) link.href = place.url;
     link.textContent = place.name;
     marker.bindPopup(link).addTo(pinsLayer);
     bounds.push([place.lat, place.lon]);

@@ -128,7 +128,18 @@ package struct KakaoLocal: Sendable {
             guard let lon = Double(document.x), let lat = Double(document.y), let coordinate = try? Coordinate(lat: lat, lon: lon) else { return nil }
             return KakaoPlace(id: document.id, name: document.place_name, category: document.category_name ?? "", phone: document.phone ?? "",
                               address: document.address_name ?? "", roadAddress: document.road_address_name ?? "",
-                              url: document.place_url ?? "https://place.map.kakao.com/\(document.id)", coordinate: coordinate)
+                              url: placePage(document.place_url, id: document.id), coordinate: coordinate)
         }
+    }
+
+    /// The place's page as pages link it: Kakao's own `place_url` only when it is an http(s)
+    /// address on kakao.com (a page puts it in an `href`), else the page Kakao keeps for the id.
+    static func placePage(_ given: String?, id: String) -> String {
+        if let given, let url = URL(string: given), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+           let host = url.host?.lowercased(), host == "kakao.com" || host.hasSuffix(".kakao.com"), url.user == nil {
+            return given
+        }
+        guard !id.isEmpty, id.utf8.count <= 32, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return "https://map.kakao.com/" }
+        return "https://place.map.kakao.com/\(id)"
     }
 }

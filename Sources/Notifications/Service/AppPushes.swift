@@ -85,17 +85,21 @@ package enum AppPushes {
         let device: AppDevice
     }
 
-    /// The queued pushes of an entry to the recipient's installs (from `PushDeliveries.notify`).
-    static func enqueue(_ notification: UUID, for recipient: UUID, app: Application) async throws -> Int {
-        guard app.notificationsEnvironment.appPush != nil else { return 0 }
-        var queued = 0
+    /// The recipient's installs that take pushes; none without FCM.
+    static func devices(of recipient: UUID, app: Application) async throws -> [AppDevice] {
+        guard app.notificationsEnvironment.appPush != nil else { return [] }
+        var devices: [AppDevice] = []
         for source in app.appDeviceSources.all {
-            for device in try await source.devices(app, recipient) where !device.token.isEmpty {
-                try await app.workQueue.enqueue(deliverKind, Deliver(notification: notification, recipient: recipient, device: device), on: app.db)
-                queued += 1
-            }
+            devices += try await source.devices(app, recipient).filter { !$0.token.isEmpty }
         }
-        return queued
+        return devices
+    }
+
+    /// Queues an entry's push to each of `devices` (from `PushDeliveries.notify`).
+    static func enqueue(_ notification: UUID, for recipient: UUID, to devices: [AppDevice], app: Application) async throws {
+        for device in devices {
+            try await app.workQueue.enqueue(deliverKind, Deliver(notification: notification, recipient: recipient, device: device), on: app.db)
+        }
     }
 
     /// A message of its own (not an inbox entry's) to one install: a room's result to the

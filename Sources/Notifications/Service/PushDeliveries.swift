@@ -96,11 +96,12 @@ package enum PushDeliveries {
     static func notify(_ notify: Notify, app: Application) async throws {
         let store = PushStore(database: app.db)
         let subscriptions = try await store.subscriptions(of: notify.recipient)
-        // Nobody to push to (no browser, no FCM): the entry is not even read.
-        guard !subscriptions.isEmpty || app.notificationsEnvironment.appPush != nil,
-              try await Self.message(notify.notification, for: notify.recipient, app: app) != nil else { return }
         // The recipient's app installs (FCM), each its own delivery.
-        _ = try await AppPushes.enqueue(notify.notification, for: notify.recipient, app: app)
+        let devices = try await AppPushes.devices(of: notify.recipient, app: app)
+        // Nobody to push to (no browser, no app install): the entry is not even read.
+        guard !subscriptions.isEmpty || !devices.isEmpty,
+              try await Self.message(notify.notification, for: notify.recipient, app: app) != nil else { return }
+        try await AppPushes.enqueue(notify.notification, for: notify.recipient, to: devices, app: app)
         for subscription in subscriptions {
             try await app.workQueue.enqueue(deliverKind, Deliver(subscription: subscription.id, notification: notify.notification,
                                                                  recipient: notify.recipient), on: app.db)

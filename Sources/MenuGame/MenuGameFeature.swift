@@ -13,9 +13,9 @@ package enum MenuGameFeature: Feature {
     package static var settingsSections: [any SettingsSection.Type] { [KakaoLocalSettings.self] }
 
     package static func configure(_ app: Application, settings: Settings) async throws {
-        // Kakao look-ups: 30 a minute a network (a class looks up its few squares once; answers are kept).
+        // Kakao look-ups a minute a network (answers are kept per menu and square, so a class asks each once).
         let nearby = NearbyRestaurants(kakao: KakaoLocal(settings: settings.kakao, client: app.client),
-                                       budget: NetworkBudget(name: "menu_game_nearby", limit: 30, window: 60, shared: app.sharedBudgets, clock: app.siteClock))
+                                       budget: NetworkBudget(name: "menu_game_nearby", limit: NearbyRules.lookupsPerNetworkPerMinute, window: 60, shared: app.sharedBudgets, clock: app.siteClock))
         app.menuGameEnvironment = MenuGameEnvironment(now: app.siteClock, events: app.events, logger: app.logger, publicURL: settings.publicURL,
                                                       nearby: nearby)
         app.readinessDetail("kakao_local") { app in app.menuGameEnvironment.nearby.kakao == nil ? "off: no KAKAO_REST_API_KEY" : "on" }

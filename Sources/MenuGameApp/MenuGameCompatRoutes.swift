@@ -96,8 +96,8 @@ struct MenuGameCompatRoutes: RouteCollection {
 
     /// 201 with the PIN as a bare JSON number (the app reads the body text as the PIN).
     func createGroup(req: Request) async throws -> Response {
-        let token = try Self.appToken(req.query[String.self, at: "token"]) ?? Self.tokenlessHost(req)
-        let group = try await req.createMenuGroup(hostToken: token, hostUserID: nil)
+        let appToken = try Self.appToken(req.query[String.self, at: "token"])
+        let group = try await req.createMenuGroup(hostToken: appToken ?? Self.tokenlessHost(req), hostUserID: nil, hostIsNetwork: appToken == nil)
         return Self.jsonLiteral(group.pin, status: .created)
     }
 

@@ -188,6 +188,19 @@ final class MenuGameCompatTests: XCTestCase {
             let afterCancel = try await app.send(.GET, "/group/\(pin)/gameresultwait?token=").object()
             XCTAssertEqual(afterCancel["submissionCount"] as? Int, 3)
 
+            // A class of such phones behind one address: more rooms than one host may open (10 in
+            // 10 minutes), within the network's budget; a phone with a token keeps its own limit.
+            for room in 2...12 {
+                let another = try await app.send(.POST, "/group")
+                XCTAssertEqual(another.status, .created, "token-less room \(room): \(another.text)")
+            }
+            for room in 1...10 {
+                let own = try await app.send(.POST, "/group?token=\(Self.host)")
+                XCTAssertEqual(own.status, .created, "room \(room) of one device")
+            }
+            let eleventh = try await app.send(.POST, "/group?token=\(Self.host)")
+            XCTAssertEqual(eleventh.errorCode, "too_many_rooms", "one device's own budget still holds")
+
             let result = try await app.send(.GET, "/group/\(pin)/gameresult")
             XCTAssertEqual(result.status, .ok)
             let body = try result.object()

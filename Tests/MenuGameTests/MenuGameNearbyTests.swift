@@ -80,25 +80,42 @@ final class MenuGameNearbyTests: XCTestCase {
 
     func testABudgetPerNetworkAndAKakaoThatFails() async throws {
         try await withKakao { app, kakao in
-            // 30 look-ups a minute a network: each in a square of its own.
-            for step in 0..<30 {
-                let answer = try await nearby(app, "kimchi-jjigae", lat: 37.40 + Double(step) * 0.01)
+            // 120 look-ups a minute a network (a class each asking for a menu of their own): each
+            // here in a square of its own.
+            let budget = NearbyRules.lookupsPerNetworkPerMinute
+            XCTAssertEqual(budget, 120)
+            for step in 0..<budget {
+                let answer = try await nearby(app, "kimchi-jjigae", lat: 36.0 + Double(step) * 0.01)
                 XCTAssertEqual(answer["kakao"] as? String, "ok", "look-up \(step + 1)")
             }
-            let spent = try await nearby(app, "kimchi-jjigae", lat: 37.80)
+            let spent = try await nearby(app, "kimchi-jjigae", lat: 37.80 + 0.5)
             XCTAssertEqual(spent["kakao"] as? String, "busy", "the network's look-ups are spent: no error, the links remain")
             XCTAssertNotNil(spent["links"])
-            XCTAssertEqual(kakao.requests.count, 30)
-            let kept = try await nearby(app, "kimchi-jjigae", lat: 37.40)
+            XCTAssertEqual(kakao.requests.count, budget)
+            let kept = try await nearby(app, "kimchi-jjigae", lat: 36.0)
             XCTAssertEqual(kept["kakao"] as? String, "ok", "a kept answer costs no look-up")
 
             try await app.withClock(\.menuGameEnvironment, ahead: 61) {
                 kakao.fail(true)
-                let failed = try await nearby(app, "kimchi-jjigae", lat: 37.95)
+                let failed = try await nearby(app, "kimchi-jjigae", lat: 38.45)
                 XCTAssertEqual(failed["kakao"] as? String, "unavailable")
                 XCTAssertEqual((failed["places"] as? [Any])?.count, 0)
             }
         }
+    }
+
+    /// A place's page goes into an `href`: only Kakao's own web addresses are taken as they are.
+    func testOnlyKakaosWebAddressesAreLinked() throws {
+        func place(url: String?, id: String = "123") throws -> KakaoPlace? {
+            var document: [String: String] = ["id": id, "place_name": "집", "x": "126.97", "y": "37.56"]
+            document["place_url"] = url
+            return try KakaoLocal.places(in: JSONSerialization.data(withJSONObject: ["documents": [document]])).first
+        }
+        XCTAssertEqual(try place(url: "http://place.map.kakao.com/123")?.url, "http://place.map.kakao.com/123")
+        for hostile in ["javascript:alert(1)", "https://evil.example/kakao.com", "https://kakao.com.evil.example/", "data:text/html,x"] {
+            XCTAssertEqual(try place(url: hostile)?.url, "https://place.map.kakao.com/123", hostile)
+        }
+        XCTAssertEqual(try place(url: nil, id: "1\"><script>")?.url, "https://map.kakao.com/", "an id that is not one is not put in a URL")
     }
 
     func testWithoutAKeyNothingIsAskedAndBadInputIsRefused() async throws {

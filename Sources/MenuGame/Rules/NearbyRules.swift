@@ -6,6 +6,9 @@ public import struct Platform.Coordinate
 public enum NearbyRules {
     /// How far Kakao is asked to look, in metres.
     public static let searchRadiusMeters = 2_000
+    /// Kakao look-ups a network may make in a minute: a class behind one address, each asking
+    /// for a menu of their own (answers already kept cost none).
+    public static let lookupsPerNetworkPerMinute = 120
     /// How many places a list shows.
     public static let listSize = 10
     /// A square's side in degrees of latitude (about 500 m); longitude's is widened by the

@@ -62,15 +62,20 @@ extension Request {
     /// Opens a group hosted by this device within the room budgets: per network (`roomsPerNetwork`,
     /// a classroom's groups and then some) and per host (`roomsPerHost`); a refused room is 429
     /// `too_many_rooms` with `Retry-After`, and a room that could not be made gives its slots back.
-    package func createMenuGroup(hostToken: String, hostUserID: UUID?) async throws -> GroupRow {
+    /// `hostIsNetwork`: the host has no device of its own (the 우리뭐먹지 app without a push token is
+    /// known by its network), so the network's budget is its only one — a class of such phones
+    /// behind one address shares the network's 60, not one host's 10.
+    package func createMenuGroup(hostToken: String, hostUserID: UUID?, hostIsNetwork: Bool = false) async throws -> GroupRow {
         let host = hostUserID.map { "account:" + $0.uuidString } ?? "device:" + SecureRandom.sha256Hex(hostToken)
-        let application = application, network = clientNetwork
+        let application = application, network = clientNetwork, game = menuGame
         return try await application.roomsPerNetwork.withSlot(network, code: "too_many_rooms") {
-            try await application.roomsPerHost.withSlot(host, code: "too_many_rooms") {
-                let group = try await menuGame.createGroup(hostToken: hostToken, hostUserID: hostUserID)
+            let create = {
+                let group = try await game.createGroup(hostToken: hostToken, hostUserID: hostUserID)
                 application.pinsSeenOnNetworks.note(group.pin, on: network.key, now: application.menuGameEnvironment.now())
                 return group
             }
+            if hostIsNetwork && hostUserID == nil { return try await create() }
+            return try await application.roomsPerHost.withSlot(host, code: "too_many_rooms") { try await create() }
         }
     }
 }

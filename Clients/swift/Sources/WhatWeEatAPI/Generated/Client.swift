@@ -4456,7 +4456,7 @@ public struct Client: APIProtocol {
     ///
     /// Our own places first where the menu is a burger (the burger map's), then restaurants Kakao
     /// Local finds by the menu's Korean name within 2 km (with `KAKAO_REST_API_KEY`; one look-up
-    /// per menu and ~500 m square, kept ten minutes, 30 look-ups a minute a network). At most 10.
+    /// per menu and ~500 m square, kept ten minutes, 120 look-ups a minute a network). At most 10.
     /// `kakao` says what Kakao did; the map apps' searches are always given.
     ///
     ///

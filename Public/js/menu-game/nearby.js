@@ -3,7 +3,8 @@
 // scheme on a phone (falling back to the mobile web page when no app answers), the web page
 // elsewhere — near the person when the browser already may tell where they are (never asked here).
 import { config } from '../shared/config.js';
-import { createMap, hasLeaflet } from '../shared/map.js';
+import { distanceText } from '../shared/format.js';
+import { createMap, findMe, hasLeaflet } from '../shared/map.js';
 
 const APP_NAME = location.origin;
 
@@ -106,22 +107,16 @@ export async function showNearby(query, { primary, kakao, naver, ourMapLabel, el
   draw(position, count);
 }
 
-/** The position, asking the person (the browser's prompt): for their tap on "find places near me". */
-export function askPosition() {
-  return new Promise((resolve) => {
-    if (!navigator.geolocation) { resolve(null); return; }
-    navigator.geolocation.getCurrentPosition(
-      (found) => resolve({ lat: found.coords.latitude, lng: found.coords.longitude }),
-      () => resolve(null), { maximumAge: 5 * 60 * 1000, timeout: 10000 });
+/** The position, asking the person (the browser's prompt) with `button` busy meanwhile, and
+ * `status` saying why not when it cannot be had (shared/map.js `findMe`). `{lat, lng}` or null. */
+export async function locate(button, status, t) {
+  const found = await findMe(button, (text) => { status.textContent = text || ''; }, {
+    locating: t('menu_game.nearby.locating'), denied: t('menu_game.nearby.denied'),
+    failed: t('menu_game.nearby.failed'), unsupported: t('menu_game.nearby.unsupported'),
   });
-}
-
-/** A distance as the reader's language writes it: metres under a kilometre, else kilometres. */
-export function distanceText(meters, locale = document.documentElement.lang || 'ko') {
-  if (meters < 1000) {
-    return new Intl.NumberFormat(locale, { style: 'unit', unit: 'meter', maximumFractionDigits: 0 }).format(Math.round(meters / 10) * 10);
-  }
-  return new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilometer', maximumFractionDigits: 1 }).format(meters / 1000);
+  if (!found) return null;
+  status.textContent = '';
+  return { lat: found[0], lng: found[1] };
 }
 
 /** The places to eat `menuID` near `position` (ours first for a burger, then Kakao's), or null

@@ -5,7 +5,7 @@
 import { config, t } from '../shared/config.js';
 import { flash, share } from '../shared/dom.js';
 import { imagePath, nameSizeClass } from './common.js';
-import { askPosition, followAppLinks, knownPosition, listPlaces, showNearby } from './nearby.js';
+import { followAppLinks, knownPosition, listPlaces, locate, showNearby } from './nearby.js';
 
 const result = config.mode === 'group' ? config.result : JSON.parse(sessionStorage.getItem('wwe.soloResult') || 'null');
 const view = document.getElementById('result-view');
@@ -20,6 +20,7 @@ const nearbyKakao = document.getElementById('nearby-kakao');
 const nearbyNaver = document.getElementById('nearby-naver');
 const nearbyElsewhere = document.getElementById('nearby-elsewhere');
 const nearbyLocate = document.getElementById('nearby-locate');
+const nearbyStatus = document.getElementById('nearby-status');
 const placesSection = document.getElementById('nearby-places-section');
 const placesList = document.getElementById('nearby-places');
 const placesEmpty = document.getElementById('nearby-places-empty');
@@ -83,9 +84,7 @@ if (!result?.menus?.length) {
     if (outcome === 'copied') flash(shareStatus, t('menu_game.result.copied'));
   });
   nearbyLocate.addEventListener('click', async () => {
-    nearbyLocate.disabled = true;
-    position = await askPosition();
-    nearbyLocate.disabled = false;
+    position = await locate(nearbyLocate, nearbyStatus, t);
     if (!position) return;
     nearbyLocate.hidden = true;
     listPlaces(result.menus[rank].id, position, { section: placesSection, list: placesList, empty: placesEmpty, t });

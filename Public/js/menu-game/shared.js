@@ -2,12 +2,13 @@
 // opens them (the apps first, their mobile pages else), and the places to eat it near the reader —
 // at once when the browser already may tell where they are, else after they ask (nearby.js).
 import { t } from '../shared/config.js';
-import { askPosition, followAppLinks, knownPosition, listPlaces, mapLinks } from './nearby.js';
+import { followAppLinks, knownPosition, listPlaces, locate, mapLinks } from './nearby.js';
 
 const card = document.getElementById('shared-menu');
 const menuID = card.dataset.menu;
 const query = card.dataset.query;
-const locate = document.getElementById('nearby-locate');
+const locateButton = document.getElementById('nearby-locate');
+const status = document.getElementById('nearby-status');
 const places = {
   section: document.getElementById('nearby-places-section'),
   list: document.getElementById('nearby-places'),
@@ -27,17 +28,15 @@ function pointLinks(position) {
 }
 
 function show(position) {
-  locate.hidden = true;
+  locateButton.hidden = true;
   pointLinks(position);
   listPlaces(menuID, position, places);
 }
 
 followAppLinks(card);
 pointLinks(null);
-locate.addEventListener('click', async () => {
-  locate.disabled = true;
-  const position = await askPosition();
-  locate.disabled = false;
+locateButton.addEventListener('click', async () => {
+  const position = await locate(locateButton, status, t);
   if (position) show(position);
 });
 knownPosition().then((position) => { if (position) show(position); });

@@ -225,6 +225,7 @@ extension MenuGamePages {
         "menu_game.result.copied", "menu_game.together.copied", "menu_game.together.wrong_pin", "menu_game.home.question",
         "menu_game.game.submitting", "menu_game.wait.live", "menu_game.wait.polling", "menu_game.nearby.our_map", "menu_game.result.find_nearby",
         "menu_game.nearby.ours", "menu_game.nearby.call", "menu_game.nearby.unavailable", "menu_game.nearby.map", "menu_game.nearby.here",
+        "menu_game.nearby.locating", "menu_game.nearby.denied", "menu_game.nearby.failed", "menu_game.nearby.unsupported",
     ]
 
     static func scriptStrings(_ req: Request) -> [String: String] {

@@ -278,7 +278,9 @@ extension MenuGamePages {
         let map: Node<HTML.BodyContext> = .div(.class("nearby-map"), .id("nearby-map"), .hidden(true), .ariaLabel(req.t("menu_game.nearby.map")))
         let section: Node<HTML.BodyContext> = .section(.class("nearby-places-section"), .id("nearby-places-section"), .hidden(true),
                                                        .ariaLabelledBy("nearby-places-title"), title, map, .ol(.class("nearby-places"), .id("nearby-places")), empty)
-        return .group(locate, section)
+        // Why the position could not be had (denied, failed), or that it is being looked for.
+        let status: Node<HTML.BodyContext> = .p(.class("nearby-status muted"), .id("nearby-status"), .role("status"))
+        return .group(locate, status, section)
     }
 
     /// The map library's files for a page that pins places near the person.

@@ -10,9 +10,7 @@ import XCTVapor
 /// else, signed in or not); a move made there is the API's, audit entry included.
 final class BanchanAdminConsoleTests: XCTestCase {
     func placePaid(_ app: Application, _ buyer: Member) async throws -> [String: Any] {
-        let placed = try await app.send(.POST, "/api/v1/banchan/orders", raw: #"{"items": [{"hash": "\#(Fixtures.bulgogi)", "quantity": 1}]}"#, token: buyer.token).object()
-        let payment = TestPaymentGateway.paymentID(merchantUID: try XCTUnwrap(placed["merchantUID"] as? String), amount: try XCTUnwrap(placed["total"] as? Int))
-        return try await app.send(.POST, "/api/v1/banchan/orders/\(try XCTUnwrap(placed["id"] as? String))/payment", json: ["paymentID": payment], token: buyer.token).object()
+        try await placePaidOrder(app, buyer).order
     }
 
     func testTheAPIListsEveryBuyersOrdersByStatusAndDay() async throws {

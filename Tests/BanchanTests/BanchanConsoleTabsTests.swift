@@ -12,12 +12,7 @@ import XCTVapor
 /// page; none of them exists for anyone but an administrator.
 final class BanchanConsoleTabsTests: XCTestCase {
     func placePaid(_ app: Application, _ buyer: Member) async throws -> String {
-        let placed = try await app.send(.POST, "/api/v1/banchan/orders", raw: #"{"items": [{"hash": "\#(Fixtures.bulgogi)", "quantity": 1}]}"#, token: buyer.token).object()
-        let id = try XCTUnwrap(placed["id"] as? String)
-        let payment = TestPaymentGateway.paymentID(merchantUID: try XCTUnwrap(placed["merchantUID"] as? String), amount: try XCTUnwrap(placed["total"] as? Int))
-        let paid = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": payment], token: buyer.token)
-        XCTAssertEqual(paid.status, .ok, paid.text)
-        return id
+        try await placePaidOrder(app, buyer).id
     }
 
     /// The figure whose label is `label` on the Today page: its value.

@@ -11,14 +11,7 @@ import XCTVapor
 /// and refunded at once, a late one becoming a request the operator answers, and the buyer told.
 final class BanchanOrderProgressTests: XCTestCase {
     func placePaid(_ app: Application, _ buyer: Member) async throws -> String {
-        let placed = try await app.send(.POST, "/api/v1/banchan/orders", raw: #"{"items": [{"hash": "\#(Fixtures.bulgogi)", "quantity": 1}]}"#, token: buyer.token)
-        XCTAssertEqual(placed.status, .created, placed.text)
-        let order = try placed.object()
-        let id = try XCTUnwrap(order["id"] as? String)
-        let payment = TestPaymentGateway.paymentID(merchantUID: try XCTUnwrap(order["merchantUID"] as? String), amount: try XCTUnwrap(order["total"] as? Int))
-        let paid = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": payment], token: buyer.token)
-        XCTAssertEqual(paid.status, .ok, paid.text)
-        return id
+        try await placePaidOrder(app, buyer).id
     }
 
     func move(_ app: Application, _ id: String, to status: String, admin: String) async throws -> TestingHTTPResponse {

@@ -113,6 +113,8 @@ struct OrderResponse: Content {
     @NullEncoded var delivery: DeliveryResponse?
     /// How the buyer chose to pay at checkout (PortOne's names), when they chose.
     @NullEncoded var paymentMethod: Delivery.PaymentMethod?
+    /// How it travels once shipped, when the shop said; null before.
+    @NullEncoded var shipment: ShipmentResponse?
 
     init(_ order: BanchanStore.OrderRow, gateway: String?, refund: Refunds.State? = nil) {
         id = order.id
@@ -139,6 +141,21 @@ struct OrderResponse: Content {
         refundStatus = refund
         delivery = order.delivery.map(DeliveryResponse.init)
         paymentMethod = order.delivery?.paymentMethod
+        shipment = order.shipment.map(ShipmentResponse.init)
+    }
+}
+
+/// How a shipped order travels: its courier (`cj`, `epost`, `hanjin`, `lotte`, `logen`, or `shop`
+/// for the shop's own delivery), the 송장번호 and the courier's page for it (null for `shop`).
+struct ShipmentResponse: Content {
+    let courier: Courier
+    @NullEncoded var trackingNumber: String?
+    @NullEncoded var trackingURL: String?
+
+    init(_ shipment: Shipment) {
+        courier = shipment.courier
+        trackingNumber = shipment.trackingNumber
+        trackingURL = shipment.trackingURL
     }
 }
 

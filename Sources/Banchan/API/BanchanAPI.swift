@@ -217,12 +217,22 @@ struct BanchanAPI: RouteCollection {
         return OrderResponse(order, gateway: req.application.paymentGateway?.name)
     }
 
-    struct StatusBody: Content { package let status: OrderStatus }
+    /// Where an order goes next; shipping may say how it travels (`courier`, `trackingNumber`).
+    struct StatusBody: Content {
+        package let status: OrderStatus
+        package var courier: String?
+        package var trackingNumber: String?
+
+        var shipment: Shipment? {
+            get throws { try BanchanService.shipment(courier: courier, trackingNumber: trackingNumber) }
+        }
+    }
 
     /// Administrators ship and deliver orders.
     func advanceOrder(req: Request) async throws -> OrderResponse {
         let admin = try req.requireAdmin()
-        let next = try req.decodeJSON(StatusBody.self).status
-        return OrderResponse(try await req.banchan.advance(try req.orderIDParameter(), to: next, by: admin.id), gateway: req.application.paymentGateway?.name)
+        let body = try req.decodeJSON(StatusBody.self)
+        return OrderResponse(try await req.banchan.advance(try req.orderIDParameter(), to: body.status, by: admin.id, shipment: try body.shipment),
+                             gateway: req.application.paymentGateway?.name)
     }
 }

@@ -58,8 +58,8 @@ struct BanchanAdminAPI: RouteCollection {
 
     func advance(req: Request) async throws -> OrderResponse {
         let admin = try req.requireAdmin()
-        let next = try req.decodeJSON(BanchanAPI.StatusBody.self).status
-        let order = try await req.banchan.advance(try req.orderIDParameter(), to: next, by: admin.id)
+        let body = try req.decodeJSON(BanchanAPI.StatusBody.self)
+        let order = try await req.banchan.advance(try req.orderIDParameter(), to: body.status, by: admin.id, shipment: try body.shipment)
         return OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await req.banchan.refundState(ofOrder: order.id))
     }
 }

@@ -156,6 +156,7 @@ extension BanchanService {
             guard try await store.moveStatus(of: id, from: .preparing, to: .cancelRequested, at: environment.now(), also: {
                 $0.set(SQLIdentifier(BanchanStore.OrderColumn.cancelReason), to: SQLBind(reason))
             }) else { throw AppError.conflict("order_not_cancellable", ["status": order.status.rawValue]) }
+            await store.announceMoved(id, to: .cancelRequested)
             return try await self.order(id, of: owner)
         }
         guard order.status.canCancel else { throw AppError.conflict("order_not_cancellable", ["status": order.status.rawValue]) }

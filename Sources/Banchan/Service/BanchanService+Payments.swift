@@ -186,14 +186,24 @@ extension BanchanService {
     /// Administrators move orders along their progress (`OrderStatus.canMove`): preparing,
     /// shipped, delivered; a cancel request answered by cancelling (`cancelled`: stock back, the
     /// payment refunded) or declining (`preparing`). Anything not shipped may be cancelled so.
-    func advance(_ id: UUID, to next: OrderStatus, by operator: UUID?, reason: String = "cancelled by the shop") async throws -> OrderRow {
+    /// Shipping records how it travels (`shipment`, its courier and 송장번호) when given; the
+    /// buyer's order page then links the courier's tracking page. Every open page of the order
+    /// follows the move (`BanchanStore.announceMoved`).
+    func advance(_ id: UUID, to next: OrderStatus, by operator: UUID?, reason: String = "cancelled by the shop",
+                 shipment: Shipment? = nil) async throws -> OrderRow {
         guard let order = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
         let refused = AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue])
         guard order.status.canMove(to: next), next != .awaitingPayment else { throw refused }
+        let shipment = next == .shipped ? shipment : nil
+        var after = ["status": next.rawValue]
+        if let shipment {
+            after["courier"] = shipment.courier.rawValue
+            after["trackingNumber"] = shipment.trackingNumber
+        }
         // The move and its audit entry are one transaction: neither is kept without the other.
         let audit = AuditEntry(actorID: `operator`, action: "banchan.order.status", subjectType: "banchan_order",
                                subjectID: order.steps.number ?? id.uuidString.lowercased(),
-                               before: ["status": order.status.rawValue], after: ["status": next.rawValue], at: environment.now())
+                               before: ["status": order.status.rawValue], after: after, at: environment.now())
         if next == .cancelled {
             let refund = order.paymentID.map { refundRequest(for: order, paymentID: $0, gateway: gateway?.name, reason: reason) }
             guard try await markCancelled(order, reason: order.cancelReason ?? reason, refunding: refund,
@@ -201,13 +211,32 @@ extension BanchanService {
         } else {
             let environment = self.environment, from = order.status
             try await database.writeTransaction { transaction in
-                guard try await BanchanStore(database: transaction, environment: environment).moveStatus(of: id, from: from, to: next, at: environment.now()) else { throw refused }
+                let moved = try await BanchanStore(database: transaction, environment: environment).moveStatus(of: id, from: from, to: next, at: environment.now()) { update in
+                    guard let shipment else { return update }
+                    return update.set(SQLIdentifier(BanchanStore.OrderColumn.courier), to: SQLBind(shipment.courier.rawValue))
+                        .set(SQLIdentifier(BanchanStore.OrderColumn.trackingNumber), to: SQLBind(shipment.trackingNumber))
+                }
+                guard moved else { throw refused }
                 try await AuditLog(database: transaction).record(audit)
             }
+            await store.announceMoved(id, to: next)
         }
         guard let moved = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
         await tellBuyer(moved, kind: order.status == .cancelRequested && next == .preparing ? "order_cancel_declined" : nil)
         return moved
+    }
+
+    /// The shipment an operator typed (`Shipment.make`), or 422 `invalid_courier` /
+    /// `invalid_tracking_number` naming the field.
+    static func shipment(courier: String?, trackingNumber: String?) throws -> Shipment? {
+        do {
+            return try Shipment.make(courier: courier, trackingNumber: trackingNumber)
+        } catch {
+            switch error {
+            case .courier: throw AppError.invalid("invalid_courier", ["field": "courier"])
+            case .trackingNumber: throw AppError.invalid("invalid_tracking_number", ["field": "trackingNumber"])
+            }
+        }
     }
 
     /// The inbox entries about an order, read when its buyer opens it.

@@ -146,3 +146,23 @@ struct AddOrderProgress: NamedMigration {
         }
     }
 }
+
+/// How a shipped order travels: the courier and its 송장번호 (`Shipment`), set when the console ships it.
+struct AddOrderShipment: NamedMigration {
+    typealias Column = BanchanStore.OrderColumn
+    static let columns: [Column] = [.courier, .trackingNumber]
+
+    func prepare(on database: any Database) async throws {
+        // One column a statement: SQLite adds one at a time.
+        for column in Self.columns {
+            try await database.schema(BanchanOrder.schema).fields([(column, .string)], optional: true).update()
+        }
+    }
+
+    func revert(on database: any Database) async throws {
+        // Written out: Fluent's SQLite driver leaves a dropped field where it is.
+        for column in Self.columns {
+            try await database.sql.raw("ALTER TABLE \(ident: BanchanOrder.schema) DROP COLUMN \(ident: column.rawValue)").run()
+        }
+    }
+}

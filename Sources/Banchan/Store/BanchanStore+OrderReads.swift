@@ -68,6 +68,17 @@ extension BanchanStore {
         }
     }
 
+    /// How a shipped order travels, as the console recorded it.
+    enum OrderShipment {
+        static let columns: [OrderColumn] = [.courier, .trackingNumber]
+
+        /// Nil when none was recorded (or the courier is one this server no longer knows).
+        static func read(_ row: any SQLRow) throws -> Shipment? {
+            guard let courier = try row.decode(column: OrderColumn.courier, as: String?.self).flatMap(Courier.init(rawValue:)) else { return nil }
+            return Shipment(courier: courier, trackingNumber: try row.decode(column: OrderColumn.trackingNumber, as: String?.self))
+        }
+    }
+
     /// An order with its lines, as its owner, the API and the payment checks see it.
     struct OrderRow: Sendable, Equatable {
         /// A line, with the title and price as they were when ordered.
@@ -102,6 +113,8 @@ extension BanchanStore {
         /// When it was placed, paid, prepared, shipped, delivered, asked to be cancelled, cancelled.
         let steps: OrderSteps
         let delivery: OrderDelivery?
+        /// How it travels, once shipped with a courier named.
+        let shipment: Shipment?
         var paidAt: Date? { steps.paidAt }
         var cancelledAt: Date? { steps.cancelledAt }
         var createdAt: Date? { steps.placedAt }
@@ -121,6 +134,7 @@ extension BanchanStore {
             cancelReason = try row.decode(column: OrderColumn.cancelReason, as: String?.self)
             requestDigest = try row.decode(column: OrderColumn.requestDigest, as: String?.self)
             delivery = try OrderDelivery.read(row)
+            shipment = try OrderShipment.read(row)
             self.lines = lines
         }
     }
@@ -199,13 +213,15 @@ extension BanchanStore {
         let steps: OrderSteps
         let delivery: OrderDelivery?
         let paymentProvider: String?
+        let shipment: Shipment?
     }
 
     /// The order with this id as its page shows it, when it is the owner's: one written-out
     /// statement of the order joined with its lines (the page reads it on every view).
     func orderPage(_ id: UUID, ownerKey: String) async throws -> OrderPageRow? {
         let orderColumns = ([OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
-                             OrderColumn.merchantUID, OrderColumn.cancelReason, OrderColumn.paymentProvider] + OrderSteps.columns + OrderDelivery.columns)
+                             OrderColumn.merchantUID, OrderColumn.cancelReason, OrderColumn.paymentProvider] + OrderSteps.columns + OrderDelivery.columns
+                            + OrderShipment.columns)
             .map { SQLColumn($0, table: "o") }
         let itemColumns = [ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.originalPrice].map { SQLColumn($0, table: "i") }
         let rows = try await sql.raw("""
@@ -228,7 +244,8 @@ extension BanchanStore {
                             merchantUID: try first.decode(column: OrderColumn.merchantUID, as: String.self),
                             cancelReason: try first.decode(column: OrderColumn.cancelReason, as: String?.self), lines: lines,
                             steps: try OrderSteps(row: first), delivery: try OrderDelivery.read(first),
-                            paymentProvider: try first.decode(column: OrderColumn.paymentProvider, as: String?.self))
+                            paymentProvider: try first.decode(column: OrderColumn.paymentProvider, as: String?.self),
+                            shipment: try OrderShipment.read(first))
     }
 
     /// The orders matching `condition` (on `o`, the orders) with their lines, newest first: one
@@ -264,7 +281,7 @@ extension BanchanStore {
     private static let orderRowColumns = [
         OrderColumn.id, OrderColumn.userID, OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
         OrderColumn.merchantUID, OrderColumn.paymentProvider, OrderColumn.paymentID, OrderColumn.cancelReason, OrderColumn.requestDigest,
-    ] + OrderSteps.columns + OrderDelivery.columns
+    ] + OrderSteps.columns + OrderDelivery.columns + OrderShipment.columns
     private static let lineColumns = [ItemColumn.hash, ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.pointsPerUnit,
                                       ItemColumn.originalPrice]
 

@@ -23,6 +23,9 @@ extension BanchanStore {
         case address = "delivery_address", addressDetail = "delivery_address_detail", deliveryNote = "delivery_note"
         /// `yyyy-MM-dd` of the morning a 새벽배송 arrives.
         case arrivesOn = "delivery_arrives_on", paymentMethod = "payment_method"
+        /// How it travels once shipped (`Shipment`): the courier and its 송장번호; null before, and on
+        /// orders shipped before the console asked.
+        case courier, trackingNumber = "tracking_number"
 
         /// The column holding when an order reached `status`, for the steps that have one.
         static func time(of status: OrderStatus) -> OrderColumn? {
@@ -129,19 +132,40 @@ extension BanchanStore {
             return (stocks, refundID)
         }
         guard let cancelled else { return (false, nil) }
+        await announceMoved(id, to: .cancelled)
         await announce(stocks: cancelled.stocks)
         return (true, cancelled.refund)
     }
 
     /// Marks an order awaiting payment paid; false when it had moved on.
     func markPaid(_ id: UUID, provider: String, paymentID: String, at now: Date) async throws -> Bool {
-        try await moveStatus(of: id, from: .awaitingPayment, to: .paid, at: now) { update in
+        let paid = try await moveStatus(of: id, from: .awaitingPayment, to: .paid, at: now) { update in
             update.set(SQLIdentifier(OrderColumn.paymentProvider), to: SQLBind(provider))
                 .set(SQLIdentifier(OrderColumn.paymentID), to: SQLBind(paymentID)).set(SQLIdentifier(OrderColumn.paidAt), to: SQLBind(now))
         }
+        if paid { await announceMoved(id, to: .paid) }
+        return paid
+    }
+
+    // MARK: Following an order
+
+    /// The topic an order's moves are announced on: its open pages follow it (on every instance).
+    static func topic(ofOrder id: UUID) -> String { "banchan.order." + id.uuidString.lowercased() }
+
+    /// What an order's followers hear: the state it moved to.
+    struct Moved: Codable, Sendable, Equatable {
+        let status: OrderStatus
+    }
+
+    /// Tells the order's open pages it moved, once the move committed. `markPaid` and
+    /// `cancelOrder` announce their own; a caller of `moveStatus` announces after its transaction.
+    func announceMoved(_ id: UUID, to status: OrderStatus) async {
+        guard let message = try? JSONEncoder().encode(Moved(status: status)) else { return }
+        await environment.events.publish(String(decoding: message, as: UTF8.self), to: Self.topic(ofOrder: id))
     }
 
     /// Moves an order from `from` to `to` by one conditional update; false when it was no longer `from`.
+    /// Not announced: the caller does (`announceMoved`), after the transaction it may be part of.
     func moveStatus(of id: UUID, from: OrderStatus, to: OrderStatus, at now: Date,
                     also: (SQLUpdateBuilder) -> SQLUpdateBuilder = { $0 }) async throws -> Bool {
         let update = sql.update(orders).set(SQLIdentifier(OrderColumn.status), to: SQLBind(to.rawValue))

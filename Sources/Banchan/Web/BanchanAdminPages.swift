@@ -79,7 +79,7 @@ struct BanchanAdminPages: RouteCollection {
         try await detailPage(req, error: nil)
     }
 
-    private func detailPage(_ req: Request, error: AppError?) async throws -> Response {
+    private func detailPage(_ req: Request, error: AppError?, shipForm: MoveForm? = nil) async throws -> Response {
         let service = req.banchan
         guard let order = try await service.store.order(try req.orderIDParameter(), ownerKey: nil) else { throw AppError.notFound("order_not_found") }
         var buyer: AccountStore.JoinedPerson?
@@ -109,9 +109,11 @@ struct BanchanAdminPages: RouteCollection {
                     .action(Self.orderRefund(order.id)), .method(.post), Layout.csrfField(req),
                     .button(.type(.submit), .class("button wide"), .id("retry-refund"), .text(req.t("admin.order.retry_refund")))
                 ) : .empty,
+                BanchanPages.shipmentNote(req, order.shipment),
                 .div(.class("admin-moves stack"), .forEach(moves) { next in
-                    // Cancelling asks first, with the reason the buyer reads.
-                    next == .cancelled && order.status != .cancelRequested
+                    // Cancelling asks first, with the reason the buyer reads; shipping asks how it travels.
+                    next == .shipped ? Self.shipForm(req, order.id, form: shipForm)
+                    : next == .cancelled && order.status != .cancelRequested
                         ? .a(.class("button danger wide"), .id("move-cancelled"), .href(Self.orderCancel(order.id)), .text(req.t("admin.order.move.cancelled")))
                         : .form(
                         .action(Self.orderStatus(order.id)), .method(.post),
@@ -129,6 +131,33 @@ struct BanchanAdminPages: RouteCollection {
         let status: String?
         /// Why the shop cancels, as the buyer reads it (the default wording when empty).
         let reason: String?
+        /// How a shipped order travels (`Courier`'s values) and its 송장번호; the shop's own
+        /// delivery has none.
+        var courier: String?
+        var trackingNumber: String?
+    }
+
+    /// 배송 시작: the courier (the shop's own delivery first for a 새벽배송 order, the usual
+    /// courier otherwise) and its 송장번호, kept as typed when the form comes back with an error.
+    static func shipForm(_ req: Request, _ id: UUID, form: MoveForm?) -> Node<HTML.BodyContext> {
+        .plainForm(
+            .attribute(named: "action", value: orderStatus(id)), .attribute(named: "method", value: "post"), .class("stack ship-form"), .id("ship-form"),
+            Layout.csrfBodyField(req),
+            .input(.type(.hidden), .name("status"), .value(OrderStatus.shipped.rawValue)),
+            .div(.class("field"),
+                 .label(.for("ship-courier"), .text(req.t("admin.order.courier"))),
+                 .selectBox(.id("ship-courier"), .attribute(named: "name", value: "courier"), .forEach(Courier.allCases) { courier in
+                     .choice(value: courier.rawValue, selected: (form?.courier ?? Courier.cj.rawValue) == courier.rawValue,
+                             req.t("banchan.courier.\(courier.rawValue)"))
+                 })),
+            .div(.class("field"),
+                 .label(.for("ship-tracking"), .text(req.t("admin.order.tracking_number"))),
+                 .input(.type(.text), .id("ship-tracking"), .name("trackingNumber"), .value(form?.trackingNumber ?? ""),
+                        .attribute(named: "inputmode", value: "numeric"), .attribute(named: "autocomplete", value: "off"),
+                        .attribute(named: "maxlength", value: "40"), .attribute(named: "aria-describedby", value: "ship-tracking-hint")),
+                 .p(.class("hint"), .id("ship-tracking-hint"), .text(req.t("admin.order.tracking_hint")))),
+            .button(.type(.submit), .class("button primary wide"), .id("move-shipped"), .text(req.t("admin.order.move.shipped")))
+        )
     }
 
     /// `GET /admin/orders/{id}/cancel`: asks first, with the reason the buyer will read.
@@ -181,8 +210,10 @@ struct BanchanAdminPages: RouteCollection {
             // The buyer reads the reason on their order's page: the operator's words, else the
             // default wording in the operator's language (not the API's English default).
             let typed = String((form.reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(200))
-            _ = try await req.banchan.advance(id, to: next, by: admin.id, reason: typed.isEmpty ? req.t("banchan.order.cancelled_by_shop") : typed)
+            let shipment = next == .shipped ? try BanchanService.shipment(courier: form.courier, trackingNumber: form.trackingNumber) : nil
+            _ = try await req.banchan.advance(id, to: next, by: admin.id, reason: typed.isEmpty ? req.t("banchan.order.cancelled_by_shop") : typed,
+                                              shipment: shipment)
             return Layout.redirect(to: Self.order(id))
-        } onRuleBroken: { try await detailPage(req, error: $0) }
+        } onRuleBroken: { try await detailPage(req, error: $0, shipForm: try? req.content.decode(MoveForm.self)) }
     }
 }

@@ -92,9 +92,15 @@ extension BanchanPages {
         default:
             payment = .empty
         }
+        // `#order-live` is what `order.js` swaps for the page read again when the order moves
+        // (on any instance); the note outside it says what changed to screen readers.
         let main: Node<HTML.BodyContext> = .group(
             .h1(.text(req.t("banchan.order.title"))),
             Layout.formError(req, error),
+            .p(.class("visually-hidden"), .id("order-live-note"), .attribute(named: "role", value: "status")),
+            .div(
+            .id("order-live"), .data(named: "status", value: order.status.rawValue), .data(named: "live", value: ShopPath.orderLive(id)),
+            .data(named: "moved", value: req.t("banchan.order.moved")),
             .section(
                 .class("card order-detail"),
                 .div(
@@ -103,6 +109,7 @@ extension BanchanPages {
                     .p(.span(.class("order-status status-\(order.status.rawValue)"), .id("order-status"), .text(req.t("banchan.status.\(order.status.rawValue)"))))
                 ),
                 Self.progress(req, order.status, order.steps),
+                Self.shipmentNote(req, order.shipment),
                 order.status == .cancelRequested
                     ? .p(.class("notice"), .id("order-cancel-requested"), .text(req.t("banchan.order.cancel_requested_note"))) : .empty,
                 .ul(.class("order-lines"), .forEach(order.lines) { item in
@@ -127,11 +134,59 @@ extension BanchanPages {
                 order.steps.paidAt != nil
                     ? .a(.class("button wide"), .id("receipt-link"), .href(ShopPath.receipt(id)), .text(req.t("banchan.receipt.title"))) : .empty
             ),
-            Self.deliveryCard(req, order.delivery),
+            Self.deliveryCard(req, order.delivery)
+            ),
             .a(.class("back-link"), .href(ShopPath.orders()), .text(req.t("banchan.orders.title")))
         )
-        return page(req, title: req.t("banchan.order.title"), status: error?.status ?? .ok,
+        // An order that can still move is followed live; a delivered or cancelled one is done.
+        let following = order.status != .delivered && order.status != .cancelled
+        return page(req, title: req.t("banchan.order.title"), status: error?.status ?? .ok, scripts: following ? ["/js/banchan/order.js"] : [],
                     cartCount: try await cartCount(req, owner), main: main)
+    }
+
+    /// How a shipped order travels: the courier, its 송장번호 and a link to the courier's page
+    /// for the parcel (a new tab: the buyer comes back to the order).
+    static func shipmentNote(_ req: Request, _ shipment: Shipment?) -> Node<HTML.BodyContext> {
+        guard let shipment else { return .empty }
+        let courier = req.t("banchan.courier.\(shipment.courier.rawValue)")
+        return .p(
+            .class("order-shipment"), .id("order-shipment"),
+            .span(.text(shipment.trackingNumber.map { courier + " · " + req.t("banchan.shipment.number", ["number": $0]) } ?? courier)),
+            shipment.trackingURL.map { url in
+                .a(.class("button small"), .id("order-tracking"), .href(url), .target(.blank), .attribute(named: "rel", value: "noopener noreferrer"),
+                   .text(req.t("banchan.shipment.track")))
+            } ?? .empty
+        )
+    }
+
+    /// `GET /shop/orders/{id}/live`: a WebSocket that sends `{"status": …}` at once and again
+    /// whenever the order moves, on any instance (`BanchanStore.announceMoved`). Only the order's
+    /// owner may follow it (404 before any upgrade otherwise, as its page), from a page of this
+    /// site (403 `cross_origin_socket` otherwise: the handshake carries the cookie).
+    func followOrder(req: Request) async throws -> Response {
+        try req.requireSameOriginSocket()
+        let owner = try req.browserPrincipal()
+        let order = try await req.banchan.order(try req.orderIDParameter(), of: owner)
+        let topic = BanchanStore.topic(ofOrder: order.id)
+        return try req.liveSocket(feature: "banchan") { req, socket, _ in
+            // Subscribe before reading: a move in between is sent after the state, never lost.
+            let stream = req.application.events.subscribe(to: topic)
+            if let now = try? await req.banchan.order(order.id, of: owner),
+               let state = try? JSONEncoder().encode(BanchanStore.Moved(status: now.status)) {
+                try? await socket.send(String(decoding: state, as: UTF8.self))
+            }
+            let forwarding = Task {
+                for await message in stream {
+                    // A signed-in buyer's socket ends with the session (its close may have been missed).
+                    guard await req.signedInSessionIsLive() else {
+                        try? await socket.close(code: OpenSockets.sessionEndedCode)
+                        return
+                    }
+                    try? await socket.send(message)
+                }
+            }
+            socket.onClose.whenComplete { _ in forwarding.cancel() }
+        }
     }
 
     /// Pays with the test gateway: the page stands in for the provider's payment window, paying

@@ -21,6 +21,7 @@ struct BanchanPages: RouteCollection {
         routes.post(ShopPath.orders, use: placeOrder)
         routes.get(ShopPath.orders, use: orders)
         routes.get(ShopPath.order, use: order)
+        routes.get(ShopPath.orderLive, use: followOrder)
         routes.post(ShopPath.pay, use: pay)
         routes.get(ShopPath.cancel, use: cancelConfirmation)
         routes.post(ShopPath.cancel, use: cancel)

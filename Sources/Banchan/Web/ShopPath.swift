@@ -16,6 +16,8 @@ package enum ShopPath {
     /// "주문이 완료됐어요", where paying leads.
     package static let complete: PagePath1 = "/shop/orders/:order/complete"
     package static let receipt: PagePath1 = "/shop/orders/:order/receipt"
+    /// The order page's WebSocket: the order's moves, as they happen.
+    package static let orderLive: PagePath1 = "/shop/orders/:order/live"
     package static let addresses: PagePath = "/shop/addresses"
     package static let newAddress: PagePath = "/shop/addresses/new"
     /// The form to change an address (GET) and where it posts (POST): not `/shop/addresses/:address`,

@@ -2203,6 +2203,45 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Order/paymentMethod`.
             public var paymentMethod: Components.Schemas.Order.PaymentMethodPayload?
+            /// How it travels once shipped, when the shop said (the console's 배송 시작 form, or `courier` with the status move); null before.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/shipment`.
+            public struct ShipmentPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Order/shipment/courier`.
+                public var courier: Components.Schemas.Courier
+                /// The 송장번호
+                ///
+                /// - Remark: Generated from `#/components/schemas/Order/shipment/trackingNumber`.
+                public var trackingNumber: Swift.String?
+                /// The courier's page for this parcel; null for the shop's own delivery.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Order/shipment/trackingURL`.
+                public var trackingURL: Swift.String?
+                /// Creates a new `ShipmentPayload`.
+                ///
+                /// - Parameters:
+                ///   - courier:
+                ///   - trackingNumber: The 송장번호
+                ///   - trackingURL: The courier's page for this parcel; null for the shop's own delivery.
+                public init(
+                    courier: Components.Schemas.Courier,
+                    trackingNumber: Swift.String? = nil,
+                    trackingURL: Swift.String? = nil
+                ) {
+                    self.courier = courier
+                    self.trackingNumber = trackingNumber
+                    self.trackingURL = trackingURL
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case courier
+                    case trackingNumber
+                    case trackingURL
+                }
+            }
+            /// How it travels once shipped, when the shop said (the console's 배송 시작 form, or `courier` with the status move); null before.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/shipment`.
+            public var shipment: Components.Schemas.Order.ShipmentPayload?
             /// Creates a new `Order`.
             ///
             /// - Parameters:
@@ -2229,6 +2268,7 @@ extension Components {
             ///   - refundStatus: `pending` while a refund this order owes is not yet confirmed by the payment provider (it is retried until it is), then `done`; null when it owes none, and in lists (read an order alone to see it).
             ///   - delivery: Where it goes, as placed; null for an order placed without one (as the 배민찬 app places them).
             ///   - paymentMethod: How the buyer chose to pay at checkout (PortOne's `pay_method` or easy-pay names); null for an order placed without a delivery.
+            ///   - shipment: How it travels once shipped, when the shop said (the console's 배송 시작 form, or `courier` with the status move); null before.
             public init(
                 id: Swift.String,
                 merchantUID: Swift.String,
@@ -2252,7 +2292,8 @@ extension Components {
                 cancelRequestedAt: Foundation.Date? = nil,
                 refundStatus: Components.Schemas.Order.RefundStatusPayload? = nil,
                 delivery: Components.Schemas.Order.DeliveryPayload? = nil,
-                paymentMethod: Components.Schemas.Order.PaymentMethodPayload? = nil
+                paymentMethod: Components.Schemas.Order.PaymentMethodPayload? = nil,
+                shipment: Components.Schemas.Order.ShipmentPayload? = nil
             ) {
                 self.id = id
                 self.merchantUID = merchantUID
@@ -2277,6 +2318,7 @@ extension Components {
                 self.refundStatus = refundStatus
                 self.delivery = delivery
                 self.paymentMethod = paymentMethod
+                self.shipment = shipment
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -2302,6 +2344,51 @@ extension Components {
                 case refundStatus
                 case delivery
                 case paymentMethod
+                case shipment
+            }
+        }
+        /// Who carries a shipped order: CJ대한통운, 우체국택배, 한진택배, 롯데택배, 로젠택배, or `shop`, the shop's own delivery (새벽배송), which has no tracking number.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Courier`.
+        @frozen public enum Courier: String, Codable, Hashable, Sendable, CaseIterable {
+            case cj = "cj"
+            case epost = "epost"
+            case hanjin = "hanjin"
+            case lotte = "lotte"
+            case logen = "logen"
+            case shop = "shop"
+        }
+        /// - Remark: Generated from `#/components/schemas/OrderMove`.
+        public struct OrderMove: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/OrderMove/status`.
+            public var status: Components.Schemas.OrderStatus
+            /// With `shipped`: who carries it. Ignored for other moves.
+            ///
+            /// - Remark: Generated from `#/components/schemas/OrderMove/courier`.
+            public var courier: Components.Schemas.Courier?
+            /// With `shipped` and a courier other than `shop`: the 송장번호, 8 to 20 digits (spaces and hyphens are dropped). 422 `invalid_courier` for an unknown courier or a number without one, `invalid_tracking_number` for a number that is not 8 to 20 digits.
+            ///
+            /// - Remark: Generated from `#/components/schemas/OrderMove/trackingNumber`.
+            public var trackingNumber: Swift.String?
+            /// Creates a new `OrderMove`.
+            ///
+            /// - Parameters:
+            ///   - status:
+            ///   - courier: With `shipped`: who carries it. Ignored for other moves.
+            ///   - trackingNumber: With `shipped` and a courier other than `shop`: the 송장번호, 8 to 20 digits (spaces and hyphens are dropped). 422 `invalid_courier` for an unknown courier or a number without one, `invalid_tracking_number` for a number that is not 8 to 20 digits.
+            public init(
+                status: Components.Schemas.OrderStatus,
+                courier: Components.Schemas.Courier? = nil,
+                trackingNumber: Swift.String? = nil
+            ) {
+                self.status = status
+                self.courier = courier
+                self.trackingNumber = trackingNumber
+            }
+            public enum CodingKeys: String, CodingKey {
+                case status
+                case courier
+                case trackingNumber
             }
         }
         /// One of an account's saved delivery addresses.

@@ -12819,23 +12819,8 @@ public enum Operations {
             public var headers: Operations.AdvanceOrder.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/banchan/orders/{order}/status/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/banchan/orders/{order}/status/POST/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/paths/api/v1/banchan/orders/{order}/status/POST/requestBody/json/status`.
-                    public var status: Components.Schemas.OrderStatus
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - status:
-                    public init(status: Components.Schemas.OrderStatus) {
-                        self.status = status
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case status
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/banchan/orders/{order}/status/POST/requestBody/content/application\/json`.
-                case json(Operations.AdvanceOrder.Input.Body.JsonPayload)
+                case json(Components.Schemas.OrderMove)
             }
             public var body: Operations.AdvanceOrder.Input.Body
             /// Creates a new `Input`.
@@ -12926,6 +12911,31 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Parsed but breaks a rule: `invalid_email`, `password_too_short`, `password_too_long`,
+            /// `invalid_nickname_length`, `invalid_nickname_characters`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/status/post(advanceOrder)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }
@@ -22722,23 +22732,8 @@ public enum Operations {
             public var headers: Operations.AdminMoveOrder.Input.Headers
             /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/status/POST/requestBody`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/status/POST/requestBody/json`.
-                public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/status/POST/requestBody/json/status`.
-                    public var status: Components.Schemas.OrderStatus
-                    /// Creates a new `JsonPayload`.
-                    ///
-                    /// - Parameters:
-                    ///   - status:
-                    public init(status: Components.Schemas.OrderStatus) {
-                        self.status = status
-                    }
-                    public enum CodingKeys: String, CodingKey {
-                        case status
-                    }
-                }
                 /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/status/POST/requestBody/content/application\/json`.
-                case json(Operations.AdminMoveOrder.Input.Body.JsonPayload)
+                case json(Components.Schemas.OrderMove)
             }
             public var body: Operations.AdminMoveOrder.Input.Body
             /// Creates a new `Input`.
@@ -22829,6 +22824,31 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Parsed but breaks a rule: `invalid_email`, `password_too_short`, `password_too_long`,
+            /// `invalid_nickname_length`, `invalid_nickname_characters`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }

@@ -619,3 +619,66 @@ def test_english_and_japanese_pages_write_prices_with_the_won_sign(server, brows
         assert price == "₩" + first.removesuffix("원"), (price, first)
     assert no_horizontal_overflow(browser)
     shot(browser, "01-japanese-shop")
+
+
+def test_the_buyers_open_order_page_follows_the_operator_without_a_reload(server, browser):
+    """Issue 61's first check: the buyer keeps the order's page open; the operator starts
+    preparing it, then ships it with CJ대한통운 and a 송장번호 from /admin. The buyer's page shows
+    상품 준비 중, then 배송 중 with the courier's tracking link and no cancel button, without being
+    reloaded (a mark set on the page's window survives), and says each change to screen readers."""
+    import os
+    import subprocess
+
+    from conftest import BINARY, make_browser, sign_up
+    from selenium.webdriver.support.ui import Select
+    from test_accessibility import violations
+
+    sign_up(browser, server, "기다리는사람")
+    soup = dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1)
+    order_and_pay(browser, server, soup)
+    order_id = re.search(r"/shop/orders/([0-9a-f-]+)", browser.current_url).group(1)
+    assert browser.find_elements(By.ID, "cancel-order")
+    browser.execute_script("window.notReloaded = true")
+
+    subprocess.run([BINARY, "user", "create", "--admin", "--email", "boss@example.com", "--nickname", "사장님", "--password", "password1"],
+                   cwd=ROOT, env=dict(os.environ, DATA_DIR=server.data_dir, LOG_LEVEL="error"), check=True, capture_output=True)
+    operator = make_browser()
+    operator.test_name = browser.test_name
+    try:
+        operator.get(server.url + "/login")
+        fill(operator, "email", "boss@example.com")
+        fill(operator, "password", "password1")
+        operator.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+        wait_for(operator, lambda d: "/login" not in d.current_url)
+        operator.get(server.url + f"/admin/orders/{order_id}")
+        click(operator, "#move-preparing")
+        wait_for(operator, lambda d: d.find_element(By.ID, "order-status").text == "상품 준비 중")
+
+        wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "상품 준비 중")
+        assert browser.find_element(By.ID, "cancel-order").text == "취소 요청", "the button its state allows now"
+        assert "상품 준비 중" in browser.find_element(By.ID, "order-live-note").text
+
+        # A typo in the number comes back with what was typed; then the right one.
+        Select(operator.find_element(By.ID, "ship-courier")).select_by_value("cj")
+        fill(operator, "ship-tracking", "6789-12")
+        click(operator, "#move-shipped")
+        wait_for(operator, lambda d: "송장번호는 숫자" in d.page_source)
+        assert operator.find_element(By.ID, "ship-tracking").get_attribute("value") == "6789-12"
+        shot(operator, "00-ship-form-typo")
+        fill(operator, "ship-tracking", "6789-1234-5678")
+        click(operator, "#move-shipped")
+        wait_for(operator, lambda d: d.find_element(By.ID, "order-status").text == "배송 중")
+        shot(operator, "01-console-shipped")
+    finally:
+        operator.quit()
+
+    wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "배송 중")
+    tracking = wait_for(browser, lambda d: d.find_element(By.ID, "order-tracking"))
+    assert tracking.get_attribute("href") == "https://trace.cjlogistics.com/next/tracking.html?wblNo=678912345678"
+    assert "CJ대한통운 · 송장번호 678912345678" in browser.find_element(By.ID, "order-shipment").text
+    assert not browser.find_elements(By.ID, "cancel-order"), "nothing to cancel once it ships"
+    assert "배송 중" in browser.find_element(By.ID, "order-live-note").text
+    assert browser.execute_script("return window.notReloaded === true"), "the page was not reloaded"
+    assert no_horizontal_overflow(browser)
+    shot(browser, "02-buyer-sees-shipped")
+    assert not violations(browser, browser.current_url.removeprefix(server.url), server)

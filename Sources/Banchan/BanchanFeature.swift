@@ -54,4 +54,40 @@ package enum BanchanFeature: Feature {
 extension Application {
     /// The delivery fee in force: the operator's, else the environment's.
     package var deliveryFeeRule: DeliveryFeeRule { shopTermsInForce.terms.delivery }
+
+    /// The 새벽배송 cut-off in force as people say it (`밤 10시`, `10 pm`, `夜10時`): the one
+    /// phrase the dish pages, checkout, the console and the 배민찬 app all show.
+    package func dawnCutoffPhrase(_ language: Language) -> String {
+        SpokenTime.phrase(minutes: shopTermsInForce.terms.dawn.cutoffMinutes, language)
+    }
+
+    /// How a dish reaches the door, in `language`: each way it travels with the shop's terms in
+    /// force (the one cut-off), then the dish's own note (how it is packed, where it goes).
+    package func deliveryInfo(of dish: Dish, _ language: Language) -> String {
+        let ways = dish.deliveryTypes.map { type in
+            type == .dawn ? translator.text("banchan.delivery_way.dawn", language, ["cutoff": dawnCutoffPhrase(language)])
+                : translator.text("banchan.delivery_way.parcel", language, [:])
+        }
+        let note = dish.deliveryInfo.trimmingCharacters(in: .whitespacesAndNewlines)
+        return (ways + (note.isEmpty ? [] : [note])).joined(separator: " / ")
+    }
+}
+
+/// A time of day as people say it in each language: 밤 10시 / 저녁 8시 30분, 10 pm / 8:30 pm, 夜10時 / 午後8時30分.
+package enum SpokenTime {
+    package static func phrase(minutes: Int, _ language: Language) -> String {
+        let hour = (minutes / 60) % 24, minute = minutes % 60
+        let twelve = hour % 12 == 0 ? 12 : hour % 12
+        switch language {
+        case .en:
+            let suffix = hour < 12 ? "am" : "pm"
+            return minute == 0 ? "\(twelve) \(suffix)" : String(format: "%d:%02d %@", twelve, minute, suffix)
+        case .ja:
+            let period = hour < 6 ? "深夜" : hour < 12 ? "午前" : hour < 18 ? "午後" : "夜"
+            return "\(period)\(twelve)時" + (minute == 0 ? "" : "\(minute)分")
+        case .ko:
+            let period = hour < 6 ? "새벽" : hour < 12 ? "오전" : hour < 18 ? "오후" : hour < 21 ? "저녁" : "밤"
+            return "\(period) \(twelve)시" + (minute == 0 ? "" : " \(minute)분")
+        }
+    }
 }

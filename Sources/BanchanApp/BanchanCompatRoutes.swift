@@ -96,7 +96,7 @@ struct BanchanCompatRoutes: RouteCollection {
         let prices = (dish.isDiscounted ? [dish.originalPrice!] : []) + [dish.salePrice]
         return DetailResponse(hash: dish.hash, data: .init(
             topImage: images.rasterMain(dish.hash), thumbImages: images.rasterThumbs(dish), productDescription: dish.description,
-            point: Won.format(dish.pointsPerUnit), deliveryInfo: dish.deliveryInfo, deliveryFee: req.application.deliveryFeeRule.label,
+            point: Won.format(dish.pointsPerUnit), deliveryInfo: req.application.deliveryInfo(of: dish, .ko), deliveryFee: req.application.deliveryFeeRule.label,
             prices: prices.map(Won.format), detailSection: images.rasterDetails(dish)))
     }
 }

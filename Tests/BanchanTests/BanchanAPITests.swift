@@ -66,7 +66,7 @@ final class BanchanAPITests: XCTestCase {
             let detail = try await app.send(.GET, "/detail/\(Fixtures.bulgogi)")
             XCTAssertEqual(detail.status, .ok)
             let base = "http://127.0.0.1:8080/images/banchan/HU6Z5"
-            let expected = #"{"data":{"delivery_fee":"2,500원 (40,000원 이상 구매 시 무료)","delivery_info":"새벽배송: 오후 8시까지 주문 시 다음 날 아침 7시 전 도착 / 전국택배: 오후 3시까지 주문 시 당일 출고","detail_section":["\#(base)/detail-1.png","\#(base)/detail-2.png","\#(base)/detail-3.png"],"point":"478원","prices":["28,900원","23,900원"],"product_description":"달콤 짭짤한 간장 양념에 하룻밤 재운 부드러운 한우","thumb_images":["\#(base)/thumb-1.jpg","\#(base)/thumb-2.jpg","\#(base)/thumb-3.jpg","\#(base)/thumb-4.jpg"],"top_image":"\#(base)/main.jpg"},"hash":"HU6Z5"}"#
+            let expected = #"{"data":{"delivery_fee":"2,500원 (40,000원 이상 구매 시 무료)","delivery_info":"새벽배송: 밤 10시까지 주문하면 다음 날 아침 7시 전 도착 / 택배: 1~2일 안에 도착","detail_section":["\#(base)/detail-1.png","\#(base)/detail-2.png","\#(base)/detail-3.png"],"point":"478원","prices":["28,900원","23,900원"],"product_description":"달콤 짭짤한 간장 양념에 하룻밤 재운 부드러운 한우","thumb_images":["\#(base)/thumb-1.jpg","\#(base)/thumb-2.jpg","\#(base)/thumb-3.jpg","\#(base)/thumb-4.jpg"],"top_image":"\#(base)/main.jpg"},"hash":"HU6Z5"}"#
             XCTAssertEqual(detail.text, expected)
 
             let plain = try await app.send(.GET, "/detail/\(Fixtures.dakgalbi)")

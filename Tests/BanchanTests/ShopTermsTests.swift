@@ -92,6 +92,50 @@ final class ShopTermsTests: XCTestCase {
         }
     }
 
+    func testATimeOfDayIsSaidAsPeopleSayIt() {
+        let said: [(Int, Language, String)] = [
+            (22 * 60, .ko, "밤 10시"), (20 * 60 + 30, .ko, "저녁 8시 30분"), (15 * 60, .ko, "오후 3시"), (12 * 60, .ko, "오후 12시"),
+            (9 * 60 + 5, .ko, "오전 9시 5분"), (0, .ko, "새벽 12시"), (90, .ko, "새벽 1시 30분"),
+            (22 * 60, .en, "10 pm"), (20 * 60 + 30, .en, "8:30 pm"), (0, .en, "12 am"), (9 * 60 + 5, .en, "9:05 am"),
+            (22 * 60, .ja, "夜10時"), (13 * 60 + 15, .ja, "午後1時15分"),
+        ]
+        for (minutes, language, phrase) in said {
+            XCTAssertEqual(SpokenTime.phrase(minutes: minutes, language), phrase, "\(minutes) in \(language)")
+        }
+    }
+
+    /// Issue 61, point 2: the dish page said "오후 8시까지" (the catalog's text) while checkout said
+    /// "밤 22:00까지" (the setting). Every place now says the cut-off in force, one way.
+    func testOneCutoffSaidTheSameWayEverywhere() async throws {
+        try await withTestApp { app in
+            let boss = try await app.member("사장님", admin: true)
+            func everywhere(_ phrase: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+                var browser = CookieBrowser(app: app)
+                let dish = try await browser.get("/shop/dishes/\(Fixtures.bulgogi)")
+                let info = try XCTUnwrap(dish.text.firstMatch(of: /id="delivery-info">([^<]*)</)?.1, file: file, line: line)
+                XCTAssertTrue(info.contains("새벽배송: \(phrase)까지 주문하면"), String(info), file: file, line: line)
+                let added = try await browser.post("/shop/cart", form: ["hash": Fixtures.bulgogi, "quantity": "1"])
+                XCTAssertEqual(added.status, .seeOther, file: file, line: line)
+                let checkout = try await browser.get("/shop/checkout")
+                XCTAssertTrue(checkout.text.contains("새벽배송은 \(phrase)까지 주문하면"), "checkout", file: file, line: line)
+                let api = try await app.send(.GET, "/api/v1/banchan/dishes/\(Fixtures.bulgogi)").object()
+                XCTAssertTrue((api["deliveryInfo"] as? String)?.contains(phrase) == true, "\(api["deliveryInfo"] ?? "")", file: file, line: line)
+                let shipped = try await app.send(.GET, "/detail/\(Fixtures.bulgogi)")
+                XCTAssertTrue(shipped.text.contains("새벽배송: \(phrase)까지"), "the 배민찬 app's delivery_info", file: file, line: line)
+                for text in [dish.text, checkout.text, shipped.text] {
+                    XCTAssertNil(text.firstMatch(of: /오후 8시까지|\d{2}:\d{2}까지/), "no other cut-off", file: file, line: line)
+                }
+            }
+            try await everywhere("밤 10시")
+            let english = try await app.send(.GET, "/shop/dishes/\(Fixtures.bulgogi)", headers: ["Accept-Language": "en"])
+            XCTAssertTrue(english.text.contains("order by 10 pm (Korea time)"), "in the reader's language")
+
+            let saved = try await app.send(.PUT, "/api/v1/admin/shop-settings", json: ["dawnCutoff": "20:30"], token: boss.token)
+            XCTAssertEqual(saved.status, .ok, saved.text)
+            try await everywhere("저녁 8시 30분")
+        }
+    }
+
     func testBadTermsAndOtherAccountsChangeNothing() async throws {
         try await withTestApp { app in
             let boss = try await app.member("사장님", admin: true)

@@ -470,7 +470,7 @@ def test_checkout_asks_where_it_goes_and_gives_a_receipt(server, browser):
     assert browser.find_element(By.ID, "checkout-save-address").is_selected()
     assert browser.find_element(By.ID, "checkout-total").text == won(total)
     assert browser.find_element(By.ID, "slot-dawn").is_enabled() and browser.find_element(By.ID, "slot-parcel").is_enabled()
-    assert re.search(r"새벽배송은 밤 \d{2}:\d{2}까지", browser.find_element(By.ID, "dawn-cutoff").text)
+    assert re.search(r"새벽배송은 (밤|오후) \d{1,2}시( \d{1,2}분)?까지", browser.find_element(By.ID, "dawn-cutoff").text)
     assert browser.find_element(By.ID, "method-card").is_selected(), "a card unless another is chosen"
     home = dict(HOME, phone="010-12")
     fill_new_address(browser, home)

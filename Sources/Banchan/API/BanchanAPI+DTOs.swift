@@ -53,12 +53,13 @@ struct DishDetail: Content {
     let maxQuantity: Int
     let stock: Int
 
-    init(_ row: BanchanStore.DishRow, images: BanchanImages.URLs, delivery: DeliveryFeeRule) {
+    /// `deliveryInfo`: how it travels with the shop's terms in force (`Application.deliveryInfo(of:)`).
+    init(_ row: BanchanStore.DishRow, images: BanchanImages.URLs, delivery: DeliveryFeeRule, deliveryInfo: String) {
         let value = row.dish
         dish = DishSummary(row, images: images)
         pointRate = value.pointRate
         pointsPerUnit = value.pointsPerUnit
-        deliveryInfo = value.deliveryInfo
+        self.deliveryInfo = deliveryInfo
         deliveryFee = .init(delivery)
         weight = value.weight
         ingredients = value.ingredients

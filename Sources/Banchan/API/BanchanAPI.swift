@@ -69,9 +69,15 @@ struct BanchanAPI: RouteCollection {
         return Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: .init(string: body))
     }
 
+    /// A dish as the API shows it, with the terms in force and in the reader's language.
+    private func detail(_ row: BanchanStore.DishRow, _ req: Request) -> DishDetail {
+        DishDetail(row, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule,
+                   deliveryInfo: req.application.deliveryInfo(of: row.dish, req.language))
+    }
+
     func dish(req: Request) async throws -> DishDetail {
         let row = try await req.banchan.dish(hash: req.parameters.get("hash") ?? "")
-        return DishDetail(row, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
+        return detail(row, req)
     }
 
     // MARK: Admin
@@ -80,7 +86,7 @@ struct BanchanAPI: RouteCollection {
         let admin = try req.requireAdmin()
         let input = try req.decodeJSON(DishInput.self)
         let row = try await req.banchan.addDish(try input.newDish(), stock: input.stock ?? 0, by: admin.id)
-        return try await DishDetail(row, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
+        return try await detail(row, req)
             .encodeResponse(status: .created, for: req)
     }
 
@@ -89,7 +95,7 @@ struct BanchanAPI: RouteCollection {
         let admin = try req.requireAdmin()
         let input = try req.decodeJSON(DishInput.self)
         let row = try await req.banchan.changeDish(hash: req.parameters.get("hash") ?? "", stock: input.stock, by: admin.id) { try input.apply(to: &$0) }
-        return DishDetail(row, images: BanchanImages.URLs(publicURL: req.application.settings.publicURL), delivery: req.application.deliveryFeeRule)
+        return detail(row, req)
     }
 
     func retireDish(req: Request) async throws -> HTTPStatus {

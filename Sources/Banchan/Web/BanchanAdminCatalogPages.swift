@@ -184,7 +184,7 @@ struct BanchanAdminCatalogPages: RouteCollection {
                          .label(.for("shop-dawnCutoff"), .text(req.t("admin.shop.dawn_cutoff"))),
                          .input(.type(.time), .id("shop-dawnCutoff"), .name("dawnCutoff"), .value(form?.dawnCutoff ?? terms.dawn.cutoffText),
                                 .attribute(named: "aria-describedby", value: "shop-dawn-now"))),
-                    .p(.class("hint"), .id("shop-dawn-now"), .text(req.t("admin.shop.dawn_now", ["cutoff": terms.dawn.cutoffText, "day": dawnDay]))),
+                    .p(.class("hint"), .id("shop-dawn-now"), .text(req.t("admin.shop.dawn_now", ["cutoff": SpokenTime.phrase(minutes: terms.dawn.cutoffMinutes, req.language), "day": dawnDay]))),
                     .button(.type(.submit), .class("button primary wide"), .id("save-shop-settings"), .text(req.t("admin.catalog.save")))
                 )
             ),

@@ -160,7 +160,7 @@ extension BanchanPages {
                     )
                 }
             ),
-            .p(.class("hint"), .id("dawn-cutoff"), .text(req.t("banchan.checkout.cutoff", ["time": schedule.cutoffText])))
+            .p(.class("hint"), .id("dawn-cutoff"), .text(req.t("banchan.checkout.cutoff", ["time": req.application.dawnCutoffPhrase(req.language)])))
         )
     }
 

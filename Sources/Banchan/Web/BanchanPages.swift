@@ -267,7 +267,7 @@ struct BanchanPages: RouteCollection {
                 .class("dish-facts"),
                 .dt(.text(req.t("banchan.points"))), .dd(.text(req.t("banchan.points_value", ["points": req.won(dish.pointsPerUnit), "rate": String(dish.pointRate)]))),
                 .dt(.text(req.t("banchan.delivery"))), .dd(.text(dish.deliveryTypes.map { req.t("banchan.delivery_type.\($0.code)") }.joined(separator: " · "))),
-                .dt(.text(req.t("banchan.delivery_info"))), .dd(.text(dish.deliveryInfo)),
+                .dt(.text(req.t("banchan.delivery_info"))), .dd(.id("delivery-info"), .text(req.application.deliveryInfo(of: dish, req.language))),
                 .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("delivery-fee"), .text(req.deliveryFeeLabel)),
                 .dt(.text(req.t("banchan.weight"))), .dd(.text(dish.weight)),
                 .dt(.text(req.t("banchan.ingredients"))), .dd(.text(dish.ingredients)),

@@ -1418,6 +1418,8 @@ extension Components {
             public var pointRate: Swift.Int
             /// - Remark: Generated from `#/components/schemas/DishDetail/pointsPerUnit`.
             public var pointsPerUnit: Swift.Int
+            /// How it travels, in the reader's language: each delivery type with the shop's terms in force (the one 새벽배송 cut-off, said as `밤 10시`), then the dish's own note (how it is packed, where it goes), joined by ` / `.
+            ///
             /// - Remark: Generated from `#/components/schemas/DishDetail/deliveryInfo`.
             public var deliveryInfo: Swift.String
             /// - Remark: Generated from `#/components/schemas/DishDetail/deliveryFee`.
@@ -1446,7 +1448,7 @@ extension Components {
             ///   - dish:
             ///   - pointRate: Percent of the sale price earned as points.
             ///   - pointsPerUnit:
-            ///   - deliveryInfo:
+            ///   - deliveryInfo: How it travels, in the reader's language: each delivery type with the shop's terms in force (the one 새벽배송 cut-off, said as `밤 10시`), then the dish's own note (how it is packed, where it goes), joined by ` / `.
             ///   - deliveryFee:
             ///   - weight:
             ///   - ingredients:
@@ -1552,6 +1554,8 @@ extension Components {
             public var deliveryTypes: Components.Schemas.DishInput.DeliveryTypesPayload?
             /// - Remark: Generated from `#/components/schemas/DishInput/pointRate`.
             public var pointRate: Swift.Int?
+            /// The dish's own delivery note (how it is packed, where it goes); no times: the cut-off is the shop's setting (`/api/v1/admin/shop-settings`), added when the dish is shown.
+            ///
             /// - Remark: Generated from `#/components/schemas/DishInput/deliveryInfo`.
             public var deliveryInfo: Swift.String?
             /// - Remark: Generated from `#/components/schemas/DishInput/minQuantity`.
@@ -1590,7 +1594,7 @@ extension Components {
             ///   - badges:
             ///   - deliveryTypes:
             ///   - pointRate:
-            ///   - deliveryInfo:
+            ///   - deliveryInfo: The dish's own delivery note (how it is packed, where it goes); no times: the cut-off is the shop's setting (`/api/v1/admin/shop-settings`), added when the dish is shown.
             ///   - minQuantity:
             ///   - maxQuantity: At least `minQuantity`.
             ///   - emoji: One or two emoji.

@@ -4,6 +4,7 @@ both land in the chat; messages cross live both ways; one reloads and sees the h
 start a menu game from the chat and both reach the group's lobby; they end the meet-up and
 review each other; a third person cannot open their chat. Also: a wrong and an expired-looking
 code say so beside the box, and the shop previews, buys (test verifier) and wears."""
+import json
 import re
 import time
 
@@ -123,6 +124,8 @@ def pass_menu_game_onboarding(driver):
 
 
 def test_two_people_verify_match_chat_play_and_review(mates_server, browser):
+    from test_accessibility import violations  # here: test_accessibility imports this module
+
     server = mates_server
     mina = browser
     junho = make_browser()
@@ -201,6 +204,17 @@ def test_two_people_verify_match_chat_play_and_review(mates_server, browser):
         assert mina.find_element(By.CSS_SELECTOR, "#chat-log .chat-day")
         assert no_horizontal_overflow(mina)
         shot(mina, "07-chat")
+        # axe on a chat with lines (day chip, both sides), light and dark: its list of lines keeps
+        # its semantics inside the log region (issue 61; the UX review's `listitem` on 6 states).
+        chat_path = chat_url.removeprefix(server.url)
+        found = violations(mina, chat_path, server)
+        mina.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        found += violations(mina, chat_path, server)
+        wait_for(mina, lambda d: len(chat_lines(d)) == 2)
+        shot(mina, "07-chat-dark")
+        mina.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+        mina.get(chat_url)
+        wait_for(mina, lambda d: len(chat_lines(d)) == 2 and d.find_element(By.ID, "live-state").text == "")
 
         # A reload shows the history, in order.
         junho.refresh()
@@ -255,6 +269,8 @@ def test_two_people_verify_match_chat_play_and_review(mates_server, browser):
         join = wait_for(junho, lambda d: d.find_element(By.CSS_SELECTOR, ".menu-game-line a"))
         assert pin in junho.find_element(By.CSS_SELECTOR, ".menu-game-line").text
         shot(junho, "10-chat-menu-game-line")
+        found += violations(junho, chat_path, server)
+        join = wait_for(junho, lambda d: d.find_element(By.CSS_SELECTOR, ".menu-game-line a"))
         join.click()
         wait_for(junho, EC.url_contains("/play/"))
         pass_menu_game_onboarding(junho)
@@ -285,6 +301,9 @@ def test_two_people_verify_match_chat_play_and_review(mates_server, browser):
         ended = wait_for(junho, lambda d: d.find_element(By.ID, "chat-ended") if d.find_element(By.ID, "chat-ended").is_displayed() else None)
         assert junho.find_element(By.ID, "chat-input").get_attribute("disabled") is not None
         assert junho.find_element(By.ID, "chat-input").get_attribute("placeholder") == "끝난 대화예요"
+        found += violations(junho, chat_path, server)
+        assert not found, json.dumps(found, ensure_ascii=False, indent=1)
+        ended = wait_for(junho, lambda d: d.find_element(By.ID, "chat-ended") if d.find_element(By.ID, "chat-ended").is_displayed() else None)
         ended.find_element(By.ID, "chat-ended-review").click()
         wait_for(junho, EC.url_contains("/mates/review/"))
         click(junho, "label:has(#pick-kind)")

@@ -69,8 +69,11 @@ extension MatesPages {
             main: .group(
                 header, menu, ended,
                 .div(.id("chat-older"), .class("scroll-sentinel")),
-                // A log: screen readers announce lines as they are added (its implicit aria-live is polite).
-                .ol(.id("chat-log"), .class("chat-log"), .role("log"), .attribute(named: "aria-label", value: req.t("mates.chat.log"))),
+                // A log: screen readers announce lines as they are added (its implicit aria-live is
+                // polite). The role sits on a wrapper, so the lines keep their list (a list given
+                // another role loses it, and every line fails axe's `listitem`).
+                .div(.id("chat-log-region"), .role("log"), .attribute(named: "aria-label", value: req.t("mates.chat.log")),
+                     .ol(.id("chat-log"), .class("chat-log"))),
                 form,
                 confirmDialog(req, "cancel", yes: "mates.chat.cancel.yes", danger: true),
                 confirmDialog(req, "finish", yes: "mates.chat.finish.yes", danger: false)

@@ -3,15 +3,16 @@
 //
 // - Static files (/css, /js, /images, /vendor, the fonts) are cached as they are fetched, in a cache
 //   named by the version: fresh from the network when there is one, from the cache when not.
-// - A page is never cached (it is personal: an inbox, a chat, an order); a navigation that fails
-//   shows /offline.html, cached when the worker is installed.
+// - A page is never cached (it is personal: an inbox, a chat, an order); a navigation that fails,
+//   or that a proxy answers 502–504 for (its own error page, without our `X-Request-Id`), shows
+//   /offline.html, cached with its script when the worker is installed; it retries that page.
 // - Nothing under /api/ and no upload is ever put in a cache.
 // - A push shows a notification (title, body, the icon), unless a visible window already shows its
 //   page; a click opens its page, reusing a window of this site that is open.
 const VERSION = '__VERSION__';
 const CACHE = `static-${VERSION}`;
 const OFFLINE = '/offline.html';
-const PRECACHE = [OFFLINE, '/css/app.css', '/images/icon.svg', '/images/app/icon-192.png'];
+const PRECACHE = [OFFLINE, '/js/shared/offline.js', '/css/app.css', '/images/icon.svg', '/images/app/icon-192.png'];
 const STATIC = /^\/(css|js|images|vendor|fonts)\//;
 
 self.addEventListener('install', (event) => {
@@ -32,7 +33,11 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   if (request.mode === 'navigate') {
-    event.respondWith(fetch(request).catch(() => caches.match(OFFLINE)));
+    event.respondWith(
+      fetch(request)
+        .then((response) => (proxyCouldNotReachUs(response) ? caches.match(OFFLINE).then((page) => page || response) : response))
+        .catch(() => caches.match(OFFLINE)),
+    );
     return;
   }
   if (!STATIC.test(url.pathname)) return;
@@ -48,6 +53,11 @@ self.addEventListener('fetch', (event) => {
       .catch(() => caches.match(request).then((cached) => cached || Response.error())),
   );
 });
+
+/** A proxy's own 502–504 (the server behind it is down): our answers all carry `X-Request-Id`. */
+function proxyCouldNotReachUs(response) {
+  return response.status >= 502 && response.status <= 504 && !response.headers.has('X-Request-Id');
+}
 
 self.addEventListener('push', (event) => {
   let message = {};

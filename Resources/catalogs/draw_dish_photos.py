@@ -3,7 +3,7 @@
 previews (`og:image`) and the original 배민찬 iOS app (`UIImage(data:)` returns nil for SVG). The
 square pictures are the same as the web's SVG (`BanchanImages.picture`): the dish's colour, two
 translucent white circles and the dish's emoji, turned and scaled by the variant; the card is a
-1200×630 link preview with the emoji, the title, the sale price and a "배민찬 · WhatWeEat" line. The
+1200×630 link preview with the emoji, the title, the sale price and a "우리뭐먹지 반찬가게" line. The
 details are `BanchanImages.detail`: each detail paragraph wrapped at 21 characters
 (`BanchanImages.wrap`) on a rounded card of the dish's colour at 45% over #fffaf5, under the emoji
 and "POINT n". Details are PNGs: text on flat colour compresses far better as a 32-colour palette
@@ -164,7 +164,7 @@ def card(dish):
     left, right = 440, CARD_WIDTH - 70
     title_font, price_font, brand_font = text_font(62), text_font(70), text_font(32)
     price = f"{dish['salePrice']:,}원"
-    brand = "배민찬 · WhatWeEat"
+    brand = "우리뭐먹지 반찬가게"  # the product and the service, one name each (never 배민찬, another company's brand)
     check_text(dish["title"], title_font)
     check_text(price + brand, price_font)
     lines = wrap(dish["title"], title_font, right - left, 3)

@@ -10,7 +10,7 @@ package enum MenuGameFeature: Feature {
     package static let seeders: [any Seeder] = [MenuSeeder()]
     package static let homeCard: HomeCard? = HomeCard(position: 1, emoji: "🎴", key: "menu_game", path: PlayPath.home())
 
-    package static var settingsSections: [any SettingsSection.Type] { [KakaoLocalSettings.self] }
+    package static var settingsSections: [any SettingsSection.Type] { [KakaoLocalSettings.self, MenuGameRoomSettings.self] }
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         // Kakao look-ups a minute a network (answers are kept per menu and square, so a class asks each once).
@@ -32,8 +32,9 @@ package enum MenuGameFeature: Feature {
         app.lifecycle.use(ShownMenusFlush())
         app.pinMisses = GuessLimiter(name: "menu_game_pins", limit: 20, window: 60, clock: app.siteClock)
         app.pinMissesPerNetwork = GuessLimiter(name: "menu_game_pins_network", limit: 200, window: 60, clock: app.siteClock)
-        app.roomsPerNetwork = NetworkBudget(name: "menu_game_rooms", limit: 60, window: 600, shared: app.sharedBudgets)
-        app.roomsPerHost = RateLimiter(name: "menu_game_rooms_host", limit: 10, window: 600, shared: app.sharedBudgets)
+        let rooms = app.settings.menuGameRooms
+        app.roomsPerNetwork = NetworkBudget(name: "menu_game_rooms", limit: rooms.perNetwork, window: MenuGameRoomSettings.window, shared: app.sharedBudgets)
+        app.roomsPerHost = RateLimiter(name: "menu_game_rooms_host", limit: rooms.perDevice, window: MenuGameRoomSettings.window, shared: app.sharedBudgets)
         // Rooms that are over give their PIN back, and the PIN space's use is on `/metrics`.
         app.lifecycle.use(PeriodicJob("forgot finished menu-game rooms", every: .seconds(300)) { app in
             try await MenuGameService.pruneRooms(MenuGroupStore(database: app.db), now: app.menuGameEnvironment.now())

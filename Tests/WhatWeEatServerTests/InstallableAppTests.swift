@@ -63,9 +63,34 @@ final class InstallableAppTests: XCTestCase {
             XCTAssertTrue(worker.text.contains("const VERSION = '\(AppVersion.current)';"))
             XCTAssertFalse(worker.text.contains("__VERSION__"))
             XCTAssertNil(worker.headers.first(name: "Content-Security-Policy"), "a worker runs under no document's policy")
+            XCTAssertTrue(worker.text.contains("'/js/shared/offline.js'"), "the offline page's script is kept with it")
+        }
+    }
+
+    /// Issue 61, point 5: the offline page blamed the person's internet when the server was down,
+    /// showed three languages at once and its "다시 시도" went to `/`. It now carries every
+    /// language's texts for its script, both reasons, and retries the address it stands in for.
+    func testTheOfflinePageCarriesEveryLanguageAndBothReasons() async throws {
+        try await withTestApp { app in
             let offline = try await app.send(.GET, "/offline.html")
             XCTAssertEqual(offline.status, .ok)
-            XCTAssertTrue(offline.text.contains("인터넷에 연결되어 있지 않아요"))
+            XCTAssertEqual(offline.headers.contentType, .html)
+            let block = try XCTUnwrap(offline.text.firstMatch(of: /<script type="application\/json" id="offline-texts">([^<]*)<\/script>/)?.1)
+            let texts = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(block.utf8)) as? [String: [String: String]])
+            XCTAssertEqual(Set(texts.keys), ["ko", "en", "ja"])
+            XCTAssertEqual(texts["ko"]?["title_offline"], "인터넷에 연결되어 있지 않아요")
+            XCTAssertEqual(texts["ko"]?["title_server"], "서버가 응답하지 않아요")
+            XCTAssertEqual(texts["en"]?["title_server"], "The site isn't answering")
+            for (language, strings) in texts {
+                XCTAssertEqual(Set(strings.keys), Set(InstallableApp.offlineTexts), language)
+                XCTAssertFalse(strings.values.contains { $0.isEmpty || $0.hasPrefix("offline.") }, "\(language): every text translated")
+            }
+            // One language shown without a script (Korean), not three at once; the retry reloads this address.
+            XCTAssertTrue(offline.text.contains(#"<h1 id="offline-title">연결할 수 없어요</h1>"#))
+            XCTAssertFalse(offline.text.contains(#"lang="en""#) || offline.text.contains("Try again"))
+            XCTAssertTrue(offline.text.contains(#"<a class="button primary" id="offline-retry" href="">다시 시도</a>"#))
+            XCTAssertTrue(offline.text.contains(#"<script type="module" src="/js/shared/offline.js"></script>"#))
+            XCTAssertFalse(offline.text.contains("csrf") || offline.text.contains("page-config"), "nothing personal: the worker keeps it for everyone")
         }
     }
 }

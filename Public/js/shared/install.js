@@ -6,6 +6,9 @@
 // our notifications hands its subscription over again: signed out and in again, pushes go on.
 import { config } from './config.js';
 
+// The offline page speaks the language of the last page seen here (the worker cannot know it).
+try { localStorage.setItem('site.language', document.documentElement.lang); } catch { /* storage refused */ }
+
 if ('serviceWorker' in navigator) {
   navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => { /* a private window may refuse; the site works without it */ });
   handOverOncePerSignIn().catch(() => { /* best effort: the settings page does it too */ });

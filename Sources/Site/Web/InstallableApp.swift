@@ -15,7 +15,58 @@ package struct InstallableApp: RouteCollection {
     package func boot(routes: any RoutesBuilder) throws {
         routes.get("manifest.webmanifest", use: manifest)
         routes.get("sw.js", use: serviceWorker)
+        routes.get("offline.html", use: offlinePage)
     }
+
+    /// What the worker shows when a page cannot be had (kept in its cache at install): the texts
+    /// of every language, for `offline.js` to pick the reader's (the worker cannot know it) and to
+    /// tell "you are offline" from "the server is not answering". Nothing personal: it outlives
+    /// sessions. Without scripts it says it cannot connect, in Korean.
+    func offlinePage(req: Request) throws -> Response {
+        let translator = req.application.translator
+        var texts: [String: [String: String]] = [:]
+        for language in Language.allCases {
+            texts[language.rawValue] = Dictionary(uniqueKeysWithValues: Self.offlineTexts.map { key in
+                (key, translator.text("offline.\(key)", language, [:]))
+            })
+        }
+        var json: [UInt8] = []
+        Markup.appendScriptSafe(try JSONEncoder().encode(texts), to: &json)
+        let ko = { (key: String) in Markup.escape(translator.text("offline.\(key)", .ko, [:])) }
+        let html = """
+            <!doctype html>
+            <html lang="ko">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="theme-color" content="\(Self.themeColor)">
+            <title>\(ko("page_title"))</title>
+            <link rel="stylesheet" href="/css/app.css">
+            <link rel="icon" href="/images/icon.svg" type="image/svg+xml">
+            <script type="application/json" id="offline-texts">\(String(decoding: json, as: UTF8.self))</script>
+            <script type="module" src="/js/shared/offline.js"></script>
+            </head>
+            <body>
+            <main id="main" class="offline-page">
+              <section class="card" aria-labelledby="offline-title">
+                <p class="intro-emoji" id="offline-emoji" aria-hidden="true">📡</p>
+                <h1 id="offline-title">\(ko("page_title"))</h1>
+                <p id="offline-body">\(ko("body"))</p>
+                <p class="muted" id="offline-status" role="status"></p>
+                <a class="button primary" id="offline-retry" href="">\(ko("retry"))</a>
+              </section>
+            </main>
+            </body>
+            </html>
+            """
+        let response = Response(status: .ok, body: .init(string: html))
+        response.headers.contentType = .html
+        response.headers.replaceOrAdd(name: .cacheControl, value: "no-cache")
+        return response
+    }
+
+    /// `offline.<key>` in the translations, for every language.
+    package static let offlineTexts = ["page_title", "body", "title_offline", "body_offline", "title_server", "body_server", "retry", "checking"]
 
     struct Manifest: Encodable {
         struct Icon: Encodable {

@@ -81,6 +81,30 @@ final class WebSessionTests: XCTestCase {
         }
     }
 
+    /// The UX review: going from the sign-in page to sign-up forgot the page the person came
+    /// from. Both pages carry it (the `next` asked for, else the page the link was followed from)
+    /// in their switch links, and a new account lands back there.
+    func testSwitchingBetweenSignInAndSignUpKeepsWhereYouWere() async throws {
+        try await withTestApp { app in
+            var browser = CookieBrowser(app: app)
+            let login = try await browser.get("/login", extraHeaders: ["Referer": "http://localhost:8080/map/places/abc?tab=reviews", "Host": "localhost:8080"])
+            XCTAssertTrue(login.text.contains(#"name="next" value="/map/places/abc?tab=reviews""#), "the header's link: where it was followed from")
+            XCTAssertTrue(login.text.contains(#"<a id="to-signup" href="/signup?next=/map/places/abc%3Ftab%3Dreviews">"#), login.text)
+            let signup = try await browser.get("/signup?next=/map/places/abc%3Ftab%3Dreviews")
+            XCTAssertTrue(signup.text.contains(#"name="next" value="/map/places/abc?tab=reviews""#))
+            XCTAssertTrue(signup.text.contains(#"<a id="to-login" href="/login?next=/map/places/abc%3Ftab%3Dreviews">"#))
+            let created = try await browser.post("/signup", form: ["email": "new@example.com", "nickname": "새사람", "password": "password1",
+                                                                    "next": "/map/places/abc?tab=reviews"])
+            XCTAssertEqual(created.headers.first(name: .location), "/map/places/abc?tab=reviews&welcome=1")
+            // Another site, or the sign-in pages themselves, are never where one is sent back.
+            var other = CookieBrowser(app: app)
+            for referer in ["https://evil.example/x", "http://localhost:8080/signup", "http://localhost:8080/login"] {
+                let page = try await other.get("/login", extraHeaders: ["Referer": referer, "Host": "localhost:8080"])
+                XCTAssertTrue(page.text.contains(#"<a id="to-signup" href="/signup">"#), referer)
+            }
+        }
+    }
+
     func testLogInLogOutAndProtectedPages() async throws {
         try await withTestApp { app in
             try await app.signUp()

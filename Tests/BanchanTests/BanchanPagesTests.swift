@@ -18,6 +18,7 @@ final class BanchanPagesTests: XCTestCase {
             let detail = try await browser.get("/shop/dishes/\(Fixtures.bulgogi)")
             XCTAssertTrue(detail.text.contains(#"data-price="23900""#))
             XCTAssertTrue(detail.text.contains(#"min="1" max="10""#))
+            XCTAssertTrue(detail.text.contains(#"data-share-url="http://127.0.0.1:8080/shop/dishes/\#(Fixtures.bulgogi)""#), "a dish can be sent to a friend")
             // In English the page's own words follow the reader; the dish's text stays as written.
             let english = try await app.send(.GET, "/shop/dishes/\(Fixtures.bulgogi)", headers: ["Accept-Language": "en"])
             XCTAssertTrue(english.text.contains("Event deal") && english.text.contains("Early-morning delivery · Nationwide parcel"))

@@ -50,6 +50,11 @@ final class BurgerMapPagesTests: XCTestCase {
             XCTAssertTrue(placePage.text.contains(Markup.escape(place.name)))
             XCTAssertTrue(placePage.text.contains(#"data-source="/api/v1/burger-map/places/\#(try place.requireID().uuidString.lowercased())/reviews""#))
             XCTAssertTrue(placePage.text.contains(#"href="/login?next=/map/places/"#), "marks ask a visitor to log in")
+            // The UX review: a place had a preview card but no way to send it, and no 길찾기.
+            let placeID = try place.requireID().uuidString.lowercased()
+            XCTAssertTrue(placePage.text.contains(#"data-share-url="http://127.0.0.1:8080/map/places/\#(placeID)""#), "its public address")
+            let directions = try XCTUnwrap(placePage.text.firstMatch(of: /id="place-directions" class="button" href="([^"]+)"/)?.1)
+            XCTAssertTrue(directions.hasPrefix("https://map.kakao.com/link/to/") && directions.hasSuffix(",\(place.lat),\(place.lon)"), String(directions))
 
             let reviewPage = try await visitor.get("/map/reviews/\(review.requireID())")
             XCTAssertEqual(reviewPage.status, .ok)
@@ -57,6 +62,7 @@ final class BurgerMapPagesTests: XCTestCase {
             XCTAssertTrue(reviewPage.text.contains(#"id="review-photos""#))
             XCTAssertFalse(reviewPage.text.contains(#"id="comment-form""#), "a visitor gets a login link, not the form")
             XCTAssertFalse(reviewPage.text.contains(#"id="report-button""#))
+            XCTAssertTrue(reviewPage.text.contains(#"data-share-url="http://127.0.0.1:8080/map/reviews/\#(try review.requireID().uuidString.lowercased())""#))
 
             let author = try await visitor.get("/map/users/\(review.$author.id)")
             XCTAssertEqual(author.status, .ok)
@@ -147,6 +153,15 @@ final class BurgerMapPagesTests: XCTestCase {
                 XCTAssertFalse(page.text.contains("<script>alert(1)"), path)
                 XCTAssertTrue(page.text.contains(#"\u003cscript\u003ealert(1)"#), "the config block holds it escaped: \(path)")
             }
+            // The share button's words and 길찾기's address carry the name escaped, and the name
+            // cannot end 카카오맵's `link/to` address early.
+            let placePage = try await visitor.get("/map/places/\(place)")
+            XCTAssertTrue(placePage.text.contains(#"data-share-title="버거 &lt;/script&gt;"#))
+            let directions = try XCTUnwrap(placePage.text.firstMatch(of: /id="place-directions" class="button" href="([^"]+)"/)?.1)
+            XCTAssertFalse(directions.contains("<") || directions.contains(">") || directions.dropFirst("https://map.kakao.com/link/to/".count).contains("/"),
+                           String(directions))
+            XCTAssertEqual(BurgerMapPages.directionsURL(name: "버거, 2호점", lat: 37.5, lon: 127.0),
+                           "https://map.kakao.com/link/to/%EB%B2%84%EA%B1%B0%20%202%ED%98%B8%EC%A0%90,37.5,127.0")
             // What the map echoes from its address is escaped too.
             let searched = try await visitor.get("/map?q=%3Cscript%3E%EA%B9%80%EC%B9%98%EC%B0%8C%EA%B0%9C")
             XCTAssertEqual(searched.status, .ok)

@@ -224,6 +224,7 @@ final class MatesPagesTests: XCTestCase {
             let nearby = try await mina.get("/mates/nearby")
             XCTAssertEqual(nearby.status, .ok)
             assertIDs(nearby, ["tab-nearby", "tab-requested", "nearby-list", "requested-list", "refresh", "change-topics", "stop-search"])
+            XCTAssertEqual(nearby.text.components(separatedBy: "하고 싶은 것 바꾸기").count - 1, 1, "one way to change topics, not one per empty list")
             XCTAssertTrue(try tag(nearby, "tab-nearby").contains(#"aria-selected="true""#))
             XCTAssertTrue(try tag(nearby, "panel-requested").contains("hidden"))
             XCTAssertEqual((try pageConfig(nearby)["state"] as? [String: Any])?["state"] as? String, "searching")

@@ -62,6 +62,45 @@ final class MenuGroupNoticesTests: XCTestCase {
         }
     }
 
+    /// The UX review: a signed-in host who closed the game from the waiting room still got an
+    /// inbox entry for its result (the page called the API with the device only). The host's
+    /// waiting room now carries the session's access token, so the close names the account; a
+    /// member's waiting room carries none.
+    func testASignedInHostClosingFromTheWaitingRoomIsNotToldOfIt() async throws {
+        try await withTestApp { app in
+            let host = try await app.member("호스트")
+            var browser = try await CookieBrowser.signedIn(app, as: host.email)
+            _ = try await browser.get("/play/welcome")
+            _ = try await browser.post("/play/preferences", fields: [("next", "/play")])
+            _ = try await browser.get("/play/together")
+            let created = try await browser.post("/play/together/create", form: [:])
+            XCTAssertEqual(created.status, .seeOther, created.text)
+            let pin = try XCTUnwrap(created.headers.first(name: .location)?.firstMatch(of: /\/play\/groups\/(\d{6})/)?.1)
+            let wait = try await browser.get("/play/groups/\(pin)/wait")
+            let config = try XCTUnwrap(wait.text.firstMatch(of: /<script type="application\/json" id="page-config">([^<]*)<\/script>/)?.1)
+            let values = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(config.utf8)) as? [String: Any])
+            let token = try XCTUnwrap(values["accessToken"] as? String, "the host's waiting room can close as the account")
+            let hostDevice = try XCTUnwrap(values["device"] as? String)
+
+            let member = try await app.member("멤버")
+            _ = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/submission", raw: MenuGameAPITests.answer, token: member.token,
+                                   headers: device("member-device-token-01"))
+            var memberBrowser = try await CookieBrowser.signedIn(app, as: member.email)
+            _ = try await memberBrowser.get("/play/welcome")
+            _ = try await memberBrowser.post("/play/preferences", fields: [("next", "/play")])
+            let memberWait = try await memberBrowser.get("/play/groups/\(pin)/wait")
+            XCTAssertFalse(memberWait.text.contains(#""accessToken":"ey"#), "only the host's page carries one")
+
+            // What wait.js sends: the device and the page's token.
+            let closed = try await app.send(.POST, "/api/v1/menu-game/groups/\(pin)/close", token: token, headers: device(hostDevice))
+            XCTAssertEqual(closed.status, .ok, closed.text)
+            let hostEntries = try await inbox(app, host)
+            XCTAssertEqual(hostEntries.count, 0, "the host saw the result")
+            let memberEntries = try await inbox(app, member)
+            XCTAssertEqual(memberEntries.map { $0["kind"] as? String }, ["group_closed"])
+        }
+    }
+
     /// Only the host's device closes; when it closes signed out, the host's account is told like
     /// any member's (the result may have been closed from a shared tablet).
     func testAHostWhoClosedSignedOutIsToldLikeAMember() async throws {

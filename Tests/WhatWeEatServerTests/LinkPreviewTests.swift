@@ -70,6 +70,17 @@ final class LinkPreviewTests: XCTestCase {
             let english = tags(try await app.send(.GET, "/play/welcome?next=/play/groups/\(pin)", headers: ["Accept-Language": "en"]))
             XCTAssertEqual(english["og:title"], "👥 You&#39;re invited to pick a menu together")
             XCTAssertEqual(english["og:locale"], "en_US")
+            // Once the host closes it, the same link no longer invites: it says the game is over
+            // and leads to the result (the UX review: a closed game's card still invited).
+            let closed = try await app.send(.POST, "/api/v1/menu-game/groups/\(pin)/close", headers: ["X-Device-Token": "host-device-token-0001"])
+            XCTAssertEqual(closed.status, .ok, closed.text)
+            let over = tags(try await crawl(app, "/join/\(pin)"))
+            XCTAssertEqual(over["og:title"], "🍽️ 메뉴가 이미 정해진 게임이에요")
+            XCTAssertTrue(over["og:description"]?.contains(pin) == true)
+            XCTAssertEqual(over["og:url"], "\(Self.publicURL)/play/groups/\(pin)/result")
+            // An unknown PIN gets the plain invitation: the card tells nothing a lobby would not.
+            let unknownPIN = tags(try await app.send(.GET, "/play/welcome?next=/play/groups/999999"))
+            XCTAssertEqual(unknownPIN["og:title"], "👥 함께 메뉴 고르기에 초대받았어요")
 
             // A result's share link: the menu's own page and its card.
             let shared = try await crawl(app, "/play/menus/kimchi-jjigae")

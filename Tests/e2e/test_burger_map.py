@@ -159,6 +159,9 @@ def test_two_people_review_like_comment_follow_and_the_inbox_updates_live(server
         fill(reader, "comment-text", "두 번째 댓글")
         click(reader, "#comment-form button[type=submit]")
         wait_for(writer, lambda d: d.find_element(By.ID, "inbox-count").text == "1", timeout=15)
+        # Screen readers hear it: the bell's label is said in its status region.
+        assert writer.find_element(By.ID, "inbox-announce").get_attribute("role") == "status"
+        assert writer.find_element(By.ID, "inbox-announce").get_attribute("textContent") == "알림 1개 안 읽음"
         shot(writer, "09-bell")
     finally:
         reader.quit()
@@ -292,3 +295,20 @@ def feed_back_and_forth(server, browser):
     browser.get(server.url + "/map/feed")
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#feed-list > *")) >= 20)
     assert browser.execute_script("return window.scrollY") < 50
+
+
+def test_a_search_that_finds_nothing_says_so_and_offers_ways_on(server, browser):
+    """The UX review: `/map?q=마라탕` said "“마라탕”와 맞는 버거집이 없어요" (a particle after the quote
+    mark) and stopped there. It now reads right and leads on: to every burger place, or to the
+    same words in 카카오맵, which has every kind of restaurant."""
+    browser.get(server.url + "/map?q=" + urllib.request.quote("마라탕"))
+    status = wait_for(browser, lambda d: d.find_element(By.ID, "map-status") if "마라탕" in d.find_element(By.ID, "map-status").text else None,
+                      timeout=15)
+    assert "“마라탕”에 맞는 버거집이 없어요." in status.text, status.text
+    kakao = browser.find_element(By.ID, "map-search-kakao")
+    assert kakao.get_attribute("href") == "https://map.kakao.com/link/search/" + urllib.request.quote("마라탕")
+    assert kakao.text == "카카오맵에서 “마라탕” 찾기"
+    shot(browser, "00-nothing-found")
+    browser.find_element(By.ID, "map-clear-search").click()
+    wait_for(browser, lambda d: d.current_url.rstrip("/").endswith("/map"))
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".burger-pin, .cluster-bubble"), timeout=15)

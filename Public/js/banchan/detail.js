@@ -1,5 +1,7 @@
 // A dish's page: the quantity stepper (− off at the minimum, + off at the maximum or the stock)
 // with the total updating live, and the dots under the paging thumbnails.
+import '../shared/share-button.js';
+
 const form = document.getElementById('order-form');
 const input = document.getElementById('quantity');
 const down = document.getElementById('quantity-down');

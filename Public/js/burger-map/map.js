@@ -40,6 +40,33 @@ let latestRequest = 0;
 /** The map's own status line (`#map-status`): the last message stays. */
 function say(text) {
   sayIn(text, { line: statusLine, clearAfter: 0 });
+  statusChanged();
+}
+
+/** The map ends where the status line starts: when the line grows or shrinks, the map follows. */
+let statusHeight = null;
+function statusChanged() {
+  const height = statusLine?.offsetHeight ?? 0;
+  if (height === statusHeight) return;
+  statusHeight = height;
+  fitStage();
+}
+
+/**
+ * Nothing matches the search: say so, with the ways on — every burger place again, or the same
+ * words in 카카오맵, which has every kind of restaurant (this map has burger places only).
+ */
+function sayNothingFound(text) {
+  say(text);
+  const everything = element('a', 'map-status-link', t('burger_map.js.map.clear_search'));
+  everything.href = '/map';
+  everything.id = 'map-clear-search';
+  const elsewhere = element('a', 'map-status-link', t('burger_map.js.map.search_kakao', { q: search }));
+  elsewhere.href = `https://map.kakao.com/link/search/${encodeURIComponent(search)}`;
+  elsewhere.rel = 'noopener';
+  elsewhere.id = 'map-search-kakao';
+  statusLine.append(element('br'), everything, ' · ', elsewhere);
+  statusChanged();
 }
 
 function placeURL(place) {
@@ -250,9 +277,11 @@ async function loadBox() {
   } else if (search && !fittedToSearch) {
     await showSearchElsewhere(request);
   } else if (searchFoundNothing) {
-    say(t('burger_map.js.map.no_match', { q: search }));
+    sayNothingFound(t('burger_map.js.map.no_match', { q: search }));
+  } else if (search) {
+    sayNothingFound(t('burger_map.js.map.no_match_here', { q: search }));
   } else {
-    say(search ? t('burger_map.js.map.no_match_here', { q: search }) : t('burger_map.js.map.none_here'));
+    say(t('burger_map.js.map.none_here'));
   }
 }
 
@@ -270,7 +299,7 @@ async function showSearchElsewhere(request) {
   const found = answer?.items || [];
   if (!found.length) {
     searchFoundNothing = true;
-    say(t('burger_map.js.map.no_match', { q: search }));
+    sayNothingFound(t('burger_map.js.map.no_match', { q: search }));
     return;
   }
   // The move ends in `moveend`, which loads the new box.
@@ -346,7 +375,8 @@ async function loadList() {
   list.replaceChildren(...items.map(placeRow));
   list.removeAttribute('aria-busy');
   if (!items.length) {
-    say(search ? t('burger_map.js.map.no_match', { q: search }) : t('burger_map.js.map.none_near'));
+    if (search) sayNothingFound(t('burger_map.js.map.no_match', { q: search }));
+    else say(t('burger_map.js.map.none_near'));
   } else {
     const key = myPosition ? 'burger_map.js.map.list_from_me'
       : map ? 'burger_map.js.map.list_from_center' : 'burger_map.js.map.list_nearest';

@@ -9,6 +9,7 @@ import { api } from '../shared/api.js';
 import { config, t } from '../shared/config.js';
 import { say } from '../shared/dom.js';
 import { errorMessage, formatNumber, pager, reviewCard } from './cards.js';
+import '../shared/share-button.js';
 
 const place = config.place || {};
 /** The place's id from the config block, else from the address (/map/places/{id}). */

@@ -10,6 +10,7 @@ import { config, t } from '../shared/config.js';
 import { element, say } from '../shared/dom.js';
 import { timeAgo } from '../shared/format.js';
 import { avatar, errorMessage, formatNumber, isMe, links, pager } from './cards.js';
+import '../shared/share-button.js';
 
 const article = document.getElementById('review');
 const review = config.review || {};

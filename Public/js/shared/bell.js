@@ -14,6 +14,8 @@ import { follow } from './live.js';
 const bell = document.getElementById('inbox-bell');
 const badge = document.getElementById('inbox-count');
 const list = document.getElementById('notification-list');
+// A status region beside the bell: an arrival is said there (the bell's label changes silently).
+const announce = document.getElementById('inbox-announce');
 const onInboxPage = Boolean(list);
 const serviceNames = JSON.parse(list?.dataset.services || '{}');
 
@@ -74,10 +76,12 @@ if (bell) {
         list.prepend(notificationRow(arrived));
         const empty = document.getElementById('inbox-empty');
         if (empty) empty.hidden = true;
+        if (announce) announce.textContent = arrived.message;
         markAllRead();
         return;
       }
       if (typeof message.unreadCount === 'number') showCount(message.unreadCount);
+      if (arrived && announce && bell) announce.textContent = bell.getAttribute('aria-label') || '';
     },
     // The badge is already right from the page; without a socket it simply waits for the next page.
     poll() {},

@@ -100,7 +100,8 @@ struct AccountPages: RouteCollection {
                           error: problem("password")),
                     .button(.type(.submit), .class("button primary wide"), .text(req.t("signup.submit")))
                 ),
-                .p(.class("switch-link"), .text(req.t("signup.have_account") + " "), .a(.href(AccountPath.logIn()), .text(req.t("nav.login"))))
+                .p(.class("switch-link"), .text(req.t("signup.have_account") + " "),
+                   .a(.id("to-login"), .href(Self.keepingNext(AccountPath.logIn(), values.next)), .text(req.t("nav.login"))))
             )
         )
     }
@@ -110,7 +111,8 @@ struct AccountPages: RouteCollection {
     struct LogInForm: Content { package var email: String?; package var password: String?; package var next: String? }
 
     func logInForm(req: Request) async throws -> Response {
-        let next = Layout.safeNextPath(req.query[String.self, at: "next"])
+        // As sign-up: the page the header's link was followed from, unless one is named.
+        let next = Layout.safeNextPath(req.query[String.self, at: "next"]) ?? Self.cameFrom(req)
         if req.auth.has(User.self) { return Layout.redirect(to: next ?? AccountPath.me()) }
         let notice = req.query[String.self, at: "email_changed"] == "1" ? req.t("login.email_changed") : nil
         return logInPage(req, values: LogInForm(next: next), error: nil, notice: notice)
@@ -141,9 +143,17 @@ struct AccountPages: RouteCollection {
                     .button(.type(.submit), .class("button primary wide"), .text(req.t("login.submit")))
                 ),
                 .p(.class("switch-link"), .a(.id("forgot-password"), .href(AccountPath.forgotPassword()), .text(req.t("login.forgot")))),
-                .p(.class("switch-link"), .text(req.t("login.no_account") + " "), .a(.href(AccountPath.signUp()), .text(req.t("nav.signup"))))
+                .p(.class("switch-link"), .text(req.t("login.no_account") + " "),
+                   .a(.id("to-signup"), .href(Self.keepingNext(AccountPath.signUp(), values.next)), .text(req.t("nav.signup"))))
             )
         )
+    }
+
+    /// `path` with the page the person came from (`next`, when it is one of ours), so switching
+    /// between signing in and signing up still ends where they were.
+    static func keepingNext(_ path: String, _ next: String?) -> String {
+        guard let next = Layout.safeNextPath(next) else { return path }
+        return Layout.path(path, returningTo: next)
     }
 
     func startSession(_ req: Request, user: User, next: String) async throws -> Response {

@@ -228,7 +228,8 @@ struct BanchanPages: RouteCollection {
                 Layout.formError(req, error),
                 soldOut
                     ? .p(.class("notice sold-out-notice"), .text(req.t("banchan.sold_out_long")))
-                    : orderForm(req, dish, stock: stock, limit: limit, quantity: quantity)
+                    : orderForm(req, dish, stock: stock, limit: limit, quantity: quantity),
+                ShareButton.node(req, path: ShopPath.dish(dish.hash), title: dish.title, text: "🥢 \(dish.title) \(req.won(dish.salePrice))")
             ),
             fragments.node("shop.dish.details." + dish.hash, language: language, version: version) {
                 .section(

@@ -25,6 +25,9 @@ extension BurgerMapPages {
                     ? .p(.class("notice"), .id("review-posted"), .role("status"), .text(req.t("burger_map.review.posted"))) : .empty,
                 photoPager(req, review),
                 reviewBody(req, review, actor: actor),
+                review.hidden ? .empty : .div(.class("review-share"), ShareButton.node(req, path: MapPath.review(review.id),
+                                                                                      title: "\(review.title) — \(review.place.name)",
+                                                                                      text: "🍔 \(review.title) — \(review.place.name)")),
                 reportDialog(req),
                 comments(req, review, signedIn: actor != nil)
             )

@@ -207,7 +207,11 @@ struct BurgerMapPages: RouteCollection {
                     detail.verified ? .empty : .p(.id("place-unverified"), .class("caution"), .text(req.t("burger_map.place.unverified"))),
                     .p(.class("place-rating"), ratingLine(req, average: detail.averageRating, count: detail.reviewCount)),
                     .div(.class("mark-toggles"), markToggle("eaten", count: detail.eatenCount), markToggle("want", count: detail.wantCount)),
-                    .a(.id("write-here"), .class("button primary wide"), .href(MapPath.write() + "?place=\(id)"), .text(req.t("burger_map.place.write_here")))
+                    .a(.id("write-here"), .class("button primary wide"), .href(MapPath.write() + "?place=\(id)"), .text(req.t("burger_map.place.write_here"))),
+                    .div(.class("place-actions"),
+                         .a(.id("place-directions"), .class("button"), .href(Self.directionsURL(name: detail.name, lat: detail.lat, lon: detail.lon)),
+                            .attribute(named: "rel", value: "noopener"), .text("🧭 " + req.t("burger_map.place.directions"))),
+                         ShareButton.node(req, path: MapPath.place(detail.id), title: detail.name, text: "🍔 " + detail.name))
                 ),
                 .div(.id("place-map"), .class("place-map"), .data(named: "lat", value: String(detail.lat)), .data(named: "lon", value: String(detail.lon)),
                      .ariaLabel(req.t("burger_map.map.label"))),
@@ -218,6 +222,14 @@ struct BurgerMapPages: RouteCollection {
                    .text(req.t("burger_map.place.no_reviews")))
             )
         )
+    }
+
+    /// 카카오맵's directions to a place (its `link/to` address: the name, then the point; a comma
+    /// in the name would end it), which opens the app on a phone that has it.
+    static func directionsURL(name: String, lat: Double, lon: Double) -> String {
+        let label = name.replacingOccurrences(of: ",", with: " ")
+            .addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", ",", "?", "#"])) ?? ""
+        return "https://map.kakao.com/link/to/\(label),\(lat),\(lon)"
     }
 
     /// "★★★★☆ 4.3 · 리뷰 12개", or "no reviews yet".

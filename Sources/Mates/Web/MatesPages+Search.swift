@@ -65,8 +65,8 @@ extension MatesPages {
                 .ol(.id("\(id)-list"), .class("mate-list")),
                 .div(
                     .id("\(id)-empty"), .class("card empty-state"), .attribute(named: "hidden", value: "hidden"),
-                    .p(.text(req.t(emptyKey))),
-                    .a(.class("button"), .href(MatesPath.search()), .text(req.t("mates.nearby.change_topics")))
+                    // The way on is below the panels (`#change-topics`): said once, not twice.
+                    .p(.text(req.t(emptyKey)))
                 )
             )
         }

@@ -212,6 +212,10 @@ extension MenuGamePages {
         let group = status
         if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
         let submitted = try await req.menuGame.hasSubmitted(device.token, toGroupWithPIN: group.pin)
+        var config: [String: Any] = ["pin": group.pin, "isHost": status.isHost, "you": status.you?.uuidString ?? ""]
+        // The host closes from here: the close names their account (when signed in), so their
+        // inbox is not told of a result they just saw.
+        if status.isHost { config.merge(try await req.browserAPIValues()) { $1 } }
         let response = Layout.page(
             req, title: req.t("menu_game.wait.title"),
             extras: MenuGamePages.extras(req, tab: .together, scripts: [Self.script.wait]),
@@ -237,7 +241,7 @@ extension MenuGamePages {
                     .button(.type(.button), .class("button wide"), .id("restart-game"), .text("↺ " + req.t("menu_game.wait.restart"))),
                     MenuGamePages.room(req, status: status)
                 ),
-                MenuGamePages.config(req, device: device, extra: ["pin": group.pin, "isHost": status.isHost, "you": status.you?.uuidString ?? ""])
+                MenuGamePages.config(req, device: device, extra: config)
             )
         )
         return response

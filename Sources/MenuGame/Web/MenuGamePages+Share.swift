@@ -44,10 +44,20 @@ extension MenuGamePages {
                     path: PlayPath.joinLink(pin))
     }
 
-    /// The invitation of the group a first visit was sent to onboard before (`next` is its lobby).
-    static func invitation(_ req: Request, next: String) -> LinkPreview? {
+    /// The invitation of the group a first visit was sent to onboard before (`next` is its lobby),
+    /// where a messenger's crawler lands from `/join/{pin}`. A game that is over says so, and
+    /// leads to its result, instead of inviting (the UX review: a closed game's card still
+    /// invited). The PIN is looked up as every page looks one up (`menuGroup(pin:)`: a miss
+    /// counts against the guessing budgets), and an unknown one gets the plain invitation, so
+    /// the card tells nothing a lobby would not.
+    static func invitation(_ req: Request, next: String) async -> LinkPreview? {
         guard let match = next.wholeMatch(of: /\/play\/groups\/([1-9][0-9]{5})/) else { return nil }
-        return invitation(req, pin: String(match.1))
+        let pin = String(match.1)
+        if let group = try? await req.menuGroup(pin: pin), group.isClosed {
+            return LinkPreview(title: "🍽️ " + req.t("menu_game.preview.closed_title"),
+                               description: req.t("menu_game.preview.closed_description", ["pin": pin]), path: PlayPath.groupResult(pin))
+        }
+        return invitation(req, pin: pin)
     }
 }
 

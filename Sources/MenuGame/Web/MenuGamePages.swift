@@ -67,7 +67,7 @@ struct MenuGamePages: RouteCollection {
             .forEach(0...intros.count) { index in .li(.data(named: "dot", value: String(index))) }
         )
         var extras = MenuGamePages.extras(req, tab: nil, scripts: [Self.script.onboarding], showTabs: false)
-        extras.preview = Self.invitation(req, next: next)
+        extras.preview = await Self.invitation(req, next: next)
         let response = Layout.page(
             req, title: req.t("menu_game.onboarding.title"), extras: extras,
             main: .div(.class("onboarding"), .id("onboarding"), .group(introPages), dislikes, dots)

@@ -35,13 +35,12 @@ extension Layout {
 /// back to `returnTo` (or, for a GET, to the page they asked for) once signed in.
 package struct SignInRequired: AsyncMiddleware {
     package var returnTo: String?
-    private static let nextValueAllowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/-._~")
 
     package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         guard request.signedInAccount != nil else {
             // A page's query comes along (`/map/write?place=…`); the whole value is one encoded parameter.
             let back = returnTo ?? (request.method == .GET ? request.url.path + (request.url.query.map { "?" + $0 } ?? "") : "/")
-            return Layout.redirect(to: SitePath.logIn() + "?next=" + (back.addingPercentEncoding(withAllowedCharacters: Self.nextValueAllowed) ?? "/"))
+            return Layout.redirect(to: Layout.path(SitePath.logIn(), returningTo: back))
         }
         return try await next.respond(to: request)
     }

@@ -198,6 +198,14 @@ package enum Layout {
     /// backslash, control, format or whitespace character anywhere (browsers drop tabs and
     /// newlines before parsing, so `/\t/evil.example` would be `//evil.example`), and no quote
     /// or angle bracket.
+    /// `page` with `?next=` the page to come back to, its whole value one encoded parameter (a
+    /// query of its own comes along): the sign-in and sign-up pages bring the person back there.
+    package static func path(_ page: String, returningTo back: String) -> String {
+        page + "?next=" + (back.addingPercentEncoding(withAllowedCharacters: nextValueAllowed) ?? "/")
+    }
+
+    private static let nextValueAllowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/-._~")
+
     package static func safeNextPath(_ raw: String?) -> String? {
         guard let raw, raw.utf8.count <= 2048 else { return nil }
         var scalars = raw.unicodeScalars.makeIterator()
@@ -234,6 +242,8 @@ package enum Layout {
                 .span(.class("inbox-count"), .id("inbox-count"), .ariaHidden(true),
                       unreadShown ? .empty : .attribute(named: "hidden", value: "hidden"), .raw(LayoutFrame.marker(.unreadCount)))
             ),
+            // bell.js says an arrival here: the bell's own label changes, but a label is not read out.
+            .span(.class("visually-hidden"), .id("inbox-announce"), .attribute(named: "role", value: "status")),
             // The nickname opens the account's menu (no script: `<details>`); signing out is in it
             // and asks first (`GET /logout`), so one stray tap on a phone signs nobody out.
             .details(

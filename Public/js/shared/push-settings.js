@@ -2,7 +2,9 @@
 // on asks the browser's permission, subscribes its push manager with the server's VAPID key and
 // hands the subscription to the server; turning them off forgets it on both sides. On every visit
 // a live subscription is handed over again (the server may have forgotten it: signed out, a 410),
-// and one made for another key is replaced.
+// and one made for another key is replaced. The kinds' switches save themselves as they are
+// flipped (`PUT /api/v1/push/preferences`), so they do what they look like; the form's 저장 button
+// is for browsers without scripts.
 import { api, ApiError } from './api.js';
 import { t } from './config.js';
 
@@ -47,14 +49,15 @@ async function handOver(subscription) {
   await api('POST', '/api/v1/push/subscriptions', subscription.toJSON());
 }
 
-/** A browser whose push service cannot be reached may never answer `subscribe`: give up after 20 s. */
+/** A browser whose push service cannot be reached may never answer `subscribe` (Chromium without
+ * Google's push service waits 20 s and more): give up after 8 s and say so. */
 function withinSeconds(seconds, promise) {
   return Promise.race([promise, new Promise((_, reject) => { setTimeout(() => reject(new Error('timeout')), seconds * 1000); })]);
 }
 
 async function subscribe(registration) {
   const key = await serverKey();
-  const subscription = await withinSeconds(20, registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }));
+  const subscription = await withinSeconds(8, registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }));
   await handOver(subscription);
 }
 
@@ -118,3 +121,27 @@ async function start() {
 }
 
 start().catch(() => show('failed', t('push.device.failed_help')));
+
+/** Each switch saves itself: every switch's state goes in one `PUT`; a refusal puts it back and says why. */
+function saveEachSwitch() {
+  const form = document.getElementById('push-preferences');
+  const saved = document.getElementById('push-preferences-status');
+  if (!form || !saved) return;
+  document.getElementById('push-save').hidden = true;
+  form.addEventListener('change', async (event) => {
+    const flipped = event.target;
+    if (!(flipped instanceof HTMLInputElement) || flipped.type !== 'checkbox') return;
+    const preferences = {};
+    for (const box of form.querySelectorAll('input[type=checkbox]')) preferences[box.name] = box.checked;
+    saved.textContent = '';
+    try {
+      await api('PUT', '/api/v1/push/preferences', preferences);
+      saved.textContent = t('push.settings.saved');
+    } catch (error) {
+      flipped.checked = !flipped.checked;
+      saved.textContent = error instanceof ApiError ? error.message : t('push.device.failed_help');
+    }
+  });
+}
+
+saveEachSwitch();

@@ -65,8 +65,11 @@ struct NotificationSettingsPages: RouteCollection {
                     },
                     switchField(req, "account", on: preferences.account ?? true),
                     switchField(req, "hideText", on: preferences.hideText ?? false),
-                    .button(.type(.submit), .class("button primary wide"), .text(req.t("push.settings.save"))),
-                    saved ? .p(.class("notice"), .role("status"), .text(req.t("push.settings.saved"))) : .empty
+                    // With scripts each switch saves itself (push-settings.js hides this button);
+                    // the status line says so, or why not.
+                    .button(.type(.submit), .class("button primary wide"), .id("push-save"), .text(req.t("push.settings.save"))),
+                    .p(.class(saved ? "notice" : "hint"), .id("push-preferences-status"), .role("status"),
+                       .text(saved ? req.t("push.settings.saved") : ""))
                 )
             )
         )

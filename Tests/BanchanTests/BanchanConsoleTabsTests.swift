@@ -135,6 +135,13 @@ final class BanchanConsoleTabsTests: XCTestCase {
             let log = try await boss.get("/admin/audit")
             XCTAssertEqual(log.text.components(separatedBy: #"class="card audit-entry""#).count - 1, 3)
             XCTAssertTrue(log.text.contains("사장님"), "who did it")
+            // In words (the UX review: "status=cancel_requested"): what was done to what, and each
+            // field from before to after; the machine's action stays beside it.
+            XCTAssertTrue(log.text.contains("<strong>상품을 고쳤어요</strong> · 상품 \(Fixtures.bulgogi)"), log.text)
+            XCTAssertTrue(log.text.contains("<li>판매가: 23900 → 19900</li>") && log.text.contains("<li>재고: "), "fields from before to after")
+            XCTAssertTrue(log.text.contains("<li>분류: 메인요리</li>"), "a field that stayed reads once, in words")
+            XCTAssertTrue(log.text.contains("<code>banchan.dish.change</code>"))
+            XCTAssertFalse(log.text.contains("salePrice="), "no machine words as the sentence")
             let edit = try await boss.post("/admin/audit", form: [:])
             XCTAssertTrue([.notFound, .methodNotAllowed].contains(edit.status), "the log has nothing to change it with")
         }

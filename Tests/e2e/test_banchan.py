@@ -374,7 +374,7 @@ def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(serv
         click(operator, "#admin-tab-audit")
         entries = wait_for(operator, lambda d: d.find_elements(By.CSS_SELECTOR, "#audit-entries .audit-entry"))
         assert "banchan.dish.change" in entries[0].text and "사장님" in entries[0].text
-        assert "stock=3" in entries[0].text
+        assert "재고: " in entries[0].text and "→ 3" in entries[0].text, entries[0].text
         assert any("banchan.order.status" in e.text for e in entries)
         shot(operator, "admin-04-audit")
         found += violations(operator, "/admin/audit", server)
@@ -682,3 +682,53 @@ def test_the_buyers_open_order_page_follows_the_operator_without_a_reload(server
     assert no_horizontal_overflow(browser)
     shot(browser, "02-buyer-sees-shipped")
     assert not violations(browser, browser.current_url.removeprefix(server.url), server)
+
+
+def test_the_console_is_laid_out_for_a_desktop(server, browser):
+    """The UX review: at 1280 px the console was a 510 px column with an order's buttons below the
+    fold. On a desktop the tabs are a column on the left, the page takes the width, and an order's
+    moves stay in view beside it; the audit log reads in words."""
+    import os
+    import subprocess
+
+    from conftest import BINARY, make_browser, sign_up
+    from test_accessibility import violations
+
+    sign_up(browser, server, "데스크톱손님")
+    soup = dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1)
+    order_and_pay(browser, server, soup)
+    order_id = re.search(r"/shop/orders/([0-9a-f-]+)", browser.current_url).group(1)
+    subprocess.run([BINARY, "user", "create", "--admin", "--email", "desk@example.com", "--nickname", "사장님", "--password", "password1"],
+                   cwd=ROOT, env=dict(os.environ, DATA_DIR=server.data_dir, LOG_LEVEL="error"), check=True, capture_output=True)
+    operator = make_browser()
+    operator.test_name = browser.test_name
+    try:
+        operator.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+        operator.get(server.url + "/login")
+        fill(operator, "email", "desk@example.com")
+        fill(operator, "password", "password1")
+        operator.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+        wait_for(operator, lambda d: "/login" not in d.current_url)
+        operator.get(server.url + "/admin/orders")
+        rows = wait_for(operator, lambda d: d.find_elements(By.CSS_SELECTOR, "#admin-orders .order-card"))
+        assert rows[0].rect["width"] > 900, rows[0].rect
+        tabs = operator.find_element(By.CSS_SELECTOR, ".admin-tabs").rect
+        assert tabs["x"] < rows[0].rect["x"] and tabs["width"] < 260, (tabs, rows[0].rect)
+        shot(operator, "00-orders-desktop")
+        operator.get(server.url + f"/admin/orders/{order_id}")
+        move = wait_for(operator, lambda d: d.find_element(By.ID, "move-preparing"))
+        assert move.rect["y"] + move.rect["height"] <= 800, f"the moves are in view: {move.rect}"
+        assert operator.find_element(By.ID, "ship-form").rect["y"] < 800
+        shot(operator, "01-order-desktop")
+        found = violations(operator, f"/admin/orders/{order_id}", server)
+        move = wait_for(operator, lambda d: d.find_element(By.ID, "move-preparing"))
+        move.click()
+        wait_for(operator, lambda d: d.find_element(By.ID, "order-status").text == "상품 준비 중")
+        operator.get(server.url + "/admin/audit")
+        entry = wait_for(operator, lambda d: d.find_element(By.CSS_SELECTOR, "#audit-entries .audit-entry"))
+        assert "주문 상태를 바꿨어요" in entry.text and "상태: 결제 완료 → 상품 준비 중" in entry.text, entry.text
+        shot(operator, "02-audit-desktop")
+        found += violations(operator, "/admin/audit", server)
+        assert not found, found
+    finally:
+        operator.quit()

@@ -79,9 +79,6 @@ struct AdminConsolePages: RouteCollection {
         for id in Set(page.items.compactMap(\.actorID)) {
             nicknames[id] = try await AccountStore.person(id, on: req.db)?.nickname
         }
-        let describe = { (fields: [String: String]?) in
-            (fields ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
-        }
         let main: Node<HTML.BodyContext> = .group(
             .h1(.text(req.t("admin.audit.title"))),
             .p(.class("muted"), .text(req.t("admin.audit.lead"))),
@@ -89,14 +86,16 @@ struct AdminConsolePages: RouteCollection {
             .ol(.class("audit-list"), .id("audit-entries"), .forEach(page.items) { entry in
                 .li(
                     .class("card audit-entry"),
-                    .p(.strong(.text(entry.action)), .text(" · \(entry.subjectType) \(entry.subjectID)")),
+                    .p(.strong(.text(AuditWords.action(req, entry.action))),
+                       .text(" · " + AuditWords.subject(req, type: entry.subjectType, id: entry.subjectID))),
                     .p(.class("muted"), .text(req.t("admin.audit.by", [
                         // No actor: an operator at the server's shell (`whatweeat user …`, `mail test`).
                         "actor": entry.actorID.map { nicknames[$0] ?? req.t("admin.audit.gone") } ?? req.t("admin.audit.command_line"),
                         "time": PageDates.medium(entry.createdAt, req.language),
                     ]))),
-                    entry.before == nil ? .empty : .p(.class("audit-before"), .text(req.t("admin.audit.before") + " " + describe(entry.before))),
-                    entry.after == nil ? .empty : .p(.class("audit-after"), .text(req.t("admin.audit.after") + " " + describe(entry.after)))
+                    .ul(.class("audit-changes"), .forEach(AuditWords.changes(req, before: entry.before, after: entry.after)) { .li(.text($0)) }),
+                    // The machine's words too, for an operator matching the log with the API's.
+                    .p(.class("audit-code muted"), .element(named: "code", text: entry.action))
                 )
             }),
             page.nextCursor.map { .a(.class("button wide"), .id("audit-more"), .href("/admin/audit?cursor=\($0)"), .text(req.t("inbox.more"))) } ?? .empty

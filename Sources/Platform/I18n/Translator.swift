@@ -34,6 +34,9 @@ public struct Translator: Sendable {
         return texts
     }
 
+    /// Whether `key` has a text (in Korean, the default every language falls back to).
+    public func has(_ key: String) -> Bool { catalogs[.default]?[key] != nil }
+
     public func text(_ key: String, _ language: Language, _ arguments: [String: String] = [:]) -> String {
         let text = catalogs[language]?[key] ?? catalogs[.default]?[key] ?? key
         guard !arguments.isEmpty else { return text }

@@ -36,6 +36,8 @@ package enum AccountsFeature: Feature {
         // The platform's record of chores' last runs (`DailyPrune` runs on one instance a day).
         CreateMaintenanceRuns(),
         AddAccountLinkEmail(),
+        // The platform's record of what administrators were shown of people's data (`AccessRecords`).
+        CreateAccessRecords(),
     ]
 
     package static func configure(_ app: Application, settings: Settings) async throws {
@@ -63,6 +65,7 @@ package enum AccountsFeature: Feature {
         app.dailyPrune.register("reset_links") { app, now in
             try await AccountStore(database: app.db, application: app).pruneLinks(before: now - Double(retention.codesDays) * day)
         }
+        app.dailyPrune.register("access_records") { app, now in try await AccessRecords(database: app.db).prune(now: now) }
         app.lifecycle.use(DailyPrune.job())
         // Accounts changed and sessions ended on any instance are forgotten here too.
         app.follow(SessionCache.topic) { app, message in

@@ -28,6 +28,7 @@ package enum BanchanFeature: Feature {
             try await BanchanService(request: req).mergeCart(of: device, into: account)
         }
         app.adminToday.register(BanchanAdminToday.figures)
+        app.adminPerson.register(BanchanAdminPages.personsOrders)
         // Orders whose payment window ran out give their stock back; the conditional update lets
         // only one instance win per order.
         let window = settings.shop.paymentWindow

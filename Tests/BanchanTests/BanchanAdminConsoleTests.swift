@@ -93,4 +93,111 @@ final class BanchanAdminConsoleTests: XCTestCase {
             XCTAssertEqual(entries.items.first?.after, ["status": "cancelled"])
         }
     }
+
+    /// Issue 61: the operator finds an order by its number, the recipient's phone or name, and takes
+    /// a day's orders away as a CSV a spreadsheet opens in Korean, with no cell run as a formula.
+    func testTheConsoleFindsOrdersAndExportsADay() async throws {
+        try await withTestApp { app in
+            _ = try await app.signUpAdmin("boss@example.com", nickname: "사장님")
+            let buyer = try await app.member("구매자")
+            func place(recipient: String, phone: String) async throws -> [String: Any] {
+                let delivery: [String: Any] = ["recipient": recipient, "phone": phone, "address": "서울시 마포구 월드컵로 1", "addressDetail": "101동", "slot": "parcel"]
+                let body = String(decoding: try JSONSerialization.data(withJSONObject: [
+                    "items": [["hash": Fixtures.bulgogi, "quantity": 1]], "delivery": delivery] as [String: Any]), as: UTF8.self)
+                let placed = try await app.send(.POST, "/api/v1/banchan/orders", raw: body, token: buyer.token)
+                XCTAssertEqual(placed.status, .created, placed.text)
+                return try placed.object()
+            }
+            let kim = try await place(recipient: "김반찬", phone: "010-1234-5678")
+            let lee = try await place(recipient: "=HYPERLINK(\"http://x.y\")", phone: "010-9876-5432")
+            let kimNumber = try XCTUnwrap(kim["number"] as? String), leeNumber = try XCTUnwrap(lee["number"] as? String)
+
+            var boss = try await CookieBrowser.signedIn(app, as: "boss@example.com")
+            for (typed, found, missed) in [("김반", kimNumber, leeNumber), ("5432", leeNumber, kimNumber), ("9876-5432", leeNumber, kimNumber),
+                                           (kimNumber, kimNumber, leeNumber), (String(kimNumber.dropLast(4)) + "1", kimNumber, leeNumber)] {
+                let page = try await boss.get("/admin/orders?q=" + (typed.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+                XCTAssertEqual(page.status, .ok, typed)
+                XCTAssertTrue(page.text.contains(found) && !page.text.contains(">\(missed)<"), "\(typed) finds \(found) only")
+            }
+            let nothing = try await boss.get("/admin/orders?q=%25")
+            XCTAssertTrue(nothing.text.contains(kimNumber) && nothing.text.contains(leeNumber), "a wildcard alone is nothing typed")
+            let tooLong = try await boss.get("/admin/orders?q=" + String(repeating: "a", count: 51))
+            XCTAssertEqual(tooLong.status, .badRequest)
+            let admin = try await app.send(.POST, "/api/v1/auth/login", json: ["email": "boss@example.com", "password": "password1"]).object()
+            let api = try await app.send(.GET, "/api/v1/admin/orders?q=9876", token: try XCTUnwrap(admin["accessToken"] as? String)).object()
+            XCTAssertEqual((api["items"] as? [[String: Any]])?.compactMap { $0["number"] as? String }, [leeNumber])
+
+            let today = BanchanStore.orderDay(Date())
+            let day = "\(today.prefix(4))-\(today.dropFirst(4).prefix(2))-\(today.suffix(2))"
+            let csv = try await boss.get("/admin/orders/export?day=\(day)")
+            XCTAssertEqual(csv.status, .ok)
+            XCTAssertEqual(csv.headers.contentType?.subType, "csv")
+            XCTAssertEqual(csv.headers.first(name: .contentDisposition), "attachment; filename=\"orders-\(day).csv\"")
+            XCTAssertTrue(csv.text.hasPrefix("\u{FEFF}주문번호,주문 일시,상태,받는 분,연락처"), String(csv.text.prefix(80)))
+            let lines = csv.text.split(separator: "\r\n")
+            XCTAssertEqual(lines.count, 3, "a heading and the day's two orders")
+            XCTAssertTrue(lines[1].hasPrefix(kimNumber + ",") && lines[1].contains(",결제 대기,김반찬,010-1234-5678,"), String(lines[1]))
+            XCTAssertTrue(lines[2].contains(#","'=HYPERLINK(""http://x.y"")","#), "never a formula: \(lines[2])")
+            XCTAssertTrue(lines[1].contains("[소중한식사] 한우 소불고기 500g × 1"))
+            let otherDay = try await boss.get("/admin/orders/export?day=2001-01-01")
+            XCTAssertEqual(otherDay.text.split(separator: "\r\n").count, 1, "the heading alone")
+            let badDay = try await boss.get("/admin/orders/export?day=yesterday")
+            XCTAssertEqual(badDay.status, .badRequest)
+            var someone = try await CookieBrowser.signedIn(app, as: buyer.email)
+            let notAdmin = try await someone.get("/admin/orders/export")
+            XCTAssertEqual(notAdmin.status, .notFound)
+        }
+    }
+
+    /// Issue 61: a person's console page lists their orders, and every look at someone's data in
+    /// the console is recorded — who, whose, when, what, from where — readable by administrators
+    /// at /admin/audit/access, kept two years.
+    func testEveryConsoleLookAtSomeonesDataIsRecorded() async throws {
+        try await withTestApp { app in
+            let admin = try await app.signUpAdmin("boss@example.com", nickname: "사장님")
+            let me = try await app.send(.GET, "/api/v1/me", token: admin.accessToken).object()
+            let adminID = try XCTUnwrap(me["id"] as? String).lowercased()
+            let buyer = try await app.member("구매자")
+            let order = try await placePaidOrder(app, buyer)
+            let number = try XCTUnwrap(order.order["number"] as? String)
+            var boss = try await CookieBrowser.signedIn(app, as: "boss@example.com")
+
+            let person = try await boss.get("/admin/people/\(buyer.id)")
+            XCTAssertTrue(person.text.contains(#"id="person-orders""#) && person.text.contains(number), "their orders on their page")
+            XCTAssertTrue(person.text.contains(#"href="/admin/orders/\#(order.id.lowercased())""#))
+            _ = try await boss.get("/admin/orders/\(order.id)")
+            _ = try await boss.get("/admin/orders?q=구매")
+            _ = try await boss.get("/admin/orders")  // a list without a search shows no one's data: not recorded
+            _ = try await boss.get("/admin/orders/export")
+            _ = try await boss.get("/admin/orders/packing")
+
+            let records = try await AccessRecords(database: app.db).page(CursorPageRequest()).items
+            XCTAssertEqual(records.map(\.what), ["banchan.orders.packing", "banchan.orders.export", "banchan.orders.search", "banchan.order.view",
+                                                 "accounts.person.view"])
+            XCTAssertTrue(records.allSatisfy { $0.actorID.uuidString.lowercased() == adminID })
+            XCTAssertEqual(records.first { $0.what == "banchan.order.view" }?.personID, buyer.id)
+            XCTAssertEqual(records.first { $0.what == "banchan.order.view" }?.subject, number)
+            XCTAssertEqual(records.first { $0.what == "banchan.orders.search" }?.subject, "구매")
+            XCTAssertFalse(records.contains { $0.network.isEmpty })
+
+            let page = try await boss.get("/admin/audit/access")
+            XCTAssertEqual(page.status, .ok)
+            XCTAssertTrue(page.text.contains("<strong>주문과 배송지를 봤어요</strong> · \(number)"), page.text)
+            XCTAssertTrue(page.text.contains("정보 주체: 구매자") && page.text.contains("사장님 · "))
+            let theirs = try await boss.get("/admin/audit/access?person=\(buyer.id)")
+            XCTAssertEqual(theirs.text.components(separatedBy: #"class="card audit-entry access-record""#).count - 1, 2, "the order's page and the person's page")
+            var someone = try await CookieBrowser.signedIn(app, as: buyer.email)
+            let refused = try await someone.get("/admin/audit/access")
+            XCTAssertEqual(refused.status, .notFound)
+            let edit = try await boss.post("/admin/audit/access", form: [:])
+            XCTAssertTrue([.notFound, .methodNotAllowed].contains(edit.status), "nothing changes the record")
+
+            // Two years, then the daily chore removes them.
+            let store = AccessRecords(database: app.db)
+            let early = try await store.prune(now: Date().addingTimeInterval(700 * 86_400))
+            XCTAssertEqual(early, 0)
+            let late = try await store.prune(now: Date().addingTimeInterval(731 * 86_400))
+            XCTAssertEqual(late, records.count)
+        }
+    }
 }

@@ -12,6 +12,7 @@ struct AdminConsolePages: RouteCollection {
         let admin = routes.grouped(AdministratorsOnly())
         admin.get("admin", use: today)
         admin.get("admin", "audit", use: audit)
+        admin.get("admin", "audit", "access", use: accessRecords)
         admin.get("admin", "moderation") { try await AdminModeration.page($0) }
     }
 
@@ -80,6 +81,7 @@ struct AdminConsolePages: RouteCollection {
             nicknames[id] = try await AccountStore.person(id, on: req.db)?.nickname
         }
         let main: Node<HTML.BodyContext> = .group(
+            Self.auditNav(req, current: "actions"),
             .h1(.text(req.t("admin.audit.title"))),
             .p(.class("muted"), .text(req.t("admin.audit.lead"))),
             page.items.isEmpty ? .p(.class("muted"), .id("audit-empty"), .text(req.t("admin.audit.empty"))) : .empty,
@@ -101,5 +103,47 @@ struct AdminConsolePages: RouteCollection {
             page.nextCursor.map { .a(.class("button wide"), .id("audit-more"), .href("/admin/audit?cursor=\($0)"), .text(req.t("inbox.more"))) } ?? .empty
         )
         return AdminConsole.page(req, tab: .audit, title: req.t("admin.audit.title"), main: main)
+    }
+
+    /// The log's two lists: what operators did, and what they were shown of people's data.
+    static func auditNav(_ req: Request, current: String) -> Node<HTML.BodyContext> {
+        let items = [("actions", "/admin/audit", "admin.audit.title"), ("access", "/admin/audit/access", "admin.access.title")]
+        return .nav(.class("admin-subnav"), .ariaLabel(req.t("admin.tab.audit")), .forEach(items) { item in
+            .a(.href(item.1), .id("audit-nav-\(item.0)"), .class(item.0 == current ? "current" : ""), item.0 == current ? .ariaCurrent() : .empty,
+               .text(req.t(item.2)))
+        })
+    }
+
+    /// `/admin/audit/access`: every look at someone's data in the console, newest first — who,
+    /// whose, when, what and from where (`AccessRecords`, kept two years), one person's with `?person=`.
+    func accessRecords(req: Request) async throws -> Response {
+        let person = req.query[String.self, at: "person"].flatMap(UUID.init(uuidString:))
+        let page = try await AccessRecords(database: req.db).page(try CursorPageRequest(from: req), person: person)
+        var nicknames: [UUID: String] = [:]
+        for id in Set(page.items.flatMap { [$0.actorID] + ($0.personID.map { [$0] } ?? []) }) {
+            nicknames[id] = try await AccountStore.person(id, on: req.db)?.nickname
+        }
+        let name = { (id: UUID) in nicknames[id] ?? req.t("admin.audit.gone") }
+        let main: Node<HTML.BodyContext> = .group(
+            Self.auditNav(req, current: "access"),
+            .h1(.text(req.t("admin.access.title"))),
+            .p(.class("muted"), .text(req.t("admin.access.lead", ["days": String(AccessRecords.keptDays)]))),
+            page.items.isEmpty ? .p(.class("muted"), .id("access-empty"), .text(req.t("admin.audit.empty"))) : .empty,
+            .ol(.class("audit-list"), .id("access-records"), .forEach(page.items) { record in
+                .li(
+                    .class("card audit-entry access-record"),
+                    .p(.strong(.text(req.application.translator.has("admin.access.what.\(record.what)") ? req.t("admin.access.what.\(record.what)") : record.what)),
+                       .text(" · " + record.subject)),
+                    record.personID.map { .p(.text(req.t("admin.access.whose", ["person": name($0)]))) } ?? .empty,
+                    .p(.class("muted"), .text(req.t("admin.access.by", ["actor": name(record.actorID), "time": PageDates.medium(record.createdAt, req.language),
+                                                                      "network": record.network])))
+                )
+            }),
+            page.nextCursor.map { cursor in
+                .a(.class("button wide"), .id("access-more"),
+                   .href("/admin/audit/access?" + (person.map { "person=\($0.uuidString)&" } ?? "") + "cursor=\(cursor)"), .text(req.t("inbox.more")))
+            } ?? .empty
+        )
+        return AdminConsole.page(req, tab: .audit, title: req.t("admin.access.title"), main: main)
     }
 }

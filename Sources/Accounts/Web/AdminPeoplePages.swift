@@ -31,6 +31,8 @@ struct AdminPeoplePages: RouteCollection {
     func list(req: Request) async throws -> Response {
         let query = String((req.query[String.self, at: "q"] ?? "").trimmingCharacters(in: .whitespaces).prefix(100))
         let found = try await req.accounts.store.find(query)
+        // The list shows addresses: a search is recorded (an empty one lists nobody).
+        if !query.isEmpty { try await req.recordAccess("accounts.people.search", person: nil, subject: query) }
         let main: Node<HTML.BodyContext> = .group(
             .h1(.text(req.t("admin.people.title"))),
             .form(
@@ -68,6 +70,8 @@ struct AdminPeoplePages: RouteCollection {
         let user = try await account(req)
         let id = try user.requireID()
         let me = try req.requireAdmin().id == id
+        try await req.recordAccess("accounts.person.view", person: id, subject: user.nickname)
+        let featureSections = try await req.application.adminPerson.parts(req)
         let main: Node<HTML.BodyContext> = .group(
             .p(.a(.href(Self.people()), .text("← " + req.t("admin.people.title")))),
             .h1(.id("person-name"), .text(user.nickname)),
@@ -111,7 +115,8 @@ struct AdminPeoplePages: RouteCollection {
                     .button(.type(.submit), .class(user.suspendedAt == nil ? "button danger wide" : "button wide"), .id("suspension-submit"),
                             .text(req.t(user.suspendedAt == nil ? "admin.people.suspend" : "admin.people.lift")))
                 )
-            )
+            ),
+            .group(featureSections)
         )
         return AdminConsole.page(req, tab: .people, title: user.nickname, status: error?.status ?? .ok, main: main)
     }

@@ -51,7 +51,8 @@ struct BanchanAdminAPI: RouteCollection {
             guard let status = OrderStatus(rawValue: raw) else { throw AppError.badRequest("invalid_field", ["field": "status"]) }
             return status
         }
-        let (orders, next) = try await req.banchan.allOrders(status: status, day: req.query[String.self, at: "day"], page: try CursorPageRequest(from: req))
+        let (orders, next) = try await req.banchan.allOrders(status: status, day: req.query[String.self, at: "day"], search: req.query[String.self, at: "q"],
+                                                             page: try CursorPageRequest(from: req))
         let gateway = req.application.paymentGateway?.name
         return CursorPage(items: orders.map { OrderResponse($0, gateway: gateway) }, nextCursor: next)
     }

@@ -155,3 +155,31 @@ public struct ShopTerms: Sendable, Equatable {
         return nil
     }
 }
+
+/// What an operator types to find an order (`/admin/orders?q=`): its number as printed
+/// (`20261207-0042`, or `20261207-42`), digits of the recipient's phone or of a number (at least
+/// four: `5678`, `010-1234-5678`), or the recipient's name. Wildcards typed are dropped: a search
+/// never matches more than what was typed.
+public enum OrderSearch: Equatable, Sendable {
+    case number(String)
+    case digits(String)
+    case name(String)
+
+    public static let maxLength = 50
+
+    /// Nil for nothing typed; throws for more than `maxLength` characters.
+    public static func parse(_ typed: String?) throws(OrderSearchTooLong) -> OrderSearch? {
+        let text = (typed ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return nil }
+        guard text.count <= maxLength else { throw OrderSearchTooLong() }
+        if let match = text.wholeMatch(of: /([0-9]{8})-([0-9]{1,5})/), let sequence = Int(match.2) {
+            return .number(match.1 + "-" + (sequence < 10_000 ? String(format: "%04d", sequence) : String(sequence)))
+        }
+        let digits = text.filter { $0 != "-" && !$0.isWhitespace }
+        if digits.count >= 4, digits.allSatisfy({ $0.isASCII && $0.isNumber }) { return .digits(digits) }
+        let name = text.filter { $0 != "%" && $0 != "_" && $0 != "\\" }
+        return name.isEmpty ? nil : .name(name)
+    }
+}
+
+public struct OrderSearchTooLong: Error {}

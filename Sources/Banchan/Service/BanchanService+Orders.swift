@@ -133,7 +133,10 @@ extension BanchanService {
 
     /// The operator's list of every buyer's orders: of one status, placed on one day (`yyyy-MM-dd` in
     /// Korea's time), when given; 400 `invalid_field` for a day that is not one.
-    func allOrders(status: OrderStatus?, day: String?, page: CursorPageRequest) async throws -> (items: [OrderRow], nextCursor: String?) {
+    /// `search` is what the operator typed (`OrderSearch`; 400 `invalid_field` `q` past its length).
+    func allOrders(status: OrderStatus?, day: String?, search: String? = nil, page: CursorPageRequest) async throws -> (items: [OrderRow], nextCursor: String?) {
+        let matching: OrderSearch?
+        do { matching = try OrderSearch.parse(search) } catch { throw AppError.badRequest("invalid_field", ["field": "q"]) }
         var interval: DateInterval?
         if let day {
             let calendar = Calendar.korea
@@ -144,7 +147,7 @@ extension BanchanService {
             else { throw AppError.badRequest("invalid_field", ["field": "day"]) }
             interval = DateInterval(start: start, end: end)
         }
-        return try await store.allOrders(status: status, placedOn: interval, page: page)
+        return try await store.allOrders(status: status, placedOn: interval, matching: matching, page: page)
     }
 
     /// The buyer cancels: at once until the shop starts preparing it (its units go back to stock

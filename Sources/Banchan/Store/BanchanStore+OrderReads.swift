@@ -160,12 +160,30 @@ extension BanchanStore {
 
     /// Every buyer's orders (the operator's list), newest first: of one status, and placed on one
     /// day in Korea's time, when given.
-    func allOrders(status: OrderStatus?, placedOn day: DateInterval?, page: CursorPageRequest) async throws -> (items: [OrderRow], nextCursor: String?) {
+    /// Matching `search` when given: the number, digits of the recipient's phone or of the number,
+    /// or part of the recipient's name.
+    func allOrders(status: OrderStatus?, placedOn day: DateInterval?, matching search: OrderSearch? = nil,
+                   page: CursorPageRequest) async throws -> (items: [OrderRow], nextCursor: String?) {
         try await orders(page: page) { select in
             let column = { (column: OrderColumn) in SQLColumn(column, table: BanchanOrder.schema) }
             if let status { select.where(column(.status), .equal, SQLBind(status.rawValue)) }
             if let day {
                 select.where(column(.createdAt), .greaterThanOrEqual, SQLBind(day.start)).where(column(.createdAt), .lessThan, SQLBind(day.end))
+            }
+            switch search {
+            case .number(let number)?:
+                select.where(column(.number), .equal, SQLBind(number))
+            case .digits(let digits)?:
+                // Phones are kept as `010-1234-5678`: compared without their hyphens.
+                let phoneDigits = SQLFunction("REPLACE", args: column(.phone), SQLLiteral.string("-"), SQLLiteral.string(""))
+                select.where { group in
+                    group.where(phoneDigits, .like, SQLBind("%" + digits + "%"))
+                        .orWhere(SQLFunction("REPLACE", args: column(.number), SQLLiteral.string("-"), SQLLiteral.string("")), .like, SQLBind("%" + digits + "%"))
+                }
+            case .name(let name)?:
+                select.where(column(.recipient), .like, SQLBind("%" + name + "%"))
+            case nil:
+                break
             }
             return select
         }

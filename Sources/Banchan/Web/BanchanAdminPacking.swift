@@ -14,14 +14,10 @@ extension BanchanAdminPages {
         let day = req.query[String.self, at: "day"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.today(req)
         var orders: [BanchanStore.OrderRow] = []
         for status in [OrderStatus.paid, .preparing] {
-            var cursor: String?
-            repeat {
-                let page = try CursorPageRequest(cursor: cursor.flatMap(PageCursor.init(encoded:)), limit: CursorPageRequest.maxLimit)
-                let (items, next) = try await req.banchan.allOrders(status: status, day: day, page: page)
-                orders += items
-                cursor = next
-            } while cursor != nil && orders.count < Self.packingLimit
+            guard orders.count < Self.packingLimit else { break }
+            orders += try await Self.everyOrder(req, status: status, day: day, upTo: Self.packingLimit - orders.count)
         }
+        try await req.recordAccess("banchan.orders.packing", person: nil, subject: day)
         orders.sort { ($0.steps.number ?? "") < ($1.steps.number ?? "") }
         var picks: [String: (title: String, quantity: Int)] = [:]
         for line in orders.flatMap(\.lines) { picks[line.hash, default: (line.title, 0)].quantity += line.quantity }

@@ -16,6 +16,8 @@ struct BanchanAdminPages: RouteCollection {
     static let orderCancel: PagePath1 = "/admin/orders/:order/cancel"
     static let orderRefund: PagePath1 = "/admin/orders/:order/refund"
     static let packing: PagePath = "/admin/orders/packing"
+    /// A day's orders as a spreadsheet (CSV) for the books and the courier's pickup list.
+    static let export: PagePath = "/admin/orders/export"
 
     /// `yyyy-MM-dd` of today in Korea, as the day filter takes it.
     static func today(_ req: Request) -> String {
@@ -31,6 +33,7 @@ struct BanchanAdminPages: RouteCollection {
         admin.get(Self.orderCancel, use: confirmCancel)
         admin.post(Self.orderRefund, use: retryRefund)
         admin.get(Self.packing, use: packingList)
+        admin.get(Self.export, use: exportDay)
     }
 
     func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, main: Node<HTML.BodyContext>) -> Response {
@@ -40,7 +43,10 @@ struct BanchanAdminPages: RouteCollection {
     func list(req: Request) async throws -> Response {
         let status = req.query[String.self, at: "status"].flatMap(OrderStatus.init(rawValue:))
         let day = req.query[String.self, at: "day"].flatMap { $0.isEmpty ? nil : $0 }
-        let (orders, next) = try await req.banchan.allOrders(status: status, day: day, page: try CursorPageRequest(from: req))
+        let search = req.query[String.self, at: "q"].flatMap { $0.isEmpty ? nil : $0 }
+        let (orders, next) = try await req.banchan.allOrders(status: status, day: day, search: search, page: try CursorPageRequest(from: req))
+        // A search by name or phone is a look at people's data: recorded.
+        if let search { try await req.recordAccess("banchan.orders.search", person: nil, subject: search) }
         let filters: Node<HTML.BodyContext> = .form(
             .method(.get), .action(Self.orders()), .class("admin-filters"),
             .label(.for("filter-status"), .text(req.t("admin.orders.status"))),
@@ -52,12 +58,20 @@ struct BanchanAdminPages: RouteCollection {
             }.joined() + "</select>"),
             .label(.for("filter-day"), .text(req.t("admin.orders.day"))),
             .input(.type(.date), .id("filter-day"), .name("day"), .value(day ?? "")),
+            .label(.for("filter-q"), .text(req.t("admin.orders.search"))),
+            .input(.type(.search), .id("filter-q"), .name("q"), .value(search ?? ""), .attribute(named: "maxlength", value: String(OrderSearch.maxLength)),
+                   .attribute(named: "placeholder", value: req.t("admin.orders.search_placeholder"))),
             .button(.type(.submit), .class("button small"), .text(req.t("admin.orders.filter")))
         )
-        let query = [status.map { "status=\($0.rawValue)" }, day.map { "day=\($0)" }].compactMap { $0 }.joined(separator: "&")
+        let query = [status.map { "status=\($0.rawValue)" }, day.map { "day=\($0)" },
+                     search.map { "q=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }]
+            .compactMap { $0 }.joined(separator: "&")
         return page(req, title: req.t("admin.orders.title"), main: .group(
             .div(.class("section-heading"), .h1(.text(req.t("admin.orders.title"))),
-                 .a(.class("button small"), .id("packing-link"), .href(Self.packing() + "?day=" + (day ?? Self.today(req))), .text(req.t("admin.packing.link")))),
+                 .div(.class("admin-heading-actions"),
+                      .a(.class("button small"), .id("packing-link"), .href(Self.packing() + "?day=" + (day ?? Self.today(req))), .text(req.t("admin.packing.link"))),
+                      .a(.class("button small"), .id("export-link"), .href(Self.export() + "?day=" + (day ?? Self.today(req))),
+                         .attribute(named: "download", value: ""), .text(req.t("admin.orders.export"))))),
             filters,
             orders.isEmpty ? .p(.class("muted"), .id("admin-orders-empty"), .text(req.t("admin.orders.empty"))) : .empty,
             .ol(.class("order-list"), .id("admin-orders"), .forEach(orders) { order in
@@ -82,6 +96,8 @@ struct BanchanAdminPages: RouteCollection {
     private func detailPage(_ req: Request, error: AppError?, shipForm: MoveForm? = nil) async throws -> Response {
         let service = req.banchan
         guard let order = try await service.store.order(try req.orderIDParameter(), ownerKey: nil) else { throw AppError.notFound("order_not_found") }
+        // Who receives it and where: recorded as every console view of someone's data is.
+        try await req.recordAccess("banchan.order.view", person: order.userID, subject: order.steps.number ?? order.merchantUID)
         var buyer: AccountStore.JoinedPerson?
         if let account = order.userID { buyer = try await AccountStore.person(account, on: req.db) }
         let refund = try await service.refundState(ofOrder: order.id)
@@ -183,6 +199,30 @@ struct BanchanAdminPages: RouteCollection {
             .a(.class("button wide"), .href(Self.order(order.id)), .text(req.t("admin.order.cancel_keep")))
         ))
     }
+
+    /// The shop's section of a person's console page: their latest orders, each a link to its page.
+    @Sendable static func personsOrders(_ req: Request) async throws -> Node<HTML.BodyContext> {
+        guard let id = req.parameters.get("user").flatMap(UUID.init(uuidString:)) else { return .empty }
+        let (orders, _) = try await req.banchan.orders(of: .user(id), page: CursorPageRequest(limit: personsOrdersShown))
+        return .section(
+            .class("card stack"), .ariaLabelledBy("person-orders-title"),
+            .h2(.id("person-orders-title"), .text(req.t("admin.people.orders"))),
+            orders.isEmpty ? .p(.class("muted"), .id("person-orders-empty"), .text(req.t("admin.people.no_orders"))) : .ol(
+                .class("order-list"), .id("person-orders"),
+                .forEach(orders) { order in
+                    .li(.a(
+                        .class("order-card"), .href(Self.order(order.id)),
+                        .span(.class("order-number"), .text(order.steps.number ?? order.merchantUID)),
+                        .span(.class("order-status status-\(order.status.rawValue)"), .text(req.t("banchan.status.\(order.status.rawValue)"))),
+                        .span(.class("muted"), .text(order.createdAt.map(PageDates.dotted) ?? "")),
+                        .span(.class("order-total"), .text(req.won(order.total)))
+                    ))
+                }
+            )
+        )
+    }
+
+    static let personsOrdersShown = 20
 
     /// What the order's page says of its refund: the order's own once it is cancelled; on an order
     /// that stands, the refund of a second payment made for it (`payment_duplicate`).

@@ -86,11 +86,15 @@ package final class AdminParts<Part>: Sendable {
 extension Application {
     private struct AdminTodayKey: StorageKey { typealias Value = AdminParts<TodayGroup> }
     private struct AdminModerationKey: StorageKey { typealias Value = AdminParts<Node<HTML.BodyContext>> }
+    private struct AdminPersonKey: StorageKey { typealias Value = AdminParts<Node<HTML.BodyContext>> }
 
     /// Today's groups of figures, one per feature that registers some.
     package var adminToday: AdminParts<TodayGroup> { adminParts(AdminTodayKey.self) }
     /// The Moderation tab's sections (`AdminModeration`), one per feature that registers one.
     package var adminModeration: AdminParts<Node<HTML.BodyContext>> { adminParts(AdminModerationKey.self) }
+    /// A person's console page (`/admin/people/{user}`, the account in `:user`): each feature's
+    /// section about them (the shop's orders), after the account's own.
+    package var adminPerson: AdminParts<Node<HTML.BodyContext>> { adminParts(AdminPersonKey.self) }
 
     private func adminParts<Key: StorageKey, Part>(_ key: Key.Type) -> AdminParts<Part> where Key.Value == AdminParts<Part> {
         if let existing = storage[Key.self] { return existing }

@@ -1,0 +1,113 @@
+package import Fluent
+import Foundation
+package import SQLKit
+package import Vapor
+
+/// What an administrator looked at of someone's personal data in the console: who looked, at
+/// whose, when, what (an order's page, a person's page, a search, a day's export) and from which
+/// network. Korea's 개인정보의 안전성 확보조치 기준 (제8조) asks that such access records be kept
+/// and checked; they are kept two years (`keptDays`), the longer period it names, then pruned by
+/// the daily chore. Written by the page that shows the data; read by administrators at
+/// `/admin/audit/access`. Like the audit log, there is no update and no delete but the pruning.
+package struct AccessRecord: Sendable, Equatable, NewestFirstRow {
+    package let id: UUID
+    package let actorID: UUID
+    /// What was looked at: `banchan.order.view`, `banchan.orders.search`, `banchan.orders.export`,
+    /// `banchan.orders.packing`, `accounts.person.view`.
+    package let what: String
+    /// Whose data: an account, when there is one.
+    package let personID: UUID?
+    /// The thing shown: an order's number, a day, the words searched for.
+    package let subject: String
+    /// The client's address as the server saw it (behind a proxy, the one it forwarded).
+    package let network: String
+    package let createdAt: Date
+
+    package init(actorID: UUID, what: String, personID: UUID?, subject: String, network: String, at now: Date) {
+        id = UUID()
+        self.actorID = actorID
+        self.what = what
+        self.personID = personID
+        self.subject = String(subject.prefix(200))
+        self.network = network
+        createdAt = now.wholeMicroseconds
+    }
+
+    init(row: any SQLRow) throws {
+        typealias Column = AccessRecords.Column
+        id = try row.decode(column: Column.id, as: UUID.self)
+        actorID = try row.decode(column: Column.actorID, as: UUID.self)
+        what = try row.decode(column: Column.what, as: String.self)
+        personID = try row.decode(column: Column.personID, as: UUID?.self)
+        subject = try row.decode(column: Column.subject, as: String.self)
+        network = try row.decode(column: Column.network, as: String.self)
+        createdAt = try row.decode(column: Column.createdAt, as: Date.self)
+    }
+}
+
+/// The one owner of `access_records`.
+package struct AccessRecords {
+    package static let table = "access_records"
+    /// Two years: 제8조's period for a service that handles many people's data.
+    package static let keptDays = 730
+
+    enum Column: String, TableColumn, CaseIterable {
+        case id, actorID = "actor_id", what, personID = "person_id", subject, network, createdAt = "created_at"
+    }
+
+    let database: any Database
+    private var sql: any SQLDatabase { database.sql }
+
+    package init(database: any Database) { self.database = database }
+
+    package func record(_ record: AccessRecord) async throws {
+        try await sql.insert(into: Self.table).columns(Column.allCases)
+            .values(SQLBind(record.id), SQLBind(record.actorID), SQLBind(record.what), SQLBind(record.personID), SQLBind(record.subject),
+                    SQLBind(record.network), SQLBind(record.createdAt))
+            .run()
+    }
+
+    /// Newest first, a page at a time; one person's when given.
+    package func page(_ page: CursorPageRequest, person: UUID? = nil) async throws -> (items: [AccessRecord], nextCursor: String?) {
+        let query = sql.select().columns(Column.allCases).from(Self.table)
+        if let person { query.where(SQLIdentifier(Column.personID), .equal, SQLBind(person)) }
+        let rows = try await query.newestFirst(createdAt: SQLColumn(Column.createdAt.rawValue), id: SQLColumn(Column.id.rawValue), page).all()
+        return page.page(of: try rows.map(AccessRecord.init(row:)))
+    }
+
+    /// Removes records older than `keptDays` at `now`; how many went.
+    package func prune(now: Date) async throws -> Int {
+        let cutoff = now.addingTimeInterval(-Double(Self.keptDays) * 86_400)
+        return try await sql.delete(from: Self.table).where(SQLIdentifier(Column.createdAt), .lessThan, SQLBind(cutoff))
+            .returning(SQLIdentifier(Column.id)).all().count
+    }
+}
+
+extension Request {
+    /// Records that the signed-in administrator was shown `what` of `person`'s data (`subject`: the
+    /// order, the day, the words). A record that cannot be written fails the page: data shown
+    /// unrecorded is what the rule forbids.
+    package func recordAccess(_ what: String, person: UUID?, subject: String) async throws {
+        guard let actor = signedInAccount?.id else { return }
+        try await AccessRecords(database: db).record(AccessRecord(actorID: actor, what: what, personID: person, subject: subject,
+                                                                  network: clientAddress, at: application.siteClock()))
+    }
+}
+
+/// The table; records name accounts without foreign keys (a record outlives both accounts).
+package struct CreateAccessRecords: NamedMigration {
+    package init() {}
+
+    package func prepare(on database: any Database) async throws {
+        try await database.schema(AccessRecords.table).id()
+            .fields([(AccessRecords.Column.actorID, .uuid), (.what, .string), (.subject, .string), (.network, .string), (.createdAt, .datetime)])
+            .fields([(AccessRecords.Column.personID, .uuid)], optional: true)
+            .create()
+        try await database.sql.create(index: "access_records_created").on(AccessRecords.table).column(AccessRecords.Column.createdAt.rawValue).run()
+        try await database.sql.create(index: "access_records_person").on(AccessRecords.table).column(AccessRecords.Column.personID.rawValue).run()
+    }
+
+    package func revert(on database: any Database) async throws {
+        try await database.schema(AccessRecords.table).delete()
+    }
+}

@@ -14786,7 +14786,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Every buyer's orders, newest first (administrators): of one `status`, placed on one `day` (`yyyy-MM-dd`, Korea's time) when given.
+    /// Every buyer's orders, newest first (administrators): of one `status`, placed on one `day` (`yyyy-MM-dd`, Korea's time), matching `q` when given.
     ///
     /// - Remark: HTTP `GET /api/v1/admin/orders`.
     /// - Remark: Generated from `#/paths//api/v1/admin/orders/get(adminOrders)`.
@@ -14831,6 +14831,13 @@ public struct Client: APIProtocol {
                     explode: true,
                     name: "day",
                     value: input.query.day
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "q",
+                    value: input.query.q
                 )
                 converter.setAcceptHeader(
                     in: &request.headerFields,

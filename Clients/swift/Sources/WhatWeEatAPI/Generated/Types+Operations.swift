@@ -22455,7 +22455,7 @@ public enum Operations {
             }
         }
     }
-    /// Every buyer's orders, newest first (administrators): of one `status`, placed on one `day` (`yyyy-MM-dd`, Korea's time) when given.
+    /// Every buyer's orders, newest first (administrators): of one `status`, placed on one `day` (`yyyy-MM-dd`, Korea's time), matching `q` when given.
     ///
     /// - Remark: HTTP `GET /api/v1/admin/orders`.
     /// - Remark: Generated from `#/paths//api/v1/admin/orders/get(adminOrders)`.
@@ -22474,6 +22474,10 @@ public enum Operations {
                 public var status: Components.Schemas.OrderStatus?
                 /// - Remark: Generated from `#/paths/api/v1/admin/orders/GET/query/day`.
                 public var day: Swift.String?
+                /// The order's number (`20261207-0042`), at least four digits of the recipient's phone or of a number, or part of the recipient's name; 400 `invalid_field` past 50 characters.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/admin/orders/GET/query/q`.
+                public var q: Swift.String?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
@@ -22481,16 +22485,19 @@ public enum Operations {
                 ///   - limit:
                 ///   - status:
                 ///   - day:
+                ///   - q: The order's number (`20261207-0042`), at least four digits of the recipient's phone or of a number, or part of the recipient's name; 400 `invalid_field` past 50 characters.
                 public init(
                     cursor: Components.Parameters.Cursor? = nil,
                     limit: Components.Parameters.Limit? = nil,
                     status: Components.Schemas.OrderStatus? = nil,
-                    day: Swift.String? = nil
+                    day: Swift.String? = nil,
+                    q: Swift.String? = nil
                 ) {
                     self.cursor = cursor
                     self.limit = limit
                     self.status = status
                     self.day = day
+                    self.q = q
                 }
             }
             public var query: Operations.AdminOrders.Input.Query

@@ -667,7 +667,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/admin/audit`.
     /// - Remark: Generated from `#/paths//api/v1/admin/audit/get(adminAuditLog)`.
     func adminAuditLog(_ input: Operations.AdminAuditLog.Input) async throws -> Operations.AdminAuditLog.Output
-    /// Every buyer's orders, newest first (administrators): of one `status`, placed on one `day` (`yyyy-MM-dd`, Korea's time) when given.
+    /// Every buyer's orders, newest first (administrators): of one `status`, placed on one `day` (`yyyy-MM-dd`, Korea's time), matching `q` when given.
     ///
     /// - Remark: HTTP `GET /api/v1/admin/orders`.
     /// - Remark: Generated from `#/paths//api/v1/admin/orders/get(adminOrders)`.
@@ -2275,7 +2275,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// Every buyer's orders, newest first (administrators): of one `status`, placed on one `day` (`yyyy-MM-dd`, Korea's time) when given.
+    /// Every buyer's orders, newest first (administrators): of one `status`, placed on one `day` (`yyyy-MM-dd`, Korea's time), matching `q` when given.
     ///
     /// - Remark: HTTP `GET /api/v1/admin/orders`.
     /// - Remark: Generated from `#/paths//api/v1/admin/orders/get(adminOrders)`.

@@ -5,6 +5,8 @@ stepper's limits; cancelling."""
 import json
 import re
 
+import pytest
+
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
@@ -732,3 +734,84 @@ def test_the_console_is_laid_out_for_a_desktop(server, browser):
         assert not found, found
     finally:
         operator.quit()
+
+
+@pytest.fixture
+def postcode_stub():
+    """Serves Tests/e2e/stubs/ (the postcode service's stand-in) on a free port: its address."""
+    import functools
+    import http.server
+    import threading
+
+    from conftest import free_port
+
+    port = free_port()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(ROOT / "Tests" / "e2e" / "stubs"))
+    handler.log_message = lambda *args: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{port}"
+    httpd.shutdown()
+
+
+def test_the_postcode_search_fills_checkout_and_typing_still_works(postcode_stub, browser):
+    """Issue 61's second check: at checkout, 우편번호 찾기 opens the postcode service (its local
+    stand-in), a chosen address fills the postcode and the address and moves on to the flat; the
+    order is placed with it. Then, with the service unreachable, the button says to type the
+    address, and a typed one is placed as before."""
+    from conftest import Server
+
+    server = Server(POSTCODE_SCRIPT_URL=postcode_stub + "/postcode.js")
+    server.start()
+    try:
+        soup = dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1)
+        browser.get(server.url + f"/shop/dishes/{soup['hash']}")
+        click(browser, "#add-to-cart")
+        wait_for(browser, EC.url_contains("/shop/cart"))
+        click(browser, "#to-checkout")
+        wait_for(browser, EC.url_contains("/shop/checkout"))
+        assert not browser.execute_script("return !!window.daum"), "the service is not fetched with the page"
+        opener = wait_for(browser, lambda d: d.find_element(By.ID, "postcode-open") if d.find_element(By.ID, "postcode-open").is_displayed() else None)
+        opener.click()
+        query = wait_for(browser, lambda d: d.find_element(By.ID, "stub-postcode-query"))
+        assert browser.find_element(By.ID, "postcode-layer").is_displayed()
+        query.send_keys("세종대로")
+        pick = wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#stub-postcode-results button"))
+        shot(browser, "00-postcode-search")
+        pick.click()
+        wait_for(browser, lambda d: not d.find_element(By.ID, "postcode-layer").is_displayed())
+        assert browser.find_element(By.ID, "checkout-postcode").get_attribute("value") == "04524"
+        assert browser.find_element(By.ID, "checkout-address").get_attribute("value") == "서울특별시 중구 세종대로 110 (태평로1가)"
+        assert browser.switch_to.active_element.get_attribute("id") == "checkout-addressDetail", "on to the flat and floor"
+        fill(browser, "checkout-recipient", "김주소")
+        fill(browser, "checkout-phone", "010-2222-3333")
+        fill(browser, "checkout-addressDetail", "3층")
+        shot(browser, "01-filled")
+        click(browser, "#place-order")
+        wait_for(browser, EC.url_matches(ORDER_PAGE))
+        assert "(04524) 서울특별시 중구 세종대로 110 (태평로1가) 3층" in browser.find_element(By.ID, "delivery-address").text
+    finally:
+        server.cleanup()
+
+    # The service cannot be reached: the button says to type, and typing works as before.
+    dead = Server(POSTCODE_SCRIPT_URL="http://127.0.0.1:9/postcode.js")
+    dead.start()
+    try:
+        browser.delete_all_cookies()
+        browser.get(dead.url + f"/shop/dishes/{soup['hash']}")
+        click(browser, "#add-to-cart")
+        wait_for(browser, EC.url_contains("/shop/cart"))
+        click(browser, "#to-checkout")
+        wait_for(browser, EC.url_contains("/shop/checkout"))
+        click(browser, "#postcode-open")
+        hint = wait_for(browser, lambda d: d.find_element(By.ID, "postcode-unavailable") if d.find_element(By.ID, "postcode-unavailable").is_displayed() else None,
+                        timeout=15)
+        assert hint.text == "주소 찾기를 열 수 없어요. 주소를 직접 적어 주세요."
+        assert browser.switch_to.active_element.get_attribute("id") == "checkout-postcode"
+        shot(browser, "02-unavailable")
+        fill_new_address(browser, HOME)
+        click(browser, "#place-order")
+        wait_for(browser, EC.url_matches(ORDER_PAGE))
+    finally:
+        dead.cleanup()

@@ -128,6 +128,7 @@ extension BanchanPages {
             .class("card narrow stack"), .ariaLabelledBy("address-form-title"),
             .h1(.id("address-form-title"), .text(title)),
             Layout.formError(req, error),
+            PostcodeSearch.controls(req, postcode: "address-postcode", address: "address-address", detail: "address-addressDetail"),
             .form(
                 .action(editing.map { ShopPath.editAddress($0.id) } ?? ShopPath.addresses()), .method(.post), .class("stack"), .id("address-form"),
                 Layout.csrfField(req),
@@ -143,7 +144,7 @@ extension BanchanPages {
             ),
             .a(.class("back-link"), .href(ShopPath.addresses()), .text(req.t("banchan.address.title")))
         )
-        return page(req, title: title, status: error?.status ?? .ok, cartCount: try await cartCount(req, owner), main: main)
+        return page(req, title: title, status: error?.status ?? .ok, cartCount: try await cartCount(req, owner), postcodeSearch: true, main: main)
     }
 
     private func signInForAddresses(_ req: Request) -> Response {

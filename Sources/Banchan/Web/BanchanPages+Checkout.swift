@@ -80,7 +80,7 @@ extension BanchanPages {
             .a(.class("back-link"), .href(ShopPath.cart()), .text(req.t("banchan.checkout.back_to_cart")))
         )
         return page(req, title: req.t("banchan.checkout.title"), status: error?.status ?? .ok,
-                    cartCount: lines.reduce(0) { $0 + $1.quantity }, main: main)
+                    cartCount: lines.reduce(0) { $0 + $1.quantity }, postcodeSearch: true, main: main)
     }
 
     private func addressSection(_ req: Request, saved: [BanchanStore.SavedAddress], chosen: String, form: CheckoutForm?, signedIn: Bool) -> Node<HTML.BodyContext> {
@@ -120,6 +120,7 @@ extension BanchanPages {
             field("recipient", "banchan.address.recipient", form?.recipient, "text", "name", [.attribute(named: "maxlength", value: "30")]),
             field("phone", "banchan.address.phone", form?.phone, "tel", "tel", [.attribute(named: "inputmode", value: "tel"),
                                                                                 .attribute(named: "placeholder", value: "010-1234-5678")]),
+            PostcodeSearch.controls(req, postcode: "checkout-postcode", address: "checkout-address", detail: "checkout-addressDetail"),
             field("postcode", "banchan.address.postcode", form?.postcode, "text", "postal-code", [.attribute(named: "inputmode", value: "numeric"),
                                                                                                   .attribute(named: "maxlength", value: "5")]),
             field("address", "banchan.address.address", form?.address, "text", "address-line1", [.attribute(named: "maxlength", value: "200")]),

@@ -98,10 +98,12 @@ struct BanchanPages: RouteCollection {
     /// Artwork as paths, so pages load it from whatever address the browser used.
     static let images = BanchanImages.URLs(publicURL: "")
 
+    /// `postcodeSearch`: the page asks for an address (`PostcodeSearch`: the service's script and policy, and its own).
     func page(_ req: Request, title: String, status: HTTPResponseStatus = .ok, scripts: [String] = [],
-              cartCount: Int?, preview: LinkPreview? = nil, main: Node<HTML.BodyContext>) -> Response {
-        var extras = extras(req, scripts: scripts, cartCount: cartCount)
+              cartCount: Int?, preview: LinkPreview? = nil, postcodeSearch: Bool = false, main: Node<HTML.BodyContext>) -> Response {
+        var extras = extras(req, scripts: scripts + (postcodeSearch ? [PostcodeSearch.script] : []), cartCount: cartCount)
         extras.preview = preview
+        if postcodeSearch { extras.usePostcodeSearch(req) }
         return Layout.page(req, title: title, status: status, extras: extras, main: main)
     }
 

@@ -32,6 +32,10 @@ package struct PageExtras {
     package var bottomBar: Node<HTML.BodyContext> = .empty
     /// What a link to the page shows where it is pasted; the defaults when nil (`LinkPreview`).
     package var preview: LinkPreview? = nil
+    /// What the page's Content-Security-Policy allows beyond this site: the map library's files and
+    /// tiles, the postcode search's script and frame. A page with vendor files and no word of
+    /// which is a map page (Leaflet's were the first).
+    package var policy: PagePolicy = []
 
     package init(stylesheets: [String] = [], scripts: [String] = [], vendorStylesheets: [VendorResource] = [],
                  vendorScripts: [VendorResource] = [], bodyClass: String? = nil,
@@ -58,9 +62,9 @@ package enum Layout {
         headers: HTTPHeaders = [:], extras: PageExtras = PageExtras(), main: Node<HTML.BodyContext>...
     ) -> Response {
         let language = request.language
-        if !extras.vendorScripts.isEmpty || !extras.vendorStylesheets.isEmpty {
-            request.storage[SecurityHeadersMiddleware.MapPageKey.self] = true
-        }
+        var policy = extras.policy
+        if policy.isEmpty, !extras.vendorScripts.isEmpty || !extras.vendorStylesheets.isEmpty { policy = .map }
+        if !policy.isEmpty { request.storage[SecurityHeadersMiddleware.PagePolicyKey.self] = policy }
         // The frame is the same for every page of this shape and language: made once with
         // markers, then each request fills in only its own parts (`LayoutFrame`).
         let viewer = request.storage[WebViewerKey.self]

@@ -8,15 +8,19 @@ package struct SecurityHeadersMiddleware: AsyncMiddleware {
     /// images and, when Leaflet comes from the pinned CDN, exactly that script's and stylesheet's
     /// addresses (each also checked against its integrity hash) — never the CDN's whole origin,
     /// which serves every package anyone published.
-    static func pagePolicy(map: MapLibrary?) -> String {
+    /// A page with the postcode search also allows its script's origin and its search frame's.
+    static func pagePolicy(map: MapLibrary?, postcode: PostcodeSettings? = nil) -> String {
         let images = (["'self'", "data:", "blob:"] + [map?.tileOrigin].compactMap { $0 }).joined(separator: " ")
         let styles = (["'self'"] + (map?.externalStylesheets ?? [])).joined(separator: " ")
-        let scripts = (["'self'"] + (map?.externalScripts ?? [])).joined(separator: " ")
-        return "default-src 'self'; img-src \(images); style-src \(styles); script-src \(scripts); connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+        let scripts = (["'self'"] + (map?.externalScripts ?? []) + [postcode?.scriptOrigin].compactMap { $0 }).joined(separator: " ")
+        let frames = [postcode?.frameOrigin].compactMap { $0 }
+        return "default-src 'self'; img-src \(images); style-src \(styles); script-src \(scripts); connect-src 'self'; "
+            + (frames.isEmpty ? "" : "frame-src \(frames.joined(separator: " ")); ")
+            + "frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
     }
 
-    /// Marks a request whose page loads the map library.
-    struct MapPageKey: StorageKey { package typealias Value = Bool }
+    /// What a request's page asked its policy to allow (`PageExtras.policy`).
+    struct PagePolicyKey: StorageKey { package typealias Value = PagePolicy }
     /// Everything else (images, SVG above all, JSON, files): nothing runs, nothing loads.
     package static let documentPolicy = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox"
 
@@ -24,12 +28,17 @@ package struct SecurityHeadersMiddleware: AsyncMiddleware {
     let strictTransportSecurity: String?
 
     let pagePolicy: String
-    let mapPagePolicy: String
+    /// The policies of pages that asked for more, made once.
+    let policies: [PagePolicy: String]
 
     package init(settings: Settings, map: MapLibrary) {
         strictTransportSecurity = settings.usesSecureCookies ? "max-age=31536000" : nil
         pagePolicy = Self.pagePolicy(map: nil)
-        mapPagePolicy = Self.pagePolicy(map: map)
+        let postcode = settings.postcode
+        policies = [
+            .map: Self.pagePolicy(map: map), .postcode: Self.pagePolicy(map: nil, postcode: postcode),
+            [.map, .postcode]: Self.pagePolicy(map: map, postcode: postcode),
+        ]
     }
 
     /// `text/html; charset=utf-8` → `text/html`, lower-cased; empty without a type.
@@ -61,8 +70,8 @@ package struct SecurityHeadersMiddleware: AsyncMiddleware {
         let type = Self.mediaType(response.headers.first(name: .contentType))
         if type.hasSuffix("/html") {
             response.headers.replaceOrAdd(name: "X-Frame-Options", value: "DENY")
-            let isMapPage = request.storage[MapPageKey.self] == true
-            response.headers.replaceOrAdd(name: "Content-Security-Policy", value: isMapPage ? mapPagePolicy : pagePolicy)
+            let policy = request.storage[PagePolicyKey.self].flatMap { policies[$0] } ?? pagePolicy
+            response.headers.replaceOrAdd(name: "Content-Security-Policy", value: policy)
         } else if !type.hasSuffix("/css"), !type.hasSuffix("/javascript") {
             // Stylesheets and scripts run under the policy of the page that loads them; everything
             // else gets the strict one.
@@ -70,4 +79,15 @@ package struct SecurityHeadersMiddleware: AsyncMiddleware {
         }
         return response
     }
+}
+
+/// What a page's policy allows beyond this site (`PageExtras.policy`).
+package struct PagePolicy: OptionSet, Hashable, Sendable {
+    package let rawValue: Int
+    package init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// The map library's files and tiles.
+    package static let map = PagePolicy(rawValue: 1)
+    /// The postcode search's script and frame.
+    package static let postcode = PagePolicy(rawValue: 2)
 }

@@ -14,11 +14,15 @@ package enum BurgerMapFeature: Feature {
     package static let homeCard: HomeCard? = HomeCard(position: 2, emoji: "🍔", key: "burger_map", path: MapPath.map())
 
     package static let seeders: [any Seeder] = [BurgerPlacesSeeder()]
+    package static var settingsSections: [any SettingsSection.Type] { [KakaoLocalSettings.self, PostcodeSettings.self] }
     package static let syntheticData: (any SyntheticDataGenerator)? = BurgerMapSyntheticGenerator()
 
     package static func configure(_ app: Application, settings: Settings) async throws {
         // The map's one environment: clock, bus, log, files, memories and budgets (`BurgerMapEnvironment`).
         app.burgerMapEnvironment = BurgerMapEnvironment.make(for: app)
+        app.placeGeocoder = PlaceGeocoder(kakao: KakaoLocal(settings: settings.kakao, client: app.client),
+                                          budget: NetworkBudget(name: "burger_map_geocode", limit: PlaceGeocoder.lookupsPerNetworkPerMinute, window: 60,
+                                                                shared: app.sharedBudgets, clock: app.siteClock))
         AppMetrics.countersStartAtZero(["whatweeat_burger_reviews_written_total"])
         app.adminModeration.register(BurgerMapModerationPages.section)
         app.adminToday.register { req in

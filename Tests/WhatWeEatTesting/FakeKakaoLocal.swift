@@ -44,6 +44,7 @@ package final class FakeKakaoLocal: Sendable {
         let port = try freePort()
         let fake = FakeKakaoLocal(app: app, url: "http://127.0.0.1:\(port)", key: key, places: places)
         app.get("v2", "local", "search", "keyword.json") { [fake] req async throws -> Response in try fake.search(req) }
+        app.get("v2", "local", "search", "address.json") { [fake] req async throws -> Response in try fake.searchAddress(req) }
         try await app.server.start(address: .hostname("127.0.0.1", port: port))
         return fake
     }
@@ -58,6 +59,24 @@ package final class FakeKakaoLocal: Sendable {
 
     /// Answers 500 from now on (or again 200).
     package func fail(_ on: Bool) { failing.withLockedValue { $0 = on } }
+
+    /// The address search: the places whose address or road address contains the query, as
+    /// Kakao's address documents (`address_name`, `road_address.address_name`, `x`, `y`).
+    private func searchAddress(_ req: Request) throws -> Response {
+        guard req.headers.first(name: .authorization) == "KakaoAK \(key)" else {
+            return Response(status: .unauthorized, body: .init(string: #"{"errorType":"AccessDeniedError","message":"wrong appKey"}"#))
+        }
+        let query = req.query[String.self, at: "query"] ?? ""
+        asked.withLockedValue { $0.append(["address": query]) }
+        if failing.withLockedValue({ $0 }) { return Response(status: .internalServerError) }
+        let documents: [[String: Any]] = places.filter { !query.isEmpty && ($0.address.contains(query) || $0.roadAddress.contains(query)) }.map { place in
+            ["address_name": place.address, "address_type": "REGION_ADDR", "x": String(place.lon), "y": String(place.lat),
+             "road_address": place.roadAddress.isEmpty ? NSNull() : ["address_name": place.roadAddress] as [String: Any]]
+        }
+        let body: [String: Any] = ["meta": ["total_count": documents.count, "pageable_count": documents.count, "is_end": true], "documents": documents]
+        return Response(status: .ok, headers: ["Content-Type": "application/json;charset=UTF-8"],
+                        body: .init(data: try JSONSerialization.data(withJSONObject: body)))
+    }
 
     private func search(_ req: Request) throws -> Response {
         guard req.headers.first(name: .authorization) == "KakaoAK \(key)" else {

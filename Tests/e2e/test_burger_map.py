@@ -312,3 +312,76 @@ def test_a_search_that_finds_nothing_says_so_and_offers_ways_on(server, browser)
     browser.find_element(By.ID, "map-clear-search").click()
     wait_for(browser, lambda d: d.current_url.rstrip("/").endswith("/map"))
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".burger-pin, .cluster-bubble"), timeout=15)
+
+
+def test_a_new_place_is_found_by_its_address_and_its_pin_confirmed(browser):
+    """Issue 61: a new place takes an address (우편번호 찾기, the postcode service's stand-in) and
+    shows its pin where Kakao's address search (a stand-in) puts it, to confirm; the 위도/경도
+    numbers are not shown; the review posts with the place at that point."""
+    import http.server
+    import json
+    import threading
+    import urllib.parse
+
+    import functools
+
+    from conftest import ROOT, Server
+
+    class KakaoAddresses(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            url = urllib.parse.urlparse(self.path)
+            query = dict(urllib.parse.parse_qsl(url.query)).get("query", "")
+            if url.path != "/v2/local/search/address.json" or self.headers.get("Authorization") != "KakaoAK e2ekakaokey0123":
+                self.send_response(401)
+                self.end_headers()
+                return
+            documents = [{"address_name": "서울 중구 태평로1가 31", "x": "126.977900", "y": "37.566300",
+                          "road_address": {"address_name": "서울 중구 세종대로 110"}}] if "세종대로 110" in query else []
+            body = json.dumps({"meta": {"total_count": len(documents)}, "documents": documents}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json;charset=UTF-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    kakao = http.server.ThreadingHTTPServer(("127.0.0.1", 0), KakaoAddresses)
+    threading.Thread(target=kakao.serve_forever, daemon=True).start()
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    stubs = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(ROOT / "Tests" / "e2e" / "stubs")))
+    threading.Thread(target=stubs.serve_forever, daemon=True).start()
+    server = Server(KAKAO_REST_API_KEY="e2ekakaokey0123", KAKAO_API_URL=f"http://127.0.0.1:{kakao.server_address[1]}",
+                    POSTCODE_SCRIPT_URL=f"http://127.0.0.1:{stubs.server_address[1]}/postcode.js")
+    server.start()
+    try:
+        sign_up(browser, server, "주소로등록")
+        browser.get(server.url + "/map/write")
+        click(browser, "#new-place-toggle")
+        fill(browser, "new-place-name", "시청 앞 버거")
+        assert not browser.find_element(By.ID, "new-place-lat").is_displayed(), "no 위도/경도 to read or type with a map"
+        click(browser, "#postcode-open")
+        query = wait_for(browser, lambda d: d.find_element(By.ID, "stub-postcode-query"))
+        query.send_keys("세종대로")
+        click(browser, "#stub-postcode-results button")
+        wait_for(browser, lambda d: d.find_element(By.ID, "new-place-address").get_attribute("value") == "서울특별시 중구 세종대로 110 (태평로1가)")
+        wait_for(browser, lambda d: d.find_element(By.ID, "new-place-lat").get_attribute("value") == "37.566300", timeout=10)
+        assert browser.find_element(By.ID, "new-place-lon").get_attribute("value") == "126.977900"
+        wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#new-place-map .position-pin"))
+        shot(browser, "00-pin-at-the-address")
+        click(browser, "label[for=rating-4]")
+        fill(browser, "review-title", "시청 앞에서 먹은 버거")
+        browser.find_element(By.ID, "photo-input").send_keys(png_file(1200, 900, (180, 90, 30)))
+        wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#photo-previews .photo-preview img"), timeout=20)
+        click(browser, "#post-review")
+        wait_for(browser, EC.url_contains("/map/reviews/"), timeout=20)
+        found = api(server, "GET", "/api/v1/burger-map/places/search?q=" + urllib.request.quote("시청 앞 버거"))["items"]
+        assert found and abs(found[0]["lat"] - 37.5663) < 1e-6 and abs(found[0]["lon"] - 126.9779) < 1e-6, found
+    finally:
+        server.cleanup()
+        kakao.shutdown()
+        stubs.shutdown()

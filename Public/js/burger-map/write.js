@@ -259,6 +259,34 @@ function startPositionMap() {
   });
   const known = position();
   if (known) setPosition(known.lat, known.lon, { pan: true });
+  // With the map the pin is the position: the numbers are the form's, not the writer's to read.
+  const numbers = newPlace.querySelector('.position-fields');
+  if (numbers) numbers.hidden = true;
+}
+
+/**
+ * The address typed (or found with 우편번호 찾기) moves the pin there when Kakao knows it, for the
+ * writer to confirm or move; without Kakao the writer places the pin on the map.
+ */
+async function locateAddress() {
+  const address = newAddress.value.trim();
+  if (address.length < 2) return;
+  let answer;
+  try {
+    // 우편번호 찾기 adds the neighbourhood in brackets ("… 110 (태평로1가)"); the search wants the address.
+    const query = address.replace(/\s*\([^)]*\)\s*$/, '');
+    answer = await api('GET', `${API}/geocode?address=${encodeURIComponent(query)}`);
+  } catch {
+    return;
+  }
+  if (newAddress.value.trim() !== address) return; // typed on meanwhile
+  if (answer.match) {
+    startPositionMap();
+    setPosition(answer.match.lat, answer.match.lon, { pan: true });
+    say(t('burger_map.js.write.address_located'));
+  } else {
+    say(t(answer.kakao === 'ok' ? 'burger_map.js.write.address_not_found' : 'burger_map.js.write.pin_it'));
+  }
 }
 
 /**
@@ -659,6 +687,7 @@ function start() {
   $('change-place')?.addEventListener('click', changePlace);
   newPlaceToggle?.addEventListener('click', toggleNewPlace);
   for (const input of [newName, newAddress]) input.addEventListener('input', () => clearError('place'));
+  newAddress.addEventListener('change', locateAddress);
   useLocation.addEventListener('click', locate);
   describeBy(latInput, 'error-place');
   describeBy(lonInput, 'error-place');

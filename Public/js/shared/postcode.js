@@ -72,6 +72,8 @@ if (box) {
       oncomplete(data) {
         field('postcode').value = data.zonecode || '';
         field('address').value = chosenAddress(data);
+        // A page may follow the address (the map's new place moves its pin there).
+        field('address').dispatchEvent(new Event('change', { bubbles: true }));
         // Checkout: an address found is a new address.
         const newAddress = document.getElementById('address-new');
         if (newAddress && !newAddress.checked) {

@@ -12,6 +12,7 @@ struct BurgerMapAPI: RouteCollection {
         map.get("places", use: places)
         map.post("places", use: addPlace)
         map.get("places", "search", use: searchPlaces)
+        map.get("geocode", use: geocode)
         map.get("places", ":place", use: place)
         map.get("place-suggestions", use: placeSuggestions)
         map.get("places", ":place", "reviews", use: placeReviews)
@@ -87,6 +88,30 @@ struct BurgerMapAPI: RouteCollection {
         guard let text = try query.searchText() else { throw AppError.badRequest("missing_search") }
         let page = try await req.burgerMap.search(text, try CursorPageRequest(from: req))
         return CursorPage(items: page.items.map(PlaceResponse.init), nextCursor: page.nextCursor)
+    }
+
+    /// Where an address is, for a new place's pin (signed-in writers): Kakao's answer when it has
+    /// a key (`PlaceGeocoder`).
+    struct GeocodeResponse: Content {
+        struct Match: Content {
+            let lat: Double
+            let lon: Double
+            let address: String
+            let roadAddress: String
+        }
+        let kakao: PlaceGeocoder.Outcome
+        @NullEncoded var match: Match?
+    }
+
+    func geocode(req: Request) async throws -> GeocodeResponse {
+        _ = try req.requireUser()
+        let address = (req.query[String.self, at: "address"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard PlaceGeocoder.addressLength.contains(address.count) else { throw AppError.badRequest("invalid_field", ["field": "address"]) }
+        let (outcome, found) = try await req.application.placeGeocoder.locate(address, network: req.clientNetwork, now: req.application.siteClock(),
+                                                                              logger: req.logger)
+        return GeocodeResponse(kakao: outcome, match: found.map {
+            .init(lat: $0.coordinate.lat, lon: $0.coordinate.lon, address: $0.address, roadAddress: $0.roadAddress)
+        })
     }
 
     func addPlace(req: Request) async throws -> Response {

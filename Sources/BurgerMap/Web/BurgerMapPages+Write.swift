@@ -27,7 +27,7 @@ extension BurgerMapPages {
         )
         return try await page(
             req, title: req.t("burger_map.write.title"), tab: .write, script: "write", stylesheets: ["/css/burger-map-write.css"],
-            withMap: true,
+            withMap: true, postcodeSearch: true,
             config: ["map": library.configValue(center: center, zoom: chosen == nil ? Self.defaultZoom : 16),
                      "place": try chosen.map { try json($0) as Any } ?? NSNull()],
             main: .group(.h1(.text(req.t("burger_map.write.title"))), form)
@@ -59,6 +59,10 @@ extension BurgerMapPages {
             .id("new-place"), .class("new-place stack"), hidden,
             .legend(req.t("burger_map.write.new_place")),
             textField(req, id: "new-place-name", label: "burger_map.write.place_name", max: 60, error: "error-place"),
+            // 우편번호 찾기 fills the address; the address then moves the pin (Kakao's address
+            // search, when it has a key) for the writer to confirm on the map.
+            .input(.type(.hidden), .id("new-place-postcode")),
+            PostcodeSearch.controls(req, postcode: "new-place-postcode", address: "new-place-address", detail: "new-place-map"),
             textField(req, id: "new-place-address", label: "burger_map.write.place_address", max: 120, error: "error-place"),
             .p(.class("hint"), .text(req.t("burger_map.write.position_hint"))),
             .div(.id("new-place-map"), .class("new-place-map"), .ariaLabel(req.t("burger_map.write.position_map"))),

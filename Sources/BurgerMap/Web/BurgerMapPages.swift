@@ -51,22 +51,23 @@ struct BurgerMapPages: RouteCollection {
 
     /// A burger map page: the shared layout with the map's tab bar, its stylesheets and scripts,
     /// Leaflet when the page has a map, and the config block the scripts read.
+    /// `postcodeSearch`: the page asks for an address (`PostcodeSearch`: its policy and script).
     func page(
         _ req: Request, title: String, tab: Tab?, script: String, stylesheets: [String] = [], withMap: Bool = false,
-        config: [String: Any] = [:], preview: LinkPreview? = nil, main: Node<HTML.BodyContext>
+        postcodeSearch: Bool = false, config: [String: Any] = [:], preview: LinkPreview? = nil, main: Node<HTML.BodyContext>
     ) async throws -> Response {
         let library = req.application.mapLibrary
         var values = try await req.browserAPIValues()
         for (key, value) in config { values[key] = value }
-        return Layout.scriptedPage(
-            req, title: title,
-            extras: PageExtras(
-                stylesheets: ["/css/shared/services.css", "/css/burger-map.css"] + stylesheets, scripts: ["/js/burger-map/\(script).js"],
-                vendorStylesheets: withMap ? library.stylesheets : [], vendorScripts: withMap ? library.scripts : [],
-                bodyClass: "burger-map with-tabs", bottomBar: tabBar(req, current: tab), preview: preview
-            ),
-            stringPrefix: "burger_map.js.", values: values, main: main
+        var extras = PageExtras(
+            stylesheets: ["/css/shared/services.css", "/css/burger-map.css"] + stylesheets,
+            scripts: ["/js/burger-map/\(script).js"] + (postcodeSearch ? [PostcodeSearch.script] : []),
+            vendorStylesheets: withMap ? library.stylesheets : [], vendorScripts: withMap ? library.scripts : [],
+            bodyClass: "burger-map with-tabs", bottomBar: tabBar(req, current: tab), preview: preview
         )
+        if withMap { extras.policy.insert(.map) }
+        if postcodeSearch { extras.usePostcodeSearch(req) }
+        return Layout.scriptedPage(req, title: title, extras: extras, stringPrefix: "burger_map.js.", values: values, main: main)
     }
 
     func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {

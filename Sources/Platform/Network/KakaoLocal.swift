@@ -69,14 +69,28 @@ package struct KakaoPlace: Codable, Sendable, Equatable {
     }
 }
 
+/// An address as Kakao Local's address search answers it.
+package struct KakaoAddress: Codable, Sendable, Equatable {
+    /// The lot-number address, and the road address when Kakao has one.
+    package let address: String
+    package let roadAddress: String
+    package let coordinate: Coordinate
+
+    package init(address: String, roadAddress: String, coordinate: Coordinate) {
+        self.address = address
+        self.roadAddress = roadAddress
+        self.coordinate = coordinate
+    }
+}
+
 /// Kakao said no, or said nothing readable: the caller falls back to what it shows without Kakao.
 package struct KakaoLocalFailure: Error, Equatable {
     package let status: Int
 }
 
-/// A client of Kakao Local's keyword search (`GET /v2/local/search/keyword.json`, with
-/// `Authorization: KakaoAK {key}`): restaurants (category `FD6`) matching a query within a radius,
-/// nearest first.
+/// A client of Kakao Local (with `Authorization: KakaoAK {key}`): its keyword search
+/// (`GET /v2/local/search/keyword.json`: restaurants, category `FD6`, matching a query within a
+/// radius, nearest first) and its address search (where an address is).
 package struct KakaoLocal: Sendable {
     let client: any Client
     let key: String
@@ -104,6 +118,36 @@ package struct KakaoLocal: Sendable {
         let response = try await client.get(URI(string: url), headers: ["Authorization": "KakaoAK \(key)"])
         guard response.status == .ok, let body = response.body else { throw KakaoLocalFailure(status: Int(response.status.code)) }
         return try Self.places(in: Data(buffer: body))
+    }
+
+    /// Where an address is (`GET /v2/local/search/address.json`): Kakao's first match, with its
+    /// road address when it has one; nil when it knows none.
+    package func address(_ query: String) async throws -> KakaoAddress? {
+        var components = URLComponents(string: apiURL + "/v2/local/search/address.json")
+        components?.queryItems = [URLQueryItem(name: "query", value: query), URLQueryItem(name: "size", value: "1")]
+        guard let url = components?.url?.absoluteString else { throw KakaoLocalFailure(status: 0) }
+        let response = try await client.get(URI(string: url), headers: ["Authorization": "KakaoAK \(key)"])
+        guard response.status == .ok, let body = response.body else { throw KakaoLocalFailure(status: Int(response.status.code)) }
+        return try Self.addresses(in: Data(buffer: body)).first
+    }
+
+    /// The matches of an address search's JSON; one without a readable position is left out.
+    package static func addresses(in json: Data) throws -> [KakaoAddress] {
+        struct Answer: Decodable {
+            struct Document: Decodable {
+                struct Road: Decodable { let address_name: String? }
+                let address_name: String?
+                let road_address: Road?
+                let x: String
+                let y: String
+            }
+            let documents: [Document]
+        }
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: json) else { throw KakaoLocalFailure(status: 200) }
+        return answer.documents.compactMap { document in
+            guard let lon = Double(document.x), let lat = Double(document.y), let coordinate = try? Coordinate(lat: lat, lon: lon) else { return nil }
+            return KakaoAddress(address: document.address_name ?? "", roadAddress: document.road_address?.address_name ?? "", coordinate: coordinate)
+        }
     }
 
     /// The places of a keyword search's JSON (its `documents`); a document without a readable

@@ -14950,6 +14950,253 @@ public enum Operations {
             }
         }
     }
+    /// Where an address is, for a new place's pin (signed-in writers): Kakao Local's address search with `KAKAO_REST_API_KEY`. `kakao` is `ok` (asked; `match` when Kakao knows the address), `off` (no key: the writer places the pin), `busy` (60 look-ups a minute a network) or `unavailable`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/burger-map/geocode`.
+    /// - Remark: Generated from `#/paths//api/v1/burger-map/geocode/get(geocodeAddress)`.
+    public enum GeocodeAddress {
+        public static let id: Swift.String = "geocodeAddress"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/query/address`.
+                public var address: Swift.String
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - address:
+                public init(address: Swift.String) {
+                    self.address = address
+                }
+            }
+            public var query: Operations.GeocodeAddress.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GeocodeAddress.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GeocodeAddress.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GeocodeAddress.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.GeocodeAddress.Input.Query,
+                headers: Operations.GeocodeAddress.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/responses/200/content/json/kakao`.
+                        @frozen public enum KakaoPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                            case ok = "ok"
+                            case off = "off"
+                            case busy = "busy"
+                            case unavailable = "unavailable"
+                        }
+                        /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/responses/200/content/json/kakao`.
+                        public var kakao: Operations.GeocodeAddress.Output.Ok.Body.JsonPayload.KakaoPayload
+                        /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/responses/200/content/json/match`.
+                        public struct MatchPayload: Codable, Hashable, Sendable {
+                            /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/responses/200/content/json/match/lat`.
+                            public var lat: Swift.Double
+                            /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/responses/200/content/json/match/lon`.
+                            public var lon: Swift.Double
+                            /// The lot-number address.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/responses/200/content/json/match/address`.
+                            public var address: Swift.String
+                            /// The road address; empty when Kakao has none.
+                            ///
+                            /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/responses/200/content/json/match/roadAddress`.
+                            public var roadAddress: Swift.String
+                            /// Creates a new `MatchPayload`.
+                            ///
+                            /// - Parameters:
+                            ///   - lat:
+                            ///   - lon:
+                            ///   - address: The lot-number address.
+                            ///   - roadAddress: The road address; empty when Kakao has none.
+                            public init(
+                                lat: Swift.Double,
+                                lon: Swift.Double,
+                                address: Swift.String,
+                                roadAddress: Swift.String
+                            ) {
+                                self.lat = lat
+                                self.lon = lon
+                                self.address = address
+                                self.roadAddress = roadAddress
+                            }
+                            public enum CodingKeys: String, CodingKey {
+                                case lat
+                                case lon
+                                case address
+                                case roadAddress
+                            }
+                        }
+                        /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/responses/200/content/json/match`.
+                        public var match: Operations.GeocodeAddress.Output.Ok.Body.JsonPayload.MatchPayload?
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - kakao:
+                        ///   - match:
+                        public init(
+                            kakao: Operations.GeocodeAddress.Output.Ok.Body.JsonPayload.KakaoPayload,
+                            match: Operations.GeocodeAddress.Output.Ok.Body.JsonPayload.MatchPayload? = nil
+                        ) {
+                            self.kakao = kakao
+                            self.match = match
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case kakao
+                            case match
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/api/v1/burger-map/geocode/GET/responses/200/content/application\/json`.
+                    case json(Operations.GeocodeAddress.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.GeocodeAddress.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GeocodeAddress.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GeocodeAddress.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// What Kakao said.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/burger-map/geocode/get(geocodeAddress)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GeocodeAddress.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GeocodeAddress.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/burger-map/geocode/get(geocodeAddress)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/burger-map/geocode/get(geocodeAddress)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Places whose name or address holds `q` (`치즈` finds `더블치즈버거`), best ranked first, a page at a time.
     ///
     /// `q` is trimmed; nothing left is 400 `missing_search`, more than 40 characters 422 `invalid_search`.

@@ -454,6 +454,11 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/burger-map/places`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/places/post(addBurgerPlace)`.
     func addBurgerPlace(_ input: Operations.AddBurgerPlace.Input) async throws -> Operations.AddBurgerPlace.Output
+    /// Where an address is, for a new place's pin (signed-in writers): Kakao Local's address search with `KAKAO_REST_API_KEY`. `kakao` is `ok` (asked; `match` when Kakao knows the address), `off` (no key: the writer places the pin), `busy` (60 look-ups a minute a network) or `unavailable`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/burger-map/geocode`.
+    /// - Remark: Generated from `#/paths//api/v1/burger-map/geocode/get(geocodeAddress)`.
+    func geocodeAddress(_ input: Operations.GeocodeAddress.Input) async throws -> Operations.GeocodeAddress.Output
     /// Places whose name or address holds `q` (`치즈` finds `더블치즈버거`), best ranked first, a page at a time.
     ///
     /// `q` is trimmed; nothing left is 400 `missing_search`, more than 40 characters 422 `invalid_search`.
@@ -1770,6 +1775,19 @@ extension APIProtocol {
         try await addBurgerPlace(Operations.AddBurgerPlace.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// Where an address is, for a new place's pin (signed-in writers): Kakao Local's address search with `KAKAO_REST_API_KEY`. `kakao` is `ok` (asked; `match` when Kakao knows the address), `off` (no key: the writer places the pin), `busy` (60 look-ups a minute a network) or `unavailable`.
+    ///
+    /// - Remark: HTTP `GET /api/v1/burger-map/geocode`.
+    /// - Remark: Generated from `#/paths//api/v1/burger-map/geocode/get(geocodeAddress)`.
+    public func geocodeAddress(
+        query: Operations.GeocodeAddress.Input.Query,
+        headers: Operations.GeocodeAddress.Input.Headers = .init()
+    ) async throws -> Operations.GeocodeAddress.Output {
+        try await geocodeAddress(Operations.GeocodeAddress.Input(
+            query: query,
+            headers: headers
         ))
     }
     /// Places whose name or address holds `q` (`치즈` finds `더블치즈버거`), best ranked first, a page at a time.

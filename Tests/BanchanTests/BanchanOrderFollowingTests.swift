@@ -101,6 +101,11 @@ final class BanchanOrderFollowingTests: XCTestCase {
             }
             let still = try await app.send(.GET, "/api/v1/banchan/orders/\(first)", token: buyer.token).object()
             XCTAssertEqual(still["status"] as? String, "paid", "a refused shipment moves nothing")
+            // An unknown order is 404 whatever the shipment says; a shipment on another move is not read.
+            let unknown = try await app.send(.POST, "/api/v1/admin/orders/\(UUID())/status", raw: #"{"status": "shipped", "trackingNumber": "x"}"#, token: admin)
+            XCTAssertEqual(unknown.status, .notFound)
+            let refusedMove = try await app.send(.POST, "/api/v1/admin/orders/\(first)/status", raw: #"{"status": "delivered", "trackingNumber": "x"}"#, token: admin)
+            XCTAssertEqual(refusedMove.status, .conflict, "the move is refused before the number is read")
 
             let own = try await app.send(.POST, "/api/v1/admin/orders/\(first)/status", raw: #"{"status": "shipped", "courier": "shop"}"#, token: admin).object()
             XCTAssertEqual((own["shipment"] as? [String: Any])?["courier"] as? String, "shop")

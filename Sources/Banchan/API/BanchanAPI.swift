@@ -223,22 +223,20 @@ struct BanchanAPI: RouteCollection {
         return OrderResponse(order, gateway: req.application.paymentGateway?.name)
     }
 
-    /// Where an order goes next; shipping may say how it travels (`courier`, `trackingNumber`).
+    /// Where an order goes next; shipping may say how it travels (`courier`, `trackingNumber`,
+    /// read only with `shipped`).
     struct StatusBody: Content {
         package let status: OrderStatus
         package var courier: String?
         package var trackingNumber: String?
-
-        var shipment: Shipment? {
-            get throws { try BanchanService.shipment(courier: courier, trackingNumber: trackingNumber) }
-        }
     }
 
     /// Administrators ship and deliver orders.
     func advanceOrder(req: Request) async throws -> OrderResponse {
         let admin = try req.requireAdmin()
         let body = try req.decodeJSON(StatusBody.self)
-        return OrderResponse(try await req.banchan.advance(try req.orderIDParameter(), to: body.status, by: admin.id, shipment: try body.shipment),
+        return OrderResponse(try await req.banchan.advance(try req.orderIDParameter(), to: body.status, by: admin.id,
+                                                           courier: body.courier, trackingNumber: body.trackingNumber),
                              gateway: req.application.paymentGateway?.name)
     }
 }

@@ -60,7 +60,8 @@ struct BanchanAdminAPI: RouteCollection {
     func advance(req: Request) async throws -> OrderResponse {
         let admin = try req.requireAdmin()
         let body = try req.decodeJSON(BanchanAPI.StatusBody.self)
-        let order = try await req.banchan.advance(try req.orderIDParameter(), to: body.status, by: admin.id, shipment: try body.shipment)
+        let order = try await req.banchan.advance(try req.orderIDParameter(), to: body.status, by: admin.id,
+                                                  courier: body.courier, trackingNumber: body.trackingNumber)
         return OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await req.banchan.refundState(ofOrder: order.id))
     }
 }

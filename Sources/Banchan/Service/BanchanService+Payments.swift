@@ -189,12 +189,14 @@ extension BanchanService {
     /// Shipping records how it travels (`shipment`, its courier and 송장번호) when given; the
     /// buyer's order page then links the courier's tracking page. Every open page of the order
     /// follows the move (`BanchanStore.announceMoved`).
+    /// `courier` and `trackingNumber` are as typed: read (`shipment(courier:trackingNumber:)`, 422)
+    /// only when shipping, after the order is found and the move allowed.
     func advance(_ id: UUID, to next: OrderStatus, by operator: UUID?, reason: String = "cancelled by the shop",
-                 shipment: Shipment? = nil) async throws -> OrderRow {
+                 courier: String? = nil, trackingNumber: String? = nil) async throws -> OrderRow {
         guard let order = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
         let refused = AppError.conflict("order_status_change_refused", ["from": order.status.rawValue, "to": next.rawValue])
         guard order.status.canMove(to: next), next != .awaitingPayment else { throw refused }
-        let shipment = next == .shipped ? shipment : nil
+        let shipment = next == .shipped ? try Self.shipment(courier: courier, trackingNumber: trackingNumber) : nil
         var after = ["status": next.rawValue]
         if let shipment {
             after["courier"] = shipment.courier.rawValue

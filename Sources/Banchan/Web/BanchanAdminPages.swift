@@ -250,9 +250,8 @@ struct BanchanAdminPages: RouteCollection {
             // The buyer reads the reason on their order's page: the operator's words, else the
             // default wording in the operator's language (not the API's English default).
             let typed = String((form.reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(200))
-            let shipment = next == .shipped ? try BanchanService.shipment(courier: form.courier, trackingNumber: form.trackingNumber) : nil
             _ = try await req.banchan.advance(id, to: next, by: admin.id, reason: typed.isEmpty ? req.t("banchan.order.cancelled_by_shop") : typed,
-                                              shipment: shipment)
+                                              courier: form.courier, trackingNumber: form.trackingNumber)
             return Layout.redirect(to: Self.order(id))
         } onRuleBroken: { try await detailPage(req, error: $0, shipForm: try? req.content.decode(MoveForm.self)) }
     }

@@ -2370,7 +2370,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/OrderMove/courier`.
             public var courier: Components.Schemas.Courier?
-            /// With `shipped` and a courier other than `shop`: the 송장번호, 8 to 20 digits (spaces and hyphens are dropped). 422 `invalid_courier` for an unknown courier or a number without one, `invalid_tracking_number` for a number that is not 8 to 20 digits.
+            /// With `shipped` and a courier other than `shop`: the 송장번호, 8 to 20 digits (spaces and hyphens are dropped). Ignored for other moves. Read after the order is found and the move allowed: 422 `invalid_courier` for a number without a courier, `invalid_tracking_number` for a courier's number that is not 8 to 20 digits.
             ///
             /// - Remark: Generated from `#/components/schemas/OrderMove/trackingNumber`.
             public var trackingNumber: Swift.String?
@@ -2379,7 +2379,7 @@ extension Components {
             /// - Parameters:
             ///   - status:
             ///   - courier: With `shipped`: who carries it. Ignored for other moves.
-            ///   - trackingNumber: With `shipped` and a courier other than `shop`: the 송장번호, 8 to 20 digits (spaces and hyphens are dropped). 422 `invalid_courier` for an unknown courier or a number without one, `invalid_tracking_number` for a number that is not 8 to 20 digits.
+            ///   - trackingNumber: With `shipped` and a courier other than `shop`: the 송장번호, 8 to 20 digits (spaces and hyphens are dropped). Ignored for other moves. Read after the order is found and the move allowed: 422 `invalid_courier` for a number without a courier, `invalid_tracking_number` for a courier's number that is not 8 to 20 digits.
             public init(
                 status: Components.Schemas.OrderStatus,
                 courier: Components.Schemas.Courier? = nil,

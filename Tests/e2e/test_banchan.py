@@ -234,6 +234,26 @@ def order_and_pay(browser, server, item):
     wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "결제 완료")
 
 
+def operator_signed_in(server, browser, email="boss@example.com"):
+    """An administrator made with `whatweeat user create --admin` (the operator's own way), signed
+    in on a browser of their own whose screenshots go with `browser`'s test. The caller quits it."""
+    import os
+    import subprocess
+
+    from conftest import BINARY, make_browser
+
+    subprocess.run([BINARY, "user", "create", "--admin", "--email", email, "--nickname", "사장님", "--password", "password1"],
+                   cwd=ROOT, env=dict(os.environ, DATA_DIR=server.data_dir, LOG_LEVEL="error"), check=True, capture_output=True)
+    operator = make_browser()
+    operator.test_name = browser.test_name
+    operator.get(server.url + "/login")
+    fill(operator, "email", email)
+    fill(operator, "password", "password1")
+    operator.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
+    wait_for(operator, lambda d: "/login" not in d.current_url)
+    return operator
+
+
 def test_cancel_an_order_before_it_ships(server, browser):
     soup = dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1)
     # Paid first, so the cancellation owes a refund: the page says when the provider confirmed it.
@@ -297,12 +317,10 @@ def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(serv
     finds the buyer in People, prints the packing list and changes the delivery fee, which the
     buyer's shop then shows. Every console page the operator saw is a 404 for the buyer and for a
     visitor, and axe finds nothing on any of them."""
-    import os
-    import subprocess
 
     import requests
 
-    from conftest import BINARY, fill, make_browser, sign_up
+    from conftest import fill, sign_up
     from test_accessibility import violations
 
     # Someone reports one of the map's reviews, so Moderation has a real decision to make.
@@ -325,16 +343,8 @@ def test_the_operator_moves_an_order_from_the_console_and_the_buyer_sees_it(serv
     assert "404" in browser.title or browser.find_elements(By.CSS_SELECTOR, ".card.narrow"), "no console for a buyer"
     assert not browser.find_elements(By.ID, "admin-orders")
 
-    subprocess.run([BINARY, "user", "create", "--admin", "--email", "boss@example.com", "--nickname", "사장님", "--password", "password1"],
-                   cwd=ROOT, env=dict(os.environ, DATA_DIR=server.data_dir, LOG_LEVEL="error"), check=True, capture_output=True)
-    operator = make_browser()
-    operator.test_name = browser.test_name  # its screenshots go with the test's
+    operator = operator_signed_in(server, browser)
     try:
-        operator.get(server.url + "/login")
-        fill(operator, "email", "boss@example.com")
-        fill(operator, "password", "password1")
-        operator.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
-        wait_for(operator, lambda d: "/login" not in d.current_url)
         # Today: the paid order waits to be prepared, amber, and its figure leads to it.
         operator.get(server.url + "/admin")
         waiting = wait_for(operator, lambda d: next((a for a in d.find_elements(By.CSS_SELECTOR, "a.today-figure")
@@ -628,10 +638,8 @@ def test_the_buyers_open_order_page_follows_the_operator_without_a_reload(server
     preparing it, then ships it with CJ대한통운 and a 송장번호 from /admin. The buyer's page shows
     상품 준비 중, then 배송 중 with the courier's tracking link and no cancel button, without being
     reloaded (a mark set on the page's window survives), and says each change to screen readers."""
-    import os
-    import subprocess
 
-    from conftest import BINARY, make_browser, sign_up
+    from conftest import sign_up
     from selenium.webdriver.support.ui import Select
     from test_accessibility import violations
 
@@ -642,16 +650,8 @@ def test_the_buyers_open_order_page_follows_the_operator_without_a_reload(server
     assert browser.find_elements(By.ID, "cancel-order")
     browser.execute_script("window.notReloaded = true")
 
-    subprocess.run([BINARY, "user", "create", "--admin", "--email", "boss@example.com", "--nickname", "사장님", "--password", "password1"],
-                   cwd=ROOT, env=dict(os.environ, DATA_DIR=server.data_dir, LOG_LEVEL="error"), check=True, capture_output=True)
-    operator = make_browser()
-    operator.test_name = browser.test_name
+    operator = operator_signed_in(server, browser)
     try:
-        operator.get(server.url + "/login")
-        fill(operator, "email", "boss@example.com")
-        fill(operator, "password", "password1")
-        operator.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
-        wait_for(operator, lambda d: "/login" not in d.current_url)
         operator.get(server.url + f"/admin/orders/{order_id}")
         click(operator, "#move-preparing")
         wait_for(operator, lambda d: d.find_element(By.ID, "order-status").text == "상품 준비 중")
@@ -690,27 +690,17 @@ def test_the_console_is_laid_out_for_a_desktop(server, browser):
     """The UX review: at 1280 px the console was a 510 px column with an order's buttons below the
     fold. On a desktop the tabs are a column on the left, the page takes the width, and an order's
     moves stay in view beside it; the audit log reads in words."""
-    import os
-    import subprocess
 
-    from conftest import BINARY, make_browser, sign_up
+    from conftest import sign_up
     from test_accessibility import violations
 
     sign_up(browser, server, "데스크톱손님")
     soup = dish(lambda d: d["section"] == "soup" and d["stock"] >= 5 and d["minQuantity"] == 1)
     order_and_pay(browser, server, soup)
     order_id = re.search(r"/shop/orders/([0-9a-f-]+)", browser.current_url).group(1)
-    subprocess.run([BINARY, "user", "create", "--admin", "--email", "desk@example.com", "--nickname", "사장님", "--password", "password1"],
-                   cwd=ROOT, env=dict(os.environ, DATA_DIR=server.data_dir, LOG_LEVEL="error"), check=True, capture_output=True)
-    operator = make_browser()
-    operator.test_name = browser.test_name
+    operator = operator_signed_in(server, browser, "desk@example.com")
     try:
         operator.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
-        operator.get(server.url + "/login")
-        fill(operator, "email", "desk@example.com")
-        fill(operator, "password", "password1")
-        operator.find_element(By.CSS_SELECTOR, "button[type=submit].primary").click()
-        wait_for(operator, lambda d: "/login" not in d.current_url)
         operator.get(server.url + "/admin/orders")
         rows = wait_for(operator, lambda d: d.find_elements(By.CSS_SELECTOR, "#admin-orders .order-card"))
         assert rows[0].rect["width"] > 900, rows[0].rect

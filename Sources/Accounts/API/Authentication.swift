@@ -60,6 +60,22 @@ extension Request {
         return ((try? await accounts.signedInUser(session: account.session, userID: account.id)) ?? nil) != nil
     }
 
+    /// Sends every message of `stream` to `socket` until the socket closes, and ends a signed-in
+    /// person's socket with their session (asked before each message: its close may have been
+    /// missed). What the live pages' sockets share (a group's room, an order).
+    package func forwardWhileSignedIn(_ stream: AsyncStream<String>, to socket: WebSocket) {
+        let forwarding = Task {
+            for await message in stream {
+                guard await signedInSessionIsLive() else {
+                    try? await socket.close(code: OpenSockets.sessionEndedCode)
+                    return
+                }
+                try? await socket.send(message)
+            }
+        }
+        socket.onClose.whenComplete { _ in forwarding.cancel() }
+    }
+
     /// The signed-in user, or 401.
     package func requireUser() throws -> User {
         guard let user = auth.get(User.self) else {

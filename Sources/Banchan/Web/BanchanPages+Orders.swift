@@ -175,17 +175,7 @@ extension BanchanPages {
                let state = try? JSONEncoder().encode(BanchanStore.Moved(status: now.status)) {
                 try? await socket.send(String(decoding: state, as: UTF8.self))
             }
-            let forwarding = Task {
-                for await message in stream {
-                    // A signed-in buyer's socket ends with the session (its close may have been missed).
-                    guard await req.signedInSessionIsLive() else {
-                        try? await socket.close(code: OpenSockets.sessionEndedCode)
-                        return
-                    }
-                    try? await socket.send(message)
-                }
-            }
-            socket.onClose.whenComplete { _ in forwarding.cancel() }
+            req.forwardWhileSignedIn(stream, to: socket)
         }
     }
 

@@ -181,17 +181,7 @@ struct MenuGameAPI: RouteCollection {
                let state = try? JSONEncoder().encode(LiveState(status: GroupStatusResponse(status))) {
                 try? await socket.send(String(decoding: state, as: UTF8.self))
             }
-            let forwarding = Task {
-                for await message in stream {
-                    // A signed-in player's socket ends with the session (its close may have been missed).
-                    guard await req.signedInSessionIsLive() else {
-                        try? await socket.close(code: OpenSockets.sessionEndedCode)
-                        return
-                    }
-                    try? await socket.send(message)
-                }
-            }
-            socket.onClose.whenComplete { _ in forwarding.cancel() }
+            req.forwardWhileSignedIn(stream, to: socket)
         }
     }
 

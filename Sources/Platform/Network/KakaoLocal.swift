@@ -107,28 +107,29 @@ package struct KakaoLocal: Sendable {
     /// The restaurants matching `query` within `radius` metres (at most 20 000) of `point`,
     /// nearest first, one page of at most 15.
     package func restaurants(matching query: String, near point: Coordinate, radius: Int) async throws -> [KakaoPlace] {
-        var components = URLComponents(string: apiURL + "/v2/local/search/keyword.json")
-        components?.queryItems = [
+        try Self.places(in: try await get("/v2/local/search/keyword.json", [
             URLQueryItem(name: "query", value: query), URLQueryItem(name: "category_group_code", value: "FD6"),
             URLQueryItem(name: "x", value: String(point.lon)), URLQueryItem(name: "y", value: String(point.lat)),
             URLQueryItem(name: "radius", value: String(min(max(radius, 0), 20_000))), URLQueryItem(name: "sort", value: "distance"),
             URLQueryItem(name: "size", value: "15"),
-        ]
-        guard let url = components?.url?.absoluteString else { throw KakaoLocalFailure(status: 0) }
-        let response = try await client.get(URI(string: url), headers: ["Authorization": "KakaoAK \(key)"])
-        guard response.status == .ok, let body = response.body else { throw KakaoLocalFailure(status: Int(response.status.code)) }
-        return try Self.places(in: Data(buffer: body))
+        ]))
     }
 
     /// Where an address is (`GET /v2/local/search/address.json`): Kakao's first match, with its
     /// road address when it has one; nil when it knows none.
     package func address(_ query: String) async throws -> KakaoAddress? {
-        var components = URLComponents(string: apiURL + "/v2/local/search/address.json")
-        components?.queryItems = [URLQueryItem(name: "query", value: query), URLQueryItem(name: "size", value: "1")]
+        try Self.addresses(in: try await get("/v2/local/search/address.json", [URLQueryItem(name: "query", value: query),
+                                                                              URLQueryItem(name: "size", value: "1")])).first
+    }
+
+    /// One of Kakao Local's GETs with the app's key: the answer's body, or `KakaoLocalFailure`.
+    private func get(_ path: String, _ query: [URLQueryItem]) async throws -> Data {
+        var components = URLComponents(string: apiURL + path)
+        components?.queryItems = query
         guard let url = components?.url?.absoluteString else { throw KakaoLocalFailure(status: 0) }
         let response = try await client.get(URI(string: url), headers: ["Authorization": "KakaoAK \(key)"])
         guard response.status == .ok, let body = response.body else { throw KakaoLocalFailure(status: Int(response.status.code)) }
-        return try Self.addresses(in: Data(buffer: body)).first
+        return Data(buffer: body)
     }
 
     /// The matches of an address search's JSON; one without a readable position is left out.

@@ -75,7 +75,7 @@ let package = Package(
         feature("Accounts", ["Platform", "Media", "Messaging"]),
         feature("Notifications", ["Platform", "Media", "Messaging", "Accounts"]),
         feature("MenuGame", ["Platform", "Media", "Accounts", "Notifications"]),
-        feature("Banchan", ["Platform", "Payments", "Accounts", "Notifications"]),
+        feature("Banchan", ["Platform", "Media", "Payments", "Accounts", "Notifications"]),
         feature("BurgerMap", ["Platform", "Media", "Accounts", "Notifications"]),
         feature("Mates", ["Platform", "Payments", "Messaging", "Accounts", "Notifications"]),
         // The shipped apps' own routes, each on its feature.

@@ -1,4 +1,5 @@
 import Accounts
+import NIOFoundationEssentialsCompat
 import Platform
 import SocketIO
 package import XCTVapor
@@ -57,6 +58,19 @@ package struct CookieBrowser {
         var headers = requestHeaders()
         headers.contentType = .urlEncodedForm
         let response = try await app.send(.POST, path, raw: body, headers: headers)
+        remember(response)
+        return response
+    }
+
+    /// A multipart form (a file input), with the page's CSRF token as a field of it.
+    package mutating func post(_ path: String, parts: [UploadPart], includeCSRF: Bool = true) async throws -> TestingHTTPResponse {
+        var all = parts
+        if includeCSRF, let token = lastCSRFToken { all.append(UploadPart(name: "_csrf", filename: nil, contentType: "text/plain", data: Data(token.utf8))) }
+        let (body, contentType) = UploadPart.multipart(all)
+        var headers = requestHeaders()
+        headers.replaceOrAdd(name: .contentType, value: contentType)
+        let response = try await app.testable().performTest(request: TestingHTTPRequest(
+            method: .POST, url: URI(path: path), headers: headers, body: ByteBuffer(data: body)))
         remember(response)
         return response
     }

@@ -805,3 +805,49 @@ def test_the_postcode_search_fills_checkout_and_typing_still_works(postcode_stub
         wait_for(browser, EC.url_matches(ORDER_PAGE))
     finally:
         dead.cleanup()
+
+
+def test_the_operator_adds_a_dish_with_a_photo_and_it_sells(server, browser):
+    """Issue 61: the console runs the shop. The operator adds a dish with its photo from /admin;
+    the shop shows the photo; a buyer orders and pays; the operator ships it with a 송장번호."""
+    from conftest import sign_up
+    from test_burger_map import png_file
+
+    operator = operator_signed_in(server, browser)
+    try:
+        operator.get(server.url + "/admin/catalog")
+        click(operator, "#new-dish")
+        fill(operator, "new-title", "유자 연근조림")
+        Select = __import__("selenium.webdriver.support.ui", fromlist=["Select"]).Select
+        Select(operator.find_element(By.ID, "new-section")).select_by_value("side")
+        fill(operator, "new-description", "새콤달콤한 유자청에 조린 연근")
+        fill(operator, "new-salePrice", "6900")
+        fill(operator, "new-stock", "5")
+        operator.find_element(By.ID, "dish-photo-file").send_keys(png_file(900, 700, (230, 180, 40)))
+        shot(operator, "00-new-dish")
+        click(operator, "#add-dish")
+        wait_for(operator, EC.url_contains("/admin/catalog/dishes/N"))
+        hash_ = re.search(r"/admin/catalog/dishes/(N[A-Z0-9]{5})", operator.current_url).group(1)
+        preview = wait_for(operator, lambda d: d.find_element(By.ID, "dish-photo"))
+        wait_for(operator, lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", preview) == 900)
+        shot(operator, "01-dish-with-photo")
+
+        sign_up(browser, server, "유자좋아")
+        browser.get(server.url + "/shop#section-side")
+        link = wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, f'a.dish-title[href="/shop/dishes/{hash_}"]'))
+        card = link.find_element(By.XPATH, "ancestor::div[contains(@class, 'dish-card')]//img")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", card)  # the list's pictures load lazily
+        wait_for(browser, lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", card) == 900)
+        shot(browser, "02-in-the-shop")
+        order_and_pay(browser, server, {"hash": hash_})
+        order_id = re.search(r"/shop/orders/([0-9a-f-]+)", browser.current_url).group(1)
+
+        operator.get(server.url + f"/admin/orders/{order_id}")
+        fill(operator, "ship-tracking", "123456789012")
+        click(operator, "#move-shipped")
+        wait_for(operator, lambda d: d.find_element(By.ID, "order-status").text == "배송 중")
+        wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "배송 중")
+        assert "123456789012" in browser.find_element(By.ID, "order-shipment").text
+        shot(browser, "03-shipped")
+    finally:
+        operator.quit()

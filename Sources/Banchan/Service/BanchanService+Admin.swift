@@ -1,4 +1,5 @@
 import Fluent
+import Media
 import Platform
 import Vapor
 
@@ -22,6 +23,31 @@ extension BanchanService {
             try change(&dish)
             try Self.validate(dish, stock: stock ?? stockNow)
         }
+    }
+
+    /// The largest photo an operator may upload for a dish (as a review's).
+    static let maxDishPhotoBytes = 5 * 1024 * 1024
+
+    /// Puts the operator's photo on a dish on sale: cleaned like every upload (its metadata
+    /// dropped, its size checked; 415 for what is not a JPEG, PNG or WebP), stored, and shown
+    /// instead of the drawn picture under the dish's picture addresses. The file it replaces goes
+    /// once no dish shows it. Audited (`banchan.dish.photo`).
+    func setDishPhoto(hash: String, data: Data, files: any FileStorage, by operator: UUID?) async throws -> BanchanStore.DishRow {
+        guard !data.isEmpty else { throw AppError.badRequest("empty_upload") }
+        guard data.count <= Self.maxDishPhotoBytes else { throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"]) }
+        guard try await store.dishRowOnSale(hash: hash) != nil else { throw AppError.notFound("dish_not_found") }
+        let image: CleanImage
+        do throws(ImageProblem) { image = try ImageCleaner.clean(data) } catch { throw error.appError(unsupportedMessageKey: "error.unsupported_photo_type") }
+        let key = try await files.save(image.data, as: image.type)
+        let now = environment.now()
+        let (row, replaced) = try await store.setDishPhoto(hash: hash, key: key, at: now) { row in
+            AuditEntry(actorID: `operator`, action: "banchan.dish.photo", subjectType: "banchan_dish", subjectID: hash,
+                       before: nil, after: ["photo": "\(image.width)×\(image.height)"], at: now)
+        }
+        if let replaced, replaced != key, try await !store.dishPhotoInUse(replaced) {
+            do { try await files.delete(key: replaced) } catch { logger.warning("a replaced dish photo was not removed", metadata: ["key": "\(replaced)"]) }
+        }
+        return row
     }
 
     /// Takes a dish off sale; it is not found (404) until it is added again.

@@ -166,3 +166,15 @@ struct AddOrderShipment: NamedMigration {
         }
     }
 }
+
+/// The operator's photo of a dish (`photo_key`), shown instead of the drawn picture.
+struct AddDishPhoto: NamedMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(DishRecord.schema).field(.string(BanchanStore.DishColumn.photoKey), .string).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        // Written out: Fluent's SQLite driver leaves a dropped field where it is.
+        try await database.sql.raw("ALTER TABLE \(ident: DishRecord.schema) DROP COLUMN \(ident: BanchanStore.DishColumn.photoKey)").run()
+    }
+}

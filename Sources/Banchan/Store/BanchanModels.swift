@@ -36,6 +36,7 @@ package final class DishRecord: Model, StoredDish, @unchecked Sendable {
     /// Set once an admin changes the dish; the seeder then leaves it alone.
     @Field(key: .string(BanchanStore.DishColumn.editedByAdmin)) package var editedByAdmin: Bool
     @OptionalField(key: .string(BanchanStore.DishColumn.retiredAt)) package var retiredAt: Date?
+    @OptionalField(key: .string(BanchanStore.DishColumn.photoKey)) package var photoKey: String?
     @Timestamp(key: .string(BanchanStore.DishColumn.createdAt), on: .create, format: .microseconds) package var createdAt: Date?
     @Timestamp(key: .string(BanchanStore.DishColumn.updatedAt), on: .update, format: .microseconds) package var updatedAt: Date?
 

@@ -20,7 +20,8 @@ extension BanchanStore {
             do {
                 if let existing = try await store.dishRow(hash: dish.hash) {
                     guard existing.retiredAt != nil else { throw AppError.conflict("dish_exists") }
-                    row = DishRow(dish, id: existing.id, position: existing.position, stock: stock, editedByAdmin: true, retiredAt: nil)
+                    row = DishRow(dish, id: existing.id, position: existing.position, stock: stock, editedByAdmin: true, retiredAt: nil,
+                                  photoKey: existing.photoKey)
                     try await store.sql.update(row, in: DishRecord.schema, id: row.id, stamping: [DishColumn.updatedAt: now.wholeMicroseconds])
                 } else {
                     row = DishRow(dish, id: UUID(), position: try await store.nextPosition(in: dish.section), stock: stock, editedByAdmin: true, retiredAt: nil)
@@ -44,7 +45,8 @@ extension BanchanStore {
         guard let before = try await dishRowOnSale(hash: hash) else { throw AppError.notFound("dish_not_found") }
         var dish = before.dish
         try change(&dish, before.stock)
-        let row = DishRow(dish, id: before.id, position: before.position, stock: stock ?? before.stock, editedByAdmin: true, retiredAt: nil)
+        let row = DishRow(dish, id: before.id, position: before.position, stock: stock ?? before.stock, editedByAdmin: true, retiredAt: nil,
+                          photoKey: before.photoKey)
         try await database.writeTransaction { transaction in
             // Without a new stock the table's stands: orders may have taken some since `before`.
             try await transaction.sql.update(row, in: DishRecord.schema, id: row.id, keeping: stock == nil ? [DishColumn.stock] : [],
@@ -62,12 +64,35 @@ extension BanchanStore {
             let store = BanchanStore(database: transaction, environment: environment)
             guard let before = try await store.dishRowOnSale(hash: hash) else { throw AppError.notFound("dish_not_found") }
             let time = now.wholeMicroseconds
-            let row = DishRow(before.dish, id: before.id, position: before.position, stock: before.stock, editedByAdmin: true, retiredAt: time)
+            let row = DishRow(before.dish, id: before.id, position: before.position, stock: before.stock, editedByAdmin: true, retiredAt: time,
+                              photoKey: before.photoKey)
             try await store.sql.update(row, in: DishRecord.schema, id: row.id, keeping: [DishColumn.stock], stamping: [DishColumn.updatedAt: time])
             if let audit { try await AuditLog(database: transaction).record(audit(row)) }
             return row
         }
         _ = await announce(row)
+    }
+
+    /// Puts the operator's photo on a dish on sale (404 otherwise), with its audit entry in the same
+    /// transaction; the key it replaces, for the caller to remove once nothing shows it.
+    func setDishPhoto(hash: String, key: String, at now: Date, audit: DishAudit? = nil) async throws -> (row: DishRow, replaced: String?) {
+        let result: (row: DishRow, replaced: String?) = try await database.writeTransaction { transaction in
+            let store = BanchanStore(database: transaction, environment: environment)
+            guard let before = try await store.dishRowOnSale(hash: hash) else { throw AppError.notFound("dish_not_found") }
+            let time = now.wholeMicroseconds
+            try await store.sql.update(DishRecord.schema).set(SQLIdentifier(DishColumn.photoKey), to: SQLBind(key))
+                .set(SQLIdentifier(DishColumn.updatedAt), to: SQLBind(time)).where(SQLIdentifier(DishColumn.id), .equal, SQLBind(before.id)).run()
+            guard let row = try await store.dishRow(hash: hash) else { throw AppError.notFound("dish_not_found") }
+            if let audit { try await AuditLog(database: transaction).record(audit(row)) }
+            return (row, before.photoKey)
+        }
+        return (await announce(result.row), result.replaced)
+    }
+
+    /// Whether any dish shows the file `key` (before a replaced photo's file is removed).
+    func dishPhotoInUse(_ key: String) async throws -> Bool {
+        try await sql.select().column(SQLIdentifier(DishColumn.id)).from(DishRecord.schema)
+            .where(SQLIdentifier(DishColumn.photoKey), .equal, SQLBind(key)).first() != nil
     }
 
     /// The place after the last dish of `section`.
@@ -108,7 +133,8 @@ extension BanchanStore {
             for (entry, position) in positioned {
                 if let row = byHash[entry.dish.hash] {
                     guard !row.editedByAdmin, row.dish != entry.dish || row.position != position else { continue }
-                    let updated = DishRow(entry.dish, id: row.id, position: position, stock: row.stock, editedByAdmin: false, retiredAt: row.retiredAt)
+                    let updated = DishRow(entry.dish, id: row.id, position: position, stock: row.stock, editedByAdmin: false, retiredAt: row.retiredAt,
+                                          photoKey: row.photoKey)
                     try await transaction.sql.update(updated, in: DishRecord.schema, id: row.id, keeping: [DishColumn.stock],
                                                      stamping: [DishColumn.updatedAt: time])
                 } else {
@@ -128,7 +154,7 @@ extension BanchanStore {
 extension BanchanStore.DishRow {
     /// The row of `dish` with the fields a write decides (the store's own: id, place, stock, who
     /// edited it, when it was retired).
-    init(_ dish: Dish, id: UUID, position: Int, stock: Int, editedByAdmin: Bool, retiredAt: Date?) {
+    init(_ dish: Dish, id: UUID, position: Int, stock: Int, editedByAdmin: Bool, retiredAt: Date?, photoKey: String? = nil) {
         self.id = id
         hash = dish.hash
         section = dish.section.rawValue
@@ -153,5 +179,6 @@ extension BanchanStore.DishRow {
         self.stock = stock
         self.editedByAdmin = editedByAdmin
         self.retiredAt = retiredAt
+        self.photoKey = photoKey
     }
 }

@@ -44,6 +44,7 @@ package struct BanchanStore {
         package static let stock = DishRow.CodingKeys.stock.rawValue
         package static let editedByAdmin = DishRow.CodingKeys.editedByAdmin.rawValue
         package static let retiredAt = DishRow.CodingKeys.retiredAt.rawValue
+        package static let photoKey = DishRow.CodingKeys.photoKey.rawValue
         package static let createdAt = "created_at"
         package static let updatedAt = "updated_at"
     }
@@ -74,6 +75,9 @@ package struct BanchanStore {
         package let stock: Int
         package let editedByAdmin: Bool
         package let retiredAt: Date?
+        /// The operator's photo of the dish (a stored file's key), shown instead of the drawn
+        /// picture; nil for the drawn one.
+        package let photoKey: String?
 
         enum CodingKeys: String, CodingKey {
             case id, hash, section, position, title, badges, emoji, color, weight, ingredients, stock
@@ -81,7 +85,7 @@ package struct BanchanStore {
             case salePrice = "sale_price", originalPrice = "original_price", deliveryTypes = "delivery_types"
             case pointRate = "point_rate", deliveryInfo = "delivery_info", minQuantity = "min_quantity"
             case maxQuantity = "max_quantity", detailSections = "detail_sections", thumbCount = "thumb_count"
-            case editedByAdmin = "edited_by_admin", retiredAt = "retired_at"
+            case editedByAdmin = "edited_by_admin", retiredAt = "retired_at", photoKey = "photo_key"
         }
 
         /// The row a saved model stands for.
@@ -110,6 +114,7 @@ package struct BanchanStore {
             stock = record.stock
             editedByAdmin = record.editedByAdmin
             retiredAt = record.retiredAt
+            photoKey = record.photoKey
         }
     }
 
@@ -122,7 +127,7 @@ package struct BanchanStore {
          DishColumn.salePrice, DishColumn.originalPrice, DishColumn.badges, DishColumn.deliveryTypes, DishColumn.pointRate,
          DishColumn.deliveryInfo, DishColumn.minQuantity, DishColumn.maxQuantity, DishColumn.emoji, DishColumn.color,
          DishColumn.weight, DishColumn.ingredients, DishColumn.storage, DishColumn.detailSections, DishColumn.thumbCount,
-         DishColumn.stock, DishColumn.editedByAdmin, DishColumn.retiredAt].map { SQLIdentifier($0) }
+         DishColumn.stock, DishColumn.editedByAdmin, DishColumn.retiredAt, DishColumn.photoKey].map { SQLIdentifier($0) }
     }
 
     /// Every dish, retired ones too, in list order (section position, then id).

@@ -1,5 +1,7 @@
 import Accounts
 import Foundation
+import Media
+import NIOFoundationEssentialsCompat
 import Platform
 import Plot
 import Vapor
@@ -13,6 +15,8 @@ struct BanchanAdminCatalogPages: RouteCollection {
     static let dish: PagePath1 = "/admin/catalog/dishes/:hash"
     static let retire: PagePath1 = "/admin/catalog/dishes/:hash/retire"
     static let shopSettings: PagePath = "/admin/catalog/shop"
+    static let photo: PagePath1 = "/admin/catalog/dishes/:hash/photo"
+    static let newDish: PagePath = "/admin/catalog/new"
 
     func boot(routes: any RoutesBuilder) throws {
         let admin = routes.grouped(AdministratorsOnly())
@@ -20,6 +24,9 @@ struct BanchanAdminCatalogPages: RouteCollection {
         admin.get(Self.dish, use: edit)
         admin.post(Self.dish, use: change)
         admin.post(Self.retire, use: retire)
+        admin.on(.POST, Self.photo.components, body: .collect(maxSize: "6mb"), use: uploadPhoto)
+        admin.get(Self.newDish, use: newDishForm)
+        admin.on(.POST, Self.newDish.components, body: .collect(maxSize: "6mb"), use: addDish)
         admin.get(Self.shopSettings, use: settings)
         admin.post(Self.shopSettings, use: changeSettings)
     }
@@ -32,7 +39,8 @@ struct BanchanAdminCatalogPages: RouteCollection {
         let dishes = try await req.banchan.store.allDishRows()
         let main: Node<HTML.BodyContext> = .group(
             AdminConsole.catalogNav(req, current: "dishes"),
-            .h1(.text(req.t("admin.catalog.title"))),
+            .div(.class("section-heading"), .h1(.text(req.t("admin.catalog.title"))),
+                 .a(.class("button small"), .id("new-dish"), .href(Self.newDish()), .text("+ " + req.t("admin.catalog.new")))),
             .p(.class("muted"), .text(req.t("admin.catalog.lead"))),
             .forEach(DishSection.allCases) { section in
                 .section(
@@ -102,6 +110,7 @@ struct BanchanAdminCatalogPages: RouteCollection {
                     .button(.type(.submit), .class("button primary wide"), .id("save-dish"), .text(req.t(retired ? "admin.catalog.save_and_restore" : "admin.catalog.save")))
                 )
             ),
+            retired ? .empty : Self.photoSection(req, row),
             retired ? .empty : .form(
                 .action(Self.retire(row.hash)), .method(.post), Layout.csrfField(req),
                 .button(.type(.submit), .class("button danger wide"), .id("retire-dish"), .text(req.t("admin.catalog.retire")))
@@ -136,6 +145,149 @@ struct BanchanAdminCatalogPages: RouteCollection {
             }
             return Layout.redirect(to: Self.catalog() + "#catalog-\(row.hash)")
         } onRuleBroken: { try await editPage(req, form: form, error: $0) }
+    }
+
+    // MARK: Photos and new dishes
+
+    /// The dish's picture as the shop shows it, and the form that puts a photo there.
+    static func photoSection(_ req: Request, _ row: BanchanStore.DishRow) -> Node<HTML.BodyContext> {
+        .section(
+            .class("card stack"), .ariaLabelledBy("dish-photo-title"),
+            .h2(.id("dish-photo-title"), .text(req.t("admin.catalog.photo"))),
+            .img(.class("dish-photo-preview"), .id("dish-photo"), .src(BanchanPages.images.main(row.hash)), .alt(row.title),
+                 .attribute(named: "width", value: "160"), .attribute(named: "height", value: "160")),
+            .p(.class("hint"), .text(req.t(row.photoKey == nil ? "admin.catalog.photo_drawn" : "admin.catalog.photo_uploaded"))),
+            .plainForm(
+                .attribute(named: "action", value: photo(row.hash)), .attribute(named: "method", value: "post"),
+                .attribute(named: "enctype", value: "multipart/form-data"), .class("stack"), .id("photo-form"),
+                Layout.csrfBodyField(req),
+                photoField(req, required: true),
+                .button(.type(.submit), .class("button wide"), .id("upload-photo"), .text(req.t("admin.catalog.photo_upload")))
+            )
+        )
+    }
+
+    static func photoField(_ req: Request, required: Bool) -> Node<HTML.BodyContext> {
+        .div(.class("field"),
+             .label(.for("dish-photo-file"), .text(req.t("admin.catalog.photo_file"))),
+             .input(.type(.file), .id("dish-photo-file"), .name("photo"), .attribute(named: "accept", value: "image/jpeg,image/png,image/webp"),
+                    .attribute(named: "required", value: required ? "required" : nil)),
+             .p(.class("hint"), .text(req.t("admin.catalog.photo_hint"))))
+    }
+
+    struct PhotoForm: Content { var photo: File? }
+
+    func uploadPhoto(req: Request) async throws -> Response {
+        let admin = try req.requireAdmin()
+        let row = try await dishRow(req)
+        return try await req.submitForm {
+            let form = try req.content.decode(PhotoForm.self)
+            guard let file = form.photo, file.data.readableBytes > 0 else { throw AppError.badRequest("empty_upload") }
+            _ = try await req.banchan.setDishPhoto(hash: row.hash, data: Data(buffer: file.data), files: req.application.files, by: admin.id)
+            return Layout.redirect(to: Self.dish(row.hash))
+        } onRuleBroken: { try await editPage(req, form: nil, error: $0) }
+    }
+
+    /// What "+ 상품 추가" asks: what a buyer reads first (name, section, description, price, sale,
+    /// stock, emoji, how it travels) and, optionally, its photo; the rest takes the API's defaults.
+    struct NewDishForm: Content {
+        var title: String?
+        var section: String?
+        var description: String?
+        @FormNumber var salePrice: Int?
+        @FormNumber var originalPrice: Int?
+        @FormNumber var stock: Int?
+        var emoji: String?
+        var dawn: String?
+        var parcel: String?
+        var photo: File?
+    }
+
+    func newDishForm(req: Request) async throws -> Response {
+        newDishPage(req, form: nil, error: nil)
+    }
+
+    private func newDishPage(_ req: Request, form: NewDishForm?, error: AppError?) -> Response {
+        let text = { (name: String, key: String, value: String?, max: Int, required: Bool) -> Node<HTML.BodyContext> in
+            .div(.class("field"),
+                 .label(.for("new-\(name)"), .text(req.t(key))),
+                 .input(.type(.text), .id("new-\(name)"), .name(name), .value(value ?? ""), .attribute(named: "maxlength", value: String(max)),
+                        .attribute(named: "required", value: required ? "required" : nil)))
+        }
+        let number = { (name: String, key: String, value: Int?, required: Bool) -> Node<HTML.BodyContext> in
+            .div(.class("field"),
+                 .label(.for("new-\(name)"), .text(req.t(key))),
+                 .input(.type(.number), .id("new-\(name)"), .name(name), .value(value.map(String.init) ?? ""), .attribute(named: "min", value: "0"),
+                        .attribute(named: "inputmode", value: "numeric"), .attribute(named: "required", value: required ? "required" : nil)))
+        }
+        let section = form?.section ?? DishSection.side.rawValue
+        let ways = (dawn: form.map { $0.dawn == "on" } ?? true, parcel: form.map { $0.parcel == "on" } ?? true)
+        let main: Node<HTML.BodyContext> = .group(
+            .p(.a(.href(Self.catalog()), .text("← " + req.t("admin.catalog.title")))),
+            .h1(.id("new-dish-title"), .text(req.t("admin.catalog.new"))),
+            Layout.formError(req, error),
+            .section(
+                .class("card stack"),
+                .plainForm(
+                    .attribute(named: "action", value: Self.newDish()), .attribute(named: "method", value: "post"),
+                    .attribute(named: "enctype", value: "multipart/form-data"), .class("stack"), .id("new-dish-form"),
+                    Layout.csrfBodyField(req),
+                    text("title", "admin.catalog.new_title", form?.title, 60, true),
+                    .div(.class("field"),
+                         .label(.for("new-section"), .text(req.t("admin.catalog.section"))),
+                         .selectBox(.id("new-section"), .attribute(named: "name", value: "section"), .forEach(DishSection.allCases) { value in
+                             .choice(value: value.rawValue, selected: value.rawValue == section, req.t("banchan.section.\(value.rawValue)"))
+                         })),
+                    text("description", "admin.catalog.new_description", form?.description, 200, false),
+                    number("salePrice", "admin.catalog.sale_price", form?.salePrice, true),
+                    number("originalPrice", "admin.catalog.original_price", form?.originalPrice, false),
+                    number("stock", "admin.catalog.stock_field", form?.stock, true),
+                    text("emoji", "admin.catalog.new_emoji", form?.emoji ?? "🍱", 2, true),
+                    .fieldset(
+                        .class("field"), .legend(req.t("banchan.delivery")),
+                        .label(.class("check"), .input(.type(.checkbox), .id("new-dawn"), .name("dawn"), .value("on"),
+                                                       .attribute(named: "checked", value: ways.dawn ? "checked" : nil)),
+                               .text(req.t("banchan.delivery_type.dawn"))),
+                        .label(.class("check"), .input(.type(.checkbox), .id("new-parcel"), .name("parcel"), .value("on"),
+                                                       .attribute(named: "checked", value: ways.parcel ? "checked" : nil)),
+                               .text(req.t("banchan.delivery_type.parcel")))
+                    ),
+                    Self.photoField(req, required: false),
+                    .button(.type(.submit), .class("button primary wide"), .id("add-dish"), .text(req.t("admin.catalog.new_add")))
+                )
+            )
+        )
+        return page(req, title: req.t("admin.catalog.new"), status: error?.status ?? .ok, main: main)
+    }
+
+    /// Adds the dish (a new hash, the API's rules and audit) and then its photo when one came; a
+    /// refused photo leaves the dish added, and its page says why.
+    func addDish(req: Request) async throws -> Response {
+        let admin = try req.requireAdmin()
+        let form = try req.content.decode(NewDishForm.self)
+        return try await req.submitForm {
+            guard let salePrice = form.salePrice else { throw AppError.invalid("empty_number", ["field": req.t("admin.catalog.sale_price")]) }
+            guard let stock = form.stock else { throw AppError.invalid("empty_number", ["field": req.t("admin.catalog.stock_field")]) }
+            guard let section = form.section.flatMap(DishSection.init(rawValue:)) else { throw AppError.invalid("invalid_dish_field", ["field": "section"]) }
+            let ways = [form.dawn == "on" ? DeliveryType.dawn : nil, form.parcel == "on" ? DeliveryType.parcel : nil].compactMap { $0 }
+            let dish = Dish(hash: Self.newHash(), section: section, title: (form.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
+                            description: (form.description ?? "").trimmingCharacters(in: .whitespacesAndNewlines), salePrice: salePrice,
+                            originalPrice: form.originalPrice.flatMap { $0 == 0 ? nil : $0 }, badges: [], deliveryTypes: ways, pointRate: 1,
+                            deliveryInfo: "", minQuantity: 1, maxQuantity: 10, emoji: (form.emoji ?? "").trimmingCharacters(in: .whitespaces),
+                            color: "#FDE68A", weight: "", ingredients: "", storage: "", detailSections: [], thumbCount: 1)
+            let added = try await req.banchan.addDish(dish, stock: stock, by: admin.id)
+            if let photo = form.photo, photo.data.readableBytes > 0 {
+                _ = try await req.banchan.setDishPhoto(hash: added.hash, data: Data(buffer: photo.data), files: req.application.files, by: admin.id)
+            }
+            return Layout.redirect(to: Self.dish(added.hash))
+        } onRuleBroken: { newDishPage(req, form: form, error: $0) }
+    }
+
+    /// A hash no catalog dish has (theirs are five letters and digits): `N` and five of the
+    /// letters and digits that cannot be misread.
+    static func newHash() -> String {
+        let letters = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        return "N" + String((0..<5).map { _ in letters.randomElement() ?? "A" })
     }
 
     func retire(req: Request) async throws -> Response {

@@ -1,4 +1,5 @@
 import Fluent
+import Media
 import Platform
 package import Vapor
 
@@ -61,6 +62,13 @@ package struct BanchanImages: RouteCollection {
         guard let hash = req.parameters.get("hash"), let file = req.parameters.get("file"),
               let row = try await req.application.banchanStore.dishRow(hash: hash) else { throw AppError.notFound("dish_not_found") }
         let dish = row.dish
+        // The operator's photo stands for the dish's pictures (the list's, the thumbnails, the
+        // card), under the same addresses; asked again each time (`no-cache`, its key as the
+        // ETag), so a photo replaced shows at once. The detail paragraphs stay drawn.
+        if let key = row.photoKey, Self.isPicture(file, thumbCount: dish.thumbCount), let photo = try await req.storedFile(key) {
+            photo.headers.replaceOrAdd(name: .cacheControl, value: "no-cache")
+            return photo
+        }
         if file.hasSuffix(".jpg") || file.hasSuffix(".png") {
             guard let raster = Self.rasterFile(dish, file, resources: req.application.directory.resourcesDirectory) else {
                 throw AppError.notFound("dish_not_found")
@@ -82,6 +90,14 @@ package struct BanchanImages: RouteCollection {
             throw AppError.notFound("dish_not_found")
         }
         return .svg(svg, cacheControl: "public, max-age=86400")
+    }
+
+    /// `main`, `thumb-N` (any of the dish's) and `card`, in any of their formats.
+    static func isPicture(_ file: String, thumbCount: Int) -> Bool {
+        let name = file.split(separator: ".").first.map(String.init) ?? ""
+        if name == "main" || name == "card" { return true }
+        guard name.hasPrefix("thumb-"), let index = Int(name.dropFirst(6)) else { return false }
+        return (1...max(1, thumbCount)).contains(index)
     }
 
     /// The dish's emoji on its colour; each thumbnail frames it differently (closer, turned).

@@ -309,7 +309,8 @@ def test_a_search_that_finds_nothing_says_so_and_offers_ways_on(server, browser)
     assert kakao.get_attribute("href") == "https://map.kakao.com/link/search/" + urllib.request.quote("마라탕")
     assert kakao.text == "카카오맵에서 “마라탕” 찾기"
     shot(browser, "00-nothing-found")
-    browser.find_element(By.ID, "map-clear-search").click()
+    # The line may be said again while the map settles: the link is looked up when it is clicked.
+    wait_for(browser, lambda d: d.execute_script("const a = document.getElementById('map-clear-search'); if (a) a.click(); return !!a"))
     wait_for(browser, lambda d: d.current_url.rstrip("/").endswith("/map"))
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".burger-pin, .cluster-bubble"), timeout=15)
 

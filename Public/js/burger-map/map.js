@@ -39,6 +39,7 @@ let latestRequest = 0;
 
 /** The map's own status line (`#map-status`): the last message stays. */
 function say(text) {
+  delete statusLine.dataset.nothingFound;
   sayIn(text, { line: statusLine, clearAfter: 0 });
   statusChanged();
 }
@@ -57,7 +58,10 @@ function statusChanged() {
  * words in 카카오맵, which has every kind of restaurant (this map has burger places only).
  */
 function sayNothingFound(text) {
+  // Said already (a reload after the map fitted itself): the same links stay, not new ones.
+  if (statusLine.dataset.nothingFound === text && statusLine.querySelector('#map-clear-search')) return;
   say(text);
+  statusLine.dataset.nothingFound = text;
   const everything = element('a', 'map-status-link', t('burger_map.js.map.clear_search'));
   everything.href = '/map';
   everything.id = 'map-clear-search';

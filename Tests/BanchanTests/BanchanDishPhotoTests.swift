@@ -27,6 +27,11 @@ final class BanchanDishPhotoTests: XCTestCase {
             let location = try XCTUnwrap(added.headers.first(name: .location))
             let hash = try XCTUnwrap(location.firstMatch(of: /\/admin\/catalog\/dishes\/(N[A-Z0-9]{5})/)?.1).description
 
+            // Before its photo a dish's drawn pictures are kept minutes (a photo may replace them), its detail paragraphs a day.
+            let drawn = try await app.send(.GET, "/images/banchan/\(Fixtures.bulgogi)/main.svg")
+            XCTAssertEqual(drawn.headers.first(name: .cacheControl), "public, max-age=300")
+            let paragraph = try await app.send(.GET, "/images/banchan/\(Fixtures.bulgogi)/detail-1.svg")
+            XCTAssertEqual(paragraph.headers.first(name: .cacheControl), "public, max-age=86400")
             let dish = try await app.send(.GET, "/api/v1/banchan/dishes/\(hash)").object()
             XCTAssertEqual((dish["dish"] as? [String: Any])?["title"] as? String, "유자 연근조림")
             XCTAssertEqual(dish["stock"] as? Int, 5)

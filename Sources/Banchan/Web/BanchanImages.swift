@@ -65,16 +65,20 @@ package struct BanchanImages: RouteCollection {
         // The operator's photo stands for the dish's pictures (the list's, the thumbnails, the
         // card), under the same addresses; asked again each time (`no-cache`, its key as the
         // ETag), so a photo replaced shows at once. The detail paragraphs stay drawn.
-        if let key = row.photoKey, Self.isPicture(file, thumbCount: dish.thumbCount), let photo = try await req.storedFile(key) {
+        let isPicture = Self.isPicture(file, thumbCount: dish.thumbCount)
+        if let key = row.photoKey, isPicture, let photo = try await req.storedFile(key) {
             photo.headers.replaceOrAdd(name: .cacheControl, value: "no-cache")
             return photo
         }
+        // A drawn picture may give way to a photo at any time: kept five minutes, not a day, so
+        // a photo the operator puts up reaches browsers that saw the drawing soon.
+        let kept = isPicture ? "public, max-age=300" : "public, max-age=86400"
         if file.hasSuffix(".jpg") || file.hasSuffix(".png") {
             guard let raster = Self.rasterFile(dish, file, resources: req.application.directory.resourcesDirectory) else {
                 throw AppError.notFound("dish_not_found")
             }
             let response = try await req.fileio.asyncStreamFile(at: raster.path, mediaType: raster.type)
-            response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=86400")
+            response.headers.replaceOrAdd(name: .cacheControl, value: kept)
             return response
         }
         guard file.hasSuffix(".svg") else { throw AppError.notFound("dish_not_found") }
@@ -89,7 +93,7 @@ package struct BanchanImages: RouteCollection {
         } else {
             throw AppError.notFound("dish_not_found")
         }
-        return .svg(svg, cacheControl: "public, max-age=86400")
+        return .svg(svg, cacheControl: kept)
     }
 
     /// `main`, `thumb-N` (any of the dish's) and `card`, in any of their formats.

@@ -80,6 +80,15 @@ final class BanchanDishPhotoTests: XCTestCase {
             let after = try await app.banchanStore.allDishRows().count
             XCTAssertEqual(after, before)
 
+            // A new dish whose photo is refused is not added (a second try would add it twice).
+            let refusedPhoto = try await boss.post("/admin/catalog/new", parts: [
+                field("title", "사진이 이상한 반찬"), field("section", "side"), field("stock", "1"), field("emoji", "🥢"), field("salePrice", "3000"),
+                UploadPart(name: "photo", filename: "x.gif", contentType: "image/gif", data: TestImages.gif),
+            ])
+            XCTAssertEqual(refusedPhoto.status, .unsupportedMediaType)
+            let afterRefusal = try await app.banchanStore.allDishRows().count
+            XCTAssertEqual(afterRefusal, before)
+
             // Not an administrator: nothing to post to.
             let buyer = try await app.member("구매자")
             var someone = try await CookieBrowser.signedIn(app, as: buyer.email)

@@ -33,11 +33,8 @@ extension BanchanService {
     /// instead of the drawn picture under the dish's picture addresses. The file it replaces goes
     /// once no dish shows it. Audited (`banchan.dish.photo`).
     func setDishPhoto(hash: String, data: Data, files: any FileStorage, by operator: UUID?) async throws -> BanchanStore.DishRow {
-        guard !data.isEmpty else { throw AppError.badRequest("empty_upload") }
-        guard data.count <= Self.maxDishPhotoBytes else { throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"]) }
+        let image = try Self.cleanDishPhoto(data)
         guard try await store.dishRowOnSale(hash: hash) != nil else { throw AppError.notFound("dish_not_found") }
-        let image: CleanImage
-        do throws(ImageProblem) { image = try ImageCleaner.clean(data) } catch { throw error.appError(unsupportedMessageKey: "error.unsupported_photo_type") }
         let key = try await files.save(image.data, as: image.type)
         let now = environment.now()
         let (row, replaced) = try await store.setDishPhoto(hash: hash, key: key, at: now) { row in
@@ -48,6 +45,15 @@ extension BanchanService {
             do { try await files.delete(key: replaced) } catch { logger.warning("a replaced dish photo was not removed", metadata: ["key": "\(replaced)"]) }
         }
         return row
+    }
+
+    /// A dish photo as it will be kept, or why it will not be (400 empty, 413 too large, 415 not a
+    /// JPEG, PNG or WebP, 422 too many pixels): the console checks a new dish's photo before adding
+    /// the dish, so a refused photo adds nothing.
+    static func cleanDishPhoto(_ data: Data) throws -> CleanImage {
+        guard !data.isEmpty else { throw AppError.badRequest("empty_upload") }
+        guard data.count <= maxDishPhotoBytes else { throw AppError(.payloadTooLarge, "image_too_large", arguments: ["max": "5 MB"]) }
+        do throws(ImageProblem) { return try ImageCleaner.clean(data) } catch { throw error.appError(unsupportedMessageKey: "error.unsupported_photo_type") }
     }
 
     /// Takes a dish off sale; it is not found (404) until it is added again.

@@ -260,8 +260,8 @@ struct BanchanAdminCatalogPages: RouteCollection {
         return page(req, title: req.t("admin.catalog.new"), status: error?.status ?? .ok, main: main)
     }
 
-    /// Adds the dish (a new hash, the API's rules and audit) and then its photo when one came; a
-    /// refused photo leaves the dish added, and its page says why.
+    /// Adds the dish (a new hash, the API's rules and audit) and then its photo when one came. The
+    /// photo is checked first: a refused one adds nothing, and the form comes back with why.
     func addDish(req: Request) async throws -> Response {
         let admin = try req.requireAdmin()
         let form = try req.content.decode(NewDishForm.self)
@@ -269,6 +269,8 @@ struct BanchanAdminCatalogPages: RouteCollection {
             guard let salePrice = form.salePrice else { throw AppError.invalid("empty_number", ["field": req.t("admin.catalog.sale_price")]) }
             guard let stock = form.stock else { throw AppError.invalid("empty_number", ["field": req.t("admin.catalog.stock_field")]) }
             guard let section = form.section.flatMap(DishSection.init(rawValue:)) else { throw AppError.invalid("invalid_dish_field", ["field": "section"]) }
+            let photo = form.photo.flatMap { $0.data.readableBytes > 0 ? Data(buffer: $0.data) : nil }
+            if let photo { _ = try BanchanService.cleanDishPhoto(photo) }
             let ways = [form.dawn == "on" ? DeliveryType.dawn : nil, form.parcel == "on" ? DeliveryType.parcel : nil].compactMap { $0 }
             let dish = Dish(hash: Self.newHash(), section: section, title: (form.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
                             description: (form.description ?? "").trimmingCharacters(in: .whitespacesAndNewlines), salePrice: salePrice,
@@ -276,8 +278,8 @@ struct BanchanAdminCatalogPages: RouteCollection {
                             deliveryInfo: "", minQuantity: 1, maxQuantity: 10, emoji: (form.emoji ?? "").trimmingCharacters(in: .whitespaces),
                             color: "#FDE68A", weight: "", ingredients: "", storage: "", detailSections: [], thumbCount: 1)
             let added = try await req.banchan.addDish(dish, stock: stock, by: admin.id)
-            if let photo = form.photo, photo.data.readableBytes > 0 {
-                _ = try await req.banchan.setDishPhoto(hash: added.hash, data: Data(buffer: photo.data), files: req.application.files, by: admin.id)
+            if let photo {
+                _ = try await req.banchan.setDishPhoto(hash: added.hash, data: photo, files: req.application.files, by: admin.id)
             }
             return Layout.redirect(to: Self.dish(added.hash))
         } onRuleBroken: { newDishPage(req, form: form, error: $0) }

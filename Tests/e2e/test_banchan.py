@@ -843,6 +843,10 @@ def test_the_operator_adds_a_dish_with_a_photo_and_it_sells(server, browser):
         order_id = re.search(r"/shop/orders/([0-9a-f-]+)", browser.current_url).group(1)
 
         operator.get(server.url + f"/admin/orders/{order_id}")
+        # A 새벽배송 order starts on the shop's own van; this one goes by CJ대한통운.
+        from selenium.webdriver.support.ui import Select as Choose
+        assert Choose(operator.find_element(By.ID, "ship-courier")).first_selected_option.get_attribute("value") == "shop"
+        Choose(operator.find_element(By.ID, "ship-courier")).select_by_value("cj")
         fill(operator, "ship-tracking", "123456789012")
         click(operator, "#move-shipped")
         wait_for(operator, lambda d: d.find_element(By.ID, "order-status").text == "배송 중")

@@ -128,7 +128,7 @@ struct BanchanAdminPages: RouteCollection {
                 BanchanPages.shipmentNote(req, order.shipment),
                 .div(.class("admin-moves stack"), .forEach(moves) { next in
                     // Cancelling asks first, with the reason the buyer reads; shipping asks how it travels.
-                    next == .shipped ? Self.shipForm(req, order.id, form: shipForm)
+                    next == .shipped ? Self.shipForm(req, order, form: shipForm)
                     : next == .cancelled && order.status != .cancelRequested
                         ? .a(.class("button danger wide"), .id("move-cancelled"), .href(Self.orderCancel(order.id)), .text(req.t("admin.order.move.cancelled")))
                         : .form(
@@ -155,15 +155,16 @@ struct BanchanAdminPages: RouteCollection {
 
     /// 배송 시작: the courier (the shop's own delivery first for a 새벽배송 order, the usual
     /// courier otherwise) and its 송장번호, kept as typed when the form comes back with an error.
-    static func shipForm(_ req: Request, _ id: UUID, form: MoveForm?) -> Node<HTML.BodyContext> {
-        .plainForm(
-            .attribute(named: "action", value: orderStatus(id)), .attribute(named: "method", value: "post"), .class("stack ship-form"), .id("ship-form"),
+    static func shipForm(_ req: Request, _ order: BanchanStore.OrderRow, form: MoveForm?) -> Node<HTML.BodyContext> {
+        let preset = form?.courier ?? (order.delivery?.slot == .dawn ? Courier.shop : Courier.cj).rawValue
+        return .plainForm(
+            .attribute(named: "action", value: orderStatus(order.id)), .attribute(named: "method", value: "post"), .class("stack ship-form"), .id("ship-form"),
             Layout.csrfBodyField(req),
             .input(.type(.hidden), .name("status"), .value(OrderStatus.shipped.rawValue)),
             .div(.class("field"),
                  .label(.for("ship-courier"), .text(req.t("admin.order.courier"))),
                  .selectBox(.id("ship-courier"), .attribute(named: "name", value: "courier"), .forEach(Courier.allCases) { courier in
-                     .choice(value: courier.rawValue, selected: (form?.courier ?? Courier.cj.rawValue) == courier.rawValue,
+                     .choice(value: courier.rawValue, selected: preset == courier.rawValue,
                              req.t("banchan.courier.\(courier.rawValue)"))
                  })),
             .div(.class("field"),

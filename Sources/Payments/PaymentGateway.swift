@@ -15,6 +15,18 @@ public protocol PaymentGateway: Sendable {
     func payment(id: String) async throws -> ProviderPayment
     /// Refunds a payment that did not pay for its order (wrong amount, cancelled order).
     func cancel(paymentID: String, reason: String) async throws
+    /// Refunds `amount` of a payment and leaves the rest paid (one line of an order).
+    /// `checksum` is what was still refundable before it, as this server counts it: the provider
+    /// refuses when its own count differs (a refund already made, or made twice), so a retried
+    /// partial refund never refunds twice.
+    func cancel(paymentID: String, reason: String, amount: Int, checksum: Int) async throws
+}
+
+extension PaymentGateway {
+    /// Providers without partial refunds say so; nothing is refunded.
+    public func cancel(paymentID: String, reason: String, amount: Int, checksum: Int) async throws {
+        throw PaymentGatewayError.unavailable("\(name) takes no partial refunds")
+    }
 }
 
 /// A payment as the provider reports it.
@@ -24,13 +36,19 @@ public struct ProviderPayment: Sendable, Equatable {
     public let merchantUID: String
     public let amount: Int
     public let status: Status
+    /// How much of it has been refunded so far (partial refunds leave it `paid`).
+    public let cancelledAmount: Int
 
-    public init(providerID: String, merchantUID: String, amount: Int, status: Status) {
+    public init(providerID: String, merchantUID: String, amount: Int, status: Status, cancelledAmount: Int = 0) {
         self.providerID = providerID
         self.merchantUID = merchantUID
         self.amount = amount
         self.status = status
+        self.cancelledAmount = cancelledAmount
     }
+
+    /// What can still be refunded.
+    public var refundable: Int { status == .paid ? max(0, amount - cancelledAmount) : 0 }
 }
 
 public enum PaymentGatewayError: Error, Equatable {
@@ -62,6 +80,7 @@ public struct TestPaymentGateway: PaymentGateway {
     }
 
     public func cancel(paymentID: String, reason: String) async throws {}
+    public func cancel(paymentID: String, reason: String, amount: Int, checksum: Int) async throws {}
 }
 
 /// PortOne (iamport) REST API v1: `POST /users/getToken` for an access token (cached until it
@@ -108,6 +127,8 @@ public final class PortOneGateway: PaymentGateway {
         let merchant_uid: String
         let amount: Double
         let status: String
+        /// What has been refunded (PortOne keeps a partly refunded payment `paid`).
+        let cancel_amount: Double?
     }
 
     public func payment(id: String) async throws -> ProviderPayment {
@@ -124,13 +145,24 @@ public final class PortOneGateway: PaymentGateway {
         guard let amount = Int(exactly: payment.amount.rounded()), (0...1_000_000_000_000).contains(amount) else {
             throw PaymentGatewayError.unavailable("amount \(payment.amount)")
         }
-        return ProviderPayment(providerID: payment.imp_uid, merchantUID: payment.merchant_uid, amount: amount, status: state)
+        let cancelled = payment.cancel_amount.flatMap { Int(exactly: $0.rounded()) }.map { min(max($0, 0), amount) } ?? 0
+        return ProviderPayment(providerID: payment.imp_uid, merchantUID: payment.merchant_uid, amount: amount, status: state, cancelledAmount: cancelled)
     }
 
     public func cancel(paymentID: String, reason: String) async throws {
         struct Body: Encodable { let imp_uid: String; let reason: String }
         struct Cancelled: Decodable { let imp_uid: String }
         let (_, envelope): (HTTPResponseStatus, Envelope<Cancelled>) = try await send(.POST, "/payments/cancel", body: Body(imp_uid: paymentID, reason: reason), authorized: true)
+        guard envelope.code == 0 else { throw PaymentGatewayError.unavailable(envelope.message ?? "code \(envelope.code)") }
+    }
+
+    /// PortOne's partial cancel: the same route with `amount` and `checksum` (the refundable amount
+    /// before it); a `checksum` that is not PortOne's own count is refused (code -1), nothing refunded.
+    public func cancel(paymentID: String, reason: String, amount: Int, checksum: Int) async throws {
+        struct Body: Encodable { let imp_uid: String; let reason: String; let amount: Int; let checksum: Int }
+        struct Cancelled: Decodable { let imp_uid: String }
+        let (_, envelope): (HTTPResponseStatus, Envelope<Cancelled>) = try await send(
+            .POST, "/payments/cancel", body: Body(imp_uid: paymentID, reason: reason, amount: amount, checksum: checksum), authorized: true)
         guard envelope.code == 0 else { throw PaymentGatewayError.unavailable(envelope.message ?? "code \(envelope.code)") }
     }
 

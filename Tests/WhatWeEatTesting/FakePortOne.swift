@@ -8,7 +8,20 @@ package import XCTVapor
 /// A small HTTP server speaking PortOne's v1 REST API: `POST /users/getToken`,
 /// `GET /payments/{imp_uid}` (with the token in `Authorization`) and `POST /payments/cancel`.
 package final class FakePortOne: Sendable {
-    package struct Payment: Sendable { package let merchantUID: String; package let amount: Int; package let status: String }
+    package struct Payment: Sendable {
+        package let merchantUID: String
+        package let amount: Int
+        package let status: String
+        /// Refunded so far; a partly refunded payment stays `paid`, as PortOne keeps it.
+        package var cancelAmount = 0
+
+        package init(merchantUID: String, amount: Int, status: String, cancelAmount: Int = 0) {
+            self.merchantUID = merchantUID
+            self.amount = amount
+            self.status = status
+            self.cancelAmount = cancelAmount
+        }
+    }
     package struct State: Sendable {
         package var payments: [String: Payment] = [:]
         package var cancelled: [String] = []
@@ -29,6 +42,8 @@ package final class FakePortOne: Sendable {
         /// Cancels of a paid payment being worked on now, and the most at any one time.
         package var cancelsInFlight = 0
         package var mostCancelsInFlight = 0
+        /// Partial cancels that went through: the payment and the amount.
+        package var partialCancels: [(payment: String, amount: Int)] = []
     }
 
     package let app: Application
@@ -64,6 +79,7 @@ package final class FakePortOne: Sendable {
     }
 
     package var cancelled: [String] { state.withLockedValue { $0.cancelled } }
+    package var partialCancels: [(payment: String, amount: Int)] { state.withLockedValue { $0.partialCancels } }
     package var cancelCalls: Int { state.withLockedValue { $0.cancelCalls } }
     package func refuseCancels(_ count: Int) { state.withLockedValue { $0.refuseCancels = count } }
     package func outage(calls: Int) { state.withLockedValue { $0.outageCalls = calls } }
@@ -120,16 +136,34 @@ package final class FakePortOne: Sendable {
             guard let payment = self.state.withLockedValue({ $0.payments[id] }) else {
                 return self.json(.notFound, #"{"code":1,"message":"존재하지 않는 결제정보입니다.","response":null}"#)
             }
-            return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(id)","merchant_uid":"\#(payment.merchantUID)","amount":\#(payment.amount),"status":"\#(payment.status)","pay_method":"card","currency":"KRW"}}"#)
+            return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(id)","merchant_uid":"\#(payment.merchantUID)","amount":\#(payment.amount),"cancel_amount":\#(payment.cancelAmount),"status":"\#(payment.status)","pay_method":"card","currency":"KRW"}}"#)
         }
         app.post("payments", "cancel") { req -> Response in
-            struct Cancel: Decodable { let imp_uid: String; let reason: String? }
+            struct Cancel: Decodable { let imp_uid: String; let reason: String?; let amount: Int?; let checksum: Int? }
             guard req.headers.first(name: "Authorization") == self.token else {
                 self.state.withLockedValue { $0.unauthorizedCalls += 1 }
                 return self.json(.unauthorized, #"{"code":-1,"message":"Unauthorized","response":null}"#)
             }
             if self.inOutage() { return self.outageResponse }
             let cancel = try req.content.decode(Cancel.self)
+            // A partial cancel, as PortOne takes it: the amount, and the checksum of what was still
+            // refundable before it; the payment stays paid until nothing is left.
+            if let amount = cancel.amount {
+                let refused: String? = self.state.withLockedValue { state in
+                    state.cancelCalls += 1
+                    guard let payment = state.payments[cancel.imp_uid], payment.status == "paid" else { return "이미 전액취소된 주문입니다." }
+                    let refundable = payment.amount - payment.cancelAmount
+                    guard cancel.checksum == refundable else { return "checksum mismatch" }
+                    guard amount > 0, amount <= refundable else { return "취소할 금액이 취소 가능 금액을 초과합니다." }
+                    let left = refundable - amount
+                    state.payments[cancel.imp_uid] = Payment(merchantUID: payment.merchantUID, amount: payment.amount, status: left == 0 ? "cancelled" : "paid",
+                                                             cancelAmount: payment.cancelAmount + amount)
+                    state.partialCancels.append((cancel.imp_uid, amount))
+                    return nil
+                }
+                if let refused { return self.json(.ok, #"{"code":-1,"message":"\#(refused)","response":null}"#) }
+                return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(cancel.imp_uid)","status":"paid"}}"#)
+            }
             enum Answer { case refused, alreadyCancelled, cancelled(after: TimeAmount), held(for: TimeAmount) }
             let answer = self.state.withLockedValue { state -> Answer in
                 state.cancelCalls += 1

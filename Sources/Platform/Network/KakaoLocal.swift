@@ -132,9 +132,27 @@ package struct KakaoLocal: Sendable {
         return Data(buffer: body)
     }
 
+    /// What every Kakao Local search answers: `{"documents": [...]}`, each document with its
+    /// position as `x` (longitude) and `y` (latitude) strings. The documents with a readable
+    /// position, each with it; `KakaoLocalFailure` for an answer that is not that.
+    private protocol Answering: Decodable {
+        associatedtype Document: Decodable
+        var documents: [Document] { get }
+    }
+
+    private static func documents<Answer: Answering>(_ type: Answer.Type, in json: Data,
+                                                     position: (Answer.Document) -> (x: String, y: String)) throws -> [(Answer.Document, Coordinate)] {
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: json) else { throw KakaoLocalFailure(status: 200) }
+        return answer.documents.compactMap { document in
+            let (x, y) = position(document)
+            guard let lon = Double(x), let lat = Double(y), let coordinate = try? Coordinate(lat: lat, lon: lon) else { return nil }
+            return (document, coordinate)
+        }
+    }
+
     /// The matches of an address search's JSON; one without a readable position is left out.
     package static func addresses(in json: Data) throws -> [KakaoAddress] {
-        struct Answer: Decodable {
+        struct Answer: Answering {
             struct Document: Decodable {
                 struct Road: Decodable { let address_name: String? }
                 let address_name: String?
@@ -144,17 +162,15 @@ package struct KakaoLocal: Sendable {
             }
             let documents: [Document]
         }
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: json) else { throw KakaoLocalFailure(status: 200) }
-        return answer.documents.compactMap { document in
-            guard let lon = Double(document.x), let lat = Double(document.y), let coordinate = try? Coordinate(lat: lat, lon: lon) else { return nil }
-            return KakaoAddress(address: document.address_name ?? "", roadAddress: document.road_address?.address_name ?? "", coordinate: coordinate)
+        return try documents(Answer.self, in: json, position: { ($0.x, $0.y) }).map { document, coordinate in
+            KakaoAddress(address: document.address_name ?? "", roadAddress: document.road_address?.address_name ?? "", coordinate: coordinate)
         }
     }
 
     /// The places of a keyword search's JSON (its `documents`); a document without a readable
     /// position is left out.
     package static func places(in json: Data) throws -> [KakaoPlace] {
-        struct Answer: Decodable {
+        struct Answer: Answering {
             struct Document: Decodable {
                 let id: String
                 let place_name: String
@@ -168,10 +184,8 @@ package struct KakaoLocal: Sendable {
             }
             let documents: [Document]
         }
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: json) else { throw KakaoLocalFailure(status: 200) }
-        return answer.documents.compactMap { document in
-            guard let lon = Double(document.x), let lat = Double(document.y), let coordinate = try? Coordinate(lat: lat, lon: lon) else { return nil }
-            return KakaoPlace(id: document.id, name: document.place_name, category: document.category_name ?? "", phone: document.phone ?? "",
+        return try documents(Answer.self, in: json, position: { ($0.x, $0.y) }).map { document, coordinate in
+            KakaoPlace(id: document.id, name: document.place_name, category: document.category_name ?? "", phone: document.phone ?? "",
                               address: document.address_name ?? "", roadAddress: document.road_address_name ?? "",
                               url: placePage(document.place_url, id: document.id), coordinate: coordinate)
         }

@@ -89,6 +89,18 @@ final class BanchanDishPhotoTests: XCTestCase {
             let afterRefusal = try await app.banchanStore.allDishRows().count
             XCTAssertEqual(afterRefusal, before)
 
+            // Malformed forms are refused in words, never a 500: a photo sent as text, no photo at all, a bad section.
+            let textPhoto = try await boss.post("/admin/catalog/new", parts: [field("title", "글자 사진"), field("section", "side"), field("stock", "1"),
+                                                                             field("emoji", "🥢"), field("salePrice", "3000"), field("photo", "not a file")])
+            XCTAssertTrue((400..<500).contains(textPhoto.status.code), "\(textPhoto.status)")
+            let noFile = try await boss.post("/admin/catalog/dishes/\(hash)/photo", parts: [field("note", "nothing")])
+            XCTAssertEqual(noFile.status, .badRequest)
+            let badSection = try await boss.post("/admin/catalog/new", parts: [field("title", "분류 없음"), field("section", "dessert"), field("stock", "1"),
+                                                                              field("emoji", "🥢"), field("salePrice", "3000")])
+            XCTAssertEqual(badSection.status, .unprocessableEntity)
+            let stillSame = try await app.banchanStore.allDishRows().count
+            XCTAssertEqual(stillSame, before)
+
             // Not an administrator: nothing to post to.
             let buyer = try await app.member("구매자")
             var someone = try await CookieBrowser.signedIn(app, as: buyer.email)

@@ -44,7 +44,7 @@ final class PlaceGeocodeTests: XCTestCase {
                 let anonymous = try await app.send(.GET, "/api/v1/burger-map/geocode?address=\(address)")
                 XCTAssertEqual(anonymous.status, .unauthorized, "for writers only")
 
-                // A network's budget: the 61st look-up in a minute is `busy`, and Kakao is not asked.
+                // A network's budget: past it, a look-up in the same minute is `busy`, and Kakao is not asked.
                 let asked = kakao.requests.count
                 var outcomes: [String] = []
                 for _ in 0..<PlaceGeocoder.lookupsPerNetworkPerMinute {

@@ -7,7 +7,7 @@ package import Vapor
 /// confirm); without a key the pin the writer places is the place's position. Each network has
 /// `lookupsPerNetworkPerMinute` look-ups (a class adding places at once fits; a script does not).
 package struct PlaceGeocoder: Sendable {
-    package static let lookupsPerNetworkPerMinute = 60
+    package static let lookupsPerNetworkPerMinute = 120
     /// An address shorter than this is not worth asking about; longer than the field allows is refused.
     package static let addressLength = 2...120
 

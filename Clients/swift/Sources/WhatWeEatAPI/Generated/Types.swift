@@ -454,7 +454,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/burger-map/places`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/places/post(addBurgerPlace)`.
     func addBurgerPlace(_ input: Operations.AddBurgerPlace.Input) async throws -> Operations.AddBurgerPlace.Output
-    /// Where an address is, for a new place's pin (signed-in writers): Kakao Local's address search with `KAKAO_REST_API_KEY`. `kakao` is `ok` (asked; `match` when Kakao knows the address), `off` (no key: the writer places the pin), `busy` (60 look-ups a minute a network) or `unavailable`.
+    /// Where an address is, for a new place's pin (signed-in writers): Kakao Local's address search with `KAKAO_REST_API_KEY`. `kakao` is `ok` (asked; `match` when Kakao knows the address), `off` (no key: the writer places the pin), `busy` (120 look-ups a minute a network) or `unavailable`.
     ///
     /// - Remark: HTTP `GET /api/v1/burger-map/geocode`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/geocode/get(geocodeAddress)`.
@@ -1777,7 +1777,7 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// Where an address is, for a new place's pin (signed-in writers): Kakao Local's address search with `KAKAO_REST_API_KEY`. `kakao` is `ok` (asked; `match` when Kakao knows the address), `off` (no key: the writer places the pin), `busy` (60 look-ups a minute a network) or `unavailable`.
+    /// Where an address is, for a new place's pin (signed-in writers): Kakao Local's address search with `KAKAO_REST_API_KEY`. `kakao` is `ok` (asked; `match` when Kakao knows the address), `off` (no key: the writer places the pin), `busy` (120 look-ups a minute a network) or `unavailable`.
     ///
     /// - Remark: HTTP `GET /api/v1/burger-map/geocode`.
     /// - Remark: Generated from `#/paths//api/v1/burger-map/geocode/get(geocodeAddress)`.

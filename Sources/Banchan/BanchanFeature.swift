@@ -6,7 +6,7 @@ package import Vapor
 /// The side-dish shop (배민찬): catalog, cart, orders and payments, the shipped app's routes, its pages.
 package enum BanchanFeature: Feature {
     package static let settingsSections: [any SettingsSection.Type] = [ShopSettings.self, PostcodeSettings.self]
-    package static let migrations: [any Migration] = [CreateBanchan(), AddOrderProgress(), AddOrderDelivery(), CreateShopTerms(), OneDefaultAddress(), AddOrderShipment(), AddDishPhoto()]
+    package static let migrations: [any Migration] = [CreateBanchan(), AddOrderProgress(), AddOrderDelivery(), CreateShopTerms(), OneDefaultAddress(), AddOrderShipment(), AddDishPhoto(), AddLineRefunds()]
     package static let seeders: [any Seeder] = [BanchanSeeder()]
     package static let homeCard: HomeCard? = HomeCard(position: 4, emoji: "🥢", key: "banchan", path: ShopPath.home())
 

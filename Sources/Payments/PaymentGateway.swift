@@ -38,13 +38,27 @@ public struct ProviderPayment: Sendable, Equatable {
     public let status: Status
     /// How much of it has been refunded so far (partial refunds leave it `paid`).
     public let cancelledAmount: Int
+    /// Each refund made of it, with the reason it was sent with (PortOne's `cancel_history`):
+    /// how a partial refund whose answer was lost is recognised by the tag its reason carries.
+    public let cancellations: [Cancellation]
 
-    public init(providerID: String, merchantUID: String, amount: Int, status: Status, cancelledAmount: Int = 0) {
+    public struct Cancellation: Sendable, Equatable {
+        public let amount: Int
+        public let reason: String
+
+        public init(amount: Int, reason: String) {
+            self.amount = amount
+            self.reason = reason
+        }
+    }
+
+    public init(providerID: String, merchantUID: String, amount: Int, status: Status, cancelledAmount: Int = 0, cancellations: [Cancellation] = []) {
         self.providerID = providerID
         self.merchantUID = merchantUID
         self.amount = amount
         self.status = status
         self.cancelledAmount = cancelledAmount
+        self.cancellations = cancellations
     }
 
     /// What can still be refunded.
@@ -129,6 +143,13 @@ public final class PortOneGateway: PaymentGateway {
         let status: String
         /// What has been refunded (PortOne keeps a partly refunded payment `paid`).
         let cancel_amount: Double?
+        /// Each refund: its amount and reason (and `pg_tid`, `cancelled_at`, `receipt_url`, unread).
+        let cancel_history: [CancelPayload]?
+    }
+
+    struct CancelPayload: Decodable {
+        let amount: Double?
+        let reason: String?
     }
 
     public func payment(id: String) async throws -> ProviderPayment {
@@ -146,7 +167,11 @@ public final class PortOneGateway: PaymentGateway {
             throw PaymentGatewayError.unavailable("amount \(payment.amount)")
         }
         let cancelled = payment.cancel_amount.flatMap { Int(exactly: $0.rounded()) }.map { min(max($0, 0), amount) } ?? 0
-        return ProviderPayment(providerID: payment.imp_uid, merchantUID: payment.merchant_uid, amount: amount, status: state, cancelledAmount: cancelled)
+        let cancellations = (payment.cancel_history ?? []).map {
+            ProviderPayment.Cancellation(amount: $0.amount.flatMap { Int(exactly: $0.rounded()) } ?? 0, reason: $0.reason ?? "")
+        }
+        return ProviderPayment(providerID: payment.imp_uid, merchantUID: payment.merchant_uid, amount: amount, status: state, cancelledAmount: cancelled,
+                               cancellations: cancellations)
     }
 
     public func cancel(paymentID: String, reason: String) async throws {

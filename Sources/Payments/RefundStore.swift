@@ -19,6 +19,9 @@ package struct RefundRow: Sendable, Equatable {
     package let doneAt: Date?
     /// `Refunds.Outcome`'s raw value once settled.
     package let outcome: String?
+    /// Part of the payment (nil: all that is left of it), and which part (`Refunds.wholePayment`).
+    package let amount: Int?
+    package let part: String
 }
 
 /// The one owner of `payment_refunds`, the refunds the server owes (`Refunds` keeps the rules:
@@ -39,19 +42,22 @@ package struct RefundStore {
         /// Until when an attempt holds the refund (nil: nobody does); apart from `nextAttemptAt`,
         /// the backoff, so an operator's "try again now" cannot move a refund out of a held claim.
         case claimedUntil = "claimed_until"
-        static let all = [id, gateway, paymentID, merchantUID, subject, reason, attempts, nextAttemptAt, lastError, doneAt, outcome]
+        /// Part of the payment (null: all that is left), and which part: a payment has one refund a part.
+        case amount, part
+        static let all = [id, gateway, paymentID, merchantUID, subject, reason, attempts, nextAttemptAt, lastError, doneAt, outcome, amount, part]
     }
 
     private var sql: any SQLDatabase { database.sql }
 
-    /// Records a refund due now, unless its payment (at its gateway) is recorded already: false then.
+    /// Records a refund due now, unless that part of its payment (at its gateway) is recorded already: false then.
     func record(_ refund: Refunds.Request, id: UUID, reason: String, now: Date) async throws -> Bool {
         try await !sql.raw("""
             INSERT INTO \(ident: Self.table) (\(ident: Column.id), \(ident: Column.gateway), \(ident: Column.paymentID), \(ident: Column.merchantUID),
-                \(ident: Column.subject), \(ident: Column.reason), \(ident: Column.requestedAt), \(ident: Column.attempts), \(ident: Column.nextAttemptAt))
+                \(ident: Column.subject), \(ident: Column.reason), \(ident: Column.requestedAt), \(ident: Column.attempts), \(ident: Column.nextAttemptAt),
+                \(ident: Column.amount), \(ident: Column.part))
             VALUES (\(bind: id), \(bind: refund.gateway), \(bind: refund.paymentID), \(bind: refund.merchantUID), \(bind: refund.subject),
-                    \(bind: reason), \(bind: now), 0, \(bind: now))
-            ON CONFLICT (\(ident: Column.gateway), \(ident: Column.paymentID)) DO NOTHING RETURNING \(ident: Column.id)
+                    \(bind: reason), \(bind: now), 0, \(bind: now), \(bind: refund.amount), \(bind: refund.part))
+            ON CONFLICT (\(ident: Column.gateway), \(ident: Column.paymentID), \(ident: Column.part)) DO NOTHING RETURNING \(ident: Column.id)
             """).all().isEmpty
     }
 
@@ -140,11 +146,20 @@ package struct RefundStore {
         return (try row?.decode(column: "total", as: Int.self) ?? 0, try row?.decode(column: "open", as: Int.self) ?? 0)
     }
 
-    /// The refund of a payment (at any gateway), if one was recorded: what the operator and the
-    /// tests look at.
-    package func refund(paymentID: String) async throws -> RefundRow? {
-        try await sql.raw("SELECT \(Self.columns) FROM \(ident: Self.table) WHERE \(ident: Column.paymentID) = \(bind: paymentID)")
-            .first().map(Self.row(from:))
+    /// The refund of a payment's `part` (at any gateway), if one was recorded: what the operator
+    /// and the tests look at.
+    package func refund(paymentID: String, part: String = Refunds.wholePayment) async throws -> RefundRow? {
+        try await sql.raw("""
+            SELECT \(Self.columns) FROM \(ident: Self.table) WHERE \(ident: Column.paymentID) = \(bind: paymentID) AND \(ident: Column.part) = \(bind: part)
+            """).first().map(Self.row(from:))
+    }
+
+    /// Every refund of a subject, oldest first: an order's refunds, each with its part.
+    package func refunds(subject: String) async throws -> [RefundRow] {
+        try await sql.raw("""
+            SELECT \(Self.columns) FROM \(ident: Self.table) WHERE \(ident: Column.subject) = \(bind: subject)
+            ORDER BY \(ident: Column.requestedAt), \(ident: Column.id)
+            """).all().map(Self.row(from:))
     }
 
     private static var columns: SQLList { SQLList(Column.all.map { SQLIdentifier($0) }) }
@@ -157,6 +172,7 @@ package struct RefundStore {
                   attempts: try row.decode(column: Column.attempts, as: Int.self),
                   nextAttemptAt: try row.decode(column: Column.nextAttemptAt, as: Date.self),
                   lastError: try row.decode(column: Column.lastError, as: String?.self), doneAt: try row.decode(column: Column.doneAt, as: Date?.self),
-                  outcome: try row.decode(column: Column.outcome, as: String?.self))
+                  outcome: try row.decode(column: Column.outcome, as: String?.self), amount: try row.decode(column: Column.amount, as: Int?.self),
+                  part: try row.decode(column: Column.part, as: String.self))
     }
 }

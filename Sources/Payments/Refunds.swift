@@ -1,4 +1,5 @@
 package import Fluent
+import FluentSQL
 import Metrics
 import Platform
 import SQLKit
@@ -35,21 +36,35 @@ package enum Refunds {
 
     /// A refund to make: the payment, the order it must have paid for (nil: whichever), and
     /// what the refund is for (`banchan_order:{id}`, shown on that order's page while pending).
+    /// `amount`: part of the payment (one line of an order), nil for all that is left of it;
+    /// `part` names which part, so a payment has at most one refund of each (`whole` for all of it).
     package struct Request: Sendable {
         package let gateway: String
         package let paymentID: String
         package let merchantUID: String?
         package let subject: String
         package let reason: String
+        package let amount: Int?
+        package let part: String
 
-        package init(gateway: String, paymentID: String, merchantUID: String?, subject: String, reason: String) {
+        package init(gateway: String, paymentID: String, merchantUID: String?, subject: String, reason: String,
+                     amount: Int? = nil, part: String = Refunds.wholePayment) {
             self.gateway = gateway
             self.paymentID = paymentID
             self.merchantUID = merchantUID
             self.subject = subject
             self.reason = reason
+            self.amount = amount
+            self.part = part
         }
     }
+
+    /// The `part` of a refund of everything a payment has left.
+    package static let wholePayment = "whole"
+
+    /// What a partial refund's reason carries to the provider, so an attempt whose answer was lost
+    /// finds it in the payment's refunds (`cancel_history`) and does not refund it again.
+    package static func tag(of id: UUID) -> String { "[#" + id.uuidString.prefix(8).lowercased() + "]" }
 
     /// A subject's refund as its owner sees it.
     package enum State: String, Sendable, Codable {
@@ -209,7 +224,21 @@ package enum Refunds {
         case .ready: throw PaymentGatewayError.unavailable("payment not settled at the provider yet")
         case .paid:
             if let expected = refund.merchantUID, payment.merchantUID != expected { return .notThisOrder }
-            try await gateway.cancel(paymentID: payment.providerID, reason: refund.reason)
+            guard let amount = refund.amount else {
+                // Everything the payment has left, after any partial refunds of it.
+                try await gateway.cancel(paymentID: payment.providerID, reason: refund.reason)
+                return .refunded
+            }
+            let tag = tag(of: refund.id)
+            if payment.cancellations.contains(where: { $0.reason.contains(tag) }) { return .alreadyCancelled }
+            // Less left than this part (refunded meanwhile at the provider's own console): the
+            // operator sees it failing in the console and `/metrics`, and decides.
+            guard payment.refundable >= amount else {
+                throw PaymentGatewayError.unavailable("\(amount) to refund, \(payment.refundable) left of the payment")
+            }
+            // The checksum is the provider's own count of what is left: a partial refund of the same
+            // payment going through at the same moment makes this one refused (and retried), not doubled.
+            try await gateway.cancel(paymentID: payment.providerID, reason: refund.reason + " " + tag, amount: amount, checksum: payment.refundable)
             return .refunded
         }
     }
@@ -223,7 +252,14 @@ extension Result where Failure == any Error {
 
 package struct CreatePaymentRefunds: NamedMigration {
     package func prepare(on database: any Database) async throws {
-        try await database.schema(RefundStore.table)
+        try await create(RefundStore.table, on: database, parts: false)
+        try await Self.createIndexes(on: database)
+    }
+
+    /// The table as this migration made it, or (`parts`: with the claim and the parts) as
+    /// `AddPaymentRefundParts` builds it again on SQLite.
+    func create(_ table: String, on database: any Database, parts: Bool) async throws {
+        let columns = database.schema(table)
             .id()
             .field("gateway", .string, .required)
             .field("payment_id", .string, .required)
@@ -236,14 +272,80 @@ package struct CreatePaymentRefunds: NamedMigration {
             .field("last_error", .string)
             .field("done_at", .datetime)
             .field("outcome", .string)
-            .unique(on: "gateway", "payment_id")
-            .create()
+        guard parts else {
+            try await columns.unique(on: "gateway", "payment_id").create()
+            return
+        }
+        typealias Column = RefundStore.Column
+        try await columns.field(Column.claimedUntil.fieldKey, .datetime).field(Column.amount.fieldKey, .int)
+            .field(Column.part.fieldKey, .string, .required, .sql(.default(Refunds.wholePayment)))
+            .unique(on: Column.gateway.fieldKey, Column.paymentID.fieldKey, Column.part.fieldKey, name: AddPaymentRefundParts.uniquePart).create()
+    }
+
+    static func createIndexes(on database: any Database) async throws {
         try await database.sql.create(index: "payment_refunds_subject").on(RefundStore.table).column("subject").run()
         try await database.sql.create(index: "payment_refunds_due").on(RefundStore.table).column("done_at").column("next_attempt_at").run()
     }
 
     package func revert(on database: any Database) async throws {
         try await database.schema(RefundStore.table).delete()
+    }
+
+    package init() {}
+}
+
+/// Issue 61: a payment may owe several refunds, one per part (`part`: `whole`, or one line of an
+/// order), each of `amount` (null: all that is left). The uniqueness moves from (gateway,
+/// payment) to (gateway, payment, part); SQLite cannot drop a table's constraint, so there the
+/// table is built again with its rows (in one transaction: `SafeMigrations`).
+package struct AddPaymentRefundParts: NamedMigration {
+    typealias Column = RefundStore.Column
+
+    package func prepare(on database: any Database) async throws {
+        guard database.sql.dialect.name == "sqlite" else {
+            try await database.schema(RefundStore.table).field(Column.amount.fieldKey, .int)
+                .field(Column.part.fieldKey, .string, .required, .sql(.default(Refunds.wholePayment)))
+                .deleteUnique(on: Column.gateway.fieldKey, Column.paymentID.fieldKey)
+                .unique(on: Column.gateway.fieldKey, Column.paymentID.fieldKey, Column.part.fieldKey, name: Self.uniquePart).update()
+            return
+        }
+        try await Self.rebuild(on: database) { table in
+            try await CreatePaymentRefunds().create(table, on: database, parts: true)
+        }
+    }
+
+    /// Named: PostgreSQL cuts Fluent's own name for it (over 63 bytes), which could not be dropped by that name.
+    static let uniquePart = "payment_refunds_payment_part"
+
+    package func revert(on database: any Database) async throws {
+        // Back to one refund a payment: the partial ones go (that table cannot tell them apart).
+        try await database.sql.delete(from: RefundStore.table)
+            .where(SQLIdentifier(Column.part), .notEqual, SQLBind(Refunds.wholePayment)).run()
+        guard database.sql.dialect.name == "sqlite" else {
+            // Its own statement: PostgreSQL runs a table's drops in its own order, the columns (and so the constraint) first.
+            try await database.schema(RefundStore.table).deleteConstraint(name: Self.uniquePart).update()
+            try await database.schema(RefundStore.table)
+                .unique(on: Column.gateway.fieldKey, Column.paymentID.fieldKey)
+                .deleteField(Column.amount.fieldKey).deleteField(Column.part.fieldKey).update()
+            return
+        }
+        try await Self.rebuild(on: database) { table in
+            try await CreatePaymentRefunds().create(table, on: database, parts: false)
+            try await database.schema(table).field(Column.claimedUntil.fieldKey, .datetime).update()
+        }
+    }
+
+    /// SQLite's way to change a constraint: a new table made by `create`, the rows copied (the
+    /// columns both have), the old one dropped, the new one renamed, its indexes made again.
+    private static func rebuild(on database: any Database, create: (String) async throws -> Void) async throws {
+        let sql = database.sql
+        let rebuilt = RefundStore.table + "_rebuilt"
+        try await create(rebuilt)
+        let kept = SQLList(Column.allCases.filter { $0 != .amount && $0 != .part }.map { SQLIdentifier($0) })
+        try await sql.raw("INSERT INTO \(ident: rebuilt) (\(kept)) SELECT \(kept) FROM \(ident: RefundStore.table)").run()
+        try await sql.drop(table: RefundStore.table).run()
+        try await sql.raw("ALTER TABLE \(ident: rebuilt) RENAME TO \(ident: RefundStore.table)").run()
+        try await CreatePaymentRefunds.createIndexes(on: database)
     }
 
     package init() {}

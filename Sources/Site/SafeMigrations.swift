@@ -22,7 +22,7 @@ package enum SafeMigrations {
     /// Every migration a site of `features` knows, in the order they run: the payments tables (no
     /// feature owns them alone), then each feature's, in the order given.
     package static func all(for features: [any Feature.Type]) -> [any Migration] {
-        [CreatePaymentRefunds(), AddPaymentRefundClaims()] + features.flatMap { $0.migrations }
+        [CreatePaymentRefunds(), AddPaymentRefundClaims(), AddPaymentRefundParts()] + features.flatMap { $0.migrations }
     }
 
     /// What `configureSite` registers: each of `all` in a transaction of its own.

@@ -108,7 +108,7 @@ final class BanchanOrderStoreTests: XCTestCase {
             XCTAssertEqual(try XCTUnwrap(order.createdAt).timeIntervalSince1970, try XCTUnwrap(model.createdAt).timeIntervalSince1970, accuracy: 0.001)
             XCTAssertEqual(order.lines, model.lines.map {
                 BanchanStore.OrderRow.Line(hash: $0.hash, title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity, pointsPerUnit: $0.pointsPerUnit,
-                                           originalPrice: $0.originalPrice)
+                                           originalPrice: $0.originalPrice, line: $0.line, refundedQuantity: $0.refundedQuantity)
             })
             let othersKey = try await store.order(withKey: "key-1", ownerKey: "device:d")
             XCTAssertNil(othersKey)

@@ -1,6 +1,7 @@
 import Fluent
 @testable import Payments
 import Platform
+import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 
@@ -9,10 +10,57 @@ import XCTVapor
 /// what is due and hides it for the lease; a settled refund stays settled.
 final class RefundStoreTests: XCTestCase {
     /// Payments' own tables, and nothing of the site: the store is tested on its table alone.
-    static let migrations: [any Migration] = [CreatePaymentRefunds(), AddPaymentRefundClaims()]
+    static let migrations: [any Migration] = [CreatePaymentRefunds(), AddPaymentRefundClaims(), AddPaymentRefundParts()]
 
     private func request(_ payment: String, subject: String = "banchan_order:one") -> Refunds.Request {
         Refunds.Request(gateway: "portone", paymentID: payment, merchantUID: "m-\(payment)", subject: subject, reason: "test")
+    }
+
+    /// Issue 61: a payment owes one refund a part (the whole, or one line of an order); the
+    /// migration that allows parts keeps every refund recorded before it (SQLite builds the table
+    /// again), and going back keeps the whole-payment ones.
+    func testAPaymentOwesOneRefundAPartAndTheMigrationKeepsEarlierRefunds() async throws {
+        try await withTestDatabase(migrations: [CreatePaymentRefunds(), AddPaymentRefundClaims()]) { database in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let id = UUID()
+            // Written as the server before the migration wrote it.
+            try await database.sql.raw("""
+                INSERT INTO payment_refunds (id, gateway, payment_id, merchant_uid, subject, reason, requested_at, attempts, next_attempt_at, last_error, claimed_until)
+                VALUES (\(bind: id), 'portone', 'imp_before', 'm-1', 'banchan_order:one', 'cancelled', \(bind: now), 2, \(bind: now), 'PG사 취소 요청 실패', \(bind: now))
+                """).run()
+            try await AddPaymentRefundParts().prepare(on: database)
+
+            let store = RefundStore(database: database)
+            let found = try await store.refund(paymentID: "imp_before")
+            let kept = try XCTUnwrap(found)
+            XCTAssertEqual(kept.id, id)
+            XCTAssertEqual([kept.attempts], [2])
+            XCTAssertEqual(kept.lastError, "PG사 취소 요청 실패")
+            XCTAssertEqual(kept.part, Refunds.wholePayment)
+            XCTAssertNil(kept.amount, "a refund from before is of all the payment had left")
+            let whole = try await store.record(request("imp_before"), id: UUID(), reason: "again", now: now)
+            XCTAssertFalse(whole, "the whole payment is still owed once")
+
+            // Two lines of the same payment, each once.
+            let line = { (part: String) in
+                Refunds.Request(gateway: "portone", paymentID: "imp_before", merchantUID: "m-1", subject: "banchan_order:one", reason: "line",
+                                amount: 4_900, part: part)
+            }
+            let first = try await store.record(line("line:a"), id: UUID(), reason: "line", now: now)
+            let second = try await store.record(line("line:b"), id: UUID(), reason: "line", now: now)
+            let firstAgain = try await store.record(line("line:a"), id: UUID(), reason: "line", now: now)
+            XCTAssertEqual([first, second, firstAgain], [true, true, false])
+            let parts = try await store.refunds(subject: "banchan_order:one")
+            XCTAssertEqual(Set(parts.map(\.part)), [Refunds.wholePayment, "line:a", "line:b"])
+            XCTAssertEqual(parts.filter { $0.part != Refunds.wholePayment }.map(\.amount), [4_900, 4_900])
+            let claimed = try await store.claimDue(limit: 10, now: now.addingTimeInterval(60), leaseEnd: now.addingTimeInterval(120))
+            XCTAssertEqual(claimed.count, 3, "the indexes and the claim column came through the rebuild")
+
+            // Back: the parts go, the whole-payment refund stays.
+            try await AddPaymentRefundParts().revert(on: database)
+            let count = try await database.sql.raw("SELECT COUNT(*) AS n FROM payment_refunds").first(decodingColumn: "n", as: Int.self)
+            XCTAssertEqual(count, 1)
+        }
     }
 
     func testRecordingAndCounting() async throws {

@@ -14,13 +14,27 @@ package final class FakePortOne: Sendable {
         package let status: String
         /// Refunded so far; a partly refunded payment stays `paid`, as PortOne keeps it.
         package var cancelAmount = 0
+        /// Each refund made, as `cancel_history` lists it: the amount and the reason sent with it.
+        package var history: [Cancellation] = []
 
-        package init(merchantUID: String, amount: Int, status: String, cancelAmount: Int = 0) {
+        package init(merchantUID: String, amount: Int, status: String, cancelAmount: Int = 0, history: [Cancellation] = []) {
             self.merchantUID = merchantUID
             self.amount = amount
             self.status = status
             self.cancelAmount = cancelAmount
+            self.history = history
         }
+
+        /// The same payment with a refund of `amount` made (cancelled once nothing is left).
+        func cancelling(_ amount: Int, reason: String) -> Payment {
+            let cancelled = cancelAmount + amount
+            return Payment(merchantUID: merchantUID, amount: self.amount, status: cancelled >= self.amount ? "cancelled" : status,
+                           cancelAmount: cancelled, history: history + [Cancellation(amount: amount, reason: reason)])
+        }
+    }
+    package struct Cancellation: Sendable, Encodable {
+        package let amount: Int
+        package let reason: String
     }
     package struct State: Sendable {
         package var payments: [String: Payment] = [:]
@@ -136,7 +150,8 @@ package final class FakePortOne: Sendable {
             guard let payment = self.state.withLockedValue({ $0.payments[id] }) else {
                 return self.json(.notFound, #"{"code":1,"message":"존재하지 않는 결제정보입니다.","response":null}"#)
             }
-            return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(id)","merchant_uid":"\#(payment.merchantUID)","amount":\#(payment.amount),"cancel_amount":\#(payment.cancelAmount),"status":"\#(payment.status)","pay_method":"card","currency":"KRW"}}"#)
+            let history = String(decoding: (try? JSONEncoder().encode(payment.history)) ?? Data("[]".utf8), as: UTF8.self)
+            return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(id)","merchant_uid":"\#(payment.merchantUID)","amount":\#(payment.amount),"cancel_amount":\#(payment.cancelAmount),"cancel_history":\#(history),"status":"\#(payment.status)","pay_method":"card","currency":"KRW"}}"#)
         }
         app.post("payments", "cancel") { req -> Response in
             struct Cancel: Decodable { let imp_uid: String; let reason: String?; let amount: Int?; let checksum: Int? }
@@ -149,19 +164,23 @@ package final class FakePortOne: Sendable {
             // A partial cancel, as PortOne takes it: the amount, and the checksum of what was still
             // refundable before it; the payment stays paid until nothing is left.
             if let amount = cancel.amount {
-                let refused: String? = self.state.withLockedValue { state in
+                let (refused, delay): (String?, TimeAmount) = self.state.withLockedValue { state in
                     state.cancelCalls += 1
-                    guard let payment = state.payments[cancel.imp_uid], payment.status == "paid" else { return "이미 전액취소된 주문입니다." }
+                    if state.refuseCancels > 0 {
+                        state.refuseCancels -= 1
+                        return ("PG사 취소 요청 실패", .zero)
+                    }
+                    guard let payment = state.payments[cancel.imp_uid], payment.status == "paid" else { return ("이미 전액취소된 주문입니다.", .zero) }
                     let refundable = payment.amount - payment.cancelAmount
-                    guard cancel.checksum == refundable else { return "checksum mismatch" }
-                    guard amount > 0, amount <= refundable else { return "취소할 금액이 취소 가능 금액을 초과합니다." }
-                    let left = refundable - amount
-                    state.payments[cancel.imp_uid] = Payment(merchantUID: payment.merchantUID, amount: payment.amount, status: left == 0 ? "cancelled" : "paid",
-                                                             cancelAmount: payment.cancelAmount + amount)
+                    guard cancel.checksum == refundable else { return ("checksum mismatch", .zero) }
+                    guard amount > 0, amount <= refundable else { return ("취소할 금액이 취소 가능 금액을 초과합니다.", .zero) }
+                    state.payments[cancel.imp_uid] = payment.cancelling(amount, reason: cancel.reason ?? "")
                     state.partialCancels.append((cancel.imp_uid, amount))
-                    return nil
+                    return (nil, state.cancelAnswerDelay)
                 }
                 if let refused { return self.json(.ok, #"{"code":-1,"message":"\#(refused)","response":null}"#) }
+                // Made at once, answered late (a slow provider: the caller may have given up by then).
+                if delay > .zero { try await Task.sleep(nanoseconds: UInt64(delay.nanoseconds)) }
                 return self.json(.ok, #"{"code":0,"message":null,"response":{"imp_uid":"\#(cancel.imp_uid)","status":"paid"}}"#)
             }
             enum Answer { case refused, alreadyCancelled, cancelled(after: TimeAmount), held(for: TimeAmount) }
@@ -177,8 +196,8 @@ package final class FakePortOne: Sendable {
                     state.mostCancelsInFlight = max(state.mostCancelsInFlight, state.cancelsInFlight)
                     return .held(for: state.cancelAnswerDelay)
                 }
-                // As PortOne does: the payment now reads as cancelled.
-                state.payments[cancel.imp_uid] = Payment(merchantUID: payment.merchantUID, amount: payment.amount, status: "cancelled")
+                // As PortOne does: the payment now reads as cancelled, all of it refunded.
+                state.payments[cancel.imp_uid] = payment.cancelling(payment.amount - payment.cancelAmount, reason: cancel.reason ?? "")
                 state.cancelled.append(cancel.imp_uid)
                 return .cancelled(after: state.cancelAnswerDelay)
             }

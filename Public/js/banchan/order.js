@@ -1,8 +1,9 @@
 // An order's page follows the order: when the shop moves it (preparing, shipped with its
 // tracking link, delivered, a cancel request answered) on any instance, the order's part of the
 // page (`#order-live`: status, steps, the buttons its state allows, the delivery card) is read
-// again from the server and swapped in, and a status line tells screen readers what changed.
-// The socket (`/shop/orders/{id}/live`) says `{"status": …}` at once and on every move; while it
+// again from the server and swapped in, and a status line tells screen readers what changed; the
+// same when the shop refunds part of it (`refundedUnits` grows).
+// The socket (`/shop/orders/{id}/live`) says `{"status": …, "refundedUnits": …}` at once and on every move; while it
 // is down, the page is read again every 20 seconds instead. A delivered or cancelled order has
 // nothing more to follow.
 //
@@ -17,6 +18,7 @@ const note = document.getElementById('order-live-note');
 
 if (region?.dataset.live) {
   let shown = region.dataset.status;
+  let shownRefunds = region.dataset.refundedUnits ?? '0';
   let reading = false;
   let readAgain = false;
   let following = null;
@@ -33,9 +35,11 @@ if (region?.dataset.live) {
       if (!response.ok) return;
       const fresh = new DOMParser().parseFromString(await response.text(), 'text/html').getElementById('order-live');
       const current = document.getElementById('order-live');
-      if (!fresh || !current || fresh.dataset.status === shown) return;
+      if (!fresh || !current) return;
+      if (fresh.dataset.status === shown && (fresh.dataset.refundedUnits ?? '0') === shownRefunds) return;
       current.replaceWith(document.adoptNode(fresh));
       shown = fresh.dataset.status;
+      shownRefunds = fresh.dataset.refundedUnits ?? '0';
       const status = fresh.querySelector('#order-status')?.textContent ?? shown;
       if (note) note.textContent = (fresh.dataset.moved || '{status}').replace('{status}', status);
       if (FINAL.has(shown)) following?.stop();
@@ -50,7 +54,8 @@ if (region?.dataset.live) {
 
   following = follow(region.dataset.live, {
     onMessage(message) {
-      if (typeof message.status === 'string' && message.status !== shown) refresh();
+      const refunds = typeof message.refundedUnits === 'number' ? String(message.refundedUnits) : shownRefunds;
+      if ((typeof message.status === 'string' && message.status !== shown) || refunds !== shownRefunds) refresh();
     },
     poll: refresh,
     interval: 20000,

@@ -83,6 +83,20 @@ struct OrderResponse: Content {
         let subtotal: Int
         /// The price before the dish's sale when it was ordered; null without a sale.
         @NullEncoded var originalPrice: Int?
+        /// Its position in the order (0 first), as `POST /api/v1/admin/orders/{id}/refunds` names it.
+        let line: Int
+        /// How many of `quantity` the shop refunded.
+        let refundedQuantity: Int
+    }
+    /// Some units of one line the shop refunded: `pending` until the provider confirms it, then `done`.
+    struct LineRefundResponse: Content {
+        let id: UUID
+        let line: Int
+        let quantity: Int
+        let amount: Int
+        let reason: String
+        let refundedAt: Date
+        let status: Refunds.State
     }
     let id: UUID
     let merchantUID: String
@@ -116,13 +130,18 @@ struct OrderResponse: Content {
     @NullEncoded var paymentMethod: Delivery.PaymentMethod?
     /// How it travels once shipped, when the shop said; null before.
     @NullEncoded var shipment: ShipmentResponse?
+    /// Won the shop gave back by line refunds (the rest of `total` stands).
+    let refundedTotal: Int
+    /// Each line refund, oldest first; null in lists (read an order alone to see them).
+    @NullEncoded var lineRefunds: [LineRefundResponse]?
 
-    init(_ order: BanchanStore.OrderRow, gateway: String?, refund: Refunds.State? = nil) {
+    init(_ order: BanchanStore.OrderRow, gateway: String?, refund: Refunds.State? = nil,
+         lineRefunds: [(refund: BanchanStore.LineRefund, state: Refunds.State)]? = nil) {
         id = order.id
         merchantUID = order.merchantUID
         status = order.status
         items = order.lines.map { Item(hash: $0.hash, title: $0.title, unitPrice: $0.unitPrice, quantity: $0.quantity, subtotal: $0.unitPrice * $0.quantity,
-                                       originalPrice: $0.originalPrice) }
+                                       originalPrice: $0.originalPrice, line: $0.line, refundedQuantity: $0.refundedQuantity) }
         itemsTotal = order.itemsTotal
         deliveryFee = order.deliveryFee
         total = order.total
@@ -143,6 +162,18 @@ struct OrderResponse: Content {
         delivery = order.delivery.map(DeliveryResponse.init)
         paymentMethod = order.delivery?.paymentMethod
         shipment = order.shipment.map(ShipmentResponse.init)
+        refundedTotal = order.refundedTotal
+        self.lineRefunds = lineRefunds?.map {
+            LineRefundResponse(id: $0.refund.id, line: $0.refund.line, quantity: $0.refund.quantity, amount: $0.refund.amount, reason: $0.refund.reason,
+                               refundedAt: $0.refund.refundedAt, status: $0.state)
+        }
+    }
+
+    /// An order read alone: with its refund's state and its line refunds.
+    static func alone(_ order: BanchanStore.OrderRow, _ req: Request) async throws -> OrderResponse {
+        let service = req.banchan
+        return OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await service.refundState(ofOrder: order.id),
+                             lineRefunds: order.refundedUnits > 0 ? try await service.lineRefunds(ofOrder: order.id) : [])
     }
 }
 

@@ -198,7 +198,7 @@ struct BanchanAPI: RouteCollection {
 
     func order(req: Request) async throws -> OrderResponse {
         let order = try await req.banchan.order(try req.orderIDParameter(), of: try req.shopOwner())
-        return OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await req.banchan.refundState(ofOrder: order.id))
+        return try await OrderResponse.alone(order, req)
     }
 
     struct CancelBody: Content { package let reason: String? }
@@ -207,7 +207,7 @@ struct BanchanAPI: RouteCollection {
         let owner = try req.shopOwner()
         let reason = try req.decodeJSON(CancelBody.self).reason?.trimmingCharacters(in: .whitespacesAndNewlines)
         let order = try await req.banchan.cancel(try req.orderIDParameter(), of: owner, reason: String((reason?.isEmpty == false ? reason! : "cancelled by customer").prefix(200)))
-        return OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await req.banchan.refundState(ofOrder: order.id))
+        return try await OrderResponse.alone(order, req)
     }
 
     package struct PaymentBody: Content {

@@ -11,6 +11,7 @@ struct BanchanAdminAPI: RouteCollection {
         let admin = routes.grouped("api", "v1", "admin")
         admin.get("orders", use: orders)
         admin.post("orders", ":order", "status", use: advance)
+        admin.post("orders", ":order", "refunds", use: refundLine)
         admin.get("shop-settings", use: shopSettings)
         admin.put("shop-settings", use: changeShopSettings)
     }
@@ -62,6 +63,25 @@ struct BanchanAdminAPI: RouteCollection {
         let body = try req.decodeJSON(BanchanAPI.StatusBody.self)
         let order = try await req.banchan.advance(try req.orderIDParameter(), to: body.status, by: admin.id,
                                                   courier: body.courier, trackingNumber: body.trackingNumber)
-        return OrderResponse(order, gateway: req.application.paymentGateway?.name, refund: try await req.banchan.refundState(ofOrder: order.id))
+        return try await OrderResponse.alone(order, req)
+    }
+
+    /// Some units of one line to refund (`line`: the item's `line`; `quantity` absent: all the
+    /// line has left), and why, as the buyer reads it.
+    struct LineRefundBody: Content {
+        let line: Int
+        var quantity: Int?
+        var reason: String?
+    }
+
+    /// `POST /api/v1/admin/orders/{id}/refunds`: refunds some units of one line of a paid order;
+    /// 201 with the order (its `lineRefunds`, `refundedTotal`, each item's `refundedQuantity`).
+    func refundLine(req: Request) async throws -> Response {
+        let admin = try req.requireAdmin()
+        let body = try req.decodeJSON(LineRefundBody.self)
+        let reason = String((body.reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(200))
+        let order = try await req.banchan.refundLine(of: try req.orderIDParameter(), line: body.line, quantity: body.quantity,
+                                                     reason: reason.isEmpty ? "refunded by the shop" : reason, by: admin.id)
+        return try await OrderResponse.alone(order, req).encodeResponse(status: .created, for: req)
     }
 }

@@ -104,6 +104,12 @@ public enum OrderStatus: String, Codable, Sendable, CaseIterable {
     public var canRequestCancel: Bool { self == .preparing }
     /// The operator may cancel (and refund): anything that has not shipped.
     public var operatorCanCancel: Bool { canCancel || self == .preparing || self == .cancelRequested }
+    /// The operator may refund some units of a line of a paid order (a dish out, a dish spoiled on
+    /// arrival) until it is cancelled; the rest of the order stands.
+    public var operatorCanRefundLine: Bool { self == .paid || self == .preparing || self == .cancelRequested || self == .shipped || self == .delivered }
+    /// A refunded line's units go back to stock only while the order has not left the shop; before
+    /// then, refunding every unit left is cancelling the order (the delivery fee too), not a line.
+    public var notShipped: Bool { self == .paid || self == .preparing || self == .cancelRequested }
 
     public func canMove(to next: OrderStatus) -> Bool {
         switch (self, next) {

@@ -156,6 +156,45 @@ extension BanchanService {
         return after
     }
 
+    /// The shop refunds some units of one line of a paid order (`BanchanStore.refundLine`: a dish
+    /// that ran out, one that arrived spoiled), the rest of the order standing: the amount goes
+    /// back through the refund queue (a part of the payment, tried at once, retried until the
+    /// provider confirms it), the units go back on the shelf while the order has not shipped, the
+    /// audit log records it, the buyer's inbox hears it and the order's open pages follow.
+    /// `quantity` nil: every unit of the line not refunded yet.
+    func refundLine(of id: UUID, line: Int, quantity: Int?, reason: String, by operator: UUID?) async throws -> OrderRow {
+        guard let order = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
+        guard let paymentID = order.paymentID, order.status.operatorCanRefundLine else {
+            throw AppError.conflict("line_refund_refused", ["status": order.status.rawValue])
+        }
+        let provider = order.paymentProvider ?? gateway?.name ?? "none"
+        let subjectID = order.steps.number ?? id.uuidString.lowercased()
+        let title = order.lines.first { $0.line == line }?.title ?? ""
+        let now = environment.now()
+        let done = try await store.refundLine(.init(orderID: id, line: line, quantity: quantity, reason: reason, by: `operator`), at: now) { refundID, amount in
+            Refunds.Request(gateway: provider, paymentID: paymentID, merchantUID: order.merchantUID, subject: BanchanOrder.refundSubject(id),
+                            reason: reason, amount: amount, part: BanchanOrder.lineRefundPart(refundID))
+        } audit: { refund in
+            AuditEntry(actorID: `operator`, action: "banchan.order.line_refund", subjectType: "banchan_order", subjectID: subjectID, before: nil,
+                       after: ["line": String(refund.line + 1), "title": title, "quantity": String(refund.quantity), "amount": String(refund.amount),
+                               "reason": refund.reason], at: now)
+        }
+        await Refunds.attempt(done.paymentRefund, on: database, gateway: gateway, logger: logger, now: environment.now())
+        guard let after = try await store.order(id, ownerKey: nil) else { throw AppError.notFound("order_not_found") }
+        await store.announceMoved(id, to: after.status, refundedUnits: after.refundedUnits)
+        await tellBuyer(after, kind: "order_line_refunded")
+        return after
+    }
+
+    /// An order's line refunds, each with whether the provider confirmed it (`Refunds.State`).
+    func lineRefunds(ofOrder id: UUID) async throws -> [(refund: BanchanStore.LineRefund, state: Refunds.State)] {
+        let refunds = try await store.lineRefunds(ofOrder: id)
+        guard !refunds.isEmpty else { return [] }
+        let settled = Dictionary(try await RefundStore(database: database).refunds(subject: BanchanOrder.refundSubject(id)).map { ($0.part, $0.doneAt != nil) },
+                                 uniquingKeysWith: { first, _ in first })
+        return refunds.map { ($0, settled[BanchanOrder.lineRefundPart($0.id)] == true ? .done : .pending) }
+    }
+
     /// Cancels orders still awaiting payment after the payment window, returning their stock.
     /// Safe to run from several processes at once: each cancellation is one conditional update.
     @discardableResult
@@ -243,12 +282,13 @@ extension BanchanService {
 
     /// The inbox entries about an order, read when its buyer opens it.
     func orderSeen(_ id: UUID, by user: UUID) async throws {
-        try await inbox.markRead(for: user, kinds: OrderStatus.allCases.map { "order_\($0.rawValue)" } + ["order_expired", "order_cancel_declined"], subject: id)
+        try await inbox.markRead(for: user, kinds: OrderStatus.allCases.map { "order_\($0.rawValue)" } + ["order_expired", "order_cancel_declined", "order_line_refunded"], subject: id)
     }
 
     /// The buyer's inbox (and so a push) hears of a change they did not make themselves: paid,
     /// preparing, shipped, delivered, cancelled by the shop (kind `order_<status>`), a cancel request
-    /// declined (`order_cancel_declined`), or the payment window run out (`order_expired`); the
+    /// declined (`order_cancel_declined`), a line refunded (`order_line_refunded`), or the payment
+    /// window run out (`order_expired`); the
     /// order's page marks them read. A failure is logged: the order has moved either way,
     /// and its page shows it.
     func tellBuyer(_ order: OrderRow, kind: String? = nil) async {

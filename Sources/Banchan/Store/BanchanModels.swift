@@ -93,6 +93,8 @@ final class BanchanOrder: Model, @unchecked Sendable {
 
     /// What the order's refunds are recorded under (`Refunds`).
     static func refundSubject(_ id: UUID?) -> String { "banchan_order:\(id?.uuidString ?? "")" }
+    /// The part of the order's payment a line refund is (`Refunds.Request.part`).
+    static func lineRefundPart(_ refundID: UUID) -> String { "line:" + refundID.uuidString.lowercased() }
 }
 
 /// A line of an order, with the title and price as they were when ordered.
@@ -110,6 +112,7 @@ final class BanchanOrderItem: Model, @unchecked Sendable {
     @Field(key: BanchanStore.ItemColumn.quantity.fieldKey) var quantity: Int
     @Field(key: BanchanStore.ItemColumn.pointsPerUnit.fieldKey) var pointsPerUnit: Int
     @OptionalField(key: BanchanStore.ItemColumn.originalPrice.fieldKey) var originalPrice: Int?
+    @Field(key: BanchanStore.ItemColumn.refundedQuantity.fieldKey) var refundedQuantity: Int
 
     init() {}
 }

@@ -90,6 +90,10 @@ extension BanchanStore {
             let pointsPerUnit: Int
             /// The price before the dish's sale, when it had one.
             let originalPrice: Int?
+            /// Its position in the order (0 first), as a line refund names it.
+            let line: Int
+            /// How many of `quantity` the shop refunded.
+            let refundedQuantity: Int
         }
 
         let id: UUID
@@ -118,6 +122,10 @@ extension BanchanStore {
         var paidAt: Date? { steps.paidAt }
         var cancelledAt: Date? { steps.cancelledAt }
         var createdAt: Date? { steps.placedAt }
+        /// Won given back by line refunds.
+        var refundedTotal: Int { lines.reduce(0) { $0 + $1.unitPrice * $1.refundedQuantity } }
+        /// How many units the shop refunded, over all lines.
+        var refundedUnits: Int { lines.reduce(0) { $0 + $1.refundedQuantity } }
 
         init(row: any SQLRow, lines: [Line]) throws {
             steps = try OrderSteps(row: row)
@@ -216,6 +224,8 @@ extension BanchanStore {
             let unitPrice: Int
             let quantity: Int
             let originalPrice: Int?
+            /// How many of `quantity` the shop refunded.
+            let refundedQuantity: Int
         }
 
         let id: UUID
@@ -232,6 +242,9 @@ extension BanchanStore {
         let delivery: OrderDelivery?
         let paymentProvider: String?
         let shipment: Shipment?
+        /// Won given back by line refunds, and how many units.
+        var refundedTotal: Int { lines.reduce(0) { $0 + $1.unitPrice * $1.refundedQuantity } }
+        var refundedUnits: Int { lines.reduce(0) { $0 + $1.refundedQuantity } }
     }
 
     /// The order with this id as its page shows it, when it is the owner's: one written-out
@@ -241,7 +254,7 @@ extension BanchanStore {
                              OrderColumn.merchantUID, OrderColumn.cancelReason, OrderColumn.paymentProvider] + OrderSteps.columns + OrderDelivery.columns
                             + OrderShipment.columns)
             .map { SQLColumn($0, table: "o") }
-        let itemColumns = [ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.originalPrice].map { SQLColumn($0, table: "i") }
+        let itemColumns = [ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.originalPrice, ItemColumn.refundedQuantity].map { SQLColumn($0, table: "i") }
         let rows = try await sql.raw("""
             SELECT \(SQLList(orderColumns + itemColumns))
             FROM \(orders) o LEFT JOIN \(items) i ON i.\(ident: ItemColumn.orderID) = o.\(ident: OrderColumn.id)
@@ -253,7 +266,8 @@ extension BanchanStore {
             guard let title = try row.decode(column: ItemColumn.title, as: String?.self) else { return nil }
             return OrderPageRow.Line(title: title, unitPrice: try row.decode(column: ItemColumn.unitPrice, as: Int.self),
                                      quantity: try row.decode(column: ItemColumn.quantity, as: Int.self),
-                                     originalPrice: try row.decode(column: ItemColumn.originalPrice, as: Int?.self))
+                                     originalPrice: try row.decode(column: ItemColumn.originalPrice, as: Int?.self),
+                                     refundedQuantity: try row.decode(column: ItemColumn.refundedQuantity, as: Int.self))
         }
         return OrderPageRow(id: id, status: try first.decode(column: OrderColumn.status, as: OrderStatus.self),
                             itemsTotal: try first.decode(column: OrderColumn.itemsTotal, as: Int.self),
@@ -291,7 +305,8 @@ extension BanchanStore {
                 hash: hash, title: try row.decode(column: ItemColumn.title, as: String.self),
                 unitPrice: try row.decode(column: ItemColumn.unitPrice, as: Int.self), quantity: try row.decode(column: ItemColumn.quantity, as: Int.self),
                 pointsPerUnit: try row.decode(column: ItemColumn.pointsPerUnit, as: Int.self),
-                originalPrice: try row.decode(column: ItemColumn.originalPrice, as: Int?.self)))
+                originalPrice: try row.decode(column: ItemColumn.originalPrice, as: Int?.self),
+                line: try row.decode(column: ItemColumn.line, as: Int.self), refundedQuantity: try row.decode(column: ItemColumn.refundedQuantity, as: Int.self)))
         }
         return try found.map { try OrderRow(row: $0.first, lines: $0.lines) }
     }
@@ -301,7 +316,7 @@ extension BanchanStore {
         OrderColumn.merchantUID, OrderColumn.paymentProvider, OrderColumn.paymentID, OrderColumn.cancelReason, OrderColumn.requestDigest,
     ] + OrderSteps.columns + OrderDelivery.columns + OrderShipment.columns
     private static let lineColumns = [ItemColumn.hash, ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.pointsPerUnit,
-                                      ItemColumn.originalPrice]
+                                      ItemColumn.originalPrice, ItemColumn.line, ItemColumn.refundedQuantity]
 
     /// Blanks who and where of the orders placed before `cutoff`: the recipient, the phone, the
     /// address and the note. The slot, the lines, the amounts and the dates stay for the books.

@@ -50,6 +50,8 @@ extension BanchanStore {
         case pointsPerUnit = "points_per_unit"
         /// The dish's price before its sale when ordered (the receipt's discount); null without one.
         case originalPrice = "original_price"
+        /// How many of `quantity` the shop refunded (`refundLine`).
+        case refundedQuantity = "refunded_quantity"
     }
 
     /// What an order asks for: a dish by its hash, and how many.
@@ -91,7 +93,7 @@ extension BanchanStore {
     }
 
     /// Gives units back to a dish: the stock now, or nil for a dish that is gone.
-    private func returnStock(_ quantity: Int, to dishID: UUID) async throws -> Int? {
+    func returnStock(_ quantity: Int, to dishID: UUID) async throws -> Int? {
         let stock = SQLIdentifier(DishColumn.stock)
         return try await sql.update(dishTable).set(stock, to: SQLBinaryExpression(stock, .add, SQLBind(quantity)))
             .where(SQLIdentifier(DishColumn.id), .equal, SQLBind(dishID))
@@ -101,7 +103,7 @@ extension BanchanStore {
     // MARK: Placing and cancelling
 
     /// Moves an order to cancelled (only from a cancellable state, decided by one conditional
-    /// update) and returns its units to stock, in one transaction with the refund it owes (if
+    /// update) and returns its units to stock (those a line refund has not given back already), in one transaction with the refund it owes (if
     /// any): the refund's id, or nil for none. False when the order had already moved on
     /// (nothing written). The stock given back is announced after the commit.
     func cancelOrder(_ id: UUID, reason: String, refunding refund: Refunds.Request?, now: Date,
@@ -122,9 +124,11 @@ extension BanchanStore {
             var stocks: [(hash: String, stock: Int)] = []
             let lines = try await transaction.sql.select()
                 .column(SQLIdentifier(ItemColumn.dishID)).column(SQLIdentifier(ItemColumn.hash)).column(SQLIdentifier(ItemColumn.quantity))
+                .column(SQLIdentifier(ItemColumn.refundedQuantity))
                 .from(BanchanOrderItem.schema).where(SQLIdentifier(ItemColumn.orderID), .equal, SQLBind(id)).orderBy(ItemColumn.line).all()
             for line in lines {
-                let quantity = try line.decode(column: ItemColumn.quantity, as: Int.self)
+                let quantity = try line.decode(column: ItemColumn.quantity, as: Int.self) - line.decode(column: ItemColumn.refundedQuantity, as: Int.self)
+                guard quantity > 0 else { continue }
                 if let stock = try await store.returnStock(quantity, to: try line.decode(column: ItemColumn.dishID, as: UUID.self)) {
                     stocks.append((try line.decode(column: ItemColumn.hash, as: String.self), stock))
                 }
@@ -152,15 +156,17 @@ extension BanchanStore {
     /// The topic an order's moves are announced on: its open pages follow it (on every instance).
     static func topic(ofOrder id: UUID) -> String { "banchan.order." + id.uuidString.lowercased() }
 
-    /// What an order's followers hear: the state it moved to.
+    /// What an order's followers hear: the state it moved to, and (after a line refund, and at
+    /// once on following) how many of its units the shop refunded, so a page follows a refund too.
     struct Moved: Codable, Sendable, Equatable {
         let status: OrderStatus
+        var refundedUnits: Int?
     }
 
     /// Tells the order's open pages it moved, once the move committed. `markPaid` and
     /// `cancelOrder` announce their own; a caller of `moveStatus` announces after its transaction.
-    func announceMoved(_ id: UUID, to status: OrderStatus) async {
-        guard let message = try? JSONEncoder().encode(Moved(status: status)) else { return }
+    func announceMoved(_ id: UUID, to status: OrderStatus, refundedUnits: Int? = nil) async {
+        guard let message = try? JSONEncoder().encode(Moved(status: status, refundedUnits: refundedUnits)) else { return }
         await environment.events.publish(String(decoding: message, as: UTF8.self), to: Self.topic(ofOrder: id))
     }
 

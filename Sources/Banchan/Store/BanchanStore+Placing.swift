@@ -139,6 +139,8 @@ extension BanchanStore {
         let quantity: Int
         let pointsPerUnit: Int
         let originalPrice: Int?
+        /// None yet: the shop refunds units of a line later (`refundLine`).
+        var refundedQuantity = 0
         typealias CodingKeys = ItemColumn
     }
 }

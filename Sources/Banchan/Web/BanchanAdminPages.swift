@@ -15,6 +15,8 @@ struct BanchanAdminPages: RouteCollection {
     static let orderStatus: PagePath1 = "/admin/orders/:order/status"
     static let orderCancel: PagePath1 = "/admin/orders/:order/cancel"
     static let orderRefund: PagePath1 = "/admin/orders/:order/refund"
+    /// Refunds some units of one line (`refundLine`).
+    static let orderLineRefund: PagePath1 = "/admin/orders/:order/refunds"
     static let packing: PagePath = "/admin/orders/packing"
     /// A day's orders as a spreadsheet (CSV) for the books and the courier's pickup list.
     static let export: PagePath = "/admin/orders/export"
@@ -32,6 +34,7 @@ struct BanchanAdminPages: RouteCollection {
         admin.post(Self.orderStatus, use: move)
         admin.get(Self.orderCancel, use: confirmCancel)
         admin.post(Self.orderRefund, use: retryRefund)
+        admin.post(Self.orderLineRefund, use: refundLine)
         admin.get(Self.packing, use: packingList)
         admin.get(Self.export, use: exportDay)
     }
@@ -93,7 +96,7 @@ struct BanchanAdminPages: RouteCollection {
         try await detailPage(req, error: nil)
     }
 
-    private func detailPage(_ req: Request, error: AppError?, shipForm: MoveForm? = nil) async throws -> Response {
+    private func detailPage(_ req: Request, error: AppError?, shipForm: MoveForm? = nil, lineRefundForm: LineRefundForm? = nil) async throws -> Response {
         let service = req.banchan
         guard let order = try await service.store.order(try req.orderIDParameter(), ownerKey: nil) else { throw AppError.notFound("order_not_found") }
         // Who receives it and where: recorded as every console view of someone's data is.
@@ -101,6 +104,8 @@ struct BanchanAdminPages: RouteCollection {
         var buyer: AccountStore.JoinedPerson?
         if let account = order.userID { buyer = try await AccountStore.person(account, on: req.db) }
         let refund = try await service.refundState(ofOrder: order.id)
+        let lineRefunds = order.refundedUnits > 0 ? try await service.lineRefunds(ofOrder: order.id) : []
+        let refundsLines = order.paymentID != nil && order.status.operatorCanRefundLine
         // The moves this state allows, in the order an operator takes them.
         let moves = [OrderStatus.preparing, .shipped, .delivered, .cancelled].filter { order.status.canMove(to: $0) }
         let title = order.steps.number.map { req.t("banchan.order.number", ["number": $0]) } ?? req.t("banchan.order.title")
@@ -115,11 +120,22 @@ struct BanchanAdminPages: RouteCollection {
                 BanchanPages.progress(req, order.status, order.steps),
                 .ul(.class("order-lines"), .forEach(order.lines) { line in
                     .li(.span(.text(line.title)), .span(.class("muted"), .text("\(req.won(line.unitPrice)) × \(line.quantity)")),
-                        .strong(.text(req.won(line.unitPrice * line.quantity))))
+                        .strong(.text(req.won(line.unitPrice * line.quantity))),
+                        BanchanPages.refundedTag(req, line.refundedQuantity, of: line.quantity),
+                        refundsLines && line.refundedQuantity < line.quantity ? Self.lineRefundForm(req, order, line, form: lineRefundForm) : .empty)
                 }),
                 .p(.class("order-total"), .text(req.t("banchan.total") + " " + req.won(order.total))),
+                order.refundedTotal > 0
+                    ? .p(.class("order-total"), .id("admin-refunded-total"), .text(req.t("banchan.order.refunded_total") + " −" + req.won(order.refundedTotal)))
+                    : .empty,
+                lineRefunds.isEmpty ? .empty : .ol(.class("line-refunds"), .id("admin-line-refunds"), .forEach(lineRefunds) { item in
+                    .li(.text(req.t("admin.order.line_refund_entry", [
+                        "title": order.lines.first { $0.line == item.refund.line }?.title ?? "", "count": String(item.refund.quantity),
+                        "amount": req.won(item.refund.amount), "reason": item.refund.reason, "time": PageDates.dotted(item.refund.refundedAt),
+                    ])), .span(.class(item.state == .pending ? "badge caution" : "badge"), .text(req.t("admin.order.line_refund_\(item.state.rawValue)"))))
+                }),
                 order.cancelReason.map { .p(.class("caution"), .id("admin-cancel-reason"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
-                refund.map { .p(.class("muted"), .id("admin-order-refund"), .text(req.t(Self.refundNote($0, of: order.status)))) } ?? .empty,
+                refund.map { .p(.class("muted"), .id("admin-order-refund"), .text(req.t(Self.refundNote($0, of: order.status, lineRefunds: !lineRefunds.isEmpty)))) } ?? .empty,
                 BanchanPages.deliveryCard(req, order.delivery),
                 refund == .pending ? .form(
                     .action(Self.orderRefund(order.id)), .method(.post), Layout.csrfField(req),
@@ -226,9 +242,59 @@ struct BanchanAdminPages: RouteCollection {
     static let personsOrdersShown = 20
 
     /// What the order's page says of its refund: the order's own once it is cancelled; on an order
-    /// that stands, the refund of a second payment made for it (`payment_duplicate`).
-    static func refundNote(_ refund: Refunds.State, of status: OrderStatus) -> String {
-        status == .cancelled ? "banchan.order.refund_\(refund.rawValue)" : "banchan.order.second_payment_refund_\(refund.rawValue)"
+    /// that stands, its line refunds, or else the refund of a second payment made for it (`payment_duplicate`).
+    static func refundNote(_ refund: Refunds.State, of status: OrderStatus, lineRefunds: Bool) -> String {
+        if status == .cancelled { return "banchan.order.refund_\(refund.rawValue)" }
+        return lineRefunds ? "banchan.order.line_refund_\(refund.rawValue)" : "banchan.order.second_payment_refund_\(refund.rawValue)"
+    }
+
+    /// A line refund as the console's form sends it: the line, how many of its units, and why.
+    struct LineRefundForm: Content {
+        let line: Int?
+        let quantity: Int?
+        let reason: String?
+    }
+
+    /// 부분 환불 under a line: how many of the units it has left (all of them first) and the reason
+    /// the buyer reads, folded until opened; kept as typed when it comes back with an error.
+    static func lineRefundForm(_ req: Request, _ order: BanchanStore.OrderRow, _ line: BanchanStore.OrderRow.Line,
+                               form: LineRefundForm?) -> Node<HTML.BodyContext> {
+        let left = line.quantity - line.refundedQuantity
+        let typed = form?.line == line.line ? form : nil
+        let id = "refund-line-\(line.line)"
+        return .element(named: "details", nodes: [
+            .class("line-refund"), typed == nil ? .empty : .attribute(named: "open", value: "open"),
+            .element(named: "summary", nodes: [.id("\(id)-open"), .text(req.t("admin.order.line_refund"))]),
+            .form(
+                .action(orderLineRefund(order.id)), .method(.post), .class("stack"), .id("\(id)-form"),
+                Layout.csrfField(req),
+                .input(.type(.hidden), .name("line"), .value(String(line.line))),
+                .div(.class("field"),
+                     .label(.for("\(id)-quantity"), .text(req.t("admin.order.line_refund_quantity", ["left": String(left)]))),
+                     .input(.type(.number), .id("\(id)-quantity"), .name("quantity"), .value(String(typed?.quantity ?? left)),
+                            .attribute(named: "min", value: "1"), .attribute(named: "max", value: String(left)), .attribute(named: "inputmode", value: "numeric"))),
+                .div(.class("field"),
+                     .label(.for("\(id)-reason"), .text(req.t("admin.order.line_refund_reason"))),
+                     .input(.type(.text), .id("\(id)-reason"), .name("reason"), .value(typed?.reason ?? req.t("banchan.order.line_refunded_by_shop")),
+                            .attribute(named: "maxlength", value: "200"))),
+                .p(.class("hint"), .text(req.t(order.status.notShipped ? "admin.order.line_refund_restock" : "admin.order.line_refund_shipped",
+                                                ["amount": req.won(line.unitPrice)]))),
+                .button(.type(.submit), .class("button danger wide"), .id(id), .text(req.t("admin.order.line_refund_confirm")))
+            ),
+        ])
+    }
+
+    func refundLine(req: Request) async throws -> Response {
+        let admin = try req.requireAdmin()
+        let id = try req.orderIDParameter()
+        return try await req.submitForm {
+            let form = try req.content.decode(LineRefundForm.self)
+            guard let line = form.line else { throw AppError.badRequest("invalid_field", ["field": "line"]) }
+            let typed = String((form.reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(200))
+            _ = try await req.banchan.refundLine(of: id, line: line, quantity: form.quantity,
+                                                 reason: typed.isEmpty ? req.t("banchan.order.line_refunded_by_shop") : typed, by: admin.id)
+            return Layout.redirect(to: Self.order(id))
+        } onRuleBroken: { try await detailPage(req, error: $0, lineRefundForm: try? req.content.decode(LineRefundForm.self)) }
     }
 
     func retryRefund(req: Request) async throws -> Response {

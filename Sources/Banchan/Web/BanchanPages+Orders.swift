@@ -100,6 +100,7 @@ extension BanchanPages {
             .p(.class("visually-hidden"), .id("order-live-note"), .attribute(named: "role", value: "status")),
             .div(
             .id("order-live"), .data(named: "status", value: order.status.rawValue), .data(named: "live", value: ShopPath.orderLive(id)),
+            .data(named: "refunded-units", value: String(order.refundedUnits)),
             .data(named: "moved", value: req.t("banchan.order.moved")),
             .section(
                 .class("card order-detail"),
@@ -114,17 +115,23 @@ extension BanchanPages {
                     ? .p(.class("notice"), .id("order-cancel-requested"), .text(req.t("banchan.order.cancel_requested_note"))) : .empty,
                 .ul(.class("order-lines"), .forEach(order.lines) { item in
                     .li(.span(.text(item.title)), .span(.class("muted"), .text("\(req.won(item.unitPrice)) × \(item.quantity)")),
-                        .strong(.text(req.won(item.unitPrice * item.quantity))))
+                        .strong(.text(req.won(item.unitPrice * item.quantity))),
+                        Self.refundedTag(req, item.refundedQuantity, of: item.quantity))
                 }),
                 .dl(
                     .class("totals"),
                     .dt(.text(req.t("banchan.items_total"))), .dd(.text(req.won(order.itemsTotal))),
                     .dt(.text(req.t("banchan.delivery_fee"))), .dd(.text(req.won(order.deliveryFee))),
                     .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("order-grand-total"), .text(req.won(order.total))),
-                    .dt(.text(req.t("banchan.points"))), .dd(.text(req.won(order.points)))
+                    .dt(.text(req.t("banchan.points"))), .dd(.text(req.won(order.points))),
+                    order.refundedTotal > 0
+                        ? .group(.dt(.text(req.t("banchan.order.refunded_total"))), .dd(.id("order-refunded-total"), .text("−" + req.won(order.refundedTotal))))
+                        : .empty
                 ),
                 order.cancelReason.map { .p(.class("muted"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
-                view.refund.map { .p(.class($0 == .pending ? "caution" : "muted"), .id("order-refund"), .text(req.t("banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
+                view.refund.map { .p(.class($0 == .pending ? "caution" : "muted"), .id("order-refund"),
+                                     .text(req.t(order.status != .cancelled && order.refundedUnits > 0
+                                                 ? "banchan.order.line_refund_\($0.rawValue)" : "banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
                 payment,
                 // Cancelling asks first (its own page says what happens to the payment).
                 order.status.canCancel || order.status.canRequestCancel
@@ -172,7 +179,7 @@ extension BanchanPages {
             // Subscribe before reading: a move in between is sent after the state, never lost.
             let stream = req.application.events.subscribe(to: topic)
             if let now = try? await req.banchan.order(order.id, of: owner),
-               let state = try? JSONEncoder().encode(BanchanStore.Moved(status: now.status)) {
+               let state = try? JSONEncoder().encode(BanchanStore.Moved(status: now.status, refundedUnits: now.refundedUnits > 0 ? now.refundedUnits : nil)) {
                 try? await socket.send(String(decoding: state, as: UTF8.self))
             }
             req.forwardWhileSignedIn(stream, to: socket)
@@ -190,6 +197,13 @@ extension BanchanPages {
             _ = try await req.banchan.confirmPayment(TestPaymentGateway.paymentID(merchantUID: order.merchantUID, amount: order.total), for: id, of: owner)
             return Layout.redirect(to: ShopPath.complete(id))
         } onRuleBroken: { try await orderPage(req, try await req.banchan.orderView(id, of: owner), owner: owner, error: $0) }
+    }
+
+    /// "2개 환불" beside a line some of whose units the shop refunded ("환불" for all of them).
+    static func refundedTag(_ req: Request, _ refunded: Int, of quantity: Int) -> Node<HTML.BodyContext> {
+        guard refunded > 0 else { return .empty }
+        return .span(.class("badge refunded"), .text(refunded == quantity ? req.t("banchan.order.line_refunded_all")
+                                                                            : req.t("banchan.order.line_refunded", ["count": String(refunded)])))
     }
 
     /// 결제 완료 → 상품 준비 중 → 배송 중 → 배송 완료, each with its time once reached; a cancelled

@@ -74,7 +74,11 @@ extension BanchanPages {
                     discount > 0 ? .group(.dt(.text(req.t("banchan.receipt.discount"))), .dd(.id("receipt-discount"), .text("−" + req.won(discount)))) : .empty,
                     .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("receipt-delivery-fee"), .text(req.won(order.deliveryFee))),
                     .dt(.class("grand"), .text(req.t("banchan.receipt.paid"))), .dd(.class("grand"), .id("receipt-total"), .text(req.won(order.total))),
-                    .dt(.text(req.t("banchan.checkout.method"))), .dd(.id("receipt-method"), .text(Self.methodLabel(req, order)))
+                    .dt(.text(req.t("banchan.checkout.method"))), .dd(.id("receipt-method"), .text(Self.methodLabel(req, order))),
+                    // What the shop gave back of some lines; the payment's rest stands.
+                    order.refundedTotal > 0 && !refunded
+                        ? .group(.dt(.text(req.t("banchan.order.refunded_total"))), .dd(.id("receipt-line-refunds"), .text("−" + req.won(order.refundedTotal))))
+                        : .empty
                 ),
                 refunded ? .p(.class("caution"), .id("receipt-refund"), .text(req.t(view.refund == .done ? "banchan.receipt.refunded" : "banchan.receipt.refunding"))) : .empty
             ),

@@ -2019,6 +2019,14 @@ extension Components {
                 ///
                 /// - Remark: Generated from `#/components/schemas/Order/ItemsPayload/originalPrice`.
                 public var originalPrice: Swift.Int?
+                /// Its position in the order (0 first), as `POST /api/v1/admin/orders/{order}/refunds` names it.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Order/ItemsPayload/line`.
+                public var line: Swift.Int
+                /// How many of `quantity` the shop refunded.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Order/ItemsPayload/refundedQuantity`.
+                public var refundedQuantity: Swift.Int
                 /// Creates a new `ItemsPayloadPayload`.
                 ///
                 /// - Parameters:
@@ -2028,13 +2036,17 @@ extension Components {
                 ///   - quantity:
                 ///   - subtotal:
                 ///   - originalPrice: The dish's price before its sale when it was ordered (the receipt's discount); null without a sale.
+                ///   - line: Its position in the order (0 first), as `POST /api/v1/admin/orders/{order}/refunds` names it.
+                ///   - refundedQuantity: How many of `quantity` the shop refunded.
                 public init(
                     hash: Swift.String,
                     title: Swift.String,
                     unitPrice: Swift.Int,
                     quantity: Swift.Int,
                     subtotal: Swift.Int,
-                    originalPrice: Swift.Int? = nil
+                    originalPrice: Swift.Int? = nil,
+                    line: Swift.Int,
+                    refundedQuantity: Swift.Int
                 ) {
                     self.hash = hash
                     self.title = title
@@ -2042,6 +2054,8 @@ extension Components {
                     self.quantity = quantity
                     self.subtotal = subtotal
                     self.originalPrice = originalPrice
+                    self.line = line
+                    self.refundedQuantity = refundedQuantity
                 }
                 public enum CodingKeys: String, CodingKey {
                     case hash
@@ -2050,6 +2064,8 @@ extension Components {
                     case quantity
                     case subtotal
                     case originalPrice
+                    case line
+                    case refundedQuantity
                 }
             }
             /// - Remark: Generated from `#/components/schemas/Order/items`.
@@ -2207,6 +2223,14 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Order/paymentMethod`.
             public var paymentMethod: Components.Schemas.Order.PaymentMethodPayload?
+            /// Won the shop gave back by line refunds; the rest of `total` stands (0 when none).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/refundedTotal`.
+            public var refundedTotal: Swift.Int
+            /// Each line refund, oldest first; null in lists (read an order alone to see them).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Order/lineRefunds`.
+            public var lineRefunds: [Components.Schemas.LineRefund]?
             /// How it travels once shipped, when the shop said (the console's 배송 시작 form, or `courier` with the status move); null before.
             ///
             /// - Remark: Generated from `#/components/schemas/Order/shipment`.
@@ -2272,6 +2296,8 @@ extension Components {
             ///   - refundStatus: `pending` while a refund this order owes is not yet confirmed by the payment provider (it is retried until it is), then `done`; null when it owes none, and in lists (read an order alone to see it).
             ///   - delivery: Where it goes, as placed; null for an order placed without one (as the 배민찬 app places them).
             ///   - paymentMethod: How the buyer chose to pay at checkout (PortOne's `pay_method` or easy-pay names); null for an order placed without a delivery.
+            ///   - refundedTotal: Won the shop gave back by line refunds; the rest of `total` stands (0 when none).
+            ///   - lineRefunds: Each line refund, oldest first; null in lists (read an order alone to see them).
             ///   - shipment: How it travels once shipped, when the shop said (the console's 배송 시작 form, or `courier` with the status move); null before.
             public init(
                 id: Swift.String,
@@ -2297,6 +2323,8 @@ extension Components {
                 refundStatus: Components.Schemas.Order.RefundStatusPayload? = nil,
                 delivery: Components.Schemas.Order.DeliveryPayload? = nil,
                 paymentMethod: Components.Schemas.Order.PaymentMethodPayload? = nil,
+                refundedTotal: Swift.Int,
+                lineRefunds: [Components.Schemas.LineRefund]? = nil,
                 shipment: Components.Schemas.Order.ShipmentPayload? = nil
             ) {
                 self.id = id
@@ -2322,6 +2350,8 @@ extension Components {
                 self.refundStatus = refundStatus
                 self.delivery = delivery
                 self.paymentMethod = paymentMethod
+                self.refundedTotal = refundedTotal
+                self.lineRefunds = lineRefunds
                 self.shipment = shipment
             }
             public enum CodingKeys: String, CodingKey {
@@ -2348,7 +2378,110 @@ extension Components {
                 case refundStatus
                 case delivery
                 case paymentMethod
+                case refundedTotal
+                case lineRefunds
                 case shipment
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/LineRefund`.
+        public struct LineRefund: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LineRefund/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LineRefund/line`.
+            public var line: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/LineRefund/quantity`.
+            public var quantity: Swift.Int
+            /// Won refunded: the line's unit price × `quantity`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LineRefund/amount`.
+            public var amount: Swift.Int
+            /// Why
+            ///
+            /// - Remark: Generated from `#/components/schemas/LineRefund/reason`.
+            public var reason: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LineRefund/refundedAt`.
+            public var refundedAt: Foundation.Date
+            /// `pending` until the payment provider confirms this part of the payment refunded (retried until it does), then `done`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LineRefund/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case pending = "pending"
+                case done = "done"
+            }
+            /// `pending` until the payment provider confirms this part of the payment refunded (retried until it does), then `done`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LineRefund/status`.
+            public var status: Components.Schemas.LineRefund.StatusPayload
+            /// Creates a new `LineRefund`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - line:
+            ///   - quantity:
+            ///   - amount: Won refunded: the line's unit price × `quantity`.
+            ///   - reason: Why
+            ///   - refundedAt:
+            ///   - status: `pending` until the payment provider confirms this part of the payment refunded (retried until it does), then `done`.
+            public init(
+                id: Swift.String,
+                line: Swift.Int,
+                quantity: Swift.Int,
+                amount: Swift.Int,
+                reason: Swift.String,
+                refundedAt: Foundation.Date,
+                status: Components.Schemas.LineRefund.StatusPayload
+            ) {
+                self.id = id
+                self.line = line
+                self.quantity = quantity
+                self.amount = amount
+                self.reason = reason
+                self.refundedAt = refundedAt
+                self.status = status
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case line
+                case quantity
+                case amount
+                case reason
+                case refundedAt
+                case status
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/LineRefundRequest`.
+        public struct LineRefundRequest: Codable, Hashable, Sendable {
+            /// The item's `line`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LineRefundRequest/line`.
+            public var line: Swift.Int
+            /// Units to refund; absent: every unit of the line not refunded yet.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LineRefundRequest/quantity`.
+            public var quantity: Swift.Int?
+            /// Why, as the buyer reads it; `refunded by the shop` when absent or empty.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LineRefundRequest/reason`.
+            public var reason: Swift.String?
+            /// Creates a new `LineRefundRequest`.
+            ///
+            /// - Parameters:
+            ///   - line: The item's `line`.
+            ///   - quantity: Units to refund; absent: every unit of the line not refunded yet.
+            ///   - reason: Why, as the buyer reads it; `refunded by the shop` when absent or empty.
+            public init(
+                line: Swift.Int,
+                quantity: Swift.Int? = nil,
+                reason: Swift.String? = nil
+            ) {
+                self.line = line
+                self.quantity = quantity
+                self.reason = reason
+            }
+            public enum CodingKeys: String, CodingKey {
+                case line
+                case quantity
+                case reason
             }
         }
         /// Who carries a shipped order: CJ대한통운, 우체국택배, 한진택배, 롯데택배, 로젠택배, or `shop`, the shop's own delivery (새벽배송), which has no tracking number.

@@ -23233,6 +23233,287 @@ public enum Operations {
             }
         }
     }
+    /// Refund some units of one line of a paid order (administrators): a part of the payment, through the refund queue (tried at once, retried until the provider confirms it); the units go back to stock while the order has not shipped; the delivery fee stays. Written to the audit log; the buyer's inbox hears it and the order's open pages follow. 409 `line_refund_refused` (not paid, or cancelled), `line_already_refunded`, `refund_whole_order` (every unit left of an order not shipped: cancel it instead); 404 `order_line_not_found`; 422 `invalid_quantity` (1 to what the line has left).
+    ///
+    /// - Remark: HTTP `POST /api/v1/admin/orders/{order}/refunds`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/refunds/post(adminRefundOrderLine)`.
+    public enum AdminRefundOrderLine {
+        public static let id: Swift.String = "adminRefundOrderLine"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/refunds/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/refunds/POST/path/order`.
+                public var order: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - order:
+                public init(order: Swift.String) {
+                    self.order = order
+                }
+            }
+            public var path: Operations.AdminRefundOrderLine.Input.Path
+            /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/refunds/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AdminRefundOrderLine.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AdminRefundOrderLine.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.AdminRefundOrderLine.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/refunds/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/refunds/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.LineRefundRequest)
+            }
+            public var body: Operations.AdminRefundOrderLine.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.AdminRefundOrderLine.Input.Path,
+                headers: Operations.AdminRefundOrderLine.Input.Headers = .init(),
+                body: Operations.AdminRefundOrderLine.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/refunds/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/admin/orders/{order}/refunds/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.Order)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Order {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AdminRefundOrderLine.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AdminRefundOrderLine.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The order after the refund, with its `lineRefunds`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/refunds/post(adminRefundOrderLine)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.AdminRefundOrderLine.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.AdminRefundOrderLine.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request does not parse: `malformed_json`, `missing_field`, `invalid_type`,
+            /// `invalid_value` (unknown enum value), `invalid_limit`, `invalid_cursor`, `empty_upload`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/refunds/post(adminRefundOrderLine)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unauthorized` (no token), `invalid_token`, `token_expired` (refresh and retry),
+            /// `invalid_credentials`, `invalid_refresh_token`, `refresh_token_expired`, `refresh_token_reused`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/refunds/post(adminRefundOrderLine)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `forbidden` (wrong role), `wrong_password`.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/refunds/post(adminRefundOrderLine)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `not_found`; `session_not_found` (a device that is not, or no longer, signed in to this account); `reset_link_invalid` (a reset, email-change or undo link that was never made).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/refunds/post(adminRefundOrderLine)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `email_taken`, `nickname_taken`, `push_endpoint_taken`; `write_conflict` when another request wrote the same thing at the same moment (try again).
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/refunds/post(adminRefundOrderLine)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Parsed but breaks a rule: `invalid_email`, `password_too_short`, `password_too_long`,
+            /// `invalid_nickname_length`, `invalid_nickname_characters`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/refunds/post(adminRefundOrderLine)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// The shop's terms in force (administrators): the delivery fee, the items total from which delivery is free, the 새벽배송 cut-off (Korea's time), and when and by whom they were last saved (null while the environment's DELIVERY_FEE, FREE_DELIVERY_FROM and DAWN_DELIVERY_CUTOFF hold).
     ///
     /// - Remark: HTTP `GET /api/v1/admin/shop-settings`.

@@ -682,6 +682,11 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/admin/orders/{order}/status`.
     /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/status/post(adminMoveOrder)`.
     func adminMoveOrder(_ input: Operations.AdminMoveOrder.Input) async throws -> Operations.AdminMoveOrder.Output
+    /// Refund some units of one line of a paid order (administrators): a part of the payment, through the refund queue (tried at once, retried until the provider confirms it); the units go back to stock while the order has not shipped; the delivery fee stays. Written to the audit log; the buyer's inbox hears it and the order's open pages follow. 409 `line_refund_refused` (not paid, or cancelled), `line_already_refunded`, `refund_whole_order` (every unit left of an order not shipped: cancel it instead); 404 `order_line_not_found`; 422 `invalid_quantity` (1 to what the line has left).
+    ///
+    /// - Remark: HTTP `POST /api/v1/admin/orders/{order}/refunds`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/refunds/post(adminRefundOrderLine)`.
+    func adminRefundOrderLine(_ input: Operations.AdminRefundOrderLine.Input) async throws -> Operations.AdminRefundOrderLine.Output
     /// The shop's terms in force (administrators): the delivery fee, the items total from which delivery is free, the 새벽배송 cut-off (Korea's time), and when and by whom they were last saved (null while the environment's DELIVERY_FEE, FREE_DELIVERY_FROM and DAWN_DELIVERY_CUTOFF hold).
     ///
     /// - Remark: HTTP `GET /api/v1/admin/shop-settings`.
@@ -2316,6 +2321,21 @@ extension APIProtocol {
         body: Operations.AdminMoveOrder.Input.Body
     ) async throws -> Operations.AdminMoveOrder.Output {
         try await adminMoveOrder(Operations.AdminMoveOrder.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Refund some units of one line of a paid order (administrators): a part of the payment, through the refund queue (tried at once, retried until the provider confirms it); the units go back to stock while the order has not shipped; the delivery fee stays. Written to the audit log; the buyer's inbox hears it and the order's open pages follow. 409 `line_refund_refused` (not paid, or cancelled), `line_already_refunded`, `refund_whole_order` (every unit left of an order not shipped: cancel it instead); 404 `order_line_not_found`; 422 `invalid_quantity` (1 to what the line has left).
+    ///
+    /// - Remark: HTTP `POST /api/v1/admin/orders/{order}/refunds`.
+    /// - Remark: Generated from `#/paths//api/v1/admin/orders/{order}/refunds/post(adminRefundOrderLine)`.
+    public func adminRefundOrderLine(
+        path: Operations.AdminRefundOrderLine.Input.Path,
+        headers: Operations.AdminRefundOrderLine.Input.Headers = .init(),
+        body: Operations.AdminRefundOrderLine.Input.Body
+    ) async throws -> Operations.AdminRefundOrderLine.Output {
+        try await adminRefundOrderLine(Operations.AdminRefundOrderLine.Input(
             path: path,
             headers: headers,
             body: body

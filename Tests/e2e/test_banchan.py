@@ -809,7 +809,8 @@ def test_the_postcode_search_fills_checkout_and_typing_still_works(postcode_stub
 
 def test_the_operator_adds_a_dish_with_a_photo_and_it_sells(server, browser):
     """Issue 61: the console runs the shop. The operator adds a dish with its photo from /admin;
-    the shop shows the photo; a buyer orders and pays; the operator ships it with a 송장번호."""
+    the shop shows the photo; a buyer orders and pays; the operator ships it with a 송장번호 and
+    refunds its one line, which the buyer's open page shows."""
     from conftest import sign_up
     from test_burger_map import png_file
 
@@ -853,5 +854,19 @@ def test_the_operator_adds_a_dish_with_a_photo_and_it_sells(server, browser):
         wait_for(browser, lambda d: d.find_element(By.ID, "order-status").text == "배송 중")
         assert "123456789012" in browser.find_element(By.ID, "order-shipment").text
         shot(browser, "03-shipped")
+
+        # The dish arrived spoiled: the operator refunds that line from the order's page; the
+        # buyer's open page shows the refund without a reload.
+        click(operator, "#refund-line-0-open")
+        fill(operator, "refund-line-0-reason", "상해서 도착했어요")
+        shot(operator, "04-refund-a-line")
+        click(operator, "#refund-line-0")
+        entry = wait_for(operator, lambda d: d.find_element(By.ID, "admin-line-refunds"))
+        assert "상해서 도착했어요" in entry.text and "환불 완료" in entry.text, entry.text
+        assert "6,900원" in operator.find_element(By.ID, "admin-refunded-total").text
+        refunded = wait_for(browser, lambda d: d.find_element(By.ID, "order-refunded-total"))
+        assert "6,900원" in refunded.text
+        assert browser.find_element(By.ID, "order-status").text == "배송 중", "the rest of the order stands"
+        shot(browser, "05-line-refunded")
     finally:
         operator.quit()

@@ -132,7 +132,7 @@ struct BanchanAdminPages: RouteCollection {
                     .li(.text(req.t("admin.order.line_refund_entry", [
                         "title": order.lines.first { $0.line == item.refund.line }?.title ?? "", "count": String(item.refund.quantity),
                         "amount": req.won(item.refund.amount), "reason": item.refund.reason, "time": PageDates.dotted(item.refund.refundedAt),
-                    ])), .span(.class(item.state == .pending ? "badge caution" : "badge"), .text(req.t("admin.order.line_refund_\(item.state.rawValue)"))))
+                    ])), .span(.class("badge line-refund-\(item.state.rawValue)"), .text(req.t("admin.order.line_refund_\(item.state.rawValue)"))))
                 }),
                 order.cancelReason.map { .p(.class("caution"), .id("admin-cancel-reason"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
                 refund.map { .p(.class("muted"), .id("admin-order-refund"), .text(req.t(Self.refundNote($0, of: order.status, lineRefunds: !lineRefunds.isEmpty)))) } ?? .empty,

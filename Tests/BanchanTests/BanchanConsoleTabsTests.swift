@@ -106,6 +106,29 @@ final class BanchanConsoleTabsTests: XCTestCase {
             XCTAssertEqual(dish["salePrice"] as? Int, 19_900)
             XCTAssertTrue(dish["originalPrice"] is NSNull, "0 removes the sale")
             XCTAssertEqual(dish["stock"] as? Int, 7)
+            XCTAssertNotEqual(dish["title"] as? String, "", "a form without the words leaves them as they were")
+
+            // The words a buyer reads, the delivery note included, are the console's too.
+            let editPage = try await boss.get("/admin/catalog/dishes/\(Fixtures.bulgogi)")
+            XCTAssertTrue(editPage.text.contains(#"id="dish-deliveryInfo""#) && editPage.text.contains(#"id="dish-title""#))
+            let worded = try await boss.post("/admin/catalog/dishes/\(Fixtures.bulgogi)", form: [
+                "title": "  한우 불고기 500g ", "description": "달콤한 간장 양념", "deliveryInfo": "아이스팩과 함께 보내요.\r\n받는 즉시 냉장 보관해 주세요.",
+                "salePrice": "19900", "originalPrice": "0", "stock": "7", "section": "main",
+            ])
+            XCTAssertEqual(worded.status, .seeOther, worded.text)
+            dish = try await read()
+            XCTAssertEqual(dish["title"] as? String, "한우 불고기 500g")
+            XCTAssertEqual(dish["description"] as? String, "달콤한 간장 양념")
+            let shopPage = try await boss.get("/shop/dishes/\(Fixtures.bulgogi)")
+            XCTAssertTrue(shopPage.text.contains("아이스팩과 함께 보내요."), "the dish page shows the note")
+            let tooLong = try await boss.post("/admin/catalog/dishes/\(Fixtures.bulgogi)", form: [
+                "title": "한우 불고기 500g", "deliveryInfo": String(repeating: "가", count: 301), "salePrice": "19900", "stock": "7", "section": "main",
+            ])
+            XCTAssertEqual(tooLong.status, .unprocessableEntity, "a note past 300 characters is refused")
+            let empty = try await boss.post("/admin/catalog/dishes/\(Fixtures.bulgogi)", form: ["title": " ", "salePrice": "19900", "stock": "7", "section": "main"])
+            XCTAssertEqual(empty.status, .unprocessableEntity, "a dish keeps a name")
+            dish = try await read()
+            XCTAssertEqual(dish["title"] as? String, "한우 불고기 500g", "a refused change changes nothing")
 
             let bad = try await boss.post("/admin/catalog/dishes/\(Fixtures.bulgogi)", form: ["salePrice": "19900", "stock": "7", "section": "dessert"])
             XCTAssertEqual(bad.status, .unprocessableEntity)
@@ -128,12 +151,13 @@ final class BanchanConsoleTabsTests: XCTestCase {
             XCTAssertEqual(dish["stock"] as? Int, 5)
 
             let entries = try await AuditLog(database: app.db).page(CursorPageRequest())
-            XCTAssertEqual(entries.items.map(\.action), ["banchan.dish.add", "banchan.dish.retire", "banchan.dish.change"])
+            XCTAssertEqual(entries.items.map(\.action), ["banchan.dish.add", "banchan.dish.retire", "banchan.dish.change", "banchan.dish.change"])
+            XCTAssertEqual(entries.items[2].after?["title"], "한우 불고기 500g", "the words' change is audited too")
             XCTAssertEqual(entries.items.last?.after?["salePrice"], "19900")
             XCTAssertEqual(entries.items.last?.after?["stock"], "7")
 
             let log = try await boss.get("/admin/audit")
-            XCTAssertEqual(log.text.components(separatedBy: #"class="card audit-entry""#).count - 1, 3)
+            XCTAssertEqual(log.text.components(separatedBy: #"class="card audit-entry""#).count - 1, 4)
             XCTAssertTrue(log.text.contains("사장님"), "who did it")
             // In words (the UX review: "status=cancel_requested"): what was done to what, and each
             // field from before to after; the machine's action stays beside it.

@@ -66,10 +66,11 @@ final class PlaceGeocodeTests: XCTestCase {
             let answer = try await app.send(.GET, "/api/v1/burger-map/geocode?address=%EC%84%B8%EC%A2%85%EB%8C%80%EB%A1%9C", token: writer.token).object()
             XCTAssertEqual(answer["kakao"] as? String, "off")
             XCTAssertTrue(answer["match"] is NSNull)
-            // The write page offers 우편번호 찾기 for the address; its policy allows the map and the service.
+            // The write page offers 주소 찾기 (a place needs no postcode); its policy allows the map and the service.
             var browser = try await CookieBrowser.signedIn(app, as: writer.email)
             let page = try await browser.get("/map/write")
             XCTAssertTrue(page.text.contains(#"data-address="new-place-address""#), "the address search fills the new place's address")
+            XCTAssertTrue(page.text.contains("🔍 주소 찾기") && !page.text.contains("우편번호 찾기"), "a place's button asks for its address")
             let policy = page.headers.first(name: "Content-Security-Policy") ?? ""
             XCTAssertTrue(policy.contains("https://t1.daumcdn.net") && policy.contains("frame-src https://postcode.map.daum.net"), policy)
         }

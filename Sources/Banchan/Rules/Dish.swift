@@ -104,6 +104,7 @@ public struct Dish: Codable, Sendable, Equatable {
         if hash.range(of: "^[A-Z0-9]{3,12}$", options: .regularExpression) == nil { found.append("hash") }
         if title.trimmingCharacters(in: .whitespaces).isEmpty || !title.fits(characters: 60, bytes: 240) { found.append("title") }
         if !description.fits(characters: 200, bytes: 800) { found.append("description") }
+        if !deliveryInfo.fits(characters: 300, bytes: 1_200) { found.append("deliveryInfo") }
         if salePrice <= 0 || salePrice > 10_000_000 { found.append("salePrice") }
         if let originalPrice, originalPrice <= salePrice || originalPrice > 100_000_000 { found.append("originalPrice") }
         if deliveryTypes.isEmpty { found.append("deliveryTypes") }

@@ -71,6 +71,11 @@ struct BanchanAdminCatalogPages: RouteCollection {
     }
 
     struct DishForm: Content {
+        /// What a buyer reads: absent fields are left as they are.
+        var title: String?
+        var description: String?
+        /// How it travels (the dish page's 배송 안내); empty: none.
+        var deliveryInfo: String?
         @FormNumber var salePrice: Int?
         /// 0 or empty: no sale.
         @FormNumber var originalPrice: Int?
@@ -88,6 +93,11 @@ struct BanchanAdminCatalogPages: RouteCollection {
                         .attribute(named: "min", value: String(min)), .attribute(named: "inputmode", value: "numeric")))
         }
         let section = form?.section ?? row.section
+        let text = { (name: String, key: String, value: String, max: Int, required: Bool) -> Node<HTML.FormContext> in
+            .div(.class("field"),
+                 .label(.for("dish-\(name)"), .text(req.t(key))),
+                 .input(.type(.text), .id("dish-\(name)"), .name(name), .value(value), .attribute(named: "maxlength", value: String(max)), .required(required)))
+        }
         let main: Node<HTML.BodyContext> = .group(
             .p(.a(.href(Self.catalog()), .text("← " + req.t("admin.catalog.title")))),
             .h1(.id("dish-title"), .text("\(row.emoji) \(row.title)")),
@@ -98,6 +108,14 @@ struct BanchanAdminCatalogPages: RouteCollection {
                 .form(
                     .action(Self.dish(row.hash)), .method(.post), .class("stack"), .id("dish-form"),
                     Layout.csrfField(req),
+                    text("title", "admin.catalog.new_title", form?.title ?? row.title, 60, true),
+                    text("description", "admin.catalog.new_description", form?.description ?? row.dish.description, 200, false),
+                    .div(.class("field"),
+                         .label(.for("dish-deliveryInfo"), .text(req.t("admin.catalog.delivery_info"))),
+                         .textarea(.id("dish-deliveryInfo"), .name("deliveryInfo"), .attribute(named: "maxlength", value: "300"),
+                                   .attribute(named: "rows", value: "3"), .attribute(named: "aria-describedby", value: "dish-deliveryInfo-hint"),
+                                   .text(form?.deliveryInfo ?? row.dish.deliveryInfo)),
+                         .p(.class("hint"), .id("dish-deliveryInfo-hint"), .text(req.t("admin.catalog.delivery_info_hint")))),
                     number("salePrice", "admin.catalog.sale_price", form.map(\.salePrice) ?? row.salePrice, 0, true),
                     number("originalPrice", "admin.catalog.original_price", form.map { $0.originalPrice ?? 0 } ?? row.originalPrice ?? 0, 0, false),
                     number("stock", "admin.catalog.stock_field", form.map(\.stock) ?? row.stock, 0, true),
@@ -129,6 +147,12 @@ struct BanchanAdminCatalogPages: RouteCollection {
             guard let salePrice = form.salePrice else { throw AppError.invalid("empty_number", ["field": req.t("admin.catalog.sale_price")]) }
             guard let stock = form.stock else { throw AppError.invalid("empty_number", ["field": req.t("admin.catalog.stock_field")]) }
             let apply = { (dish: inout Dish) throws in
+                if let title = form.title { dish.title = title.trimmingCharacters(in: .whitespacesAndNewlines) }
+                if let description = form.description { dish.description = description.trimmingCharacters(in: .whitespacesAndNewlines) }
+                if let deliveryInfo = form.deliveryInfo {
+                    // Line breaks typed in the box are kept; the page shows each line.
+                    dish.deliveryInfo = deliveryInfo.replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+                }
                 dish.salePrice = salePrice
                 dish.originalPrice = form.originalPrice == 0 ? nil : form.originalPrice
                 if let raw = form.section {

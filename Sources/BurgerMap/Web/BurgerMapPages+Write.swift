@@ -62,7 +62,8 @@ extension BurgerMapPages {
             // 우편번호 찾기 fills the address; the address then moves the pin (Kakao's address
             // search, when it has a key) for the writer to confirm on the map.
             .input(.type(.hidden), .id("new-place-postcode")),
-            PostcodeSearch.controls(req, postcode: "new-place-postcode", address: "new-place-address", detail: "new-place-map"),
+            PostcodeSearch.controls(req, postcode: "new-place-postcode", address: "new-place-address", detail: "new-place-map",
+                                    label: "postcode.open_address"),
             textField(req, id: "new-place-address", label: "burger_map.write.place_address", max: 120, error: "error-place"),
             .p(.class("hint"), .text(req.t("burger_map.write.position_hint"))),
             .div(.id("new-place-map"), .class("new-place-map"), .ariaLabel(req.t("burger_map.write.position_map"))),

@@ -77,13 +77,16 @@ extension PageExtras {
 /// without scripts; if the service cannot load, a hint says to type the address (the fields work
 /// as they always did).
 package enum PostcodeSearch {
-    package static func controls(_ req: Request, postcode: String, address: String, detail: String) -> Node<HTML.BodyContext> {
+    /// `label`: what the button says — 우편번호 찾기 where a postcode is asked for (a delivery), 주소
+    /// 찾기 where only the address matters (a place on the map).
+    package static func controls(_ req: Request, postcode: String, address: String, detail: String,
+                                 label: String = "postcode.open") -> Node<HTML.BodyContext> {
         guard let script = req.application.settings.postcode.scriptURL else { return .empty }
         return .group(
             .div(
                 .class("postcode-search"), .id("postcode-search"), .attribute(named: "hidden", value: "hidden"), .data(named: "script", value: script),
                 .data(named: "postcode", value: postcode), .data(named: "address", value: address), .data(named: "detail", value: detail),
-                .button(.type(.button), .class("button"), .id("postcode-open"), .text("🔍 " + req.t("postcode.open"))),
+                .button(.type(.button), .class("button"), .id("postcode-open"), .text("🔍 " + req.t(label))),
                 .div(
                     .class("postcode-layer"), .id("postcode-layer"), .attribute(named: "hidden", value: "hidden"),
                     .attribute(named: "role", value: "dialog"), .attribute(named: "aria-label", value: req.t("postcode.title")),

@@ -117,4 +117,47 @@ final class BanchanDishPhotoTests: XCTestCase {
             XCTAssertEqual(Array(actions.prefix(3)), ["banchan.dish.photo", "banchan.dish.photo", "banchan.dish.add"])
         }
     }
+
+    /// The dish is taken off sale while its photo is being stored: the photo is refused (404) and
+    /// its file does not stay behind, owned by nothing.
+    func testAPhotoForADishRetiredMeanwhileLeavesNoFile() async throws {
+        try await withTestApp { app in
+            let service = BanchanService(application: app)
+            let files = RetiringWhileSaving(inner: app.files) {
+                try await BanchanService(application: app).retireDish(hash: Fixtures.dakgalbi, by: nil)
+            }
+            do {
+                _ = try await service.setDishPhoto(hash: Fixtures.dakgalbi, data: TestImages.phoneJPEG(width: 64, height: 48, seed: 9), files: files, by: nil)
+                XCTFail("a retired dish takes no photo")
+            } catch let error as AppError {
+                XCTAssertEqual(error.status, .notFound)
+            }
+            let key = try XCTUnwrap(files.savedKey)
+            let left = try await app.files.size(of: key)
+            XCTAssertNil(left, "the stored file went with the refusal")
+        }
+    }
+}
+
+/// Stores through `inner`, running `meanwhile` after the file is stored (a retire racing the upload).
+private final class RetiringWhileSaving: FileStorage, @unchecked Sendable {
+    let inner: any FileStorage
+    let meanwhile: @Sendable () async throws -> Void
+    var savedKey: String?
+
+    init(inner: any FileStorage, meanwhile: @escaping @Sendable () async throws -> Void) {
+        self.inner = inner
+        self.meanwhile = meanwhile
+    }
+
+    var place: String { inner.place }
+    func save(_ data: Data, as type: ImageType) async throws -> String {
+        let key = try await inner.save(data, as: type)
+        savedKey = key
+        try await meanwhile()
+        return key
+    }
+    func delete(key: String) async throws { try await inner.delete(key: key) }
+    func content(of key: String) async throws -> StoredFileContent? { try await inner.content(of: key) }
+    func size(of key: String) async throws -> Int? { try await inner.size(of: key) }
 }

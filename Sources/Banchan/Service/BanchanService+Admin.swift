@@ -37,9 +37,18 @@ extension BanchanService {
         guard try await store.dishRowOnSale(hash: hash) != nil else { throw AppError.notFound("dish_not_found") }
         let key = try await files.save(image.data, as: image.type)
         let now = environment.now()
-        let (row, replaced) = try await store.setDishPhoto(hash: hash, key: key, at: now) { row in
-            AuditEntry(actorID: `operator`, action: "banchan.dish.photo", subjectType: "banchan_dish", subjectID: hash,
-                       before: nil, after: ["photo": "\(image.width)×\(image.height)"], at: now)
+        let row: BanchanStore.DishRow, replaced: String?
+        do {
+            (row, replaced) = try await store.setDishPhoto(hash: hash, key: key, at: now) { row in
+                AuditEntry(actorID: `operator`, action: "banchan.dish.photo", subjectType: "banchan_dish", subjectID: hash,
+                           before: nil, after: ["photo": "\(image.width)×\(image.height)"], at: now)
+            }
+        } catch {
+            // Not kept (the dish was taken off sale meanwhile, the database refused): nor is the file.
+            if try await !store.dishPhotoInUse(key) {
+                do { try await files.delete(key: key) } catch { logger.warning("an unkept dish photo was not removed", metadata: ["key": "\(key)"]) }
+            }
+            throw error
         }
         if let replaced, replaced != key, try await !store.dishPhotoInUse(replaced) {
             do { try await files.delete(key: replaced) } catch { logger.warning("a replaced dish photo was not removed", metadata: ["key": "\(replaced)"]) }

@@ -136,6 +136,34 @@ final class BurgerMapPagesTests: XCTestCase {
         }
     }
 
+    /// A review page keeps what every reader sees alike (issue 61, point 5) until the map's content
+    /// changes: an edit, a comment and a like show at the next read; each reader's own parts stay theirs.
+    func testAReviewPageFollowsEditsAndKeepsEachReadersOwnParts() async throws {
+        try await withTestApp { app in
+            let writer = try await app.member("작성자")
+            let place = try await app.place(writer.token, "캐시 버거")
+            let review = try await app.review(writer.token, place: place, title: "처음 제목")
+            var visitor = CookieBrowser(app: app)
+            let first = try await visitor.get("/map/reviews/\(review)")
+            XCTAssertTrue(first.text.contains("처음 제목") && first.text.contains(#"id="comment-login""#) && first.text.contains(">댓글 0<"))
+            let edited = try await app.send(.PATCH, "/api/v1/burger-map/reviews/\(review)", raw: #"{"title": "고친 제목"}"#, token: writer.token)
+            XCTAssertEqual(edited.status, .ok, edited.text)
+            let afterEdit = try await visitor.get("/map/reviews/\(review)")
+            XCTAssertTrue(afterEdit.text.contains("고친 제목") && !afterEdit.text.contains("처음 제목"), "the edit shows at once")
+
+            var reader = try await signedInBrowser(app, nickname: "읽는이")
+            let signedIn = try await reader.get("/map/reviews/\(review)")
+            XCTAssertTrue(signedIn.text.contains(#"id="comment-form""#) && !signedIn.text.contains(#"id="comment-login""#), "a reader's comment form, not the visitor's link")
+            XCTAssertTrue(signedIn.text.contains(#"id="report-button""#) && !signedIn.text.contains(#"id="delete-review""#))
+            let comment = try await app.send(.POST, "/api/v1/burger-map/reviews/\(review)/comments", raw: #"{"text": "맛있어 보여요"}"#, token: writer.token)
+            XCTAssertEqual(comment.status.code / 100, 2, comment.text)
+            let afterComment = try await reader.get("/map/reviews/\(review)")
+            XCTAssertTrue(afterComment.text.contains(">댓글 1<"), "the comment count follows")
+            let visitorAgain = try await visitor.get("/map/reviews/\(review)")
+            XCTAssertTrue(visitorAgain.text.contains(#"id="comment-login""#) && !visitorAgain.text.contains(#"id="report-button""#), "the visitor's own parts")
+        }
+    }
+
     func testWhatPeopleWroteIsEscappedInMarkupAndInTheConfigBlock() async throws {
         try await withTestApp { app in
             let hostile = "</script><script>alert(1)</script>"

@@ -13,6 +13,12 @@ extension BurgerMapPages {
     func review(req: Request) async throws -> Response {
         let actor = req.mapActor()
         let review = ReviewResponse(try await req.burgerMap.review(try req.reviewID(), viewer: actor), files: req.application.files)
+        // What every reader of a language sees alike is kept until the map's content changes (the
+        // version the API's cache moves with); the reader's own parts (reactions, the buttons that
+        // are theirs, a just-posted notice) are made for them.
+        let fragments = req.application.pageFragments, version = req.application.burgerMapCache.generation
+        let key = "map.review:" + review.id.uuidString
+        let signedIn = actor != nil
         return try await page(
             req, title: review.title, tab: nil, script: "review", stylesheets: ["/css/burger-map-review.css"],
             config: ["review": try json(review)],
@@ -23,13 +29,14 @@ extension BurgerMapPages {
                 // Just written (the write page comes here with `?posted=1`): its author is told it is up.
                 req.query[String.self, at: "posted"] == "1" && actor?.id == review.author.id
                     ? .p(.class("notice"), .id("review-posted"), .role("status"), .text(req.t("burger_map.review.posted"))) : .empty,
-                photoPager(req, review),
-                reviewBody(req, review, actor: actor),
+                fragments.node(key + ":photos", language: req.language, version: version) { photoPager(req, review) },
+                reviewBody(req, review, actor: actor,
+                           head: fragments.node(key + ":head", language: req.language, version: version) { reviewHead(req, review) }),
                 review.hidden ? .empty : .div(.class("review-share"), ShareButton.node(req, path: MapPath.review(review.id),
                                                                                       title: "\(review.title) — \(review.place.name)",
                                                                                       text: "🍔 \(review.title) — \(review.place.name)")),
-                reportDialog(req),
-                comments(req, review, signedIn: actor != nil)
+                fragments.node("map.review-report", language: req.language, version: 0) { reportDialog(req) },
+                fragments.node(key + ":comments:\(signedIn)", language: req.language, version: version) { comments(req, review, signedIn: signedIn) }
             )
         )
     }
@@ -73,8 +80,8 @@ extension BurgerMapPages {
                        .span(.ariaHidden(true), .text(emoji)), .span(.class("reaction-label"), .text(label)), .span(.class("count"), .text(String(count))))
     }
 
-    func reviewBody(_ req: Request, _ review: ReviewResponse, actor: MapActor?) -> Node<HTML.BodyContext> {
-        let mine = actor?.id == review.author.id
+    /// The review as every reader sees it: its place, title, stars, words, author and time.
+    func reviewHead(_ req: Request, _ review: ReviewResponse) -> Node<HTML.BodyContext> {
         let avatar: Node<HTML.AnchorContext> = review.author.profileImageURL.map { .img(.class("avatar small"), .src($0), .alt("")) }
             ?? .span(.class("avatar small placeholder"), .ariaHidden(true), .text(String(review.author.nickname.prefix(1))))
         let author: Node<HTML.BodyContext> = .a(
@@ -84,17 +91,25 @@ extension BurgerMapPages {
             .datetime(PageDates.machine(review.createdAt)),
             .text(PageDates.medium(review.createdAt, req.language)),
         ])
+        return .group(
+            .a(.id("review-place"), .class("review-place"), .href(MapPath.place(review.place.id)), .text("📍 " + review.place.name)),
+            .h1(.id("review-title"), .text(review.title)),
+            .p(.class("review-stars"), stars(req, review.rating)),
+            .p(.id("review-text"), .class("review-text"), .text(review.text)),
+            .p(.class("review-meta"), author, time)
+        )
+    }
+
+    /// The review's head (`reviewHead`, kept for every reader) and the reader's own reactions and buttons.
+    func reviewBody(_ req: Request, _ review: ReviewResponse, actor: MapActor?, head: Node<HTML.BodyContext>) -> Node<HTML.BodyContext> {
+        let mine = actor?.id == review.author.id
         let report: Node<HTML.BodyContext> = actor != nil && !mine
             ? .button(.type(.button), .id("report-button"), .class("link-button"), .text(req.t("burger_map.review.report"))) : .empty
         let delete: Node<HTML.BodyContext> = mine || actor?.isAdmin == true
             ? .button(.type(.button), .id("delete-review"), .class("link-button danger"), .text(req.t("burger_map.review.delete"))) : .empty
         return .div(
             .class("review-body"),
-            .a(.id("review-place"), .class("review-place"), .href(MapPath.place(review.place.id)), .text("📍 " + review.place.name)),
-            .h1(.id("review-title"), .text(review.title)),
-            .p(.class("review-stars"), stars(req, review.rating)),
-            .p(.id("review-text"), .class("review-text"), .text(review.text)),
-            .p(.class("review-meta"), author, time),
+            head,
             .div(
                 .class("reactions"),
                 reaction(req, review, "like", pressed: review.likedByMe, count: review.likeCount, emoji: "❤️", signedIn: actor != nil),

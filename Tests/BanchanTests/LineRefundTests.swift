@@ -253,4 +253,31 @@ final class LineRefundTests: XCTestCase {
             XCTAssertTrue(refused.text.contains("너무 많이"))
         }
     }
+
+    /// Two operators (and more) refunding the same line at once: the line's count holds — never
+    /// more units refunded than it has, never a 500, every refused one with its reason.
+    func testRefundsOfOneLineAtOnceNeverRefundMoreThanItHas() async throws {
+        try await withPortOneApp { app, portOne in
+            let admin = try await app.signUpAdmin().accessToken
+            let id = try await paidOrder(app, portOne, payment: "imp_race")
+            let statuses = try await withThrowingTaskGroup(of: (HTTPResponseStatus, String?).self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        let answer = try await app.send(.POST, "/api/v1/admin/orders/\(id)/refunds", json: ["line": 0, "quantity": 1], token: admin)
+                        return (answer.status, answer.errorCode)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            XCTAssertEqual(statuses.filter { $0.0 == .created }.count, 2, "\(statuses)")
+            XCTAssertTrue(statuses.allSatisfy { [.created, .conflict, .unprocessableEntity, .serviceUnavailable].contains($0.0) }, "\(statuses)")
+            let order = try await app.send(.GET, "/api/v1/banchan/orders/\(id)", headers: device)
+            XCTAssertEqual(try items(order).map { $0["refundedQuantity"] as? Int }, [2, 0])
+            XCTAssertEqual(try order.object()["refundedTotal"] as? Int, 29_800)
+            // Two partial refunds tried at the same moment carry the same checksum: the provider may refuse
+            // the second, which the queue tries again; once it has, exactly the two units are refunded.
+            _ = try await Refunds.attemptDue(on: app.db, gateway: app.paymentGateway, logger: app.logger, now: Date().addingTimeInterval(3600))
+            XCTAssertEqual(portOne.partialCancels.map(\.amount).reduce(0, +), 29_800, "the provider refunded exactly the two units")
+        }
+    }
 }

@@ -38,10 +38,14 @@ extension Request {
     /// What a page's scripts need to call the API as the viewer: `me` (the account id) and
     /// `accessToken`, both null for an anonymous visitor. Goes into `PageConfig.block(values:)`.
     package func browserAPIValues() async throws -> [String: Any] {
-        guard let user = auth.get(User.self)?.id, let token = try await browserAccessToken() else {
-            return ["me": NSNull(), "accessToken": NSNull()]
-        }
-        return ["me": user.uuidString, "accessToken": token]
+        guard let viewer = try await browserAPIViewer() else { return ["me": NSNull(), "accessToken": NSNull()] }
+        return ["me": viewer.me, "accessToken": viewer.accessToken]
+    }
+
+    /// The same as a pair, nil for an anonymous visitor (`Layout.ReaderParts.api`).
+    package func browserAPIViewer() async throws -> (me: String, accessToken: String)? {
+        guard let user = auth.get(User.self)?.id, let token = try await browserAccessToken() else { return nil }
+        return (user.uuidString, token)
     }
 }
 

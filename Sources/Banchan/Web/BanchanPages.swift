@@ -41,15 +41,24 @@ struct BanchanPages: RouteCollection {
 
     /// The delivery fee rule in the reader's language (the app's routes keep the Korean original).
     func extras(_ req: Request, scripts: [String] = [], cartCount: Int?) -> PageExtras {
+        extras(req, scripts: scripts, cart: cartCount.map(cartCountNode) ?? .empty)
+    }
+
+    /// `cart`: the count in the header's cart (`cartCountNode`, or a kept page's reader part).
+    func extras(_ req: Request, scripts: [String] = [], cart: Node<HTML.AnchorContext>) -> PageExtras {
         PageExtras(
             stylesheets: ["/css/shared/services.css", Self.stylesheet], scripts: scripts, bodyClass: "shop with-tabs",
             headerLinks: .a(
                 .class("cart-link"), .href(ShopPath.cart()), .ariaLabel(req.t("banchan.cart.title")),
                 .span(.ariaHidden(true), .text("🛒")),
-                cartCount.map { $0 > 0 ? .span(.class("cart-count"), .text(String($0))) : .empty } ?? .empty
+                cart
             ),
             bottomBar: tabBar(req)
         )
+    }
+
+    func cartCountNode(_ count: Int) -> Node<HTML.AnchorContext> {
+        count > 0 ? .span(.class("cart-count"), .text(String(count))) : .empty
     }
 
     /// The shop's tabs, as the other services have theirs: the dishes, the cart, the orders and
@@ -107,6 +116,20 @@ struct BanchanPages: RouteCollection {
         return Layout.page(req, title: title, status: status, extras: extras, main: main)
     }
 
+    /// A shop page kept whole at `version` (`Layout.keptPage`): `make` runs only when it is not
+    /// kept; the header's cart count is the reader's part 0, `parts` the page's own from 1 on.
+    func keptPage(
+        _ req: Request, version: Int, cartCount: Int, scripts: [String] = [], parts: [String] = [],
+        make: () throws -> (title: String, preview: LinkPreview?, main: Node<HTML.BodyContext>)
+    ) rethrows -> Response {
+        try Layout.keptPage(req, version: version, reader: Layout.ReaderParts(parts: [cartCountNode(cartCount).render()] + parts)) {
+            let made = try make()
+            var extras = extras(req, scripts: scripts, cart: Layout.readerPart(0))
+            extras.preview = made.preview
+            return Layout.PageParts(title: made.title, extras: extras, main: made.main)
+        }
+    }
+
     /// The number in the header's cart: one summing statement, none for a browser seen for the
     /// first time (its device was made by this request, so it has no cart).
     func cartCount(_ req: Request, _ owner: Principal) async throws -> Int {
@@ -118,23 +141,21 @@ struct BanchanPages: RouteCollection {
 
     func home(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
-        // The sections are the same for every reader of a language until the listings change.
+        // The same for every reader of a language until the listings or the shop's terms (the
+        // delivery fee in the lead) change; both versions only grow, so their sum moves with either.
         let listings = req.application.banchanListings.snapshot()
-        let sections: Node<HTML.BodyContext> = req.application.pageFragments.node("shop.sections", language: req.language, version: listings.version) {
-            .group(DishSection.allCases.map { sectionView(req, $0, listings.sections[$0] ?? []) })
-        }
-        return page(
-            req, title: req.t("banchan.title"), scripts: ["/js/banchan/sections.js"], cartCount: try await cartCount(req, owner),
-            main: .group(
+        let version = listings.version + req.application.shopTermsInForce.current.revision
+        return try keptPage(req, version: version, cartCount: try await cartCount(req, owner), scripts: ["/js/banchan/sections.js"]) {
+            (req.t("banchan.title"), nil, .group(
                 .section(
                     .class("shop-hero"),
                     .h1(.text(req.t("banchan.title"))),
                     .p(.class("lead"), .text(req.t("banchan.lead", ["fee": req.deliveryFeeLabel])))
                 ),
-                sections,
+                .group(DishSection.allCases.map { sectionView(req, $0, listings.sections[$0] ?? []) }),
                 .p(.class("section-toast"), .id("section-toast"), .role("status"))
-            )
-        )
+            ))
+        }
     }
 
     func sectionView(_ req: Request, _ section: DishSection, _ dishes: [BanchanListings.Listing]) -> Node<HTML.BodyContext> {
@@ -193,6 +214,7 @@ struct BanchanPages: RouteCollection {
     func dish(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         let hash = req.parameters.get("hash") ?? ""
+        let version = req.application.banchanListings.version + req.application.shopTermsInForce.current.revision
         // The in-memory listings hold every dish on sale with its stock, kept current by each
         // order on every instance: no model to build per view.
         let (dish, stock): (Dish, Int)
@@ -202,11 +224,14 @@ struct BanchanPages: RouteCollection {
             let row = try await req.banchan.dish(hash: hash)
             (dish, stock) = (row.dish, row.stock)
         }
-        return page(req, title: dish.title, scripts: ["/js/banchan/detail.js"], cartCount: try await cartCount(req, owner),
-                    preview: LinkPreview(title: dish.title, description: "\(req.won(dish.salePrice)) · \(dish.description)",
-                                         image: BanchanImages.cardPath(dish.hash), imageWidth: LinkPreview.appCard.width,
-                                         imageHeight: LinkPreview.appCard.height, imageAlt: dish.title),
-                    main: dishView(req, dish, stock: stock, quantity: dish.minQuantity, error: nil))
+        // Kept as the dish's parts are (`dishView`): per listings version and the shop's terms.
+        return try keptPage(req, version: version, cartCount: try await cartCount(req, owner), scripts: ["/js/banchan/detail.js"]) {
+            (dish.title,
+             LinkPreview(title: dish.title, description: "\(req.won(dish.salePrice)) · \(dish.description)",
+                         image: BanchanImages.cardPath(dish.hash), imageWidth: LinkPreview.appCard.width,
+                         imageHeight: LinkPreview.appCard.height, imageAlt: dish.title),
+             dishView(req, dish, stock: stock, quantity: dish.minQuantity, error: nil))
+        }
     }
 
     func dishView(_ req: Request, _ dish: Dish, stock: Int, quantity: Int, error: AppError?) -> Node<HTML.BodyContext> {

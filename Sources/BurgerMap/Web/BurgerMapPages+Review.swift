@@ -11,34 +11,43 @@ extension BurgerMapPages {
     // MARK: A review
 
     func review(req: Request) async throws -> Response {
+        // The version before the read: a change landing between them makes the next reader's page again.
+        let version = req.application.burgerMapCache.generation
         let actor = req.mapActor()
         let review = ReviewResponse(try await req.burgerMap.review(try req.reviewID(), viewer: actor), files: req.application.files)
-        // What every reader of a language sees alike is kept until the map's content changes (the
-        // version the API's cache moves with); the reader's own parts (reactions, the buttons that
-        // are theirs, a just-posted notice) are made for them.
-        let fragments = req.application.pageFragments, version = req.application.burgerMapCache.generation
-        let key = "map.review:" + review.id.uuidString
-        let signedIn = actor != nil
-        return try await page(
-            req, title: review.title, tab: nil, script: "review", stylesheets: ["/css/burger-map-review.css"],
-            config: ["review": try json(review)],
-            preview: Self.preview(of: review),
-            main: .article(
-                .id("review"), .class("review-page"), .data(named: "id", value: review.id.uuidString.lowercased()),
-                review.hidden ? .p(.class("notice"), .role("status"), .text(req.t("burger_map.review.hidden_notice"))) : .empty,
-                // Just written (the write page comes here with `?posted=1`): its author is told it is up.
-                req.query[String.self, at: "posted"] == "1" && actor?.id == review.author.id
-                    ? .p(.class("notice"), .id("review-posted"), .role("status"), .text(req.t("burger_map.review.posted"))) : .empty,
-                fragments.node(key + ":photos", language: req.language, version: version) { photoPager(req, review) },
-                reviewBody(req, review, actor: actor,
-                           head: fragments.node(key + ":head", language: req.language, version: version) { reviewHead(req, review) }),
-                review.hidden ? .empty : .div(.class("review-share"), ShareButton.node(req, path: MapPath.review(review.id),
-                                                                                      title: "\(review.title) — \(review.place.name)",
-                                                                                      text: "🍔 \(review.title) — \(review.place.name)")),
-                fragments.node("map.review-report", language: req.language, version: 0) { reportDialog(req) },
-                fragments.node(key + ":comments:\(signedIn)", language: req.language, version: version) { comments(req, review, signedIn: signedIn) }
+        // The page is kept whole for every reader of a language signed in alike; what is the
+        // reader's own is made for them: a just-posted notice (the write page comes here with
+        // `?posted=1`), their like and bookmark, the buttons that are theirs (report, or delete).
+        let mine = actor?.id == review.author.id
+        var parts: [String] = []
+        if actor != nil {
+            let posted: Node<HTML.BodyContext> = req.query[String.self, at: "posted"] == "1" && mine
+                ? .p(.class("notice"), .id("review-posted"), .role("status"), .text(req.t("burger_map.review.posted"))) : .empty
+            parts = [posted.render(), String(review.likedByMe), String(review.bookmarkedByMe), ownButtons(req, actor: actor, mine: mine).render(),
+                     String(review.likedByMe), String(review.bookmarkedByMe)]
+        }
+        return try await kept(req, content: version, parts: parts) {
+            let signedIn = actor != nil
+            var json = try json(review)
+            if signedIn { json = json.withReaderPart(4, asField: "likedByMe").withReaderPart(5, asField: "bookmarkedByMe") }
+            return self.parts(
+                req, title: review.title, tab: nil, script: "review", stylesheets: ["/css/burger-map-review.css"],
+                config: ["review": json],
+                preview: Self.preview(of: review),
+                main: .article(
+                    .id("review"), .class("review-page"), .data(named: "id", value: review.id.uuidString.lowercased()),
+                    review.hidden ? .p(.class("notice"), .role("status"), .text(req.t("burger_map.review.hidden_notice"))) : .empty,
+                    signedIn ? Layout.readerPart(0) : .empty,
+                    photoPager(req, review),
+                    reviewBody(req, review, signedIn: signedIn),
+                    review.hidden ? .empty : .div(.class("review-share"), ShareButton.node(req, path: MapPath.review(review.id),
+                                                                                          title: "\(review.title) — \(review.place.name)",
+                                                                                          text: "🍔 \(review.title) — \(review.place.name)")),
+                    reportDialog(req),
+                    comments(req, review, signedIn: signedIn)
+                )
             )
-        )
+        }
     }
 
     /// A shared review: its title with the place, its first words, its cover photo (a hidden one
@@ -69,14 +78,15 @@ extension BurgerMapPages {
         return .group(photos, dots)
     }
 
-    /// Like or bookmark: a toggle with its count, or a login link for a visitor.
-    func reaction(_ req: Request, _ review: ReviewResponse, _ kind: String, pressed: Bool, count: Int, emoji: String, signedIn: Bool) -> Node<HTML.BodyContext> {
+    /// Like or bookmark: a toggle with its count (whether it is pressed is the reader's part
+    /// `pressedPart`), or a login link for a visitor.
+    func reaction(_ req: Request, _ review: ReviewResponse, _ kind: String, pressedPart: Int, count: Int, emoji: String, signedIn: Bool) -> Node<HTML.BodyContext> {
         let label = req.t("burger_map.review.\(kind)")
         guard signedIn else {
             return .a(.id("\(kind)-button"), .class("reaction"), .href(AccountPath.logIn() + "?next=" + MapPath.review(review.id)),
                       .span(.ariaHidden(true), .text(emoji)), .span(.class("reaction-label"), .text(label)), .span(.class("count"), .text(String(count))))
         }
-        return .button(.type(.button), .id("\(kind)-button"), .class("reaction"), .ariaPressed(pressed),
+        return .button(.type(.button), .id("\(kind)-button"), .class("reaction"), .attribute(named: "aria-pressed", value: Layout.readerPartMarker(pressedPart)),
                        .span(.ariaHidden(true), .text(emoji)), .span(.class("reaction-label"), .text(label)), .span(.class("count"), .text(String(count))))
     }
 
@@ -100,23 +110,27 @@ extension BurgerMapPages {
         )
     }
 
-    /// The review's head (`reviewHead`, kept for every reader) and the reader's own reactions and buttons.
-    func reviewBody(_ req: Request, _ review: ReviewResponse, actor: MapActor?, head: Node<HTML.BodyContext>) -> Node<HTML.BodyContext> {
-        let mine = actor?.id == review.author.id
+    /// The review's head and reactions, with the reader's own buttons (`ownButtons`) as their part.
+    func reviewBody(_ req: Request, _ review: ReviewResponse, signedIn: Bool) -> Node<HTML.BodyContext> {
+        .div(
+            .class("review-body"),
+            reviewHead(req, review),
+            .div(
+                .class("reactions"),
+                reaction(req, review, "like", pressedPart: 1, count: review.likeCount, emoji: "❤️", signedIn: signedIn),
+                reaction(req, review, "bookmark", pressedPart: 2, count: review.bookmarkCount, emoji: "🔖", signedIn: signedIn),
+                signedIn ? Layout.readerPart(3) : .empty
+            )
+        )
+    }
+
+    /// Report (someone else's review) or delete (one's own, or as an administrator).
+    func ownButtons(_ req: Request, actor: MapActor?, mine: Bool) -> Node<HTML.BodyContext> {
         let report: Node<HTML.BodyContext> = actor != nil && !mine
             ? .button(.type(.button), .id("report-button"), .class("link-button"), .text(req.t("burger_map.review.report"))) : .empty
         let delete: Node<HTML.BodyContext> = mine || actor?.isAdmin == true
             ? .button(.type(.button), .id("delete-review"), .class("link-button danger"), .text(req.t("burger_map.review.delete"))) : .empty
-        return .div(
-            .class("review-body"),
-            head,
-            .div(
-                .class("reactions"),
-                reaction(req, review, "like", pressed: review.likedByMe, count: review.likeCount, emoji: "❤️", signedIn: actor != nil),
-                reaction(req, review, "bookmark", pressed: review.bookmarkedByMe, count: review.bookmarkCount, emoji: "🔖", signedIn: actor != nil),
-                report, delete
-            )
-        )
+        return .group(report, delete)
     }
 
     func comments(_ req: Request, _ review: ReviewResponse, signedIn: Bool) -> Node<HTML.BodyContext> {

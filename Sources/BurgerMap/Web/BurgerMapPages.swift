@@ -56,9 +56,32 @@ struct BurgerMapPages: RouteCollection {
         _ req: Request, title: String, tab: Tab?, script: String, stylesheets: [String] = [], withMap: Bool = false,
         postcodeSearch: Bool = false, config: [String: Any] = [:], preview: LinkPreview? = nil, main: Node<HTML.BodyContext>
     ) async throws -> Response {
-        let library = req.application.mapLibrary
         var values = try await req.browserAPIValues()
+        let parts = self.parts(req, title: title, tab: tab, script: script, stylesheets: stylesheets, withMap: withMap,
+                               postcodeSearch: postcodeSearch, config: config, preview: preview, main: main)
         for (key, value) in config { values[key] = value }
+        return Layout.scriptedPage(req, title: title, extras: parts.extras, stringPrefix: "burger_map.js.", values: values, main: main)
+    }
+
+    /// A map page kept whole (`Layout.keptPage`): `make` runs only when it is not kept; `parts` are
+    /// the reader's own (`Layout.readerPart`). A page of the map's content passes its version,
+    /// `req.application.burgerMapCache.generation` read before what the page shows, and is kept
+    /// for at most the API cache's lifetime, as the API's answers are.
+    func kept(
+        _ req: Request, content version: Int?, variant: String = "", parts: [String] = [], make: () throws -> Layout.PageParts
+    ) async throws -> Response {
+        let api = try await req.browserAPIViewer()
+        return try Layout.keptPage(req, variant: variant, version: version ?? 0,
+                                   lifetime: version == nil ? nil : req.application.burgerMapCache.lifetime,
+                                   reader: Layout.ReaderParts(api: api, parts: parts), make: make)
+    }
+
+    /// What `page` and `kept` make a map page of.
+    func parts(
+        _ req: Request, title: String, tab: Tab?, script: String, stylesheets: [String] = [], withMap: Bool = false,
+        postcodeSearch: Bool = false, config: [String: Any] = [:], preview: LinkPreview? = nil, main: Node<HTML.BodyContext>
+    ) -> Layout.PageParts {
+        let library = req.application.mapLibrary
         var extras = PageExtras(
             stylesheets: ["/css/shared/services.css", "/css/burger-map.css"] + stylesheets,
             scripts: ["/js/burger-map/\(script).js"] + (postcodeSearch ? [PostcodeSearch.script] : []),
@@ -67,7 +90,7 @@ struct BurgerMapPages: RouteCollection {
         )
         if withMap { extras.policy.insert(.map) }
         if postcodeSearch { extras.usePostcodeSearch(req) }
-        return Layout.scriptedPage(req, title: title, extras: extras, stringPrefix: "burger_map.js.", values: values, main: main)
+        return Layout.PageParts(title: title, extras: extras, script: ("burger_map.js.", config), main: main)
     }
 
     func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
@@ -90,44 +113,47 @@ struct BurgerMapPages: RouteCollection {
     // MARK: The map
 
     func mapPage(req: Request) async throws -> Response {
-        let query = String((req.query[String.self, at: "q"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(40))
-        let library = req.application.mapLibrary
-        let mapConfig = library.configValue(center: Self.defaultCenter, zoom: Self.defaultZoom, extra: ["q": query])
-        return try await page(
-            req, title: req.t("burger_map.title"), tab: .map, script: "map", stylesheets: ["/css/shared/map-stage.css", "/css/burger-map-map.css"],
-            withMap: true, config: ["map": mapConfig],
-            main: .group(
-                .h1(.class("visually-hidden"), .text(req.t("burger_map.title"))),
-                .form(
-                    .id("map-search"), .class("map-search"), .action(MapPath.map()), .method(.get), .attribute(named: "role", value: "search"),
-                    .label(.for("map-q"), .class("visually-hidden"), .text(req.t("burger_map.search.label"))),
-                    .input(.type(.search), .id("map-q"), .name("q"), .value(query),
-                           .placeholder(req.t("burger_map.search.placeholder")), .attribute(named: "maxlength", value: "40"),
-                           .attribute(named: "enterkeyhint", value: "search")),
-                    .button(.type(.submit), .class("button small"), .text(req.t("burger_map.search.submit")))
-                ),
-                query.isEmpty ? .empty : .p(.class("search-term"), .text(req.t("burger_map.searching", ["query": query]))),
-                .div(
-                    .class("map-stage"),
-                    .div(.id("map"), .class("map-canvas"), .ariaLabel(req.t("burger_map.map.label"))),
+        // The same for every reader: kept per address (its query) and language.
+        try await kept(req, content: nil) {
+            let query = String((req.query[String.self, at: "q"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(40))
+            let library = req.application.mapLibrary
+            let mapConfig = library.configValue(center: Self.defaultCenter, zoom: Self.defaultZoom, extra: ["q": query])
+            return parts(
+                req, title: req.t("burger_map.title"), tab: .map, script: "map", stylesheets: ["/css/shared/map-stage.css", "/css/burger-map-map.css"],
+                withMap: true, config: ["map": mapConfig],
+                main: .group(
+                    .h1(.class("visually-hidden"), .text(req.t("burger_map.title"))),
+                    .form(
+                        .id("map-search"), .class("map-search"), .action(MapPath.map()), .method(.get), .attribute(named: "role", value: "search"),
+                        .label(.for("map-q"), .class("visually-hidden"), .text(req.t("burger_map.search.label"))),
+                        .input(.type(.search), .id("map-q"), .name("q"), .value(query),
+                               .placeholder(req.t("burger_map.search.placeholder")), .attribute(named: "maxlength", value: "40"),
+                               .attribute(named: "enterkeyhint", value: "search")),
+                        .button(.type(.submit), .class("button small"), .text(req.t("burger_map.search.submit")))
+                    ),
+                    query.isEmpty ? .empty : .p(.class("search-term"), .text(req.t("burger_map.searching", ["query": query]))),
                     .div(
-                        .class("map-controls"),
-                        .button(.type(.button), .id("locate"), .class("map-control"), .text(req.t("burger_map.map.locate"))),
-                        .button(.type(.button), .id("view-toggle"), .class("map-control"), .text(req.t("burger_map.map.show_list")))
-                    )
-                ),
-                .p(.id("map-status"), .class("map-status"), .role("status")),
-                .ol(.id("place-list"), .class("place-list"), .attribute(named: "aria-label", value: req.t("burger_map.map.list_label"))),
-                .section(
-                    .id("place-sheet"), .class("bottom-sheet"), .attribute(named: "hidden", value: "hidden"),
-                    .ariaLabel(req.t("burger_map.map.sheet_label")),
-                    .button(.type(.button), .id("sheet-close"), .class("sheet-close"), .ariaLabel(req.t("burger_map.map.close")), .text("×")),
-                    .div(.id("sheet-body"))
-                ),
-                .a(.id("write-fab"), .class("fab"), .href(Tab.write.path), .ariaLabel(req.t("burger_map.tab.write")),
-                   .span(.ariaHidden(true), .text("✍️")))
+                        .class("map-stage"),
+                        .div(.id("map"), .class("map-canvas"), .ariaLabel(req.t("burger_map.map.label"))),
+                        .div(
+                            .class("map-controls"),
+                            .button(.type(.button), .id("locate"), .class("map-control"), .text(req.t("burger_map.map.locate"))),
+                            .button(.type(.button), .id("view-toggle"), .class("map-control"), .text(req.t("burger_map.map.show_list")))
+                        )
+                    ),
+                    .p(.id("map-status"), .class("map-status"), .role("status")),
+                    .ol(.id("place-list"), .class("place-list"), .attribute(named: "aria-label", value: req.t("burger_map.map.list_label"))),
+                    .section(
+                        .id("place-sheet"), .class("bottom-sheet"), .attribute(named: "hidden", value: "hidden"),
+                        .ariaLabel(req.t("burger_map.map.sheet_label")),
+                        .button(.type(.button), .id("sheet-close"), .class("sheet-close"), .ariaLabel(req.t("burger_map.map.close")), .text("×")),
+                        .div(.id("sheet-body"))
+                    ),
+                    .a(.id("write-fab"), .class("fab"), .href(Tab.write.path), .ariaLabel(req.t("burger_map.tab.write")),
+                       .span(.ariaHidden(true), .text("✍️")))
+                )
             )
-        )
+        }
     }
 
     // MARK: Feeds
@@ -172,17 +198,30 @@ struct BurgerMapPages: RouteCollection {
     // MARK: A place
 
     func place(req: Request) async throws -> Response {
+        // The version before the read: a change landing between them makes the next reader's page again.
+        let version = req.application.burgerMapCache.generation
         let detail = PlaceDetailResponse(try await req.burgerMap.placeDetail(try req.placeID(), viewer: req.auth.get(User.self)?.id))
-        let id = detail.id.uuidString.lowercased()
         let signedIn = req.auth.has(User.self)
-        func markToggle(_ kind: String, count: Int) -> Node<HTML.BodyContext> {
+        // The reader's own: whether each toggle is pressed, and their marks in the script's config.
+        let mine = signedIn
+            ? [String(detail.myMarks.contains("eaten")), String(detail.myMarks.contains("want")),
+               "[" + detail.myMarks.map { "\"\($0)\"" }.joined(separator: ",") + "]"]
+            : []
+        return try await kept(req, content: version, parts: mine) {
+            try placeParts(req, detail, signedIn: signedIn)
+        }
+    }
+
+    private func placeParts(_ req: Request, _ detail: PlaceDetailResponse, signedIn: Bool) throws -> Layout.PageParts {
+        let id = detail.id.uuidString.lowercased()
+        func markToggle(_ kind: String, count: Int, pressedPart: Int) -> Node<HTML.BodyContext> {
             let label = req.t("burger_map.place.mark_\(kind)")
             guard signedIn else {
                 return .a(.id("mark-\(kind)"), .class("mark-toggle"), .href(AccountPath.logIn() + "?next=" + MapPath.place(detail.id)),
                           .span(.class("mark-label"), .text(label)), .span(.class("count"), .text(String(count))))
             }
             return .button(.type(.button), .id("mark-\(kind)"), .class("mark-toggle"), .data(named: "kind", value: kind),
-                           .ariaPressed(detail.myMarks.contains(kind)),
+                           .attribute(named: "aria-pressed", value: Layout.readerPartMarker(pressedPart)),
                            .span(.class("mark-label"), .text(label)), .span(.class("count"), .text(String(count))))
         }
         let library = req.application.mapLibrary
@@ -190,9 +229,10 @@ struct BurgerMapPages: RouteCollection {
         let previewParts = [detail.averageRating.map { "★ " + String(format: "%.1f", $0) + " · " + req.t("burger_map.place.review_count", ["count": String(detail.reviewCount)]) },
                             detail.address.isEmpty ? nil : detail.address].compactMap { $0 }
         let previewLine = previewParts.isEmpty ? nil : previewParts.joined(separator: " · ")
-        return try await page(
+        let placeJSON = try json(detail)
+        return parts(
             req, title: detail.name, tab: nil, script: "place", stylesheets: ["/css/burger-map-review.css"], withMap: true,
-            config: ["place": try json(detail),
+            config: ["place": signedIn ? placeJSON.withReaderPart(2, asField: "myMarks") : placeJSON,
                      "map": library.configValue(center: (detail.lat, detail.lon), zoom: 16)],
             preview: LinkPreview(
                 title: "🍔 " + detail.name,
@@ -207,7 +247,8 @@ struct BurgerMapPages: RouteCollection {
                     detail.phone.map { .p(.class("place-phone"), .a(.href("tel:\($0)"), .text($0))) } ?? .empty,
                     detail.verified ? .empty : .p(.id("place-unverified"), .class("caution"), .text(req.t("burger_map.place.unverified"))),
                     .p(.class("place-rating"), ratingLine(req, average: detail.averageRating, count: detail.reviewCount)),
-                    .div(.class("mark-toggles"), markToggle("eaten", count: detail.eatenCount), markToggle("want", count: detail.wantCount)),
+                    .div(.class("mark-toggles"), markToggle("eaten", count: detail.eatenCount, pressedPart: 0),
+                         markToggle("want", count: detail.wantCount, pressedPart: 1)),
                     .a(.id("write-here"), .class("button primary wide"), .href(MapPath.write() + "?place=\(id)"), .text(req.t("burger_map.place.write_here"))),
                     .div(.class("place-actions"),
                          .a(.id("place-directions"), .class("button"), .href(Self.directionsURL(name: detail.name, lat: detail.lat, lon: detail.lon)),

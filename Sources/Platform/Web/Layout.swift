@@ -72,21 +72,38 @@ package enum Layout {
         let frame = LayoutFrame.template(for: LayoutFrame.Key(language: language, signedIn: viewer != nil, unreadShown: unread > 0, extras: extras)) {
             html(request, extras: extras, signedIn: viewer != nil, unreadShown: unread > 0)
         }
+        return respond(
+            request, frame: frame, status: status, headers: headers, title: Markup.escape("\(title) · \(request.t("app.name"))"),
+            preview: { (extras.preview ?? LinkPreview()).tags(request, pageTitle: title) },
+            headerLinks: { extras.headerLinks.render() }, bottomBar: { extras.bottomBar.render() },
+            main: { Node<HTML.BodyContext>.group(main).render() }
+        )
+    }
+
+    /// The frame filled with a request's own parts (`page`, `keptPage`).
+    static func respond(
+        _ request: Request, frame: LayoutFrame.Template, status: HTTPResponseStatus, headers: HTTPHeaders, title: String,
+        preview: () -> String, headerLinks: () -> String, bottomBar: () -> String, main: () -> String
+    ) -> Response {
+        let viewer = request.storage[WebViewerKey.self]
+        let unread = request.storage[InboxBadgeKey.self] ?? 0
         let body = frame.fill { slot in
             switch slot {
-            case .title: return Markup.escape("\(title) · \(request.t("app.name"))")
-            case .preview: return (extras.preview ?? LinkPreview()).tags(request, pageTitle: title)
-            case .headerLinks: return extras.headerLinks.render()
+            case .title: return title
+            case .preview: return preview()
+            case .headerLinks: return headerLinks()
             case .bellLabel: return Markup.escape(request.t("inbox.bell", ["count": String(unread)]))
             case .unreadCount: return unread > 99 ? "99+" : String(unread)
             case .nickname: return Markup.escape(viewer?.nickname ?? "")
             case .main:
                 // A new account lands back where it signed up, welcomed once (`AccountPages.signUp`).
-                let welcome = viewer != nil && request.url.query?.contains("welcome=1") == true ? Layout.welcome(request) : .empty
-                return Node<HTML.BodyContext>.group([welcome] + main).render()
+                let welcome = viewer != nil && request.url.query?.contains("welcome=1") == true ? Layout.welcome(request).render() : ""
+                return welcome + main()
             case .next: return Markup.escape(request.url.path)
             case .csrf: return Markup.escape(request.csrfToken)
-            case .bottomBar: return extras.bottomBar.render()
+            case .bottomBar: return bottomBar()
+            // Only a kept page's body has these (`keptPage` fills them); never the frame.
+            case .viewerID, .accessToken, .part0, .part1, .part2, .part3, .part4, .part5: return ""
             }
         }
         var allHeaders = headers
@@ -98,7 +115,7 @@ package enum Layout {
     /// The whole page with `LayoutFrame`'s markers where each request's own parts go. Nothing
     /// here may depend on the request beyond the frame's key (language, signed in or not, whether
     /// the unread count shows, extras).
-    private static func html(_ request: Request, extras: PageExtras, signedIn: Bool, unreadShown: Bool) -> HTML {
+    static func html(_ request: Request, extras: PageExtras, signedIn: Bool, unreadShown: Bool) -> HTML {
         HTML(
             .attribute(named: "lang", value: request.language.rawValue),
             .head(
@@ -183,12 +200,12 @@ package enum Layout {
 
     /// A hidden `_csrf` input; every POST form includes it.
     package static func csrfField(_ request: Request) -> Node<HTML.FormContext> {
-        .input(.type(.hidden), .name(CSRFMiddleware.formField), .value(request.csrfToken))
+        .input(.type(.hidden), .name(CSRFMiddleware.formField), .value(request.pageCSRFToken))
     }
 
     /// The same field for a `plainForm`, whose content is body content.
     package static func csrfBodyField(_ request: Request) -> Node<HTML.BodyContext> {
-        .input(.type(.hidden), .name(CSRFMiddleware.formField), .value(request.csrfToken))
+        .input(.type(.hidden), .name(CSRFMiddleware.formField), .value(request.pageCSRFToken))
     }
 
     /// An inline alert shown above a form after a failed submission.

@@ -11,6 +11,12 @@ import Plot
 enum LayoutFrame {
     package enum Slot: Int, CaseIterable, Sendable {
         case title, preview, headerLinks, bellLabel, unreadCount, nickname, main, next, csrf, bottomBar
+        /// A kept page's own (`Layout.keptPage`): the signed-in viewer's id and API token in its
+        /// script's config, and the reader's parts of its body (`Layout.readerPart`).
+        case viewerID, accessToken, part0, part1, part2, part3, part4, part5
+
+        /// The reader's parts a kept page may have.
+        static let parts: [Slot] = [.part0, .part1, .part2, .part3, .part4, .part5]
     }
 
     /// What makes two frames differ: the language, whether the header is a signed-in viewer's
@@ -67,10 +73,12 @@ enum LayoutFrame {
             let parts = rendered.split(separator: LayoutFrame.opening, omittingEmptySubsequences: false)
             segments.append(String(parts[0]))
             for part in parts.dropFirst() {
-                guard let close = part.firstIndex(of: LayoutFrame.closing), let number = Int(part[..<close]),
+                guard part.hasPrefix(LayoutFrame.nonce), let close = part.firstIndex(of: LayoutFrame.closing),
+                      let number = Int(part[part.index(part.startIndex, offsetBy: LayoutFrame.nonce.count)..<close]),
                       let slot = Slot(rawValue: number)
                 else {
-                    // Not ours (cannot happen: the markers are private-use characters no text holds).
+                    // Not ours: a private-use character in someone's text (a kept page's body holds
+                    // reviews and nicknames), which cannot carry this process's nonce.
                     segments[segments.count - 1] += String(LayoutFrame.opening) + part
                     continue
                 }
@@ -84,14 +92,20 @@ enum LayoutFrame {
 
     static let opening: Character = "\u{E000}"
     static let closing: Character = "\u{E001}"
+    /// Random per process, after every opening: text from outside (a review, a nickname) may hold
+    /// the private-use characters, never this.
+    static let nonce = String(UInt64.random(in: 1 ... .max), radix: 36) + ":"
 
     /// Where `slot`'s value goes, in the frame being made.
-    package static func marker(_ slot: Slot) -> String { "\(opening)\(slot.rawValue)\(closing)" }
+    package static func marker(_ slot: Slot) -> String { "\(opening)\(nonce)\(slot.rawValue)\(closing)" }
 
     /// Frames are few (pages × languages × signed in or not); the bound only keeps an unexpected
     /// variety from growing without end.
     private static let capacity = 1_024
     private static let templates = BoundedMemory<Key, Template>(name: "layout_frames", capacity: capacity)
+
+    /// The frame kept for `key`, if made.
+    package static func kept(_ key: Key) -> Template? { templates[key] }
 
     package static func template(for key: Key, make: () -> HTML) -> Template {
         if let kept = templates[key] { return kept }

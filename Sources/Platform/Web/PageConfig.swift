@@ -19,7 +19,7 @@ package enum PageConfig {
     package static func block(_ req: Request, stringPrefixes: [String] = [], values: [String: Any] = [:]) -> Node<HTML.BodyContext> {
         var object = values
         object["language"] = req.language.rawValue
-        object["csrf"] = req.csrfToken
+        object["csrf"] = req.pageCSRFToken
         // Written by hand (`JSONBytes`), not with JSONSerialization: bridging `[String: Any]` to
         // NSDictionary and back was an eighth of a scripted page.
         var json = JSONBytes(capacity: 2_048)

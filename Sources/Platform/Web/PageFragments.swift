@@ -18,9 +18,12 @@ package final class PageFragments: Sendable {
 
     private let entries: BoundedMemory<String, Entry>
     package var capacity: Int { entries.capacity }
+    /// Whole page bodies (`Layout.keptPage`), by language, kind of viewer, address and variant.
+    let pages: BoundedMemory<String, KeptPage>
 
     package init(capacity: Int = 4_096) {
         entries = BoundedMemory(name: "page_fragments", capacity: capacity)
+        pages = BoundedMemory(name: "kept_pages", capacity: capacity)
     }
 
     /// The fragment for `key` in `language` at `version`, made by `make` when not kept. A `make`

@@ -1,0 +1,121 @@
+import Accounts
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import Notifications
+import Platform
+import Plot
+import WhatWeEatTesting
+import XCTVapor
+
+/// A page's body is made once per version and kept for every reader signed in alike
+/// (`Layout.keptPage`); each reader's CSRF token, API token and own parts are filled in per
+/// request and must never be another reader's, and nobody's text can pose as a marker.
+final class KeptPageTests: XCTestCase {
+    /// What the test page's `make` sees: how often it ran, and the version and text it shows.
+    private final class Shown: Sendable {
+        let state = NIOLockedValueBox((made: 0, version: 0, text: "first"))
+    }
+
+    private func route(_ app: Application, _ shown: Shown, lifetime: TimeAmount? = nil) {
+        // As the site's pages are served: the session read, the CSRF token and the inbox's count.
+        let web = app.grouped(WebSessionAuthenticator(), CSRFMiddleware(), InboxBadgeMiddleware())
+        web.get("kept-test") { req -> Response in
+            let now = shown.state.withLockedValue { $0 }
+            let viewer = req.storage[WebViewerKey.self]
+            // The reader's own: a part in the body, and (signed in) an id and token for the script.
+            let mine = Markup.escape("mine:" + (viewer?.nickname ?? "visitor"))
+            let api = viewer.map { (me: "id-" + $0.nickname, accessToken: "token-" + $0.nickname) }
+            return Layout.keptPage(req, version: now.version, lifetime: lifetime, reader: Layout.ReaderParts(api: api, parts: [mine])) {
+                shown.state.withLockedValue { $0.made += 1 }
+                return Layout.PageParts(
+                    title: "kept", script: ("layout.", ["shown": now.text]),
+                    main: .group(
+                        .p(.id("shown"), .text(now.text)),
+                        .form(.method(.post), .action("/language"), Layout.csrfField(req)),
+                        .p(.id("mine"), Layout.readerPart(0))
+                    )
+                )
+            }
+        }
+    }
+
+    private func matches(_ pattern: String, in text: String) -> [String] {
+        let expression = try! NSRegularExpression(pattern: pattern)
+        return expression.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
+            Range(match.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+
+    func testEachReaderGetsTheirOwnPartsInAPageMadeOncePerVersion() async throws {
+        try await withTestApp { app in
+            let shown = Shown()
+            route(app, shown)
+            var tom = try await CookieBrowser.signedUp(app, nickname: "톰")
+            var mina = try await CookieBrowser.signedUp(app, nickname: "미나")
+            var visitor = CookieBrowser(app: app)
+            for _ in 0..<2 {
+                for (browser, name) in [(tom, "톰"), (mina, "미나")] {
+                    var browser = browser
+                    let page = try await browser.get("/kept-test")
+                    XCTAssertEqual(page.status, .ok)
+                    XCTAssertTrue(page.text.contains(#"<p id="mine">mine:\#(name)</p>"#), page.text)
+                    // Every CSRF token on the page (the frame's language form, the body's form, the
+                    // script's config) is this browser's one token.
+                    let tokens = matches(#"name="_csrf" value="([^"]+)""#, in: page.text) + matches(#""csrf":"([^"]+)""#, in: page.text)
+                    XCTAssertEqual(tokens.count, 3, page.text)
+                    XCTAssertEqual(Set(tokens).count, 1)
+                    XCTAssertTrue(page.text.contains(#""me":"id-\#(name)""#) && page.text.contains(#""accessToken":"token-\#(name)""#))
+                }
+                let page = try await visitor.get("/kept-test")
+                XCTAssertTrue(page.text.contains(#"<p id="mine">mine:visitor</p>"#))
+                XCTAssertTrue(page.text.contains(#""accessToken":null"#) && page.text.contains(#""me":null"#))
+            }
+            let tomsToken = matches(#""csrf":"([^"]+)""#, in: try await tom.get("/kept-test").text)
+            let minasToken = matches(#""csrf":"([^"]+)""#, in: try await mina.get("/kept-test").text)
+            XCTAssertNotEqual(tomsToken, minasToken)
+            XCTAssertEqual(shown.state.withLockedValue { $0.made }, 2, "made once for the signed in, once for the visitor")
+
+            // A new version is made again, and shows what changed.
+            shown.state.withLockedValue { $0 = (made: $0.made, version: 1, text: "second") }
+            let minas = try await mina.get("/kept-test").text, toms = try await tom.get("/kept-test").text
+            XCTAssertTrue(minas.contains(#"<p id="shown">second</p>"#) && toms.contains(#"<p id="shown">second</p>"#))
+            XCTAssertEqual(shown.state.withLockedValue { $0.made }, 3)
+            // Another address (a query) is another page.
+            let other = try await tom.get("/kept-test?tab=2").text
+            XCTAssertTrue(other.contains("second"))
+            XCTAssertEqual(shown.state.withLockedValue { $0.made }, 4)
+        }
+    }
+
+    func testTextThatLooksLikeAMarkerStaysText() async throws {
+        try await withTestApp { app in
+            let shown = Shown()
+            // Someone's text with the private-use characters the markers use, around every slot number.
+            let posed = (0..<24).map { "\u{E000}\($0)\u{E001}\u{E000}0:\($0)\u{E001}" }.joined()
+            shown.state.withLockedValue { $0.text = posed }
+            route(app, shown)
+            var tom = try await CookieBrowser.signedUp(app, nickname: "톰")
+            for _ in 0..<2 {
+                let page = try await tom.get("/kept-test")
+                XCTAssertTrue(page.text.contains(#"<p id="shown">\#(posed)</p>"#), "the text as written")
+                XCTAssertEqual(page.text.components(separatedBy: "token-톰").count, 2, "the token once, in the config")
+                XCTAssertEqual(page.text.components(separatedBy: "mine:톰").count, 2, "the reader's part once, where the page put it")
+            }
+        }
+    }
+
+    func testAKeptPageLastsNoLongerThanItsLifetime() async throws {
+        try await withTestApp { app in
+            let shown = Shown()
+            route(app, shown, lifetime: .milliseconds(200))
+            var visitor = CookieBrowser(app: app)
+            _ = try await visitor.get("/kept-test")
+            _ = try await visitor.get("/kept-test")
+            XCTAssertEqual(shown.state.withLockedValue { $0.made }, 1)
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await visitor.get("/kept-test")
+            XCTAssertEqual(shown.state.withLockedValue { $0.made }, 2, "made again once its lifetime is over")
+        }
+    }
+}

@@ -41,8 +41,10 @@ package struct AccountService {
 
     package init(request: Request) {
         self.application = request.application
-        self.database = request.db
-        self.store = AccountStore(database: request.db, application: request.application)
+        // One handle: `request.db` makes a new one on every read, and every signed-in page asks here.
+        let database = request.db
+        self.database = database
+        self.store = AccountStore(database: database, application: request.application)
         self.settings = request.application.settings
         self.accessTokens = request.application.accessTokens
         self.files = request.application.files

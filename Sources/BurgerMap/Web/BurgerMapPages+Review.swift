@@ -21,10 +21,13 @@ extension BurgerMapPages {
         let mine = actor?.id == review.author.id
         var parts: [String] = []
         if actor != nil {
-            let posted: Node<HTML.BodyContext> = req.query[String.self, at: "posted"] == "1" && mine
-                ? .p(.class("notice"), .id("review-posted"), .role("status"), .text(req.t("burger_map.review.posted"))) : .empty
-            parts = [posted.render(), String(review.likedByMe), String(review.bookmarkedByMe), ownButtons(req, actor: actor, mine: mine).render(),
-                     String(review.likedByMe), String(review.bookmarkedByMe)]
+            let posted = mine && req.url.query != nil && req.query[String.self, at: "posted"] == "1"
+                ? Node<HTML.BodyContext>.p(.class("notice"), .id("review-posted"), .role("status"), .text(req.t("burger_map.review.posted"))).render() : ""
+            // Three kinds of reader (the author, an administrator, anyone else): each one's buttons made once.
+            let buttons = req.application.pageFragments.html("map.review.own-buttons.\(mine).\(actor?.isAdmin == true)", language: req.language, version: 0) {
+                ownButtons(req, actor: actor, mine: mine).render()
+            }
+            parts = [posted, String(review.likedByMe), String(review.bookmarkedByMe), buttons, String(review.likedByMe), String(review.bookmarkedByMe)]
         }
         return try await kept(req, content: version, parts: parts) {
             let signedIn = actor != nil

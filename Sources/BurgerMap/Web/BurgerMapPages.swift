@@ -159,6 +159,11 @@ struct BurgerMapPages: RouteCollection {
     // MARK: Feeds
 
     func feed(req: Request) async throws -> Response {
+        // The lists load from the API; the page is the same for every reader signed in alike.
+        try await kept(req, content: nil) { feedParts(req) }
+    }
+
+    private func feedParts(_ req: Request) -> Layout.PageParts {
         let following = req.query[String.self, at: "tab"] == "following"
         let signedIn = req.auth.has(User.self)
         let list: Node<HTML.BodyContext>
@@ -176,7 +181,7 @@ struct BurgerMapPages: RouteCollection {
                    .text(req.t(following ? "burger_map.feed.empty_following" : "burger_map.feed.empty")))
             )
         }
-        return try await page(
+        return parts(
             req, title: req.t("burger_map.feed.title"), tab: .feed, script: "feed", stylesheets: ["/css/burger-map-review.css"],
             main: .group(
                 .div(

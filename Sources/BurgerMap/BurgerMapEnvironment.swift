@@ -28,6 +28,12 @@ package struct BurgerMapEnvironment: FeatureEnvironment {
     let keptPlaceDetails: KeptValues<PlaceDetail>
     let keptReviewCards: KeptValues<ReviewCard>
     let keptProfileCounts: KeptValues<MapProfileCounts>
+    /// A signed-in reader's own marks on a place and reactions to a review, as the place's and the
+    /// review's pages read them, kept by the same rule: every mark and reaction is a content write
+    /// (`MapAnnouncements.contentChanged`), which drops them here at once and on other instances
+    /// through the bus.
+    let keptViewerMarks: KeptValues<[BurgerMark.Kind]>
+    let keptViewerReactions: KeptValues<ViewerReactions>
     package let limits: BurgerMapLimits
 
     /// The environment of `app` as `configure` left it (files, quota and bus are the platform's).
@@ -38,7 +44,9 @@ package struct BurgerMapEnvironment: FeatureEnvironment {
             quota: app.storageQuota, placeIndex: PlaceIndex(), placeVersions: PlaceVersions(), cache: cache,
             keptPlaceDetails: KeptValues(name: "burger_map_place_details", following: cache),
             keptReviewCards: KeptValues(name: "burger_map_review_cards", following: cache),
-            keptProfileCounts: KeptValues(name: "burger_map_profile_counts", following: cache), limits: BurgerMapLimits(shared: app.sharedBudgets))
+            keptProfileCounts: KeptValues(name: "burger_map_profile_counts", following: cache),
+            keptViewerMarks: KeptValues(name: "burger_map_viewer_marks", following: cache, capacity: 16_384),
+            keptViewerReactions: KeptValues(name: "burger_map_viewer_reactions", following: cache, capacity: 16_384), limits: BurgerMapLimits(shared: app.sharedBudgets))
     }
 }
 
@@ -61,4 +69,10 @@ extension Application {
     var keptReviewCards: KeptValues<ReviewCard> { burgerMapEnvironment.keptReviewCards }
     var keptProfileCounts: KeptValues<MapProfileCounts> { burgerMapEnvironment.keptProfileCounts }
     var burgerMapLimits: BurgerMapLimits { burgerMapEnvironment.limits }
+}
+
+/// Whether a reader likes and bookmarked one review (`keptViewerReactions`).
+struct ViewerReactions: Sendable {
+    let liked: Bool
+    let bookmarked: Bool
 }

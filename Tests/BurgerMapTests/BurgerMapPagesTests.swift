@@ -164,6 +164,57 @@ final class BurgerMapPagesTests: XCTestCase {
         }
     }
 
+    /// A place's and a review's pages are kept whole; each signed-in reader's marks and reactions
+    /// are their own, and follow their toggles at the next read.
+    func testEachReadersMarksAndReactionsFollowTheirToggles() async throws {
+        try await withTestApp { app in
+            let writer = try await app.member("작성자")
+            let place = try await app.place(writer.token, "토글 버거")
+            let review = try await app.review(writer.token, place: place, title: "토글 리뷰")
+            var mina = try await signedInBrowser(app, nickname: "미나")
+            var tom = try await signedInBrowser(app, nickname: "톰")
+            func pressed(_ page: TestingHTTPResponse, _ id: String) -> Bool? {
+                if page.text.contains(#"id="\#(id)" class="mark-toggle" data-kind="eaten" aria-pressed="true""#)
+                    || page.text.contains(#"id="\#(id)" class="reaction" aria-pressed="true""#) { return true }
+                if page.text.contains(#"aria-pressed="false""#) && page.text.contains(#"id="\#(id)""#) { return false }
+                return nil
+            }
+            // Both read first, so the pages and their marks are kept before anything changes.
+            for browser in [mina, tom] {
+                var browser = browser
+                let placePage = try await browser.get("/map/places/\(place)")
+                XCTAssertEqual(pressed(placePage, "mark-eaten"), false)
+                XCTAssertEqual(try pageConfig(placePage)["place"].flatMap { ($0 as? [String: Any])?["myMarks"] as? [String] }, [])
+                let reviewPage = try await browser.get("/map/reviews/\(review)")
+                XCTAssertEqual(pressed(reviewPage, "like-button"), false)
+            }
+            let minasPage = try await mina.get("/map/places/\(place)")
+            let minasToken = try XCTUnwrap(try pageConfig(minasPage)["accessToken"] as? String)
+            let marked = try await app.send(.PUT, "/api/v1/burger-map/places/\(place)/marks/eaten", raw: "", token: minasToken)
+            XCTAssertEqual(marked.status, .ok, marked.text)
+            let liked = try await app.send(.PUT, "/api/v1/burger-map/reviews/\(review)/like", raw: "", token: minasToken)
+            XCTAssertEqual(liked.status.code / 100, 2, liked.text)
+
+            let minasPlace = try await mina.get("/map/places/\(place)")
+            XCTAssertEqual(pressed(minasPlace, "mark-eaten"), true, "her mark shows at her next read")
+            XCTAssertEqual(try pageConfig(minasPlace)["place"].flatMap { ($0 as? [String: Any])?["myMarks"] as? [String] }, ["eaten"])
+            let minasReview = try await mina.get("/map/reviews/\(review)")
+            XCTAssertEqual(pressed(minasReview, "like-button"), true)
+            XCTAssertEqual(try pageConfig(minasReview)["review"].flatMap { ($0 as? [String: Any])?["likedByMe"] as? Bool }, true)
+            let tomsPlace = try await tom.get("/map/places/\(place)")
+            XCTAssertEqual(pressed(tomsPlace, "mark-eaten"), false, "never another reader's")
+            XCTAssertTrue(tomsPlace.text.contains(#"<span class="count">1</span>"#), "the count everyone sees follows")
+            let tomsReview = try await tom.get("/map/reviews/\(review)")
+            XCTAssertEqual(pressed(tomsReview, "like-button"), false)
+            XCTAssertEqual(try pageConfig(tomsReview)["review"].flatMap { ($0 as? [String: Any])?["likedByMe"] as? Bool }, false)
+
+            let unliked = try await app.send(.DELETE, "/api/v1/burger-map/reviews/\(review)/like", raw: "", token: minasToken)
+            XCTAssertEqual(unliked.status.code / 100, 2, unliked.text)
+            let afterUnlike = try await mina.get("/map/reviews/\(review)")
+            XCTAssertEqual(pressed(afterUnlike, "like-button"), false, "taken back at once")
+        }
+    }
+
     func testWhatPeopleWroteIsEscappedInMarkupAndInTheConfigBlock() async throws {
         try await withTestApp { app in
             let hostile = "</script><script>alert(1)</script>"

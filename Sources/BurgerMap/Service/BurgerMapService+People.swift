@@ -115,7 +115,7 @@ extension BurgerMapService {
     package func placeDetail(_ id: UUID, viewer: UUID?) async throws -> PlaceDetail {
         let shared = try await keptPlaceDetails.value("place:\(id)") { try await sharedPlaceDetail(id) }
         guard let viewer else { return shared }
-        let mine = try await people.marks(on: id, by: viewer)
+        let mine = try await environment.keptViewerMarks.value("\(viewer):\(id)") { try await people.marks(on: id, by: viewer) }
         return PlaceDetail(summary: shared.summary, eatenCount: shared.eatenCount, wantCount: shared.wantCount, myMarks: mine)
     }
 

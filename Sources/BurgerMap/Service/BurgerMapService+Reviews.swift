@@ -85,7 +85,14 @@ extension BurgerMapService {
             return card
         }
         guard !card.hidden || viewer?.isAdmin == true || viewer?.id == card.authorID else { throw AppError.notFound("review_not_found") }
-        if let viewer { card = try await cards.addReactions(of: viewer.id, to: [card])[0] }
+        if let viewer {
+            let reactions = try await environment.keptViewerReactions.value("\(viewer.id):\(id)") {
+                let read = try await cards.addReactions(of: viewer.id, to: [card])[0]
+                return ViewerReactions(liked: read.likedByMe, bookmarked: read.bookmarkedByMe)
+            }
+            card.likedByMe = reactions.liked
+            card.bookmarkedByMe = reactions.bookmarked
+        }
         return card
     }
 

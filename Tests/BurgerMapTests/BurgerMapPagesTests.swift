@@ -272,6 +272,21 @@ final class BurgerMapPagesTests: XCTestCase {
                           "someone else's private list falls back to their reviews")
             XCTAssertTrue(other.text.contains(#"id="follow-button""#))
             XCTAssertTrue(other.text.contains(#"aria-pressed="false""#))
+
+            // Following shows on her next read of the kept page, and only on hers.
+            var tom = try await signedInBrowser(app, nickname: "톰")
+            let tomsBefore = try await tom.get("/map/users/\(joon.id)")
+            XCTAssertTrue(tomsBefore.text.contains(#"aria-pressed="false""#))
+            let minasToken = try XCTUnwrap(try pageConfig(other)["accessToken"] as? String)
+            let followed = try await app.send(.PUT, "/api/v1/burger-map/users/\(joon.id)/follow", raw: "", token: minasToken)
+            XCTAssertEqual(followed.status.code / 100, 2, followed.text)
+            let minasAfter = try await mina.get("/map/users/\(joon.id)")
+            XCTAssertTrue(minasAfter.text.contains(#"id="follow-button" class="button" aria-pressed="true""#), minasAfter.text)
+            XCTAssertEqual(try pageConfig(minasAfter)["profile"].flatMap { ($0 as? [String: Any])?["followedByMe"] as? Bool }, true)
+            XCTAssertTrue(minasAfter.text.contains(#"<strong id="follower-count">1</strong>"#), "the count everyone sees follows")
+            let tomsAfter = try await tom.get("/map/users/\(joon.id)")
+            XCTAssertTrue(tomsAfter.text.contains(#"aria-pressed="false""#) && tomsAfter.text.contains(#"<strong id="follower-count">1</strong>"#))
+            XCTAssertEqual(try pageConfig(tomsAfter)["profile"].flatMap { ($0 as? [String: Any])?["followedByMe"] as? Bool }, false)
         }
     }
 

@@ -10,10 +10,16 @@ extension BurgerMapPages {
 
     func write(req: Request) async throws -> Response {
         // `?place=` (from a place's page) starts with that place chosen; anything else is ignored.
+        // Kept whole (the address holds the choice): at the map's content version when it shows a place.
+        let version = req.application.burgerMapCache.generation
         var chosen: PlaceDetailResponse?
         if let raw = req.query[String.self, at: "place"], let id = UUID(uuidString: raw) {
             chosen = try? PlaceDetailResponse(await req.burgerMap.placeDetail(id, viewer: nil))
         }
+        return try await kept(req, content: chosen == nil ? nil : version) { try writeParts(req, chosen: chosen) }
+    }
+
+    private func writeParts(_ req: Request, chosen: PlaceDetailResponse?) throws -> Layout.PageParts {
         let library = req.application.mapLibrary
         let center = chosen.map { (lat: $0.lat, lon: $0.lon) } ?? Self.defaultCenter
         let form: Node<HTML.BodyContext> = .plainForm(
@@ -25,7 +31,7 @@ extension BurgerMapPages {
             .p(.id("form-error"), .class("form-error"), .role("alert")),
             .button(.type(.submit), .id("post-review"), .class("button primary wide"), .text(req.t("burger_map.write.post")))
         )
-        return try await page(
+        return parts(
             req, title: req.t("burger_map.write.title"), tab: .write, script: "write", stylesheets: ["/css/burger-map-write.css"],
             withMap: true, postcodeSearch: true,
             config: ["map": library.configValue(center: center, zoom: chosen == nil ? Self.defaultZoom : 16),

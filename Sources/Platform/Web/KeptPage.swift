@@ -77,7 +77,8 @@ extension Layout {
         let unread = request.storage[InboxBadgeKey.self] ?? 0
         var key = request.language.rawValue
         key += viewer == nil ? "|v|" : viewer!.isAdmin ? "|a|" : "|s|"
-        key += request.url.path
+        let path = request.url.path
+        key += path
         if let query = request.url.query { key += "?" + query }
         key += "|" + variant
         let memory = request.application.pageFragments.pages
@@ -86,7 +87,7 @@ extension Layout {
         if let entry = memory[key], entry.version == version, entry.expires.map({ $0 > now }) ?? true, let frame = LayoutFrame.kept(entry.frameKeys[unread > 0 ? 1 : 0]) {
             kept = entry
             request.storage[SecurityHeadersMiddleware.PagePolicyKey.self] = kept.policy.isEmpty ? nil : kept.policy
-            return fill(request, kept, frame: frame, reader: reader)
+            return fill(request, kept, frame: frame, reader: reader, path: path)
         }
         kept = try makeKept(request, version: version, expires: lifetime.map { now + $0 }, signedIn: viewer != nil, make)
         memory.keep(kept, for: key)
@@ -94,7 +95,7 @@ extension Layout {
             html(request, extras: kept.extras.value, signedIn: viewer != nil, unreadShown: unread > 0)
         }
         if !kept.policy.isEmpty { request.storage[SecurityHeadersMiddleware.PagePolicyKey.self] = kept.policy }
-        return fill(request, kept, frame: frame, reader: reader)
+        return fill(request, kept, frame: frame, reader: reader, path: path)
     }
 
     private static func makeKept(
@@ -127,11 +128,11 @@ extension Layout {
         )
     }
 
-    private static func fill(_ request: Request, _ kept: KeptPage, frame: LayoutFrame.Template, reader: ReaderParts) -> Response {
+    private static func fill(_ request: Request, _ kept: KeptPage, frame: LayoutFrame.Template, reader: ReaderParts, path: String) -> Response {
         func own(_ slot: LayoutFrame.Slot) -> String {
             switch slot {
             case .csrf: return Markup.escape(request.csrfToken)
-            case .next: return Markup.escape(request.url.path)
+            case .next: return Markup.escape(path)
             // Inside the config's JSON strings: an id and a token need no escape, but a quote or a
             // backslash must never end the string early.
             case .viewerID: return jsonStringContent(reader.api?.me ?? "")
@@ -145,7 +146,7 @@ extension Layout {
         return respond(
             request, frame: frame, status: kept.status, headers: [:], title: kept.title,
             preview: { kept.preview }, headerLinks: { kept.headerLinks.fill(own) }, bottomBar: { kept.bottomBar },
-            main: { kept.main.fill(own) }
+            main: { kept.main.fill(own) }, path: path
         )
     }
 

@@ -83,7 +83,7 @@ package enum Layout {
     /// The frame filled with a request's own parts (`page`, `keptPage`).
     static func respond(
         _ request: Request, frame: LayoutFrame.Template, status: HTTPResponseStatus, headers: HTTPHeaders, title: String,
-        preview: () -> String, headerLinks: () -> String, bottomBar: () -> String, main: () -> String
+        preview: () -> String, headerLinks: () -> String, bottomBar: () -> String, main: () -> String, path: String? = nil
     ) -> Response {
         let viewer = request.storage[WebViewerKey.self]
         let unread = request.storage[InboxBadgeKey.self] ?? 0
@@ -99,7 +99,8 @@ package enum Layout {
                 // A new account lands back where it signed up, welcomed once (`AccountPages.signUp`).
                 let welcome = viewer != nil && request.url.query?.contains("welcome=1") == true ? Layout.welcome(request).render() : ""
                 return welcome + main()
-            case .next: return Markup.escape(request.url.path)
+            // `path` when the caller has it: Vapor decodes the path anew on every read.
+            case .next: return Markup.escape(path ?? request.url.path)
             case .csrf: return Markup.escape(request.csrfToken)
             case .bottomBar: return bottomBar()
             // Only a kept page's body has these (`keptPage` fills them); never the frame.

@@ -34,6 +34,8 @@ package struct BurgerMapEnvironment: FeatureEnvironment {
     /// through the bus.
     let keptViewerMarks: KeptValues<[BurgerMark.Kind]>
     let keptViewerReactions: KeptValues<ViewerReactions>
+    /// A person's page head as one reader sees it (whether they follow).
+    let keptProfiles: KeptValues<MapProfile>
     package let limits: BurgerMapLimits
 
     /// The environment of `app` as `configure` left it (files, quota and bus are the platform's).
@@ -46,7 +48,8 @@ package struct BurgerMapEnvironment: FeatureEnvironment {
             keptReviewCards: KeptValues(name: "burger_map_review_cards", following: cache),
             keptProfileCounts: KeptValues(name: "burger_map_profile_counts", following: cache),
             keptViewerMarks: KeptValues(name: "burger_map_viewer_marks", following: cache, capacity: 16_384),
-            keptViewerReactions: KeptValues(name: "burger_map_viewer_reactions", following: cache, capacity: 16_384), limits: BurgerMapLimits(shared: app.sharedBudgets))
+            keptViewerReactions: KeptValues(name: "burger_map_viewer_reactions", following: cache, capacity: 16_384),
+            keptProfiles: KeptValues(name: "burger_map_profiles", following: cache, capacity: 16_384), limits: BurgerMapLimits(shared: app.sharedBudgets))
     }
 }
 

@@ -20,6 +20,9 @@ package enum BurgerMapFeature: Feature {
     package static func configure(_ app: Application, settings: Settings) async throws {
         // The map's one environment: clock, bus, log, files, memories and budgets (`BurgerMapEnvironment`).
         app.burgerMapEnvironment = BurgerMapEnvironment.make(for: app)
+        // The map's kept answers, values and pages name people (a review's author, a person's page):
+        // a changed account (a nickname, a picture) on any instance makes them again, so it shows at once.
+        app.followAccountChanges { app, _ in app.burgerMapCache.invalidate() }
         app.placeGeocoder = PlaceGeocoder(kakao: KakaoLocal(settings: settings.kakao, client: app.client),
                                           budget: NetworkBudget(name: "burger_map_geocode", limit: PlaceGeocoder.lookupsPerNetworkPerMinute, window: 60,
                                                                 shared: app.sharedBudgets, clock: app.siteClock))

@@ -287,6 +287,12 @@ final class BurgerMapPagesTests: XCTestCase {
             let tomsAfter = try await tom.get("/map/users/\(joon.id)")
             XCTAssertTrue(tomsAfter.text.contains(#"aria-pressed="false""#) && tomsAfter.text.contains(#"<strong id="follower-count">1</strong>"#))
             XCTAssertEqual(try pageConfig(tomsAfter)["profile"].flatMap { ($0 as? [String: Any])?["followedByMe"] as? Bool }, false)
+
+            // A new name shows on the kept page at once, not after the cache's lifetime.
+            let renamed = try await app.send(.PATCH, "/api/v1/me", json: ["nickname": "준호짱"], token: joon.token)
+            XCTAssertEqual(renamed.status, .ok, renamed.text)
+            let tomsRenamed = try await tom.get("/map/users/\(joon.id)")
+            XCTAssertTrue(tomsRenamed.text.contains(#"<h1 id="profile-name">준호짱</h1>"#), "the new name at the next read")
         }
     }
 

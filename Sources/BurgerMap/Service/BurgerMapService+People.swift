@@ -154,7 +154,13 @@ extension BurgerMapService {
     /// `keptProfileCounts`) and whether the viewer follows them.
     /// The account's name and picture and whether the viewer follows them are one written-out
     /// statement (the whole `User` model and a follow query were two thirds of the page, 0.12×).
+    /// Kept by the map cache's rule per reader (a follow is a content write; a renamed person shows
+    /// within the cache's lifetime, as on review cards).
     package func profile(of id: UUID, viewer: UUID?) async throws -> MapProfile {
+        try await environment.keptProfiles.value("\(viewer?.uuidString ?? "-"):\(id)") { try await readProfile(of: id, viewer: viewer) }
+    }
+
+    private func readProfile(of id: UUID, viewer: UUID?) async throws -> MapProfile {
         let followed: SQLQueryString = viewer.map { BurgerPeopleStore.follows(by: $0, personRole: "person") } ?? "0"
         guard let row = try await AccountStore.selectPerson("person", id: id, adding: "\(followed) AS followed", on: database.sql).first()
         else { throw AppError.notFound("user_not_found") }

@@ -16,6 +16,33 @@ final class MenuGamePagesTests: XCTestCase {
         XCTAssertEqual(saved.status, .seeOther, saved.text)
     }
 
+    /// The tabs and the game are kept whole per disliked foods; each browser's device token is its
+    /// own, written into the kept config as a JSON string whatever printable characters it holds.
+    func testKeptPagesCarryEachBrowsersOwnDeviceEscaped() async throws {
+        try await withTestApp { app in
+            var first = CookieBrowser(app: app), second = CookieBrowser(app: app)
+            try await onboard(&first)
+            try await onboard(&second)
+            for path in ["/play/together", "/play/solo/game"] {
+                for browser in [first, second, first] {
+                    var browser = browser
+                    let page = try await browser.get(path)
+                    XCTAssertEqual(page.status, .ok, path)
+                    XCTAssertEqual(try pageConfig(page)["device"] as? String, browser.cookies["wwe_device"], path)
+                }
+            }
+            // A device cookie someone crafted stays inside its string.
+            var crafted = CookieBrowser(app: app)
+            try await onboard(&crafted)
+            let token = #"evil-device"</script><b>x\"#
+            crafted.cookies["wwe_device"] = token
+            let page = try await crafted.get("/play/solo/game")
+            XCTAssertEqual(page.status, .ok)
+            XCTAssertFalse(page.text.contains("<b>x"), "never markup")
+            XCTAssertEqual(try pageConfig(page)["device"] as? String, token)
+        }
+    }
+
     func testFirstVisitGoesThroughOnboardingAndTheChoiceIsKeptOnTheDevice() async throws {
         try await withTestApp { app in
             var browser = CookieBrowser(app: app)

@@ -20,48 +20,49 @@ extension MenuGamePages {
     func togetherPage(_ req: Request, device: MenuGameDevice, pin: String?, error: AppError?) -> Response {
         let message = error.map { req.t($0.messageKey, $0.arguments) }
         let typed = String((pin ?? "").prefix(6).filter(\.isNumber))
-        let response = Layout.page(
-            req, title: req.t("menu_game.tabs.together"), status: error?.status ?? .ok,
-            extras: MenuGamePages.extras(req, tab: .together, scripts: [Self.script.together]),
-            main: .group(
-                .section(
-                    .class("card tab-intro"), .ariaLabelledBy("together-title"),
-                    .span(.class("intro-emoji"), .ariaHidden(true), .text("👥")),
-                    .h1(.id("together-title"), .text(req.t("menu_game.tabs.together"))),
-                    .p(.class("lead"), .text(req.t("menu_game.together.intro"))),
-                    dislikedSummary(req, device),
-                    .form(
-                        .action(PlayPath.create()), .method(.post),
-                        Layout.csrfField(req),
-                        .button(.type(.submit), .class("button primary wide"), .id("create-group"), .text(req.t("menu_game.together.create")))
-                    )
-                ),
-                .section(
-                    .class("card"), .ariaLabelledBy("join-title"),
-                    .h2(.id("join-title"), .text(req.t("menu_game.together.join_title"))),
-                    .form(
-                        .action(PlayPath.join()), .method(.post), .class("stack join-form"), .id("join-form"), .novalidate(),
-                        Layout.csrfField(req),
-                        .div(
-                            .class("field"),
-                            .label(.for("pin"), .text(req.t("menu_game.together.pin_label"))),
-                            .selfClosedElement(named: "input", attributes: [
-                                .id("pin"), .name("pin"), .type(.text), .value(typed), .required(true),
-                                .attribute(named: "inputmode", value: "numeric"), .attribute(named: "pattern", value: "[1-9][0-9]{5}"),
-                                .attribute(named: "maxlength", value: "6"), .attribute(named: "autocomplete", value: "off"),
-                                .ariaDescribedBy("pin-error"),
-                                message == nil ? .empty : .attribute(named: "aria-invalid", value: "true"),
-                            ]),
-                            .p(.class("field-error"), .id("pin-error"), .role("alert"),
-                               message == nil ? .hidden(true) : .empty, .text(message ?? ""))
-                        ),
-                        .button(.type(.submit), .class("button wide"), .id("join-group"), .text(req.t("menu_game.together.join")))
-                    )
-                ),
-                MenuGamePages.config(req, device: device)
+        return MenuGamePages.page(req, device: device, keep: error == nil) {
+            Layout.PageParts(
+                title: req.t("menu_game.tabs.together"), status: error?.status ?? .ok,
+                extras: MenuGamePages.extras(req, tab: .together, scripts: [Self.script.together]),
+                main: .group(
+                    .section(
+                        .class("card tab-intro"), .ariaLabelledBy("together-title"),
+                        .span(.class("intro-emoji"), .ariaHidden(true), .text("👥")),
+                        .h1(.id("together-title"), .text(req.t("menu_game.tabs.together"))),
+                        .p(.class("lead"), .text(req.t("menu_game.together.intro"))),
+                        dislikedSummary(req, device),
+                        .form(
+                            .action(PlayPath.create()), .method(.post),
+                            Layout.csrfField(req),
+                            .button(.type(.submit), .class("button primary wide"), .id("create-group"), .text(req.t("menu_game.together.create")))
+                        )
+                    ),
+                    .section(
+                        .class("card"), .ariaLabelledBy("join-title"),
+                        .h2(.id("join-title"), .text(req.t("menu_game.together.join_title"))),
+                        .form(
+                            .action(PlayPath.join()), .method(.post), .class("stack join-form"), .id("join-form"), .novalidate(),
+                            Layout.csrfField(req),
+                            .div(
+                                .class("field"),
+                                .label(.for("pin"), .text(req.t("menu_game.together.pin_label"))),
+                                .selfClosedElement(named: "input", attributes: [
+                                    .id("pin"), .name("pin"), .type(.text), .value(typed), .required(true),
+                                    .attribute(named: "inputmode", value: "numeric"), .attribute(named: "pattern", value: "[1-9][0-9]{5}"),
+                                    .attribute(named: "maxlength", value: "6"), .attribute(named: "autocomplete", value: "off"),
+                                    .ariaDescribedBy("pin-error"),
+                                    message == nil ? .empty : .attribute(named: "aria-invalid", value: "true"),
+                                ]),
+                                .p(.class("field-error"), .id("pin-error"), .role("alert"),
+                                   message == nil ? .hidden(true) : .empty, .text(message ?? ""))
+                            ),
+                            .button(.type(.submit), .class("button wide"), .id("join-group"), .text(req.t("menu_game.together.join")))
+                        )
+                    ),
+                    MenuGamePages.config(req, device: device)
+                )
             )
-        )
-        return response
+        }
     }
 
     func createGroup(req: Request) async throws -> Response {

@@ -16,72 +16,73 @@ extension MenuGamePages {
 
     func settingsPage(_ req: Request, device: MenuGameDevice, notice: String?, error: AppError?, feedback: String?) -> Response {
         let current = req.language
-        let response = Layout.page(
-            req, title: req.t("menu_game.settings.title"), status: error?.status ?? .ok,
-            extras: MenuGamePages.extras(req, tab: nil),
-            main: .group(
-                .h1(.text(req.t("menu_game.settings.title"))),
-                notice.map { .p(.class("notice"), .role("status"), .text(req.t("menu_game.settings.\($0)"))) } ?? .empty,
-                .section(
-                    .class("card"), .id("dislikes-settings"), .ariaLabelledBy("dislikes-settings-title"),
-                    .h2(.id("dislikes-settings-title"), .text(req.t("menu_game.disliked.title"))),
-                    .p(.class("muted"), .text(req.t("menu_game.disliked.lead"))),
-                    .form(
-                        .action(PlayPath.preferences()), .method(.post), .class("stack"),
-                        Layout.csrfField(req),
-                        .input(.type(.hidden), .name("next"), .value(PlayPath.settings() + "?notice=saved")),
-                        MenuGamePages.dislikedTiles(req, selected: device.disliked),
-                        .button(.type(.submit), .class("button primary wide"), .id("save-dislikes"), .text(req.t("menu_game.settings.save")))
-                    )
-                ),
-                .section(
-                    .class("card"), .ariaLabelledBy("language-settings-title"),
-                    .h2(.id("language-settings-title"), .text(req.t("field.language"))),
-                    .form(
-                        .action(AccountPath.language()), .method(.post), .class("stack"),
-                        Layout.csrfField(req),
-                        .input(.type(.hidden), .name("next"), .value(PlayPath.settings())),
-                        .label(.for("settings-language"), .class("visually-hidden"), .text(req.t("field.language"))),
-                        .select(
-                            .id("settings-language"), .attribute(named: "name", value: "language"),
-                            .forEach(Platform.Language.allCases) { language in
-                                .element(named: "option", nodes: [
-                                    .attribute(named: "value", value: language.rawValue),
-                                    language == current ? .attribute(named: "selected") : .empty,
-                                    .text(Layout.languageName(language)),
-                                ])
-                            }
-                        ),
-                        .button(.type(.submit), .class("button"), .text(req.t("menu_game.settings.save")))
-                    )
-                ),
-                .section(
-                    .class("card"), .id("feedback"), .ariaLabelledBy("feedback-title"),
-                    .h2(.id("feedback-title"), .text(req.t("menu_game.feedback.title"))),
-                    .p(.class("muted"), .text(req.t("menu_game.feedback.lead"))),
-                    Layout.formError(req, error),
-                    .form(
-                        .action(PlayPath.feedback()), .method(.post), .class("stack"),
-                        Layout.csrfField(req),
-                        .label(.for("feedback-message"), .text(req.t("menu_game.feedback.label"))),
-                        .textarea(.id("feedback-message"), .name("message"), .rows(4), .required(true),
-                                  .attribute(named: "maxlength", value: String(MenuGameFeedback.maxLength)),
-                                  .text(feedback ?? "")),
-                        .button(.type(.submit), .class("button"), .id("send-feedback"), .text(req.t("menu_game.feedback.send")))
-                    )
-                ),
-                .section(
-                    .class("card"), .ariaLabelledBy("about-title"),
-                    .h2(.id("about-title"), .text(req.t("menu_game.settings.about"))),
-                    .dl(
-                        .class("about-list"),
-                        .dt(.text(req.t("menu_game.settings.version"))), .dd(.id("app-version"), .text(AppVersion.current)),
-                        .dt(.text(req.t("menu_game.settings.licenses"))), .dd(.a(.href("/licenses"), .text(req.t("menu_game.settings.licenses_link"))))
+        return MenuGamePages.page(req, device: device, keep: error == nil && feedback == nil) {
+            Layout.PageParts(
+                title: req.t("menu_game.settings.title"), status: error?.status ?? .ok,
+                extras: MenuGamePages.extras(req, tab: nil),
+                main: .group(
+                    .h1(.text(req.t("menu_game.settings.title"))),
+                    notice.map { .p(.class("notice"), .role("status"), .text(req.t("menu_game.settings.\($0)"))) } ?? .empty,
+                    .section(
+                        .class("card"), .id("dislikes-settings"), .ariaLabelledBy("dislikes-settings-title"),
+                        .h2(.id("dislikes-settings-title"), .text(req.t("menu_game.disliked.title"))),
+                        .p(.class("muted"), .text(req.t("menu_game.disliked.lead"))),
+                        .form(
+                            .action(PlayPath.preferences()), .method(.post), .class("stack"),
+                            Layout.csrfField(req),
+                            .input(.type(.hidden), .name("next"), .value(PlayPath.settings() + "?notice=saved")),
+                            MenuGamePages.dislikedTiles(req, selected: device.disliked),
+                            .button(.type(.submit), .class("button primary wide"), .id("save-dislikes"), .text(req.t("menu_game.settings.save")))
+                        )
+                    ),
+                    .section(
+                        .class("card"), .ariaLabelledBy("language-settings-title"),
+                        .h2(.id("language-settings-title"), .text(req.t("field.language"))),
+                        .form(
+                            .action(AccountPath.language()), .method(.post), .class("stack"),
+                            Layout.csrfField(req),
+                            .input(.type(.hidden), .name("next"), .value(PlayPath.settings())),
+                            .label(.for("settings-language"), .class("visually-hidden"), .text(req.t("field.language"))),
+                            .select(
+                                .id("settings-language"), .attribute(named: "name", value: "language"),
+                                .forEach(Platform.Language.allCases) { language in
+                                    .element(named: "option", nodes: [
+                                        .attribute(named: "value", value: language.rawValue),
+                                        language == current ? .attribute(named: "selected") : .empty,
+                                        .text(Layout.languageName(language)),
+                                    ])
+                                }
+                            ),
+                            .button(.type(.submit), .class("button"), .text(req.t("menu_game.settings.save")))
+                        )
+                    ),
+                    .section(
+                        .class("card"), .id("feedback"), .ariaLabelledBy("feedback-title"),
+                        .h2(.id("feedback-title"), .text(req.t("menu_game.feedback.title"))),
+                        .p(.class("muted"), .text(req.t("menu_game.feedback.lead"))),
+                        Layout.formError(req, error),
+                        .form(
+                            .action(PlayPath.feedback()), .method(.post), .class("stack"),
+                            Layout.csrfField(req),
+                            .label(.for("feedback-message"), .text(req.t("menu_game.feedback.label"))),
+                            .textarea(.id("feedback-message"), .name("message"), .rows(4), .required(true),
+                                      .attribute(named: "maxlength", value: String(MenuGameFeedback.maxLength)),
+                                      .text(feedback ?? "")),
+                            .button(.type(.submit), .class("button"), .id("send-feedback"), .text(req.t("menu_game.feedback.send")))
+                        )
+                    ),
+                    .section(
+                        .class("card"), .ariaLabelledBy("about-title"),
+                        .h2(.id("about-title"), .text(req.t("menu_game.settings.about"))),
+                        .dl(
+                            .class("about-list"),
+                            .dt(.text(req.t("menu_game.settings.version"))), .dd(.id("app-version"), .text(AppVersion.current)),
+                            .dt(.text(req.t("menu_game.settings.licenses"))), .dd(.a(.href("/licenses"), .text(req.t("menu_game.settings.licenses_link"))))
+                        )
                     )
                 )
             )
-        )
-        return response
+        }
     }
 
     struct FeedbackForm: Content { package var message: String? }

@@ -180,19 +180,20 @@ struct MenuGamePages: RouteCollection {
     func soloTab(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         if let redirect = onboardingRedirect(req, device) { return redirect }
-        let response = Layout.page(
-            req, title: req.t("menu_game.tabs.solo"),
-            extras: MenuGamePages.extras(req, tab: .solo),
-            main: .section(
-                .class("card tab-intro"), .ariaLabelledBy("solo-title"),
-                .span(.class("intro-emoji"), .ariaHidden(true), .text("🍱")),
-                .h1(.id("solo-title"), .text(req.t("menu_game.tabs.solo"))),
-                .p(.class("lead"), .text(req.t("menu_game.solo.intro"))),
-                dislikedSummary(req, device),
-                .a(.class("button primary wide"), .id("start-solo"), .href(PlayPath.soloGame()), .text(req.t("menu_game.game.start")))
+        return MenuGamePages.page(req, device: device, keep: true) {
+            Layout.PageParts(
+                title: req.t("menu_game.tabs.solo"),
+                extras: MenuGamePages.extras(req, tab: .solo),
+                main: .section(
+                    .class("card tab-intro"), .ariaLabelledBy("solo-title"),
+                    .span(.class("intro-emoji"), .ariaHidden(true), .text("🍱")),
+                    .h1(.id("solo-title"), .text(req.t("menu_game.tabs.solo"))),
+                    .p(.class("lead"), .text(req.t("menu_game.solo.intro"))),
+                    dislikedSummary(req, device),
+                    .a(.class("button primary wide"), .id("start-solo"), .href(PlayPath.soloGame()), .text(req.t("menu_game.game.start")))
+                )
             )
-        )
-        return response
+        }
     }
 
     func dislikedSummary(_ req: Request, _ device: MenuGameDevice) -> Node<HTML.BodyContext> {
@@ -213,21 +214,22 @@ struct MenuGamePages: RouteCollection {
     }
 
     func gamePage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?) -> Response {
-        let response = Layout.page(
-            req, title: req.t("menu_game.game.title"),
-            extras: MenuGamePages.extras(req, tab: nil, scripts: [Self.script.game], showTabs: false),
-            main: .section(
-                .class("game"), .id("game"), .data(named: "mode", value: mode), .data(named: "pin", value: pin ?? ""),
-                .attribute(named: "aria-label", value: req.t("menu_game.game.title")),
-                pin.map { .p(.class("game-pin"), .text(req.t("menu_game.game.group_pin", ["pin": $0]))) } ?? .empty,
-                MenuGamePages.progressBar(req),
-                MenuGamePages.cardStack(req),
-                MenuGamePages.answerBar(req),
-                .p(.class("game-status"), .id("game-status"), .role("status")),
-                MenuGamePages.config(req, device: device, extra: ["mode": mode, "pin": pin ?? ""])
+        return MenuGamePages.page(req, device: device, keep: true) {
+            Layout.PageParts(
+                title: req.t("menu_game.game.title"),
+                extras: MenuGamePages.extras(req, tab: nil, scripts: [Self.script.game], showTabs: false),
+                main: .section(
+                    .class("game"), .id("game"), .data(named: "mode", value: mode), .data(named: "pin", value: pin ?? ""),
+                    .attribute(named: "aria-label", value: req.t("menu_game.game.title")),
+                    pin.map { .p(.class("game-pin"), .text(req.t("menu_game.game.group_pin", ["pin": $0]))) } ?? .empty,
+                    MenuGamePages.progressBar(req),
+                    MenuGamePages.cardStack(req),
+                    MenuGamePages.answerBar(req),
+                    .p(.class("game-status"), .id("game-status"), .role("status")),
+                    MenuGamePages.config(req, device: device, extra: ["mode": mode, "pin": pin ?? ""])
+                )
             )
-        )
-        return response
+        }
     }
 
     func soloResult(req: Request) async throws -> Response {

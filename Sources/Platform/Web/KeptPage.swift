@@ -150,8 +150,9 @@ extension Layout {
         )
     }
 
-    /// `text` as it may stand between a JSON string's quotes inside a `<script>` block.
-    private static func jsonStringContent(_ text: String) -> String {
+    /// `text` as it may stand between a JSON string's quotes inside a `<script>` block: a reader's
+    /// part that lands inside a config's string must be passed through this.
+    package static func jsonStringContent(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "<") }) else {
             return text
         }
@@ -200,10 +201,14 @@ struct KeptPage: Sendable {
 struct KeptPageRenderingKey: StorageKey { typealias Value = Bool }
 
 extension Request {
+    /// Whether a kept page is being made (`Layout.keptPage`): what is the reader's own must be a
+    /// reader's part (`Layout.readerPartMarker`), never this request's value.
+    package var rendersKeptPage: Bool { storage[KeptPageRenderingKey.self] == true }
+
     /// The CSRF token as a page's body writes it: this request's, or the marker each reader's
     /// token replaces while a kept page is made.
     package var pageCSRFToken: String {
-        storage[KeptPageRenderingKey.self] == true ? LayoutFrame.marker(.csrf) : csrfToken
+        rendersKeptPage ? LayoutFrame.marker(.csrf) : csrfToken
     }
 }
 

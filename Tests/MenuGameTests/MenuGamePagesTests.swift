@@ -23,14 +23,20 @@ final class MenuGamePagesTests: XCTestCase {
             var first = CookieBrowser(app: app), second = CookieBrowser(app: app)
             try await onboard(&first)
             try await onboard(&second)
-            for path in ["/play/together", "/play/solo/game"] {
+            for path in ["/play", "/play/together", "/play/solo/game"] {
                 for browser in [first, second, first] {
                     var browser = browser
                     let page = try await browser.get(path)
                     XCTAssertEqual(page.status, .ok, path)
                     XCTAssertEqual(try pageConfig(page)["device"] as? String, browser.cookies["wwe_device"], path)
+                    XCTAssertFalse(page.text.contains("\u{E000}"), "every marker filled (\(path))")
                 }
             }
+            // The home's menu is drawn per request into the kept page: a picture and a question.
+            let home = try await first.get("/play")
+            XCTAssertTrue(home.text.range(of: #"<img id="random-image" src="/images/[^"]+" alt width"#, options: .regularExpression) != nil, "the drawn menu's picture")
+            XCTAssertTrue(home.text.range(of: #"<h1 id="random-question" class="random-question [a-z-]*" aria-live="polite">[^<]+ 어때요\?</h1>"#,
+                                          options: .regularExpression) != nil, "the drawn menu's question")
             // A device cookie someone crafted stays inside its string.
             var crafted = CookieBrowser(app: app)
             try await onboard(&crafted)

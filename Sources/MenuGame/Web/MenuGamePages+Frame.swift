@@ -200,14 +200,15 @@ extension MenuGamePages {
     /// A menu-game page, kept whole (`Layout.keptPage`) when `keep`: per address, the device's
     /// disliked foods and whether it did the onboarding; the device's token is the reader's part
     /// `devicePart` (in the config). A page answering a form's error is made for its reader alone.
-    static func page(_ req: Request, device: MenuGameDevice, keep: Bool, make: () -> Layout.PageParts) -> Response {
+    /// `parts`: the page's own reader's parts, from 1 on (escaped for where they land).
+    static func page(_ req: Request, device: MenuGameDevice, keep: Bool, parts: [String] = [], make: () -> Layout.PageParts) -> Response {
         guard keep else {
             let parts = make()
             return Layout.page(req, title: parts.title, status: parts.status, extras: parts.extras, main: parts.main)
         }
         let variant = MenuGameDevice.cookieValue(device.disliked) + (device.isOnboarded ? "|onboarded" : "")
         // The token lands inside the config's JSON string: a cookie may hold any printable character.
-        return Layout.keptPage(req, variant: variant, version: 0, reader: Layout.ReaderParts(parts: [Layout.jsonStringContent(device.token)])) { make() }
+        return Layout.keptPage(req, variant: variant, version: 0, reader: Layout.ReaderParts(parts: [Layout.jsonStringContent(device.token)] + parts)) { make() }
     }
 
     /// The reader's part of a kept menu-game page that holds the device's token.

@@ -141,29 +141,35 @@ struct MenuGamePages: RouteCollection {
         let game = req.menuGame
         let menu = try await game.randomMenu(device: device.token)
         let name = menu.name[req.language]
-        let response = Layout.page(
-            req, title: req.t("menu_game.tabs.home"),
-            extras: MenuGamePages.extras(req, tab: .home, scripts: [Self.script.home]),
-            main: .group(
-                .section(
-                    .class("card random-menu"), .ariaLabelledBy("random-question"),
-                    .p(.class("eyebrow"), .text(req.t("menu_game.home.eyebrow"))),
-                    .div(.class("menu-image-frame"),
-                         .img(.id("random-image"), .src(Self.pagePath(game.imageURL(for: menu), req)), .alt(""), .width(320), .height(320))),
-                    .h1(.id("random-question"), .class("random-question \(MenuGamePages.nameSizeClass(name))"),
-                        .ariaLive(.polite),
-                        .text(req.t("menu_game.home.question", ["name": name]))),
-                    .button(.type(.button), .class("button wide"), .id("another-menu"), .text("🎲 " + req.t("menu_game.home.another")))
-                ),
-                .div(
-                    .class("quick-start"),
-                    quickStart(req, tab: .solo, emoji: "🍱"),
-                    quickStart(req, tab: .together, emoji: "👥")
-                ),
-                MenuGamePages.config(req, device: device)
+        // Kept whole per disliked foods; the menu drawn for this request is the reader's own
+        // (after the device's token, part 0): its picture, its size class and its question.
+        let drawn = [Markup.escape(Self.pagePath(game.imageURL(for: menu), req)),
+                     Markup.escape("random-question \(MenuGamePages.nameSizeClass(name))"),
+                     Markup.escape(req.t("menu_game.home.question", ["name": name]))]
+        return MenuGamePages.page(req, device: device, keep: true, parts: drawn) {
+            Layout.PageParts(
+                title: req.t("menu_game.tabs.home"),
+                extras: MenuGamePages.extras(req, tab: .home, scripts: [Self.script.home]),
+                main: .group(
+                    .section(
+                        .class("card random-menu"), .ariaLabelledBy("random-question"),
+                        .p(.class("eyebrow"), .text(req.t("menu_game.home.eyebrow"))),
+                        .div(.class("menu-image-frame"),
+                             .img(.id("random-image"), .src(Layout.readerPartMarker(1)), .alt(""), .width(320), .height(320))),
+                        .h1(.id("random-question"), .class(Layout.readerPartMarker(2)),
+                            .ariaLive(.polite),
+                            Layout.readerPart(3)),
+                        .button(.type(.button), .class("button wide"), .id("another-menu"), .text("🎲 " + req.t("menu_game.home.another")))
+                    ),
+                    .div(
+                        .class("quick-start"),
+                        quickStart(req, tab: .solo, emoji: "🍱"),
+                        quickStart(req, tab: .together, emoji: "👥")
+                    ),
+                    MenuGamePages.config(req, device: device)
+                )
             )
-        )
-        return response
+        }
     }
 
     func quickStart(_ req: Request, tab: MenuGamePages.Tab, emoji: String) -> Node<HTML.BodyContext> {

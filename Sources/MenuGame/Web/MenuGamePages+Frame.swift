@@ -201,12 +201,14 @@ extension MenuGamePages {
     /// disliked foods and whether it did the onboarding; the device's token is the reader's part
     /// `devicePart` (in the config). A page answering a form's error is made for its reader alone.
     /// `parts`: the page's own reader's parts, from 1 on (escaped for where they land).
-    static func page(_ req: Request, device: MenuGameDevice, keep: Bool, parts: [String] = [], make: () -> Layout.PageParts) -> Response {
+    /// `variant`: what else the page shows that its address does not say (a group's id).
+    static func page(_ req: Request, device: MenuGameDevice, keep: Bool, variant extra: String = "", parts: [String] = [],
+                     make: () -> Layout.PageParts) -> Response {
         guard keep else {
             let parts = make()
             return Layout.page(req, title: parts.title, status: parts.status, extras: parts.extras, main: parts.main)
         }
-        let variant = MenuGameDevice.cookieValue(device.disliked) + (device.isOnboarded ? "|onboarded" : "")
+        let variant = MenuGameDevice.cookieValue(device.disliked) + (device.isOnboarded ? "|onboarded" : "") + "|" + extra
         // The token lands inside the config's JSON string: a cookie may hold any printable character.
         return Layout.keptPage(req, variant: variant, version: 0, reader: Layout.ReaderParts(parts: [Layout.jsonStringContent(device.token)] + parts)) { make() }
     }

@@ -263,7 +263,7 @@ extension MenuGamePages {
         let result = try req.application.pageFragments.json("menu_game.result.\(group.id)", language: language) {
             try service.results(of: group).map { ResultResponse($0, language: language) }
         }
-        let response = resultPage(req, device: device, mode: "group", pin: group.pin, result: result)
+        let response = resultPage(req, device: device, mode: "group", pin: group.pin, result: result, group: group.id)
         if let user = req.auth.get(User.self) { try await service.resultSeen(group, by: user.requireID()) }
         // The game is over for this browser: reopening it goes home, not back to the waiting room.
         if MenuGameDevice.waitingPIN(req) == group.pin {
@@ -303,7 +303,8 @@ extension MenuGamePages {
 
     /// The result screen: the script fills it from the group's frozen results (in the page) or
     /// from the solo game the browser just played (kept in its session storage).
-    func resultPage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?, result: PageConfig.Encoded?) -> Response {
+    /// Kept whole (`MenuGamePages.page`); a group's by its id too, since a later group may reuse its PIN.
+    func resultPage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?, result: PageConfig.Encoded?, group: UUID? = nil) -> Response {
         var extra: [String: Any] = ["mode": mode, "pin": pin ?? ""]
         if let result { extra["result"] = result }
         let again = pin == nil ? PlayPath.soloGame() : PlayPath.together()
@@ -329,14 +330,15 @@ extension MenuGamePages {
             actions
         )
         extra["map"] = Self.nearbyMap(req)
-        let response = Layout.page(
-            req, title: req.t("menu_game.result.title"),
-            extras: Self.withMapLibrary(req, MenuGamePages.extras(req, tab: pin == nil ? .solo : .together, scripts: [Self.script.result])),
-            main: .group(
-                view,
-                MenuGamePages.config(req, device: device, extra: extra)
+        return MenuGamePages.page(req, device: device, keep: true, variant: group?.uuidString ?? "") {
+            Layout.PageParts(
+                title: req.t("menu_game.result.title"),
+                extras: Self.withMapLibrary(req, MenuGamePages.extras(req, tab: pin == nil ? .solo : .together, scripts: [Self.script.result])),
+                main: .group(
+                    view,
+                    MenuGamePages.config(req, device: device, extra: extra)
+                )
             )
-        )
-        return response
+        }
     }
 }

@@ -45,34 +45,38 @@ struct MenuGamePages: RouteCollection {
     func onboarding(req: Request) async throws -> Response {
         let device = try await MenuGameDevice.resolve(req)
         let next = Layout.safeNextPath(req.query[String.self, at: "next"]) ?? PlayPath.home()
-        let intros: [(emoji: String, key: String)] = [("🎴", "one"), ("👥", "two")]
-        let introPages: [Node<HTML.BodyContext>] = intros.enumerated().map { index, intro in
-            onboardingIntro(req, index: index, emoji: intro.emoji, key: intro.key)
-        }
-        let dislikes: Node<HTML.BodyContext> = .section(
-            .class("card onboarding-page"), .id("dislikes"), .data(named: "page", value: String(intros.count)),
-            .ariaLabelledBy("dislikes-title"),
-            .h1(.id("dislikes-title"), .text(req.t("menu_game.disliked.title"))),
-            .p(.class("lead"), .text(req.t("menu_game.disliked.lead"))),
-            .form(
-                .action(PlayPath.preferences()), .method(.post), .class("stack"),
-                Layout.csrfField(req),
-                .input(.type(.hidden), .name("next"), .value(next)),
-                MenuGamePages.dislikedTiles(req, selected: device.disliked),
-                .button(.type(.submit), .class("button primary wide"), .id("save-dislikes"), .text(req.t("menu_game.disliked.confirm")))
+        // A group's invitation (`next` names one) follows the group: made for each reader; the
+        // plain page is kept whole.
+        let invitation = await Self.invitation(req, next: next)
+        return MenuGamePages.page(req, device: device, keep: invitation == nil) {
+            let intros: [(emoji: String, key: String)] = [("🎴", "one"), ("👥", "two")]
+            let introPages: [Node<HTML.BodyContext>] = intros.enumerated().map { index, intro in
+                onboardingIntro(req, index: index, emoji: intro.emoji, key: intro.key)
+            }
+            let dislikes: Node<HTML.BodyContext> = .section(
+                .class("card onboarding-page"), .id("dislikes"), .data(named: "page", value: String(intros.count)),
+                .ariaLabelledBy("dislikes-title"),
+                .h1(.id("dislikes-title"), .text(req.t("menu_game.disliked.title"))),
+                .p(.class("lead"), .text(req.t("menu_game.disliked.lead"))),
+                .form(
+                    .action(PlayPath.preferences()), .method(.post), .class("stack"),
+                    Layout.csrfField(req),
+                    .input(.type(.hidden), .name("next"), .value(next)),
+                    MenuGamePages.dislikedTiles(req, selected: device.disliked),
+                    .button(.type(.submit), .class("button primary wide"), .id("save-dislikes"), .text(req.t("menu_game.disliked.confirm")))
+                )
             )
-        )
-        let dots: Node<HTML.BodyContext> = .ol(
-            .class("page-dots"), .attribute(named: "aria-hidden", value: "true"),
-            .forEach(0...intros.count) { index in .li(.data(named: "dot", value: String(index))) }
-        )
-        var extras = MenuGamePages.extras(req, tab: nil, scripts: [Self.script.onboarding], showTabs: false)
-        extras.preview = await Self.invitation(req, next: next)
-        let response = Layout.page(
-            req, title: req.t("menu_game.onboarding.title"), extras: extras,
-            main: .div(.class("onboarding"), .id("onboarding"), .group(introPages), dislikes, dots)
-        )
-        return response
+            let dots: Node<HTML.BodyContext> = .ol(
+                .class("page-dots"), .attribute(named: "aria-hidden", value: "true"),
+                .forEach(0...intros.count) { index in .li(.data(named: "dot", value: String(index))) }
+            )
+            var extras = MenuGamePages.extras(req, tab: nil, scripts: [Self.script.onboarding], showTabs: false)
+            extras.preview = invitation
+            return Layout.PageParts(
+                title: req.t("menu_game.onboarding.title"), extras: extras,
+                main: .div(.class("onboarding"), .id("onboarding"), .group(introPages), dislikes, dots)
+            )
+        }
     }
 
     func onboardingIntro(_ req: Request, index: Int, emoji: String, key: String) -> Node<HTML.BodyContext> {

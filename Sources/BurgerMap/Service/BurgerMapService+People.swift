@@ -154,8 +154,8 @@ extension BurgerMapService {
     /// `keptProfileCounts`) and whether the viewer follows them.
     /// The account's name and picture and whether the viewer follows them are one written-out
     /// statement (the whole `User` model and a follow query were two thirds of the page, 0.12×).
-    /// Kept by the map cache's rule per reader (a follow is a content write; a renamed person shows
-    /// within the cache's lifetime, as on review cards).
+    /// Kept by the map cache's rule per reader: a follow is a content write, and a changed account
+    /// (a new name or picture) moves the map's cache too (`BurgerMapFeature.configure`).
     package func profile(of id: UUID, viewer: UUID?) async throws -> MapProfile {
         try await environment.keptProfiles.value("\(viewer?.uuidString ?? "-"):\(id)") { try await readProfile(of: id, viewer: viewer) }
     }

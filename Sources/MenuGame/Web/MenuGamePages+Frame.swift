@@ -196,7 +196,6 @@ extension MenuGamePages {
 
     // MARK: Script configuration
 
-    /// Data for the page's scripts, as a JSON block (not executed, so the CSP allows it).
     /// A menu-game page, kept whole (`Layout.keptPage`) when `keep`: per address, the device's
     /// disliked foods and whether it did the onboarding; the device's token is the reader's part
     /// `devicePart` (in the config). A page answering a form's error is made for its reader alone.
@@ -216,6 +215,7 @@ extension MenuGamePages {
     /// The reader's part of a kept menu-game page that holds the device's token.
     static let devicePart = 0
 
+    /// Data for the page's scripts, as a JSON block (not executed, so the CSP allows it).
     static func config(_ req: Request, device: MenuGameDevice, extra: [String: Any] = [:]) -> Node<HTML.BodyContext> {
         var object: [String: Any] = [
             "device": req.rendersKeptPage ? Layout.readerPartMarker(devicePart) : device.token,

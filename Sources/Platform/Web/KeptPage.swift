@@ -66,8 +66,8 @@ extension Layout {
     /// The page for `request` made by `make` at `version`, kept for the next reader of the same
     /// address (path and query), language and kind of viewer (visitor, signed in, administrator)
     /// and `variant` (anything else the body depends on that is not the reader's own part), for at
-    /// most `lifetime` when given (what changes behind the version's back: a renamed author, the
-    /// time of day), as long as the version has not moved.
+    /// most `lifetime` when given (what changes behind the version's back that nothing announces),
+    /// as long as the version has not moved.
     /// While `make` runs, `csrfField` and the config block write markers, not this request's token.
     package static func keptPage(
         _ request: Request, variant: String = "", version: Int, lifetime: TimeAmount? = nil, reader: ReaderParts = ReaderParts(),

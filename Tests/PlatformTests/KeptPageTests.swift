@@ -118,4 +118,13 @@ final class KeptPageTests: XCTestCase {
             XCTAssertEqual(shown.state.withLockedValue { $0.made }, 2, "made again once its lifetime is over")
         }
     }
+
+    func testAReadersFieldReplacesOnlyTheOuterObjectsOwn() throws {
+        let json = #"{"a":{"liked":true},"liked":false,"text":"\"liked\":false","z":[1,{"liked":true}]}"#
+        let replaced = PageConfig.Encoded(json: Data(json.utf8)).withReaderPart(2, asField: "liked")
+        let text = String(decoding: replaced.data, as: UTF8.self)
+        XCTAssertEqual(text, json.replacingOccurrences(of: #","liked":false,"#, with: #","liked":\#(Layout.readerPartMarker(2)),"#))
+        let none = PageConfig.Encoded(json: Data(#"{"other":1}"#.utf8)).withReaderPart(0, asField: "liked")
+        XCTAssertEqual(String(decoding: none.data, as: UTF8.self), #"{"other":1}"#, "no such field: unchanged")
+    }
 }

@@ -117,12 +117,12 @@ struct BanchanPages: RouteCollection {
     }
 
     /// A shop page kept whole at `version` (`Layout.keptPage`): `make` runs only when it is not
-    /// kept; the header's cart count is the reader's part 0, `parts` the page's own from 1 on.
+    /// kept; the header's cart count is the reader's part.
     func keptPage(
-        _ req: Request, version: Int, cartCount: Int, scripts: [String] = [], parts: [String] = [],
+        _ req: Request, version: Int, cartCount: Int, scripts: [String] = [],
         make: () throws -> (title: String, preview: LinkPreview?, main: Node<HTML.BodyContext>)
     ) rethrows -> Response {
-        try Layout.keptPage(req, version: version, reader: Layout.ReaderParts(parts: [cartCountNode(cartCount).render()] + parts)) {
+        try Layout.keptPage(req, version: version, reader: Layout.ReaderParts(parts: [cartCountNode(cartCount).render()])) {
             let made = try make()
             var extras = extras(req, scripts: scripts, cart: Layout.readerPart(0))
             extras.preview = made.preview

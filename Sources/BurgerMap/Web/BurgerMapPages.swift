@@ -52,17 +52,6 @@ struct BurgerMapPages: RouteCollection {
     /// A burger map page: the shared layout with the map's tab bar, its stylesheets and scripts,
     /// Leaflet when the page has a map, and the config block the scripts read.
     /// `postcodeSearch`: the page asks for an address (`PostcodeSearch`: its policy and script).
-    func page(
-        _ req: Request, title: String, tab: Tab?, script: String, stylesheets: [String] = [], withMap: Bool = false,
-        postcodeSearch: Bool = false, config: [String: Any] = [:], preview: LinkPreview? = nil, main: Node<HTML.BodyContext>
-    ) async throws -> Response {
-        var values = try await req.browserAPIValues()
-        let parts = self.parts(req, title: title, tab: tab, script: script, stylesheets: stylesheets, withMap: withMap,
-                               postcodeSearch: postcodeSearch, config: config, preview: preview, main: main)
-        for (key, value) in config { values[key] = value }
-        return Layout.scriptedPage(req, title: title, extras: parts.extras, stringPrefix: "burger_map.js.", values: values, main: main)
-    }
-
     /// A map page kept whole (`Layout.keptPage`): `make` runs only when it is not kept; `parts` are
     /// the reader's own (`Layout.readerPart`). A page of the map's content passes its version,
     /// `req.application.burgerMapCache.generation` read before what the page shows, and is kept
@@ -76,7 +65,7 @@ struct BurgerMapPages: RouteCollection {
                                    reader: Layout.ReaderParts(api: api, parts: parts), make: make)
     }
 
-    /// What `page` and `kept` make a map page of.
+    /// What `kept` makes a map page of.
     func parts(
         _ req: Request, title: String, tab: Tab?, script: String, stylesheets: [String] = [], withMap: Bool = false,
         postcodeSearch: Bool = false, config: [String: Any] = [:], preview: LinkPreview? = nil, main: Node<HTML.BodyContext>

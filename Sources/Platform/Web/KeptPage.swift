@@ -50,9 +50,6 @@ extension Layout {
         }
     }
 
-    /// How many reader's parts a kept page may have.
-    package static var readerPartCount: Int { LayoutFrame.Slot.parts.count }
-
     /// Where the reader's part `index` goes in a kept page's body (`ReaderParts.parts[index]`).
     package static func readerPart<Context>(_ index: Int) -> Node<Context> {
         .raw(readerPartMarker(index))
@@ -220,58 +217,57 @@ extension PageConfig.Encoded {
     package func withReaderPart(_ index: Int, asField field: String) -> PageConfig.Encoded {
         let bytes = [UInt8](data)
         let name = Array("\"\(field)\"".utf8)
-        var depth = 0, position = 0, inString = false, stringStart = 0
+        var depth = 0, position = 0
         while position < bytes.count {
-            let byte = bytes[position]
-            if inString {
-                if byte == UInt8(ascii: "\\") { position += 2; continue }
-                if byte == UInt8(ascii: "\"") {
-                    inString = false
-                    // A key of the outer object: its name, then a colon.
-                    if depth == 1, position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: ":"),
-                       bytes[stringStart...position].elementsEqual(name) {
-                        let valueStart = position + 2
-                        guard let valueEnd = Self.endOfValue(bytes, from: valueStart) else { return self }
-                        var replaced = Array(bytes[..<valueStart])
-                        replaced.append(contentsOf: Layout.readerPartMarker(index).utf8)
-                        replaced.append(contentsOf: bytes[valueEnd...])
-                        return PageConfig.Encoded(json: Data(replaced))
-                    }
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                let end = Self.endOfString(bytes, from: position)
+                // A key of the outer object: its name, then a colon, then the value to replace.
+                if depth == 1, end < bytes.count, bytes[end] == UInt8(ascii: ":"), bytes[position..<end].elementsEqual(name) {
+                    guard let valueEnd = Self.endOfValue(bytes, from: end + 1) else { return self }
+                    var replaced = Array(bytes[...end])
+                    replaced.append(contentsOf: Layout.readerPartMarker(index).utf8)
+                    replaced.append(contentsOf: bytes[valueEnd...])
+                    return PageConfig.Encoded(json: Data(replaced))
                 }
-            } else if byte == UInt8(ascii: "\"") {
-                inString = true
-                stringStart = position
-            } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
-                depth += 1
-            } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
-                depth -= 1
+                position = end
+                continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
             }
             position += 1
         }
         return self
     }
 
+    /// The index after the JSON string that starts (with its quote) at `start`.
+    private static func endOfString(_ bytes: [UInt8], from start: Int) -> Int {
+        var position = start + 1
+        while position < bytes.count {
+            if bytes[position] == UInt8(ascii: "\\") { position += 2; continue }
+            if bytes[position] == UInt8(ascii: "\"") { return position + 1 }
+            position += 1
+        }
+        return bytes.count
+    }
+
     /// Where the JSON value starting at `start` ends (the index after it).
     private static func endOfValue(_ bytes: [UInt8], from start: Int) -> Int? {
-        var depth = 0, position = start, inString = false
+        var depth = 0, position = start
         while position < bytes.count {
-            let byte = bytes[position]
-            if inString {
-                if byte == UInt8(ascii: "\\") { position += 2; continue }
-                if byte == UInt8(ascii: "\"") {
-                    inString = false
-                    if depth == 0 { return position + 1 }
-                }
-            } else if byte == UInt8(ascii: "\"") {
-                inString = true
-            } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
-                depth += 1
-            } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                position = endOfString(bytes, from: position)
+                if depth == 0 { return position }
+                continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 if depth == 0 { return position }
                 depth -= 1
                 if depth == 0 { return position + 1 }
-            } else if depth == 0, byte == UInt8(ascii: ",") {
-                return position
+            case UInt8(ascii: ","): if depth == 0 { return position }
+            default: break
             }
             position += 1
         }

@@ -23,7 +23,8 @@ package final class PageFragments: Sendable {
 
     package init(capacity: Int = 4_096) {
         entries = BoundedMemory(name: "page_fragments", capacity: capacity)
-        pages = BoundedMemory(name: "kept_pages", capacity: capacity)
+        // Whole pages are 5–30 KB: at most 2,048 of them (about 40 MB), whatever queries a crowd sends.
+        pages = BoundedMemory(name: "kept_pages", capacity: min(capacity, 2_048))
     }
 
     /// The fragment for `key` in `language` at `version`, made by `make` when not kept. A `make`

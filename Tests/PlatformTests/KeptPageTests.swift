@@ -119,6 +119,86 @@ final class KeptPageTests: XCTestCase {
         }
     }
 
+    /// What a reader's own page shows, as a store would read it per request.
+    private struct OwnShown: Hashable, Sendable {
+        let lines: [String]
+    }
+
+    func testAReadersOwnPageIsKeptByWhatItShowsAndNeverAnothersUnlessEqual() async throws {
+        try await withTestApp { app in
+            // Each reader's rows, read on every request; `made` counts the renderings.
+            let rows = NIOLockedValueBox<[String: [String]]>(["톰": ["김치 2"], "미나": ["멸치볶음 1"]])
+            let made = NIOLockedValueBox(0)
+            app.grouped(WebSessionAuthenticator(), CSRFMiddleware(), InboxBadgeMiddleware()).get("own-test") { req -> Response in
+                let nickname = req.storage[WebViewerKey.self]?.nickname ?? ""
+                let shown = OwnShown(lines: rows.withLockedValue { $0[nickname] ?? [] })
+                let failed = req.query[String.self, at: "failed"] != nil
+                return Layout.keptPage(req, shown: shown, keeps: !failed) { shown in
+                    made.withLockedValue { $0 += 1 }
+                    return Layout.PageParts(title: "own", main: .group(
+                        .ul(.forEach(shown.lines) { .li(.text($0)) }),
+                        .form(.method(.post), .action("/language"), Layout.csrfField(req))
+                    ))
+                }
+            }
+            var tom = try await CookieBrowser.signedUp(app, nickname: "톰")
+            var mina = try await CookieBrowser.signedUp(app, nickname: "미나")
+            for _ in 0..<2 {
+                let toms = try await tom.get("/own-test").text, minas = try await mina.get("/own-test").text
+                XCTAssertTrue(toms.contains("<li>김치 2</li>") && !toms.contains("멸치볶음"), toms)
+                XCTAssertTrue(minas.contains("<li>멸치볶음 1</li>") && !minas.contains("김치"), minas)
+                XCTAssertNotEqual(matches(#"name="_csrf" value="([^"]+)""#, in: toms), matches(#"name="_csrf" value="([^"]+)""#, in: minas))
+            }
+            XCTAssertEqual(made.withLockedValue { $0 }, 2, "each reader's page made once while what it shows stays")
+
+            // A change of the reader's rows is shown at once (nothing had to announce it).
+            rows.withLockedValue { $0["톰"] = ["김치 3"] }
+            let changed = try await tom.get("/own-test").text
+            XCTAssertTrue(changed.contains("<li>김치 3</li>") && !changed.contains("김치 2"), changed)
+            XCTAssertEqual(made.withLockedValue { $0 }, 3)
+
+            // Two readers showing exactly the same share the page; each still gets their own token.
+            rows.withLockedValue { $0["미나"] = ["김치 3"] }
+            let shared = try await mina.get("/own-test").text
+            XCTAssertTrue(shared.contains("<li>김치 3</li>"))
+            XCTAssertEqual(made.withLockedValue { $0 }, 3, "equal in everything shown: the kept page serves")
+            XCTAssertEqual(Set(matches(#"name="_csrf" value="([^"]+)""#, in: shared)).count, 1)
+            XCTAssertNotEqual(matches(#"name="_csrf" value="([^"]+)""#, in: shared), matches(#"name="_csrf" value="([^"]+)""#, in: changed))
+
+            // Not kept: made on every request.
+            _ = try await tom.get("/own-test?failed=1")
+            _ = try await tom.get("/own-test?failed=1")
+            XCTAssertEqual(made.withLockedValue { $0 }, 5)
+        }
+    }
+
+    func testAPageKeptAtAVersionReadsOnlyWhenNotKept() async throws {
+        try await withTestApp { app in
+            let state = NIOLockedValueBox((version: 0, text: "first", reads: 0))
+            app.grouped(WebSessionAuthenticator(), CSRFMiddleware(), InboxBadgeMiddleware()).get("read-test") { req async throws -> Response in
+                try await Layout.keptPage(req, version: state.withLockedValue { $0.version }) {
+                    // As a database read would: only when the page is not kept at this version.
+                    try await Task.sleep(for: .milliseconds(1))
+                    let text = state.withLockedValue { $0.reads += 1; return $0.text }
+                    return Layout.PageParts(title: "read", main: .group(
+                        .p(.id("text"), .text(text)), .form(.method(.post), .action("/language"), Layout.csrfField(req))
+                    ))
+                }
+            }
+            var tom = try await CookieBrowser.signedUp(app, nickname: "톰")
+            for _ in 0..<3 {
+                let page = try await tom.get("/read-test").text
+                XCTAssertTrue(page.contains(#"<p id="text">first</p>"#))
+                XCTAssertEqual(Set(matches(#"name="_csrf" value="([^"]+)""#, in: page)).count, 1, "the reader's own token, filled in")
+            }
+            XCTAssertEqual(state.withLockedValue { $0.reads }, 1)
+            state.withLockedValue { $0 = (version: 1, text: "second", reads: $0.reads) }
+            let moved = try await tom.get("/read-test").text
+            XCTAssertTrue(moved.contains(#"<p id="text">second</p>"#))
+            XCTAssertEqual(state.withLockedValue { $0.reads }, 2)
+        }
+    }
+
     func testAReadersFieldReplacesOnlyTheOuterObjectsOwn() throws {
         let json = #"{"a":{"liked":true},"liked":false,"text":"\"liked\":false","z":[1,{"liked":true}]}"#
         let replaced = PageConfig.Encoded(json: Data(json.utf8)).withReaderPart(2, asField: "liked")

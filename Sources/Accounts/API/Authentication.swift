@@ -100,7 +100,7 @@ package struct WebSessionAuthenticator: AsyncMiddleware {
     package func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         var staleCookie = false
         if let token = request.cookie(Self.cookieName), !token.isEmpty {
-            if let (session, user) = try await request.accounts.webSession(cookieToken: token) {
+            if let (session, user) = try await AccountService.webSession(cookieToken: token, for: request) {
                 request.signIn(user, session: session)
                 await request.noteSessionSeen(session)
                 request.storage[WebViewerKey.self] = WebViewer(nickname: user.nickname, isAdmin: user.role == .admin)

@@ -165,11 +165,17 @@ extension AccountService {
 
     /// The live browser session a cookie names, with its user: from memory when a recent page
     /// read it (`SessionCache`, forgotten on logout and withdrawal on every instance), else one
-    /// query.
-    func webSession(cookieToken: String) async throws -> (session: UUID, user: User)? {
+    /// query. A remembered session needs no service (nor its database handle, which costs a page
+    /// request more than the lookup): most page requests end at the first lines.
+    static func webSession(cookieToken: String, for request: Request) async throws -> (session: UUID, user: User)? {
+        let environment = request.application.accountsEnvironment
         let now = environment.now()
         let cookieHash = SecureRandom.sha256Hex(cookieToken)
-        if let remembered = sessions.webSession(cookieHash: cookieHash, now: now) { return remembered }
+        if let remembered = environment.sessions.webSession(cookieHash: cookieHash, now: now) { return remembered }
+        return try await request.accounts.readWebSession(cookieHash: cookieHash, now: now)
+    }
+
+    private func readWebSession(cookieHash: String, now: Date) async throws -> (session: UUID, user: User)? {
         let generation = sessions.generation
         guard let (session, user) = try await store.liveWebSession(cookieHash: cookieHash, now: now) else { return nil }
         sessions.remember(session: session.id, expiresAt: session.expiresAt, user: user, cookieHash: cookieHash, readAt: generation, now: now)

@@ -6,9 +6,24 @@ import Vapor
 /// one but this browser. The rules are `AccountService+Devices`'s, as on the API.
 extension AccountPages {
     /// "로그인된 기기": each live session, this one marked; the others signed out one by one or at once.
-    func devicesSection(_ req: Request, _ devices: [AccountService.SignedInDevice]) -> Node<HTML.BodyContext> {
-        let others = devices.filter { !$0.current }.count
+    /// A signed-in device as the card shows it: "3분 전" already worded, so a kept `/me` follows it.
+    struct DeviceShown: Hashable, Sendable {
+        let id: UUID
+        let device: String?
+        let current: Bool
+        let seen: String
+    }
+
+    func devicesShown(_ req: Request, _ devices: [AccountService.SignedInDevice]) -> [DeviceShown] {
         let now = req.application.accountsEnvironment.now()
+        return devices.map { device in
+            DeviceShown(id: device.id, device: device.device, current: device.current,
+                        seen: PageDates.relative(device.lastSeenAt ?? now, now: now, req.language, translate: req.t))
+        }
+    }
+
+    func devicesSection(_ req: Request, _ devices: [DeviceShown]) -> Node<HTML.BodyContext> {
+        let others = devices.filter { !$0.current }.count
         return .section(
             .class("card"), .id("devices"),
             .h2(.text(req.t("me.devices"))),
@@ -21,9 +36,7 @@ extension AccountPages {
                         .div(
                             .strong(.text(device.device ?? req.t("me.device_unknown"))),
                             device.current ? .span(.class("badge"), .text(req.t("me.device_this"))) : .empty,
-                            .p(.class("muted"), .text(req.t("me.device_seen", [
-                                "when": PageDates.relative(device.lastSeenAt ?? now, now: now, req.language, translate: req.t),
-                            ])))
+                            .p(.class("muted"), .text(req.t("me.device_seen", ["when": device.seen])))
                         ),
                         device.current ? .empty : .form(
                             .action(AccountPath.endDevice()), .method(.post),

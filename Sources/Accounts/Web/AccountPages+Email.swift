@@ -6,11 +6,11 @@ import Vapor
 /// `/confirm-email` (from the new inbox) and `/undo-email` (from the old one). A link's page
 /// changes nothing by being opened — mail scanners open links — only by its button.
 extension AccountPages {
-    func emailSection(_ req: Request, _ user: User) -> Node<HTML.BodyContext> {
+    func emailSection(_ req: Request, email: String) -> Node<HTML.BodyContext> {
         .section(
             .class("card"), .id("email"),
             .h2(.text(req.t("me.email"))),
-            .p(.class("muted"), .text(req.t("me.email_explain", ["email": user.email]))),
+            .p(.class("muted"), .text(req.t("me.email_explain", ["email": email]))),
             .form(
                 .action(AccountPath.email()), .method(.post), .class("stack"),
                 Layout.csrfField(req),

@@ -203,23 +203,43 @@ struct AccountPages: RouteCollection {
         return try await myPageView(req, user: user, notice: notice, error: nil)
     }
 
+    /// Everything `/me` shows, read fresh per request; the page is kept by it (`Layout.keptPage`).
+    private struct MyPageShown: Hashable, Sendable {
+        let nickname: String
+        let email: String
+        let isAdmin: Bool
+        let imageURL: String?
+        let language: Platform.Language
+        let notice: String?
+        let devices: [DeviceShown]
+    }
+
     private func myPageView(_ req: Request, user: User, notice: String?, error: AppError?) async throws -> Response {
         let devices = try await req.accounts.signedInDevices(of: user, current: req.signedInAccount?.session)
-        let imageURL = user.profileImageKey.map(req.application.files.urlPath(for:))
-        let avatar: Node<HTML.BodyContext> = imageURL.map {
-            .img(.class("avatar"), .src($0), .alt(req.t("me.photo_alt", ["nickname": user.nickname])))
-        } ?? .div(.class("avatar placeholder"), .attribute(named: "aria-hidden", value: "true"), .text(String(user.nickname.prefix(1))))
-        let current = user.language ?? req.language
-        return Layout.page(
-            req, title: req.t("me.title"), status: error?.status ?? .ok,
-            main: .group(
+        let shown = MyPageShown(
+            nickname: user.nickname, email: user.email, isAdmin: user.role == .admin,
+            imageURL: user.profileImageKey.map(req.application.files.urlPath(for:)), language: user.language ?? req.language,
+            notice: notice, devices: devicesShown(req, devices)
+        )
+        // A rule broken shows its message once: that page is made, not kept.
+        return Layout.keptPage(req, shown: shown, keeps: error == nil) { shown in
+            Layout.PageParts(title: req.t("me.title"), status: error?.status ?? .ok, main: myPageBody(req, shown, error: error))
+        }
+    }
+
+    private func myPageBody(_ req: Request, _ shown: MyPageShown, error: AppError?) -> Node<HTML.BodyContext> {
+        let avatar: Node<HTML.BodyContext> = shown.imageURL.map {
+            .img(.class("avatar"), .src($0), .alt(req.t("me.photo_alt", ["nickname": shown.nickname])))
+        } ?? .div(.class("avatar placeholder"), .attribute(named: "aria-hidden", value: "true"), .text(String(shown.nickname.prefix(1))))
+        let current = shown.language
+        return .group(
                 .section(
                     .class("card profile"),
                     avatar,
-                    .div(.h1(.text(user.nickname)), .p(.class("muted"), .text(user.email)),
-                         user.role == .admin ? .span(.class("badge"), .text(req.t("me.admin"))) : .empty)
+                    .div(.h1(.text(shown.nickname)), .p(.class("muted"), .text(shown.email)),
+                         shown.isAdmin ? .span(.class("badge"), .text(req.t("me.admin"))) : .empty)
                 ),
-                notice.map { .p(.class("notice"), .role("status"), .text(req.t("me.\($0)"))) } ?? .empty,
+                shown.notice.map { .p(.class("notice"), .role("status"), .text(req.t("me.\($0)"))) } ?? .empty,
                 Layout.formError(req, error),
                 .section(
                     .class("card"),
@@ -227,7 +247,7 @@ struct AccountPages: RouteCollection {
                     .form(
                         .action(AccountPath.profile()), .method(.post), .class("stack"),
                         Layout.csrfField(req),
-                        field(id: "nickname", label: req.t("field.nickname"), type: .text, value: user.nickname,
+                        field(id: "nickname", label: req.t("field.nickname"), type: .text, value: shown.nickname,
                               autocomplete: "nickname", extra: [("minlength", "1"), ("maxlength", "20")]),
                         .label(.for("language"), .text(req.t("field.language"))),
                         .select(
@@ -255,14 +275,14 @@ struct AccountPages: RouteCollection {
                         .p(.class("hint"), .text(req.t("me.photo_hint"))),
                         .button(.type(.submit), .class("button"), .text(req.t("me.photo_upload")))
                     ),
-                    imageURL == nil ? .empty : .form(
+                    shown.imageURL == nil ? .empty : .form(
                         .action(AccountPath.photoDelete()), .method(.post),
                         Layout.csrfField(req),
                         .button(.type(.submit), .class("link-button"), .text(req.t("me.photo_remove")))
                     )
                 ),
-                emailSection(req, user),
-                devicesSection(req, devices),
+                emailSection(req, email: shown.email),
+                devicesSection(req, shown.devices),
                 .section(
                     .class("card"),
                     .h2(.text(req.t("me.password"))),
@@ -290,7 +310,6 @@ struct AccountPages: RouteCollection {
                         .button(.type(.submit), .class("button danger"), .text(req.t("me.withdraw_submit")))
                     )
                 )
-            )
         )
     }
 

@@ -19,25 +19,40 @@ struct AdminConsolePages: RouteCollection {
     func today(req: Request) async throws -> Response {
         var groups = try await req.application.adminToday.parts(req)
         groups.append(try await serverFigures(req))
-        let main: Node<HTML.BodyContext> = .group(
-            .h1(.text(req.t("admin.today.title"))),
-            .p(.class("muted"), .text(req.t("admin.today.as_of", ["time": PageDates.medium(req.application.accountsEnvironment.now(), req.language)]))),
-            .forEach(groups) { group in
-                .section(
-                    .class("card today-group"), .ariaLabel(group.heading),
-                    .h2(.text(group.heading)),
-                    .ul(.class("today-figures"), .forEach(group.figures) { figure in
-                        let classes = figure.needsAttention ? "today-figure attention" : "today-figure"
-                        let value = "figure-value", label = "figure-label"
-                        guard let path = figure.path else {
-                            return .li(.div(.class(classes), .span(.class(value), .text(figure.value)), .span(.class(label), .text(figure.label))))
-                        }
-                        return .li(.a(.class(classes), .href(path), .span(.class(value), .text(figure.value)), .span(.class(label), .text(figure.label))))
-                    })
-                )
-            }
-        )
-        return AdminConsole.page(req, tab: .today, title: req.t("admin.today.title"), main: main)
+        // The figures are read on every request; the page is made again only when one of them (or the minute shown) moved.
+        let shown = TodayShown(asOf: PageDates.medium(req.application.accountsEnvironment.now(), req.language),
+                               groups: groups.map { TodayShown.Group(heading: $0.heading, figures: $0.figures) })
+        return Layout.keptPage(req, shown: shown) { shown in
+            let main: Node<HTML.BodyContext> = .group(
+                .h1(.text(req.t("admin.today.title"))),
+                .p(.class("muted"), .text(req.t("admin.today.as_of", ["time": shown.asOf]))),
+                .forEach(shown.groups) { group in
+                    .section(
+                        .class("card today-group"), .ariaLabel(group.heading),
+                        .h2(.text(group.heading)),
+                        .ul(.class("today-figures"), .forEach(group.figures) { figure in
+                            let classes = figure.needsAttention ? "today-figure attention" : "today-figure"
+                            let value = "figure-value", label = "figure-label"
+                            guard let path = figure.path else {
+                                return .li(.div(.class(classes), .span(.class(value), .text(figure.value)), .span(.class(label), .text(figure.label))))
+                            }
+                            return .li(.a(.class(classes), .href(path), .span(.class(value), .text(figure.value)), .span(.class(label), .text(figure.label))))
+                        })
+                    )
+                }
+            )
+            return AdminConsole.parts(req, tab: .today, title: req.t("admin.today.title"), main: main)
+        }
+    }
+
+    private struct TodayShown: Hashable, Sendable {
+        struct Group: Hashable, Sendable {
+            let heading: String
+            let figures: [TodayFigure]
+        }
+
+        let asOf: String
+        let groups: [Group]
     }
 
     /// The server's own figures: accounts made today, pushes and texts that failed today (on every

@@ -36,29 +36,33 @@ struct BanchanAdminCatalogPages: RouteCollection {
     }
 
     func list(req: Request) async throws -> Response {
-        let dishes = try await req.banchan.store.allDishRows()
-        let main: Node<HTML.BodyContext> = .group(
-            AdminConsole.catalogNav(req, current: "dishes"),
-            .div(.class("section-heading"), .h1(.text(req.t("admin.catalog.title"))),
-                 .a(.class("button small"), .id("new-dish"), .href(Self.newDish()), .text("+ " + req.t("admin.catalog.new")))),
-            .p(.class("muted"), .text(req.t("admin.catalog.lead"))),
-            .forEach(DishSection.allCases) { section in
-                .section(
-                    .class("card catalog-section"), .ariaLabelledBy("catalog-\(section.rawValue)"),
-                    .h2(.id("catalog-\(section.rawValue)"), .text(req.t("banchan.section.\(section.rawValue)"))),
-                    .ul(.class("catalog-list"), .forEach(dishes.filter { $0.section == section.rawValue }) { row in
-                        .li(.a(
-                            .class(row.retiredAt == nil ? "catalog-row" : "catalog-row retired"), .href(Self.dish(row.hash)), .id("catalog-\(row.hash)"),
-                            .span(.class("catalog-title"), .text("\(row.emoji) \(row.title)")),
-                            .span(.class("catalog-price"), .text(req.won(row.salePrice) + (row.originalPrice.map { " (" + req.won($0) + ")" } ?? ""))),
-                            .span(.class(row.stock == 0 ? "catalog-stock attention" : "catalog-stock"), .text(req.t("admin.catalog.stock", ["stock": String(row.stock)]))),
-                            row.retiredAt == nil ? .empty : .span(.class("badge muted"), .text(req.t("admin.catalog.retired")))
-                        ))
-                    })
-                )
-            }
-        )
-        return page(req, title: req.t("admin.catalog.title"), main: main)
+        // Read and made again only after a dish changed (every dish write moves the listings' version).
+        try await AdminConsole.keptPage(req, tab: .catalog, version: req.application.banchanListings.version,
+                                        stylesheets: [BanchanPages.stylesheet]) {
+            let dishes = try await req.banchan.store.allDishRows()
+            let main: Node<HTML.BodyContext> = .group(
+                AdminConsole.catalogNav(req, current: "dishes"),
+                .div(.class("section-heading"), .h1(.text(req.t("admin.catalog.title"))),
+                     .a(.class("button small"), .id("new-dish"), .href(Self.newDish()), .text("+ " + req.t("admin.catalog.new")))),
+                .p(.class("muted"), .text(req.t("admin.catalog.lead"))),
+                .forEach(DishSection.allCases) { section in
+                    .section(
+                        .class("card catalog-section"), .ariaLabelledBy("catalog-\(section.rawValue)"),
+                        .h2(.id("catalog-\(section.rawValue)"), .text(req.t("banchan.section.\(section.rawValue)"))),
+                        .ul(.class("catalog-list"), .forEach(dishes.filter { $0.section == section.rawValue }) { row in
+                            .li(.a(
+                                .class(row.retiredAt == nil ? "catalog-row" : "catalog-row retired"), .href(Self.dish(row.hash)), .id("catalog-\(row.hash)"),
+                                .span(.class("catalog-title"), .text("\(row.emoji) \(row.title)")),
+                                .span(.class("catalog-price"), .text(req.won(row.salePrice) + (row.originalPrice.map { " (" + req.won($0) + ")" } ?? ""))),
+                                .span(.class(row.stock == 0 ? "catalog-stock attention" : "catalog-stock"), .text(req.t("admin.catalog.stock", ["stock": String(row.stock)]))),
+                                row.retiredAt == nil ? .empty : .span(.class("badge muted"), .text(req.t("admin.catalog.retired")))
+                            ))
+                        })
+                    )
+                }
+            )
+            return (req.t("admin.catalog.title"), main)
+        }
     }
 
     func edit(req: Request) async throws -> Response {
@@ -343,33 +347,44 @@ struct BanchanAdminCatalogPages: RouteCollection {
         let saved = state.saved.map { req.t("admin.shop.saved_at", ["time": PageDates.medium($0.updatedAt, req.language)]) }
             ?? req.t("admin.shop.from_environment")
         let dawnDay = terms.dawn.arrivalDay(placedAt: req.application.banchanEnvironment.now())
-        let main: Node<HTML.BodyContext> = .group(
-            AdminConsole.catalogNav(req, current: "shop"),
-            .h1(.text(req.t("admin.shop.title"))),
-            .p(.class("muted"), .text(req.t("admin.shop.lead"))),
-            Layout.formError(req, error),
-            error == nil && req.query[String.self, at: "saved"] == "1"
-                ? .p(.class("notice"), .role("status"), .id("shop-settings-notice"), .text(req.t("admin.shop.saved"))) : .empty,
-            .section(
-                .class("card stack"),
-                .form(
-                    .action(Self.shopSettings()), .method(.post), .class("stack"), .id("shop-settings-form"),
-                    Layout.csrfField(req),
-                    number("deliveryFee", "admin.shop.delivery_fee", form?.deliveryFee.map(String.init) ?? String(terms.delivery.fee), ShopTerms.feeRange),
-                    number("freeDeliveryFrom", "admin.shop.free_from", form?.freeDeliveryFrom.map(String.init) ?? String(terms.delivery.freeFrom),
-                           ShopTerms.freeFromRange),
-                    .div(.class("field"),
-                         .label(.for("shop-dawnCutoff"), .text(req.t("admin.shop.dawn_cutoff"))),
-                         .input(.type(.time), .id("shop-dawnCutoff"), .name("dawnCutoff"), .value(form?.dawnCutoff ?? terms.dawn.cutoffText),
-                                .attribute(named: "aria-describedby", value: "shop-dawn-now"))),
-                    .p(.class("hint"), .id("shop-dawn-now"), .text(req.t("admin.shop.dawn_now", ["cutoff": SpokenTime.phrase(minutes: terms.dawn.cutoffMinutes, req.language), "day": dawnDay]))),
-                    .button(.type(.submit), .class("button primary wide"), .id("save-shop-settings"), .text(req.t("admin.catalog.save")))
-                )
-            ),
-            .p(.class("muted"), .id("shop-settings-saved"), .text(saved)),
-            .p(.class("muted"), .text(req.t("admin.shop.now_shown", ["fee": req.deliveryFeeLabel])))
-        )
-        return page(req, title: req.t("admin.shop.title"), status: error?.status ?? .ok, main: main)
+        // The terms' revision stands for all they show; the arrival day follows the clock. A form
+        // sent back with its error is shown once, not kept.
+        let shown = SettingsShown(revision: state.revision, dawnDay: dawnDay)
+        return Layout.keptPage(req, shown: shown, keeps: form == nil && error == nil) { _ in
+            let main: Node<HTML.BodyContext> = .group(
+                AdminConsole.catalogNav(req, current: "shop"),
+                .h1(.text(req.t("admin.shop.title"))),
+                .p(.class("muted"), .text(req.t("admin.shop.lead"))),
+                Layout.formError(req, error),
+                error == nil && req.query[String.self, at: "saved"] == "1"
+                    ? .p(.class("notice"), .role("status"), .id("shop-settings-notice"), .text(req.t("admin.shop.saved"))) : .empty,
+                .section(
+                    .class("card stack"),
+                    .form(
+                        .action(Self.shopSettings()), .method(.post), .class("stack"), .id("shop-settings-form"),
+                        Layout.csrfField(req),
+                        number("deliveryFee", "admin.shop.delivery_fee", form?.deliveryFee.map(String.init) ?? String(terms.delivery.fee), ShopTerms.feeRange),
+                        number("freeDeliveryFrom", "admin.shop.free_from", form?.freeDeliveryFrom.map(String.init) ?? String(terms.delivery.freeFrom),
+                               ShopTerms.freeFromRange),
+                        .div(.class("field"),
+                             .label(.for("shop-dawnCutoff"), .text(req.t("admin.shop.dawn_cutoff"))),
+                             .input(.type(.time), .id("shop-dawnCutoff"), .name("dawnCutoff"), .value(form?.dawnCutoff ?? terms.dawn.cutoffText),
+                                    .attribute(named: "aria-describedby", value: "shop-dawn-now"))),
+                        .p(.class("hint"), .id("shop-dawn-now"), .text(req.t("admin.shop.dawn_now", ["cutoff": SpokenTime.phrase(minutes: terms.dawn.cutoffMinutes, req.language), "day": dawnDay]))),
+                        .button(.type(.submit), .class("button primary wide"), .id("save-shop-settings"), .text(req.t("admin.catalog.save")))
+                    )
+                ),
+                .p(.class("muted"), .id("shop-settings-saved"), .text(saved)),
+                .p(.class("muted"), .text(req.t("admin.shop.now_shown", ["fee": req.deliveryFeeLabel])))
+            )
+            return AdminConsole.parts(req, tab: .catalog, title: req.t("admin.shop.title"), status: error?.status ?? .ok,
+                                      stylesheets: [BanchanPages.stylesheet], main: main)
+        }
+    }
+
+    private struct SettingsShown: Hashable, Sendable {
+        let revision: Int
+        let dawnDay: String
     }
 
     /// The shop settings as the page's form sends them (the API's `TermsInput` with its numbers

@@ -51,6 +51,10 @@ package final class MenuCatalog: Sendable {
 
     package var snapshot: Snapshot { state.withLockedValue { $0.snapshot } }
 
+    /// Moves whenever the catalog is read again after a change of `menus` (on every instance, as
+    /// the store announces): what the console's menu pages are kept at.
+    package var version: Int { state.withLockedValue { $0.readHeld } }
+
     /// Reads the menus on offer again. Two reloads can overlap (a write's own and a follower's of an
     /// earlier announcement): the one that started last is kept.
     package func reload(from store: MenuStore) async throws {

@@ -21,21 +21,24 @@ struct MenuGameAdminPages: RouteCollection {
     }
 
     func list(req: Request) async throws -> Response {
-        let rows = try await req.menuGame.menuStore.allRows()
-        let main: Node<HTML.BodyContext> = .group(
-            AdminConsole.catalogNav(req, current: "menus"),
-            .h1(.text(req.t("admin.catalog.menus"))),
-            .p(.class("muted"), .text(req.t("admin.menus.lead", ["count": String(rows.filter { $0.retiredAt == nil }.count)]))),
-            .section(.class("card"), .ul(.class("catalog-list"), .id("menus"), .forEach(rows) { row in
-                .li(.a(
-                    .class(row.retiredAt == nil ? "catalog-row" : "catalog-row retired"), .href(Self.menu(row.slug)), .id("menu-\(row.slug)"),
-                    .span(.class("catalog-title"), .text("\(row.emoji) \(row.menu.name[req.language])")),
-                    .span(.class("catalog-price"), .text(row.slug)),
-                    row.retiredAt == nil ? .empty : .span(.class("badge muted"), .text(req.t("admin.menus.retired")))
-                ))
-            }))
-        )
-        return AdminConsole.page(req, tab: .catalog, title: req.t("admin.catalog.menus"), main: main)
+        // Every menu, retired ones too, read only when the catalog has changed since this page was made.
+        try await AdminConsole.keptPage(req, tab: .catalog, version: req.application.menuCatalog.version) {
+            let rows = try await req.menuGame.menuStore.allRows()
+            let main: Node<HTML.BodyContext> = .group(
+                AdminConsole.catalogNav(req, current: "menus"),
+                .h1(.text(req.t("admin.catalog.menus"))),
+                .p(.class("muted"), .text(req.t("admin.menus.lead", ["count": String(rows.filter { $0.retiredAt == nil }.count)]))),
+                .section(.class("card"), .ul(.class("catalog-list"), .id("menus"), .forEach(rows) { row in
+                    .li(.a(
+                        .class(row.retiredAt == nil ? "catalog-row" : "catalog-row retired"), .href(Self.menu(row.slug)), .id("menu-\(row.slug)"),
+                        .span(.class("catalog-title"), .text("\(row.emoji) \(row.menu.name[req.language])")),
+                        .span(.class("catalog-price"), .text(row.slug)),
+                        row.retiredAt == nil ? .empty : .span(.class("badge muted"), .text(req.t("admin.menus.retired")))
+                    ))
+                }))
+            )
+            return (req.t("admin.catalog.menus"), main)
+        }
     }
 
     private func row(_ req: Request) async throws -> MenuStore.Row {

@@ -28,6 +28,26 @@ package enum AdminConsole {
     /// A console page: the tabs (this one marked current), then `main`.
     package static func page(_ req: Request, tab: Tab, title: String, status: HTTPResponseStatus = .ok,
                              stylesheets: [String] = [], main: Node<HTML.BodyContext>) -> Response {
+        let parts = parts(req, tab: tab, title: title, status: status, stylesheets: stylesheets, main: main)
+        return Layout.page(req, title: parts.title, status: parts.status, extras: parts.extras, main: parts.main)
+    }
+
+    /// A console page kept at `version` (`Layout.keptPage(_:version:read:)`): `read` reads and
+    /// makes its title and body only when the page is not kept at that version. For a page whose
+    /// data moves a version its owner keeps (the menu catalog, the shop's listings).
+    package static func keptPage(
+        _ req: Request, tab: Tab, version: Int, stylesheets: [String] = [],
+        read: () async throws -> (title: String, main: Node<HTML.BodyContext>)
+    ) async throws -> Response {
+        try await Layout.keptPage(req, version: version) {
+            let (title, main) = try await read()
+            return parts(req, tab: tab, title: title, stylesheets: stylesheets, main: main)
+        }
+    }
+
+    /// A console page's parts: the tabs above, the build below.
+    package static func parts(_ req: Request, tab: Tab, title: String, status: HTTPResponseStatus = .ok,
+                      stylesheets: [String] = [], main: Node<HTML.BodyContext>) -> Layout.PageParts {
         let tabs: Node<HTML.BodyContext> = .nav(
             .class("admin-tabs"), .ariaLabel(req.t("admin.console")),
             .forEach(Tab.allCases) { item in
@@ -39,15 +59,15 @@ package enum AdminConsole {
         // Which version answers: during a rolling upgrade, instances may differ.
         let build = Node<HTML.BodyContext>.p(.class("muted admin-build"), .id("admin-build"),
                                              .text(req.t("admin.build", ["version": AppVersion.current, "build": AppVersion.build])))
-        return Layout.page(req, title: title, status: status,
-                           extras: PageExtras(stylesheets: stylesheets + [stylesheet], bodyClass: "admin"),
-                           main: .group(tabs, main, build))
+        return Layout.PageParts(title: title, status: status,
+                                extras: PageExtras(stylesheets: stylesheets + [stylesheet], bodyClass: "admin"),
+                                main: .group(tabs, main, build))
     }
 }
 
 /// One figure on the console's Today tab: a label, the value, where to act on it, and whether it
 /// wants someone's attention (waiting reports, failing refunds).
-package struct TodayFigure: Sendable {
+package struct TodayFigure: Hashable, Sendable {
     package let label: String
     package let value: String
     package let path: String?

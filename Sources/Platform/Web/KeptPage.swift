@@ -70,37 +70,103 @@ extension Layout {
         _ request: Request, variant: String = "", version: Int, lifetime: TimeAmount? = nil, reader: ReaderParts = ReaderParts(),
         make: () throws -> PageParts
     ) rethrows -> Response {
-        let viewer = request.storage[WebViewerKey.self]
-        let unread = request.storage[InboxBadgeKey.self] ?? 0
-        var key = request.language.rawValue
-        key += viewer == nil ? "|v|" : viewer!.isAdmin ? "|a|" : "|s|"
-        let path = request.url.path
-        key += path
-        if let query = request.url.query { key += "?" + query }
-        key += "|" + variant
-        let memory = request.application.pageFragments.pages
-        let kept: KeptPage
-        let now = NIODeadline.now()
-        if let entry = memory[key], entry.version == version, entry.expires.map({ $0 > now }) ?? true, let frame = LayoutFrame.kept(entry.frameKeys[unread > 0 ? 1 : 0]) {
-            kept = entry
-            request.storage[SecurityHeadersMiddleware.PagePolicyKey.self] = kept.policy.isEmpty ? nil : kept.policy
-            return fill(request, kept, frame: frame, reader: reader, path: path)
-        }
-        kept = try makeKept(request, version: version, expires: lifetime.map { now + $0 }, signedIn: viewer != nil, make)
-        memory.keep(kept, for: key)
-        let frame = LayoutFrame.template(for: kept.frameKeys[unread > 0 ? 1 : 0]) {
-            html(request, extras: kept.extras.value, signedIn: viewer != nil, unreadShown: unread > 0)
-        }
-        if !kept.policy.isEmpty { request.storage[SecurityHeadersMiddleware.PagePolicyKey.self] = kept.policy }
-        return fill(request, kept, frame: frame, reader: reader, path: path)
+        try keptPage(request, variant: variant, version: version, shown: nil, lifetime: lifetime, reader: reader, make: make)
     }
 
-    private static func makeKept(
-        _ request: Request, version: Int, expires: NIODeadline?, signedIn: Bool, _ make: () throws -> PageParts
-    ) rethrows -> KeptPage {
+    /// A reader's own page (their cart, their orders, their account) kept by what it shows: `shown`
+    /// holds every value `make` turns into the body — read fresh on every request, as before — and
+    /// the page is made again whenever any of them differs. What this saves is the rendering, which
+    /// was most of such a page's time; no writer has to announce anything, since the request reads
+    /// the rows anyway. Two readers share a kept page only when everything shown is equal (compared
+    /// whole, not only by hash), so a reader never sees another's page.
+    ///
+    /// `make` must use nothing but `shown`, the request's language and kind of viewer, and the
+    /// address (each part of the key): the reader's id, tokens and the CSRF token go in as
+    /// `reader` parts and markers, as on every kept page. `keeps: false` makes and fills the page
+    /// the same way without keeping it: for what is shown once (a form's error).
+    package static func keptPage<Shown: Hashable & Sendable>(
+        _ request: Request, variant: String = "", shown: Shown, keeps: Bool = true, lifetime: TimeAmount? = nil,
+        reader: ReaderParts = ReaderParts(), make: (Shown) throws -> PageParts
+    ) rethrows -> Response {
+        try keptPage(
+            request, variant: variant + "#" + String(shown.hashValue), version: 0, shown: KeptPage.Shown(shown),
+            keeps: keeps, lifetime: lifetime, reader: reader, make: { try make(shown) }
+        )
+    }
+
+    /// The same for a page whose data is read from the database: `read` reads and makes it only
+    /// when the page is not kept at `version`, so a kept page costs no query at all. `version` must
+    /// be taken before `read` reads (a write that lands meanwhile moves it, and the page is made
+    /// again for the next reader).
+    package static func keptPage(
+        _ request: Request, variant: String = "", version: Int, lifetime: TimeAmount? = nil, reader: ReaderParts = ReaderParts(),
+        read: () async throws -> PageParts
+    ) async throws -> Response {
+        let place = KeptPlace(request, variant: variant)
+        if let hit = place.hit(request, version: version, shown: nil, reader: reader) { return hit }
         request.storage[KeptPageRenderingKey.self] = true
         defer { request.storage[KeptPageRenderingKey.self] = nil }
-        let parts = try make()
+        let parts = try await read()
+        let kept = assemble(request, parts, version: version, shown: nil, expires: lifetime.map { place.now + $0 }, signedIn: place.signedIn)
+        return place.keep(request, kept, keeps: true, reader: reader)
+    }
+
+    private static func keptPage(
+        _ request: Request, variant: String, version: Int, shown: KeptPage.Shown?, keeps: Bool = true, lifetime: TimeAmount?,
+        reader: ReaderParts, make: () throws -> PageParts
+    ) rethrows -> Response {
+        let place = KeptPlace(request, variant: variant)
+        if keeps, let hit = place.hit(request, version: version, shown: shown, reader: reader) { return hit }
+        request.storage[KeptPageRenderingKey.self] = true
+        defer { request.storage[KeptPageRenderingKey.self] = nil }
+        let kept = assemble(request, try make(), version: version, shown: shown, expires: lifetime.map { place.now + $0 }, signedIn: place.signedIn)
+        return place.keep(request, kept, keeps: keeps, reader: reader)
+    }
+
+    /// Where one request's page is kept: its key (language, kind of viewer, address, variant).
+    private struct KeptPlace {
+        let key: String
+        let path: String
+        let signedIn: Bool
+        let unreadShown: Bool
+        let now = NIODeadline.now()
+
+        init(_ request: Request, variant: String) {
+            let viewer = request.storage[WebViewerKey.self]
+            var key = request.language.rawValue
+            key += viewer == nil ? "|v|" : viewer!.isAdmin ? "|a|" : "|s|"
+            path = request.url.path
+            key += path
+            if let query = request.url.query { key += "?" + query }
+            key += "|" + variant
+            self.key = key
+            signedIn = viewer != nil
+            unreadShown = (request.storage[InboxBadgeKey.self] ?? 0) > 0
+        }
+
+        /// The kept page filled for this request, if kept at `version` (and `shown`) and not expired.
+        func hit(_ request: Request, version: Int, shown: KeptPage.Shown?, reader: ReaderParts) -> Response? {
+            guard let kept = request.application.pageFragments.pages[key], kept.version == version, kept.shown == shown,
+                  kept.expires.map({ $0 > now }) ?? true, let frame = LayoutFrame.kept(kept.frameKeys[unreadShown ? 1 : 0]) else { return nil }
+            request.storage[SecurityHeadersMiddleware.PagePolicyKey.self] = kept.policy.isEmpty ? nil : kept.policy
+            return Layout.fill(request, kept, frame: frame, reader: reader, path: path)
+        }
+
+        /// Keeps a page just made (unless `keeps` is false) and fills it for this request.
+        func keep(_ request: Request, _ kept: KeptPage, keeps: Bool, reader: ReaderParts) -> Response {
+            if keeps { request.application.pageFragments.pages.keep(kept, for: key) }
+            let frame = LayoutFrame.template(for: kept.frameKeys[unreadShown ? 1 : 0]) {
+                Layout.html(request, extras: kept.extras.value, signedIn: signedIn, unreadShown: unreadShown)
+            }
+            if !kept.policy.isEmpty { request.storage[SecurityHeadersMiddleware.PagePolicyKey.self] = kept.policy }
+            return Layout.fill(request, kept, frame: frame, reader: reader, path: path)
+        }
+    }
+
+    /// A page made while `KeptPageRenderingKey` is set: its parts rendered, with markers for each reader's own.
+    private static func assemble(
+        _ request: Request, _ parts: PageParts, version: Int, shown: KeptPage.Shown?, expires: NIODeadline?, signedIn: Bool
+    ) -> KeptPage {
         var extras = parts.extras
         if extras.policy.isEmpty, !extras.vendorScripts.isEmpty || !extras.vendorStylesheets.isEmpty { extras.policy = .map }
         var main = parts.main
@@ -115,7 +181,7 @@ extension Layout {
             )
         }
         return KeptPage(
-            version: version, expires: expires, status: parts.status,
+            version: version, shown: shown, expires: expires, status: parts.status,
             frameKeys: [false, true].map { LayoutFrame.Key(language: request.language, signedIn: signedIn, unreadShown: $0, extras: extras) },
             title: Markup.escape("\(parts.title) · \(request.t("app.name"))"),
             preview: (extras.preview ?? LinkPreview()).tags(request, pageTitle: parts.title),
@@ -177,7 +243,16 @@ struct KeptPage: Sendable {
         }
     }
 
+    /// What a reader's own page showed (`keptPage(_:shown:)`), compared whole on every use.
+    struct Shown: Equatable, @unchecked Sendable {
+        // Made only from a `Sendable` value (`init`), so what it holds is safe to share.
+        private let value: AnyHashable
+
+        init(_ value: some Hashable & Sendable) { self.value = AnyHashable(value) }
+    }
+
     let version: Int
+    let shown: Shown?
     let expires: NIODeadline?
     let status: HTTPResponseStatus
     /// The frame's key without and with the unread count shown.

@@ -225,6 +225,16 @@ final class BanchanPagesTests: XCTestCase {
             _ = try await browser.get("/shop/dishes/\(Fixtures.dakgalbi)")
             _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.dakgalbi, "quantity": "1"])
             _ = try await browser.get("/shop/cart")
+            // The page is kept by what it shows, but each checkout shown carries its own key (a
+            // key shared by two checkouts would answer the second with the first's order).
+            var keys: [String] = []
+            for _ in 0..<2 {
+                let page = try await browser.get("/shop/checkout").text
+                let start = try XCTUnwrap(page.range(of: #"name="idempotencyKey" value=""#), page).upperBound
+                keys.append(String(page[start...].prefix { $0 != "\"" }))
+            }
+            XCTAssertTrue(keys.allSatisfy { $0.count >= 16 }, "\(keys)")
+            XCTAssertNotEqual(keys[0], keys[1])
             let first = try await browser.post("/shop/orders", form: Fixtures.checkoutForm(key: "page-key-1"))
             let second = try await browser.post("/shop/orders", form: Fixtures.checkoutForm(key: "page-key-1"))
             XCTAssertEqual(first.status, .seeOther)

@@ -17,7 +17,7 @@ public enum Delivery {
     }
 
     /// A recipient at an address. `phone` is kept as `010-1234-5678`.
-    public struct Address: Codable, Sendable, Equatable {
+    public struct Address: Codable, Sendable, Hashable {
         public let recipient: String
         public let phone: String
         public let postcode: String?

@@ -38,7 +38,7 @@ public enum DishBadge: String, Codable, Sendable, CaseIterable {
 }
 
 /// A dish as the catalog describes it. Stock is kept apart: it changes with every order.
-public struct Dish: Codable, Sendable, Equatable {
+public struct Dish: Codable, Sendable, Hashable {
     /// Short id from the shipped app's catalog (`HBDEF`); used in URLs.
     public var hash: String
     public var section: DishSection

@@ -3,7 +3,7 @@ public import struct Payments.ProviderPayment
 
 /// The delivery fee: a flat fee, free from a threshold of the items' total (2,500원, free from
 /// 40,000원 unless configured otherwise).
-public struct DeliveryFeeRule: Sendable, Equatable {
+public struct DeliveryFeeRule: Sendable, Hashable {
     public let fee: Int
     public let freeFrom: Int
 
@@ -47,7 +47,7 @@ public struct OrderLine: Sendable, Equatable {
     public var subtotal: Int { unitPrice * quantity }
 }
 
-public struct OrderTotals: Sendable, Equatable, Codable {
+public struct OrderTotals: Sendable, Hashable, Codable {
     public let itemsTotal: Int
     public let deliveryFee: Int
     public let total: Int

@@ -25,7 +25,7 @@ public enum Courier: String, Codable, Sendable, CaseIterable {
 }
 
 /// How a shipped order travels: its courier and, for a courier's parcel, the 송장번호.
-public struct Shipment: Sendable, Equatable, Codable {
+public struct Shipment: Sendable, Hashable, Codable {
     public let courier: Courier
     /// Digits only; nil for the shop's own delivery.
     public let trackingNumber: String?

@@ -111,7 +111,7 @@ extension BanchanService {
     }
 
     /// An order as the orders page lists it.
-    package struct Listed: NewestFirstRow, Sendable {
+    package struct Listed: NewestFirstRow, Sendable, Hashable {
         package let id: UUID
         package let status: OrderStatus
         package let total: Int

@@ -7,7 +7,7 @@ import SQLKit
 package import Vapor
 
 /// A cart line as clients see it: the dish, its stock when the cart was read, and how many.
-package struct ShopLine: Sendable {
+package struct ShopLine: Sendable, Hashable {
     let dishID: UUID
     package let dish: Dish
     package let stock: Int

@@ -13,7 +13,7 @@ extension BanchanStore {
     /// How many addresses one account keeps.
     static let addressLimit = 10
 
-    package struct SavedAddress: Codable, Sendable, Equatable {
+    package struct SavedAddress: Codable, Sendable, Hashable {
         package let id: UUID
         let userID: UUID
         package let recipient: String

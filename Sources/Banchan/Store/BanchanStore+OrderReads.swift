@@ -10,7 +10,7 @@ import SQLKit
 extension BanchanStore {
     /// When an order was placed and reached each step of its progress (nil: not, or not recorded:
     /// orders that moved before steps were timed).
-    struct OrderSteps: Sendable, Equatable {
+    struct OrderSteps: Sendable, Hashable {
         let number: String?
         let placedAt: Date?
         let paidAt: Date?
@@ -35,7 +35,7 @@ extension BanchanStore {
     }
 
     /// Where an order goes, as placed; none for orders placed without one (the 배민찬 app's).
-    struct OrderDelivery: Sendable, Equatable {
+    struct OrderDelivery: Sendable, Hashable {
         let address: Delivery.Address
         let slot: Delivery.Slot
         let note: String
@@ -80,9 +80,9 @@ extension BanchanStore {
     }
 
     /// An order with its lines, as its owner, the API and the payment checks see it.
-    struct OrderRow: Sendable, Equatable {
+    struct OrderRow: Sendable, Hashable {
         /// A line, with the title and price as they were when ordered.
-        struct Line: Sendable, Equatable {
+        struct Line: Sendable, Hashable {
             let hash: String
             let title: String
             let unitPrice: Int
@@ -218,8 +218,8 @@ extension BanchanStore {
 
     /// What an order's page shows of it: only those columns. Read as a whole `OrderRow` (19 columns
     /// and one more clause), the page measured 0.90× of its narrow read side by side.
-    struct OrderPageRow: Sendable {
-        struct Line: Sendable {
+    struct OrderPageRow: Sendable, Hashable {
+        struct Line: Sendable, Hashable {
             let title: String
             let unitPrice: Int
             let quantity: Int
@@ -250,13 +250,8 @@ extension BanchanStore {
     /// The order with this id as its page shows it, when it is the owner's: one written-out
     /// statement of the order joined with its lines (the page reads it on every view).
     func orderPage(_ id: UUID, ownerKey: String) async throws -> OrderPageRow? {
-        let orderColumns = ([OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
-                             OrderColumn.merchantUID, OrderColumn.cancelReason, OrderColumn.paymentProvider] + OrderSteps.columns + OrderDelivery.columns
-                            + OrderShipment.columns)
-            .map { SQLColumn($0, table: "o") }
-        let itemColumns = [ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.originalPrice, ItemColumn.refundedQuantity].map { SQLColumn($0, table: "i") }
         let rows = try await sql.raw("""
-            SELECT \(SQLList(orderColumns + itemColumns))
+            SELECT \(Self.orderPageColumns.expression(for: sql))
             FROM \(orders) o LEFT JOIN \(items) i ON i.\(ident: ItemColumn.orderID) = o.\(ident: OrderColumn.id)
             WHERE o.\(ident: OrderColumn.id) = \(bind: id) AND o.\(ident: OrderColumn.ownerKey) = \(bind: ownerKey)
             ORDER BY i.\(ident: ItemColumn.line)
@@ -280,12 +275,21 @@ extension BanchanStore {
                             shipment: try OrderShipment.read(first))
     }
 
+    private static let orderPageColumns = SerializedOnce {
+        let orderColumns = ([OrderColumn.status, OrderColumn.itemsTotal, OrderColumn.deliveryFee, OrderColumn.total, OrderColumn.points,
+                             OrderColumn.merchantUID, OrderColumn.cancelReason, OrderColumn.paymentProvider] + OrderSteps.columns + OrderDelivery.columns
+                            + OrderShipment.columns)
+            .map { SQLColumn($0, table: "o") }
+        let itemColumns = [ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.originalPrice, ItemColumn.refundedQuantity].map { SQLColumn($0, table: "i") }
+        return SQLList(orderColumns + itemColumns)
+    }
+
     /// The orders matching `condition` (on `o`, the orders) with their lines, newest first: one
     /// statement of the orders joined with their lines, where building the order and its items as
     /// models took most of an order's page (0.09× of `/healthz`).
     func orderRows(_ condition: SQLQueryString) async throws -> [OrderRow] {
         let rows = try await sql.raw("""
-            SELECT \(SQLList(Self.orderRowColumns.map { SQLColumn($0, table: "o") } + Self.lineColumns.map { SQLColumn($0, table: "i") }))
+            SELECT \(Self.orderRowSelection.expression(for: sql))
             FROM \(orders) o LEFT JOIN \(items) i ON i.\(ident: ItemColumn.orderID) = o.\(ident: OrderColumn.id)
             WHERE \(condition)
             ORDER BY o.\(ident: OrderColumn.createdAt) DESC, o.\(ident: OrderColumn.id) DESC, i.\(ident: ItemColumn.line)
@@ -317,6 +321,9 @@ extension BanchanStore {
     ] + OrderSteps.columns + OrderDelivery.columns + OrderShipment.columns
     private static let lineColumns = [ItemColumn.hash, ItemColumn.title, ItemColumn.unitPrice, ItemColumn.quantity, ItemColumn.pointsPerUnit,
                                       ItemColumn.originalPrice, ItemColumn.line, ItemColumn.refundedQuantity]
+    private static let orderRowSelection = SerializedOnce {
+        SQLList(orderRowColumns.map { SQLColumn($0, table: "o") } + lineColumns.map { SQLColumn($0, table: "i") })
+    }
 
     /// Blanks who and where of the orders placed before `cutoff`: the recipient, the phone, the
     /// address and the note. The slot, the lines, the amounts and the dates stay for the books.

@@ -12,35 +12,43 @@ extension BanchanPages {
     func addressBook(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         guard owner.userID != nil else { return signInForAddresses(req) }
-        let saved = try await req.banchan.addresses(of: owner)
-        let main: Node<HTML.BodyContext> = .group(
-            .div(.class("section-heading"), .h1(.text(req.t("banchan.address.title"))),
-                 saved.count < BanchanStore.addressLimit ? .a(.class("button small"), .id("add-address"), .href(ShopPath.newAddress()), .text(req.t("banchan.address.add"))) : .empty),
-            saved.isEmpty ? .section(.class("card empty-state"), .p(.id("addresses-empty"), .text(req.t("banchan.address.empty")))) : .empty,
-            .ul(.class("address-list"), .id("addresses"), .forEach(saved) { address in
-                .li(
-                    .class("card stack address-card"), .data(named: "id", value: address.id.uuidString),
-                    .p(.strong(.text(address.recipient)), address.isDefault ? .span(.class("badge"), .text(req.t("banchan.address.default"))) : .empty),
-                    .p(.class("muted"), .text(address.phone)),
-                    .p(.text(address.delivery.line)),
-                    .div(
-                        .class("address-actions"),
-                        .a(.class("button small"), .href(ShopPath.editAddress(address.id)), .ariaLabel(req.t("banchan.address.edit_of", ["recipient": address.recipient])),
-                           .text(req.t("banchan.address.edit"))),
-                        address.isDefault ? .empty : .form(
-                            .action(ShopPath.defaultAddress(address.id)), .method(.post), .class("inline-form"), Layout.csrfField(req),
-                            .button(.type(.submit), .class("link-button"), .text(req.t("banchan.address.make_default")))
-                        ),
-                        .form(
-                            .action(ShopPath.removeAddress(address.id)), .method(.post), .class("inline-form"), Layout.csrfField(req),
-                            .button(.type(.submit), .class("link-button"), .ariaLabel(req.t("banchan.address.remove_of", ["recipient": address.recipient])),
-                                    .text(req.t("banchan.address.remove")))
+        let shown = AddressesShown(saved: try await req.banchan.addresses(of: owner), cartCount: try await cartCount(req, owner))
+        return ownPage(req, shown: shown) { shown in
+            let saved = shown.saved
+            let main: Node<HTML.BodyContext> = .group(
+                .div(.class("section-heading"), .h1(.text(req.t("banchan.address.title"))),
+                     saved.count < BanchanStore.addressLimit ? .a(.class("button small"), .id("add-address"), .href(ShopPath.newAddress()), .text(req.t("banchan.address.add"))) : .empty),
+                saved.isEmpty ? .section(.class("card empty-state"), .p(.id("addresses-empty"), .text(req.t("banchan.address.empty")))) : .empty,
+                .ul(.class("address-list"), .id("addresses"), .forEach(saved) { address in
+                    .li(
+                        .class("card stack address-card"), .data(named: "id", value: address.id.uuidString),
+                        .p(.strong(.text(address.recipient)), address.isDefault ? .span(.class("badge"), .text(req.t("banchan.address.default"))) : .empty),
+                        .p(.class("muted"), .text(address.phone)),
+                        .p(.text(address.delivery.line)),
+                        .div(
+                            .class("address-actions"),
+                            .a(.class("button small"), .href(ShopPath.editAddress(address.id)), .ariaLabel(req.t("banchan.address.edit_of", ["recipient": address.recipient])),
+                               .text(req.t("banchan.address.edit"))),
+                            address.isDefault ? .empty : .form(
+                                .action(ShopPath.defaultAddress(address.id)), .method(.post), .class("inline-form"), Layout.csrfField(req),
+                                .button(.type(.submit), .class("link-button"), .text(req.t("banchan.address.make_default")))
+                            ),
+                            .form(
+                                .action(ShopPath.removeAddress(address.id)), .method(.post), .class("inline-form"), Layout.csrfField(req),
+                                .button(.type(.submit), .class("link-button"), .ariaLabel(req.t("banchan.address.remove_of", ["recipient": address.recipient])),
+                                        .text(req.t("banchan.address.remove")))
+                            )
                         )
                     )
-                )
-            })
-        )
-        return page(req, title: req.t("banchan.address.title"), cartCount: try await cartCount(req, owner), main: main)
+                })
+            )
+            return (req.t("banchan.address.title"), .ok, shown.cartCount, main)
+        }
+    }
+
+    private struct AddressesShown: Hashable, Sendable {
+        let saved: [BanchanStore.SavedAddress]
+        let cartCount: Int
     }
 
     func newAddress(req: Request) async throws -> Response {

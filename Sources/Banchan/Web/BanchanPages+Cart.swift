@@ -39,39 +39,51 @@ extension BanchanPages {
         return try await cartPage(req, owner: owner, error: nil)
     }
 
+    /// Everything the cart page shows; it is made again only when any of it changed.
+    private struct CartShown: Hashable, Sendable {
+        let lines: [ShopLine]
+        let totals: OrderTotals
+        let rule: DeliveryFeeRule
+        let ordersOpen: Bool
+    }
+
     func cartPage(_ req: Request, owner: Principal, error: AppError?) async throws -> Response {
         let shop = req.banchan
         let lines = try await shop.cart(of: owner)
-        let totals = shop.totals(of: lines)
-        let added = (req.query[String.self, at: "added"]).flatMap { hash in lines.first { $0.dish.hash == hash }?.dish.title }
-        let rule = req.application.deliveryFeeRule
-        let main: Node<HTML.BodyContext> = .group(
-            .h1(.text(req.t("banchan.cart.title"))),
-            added.map { .p(.class("notice"), .role("status"), .text(req.t("banchan.cart.added", ["title": $0]))) } ?? .empty,
-            Layout.formError(req, error),
-            lines.isEmpty
-                ? .section(.class("card empty-state"), .p(.text(req.t("banchan.cart.empty"))), .a(.class("button"), .href(ShopPath.home()), .text(req.t("banchan.browse"))))
-                : .group(
-                    .ul(.class("cart-lines card"), .forEach(lines) { cartLine(req, $0) }),
-                    .section(
-                        .class("card totals"), .attribute(named: "aria-label", value: req.t("banchan.cart.totals")),
-                        .dl(
-                            .dt(.text(req.t("banchan.items_total"))), .dd(.id("items-total"), .text(req.won(totals.itemsTotal))),
-                            .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("cart-delivery-fee"), .text(req.won(totals.deliveryFee))),
-                            .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("cart-total"), .text(req.won(totals.total)))
+        let shown = CartShown(lines: lines, totals: shop.totals(of: lines), rule: req.application.deliveryFeeRule,
+                              ordersOpen: req.application.paymentGateway != nil)
+        // A rule broken shows its message once: that page is made, not kept.
+        return ownPage(req, shown: shown, keeps: error == nil) { shown in
+            let lines = shown.lines, totals = shown.totals, rule = shown.rule
+            let added = (req.query[String.self, at: "added"]).flatMap { hash in lines.first { $0.dish.hash == hash }?.dish.title }
+            let main: Node<HTML.BodyContext> = .group(
+                .h1(.text(req.t("banchan.cart.title"))),
+                added.map { .p(.class("notice"), .role("status"), .text(req.t("banchan.cart.added", ["title": $0]))) } ?? .empty,
+                Layout.formError(req, error),
+                lines.isEmpty
+                    ? .section(.class("card empty-state"), .p(.text(req.t("banchan.cart.empty"))), .a(.class("button"), .href(ShopPath.home()), .text(req.t("banchan.browse"))))
+                    : .group(
+                        .ul(.class("cart-lines card"), .forEach(lines) { cartLine(req, $0) }),
+                        .section(
+                            .class("card totals"), .attribute(named: "aria-label", value: req.t("banchan.cart.totals")),
+                            .dl(
+                                .dt(.text(req.t("banchan.items_total"))), .dd(.id("items-total"), .text(req.won(totals.itemsTotal))),
+                                .dt(.text(req.t("banchan.delivery_fee"))), .dd(.id("cart-delivery-fee"), .text(req.won(totals.deliveryFee))),
+                                .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("cart-total"), .text(req.won(totals.total)))
+                            ),
+                            totals.deliveryFee > 0
+                                ? .p(.class("hint"), .text(req.t("banchan.cart.free_delivery_gap", ["gap": req.won(rule.freeFrom - totals.itemsTotal)])))
+                                : .empty,
+                            !shown.ordersOpen
+                                ? .p(.class("notice"), .id("orders-closed"), .role("status"), .text(req.t("error.orders_closed")))
+                                : .a(.class("button primary wide"), .id("to-checkout"), .href(ShopPath.checkout()),
+                                     .text(req.t("banchan.cart.order", ["total": req.won(totals.total)])))
                         ),
-                        totals.deliveryFee > 0
-                            ? .p(.class("hint"), .text(req.t("banchan.cart.free_delivery_gap", ["gap": req.won(rule.freeFrom - totals.itemsTotal)])))
-                            : .empty,
-                        req.application.paymentGateway == nil
-                            ? .p(.class("notice"), .id("orders-closed"), .role("status"), .text(req.t("error.orders_closed")))
-                            : .a(.class("button primary wide"), .id("to-checkout"), .href(ShopPath.checkout()),
-                                 .text(req.t("banchan.cart.order", ["total": req.won(totals.total)])))
-                    ),
-                    .a(.class("button wide"), .id("keep-shopping"), .href(ShopPath.home()), .text(req.t("banchan.cart.keep_shopping")))
-                )
-        )
-        return page(req, title: req.t("banchan.cart.title"), status: error?.status ?? .ok, cartCount: lines.reduce(0) { $0 + $1.quantity }, main: main)
+                        .a(.class("button wide"), .id("keep-shopping"), .href(ShopPath.home()), .text(req.t("banchan.cart.keep_shopping")))
+                    )
+            )
+            return (req.t("banchan.cart.title"), error?.status ?? .ok, lines.reduce(0) { $0 + $1.quantity }, main)
+        }
     }
 
     func cartLine(_ req: Request, _ line: ShopLine) -> Node<HTML.ListContext> {

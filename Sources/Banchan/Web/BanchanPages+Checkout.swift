@@ -32,55 +32,78 @@ extension BanchanPages {
     }
 
     /// The checkout page; `form` is what was sent when it comes back with `error`.
+    /// Everything checkout shows but what was typed into a form sent back with its error (that
+    /// page is never kept) and the checkout's own key (each page's, a reader's part).
+    private struct CheckoutShown: Hashable, Sendable {
+        let lines: [ShopLine]
+        let totals: OrderTotals
+        let saved: [BanchanStore.SavedAddress]
+        let slots: [Delivery.Slot]
+        let chosenAddress: String
+        let chosenSlot: Delivery.Slot
+        let signedIn: Bool
+        /// The 새벽배송 arrival day at this moment, and the terms' revision (the cut-off said).
+        let dawnArrives: String
+        let termsRevision: Int
+    }
+
     func checkoutPage(_ req: Request, owner: Principal, form: CheckoutForm?, error: AppError?) async throws -> Response {
         let shop = req.banchan
         let lines = try await shop.cart(of: owner)
         guard !lines.isEmpty, req.application.paymentGateway != nil else { return Layout.redirect(to: ShopPath.cart()) }
-        let totals = shop.totals(of: lines)
         let saved = owner.userID == nil ? [] : try await shop.addresses(of: owner)
         let slots = shop.slots(for: lines.map(\.dish))
-        let chosenAddress = form?.addressChoice ?? saved.first { $0.isDefault }?.id.uuidString ?? "new"
-        let chosenSlot = form?.slot.flatMap(Delivery.Slot.init(rawValue:)) ?? slots.first ?? .parcel
-        let main: Node<HTML.BodyContext> = .group(
-            .h1(.text(req.t("banchan.checkout.title"))),
-            Layout.formError(req, error),
-            .plainForm(
-                .attribute(named: "action", value: ShopPath.orders()), .attribute(named: "method", value: "post"),
-                .class("stack checkout"), .id("checkout-form"),
-                Layout.csrfBodyField(req),
-                // One key per checkout shown: a double tap or a retried submit orders once.
-                .input(.type(.hidden), .name("idempotencyKey"), .value(form?.idempotencyKey ?? SecureRandom.token(bytes: 16))),
-                addressSection(req, saved: saved, chosen: chosenAddress, form: form, signedIn: owner.userID != nil),
-                slotSection(req, slots: slots, chosen: chosenSlot),
-                .section(
-                    .class("card stack"), .ariaLabelledBy("note-title"),
-                    .h2(.id("note-title"), .text(req.t("banchan.checkout.note"))),
-                    .label(.for("checkout-note"), .class("visually-hidden"), .text(req.t("banchan.checkout.note"))),
-                    .textarea(.id("checkout-note"), .name("note"), .attribute(named: "rows", value: "2"),
-                              .attribute(named: "maxlength", value: String(Delivery.noteLimit)),
-                              .attribute(named: "placeholder", value: req.t("banchan.checkout.note_placeholder")), .text(form?.note ?? ""))
-                ),
-                paymentSection(req, chosen: form?.paymentMethod.flatMap(Delivery.PaymentMethod.init(rawValue:)) ?? .card),
-                .section(
-                    .class("card totals"), .ariaLabelledBy("checkout-items-title"),
-                    .h2(.id("checkout-items-title"), .text(req.t("banchan.checkout.items", ["count": String(lines.count)]))),
-                    .ul(.class("checkout-lines"), .forEach(lines) { line in
-                        .li(.span(.text(line.dish.title)), .span(.class("muted"), .text("× \(line.quantity)")),
-                            .strong(.text(req.won(line.dish.salePrice * line.quantity))))
-                    }),
-                    .dl(
-                        .dt(.text(req.t("banchan.items_total"))), .dd(.text(req.won(totals.itemsTotal))),
-                        .dt(.text(req.t("banchan.delivery_fee"))), .dd(.text(req.won(totals.deliveryFee))),
-                        .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("checkout-total"), .text(req.won(totals.total)))
-                    )
-                ),
-                .button(.type(.submit), .class("button primary wide"), .id("place-order"),
-                        .text(req.t("banchan.checkout.submit", ["total": req.won(totals.total)])))
-            ),
-            .a(.class("back-link"), .href(ShopPath.cart()), .text(req.t("banchan.checkout.back_to_cart")))
+        let environment = req.application.banchanEnvironment
+        let shown = CheckoutShown(
+            lines: lines, totals: shop.totals(of: lines), saved: saved, slots: slots,
+            chosenAddress: form?.addressChoice ?? saved.first { $0.isDefault }?.id.uuidString ?? "new",
+            chosenSlot: form?.slot.flatMap(Delivery.Slot.init(rawValue:)) ?? slots.first ?? .parcel, signedIn: owner.userID != nil,
+            dawnArrives: environment.terms.terms.dawn.arrivalDay(placedAt: environment.now()),
+            termsRevision: req.application.shopTermsInForce.current.revision
         )
-        return page(req, title: req.t("banchan.checkout.title"), status: error?.status ?? .ok,
-                    cartCount: lines.reduce(0) { $0 + $1.quantity }, postcodeSearch: true, main: main)
+        // One key per checkout shown: a double tap or a retried submit orders once.
+        let idempotencyKey = Markup.escape(form?.idempotencyKey ?? SecureRandom.token(bytes: 16))
+        return ownPage(req, shown: shown, keeps: form == nil && error == nil, postcodeSearch: true, reader: [idempotencyKey]) { shown in
+            let lines = shown.lines, totals = shown.totals
+            let main: Node<HTML.BodyContext> = .group(
+                .h1(.text(req.t("banchan.checkout.title"))),
+                Layout.formError(req, error),
+                .plainForm(
+                    .attribute(named: "action", value: ShopPath.orders()), .attribute(named: "method", value: "post"),
+                    .class("stack checkout"), .id("checkout-form"),
+                    Layout.csrfBodyField(req),
+                    .input(.type(.hidden), .name("idempotencyKey"), .value(Layout.readerPartMarker(0))),
+                    addressSection(req, saved: shown.saved, chosen: shown.chosenAddress, form: form, signedIn: shown.signedIn),
+                    slotSection(req, slots: shown.slots, chosen: shown.chosenSlot, arrives: shown.dawnArrives),
+                    .section(
+                        .class("card stack"), .ariaLabelledBy("note-title"),
+                        .h2(.id("note-title"), .text(req.t("banchan.checkout.note"))),
+                        .label(.for("checkout-note"), .class("visually-hidden"), .text(req.t("banchan.checkout.note"))),
+                        .textarea(.id("checkout-note"), .name("note"), .attribute(named: "rows", value: "2"),
+                                  .attribute(named: "maxlength", value: String(Delivery.noteLimit)),
+                                  .attribute(named: "placeholder", value: req.t("banchan.checkout.note_placeholder")), .text(form?.note ?? ""))
+                    ),
+                    paymentSection(req, chosen: form?.paymentMethod.flatMap(Delivery.PaymentMethod.init(rawValue:)) ?? .card),
+                    .section(
+                        .class("card totals"), .ariaLabelledBy("checkout-items-title"),
+                        .h2(.id("checkout-items-title"), .text(req.t("banchan.checkout.items", ["count": String(lines.count)]))),
+                        .ul(.class("checkout-lines"), .forEach(lines) { line in
+                            .li(.span(.text(line.dish.title)), .span(.class("muted"), .text("× \(line.quantity)")),
+                                .strong(.text(req.won(line.dish.salePrice * line.quantity))))
+                        }),
+                        .dl(
+                            .dt(.text(req.t("banchan.items_total"))), .dd(.text(req.won(totals.itemsTotal))),
+                            .dt(.text(req.t("banchan.delivery_fee"))), .dd(.text(req.won(totals.deliveryFee))),
+                            .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("checkout-total"), .text(req.won(totals.total)))
+                        )
+                    ),
+                    .button(.type(.submit), .class("button primary wide"), .id("place-order"),
+                            .text(req.t("banchan.checkout.submit", ["total": req.won(totals.total)])))
+                ),
+                .a(.class("back-link"), .href(ShopPath.cart()), .text(req.t("banchan.checkout.back_to_cart")))
+            )
+            return (req.t("banchan.checkout.title"), error?.status ?? .ok, lines.reduce(0) { $0 + $1.quantity }, main)
+        }
     }
 
     private func addressSection(_ req: Request, saved: [BanchanStore.SavedAddress], chosen: String, form: CheckoutForm?, signedIn: Bool) -> Node<HTML.BodyContext> {
@@ -139,11 +162,8 @@ extension BanchanPages {
         )
     }
 
-    private func slotSection(_ req: Request, slots: [Delivery.Slot], chosen: Delivery.Slot) -> Node<HTML.BodyContext> {
-        let environment = req.application.banchanEnvironment
-        let schedule = environment.terms.terms.dawn
-        let arrives = schedule.arrivalDay(placedAt: environment.now())
-        return .section(
+    private func slotSection(_ req: Request, slots: [Delivery.Slot], chosen: Delivery.Slot, arrives: String) -> Node<HTML.BodyContext> {
+        .section(
             .class("card stack"), .ariaLabelledBy("slot-title"),
             .h2(.id("slot-title"), .text(req.t("banchan.checkout.slot"))),
             .fieldset(

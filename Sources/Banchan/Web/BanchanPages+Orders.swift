@@ -31,27 +31,35 @@ extension BanchanPages {
         } onRuleBroken: { try await checkoutPage(req, owner: owner, form: form, error: $0) }
     }
 
+    /// What the order history shows (the address's cursor is part of the kept page's key).
+    private struct OrdersShown: Hashable, Sendable {
+        let orders: [BanchanService.Listed]
+        let next: String?
+        let cartCount: Int
+    }
+
     func orders(req: Request) async throws -> Response {
         let owner = try req.browserPrincipal()
         let (orders, next) = try await req.banchan.listedOrders(of: owner, page: try CursorPageRequest(from: req))
-        return page(
-            req, title: req.t("banchan.orders.title"), cartCount: try await cartCount(req, owner),
-            main: .group(
-                .h1(.text(req.t("banchan.orders.title"))),
-                orders.isEmpty
-                    ? .section(.class("card empty-state"), .p(.text(req.t("banchan.orders.empty"))), .a(.class("button"), .href(ShopPath.home()), .text(req.t("banchan.browse"))))
-                    : .ul(.class("order-list"), .forEach(orders) { order in
-                        .li(.a(
-                            .class("order-card card"), .href(ShopPath.order(order.id)),
-                            .span(.class("order-status status-\(order.status.rawValue)"), .text(req.t("banchan.status.\(order.status.rawValue)"))),
-                            .span(.class("order-summary"), .text(summary(req, order))),
-                            .span(.class("order-total"), .text(req.won(order.total))),
-                            .span(.class("muted"), .text(dateText(order.createdAt)))
-                        ))
-                    }),
-                next.map { .a(.class("button"), .href(ShopPath.orders() + "?cursor=\($0)"), .text(req.t("banchan.orders.older"))) } ?? .empty
-            )
-        )
+        let shown = OrdersShown(orders: orders, next: next, cartCount: try await cartCount(req, owner))
+        return ownPage(req, shown: shown) { shown in
+            let orders = shown.orders, next = shown.next
+            return (req.t("banchan.orders.title"), .ok, shown.cartCount, .group(
+                    .h1(.text(req.t("banchan.orders.title"))),
+                    orders.isEmpty
+                        ? .section(.class("card empty-state"), .p(.text(req.t("banchan.orders.empty"))), .a(.class("button"), .href(ShopPath.home()), .text(req.t("banchan.browse"))))
+                        : .ul(.class("order-list"), .forEach(orders) { order in
+                            .li(.a(
+                                .class("order-card card"), .href(ShopPath.order(order.id)),
+                                .span(.class("order-status status-\(order.status.rawValue)"), .text(req.t("banchan.status.\(order.status.rawValue)"))),
+                                .span(.class("order-summary"), .text(summary(req, order))),
+                                .span(.class("order-total"), .text(req.won(order.total))),
+                                .span(.class("muted"), .text(dateText(order.createdAt)))
+                            ))
+                        }),
+                    next.map { .a(.class("button"), .href(ShopPath.orders() + "?cursor=\($0)"), .text(req.t("banchan.orders.older"))) } ?? .empty
+            ))
+        }
     }
 
     func summary(_ req: Request, _ order: BanchanService.Listed) -> String {
@@ -72,83 +80,98 @@ extension BanchanPages {
         return try await orderPage(req, view, owner: owner, error: nil)
     }
 
+    /// Everything an order's page shows; made again only when any of it changed (the order moved,
+    /// a refund answered, the cart's count).
+    private struct OrderShown: Hashable, Sendable {
+        enum Gateway: Hashable, Sendable { case test, provider, none }
+
+        let order: BanchanStore.OrderPageRow
+        let refund: Refunds.State?
+        let gateway: Gateway
+        let cartCount: Int
+    }
+
     func orderPage(_ req: Request, _ view: (order: BanchanStore.OrderPageRow, refund: Refunds.State?), owner: Principal, error: AppError?) async throws -> Response {
-        let order = view.order
-        let id = order.id
         let gateway = req.application.paymentGateway
-        let payment: Node<HTML.BodyContext>
-        switch (order.status, gateway) {
-        case (.awaitingPayment, let gateway?) where gateway is TestPaymentGateway:
-            payment = .form(
-                .action(ShopPath.pay(id)), .method(.post), .class("stack"),
-                Layout.csrfField(req),
-                .p(.class("hint"), .text(req.t("banchan.pay.test_hint"))),
-                .button(.type(.submit), .class("button primary wide"), .id("pay-test"), .text(req.t("banchan.pay.test", ["total": req.won(order.total)])))
-            )
-        case (.awaitingPayment, .some):
-            payment = .p(.class("notice"), .text(req.t("banchan.pay.in_app", ["merchant": order.merchantUID, "total": req.won(order.total)])))
-        case (.awaitingPayment, nil):
-            payment = .p(.class("form-error"), .text(req.t("error.payments_unavailable")))
-        default:
-            payment = .empty
-        }
-        // `#order-live` is what `order.js` swaps for the page read again when the order moves
-        // (on any instance); the note outside it says what changed to screen readers.
-        let main: Node<HTML.BodyContext> = .group(
-            .h1(.text(req.t("banchan.order.title"))),
-            Layout.formError(req, error),
-            .p(.class("visually-hidden"), .id("order-live-note"), .attribute(named: "role", value: "status")),
-            .div(
-            .id("order-live"), .data(named: "status", value: order.status.rawValue), .data(named: "live", value: ShopPath.orderLive(id)),
-            .data(named: "refunded-units", value: String(order.refundedUnits)),
-            .data(named: "moved", value: req.t("banchan.order.moved")),
-            .section(
-                .class("card order-detail"),
+        let shown = OrderShown(order: view.order, refund: view.refund,
+                               gateway: gateway == nil ? .none : gateway is TestPaymentGateway ? .test : .provider,
+                               cartCount: try await cartCount(req, owner))
+        // A rule broken shows its message once: that page is made, not kept.
+        return ownPage(req, shown: shown, keeps: error == nil,
+                       scripts: shown.order.status != .delivered && shown.order.status != .cancelled ? ["/js/banchan/order.js"] : []) { shown in
+            let order = shown.order
+            let id = order.id
+            let payment: Node<HTML.BodyContext>
+            switch (order.status, shown.gateway) {
+            case (.awaitingPayment, .test):
+                payment = .form(
+                    .action(ShopPath.pay(id)), .method(.post), .class("stack"),
+                    Layout.csrfField(req),
+                    .p(.class("hint"), .text(req.t("banchan.pay.test_hint"))),
+                    .button(.type(.submit), .class("button primary wide"), .id("pay-test"), .text(req.t("banchan.pay.test", ["total": req.won(order.total)])))
+                )
+            case (.awaitingPayment, .provider):
+                payment = .p(.class("notice"), .text(req.t("banchan.pay.in_app", ["merchant": order.merchantUID, "total": req.won(order.total)])))
+            case (.awaitingPayment, .none):
+                payment = .p(.class("form-error"), .text(req.t("error.payments_unavailable")))
+            default:
+                payment = .empty
+            }
+            // `#order-live` is what `order.js` swaps for the page read again when the order moves
+            // (on any instance); the note outside it says what changed to screen readers.
+            let main: Node<HTML.BodyContext> = .group(
+                .h1(.text(req.t("banchan.order.title"))),
+                Layout.formError(req, error),
+                .p(.class("visually-hidden"), .id("order-live-note"), .attribute(named: "role", value: "status")),
                 .div(
-                    .class("order-heading"),
-                    order.steps.number.map { .p(.class("order-number"), .id("order-number"), .text(req.t("banchan.order.number", ["number": $0]))) } ?? .empty,
-                    .p(.span(.class("order-status status-\(order.status.rawValue)"), .id("order-status"), .text(req.t("banchan.status.\(order.status.rawValue)"))))
+                .id("order-live"), .data(named: "status", value: order.status.rawValue), .data(named: "live", value: ShopPath.orderLive(id)),
+                .data(named: "refunded-units", value: String(order.refundedUnits)),
+                .data(named: "moved", value: req.t("banchan.order.moved")),
+                .section(
+                    .class("card order-detail"),
+                    .div(
+                        .class("order-heading"),
+                        order.steps.number.map { .p(.class("order-number"), .id("order-number"), .text(req.t("banchan.order.number", ["number": $0]))) } ?? .empty,
+                        .p(.span(.class("order-status status-\(order.status.rawValue)"), .id("order-status"), .text(req.t("banchan.status.\(order.status.rawValue)"))))
+                    ),
+                    Self.progress(req, order.status, order.steps),
+                    Self.shipmentNote(req, order.shipment),
+                    order.status == .cancelRequested
+                        ? .p(.class("notice"), .id("order-cancel-requested"), .text(req.t("banchan.order.cancel_requested_note"))) : .empty,
+                    .ul(.class("order-lines"), .forEach(order.lines) { item in
+                        .li(.span(.text(item.title)), .span(.class("muted"), .text("\(req.won(item.unitPrice)) × \(item.quantity)")),
+                            .strong(.text(req.won(item.unitPrice * item.quantity))),
+                            Self.refundedTag(req, item.refundedQuantity, of: item.quantity))
+                    }),
+                    .dl(
+                        .class("totals"),
+                        .dt(.text(req.t("banchan.items_total"))), .dd(.text(req.won(order.itemsTotal))),
+                        .dt(.text(req.t("banchan.delivery_fee"))), .dd(.text(req.won(order.deliveryFee))),
+                        .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("order-grand-total"), .text(req.won(order.total))),
+                        .dt(.text(req.t("banchan.points"))), .dd(.text(req.won(order.points))),
+                        order.refundedTotal > 0
+                            ? .group(.dt(.text(req.t("banchan.order.refunded_total"))), .dd(.id("order-refunded-total"), .text("−" + req.won(order.refundedTotal))))
+                            : .empty
+                    ),
+                    order.cancelReason.map { .p(.class("muted"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
+                    shown.refund.map { .p(.class($0 == .pending ? "caution" : "muted"), .id("order-refund"),
+                                         .text(req.t(order.status != .cancelled && order.refundedUnits > 0
+                                                     ? "banchan.order.line_refund_\($0.rawValue)" : "banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
+                    payment,
+                    // Cancelling asks first (its own page says what happens to the payment).
+                    order.status.canCancel || order.status.canRequestCancel
+                        ? .a(.class("button danger wide"), .id("cancel-order"), .href(ShopPath.cancel(id)),
+                             .text(req.t(order.status.canCancel ? "banchan.order.cancel" : "banchan.order.request_cancel")))
+                        : .empty,
+                    order.steps.paidAt != nil
+                        ? .a(.class("button wide"), .id("receipt-link"), .href(ShopPath.receipt(id)), .text(req.t("banchan.receipt.title"))) : .empty
                 ),
-                Self.progress(req, order.status, order.steps),
-                Self.shipmentNote(req, order.shipment),
-                order.status == .cancelRequested
-                    ? .p(.class("notice"), .id("order-cancel-requested"), .text(req.t("banchan.order.cancel_requested_note"))) : .empty,
-                .ul(.class("order-lines"), .forEach(order.lines) { item in
-                    .li(.span(.text(item.title)), .span(.class("muted"), .text("\(req.won(item.unitPrice)) × \(item.quantity)")),
-                        .strong(.text(req.won(item.unitPrice * item.quantity))),
-                        Self.refundedTag(req, item.refundedQuantity, of: item.quantity))
-                }),
-                .dl(
-                    .class("totals"),
-                    .dt(.text(req.t("banchan.items_total"))), .dd(.text(req.won(order.itemsTotal))),
-                    .dt(.text(req.t("banchan.delivery_fee"))), .dd(.text(req.won(order.deliveryFee))),
-                    .dt(.class("grand"), .text(req.t("banchan.total"))), .dd(.class("grand"), .id("order-grand-total"), .text(req.won(order.total))),
-                    .dt(.text(req.t("banchan.points"))), .dd(.text(req.won(order.points))),
-                    order.refundedTotal > 0
-                        ? .group(.dt(.text(req.t("banchan.order.refunded_total"))), .dd(.id("order-refunded-total"), .text("−" + req.won(order.refundedTotal))))
-                        : .empty
+                Self.deliveryCard(req, order.delivery)
                 ),
-                order.cancelReason.map { .p(.class("muted"), .text(req.t("banchan.order.cancel_reason", ["reason": $0]))) } ?? .empty,
-                view.refund.map { .p(.class($0 == .pending ? "caution" : "muted"), .id("order-refund"),
-                                     .text(req.t(order.status != .cancelled && order.refundedUnits > 0
-                                                 ? "banchan.order.line_refund_\($0.rawValue)" : "banchan.order.refund_\($0.rawValue)"))) } ?? .empty,
-                payment,
-                // Cancelling asks first (its own page says what happens to the payment).
-                order.status.canCancel || order.status.canRequestCancel
-                    ? .a(.class("button danger wide"), .id("cancel-order"), .href(ShopPath.cancel(id)),
-                         .text(req.t(order.status.canCancel ? "banchan.order.cancel" : "banchan.order.request_cancel")))
-                    : .empty,
-                order.steps.paidAt != nil
-                    ? .a(.class("button wide"), .id("receipt-link"), .href(ShopPath.receipt(id)), .text(req.t("banchan.receipt.title"))) : .empty
-            ),
-            Self.deliveryCard(req, order.delivery)
-            ),
-            .a(.class("back-link"), .href(ShopPath.orders()), .text(req.t("banchan.orders.title")))
-        )
-        // An order that can still move is followed live; a delivered or cancelled one is done.
-        let following = order.status != .delivered && order.status != .cancelled
-        return page(req, title: req.t("banchan.order.title"), status: error?.status ?? .ok, scripts: following ? ["/js/banchan/order.js"] : [],
-                    cartCount: try await cartCount(req, owner), main: main)
+                .a(.class("back-link"), .href(ShopPath.orders()), .text(req.t("banchan.orders.title")))
+            )
+            return (req.t("banchan.order.title"), error?.status ?? .ok, shown.cartCount, main)
+        }
     }
 
     /// How a shipped order travels: the courier, its 송장번호 and a link to the courier's page

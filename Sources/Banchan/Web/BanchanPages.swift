@@ -130,6 +130,21 @@ struct BanchanPages: RouteCollection {
         }
     }
 
+    /// A page of the reader's own (the cart, checkout, orders, an order, the address book) kept by
+    /// what it shows (`Layout.keptPage(shown:)`): read on every request as before, made again only
+    /// when any of it changed. `reader`: the parts only this request may carry (`readerPart(n)`).
+    func ownPage<Shown: Hashable & Sendable>(
+        _ req: Request, shown: Shown, keeps: Bool = true, scripts: [String] = [], postcodeSearch: Bool = false, reader: [String] = [],
+        make: (Shown) throws -> (title: String, status: HTTPResponseStatus, cartCount: Int?, main: Node<HTML.BodyContext>)
+    ) rethrows -> Response {
+        try Layout.keptPage(req, shown: shown, keeps: keeps, reader: Layout.ReaderParts(parts: reader)) { shown in
+            let made = try make(shown)
+            var extras = extras(req, scripts: scripts + (postcodeSearch ? [PostcodeSearch.script] : []), cartCount: made.cartCount)
+            if postcodeSearch { extras.usePostcodeSearch(req) }
+            return Layout.PageParts(title: made.title, status: made.status, extras: extras, main: made.main)
+        }
+    }
+
     /// The number in the header's cart: one summing statement, none for a browser seen for the
     /// first time (its device was made by this request, so it has no cart).
     func cartCount(_ req: Request, _ owner: Principal) async throws -> Int {

@@ -221,6 +221,14 @@ package struct NotificationStore {
     /// Pages call it on every view: nothing is written when the (remembered) unread count is 0.
     package func markRead(for user: UUID, kinds: [String], subject: UUID) async throws {
         guard try await unreadCount(for: user) > 0 else { return }
+        // A read first: most views find nothing unread about this subject, and an UPDATE takes the
+        // database's write lock even when it changes no row (a class reloading its orders queued
+        // behind each other's no-op writes).
+        let anyUnread = try await sql.select().column(Column.id).from(Self.table)
+            .where(Column.recipientID, .equal, SQLBind(user)).where(Column.kind, .in, SQLBind.group(kinds))
+            .where(Column.subjectID, .equal, SQLBind(subject)).where(Column.readAt, .is, SQLLiteral.null)
+            .limit(1).first() != nil
+        guard anyUnread else { return }
         let marked = try await sql.update(Self.table).set(Column.readAt, to: SQLBind(environment.now()))
             .where(Column.recipientID, .equal, SQLBind(user)).where(Column.kind, .in, SQLBind.group(kinds))
             .where(Column.subjectID, .equal, SQLBind(subject)).where(Column.readAt, .is, SQLLiteral.null)

@@ -35,40 +35,73 @@ struct NotificationsPages: RouteCollection {
         if !unreadShown.isEmpty { try await req.inbox.markRead(for: user, ids: unreadShown) }
         let remaining = try await req.inbox.unreadCount(for: user)
         req.storage[InboxBadgeKey.self] = remaining
-        let items = page.items.map { NotificationResponse($0, req: req) }
-        return Layout.page(
-            req, title: req.t("inbox.title"), extras: PageExtras(scripts: []),
-            main: .section(
-                .class("inbox"),
-                .div(
-                    .class("inbox-heading"),
-                    .h1(.text(req.t("inbox.title"))),
+        let now = req.application.notificationsEnvironment.now()
+        let shown = InboxShown(items: page.items.map { InboxRowShown(NotificationResponse($0, req: req), req: req, now: now) },
+                               nextCursor: page.nextCursor)
+        return Layout.keptPage(req, shown: shown) { shown in
+            let items = shown.items
+            return Layout.PageParts(title: req.t("inbox.title"), main: .section(
+                    .class("inbox"),
                     .div(
-                        .class("inbox-actions"),
-                        // Always there, so the way to clear the bell is where people look for it.
-                        .form(
-                            .action(InboxPath.markAllRead()), .method(.post), .class("inline-form"),
-                            Layout.csrfField(req),
-                            .button(.type(.submit), .class("link-button"), .id("mark-all-read"), .text(req.t("inbox.mark_all_read")))
-                        ),
-                        .a(.href(InboxPath.settings()), .id("inbox-settings"), .text("⚙️ " + req.t("push.settings.title")))
-                    )
-                ),
-                .p(.class("inbox-empty muted"), .id("inbox-empty"), items.isEmpty ? .empty : .attribute(named: "hidden", value: "hidden"),
-                   .text(req.t("inbox.empty"))),
-                .ol(.class("notification-list"), .id("notification-list"),
-                    // Each service's name, for the rows bell.js adds as they arrive.
-                    .data(named: "services", value: Self.serviceNames(req)),
-                    .forEach(items) { row(req, $0) }),
-                page.nextCursor.map { cursor in
-                    .a(.class("button wide"), .id("inbox-more"), .href(InboxPath.inbox() + "?cursor=\(cursor)"), .text(req.t("inbox.more")))
-                } ?? .empty
-            )
-        )
+                        .class("inbox-heading"),
+                        .h1(.text(req.t("inbox.title"))),
+                        .div(
+                            .class("inbox-actions"),
+                            // Always there, so the way to clear the bell is where people look for it.
+                            .form(
+                                .action(InboxPath.markAllRead()), .method(.post), .class("inline-form"),
+                                Layout.csrfField(req),
+                                .button(.type(.submit), .class("link-button"), .id("mark-all-read"), .text(req.t("inbox.mark_all_read")))
+                            ),
+                            .a(.href(InboxPath.settings()), .id("inbox-settings"), .text("⚙️ " + req.t("push.settings.title")))
+                        )
+                    ),
+                    .p(.class("inbox-empty muted"), .id("inbox-empty"), items.isEmpty ? .empty : .attribute(named: "hidden", value: "hidden"),
+                       .text(req.t("inbox.empty"))),
+                    .ol(.class("notification-list"), .id("notification-list"),
+                        // Each service's name, for the rows bell.js adds as they arrive.
+                        .data(named: "services", value: Self.serviceNames(req)),
+                        .forEach(items) { row(req, $0) }),
+                    shown.nextCursor.map { cursor in
+                        .a(.class("button wide"), .id("inbox-more"), .href(InboxPath.inbox() + "?cursor=\(cursor)"), .text(req.t("inbox.more")))
+                    } ?? .empty
+            ))
+        }
+    }
+
+    /// What the inbox page shows (kept by it: `Layout.keptPage(shown:)`).
+    private struct InboxShown: Hashable, Sendable {
+        let items: [InboxRowShown]
+        let nextCursor: String?
+    }
+
+    /// One notification as its row shows it, its time already worded ("3분 전").
+    struct InboxRowShown: Hashable, Sendable {
+        let id: UUID
+        let service: String
+        let message: String
+        let excerpt: String?
+        let link: String?
+        let read: Bool
+        let machineTime: String
+        let mediumTime: String
+        let relativeTime: String
+
+        init(_ item: NotificationResponse, req: Request, now: Date) {
+            id = item.id
+            service = item.service
+            message = item.message
+            excerpt = item.excerpt
+            link = item.link
+            read = item.read
+            machineTime = PageDates.machine(item.createdAt)
+            mediumTime = PageDates.medium(item.createdAt, req.language)
+            relativeTime = PageDates.relative(item.createdAt, now: now, req.language, translate: req.t)
+        }
     }
 
     /// One notification; `bell.js` builds the same markup for arrivals.
-    func row(_ req: Request, _ item: NotificationResponse) -> Node<HTML.ListContext> {
+    func row(_ req: Request, _ item: InboxRowShown) -> Node<HTML.ListContext> {
         .li(
             .class(item.read ? "notification" : "notification unread"), .data(named: "id", value: item.id.uuidString.lowercased()),
             .a(
@@ -76,8 +109,7 @@ struct NotificationsPages: RouteCollection {
                 .span(.class("notification-service"), .text(Self.serviceName(req, item.service))),
                 .span(.class("notification-message"), .text(item.message)),
                 item.excerpt.map { .span(.class("notification-excerpt"), .text($0)) } ?? .empty,
-                .element(named: "time", nodes: [.datetime(PageDates.machine(item.createdAt)), .title(PageDates.medium(item.createdAt, req.language)),
-                                                 .text(PageDates.relative(item.createdAt, now: req.application.notificationsEnvironment.now(), req.language, translate: req.t))])
+                .element(named: "time", nodes: [.datetime(item.machineTime), .title(item.mediumTime), .text(item.relativeTime)])
             )
         )
     }

@@ -37,9 +37,9 @@ package struct LicensesPage: RouteCollection {
     }
 
     package func licenses(req: Request) async throws -> Response {
-        Layout.page(
-            req, title: req.t("licenses.title"),
-            main: .section(
+        // The same until the next build: made once per language and kind of viewer.
+        Layout.keptPage(req, version: 0) {
+            Layout.PageParts(title: req.t("licenses.title"), main: .section(
                 .class("card"),
                 .h1(.text(req.t("licenses.title"))),
                 .p(.class("muted"), .text(req.t("licenses.lead", ["version": AppVersion.current]))),
@@ -53,8 +53,8 @@ package struct LicensesPage: RouteCollection {
                         )
                     }
                 )
-            )
-        )
+            ))
+        }
     }
 
     package init() {}

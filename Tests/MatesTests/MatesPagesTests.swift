@@ -207,6 +207,17 @@ final class MatesPagesTests: XCTestCase {
             var (otherBrowser, _) = try await verifiedBrowser(app, nickname: "다른구경꾼")
             let theirs = try await otherBrowser.get("/mates/shop")
             XCTAssertFalse(try tag(theirs, "item-avatar-1").contains("owned"), "another mate has not bought it")
+            // Pages are kept by what they show; the ids, tokens and device tokens are each browser's own.
+            for path in ["/mates/shop?tab=background", "/mates/search", "/mates/profile"] {
+                let mine = try pageConfig(try await browser.get(path)), others = try pageConfig(try await otherBrowser.get(path))
+                XCTAssertEqual(mine["me"] as? String, member.id.uuidString, path)
+                XCTAssertNotEqual(mine["me"] as? String, others["me"] as? String, path)
+                XCTAssertNotEqual(mine["accessToken"] as? String, others["accessToken"] as? String, path)
+                let devices = [mine["device"] as? String, others["device"] as? String].compactMap { $0 }
+                XCTAssertEqual(devices.count, 2, path)
+                XCTAssertNotEqual(devices[0], devices[1], path)
+                XCTAssertTrue(devices.allSatisfy { $0.hasPrefix("web-") }, "\(devices)")
+            }
 
             let search = try await browser.get("/mates/search")
             XCTAssertEqual(search.status, .ok)

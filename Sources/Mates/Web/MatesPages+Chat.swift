@@ -27,46 +27,49 @@ extension MatesPages {
             "id": matchID.uuidString.lowercased(), "open": open, "partner": partner.map { $0.id.uuidString.lowercased() } ?? NSNull(),
             "live": MatesPath.chatLive(matchID), "reviewed": reviewed,
         ]
-        let header: Node<HTML.BodyContext> = .header(
-            .class("chat-header"),
-            .a(.class("chat-back"), .href(Tab.home.path), .ariaLabel(req.t("mates.chat.back")), .text("‹")),
-            partner.map { .img(.class("chat-avatar"), .src(Self.avatarURL($0.avatar)), .alt("")) } ?? .empty,
-            .h1(.id("chat-title"), .text(name)),
-            .span(.id("live-state"), .class("live-state"), .role("status")),
-            .button(.type(.button), .id("chat-menu-button"), .class("icon-button"), .attribute(named: "aria-haspopup", value: "true"),
-                    .attribute(named: "aria-expanded", value: "false"), .attribute(named: "aria-controls", value: "chat-menu"),
-                    .ariaLabel(req.t("mates.chat.menu")), .text("⋯"))
-        )
-        let menu: Node<HTML.BodyContext> = .element(named: "ul", nodes: [
-            .id("chat-menu"), .class("chat-menu"), .role("menu"), .attribute(named: "hidden", value: "hidden"),
-            menuItem("menu-game", "🎲", req.t("mates.chat.menu.menu_game"), enabled: open),
-            menuItem("menu-review", "⭐", req.t("mates.chat.menu.review"), enabled: true),
-            menuItem("menu-report", "🚨", req.t("mates.chat.menu.report"), enabled: partner != nil),
-            menuItem("menu-cancel", "✖️", req.t("mates.chat.menu.cancel"), enabled: open),
-        ])
-        let ended: Node<HTML.BodyContext> = .p(
-            .id("chat-ended"), .class("notice chat-ended"), .role("status"), open ? .attribute(named: "hidden", value: "hidden") : .empty,
-            .span(.id("chat-ended-text"), .text(req.t("mates.chat.ended"))), .text(" "),
-            // Once reviewed, the notice says so rather than asking again.
-            reviewed ? .span(.id("chat-ended-reviewed"), .text(req.t("mates.chat.reviewed")))
-                : .a(.id("chat-ended-review"), .href(MatesPath.review(matchID)), .text(req.t("mates.chat.leave_review")))
-        )
-        let closed: Node<HTML.BodyContext> = open ? .empty : .attribute(named: "disabled", value: "disabled")
-        let form: Node<HTML.BodyContext> = .plainForm(
-            .id("chat-form"), .class("chat-form"), .attribute(named: "novalidate", value: "novalidate"),
-            .label(.for("chat-input"), .class("visually-hidden"), .text(req.t("mates.chat.input"))),
-            .element(named: "textarea", nodes: [
-                .id("chat-input"), .attribute(named: "name", value: "text"), .attribute(named: "rows", value: "1"),
-                .attribute(named: "maxlength", value: String(MatesRules.maxMessageCharacters)),
-                .attribute(named: "placeholder", value: req.t(open ? "mates.chat.placeholder" : "mates.chat.placeholder_ended")), closed,
-            ]),
-            .button(.type(.submit), .id("chat-send"), .class("button primary"), open ? .empty : .attribute(named: "disabled", value: "disabled"),
-                    .text(req.t("mates.chat.send")))
-        )
+        // The partner's picture is shown beside what the config and the title hold.
         return try await page(
             req, title: req.t("mates.chat.title", ["name": name]), tab: nil, script: "chat", withTabs: false,
             config: ["match": matchConfig, "maxCharacters": MatesRules.maxMessageCharacters],
-            main: .group(
+            alsoShows: [partner.map { String($0.avatar) } ?? "", name]
+        ) {
+            let header: Node<HTML.BodyContext> = .header(
+                .class("chat-header"),
+                .a(.class("chat-back"), .href(Tab.home.path), .ariaLabel(req.t("mates.chat.back")), .text("‹")),
+                partner.map { .img(.class("chat-avatar"), .src(Self.avatarURL($0.avatar)), .alt("")) } ?? .empty,
+                .h1(.id("chat-title"), .text(name)),
+                .span(.id("live-state"), .class("live-state"), .role("status")),
+                .button(.type(.button), .id("chat-menu-button"), .class("icon-button"), .attribute(named: "aria-haspopup", value: "true"),
+                        .attribute(named: "aria-expanded", value: "false"), .attribute(named: "aria-controls", value: "chat-menu"),
+                        .ariaLabel(req.t("mates.chat.menu")), .text("⋯"))
+            )
+            let menu: Node<HTML.BodyContext> = .element(named: "ul", nodes: [
+                .id("chat-menu"), .class("chat-menu"), .role("menu"), .attribute(named: "hidden", value: "hidden"),
+                menuItem("menu-game", "🎲", req.t("mates.chat.menu.menu_game"), enabled: open),
+                menuItem("menu-review", "⭐", req.t("mates.chat.menu.review"), enabled: true),
+                menuItem("menu-report", "🚨", req.t("mates.chat.menu.report"), enabled: partner != nil),
+                menuItem("menu-cancel", "✖️", req.t("mates.chat.menu.cancel"), enabled: open),
+            ])
+            let ended: Node<HTML.BodyContext> = .p(
+                .id("chat-ended"), .class("notice chat-ended"), .role("status"), open ? .attribute(named: "hidden", value: "hidden") : .empty,
+                .span(.id("chat-ended-text"), .text(req.t("mates.chat.ended"))), .text(" "),
+                // Once reviewed, the notice says so rather than asking again.
+                reviewed ? .span(.id("chat-ended-reviewed"), .text(req.t("mates.chat.reviewed")))
+                    : .a(.id("chat-ended-review"), .href(MatesPath.review(matchID)), .text(req.t("mates.chat.leave_review")))
+            )
+            let closed: Node<HTML.BodyContext> = open ? .empty : .attribute(named: "disabled", value: "disabled")
+            let form: Node<HTML.BodyContext> = .plainForm(
+                .id("chat-form"), .class("chat-form"), .attribute(named: "novalidate", value: "novalidate"),
+                .label(.for("chat-input"), .class("visually-hidden"), .text(req.t("mates.chat.input"))),
+                .element(named: "textarea", nodes: [
+                    .id("chat-input"), .attribute(named: "name", value: "text"), .attribute(named: "rows", value: "1"),
+                    .attribute(named: "maxlength", value: String(MatesRules.maxMessageCharacters)),
+                    .attribute(named: "placeholder", value: req.t(open ? "mates.chat.placeholder" : "mates.chat.placeholder_ended")), closed,
+                ]),
+                .button(.type(.submit), .id("chat-send"), .class("button primary"), open ? .empty : .attribute(named: "disabled", value: "disabled"),
+                        .text(req.t("mates.chat.send")))
+            )
+            return .group(
                 header, menu, ended,
                 .div(.id("chat-older"), .class("scroll-sentinel")),
                 // A log: screen readers announce lines as they are added (its implicit aria-live is
@@ -78,7 +81,7 @@ extension MatesPages {
                 confirmDialog(req, "cancel", yes: "mates.chat.cancel.yes", danger: true),
                 confirmDialog(req, "finish", yes: "mates.chat.finish.yes", danger: false)
             )
-        )
+        }
     }
 
     /// "Cancel the match?" / "End the meet-up?": a `<dialog>` the script opens, with no and yes.
@@ -116,69 +119,70 @@ extension MatesPages {
         let matchID = match.id
         let name = partner?.nickname ?? req.t("mates.chat.someone")
         let reviewed = try await req.mates.hasReviewed(match, by: me)
-        let picks: Node<HTML.BodyContext> = .fieldset(
-            .class("pick-grid"),
-            .legend(req.t("mates.review.picks")),
-            .forEach(Array(ReputationCategory.allCases.enumerated())) { index, category in
-                pick("pick", value: String(index), id: "pick-\(category.rawValue)", label: req.t("mates.reputation.\(category.rawValue)"))
-            }
-        )
         // Reviewed already: what is left is to say so, not an empty form to fill again.
         if reviewed {
-            return try await page(
-                req, title: req.t("mates.review.title", ["name": name]), tab: nil, script: nil, withTabs: false,
-                main: .section(
+            return try await page(req, title: req.t("mates.review.title", ["name": name]), tab: nil, script: nil, withTabs: false) {
+                .section(
                     .class("card stack"),
                     .h1(.text(req.t("mates.review.title", ["name": name]))),
                     .p(.id("already-reviewed"), .class("notice"), .role("status"), .text(req.t("mates.review.done", ["name": name]))),
                     .a(.class("button wide"), .href(MatesPath.chat(matchID)), .text(req.t("mates.review.back")))
                 )
-            )
+            }
         }
-        let form: Node<HTML.BodyContext> = .plainForm(
-            .id("review-form"), .class("card stack"), .attribute(named: "novalidate", value: "novalidate"),
-            .h1(.text(req.t("mates.review.title", ["name": name]))),
-            picks,
-            commentField(id: "review-comment", label: req.t("mates.review.comment"), placeholder: req.t("mates.review.placeholder"),
-                         maxLength: MatesRules.maxReviewComment),
-            .p(.class("form-error"), .id("review-error"), .role("alert"), .attribute(named: "hidden", value: "hidden")),
-            .button(.type(.submit), .id("send-review"), .class("button primary wide"), .text(req.t("mates.review.send"))),
-            .a(.class("button wide"), .href(MatesPath.chat(matchID)), .text(req.t("mates.review.back")))
-        )
         return try await page(
             req, title: req.t("mates.review.title", ["name": name]), tab: nil, script: "review", withTabs: false,
             config: ["match": ["id": matchID.uuidString.lowercased(), "open": match.endedAt == nil], "maxComment": MatesRules.maxReviewComment],
-            main: form
-        )
+            alsoShows: [name]
+        ) {
+            let picks: Node<HTML.BodyContext> = .fieldset(
+                .class("pick-grid"),
+                .legend(req.t("mates.review.picks")),
+                .forEach(Array(ReputationCategory.allCases.enumerated())) { index, category in
+                    pick("pick", value: String(index), id: "pick-\(category.rawValue)", label: req.t("mates.reputation.\(category.rawValue)"))
+                }
+            )
+            return .plainForm(
+                .id("review-form"), .class("card stack"), .attribute(named: "novalidate", value: "novalidate"),
+                .h1(.text(req.t("mates.review.title", ["name": name]))),
+                picks,
+                commentField(id: "review-comment", label: req.t("mates.review.comment"), placeholder: req.t("mates.review.placeholder"),
+                             maxLength: MatesRules.maxReviewComment),
+                .p(.class("form-error"), .id("review-error"), .role("alert"), .attribute(named: "hidden", value: "hidden")),
+                .button(.type(.submit), .id("send-review"), .class("button primary wide"), .text(req.t("mates.review.send"))),
+                .a(.class("button wide"), .href(MatesPath.chat(matchID)), .text(req.t("mates.review.back")))
+            )
+        }
     }
 
     func report(req: Request) async throws -> Response {
         let (match, _, partner) = try await pathMatch(req)
         guard let partner else { throw AppError.notFound("user_not_found") }
         let matchID = match.id
-        let categories: Node<HTML.BodyContext> = .fieldset(
-            .class("pick-grid"),
-            .legend(req.t("mates.report.categories")),
-            .forEach(ReportCategory.allCases) { category in
-                pick("category", value: category.rawValue, id: "category-\(category.rawValue)", label: req.t("mates.report.category.\(category.rawValue)"))
-            }
-        )
-        let form: Node<HTML.BodyContext> = .plainForm(
-            .id("report-form"), .class("card stack"), .attribute(named: "novalidate", value: "novalidate"),
-            .h1(.text(req.t("mates.report.title", ["name": partner.nickname]))),
-            .p(.class("muted"), .text(req.t("mates.report.lead"))),
-            categories,
-            commentField(id: "report-comment", label: req.t("mates.report.comment"), placeholder: "", maxLength: MatesRules.maxReportComment),
-            .p(.class("form-error"), .id("report-error"), .role("alert"), .attribute(named: "hidden", value: "hidden")),
-            .button(.type(.submit), .id("send-report"), .class("button danger wide"), .text(req.t("mates.report.send"))),
-            .a(.class("button wide"), .href(MatesPath.chat(matchID)), .text(req.t("mates.review.back")))
-        )
         return try await page(
             req, title: req.t("mates.report.title", ["name": partner.nickname]), tab: nil, script: "report", withTabs: false,
             config: ["match": ["id": matchID.uuidString.lowercased()], "user": partner.id.uuidString.lowercased(),
                      "maxComment": MatesRules.maxReportComment],
-            main: form
-        )
+            alsoShows: [partner.nickname]
+        ) {
+            let categories: Node<HTML.BodyContext> = .fieldset(
+                .class("pick-grid"),
+                .legend(req.t("mates.report.categories")),
+                .forEach(ReportCategory.allCases) { category in
+                    pick("category", value: category.rawValue, id: "category-\(category.rawValue)", label: req.t("mates.report.category.\(category.rawValue)"))
+                }
+            )
+            return .plainForm(
+                .id("report-form"), .class("card stack"), .attribute(named: "novalidate", value: "novalidate"),
+                .h1(.text(req.t("mates.report.title", ["name": partner.nickname]))),
+                .p(.class("muted"), .text(req.t("mates.report.lead"))),
+                categories,
+                commentField(id: "report-comment", label: req.t("mates.report.comment"), placeholder: "", maxLength: MatesRules.maxReportComment),
+                .p(.class("form-error"), .id("report-error"), .role("alert"), .attribute(named: "hidden", value: "hidden")),
+                .button(.type(.submit), .id("send-report"), .class("button danger wide"), .text(req.t("mates.report.send"))),
+                .a(.class("button wide"), .href(MatesPath.chat(matchID)), .text(req.t("mates.review.back")))
+            )
+        }
     }
 
     /// A checkbox drawn as a chip (the review's picks, the report's categories).

@@ -11,40 +11,43 @@ import Vapor
 extension MatesPages {
     func profile(req: Request) async throws -> Response {
         let (profile, _) = try await mine(req)
-        let summary: Node<HTML.BodyContext> = .section(
-            .class("card profile-card"),
-            Self.card(req, avatar: profile.avatar, background: profile.background, nickname: profile.nickname),
-            .a(.id("open-shop"), .class("button small"), .href(Tab.shop.path), .text(req.t("mates.profile.change_look"))),
-            .element(named: "details", nodes: [
-                .class("reputation-details"), .attribute(named: "open", value: "open"),
-                .element(named: "summary", text: req.t("mates.profile.reputation")),
-                reputationGrid(req, profile.reputation),
-                .h3(.text(req.t("mates.profile.comments"))),
-                commentList(req, profile.comments),
-            ])
-        )
-        let form: Node<HTML.BodyContext> = .plainForm(
-            .id("profile-form"), .class("card stack"), .attribute(named: "novalidate", value: "novalidate"),
-            genderField(req, profile.gender),
-            birthYearField(req, profile.birthYear),
-            topicsField(req, profile.topics),
-            searchableField(req, profile.searchable),
-            ageRangeField(req, min: profile.ageMin, max: profile.ageMax),
-            .p(.class("form-error"), .id("profile-error"), .role("alert"), .attribute(named: "hidden", value: "hidden")),
-            .button(.type(.submit), .id("save-profile"), .class("button primary wide"), .text(req.t("mates.profile.save")))
-        )
-        let suspended: Node<HTML.BodyContext> = profile.suspended
-            ? .p(.id("suspended-notice"), .class("notice danger"), .role("alert"), .text(req.t("error.suspended"))) : .empty
+        let thisYear = Calendar(identifier: .gregorian).component(.year, from: req.application.matesEnvironment.now())
         return try await page(
             req, title: req.t("mates.profile.title"), tab: .profile, script: "profile",
             config: ["profile": try json(profile), "ages": [MatesRules.ages.lowerBound, MatesRules.ages.upperBound],
                      "maxTopics": MatesRules.maxTopics, "maxTopicCharacters": MatesRules.maxTopicCharacters],
-            main: .group(
+            alsoShows: [String(thisYear)]
+        ) {
+            let summary: Node<HTML.BodyContext> = .section(
+                .class("card profile-card"),
+                Self.card(req, avatar: profile.avatar, background: profile.background, nickname: profile.nickname),
+                .a(.id("open-shop"), .class("button small"), .href(Tab.shop.path), .text(req.t("mates.profile.change_look"))),
+                .element(named: "details", nodes: [
+                    .class("reputation-details"), .attribute(named: "open", value: "open"),
+                    .element(named: "summary", text: req.t("mates.profile.reputation")),
+                    reputationGrid(req, profile.reputation),
+                    .h3(.text(req.t("mates.profile.comments"))),
+                    commentList(req, profile.comments),
+                ])
+            )
+            let form: Node<HTML.BodyContext> = .plainForm(
+                .id("profile-form"), .class("card stack"), .attribute(named: "novalidate", value: "novalidate"),
+                genderField(req, profile.gender),
+                birthYearField(req, profile.birthYear, thisYear: thisYear),
+                topicsField(req, profile.topics),
+                searchableField(req, profile.searchable),
+                ageRangeField(req, min: profile.ageMin, max: profile.ageMax),
+                .p(.class("form-error"), .id("profile-error"), .role("alert"), .attribute(named: "hidden", value: "hidden")),
+                .button(.type(.submit), .id("save-profile"), .class("button primary wide"), .text(req.t("mates.profile.save")))
+            )
+            let suspended: Node<HTML.BodyContext> = profile.suspended
+                ? .p(.id("suspended-notice"), .class("notice danger"), .role("alert"), .text(req.t("error.suspended"))) : .empty
+            return .group(
                 .h1(.class("visually-hidden"), .text(req.t("mates.profile.title"))),
                 suspended, summary, form,
                 .p(.class("muted verified-line"), .text(req.t("mates.profile.verified", ["destination": profile.verified.destination])))
             )
-        )
+        }
     }
 
     private func commentList(_ req: Request, _ comments: [String]) -> Node<HTML.BodyContext> {
@@ -65,8 +68,7 @@ extension MatesPages {
         )
     }
 
-    private func birthYearField(_ req: Request, _ current: Int?) -> Node<HTML.BodyContext> {
-        let thisYear = Calendar(identifier: .gregorian).component(.year, from: req.application.matesEnvironment.now())
+    private func birthYearField(_ req: Request, _ current: Int?, thisYear: Int) -> Node<HTML.BodyContext> {
         let years = Array(((thisYear - MatesRules.ages.upperBound)...(thisYear - MatesRules.ages.lowerBound)).reversed())
         // Eighty options were most of the page's rendering; they are the same for everyone who
         // chose the same year, so kept per year chosen (and per calendar year, language).
@@ -149,36 +151,39 @@ extension MatesPages {
         let owned = try await req.mates.collection(of: profile.id, avatar: profile.avatar, background: profile.background)
         let testPurchases = req.application.appStoreVerifier is TestAppStoreVerifier
         let kind = req.query[String.self, at: "tab"] == "background" ? MatesItemKind.background : .avatar
-        let preview: Node<HTML.BodyContext> = .section(
-            .class("card shop-preview"),
-            Self.card(req, avatar: profile.avatar, background: profile.background, nickname: profile.nickname),
-            .button(.type(.button), .id("wear"), .class("button primary wide"), .attribute(named: "disabled", value: "disabled"),
-                    .text(req.t("mates.shop.wear")))
-        )
-        let tabs: Node<HTML.BodyContext> = .nav(
-            .class("feed-tabs shop-tabs"), .ariaLabel(req.t("mates.shop.tabs")),
-            .forEach(MatesItemKind.allCases) { item in
-                .a(.href("\(Tab.shop.path)?tab=\(item.rawValue)"), .id("shop-tab-\(item.rawValue)"),
-                   item == kind ? .ariaCurrent() : .empty, .text(req.t("mates.shop.tab.\(item.rawValue)")))
-            }
-        )
-        // The same for everyone of a language who owns the same items of this kind: kept.
-        let ownedOfKind = kind == .avatar ? owned.avatars : owned.backgrounds
-        let items: Node<HTML.BodyContext> = req.application.pageFragments.node(
-            "mates.shop.items.\(kind.rawValue).\(ownedOfKind.map(String.init).joined(separator: ","))", language: req.language, version: 0
-        ) {
-            .ul(
-                .id("shop-items"), .class("shop-grid"),
-                .forEach(MatesShopCatalog.items.filter { $0.kind == kind }) { item in shopItem(req, item, owned: ownedOfKind.contains(item.index)) }
-            )
-        }
-        let note: Node<HTML.BodyContext> = .p(.class("hint"), .id("shop-note"),
-                                              .text(req.t(testPurchases ? "mates.shop.test_purchases" : "mates.shop.in_app")))
+        // The card shows my face, background and name beside what the config holds (what I own).
         return try await page(
             req, title: req.t("mates.shop.title"), tab: .shop, script: "shop",
             config: ["testPurchases": testPurchases, "collection": try json(CollectionResponse(owned))],
-            main: .group(.h1(.class("visually-hidden"), .text(req.t("mates.shop.title"))), preview, tabs, note, items)
-        )
+            alsoShows: [String(profile.avatar), String(profile.background), profile.nickname]
+        ) {
+            let preview: Node<HTML.BodyContext> = .section(
+                .class("card shop-preview"),
+                Self.card(req, avatar: profile.avatar, background: profile.background, nickname: profile.nickname),
+                .button(.type(.button), .id("wear"), .class("button primary wide"), .attribute(named: "disabled", value: "disabled"),
+                        .text(req.t("mates.shop.wear")))
+            )
+            let tabs: Node<HTML.BodyContext> = .nav(
+                .class("feed-tabs shop-tabs"), .ariaLabel(req.t("mates.shop.tabs")),
+                .forEach(MatesItemKind.allCases) { item in
+                    .a(.href("\(Tab.shop.path)?tab=\(item.rawValue)"), .id("shop-tab-\(item.rawValue)"),
+                       item == kind ? .ariaCurrent() : .empty, .text(req.t("mates.shop.tab.\(item.rawValue)")))
+                }
+            )
+            // The same for everyone of a language who owns the same items of this kind: kept.
+            let ownedOfKind = kind == .avatar ? owned.avatars : owned.backgrounds
+            let items: Node<HTML.BodyContext> = req.application.pageFragments.node(
+                "mates.shop.items.\(kind.rawValue).\(ownedOfKind.map(String.init).joined(separator: ","))", language: req.language, version: 0
+            ) {
+                .ul(
+                    .id("shop-items"), .class("shop-grid"),
+                    .forEach(MatesShopCatalog.items.filter { $0.kind == kind }) { item in shopItem(req, item, owned: ownedOfKind.contains(item.index)) }
+                )
+            }
+            let note: Node<HTML.BodyContext> = .p(.class("hint"), .id("shop-note"),
+                                                  .text(req.t(testPurchases ? "mates.shop.test_purchases" : "mates.shop.in_app")))
+            return .group(.h1(.class("visually-hidden"), .text(req.t("mates.shop.title"))), preview, tabs, note, items)
+        }
     }
 
     private func shopItem(_ req: Request, _ item: MatesShopItem, owned: Bool) -> Node<HTML.ListContext> {

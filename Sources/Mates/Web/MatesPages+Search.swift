@@ -14,8 +14,9 @@ extension MatesPages {
         return try await page(
             req, title: req.t("mates.search.title"), tab: .home, script: "search",
             config: ["profile": try json(profile), "state": try json(state), "start": startPoint(req),
-                     "maxTopics": MatesRules.maxTopics, "maxTopicCharacters": MatesRules.maxTopicCharacters],
-            main: .group(
+                     "maxTopics": MatesRules.maxTopics, "maxTopicCharacters": MatesRules.maxTopicCharacters]
+        ) {
+            .group(
                 .h1(.text(req.t("mates.search.title"))),
                 profile.birthYear == nil ? needsBirthYear(req) : .empty,
                 .section(
@@ -42,7 +43,7 @@ extension MatesPages {
                 ),
                 .button(.type(.button), .id("start-search"), .class("button primary wide sticky-action"), .text(req.t("mates.search.start")))
             )
-        )
+        }
     }
 
     func nearby(req: Request) async throws -> Response {
@@ -72,8 +73,9 @@ extension MatesPages {
         }
         return try await page(
             req, title: req.t("mates.nearby.title"), tab: .home, script: "nearby",
-            config: ["profile": try json(profile), "state": try json(state), "start": startPoint(req)],
-            main: .group(
+            config: ["profile": try json(profile), "state": try json(state), "start": startPoint(req)]
+        ) {
+            .group(
                 .div(
                     .class("feed-heading"),
                     .h1(.text(req.t("mates.nearby.title"))),
@@ -89,7 +91,7 @@ extension MatesPages {
                     .button(.type(.button), .id("stop-search"), .class("button danger-outline"), .text(req.t("mates.nearby.stop")))
                 )
             )
-        )
+        }
     }
 
     /// Where a search or a nearby list is measured from until the browser says where it is: the

@@ -24,63 +24,67 @@ extension MatesPages {
         // Neither (production without SMTP_URL or SMS_URL): the email form, whose send says why it cannot.
         let channels = offered.isEmpty ? ["email"] : offered
         let email = channels[0] == "email"
-        let sendForm: Node<HTML.BodyContext> = .plainForm(
-            .id("send-form"), .class("stack"), .attribute(named: "novalidate", value: "novalidate"),
-            .fieldset(
-                .class("channel-choice"),
-                .legend(req.t("mates.verify.channel"), visuallyHidden: true),
-                .forEach(channels) { channelOption(req, $0, checked: $0 == channels[0]) }
-            ),
-            mates.sms == nil && mates.offersPhoneCodes ? .p(.class("hint"), .id("codes-in-log"), .text(req.t("mates.verify.codes_in_log"))) : .empty,
-            .div(
+        // Made only when the page is not kept (the settings it follows stay while the server runs).
+        let body = { () -> Node<HTML.BodyContext> in
+            let sendForm: Node<HTML.BodyContext> = .plainForm(
+                .id("send-form"), .class("stack"), .attribute(named: "novalidate", value: "novalidate"),
+                .fieldset(
+                    .class("channel-choice"),
+                    .legend(req.t("mates.verify.channel"), visuallyHidden: true),
+                    .forEach(channels) { channelOption(req, $0, checked: $0 == channels[0]) }
+                ),
+                mates.sms == nil && mates.offersPhoneCodes ? .p(.class("hint"), .id("codes-in-log"), .text(req.t("mates.verify.codes_in_log"))) : .empty,
+                .div(
+                    .class("field"),
+                    .label(.for("destination"), .id("destination-label"), .text(req.t(email ? "mates.verify.email_label" : "mates.verify.phone_label"))),
+                    .input(.id("destination"), .name("destination"), .type(email ? .email : .tel), .required(true),
+                           .attribute(named: "autocomplete", value: email ? "email" : "tel"), .attribute(named: "inputmode", value: email ? "email" : "tel"),
+                           .attribute(named: "maxlength", value: "254"), .placeholder(email ? "name@example.com" : "010-1234-5678"),
+                           .attribute(named: "aria-describedby", value: "send-error")),
+                    .p(.class("field-error"), .id("send-error"), .role("alert"), .attribute(named: "hidden", value: "hidden"))
+                ),
+                .button(.type(.submit), .id("send-code"), .class("button primary wide"), .text(req.t("mates.verify.send")))
+            )
+            let codeField: Node<HTML.BodyContext> = .div(
                 .class("field"),
-                .label(.for("destination"), .id("destination-label"), .text(req.t(email ? "mates.verify.email_label" : "mates.verify.phone_label"))),
-                .input(.id("destination"), .name("destination"), .type(email ? .email : .tel), .required(true),
-                       .attribute(named: "autocomplete", value: email ? "email" : "tel"), .attribute(named: "inputmode", value: email ? "email" : "tel"),
-                       .attribute(named: "maxlength", value: "254"), .placeholder(email ? "name@example.com" : "010-1234-5678"),
-                       .attribute(named: "aria-describedby", value: "send-error")),
-                .p(.class("field-error"), .id("send-error"), .role("alert"), .attribute(named: "hidden", value: "hidden"))
-            ),
-            .button(.type(.submit), .id("send-code"), .class("button primary wide"), .text(req.t("mates.verify.send")))
-        )
-        let codeField: Node<HTML.BodyContext> = .div(
-            .class("field"),
-            .label(.for("code"), .text(req.t("mates.verify.code_label"))),
-            .div(
-                .class("code-row"),
-                .input(.id("code"), .name("code"), .type(.text), .required(true),
-                       .attribute(named: "inputmode", value: "numeric"), .attribute(named: "autocomplete", value: "one-time-code"),
-                       .attribute(named: "pattern", value: "[0-9]{6}"), .attribute(named: "maxlength", value: "6"),
-                       .attribute(named: "aria-describedby", value: "countdown code-error")),
-                .span(.id("countdown"), .class("countdown"), .attribute(named: "aria-live", value: "off"))
-            ),
-            .p(.class("field-error"), .id("code-error"), .role("alert"), .attribute(named: "hidden", value: "hidden"))
-        )
-        let confirmForm: Node<HTML.BodyContext> = .plainForm(
-            .id("confirm-form"), .class("stack"), .attribute(named: "novalidate", value: "novalidate"), .attribute(named: "hidden", value: "hidden"),
-            .p(.id("sent-to"), .class("notice"), .role("status")),
-            codeField,
-            .button(.type(.submit), .id("confirm-code"), .class("button primary wide"), .text(req.t("mates.verify.confirm"))),
-            .button(.type(.button), .id("resend-code"), .class("button wide"), .text(req.t("mates.verify.resend"))),
-            .button(.type(.button), .id("change-destination"), .class("link-button"), .text(req.t("mates.verify.change")))
-        )
-        let onboarding: Node<HTML.BodyContext> = .section(
-            .class("card mates-intro"), .id("onboarding"),
-            .span(.class("intro-emoji"), .ariaHidden(true), .text("🌱")),
-            .h1(.text(req.t("mates.start.title"))),
-            onboardingSteps(req)
-        )
-        let verify: Node<HTML.BodyContext> = .section(
-            .class("card verify-card"), .ariaLabelledBy("verify-title"),
-            .h2(.id("verify-title"), .text(req.t("mates.verify.title"))),
-            .p(.class("muted"), .text(req.t("mates.verify.lead"))),
-            sendForm,
-            confirmForm
-        )
+                .label(.for("code"), .text(req.t("mates.verify.code_label"))),
+                .div(
+                    .class("code-row"),
+                    .input(.id("code"), .name("code"), .type(.text), .required(true),
+                           .attribute(named: "inputmode", value: "numeric"), .attribute(named: "autocomplete", value: "one-time-code"),
+                           .attribute(named: "pattern", value: "[0-9]{6}"), .attribute(named: "maxlength", value: "6"),
+                           .attribute(named: "aria-describedby", value: "countdown code-error")),
+                    .span(.id("countdown"), .class("countdown"), .attribute(named: "aria-live", value: "off"))
+                ),
+                .p(.class("field-error"), .id("code-error"), .role("alert"), .attribute(named: "hidden", value: "hidden"))
+            )
+            let confirmForm: Node<HTML.BodyContext> = .plainForm(
+                .id("confirm-form"), .class("stack"), .attribute(named: "novalidate", value: "novalidate"), .attribute(named: "hidden", value: "hidden"),
+                .p(.id("sent-to"), .class("notice"), .role("status")),
+                codeField,
+                .button(.type(.submit), .id("confirm-code"), .class("button primary wide"), .text(req.t("mates.verify.confirm"))),
+                .button(.type(.button), .id("resend-code"), .class("button wide"), .text(req.t("mates.verify.resend"))),
+                .button(.type(.button), .id("change-destination"), .class("link-button"), .text(req.t("mates.verify.change")))
+            )
+            let onboarding: Node<HTML.BodyContext> = .section(
+                .class("card mates-intro"), .id("onboarding"),
+                .span(.class("intro-emoji"), .ariaHidden(true), .text("🌱")),
+                .h1(.text(req.t("mates.start.title"))),
+                onboardingSteps(req)
+            )
+            let verify: Node<HTML.BodyContext> = .section(
+                .class("card verify-card"), .ariaLabelledBy("verify-title"),
+                .h2(.id("verify-title"), .text(req.t("mates.verify.title"))),
+                .p(.class("muted"), .text(req.t("mates.verify.lead"))),
+                sendForm,
+                confirmForm
+            )
+            return .group(onboarding, verify)
+        }
         return try await page(
             req, title: req.t("mates.start.title"), tab: nil, script: "verify", withTabs: false,
             config: ["codeSeconds": Int(MatesService.codeLifetime), "resendSeconds": Int(MatesService.resendInterval)],
-            main: .group(onboarding, verify)
+            main: body
         )
     }
 

@@ -54,25 +54,47 @@ struct MatesPages: RouteCollection {
     /// common look (`css/shared/`; plus `stylesheets`),
     /// the page's script, Leaflet when it has a map, and the config block the scripts read (the
     /// API token, the browser's device token for the menu game, the `mates.js.` texts).
+    ///
+    /// Kept by what it shows (`Layout.keptPage(shown:)`): every mates page's body is made from the
+    /// values its script starts from (`config`: my profile, my state, the match), its title (the
+    /// partner's name) and its address; whatever else it shows goes in `alsoShows` (the calendar
+    /// year of the birth-year list, a picture). `main` is made only when any of these changed; the
+    /// viewer's id and token and the browser's device token are each request's own.
     func page(
         _ req: Request, title: String, tab: Tab?, script: String?, stylesheets: [String] = [], withMap: Bool = false,
-        withTabs: Bool = true, config: [String: Any] = [:], main: Node<HTML.BodyContext>
+        withTabs: Bool = true, config: [String: Any] = [:], alsoShows: [String] = [], main: () throws -> Node<HTML.BodyContext>
     ) async throws -> Response {
-        let library = req.application.mapLibrary
-        var values = try await req.browserAPIValues()
-        values["device"] = req.browserDevice.token
-        for (key, value) in config { values[key] = value }
-        return Layout.scriptedPage(
-            req, title: title,
-            extras: PageExtras(
-                // The bottom tab bar, the status line and the map stage are shared with the burger map.
-                stylesheets: ["/css/shared/services.css"] + (withMap ? ["/css/shared/map-stage.css"] : []) + ["/css/mates.css"] + stylesheets,
-                scripts: script.map { ["/js/mates/\($0).js"] } ?? [],
-                vendorStylesheets: withMap ? library.stylesheets : [], vendorScripts: withMap ? library.scripts : [],
-                bodyClass: withTabs ? "mates with-tabs" : "mates", bottomBar: withTabs ? tabBar(req, current: tab) : .empty
-            ),
-            stringPrefix: "mates.js.", values: values, main: main
-        )
+        var configJSON = JSONBytes(capacity: 1_024)
+        configJSON.any(config)
+        let shown = Shown(title: title, tab: tab?.rawValue, script: script, withMap: withMap, withTabs: withTabs, config: configJSON.bytes, also: alsoShows)
+        let device = Layout.jsonStringContent(req.browserDevice.token)
+        return try Layout.keptPage(req, shown: shown, reader: Layout.ReaderParts(api: try await req.browserAPIViewer(), parts: [device])) { _ in
+            let library = req.application.mapLibrary
+            var values = config
+            values["device"] = Layout.readerPartMarker(0)
+            return Layout.PageParts(
+                title: title,
+                extras: PageExtras(
+                    // The bottom tab bar, the status line and the map stage are shared with the burger map.
+                    stylesheets: ["/css/shared/services.css"] + (withMap ? ["/css/shared/map-stage.css"] : []) + ["/css/mates.css"] + stylesheets,
+                    scripts: script.map { ["/js/mates/\($0).js"] } ?? [],
+                    vendorStylesheets: withMap ? library.stylesheets : [], vendorScripts: withMap ? library.scripts : [],
+                    bodyClass: withTabs ? "mates with-tabs" : "mates", bottomBar: withTabs ? tabBar(req, current: tab) : .empty
+                ),
+                script: ("mates.js.", values), main: try main()
+            )
+        }
+    }
+
+    /// What a mates page is kept by (`page`).
+    private struct Shown: Hashable, Sendable {
+        let title: String
+        let tab: String?
+        let script: String?
+        let withMap: Bool
+        let withTabs: Bool
+        let config: [UInt8]
+        let also: [String]
     }
 
     func tabBar(_ req: Request, current: Tab?) -> Node<HTML.BodyContext> {
@@ -123,8 +145,9 @@ struct MatesPages: RouteCollection {
         return try await page(
             req, title: req.t("mates.home.title"), tab: .home, script: "home", withMap: true,
             config: ["map": mapConfig, "profile": try json(profile), "state": try json(state),
-                     "radiusMeters": Int(req.application.settings.mates.radiusMeters)],
-            main: .group(
+                     "radiusMeters": Int(req.application.settings.mates.radiusMeters)]
+        ) {
+            .group(
                 .h1(.class("visually-hidden"), .text(req.t("mates.home.title"))),
                 profile.birthYear == nil ? needsBirthYear(req) : .empty,
                 .div(
@@ -148,7 +171,7 @@ struct MatesPages: RouteCollection {
                 .p(.id("map-status"), .class("map-status"), .role("status")),
                 .ol(.id("people-list"), .class("people-list"), .attribute(named: "aria-label", value: req.t("mates.home.list_label")), .attribute(named: "hidden", value: "hidden"))
             )
-        )
+        }
     }
 
     /// People find each other by age: without a birth year there is nobody to show, and this says
@@ -178,8 +201,9 @@ struct MatesPages: RouteCollection {
     /// What a visitor who is not signed in sees at `/mates`: the onboarding and the way in.
     func intro(_ req: Request) async throws -> Response {
         try await page(
-            req, title: req.t("service.mates.name"), tab: nil, script: nil, withTabs: false,
-            main: .section(
+            req, title: req.t("service.mates.name"), tab: nil, script: nil, withTabs: false
+        ) {
+            .section(
                 .class("card mates-intro"),
                 .span(.class("intro-emoji"), .ariaHidden(true), .text("🌱")),
                 .h1(.text(req.t("service.mates.name"))),
@@ -187,7 +211,7 @@ struct MatesPages: RouteCollection {
                 .a(.id("intro-login"), .class("button primary wide"), .href(AccountPath.logIn() + "?next=" + MatesPath.start()), .text(req.t("mates.intro.login"))),
                 .a(.id("intro-signup"), .class("button wide"), .href(AccountPath.signUp()), .text(req.t("mates.intro.signup")))
             )
-        )
+        }
     }
 
     /// The three steps of the onboarding, as the app's first screens put them.

@@ -11,7 +11,7 @@ package protocol TableColumn: CodingKey, SQLExpression, CaseIterable, Sendable {
 
 extension TableColumn {
     package func serialize(to serializer: inout SQLSerializer) {
-        SQLIdentifier(stringValue).serialize(to: &serializer)
+        PlainIdentifier.write(stringValue, to: &serializer)
     }
 
     /// The column as a Fluent model's key.
@@ -23,7 +23,29 @@ extension SQLIdentifier {
 }
 
 extension SQLColumn {
-    package init(_ column: some TableColumn, table: String) { self.init(column.stringValue, table: table) }
+    package init(_ column: some TableColumn, table: String) { self.init(column, table: PlainIdentifier(table)) }
+}
+
+/// A table's or column's name as we write them (letters, digits, underscores): quoted without
+/// SQLKit's escaping pass, which copies every name to double its quotes; a page's statements name
+/// dozens of columns, and that pass was a twentieth of a signed-in page. A name that does hold the
+/// dialect's quote goes through SQLKit's own quoting.
+package struct PlainIdentifier: SQLExpression {
+    package let name: String
+
+    package init(_ name: String) { self.name = name }
+
+    package func serialize(to serializer: inout SQLSerializer) {
+        Self.write(name, to: &serializer)
+    }
+
+    static func write(_ name: String, to serializer: inout SQLSerializer) {
+        guard let quote = (serializer.dialect.identifierQuote as? SQLRaw)?.sql, quote.utf8.count == 1,
+              !name.utf8.contains(quote.utf8.first!) else {
+            return SQLIdentifier(name).serialize(to: &serializer)
+        }
+        serializer.write(quote + name + quote)
+    }
 }
 
 extension SQLRow {
@@ -68,7 +90,7 @@ extension SQLUnqualifiedColumnListBuilder {
 
 extension SQLQueryString {
     package mutating func appendInterpolation(ident column: some TableColumn) {
-        appendInterpolation(ident: column.stringValue)
+        appendInterpolation(column)
     }
 }
 

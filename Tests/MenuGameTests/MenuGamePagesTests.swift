@@ -255,6 +255,49 @@ final class MenuGamePagesTests: XCTestCase {
         }
     }
 
+    func testTheWaitingRoomFollowsTheCountAndGivesOnlyTheHostTheirOwnToken() async throws {
+        try await withTestApp { app in
+            var host = try await CookieBrowser.signedUp(app, nickname: "방장")
+            try await onboard(&host)
+            let created = try await host.post("/play/together/create", form: [:])
+            let pin = String(try XCTUnwrap(created.headers.first(name: .location)).suffix(6))
+            var friend = try await CookieBrowser.signedUp(app, nickname: "친구")
+            try await onboard(&friend)
+            _ = try await friend.get("/play/groups/\(pin)")
+            for browser in [host, friend] {
+                let device = try XCTUnwrap(browser.cookies["wwe_device"])
+                let submitted = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/submission",
+                                                   json: ["gameAnswer": ["rice": true]], headers: ["X-Device-Token": device])
+                XCTAssertEqual(submitted.status, .ok, submitted.text)
+            }
+            let hostsPage = try await host.get("/play/groups/\(pin)/wait")
+            XCTAssertEqual(hostsPage.status, .ok)
+            XCTAssertTrue(hostsPage.text.contains(#"id="close-game""#))
+            XCTAssertTrue(hostsPage.text.contains(#"id="submission-count">2<"#))
+            let hostsConfig = try pageConfig(hostsPage)
+            XCTAssertEqual(hostsConfig["device"] as? String, host.cookies["wwe_device"])
+            XCTAssertNotNil(UUID(uuidString: hostsConfig["me"] as? String ?? ""), "the host closes as their account")
+            XCTAssertFalse((hostsConfig["accessToken"] as? String ?? "").isEmpty)
+            // The same page again for the host is this request's token and device, not another's.
+            let again = try pageConfig(try await host.get("/play/groups/\(pin)/wait"))
+            XCTAssertEqual(again["me"] as? String, hostsConfig["me"] as? String)
+
+            let friendsPage = try await friend.get("/play/groups/\(pin)/wait")
+            XCTAssertFalse(friendsPage.text.contains(#"id="close-game""#))
+            let friendsConfig = try pageConfig(friendsPage)
+            XCTAssertNil(friendsConfig["me"], "only the host's page carries an account")
+            XCTAssertNil(friendsConfig["accessToken"])
+            XCTAssertEqual(friendsConfig["device"] as? String, friend.cookies["wwe_device"])
+
+            // A third answer shows at once: the page is kept by the room as read.
+            let third = try await app.send(.PUT, "/api/v1/menu-game/groups/\(pin)/submission",
+                                           json: ["gameAnswer": ["rice": false]], headers: ["X-Device-Token": "third-device-token-0003"])
+            XCTAssertEqual(third.status, .ok, third.text)
+            let moved = try await friend.get("/play/groups/\(pin)/wait")
+            XCTAssertTrue(moved.text.contains(#"id="submission-count">3<"#), moved.text)
+        }
+    }
+
     func testAWaitingBrowserReturnsToItsWaitingRoomAndThenToTheResults() async throws {
         try await withTestApp { app in
             var player = CookieBrowser(app: app)

@@ -78,9 +78,10 @@ struct AccountPages: RouteCollection {
 
     private func signUpPage(_ req: Request, values: SignUpForm, problems: [String: AppError], error: AppError?) -> Response {
         let problem = { (field: String) in problems[field].map(req.message(for:)) }
-        return Layout.page(
-            req, title: req.t("signup.title"), status: error?.status ?? .ok,
-            main: .section(
+        // The empty form is kept by where it leads back to; a form sent back with its problems is made once.
+        let blank = problems.isEmpty && error == nil
+        return Layout.keptPage(req, shown: FormShown(next: values.next), keeps: blank) { _ in
+            Layout.PageParts(title: req.t("signup.title"), status: error?.status ?? .ok, main: .section(
                 .class("card narrow"),
                 .h1(.text(req.t("signup.title"))),
                 .p(.class("lead"), .text(req.t("signup.lead"))),
@@ -102,8 +103,15 @@ struct AccountPages: RouteCollection {
                 ),
                 .p(.class("switch-link"), .text(req.t("signup.have_account") + " "),
                    .a(.id("to-login"), .href(Self.keepingNext(AccountPath.logIn(), values.next)), .text(req.t("nav.login"))))
-            )
-        )
+            ))
+        }
+    }
+
+    /// What the blank sign-up and log-in forms show beyond their address: where they lead back to
+    /// (from `next` or the page the person came from) and the log-in page's notice.
+    private struct FormShown: Hashable, Sendable {
+        let next: String?
+        var notice: String?
     }
 
     // MARK: Log in and out
@@ -127,9 +135,9 @@ struct AccountPages: RouteCollection {
     }
 
     private func logInPage(_ req: Request, values: LogInForm, error: AppError?, notice: String? = nil) -> Response {
-        Layout.page(
-            req, title: req.t("login.title"), status: error?.status ?? .ok,
-            main: .section(
+        // A form sent back with its error (and the address typed) is made once, not kept.
+        Layout.keptPage(req, shown: FormShown(next: values.next, notice: notice), keeps: error == nil && values.email == nil) { _ in
+            Layout.PageParts(title: req.t("login.title"), status: error?.status ?? .ok, main: .section(
                 .class("card narrow"),
                 .h1(.text(req.t("login.title"))),
                 notice.map { .p(.class("notice"), .id("login-notice"), .role("status"), .text($0)) } ?? .empty,
@@ -145,8 +153,8 @@ struct AccountPages: RouteCollection {
                 .p(.class("switch-link"), .a(.id("forgot-password"), .href(AccountPath.forgotPassword()), .text(req.t("login.forgot")))),
                 .p(.class("switch-link"), .text(req.t("login.no_account") + " "),
                    .a(.id("to-signup"), .href(Self.keepingNext(AccountPath.signUp(), values.next)), .text(req.t("nav.signup"))))
-            )
-        )
+            ))
+        }
     }
 
     /// `path` with the page the person came from (`next`, when it is one of ours), so switching
@@ -168,9 +176,8 @@ struct AccountPages: RouteCollection {
 
     func logOutConfirm(req: Request) async throws -> Response {
         guard req.auth.has(User.self) else { return Layout.redirect(to: "/") }
-        return Layout.page(
-            req, title: req.t("logout.title"),
-            main: .section(
+        return Layout.keptPage(req, version: 0) {
+            Layout.PageParts(title: req.t("logout.title"), main: .section(
                 .class("card narrow"),
                 .h1(.text(req.t("logout.title"))),
                 .p(.text(req.t("logout.question"))),
@@ -180,8 +187,8 @@ struct AccountPages: RouteCollection {
                     .button(.type(.submit), .class("button primary wide"), .id("confirm-logout"), .text(req.t("nav.logout")))
                 ),
                 .a(.class("button wide"), .id("cancel-logout"), .href(AccountPath.me()), .text(req.t("logout.stay")))
-            )
-        )
+            ))
+        }
     }
 
     func logOut(req: Request) async throws -> Response {

@@ -6,7 +6,7 @@ import Vapor
 
 /// Someone in a group's room as every client sees them: the account's nickname and picture, or
 /// a guest by the name they chose or their number among the guests ("Guest 2").
-package struct GroupMember: Sendable, Equatable, Codable {
+package struct GroupMember: Sendable, Hashable, Codable {
     package let id: UUID
     /// Whose device this is: matched to tell a page which member is "you"; never sent.
     let playerTokenHash: String

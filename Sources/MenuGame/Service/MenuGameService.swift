@@ -20,7 +20,7 @@ package struct GameResult: Codable, Sendable, Equatable {
 }
 
 /// A group's waiting-room state for one device.
-package struct GroupStatus: Sendable, Equatable {
+package struct GroupStatus: Sendable, Hashable {
     package let pin: String
     package let submissionCount: Int
     package let isHost: Bool

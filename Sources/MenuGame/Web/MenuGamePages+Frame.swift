@@ -212,6 +212,16 @@ extension MenuGamePages {
         return Layout.keptPage(req, variant: variant, version: 0, reader: Layout.ReaderParts(parts: [Layout.jsonStringContent(device.token)] + parts)) { make() }
     }
 
+    /// A live room's page (the lobby, the waiting room) kept by what it shows
+    /// (`Layout.keptPage(shown:)`): the group as read this request and the device's choices; the
+    /// device's token (part 0) and `parts` (from 1) are this request's own.
+    static func roomPage<Shown: Hashable & Sendable>(_ req: Request, device: MenuGameDevice, shown: Shown, parts: [String] = [],
+                                                     make: (Shown) -> Layout.PageParts) -> Response {
+        let variant = MenuGameDevice.cookieValue(device.disliked) + (device.isOnboarded ? "|onboarded" : "")
+        return Layout.keptPage(req, variant: variant, shown: shown,
+                               reader: Layout.ReaderParts(parts: [Layout.jsonStringContent(device.token)] + parts), make: make)
+    }
+
     /// The reader's part of a kept menu-game page that holds the device's token.
     static let devicePart = 0
 

@@ -148,12 +148,14 @@ extension MenuGamePages {
         case .redirect(let redirect): return redirect
         }
         if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
-        let status = group
+        // Made again only when the room changed (someone joined, answered, named themself).
+        return MenuGamePages.roomPage(req, device: device, shown: group) { status in
+        let group = status
         let joinURL = Self.joinURL(group.pin, req)
         var extras = MenuGamePages.extras(req, tab: .together, scripts: [Self.script.lobby])
         extras.preview = Self.invitation(req, pin: group.pin)
-        let response = Layout.page(
-            req, title: req.t("menu_game.lobby.title"), extras: extras,
+        return Layout.PageParts(
+            title: req.t("menu_game.lobby.title"), extras: extras,
             main: .group(
                 .section(
                     .class("card lobby"), .ariaLabelledBy("lobby-title"),
@@ -178,7 +180,7 @@ extension MenuGamePages {
                 MenuGamePages.config(req, device: device, extra: ["pin": group.pin, "shareURL": joinURL, "you": status.you?.uuidString ?? ""])
             )
         )
-        return response
+        }
     }
 
     func qrCode(req: Request) async throws -> Response {
@@ -213,12 +215,20 @@ extension MenuGamePages {
         let group = status
         if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
         let submitted = try await req.menuGame.hasSubmitted(device.token, toGroupWithPIN: group.pin)
-        var config: [String: Any] = ["pin": group.pin, "isHost": status.isHost, "you": status.you?.uuidString ?? ""]
         // The host closes from here: the close names their account (when signed in), so their
-        // inbox is not told of a result they just saw.
-        if status.isHost { config.merge(try await req.browserAPIValues()) { $1 } }
-        let response = Layout.page(
-            req, title: req.t("menu_game.wait.title"),
+        // inbox is not told of a result they just saw. Their id and token are this request's own.
+        let viewer = status.isHost ? try await req.browserAPIViewer() : nil
+        let parts = viewer.map { [Layout.jsonStringContent($0.me), Layout.jsonStringContent($0.accessToken)] } ?? []
+        return MenuGamePages.roomPage(req, device: device, shown: WaitShown(status: status, submitted: submitted, hostSignedIn: viewer != nil),
+                                      parts: parts) { shown in
+        let status = shown.status, group = shown.status, submitted = shown.submitted
+        var config: [String: Any] = ["pin": group.pin, "isHost": status.isHost, "you": status.you?.uuidString ?? ""]
+        if status.isHost {
+            config["me"] = shown.hostSignedIn ? Layout.readerPartMarker(1) : NSNull()
+            config["accessToken"] = shown.hostSignedIn ? Layout.readerPartMarker(2) : NSNull()
+        }
+        return Layout.PageParts(
+            title: req.t("menu_game.wait.title"),
             extras: MenuGamePages.extras(req, tab: .together, scripts: [Self.script.wait]),
             main: .group(
                 .section(
@@ -245,7 +255,13 @@ extension MenuGamePages {
                 MenuGamePages.config(req, device: device, extra: config)
             )
         )
-        return response
+        }
+    }
+
+    private struct WaitShown: Hashable, Sendable {
+        let status: GroupStatus
+        let submitted: Bool
+        let hostSignedIn: Bool
     }
 
     func groupResult(req: Request) async throws -> Response {
@@ -305,33 +321,34 @@ extension MenuGamePages {
     /// from the solo game the browser just played (kept in its session storage).
     /// Kept whole (`MenuGamePages.page`); a group's by its id too, since a later group may reuse its PIN.
     func resultPage(_ req: Request, device: MenuGameDevice, mode: String, pin: String?, result: PageConfig.Encoded?, group: UUID? = nil) -> Response {
-        var extra: [String: Any] = ["mode": mode, "pin": pin ?? ""]
-        if let result { extra["result"] = result }
-        let again = pin == nil ? PlayPath.soloGame() : PlayPath.together()
-        let actions: Node<HTML.BodyContext> = .div(
-            .class("result-actions"),
-            .button(.type(.button), .class("button wide"), .id("next-rank"), .text(req.t("menu_game.result.next_rank", ["left": "2"]))),
-            .a(.class("button primary wide"), .id("find-nearby"), .href("/map"), .text("📍 " + req.t("menu_game.result.find_nearby"))),
-            ElsewhereMaps.links(req, query: nil),
-            Self.nearbyPlaces(req),
-            .button(.type(.button), .class("button wide"), .id("share-result"), .text("🔗 " + req.t("menu_game.result.share"))),
-            .p(.class("copy-status"), .id("share-status"), .role("status")),
-            .a(.class("link-button"), .id("play-again"), .href(again), .text("↺ " + req.t("menu_game.result.again")))
-        )
-        let view: Node<HTML.BodyContext> = .section(
-            .class("card result-view"), .id("result-view"), .data(named: "mode", value: mode),
-            .ariaLabelledBy("result-name"),
-            .p(.class("eyebrow"), .id("result-rank"), .text(req.t("menu_game.result.eyebrow"))),
-            .div(.class("menu-image-frame"), .img(.id("result-image"), .alt(""), .width(320), .height(320), .src("/images/icon.svg"))),
-            .h1(.class("result-name"), .id("result-name"), .ariaLive(.polite)),
-            .ul(.class("keywords"), .id("result-keywords"), .attribute(named: "aria-label", value: req.t("menu_game.result.keywords"))),
-            .p(.class("player-count muted"), .id("result-players"), .hidden(true)),
-            .p(.class("result-missing notice"), .id("result-missing"), .hidden(true), .text(req.t("menu_game.result.missing"))),
-            actions
-        )
-        extra["map"] = Self.nearbyMap(req)
-        return MenuGamePages.page(req, device: device, keep: true, variant: group?.uuidString ?? "") {
-            Layout.PageParts(
+        // Made only when the page is not kept (per language, device choices and group).
+        MenuGamePages.page(req, device: device, keep: true, variant: group?.uuidString ?? "") {
+            var extra: [String: Any] = ["mode": mode, "pin": pin ?? ""]
+            if let result { extra["result"] = result }
+            let again = pin == nil ? PlayPath.soloGame() : PlayPath.together()
+            let actions: Node<HTML.BodyContext> = .div(
+                .class("result-actions"),
+                .button(.type(.button), .class("button wide"), .id("next-rank"), .text(req.t("menu_game.result.next_rank", ["left": "2"]))),
+                .a(.class("button primary wide"), .id("find-nearby"), .href("/map"), .text("📍 " + req.t("menu_game.result.find_nearby"))),
+                ElsewhereMaps.links(req, query: nil),
+                Self.nearbyPlaces(req),
+                .button(.type(.button), .class("button wide"), .id("share-result"), .text("🔗 " + req.t("menu_game.result.share"))),
+                .p(.class("copy-status"), .id("share-status"), .role("status")),
+                .a(.class("link-button"), .id("play-again"), .href(again), .text("↺ " + req.t("menu_game.result.again")))
+            )
+            let view: Node<HTML.BodyContext> = .section(
+                .class("card result-view"), .id("result-view"), .data(named: "mode", value: mode),
+                .ariaLabelledBy("result-name"),
+                .p(.class("eyebrow"), .id("result-rank"), .text(req.t("menu_game.result.eyebrow"))),
+                .div(.class("menu-image-frame"), .img(.id("result-image"), .alt(""), .width(320), .height(320), .src("/images/icon.svg"))),
+                .h1(.class("result-name"), .id("result-name"), .ariaLive(.polite)),
+                .ul(.class("keywords"), .id("result-keywords"), .attribute(named: "aria-label", value: req.t("menu_game.result.keywords"))),
+                .p(.class("player-count muted"), .id("result-players"), .hidden(true)),
+                .p(.class("result-missing notice"), .id("result-missing"), .hidden(true), .text(req.t("menu_game.result.missing"))),
+                actions
+            )
+            extra["map"] = Self.nearbyMap(req)
+            return Layout.PageParts(
                 title: req.t("menu_game.result.title"),
                 extras: Self.withMapLibrary(req, MenuGamePages.extras(req, tab: pin == nil ? .solo : .together, scripts: [Self.script.result])),
                 main: .group(

@@ -229,7 +229,7 @@ package struct AccountStore {
     }
 
     /// An account as the console's People lists it.
-    package struct Listed: Decodable, Sendable, Equatable {
+    package struct Listed: Decodable, Sendable, Hashable {
         package let id: UUID
         package let email: String
         package let nickname: String

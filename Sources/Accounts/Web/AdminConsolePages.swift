@@ -95,29 +95,39 @@ struct AdminConsolePages: RouteCollection {
         for id in Set(page.items.compactMap(\.actorID)) {
             nicknames[id] = try await AccountStore.person(id, on: req.db)?.nickname
         }
-        let main: Node<HTML.BodyContext> = .group(
-            Self.auditNav(req, current: "actions"),
-            .h1(.text(req.t("admin.audit.title"))),
-            .p(.class("muted"), .text(req.t("admin.audit.lead"))),
-            page.items.isEmpty ? .p(.class("muted"), .id("audit-empty"), .text(req.t("admin.audit.empty"))) : .empty,
-            .ol(.class("audit-list"), .id("audit-entries"), .forEach(page.items) { entry in
-                .li(
-                    .class("card audit-entry"),
-                    .p(.strong(.text(AuditWords.action(req, entry.action))),
-                       .text(" · " + AuditWords.subject(req, type: entry.subjectType, id: entry.subjectID))),
-                    .p(.class("muted"), .text(req.t("admin.audit.by", [
-                        // No actor: an operator at the server's shell (`whatweeat user …`, `mail test`).
-                        "actor": entry.actorID.map { nicknames[$0] ?? req.t("admin.audit.gone") } ?? req.t("admin.audit.command_line"),
-                        "time": PageDates.medium(entry.createdAt, req.language),
-                    ]))),
-                    .ul(.class("audit-changes"), .forEach(AuditWords.changes(req, before: entry.before, after: entry.after)) { .li(.text($0)) }),
-                    // The machine's words too, for an operator matching the log with the API's.
-                    .p(.class("audit-code muted"), .element(named: "code", text: entry.action))
-                )
-            }),
-            page.nextCursor.map { .a(.class("button wide"), .id("audit-more"), .href("/admin/audit?cursor=\($0)"), .text(req.t("inbox.more"))) } ?? .empty
-        )
-        return AdminConsole.page(req, tab: .audit, title: req.t("admin.audit.title"), main: main)
+        // Made again only when the entries or their actors' names changed.
+        return Layout.keptPage(req, shown: AuditShown(entries: page.items, nextCursor: page.nextCursor, nicknames: nicknames)) { shown in
+            let page = (items: shown.entries, nextCursor: shown.nextCursor), nicknames = shown.nicknames
+            let main: Node<HTML.BodyContext> = .group(
+                Self.auditNav(req, current: "actions"),
+                .h1(.text(req.t("admin.audit.title"))),
+                .p(.class("muted"), .text(req.t("admin.audit.lead"))),
+                page.items.isEmpty ? .p(.class("muted"), .id("audit-empty"), .text(req.t("admin.audit.empty"))) : .empty,
+                .ol(.class("audit-list"), .id("audit-entries"), .forEach(page.items) { entry in
+                    .li(
+                        .class("card audit-entry"),
+                        .p(.strong(.text(AuditWords.action(req, entry.action))),
+                           .text(" · " + AuditWords.subject(req, type: entry.subjectType, id: entry.subjectID))),
+                        .p(.class("muted"), .text(req.t("admin.audit.by", [
+                            // No actor: an operator at the server's shell (`whatweeat user …`, `mail test`).
+                            "actor": entry.actorID.map { nicknames[$0] ?? req.t("admin.audit.gone") } ?? req.t("admin.audit.command_line"),
+                            "time": PageDates.medium(entry.createdAt, req.language),
+                        ]))),
+                        .ul(.class("audit-changes"), .forEach(AuditWords.changes(req, before: entry.before, after: entry.after)) { .li(.text($0)) }),
+                        // The machine's words too, for an operator matching the log with the API's.
+                        .p(.class("audit-code muted"), .element(named: "code", text: entry.action))
+                    )
+                }),
+                page.nextCursor.map { .a(.class("button wide"), .id("audit-more"), .href("/admin/audit?cursor=\($0)"), .text(req.t("inbox.more"))) } ?? .empty
+            )
+            return AdminConsole.parts(req, tab: .audit, title: req.t("admin.audit.title"), main: main)
+        }
+    }
+
+    private struct AuditShown: Hashable, Sendable {
+        let entries: [AuditEntry]
+        let nextCursor: String?
+        let nicknames: [UUID: String]
     }
 
     /// The log's two lists: what operators did, and what they were shown of people's data.

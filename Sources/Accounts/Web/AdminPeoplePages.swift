@@ -33,25 +33,34 @@ struct AdminPeoplePages: RouteCollection {
         let found = try await req.accounts.store.find(query)
         // The list shows addresses: a search is recorded (an empty one lists nobody).
         if !query.isEmpty { try await req.recordAccess("accounts.people.search", person: nil, subject: query) }
-        let main: Node<HTML.BodyContext> = .group(
-            .h1(.text(req.t("admin.people.title"))),
-            .form(
-                .method(.get), .action(Self.people()), .class("admin-filters"), .attribute(named: "role", value: "search"),
-                .label(.for("people-query"), .text(req.t("admin.people.find"))),
-                .input(.type(.search), .id("people-query"), .name("q"), .value(query), .attribute(named: "placeholder", value: req.t("admin.people.find_hint"))),
-                .button(.type(.submit), .class("button small"), .text(req.t("admin.people.search")))
-            ),
-            found.isEmpty ? .p(.class("muted"), .id("people-empty"), .text(req.t("admin.people.none"))) : .empty,
-            .ul(.class("catalog-list"), .id("people"), .forEach(found) { person in
-                .li(.a(
-                    .class("catalog-row"), .href(Self.person(person.id)),
-                    .span(.class("catalog-title"), .text(person.nickname)),
-                    .span(.class("catalog-price"), .text(person.role == .admin ? req.t("me.admin") : "")),
-                    .span(.class("catalog-stock"), .text(person.email + (person.createdAt.map { " · " + PageDates.dotted($0) } ?? "")))
-                ))
-            })
-        )
-        return AdminConsole.page(req, tab: .people, title: req.t("admin.people.title"), main: main)
+        // Read every time (and recorded); made again only when who is found changed.
+        return Layout.keptPage(req, shown: PeopleShown(query: query, found: found)) { shown in
+            let query = shown.query, found = shown.found
+            let main: Node<HTML.BodyContext> = .group(
+                .h1(.text(req.t("admin.people.title"))),
+                .form(
+                    .method(.get), .action(Self.people()), .class("admin-filters"), .attribute(named: "role", value: "search"),
+                    .label(.for("people-query"), .text(req.t("admin.people.find"))),
+                    .input(.type(.search), .id("people-query"), .name("q"), .value(query), .attribute(named: "placeholder", value: req.t("admin.people.find_hint"))),
+                    .button(.type(.submit), .class("button small"), .text(req.t("admin.people.search")))
+                ),
+                found.isEmpty ? .p(.class("muted"), .id("people-empty"), .text(req.t("admin.people.none"))) : .empty,
+                .ul(.class("catalog-list"), .id("people"), .forEach(found) { person in
+                    .li(.a(
+                        .class("catalog-row"), .href(Self.person(person.id)),
+                        .span(.class("catalog-title"), .text(person.nickname)),
+                        .span(.class("catalog-price"), .text(person.role == .admin ? req.t("me.admin") : "")),
+                        .span(.class("catalog-stock"), .text(person.email + (person.createdAt.map { " · " + PageDates.dotted($0) } ?? "")))
+                    ))
+                })
+            )
+            return AdminConsole.parts(req, tab: .people, title: req.t("admin.people.title"), main: main)
+        }
+    }
+
+    private struct PeopleShown: Hashable, Sendable {
+        let query: String
+        let found: [AccountStore.Listed]
     }
 
     private func account(_ req: Request) async throws -> User {

@@ -19,45 +19,54 @@ extension BanchanAdminPages {
         }
         try await req.recordAccess("banchan.orders.packing", person: nil, subject: day)
         orders.sort { ($0.steps.number ?? "") < ($1.steps.number ?? "") }
-        var picks: [String: (title: String, quantity: Int)] = [:]
-        for line in orders.flatMap(\.lines) { picks[line.hash, default: (line.title, 0)].quantity += line.quantity }
-        let pickList = picks.values.sorted { $0.title < $1.title }
-        let title = req.t("admin.packing.title", ["day": day])
-        let main: Node<HTML.BodyContext> = .group(
-            .p(.class("no-print"), .a(.href(Self.orders()), .text("← " + req.t("admin.orders.title")))),
-            .h1(.id("packing-title"), .text(title)),
-            .form(
-                .method(.get), .action(Self.packing()), .class("admin-filters no-print"),
-                .label(.for("packing-day"), .text(req.t("admin.orders.day"))),
-                .input(.type(.date), .id("packing-day"), .name("day"), .value(day)),
-                .button(.type(.submit), .class("button small"), .text(req.t("admin.orders.filter")))
-            ),
-            .p(.class("muted"), .id("packing-count"), .text(req.t("admin.packing.count", ["count": String(orders.count)]))),
-            orders.isEmpty ? .empty : .section(
-                .class("card"), .ariaLabelledBy("picks-title"),
-                .h2(.id("picks-title"), .text(req.t("admin.packing.picks"))),
-                .table(
-                    .class("receipt-lines"), .id("packing-picks"),
-                    .thead(.tr(.th(.text(req.t("banchan.receipt.item"))), .th(.class("number"), .text(req.t("banchan.receipt.quantity"))))),
-                    .tbody(.forEach(pickList) { pick in .tr(.td(.text(pick.title)), .td(.class("number"), .text(String(pick.quantity)))) })
-                )
-            ),
-            .ol(.class("packing-slips"), .id("packing-slips"), .forEach(orders) { order in
-                .li(
-                    .class("card packing-slip"),
-                    .h2(.text(order.steps.number ?? order.merchantUID)),
-                    order.delivery.map { delivery in
-                        .group(
-                            .p(.strong(.text(req.t("banchan.slot.\(delivery.slot.rawValue)"))), .text(" · " + BanchanPages.arrival(req, delivery))),
-                            .p(.text("\(delivery.address.recipient) · \(delivery.address.phone)")),
-                            .p(.text(delivery.address.line)),
-                            delivery.note.isEmpty ? .empty : .p(.class("caution"), .text(delivery.note))
-                        )
-                    } ?? .p(.class("muted"), .text(req.t("admin.packing.no_delivery"))),
-                    .ul(.forEach(order.lines) { line in .li(.text("\(line.title) × \(line.quantity)")) })
-                )
-            })
-        )
-        return page(req, title: title, main: main)
+        // Read (and recorded) every time; made again only when the day's orders changed.
+        return Layout.keptPage(req, shown: PackingShown(day: day, orders: orders)) { shown in
+            let day = shown.day, orders = shown.orders
+            var picks: [String: (title: String, quantity: Int)] = [:]
+            for line in orders.flatMap(\.lines) { picks[line.hash, default: (line.title, 0)].quantity += line.quantity }
+            let pickList = picks.values.sorted { $0.title < $1.title }
+            let title = req.t("admin.packing.title", ["day": day])
+            let main: Node<HTML.BodyContext> = .group(
+                .p(.class("no-print"), .a(.href(Self.orders()), .text("← " + req.t("admin.orders.title")))),
+                .h1(.id("packing-title"), .text(title)),
+                .form(
+                    .method(.get), .action(Self.packing()), .class("admin-filters no-print"),
+                    .label(.for("packing-day"), .text(req.t("admin.orders.day"))),
+                    .input(.type(.date), .id("packing-day"), .name("day"), .value(day)),
+                    .button(.type(.submit), .class("button small"), .text(req.t("admin.orders.filter")))
+                ),
+                .p(.class("muted"), .id("packing-count"), .text(req.t("admin.packing.count", ["count": String(orders.count)]))),
+                orders.isEmpty ? .empty : .section(
+                    .class("card"), .ariaLabelledBy("picks-title"),
+                    .h2(.id("picks-title"), .text(req.t("admin.packing.picks"))),
+                    .table(
+                        .class("receipt-lines"), .id("packing-picks"),
+                        .thead(.tr(.th(.text(req.t("banchan.receipt.item"))), .th(.class("number"), .text(req.t("banchan.receipt.quantity"))))),
+                        .tbody(.forEach(pickList) { pick in .tr(.td(.text(pick.title)), .td(.class("number"), .text(String(pick.quantity)))) })
+                    )
+                ),
+                .ol(.class("packing-slips"), .id("packing-slips"), .forEach(orders) { order in
+                    .li(
+                        .class("card packing-slip"),
+                        .h2(.text(order.steps.number ?? order.merchantUID)),
+                        order.delivery.map { delivery in
+                            .group(
+                                .p(.strong(.text(req.t("banchan.slot.\(delivery.slot.rawValue)"))), .text(" · " + BanchanPages.arrival(req, delivery))),
+                                .p(.text("\(delivery.address.recipient) · \(delivery.address.phone)")),
+                                .p(.text(delivery.address.line)),
+                                delivery.note.isEmpty ? .empty : .p(.class("caution"), .text(delivery.note))
+                            )
+                        } ?? .p(.class("muted"), .text(req.t("admin.packing.no_delivery"))),
+                        .ul(.forEach(order.lines) { line in .li(.text("\(line.title) × \(line.quantity)")) })
+                    )
+                })
+            )
+            return AdminConsole.parts(req, tab: .orders, title: title, stylesheets: [BanchanPages.stylesheet], main: main)
+        }
+    }
+
+    private struct PackingShown: Hashable, Sendable {
+        let day: String
+        let orders: [BanchanStore.OrderRow]
     }
 }

@@ -50,46 +50,57 @@ struct BanchanAdminPages: RouteCollection {
         let (orders, next) = try await req.banchan.allOrders(status: status, day: day, search: search, page: try CursorPageRequest(from: req))
         // A search by name or phone is a look at people's data: recorded.
         if let search { try await req.recordAccess("banchan.orders.search", person: nil, subject: search) }
-        let filters: Node<HTML.BodyContext> = .form(
-            .method(.get), .action(Self.orders()), .class("admin-filters"),
-            .label(.for("filter-status"), .text(req.t("admin.orders.status"))),
-            // Written out: Plot has no `<select>`; every value and label is escaped.
-            .raw(#"<select id="filter-status" name="status">"# + ([("", req.t("admin.orders.any_status"))] + OrderStatus.allCases.map {
-                ($0.rawValue, req.t("banchan.status.\($0.rawValue)"))
-            }).map { value, label in
-                #"<option value="\#(Markup.escape(value))"\#(value == (status?.rawValue ?? "") ? " selected" : "")>\#(Markup.escape(label))</option>"#
-            }.joined() + "</select>"),
-            .label(.for("filter-day"), .text(req.t("admin.orders.day"))),
-            .input(.type(.date), .id("filter-day"), .name("day"), .value(day ?? "")),
-            .label(.for("filter-q"), .text(req.t("admin.orders.search"))),
-            .input(.type(.search), .id("filter-q"), .name("q"), .value(search ?? ""), .attribute(named: "maxlength", value: String(OrderSearch.maxLength)),
-                   .attribute(named: "placeholder", value: req.t("admin.orders.search_placeholder"))),
-            .button(.type(.submit), .class("button small"), .text(req.t("admin.orders.filter")))
-        )
-        let query = [status.map { "status=\($0.rawValue)" }, day.map { "day=\($0)" },
-                     search.map { "q=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }]
-            .compactMap { $0 }.joined(separator: "&")
-        return page(req, title: req.t("admin.orders.title"), main: .group(
-            .div(.class("section-heading"), .h1(.text(req.t("admin.orders.title"))),
-                 .div(.class("admin-heading-actions"),
-                      .a(.class("button small"), .id("packing-link"), .href(Self.packing() + "?day=" + (day ?? Self.today(req))), .text(req.t("admin.packing.link"))),
-                      .a(.class("button small"), .id("export-link"), .href(Self.export() + "?day=" + (day ?? Self.today(req))),
-                         .attribute(named: "download", value: ""), .text(req.t("admin.orders.export"))))),
-            filters,
-            orders.isEmpty ? .p(.class("muted"), .id("admin-orders-empty"), .text(req.t("admin.orders.empty"))) : .empty,
-            .ol(.class("order-list"), .id("admin-orders"), .forEach(orders) { order in
-                .li(.a(
-                    .class("card order-card"), .href(Self.order(order.id)),
-                    .span(.class("order-number"), .text(order.steps.number ?? order.merchantUID)),
-                    .span(.class("order-status status-\(order.status.rawValue)"), .text(req.t("banchan.status.\(order.status.rawValue)"))),
-                    .span(.class("order-summary"), .text(order.lines.first.map { order.lines.count > 1 ? req.t("banchan.orders.summary", ["title": $0.title, "more": String(order.lines.count - 1)]) : $0.title } ?? "")),
-                    .span(.class("muted"), .text(order.createdAt.map(PageDates.dotted) ?? "")),
-                    .span(.class("order-total"), .text(req.won(order.total)))
-                ))
-            }),
-            next.map { .a(.class("button wide"), .id("admin-orders-more"), .href(Self.orders() + "?" + (query.isEmpty ? "" : query + "&") + "cursor=\($0)"),
-                          .text(req.t("inbox.more"))) } ?? .empty
-        ))
+        // Read every time (and recorded); made again only when the orders listed (or the day) changed.
+        let shown = OrdersShown(orders: orders, next: next, today: Self.today(req))
+        return Layout.keptPage(req, shown: shown) { shown in
+            let orders = shown.orders, next = shown.next
+            let filters: Node<HTML.BodyContext> = .form(
+                .method(.get), .action(Self.orders()), .class("admin-filters"),
+                .label(.for("filter-status"), .text(req.t("admin.orders.status"))),
+                // Written out: Plot has no `<select>`; every value and label is escaped.
+                .raw(#"<select id="filter-status" name="status">"# + ([("", req.t("admin.orders.any_status"))] + OrderStatus.allCases.map {
+                    ($0.rawValue, req.t("banchan.status.\($0.rawValue)"))
+                }).map { value, label in
+                    #"<option value="\#(Markup.escape(value))"\#(value == (status?.rawValue ?? "") ? " selected" : "")>\#(Markup.escape(label))</option>"#
+                }.joined() + "</select>"),
+                .label(.for("filter-day"), .text(req.t("admin.orders.day"))),
+                .input(.type(.date), .id("filter-day"), .name("day"), .value(day ?? "")),
+                .label(.for("filter-q"), .text(req.t("admin.orders.search"))),
+                .input(.type(.search), .id("filter-q"), .name("q"), .value(search ?? ""), .attribute(named: "maxlength", value: String(OrderSearch.maxLength)),
+                       .attribute(named: "placeholder", value: req.t("admin.orders.search_placeholder"))),
+                .button(.type(.submit), .class("button small"), .text(req.t("admin.orders.filter")))
+            )
+            let query = [status.map { "status=\($0.rawValue)" }, day.map { "day=\($0)" },
+                         search.map { "q=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }]
+                .compactMap { $0 }.joined(separator: "&")
+            return AdminConsole.parts(req, tab: .orders, title: req.t("admin.orders.title"), stylesheets: [BanchanPages.stylesheet], main: .group(
+                .div(.class("section-heading"), .h1(.text(req.t("admin.orders.title"))),
+                     .div(.class("admin-heading-actions"),
+                          .a(.class("button small"), .id("packing-link"), .href(Self.packing() + "?day=" + (day ?? shown.today)), .text(req.t("admin.packing.link"))),
+                          .a(.class("button small"), .id("export-link"), .href(Self.export() + "?day=" + (day ?? shown.today)),
+                             .attribute(named: "download", value: ""), .text(req.t("admin.orders.export"))))),
+                filters,
+                orders.isEmpty ? .p(.class("muted"), .id("admin-orders-empty"), .text(req.t("admin.orders.empty"))) : .empty,
+                .ol(.class("order-list"), .id("admin-orders"), .forEach(orders) { order in
+                    .li(.a(
+                        .class("card order-card"), .href(Self.order(order.id)),
+                        .span(.class("order-number"), .text(order.steps.number ?? order.merchantUID)),
+                        .span(.class("order-status status-\(order.status.rawValue)"), .text(req.t("banchan.status.\(order.status.rawValue)"))),
+                        .span(.class("order-summary"), .text(order.lines.first.map { order.lines.count > 1 ? req.t("banchan.orders.summary", ["title": $0.title, "more": String(order.lines.count - 1)]) : $0.title } ?? "")),
+                        .span(.class("muted"), .text(order.createdAt.map(PageDates.dotted) ?? "")),
+                        .span(.class("order-total"), .text(req.won(order.total)))
+                    ))
+                }),
+                next.map { .a(.class("button wide"), .id("admin-orders-more"), .href(Self.orders() + "?" + (query.isEmpty ? "" : query + "&") + "cursor=\($0)"),
+                              .text(req.t("inbox.more"))) } ?? .empty
+            ))
+        }
+    }
+
+    private struct OrdersShown: Hashable, Sendable {
+        let orders: [BanchanStore.OrderRow]
+        let next: String?
+        let today: String
     }
 
     func detail(req: Request) async throws -> Response {

@@ -5,7 +5,7 @@ import Vapor
 
 /// One thing an operator did, as the audit log keeps it: who, what, to what, when, and the fields
 /// it changed before and after (as text). Nobody edits an entry: the log only grows.
-package struct AuditEntry: Sendable, Equatable, NewestFirstRow {
+package struct AuditEntry: Sendable, Hashable, NewestFirstRow {
     package let id: UUID
     /// The operator's account (nil once that account is gone).
     package let actorID: UUID?

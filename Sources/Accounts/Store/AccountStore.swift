@@ -253,7 +253,13 @@ package struct AccountStore {
                 (LOWER(\(ident: Column.email)) LIKE \(bind: escaped + "%") ESCAPE '!' OR LOWER(\(ident: Column.nickname)) LIKE \(bind: "%" + escaped + "%") ESCAPE '!')
                 """))
         }
-        return try await select.orderBy(Column.createdAt, .descending).limit(limit).all(decoding: Listed.self)
+        // Column by column: decoding 30 rows through `Decodable` was a seventh of the console's list.
+        return try await select.orderBy(Column.createdAt, .descending).limit(limit).all().map { row in
+            Listed(id: try row.decode(column: Column.id, as: UUID.self), email: try row.decode(column: Column.email, as: String.self),
+                   nickname: try row.decode(column: Column.nickname, as: String.self), role: try row.decode(column: Column.role, as: Role.self),
+                   createdAt: try row.decode(column: Column.createdAt, as: Date?.self),
+                   suspendedAt: try row.decode(column: Column.suspendedAt, as: Date?.self))
+        }
     }
 
     /// How many administrators there are (the last one cannot be demoted or deleted from the console).

@@ -105,7 +105,7 @@ package struct MenuPlayerStore {
 }
 
 /// A note from the settings screen as the store reads it.
-struct FeedbackRow: Codable, Sendable, Equatable, NewestFirstRow {
+struct FeedbackRow: Codable, Sendable, Hashable, NewestFirstRow {
     let id: UUID
     let message: String
     /// The author, while the account exists; anonymous notes have none.

@@ -103,26 +103,35 @@ extension MenuGamePages {
         guard try req.requireUser().role == .admin else { throw AppError.forbidden }
         let page = try CursorPageRequest(from: req)
         let (notes, next) = try await MenuPlayerStore(database: req.db).feedbackPage(page)
-        let list: Node<HTML.BodyContext> = notes.isEmpty
-            ? .p(.class("muted"), .text(req.t("menu_game.feedback.inbox_empty")))
-            : .ul(
-                .class("feedback-list"),
-                .forEach(notes) { note in
-                    .li(
-                        .p(.class("feedback-message"), .text(note.message)),
-                        .p(.class("muted"), .text("\(PageDates.machine(note.createdAt)) · \(note.language)"))
-                    )
-                }
+        // Read every time; made again only when the notes listed changed.
+        return Layout.keptPage(req, shown: FeedbackShown(notes: notes, next: next)) { shown in
+            let notes = shown.notes, next = shown.next
+            let list: Node<HTML.BodyContext> = notes.isEmpty
+                ? .p(.class("muted"), .text(req.t("menu_game.feedback.inbox_empty")))
+                : .ul(
+                    .class("feedback-list"),
+                    .forEach(notes) { note in
+                        .li(
+                            .p(.class("feedback-message"), .text(note.message)),
+                            .p(.class("muted"), .text("\(PageDates.machine(note.createdAt)) · \(note.language)"))
+                        )
+                    }
+                )
+            return Layout.PageParts(
+                title: req.t("menu_game.feedback.inbox"),
+                extras: MenuGamePages.extras(req, tab: nil),
+                main: .section(
+                    .class("card"),
+                    .h1(.text(req.t("menu_game.feedback.inbox"))),
+                    list,
+                    next.map { .a(.class("button"), .href(PlayPath.feedback() + "?cursor=\($0)"), .text(req.t("menu_game.feedback.older"))) } ?? .empty
+                )
             )
-        return Layout.page(
-            req, title: req.t("menu_game.feedback.inbox"),
-            extras: MenuGamePages.extras(req, tab: nil),
-            main: .section(
-                .class("card"),
-                .h1(.text(req.t("menu_game.feedback.inbox"))),
-                list,
-                next.map { .a(.class("button"), .href(PlayPath.feedback() + "?cursor=\($0)"), .text(req.t("menu_game.feedback.older"))) } ?? .empty
-            )
-        )
+        }
+    }
+
+    private struct FeedbackShown: Hashable, Sendable {
+        let notes: [FeedbackRow]
+        let next: String?
     }
 }

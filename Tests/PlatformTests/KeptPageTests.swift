@@ -172,6 +172,29 @@ final class KeptPageTests: XCTestCase {
         }
     }
 
+    func testACrowdOfReadersOwnPagesNeverStartsTheSharedPagesOver() async throws {
+        try await withTestApp { app in
+            app.pageFragments = PageFragments(capacity: 4)
+            let shown = Shown()
+            route(app, shown)
+            let ownMade = NIOLockedValueBox(0)
+            app.grouped(WebSessionAuthenticator(), CSRFMiddleware(), InboxBadgeMiddleware()).get("own-crowd") { req -> Response in
+                let mine = OwnShown(lines: [req.query[String.self, at: "reader"] ?? ""])
+                return Layout.keptPage(req, shown: mine) { shown in
+                    ownMade.withLockedValue { $0 += 1 }
+                    return Layout.PageParts(title: "own", main: .p(.text(shown.lines.joined())))
+                }
+            }
+            var visitor = CookieBrowser(app: app)
+            _ = try await visitor.get("/kept-test")
+            // Ten readers' own pages: their memory (four) fills and starts over, more than once.
+            for reader in 0..<10 { _ = try await visitor.get("/own-crowd?reader=\(reader)") }
+            XCTAssertEqual(ownMade.withLockedValue { $0 }, 10)
+            _ = try await visitor.get("/kept-test")
+            XCTAssertEqual(shown.state.withLockedValue { $0.made }, 1, "the shared page is still kept")
+        }
+    }
+
     func testAPageKeptAtAVersionReadsOnlyWhenNotKept() async throws {
         try await withTestApp { app in
             let state = NIOLockedValueBox((version: 0, text: "first", reads: 0))

@@ -102,7 +102,7 @@ extension Layout {
         _ request: Request, variant: String = "", version: Int, lifetime: TimeAmount? = nil, reader: ReaderParts = ReaderParts(),
         read: () async throws -> PageParts
     ) async throws -> Response {
-        let place = KeptPlace(request, variant: variant)
+        let place = KeptPlace(request, variant: variant, own: false)
         if let hit = place.hit(request, version: version, shown: nil, reader: reader) { return hit }
         request.storage[KeptPageRenderingKey.self] = true
         defer { request.storage[KeptPageRenderingKey.self] = nil }
@@ -115,7 +115,7 @@ extension Layout {
         _ request: Request, variant: String, version: Int, shown: KeptPage.Shown?, keeps: Bool = true, lifetime: TimeAmount?,
         reader: ReaderParts, make: () throws -> PageParts
     ) rethrows -> Response {
-        let place = KeptPlace(request, variant: variant)
+        let place = KeptPlace(request, variant: variant, own: shown != nil)
         if keeps, let hit = place.hit(request, version: version, shown: shown, reader: reader) { return hit }
         request.storage[KeptPageRenderingKey.self] = true
         defer { request.storage[KeptPageRenderingKey.self] = nil }
@@ -123,15 +123,18 @@ extension Layout {
         return place.keep(request, kept, keeps: keeps, reader: reader)
     }
 
-    /// Where one request's page is kept: its key (language, kind of viewer, address, variant).
+    /// Where one request's page is kept: its key (language, kind of viewer, address, variant), in
+    /// the shared pages' memory or the reader's own pages' (`PageFragments.ownPages`).
     private struct KeptPlace {
         let key: String
         let path: String
         let signedIn: Bool
         let unreadShown: Bool
+        let memory: BoundedMemory<String, KeptPage>
         let now = NIODeadline.now()
 
-        init(_ request: Request, variant: String) {
+        init(_ request: Request, variant: String, own: Bool) {
+            memory = own ? request.application.pageFragments.ownPages : request.application.pageFragments.pages
             let viewer = request.storage[WebViewerKey.self]
             var key = request.language.rawValue
             key += viewer == nil ? "|v|" : viewer!.isAdmin ? "|a|" : "|s|"
@@ -146,7 +149,7 @@ extension Layout {
 
         /// The kept page filled for this request, if kept at `version` (and `shown`) and not expired.
         func hit(_ request: Request, version: Int, shown: KeptPage.Shown?, reader: ReaderParts) -> Response? {
-            guard let kept = request.application.pageFragments.pages[key], kept.version == version, kept.shown == shown,
+            guard let kept = memory[key], kept.version == version, kept.shown == shown,
                   kept.expires.map({ $0 > now }) ?? true, let frame = LayoutFrame.kept(kept.frameKeys[unreadShown ? 1 : 0]) else { return nil }
             request.storage[SecurityHeadersMiddleware.PagePolicyKey.self] = kept.policy.isEmpty ? nil : kept.policy
             return Layout.fill(request, kept, frame: frame, reader: reader, path: path)
@@ -154,7 +157,7 @@ extension Layout {
 
         /// Keeps a page just made (unless `keeps` is false) and fills it for this request.
         func keep(_ request: Request, _ kept: KeptPage, keeps: Bool, reader: ReaderParts) -> Response {
-            if keeps { request.application.pageFragments.pages.keep(kept, for: key) }
+            if keeps { memory.keep(kept, for: key) }
             let frame = LayoutFrame.template(for: kept.frameKeys[unreadShown ? 1 : 0]) {
                 Layout.html(request, extras: kept.extras.value, signedIn: signedIn, unreadShown: unreadShown)
             }

@@ -20,11 +20,17 @@ package final class PageFragments: Sendable {
     package var capacity: Int { entries.capacity }
     /// Whole page bodies (`Layout.keptPage`), by language, kind of viewer, address and variant.
     let pages: BoundedMemory<String, KeptPage>
+    /// Pages of a reader's own, kept by what they show (`Layout.keptPage(_:shown:)`): apart, so a
+    /// crowd of readers each with their own cart or profile fills this memory and starts it over,
+    /// never the pages every reader shares.
+    let ownPages: BoundedMemory<String, KeptPage>
 
     package init(capacity: Int = 4_096) {
         entries = BoundedMemory(name: "page_fragments", capacity: capacity)
-        // Whole pages are 5–30 KB: at most 2,048 of them (about 40 MB), whatever queries a crowd sends.
+        // Whole pages are 5–30 KB: at most 2,048 shared ones and 1,024 own ones (about 60 MB),
+        // whatever queries a crowd sends.
         pages = BoundedMemory(name: "kept_pages", capacity: min(capacity, 2_048))
+        ownPages = BoundedMemory(name: "kept_own_pages", capacity: min(capacity, 1_024))
     }
 
     /// The fragment for `key` in `language` at `version`, made by `make` when not kept. A `make`

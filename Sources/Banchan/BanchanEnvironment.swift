@@ -17,15 +17,18 @@ package struct BanchanEnvironment: FeatureEnvironment {
     package let listings: BanchanListings
     package let terms: ShopTermsInForce
     package let limits: BanchanLimits
+    /// Each owner's cart count for the shop's header (`CartCounts`).
+    package let cartCounts: CartCounts
 
     package init(now: @escaping Now, events: any EventBus, logger: Logger,
-                 listings: BanchanListings, terms: ShopTermsInForce, limits: BanchanLimits) {
+                 listings: BanchanListings, terms: ShopTermsInForce, limits: BanchanLimits, cartCounts: CartCounts = CartCounts()) {
         self.now = now
         self.events = events
         self.logger = logger
         self.listings = listings
         self.terms = terms
         self.limits = limits
+        self.cartCounts = cartCounts
     }
 }
 

@@ -27,9 +27,10 @@ extension BanchanService {
         return lines
     }
 
-    /// How many items the cart holds (what `cart(of:)` would sum), in one statement.
+    /// How many items the cart holds (what `cart(of:)` would sum): kept per owner until their cart
+    /// changes (`CartCounts`), else one statement.
     func cartQuantity(of owner: Principal) async throws -> Int {
-        try await store.cartQuantity(of: owner.key)
+        try await store.keptCartQuantity(of: owner.key)
     }
 
     /// Puts a dish in the cart at this quantity (replacing what was there), within its limits

@@ -57,28 +57,49 @@ extension BanchanStore {
             """).first(decodingColumn: "total", as: Int.self) ?? 0
     }
 
+    /// How many items the owner's cart holds, from memory when counted since its last change
+    /// (`CartCounts`): every shop page's header shows it.
+    func keptCartQuantity(of ownerKey: String) async throws -> Int {
+        let counts = environment.cartCounts, version = environment.listings.version
+        if let kept = counts.count(of: ownerKey, listingsVersion: version) { return kept }
+        let generation = counts.generation
+        let count = try await cartQuantity(of: ownerKey)
+        counts.keep(count, of: ownerKey, listingsVersion: version, readAt: generation)
+        return count
+    }
+
     /// Puts a dish in the owner's cart at this quantity, replacing what was there.
+    /// (Inside a transaction — a merge — its caller tells of the change once it committed.)
     func setCartQuantity(_ quantity: Int, of dishID: UUID, for ownerKey: String, at now: Date) async throws {
         let updated = try await sql.update(cartItems).set(SQLIdentifier(CartColumn.quantity), to: SQLBind(quantity))
             .where(SQLIdentifier(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).where(SQLIdentifier(CartColumn.dishID), .equal, SQLBind(dishID))
             .returning(SQLIdentifier(CartColumn.id)).all()
-        guard updated.isEmpty else { return }
-        do {
-            try await sql.insert(CartLineInsert(id: UUID(), ownerKey: ownerKey, dishID: dishID, quantity: quantity, createdAt: now.wholeMicroseconds),
-                                 into: CartItem.schema)
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            // Another request of the same owner put it in first; this quantity is the last word.
-            try await sql.update(cartItems).set(SQLIdentifier(CartColumn.quantity), to: SQLBind(quantity))
-                .where(SQLIdentifier(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).where(SQLIdentifier(CartColumn.dishID), .equal, SQLBind(dishID)).run()
+        if updated.isEmpty {
+            do {
+                try await sql.insert(CartLineInsert(id: UUID(), ownerKey: ownerKey, dishID: dishID, quantity: quantity, createdAt: now.wholeMicroseconds),
+                                     into: CartItem.schema)
+            } catch let error as any DatabaseError where error.isConstraintFailure {
+                // Another request of the same owner put it in first; this quantity is the last word.
+                try await sql.update(cartItems).set(SQLIdentifier(CartColumn.quantity), to: SQLBind(quantity))
+                    .where(SQLIdentifier(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).where(SQLIdentifier(CartColumn.dishID), .equal, SQLBind(dishID)).run()
+            }
         }
+        await cartChanged(ownerKey)
     }
 
     func removeFromCart(_ dishID: UUID, for ownerKey: String) async throws {
         try await sql.delete(from: cartItems)
             .where(SQLIdentifier(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).where(SQLIdentifier(CartColumn.dishID), .equal, SQLBind(dishID)).run()
+        await cartChanged(ownerKey)
     }
 
-    /// Empties the owner's cart (inside an order's transaction: a store on it).
+    /// The owner's kept count is forgotten, here and on every instance (`CartCounts`).
+    func cartChanged(_ ownerKeys: String...) async {
+        await environment.cartCounts.changed(ownerKeys, on: environment.events)
+    }
+
+    /// Empties the owner's cart (inside an order's transaction: a store on it; `placing` tells of
+    /// the change once it committed).
     func clearCart(of ownerKey: String) async throws {
         try await sql.delete(from: cartItems).where(SQLIdentifier(CartColumn.ownerKey), .equal, SQLBind(ownerKey)).run()
     }
@@ -103,5 +124,8 @@ extension BanchanStore {
             }
             try await store.clearCart(of: deviceKey)
         }
+        // Both carts changed; told once the transaction committed (what was forgotten inside it
+        // could have been read again, uncommitted, meanwhile).
+        await cartChanged(deviceKey, accountKey)
     }
 }

@@ -23,17 +23,25 @@ extension BanchanStore {
     /// is announced once it committed (nothing, when it rolled back).
     func placing<T: Sendable>(_ work: @escaping @Sendable (OrderPlacing) async throws -> T) async throws -> T {
         let environment = environment
-        let (result, stocks) = try await database.writeTransaction(recording: [StockChange]()) { transaction, log in
+        let (result, changes) = try await database.writeTransaction(recording: PlacingChanges()) { transaction, log in
             try await work(OrderPlacing(store: BanchanStore(database: transaction, environment: environment), taken: log))
         }
-        await announce(stocks: stocks.map { ($0.hash, $0.stock) })
+        await announce(stocks: changes.stocks.map { ($0.hash, $0.stock) })
+        if let owner = changes.emptiedCart { await cartChanged(owner) }
         return result
+    }
+
+    /// What a placing transaction changed, told once it committed: each dish's stock, and the cart
+    /// it emptied.
+    struct PlacingChanges: Sendable {
+        var stocks: [StockChange] = []
+        var emptiedCart: String?
     }
 
     /// The store inside a placing transaction.
     struct OrderPlacing: Sendable {
         let store: BanchanStore
-        fileprivate let taken: ChangeLog<[StockChange]>
+        fileprivate let taken: ChangeLog<PlacingChanges>
 
         /// Takes the stock of each dish, sorted by hash (two orders for the same dishes take their
         /// rows in the same order), each by one conditional update that never goes below zero and
@@ -52,7 +60,7 @@ extension BanchanStore {
                 }
                 guard let dish = try await store.dishRow(hash: item.hash), dish.id == left.id else { throw AppError.notFound("dish_not_found") }
                 taken[item.hash] = dish
-                self.taken.record { $0.append(StockChange(hash: item.hash, stock: left.stock)) }
+                self.taken.record { $0.stocks.append(StockChange(hash: item.hash, stock: left.stock)) }
             }
             return requested.compactMap { item in taken[item.hash].map { ($0, item.quantity) } }
         }
@@ -69,7 +77,10 @@ extension BanchanStore {
                                                       pointsPerUnit: item.dish.dish.pointsPerUnit, originalPrice: item.dish.dish.originalPrice),
                                            into: BanchanOrderItem.schema)
             }
-            if clearingCart { try await store.clearCart(of: order.ownerKey) }
+            if clearingCart {
+                try await store.clearCart(of: order.ownerKey)
+                taken.record { $0.emptiedCart = order.ownerKey }
+            }
             guard let placed = try await store.orderRows("o.\(ident: OrderColumn.id) = \(bind: id)").first else {
                 throw AppError.notFound("order_not_found")
             }

@@ -83,6 +83,9 @@ final class MenuGamePagesTests: XCTestCase {
             XCTAssertTrue(settings.text.contains(#"value="SPICY" checked="checked""#))
             XCTAssertFalse(settings.text.contains(#"value="SEAFOOD" checked="checked""#))
             XCTAssertTrue(settings.text.contains(AppVersion.current))
+            // The language choice (`Layout.languageSelect`, shared with `/me`): every language, the page's chosen.
+            XCTAssertTrue(settings.text.contains(#"<select id="settings-language" name="language"><option value="ko" selected>한국어</option><option value="en">English</option><option value="ja">日本語</option></select>"#),
+                          settings.text)
 
             // The tiles are kept per choice: another browser's choice is its own.
             var other = CookieBrowser(app: app)

@@ -257,16 +257,7 @@ struct AccountPages: RouteCollection {
                         field(id: "nickname", label: req.t("field.nickname"), type: .text, value: shown.nickname,
                               autocomplete: "nickname", extra: [("minlength", "1"), ("maxlength", "20")]),
                         .label(.for("language"), .text(req.t("field.language"))),
-                        .select(
-                            .id("language"), .attribute(named: "name", value: "language"),
-                            .forEach(Platform.Language.allCases) { language in
-                                .element(named: "option", nodes: [
-                                    .attribute(named: "value", value: language.rawValue),
-                                    language == current ? .attribute(named: "selected") : .empty,
-                                    .text(Layout.languageName(language)),
-                                ])
-                            }
-                        ),
+                        Layout.languageSelect(id: "language", current: current),
                         .button(.type(.submit), .class("button primary"), .text(req.t("me.save")))
                     )
                 ),

@@ -43,16 +43,7 @@ extension MenuGamePages {
                             Layout.csrfField(req),
                             .input(.type(.hidden), .name("next"), .value(PlayPath.settings())),
                             .label(.for("settings-language"), .class("visually-hidden"), .text(req.t("field.language"))),
-                            .select(
-                                .id("settings-language"), .attribute(named: "name", value: "language"),
-                                .forEach(Platform.Language.allCases) { language in
-                                    .element(named: "option", nodes: [
-                                        .attribute(named: "value", value: language.rawValue),
-                                        language == current ? .attribute(named: "selected") : .empty,
-                                        .text(Layout.languageName(language)),
-                                    ])
-                                }
-                            ),
+                            Layout.languageSelect(id: "settings-language", current: current),
                             .button(.type(.submit), .class("button"), .text(req.t("menu_game.settings.save")))
                         )
                     ),

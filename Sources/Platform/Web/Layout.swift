@@ -313,6 +313,21 @@ package enum Layout {
         )
     }
 
+    /// A `<select name="language">` of every language, `current` chosen (the account page's and
+    /// the menu game settings' forms).
+    package static func languageSelect<Context>(id: String, current: Language) -> Node<Context> {
+        .element(named: "select", nodes: [
+            .attribute(named: "id", value: id), .attribute(named: "name", value: "language"),
+            .forEach(Language.allCases) { language in
+                .element(named: "option", nodes: [
+                    .attribute(named: "value", value: language.rawValue),
+                    language == current ? .attribute(named: "selected") : .empty,
+                    .text(languageName(language)),
+                ])
+            },
+        ])
+    }
+
     package static func languageName(_ language: Language) -> String {
         switch language {
         case .ko: return "한국어"

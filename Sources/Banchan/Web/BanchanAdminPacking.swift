@@ -61,7 +61,7 @@ extension BanchanAdminPages {
                     )
                 })
             )
-            return AdminConsole.parts(req, tab: .orders, title: title, stylesheets: [BanchanPages.stylesheet], main: main)
+            return parts(req, title: title, main: main)
         }
     }
 

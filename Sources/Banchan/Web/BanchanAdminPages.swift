@@ -43,6 +43,11 @@ struct BanchanAdminPages: RouteCollection {
         AdminConsole.page(req, tab: .orders, title: title, status: status, stylesheets: [BanchanPages.stylesheet], main: main)
     }
 
+    /// What `page` is made of, for a page kept by what it shows (`Layout.keptPage(_:shown:)`).
+    func parts(_ req: Request, title: String, main: Node<HTML.BodyContext>) -> Layout.PageParts {
+        AdminConsole.parts(req, tab: .orders, title: title, stylesheets: [BanchanPages.stylesheet], main: main)
+    }
+
     func list(req: Request) async throws -> Response {
         let status = req.query[String.self, at: "status"].flatMap(OrderStatus.init(rawValue:))
         let day = req.query[String.self, at: "day"].flatMap { $0.isEmpty ? nil : $0 }
@@ -73,7 +78,7 @@ struct BanchanAdminPages: RouteCollection {
             let query = [status.map { "status=\($0.rawValue)" }, day.map { "day=\($0)" },
                          search.map { "q=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }]
                 .compactMap { $0 }.joined(separator: "&")
-            return AdminConsole.parts(req, tab: .orders, title: req.t("admin.orders.title"), stylesheets: [BanchanPages.stylesheet], main: .group(
+            return parts(req, title: req.t("admin.orders.title"), main: .group(
                 .div(.class("section-heading"), .h1(.text(req.t("admin.orders.title"))),
                      .div(.class("admin-heading-actions"),
                           .a(.class("button small"), .id("packing-link"), .href(Self.packing() + "?day=" + (day ?? shown.today)), .text(req.t("admin.packing.link"))),

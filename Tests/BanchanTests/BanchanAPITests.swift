@@ -453,6 +453,12 @@ final class BanchanAPITests: XCTestCase {
             let before = try await stock(app, Fixtures.bulgogi)
             let first = try await Self.placeOrder(app, [(Fixtures.bulgogi, 3)], owner: owner).object()
             let id = try XCTUnwrap(first["id"] as? String)
+            // A reason past the 200 characters the document states is refused, not cut.
+            let tooLong = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/cancel", json: ["reason": String(repeating: "가", count: 201)], headers: device(owner))
+            XCTAssertEqual(tooLong.status, .unprocessableEntity, tooLong.text)
+            XCTAssertEqual(tooLong.errorCode, "invalid_field")
+            let untouched = try await stock(app, Fixtures.bulgogi)
+            XCTAssertLessThan(untouched, before, "refused: still ordered")
             let cancelled = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/cancel", json: ["reason": "잘못 주문했어요"], headers: device(owner))
             XCTAssertEqual(cancelled.status, .ok, cancelled.text)
             XCTAssertEqual(try cancelled.object()["status"] as? String, "cancelled")

@@ -145,6 +145,11 @@ final class BurgerMapPlacesTests: XCTestCase {
                 ("?near=37,127&limit=0", .badRequest, "invalid_limit"),
                 ("?near=37,127&limit=101", .badRequest, "invalid_limit"),
                 ("?near=37,127&q=" + String(repeating: "a", count: 41), .unprocessableEntity, "invalid_search"),
+                // 45 code points in fewer characters, and 38 letters with spaces around: past
+                // the 40 the document states, counted as JSON Schema counts them.
+                ("?near=37,127&q=%E0%A4%AA%E0%A4%A8%E0%A5%8D%E0%A4%B9+%E0%A4%AA%E0%A4%A8%E0%A5%8D%E0%A4%B9+%E0%A4%A4%E0%A5%8D%E0%A4%B0+%E0%A4%B0%E0%A5%8D%E0%A4%9A+%E0%A4%95%E0%A5%83%E0%A4%95%E0%A5%83+%E0%A4%A1%E0%A5%8D%E0%A4%A1+%E0%A4%A8%E0%A5%8D%E0%A4%B9%E0%A5%83%E0%A5%87+%D8%A5%D9%84%D8%A7+%D8%A8%D8%B3%D9%85+%D8%A7%D9%84%D9%84%D9%87",
+                 .unprocessableEntity, "invalid_search"),
+                ("?near=37,127&q=" + String(repeating: "+", count: 5) + String(repeating: "a", count: 38) + "+", .unprocessableEntity, "invalid_search"),
             ]
             for (query, status, code) in cases {
                 let response = try await app.send(.GET, "/api/v1/burger-map/places" + query)

@@ -96,6 +96,9 @@ final class InputLimitsTests: XCTestCase {
                 ("ａｄｍｉｎ", "nickname_taken"),  // full-width: NFKC makes it `admin`
                 ("admın", "nickname_taken"),       // dotless i
                 ("аdmin", "nickname_taken"),       // Cyrillic а
+                // 81 code points as sent, 20 once trimmed: past openapi.yaml's maxLength, which
+                // counts code points before trimming.
+                (String(repeating: " ", count: 61) + String(repeating: "가", count: 20), "invalid_nickname_length"),
             ]
             for (index, (nickname, code)) in cases.enumerated() {
                 let response = try await app.send(.POST, "/api/v1/auth/signup", json: ["email": "n\(index)@example.com", "password": "password1", "nickname": nickname])
@@ -104,8 +107,12 @@ final class InputLimitsTests: XCTestCase {
             // Emoji sequences joined by ZWJ are one picture each, and fine.
             let cook = try await app.send(.POST, "/api/v1/auth/signup", json: ["email": "cook@example.com", "password": "password1", "nickname": "요리사👩‍🍳"])
             XCTAssertEqual(cook.status, .created, cook.text)
+            // Seven cooks: 7 characters, 21 code points (within the documented 80), 77 bytes.
+            let cooks = try await app.send(.POST, "/api/v1/auth/signup", json: ["email": "cooks@example.com", "password": "password1",
+                                                                                "nickname": String(repeating: "👩‍🍳", count: 7)])
+            XCTAssertEqual(cooks.status, .created, cooks.text)
             let users = try await User.query(on: app.db).count()
-            XCTAssertEqual(users, 2)
+            XCTAssertEqual(users, 3)
         }
     }
 

@@ -58,4 +58,17 @@ final class MarkupTests: XCTestCase {
         XCTAssertFalse(("z" + String(repeating: "\u{301}", count: 1_000)).fits(characters: 20, bytes: 80), "one character, 2 KB")
         XCTAssertEqual("가나다".truncated(toBytes: 7), "가나", "cut at a character boundary")
     }
+
+    /// openapi.yaml's `maxLength` counts code points (JSON Schema's rule): a text within a limit
+    /// in characters but past it in code points is refused, or the API would take what its
+    /// document says it refuses (the fuzzer's search of 2026-12-07).
+    func testTextLimitsCountCodePointsAsTheDocumentDoes() {
+        let conjuncts = "पन्ह पन्ह त्र र्च कृकृ ड्ड न्हृे إلا بسم الله"
+        XCTAssertEqual(conjuncts.unicodeScalars.count, 45)
+        XCTAssertLessThanOrEqual(conjuncts.count, 40, "fewer characters than code points")
+        XCTAssertFalse(conjuncts.fits(characters: 40, bytes: 160))
+        XCTAssertTrue(conjuncts.fits(characters: 45, bytes: 160))
+        XCTAssertTrue("🧑‍🍳🍚".fits(characters: 2, bytes: 32, codePoints: 16), "two pictures, four code points")
+        XCTAssertFalse("🧑‍🍳🍚".fits(characters: 2, bytes: 32), "the character limit is the code point limit unless said")
+    }
 }

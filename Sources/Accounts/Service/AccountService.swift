@@ -266,13 +266,18 @@ package struct AccountService {
 
     static func validEmail(_ raw: String) throws -> String {
         let email = AccountRules.normalizeEmail(raw)
+        // The limit openapi.yaml states is on the address as sent, before trimming.
+        guard raw.unicodeScalars.count <= AccountRules.emailMaxLength else { throw AppError.invalid("invalid_email") }
         if let violation = AccountRules.emailViolation(email) { throw AppError.invalid(violation) }
         return email
     }
 
     static func validNickname(_ raw: String) throws -> String {
         let nickname = AccountRules.normalizeNickname(raw)
-        if let violation = AccountRules.nicknameViolation(nickname) {
+        // openapi.yaml's maxLength (code points, as sent) is the byte limit: an emoji counts as one
+        // character but is several code points (👩‍🍳 three).
+        let violation = raw.unicodeScalars.count > AccountRules.nicknameMaxBytes ? "invalid_nickname_length" : AccountRules.nicknameViolation(nickname)
+        if let violation {
             throw AppError.invalid(violation, ["min": "\(AccountRules.nicknameLength.lowerBound)", "max": "\(AccountRules.nicknameLength.upperBound)"])
         }
         return nickname

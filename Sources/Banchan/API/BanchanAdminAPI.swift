@@ -79,9 +79,9 @@ struct BanchanAdminAPI: RouteCollection {
     func refundLine(req: Request) async throws -> Response {
         let admin = try req.requireAdmin()
         let body = try req.decodeJSON(LineRefundBody.self)
-        let reason = String((body.reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(200))
+        let reason = try BanchanAPI.reason(body.reason) ?? "refunded by the shop"
         let order = try await req.banchan.refundLine(of: try req.orderIDParameter(), line: body.line, quantity: body.quantity,
-                                                     reason: reason.isEmpty ? "refunded by the shop" : reason, by: admin.id)
+                                                     reason: reason, by: admin.id)
         return try await OrderResponse.alone(order, req).encodeResponse(status: .created, for: req)
     }
 }

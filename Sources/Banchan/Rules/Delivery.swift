@@ -1,4 +1,5 @@
 public import Foundation
+import enum Platform.TextLimits
 
 /// Where an order goes and who takes it: what checkout asks for, and what a saved address holds.
 /// Made only through `Delivery.Address.checked`, so a stored one always keeps these rules.
@@ -26,17 +27,19 @@ public enum Delivery {
 
         /// The fields as typed, checked: the first one that breaks its rule.
         public static func checked(recipient: String?, phone: String?, postcode: String?, address: String?, addressDetail: String?) throws(DeliveryProblem) -> Address {
+            guard Delivery.fits(recipient, characters: 30) else { throw .recipient }
             let recipient = Delivery.trimmed(recipient)
-            guard !recipient.isEmpty && Delivery.fits(recipient, characters: 30) else { throw .recipient }
+            guard !recipient.isEmpty else { throw .recipient }
             guard let phone = Delivery.formattedPhone(phone ?? "") else { throw .phone }
             let postcode = Delivery.trimmed(postcode)
             guard postcode.isEmpty || (postcode.count == 5 && postcode.allSatisfy(\.isASCIIDigit)) else {
                 throw .postcode
             }
+            guard Delivery.fits(address, characters: 200) else { throw .address }
             let address = Delivery.trimmed(address)
-            guard address.count >= 4 && Delivery.fits(address, characters: 200) else { throw .address }
+            guard address.count >= 4 else { throw .address }
+            guard Delivery.fits(addressDetail, characters: 100) else { throw .addressDetail }
             let detail = Delivery.trimmed(addressDetail)
-            guard Delivery.fits(detail, characters: 100) else { throw .addressDetail }
             return Address(recipient: recipient, phone: phone, postcode: postcode.isEmpty ? nil : postcode, address: address, addressDetail: detail)
         }
 
@@ -57,9 +60,8 @@ public enum Delivery {
     /// A courier note is at most this long.
     public static let noteLimit = 200
 
-    /// Within a length counted in characters, as people count them, and in UTF-8 bytes (four a
-    /// character), as storage pays for them: a character can be any number of scalars.
-    static func fits(_ text: String, characters: Int) -> Bool { text.utf8.count <= characters * 4 && text.count <= characters }
+    /// The text as typed (nil: nothing) within a length of `String.fits` (four bytes a character).
+    static func fits(_ text: String?, characters: Int) -> Bool { (text ?? "").fits(characters: characters, bytes: characters * TextLimits.bytesPerCharacter) }
 
     /// What was typed without the spaces and line breaks around it ("" for nothing).
     static func trimmed(_ text: String?) -> String { (text ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
@@ -143,8 +145,8 @@ public struct DeliveryRequest: Sendable, Equatable {
     public let paymentMethod: Delivery.PaymentMethod
 
     public init(address: Delivery.Address, slot: Delivery.Slot, note: String?, paymentMethod: Delivery.PaymentMethod) throws(DeliveryProblem) {
-        let note = Delivery.trimmed(note)
         guard Delivery.fits(note, characters: Delivery.noteLimit) else { throw .note }
+        let note = Delivery.trimmed(note)
         self.address = address
         self.slot = slot
         self.note = note

@@ -110,7 +110,7 @@ public struct Dish: Codable, Sendable, Hashable {
         if deliveryTypes.isEmpty { found.append("deliveryTypes") }
         if !(0...100).contains(pointRate) { found.append("pointRate") }
         if minQuantity < 1 || maxQuantity < minQuantity || maxQuantity > 999 { found.append("quantity") }
-        if emoji.isEmpty || !emoji.fits(characters: 2, bytes: 32) { found.append("emoji") }
+        if emoji.isEmpty || !emoji.fits(characters: 2, bytes: 32, codePoints: 16) { found.append("emoji") }
         if color.range(of: "^#[0-9A-Fa-f]{6}$", options: .regularExpression) == nil { found.append("color") }
         if !(1...8).contains(thumbCount) { found.append("thumbCount") }
         if detailSections.count > 8 || !detailSections.allSatisfy({ $0.fits(characters: 300, bytes: 1_200) }) { found.append("detailSections") }

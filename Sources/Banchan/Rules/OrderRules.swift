@@ -1,4 +1,5 @@
 import Foundation
+import enum Platform.TextLimits
 public import struct Payments.ProviderPayment
 
 /// The delivery fee: a flat fee, free from a threshold of the items' total (2,500원, free from
@@ -175,9 +176,9 @@ public enum OrderSearch: Equatable, Sendable {
 
     /// Nil for nothing typed; throws for more than `maxLength` characters.
     public static func parse(_ typed: String?) throws(OrderSearchTooLong) -> OrderSearch? {
+        guard (typed ?? "").fits(characters: maxLength, bytes: maxLength * TextLimits.bytesPerCharacter) else { throw OrderSearchTooLong() }
         let text = (typed ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return nil }
-        guard text.count <= maxLength else { throw OrderSearchTooLong() }
         if let match = text.wholeMatch(of: /([0-9]{8})-([0-9]{1,5})/), let sequence = Int(match.2) {
             return .number(match.1 + "-" + (sequence < 10_000 ? String(format: "%04d", sequence) : String(sequence)))
         }

@@ -86,9 +86,10 @@ struct PlacesQuery: Content {
 
     /// The search words, at most 40 characters; nil when none.
     func searchText() throws -> String? {
-        guard let q = q?.trimmingCharacters(in: .whitespacesAndNewlines), !q.isEmpty else { return nil }
+        guard let q else { return nil }
         guard q.fits(characters: 40, bytes: 160) else { throw AppError.invalid("invalid_search", ["max": "40"]) }
-        return q
+        let words = q.trimmingCharacters(in: .whitespacesAndNewlines)
+        return words.isEmpty ? nil : words
     }
 }
 

@@ -105,8 +105,10 @@ struct BurgerMapAPI: RouteCollection {
 
     func geocode(req: Request) async throws -> GeocodeResponse {
         _ = try req.requireUser()
-        let address = (req.query[String.self, at: "address"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard PlaceGeocoder.addressLength.contains(address.count) else { throw AppError.badRequest("invalid_field", ["field": "address"]) }
+        let typed = req.query[String.self, at: "address"] ?? ""
+        let address = typed.trimmingCharacters(in: .whitespacesAndNewlines)
+        let longest = PlaceGeocoder.addressLength.upperBound
+        guard typed.fits(characters: longest, bytes: longest * 4), address.count >= PlaceGeocoder.addressLength.lowerBound else { throw AppError.badRequest("invalid_field", ["field": "address"]) }
         let (outcome, found) = try await req.application.placeGeocoder.locate(address, network: req.clientNetwork, now: req.application.siteClock(),
                                                                               logger: req.logger)
         return GeocodeResponse(kakao: outcome, match: found.map {

@@ -120,11 +120,13 @@ public enum BurgerMapRules {
         return key
     }
 
-    /// Trimmed text within a length counted in characters and (×4) in bytes, without control
-    /// characters (newlines and tabs only where allowed).
+    /// Text within a length (`String.fits`, four bytes a character) as sent, at least the lower
+    /// bound of characters once trimmed, without control characters (newlines and tabs only where
+    /// allowed).
     package static func isText(_ text: String, characters: ClosedRange<Int>, allowNewlines: Bool = false) -> Bool {
+        guard text.fits(characters: characters.upperBound, bytes: characters.upperBound * 4) else { return false }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard characters.contains(trimmed.count), trimmed.utf8.count <= characters.upperBound * 4 else { return false }
+        guard trimmed.count >= characters.lowerBound else { return false }
         return !trimmed.unicodeScalars.contains { scalar in
             scalar.properties.generalCategory == .control && !(allowNewlines && (scalar == "\n" || scalar == "\t" || scalar == "\r"))
         }

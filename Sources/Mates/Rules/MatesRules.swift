@@ -186,7 +186,7 @@ public enum MatesRules {
 
     public static func checkReviewComment(_ text: String) throws(MatesProblem) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard isText(trimmed, maxCharacters: maxReviewComment, allowEmpty: true) else { throw .invalidComment }
+        guard isText(text, maxCharacters: maxReviewComment, allowEmpty: true) else { throw .invalidComment }
         return trimmed
     }
 
@@ -198,7 +198,7 @@ public enum MatesRules {
         }
         guard !categories.isEmpty else { throw .invalidReportCategories }
         let trimmed = comment.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard isText(trimmed, maxCharacters: maxReportComment, allowEmpty: true) else { throw .invalidComment }
+        guard isText(comment, maxCharacters: maxReportComment, allowEmpty: true) else { throw .invalidComment }
         return (categories, trimmed)
     }
 
@@ -209,8 +209,10 @@ public enum MatesRules {
         return text
     }
 
+    /// Text as sent within a length (`String.fits`, four bytes a character), without control
+    /// characters but newlines and tabs.
     package static func isText(_ text: String, maxCharacters: Int, allowEmpty: Bool) -> Bool {
-        guard allowEmpty || !text.isEmpty, text.count <= maxCharacters, text.utf8.count <= maxCharacters * 4 else { return false }
+        guard allowEmpty || !text.isEmpty, text.fits(characters: maxCharacters, bytes: maxCharacters * 4) else { return false }
         return !text.unicodeScalars.contains { scalar in
             scalar.properties.generalCategory == .control && scalar != "\n" && scalar != "\t" && scalar != "\r"
         }

@@ -61,9 +61,10 @@ extension MenuGameService {
         else { throw AppError.invalid("invalid_menu_id") }
         for name in [menu.name.ko, menu.name.en, menu.name.ja] {
             let trimmed = name.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty, trimmed.fits(characters: 40, bytes: 160), !trimmed.contains("<") else { throw AppError.invalid("invalid_menu_name") }
+            guard !trimmed.isEmpty, name.fits(characters: 40, bytes: 160), !trimmed.contains("<") else { throw AppError.invalid("invalid_menu_name") }
         }
-        guard !menu.emoji.isEmpty, menu.emoji.fits(characters: 2, bytes: 32) else { throw AppError.invalid("invalid_emoji") }
+        // Two pictures as people see them; openapi.yaml allows 16 code points (🧑‍🍳 is three).
+        guard !menu.emoji.isEmpty, menu.emoji.fits(characters: 2, bytes: 32, codePoints: 16) else { throw AppError.invalid("invalid_emoji") }
         guard !menu.nations.isEmpty else { throw AppError.invalid("missing_nation") }
         if let imageURL, !imageURL.isEmpty {
             guard imageURL.hasPrefix("https://") || imageURL.hasPrefix("http://") || imageURL.hasPrefix("/"), imageURL.utf8.count <= 500,

@@ -88,12 +88,13 @@ struct RoomChange: Encodable {
 extension MenuGameService {
     static let guestNameLimit = 20
 
-    /// A guest's chosen name, trimmed and with runs of spaces made one: 1 to 20 characters and no
-    /// control characters. Nil stays nil (the name is kept).
+    /// A guest's chosen name, trimmed and with runs of spaces made one: 1 to 20 characters within
+    /// 80 bytes (it is shown to the whole room) and no control characters. Nil stays nil (the name
+    /// is kept).
     static func guestName(_ raw: String?) throws -> String? {
         guard let raw else { return nil }
         let name = raw.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        guard (1...guestNameLimit).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }) else {
+        guard !name.isEmpty, name.fits(characters: guestNameLimit, bytes: guestNameLimit * 4, codePoints: guestNameLimit * 4), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }) else {
             throw AppError.invalid("invalid_guest_name", ["max": String(guestNameLimit)])
         }
         return name

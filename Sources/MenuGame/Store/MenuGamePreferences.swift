@@ -74,7 +74,7 @@ extension MenuGameService {
     func leaveFeedback(_ raw: String, userID: UUID?, language: Language) async throws -> FeedbackRow {
         let message = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !message.isEmpty else { throw AppError.invalid("feedback_empty") }
-        guard message.fits(characters: MenuGameFeedback.maxLength, bytes: MenuGameFeedback.maxLength * 4) else {
+        guard raw.fits(characters: MenuGameFeedback.maxLength, bytes: MenuGameFeedback.maxLength * 4) else {
             throw AppError.invalid("feedback_too_long", ["max": String(MenuGameFeedback.maxLength)])
         }
         return try await players.addFeedback(message, by: userID, language: language, at: environment.now())

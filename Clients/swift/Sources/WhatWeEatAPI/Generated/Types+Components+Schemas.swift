@@ -2459,7 +2459,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/LineRefundRequest/quantity`.
             public var quantity: Swift.Int?
-            /// Why, as the buyer reads it; `refunded by the shop` when absent or empty.
+            /// Why, as the buyer reads it, at most 200 characters (422 `invalid_field` past them); `refunded by the shop` when absent or empty.
             ///
             /// - Remark: Generated from `#/components/schemas/LineRefundRequest/reason`.
             public var reason: Swift.String?
@@ -2468,7 +2468,7 @@ extension Components {
             /// - Parameters:
             ///   - line: The item's `line`.
             ///   - quantity: Units to refund; absent: every unit of the line not refunded yet.
-            ///   - reason: Why, as the buyer reads it; `refunded by the shop` when absent or empty.
+            ///   - reason: Why, as the buyer reads it, at most 200 characters (422 `invalid_field` past them); `refunded by the shop` when absent or empty.
             public init(
                 line: Swift.Int,
                 quantity: Swift.Int? = nil,
@@ -3762,7 +3762,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/SignUpRequest/password`.
             public var password: Swift.String
-            /// Counted in characters as people see them; unique regardless of letter case.
+            /// 1–20 characters as people see them (an emoji is one) within 80 bytes, unique regardless of letter case; `maxLength` is the code points that allows.
             ///
             /// - Remark: Generated from `#/components/schemas/SignUpRequest/nickname`.
             public var nickname: Swift.String
@@ -3771,7 +3771,7 @@ extension Components {
             /// - Parameters:
             ///   - email:
             ///   - password: At most 72 bytes in UTF-8.
-            ///   - nickname: Counted in characters as people see them; unique regardless of letter case.
+            ///   - nickname: 1–20 characters as people see them (an emoji is one) within 80 bytes, unique regardless of letter case; `maxLength` is the code points that allows.
             public init(
                 email: Swift.String,
                 password: Swift.String,

@@ -3135,14 +3135,14 @@ public enum Operations {
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/me/PATCH/requestBody/json`.
                 public struct JsonPayload: Codable, Hashable, Sendable {
-                    /// `null` or absent: unchanged.
+                    /// `null` or absent: unchanged. 1–20 characters as people see them (an emoji is one) within 80 bytes; `maxLength` is the code points that allows.
                     ///
                     /// - Remark: Generated from `#/paths/api/v1/me/PATCH/requestBody/json/nickname`.
                     public var nickname: Swift.String?
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
-                    ///   - nickname: `null` or absent: unchanged.
+                    ///   - nickname: `null` or absent: unchanged. 1–20 characters as people see them (an emoji is one) within 80 bytes; `maxLength` is the code points that allows.
                     public init(nickname: Swift.String? = nil) {
                         self.nickname = nickname
                     }
@@ -12226,12 +12226,14 @@ public enum Operations {
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/banchan/orders/{order}/cancel/POST/requestBody/json`.
                 public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// At most 200 characters (422 `invalid_field` past them); `cancelled by customer` when absent or empty.
+                    ///
                     /// - Remark: Generated from `#/paths/api/v1/banchan/orders/{order}/cancel/POST/requestBody/json/reason`.
                     public var reason: Swift.String?
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
-                    ///   - reason:
+                    ///   - reason: At most 200 characters (422 `invalid_field` past them); `cancelled by customer` when absent or empty.
                     public init(reason: Swift.String? = nil) {
                         self.reason = reason
                     }
@@ -12402,6 +12404,31 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Parsed but breaks a rule: `invalid_email`, `password_too_short`, `password_too_long`,
+            /// `invalid_nickname_length`, `invalid_nickname_characters`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/banchan/orders/{order}/cancel/post(cancelOrder)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.Unprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.Unprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }

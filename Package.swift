@@ -92,7 +92,8 @@ let package = Package(
         feature("WhatWeEatServer", units + ["SocketIO", "Site"], extra: databaseDrivers),
         .executableTarget(
             name: "whatweeat",
-            dependencies: ["WhatWeEatServer", "Site", "Platform"]
+            dependencies: ["WhatWeEatServer", "Site", "Platform",
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
         ),
         .testTarget(
             name: "SocketIOTests",

@@ -17,18 +17,18 @@ package struct BanchanEnvironment: FeatureEnvironment {
     package let listings: BanchanListings
     package let terms: ShopTermsInForce
     package let limits: BanchanLimits
-    /// Each owner's cart count for the shop's header (`CartCounts`).
-    package let cartCounts: CartCounts
+    /// Each owner's cart as last read, for the cart, checkout and the header's count (`KeptCarts`).
+    package let keptCarts: KeptCarts
 
     package init(now: @escaping Now, events: any EventBus, logger: Logger,
-                 listings: BanchanListings, terms: ShopTermsInForce, limits: BanchanLimits, cartCounts: CartCounts = CartCounts()) {
+                 listings: BanchanListings, terms: ShopTermsInForce, limits: BanchanLimits, keptCarts: KeptCarts = KeptCarts()) {
         self.now = now
         self.events = events
         self.logger = logger
         self.listings = listings
         self.terms = terms
         self.limits = limits
-        self.cartCounts = cartCounts
+        self.keptCarts = keptCarts
     }
 }
 

@@ -23,7 +23,7 @@ package enum BanchanFeature: Feature {
             limits: BanchanLimits(shared: app.sharedBudgets))
         BanchanListings.follow(app)
         ShopTermsInForce.follow(app)
-        CartCounts.follow(app)
+        KeptCarts.follow(app)
         // A visitor's cart joins the account's when they sign in on that device.
         app.deviceHandOvers.register { device, account, req in
             try await BanchanService(request: req).mergeCart(of: device, into: account)

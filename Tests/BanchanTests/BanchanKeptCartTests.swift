@@ -5,10 +5,10 @@ import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 
-/// The shop header's cart count is kept per owner (`CartCounts`); every change of the cart — a
-/// dish added, its quantity changed, removed, an order emptying the cart, a device's cart merged at
-/// sign-in, another instance's change announced — shows on the next page.
-final class BanchanCartCountTests: XCTestCase {
+/// Each owner's cart is kept (`KeptCarts`): every change of the cart — a dish added, its quantity
+/// changed, removed, an order emptying the cart, a device's cart merged at sign-in, a dish's stock,
+/// another instance's change announced — shows on the next page, in the header and on the cart.
+final class BanchanKeptCartTests: XCTestCase {
     /// Asserts the count `path`'s header shows (0 when it shows none).
     private func expectCount(_ browser: inout CookieBrowser, _ path: String, _ expected: Int, _ message: String = "",
                              line: UInt = #line) async throws {
@@ -49,7 +49,7 @@ final class BanchanCartCountTests: XCTestCase {
             try await (app.db as! any SQLDatabase).update(CartItem.schema).set("quantity", to: SQLBind(5))
                 .where("owner_key", .equal, SQLBind(owner)).run()
             try await expectCount(&browser, "/shop/orders", 2, "kept until told")
-            await app.events.publish(owner, to: CartCounts.topic)
+            await app.events.publish(owner, to: KeptCarts.topic)
             try await Task.sleep(for: .milliseconds(50))
             try await expectCount(&browser, "/shop/orders", 5)
         }
@@ -67,6 +67,37 @@ final class BanchanCartCountTests: XCTestCase {
             try await expectCount(&browser, "/shop/orders", 2, "the device's cart is the account's now")
             _ = try await browser.post("/shop/cart", form: ["hash": Fixtures.dakgalbi, "quantity": "1"])
             try await expectCount(&browser, "/shop/orders", 3)
+        }
+    }
+
+    /// The cart's lines carry each dish's stock: a stock change (which moves the listings' version)
+    /// shows on the next read of a kept cart, and an order from the cart reads the cart itself.
+    func testAKeptCartFollowsStockAndAnOrderReadsTheCartItself() async throws {
+        try await withTestApp { app in
+            let device: HTTPHeaders = ["X-Device-Token": "kept-cart-device-1"]
+            let put = try await app.send(.PUT, "/api/v1/banchan/cart/items/\(Fixtures.bulgogi)", json: ["quantity": 2], headers: device)
+            XCTAssertEqual(put.status, .ok, put.text)
+            func cartItems() async throws -> [[String: Any]] {
+                let cart = try await app.send(.GET, "/api/v1/banchan/cart", headers: device)
+                return try XCTUnwrap(cart.object()["items"] as? [[String: Any]])
+            }
+            let before = try await cartItems()
+            XCTAssertEqual(before.first?["quantity"] as? Int, 2)
+            let admin = try await app.signUpAdmin().accessToken
+            let patched = try await app.send(.PATCH, "/api/v1/banchan/dishes/\(Fixtures.bulgogi)", json: ["stock": 7], token: admin)
+            XCTAssertEqual(patched.status, .ok, patched.text)
+            let after = try await cartItems()
+            XCTAssertEqual(after.first?["stock"] as? Int, 7, "the kept cart was read again at the new listings' version")
+
+            // Changed behind the memory's back: pages still show the kept cart, an order does not.
+            try await (app.db as! any SQLDatabase).update(CartItem.schema).set("quantity", to: SQLBind(3))
+                .where("owner_key", .equal, SQLBind(Principal.device("kept-cart-device-1").key)).run()
+            let kept = try await cartItems()
+            XCTAssertEqual(kept.first?["quantity"] as? Int, 2, "kept until told")
+            let order = try await app.send(.POST, "/api/v1/banchan/orders", raw: "{}", headers: device)
+            XCTAssertEqual(order.status, .created, order.text)
+            let items = try XCTUnwrap(order.object()["items"] as? [[String: Any]])
+            XCTAssertEqual(items.first?["quantity"] as? Int, 3, "the order took the cart as stored")
         }
     }
 }

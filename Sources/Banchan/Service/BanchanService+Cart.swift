@@ -8,12 +8,14 @@ import Vapor
 extension BanchanService {
     // MARK: Cart
 
-    /// The lines in the order they were added, dishes no longer on sale left out. The cart page
-    /// and header read this on every view: the lines and stock are one joined statement, and each
-    /// dish comes from the in-memory listings (a dish not listed there yet is read as a model).
-    package func cart(of owner: Principal) async throws -> [ShopLine] {
+    /// The lines in the order they were added, dishes no longer on sale left out. The cart page,
+    /// checkout and the cart API read this on every view: the lines and stock are kept per owner
+    /// until the cart or the listings change (`KeptCarts`), else one joined statement; each dish
+    /// comes from the in-memory listings (a dish not listed there yet is read as a model).
+    /// `fresh`: read from the database whatever is kept (placing an order).
+    package func cart(of owner: Principal, fresh: Bool = false) async throws -> [ShopLine] {
         var lines: [ShopLine] = []
-        for row in try await store.cartLines(of: owner.key) {
+        for row in try await fresh ? store.cartLines(of: owner.key) : store.keptCartLines(of: owner.key) {
             let dish: Dish
             if let listing = listings.listing(hash: row.hash), listing.id == row.dishID {
                 dish = listing.dish
@@ -27,10 +29,9 @@ extension BanchanService {
         return lines
     }
 
-    /// How many items the cart holds (what `cart(of:)` would sum): kept per owner until their cart
-    /// changes (`CartCounts`), else one statement.
+    /// How many items the cart holds (what `cart(of:)` would sum), from the kept lines (`KeptCarts`).
     func cartQuantity(of owner: Principal) async throws -> Int {
-        try await store.keptCartQuantity(of: owner.key)
+        try await store.cartQuantity(of: owner.key)
     }
 
     /// Puts a dish in the cart at this quantity (replacing what was there), within its limits

@@ -42,7 +42,7 @@ extension BanchanService {
         if let items {
             requested = items
         } else {
-            requested = try await cart(of: owner).map { Requested(hash: $0.dish.hash, quantity: $0.quantity) }
+            requested = try await cart(of: owner, fresh: true).map { Requested(hash: $0.dish.hash, quantity: $0.quantity) }
         }
         guard !requested.isEmpty else { throw AppError.invalid("order_empty") }
         guard Set(requested.map(\.hash)).count == requested.count else { throw AppError.invalid("duplicate_dish") }

@@ -47,25 +47,20 @@ extension BanchanStore {
             }
     }
 
-    /// How many items the owner's cart holds (dishes on sale), in one statement. (PostgreSQL's SUM
-    /// of a bigint is NUMERIC, hence the cast.)
-    func cartQuantity(of ownerKey: String) async throws -> Int {
-        try await sql.raw("""
-            SELECT CAST(COALESCE(SUM(c.\(ident: CartColumn.quantity)), 0) AS BIGINT) AS total
-            FROM \(cartItems) c JOIN \(dishes) d ON d.\(ident: DishColumn.id) = c.\(ident: CartColumn.dishID)
-            WHERE c.\(ident: CartColumn.ownerKey) = \(bind: ownerKey) AND d.\(ident: DishColumn.retiredAt) IS NULL
-            """).first(decodingColumn: "total", as: Int.self) ?? 0
+    /// The owner's lines (`cartLines`), from memory when read since the cart's last change and at
+    /// the listings' version now (`KeptCarts`): the cart, checkout and every shop page's header.
+    func keptCartLines(of ownerKey: String) async throws -> [CartLineRow] {
+        let carts = environment.keptCarts, version = environment.listings.version
+        if let kept = carts.lines(of: ownerKey, listingsVersion: version) { return kept }
+        let generation = carts.generation
+        let lines = try await cartLines(of: ownerKey)
+        carts.keep(lines, of: ownerKey, listingsVersion: version, readAt: generation)
+        return lines
     }
 
-    /// How many items the owner's cart holds, from memory when counted since its last change
-    /// (`CartCounts`): every shop page's header shows it.
-    func keptCartQuantity(of ownerKey: String) async throws -> Int {
-        let counts = environment.cartCounts, version = environment.listings.version
-        if let kept = counts.count(of: ownerKey, listingsVersion: version) { return kept }
-        let generation = counts.generation
-        let count = try await cartQuantity(of: ownerKey)
-        counts.keep(count, of: ownerKey, listingsVersion: version, readAt: generation)
-        return count
+    /// How many items the owner's cart holds (dishes on sale): the kept lines' quantities.
+    func cartQuantity(of ownerKey: String) async throws -> Int {
+        try await keptCartLines(of: ownerKey).reduce(0) { $0 + $1.quantity }
     }
 
     /// Puts a dish in the owner's cart at this quantity, replacing what was there.
@@ -93,9 +88,9 @@ extension BanchanStore {
         await cartChanged(ownerKey)
     }
 
-    /// The owner's kept count is forgotten, here and on every instance (`CartCounts`).
+    /// The owner's kept cart is forgotten, here and on every instance (`KeptCarts`).
     func cartChanged(_ ownerKeys: String...) async {
-        await environment.cartCounts.changed(ownerKeys, on: environment.events)
+        await environment.keptCarts.changed(ownerKeys, on: environment.events)
     }
 
     /// Empties the owner's cart (inside an order's transaction: a store on it; `placing` tells of

@@ -145,8 +145,8 @@ struct BanchanPages: RouteCollection {
         }
     }
 
-    /// The number in the header's cart: one summing statement, none for a browser seen for the
-    /// first time (its device was made by this request, so it has no cart).
+    /// The number in the header's cart: the kept cart's quantities (`KeptCarts`), none for a
+    /// browser seen for the first time (its device was made by this request, so it has no cart).
     func cartCount(_ req: Request, _ owner: Principal) async throws -> Int {
         if owner.userID == nil, req.browserDevice.isNew { return 0 }
         return try await req.banchan.cartQuantity(of: owner)

@@ -19,9 +19,13 @@ package struct BanchanEnvironment: FeatureEnvironment {
     package let limits: BanchanLimits
     /// Each owner's cart as last read, for the cart, checkout and the header's count (`KeptCarts`).
     package let keptCarts: KeptCarts
+    /// Each account's saved addresses as last read (checkout, the address book), forgotten by
+    /// every write of the book (`BanchanStore.addresses(of:)`).
+    package let addressBooks: PersonMemory<[BanchanStore.SavedAddress]>
 
     package init(now: @escaping Now, events: any EventBus, logger: Logger,
-                 listings: BanchanListings, terms: ShopTermsInForce, limits: BanchanLimits, keptCarts: KeptCarts = KeptCarts()) {
+                 listings: BanchanListings, terms: ShopTermsInForce, limits: BanchanLimits, keptCarts: KeptCarts = KeptCarts(),
+                 addressBooks: PersonMemory<[BanchanStore.SavedAddress]> = PersonMemory(topic: "banchan.addresses", lifetime: 3_600, capacity: 20_000)) {
         self.now = now
         self.events = events
         self.logger = logger
@@ -29,6 +33,7 @@ package struct BanchanEnvironment: FeatureEnvironment {
         self.terms = terms
         self.limits = limits
         self.keptCarts = keptCarts
+        self.addressBooks = addressBooks
     }
 }
 

@@ -354,6 +354,26 @@ enum CheckoutSupport {
 extension BanchanCheckoutTests {
     /// A retry with the same `Idempotency-Key` is the same order only when it asks for the same
     /// delivery; another address or slot under that key is refused, and nothing is placed.
+    /// The address book is kept per account (`addressBooks`): a change another instance announced
+    /// shows on the next read, a change behind the memory's back does not until told.
+    func testAKeptAddressBookFollowsItsAnnouncements() async throws {
+        try await withTestApp { app in
+            let buyer = try await app.member("구매자")
+            let created = try await app.send(.POST, "/api/v1/banchan/addresses", raw: try addressJSON("처음"), token: buyer.token)
+            XCTAssertEqual(created.status, .created, created.text)
+            var listed = try await CheckoutSupport.addresses(app, buyer)
+            XCTAssertEqual(listed.compactMap { $0["recipient"] as? String }, ["처음"])
+            try await app.db.sql.update("banchan_addresses").set("recipient", to: SQLBind("바뀜"))
+                .where("user_id", .equal, SQLBind(buyer.id)).run()
+            listed = try await CheckoutSupport.addresses(app, buyer)
+            XCTAssertEqual(listed.compactMap { $0["recipient"] as? String }, ["처음"], "kept until told")
+            await app.events.publish(buyer.id.uuidString, to: "banchan.addresses")
+            try await Task.sleep(for: .milliseconds(50))
+            listed = try await CheckoutSupport.addresses(app, buyer)
+            XCTAssertEqual(listed.compactMap { $0["recipient"] as? String }, ["바뀜"], "another instance's change shows")
+        }
+    }
+
     func testAReplayedKeyMustAskForTheSameDelivery() async throws {
         try await withTestApp { app in
             let buyer = try await app.member("배송확인")

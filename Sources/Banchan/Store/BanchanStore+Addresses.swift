@@ -34,8 +34,14 @@ extension BanchanStore {
         }
     }
 
-    /// The account's addresses, the default first, then newest first.
+    /// The account's addresses, the default first, then newest first: kept per account
+    /// (`BanchanEnvironment.addressBooks`) until a write of the book below forgets them, here and
+    /// through the bus on every instance (checkout and the address book read them every view).
     func addresses(of user: UUID) async throws -> [SavedAddress] {
+        try await environment.addressBooks.value(for: user) { try await storedAddresses(of: user) }
+    }
+
+    private func storedAddresses(of user: UUID) async throws -> [SavedAddress] {
         try await sql.select().columns(AddressColumn.allCases).from(Self.addresses)
             .where(SQLIdentifier(AddressColumn.userID), .equal, SQLBind(user))
             .orderBy(AddressColumn.isDefault, .descending).orderBy(AddressColumn.createdAt, .descending)
@@ -54,7 +60,7 @@ extension BanchanStore {
     /// one request at a time (`lockUntilCommit`), so neither the limit nor the one default breaks
     /// under parallel saves.
     func saveAddress(_ address: Delivery.Address, of user: UUID, makeDefault: Bool, now: Date) async throws -> SavedAddress {
-        try await database.writeTransaction { transaction in
+        try await writingAddressBook(of: user) { transaction in
             let sql = transaction.sql
             try await sql.lockUntilCommit(Self.addressBookLock(user))
             let count = try await sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(Self.addresses)
@@ -73,7 +79,7 @@ extension BanchanStore {
     /// Writes new fields over one of the account's addresses (and makes it the default when
     /// asked); nil when it is not theirs.
     func changeAddress(_ id: UUID, of user: UUID, to address: Delivery.Address, makeDefault: Bool) async throws -> SavedAddress? {
-        try await database.writeTransaction { transaction in
+        try await writingAddressBook(of: user) { transaction in
             let sql = transaction.sql
             try await sql.lockUntilCommit(Self.addressBookLock(user))
             if makeDefault { try await Self.clearDefault(of: user, on: sql) }
@@ -95,7 +101,7 @@ extension BanchanStore {
     /// Forgets one of the account's addresses; the newest remaining becomes the default when it was.
     /// False when it is not theirs.
     func removeAddress(_ id: UUID, of user: UUID) async throws -> Bool {
-        try await database.writeTransaction { transaction in
+        try await writingAddressBook(of: user) { transaction in
             let sql = transaction.sql
             try await sql.lockUntilCommit(Self.addressBookLock(user))
             let removed = try await sql.delete(from: Self.addresses)
@@ -113,6 +119,20 @@ extension BanchanStore {
                 }
             }
             return true
+        }
+    }
+
+    /// A write of the account's book in a transaction of its own; the kept book is forgotten once
+    /// it committed (and when it failed too: forgetting costs one read).
+    private func writingAddressBook<T: Sendable>(of user: UUID, _ work: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
+        let books = environment.addressBooks, events = environment.events
+        do {
+            let written = try await database.writeTransaction(work)
+            await books.forget(user, announcingOn: events)
+            return written
+        } catch {
+            await books.forget(user, announcingOn: events)
+            throw error
         }
     }
 

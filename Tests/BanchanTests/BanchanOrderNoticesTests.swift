@@ -58,6 +58,42 @@ final class BanchanOrderNoticesTests: XCTestCase {
         }
     }
 
+    /// An order page marks read only what is about its order, with what the unread entries are
+    /// about remembered (`UnreadCounts.UnreadAbout`): a notice arriving about an order already seen
+    /// is read by the next view of it.
+    func testAnOrderPageReadsOnlyItsOwnNoticesAndOnesArrivingLater() async throws {
+        try await withTestApp { app in
+            let admin = try await app.signUpAdmin().accessToken
+            let buyer = try await app.member("구매자")
+            var ids: [String] = []
+            for _ in 0..<2 {
+                let placed = try await order(app, buyer)
+                let id = try XCTUnwrap(placed["id"] as? String)
+                let payment = TestPaymentGateway.paymentID(merchantUID: try XCTUnwrap(placed["merchantUID"] as? String), amount: try XCTUnwrap(placed["total"] as? Int))
+                let paid = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": payment], token: buyer.token)
+                XCTAssertEqual(paid.status, .ok, paid.text)
+                ids.append(id)
+            }
+            func ship(_ id: String) async throws {
+                let moved = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/status", json: ["status": "shipped"], token: admin)
+                XCTAssertEqual(moved.status, .ok, moved.text)
+            }
+            var browser = try await CookieBrowser.signedIn(app, as: buyer.email)
+            try await ship(ids[0])
+            _ = try await browser.get("/shop/orders/\(ids[1])")
+            _ = try await browser.get("/shop/orders/\(ids[1])")
+            var unread = try await inbox(app, buyer).unread
+            XCTAssertEqual(unread, 1, "the other order's notice stays unread")
+            try await ship(ids[1])
+            _ = try await browser.get("/shop/orders/\(ids[1])")
+            unread = try await inbox(app, buyer).unread
+            XCTAssertEqual(unread, 1, "the notice that arrived about this order is read by its next view")
+            _ = try await browser.get("/shop/orders/\(ids[0])")
+            unread = try await inbox(app, buyer).unread
+            XCTAssertEqual(unread, 0)
+        }
+    }
+
     func testAnOrderCancelledForWantOfPaymentIsToldAndADevicesOrderIsNot() async throws {
         try await withTestApp { app in
             let buyer = try await app.member("구매자")

@@ -218,22 +218,20 @@ package struct NotificationStore {
     }
 
     /// Marks read the person's unread entries of any of `kinds` about `subject` (an order's changes).
-    /// Pages call it on every view: nothing is written when the (remembered) unread count is 0.
+    /// Pages call it on every view: nothing is read or written when the (remembered) unread count
+    /// is 0 or the (remembered) unread entries are about other things.
     package func markRead(for user: UUID, kinds: [String], subject: UUID) async throws {
         guard try await unreadCount(for: user) > 0 else { return }
         // A read first: most views find nothing unread about this subject, and an UPDATE takes the
         // database's write lock even when it changes no row (a class reloading its orders queued
         // behind each other's no-op writes).
-        let anyUnread = try await sql.select().column(Column.id).from(Self.table)
-            .where(Column.recipientID, .equal, SQLBind(user)).where(Column.kind, .in, SQLBind.group(kinds))
-            .where(Column.subjectID, .equal, SQLBind(subject)).where(Column.readAt, .is, SQLLiteral.null)
-            .limit(1).first() != nil
-        guard anyUnread else { return }
+        guard try await unreadAbout(for: user).mayHave(kinds, about: subject) else { return }
         let marked = try await sql.update(Self.table).set(Column.readAt, to: SQLBind(environment.now()))
             .where(Column.recipientID, .equal, SQLBind(user)).where(Column.kind, .in, SQLBind.group(kinds))
             .where(Column.subjectID, .equal, SQLBind(subject)).where(Column.readAt, .is, SQLLiteral.null)
             .returning(Column.id).all()
-        guard !marked.isEmpty else { return }
+        // Nothing was unread after all (an announcement lost?): what was remembered is read again.
+        guard !marked.isEmpty else { return unreadCounts.apply(forgetting: user) }
         await unreadCounts.forget(user, announcingOn: events)
         await events.publish("read", to: Self.topic(for: user))
     }
@@ -338,6 +336,23 @@ package struct NotificationStore {
     }
 
     /// From memory when counted recently (`UnreadCounts`); every change above forgets it.
+    /// What the person's unread entries are about: the kinds and subjects of up to 101 of them, in
+    /// one statement, remembered with the count (`UnreadCounts`).
+    private func unreadAbout(for user: UUID) async throws -> UnreadCounts.UnreadAbout {
+        try await unreadCounts.unreadAbout(for: user) {
+            let rows = try await sql.select().column(Column.kind).column(Column.subjectID).from(Self.table)
+                .where(Column.recipientID, .equal, SQLBind(user)).where(Column.readAt, .is, SQLLiteral.null)
+                .where(Column.subjectID, .isNot, SQLLiteral.null)
+                .limit(UnreadCounts.UnreadAbout.limit + 1).all()
+            var kindsBySubject: [UUID: Set<String>] = [:]
+            for row in rows.prefix(UnreadCounts.UnreadAbout.limit) {
+                kindsBySubject[try row.decode(column: Column.subjectID, as: UUID.self), default: []]
+                    .insert(try row.decode(column: Column.kind, as: String.self))
+            }
+            return UnreadCounts.UnreadAbout(kindsBySubject: kindsBySubject, complete: rows.count <= UnreadCounts.UnreadAbout.limit)
+        }
+    }
+
     package func unreadCount(for user: UUID) async throws -> Int {
         if let remembered = unreadCounts.count(for: user, now: environment.now()) { return remembered }
         let generation = unreadCounts.generation

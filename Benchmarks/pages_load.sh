@@ -210,7 +210,7 @@ if [ -n "${HOLD:-}" ]; then
   {
     echo "server $URL, pid $SERVER; data $DATA"
     for who in "${!COOKIE[@]}"; do echo "cookie $who: ${COOKIE[$who]}"; done
-    echo "paths: place $PLACE, review $REVIEW, member $MEMBER_ID, match $MATCH, orders $VISITOR_ORDER / $MEMBER_ORDER"
+    echo "paths: place $PLACE, review $REVIEW, member $MEMBER_ID, match $MATCH, orders $VISITOR_ORDER / $MEMBER_ORDER, groups $PIN / $CLOSED"
   } | tee "$DATA/hold.txt" >&2
   wait "$SERVER"
   exit 0

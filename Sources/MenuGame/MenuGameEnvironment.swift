@@ -17,6 +17,8 @@ package struct MenuGameEnvironment: FeatureEnvironment {
     package let logger: Logger
     let catalog: MenuCatalog
     let groupStates: MenuGroupStateCache
+    /// Closed groups with their result, by PIN (`FrozenGroups`).
+    let frozenGroups: FrozenGroups
     let shownMenus: ShownMenus
     let savedDislikes: PersonMemory<Set<Flavor>?>
     let pinsSeen: PINsSeenOnNetworks
@@ -30,6 +32,7 @@ package struct MenuGameEnvironment: FeatureEnvironment {
         self.logger = logger
         self.catalog = MenuCatalog()
         self.groupStates = MenuGroupStateCache()
+        self.frozenGroups = FrozenGroups()
         self.shownMenus = ShownMenus()
         self.savedDislikes = PersonMemory(topic: "menu_game.saved-dislikes", lifetime: 300)
         self.pinsSeen = PINsSeenOnNetworks()

@@ -1,6 +1,7 @@
 import Fluent
 @testable import MenuGame
 import Platform
+import SQLKit
 import WhatWeEatTesting
 import XCTVapor
 
@@ -99,6 +100,35 @@ final class MenuGroupStoreTests: XCTestCase {
             XCTAssertEqual(after, before - 1)
             let dayLater = try await MenuGameService.pruneRooms(store, now: start.addingTimeInterval(MenuGameService.groupLifetime + 60))
             XCTAssertEqual(dayLater, 1)
+        }
+    }
+
+    /// A closed game's frozen result is kept by PIN (`FrozenGroups`): read once, and never again
+    /// until a day on, when the prune deletes it and its PIN, drawn again, names the new group.
+    func testAFrozenGroupIsKeptUntilItsPINCanBeDrawnAgain() async throws {
+        try await withTestApp { app in
+            let store = MenuGroupStore(database: app.db)
+            func service() -> MenuGameService { MenuGameService(request: Request(application: app, on: app.eventLoopGroup.next())) }
+            let now = app.menuGameEnvironment.now()
+            let made = try await store.createGroup(pin: "445566", hostTokenHash: "h", hostUserID: nil, recommender: .v1, now: now)
+            let group = try XCTUnwrap(made)
+            let open = try await service().group(pin: "445566")
+            XCTAssertNil(open?.result, "open: read, not kept")
+            _ = try await store.close(group.id, now: now)
+            _ = try await store.freezeResult(#"{"kept":true}"#, of: group.id)
+            let first = try await service().group(pin: "445566")
+            XCTAssertEqual(first?.result, #"{"kept":true}"#, "an open group was not kept: the close shows")
+            try await app.db.sql.update(MenuGroup.schema).set("result", to: SQLBind("{}")).where("id", .equal, SQLBind(group.id)).run()
+            let kept = try await service().group(pin: "445566")
+            XCTAssertEqual(kept?.result, #"{"kept":true}"#, "kept: nothing reads it again")
+
+            let later = now.addingTimeInterval(MenuGameService.groupLifetime + 60)
+            let gone = try await MenuGameService.pruneRooms(store, now: later)
+            XCTAssertEqual(gone, 1)
+            let redrawn = try await store.createGroup(pin: "445566", hostTokenHash: "h2", hostUserID: nil, recommender: .v1, now: later)
+            let again = try await app.withClock(\.menuGameEnvironment, ahead: MenuGameService.groupLifetime + 60) { try await service().group(pin: "445566") }
+            XCTAssertEqual(again?.id, try XCTUnwrap(redrawn).id, "the PIN drawn again is the new group's")
+            XCTAssertNil(again?.closedAt)
         }
     }
 

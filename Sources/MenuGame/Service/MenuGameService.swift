@@ -179,8 +179,13 @@ package struct MenuGameService {
 
     private func group(pin rawPIN: String, now: Date) async throws -> GroupRow? {
         guard let pin = Self.normalizedPIN(rawPIN) else { return nil }
+        // A closed game's result is read on every view and never changes (`FrozenGroups`).
+        let frozen = environment.frozenGroups
+        if let kept = frozen.group(pin: pin, alive: Self.groupLifetime, now: now) { return kept }
+        let generation = frozen.generation
         guard let group = try await groups.group(pin: pin) else { return nil }
         guard group.lastActivityAt > now.addingTimeInterval(-(group.closedAt == nil ? Self.lobbyLifetime : Self.groupLifetime)) else { return nil }
+        frozen.keep(group, readAt: generation)
         return group
     }
 

@@ -214,7 +214,10 @@ extension MenuGamePages {
         }
         let group = status
         if group.isClosed { return Layout.redirect(to: PlayPath.groupResult(group.pin)) }
-        let submitted = try await req.menuGame.hasSubmitted(device.token, toGroupWithPIN: group.pin)
+        // The room's state (at most a second behind another instance's writes) says when this
+        // device answered; only when it says not is the database asked.
+        let answeredInRoom = status.you.flatMap { you in status.members.first { $0.id == you } }?.answered == true
+        let submitted = answeredInRoom ? true : try await req.menuGame.hasSubmitted(device.token, toGroupWithPIN: group.pin)
         // The host closes from here: the close names their account (when signed in), so their
         // inbox is not told of a result they just saw. Their id and token are this request's own.
         let viewer = status.isHost ? try await req.browserAPIViewer() : nil

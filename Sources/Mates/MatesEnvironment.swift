@@ -23,9 +23,11 @@ package struct MatesEnvironment: FeatureEnvironment {
     /// The people searching now, by place (`SearchingIndex`), refreshed by the store's announcements.
     let index: SearchingIndex
     /// Each person's own profile record (`MatesStore.record`), forgotten on every announcement.
-    var records: PersonMemory<MatesOwnRecord>
+    var records: PersonMemory<MatesOwnRecord?>
     /// Who asked each person (`MatesStore.askers`).
     var askers: PersonMemory<[UUID]>
+    /// What each person bought (`MatesStore.purchasedItems`), forgotten by each purchase.
+    let purchases: PersonMemory<[(kind: String, index: Int)]>
 
     init(clock: @escaping Now, chatNoticeDelay: TimeInterval = 5, events: any EventBus, logger: Logger) {
         self.clock = clock
@@ -35,6 +37,7 @@ package struct MatesEnvironment: FeatureEnvironment {
         self.index = SearchingIndex()
         self.records = PersonMemory(topic: MatesStore.topic, lifetime: 300)
         self.askers = PersonMemory(topic: MatesStore.requestsTopic, lifetime: 300)
+        self.purchases = PersonMemory(topic: "mates.purchases", lifetime: 3_600, capacity: 20_000)
     }
 }
 
@@ -50,7 +53,7 @@ extension Application {
     var searchingIndex: SearchingIndex { matesEnvironment.index }
 
     /// Each person's own profile record (`matesEnvironment.records`).
-    var matesRecords: PersonMemory<MatesOwnRecord> {
+    var matesRecords: PersonMemory<MatesOwnRecord?> {
         get { matesEnvironment.records }
         set { matesEnvironment.records = newValue }
     }

@@ -122,8 +122,14 @@ extension MatesStore {
 
     // MARK: Purchases
 
-    /// The items `user` bought: kind (`MatesItemKind`) and index each.
+    /// The items `user` bought: kind (`MatesItemKind`) and index each; kept per person
+    /// (`MatesEnvironment.purchases`) until `recordPurchase` forgets them (the shop and the
+    /// profile show them on every view).
     func purchasedItems(of user: UUID) async throws -> [(kind: String, index: Int)] {
+        try await environment.purchases.value(for: user) { try await storedPurchases(of: user) }
+    }
+
+    private func storedPurchases(of user: UUID) async throws -> [(kind: String, index: Int)] {
         try await sql.select().column(SQLIdentifier(PurchaseColumn.itemKind)).column(SQLIdentifier(PurchaseColumn.itemIndex))
             .from(MatesStore.Table.purchases).where(SQLIdentifier(PurchaseColumn.userID), .equal, SQLBind(user)).all()
             .map { (kind: try $0.decode(column: PurchaseColumn.itemKind, as: String.self), index: try $0.decode(column: PurchaseColumn.itemIndex, as: Int.self)) }
@@ -144,6 +150,7 @@ extension MatesStore {
                 .values(SQLBind(UUID()), SQLBind(user), SQLBind(transactionID), SQLBind(productID), SQLBind(kind.rawValue), SQLBind(index),
                         SQLBind(environment), SQLBind(self.environment.now().wholeMicroseconds))
                 .run()
+            await self.environment.purchases.forget(user, announcingOn: self.environment.events)
             return true
         } catch let error as any DatabaseError where error.isConstraintFailure {
             return false

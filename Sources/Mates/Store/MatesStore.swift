@@ -88,17 +88,21 @@ package struct MatesStore {
     private var table: String { MatesProfile.schema }
     var sql: any SQLDatabase { database.sql }
     private var index: SearchingIndex { environment.index }
-    private var records: PersonMemory<MatesOwnRecord> { environment.records }
+    private var records: PersonMemory<MatesOwnRecord?> { environment.records }
 
     // MARK: Reads
 
     /// The person's own profile and their match that ended last, as every mates request's gate
     /// reads them: from memory, else two statements (kept until the store announces a change of
-    /// theirs). Nil for an account that never verified.
+    /// theirs). Nil for an account that never verified, remembered too (the first profile's
+    /// insert announces it).
     package func record(_ user: UUID) async throws -> MatesOwnRecord? {
         if let remembered = records.value(for: user) { return remembered }
         let generation = records.generation
-        guard let snapshot = try await readSnapshot(user) else { return nil }
+        guard let snapshot = try await readSnapshot(user) else {
+            records.remember(nil, for: user, readAt: generation)
+            return nil
+        }
         let record = MatesOwnRecord(profile: snapshot, lastEnded: try await readLastEndedMatch(user))
         records.remember(record, for: user, readAt: generation)
         return record
@@ -276,6 +280,7 @@ package struct MatesStore {
     package static func follow(_ app: Application) {
         app.matesRecords.follow(app)
         app.matesAskers.follow(app)
+        app.matesEnvironment.purchases.follow(app)
         SearchingIndex.follow(app, topic: topic)
     }
 }

@@ -22,10 +22,13 @@ package struct BanchanEnvironment: FeatureEnvironment {
     /// Each account's saved addresses as last read (checkout, the address book), forgotten by
     /// every write of the book (`BanchanStore.addresses(of:)`).
     package let addressBooks: PersonMemory<[BanchanStore.SavedAddress]>
+    /// Orders as their pages show them, at the version of the orders (`KeptOrders`).
+    package let keptOrders: KeptOrders
 
     package init(now: @escaping Now, events: any EventBus, logger: Logger,
                  listings: BanchanListings, terms: ShopTermsInForce, limits: BanchanLimits, keptCarts: KeptCarts = KeptCarts(),
-                 addressBooks: PersonMemory<[BanchanStore.SavedAddress]> = PersonMemory(topic: "banchan.addresses", lifetime: 3_600, capacity: 20_000)) {
+                 addressBooks: PersonMemory<[BanchanStore.SavedAddress]> = PersonMemory(topic: "banchan.addresses", lifetime: 3_600, capacity: 20_000),
+                 keptOrders: KeptOrders = KeptOrders()) {
         self.now = now
         self.events = events
         self.logger = logger
@@ -34,6 +37,7 @@ package struct BanchanEnvironment: FeatureEnvironment {
         self.limits = limits
         self.keptCarts = keptCarts
         self.addressBooks = addressBooks
+        self.keptOrders = keptOrders
     }
 }
 

@@ -25,6 +25,7 @@ package enum BanchanFeature: Feature {
         ShopTermsInForce.follow(app)
         KeptCarts.follow(app)
         app.banchanEnvironment.addressBooks.follow(app)
+        KeptOrders.follow(app)
         // A visitor's cart joins the account's when they sign in on that device.
         app.deviceHandOvers.register { device, account, req in
             try await BanchanService(request: req).mergeCart(of: device, into: account)

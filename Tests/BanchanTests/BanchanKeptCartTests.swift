@@ -1,5 +1,6 @@
 @testable import Banchan
 import Fluent
+import Payments
 import Platform
 import SQLKit
 import WhatWeEatTesting
@@ -8,6 +9,7 @@ import XCTVapor
 /// Each owner's cart is kept (`KeptCarts`): every change of the cart — a dish added, its quantity
 /// changed, removed, an order emptying the cart, a device's cart merged at sign-in, a dish's stock,
 /// another instance's change announced — shows on the next page, in the header and on the cart.
+/// The same for orders (`KeptOrders`), the shop's other memory of a reader's own.
 final class BanchanKeptCartTests: XCTestCase {
     /// Asserts the count `path`'s header shows (0 when it shows none).
     private func expectCount(_ browser: inout CookieBrowser, _ path: String, _ expected: Int, _ message: String = "",
@@ -98,6 +100,42 @@ final class BanchanKeptCartTests: XCTestCase {
             XCTAssertEqual(order.status, .created, order.text)
             let items = try XCTUnwrap(order.object()["items"] as? [[String: Any]])
             XCTAssertEqual(items.first?["quantity"] as? Int, 3, "the order took the cart as stored")
+        }
+    }
+
+    /// Orders are kept at the orders' version (`KeptOrders`): a new order shows in its owner's list,
+    /// a payment on its page; a change behind the memory's back does not until an instance says an
+    /// order changed.
+    func testKeptOrdersFollowEveryAnnouncedChange() async throws {
+        try await withTestApp { app in
+            var browser = CookieBrowser(app: app)
+            _ = try await browser.get("/shop")
+            let token = try XCTUnwrap(browser.cookies["wwe_device"])
+            let empty = try await browser.get("/shop/orders")
+            XCTAssertFalse(empty.text.contains("order-card"), "no orders yet (and that is kept)")
+            let placed = try await app.send(.POST, "/api/v1/banchan/orders", raw: #"{"items": [{"hash": "\#(Fixtures.bulgogi)", "quantity": 1}]}"#,
+                                            headers: ["X-Device-Token": token])
+            XCTAssertEqual(placed.status, .created, placed.text)
+            let order = try placed.object()
+            let id = try XCTUnwrap(order["id"] as? String).lowercased()
+            let listed = try await browser.get("/shop/orders")
+            XCTAssertTrue(listed.text.contains("/shop/orders/\(id)"), "the new order is listed")
+            var page = try await browser.get("/shop/orders/\(id)")
+            XCTAssertTrue(page.text.contains(#"data-status="awaiting_payment""#))
+            let payment = TestPaymentGateway.paymentID(merchantUID: try XCTUnwrap(order["merchantUID"] as? String), amount: try XCTUnwrap(order["total"] as? Int))
+            let paid = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": payment], headers: ["X-Device-Token": token])
+            XCTAssertEqual(paid.status, .ok, paid.text)
+            page = try await browser.get("/shop/orders/\(id)")
+            XCTAssertTrue(page.text.contains(#"data-status="paid""#), "the payment shows")
+
+            try await (app.db as! any SQLDatabase).update(BanchanOrder.schema).set("status", to: SQLBind("preparing"))
+                .where("id", .equal, SQLBind(try XCTUnwrap(UUID(uuidString: id)))).run()
+            page = try await browser.get("/shop/orders/\(id)")
+            XCTAssertTrue(page.text.contains(#"data-status="paid""#), "kept until told")
+            await app.events.publish("changed", to: KeptOrders.topic)
+            try await Task.sleep(for: .milliseconds(50))
+            page = try await browser.get("/shop/orders/\(id)")
+            XCTAssertTrue(page.text.contains(#"data-status="preparing""#), "another instance's change shows")
         }
     }
 }

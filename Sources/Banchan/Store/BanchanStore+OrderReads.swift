@@ -247,9 +247,19 @@ extension BanchanStore {
         var refundedUnits: Int { lines.reduce(0) { $0 + $1.refundedQuantity } }
     }
 
-    /// The order with this id as its page shows it, when it is the owner's: one written-out
-    /// statement of the order joined with its lines (the page reads it on every view).
+    /// The order with this id as its page shows it, when it is the owner's: kept at the orders'
+    /// version (`KeptOrders`), else one written-out statement of the order joined with its lines
+    /// (the page reads it on every view).
     func orderPage(_ id: UUID, ownerKey: String) async throws -> OrderPageRow? {
+        let kept = environment.keptOrders
+        if let page = kept.page(id, ownerKey: ownerKey) { return page }
+        let version = kept.current
+        guard let page = try await storedOrderPage(id, ownerKey: ownerKey) else { return nil }
+        kept.keep(page, ownerKey: ownerKey, readAt: version)
+        return page
+    }
+
+    private func storedOrderPage(_ id: UUID, ownerKey: String) async throws -> OrderPageRow? {
         let rows = try await sql.raw("""
             SELECT \(Self.orderPageColumns.expression(for: sql))
             FROM \(orders) o LEFT JOIN \(items) i ON i.\(ident: ItemColumn.orderID) = o.\(ident: OrderColumn.id)
@@ -329,7 +339,8 @@ extension BanchanStore {
     /// address and the note. The slot, the lines, the amounts and the dates stay for the books.
     /// Returns how many orders it blanked (none twice).
     func forgetDeliveryDetails(placedBefore cutoff: Date) async throws -> Int {
-        try await sql.update(orders)
+        defer { environment.keptOrders.moveOn() }  // the blanked orders' pages; this job runs on every instance
+        return try await sql.update(orders)
             .set(SQLIdentifier(OrderColumn.recipient), to: SQLLiteral.null).set(SQLIdentifier(OrderColumn.phone), to: SQLLiteral.null)
             .set(SQLIdentifier(OrderColumn.postcode), to: SQLLiteral.null).set(SQLIdentifier(OrderColumn.address), to: SQLLiteral.null)
             .set(SQLIdentifier(OrderColumn.addressDetail), to: SQLLiteral.null).set(SQLIdentifier(OrderColumn.deliveryNote), to: SQLLiteral.null)
@@ -347,8 +358,29 @@ extension BanchanStore {
     }
 
     /// One newest-first page of the owner's orders as the orders page lists them: rows with the
-    /// first line's title and the number of lines, not models with their items.
+    /// first line's title and the number of lines, not models with their items. The first page is
+    /// kept at the orders' version (`KeptOrders`).
     func listedOrders(ownerKey: String, page: CursorPageRequest) async throws -> (items: [BanchanService.Listed], nextCursor: String?) {
+        guard page.cursor == nil, page.orderedCursor == nil else { return try await storedListedOrders(ownerKey: ownerKey, page: page) }
+        let kept = environment.keptOrders
+        // One more than the page: whether there is a next page is part of what is kept.
+        let listed: [BanchanService.Listed]
+        if let remembered = kept.firstPage(of: ownerKey, limit: page.limit) {
+            listed = remembered
+        } else {
+            let version = kept.current
+            listed = try await listedRows(ownerKey: ownerKey, page: page)
+            kept.keep(firstPage: listed, of: ownerKey, limit: page.limit, readAt: version)
+        }
+        return page.page(of: listed)
+    }
+
+    private func storedListedOrders(ownerKey: String, page: CursorPageRequest) async throws -> (items: [BanchanService.Listed], nextCursor: String?) {
+        page.page(of: try await listedRows(ownerKey: ownerKey, page: page))
+    }
+
+    /// The rows of a page of the owner's orders (with one more, as `page(of:)` takes them).
+    private func listedRows(ownerKey: String, page: CursorPageRequest) async throws -> [BanchanService.Listed] {
         let order = { (column: OrderColumn) in SQLColumn(column, table: BanchanOrder.schema) }
         let lineCount = SQLQueryString("(SELECT COUNT(*) FROM \(items) i WHERE i.\(ident: ItemColumn.orderID) = \(order(OrderColumn.id)))")
         let firstTitle = SQLQueryString("""
@@ -369,7 +401,7 @@ extension BanchanStore {
                                   firstTitle: try row.decode(column: "first_title", as: String?.self),
                                   lineCount: try row.decode(column: "line_count", as: Int.self))
         }
-        return page.page(of: listed)
+        return listed
     }
 }
 

@@ -166,6 +166,7 @@ extension BanchanStore {
     /// Tells the order's open pages it moved, once the move committed. `markPaid` and
     /// `cancelOrder` announce their own; a caller of `moveStatus` announces after its transaction.
     func announceMoved(_ id: UUID, to status: OrderStatus, refundedUnits: Int? = nil) async {
+        await environment.keptOrders.changed(on: environment.events)
         guard let message = try? JSONEncoder().encode(Moved(status: status, refundedUnits: refundedUnits)) else { return }
         await environment.events.publish(String(decoding: message, as: UTF8.self), to: Self.topic(ofOrder: id))
     }

@@ -28,6 +28,7 @@ extension BanchanStore {
         }
         await announce(stocks: changes.stocks.map { ($0.hash, $0.stock) })
         if let owner = changes.emptiedCart { await cartChanged(owner) }
+        await environment.keptOrders.changed(on: environment.events)  // a new order in its owner's list
         return result
     }
 

@@ -28,6 +28,8 @@ package struct MatesEnvironment: FeatureEnvironment {
     var askers: PersonMemory<[UUID]>
     /// What each person bought (`MatesStore.purchasedItems`), forgotten by each purchase.
     let purchases: PersonMemory<[(kind: String, index: Int)]>
+    /// What a match's chat, review and report pages read (`MatchPageViews`).
+    let matchPageViews: MatchPageViews
 
     init(clock: @escaping Now, chatNoticeDelay: TimeInterval = 5, events: any EventBus, logger: Logger) {
         self.clock = clock
@@ -38,6 +40,7 @@ package struct MatesEnvironment: FeatureEnvironment {
         self.records = PersonMemory(topic: MatesStore.topic, lifetime: 300)
         self.askers = PersonMemory(topic: MatesStore.requestsTopic, lifetime: 300)
         self.purchases = PersonMemory(topic: "mates.purchases", lifetime: 3_600, capacity: 20_000)
+        self.matchPageViews = MatchPageViews()
     }
 }
 

@@ -382,6 +382,9 @@ final class MatesPagesTests: XCTestCase {
             }
             // A nickname from before the rules (or from outside them), with markup in it.
             try await User.query(on: app.db).filter(\.$id == partner.id).set(\.$nickname, to: #"<b>"x"</b>"#).update()
+            // Written behind the account store's back: announced as its writes are (the pages keep the partner).
+            await app.events.publish(SessionCache.Change.user(partner.id).message, to: SessionCache.topic)
+            try await Task.sleep(for: .milliseconds(50))
             for path in ["/mates/chat/\(id)", "/mates/review/\(id)", "/mates/report/\(id)"] {
                 let page = try await mina.get(path)
                 XCTAssertEqual(page.status, .ok, path)

@@ -152,6 +152,7 @@ extension MatesService {
             return try await store.match(match.id)?.readAt(of: me) ?? match.readAt(of: me)
         }
         await publishChat(ChatEvent.read(by: me, at: target), match: match.id)
+        await application.matesEnvironment.matchPageViews.changed(on: events)
         try await inbox.markRead(for: me, kind: Self.messagesNoticeKind, subject: match.id)
         return target
     }

@@ -276,6 +276,19 @@ extension MatesService {
         try await store.hasReviewed(match.id, by: user)
     }
 
+    /// The match, the partner and whether `user` reviewed it, as a match's pages show them: from
+    /// `MatchPageViews` while nothing they show changed (404 `match_not_found` as `match(_:for:)`).
+    package func matchPage(_ id: UUID, for user: UUID) async throws -> (match: MatchRow, partner: MatePerson?, reviewed: Bool) {
+        let views = application.matesEnvironment.matchPageViews
+        guard let match = try await views.match(id, read: { try await store.match(id) }), match.includes(user) else {
+            throw AppError.notFound("match_not_found")
+        }
+        let partnerID = match.partner(of: user)
+        let partner = try await views.person(partnerID) { try await store.person(partnerID) }
+        let reviewed = try await views.hasReviewed(id, by: user) { try await store.hasReviewed(id, by: user) }
+        return (match, partner, reviewed)
+    }
+
     /// The match with this id if this person was one of its two; 404 for everyone else, admins too
     /// (a chat is the pair's).
     package func match(_ id: UUID, for user: UUID) async throws -> MatchRow {
@@ -300,6 +313,7 @@ extension MatesService {
             try await store.addReview(match: matchID, by: me, of: reviewee, picks: picks, comment: comment)
         }
         if !comment.isEmpty { await application.receivedCommentsMemory.forget(reviewee, announcingOn: events) }
+        await application.matesEnvironment.matchPageViews.changed(on: events)
         return review
     }
 

@@ -254,6 +254,7 @@ package struct MatesStore {
             pending.record { $0.profiles.append(contentsOf: users) }
             return
         }
+        if !users.isEmpty { environment.matchPageViews.moveOn() }
         for user in Set(users) {
             records.apply(forgetting: user)
             await environment.events.publish(user.uuidString, to: Self.topic)
@@ -272,6 +273,7 @@ package struct MatesStore {
     /// Forgets every record here and on the other instances: an account's deletion, whose rows
     /// (the partner's ended match among them) went by cascade.
     func announceEveryone() async {
+        environment.matchPageViews.moveOn()
         await records.forgetEveryone(announcingOn: environment.events)
         await environment.askers.forgetEveryone(announcingOn: environment.events)
     }
@@ -281,6 +283,7 @@ package struct MatesStore {
         app.matesRecords.follow(app)
         app.matesAskers.follow(app)
         app.matesEnvironment.purchases.follow(app)
+        MatchPageViews.follow(app)
         SearchingIndex.follow(app, topic: topic)
     }
 }

@@ -10,19 +10,20 @@ import Vapor
 extension MatesPages {
     /// The match in the path, when the viewer is one of its two people; 404 `match_not_found` for
     /// anyone else, as the API answers.
-    func pathMatch(_ req: Request) async throws -> (match: MatchRow, me: UUID, partner: MatePersonResponse?) {
+    /// Read through `MatesService.matchPage` (kept while nothing shown changed), with whether the
+    /// viewer reviewed the match.
+    func pathMatch(_ req: Request) async throws -> (match: MatchRow, me: UUID, partner: MatePersonResponse?, reviewed: Bool) {
         let me = try req.matesStanding().id
         guard let id = req.parameters.get("match").flatMap(UUID.init(uuidString:)) else { throw AppError.notFound("match_not_found") }
-        let match = try await req.mates.match(id, for: me)
-        return (match, me, try await req.mates.person(match.partner(of: me)).map(MatePersonResponse.init))
+        let page = try await req.mates.matchPage(id, for: me)
+        return (page.match, me, page.partner.map(MatePersonResponse.init), page.reviewed)
     }
 
     func chat(req: Request) async throws -> Response {
-        let (match, me, partner) = try await pathMatch(req)
+        let (match, _, partner, reviewed) = try await pathMatch(req)
         let matchID = match.id
         let name = partner?.nickname ?? req.t("mates.chat.someone")
         let open = match.endedAt == nil
-        let reviewed = try await req.mates.hasReviewed(match, by: me)
         let matchConfig: [String: Any] = [
             "id": matchID.uuidString.lowercased(), "open": open, "partner": partner.map { $0.id.uuidString.lowercased() } ?? NSNull(),
             "live": MatesPath.chatLive(matchID), "reviewed": reviewed,
@@ -108,17 +109,16 @@ extension MatesPages {
     /// cannot put a bearer token on a WebSocket), opened only by a page of this origin.
     func live(req: Request) async throws -> Response {
         try req.requireSameOriginSocket()
-        let (match, me, _) = try await pathMatch(req)
+        let (match, me, _, _) = try await pathMatch(req)
         return try MatesChatSocket.open(match: match, me: me, req)
     }
 
     // MARK: Review and report
 
     func review(req: Request) async throws -> Response {
-        let (match, me, partner) = try await pathMatch(req)
+        let (match, _, partner, reviewed) = try await pathMatch(req)
         let matchID = match.id
         let name = partner?.nickname ?? req.t("mates.chat.someone")
-        let reviewed = try await req.mates.hasReviewed(match, by: me)
         // Reviewed already: what is left is to say so, not an empty form to fill again.
         if reviewed {
             return try await page(req, title: req.t("mates.review.title", ["name": name]), tab: nil, script: nil, withTabs: false) {
@@ -156,7 +156,7 @@ extension MatesPages {
     }
 
     func report(req: Request) async throws -> Response {
-        let (match, _, partner) = try await pathMatch(req)
+        let (match, _, partner, _) = try await pathMatch(req)
         guard let partner else { throw AppError.notFound("user_not_found") }
         let matchID = match.id
         return try await page(

@@ -122,11 +122,22 @@ final class BanchanKeptCartTests: XCTestCase {
             XCTAssertTrue(listed.text.contains("/shop/orders/\(id)"), "the new order is listed")
             var page = try await browser.get("/shop/orders/\(id)")
             XCTAssertTrue(page.text.contains(#"data-status="awaiting_payment""#))
+            // The console's list of paid orders, read (and kept) before the payment.
+            let admin = try await app.signUpAdmin().accessToken
+            func paidInConsole() async throws -> [String] {
+                let list = try await app.send(.GET, "/api/v1/admin/orders?status=paid", token: admin)
+                XCTAssertEqual(list.status, .ok, list.text)
+                return try XCTUnwrap(list.object()["items"] as? [[String: Any]]).compactMap { ($0["id"] as? String)?.lowercased() }
+            }
+            let before = try await paidInConsole()
+            XCTAssertEqual(before, [])
             let payment = TestPaymentGateway.paymentID(merchantUID: try XCTUnwrap(order["merchantUID"] as? String), amount: try XCTUnwrap(order["total"] as? Int))
             let paid = try await app.send(.POST, "/api/v1/banchan/orders/\(id)/payment", json: ["paymentID": payment], headers: ["X-Device-Token": token])
             XCTAssertEqual(paid.status, .ok, paid.text)
             page = try await browser.get("/shop/orders/\(id)")
             XCTAssertTrue(page.text.contains(#"data-status="paid""#), "the payment shows")
+            let after = try await paidInConsole()
+            XCTAssertEqual(after, [id], "and in the console's kept list")
 
             try await (app.db as! any SQLDatabase).update(BanchanOrder.schema).set("status", to: SQLBind("preparing"))
                 .where("id", .equal, SQLBind(try XCTUnwrap(UUID(uuidString: id)))).run()

@@ -3,7 +3,8 @@ import NIOConcurrencyHelpers
 package import Platform
 import Vapor
 
-/// Each order as its page shows it, and each owner's first page of orders, kept at the version of
+/// Each order as its page shows it, each owner's first page of orders and the console's first page
+/// of each list of orders (by status, day and search), kept at the version of
 /// the orders they were read at. Every write of an order moves the version once it committed —
 /// a status move, a payment, a cancel, a line refund (all announced to the order's open pages by
 /// `BanchanStore.announceMoved`), a new order (`placing`), the retention job's blanking — here
@@ -22,10 +23,12 @@ package final class KeptOrders: Sendable {
     private let version = NIOLockedValueBox(0)
     private let pages: BoundedMemory<String, Kept<BanchanStore.OrderPageRow>>
     private let lists: BoundedMemory<String, Kept<[BanchanService.Listed]>>
+    private let consoleLists: BoundedMemory<String, Kept<(items: [BanchanStore.OrderRow], nextCursor: String?)>>
 
     package init(capacity: Int = 10_000) {
         pages = BoundedMemory(name: "kept_order_pages", capacity: capacity)
         lists = BoundedMemory(name: "kept_order_lists", capacity: capacity)
+        consoleLists = BoundedMemory(name: "kept_console_order_lists", capacity: 256)
     }
 
     /// The version now; take it before reading, hand it to `keep`.
@@ -50,6 +53,18 @@ package final class KeptOrders: Sendable {
     func keep(firstPage: [BanchanService.Listed], of ownerKey: String, limit: Int, readAt version: Int) {
         guard version == current else { return }
         lists.keep(Kept(value: firstPage, version: version), for: Self.listKey(ownerKey, limit))
+    }
+
+    /// The console's first page of the list `key` names (status, day, search, length), when kept
+    /// at this version.
+    func consoleFirstPage(_ key: String) -> (items: [BanchanStore.OrderRow], nextCursor: String?)? {
+        guard let kept = consoleLists[key], kept.version == current else { return nil }
+        return kept.value
+    }
+
+    func keep(consoleFirstPage page: (items: [BanchanStore.OrderRow], nextCursor: String?), _ key: String, readAt version: Int) {
+        guard version == current else { return }
+        consoleLists.keep(Kept(value: page, version: version), for: key)
     }
 
     /// An order changed (and the change committed): everything kept is read again, here and on

@@ -172,6 +172,20 @@ extension BanchanStore {
     /// or part of the recipient's name.
     func allOrders(status: OrderStatus?, placedOn day: DateInterval?, matching search: OrderSearch? = nil,
                    page: CursorPageRequest) async throws -> (items: [OrderRow], nextCursor: String?) {
+        // The console's first pages are kept at the orders' version (`KeptOrders`).
+        guard page.cursor == nil, page.orderedCursor == nil else { return try await storedOrders(status: status, placedOn: day, matching: search, page: page) }
+        let kept = environment.keptOrders
+        let key = [status?.rawValue ?? "", day.map { "\($0.start.timeIntervalSince1970)" } ?? "", search.map { "\($0)" } ?? "", String(page.limit)]
+            .joined(separator: "|")
+        if let remembered = kept.consoleFirstPage(key) { return remembered }
+        let version = kept.current
+        let read = try await storedOrders(status: status, placedOn: day, matching: search, page: page)
+        kept.keep(consoleFirstPage: read, key, readAt: version)
+        return read
+    }
+
+    private func storedOrders(status: OrderStatus?, placedOn day: DateInterval?, matching search: OrderSearch?,
+                              page: CursorPageRequest) async throws -> (items: [OrderRow], nextCursor: String?) {
         try await orders(page: page) { select in
             let column = { (column: OrderColumn) in SQLColumn(column, table: BanchanOrder.schema) }
             if let status { select.where(column(.status), .equal, SQLBind(status.rawValue)) }

@@ -42,6 +42,30 @@ final class SignedInDevicesTests: XCTestCase {
         }
     }
 
+    /// The list is kept per account (`SessionCache.deviceLists`): a sign-in elsewhere and a
+    /// sign-out each show on the next read of a kept list.
+    func testAKeptListFollowsSignInsAndSignOuts() async throws {
+        try await withTestApp { app in
+            _ = try await app.signUp("mina@example.com", nickname: "미나")
+            let phone = try await logIn(app, userAgent: iPhoneSafari)
+            func devices() async throws -> [String] {
+                let listed = try await app.send(.GET, sessions, token: phone.accessToken)
+                XCTAssertEqual(listed.status, .ok, listed.text)
+                // The sign-up's session has no user agent: no device name.
+                return try XCTUnwrap(try listed.object()["items"] as? [[String: Any]]).map { $0["device"] as? String ?? "?" }.sorted()
+            }
+            let before = try await devices()
+            XCTAssertEqual(before.count, 2)
+            let tablet = try await logIn(app, userAgent: androidChrome)
+            let withTablet = try await devices()
+            XCTAssertEqual(withTablet.count, 3, "the new sign-in is listed")
+            XCTAssertTrue(withTablet.contains("Chrome · Android"))
+            _ = try await app.send(.POST, "/api/v1/auth/logout", token: tablet.accessToken)
+            let after = try await devices()
+            XCTAssertEqual(after, before, "the signed-out tablet is gone")
+        }
+    }
+
     func testEndingOneDeviceStopsItsTokensAndSocketsAndNobodyElsesCanBeEnded() async throws {
         try await withListeningApp { app, port in
             _ = try await app.signUp("mina@example.com", nickname: "미나")

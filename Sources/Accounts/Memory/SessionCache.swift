@@ -23,11 +23,14 @@ package final class SessionCache: Sendable {
     package enum Change: Equatable, Sendable {
         case session(UUID)
         case user(UUID)
+        /// A session of this account started: only its device list is stale.
+        case devices(UUID)
 
         package var message: String {
             switch self {
             case .session(let id): return "session:" + id.uuidString
             case .user(let id): return "user:" + id.uuidString
+            case .devices(let id): return "devices:" + id.uuidString
             }
         }
 
@@ -37,6 +40,7 @@ package final class SessionCache: Sendable {
             switch parts[0] {
             case "session": self = .session(id)
             case "user": self = .user(id)
+            case "devices": self = .devices(id)
             default: return nil
             }
         }
@@ -100,10 +104,16 @@ package final class SessionCache: Sendable {
     private let state = NIOLockedValueBox(State())
     package let lifetime: TimeInterval
     package let capacity: Int
+    /// Each account's live sessions as its device list (`/me`) shows them: forgotten with the
+    /// account's change, when one of its sessions starts, and all of them when any session ends
+    /// (an ended session's account is not known here). When each was last seen is written every
+    /// five minutes and not announced: the list is as old as `lifetime` at most.
+    let deviceLists: PersonMemory<[AccountStore.SessionListing]>
 
     package init(lifetime: TimeInterval = 30, capacity: Int = 100_000) {
         self.lifetime = lifetime
         self.capacity = capacity
+        deviceLists = PersonMemory(topic: Self.topic + ".devices", lifetime: lifetime, capacity: min(capacity, 20_000))
     }
 
     /// The session's user when remembered, still live and naming `userID`; nil means "read the
@@ -152,11 +162,17 @@ package final class SessionCache: Sendable {
 
     /// Drops what `change` makes stale in this process only.
     package func apply(_ change: Change) {
+        switch change {
+        case .session: deviceLists.applyForgettingEveryone()
+        case .user(let id), .devices(let id): deviceLists.apply(forgetting: id)
+        }
+        if case .devices = change { return }
         state.withLockedValue { state in
             state.generation &+= 1
             switch change {
             case .session(let id): state.entries[id] = nil
             case .user(let id): state.entries = state.entries.filter { $0.value.userID != id }
+            case .devices: break
             }
             // A cookie whose session is gone would only lead to a miss; dropped so they cannot pile up.
             state.webSessions = state.webSessions.filter { state.entries[$0.value] != nil }

@@ -101,6 +101,7 @@ extension AccountStore {
                                                  into: RefreshToken.schema)
             }
         }
+        await devicesChanged(userID)
         return session.id
     }
 
@@ -161,12 +162,19 @@ extension AccountStore {
         let userAgent: String?
         let createdAt: Date?
         let lastSeenAt: Date?
+        let expiresAt: Date
     }
 
-    /// The account's live sessions, the latest seen first (at most 100).
+    /// The account's live sessions, the latest seen first (at most 100): kept per account
+    /// (`SessionCache.deviceLists`), those expired since left out.
     func liveSessions(of userID: UUID, now: Date) async throws -> [SessionListing] {
+        try await deviceLists.value(for: userID) { try await storedLiveSessions(of: userID, now: now) }
+            .filter { $0.expiresAt > now }
+    }
+
+    private func storedLiveSessions(of userID: UUID, now: Date) async throws -> [SessionListing] {
         try await sql.select()
-            .columns([SessionColumn.id, .kind, .userAgent, .createdAt, .lastSeenAt])
+            .columns([SessionColumn.id, .kind, .userAgent, .createdAt, .lastSeenAt, .expiresAt])
             .from(Self.sessionsTable)
             .where(SQLIdentifier(SessionColumn.userID), .equal, SQLBind(userID))
             .where(SQLIdentifier(SessionColumn.revokedAt), .is, SQLLiteral.null)
@@ -179,7 +187,8 @@ extension AccountStore {
                 SessionListing(id: try row.decode(column: SessionColumn.id, as: UUID.self), kind: try row.decode(column: SessionColumn.kind, as: AuthSession.Kind.self),
                                userAgent: try row.decode(column: SessionColumn.userAgent, as: String?.self),
                                createdAt: try row.decode(column: SessionColumn.createdAt, as: Date?.self),
-                               lastSeenAt: try row.decode(column: SessionColumn.lastSeenAt, as: Date?.self))
+                               lastSeenAt: try row.decode(column: SessionColumn.lastSeenAt, as: Date?.self),
+                               expiresAt: try row.decode(column: SessionColumn.expiresAt, as: Date.self))
             }
     }
 

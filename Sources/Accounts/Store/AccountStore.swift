@@ -78,6 +78,14 @@ package struct AccountStore {
         await announcer.sessions.forget(.user(userID), announcingOn: announcer.events)
     }
 
+    /// Each account's device list as last read (`SessionCache.deviceLists`).
+    var deviceLists: PersonMemory<[SessionListing]> { announcer.sessions.deviceLists }
+
+    /// A session of the account started: its device list is read again, on every instance.
+    func devicesChanged(_ userID: UUID) async {
+        await announcer.sessions.forget(.devices(userID), announcingOn: announcer.events)
+    }
+
     /// An account went: every live socket of it closes, on every instance.
     func accountEnded(_ userID: UUID) async {
         if let pending { return pending.record { $0.endedAccounts.append(userID) } }

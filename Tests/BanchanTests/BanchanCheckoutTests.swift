@@ -361,6 +361,8 @@ extension BanchanCheckoutTests {
             let buyer = try await app.member("구매자")
             let created = try await app.send(.POST, "/api/v1/banchan/addresses", raw: try addressJSON("처음"), token: buyer.token)
             XCTAssertEqual(created.status, .created, created.text)
+            // Announcements of the writes above come back from the bus too: let them land first.
+            try await Task.sleep(for: .milliseconds(100))
             var listed = try await CheckoutSupport.addresses(app, buyer)
             XCTAssertEqual(listed.compactMap { $0["recipient"] as? String }, ["처음"])
             try await app.db.sql.update("banchan_addresses").set("recipient", to: SQLBind("바뀜"))

@@ -353,14 +353,16 @@ extension BanchanStore {
     /// address and the note. The slot, the lines, the amounts and the dates stay for the books.
     /// Returns how many orders it blanked (none twice).
     func forgetDeliveryDetails(placedBefore cutoff: Date) async throws -> Int {
-        defer { environment.keptOrders.moveOn() }  // the blanked orders' pages; this job runs on every instance
-        return try await sql.update(orders)
+        let blanked = try await sql.update(orders)
             .set(SQLIdentifier(OrderColumn.recipient), to: SQLLiteral.null).set(SQLIdentifier(OrderColumn.phone), to: SQLLiteral.null)
             .set(SQLIdentifier(OrderColumn.postcode), to: SQLLiteral.null).set(SQLIdentifier(OrderColumn.address), to: SQLLiteral.null)
             .set(SQLIdentifier(OrderColumn.addressDetail), to: SQLLiteral.null).set(SQLIdentifier(OrderColumn.deliveryNote), to: SQLLiteral.null)
             .where(SQLIdentifier(OrderColumn.createdAt), .lessThan, SQLBind(cutoff))
             .where(SQLIdentifier(OrderColumn.recipient), .isNot, SQLLiteral.null)
             .returning(SQLIdentifier(OrderColumn.id)).all().count
+        // The blanked orders' kept pages, on every instance (`KeptOrders`).
+        if blanked > 0 { await environment.keptOrders.changed(on: environment.events) }
+        return blanked
     }
 
     /// Orders still awaiting payment made before `cutoff`, at most `limit`.

@@ -1,4 +1,5 @@
 public import Foundation
+import class NIOPosix.NIOThreadPool
 
 /// Files under `DATA_DIR/uploads`, written to a temporary name then renamed so a reader never
 /// sees half a file. Only the instance that took a file can serve it: with several instances,
@@ -18,7 +19,9 @@ public struct DiskFileStorage: FileStorage {
         let destination = URL(fileURLWithPath: directory).appendingPathComponent(key)
         if FileManager.default.fileExists(atPath: destination.path) { return key }
         let temporary = URL(fileURLWithPath: directory).appendingPathComponent(".\(UUID().uuidString).tmp")
-        try data.write(to: temporary, options: .atomic)
+        // A blocking write of up to megabytes: on the thread pool, not the event loop the request
+        // runs on (Swift concurrency runs on the event loops).
+        try await NIOThreadPool.singleton.runIfActive { try data.write(to: temporary, options: .atomic) }
         do {
             try FileManager.default.moveItem(at: temporary, to: destination)
         } catch where FileManager.default.fileExists(atPath: destination.path) {

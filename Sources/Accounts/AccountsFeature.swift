@@ -53,6 +53,7 @@ package enum AccountsFeature: Feature {
                                                       limits: AccountLimits(settings: settings, shared: app.sharedBudgets))
         app.lifecycle.use(StorageQuota.pruneJob())
         app.lifecycle.use(DailyTallies.pruneJob())
+        app.dailyTallyChanges.follow(app)
         AccountService.registerResetMail(in: app)
         AccountService.registerResetCodes(in: app)
         let retention = settings.retention, day: TimeInterval = 86_400
@@ -65,6 +66,7 @@ package enum AccountsFeature: Feature {
         app.dailyPrune.register("reset_links") { app, now in
             try await AccountStore(database: app.db, application: app).pruneLinks(before: now - Double(retention.codesDays) * day)
         }
+        app.accessRecordWriter = AccessRecordWriter()
         app.dailyPrune.register("access_records") { app, now in try await AccessRecords(database: app.db).prune(now: now) }
         app.lifecycle.use(DailyPrune.job())
         // Accounts changed and sessions ended on any instance are forgotten here too.

@@ -30,7 +30,7 @@ package enum BanchanFeature: Feature {
         app.deviceHandOvers.register { device, account, req in
             try await BanchanService(request: req).mergeCart(of: device, into: account)
         }
-        app.adminToday.register(BanchanAdminToday.figures)
+        app.adminToday.register(version: BanchanAdminToday.version, BanchanAdminToday.figures)
         app.adminPerson.register(BanchanAdminPages.personsOrders)
         // Orders whose payment window ran out give their stock back; the conditional update lets
         // only one instance win per order.

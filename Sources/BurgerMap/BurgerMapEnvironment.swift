@@ -37,6 +37,10 @@ package struct BurgerMapEnvironment: FeatureEnvironment {
     /// A person's page head as one reader sees it (whether they follow).
     let keptProfiles: KeptValues<MapProfile>
     package let limits: BurgerMapLimits
+    /// Moves after every write the console's moderation shows (reports, their decisions, hidden
+    /// reviews, suggestions), here and on every instance: Today's map figures and the Moderation
+    /// tab are kept until it (or the cache's generation, which every content write moves) moved.
+    package let moderation = ChangeVersion(topic: "burger-map.moderation")
 
     /// The environment of `app` as `configure` left it (files, quota and bus are the platform's).
     static func make(for app: Application) -> BurgerMapEnvironment {

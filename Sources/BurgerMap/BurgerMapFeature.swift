@@ -27,8 +27,14 @@ package enum BurgerMapFeature: Feature {
                                           budget: NetworkBudget(name: "burger_map_geocode", limit: PlaceGeocoder.lookupsPerNetworkPerMinute, window: 60,
                                                                 shared: app.sharedBudgets, clock: app.siteClock))
         AppMetrics.countersStartAtZero(["whatweeat_burger_reviews_written_total"])
-        app.adminModeration.register(BurgerMapModerationPages.section)
-        app.adminToday.register { req in
+        // The console's map parts are kept until a moderation write or a content write (titles,
+        // names) moved one of these, here or on another instance.
+        let moderationVersion: AdminParts<TodayGroup>.Version = { app in
+            app.burgerMapEnvironment.moderation.current &+ app.burgerMapCache.generation
+        }
+        app.burgerMapEnvironment.moderation.follow(app)
+        app.adminModeration.register(version: moderationVersion, BurgerMapModerationPages.section)
+        app.adminToday.register(version: moderationVersion) { req in
             let store = req.burgerMap.store
             let reviews = try await store.reviewsAwaitingDecision(), suggestions = try await store.suggestionCount()
             let tab = AdminConsole.Tab.moderation.path

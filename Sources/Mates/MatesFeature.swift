@@ -19,8 +19,11 @@ package enum MatesFeature: Feature {
         app.matesLimits = MatesLimits(shared: app.sharedBudgets)
         AppMetrics.countersStartAtZero(["whatweeat_mates_matches_total"])
         AppMetrics.countersStartAtZero(["whatweeat_code_budget_exhausted_total"], label: "channel", values: ["sms", "email"])
-        app.adminModeration.register(MatesModerationPages.section)
-        app.adminToday.register { req in
+        // The console's mates parts (who is suspended, on how many reports, under which name) are
+        // kept until a profile announcement or an account change moves the match pages' version.
+        let moderationVersion: AdminParts<TodayGroup>.Version = { app in app.matesEnvironment.matchPageViews.current }
+        app.adminModeration.register(version: moderationVersion, MatesModerationPages.section)
+        app.adminToday.register(version: moderationVersion) { req in
             let suspended = try await req.mates.store.suspensionCount()
             return (req.t("admin.today.mates"), [
                 TodayFigure(label: req.t("admin.today.suspended"), value: String(suspended), path: AdminConsole.Tab.moderation.path + "#moderation-mates",

@@ -1,6 +1,6 @@
 package import Fluent
 import Foundation
-import Platform
+package import Platform
 import SQLKit
 
 /// A refund as `payment_refunds` holds it.
@@ -26,12 +26,19 @@ package struct RefundRow: Sendable, Equatable {
 
 /// The one owner of `payment_refunds`, the refunds the server owes (`Refunds` keeps the rules:
 /// when to try, what the provider's answer means, the backoff): the only code that reads or writes
-/// it, naming each column once. Nothing is kept in memory about refunds (the `/metrics` gauges are
-/// set from the table by the retry job), so a write has nothing to announce.
+/// it, naming each column once. Nothing is kept in memory about refunds but the console's counts
+/// (the `/metrics` gauges are set from the table by the retry job): a write that changes them
+/// moves `changes` in this process. An outcome another instance records is not announced — the
+/// console's Today is kept at most seconds for that (`AdminConsolePages.todayLifetimeSeconds`) — and a
+/// refund recorded inside an order's transaction, before its commit, is followed by the order's
+/// own announcement after it (`KeptOrders`), which Today's shop figures are kept at too.
 package struct RefundStore {
     let database: any Database
 
     package init(database: any Database) { self.database = database }
+
+    /// Moves after every write that changes the counts (`counts()`), in this process.
+    package static let changes = ChangeVersion(topic: "payments.refunds")
 
     static let table = "payment_refunds"
 
@@ -51,7 +58,7 @@ package struct RefundStore {
 
     /// Records a refund due now, unless that part of its payment (at its gateway) is recorded already: false then.
     func record(_ refund: Refunds.Request, id: UUID, reason: String, now: Date) async throws -> Bool {
-        try await !sql.raw("""
+        let recorded = try await !sql.raw("""
             INSERT INTO \(ident: Self.table) (\(ident: Column.id), \(ident: Column.gateway), \(ident: Column.paymentID), \(ident: Column.merchantUID),
                 \(ident: Column.subject), \(ident: Column.reason), \(ident: Column.requestedAt), \(ident: Column.attempts), \(ident: Column.nextAttemptAt),
                 \(ident: Column.amount), \(ident: Column.part))
@@ -59,6 +66,8 @@ package struct RefundStore {
                     \(bind: reason), \(bind: now), 0, \(bind: now), \(bind: refund.amount), \(bind: refund.part))
             ON CONFLICT (\(ident: Column.gateway), \(ident: Column.paymentID), \(ident: Column.part)) DO NOTHING RETURNING \(ident: Column.id)
             """).all().isEmpty
+        Self.changes.moveOn()
+        return recorded
     }
 
     /// How many refunds `subject` has, settled or not.
@@ -114,6 +123,7 @@ package struct RefundStore {
             .set(Column.attempts, to: SQLBinaryExpression(SQLIdentifier(Column.attempts), .add, SQLLiteral.numeric("1")))
             .set(Column.claimedUntil, to: SQLLiteral.null)
             .where(Column.id, .equal, SQLBind(id)).where(Column.doneAt, .is, SQLLiteral.null).run()
+        Self.changes.moveOn()
     }
 
     /// Records a failed attempt, when to try again, and releases the claim `leaseEnd` took (not
@@ -126,6 +136,7 @@ package struct RefundStore {
             WHERE \(ident: Column.id) = \(bind: id) AND \(ident: Column.doneAt) IS NULL
               AND (\(ident: Column.claimedUntil) IS NULL OR \(ident: Column.claimedUntil) <= \(bind: leaseEnd))
             """).run()
+        Self.changes.moveOn()
     }
 
     /// Unsettled refunds, and how many of them failed their last attempt.

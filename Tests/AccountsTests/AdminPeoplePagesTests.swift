@@ -313,4 +313,37 @@ final class AdminPeoplePagesTests: XCTestCase {
             XCTAssertFalse(entries.contains { $0.action == "accounts.password.reset_link" }, "nothing done, nothing audited")
         }
     }
+
+    /// Issue 61: the list is kept at the accounts' version: a sign-up and a change show on the next
+    /// view; a row changed behind the store's back does not until an instance announces the
+    /// account's change. Each search is kept apart, and still recorded on every view.
+    func testTheListIsKeptUntilAnAccountChangeIsAnnounced() async throws {
+        try await withTestApp { app in
+            let boss = try await app.member("사장님", admin: true)
+            var browser = try await CookieBrowser.signedIn(app, as: boss.email)
+            _ = try await browser.get("/me")
+            let before = try await search(&browser, "member")
+            let newcomer = try await app.member("새로온분")
+            let after = try await search(&browser, "member")
+            XCTAssertEqual(listed(after).count, listed(before).count + 1, "a sign-up shows on the next view")
+            XCTAssertTrue(listed(after).contains(newcomer.id))
+            // The announcements of the writes above come back from the bus too: let them land first.
+            try await Task.sleep(for: .milliseconds(100))
+            _ = try await search(&browser, "member")
+
+            try await (app.db as! any SQLDatabase).update(User.schema).set("nickname", to: SQLBind("몰래바뀐이름"))
+                .where("id", .equal, SQLBind(newcomer.id)).run()
+            let kept = try await search(&browser, "member")
+            XCTAssertFalse(kept.text.contains("몰래바뀐이름"), "kept until told")
+            let elsewhere = try await search(&browser, String(try XCTUnwrap(newcomer.email).prefix(12)))
+            XCTAssertTrue(elsewhere.text.contains("몰래바뀐이름"), "another search is read for itself")
+            await app.events.publish(SessionCache.Change.user(newcomer.id).message, to: SessionCache.topic)
+            try await Task.sleep(for: .milliseconds(50))
+            let told = try await search(&browser, "member")
+            XCTAssertTrue(told.text.contains("몰래바뀐이름"), "another instance's change shows")
+
+            let searches = try await AccessRecords(database: app.db).page(CursorPageRequest(limit: 100)).items.filter { $0.what == "accounts.people.search" }
+            XCTAssertEqual(searches.count, 6, "every view of a search is recorded, kept or not")
+        }
+    }
 }

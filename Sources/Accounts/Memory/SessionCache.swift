@@ -99,6 +99,8 @@ package final class SessionCache: Sendable {
         var webSessions: [String: UUID] = [:]
         /// Moves on every `forget`; a read stores its result only if it has not moved meanwhile.
         var generation: UInt64 = 0
+        /// Moves on every account's change (`.user`): made, renamed, suspended, deleted.
+        var accounts = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -138,6 +140,10 @@ package final class SessionCache: Sendable {
     /// Taken before reading the database; hand it back to `remember`.
     package var generation: UInt64 { state.withLockedValue { $0.generation } }
 
+    /// Moves whenever an account was made, changed or deleted, here or (through the bus) on
+    /// another instance: the console's lists of people and its count of sign-ups are kept at it.
+    package var accountsVersion: Int { state.withLockedValue { $0.accounts } }
+
     /// Keeps what a read of a session returned; `cookieHash` when it is a browser session found
     /// by its cookie.
     package func remember(session: UUID, expiresAt: Date, user: User, cookieHash: String? = nil, readAt generation: UInt64, now: Date) {
@@ -171,7 +177,9 @@ package final class SessionCache: Sendable {
             state.generation &+= 1
             switch change {
             case .session(let id): state.entries[id] = nil
-            case .user(let id): state.entries = state.entries.filter { $0.value.userID != id }
+            case .user(let id):
+                state.entries = state.entries.filter { $0.value.userID != id }
+                state.accounts &+= 1
             case .devices: break
             }
             // A cookie whose session is gone would only lead to a miss; dropped so they cannot pile up.

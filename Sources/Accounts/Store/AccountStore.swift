@@ -128,8 +128,10 @@ package struct AccountStore {
     }
 
     /// Writes a new account; a taken email or nickname is a constraint failure, the caller's to read.
+    /// Announced (inside a transaction, after its commit) like a change: the console's people follow it.
     package func create(_ user: User) async throws {
         try await user.create(on: database)
+        await accountChanged(try user.requireID())
     }
 
     /// Writes a changed account and announces it.

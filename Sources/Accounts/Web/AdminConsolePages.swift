@@ -16,17 +16,29 @@ struct AdminConsolePages: RouteCollection {
         admin.get("admin", "moderation") { try await AdminModeration.page($0) }
     }
 
+    /// How long Today is kept at most, at one version: what moves without an announcement here — a
+    /// refund's outcome another instance recorded, the free disk — shows within this.
+    static let todayLifetimeSeconds: Int64 = 10
+
+    /// Today: kept until a figure's owner announced a change (each feature's `AdminParts` version,
+    /// the accounts' and the tallies'), the day turned, or `todayLifetime` passed; the time shown
+    /// is when its figures were read.
     func today(req: Request) async throws -> Response {
-        var groups = try await req.application.adminToday.parts(req)
-        groups.append(try await serverFigures(req))
-        // The figures are read on every request; the page is made again only when one of them (or the minute shown) moved.
-        let shown = TodayShown(asOf: PageDates.medium(req.application.accountsEnvironment.now(), req.language),
-                               groups: groups.map { TodayShown.Group(heading: $0.heading, figures: $0.figures) })
-        return Layout.keptPage(req, shown: shown) { shown in
+        let app = req.application, now = app.accountsEnvironment.now()
+        let day = String(Int(Calendar.korea.startOfDay(for: now).timeIntervalSince1970))
+        guard let partsVersion = app.adminToday.version(app) else { return try await todayPage(req, kept: nil) }
+        let version = partsVersion &+ app.accountsEnvironment.sessions.accountsVersion &+ app.dailyTallyChanges.current
+        return try await todayPage(req, kept: (version, day))
+    }
+
+    private func todayPage(_ req: Request, kept: (version: Int, day: String)?) async throws -> Response {
+        func read() async throws -> Layout.PageParts {
+            var groups = try await req.application.adminToday.parts(req)
+            groups.append(try await serverFigures(req))
             let main: Node<HTML.BodyContext> = .group(
                 .h1(.text(req.t("admin.today.title"))),
-                .p(.class("muted"), .text(req.t("admin.today.as_of", ["time": shown.asOf]))),
-                .forEach(shown.groups) { group in
+                .p(.class("muted"), .text(req.t("admin.today.as_of", ["time": PageDates.medium(req.application.accountsEnvironment.now(), req.language)]))),
+                .forEach(groups) { group in
                     .section(
                         .class("card today-group"), .ariaLabel(group.heading),
                         .h2(.text(group.heading)),
@@ -43,16 +55,11 @@ struct AdminConsolePages: RouteCollection {
             )
             return AdminConsole.parts(req, tab: .today, title: req.t("admin.today.title"), main: main)
         }
-    }
-
-    private struct TodayShown: Hashable, Sendable {
-        struct Group: Hashable, Sendable {
-            let heading: String
-            let figures: [TodayFigure]
+        guard let kept else {
+            let parts = try await read()
+            return Layout.page(req, title: parts.title, status: parts.status, extras: parts.extras, main: parts.main)
         }
-
-        let asOf: String
-        let groups: [Group]
+        return try await Layout.keptPage(req, variant: kept.day, version: kept.version, lifetime: .seconds(Self.todayLifetimeSeconds)) { try await read() }
     }
 
     /// The server's own figures: accounts made today, pushes and texts that failed today (on every

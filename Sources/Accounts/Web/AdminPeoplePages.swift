@@ -30,12 +30,13 @@ struct AdminPeoplePages: RouteCollection {
 
     func list(req: Request) async throws -> Response {
         let query = String((req.query[String.self, at: "q"] ?? "").trimmingCharacters(in: .whitespaces).prefix(100))
-        let found = try await req.accounts.store.find(query)
         // The list shows addresses: a search is recorded (an empty one lists nobody).
         if !query.isEmpty { try await req.recordAccess("accounts.people.search", person: nil, subject: query) }
-        // Read every time (and recorded); made again only when who is found changed.
-        return Layout.keptPage(req, shown: PeopleShown(query: query, found: found)) { shown in
-            let query = shown.query, found = shown.found
+        // Kept per address (each search its own) until an account is made, changed or deleted,
+        // here or on another instance.
+        let version = req.application.accountsEnvironment.sessions.accountsVersion
+        return try await Layout.keptPage(req, version: version) {
+            let found = try await req.accounts.store.find(query)
             let main: Node<HTML.BodyContext> = .group(
                 .h1(.text(req.t("admin.people.title"))),
                 .form(
@@ -56,11 +57,6 @@ struct AdminPeoplePages: RouteCollection {
             )
             return AdminConsole.parts(req, tab: .people, title: req.t("admin.people.title"), main: main)
         }
-    }
-
-    private struct PeopleShown: Hashable, Sendable {
-        let query: String
-        let found: [AccountStore.Listed]
     }
 
     private func account(_ req: Request) async throws -> User {

@@ -6,6 +6,12 @@ import Vapor
 /// The shop's figures on the console's Today tab: what waits for the operator (paid orders to
 /// prepare, cancel requests to answer, refunds not through), and the day's orders and takings.
 enum BanchanAdminToday {
+    /// The figures are kept until an order changed (`KeptOrders`, on every instance) or a refund
+    /// was recorded, settled or failed here (`RefundStore.changes`).
+    static let version: AdminParts<TodayGroup>.Version = { app in
+        app.banchanEnvironment.keptOrders.current &+ RefundStore.changes.current
+    }
+
     static func figures(_ req: Request) async throws -> (heading: String, figures: [TodayFigure]) {
         let service = req.banchan
         let day = try await service.store.dayFigures(since: Calendar.korea.startOfDay(for: service.environment.now()))

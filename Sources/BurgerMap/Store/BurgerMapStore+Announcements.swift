@@ -55,21 +55,31 @@ struct MapAnnouncements: Sendable {
         await app.events.publish(PlaceVersions.message(places: places), to: PlaceIndex.contentTopic)
     }
 
+    /// What the console's moderation shows changed — a report made or decided on, a review hidden,
+    /// shown or deleted, a suggestion kept or set aside: its version moves (`environment.moderation`).
+    func moderationChanged() async {
+        if let pending { return pending.record { $0.moderation = true } }
+        await environment.moderation.changed(announcingOn: environment.events)
+    }
+
     /// Everything may have changed (an account's rows went by cascade): the index is read again.
     func everythingChanged(store: BurgerMapStore) async throws {
         let app = environment
         if app.placeIndex.isLoaded { try await app.placeIndex.reload(from: store) }
         await contentChanged(places: nil)
+        await moderationChanged()
     }
 
     func announce(_ changes: Changes, store: BurgerMapStore) async {
         if !changes.places.isEmpty { await placesChanged(changes.places, store: store) }
         if let content = changes.content { await contentChanged(places: content.everything ? nil : content.places) }
+        if changes.moderation { await moderationChanged() }
     }
 
     /// What a transaction changed, announced after its commit (`ChangeLog`).
     struct Changes: Sendable {
         var places: [UUID] = []
         var content: (places: [UUID], everything: Bool)?
+        var moderation = false
     }
 }

@@ -75,12 +75,15 @@ extension BurgerMapStore {
     private func dismissReports(of reviewID: UUID, at now: Date) async throws {
         try await sql.update(Self.reports).set(SQLIdentifier(ReportColumn.dismissedAt), to: SQLBind(now))
             .where(SQLIdentifier(ReportColumn.reviewID), .equal, SQLBind(reviewID)).where(SQLIdentifier(ReportColumn.dismissedAt), .is, SQLLiteral.null).run()
+        await announcements.moderationChanged()
     }
 
     /// Sets a place suggestion aside; false when there was none.
     func removeSuggestion(_ id: UUID) async throws -> Bool {
-        try await !sql.delete(from: Self.suggestions).where(SQLIdentifier(SuggestionColumn.id), .equal, SQLBind(id))
+        let removed = try await !sql.delete(from: Self.suggestions).where(SQLIdentifier(SuggestionColumn.id), .equal, SQLBind(id))
             .returning(SQLIdentifier(SuggestionColumn.id)).all().isEmpty
+        if removed { await announcements.moderationChanged() }
+        return removed
     }
 
     func suggestionCount() async throws -> Int {

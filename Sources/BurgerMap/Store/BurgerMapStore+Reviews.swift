@@ -143,6 +143,7 @@ extension BurgerMapStore {
             try await BurgerPeopleStore(database: store.database, now: store.environment.now).removeReactions(on: review.id)
             try await store.sql.delete(from: Self.comments).where(SQLIdentifier(CommentColumn.reviewID), .equal, SQLBind(review.id)).run()
             try await store.sql.delete(from: Self.reports).where(SQLIdentifier(ReportColumn.reviewID), .equal, SQLBind(review.id)).run()
+            await store.announcements.moderationChanged()
             let removed = try await store.sql.delete(from: Self.reviews).where(SQLIdentifier(ReviewColumn.id), .equal, SQLBind(review.id))
                 .returning(SQLIdentifier(ReviewColumn.id)).all()
             // Two deletes that race take it off its place, and write the operator's entry, once.
@@ -229,6 +230,7 @@ extension BurgerMapStore {
         let hidden = try await transaction { store -> Bool in
             try await store.sql.insert(NewReport(id: UUID(), reviewID: review.id, reporterID: reporter, reason: reason, dismissedAt: nil,
                                                  createdAt: store.environment.now().wholeMicroseconds), into: BurgerReport.schema)
+            await store.announcements.moderationChanged()
             let count = try await store.countedReports(of: review.id, rule: rule)
             let update = store.sql.update(Self.reviews).set(SQLIdentifier(ReviewColumn.reportCount), to: SQLBind(count))
                 .where(SQLIdentifier(ReviewColumn.id), .equal, SQLBind(review.id))
@@ -275,6 +277,7 @@ extension BurgerMapStore {
             try await store.sql.update(Self.reports).set(SQLIdentifier(ReportColumn.dismissedAt), to: SQLBind(store.environment.now()))
                 .where(SQLIdentifier(ReportColumn.reviewID), .equal, SQLBind(review.id)).where(SQLIdentifier(ReportColumn.dismissedAt), .is, SQLLiteral.null)
                 .run()
+            await store.announcements.moderationChanged()
             try await store.adjustPlace(review.placeID, reviews: 1, ratings: review.rating)
             if let audit { try await AuditLog(database: store.database).record(audit) }
             return true

@@ -38,6 +38,7 @@ extension BurgerMapStore {
             phone: registration.phone?.isEmpty == true ? nil : registration.phone, lat: registration.at.lat, lon: registration.at.lon,
             kakaoID: registration.kakaoID, reasons: reasons.joined(separator: ","), createdAt: environment.now().wholeMicroseconds
         ), into: BurgerPlaceSuggestion.schema)
+        await announcements.moderationChanged()
     }
 
     /// The suggestions with the places they name, newest first.

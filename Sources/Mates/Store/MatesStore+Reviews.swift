@@ -84,6 +84,8 @@ extension MatesStore {
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AppError.conflict("already_reported")
         }
+        // The console counts the reports against a suspended person: its views follow the profile's announcements.
+        await announce([reported])
         return report
     }
 

@@ -75,11 +75,22 @@ package struct DailyTallies: Sendable {
 }
 
 extension Application {
+    private struct DailyTallyChangesKey: StorageKey { typealias Value = ChangeVersion }
+
+    /// Moves after every tally added, here and on every instance (the console's Today is kept at it).
+    package var dailyTallyChanges: ChangeVersion {
+        if let existing = storage[DailyTallyChangesKey.self] { return existing }
+        let made = ChangeVersion(topic: "platform.daily-tallies")
+        storage[DailyTallyChangesKey.self] = made
+        return made
+    }
+
     /// Adds one to today's tally; a failure to count is logged, never passed on (the work that
     /// failed has its own outcome).
     package func tally(_ tally: DailyTallies.Tally) async {
         do {
             try await DailyTallies(database: db).add(tally, at: siteClock())
+            await dailyTallyChanges.changed(announcingOn: events)
         } catch {
             logger.warning("a daily tally was not counted", metadata: ["tally": "\(tally.rawValue)", "error": "\(error)"])
         }

@@ -85,21 +85,41 @@ package struct TodayFigure: Hashable, Sendable {
 package typealias TodayGroup = (heading: String, figures: [TodayFigure])
 
 /// What features contribute to a console page (Today's groups of figures, Moderation's sections):
-/// each registered in `configure`, asked in the order registered, fresh on every view.
+/// each registered in `configure`, asked in the order registered. A part registered with its
+/// `version` (a count its owner moves after every committed write of what the part shows, here and
+/// on every instance: `ChangeVersion`) lets the page be kept until one of them moves; a part
+/// without one makes the page read every part on every view.
 package final class AdminParts<Part>: Sendable {
     package typealias Source = @Sendable (Request) async throws -> Part
-    private let sources = NIOLockedValueBox<[Source]>([])
+    package typealias Version = @Sendable (Application) -> Int
+    private struct Registered: Sendable {
+        let source: Source
+        let version: Version?
+    }
+
+    private let sources = NIOLockedValueBox<[Registered]>([])
 
     package init() {}
 
-    package func register(_ source: @escaping Source) {
-        sources.withLockedValue { $0.append(source) }
+    package func register(version: Version? = nil, _ source: @escaping Source) {
+        sources.withLockedValue { $0.append(Registered(source: source, version: version)) }
     }
 
     package func parts(_ req: Request) async throws -> [Part] {
         var parts: [Part] = []
-        for source in sources.withLockedValue({ $0 }) { parts.append(try await source(req)) }
+        for registered in sources.withLockedValue({ $0 }) { parts.append(try await registered.source(req)) }
         return parts
+    }
+
+    /// The parts' versions added up (each only ever grows, so the sum moves whenever one does); nil
+    /// when a part has none, so the page reads them all on every view.
+    package func version(_ app: Application) -> Int? {
+        var sum = 0
+        for registered in sources.withLockedValue({ $0 }) {
+            guard let version = registered.version else { return nil }
+            sum &+= version(app)
+        }
+        return sum
     }
 }
 
@@ -130,14 +150,25 @@ extension Application {
 /// with the error when a decision is refused.
 package enum AdminModeration {
     /// The Moderation tab: every feature's section, an error above them when a decision was refused.
+    /// Without an error, the tab is kept until a section's version moves (`AdminParts.version`):
+    /// an operator's decision, a new report or suggestion, a name changed.
     package static func page(_ req: Request, error: AppError? = nil) async throws -> Response {
+        func main(_ sections: [Node<HTML.BodyContext>]) -> Node<HTML.BodyContext> {
+            .group(
+                .h1(.text(req.t("admin.moderation.title"))),
+                .p(.class("muted"), .text(req.t("admin.moderation.lead"))),
+                Layout.formError(req, error),
+                .group(sections)
+            )
+        }
+        let title = req.t("admin.moderation.title")
+        if error == nil, let version = req.application.adminModeration.version(req.application) {
+            return try await AdminConsole.keptPage(req, tab: .moderation, version: version) {
+                (title, main(try await req.application.adminModeration.parts(req)))
+            }
+        }
         let sections = try await req.application.adminModeration.parts(req)
-        return AdminConsole.page(req, tab: .moderation, title: req.t("admin.moderation.title"), status: error?.status ?? .ok, main: .group(
-            .h1(.text(req.t("admin.moderation.title"))),
-            .p(.class("muted"), .text(req.t("admin.moderation.lead"))),
-            Layout.formError(req, error),
-            .group(sections)
-        ))
+        return AdminConsole.page(req, tab: .moderation, title: title, status: error?.status ?? .ok, main: main(sections))
     }
 
     /// The reason field every decision form carries: the person concerned reads it.

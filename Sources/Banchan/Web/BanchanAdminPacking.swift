@@ -12,16 +12,16 @@ extension BanchanAdminPages {
 
     func packingList(req: Request) async throws -> Response {
         let day = req.query[String.self, at: "day"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.today(req)
-        var orders: [BanchanStore.OrderRow] = []
-        for status in [OrderStatus.paid, .preparing] {
-            guard orders.count < Self.packingLimit else { break }
-            orders += try await Self.everyOrder(req, status: status, day: day, upTo: Self.packingLimit - orders.count)
-        }
-        try await req.recordAccess("banchan.orders.packing", person: nil, subject: day)
-        orders.sort { ($0.steps.number ?? "") < ($1.steps.number ?? "") }
-        // Read (and recorded) every time; made again only when the day's orders changed.
-        return Layout.keptPage(req, shown: PackingShown(day: day, orders: orders)) { shown in
-            let day = shown.day, orders = shown.orders
+        // Kept at the orders' version (`KeptOrders`: every committed order write, on every
+        // instance, moves it) for the day shown; recorded on every view, kept or not, before it is answered.
+        let version = req.banchan.environment.keptOrders.current
+        let response = try await Layout.keptPage(req, variant: day, version: version) {
+            var orders: [BanchanStore.OrderRow] = []
+            for status in [OrderStatus.paid, .preparing] {
+                guard orders.count < Self.packingLimit else { break }
+                orders += try await Self.everyOrder(req, status: status, day: day, upTo: Self.packingLimit - orders.count)
+            }
+            orders.sort { ($0.steps.number ?? "") < ($1.steps.number ?? "") }
             var picks: [String: (title: String, quantity: Int)] = [:]
             for line in orders.flatMap(\.lines) { picks[line.hash, default: (line.title, 0)].quantity += line.quantity }
             let pickList = picks.values.sorted { $0.title < $1.title }
@@ -63,10 +63,7 @@ extension BanchanAdminPages {
             )
             return parts(req, title: title, main: main)
         }
-    }
-
-    private struct PackingShown: Hashable, Sendable {
-        let day: String
-        let orders: [BanchanStore.OrderRow]
+        try await req.recordAccess("banchan.orders.packing", person: nil, subject: day)
+        return response
     }
 }

@@ -96,15 +96,18 @@ struct AdminConsolePages: RouteCollection {
 
     // MARK: Audit log
 
+    /// The log, kept per address (each page of it) until an entry written here committed
+    /// (`AuditLog.changes`) or an account changed (the actors' names); an entry another instance
+    /// wrote shows within `todayLifetimeSeconds`, as Today's figures do.
     func audit(req: Request) async throws -> Response {
-        let page = try await AuditLog(database: req.db).page(try CursorPageRequest(from: req))
-        var nicknames: [UUID: String] = [:]
-        for id in Set(page.items.compactMap(\.actorID)) {
-            nicknames[id] = try await AccountStore.person(id, on: req.db)?.nickname
-        }
-        // Made again only when the entries or their actors' names changed.
-        return Layout.keptPage(req, shown: AuditShown(entries: page.items, nextCursor: page.nextCursor, nicknames: nicknames)) { shown in
-            let page = (items: shown.entries, nextCursor: shown.nextCursor), nicknames = shown.nicknames
+        let pageRequest = try CursorPageRequest(from: req)
+        let version = AuditLog.changes.current &+ req.application.accountsEnvironment.sessions.accountsVersion
+        return try await Layout.keptPage(req, version: version, lifetime: .seconds(Self.todayLifetimeSeconds)) {
+            let page = try await AuditLog(database: req.db).page(pageRequest)
+            var nicknames: [UUID: String] = [:]
+            for id in Set(page.items.compactMap(\.actorID)) {
+                nicknames[id] = try await AccountStore.person(id, on: req.db)?.nickname
+            }
             let main: Node<HTML.BodyContext> = .group(
                 Self.auditNav(req, current: "actions"),
                 .h1(.text(req.t("admin.audit.title"))),
@@ -129,12 +132,6 @@ struct AdminConsolePages: RouteCollection {
             )
             return AdminConsole.parts(req, tab: .audit, title: req.t("admin.audit.title"), main: main)
         }
-    }
-
-    private struct AuditShown: Hashable, Sendable {
-        let entries: [AuditEntry]
-        let nextCursor: String?
-        let nicknames: [UUID: String]
     }
 
     /// The log's two lists: what operators did, and what they were shown of people's data.

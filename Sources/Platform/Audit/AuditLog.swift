@@ -69,7 +69,12 @@ package struct AuditLog {
             .values(SQLBind(entry.id), SQLBind(entry.actorID), SQLBind(entry.action), SQLBind(entry.subjectType), SQLBind(entry.subjectID),
                     SQLBind(try json(entry.before)), SQLBind(try json(entry.after)), SQLBind(entry.createdAt))
             .run()
+        database.afterCommit { Self.changes.moveOn() }
     }
+
+    /// Moves once an entry written in this process committed: the console's log is kept until it
+    /// moves (an entry another instance wrote shows within the page's lifetime).
+    package static let changes = ChangeVersion(topic: "platform.audit-log")
 
     /// Newest first, a page at a time; only `subjectType`'s entries when given.
     package func page(_ page: CursorPageRequest, subjectType: String? = nil) async throws -> (items: [AuditEntry], nextCursor: String?) {

@@ -11,6 +11,14 @@ import SQLiteNIO
 import Vapor
 
 extension Database {
+    /// Runs `work` once what this database has written is committed: at once outside a
+    /// transaction, after the commit inside `writeTransaction`'s (never, when it rolls back). For a
+    /// version that must not move before the rows it stands for can be read (`ChangeVersion`).
+    package func afterCommit(_ work: @escaping @Sendable () -> Void) {
+        guard let joined = self as? JoinedTransaction else { return work() }
+        joined.models.runAfterCommit(work)
+    }
+
     /// The one way a store begins a transaction: writers wait their turn instead of failing.
     ///
     /// - **SQLite** begins `IMMEDIATE`: the write lock is taken first, so a transaction that read
@@ -32,7 +40,9 @@ extension Database {
         while true {
             let models = ModelWrites()
             do {
-                return try await oneWriteTransaction(sqlite: sqlite, models: models, work)
+                let result = try await oneWriteTransaction(sqlite: sqlite, models: models, work)
+                models.committed()
+                return result
             } catch {
                 // SQLite waited its turn already (its busy timeout); a Fluent model that was written
                 // carries that write in its own state (an id that "exists", changes marked saved), so
@@ -71,9 +81,20 @@ extension Database {
 
 /// Whether an attempt wrote through a Fluent model (create, update, delete): such an attempt is not
 /// tried again (see `writeTransaction`). Rows written with SQLKit carry no state and may be.
+/// Also what the attempt asked to run once it committed (`afterCommit`).
 private final class ModelWrites: Sendable {
     private let box = NIOLockedValueBox(false)
+    private let afterCommit = NIOLockedValueBox<[@Sendable () -> Void]>([])
     var written: Bool { box.withLockedValue { $0 } }
+
+    func runAfterCommit(_ work: @escaping @Sendable () -> Void) {
+        afterCommit.withLockedValue { $0.append(work) }
+    }
+
+    /// The attempt committed: what waited for it runs.
+    func committed() {
+        for work in afterCommit.withLockedValue({ $0 }) { work() }
+    }
     func note(_ action: DatabaseQuery.Action) {
         switch action {
         case .read, .aggregate: return

@@ -230,4 +230,21 @@ final class KeptPageTests: XCTestCase {
         let none = PageConfig.Encoded(json: Data(#"{"other":1}"#.utf8)).withReaderPart(0, asField: "liked")
         XCTAssertEqual(String(decoding: none.data, as: UTF8.self), #"{"other":1}"#, "no such field: unchanged")
     }
+
+    /// A value's JSON is encoded once per distinct value and handed back only for an equal value
+    /// of the same type: a reader never gets JSON made from another's different profile.
+    func testAValuesJSONIsHandedBackOnlyForAnEqualValue() throws {
+        struct Profile: Encodable, Hashable, Sendable { let nickname: String; let topics: [String] }
+        struct Other: Encodable, Hashable, Sendable { let nickname: String; let topics: [String] }
+        let fragments = PageFragments(capacity: 8)
+        func text(_ encoded: PageConfig.Encoded) -> String { String(decoding: encoded.data, as: UTF8.self) }
+        let first = try fragments.encoded(Profile(nickname: "김밥", topics: ["밥"]))
+        XCTAssertEqual(text(first), #"{"nickname":"김밥","topics":["밥"]}"#)
+        XCTAssertEqual(text(try fragments.encoded(Profile(nickname: "김밥", topics: ["밥"]))), text(first))
+        XCTAssertEqual(text(try fragments.encoded(Profile(nickname: "김밥", topics: ["공부"]))), #"{"nickname":"김밥","topics":["공부"]}"#,
+                       "a changed value is encoded again")
+        XCTAssertEqual(text(try fragments.encoded(Other(nickname: "김밥", topics: ["밥"]))), #"{"nickname":"김밥","topics":["밥"]}"#)
+        for index in 0..<20 { _ = try fragments.encoded(Profile(nickname: "사람\(index)", topics: [])) }
+        XCTAssertEqual(text(try fragments.encoded(Profile(nickname: "김밥", topics: ["밥"]))), text(first), "a full memory starts over, never mixes")
+    }
 }

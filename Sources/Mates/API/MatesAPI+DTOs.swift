@@ -35,12 +35,12 @@ struct ProfileBody: Content {
     let ageMax: Int?
 }
 
-struct VerifiedResponse: Content {
+struct VerifiedResponse: Content, Hashable {
     let channel: String
     let destination: String
 }
 
-struct MatesProfileResponse: Content {
+struct MatesProfileResponse: Content, Hashable {
     let id: UUID
     let nickname: String
     let gender: String
@@ -90,7 +90,7 @@ package struct QueueBody: Content {
     package let topics: [String]?
 }
 
-struct MatePersonResponse: Content {
+struct MatePersonResponse: Content, Hashable {
     let id: UUID
     let nickname: String
     let gender: String
@@ -171,7 +171,7 @@ enum NearbyJSON {
     }
 }
 
-struct LastMatchResponse: Content {
+struct LastMatchResponse: Content, Hashable {
     let matchId: UUID
     @NullEncoded var with: MatePersonResponse?
     let endedAt: Date
@@ -181,7 +181,7 @@ struct LastMatchResponse: Content {
     let reviewed: Bool
 }
 
-struct MatesStateResponse: Content {
+struct MatesStateResponse: Content, Hashable {
     let state: MatesState
     @NullEncoded var matchId: UUID?
     @NullEncoded var with: MatePersonResponse?
@@ -304,7 +304,7 @@ struct ShopItemsResponse: Content {
     let items: [ShopItemResponse]
 }
 
-struct CollectionResponse: Content {
+struct CollectionResponse: Content, Hashable {
     let avatars: [Int]
     let backgrounds: [Int]
     let avatar: Int

@@ -14,7 +14,7 @@ extension MatesPages {
         let thisYear = Calendar(identifier: .gregorian).component(.year, from: req.application.matesEnvironment.now())
         return try await page(
             req, title: req.t("mates.profile.title"), tab: .profile, script: "profile",
-            config: ["profile": try json(profile), "ages": [MatesRules.ages.lowerBound, MatesRules.ages.upperBound],
+            config: ["profile": try json(req, profile), "ages": [MatesRules.ages.lowerBound, MatesRules.ages.upperBound],
                      "maxTopics": MatesRules.maxTopics, "maxTopicCharacters": MatesRules.maxTopicCharacters],
             alsoShows: [String(thisYear)]
         ) {
@@ -154,7 +154,7 @@ extension MatesPages {
         // The card shows my face, background and name beside what the config holds (what I own).
         return try await page(
             req, title: req.t("mates.shop.title"), tab: .shop, script: "shop",
-            config: ["testPurchases": testPurchases, "collection": try json(CollectionResponse(owned))],
+            config: ["testPurchases": testPurchases, "collection": try json(req, CollectionResponse(owned))],
             alsoShows: [String(profile.avatar), String(profile.background), profile.nickname]
         ) {
             let preview: Node<HTML.BodyContext> = .section(

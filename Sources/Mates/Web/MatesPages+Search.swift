@@ -13,7 +13,7 @@ extension MatesPages {
         if state.state == .matched, let match = state.matchId { return Layout.redirect(to: MatesPath.chat(match)) }
         return try await page(
             req, title: req.t("mates.search.title"), tab: .home, script: "search",
-            config: ["profile": try json(profile), "state": try json(state), "start": startPoint(req),
+            config: ["profile": try json(req, profile), "state": try json(req, state), "start": startPoint(req),
                      "maxTopics": MatesRules.maxTopics, "maxTopicCharacters": MatesRules.maxTopicCharacters]
         ) {
             .group(
@@ -73,7 +73,7 @@ extension MatesPages {
         }
         return try await page(
             req, title: req.t("mates.nearby.title"), tab: .home, script: "nearby",
-            config: ["profile": try json(profile), "state": try json(state), "start": startPoint(req)]
+            config: ["profile": try json(req, profile), "state": try json(req, state), "start": startPoint(req)]
         ) {
             .group(
                 .div(

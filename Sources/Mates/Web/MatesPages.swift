@@ -103,9 +103,10 @@ struct MatesPages: RouteCollection {
         })
     }
 
-    /// Encodes an API answer for the config block, so scripts start from what the page shows.
-    func json(_ value: some Encodable) throws -> PageConfig.Encoded {
-        try PageConfig.Encoded(value)
+    /// Encodes an API answer for the config block, so scripts start from what the page shows:
+    /// once per distinct value (`PageFragments.encoded`).
+    func json(_ req: Request, _ value: some Encodable & Hashable & Sendable) throws -> PageConfig.Encoded {
+        try req.application.pageFragments.encoded(value)
     }
 
     /// My profile as the API answers it, and my state: what most pages start from.
@@ -144,7 +145,7 @@ struct MatesPages: RouteCollection {
         let mapConfig = library.configValue(center: MapLibrary.defaultCenter, zoom: 15)
         return try await page(
             req, title: req.t("mates.home.title"), tab: .home, script: "home", withMap: true,
-            config: ["map": mapConfig, "profile": try json(profile), "state": try json(state),
+            config: ["map": mapConfig, "profile": try json(req, profile), "state": try json(req, state),
                      "radiusMeters": Int(req.application.settings.mates.radiusMeters)]
         ) {
             .group(

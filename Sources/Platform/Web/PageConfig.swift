@@ -9,7 +9,7 @@ package import Vapor
 package enum PageConfig {
     /// A value already encoded with `AppJSON` (an API response the page starts from), spliced into
     /// the block as it is rather than decoded into `Any` and encoded again.
-    package struct Encoded {
+    package struct Encoded: Sendable {
         package let data: Data
         package init(_ value: some Encodable) throws { data = try AppJSON.encoder().encode(value) }
         /// JSON encoded before (kept by `PageFragments.json`).

@@ -24,8 +24,11 @@ package final class PageFragments: Sendable {
     /// crowd of readers each with their own cart or profile fills this memory and starts it over,
     /// never the pages every reader shares.
     let ownPages: BoundedMemory<String, KeptPage>
+    /// JSON already encoded, by the value itself (`encoded(_:)`).
+    private let encodedValues: BoundedMemory<EncodedValueKey, PageConfig.Encoded>
 
     package init(capacity: Int = 4_096) {
+        encodedValues = BoundedMemory(name: "encoded_page_values", capacity: capacity)
         entries = BoundedMemory(name: "page_fragments", capacity: capacity)
         // Whole pages are 5–30 KB: at most 2,048 shared ones and 1,024 own ones (about 60 MB),
         // whatever queries a crowd sends.
@@ -58,7 +61,27 @@ package final class PageFragments: Sendable {
         return PageConfig.Encoded(json: Data(text.utf8))
     }
 
+    /// `value` as JSON for a page's config, encoded once per distinct value: equal values encode
+    /// alike, so what was encoded for an equal one is handed back. For a reader's own values that
+    /// every view puts in its page (a mate's profile and state: JSONEncoder on every view was a
+    /// tenth of each mates page); the memory holds only what was encoded from such values.
+    package func encoded<Value: Encodable & Hashable & Sendable>(_ value: Value) throws -> PageConfig.Encoded {
+        let key = EncodedValueKey(value)
+        if let kept = encodedValues[key] { return kept }
+        let made = try PageConfig.Encoded(value)
+        encodedValues.keep(made, for: key)
+        return made
+    }
+
     package var count: Int { entries.count }
+}
+
+/// A value as the key of what it encodes to: equal only to an equal value of the same type.
+private struct EncodedValueKey: Hashable, @unchecked Sendable {
+    // Made only from a `Sendable` value (`init`), so what it holds is safe to share.
+    private let value: AnyHashable
+
+    init(_ value: some Hashable & Sendable) { self.value = AnyHashable(value) }
 }
 
 extension Application {

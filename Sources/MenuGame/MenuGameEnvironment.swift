@@ -25,6 +25,9 @@ package struct MenuGameEnvironment: FeatureEnvironment {
     let publicURL: String
     /// Restaurants near a menu: Kakao Local (when set up), its kept answers and look-up budget.
     let nearby: NearbyRestaurants
+    /// Moves after every note left, here and on every instance: the administrators' inbox of
+    /// notes is kept until it moves.
+    let feedback = ChangeVersion(topic: "menu_game.feedback")
 
     init(now: @escaping Now, events: any EventBus, logger: Logger, publicURL: String, nearby: NearbyRestaurants) {
         self.now = now

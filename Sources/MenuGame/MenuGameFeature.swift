@@ -28,6 +28,7 @@ package enum MenuGameFeature: Feature {
             try await MenuGroupStore(database: app.db).forgetPushToken(ofMember: member, ifStill: device.token)
         }))
         app.savedDislikesMemory.follow(app)
+        app.menuGameEnvironment.feedback.follow(app)
         app.lifecycle.use(PeriodicJob("wrote shown menus", every: .seconds(1)) { app in try await app.shownMenus.flush(on: app.db) })
         app.lifecycle.use(ShownMenusFlush())
         app.pinMisses = GuessLimiter(name: "menu_game_pins", limit: 20, window: 60, clock: app.siteClock)

@@ -407,6 +407,25 @@ final class MenuGamePagesTests: XCTestCase {
             let anonymousNote = try XCTUnwrap((try second.object()["items"] as? [[String: Any]])?.first)
             XCTAssertEqual(anonymousNote["message"] as? String, "곱창전골도 넣어 주세요 🙏")
             XCTAssertTrue(anonymousNote["userID"] is NSNull, "an anonymous note's author is an explicit null")
+
+            // The inbox is kept until a note is left (on any instance): a new note shows at once,
+            // one written behind the store's back only once an instance says notes changed.
+            let apiLater = try await app.send(.POST, "/api/v1/menu-game/feedback", json: ["message": "한 줄 더"], token: user.accessToken)
+            XCTAssertEqual(apiLater.status, .created)
+            let fresh = try await adminBrowser.get("/play/feedback")
+            XCTAssertTrue(fresh.text.contains("한 줄 더"), "a new note shows on the next view")
+            try await Task.sleep(for: .milliseconds(100))
+            _ = try await adminBrowser.get("/play/feedback")
+            let behind = MenuGameFeedback()
+            behind.message = "몰래 남긴 말"
+            behind.language = "ko"
+            try await behind.create(on: app.db)
+            let kept = try await adminBrowser.get("/play/feedback")
+            XCTAssertFalse(kept.text.contains("몰래 남긴 말"), "kept until told")
+            await app.events.publish("changed", to: app.menuGameEnvironment.feedback.topic)
+            try await Task.sleep(for: .milliseconds(50))
+            let told = try await adminBrowser.get("/play/feedback")
+            XCTAssertTrue(told.text.contains("몰래 남긴 말"), "another instance's note shows")
         }
     }
 

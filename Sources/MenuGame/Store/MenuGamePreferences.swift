@@ -77,6 +77,8 @@ extension MenuGameService {
         guard raw.fits(characters: MenuGameFeedback.maxLength, bytes: MenuGameFeedback.maxLength * 4) else {
             throw AppError.invalid("feedback_too_long", ["max": String(MenuGameFeedback.maxLength)])
         }
-        return try await players.addFeedback(message, by: userID, language: language, at: environment.now())
+        let row = try await players.addFeedback(message, by: userID, language: language, at: environment.now())
+        await environment.feedback.changed(announcingOn: events)
+        return row
     }
 }

@@ -93,10 +93,9 @@ extension MenuGamePages {
     func feedbackInbox(req: Request) async throws -> Response {
         guard try req.requireUser().role == .admin else { throw AppError.forbidden }
         let page = try CursorPageRequest(from: req)
-        let (notes, next) = try await MenuPlayerStore(database: req.db).feedbackPage(page)
-        // Read every time; made again only when the notes listed changed.
-        return Layout.keptPage(req, shown: FeedbackShown(notes: notes, next: next)) { shown in
-            let notes = shown.notes, next = shown.next
+        // Kept per address (each page of notes) until a note is left on any instance.
+        return try await Layout.keptPage(req, version: req.application.menuGameEnvironment.feedback.current) {
+            let (notes, next) = try await MenuPlayerStore(database: req.db).feedbackPage(page)
             let list: Node<HTML.BodyContext> = notes.isEmpty
                 ? .p(.class("muted"), .text(req.t("menu_game.feedback.inbox_empty")))
                 : .ul(
@@ -119,10 +118,5 @@ extension MenuGamePages {
                 )
             )
         }
-    }
-
-    private struct FeedbackShown: Hashable, Sendable {
-        let notes: [FeedbackRow]
-        let next: String?
     }
 }

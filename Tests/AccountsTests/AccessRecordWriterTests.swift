@@ -1,4 +1,4 @@
-@testable import Platform
+import Platform
 import Fluent
 import SQLKit
 import WhatWeEatTesting

@@ -429,4 +429,29 @@ final class MatesPagesTests: XCTestCase {
             XCTAssertEqual((try pageConfig(profile)["profile"] as? [String: Any])?["suspended"] as? Bool, true)
         }
     }
+
+    /// Issue 61: a match's pages read the match and the partner from `MatchPageViews`, kept at its
+    /// version (`ChangeVersion`): a name changed behind the store's back shows only once an
+    /// instance announces a change of what those pages show.
+    func testAMatchsPagesFollowAnnouncedChangesOnly() async throws {
+        try await withTestApp { app in
+            var (mina, minaMember) = try await verifiedBrowser(app, nickname: "미나")
+            let (_, joonMember) = try await verifiedBrowser(app, nickname: "준호")
+            let match = try await app.matchPair(minaMember, joonMember)
+            let chatPath = "/mates/chat/\(match.uuidString.lowercased())"
+            let first = try await mina.get(chatPath)
+            XCTAssertTrue(first.text.contains(#"<h1 id="chat-title">준호</h1>"#))
+            // The announcements of the writes above come back from the bus too: let them land first.
+            try await Task.sleep(for: .milliseconds(100))
+            _ = try await mina.get(chatPath)
+
+            try await User.query(on: app.db).filter(\.$id == joonMember.id).set(\.$nickname, to: "몰래준호").update()
+            let kept = try await mina.get(chatPath)
+            XCTAssertTrue(kept.text.contains(#"<h1 id="chat-title">준호</h1>"#), "kept until told")
+            await app.events.publish("changed", to: MatchPageViews.topic)
+            try await Task.sleep(for: .milliseconds(50))
+            let told = try await mina.get(chatPath)
+            XCTAssertTrue(told.text.contains(#"<h1 id="chat-title">몰래준호</h1>"#), "another instance's change shows")
+        }
+    }
 }

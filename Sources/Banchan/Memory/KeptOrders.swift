@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 package import Platform
 import Vapor
 
@@ -20,7 +19,7 @@ package final class KeptOrders: Sendable {
         let version: Int
     }
 
-    private let version = NIOLockedValueBox(0)
+    private let version = ChangeVersion(topic: KeptOrders.topic)
     private let pages: BoundedMemory<String, Kept<BanchanStore.OrderPageRow>>
     private let lists: BoundedMemory<String, Kept<[BanchanService.Listed]>>
     private let consoleLists: BoundedMemory<String, Kept<(items: [BanchanStore.OrderRow], nextCursor: String?)>>
@@ -32,7 +31,7 @@ package final class KeptOrders: Sendable {
     }
 
     /// The version now; take it before reading, hand it to `keep`.
-    var current: Int { version.withLockedValue { $0 } }
+    var current: Int { version.current }
 
     func page(_ id: UUID, ownerKey: String) -> BanchanStore.OrderPageRow? {
         guard let kept = pages[Self.pageKey(id, ownerKey)], kept.version == current else { return nil }
@@ -70,14 +69,11 @@ package final class KeptOrders: Sendable {
     /// An order changed (and the change committed): everything kept is read again, here and on
     /// every instance.
     func changed(on events: any EventBus) async {
-        moveOn()
-        await events.publish("changed", to: Self.topic)
+        await version.changed(announcingOn: events)
     }
 
-    func moveOn() { version.withLockedValue { $0 += 1 } }
-
     static func follow(_ app: Application) {
-        app.follow(topic) { app, _ in app.banchanEnvironment.keptOrders.moveOn() }
+        app.banchanEnvironment.keptOrders.version.follow(app)
     }
 
     private static func pageKey(_ id: UUID, _ ownerKey: String) -> String { id.uuidString + "|" + ownerKey }

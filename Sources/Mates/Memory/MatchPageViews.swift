@@ -1,6 +1,5 @@
 import Accounts
 import Foundation
-import NIOConcurrencyHelpers
 import Platform
 import Vapor
 
@@ -19,7 +18,7 @@ final class MatchPageViews: Sendable {
         let version: Int
     }
 
-    private let version = NIOLockedValueBox(0)
+    private let version = ChangeVersion(topic: MatchPageViews.topic)
     private let matches: BoundedMemory<UUID, Kept<MatchRow>>
     private let people: BoundedMemory<UUID, Kept<MatePerson?>>
     private let reviewed: BoundedMemory<String, Kept<Bool>>
@@ -30,14 +29,13 @@ final class MatchPageViews: Sendable {
         reviewed = BoundedMemory(name: "kept_mates_reviewed", capacity: capacity)
     }
 
-    var current: Int { version.withLockedValue { $0 } }
+    var current: Int { version.current }
 
-    func moveOn() { version.withLockedValue { $0 += 1 } }
+    func moveOn() { version.moveOn() }
 
     /// Something the pages show changed (and committed): read again here and on every instance.
     func changed(on events: any EventBus) async {
-        moveOn()
-        await events.publish("changed", to: Self.topic)
+        await version.changed(announcingOn: events)
     }
 
     func match(_ id: UUID, read: () async throws -> MatchRow?) async throws -> MatchRow? {
@@ -68,7 +66,7 @@ final class MatchPageViews: Sendable {
 
     /// Every instance follows the profile announcements, this memory's own and account changes.
     static func follow(_ app: Application) {
-        app.follow(topic) { app, _ in app.matesEnvironment.matchPageViews.moveOn() }
+        app.matesEnvironment.matchPageViews.version.follow(app)
         app.follow(MatesStore.topic) { app, _ in app.matesEnvironment.matchPageViews.moveOn() }
         app.followAccountChanges { app, _ in app.matesEnvironment.matchPageViews.moveOn() }
     }

@@ -167,4 +167,19 @@ final class SessionCacheTests: XCTestCase {
         XCTAssertEqual(status, .unauthorized)
         XCTAssertLessThan(elapsed, .seconds(1), "instance B forgot the session \(elapsed) after the logout on A")
     }
+
+    /// A new account moves the lists of accounts (`accountsVersion`, which the console's People and
+    /// Today follow) and nothing remembered: pages that name people are not made again by a sign-up.
+    func testANewAccountMovesOnlyTheListsOfAccounts() throws {
+        let cache = SessionCache()
+        let id = UUID()
+        XCTAssertEqual(SessionCache.Change(message: SessionCache.Change.created(id).message), .created(id), "it travels the bus")
+        let (accounts, generation) = (cache.accountsVersion, cache.generation)
+        cache.apply(.created(id))
+        XCTAssertEqual(cache.accountsVersion, accounts + 1)
+        XCTAssertEqual(cache.generation, generation, "no remembered session or user is stale")
+        cache.apply(.user(id))
+        XCTAssertEqual(cache.accountsVersion, accounts + 2, "a changed account moves the lists too")
+        XCTAssertGreaterThan(cache.generation, generation)
+    }
 }

@@ -25,12 +25,17 @@ package final class SessionCache: Sendable {
         case user(UUID)
         /// A session of this account started: only its device list is stale.
         case devices(UUID)
+        /// The account was made: nothing remembered is stale, only the lists of accounts
+        /// (`accountsVersion`). Apart from `.user`, so a sign-up does not make every page that
+        /// names people (`followAccountChanges`) read again.
+        case created(UUID)
 
         package var message: String {
             switch self {
             case .session(let id): return "session:" + id.uuidString
             case .user(let id): return "user:" + id.uuidString
             case .devices(let id): return "devices:" + id.uuidString
+            case .created(let id): return "created:" + id.uuidString
             }
         }
 
@@ -41,6 +46,7 @@ package final class SessionCache: Sendable {
             case "session": self = .session(id)
             case "user": self = .user(id)
             case "devices": self = .devices(id)
+            case "created": self = .created(id)
             default: return nil
             }
         }
@@ -99,7 +105,7 @@ package final class SessionCache: Sendable {
         var webSessions: [String: UUID] = [:]
         /// Moves on every `forget`; a read stores its result only if it has not moved meanwhile.
         var generation: UInt64 = 0
-        /// Moves on every account's change (`.user`): made, renamed, suspended, deleted.
+        /// Moves on every account's change (`.user`: renamed, suspended, deleted) and creation (`.created`).
         var accounts = 0
     }
 
@@ -171,6 +177,7 @@ package final class SessionCache: Sendable {
         switch change {
         case .session: deviceLists.applyForgettingEveryone()
         case .user(let id), .devices(let id): deviceLists.apply(forgetting: id)
+        case .created: return state.withLockedValue { $0.accounts &+= 1 }
         }
         if case .devices = change { return }
         state.withLockedValue { state in
@@ -180,7 +187,7 @@ package final class SessionCache: Sendable {
             case .user(let id):
                 state.entries = state.entries.filter { $0.value.userID != id }
                 state.accounts &+= 1
-            case .devices: break
+            case .devices, .created: break
             }
             // A cookie whose session is gone would only lead to a miss; dropped so they cannot pile up.
             state.webSessions = state.webSessions.filter { state.entries[$0.value] != nil }

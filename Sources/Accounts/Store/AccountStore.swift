@@ -27,6 +27,7 @@ package struct AccountStore {
     /// What a transaction changed: accounts, and sessions that ended (and whether to forget them).
     struct Changes: Sendable {
         var accounts: [UUID] = []
+        var created: [UUID] = []
         var endedSessions: [(id: UUID, forgetting: Bool)] = []
         var endedAccounts: [UUID] = []
     }
@@ -64,6 +65,7 @@ package struct AccountStore {
         let (result, changes) = try await database.writeTransaction(recording: Changes()) { transaction, log in
             try await work(AccountStore(database: transaction, now: now, announcer: announcer, pending: log))
         }
+        for account in changes.created { await accountCreated(account) }
         for account in changes.accounts { await accountChanged(account) }
         for ended in changes.endedSessions { await sessionsEnded([ended.id], forgetting: ended.forgetting) }
         for account in changes.endedAccounts { await accountEnded(account) }
@@ -76,6 +78,12 @@ package struct AccountStore {
     func accountChanged(_ userID: UUID) async {
         if let pending { return pending.record { $0.accounts.append(userID) } }
         await announcer.sessions.forget(.user(userID), announcingOn: announcer.events)
+    }
+
+    /// An account was made: the lists of accounts are read again, on every instance.
+    func accountCreated(_ userID: UUID) async {
+        if let pending { return pending.record { $0.created.append(userID) } }
+        await announcer.sessions.forget(.created(userID), announcingOn: announcer.events)
     }
 
     /// Each account's device list as last read (`SessionCache.deviceLists`).
@@ -128,10 +136,10 @@ package struct AccountStore {
     }
 
     /// Writes a new account; a taken email or nickname is a constraint failure, the caller's to read.
-    /// Announced (inside a transaction, after its commit) like a change: the console's people follow it.
+    /// Announced (inside a transaction, after its commit): the console's lists of people follow it.
     package func create(_ user: User) async throws {
         try await user.create(on: database)
-        await accountChanged(try user.requireID())
+        await accountCreated(try user.requireID())
     }
 
     /// Writes a changed account and announces it.

@@ -21,7 +21,7 @@ struct AdminConsolePages: RouteCollection {
     static let todayLifetimeSeconds: Int64 = 10
 
     /// Today: kept until a figure's owner announced a change (each feature's `AdminParts` version,
-    /// the accounts' and the tallies'), the day turned, or `todayLifetime` passed; the time shown
+    /// the accounts' and the tallies'), the day turned, or `todayLifetimeSeconds` passed; the time shown
     /// is when its figures were read.
     func today(req: Request) async throws -> Response {
         let app = req.application, now = app.accountsEnvironment.now()

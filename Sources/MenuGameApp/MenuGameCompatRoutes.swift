@@ -85,8 +85,10 @@ struct MenuGameCompatRoutes: RouteCollection {
     /// The app's device token is its FCM token, which stays `""` on a phone that never registered
     /// for notifications (the shipped app never asks): empty or absent means "no device", nil.
     static func appToken(_ raw: String?) throws -> String? {
-        guard let raw, !raw.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
-        return try DeviceToken.validate(raw)
+        // None, or empty: the app without a token. Anything else is the token as documented (16–512
+        // visible characters, nothing around them); blanks or padding are refused, not taken as none.
+        guard let raw, !raw.isEmpty else { return nil }
+        return try DeviceToken.validate(raw, trimming: false)
     }
 
     /// Who hosts a room made without a token: its network. The host's waiting page, polled from

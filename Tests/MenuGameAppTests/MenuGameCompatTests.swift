@@ -253,6 +253,11 @@ final class MenuGameCompatTests: XCTestCase {
                 (.GET, "/group/999999/gameresult", nil, .notFound, "group_not_found"),
                 (.PUT, "/group/999999?token=\(Self.player)", nil, .notFound, "group_not_found"),
                 (.PUT, "/group/\(pin)?token=short", nil, .unprocessableEntity, "invalid_device_token"),
+                // A token is documented as 16–512 visible characters and nothing else: the fuzzer's
+                // blank one past 512 was taken as "no token" (200), and padding was trimmed away.
+                (.PUT, "/group/\(pin)?token=" + String(repeating: "%20", count: 600), nil, .unprocessableEntity, "invalid_device_token"),
+                (.PUT, "/group/\(pin)?token=%20%20\(Self.player)%20", nil, .unprocessableEntity, "invalid_device_token"),
+                (.POST, "/group?token=%20%20%20", nil, .unprocessableEntity, "invalid_device_token"),
                 (.POST, "/group/solo", "[]", .badRequest, "malformed_json"),
             ]
             for (method, path, body, status, code) in cases {

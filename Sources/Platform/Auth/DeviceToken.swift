@@ -9,9 +9,15 @@ package enum DeviceToken {
     static let minimumLength = 16
     static let maximumLength = 512
 
-    /// The token, trimmed; 422 `invalid_device_token` when absent or malformed.
+    /// The token, trimmed (a header's value); 422 `invalid_device_token` when absent or malformed.
     package static func validate(_ raw: String?) throws -> String {
-        guard let token = raw?.trimmingCharacters(in: .whitespacesAndNewlines),
+        try validate(raw, trimming: true)
+    }
+
+    /// The same; `trimming: false` for a token in an address or a body, where the document allows
+    /// nothing around it.
+    package static func validate(_ raw: String?, trimming: Bool) throws -> String {
+        guard let token = trimming ? raw?.trimmingCharacters(in: .whitespacesAndNewlines) : raw,
               (minimumLength...maximumLength).contains(token.utf8.count),
               token.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
         else {

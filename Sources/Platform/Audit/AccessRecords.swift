@@ -61,11 +61,8 @@ package struct AccessRecords {
 
     package init(database: any Database) { self.database = database }
 
-    package func record(_ record: AccessRecord) async throws {
-        try await self.record([record])
-    }
-
-    /// Writes several records in one statement (`AccessRecordWriter`'s batches).
+    /// Writes records in one statement; only `AccessRecordWriter` calls it (a view's record goes
+    /// through the writer, `Request.recordAccess`).
     func record(_ records: [AccessRecord]) async throws {
         guard !records.isEmpty else { return }
         let insert = sql.insert(into: Self.table).columns(Column.allCases)
@@ -97,6 +94,8 @@ package struct AccessRecords {
 /// console view wrote (and committed) one row of its own, and a crowd of views queued behind each
 /// other's commits — SQLite writes one at a time — so the page served a fifth of a page without it.
 /// Nothing is answered before its record committed, and a batch that fails fails every view in it.
+/// What waits is one record per view in flight (each view waits for its own), so it holds no more
+/// than the server's connections allow.
 package final class AccessRecordWriter: Sendable {
     private struct Waiting: Sendable {
         let record: AccessRecord

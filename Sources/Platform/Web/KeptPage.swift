@@ -246,8 +246,9 @@ struct KeptPage: Sendable {
         }
     }
 
-    /// What a reader's own page showed (`keptPage(_:shown:)`), compared whole on every use.
-    struct Shown: Equatable, @unchecked Sendable {
+    /// What a reader's own page showed (`keptPage(_:shown:)`), compared whole on every use; also
+    /// the key of a value's JSON (`PageFragments.encoded`): equal only to an equal value of its type.
+    struct Shown: Hashable, @unchecked Sendable {
         // Made only from a `Sendable` value (`init`), so what it holds is safe to share.
         private let value: AnyHashable
 

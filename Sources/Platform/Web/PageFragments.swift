@@ -25,7 +25,7 @@ package final class PageFragments: Sendable {
     /// never the pages every reader shares.
     let ownPages: BoundedMemory<String, KeptPage>
     /// JSON already encoded, by the value itself (`encoded(_:)`).
-    private let encodedValues: BoundedMemory<EncodedValueKey, PageConfig.Encoded>
+    private let encodedValues: BoundedMemory<KeptPage.Shown, PageConfig.Encoded>
 
     package init(capacity: Int = 4_096) {
         encodedValues = BoundedMemory(name: "encoded_page_values", capacity: capacity)
@@ -66,7 +66,7 @@ package final class PageFragments: Sendable {
     /// every view puts in its page (a mate's profile and state: JSONEncoder on every view was a
     /// tenth of each mates page); the memory holds only what was encoded from such values.
     package func encoded<Value: Encodable & Hashable & Sendable>(_ value: Value) throws -> PageConfig.Encoded {
-        let key = EncodedValueKey(value)
+        let key = KeptPage.Shown(value)
         if let kept = encodedValues[key] { return kept }
         let made = try PageConfig.Encoded(value)
         encodedValues.keep(made, for: key)
@@ -74,14 +74,6 @@ package final class PageFragments: Sendable {
     }
 
     package var count: Int { entries.count }
-}
-
-/// A value as the key of what it encodes to: equal only to an equal value of the same type.
-private struct EncodedValueKey: Hashable, @unchecked Sendable {
-    // Made only from a `Sendable` value (`init`), so what it holds is safe to share.
-    private let value: AnyHashable
-
-    init(_ value: some Hashable & Sendable) { self.value = AnyHashable(value) }
 }
 
 extension Application {
